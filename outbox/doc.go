@@ -1,0 +1,75 @@
+// Package outbox defines the outbox record contract shared by everything in
+// this project: the application code that writes events, the relay that
+// publishes them, the reconciler that sweeps what the stream missed and the
+// Terraform provider that provisions the table, index and filter.
+//
+// # The problem
+//
+// A service that saves data in DynamoDB and then publishes an event performs
+// two writes to two systems. A crash between them loses the event, or, in the
+// other order, announces data that never existed. The outbox removes the gap:
+// the event is stored as an item in the same TransactWriteItems call as the
+// data, and a relay publishes it afterwards. Delivery is at least once, and
+// every event carries its id so that consumers can deduplicate.
+//
+// # The item
+//
+// An outbox item is an ordinary DynamoDB item. Writers in any language produce
+// the same attributes; this is a pending event in DynamoDB JSON, with the
+// default attribute names:
+//
+//	{
+//	  "PK":                 {"S": "ORDER#1234"},
+//	  "SK":                 {"S": "OUTBOX#01JDQ8Z7K5V6W3X2Y1Z0ABCDEF"},
+//	  "eventId":            {"S": "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF"},
+//	  "source":             {"S": "com.example.orders"},
+//	  "detailType":         {"S": "OrderPlaced"},
+//	  "detail":             {"S": "{\"orderId\":\"1234\",\"total\":42.5}"},
+//	  "occurredAt":         {"S": "2026-11-30T10:15:00.123Z"},
+//	  "status":             {"S": "PENDING"},
+//	  "outboxPendingShard": {"S": "PENDING#7"},
+//	  "outboxPendingSince": {"N": "1796033700123"},
+//	  "outboxVersion":      {"N": "1"}
+//	}
+//
+// The rules, for writers that do not use this package:
+//
+//   - The sort key is the sort-key prefix ("OUTBOX#" by default) followed by
+//     the event id. The stream filter of the pipeline matches INSERT records
+//     whose sort key begins with that prefix; nothing else reaches the relay.
+//   - The event id is a ULID: 26 characters, time-ordered, unique. It is the
+//     idempotency key that consumers deduplicate on.
+//   - In a shared table the partition key is the aggregate's own partition key,
+//     so the item sits next to the data it describes. In a dedicated outbox
+//     table any partition key works; this package uses the sort key value.
+//   - detail is the event's JSON object, stored as a string.
+//   - occurredAt is UTC, RFC 3339 with milliseconds.
+//   - status is PENDING when written.
+//   - outboxPendingShard is "PENDING#n" with n in [0, shards). It is the
+//     partition key of the sparse pending index; sharding keeps that index
+//     free of hot partitions. Any uniform choice of n is valid; this package
+//     uses FNV-1a (32 bit) of the event id, modulo the shard count.
+//   - outboxPendingSince is occurredAt in Unix milliseconds: the sort key of
+//     the pending index, which the reconciler queries for old pending events.
+//   - traceHeader (optional) is an X-Ray trace header passed to EventBridge.
+//   - The Put is conditioned on attribute_not_exists of the partition key, so
+//     an id is never written twice.
+//
+// Once published, the relay either deletes the item or marks it: status
+// becomes PUBLISHED, publishedAt is set, the TTL attribute ("expiresAt" by
+// default, Unix seconds) is set, and both pending-index attributes are
+// removed, which takes the item out of the sparse index. An event that can
+// never be published (malformed, too large, rejected by the target) is marked
+// FAILED with attempts and lastError, and also leaves the pending index.
+//
+// # The published event
+//
+// The relay publishes the event with its source and detail type. The detail
+// wraps the stored object with the metadata consumers need:
+//
+//	{"metadata":{"eventId":"01JDQ8Z7K5V6W3X2Y1Z0ABCDEF","occurredAt":"2026-11-30T10:15:00.123Z"},
+//	 "data":{"orderId":"1234","total":42.5}}
+//
+// On SNS the message body is an EventBridge-style envelope (version, id,
+// source, detail-type, time, detail) so that consumers can share code.
+package outbox

@@ -1,0 +1,269 @@
+package outbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/oklog/ulid/v2"
+)
+
+// TimeFormat is the layout of occurredAt and publishedAt: UTC, RFC 3339 with
+// milliseconds, so that values sort as strings.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// Limits enforced before writing, taken from the services involved.
+const (
+	// MaxEntryBytes is EventBridge's PutEvents entry limit and SNS's message limit.
+	MaxEntryBytes = 256 * 1024
+	// MaxTransactionActions is DynamoDB's TransactWriteItems limit.
+	MaxTransactionActions = 100
+	maxSourceLength       = 256
+	maxDetailTypeLength   = 128
+)
+
+// Event is what an application publishes.
+type Event struct {
+	// ID is the event's ULID. Leave it empty to have one generated.
+	ID string
+	// PartitionKey is the partition key value of the outbox item. In a shared
+	// table it is the aggregate's partition key and is required; in a
+	// dedicated table it defaults to the sort key value.
+	PartitionKey string
+	// Source and DetailType become the published event's source and
+	// detail-type.
+	Source     string
+	DetailType string
+	// Detail is a JSON object.
+	Detail json.RawMessage
+	// OccurredAt defaults to the time of writing.
+	OccurredAt time.Time
+	// TraceHeader is an optional X-Ray trace header.
+	TraceHeader string
+}
+
+// Record is an outbox item as stored.
+type Record struct {
+	PartitionKey string
+	SortKey      string
+	EventID      string
+	Source       string
+	DetailType   string
+	Detail       json.RawMessage
+	OccurredAt   time.Time
+	Status       Status
+	PendingShard string
+	PendingSince int64
+	TraceHeader  string
+	Attempts     int
+	LastError    string
+	PublishedAt  time.Time
+	ExpiresAt    int64
+}
+
+// newRecord validates e and returns the pending record it becomes. index
+// identifies the event in errors.
+func (t Table) newRecord(e Event, index int, now time.Time) (Record, error) {
+	fail := func(field string, err error, fix string) (Record, error) {
+		return Record{}, &EventError{Index: index, Field: field, Err: err, Fix: fix}
+	}
+	occurred := e.OccurredAt
+	if occurred.IsZero() {
+		occurred = now
+	}
+	occurred = occurred.UTC().Truncate(time.Millisecond)
+	id := e.ID
+	if id == "" {
+		id = ulid.MustNew(ulid.Timestamp(occurred), ulid.DefaultEntropy()).String()
+	} else if _, err := ulid.ParseStrict(id); err != nil {
+		return fail("ID", ErrInvalidEventID, "leave ID empty to generate one, or pass a 26-character ULID")
+	}
+	switch {
+	case e.Source == "":
+		return fail("Source", ErrEmptySource, `set the event source, for example "com.example.orders"`)
+	case utf8.RuneCountInString(e.Source) > maxSourceLength || strings.HasPrefix(e.Source, "aws."):
+		return fail("Source", ErrInvalidSource, `use at most 256 characters that do not start with "aws."`)
+	case e.DetailType == "":
+		return fail("DetailType", ErrEmptyDetailType, `set the event's detail type, for example "OrderPlaced"`)
+	case utf8.RuneCountInString(e.DetailType) > maxDetailTypeLength:
+		return fail("DetailType", ErrInvalidDetailType, "use at most 128 characters")
+	}
+	detail, ok := compactObject(e.Detail)
+	if !ok {
+		return fail("Detail", ErrDetailNotObject, "pass a JSON object such as {\"orderId\":\"1234\"}; use {} for none")
+	}
+	pk := e.PartitionKey
+	if pk == "" {
+		if t.Layout == LayoutShared {
+			return fail("PartitionKey", ErrMissingPartitionKey, "set it to the partition key of the aggregate the event belongs to")
+		}
+		pk = t.SortKeyFor(id)
+	}
+	shard := t.ShardFor(id)
+	r := Record{
+		PartitionKey: pk,
+		SortKey:      t.SortKeyFor(id),
+		EventID:      id,
+		Source:       e.Source,
+		DetailType:   e.DetailType,
+		Detail:       detail,
+		OccurredAt:   occurred,
+		Status:       StatusPending,
+		PendingShard: PendingShardKey(shard),
+		PendingSince: occurred.UnixMilli(),
+		TraceHeader:  e.TraceHeader,
+	}
+	if size := r.PublishedSize(); size > MaxEntryBytes {
+		return fail("Detail", ErrEventTooLarge, fmt.Sprintf("the published event would be %d bytes; keep it under %d, for example by publishing a reference to the data instead of the data", size, MaxEntryBytes))
+	}
+	return r, nil
+}
+
+// compactObject returns raw without insignificant space, if it is a JSON object.
+func compactObject(raw json.RawMessage) (json.RawMessage, bool) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, trimmed); err != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}
+
+// Key returns the primary key of the item that holds r.
+func (t Table) Key(r Record) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		t.PartitionKey: &types.AttributeValueMemberS{Value: r.PartitionKey},
+		t.SortKey:      &types.AttributeValueMemberS{Value: r.SortKey},
+	}
+}
+
+// Item returns the DynamoDB item of a pending record.
+func (t Table) Item(r Record) map[string]types.AttributeValue {
+	item := t.Key(r)
+	item[AttrEventID] = &types.AttributeValueMemberS{Value: r.EventID}
+	item[AttrSource] = &types.AttributeValueMemberS{Value: r.Source}
+	item[AttrDetailType] = &types.AttributeValueMemberS{Value: r.DetailType}
+	item[AttrDetail] = &types.AttributeValueMemberS{Value: string(r.Detail)}
+	item[AttrOccurredAt] = &types.AttributeValueMemberS{Value: r.OccurredAt.UTC().Format(TimeFormat)}
+	item[AttrStatus] = &types.AttributeValueMemberS{Value: string(r.Status)}
+	item[AttrVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(ContractVersion)}
+	if r.PendingShard != "" {
+		item[AttrPendingShard] = &types.AttributeValueMemberS{Value: r.PendingShard}
+		item[AttrPendingSince] = &types.AttributeValueMemberN{Value: strconv.FormatInt(r.PendingSince, 10)}
+	}
+	if r.TraceHeader != "" {
+		item[AttrTraceHeader] = &types.AttributeValueMemberS{Value: r.TraceHeader}
+	}
+	return item
+}
+
+// ParseItem decodes an outbox item. It returns a *RecordError when the item
+// breaks the contract; such an item can never be published.
+func (t Table) ParseItem(item map[string]types.AttributeValue) (Record, error) {
+	p := itemParser{item: item}
+	r := Record{
+		PartitionKey: p.str(t.PartitionKey, true),
+		SortKey:      p.str(t.SortKey, true),
+		EventID:      p.str(AttrEventID, true),
+		Source:       p.str(AttrSource, true),
+		DetailType:   p.str(AttrDetailType, true),
+		Status:       Status(p.str(AttrStatus, true)),
+		PendingShard: p.str(AttrPendingShard, false),
+		PendingSince: p.num(AttrPendingSince),
+		TraceHeader:  p.str(AttrTraceHeader, false),
+		Attempts:     int(p.num(AttrAttempts)),
+		LastError:    p.str(AttrLastError, false),
+		ExpiresAt:    p.num(t.TTLAttribute),
+	}
+	r.OccurredAt = p.time(AttrOccurredAt, true)
+	r.PublishedAt = p.time(AttrPublishedAt, false)
+	detail := p.str(AttrDetail, true)
+	if p.err != nil {
+		return Record{}, p.err
+	}
+	if !t.IsOutboxSortKey(r.SortKey) {
+		return Record{}, &RecordError{Attribute: t.SortKey, Problem: fmt.Sprintf("does not start with %q", t.SortKeyPrefix)}
+	}
+	if r.SortKey != t.SortKeyFor(r.EventID) {
+		return Record{}, &RecordError{Attribute: AttrEventID, Problem: "does not match the sort key"}
+	}
+	switch r.Status {
+	case StatusPending, StatusPublished, StatusFailed:
+	default:
+		return Record{}, &RecordError{Attribute: AttrStatus, Problem: fmt.Sprintf("is %q", r.Status)}
+	}
+	compact, ok := compactObject(json.RawMessage(detail))
+	if !ok {
+		return Record{}, &RecordError{Attribute: AttrDetail, Problem: "is not a JSON object"}
+	}
+	r.Detail = compact
+	return r, nil
+}
+
+// itemParser collects the first problem while reading attributes.
+type itemParser struct {
+	item map[string]types.AttributeValue
+	err  error
+}
+
+func (p *itemParser) fail(name, problem string) {
+	if p.err == nil {
+		p.err = &RecordError{Attribute: name, Problem: problem}
+	}
+}
+
+func (p *itemParser) str(name string, required bool) string {
+	v, ok := p.item[name]
+	if !ok {
+		if required {
+			p.fail(name, "is missing")
+		}
+		return ""
+	}
+	s, ok := v.(*types.AttributeValueMemberS)
+	if !ok {
+		p.fail(name, "is not a string")
+		return ""
+	}
+	if required && s.Value == "" {
+		p.fail(name, "is empty")
+	}
+	return s.Value
+}
+
+func (p *itemParser) num(name string) int64 {
+	v, ok := p.item[name]
+	if !ok {
+		return 0
+	}
+	n, ok := v.(*types.AttributeValueMemberN)
+	if !ok {
+		p.fail(name, "is not a number")
+		return 0
+	}
+	i, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil {
+		p.fail(name, "is not a whole number")
+	}
+	return i
+}
+
+func (p *itemParser) time(name string, required bool) time.Time {
+	s := p.str(name, required)
+	if s == "" {
+		return time.Time{}
+	}
+	ts, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		p.fail(name, "is not an RFC 3339 time")
+	}
+	return ts.UTC()
+}

@@ -1,0 +1,160 @@
+package outbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Attribute names of the outbox item. Key and TTL attribute names are
+// configurable per table (see Table); these are fixed by the contract.
+const (
+	AttrEventID      = "eventId"
+	AttrSource       = "source"
+	AttrDetailType   = "detailType"
+	AttrDetail       = "detail"
+	AttrOccurredAt   = "occurredAt"
+	AttrStatus       = "status"
+	AttrPendingShard = "outboxPendingShard"
+	AttrPendingSince = "outboxPendingSince"
+	AttrTraceHeader  = "traceHeader"
+	AttrAttempts     = "attempts"
+	AttrLastError    = "lastError"
+	AttrPublishedAt  = "publishedAt"
+	AttrFailedAt     = "failedAt"
+	AttrVersion      = "outboxVersion"
+)
+
+// Defaults of a Table.
+const (
+	DefaultPartitionKey     = "PK"
+	DefaultSortKey          = "SK"
+	DefaultSortKeyPrefix    = "OUTBOX#"
+	DefaultTTLAttribute     = "expiresAt"
+	DefaultPendingIndexName = "outbox-pending"
+	DefaultPendingShards    = 16
+	// MaxPendingShards bounds the reconciler's fan-out: one Query per shard.
+	MaxPendingShards = 256
+	// PendingShardPrefix starts every value of the pending index partition key.
+	PendingShardPrefix = "PENDING#"
+	// ContractVersion is written to every item as AttrVersion.
+	ContractVersion = 1
+)
+
+// Status is the lifecycle state of an outbox item.
+type Status string
+
+// Statuses of an outbox item.
+const (
+	StatusPending   Status = "PENDING"
+	StatusPublished Status = "PUBLISHED"
+	StatusFailed    Status = "FAILED"
+)
+
+// Layout says where outbox items live.
+type Layout string
+
+const (
+	// LayoutDedicated stores events in a table of their own.
+	LayoutDedicated Layout = "dedicated"
+	// LayoutShared stores each event next to its aggregate, under the
+	// aggregate's partition key, in the application's own table.
+	LayoutShared Layout = "shared"
+)
+
+// Table describes a table that holds outbox items. The zero value of every
+// field but Name means its default; call WithDefaults to fill them in.
+type Table struct {
+	// Name of the DynamoDB table.
+	Name string
+	// Layout of the table; dedicated by default.
+	Layout Layout
+	// PartitionKey and SortKey are the key attribute names (string keys).
+	PartitionKey string
+	SortKey      string
+	// SortKeyPrefix starts the sort key of every outbox item.
+	SortKeyPrefix string
+	// TTLAttribute holds the expiry (Unix seconds) of published items.
+	TTLAttribute string
+	// PendingIndexName is the sparse global secondary index of pending items.
+	PendingIndexName string
+	// PendingShards is the number of partitions of the pending index.
+	PendingShards int
+}
+
+// WithDefaults returns t with every unset field set to its default.
+func (t Table) WithDefaults() Table {
+	if t.Layout == "" {
+		t.Layout = LayoutDedicated
+	}
+	if t.PartitionKey == "" {
+		t.PartitionKey = DefaultPartitionKey
+	}
+	if t.SortKey == "" {
+		t.SortKey = DefaultSortKey
+	}
+	if t.SortKeyPrefix == "" {
+		t.SortKeyPrefix = DefaultSortKeyPrefix
+	}
+	if t.TTLAttribute == "" {
+		t.TTLAttribute = DefaultTTLAttribute
+	}
+	if t.PendingIndexName == "" {
+		t.PendingIndexName = DefaultPendingIndexName
+	}
+	if t.PendingShards == 0 {
+		t.PendingShards = DefaultPendingShards
+	}
+	return t
+}
+
+// Validate reports the first problem with t, naming the field and the fix.
+// It expects defaults to have been applied.
+func (t Table) Validate() error {
+	switch {
+	case t.Name == "":
+		return &ConfigError{Field: "Name", Problem: "is empty", Fix: "set the DynamoDB table name"}
+	case t.Layout != LayoutDedicated && t.Layout != LayoutShared:
+		return &ConfigError{Field: "Layout", Problem: fmt.Sprintf("is %q", t.Layout), Fix: `use "dedicated" or "shared"`}
+	case t.PartitionKey == t.SortKey:
+		return &ConfigError{Field: "SortKey", Problem: "equals PartitionKey", Fix: "use two different key attribute names"}
+	case t.PendingShards < 1 || t.PendingShards > MaxPendingShards:
+		return &ConfigError{Field: "PendingShards", Problem: fmt.Sprintf("is %d", t.PendingShards), Fix: fmt.Sprintf("use a value from 1 to %d", MaxPendingShards)}
+	case strings.TrimSpace(t.SortKeyPrefix) == "":
+		return &ConfigError{Field: "SortKeyPrefix", Problem: "is blank", Fix: `use a distinctive prefix such as "OUTBOX#"`}
+	}
+	for _, a := range []struct{ field, name string }{
+		{"PartitionKey", t.PartitionKey}, {"SortKey", t.SortKey}, {"TTLAttribute", t.TTLAttribute},
+	} {
+		if _, reserved := contractAttributes[a.name]; reserved {
+			return &ConfigError{Field: a.field, Problem: fmt.Sprintf("%q is an attribute of the outbox item", a.name), Fix: "choose another attribute name"}
+		}
+	}
+	return nil
+}
+
+var contractAttributes = map[string]struct{}{
+	AttrEventID: {}, AttrSource: {}, AttrDetailType: {}, AttrDetail: {}, AttrOccurredAt: {},
+	AttrStatus: {}, AttrPendingShard: {}, AttrPendingSince: {}, AttrTraceHeader: {},
+	AttrAttempts: {}, AttrLastError: {}, AttrPublishedAt: {}, AttrFailedAt: {}, AttrVersion: {},
+}
+
+// SortKeyFor returns the sort key value of the event with the given id.
+func (t Table) SortKeyFor(eventID string) string { return t.SortKeyPrefix + eventID }
+
+// IsOutboxSortKey reports whether a sort key value belongs to an outbox item.
+func (t Table) IsOutboxSortKey(sk string) bool { return strings.HasPrefix(sk, t.SortKeyPrefix) }
+
+// PendingShardKey returns the pending index partition key of shard n.
+func PendingShardKey(n int) string { return fmt.Sprintf("%s%d", PendingShardPrefix, n) }
+
+// ShardFor returns the pending index shard of an event id: FNV-1a (32 bit) of
+// the id modulo the shard count.
+func (t Table) ShardFor(eventID string) int {
+	const offset, prime = 2166136261, 16777619
+	h := uint32(offset)
+	for i := 0; i < len(eventID); i++ {
+		h ^= uint32(eventID[i])
+		h *= prime
+	}
+	return int(h % uint32(t.PendingShards))
+}
