@@ -80,9 +80,13 @@ func TestParseItemRejectsContractViolations(t *testing.T) {
 		{"detail not a string", func(m map[string]types.AttributeValue) { m["detail"] = &types.AttributeValueMemberN{Value: "1"} }, "detail"},
 		{"detail not an object", func(m map[string]types.AttributeValue) { m["detail"] = &types.AttributeValueMemberS{Value: "[]"} }, "detail"},
 		{"empty source", func(m map[string]types.AttributeValue) { m["source"] = &types.AttributeValueMemberS{} }, "source"},
-		{"bad time", func(m map[string]types.AttributeValue) { m["occurredAt"] = &types.AttributeValueMemberS{Value: "yesterday"} }, "occurredAt"},
+		{"bad time", func(m map[string]types.AttributeValue) {
+			m["occurredAt"] = &types.AttributeValueMemberS{Value: "yesterday"}
+		}, "occurredAt"},
 		{"bad status", func(m map[string]types.AttributeValue) { m["status"] = &types.AttributeValueMemberS{Value: "SENT"} }, "status"},
-		{"bad since", func(m map[string]types.AttributeValue) { m["outboxPendingSince"] = &types.AttributeValueMemberN{Value: "1.5"} }, "outboxPendingSince"},
+		{"bad since", func(m map[string]types.AttributeValue) {
+			m["outboxPendingSince"] = &types.AttributeValueMemberN{Value: "1.5"}
+		}, "outboxPendingSince"},
 		{"foreign sort key", func(m map[string]types.AttributeValue) { m["SK"] = &types.AttributeValueMemberS{Value: "ORDER"} }, "SK"},
 		{"id mismatch", func(m map[string]types.AttributeValue) {
 			m["eventId"] = &types.AttributeValueMemberS{Value: "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF"}
