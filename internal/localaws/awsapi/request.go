@@ -1,0 +1,120 @@
+package awsapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Request is one decoded AWS API call handed to a service.
+type Request struct {
+	// Service is the Spec.Name of the service.
+	Service string
+	// Operation is the API operation ("PutItem", "Invoke").
+	Operation string
+	// RequestID is sent back in the protocol's request id header/element.
+	RequestID string
+	// Region and AccountID are the stack's.
+	Region    string
+	AccountID string
+	// Principal is the caller.
+	Principal Principal
+	// Body is the raw request body.
+	Body []byte
+	// HTTP is the underlying request (path, query, headers). Its body has
+	// been read into Body.
+	HTTP *http.Request
+	// Protocol is the service's protocol.
+	Protocol Protocol
+	// Env is the stack environment.
+	Env *Env
+	// Received is when the request arrived.
+	Received time.Time
+
+	form url.Values
+}
+
+// Context returns the request's context.
+func (r *Request) Context() context.Context {
+	if r.HTTP == nil {
+		return context.Background()
+	}
+	return r.HTTP.Context()
+}
+
+// Authorize asks the installed Authorizer whether the caller may perform
+// action (e.g. "dynamodb:PutItem") on resourceArn. It returns nil when
+// allowed or when no authorizer is installed. The error is an *Error ready
+// to return from Handle.
+func (r *Request) Authorize(action, resourceArn string) error {
+	if r.Env == nil {
+		return nil
+	}
+	a := r.Env.Authorizer()
+	if a == nil {
+		return nil
+	}
+	err := a.Authorize(r.Principal, action, resourceArn)
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return AccessDeniedException("User: %s is not authorized to perform: %s on resource: %s because %s",
+		r.Principal.ARN, action, resourceArn, err.Error())
+}
+
+// DecodeJSON decodes the JSON body into v. An empty body decodes as {}.
+// A malformed body gives SerializationException.
+func (r *Request) DecodeJSON(v any) error {
+	body := bytes.TrimSpace(r.Body)
+	if len(body) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return SerializationException("%s", err.Error())
+	}
+	return nil
+}
+
+// Form returns the awsQuery parameters (form body merged with the URL
+// query).
+func (r *Request) Form() url.Values {
+	if r.form != nil {
+		return r.form
+	}
+	form, err := url.ParseQuery(string(r.Body))
+	if err != nil {
+		form = url.Values{}
+	}
+	if r.HTTP != nil {
+		for k, vs := range r.HTTP.URL.Query() {
+			if _, ok := form[k]; !ok {
+				form[k] = vs
+			}
+		}
+	}
+	r.form = form
+	return form
+}
+
+// ARN formats an ARN in the request's region and account.
+func (r *Request) ARN(service, resource string) string {
+	return ARN(service, r.Region, r.AccountID, resource)
+}
+
+// Raw is a handler result written as is: status (200 when 0), headers and
+// body. REST services use it for non-JSON payloads and custom statuses.
+type Raw struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}

@@ -1,0 +1,286 @@
+package awsapi
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ControlPrefix is the path prefix of the stack's control API.
+const ControlPrefix = "/_localaws/"
+
+// MaxBodyBytes bounds request bodies.
+const MaxBodyBytes = 64 << 20
+
+// Router dispatches HTTP requests to services the way AWS routes them:
+// X-Amz-Target prefix first (and the rpcv2Cbor /service/<name>/operation/<op>
+// path), then the SigV4 credential scope's service, then the URL path.
+type Router struct {
+	env     *Env
+	control *Control
+
+	mu        sync.RWMutex
+	services  []Service
+	byName    map[string]Service
+	byTarget  map[string]Service
+	bySigning map[string]Service
+}
+
+// NewRouter returns a router with the built-in control routes (faults,
+// resources, health).
+func NewRouter(env *Env) *Router {
+	r := &Router{
+		env:       env,
+		byName:    map[string]Service{},
+		byTarget:  map[string]Service{},
+		bySigning: map[string]Service{},
+	}
+	r.control = newControl(r)
+	return r
+}
+
+// Env returns the router's environment.
+func (r *Router) Env() *Env { return r.env }
+
+// Control returns the control route registry.
+func (r *Router) Control() *Control { return r.control }
+
+// Register adds a service. Its name and target prefix must be unique; the
+// first service registered for a signing name is the one routed to by
+// credential scope. A ControlRegistrar gets its control routes registered.
+func (r *Router) Register(s Service) error {
+	spec := s.Spec()
+	if spec.Name == "" || spec.Protocol == 0 {
+		return fmt.Errorf("registering service: spec needs Name and Protocol: %+v", spec)
+	}
+	r.mu.Lock()
+	if _, dup := r.byName[spec.Name]; dup {
+		r.mu.Unlock()
+		return fmt.Errorf("registering service %s: already registered", spec.Name)
+	}
+	if spec.TargetPrefix != "" {
+		if _, dup := r.byTarget[spec.TargetPrefix]; dup {
+			r.mu.Unlock()
+			return fmt.Errorf("registering service %s: target prefix %s already registered", spec.Name, spec.TargetPrefix)
+		}
+		r.byTarget[spec.TargetPrefix] = s
+	}
+	if spec.SigningName != "" {
+		if _, dup := r.bySigning[spec.SigningName]; !dup {
+			r.bySigning[spec.SigningName] = s
+		}
+	}
+	r.byName[spec.Name] = s
+	r.services = append(r.services, s)
+	r.mu.Unlock()
+	if cr, ok := s.(ControlRegistrar); ok {
+		cr.RegisterControl(r.control)
+	}
+	return nil
+}
+
+// Service returns a registered service by name.
+func (r *Router) Service(name string) (Service, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	s, ok := r.byName[name]
+	return s, ok
+}
+
+// Services returns the registered services in registration order.
+func (r *Router) Services() []Service {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]Service(nil), r.services...)
+}
+
+// Inventory lists what each service implementing Inventory holds, by
+// service name, sorted.
+func (r *Router) Inventory() map[string][]string {
+	out := map[string][]string{}
+	for _, s := range r.Services() {
+		if inv, ok := s.(Inventory); ok {
+			items := inv.Inventory()
+			sort.Strings(items)
+			if items == nil {
+				items = []string{}
+			}
+			out[s.Spec().Name] = items
+		}
+	}
+	return out
+}
+
+// resolve finds the service and operation of a request. When no service
+// matches it returns a nil service and the spec to write the error with.
+func (r *Router) resolve(req *http.Request, signing string) (Service, string, Spec) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if target := req.Header.Get("X-Amz-Target"); target != "" {
+		prefix, op := target, ""
+		if i := strings.LastIndex(target, "."); i >= 0 {
+			prefix, op = target[:i], target[i+1:]
+		}
+		if s, ok := r.byTarget[prefix]; ok {
+			return s, op, s.Spec()
+		}
+		proto := JSON10
+		if strings.HasSuffix(req.Header.Get("Content-Type"), "1.1") {
+			proto = JSON11
+		}
+		return nil, op, Spec{Name: "unknown", Protocol: proto}
+	}
+	if rest, ok := strings.CutPrefix(req.URL.Path, "/service/"); ok {
+		if name, op, ok := strings.Cut(rest, "/operation/"); ok {
+			if s, ok := r.byTarget[name]; ok {
+				return s, op, s.Spec()
+			}
+			return nil, op, Spec{Name: "unknown", Protocol: RPCv2CBOR}
+		}
+	}
+	if s, ok := r.bySigning[signing]; ok {
+		return s, "", s.Spec()
+	}
+	for _, s := range r.services {
+		for _, p := range s.Spec().PathPrefixes {
+			if strings.HasPrefix(req.URL.Path, p) {
+				return s, "", s.Spec()
+			}
+		}
+	}
+	proto := RESTJSON
+	if strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		proto = Query
+	}
+	return nil, "", Spec{Name: "unknown", Protocol: proto}
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// ServeHTTP implements http.Handler.
+func (r *Router) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
+	if strings.HasPrefix(hr.URL.Path, ControlPrefix) {
+		r.control.ServeHTTP(w, hr)
+		return
+	}
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	req := &Request{
+		RequestID: NewRequestID(),
+		Region:    r.env.Region,
+		AccountID: r.env.AccountID,
+		HTTP:      hr,
+		Env:       r.env,
+		Received:  r.env.Time(),
+	}
+	akid, _, signing := CredentialScope(hr)
+	svc, op, spec := r.resolve(hr, signing)
+	req.Service, req.Protocol = spec.Name, spec.Protocol
+	defer func() {
+		r.env.Logger.LogAttrs(hr.Context(), slog.LevelInfo, "request",
+			slog.String("service", req.Service),
+			slog.String("operation", req.Operation),
+			slog.Int("status", sw.status),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("requestId", req.RequestID))
+	}()
+
+	body, err := io.ReadAll(io.LimitReader(hr.Body, MaxBodyBytes))
+	if err != nil {
+		WriteError(sw, spec, req.RequestID, SerializationException("reading body: %v", err))
+		return
+	}
+	req.Body = body
+
+	switch {
+	case spec.Protocol == Query:
+		op = req.Form().Get("Action")
+	case op == "" && svc != nil:
+		if res, ok := svc.(OperationResolver); ok {
+			op = res.ResolveOperation(hr)
+		}
+	}
+	req.Operation = op
+	if svc == nil || op == "" {
+		WriteError(sw, spec, req.RequestID, unknownOperation(spec.Protocol, op))
+		return
+	}
+
+	p, perr := r.env.Credentials.Resolve(akid)
+	if perr != nil {
+		WriteError(sw, spec, req.RequestID, perr)
+		return
+	}
+	req.Principal = p
+
+	if latency, ferr := r.env.Faults.Request(spec.Name, op); latency > 0 || ferr != nil {
+		if latency > 0 {
+			t := time.NewTimer(latency)
+			select {
+			case <-t.C:
+			case <-hr.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		if ferr != nil {
+			WriteError(sw, spec, req.RequestID, ferr)
+			return
+		}
+	}
+
+	out, herr := r.call(svc, req)
+	if herr != nil {
+		WriteError(sw, spec, req.RequestID, AsError(herr))
+		return
+	}
+	WriteResult(sw, spec, req, out)
+}
+
+func (r *Router) call(svc Service, req *Request) (out any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.env.Logger.Error("handler panic", "service", req.Service, "operation", req.Operation, "panic", p)
+			out, err = nil, InternalFailure("internal error: %v", p)
+		}
+	}()
+	return svc.Handle(req)
+}
+
+func unknownOperation(p Protocol, op string) *Error {
+	if p == Query {
+		if op == "" {
+			return NewError("MissingAction", "Missing Action")
+		}
+		return InvalidAction(op)
+	}
+	return UnknownOperationException(op)
+}

@@ -1,0 +1,300 @@
+package awsapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"hash/crc32"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/aws/smithy-go/encoding/cbor"
+)
+
+// WriteResult writes a handler's successful result in the service's wire
+// shape.
+func WriteResult(w http.ResponseWriter, spec Spec, req *Request, v any) {
+	if raw, ok := v.(*Raw); ok {
+		writeRaw(w, spec, req.RequestID, raw)
+		return
+	}
+	switch spec.Protocol {
+	case Query:
+		writeQueryResult(w, spec, req.Operation, req.RequestID, v)
+	case RPCv2CBOR:
+		body, err := cborBody(v)
+		if err != nil {
+			WriteError(w, spec, req.RequestID, InternalFailure("encoding response: %v", err))
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "application/cbor")
+		h.Set("Smithy-Protocol", "rpc-v2-cbor")
+		h.Set("x-amzn-RequestId", req.RequestID)
+		writeBody(w, spec, http.StatusOK, body)
+	default:
+		body, err := jsonBody(v)
+		if err != nil {
+			WriteError(w, spec, req.RequestID, InternalFailure("encoding response: %v", err))
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", jsonContentType(spec.Protocol))
+		h.Set("x-amzn-RequestId", req.RequestID)
+		writeBody(w, spec, http.StatusOK, body)
+	}
+}
+
+// WriteError writes an error in the service's wire shape.
+func WriteError(w http.ResponseWriter, spec Spec, requestID string, e *Error) {
+	h := w.Header()
+	h.Set("x-amzn-RequestId", requestID)
+	switch spec.Protocol {
+	case Query:
+		writeQueryError(w, spec, requestID, e)
+	case RESTJSON:
+		typ := "Service"
+		if e.Sender {
+			typ = "User"
+		}
+		body := map[string]any{"Type": typ, "message": e.Message}
+		for k, v := range e.Fields {
+			body[k] = v
+		}
+		b, _ := jsonBody(body)
+		h.Set("Content-Type", "application/json")
+		h.Set("X-Amzn-ErrorType", e.Code)
+		writeBody(w, spec, e.Status(), b)
+	case RPCv2CBOR:
+		m := cbor.Map{"__type": cbor.String(errorType(spec, e.Code)), "message": cbor.String(e.Message)}
+		for k, v := range e.Fields {
+			if cv, err := toCBOR(v); err == nil {
+				m[k] = cv
+			}
+		}
+		h.Set("Content-Type", "application/cbor")
+		h.Set("Smithy-Protocol", "rpc-v2-cbor")
+		if e.QueryCode != "" {
+			h.Set("x-amzn-query-error", e.QueryCode+";"+fault(e))
+		}
+		writeBody(w, spec, e.Status(), cbor.Encode(m))
+	default:
+		body := map[string]any{"__type": errorType(spec, e.Code), "message": e.Message}
+		for k, v := range e.Fields {
+			body[k] = v
+		}
+		b, _ := jsonBody(body)
+		h.Set("Content-Type", jsonContentType(spec.Protocol))
+		h.Set("X-Amzn-ErrorType", e.Code)
+		if e.QueryCode != "" {
+			h.Set("x-amzn-query-error", e.QueryCode+";"+fault(e))
+		}
+		writeBody(w, spec, e.Status(), b)
+	}
+}
+
+func errorType(spec Spec, code string) string {
+	if spec.ErrorNamespace != "" && !strings.Contains(code, "#") {
+		return spec.ErrorNamespace + "#" + code
+	}
+	return code
+}
+
+func fault(e *Error) string {
+	if e.Sender {
+		return "Sender"
+	}
+	return "Receiver"
+}
+
+func jsonContentType(p Protocol) string {
+	switch p {
+	case JSON10:
+		return "application/x-amz-json-1.0"
+	case JSON11:
+		return "application/x-amz-json-1.1"
+	}
+	return "application/json"
+}
+
+func writeRaw(w http.ResponseWriter, spec Spec, requestID string, raw *Raw) {
+	h := w.Header()
+	for k, vs := range raw.Header {
+		h[k] = vs
+	}
+	if h.Get("x-amzn-RequestId") == "" {
+		h.Set("x-amzn-RequestId", requestID)
+	}
+	status := raw.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	writeBody(w, spec, status, raw.Body)
+}
+
+func writeBody(w http.ResponseWriter, spec Spec, status int, body []byte) {
+	h := w.Header()
+	if spec.CRC32 {
+		h.Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// jsonBody encodes v as JSON without HTML escaping. nil gives {}; []byte and
+// json.RawMessage are written as they are.
+func jsonBody(v any) ([]byte, error) {
+	switch b := v.(type) {
+	case nil:
+		return []byte("{}"), nil
+	case json.RawMessage:
+		return b, nil
+	case []byte:
+		return b, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// writeQueryResult writes <OpResponse><OpResult>v</OpResult>
+// <ResponseMetadata><RequestId/></ResponseMetadata></OpResponse>. v is
+// encoded with encoding/xml as the content of OpResult: a struct's fields
+// become child elements. A []byte or string v is inserted verbatim as
+// pre-encoded XML.
+func writeQueryResult(w http.ResponseWriter, spec Spec, op, requestID string, v any) {
+	var buf bytes.Buffer
+	buf.WriteString("<" + op + "Response")
+	if spec.XMLNamespace != "" {
+		buf.WriteString(` xmlns="` + spec.XMLNamespace + `"`)
+	}
+	buf.WriteString(">")
+	switch x := v.(type) {
+	case nil:
+		buf.WriteString("<" + op + "Result/>")
+	case []byte:
+		buf.WriteString("<" + op + "Result>")
+		buf.Write(x)
+		buf.WriteString("</" + op + "Result>")
+	case string:
+		buf.WriteString("<" + op + "Result>" + x + "</" + op + "Result>")
+	default:
+		enc := xml.NewEncoder(&buf)
+		if err := enc.EncodeElement(v, xml.StartElement{Name: xml.Name{Local: op + "Result"}}); err != nil {
+			WriteError(w, spec, requestID, InternalFailure("encoding response: %v", err))
+			return
+		}
+		_ = enc.Flush()
+	}
+	buf.WriteString("<ResponseMetadata><RequestId>" + requestID + "</RequestId></ResponseMetadata>")
+	buf.WriteString("</" + op + "Response>")
+	h := w.Header()
+	h.Set("Content-Type", "text/xml")
+	h.Set("x-amzn-RequestId", requestID)
+	writeBody(w, spec, http.StatusOK, buf.Bytes())
+}
+
+func writeQueryError(w http.ResponseWriter, spec Spec, requestID string, e *Error) {
+	var buf bytes.Buffer
+	buf.WriteString("<ErrorResponse")
+	if spec.XMLNamespace != "" {
+		buf.WriteString(` xmlns="` + spec.XMLNamespace + `"`)
+	}
+	buf.WriteString("><Error><Type>" + fault(e) + "</Type><Code>")
+	_ = xml.EscapeText(&buf, []byte(e.Code))
+	buf.WriteString("</Code><Message>")
+	_ = xml.EscapeText(&buf, []byte(e.Message))
+	buf.WriteString("</Message></Error><RequestId>" + requestID + "</RequestId></ErrorResponse>")
+	w.Header().Set("Content-Type", "text/xml")
+	writeBody(w, spec, e.Status(), buf.Bytes())
+}
+
+// DecodeCBOR decodes an rpcv2Cbor request body. An empty body is an empty
+// map.
+func (r *Request) DecodeCBOR() (cbor.Map, error) {
+	if len(r.Body) == 0 {
+		return cbor.Map{}, nil
+	}
+	v, err := cbor.Decode(r.Body)
+	if err != nil {
+		return nil, SerializationException("%s", err.Error())
+	}
+	m, ok := v.(cbor.Map)
+	if !ok {
+		return nil, SerializationException("request body is not a CBOR map")
+	}
+	return m, nil
+}
+
+func cborBody(v any) ([]byte, error) {
+	if cv, ok := v.(cbor.Value); ok {
+		return cbor.Encode(cv), nil
+	}
+	if v == nil {
+		return cbor.Encode(cbor.Map{}), nil
+	}
+	cv, err := toCBOR(v)
+	if err != nil {
+		return nil, err
+	}
+	return cbor.Encode(cv), nil
+}
+
+// toCBOR converts a JSON-encodable value to CBOR through its JSON form.
+// Timestamps become strings: return a cbor.Value to control them.
+func toCBOR(v any) (cbor.Value, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	return jsonToCBOR(x), nil
+}
+
+func jsonToCBOR(x any) cbor.Value {
+	switch v := x.(type) {
+	case nil:
+		return &cbor.Nil{}
+	case bool:
+		return cbor.Bool(v)
+	case string:
+		return cbor.String(v)
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			if i < 0 {
+				return cbor.NegInt(uint64(-(i + 1)) + 1)
+			}
+			return cbor.Uint(i)
+		}
+		f, _ := v.Float64()
+		if math.IsInf(f, 0) {
+			return cbor.String(v.String())
+		}
+		return cbor.Float64(f)
+	case []any:
+		l := make(cbor.List, len(v))
+		for i, e := range v {
+			l[i] = jsonToCBOR(e)
+		}
+		return l
+	case map[string]any:
+		m := make(cbor.Map, len(v))
+		for k, e := range v {
+			m[k] = jsonToCBOR(e)
+		}
+		return m
+	}
+	return &cbor.Nil{}
+}

@@ -1,0 +1,286 @@
+// Package localaws is a local AWS-compatible endpoint: one HTTP listener
+// serving the AWS APIs the provider and the relay call, with AWS's documented
+// behaviour, for the real aws-sdk-go-v2 clients.
+//
+// Start a stack with Start (or localawstest.Start in tests) and point the
+// SDK's BaseEndpoint at Stack.Endpoint. Any access key works and is an
+// administrator; keys issued through the stack's Credentials (STS AssumeRole,
+// Lambda execution roles) carry a role session.
+//
+// Services live in their own packages (internal/localaws/<service>) and know
+// nothing of each other. They are wired here: each service has a file
+// wire_<service>.go that calls registerService from an init function with a
+// builder, so adding a service touches no shared file:
+//
+//	func init() {
+//		registerService("sqs", func(s *Stack) ([]awsapi.Service, error) {
+//			return []awsapi.Service{sqs.New(s.Env())}, nil
+//		})
+//	}
+//
+// Builders run in name order, each after the builders it names as
+// dependencies, and may look up services built before them with
+// Stack.Service (type-asserting to what they need). Services with
+// background work implement awsapi.Closer; Stack.Close stops them in reverse
+// order.
+package localaws
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+)
+
+// Defaults of Options.
+const (
+	DefaultAddr             = "127.0.0.1:4566"
+	DefaultStreamRetention  = 24 * time.Hour
+	DefaultTTLSweepInterval = time.Second
+)
+
+// Options configure a stack. The zero value is usable.
+type Options struct {
+	// Addr is the listen address; default 127.0.0.1:4566. Use
+	// "127.0.0.1:0" for a free port.
+	Addr string
+	// Region and AccountID default to us-east-1 and 000000000000.
+	Region    string
+	AccountID string
+	// StreamRetention is how long DynamoDB stream records are kept;
+	// default 24h.
+	StreamRetention time.Duration
+	// TTLSweepInterval is how often expired items are deleted by DynamoDB
+	// TTL; default 1s (AWS takes up to days; tests want it fast).
+	TTLSweepInterval time.Duration
+	// Logger receives one line per request; default discards.
+	Logger *slog.Logger
+	// Disable lists services (by Spec.Name or builder name) not to start.
+	Disable []string
+	// NoServices starts the stack with no services at all (tests that
+	// register their own with Stack.Register).
+	NoServices bool
+}
+
+func (o *Options) defaults() {
+	if o.Addr == "" {
+		o.Addr = DefaultAddr
+	}
+	if o.Region == "" {
+		o.Region = awsapi.DefaultRegion
+	}
+	if o.AccountID == "" {
+		o.AccountID = awsapi.DefaultAccountID
+	}
+	if o.StreamRetention <= 0 {
+		o.StreamRetention = DefaultStreamRetention
+	}
+	if o.TTLSweepInterval <= 0 {
+		o.TTLSweepInterval = DefaultTTLSweepInterval
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Builder constructs the services of one package. It may look up services
+// built before it (see registerService's after) with s.Service.
+type Builder func(s *Stack) ([]awsapi.Service, error)
+
+type builder struct {
+	name  string
+	after []string
+	build Builder
+}
+
+var (
+	buildersMu sync.Mutex
+	builders   []builder
+)
+
+// registerService adds a builder, called from init functions of the
+// wire_<service>.go files. after names builders that must run first.
+func registerService(name string, build Builder, after ...string) {
+	buildersMu.Lock()
+	defer buildersMu.Unlock()
+	builders = append(builders, builder{name: name, after: after, build: build})
+}
+
+// orderedBuilders sorts builders by name, then moves each after its
+// dependencies.
+func orderedBuilders() ([]builder, error) {
+	buildersMu.Lock()
+	pending := append([]builder(nil), builders...)
+	buildersMu.Unlock()
+	sort.Slice(pending, func(i, j int) bool { return pending[i].name < pending[j].name })
+	known := map[string]bool{}
+	for _, b := range pending {
+		known[b.name] = true
+	}
+	done := map[string]bool{}
+	var out []builder
+	for len(pending) > 0 {
+		progressed := false
+		rest := pending[:0]
+		for _, b := range pending {
+			ready := true
+			for _, dep := range b.after {
+				if known[dep] && !done[dep] {
+					ready = false
+				}
+			}
+			if ready {
+				out = append(out, b)
+				done[b.name] = true
+				progressed = true
+			} else {
+				rest = append(rest, b)
+			}
+		}
+		pending = rest
+		if !progressed {
+			return nil, fmt.Errorf("service builders have a dependency cycle: %v", pending)
+		}
+	}
+	return out, nil
+}
+
+// Stack is a running local AWS stack.
+type Stack struct {
+	opts     Options
+	env      *awsapi.Env
+	router   *awsapi.Router
+	listener net.Listener
+	server   *http.Server
+	endpoint string
+	done     chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start listens on opts.Addr, builds every registered service and serves
+// until ctx is done or Close is called.
+func Start(ctx context.Context, opts Options) (*Stack, error) {
+	opts.defaults()
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", opts.Addr, err)
+	}
+	env := awsapi.NewEnv(opts.Region, opts.AccountID, opts.Logger)
+	env.Endpoint = "http://" + ln.Addr().String()
+	s := &Stack{
+		opts:     opts,
+		env:      env,
+		router:   awsapi.NewRouter(env),
+		listener: ln,
+		endpoint: env.Endpoint,
+		done:     make(chan struct{}),
+	}
+	ordered, err := orderedBuilders()
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	for _, b := range ordered {
+		if opts.NoServices || slices.Contains(opts.Disable, b.name) {
+			continue
+		}
+		svcs, err := b.build(s)
+		if err != nil {
+			_ = s.closeServices()
+			_ = ln.Close()
+			return nil, fmt.Errorf("building %s: %w", b.name, err)
+		}
+		for _, svc := range svcs {
+			if slices.Contains(opts.Disable, svc.Spec().Name) {
+				continue
+			}
+			if err := s.router.Register(svc); err != nil {
+				_ = s.closeServices()
+				_ = ln.Close()
+				return nil, err
+			}
+		}
+	}
+	s.server = &http.Server{Handler: s.router, ReadHeaderTimeout: 30 * time.Second}
+	go func() {
+		defer close(s.done)
+		if err := s.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			opts.Logger.Error("local AWS stack stopped", "error", err)
+		}
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = s.Close()
+		case <-s.done:
+		}
+	}()
+	opts.Logger.Info("local AWS stack listening", "endpoint", s.endpoint, "region", opts.Region, "account", opts.AccountID)
+	return s, nil
+}
+
+// Endpoint is the base URL for the SDK's BaseEndpoint
+// (http://127.0.0.1:4566).
+func (s *Stack) Endpoint() string { return s.endpoint }
+
+// Port is the TCP port the stack listens on.
+func (s *Stack) Port() int {
+	_, p, _ := net.SplitHostPort(s.listener.Addr().String())
+	n, _ := strconv.Atoi(p)
+	return n
+}
+
+// Options returns the effective options.
+func (s *Stack) Options() Options { return s.opts }
+
+// Env returns the environment shared with services: region, account,
+// credentials, faults, authorizer.
+func (s *Stack) Env() *awsapi.Env { return s.env }
+
+// Router returns the stack's router, for registering extra services (tests).
+func (s *Stack) Router() *awsapi.Router { return s.router }
+
+// Service returns a registered service by Spec.Name.
+func (s *Stack) Service(name string) (awsapi.Service, bool) { return s.router.Service(name) }
+
+// Register adds a service to a running stack (tests, extensions).
+func (s *Stack) Register(svc awsapi.Service) error { return s.router.Register(svc) }
+
+// Close stops the listener and the services' background work.
+func (s *Stack) Close() error {
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := s.server.Shutdown(ctx)
+		if err != nil {
+			_ = s.server.Close()
+		}
+		<-s.done
+		s.closeErr = errors.Join(err, s.closeServices())
+	})
+	return s.closeErr
+}
+
+func (s *Stack) closeServices() error {
+	var errs []error
+	svcs := s.router.Services()
+	for i := len(svcs) - 1; i >= 0; i-- {
+		if c, ok := svcs[i].(awsapi.Closer); ok {
+			if err := c.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("closing %s: %w", svcs[i].Spec().Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,77 @@
+// Package localawstest starts a local AWS stack for tests.
+//
+//	stack := localawstest.Start(t)
+//	cfg := localawstest.Config(stack)
+//	ddb := dynamodb.NewFromConfig(cfg)
+package localawstest
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+)
+
+// Start starts a stack on a free port of 127.0.0.1, closed on t.Cleanup.
+// opts modify the Options before start.
+func Start(t testing.TB, opts ...func(*localaws.Options)) *localaws.Stack {
+	t.Helper()
+	o := localaws.Options{Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := localaws.Start(ctx, o)
+	if err != nil {
+		cancel()
+		t.Fatalf("starting local AWS stack: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := s.Close(); err != nil {
+			t.Errorf("closing local AWS stack: %v", err)
+		}
+	})
+	return s
+}
+
+// WithLogger sends the stack's request log to t.Log.
+func WithLogger(t testing.TB) func(*localaws.Options) {
+	return func(o *localaws.Options) {
+		o.Logger = slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+}
+
+type tWriter struct{ t testing.TB }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(p))
+	return len(p), nil
+}
+
+// Config returns an aws.Config pointed at the stack with static
+// administrator credentials, the stack's region and the SDK's default
+// retryer. It reads no environment or shared files.
+func Config(s *localaws.Stack) aws.Config {
+	return ConfigWithCredentials(s, "AKIDLOCALADMIN", "localadminsecret", "")
+}
+
+// ConfigWithCredentials is Config with given credentials (for example role
+// credentials issued by the stack).
+func ConfigWithCredentials(s *localaws.Stack, akid, secret, token string) aws.Config {
+	return aws.Config{
+		Region:       s.Options().Region,
+		Credentials:  credentials.NewStaticCredentialsProvider(akid, secret, token),
+		BaseEndpoint: aws.String(s.Endpoint()),
+	}
+}
+
+// Control returns a control API client for the stack.
+func Control(s *localaws.Stack) *control.Client {
+	return control.New(s.Endpoint(), nil)
+}
