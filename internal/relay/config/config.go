@@ -1,0 +1,249 @@
+// Package config reads and validates the relay's configuration from the
+// environment. It is read once, at cold start; an invalid value stops the
+// function with an error that names the variable and the expected form.
+//
+// # Environment variables
+//
+//	Variable                   Default              Form
+//	OUTBOX_TABLE_NAME          (required)           DynamoDB table name
+//	OUTBOX_PARTITION_KEY       PK                   attribute name (string key)
+//	OUTBOX_SORT_KEY            SK                   attribute name (string key)
+//	OUTBOX_SORT_KEY_PREFIX     OUTBOX#              prefix of every outbox item's sort key
+//	OUTBOX_TTL_ATTRIBUTE       expiresAt            attribute name (the table's TTL attribute)
+//	OUTBOX_PENDING_INDEX_NAME  outbox-pending       name of the sparse pending index
+//	OUTBOX_PENDING_SHARDS      16                   whole number from 1 to 256
+//	OUTBOX_TARGET              eventbridge          eventbridge or sns
+//	OUTBOX_EVENT_BUS           default              event bus name or ARN (eventbridge)
+//	OUTBOX_TOPIC_ARN           (required for sns)   standard SNS topic ARN
+//	OUTBOX_PUBLISHED_ACTION    mark                 mark or delete
+//	OUTBOX_PUBLISHED_TTL       720h                 Go duration; 0 = no expiry (mark)
+//	OUTBOX_RECONCILE_MIN_AGE   5m                   Go duration
+//
+// The table defaults are those of package outbox. OUTBOX_EVENT_BUS is ignored
+// when the target is sns, OUTBOX_TOPIC_ARN when it is eventbridge, and
+// OUTBOX_PUBLISHED_TTL when the published action is delete.
+//
+// The standard AWS variables (AWS_REGION, AWS_ENDPOINT_URL and the service
+// specific AWS_ENDPOINT_URL_* variables, credentials) are read by the AWS SDK,
+// not by this package.
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Names of the environment variables.
+const (
+	EnvTableName        = "OUTBOX_TABLE_NAME"
+	EnvPartitionKey     = "OUTBOX_PARTITION_KEY"
+	EnvSortKey          = "OUTBOX_SORT_KEY"
+	EnvSortKeyPrefix    = "OUTBOX_SORT_KEY_PREFIX"
+	EnvTTLAttribute     = "OUTBOX_TTL_ATTRIBUTE"
+	EnvPendingIndexName = "OUTBOX_PENDING_INDEX_NAME"
+	EnvPendingShards    = "OUTBOX_PENDING_SHARDS"
+	EnvTarget           = "OUTBOX_TARGET"
+	EnvEventBus         = "OUTBOX_EVENT_BUS"
+	EnvTopicARN         = "OUTBOX_TOPIC_ARN"
+	EnvPublishedAction  = "OUTBOX_PUBLISHED_ACTION"
+	EnvPublishedTTL     = "OUTBOX_PUBLISHED_TTL"
+	EnvReconcileMinAge  = "OUTBOX_RECONCILE_MIN_AGE"
+)
+
+// Target is where events are published.
+type Target string
+
+// Targets.
+const (
+	TargetEventBridge Target = "eventbridge"
+	TargetSNS         Target = "sns"
+)
+
+// Action is what happens to an item once its event is published.
+type Action string
+
+// Published actions.
+const (
+	// ActionMark sets the item's status to PUBLISHED, with an expiry.
+	ActionMark Action = "mark"
+	// ActionDelete deletes the item.
+	ActionDelete Action = "delete"
+)
+
+// Defaults of the relay-specific settings.
+const (
+	DefaultEventBus        = "default"
+	DefaultPublishedTTL    = 720 * time.Hour
+	DefaultReconcileMinAge = 5 * time.Minute
+)
+
+// Config is the relay's validated configuration.
+type Config struct {
+	// Table is the outbox table, with defaults applied.
+	Table outbox.Table
+	// Target is the publishing target.
+	Target Target
+	// EventBus is the event bus name or ARN (eventbridge target).
+	EventBus string
+	// TopicARN is the SNS topic (sns target).
+	TopicARN string
+	// PublishedAction says whether published items are marked or deleted.
+	PublishedAction Action
+	// PublishedTTL is how long marked items are kept; 0 means forever.
+	PublishedTTL time.Duration
+	// ReconcileMinAge is the default age a pending event must reach before the
+	// reconciler republishes it.
+	ReconcileMinAge time.Duration
+}
+
+// Error reports an invalid environment variable.
+type Error struct {
+	// Var is the name of the environment variable.
+	Var string
+	// Value is what it was set to.
+	Value string
+	// Problem says what is wrong with it.
+	Problem string
+	// Expected describes the valid form.
+	Expected string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("relay configuration: %s=%q %s: expected %s", e.Var, e.Value, e.Problem, e.Expected)
+}
+
+var (
+	// Event bus names: EventBridge's pattern for EventBusName.
+	busNamePattern = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
+	busARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
+	topicARN       = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+	attributeName  = regexp.MustCompile(`^[^\s]{1,255}$`)
+)
+
+// FromEnv reads the configuration with getenv (os.Getenv in the function) and
+// validates it.
+func FromEnv(getenv func(string) string) (Config, error) {
+	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
+
+	table := outbox.Table{
+		Name:             get(EnvTableName),
+		PartitionKey:     get(EnvPartitionKey),
+		SortKey:          get(EnvSortKey),
+		SortKeyPrefix:    getenv(EnvSortKeyPrefix), // spaces are significant in a prefix
+		TTLAttribute:     get(EnvTTLAttribute),
+		PendingIndexName: get(EnvPendingIndexName),
+	}
+	if table.Name == "" {
+		return Config{}, &Error{Var: EnvTableName, Problem: "is not set", Expected: "the name of the DynamoDB table that holds the outbox items"}
+	}
+	for _, a := range []struct{ env, value string }{
+		{EnvPartitionKey, table.PartitionKey}, {EnvSortKey, table.SortKey},
+		{EnvTTLAttribute, table.TTLAttribute}, {EnvPendingIndexName, table.PendingIndexName},
+	} {
+		if a.value != "" && !attributeName.MatchString(a.value) {
+			return Config{}, &Error{Var: a.env, Value: a.value, Problem: "is not a valid name", Expected: "a name of 1 to 255 characters without spaces"}
+		}
+	}
+	if v := get(EnvPendingShards); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > outbox.MaxPendingShards {
+			return Config{}, &Error{Var: EnvPendingShards, Value: v, Problem: "is out of range", Expected: fmt.Sprintf("a whole number from 1 to %d", outbox.MaxPendingShards)}
+		}
+		table.PendingShards = n
+	}
+	table = table.WithDefaults()
+	if err := table.Validate(); err != nil {
+		return Config{}, tableError(table, err)
+	}
+
+	c := Config{Table: table}
+	switch v := get(EnvTarget); Target(strings.ToLower(v)) {
+	case "", TargetEventBridge:
+		c.Target = TargetEventBridge
+	case TargetSNS:
+		c.Target = TargetSNS
+	default:
+		return Config{}, &Error{Var: EnvTarget, Value: v, Problem: "is not a known target", Expected: `"eventbridge" or "sns"`}
+	}
+
+	switch c.Target {
+	case TargetEventBridge:
+		c.EventBus = get(EnvEventBus)
+		if c.EventBus == "" {
+			c.EventBus = DefaultEventBus
+		}
+		if !busNamePattern.MatchString(c.EventBus) && !busARNPattern.MatchString(c.EventBus) {
+			return Config{}, &Error{Var: EnvEventBus, Value: c.EventBus, Problem: "is not an event bus name or ARN", Expected: `a bus name such as "default" or an ARN such as "arn:aws:events:us-east-1:123456789012:event-bus/orders"`}
+		}
+	case TargetSNS:
+		c.TopicARN = get(EnvTopicARN)
+		switch {
+		case c.TopicARN == "":
+			return Config{}, &Error{Var: EnvTopicARN, Problem: "is not set", Expected: fmt.Sprintf(`the ARN of the SNS topic, required when %s is "sns"`, EnvTarget)}
+		case !topicARN.MatchString(c.TopicARN):
+			return Config{}, &Error{Var: EnvTopicARN, Value: c.TopicARN, Problem: "is not an SNS topic ARN", Expected: `an ARN such as "arn:aws:sns:us-east-1:123456789012:orders"`}
+		case strings.HasSuffix(c.TopicARN, ".fifo"):
+			return Config{}, &Error{Var: EnvTopicARN, Value: c.TopicARN, Problem: "is a FIFO topic", Expected: "a standard topic; the relay publishes in parallel and does not set message groups"}
+		}
+	}
+
+	switch v := get(EnvPublishedAction); Action(strings.ToLower(v)) {
+	case "", ActionMark:
+		c.PublishedAction = ActionMark
+	case ActionDelete:
+		c.PublishedAction = ActionDelete
+	default:
+		return Config{}, &Error{Var: EnvPublishedAction, Value: v, Problem: "is not a known action", Expected: `"mark" or "delete"`}
+	}
+
+	var err error
+	if c.PublishedTTL, err = duration(get, EnvPublishedTTL, DefaultPublishedTTL, "a Go duration such as \"720h\", or \"0\" to keep published items forever"); err != nil {
+		return Config{}, err
+	}
+	if c.ReconcileMinAge, err = duration(get, EnvReconcileMinAge, DefaultReconcileMinAge, "a Go duration such as \"5m\""); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func duration(get func(string) string, name string, def time.Duration, expected string) (time.Duration, error) {
+	v := get(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, &Error{Var: name, Value: v, Problem: "is not a duration", Expected: expected}
+	}
+	if d < 0 {
+		return 0, &Error{Var: name, Value: v, Problem: "is negative", Expected: expected}
+	}
+	return d, nil
+}
+
+// tableError turns an outbox.ConfigError into an Error naming the variable.
+func tableError(t outbox.Table, err error) error {
+	ce, ok := err.(*outbox.ConfigError)
+	if !ok {
+		return fmt.Errorf("relay configuration: %w", err)
+	}
+	env, value := EnvTableName, t.Name
+	switch ce.Field {
+	case "PartitionKey":
+		env, value = EnvPartitionKey, t.PartitionKey
+	case "SortKey":
+		env, value = EnvSortKey, t.SortKey
+	case "SortKeyPrefix":
+		env, value = EnvSortKeyPrefix, t.SortKeyPrefix
+	case "TTLAttribute":
+		env, value = EnvTTLAttribute, t.TTLAttribute
+	case "PendingShards":
+		env, value = EnvPendingShards, strconv.Itoa(t.PendingShards)
+	}
+	return &Error{Var: env, Value: value, Problem: ce.Problem, Expected: ce.Fix}
+}

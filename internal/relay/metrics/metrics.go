@@ -1,0 +1,167 @@
+// Package metrics records the relay's metrics for one invocation and writes
+// them to stdout in CloudWatch embedded metric format (EMF), which Lambda's
+// log pipeline turns into CloudWatch metrics without any API call.
+package metrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Namespace of every relay metric.
+const Namespace = "Outbox"
+
+// DimensionFunctionName is the one dimension of every metric.
+const DimensionFunctionName = "FunctionName"
+
+// Names of the relay's metrics.
+const (
+	// EventsPublished counts events the target accepted.
+	EventsPublished = "EventsPublished"
+	// EventsFailed counts poison events: malformed, too large or rejected by
+	// the target, marked FAILED.
+	EventsFailed = "EventsFailed"
+	// EventsRetried counts entries sent again after a retryable failure.
+	EventsRetried = "EventsRetried"
+	// EventsLeftPending counts events whose publishing or marking failed and
+	// that are left for a later attempt (stream retry or reconciler).
+	EventsLeftPending = "EventsLeftPending"
+	// PublishLatency is, per event, the time from occurredAt to publishing.
+	PublishLatency = "PublishLatency"
+	// PendingFound counts pending events found by the reconciler.
+	PendingFound = "PendingFound"
+	// OldestPendingAge is the age of the oldest pending event the
+	// reconciler found.
+	OldestPendingAge = "OldestPendingAge"
+)
+
+// Unit is a CloudWatch unit.
+type Unit string
+
+// Units used by the relay.
+const (
+	Count        Unit = "Count"
+	Milliseconds Unit = "Milliseconds"
+	Seconds      Unit = "Seconds"
+)
+
+// maxValues is the number of values EMF accepts for one metric in one document.
+const maxValues = 100
+
+// Recorder collects metrics. It is safe for concurrent use.
+type Recorder struct {
+	mu     sync.Mutex
+	units  map[string]Unit
+	values map[string][]float64
+	counts map[string]float64
+}
+
+// New returns an empty Recorder.
+func New() *Recorder {
+	return &Recorder{units: map[string]Unit{}, values: map[string][]float64{}, counts: map[string]float64{}}
+}
+
+// Add adds n to a count, recording it even when n is 0.
+func (r *Recorder) Add(name string, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.units[name] = Count
+	r.counts[name] += float64(n)
+}
+
+// Observe records one value of a distribution, such as a latency.
+func (r *Recorder) Observe(name string, unit Unit, v float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.units[name] = unit
+	r.values[name] = append(r.values[name], v)
+}
+
+// Count returns the current value of a count; for tests and reports.
+func (r *Recorder) Count(name string) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.counts[name]
+}
+
+// Values returns the recorded values of a distribution.
+func (r *Recorder) Values(name string) []float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]float64(nil), r.values[name]...)
+}
+
+type metricDef struct {
+	Name string `json:"Name"`
+	Unit Unit   `json:"Unit"`
+}
+
+type directive struct {
+	Namespace  string      `json:"Namespace"`
+	Dimensions [][]string  `json:"Dimensions"`
+	Metrics    []metricDef `json:"Metrics"`
+}
+
+type awsMeta struct {
+	Timestamp         int64       `json:"Timestamp"`
+	CloudWatchMetrics []directive `json:"CloudWatchMetrics"`
+}
+
+// Flush writes the recorded metrics as EMF documents, one JSON object a line,
+// and empties the recorder. A distribution with more than 100 values is
+// spread over several documents, as EMF allows at most 100 values per metric.
+func (r *Recorder) Flush(w io.Writer, functionName string, now time.Time) error {
+	r.mu.Lock()
+	counts, values, units := r.counts, r.values, r.units
+	r.counts, r.values, r.units = map[string]float64{}, map[string][]float64{}, map[string]Unit{}
+	r.mu.Unlock()
+
+	for first := true; first || len(values) > 0; first = false {
+		doc := map[string]any{DimensionFunctionName: functionName}
+		var defs []metricDef
+		if first {
+			for name, n := range counts {
+				doc[name] = n
+				defs = append(defs, metricDef{Name: name, Unit: units[name]})
+			}
+		}
+		for name, vs := range values {
+			take := vs[:min(len(vs), maxValues)]
+			if len(take) == 1 {
+				doc[name] = take[0]
+			} else {
+				doc[name] = take
+			}
+			defs = append(defs, metricDef{Name: name, Unit: units[name]})
+			if len(vs) > maxValues {
+				values[name] = vs[maxValues:]
+			} else {
+				delete(values, name)
+			}
+		}
+		if len(defs) == 0 {
+			return nil
+		}
+		sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
+		doc["_aws"] = awsMeta{
+			Timestamp: now.UnixMilli(),
+			CloudWatchMetrics: []directive{{
+				Namespace:  Namespace,
+				Dimensions: [][]string{{DimensionFunctionName}},
+				Metrics:    defs,
+			}},
+		}
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return fmt.Errorf("encoding metrics: %w", err)
+		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return fmt.Errorf("writing metrics: %w", err)
+		}
+	}
+	return nil
+}

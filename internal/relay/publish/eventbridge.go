@@ -1,0 +1,93 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// EventBridgeAPI is the part of the EventBridge client the relay uses.
+type EventBridgeAPI interface {
+	PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, opts ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error)
+}
+
+// EventBridge publishes with PutEvents: up to 10 entries and 256 KB per
+// call, calls in parallel. An entry's source and detail type are the
+// record's, its detail is the record's DetailJSON, its time the record's
+// OccurredAt, and its trace header the record's, when set.
+type EventBridge struct {
+	Client EventBridgeAPI
+	// EventBus is the bus name or ARN.
+	EventBus string
+	// Retry bounds the retries of throttled and internally failed entries.
+	Retry retry.Policy
+	// Concurrency bounds the calls in flight; 0 means DefaultConcurrency.
+	Concurrency int
+}
+
+var _ Publisher = (*EventBridge)(nil)
+
+// Publish implements Publisher.
+func (p *EventBridge) Publish(ctx context.Context, records []outbox.Record) []Result {
+	results := make([]Result, len(records))
+	entries := make([]types.PutEventsRequestEntry, len(records))
+	var sizes []int
+	var index []int // position in records of each entry that is sent
+	for i, r := range records {
+		size := r.EventBridgeEntrySize()
+		if size > MaxBatchBytes {
+			results[i] = Result{Status: Rejected, Reason: fmt.Sprintf("the event is %d bytes; EventBridge accepts at most %d", size, MaxBatchBytes)}
+			continue
+		}
+		entries[i] = types.PutEventsRequestEntry{
+			EventBusName: aws.String(p.EventBus),
+			Source:       aws.String(r.Source),
+			DetailType:   aws.String(r.DetailType),
+			Detail:       aws.String(string(r.DetailJSON())),
+			Time:         aws.Time(r.OccurredAt),
+		}
+		if r.TraceHeader != "" {
+			entries[i].TraceHeader = aws.String(r.TraceHeader)
+		}
+		sizes = append(sizes, size)
+		index = append(index, i)
+	}
+	chunks := Chunks(sizes, MaxBatchEntries, MaxBatchBytes)
+	for _, c := range chunks {
+		for k := range c {
+			c[k] = index[c[k]]
+		}
+	}
+	send := func(ctx context.Context, idx []int) ([]entryResult, error) {
+		in := &eventbridge.PutEventsInput{Entries: make([]types.PutEventsRequestEntry, len(idx))}
+		for k, i := range idx {
+			in.Entries[k] = entries[i]
+		}
+		out, err := p.Client.PutEvents(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		res := make([]entryResult, len(idx))
+		for k := range idx {
+			if k >= len(out.Entries) {
+				res[k] = entryResult{code: "InternalFailure", message: "PutEvents returned no result for the entry"}
+				continue
+			}
+			e := out.Entries[k]
+			if code := aws.ToString(e.ErrorCode); code != "" {
+				res[k] = entryResult{code: code, message: aws.ToString(e.ErrorMessage)}
+			} else {
+				res[k] = entryResult{ok: true}
+			}
+		}
+		return res, nil
+	}
+	batcher{target: "EventBridge", policy: p.Retry, concurrency: p.Concurrency}.run(ctx, chunks, send, results)
+	return results
+}

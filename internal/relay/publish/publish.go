@@ -1,0 +1,176 @@
+// Package publish sends outbox records to their target, EventBridge or SNS,
+// in as few parallel batch calls as the service limits allow, and reports one
+// result per record: published, failed (worth trying again later) or rejected
+// (the target will never accept it).
+package publish
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Limits shared by PutEvents and PublishBatch.
+const (
+	// MaxBatchEntries is the number of entries one call accepts.
+	MaxBatchEntries = 10
+	// MaxBatchBytes is the total size one call accepts.
+	MaxBatchBytes = outbox.MaxEntryBytes
+	// DefaultConcurrency is the number of calls in flight at once.
+	DefaultConcurrency = 32
+)
+
+// Status is what became of one record.
+type Status int
+
+// Statuses of a Result.
+const (
+	// Published: the target accepted the event.
+	Published Status = iota
+	// Failed: the event was not published, but a later attempt may succeed
+	// (throttling or server errors that outlasted the retries, a failed call).
+	Failed
+	// Rejected: the target will never accept the event (malformed, too large,
+	// refused permanently).
+	Rejected
+)
+
+func (s Status) String() string {
+	switch s {
+	case Published:
+		return "published"
+	case Failed:
+		return "failed"
+	case Rejected:
+		return "rejected"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Result is the outcome of publishing one record.
+type Result struct {
+	Status Status
+	// Reason says why the record failed or was rejected.
+	Reason string
+	// Retries counts how many times the entry was sent again after a
+	// retryable failure.
+	Retries int
+}
+
+// Publisher publishes records. Publish returns one result per record, in
+// order; it does not return an error, because every record gets its own.
+type Publisher interface {
+	Publish(ctx context.Context, records []outbox.Record) []Result
+}
+
+// Chunks splits entries of the given sizes, in order, into batches of at most
+// maxCount entries and maxBytes bytes. It returns the indexes of each batch.
+// An entry larger than maxBytes gets a batch of its own; callers reject such
+// entries before chunking.
+func Chunks(sizes []int, maxCount, maxBytes int) [][]int {
+	var chunks [][]int
+	var cur []int
+	curBytes := 0
+	for i, size := range sizes {
+		if len(cur) > 0 && (len(cur) == maxCount || curBytes+size > maxBytes) {
+			chunks = append(chunks, cur)
+			cur, curBytes = nil, 0
+		}
+		cur = append(cur, i)
+		curBytes += size
+	}
+	if len(cur) > 0 {
+		chunks = append(chunks, cur)
+	}
+	return chunks
+}
+
+// entryResult is what a batch call says about one of its entries.
+type entryResult struct {
+	ok      bool
+	code    string
+	message string
+}
+
+// sendFunc makes one batch call for the entries with the given indexes and
+// returns one entryResult per index, or an error for the whole call.
+type sendFunc func(ctx context.Context, idx []int) ([]entryResult, error)
+
+// batcher runs batch calls in parallel and retries retryable entries.
+type batcher struct {
+	target      string
+	policy      retry.Policy
+	concurrency int
+}
+
+// run sends every chunk, in parallel, and fills results (indexed like the
+// records). Entries that fail with a retryable code, and whole calls that
+// fail with a transient error, are sent again with backoff while the policy
+// allows; what still fails is Failed. Other entry errors are Rejected.
+func (b batcher) run(ctx context.Context, chunks [][]int, send sendFunc, results []Result) {
+	concurrency := b.concurrency
+	if concurrency <= 0 {
+		concurrency = DefaultConcurrency
+	}
+	sem := make(chan struct{}, concurrency)
+	var wg sync.WaitGroup
+	for _, chunk := range chunks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			b.runChunk(ctx, chunk, send, results)
+		}()
+	}
+	wg.Wait()
+}
+
+func (b batcher) runChunk(ctx context.Context, pending []int, send sendFunc, results []Result) {
+	for attempt := 1; ; attempt++ {
+		var again []int
+		var reason string
+		out, err := send(ctx, pending)
+		switch {
+		case err != nil && retry.IsTransient(err):
+			again, reason = pending, fmt.Sprintf("%s call failed: %v", b.target, err)
+		case err != nil:
+			for _, i := range pending {
+				results[i] = Result{Status: Failed, Reason: fmt.Sprintf("%s call failed: %v", b.target, err), Retries: results[i].Retries}
+			}
+			return
+		default:
+			for k, i := range pending {
+				e := out[k]
+				switch {
+				case e.ok:
+					results[i].Status, results[i].Reason = Published, ""
+				case retry.IsTransientCode(e.code):
+					again = append(again, i)
+					reason = fmt.Sprintf("%s: %s: %s", b.target, e.code, e.message)
+					results[i].Reason = reason
+				default:
+					results[i].Status, results[i].Reason = Rejected, fmt.Sprintf("%s rejected the event: %s: %s", b.target, e.code, e.message)
+				}
+			}
+		}
+		if len(again) == 0 {
+			return
+		}
+		if !b.policy.Backoff(ctx, attempt) {
+			for _, i := range again {
+				if results[i].Reason == "" || err != nil {
+					results[i].Reason = reason
+				}
+				results[i].Status = Failed
+			}
+			return
+		}
+		for _, i := range again {
+			results[i].Retries++
+		}
+		pending = again
+	}
+}

@@ -1,0 +1,209 @@
+// Package relay is the outbox relay Lambda function: it publishes the events
+// that applications store in their outbox table, and records that they were
+// published.
+//
+// One function serves two modes, chosen by the payload:
+//
+//   - Stream mode: a DynamoDB stream batch (events.DynamoDBEvent) from the
+//     event source mapping. Outbox INSERT records are published; every other
+//     record is skipped. The response lists the records to retry in
+//     batchItemFailures, by sequence number.
+//   - Reconcile mode: {"action":"reconcile"} (optionally with
+//     "minAgeSeconds"), sent by an EventBridge Scheduler schedule. Pending
+//     events older than the minimum age are found in the pending index and
+//     published; the response is a Report.
+//
+// Both modes share the pipeline: publish in parallel batch calls, then mark
+// (or delete) in parallel writes. Poison events are marked FAILED and never
+// block the stream. Every invocation logs a JSON summary and writes its
+// metrics in CloudWatch embedded metric format.
+package relay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// ActionReconcile is the action of a reconcile payload.
+const ActionReconcile = "reconcile"
+
+// ReconcileRequest is the payload that selects reconcile mode.
+type ReconcileRequest struct {
+	Action string `json:"action"`
+	// MinAgeSeconds overrides OUTBOX_RECONCILE_MIN_AGE when set.
+	MinAgeSeconds *float64 `json:"minAgeSeconds,omitempty"`
+}
+
+// DynamoDBAPI is the part of the DynamoDB client the relay uses.
+type DynamoDBAPI interface {
+	store.DynamoDBAPI
+	reconcile.QueryAPI
+}
+
+// Clients are the AWS clients of the relay. Only the client of the
+// configured target is needed.
+type Clients struct {
+	DynamoDB    DynamoDBAPI
+	EventBridge publish.EventBridgeAPI
+	SNS         publish.SNSAPI
+}
+
+// Options tune a Relay; the zero value is the production setting.
+type Options struct {
+	// Log receives the relay's logs; nil discards them.
+	Log *slog.Logger
+	// Metrics receives the EMF documents; nil discards them.
+	Metrics io.Writer
+	// FunctionName is the value of the FunctionName metric dimension.
+	FunctionName string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Retry overrides retry.Default.
+	Retry *retry.Policy
+}
+
+// Relay handles invocations. It is safe for concurrent use.
+type Relay struct {
+	table        outbox.Table
+	minAge       time.Duration
+	pipeline     *pipeline.Pipeline
+	reconciler   *reconcile.Reconciler
+	log          *slog.Logger
+	metricsOut   io.Writer
+	functionName string
+	now          func() time.Time
+}
+
+// New wires a Relay for cfg.
+func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
+	if clients.DynamoDB == nil {
+		return nil, errors.New("relay: a DynamoDB client is required")
+	}
+	policy := retry.Default
+	if opts.Retry != nil {
+		policy = *opts.Retry
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	var pub publish.Publisher
+	switch cfg.Target {
+	case config.TargetSNS:
+		if clients.SNS == nil {
+			return nil, errors.New("relay: the sns target needs an SNS client")
+		}
+		pub = &publish.SNS{Client: clients.SNS, TopicARN: cfg.TopicARN, Retry: policy}
+	default:
+		if clients.EventBridge == nil {
+			return nil, errors.New("relay: the eventbridge target needs an EventBridge client")
+		}
+		pub = &publish.EventBridge{Client: clients.EventBridge, EventBus: cfg.EventBus, Retry: policy}
+	}
+	st := &store.Store{Client: clients.DynamoDB, Table: cfg.Table, TTL: cfg.PublishedTTL, Now: now, Retry: policy}
+	if cfg.PublishedAction == config.ActionDelete {
+		st.TTL = 0
+	}
+	p := &pipeline.Pipeline{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log}
+	out := opts.Metrics
+	if out == nil {
+		out = io.Discard
+	}
+	return &Relay{
+		table:    cfg.Table,
+		minAge:   cfg.ReconcileMinAge,
+		pipeline: p,
+		reconciler: &reconcile.Reconciler{
+			Client: clients.DynamoDB, Table: cfg.Table, Processor: p, Now: now, Retry: policy, Log: log,
+		},
+		log:          log,
+		metricsOut:   out,
+		functionName: opts.FunctionName,
+		now:          now,
+	}, nil
+}
+
+// Handle is the Lambda handler: it chooses the mode from the payload.
+func (r *Relay) Handle(ctx context.Context, payload json.RawMessage) (any, error) {
+	var probe struct {
+		Records json.RawMessage `json:"Records"`
+		Action  *string         `json:"action"`
+	}
+	trimmed := bytes.TrimSpace(payload)
+	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &probe) != nil {
+		return nil, errUnknownPayload
+	}
+	switch {
+	case len(probe.Records) > 0 && !bytes.Equal(probe.Records, []byte("null")):
+		var ev events.DynamoDBEvent
+		if err := json.Unmarshal(trimmed, &ev); err != nil {
+			return nil, fmt.Errorf("decoding the DynamoDB stream batch: %w", err)
+		}
+		for _, rec := range ev.Records {
+			if rec.EventSource != "" && rec.EventSource != "aws:dynamodb" {
+				return nil, fmt.Errorf("%w: a record comes from %q, not from a DynamoDB stream", errUnknownPayload, rec.EventSource)
+			}
+		}
+		return r.HandleStream(ctx, ev)
+	case probe.Action != nil:
+		var req ReconcileRequest
+		if err := json.Unmarshal(trimmed, &req); err != nil {
+			return nil, fmt.Errorf("decoding the reconcile request: %w", err)
+		}
+		return r.Reconcile(ctx, req)
+	}
+	return nil, errUnknownPayload
+}
+
+var errUnknownPayload = errors.New(`unsupported payload: expected a DynamoDB stream batch ({"Records":[...]}) or a reconcile request ({"action":"reconcile","minAgeSeconds":300})`)
+
+// Reconcile runs reconcile mode.
+func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (reconcile.Report, error) {
+	if req.Action != ActionReconcile {
+		return reconcile.Report{}, fmt.Errorf(`unknown action %q: the only action is "reconcile"`, req.Action)
+	}
+	minAge := r.minAge
+	if req.MinAgeSeconds != nil {
+		if *req.MinAgeSeconds < 0 {
+			return reconcile.Report{}, fmt.Errorf("minAgeSeconds is %v: expected a number of seconds, 0 or more", *req.MinAgeSeconds)
+		}
+		minAge = time.Duration(*req.MinAgeSeconds * float64(time.Second))
+	}
+	m := metrics.New()
+	start := r.now()
+	report := r.reconciler.Run(ctx, minAge, m)
+	r.flush(ctx, m)
+	r.log.InfoContext(ctx, "reconcile finished",
+		"found", report.Found, "published", report.Published, "failed", report.Failed,
+		"poison", report.Poison, "skipped", report.Skipped, "complete", report.Complete,
+		"remainingShards", report.RemainingShards, "oldestPendingAgeSeconds", report.OldestPendingAgeSeconds,
+		"minAgeSeconds", report.MinAgeSeconds, "durationMs", r.now().Sub(start).Milliseconds())
+	return report, nil
+}
+
+func (r *Relay) flush(ctx context.Context, m *metrics.Recorder) {
+	if err := m.Flush(r.metricsOut, r.functionName, r.now()); err != nil {
+		r.log.WarnContext(ctx, "writing metrics failed", "error", err)
+	}
+}

@@ -1,0 +1,218 @@
+// Package store records in DynamoDB what became of published events: it marks
+// items PUBLISHED or FAILED with the conditional updates of package outbox,
+// or deletes them with BatchWriteItem. Every write of a batch runs in
+// parallel, and throttled writes are retried within the deadline.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+const (
+	// MaxBatchWrite is the number of requests one BatchWriteItem accepts.
+	MaxBatchWrite = 25
+	// DefaultConcurrency is the number of writes in flight at once: enough
+	// for a batch of 100 records to be marked in one round trip.
+	DefaultConcurrency = 128
+	// maxReasonBytes bounds the lastError stored on a FAILED item.
+	maxReasonBytes = 1024
+)
+
+// DynamoDBAPI is the part of the DynamoDB client the store uses.
+type DynamoDBAPI interface {
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+}
+
+// Store writes the outcome of publishing to the outbox table.
+type Store struct {
+	Client DynamoDBAPI
+	Table  outbox.Table
+	// TTL is how long marked items are kept; 0 sets no expiry.
+	TTL time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Retry bounds the retries of throttled writes.
+	Retry retry.Policy
+	// Concurrency bounds the writes in flight; 0 means DefaultConcurrency.
+	Concurrency int
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// MarkPublished marks each record PUBLISHED with one conditional UpdateItem,
+// all in parallel. It returns one error per record, nil when the item is
+// marked or no longer pending (already published by another invocation, or
+// deleted).
+func (s *Store) MarkPublished(ctx context.Context, records []outbox.Record) []error {
+	now := s.now()
+	return s.update(ctx, len(records), func(i int) *dynamodb.UpdateItemInput {
+		return s.Table.MarkPublished(records[i], now, s.TTL)
+	})
+}
+
+// MarkFailed marks each record FAILED with its reason, in parallel. Like
+// MarkPublished it treats an item that is no longer pending as done.
+func (s *Store) MarkFailed(ctx context.Context, records []outbox.Record, reasons []string) []error {
+	now := s.now()
+	return s.update(ctx, len(records), func(i int) *dynamodb.UpdateItemInput {
+		return s.Table.MarkFailed(records[i], truncate(reasons[i], maxReasonBytes), now)
+	})
+}
+
+func (s *Store) update(ctx context.Context, n int, build func(i int) *dynamodb.UpdateItemInput) []error {
+	errs := make([]error, n)
+	s.parallel(n, func(i int) {
+		in := build(i)
+		for attempt := 1; ; attempt++ {
+			_, err := s.Client.UpdateItem(ctx, in)
+			var ccf *types.ConditionalCheckFailedException
+			if err == nil || errors.As(err, &ccf) {
+				errs[i] = nil
+				return
+			}
+			errs[i] = fmt.Errorf("updating outbox item %s in %s: %w", s.describeKey(in.Key), s.Table.Name, err)
+			if !retry.IsTransient(err) || !s.Retry.Backoff(ctx, attempt) {
+				return
+			}
+		}
+	})
+	return errs
+}
+
+// Delete deletes the records' items with BatchWriteItem, 25 per call, calls
+// in parallel, retrying unprocessed items. It returns one error per record.
+func (s *Store) Delete(ctx context.Context, records []outbox.Record) []error {
+	errs := make([]error, len(records))
+	// Group records by key: one request per item, as BatchWriteItem rejects
+	// duplicate keys in a call.
+	byKey := make(map[string][]int, len(records))
+	var keys []string
+	for i, r := range records {
+		k := itemKey(r.PartitionKey, r.SortKey)
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], i)
+	}
+	var chunks [][]string
+	for start := 0; start < len(keys); start += MaxBatchWrite {
+		chunks = append(chunks, keys[start:min(start+MaxBatchWrite, len(keys))])
+	}
+	var mu sync.Mutex
+	s.parallel(len(chunks), func(c int) {
+		failed := s.deleteChunk(ctx, chunks[c], records, byKey)
+		mu.Lock()
+		defer mu.Unlock()
+		for k, err := range failed {
+			for _, i := range byKey[k] {
+				errs[i] = err
+			}
+		}
+	})
+	return errs
+}
+
+// deleteChunk deletes the items with the given keys and returns the error of
+// each key that could not be deleted.
+func (s *Store) deleteChunk(ctx context.Context, keys []string, records []outbox.Record, byKey map[string][]int) map[string]error {
+	pending := make([]types.WriteRequest, len(keys))
+	for k, key := range keys {
+		pending[k] = s.Table.Delete(records[byKey[key][0]])
+	}
+	for attempt := 1; ; attempt++ {
+		out, err := s.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+			RequestItems: map[string][]types.WriteRequest{s.Table.Name: pending},
+		})
+		var cause error
+		switch {
+		case err != nil:
+			cause = fmt.Errorf("deleting %d outbox items from %s: %w", len(pending), s.Table.Name, err)
+			if !retry.IsTransient(err) {
+				return failAll(pending, s.Table, cause)
+			}
+		case len(out.UnprocessedItems[s.Table.Name]) == 0:
+			return nil
+		default:
+			pending = out.UnprocessedItems[s.Table.Name]
+			cause = fmt.Errorf("deleting outbox items from %s: still unprocessed after %d attempts", s.Table.Name, attempt)
+		}
+		if !s.Retry.Backoff(ctx, attempt) {
+			return failAll(pending, s.Table, cause)
+		}
+	}
+}
+
+func failAll(requests []types.WriteRequest, t outbox.Table, err error) map[string]error {
+	failed := make(map[string]error, len(requests))
+	for _, wr := range requests {
+		if wr.DeleteRequest == nil {
+			continue
+		}
+		pk, _ := wr.DeleteRequest.Key[t.PartitionKey].(*types.AttributeValueMemberS)
+		sk, _ := wr.DeleteRequest.Key[t.SortKey].(*types.AttributeValueMemberS)
+		if pk == nil || sk == nil {
+			continue
+		}
+		failed[itemKey(pk.Value, sk.Value)] = err
+	}
+	return failed
+}
+
+// parallel calls f(0..n-1), at most Concurrency at a time, and waits.
+func (s *Store) parallel(n int, f func(i int)) {
+	limit := s.Concurrency
+	if limit <= 0 {
+		limit = DefaultConcurrency
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
+
+func itemKey(pk, sk string) string { return pk + "\x00" + sk }
+
+// describeKey formats an item key for errors: "(PK=..., SK=...)".
+func (s *Store) describeKey(key map[string]types.AttributeValue) string {
+	str := func(name string) string {
+		if v, ok := key[name].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return "?"
+	}
+	return fmt.Sprintf("(%s=%s, %s=%s)", s.Table.PartitionKey, str(s.Table.PartitionKey), s.Table.SortKey, str(s.Table.SortKey))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	// Cut on a rune boundary.
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
