@@ -1,0 +1,969 @@
+package lambda
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+)
+
+// States and update statuses of a function (FunctionConfiguration).
+const (
+	StatePending  = "Pending"
+	StateActive   = "Active"
+	StateFailed   = "Failed"
+	UpdateInProg  = "InProgress"
+	UpdateSuccess = "Successful"
+)
+
+const (
+	maxZipBytes       = 50 << 20
+	maxUnzippedBytes  = 250 << 20
+	defaultTimeout    = 3
+	defaultMemorySize = 128
+	lastModifiedFmt   = "2006-01-02T15:04:05.000-0700"
+)
+
+var (
+	functionNameRe = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	roleArnRe      = regexp.MustCompile(`^arn:(aws[a-zA-Z-]*)?:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-/]+$`)
+	supported      = []string{"provided.al2023", "provided.al2"}
+)
+
+// reservedEnvKeys are the environment variables a function may not set.
+var reservedEnvKeys = []string{
+	"_HANDLER", "_X_AMZN_TRACE_ID", "AWS_DEFAULT_REGION", "AWS_REGION", "AWS_EXECUTION_ENV",
+	"AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_LAMBDA_FUNCTION_VERSION",
+	"AWS_LAMBDA_INITIALIZATION_TYPE", "AWS_LAMBDA_LOG_GROUP_NAME", "AWS_LAMBDA_LOG_STREAM_NAME",
+	"AWS_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+	"AWS_LAMBDA_RUNTIME_API", "LAMBDA_TASK_ROOT", "LAMBDA_RUNTIME_DIR",
+}
+
+// config is the mutable configuration of a function.
+type config struct {
+	Runtime     string
+	Role        string
+	Handler     string
+	Description string
+	Timeout     int
+	MemorySize  int
+	Env         map[string]string
+	HasEnv      bool
+	Arch        string
+	LogGroup    string
+	LogFormat   string
+	CodeSha256  string
+	CodeSize    int64
+	CodeDir     string
+	Zip         []byte
+}
+
+// function is one function ($LATEST). Its fields are guarded by
+// Service.mu; pool has its own lock.
+type function struct {
+	name string
+	arn  string
+	cfg  config
+
+	tags           map[string]string
+	reserved       *int
+	policy         []map[string]any
+	policyRevision string
+
+	state, stateReason, stateReasonCode          string
+	lastUpdate, lastUpdateReason, lastUpdateCode string
+	revisionID                                   string
+	lastModified                                 time.Time
+	deleted                                      bool
+	codeSeq                                      int
+
+	pool *pool
+}
+
+// ---- wire shapes ----
+
+type environment struct {
+	Variables map[string]string `json:"Variables"`
+}
+
+type loggingConfig struct {
+	LogFormat           string `json:"LogFormat,omitempty"`
+	ApplicationLogLevel string `json:"ApplicationLogLevel,omitempty"`
+	SystemLogLevel      string `json:"SystemLogLevel,omitempty"`
+	LogGroup            string `json:"LogGroup,omitempty"`
+}
+
+type functionCode struct {
+	ZipFile  []byte  `json:"ZipFile"`
+	S3Bucket *string `json:"S3Bucket"`
+	ImageURI *string `json:"ImageUri"`
+}
+
+type createFunctionInput struct {
+	FunctionName  string            `json:"FunctionName"`
+	Runtime       string            `json:"Runtime"`
+	Role          string            `json:"Role"`
+	Handler       string            `json:"Handler"`
+	Code          *functionCode     `json:"Code"`
+	Description   string            `json:"Description"`
+	Timeout       *int              `json:"Timeout"`
+	MemorySize    *int              `json:"MemorySize"`
+	Publish       bool              `json:"Publish"`
+	PackageType   string            `json:"PackageType"`
+	Environment   *environment      `json:"Environment"`
+	Tags          map[string]string `json:"Tags"`
+	Architectures []string          `json:"Architectures"`
+	LoggingConfig *loggingConfig    `json:"LoggingConfig"`
+}
+
+type updateFunctionConfigurationInput struct {
+	Role          *string        `json:"Role"`
+	Handler       *string        `json:"Handler"`
+	Description   *string        `json:"Description"`
+	Timeout       *int           `json:"Timeout"`
+	MemorySize    *int           `json:"MemorySize"`
+	Runtime       *string        `json:"Runtime"`
+	Environment   *environment   `json:"Environment"`
+	RevisionID    *string        `json:"RevisionId"`
+	LoggingConfig *loggingConfig `json:"LoggingConfig"`
+}
+
+type updateFunctionCodeInput struct {
+	ZipFile       []byte   `json:"ZipFile"`
+	S3Bucket      *string  `json:"S3Bucket"`
+	ImageURI      *string  `json:"ImageUri"`
+	Architectures []string `json:"Architectures"`
+	Publish       bool     `json:"Publish"`
+	DryRun        bool     `json:"DryRun"`
+	RevisionID    *string  `json:"RevisionId"`
+}
+
+// functionConfiguration is FunctionConfiguration on the wire.
+type functionConfiguration struct {
+	FunctionName               string            `json:"FunctionName"`
+	FunctionArn                string            `json:"FunctionArn"`
+	Runtime                    string            `json:"Runtime"`
+	Role                       string            `json:"Role"`
+	Handler                    string            `json:"Handler,omitempty"`
+	CodeSize                   int64             `json:"CodeSize"`
+	Description                string            `json:"Description"`
+	Timeout                    int               `json:"Timeout"`
+	MemorySize                 int               `json:"MemorySize"`
+	LastModified               string            `json:"LastModified"`
+	CodeSha256                 string            `json:"CodeSha256"`
+	Version                    string            `json:"Version"`
+	Environment                *environment      `json:"Environment,omitempty"`
+	TracingConfig              map[string]string `json:"TracingConfig"`
+	RevisionID                 string            `json:"RevisionId"`
+	State                      string            `json:"State,omitempty"`
+	StateReason                string            `json:"StateReason,omitempty"`
+	StateReasonCode            string            `json:"StateReasonCode,omitempty"`
+	LastUpdateStatus           string            `json:"LastUpdateStatus,omitempty"`
+	LastUpdateStatusReason     string            `json:"LastUpdateStatusReason,omitempty"`
+	LastUpdateStatusReasonCode string            `json:"LastUpdateStatusReasonCode,omitempty"`
+	PackageType                string            `json:"PackageType"`
+	Architectures              []string          `json:"Architectures"`
+	EphemeralStorage           map[string]int    `json:"EphemeralStorage"`
+	SnapStart                  map[string]string `json:"SnapStart"`
+	LoggingConfig              loggingConfig     `json:"LoggingConfig"`
+}
+
+func (s *Service) configurationLocked(f *function) functionConfiguration {
+	c := functionConfiguration{
+		FunctionName:               f.name,
+		FunctionArn:                f.arn,
+		Runtime:                    f.cfg.Runtime,
+		Role:                       f.cfg.Role,
+		Handler:                    f.cfg.Handler,
+		CodeSize:                   f.cfg.CodeSize,
+		Description:                f.cfg.Description,
+		Timeout:                    f.cfg.Timeout,
+		MemorySize:                 f.cfg.MemorySize,
+		LastModified:               f.lastModified.UTC().Format(lastModifiedFmt),
+		CodeSha256:                 f.cfg.CodeSha256,
+		Version:                    "$LATEST",
+		TracingConfig:              map[string]string{"Mode": "PassThrough"},
+		RevisionID:                 f.revisionID,
+		State:                      f.state,
+		StateReason:                f.stateReason,
+		StateReasonCode:            f.stateReasonCode,
+		LastUpdateStatus:           f.lastUpdate,
+		LastUpdateStatusReason:     f.lastUpdateReason,
+		LastUpdateStatusReasonCode: f.lastUpdateCode,
+		PackageType:                "Zip",
+		Architectures:              []string{f.cfg.Arch},
+		EphemeralStorage:           map[string]int{"Size": 512},
+		SnapStart:                  map[string]string{"ApplyOn": "None", "OptimizationStatus": "Off"},
+		LoggingConfig:              loggingConfig{LogFormat: f.cfg.LogFormat, LogGroup: f.cfg.LogGroup},
+	}
+	if f.cfg.HasEnv {
+		c.Environment = &environment{Variables: maps.Clone(f.cfg.Env)}
+		if c.Environment.Variables == nil {
+			c.Environment.Variables = map[string]string{}
+		}
+	}
+	return c
+}
+
+// ---- errors ----
+
+func invalidParameter(format string, args ...any) *awsapi.Error {
+	return awsapi.NewError("InvalidParameterValueException", format, args...)
+}
+
+func (s *Service) notFound(name string) *awsapi.Error {
+	return awsapi.NotFound404("Function not found: %s", s.functionARN(name))
+}
+
+func (s *Service) functionARN(name string) string {
+	return s.env.ARN("lambda", "function:"+name)
+}
+
+// jsonStatus is a JSON result with a status other than 200.
+func jsonStatus(status int, v any) (*awsapi.Raw, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if v != nil {
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+	}
+	h := http.Header{}
+	if v != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	return &awsapi.Raw{Status: status, Header: h, Body: bytes.TrimRight(buf.Bytes(), "\n")}, nil
+}
+
+// ---- name resolution ----
+
+// parseFunctionName accepts a name, a name with a qualifier (f:$LATEST), a
+// partial ARN (123456789012:function:f) or a full ARN, and returns the name
+// and qualifier.
+func parseFunctionName(s string) (name, qualifier string) {
+	if strings.HasPrefix(s, "arn:") {
+		a, err := awsapi.ParseARN(s)
+		if err != nil {
+			return s, ""
+		}
+		s = strings.TrimPrefix(a.Resource, "function:")
+	} else if i := strings.Index(s, ":function:"); i >= 0 {
+		s = s[i+len(":function:"):]
+	}
+	name, qualifier, _ = strings.Cut(s, ":")
+	return name, qualifier
+}
+
+// lookupLocked finds a function by any form of its name. A qualifier other
+// than $LATEST (versions and aliases are not modelled) is not found.
+func (s *Service) lookupLocked(ref, qualifier string) (*function, *awsapi.Error) {
+	name, q := parseFunctionName(ref)
+	if q == "" {
+		q = qualifier
+	}
+	f, ok := s.functions[name]
+	if !ok || f.deleted {
+		return nil, s.notFound(name)
+	}
+	if q != "" && q != "$LATEST" {
+		return nil, awsapi.NotFound404("Function not found: %s:%s", f.arn, q)
+	}
+	return f, nil
+}
+
+// ---- code ----
+
+// extract validates a zip and writes its files under dir.
+func extract(zipBytes []byte, dir string) error {
+	zr, err := zip.NewReader(bytes.NewReader(zipBytes), int64(len(zipBytes)))
+	if err != nil {
+		return invalidParameter("Could not unzip uploaded file. Please check your file, then try to upload again.")
+	}
+	var total uint64
+	for _, zf := range zr.File {
+		total += zf.UncompressedSize64
+	}
+	if total > maxUnzippedBytes {
+		return invalidParameter("Unzipped size must be smaller than %d bytes", maxUnzippedBytes)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, zf := range zr.File {
+		clean := filepath.Clean("/" + zf.Name)
+		target := filepath.Join(dir, clean)
+		if zf.FileInfo().IsDir() {
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		mode := zf.Mode().Perm()
+		if mode == 0 {
+			mode = 0o644
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			return invalidParameter("Could not unzip uploaded file. Please check your file, then try to upload again.")
+		}
+		out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+		if err != nil {
+			rc.Close()
+			return err
+		}
+		_, err = io.Copy(out, rc)
+		rc.Close()
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return invalidParameter("Could not unzip uploaded file. Please check your file, then try to upload again.")
+		}
+	}
+	return nil
+}
+
+func codeSha256(b []byte) string {
+	sum := sha256.Sum256(b)
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// ---- validation ----
+
+func validateArch(archs []string) (string, *awsapi.Error) {
+	if len(archs) == 0 {
+		return "x86_64", nil
+	}
+	if len(archs) > 1 {
+		return "", awsapi.ValidationException("1 validation error detected: Value '[%s]' at 'architectures' failed to satisfy constraint: Member must have length less than or equal to 1", strings.Join(archs, ", "))
+	}
+	if archs[0] != "x86_64" && archs[0] != "arm64" {
+		return "", awsapi.ValidationException("1 validation error detected: Value '[%s]' at 'architectures' failed to satisfy constraint: Member must satisfy constraint: [Member must satisfy enum value set: [x86_64, arm64]]", archs[0])
+	}
+	return archs[0], nil
+}
+
+func validateCommon(timeout, memory int, env *environment) *awsapi.Error {
+	if timeout < 1 || timeout > 900 {
+		return awsapi.ValidationException("1 validation error detected: Value '%d' at 'timeout' failed to satisfy constraint: Member must have value %s", timeout, map[bool]string{true: "greater than or equal to 1", false: "less than or equal to 900"}[timeout < 1])
+	}
+	if memory < 128 || memory > 10240 {
+		return awsapi.ValidationException("1 validation error detected: Value '%d' at 'memorySize' failed to satisfy constraint: Member must have value %s", memory, map[bool]string{true: "greater than or equal to 128", false: "less than or equal to 10240"}[memory < 128])
+	}
+	if env != nil {
+		var bad []string
+		for k := range env.Variables {
+			if slices.Contains(reservedEnvKeys, k) {
+				bad = append(bad, k)
+			}
+		}
+		if len(bad) > 0 {
+			sort.Strings(bad)
+			return invalidParameter("Lambda was unable to configure your environment variables because the environment variables you have provided contains reserved keys that are currently not supported for modification. Reserved keys used in this request: %s", strings.Join(bad, ", "))
+		}
+		size := 0
+		for k, v := range env.Variables {
+			size += len(k) + len(v)
+		}
+		if size > 4096 {
+			return invalidParameter("Lambda was unable to configure your environment variables because the environment variables you have provided exceeded the 4KB limit. String measured: %d", size)
+		}
+	}
+	return nil
+}
+
+func validateRuntime(rt string) *awsapi.Error {
+	if !slices.Contains(supported, rt) {
+		return invalidParameter("The runtime parameter of %s is not supported by the local stack: use one of %s with a bootstrap at the root of the zip", rt, strings.Join(supported, ", "))
+	}
+	return nil
+}
+
+func (s *Service) checkRole(role string) error {
+	if !roleArnRe.MatchString(role) {
+		return awsapi.ValidationException("1 validation error detected: Value '%s' at 'role' failed to satisfy constraint: Member must satisfy regular expression pattern: arn:(aws[a-zA-Z-]*)?:iam::\\d{12}:role/?[a-zA-Z_0-9+=,.@\\-_/]+", role)
+	}
+	if s.opts.Roles == nil {
+		return nil
+	}
+	rc := s.opts.Roles()
+	if rc == nil {
+		return nil
+	}
+	if err := rc.RoleAssumableBy(role, "lambda.amazonaws.com"); err != nil {
+		var e *awsapi.Error
+		if errors.As(err, &e) {
+			return e
+		}
+		return invalidParameter("The role defined for the function cannot be assumed by Lambda.")
+	}
+	return nil
+}
+
+// ---- operations ----
+
+func (s *Service) createFunction(req *awsapi.Request) (any, error) {
+	var in createFunctionInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if !functionNameRe.MatchString(in.FunctionName) {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'functionName' failed to satisfy constraint: Member must satisfy regular expression pattern: (arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}(-gov)?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_]+)(:(\\$LATEST|[a-zA-Z0-9-_]+))?", in.FunctionName)
+	}
+	arn := s.functionARN(in.FunctionName)
+	if err := req.Authorize("lambda:CreateFunction", arn); err != nil {
+		return nil, err
+	}
+	if in.PackageType == "Image" || (in.Code != nil && in.Code.ImageURI != nil) {
+		return nil, invalidParameter("Container image functions are not supported by the local stack")
+	}
+	if err := validateRuntime(in.Runtime); err != nil {
+		return nil, err
+	}
+	if in.Code == nil || (len(in.Code.ZipFile) == 0 && in.Code.S3Bucket == nil) {
+		return nil, invalidParameter("Please provide a source for function code.")
+	}
+	if in.Code.S3Bucket != nil {
+		return nil, invalidParameter("Code from S3 is not supported by the local stack: upload ZipFile")
+	}
+	if len(in.Code.ZipFile) > maxZipBytes {
+		e := awsapi.NewError("RequestEntityTooLargeException", "Request must be smaller than %d bytes for the CreateFunction operation", maxZipBytes)
+		e.HTTPStatus = http.StatusRequestEntityTooLarge
+		return nil, e
+	}
+	arch, aerr := validateArch(in.Architectures)
+	if aerr != nil {
+		return nil, aerr
+	}
+	timeout, memory := defaultTimeout, defaultMemorySize
+	if in.Timeout != nil {
+		timeout = *in.Timeout
+	}
+	if in.MemorySize != nil {
+		memory = *in.MemorySize
+	}
+	if err := validateCommon(timeout, memory, in.Environment); err != nil {
+		return nil, err
+	}
+	if err := s.checkRole(in.Role); err != nil {
+		return nil, err
+	}
+	logGroup, logFormat := "/aws/lambda/"+in.FunctionName, "Text"
+	if in.LoggingConfig != nil {
+		if in.LoggingConfig.LogGroup != "" {
+			logGroup = in.LoggingConfig.LogGroup
+		}
+		if in.LoggingConfig.LogFormat != "" {
+			logFormat = in.LoggingConfig.LogFormat
+		}
+	}
+
+	s.mu.Lock()
+	if f, ok := s.functions[in.FunctionName]; ok && !f.deleted {
+		s.mu.Unlock()
+		return nil, awsapi.ResourceConflictException("Function already exist: %s", in.FunctionName)
+	}
+	if s.closed {
+		s.mu.Unlock()
+		return nil, awsapi.ServiceUnavailable("the stack is closing")
+	}
+	f := &function{name: in.FunctionName, arn: arn}
+	f.codeSeq = 1
+	dir := filepath.Join(s.dir, fmt.Sprintf("%s-%d-%s", in.FunctionName, f.codeSeq, awsapi.NewUUID()[:8]))
+	if err := extract(in.Code.ZipFile, dir); err != nil {
+		s.mu.Unlock()
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	f.cfg = config{
+		Runtime: in.Runtime, Role: in.Role, Handler: in.Handler, Description: in.Description,
+		Timeout: timeout, MemorySize: memory, Arch: arch, LogGroup: logGroup, LogFormat: logFormat,
+		CodeSha256: codeSha256(in.Code.ZipFile), CodeSize: int64(len(in.Code.ZipFile)),
+		CodeDir: dir, Zip: in.Code.ZipFile,
+	}
+	if in.Environment != nil {
+		f.cfg.HasEnv = true
+		f.cfg.Env = maps.Clone(in.Environment.Variables)
+	}
+	f.tags = maps.Clone(in.Tags)
+	if f.tags == nil {
+		f.tags = map[string]string{}
+	}
+	f.state, f.stateReason, f.stateReasonCode = StatePending, "The function is being created.", "Creating"
+	f.revisionID = awsapi.NewUUID()
+	f.lastModified = s.env.Time()
+	f.pool = newPool(s, f)
+	s.functions[f.name] = f
+	out := s.configurationLocked(f)
+	s.mu.Unlock()
+
+	s.after(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if f.deleted {
+			return
+		}
+		f.state, f.stateReason, f.stateReasonCode = StateActive, "", ""
+		f.lastUpdate = UpdateSuccess
+		f.revisionID = awsapi.NewUUID()
+	})
+	return jsonStatus(http.StatusCreated, out)
+}
+
+// after runs fn once StateDelay has passed (or at once when the service
+// closes).
+func (s *Service) after(fn func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTimer(s.opts.StateDelay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+		}
+		fn()
+	}()
+}
+
+func (s *Service) getFunctionConfiguration(req *awsapi.Request, ref string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.lookupLocked(ref, req.HTTP.URL.Query().Get("Qualifier"))
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("lambda:GetFunctionConfiguration", f.arn); err != nil {
+		return nil, err
+	}
+	return s.configurationLocked(f), nil
+}
+
+func (s *Service) getFunction(req *awsapi.Request, ref string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.lookupLocked(ref, req.HTTP.URL.Query().Get("Qualifier"))
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("lambda:GetFunction", f.arn); err != nil {
+		return nil, err
+	}
+	out := map[string]any{
+		"Configuration": s.configurationLocked(f),
+		"Code": map[string]string{
+			"RepositoryType": "S3",
+			"Location":       s.env.Endpoint + awsapi.ControlPrefix + "lambda/code/" + f.name + "?sha256=" + strings.NewReplacer("+", "-", "/", "_").Replace(f.cfg.CodeSha256),
+		},
+		"Tags": maps.Clone(f.tags),
+	}
+	if f.reserved != nil {
+		out["Concurrency"] = map[string]int{"ReservedConcurrentExecutions": *f.reserved}
+	}
+	return out, nil
+}
+
+func (s *Service) deleteFunction(req *awsapi.Request, ref string) (any, error) {
+	s.mu.Lock()
+	f, err := s.lookupLocked(ref, req.HTTP.URL.Query().Get("Qualifier"))
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	if err := req.Authorize("lambda:DeleteFunction", f.arn); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	f.deleted = true
+	delete(s.functions, f.name)
+	dir := f.cfg.CodeDir
+	s.mu.Unlock()
+	f.pool.shutdown()
+	_ = os.RemoveAll(dir)
+	return jsonStatus(http.StatusNoContent, nil)
+}
+
+func (s *Service) listFunctions(req *awsapi.Request) (any, error) {
+	if err := req.Authorize("lambda:ListFunctions", "*"); err != nil {
+		return nil, err
+	}
+	q := req.HTTP.URL.Query()
+	maxItems := 50
+	if v := q.Get("MaxItems"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10000 {
+			return nil, invalidParameter("MaxItems must be within 1 and 10000")
+		}
+		maxItems = n
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := slices.Sorted(maps.Keys(s.functions))
+	start := 0
+	if m := q.Get("Marker"); m != "" {
+		b, err := base64.RawURLEncoding.DecodeString(m)
+		if err != nil {
+			return nil, invalidParameter("Invalid marker: %s", m)
+		}
+		start = sort.SearchStrings(names, string(b))
+	}
+	out := map[string]any{}
+	fns := []functionConfiguration{}
+	for i := start; i < len(names); i++ {
+		if len(fns) == maxItems {
+			out["NextMarker"] = base64.RawURLEncoding.EncodeToString([]byte(names[i]))
+			break
+		}
+		fns = append(fns, s.configurationLocked(s.functions[names[i]]))
+	}
+	out["Functions"] = fns
+	return out, nil
+}
+
+// beginUpdateLocked checks a function can be updated and marks the update
+// in progress.
+func (s *Service) beginUpdateLocked(f *function, revisionID *string) *awsapi.Error {
+	if f.state == StatePending || f.lastUpdate == UpdateInProg {
+		return awsapi.ResourceConflictException("The operation cannot be performed at this time. An update is in progress for resource: %s", f.arn)
+	}
+	if revisionID != nil && *revisionID != f.revisionID {
+		return invalidParameter("The Revision Id provided does not match the latest Revision Id. Call the GetFunction/GetAlias API to retrieve the latest Revision Id")
+	}
+	return nil
+}
+
+func (s *Service) finishUpdate(f *function) {
+	f.lastUpdate, f.lastUpdateReason, f.lastUpdateCode = UpdateInProg, "The function is being created.", "Creating"
+	f.revisionID = awsapi.NewUUID()
+	f.lastModified = s.env.Time()
+	s.after(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if f.deleted {
+			return
+		}
+		f.lastUpdate, f.lastUpdateReason, f.lastUpdateCode = UpdateSuccess, "", ""
+		f.revisionID = awsapi.NewUUID()
+	})
+}
+
+func (s *Service) updateFunctionConfiguration(req *awsapi.Request, ref string) (any, error) {
+	var in updateFunctionConfigurationInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	f, err := s.lookupLocked(ref, "")
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	if err := req.Authorize("lambda:UpdateFunctionConfiguration", f.arn); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	cfg := f.cfg
+	s.mu.Unlock()
+
+	if in.Runtime != nil {
+		if err := validateRuntime(*in.Runtime); err != nil {
+			return nil, err
+		}
+		cfg.Runtime = *in.Runtime
+	}
+	if in.Handler != nil {
+		cfg.Handler = *in.Handler
+	}
+	if in.Description != nil {
+		cfg.Description = *in.Description
+	}
+	if in.Timeout != nil {
+		cfg.Timeout = *in.Timeout
+	}
+	if in.MemorySize != nil {
+		cfg.MemorySize = *in.MemorySize
+	}
+	if err := validateCommon(cfg.Timeout, cfg.MemorySize, in.Environment); err != nil {
+		return nil, err
+	}
+	if in.Environment != nil {
+		cfg.HasEnv = true
+		cfg.Env = maps.Clone(in.Environment.Variables)
+	}
+	if in.LoggingConfig != nil {
+		if in.LoggingConfig.LogGroup != "" {
+			cfg.LogGroup = in.LoggingConfig.LogGroup
+		}
+		if in.LoggingConfig.LogFormat != "" {
+			cfg.LogFormat = in.LoggingConfig.LogFormat
+		}
+	}
+	if in.Role != nil {
+		if err := s.checkRole(*in.Role); err != nil {
+			return nil, err
+		}
+		cfg.Role = *in.Role
+	}
+
+	s.mu.Lock()
+	if f.deleted {
+		s.mu.Unlock()
+		return nil, s.notFound(f.name)
+	}
+	if err := s.beginUpdateLocked(f, in.RevisionID); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	cfg.CodeDir, cfg.Zip = f.cfg.CodeDir, f.cfg.Zip
+	f.cfg = cfg
+	s.finishUpdate(f)
+	out := s.configurationLocked(f)
+	s.mu.Unlock()
+	f.pool.retire()
+	return out, nil
+}
+
+func (s *Service) updateFunctionCode(req *awsapi.Request, ref string) (any, error) {
+	var in updateFunctionCodeInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	f, err := s.lookupLocked(ref, "")
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	if err := req.Authorize("lambda:UpdateFunctionCode", f.arn); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	arch := f.cfg.Arch
+	s.mu.Unlock()
+	if in.ImageURI != nil || in.S3Bucket != nil {
+		return nil, invalidParameter("Only ZipFile code is supported by the local stack")
+	}
+	if len(in.ZipFile) == 0 {
+		return nil, invalidParameter("Please provide a source for function code.")
+	}
+	if len(in.ZipFile) > maxZipBytes {
+		e := awsapi.NewError("RequestEntityTooLargeException", "Request must be smaller than %d bytes for the UpdateFunctionCode operation", maxZipBytes)
+		e.HTTPStatus = http.StatusRequestEntityTooLarge
+		return nil, e
+	}
+	if len(in.Architectures) > 0 {
+		a, aerr := validateArch(in.Architectures)
+		if aerr != nil {
+			return nil, aerr
+		}
+		arch = a
+	}
+	if in.DryRun {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		out := s.configurationLocked(f)
+		out.CodeSha256, out.CodeSize, out.Architectures = codeSha256(in.ZipFile), int64(len(in.ZipFile)), []string{arch}
+		return out, nil
+	}
+
+	s.mu.Lock()
+	if f.deleted {
+		s.mu.Unlock()
+		return nil, s.notFound(f.name)
+	}
+	if err := s.beginUpdateLocked(f, in.RevisionID); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	f.codeSeq++
+	dir := filepath.Join(s.dir, fmt.Sprintf("%s-%d-%s", f.name, f.codeSeq, awsapi.NewUUID()[:8]))
+	if err := extract(in.ZipFile, dir); err != nil {
+		s.mu.Unlock()
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	old := f.cfg.CodeDir
+	f.cfg.CodeDir, f.cfg.Zip = dir, in.ZipFile
+	f.cfg.CodeSha256, f.cfg.CodeSize, f.cfg.Arch = codeSha256(in.ZipFile), int64(len(in.ZipFile)), arch
+	s.finishUpdate(f)
+	out := s.configurationLocked(f)
+	s.mu.Unlock()
+	f.pool.retire()
+	// Running processes keep their executable open; new ones use dir.
+	_ = os.RemoveAll(old)
+	return out, nil
+}
+
+// ---- tags ----
+
+func (s *Service) taggedLocked(resource string) (*function, *awsapi.Error) {
+	if !strings.HasPrefix(resource, "arn:") {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'resource' failed to satisfy constraint: Member must satisfy regular expression pattern: arn:(aws[a-zA-Z-]*):lambda:[a-z]{2}((-gov)|(-iso([a-z]?)))?-[a-z]+-\\d{1}:\\d{12}:(function:[a-zA-Z0-9-_]+(:(\\$LATEST|[a-zA-Z0-9-_]+))?|code-signing-config:csc-[a-z0-9]{17}|event-source-mapping:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})", resource)
+	}
+	return s.lookupLocked(resource, "")
+}
+
+func (s *Service) listTags(req *awsapi.Request, resource string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.taggedLocked(resource)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("lambda:ListTags", f.arn); err != nil {
+		return nil, err
+	}
+	return map[string]any{"Tags": maps.Clone(f.tags)}, nil
+}
+
+func (s *Service) tagResource(req *awsapi.Request, resource string) (any, error) {
+	var in struct {
+		Tags map[string]string `json:"Tags"`
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.taggedLocked(resource)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("lambda:TagResource", f.arn); err != nil {
+		return nil, err
+	}
+	if len(f.tags)+len(in.Tags) > 50 {
+		n := len(f.tags)
+		for k := range in.Tags {
+			if _, ok := f.tags[k]; !ok {
+				n++
+			}
+		}
+		if n > 50 {
+			return nil, invalidParameter("Number of tags exceeds resource tag limit.")
+		}
+	}
+	maps.Copy(f.tags, in.Tags)
+	return jsonStatus(http.StatusNoContent, nil)
+}
+
+func (s *Service) untagResource(req *awsapi.Request, resource string) (any, error) {
+	keys := req.HTTP.URL.Query()["tagKeys"]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.taggedLocked(resource)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("lambda:UntagResource", f.arn); err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		delete(f.tags, k)
+	}
+	return jsonStatus(http.StatusNoContent, nil)
+}
+
+// ---- concurrency ----
+
+func (s *Service) reservedTotalLocked(except string) int {
+	n := 0
+	for name, f := range s.functions {
+		if name != except && f.reserved != nil {
+			n += *f.reserved
+		}
+	}
+	return n
+}
+
+func (s *Service) putFunctionConcurrency(req *awsapi.Request, ref string) (any, error) {
+	var in struct {
+		ReservedConcurrentExecutions *int `json:"ReservedConcurrentExecutions"`
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if in.ReservedConcurrentExecutions == nil || *in.ReservedConcurrentExecutions < 0 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value at 'reservedConcurrentExecutions' failed to satisfy constraint: Member must have value greater than or equal to 0")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.lookupLocked(ref, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("lambda:PutFunctionConcurrency", f.arn); err != nil {
+		return nil, err
+	}
+	n := *in.ReservedConcurrentExecutions
+	// AWS keeps 100 of the account's concurrency unreserved.
+	if s.reservedTotalLocked(f.name)+n > s.opts.AccountConcurrency-100 {
+		return nil, invalidParameter("Specified ReservedConcurrentExecutions for function decreases account's UnreservedConcurrentExecution below its minimum value of [100].")
+	}
+	f.reserved = &n
+	return map[string]int{"ReservedConcurrentExecutions": n}, nil
+}
+
+func (s *Service) getFunctionConcurrency(req *awsapi.Request, ref string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.lookupLocked(ref, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("lambda:GetFunctionConcurrency", f.arn); err != nil {
+		return nil, err
+	}
+	if f.reserved == nil {
+		return map[string]any{}, nil
+	}
+	return map[string]int{"ReservedConcurrentExecutions": *f.reserved}, nil
+}
+
+func (s *Service) deleteFunctionConcurrency(req *awsapi.Request, ref string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.lookupLocked(ref, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("lambda:DeleteFunctionConcurrency", f.arn); err != nil {
+		return nil, err
+	}
+	f.reserved = nil
+	return jsonStatus(http.StatusNoContent, nil)
+}
+
+// ---- in-process API ----
+
+// FunctionInfo returns a function's ARN, execution role and state
+// (Pending, Active) by name or ARN, for event source mappings.
+func (s *Service) FunctionInfo(name string) (arn, roleArn, state string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.lookupLocked(name, "")
+	if err != nil {
+		return "", "", "", false
+	}
+	return f.arn, f.cfg.Role, f.state, true
+}
