@@ -1,0 +1,32 @@
+// Package esm serves Lambda event source mappings on DynamoDB streams for
+// the local AWS stack: the REST-JSON operations under
+// /2015-03-31/event-source-mappings (Create, Get, Update, Delete, List),
+// which the lambda service delegates here, and one poller per enabled
+// mapping that reads the stream and invokes the function the way Lambda
+// documents it.
+//
+// The poller reads each shard about four times a second (Config.PollInterval),
+// builds batches (BatchSize, MaximumBatchingWindowInSeconds, 6 MB payload),
+// drops and checkpoints past records that match no filter of FilterCriteria,
+// runs up to ParallelizationFactor batches per shard at once while keeping
+// the order of each partition key, and handles failures as Lambda does:
+// ReportBatchItemFailures (retry from the lowest failed sequence number),
+// BisectBatchOnFunctionError, MaximumRetryAttempts, MaximumRecordAgeInSeconds
+// and the on-failure destination (an SQS queue receiving the documented
+// invocation record with DDBStreamBatchInfo). Records trimmed from the stream
+// while the mapping was paused or disabled are skipped from the trim horizon.
+//
+// The mapping reads the stream and writes to the destination with the
+// function's execution role: Create and Update check the role with the
+// stack's Authorizer, and the poller checks it again as it reads and sends.
+//
+// The package depends on the other services through small interfaces
+// (Streams, Functions, Queues) resolved when used, so it can be tested with
+// fakes; the stack wires the real ones in wire_esm.go.
+//
+// Control routes (under /_localaws/):
+//
+//	POST /_localaws/mappings/pause   {"uuid": "…"}  stop polling, keep the state
+//	POST /_localaws/mappings/resume  {"uuid": "…"}
+//	GET  /_localaws/mappings/status[?uuid=…]        checkpoints, in-flight records, counters
+package esm
