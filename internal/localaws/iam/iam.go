@@ -1,0 +1,419 @@
+// Package iam is the local stack's IAM and STS: roles with trust policies,
+// inline and managed policies, and the authorizer that evaluates a role
+// session's identity-based policies for every other service.
+//
+// IAM is global: its ARNs carry no region (arn:aws:iam::123456789012:role/R).
+// Changes become visible to the authorizer and to RoleAssumableBy only after
+// Options.PropagationDelay, like IAM's eventual consistency.
+package iam
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iampolicy"
+)
+
+// Options configure the service.
+type Options struct {
+	// PropagationDelay is how long after a role or its policies change
+	// the change stays invisible: RoleAssumableBy reports the role cannot
+	// be assumed and the authorizer keeps evaluating the previous
+	// policies (none for a new role). Default 0.
+	PropagationDelay time.Duration
+}
+
+// Service is IAM. It implements awsapi.Authorizer; STS returns the STS
+// service sharing its state.
+type Service struct {
+	env  *awsapi.Env
+	opts Options
+
+	mu       sync.RWMutex
+	roles    map[string]*role // by name
+	policies map[string]*managedPolicy
+}
+
+type tag struct{ Key, Value string }
+
+type role struct {
+	name, path, id, arn string
+	created             time.Time
+	trust               string
+	description         string
+	maxSession          int
+	tags                []tag
+	inline              map[string]string
+	attached            []string // policy ARNs in attachment order
+	// changed is when the role or its policies last changed.
+	changed time.Time
+	// snapshots are the role's identity policies over time, oldest
+	// first; the authorizer uses the newest that has propagated.
+	snapshots []snapshot
+	// trustSnapshots are the trust policies over time.
+	trustSnapshots []snapshot
+}
+
+type snapshot struct {
+	at   time.Time
+	docs []string
+}
+
+type managedPolicy struct {
+	name, path, id, arn string
+	description         string
+	document            string
+	created, updated    time.Time
+	awsManaged          bool
+	tags                []tag
+}
+
+// New returns an empty IAM with the AWS managed policies the stack knows.
+func New(env *awsapi.Env, opts Options) *Service {
+	s := &Service{env: env, opts: opts, roles: map[string]*role{}, policies: map[string]*managedPolicy{}}
+	created := time.Date(2015, 4, 9, 15, 3, 43, 0, time.UTC)
+	for _, p := range awsManagedPolicies {
+		arn := "arn:aws:iam::aws:policy" + p.path + p.name
+		s.policies[arn] = &managedPolicy{name: p.name, path: p.path, id: p.id, arn: arn, document: p.document,
+			description: p.description, created: created, updated: created, awsManaged: true}
+	}
+	return s
+}
+
+// Spec implements awsapi.Service.
+func (s *Service) Spec() awsapi.Spec {
+	return awsapi.Spec{Name: "iam", Protocol: awsapi.Query, SigningName: "iam", XMLNamespace: "https://iam.amazonaws.com/doc/2010-05-08/"}
+}
+
+// Inventory lists role and customer managed policy ARNs.
+func (s *Service) Inventory() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for _, r := range s.roles {
+		out = append(out, r.arn)
+	}
+	for _, p := range s.policies {
+		if !p.awsManaged {
+			out = append(out, p.arn)
+		}
+	}
+	return out
+}
+
+// Errors as IAM returns them.
+func noSuchEntity(format string, args ...any) *awsapi.Error {
+	e := awsapi.NewError("NoSuchEntity", format, args...)
+	e.HTTPStatus = http.StatusNotFound
+	return e
+}
+
+func entityAlreadyExists(format string, args ...any) *awsapi.Error {
+	e := awsapi.NewError("EntityAlreadyExists", format, args...)
+	e.HTTPStatus = http.StatusConflict
+	return e
+}
+
+func deleteConflict(format string, args ...any) *awsapi.Error {
+	e := awsapi.NewError("DeleteConflict", format, args...)
+	e.HTTPStatus = http.StatusConflict
+	return e
+}
+
+func malformedPolicy(format string, args ...any) *awsapi.Error {
+	return awsapi.NewError("MalformedPolicyDocument", format, args...)
+}
+
+func validationError(format string, args ...any) *awsapi.Error {
+	return awsapi.NewError("ValidationError", format, args...)
+}
+
+func invalidInput(format string, args ...any) *awsapi.Error {
+	return awsapi.NewError("InvalidInput", format, args...)
+}
+
+func (s *Service) now() time.Time { return s.env.Time().UTC() }
+
+// newID returns an IAM unique id: a prefix and 17 upper-case alphanumerics.
+func newID(prefix string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	b := make([]byte, 17)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return prefix + string(b)
+}
+
+// encodeDocument URL-encodes a policy document as IAM returns it.
+func encodeDocument(doc string) string {
+	return strings.ReplaceAll(url.QueryEscape(doc), "+", "%20")
+}
+
+var (
+	roleNameRE   = regexp.MustCompile(`^[\w+=,.@-]{1,64}$`)
+	policyNameRE = regexp.MustCompile(`^[\w+=,.@-]{1,128}$`)
+	pathRE       = regexp.MustCompile(`^/([\x21-\x7e]*/)?$`)
+)
+
+func checkName(field, v string, re *regexp.Regexp, max int) *awsapi.Error {
+	if v == "" {
+		return validationError("1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null", field)
+	}
+	if len(v) > max {
+		return validationError("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", v, field, max)
+	}
+	if !re.MatchString(v) {
+		return validationError("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]+", v, field)
+	}
+	return nil
+}
+
+func checkPath(v string) *awsapi.Error {
+	if len(v) > 512 || !pathRE.MatchString(v) {
+		return validationError("The specified value for path is invalid. It must begin and end with / and contain only alphanumeric characters and/or / characters.")
+	}
+	return nil
+}
+
+// checkDocument validates a policy document. trust requires principals;
+// identity documents must not have them and need resources.
+func checkDocument(doc string, trust bool) *awsapi.Error {
+	if strings.TrimSpace(doc) == "" {
+		return validationError("1 validation error detected: Value null at 'policyDocument' failed to satisfy constraint: Member must not be null")
+	}
+	p, err := iampolicy.Parse(doc)
+	if err != nil {
+		return malformedPolicy("Syntax errors in policy.")
+	}
+	for _, st := range p.Statements {
+		if trust {
+			if st.Principal == nil && st.NotPrincipal == nil {
+				return malformedPolicy("Missing required field Principal.")
+			}
+			if st.HasResource {
+				return malformedPolicy("Has prohibited field Resource.")
+			}
+			continue
+		}
+		if st.Principal != nil || st.NotPrincipal != nil {
+			return malformedPolicy("Policy document should not specify a principal.")
+		}
+		if !st.HasResource {
+			return malformedPolicy("Policy statement must contain resources.")
+		}
+	}
+	return nil
+}
+
+// form helpers
+
+func tagsFrom(f url.Values, prefix string) []tag {
+	var out []tag
+	for i := 1; ; i++ {
+		k := f.Get(fmt.Sprintf("%s.member.%d.Key", prefix, i))
+		if k == "" && !f.Has(fmt.Sprintf("%s.member.%d.Key", prefix, i)) {
+			return out
+		}
+		out = append(out, tag{Key: k, Value: f.Get(fmt.Sprintf("%s.member.%d.Value", prefix, i))})
+	}
+}
+
+func listFrom(f url.Values, prefix string) []string {
+	var out []string
+	for i := 1; ; i++ {
+		key := fmt.Sprintf("%s.member.%d", prefix, i)
+		if !f.Has(key) {
+			return out
+		}
+		out = append(out, f.Get(key))
+	}
+}
+
+func mergeTags(old, add []tag) []tag {
+	out := append([]tag(nil), old...)
+	for _, t := range add {
+		replaced := false
+		for i := range out {
+			if out[i].Key == t.Key {
+				out[i].Value = t.Value
+				replaced = true
+			}
+		}
+		if !replaced {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func checkTags(tags []tag) *awsapi.Error {
+	if len(tags) > 50 {
+		return awsapi.NewError("LimitExceeded", "The number of tags has reached the maximum limit.")
+	}
+	for _, t := range tags {
+		if t.Key == "" || len(t.Key) > 128 || len(t.Value) > 256 {
+			return validationError("1 validation error detected: Value '%s' at 'tags.member.key' failed to satisfy constraint: Member must have length between 1 and 128", t.Key)
+		}
+	}
+	return nil
+}
+
+// paginate applies Marker and MaxItems (default 100) to n items.
+func paginate(f url.Values, n int) (start, end int, marker string, err *awsapi.Error) {
+	if m := f.Get("Marker"); m != "" {
+		v, e := strconv.Atoi(m)
+		if e != nil || v < 0 || v > n {
+			return 0, 0, "", validationError("Invalid Marker.")
+		}
+		start = v
+	}
+	max := 100
+	if m := f.Get("MaxItems"); m != "" {
+		v, e := strconv.Atoi(m)
+		if e != nil || v < 1 || v > 1000 {
+			return 0, 0, "", validationError("1 validation error detected: Value '%s' at 'maxItems' failed to satisfy constraint: Member must have value between 1 and 1000", m)
+		}
+		max = v
+	}
+	end = min(start+max, n)
+	if end < n {
+		marker = strconv.Itoa(end)
+	}
+	return start, end, marker, nil
+}
+
+// roleByARN finds a role by its ARN. Callers hold s.mu.
+func (s *Service) roleByARN(arn string) *role {
+	name := arn
+	if i := strings.LastIndex(arn, "/"); i >= 0 {
+		name = arn[i+1:]
+	}
+	r := s.roles[name]
+	if r == nil || r.arn != arn {
+		return nil
+	}
+	return r
+}
+
+// currentDocs are the identity policies of a role now. Callers hold s.mu.
+func (s *Service) currentDocs(r *role) []string {
+	names := make([]string, 0, len(r.inline))
+	for n := range r.inline {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	docs := make([]string, 0, len(names)+len(r.attached))
+	for _, n := range names {
+		docs = append(docs, r.inline[n])
+	}
+	for _, a := range r.attached {
+		if p := s.policies[a]; p != nil {
+			docs = append(docs, p.document)
+		}
+	}
+	return docs
+}
+
+// touch records a change of the role's policies. Callers hold s.mu for
+// writing.
+func (s *Service) touch(r *role) {
+	now := s.now()
+	r.changed = now
+	r.snapshots = append(r.snapshots, snapshot{at: now, docs: s.currentDocs(r)})
+	r.trustSnapshots = append(r.trustSnapshots, snapshot{at: now, docs: []string{r.trust}})
+	r.snapshots = prune(r.snapshots, now, s.opts.PropagationDelay)
+	r.trustSnapshots = prune(r.trustSnapshots, now, s.opts.PropagationDelay)
+}
+
+// prune drops snapshots superseded by a newer propagated one.
+func prune(snaps []snapshot, now time.Time, delay time.Duration) []snapshot {
+	keep := 0
+	for i := range snaps {
+		if !snaps[i].at.Add(delay).After(now) {
+			keep = i
+		}
+	}
+	return snaps[keep:]
+}
+
+// effective returns the newest propagated snapshot's documents, or nil and
+// false when nothing has propagated yet.
+func effective(snaps []snapshot, now time.Time, delay time.Duration) ([]string, bool) {
+	for i := len(snaps) - 1; i >= 0; i-- {
+		if !snaps[i].at.Add(delay).After(now) {
+			return snaps[i].docs, true
+		}
+	}
+	return nil, false
+}
+
+// Authorize implements awsapi.Authorizer: administrators pass, role
+// sessions are evaluated against their role's identity-based policies as
+// propagated. A denial is an error whose message is AWS's reason ("because
+// no identity-based policy allows the X action", "with an explicit deny in
+// an identity-based policy").
+func (s *Service) Authorize(p awsapi.Principal, action, resourceArn string) error {
+	if p.Admin {
+		return nil
+	}
+	var docs []string
+	if p.RoleArn != "" {
+		s.mu.RLock()
+		if r := s.roleByARN(p.RoleArn); r != nil {
+			docs, _ = effective(r.snapshots, s.now(), s.opts.PropagationDelay)
+		}
+		s.mu.RUnlock()
+	}
+	switch iampolicy.Evaluate(docs, iampolicy.Request{Action: action, Resource: resourceArn, PrincipalArn: p.ARN}) {
+	case iampolicy.Allow:
+		return nil
+	case iampolicy.Deny:
+		return errors.New("with an explicit deny in an identity-based policy")
+	}
+	return fmt.Errorf("because no identity-based policy allows the %s action", action)
+}
+
+// RoleAssumableBy reports whether the role exists and its trust policy (as
+// propagated) allows servicePrincipal ("lambda.amazonaws.com") to assume it.
+// The error is the one the calling service returns to its client.
+func (s *Service) RoleAssumableBy(roleArn, servicePrincipal string) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r := s.roleByARN(roleArn)
+	ok := false
+	if r != nil {
+		now := s.now()
+		if !r.changed.Add(s.opts.PropagationDelay).After(now) {
+			if docs, found := effective(r.trustSnapshots, now, s.opts.PropagationDelay); found && len(docs) == 1 {
+				ok = iampolicy.EvaluateResource(docs[0], iampolicy.Request{Action: "sts:AssumeRole", Resource: roleArn, PrincipalService: servicePrincipal}) == iampolicy.Allow
+			}
+		}
+	}
+	if ok {
+		return nil
+	}
+	return cannotAssume(roleArn, servicePrincipal)
+}
+
+func cannotAssume(roleArn, servicePrincipal string) *awsapi.Error {
+	switch servicePrincipal {
+	case "lambda.amazonaws.com":
+		return awsapi.NewError("InvalidParameterValueException", "The role defined for the function cannot be assumed by Lambda.")
+	case "scheduler.amazonaws.com":
+		return awsapi.ValidationException("The execution role you provide must allow AWS EventBridge Scheduler to assume the role.")
+	case "pipes.amazonaws.com":
+		return awsapi.ValidationException("Role %s cannot be assumed by pipes.amazonaws.com.", roleArn)
+	}
+	return awsapi.ValidationException("Role %s cannot be assumed by %s.", roleArn, servicePrincipal)
+}
