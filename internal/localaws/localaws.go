@@ -62,6 +62,11 @@ type Options struct {
 	// TTLSweepInterval is how often expired items are deleted by DynamoDB
 	// TTL; default 1s (AWS takes up to days; tests want it fast).
 	TTLSweepInterval time.Duration
+	// IAMPropagationDelay is how long IAM changes take to become
+	// visible: for that long after a role or its policies change, the
+	// role cannot be assumed by services and the authorizer keeps the
+	// previous permissions, like IAM's eventual consistency. Default 0.
+	IAMPropagationDelay time.Duration
 	// Logger receives one line per request; default discards.
 	Logger *slog.Logger
 	// Disable lists services (by Spec.Name or builder name) not to start.

@@ -385,7 +385,7 @@ func TestPrincipalsAndAuthorizer(t *testing.T) {
 	t.Cleanup(func() { s.Env().SetAuthorizer(nil) })
 	_, err = role.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	var ae smithy.APIError
-	if !errors.As(err, &ae) || ae.ErrorCode() != "AccessDeniedException" || !strings.Contains(ae.ErrorMessage(), "sts:GetCallerIdentity") {
+	if !errors.As(err, &ae) || ae.ErrorCode() != "AccessDenied" || !strings.Contains(ae.ErrorMessage(), "sts:GetCallerIdentity") {
 		t.Fatalf("denied error = %v", err)
 	}
 	if _, err := admin.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}); err != nil {

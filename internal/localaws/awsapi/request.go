@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -49,7 +51,12 @@ func (r *Request) Context() context.Context {
 // Authorize asks the installed Authorizer whether the caller may perform
 // action (e.g. "dynamodb:PutItem") on resourceArn. It returns nil when
 // allowed or when no authorizer is installed. The error is an *Error ready
-// to return from Handle.
+// to return from Handle: an *Error from the authorizer as is, otherwise
+// AccessDenied (awsQuery services) or AccessDeniedException (the others)
+// with AWS's message "User: <arn> is not authorized to perform: <action> on
+// resource: <arn> <reason>", where the reason is the authorizer's error
+// text ("with an explicit deny in an identity-based policy"), prefixed with
+// "because " unless it starts with "because " or "with ".
 func (r *Request) Authorize(action, resourceArn string) error {
 	if r.Env == nil {
 		return nil
@@ -66,8 +73,15 @@ func (r *Request) Authorize(action, resourceArn string) error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return AccessDeniedException("User: %s is not authorized to perform: %s on resource: %s because %s",
-		r.Principal.ARN, action, resourceArn, err.Error())
+	reason := err.Error()
+	if !strings.HasPrefix(reason, "because ") && !strings.HasPrefix(reason, "with ") {
+		reason = "because " + reason
+	}
+	msg := fmt.Sprintf("User: %s is not authorized to perform: %s on resource: %s %s", r.Principal.ARN, action, resourceArn, reason)
+	if r.Protocol == Query {
+		return AccessDenied("%s", msg)
+	}
+	return AccessDeniedException("%s", msg)
 }
 
 // DecodeJSON decodes the JSON body into v. An empty body decodes as {}.
