@@ -63,6 +63,34 @@ func New(cfg Config) *Service {
 	return &Service{cfg: cfg, env: cfg.Env, mappings: map[string]*mapping{}, ctx: ctx, stop: stop}
 }
 
+// SetPollInterval changes the per-shard poll cadence of pollers started
+// afterwards (tests); d <= 0 restores Lambda's DefaultPollInterval.
+func (s *Service) SetPollInterval(d time.Duration) {
+	if d <= 0 {
+		d = DefaultPollInterval
+	}
+	s.mu.Lock()
+	s.cfg.PollInterval = d
+	s.mu.Unlock()
+}
+
+// SetTransition changes how long transient states last; d <= 0 restores
+// DefaultTransition.
+func (s *Service) SetTransition(d time.Duration) {
+	if d <= 0 {
+		d = DefaultTransition
+	}
+	s.mu.Lock()
+	s.cfg.Transition = d
+	s.mu.Unlock()
+}
+
+func (s *Service) pollInterval() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.PollInterval
+}
+
 // Spec names the service "lambda-esm". It is routed through the lambda
 // service (same signing name), and by path when requests are unsigned.
 func (s *Service) Spec() awsapi.Spec {
@@ -646,7 +674,10 @@ func (s *Service) afterTransition(fn func()) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		t := time.NewTimer(s.cfg.Transition)
+		s.mu.Lock()
+		d := s.cfg.Transition
+		s.mu.Unlock()
+		t := time.NewTimer(d)
 		defer t.Stop()
 		<-t.C
 		fn()

@@ -141,7 +141,7 @@ func (m *mapping) startPoller() {
 	}
 	ctx, cancel := context.WithCancel(m.svc.ctx)
 	done := make(chan struct{})
-	run := &pollerRun{m: m, settings: m.settings, shards: map[string]*shardRun{}}
+	run := &pollerRun{m: m, settings: m.settings, shards: map[string]*shardRun{}, interval: m.svc.pollInterval()}
 	m.cancel, m.done, m.run = cancel, done, run
 	m.mu.Unlock()
 	m.svc.wg.Add(1)
@@ -180,6 +180,7 @@ type pollerRun struct {
 	m        *mapping
 	settings Settings
 	matchers []Matcher
+	interval time.Duration
 
 	mu     sync.Mutex
 	shards map[string]*shardRun
@@ -234,7 +235,7 @@ func (p *pollerRun) loop(ctx context.Context) {
 			p.matchers = append(p.matchers, mt)
 		}
 	}
-	t := time.NewTicker(m.svc.cfg.PollInterval)
+	t := time.NewTicker(p.interval)
 	defer t.Stop()
 	for {
 		p.poll(ctx)
@@ -538,7 +539,7 @@ func (p *pollerRun) laneLoop(ctx context.Context, sr *shardRun, l *lane) {
 			}
 		}
 		for p.m.isPaused() {
-			if !sleep(ctx, p.m.svc.cfg.PollInterval) {
+			if !sleep(ctx, p.interval) {
 				return
 			}
 		}
@@ -575,7 +576,7 @@ func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendin
 			return false
 		}
 		for m.isPaused() {
-			if !sleep(ctx, m.svc.cfg.PollInterval) {
+			if !sleep(ctx, p.interval) {
 				return false
 			}
 		}
@@ -595,7 +596,7 @@ func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendin
 		}
 		fns, err := m.svc.functions()
 		if err != nil {
-			if !sleep(ctx, m.svc.cfg.PollInterval) {
+			if !sleep(ctx, p.interval) {
 				return false
 			}
 			continue
@@ -603,7 +604,7 @@ func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendin
 		base, _ := splitQualifier(st.FunctionArn)
 		if _, _, _, ok := fns.FunctionInfo(base); !ok {
 			m.setResult(ResultFunctionNotFound)
-			if !sleep(ctx, m.svc.cfg.PollInterval) {
+			if !sleep(ctx, p.interval) {
 				return false
 			}
 			continue
@@ -624,7 +625,7 @@ func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendin
 			if _, _, _, ok := fns.FunctionInfo(base); !ok {
 				m.setResult(ResultFunctionNotFound)
 				invokes--
-				if !sleep(ctx, m.svc.cfg.PollInterval) {
+				if !sleep(ctx, p.interval) {
 					return false
 				}
 				continue
@@ -673,7 +674,7 @@ func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendin
 			p.discard(ctx, shardID, ConditionRetryAttemptsExhausted, invokes, resp, batch)
 			return true
 		}
-		if !sleep(ctx, m.svc.cfg.PollInterval) {
+		if !sleep(ctx, p.interval) {
 			return false
 		}
 	}
