@@ -1,0 +1,1511 @@
+// Package sqs is Amazon SQS (standard queues) for the local AWS stack, in
+// the AWS JSON 1.0 protocol the current SDK speaks (X-Amz-Target
+// AmazonSQS.*), with awsQuery-compatible error codes.
+//
+// Queues live in memory. Messages honour delays, visibility timeouts, long
+// polling (a waiting ReceiveMessage returns as soon as a message is
+// available), the redrive policy (a message received more than
+// maxReceiveCount times moves to the dead-letter queue when it would be
+// received again) and the retention period.
+//
+// Other services of the stack deliver messages with Deliver (no
+// authorisation: the caller checks the queue policy, read with
+// QueuePolicy).
+package sqs
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iampolicy"
+)
+
+// Limits and defaults, as AWS documents them.
+const (
+	DefaultVisibilityTimeout      = 30
+	DefaultMessageRetentionPeriod = 345600
+	DefaultMaximumMessageSize     = 262144
+	MaxBatchEntries               = 10
+	MaxMessageAttributes          = 10
+	MaxWaitTimeSeconds            = 20
+	// RecreateDelay is how long after DeleteQueue a queue of the same name
+	// cannot be created (QueueDeletedRecently) and the interval PurgeQueue
+	// requires between purges.
+	RecreateDelay = 60 * time.Second
+)
+
+// Service is the SQS service.
+type Service struct {
+	env *awsapi.Env
+
+	// DeletedRecentlyWindow is how long a deleted queue's name stays
+	// reserved (QueueDeletedRecently); RecreateDelay by default.
+	DeletedRecentlyWindow time.Duration
+	// PurgeInterval is the minimum time between two purges of a queue
+	// (PurgeQueueInProgress); RecreateDelay by default.
+	PurgeInterval time.Duration
+
+	mu      sync.Mutex
+	queues  map[string]*queue // by name
+	deleted map[string]time.Time
+	closed  chan struct{}
+	once    sync.Once
+}
+
+type queue struct {
+	name, arn string
+	created   time.Time
+	modified  time.Time
+	attrs     map[string]string // settable attributes, normalised
+	tags      map[string]string
+	msgs      []*message
+	receipts  map[string]*message
+	purgedAt  time.Time
+	notify    chan struct{} // closed and replaced when a message is added
+}
+
+type message struct {
+	id            string
+	body          string
+	md5Body       string
+	md5Attrs      string
+	attrs         map[string]MessageAttribute
+	sent          time.Time
+	senderID      string
+	availableAt   time.Time
+	receiveCount  int
+	firstReceive  time.Time
+	inflight      bool
+	deleted       bool
+	lastReceiptAt time.Time
+}
+
+// MessageAttribute is an SQS message attribute.
+type MessageAttribute struct {
+	DataType    string `json:"DataType"`
+	StringValue string `json:"StringValue,omitempty"`
+	BinaryValue []byte `json:"BinaryValue,omitempty"`
+}
+
+// New returns an empty SQS service.
+func New(env *awsapi.Env) *Service {
+	return &Service{
+		env:                   env,
+		DeletedRecentlyWindow: RecreateDelay,
+		PurgeInterval:         RecreateDelay,
+		queues:                map[string]*queue{},
+		deleted:               map[string]time.Time{},
+		closed:                make(chan struct{}),
+	}
+}
+
+// Spec implements awsapi.Service.
+func (s *Service) Spec() awsapi.Spec {
+	return awsapi.Spec{
+		Name:           "sqs",
+		Protocol:       awsapi.JSON10,
+		TargetPrefix:   "AmazonSQS",
+		SigningName:    "sqs",
+		ErrorNamespace: "com.amazonaws.sqs",
+	}
+}
+
+// Close wakes long polls so they return at once.
+func (s *Service) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return nil
+}
+
+// Inventory implements awsapi.Inventory: the queue ARNs.
+func (s *Service) Inventory() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.queues))
+	for _, q := range s.queues {
+		out = append(out, q.arn)
+	}
+	return out
+}
+
+// Errors, with the awsQuery codes the SDK maps through x-amzn-query-error.
+func sqsError(code, queryCode, format string, args ...any) *awsapi.Error {
+	e := awsapi.NewError(code, format, args...)
+	e.QueryCode = queryCode
+	return e
+}
+
+func errNoQueue() *awsapi.Error {
+	return sqsError("QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist.")
+}
+
+func errInvalidParameter(format string, args ...any) *awsapi.Error {
+	return sqsError("InvalidParameterValue", "InvalidParameterValue", format, args...)
+}
+
+func errMissingParameter(name string) *awsapi.Error {
+	return sqsError("MissingParameter", "MissingParameter", "The request must contain the parameter %s.", name)
+}
+
+func errInvalidAttributeName(name string) *awsapi.Error {
+	return sqsError("InvalidAttributeName", "InvalidAttributeName", "Unknown Attribute %s.", name)
+}
+
+func errInvalidAttributeValue(name string) *awsapi.Error {
+	return sqsError("InvalidAttributeValue", "InvalidAttributeValue", "Invalid value for the parameter %s.", name)
+}
+
+func errReceiptHandle(h string) *awsapi.Error {
+	return sqsError("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", "The input receipt handle \"%s\" is not a valid receipt handle.", h)
+}
+
+// Handle implements awsapi.Service.
+func (s *Service) Handle(req *awsapi.Request) (any, error) {
+	switch req.Operation {
+	case "CreateQueue":
+		return s.createQueue(req)
+	case "GetQueueUrl":
+		return s.getQueueURL(req)
+	case "GetQueueAttributes":
+		return s.getQueueAttributes(req)
+	case "SetQueueAttributes":
+		return s.setQueueAttributes(req)
+	case "ListQueues":
+		return s.listQueues(req)
+	case "DeleteQueue":
+		return s.deleteQueue(req)
+	case "SendMessage":
+		return s.sendMessage(req)
+	case "SendMessageBatch":
+		return s.sendMessageBatch(req)
+	case "ReceiveMessage":
+		return s.receiveMessage(req)
+	case "DeleteMessage":
+		return s.deleteMessage(req)
+	case "DeleteMessageBatch":
+		return s.deleteMessageBatch(req)
+	case "ChangeMessageVisibility":
+		return s.changeMessageVisibility(req)
+	case "ChangeMessageVisibilityBatch":
+		return s.changeMessageVisibilityBatch(req)
+	case "PurgeQueue":
+		return s.purgeQueue(req)
+	case "TagQueue":
+		return s.tagQueue(req)
+	case "UntagQueue":
+		return s.untagQueue(req)
+	case "ListQueueTags":
+		return s.listQueueTags(req)
+	case "ListDeadLetterSourceQueues":
+		return s.listDeadLetterSourceQueues(req)
+	}
+	return nil, awsapi.UnknownOperationException(req.Operation)
+}
+
+var queueNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+
+func (s *Service) queueURL(name string) string {
+	return strings.TrimRight(s.env.Endpoint, "/") + "/" + s.env.AccountID + "/" + name
+}
+
+// nameFromURL extracts the queue name from a queue URL
+// (<endpoint>/<account>/<name>) or accepts a bare name.
+func nameFromURL(u string) string {
+	if u == "" {
+		return ""
+	}
+	if p, err := url.Parse(u); err == nil && p.Path != "" {
+		u = p.Path
+	}
+	u = strings.TrimRight(u, "/")
+	if i := strings.LastIndex(u, "/"); i >= 0 {
+		u = u[i+1:]
+	}
+	return u
+}
+
+// lookup finds a queue by URL; s.mu must be held.
+func (s *Service) lookup(queueURL string) (*queue, error) {
+	if queueURL == "" {
+		return nil, errMissingParameter("QueueUrl")
+	}
+	q, ok := s.queues[nameFromURL(queueURL)]
+	if !ok {
+		return nil, errNoQueue()
+	}
+	return q, nil
+}
+
+// byARN finds a queue by ARN; s.mu must be held.
+func (s *Service) byARN(arn string) *queue {
+	a, err := awsapi.ParseARN(arn)
+	if err != nil || a.Service != "sqs" {
+		return nil
+	}
+	q, ok := s.queues[a.Resource]
+	if !ok || q.arn != arn {
+		return nil
+	}
+	return q
+}
+
+// authorize allows a caller when the queue policy allows it (and denies
+// when it explicitly denies), otherwise asks the installed authorizer
+// (identity policies).
+func (s *Service) authorize(req *awsapi.Request, action string, q *queue) error {
+	if req.Principal.Admin {
+		return nil
+	}
+	s.mu.Lock()
+	policy, arn := "", ""
+	if q != nil {
+		policy, arn = q.attrs["Policy"], q.arn
+	}
+	s.mu.Unlock()
+	if policy != "" {
+		switch iampolicy.EvaluateResource(policy, iampolicy.Request{Action: action, Resource: arn, PrincipalArn: req.Principal.ARN}) {
+		case iampolicy.Allow:
+			return nil
+		case iampolicy.Deny:
+			return accessDenied(req, action, arn)
+		}
+	}
+	if err := req.Authorize(action, arn); err != nil {
+		return accessDenied(req, action, arn)
+	}
+	return nil
+}
+
+func accessDenied(req *awsapi.Request, action, arn string) *awsapi.Error {
+	e := sqsError("AccessDenied", "AccessDenied", "User: %s is not authorized to perform: %s on resource: %s", req.Principal.ARN, action, arn)
+	e.HTTPStatus = 403
+	return e
+}
+
+// queueFor decodes nothing: it locks, looks the queue up and authorises.
+func (s *Service) queueFor(req *awsapi.Request, queueURL, action string) (*queue, error) {
+	s.mu.Lock()
+	q, err := s.lookup(queueURL)
+	s.mu.Unlock()
+	if err != nil {
+		if !req.Principal.Admin {
+			// Authorise against the would-be ARN first, as AWS does.
+			if aerr := req.Authorize(action, s.env.ARN("sqs", nameFromURL(queueURL))); aerr != nil {
+				return nil, accessDenied(req, action, s.env.ARN("sqs", nameFromURL(queueURL)))
+			}
+		}
+		return nil, err
+	}
+	if err := s.authorize(req, action, q); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// ---- attributes ----
+
+type attrSpec struct {
+	min, max int
+	def      string
+}
+
+var intAttrs = map[string]attrSpec{
+	"VisibilityTimeout":             {0, 43200, strconv.Itoa(DefaultVisibilityTimeout)},
+	"MessageRetentionPeriod":        {60, 1209600, strconv.Itoa(DefaultMessageRetentionPeriod)},
+	"ReceiveMessageWaitTimeSeconds": {0, 20, "0"},
+	"DelaySeconds":                  {0, 900, "0"},
+	"MaximumMessageSize":            {1024, 1048576, strconv.Itoa(DefaultMaximumMessageSize)},
+	"KmsDataKeyReusePeriodSeconds":  {60, 86400, "300"},
+}
+
+var computedAttrs = map[string]bool{
+	"ApproximateNumberOfMessages": true, "ApproximateNumberOfMessagesNotVisible": true,
+	"ApproximateNumberOfMessagesDelayed": true, "CreatedTimestamp": true,
+	"LastModifiedTimestamp": true, "QueueArn": true,
+}
+
+func defaultAttrs() map[string]string {
+	m := map[string]string{"SqsManagedSseEnabled": "true"}
+	for k, v := range intAttrs {
+		if k != "KmsDataKeyReusePeriodSeconds" {
+			m[k] = v.def
+		}
+	}
+	return m
+}
+
+type redrivePolicy struct {
+	DeadLetterTargetArn string `json:"deadLetterTargetArn"`
+	MaxReceiveCount     int
+}
+
+func parseRedrive(s string) (redrivePolicy, bool) {
+	var raw struct {
+		DeadLetterTargetArn string          `json:"deadLetterTargetArn"`
+		MaxReceiveCount     json.RawMessage `json:"maxReceiveCount"`
+	}
+	if err := json.Unmarshal([]byte(s), &raw); err != nil || raw.DeadLetterTargetArn == "" {
+		return redrivePolicy{}, false
+	}
+	txt := strings.Trim(string(raw.MaxReceiveCount), `"`)
+	n, err := strconv.Atoi(txt)
+	if err != nil || n < 1 || n > 1000 {
+		return redrivePolicy{}, false
+	}
+	return redrivePolicy{DeadLetterTargetArn: raw.DeadLetterTargetArn, MaxReceiveCount: n}, true
+}
+
+// normaliseAttrs validates settable attributes and returns them in the
+// form GetQueueAttributes reports.
+func normaliseAttrs(in map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	for k, v := range in {
+		if spec, ok := intAttrs[k]; ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < spec.min || n > spec.max {
+				return nil, errInvalidAttributeValue(k)
+			}
+			out[k] = strconv.Itoa(n)
+			continue
+		}
+		switch k {
+		case "Policy":
+			if v != "" {
+				if _, err := iampolicy.Parse(v); err != nil {
+					return nil, sqsError("InvalidAttributeValue", "InvalidAttributeValue", "Invalid value for the parameter Policy. Reason: %v", err)
+				}
+			}
+			out[k] = v
+		case "RedrivePolicy":
+			if v != "" {
+				rp, ok := parseRedrive(v)
+				if !ok {
+					return nil, sqsError("InvalidAttributeValue", "InvalidAttributeValue",
+						"Value %s for parameter RedrivePolicy is invalid. Reason: Redrive policy is not a valid JSON map or is missing deadLetterTargetArn or maxReceiveCount (1 to 1000).", v)
+				}
+				b, _ := json.Marshal(map[string]any{"deadLetterTargetArn": rp.DeadLetterTargetArn, "maxReceiveCount": rp.MaxReceiveCount})
+				v = string(b)
+			}
+			out[k] = v
+		case "RedriveAllowPolicy", "KmsMasterKeyId":
+			out[k] = v
+		case "SqsManagedSseEnabled":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, errInvalidAttributeValue(k)
+			}
+			out[k] = strconv.FormatBool(b)
+		case "FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit":
+			return nil, sqsError("InvalidAttributeName", "InvalidAttributeName", "Unknown Attribute %s.", k)
+		default:
+			return nil, errInvalidAttributeName(k)
+		}
+	}
+	if out["KmsMasterKeyId"] != "" && out["SqsManagedSseEnabled"] == "true" {
+		return nil, sqsError("InvalidAttributeName", "InvalidAttributeName",
+			"You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.")
+	}
+	return out, nil
+}
+
+// apply merges normalised attributes into a queue; s.mu must be held.
+func (q *queue) apply(attrs map[string]string) {
+	for k, v := range attrs {
+		if v == "" && (k == "Policy" || k == "RedrivePolicy" || k == "RedriveAllowPolicy" || k == "KmsMasterKeyId") {
+			delete(q.attrs, k)
+			continue
+		}
+		q.attrs[k] = v
+	}
+	if attrs["KmsMasterKeyId"] != "" {
+		q.attrs["SqsManagedSseEnabled"] = "false"
+		if q.attrs["KmsDataKeyReusePeriodSeconds"] == "" {
+			q.attrs["KmsDataKeyReusePeriodSeconds"] = "300"
+		}
+	}
+}
+
+func (q *queue) intAttr(name string) int {
+	n, _ := strconv.Atoi(q.attrs[name])
+	return n
+}
+
+// ---- queue operations ----
+
+func (s *Service) createQueue(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueName  string
+		Attributes map[string]string
+		Tags       map[string]string `json:"tags"`
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if in.QueueName == "" {
+		return nil, errMissingParameter("QueueName")
+	}
+	if strings.HasSuffix(in.QueueName, ".fifo") {
+		return nil, sqsError("UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation", "FIFO queues are not supported by this endpoint.")
+	}
+	if !queueNameRE.MatchString(in.QueueName) {
+		return nil, errInvalidParameter("Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
+	}
+	arn := s.env.ARN("sqs", in.QueueName)
+	if err := req.Authorize("sqs:CreateQueue", arn); err != nil {
+		return nil, accessDenied(req, "sqs:CreateQueue", arn)
+	}
+	attrs, err := normaliseAttrs(in.Attributes)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Tags) > 50 {
+		return nil, errInvalidParameter("Too many tags added for queue %s.", in.QueueName)
+	}
+	now := s.env.Time()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if q, ok := s.queues[in.QueueName]; ok {
+		for k, v := range attrs {
+			cur, has := q.attrs[k]
+			if !has {
+				cur = defaultAttrs()[k]
+			}
+			if cur != v {
+				return nil, sqsError("QueueNameExists", "QueueAlreadyExists",
+					"A queue already exists with the same name and a different value for attribute %s", k)
+			}
+		}
+		return map[string]string{"QueueUrl": s.queueURL(q.name)}, nil
+	}
+	if t, ok := s.deleted[in.QueueName]; ok && now.Sub(t) < s.DeletedRecentlyWindow {
+		return nil, sqsError("QueueDeletedRecently", "AWS.SimpleQueueService.QueueDeletedRecently",
+			"You must wait 60 seconds after deleting a queue before you can create another with the same name.")
+	}
+	q := &queue{
+		name: in.QueueName, arn: arn, created: now, modified: now,
+		attrs: defaultAttrs(), tags: map[string]string{}, receipts: map[string]*message{},
+		notify: make(chan struct{}),
+	}
+	q.apply(attrs)
+	for k, v := range in.Tags {
+		q.tags[k] = v
+	}
+	s.queues[q.name] = q
+	return map[string]string{"QueueUrl": s.queueURL(q.name)}, nil
+}
+
+func (s *Service) getQueueURL(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueName              string
+		QueueOwnerAWSAccountId string
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if in.QueueName == "" {
+		return nil, errMissingParameter("QueueName")
+	}
+	if in.QueueOwnerAWSAccountId != "" && in.QueueOwnerAWSAccountId != s.env.AccountID {
+		return nil, errNoQueue()
+	}
+	q, err := s.queueFor(req, in.QueueName, "sqs:GetQueueUrl")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"QueueUrl": s.queueURL(q.name)}, nil
+}
+
+func (s *Service) getQueueAttributes(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl       string
+		AttributeNames []string
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:GetQueueAttributes")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.env.Time()
+	s.sweep(q, now)
+	all := map[string]string{}
+	for k, v := range q.attrs {
+		all[k] = v
+	}
+	visible, inflight, delayed := 0, 0, 0
+	for _, m := range q.msgs {
+		switch {
+		case m.inflight && now.Before(m.availableAt):
+			inflight++
+		case !m.inflight && now.Before(m.availableAt):
+			delayed++
+		default:
+			visible++
+		}
+	}
+	all["ApproximateNumberOfMessages"] = strconv.Itoa(visible)
+	all["ApproximateNumberOfMessagesNotVisible"] = strconv.Itoa(inflight)
+	all["ApproximateNumberOfMessagesDelayed"] = strconv.Itoa(delayed)
+	all["CreatedTimestamp"] = strconv.FormatInt(q.created.Unix(), 10)
+	all["LastModifiedTimestamp"] = strconv.FormatInt(q.modified.Unix(), 10)
+	all["QueueArn"] = q.arn
+	out := map[string]string{}
+	for _, name := range in.AttributeNames {
+		if name == "All" {
+			return map[string]any{"Attributes": all}, nil
+		}
+		if _, settable := intAttrs[name]; !settable && !computedAttrs[name] {
+			switch name {
+			case "Policy", "RedrivePolicy", "RedriveAllowPolicy", "KmsMasterKeyId", "SqsManagedSseEnabled":
+			default:
+				return nil, errInvalidAttributeName(name)
+			}
+		}
+		if v, ok := all[name]; ok {
+			out[name] = v
+		}
+	}
+	if len(out) == 0 {
+		return map[string]any{}, nil
+	}
+	return map[string]any{"Attributes": out}, nil
+}
+
+func (s *Service) setQueueAttributes(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl   string
+		Attributes map[string]string
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:SetQueueAttributes")
+	if err != nil {
+		return nil, err
+	}
+	if in.Attributes == nil {
+		return nil, errMissingParameter("Attribute.Name")
+	}
+	attrs, err := normaliseAttrs(in.Attributes)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q.apply(attrs)
+	q.modified = s.env.Time()
+	return nil, nil
+}
+
+func (s *Service) listQueues(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueNamePrefix string
+		MaxResults      int
+		NextToken       string
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if in.MaxResults < 0 || in.MaxResults > 1000 {
+		return nil, errInvalidParameter("Value for parameter MaxResults is invalid. Reason: MaxResults must be an integer between 1 and 1000.")
+	}
+	if err := req.Authorize("sqs:ListQueues", s.env.ARN("sqs", "*")); err != nil {
+		return nil, accessDenied(req, "sqs:ListQueues", s.env.ARN("sqs", "*"))
+	}
+	s.mu.Lock()
+	var names []string
+	for n := range s.queues {
+		if strings.HasPrefix(n, in.QueueNamePrefix) {
+			names = append(names, n)
+		}
+	}
+	s.mu.Unlock()
+	sort.Strings(names)
+	start := 0
+	if in.NextToken != "" {
+		b, err := base64.RawURLEncoding.DecodeString(in.NextToken)
+		if err != nil {
+			return nil, errInvalidParameter("Invalid NextToken value.")
+		}
+		start = sort.SearchStrings(names, string(b))
+	}
+	names = names[start:]
+	limit := 1000
+	if in.MaxResults > 0 {
+		limit = in.MaxResults
+	}
+	out := map[string]any{}
+	if len(names) > limit {
+		if in.MaxResults > 0 {
+			out["NextToken"] = base64.RawURLEncoding.EncodeToString([]byte(names[limit]))
+		}
+		names = names[:limit]
+	}
+	urls := make([]string, len(names))
+	for i, n := range names {
+		urls[i] = s.queueURL(n)
+	}
+	if len(urls) > 0 {
+		out["QueueUrls"] = urls
+	}
+	return out, nil
+}
+
+func (s *Service) deleteQueue(req *awsapi.Request) (any, error) {
+	var in struct{ QueueUrl string }
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:DeleteQueue")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queues[q.name] == q {
+		delete(s.queues, q.name)
+		s.deleted[q.name] = s.env.Time()
+		close(q.notify)
+		q.notify = make(chan struct{})
+	}
+	return nil, nil
+}
+
+func (s *Service) purgeQueue(req *awsapi.Request) (any, error) {
+	var in struct{ QueueUrl string }
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:PurgeQueue")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.env.Time()
+	if !q.purgedAt.IsZero() && now.Sub(q.purgedAt) < s.PurgeInterval {
+		return nil, sqsError("PurgeQueueInProgress", "AWS.SimpleQueueService.PurgeQueueInProgress",
+			"Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
+	}
+	q.purgedAt = now
+	for _, m := range q.msgs {
+		m.deleted = true
+	}
+	q.msgs = nil
+	q.receipts = map[string]*message{}
+	return nil, nil
+}
+
+func (s *Service) tagQueue(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl string
+		Tags     map[string]string
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:TagQueue")
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Tags) == 0 {
+		return nil, errMissingParameter("Tags")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(q.tags)
+	for k := range in.Tags {
+		if _, ok := q.tags[k]; !ok {
+			n++
+		}
+	}
+	if n > 50 {
+		return nil, errInvalidParameter("Too many tags added for queue %s.", q.name)
+	}
+	for k, v := range in.Tags {
+		q.tags[k] = v
+	}
+	return nil, nil
+}
+
+func (s *Service) untagQueue(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl string
+		TagKeys  []string
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:UntagQueue")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range in.TagKeys {
+		delete(q.tags, k)
+	}
+	return nil, nil
+}
+
+func (s *Service) listQueueTags(req *awsapi.Request) (any, error) {
+	var in struct{ QueueUrl string }
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:ListQueueTags")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(q.tags) == 0 {
+		return map[string]any{}, nil
+	}
+	tags := make(map[string]string, len(q.tags))
+	for k, v := range q.tags {
+		tags[k] = v
+	}
+	return map[string]any{"Tags": tags}, nil
+}
+
+func (s *Service) listDeadLetterSourceQueues(req *awsapi.Request) (any, error) {
+	var in struct{ QueueUrl string }
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:ListDeadLetterSourceQueues")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	urls := []string{}
+	for _, src := range s.queues {
+		if rp, ok := parseRedrive(src.attrs["RedrivePolicy"]); ok && rp.DeadLetterTargetArn == q.arn {
+			urls = append(urls, s.queueURL(src.name))
+		}
+	}
+	sort.Strings(urls)
+	return map[string]any{"queueUrls": urls}, nil
+}
+
+// ---- in-process contract ----
+
+// Deliver enqueues a message on behalf of another service of the stack
+// (EventBridge, SNS, Lambda destinations). It does no authorisation: the
+// caller checks the queue policy. attributes become String message
+// attributes.
+func (s *Service) Deliver(queueArn, body string, attributes map[string]string) (messageID string, err error) {
+	attrs := make(map[string]MessageAttribute, len(attributes))
+	for k, v := range attributes {
+		attrs[k] = MessageAttribute{DataType: "String", StringValue: v}
+	}
+	return s.DeliverMessage(queueArn, body, attrs)
+}
+
+// DeliverMessage is Deliver with typed message attributes.
+func (s *Service) DeliverMessage(queueArn, body string, attributes map[string]MessageAttribute) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.byARN(queueArn)
+	if q == nil {
+		return "", fmt.Errorf("delivering to %s: %w", queueArn, errNoQueue())
+	}
+	m, err := s.newMessage(q, body, attributes, -1, "AIDAAWSSERVICE")
+	if err != nil {
+		return "", fmt.Errorf("delivering to %s: %w", queueArn, err)
+	}
+	s.enqueue(q, m)
+	return m.id, nil
+}
+
+// QueuePolicy returns the queue's Policy attribute; exists is false when the
+// queue does not exist. A queue without a policy gives "" and true.
+func (s *Service) QueuePolicy(queueArn string) (policyJSON string, exists bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.byARN(queueArn)
+	if q == nil {
+		return "", false
+	}
+	return q.attrs["Policy"], true
+}
+
+// QueueURL returns the URL of a queue by ARN.
+func (s *Service) QueueURL(queueArn string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.byARN(queueArn)
+	if q == nil {
+		return "", false
+	}
+	return s.queueURL(q.name), true
+}
+
+// ---- messages ----
+
+func validBody(body string) bool {
+	if !utf8.ValidString(body) {
+		return false
+	}
+	for _, r := range body {
+		switch {
+		case r == 0x9 || r == 0xA || r == 0xD:
+		case r >= 0x20 && r <= 0xD7FF:
+		case r >= 0xE000 && r <= 0xFFFD:
+		case r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+var attrNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,256}$`)
+
+func validateAttributes(attrs map[string]MessageAttribute) (size int, err error) {
+	if len(attrs) > MaxMessageAttributes {
+		return 0, errInvalidParameter("Number of message attributes [%d] exceeds the allowed maximum [%d].", len(attrs), MaxMessageAttributes)
+	}
+	for name, a := range attrs {
+		lower := strings.ToLower(name)
+		if !attrNameRE.MatchString(name) || strings.HasPrefix(lower, "aws.") || strings.HasPrefix(lower, "amazon.") ||
+			strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
+			return 0, errInvalidParameter("Message (user) attribute name '%s' is invalid.", name)
+		}
+		base, _, _ := strings.Cut(a.DataType, ".")
+		switch base {
+		case "String":
+			if a.StringValue == "" {
+				return 0, errInvalidParameter("Message (user) attribute '%s' must contain a non-empty value of type 'String'.", name)
+			}
+			size += len(a.StringValue)
+		case "Number":
+			if _, err := strconv.ParseFloat(a.StringValue, 64); err != nil {
+				return 0, errInvalidParameter("Can't cast the value of message (user) attribute '%s' to a number.", name)
+			}
+			size += len(a.StringValue)
+		case "Binary":
+			if len(a.BinaryValue) == 0 {
+				return 0, errInvalidParameter("Message (user) attribute '%s' must contain a non-empty value of type 'Binary'.", name)
+			}
+			size += len(a.BinaryValue)
+		default:
+			return 0, errInvalidParameter("The type of message (user) attribute '%s' is invalid. You must use only the following supported type prefixes: Binary, Number, String.", name)
+		}
+		size += len(name) + len(a.DataType)
+	}
+	return size, nil
+}
+
+// MD5OfMessageAttributes computes the digest SQS returns for message
+// attributes: names sorted; each as length-prefixed name, data type, a
+// transport byte (1 string/number, 2 binary) and the length-prefixed value.
+func MD5OfMessageAttributes(attrs map[string]MessageAttribute) string {
+	if len(attrs) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(attrs))
+	for n := range attrs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := md5.New()
+	put := func(b []byte) {
+		var l [4]byte
+		binary.BigEndian.PutUint32(l[:], uint32(len(b)))
+		h.Write(l[:])
+		h.Write(b)
+	}
+	for _, n := range names {
+		a := attrs[n]
+		put([]byte(n))
+		put([]byte(a.DataType))
+		if strings.HasPrefix(a.DataType, "Binary") {
+			h.Write([]byte{2})
+			put(a.BinaryValue)
+		} else {
+			h.Write([]byte{1})
+			put([]byte(a.StringValue))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func md5Hex(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// newMessage validates and builds a message; delay < 0 uses the queue's.
+// s.mu must be held.
+func (s *Service) newMessage(q *queue, body string, attrs map[string]MessageAttribute, delay int, sender string) (*message, error) {
+	if body == "" {
+		return nil, errMissingParameter("MessageBody")
+	}
+	if !validBody(body) {
+		return nil, sqsError("InvalidMessageContents", "InvalidMessageContents", "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF")
+	}
+	attrSize, err := validateAttributes(attrs)
+	if err != nil {
+		return nil, err
+	}
+	if max := q.intAttr("MaximumMessageSize"); len(body)+attrSize > max {
+		return nil, errInvalidParameter("One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", max)
+	}
+	if delay > 900 {
+		return nil, errInvalidParameter("Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900.", delay)
+	}
+	if delay < 0 {
+		delay = q.intAttr("DelaySeconds")
+	}
+	now := s.env.Time()
+	return &message{
+		id: awsapi.NewUUID(), body: body, md5Body: md5Hex(body), md5Attrs: MD5OfMessageAttributes(attrs),
+		attrs: attrs, sent: now, senderID: sender, availableAt: now.Add(time.Duration(delay) * time.Second),
+	}, nil
+}
+
+// enqueue adds a message and wakes long polls; s.mu must be held.
+func (s *Service) enqueue(q *queue, m *message) {
+	q.msgs = append(q.msgs, m)
+	close(q.notify)
+	q.notify = make(chan struct{})
+}
+
+func senderID(p awsapi.Principal) string {
+	if p.RoleArn != "" {
+		return "AROA" + strings.ToUpper(strings.ReplaceAll(p.SessionName, "-", "")) + ":" + p.SessionName
+	}
+	if p.AccessKeyID != "" {
+		return p.AccessKeyID
+	}
+	return "AIDAANONYMOUS"
+}
+
+type sendEntry struct {
+	Id                string
+	MessageBody       string
+	DelaySeconds      *int
+	MessageAttributes map[string]MessageAttribute
+}
+
+func (s *Service) send(q *queue, req *awsapi.Request, e sendEntry) (*message, error) {
+	delay := -1
+	if e.DelaySeconds != nil {
+		delay = *e.DelaySeconds
+		if delay < 0 {
+			return nil, errInvalidParameter("Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900.", delay)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queues[q.name] != q {
+		return nil, errNoQueue()
+	}
+	m, err := s.newMessage(q, e.MessageBody, e.MessageAttributes, delay, senderID(req.Principal))
+	if err != nil {
+		return nil, err
+	}
+	s.enqueue(q, m)
+	return m, nil
+}
+
+func (s *Service) sendMessage(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl string
+		sendEntry
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:SendMessage")
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.send(q, req, in.sendEntry)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{"MessageId": m.id, "MD5OfMessageBody": m.md5Body}
+	if m.md5Attrs != "" {
+		out["MD5OfMessageAttributes"] = m.md5Attrs
+	}
+	return out, nil
+}
+
+var batchIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+
+func checkBatch(ids []string) error {
+	if len(ids) == 0 {
+		return sqsError("EmptyBatchRequest", "AWS.SimpleQueueService.EmptyBatchRequest", "There should be at least one entry in the request.")
+	}
+	if len(ids) > MaxBatchEntries {
+		return sqsError("TooManyEntriesInBatchRequest", "AWS.SimpleQueueService.TooManyEntriesInBatchRequest",
+			"Maximum number of entries per request are %d. You have sent %d.", MaxBatchEntries, len(ids))
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if !batchIDRE.MatchString(id) {
+			return sqsError("InvalidBatchEntryId", "AWS.SimpleQueueService.InvalidBatchEntryId",
+				"A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.")
+		}
+		if seen[id] {
+			return sqsError("BatchEntryIdsNotDistinct", "AWS.SimpleQueueService.BatchEntryIdsNotDistinct", "Id %s repeated.", id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+type batchFailure struct {
+	Id          string
+	SenderFault bool
+	Code        string
+	Message     string
+}
+
+func failure(id string, err error) batchFailure {
+	e := awsapi.AsError(err)
+	code := e.Code
+	if e.QueryCode != "" {
+		code = e.QueryCode
+	}
+	return batchFailure{Id: id, SenderFault: e.Sender, Code: code, Message: e.Message}
+}
+
+func (s *Service) sendMessageBatch(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl string
+		Entries  []sendEntry
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:SendMessage")
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(in.Entries))
+	total := 0
+	for i, e := range in.Entries {
+		ids[i] = e.Id
+		total += len(e.MessageBody)
+	}
+	if err := checkBatch(ids); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	max := q.intAttr("MaximumMessageSize")
+	s.mu.Unlock()
+	if total > max {
+		return nil, sqsError("BatchRequestTooLong", "AWS.SimpleQueueService.BatchRequestTooLong",
+			"Batch requests cannot be longer than %d bytes. You have sent %d bytes.", max, total)
+	}
+	type ok struct {
+		Id                     string
+		MessageId              string
+		MD5OfMessageBody       string
+		MD5OfMessageAttributes string `json:",omitempty"`
+	}
+	successful, failed := []ok{}, []batchFailure{}
+	for _, e := range in.Entries {
+		m, err := s.send(q, req, e)
+		if err != nil {
+			failed = append(failed, failure(e.Id, err))
+			continue
+		}
+		successful = append(successful, ok{Id: e.Id, MessageId: m.id, MD5OfMessageBody: m.md5Body, MD5OfMessageAttributes: m.md5Attrs})
+	}
+	return map[string]any{"Successful": successful, "Failed": failed}, nil
+}
+
+// sweep drops expired messages; s.mu must be held.
+func (s *Service) sweep(q *queue, now time.Time) {
+	retention := time.Duration(q.intAttr("MessageRetentionPeriod")) * time.Second
+	kept := q.msgs[:0]
+	for _, m := range q.msgs {
+		if m.deleted || now.Sub(m.sent) >= retention {
+			m.deleted = true
+			continue
+		}
+		kept = append(kept, m)
+	}
+	for i := len(kept); i < len(q.msgs); i++ {
+		q.msgs[i] = nil
+	}
+	q.msgs = kept
+}
+
+type receivedMessage struct {
+	MessageId              string
+	ReceiptHandle          string
+	MD5OfBody              string
+	Body                   string
+	Attributes             map[string]string           `json:",omitempty"`
+	MD5OfMessageAttributes string                      `json:",omitempty"`
+	MessageAttributes      map[string]MessageAttribute `json:",omitempty"`
+}
+
+// take receives up to max visible messages; s.mu must be held. It returns
+// the messages and when the next message becomes visible (zero if none).
+func (s *Service) take(q *queue, max int, visibility time.Duration, sysNames, attrNames []string) ([]receivedMessage, time.Time) {
+	now := s.env.Time()
+	s.sweep(q, now)
+	var out []receivedMessage
+	var next time.Time
+	rp, hasRedrive := parseRedrive(q.attrs["RedrivePolicy"])
+	var dlq *queue
+	if hasRedrive {
+		dlq = s.byARN(rp.DeadLetterTargetArn)
+	}
+	moved := false
+	for _, m := range q.msgs {
+		if m.deleted {
+			continue
+		}
+		if now.Before(m.availableAt) {
+			if next.IsZero() || m.availableAt.Before(next) {
+				next = m.availableAt
+			}
+			continue
+		}
+		if len(out) >= max {
+			break
+		}
+		if dlq != nil && dlq != q && m.receiveCount >= rp.MaxReceiveCount {
+			// Moved to the dead-letter queue; the enqueue time is kept.
+			m.deleted = true
+			moved = true
+			c := &message{id: m.id, body: m.body, md5Body: m.md5Body, md5Attrs: m.md5Attrs, attrs: m.attrs,
+				sent: m.sent, senderID: m.senderID, availableAt: now}
+			s.enqueue(dlq, c)
+			continue
+		}
+		m.receiveCount++
+		if m.firstReceive.IsZero() {
+			m.firstReceive = now
+		}
+		m.inflight = true
+		m.availableAt = now.Add(visibility)
+		m.lastReceiptAt = now
+		handle := base64.RawURLEncoding.EncodeToString([]byte(q.name + " " + m.id + " " + awsapi.NewUUID()))
+		q.receipts[handle] = m
+		out = append(out, s.render(m, handle, sysNames, attrNames))
+	}
+	if moved {
+		s.sweep(q, now)
+	}
+	return out, next
+}
+
+func wants(names []string, name string) bool {
+	for _, n := range names {
+		if n == "All" || n == name || n == ".*" {
+			return true
+		}
+		if strings.HasSuffix(n, ".*") && strings.HasPrefix(name, strings.TrimSuffix(n, "*")) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Service) render(m *message, handle string, sysNames, attrNames []string) receivedMessage {
+	r := receivedMessage{MessageId: m.id, ReceiptHandle: handle, MD5OfBody: m.md5Body, Body: m.body}
+	sys := map[string]string{
+		"SenderId":                         m.senderID,
+		"SentTimestamp":                    strconv.FormatInt(m.sent.UnixMilli(), 10),
+		"ApproximateReceiveCount":          strconv.Itoa(m.receiveCount),
+		"ApproximateFirstReceiveTimestamp": strconv.FormatInt(m.firstReceive.UnixMilli(), 10),
+	}
+	for k, v := range sys {
+		if wants(sysNames, k) {
+			if r.Attributes == nil {
+				r.Attributes = map[string]string{}
+			}
+			r.Attributes[k] = v
+		}
+	}
+	sel := map[string]MessageAttribute{}
+	for k, v := range m.attrs {
+		if wants(attrNames, k) {
+			sel[k] = v
+		}
+	}
+	if len(sel) > 0 {
+		r.MessageAttributes = sel
+		r.MD5OfMessageAttributes = MD5OfMessageAttributes(sel)
+	}
+	return r
+}
+
+func (s *Service) receiveMessage(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl                    string
+		AttributeNames              []string
+		MessageSystemAttributeNames []string
+		MessageAttributeNames       []string
+		MaxNumberOfMessages         *int
+		VisibilityTimeout           *int
+		WaitTimeSeconds             *int
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:ReceiveMessage")
+	if err != nil {
+		return nil, err
+	}
+	max := 1
+	if in.MaxNumberOfMessages != nil {
+		max = *in.MaxNumberOfMessages
+		if max < 1 || max > MaxBatchEntries {
+			return nil, errInvalidParameter("Value %d for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided.", max)
+		}
+	}
+	s.mu.Lock()
+	visibility := time.Duration(q.intAttr("VisibilityTimeout")) * time.Second
+	wait := time.Duration(q.intAttr("ReceiveMessageWaitTimeSeconds")) * time.Second
+	s.mu.Unlock()
+	if in.VisibilityTimeout != nil {
+		if *in.VisibilityTimeout < 0 || *in.VisibilityTimeout > 43200 {
+			return nil, errInvalidParameter("Value %d for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and 43200, if provided.", *in.VisibilityTimeout)
+		}
+		visibility = time.Duration(*in.VisibilityTimeout) * time.Second
+	}
+	if in.WaitTimeSeconds != nil {
+		if *in.WaitTimeSeconds < 0 || *in.WaitTimeSeconds > MaxWaitTimeSeconds {
+			return nil, errInvalidParameter("Value %d for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= 20, if provided.", *in.WaitTimeSeconds)
+		}
+		wait = time.Duration(*in.WaitTimeSeconds) * time.Second
+	}
+	sysNames := append(append([]string{}, in.AttributeNames...), in.MessageSystemAttributeNames...)
+	msgs, err := s.poll(req.Context(), q, max, visibility, wait, sysNames, in.MessageAttributeNames)
+	if err != nil {
+		return nil, err
+	}
+	if len(msgs) == 0 {
+		return map[string]any{}, nil
+	}
+	return map[string]any{"Messages": msgs}, nil
+}
+
+// poll receives messages, waiting up to wait for the first one.
+func (s *Service) poll(ctx context.Context, q *queue, max int, visibility, wait time.Duration, sysNames, attrNames []string) ([]receivedMessage, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		s.mu.Lock()
+		if s.queues[q.name] != q {
+			s.mu.Unlock()
+			return nil, errNoQueue()
+		}
+		msgs, next := s.take(q, max, visibility, sysNames, attrNames)
+		notify := q.notify
+		s.mu.Unlock()
+		remaining := time.Until(deadline)
+		if len(msgs) > 0 || remaining <= 0 {
+			return msgs, nil
+		}
+		if !next.IsZero() {
+			if d := next.Sub(s.env.Time()); d < remaining {
+				remaining = max0(d) + time.Millisecond
+			}
+		}
+		t := time.NewTimer(remaining)
+		select {
+		case <-notify:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, nil
+		case <-s.closed:
+			t.Stop()
+			return nil, nil
+		}
+		t.Stop()
+	}
+}
+
+func max0(d time.Duration) time.Duration {
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+// byReceipt finds the message of a receipt handle; s.mu must be held.
+func byReceipt(q *queue, handle string) (*message, bool) {
+	m, ok := q.receipts[handle]
+	return m, ok
+}
+
+func validHandle(q *queue, handle string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(handle)
+	if err != nil {
+		return false
+	}
+	name, _, ok := strings.Cut(string(b), " ")
+	return ok && name == q.name
+}
+
+func (s *Service) deleteOne(q *queue, handle string) error {
+	if handle == "" {
+		return errMissingParameter("ReceiptHandle")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := byReceipt(q, handle)
+	if !ok {
+		if validHandle(q, handle) {
+			return nil // an old handle of a message already deleted
+		}
+		return errReceiptHandle(handle)
+	}
+	delete(q.receipts, handle)
+	if !m.deleted {
+		m.deleted = true
+		s.sweep(q, s.env.Time())
+	}
+	return nil
+}
+
+func (s *Service) deleteMessage(req *awsapi.Request) (any, error) {
+	var in struct{ QueueUrl, ReceiptHandle string }
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:DeleteMessage")
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.deleteOne(q, in.ReceiptHandle)
+}
+
+func (s *Service) deleteMessageBatch(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl string
+		Entries  []struct{ Id, ReceiptHandle string }
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:DeleteMessage")
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(in.Entries))
+	for i, e := range in.Entries {
+		ids[i] = e.Id
+	}
+	if err := checkBatch(ids); err != nil {
+		return nil, err
+	}
+	type ok struct{ Id string }
+	successful, failed := []ok{}, []batchFailure{}
+	for _, e := range in.Entries {
+		if err := s.deleteOne(q, e.ReceiptHandle); err != nil {
+			failed = append(failed, failure(e.Id, err))
+			continue
+		}
+		successful = append(successful, ok{Id: e.Id})
+	}
+	return map[string]any{"Successful": successful, "Failed": failed}, nil
+}
+
+func (s *Service) changeVisibility(q *queue, handle string, timeout int) error {
+	if handle == "" {
+		return errMissingParameter("ReceiptHandle")
+	}
+	if timeout < 0 || timeout > 43200 {
+		return errInvalidParameter("Value %d for parameter VisibilityTimeout is invalid. Reason: VisibilityTimeout must be an integer between 0 and 43200.", timeout)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := byReceipt(q, handle)
+	if !ok {
+		return errReceiptHandle(handle)
+	}
+	now := s.env.Time()
+	if m.deleted || !m.inflight || !now.Before(m.availableAt) {
+		return sqsError("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight", "Message does not exist or is not available for visibility timeout change.")
+	}
+	if now.Add(time.Duration(timeout)*time.Second).Sub(m.lastReceiptAt) > 12*time.Hour {
+		return errInvalidParameter("Value %d for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [43200 seconds]", timeout)
+	}
+	m.availableAt = now.Add(time.Duration(timeout) * time.Second)
+	if timeout == 0 {
+		close(q.notify)
+		q.notify = make(chan struct{})
+	}
+	return nil
+}
+
+func (s *Service) changeMessageVisibility(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl, ReceiptHandle string
+		VisibilityTimeout       *int
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:ChangeMessageVisibility")
+	if err != nil {
+		return nil, err
+	}
+	if in.VisibilityTimeout == nil {
+		return nil, errMissingParameter("VisibilityTimeout")
+	}
+	return nil, s.changeVisibility(q, in.ReceiptHandle, *in.VisibilityTimeout)
+}
+
+func (s *Service) changeMessageVisibilityBatch(req *awsapi.Request) (any, error) {
+	var in struct {
+		QueueUrl string
+		Entries  []struct {
+			Id, ReceiptHandle string
+			VisibilityTimeout int
+		}
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	q, err := s.queueFor(req, in.QueueUrl, "sqs:ChangeMessageVisibility")
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(in.Entries))
+	for i, e := range in.Entries {
+		ids[i] = e.Id
+	}
+	if err := checkBatch(ids); err != nil {
+		return nil, err
+	}
+	type ok struct{ Id string }
+	successful, failed := []ok{}, []batchFailure{}
+	for _, e := range in.Entries {
+		if err := s.changeVisibility(q, e.ReceiptHandle, e.VisibilityTimeout); err != nil {
+			failed = append(failed, failure(e.Id, err))
+			continue
+		}
+		successful = append(successful, ok{Id: e.Id})
+	}
+	return map[string]any{"Successful": successful, "Failed": failed}, nil
+}

@@ -1,0 +1,480 @@
+package sqs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
+)
+
+func start(t *testing.T) (*localaws.Stack, *sqs.Service, *awssqs.Client) {
+	t.Helper()
+	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	svc := sqs.New(stack.Env())
+	if err := stack.Register(svc); err != nil {
+		t.Fatal(err)
+	}
+	return stack, svc, awssqs.NewFromConfig(localawstest.Config(stack))
+}
+
+func createQueue(t *testing.T, c *awssqs.Client, name string, attrs map[string]string) string {
+	t.Helper()
+	out, err := c.CreateQueue(context.Background(), &awssqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+	if err != nil {
+		t.Fatalf("CreateQueue %s: %v", name, err)
+	}
+	return *out.QueueUrl
+}
+
+func queueArn(t *testing.T, c *awssqs.Client, url string) string {
+	t.Helper()
+	out, err := c.GetQueueAttributes(context.Background(), &awssqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Attributes["QueueArn"]
+}
+
+func TestQueueLifecycle(t *testing.T) {
+	t.Parallel()
+	stack, _, c := start(t)
+	ctx := context.Background()
+	url := createQueue(t, c, "orders", map[string]string{"VisibilityTimeout": "45", "DelaySeconds": "0"})
+	if want := stack.Endpoint() + "/000000000000/orders"; url != want {
+		t.Fatalf("QueueUrl %s, want %s", url, want)
+	}
+	// Identical create is idempotent; a different value fails.
+	if again := createQueue(t, c, "orders", map[string]string{"VisibilityTimeout": "45"}); again != url {
+		t.Fatalf("idempotent create gave %s", again)
+	}
+	_, err := c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders"), Attributes: map[string]string{"VisibilityTimeout": "10"}})
+	var exists *types.QueueNameExists
+	if !errors.As(err, &exists) {
+		t.Fatalf("create with other attributes: %v, want QueueNameExists", err)
+	}
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "QueueAlreadyExists" {
+		t.Fatalf("error code %v, want the query code QueueAlreadyExists", err)
+	}
+
+	got, err := c.GetQueueUrl(ctx, &awssqs.GetQueueUrlInput{QueueName: aws.String("orders")})
+	if err != nil || *got.QueueUrl != url {
+		t.Fatalf("GetQueueUrl: %v %v", got, err)
+	}
+	attrs, err := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{
+		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "262144",
+		"ReceiveMessageWaitTimeSeconds": "0", "ApproximateNumberOfMessages": "0", "SqsManagedSseEnabled": "true",
+		"QueueArn": "arn:aws:sqs:us-east-1:000000000000:orders",
+	} {
+		if attrs.Attributes[k] != want {
+			t.Errorf("attribute %s = %q, want %q", k, attrs.Attributes[k], want)
+		}
+	}
+	if ts, _ := strconv.ParseInt(attrs.Attributes["CreatedTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).Unix() {
+		t.Errorf("CreatedTimestamp %q", attrs.Attributes["CreatedTimestamp"])
+	}
+
+	dlq := createQueue(t, c, "orders-dlq", nil)
+	redrive := fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":"3"}`, queueArn(t, c, dlq))
+	if _, err := c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{
+		"RedrivePolicy": redrive, "KmsMasterKeyId": "alias/aws/sqs", "SqsManagedSseEnabled": "false"}}); err != nil {
+		t.Fatal(err)
+	}
+	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"RedrivePolicy", "KmsMasterKeyId"}})
+	if attrs.Attributes["RedrivePolicy"] != fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":3}`, queueArn(t, c, dlq)) || attrs.Attributes["KmsMasterKeyId"] != "alias/aws/sqs" {
+		t.Fatalf("attributes after set: %v", attrs.Attributes)
+	}
+	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"VisibilityTimeout": "50000"}})
+	var badValue *types.InvalidAttributeValue
+	if !errors.As(err, &badValue) {
+		t.Fatalf("out of range: %v, want InvalidAttributeValue", err)
+	}
+	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Bogus": "1"}})
+	var badName *types.InvalidAttributeName
+	if !errors.As(err, &badName) {
+		t.Fatalf("unknown attribute: %v, want InvalidAttributeName", err)
+	}
+
+	if _, err := c.TagQueue(ctx, &awssqs.TagQueueInput{QueueUrl: aws.String(url), Tags: map[string]string{"team": "a", "env": "dev"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UntagQueue(ctx, &awssqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: []string{"env"}}); err != nil {
+		t.Fatal(err)
+	}
+	tags, err := c.ListQueueTags(ctx, &awssqs.ListQueueTagsInput{QueueUrl: aws.String(url)})
+	if err != nil || len(tags.Tags) != 1 || tags.Tags["team"] != "a" {
+		t.Fatalf("tags %v %v", tags, err)
+	}
+
+	list, err := c.ListQueues(ctx, &awssqs.ListQueuesInput{QueueNamePrefix: aws.String("orders")})
+	if err != nil || len(list.QueueUrls) != 2 {
+		t.Fatalf("ListQueues %v %v", list, err)
+	}
+	page, err := c.ListQueues(ctx, &awssqs.ListQueuesInput{MaxResults: aws.Int32(1)})
+	if err != nil || len(page.QueueUrls) != 1 || page.NextToken == nil {
+		t.Fatalf("ListQueues page %v %v", page, err)
+	}
+	page, err = c.ListQueues(ctx, &awssqs.ListQueuesInput{MaxResults: aws.Int32(1), NextToken: page.NextToken})
+	if err != nil || len(page.QueueUrls) != 1 || page.QueueUrls[0] != dlq {
+		t.Fatalf("ListQueues second page %v %v", page, err)
+	}
+
+	if _, err := c.DeleteQueue(ctx, &awssqs.DeleteQueueInput{QueueUrl: aws.String(url)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.GetQueueUrl(ctx, &awssqs.GetQueueUrlInput{QueueName: aws.String("orders")})
+	var missing *types.QueueDoesNotExist
+	if !errors.As(err, &missing) {
+		t.Fatalf("after delete: %v, want QueueDoesNotExist", err)
+	}
+	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders")})
+	var recently *types.QueueDeletedRecently
+	if !errors.As(err, &recently) {
+		t.Fatalf("recreate at once: %v, want QueueDeletedRecently", err)
+	}
+	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("bad name!")})
+	if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" {
+		t.Fatalf("bad name: %v", err)
+	}
+}
+
+func TestSendReceiveDelete(t *testing.T) {
+	t.Parallel()
+	_, _, c := start(t)
+	ctx := context.Background()
+	url := createQueue(t, c, "q", nil)
+	sent, err := c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(`{"hello":"world"}`),
+		MessageAttributes: map[string]types.MessageAttributeValue{
+			"kind":  {DataType: aws.String("String"), StringValue: aws.String("order")},
+			"count": {DataType: aws.String("Number"), StringValue: aws.String("3")},
+			"blob":  {DataType: aws.String("Binary"), BinaryValue: []byte{1, 2, 3}},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// md5 of the body, as md5sum computes it.
+	if *sent.MD5OfMessageBody != "fbc24bcc7a1794758fc1327fcfebdaf6" {
+		t.Fatalf("MD5OfMessageBody %s", *sent.MD5OfMessageBody)
+	}
+	if sent.MD5OfMessageAttributes == nil || len(*sent.MD5OfMessageAttributes) != 32 {
+		t.Fatalf("MD5OfMessageAttributes %v", sent.MD5OfMessageAttributes)
+	}
+	got, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10,
+		MessageSystemAttributeNames: []types.MessageSystemAttributeName{"All"}, MessageAttributeNames: []string{"All"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Messages) != 1 {
+		t.Fatalf("received %d messages", len(got.Messages))
+	}
+	m := got.Messages[0]
+	if *m.MessageId != *sent.MessageId || *m.Body != `{"hello":"world"}` || m.Attributes["ApproximateReceiveCount"] != "1" {
+		t.Fatalf("message %+v", m)
+	}
+	if ts, _ := strconv.ParseInt(m.Attributes["SentTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).UnixMilli() {
+		t.Fatalf("SentTimestamp %q", m.Attributes["SentTimestamp"])
+	}
+	if *m.MD5OfMessageAttributes != *sent.MD5OfMessageAttributes || string(m.MessageAttributes["blob"].BinaryValue) != "\x01\x02\x03" ||
+		*m.MessageAttributes["count"].StringValue != "3" {
+		t.Fatalf("attributes %+v", m.MessageAttributes)
+	}
+	// In flight: not received again; counted as not visible.
+	again, _ := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url)})
+	if len(again.Messages) != 0 {
+		t.Fatal("an in-flight message was received again")
+	}
+	attrs, _ := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
+	if attrs.Attributes["ApproximateNumberOfMessagesNotVisible"] != "1" || attrs.Attributes["ApproximateNumberOfMessages"] != "0" {
+		t.Fatalf("counts %v", attrs.Attributes)
+	}
+	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: aws.String("garbage")})
+	var invalid *types.ReceiptHandleIsInvalid
+	if !errors.As(err, &invalid) {
+		t.Fatalf("bad handle: %v", err)
+	}
+	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
+	if attrs.Attributes["ApproximateNumberOfMessagesNotVisible"] != "0" {
+		t.Fatalf("after delete %v", attrs.Attributes)
+	}
+}
+
+func TestBatches(t *testing.T) {
+	t.Parallel()
+	_, _, c := start(t)
+	ctx := context.Background()
+	url := createQueue(t, c, "batch", nil)
+	out, err := c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: []types.SendMessageBatchRequestEntry{
+		{Id: aws.String("a"), MessageBody: aws.String("one")},
+		{Id: aws.String("b"), MessageBody: aws.String("two"), DelaySeconds: 5},
+		{Id: aws.String("c"), MessageBody: aws.String("bad \u0000 char")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Successful) != 2 || len(out.Failed) != 1 || *out.Failed[0].Id != "c" || *out.Failed[0].Code != "InvalidMessageContents" || !out.Failed[0].SenderFault {
+		t.Fatalf("batch result %+v", out)
+	}
+	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: []types.SendMessageBatchRequestEntry{
+		{Id: aws.String("a"), MessageBody: aws.String("one")}, {Id: aws.String("a"), MessageBody: aws.String("two")}}})
+	var dup *types.BatchEntryIdsNotDistinct
+	if !errors.As(err, &dup) {
+		t.Fatalf("duplicate ids: %v", err)
+	}
+	entries := make([]types.SendMessageBatchRequestEntry, 11)
+	for i := range entries {
+		entries[i] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String("x")}
+	}
+	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
+	var tooMany *types.TooManyEntriesInBatchRequest
+	if !errors.As(err, &tooMany) {
+		t.Fatalf("11 entries: %v", err)
+	}
+	attrs, _ := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
+	if attrs.Attributes["ApproximateNumberOfMessages"] != "1" || attrs.Attributes["ApproximateNumberOfMessagesDelayed"] != "1" {
+		t.Fatalf("counts %v", attrs.Attributes)
+	}
+	got, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10})
+	if err != nil || len(got.Messages) != 1 || *got.Messages[0].Body != "one" {
+		t.Fatalf("receive %+v %v", got, err)
+	}
+	del, err := c.DeleteMessageBatch(ctx, &awssqs.DeleteMessageBatchInput{QueueUrl: aws.String(url), Entries: []types.DeleteMessageBatchRequestEntry{
+		{Id: aws.String("x"), ReceiptHandle: got.Messages[0].ReceiptHandle}, {Id: aws.String("y"), ReceiptHandle: aws.String("nope")}}})
+	if err != nil || len(del.Successful) != 1 || len(del.Failed) != 1 || *del.Failed[0].Code != "ReceiptHandleIsInvalid" {
+		t.Fatalf("delete batch %+v %v", del, err)
+	}
+	_, err = c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 11})
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" {
+		t.Fatalf("MaxNumberOfMessages 11: %v", err)
+	}
+	if _, err := c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)})
+	var inProgress *types.PurgeQueueInProgress
+	if !errors.As(err, &inProgress) {
+		t.Fatalf("second purge: %v", err)
+	}
+	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
+	if attrs.Attributes["ApproximateNumberOfMessagesDelayed"] != "0" {
+		t.Fatalf("after purge %v", attrs.Attributes)
+	}
+}
+
+func TestLongPollingReturnsEarly(t *testing.T) {
+	t.Parallel()
+	_, _, c := start(t)
+	ctx := context.Background()
+	url := createQueue(t, c, "poll", nil)
+	type result struct {
+		out     *awssqs.ReceiveMessageOutput
+		err     error
+		elapsed time.Duration
+	}
+	done := make(chan result, 1)
+	began := time.Now()
+	go func() {
+		out, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 20})
+		done <- result{out, err, time.Since(began)}
+	}()
+	// Send once the poll has had a chance to start; the poll must see the
+	// message whether it started before or after.
+	time.AfterFunc(200*time.Millisecond, func() {
+		_, _ = c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("wake")})
+	})
+	select {
+	case r := <-done:
+		if r.err != nil || len(r.out.Messages) != 1 || *r.out.Messages[0].Body != "wake" {
+			t.Fatalf("long poll %+v %v", r.out, r.err)
+		}
+		if r.elapsed > 10*time.Second {
+			t.Fatalf("long poll returned after %v, not as soon as the message arrived", r.elapsed)
+		}
+	case <-time.After(25 * time.Second):
+		t.Fatal("long poll did not return")
+	}
+	// An empty long poll waits about WaitTimeSeconds.
+	began = time.Now()
+	out, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 1})
+	if err != nil || len(out.Messages) != 0 || time.Since(began) < 900*time.Millisecond {
+		t.Fatalf("empty long poll: %v messages after %v, %v", len(out.Messages), time.Since(began), err)
+	}
+}
+
+func TestVisibilityTimeoutAndRedrive(t *testing.T) {
+	t.Parallel()
+	_, _, c := start(t)
+	ctx := context.Background()
+	dlq := createQueue(t, c, "dlq", nil)
+	url := createQueue(t, c, "work", map[string]string{
+		"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":2}`, queueArn(t, c, dlq))})
+	sent, err := c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("job")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := func(vis int32, wait int32) *awssqs.ReceiveMessageOutput {
+		t.Helper()
+		out, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), VisibilityTimeout: vis, WaitTimeSeconds: wait,
+			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameApproximateReceiveCount}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	first := recv(1, 0)
+	if len(first.Messages) != 1 {
+		t.Fatal("first receive empty")
+	}
+	if len(recv(1, 0).Messages) != 0 {
+		t.Fatal("received during the visibility timeout")
+	}
+	// After the timeout the message is visible again (a long poll wakes
+	// for it).
+	second := recv(30, 10)
+	if len(second.Messages) != 1 || second.Messages[0].Attributes["ApproximateReceiveCount"] != "2" {
+		t.Fatalf("second receive %+v", second.Messages)
+	}
+	// Make it visible now; the next receive exceeds maxReceiveCount and
+	// moves it to the DLQ.
+	if _, err := c.ChangeMessageVisibility(ctx, &awssqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(url),
+		ReceiptHandle: second.Messages[0].ReceiptHandle, VisibilityTimeout: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if got := recv(30, 0); len(got.Messages) != 0 {
+		t.Fatalf("received past maxReceiveCount: %+v", got.Messages)
+	}
+	out, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(dlq), WaitTimeSeconds: 5})
+	if err != nil || len(out.Messages) != 1 || *out.Messages[0].MessageId != *sent.MessageId || *out.Messages[0].Body != "job" {
+		t.Fatalf("DLQ receive %+v %v", out, err)
+	}
+	// The old receipt handle no longer refers to an in-flight message.
+	_, err = c.ChangeMessageVisibility(ctx, &awssqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(url),
+		ReceiptHandle: first.Messages[0].ReceiptHandle, VisibilityTimeout: 10})
+	var notInflight *types.MessageNotInflight
+	if !errors.As(err, &notInflight) {
+		t.Fatalf("change visibility of a moved message: %v", err)
+	}
+	srcs, err := c.ListDeadLetterSourceQueues(ctx, &awssqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlq)})
+	if err != nil || len(srcs.QueueUrls) != 1 || srcs.QueueUrls[0] != url {
+		t.Fatalf("ListDeadLetterSourceQueues %v %v", srcs, err)
+	}
+}
+
+func TestRetentionExpiry(t *testing.T) {
+	t.Parallel()
+	var offset atomic.Int64
+	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	env := stack.Env()
+	env.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	if err := stack.Register(sqs.New(env)); err != nil {
+		t.Fatal(err)
+	}
+	c := awssqs.NewFromConfig(localawstest.Config(stack))
+	ctx := context.Background()
+	url := createQueue(t, c, "short", map[string]string{"MessageRetentionPeriod": "60"})
+	if _, err := c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("old")}); err != nil {
+		t.Fatal(err)
+	}
+	offset.Store(int64(61 * time.Second))
+	out, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url)})
+	if err != nil || len(out.Messages) != 0 {
+		t.Fatalf("expired message received: %+v %v", out, err)
+	}
+}
+
+type denyAll struct{}
+
+func (denyAll) Authorize(p awsapi.Principal, action, resource string) error {
+	if p.Admin {
+		return nil
+	}
+	return errors.New("no identity-based policy allows the action")
+}
+
+func TestRolePrincipalsAndDeliver(t *testing.T) {
+	t.Parallel()
+	stack, svc, admin := start(t)
+	ctx := context.Background()
+	stack.Env().SetAuthorizer(denyAll{})
+	url := createQueue(t, admin, "guarded", nil)
+	arn := queueArn(t, admin, url)
+	akid, secret, token := stack.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/sender")
+	role := awssqs.NewFromConfig(localawstest.ConfigWithCredentials(stack, akid, secret, token))
+
+	_, err := role.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x")})
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "AccessDenied" {
+		t.Fatalf("send without permission: %v", err)
+	}
+	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:role/sender"},"Action":"sqs:SendMessage","Resource":"%s"}]}`, arn)
+	if _, err := admin.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": policy}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := role.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x")}); err != nil {
+		t.Fatalf("send allowed by the queue policy: %v", err)
+	}
+	if _, err := role.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url)}); err == nil {
+		t.Fatal("receive allowed though only SendMessage is granted")
+	}
+
+	got, ok := svc.QueuePolicy(arn)
+	if !ok || got != policy {
+		t.Fatalf("QueuePolicy %q %v", got, ok)
+	}
+	if _, ok := svc.QueuePolicy(arn + "-nope"); ok {
+		t.Fatal("QueuePolicy of a missing queue")
+	}
+	id, err := svc.Deliver(arn, "delivered", map[string]string{"source": "test"})
+	if err != nil || id == "" {
+		t.Fatalf("Deliver: %q %v", id, err)
+	}
+	if _, err := svc.Deliver(arn+"-nope", "x", nil); err == nil {
+		t.Fatal("Deliver to a missing queue succeeded")
+	}
+	out, err := admin.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10, MessageAttributeNames: []string{"All"}})
+	if err != nil || len(out.Messages) != 2 {
+		t.Fatalf("receive %+v %v", out, err)
+	}
+	found := false
+	for _, m := range out.Messages {
+		if *m.MessageId == id && *m.Body == "delivered" && *m.MessageAttributes["source"].StringValue == "test" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("delivered message missing: %+v", out.Messages)
+	}
+}
+
+func TestMD5OfMessageAttributes(t *testing.T) {
+	t.Parallel()
+	// Bytes 00000001 "a" 00000006 "String" 01 00000001 "b", through md5sum.
+	got := sqs.MD5OfMessageAttributes(map[string]sqs.MessageAttribute{"a": {DataType: "String", StringValue: "b"}})
+	if got != "bef8bf215374a0a228d67533b1a488be" {
+		t.Fatalf("digest %s", got)
+	}
+	if sqs.MD5OfMessageAttributes(nil) != "" {
+		t.Fatal("digest of no attributes")
+	}
+}
