@@ -1,0 +1,141 @@
+package relay_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/naive"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// batchSize is the stream batch of the benchmark: the event source
+// mapping's default for DynamoDB streams.
+const batchSize = 100
+
+// Targets of the relay for a 100-record batch.
+const (
+	maxRoundTrips          = 3
+	maxCallsPerEventMark   = 1.15
+	maxCallsPerEventDelete = 0.15
+)
+
+// streamHandler is what both relays offer.
+type streamHandler func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+
+func newHandler(tb testing.TB, impl string, fake *relaytest.AWS, cfg config.Config) streamHandler {
+	tb.Helper()
+	switch impl {
+	case "naive":
+		n := &naive.Relay{DynamoDB: fake, EventBridge: fake, Config: cfg}
+		return n.HandleStream
+	default:
+		r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return r.HandleStream
+	}
+}
+
+// runBatch stores a fresh batch of pending items, relays their stream
+// records and returns the round trips and calls it took.
+func runBatch(tb testing.TB, h streamHandler, fake *relaytest.AWS, table outbox.Table, records []outbox.Record, ev events.DynamoDBEvent) (roundTrips, calls int) {
+	for _, r := range records {
+		fake.PutRecord(r)
+	}
+	fake.ResetCounters()
+	resp, err := h(context.Background(), ev)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(resp.BatchItemFailures) != 0 {
+		tb.Fatalf("%d batch item failures", len(resp.BatchItemFailures))
+	}
+	if got := len(fake.Published()); got != len(records) {
+		tb.Fatalf("%d events published, want %d", got, len(records))
+	}
+	return fake.RoundTrips(), fake.Calls("")
+}
+
+// BenchmarkRelay relays a 100-record batch through a fake AWS where every
+// call takes 3 ms, with this relay and with the naive one, and reports the
+// sequential round trips per batch and the AWS calls per event.
+func BenchmarkRelay(b *testing.B) {
+	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
+	records := relaytest.Records(table, batchSize, 256)
+	ev := relaytest.StreamEvent(table, relaytest.Inserts(table, records)...)
+	for _, impl := range []string{"relay", "naive"} {
+		for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
+			b.Run(fmt.Sprintf("%s/%s", impl, action), func(b *testing.B) {
+				fake := &relaytest.AWS{Table: table, Latency: 3 * time.Millisecond}
+				h := newHandler(b, impl, fake, testConfig(table, config.TargetEventBridge, action))
+				var roundTrips, calls int
+				for b.Loop() {
+					b.StopTimer()
+					for _, r := range records {
+						fake.PutRecord(r)
+					}
+					b.StartTimer()
+					rt, c := runBatch(b, h, fake, table, records, ev)
+					roundTrips += rt
+					calls += c
+				}
+				n := float64(b.N)
+				b.ReportMetric(float64(roundTrips)/n, "roundtrips/batch")
+				b.ReportMetric(float64(calls)/n/batchSize, "calls/event")
+			})
+		}
+	}
+}
+
+// TestCallsPerEvent guards the benchmark's targets without timing anything
+// but the round trips, measured with a latency large enough to be robust.
+func TestCallsPerEvent(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
+	records := relaytest.Records(table, batchSize, 256)
+	ev := relaytest.StreamEvent(table, relaytest.Inserts(table, records)...)
+	tests := []struct {
+		impl           string
+		action         config.Action
+		wantCalls      float64 // at most, per event
+		wantRoundTrips int     // at most, per batch; 0: not measured
+	}{
+		{"relay", config.ActionMark, maxCallsPerEventMark, maxRoundTrips},
+		{"relay", config.ActionDelete, maxCallsPerEventDelete, maxRoundTrips},
+		{"naive", config.ActionMark, 2, 0},
+		{"naive", config.ActionDelete, 2, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.impl+"/"+string(tt.action), func(t *testing.T) {
+			t.Parallel()
+			fake := &relaytest.AWS{Table: table}
+			h := newHandler(t, tt.impl, fake, testConfig(table, config.TargetEventBridge, tt.action))
+			_, calls := runBatch(t, h, fake, table, records, ev)
+			perEvent := float64(calls) / batchSize
+			t.Logf("%s/%s: %.2f calls/event", tt.impl, tt.action, perEvent)
+			if perEvent > tt.wantCalls {
+				t.Errorf("%.2f calls/event, want at most %.2f", perEvent, tt.wantCalls)
+			}
+			if tt.impl == "naive" && perEvent != 2 {
+				t.Errorf("naive relay: %.2f calls/event, want 2", perEvent)
+			}
+			if tt.wantRoundTrips == 0 {
+				return
+			}
+			fake.Latency = 20 * time.Millisecond
+			rt, _ := runBatch(t, h, fake, table, records, ev)
+			t.Logf("%s/%s: %d round trips", tt.impl, tt.action, rt)
+			if rt > tt.wantRoundTrips {
+				t.Errorf("%d sequential round trips per batch, want at most %d", rt, tt.wantRoundTrips)
+			}
+		})
+	}
+}
