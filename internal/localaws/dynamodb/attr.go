@@ -1,0 +1,275 @@
+package dynamodb
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	mini "github.com/truora/minidyn/server"
+)
+
+// AttributeValue is a DynamoDB attribute value in its JSON wire shape
+// ({"S":"x"}, {"N":"1"}, {"M":{…}}, …), as stream records and the Lambda
+// event carry it.
+type AttributeValue struct {
+	B    []byte                     `json:"B,omitempty"`
+	BOOL *bool                      `json:"BOOL,omitempty"`
+	BS   [][]byte                   `json:"BS,omitempty"`
+	L    []*AttributeValue          `json:"L,omitempty"`
+	M    map[string]*AttributeValue `json:"M,omitempty"`
+	N    *string                    `json:"N,omitempty"`
+	NS   []*string                  `json:"NS,omitempty"`
+	NULL *bool                      `json:"NULL,omitempty"`
+	S    *string                    `json:"S,omitempty"`
+	SS   []*string                  `json:"SS,omitempty"`
+}
+
+// MarshalJSON keeps empty lists and maps ({"L":[]}, {"M":{}}), which
+// omitempty would drop.
+func (a *AttributeValue) MarshalJSON() ([]byte, error) {
+	type plain AttributeValue
+	switch {
+	case a.L != nil && len(a.L) == 0:
+		return []byte(`{"L":[]}`), nil
+	case a.M != nil && len(a.M) == 0:
+		return []byte(`{"M":{}}`), nil
+	}
+	return json.Marshal((*plain)(a))
+}
+
+// Item is an item in wire shape.
+type Item = map[string]*AttributeValue
+
+type wireItem = map[string]*mini.AttributeValue
+
+func fromWire(v *mini.AttributeValue) *AttributeValue {
+	if v == nil {
+		return nil
+	}
+	out := &AttributeValue{B: v.B, BOOL: v.BOOL, BS: v.BS, N: v.N, NS: v.NS, NULL: v.NULL, S: v.S, SS: v.SS}
+	if v.L != nil {
+		out.L = make([]*AttributeValue, len(v.L))
+		for i, e := range v.L {
+			out.L[i] = fromWire(e)
+		}
+	}
+	if v.M != nil {
+		out.M = fromWireItem(v.M)
+	}
+	return out
+}
+
+func fromWireItem(m wireItem) Item {
+	if m == nil {
+		return nil
+	}
+	out := make(Item, len(m))
+	for k, v := range m {
+		out[k] = fromWire(v)
+	}
+	return out
+}
+
+func toWire(v *AttributeValue) *mini.AttributeValue {
+	if v == nil {
+		return nil
+	}
+	out := &mini.AttributeValue{B: v.B, BOOL: v.BOOL, BS: v.BS, N: v.N, NS: v.NS, NULL: v.NULL, S: v.S, SS: v.SS}
+	if v.L != nil {
+		out.L = make([]*mini.AttributeValue, len(v.L))
+		for i, e := range v.L {
+			out.L[i] = toWire(e)
+		}
+	}
+	if v.M != nil {
+		out.M = toWireItem(v.M)
+	}
+	return out
+}
+
+func toWireItem(m Item) wireItem {
+	if m == nil {
+		return nil
+	}
+	out := make(wireItem, len(m))
+	for k, v := range m {
+		out[k] = toWire(v)
+	}
+	return out
+}
+
+// fromSDK converts an SDK attribute value (as minidyn returns in errors).
+func fromSDK(v ddbtypes.AttributeValue) *AttributeValue {
+	t, f := true, false
+	switch x := v.(type) {
+	case *ddbtypes.AttributeValueMemberS:
+		return &AttributeValue{S: &x.Value}
+	case *ddbtypes.AttributeValueMemberN:
+		return &AttributeValue{N: &x.Value}
+	case *ddbtypes.AttributeValueMemberB:
+		return &AttributeValue{B: x.Value}
+	case *ddbtypes.AttributeValueMemberBOOL:
+		if x.Value {
+			return &AttributeValue{BOOL: &t}
+		}
+		return &AttributeValue{BOOL: &f}
+	case *ddbtypes.AttributeValueMemberNULL:
+		return &AttributeValue{NULL: &t}
+	case *ddbtypes.AttributeValueMemberSS:
+		out := &AttributeValue{SS: make([]*string, len(x.Value))}
+		for i := range x.Value {
+			out.SS[i] = &x.Value[i]
+		}
+		return out
+	case *ddbtypes.AttributeValueMemberNS:
+		out := &AttributeValue{NS: make([]*string, len(x.Value))}
+		for i := range x.Value {
+			out.NS[i] = &x.Value[i]
+		}
+		return out
+	case *ddbtypes.AttributeValueMemberBS:
+		return &AttributeValue{BS: x.Value}
+	case *ddbtypes.AttributeValueMemberL:
+		out := &AttributeValue{L: make([]*AttributeValue, len(x.Value))}
+		for i, e := range x.Value {
+			out.L[i] = fromSDK(e)
+		}
+		return out
+	case *ddbtypes.AttributeValueMemberM:
+		return &AttributeValue{M: fromSDKItem(x.Value)}
+	}
+	return nil
+}
+
+func fromSDKItem(m map[string]ddbtypes.AttributeValue) Item {
+	if m == nil {
+		return nil
+	}
+	out := make(Item, len(m))
+	for k, v := range m {
+		out[k] = fromSDK(v)
+	}
+	return out
+}
+
+// sizeOf approximates DynamoDB's item size rules: attribute names plus
+// value bytes (numbers about half their digits, one byte per list or map
+// element, one byte for booleans and nulls).
+func sizeOf(v *AttributeValue) int {
+	if v == nil {
+		return 0
+	}
+	switch {
+	case v.S != nil:
+		return len(*v.S)
+	case v.N != nil:
+		return (len(*v.N)+1)/2 + 1
+	case v.B != nil:
+		return len(v.B)
+	case v.BOOL != nil, v.NULL != nil:
+		return 1
+	case v.SS != nil:
+		n := 0
+		for _, s := range v.SS {
+			n += len(*s)
+		}
+		return n
+	case v.NS != nil:
+		n := 0
+		for _, s := range v.NS {
+			n += (len(*s)+1)/2 + 1
+		}
+		return n
+	case v.BS != nil:
+		n := 0
+		for _, b := range v.BS {
+			n += len(b)
+		}
+		return n
+	case v.L != nil:
+		n := 3
+		for _, e := range v.L {
+			n += 1 + sizeOf(e)
+		}
+		return n
+	case v.M != nil:
+		return 3 + itemSize(v.M)
+	}
+	return 0
+}
+
+func itemSize(m Item) int {
+	n := 0
+	for k, v := range m {
+		n += len(k) + sizeOf(v)
+	}
+	return n
+}
+
+// equalItems compares two items by their canonical JSON (map keys sorted;
+// set members sorted).
+func equalItems(a, b Item) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	return bytes.Equal(canonical(a), canonical(b))
+}
+
+func canonical(m Item) []byte {
+	b, _ := json.Marshal(normalize(m))
+	return b
+}
+
+func normalize(m Item) Item {
+	out := make(Item, len(m))
+	for k, v := range m {
+		out[k] = normalizeValue(v)
+	}
+	return out
+}
+
+func normalizeValue(v *AttributeValue) *AttributeValue {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	sortStrings := func(in []*string) []*string {
+		s := append([]*string(nil), in...)
+		sort.Slice(s, func(i, j int) bool { return *s[i] < *s[j] })
+		return s
+	}
+	if c.SS != nil {
+		c.SS = sortStrings(c.SS)
+	}
+	if c.NS != nil {
+		c.NS = sortStrings(c.NS)
+	}
+	if c.BS != nil {
+		bs := append([][]byte(nil), c.BS...)
+		sort.Slice(bs, func(i, j int) bool { return bytes.Compare(bs[i], bs[j]) < 0 })
+		c.BS = bs
+	}
+	if c.L != nil {
+		l := make([]*AttributeValue, len(c.L))
+		for i, e := range c.L {
+			l[i] = normalizeValue(e)
+		}
+		c.L = l
+	}
+	if c.M != nil {
+		c.M = normalize(c.M)
+	}
+	return &c
+}
+
+// project returns the attributes of m named in keys.
+func project(m Item, names []string) Item {
+	out := make(Item, len(names))
+	for _, n := range names {
+		if v, ok := m[n]; ok {
+			out[n] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,701 @@
+package dynamodb
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	mini "github.com/truora/minidyn/server"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+)
+
+// convert copies between wire-compatible structs through JSON.
+func convert(in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return awsapi.InternalFailure("encoding: %v", err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return awsapi.InternalFailure("decoding: %v", err)
+	}
+	return nil
+}
+
+// engineError maps an engine error to the DynamoDB wire error.
+func engineError(err error) error {
+	var ae *awsapi.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var tce *ddbtypes.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return canceled(reasonsFromSDK(tce.CancellationReasons))
+	}
+	var ccf *ddbtypes.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		e := awsapi.NewError("ConditionalCheckFailedException", "The conditional request failed")
+		if len(ccf.Item) > 0 {
+			e = e.With("Item", fromSDKItem(ccf.Item))
+		}
+		return e
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		e := awsapi.NewError(api.ErrorCode(), "%s", api.ErrorMessage())
+		if api.ErrorCode() == "InternalServerError" {
+			e.HTTPStatus, e.Sender = http.StatusInternalServerError, false
+		}
+		return e
+	}
+	return awsapi.ValidationException("%s", err.Error())
+}
+
+type reason struct {
+	Code    string `json:"Code"`
+	Message string `json:"Message,omitempty"`
+	Item    Item   `json:"Item,omitempty"`
+}
+
+func reasonsFromSDK(in []ddbtypes.CancellationReason) []reason {
+	out := make([]reason, len(in))
+	for i, r := range in {
+		out[i] = reason{Code: aws.ToString(r.Code), Message: aws.ToString(r.Message), Item: fromSDKItem(r.Item)}
+	}
+	return out
+}
+
+func canceled(reasons []reason) *awsapi.Error {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = r.Code
+	}
+	return awsapi.NewError("TransactionCanceledException",
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [%s]", strings.Join(codes, ", ")).
+		With("CancellationReasons", reasons)
+}
+
+// resolveLocked turns a table name or ARN into the table and rewrites the
+// name for the engine. Callers hold s.mu.
+func (s *Service) resolveLocked(name **string) (*table, error) {
+	if *name == nil || **name == "" {
+		return nil, awsapi.ValidationException("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
+	}
+	t, err := s.tableLocked(**name)
+	if err != nil {
+		return nil, err
+	}
+	*name = aws.String(t.name)
+	return t, nil
+}
+
+// itemLocked reads an item by key; nil when absent.
+func (s *Service) itemLocked(t *table, key Item) Item {
+	out, err := s.engine.GetItem(bg, &mini.GetItemInput{TableName: &t.name, Key: toWireItem(key), ConsistentRead: aws.Bool(true)})
+	if err != nil || len(out.Item) == 0 {
+		return nil
+	}
+	return fromWireItem(out.Item)
+}
+
+func (s *Service) emitLocked(t *table, changes ...change) {
+	if t.stream != nil && len(changes) > 0 {
+		s.streams.append(t.stream.arn, changes)
+	}
+}
+
+func without(m Item, names []string) Item {
+	out := make(Item, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	for _, n := range names {
+		delete(out, n)
+	}
+	return out
+}
+
+// fixRemovesLocked applies the top-level REMOVE actions the engine
+// ignores: it rewrites the item without them, which also drops its entries
+// from indexes keyed on them. It returns the item as stored.
+func (s *Service) fixRemovesLocked(t *table, key Item, removes []string) (Item, error) {
+	cur := s.itemLocked(t, key)
+	if cur == nil {
+		return nil, nil
+	}
+	stale := false
+	for _, n := range removes {
+		if _, ok := cur[n]; ok {
+			stale = true
+		}
+	}
+	if !stale {
+		return cur, nil
+	}
+	fixed := without(cur, removes)
+	for _, k := range t.keyNames() {
+		fixed[k] = cur[k]
+	}
+	if _, err := s.engine.PutItem(bg, &mini.PutItemInput{TableName: &t.name, Item: toWireItem(fixed)}); err != nil {
+		return nil, engineError(err)
+	}
+	return fixed, nil
+}
+
+// settleLocked returns the item as stored after a write and repairs the
+// engine's indexes: when a write drops an index key attribute, the engine
+// keeps the item's old index entry. Putting the old image back, deleting it
+// (which removes its index entries) and putting the new image repairs them.
+func (s *Service) settleLocked(t *table, key, old Item) (Item, error) {
+	cur := s.itemLocked(t, key)
+	if old == nil || cur == nil || !lostIndexKey(t, old, cur) {
+		return cur, nil
+	}
+	if _, err := s.engine.PutItem(bg, &mini.PutItemInput{TableName: &t.name, Item: toWireItem(old)}); err != nil {
+		return nil, engineError(err)
+	}
+	if _, err := s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: &t.name, Key: toWireItem(key)}); err != nil {
+		return nil, engineError(err)
+	}
+	if _, err := s.engine.PutItem(bg, &mini.PutItemInput{TableName: &t.name, Item: toWireItem(cur)}); err != nil {
+		return nil, engineError(err)
+	}
+	return cur, nil
+}
+
+func lostIndexKey(t *table, old, cur Item) bool {
+	for _, i := range append(append([]*index(nil), t.gsis...), t.lsis...) {
+		had, has := true, true
+		for _, k := range i.KeySchema {
+			if _, ok := old[k.AttributeName]; !ok {
+				had = false
+			}
+			if _, ok := cur[k.AttributeName]; !ok {
+				has = false
+			}
+		}
+		if had && !has {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Service) putItem(req *awsapi.Request) (any, error) {
+	var in mini.PutItemInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	switch in.ReturnValues {
+	case "", "NONE", "ALL_OLD":
+	default:
+		return nil, awsapi.ValidationException("Return values set to invalid value")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.resolveLocked(&in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:PutItem", t.arn); err != nil {
+		return nil, err
+	}
+	key := project(fromWireItem(in.Item), t.keyNames())
+	old := s.itemLocked(t, key)
+	rv := in.ReturnValues
+	in.ReturnValues = ""
+	if _, err := s.engine.PutItem(bg, &in); err != nil {
+		return nil, engineError(err)
+	}
+	cur, err := s.settleLocked(t, key, old)
+	if err != nil {
+		return nil, err
+	}
+	s.emitLocked(t, change{keys: key, oldImage: old, newImage: cur})
+	out := map[string]any{}
+	if rv == "ALL_OLD" && old != nil {
+		out["Attributes"] = old
+	}
+	return out, nil
+}
+
+func (s *Service) getItem(req *awsapi.Request) (any, error) {
+	var in mini.GetItemInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.resolveLocked(&in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:GetItem", t.arn); err != nil {
+		return nil, err
+	}
+	out, err := s.engine.GetItem(bg, &in)
+	if err != nil {
+		return nil, engineError(err)
+	}
+	return out, nil
+}
+
+func (s *Service) updateItem(req *awsapi.Request) (any, error) {
+	var in mini.UpdateItemInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.resolveLocked(&in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:UpdateItem", t.arn); err != nil {
+		return nil, err
+	}
+	key := fromWireItem(in.Key)
+	removes := topLevelRemoves(aws.ToString(in.UpdateExpression), in.ExpressionAttributeNames)
+	for _, r := range removes {
+		for _, k := range t.keyNames() {
+			if r == k {
+				return nil, awsapi.ValidationException("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", r)
+			}
+		}
+	}
+	old := s.itemLocked(t, key)
+	out, err := s.engine.UpdateItem(bg, &in)
+	if err != nil {
+		return nil, engineError(err)
+	}
+	if _, err := s.fixRemovesLocked(t, key, removes); err != nil {
+		return nil, err
+	}
+	cur, err := s.settleLocked(t, key, old)
+	if err != nil {
+		return nil, err
+	}
+	s.emitLocked(t, change{keys: key, oldImage: old, newImage: cur})
+	attrs := fromWireItem(out.Attributes)
+	switch in.ReturnValues {
+	case "ALL_NEW":
+		attrs = cur
+	case "UPDATED_NEW":
+		attrs = without(attrs, removes)
+	case "ALL_OLD":
+		attrs = old
+	case "UPDATED_OLD":
+		if attrs == nil && len(removes) > 0 {
+			attrs = Item{}
+		}
+		for _, r := range removes {
+			if v, ok := old[r]; ok {
+				attrs[r] = v
+			}
+		}
+	}
+	if len(attrs) == 0 {
+		return map[string]any{}, nil
+	}
+	return map[string]any{"Attributes": attrs}, nil
+}
+
+func (s *Service) deleteItem(req *awsapi.Request) (any, error) {
+	var in mini.DeleteItemInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.resolveLocked(&in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:DeleteItem", t.arn); err != nil {
+		return nil, err
+	}
+	key := fromWireItem(in.Key)
+	old := s.itemLocked(t, key)
+	out, err := s.engine.DeleteItem(bg, &in)
+	if err != nil {
+		return nil, engineError(err)
+	}
+	s.emitLocked(t, change{keys: key, oldImage: old, newImage: s.itemLocked(t, key)})
+	return out, nil
+}
+
+func (s *Service) indexArn(t *table, indexName *string) (string, error) {
+	if indexName == nil || *indexName == "" {
+		return t.arn, nil
+	}
+	if t.index(*indexName) == nil {
+		return "", awsapi.ValidationException("The table does not have the specified index: %s", *indexName)
+	}
+	return t.arn + "/index/" + *indexName, nil
+}
+
+func (s *Service) query(req *awsapi.Request) (any, error) {
+	var in mini.QueryInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.resolveLocked(&in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	arn, err := s.indexArn(t, in.IndexName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:Query", arn); err != nil {
+		return nil, err
+	}
+	out, err := s.engine.Query(bg, &in)
+	if err != nil {
+		return nil, engineError(err)
+	}
+	return countsPresent(out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), nil
+}
+
+func (s *Service) scan(req *awsapi.Request) (any, error) {
+	var in mini.ScanInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.resolveLocked(&in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	arn, err := s.indexArn(t, in.IndexName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:Scan", arn); err != nil {
+		return nil, err
+	}
+	out, err := s.engine.Scan(bg, &in)
+	if err != nil {
+		return nil, engineError(err)
+	}
+	return countsPresent(out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), nil
+}
+
+// countsPresent renders Query/Scan output with Count and ScannedCount
+// always present, as DynamoDB does.
+func countsPresent(items []wireItem, count, scanned int32, last wireItem) map[string]any {
+	out := map[string]any{"Count": count, "ScannedCount": max(scanned, count)}
+	if items == nil {
+		items = []wireItem{}
+	}
+	out["Items"] = items
+	if len(last) > 0 {
+		out["LastEvaluatedKey"] = last
+	}
+	return out
+}
+
+type pendingWrite struct {
+	t       *table
+	key     Item
+	old     Item
+	removes []string
+}
+
+func keyID(t *table, key Item) string {
+	return t.name + "\x00" + string(canonical(key))
+}
+
+func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
+	var in mini.BatchWriteItemInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	requests := map[string][]mini.WriteRequest{}
+	var writes []pendingWrite
+	seen := map[string]bool{}
+	for name, reqs := range in.RequestItems {
+		np := aws.String(name)
+		t, err := s.resolveLocked(&np)
+		if err != nil {
+			return nil, err
+		}
+		if err := req.Authorize("dynamodb:BatchWriteItem", t.arn); err != nil {
+			return nil, err
+		}
+		requests[t.name] = append(requests[t.name], reqs...)
+		for _, r := range reqs {
+			n++
+			var key Item
+			switch {
+			case r.PutRequest != nil:
+				key = project(fromWireItem(r.PutRequest.Item), t.keyNames())
+			case r.DeleteRequest != nil:
+				key = fromWireItem(r.DeleteRequest.Key)
+			default:
+				return nil, awsapi.ValidationException("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+			}
+			id := keyID(t, key)
+			if seen[id] {
+				return nil, awsapi.ValidationException("Provided list of item keys contains duplicates")
+			}
+			seen[id] = true
+			writes = append(writes, pendingWrite{t: t, key: key, old: s.itemLocked(t, key)})
+		}
+	}
+	if n == 0 || n > 25 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
+	}
+	in.RequestItems = requests
+	out, err := s.engine.BatchWriteItem(bg, &in)
+	if err != nil {
+		return nil, engineError(err)
+	}
+	if err := s.emitWritesLocked(writes); err != nil {
+		return nil, err
+	}
+	if out.UnprocessedItems == nil {
+		out.UnprocessedItems = map[string][]mini.WriteRequest{}
+	}
+	return out, nil
+}
+
+// emitWritesLocked records the changes of a batch or transaction, per
+// table in request order.
+func (s *Service) emitWritesLocked(writes []pendingWrite) error {
+	byTable := map[*table][]change{}
+	var order []*table
+	for _, w := range writes {
+		if _, ok := byTable[w.t]; !ok {
+			order = append(order, w.t)
+		}
+		cur, err := s.settleLocked(w.t, w.key, w.old)
+		if err != nil {
+			return err
+		}
+		byTable[w.t] = append(byTable[w.t], change{keys: w.key, oldImage: w.old, newImage: cur})
+	}
+	for _, t := range order {
+		s.emitLocked(t, byTable[t]...)
+	}
+	return nil
+}
+
+func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
+	var in mini.BatchGetItemInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	items := map[string]mini.KeysAndAttributes{}
+	for name, ka := range in.RequestItems {
+		np := aws.String(name)
+		t, err := s.resolveLocked(&np)
+		if err != nil {
+			return nil, err
+		}
+		if err := req.Authorize("dynamodb:BatchGetItem", t.arn); err != nil {
+			return nil, err
+		}
+		n += len(ka.Keys)
+		items[t.name] = ka
+	}
+	if n == 0 || n > 100 {
+		return nil, awsapi.ValidationException("Too many items requested for the BatchGetItem call")
+	}
+	in.RequestItems = items
+	out, err := s.engine.BatchGetItem(bg, &in)
+	if err != nil {
+		return nil, engineError(err)
+	}
+	if out.UnprocessedKeys == nil {
+		out.UnprocessedKeys = map[string]mini.KeysAndAttributes{}
+	}
+	return out, nil
+}
+
+func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
+	var in mini.TransactWriteItemsInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if len(in.TransactItems) == 0 || len(in.TransactItems) > 100 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100, Member must have length greater than or equal to 1")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var writes []pendingWrite
+	for i := range in.TransactItems {
+		it := &in.TransactItems[i]
+		var (
+			t      *table
+			err    error
+			action string
+			key    Item
+		)
+		switch {
+		case it.Put != nil:
+			t, err = s.resolveLocked(&it.Put.TableName)
+			action = "dynamodb:PutItem"
+			if err == nil {
+				key = project(fromWireItem(it.Put.Item), t.keyNames())
+			}
+		case it.Update != nil:
+			t, err = s.resolveLocked(&it.Update.TableName)
+			action, key = "dynamodb:UpdateItem", fromWireItem(it.Update.Key)
+		case it.Delete != nil:
+			t, err = s.resolveLocked(&it.Delete.TableName)
+			action, key = "dynamodb:DeleteItem", fromWireItem(it.Delete.Key)
+		case it.ConditionCheck != nil:
+			t, err = s.resolveLocked(&it.ConditionCheck.TableName)
+			action = "dynamodb:ConditionCheckItem"
+		default:
+			return nil, awsapi.ValidationException("TransactItems can only contain one of Check, Put, Update or Delete")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := req.Authorize(action, t.arn); err != nil {
+			return nil, err
+		}
+		if it.ConditionCheck != nil {
+			continue
+		}
+		w := pendingWrite{t: t, key: key, old: s.itemLocked(t, key)}
+		if it.Update != nil {
+			w.removes = topLevelRemoves(aws.ToString(it.Update.UpdateExpression), it.Update.ExpressionAttributeNames)
+		}
+		writes = append(writes, w)
+	}
+	if _, err := s.engine.TransactWriteItems(bg, &in); err != nil {
+		var tce *ddbtypes.TransactionCanceledException
+		if errors.As(err, &tce) {
+			return nil, s.cancellationLocked(in.TransactItems)
+		}
+		return nil, engineError(err)
+	}
+	for _, w := range writes {
+		if len(w.removes) > 0 {
+			if _, err := s.fixRemovesLocked(w.t, w.key, w.removes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := s.emitWritesLocked(writes); err != nil {
+		return nil, err
+	}
+	return struct{}{}, nil
+}
+
+// cancellationLocked evaluates every action's condition on its own against
+// the unchanged data, so the reasons list each failing action, as DynamoDB
+// does (the engine stops at the first).
+func (s *Service) cancellationLocked(items []mini.TransactWriteItem) *awsapi.Error {
+	reasons := make([]reason, len(items))
+	for i, it := range items {
+		reasons[i] = reason{Code: "None"}
+		var check *mini.ConditionCheck
+		switch {
+		case it.ConditionCheck != nil:
+			check = it.ConditionCheck
+		case it.Put != nil && it.Put.ConditionExpression != nil:
+			t, err := s.tableLocked(aws.ToString(it.Put.TableName))
+			if err != nil {
+				continue
+			}
+			check = &mini.ConditionCheck{TableName: it.Put.TableName, Key: toWireItem(project(fromWireItem(it.Put.Item), t.keyNames())),
+				ConditionExpression: it.Put.ConditionExpression, ExpressionAttributeNames: it.Put.ExpressionAttributeNames,
+				ExpressionAttributeValues: it.Put.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Put.ReturnValuesOnConditionCheckFailure}
+		case it.Update != nil && it.Update.ConditionExpression != nil:
+			check = &mini.ConditionCheck{TableName: it.Update.TableName, Key: it.Update.Key,
+				ConditionExpression: it.Update.ConditionExpression, ExpressionAttributeNames: it.Update.ExpressionAttributeNames,
+				ExpressionAttributeValues: it.Update.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Update.ReturnValuesOnConditionCheckFailure}
+		case it.Delete != nil && it.Delete.ConditionExpression != nil:
+			check = &mini.ConditionCheck{TableName: it.Delete.TableName, Key: it.Delete.Key,
+				ConditionExpression: it.Delete.ConditionExpression, ExpressionAttributeNames: it.Delete.ExpressionAttributeNames,
+				ExpressionAttributeValues: it.Delete.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Delete.ReturnValuesOnConditionCheckFailure}
+		}
+		if check == nil {
+			continue
+		}
+		c := *check
+		used := referenced(aws.ToString(c.ConditionExpression))
+		c.ExpressionAttributeNames = filterKeys(c.ExpressionAttributeNames, used)
+		c.ExpressionAttributeValues = filterKeys(c.ExpressionAttributeValues, used)
+		_, err := s.engine.TransactWriteItems(bg, &mini.TransactWriteItemsInput{TransactItems: []mini.TransactWriteItem{{ConditionCheck: &c}}})
+		var tce *ddbtypes.TransactionCanceledException
+		if errors.As(err, &tce) && len(tce.CancellationReasons) == 1 {
+			r := reasonsFromSDK(tce.CancellationReasons)[0]
+			if r.Message == "" {
+				r.Message = "The conditional request failed"
+			}
+			reasons[i] = r
+		}
+	}
+	return canceled(reasons)
+}
+
+func filterKeys[V any](m map[string]V, keep map[string]bool) map[string]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		if keep[k] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (s *Service) transactGetItems(req *awsapi.Request) (any, error) {
+	var in mini.TransactGetItemsInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if len(in.TransactItems) == 0 || len(in.TransactItems) > 100 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100, Member must have length greater than or equal to 1")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range in.TransactItems {
+		g := in.TransactItems[i].Get
+		if g == nil {
+			return nil, awsapi.ValidationException("TransactItems must contain Get")
+		}
+		t, err := s.resolveLocked(&g.TableName)
+		if err != nil {
+			return nil, err
+		}
+		if err := req.Authorize("dynamodb:GetItem", t.arn); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.engine.TransactGetItems(bg, &in)
+	if err != nil {
+		return nil, engineError(err)
+	}
+	resp := make([]map[string]any, len(out.Responses))
+	for i, r := range out.Responses {
+		resp[i] = map[string]any{}
+		if len(r.Item) > 0 {
+			resp[i]["Item"] = r.Item
+		}
+	}
+	return map[string]any{"Responses": resp}, nil
+}
+
+var _ = fmt.Sprintf

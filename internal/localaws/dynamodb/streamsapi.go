@@ -1,0 +1,252 @@
+package dynamodb
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+)
+
+// streamsAPI is the DynamoDB Streams service.
+type streamsAPI struct {
+	svc *Service
+}
+
+func (a *streamsAPI) Spec() awsapi.Spec {
+	return awsapi.Spec{
+		Name:           "dynamodbstreams",
+		Protocol:       awsapi.JSON10,
+		TargetPrefix:   "DynamoDBStreams_20120810",
+		SigningName:    "dynamodb",
+		ErrorNamespace: "com.amazonaws.dynamodb.v20120810",
+	}
+}
+
+func (a *streamsAPI) Handle(req *awsapi.Request) (any, error) {
+	switch req.Operation {
+	case "ListStreams":
+		return a.listStreams(req)
+	case "DescribeStream":
+		return a.describeStream(req)
+	case "GetShardIterator":
+		return a.getShardIterator(req)
+	case "GetRecords":
+		return a.getRecords(req)
+	}
+	return nil, awsapi.UnknownOperationException(req.Operation)
+}
+
+func (a *streamsAPI) listStreams(req *awsapi.Request) (any, error) {
+	var in struct {
+		TableName               string
+		Limit                   int
+		ExclusiveStartStreamArn string
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	resource := "*"
+	if in.TableName != "" {
+		resource = a.svc.tableArn(in.TableName) + "/stream/*"
+	}
+	if err := req.Authorize("dynamodb:ListStreams", resource); err != nil {
+		return nil, err
+	}
+	if in.Limit == 0 {
+		in.Limit = 100
+	}
+	if in.Limit < 1 || in.Limit > 100 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", in.Limit)
+	}
+	all := a.svc.streams.List(in.TableName)
+	sort.Slice(all, func(i, j int) bool { return all[i].StreamArn < all[j].StreamArn })
+	streams := []map[string]string{}
+	out := map[string]any{}
+	for _, st := range all {
+		if in.ExclusiveStartStreamArn != "" && st.StreamArn <= in.ExclusiveStartStreamArn {
+			continue
+		}
+		if len(streams) == in.Limit {
+			out["LastEvaluatedStreamArn"] = streams[len(streams)-1]["StreamArn"]
+			break
+		}
+		streams = append(streams, map[string]string{"StreamArn": st.StreamArn, "TableName": st.TableName, "StreamLabel": st.StreamLabel})
+	}
+	out["Streams"] = streams
+	return out, nil
+}
+
+func (a *streamsAPI) describeStream(req *awsapi.Request) (any, error) {
+	var in struct {
+		StreamArn             string
+		Limit                 int
+		ExclusiveStartShardId string
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:DescribeStream", in.StreamArn); err != nil {
+		return nil, err
+	}
+	s := a.svc.streams
+	s.mu.Lock()
+	st, err := s.getLocked(in.StreamArn)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	info := st.info()
+	rng := map[string]string{"StartingSequenceNumber": formatSeq(max(st.startSeq, st.trimmedThrough+1))}
+	if !st.disabled.IsZero() {
+		rng["EndingSequenceNumber"] = formatSeq(st.lastSeq())
+	}
+	s.mu.Unlock()
+
+	var keySchema []keyElement
+	a.svc.mu.Lock()
+	if t, ok := a.svc.tables[info.TableName]; ok {
+		keySchema = t.keySchema
+	}
+	a.svc.mu.Unlock()
+
+	shards := []map[string]any{}
+	if in.ExclusiveStartShardId != info.ShardID {
+		shards = append(shards, map[string]any{"ShardId": info.ShardID, "SequenceNumberRange": rng})
+	}
+	d := map[string]any{
+		"StreamArn":               info.StreamArn,
+		"StreamLabel":             info.StreamLabel,
+		"StreamStatus":            info.StreamStatus,
+		"StreamViewType":          info.StreamViewType,
+		"CreationRequestDateTime": float64(info.Created.UnixMilli()) / 1000,
+		"TableName":               info.TableName,
+		"Shards":                  shards,
+	}
+	if keySchema != nil {
+		d["KeySchema"] = keySchema
+	}
+	return map[string]any{"StreamDescription": d}, nil
+}
+
+// iterator is the decoded content of a shard iterator.
+type iterator struct {
+	Stream string `json:"a"`
+	Shard  string `json:"s"`
+	After  uint64 `json:"p"`
+	Issued int64  `json:"t"`
+}
+
+func (it iterator) encode() string {
+	b, _ := json.Marshal(it)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeIterator(s string) (iterator, error) {
+	var it iterator
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &it) != nil || it.Stream == "" {
+		return it, awsapi.ValidationException("Invalid ShardIterator")
+	}
+	return it, nil
+}
+
+func (a *streamsAPI) getShardIterator(req *awsapi.Request) (any, error) {
+	var in struct {
+		StreamArn         string
+		ShardId           string
+		ShardIteratorType string
+		SequenceNumber    string
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:GetShardIterator", in.StreamArn); err != nil {
+		return nil, err
+	}
+	s := a.svc.streams
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.getLocked(in.StreamArn)
+	if err != nil {
+		return nil, err
+	}
+	if in.ShardId != st.shardID {
+		return nil, awsapi.ResourceNotFoundException("Requested resource not found: Shard does not exist")
+	}
+	it := iterator{Stream: st.arn, Shard: st.shardID, Issued: s.env.Time().UnixNano()}
+	switch in.ShardIteratorType {
+	case "TRIM_HORIZON":
+		it.After = max(st.trimmedThrough, st.startSeq-1)
+	case "LATEST":
+		it.After = st.lastSeq()
+	case "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER":
+		if in.SequenceNumber == "" {
+			return nil, awsapi.ValidationException("SequenceNumber is required for ShardIteratorType %s", in.ShardIteratorType)
+		}
+		n, err := parseSeq(in.SequenceNumber)
+		if err != nil || n == 0 {
+			return nil, awsapi.ValidationException("Invalid SequenceNumber: %s", in.SequenceNumber)
+		}
+		it.After = n
+		if in.ShardIteratorType == "AT_SEQUENCE_NUMBER" {
+			it.After = n - 1
+		}
+		if it.After < st.trimmedThrough {
+			return nil, TrimmedDataAccessException()
+		}
+	default:
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'shardIteratorType' failed to satisfy constraint: Member must satisfy enum value set: [AFTER_SEQUENCE_NUMBER, LATEST, AT_SEQUENCE_NUMBER, TRIM_HORIZON]", in.ShardIteratorType)
+	}
+	return map[string]string{"ShardIterator": it.encode()}, nil
+}
+
+func (a *streamsAPI) getRecords(req *awsapi.Request) (any, error) {
+	var in struct {
+		ShardIterator string
+		Limit         int
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if in.Limit < 0 || in.Limit > 1000 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 1000", in.Limit)
+	}
+	it, err := decodeIterator(in.ShardIterator)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:GetRecords", it.Stream); err != nil {
+		return nil, err
+	}
+	s := a.svc.streams
+	now := s.env.Time()
+	if now.Sub(time.Unix(0, it.Issued)) > a.svc.opts.IteratorLifetime {
+		return nil, awsapi.NewError("ExpiredIteratorException", "Iterator expired. The iterator was created at time %s while right now it is %s. The iterator is valid for %s.",
+			time.Unix(0, it.Issued).UTC().Format(time.RFC1123), now.UTC().Format(time.RFC1123), a.svc.opts.IteratorLifetime)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.getLocked(it.Stream)
+	if err != nil {
+		return nil, err
+	}
+	if it.Shard != st.shardID {
+		return nil, awsapi.ResourceNotFoundException("Requested resource not found: Shard does not exist")
+	}
+	recs, last, err := st.read(it.After, in.Limit, 0)
+	if err != nil {
+		return nil, err
+	}
+	if recs == nil {
+		recs = []Record{}
+	}
+	out := map[string]any{"Records": recs}
+	closed := !st.disabled.IsZero() && last >= st.lastSeq()
+	if !closed {
+		next := iterator{Stream: it.Stream, Shard: it.Shard, After: last, Issued: now.UnixNano()}
+		out["NextShardIterator"] = next.encode()
+	}
+	return out, nil
+}

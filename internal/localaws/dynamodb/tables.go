@@ -1,0 +1,867 @@
+package dynamodb
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	mini "github.com/truora/minidyn/server"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+)
+
+type keyElement struct {
+	AttributeName string `json:"AttributeName"`
+	KeyType       string `json:"KeyType"`
+}
+
+type attrDef struct {
+	AttributeName string `json:"AttributeName"`
+	AttributeType string `json:"AttributeType"`
+}
+
+type throughput struct {
+	ReadCapacityUnits  int64 `json:"ReadCapacityUnits"`
+	WriteCapacityUnits int64 `json:"WriteCapacityUnits"`
+}
+
+type projection struct {
+	ProjectionType   string   `json:"ProjectionType,omitempty"`
+	NonKeyAttributes []string `json:"NonKeyAttributes,omitempty"`
+}
+
+type index struct {
+	IndexName             string       `json:"IndexName"`
+	KeySchema             []keyElement `json:"KeySchema"`
+	Projection            projection   `json:"Projection"`
+	ProvisionedThroughput *throughput  `json:"ProvisionedThroughput,omitempty"`
+	status                string
+	readyAt               time.Time
+}
+
+type streamSpec struct {
+	StreamEnabled  bool   `json:"StreamEnabled"`
+	StreamViewType string `json:"StreamViewType,omitempty"`
+}
+
+type ttlSpec struct {
+	AttributeName string `json:"AttributeName"`
+	Enabled       bool   `json:"Enabled"`
+}
+
+type tag struct {
+	Key   string `json:"Key"`
+	Value string `json:"Value"`
+}
+
+// table is the metadata the engine does not keep.
+type table struct {
+	name, arn, id      string
+	created            time.Time
+	keySchema          []keyElement
+	attrDefs           []attrDef
+	gsis               []*index
+	lsis               []*index
+	billingMode        string
+	provisioned        throughput
+	deletionProtection bool
+	tableClass         string
+	stream             *stream // current stream (enabled) or nil
+	latestStream       *stream // last stream, kept after disabling
+	ttlAttr            string
+	ttlEnabled         bool
+	tags               map[string]string
+	described          bool
+}
+
+func (t *table) keyNames() []string {
+	out := make([]string, 0, len(t.keySchema))
+	for _, k := range t.keySchema {
+		out = append(out, k.AttributeName)
+	}
+	return out
+}
+
+func (t *table) index(name string) *index {
+	for _, i := range t.gsis {
+		if i.IndexName == name {
+			return i
+		}
+	}
+	for _, i := range t.lsis {
+		if i.IndexName == name {
+			return i
+		}
+	}
+	return nil
+}
+
+var tableNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
+
+func validateTableName(name string) error {
+	if !tableNameRE.MatchString(name) {
+		return awsapi.ValidationException("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+ and length 3 to 255", name)
+	}
+	return nil
+}
+
+// tableLocked resolves a table name or ARN. Callers hold s.mu.
+func (s *Service) tableLocked(nameOrArn string) (*table, error) {
+	name := nameOrArn
+	if strings.HasPrefix(nameOrArn, "arn:") {
+		a, err := awsapi.ParseARN(nameOrArn)
+		if err != nil || !strings.HasPrefix(a.Resource, "table/") {
+			return nil, awsapi.ValidationException("Invalid table ARN %s", nameOrArn)
+		}
+		name = strings.SplitN(strings.TrimPrefix(a.Resource, "table/"), "/", 2)[0]
+	}
+	t, ok := s.tables[name]
+	if !ok {
+		return nil, awsapi.ResourceNotFoundException("Requested resource not found: Table: %s not found", name)
+	}
+	return t, nil
+}
+
+func (s *Service) tableArn(name string) string {
+	return s.env.ARN("dynamodb", "table/"+name)
+}
+
+type createTableInput struct {
+	TableName                 string
+	KeySchema                 []keyElement
+	AttributeDefinitions      []attrDef
+	GlobalSecondaryIndexes    []*index
+	LocalSecondaryIndexes     []*index
+	BillingMode               string
+	ProvisionedThroughput     *throughput
+	StreamSpecification       *streamSpec
+	DeletionProtectionEnabled bool
+	TableClass                string
+	Tags                      []tag
+}
+
+func (s *Service) createTable(req *awsapi.Request) (any, error) {
+	var in createTableInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if err := validateTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:CreateTable", s.tableArn(in.TableName)); err != nil {
+		return nil, err
+	}
+	if in.BillingMode == "" {
+		in.BillingMode = "PROVISIONED"
+	}
+	switch in.BillingMode {
+	case "PROVISIONED":
+		if in.ProvisionedThroughput == nil {
+			return nil, awsapi.ValidationException("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+		}
+	case "PAY_PER_REQUEST":
+		if in.ProvisionedThroughput != nil {
+			return nil, awsapi.ValidationException("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		}
+	default:
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	if in.StreamSpecification != nil && in.StreamSpecification.StreamEnabled {
+		if err := validateViewType(in.StreamSpecification.StreamViewType); err != nil {
+			return nil, err
+		}
+	}
+	if err := validateKeys(in.KeySchema, in.AttributeDefinitions, in.GlobalSecondaryIndexes, in.LocalSecondaryIndexes); err != nil {
+		return nil, err
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, exists := s.tables[in.TableName]; exists {
+		return nil, awsapi.ResourceInUseException("Table already exists: %s", in.TableName)
+	}
+	for _, i := range append(append([]*index(nil), in.GlobalSecondaryIndexes...), in.LocalSecondaryIndexes...) {
+		i.status = "ACTIVE"
+		if i.Projection.ProjectionType == "" {
+			i.Projection.ProjectionType = "ALL"
+		}
+	}
+	var mIn mini.CreateTableInput
+	if err := convert(in, &mIn); err != nil {
+		return nil, err
+	}
+	mIn.StreamSpecification = nil
+	mIn.Tags = nil
+	if _, err := s.engine.CreateTable(bg, &mIn); err != nil {
+		return nil, engineError(err)
+	}
+	t := &table{
+		name: in.TableName, arn: s.tableArn(in.TableName), id: awsapi.NewUUID(),
+		created: s.env.Time(), keySchema: in.KeySchema, attrDefs: in.AttributeDefinitions,
+		gsis: in.GlobalSecondaryIndexes, lsis: in.LocalSecondaryIndexes,
+		billingMode: in.BillingMode, deletionProtection: in.DeletionProtectionEnabled,
+		tableClass: in.TableClass, tags: map[string]string{},
+	}
+	if in.ProvisionedThroughput != nil {
+		t.provisioned = *in.ProvisionedThroughput
+	}
+	for _, tg := range in.Tags {
+		t.tags[tg.Key] = tg.Value
+	}
+	if in.StreamSpecification != nil && in.StreamSpecification.StreamEnabled {
+		t.stream = s.streams.create(t.name, t.arn, in.StreamSpecification.StreamViewType, "")
+		t.latestStream = t.stream
+	}
+	s.tables[t.name] = t
+	d := s.describeLocked(t)
+	d["TableStatus"] = "CREATING"
+	return map[string]any{"TableDescription": d}, nil
+}
+
+func validateViewType(v string) error {
+	switch v {
+	case "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES":
+		return nil
+	case "":
+		return awsapi.ValidationException("One or more parameter values were invalid: StreamViewType must be specified when StreamEnabled is true")
+	}
+	return awsapi.ValidationException("1 validation error detected: Value '%s' at 'streamSpecification.streamViewType' failed to satisfy constraint: Member must satisfy enum value set: [NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY]", v)
+}
+
+func validateKeys(ks []keyElement, defs []attrDef, gsis, lsis []*index) error {
+	defined := map[string]bool{}
+	for _, d := range defs {
+		switch d.AttributeType {
+		case "S", "N", "B":
+		default:
+			return awsapi.ValidationException("1 validation error detected: Value '%s' at 'attributeDefinitions.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]", d.AttributeType)
+		}
+		defined[d.AttributeName] = true
+	}
+	used := map[string]bool{}
+	check := func(ks []keyElement, what string) error {
+		if len(ks) == 0 || len(ks) > 2 || ks[0].KeyType != "HASH" || (len(ks) == 2 && ks[1].KeyType != "RANGE") {
+			return awsapi.ValidationException("One or more parameter values were invalid: Invalid KeySchema of %s", what)
+		}
+		for _, k := range ks {
+			if !defined[k.AttributeName] {
+				return awsapi.ValidationException("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]", k.AttributeName, defNames(defs))
+			}
+			used[k.AttributeName] = true
+		}
+		return nil
+	}
+	if err := check(ks, "the table"); err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for _, i := range append(append([]*index(nil), gsis...), lsis...) {
+		if names[i.IndexName] {
+			return awsapi.ValidationException("One or more parameter values were invalid: Duplicate index name: %s", i.IndexName)
+		}
+		names[i.IndexName] = true
+		if err := check(i.KeySchema, "index "+i.IndexName); err != nil {
+			return err
+		}
+	}
+	for _, d := range defs {
+		if !used[d.AttributeName] {
+			return awsapi.ValidationException("One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
+		}
+	}
+	return nil
+}
+
+func defNames(defs []attrDef) string {
+	var n []string
+	for _, d := range defs {
+		n = append(n, d.AttributeName)
+	}
+	return strings.Join(n, ", ")
+}
+
+func (s *Service) describeTable(req *awsapi.Request) (any, error) {
+	var in struct{ TableName string }
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.tableLocked(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:DescribeTable", t.arn); err != nil {
+		return nil, err
+	}
+	return map[string]any{"Table": s.describeLocked(t)}, nil
+}
+
+// describeLocked renders a TableDescription. Callers hold s.mu.
+func (s *Service) describeLocked(t *table) map[string]any {
+	now := s.env.Time()
+	d := map[string]any{
+		"TableName":            t.name,
+		"TableArn":             t.arn,
+		"TableId":              t.id,
+		"TableStatus":          "ACTIVE",
+		"CreationDateTime":     float64(t.created.UnixMilli()) / 1000,
+		"KeySchema":            t.keySchema,
+		"AttributeDefinitions": t.attrDefs,
+		"ItemCount":            s.countLocked(t.name, ""),
+		"TableSizeBytes":       0,
+		"ProvisionedThroughput": map[string]any{
+			"ReadCapacityUnits": t.provisioned.ReadCapacityUnits, "WriteCapacityUnits": t.provisioned.WriteCapacityUnits,
+			"NumberOfDecreasesToday": 0,
+		},
+		"DeletionProtectionEnabled": t.deletionProtection,
+	}
+	if t.billingMode == "PAY_PER_REQUEST" {
+		d["BillingModeSummary"] = map[string]any{"BillingMode": "PAY_PER_REQUEST", "LastUpdateToPayPerRequestDateTime": float64(t.created.Unix())}
+	}
+	if t.tableClass != "" {
+		d["TableClassSummary"] = map[string]any{"TableClass": t.tableClass}
+	}
+	renderIndex := func(i *index, global bool) map[string]any {
+		m := map[string]any{
+			"IndexName":      i.IndexName,
+			"KeySchema":      i.KeySchema,
+			"Projection":     i.Projection,
+			"IndexArn":       t.arn + "/index/" + i.IndexName,
+			"ItemCount":      s.countLocked(t.name, i.IndexName),
+			"IndexSizeBytes": 0,
+		}
+		if global {
+			status := i.status
+			if status == "CREATING" && !now.Before(i.readyAt) {
+				i.status, status = "ACTIVE", "ACTIVE"
+			}
+			m["IndexStatus"] = status
+			if status == "CREATING" {
+				m["Backfilling"] = false
+			}
+			pt := map[string]any{"ReadCapacityUnits": 0, "WriteCapacityUnits": 0, "NumberOfDecreasesToday": 0}
+			if i.ProvisionedThroughput != nil {
+				pt["ReadCapacityUnits"], pt["WriteCapacityUnits"] = i.ProvisionedThroughput.ReadCapacityUnits, i.ProvisionedThroughput.WriteCapacityUnits
+			}
+			m["ProvisionedThroughput"] = pt
+		}
+		return m
+	}
+	if len(t.gsis) > 0 {
+		var g []map[string]any
+		for _, i := range t.gsis {
+			g = append(g, renderIndex(i, true))
+		}
+		d["GlobalSecondaryIndexes"] = g
+	}
+	if len(t.lsis) > 0 {
+		var l []map[string]any
+		for _, i := range t.lsis {
+			l = append(l, renderIndex(i, false))
+		}
+		d["LocalSecondaryIndexes"] = l
+	}
+	if t.stream != nil {
+		d["StreamSpecification"] = streamSpec{StreamEnabled: true, StreamViewType: t.stream.viewType}
+	}
+	if t.latestStream != nil {
+		d["LatestStreamArn"] = t.latestStream.arn
+		d["LatestStreamLabel"] = t.latestStream.label
+	}
+	return d
+}
+
+// countLocked counts the items of a table or index.
+func (s *Service) countLocked(tableName, indexName string) int {
+	in := &mini.ScanInput{TableName: &tableName}
+	if indexName != "" {
+		in.IndexName = &indexName
+	}
+	n := 0
+	for {
+		out, err := s.engine.Scan(bg, in)
+		if err != nil {
+			return n
+		}
+		n += len(out.Items)
+		if len(out.LastEvaluatedKey) == 0 {
+			return n
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+type gsiUpdate struct {
+	Create *index
+	Delete *struct{ IndexName string }
+	Update *struct {
+		IndexName             string
+		ProvisionedThroughput *throughput
+	}
+}
+
+type updateTableInput struct {
+	TableName                   string
+	AttributeDefinitions        []attrDef
+	BillingMode                 string
+	ProvisionedThroughput       *throughput
+	GlobalSecondaryIndexUpdates []gsiUpdate
+	StreamSpecification         *streamSpec
+	DeletionProtectionEnabled   *bool
+	TableClass                  string
+}
+
+func (s *Service) updateTable(req *awsapi.Request) (any, error) {
+	var in updateTableInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.tableLocked(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:UpdateTable", t.arn); err != nil {
+		return nil, err
+	}
+	if ss := in.StreamSpecification; ss != nil {
+		switch {
+		case ss.StreamEnabled && t.stream != nil:
+			return nil, awsapi.ValidationException("Table already has an enabled stream: TableName: %s, StreamArn: %s", t.name, t.stream.arn)
+		case ss.StreamEnabled:
+			if err := validateViewType(ss.StreamViewType); err != nil {
+				return nil, err
+			}
+		case t.stream == nil:
+			return nil, awsapi.ValidationException("Table %s does not have a stream to disable", t.name)
+		}
+	}
+	if len(in.GlobalSecondaryIndexUpdates) > 0 && len(in.AttributeDefinitions) == 0 {
+		for _, u := range in.GlobalSecondaryIndexUpdates {
+			if u.Create != nil {
+				return nil, awsapi.ValidationException("One or more parameter values were invalid: AttributeDefinitions must be specified when creating a global secondary index")
+			}
+		}
+	}
+	defs := mergeDefs(t.attrDefs, in.AttributeDefinitions)
+	var created []*index
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		switch {
+		case u.Create != nil:
+			if t.index(u.Create.IndexName) != nil {
+				return nil, awsapi.ValidationException("One or more parameter values were invalid: Index %s already exists", u.Create.IndexName)
+			}
+			if err := validateKeys(t.keySchema, defs, append(append([]*index(nil), t.gsis...), u.Create), t.lsis); err != nil {
+				return nil, err
+			}
+		case u.Delete != nil:
+			if t.index(u.Delete.IndexName) == nil {
+				return nil, awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Delete.IndexName)
+			}
+		case u.Update != nil:
+			if t.index(u.Update.IndexName) == nil {
+				return nil, awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Update.IndexName)
+			}
+		}
+	}
+
+	var deleted []*index
+	if len(in.GlobalSecondaryIndexUpdates) > 0 {
+		for _, u := range in.GlobalSecondaryIndexUpdates {
+			if u.Create != nil && u.Create.Projection.ProjectionType == "" {
+				u.Create.Projection.ProjectionType = "ALL"
+			}
+		}
+		var mIn mini.UpdateTableInput
+		if err := convert(map[string]any{"TableName": t.name, "AttributeDefinitions": defs, "GlobalSecondaryIndexUpdates": in.GlobalSecondaryIndexUpdates}, &mIn); err != nil {
+			return nil, err
+		}
+		if _, err := s.engine.UpdateTable(bg, &mIn); err != nil {
+			return nil, engineError(err)
+		}
+		t.attrDefs = defs
+		for _, u := range in.GlobalSecondaryIndexUpdates {
+			switch {
+			case u.Create != nil:
+				i := u.Create
+				i.status = "CREATING"
+				i.readyAt = s.env.Time()
+				t.gsis = append(t.gsis, i)
+				created = append(created, i)
+			case u.Delete != nil:
+				for k, i := range t.gsis {
+					if i.IndexName == u.Delete.IndexName {
+						deleted = append(deleted, i)
+						t.gsis = append(t.gsis[:k], t.gsis[k+1:]...)
+						break
+					}
+				}
+			case u.Update != nil:
+				if i := t.index(u.Update.IndexName); i != nil && u.Update.ProvisionedThroughput != nil {
+					i.ProvisionedThroughput = u.Update.ProvisionedThroughput
+				}
+			}
+		}
+		if len(created) > 0 {
+			if err := s.backfillLocked(t); err != nil {
+				return nil, err
+			}
+		}
+		t.attrDefs = pruneDefs(t)
+	}
+	if in.BillingMode != "" {
+		t.billingMode = in.BillingMode
+		if in.BillingMode == "PAY_PER_REQUEST" {
+			t.provisioned = throughput{}
+		}
+	}
+	if in.ProvisionedThroughput != nil {
+		t.provisioned = *in.ProvisionedThroughput
+	}
+	if in.DeletionProtectionEnabled != nil {
+		t.deletionProtection = *in.DeletionProtectionEnabled
+	}
+	if in.TableClass != "" {
+		t.tableClass = in.TableClass
+	}
+	if ss := in.StreamSpecification; ss != nil {
+		if ss.StreamEnabled {
+			prev := ""
+			if t.latestStream != nil {
+				prev = t.latestStream.label
+			}
+			t.stream = s.streams.create(t.name, t.arn, ss.StreamViewType, prev)
+			t.latestStream = t.stream
+		} else {
+			s.streams.disable(t.stream.arn)
+			t.stream = nil
+		}
+	}
+	d := s.describeLocked(t)
+	d["TableStatus"] = "UPDATING"
+	if len(created) > 0 || len(deleted) > 0 {
+		var g []map[string]any
+		if list, ok := d["GlobalSecondaryIndexes"].([]map[string]any); ok {
+			g = list
+		}
+		for _, m := range g {
+			for _, c := range created {
+				if m["IndexName"] == c.IndexName {
+					m["IndexStatus"] = "CREATING"
+					m["Backfilling"] = false
+				}
+			}
+		}
+		for _, i := range deleted {
+			g = append(g, map[string]any{"IndexName": i.IndexName, "KeySchema": i.KeySchema, "Projection": i.Projection,
+				"IndexStatus": "DELETING", "IndexArn": t.arn + "/index/" + i.IndexName})
+		}
+		d["GlobalSecondaryIndexes"] = g
+	}
+	return map[string]any{"TableDescription": d}, nil
+}
+
+func mergeDefs(old, add []attrDef) []attrDef {
+	out := append([]attrDef(nil), old...)
+	for _, a := range add {
+		found := false
+		for k := range out {
+			if out[k].AttributeName == a.AttributeName {
+				out[k] = a
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// pruneDefs keeps the definitions of attributes still used by a key.
+func pruneDefs(t *table) []attrDef {
+	used := map[string]bool{}
+	for _, k := range t.keySchema {
+		used[k.AttributeName] = true
+	}
+	for _, i := range append(append([]*index(nil), t.gsis...), t.lsis...) {
+		for _, k := range i.KeySchema {
+			used[k.AttributeName] = true
+		}
+	}
+	var out []attrDef
+	for _, d := range t.attrDefs {
+		if used[d.AttributeName] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// backfillLocked re-puts every item so new indexes hold them.
+func (s *Service) backfillLocked(t *table) error {
+	items, err := s.scanAllLocked(t.name)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if _, err := s.engine.PutItem(bg, &mini.PutItemInput{TableName: &t.name, Item: it}); err != nil {
+			return engineError(err)
+		}
+	}
+	return nil
+}
+
+func (s *Service) scanAllLocked(name string) ([]wireItem, error) {
+	in := &mini.ScanInput{TableName: &name}
+	var out []wireItem
+	for {
+		o, err := s.engine.Scan(bg, in)
+		if err != nil {
+			return nil, engineError(err)
+		}
+		out = append(out, o.Items...)
+		if len(o.LastEvaluatedKey) == 0 {
+			return out, nil
+		}
+		in.ExclusiveStartKey = o.LastEvaluatedKey
+	}
+}
+
+func (s *Service) deleteTable(req *awsapi.Request) (any, error) {
+	var in struct{ TableName string }
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.tableLocked(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:DeleteTable", t.arn); err != nil {
+		return nil, err
+	}
+	if t.deletionProtection {
+		return nil, awsapi.ValidationException("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	}
+	d := s.describeLocked(t)
+	d["TableStatus"] = "DELETING"
+	if _, err := s.engine.DeleteTable(bg, &mini.DeleteTableInput{TableName: &t.name}); err != nil {
+		return nil, engineError(err)
+	}
+	if t.stream != nil {
+		s.streams.disable(t.stream.arn)
+	}
+	delete(s.tables, t.name)
+	return map[string]any{"TableDescription": d}, nil
+}
+
+func (s *Service) listTables(req *awsapi.Request) (any, error) {
+	var in struct {
+		ExclusiveStartTableName string
+		Limit                   int
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:ListTables", "*"); err != nil {
+		return nil, err
+	}
+	if in.Limit == 0 {
+		in.Limit = 100
+	}
+	if in.Limit < 1 || in.Limit > 100 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", in.Limit)
+	}
+	s.mu.Lock()
+	names := make([]string, 0, len(s.tables))
+	for n := range s.tables {
+		if n > in.ExclusiveStartTableName {
+			names = append(names, n)
+		}
+	}
+	s.mu.Unlock()
+	sort.Strings(names)
+	out := map[string]any{}
+	if len(names) > in.Limit {
+		names = names[:in.Limit]
+		out["LastEvaluatedTableName"] = names[len(names)-1]
+	}
+	out["TableNames"] = names
+	return out, nil
+}
+
+func (s *Service) updateTimeToLive(req *awsapi.Request) (any, error) {
+	var in struct {
+		TableName               string
+		TimeToLiveSpecification *ttlSpec
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if in.TimeToLiveSpecification == nil || in.TimeToLiveSpecification.AttributeName == "" {
+		return nil, awsapi.ValidationException("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+	}
+	spec := *in.TimeToLiveSpecification
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.tableLocked(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:UpdateTimeToLive", t.arn); err != nil {
+		return nil, err
+	}
+	switch {
+	case spec.Enabled && t.ttlEnabled:
+		return nil, awsapi.ValidationException("TimeToLive is already enabled")
+	case !spec.Enabled && !t.ttlEnabled:
+		return nil, awsapi.ValidationException("TimeToLive is already disabled")
+	case !spec.Enabled && spec.AttributeName != t.ttlAttr:
+		return nil, awsapi.ValidationException("TimeToLive is active on a different AttributeName: current AttributeName is %s", t.ttlAttr)
+	}
+	t.ttlEnabled = spec.Enabled
+	t.ttlAttr = spec.AttributeName
+	if !spec.Enabled {
+		t.ttlAttr = ""
+	}
+	return map[string]any{"TimeToLiveSpecification": spec}, nil
+}
+
+func (s *Service) describeTimeToLive(req *awsapi.Request) (any, error) {
+	var in struct{ TableName string }
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.tableLocked(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:DescribeTimeToLive", t.arn); err != nil {
+		return nil, err
+	}
+	d := map[string]any{"TimeToLiveStatus": "DISABLED"}
+	if t.ttlEnabled {
+		d = map[string]any{"TimeToLiveStatus": "ENABLED", "AttributeName": t.ttlAttr}
+	}
+	return map[string]any{"TimeToLiveDescription": d}, nil
+}
+
+// SweepTTL deletes every expired item of the tables with TTL enabled, as
+// the TTL process does, emitting REMOVE records with the service identity.
+// Items whose TTL attribute is not a number, or is more than five years in
+// the past, are left alone.
+func (s *Service) SweepTTL() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.env.Time().Unix()
+	oldest := now - 5*365*24*3600
+	for _, t := range s.tables {
+		if !t.ttlEnabled {
+			continue
+		}
+		items, err := s.scanAllLocked(t.name)
+		if err != nil {
+			continue
+		}
+		var changes []change
+		for _, it := range items {
+			v, ok := it[t.ttlAttr]
+			if !ok || v == nil || v.N == nil {
+				continue
+			}
+			var exp float64
+			if _, err := fmt.Sscan(*v.N, &exp); err != nil || int64(exp) > now || int64(exp) < oldest {
+				continue
+			}
+			old := fromWireItem(it)
+			key := project(old, t.keyNames())
+			if _, err := s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: &t.name, Key: toWireItem(key)}); err != nil {
+				continue
+			}
+			changes = append(changes, change{keys: key, oldImage: old, ttl: true})
+		}
+		if t.stream != nil && len(changes) > 0 {
+			s.streams.append(t.stream.arn, changes)
+		}
+	}
+}
+
+type taggingInput struct {
+	ResourceArn string
+	Tags        []tag
+	TagKeys     []string
+	NextToken   string
+}
+
+func (s *Service) taggedLocked(req *awsapi.Request, action string) (*table, *taggingInput, error) {
+	var in taggingInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, nil, err
+	}
+	if _, err := awsapi.ParseARN(in.ResourceArn); err != nil {
+		return nil, nil, awsapi.ValidationException("Invalid TableArn: Invalid ResourceArn provided as input %s", in.ResourceArn)
+	}
+	t, err := s.tableLocked(in.ResourceArn)
+	if err != nil {
+		return nil, nil, awsapi.ResourceNotFoundException("Requested resource not found: ResourcArn: %s not found", in.ResourceArn)
+	}
+	if err := req.Authorize(action, t.arn); err != nil {
+		return nil, nil, err
+	}
+	return t, &in, nil
+}
+
+func (s *Service) tagResource(req *awsapi.Request) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, in, err := s.taggedLocked(req, "dynamodb:TagResource")
+	if err != nil {
+		return nil, err
+	}
+	for _, tg := range in.Tags {
+		t.tags[tg.Key] = tg.Value
+	}
+	if len(t.tags) > 50 {
+		return nil, awsapi.NewError("LimitExceededException", "Too many tags on resource %s", t.arn)
+	}
+	return struct{}{}, nil
+}
+
+func (s *Service) untagResource(req *awsapi.Request) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, in, err := s.taggedLocked(req, "dynamodb:UntagResource")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range in.TagKeys {
+		delete(t.tags, k)
+	}
+	return struct{}{}, nil
+}
+
+func (s *Service) listTagsOfResource(req *awsapi.Request) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, _, err := s.taggedLocked(req, "dynamodb:ListTagsOfResource")
+	if err != nil {
+		return nil, err
+	}
+	tags := make([]tag, 0, len(t.tags))
+	for k, v := range t.tags {
+		tags = append(tags, tag{Key: k, Value: v})
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i].Key < tags[j].Key })
+	return map[string]any{"Tags": tags}, nil
+}
+
+var _ = ddbtypes.TableStatusActive

@@ -1,0 +1,27 @@
+package localaws
+
+import (
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+)
+
+func init() {
+	registerService("dynamodb", func(s *Stack) ([]awsapi.Service, error) {
+		svc := dynamodb.New(s.Env(), dynamodb.Options{
+			StreamRetention:  s.opts.StreamRetention,
+			TTLSweepInterval: s.opts.TTLSweepInterval,
+		})
+		return []awsapi.Service{svc, svc.StreamsAPI()}, nil
+	})
+}
+
+// DynamoDB returns the stack's DynamoDB service (its Streams method is the
+// in-process stream API), or nil when disabled.
+func (s *Stack) DynamoDB() *dynamodb.Service {
+	svc, ok := s.Service("dynamodb")
+	if !ok {
+		return nil
+	}
+	d, _ := svc.(*dynamodb.Service)
+	return d
+}
