@@ -1,0 +1,221 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+)
+
+// roleSpec is one role of the pipeline with its single inline policy.
+type roleSpec struct {
+	what       string // "relay role", for errors
+	name       string
+	service    string // the principal that assumes it
+	policyName string
+	policy     PolicyDocument
+	tags       map[string]string
+	// sourceAccount, when set, restricts the trust policy to requests on
+	// behalf of that account (EventBridge Scheduler's confused-deputy
+	// guard). Lambda execution roles carry no condition.
+	sourceAccount string
+}
+
+// ensureRole creates the role or brings its trust policy, inline policy and
+// tags to the desired ones. known says whether the State records the role:
+// an unrecorded role of the same name is someone else's.
+func (c *Clients) ensureRole(ctx context.Context, r roleSpec, known bool) (string, error) {
+	trust := TrustPolicy(r.service, r.sourceAccount).JSON()
+	out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(r.name)})
+	switch {
+	case isNotFound(err):
+		created, err := c.IAM.CreateRole(ctx, &iam.CreateRoleInput{
+			RoleName:                 aws.String(r.name),
+			AssumeRolePolicyDocument: aws.String(trust),
+			Description:              aws.String("Outbox pipeline " + r.what),
+			Tags:                     iamTags(r.tags),
+		})
+		if err != nil {
+			return "", fmt.Errorf("creating %s (%s): %w", r.what, r.name, err)
+		}
+		out = &iam.GetRoleOutput{Role: created.Role}
+	case err != nil:
+		return "", fmt.Errorf("reading %s (%s): %w", r.what, r.name, err)
+	case !known:
+		return "", fmt.Errorf("creating %s (%s): a role of that name already exists: delete it or choose another pipeline name", r.what, r.name)
+	default:
+		if have := decodePolicy(aws.ToString(out.Role.AssumeRolePolicyDocument)); !samePolicy(have, trust) {
+			if _, err := c.IAM.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(r.name), PolicyDocument: aws.String(trust)}); err != nil {
+				return "", fmt.Errorf("updating %s (%s) trust policy: %w", r.what, r.name, err)
+			}
+		}
+		if err := c.syncRoleTags(ctx, r.name, out.Role.Tags, r.tags); err != nil {
+			return "", fmt.Errorf("tagging %s (%s): %w", r.what, r.name, err)
+		}
+	}
+	if _, err := c.IAM.PutRolePolicy(ctx, &iam.PutRolePolicyInput{
+		RoleName: aws.String(r.name), PolicyName: aws.String(r.policyName), PolicyDocument: aws.String(r.policy.JSON()),
+	}); err != nil {
+		return aws.ToString(out.Role.Arn), fmt.Errorf("putting %s (%s) policy %s: %w", r.what, r.name, r.policyName, err)
+	}
+	return aws.ToString(out.Role.Arn), nil
+}
+
+// rolePolicy returns the role's inline policy document, "" when the role or
+// the policy does not exist, and whether the role exists.
+func (c *Clients) rolePolicy(ctx context.Context, role, policy string) (doc string, exists bool, err error) {
+	if _, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err != nil {
+		if isNotFound(err) {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	out, err := c.IAM.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policy)})
+	if isNotFound(err) {
+		return "", true, nil
+	}
+	if err != nil {
+		return "", true, err
+	}
+	return decodePolicy(aws.ToString(out.PolicyDocument)), true, nil
+}
+
+// decodePolicy undoes the URL encoding of documents returned by IAM.
+func decodePolicy(doc string) string {
+	if d, err := url.QueryUnescape(doc); err == nil {
+		return d
+	}
+	return doc
+}
+
+func iamTags(tags map[string]string) []iamtypes.Tag {
+	var out []iamtypes.Tag
+	for _, k := range sortedKeys(tags) {
+		out = append(out, iamtypes.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	return out
+}
+
+func (c *Clients) syncRoleTags(ctx context.Context, role string, current []iamtypes.Tag, want map[string]string) error {
+	have := map[string]string{}
+	for _, t := range current {
+		have[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	set, remove := tagDiff(have, want)
+	if len(remove) > 0 {
+		if _, err := c.IAM.UntagRole(ctx, &iam.UntagRoleInput{RoleName: aws.String(role), TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	if len(set) > 0 {
+		if _, err := c.IAM.TagRole(ctx, &iam.TagRoleInput{RoleName: aws.String(role), Tags: iamTags(set)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteRole deletes the role and its inline policies; a role already gone
+// is not an error.
+func (c *Clients) deleteRole(ctx context.Context, what, role string) error {
+	if role == "" {
+		return nil
+	}
+	p := iam.NewListRolePoliciesPaginator(c.IAM, &iam.ListRolePoliciesInput{RoleName: aws.String(role)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if isNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("deleting %s (%s): listing its policies: %w", what, role, err)
+		}
+		for _, name := range page.PolicyNames {
+			_, err := c.IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(name)})
+			if err := ignoreNotFound(err); err != nil {
+				return fmt.Errorf("deleting %s (%s) policy %s: %w", what, role, name, err)
+			}
+		}
+	}
+	_, err := c.IAM.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(role)})
+	if err := ignoreNotFound(err); err != nil {
+		return fmt.Errorf("deleting %s (%s): %w", what, role, err)
+	}
+	return nil
+}
+
+// logGroup returns the retention of the log group, and whether it exists.
+func (c *Clients) logGroup(ctx context.Context, name string) (retention int32, exists bool, err error) {
+	out, err := c.Logs.DescribeLogGroups(ctx, &cloudwatchlogs.DescribeLogGroupsInput{LogGroupNamePrefix: aws.String(name)})
+	if err != nil {
+		return 0, false, err
+	}
+	for _, g := range out.LogGroups {
+		if aws.ToString(g.LogGroupName) == name {
+			return aws.ToInt32(g.RetentionInDays), true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// ensureLogGroup creates the log group or brings its retention and tags to
+// the desired ones. owned reports whether the group now exists and belongs
+// to the pipeline, even when a later step failed.
+func (c *Clients) ensureLogGroup(ctx context.Context, what, name string, retention int32, tags map[string]string, a Account, known bool) (owned bool, err error) {
+	have, exists, err := c.logGroup(ctx, name)
+	if err != nil {
+		return known, fmt.Errorf("reading %s (%s): %w", what, name, err)
+	}
+	switch {
+	case !exists:
+		if _, err := c.Logs.CreateLogGroup(ctx, &cloudwatchlogs.CreateLogGroupInput{LogGroupName: aws.String(name), Tags: tags}); err != nil {
+			return false, fmt.Errorf("creating %s (%s): %w", what, name, err)
+		}
+	case !known:
+		return false, fmt.Errorf("creating %s (%s): a log group of that name already exists: delete it or choose another pipeline name", what, name)
+	default:
+		if err := c.syncLogTags(ctx, a.arn("logs", "log-group:"+name), tags); err != nil {
+			return true, fmt.Errorf("tagging %s (%s): %w", what, name, err)
+		}
+	}
+	if have != retention || !exists {
+		if _, err := c.Logs.PutRetentionPolicy(ctx, &cloudwatchlogs.PutRetentionPolicyInput{LogGroupName: aws.String(name), RetentionInDays: aws.Int32(retention)}); err != nil {
+			return true, fmt.Errorf("setting the retention of %s (%s): %w", what, name, err)
+		}
+	}
+	return true, nil
+}
+
+func (c *Clients) syncLogTags(ctx context.Context, arn string, want map[string]string) error {
+	out, err := c.Logs.ListTagsForResource(ctx, &cloudwatchlogs.ListTagsForResourceInput{ResourceArn: aws.String(arn)})
+	if err != nil {
+		return err
+	}
+	set, remove := tagDiff(out.Tags, want)
+	if len(remove) > 0 {
+		if _, err := c.Logs.UntagResource(ctx, &cloudwatchlogs.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	if len(set) > 0 {
+		if _, err := c.Logs.TagResource(ctx, &cloudwatchlogs.TagResourceInput{ResourceArn: aws.String(arn), Tags: set}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Clients) deleteLogGroup(ctx context.Context, what, name string) error {
+	if name == "" {
+		return nil
+	}
+	_, err := c.Logs.DeleteLogGroup(ctx, &cloudwatchlogs.DeleteLogGroupInput{LogGroupName: aws.String(name)})
+	if err := ignoreNotFound(err); err != nil {
+		return fmt.Errorf("deleting %s (%s): %w", what, name, err)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+)
+
+// PolicyDocument is an IAM policy document.
+type PolicyDocument struct {
+	Version   string      `json:"Version"`
+	Statement []Statement `json:"Statement"`
+}
+
+// Statement is one statement of a PolicyDocument.
+type Statement struct {
+	Sid       string                       `json:"Sid,omitempty"`
+	Effect    string                       `json:"Effect"`
+	Principal map[string]string            `json:"Principal,omitempty"`
+	Action    []string                     `json:"Action"`
+	Resource  []string                     `json:"Resource,omitempty"`
+	Condition map[string]map[string]string `json:"Condition,omitempty"`
+}
+
+// JSON returns the document as indented JSON.
+func (d PolicyDocument) JSON() string {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		panic("pipeline: marshalling policy document: " + err.Error())
+	}
+	return string(b)
+}
+
+const policyVersion = "2012-10-17"
+
+func allow(sid string, actions []string, resources ...string) Statement {
+	return Statement{Sid: sid, Effect: "Allow", Action: actions, Resource: resources}
+}
+
+// Resources are the ARNs that the policies grant access to.
+type Resources struct {
+	TableARN  string
+	QueueARN  string
+	TargetARN string
+	// RelayLogs and ReconLogs cover the streams of the functions' log groups.
+	RelayLogs string
+	ReconLogs string
+}
+
+func (s Spec) resources(a Account, tableARN, queueARN string) Resources {
+	n := NamesFor(s.Name)
+	return Resources{
+		TableARN:  tableARN,
+		QueueARN:  queueARN,
+		TargetARN: s.TargetARN(a),
+		RelayLogs: a.LogGroupARN(n.RelayLogGroup),
+		ReconLogs: a.LogGroupARN(n.ReconcilerLogGroup),
+	}
+}
+
+func publishStatement(s Spec, r Resources) Statement {
+	if s.Target.Type == config.TargetSNS {
+		// PublishBatch is authorised by sns:Publish.
+		return allow("PublishToTopic", []string{"sns:Publish"}, r.TargetARN)
+	}
+	return allow("PublishToBus", []string{"events:PutEvents"}, r.TargetARN)
+}
+
+// RelayPolicy is the inline policy of the relay's role: read the stream,
+// settle published items, publish, send failures to the dead-letter queue
+// and write its logs. Items that cannot be published are marked failed with
+// UpdateItem in both published actions.
+func RelayPolicy(s Spec, r Resources) PolicyDocument {
+	items := []string{"dynamodb:UpdateItem"}
+	if s.PublishedAction == config.ActionDelete {
+		items = []string{"dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"}
+	}
+	return PolicyDocument{Version: policyVersion, Statement: []Statement{
+		allow("ReadStream", []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}, StreamsARN(r.TableARN)),
+		allow("SettleOutboxItems", items, r.TableARN),
+		publishStatement(s, r),
+		allow("SendToDeadLetterQueue", []string{"sqs:SendMessage"}, r.QueueARN),
+		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.RelayLogs),
+	}}
+}
+
+// ReconcilerPolicy is the inline policy of the reconciler's role: query the
+// pending index, settle items, publish and write its logs.
+func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
+	return PolicyDocument{Version: policyVersion, Statement: []Statement{
+		allow("QueryPendingIndex", []string{"dynamodb:Query"}, IndexARN(r.TableARN, s.OutboxTable().PendingIndexName)),
+		allow("SettleOutboxItems", []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}, r.TableARN),
+		publishStatement(s, r),
+		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
+	}}
+}
+
+// SchedulerPolicy is the inline policy of the schedule's role: invoke the
+// reconciler and nothing else.
+func SchedulerPolicy(reconcilerARN string) PolicyDocument {
+	return PolicyDocument{Version: policyVersion, Statement: []Statement{
+		allow("InvokeReconciler", []string{"lambda:InvokeFunction"}, reconcilerARN),
+	}}
+}
+
+// TrustPolicy lets a service assume a role, from the given account only.
+func TrustPolicy(service, accountID string) PolicyDocument {
+	st := Statement{
+		Effect:    "Allow",
+		Principal: map[string]string{"Service": service},
+		Action:    []string{"sts:AssumeRole"},
+	}
+	if accountID != "" {
+		st.Condition = map[string]map[string]string{"StringEquals": {"aws:SourceAccount": accountID}}
+	}
+	return PolicyDocument{Version: policyVersion, Statement: []Statement{st}}
+}
+
+// samePolicy reports whether two policy documents in JSON (as stored, or URL
+// encoded by IAM and decoded by the caller) mean the same, ignoring layout
+// and the single-value form of lists.
+func samePolicy(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return a == b
+	}
+	return reflect.DeepEqual(normalise(x), normalise(y))
+}
+
+// normalise turns one-element lists into their element, so that "Action":
+// "x" and "Action": ["x"] compare equal.
+func normalise(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = normalise(e)
+		}
+		return out
+	case []any:
+		if len(t) == 1 {
+			return normalise(t[0])
+		}
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = normalise(e)
+		}
+		return out
+	}
+	return v
+}

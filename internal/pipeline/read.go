@@ -1,0 +1,330 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// Components of a pipeline, as named in a Drift.
+const (
+	ComponentTable              = "table"
+	ComponentStream             = "stream"
+	ComponentPendingIndex       = "pending_index"
+	ComponentTTL                = "ttl"
+	ComponentDeadLetterQueue    = "dead_letter_queue"
+	ComponentRelayLogGroup      = "relay_log_group"
+	ComponentRelayRole          = "relay_role"
+	ComponentRelayFunction      = "relay_function"
+	ComponentMapping            = "event_source_mapping"
+	ComponentReconcilerLogGroup = "reconciler_log_group"
+	ComponentReconcilerRole     = "reconciler_role"
+	ComponentReconcilerFunction = "reconciler_function"
+	ComponentSchedulerRole      = "scheduler_role"
+	ComponentSchedule           = "schedule"
+)
+
+// Change is a component whose settings differ from the Spec.
+type Change struct {
+	Component string
+	// Fields that differ, in the component's own terms.
+	Fields []string
+}
+
+// Drift is what Read found different from the Spec. Update repairs all of
+// it in place: it recreates missing components and resets changed ones.
+type Drift struct {
+	// Missing components, deleted out of band.
+	Missing []string
+	// Changed components.
+	Changed []Change
+}
+
+// None reports whether the pipeline matches its Spec.
+func (d Drift) None() bool { return len(d.Missing) == 0 && len(d.Changed) == 0 }
+
+func (d Drift) String() string {
+	var parts []string
+	for _, m := range d.Missing {
+		parts = append(parts, m+" is missing")
+	}
+	for _, c := range d.Changed {
+		parts = append(parts, fmt.Sprintf("%s changed (%s)", c.Component, strings.Join(c.Fields, ", ")))
+	}
+	if len(parts) == 0 {
+		return "no drift"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (d *Drift) missing(component string) { d.Missing = append(d.Missing, component) }
+
+func (d *Drift) changed(component string, fields ...string) {
+	if len(fields) > 0 {
+		d.Changed = append(d.Changed, Change{Component: component, Fields: fields})
+	}
+}
+
+// Read observes every component recorded in st and compares it with s. It
+// returns the observed State, in which missing components are cleared (so
+// that Update recreates them), and the Drift. RelayPackageSHA256 is the code
+// that the relay function actually runs. When nothing recorded exists any
+// more, Read returns ErrNotFound.
+func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, error) {
+	s = s.WithDefaults()
+	var d Drift
+	if !st.Exists() {
+		return st, d, ErrNotFound
+	}
+	if err := c.readTable(ctx, s, &st, &d); err != nil {
+		return st, d, err
+	}
+	a := st.account()
+	res := s.resources(a, st.TableARN, st.QueueARN)
+
+	if st.QueueURL != "" {
+		attrs, err := c.queue(ctx, st.QueueURL)
+		if err != nil {
+			return st, d, fmt.Errorf("reading dead-letter queue (%s): %w", st.QueueURL, err)
+		}
+		if attrs == nil {
+			d.missing(ComponentDeadLetterQueue)
+			st.QueueURL, st.QueueARN = "", ""
+		} else {
+			var fields []string
+			for k, v := range queueAttributes(s.DeadLetterQueue) {
+				if attrs[k] != v && !(k == string(sqstypes.QueueAttributeNameSqsManagedSseEnabled) && v == "false" && attrs[k] == "") {
+					fields = append(fields, k)
+				}
+			}
+			d.changed(ComponentDeadLetterQueue, sortedStrings(fields)...)
+		}
+	}
+
+	if err := c.readLogGroup(ctx, ComponentRelayLogGroup, &st.RelayLogGroup, s.Relay.LogRetentionDays, &d); err != nil {
+		return st, d, err
+	}
+	if err := c.readRole(ctx, ComponentRelayRole, &st.RelayRoleName, &st.RelayRoleARN, RelayPolicyName, RelayPolicy(s, res), &d); err != nil {
+		return st, d, err
+	}
+	env := s.Environment(st.TTLAttribute)
+	if st.RelayFunctionName != "" {
+		sha, err := c.readFunction(ctx, ComponentRelayFunction, &st.RelayFunctionName, &st.RelayFunctionARN, functionSpec{
+			roleARN: st.RelayRoleARN, config: s.Relay, arch: s.Architecture, env: env, sha: st.RelayPackageSHA256,
+		}, &d)
+		if err != nil {
+			return st, d, err
+		}
+		st.RelayPackageSHA256 = sha
+	}
+	if st.MappingUUID != "" {
+		have, err := c.getMapping(ctx, st.MappingUUID)
+		if err != nil {
+			return st, d, fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
+		}
+		if have == nil {
+			d.missing(ComponentMapping)
+			st.MappingUUID = ""
+		} else {
+			d.changed(ComponentMapping, mappingDiff(s, st, have)...)
+		}
+	}
+
+	if err := c.readLogGroup(ctx, ComponentReconcilerLogGroup, &st.ReconcilerLogGroup, s.Reconciler.Function.LogRetentionDays, &d); err != nil {
+		return st, d, err
+	}
+	if err := c.readRole(ctx, ComponentReconcilerRole, &st.ReconcilerRoleName, &st.ReconcilerRoleARN, ReconcilerPolicyName, ReconcilerPolicy(s, res), &d); err != nil {
+		return st, d, err
+	}
+	if st.ReconcilerFunctionName != "" {
+		if _, err := c.readFunction(ctx, ComponentReconcilerFunction, &st.ReconcilerFunctionName, &st.ReconcilerFunctionARN, functionSpec{
+			roleARN: st.ReconcilerRoleARN, config: s.Reconciler.Function, arch: s.Architecture, env: env, sha: st.RelayPackageSHA256,
+		}, &d); err != nil {
+			return st, d, err
+		}
+	}
+	if err := c.readRole(ctx, ComponentSchedulerRole, &st.SchedulerRoleName, &st.SchedulerRoleARN, SchedulerPolicyName, SchedulerPolicy(st.ReconcilerFunctionARN), &d); err != nil {
+		return st, d, err
+	}
+	if st.ScheduleName != "" {
+		have, err := c.getSchedule(ctx, st.ScheduleName)
+		if err != nil {
+			return st, d, fmt.Errorf("reading reconcile schedule (%s): %w", st.ScheduleName, err)
+		}
+		if have == nil {
+			d.missing(ComponentSchedule)
+			st.ScheduleName, st.ScheduleARN = "", ""
+		} else {
+			d.changed(ComponentSchedule, scheduleDiff(s, st, have)...)
+		}
+	}
+	if !s.Reconciler.Disabled {
+		// Components that should exist but are not recorded.
+		for _, m := range []struct{ component, id string }{
+			{ComponentReconcilerLogGroup, st.ReconcilerLogGroup}, {ComponentReconcilerRole, st.ReconcilerRoleName},
+			{ComponentReconcilerFunction, st.ReconcilerFunctionName}, {ComponentSchedulerRole, st.SchedulerRoleName},
+			{ComponentSchedule, st.ScheduleName},
+		} {
+			if m.id == "" && !contains(d.Missing, m.component) {
+				d.missing(m.component)
+			}
+		}
+	} else if st.ReconcilerFunctionName != "" || st.ScheduleName != "" {
+		d.changed(ComponentReconcilerFunction, "disabled")
+	}
+	if st.MappingUUID == "" && !contains(d.Missing, ComponentMapping) {
+		d.missing(ComponentMapping)
+	}
+	if !st.Exists() {
+		return st, d, ErrNotFound
+	}
+	return st, d, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedStrings(s []string) []string {
+	m := map[string]string{}
+	for _, e := range s {
+		m[e] = ""
+	}
+	return sortedKeys(m)
+}
+
+func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) error {
+	if st.TableName == "" {
+		return nil
+	}
+	desc, err := c.describeTable(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
+	}
+	if desc == nil {
+		d.missing(ComponentTable)
+		if st.TableOwned {
+			st.clearTable()
+		}
+		return nil
+	}
+	if err := c.recordTable(st, desc); err != nil {
+		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
+	}
+	if st.StreamARN == "" {
+		d.missing(ComponentStream)
+	} else if v := desc.StreamSpecification.StreamViewType; v != types.StreamViewTypeNewImage && v != types.StreamViewTypeNewAndOldImages {
+		d.changed(ComponentStream, "stream_view_type")
+	}
+	t := s.OutboxTable()
+	index, _ := t.PendingIndex()
+	found := false
+	for _, g := range desc.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) == t.PendingIndexName {
+			found = true
+			if !sameKeySchema(g.KeySchema, index.KeySchema) {
+				d.changed(ComponentPendingIndex, "key_schema")
+			}
+		}
+	}
+	if !found {
+		d.missing(ComponentPendingIndex)
+	}
+	attr, err := c.ttlStatus(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading table (%s) TTL: %w", st.TableName, err)
+	}
+	switch {
+	case attr == "":
+		d.missing(ComponentTTL)
+	case st.TTLAttribute != "" && attr != st.TTLAttribute:
+		d.changed(ComponentTTL, "attribute_name")
+	}
+	return nil
+}
+
+func (c *Clients) readLogGroup(ctx context.Context, component string, name *string, retention int32, d *Drift) error {
+	if *name == "" {
+		return nil
+	}
+	have, exists, err := c.logGroup(ctx, *name)
+	if err != nil {
+		return fmt.Errorf("reading log group (%s): %w", *name, err)
+	}
+	switch {
+	case !exists:
+		d.missing(component)
+		*name = ""
+	case have != retention:
+		d.changed(component, "retention_in_days")
+	}
+	return nil
+}
+
+func (c *Clients) readRole(ctx context.Context, component string, name, arn *string, policyName string, want PolicyDocument, d *Drift) error {
+	if *name == "" {
+		return nil
+	}
+	doc, exists, err := c.rolePolicy(ctx, *name, policyName)
+	if err != nil {
+		return fmt.Errorf("reading role (%s): %w", *name, err)
+	}
+	switch {
+	case !exists:
+		d.missing(component)
+		*name, *arn = "", ""
+	case !samePolicy(doc, want.JSON()):
+		d.changed(component, "policy")
+	}
+	return nil
+}
+
+// readFunction records drift of a function and returns its code's SHA-256.
+func (c *Clients) readFunction(ctx context.Context, component string, name, arn *string, f functionSpec, d *Drift) (string, error) {
+	have, err := c.getFunction(ctx, *name)
+	if err != nil {
+		return "", fmt.Errorf("reading function (%s): %w", *name, err)
+	}
+	if have == nil {
+		d.missing(component)
+		*name, *arn = "", ""
+		return "", nil
+	}
+	*arn = aws.ToString(have.Configuration.FunctionArn)
+	sha := aws.ToString(have.Configuration.CodeSha256)
+	f.sha = sha // code changes are reported through RelayPackageSHA256
+	cfg, code := functionDiff(f, have)
+	fields := append(cfg, code...)
+	var current *int32
+	if have.Concurrency != nil {
+		current = have.Concurrency.ReservedConcurrentExecutions
+	}
+	if want := f.config.ReservedConcurrency; (want == nil) != (current == nil) || (want != nil && *want != *current) {
+		fields = append(fields, "reserved_concurrency")
+	}
+	d.changed(component, fields...)
+	return sha, nil
+}
+
+// functionTags returns the function's tags without those the pipeline
+// manages.
+func functionTags(out *lambda.GetFunctionOutput) map[string]string {
+	tags := maps.Clone(out.Tags)
+	for k := range tags {
+		if strings.HasPrefix(k, "outbox:") {
+			delete(tags, k)
+		}
+	}
+	return tags
+}
