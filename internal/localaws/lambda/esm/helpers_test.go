@@ -340,3 +340,9 @@ func (f *fixture) waitCheckpoint(t *testing.T, id, seq string) {
 		return len(st.Shards) > 0 && st.Shards[0].Checkpoint >= seq
 	}, func() string { return fmt.Sprintf("checkpoint %+v, want %s", f.status(t, id).Shards, seq) })
 }
+
+func (f *fakeStream) readCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reads
+}

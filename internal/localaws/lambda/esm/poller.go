@@ -212,13 +212,24 @@ type lane struct {
 	signal chan struct{}
 }
 
-func (l *lane) push(r *pendingRecord, now time.Time) {
+// push queues the records of one read at once, so that a lane never
+// takes part of a read as a batch.
+func (l *lane) push(recs []*pendingRecord, now time.Time) {
+	if len(recs) == 0 {
+		return
+	}
 	l.mu.Lock()
 	if len(l.queue) == 0 {
 		l.since = now
 	}
-	l.queue = append(l.queue, r)
+	l.queue = append(l.queue, recs...)
 	l.mu.Unlock()
+	l.wake()
+}
+
+// wake tells the lane that records were queued; a read queues all its
+// records first so that they make one batch.
+func (l *lane) wake() {
 	select {
 	case l.signal <- struct{}{}:
 	default:
@@ -417,6 +428,7 @@ func (p *pollerRun) read(ctx context.Context, sr *shardRun, streams Streams) {
 			sr.cp.checkpoint = ""
 		}
 	}
+	perLane := make([][]*pendingRecord, len(sr.lanes))
 	for _, r := range recs {
 		pr := &pendingRecord{rec: r, shard: sr, json: lambdaRecord(r, m.svc.env.Region, p.settings.EventSourceArn)}
 		m.counters.read.Add(1)
@@ -432,9 +444,13 @@ func (p *pollerRun) read(ctx context.Context, sr *shardRun, streams Streams) {
 		if key == "" {
 			key = string(r.Keys)
 		}
-		sr.lanes[laneIndex(key, len(sr.lanes))].push(pr, now)
+		i := laneIndex(key, len(sr.lanes))
+		perLane[i] = append(perLane[i], pr)
 	}
 	p.advanceLocked(sr)
+	for i, l := range sr.lanes {
+		l.push(perLane[i], now)
+	}
 	if sr.closed && len(recs) == 0 && len(sr.pending) == 0 {
 		m.mu.Lock()
 		sr.cp.finished = true
