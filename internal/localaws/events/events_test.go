@@ -1,0 +1,359 @@
+package events_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/events"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
+)
+
+type fakeLambda struct {
+	mu       sync.Mutex
+	policy   string
+	payloads [][]byte
+}
+
+func (f *fakeLambda) InvokeAsync(_ context.Context, _ string, payload []byte) error {
+	f.mu.Lock()
+	f.payloads = append(f.payloads, payload)
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *fakeLambda) FunctionPolicy(string) (string, bool) { return f.policy, f.policy != "" }
+
+func (f *fakeLambda) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.payloads)
+}
+
+type env struct {
+	stack  *localaws.Stack
+	eb     *eventbridge.Client
+	sqs    *awssqs.Client
+	lambda *fakeLambda
+	ctl    *control.Client
+}
+
+func start(t *testing.T) env {
+	t.Helper()
+	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	q := sqs.New(stack.Env())
+	fl := &fakeLambda{}
+	svc := events.New(stack.Env(), events.Deps{
+		Queues:    func() (events.QueueSink, error) { return q, nil },
+		Functions: func() (events.FunctionInvoker, error) { return fl, nil },
+	})
+	for _, s := range []awsapi.Service{q, svc} {
+		if err := stack.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := localawstest.Config(stack)
+	return env{stack, eventbridge.NewFromConfig(cfg), awssqs.NewFromConfig(cfg), fl, localawstest.Control(stack)}
+}
+
+func TestBusesAndRules(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	created, err := e.eb.CreateEventBus(ctx, &eventbridge.CreateEventBusInput{Name: aws.String("orders"), Tags: []types.Tag{{Key: aws.String("team"), Value: aws.String("a")}}})
+	if err != nil || *created.EventBusArn != "arn:aws:events:us-east-1:000000000000:event-bus/orders" {
+		t.Fatalf("CreateEventBus %v %v", created, err)
+	}
+	_, err = e.eb.CreateEventBus(ctx, &eventbridge.CreateEventBusInput{Name: aws.String("orders")})
+	var exists *types.ResourceAlreadyExistsException
+	if !errors.As(err, &exists) {
+		t.Fatalf("duplicate bus: %v", err)
+	}
+	desc, err := e.eb.DescribeEventBus(ctx, &eventbridge.DescribeEventBusInput{Name: aws.String("orders")})
+	if err != nil || *desc.Name != "orders" || desc.CreationTime == nil {
+		t.Fatalf("DescribeEventBus %v %v", desc, err)
+	}
+	list, err := e.eb.ListEventBuses(ctx, &eventbridge.ListEventBusesInput{})
+	if err != nil || len(list.EventBuses) != 2 {
+		t.Fatalf("ListEventBuses %v %v", list, err)
+	}
+	tags, err := e.eb.ListTagsForResource(ctx, &eventbridge.ListTagsForResourceInput{ResourceARN: created.EventBusArn})
+	if err != nil || len(tags.Tags) != 1 || *tags.Tags[0].Value != "a" {
+		t.Fatalf("bus tags %v %v", tags, err)
+	}
+
+	_, err = e.eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("bad"), EventPattern: aws.String(`{"source":"x"}`)})
+	var invalid *types.InvalidEventPatternException
+	if !errors.As(err, &invalid) || !strings.Contains(err.Error(), "Event pattern is not valid") {
+		t.Fatalf("invalid pattern: %v", err)
+	}
+	rule, err := e.eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders"),
+		EventPattern: aws.String(`{"source":["shop"]}`), Description: aws.String("d")})
+	if err != nil || *rule.RuleArn != "arn:aws:events:us-east-1:000000000000:rule/orders/r1" {
+		t.Fatalf("PutRule %v %v", rule, err)
+	}
+	if _, err := e.eb.DisableRule(ctx, &eventbridge.DisableRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders")}); err != nil {
+		t.Fatal(err)
+	}
+	dr, err := e.eb.DescribeRule(ctx, &eventbridge.DescribeRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders")})
+	if err != nil || dr.State != types.RuleStateDisabled || *dr.EventPattern != `{"source":["shop"]}` || *dr.EventBusName != "orders" {
+		t.Fatalf("DescribeRule %+v %v", dr, err)
+	}
+	_, err = e.eb.DescribeRule(ctx, &eventbridge.DescribeRuleInput{Name: aws.String("r1")})
+	var missing *types.ResourceNotFoundException
+	if !errors.As(err, &missing) {
+		t.Fatalf("rule on the default bus: %v", err)
+	}
+	rules, err := e.eb.ListRules(ctx, &eventbridge.ListRulesInput{EventBusName: aws.String("orders")})
+	if err != nil || len(rules.Rules) != 1 {
+		t.Fatalf("ListRules %v %v", rules, err)
+	}
+	pt, err := e.eb.PutTargets(ctx, &eventbridge.PutTargetsInput{Rule: aws.String("r1"), EventBusName: aws.String("orders"), Targets: []types.Target{
+		{Id: aws.String("q"), Arn: aws.String("arn:aws:sqs:us-east-1:000000000000:q"), InputPath: aws.String("$.detail")},
+		{Id: aws.String("bad id!"), Arn: aws.String("arn:aws:sqs:us-east-1:000000000000:q")},
+	}})
+	if err != nil || pt.FailedEntryCount != 1 || *pt.FailedEntries[0].TargetId != "bad id!" {
+		t.Fatalf("PutTargets %+v %v", pt, err)
+	}
+	_, err = e.eb.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders")})
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
+		t.Fatalf("delete rule with targets: %v", err)
+	}
+	targets, err := e.eb.ListTargetsByRule(ctx, &eventbridge.ListTargetsByRuleInput{Rule: aws.String("r1"), EventBusName: aws.String("orders")})
+	if err != nil || len(targets.Targets) != 1 || *targets.Targets[0].InputPath != "$.detail" {
+		t.Fatalf("ListTargetsByRule %+v %v", targets, err)
+	}
+	if _, err := e.eb.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String("r1"), EventBusName: aws.String("orders"), Ids: []string{"q"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.eb.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.eb.DeleteEventBus(ctx, &eventbridge.DeleteEventBusInput{Name: aws.String("default")})
+	if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
+		t.Fatalf("delete default bus: %v", err)
+	}
+	if _, err := e.eb.DeleteEventBus(ctx, &eventbridge.DeleteEventBusInput{Name: aws.String("orders")}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPutEventsPerEntryResults(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	entry := func(src, dt, detail, bus string) types.PutEventsRequestEntry {
+		en := types.PutEventsRequestEntry{}
+		if src != "" {
+			en.Source = aws.String(src)
+		}
+		if dt != "" {
+			en.DetailType = aws.String(dt)
+		}
+		if detail != "" {
+			en.Detail = aws.String(detail)
+		}
+		if bus != "" {
+			en.EventBusName = aws.String(bus)
+		}
+		return en
+	}
+	out, err := e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []types.PutEventsRequestEntry{
+		entry("shop", "A", `{"a":1}`, ""),
+		entry("", "A", `{"a":1}`, ""),
+		entry("shop", "A", `[1,2]`, ""),
+		entry("shop", "A", `{"a":1}`, "nope"),
+		entry("shop", "", `{"a":1}`, ""),
+		entry("shop", "A", `{"a":`+`"`+strings.Repeat("x", 300*1024)+`"}`, ""),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "InvalidArgument", "MalformedDetail", "ResourceNotFoundException", "InvalidArgument", "InvalidArgument"}
+	if out.FailedEntryCount != 5 || len(out.Entries) != len(want) {
+		t.Fatalf("FailedEntryCount %d, %d entries", out.FailedEntryCount, len(out.Entries))
+	}
+	for i, w := range want {
+		got := aws.ToString(out.Entries[i].ErrorCode)
+		if got != w || (w == "") != (out.Entries[i].EventId != nil) || (w != "" && aws.ToString(out.Entries[i].ErrorMessage) == "") {
+			t.Errorf("entry %d: code %q id %v, want %q", i, got, out.Entries[i].EventId, w)
+		}
+	}
+	many := make([]types.PutEventsRequestEntry, 11)
+	for i := range many {
+		many[i] = entry("shop", "A", `{}`, "")
+	}
+	_, err = e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: many})
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
+		t.Fatalf("11 entries: %v", err)
+	}
+	// Injected per-entry faults.
+	if _, err := e.ctl.AddFault(ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Code: "ThrottlingException", Entry: true, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []types.PutEventsRequestEntry{entry("shop", "A", `{}`, ""), entry("shop", "A", `{}`, "")}})
+	if err != nil || out.FailedEntryCount != 1 || aws.ToString(out.Entries[0].ErrorCode) != "ThrottlingException" || out.Entries[1].EventId == nil {
+		t.Fatalf("entry fault: %+v %v", out, err)
+	}
+}
+
+func receiveOne(t *testing.T, c *awssqs.Client, url string, wait int32) *string {
+	t.Helper()
+	out, err := c.ReceiveMessage(context.Background(), &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: wait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Messages) == 0 {
+		return nil
+	}
+	return out.Messages[0].Body
+}
+
+func waitMetrics(t *testing.T, e env, ruleArn string, ok func(control.RuleMetrics) bool) control.RuleMetrics {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		m, err := e.ctl.EventsMetrics(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(m[ruleArn]) {
+			return m[ruleArn]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("metrics of %s: %+v", ruleArn, m[ruleArn])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestRuleToSQSAllowedAndDenied(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	mk := func(name string) (string, string) {
+		q, err := e.sqs.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *q.QueueUrl, "arn:aws:sqs:us-east-1:000000000000:" + name
+	}
+	allowedURL, allowedArn := mk("allowed")
+	deniedURL, deniedArn := mk("denied")
+	rule, err := e.eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("orders"), EventPattern: aws.String(`{"source":["shop"],"detail":{"total":[{"numeric":[">",10]}]}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"events.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"%s","Condition":{"ArnEquals":{"aws:SourceArn":"%s"}}}]}`, allowedArn, *rule.RuleArn)
+	if _, err := e.sqs.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(allowedURL), Attributes: map[string]string{"Policy": policy}}); err != nil {
+		t.Fatal(err)
+	}
+	// The denied queue's policy names another rule.
+	other := strings.ReplaceAll(policy, allowedArn, deniedArn)
+	other = strings.ReplaceAll(other, *rule.RuleArn, *rule.RuleArn+"-other")
+	if _, err := e.sqs.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(deniedURL), Attributes: map[string]string{"Policy": other}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.eb.PutTargets(ctx, &eventbridge.PutTargetsInput{Rule: aws.String("orders"), Targets: []types.Target{
+		{Id: aws.String("a"), Arn: aws.String(allowedArn)}, {Id: aws.String("d"), Arn: aws.String(deniedArn)}}}); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	out, err := e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []types.PutEventsRequestEntry{
+		{Source: aws.String("shop"), DetailType: aws.String("OrderPlaced"), Detail: aws.String(`{"total":5}`)},
+		{Source: aws.String("shop"), DetailType: aws.String("OrderPlaced"), Detail: aws.String(`{"total":42}`), Time: aws.Time(when),
+			Resources: []string{"arn:aws:dynamodb:us-east-1:000000000000:table/orders"}},
+	}})
+	if err != nil || out.FailedEntryCount != 0 {
+		t.Fatalf("PutEvents %+v %v", out, err)
+	}
+	body := receiveOne(t, e.sqs, allowedURL, 10)
+	if body == nil {
+		t.Fatal("no event delivered to the allowed queue")
+	}
+	var ev map[string]any
+	if err := json.Unmarshal([]byte(*body), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev["version"] != "0" || ev["id"] != *out.Entries[1].EventId || ev["detail-type"] != "OrderPlaced" || ev["source"] != "shop" ||
+		ev["account"] != "000000000000" || ev["region"] != "us-east-1" || ev["time"] != "2024-05-06T07:08:09Z" {
+		t.Fatalf("envelope %s", *body)
+	}
+	if res, _ := ev["resources"].([]any); len(res) != 1 || res[0] != "arn:aws:dynamodb:us-east-1:000000000000:table/orders" {
+		t.Fatalf("resources %v", ev["resources"])
+	}
+	if d, _ := ev["detail"].(map[string]any); d["total"] != 42.0 {
+		t.Fatalf("detail %v", ev["detail"])
+	}
+	m := waitMetrics(t, e, *rule.RuleArn, func(m control.RuleMetrics) bool { return m.Invocations == 2 })
+	if m.MatchedEvents != 1 || m.FailedInvocations != 1 {
+		t.Fatalf("metrics %+v", m)
+	}
+	if b := receiveOne(t, e.sqs, deniedURL, 0); b != nil {
+		t.Fatalf("event delivered to the queue whose policy does not allow the rule: %s", *b)
+	}
+	if b := receiveOne(t, e.sqs, allowedURL, 0); b != nil {
+		t.Fatalf("non-matching event delivered: %s", *b)
+	}
+}
+
+func TestRuleToLambdaAndInput(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	fn := "arn:aws:lambda:us-east-1:000000000000:function:relay"
+	rule, err := e.eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("to-fn"), EventPattern: aws.String(`{"detail-type":[{"prefix":"Order"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.eb.PutTargets(ctx, &eventbridge.PutTargetsInput{Rule: aws.String("to-fn"), Targets: []types.Target{
+		{Id: aws.String("f"), Arn: aws.String(fn), Input: aws.String(`{"fixed":true}`)}}}); err != nil {
+		t.Fatal(err)
+	}
+	put := func() {
+		if _, err := e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []types.PutEventsRequestEntry{
+			{Source: aws.String("shop"), DetailType: aws.String("OrderPlaced"), Detail: aws.String(`{}`)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// No resource policy: the invocation fails silently.
+	put()
+	waitMetrics(t, e, *rule.RuleArn, func(m control.RuleMetrics) bool { return m.FailedInvocations == 1 })
+	if e.lambda.count() != 0 {
+		t.Fatal("function invoked without a resource policy")
+	}
+	e.lambda.mu.Lock()
+	e.lambda.policy = fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"events.amazonaws.com"},"Action":"lambda:InvokeFunction","Resource":"%s","Condition":{"ArnLike":{"AWS:SourceArn":"%s"}}}]}`, fn, *rule.RuleArn)
+	e.lambda.mu.Unlock()
+	put()
+	waitMetrics(t, e, *rule.RuleArn, func(m control.RuleMetrics) bool { return m.Invocations == 2 })
+	if e.lambda.count() != 1 || string(e.lambda.payloads[0]) != `{"fixed":true}` {
+		t.Fatalf("payloads %q", e.lambda.payloads)
+	}
+	// A disabled rule matches nothing.
+	if _, err := e.eb.DisableRule(ctx, &eventbridge.DisableRuleInput{Name: aws.String("to-fn")}); err != nil {
+		t.Fatal(err)
+	}
+	put()
+	m := waitMetrics(t, e, *rule.RuleArn, func(control.RuleMetrics) bool { return true })
+	if m.MatchedEvents != 2 {
+		t.Fatalf("disabled rule matched: %+v", m)
+	}
+}
