@@ -1,0 +1,489 @@
+// Package cloudwatch is the local stack's CloudWatch metric alarms (service
+// monitoring, smithy rpcv2Cbor under GraniteServiceVersion20100801):
+// PutMetricAlarm, DescribeAlarms, DeleteAlarms and tagging. Alarms are
+// stored and described; they are not evaluated against metrics and stay
+// in INSUFFICIENT_DATA.
+package cloudwatch
+
+import (
+	"math"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/smithy-go/encoding/cbor"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+)
+
+// Service is CloudWatch (alarms).
+type Service struct {
+	env *awsapi.Env
+
+	mu     sync.RWMutex
+	alarms map[string]*alarm
+}
+
+type alarm struct {
+	name, arn      string
+	config         cbor.Map // the PutMetricAlarm input, minus Tags
+	tags           []kv
+	updated, state time.Time
+}
+
+type kv struct{ Key, Value string }
+
+// New returns an empty CloudWatch.
+func New(env *awsapi.Env) *Service {
+	return &Service{env: env, alarms: map[string]*alarm{}}
+}
+
+// Spec implements awsapi.Service.
+func (s *Service) Spec() awsapi.Spec {
+	return awsapi.Spec{Name: "cloudwatch", Protocol: awsapi.RPCv2CBOR, TargetPrefix: "GraniteServiceVersion20100801",
+		SigningName: "monitoring", ErrorNamespace: "com.amazonaws.cloudwatch"}
+}
+
+// Inventory lists the alarm ARNs.
+func (s *Service) Inventory() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.alarms))
+	for _, a := range s.alarms {
+		out = append(out, a.arn)
+	}
+	return out
+}
+
+// Errors as CloudWatch returns them (awsQuery-compatible codes).
+func queryError(shape, query string, status int, format string, args ...any) *awsapi.Error {
+	e := awsapi.NewError(shape, format, args...)
+	e.QueryCode = query
+	e.HTTPStatus = status
+	return e
+}
+
+func invalidValue(format string, args ...any) *awsapi.Error {
+	return queryError("InvalidParameterValueException", "InvalidParameterValue", http.StatusBadRequest, format, args...)
+}
+
+func invalidCombination(format string, args ...any) *awsapi.Error {
+	return queryError("InvalidParameterCombinationException", "InvalidParameterCombination", http.StatusBadRequest, format, args...)
+}
+
+func missing(name string) *awsapi.Error {
+	return queryError("MissingRequiredParameterException", "MissingParameter", http.StatusBadRequest,
+		"The parameter %s is required.", name)
+}
+
+func validation(format string, args ...any) *awsapi.Error {
+	return queryError("ValidationException", "ValidationError", http.StatusBadRequest, format, args...)
+}
+
+// CBOR accessors.
+
+func str(m cbor.Map, k string) (string, bool) {
+	if v, ok := m[k].(cbor.String); ok {
+		return string(v), true
+	}
+	return "", false
+}
+
+func num(m cbor.Map, k string) (float64, bool) {
+	switch v := m[k].(type) {
+	case cbor.Uint:
+		return float64(v), true
+	case cbor.NegInt:
+		return -float64(v), true
+	case cbor.Float64:
+		return float64(v), true
+	case cbor.Float32:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+func list(m cbor.Map, k string) cbor.List {
+	l, _ := m[k].(cbor.List)
+	return l
+}
+
+func strList(m cbor.Map, k string) []string {
+	var out []string
+	for _, v := range list(m, k) {
+		if s, ok := v.(cbor.String); ok {
+			out = append(out, string(s))
+		}
+	}
+	return out
+}
+
+func timestamp(t time.Time) cbor.Value {
+	return &cbor.Tag{ID: 1, Value: cbor.Float64(float64(t.UnixMilli()) / 1000)}
+}
+
+func (s *Service) alarmArn(name string) string {
+	return s.env.ARN("cloudwatch", "alarm:"+name)
+}
+
+// Handle implements awsapi.Service.
+func (s *Service) Handle(req *awsapi.Request) (any, error) {
+	in, err := req.DecodeCBOR()
+	if err != nil {
+		return nil, err
+	}
+	switch req.Operation {
+	case "PutMetricAlarm":
+		return s.putMetricAlarm(req, in)
+	case "DescribeAlarms":
+		return s.describeAlarms(req, in)
+	case "DeleteAlarms":
+		return s.deleteAlarms(req, in)
+	case "TagResource", "UntagResource", "ListTagsForResource":
+		return s.tagging(req, in)
+	}
+	return nil, awsapi.UnknownOperationException(req.Operation)
+}
+
+var (
+	comparisons = []string{"GreaterThanOrEqualToThreshold", "GreaterThanThreshold", "LessThanThreshold", "LessThanOrEqualToThreshold",
+		"LessThanLowerOrGreaterThanUpperThreshold", "LessThanLowerThreshold", "GreaterThanUpperThreshold"}
+	statistics  = []string{"SampleCount", "Average", "Sum", "Minimum", "Maximum"}
+	missingData = []string{"breaching", "notBreaching", "ignore", "missing"}
+)
+
+func oneOf(v string, set []string) bool {
+	for _, x := range set {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func validPeriod(p float64) bool {
+	return p == 10 || p == 20 || p == 30 || (p >= 60 && math.Mod(p, 60) == 0)
+}
+
+func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) {
+	name, _ := str(in, "AlarmName")
+	if name == "" {
+		return nil, missing("AlarmName")
+	}
+	if len(name) > 255 {
+		return nil, validation("1 validation error detected: Value '%s' at 'alarmName' failed to satisfy constraint: Member must have length less than or equal to 255", name)
+	}
+	evals, ok := num(in, "EvaluationPeriods")
+	if !ok {
+		return nil, missing("EvaluationPeriods")
+	}
+	if evals < 1 {
+		return nil, validation("1 validation error detected: Value '%v' at 'evaluationPeriods' failed to satisfy constraint: Member must have value greater than or equal to 1", evals)
+	}
+	cmp, _ := str(in, "ComparisonOperator")
+	if cmp == "" {
+		return nil, missing("ComparisonOperator")
+	}
+	if !oneOf(cmp, comparisons) {
+		return nil, validation("1 validation error detected: Value '%s' at 'comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: [%s]", cmp, strings.Join(comparisons, ", "))
+	}
+	if d, ok := num(in, "DatapointsToAlarm"); ok && (d < 1 || d > evals) {
+		return nil, invalidValue("DatapointsToAlarm must be between 1 and EvaluationPeriods.")
+	}
+	if t, _ := str(in, "TreatMissingData"); t != "" && !oneOf(t, missingData) {
+		return nil, invalidValue("Invalid value for TreatMissingData: %s. Valid values are: breaching, notBreaching, ignore, missing", t)
+	}
+	_, hasThreshold := num(in, "Threshold")
+	thresholdMetric, _ := str(in, "ThresholdMetricId")
+	if !hasThreshold && thresholdMetric == "" {
+		return nil, invalidCombination("Exactly one element of Threshold or ThresholdMetricId must be specified.")
+	}
+	metricName, _ := str(in, "MetricName")
+	namespace, _ := str(in, "Namespace")
+	stat, _ := str(in, "Statistic")
+	ext, _ := str(in, "ExtendedStatistic")
+	metrics := list(in, "Metrics")
+	if len(metrics) > 0 {
+		if metricName != "" || namespace != "" || stat != "" || ext != "" {
+			return nil, invalidCombination("The parameters MetricName, Namespace, Statistic, ExtendedStatistic, Dimensions, Period and Unit cannot be specified together with Metrics.")
+		}
+		returning := 0
+		for _, m := range metrics {
+			mm, _ := m.(cbor.Map)
+			if id, _ := str(mm, "Id"); id == "" {
+				return nil, missing("Metrics.member.N.Id")
+			}
+			_, hasStat := mm["MetricStat"]
+			expr, _ := str(mm, "Expression")
+			if hasStat == (expr != "") {
+				return nil, invalidCombination("Exactly one element of the metrics list should have either MetricStat or Expression.")
+			}
+			if rd, ok := mm["ReturnData"].(cbor.Bool); !ok || bool(rd) {
+				returning++
+			}
+		}
+		if returning != 1 && thresholdMetric == "" {
+			return nil, invalidValue("Exactly one element of the metrics list should return data.")
+		}
+	} else {
+		if metricName == "" {
+			return nil, missing("MetricName")
+		}
+		if namespace == "" {
+			return nil, missing("Namespace")
+		}
+		if (stat == "") == (ext == "") {
+			return nil, invalidCombination("Exactly one of Statistic or ExtendedStatistic must be specified.")
+		}
+		if stat != "" && !oneOf(stat, statistics) {
+			return nil, validation("1 validation error detected: Value '%s' at 'statistic' failed to satisfy constraint: Member must satisfy enum value set: [%s]", stat, strings.Join(statistics, ", "))
+		}
+		p, ok := num(in, "Period")
+		if !ok {
+			return nil, missing("Period")
+		}
+		if !validPeriod(p) {
+			return nil, invalidValue("Period must be 10, 20, 30 or a multiple of 60.")
+		}
+		if len(list(in, "Dimensions")) > 30 {
+			return nil, invalidValue("The collection Dimensions must not have a size greater than 30.")
+		}
+	}
+	tags, terr := tagsOf(in)
+	if terr != nil {
+		return nil, terr
+	}
+	arn := s.alarmArn(name)
+	if err := req.Authorize("cloudwatch:PutMetricAlarm", arn); err != nil {
+		return nil, err
+	}
+	config := cbor.Map{}
+	for k, v := range in {
+		if k != "Tags" {
+			config[k] = v
+		}
+	}
+	now := s.env.Time()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.alarms[name]; a != nil {
+		// Tags are ignored when an existing alarm is updated.
+		a.config, a.updated = config, now
+		return nil, nil
+	}
+	s.alarms[name] = &alarm{name: name, arn: arn, config: config, tags: tags, updated: now, state: now}
+	return nil, nil
+}
+
+func tagsOf(in cbor.Map) ([]kv, *awsapi.Error) {
+	var out []kv
+	for _, t := range list(in, "Tags") {
+		m, _ := t.(cbor.Map)
+		k, _ := str(m, "Key")
+		v, _ := str(m, "Value")
+		if k == "" || len(k) > 128 || len(v) > 256 {
+			return nil, invalidValue("Tag keys must be between 1 and 128 characters and values at most 256.")
+		}
+		out = mergeTags(out, []kv{{k, v}})
+	}
+	if len(out) > 50 {
+		return nil, invalidValue("The number of tags exceeds the limit of 50.")
+	}
+	return out, nil
+}
+
+func mergeTags(old, add []kv) []kv {
+	out := append([]kv(nil), old...)
+	for _, t := range add {
+		found := false
+		for i := range out {
+			if out[i].Key == t.Key {
+				out[i].Value, found = t.Value, true
+			}
+		}
+		if !found {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// metricAlarm renders an alarm as a MetricAlarm.
+func (a *alarm) metricAlarm() cbor.Map {
+	m := cbor.Map{
+		"AlarmName":                          cbor.String(a.name),
+		"AlarmArn":                           cbor.String(a.arn),
+		"AlarmConfigurationUpdatedTimestamp": timestamp(a.updated),
+		"ActionsEnabled":                     cbor.Bool(true),
+		"OKActions":                          cbor.List{},
+		"AlarmActions":                       cbor.List{},
+		"InsufficientDataActions":            cbor.List{},
+		"Dimensions":                         cbor.List{},
+		"StateValue":                         cbor.String("INSUFFICIENT_DATA"),
+		"StateReason":                        cbor.String("Unchecked: Initial alarm creation"),
+		"StateUpdatedTimestamp":              timestamp(a.state),
+		"StateTransitionedTimestamp":         timestamp(a.state),
+	}
+	for _, k := range []string{"AlarmDescription", "ActionsEnabled", "OKActions", "AlarmActions", "InsufficientDataActions",
+		"MetricName", "Namespace", "Statistic", "ExtendedStatistic", "Dimensions", "Unit", "DatapointsToAlarm",
+		"ComparisonOperator", "TreatMissingData", "EvaluateLowSampleCountPercentile", "Metrics", "ThresholdMetricId",
+		"EvaluationPeriods", "Period"} {
+		if v, ok := a.config[k]; ok {
+			m[k] = v
+		}
+	}
+	if t, ok := num(a.config, "Threshold"); ok {
+		m["Threshold"] = cbor.Float64(t)
+	}
+	return m
+}
+
+func (s *Service) describeAlarms(req *awsapi.Request, in cbor.Map) (any, error) {
+	names := strList(in, "AlarmNames")
+	prefix, _ := str(in, "AlarmNamePrefix")
+	if len(names) > 0 && prefix != "" {
+		return nil, invalidCombination("AlarmNamePrefix and AlarmNames cannot be specified together.")
+	}
+	if len(names) > 100 {
+		return nil, validation("1 validation error detected: Value at 'alarmNames' failed to satisfy constraint: Member must have length less than or equal to 100")
+	}
+	state, _ := str(in, "StateValue")
+	actionPrefix, _ := str(in, "ActionPrefix")
+	max := 50
+	if v, ok := num(in, "MaxRecords"); ok {
+		if v < 1 || v > 100 {
+			return nil, validation("1 validation error detected: Value '%v' at 'maxRecords' failed to satisfy constraint: Member must have value less than or equal to 100", v)
+		}
+		max = int(v)
+	}
+	start := 0
+	if t, _ := str(in, "NextToken"); t != "" {
+		n, err := strconv.Atoi(t)
+		if err != nil || n < 0 {
+			return nil, queryError("InvalidNextToken", "InvalidNextToken", http.StatusBadRequest, "The service returned an error with Error Code InvalidNextToken.")
+		}
+		start = n
+	}
+	types := strList(in, "AlarmTypes")
+	if err := req.Authorize("cloudwatch:DescribeAlarms", s.env.ARN("cloudwatch", "alarm:*")); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var sel []*alarm
+	for _, a := range s.alarms {
+		if len(names) > 0 && !oneOf(a.name, names) {
+			continue
+		}
+		if !strings.HasPrefix(a.name, prefix) || (state != "" && state != "INSUFFICIENT_DATA") {
+			continue
+		}
+		if actionPrefix != "" && !hasActionPrefix(a.config, actionPrefix) {
+			continue
+		}
+		sel = append(sel, a)
+	}
+	if len(types) > 0 && !oneOf("MetricAlarm", types) {
+		sel = nil
+	}
+	sort.Slice(sel, func(i, j int) bool { return sel[i].name < sel[j].name })
+	start = min(start, len(sel))
+	end := min(start+max, len(sel))
+	out := cbor.Map{"MetricAlarms": cbor.List{}, "CompositeAlarms": cbor.List{}}
+	l := cbor.List{}
+	for _, a := range sel[start:end] {
+		l = append(l, a.metricAlarm())
+	}
+	out["MetricAlarms"] = l
+	if end < len(sel) {
+		out["NextToken"] = cbor.String(strconv.Itoa(end))
+	}
+	return cbor.Value(out), nil
+}
+
+func hasActionPrefix(config cbor.Map, prefix string) bool {
+	for _, k := range []string{"AlarmActions", "OKActions", "InsufficientDataActions"} {
+		for _, a := range strList(config, k) {
+			if strings.HasPrefix(a, prefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *Service) deleteAlarms(req *awsapi.Request, in cbor.Map) (any, error) {
+	names := strList(in, "AlarmNames")
+	if len(names) > 100 {
+		return nil, validation("1 validation error detected: Value at 'alarmNames' failed to satisfy constraint: Member must have length less than or equal to 100")
+	}
+	for _, n := range names {
+		if err := req.Authorize("cloudwatch:DeleteAlarms", s.alarmArn(n)); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var missingNames []string
+	for _, n := range names {
+		if s.alarms[n] == nil {
+			missingNames = append(missingNames, n)
+		}
+	}
+	if len(missingNames) > 0 {
+		return nil, queryError("ResourceNotFound", "ResourceNotFound", http.StatusNotFound, "%d/%d alarms not found: [%s]", len(missingNames), len(names), strings.Join(missingNames, ", "))
+	}
+	for _, n := range names {
+		delete(s.alarms, n)
+	}
+	return nil, nil
+}
+
+func (s *Service) tagging(req *awsapi.Request, in cbor.Map) (any, error) {
+	arn, _ := str(in, "ResourceARN")
+	if arn == "" {
+		return nil, missing("ResourceARN")
+	}
+	if err := req.Authorize("cloudwatch:"+req.Operation, arn); err != nil {
+		return nil, err
+	}
+	name, _ := strings.CutPrefix(arn, s.env.ARN("cloudwatch", "alarm:"))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.alarms[name]
+	if a == nil || a.arn != arn {
+		return nil, queryError("ResourceNotFoundException", "ResourceNotFoundException", http.StatusNotFound, "%s not found", arn).
+			With("ResourceType", "Alarm").With("ResourceId", name)
+	}
+	switch req.Operation {
+	case "TagResource":
+		tags, err := tagsOf(in)
+		if err != nil {
+			return nil, err
+		}
+		merged := mergeTags(a.tags, tags)
+		if len(merged) > 50 {
+			return nil, invalidValue("The number of tags exceeds the limit of 50.")
+		}
+		a.tags = merged
+		return nil, nil
+	case "UntagResource":
+		keys := strList(in, "TagKeys")
+		kept := a.tags[:0:0]
+		for _, t := range a.tags {
+			if !oneOf(t.Key, keys) {
+				kept = append(kept, t)
+			}
+		}
+		a.tags = kept
+		return nil, nil
+	}
+	l := cbor.List{}
+	for _, t := range a.tags {
+		l = append(l, cbor.Map{"Key": cbor.String(t.Key), "Value": cbor.String(t.Value)})
+	}
+	return cbor.Value(cbor.Map{"Tags": l}), nil
+}
