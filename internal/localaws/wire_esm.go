@@ -1,0 +1,145 @@
+package localaws
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda/esm"
+)
+
+func init() {
+	registerService("esm", func(s *Stack) ([]awsapi.Service, error) {
+		svc := esm.New(esm.Config{
+			Env: s.Env(),
+			Streams: func() (esm.Streams, error) {
+				d := s.DynamoDB()
+				if d == nil {
+					return nil, errors.New("event source mappings: the dynamodb service is not running")
+				}
+				return ddbStreams{d.Streams()}, nil
+			},
+			Functions: func() (esm.Functions, error) {
+				l, ok := s.Service("lambda")
+				if !ok {
+					return nil, errors.New("event source mappings: the lambda service is not running")
+				}
+				f, ok := l.(esm.Functions)
+				if !ok {
+					return nil, fmt.Errorf("event source mappings: the lambda service (%T) has no InvokeSync/FunctionInfo", l)
+				}
+				return f, nil
+			},
+			Queues: func() (esm.Queues, error) {
+				q, ok := s.Service("sqs")
+				if !ok {
+					return nil, errors.New("event source mappings: the sqs service is not running")
+				}
+				d, ok := q.(esm.Queues)
+				if !ok {
+					return nil, fmt.Errorf("event source mappings: the sqs service (%T) has no Deliver", q)
+				}
+				return d, nil
+			},
+			Compile: func(pattern string) (esm.Matcher, error) {
+				return eventpattern.Compile(pattern)
+			},
+		})
+		// The lambda service owns the REST paths and delegates the event
+		// source mapping operations here.
+		if l, ok := s.Service("lambda"); ok {
+			h, ok := l.(interface {
+				SetEventSourceMappings(h lambda.EventSourceMappings)
+			})
+			if !ok {
+				return nil, fmt.Errorf("event source mappings: the lambda service (%T) has no SetEventSourceMappings", l)
+			}
+			h.SetEventSourceMappings(svc)
+		}
+		return []awsapi.Service{svc}, nil
+	}, "dynamodb", "lambda", "sqs", "iam")
+}
+
+// EventSourceMappings returns the stack's event source mapping service, or
+// nil when disabled.
+func (s *Stack) EventSourceMappings() *esm.Service {
+	svc, ok := s.Service("lambda-esm")
+	if !ok {
+		return nil
+	}
+	e, _ := svc.(*esm.Service)
+	return e
+}
+
+// ddbStreams adapts the DynamoDB in-process stream API (one shard per
+// stream) to esm.Streams.
+type ddbStreams struct{ s *dynamodb.Streams }
+
+func (d ddbStreams) StreamExists(streamArn string) bool {
+	_, err := d.s.Describe(streamArn)
+	return err == nil
+}
+
+func (d ddbStreams) Shards(streamArn string) ([]esm.Shard, error) {
+	info, err := d.s.Describe(streamArn)
+	if err != nil {
+		return nil, err
+	}
+	return []esm.Shard{{ID: info.ShardID, Closed: info.StreamStatus == dynamodb.StreamDisabled}}, nil
+}
+
+func (d ddbStreams) LatestSequenceNumber(streamArn, _ string) (string, error) {
+	info, err := d.s.Describe(streamArn)
+	if err != nil {
+		return "", err
+	}
+	return info.Latest, nil
+}
+
+func (d ddbStreams) Records(streamArn, _ string, after string, limit int) ([]esm.StreamRecord, bool, error) {
+	recs, err := d.s.Records(streamArn, after, limit)
+	trimmed := false
+	var ae *awsapi.Error
+	if errors.As(err, &ae) && ae.Code == "TrimmedDataAccessException" {
+		trimmed = true
+		recs, err = d.s.Records(streamArn, "", limit)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]esm.StreamRecord, len(recs))
+	for i, r := range recs {
+		sr := esm.StreamRecord{
+			EventID:                     r.EventID,
+			EventName:                   strings.ToUpper(r.EventName),
+			EventVersion:                r.EventVersion,
+			SequenceNumber:              r.Dynamodb.SequenceNumber,
+			ApproximateCreationDateTime: unixSeconds(r.Dynamodb.ApproximateCreationDateTime),
+			SizeBytes:                   r.Dynamodb.SizeBytes,
+			StreamViewType:              r.Dynamodb.StreamViewType,
+		}
+		sr.Keys, _ = marshalItem(r.Dynamodb.Keys)
+		sr.NewImage, _ = marshalItem(r.Dynamodb.NewImage)
+		sr.OldImage, _ = marshalItem(r.Dynamodb.OldImage)
+		if r.UserIdentity != nil {
+			sr.UserIdentity, _ = json.Marshal(r.UserIdentity)
+		}
+		out[i] = sr
+	}
+	return out, trimmed, nil
+}
+
+func marshalItem(it dynamodb.Item) (json.RawMessage, error) {
+	if it == nil {
+		return nil, nil
+	}
+	return json.Marshal(it)
+}
+
+func unixSeconds(s int64) time.Time { return time.Unix(s, 0) }
