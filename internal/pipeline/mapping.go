@@ -71,6 +71,16 @@ func (c *Clients) ensureMapping(ctx context.Context, s Spec, st *State) error {
 	filter := &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.OutboxTable().StreamFilterPattern())}}}
 	dest := &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}}
 	responseTypes := []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures}
+	if st.MappingUUID == "" {
+		// The relay function is the pipeline's own, so a mapping of it on
+		// the stream is too (one whose creation was not recorded); one
+		// being deleted must be gone before another can be created.
+		uuid, err := c.findMapping(ctx, st)
+		if err != nil {
+			return fmt.Errorf("creating event source mapping (%s on %s): %w", st.RelayFunctionName, st.StreamARN, err)
+		}
+		st.MappingUUID = uuid
+	}
 	if st.MappingUUID != "" {
 		have, err := c.getMapping(ctx, st.MappingUUID)
 		if err != nil {
@@ -141,6 +151,34 @@ func (c *Clients) ensureMapping(ctx context.Context, s Spec, st *State) error {
 		return fmt.Errorf("creating event source mapping (%s): %w", st.MappingUUID, err)
 	}
 	return nil
+}
+
+// findMapping returns the mapping of the relay function on the stream, or
+// "" when there is none, after waiting for mappings being deleted to go.
+func (c *Clients) findMapping(ctx context.Context, st *State) (string, error) {
+	var uuid string
+	err := c.waitFor(ctx, "event source mappings of "+st.RelayFunctionName+" to be deleted", func(ctx context.Context) (bool, error) {
+		uuid = ""
+		p := lambda.NewListEventSourceMappingsPaginator(c.Lambda, &lambda.ListEventSourceMappingsInput{
+			FunctionName: aws.String(st.RelayFunctionName), EventSourceArn: aws.String(st.StreamARN),
+		})
+		deleting := false
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return false, err
+			}
+			for _, m := range page.EventSourceMappings {
+				if aws.ToString(m.State) == mappingDeleting {
+					deleting = true
+				} else {
+					uuid = aws.ToString(m.UUID)
+				}
+			}
+		}
+		return uuid != "" || !deleting, nil
+	})
+	return uuid, err
 }
 
 func (c *Clients) waitMappingEnabled(ctx context.Context, uuid string) error {
