@@ -229,7 +229,7 @@ type fixture struct {
 
 const testInterval = 10 * time.Millisecond
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{
 		stream: &fakeStream{},
@@ -268,7 +268,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // create creates a mapping and waits until it is Enabled (or Disabled).
-func (f *fixture) create(t *testing.T, in *lambda.CreateEventSourceMappingInput) string {
+func (f *fixture) create(t testing.TB, in *lambda.CreateEventSourceMappingInput) string {
 	t.Helper()
 	if in.EventSourceArn == nil {
 		in.EventSourceArn = aws.String(streamArn)
@@ -288,7 +288,7 @@ func (f *fixture) create(t *testing.T, in *lambda.CreateEventSourceMappingInput)
 	return id
 }
 
-func (f *fixture) waitState(t *testing.T, id string, states ...string) string {
+func (f *fixture) waitState(t testing.TB, id string, states ...string) string {
 	t.Helper()
 	var last string
 	eventually(t, 10*time.Second, func() bool {
@@ -309,7 +309,7 @@ func (f *fixture) waitState(t *testing.T, id string, states ...string) string {
 }
 
 // eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, timeout time.Duration, cond func() bool, msg func() string) {
+func eventually(t testing.TB, timeout time.Duration, cond func() bool, msg func() string) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
