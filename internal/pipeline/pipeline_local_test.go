@@ -401,3 +401,43 @@ func TestLocalRetriesIAMPropagation(t *testing.T) {
 		t.Fatalf("Delete: %v", err)
 	}
 }
+
+func TestLocalReconciler(t *testing.T) {
+	t.Parallel()
+	stack, c := startStack(t, append(coreServices, "scheduler")...)
+	ctx := testContext(t)
+	before := inventory(t, ctx, stack)
+	spec := Spec{Name: "recon"}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if st.ScheduleARN == "" || st.ReconcilerFunctionARN == "" || st.SchedulerRoleARN == "" {
+		t.Fatalf("Create returned no reconciler: %+v", st)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		t.Fatalf("Read after Create reports drift: %s", drift)
+	}
+	updated := spec
+	updated.Reconciler.ScheduleExpression = "rate(10 minutes)"
+	updated.Reconciler.MinAge = 15 * time.Minute
+	if st, err = c.Update(ctx, updated, st); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if _, drift := mustRead(t, ctx, c, updated, st); !drift.None() {
+		t.Fatalf("Read after Update reports drift: %s", drift)
+	}
+	updated.Reconciler.Disabled = true
+	if st, err = c.Update(ctx, updated, st); err != nil {
+		t.Fatalf("Update (disable the reconciler): %v", err)
+	}
+	if st.ScheduleName != "" || st.ReconcilerFunctionName != "" || st.SchedulerRoleName != "" {
+		t.Errorf("disabling the reconciler left %+v", st)
+	}
+	if _, err := c.Delete(ctx, st); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
+	}
+}

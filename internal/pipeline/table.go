@@ -54,7 +54,7 @@ func (c *Clients) ensureTable(ctx context.Context, s Spec, st *State) error {
 	if err := checkKeys(s, desc); err != nil {
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 	}
-	if err := c.ensureStream(ctx, s, st, desc); err != nil {
+	if err := c.ensureStream(ctx, st, desc); err != nil {
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 	}
 	if err := c.ensurePendingIndex(ctx, s, st); err != nil {
@@ -158,7 +158,7 @@ func checkKeys(s Spec, desc *types.TableDescription) error {
 	return nil
 }
 
-func (c *Clients) ensureStream(ctx context.Context, s Spec, st *State, desc *types.TableDescription) error {
+func (c *Clients) ensureStream(ctx context.Context, st *State, desc *types.TableDescription) error {
 	if spec := desc.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
 		switch spec.StreamViewType {
 		case types.StreamViewTypeNewImage, types.StreamViewTypeNewAndOldImages:
