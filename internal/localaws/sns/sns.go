@@ -1,0 +1,1054 @@
+// Package sns is Amazon SNS (awsQuery) for the local AWS stack: standard
+// topics, SQS and Lambda subscriptions, Publish and PublishBatch, message
+// attributes and tags.
+//
+// Publishing delivers asynchronously to every subscription. Delivery to an
+// SQS queue happens only when the queue policy allows the service principal
+// sns.amazonaws.com (aws:SourceArn the topic), to a Lambda function only
+// when its resource policy allows it; otherwise the delivery fails silently,
+// as on AWS, and is counted (GET /_localaws/sns/metrics).
+package sns
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iampolicy"
+)
+
+// Limits, as AWS documents them.
+const (
+	MaxMessageBytes     = 256 * 1024
+	MaxBatchEntries     = 10
+	MaxMessageAttrs     = 10
+	ServicePrincipal    = "sns.amazonaws.com"
+	notificationVersion = "1"
+)
+
+// Attribute is a message attribute.
+type Attribute struct {
+	DataType    string
+	StringValue string
+	BinaryValue []byte
+}
+
+// QueueSink delivers to SQS queues (the sqs service).
+type QueueSink interface {
+	DeliverAttributes(queueArn, body string, attributes map[string]Attribute) (messageID string, err error)
+	QueuePolicy(queueArn string) (policyJSON string, exists bool)
+}
+
+// FunctionInvoker invokes Lambda functions (the lambda service).
+type FunctionInvoker interface {
+	InvokeAsync(ctx context.Context, function string, payload []byte) error
+	FunctionPolicy(function string) (policyJSON string, ok bool)
+}
+
+// Deps resolves the services SNS delivers to, at delivery time.
+type Deps struct {
+	Queues    func() (QueueSink, error)
+	Functions func() (FunctionInvoker, error)
+}
+
+// Metrics are delivery counters, named as SNS's CloudWatch metrics.
+type Metrics struct {
+	NumberOfMessagesPublished      int64 `json:"numberOfMessagesPublished"`
+	NumberOfNotificationsDelivered int64 `json:"numberOfNotificationsDelivered"`
+	NumberOfNotificationsFailed    int64 `json:"numberOfNotificationsFailed"`
+}
+
+// Service is the SNS service.
+type Service struct {
+	env  *awsapi.Env
+	deps Deps
+
+	mu      sync.Mutex
+	topics  map[string]*topic // by ARN
+	subs    map[string]*subscription
+	metrics map[string]*Metrics // by topic ARN
+
+	wg     sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+type topic struct {
+	name, arn string
+	attrs     map[string]string
+	tags      map[string]string
+	subs      []string
+}
+
+type subscription struct {
+	arn, topicArn, protocol, endpoint string
+	attrs                             map[string]string
+}
+
+// New returns an empty SNS service.
+func New(env *awsapi.Env, deps Deps) *Service {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Service{env: env, deps: deps, topics: map[string]*topic{}, subs: map[string]*subscription{},
+		metrics: map[string]*Metrics{}, ctx: ctx, cancel: cancel}
+}
+
+// Spec implements awsapi.Service.
+func (s *Service) Spec() awsapi.Spec {
+	return awsapi.Spec{Name: "sns", Protocol: awsapi.Query, SigningName: "sns", XMLNamespace: "http://sns.amazonaws.com/doc/2010-03-31/"}
+}
+
+// Close stops deliveries in flight.
+func (s *Service) Close() error {
+	s.cancel()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	return nil
+}
+
+// Inventory implements awsapi.Inventory: topics and subscriptions.
+func (s *Service) Inventory() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for a := range s.topics {
+		out = append(out, a)
+	}
+	for a := range s.subs {
+		out = append(out, a)
+	}
+	return out
+}
+
+// RegisterControl adds GET /_localaws/sns/metrics.
+func (s *Service) RegisterControl(c *awsapi.Control) {
+	c.HandleFunc("GET sns/metrics", func(w http.ResponseWriter, _ *http.Request) {
+		awsapi.WriteControlJSON(w, http.StatusOK, map[string]any{"topics": s.Metrics()})
+	})
+}
+
+// Metrics returns the delivery counters by topic ARN.
+func (s *Service) Metrics() map[string]Metrics {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]Metrics{}
+	for k, v := range s.metrics {
+		out[k] = *v
+	}
+	return out
+}
+
+func (s *Service) count(topicArn string, fn func(*Metrics)) {
+	s.mu.Lock()
+	m := s.metrics[topicArn]
+	if m == nil {
+		m = &Metrics{}
+		s.metrics[topicArn] = m
+	}
+	fn(m)
+	s.mu.Unlock()
+}
+
+func errNotFound(format string, args ...any) *awsapi.Error {
+	e := awsapi.NewError("NotFound", format, args...)
+	e.HTTPStatus = http.StatusNotFound
+	return e
+}
+
+func errInvalid(format string, args ...any) *awsapi.Error {
+	return awsapi.NewError("InvalidParameter", format, args...)
+}
+
+func errAuth(req *awsapi.Request, action, arn string) *awsapi.Error {
+	e := awsapi.NewError("AuthorizationError", "User: %s is not authorized to perform: %s on resource: %s", req.Principal.ARN, action, arn)
+	e.HTTPStatus = http.StatusForbidden
+	return e
+}
+
+// Handle implements awsapi.Service.
+func (s *Service) Handle(req *awsapi.Request) (any, error) {
+	f := req.Form()
+	switch req.Operation {
+	case "CreateTopic":
+		return s.createTopic(req, f)
+	case "GetTopicAttributes":
+		return s.getTopicAttributes(req, f)
+	case "SetTopicAttributes":
+		return s.setTopicAttributes(req, f)
+	case "ListTopics":
+		return s.listTopics(req, f)
+	case "DeleteTopic":
+		return s.deleteTopic(req, f)
+	case "Subscribe":
+		return s.subscribe(req, f)
+	case "Unsubscribe":
+		return s.unsubscribe(req, f)
+	case "ListSubscriptionsByTopic":
+		return s.listSubscriptions(req, f, f.Get("TopicArn"))
+	case "ListSubscriptions":
+		return s.listSubscriptions(req, f, "")
+	case "GetSubscriptionAttributes":
+		return s.getSubscriptionAttributes(req, f)
+	case "SetSubscriptionAttributes":
+		return s.setSubscriptionAttributes(req, f)
+	case "Publish":
+		return s.publish(req, f)
+	case "PublishBatch":
+		return s.publishBatch(req, f)
+	case "TagResource":
+		return s.tagResource(req, f)
+	case "UntagResource":
+		return s.untagResource(req, f)
+	case "ListTagsForResource":
+		return s.listTagsForResource(req, f)
+	}
+	return nil, awsapi.InvalidAction(req.Operation)
+}
+
+// ---- awsQuery helpers ----
+
+type form = map[string][]string
+
+func get(f form, k string) string {
+	if v := f[k]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// queryMap reads prefix.entry.N.<key>/<value>.
+func queryMap(f form, prefix, key, value string) map[string]string {
+	out := map[string]string{}
+	for i := 1; ; i++ {
+		base := prefix + ".entry." + strconv.Itoa(i) + "."
+		k, ok := f[base+key]
+		if !ok {
+			return out
+		}
+		out[k[0]] = get(f, base+value)
+	}
+}
+
+func queryTags(f form, prefix string) map[string]string {
+	out := map[string]string{}
+	for i := 1; ; i++ {
+		base := prefix + ".member." + strconv.Itoa(i) + "."
+		k, ok := f[base+"Key"]
+		if !ok {
+			return out
+		}
+		out[k[0]] = get(f, base+"Value")
+	}
+}
+
+func queryList(f form, prefix string) []string {
+	var out []string
+	for i := 1; ; i++ {
+		v, ok := f[prefix+".member."+strconv.Itoa(i)]
+		if !ok {
+			return out
+		}
+		out = append(out, v[0])
+	}
+}
+
+func queryAttributes(f form, prefix string) (map[string]Attribute, error) {
+	out := map[string]Attribute{}
+	for i := 1; ; i++ {
+		base := prefix + ".entry." + strconv.Itoa(i) + "."
+		name, ok := f[base+"Name"]
+		if !ok {
+			break
+		}
+		a := Attribute{DataType: get(f, base+"Value.DataType"), StringValue: get(f, base+"Value.StringValue")}
+		if b := get(f, base+"Value.BinaryValue"); b != "" {
+			v, err := base64.StdEncoding.DecodeString(b)
+			if err != nil {
+				return nil, errInvalid("The message attribute '%s' has an invalid binary value.", name[0])
+			}
+			a.BinaryValue = v
+		}
+		base2, _, _ := strings.Cut(a.DataType, ".")
+		switch base2 {
+		case "String", "String.Array":
+			if a.StringValue == "" {
+				return nil, errInvalid("The message attribute '%s' must contain non-empty message attribute value for message attribute type 'String'.", name[0])
+			}
+		case "Number":
+			if _, err := strconv.ParseFloat(a.StringValue, 64); err != nil {
+				return nil, errInvalid("Could not cast message attribute '%s' value to number.", name[0])
+			}
+		case "Binary":
+			if len(a.BinaryValue) == 0 {
+				return nil, errInvalid("The message attribute '%s' must contain non-empty message attribute value for message attribute type 'Binary'.", name[0])
+			}
+		default:
+			return nil, errInvalid("The message attribute '%s' has an invalid message attribute type, the set of supported type prefixes is Binary, Number, and String.", name[0])
+		}
+		out[name[0]] = a
+	}
+	if len(out) > MaxMessageAttrs {
+		return nil, errInvalid("Number of message attributes [%d] exceeds the allowed maximum [%d].", len(out), MaxMessageAttrs)
+	}
+	return out, nil
+}
+
+func esc(s string) string {
+	var b bytes.Buffer
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+func el(name, v string) string { return "<" + name + ">" + esc(v) + "</" + name + ">" }
+
+func xmlMap(name string, m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("<" + name + ">")
+	for _, k := range keys {
+		b.WriteString("<entry>" + el("key", k) + el("value", m[k]) + "</entry>")
+	}
+	b.WriteString("</" + name + ">")
+	return b.String()
+}
+
+// ---- topics ----
+
+var topicNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+
+func (s *Service) defaultPolicy(arn string) string {
+	return fmt.Sprintf(`{"Version":"2008-10-17","Id":"__default_policy_ID","Statement":[{"Sid":"__default_statement_ID","Effect":"Allow","Principal":{"AWS":"*"},"Action":["SNS:GetTopicAttributes","SNS:SetTopicAttributes","SNS:AddPermission","SNS:RemovePermission","SNS:DeleteTopic","SNS:Subscribe","SNS:ListSubscriptionsByTopic","SNS:Publish"],"Resource":"%s","Condition":{"StringEquals":{"AWS:SourceOwner":"%s"}}}]}`, arn, s.env.AccountID)
+}
+
+var settableTopicAttrs = map[string]bool{
+	"Policy": true, "DisplayName": true, "DeliveryPolicy": true, "KmsMasterKeyId": true, "SignatureVersion": true,
+	"TracingConfig": true, "DataProtectionPolicy": true, "ArchivePolicy": true,
+	"SQSSuccessFeedbackRoleArn": true, "SQSFailureFeedbackRoleArn": true, "SQSSuccessFeedbackSampleRate": true,
+	"LambdaSuccessFeedbackRoleArn": true, "LambdaFailureFeedbackRoleArn": true, "LambdaSuccessFeedbackSampleRate": true,
+}
+
+func validateTopicAttr(k, v string) error {
+	if !settableTopicAttrs[k] {
+		return errInvalid("Invalid parameter: AttributeName")
+	}
+	if k == "Policy" && v != "" {
+		if _, err := iampolicy.Parse(v); err != nil {
+			return errInvalid("Invalid parameter: Policy Error: %v", err)
+		}
+	}
+	return nil
+}
+
+// authorize allows a caller the topic policy allows, denies one it denies,
+// and asks the installed authorizer otherwise.
+func (s *Service) authorize(req *awsapi.Request, action string, t *topic) error {
+	if req.Principal.Admin {
+		return nil
+	}
+	s.mu.Lock()
+	policy := t.attrs["Policy"]
+	s.mu.Unlock()
+	switch iampolicy.EvaluateResource(policy, iampolicy.Request{Action: action, Resource: t.arn, PrincipalArn: req.Principal.ARN}) {
+	case iampolicy.Allow:
+		return nil
+	case iampolicy.Deny:
+		return errAuth(req, action, t.arn)
+	}
+	if err := req.Authorize(action, t.arn); err != nil {
+		return errAuth(req, action, t.arn)
+	}
+	return nil
+}
+
+func (s *Service) topicFor(req *awsapi.Request, arn, action string) (*topic, error) {
+	if arn == "" {
+		return nil, errInvalid("Invalid parameter: TopicArn")
+	}
+	s.mu.Lock()
+	t, ok := s.topics[arn]
+	s.mu.Unlock()
+	if !ok {
+		if _, err := awsapi.ParseARN(arn); err != nil {
+			return nil, errInvalid("Invalid parameter: TopicArn")
+		}
+		return nil, errNotFound("Topic does not exist")
+	}
+	if err := s.authorize(req, action, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (s *Service) createTopic(req *awsapi.Request, f form) (any, error) {
+	name := get(f, "Name")
+	if !topicNameRE.MatchString(name) {
+		return nil, errInvalid("Invalid parameter: Topic Name")
+	}
+	attrs := queryMap(f, "Attributes", "key", "value")
+	if attrs["FifoTopic"] == "true" || strings.HasSuffix(name, ".fifo") {
+		return nil, errInvalid("Invalid parameter: FIFO topics are not supported by this endpoint")
+	}
+	delete(attrs, "FifoTopic")
+	for k, v := range attrs {
+		if err := validateTopicAttr(k, v); err != nil {
+			return nil, err
+		}
+	}
+	tags := queryTags(f, "Tags")
+	arn := s.env.ARN("sns", name)
+	if err := req.Authorize("sns:CreateTopic", arn); err != nil {
+		return nil, errAuth(req, "sns:CreateTopic", arn)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.topics[arn]; ok {
+		for k, v := range attrs {
+			if t.attrs[k] != v {
+				return nil, errInvalid("Invalid parameter: Attributes Reason: Topic already exists with different attributes")
+			}
+		}
+		for k, v := range tags {
+			if cur, ok := t.tags[k]; ok && cur != v {
+				return nil, errInvalid("Invalid parameter: Tags Reason: Topic already exists with different tags")
+			}
+		}
+		return el("TopicArn", arn), nil
+	}
+	t := &topic{name: name, arn: arn, attrs: map[string]string{"Policy": s.defaultPolicy(arn), "DisplayName": "", "SignatureVersion": "1"}, tags: tags}
+	for k, v := range attrs {
+		t.attrs[k] = v
+	}
+	s.topics[arn] = t
+	return el("TopicArn", arn), nil
+}
+
+func (s *Service) getTopicAttributes(req *awsapi.Request, f form) (any, error) {
+	t, err := s.topicFor(req, get(f, "TopicArn"), "sns:GetTopicAttributes")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	attrs := map[string]string{"TopicArn": t.arn, "Owner": s.env.AccountID, "EffectiveDeliveryPolicy": `{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false}}`}
+	for k, v := range t.attrs {
+		attrs[k] = v
+	}
+	confirmed := 0
+	for _, sa := range t.subs {
+		if s.subs[sa] != nil {
+			confirmed++
+		}
+	}
+	attrs["SubscriptionsConfirmed"] = strconv.Itoa(confirmed)
+	attrs["SubscriptionsPending"] = "0"
+	attrs["SubscriptionsDeleted"] = "0"
+	return xmlMap("Attributes", attrs), nil
+}
+
+func (s *Service) setTopicAttributes(req *awsapi.Request, f form) (any, error) {
+	t, err := s.topicFor(req, get(f, "TopicArn"), "sns:SetTopicAttributes")
+	if err != nil {
+		return nil, err
+	}
+	k, v := get(f, "AttributeName"), get(f, "AttributeValue")
+	if err := validateTopicAttr(k, v); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k == "Policy" && v == "" {
+		v = s.defaultPolicy(t.arn)
+	}
+	t.attrs[k] = v
+	return nil, nil
+}
+
+func (s *Service) listTopics(req *awsapi.Request, f form) (any, error) {
+	if err := req.Authorize("sns:ListTopics", s.env.ARN("sns", "*")); err != nil {
+		return nil, errAuth(req, "sns:ListTopics", s.env.ARN("sns", "*"))
+	}
+	s.mu.Lock()
+	arns := make([]string, 0, len(s.topics))
+	for a := range s.topics {
+		arns = append(arns, a)
+	}
+	s.mu.Unlock()
+	sort.Strings(arns)
+	page, next := paginate(arns, get(f, "NextToken"), 100)
+	var b strings.Builder
+	b.WriteString("<Topics>")
+	for _, a := range page {
+		b.WriteString("<member>" + el("TopicArn", a) + "</member>")
+	}
+	b.WriteString("</Topics>")
+	if next != "" {
+		b.WriteString(el("NextToken", next))
+	}
+	return b.String(), nil
+}
+
+func paginate(sorted []string, token string, limit int) ([]string, string) {
+	start := 0
+	if token != "" {
+		start = sort.SearchStrings(sorted, token)
+	}
+	sorted = sorted[start:]
+	if len(sorted) > limit {
+		return sorted[:limit], sorted[limit]
+	}
+	return sorted, ""
+}
+
+func (s *Service) deleteTopic(req *awsapi.Request, f form) (any, error) {
+	arn := get(f, "TopicArn")
+	s.mu.Lock()
+	t, ok := s.topics[arn]
+	s.mu.Unlock()
+	if !ok {
+		return nil, nil // deleting a missing topic succeeds
+	}
+	if err := s.authorize(req, "sns:DeleteTopic", t); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sa := range t.subs {
+		delete(s.subs, sa)
+	}
+	delete(s.topics, arn)
+	return nil, nil
+}
+
+// ---- subscriptions ----
+
+var subAttrs = map[string]bool{"RawMessageDelivery": true, "FilterPolicy": true, "FilterPolicyScope": true,
+	"RedrivePolicy": true, "DeliveryPolicy": true, "SubscriptionRoleArn": true, "ReplayPolicy": true}
+
+func validateSubAttr(k, v string) error {
+	if !subAttrs[k] {
+		return errInvalid("Invalid parameter: Attributes Reason: Unknown attribute %s", k)
+	}
+	if k == "RawMessageDelivery" && v != "true" && v != "false" {
+		return errInvalid("Invalid parameter: Attributes Reason: RawMessageDelivery: Invalid value [%s]. Must be true or false.", v)
+	}
+	return nil
+}
+
+func (s *Service) subscribe(req *awsapi.Request, f form) (any, error) {
+	t, err := s.topicFor(req, get(f, "TopicArn"), "sns:Subscribe")
+	if err != nil {
+		return nil, err
+	}
+	protocol, endpoint := get(f, "Protocol"), get(f, "Endpoint")
+	switch protocol {
+	case "sqs", "lambda":
+		a, err := awsapi.ParseARN(endpoint)
+		if err != nil || a.Service != protocol {
+			return nil, errInvalid("Invalid parameter: %s endpoint ARN", map[string]string{"sqs": "SQS", "lambda": "Lambda"}[protocol])
+		}
+	case "":
+		return nil, errInvalid("Invalid parameter: Protocol")
+	default:
+		return nil, errInvalid("Invalid parameter: Protocol %s is not supported by this endpoint", protocol)
+	}
+	attrs := queryMap(f, "Attributes", "key", "value")
+	for k, v := range attrs {
+		if err := validateSubAttr(k, v); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sa := range t.subs {
+		if sub := s.subs[sa]; sub != nil && sub.protocol == protocol && sub.endpoint == endpoint {
+			for k, v := range attrs {
+				if cur := sub.attrs[k]; cur != v && !(k == "RawMessageDelivery" && cur == "" && v == "false") {
+					return nil, errInvalid("Invalid parameter: Attributes Reason: Subscription already exists with different attributes")
+				}
+			}
+			return el("SubscriptionArn", sub.arn), nil
+		}
+	}
+	sub := &subscription{arn: t.arn + ":" + awsapi.NewUUID(), topicArn: t.arn, protocol: protocol, endpoint: endpoint,
+		attrs: map[string]string{"RawMessageDelivery": "false"}}
+	for k, v := range attrs {
+		sub.attrs[k] = v
+	}
+	s.subs[sub.arn] = sub
+	t.subs = append(t.subs, sub.arn)
+	return el("SubscriptionArn", sub.arn), nil
+}
+
+func (s *Service) subFor(req *awsapi.Request, arn, action string) (*subscription, error) {
+	s.mu.Lock()
+	sub, ok := s.subs[arn]
+	var t *topic
+	if ok {
+		t = s.topics[sub.topicArn]
+	}
+	s.mu.Unlock()
+	if !ok || t == nil {
+		if _, err := awsapi.ParseARN(arn); err != nil {
+			return nil, errInvalid("Invalid parameter: SubscriptionArn")
+		}
+		return nil, errNotFound("Subscription does not exist")
+	}
+	if err := s.authorize(req, action, t); err != nil {
+		return nil, err
+	}
+	return sub, nil
+}
+
+func (s *Service) unsubscribe(req *awsapi.Request, f form) (any, error) {
+	sub, err := s.subFor(req, get(f, "SubscriptionArn"), "sns:Unsubscribe")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.subs, sub.arn)
+	if t := s.topics[sub.topicArn]; t != nil {
+		kept := t.subs[:0]
+		for _, a := range t.subs {
+			if a != sub.arn {
+				kept = append(kept, a)
+			}
+		}
+		t.subs = kept
+	}
+	return nil, nil
+}
+
+func (s *Service) listSubscriptions(req *awsapi.Request, f form, topicArn string) (any, error) {
+	var arns []string
+	if topicArn != "" {
+		t, err := s.topicFor(req, topicArn, "sns:ListSubscriptionsByTopic")
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		arns = append(arns, t.subs...)
+		s.mu.Unlock()
+	} else {
+		if err := req.Authorize("sns:ListSubscriptions", s.env.ARN("sns", "*")); err != nil {
+			return nil, errAuth(req, "sns:ListSubscriptions", s.env.ARN("sns", "*"))
+		}
+		s.mu.Lock()
+		for a := range s.subs {
+			arns = append(arns, a)
+		}
+		s.mu.Unlock()
+	}
+	sort.Strings(arns)
+	page, next := paginate(arns, get(f, "NextToken"), 100)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	b.WriteString("<Subscriptions>")
+	for _, a := range page {
+		sub := s.subs[a]
+		if sub == nil {
+			continue
+		}
+		b.WriteString("<member>" + el("SubscriptionArn", sub.arn) + el("Owner", s.env.AccountID) + el("Protocol", sub.protocol) +
+			el("Endpoint", sub.endpoint) + el("TopicArn", sub.topicArn) + "</member>")
+	}
+	b.WriteString("</Subscriptions>")
+	if next != "" {
+		b.WriteString(el("NextToken", next))
+	}
+	return b.String(), nil
+}
+
+func (s *Service) getSubscriptionAttributes(req *awsapi.Request, f form) (any, error) {
+	sub, err := s.subFor(req, get(f, "SubscriptionArn"), "sns:GetSubscriptionAttributes")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	attrs := map[string]string{"SubscriptionArn": sub.arn, "TopicArn": sub.topicArn, "Protocol": sub.protocol, "Endpoint": sub.endpoint,
+		"Owner": s.env.AccountID, "PendingConfirmation": "false", "ConfirmationWasAuthenticated": "true", "SubscriptionPrincipal": "arn:aws:iam::" + s.env.AccountID + ":root"}
+	for k, v := range sub.attrs {
+		attrs[k] = v
+	}
+	return xmlMap("Attributes", attrs), nil
+}
+
+func (s *Service) setSubscriptionAttributes(req *awsapi.Request, f form) (any, error) {
+	sub, err := s.subFor(req, get(f, "SubscriptionArn"), "sns:SetSubscriptionAttributes")
+	if err != nil {
+		return nil, err
+	}
+	k, v := get(f, "AttributeName"), get(f, "AttributeValue")
+	if err := validateSubAttr(k, v); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub.attrs[k] = v
+	return nil, nil
+}
+
+// ---- tags ----
+
+func (s *Service) tagged(req *awsapi.Request, f form, action string) (*topic, error) {
+	return s.topicFor(req, get(f, "ResourceArn"), action)
+}
+
+func (s *Service) tagResource(req *awsapi.Request, f form) (any, error) {
+	t, err := s.tagged(req, f, "sns:TagResource")
+	if err != nil {
+		return nil, err
+	}
+	tags := queryTags(f, "Tags")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, v := range tags {
+		t.tags[k] = v
+	}
+	if len(t.tags) > 50 {
+		return nil, awsapi.NewError("TagLimitExceeded", "Could not complete request: tag quota of per resource exceeded")
+	}
+	return nil, nil
+}
+
+func (s *Service) untagResource(req *awsapi.Request, f form) (any, error) {
+	t, err := s.tagged(req, f, "sns:UntagResource")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range queryList(f, "TagKeys") {
+		delete(t.tags, k)
+	}
+	return nil, nil
+}
+
+func (s *Service) listTagsForResource(req *awsapi.Request, f form) (any, error) {
+	t, err := s.tagged(req, f, "sns:ListTagsForResource")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keys := make([]string, 0, len(t.tags))
+	for k := range t.tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("<Tags>")
+	for _, k := range keys {
+		b.WriteString("<member>" + el("Key", k) + el("Value", t.tags[k]) + "</member>")
+	}
+	b.WriteString("</Tags>")
+	return b.String(), nil
+}
+
+// ---- publishing ----
+
+type outgoing struct {
+	id, subject, message string
+	attrs                map[string]Attribute
+	structure            string
+}
+
+func messageSize(message string, attrs map[string]Attribute) int {
+	n := len(message)
+	for k, a := range attrs {
+		n += len(k) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue)
+	}
+	return n
+}
+
+func (s *Service) validateMessage(message, structure, subject string, attrs map[string]Attribute) error {
+	if message == "" {
+		return errInvalid("Invalid parameter: Empty message")
+	}
+	if messageSize(message, attrs) > MaxMessageBytes {
+		return errInvalid("Invalid parameter: Message too long")
+	}
+	if len(subject) > 100 {
+		return errInvalid("Invalid parameter: Subject")
+	}
+	if structure != "" {
+		if structure != "json" {
+			return errInvalid("Invalid parameter: MessageStructure")
+		}
+		var m map[string]string
+		if err := json.Unmarshal([]byte(message), &m); err != nil || m["default"] == "" {
+			return errInvalid("Invalid parameter: Message Structure - No default entry in JSON message body")
+		}
+	}
+	return nil
+}
+
+func (s *Service) publish(req *awsapi.Request, f form) (any, error) {
+	arn := get(f, "TopicArn")
+	if arn == "" {
+		arn = get(f, "TargetArn")
+	}
+	if arn == "" {
+		return nil, errInvalid("Invalid parameter: TopicArn or TargetArn Reason: no value for required parameter")
+	}
+	t, err := s.topicFor(req, arn, "sns:Publish")
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := queryAttributes(f, "MessageAttributes")
+	if err != nil {
+		return nil, err
+	}
+	m := outgoing{id: awsapi.NewUUID(), subject: get(f, "Subject"), message: get(f, "Message"), attrs: attrs, structure: get(f, "MessageStructure")}
+	if err := s.validateMessage(m.message, m.structure, m.subject, attrs); err != nil {
+		return nil, err
+	}
+	s.fanOut(t, m)
+	return el("MessageId", m.id), nil
+}
+
+var batchIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+
+func (s *Service) publishBatch(req *awsapi.Request, f form) (any, error) {
+	t, err := s.topicFor(req, get(f, "TopicArn"), "sns:Publish")
+	if err != nil {
+		return nil, err
+	}
+	type entry struct {
+		id, message, subject, structure string
+		attrs                           map[string]Attribute
+		err                             error
+	}
+	var entries []entry
+	for i := 1; ; i++ {
+		base := "PublishBatchRequestEntries.member." + strconv.Itoa(i) + "."
+		id, ok := f[base+"Id"]
+		if !ok {
+			break
+		}
+		e := entry{id: id[0], message: get(f, base+"Message"), subject: get(f, base+"Subject"), structure: get(f, base+"MessageStructure")}
+		e.attrs, e.err = queryAttributes(f, base+"MessageAttributes")
+		entries = append(entries, e)
+	}
+	if len(entries) == 0 {
+		return nil, awsapi.NewError("EmptyBatchRequest", "The batch request doesn't contain any entries")
+	}
+	if len(entries) > MaxBatchEntries {
+		return nil, awsapi.NewError("TooManyEntriesInBatchRequest", "The batch request contains more entries than permissible")
+	}
+	seen := map[string]bool{}
+	total := 0
+	for _, e := range entries {
+		if !batchIDRE.MatchString(e.id) {
+			return nil, awsapi.NewError("InvalidBatchEntryId", "The Id of a batch entry in a batch request doesn't abide by the specification")
+		}
+		if seen[e.id] {
+			return nil, awsapi.NewError("BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id")
+		}
+		seen[e.id] = true
+		total += messageSize(e.message, e.attrs)
+	}
+	if total > MaxMessageBytes {
+		return nil, awsapi.NewError("BatchRequestTooLong", "The length of all the messages put together is more than the limit")
+	}
+	var ok, failed strings.Builder
+	for _, e := range entries {
+		err := e.err
+		if err == nil {
+			err = s.validateMessage(e.message, e.structure, e.subject, e.attrs)
+		}
+		if err == nil {
+			if code, msg, hit := s.env.Faults.EntryFault("sns", "PublishBatch"); hit {
+				err = &awsapi.Error{Code: code, Message: msg, Sender: code != "InternalError" && code != "InternalFailure"}
+			}
+		}
+		if err != nil {
+			ae := awsapi.AsError(err)
+			failed.WriteString("<member>" + el("Id", e.id) + el("Code", ae.Code) + el("Message", ae.Message) +
+				el("SenderFault", strconv.FormatBool(ae.Sender)) + "</member>")
+			continue
+		}
+		m := outgoing{id: awsapi.NewUUID(), subject: e.subject, message: e.message, attrs: e.attrs, structure: e.structure}
+		s.fanOut(t, m)
+		ok.WriteString("<member>" + el("Id", e.id) + el("MessageId", m.id) + "</member>")
+	}
+	return "<Successful>" + ok.String() + "</Successful><Failed>" + failed.String() + "</Failed>", nil
+}
+
+// fanOut delivers a published message to every subscription, asynchronously.
+func (s *Service) fanOut(t *topic, m outgoing) {
+	s.mu.Lock()
+	var subs []subscription
+	for _, a := range t.subs {
+		if sub := s.subs[a]; sub != nil {
+			c := *sub
+			c.attrs = map[string]string{}
+			for k, v := range sub.attrs {
+				c.attrs[k] = v
+			}
+			subs = append(subs, c)
+		}
+	}
+	mt := s.metrics[t.arn]
+	if mt == nil {
+		mt = &Metrics{}
+		s.metrics[t.arn] = mt
+	}
+	mt.NumberOfMessagesPublished++
+	s.mu.Unlock()
+	now := s.env.Time().UTC()
+	for _, sub := range subs {
+		s.wg.Add(1)
+		go func(sub subscription) {
+			defer s.wg.Done()
+			err := s.deliver(sub, m, now)
+			s.count(t.arn, func(x *Metrics) {
+				if err != nil {
+					x.NumberOfNotificationsFailed++
+				} else {
+					x.NumberOfNotificationsDelivered++
+				}
+			})
+			if err != nil {
+				s.env.Logger.Warn("SNS delivery failed", "subscription", sub.arn, "endpoint", sub.endpoint, "error", err)
+			}
+		}(sub)
+	}
+}
+
+// ErrNotAuthorized is a delivery the endpoint's resource policy does not
+// allow.
+var ErrNotAuthorized = errors.New("the endpoint's resource policy does not allow sns.amazonaws.com")
+
+func (s *Service) messageFor(m outgoing, protocol string) string {
+	if m.structure != "json" {
+		return m.message
+	}
+	var byProto map[string]string
+	_ = json.Unmarshal([]byte(m.message), &byProto)
+	if v, ok := byProto[protocol]; ok {
+		return v
+	}
+	return byProto["default"]
+}
+
+// notification builds the SNS notification JSON.
+func (s *Service) notification(sub subscription, m outgoing, at time.Time, lambda bool) map[string]any {
+	n := map[string]any{
+		"Type": "Notification", "MessageId": m.id, "TopicArn": sub.topicArn, "Message": s.messageFor(m, sub.protocol),
+		"Timestamp": at.Format("2006-01-02T15:04:05.000Z"), "SignatureVersion": notificationVersion,
+		"Signature":      signature(),
+		"SigningCertURL": "https://sns." + s.env.Region + ".amazonaws.com/SimpleNotificationService-local.pem",
+		"UnsubscribeURL": s.env.Endpoint + "/?Action=Unsubscribe&SubscriptionArn=" + sub.arn,
+	}
+	if lambda {
+		n["SigningCertUrl"], n["UnsubscribeUrl"] = n["SigningCertURL"], n["UnsubscribeURL"]
+		delete(n, "SigningCertURL")
+		delete(n, "UnsubscribeURL")
+	}
+	if m.subject != "" {
+		n["Subject"] = m.subject
+	} else if lambda {
+		n["Subject"] = nil
+	}
+	if len(m.attrs) > 0 {
+		attrs := map[string]map[string]string{}
+		for k, a := range m.attrs {
+			v := a.StringValue
+			if strings.HasPrefix(a.DataType, "Binary") {
+				v = base64.StdEncoding.EncodeToString(a.BinaryValue)
+			}
+			attrs[k] = map[string]string{"Type": a.DataType, "Value": v}
+		}
+		n["MessageAttributes"] = attrs
+	} else if lambda {
+		n["MessageAttributes"] = map[string]any{}
+	}
+	return n
+}
+
+func signature() string {
+	b := make([]byte, 256)
+	_, _ = rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func (s *Service) deliver(sub subscription, m outgoing, at time.Time) error {
+	req := iampolicy.Request{Resource: sub.endpoint, PrincipalService: ServicePrincipal, SourceArn: sub.topicArn, SourceAccount: s.env.AccountID}
+	switch sub.protocol {
+	case "sqs":
+		if s.deps.Queues == nil {
+			return errors.New("no SQS service in the stack")
+		}
+		q, err := s.deps.Queues()
+		if err != nil {
+			return err
+		}
+		policy, exists := q.QueuePolicy(sub.endpoint)
+		if !exists {
+			return fmt.Errorf("queue %s does not exist", sub.endpoint)
+		}
+		req.Action = "sqs:SendMessage"
+		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
+			return ErrNotAuthorized
+		}
+		if sub.attrs["RawMessageDelivery"] == "true" {
+			_, err = q.DeliverAttributes(sub.endpoint, s.messageFor(m, "sqs"), m.attrs)
+			return err
+		}
+		body, err := json.Marshal(s.notification(sub, m, at, false))
+		if err != nil {
+			return err
+		}
+		_, err = q.DeliverAttributes(sub.endpoint, string(body), nil)
+		return err
+	case "lambda":
+		if s.deps.Functions == nil {
+			return errors.New("no Lambda service in the stack")
+		}
+		fn, err := s.deps.Functions()
+		if err != nil {
+			return err
+		}
+		policy, ok := fn.FunctionPolicy(sub.endpoint)
+		if !ok {
+			return fmt.Errorf("function %s does not exist or has no resource policy", sub.endpoint)
+		}
+		req.Action = "lambda:InvokeFunction"
+		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
+			return ErrNotAuthorized
+		}
+		event := map[string]any{"Records": []any{map[string]any{
+			"EventSource": "aws:sns", "EventVersion": "1.0", "EventSubscriptionArn": sub.arn,
+			"Sns": s.notification(sub, m, at, true),
+		}}}
+		payload, err := json.Marshal(event)
+		if err != nil {
+			return err
+		}
+		return fn.InvokeAsync(s.ctx, sub.endpoint, payload)
+	}
+	return fmt.Errorf("protocol %s is not supported", sub.protocol)
+}

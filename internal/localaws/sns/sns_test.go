@@ -1,0 +1,240 @@
+package sns_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awssns "github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sns/types"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sns"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
+)
+
+type queues struct{ q *sqs.Service }
+
+func (a queues) DeliverAttributes(arn, body string, attrs map[string]sns.Attribute) (string, error) {
+	m := map[string]sqs.MessageAttribute{}
+	for k, v := range attrs {
+		m[k] = sqs.MessageAttribute{DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue}
+	}
+	return a.q.DeliverMessage(arn, body, m)
+}
+
+func (a queues) QueuePolicy(arn string) (string, bool) { return a.q.QueuePolicy(arn) }
+
+func start(t *testing.T) (*sns.Service, *awssns.Client, *awssqs.Client) {
+	t.Helper()
+	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	q := sqs.New(stack.Env())
+	svc := sns.New(stack.Env(), sns.Deps{Queues: func() (sns.QueueSink, error) { return queues{q}, nil }})
+	for _, s := range []awsapi.Service{q, svc} {
+		if err := stack.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := localawstest.Config(stack)
+	return svc, awssns.NewFromConfig(cfg), awssqs.NewFromConfig(cfg)
+}
+
+func TestTopicsAndSubscriptions(t *testing.T) {
+	t.Parallel()
+	_, c, _ := start(t)
+	ctx := context.Background()
+	out, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("events"), Attributes: map[string]string{"DisplayName": "E"},
+		Tags: []types.Tag{{Key: aws.String("team"), Value: aws.String("a")}}})
+	if err != nil || *out.TopicArn != "arn:aws:sns:us-east-1:000000000000:events" {
+		t.Fatalf("CreateTopic %v %v", out, err)
+	}
+	again, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("events"), Attributes: map[string]string{"DisplayName": "E"}})
+	if err != nil || *again.TopicArn != *out.TopicArn {
+		t.Fatalf("idempotent CreateTopic %v %v", again, err)
+	}
+	_, err = c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("events"), Attributes: map[string]string{"DisplayName": "other"}})
+	var invalid *types.InvalidParameterException
+	if !errors.As(err, &invalid) {
+		t.Fatalf("CreateTopic with other attributes: %v", err)
+	}
+	if _, err := c.SetTopicAttributes(ctx, &awssns.SetTopicAttributesInput{TopicArn: out.TopicArn, AttributeName: aws.String("DisplayName"), AttributeValue: aws.String("Events")}); err != nil {
+		t.Fatal(err)
+	}
+	attrs, err := c.GetTopicAttributes(ctx, &awssns.GetTopicAttributesInput{TopicArn: out.TopicArn})
+	if err != nil || attrs.Attributes["DisplayName"] != "Events" || attrs.Attributes["TopicArn"] != *out.TopicArn || attrs.Attributes["Policy"] == "" {
+		t.Fatalf("GetTopicAttributes %v %v", attrs, err)
+	}
+	sub, err := c.Subscribe(ctx, &awssns.SubscribeInput{TopicArn: out.TopicArn, Protocol: aws.String("sqs"),
+		Endpoint: aws.String("arn:aws:sqs:us-east-1:000000000000:q"), Attributes: map[string]string{"RawMessageDelivery": "true"}, ReturnSubscriptionArn: true})
+	if err != nil || !strings.HasPrefix(*sub.SubscriptionArn, *out.TopicArn+":") {
+		t.Fatalf("Subscribe %v %v", sub, err)
+	}
+	sa, err := c.GetSubscriptionAttributes(ctx, &awssns.GetSubscriptionAttributesInput{SubscriptionArn: sub.SubscriptionArn})
+	if err != nil || sa.Attributes["RawMessageDelivery"] != "true" || sa.Attributes["Protocol"] != "sqs" || sa.Attributes["PendingConfirmation"] != "false" {
+		t.Fatalf("GetSubscriptionAttributes %v %v", sa, err)
+	}
+	if _, err := c.SetSubscriptionAttributes(ctx, &awssns.SetSubscriptionAttributesInput{SubscriptionArn: sub.SubscriptionArn,
+		AttributeName: aws.String("RawMessageDelivery"), AttributeValue: aws.String("false")}); err != nil {
+		t.Fatal(err)
+	}
+	subs, err := c.ListSubscriptionsByTopic(ctx, &awssns.ListSubscriptionsByTopicInput{TopicArn: out.TopicArn})
+	if err != nil || len(subs.Subscriptions) != 1 || *subs.Subscriptions[0].Endpoint != "arn:aws:sqs:us-east-1:000000000000:q" {
+		t.Fatalf("ListSubscriptionsByTopic %v %v", subs, err)
+	}
+	tags, err := c.ListTagsForResource(ctx, &awssns.ListTagsForResourceInput{ResourceArn: out.TopicArn})
+	if err != nil || len(tags.Tags) != 1 {
+		t.Fatalf("tags %v %v", tags, err)
+	}
+	list, err := c.ListTopics(ctx, &awssns.ListTopicsInput{})
+	if err != nil || len(list.Topics) != 1 {
+		t.Fatalf("ListTopics %v %v", list, err)
+	}
+	if _, err := c.Unsubscribe(ctx, &awssns.UnsubscribeInput{SubscriptionArn: sub.SubscriptionArn}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteTopic(ctx, &awssns.DeleteTopicInput{TopicArn: out.TopicArn}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.GetTopicAttributes(ctx, &awssns.GetTopicAttributesInput{TopicArn: out.TopicArn})
+	var notFound *types.NotFoundException
+	if !errors.As(err, &notFound) {
+		t.Fatalf("deleted topic: %v", err)
+	}
+}
+
+func receive(t *testing.T, c *awssqs.Client, url string, wait int32) []string {
+	t.Helper()
+	out, err := c.ReceiveMessage(context.Background(), &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: wait,
+		MaxNumberOfMessages: 10, MessageAttributeNames: []string{"All"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, m := range out.Messages {
+		b := *m.Body
+		if a, ok := m.MessageAttributes["kind"]; ok {
+			b += " kind=" + *a.StringValue
+		}
+		bodies = append(bodies, b)
+	}
+	return bodies
+}
+
+func TestPublishToSQSAllowedAndDenied(t *testing.T) {
+	t.Parallel()
+	svc, c, q := start(t)
+	ctx := context.Background()
+	topic, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("t")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name, sourceArn string, raw bool) string {
+		out, err := q.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		arn := "arn:aws:sqs:us-east-1:000000000000:" + name
+		policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"%s","Condition":{"ArnEquals":{"aws:SourceArn":"%s"}}}]}`, arn, sourceArn)
+		if _, err := q.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: out.QueueUrl, Attributes: map[string]string{"Policy": policy}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Subscribe(ctx, &awssns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(arn),
+			Attributes: map[string]string{"RawMessageDelivery": fmt.Sprint(raw)}}); err != nil {
+			t.Fatal(err)
+		}
+		return *out.QueueUrl
+	}
+	wrapped := mk("wrapped", *topic.TopicArn, false)
+	raw := mk("raw", *topic.TopicArn, true)
+	denied := mk("denied", *topic.TopicArn+"-other", false)
+
+	pub, err := c.Publish(ctx, &awssns.PublishInput{TopicArn: topic.TopicArn, Message: aws.String(`{"order":1}`), Subject: aws.String("s"),
+		MessageAttributes: map[string]types.MessageAttributeValue{"kind": {DataType: aws.String("String"), StringValue: aws.String("order")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := receive(t, q, wrapped, 10)
+	if len(got) != 1 {
+		t.Fatalf("wrapped queue got %q", got)
+	}
+	var n map[string]any
+	if err := json.Unmarshal([]byte(got[0]), &n); err != nil {
+		t.Fatal(err)
+	}
+	if n["Type"] != "Notification" || n["MessageId"] != *pub.MessageId || n["TopicArn"] != *topic.TopicArn || n["Message"] != `{"order":1}` ||
+		n["Subject"] != "s" || n["SignatureVersion"] != "1" || n["Timestamp"] == nil {
+		t.Fatalf("notification %s", got[0])
+	}
+	if a, _ := n["MessageAttributes"].(map[string]any); a["kind"] == nil {
+		t.Fatalf("notification attributes %v", n["MessageAttributes"])
+	}
+	if got := receive(t, q, raw, 10); len(got) != 1 || got[0] != `{"order":1} kind=order` {
+		t.Fatalf("raw queue got %q", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for svc.Metrics()[*topic.TopicArn].NumberOfNotificationsFailed != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("metrics %+v", svc.Metrics())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := receive(t, q, denied, 0); len(got) != 0 {
+		t.Fatalf("delivered to a queue whose policy does not allow the topic: %q", got)
+	}
+}
+
+func TestPublishBatch(t *testing.T) {
+	t.Parallel()
+	_, c, _ := start(t)
+	ctx := context.Background()
+	topic, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
+		{Id: aws.String("1"), Message: aws.String("one")},
+		{Id: aws.String("2"), Message: aws.String("")},
+		{Id: aws.String("3"), Message: aws.String("three"), MessageAttributes: map[string]types.MessageAttributeValue{
+			"n": {DataType: aws.String("Number"), StringValue: aws.String("x")}}},
+		{Id: aws.String("4"), Message: aws.String("four")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Successful) != 2 || *out.Successful[0].Id != "1" || *out.Successful[1].Id != "4" || out.Successful[0].MessageId == nil {
+		t.Fatalf("successful %+v", out.Successful)
+	}
+	if len(out.Failed) != 2 || *out.Failed[0].Id != "2" || *out.Failed[0].Code != "InvalidParameter" || !out.Failed[0].SenderFault || *out.Failed[1].Id != "3" {
+		t.Fatalf("failed %+v", out.Failed)
+	}
+	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
+		{Id: aws.String("1"), Message: aws.String("a")}, {Id: aws.String("1"), Message: aws.String("b")}}})
+	var dup *types.BatchEntryIdsNotDistinctException
+	if !errors.As(err, &dup) {
+		t.Fatalf("duplicate ids: %v", err)
+	}
+	many := make([]types.PublishBatchRequestEntry, 11)
+	for i := range many {
+		many[i] = types.PublishBatchRequestEntry{Id: aws.String(fmt.Sprint(i)), Message: aws.String("m")}
+	}
+	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: many})
+	var tooMany *types.TooManyEntriesInBatchRequestException
+	if !errors.As(err, &tooMany) {
+		t.Fatalf("11 entries: %v", err)
+	}
+	big := strings.Repeat("x", 200*1024)
+	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
+		{Id: aws.String("a"), Message: aws.String(big)}, {Id: aws.String("b"), Message: aws.String(big)}}})
+	var tooLong *types.BatchRequestTooLongException
+	if !errors.As(err, &tooLong) {
+		t.Fatalf("over 256 KB: %v", err)
+	}
+}
