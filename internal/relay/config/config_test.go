@@ -1,0 +1,120 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+func env(vars map[string]string) func(string) string {
+	return func(name string) string { return vars[name] }
+}
+
+func TestFromEnvDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(env(map[string]string{EnvTableName: "orders"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Table:           outbox.Table{Name: "orders"}.WithDefaults(),
+		Target:          TargetEventBridge,
+		EventBus:        "default",
+		PublishedAction: ActionMark,
+		PublishedTTL:    720 * time.Hour,
+		ReconcileMinAge: 5 * time.Minute,
+	}
+	if c != want {
+		t.Errorf("got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestFromEnvAll(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(env(map[string]string{
+		EnvTableName: "app", EnvPartitionKey: "pk", EnvSortKey: "sk", EnvSortKeyPrefix: "EVT#",
+		EnvTTLAttribute: "ttl", EnvPendingIndexName: "pending", EnvPendingShards: "32",
+		EnvTarget: "sns", EnvTopicARN: "arn:aws:sns:eu-west-1:123456789012:orders",
+		EnvPublishedAction: "delete", EnvPublishedTTL: "0", EnvReconcileMinAge: "90s",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Table: outbox.Table{Name: "app", Layout: outbox.LayoutDedicated, PartitionKey: "pk", SortKey: "sk", SortKeyPrefix: "EVT#",
+			TTLAttribute: "ttl", PendingIndexName: "pending", PendingShards: 32},
+		Target: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders",
+		PublishedAction: ActionDelete, PublishedTTL: 0, ReconcileMinAge: 90 * time.Second,
+	}
+	if c != want {
+		t.Errorf("got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestFromEnvBusARN(t *testing.T) {
+	t.Parallel()
+	arn := "arn:aws:events:us-east-1:123456789012:event-bus/orders"
+	c, err := FromEnv(env(map[string]string{EnvTableName: "t", EnvEventBus: arn, EnvTopicARN: "ignored"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.EventBus != arn {
+		t.Errorf("bus %q", c.EventBus)
+	}
+}
+
+func TestFromEnvErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		vars    map[string]string
+		wantVar string
+		want    string // in the message
+	}{
+		{"no table", map[string]string{}, EnvTableName, "DynamoDB table"},
+		{"shards not a number", map[string]string{EnvPendingShards: "many"}, EnvPendingShards, "1 to 256"},
+		{"shards zero", map[string]string{EnvPendingShards: "0"}, EnvPendingShards, "1 to 256"},
+		{"shards too many", map[string]string{EnvPendingShards: "257"}, EnvPendingShards, "1 to 256"},
+		{"same keys", map[string]string{EnvPartitionKey: "id", EnvSortKey: "id"}, EnvSortKey, "different"},
+		{"reserved key", map[string]string{EnvSortKey: "status"}, EnvSortKey, "outbox item"},
+		{"reserved ttl", map[string]string{EnvTTLAttribute: "eventId"}, EnvTTLAttribute, "outbox item"},
+		{"blank prefix", map[string]string{EnvSortKeyPrefix: "  "}, EnvSortKeyPrefix, "prefix"},
+		{"key with space", map[string]string{EnvPartitionKey: "my key"}, EnvPartitionKey, "without spaces"},
+		{"unknown target", map[string]string{EnvTarget: "kinesis"}, EnvTarget, `"eventbridge" or "sns"`},
+		{"bad bus", map[string]string{EnvEventBus: "my bus!"}, EnvEventBus, "bus name"},
+		{"bad bus arn", map[string]string{EnvEventBus: "arn:aws:sns:us-east-1:123456789012:orders"}, EnvEventBus, "ARN"},
+		{"sns without topic", map[string]string{EnvTarget: "sns"}, EnvTopicARN, "required"},
+		{"bad topic", map[string]string{EnvTarget: "sns", EnvTopicARN: "orders"}, EnvTopicARN, "arn:aws:sns"},
+		{"fifo topic", map[string]string{EnvTarget: "sns", EnvTopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"}, EnvTopicARN, "standard topic"},
+		{"unknown action", map[string]string{EnvPublishedAction: "archive"}, EnvPublishedAction, `"mark" or "delete"`},
+		{"ttl not a duration", map[string]string{EnvPublishedTTL: "30 days"}, EnvPublishedTTL, "Go duration"},
+		{"ttl negative", map[string]string{EnvPublishedTTL: "-1h"}, EnvPublishedTTL, "Go duration"},
+		{"min age not a duration", map[string]string{EnvReconcileMinAge: "300"}, EnvReconcileMinAge, "Go duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			vars := map[string]string{EnvTableName: "orders"}
+			if tt.wantVar == EnvTableName {
+				vars = map[string]string{}
+			}
+			for k, v := range tt.vars {
+				vars[k] = v
+			}
+			_, err := FromEnv(env(vars))
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T), want *Error", err, err)
+			}
+			if e.Var != tt.wantVar {
+				t.Errorf("error names %s, want %s: %v", e.Var, tt.wantVar, err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tt.wantVar) || !strings.Contains(msg, tt.want) {
+				t.Errorf("message %q lacks %q or %q", msg, tt.wantVar, tt.want)
+			}
+		})
+	}
+}

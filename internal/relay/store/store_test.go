@@ -1,0 +1,102 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+var noSleep = retry.Policy{Attempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}
+
+func TestDeleteChunksAndDuplicates(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "outbox"}.WithDefaults()
+	fake := &relaytest.AWS{Table: table}
+	records := relaytest.Records(table, 51, 16)
+	for _, r := range records {
+		fake.PutRecord(r)
+	}
+	// The same record twice (redelivered), which BatchWriteItem would refuse
+	// within one call.
+	batch := append(append([]outbox.Record{}, records...), records[3])
+	s := &store.Store{Client: fake, Table: table, Retry: noSleep}
+	errs := s.Delete(context.Background(), batch)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("record %d: %v", i, err)
+		}
+	}
+	if got := fake.Calls(relaytest.OpBatchWriteItem); got != 3 {
+		t.Errorf("%d calls for 51 items, want 3", got)
+	}
+	for i, r := range records {
+		if fake.Item(r.PartitionKey, r.SortKey) != nil {
+			t.Errorf("record %d not deleted", i)
+		}
+	}
+}
+
+func TestDeleteCallError(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "outbox"}.WithDefaults()
+	fake := &relaytest.AWS{Table: table, CallError: func(op string, n int) error {
+		if n == 1 {
+			return &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "no"}
+		}
+		return nil
+	}}
+	records := relaytest.Records(table, 30, 16)
+	s := &store.Store{Client: fake, Table: table, Retry: noSleep, Concurrency: 1}
+	errs := s.Delete(context.Background(), records)
+	failed := 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+			var apiErr smithy.APIError
+			if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "AccessDeniedException" {
+				t.Errorf("error %v does not wrap the API error", err)
+			}
+		}
+	}
+	if failed != 25 {
+		t.Errorf("%d failed, want the 25 of the first call", failed)
+	}
+}
+
+func TestMarkFailedReason(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "outbox"}.WithDefaults()
+	fake := &relaytest.AWS{Table: table}
+	r := relaytest.Records(table, 1, 16)[0]
+	fake.PutRecord(r)
+	long := string(make([]byte, 5000))
+	s := &store.Store{Client: fake, Table: table, Retry: noSleep}
+	if err := s.MarkFailed(context.Background(), []outbox.Record{r}, []string{long})[0]; err != nil {
+		t.Fatal(err)
+	}
+	if fake.Status(r) != string(outbox.StatusFailed) {
+		t.Errorf("status %s", fake.Status(r))
+	}
+	if e := fake.Item(r.PartitionKey, r.SortKey)[outbox.AttrLastError].(*types.AttributeValueMemberS).Value; len(e) > 1024 {
+		t.Errorf("lastError of %d bytes stored", len(e))
+	}
+	// Marking again: no longer pending, not an error.
+	if err := s.MarkFailed(context.Background(), []outbox.Record{r}, []string{"again"})[0]; err != nil {
+		t.Errorf("second mark: %v", err)
+	}
+	if err := s.MarkPublished(context.Background(), []outbox.Record{r})[0]; err != nil {
+		t.Errorf("mark published of a FAILED item: %v", err)
+	}
+	if fake.Status(r) != string(outbox.StatusFailed) {
+		t.Errorf("status %s, want FAILED kept", fake.Status(r))
+	}
+}

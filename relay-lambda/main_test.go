@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/logging"
+)
+
+func TestSetup(t *testing.T) {
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:4566")
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+	}{
+		{"eventbridge", map[string]string{"OUTBOX_TABLE_NAME": "orders"}, ""},
+		{"sns", map[string]string{"OUTBOX_TABLE_NAME": "orders", "OUTBOX_TARGET": "sns", "OUTBOX_TOPIC_ARN": "arn:aws:sns:us-east-1:123456789012:orders"}, ""},
+		{"no table", map[string]string{}, "OUTBOX_TABLE_NAME"},
+		{"bad ttl", map[string]string{"OUTBOX_TABLE_NAME": "orders", "OUTBOX_PUBLISHED_TTL": "a month"}, "OUTBOX_PUBLISHED_TTL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			getenv := func(k string) string { return tt.env[k] }
+			r, err := setup(context.Background(), getenv, logging.New(&logs, nil))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || r == nil {
+				t.Fatalf("setup: %v", err)
+			}
+			if !strings.Contains(logs.String(), `"relay configured"`) {
+				t.Errorf("logs %q", logs.String())
+			}
+		})
+	}
+}
