@@ -467,7 +467,8 @@ func TestEventInvocation(t *testing.T) {
 		t.Fatalf("Event invoke = %+v, %v", out, err)
 	}
 	eventually(t, 10*time.Second, "the event's log lines", func() bool {
-		return len(h.logs.matching("stdout: event-ok")) == 1 && len(h.logs.matching("stderr: event-ok")) == 1
+		return len(h.logs.matching("stdout: event-ok")) == 1 && len(h.logs.matching("stderr: event-ok")) == 1 &&
+			len(h.logs.matching("REPORT RequestId: ")) == 1
 	})
 	for _, l := range h.logs.matching("event-ok") {
 		if l.group != "/custom/async" || !strings.Contains(l.stream, "/[$LATEST]") {

@@ -96,6 +96,7 @@ type instance struct {
 	killNext  bool
 	killed    bool
 	proc      *os.Process
+	out       *output
 	// servedBefore is set once an invocation was delivered.
 	servedBefore bool
 }
@@ -365,8 +366,13 @@ func (inst *instance) start() error {
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = spec.codeDir
 	cmd.Env = env
-	cmd.Stdout = &lineWriter{emit: inst.logLine}
-	cmd.Stderr = &lineWriter{emit: inst.logLine}
+	out, err := newOutput(inst.logLine)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("creating output pipes: %w", err)
+	}
+	inst.out = out
+	cmd.Stdout, cmd.Stderr = out.stdoutW, out.stderrW
 	inst.cmd = cmd
 
 	mux := http.NewServeMux()
@@ -380,7 +386,10 @@ func (inst *instance) start() error {
 	inst.p.mu.Lock()
 	inst.spawnedAt = time.Now()
 	inst.p.mu.Unlock()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	out.closeWriters()
+	if err != nil {
+		out.wait()
 		_ = inst.srv.Close()
 		s.env.Credentials.Revoke(sess.AccessKeyID)
 		return entrypointError(err.Error())
@@ -407,6 +416,7 @@ func entrypointError(msg string) error { return &entryError{msg: msg} }
 // wait reaps the process and fails its in-flight invocation.
 func (inst *instance) wait(akid string) {
 	err := inst.cmd.Wait()
+	inst.out.wait()
 	p := inst.p
 	p.mu.Lock()
 	inst.exited = true
@@ -444,7 +454,7 @@ func (inst *instance) kill() {
 func (inst *instance) logLine(line string) {
 	p := inst.p
 	p.mu.Lock()
-	if inv := inst.inv; inv != nil && !inv.finished && inv.logBytes < 8<<10 {
+	if inv := inst.inv; inv != nil && inv.logBytes < 8<<10 {
 		inv.logs = append(inv.logs, line)
 		inv.logBytes += len(line) + 1
 	}
@@ -643,6 +653,16 @@ func (w *lineWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// flush emits a last line without newline.
+func (w *lineWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.emit(string(w.buf))
+		w.buf = nil
+	}
+}
+
 // ---- invocation ----
 
 // run invokes a function synchronously on one of its processes.
@@ -722,8 +742,11 @@ func (s *Service) runOnce(_ context.Context, f *function, spec runSpec, payload 
 			}
 		}
 	}
+	// Let the output the function wrote before answering reach the log.
+	inst.out.drain(50 * time.Millisecond)
 	f.pool.mu.Lock()
 	res = inv.res
+	res.logs = inv.logs
 	if cold {
 		res.initDuration = inst.initDur
 	}

@@ -1,0 +1,124 @@
+package localaws_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+)
+
+// TestLambdaWiring runs a function in a full stack: the execution role is
+// checked by the IAM service and the function's logs reach CloudWatch Logs.
+func TestLambdaWiring(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "bootstrap")
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bin, "./lambda/testdata/fn")
+	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+runtime.GOARCH, "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the test function: %v\n%s", err, out)
+	}
+	code, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	hdr := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate}
+	hdr.SetMode(0o755)
+	w, _ := zw.CreateHeader(hdr)
+	_, _ = w.Write(code)
+	_ = zw.Close()
+
+	s := localawstest.Start(t)
+	cfg := localawstest.Config(s)
+	ctx := context.Background()
+	iamc := iam.NewFromConfig(cfg)
+	lam := lambda.NewFromConfig(cfg, func(o *lambda.Options) { o.RetryMaxAttempts = 1 })
+	logs := cloudwatchlogs.NewFromConfig(cfg)
+
+	trust := func(service string) *string {
+		return aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`)
+	}
+	good, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("fn"), AssumeRolePolicyDocument: trust("lambda.amazonaws.com")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("ec2"), AssumeRolePolicyDocument: trust("ec2.amazonaws.com")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &lambda.CreateFunctionInput{
+		FunctionName: aws.String("wired"), Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"),
+		Role: bad.Role.Arn, Code: &lambdatypes.FunctionCode{ZipFile: zbuf.Bytes()},
+		Architectures: []lambdatypes.Architecture{map[string]lambdatypes.Architecture{"arm64": lambdatypes.ArchitectureArm64}[runtime.GOARCH]},
+	}
+	if in.Architectures[0] == "" {
+		in.Architectures[0] = lambdatypes.ArchitectureX8664
+	}
+	_, err = lam.CreateFunction(ctx, in)
+	var ipv *lambdatypes.InvalidParameterValueException
+	if !errors.As(err, &ipv) || ipv.ErrorMessage() != "The role defined for the function cannot be assumed by Lambda." {
+		t.Fatalf("CreateFunction with a role Lambda cannot assume: %v", err)
+	}
+	in.Role = good.Role.Arn
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		// IAM changes propagate with a delay, as in AWS: retry like the AWS provider.
+		if _, err = lam.CreateFunction(ctx, in); err == nil || !strings.Contains(err.Error(), "cannot be assumed") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lambda.NewFunctionActiveV2Waiter(lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
+	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String("wired")}, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	out, err := lam.Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String("wired"), Payload: []byte(`{"action":"log","message":"via-stack"}`)})
+	if err != nil || out.FunctionError != nil {
+		t.Fatalf("Invoke = %v, %v", out, err)
+	}
+	if res := s.Router().Inventory()["lambda"]; len(res) != 1 || !strings.HasSuffix(res[0], ":function:wired") {
+		t.Fatalf("inventory = %v", res)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		ev, err := logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{LogGroupName: aws.String("/aws/lambda/wired")})
+		found := map[string]bool{}
+		if err == nil {
+			for _, e := range ev.Events {
+				m := aws.ToString(e.Message)
+				for _, want := range []string{"stdout: via-stack", "START RequestId:", "REPORT RequestId:"} {
+					if strings.Contains(m, want) {
+						found[want] = true
+					}
+				}
+			}
+		}
+		if len(found) == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("function logs in CloudWatch Logs: found %v (error %v)", found, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
