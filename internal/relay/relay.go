@@ -17,6 +17,23 @@
 // (or delete) in parallel writes. Poison events are marked FAILED and never
 // block the stream. Every invocation logs a JSON summary and writes its
 // metrics in CloudWatch embedded metric format.
+//
+// # What the function needs
+//
+// Configuration: the OUTBOX_* environment variables of package config.
+// Event source mapping: TRIM_HORIZON, FunctionResponseTypes
+// ["ReportBatchItemFailures"], the filter of outbox.Table.StreamFilterPattern,
+// and a stream view type with new images (NEW_IMAGE or NEW_AND_OLD_IMAGES).
+// Execution role, besides the stream read permissions of the mapping:
+//
+//   - dynamodb:UpdateItem (mark mode and poison events) and
+//     dynamodb:BatchWriteItem (delete mode) on the table;
+//   - dynamodb:Query on the table's pending index (reconcile mode);
+//   - events:PutEvents on the bus (eventbridge target), or sns:Publish on
+//     the topic, which also authorizes PublishBatch (sns target).
+//
+// The reconcile schedule invokes the function with the fixed input
+// {"action":"reconcile"}.
 package relay
 
 import (

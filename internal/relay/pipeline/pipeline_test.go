@@ -90,7 +90,7 @@ func TestProcess(t *testing.T) {
 				{Record: rec("e", "ok", "t", outbox.StatusPublished)},
 				{Record: outbox.Record{PartitionKey: "P#f", SortKey: "OUTBOX#f", EventID: "f"}, Malformed: &outbox.RecordError{Attribute: "detail", Problem: "is not a JSON object"}},
 				{Malformed: &outbox.RecordError{Attribute: "SK", Problem: "is missing"}}, // no key: cannot be marked
-				{Record: rec("h", "rejected", "unwritable", outbox.StatusPending)},         // marking FAILED fails
+				{Record: rec("h", "rejected", "unwritable", outbox.StatusPending)},       // marking FAILED fails
 			}
 			pub, st := &fakePublisher{}, &fakeStore{}
 			p := &Pipeline{Publisher: pub, Store: st, Action: action, Now: func() time.Time { return time.Unix(101, 0) }}
