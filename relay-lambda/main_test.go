@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/logging"
 )
@@ -44,5 +47,28 @@ func TestSetup(t *testing.T) {
 				t.Errorf("logs %q", logs.String())
 			}
 		})
+	}
+}
+
+// TestHandlerShape invokes the handler as the Lambda runtime does, through
+// aws-lambda-go's reflection, with payloads that need no AWS call.
+func TestHandlerShape(t *testing.T) {
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	r, err := setup(context.Background(), func(k string) string {
+		return map[string]string{"OUTBOX_TABLE_NAME": "orders"}[k]
+	}, logging.New(io.Discard, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := lambda.NewHandler(r.Handle)
+	out, err := h.Invoke(context.Background(), []byte(`{"Records":[{"eventName":"MODIFY","eventSource":"aws:dynamodb","dynamodb":{"Keys":{"PK":{"S":"a"},"SK":{"S":"OUTBOX#1"}},"SequenceNumber":"1"}}]}`))
+	if err != nil || string(out) != `{"batchItemFailures":[]}` {
+		t.Errorf("stream batch: %s, %v", out, err)
+	}
+	if _, err := h.Invoke(context.Background(), []byte(`{"hello":"world"}`)); err == nil || !strings.Contains(err.Error(), "unsupported payload") {
+		t.Errorf("unknown payload: %v", err)
 	}
 }
