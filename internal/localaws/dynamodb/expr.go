@@ -1,7 +1,6 @@
 package dynamodb
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -101,17 +100,4 @@ func splitTopLevel(s string, sep byte) []string {
 		}
 	}
 	return append(out, s[last:])
-}
-
-var placeholderRE = regexp.MustCompile(`[:#][A-Za-z0-9_]+`)
-
-// referenced returns the placeholders (#name, :value) an expression uses.
-func referenced(exprs ...string) map[string]bool {
-	out := map[string]bool{}
-	for _, e := range exprs {
-		for _, m := range placeholderRE.FindAllString(e, -1) {
-			out[m] = true
-		}
-	}
-	return out
 }

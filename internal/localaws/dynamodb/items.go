@@ -56,6 +56,16 @@ func engineError(err error) error {
 	return awsapi.ValidationException("%s", err.Error())
 }
 
+// conditionError is engineError with the item of a failed condition when
+// ReturnValuesOnConditionCheckFailure is ALL_OLD.
+func conditionError(err error, rv ddbtypes.ReturnValuesOnConditionCheckFailure, old Item) error {
+	e := awsapi.AsError(engineError(err))
+	if e.Code == "ConditionalCheckFailedException" && rv == ddbtypes.ReturnValuesOnConditionCheckFailureAllOld && old != nil {
+		return e.With("Item", old)
+	}
+	return e
+}
+
 type reason struct {
 	Code    string `json:"Code"`
 	Message string `json:"Message,omitempty"`
@@ -210,7 +220,7 @@ func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	rv := in.ReturnValues
 	in.ReturnValues = ""
 	if _, err := s.engine.PutItem(bg, &in); err != nil {
-		return nil, engineError(err)
+		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
 	cur, err := s.settleLocked(t, key, old)
 	if err != nil {
@@ -271,7 +281,7 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 	old := s.itemLocked(t, key)
 	out, err := s.engine.UpdateItem(bg, &in)
 	if err != nil {
-		return nil, engineError(err)
+		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
 	if _, err := s.fixRemovesLocked(t, key, removes); err != nil {
 		return nil, err
@@ -323,7 +333,7 @@ func (s *Service) deleteItem(req *awsapi.Request) (any, error) {
 	old := s.itemLocked(t, key)
 	out, err := s.engine.DeleteItem(bg, &in)
 	if err != nil {
-		return nil, engineError(err)
+		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: s.itemLocked(t, key)})
 	return out, nil
@@ -537,62 +547,65 @@ func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var writes []pendingWrite
+	actions := make([]txAction, len(in.TransactItems))
+	seen := map[string]bool{}
 	for i := range in.TransactItems {
-		it := &in.TransactItems[i]
-		var (
-			t      *table
-			err    error
-			action string
-			key    Item
-		)
-		switch {
-		case it.Put != nil:
-			t, err = s.resolveLocked(&it.Put.TableName)
-			action = "dynamodb:PutItem"
-			if err == nil {
-				key = project(fromWireItem(it.Put.Item), t.keyNames())
-			}
-		case it.Update != nil:
-			t, err = s.resolveLocked(&it.Update.TableName)
-			action, key = "dynamodb:UpdateItem", fromWireItem(it.Update.Key)
-		case it.Delete != nil:
-			t, err = s.resolveLocked(&it.Delete.TableName)
-			action, key = "dynamodb:DeleteItem", fromWireItem(it.Delete.Key)
-		case it.ConditionCheck != nil:
-			t, err = s.resolveLocked(&it.ConditionCheck.TableName)
-			action = "dynamodb:ConditionCheckItem"
-		default:
-			return nil, awsapi.ValidationException("TransactItems can only contain one of Check, Put, Update or Delete")
-		}
+		a, err := s.prepareActionLocked(req, in.TransactItems[i])
 		if err != nil {
 			return nil, err
 		}
-		if err := req.Authorize(action, t.arn); err != nil {
-			return nil, err
+		id := keyID(a.t, a.key)
+		if seen[id] {
+			return nil, awsapi.ValidationException("Transaction request cannot include multiple operations on one item")
 		}
-		if it.ConditionCheck != nil {
+		seen[id] = true
+		actions[i] = a
+	}
+
+	// Apply the actions in order, each with its condition. On a failed
+	// condition, keep evaluating the others (each is undone at once) so
+	// every failing action gets its reason, then undo the applied ones.
+	reasons := make([]reason, len(actions))
+	failed := false
+	var applied []*txAction
+	for i := range actions {
+		a := &actions[i]
+		reasons[i] = reason{Code: "None"}
+		err := s.applyActionLocked(a)
+		if err == nil {
+			if failed || a.check {
+				s.restoreLocked(a)
+			} else {
+				applied = append(applied, a)
+			}
 			continue
 		}
-		w := pendingWrite{t: t, key: key, old: s.itemLocked(t, key)}
-		if it.Update != nil {
-			w.removes = topLevelRemoves(aws.ToString(it.Update.UpdateExpression), it.Update.ExpressionAttributeNames)
+		var ccf *ddbtypes.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			s.rollbackLocked(applied)
+			return nil, engineError(err)
 		}
-		writes = append(writes, w)
-	}
-	if _, err := s.engine.TransactWriteItems(bg, &in); err != nil {
-		var tce *ddbtypes.TransactionCanceledException
-		if errors.As(err, &tce) {
-			return nil, s.cancellationLocked(in.TransactItems)
+		reasons[i] = reason{Code: "ConditionalCheckFailed", Message: "The conditional request failed"}
+		if a.returnOld() && a.old != nil {
+			reasons[i].Item = a.old
 		}
-		return nil, engineError(err)
+		if !failed {
+			failed = true
+			s.rollbackLocked(applied)
+			applied = nil
+		}
 	}
-	for _, w := range writes {
-		if len(w.removes) > 0 {
-			if _, err := s.fixRemovesLocked(w.t, w.key, w.removes); err != nil {
+	if failed {
+		return nil, canceled(reasons)
+	}
+	var writes []pendingWrite
+	for _, a := range applied {
+		if len(a.removes) > 0 {
+			if _, err := s.fixRemovesLocked(a.t, a.key, a.removes); err != nil {
 				return nil, err
 			}
 		}
+		writes = append(writes, pendingWrite{t: a.t, key: a.key, old: a.old})
 	}
 	if err := s.emitWritesLocked(writes); err != nil {
 		return nil, err
@@ -600,65 +613,119 @@ func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
 	return struct{}{}, nil
 }
 
-// cancellationLocked evaluates every action's condition on its own against
-// the unchanged data, so the reasons list each failing action, as DynamoDB
-// does (the engine stops at the first).
-func (s *Service) cancellationLocked(items []mini.TransactWriteItem) *awsapi.Error {
-	reasons := make([]reason, len(items))
-	for i, it := range items {
-		reasons[i] = reason{Code: "None"}
-		var check *mini.ConditionCheck
-		switch {
-		case it.ConditionCheck != nil:
-			check = it.ConditionCheck
-		case it.Put != nil && it.Put.ConditionExpression != nil:
-			t, err := s.tableLocked(aws.ToString(it.Put.TableName))
-			if err != nil {
-				continue
-			}
-			check = &mini.ConditionCheck{TableName: it.Put.TableName, Key: toWireItem(project(fromWireItem(it.Put.Item), t.keyNames())),
-				ConditionExpression: it.Put.ConditionExpression, ExpressionAttributeNames: it.Put.ExpressionAttributeNames,
-				ExpressionAttributeValues: it.Put.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Put.ReturnValuesOnConditionCheckFailure}
-		case it.Update != nil && it.Update.ConditionExpression != nil:
-			check = &mini.ConditionCheck{TableName: it.Update.TableName, Key: it.Update.Key,
-				ConditionExpression: it.Update.ConditionExpression, ExpressionAttributeNames: it.Update.ExpressionAttributeNames,
-				ExpressionAttributeValues: it.Update.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Update.ReturnValuesOnConditionCheckFailure}
-		case it.Delete != nil && it.Delete.ConditionExpression != nil:
-			check = &mini.ConditionCheck{TableName: it.Delete.TableName, Key: it.Delete.Key,
-				ConditionExpression: it.Delete.ConditionExpression, ExpressionAttributeNames: it.Delete.ExpressionAttributeNames,
-				ExpressionAttributeValues: it.Delete.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Delete.ReturnValuesOnConditionCheckFailure}
-		}
-		if check == nil {
-			continue
-		}
-		c := *check
-		used := referenced(aws.ToString(c.ConditionExpression))
-		c.ExpressionAttributeNames = filterKeys(c.ExpressionAttributeNames, used)
-		c.ExpressionAttributeValues = filterKeys(c.ExpressionAttributeValues, used)
-		_, err := s.engine.TransactWriteItems(bg, &mini.TransactWriteItemsInput{TransactItems: []mini.TransactWriteItem{{ConditionCheck: &c}}})
-		var tce *ddbtypes.TransactionCanceledException
-		if errors.As(err, &tce) && len(tce.CancellationReasons) == 1 {
-			r := reasonsFromSDK(tce.CancellationReasons)[0]
-			if r.Message == "" {
-				r.Message = "The conditional request failed"
-			}
-			reasons[i] = r
-		}
-	}
-	return canceled(reasons)
+// txAction is one prepared action of a TransactWriteItems call.
+type txAction struct {
+	item    mini.TransactWriteItem
+	t       *table
+	key     Item
+	old     Item
+	removes []string
+	check   bool
 }
 
-func filterKeys[V any](m map[string]V, keep map[string]bool) map[string]V {
-	if m == nil {
-		return nil
+// returnOld reports whether the action asks for the item on a failed
+// condition (ReturnValuesOnConditionCheckFailure ALL_OLD).
+func (a *txAction) returnOld() bool {
+	var rv ddbtypes.ReturnValuesOnConditionCheckFailure
+	switch it := a.item; {
+	case it.Put != nil:
+		rv = it.Put.ReturnValuesOnConditionCheckFailure
+	case it.Update != nil:
+		rv = it.Update.ReturnValuesOnConditionCheckFailure
+	case it.Delete != nil:
+		rv = it.Delete.ReturnValuesOnConditionCheckFailure
+	case it.ConditionCheck != nil:
+		rv = it.ConditionCheck.ReturnValuesOnConditionCheckFailure
 	}
-	out := make(map[string]V, len(m))
-	for k, v := range m {
-		if keep[k] {
-			out[k] = v
+	return rv == ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
+}
+
+func (s *Service) prepareActionLocked(req *awsapi.Request, it mini.TransactWriteItem) (txAction, error) {
+	a := txAction{item: it}
+	var (
+		err    error
+		action string
+	)
+	switch {
+	case it.Put != nil:
+		a.t, err = s.resolveLocked(&it.Put.TableName)
+		action = "dynamodb:PutItem"
+		if err == nil {
+			a.key = project(fromWireItem(it.Put.Item), a.t.keyNames())
+		}
+	case it.Update != nil:
+		a.t, err = s.resolveLocked(&it.Update.TableName)
+		action, a.key = "dynamodb:UpdateItem", fromWireItem(it.Update.Key)
+		a.removes = topLevelRemoves(aws.ToString(it.Update.UpdateExpression), it.Update.ExpressionAttributeNames)
+	case it.Delete != nil:
+		a.t, err = s.resolveLocked(&it.Delete.TableName)
+		action, a.key = "dynamodb:DeleteItem", fromWireItem(it.Delete.Key)
+	case it.ConditionCheck != nil:
+		a.t, err = s.resolveLocked(&it.ConditionCheck.TableName)
+		action, a.key, a.check = "dynamodb:ConditionCheckItem", fromWireItem(it.ConditionCheck.Key), true
+		if err == nil && aws.ToString(it.ConditionCheck.ConditionExpression) == "" {
+			err = awsapi.ValidationException("1 validation error detected: Value null at 'transactItems.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
+		}
+	default:
+		err = awsapi.ValidationException("TransactItems can only contain one of Check, Put, Update or Delete")
+	}
+	if err != nil {
+		return a, err
+	}
+	if err := req.Authorize(action, a.t.arn); err != nil {
+		return a, err
+	}
+	for _, k := range a.t.keyNames() {
+		if _, ok := a.key[k]; !ok {
+			return a, awsapi.ValidationException("One or more parameter values were invalid: Missing the key %s in the item", k)
 		}
 	}
-	return out
+	a.old = s.itemLocked(a.t, a.key)
+	return a, nil
+}
+
+// applyActionLocked runs one action as a single-item write with its
+// condition. A ConditionCheck runs as a conditional delete, undone by the
+// caller.
+func (s *Service) applyActionLocked(a *txAction) error {
+	it := a.item
+	var err error
+	switch {
+	case it.Put != nil:
+		_, err = s.engine.PutItem(bg, &mini.PutItemInput{TableName: it.Put.TableName, Item: it.Put.Item,
+			ConditionExpression: it.Put.ConditionExpression, ExpressionAttributeNames: it.Put.ExpressionAttributeNames,
+			ExpressionAttributeValues: it.Put.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Put.ReturnValuesOnConditionCheckFailure})
+	case it.Update != nil:
+		_, err = s.engine.UpdateItem(bg, &mini.UpdateItemInput{TableName: it.Update.TableName, Key: it.Update.Key,
+			UpdateExpression: it.Update.UpdateExpression, ConditionExpression: it.Update.ConditionExpression,
+			ExpressionAttributeNames: it.Update.ExpressionAttributeNames, ExpressionAttributeValues: it.Update.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: it.Update.ReturnValuesOnConditionCheckFailure})
+	case it.Delete != nil:
+		_, err = s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: it.Delete.TableName, Key: it.Delete.Key,
+			ConditionExpression: it.Delete.ConditionExpression, ExpressionAttributeNames: it.Delete.ExpressionAttributeNames,
+			ExpressionAttributeValues: it.Delete.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Delete.ReturnValuesOnConditionCheckFailure})
+	case it.ConditionCheck != nil:
+		c := it.ConditionCheck
+		_, err = s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: c.TableName, Key: c.Key,
+			ConditionExpression: c.ConditionExpression, ExpressionAttributeNames: c.ExpressionAttributeNames,
+			ExpressionAttributeValues: c.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: c.ReturnValuesOnConditionCheckFailure})
+	}
+	return err
+}
+
+// restoreLocked puts an action's item back as it was before the action.
+func (s *Service) restoreLocked(a *txAction) {
+	name := a.t.name
+	_, _ = s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: &name, Key: toWireItem(a.key)})
+	if a.old != nil {
+		_, _ = s.engine.PutItem(bg, &mini.PutItemInput{TableName: &name, Item: toWireItem(a.old)})
+	}
+}
+
+func (s *Service) rollbackLocked(applied []*txAction) {
+	for i := len(applied) - 1; i >= 0; i-- {
+		s.restoreLocked(applied[i])
+	}
 }
 
 func (s *Service) transactGetItems(req *awsapi.Request) (any, error) {
