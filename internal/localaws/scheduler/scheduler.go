@@ -1,0 +1,978 @@
+// Package scheduler is Amazon EventBridge Scheduler (restJson1, signing name
+// "scheduler") for the local AWS stack: schedules and schedule groups, their
+// tags, and the firing of schedules on their rate(), cron() or at()
+// expressions.
+//
+// Each enabled schedule has its own runner that waits for the next
+// occurrence on the service's clock and fires it: the target (a Lambda
+// function, invoked asynchronously, or an SQS queue) is called as the
+// schedule's execution role, so the role's identity policies decide whether
+// the invocation may happen. A failed invocation is retried per the target's
+// RetryPolicy, then sent to its DeadLetterConfig queue with the message
+// attributes AWS documents (ERROR_CODE, ERROR_MESSAGE, EXECUTION_ID,
+// EXHAUSTED_RETRY_CONDITION, IS_PAYLOAD_TRUNCATED, RETRY_ATTEMPTS,
+// SCHEDULED_TIME, SCHEDULE_ARN, TARGET_ARN), which the role must be allowed
+// to send to.
+//
+// Control routes:
+//
+//	POST /_localaws/schedules/fire     {"name":…,"group":…} → FireResult
+//	GET  /_localaws/schedules/metrics  {"schedules":{arn: Metrics}}
+//
+// Known differences from AWS: a rate() schedule without StartDate first
+// fires one period after it is created or updated; an at() schedule whose
+// time has passed never fires; failed invocations are retried after local
+// delays (Options.RetryBaseDelay) rather than AWS's minutes; the L, W and #
+// cron wildcards are rejected.
+package scheduler
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	_ "time/tzdata" // ScheduleExpressionTimezone needs the zone database.
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+)
+
+// ServiceName is the Spec.Name of the service.
+const ServiceName = "scheduler"
+
+// Constants of the service as AWS documents them.
+const (
+	DefaultGroup       = "default"
+	ServicePrincipal   = "scheduler.amazonaws.com"
+	DefaultMaxAttempts = 185
+	DefaultMaxAge      = 86400
+)
+
+// FunctionInvoker invokes Lambda functions asynchronously (the lambda
+// service).
+type FunctionInvoker interface {
+	InvokeAsync(ctx context.Context, function string, payload []byte) error
+}
+
+// QueueSink delivers messages to SQS queues (the sqs service).
+type QueueSink interface {
+	Deliver(queueArn, body string, attributes map[string]string) (messageID string, err error)
+}
+
+// RoleChecker tells whether a role can be assumed by a service principal
+// (the iam service).
+type RoleChecker interface {
+	RoleAssumableBy(roleArn, servicePrincipal string) error
+}
+
+// Deps resolves the services the scheduler calls, at use time.
+type Deps struct {
+	Functions func() (FunctionInvoker, error)
+	Queues    func() (QueueSink, error)
+	// Roles returns the role checker, or nil when there is none (any role
+	// is accepted).
+	Roles func() RoleChecker
+}
+
+// Clock is the time source of schedule runners.
+type Clock interface {
+	Now() time.Time
+	// After waits for d on this clock.
+	After(d time.Duration) <-chan time.Time
+}
+
+// Options configure the service. The zero value is usable.
+type Options struct {
+	// Clock drives the schedules; default the stack's clock (Env.Time) with
+	// real timers.
+	Clock Clock
+	// RetryBaseDelay is the wait before the first retry of a failed
+	// invocation, doubled for each further retry up to RetryMaxDelay;
+	// defaults 1s and 30s.
+	RetryBaseDelay time.Duration
+	RetryMaxDelay  time.Duration
+}
+
+type envClock struct{ env *awsapi.Env }
+
+func (c envClock) Now() time.Time                         { return c.env.Time() }
+func (c envClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Service is the EventBridge Scheduler service.
+type Service struct {
+	env  *awsapi.Env
+	deps Deps
+	opts Options
+
+	mu      sync.Mutex
+	groups  map[string]*group
+	metrics map[string]*Metrics // by schedule ARN
+	// deleteTokens remembers the ClientToken of deletions, so a repeated
+	// DeleteSchedule succeeds.
+	deleteTokens map[string]string
+
+	wg     sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+var (
+	_ awsapi.Service           = (*Service)(nil)
+	_ awsapi.OperationResolver = (*Service)(nil)
+	_ awsapi.Inventory         = (*Service)(nil)
+	_ awsapi.ControlRegistrar  = (*Service)(nil)
+	_ awsapi.Closer            = (*Service)(nil)
+)
+
+type group struct {
+	name, arn         string
+	created, modified time.Time
+	tags              map[string]string
+	clientToken       string
+	schedules         map[string]*schedule
+}
+
+type schedule struct {
+	name, group, arn string
+	cfg              config
+	created          time.Time
+	modified         time.Time
+	createToken      string
+	updateToken      string
+	// runner of an enabled schedule; gen identifies it.
+	stop chan struct{}
+	gen  int
+}
+
+// config is what CreateSchedule and UpdateSchedule set.
+type config struct {
+	expression  string
+	parsed      *expression
+	timezone    string
+	loc         *time.Location
+	startDate   *time.Time
+	endDate     *time.Time
+	state       string
+	description string
+	kmsKeyArn   string
+	after       string // ActionAfterCompletion
+	window      flexibleTimeWindow
+	target      target
+}
+
+type flexibleTimeWindow struct {
+	Mode                   string
+	MaximumWindowInMinutes *int `json:",omitempty"`
+}
+
+type retryPolicy struct {
+	MaximumEventAgeInSeconds *int `json:",omitempty"`
+	MaximumRetryAttempts     *int `json:",omitempty"`
+}
+
+type deadLetterConfig struct {
+	Arn string `json:",omitempty"`
+}
+
+type target struct {
+	Arn              string
+	RoleArn          string
+	Input            *string           `json:",omitempty"`
+	RetryPolicy      *retryPolicy      `json:",omitempty"`
+	DeadLetterConfig *deadLetterConfig `json:",omitempty"`
+	SqsParameters    json.RawMessage   `json:",omitempty"`
+}
+
+// New returns a scheduler with the default schedule group.
+func New(env *awsapi.Env, deps Deps, opts Options) *Service {
+	if opts.Clock == nil {
+		opts.Clock = envClock{env}
+	}
+	if opts.RetryBaseDelay <= 0 {
+		opts.RetryBaseDelay = time.Second
+	}
+	if opts.RetryMaxDelay <= 0 {
+		opts.RetryMaxDelay = 30 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Service{env: env, deps: deps, opts: opts, groups: map[string]*group{}, metrics: map[string]*Metrics{},
+		deleteTokens: map[string]string{}, ctx: ctx, cancel: cancel}
+	now := env.Time()
+	s.groups[DefaultGroup] = &group{name: DefaultGroup, arn: s.groupArn(DefaultGroup), created: now, modified: now,
+		tags: map[string]string{}, schedules: map[string]*schedule{}}
+	return s
+}
+
+// Spec implements awsapi.Service.
+func (s *Service) Spec() awsapi.Spec {
+	return awsapi.Spec{Name: ServiceName, Protocol: awsapi.RESTJSON, SigningName: "scheduler"}
+}
+
+// Close stops every runner and waits for invocations in flight.
+func (s *Service) Close() error {
+	s.cancel()
+	s.mu.Lock()
+	for _, g := range s.groups {
+		for _, sc := range g.schedules {
+			s.stopLocked(sc)
+		}
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	return nil
+}
+
+// Inventory implements awsapi.Inventory: schedules and non-default groups.
+func (s *Service) Inventory() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, g := range s.groups {
+		if g.name != DefaultGroup {
+			out = append(out, g.arn)
+		}
+		for _, sc := range g.schedules {
+			out = append(out, sc.arn)
+		}
+	}
+	return out
+}
+
+func (s *Service) groupArn(name string) string { return s.env.ARN("scheduler", "schedule-group/"+name) }
+func (s *Service) scheduleArn(group, name string) string {
+	return s.env.ARN("scheduler", "schedule/"+group+"/"+name)
+}
+
+// ---- routing ----
+
+type route struct {
+	op, name string
+}
+
+func resolve(r *http.Request) route {
+	parts := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	seg := func(i int) string {
+		v, err := url.PathUnescape(parts[i])
+		if err != nil {
+			return parts[i]
+		}
+		return v
+	}
+	m := r.Method
+	switch {
+	case len(parts) == 1 && parts[0] == "schedules" && m == http.MethodGet:
+		return route{op: "ListSchedules"}
+	case len(parts) == 1 && parts[0] == "schedule-groups" && m == http.MethodGet:
+		return route{op: "ListScheduleGroups"}
+	case len(parts) == 2 && parts[0] == "schedules" && parts[1] != "":
+		op := map[string]string{http.MethodPost: "CreateSchedule", http.MethodGet: "GetSchedule",
+			http.MethodPut: "UpdateSchedule", http.MethodDelete: "DeleteSchedule"}[m]
+		return route{op: op, name: seg(1)}
+	case len(parts) == 2 && parts[0] == "schedule-groups" && parts[1] != "":
+		op := map[string]string{http.MethodPost: "CreateScheduleGroup", http.MethodGet: "GetScheduleGroup",
+			http.MethodDelete: "DeleteScheduleGroup"}[m]
+		return route{op: op, name: seg(1)}
+	case len(parts) >= 2 && parts[0] == "tags":
+		arn, err := url.PathUnescape(strings.Join(parts[1:], "/"))
+		if err != nil || arn == "" {
+			return route{}
+		}
+		op := map[string]string{http.MethodGet: "ListTagsForResource", http.MethodPost: "TagResource",
+			http.MethodDelete: "UntagResource"}[m]
+		return route{op: op, name: arn}
+	}
+	return route{}
+}
+
+// ResolveOperation implements awsapi.OperationResolver.
+func (s *Service) ResolveOperation(r *http.Request) string { return resolve(r).op }
+
+// Handle implements awsapi.Service.
+func (s *Service) Handle(req *awsapi.Request) (any, error) {
+	rt := resolve(req.HTTP)
+	switch rt.op {
+	case "CreateSchedule":
+		return s.createSchedule(req, rt.name)
+	case "GetSchedule":
+		return s.getSchedule(req, rt.name)
+	case "UpdateSchedule":
+		return s.updateSchedule(req, rt.name)
+	case "DeleteSchedule":
+		return s.deleteSchedule(req, rt.name)
+	case "ListSchedules":
+		return s.listSchedules(req)
+	case "CreateScheduleGroup":
+		return s.createGroup(req, rt.name)
+	case "GetScheduleGroup":
+		return s.getGroup(req, rt.name)
+	case "DeleteScheduleGroup":
+		return s.deleteGroup(req, rt.name)
+	case "ListScheduleGroups":
+		return s.listGroups(req)
+	case "TagResource":
+		return s.tagResource(req, rt.name)
+	case "UntagResource":
+		return s.untagResource(req, rt.name)
+	case "ListTagsForResource":
+		return s.listTags(req, rt.name)
+	}
+	return nil, awsapi.UnknownOperationException(req.Operation)
+}
+
+// ---- validation ----
+
+var (
+	nameRE    = regexp.MustCompile(`^[0-9a-zA-Z\-_.]{1,64}$`)
+	roleArnRE = regexp.MustCompile(`^arn:aws(-[a-z]+)?:iam::\d{12}:role/[\w+=,.@/-]+$`)
+	dlqArnRE  = regexp.MustCompile(`^arn:aws(-[a-z]+)?:sqs:[a-z0-9\-]+:\d{12}:[a-zA-Z0-9\-_]+$`)
+	kmsArnRE  = regexp.MustCompile(`^arn:aws(-[a-z]+)?:kms:[a-z0-9\-]+:\d{12}:(key|alias)/[0-9a-zA-Z-_]*$`)
+)
+
+// constraint is the standard validation message of AWS JSON services.
+func constraint(value any, member, rule string) *awsapi.Error {
+	return awsapi.ValidationException("1 validation error detected: Value '%v' at '%s' failed to satisfy constraint: %s", value, member, rule)
+}
+
+func checkName(name, member string) error {
+	if !nameRE.MatchString(name) {
+		return constraint(name, member, `Member must satisfy regular expression pattern: ^[0-9a-zA-Z-_.]+$ and have length between 1 and 64`)
+	}
+	return nil
+}
+
+func groupName(s string) string {
+	if s == "" {
+		return DefaultGroup
+	}
+	return s
+}
+
+// scheduleInput is the body of CreateSchedule and UpdateSchedule.
+type scheduleInput struct {
+	ActionAfterCompletion      string
+	ClientToken                string
+	Description                *string
+	EndDate                    *float64
+	FlexibleTimeWindow         *flexibleTimeWindow
+	GroupName                  string
+	KmsKeyArn                  *string
+	ScheduleExpression         *string
+	ScheduleExpressionTimezone *string
+	StartDate                  *float64
+	State                      string
+	Target                     *target
+}
+
+func fromEpoch(f *float64) *time.Time {
+	if f == nil {
+		return nil
+	}
+	t := time.UnixMilli(int64(*f * 1000)).UTC()
+	return &t
+}
+
+// validate turns an input into a config, with AWS's checks.
+func (s *Service) validate(req *awsapi.Request, in scheduleInput) (config, error) {
+	var c config
+	if in.ScheduleExpression == nil || *in.ScheduleExpression == "" {
+		return c, constraint(nil, "scheduleExpression", "Member must not be null")
+	}
+	if in.FlexibleTimeWindow == nil {
+		return c, constraint(nil, "flexibleTimeWindow", "Member must not be null")
+	}
+	if in.Target == nil {
+		return c, constraint(nil, "target", "Member must not be null")
+	}
+	c.expression = *in.ScheduleExpression
+	c.timezone = "UTC"
+	if in.ScheduleExpressionTimezone != nil && *in.ScheduleExpressionTimezone != "" {
+		c.timezone = *in.ScheduleExpressionTimezone
+	}
+	loc, err := time.LoadLocation(c.timezone)
+	if err != nil || c.timezone == "Local" {
+		return c, awsapi.ValidationException("Invalid timezone %s.", c.timezone)
+	}
+	c.loc = loc
+	if c.parsed, err = parseExpression(c.expression, loc); err != nil {
+		return c, awsapi.ValidationException("%s", err.Error())
+	}
+	c.startDate, c.endDate = fromEpoch(in.StartDate), fromEpoch(in.EndDate)
+	if c.startDate != nil && c.endDate != nil && !c.endDate.After(*c.startDate) {
+		return c, awsapi.ValidationException("The EndDate you specify must be after the StartDate.")
+	}
+	c.state = in.State
+	switch c.state {
+	case "":
+		c.state = "ENABLED"
+	case "ENABLED", "DISABLED":
+	default:
+		return c, constraint(c.state, "state", "Member must satisfy enum value set: [ENABLED, DISABLED]")
+	}
+	c.after = in.ActionAfterCompletion
+	switch c.after {
+	case "":
+		c.after = "NONE"
+	case "NONE", "DELETE":
+	default:
+		return c, constraint(c.after, "actionAfterCompletion", "Member must satisfy enum value set: [NONE, DELETE]")
+	}
+	if in.Description != nil {
+		if len(*in.Description) > 512 {
+			return c, constraint(*in.Description, "description", "Member must have length less than or equal to 512")
+		}
+		c.description = *in.Description
+	}
+	if in.KmsKeyArn != nil {
+		if !kmsArnRE.MatchString(*in.KmsKeyArn) {
+			return c, constraint(*in.KmsKeyArn, "kmsKeyArn", `Member must satisfy regular expression pattern: arn:aws(-[a-z]+)?:kms:[a-z0-9\-]+:\d{12}:(key|alias)\/[0-9a-zA-Z-_]*`)
+		}
+		c.kmsKeyArn = *in.KmsKeyArn
+	}
+	w := *in.FlexibleTimeWindow
+	switch w.Mode {
+	case "OFF":
+		if w.MaximumWindowInMinutes != nil {
+			return c, awsapi.ValidationException("MaximumWindowInMinutes must not be provided when the FlexibleTimeWindow mode is OFF.")
+		}
+	case "FLEXIBLE":
+		if w.MaximumWindowInMinutes == nil {
+			return c, awsapi.ValidationException("MaximumWindowInMinutes must be provided when the FlexibleTimeWindow mode is FLEXIBLE.")
+		}
+		if m := *w.MaximumWindowInMinutes; m < 1 || m > 1440 {
+			return c, constraint(m, "flexibleTimeWindow.maximumWindowInMinutes", "Member must have value between 1 and 1440")
+		}
+	default:
+		return c, constraint(w.Mode, "flexibleTimeWindow.mode", "Member must satisfy enum value set: [OFF, FLEXIBLE]")
+	}
+	c.window = w
+	t := *in.Target
+	if !roleArnRE.MatchString(t.RoleArn) {
+		return c, constraint(t.RoleArn, "target.roleArn", `Member must satisfy regular expression pattern: ^arn:aws(-[a-z]+)?:iam::\d{12}:role\/[\w+=,.@\/-]+$`)
+	}
+	a, err := awsapi.ParseARN(t.Arn)
+	if err != nil {
+		return c, awsapi.ValidationException("Invalid target arn %s.", t.Arn)
+	}
+	switch {
+	case a.Service == "lambda" && strings.HasPrefix(a.Resource, "function:"):
+	case a.Service == "sqs" && a.Resource != "" && !strings.Contains(a.Resource, ":"):
+	default:
+		return c, awsapi.ValidationException("Invalid target arn %s. The local stack's scheduler supports Lambda function and SQS queue targets.", t.Arn)
+	}
+	if t.RetryPolicy == nil {
+		t.RetryPolicy = &retryPolicy{}
+	}
+	rp := *t.RetryPolicy
+	if rp.MaximumEventAgeInSeconds == nil {
+		v := DefaultMaxAge
+		rp.MaximumEventAgeInSeconds = &v
+	} else if v := *rp.MaximumEventAgeInSeconds; v < 60 || v > 86400 {
+		return c, constraint(v, "target.retryPolicy.maximumEventAgeInSeconds", "Member must have value between 60 and 86400")
+	}
+	if rp.MaximumRetryAttempts == nil {
+		v := DefaultMaxAttempts
+		rp.MaximumRetryAttempts = &v
+	} else if v := *rp.MaximumRetryAttempts; v < 0 || v > 185 {
+		return c, constraint(v, "target.retryPolicy.maximumRetryAttempts", "Member must have value between 0 and 185")
+	}
+	t.RetryPolicy = &rp
+	if t.DeadLetterConfig != nil && t.DeadLetterConfig.Arn != "" && !dlqArnRE.MatchString(t.DeadLetterConfig.Arn) {
+		return c, constraint(t.DeadLetterConfig.Arn, "target.deadLetterConfig.arn", `Member must satisfy regular expression pattern: arn:aws(-[a-z]+)?:sqs:[a-z0-9\-]+:\d{12}:[a-zA-Z0-9\-_]+`)
+	}
+	if t.Input != nil && len(*t.Input) > 8192 {
+		return c, constraint("***", "target.input", "Member must have length less than or equal to 8192")
+	}
+	c.target = t
+	if err := req.Authorize("iam:PassRole", t.RoleArn); err != nil {
+		return c, err
+	}
+	if s.deps.Roles != nil {
+		if rc := s.deps.Roles(); rc != nil {
+			if err := rc.RoleAssumableBy(t.RoleArn, ServicePrincipal); err != nil {
+				return c, err
+			}
+		}
+	}
+	return c, nil
+}
+
+// ---- schedules ----
+
+func (s *Service) getGroupLocked(name string) (*group, error) {
+	g, ok := s.groups[name]
+	if !ok {
+		return nil, awsapi.NotFound404("Schedule group %s does not exist.", name)
+	}
+	return g, nil
+}
+
+func (s *Service) getScheduleLocked(groupName, name string) (*schedule, error) {
+	g, err := s.getGroupLocked(groupName)
+	if err != nil {
+		return nil, err
+	}
+	sc, ok := g.schedules[name]
+	if !ok {
+		return nil, awsapi.NotFound404("Schedule %s does not exist.", name)
+	}
+	return sc, nil
+}
+
+func (s *Service) createSchedule(req *awsapi.Request, name string) (any, error) {
+	var in scheduleInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if err := checkName(name, "name"); err != nil {
+		return nil, err
+	}
+	gname := groupName(in.GroupName)
+	arn := s.scheduleArn(gname, name)
+	if err := req.Authorize("scheduler:CreateSchedule", arn); err != nil {
+		return nil, err
+	}
+	// An idempotent retry of a create that succeeded returns its result.
+	s.mu.Lock()
+	if g, ok := s.groups[gname]; ok {
+		if sc, ok := g.schedules[name]; ok {
+			s.mu.Unlock()
+			if in.ClientToken != "" && in.ClientToken == sc.createToken {
+				return map[string]string{"ScheduleArn": sc.arn}, nil
+			}
+			return nil, awsapi.ConflictException("Schedule %s already exists.", name)
+		}
+	}
+	s.mu.Unlock()
+	cfg, err := s.validate(req, in)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.getGroupLocked(gname)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := g.schedules[name]; ok {
+		return nil, awsapi.ConflictException("Schedule %s already exists.", name)
+	}
+	now := s.env.Time()
+	sc := &schedule{name: name, group: gname, arn: arn, cfg: cfg, created: now, modified: now, createToken: in.ClientToken}
+	g.schedules[name] = sc
+	if _, ok := s.metrics[arn]; !ok {
+		s.metrics[arn] = &Metrics{}
+	}
+	s.startLocked(sc)
+	return map[string]string{"ScheduleArn": arn}, nil
+}
+
+func (s *Service) updateSchedule(req *awsapi.Request, name string) (any, error) {
+	var in scheduleInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	gname := groupName(in.GroupName)
+	arn := s.scheduleArn(gname, name)
+	if err := req.Authorize("scheduler:UpdateSchedule", arn); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	sc, err := s.getScheduleLocked(gname, name)
+	if err == nil && in.ClientToken != "" && in.ClientToken == sc.updateToken {
+		s.mu.Unlock()
+		return map[string]string{"ScheduleArn": sc.arn}, nil
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.validate(req, in)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc, err = s.getScheduleLocked(gname, name)
+	if err != nil {
+		return nil, err
+	}
+	// UpdateSchedule replaces the whole configuration, as in AWS.
+	s.stopLocked(sc)
+	sc.cfg = cfg
+	sc.modified = s.env.Time()
+	sc.updateToken = in.ClientToken
+	s.startLocked(sc)
+	return map[string]string{"ScheduleArn": sc.arn}, nil
+}
+
+func (s *Service) getSchedule(req *awsapi.Request, name string) (any, error) {
+	gname := groupName(req.HTTP.URL.Query().Get("groupName"))
+	if err := req.Authorize("scheduler:GetSchedule", s.scheduleArn(gname, name)); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc, err := s.getScheduleLocked(gname, name)
+	if err != nil {
+		return nil, err
+	}
+	c := sc.cfg
+	out := map[string]any{
+		"ActionAfterCompletion":      c.after,
+		"Arn":                        sc.arn,
+		"CreationDate":               epoch(sc.created),
+		"FlexibleTimeWindow":         c.window,
+		"GroupName":                  sc.group,
+		"LastModificationDate":       epoch(sc.modified),
+		"Name":                       sc.name,
+		"ScheduleExpression":         c.expression,
+		"ScheduleExpressionTimezone": c.timezone,
+		"State":                      c.state,
+		"Target":                     c.target,
+	}
+	if c.description != "" {
+		out["Description"] = c.description
+	}
+	if c.kmsKeyArn != "" {
+		out["KmsKeyArn"] = c.kmsKeyArn
+	}
+	if c.startDate != nil {
+		out["StartDate"] = epoch(*c.startDate)
+	}
+	if c.endDate != nil {
+		out["EndDate"] = epoch(*c.endDate)
+	}
+	return out, nil
+}
+
+func (s *Service) deleteSchedule(req *awsapi.Request, name string) (any, error) {
+	q := req.HTTP.URL.Query()
+	gname := groupName(q.Get("groupName"))
+	arn := s.scheduleArn(gname, name)
+	if err := req.Authorize("scheduler:DeleteSchedule", arn); err != nil {
+		return nil, err
+	}
+	token := q.Get("clientToken")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sc, err := s.getScheduleLocked(gname, name)
+	if err != nil {
+		if token != "" && s.deleteTokens[token] == arn {
+			return map[string]any{}, nil
+		}
+		return nil, err
+	}
+	s.removeLocked(sc)
+	if token != "" {
+		s.deleteTokens[token] = arn
+	}
+	return map[string]any{}, nil
+}
+
+// removeLocked stops a schedule and forgets it.
+func (s *Service) removeLocked(sc *schedule) {
+	s.stopLocked(sc)
+	if g, ok := s.groups[sc.group]; ok && g.schedules[sc.name] == sc {
+		delete(g.schedules, sc.name)
+	}
+}
+
+func encodeToken(key string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(key))
+}
+
+func decodeToken(tok string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(b) == 0 {
+		return "", awsapi.ValidationException("Invalid NextToken.")
+	}
+	return string(b), nil
+}
+
+func maxResults(q url.Values) (int, error) {
+	v := q.Get("MaxResults")
+	if v == "" {
+		return 100, nil
+	}
+	var n int
+	if _, err := fmt.Sscan(v, &n); err != nil || n < 1 || n > 100 {
+		return 0, constraint(v, "maxResults", "Member must have value between 1 and 100")
+	}
+	return n, nil
+}
+
+// page returns the keys after the token, at most limit, and the next token.
+func page(keys []string, token string, limit int) ([]string, string, error) {
+	sort.Strings(keys)
+	if token != "" {
+		after, err := decodeToken(token)
+		if err != nil {
+			return nil, "", err
+		}
+		keys = keys[sort.Search(len(keys), func(i int) bool { return keys[i] > after }):]
+	}
+	if len(keys) > limit {
+		return keys[:limit], encodeToken(keys[limit-1]), nil
+	}
+	return keys, "", nil
+}
+
+func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
+	if err := req.Authorize("scheduler:ListSchedules", "*"); err != nil {
+		return nil, err
+	}
+	q := req.HTTP.URL.Query()
+	limit, err := maxResults(q)
+	if err != nil {
+		return nil, err
+	}
+	state := q.Get("State")
+	if state != "" && state != "ENABLED" && state != "DISABLED" {
+		return nil, constraint(state, "state", "Member must satisfy enum value set: [ENABLED, DISABLED]")
+	}
+	prefix, gfilter := q.Get("NamePrefix"), q.Get("ScheduleGroup")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	byKey := map[string]*schedule{}
+	var keys []string
+	for _, g := range s.groups {
+		if gfilter != "" && g.name != gfilter {
+			continue
+		}
+		for _, sc := range g.schedules {
+			if !strings.HasPrefix(sc.name, prefix) || state != "" && sc.cfg.state != state {
+				continue
+			}
+			k := sc.group + "/" + sc.name
+			byKey[k] = sc
+			keys = append(keys, k)
+		}
+	}
+	keys, next, err := page(keys, q.Get("NextToken"), limit)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]map[string]any, 0, len(keys))
+	for _, k := range keys {
+		sc := byKey[k]
+		list = append(list, map[string]any{
+			"Arn": sc.arn, "CreationDate": epoch(sc.created), "GroupName": sc.group,
+			"LastModificationDate": epoch(sc.modified), "Name": sc.name, "State": sc.cfg.state,
+			"Target": map[string]string{"Arn": sc.cfg.target.Arn},
+		})
+	}
+	out := map[string]any{"Schedules": list}
+	if next != "" {
+		out["NextToken"] = next
+	}
+	return out, nil
+}
+
+func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
+// ---- groups ----
+
+type tag struct{ Key, Value string }
+
+func tagMap(tags []tag) (map[string]string, error) {
+	m := map[string]string{}
+	for _, t := range tags {
+		if t.Key == "" || len(t.Key) > 128 || len(t.Value) > 256 {
+			return nil, constraint(t.Key, "tags.member.key", "Member must have length between 1 and 128")
+		}
+		m[t.Key] = t.Value
+	}
+	return m, nil
+}
+
+func (s *Service) createGroup(req *awsapi.Request, name string) (any, error) {
+	var in struct {
+		ClientToken string
+		Tags        []tag
+	}
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if err := checkName(name, "name"); err != nil {
+		return nil, err
+	}
+	arn := s.groupArn(name)
+	if err := req.Authorize("scheduler:CreateScheduleGroup", arn); err != nil {
+		return nil, err
+	}
+	tags, err := tagMap(in.Tags)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g, ok := s.groups[name]; ok {
+		if in.ClientToken != "" && in.ClientToken == g.clientToken {
+			return map[string]string{"ScheduleGroupArn": g.arn}, nil
+		}
+		return nil, awsapi.ConflictException("Schedule group %s already exists.", name)
+	}
+	now := s.env.Time()
+	s.groups[name] = &group{name: name, arn: arn, created: now, modified: now, tags: tags,
+		clientToken: in.ClientToken, schedules: map[string]*schedule{}}
+	return map[string]string{"ScheduleGroupArn": arn}, nil
+}
+
+func groupSummary(g *group) map[string]any {
+	return map[string]any{"Arn": g.arn, "CreationDate": epoch(g.created), "LastModificationDate": epoch(g.modified),
+		"Name": g.name, "State": "ACTIVE"}
+}
+
+func (s *Service) getGroup(req *awsapi.Request, name string) (any, error) {
+	if err := req.Authorize("scheduler:GetScheduleGroup", s.groupArn(name)); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.getGroupLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	return groupSummary(g), nil
+}
+
+func (s *Service) deleteGroup(req *awsapi.Request, name string) (any, error) {
+	if err := req.Authorize("scheduler:DeleteScheduleGroup", s.groupArn(name)); err != nil {
+		return nil, err
+	}
+	if name == DefaultGroup {
+		return nil, awsapi.ValidationException("Cannot delete the default schedule group.")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.getGroupLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	// Deleting a group deletes its schedules (AWS does it asynchronously).
+	for _, sc := range g.schedules {
+		s.stopLocked(sc)
+	}
+	delete(s.groups, name)
+	return map[string]any{}, nil
+}
+
+func (s *Service) listGroups(req *awsapi.Request) (any, error) {
+	if err := req.Authorize("scheduler:ListScheduleGroups", "*"); err != nil {
+		return nil, err
+	}
+	q := req.HTTP.URL.Query()
+	limit, err := maxResults(q)
+	if err != nil {
+		return nil, err
+	}
+	prefix := q.Get("NamePrefix")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var keys []string
+	for n := range s.groups {
+		if strings.HasPrefix(n, prefix) {
+			keys = append(keys, n)
+		}
+	}
+	keys, next, err := page(keys, q.Get("NextToken"), limit)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]map[string]any, 0, len(keys))
+	for _, k := range keys {
+		list = append(list, groupSummary(s.groups[k]))
+	}
+	out := map[string]any{"ScheduleGroups": list}
+	if next != "" {
+		out["NextToken"] = next
+	}
+	return out, nil
+}
+
+// ---- tags (schedule groups only, as in AWS) ----
+
+func (s *Service) taggedGroupLocked(arn string) (*group, error) {
+	a, err := awsapi.ParseARN(arn)
+	if err != nil || a.Service != "scheduler" {
+		return nil, constraint(arn, "resourceArn", `Member must satisfy regular expression pattern: ^arn:aws(-[a-z]+)?:scheduler:[a-z0-9\-]+:\d{12}:schedule-group\/[0-9a-zA-Z-_.]+$`)
+	}
+	name, ok := strings.CutPrefix(a.Resource, "schedule-group/")
+	if !ok {
+		return nil, awsapi.ValidationException("Tagging is supported for schedule groups only: %s is not a schedule group.", arn)
+	}
+	g, ok := s.groups[name]
+	if !ok || g.arn != arn {
+		return nil, awsapi.NotFound404("Schedule group %s does not exist.", name)
+	}
+	return g, nil
+}
+
+func (s *Service) tagResource(req *awsapi.Request, arn string) (any, error) {
+	var in struct{ Tags []tag }
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("scheduler:TagResource", arn); err != nil {
+		return nil, err
+	}
+	tags, err := tagMap(in.Tags)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.taggedGroupLocked(arn)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range tags {
+		g.tags[k] = v
+	}
+	return map[string]any{}, nil
+}
+
+func (s *Service) untagResource(req *awsapi.Request, arn string) (any, error) {
+	if err := req.Authorize("scheduler:UntagResource", arn); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.taggedGroupLocked(arn)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range req.HTTP.URL.Query()["TagKeys"] {
+		delete(g.tags, k)
+	}
+	return map[string]any{}, nil
+}
+
+func (s *Service) listTags(req *awsapi.Request, arn string) (any, error) {
+	if err := req.Authorize("scheduler:ListTagsForResource", arn); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, err := s.taggedGroupLocked(arn)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tag, 0, len(g.tags))
+	for k, v := range g.tags {
+		out = append(out, tag{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return map[string]any{"Tags": out}, nil
+}

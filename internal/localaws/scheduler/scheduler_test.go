@@ -1,0 +1,570 @@
+package scheduler_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iam"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	localscheduler "github.com/outboxkit/terraform-provider-outbox/internal/localaws/scheduler"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
+)
+
+// fakeLambda records asynchronous invocations.
+type fakeLambda struct {
+	mu    sync.Mutex
+	calls []string // function ARN + " " + payload
+}
+
+func (f *fakeLambda) InvokeAsync(_ context.Context, function string, payload []byte) error {
+	f.mu.Lock()
+	f.calls = append(f.calls, function+" "+string(payload))
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *fakeLambda) invocations() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+// fakeClock is a manual clock: After channels fire when Advance passes
+// their deadline.
+type fakeClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	waiters []waiter
+}
+
+type waiter struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if d <= 0 {
+		ch <- c.now
+		return ch
+	}
+	c.waiters = append(c.waiters, waiter{c.now.Add(d), ch})
+	return ch
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.at.After(c.now) {
+			kept = append(kept, w)
+		} else {
+			w.ch <- c.now
+		}
+	}
+	c.waiters = kept
+}
+
+// pending counts the waits that have not fired.
+func (c *fakeClock) pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiters)
+}
+
+type env struct {
+	stack  *localaws.Stack
+	sched  *scheduler.Client
+	iam    *awsiam.Client
+	sqs    *awssqs.Client
+	lambda *fakeLambda
+	clock  *fakeClock
+	ctl    *control.Client
+}
+
+// start runs IAM (the authorizer), SQS, a fake Lambda and the scheduler on
+// a manual clock.
+func start(t *testing.T) env {
+	t.Helper()
+	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	iamSvc := iam.New(stack.Env(), iam.Options{})
+	stack.Env().SetAuthorizer(iamSvc)
+	q := sqs.New(stack.Env())
+	fl := &fakeLambda{}
+	clock := &fakeClock{now: time.Now().UTC().Truncate(time.Second)}
+	svc := localscheduler.New(stack.Env(), localscheduler.Deps{
+		Functions: func() (localscheduler.FunctionInvoker, error) { return fl, nil },
+		Queues:    func() (localscheduler.QueueSink, error) { return q, nil },
+		Roles:     func() localscheduler.RoleChecker { return iamSvc },
+	}, localscheduler.Options{Clock: clock, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 20 * time.Millisecond})
+	for _, s := range []awsapi.Service{iamSvc, q, svc} {
+		if err := stack.Register(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := localawstest.Config(stack)
+	return env{stack, scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.RetryMaxAttempts = 1 }),
+		awsiam.NewFromConfig(cfg), awssqs.NewFromConfig(cfg), fl, clock, localawstest.Control(stack)}
+}
+
+const functionArn = "arn:aws:lambda:us-east-1:000000000000:function:target"
+
+// role creates a role trusted by service with an inline policy allowing
+// actions (none when empty).
+func (e env) role(t *testing.T, name, service string, actions ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	out, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(name),
+		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) > 0 {
+		doc := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["` + strings.Join(actions, `","`) + `"],"Resource":"*"}]}`
+		if _, err := e.iam.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String("p"), PolicyDocument: aws.String(doc)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return aws.ToString(out.Role.Arn)
+}
+
+func input(name, expr, roleArn string) *scheduler.CreateScheduleInput {
+	return &scheduler.CreateScheduleInput{
+		Name: aws.String(name), ScheduleExpression: aws.String(expr),
+		FlexibleTimeWindow: &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeOff},
+		Target:             &types.Target{Arn: aws.String(functionArn), RoleArn: aws.String(roleArn), Input: aws.String(`{"hello":"world"}`)},
+	}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func apiError[T error](t *testing.T, err error, message string) {
+	t.Helper()
+	var target T
+	if !errors.As(err, &target) {
+		t.Fatalf("error = %v, want %T", err, target)
+	}
+	if message != "" && !strings.Contains(err.Error(), message) {
+		t.Fatalf("error = %v, want message %q", err, message)
+	}
+}
+
+func TestScheduleCRUD(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	role := e.role(t, "sched", "scheduler.amazonaws.com", "lambda:InvokeFunction")
+	in := input("nightly", "cron(0 3 * * ? *)", role)
+	in.Description = aws.String("nightly job")
+	in.ScheduleExpressionTimezone = aws.String("Europe/Paris")
+	in.State = types.ScheduleStateDisabled
+	in.ClientToken = aws.String("token-1")
+	in.KmsKeyArn = aws.String("arn:aws:kms:us-east-1:000000000000:key/abc")
+	in.FlexibleTimeWindow = &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeFlexible, MaximumWindowInMinutes: aws.Int32(15)}
+	in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String("arn:aws:sqs:us-east-1:000000000000:dlq")}
+	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	in.StartDate, in.EndDate = aws.Time(start), aws.Time(start.AddDate(1, 0, 0))
+	created, err := e.sched.CreateSchedule(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const arn = "arn:aws:scheduler:us-east-1:000000000000:schedule/default/nightly"
+	if aws.ToString(created.ScheduleArn) != arn {
+		t.Fatalf("ScheduleArn = %s", aws.ToString(created.ScheduleArn))
+	}
+	// A retry with the same client token succeeds; another create conflicts.
+	if again, err := e.sched.CreateSchedule(ctx, in); err != nil || aws.ToString(again.ScheduleArn) != arn {
+		t.Fatalf("idempotent CreateSchedule = %v, %v", again, err)
+	}
+	in.ClientToken = aws.String("token-2")
+	_, err = e.sched.CreateSchedule(ctx, in)
+	apiError[*types.ConflictException](t, err, "Schedule nightly already exists.")
+
+	got, err := e.sched.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("nightly")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(got.Arn) != arn || aws.ToString(got.GroupName) != "default" || got.State != types.ScheduleStateDisabled ||
+		aws.ToString(got.ScheduleExpression) != "cron(0 3 * * ? *)" || aws.ToString(got.ScheduleExpressionTimezone) != "Europe/Paris" ||
+		aws.ToString(got.Description) != "nightly job" || got.ActionAfterCompletion != types.ActionAfterCompletionNone ||
+		aws.ToString(got.KmsKeyArn) != "arn:aws:kms:us-east-1:000000000000:key/abc" ||
+		got.FlexibleTimeWindow.Mode != types.FlexibleTimeWindowModeFlexible || aws.ToInt32(got.FlexibleTimeWindow.MaximumWindowInMinutes) != 15 ||
+		!got.StartDate.Equal(start) || !got.EndDate.Equal(start.AddDate(1, 0, 0)) || got.CreationDate == nil {
+		t.Fatalf("GetSchedule = %+v", got)
+	}
+	tg := got.Target
+	if aws.ToString(tg.Arn) != functionArn || aws.ToString(tg.RoleArn) != role || aws.ToString(tg.Input) != `{"hello":"world"}` ||
+		aws.ToInt32(tg.RetryPolicy.MaximumRetryAttempts) != 185 || aws.ToInt32(tg.RetryPolicy.MaximumEventAgeInSeconds) != 86400 ||
+		aws.ToString(tg.DeadLetterConfig.Arn) != "arn:aws:sqs:us-east-1:000000000000:dlq" {
+		t.Fatalf("GetSchedule target = %+v", tg)
+	}
+
+	// UpdateSchedule replaces the whole configuration.
+	_, err = e.sched.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{
+		Name: aws.String("nightly"), ScheduleExpression: aws.String("rate(10 minutes)"),
+		FlexibleTimeWindow: &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeOff},
+		Target: &types.Target{Arn: aws.String(functionArn), RoleArn: aws.String(role),
+			RetryPolicy: &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(0)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = e.sched.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("nightly"), GroupName: aws.String("default")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(got.ScheduleExpression) != "rate(10 minutes)" || got.State != types.ScheduleStateEnabled || got.Description != nil ||
+		got.StartDate != nil || got.KmsKeyArn != nil || aws.ToString(got.ScheduleExpressionTimezone) != "UTC" ||
+		got.Target.Input != nil || got.Target.DeadLetterConfig != nil || aws.ToInt32(got.Target.RetryPolicy.MaximumRetryAttempts) != 0 ||
+		!got.LastModificationDate.After(got.CreationDate.Add(-time.Millisecond)) {
+		t.Fatalf("GetSchedule after UpdateSchedule = %+v %+v", got, got.Target)
+	}
+	_, err = e.sched.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{Name: aws.String("missing"), ScheduleExpression: aws.String("rate(1 hour)"),
+		FlexibleTimeWindow: in.FlexibleTimeWindow, Target: in.Target})
+	apiError[*types.ResourceNotFoundException](t, err, "Schedule missing does not exist.")
+
+	if _, err := e.sched.DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String("nightly"), ClientToken: aws.String("del-1")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.sched.DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String("nightly"), ClientToken: aws.String("del-1")}); err != nil {
+		t.Fatalf("idempotent DeleteSchedule: %v", err)
+	}
+	_, err = e.sched.DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String("nightly")})
+	apiError[*types.ResourceNotFoundException](t, err, "Schedule nightly does not exist.")
+	_, err = e.sched.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("nightly")})
+	apiError[*types.ResourceNotFoundException](t, err, "")
+	_, err = e.sched.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("x"), GroupName: aws.String("nogroup")})
+	apiError[*types.ResourceNotFoundException](t, err, "Schedule group nogroup does not exist.")
+}
+
+func TestScheduleValidation(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	role := e.role(t, "sched", "scheduler.amazonaws.com")
+	lambdaRole := e.role(t, "fn", "lambda.amazonaws.com")
+	for _, expr := range []string{"rate(0 minutes)", "rate(1 minutes)", "cron(0 12 * * * *)", "cron(0 12 * *)", "at(2024-01-01 10:00:00)", "every day"} {
+		_, err := e.sched.CreateSchedule(ctx, input("bad", expr, role))
+		apiError[*types.ValidationException](t, err, "Invalid Schedule Expression "+expr+".")
+	}
+	_, err := e.sched.CreateSchedule(ctx, input("bad", "cron(0 12 L * ? *)", role))
+	apiError[*types.ValidationException](t, err, "does not support the L, W and #")
+
+	const cannotAssume = "The execution role you provide must allow AWS EventBridge Scheduler to assume the role."
+	_, err = e.sched.CreateSchedule(ctx, input("bad", "rate(1 hour)", lambdaRole))
+	apiError[*types.ValidationException](t, err, cannotAssume)
+	_, err = e.sched.CreateSchedule(ctx, input("bad", "rate(1 hour)", "arn:aws:iam::000000000000:role/missing"))
+	apiError[*types.ValidationException](t, err, cannotAssume)
+	_, err = e.sched.CreateSchedule(ctx, input("bad", "rate(1 hour)", "not-a-role"))
+	apiError[*types.ValidationException](t, err, "at 'target.roleArn' failed to satisfy constraint")
+
+	bad := input("bad", "rate(1 hour)", role)
+	bad.Target.Arn = aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/orders")
+	_, err = e.sched.CreateSchedule(ctx, bad)
+	apiError[*types.ValidationException](t, err, "Invalid target arn arn:aws:dynamodb:us-east-1:000000000000:table/orders.")
+	bad = input("bad", "rate(1 hour)", role)
+	bad.ScheduleExpressionTimezone = aws.String("Mars/Olympus")
+	_, err = e.sched.CreateSchedule(ctx, bad)
+	apiError[*types.ValidationException](t, err, "Invalid timezone Mars/Olympus.")
+	bad = input("bad", "rate(1 hour)", role)
+	bad.FlexibleTimeWindow = &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeFlexible}
+	_, err = e.sched.CreateSchedule(ctx, bad)
+	apiError[*types.ValidationException](t, err, "MaximumWindowInMinutes must be provided")
+	bad = input("bad", "rate(1 hour)", role)
+	bad.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(186)}
+	_, err = e.sched.CreateSchedule(ctx, bad)
+	apiError[*types.ValidationException](t, err, "Member must have value between 0 and 185")
+	bad = input("bad", "rate(1 hour)", role)
+	bad.GroupName = aws.String("nogroup")
+	_, err = e.sched.CreateSchedule(ctx, bad)
+	apiError[*types.ResourceNotFoundException](t, err, "Schedule group nogroup does not exist.")
+
+	if inv := e.stack.Router().Inventory()["scheduler"]; len(inv) != 0 {
+		t.Fatalf("failed creates left %v", inv)
+	}
+}
+
+func TestListSchedulesAndGroups(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	role := e.role(t, "sched", "scheduler.amazonaws.com")
+	g, err := e.sched.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("jobs"),
+		Tags: []types.Tag{{Key: aws.String("team"), Value: aws.String("a")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groupArn := aws.ToString(g.ScheduleGroupArn)
+	if groupArn != "arn:aws:scheduler:us-east-1:000000000000:schedule-group/jobs" {
+		t.Fatalf("ScheduleGroupArn = %s", groupArn)
+	}
+	_, err = e.sched.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("jobs")})
+	apiError[*types.ConflictException](t, err, "")
+	for _, n := range []string{"a1", "a2", "a3", "b1", "b2"} {
+		in := input(n, "rate(1 hour)", role)
+		if n == "a3" {
+			in.State = types.ScheduleStateDisabled
+		}
+		if _, err := e.sched.CreateSchedule(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := input("a1", "rate(1 hour)", role)
+	in.GroupName = aws.String("jobs")
+	if _, err := e.sched.CreateSchedule(ctx, in); err != nil {
+		t.Fatalf("a schedule name is unique per group only: %v", err)
+	}
+
+	var names []string
+	p := scheduler.NewListSchedulesPaginator(e.sched, &scheduler.ListSchedulesInput{MaxResults: aws.Int32(2)})
+	pages := 0
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, s := range out.Schedules {
+			names = append(names, aws.ToString(s.GroupName)+"/"+aws.ToString(s.Name))
+			if aws.ToString(s.Target.Arn) != functionArn {
+				t.Fatalf("summary target = %+v", s.Target)
+			}
+		}
+	}
+	want := []string{"default/a1", "default/a2", "default/a3", "default/b1", "default/b2", "jobs/a1"}
+	if !slices.Equal(names, want) || pages != 3 {
+		t.Fatalf("paged ListSchedules = %v in %d pages", names, pages)
+	}
+	list := func(in *scheduler.ListSchedulesInput) []string {
+		t.Helper()
+		out, err := e.sched.ListSchedules(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []string
+		for _, s := range out.Schedules {
+			n = append(n, aws.ToString(s.GroupName)+"/"+aws.ToString(s.Name))
+		}
+		return n
+	}
+	if got := list(&scheduler.ListSchedulesInput{NamePrefix: aws.String("a"), GroupName: aws.String("default")}); !slices.Equal(got, []string{"default/a1", "default/a2", "default/a3"}) {
+		t.Fatalf("NamePrefix and GroupName: %v", got)
+	}
+	if got := list(&scheduler.ListSchedulesInput{State: types.ScheduleStateDisabled}); !slices.Equal(got, []string{"default/a3"}) {
+		t.Fatalf("State DISABLED: %v", got)
+	}
+	if got := list(&scheduler.ListSchedulesInput{GroupName: aws.String("jobs")}); !slices.Equal(got, []string{"jobs/a1"}) {
+		t.Fatalf("GroupName jobs: %v", got)
+	}
+
+	groups, err := e.sched.ListScheduleGroups(ctx, &scheduler.ListScheduleGroupsInput{})
+	if err != nil || len(groups.ScheduleGroups) != 2 || aws.ToString(groups.ScheduleGroups[0].Name) != "default" ||
+		aws.ToString(groups.ScheduleGroups[1].Arn) != groupArn || groups.ScheduleGroups[1].State != types.ScheduleGroupStateActive {
+		t.Fatalf("ListScheduleGroups = %+v, %v", groups, err)
+	}
+
+	// Tags belong to groups.
+	if _, err := e.sched.TagResource(ctx, &scheduler.TagResourceInput{ResourceArn: aws.String(groupArn),
+		Tags: []types.Tag{{Key: aws.String("env"), Value: aws.String("test")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.sched.UntagResource(ctx, &scheduler.UntagResourceInput{ResourceArn: aws.String(groupArn), TagKeys: []string{"team"}}); err != nil {
+		t.Fatal(err)
+	}
+	tags, err := e.sched.ListTagsForResource(ctx, &scheduler.ListTagsForResourceInput{ResourceArn: aws.String(groupArn)})
+	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "env" || aws.ToString(tags.Tags[0].Value) != "test" {
+		t.Fatalf("ListTagsForResource = %+v, %v", tags, err)
+	}
+	_, err = e.sched.TagResource(ctx, &scheduler.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:000000000000:schedule/default/a1"),
+		Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}})
+	apiError[*types.ValidationException](t, err, "schedule groups only")
+
+	inv := e.stack.Router().Inventory()["scheduler"]
+	if !slices.Contains(inv, groupArn) || !slices.Contains(inv, "arn:aws:scheduler:us-east-1:000000000000:schedule/jobs/a1") ||
+		len(inv) != 7 || slices.Contains(inv, "arn:aws:scheduler:us-east-1:000000000000:schedule-group/default") {
+		t.Fatalf("inventory = %v", inv)
+	}
+
+	_, err = e.sched.DeleteScheduleGroup(ctx, &scheduler.DeleteScheduleGroupInput{Name: aws.String("default")})
+	apiError[*types.ValidationException](t, err, "")
+	if _, err := e.sched.DeleteScheduleGroup(ctx, &scheduler.DeleteScheduleGroupInput{Name: aws.String("jobs")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.sched.GetScheduleGroup(ctx, &scheduler.GetScheduleGroupInput{Name: aws.String("jobs")})
+	apiError[*types.ResourceNotFoundException](t, err, "")
+	if got := list(&scheduler.ListSchedulesInput{GroupName: aws.String("jobs")}); len(got) != 0 {
+		t.Fatalf("deleting a group keeps its schedules: %v", got)
+	}
+}
+
+func TestFireInvokesTargetAsRole(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	role := e.role(t, "sched", "scheduler.amazonaws.com", "lambda:InvokeFunction")
+	in := input("now", "rate(1 day)", role)
+	in.Target.Input = aws.String(`{"schedule":"<aws.scheduler.schedule-arn>","attempt":<aws.scheduler.attempt-number>}`)
+	if _, err := e.sched.CreateSchedule(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.ctl.FireSchedule(ctx, "", "now")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const arn = "arn:aws:scheduler:us-east-1:000000000000:schedule/default/now"
+	if !res.Invoked || res.ScheduleArn != arn || len(res.ExecutionID) != 16 || res.ErrorCode != "" {
+		t.Fatalf("FireSchedule = %+v", res)
+	}
+	calls := e.lambda.invocations()
+	if want := functionArn + ` {"schedule":"` + arn + `","attempt":1}`; len(calls) != 1 || calls[0] != want {
+		t.Fatalf("invocations = %q, want %q", calls, want)
+	}
+	m, err := e.ctl.SchedulerMetrics(ctx)
+	if err != nil || m[arn] != (control.ScheduleMetrics{Invocations: 1}) {
+		t.Fatalf("SchedulerMetrics = %+v, %v", m, err)
+	}
+	if _, err := e.ctl.FireSchedule(ctx, "default", "missing"); err == nil {
+		t.Fatal("firing a missing schedule succeeded")
+	}
+}
+
+func TestRateScheduleFiresOnItsClock(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	role := e.role(t, "sched", "scheduler.amazonaws.com", "lambda:InvokeFunction")
+	if _, err := e.sched.CreateSchedule(ctx, input("tick", "rate(1 minute)", role)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the runner to wait for its first minute", func() bool { return e.clock.pending() == 1 })
+	e.clock.Advance(59 * time.Second)
+	if n := len(e.lambda.invocations()); n != 0 {
+		t.Fatalf("%d invocations before the first minute", n)
+	}
+	e.clock.Advance(time.Second)
+	eventually(t, "the first invocation", func() bool { return len(e.lambda.invocations()) == 1 })
+	eventually(t, "the runner to wait for the second minute", func() bool { return e.clock.pending() == 1 })
+	e.clock.Advance(time.Minute)
+	eventually(t, "the second invocation", func() bool { return len(e.lambda.invocations()) == 2 })
+	if got := e.lambda.invocations()[1]; got != functionArn+` {"hello":"world"}` {
+		t.Fatalf("invocation = %q", got)
+	}
+
+	// Disabling stops the runner: its pending wait fires into nothing.
+	eventually(t, "the runner to wait for the third minute", func() bool { return e.clock.pending() == 1 })
+	upd := input("tick", "rate(1 minute)", role)
+	if _, err := e.sched.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{Name: upd.Name, ScheduleExpression: upd.ScheduleExpression,
+		FlexibleTimeWindow: upd.FlexibleTimeWindow, Target: upd.Target, State: types.ScheduleStateDisabled}); err != nil {
+		t.Fatal(err)
+	}
+	// An at() schedule fires once and, with DELETE, is deleted after.
+	at := input("once", "at("+e.clock.Now().Add(90*time.Second).Format("2006-01-02T15:04:05")+")", role)
+	at.ActionAfterCompletion = types.ActionAfterCompletionDelete
+	if _, err := e.sched.CreateSchedule(ctx, at); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the at() runner to wait", func() bool { return e.clock.pending() == 2 })
+	e.clock.Advance(2 * time.Minute)
+	eventually(t, "the at() schedule to fire and be deleted", func() bool {
+		_, err := e.sched.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("once")})
+		var nf *types.ResourceNotFoundException
+		return errors.As(err, &nf)
+	})
+	m, err := e.ctl.SchedulerMetrics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m["arn:aws:scheduler:us-east-1:000000000000:schedule/default/tick"].Invocations; got != 2 {
+		t.Fatalf("the disabled schedule has %d invocations, want 2", got)
+	}
+	if got := m["arn:aws:scheduler:us-east-1:000000000000:schedule/default/once"].Invocations; got != 1 {
+		t.Fatalf("the at() schedule has %d invocations, want 1", got)
+	}
+}
+
+func TestDeniedRoleDeadLetters(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	// The role may send to the DLQ but not invoke the function.
+	role := e.role(t, "sched", "scheduler.amazonaws.com", "sqs:SendMessage")
+	q, err := e.sqs.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("dlq")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := input("denied", "rate(1 day)", role)
+	in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(2)}
+	in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String("arn:aws:sqs:us-east-1:000000000000:dlq")}
+	if _, err := e.sched.CreateSchedule(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.ctl.FireSchedule(ctx, "default", "denied")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Invoked || res.ErrorCode != "AccessDeniedException" ||
+		!strings.Contains(res.ErrorMessage, "assumed-role/sched/"+res.ExecutionID+" is not authorized to perform: lambda:InvokeFunction on resource: "+functionArn) {
+		t.Fatalf("FireSchedule = %+v", res)
+	}
+	const arn = "arn:aws:scheduler:us-east-1:000000000000:schedule/default/denied"
+	var m map[string]control.ScheduleMetrics
+	eventually(t, "the dead-letter delivery", func() bool {
+		m, err = e.ctl.SchedulerMetrics(ctx)
+		return err == nil && m[arn].DeadLetterDeliveries == 1
+	})
+	if want := (control.ScheduleMetrics{Invocations: 3, FailedInvocations: 3, DeadLetterDeliveries: 1}); m[arn] != want {
+		t.Fatalf("metrics = %+v, want %+v", m[arn], want)
+	}
+	out, err := e.sqs.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MessageAttributeNames: []string{"All"}, MaxNumberOfMessages: 10})
+	if err != nil || len(out.Messages) != 1 {
+		t.Fatalf("ReceiveMessage = %+v, %v", out, err)
+	}
+	msg := out.Messages[0]
+	if aws.ToString(msg.Body) != `{"hello":"world"}` {
+		t.Fatalf("dead-letter body = %s", aws.ToString(msg.Body))
+	}
+	attr := func(k string) string { return aws.ToString(msg.MessageAttributes[k].StringValue) }
+	if attr("ERROR_CODE") != "AccessDeniedException" || !strings.Contains(attr("ERROR_MESSAGE"), "lambda:InvokeFunction") ||
+		attr("EXECUTION_ID") != res.ExecutionID || attr("EXHAUSTED_RETRY_CONDITION") != "MaximumRetryAttempts" ||
+		attr("RETRY_ATTEMPTS") != "2" || attr("SCHEDULE_ARN") != arn || attr("TARGET_ARN") != functionArn ||
+		attr("IS_PAYLOAD_TRUNCATED") != "false" || attr("SCHEDULED_TIME") != res.ScheduledTime.UTC().Format(time.RFC3339) {
+		t.Fatalf("dead-letter attributes = %+v", msg.MessageAttributes)
+	}
+	if calls := e.lambda.invocations(); len(calls) != 0 {
+		t.Fatalf("a denied role invoked the function: %v", calls)
+	}
+}
