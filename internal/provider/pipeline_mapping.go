@@ -1,0 +1,419 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Defaults of the schema that are not the pipeline package's.
+const (
+	defaultPublishedTTLDays = 30
+	defaultMinAgeSeconds    = 300
+	// placeholderTopicARN stands for a topic ARN that is unknown at plan
+	// time, so that the rest of the configuration can be validated.
+	placeholderTopicARN = "arn:aws:sns:us-east-1:123456789012:unknown-until-apply"
+)
+
+// specOptions say how to map values that are unknown at plan time.
+type specOptions struct {
+	// validating substitutes valid placeholders for unknown values that
+	// have no default.
+	validating bool
+}
+
+func str(v types.String) string {
+	if v.IsNull() || v.IsUnknown() {
+		return ""
+	}
+	return v.ValueString()
+}
+
+func i32(v types.Int64) int32 {
+	if v.IsNull() || v.IsUnknown() {
+		return 0
+	}
+	return int32(v.ValueInt64())
+}
+
+func i32ptr(v types.Int64) *int32 {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	n := int32(v.ValueInt64())
+	return &n
+}
+
+func boolptr(v types.Bool) *bool {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	b := v.ValueBool()
+	return &b
+}
+
+// spec maps the model to a pipeline.Spec. tags are the merged tags
+// (default_tags and tags); null or unknown values mean the defaults.
+func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipeline.Spec {
+	s := pipeline.Spec{Name: str(m.Name), Tags: tags}
+	if t := m.Table; t != nil {
+		s.Table = pipeline.TableSpec{
+			Existing:      !t.Existing.IsNull() && !t.Existing.IsUnknown() && t.Existing.ValueBool(),
+			Name:          str(t.Name),
+			PartitionKey:  str(t.PartitionKey),
+			SortKey:       str(t.SortKey),
+			SortKeyPrefix: str(t.SortKeyPrefix),
+			TTLAttribute:  str(t.TTLAttribute),
+		}
+		if o.validating && s.Table.Existing && t.Name.IsUnknown() {
+			s.Table.Name = "unknown-until-apply"
+		}
+	}
+	if p := m.PendingIndex; p != nil {
+		s.Table.PendingIndexName = str(p.Name)
+		s.Table.PendingShards = int(i32(p.Shards))
+	}
+	s.Target.Type = config.TargetEventBridge
+	if t := m.Target; t != nil {
+		if !t.TopicARN.IsNull() {
+			s.Target.Type = config.TargetSNS
+			s.Target.TopicARN = str(t.TopicARN)
+			if o.validating && t.TopicARN.IsUnknown() {
+				s.Target.TopicARN = placeholderTopicARN
+			}
+		}
+		s.Target.EventBus = str(t.EventBus)
+	}
+	if p := m.Published; p != nil {
+		s.PublishedAction = config.Action(str(p.Action))
+		if !p.TTLDays.IsNull() && !p.TTLDays.IsUnknown() {
+			d := time.Duration(p.TTLDays.ValueInt64()) * 24 * time.Hour
+			s.PublishedTTL = &d
+		}
+	}
+	if r := m.Relay; r != nil {
+		s.Architecture = pipeline.Architecture(str(r.Architecture))
+		s.Relay = pipeline.FunctionSpec{
+			MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout),
+			ReservedConcurrency: i32ptr(r.ReservedConcurrency), LogRetentionDays: i32(r.LogRetentionDays),
+		}
+		s.Mapping = pipeline.MappingSpec{
+			BatchSize:                    i32(r.BatchSize),
+			MaximumBatchingWindowSeconds: i32(r.BatchingWindowSeconds),
+			ParallelizationFactor:        i32(r.ParallelizationFactor),
+			MaximumRetryAttempts:         i32ptr(r.MaximumRetryAttempts),
+			MaximumRecordAgeSeconds:      i32ptr(r.MaximumRecordAgeSeconds),
+			BisectBatchOnFunctionError:   boolptr(r.BisectOnError),
+		}
+	}
+	if d := m.DeadLetter; d != nil {
+		s.DeadLetterQueue = pipeline.QueueSpec{MessageRetentionSeconds: i32(d.MessageRetentionSeconds), KMSMasterKeyID: str(d.KMSMasterKeyID)}
+	}
+	if r := m.Reconciler; r != nil {
+		s.Reconciler.Disabled = !r.Enabled.IsNull() && !r.Enabled.IsUnknown() && !r.Enabled.ValueBool()
+		s.Reconciler.ScheduleExpression = str(r.ScheduleExpression)
+		if !r.MinAgeSeconds.IsNull() && !r.MinAgeSeconds.IsUnknown() {
+			s.Reconciler.MinAge = time.Duration(r.MinAgeSeconds.ValueInt64()) * time.Second
+		}
+		s.Reconciler.Function = pipeline.FunctionSpec{MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout), LogRetentionDays: i32(r.LogRetentionDays)}
+	}
+	return s
+}
+
+// mergedTags returns the provider's default tags overridden by the
+// resource's tags. known is false when the resource's tags are unknown.
+func mergedTags(ctx context.Context, defaults map[string]string, tags types.Map) (map[string]string, bool, diag.Diagnostics) {
+	out := maps.Clone(defaults)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if tags.IsUnknown() {
+		return out, false, nil
+	}
+	var own map[string]string
+	diags := tags.ElementsAs(ctx, &own, false)
+	maps.Copy(out, own)
+	return out, true, diags
+}
+
+func tagsValue(tags map[string]string) types.Map {
+	elems := map[string]attr.Value{}
+	for k, v := range tags {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
+func optString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+// setState records the computed attributes from a pipeline.State.
+func (m *PipelineResourceModel) setState(st pipeline.State) {
+	m.ID = types.StringValue(m.Name.ValueString())
+	m.TableName = optString(st.TableName)
+	m.TableARN = optString(st.TableARN)
+	m.StreamARN = optString(st.StreamARN)
+	m.PendingIndexARN = optString(st.PendingIndexARN)
+	m.TTLAttributeInUse = optString(st.TTLAttribute)
+	m.TargetARN = optString(st.TargetARN)
+	m.DeadLetterQueueURL = optString(st.QueueURL)
+	m.DeadLetterQueueARN = optString(st.QueueARN)
+	m.RelayFunctionName = optString(st.RelayFunctionName)
+	m.RelayFunctionARN = optString(st.RelayFunctionARN)
+	m.RelayRoleARN = optString(st.RelayRoleARN)
+	m.RelayLogGroup = optString(st.RelayLogGroup)
+	m.EventSourceMappingID = optString(st.MappingUUID)
+	m.ReconcilerFunctionARN = optString(st.ReconcilerFunctionARN)
+	m.ReconcilerRoleARN = optString(st.ReconcilerRoleARN)
+	m.ReconcilerLogGroup = optString(st.ReconcilerLogGroup)
+	m.SchedulerRoleARN = optString(st.SchedulerRoleARN)
+	m.ScheduleARN = optString(st.ScheduleARN)
+	m.RelayPackageSHA256 = optString(st.RelayPackageSHA256)
+}
+
+// Keys of the resource's private state.
+const (
+	privateState = "pipeline_state"
+	privateDrift = "drift"
+)
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// loadState returns the pipeline.State kept in the private state. A state
+// written without it (an older provider) is rebuilt from the attributes and
+// the component names.
+func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (pipeline.State, diag.Diagnostics) {
+	var st pipeline.State
+	b, diags := p.GetKey(ctx, privateState)
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &st); err == nil {
+			return st, diags
+		}
+	}
+	n := pipeline.NamesFor(str(m.Name))
+	st = pipeline.State{
+		Name: str(m.Name), TableName: str(m.TableName), TableARN: str(m.TableARN), StreamARN: str(m.StreamARN),
+		TableOwned: m.Table == nil || !m.Table.Existing.ValueBool(), TTLAttribute: str(m.TTLAttributeInUse),
+		PendingIndexARN: str(m.PendingIndexARN), TargetARN: str(m.TargetARN),
+		QueueURL: str(m.DeadLetterQueueURL), QueueARN: str(m.DeadLetterQueueARN),
+		RelayRoleARN: str(m.RelayRoleARN), RelayLogGroup: str(m.RelayLogGroup),
+		RelayFunctionName: str(m.RelayFunctionName), RelayFunctionARN: str(m.RelayFunctionARN),
+		MappingUUID:       str(m.EventSourceMappingID),
+		ReconcilerRoleARN: str(m.ReconcilerRoleARN), ReconcilerLogGroup: str(m.ReconcilerLogGroup),
+		ReconcilerFunctionARN: str(m.ReconcilerFunctionARN), SchedulerRoleARN: str(m.SchedulerRoleARN),
+		ScheduleARN: str(m.ScheduleARN), RelayPackageSHA256: str(m.RelayPackageSHA256),
+	}
+	if a, err := pipeline.AccountOf(st.TableARN); err == nil {
+		st.Partition, st.Region, st.AccountID = a.Partition, a.Region, a.ID
+	}
+	if st.RelayRoleARN != "" {
+		st.RelayRoleName = n.RelayRole
+	}
+	if st.ReconcilerRoleARN != "" {
+		st.ReconcilerRoleName = n.ReconcilerRole
+	}
+	if st.ReconcilerFunctionARN != "" {
+		st.ReconcilerFunctionName = n.ReconcilerFunction
+	}
+	if st.SchedulerRoleARN != "" {
+		st.SchedulerRoleName = n.SchedulerRole
+	}
+	if st.ScheduleARN != "" {
+		st.ScheduleName = n.Schedule
+	}
+	return st, diags
+}
+
+func saveState(ctx context.Context, p privateSetter, st pipeline.State, drift *pipeline.Drift) diag.Diagnostics {
+	b, err := json.Marshal(st)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Recording the outbox pipeline", err.Error())
+		return diags
+	}
+	diags := p.SetKey(ctx, privateState, b)
+	var d []byte
+	if drift != nil && !drift.None() {
+		d, _ = json.Marshal(drift)
+	}
+	// An empty value removes the key.
+	diags.Append(p.SetKey(ctx, privateDrift, d)...)
+	return diags
+}
+
+func loadDrift(ctx context.Context, p privateGetter) (pipeline.Drift, diag.Diagnostics) {
+	var d pipeline.Drift
+	b, diags := p.GetKey(ctx, privateDrift)
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &d)
+	}
+	return d, diags
+}
+
+// modelFromSpec builds the configuration part of the model from a Spec, as
+// Lookup reports it on import. A block whose settings are all defaults is
+// left out, as a configuration would leave it out.
+func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]string) PipelineResourceModel {
+	d := pipeline.Spec{Name: s.Name}.WithDefaults()
+	s = s.WithDefaults()
+	m := PipelineResourceModel{Name: types.StringValue(s.Name)}
+
+	ttl := s.Table.TTLAttribute
+	if s.Table.Existing && !st.Added.TTL {
+		// The table had its own TTL attribute, which the pipeline reuses
+		// whatever ttl_attribute says; report the default.
+		ttl = outbox.DefaultTTLAttribute
+	}
+	table := &TableModel{
+		Existing: types.BoolValue(s.Table.Existing), Name: types.StringNull(),
+		PartitionKey: types.StringValue(s.Table.PartitionKey), SortKey: types.StringValue(s.Table.SortKey),
+		SortKeyPrefix: types.StringValue(s.Table.SortKeyPrefix), TTLAttribute: types.StringValue(ttl),
+	}
+	if s.Table.Existing || s.Table.Name != d.Table.Name {
+		table.Name = types.StringValue(s.Table.Name)
+	}
+	if s.Table.Existing || s.Table.PartitionKey != d.Table.PartitionKey || s.Table.SortKey != d.Table.SortKey ||
+		s.Table.SortKeyPrefix != d.Table.SortKeyPrefix || ttl != d.Table.TTLAttribute || s.Table.Name != d.Table.Name {
+		m.Table = table
+	}
+
+	if s.Target.Type == config.TargetSNS {
+		m.Target = &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringValue(s.Target.TopicARN)}
+	} else if s.Target.EventBus != d.Target.EventBus {
+		m.Target = &TargetModel{EventBus: types.StringValue(s.Target.EventBus), TopicARN: types.StringNull()}
+	}
+
+	if s.PublishedAction != d.PublishedAction || *s.PublishedTTL != *d.PublishedTTL {
+		m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
+	}
+	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards {
+		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards))}
+	}
+
+	relay := &RelayModel{
+		BatchSize:               types.Int64Value(int64(s.Mapping.BatchSize)),
+		BatchingWindowSeconds:   types.Int64Value(int64(s.Mapping.MaximumBatchingWindowSeconds)),
+		ParallelizationFactor:   types.Int64Value(int64(s.Mapping.ParallelizationFactor)),
+		MaximumRetryAttempts:    types.Int64Value(int64(*s.Mapping.MaximumRetryAttempts)),
+		MaximumRecordAgeSeconds: types.Int64Value(int64(*s.Mapping.MaximumRecordAgeSeconds)),
+		BisectOnError:           types.BoolValue(*s.Mapping.BisectBatchOnFunctionError),
+		MemorySize:              types.Int64Value(int64(s.Relay.MemorySize)),
+		Timeout:                 types.Int64Value(int64(s.Relay.Timeout)),
+		Architecture:            types.StringValue(string(s.Architecture)),
+		LogRetentionDays:        types.Int64Value(int64(s.Relay.LogRetentionDays)),
+		ReservedConcurrency:     types.Int64Null(),
+	}
+	if s.Relay.ReservedConcurrency != nil {
+		relay.ReservedConcurrency = types.Int64Value(int64(*s.Relay.ReservedConcurrency))
+	}
+	dr := d.Relay
+	dr.ReservedConcurrency = s.Relay.ReservedConcurrency
+	dm := d.Mapping
+	if s.Architecture != d.Architecture || s.Relay.ReservedConcurrency != nil || s.Relay != dr ||
+		s.Mapping.BatchSize != dm.BatchSize || s.Mapping.MaximumBatchingWindowSeconds != dm.MaximumBatchingWindowSeconds ||
+		s.Mapping.ParallelizationFactor != dm.ParallelizationFactor || *s.Mapping.MaximumRetryAttempts != *dm.MaximumRetryAttempts ||
+		*s.Mapping.MaximumRecordAgeSeconds != *dm.MaximumRecordAgeSeconds || *s.Mapping.BisectBatchOnFunctionError != *dm.BisectBatchOnFunctionError {
+		m.Relay = relay
+	}
+
+	if s.DeadLetterQueue != d.DeadLetterQueue {
+		m.DeadLetter = &DeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetterQueue.MessageRetentionSeconds)), KMSMasterKeyID: optString(s.DeadLetterQueue.KMSMasterKeyID)}
+	}
+
+	r, dr2 := s.Reconciler, d.Reconciler
+	if r.Disabled {
+		// Lookup cannot tell the settings of a reconciler that does not
+		// exist: report the defaults.
+		r = dr2
+		r.Disabled = true
+	}
+	if r.Disabled || r.ScheduleExpression != dr2.ScheduleExpression || r.MinAge != dr2.MinAge || r.Function != dr2.Function {
+		m.Reconciler = &ReconcilerModel{
+			Enabled: types.BoolValue(!r.Disabled), ScheduleExpression: types.StringValue(r.ScheduleExpression),
+			MinAgeSeconds: types.Int64Value(int64(r.MinAge / time.Second)),
+			MemorySize:    types.Int64Value(int64(r.Function.MemorySize)), Timeout: types.Int64Value(int64(r.Function.Timeout)),
+			LogRetentionDays: types.Int64Value(int64(r.Function.LogRetentionDays)),
+		}
+	}
+
+	// Tags: those that differ from the provider's default tags are the
+	// resource's own.
+	own := map[string]string{}
+	for k, v := range s.Tags {
+		if dv, ok := defaultTags[k]; !ok || dv != v {
+			own[k] = v
+		}
+	}
+	m.Tags = types.MapNull(types.StringType)
+	if len(own) > 0 {
+		m.Tags = tagsValue(own)
+	}
+	m.TagsAll = tagsValue(s.Tags)
+	m.setState(st)
+	return m
+}
+
+// fieldPaths maps the fields of pipeline.ValidationError to attributes.
+var fieldPaths = map[string]path.Path{
+	"Name":                                    path.Root("name"),
+	"Table.Name":                              path.Root("table").AtName("name"),
+	"Table.PartitionKey":                      path.Root("table").AtName("partition_key"),
+	"Table.SortKey":                           path.Root("table").AtName("sort_key"),
+	"Table.SortKeyPrefix":                     path.Root("table").AtName("sort_key_prefix"),
+	"Table.TTLAttribute":                      path.Root("table").AtName("ttl_attribute"),
+	"Table.PendingIndexName":                  path.Root("pending_index").AtName("name"),
+	"Table.PendingShards":                     path.Root("pending_index").AtName("shards"),
+	"Target.EventBus":                         path.Root("target").AtName("event_bus"),
+	"Target.TopicARN":                         path.Root("target").AtName("topic_arn"),
+	"PublishedAction":                         path.Root("published").AtName("action"),
+	"PublishedTTL":                            path.Root("published").AtName("ttl_days"),
+	"Architecture":                            path.Root("relay").AtName("architecture"),
+	"Relay.MemorySize":                        path.Root("relay").AtName("memory_size"),
+	"Relay.Timeout":                           path.Root("relay").AtName("timeout"),
+	"Relay.ReservedConcurrency":               path.Root("relay").AtName("reserved_concurrency"),
+	"Relay.LogRetentionDays":                  path.Root("relay").AtName("log_retention_days"),
+	"Mapping.BatchSize":                       path.Root("relay").AtName("batch_size"),
+	"Mapping.MaximumBatchingWindowSeconds":    path.Root("relay").AtName("batching_window_seconds"),
+	"Mapping.ParallelizationFactor":           path.Root("relay").AtName("parallelization_factor"),
+	"Mapping.MaximumRetryAttempts":            path.Root("relay").AtName("maximum_retry_attempts"),
+	"Mapping.MaximumRecordAgeSeconds":         path.Root("relay").AtName("maximum_record_age_seconds"),
+	"DeadLetterQueue.MessageRetentionSeconds": path.Root("dead_letter").AtName("message_retention_seconds"),
+	"Reconciler.ScheduleExpression":           path.Root("reconciler").AtName("schedule_expression"),
+	"Reconciler.MinAge":                       path.Root("reconciler").AtName("min_age_seconds"),
+	"Reconciler.Function.MemorySize":          path.Root("reconciler").AtName("memory_size"),
+	"Reconciler.Function.Timeout":             path.Root("reconciler").AtName("timeout"),
+	"Reconciler.Function.LogRetentionDays":    path.Root("reconciler").AtName("log_retention_days"),
+	"Tags":                                    path.Root("tags"),
+}
+
+// replacementPaths maps the fields of pipeline.ReplacementFields to
+// attributes.
+var replacementPaths = map[string]path.Path{
+	"Name":                   path.Root("name"),
+	"Table.Existing":         path.Root("table").AtName("existing"),
+	"Table.Name":             path.Root("table").AtName("name"),
+	"Table.PartitionKey":     path.Root("table").AtName("partition_key"),
+	"Table.SortKey":          path.Root("table").AtName("sort_key"),
+	"Table.PendingIndexName": path.Root("pending_index").AtName("name"),
+	"Table.TTLAttribute":     path.Root("table").AtName("ttl_attribute"),
+}

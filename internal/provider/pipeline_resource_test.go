@@ -1,0 +1,608 @@
+// Acceptance tests of outbox_pipeline.
+//
+// They run with TF_ACC=1 and the Terraform CLI given by TF_ACC_TERRAFORM_PATH
+// (CHECKPOINT_DISABLE=1 and TF_CLI_CONFIG_FILE=/dev/null keep it offline; see
+// the GNUmakefile's testacc target). Where they run is chosen by one
+// variable:
+//
+//   - OUTBOX_ACC_AWS unset (the default): every test function starts its own
+//     local AWS stack (internal/localaws) in-process, on a free port of
+//     127.0.0.1. The provider block points endpoint_url at it, with region
+//     us-east-1; the static test credentials come from the environment
+//     (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, set by TestMain).
+//   - OUTBOX_ACC_AWS=1: the same tests run against real AWS, with the
+//     standard AWS environment (AWS_PROFILE or AWS_ACCESS_KEY_ID...,
+//     AWS_REGION, default us-east-1). Names get a random suffix. Steps that
+//     need the local stack's control API (fault injection, event source
+//     mapping counters) are skipped there, and CheckDestroy proves the
+//     destruction with describe calls instead of the stack's inventory.
+//
+// Tests of asynchronous delivery wait for their condition with a deadline
+// (accWait), never a fixed sleep.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+const (
+	envAccAWS   = "OUTBOX_ACC_AWS"
+	accResource = "outbox_pipeline.test"
+	// Deadline of each asynchronous condition: generous for a loaded
+	// 2-core machine running arm64 functions through qemu.
+	accDeadline = 3 * time.Minute
+)
+
+func onAWS() bool { return os.Getenv(envAccAWS) != "" }
+
+func TestMain(m *testing.M) {
+	if !onAWS() {
+		// The local stack takes any key; the provider reads these like
+		// hashicorp/aws does, from the environment.
+		os.Setenv("AWS_ACCESS_KEY_ID", "AKIDACCTEST")
+		os.Setenv("AWS_SECRET_ACCESS_KEY", "acctestsecret")
+		os.Unsetenv("AWS_SESSION_TOKEN")
+		os.Unsetenv("AWS_PROFILE")
+		os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	}
+	os.Exit(m.Run())
+}
+
+// accEnv is where one acceptance test function runs: its own local stack,
+// or real AWS.
+type accEnv struct {
+	t     *testing.T
+	stack *localaws.Stack // nil on AWS
+	ctl   *control.Client // nil on AWS
+	cfg   aws.Config
+	ctx   context.Context
+	// suffix makes names unique on AWS.
+	suffix string
+}
+
+func newAccEnv(t *testing.T) *accEnv {
+	t.Helper()
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		// resource.Test skips too; fail nothing and start nothing.
+		t.Skipf("acceptance tests run with %s=1", resource.EnvTfAcc)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	t.Cleanup(cancel)
+	e := &accEnv{t: t, ctx: ctx}
+	if onAWS() {
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			t.Fatalf("loading the AWS configuration: %v", err)
+		}
+		if cfg.Region == "" {
+			cfg.Region = "us-east-1"
+		}
+		e.cfg = cfg
+		e.suffix = "-" + acctest.RandString(6)
+		return e
+	}
+	e.stack = localawstest.Start(t)
+	e.ctl = localawstest.Control(e.stack)
+	e.cfg = localawstest.Config(e.stack)
+	return e
+}
+
+// name returns a component name, unique on AWS.
+func (e *accEnv) name(base string) string { return base + e.suffix }
+
+func (e *accEnv) providerConfig() string {
+	if e.stack == nil {
+		return fmt.Sprintf("provider \"outbox\" {\n  region = %q\n}\n", e.cfg.Region)
+	}
+	return fmt.Sprintf("provider \"outbox\" {\n  region       = \"us-east-1\"\n  endpoint_url = %q\n}\n", e.stack.Endpoint())
+}
+
+func (e *accEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"outbox": providerserver.NewProtocol6WithError(New("acctest")()),
+	}
+}
+
+// inventory returns the local stack's resources (streams aside: AWS keeps a
+// stream readable for 24 hours after its table or its disabling).
+func (e *accEnv) inventory() map[string][]string {
+	e.t.Helper()
+	inv, err := e.ctl.Resources(e.ctx)
+	if err != nil {
+		e.t.Fatalf("reading the local stack's inventory: %v", err)
+	}
+	for k, v := range inv {
+		v = slices.DeleteFunc(v, func(r string) bool { return strings.Contains(r, "/stream/") })
+		slices.Sort(v)
+		inv[k] = v
+		if len(v) == 0 {
+			delete(inv, k)
+		}
+	}
+	return inv
+}
+
+// checkDestroy proves that nothing of the pipeline is left: on the local
+// stack, the inventory is back to before (taken after the test's own
+// fixtures were created); on AWS, each component's describe call reports it
+// missing.
+func (e *accEnv) checkDestroy(name string, before map[string][]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if e.stack != nil {
+			after := e.inventory()
+			if !maps.EqualFunc(before, after, slices.Equal[[]string]) {
+				return fmt.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
+			}
+			return nil
+		}
+		n := pipeline.NamesFor(name)
+		lc := lambda.NewFromConfig(e.cfg)
+		for _, fn := range []string{n.RelayFunction, n.ReconcilerFunction} {
+			if _, err := lc.GetFunction(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)}); err == nil {
+				return fmt.Errorf("function %s still exists", fn)
+			}
+		}
+		ic := iam.NewFromConfig(e.cfg)
+		for _, role := range []string{n.RelayRole, n.ReconcilerRole, n.SchedulerRole} {
+			if _, err := ic.GetRole(e.ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err == nil {
+				return fmt.Errorf("role %s still exists", role)
+			}
+		}
+		if _, err := sqs.NewFromConfig(e.cfg).GetQueueUrl(e.ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(n.DeadLetterQueue)}); err == nil {
+			return fmt.Errorf("queue %s still exists", n.DeadLetterQueue)
+		}
+		if out, err := dynamodb.NewFromConfig(e.cfg).DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(n.Table)}); err == nil && out.Table.TableStatus != ddbtypes.TableStatusDeleting {
+			return fmt.Errorf("table %s still exists", n.Table)
+		}
+		return nil
+	}
+}
+
+// accWait polls cond until it returns nil or the deadline passes, and then
+// fails with cond's last error.
+func accWait(ctx context.Context, what string, cond func() error) error {
+	deadline := time.Now().Add(accDeadline)
+	delay := 50 * time.Millisecond
+	for {
+		err := cond()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("%s: not reached within %s: %w", what, accDeadline, err)
+		}
+		time.Sleep(delay)
+		delay = min(delay*2, time.Second)
+	}
+}
+
+// pipelineConfig is the provider block and one outbox_pipeline with the
+// test settings: fast mapping, short reconciler age, x86_64 functions
+// unless the body sets an architecture.
+func (e *accEnv) pipelineConfig(name, body string) string {
+	return e.providerConfig() + fmt.Sprintf(`
+resource "outbox_pipeline" "test" {
+  name = %q
+%s
+}
+`, name, body)
+}
+
+// sink is an SQS queue that receives what the pipeline publishes: through
+// an EventBridge rule, or an SNS subscription.
+type sink struct {
+	e        *accEnv
+	queueURL string
+	queueARN string
+}
+
+func (e *accEnv) newQueue(name string, policy func(arn string) string) sink {
+	e.t.Helper()
+	c := sqs.NewFromConfig(e.cfg)
+	out, err := c.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	if err != nil {
+		e.t.Fatalf("creating queue %s: %v", name, err)
+	}
+	url := aws.ToString(out.QueueUrl)
+	e.t.Cleanup(func() { _, _ = c.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(url)}) })
+	attrs, err := c.GetQueueAttributes(e.ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	s := sink{e: e, queueURL: url, queueARN: attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]}
+	if policy != nil {
+		if _, err := c.SetQueueAttributes(e.ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": policy(s.queueARN)}}); err != nil {
+			e.t.Fatalf("setting the policy of %s: %v", name, err)
+		}
+	}
+	return s
+}
+
+func queuePolicy(service, sourceARN string) func(string) string {
+	return func(queueARN string) string {
+		b, _ := json.Marshal(map[string]any{
+			"Version": "2012-10-17",
+			"Statement": []any{map[string]any{
+				"Effect": "Allow", "Principal": map[string]any{"Service": service},
+				"Action": "sqs:SendMessage", "Resource": queueARN,
+				"Condition": map[string]any{"ArnEquals": map[string]any{"aws:SourceArn": sourceARN}},
+			}},
+		})
+		return string(b)
+	}
+}
+
+// newBusSink creates a queue and a rule on the default bus that sends it
+// every event of source.
+func (e *accEnv) newBusSink(source string) sink {
+	e.t.Helper()
+	eb := eventbridge.NewFromConfig(e.cfg)
+	rule := e.name("acc-sink")
+	pattern, _ := json.Marshal(map[string]any{"source": []string{source}})
+	out, err := eb.PutRule(e.ctx, &eventbridge.PutRuleInput{Name: aws.String(rule), EventPattern: aws.String(string(pattern))})
+	if err != nil {
+		e.t.Fatalf("creating rule: %v", err)
+	}
+	s := e.newQueue(e.name("acc-bus-sink"), queuePolicy("events.amazonaws.com", aws.ToString(out.RuleArn)))
+	if _, err := eb.PutTargets(e.ctx, &eventbridge.PutTargetsInput{Rule: aws.String(rule), Targets: []ebtypes.Target{{Id: aws.String("sink"), Arn: aws.String(s.queueARN)}}}); err != nil {
+		e.t.Fatalf("adding the rule's target: %v", err)
+	}
+	e.t.Cleanup(func() {
+		ctx := context.Background()
+		_, _ = eb.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), Ids: []string{"sink"}})
+		_, _ = eb.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule)})
+	})
+	return s
+}
+
+// newTopicSink creates a topic and a queue subscribed to it; it returns
+// the topic's ARN.
+func (e *accEnv) newTopicSink() (sink, string) {
+	e.t.Helper()
+	c := sns.NewFromConfig(e.cfg)
+	out, err := c.CreateTopic(e.ctx, &sns.CreateTopicInput{Name: aws.String(e.name("acc-topic"))})
+	if err != nil {
+		e.t.Fatalf("creating topic: %v", err)
+	}
+	topic := aws.ToString(out.TopicArn)
+	e.t.Cleanup(func() { _, _ = c.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: aws.String(topic)}) })
+	s := e.newQueue(e.name("acc-topic-sink"), queuePolicy("sns.amazonaws.com", topic))
+	if _, err := c.Subscribe(e.ctx, &sns.SubscribeInput{TopicArn: aws.String(topic), Protocol: aws.String("sqs"), Endpoint: aws.String(s.queueARN)}); err != nil {
+		e.t.Fatalf("subscribing the queue: %v", err)
+	}
+	return s, topic
+}
+
+// event is what a consumer sees: the EventBridge envelope (also the SNS
+// message body).
+type event struct {
+	ID         string `json:"id"`
+	Source     string `json:"source"`
+	DetailType string `json:"detail-type"`
+	Detail     struct {
+		Metadata struct {
+			EventID    string `json:"eventId"`
+			OccurredAt string `json:"occurredAt"`
+		} `json:"metadata"`
+		Data json.RawMessage `json:"data"`
+	} `json:"detail"`
+}
+
+// receive drains the queue until every id in want has arrived, and returns
+// the events by event id.
+func (s sink) receive(want []outbox.Record) (map[string]event, error) {
+	c := sqs.NewFromConfig(s.e.cfg)
+	got := map[string]event{}
+	err := accWait(s.e.ctx, "receiving the published events", func() error {
+		out, err := c.ReceiveMessage(s.e.ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(s.queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+		if err != nil {
+			return err
+		}
+		for _, m := range out.Messages {
+			body := aws.ToString(m.Body)
+			var n struct {
+				Type    string `json:"Type"`
+				Message string `json:"Message"`
+			}
+			if json.Unmarshal([]byte(body), &n) == nil && n.Type == "Notification" {
+				body = n.Message
+			}
+			var ev event
+			if err := json.Unmarshal([]byte(body), &ev); err != nil {
+				return fmt.Errorf("message %q: %w", body, err)
+			}
+			got[ev.Detail.Metadata.EventID] = ev
+			_, _ = c.DeleteMessage(s.e.ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(s.queueURL), ReceiptHandle: m.ReceiptHandle})
+		}
+		var missing []string
+		for _, r := range want {
+			if _, ok := got[r.EventID]; !ok {
+				missing = append(missing, r.EventID)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("%d of %d events missing", len(missing), len(want))
+		}
+		return nil
+	})
+	return got, err
+}
+
+// checkEvents checks the envelope of every received event against the
+// record written.
+func checkEvents(want []outbox.Record, got map[string]event) error {
+	for _, r := range want {
+		ev := got[r.EventID]
+		if ev.Source != r.Source || ev.DetailType != r.DetailType || ev.Detail.Metadata.EventID != r.EventID || ev.ID == "" {
+			return fmt.Errorf("event %s arrived as %+v; want source %q, detail-type %q", r.EventID, ev, r.Source, r.DetailType)
+		}
+		var wantData, gotData any
+		_ = json.Unmarshal(r.Detail, &wantData)
+		if err := json.Unmarshal(ev.Detail.Data, &gotData); err != nil || fmt.Sprint(wantData) != fmt.Sprint(gotData) {
+			return fmt.Errorf("event %s: detail.data = %s, want %s", r.EventID, ev.Detail.Data, r.Detail)
+		}
+		if ev.Detail.Metadata.OccurredAt == "" {
+			return fmt.Errorf("event %s has no detail.metadata.occurredAt", r.EventID)
+		}
+	}
+	return nil
+}
+
+// createOrdersTable creates the application's table, with pk/sk keys (and,
+// when stream is set, a stream of that view type).
+func (e *accEnv) createAppTable(name string, stream ddbtypes.StreamViewType) {
+	e.t.Helper()
+	c := dynamodb.NewFromConfig(e.cfg)
+	in := &dynamodb.CreateTableInput{
+		TableName: aws.String(name),
+		AttributeDefinitions: []ddbtypes.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: ddbtypes.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: ddbtypes.ScalarAttributeTypeS},
+		},
+		KeySchema: []ddbtypes.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: ddbtypes.KeyTypeHash},
+			{AttributeName: aws.String("sk"), KeyType: ddbtypes.KeyTypeRange},
+		},
+		BillingMode: ddbtypes.BillingModePayPerRequest,
+	}
+	if stream != "" {
+		in.StreamSpecification = &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: stream}
+	}
+	if _, err := c.CreateTable(e.ctx, in); err != nil {
+		e.t.Fatalf("creating table %s: %v", name, err)
+	}
+	e.t.Cleanup(func() { _, _ = c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	if err := dynamodb.NewTableExistsWaiter(c).Wait(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func orderItem(table, pk, sk string, n int) ddbtypes.TransactWriteItem {
+	return ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{
+		TableName: aws.String(table),
+		Item: map[string]ddbtypes.AttributeValue{
+			"pk": &ddbtypes.AttributeValueMemberS{Value: pk}, "sk": &ddbtypes.AttributeValueMemberS{Value: sk},
+			"total": &ddbtypes.AttributeValueMemberN{Value: fmt.Sprint(10 * n)},
+		},
+	}}
+}
+
+// writeOrders writes n orders, each in a transaction with its OrderPlaced
+// event, and returns the records written.
+func (e *accEnv) writeOrders(w *outbox.Writer, ordersTable, source string, from, n int, sharedPK bool) ([]outbox.Record, error) {
+	var records []outbox.Record
+	for i := from; i < from+n; i++ {
+		pk := fmt.Sprintf("ORDER#%d", i)
+		ev := outbox.Event{Source: source, DetailType: "OrderPlaced", Detail: json.RawMessage(fmt.Sprintf(`{"orderId":"%d","total":%d}`, i, 10*i))}
+		if sharedPK {
+			ev.PartitionKey = pk
+		}
+		rs, err := w.Write(e.ctx, []ddbtypes.TransactWriteItem{orderItem(ordersTable, pk, "ORDER", i)}, ev)
+		if err != nil {
+			return nil, err
+		}
+		records = append(records, rs...)
+	}
+	return records, nil
+}
+
+func (e *accEnv) writer(table outbox.Table) *outbox.Writer {
+	e.t.Helper()
+	w, err := outbox.NewWriter(dynamodb.NewFromConfig(e.cfg), table)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return w
+}
+
+// waitItems waits until every record's item satisfies ok (nil item: gone).
+func (e *accEnv) waitItems(table outbox.Table, records []outbox.Record, what string, ok func(item map[string]ddbtypes.AttributeValue) error) error {
+	c := dynamodb.NewFromConfig(e.cfg)
+	table = table.WithDefaults()
+	return accWait(e.ctx, what, func() error {
+		for _, r := range records {
+			out, err := c.GetItem(e.ctx, &dynamodb.GetItemInput{TableName: aws.String(table.Name), Key: table.Key(r), ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				return err
+			}
+			var item map[string]ddbtypes.AttributeValue
+			if len(out.Item) > 0 {
+				item = out.Item
+			}
+			if err := ok(item); err != nil {
+				return fmt.Errorf("item of event %s: %w", r.EventID, err)
+			}
+		}
+		return nil
+	})
+}
+
+func attrS(item map[string]ddbtypes.AttributeValue, name string) string {
+	if v, ok := item[name].(*ddbtypes.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
+}
+
+func attrN(item map[string]ddbtypes.AttributeValue, name string) string {
+	if v, ok := item[name].(*ddbtypes.AttributeValueMemberN); ok {
+		return v.Value
+	}
+	return ""
+}
+
+func publishedWithTTL(ttlAttr string) func(map[string]ddbtypes.AttributeValue) error {
+	return func(item map[string]ddbtypes.AttributeValue) error {
+		switch {
+		case item == nil:
+			return fmt.Errorf("is gone; want it marked")
+		case attrS(item, "status") != string(outbox.StatusPublished):
+			return fmt.Errorf("status %q, want PUBLISHED", attrS(item, "status"))
+		case attrN(item, ttlAttr) == "":
+			return fmt.Errorf("has no %s", ttlAttr)
+		case attrS(item, "outboxPendingShard") != "":
+			return fmt.Errorf("is still in the pending index")
+		}
+		var exp int64
+		fmt.Sscan(attrN(item, ttlAttr), &exp)
+		if exp < time.Now().Add(24*time.Hour).Unix() {
+			return fmt.Errorf("%s = %d expires too soon", ttlAttr, exp)
+		}
+		return nil
+	}
+}
+
+func deleted(item map[string]ddbtypes.AttributeValue) error {
+	if item != nil {
+		return fmt.Errorf("still exists with status %q; want it deleted", attrS(item, "status"))
+	}
+	return nil
+}
+
+// deliver writes n orders and checks that their events arrive at s, and
+// that their items end as check says.
+func (e *accEnv) deliver(s sink, table outbox.Table, ordersTable string, from, n int, itemsWhat string, check func(map[string]ddbtypes.AttributeValue) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		records, err := e.writeOrders(e.writer(table), ordersTable, "com.example.orders", from, n, table.Layout == outbox.LayoutShared)
+		if err != nil {
+			return err
+		}
+		got, err := s.receive(records)
+		if err != nil {
+			return err
+		}
+		if err := checkEvents(records, got); err != nil {
+			return err
+		}
+		return e.waitItems(table, records, itemsWhat, check)
+	}
+}
+
+func relaySHA(t *testing.T, arch string) string {
+	t.Helper()
+	sha, err := relaypackage.SHA256(arch)
+	if err != nil {
+		t.Fatalf("%v: run `make relay` first", err)
+	}
+	return sha
+}
+
+const fastRelay = `
+  relay {
+    architecture            = "x86_64"
+    batch_size              = 10
+    batching_window_seconds = 0
+    maximum_retry_attempts  = 2
+    bisect_on_error         = false
+  }
+  reconciler {
+    enabled = false
+  }
+`
+
+// TestAccPipeline_dedicatedTable: a dedicated table on the default bus,
+// events delivered with the right envelope, items marked, then deleted once
+// the published action changes in place.
+func TestAccPipeline_dedicatedTable(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("orders")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	s := e.newBusSink("com.example.orders")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	table := outbox.Table{Name: name + "-outbox"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config: e.pipelineConfig(name, fastRelay+`  tags = { team = "orders" }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("id"), knownvalue.StringExact(name)),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(name+"-outbox")),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_name"), knownvalue.StringExact(name+"-relay")),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+name+`-outbox/stream/`))),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("dead_letter_queue_url"), knownvalue.StringRegexp(regexp.MustCompile(name+`-relay-dlq$`))),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(relaySHA(t, "x86_64"))),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_function_arn"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("orders")})),
+				},
+				Check: e.deliver(s, table, orders, 1, 5, "items marked PUBLISHED with a TTL", publishedWithTTL("expiresAt")),
+			},
+			{
+				Config: e.pipelineConfig(name, fastRelay+`
+  published {
+    action = "delete"
+  }
+  tags = { team = "orders" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				}},
+				Check: e.deliver(s, table, orders, 100, 5, "items deleted", deleted),
+			},
+		},
+	})
+}
