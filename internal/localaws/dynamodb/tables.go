@@ -169,9 +169,16 @@ func (s *Service) createTable(req *awsapi.Request) (any, error) {
 	default:
 		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
 	}
-	if in.StreamSpecification != nil && in.StreamSpecification.StreamEnabled {
-		if err := validateViewType(in.StreamSpecification.StreamViewType); err != nil {
-			return nil, err
+	if ss := in.StreamSpecification; ss != nil {
+		switch {
+		case ss.StreamEnabled && ss.StreamViewType == "":
+			return nil, awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream enabled, UpdateViewType is required")
+		case !ss.StreamEnabled && ss.StreamViewType != "":
+			return nil, awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream disabled, UpdateViewType should not be specified")
+		case ss.StreamEnabled:
+			if err := validateViewType(ss.StreamViewType); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := validateKeys(in.KeySchema, in.AttributeDefinitions, in.GlobalSecondaryIndexes, in.LocalSecondaryIndexes); err != nil {
@@ -243,8 +250,13 @@ func validateKeys(ks []keyElement, defs []attrDef, gsis, lsis []*index) error {
 	}
 	used := map[string]bool{}
 	check := func(ks []keyElement, what string) error {
-		if len(ks) == 0 || len(ks) > 2 || ks[0].KeyType != "HASH" || (len(ks) == 2 && ks[1].KeyType != "RANGE") {
+		switch {
+		case len(ks) == 0 || len(ks) > 2:
 			return awsapi.ValidationException("One or more parameter values were invalid: Invalid KeySchema of %s", what)
+		case ks[0].KeyType != "HASH":
+			return awsapi.ValidationException("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+		case len(ks) == 2 && ks[1].KeyType != "RANGE":
+			return awsapi.ValidationException("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
 		}
 		for _, k := range ks {
 			if !defined[k.AttributeName] {
@@ -432,13 +444,20 @@ func (s *Service) updateTable(req *awsapi.Request) (any, error) {
 	if ss := in.StreamSpecification; ss != nil {
 		switch {
 		case ss.StreamEnabled && t.stream != nil:
-			return nil, awsapi.ValidationException("Table already has an enabled stream: TableName: %s, StreamArn: %s", t.name, t.stream.arn)
+			return nil, awsapi.ValidationException("Table already has an enabled stream: TableName: %s", t.name)
+		case ss.StreamEnabled && ss.StreamViewType == "":
+			return nil, awsapi.ValidationException("One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required")
 		case ss.StreamEnabled:
 			if err := validateViewType(ss.StreamViewType); err != nil {
 				return nil, err
 			}
+		case ss.StreamViewType != "":
+			return nil, awsapi.ValidationException("One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified")
 		case t.stream == nil:
-			return nil, awsapi.ValidationException("Table %s does not have a stream to disable", t.name)
+			return nil, awsapi.ValidationException("Table has no stream to disable: TableName: %s", t.name)
+		}
+		if len(in.GlobalSecondaryIndexUpdates) > 0 {
+			return nil, awsapi.ValidationException("One or more parameter values were invalid: You cannot create or delete index while changing stream status")
 		}
 	}
 	if len(in.GlobalSecondaryIndexUpdates) > 0 && len(in.AttributeDefinitions) == 0 {
@@ -454,7 +473,7 @@ func (s *Service) updateTable(req *awsapi.Request) (any, error) {
 		switch {
 		case u.Create != nil:
 			if t.index(u.Create.IndexName) != nil {
-				return nil, awsapi.ValidationException("One or more parameter values were invalid: Index %s already exists", u.Create.IndexName)
+				return nil, awsapi.ValidationException("Attempting to create an index which already exists")
 			}
 			if err := validateKeys(t.keySchema, defs, append(append([]*index(nil), t.gsis...), u.Create), t.lsis); err != nil {
 				return nil, err
@@ -807,7 +826,12 @@ func (s *Service) taggedLocked(req *awsapi.Request, action string) (*table, *tag
 	if err := req.DecodeJSON(&in); err != nil {
 		return nil, nil, err
 	}
-	if _, err := awsapi.ParseARN(in.ResourceArn); err != nil {
+	if !strings.HasPrefix(in.ResourceArn, "arn:") {
+		return nil, nil, awsapi.ValidationException("One or more parameter values were invalid: ARNs must start with 'arn:': %s", in.ResourceArn)
+	}
+	if a, err := awsapi.ParseARN(in.ResourceArn); err != nil || a.Service != "dynamodb" {
+		return nil, nil, awsapi.ValidationException("One or more parameter values were invalid: Provided Arn is not a DynamoDB resource arn: %s", in.ResourceArn)
+	} else if a.Region != s.env.Region {
 		return nil, nil, awsapi.ValidationException("Invalid TableArn: Invalid ResourceArn provided as input %s", in.ResourceArn)
 	}
 	t, err := s.tableLocked(in.ResourceArn)
@@ -831,7 +855,7 @@ func (s *Service) tagResource(req *awsapi.Request) (any, error) {
 		t.tags[tg.Key] = tg.Value
 	}
 	if len(t.tags) > 50 {
-		return nil, awsapi.NewError("LimitExceededException", "Too many tags on resource %s", t.arn)
+		return nil, awsapi.ValidationException("Number of Tags exceed the current limit for the provided ResourceArn")
 	}
 	return struct{}{}, nil
 }
