@@ -1,0 +1,110 @@
+package scheduler_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+)
+
+// TestStackScheduleInvokesFunction fires a schedule of a full stack: the
+// scheduler assumes its role, and a real function runs and logs its input.
+func TestStackScheduleInvokesFunction(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs a function")
+	}
+	bin := filepath.Join(t.TempDir(), "bootstrap")
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bin, "../lambda/testdata/fn")
+	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+runtime.GOARCH, "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the test function: %v\n%s", err, out)
+	}
+	code, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	hdr := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate}
+	hdr.SetMode(0o755)
+	w, _ := zw.CreateHeader(hdr)
+	_, _ = w.Write(code)
+	_ = zw.Close()
+
+	s := localawstest.Start(t)
+	cfg := localawstest.Config(s)
+	ctx := context.Background()
+	e := env{stack: s, iam: awsiam.NewFromConfig(cfg)}
+	lam := lambda.NewFromConfig(cfg)
+	sched := scheduler.NewFromConfig(cfg)
+	fnRole := e.role(t, "fn", "lambda.amazonaws.com")
+	arch := lambdatypes.ArchitectureX8664
+	if runtime.GOARCH == "arm64" {
+		arch = lambdatypes.ArchitectureArm64
+	}
+	fn, err := lam.CreateFunction(ctx, &lambda.CreateFunctionInput{
+		FunctionName: aws.String("scheduled"), Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"),
+		Role: aws.String(fnRole), Code: &lambdatypes.FunctionCode{ZipFile: zbuf.Bytes()}, Architectures: []lambdatypes.Architecture{arch},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lambda.NewFunctionActiveV2Waiter(lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
+	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String("scheduled")}, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	role := e.role(t, "sched", "scheduler.amazonaws.com", "lambda:InvokeFunction")
+	if _, err := sched.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
+		Name: aws.String("every-day"), ScheduleExpression: aws.String("rate(1 day)"),
+		FlexibleTimeWindow: &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeOff},
+		Target: &types.Target{Arn: fn.FunctionArn, RoleArn: aws.String(role),
+			Input: aws.String(`{"action":"log","message":"scheduled <aws.scheduler.execution-id>"}`)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := localawstest.Control(s).FireSchedule(ctx, "", "every-day")
+	if err != nil || !res.Invoked {
+		t.Fatalf("FireSchedule = %+v, %v", res, err)
+	}
+	logs := cloudwatchlogs.NewFromConfig(cfg)
+	want := "scheduled " + res.ExecutionID
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, err := logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{LogGroupName: aws.String("/aws/lambda/scheduled")})
+		if err == nil && func() bool {
+			for _, ev := range out.Events {
+				if strings.Contains(aws.ToString(ev.Message), want) {
+					return true
+				}
+			}
+			return false
+		}() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the function did not log %q (last error %v)", want, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if inv := s.Router().Inventory()["scheduler"]; len(inv) != 1 || inv[0] != "arn:aws:scheduler:us-east-1:000000000000:schedule/default/every-day" {
+		t.Fatalf("inventory = %v", inv)
+	}
+}
