@@ -8,6 +8,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -19,14 +20,19 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "localaws:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+// run starts the stack, prints its endpoint on stdout and serves until ctx
+// is done.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("localaws", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	host := fs.String("host", "127.0.0.1", "listen host")
 	port := fs.Int("port", 4566, "listen port (0 picks a free port)")
 	region := fs.String("region", "us-east-1", "the stack's region")
@@ -44,14 +50,15 @@ func run(args []string) error {
 		return fmt.Errorf("--log-level: %w", err)
 	}
 	hopts := &slog.HandlerOptions{Level: level}
-	var handler slog.Handler = slog.NewTextHandler(os.Stderr, hopts)
-	if *logFormat == "json" {
-		handler = slog.NewJSONHandler(os.Stderr, hopts)
+	var handler slog.Handler = slog.NewTextHandler(stderr, hopts)
+	switch *logFormat {
+	case "text":
+	case "json":
+		handler = slog.NewJSONHandler(stderr, hopts)
+	default:
+		return fmt.Errorf("--log-format: %q is neither text nor json", *logFormat)
 	}
 	logger := slog.New(handler)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	stack, err := localaws.Start(ctx, localaws.Options{
 		Addr:             net.JoinHostPort(*host, strconv.Itoa(*port)),
@@ -64,7 +71,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println(stack.Endpoint())
+	fmt.Fprintln(stdout, stack.Endpoint())
 	<-ctx.Done()
 	logger.Info("stopping")
 	return stack.Close()
