@@ -115,6 +115,15 @@ func TestTableLifecycle(t *testing.T) {
 	if err != nil || ds.StreamDescription.StreamStatus != stypes.StreamStatusDisabled {
 		t.Errorf("stream after DeleteTable = %+v, %v", ds, err)
 	}
+	// A table created again at once gets a stream of its own.
+	e.createTable(t, "orders", "KEYS_ONLY")
+	if again := e.streamArn(t, "orders"); again == aws.ToString(tb.LatestStreamArn) {
+		t.Errorf("recreated table reuses stream %s", again)
+	}
+	ds, err = e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: tb.LatestStreamArn})
+	if err != nil || ds.StreamDescription.StreamStatus != stypes.StreamStatusDisabled {
+		t.Errorf("old stream after recreating the table = %+v, %v", ds, err)
+	}
 }
 
 func TestTopLevelRemoveDropsAttributeAndIndexEntry(t *testing.T) {

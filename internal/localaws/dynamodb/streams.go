@@ -178,7 +178,7 @@ func (s *Streams) create(table, tableArn, viewType string, prevLabel string) *st
 	defer s.mu.Unlock()
 	now := s.env.Time().UTC()
 	label := now.Format("2006-01-02T15:04:05.000")
-	for label <= prevLabel {
+	for label <= prevLabel || s.streams[tableArn+"/stream/"+label] != nil {
 		now = now.Add(time.Millisecond)
 		label = now.Format("2006-01-02T15:04:05.000")
 	}

@@ -315,6 +315,7 @@ func (s *Service) describeTable(req *awsapi.Request) (any, error) {
 // describeLocked renders a TableDescription. Callers hold s.mu.
 func (s *Service) describeLocked(t *table) map[string]any {
 	now := s.env.Time()
+	count, size := s.countLocked(t.name, "")
 	d := map[string]any{
 		"TableName":            t.name,
 		"TableArn":             t.arn,
@@ -323,8 +324,8 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		"CreationDateTime":     float64(t.created.UnixMilli()) / 1000,
 		"KeySchema":            t.keySchema,
 		"AttributeDefinitions": t.attrDefs,
-		"ItemCount":            s.countLocked(t.name, ""),
-		"TableSizeBytes":       0,
+		"ItemCount":            count,
+		"TableSizeBytes":       size,
 		"ProvisionedThroughput": map[string]any{
 			"ReadCapacityUnits": t.provisioned.ReadCapacityUnits, "WriteCapacityUnits": t.provisioned.WriteCapacityUnits,
 			"NumberOfDecreasesToday": 0,
@@ -338,13 +339,14 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		d["TableClassSummary"] = map[string]any{"TableClass": t.tableClass}
 	}
 	renderIndex := func(i *index, global bool) map[string]any {
+		n, size := s.countLocked(t.name, i.IndexName)
 		m := map[string]any{
 			"IndexName":      i.IndexName,
 			"KeySchema":      i.KeySchema,
 			"Projection":     i.Projection,
 			"IndexArn":       t.arn + "/index/" + i.IndexName,
-			"ItemCount":      s.countLocked(t.name, i.IndexName),
-			"IndexSizeBytes": 0,
+			"ItemCount":      n,
+			"IndexSizeBytes": size,
 		}
 		if global {
 			status := i.status
@@ -387,21 +389,24 @@ func (s *Service) describeLocked(t *table) map[string]any {
 	return d
 }
 
-// countLocked counts the items of a table or index.
-func (s *Service) countLocked(tableName, indexName string) int {
+// countLocked counts the items of a table or index and their size. AWS
+// refreshes these about every six hours; here they are current.
+func (s *Service) countLocked(tableName, indexName string) (count, size int) {
 	in := &mini.ScanInput{TableName: &tableName}
 	if indexName != "" {
 		in.IndexName = &indexName
 	}
-	n := 0
 	for {
 		out, err := s.engine.Scan(bg, in)
 		if err != nil {
-			return n
+			return count, size
 		}
-		n += len(out.Items)
+		count += len(out.Items)
+		for _, it := range out.Items {
+			size += itemSize(fromWireItem(it))
+		}
 		if len(out.LastEvaluatedKey) == 0 {
-			return n
+			return count, size
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
