@@ -386,7 +386,10 @@ func (s *Service) Authorize(p awsapi.Principal, action, resourceArn string) erro
 
 // RoleAssumableBy reports whether the role exists and its trust policy (as
 // propagated) allows servicePrincipal ("lambda.amazonaws.com") to assume it.
-// The error is the one the calling service returns to its client.
+// A service assumes a role on behalf of a resource of this account, so
+// aws:SourceAccount is the stack's account, as the confused-deputy
+// conditions AWS recommends expect. The error is the one the calling
+// service returns to its client.
 func (s *Service) RoleAssumableBy(roleArn, servicePrincipal string) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -396,7 +399,7 @@ func (s *Service) RoleAssumableBy(roleArn, servicePrincipal string) error {
 		now := s.now()
 		if !r.changed.Add(s.opts.PropagationDelay).After(now) {
 			if docs, found := effective(r.trustSnapshots, now, s.opts.PropagationDelay); found && len(docs) == 1 {
-				ok = iampolicy.EvaluateResource(docs[0], iampolicy.Request{Action: "sts:AssumeRole", Resource: roleArn, PrincipalService: servicePrincipal}) == iampolicy.Allow
+				ok = iampolicy.EvaluateResource(docs[0], iampolicy.Request{Action: "sts:AssumeRole", Resource: roleArn, PrincipalService: servicePrincipal, SourceAccount: s.env.AccountID}) == iampolicy.Allow
 			}
 		}
 	}

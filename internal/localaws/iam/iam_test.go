@@ -444,6 +444,18 @@ func TestRoleAssumableBy(t *testing.T) {
 	if ae := awsapi.AsError(err); ae == nil || ae.Code != "ValidationException" {
 		t.Fatalf("scheduler: %v", err)
 	}
+	// A trust policy with the recommended confused-deputy condition on the
+	// source account is assumable by the service for this account only.
+	for account, want := range map[string]bool{"000000000000": true, "111122223333": false} {
+		name := "sched-" + account
+		trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"scheduler.amazonaws.com"},"Action":"sts:AssumeRole","Condition":{"StringEquals":{"aws:SourceAccount":"` + account + `"}}}]}`
+		if _, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(trust)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.svc.RoleAssumableBy("arn:aws:iam::000000000000:role/"+name, "scheduler.amazonaws.com"); (err == nil) != want {
+			t.Errorf("trust conditioned on account %s: err = %v, want assumable %v", account, err, want)
+		}
+	}
 	for _, bad := range []string{"arn:aws:iam::000000000000:role/fn", "arn:aws:iam::000000000000:role/x/missing"} {
 		err := e.svc.RoleAssumableBy(bad, "lambda.amazonaws.com")
 		if ae := awsapi.AsError(err); ae == nil || ae.Code != "InvalidParameterValueException" || ae.Message != "The role defined for the function cannot be assumed by Lambda." {
