@@ -2,12 +2,15 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
 )
 
 // queueAttributes are the attributes that the pipeline sets on the DLQ.
@@ -72,7 +75,17 @@ func (c *Clients) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	} else if !isNotFound(err) {
 		return fmt.Errorf("creating dead-letter queue (%s): %w", name, err)
 	}
-	out, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: want, Tags: s.tags()})
+	// SQS refuses a name for 60 seconds after its queue was deleted, which
+	// a replacement or a re-creation after destroy runs into: wait it out.
+	var out *sqs.CreateQueueOutput
+	err := c.waitFor(ctx, fmt.Sprintf("SQS to accept the name %s again, 60 seconds after its deletion", name), func(ctx context.Context) (bool, error) {
+		var err error
+		out, err = c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: want, Tags: s.tags()})
+		if isQueueDeletedRecently(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
 	if err != nil {
 		return fmt.Errorf("creating dead-letter queue (%s): %w", name, err)
 	}
@@ -114,4 +127,11 @@ func (c *Clients) deleteQueue(ctx context.Context, st *State) error {
 	}
 	st.QueueURL, st.QueueARN = "", ""
 	return nil
+}
+
+// isQueueDeletedRecently reports SQS's refusal to reuse the name of a queue
+// deleted less than 60 seconds ago.
+func isQueueDeletedRecently(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && strings.Contains(ae.ErrorCode(), "QueueDeletedRecently")
 }
