@@ -128,7 +128,9 @@ func (d ddbStreams) Records(streamArn, _ string, after string, limit int) ([]esm
 		sr.NewImage, _ = marshalItem(r.Dynamodb.NewImage)
 		sr.OldImage, _ = marshalItem(r.Dynamodb.OldImage)
 		if r.UserIdentity != nil {
-			sr.UserIdentity, _ = json.Marshal(r.UserIdentity)
+			// Lambda spells it {"type","principalId"}, unlike GetRecords'
+			// {"Type","PrincipalId"}; filters match on Lambda's shape.
+			sr.UserIdentity, _ = json.Marshal(r.ForLambda(streamArn).UserIdentity)
 		}
 		out[i] = sr
 	}
