@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 )
@@ -39,6 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	account := fs.String("account", "000000000000", "the stack's account id")
 	retention := fs.Duration("stream-retention", localaws.DefaultStreamRetention, "DynamoDB stream record retention")
 	ttlSweep := fs.Duration("ttl-sweep-interval", localaws.DefaultTTLSweepInterval, "interval of the DynamoDB TTL sweeper")
+	iterLife := fs.Duration("stream-iterator-lifetime", 15*time.Minute, "how long a DynamoDB Streams shard iterator stays valid")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
@@ -61,12 +63,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger := slog.New(handler)
 
 	stack, err := localaws.Start(ctx, localaws.Options{
-		Addr:             net.JoinHostPort(*host, strconv.Itoa(*port)),
-		Region:           *region,
-		AccountID:        *account,
-		StreamRetention:  *retention,
-		TTLSweepInterval: *ttlSweep,
-		Logger:           logger,
+		Addr:                   net.JoinHostPort(*host, strconv.Itoa(*port)),
+		Region:                 *region,
+		AccountID:              *account,
+		StreamRetention:        *retention,
+		TTLSweepInterval:       *ttlSweep,
+		StreamIteratorLifetime: *iterLife,
+		Logger:                 logger,
 	})
 	if err != nil {
 		return err

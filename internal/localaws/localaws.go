@@ -62,6 +62,9 @@ type Options struct {
 	// TTLSweepInterval is how often expired items are deleted by DynamoDB
 	// TTL; default 1s (AWS takes up to days; tests want it fast).
 	TTLSweepInterval time.Duration
+	// StreamIteratorLifetime is how long a DynamoDB Streams shard iterator
+	// stays valid; default 15 minutes, as on AWS.
+	StreamIteratorLifetime time.Duration
 	// IAMPropagationDelay is how long IAM changes take to become
 	// visible: for that long after a role or its policies change, the
 	// role cannot be assumed by services and the authorizer keeps the

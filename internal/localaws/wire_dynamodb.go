@@ -10,6 +10,7 @@ func init() {
 		svc := dynamodb.New(s.Env(), dynamodb.Options{
 			StreamRetention:  s.opts.StreamRetention,
 			TTLSweepInterval: s.opts.TTLSweepInterval,
+			IteratorLifetime: s.opts.StreamIteratorLifetime,
 		})
 		return []awsapi.Service{svc, svc.StreamsAPI()}, nil
 	})
