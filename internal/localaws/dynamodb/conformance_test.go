@@ -684,3 +684,38 @@ func TestPutWithoutIndexKeyLeavesIndex(t *testing.T) {
 		t.Fatalf("index query = %+v, %v", q, err)
 	}
 }
+
+func TestConsumedCapacity(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, localddb.Options{})
+	e.createTable(t, "outbox", "")
+	put, err := e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("outbox"), ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+		Item: map[string]types.AttributeValue{"PK": s("1"), "SK": s("1"), "GSI1PK": s("P"), "GSI1SK": s("1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := put.ConsumedCapacity
+	if cc == nil || aws.ToFloat64(cc.CapacityUnits) != 2 || aws.ToFloat64(cc.Table.CapacityUnits) != 1 || aws.ToFloat64(cc.GlobalSecondaryIndexes["GSI1"].CapacityUnits) != 1 {
+		t.Fatalf("PutItem ConsumedCapacity = %+v", cc)
+	}
+	tx, err := e.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String("outbox"), Item: map[string]types.AttributeValue{"PK": s("2"), "SK": s("2")}}},
+			{Put: &types.Put{TableName: aws.String("outbox"), Item: map[string]types.AttributeValue{"PK": s("3"), "SK": s("3")}}},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tx.ConsumedCapacity) != 1 || aws.ToFloat64(tx.ConsumedCapacity[0].CapacityUnits) != 4 {
+		t.Fatalf("TransactWriteItems ConsumedCapacity = %+v", tx.ConsumedCapacity)
+	}
+	get, err := e.ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("outbox"), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		Key: map[string]types.AttributeValue{"PK": s("1"), "SK": s("1")}})
+	if err != nil || get.ConsumedCapacity == nil || aws.ToFloat64(get.ConsumedCapacity.CapacityUnits) != 0.5 || get.Item == nil {
+		t.Fatalf("GetItem = %+v, %v", get, err)
+	}
+	none, _ := e.ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("outbox"), Key: map[string]types.AttributeValue{"PK": s("1"), "SK": s("1")}})
+	if none.ConsumedCapacity != nil {
+		t.Errorf("ConsumedCapacity without asking = %+v", none.ConsumedCapacity)
+	}
+}

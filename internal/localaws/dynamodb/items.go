@@ -231,7 +231,9 @@ func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	if rv == "ALL_OLD" && old != nil {
 		out["Attributes"] = old
 	}
-	return out, nil
+	c := newConsumed()
+	c.write(t, old, cur, 1)
+	return c.single(out, in.ReturnConsumedCapacity), nil
 }
 
 func (s *Service) getItem(req *awsapi.Request) (any, error) {
@@ -252,7 +254,13 @@ func (s *Service) getItem(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, engineError(err)
 	}
-	return out, nil
+	resp := map[string]any{}
+	if len(out.Item) > 0 {
+		resp["Item"] = out.Item
+	}
+	c := newConsumed()
+	c.read(t, "", itemSize(s.itemLocked(t, fromWireItem(in.Key))), aws.ToBool(in.ConsistentRead), 1)
+	return c.single(resp, in.ReturnConsumedCapacity), nil
 }
 
 func (s *Service) updateItem(req *awsapi.Request) (any, error) {
@@ -309,10 +317,13 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 			}
 		}
 	}
-	if len(attrs) == 0 {
-		return map[string]any{}, nil
+	resp := map[string]any{}
+	if len(attrs) > 0 {
+		resp["Attributes"] = attrs
 	}
-	return map[string]any{"Attributes": attrs}, nil
+	c := newConsumed()
+	c.write(t, old, cur, 1)
+	return c.single(resp, in.ReturnConsumedCapacity), nil
 }
 
 func (s *Service) deleteItem(req *awsapi.Request) (any, error) {
@@ -336,7 +347,13 @@ func (s *Service) deleteItem(req *awsapi.Request) (any, error) {
 		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: s.itemLocked(t, key)})
-	return out, nil
+	resp := map[string]any{}
+	if len(out.Attributes) > 0 {
+		resp["Attributes"] = out.Attributes
+	}
+	c := newConsumed()
+	c.write(t, old, nil, 1)
+	return c.single(resp, in.ReturnConsumedCapacity), nil
 }
 
 func (s *Service) indexArn(t *table, indexName *string) (string, error) {
@@ -371,7 +388,9 @@ func (s *Service) query(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, engineError(err)
 	}
-	return countsPresent(out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), nil
+	c := newConsumed()
+	c.read(t, aws.ToString(in.IndexName), wireSize(out.Items), aws.ToBool(in.ConsistentRead), 1)
+	return c.single(countsPresent(out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), in.ReturnConsumedCapacity), nil
 }
 
 func (s *Service) scan(req *awsapi.Request) (any, error) {
@@ -396,7 +415,17 @@ func (s *Service) scan(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, engineError(err)
 	}
-	return countsPresent(out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), nil
+	c := newConsumed()
+	c.read(t, aws.ToString(in.IndexName), wireSize(out.Items), aws.ToBool(in.ConsistentRead), 1)
+	return c.single(countsPresent(out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), in.ReturnConsumedCapacity), nil
+}
+
+func wireSize(items []wireItem) int {
+	n := 0
+	for _, it := range items {
+		n += itemSize(fromWireItem(it))
+	}
+	return n
 }
 
 // countsPresent renders Query/Scan output with Count and ScannedCount
@@ -472,18 +501,19 @@ func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, engineError(err)
 	}
-	if err := s.emitWritesLocked(writes); err != nil {
+	c := newConsumed()
+	if err := s.emitWritesLocked(writes, c, 1); err != nil {
 		return nil, err
 	}
 	if out.UnprocessedItems == nil {
 		out.UnprocessedItems = map[string][]mini.WriteRequest{}
 	}
-	return out, nil
+	return c.list(map[string]any{"UnprocessedItems": out.UnprocessedItems}, in.ReturnConsumedCapacity), nil
 }
 
 // emitWritesLocked records the changes of a batch or transaction, per
 // table in request order.
-func (s *Service) emitWritesLocked(writes []pendingWrite) error {
+func (s *Service) emitWritesLocked(writes []pendingWrite, c *consumed, factor float64) error {
 	byTable := map[*table][]change{}
 	var order []*table
 	for _, w := range writes {
@@ -495,6 +525,7 @@ func (s *Service) emitWritesLocked(writes []pendingWrite) error {
 			return err
 		}
 		byTable[w.t] = append(byTable[w.t], change{keys: w.key, oldImage: w.old, newImage: cur})
+		c.write(w.t, w.old, cur, factor)
 	}
 	for _, t := range order {
 		s.emitLocked(t, byTable[t]...)
@@ -534,7 +565,14 @@ func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
 	if out.UnprocessedKeys == nil {
 		out.UnprocessedKeys = map[string]mini.KeysAndAttributes{}
 	}
-	return out, nil
+	if out.Responses == nil {
+		out.Responses = map[string][]wireItem{}
+	}
+	c := newConsumed()
+	for name, ka := range items {
+		c.read(s.tables[name], "", wireSize(out.Responses[name]), aws.ToBool(ka.ConsistentRead), 1)
+	}
+	return c.list(map[string]any{"Responses": out.Responses, "UnprocessedKeys": out.UnprocessedKeys}, in.ReturnConsumedCapacity), nil
 }
 
 func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
@@ -607,10 +645,16 @@ func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
 		}
 		writes = append(writes, pendingWrite{t: a.t, key: a.key, old: a.old})
 	}
-	if err := s.emitWritesLocked(writes); err != nil {
+	c := newConsumed()
+	if err := s.emitWritesLocked(writes, c, 2); err != nil {
 		return nil, err
 	}
-	return struct{}{}, nil
+	for _, a := range actions {
+		if a.check {
+			c.write(a.t, a.old, a.old, 2)
+		}
+	}
+	return c.list(map[string]any{}, in.ReturnConsumedCapacity), nil
 }
 
 // txAction is one prepared action of a TransactWriteItems call.
@@ -756,13 +800,18 @@ func (s *Service) transactGetItems(req *awsapi.Request) (any, error) {
 		return nil, engineError(err)
 	}
 	resp := make([]map[string]any, len(out.Responses))
+	c := newConsumed()
 	for i, r := range out.Responses {
 		resp[i] = map[string]any{}
 		if len(r.Item) > 0 {
 			resp[i]["Item"] = r.Item
 		}
+		if i < len(in.TransactItems) {
+			g := in.TransactItems[i].Get
+			c.read(s.tables[aws.ToString(g.TableName)], "", itemSize(fromWireItem(r.Item)), true, 2)
+		}
 	}
-	return map[string]any{"Responses": resp}, nil
+	return c.list(map[string]any{"Responses": resp}, in.ReturnConsumedCapacity), nil
 }
 
 var _ = fmt.Sprintf
