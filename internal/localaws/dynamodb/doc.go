@@ -10,6 +10,9 @@
 // update expressions (the engine ignores it; here the attribute and its
 // index entries go).
 //
+// ConsumedCapacity is returned when asked for (TOTAL or INDEXES), computed
+// with DynamoDB's unit rules; transactions cost double.
+//
 // Every operation runs under one lock, so a write and its stream records are
 // atomic. A write that changes nothing (a Put of an identical item, an
 // Update that sets the same values, a Delete of a missing item) writes no
