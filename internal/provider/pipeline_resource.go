@@ -275,6 +275,10 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 			"table.name is required with table.existing = true: name the existing table to adopt.")
 		return
 	}
+	if diags := m.validateUnset(); diags.HasError() {
+		resp.Diagnostics.Append(diags...)
+		return
+	}
 	err := m.spec(tags, specOptions{validating: true}).Validate()
 	var ve *pipeline.ValidationError
 	if err == nil {
@@ -289,7 +293,7 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 		p = path.Root("name")
 	}
 	resp.Diagnostics.AddAttributeError(p, "Invalid outbox pipeline configuration",
-		fmt.Sprintf("%s %s: %s.", strings.ReplaceAll(p.String(), "\"", ""), ve.Problem, ve.Fix))
+		fmt.Sprintf("%s %s: %s.", dotted(p), ve.Problem, ve.Fix))
 }
 
 // Attributes recorded per component of a pipeline.Drift: when a component
@@ -636,3 +640,65 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(saveState(ctx, resp.Private, st, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
+
+// validateUnset reports explicit zeros and empty strings: the pipeline
+// package reads them as "use the default", which is not what a
+// configuration that spells them out means.
+func (m *PipelineResourceModel) validateUnset() diag.Diagnostics {
+	var diags diag.Diagnostics
+	zero := func(p path.Path, v types.Int64, fix string) {
+		if !v.IsNull() && !v.IsUnknown() && v.ValueInt64() == 0 {
+			diags.AddAttributeError(p, "Invalid outbox pipeline configuration", fmt.Sprintf("%s is 0: %s.", dotted(p), fix))
+		}
+	}
+	empty := func(p path.Path, v types.String) {
+		if !v.IsNull() && !v.IsUnknown() && v.ValueString() == "" {
+			diags.AddAttributeError(p, "Invalid outbox pipeline configuration", fmt.Sprintf("%s is empty: remove it to use the default, or set a value.", dotted(p)))
+		}
+	}
+	retention := "use one of the values CloudWatch Logs accepts: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 or 3653"
+	if t := m.Table; t != nil {
+		p := path.Root("table")
+		empty(p.AtName("name"), t.Name)
+		empty(p.AtName("partition_key"), t.PartitionKey)
+		empty(p.AtName("sort_key"), t.SortKey)
+		empty(p.AtName("sort_key_prefix"), t.SortKeyPrefix)
+		empty(p.AtName("ttl_attribute"), t.TTLAttribute)
+	}
+	if t := m.Target; t != nil {
+		empty(path.Root("target").AtName("event_bus"), t.EventBus)
+		empty(path.Root("target").AtName("topic_arn"), t.TopicARN)
+	}
+	if r := m.Relay; r != nil {
+		p := path.Root("relay")
+		zero(p.AtName("batch_size"), r.BatchSize, "use 1 to 10000")
+		zero(p.AtName("parallelization_factor"), r.ParallelizationFactor, "use 1 to 10")
+		zero(p.AtName("memory_size"), r.MemorySize, "use 128 to 10240 MB")
+		zero(p.AtName("timeout"), r.Timeout, "use 1 to 900 seconds")
+		zero(p.AtName("log_retention_days"), r.LogRetentionDays, retention)
+		empty(p.AtName("architecture"), r.Architecture)
+	}
+	if pub := m.Published; pub != nil {
+		empty(path.Root("published").AtName("action"), pub.Action)
+	}
+	if pi := m.PendingIndex; pi != nil {
+		empty(path.Root("pending_index").AtName("name"), pi.Name)
+		zero(path.Root("pending_index").AtName("shards"), pi.Shards, "use a value from 1 to 256")
+	}
+	if r := m.Reconciler; r != nil {
+		p := path.Root("reconciler")
+		empty(p.AtName("schedule_expression"), r.ScheduleExpression)
+		zero(p.AtName("min_age_seconds"), r.MinAgeSeconds, "use at least 1 second, typically longer than the stream's delivery delay, such as 300")
+		zero(p.AtName("memory_size"), r.MemorySize, "use 128 to 10240 MB")
+		zero(p.AtName("timeout"), r.Timeout, "use 1 to 900 seconds")
+		zero(p.AtName("log_retention_days"), r.LogRetentionDays, retention)
+	}
+	if d := m.DeadLetter; d != nil {
+		zero(path.Root("dead_letter").AtName("message_retention_seconds"), d.MessageRetentionSeconds, "use 60 to 1209600 seconds (14 days)")
+		empty(path.Root("dead_letter").AtName("kms_master_key_id"), d.KMSMasterKeyID)
+	}
+	return diags
+}
+
+// dotted writes an attribute path as in configurations: relay.batch_size.
+func dotted(p path.Path) string { return strings.ReplaceAll(p.String(), "\"", "") }

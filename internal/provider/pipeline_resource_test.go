@@ -41,11 +41,13 @@ import (
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -105,6 +107,9 @@ func newAccEnv(t *testing.T) *accEnv {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	t.Cleanup(cancel)
+	// Each test function has its own stack (or unique names on AWS), so
+	// they run in parallel; much of their time is waiting.
+	t.Parallel()
 	e := &accEnv{t: t, ctx: ctx}
 	if onAWS() {
 		cfg, err := config.LoadDefaultConfig(ctx)
@@ -408,7 +413,9 @@ func (e *accEnv) createAppTable(name string, stream ddbtypes.StreamViewType) {
 	if _, err := c.CreateTable(e.ctx, in); err != nil {
 		e.t.Fatalf("creating table %s: %v", name, err)
 	}
-	e.t.Cleanup(func() { _, _ = c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	e.t.Cleanup(func() {
+		_, _ = c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
 	if err := dynamodb.NewTableExistsWaiter(c).Wait(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute); err != nil {
 		e.t.Fatal(err)
 	}
@@ -604,5 +611,590 @@ func TestAccPipeline_dedicatedTable(t *testing.T) {
 				Check: e.deliver(s, table, orders, 100, 5, "items deleted", deleted),
 			},
 		},
+	})
+}
+
+func stateAttr(s *terraform.State, name string) string {
+	if r, ok := s.RootModule().Resources[accResource]; ok {
+		return r.Primary.Attributes[name]
+	}
+	return ""
+}
+
+// TestAccPipeline_adoptedTable: a shared application table with OUTBOX#
+// items beside the aggregates. Writes that are not outbox items never invoke
+// the relay; destroy reverts only what the pipeline added.
+func TestAccPipeline_adoptedTable(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("shop")
+	app := e.name("acc-shop")
+	e.createAppTable(app, "")
+	s := e.newBusSink("com.example.orders")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	table := outbox.Table{Name: app, Layout: outbox.LayoutShared, PartitionKey: "pk", SortKey: "sk"}
+	ddb := dynamodb.NewFromConfig(e.cfg)
+	destroyed := e.checkDestroy(name, before)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy: func(st *terraform.State) error {
+			if err := destroyed(st); err != nil {
+				return err
+			}
+			out, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(app)})
+			if err != nil {
+				return fmt.Errorf("the adopted table must survive the pipeline: %w", err)
+			}
+			if ss := out.Table.StreamSpecification; ss != nil && aws.ToBool(ss.StreamEnabled) {
+				return fmt.Errorf("the stream that the pipeline enabled is still enabled")
+			}
+			if len(out.Table.GlobalSecondaryIndexes) != 0 {
+				return fmt.Errorf("the pending index that the pipeline added is still there")
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: e.pipelineConfig(name, fastRelay+fmt.Sprintf(`
+  table {
+    existing      = true
+    name          = %q
+    partition_key = "pk"
+    sort_key      = "sk"
+  }`, app)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(app)),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+app+`/stream/`))),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
+			},
+			Check: func(st *terraform.State) error {
+				// Aggregate items only: the filter drops them before the relay.
+				const plain = 6
+				for i := range plain {
+					if _, err := ddb.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: aws.String(app), Item: map[string]ddbtypes.AttributeValue{
+						"pk": &ddbtypes.AttributeValueMemberS{Value: fmt.Sprintf("CUSTOMER#%d", i)}, "sk": &ddbtypes.AttributeValueMemberS{Value: "PROFILE"},
+					}}); err != nil {
+						return err
+					}
+				}
+				uuid := stateAttr(st, "event_source_mapping_uuid")
+				if e.ctl != nil {
+					if err := accWait(e.ctx, "the mapping reading the aggregate writes", func() error {
+						ms, err := e.ctl.MappingStatus(e.ctx, uuid)
+						if err != nil {
+							return err
+						}
+						if ms.Counters.RecordsFiltered < plain {
+							return fmt.Errorf("%d records filtered out, want %d", ms.Counters.RecordsFiltered, plain)
+						}
+						return nil
+					}); err != nil {
+						return err
+					}
+					ms, err := e.ctl.MappingStatus(e.ctx, uuid)
+					if err != nil {
+						return err
+					}
+					if ms.Counters.Invocations != 0 {
+						return fmt.Errorf("aggregate writes invoked the relay %d times", ms.Counters.Invocations)
+					}
+				}
+				// Orders with their events, beside the aggregates.
+				if err := e.deliver(s, table, app, 1, 4, "items marked PUBLISHED", publishedWithTTL("expiresAt"))(st); err != nil {
+					return err
+				}
+				if e.ctl != nil {
+					ms, err := e.ctl.MappingStatus(e.ctx, uuid)
+					if err != nil {
+						return err
+					}
+					if ms.Counters.Invocations == 0 || ms.Counters.RecordsSucceeded < 4 {
+						return fmt.Errorf("the outbox items did not go through the relay: %+v", ms.Counters)
+					}
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// TestAccPipeline_snsTarget publishes to an SNS topic with a queue
+// subscribed.
+func TestAccPipeline_snsTarget(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("notify")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	s, topic := e.newTopicSink()
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{{
+			Config: e.pipelineConfig(name, fastRelay+fmt.Sprintf(`
+  target {
+    topic_arn = %q
+  }`, topic)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringExact(topic)),
+			},
+			Check: e.deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+		}},
+	})
+}
+
+// TestAccPipeline_relayFailure: while PutEvents fails, the mapping's
+// retries run out and the dead-letter queue receives the failure record;
+// the items stay pending, so nothing is lost.
+func TestAccPipeline_relayFailure(t *testing.T) {
+	e := newAccEnv(t)
+	if e.ctl == nil {
+		t.Skip("fault injection needs the local stack's control API")
+	}
+	name := e.name("faulty")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	before := e.inventory()
+	table := outbox.Table{Name: name + "-outbox"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{{
+			Config: e.pipelineConfig(name, `
+  relay {
+    architecture            = "x86_64"
+    batch_size              = 10
+    maximum_retry_attempts  = 1
+    bisect_on_error         = false
+  }
+  reconciler {
+    enabled = false
+  }`),
+			Check: func(st *terraform.State) error {
+				if _, err := e.ctl.AddFault(e.ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+					return err
+				}
+				records, err := e.writeOrders(e.writer(table), orders, "com.example.orders", 1, 3, false)
+				if err != nil {
+					return err
+				}
+				dlq := sink{e: e, queueURL: stateAttr(st, "dead_letter_queue_url")}
+				c := sqs.NewFromConfig(e.cfg)
+				var failure string
+				if err := accWait(e.ctx, "the dead-letter queue receiving the failed batch", func() error {
+					out, err := c.ReceiveMessage(e.ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq.queueURL), WaitTimeSeconds: 1})
+					if err != nil {
+						return err
+					}
+					if len(out.Messages) == 0 {
+						return fmt.Errorf("no message yet")
+					}
+					failure = aws.ToString(out.Messages[0].Body)
+					return nil
+				}); err != nil {
+					return err
+				}
+				var meta struct {
+					RequestContext struct {
+						Condition string `json:"condition"`
+					} `json:"requestContext"`
+					DDBStreamBatchInfo struct {
+						BatchSize int    `json:"batchSize"`
+						StreamARN string `json:"streamArn"`
+					} `json:"DDBStreamBatchInfo"`
+				}
+				if err := json.Unmarshal([]byte(failure), &meta); err != nil || meta.DDBStreamBatchInfo.BatchSize == 0 || meta.DDBStreamBatchInfo.StreamARN != stateAttr(st, "stream_arn") {
+					return fmt.Errorf("the dead-letter record is not the mapping's failure record: %s (%v)", failure, err)
+				}
+				// Nothing is lost: every item is still pending, in the index.
+				return e.waitItems(table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
+					if item == nil || attrS(item, "status") != string(outbox.StatusPending) || attrS(item, "outboxPendingShard") == "" {
+						return fmt.Errorf("is %v; want it PENDING in the index", item)
+					}
+					return nil
+				})
+			},
+		}},
+	})
+}
+
+// TestAccPipeline_reconciler: after an outage of the target, the
+// reconciler, fired as its schedule fires it, delivers every pending event.
+func TestAccPipeline_reconciler(t *testing.T) {
+	e := newAccEnv(t)
+	if e.stack != nil {
+		if _, ok := e.stack.Service("scheduler"); !ok {
+			t.Skip("the local AWS stack does not serve EventBridge Scheduler yet: the reconciler cannot be created")
+		}
+	}
+	if e.ctl == nil {
+		t.Skip("fault injection needs the local stack's control API")
+	}
+	name := e.name("recon")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	s := e.newBusSink("com.example.orders")
+	before := e.inventory()
+	table := outbox.Table{Name: name + "-outbox"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{{
+			Config: e.pipelineConfig(name, `
+  relay {
+    architecture           = "x86_64"
+    maximum_retry_attempts = 0
+    bisect_on_error        = false
+  }
+  reconciler {
+    schedule_expression = "rate(1 minute)"
+    min_age_seconds     = 1
+  }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("schedule_arn"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_function_arn"), knownvalue.NotNull()),
+			},
+			Check: func(st *terraform.State) error {
+				fault, err := e.ctl.AddFault(e.ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"})
+				if err != nil {
+					return err
+				}
+				records, err := e.writeOrders(e.writer(table), orders, "com.example.orders", 1, 3, false)
+				if err != nil {
+					return err
+				}
+				uuid := stateAttr(st, "event_source_mapping_uuid")
+				if err := accWait(e.ctx, "the mapping giving up on the batch", func() error {
+					ms, err := e.ctl.MappingStatus(e.ctx, uuid)
+					if err != nil {
+						return err
+					}
+					if ms.Counters.OnFailureSent == 0 {
+						return fmt.Errorf("nothing dead-lettered yet: %+v", ms.Counters)
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+				if err := e.ctl.RemoveFault(e.ctx, fault.ID); err != nil {
+					return err
+				}
+				// Fire the schedule: invoke its target with its input.
+				sch, err := scheduler.NewFromConfig(e.cfg).GetSchedule(e.ctx, &scheduler.GetScheduleInput{Name: aws.String(name + "-reconcile")})
+				if err != nil {
+					return err
+				}
+				out, err := lambda.NewFromConfig(e.cfg).Invoke(e.ctx, &lambda.InvokeInput{FunctionName: sch.Target.Arn, Payload: []byte(aws.ToString(sch.Target.Input))})
+				if err != nil {
+					return err
+				}
+				if out.FunctionError != nil {
+					return fmt.Errorf("the reconciler failed: %s", out.Payload)
+				}
+				got, err := s.receive(records)
+				if err != nil {
+					return err
+				}
+				if err := checkEvents(records, got); err != nil {
+					return err
+				}
+				return e.waitItems(table, records, "items marked PUBLISHED", publishedWithTTL("expiresAt"))
+			},
+		}},
+	})
+}
+
+// TestAccPipeline_updates: mapping and function settings change in place
+// (the mapping is kept); the architecture changes the relay package in
+// place; a new name replaces the pipeline.
+func TestAccPipeline_updates(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("upd")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	mappingKept := statecheck.CompareValue(compare.ValuesSame())
+	body := func(batch int, memory int, arch, prefix string) string {
+		return fmt.Sprintf(`
+  relay {
+    architecture = %q
+    batch_size   = %d
+    memory_size  = %d
+  }
+  table {
+    sort_key_prefix = %q
+  }
+  reconciler {
+    enabled = false
+  }`, arch, batch, memory, prefix)
+	}
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(e.name("upd2"), before),
+		Steps: []resource.TestStep{
+			{
+				Config:            e.pipelineConfig(name, body(100, 256, "x86_64", "OUTBOX#")),
+				ConfigStateChecks: []statecheck.StateCheck{mappingKept.AddStateValue(accResource, tfjsonpath.New("event_source_mapping_uuid"))},
+			},
+			{
+				Config:           e.pipelineConfig(name, body(25, 512, "x86_64", "EVT#")),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					mappingKept.AddStateValue(accResource, tfjsonpath.New("event_source_mapping_uuid")),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay").AtMapKey("batch_size"), knownvalue.Int64Exact(25)),
+				},
+				Check: func(*terraform.State) error {
+					out, err := lambda.NewFromConfig(e.cfg).GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+					if err != nil {
+						return err
+					}
+					if aws.ToInt32(out.MemorySize) != 512 || out.Environment.Variables["OUTBOX_SORT_KEY_PREFIX"] != "EVT#" {
+						return fmt.Errorf("the relay function was not updated: memory %d, env %v", aws.ToInt32(out.MemorySize), out.Environment.Variables)
+					}
+					return nil
+				},
+			},
+			{
+				Config:           e.pipelineConfig(name, body(25, 512, "arm64", "EVT#")),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(relaySHA(t, "arm64"))),
+				},
+			},
+			{
+				Config: e.pipelineConfig(e.name("upd2"), body(25, 512, "arm64", "EVT#")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(e.name("upd2")+"-outbox")),
+				},
+			},
+		},
+	})
+}
+
+// TestAccPipeline_import imports a pipeline by name: the imported state
+// matches, and a plan with an import block is empty.
+func TestAccPipeline_import(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("imp")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	config := e.pipelineConfig(name, `
+  relay {
+    architecture           = "x86_64"
+    batch_size             = 50
+    maximum_retry_attempts = 3
+    log_retention_days     = 7
+  }
+  published {
+    action   = "mark"
+    ttl_days = 7
+  }
+  pending_index {
+    shards = 8
+  }
+  dead_letter {
+    message_retention_seconds = 86400
+  }
+  reconciler {
+    enabled = false
+  }
+  tags = { team = "imports" }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				Config:            config,
+				ResourceName:      accResource,
+				ImportState:       true,
+				ImportStateId:     name,
+				ImportStateVerify: true,
+			},
+			{
+				Config:          config,
+				ResourceName:    accResource,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+		},
+	})
+}
+
+// TestAccPipeline_drift: components deleted out of band make the next
+// plan an update that repairs them, after which delivery works again; a
+// pipeline deleted entirely is planned for creation.
+func TestAccPipeline_drift(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("drift")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	s := e.newBusSink("com.example.orders")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	table := outbox.Table{Name: name + "-outbox"}
+	config := e.pipelineConfig(name, fastRelay)
+	lc := lambda.NewFromConfig(e.cfg)
+	var mappingUUID string
+	repair := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectNonEmptyPlan(),
+		plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+	}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(st *terraform.State) error {
+					mappingUUID = stateAttr(st, "event_source_mapping_uuid")
+					return e.deliver(s, table, orders, 1, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt"))(st)
+				},
+			},
+			{
+				PreConfig: func() {
+					if _, err := lc.DeleteEventSourceMapping(e.ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(mappingUUID)}); err != nil {
+						t.Fatalf("deleting the mapping out of band: %v", err)
+					}
+					if err := accWait(e.ctx, "the mapping gone", func() error {
+						_, err := lc.GetEventSourceMapping(e.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(mappingUUID)})
+						if err == nil {
+							return fmt.Errorf("still there")
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:           config,
+				ConfigPlanChecks: repair,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					func(st *terraform.State) error {
+						if got := stateAttr(st, "event_source_mapping_uuid"); got == mappingUUID {
+							return fmt.Errorf("the mapping was not recreated")
+						}
+						return nil
+					},
+					e.deliver(s, table, orders, 10, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+				),
+			},
+			{
+				PreConfig: func() {
+					if _, err := lc.DeleteFunction(e.ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name + "-relay")}); err != nil {
+						t.Fatalf("deleting the relay function out of band: %v", err)
+					}
+				},
+				Config:           config,
+				ConfigPlanChecks: repair,
+				Check:            e.deliver(s, table, orders, 20, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+			},
+			{
+				// An empty plan once repaired.
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+			{
+				PreConfig: func() {
+					c := pipeline.NewClients(e.cfg, pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
+					_, st, err := c.Lookup(e.ctx, name)
+					if err != nil {
+						t.Fatalf("finding the pipeline: %v", err)
+					}
+					if _, err := c.Delete(e.ctx, st); err != nil {
+						t.Fatalf("deleting the pipeline out of band: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
+				}},
+				Check: e.deliver(s, table, orders, 30, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+			},
+		},
+	})
+}
+
+// words turns a message into a pattern that tolerates Terraform's line
+// wrapping of diagnostics.
+func words(msg string) *regexp.Regexp {
+	parts := strings.Fields(msg)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(strings.Join(parts, `\s+`))
+}
+
+// TestAccPipeline_invalid: bad configurations fail at plan, each with a
+// message naming the attribute and the fix.
+func TestAccPipeline_invalid(t *testing.T) {
+	e := newAccEnv(t)
+	cases := []struct {
+		name, body, want string
+	}{
+		{"bad name!", ``, `name "bad name!" has characters that Lambda and IAM names do not allow: use letters, digits`},
+		{strings.Repeat("n", 60), ``, `name is 60 characters long: use at most 53 characters`},
+		{"p", `relay { batch_size = 0 }`, `relay.batch_size is 0: use 1 to 10000`},
+		{"p", `relay { batching_window_seconds = 301 }`, `relay.batching_window_seconds is 301: use 0 to 300 seconds`},
+		{"p", `relay { parallelization_factor = 11 }`, `relay.parallelization_factor is 11: use 1 to 10`},
+		{"p", `relay { maximum_retry_attempts = -2 }`, `relay.maximum_retry_attempts is -2: use -1`},
+		{"p", `relay { maximum_record_age_seconds = 30 }`, `relay.maximum_record_age_seconds is 30: use -1 (no limit) or 60 to 604800 seconds`},
+		{"p", `relay { memory_size = 64 }`, `relay.memory_size is 64: use 128 to 10240 MB`},
+		{"p", `relay { timeout = 901 }`, `relay.timeout is 901: use 1 to 900 seconds`},
+		{"p", `relay { architecture = "sparc" }`, `relay.architecture is "sparc": use "arm64" or "x86_64"`},
+		{"p", `relay { log_retention_days = 2 }`, `relay.log_retention_days is 2: use one of [1 3 5 7 14`},
+		{"p", `published { action = "archive" }`, `published.action is "archive": use "mark" or "delete"`},
+		{"p", `published { ttl_days = -1 }`, `published.ttl_days is negative`},
+		{"p", `pending_index { shards = 300 }`, `pending_index.shards is 300: use a value from 1 to 256`},
+		{"p", `reconciler { schedule_expression = "every 5 minutes" }`, `reconciler.schedule_expression is "every 5 minutes": use a rate or cron expression`},
+		{"p", `reconciler { min_age_seconds = 0 }`, `reconciler.min_age_seconds is 0: use at least 1 second`},
+		{"p", `reconciler { min_age_seconds = -5 }`, `reconciler.min_age_seconds is -5s: use at least a few seconds`},
+		{"p", `table { name = "" }`, `table.name is empty: remove it to use the default, or set a value`},
+		{"p", `pending_index { shards = 0 }`, `pending_index.shards is 0: use a value from 1 to 256`},
+		{"p", `dead_letter { message_retention_seconds = 30 }`, `dead_letter.message_retention_seconds is 30: use 60 to 1209600 seconds`},
+		{"p", `target {
+    event_bus = "orders"
+    topic_arn = "arn:aws:sns:us-east-1:123456789012:orders"
+  }`, `Attribute "target.topic_arn" cannot be specified when "target.event_bus" is specified`},
+		{"p", `target { topic_arn = "arn:aws:sns:us-east-1:123456789012:orders.fifo" }`, `target.topic_arn is a FIFO topic: use a standard topic`},
+		{"p", `target { topic_arn = "orders" }`, `target.topic_arn is "orders": use an ARN such as`},
+		{"p", `target { event_bus = "bad bus" }`, `target.event_bus is "bad bus": use a bus name such as "default" or an event bus ARN`},
+		{"p", `table { existing = true }`, `table.name is required with table.existing = true: name the existing table to adopt`},
+		{"p", `table {
+    partition_key = "id"
+    sort_key      = "id"
+  }`, `table.sort_key equals PartitionKey: use two different key attribute names`},
+		{"p", `table { sort_key_prefix = " " }`, `table.sort_key_prefix is blank`},
+		{"p", `tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
+	}
+	var steps []resource.TestStep
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      e.pipelineConfig(c.name, "  "+c.body),
+			PlanOnly:    true,
+			ExpectError: words(c.want),
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps:                    steps,
 	})
 }

@@ -1,0 +1,61 @@
+package provider
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+)
+
+func TestPipelineResourceSchema(t *testing.T) {
+	t.Parallel()
+	var resp resource.SchemaResponse
+	NewPipelineResource().Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	if diags := resp.Schema.ValidateImplementation(context.Background()); diags.HasError() {
+		t.Fatalf("schema: %v", diags)
+	}
+	check := func(name string, attrs map[string]schema.Attribute) {
+		for n, a := range attrs {
+			if a.GetMarkdownDescription() == "" {
+				t.Errorf("attribute %s%s has no description", name, n)
+			}
+		}
+	}
+	check("", resp.Schema.Attributes)
+	for name, b := range resp.Schema.Blocks {
+		if b.GetMarkdownDescription() == "" && name != "timeouts" {
+			t.Errorf("block %s has no description", name)
+		}
+		if nb, ok := b.(schema.SingleNestedBlock); ok && name != "timeouts" {
+			check(name+".", nb.Attributes)
+		}
+	}
+}
+
+// An imported pipeline with every setting at its default has no blocks, as
+// a configuration that relies on the defaults has none; a changed setting
+// brings its whole block.
+func TestModelFromSpecLeavesDefaultBlocksOut(t *testing.T) {
+	t.Parallel()
+	m := modelFromSpec(pipeline.Spec{Name: "orders", Tags: map[string]string{"env": "prod", "team": "orders"}}, pipeline.State{}, map[string]string{"env": "prod"})
+	if m.Table != nil || m.Target != nil || m.Relay != nil || m.Published != nil || m.PendingIndex != nil || m.Reconciler != nil || m.DeadLetter != nil {
+		t.Errorf("default spec has blocks: %+v", m)
+	}
+	if len(m.Tags.Elements()) != 1 || len(m.TagsAll.Elements()) != 2 {
+		t.Errorf("tags = %v, tags_all = %v; want the default tags only in tags_all", m.Tags, m.TagsAll)
+	}
+	s := pipeline.Spec{Name: "orders", Mapping: pipeline.MappingSpec{BatchSize: 25}, Reconciler: pipeline.ReconcilerSpec{Disabled: true}}
+	m = modelFromSpec(s, pipeline.State{}, nil)
+	if m.Relay == nil || m.Relay.BatchSize.ValueInt64() != 25 || m.Relay.MemorySize.ValueInt64() != pipeline.DefaultRelayMemory {
+		t.Errorf("relay block = %+v", m.Relay)
+	}
+	if m.Reconciler == nil || m.Reconciler.Enabled.ValueBool() {
+		t.Errorf("reconciler block = %+v, want enabled = false", m.Reconciler)
+	}
+	if got := m.spec(nil, specOptions{}).WithDefaults(); got.Mapping.BatchSize != 25 || !got.Reconciler.Disabled {
+		t.Errorf("the model does not map back to the spec: %+v", got)
+	}
+}
