@@ -127,6 +127,10 @@ func TestTransactionRecordsReachTheFunction(t *testing.T) {
 		}
 	}
 	f := newFixture(newEnv(t), arch)
+	conf, err := f.lam.GetFunctionConfiguration(f.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String("relay")})
+	if err != nil || len(conf.Architectures) != 1 || string(conf.Architectures[0]) != map[string]string{"arm64": "arm64", "amd64": "x86_64"}[arch] {
+		t.Fatalf("function architectures %v (%v), want %s", conf.Architectures, err, arch)
+	}
 	f.put(f.table, "order#9", "STATE", map[string]ddbtypes.AttributeValue{"status": str("new")})
 	f.put(f.table, "order#9", "OUTBOX#old", nil)
 	f.put(f.table, "order#9", "GUARD", nil)
@@ -136,7 +140,7 @@ func TestTransactionRecordsReachTheFunction(t *testing.T) {
 	put := func(pk, sk string) ddbtypes.TransactWriteItem {
 		return ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: aws.String(f.table), Item: key(pk, sk)}}
 	}
-	_, err := f.ddb.TransactWriteItems(f.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
+	_, err = f.ddb.TransactWriteItems(f.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
 		put("order#9", "OUTBOX#0001"),
 		put("order#9", "OUTBOX#0002"),
 		put("order#10", "OUTBOX#0003"),
