@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -74,7 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, stack.Endpoint())
+	if _, err := fmt.Fprintln(stdout, stack.Endpoint()); err != nil {
+		return errors.Join(fmt.Errorf("printing the endpoint: %w", err), stack.Close())
+	}
 	<-ctx.Done()
 	logger.Info("stopping")
 	return stack.Close()

@@ -18,7 +18,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--port", "0", "--stream-retention", "1h", "--log-level", "warn"}, pw, io.Discard)
-		pw.Close()
+		_ = pw.Close() // an io.PipeWriter's Close always returns nil
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil {
