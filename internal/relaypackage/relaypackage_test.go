@@ -53,7 +53,11 @@ func checkZip(t *testing.T, b, want []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rc.Close()
+	defer func() {
+		if err := rc.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	got, err := io.ReadAll(rc)
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,11 @@ func run(out string, archs []string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() {
+		if err := os.RemoveAll(tmp); err != nil {
+			fmt.Fprintln(os.Stderr, "relaypackage: removing the build directory:", err)
+		}
+	}()
 
 	for _, arch := range archs {
 		goarch, err := relaypackage.GOARCH(arch)
