@@ -68,7 +68,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 	if err != nil {
 		return fmt.Errorf("calling %s %s: %w", method, url, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // the body is read in full; a close error changes nothing
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return fmt.Errorf("reading %s %s: %w", method, url, err)
@@ -104,7 +104,7 @@ func (c *Client) WaitReady(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for local AWS stack: %w (last error: %v)", ctx.Err(), err)
+			return fmt.Errorf("waiting for local AWS stack: %w (last error: %w)", ctx.Err(), err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
