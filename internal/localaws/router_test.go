@@ -139,7 +139,7 @@ func TestCRC32Header(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(resp.Body)
 	if got, want := resp.Header.Get("X-Amz-Crc32"), strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10); got != want {
 		t.Fatalf("X-Amz-Crc32 = %q, want %q", got, want)
@@ -559,7 +559,7 @@ func TestQueryResultShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var e struct {
 		XMLName xml.Name `xml:"ErrorResponse"`
 		Error   struct {

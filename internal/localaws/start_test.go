@@ -42,7 +42,11 @@ func TestStartFailsOnBusyPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	if _, err := localaws.Start(context.Background(), localaws.Options{Addr: s.Endpoint()[len("http://"):]}); err == nil {
 		t.Fatal("second stack on the same port started")
 	}

@@ -26,7 +26,11 @@ func TestESMStreamsTTLUserIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	ddb := dynamodb.NewFromConfig(aws.Config{
 		Region: s.Options().Region, BaseEndpoint: aws.String(s.Endpoint()),
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDLOCALADMIN", "secret", ""),
