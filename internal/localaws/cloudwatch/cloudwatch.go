@@ -85,11 +85,11 @@ func validation(format string, args ...any) *awsapi.Error {
 
 // CBOR accessors.
 
-func str(m cbor.Map, k string) (string, bool) {
+func str(m cbor.Map, k string) string {
 	if v, ok := m[k].(cbor.String); ok {
-		return string(v), true
+		return string(v)
 	}
-	return "", false
+	return ""
 }
 
 func num(m cbor.Map, k string) (float64, bool) {
@@ -169,7 +169,7 @@ func validPeriod(p float64) bool {
 }
 
 func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) {
-	name, _ := str(in, "AlarmName")
+	name := str(in, "AlarmName")
 	if name == "" {
 		return nil, missing("AlarmName")
 	}
@@ -183,7 +183,7 @@ func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) 
 	if evals < 1 {
 		return nil, validation("1 validation error detected: Value '%v' at 'evaluationPeriods' failed to satisfy constraint: Member must have value greater than or equal to 1", evals)
 	}
-	cmp, _ := str(in, "ComparisonOperator")
+	cmp := str(in, "ComparisonOperator")
 	if cmp == "" {
 		return nil, missing("ComparisonOperator")
 	}
@@ -193,18 +193,18 @@ func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) 
 	if d, ok := num(in, "DatapointsToAlarm"); ok && (d < 1 || d > evals) {
 		return nil, invalidValue("DatapointsToAlarm must be between 1 and EvaluationPeriods.")
 	}
-	if t, _ := str(in, "TreatMissingData"); t != "" && !oneOf(t, missingData) {
+	if t := str(in, "TreatMissingData"); t != "" && !oneOf(t, missingData) {
 		return nil, invalidValue("Invalid value for TreatMissingData: %s. Valid values are: breaching, notBreaching, ignore, missing", t)
 	}
 	_, hasThreshold := num(in, "Threshold")
-	thresholdMetric, _ := str(in, "ThresholdMetricId")
+	thresholdMetric := str(in, "ThresholdMetricId")
 	if !hasThreshold && thresholdMetric == "" {
 		return nil, invalidCombination("Exactly one element of Threshold or ThresholdMetricId must be specified.")
 	}
-	metricName, _ := str(in, "MetricName")
-	namespace, _ := str(in, "Namespace")
-	stat, _ := str(in, "Statistic")
-	ext, _ := str(in, "ExtendedStatistic")
+	metricName := str(in, "MetricName")
+	namespace := str(in, "Namespace")
+	stat := str(in, "Statistic")
+	ext := str(in, "ExtendedStatistic")
 	metrics := list(in, "Metrics")
 	if len(metrics) > 0 {
 		if metricName != "" || namespace != "" || stat != "" || ext != "" {
@@ -213,11 +213,11 @@ func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) 
 		returning := 0
 		for _, m := range metrics {
 			mm, _ := m.(cbor.Map)
-			if id, _ := str(mm, "Id"); id == "" {
+			if id := str(mm, "Id"); id == "" {
 				return nil, missing("Metrics.member.N.Id")
 			}
 			_, hasStat := mm["MetricStat"]
-			expr, _ := str(mm, "Expression")
+			expr := str(mm, "Expression")
 			if hasStat == (expr != "") {
 				return nil, invalidCombination("Exactly one element of the metrics list should have either MetricStat or Expression.")
 			}
@@ -282,8 +282,8 @@ func tagsOf(in cbor.Map) ([]kv, *awsapi.Error) {
 	var out []kv
 	for _, t := range list(in, "Tags") {
 		m, _ := t.(cbor.Map)
-		k, _ := str(m, "Key")
-		v, _ := str(m, "Value")
+		k := str(m, "Key")
+		v := str(m, "Value")
 		if k == "" || len(k) > 128 || len(v) > 256 {
 			return nil, invalidValue("Tag keys must be between 1 and 128 characters and values at most 256.")
 		}
@@ -343,24 +343,24 @@ func (a *alarm) metricAlarm() cbor.Map {
 
 func (s *Service) describeAlarms(req *awsapi.Request, in cbor.Map) (any, error) {
 	names := strList(in, "AlarmNames")
-	prefix, _ := str(in, "AlarmNamePrefix")
+	prefix := str(in, "AlarmNamePrefix")
 	if len(names) > 0 && prefix != "" {
 		return nil, invalidCombination("AlarmNamePrefix and AlarmNames cannot be specified together.")
 	}
 	if len(names) > 100 {
 		return nil, validation("1 validation error detected: Value at 'alarmNames' failed to satisfy constraint: Member must have length less than or equal to 100")
 	}
-	state, _ := str(in, "StateValue")
-	actionPrefix, _ := str(in, "ActionPrefix")
-	max := 50
+	state := str(in, "StateValue")
+	actionPrefix := str(in, "ActionPrefix")
+	maxRecords := 50
 	if v, ok := num(in, "MaxRecords"); ok {
 		if v < 1 || v > 100 {
 			return nil, validation("1 validation error detected: Value '%v' at 'maxRecords' failed to satisfy constraint: Member must have value less than or equal to 100", v)
 		}
-		max = int(v)
+		maxRecords = int(v)
 	}
 	start := 0
-	if t, _ := str(in, "NextToken"); t != "" {
+	if t := str(in, "NextToken"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 0 {
 			return nil, queryError("InvalidNextToken", "InvalidNextToken", http.StatusBadRequest, "The service returned an error with Error Code InvalidNextToken.")
@@ -391,7 +391,7 @@ func (s *Service) describeAlarms(req *awsapi.Request, in cbor.Map) (any, error) 
 	}
 	sort.Slice(sel, func(i, j int) bool { return sel[i].name < sel[j].name })
 	start = min(start, len(sel))
-	end := min(start+max, len(sel))
+	end := min(start+maxRecords, len(sel))
 	out := cbor.Map{"MetricAlarms": cbor.List{}, "CompositeAlarms": cbor.List{}}
 	l := cbor.List{}
 	for _, a := range sel[start:end] {
@@ -443,7 +443,7 @@ func (s *Service) deleteAlarms(req *awsapi.Request, in cbor.Map) (any, error) {
 }
 
 func (s *Service) tagging(req *awsapi.Request, in cbor.Map) (any, error) {
-	arn, _ := str(in, "ResourceARN")
+	arn := str(in, "ResourceARN")
 	if arn == "" {
 		return nil, missing("ResourceARN")
 	}
