@@ -648,7 +648,7 @@ func TestUpdateTableIndexes(t *testing.T) {
 	if err != nil || q.Count != 1 {
 		t.Fatalf("query on the new index = %v, %v (backfill)", q, err)
 	}
-	out, err = e.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("orders"),
+	_, err = e.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("orders"),
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("GSI1")}}}})
 	if err != nil {
 		t.Fatal(err)

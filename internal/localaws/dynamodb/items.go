@@ -132,11 +132,11 @@ func without(m Item, names []string) Item {
 
 // fixRemovesLocked applies the top-level REMOVE actions the engine
 // ignores: it rewrites the item without them, which also drops its entries
-// from indexes keyed on them. It returns the item as stored.
-func (s *Service) fixRemovesLocked(t *table, key Item, removes []string) (Item, error) {
+// from indexes keyed on them.
+func (s *Service) fixRemovesLocked(t *table, key Item, removes []string) error {
 	cur := s.itemLocked(t, key)
 	if cur == nil {
-		return nil, nil
+		return nil
 	}
 	stale := false
 	for _, n := range removes {
@@ -145,16 +145,16 @@ func (s *Service) fixRemovesLocked(t *table, key Item, removes []string) (Item, 
 		}
 	}
 	if !stale {
-		return cur, nil
+		return nil
 	}
 	fixed := without(cur, removes)
 	for _, k := range t.keyNames() {
 		fixed[k] = cur[k]
 	}
 	if _, err := s.engine.PutItem(bg, &mini.PutItemInput{TableName: &t.name, Item: toWireItem(fixed)}); err != nil {
-		return nil, engineError(err)
+		return engineError(err)
 	}
-	return fixed, nil
+	return nil
 }
 
 // settleLocked returns the item as stored after a write and repairs the
@@ -291,7 +291,7 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
-	if _, err := s.fixRemovesLocked(t, key, removes); err != nil {
+	if err := s.fixRemovesLocked(t, key, removes); err != nil {
 		return nil, err
 	}
 	cur, err := s.settleLocked(t, key, old)
@@ -443,10 +443,9 @@ func countsPresent(items []wireItem, count, scanned int32, last wireItem) map[st
 }
 
 type pendingWrite struct {
-	t       *table
-	key     Item
-	old     Item
-	removes []string
+	t   *table
+	key Item
+	old Item
 }
 
 func keyID(t *table, key Item) string {
@@ -639,7 +638,7 @@ func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
 	var writes []pendingWrite
 	for _, a := range applied {
 		if len(a.removes) > 0 {
-			if _, err := s.fixRemovesLocked(a.t, a.key, a.removes); err != nil {
+			if err := s.fixRemovesLocked(a.t, a.key, a.removes); err != nil {
 				return nil, err
 			}
 		}

@@ -74,7 +74,6 @@ type table struct {
 	ttlAttr            string
 	ttlEnabled         bool
 	tags               map[string]string
-	described          bool
 }
 
 func (t *table) keyNames() []string {
