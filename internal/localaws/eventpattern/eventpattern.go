@@ -384,14 +384,14 @@ func matchNode(n *node, obj map[string]any) bool {
 		}
 	}
 	for _, alts := range n.ors {
-		any := false
+		matched := false
 		for _, a := range alts {
 			if matchNode(a, obj) {
-				any = true
+				matched = true
 				break
 			}
 		}
-		if !any {
+		if !matched {
 			return false
 		}
 	}

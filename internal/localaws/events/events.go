@@ -252,16 +252,17 @@ func (s *Service) getBus(name string) (*bus, error) {
 	return b, nil
 }
 
-func (s *Service) getRule(busNameOrArn, name string) (*bus, *rule, error) {
+// getRule returns a rule of a bus; s.mu must be held.
+func (s *Service) getRule(busNameOrArn, name string) (*rule, error) {
 	b, err := s.getBus(busNameOrArn)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r, ok := b.rules[name]
 	if !ok {
-		return nil, nil, awsapi.ResourceNotFoundException("Rule %s does not exist on EventBus %s.", name, b.name)
+		return nil, awsapi.ResourceNotFoundException("Rule %s does not exist on EventBus %s.", name, b.name)
 	}
-	return b, r, nil
+	return r, nil
 }
 
 type tag struct{ Key, Value string }
@@ -449,7 +450,7 @@ func (s *Service) putRule(req *awsapi.Request) (any, error) {
 		if busName(in.EventBusName) != DefaultBus {
 			return nil, awsapi.ValidationException("ScheduleExpression is supported only on the default event bus.")
 		}
-		if !(strings.HasPrefix(in.ScheduleExpression, "rate(") || strings.HasPrefix(in.ScheduleExpression, "cron(")) || !strings.HasSuffix(in.ScheduleExpression, ")") {
+		if !strings.HasPrefix(in.ScheduleExpression, "rate(") && !strings.HasPrefix(in.ScheduleExpression, "cron(") || !strings.HasSuffix(in.ScheduleExpression, ")") {
 			return nil, awsapi.ValidationException("Parameter ScheduleExpression is not valid.")
 		}
 	}
@@ -504,7 +505,7 @@ func (s *Service) describeRule(req *awsapi.Request) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, r, err := s.getRule(in.EventBusName, in.Name)
+	r, err := s.getRule(in.EventBusName, in.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -587,7 +588,7 @@ func (s *Service) setState(req *awsapi.Request, state string) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, r, err := s.getRule(in.EventBusName, in.Name)
+	r, err := s.getRule(in.EventBusName, in.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -619,7 +620,7 @@ func (s *Service) putTargets(req *awsapi.Request) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, r, err := s.getRule(in.EventBusName, in.Rule)
+	r, err := s.getRule(in.EventBusName, in.Rule)
 	if err != nil {
 		return nil, err
 	}
@@ -672,7 +673,7 @@ func (s *Service) removeTargets(req *awsapi.Request) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, r, err := s.getRule(in.EventBusName, in.Rule)
+	r, err := s.getRule(in.EventBusName, in.Rule)
 	if err != nil {
 		return nil, err
 	}
@@ -702,7 +703,7 @@ func (s *Service) listTargetsByRule(req *awsapi.Request) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, r, err := s.getRule(in.EventBusName, in.Rule)
+	r, err := s.getRule(in.EventBusName, in.Rule)
 	if err != nil {
 		return nil, err
 	}
