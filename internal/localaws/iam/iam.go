@@ -166,12 +166,12 @@ var (
 	pathRE       = regexp.MustCompile(`^/([\x21-\x7e]*/)?$`)
 )
 
-func checkName(field, v string, re *regexp.Regexp, max int) *awsapi.Error {
+func checkName(field, v string, re *regexp.Regexp, maxLen int) *awsapi.Error {
 	if v == "" {
 		return validationError("1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null", field)
 	}
-	if len(v) > max {
-		return validationError("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", v, field, max)
+	if len(v) > maxLen {
+		return validationError("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", v, field, maxLen)
 	}
 	if !re.MatchString(v) {
 		return validationError("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]+", v, field)
@@ -278,15 +278,15 @@ func paginate(f url.Values, n int) (start, end int, marker string, err *awsapi.E
 		}
 		start = v
 	}
-	max := 100
+	maxItems := 100
 	if m := f.Get("MaxItems"); m != "" {
 		v, e := strconv.Atoi(m)
 		if e != nil || v < 1 || v > 1000 {
 			return 0, 0, "", validationError("1 validation error detected: Value '%s' at 'maxItems' failed to satisfy constraint: Member must have value between 1 and 1000", m)
 		}
-		max = v
+		maxItems = v
 	}
-	end = min(start+max, n)
+	end = min(start+maxItems, n)
 	if end < n {
 		marker = strconv.Itoa(end)
 	}

@@ -72,12 +72,22 @@ func (e env) roleClients(t *testing.T, roleArn string) (*dynamodb.Client, *sts.C
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }), sts.NewFromConfig(cfg)
 }
 
-func apiError(t *testing.T, err error, code string) smithy.APIError {
+// wantCode fails the test unless err is an AWS API error with code.
+func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
 	var ae smithy.APIError
 	if !errors.As(err, &ae) || ae.ErrorCode() != code {
 		t.Fatalf("error = %v, want %s", err, code)
 	}
+}
+
+// apiError fails the test unless err is an AWS API error with code, and
+// returns that error.
+func apiError(t *testing.T, err error, code string) smithy.APIError {
+	t.Helper()
+	wantCode(t, err, code)
+	var ae smithy.APIError
+	errors.As(err, &ae)
 	return ae
 }
 
@@ -244,7 +254,7 @@ func TestCustomerManagedPolicies(t *testing.T) {
 	}
 	_, err = e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("bad"),
 		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*"}]}`)})
-	apiError(t, err, "MalformedPolicyDocument")
+	wantCode(t, err, "MalformedPolicyDocument")
 	v, err := e.iam.GetPolicyVersion(ctx, &awsiam.GetPolicyVersionInput{PolicyArn: aws.String(arn), VersionId: aws.String("v1")})
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +293,7 @@ func TestCustomerManagedPolicies(t *testing.T) {
 		t.Fatalf("PutItem with customer managed policy: %v", err)
 	}
 	_, err = e.iam.DeletePolicy(ctx, &awsiam.DeletePolicyInput{PolicyArn: aws.String(arn)})
-	apiError(t, err, "DeleteConflict")
+	wantCode(t, err, "DeleteConflict")
 	if _, err := e.iam.DetachRolePolicy(ctx, &awsiam.DetachRolePolicyInput{RoleName: aws.String("w"), PolicyArn: aws.String(arn)}); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +301,7 @@ func TestCustomerManagedPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.iam.GetPolicy(ctx, &awsiam.GetPolicyInput{PolicyArn: aws.String(arn)})
-	apiError(t, err, "NoSuchEntity")
+	wantCode(t, err, "NoSuchEntity")
 }
 
 func TestCallerIdentityAndAssumeRole(t *testing.T) {
@@ -316,7 +326,7 @@ func TestCallerIdentityAndAssumeRole(t *testing.T) {
 		t.Fatalf("message %q", ae.ErrorMessage())
 	}
 	_, err = e.sts.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::000000000000:role/missing"), RoleSessionName: aws.String("s1")})
-	apiError(t, err, "AccessDenied")
+	wantCode(t, err, "AccessDenied")
 
 	ar, err := e.sts.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::000000000000:role/assumable"), RoleSessionName: aws.String("deploy"), DurationSeconds: aws.Int32(900)})
 	if err != nil {
@@ -328,7 +338,7 @@ func TestCallerIdentityAndAssumeRole(t *testing.T) {
 		t.Fatalf("AssumeRole = %+v %+v", ar.AssumedRoleUser, ar.Credentials)
 	}
 	_, err = e.sts.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::000000000000:role/assumable"), RoleSessionName: aws.String("deploy"), DurationSeconds: aws.Int32(7200)})
-	apiError(t, err, "ValidationError")
+	wantCode(t, err, "ValidationError")
 
 	c := ar.Credentials
 	session := sts.NewFromConfig(localawstest.ConfigWithCredentials(e.stack, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken)))
@@ -342,7 +352,7 @@ func TestCallerIdentityAndAssumeRole(t *testing.T) {
 	// A role session with no identity policy cannot assume another role
 	// trusting only the account.
 	_, err = session.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::000000000000:role/assumable"), RoleSessionName: aws.String("again")})
-	apiError(t, err, "AccessDenied")
+	wantCode(t, err, "AccessDenied")
 	// Nor call IAM.
 	_, err = awsiam.NewFromConfig(localawstest.ConfigWithCredentials(e.stack, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))).
 		ListRoles(ctx, &awsiam.ListRolesInput{})
@@ -380,7 +390,7 @@ func TestAuthorizerEvaluatesRolePolicies(t *testing.T) {
 	// Another action stays denied.
 	_, err = ddb.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("orders"),
 		Key: map[string]ddbtypes.AttributeValue{"PK": &ddbtypes.AttributeValueMemberS{Value: "a"}}})
-	apiError(t, err, "AccessDeniedException")
+	wantCode(t, err, "AccessDeniedException")
 
 	// An explicit Deny overrides the Allow, including a managed policy's.
 	if _, err := e.iam.AttachRolePolicy(ctx, &awsiam.AttachRolePolicyInput{RoleName: aws.String("fn"), PolicyArn: aws.String("arn:aws:iam::aws:policy/AdministratorAccess")}); err != nil {
