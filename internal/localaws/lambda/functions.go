@@ -328,11 +328,13 @@ func extract(zipBytes []byte, dir string) error {
 		}
 		out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
 		if err != nil {
-			rc.Close()
+			_ = rc.Close() // the open error is the one to report
 			return err
 		}
 		_, err = io.Copy(out, rc)
-		rc.Close()
+		if cerr := rc.Close(); err == nil {
+			err = cerr
+		}
 		if cerr := out.Close(); err == nil {
 			err = cerr
 		}

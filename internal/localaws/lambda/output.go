@@ -24,8 +24,8 @@ func newOutput(emit func(string)) (*output, error) {
 		return nil, err
 	}
 	if o.stderrR, o.stderrW, err = os.Pipe(); err != nil {
-		o.stdoutR.Close()
-		o.stdoutW.Close()
+		_ = o.stdoutR.Close() // unused pipe; the Pipe error is the one to report
+		_ = o.stdoutW.Close()
 		return nil, err
 	}
 	for _, r := range []*os.File{o.stdoutR, o.stderrR} {
@@ -37,7 +37,7 @@ func newOutput(emit func(string)) (*output, error) {
 
 func (o *output) read(r *os.File, w *lineWriter) {
 	defer o.readers.Done()
-	defer r.Close()
+	defer func() { _ = r.Close() }() // read end at end of file: nothing is lost
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
@@ -54,19 +54,19 @@ func (o *output) read(r *os.File, w *lineWriter) {
 }
 
 // closeWriters closes the parent's copies of the write ends once the child
-// has them.
+// has them. Closing an open pipe end cannot lose data, so errors are ignored.
 func (o *output) closeWriters() {
-	o.stdoutW.Close()
-	o.stderrW.Close()
+	_ = o.stdoutW.Close()
+	_ = o.stderrW.Close()
 }
 
 // wait waits for the readers to reach end of file (the process exited).
 func (o *output) wait() { o.readers.Wait() }
 
-// drain waits, at most max, until both pipes are empty and no reader is
+// drain waits, at most maxWait, until both pipes are empty and no reader is
 // emitting.
-func (o *output) drain(max time.Duration) {
-	deadline := time.Now().Add(max)
+func (o *output) drain(maxWait time.Duration) {
+	deadline := time.Now().Add(maxWait)
 	for time.Now().Before(deadline) {
 		if o.pending.Load() == 0 && pipeEmpty(o.stdoutR) && pipeEmpty(o.stderrR) {
 			// A reader may have taken bytes out of the pipe without having

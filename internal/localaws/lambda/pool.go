@@ -324,7 +324,7 @@ func (inst *instance) start() error {
 		return entrypointError("Couldn't find valid bootstrap(s): [/var/task/bootstrap /opt/bootstrap]")
 	}
 	if st.Mode().Perm()&0o111 == 0 {
-		return entrypointError(fmt.Sprintf("fork/exec /var/task/bootstrap: permission denied"))
+		return entrypointError("fork/exec /var/task/bootstrap: permission denied")
 	}
 	exe, args, err := command(bootstrap, spec.arch)
 	if err != nil {

@@ -514,7 +514,7 @@ func (s *Service) create(req *awsapi.Request) (any, error) {
 		}
 	}
 	uuid := awsapi.NewUUID()
-	m := newMapping(s, uuid, st, enabled)
+	m := newMapping(s, uuid, st)
 	s.mappings[uuid] = m
 	s.order = append(s.order, uuid)
 	m.mu.Lock()
@@ -810,7 +810,6 @@ func (m *mapping) configurationLocked() Configuration {
 	if len(st.Filters) > 0 {
 		fc := &wireFilterCriteria{}
 		for _, p := range st.Filters {
-			p := p
 			fc.Filters = append(fc.Filters, wireFilter{Pattern: &p})
 		}
 		c.FilterCriteria = fc

@@ -3,6 +3,7 @@ package esm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"hash/fnv"
 	"sync"
 	"sync/atomic"
@@ -89,7 +90,7 @@ type mapping struct {
 	counters counters
 }
 
-func newMapping(s *Service, uuid string, st Settings, enabled bool) *mapping {
+func newMapping(s *Service, uuid string, st Settings) *mapping {
 	return &mapping{
 		svc:          s,
 		uuid:         uuid,
@@ -299,11 +300,11 @@ func (p *pollerRun) poll(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		sr := p.shard(ctx, sh, streams)
+		sr := p.shard(ctx, sh)
 		if sr == nil {
 			continue
 		}
-		p.read(ctx, sr, streams)
+		p.read(sr, streams)
 	}
 }
 
@@ -351,7 +352,7 @@ func (p *pollerRun) position(shards []Shard, streams Streams) bool {
 
 // shard returns the run state of a shard, creating it (and resolving the
 // starting position) when its parent is done; nil when it is not readable.
-func (p *pollerRun) shard(ctx context.Context, sh Shard, streams Streams) *shardRun {
+func (p *pollerRun) shard(ctx context.Context, sh Shard) *shardRun {
 	m := p.m
 	p.mu.Lock()
 	sr, ok := p.shards[sh.ID]
@@ -399,7 +400,7 @@ func (p *pollerRun) shard(ctx context.Context, sh Shard, streams Streams) *shard
 }
 
 // read reads the next records of a shard into its lanes.
-func (p *pollerRun) read(ctx context.Context, sr *shardRun, streams Streams) {
+func (p *pollerRun) read(sr *shardRun, streams Streams) {
 	m := p.m
 	limit := maxGetRecords
 	p.mu.Lock()
@@ -605,7 +606,7 @@ func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendin
 			}
 			if k > 0 {
 				m.counters.expired.Add(int64(k))
-				p.discard(ctx, shardID, ConditionRecordAgeExceeded, invokes, resp, batch[:k])
+				p.discard(shardID, ConditionRecordAgeExceeded, invokes, resp, batch[:k])
 				batch = batch[k:]
 				continue
 			}
@@ -687,7 +688,7 @@ func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendin
 		}
 		if st.MaximumRetryAttempts >= 0 && invokes > st.MaximumRetryAttempts {
 			m.counters.exhausted.Add(1)
-			p.discard(ctx, shardID, ConditionRetryAttemptsExhausted, invokes, resp, batch)
+			p.discard(shardID, ConditionRetryAttemptsExhausted, invokes, resp, batch)
 			return true
 		}
 		if !sleep(ctx, p.interval) {
@@ -698,7 +699,8 @@ func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendin
 }
 
 func statusOf(err error) int {
-	if e, ok := err.(*awsapi.Error); ok {
+	var e *awsapi.Error
+	if errors.As(err, &e) {
 		return e.Status()
 	}
 	return 500
@@ -706,7 +708,7 @@ func statusOf(err error) int {
 
 // discard sends the on-failure record for recs (when a destination is
 // set) and moves past them.
-func (p *pollerRun) discard(ctx context.Context, shardID, condition string, invokes int, resp lastResponse, recs []*pendingRecord) {
+func (p *pollerRun) discard(shardID, condition string, invokes int, resp lastResponse, recs []*pendingRecord) {
 	m := p.m
 	st := p.settings
 	if st.OnFailureDestination != "" {
