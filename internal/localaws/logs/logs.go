@@ -191,12 +191,12 @@ func parseToken(prefix, t string) (int, *awsapi.Error) {
 	return 0, invalidParameter("The specified nextToken is invalid.")
 }
 
-func limit(v *int32, max int32, def int) (int, *awsapi.Error) {
+func limit(v *int32, maxLimit int32, def int) (int, *awsapi.Error) {
 	if v == nil {
 		return def, nil
 	}
-	if *v < 1 || *v > max {
-		return 0, invalidParameter("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to %d", *v, max)
+	if *v < 1 || *v > maxLimit {
+		return 0, invalidParameter("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to %d", *v, maxLimit)
 	}
 	return int(*v), nil
 }
