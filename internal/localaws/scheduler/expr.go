@@ -57,11 +57,19 @@ func (e unsupportedCronError) Error() string {
 	return fmt.Sprintf("Invalid Schedule Expression %s. The local stack does not support the L, W and # wildcards of cron expressions.", e.expr)
 }
 
+// invalidExpressionError is returned for an expression AWS rejects; its
+// message is AWS's, which is the API's ValidationException message.
+type invalidExpressionError struct{ expr string }
+
+func (e invalidExpressionError) Error() string {
+	return "Invalid Schedule Expression " + e.expr + "."
+}
+
 // parseExpression parses rate(value unit), cron(minutes hours
 // day-of-month month day-of-week year) and at(yyyy-mm-ddThh:mm:ss). at()
 // is read in loc.
 func parseExpression(s string, loc *time.Location) (*expression, error) {
-	invalid := fmt.Errorf("Invalid Schedule Expression %s.", s)
+	invalid := invalidExpressionError{s}
 	open := strings.IndexByte(s, '(')
 	if open < 0 || !strings.HasSuffix(s, ")") {
 		return nil, invalid
@@ -218,8 +226,8 @@ func (e *expression) next(after, anchor time.Time, loc *time.Location) (time.Tim
 		if anchor.After(after) {
 			return anchor, true
 		}
-		n := after.Sub(anchor)/e.every + 1
-		return anchor.Add(n * e.every), true
+		n := int64(after.Sub(anchor)/e.every) + 1 // periods from anchor past after
+		return anchor.Add(time.Duration(n) * e.every), true
 	}
 	// cron: walk the days in loc from the day of after.
 	t := after.In(loc)
