@@ -554,6 +554,12 @@ func validateSubAttr(k, v string) error {
 	return nil
 }
 
+// sameSubAttr reports whether a subscription's attribute k, currently cur,
+// has the value v; an unset RawMessageDelivery is false.
+func sameSubAttr(k, cur, v string) bool {
+	return cur == v || k == "RawMessageDelivery" && cur == "" && v == "false"
+}
+
 func (s *Service) subscribe(req *awsapi.Request, f form) (any, error) {
 	t, err := s.topicFor(req, get(f, "TopicArn"), "sns:Subscribe")
 	if err != nil {
@@ -582,7 +588,7 @@ func (s *Service) subscribe(req *awsapi.Request, f form) (any, error) {
 	for _, sa := range t.subs {
 		if sub := s.subs[sa]; sub != nil && sub.protocol == protocol && sub.endpoint == endpoint {
 			for k, v := range attrs {
-				if cur := sub.attrs[k]; cur != v && !(k == "RawMessageDelivery" && cur == "" && v == "false") {
+				if !sameSubAttr(k, sub.attrs[k], v) {
 					return nil, errInvalid("Invalid parameter: Attributes Reason: Subscription already exists with different attributes")
 				}
 			}

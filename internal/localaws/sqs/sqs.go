@@ -967,8 +967,8 @@ func (s *Service) newMessage(q *queue, body string, attrs map[string]MessageAttr
 	if err != nil {
 		return nil, err
 	}
-	if max := q.intAttr("MaximumMessageSize"); len(body)+attrSize > max {
-		return nil, errInvalidParameter("One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", max)
+	if maxSize := q.intAttr("MaximumMessageSize"); len(body)+attrSize > maxSize {
+		return nil, errInvalidParameter("One or more parameters are invalid. Reason: Message must be shorter than %d bytes.", maxSize)
 	}
 	if delay > 900 {
 		return nil, errInvalidParameter("Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900.", delay)
@@ -1113,11 +1113,11 @@ func (s *Service) sendMessageBatch(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	max := q.intAttr("MaximumMessageSize")
+	maxSize := q.intAttr("MaximumMessageSize")
 	s.mu.Unlock()
-	if total > max {
+	if total > maxSize {
 		return nil, sqsError("BatchRequestTooLong", "AWS.SimpleQueueService.BatchRequestTooLong",
-			"Batch requests cannot be longer than %d bytes. You have sent %d bytes.", max, total)
+			"Batch requests cannot be longer than %d bytes. You have sent %d bytes.", maxSize, total)
 	}
 	type ok struct {
 		Id                     string
@@ -1164,9 +1164,10 @@ type receivedMessage struct {
 	MessageAttributes      map[string]MessageAttribute `json:",omitempty"`
 }
 
-// take receives up to max visible messages; s.mu must be held. It returns
-// the messages and when the next message becomes visible (zero if none).
-func (s *Service) take(q *queue, max int, visibility time.Duration, sysNames, attrNames []string) ([]receivedMessage, time.Time) {
+// take receives up to maxMessages visible messages; s.mu must be held. It
+// returns the messages and when the next message becomes visible (zero if
+// none).
+func (s *Service) take(q *queue, maxMessages int, visibility time.Duration, sysNames, attrNames []string) ([]receivedMessage, time.Time) {
 	now := s.env.Time()
 	s.sweep(q, now)
 	var out []receivedMessage
@@ -1187,7 +1188,7 @@ func (s *Service) take(q *queue, max int, visibility time.Duration, sysNames, at
 			}
 			continue
 		}
-		if len(out) >= max {
+		if len(out) >= maxMessages {
 			break
 		}
 		if dlq != nil && dlq != q && m.receiveCount >= rp.MaxReceiveCount {
@@ -1274,11 +1275,11 @@ func (s *Service) receiveMessage(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	max := 1
+	maxMessages := 1
 	if in.MaxNumberOfMessages != nil {
-		max = *in.MaxNumberOfMessages
-		if max < 1 || max > MaxBatchEntries {
-			return nil, errInvalidParameter("Value %d for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided.", max)
+		maxMessages = *in.MaxNumberOfMessages
+		if maxMessages < 1 || maxMessages > MaxBatchEntries {
+			return nil, errInvalidParameter("Value %d for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided.", maxMessages)
 		}
 	}
 	s.mu.Lock()
@@ -1298,7 +1299,7 @@ func (s *Service) receiveMessage(req *awsapi.Request) (any, error) {
 		wait = time.Duration(*in.WaitTimeSeconds) * time.Second
 	}
 	sysNames := append(append([]string{}, in.AttributeNames...), in.MessageSystemAttributeNames...)
-	msgs, err := s.poll(req.Context(), q, max, visibility, wait, sysNames, in.MessageAttributeNames)
+	msgs, err := s.poll(req.Context(), q, maxMessages, visibility, wait, sysNames, in.MessageAttributeNames)
 	if err != nil {
 		return nil, err
 	}
@@ -1309,7 +1310,7 @@ func (s *Service) receiveMessage(req *awsapi.Request) (any, error) {
 }
 
 // poll receives messages, waiting up to wait for the first one.
-func (s *Service) poll(ctx context.Context, q *queue, max int, visibility, wait time.Duration, sysNames, attrNames []string) ([]receivedMessage, error) {
+func (s *Service) poll(ctx context.Context, q *queue, maxMessages int, visibility, wait time.Duration, sysNames, attrNames []string) ([]receivedMessage, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		s.mu.Lock()
@@ -1317,7 +1318,7 @@ func (s *Service) poll(ctx context.Context, q *queue, max int, visibility, wait 
 			s.mu.Unlock()
 			return nil, errNoQueue()
 		}
-		msgs, next := s.take(q, max, visibility, sysNames, attrNames)
+		msgs, next := s.take(q, maxMessages, visibility, sysNames, attrNames)
 		notify := q.notify
 		s.mu.Unlock()
 		remaining := time.Until(deadline)
