@@ -46,23 +46,26 @@ func (t Table) MarkPublished(r Record, now time.Time, ttl time.Duration) *dynamo
 
 // MarkFailed returns the update that records r as permanently unpublishable.
 // The item leaves the pending index and keeps no TTL, so that it stays for
-// inspection and replay. Like MarkPublished it applies only to pending items.
+// inspection and replay. It applies to any item not yet published or failed,
+// including malformed items with no valid status: those are exactly the ones
+// that must leave the pending index.
 func (t Table) MarkFailed(r Record, reason string, now time.Time) *dynamodb.UpdateItemInput {
 	return &dynamodb.UpdateItemInput{
 		TableName:           aws.String(t.Name),
 		Key:                 t.Key(r),
 		UpdateExpression:    aws.String("SET #status = :failed, #lastError = :reason, #failedAt = :now ADD #attempts :one REMOVE #shard, #since"),
-		ConditionExpression: aws.String("#status = :pending"),
+		ConditionExpression: aws.String("attribute_exists(#pk) AND NOT (#status IN (:published, :failed))"),
 		ExpressionAttributeNames: map[string]string{
+			"#pk":     t.PartitionKey,
 			"#status": AttrStatus, "#lastError": AttrLastError, "#failedAt": AttrFailedAt,
 			"#attempts": AttrAttempts, "#shard": AttrPendingShard, "#since": AttrPendingSince,
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":failed":  &types.AttributeValueMemberS{Value: string(StatusFailed)},
-			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
-			":reason":  &types.AttributeValueMemberS{Value: reason},
-			":now":     &types.AttributeValueMemberS{Value: now.UTC().Format(TimeFormat)},
-			":one":     &types.AttributeValueMemberN{Value: "1"},
+			":failed":    &types.AttributeValueMemberS{Value: string(StatusFailed)},
+			":published": &types.AttributeValueMemberS{Value: string(StatusPublished)},
+			":reason":    &types.AttributeValueMemberS{Value: reason},
+			":now":       &types.AttributeValueMemberS{Value: now.UTC().Format(TimeFormat)},
+			":one":       &types.AttributeValueMemberN{Value: "1"},
 		},
 	}
 }

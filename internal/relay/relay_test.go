@@ -55,7 +55,7 @@ type harness struct {
 
 func newHarness(t *testing.T, cfg config.Config) *harness {
 	t.Helper()
-	h := &harness{fake: &relaytest.AWS{Table: cfg.Table}, logs: &bytes.Buffer{}, metrics: &bytes.Buffer{}}
+	h := &harness{fake: relaytest.New(t, cfg.Table), logs: &bytes.Buffer{}, metrics: &bytes.Buffer{}}
 	policy := noSleep
 	r, err := relay.New(cfg, relay.Clients{DynamoDB: h.fake, EventBridge: h.fake, SNS: h.fake}, relay.Options{
 		Log: newLogger(h.logs), Metrics: h.metrics, FunctionName: "outbox-relay",
@@ -637,13 +637,19 @@ func TestReconcile(t *testing.T) {
 				bad[table.SortKey] = &types.AttributeValueMemberS{Value: table.SortKeyFor("01JDQ8Z7K5V6W3X2Y1Z0ABCDEF")}
 				bad[outbox.AttrSource] = &types.AttributeValueMemberS{Value: ""}
 				h.fake.Put(bad)
+				// One without a status: marked FAILED too, it leaves the
+				// index instead of counting as poison on every run.
+				noStatus := table.Item(old[1])
+				noStatus[table.SortKey] = &types.AttributeValueMemberS{Value: table.SortKeyFor("01JDQ8Z7K5V6W3X2Y1Z0ABCDEG")}
+				delete(noStatus, outbox.AttrStatus)
+				h.fake.Put(noStatus)
 
 				got, err := h.relay.Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`))
 				if err != nil {
 					t.Fatal(err)
 				}
 				rep := got.(reconcile.Report)
-				want := reconcile.Report{Found: 231, Published: 230, Poison: 1, Complete: true,
+				want := reconcile.Report{Found: 232, Published: 230, Poison: 2, Complete: true,
 					OldestPendingAgeSeconds: time.Hour.Seconds(), MinAgeSeconds: 300}
 				if rep != want {
 					t.Errorf("report %+v\nwant   %+v", rep, want)
@@ -653,7 +659,7 @@ func TestReconcile(t *testing.T) {
 						t.Errorf("young event %s: %s", r.EventID, s)
 					}
 				}
-				if got := h.metric(t, "PendingFound"); got != 231 {
+				if got := h.metric(t, "PendingFound"); got != 232 {
 					t.Errorf("PendingFound = %v", got)
 				}
 				if !strings.Contains(h.metrics.String(), `"OldestPendingAge":3600`) {

@@ -18,7 +18,7 @@ func TestNaive(t *testing.T) {
 	for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
 		t.Run(string(action), func(t *testing.T) {
 			t.Parallel()
-			fake := &relaytest.AWS{Table: table}
+			fake := relaytest.New(t, table)
 			records := relaytest.Records(table, 5, 16)
 			for _, r := range records {
 				fake.PutRecord(r)

@@ -66,8 +66,10 @@ func (s *Store) MarkPublished(ctx context.Context, records []outbox.Record) []er
 	})
 }
 
-// MarkFailed marks each record FAILED with its reason, in parallel. Like
-// MarkPublished it treats an item that is no longer pending as done.
+// MarkFailed marks each record FAILED with its reason, in parallel: any item
+// not yet PUBLISHED or FAILED, including malformed ones with no or an
+// invalid status. Like MarkPublished it treats an item already settled, or
+// gone, as done.
 func (s *Store) MarkFailed(ctx context.Context, records []outbox.Record, reasons []string) []error {
 	now := s.now()
 	return s.update(ctx, len(records), func(i int) *dynamodb.UpdateItemInput {

@@ -20,7 +20,7 @@ var noSleep = retry.Policy{Attempts: 3, Sleep: func(context.Context, time.Durati
 func TestDeleteChunksAndDuplicates(t *testing.T) {
 	t.Parallel()
 	table := outbox.Table{Name: "outbox"}.WithDefaults()
-	fake := &relaytest.AWS{Table: table}
+	fake := relaytest.New(t, table)
 	records := relaytest.Records(table, 51, 16)
 	for _, r := range records {
 		fake.PutRecord(r)
@@ -48,12 +48,13 @@ func TestDeleteChunksAndDuplicates(t *testing.T) {
 func TestDeleteCallError(t *testing.T) {
 	t.Parallel()
 	table := outbox.Table{Name: "outbox"}.WithDefaults()
-	fake := &relaytest.AWS{Table: table, CallError: func(op string, n int) error {
+	fake := relaytest.New(t, table)
+	fake.CallError = func(op string, n int) error {
 		if n == 1 {
 			return &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "no"}
 		}
 		return nil
-	}}
+	}
 	records := relaytest.Records(table, 30, 16)
 	s := &store.Store{Client: fake, Table: table, Retry: noSleep, Concurrency: 1}
 	errs := s.Delete(context.Background(), records)
@@ -75,7 +76,7 @@ func TestDeleteCallError(t *testing.T) {
 func TestMarkFailedReason(t *testing.T) {
 	t.Parallel()
 	table := outbox.Table{Name: "outbox"}.WithDefaults()
-	fake := &relaytest.AWS{Table: table}
+	fake := relaytest.New(t, table)
 	r := relaytest.Records(table, 1, 16)[0]
 	fake.PutRecord(r)
 	long := string(make([]byte, 5000))
@@ -89,7 +90,7 @@ func TestMarkFailedReason(t *testing.T) {
 	if e := fake.Item(r.PartitionKey, r.SortKey)[outbox.AttrLastError].(*types.AttributeValueMemberS).Value; len(e) > 1024 {
 		t.Errorf("lastError of %d bytes stored", len(e))
 	}
-	// Marking again: no longer pending, not an error.
+	// Marking again: already failed, not an error.
 	if err := s.MarkFailed(context.Background(), []outbox.Record{r}, []string{"again"})[0]; err != nil {
 		t.Errorf("second mark: %v", err)
 	}
@@ -98,5 +99,39 @@ func TestMarkFailedReason(t *testing.T) {
 	}
 	if fake.Status(r) != string(outbox.StatusFailed) {
 		t.Errorf("status %s, want FAILED kept", fake.Status(r))
+	}
+}
+
+// TestMarkFailedMalformed marks FAILED the items a reconcile finds
+// malformed, whatever their status, so that they leave the pending index.
+func TestMarkFailedMalformed(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "outbox"}.WithDefaults()
+	fake := relaytest.New(t, table)
+	records := relaytest.Records(table, 3, 16)
+	for i, r := range records {
+		item := table.Item(r)
+		switch i {
+		case 0:
+			delete(item, outbox.AttrStatus)
+		case 1:
+			item[outbox.AttrStatus] = &types.AttributeValueMemberS{Value: "SENT"}
+		}
+		fake.Put(item)
+	}
+	s := &store.Store{Client: fake, Table: table, Retry: noSleep}
+	for i, err := range s.MarkFailed(context.Background(), records, []string{"no status", "bad status", "bad detail"}) {
+		if err != nil {
+			t.Errorf("record %d: %v", i, err)
+		}
+	}
+	for i, r := range records {
+		item := fake.Item(r.PartitionKey, r.SortKey)
+		if got := fake.Status(r); got != string(outbox.StatusFailed) {
+			t.Errorf("record %d: status %q, want FAILED", i, got)
+		}
+		if _, ok := item[outbox.AttrPendingShard]; ok {
+			t.Errorf("record %d: still in the pending index", i)
+		}
 	}
 }

@@ -1,0 +1,380 @@
+package relaytest
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// setupTimeout bounds the start of the engine and the creation of the table.
+const setupTimeout = 30 * time.Second
+
+// New returns a fake serving table (defaults applied). Its DynamoDB is a
+// local AWS stack of its own, with only the DynamoDB service, in which the
+// table and its pending index are created; the stack stops when tb's test
+// ends.
+func New(tb testing.TB, table outbox.Table) *AWS {
+	tb.Helper()
+	table = table.WithDefaults()
+	stack := localawstest.Start(tb, func(o *localaws.Options) { o.NoServices = true })
+	// TTL is not enabled on the table; no sweeping is needed.
+	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
+		tb.Fatalf("relaytest: registering DynamoDB: %v", err)
+	}
+	// A batch is written with ~100 calls in parallel: keep their
+	// connections, and close them before the stack stops (cleanups run last
+	// in, first out), which otherwise waits for connections never used.
+	transport := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}
+	tb.Cleanup(transport.CloseIdleConnections)
+	db := dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) {
+		o.HTTPClient = &http.Client{Transport: transport}
+		// Every call reaches the engine once: the code under test retries.
+		o.Retryer = aws.NopRetryer{}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	if err := createTable(ctx, db, table); err != nil {
+		tb.Fatalf("relaytest: %v", err)
+	}
+	return &AWS{Table: table, tb: tb, db: db}
+}
+
+// createTable creates the outbox table with its pending index and waits
+// until it is active.
+func createTable(ctx context.Context, db *dynamodb.Client, t outbox.Table) error {
+	index, indexAttrs := t.PendingIndex()
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String(t.Name),
+		AttributeDefinitions: append([]ddb.AttributeDefinition{
+			{AttributeName: aws.String(t.PartitionKey), AttributeType: ddb.ScalarAttributeTypeS},
+			{AttributeName: aws.String(t.SortKey), AttributeType: ddb.ScalarAttributeTypeS},
+		}, indexAttrs...),
+		KeySchema: []ddb.KeySchemaElement{
+			{AttributeName: aws.String(t.PartitionKey), KeyType: ddb.KeyTypeHash},
+			{AttributeName: aws.String(t.SortKey), KeyType: ddb.KeyTypeRange},
+		},
+		BillingMode:            ddb.BillingModePayPerRequest,
+		GlobalSecondaryIndexes: []ddb.GlobalSecondaryIndex{index},
+	})
+	if err != nil {
+		return fmt.Errorf("creating table %s: %w", t.Name, err)
+	}
+	w := dynamodb.NewTableExistsWaiter(db, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay = 10*time.Millisecond, 100*time.Millisecond
+	})
+	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.Name)}, setupTimeout); err != nil {
+		return fmt.Errorf("waiting for table %s: %w", t.Name, err)
+	}
+	return nil
+}
+
+// UpdateItem is the engine's, after WriteError.
+func (f *AWS) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	_, done, err := f.begin(ctx, OpUpdateItem)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.writeError(in.Key); err != nil {
+		return nil, err
+	}
+	return f.db.UpdateItem(ctx, in, opts...)
+}
+
+// DeleteItem is the engine's, after WriteError (used by the naive relay).
+func (f *AWS) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	_, done, err := f.begin(ctx, OpDeleteItem)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.writeError(in.Key); err != nil {
+		return nil, err
+	}
+	return f.db.DeleteItem(ctx, in, opts...)
+}
+
+// writeError consults WriteError for the item with the given key.
+func (f *AWS) writeError(key map[string]ddb.AttributeValue) error {
+	if f.WriteError == nil {
+		return nil
+	}
+	sk := str(key[f.Table.SortKey])
+	f.mu.Lock()
+	n := f.attempt("write:" + sk)
+	f.mu.Unlock()
+	return f.WriteError(sk, n)
+}
+
+// BatchWriteItem is the engine's, except that the requests Unprocessed
+// selects are set aside and returned as unprocessed.
+func (f *AWS) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	_, done, err := f.begin(ctx, OpBatchWriteItem)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	if f.Unprocessed == nil {
+		return f.db.BatchWriteItem(ctx, in, opts...)
+	}
+	n := 0
+	kept := map[string][]ddb.WriteRequest{}
+	aside := map[string][]ddb.WriteRequest{}
+	f.mu.Lock()
+	for table, reqs := range in.RequestItems {
+		for _, wr := range reqs {
+			n++
+			sk := f.sortKey(wr)
+			if f.Unprocessed(sk, f.attempt("batch:"+sk)) {
+				aside[table] = append(aside[table], wr)
+			} else {
+				kept[table] = append(kept[table], wr)
+			}
+		}
+	}
+	f.mu.Unlock()
+	if len(aside) == 0 {
+		return f.db.BatchWriteItem(ctx, in, opts...)
+	}
+	// The engine sees only the kept requests; the limit is on the call.
+	if n > 25 {
+		return nil, apiError("ValidationException", fmt.Sprintf("%d write requests; 1 to 25 allowed", n))
+	}
+	out := &dynamodb.BatchWriteItemOutput{}
+	if len(kept) > 0 {
+		req := *in
+		req.RequestItems = kept
+		if out, err = f.db.BatchWriteItem(ctx, &req, opts...); err != nil {
+			return nil, err
+		}
+	}
+	if out.UnprocessedItems == nil {
+		out.UnprocessedItems = map[string][]ddb.WriteRequest{}
+	}
+	for table, reqs := range aside {
+		out.UnprocessedItems[table] = append(out.UnprocessedItems[table], reqs...)
+	}
+	return out, nil
+}
+
+func (f *AWS) sortKey(wr ddb.WriteRequest) string {
+	switch {
+	case wr.DeleteRequest != nil:
+		return str(wr.DeleteRequest.Key[f.Table.SortKey])
+	case wr.PutRequest != nil:
+		return str(wr.PutRequest.Item[f.Table.SortKey])
+	}
+	return ""
+}
+
+// Query is the engine's, except for one case the engine gets wrong: see
+// resume.
+func (f *AWS) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	_, done, err := f.begin(ctx, OpQuery)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	if in.ExclusiveStartKey != nil {
+		gone, err := f.startGone(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if gone {
+			return f.resume(ctx, in, opts...)
+		}
+	}
+	return f.db.Query(ctx, in, opts...)
+}
+
+// startGone reports whether the item of a query's ExclusiveStartKey is no
+// longer where the key says (deleted, or out of the index).
+func (f *AWS) startGone(ctx context.Context, in *dynamodb.QueryInput) (bool, error) {
+	start := in.ExclusiveStartKey
+	out, err := f.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      in.TableName,
+		Key:            map[string]ddb.AttributeValue{f.Table.PartitionKey: start[f.Table.PartitionKey], f.Table.SortKey: start[f.Table.SortKey]},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return false, err
+	}
+	for name, v := range start {
+		if !reflect.DeepEqual(out.Item[name], v) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// resume answers a query whose start item has left the index since the
+// previous page, as the reconciler's queries do: it marks or deletes each
+// page before it reads the next. DynamoDB resumes after the key's position;
+// the engine (minidyn) looks for the item and, not finding it, returns an
+// empty last page. Until the engine does it, resume asks the engine for the
+// items after the start key with a filter on the key attributes, and pages
+// them itself.
+func (f *AWS) resume(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	order, err := f.keyOrder(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	cmp := ">"
+	if in.ScanIndexForward != nil && !*in.ScanIndexForward {
+		cmp = "<"
+	}
+	q := *in
+	q.ExclusiveStartKey, q.Limit = nil, nil
+	q.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
+	q.ExpressionAttributeValues = maps.Clone(in.ExpressionAttributeValues)
+	if q.ExpressionAttributeNames == nil {
+		q.ExpressionAttributeNames = map[string]string{}
+	}
+	if q.ExpressionAttributeValues == nil {
+		q.ExpressionAttributeValues = map[string]ddb.AttributeValue{}
+	}
+	// after = k0 > v0 OR (k0 = v0 AND (k1 > v1 OR (k1 = v1 AND ...)))
+	after := ""
+	for i := len(order) - 1; i >= 0; i-- {
+		name, value := fmt.Sprintf("#relaytestKey%d", i), fmt.Sprintf(":relaytestKey%d", i)
+		q.ExpressionAttributeNames[name] = order[i]
+		q.ExpressionAttributeValues[value] = in.ExclusiveStartKey[order[i]]
+		if after == "" {
+			after = fmt.Sprintf("%s %s %s", name, cmp, value)
+		} else {
+			after = fmt.Sprintf("%s %s %s OR (%s = %s AND (%s))", name, cmp, value, name, value, after)
+		}
+	}
+	if filter := aws.ToString(in.FilterExpression); filter != "" {
+		after = "(" + filter + ") AND (" + after + ")"
+	}
+	q.FilterExpression = aws.String(after)
+	all, err := f.db.Query(ctx, &q, opts...)
+	if err != nil {
+		return nil, err
+	}
+	out := &dynamodb.QueryOutput{Items: all.Items}
+	if in.Limit != nil && len(out.Items) >= int(*in.Limit) {
+		out.Items = out.Items[:*in.Limit]
+		last := out.Items[len(out.Items)-1]
+		out.LastEvaluatedKey = map[string]ddb.AttributeValue{}
+		for name := range in.ExclusiveStartKey {
+			out.LastEvaluatedKey[name] = last[name]
+		}
+	}
+	out.Count, out.ScannedCount = int32(len(out.Items)), int32(len(out.Items))
+	return out, nil
+}
+
+// keyOrder returns the attributes that order the items of a query: the
+// sort key of the queried index or table, then the table's keys.
+func (f *AWS) keyOrder(ctx context.Context, in *dynamodb.QueryInput) ([]string, error) {
+	desc, err := f.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName})
+	if err != nil {
+		return nil, err
+	}
+	schema := desc.Table.KeySchema
+	for _, g := range desc.Table.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) == aws.ToString(in.IndexName) {
+			schema = g.KeySchema
+		}
+	}
+	var order []string
+	for _, k := range schema {
+		if k.KeyType == ddb.KeyTypeRange {
+			order = append(order, aws.ToString(k.AttributeName))
+		}
+	}
+	for _, name := range []string{f.Table.PartitionKey, f.Table.SortKey} {
+		if !slices.Contains(order, name) {
+			order = append(order, name)
+		}
+	}
+	return order, nil
+}
+
+// The helpers below read and write the engine directly: they are not
+// counted, delayed or failed by the hooks. They fail the test on error, so
+// call them from the test's goroutine.
+
+// Put stores an item.
+func (f *AWS) Put(item map[string]ddb.AttributeValue) {
+	f.tb.Helper()
+	if _, err := f.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.Table.Name), Item: item}); err != nil {
+		f.tb.Fatalf("relaytest: storing an item: %v", err)
+	}
+}
+
+// PutRecord stores the item of a pending record.
+func (f *AWS) PutRecord(r outbox.Record) {
+	f.tb.Helper()
+	f.Put(f.Table.Item(r))
+}
+
+// PutRecords stores the items of pending records, 25 per call.
+func (f *AWS) PutRecords(records []outbox.Record) {
+	f.tb.Helper()
+	for start := 0; start < len(records); start += 25 {
+		reqs := make([]ddb.WriteRequest, 0, 25)
+		for _, r := range records[start:min(start+25, len(records))] {
+			reqs = append(reqs, ddb.WriteRequest{PutRequest: &ddb.PutRequest{Item: f.Table.Item(r)}})
+		}
+		out, err := f.db.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
+			RequestItems: map[string][]ddb.WriteRequest{f.Table.Name: reqs},
+		})
+		if err != nil {
+			f.tb.Fatalf("relaytest: storing %d items: %v", len(reqs), err)
+		}
+		if n := len(out.UnprocessedItems[f.Table.Name]); n > 0 {
+			f.tb.Fatalf("relaytest: storing %d items: %d unprocessed", len(reqs), n)
+		}
+	}
+}
+
+// Item returns the stored item with the given keys, or nil.
+func (f *AWS) Item(pk, sk string) map[string]ddb.AttributeValue {
+	f.tb.Helper()
+	out, err := f.db.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(f.Table.Name),
+		Key: map[string]ddb.AttributeValue{
+			f.Table.PartitionKey: &ddb.AttributeValueMemberS{Value: pk},
+			f.Table.SortKey:      &ddb.AttributeValueMemberS{Value: sk},
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		f.tb.Fatalf("relaytest: reading item (%s, %s): %v", pk, sk, err)
+	}
+	if len(out.Item) == 0 {
+		return nil
+	}
+	return out.Item
+}
+
+// Status returns the status attribute of a record's item, or "" if the item
+// is gone or has no string status.
+func (f *AWS) Status(r outbox.Record) string {
+	f.tb.Helper()
+	return str(f.Item(r.PartitionKey, r.SortKey)[outbox.AttrStatus])
+}
+
+func str(v ddb.AttributeValue) string {
+	if s, ok := v.(*ddb.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}

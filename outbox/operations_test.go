@@ -1,0 +1,266 @@
+package outbox_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// engine is an outbox table with its pending index in the local AWS stack's
+// DynamoDB.
+type engine struct {
+	t      *testing.T
+	client *dynamodb.Client
+	table  outbox.Table
+	writer *outbox.Writer
+}
+
+func newEngine(t *testing.T) *engine {
+	t.Helper()
+	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
+		t.Fatal(err)
+	}
+	client := dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+	table := outbox.Table{Name: "orders-outbox", PendingShards: 1}.WithDefaults()
+	index, indexAttrs := table.PendingIndex()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String(table.Name),
+		AttributeDefinitions: append([]types.AttributeDefinition{
+			{AttributeName: aws.String(table.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(table.SortKey), AttributeType: types.ScalarAttributeTypeS},
+		}, indexAttrs...),
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(table.PartitionKey), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(table.SortKey), KeyType: types.KeyTypeRange},
+		},
+		BillingMode:            types.BillingModePayPerRequest,
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{index},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay = 10*time.Millisecond, 100*time.Millisecond
+	})
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table.Name)}, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return &engine{t: t, client: client, table: table, writer: newWriter(t, client, table)}
+}
+
+// pending writes a pending event through the Writer and returns its record.
+func (e *engine) pending() outbox.Record {
+	e.t.Helper()
+	records, err := e.writer.Write(context.Background(), nil, orderPlaced())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return records[0]
+}
+
+func (e *engine) put(item map[string]types.AttributeValue) {
+	e.t.Helper()
+	if _, err := e.client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(e.table.Name), Item: item}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *engine) get(r outbox.Record) map[string]types.AttributeValue {
+	e.t.Helper()
+	out, err := e.client.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(e.table.Name), Key: e.table.Key(r), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return out.Item
+}
+
+// inPendingIndex reports whether the pending index lists r.
+func (e *engine) inPendingIndex(r outbox.Record) bool {
+	e.t.Helper()
+	out, err := e.client.Query(context.Background(), e.table.PendingQuery(0, fixedNow.Add(time.Hour)))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, item := range out.Items {
+		if reflect.DeepEqual(item[e.table.SortKey], e.table.Key(r)[e.table.SortKey]) {
+			return true
+		}
+	}
+	return false
+}
+
+// itemState is how a test case's item starts.
+type itemState struct {
+	name string
+	// edit changes a pending item; nil leaves it pending. missing means no
+	// item at all.
+	edit    func(map[string]types.AttributeValue)
+	missing bool
+}
+
+func withStatus(s string) func(map[string]types.AttributeValue) {
+	return func(item map[string]types.AttributeValue) {
+		item[outbox.AttrStatus] = &types.AttributeValueMemberS{Value: s}
+	}
+}
+
+var itemStates = []itemState{
+	{name: "pending"},
+	{name: "no status", edit: func(item map[string]types.AttributeValue) { delete(item, outbox.AttrStatus) }},
+	{name: "invalid status", edit: withStatus("SENT")},
+	{name: "status not a string", edit: func(item map[string]types.AttributeValue) {
+		item[outbox.AttrStatus] = &types.AttributeValueMemberN{Value: "1"}
+	}},
+	{name: "published", edit: func(item map[string]types.AttributeValue) {
+		withStatus(string(outbox.StatusPublished))(item)
+		delete(item, outbox.AttrPendingShard)
+		delete(item, outbox.AttrPendingSince)
+	}},
+	{name: "failed", edit: func(item map[string]types.AttributeValue) {
+		withStatus(string(outbox.StatusFailed))(item)
+		item[outbox.AttrAttempts] = &types.AttributeValueMemberN{Value: "1"}
+		delete(item, outbox.AttrPendingShard)
+		delete(item, outbox.AttrPendingSince)
+	}},
+	{name: "missing", missing: true},
+}
+
+// setUp writes the case's item and returns its record.
+func (e *engine) setUp(s itemState) outbox.Record {
+	e.t.Helper()
+	r := e.pending()
+	switch {
+	case s.missing:
+		if _, err := e.client.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{
+			TableName: aws.String(e.table.Name), Key: e.table.Key(r),
+		}); err != nil {
+			e.t.Fatal(err)
+		}
+	case s.edit != nil:
+		item := e.get(r)
+		s.edit(item)
+		e.put(item)
+	}
+	return r
+}
+
+// TestMarkFailedInDynamoDB runs MarkFailed's update in a DynamoDB engine:
+// every item not yet published or failed, malformed ones included, becomes
+// FAILED and leaves the pending index; the others fail the condition and
+// stay as they are.
+func TestMarkFailedInDynamoDB(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	marked := map[string]bool{"pending": true, "no status": true, "invalid status": true, "status not a string": true}
+	for _, s := range itemStates {
+		t.Run(s.name, func(t *testing.T) {
+			r := e.setUp(s)
+			before := e.get(r)
+			_, err := e.client.UpdateItem(context.Background(), e.table.MarkFailed(r, "detail is not a JSON object", fixedNow))
+			after := e.get(r)
+			if !marked[s.name] {
+				var ccf *types.ConditionalCheckFailedException
+				if !errors.As(err, &ccf) {
+					t.Fatalf("err = %v, want a failed condition", err)
+				}
+				if !reflect.DeepEqual(after, before) {
+					t.Errorf("item changed:\n%v\nwas\n%v", after, before)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{
+				outbox.AttrStatus:    string(outbox.StatusFailed),
+				outbox.AttrLastError: "detail is not a JSON object",
+				outbox.AttrFailedAt:  fixedNow.Format(outbox.TimeFormat),
+			}
+			for name, v := range want {
+				if got, _ := after[name].(*types.AttributeValueMemberS); got == nil || got.Value != v {
+					t.Errorf("%s = %v, want %q", name, after[name], v)
+				}
+			}
+			if n, _ := after[outbox.AttrAttempts].(*types.AttributeValueMemberN); n == nil || n.Value != "1" {
+				t.Errorf("attempts = %v, want 1", after[outbox.AttrAttempts])
+			}
+			for _, name := range []string{outbox.AttrPendingShard, outbox.AttrPendingSince, e.table.TTLAttribute} {
+				if _, ok := after[name]; ok {
+					t.Errorf("%s kept: %v", name, after[name])
+				}
+			}
+			if e.inPendingIndex(r) {
+				t.Error("item still in the pending index")
+			}
+		})
+	}
+}
+
+// TestMarkPublishedInDynamoDB runs MarkPublished's update in a DynamoDB
+// engine: only a pending item becomes PUBLISHED; every other fails the
+// condition and stays as it is.
+func TestMarkPublishedInDynamoDB(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	for _, s := range itemStates {
+		if s.name == "status not a string" {
+			// DynamoDB evaluates "#status = :pending" to false on a number;
+			// the engine (minidyn) rejects the comparison instead.
+			continue
+		}
+		t.Run(s.name, func(t *testing.T) {
+			r := e.setUp(s)
+			before := e.get(r)
+			_, err := e.client.UpdateItem(context.Background(), e.table.MarkPublished(r, fixedNow, time.Hour))
+			after := e.get(r)
+			if s.name != "pending" {
+				var ccf *types.ConditionalCheckFailedException
+				if !errors.As(err, &ccf) {
+					t.Fatalf("err = %v, want a failed condition", err)
+				}
+				if !reflect.DeepEqual(after, before) {
+					t.Errorf("item changed:\n%v\nwas\n%v", after, before)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, _ := after[outbox.AttrStatus].(*types.AttributeValueMemberS); s == nil || s.Value != string(outbox.StatusPublished) {
+				t.Errorf("status = %v", after[outbox.AttrStatus])
+			}
+			if p, _ := after[outbox.AttrPublishedAt].(*types.AttributeValueMemberS); p == nil || p.Value != fixedNow.Format(outbox.TimeFormat) {
+				t.Errorf("publishedAt = %v", after[outbox.AttrPublishedAt])
+			}
+			wantTTL := fmt.Sprint(fixedNow.Add(time.Hour).Unix())
+			if n, _ := after[e.table.TTLAttribute].(*types.AttributeValueMemberN); n == nil || n.Value != wantTTL {
+				t.Errorf("%s = %v, want %s", e.table.TTLAttribute, after[e.table.TTLAttribute], wantTTL)
+			}
+			for _, name := range []string{outbox.AttrPendingShard, outbox.AttrPendingSince} {
+				if _, ok := after[name]; ok {
+					t.Errorf("%s kept", name)
+				}
+			}
+			if e.inPendingIndex(r) {
+				t.Error("item still in the pending index")
+			}
+		})
+	}
+}
