@@ -129,3 +129,26 @@ func (t Table) StreamFilterPattern() string {
 	}
 	return string(b)
 }
+
+// Requeue returns the update that puts a FAILED event back in the pending
+// index, for replay once its cause is fixed: status PENDING and the pending
+// index keys of the contract (pending since it occurred, so the next
+// reconciler run publishes it). attempts and lastError stay as history. It
+// applies only to FAILED items. r needs only the key, EventID and OccurredAt.
+func (t Table) Requeue(r Record) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName:           aws.String(t.Name),
+		Key:                 t.Key(r),
+		UpdateExpression:    aws.String("SET #status = :pending, #shard = :shard, #since = :since"),
+		ConditionExpression: aws.String("#status = :failed"),
+		ExpressionAttributeNames: map[string]string{
+			"#status": AttrStatus, "#shard": AttrPendingShard, "#since": AttrPendingSince,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
+			":failed":  &types.AttributeValueMemberS{Value: string(StatusFailed)},
+			":shard":   &types.AttributeValueMemberS{Value: PendingShardKey(t.ShardFor(r.EventID))},
+			":since":   &types.AttributeValueMemberN{Value: strconv.FormatInt(r.OccurredAt.UnixMilli(), 10)},
+		},
+	}
+}

@@ -264,3 +264,36 @@ func TestMarkPublishedInDynamoDB(t *testing.T) {
 		})
 	}
 }
+
+func TestRequeueInDynamoDB(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	ctx := context.Background()
+	r := e.pending()
+	if _, err := e.client.UpdateItem(ctx, e.table.MarkFailed(r, "rejected by the target", fixedNow)); err != nil {
+		t.Fatal(err)
+	}
+	if e.inPendingIndex(r) {
+		t.Fatal("a FAILED item is still in the pending index")
+	}
+	if _, err := e.client.UpdateItem(ctx, e.table.Requeue(outbox.Record{PartitionKey: r.PartitionKey, SortKey: r.SortKey, EventID: r.EventID, OccurredAt: r.OccurredAt})); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.table.ParseItem(e.get(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != outbox.StatusPending || got.PendingShard != r.PendingShard || got.PendingSince != r.PendingSince ||
+		got.Attempts != 1 || got.LastError != "rejected by the target" {
+		t.Errorf("requeued item = %+v, want pending with the written index keys and its failure history", got)
+	}
+	if !e.inPendingIndex(r) {
+		t.Error("a requeued item is not in the pending index")
+	}
+	// Only FAILED items are requeued: a pending or published one is left alone.
+	_, err = e.client.UpdateItem(ctx, e.table.Requeue(r))
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		t.Errorf("requeue of a pending item: err = %v, want ConditionalCheckFailedException", err)
+	}
+}
