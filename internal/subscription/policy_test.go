@@ -1,0 +1,67 @@
+package subscription
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
+	}
+	if strings.TrimSpace(string(want)) != got {
+		t.Errorf("%s differs from the golden file %s:\n%s", name, path, got)
+	}
+}
+
+const (
+	goldenQueue = "arn:aws:sqs:eu-west-1:123456789012:billing"
+	goldenRule  = "arn:aws:events:eu-west-1:123456789012:rule/orders/billing"
+)
+
+func TestSubscriptionQueuePolicyGolden(t *testing.T) {
+	t.Parallel()
+	doc := QueuePolicy(goldenQueue, goldenRule)
+	golden(t, "queue_policy.json", doc.JSON())
+	// Only EventBridge, only SendMessage, only this queue, only this rule.
+	if len(doc.Statement) != 1 {
+		t.Fatalf("%d statements, want 1", len(doc.Statement))
+	}
+	st := doc.Statement[0]
+	if st.Principal["Service"] != "events.amazonaws.com" || len(st.Action) != 1 || st.Action[0] != "sqs:SendMessage" ||
+		len(st.Resource) != 1 || st.Resource[0] != goldenQueue || st.Condition["ArnEquals"]["aws:SourceArn"] != goldenRule {
+		t.Errorf("the policy grants more than the rule's delivery: %s", doc.JSON())
+	}
+	if got := RuleARNOfPolicy(doc.JSON()); got != goldenRule {
+		t.Errorf("RuleARNOfPolicy = %q, want %q", got, goldenRule)
+	}
+	if got := RuleARNOfPolicy(`{"Statement":[{"Sid":"Other","Condition":{"ArnEquals":{"aws:SourceArn":"x"}}}]}`); got != "" {
+		t.Errorf("RuleARNOfPolicy of a foreign policy = %q, want empty", got)
+	}
+}
+
+func TestSubscriptionSamePolicy(t *testing.T) {
+	t.Parallel()
+	doc := QueuePolicy(goldenQueue, goldenRule)
+	compact := `{"Statement":[{"Condition":{"ArnEquals":{"aws:SourceArn":"` + goldenRule + `"}},"Resource":"` + goldenQueue +
+		`","Action":"sqs:SendMessage","Principal":{"Service":"events.amazonaws.com"},"Effect":"Allow","Sid":"AllowSubscriptionRule"}],"Version":"2012-10-17"}`
+	if !samePolicy(doc.JSON(), compact) {
+		t.Error("equivalent documents compare different")
+	}
+	if samePolicy(doc.JSON(), QueuePolicy(goldenQueue, goldenRule+"x").JSON()) {
+		t.Error("documents for different rules compare equal")
+	}
+}

@@ -1,0 +1,173 @@
+package subscription
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+)
+
+// ruleDescription is the description of every subscription's rule.
+func ruleDescription(name string) string {
+	return "Outbox subscription " + name + ": delivers matching events to the queue " + NamesFor(name).Queue
+}
+
+// getRule returns the rule called name on bus, or nil when it does not
+// exist.
+func (c *Clients) getRule(ctx context.Context, bus, name string) (*eventbridge.DescribeRuleOutput, error) {
+	out, err := c.Events.DescribeRule(ctx, &eventbridge.DescribeRuleInput{Name: aws.String(name), EventBusName: aws.String(bus)})
+	if isNotFound(err) {
+		return nil, nil
+	}
+	return out, err
+}
+
+// ruleDiff returns the settings of the rule that differ from s.
+func ruleDiff(s Spec, have *eventbridge.DescribeRuleOutput) []string {
+	var fields []string
+	if !SameJSON(aws.ToString(have.EventPattern), s.Pattern()) {
+		fields = append(fields, "event_pattern")
+	}
+	if have.State != types.RuleStateEnabled {
+		fields = append(fields, "state")
+	}
+	return fields
+}
+
+// ensureRule creates or updates the rule and returns its ARN. exists says
+// whether the State records it: a rule of that name that the State does not
+// record belongs to someone else.
+func (c *Clients) ensureRule(ctx context.Context, s Spec, exists bool) (string, error) {
+	n := NamesFor(s.Name)
+	bus := BusName(s.EventBus)
+	have, err := c.getRule(ctx, bus, n.Rule)
+	if err != nil {
+		return "", fmt.Errorf("reading rule (%s): %w", n.Rule, err)
+	}
+	tags := s.ruleTags()
+	if have != nil && !exists {
+		return "", fmt.Errorf("creating rule (%s): a rule of that name already exists on the bus %s (%s): delete it, import it, or choose another subscription name", n.Rule, bus, aws.ToString(have.Arn))
+	}
+	if have != nil && len(ruleDiff(s, have)) == 0 {
+		arn := aws.ToString(have.Arn)
+		if err := c.syncRuleTags(ctx, arn, tags); err != nil {
+			return arn, fmt.Errorf("tagging rule (%s): %w", n.Rule, err)
+		}
+		return arn, nil
+	}
+	in := &eventbridge.PutRuleInput{
+		Name: aws.String(n.Rule), EventBusName: aws.String(bus), EventPattern: aws.String(s.Pattern()),
+		State: types.RuleStateEnabled, Description: aws.String(ruleDescription(s.Name)),
+	}
+	if have == nil {
+		for _, k := range sortedKeys(tags) {
+			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+		}
+	}
+	out, err := c.Events.PutRule(ctx, in)
+	verb := "updating"
+	if have == nil {
+		verb = "creating"
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s rule (%s): %w", verb, n.Rule, err)
+	}
+	arn := aws.ToString(out.RuleArn)
+	if have != nil {
+		if err := c.syncRuleTags(ctx, arn, tags); err != nil {
+			return arn, fmt.Errorf("tagging rule (%s): %w", n.Rule, err)
+		}
+	}
+	return arn, nil
+}
+
+func (c *Clients) ruleTags(ctx context.Context, arn string) (map[string]string, error) {
+	out, err := c.Events.ListTagsForResource(ctx, &eventbridge.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
+	if err != nil {
+		return nil, err
+	}
+	tags := map[string]string{}
+	for _, t := range out.Tags {
+		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	return tags, nil
+}
+
+func (c *Clients) syncRuleTags(ctx context.Context, arn string, want map[string]string) error {
+	have, err := c.ruleTags(ctx, arn)
+	if err != nil {
+		return err
+	}
+	set, remove := tagDiff(have, want)
+	if len(remove) > 0 {
+		if _, err := c.Events.UntagResource(ctx, &eventbridge.UntagResourceInput{ResourceARN: aws.String(arn), TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	if len(set) > 0 {
+		in := &eventbridge.TagResourceInput{ResourceARN: aws.String(arn)}
+		for _, k := range sortedKeys(set) {
+			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(set[k])})
+		}
+		if _, err := c.Events.TagResource(ctx, in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// target returns the rule's target of id TargetID, or nil.
+func (c *Clients) target(ctx context.Context, bus, rule string) (*types.Target, error) {
+	out, err := c.Events.ListTargetsByRule(ctx, &eventbridge.ListTargetsByRuleInput{Rule: aws.String(rule), EventBusName: aws.String(bus)})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range out.Targets {
+		if aws.ToString(t.Id) == TargetID {
+			return &t, nil
+		}
+	}
+	return nil, nil
+}
+
+// ensureTarget makes the queue the rule's target.
+func (c *Clients) ensureTarget(ctx context.Context, bus, rule, queueARN string) error {
+	have, err := c.target(ctx, bus, rule)
+	if err != nil {
+		return fmt.Errorf("reading the target of rule (%s): %w", rule, err)
+	}
+	if have != nil && aws.ToString(have.Arn) == queueARN {
+		return nil
+	}
+	out, err := c.Events.PutTargets(ctx, &eventbridge.PutTargetsInput{
+		Rule: aws.String(rule), EventBusName: aws.String(bus),
+		Targets: []types.Target{{Id: aws.String(TargetID), Arn: aws.String(queueARN)}},
+	})
+	if err == nil && out.FailedEntryCount > 0 && len(out.FailedEntries) > 0 {
+		f := out.FailedEntries[0]
+		err = fmt.Errorf("%s: %s", aws.ToString(f.ErrorCode), aws.ToString(f.ErrorMessage))
+	}
+	if err != nil {
+		return fmt.Errorf("adding the queue as target of rule (%s): %w", rule, err)
+	}
+	return nil
+}
+
+// deleteRule removes the rule's target and the rule; a rule already gone is
+// not an error.
+func (c *Clients) deleteRule(ctx context.Context, bus, rule string) error {
+	_, err := c.Events.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), EventBusName: aws.String(bus), Ids: []string{TargetID}})
+	if isNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("removing the target of rule (%s): %w", rule, err)
+	}
+	_, err = c.Events.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule), EventBusName: aws.String(bus)})
+	if err := ignoreNotFound(err); err != nil {
+		return fmt.Errorf("deleting rule (%s): %w", rule, err)
+	}
+	return nil
+}

@@ -1,0 +1,339 @@
+// Package subscription provisions one consumer of a pipeline's events on
+// AWS: an EventBridge rule that matches the events by source and detail type
+// (or by a full event pattern) and delivers them to the consumer's own SQS
+// queue, with its own dead-letter queue (redrive) and a queue policy that
+// lets only that rule send.
+//
+// It knows nothing of Terraform. The provider maps its schema to a Spec,
+// records the State that Create and Update return, and plans repairs from
+// the drift that Read reports.
+//
+// Create builds the components in dependency order (dead-letter queue,
+// queue with its redrive policy, queue policy, rule, target) and removes
+// what it built if a step fails; Delete removes them in reverse order and
+// tolerates components already gone.
+package subscription
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Defaults of a Spec.
+const (
+	DefaultEventBus                   = "default"
+	DefaultVisibilityTimeoutSeconds   = 30
+	DefaultMessageRetentionSeconds    = 345600
+	DefaultMaxReceiveCount            = 5
+	DefaultDeadLetterRetentionSeconds = 1209600
+	MaxNameLength                     = 64
+	maxRetentionSeconds               = 1209600
+	minRetentionSeconds               = 60
+	maxVisibilityTimeoutSeconds       = 43200
+	maxReceiveWaitTimeSeconds         = 20
+	maxMaxReceiveCount                = 1000
+	suffixDeadLetterQueue             = "-dlq"
+	tagSubscription                   = "outbox:subscription"
+	queueTargetID                     = "outbox-subscription"
+	eventBridgeServicePrincipal       = "events.amazonaws.com"
+	queuePolicySid                    = "AllowSubscriptionRule"
+	queuePolicyVersion                = "2012-10-17"
+)
+
+// TagSubscription is set on every tagged component to the subscription's
+// name.
+const TagSubscription = tagSubscription
+
+// TargetID is the id of the rule's target, the queue.
+const TargetID = queueTargetID
+
+// Spec is the desired configuration of a subscription. The zero value of a
+// field means its default (see WithDefaults); pointer fields are those whose
+// zero is a meaningful setting.
+type Spec struct {
+	// Name is the name of the rule and the queue; the dead-letter queue is
+	// Name followed by "-dlq". Changing it replaces the subscription.
+	Name string
+	// EventBus is the name or ARN of the bus the rule is on; default
+	// "default". Changing it replaces the subscription.
+	EventBus string
+	// Sources and DetailTypes build the rule's pattern
+	// {"source":[...],"detail-type":[...]}; an empty list matches any value.
+	Sources     []string
+	DetailTypes []string
+	// EventPattern is a complete EventBridge pattern (a JSON object); it
+	// excludes Sources and DetailTypes.
+	EventPattern string
+	// Queue is the consumer's queue.
+	Queue QueueSpec
+	// DeadLetter is the queue that receives what the consumer failed to
+	// process MaxReceiveCount times.
+	DeadLetter DeadLetterSpec
+	// Tags of the rule and both queues.
+	Tags map[string]string
+}
+
+// QueueSpec configures the consumer's queue.
+type QueueSpec struct {
+	// VisibilityTimeoutSeconds, 0 to 43200; nil: 30.
+	VisibilityTimeoutSeconds *int32
+	// MessageRetentionSeconds, 60 to 1209600; default 345600 (4 days).
+	MessageRetentionSeconds int32
+	// ReceiveWaitTimeSeconds, 0 to 20: long polling of ReceiveMessage.
+	ReceiveWaitTimeSeconds int32
+	// MaxReceiveCount, 1 to 1000, is how many receives a message gets
+	// before SQS moves it to the dead-letter queue; default 5.
+	MaxReceiveCount int32
+	// KMSMasterKeyID encrypts both queues with a KMS key; empty uses
+	// SQS-managed encryption (SSE-SQS).
+	KMSMasterKeyID string
+}
+
+// DeadLetterSpec configures the dead-letter queue.
+type DeadLetterSpec struct {
+	// MessageRetentionSeconds, 60 to 1209600; default 1209600 (14 days).
+	MessageRetentionSeconds int32
+}
+
+// Names are the names of a subscription's components.
+type Names struct {
+	Rule            string
+	Queue           string
+	DeadLetterQueue string
+}
+
+// NamesFor returns the component names of the subscription called name.
+func NamesFor(name string) Names {
+	return Names{Rule: name, Queue: name, DeadLetterQueue: name + suffixDeadLetterQueue}
+}
+
+// WithDefaults returns s with every unset field set to its default.
+func (s Spec) WithDefaults() Spec {
+	if s.EventBus == "" {
+		s.EventBus = DefaultEventBus
+	}
+	if s.Queue.VisibilityTimeoutSeconds == nil {
+		v := int32(DefaultVisibilityTimeoutSeconds)
+		s.Queue.VisibilityTimeoutSeconds = &v
+	}
+	if s.Queue.MessageRetentionSeconds == 0 {
+		s.Queue.MessageRetentionSeconds = DefaultMessageRetentionSeconds
+	}
+	if s.Queue.MaxReceiveCount == 0 {
+		s.Queue.MaxReceiveCount = DefaultMaxReceiveCount
+	}
+	if s.DeadLetter.MessageRetentionSeconds == 0 {
+		s.DeadLetter.MessageRetentionSeconds = DefaultDeadLetterRetentionSeconds
+	}
+	return s
+}
+
+// BusName returns the name of the bus given by name or ARN.
+func BusName(bus string) string {
+	if bus == "" {
+		return DefaultEventBus
+	}
+	if strings.HasPrefix(bus, "arn:") {
+		if i := strings.Index(bus, ":event-bus/"); i >= 0 {
+			return bus[i+len(":event-bus/"):]
+		}
+	}
+	return bus
+}
+
+// Pattern returns the rule's event pattern: EventPattern as given, or the
+// pattern built from Sources and DetailTypes, with sorted and deduplicated
+// values so that it does not depend on the order of a set.
+func (s Spec) Pattern() string {
+	if s.EventPattern != "" {
+		return s.EventPattern
+	}
+	return BuildPattern(s.Sources, s.DetailTypes)
+}
+
+// BuildPattern returns {"source":[...],"detail-type":[...]}, leaving out an
+// empty list (which matches any value).
+func BuildPattern(sources, detailTypes []string) string {
+	p := map[string][]string{}
+	if v := sortedUnique(sources); len(v) > 0 {
+		p["source"] = v
+	}
+	if v := sortedUnique(detailTypes); len(v) > 0 {
+		p["detail-type"] = v
+	}
+	b, err := json.Marshal(p) // map keys are sorted
+	if err != nil {
+		panic("subscription: marshalling pattern: " + err.Error())
+	}
+	return string(b)
+}
+
+func sortedUnique(v []string) []string {
+	out := slices.Clone(v)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Validation patterns, from the limits of the services involved.
+var (
+	// A rule name allows [.-_A-Za-z0-9]{1,64} and a queue name
+	// [-_A-Za-z0-9]{1,80}: the name must fit both, with "-dlq".
+	namePattern    = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	busNamePattern = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
+	busARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
+)
+
+// ValidationError names the field of a Spec at fault and the fix.
+type ValidationError struct {
+	// Field is the path of the field, as in Go ("Queue.MaxReceiveCount").
+	Field   string
+	Problem string
+	Fix     string
+}
+
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("outbox subscription %s %s: %s", e.Field, e.Problem, e.Fix)
+}
+
+func invalid(field, fix, problem string, args ...any) error {
+	return &ValidationError{Field: field, Problem: fmt.Sprintf(problem, args...), Fix: fix}
+}
+
+// Validate reports the first problem of s that can be found without AWS. It
+// applies the defaults first.
+func (s Spec) Validate() error {
+	s = s.WithDefaults()
+	switch {
+	case s.Name == "":
+		return invalid("Name", `set a name such as "billing-orders"; it names the rule and the queues`, "is empty")
+	case len(s.Name) > MaxNameLength:
+		return invalid("Name", fmt.Sprintf("use at most %d characters", MaxNameLength), "is %d characters long", len(s.Name))
+	case !namePattern.MatchString(s.Name):
+		return invalid("Name", "use letters, digits, hyphens and underscores", "%q has characters that EventBridge rule and SQS queue names do not allow", s.Name)
+	}
+	if !busNamePattern.MatchString(s.EventBus) && !busARNPattern.MatchString(s.EventBus) {
+		return invalid("EventBus", `use a bus name such as "default" or an event bus ARN, such as an outbox_pipeline's target_arn`, "is %q", s.EventBus)
+	}
+	if err := s.validatePattern(); err != nil {
+		return err
+	}
+	q := s.Queue
+	switch v := *q.VisibilityTimeoutSeconds; {
+	case v < 0 || v > maxVisibilityTimeoutSeconds:
+		return invalid("Queue.VisibilityTimeoutSeconds", "use 0 to 43200 seconds (12 hours)", "is %d", v)
+	}
+	if q.MessageRetentionSeconds < minRetentionSeconds || q.MessageRetentionSeconds > maxRetentionSeconds {
+		return invalid("Queue.MessageRetentionSeconds", "use 60 to 1209600 seconds (14 days)", "is %d", q.MessageRetentionSeconds)
+	}
+	if q.ReceiveWaitTimeSeconds < 0 || q.ReceiveWaitTimeSeconds > maxReceiveWaitTimeSeconds {
+		return invalid("Queue.ReceiveWaitTimeSeconds", "use 0 to 20 seconds", "is %d", q.ReceiveWaitTimeSeconds)
+	}
+	if q.MaxReceiveCount < 1 || q.MaxReceiveCount > maxMaxReceiveCount {
+		return invalid("Queue.MaxReceiveCount", "use 1 to 1000 receives before a message goes to the dead-letter queue", "is %d", q.MaxReceiveCount)
+	}
+	if strings.TrimSpace(q.KMSMasterKeyID) != q.KMSMasterKeyID {
+		return invalid("Queue.KMSMasterKeyID", "remove the surrounding spaces", "is %q", q.KMSMasterKeyID)
+	}
+	d := s.DeadLetter
+	if d.MessageRetentionSeconds < minRetentionSeconds || d.MessageRetentionSeconds > maxRetentionSeconds {
+		return invalid("DeadLetter.MessageRetentionSeconds", "use 60 to 1209600 seconds (14 days)", "is %d", d.MessageRetentionSeconds)
+	}
+	if d.MessageRetentionSeconds < q.MessageRetentionSeconds {
+		// A dead letter keeps its original enqueue time: it would expire
+		// from the dead-letter queue sooner than from the queue.
+		return invalid("DeadLetter.MessageRetentionSeconds",
+			fmt.Sprintf("use at least the queue's message_retention_seconds (%d): a dead letter keeps the time it was first enqueued, so it would expire before anyone could inspect it", q.MessageRetentionSeconds),
+			"is %d", d.MessageRetentionSeconds)
+	}
+	for k, v := range s.Tags {
+		switch {
+		case k == "" || len(k) > 128:
+			return invalid("Tags", "use keys of 1 to 128 characters", "has the key %q", k)
+		case strings.HasPrefix(strings.ToLower(k), "aws:"):
+			return invalid("Tags", `remove the key: the "aws:" prefix is reserved by AWS`, "has the key %q", k)
+		case len(v) > 256:
+			return invalid("Tags", "use values of at most 256 characters", "has a value of %d characters for %q", len(v), k)
+		}
+	}
+	return nil
+}
+
+func (s Spec) validatePattern() error {
+	if s.EventPattern != "" {
+		if len(s.Sources) > 0 || len(s.DetailTypes) > 0 {
+			return invalid("EventPattern", "set either event_pattern or sources and detail_types, not both", "is set with Sources or DetailTypes")
+		}
+		return ValidatePattern(s.EventPattern)
+	}
+	if len(s.Sources) == 0 && len(s.DetailTypes) == 0 {
+		return invalid("Sources", `set sources and/or detail_types (such as ["com.example.orders"]), or a full event_pattern`, "and DetailTypes are empty, and there is no EventPattern")
+	}
+	for _, f := range []struct {
+		field  string
+		values []string
+	}{{"Sources", s.Sources}, {"DetailTypes", s.DetailTypes}} {
+		for _, v := range f.values {
+			if strings.TrimSpace(v) == "" || len(v) > 256 {
+				return invalid(f.field, "use non-blank values of at most 256 characters, as the outbox writer requires of events", "has the value %q", v)
+			}
+		}
+	}
+	return nil
+}
+
+// ValidatePattern checks that p is an EventBridge event pattern: a JSON
+// object, not empty, whose leaves are arrays of values or matchers.
+func ValidatePattern(p string) error {
+	var v any
+	if err := json.Unmarshal([]byte(p), &v); err != nil {
+		return invalid("EventPattern", `use a JSON object such as {"source":["com.example.orders"]}, for example with jsonencode()`, "is not valid JSON (%v)", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return invalid("EventPattern", `use a JSON object such as {"source":["com.example.orders"]}`, "is not a JSON object")
+	}
+	if len(obj) == 0 {
+		return invalid("EventPattern", `match at least one field, such as {"source":["com.example.orders"]}`, "is an empty object")
+	}
+	return checkLeaves(obj, "")
+}
+
+func checkLeaves(obj map[string]any, at string) error {
+	for k, v := range obj {
+		field := strings.TrimPrefix(at+"."+k, ".")
+		switch t := v.(type) {
+		case map[string]any:
+			if len(t) == 0 {
+				return invalid("EventPattern", "remove the empty object, or match a field in it", "has an empty object at %s", field)
+			}
+			if err := checkLeaves(t, field); err != nil {
+				return err
+			}
+		case []any:
+			if len(t) == 0 {
+				return invalid("EventPattern", "list at least one value, or remove the field", "has an empty array at %s", field)
+			}
+		default:
+			return invalid("EventPattern", fmt.Sprintf(`put the value in an array, as in {%q:[%s]}`, k, jsonOf(v)), "has the value %s at %s, which is not an array", jsonOf(v), field)
+		}
+	}
+	return nil
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// SameJSON reports whether two JSON documents mean the same (key order and
+// layout aside). Documents that are not JSON compare as strings.
+func SameJSON(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return a == b
+	}
+	return jsonOf(x) == jsonOf(y)
+}

@@ -1,0 +1,209 @@
+package subscription
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// State records what exists: the identifiers of the components. An empty
+// field means the component does not exist (or was not created yet). The
+// queue policy and the rule's target have no identifier of their own: they
+// exist with the queue and the rule, and Update puts them back if missing.
+type State struct {
+	// Name is Spec.Name.
+	Name string
+	// EventBusName is the name of the bus the rule is on.
+	EventBusName string
+	// RuleARN is the rule's ARN.
+	RuleARN string
+
+	QueueURL string
+	QueueARN string
+
+	DeadLetterQueueURL string
+	DeadLetterQueueARN string
+}
+
+// Exists reports whether anything of the subscription is recorded.
+func (s State) Exists() bool {
+	return s.RuleARN != "" || s.QueueURL != "" || s.DeadLetterQueueURL != ""
+}
+
+// tags returns the tags of every tagged component: Spec.Tags and the
+// subscription's name.
+func (s Spec) tags() map[string]string {
+	out := maps.Clone(s.Tags)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[TagSubscription] = s.Name
+	return out
+}
+
+// TagPattern is set on the rule to "event_pattern" when the Spec gives the
+// pattern as a whole, so that an import reads it back the same way.
+const TagPattern = "outbox:pattern"
+
+// ruleTags returns the tags of the rule.
+func (s Spec) ruleTags() map[string]string {
+	tags := s.tags()
+	if s.EventPattern != "" {
+		tags[TagPattern] = "event_pattern"
+	}
+	return tags
+}
+
+// ownTags returns tags without those the subscription manages.
+func ownTags(tags map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range tags {
+		if !strings.HasPrefix(k, "outbox:") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Create builds every component of the subscription described by s. If a
+// step fails, Create deletes what it built and returns the error with an
+// empty State; if that clean-up fails too, it returns what remains so that
+// it is recorded and removed later.
+func (c *Clients) Create(ctx context.Context, s Spec) (State, error) {
+	var st State
+	err := c.apply(ctx, s, &st)
+	if err == nil {
+		return st, nil
+	}
+	// Clean up even when ctx was cancelled, within the wait bound.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.waitTimeout())
+	defer cancel()
+	rest, derr := c.Delete(cctx, st)
+	if derr != nil {
+		return rest, fmt.Errorf("%w; removing the components it created also failed (they remain recorded): %w", err, derr)
+	}
+	return State{}, err
+}
+
+// Update brings the subscription recorded in st to s in place: the rule's
+// pattern, the queues' settings, the tags. It also recreates components
+// deleted out of band (see Read). A new Name or EventBus cannot be applied
+// here: they replace the subscription. Update returns the new State even on
+// error, so that the provider records partial progress.
+func (c *Clients) Update(ctx context.Context, s Spec, st State) (State, error) {
+	err := c.apply(ctx, s, &st)
+	return st, err
+}
+
+// apply creates or updates every component in dependency order, recording
+// each in st as soon as it exists.
+func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	s = s.WithDefaults()
+	if st.Name != "" && st.Name != s.Name {
+		return fmt.Errorf("updating outbox subscription (%s): the name changed to %s, which requires replacing the subscription", st.Name, s.Name)
+	}
+	bus := BusName(s.EventBus)
+	if st.EventBusName != "" && st.EventBusName != bus {
+		return fmt.Errorf("updating outbox subscription (%s): the event bus changed from %s to %s, which requires replacing the subscription", s.Name, st.EventBusName, bus)
+	}
+	st.Name, st.EventBusName = s.Name, bus
+	n := NamesFor(s.Name)
+	tags := s.tags()
+
+	err := c.ensureQueue(ctx, queueSpec{
+		what: "dead-letter queue", name: n.DeadLetterQueue, attrs: deadLetterAttributes(s), tags: tags,
+	}, &st.DeadLetterQueueURL, &st.DeadLetterQueueARN)
+	if err != nil {
+		return err
+	}
+	err = c.ensureQueue(ctx, queueSpec{
+		what: "queue", name: n.Queue, attrs: queueAttributes(s, st.DeadLetterQueueARN), tags: tags,
+	}, &st.QueueURL, &st.QueueARN)
+	if err != nil {
+		return err
+	}
+	ruleARN := st.RuleARN
+	if ruleARN == "" {
+		if ruleARN, err = RuleARN(st.QueueARN, bus, n.Rule); err != nil {
+			return fmt.Errorf("creating queue policy (%s): %w", n.Queue, err)
+		}
+	}
+	if err := c.ensurePolicy(ctx, st.QueueURL, QueuePolicy(st.QueueARN, ruleARN)); err != nil {
+		return fmt.Errorf("setting queue policy (%s): %w", n.Queue, err)
+	}
+	arn, err := c.ensureRule(ctx, s, st.RuleARN != "")
+	if arn != "" {
+		st.RuleARN = arn
+	}
+	if err != nil {
+		return err
+	}
+	if arn != ruleARN {
+		// The rule's ARN is not the one derived from the queue's account:
+		// let the actual rule send.
+		if err := c.ensurePolicy(ctx, st.QueueURL, QueuePolicy(st.QueueARN, arn)); err != nil {
+			return fmt.Errorf("setting queue policy (%s): %w", n.Queue, err)
+		}
+	}
+	if err := c.ensureTarget(ctx, bus, n.Rule, st.QueueARN); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Delete removes the subscription in the reverse order of creation.
+// Components already gone are skipped. It returns what remains (an empty
+// State on success), so that a failed delete can be retried.
+func (c *Clients) Delete(ctx context.Context, st State) (State, error) {
+	if st.RuleARN != "" {
+		if err := c.deleteRule(ctx, st.EventBusName, NamesFor(st.Name).Rule); err != nil {
+			return st, err
+		}
+		st.RuleARN = ""
+	}
+	if err := c.deleteQueue(ctx, "queue", st.QueueURL); err != nil {
+		return st, err
+	}
+	st.QueueURL, st.QueueARN = "", ""
+	if err := c.deleteQueue(ctx, "dead-letter queue", st.DeadLetterQueueURL); err != nil {
+		return st, err
+	}
+	return State{}, nil
+}
+
+// RuleARN returns the ARN of the rule called name on bus, in the account
+// and region of another ARN of that account (the queue's).
+func RuleARN(accountARN, bus, name string) (string, error) {
+	p := strings.SplitN(accountARN, ":", 6)
+	if len(p) != 6 || p[0] != "arn" || p[3] == "" || p[4] == "" {
+		return "", fmt.Errorf("%q is not a regional ARN", accountARN)
+	}
+	res := "rule/" + name
+	if bus != DefaultEventBus {
+		res = "rule/" + bus + "/" + name
+	}
+	return strings.Join([]string{"arn", p[1], "events", p[3], p[4], res}, ":"), nil
+}
+
+// ParseRuleARN returns the bus and the name of a rule ARN.
+func ParseRuleARN(arn string) (bus, name string, ok bool) {
+	p := strings.SplitN(arn, ":", 6)
+	if len(p) != 6 || p[2] != "events" || !strings.HasPrefix(p[5], "rule/") {
+		return "", "", false
+	}
+	res := strings.TrimPrefix(p[5], "rule/")
+	i := strings.LastIndex(res, "/")
+	if i < 0 {
+		return DefaultEventBus, res, res != ""
+	}
+	return res[:i], res[i+1:], res[i+1:] != ""
+}
+
+func sortedKeys(m map[string]string) []string {
+	return slices.Sorted(maps.Keys(m))
+}
