@@ -31,7 +31,7 @@ func (c *Clients) Create(ctx context.Context, s Spec) (State, error) {
 	defer cancel()
 	rest, derr := c.Delete(cctx, st)
 	if derr != nil {
-		return rest, fmt.Errorf("%w; removing the components it created also failed (they remain recorded): %v", err, derr)
+		return rest, fmt.Errorf("%w; removing the components it created also failed (they remain recorded): %w", err, derr)
 	}
 	return State{}, err
 }

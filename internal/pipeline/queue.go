@@ -91,8 +91,11 @@ func (c *Clients) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	}
 	st.QueueURL = aws.ToString(out.QueueUrl)
 	attrs, err := c.queue(ctx, st.QueueURL)
-	if err != nil || attrs == nil {
-		return fmt.Errorf("reading dead-letter queue (%s) after creating it: %v", name, err)
+	if err != nil {
+		return fmt.Errorf("reading dead-letter queue (%s) after creating it: %w", name, err)
+	}
+	if attrs == nil {
+		return fmt.Errorf("reading dead-letter queue (%s) after creating it: SQS reports it does not exist", name)
 	}
 	st.QueueARN = attrs[string(types.QueueAttributeNameQueueArn)]
 	return nil

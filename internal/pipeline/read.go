@@ -99,7 +99,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 		} else {
 			var fields []string
 			for k, v := range queueAttributes(s.DeadLetterQueue) {
-				if attrs[k] != v && !(k == string(sqstypes.QueueAttributeNameSqsManagedSseEnabled) && v == "false" && attrs[k] == "") {
+				if attrs[k] != v && (k != string(sqstypes.QueueAttributeNameSqsManagedSseEnabled) || v != "false" || attrs[k] != "") {
 					fields = append(fields, k)
 				}
 			}

@@ -14,6 +14,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -374,7 +375,7 @@ func (s Spec) validateTable() error {
 		return invalid("Table.Name", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.Name)
 	}
 	if err := t.Validate(); err != nil {
-		if ce, ok := err.(*outbox.ConfigError); ok {
+		if ce := (*outbox.ConfigError)(nil); errors.As(err, &ce) {
 			return invalid("Table."+ce.Field, ce.Fix, "%s", ce.Problem)
 		}
 		return err
@@ -453,26 +454,26 @@ func (m MappingSpec) validate() error {
 	return nil
 }
 
-// ReplacementFields returns the fields whose change from old to new AWS
-// cannot apply in place: the pipeline must be replaced. Everything else is
-// updated by Update.
-func ReplacementFields(old, new Spec) []string {
-	old, new = old.WithDefaults(), new.WithDefaults()
+// ReplacementFields returns the fields whose change, from one Spec to the
+// next, AWS cannot apply in place: the pipeline must be replaced. Everything
+// else is updated by Update.
+func ReplacementFields(from, to Spec) []string {
+	from, to = from.WithDefaults(), to.WithDefaults()
 	var fields []string
 	add := func(changed bool, field string) {
 		if changed {
 			fields = append(fields, field)
 		}
 	}
-	add(old.Name != new.Name, "Name")
-	add(old.Table.Existing != new.Table.Existing, "Table.Existing")
-	add(old.Table.Name != new.Table.Name, "Table.Name")
-	add(old.Table.PartitionKey != new.Table.PartitionKey, "Table.PartitionKey")
-	add(old.Table.SortKey != new.Table.SortKey, "Table.SortKey")
+	add(from.Name != to.Name, "Name")
+	add(from.Table.Existing != to.Table.Existing, "Table.Existing")
+	add(from.Table.Name != to.Table.Name, "Table.Name")
+	add(from.Table.PartitionKey != to.Table.PartitionKey, "Table.PartitionKey")
+	add(from.Table.SortKey != to.Table.SortKey, "Table.SortKey")
 	// A dedicated table's index and TTL are part of the table's definition;
 	// an adopted table's are its owner's, so a change there is also a
 	// replacement rather than a silent edit of someone else's table.
-	add(old.Table.PendingIndexName != new.Table.PendingIndexName, "Table.PendingIndexName")
-	add(old.Table.TTLAttribute != new.Table.TTLAttribute, "Table.TTLAttribute")
+	add(from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
+	add(from.Table.TTLAttribute != to.Table.TTLAttribute, "Table.TTLAttribute")
 	return fields
 }

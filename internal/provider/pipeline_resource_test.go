@@ -78,11 +78,19 @@ func TestMain(m *testing.M) {
 	if !onAWS() {
 		// The local stack takes any key; the provider reads these like
 		// hashicorp/aws does, from the environment.
-		os.Setenv("AWS_ACCESS_KEY_ID", "AKIDACCTEST")
-		os.Setenv("AWS_SECRET_ACCESS_KEY", "acctestsecret")
-		os.Unsetenv("AWS_SESSION_TOKEN")
-		os.Unsetenv("AWS_PROFILE")
-		os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+		for k, v := range map[string]string{
+			"AWS_ACCESS_KEY_ID": "AKIDACCTEST", "AWS_SECRET_ACCESS_KEY": "acctestsecret",
+			"AWS_SESSION_TOKEN": "", "AWS_PROFILE": "", "AWS_EC2_METADATA_DISABLED": "true",
+		} {
+			err := os.Unsetenv(k)
+			if v != "" {
+				err = os.Setenv(k, v)
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "setting %s: %v\n", k, err)
+				os.Exit(1)
+			}
+		}
 	}
 	os.Exit(m.Run())
 }
@@ -508,7 +516,9 @@ func publishedWithTTL(ttlAttr string) func(map[string]ddbtypes.AttributeValue) e
 			return fmt.Errorf("is still in the pending index")
 		}
 		var exp int64
-		fmt.Sscan(attrN(item, ttlAttr), &exp)
+		if _, err := fmt.Sscan(attrN(item, ttlAttr), &exp); err != nil {
+			return fmt.Errorf("%s is not a number: %w", ttlAttr, err)
+		}
 		if exp < time.Now().Add(24*time.Hour).Unix() {
 			return fmt.Errorf("%s = %d expires too soon", ttlAttr, exp)
 		}
@@ -807,8 +817,11 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 						StreamARN string `json:"streamArn"`
 					} `json:"DDBStreamBatchInfo"`
 				}
-				if err := json.Unmarshal([]byte(failure), &meta); err != nil || meta.DDBStreamBatchInfo.BatchSize == 0 || meta.DDBStreamBatchInfo.StreamARN != stateAttr(st, "stream_arn") {
-					return fmt.Errorf("the dead-letter record is not the mapping's failure record: %s (%v)", failure, err)
+				if err := json.Unmarshal([]byte(failure), &meta); err != nil {
+					return fmt.Errorf("the dead-letter record is not JSON: %s: %w", failure, err)
+				}
+				if meta.DDBStreamBatchInfo.BatchSize == 0 || meta.DDBStreamBatchInfo.StreamARN != stateAttr(st, "stream_arn") {
+					return fmt.Errorf("the dead-letter record is not the mapping's failure record: %s", failure)
 				}
 				// Nothing is lost: every item is still pending, in the index.
 				return e.waitItems(table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
