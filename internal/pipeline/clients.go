@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -52,6 +53,8 @@ type Clients struct {
 	IAM       *iam.Client
 	Logs      *cloudwatchlogs.Client
 	Scheduler *scheduler.Client
+	// CloudWatch holds the pipeline's alarms.
+	CloudWatch *cloudwatch.Client
 	// Code is the relay package.
 	Code RelayCode
 	// PropagationTimeout bounds the retries of calls that fail while a new
@@ -68,13 +71,14 @@ type Clients struct {
 // NewClients builds the clients from cfg.
 func NewClients(cfg aws.Config, code RelayCode) *Clients {
 	return &Clients{
-		DynamoDB:  dynamodb.NewFromConfig(cfg),
-		SQS:       sqs.NewFromConfig(cfg),
-		Lambda:    lambda.NewFromConfig(cfg),
-		IAM:       iam.NewFromConfig(cfg),
-		Logs:      cloudwatchlogs.NewFromConfig(cfg),
-		Scheduler: scheduler.NewFromConfig(cfg),
-		Code:      code,
+		DynamoDB:   dynamodb.NewFromConfig(cfg),
+		SQS:        sqs.NewFromConfig(cfg),
+		Lambda:     lambda.NewFromConfig(cfg),
+		IAM:        iam.NewFromConfig(cfg),
+		Logs:       cloudwatchlogs.NewFromConfig(cfg),
+		Scheduler:  scheduler.NewFromConfig(cfg),
+		CloudWatch: cloudwatch.NewFromConfig(cfg),
+		Code:       code,
 	}
 }
 
@@ -176,7 +180,7 @@ func isNotFound(err error) bool {
 	switch ae.ErrorCode() {
 	case "ResourceNotFoundException", "NoSuchEntity", "NoSuchEntityException",
 		"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist", "NotFoundException",
-		"TableNotFoundException":
+		"TableNotFoundException", "ResourceNotFound":
 		return true
 	}
 	return false

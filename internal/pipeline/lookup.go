@@ -144,6 +144,9 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 			s.Reconciler.ScheduleExpression = aws.ToString(sch.ScheduleExpression)
 		}
 	}
+	if err := c.lookupAlarms(ctx, &s, &st); err != nil {
+		return s, st, fmt.Errorf("importing outbox pipeline (%s): %w", name, err)
+	}
 	st.TargetARN = s.WithDefaults().TargetARN(st.account())
 	return s, st, nil
 }

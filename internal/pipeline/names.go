@@ -15,6 +15,11 @@ const (
 	suffixQueue      = "-relay-dlq"
 	suffixSchedule   = "-reconcile"
 	suffixScheduler  = "-scheduler"
+
+	suffixAlarmDLQNotEmpty      = "-dlq-not-empty"
+	suffixAlarmRelayErrors      = "-relay-errors"
+	suffixAlarmIteratorAge      = "-iterator-age"
+	suffixAlarmOldestPendingAge = "-oldest-pending-age"
 )
 
 // Names of the inline policies, one per role.
@@ -46,6 +51,26 @@ type Names struct {
 	RelayPolicyName         string
 	ReconcilerPolicyName    string
 	SchedulerRolePolicyName string
+	// CloudWatch alarms.
+	AlarmDLQNotEmpty      string
+	AlarmRelayErrors      string
+	AlarmIteratorAge      string
+	AlarmOldestPendingAge string
+}
+
+// Alarm returns the name of the alarm key (AlarmDLQNotEmpty...).
+func (n Names) Alarm(key string) string {
+	switch key {
+	case AlarmDLQNotEmpty:
+		return n.AlarmDLQNotEmpty
+	case AlarmRelayErrors:
+		return n.AlarmRelayErrors
+	case AlarmIteratorAge:
+		return n.AlarmIteratorAge
+	case AlarmOldestPendingAge:
+		return n.AlarmOldestPendingAge
+	}
+	return ""
 }
 
 // NamesFor returns the component names of the pipeline called name.
@@ -64,6 +89,10 @@ func NamesFor(name string) Names {
 		RelayPolicyName:         RelayPolicyName,
 		ReconcilerPolicyName:    ReconcilerPolicyName,
 		SchedulerRolePolicyName: SchedulerPolicyName,
+		AlarmDLQNotEmpty:        name + suffixAlarmDLQNotEmpty,
+		AlarmRelayErrors:        name + suffixAlarmRelayErrors,
+		AlarmIteratorAge:        name + suffixAlarmIteratorAge,
+		AlarmOldestPendingAge:   name + suffixAlarmOldestPendingAge,
 	}
 }
 

@@ -16,6 +16,8 @@ func TestNamesFor(t *testing.T) {
 		ReconcilerLogGroup: "/aws/lambda/orders-reconciler", Schedule: "orders-reconcile",
 		SchedulerRole: "orders-scheduler", RelayPolicyName: "outbox-relay",
 		ReconcilerPolicyName: "outbox-reconciler", SchedulerRolePolicyName: "outbox-scheduler",
+		AlarmDLQNotEmpty: "orders-dlq-not-empty", AlarmRelayErrors: "orders-relay-errors",
+		AlarmIteratorAge: "orders-iterator-age", AlarmOldestPendingAge: "orders-oldest-pending-age",
 	}
 	if n != want {
 		t.Errorf("NamesFor = %+v, want %+v", n, want)

@@ -38,10 +38,11 @@ func (c *Clients) Create(ctx context.Context, s Spec) (State, error) {
 
 // Update brings the pipeline recorded in st to s in place: mapping settings,
 // function configuration and code, roles' policies, log retention, queue
-// settings, schedule, tags, enabling or removing the reconciler. It also
-// recreates components that were deleted out of band (see Read). Changes
-// listed by ReplacementFields cannot be applied here. Update returns the new
-// State even on error, so that the provider records partial progress.
+// settings, schedule, alarms, tags, enabling or removing the reconciler or
+// the alarms. It also recreates components that were deleted out of band
+// (see Read). Changes listed by ReplacementFields cannot be applied here.
+// Update returns the new State even on error, so that the provider records
+// partial progress.
 func (c *Clients) Update(ctx context.Context, s Spec, st State) (State, error) {
 	err := c.apply(ctx, s, &st)
 	return st, err
@@ -113,6 +114,10 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	}
 
 	if s.Reconciler.Disabled {
+		// The oldest_pending_age alarm watches the reconciler: it goes first.
+		if err := c.ensureAlarms(ctx, s, st); err != nil {
+			return err
+		}
 		if err := c.deleteReconciler(ctx, st); err != nil {
 			return err
 		}
@@ -159,6 +164,9 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 		return err
 	}
 	if err := c.ensureSchedule(ctx, s, st, st.ScheduleName != ""); err != nil {
+		return err
+	}
+	if err := c.ensureAlarms(ctx, s, st); err != nil {
 		return err
 	}
 	st.RelayPackageSHA256 = sha
@@ -224,6 +232,9 @@ func (c *Clients) deleteReconciler(ctx context.Context, st *State) error {
 // is reverted. It returns what remains (an empty State on success), so that
 // a failed delete can be retried.
 func (c *Clients) Delete(ctx context.Context, st State) (State, error) {
+	if err := c.deleteAlarms(ctx, &st); err != nil {
+		return st, err
+	}
 	if err := c.deleteReconciler(ctx, &st); err != nil {
 		return st, err
 	}

@@ -181,6 +181,9 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	if st.MappingUUID == "" && !contains(d.Missing, ComponentMapping) {
 		d.missing(ComponentMapping)
 	}
+	if err := c.readAlarms(ctx, s, &st, &d); err != nil {
+		return st, d, err
+	}
 	if !st.Exists() {
 		return st, d, ErrNotFound
 	}

@@ -1,7 +1,8 @@
 // Package pipeline provisions one transactional outbox on AWS: the table (a
 // dedicated one, or an existing one that it adopts), the relay function and
 // its event source mapping on the table's stream, the dead-letter queue, the
-// reconciler function and its schedule, their roles and log groups.
+// reconciler function and its schedule, their roles and log groups, and
+// optionally CloudWatch alarms on them.
 //
 // It knows nothing of Terraform. The provider maps its schema to a Spec,
 // stores the State that Create and Update return, and plans repairs from the
@@ -81,6 +82,8 @@ type Spec struct {
 	DeadLetterQueue QueueSpec
 	// Reconciler republishes pending events that the stream missed.
 	Reconciler ReconcilerSpec
+	// Alarms are the CloudWatch alarms on the pipeline; none by default.
+	Alarms AlarmsSpec
 	// Tags are applied to every component that takes tags (not to an
 	// adopted table).
 	Tags map[string]string
@@ -223,6 +226,7 @@ func (s Spec) WithDefaults() Spec {
 	if s.Reconciler.MinAge == 0 {
 		s.Reconciler.MinAge = config.DefaultReconcileMinAge
 	}
+	s.Alarms = s.Alarms.withDefaults()
 	return s
 }
 
@@ -352,6 +356,9 @@ func (s Spec) Validate() error {
 		if err := r.Function.validate("Reconciler.Function"); err != nil {
 			return err
 		}
+	}
+	if err := s.validateAlarms(); err != nil {
+		return err
 	}
 	for k, v := range s.Tags {
 		switch {

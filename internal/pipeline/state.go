@@ -46,6 +46,9 @@ type State struct {
 	ScheduleName           string
 	ScheduleARN            string
 
+	// Alarms are the CloudWatch alarms that exist.
+	Alarms AlarmARNs
+
 	// RelayPackageSHA256 is the base64 SHA-256 of the relay package that the
 	// functions run. A provider built with another package plans an update.
 	RelayPackageSHA256 string
@@ -66,7 +69,7 @@ func (s State) Exists() bool {
 	return s.TableName != "" || s.QueueURL != "" || s.RelayRoleName != "" || s.RelayLogGroup != "" ||
 		s.RelayFunctionName != "" || s.MappingUUID != "" || s.ReconcilerRoleName != "" ||
 		s.ReconcilerLogGroup != "" || s.ReconcilerFunctionName != "" || s.SchedulerRoleName != "" ||
-		s.ScheduleName != ""
+		s.ScheduleName != "" || s.Alarms.Exists()
 }
 
 func (s State) account() Account {

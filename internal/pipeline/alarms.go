@@ -1,0 +1,549 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
+)
+
+// Keys of the alarms, as in State.Alarms and the provider's alarm_arns.
+const (
+	AlarmDLQNotEmpty      = "dlq_not_empty"
+	AlarmRelayErrors      = "relay_errors"
+	AlarmIteratorAge      = "iterator_age"
+	AlarmOldestPendingAge = "oldest_pending_age"
+)
+
+// AlarmKeys lists the alarm keys in the order the alarms are created.
+var AlarmKeys = []string{AlarmDLQNotEmpty, AlarmRelayErrors, AlarmIteratorAge, AlarmOldestPendingAge}
+
+// Defaults of an AlarmsSpec.
+const (
+	DefaultRelayErrorsThreshold             = 1
+	DefaultIteratorAgeThresholdSeconds      = 5 * 60
+	DefaultOldestPendingAgeThresholdSeconds = 15 * 60
+	DefaultAlarmEvaluationPeriods           = 1
+	DefaultTreatMissingData                 = "notBreaching"
+	// alarmPeriod is the period of the relay's alarms: Lambda and SQS
+	// publish these metrics every minute.
+	alarmPeriod = 60
+	// maxEvaluationSeconds bounds Period × EvaluationPeriods (one day).
+	maxEvaluationSeconds = 86400
+	// maxIteratorAgeSeconds: a stream keeps records 24 hours, so the
+	// iterator age cannot grow beyond that.
+	maxIteratorAgeSeconds = 86400
+)
+
+// TreatMissingDataValues are the values CloudWatch accepts.
+var TreatMissingDataValues = []string{"breaching", "notBreaching", "ignore", "missing"}
+
+// AlarmsSpec configures the CloudWatch alarms of the pipeline.
+type AlarmsSpec struct {
+	// Enabled creates the alarms; the zero Spec has none.
+	Enabled bool
+	// SNSTopicARN receives the alarm and OK notifications; empty sends
+	// none.
+	SNSTopicARN string
+	// RelayErrorsThreshold is the number of relay errors per minute that
+	// raises the relay_errors alarm; default 1.
+	RelayErrorsThreshold int32
+	// IteratorAgeThresholdSeconds is the age of the last record the relay
+	// read above which iterator_age raises; default 300.
+	IteratorAgeThresholdSeconds int32
+	// OldestPendingAgeThresholdSeconds is the age of the oldest pending
+	// event, as the reconciler reports it, above which oldest_pending_age
+	// raises; default 900.
+	OldestPendingAgeThresholdSeconds int32
+	// EvaluationPeriods of the relay_errors, iterator_age and
+	// oldest_pending_age alarms; default 1. dlq_not_empty raises on the
+	// first message.
+	EvaluationPeriods int32
+	// TreatMissingData of the relay_errors, iterator_age and
+	// oldest_pending_age alarms; default notBreaching. dlq_not_empty
+	// always treats missing data as not breaching: SQS stops sending the
+	// metrics of an inactive queue.
+	TreatMissingData string
+}
+
+func (a AlarmsSpec) withDefaults() AlarmsSpec {
+	if a.RelayErrorsThreshold == 0 {
+		a.RelayErrorsThreshold = DefaultRelayErrorsThreshold
+	}
+	if a.IteratorAgeThresholdSeconds == 0 {
+		a.IteratorAgeThresholdSeconds = DefaultIteratorAgeThresholdSeconds
+	}
+	if a.OldestPendingAgeThresholdSeconds == 0 {
+		a.OldestPendingAgeThresholdSeconds = DefaultOldestPendingAgeThresholdSeconds
+	}
+	if a.EvaluationPeriods == 0 {
+		a.EvaluationPeriods = DefaultAlarmEvaluationPeriods
+	}
+	if a.TreatMissingData == "" {
+		a.TreatMissingData = DefaultTreatMissingData
+	}
+	return a
+}
+
+func (s Spec) validateAlarms() error {
+	a := s.Alarms
+	if !a.Enabled {
+		return nil
+	}
+	if a.SNSTopicARN != "" && !topicARNPattern.MatchString(a.SNSTopicARN) {
+		return invalid("Alarms.SNSTopicARN", `use an SNS topic ARN such as "arn:aws:sns:us-east-1:123456789012:alerts"`, "is %q", a.SNSTopicARN)
+	}
+	switch {
+	case a.RelayErrorsThreshold < 1:
+		return invalid("Alarms.RelayErrorsThreshold", "use 1 or more errors per minute", "is %d", a.RelayErrorsThreshold)
+	case a.IteratorAgeThresholdSeconds < 1 || a.IteratorAgeThresholdSeconds > maxIteratorAgeSeconds:
+		return invalid("Alarms.IteratorAgeThresholdSeconds", "use 1 to 86400 seconds: a stream keeps records 24 hours", "is %d", a.IteratorAgeThresholdSeconds)
+	case a.EvaluationPeriods < 1 || a.EvaluationPeriods*alarmPeriod > maxEvaluationSeconds:
+		return invalid("Alarms.EvaluationPeriods", fmt.Sprintf("use 1 to %d one-minute periods (CloudWatch evaluates at most one day)", maxEvaluationSeconds/alarmPeriod), "is %d", a.EvaluationPeriods)
+	case !slices.Contains(TreatMissingDataValues, a.TreatMissingData):
+		return invalid("Alarms.TreatMissingData", `use "breaching", "notBreaching", "ignore" or "missing"`, "is %q", a.TreatMissingData)
+	case a.OldestPendingAgeThresholdSeconds < 1:
+		return invalid("Alarms.OldestPendingAgeThresholdSeconds", "use 1 second or more, such as 900", "is %d", a.OldestPendingAgeThresholdSeconds)
+	}
+	if s.Reconciler.Disabled {
+		return nil
+	}
+	if minAge := int64(s.Reconciler.MinAge.Seconds()); int64(a.OldestPendingAgeThresholdSeconds) <= minAge {
+		return invalid("Alarms.OldestPendingAgeThresholdSeconds",
+			fmt.Sprintf("use more than the reconciler's min age (%d seconds): the reconciler reports only events older than that, and republishes them", minAge),
+			"is %d", a.OldestPendingAgeThresholdSeconds)
+	}
+	if p := reconcilerPeriod(s.Reconciler.ScheduleExpression); int64(a.EvaluationPeriods)*int64(p) > maxEvaluationSeconds {
+		return invalid("Alarms.EvaluationPeriods",
+			fmt.Sprintf("use at most %d: the oldest_pending_age alarm's period is the reconciler's schedule (%d seconds) and CloudWatch evaluates at most one day", maxEvaluationSeconds/p, p),
+			"is %d", a.EvaluationPeriods)
+	}
+	return nil
+}
+
+var rateExpression = regexp.MustCompile(`^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$`)
+
+// reconcilerPeriod is the period of the oldest_pending_age alarm: the
+// reconciler reports the metric once a run, so a period shorter than its
+// schedule would see missing data between runs. A cron schedule gets 5
+// minutes.
+func reconcilerPeriod(expr string) int32 {
+	m := rateExpression.FindStringSubmatch(expr)
+	if m == nil {
+		return 300
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n < 1 {
+		return 300
+	}
+	unit := 60
+	switch {
+	case strings.HasPrefix(m[2], "hour"):
+		unit = 3600
+	case strings.HasPrefix(m[2], "day"):
+		unit = 86400
+	}
+	return int32(min(n*unit, maxEvaluationSeconds))
+}
+
+// AlarmDefinition is one CloudWatch metric alarm of a pipeline.
+type AlarmDefinition struct {
+	Key                string            `json:"key"`
+	Name               string            `json:"name"`
+	Description        string            `json:"description"`
+	Namespace          string            `json:"namespace"`
+	MetricName         string            `json:"metricName"`
+	Dimensions         map[string]string `json:"dimensions"`
+	Statistic          string            `json:"statistic"`
+	Period             int32             `json:"period"`
+	EvaluationPeriods  int32             `json:"evaluationPeriods"`
+	Threshold          float64           `json:"threshold"`
+	ComparisonOperator string            `json:"comparisonOperator"`
+	TreatMissingData   string            `json:"treatMissingData"`
+	// Actions are both the alarm and the OK actions.
+	Actions []string `json:"actions"`
+}
+
+// AlarmDefinitions returns the alarms that s asks for, in AlarmKeys order:
+// none when the alarms are disabled, and no oldest_pending_age without the
+// reconciler.
+func AlarmDefinitions(s Spec) []AlarmDefinition {
+	s = s.WithDefaults()
+	a := s.Alarms
+	if !a.Enabled {
+		return nil
+	}
+	n := NamesFor(s.Name)
+	var actions []string
+	if a.SNSTopicARN != "" {
+		actions = []string{a.SNSTopicARN}
+	}
+	def := func(key, desc, namespace, metric, dimension, value, stat string, period, evals int32, threshold float64, cmp types.ComparisonOperator) AlarmDefinition {
+		return AlarmDefinition{
+			Key: key, Name: n.Alarm(key), Description: "Outbox pipeline " + s.Name + ": " + desc,
+			Namespace: namespace, MetricName: metric, Dimensions: map[string]string{dimension: value},
+			Statistic: stat, Period: period, EvaluationPeriods: evals, Threshold: threshold,
+			ComparisonOperator: string(cmp), TreatMissingData: a.TreatMissingData, Actions: actions,
+		}
+	}
+	dlq := def(AlarmDLQNotEmpty, "the relay's dead-letter queue has messages: batches ran out of retries (their events stay pending for the reconciler)",
+		"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", n.DeadLetterQueue, "Maximum",
+		alarmPeriod, 1, 0, types.ComparisonOperatorGreaterThanThreshold)
+	// SQS stops sending the metrics of a queue inactive for 6 hours: for
+	// the dead-letter queue, missing data is an empty queue.
+	dlq.TreatMissingData = "notBreaching"
+	defs := []AlarmDefinition{
+		dlq,
+		def(AlarmRelayErrors, "the relay function fails",
+			"AWS/Lambda", "Errors", "FunctionName", n.RelayFunction, "Sum",
+			alarmPeriod, a.EvaluationPeriods, float64(a.RelayErrorsThreshold), types.ComparisonOperatorGreaterThanOrEqualToThreshold),
+		def(AlarmIteratorAge, "the relay falls behind the table's stream",
+			"AWS/Lambda", "IteratorAge", "FunctionName", n.RelayFunction, "Maximum",
+			alarmPeriod, a.EvaluationPeriods, float64(a.IteratorAgeThresholdSeconds)*1000, types.ComparisonOperatorGreaterThanThreshold),
+	}
+	if !s.Reconciler.Disabled {
+		defs = append(defs, def(AlarmOldestPendingAge, "pending events stay unpublished although the reconciler republishes them",
+			metrics.Namespace, metrics.OldestPendingAge, metrics.DimensionFunctionName, n.ReconcilerFunction, "Maximum",
+			reconcilerPeriod(s.Reconciler.ScheduleExpression), a.EvaluationPeriods, float64(a.OldestPendingAgeThresholdSeconds),
+			types.ComparisonOperatorGreaterThanThreshold))
+	}
+	return defs
+}
+
+func (d AlarmDefinition) input(tags map[string]string) *cloudwatch.PutMetricAlarmInput {
+	in := &cloudwatch.PutMetricAlarmInput{
+		AlarmName: aws.String(d.Name), AlarmDescription: aws.String(d.Description),
+		Namespace: aws.String(d.Namespace), MetricName: aws.String(d.MetricName),
+		Statistic: types.Statistic(d.Statistic), Period: aws.Int32(d.Period),
+		EvaluationPeriods: aws.Int32(d.EvaluationPeriods), Threshold: aws.Float64(d.Threshold),
+		ComparisonOperator: types.ComparisonOperator(d.ComparisonOperator),
+		TreatMissingData:   aws.String(d.TreatMissingData),
+		ActionsEnabled:     aws.Bool(true),
+		AlarmActions:       d.Actions, OKActions: d.Actions,
+	}
+	for _, k := range sortedKeys(d.Dimensions) {
+		in.Dimensions = append(in.Dimensions, types.Dimension{Name: aws.String(k), Value: aws.String(d.Dimensions[k])})
+	}
+	for _, k := range sortedKeys(tags) {
+		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	return in
+}
+
+// diff lists the settings of have that differ from d.
+func (d AlarmDefinition) diff(have types.MetricAlarm) []string {
+	var fields []string
+	add := func(changed bool, field string) {
+		if changed {
+			fields = append(fields, field)
+		}
+	}
+	dims := map[string]string{}
+	for _, dim := range have.Dimensions {
+		dims[aws.ToString(dim.Name)] = aws.ToString(dim.Value)
+	}
+	add(aws.ToString(have.Namespace) != d.Namespace || aws.ToString(have.MetricName) != d.MetricName, "metric")
+	add(!equalMaps(dims, d.Dimensions), "dimensions")
+	add(string(have.Statistic) != d.Statistic, "statistic")
+	add(aws.ToInt32(have.Period) != d.Period, "period")
+	add(aws.ToInt32(have.EvaluationPeriods) != d.EvaluationPeriods, "evaluation_periods")
+	add(aws.ToFloat64(have.Threshold) != d.Threshold, "threshold")
+	add(string(have.ComparisonOperator) != d.ComparisonOperator, "comparison_operator")
+	add(aws.ToString(have.TreatMissingData) != d.TreatMissingData, "treat_missing_data")
+	add(!aws.ToBool(have.ActionsEnabled) || !slices.Equal(have.AlarmActions, d.Actions) || !slices.Equal(have.OKActions, d.Actions), "actions")
+	add(aws.ToString(have.AlarmDescription) != d.Description, "description")
+	return fields
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if bv, ok := b[k]; !ok || bv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// AlarmComponent is the Drift component of the alarm key.
+func AlarmComponent(key string) string { return "alarm_" + key }
+
+// describeAlarms returns the metric alarms that exist among names, by name.
+func (c *Clients) describeAlarms(ctx context.Context, names []string) (map[string]types.MetricAlarm, error) {
+	out := map[string]types.MetricAlarm{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	p := cloudwatch.NewDescribeAlarmsPaginator(c.CloudWatch, &cloudwatch.DescribeAlarmsInput{
+		AlarmNames: names, AlarmTypes: []types.AlarmType{types.AlarmTypeMetricAlarm},
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range page.MetricAlarms {
+			out[aws.ToString(a.AlarmName)] = a
+		}
+	}
+	return out, nil
+}
+
+// ensureAlarms creates or updates the alarms that s asks for and deletes
+// the recorded ones it no longer asks for.
+func (c *Clients) ensureAlarms(ctx context.Context, s Spec, st *State) error {
+	defs := AlarmDefinitions(s)
+	wanted := map[string]bool{}
+	var names []string
+	for _, d := range defs {
+		wanted[d.Key] = true
+		names = append(names, d.Name)
+	}
+	var stale []string
+	for _, k := range AlarmKeys {
+		if !wanted[k] && st.Alarms.get(k) != "" {
+			stale = append(stale, k)
+		}
+	}
+	if err := c.deleteAlarms(ctx, st, stale...); err != nil {
+		return err
+	}
+	have, err := c.describeAlarms(ctx, names)
+	if err != nil {
+		return fmt.Errorf("reading alarms (%s): %w", strings.Join(names, ", "), err)
+	}
+	tags := s.tags()
+	for _, d := range defs {
+		a, exists := have[d.Name]
+		known := st.Alarms.get(d.Key) != ""
+		switch {
+		case exists && !known:
+			return fmt.Errorf("creating alarm (%s): an alarm of that name already exists: delete it or choose another pipeline name", d.Name)
+		case !exists:
+			if _, err := c.CloudWatch.PutMetricAlarm(ctx, d.input(tags)); err != nil {
+				return fmt.Errorf("creating alarm (%s): %w", d.Name, err)
+			}
+			created, err := c.describeAlarms(ctx, []string{d.Name})
+			if err != nil {
+				return fmt.Errorf("reading alarm (%s) after creating it: %w", d.Name, err)
+			}
+			if created[d.Name].AlarmArn == nil {
+				return fmt.Errorf("reading alarm (%s) after creating it: CloudWatch does not describe it", d.Name)
+			}
+			st.Alarms.set(d.Key, aws.ToString(created[d.Name].AlarmArn))
+		default:
+			st.Alarms.set(d.Key, aws.ToString(a.AlarmArn))
+			if len(d.diff(a)) > 0 {
+				// PutMetricAlarm replaces the whole configuration; its tags
+				// apply only to a new alarm.
+				if _, err := c.CloudWatch.PutMetricAlarm(ctx, d.input(nil)); err != nil {
+					return fmt.Errorf("updating alarm (%s): %w", d.Name, err)
+				}
+			}
+			if err := c.syncAlarmTags(ctx, aws.ToString(a.AlarmArn), tags); err != nil {
+				return fmt.Errorf("tagging alarm (%s): %w", d.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Clients) syncAlarmTags(ctx context.Context, arn string, want map[string]string) error {
+	out, err := c.CloudWatch.ListTagsForResource(ctx, &cloudwatch.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
+	if err != nil {
+		return err
+	}
+	have := map[string]string{}
+	for _, t := range out.Tags {
+		have[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	set, remove := tagDiff(have, want)
+	if len(remove) > 0 {
+		if _, err := c.CloudWatch.UntagResource(ctx, &cloudwatch.UntagResourceInput{ResourceARN: aws.String(arn), TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	if len(set) > 0 {
+		in := &cloudwatch.TagResourceInput{ResourceARN: aws.String(arn)}
+		for _, k := range sortedKeys(set) {
+			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(set[k])})
+		}
+		if _, err := c.CloudWatch.TagResource(ctx, in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteAlarms deletes the recorded alarms of keys (every alarm when none
+// is given); alarms already gone are skipped.
+func (c *Clients) deleteAlarms(ctx context.Context, st *State, keys ...string) error {
+	if len(keys) == 0 {
+		keys = AlarmKeys
+	}
+	n := NamesFor(st.Name)
+	var names []string
+	for _, k := range keys {
+		if st.Alarms.get(k) != "" {
+			names = append(names, n.Alarm(k))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	// DeleteAlarms fails as a whole when one of the names does not exist.
+	have, err := c.describeAlarms(ctx, names)
+	if err != nil {
+		return fmt.Errorf("deleting alarms (%s): %w", strings.Join(names, ", "), err)
+	}
+	var existing []string
+	for _, name := range names {
+		if _, ok := have[name]; ok {
+			existing = append(existing, name)
+		}
+	}
+	if len(existing) > 0 {
+		_, err := c.CloudWatch.DeleteAlarms(ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: existing})
+		if err := ignoreNotFound(err); err != nil {
+			return fmt.Errorf("deleting alarms (%s): %w", strings.Join(existing, ", "), err)
+		}
+	}
+	for _, k := range keys {
+		st.Alarms.set(k, "")
+	}
+	return nil
+}
+
+// readAlarms records the drift of the alarms: missing, changed, not
+// recorded although s asks for them, or recorded although it does not.
+func (c *Clients) readAlarms(ctx context.Context, s Spec, st *State, d *Drift) error {
+	n := NamesFor(st.Name)
+	var names []string
+	for _, k := range AlarmKeys {
+		if st.Alarms.get(k) != "" {
+			names = append(names, n.Alarm(k))
+		}
+	}
+	have, err := c.describeAlarms(ctx, names)
+	if err != nil {
+		return fmt.Errorf("reading alarms (%s): %w", strings.Join(names, ", "), err)
+	}
+	defs := map[string]AlarmDefinition{}
+	for _, def := range AlarmDefinitions(s) {
+		defs[def.Key] = def
+	}
+	for _, k := range AlarmKeys {
+		def, wanted := defs[k]
+		if st.Alarms.get(k) == "" {
+			if wanted {
+				d.missing(AlarmComponent(k))
+			}
+			continue
+		}
+		a, ok := have[n.Alarm(k)]
+		switch {
+		case !ok:
+			st.Alarms.set(k, "")
+			if wanted {
+				d.missing(AlarmComponent(k))
+			}
+		case !wanted:
+			st.Alarms.set(k, aws.ToString(a.AlarmArn))
+			d.changed(AlarmComponent(k), "disabled")
+		default:
+			st.Alarms.set(k, aws.ToString(a.AlarmArn))
+			d.changed(AlarmComponent(k), def.diff(a)...)
+		}
+	}
+	return nil
+}
+
+// lookupAlarms records the pipeline's existing alarms in st and their
+// settings in s, for import.
+func (c *Clients) lookupAlarms(ctx context.Context, s *Spec, st *State) error {
+	n := NamesFor(s.Name)
+	var names []string
+	for _, k := range AlarmKeys {
+		names = append(names, n.Alarm(k))
+	}
+	have, err := c.describeAlarms(ctx, names)
+	if err != nil {
+		return fmt.Errorf("reading alarms (%s): %w", strings.Join(names, ", "), err)
+	}
+	a := AlarmsSpec{}
+	for _, k := range AlarmKeys {
+		m, ok := have[n.Alarm(k)]
+		if !ok {
+			continue
+		}
+		a.Enabled = true
+		st.Alarms.set(k, aws.ToString(m.AlarmArn))
+		if len(m.AlarmActions) > 0 {
+			a.SNSTopicARN = m.AlarmActions[0]
+		}
+		a.TreatMissingData = aws.ToString(m.TreatMissingData)
+		threshold := aws.ToFloat64(m.Threshold)
+		switch k {
+		case AlarmRelayErrors:
+			a.RelayErrorsThreshold = int32(threshold)
+			a.EvaluationPeriods = aws.ToInt32(m.EvaluationPeriods)
+		case AlarmIteratorAge:
+			a.IteratorAgeThresholdSeconds = int32(threshold / 1000)
+		case AlarmOldestPendingAge:
+			a.OldestPendingAgeThresholdSeconds = int32(threshold)
+		}
+	}
+	s.Alarms = a
+	return nil
+}
+
+// AlarmARNs are the ARNs of a pipeline's alarms; empty when the alarm does
+// not exist.
+type AlarmARNs struct {
+	DLQNotEmpty      string
+	RelayErrors      string
+	IteratorAge      string
+	OldestPendingAge string
+}
+
+func (a *AlarmARNs) field(key string) *string {
+	switch key {
+	case AlarmDLQNotEmpty:
+		return &a.DLQNotEmpty
+	case AlarmRelayErrors:
+		return &a.RelayErrors
+	case AlarmIteratorAge:
+		return &a.IteratorAge
+	case AlarmOldestPendingAge:
+		return &a.OldestPendingAge
+	}
+	panic("pipeline: unknown alarm key " + key)
+}
+
+func (a AlarmARNs) get(key string) string { return *a.field(key) }
+
+func (a *AlarmARNs) set(key, arn string) { *a.field(key) = arn }
+
+// Map returns the ARNs of the existing alarms by key.
+func (a AlarmARNs) Map() map[string]string {
+	out := map[string]string{}
+	for _, k := range AlarmKeys {
+		if v := a.get(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Exists reports whether any alarm is recorded.
+func (a AlarmARNs) Exists() bool { return a != AlarmARNs{} }
