@@ -10,6 +10,15 @@
 // update expressions (the engine ignores it; here the attribute and its
 // index entries go).
 //
+// Query and Scan page here: the engine selects the candidate items and this
+// layer orders them by key as DynamoDB does (numbers numerically, strings
+// and binary values bytewise, ScanIndexForward), resumes after
+// ExclusiveStartKey by the key's position (whether or not its item still
+// exists or is still in the index), stops at Limit or 1 MB with a
+// LastEvaluatedKey, and applies the filter and the projection. Conditions
+// and filters that compare operands of different types are false (<> is
+// true), as on DynamoDB, where the engine raises an error.
+//
 // ConsumedCapacity is returned when asked for (TOTAL or INDEXES), computed
 // with DynamoDB's unit rules; transactions cost double.
 //

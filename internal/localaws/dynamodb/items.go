@@ -219,7 +219,15 @@ func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	old := s.itemLocked(t, key)
 	rv := in.ReturnValues
 	in.ReturnValues = ""
-	if _, err := s.engine.PutItem(bg, &in); err != nil {
+	_, err = s.engine.PutItem(bg, &in)
+	err = retryCondition(err, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old, "",
+		func(cond *string, names map[string]string, values wireItem) error {
+			retry := in
+			retry.ConditionExpression, retry.ExpressionAttributeNames, retry.ExpressionAttributeValues = cond, names, values
+			_, err := s.engine.PutItem(bg, &retry)
+			return err
+		})
+	if err != nil {
 		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
 	cur, err := s.settleLocked(t, key, old)
@@ -288,6 +296,14 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 	}
 	old := s.itemLocked(t, key)
 	out, err := s.engine.UpdateItem(bg, &in)
+	err = retryCondition(err, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old, aws.ToString(in.UpdateExpression),
+		func(cond *string, names map[string]string, values wireItem) error {
+			retry := in
+			retry.ConditionExpression, retry.ExpressionAttributeNames, retry.ExpressionAttributeValues = cond, names, values
+			var err error
+			out, err = s.engine.UpdateItem(bg, &retry)
+			return err
+		})
 	if err != nil {
 		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
@@ -343,6 +359,14 @@ func (s *Service) deleteItem(req *awsapi.Request) (any, error) {
 	key := fromWireItem(in.Key)
 	old := s.itemLocked(t, key)
 	out, err := s.engine.DeleteItem(bg, &in)
+	err = retryCondition(err, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old, "",
+		func(cond *string, names map[string]string, values wireItem) error {
+			retry := in
+			retry.ConditionExpression, retry.ExpressionAttributeNames, retry.ExpressionAttributeValues = cond, names, values
+			var err error
+			out, err = s.engine.DeleteItem(bg, &retry)
+			return err
+		})
 	if err != nil {
 		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
@@ -366,80 +390,12 @@ func (s *Service) indexArn(t *table, indexName *string) (string, error) {
 	return t.arn + "/index/" + *indexName, nil
 }
 
-func (s *Service) query(req *awsapi.Request) (any, error) {
-	var in mini.QueryInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.resolveLocked(&in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	arn, err := s.indexArn(t, in.IndexName)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:Query", arn); err != nil {
-		return nil, err
-	}
-	out, err := s.engine.Query(bg, &in)
-	if err != nil {
-		return nil, engineError(err)
-	}
-	c := newConsumed()
-	c.read(t, aws.ToString(in.IndexName), wireSize(out.Items), aws.ToBool(in.ConsistentRead), 1)
-	return c.single(countsPresent(out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), in.ReturnConsumedCapacity), nil
-}
-
-func (s *Service) scan(req *awsapi.Request) (any, error) {
-	var in mini.ScanInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.resolveLocked(&in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	arn, err := s.indexArn(t, in.IndexName)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:Scan", arn); err != nil {
-		return nil, err
-	}
-	out, err := s.engine.Scan(bg, &in)
-	if err != nil {
-		return nil, engineError(err)
-	}
-	c := newConsumed()
-	c.read(t, aws.ToString(in.IndexName), wireSize(out.Items), aws.ToBool(in.ConsistentRead), 1)
-	return c.single(countsPresent(out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), in.ReturnConsumedCapacity), nil
-}
-
 func wireSize(items []wireItem) int {
 	n := 0
 	for _, it := range items {
 		n += itemSize(fromWireItem(it))
 	}
 	return n
-}
-
-// countsPresent renders Query/Scan output with Count and ScannedCount
-// always present, as DynamoDB does.
-func countsPresent(items []wireItem, count, scanned int32, last wireItem) map[string]any {
-	out := map[string]any{"Count": count, "ScannedCount": max(scanned, count)}
-	if items == nil {
-		items = []wireItem{}
-	}
-	out["Items"] = items
-	if len(last) > 0 {
-		out["LastEvaluatedKey"] = last
-	}
-	return out
 }
 
 type pendingWrite struct {
@@ -732,28 +688,52 @@ func (s *Service) prepareActionLocked(req *awsapi.Request, it mini.TransactWrite
 // caller.
 func (s *Service) applyActionLocked(a *txAction) error {
 	it := a.item
-	var err error
+	var (
+		cond, keep string
+		names      map[string]string
+		values     wireItem
+	)
 	switch {
 	case it.Put != nil:
-		_, err = s.engine.PutItem(bg, &mini.PutItemInput{TableName: it.Put.TableName, Item: it.Put.Item,
-			ConditionExpression: it.Put.ConditionExpression, ExpressionAttributeNames: it.Put.ExpressionAttributeNames,
-			ExpressionAttributeValues: it.Put.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Put.ReturnValuesOnConditionCheckFailure})
+		cond, names, values = aws.ToString(it.Put.ConditionExpression), it.Put.ExpressionAttributeNames, it.Put.ExpressionAttributeValues
 	case it.Update != nil:
-		_, err = s.engine.UpdateItem(bg, &mini.UpdateItemInput{TableName: it.Update.TableName, Key: it.Update.Key,
-			UpdateExpression: it.Update.UpdateExpression, ConditionExpression: it.Update.ConditionExpression,
-			ExpressionAttributeNames: it.Update.ExpressionAttributeNames, ExpressionAttributeValues: it.Update.ExpressionAttributeValues,
-			ReturnValuesOnConditionCheckFailure: it.Update.ReturnValuesOnConditionCheckFailure})
+		cond, names, values = aws.ToString(it.Update.ConditionExpression), it.Update.ExpressionAttributeNames, it.Update.ExpressionAttributeValues
+		keep = aws.ToString(it.Update.UpdateExpression)
 	case it.Delete != nil:
-		_, err = s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: it.Delete.TableName, Key: it.Delete.Key,
-			ConditionExpression: it.Delete.ConditionExpression, ExpressionAttributeNames: it.Delete.ExpressionAttributeNames,
-			ExpressionAttributeValues: it.Delete.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: it.Delete.ReturnValuesOnConditionCheckFailure})
+		cond, names, values = aws.ToString(it.Delete.ConditionExpression), it.Delete.ExpressionAttributeNames, it.Delete.ExpressionAttributeValues
 	case it.ConditionCheck != nil:
-		c := it.ConditionCheck
-		_, err = s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: c.TableName, Key: c.Key,
-			ConditionExpression: c.ConditionExpression, ExpressionAttributeNames: c.ExpressionAttributeNames,
-			ExpressionAttributeValues: c.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: c.ReturnValuesOnConditionCheckFailure})
+		cond, names, values = aws.ToString(it.ConditionCheck.ConditionExpression), it.ConditionCheck.ExpressionAttributeNames, it.ConditionCheck.ExpressionAttributeValues
 	}
-	return err
+	run := func(cond *string, names map[string]string, values wireItem) error {
+		var err error
+		switch {
+		case it.Put != nil:
+			_, err = s.engine.PutItem(bg, &mini.PutItemInput{TableName: it.Put.TableName, Item: it.Put.Item,
+				ConditionExpression: cond, ExpressionAttributeNames: names,
+				ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: it.Put.ReturnValuesOnConditionCheckFailure})
+		case it.Update != nil:
+			_, err = s.engine.UpdateItem(bg, &mini.UpdateItemInput{TableName: it.Update.TableName, Key: it.Update.Key,
+				UpdateExpression: it.Update.UpdateExpression, ConditionExpression: cond,
+				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+				ReturnValuesOnConditionCheckFailure: it.Update.ReturnValuesOnConditionCheckFailure})
+		case it.Delete != nil:
+			_, err = s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: it.Delete.TableName, Key: it.Delete.Key,
+				ConditionExpression: cond, ExpressionAttributeNames: names,
+				ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: it.Delete.ReturnValuesOnConditionCheckFailure})
+		case it.ConditionCheck != nil:
+			c := it.ConditionCheck
+			_, err = s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: c.TableName, Key: c.Key,
+				ConditionExpression: cond, ExpressionAttributeNames: names,
+				ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: c.ReturnValuesOnConditionCheckFailure})
+		}
+		return err
+	}
+	var condPtr *string
+	if cond != "" {
+		condPtr = &cond
+	}
+	err := run(condPtr, names, values)
+	return retryCondition(err, condPtr, names, values, a.old, keep, run)
 }
 
 // restoreLocked puts an action's item back as it was before the action.

@@ -1,0 +1,335 @@
+package dynamodb
+
+import (
+	"bytes"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	mini "github.com/truora/minidyn/server"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+)
+
+// maxPageBytes is the most item data one Query or Scan page reads.
+const maxPageBytes = 1 << 20
+
+// search is a Query or Scan as this layer pages it. The engine selects the
+// candidates (the items of the table or index, for a Query those matching
+// the key condition); ordering, ExclusiveStartKey, Limit, the filter and
+// the projection are applied here:
+//
+//   - the engine orders keys as strings (10 before 5) where DynamoDB orders
+//     numbers numerically and binary values bytewise;
+//   - the engine resumes after ExclusiveStartKey by looking for its item,
+//     and when that item is gone (deleted, or out of the index) it returns
+//     an empty page with no LastEvaluatedKey, ending the caller's paging
+//     early. DynamoDB resumes at the key's position in key order, whether or
+//     not an item is still there.
+type search struct {
+	t       *table
+	index   *index // nil for the base table
+	names   map[string]string
+	values  wireItem
+	filter  string
+	project string
+	start   wireItem
+	limit   int32
+	forward bool
+	count   bool // Select COUNT: no items in the output
+}
+
+// page is the result of a search.
+type page struct {
+	items     []wireItem // matched, projected
+	evaluated int        // items read (ScannedCount)
+	size      int        // bytes read
+	last      wireItem   // LastEvaluatedKey, nil when the search is done
+}
+
+// keyAttrs returns the attributes that order a search's items: the
+// index's keys (for an index), then the table's.
+func (q *search) keyAttrs() []string {
+	var out []string
+	if q.index != nil {
+		for _, k := range q.index.KeySchema {
+			out = append(out, k.AttributeName)
+		}
+	}
+	for _, k := range q.t.keySchema {
+		if !slices.Contains(out, k.AttributeName) {
+			out = append(out, k.AttributeName)
+		}
+	}
+	return out
+}
+
+// run orders the candidates, resumes after q.start and reads one page.
+func (q *search) run(candidates []wireItem) (*page, error) {
+	attrs := q.keyAttrs()
+	cmp := func(a, b wireItem) int {
+		c := compareKeys(attrs, a, b)
+		if !q.forward {
+			return -c
+		}
+		return c
+	}
+	slices.SortStableFunc(candidates, cmp)
+	if len(q.start) > 0 {
+		for _, name := range attrs {
+			if q.start[name] == nil {
+				return nil, awsapi.ValidationException("The provided starting key is invalid: The provided key element does not match the schema")
+			}
+		}
+		i, _ := slices.BinarySearchFunc(candidates, q.start, func(item, start wireItem) int {
+			if cmp(item, start) <= 0 {
+				return -1
+			}
+			return 1
+		})
+		candidates = candidates[i:]
+	}
+	var filter *condition
+	if q.filter != "" {
+		var err error
+		if filter, err = parseCondition("FilterExpression", q.filter, q.names); err != nil {
+			return nil, err
+		}
+	}
+	p := &page{}
+	for i, item := range candidates {
+		p.evaluated++
+		p.size += itemSize(fromWireItem(item))
+		ok := true
+		if filter != nil {
+			var err error
+			if ok, err = filter.match(fromWireItem(item), fromWireItem(q.values)); err != nil {
+				return nil, err
+			}
+		}
+		if ok && !q.count {
+			out := item
+			if q.project != "" {
+				projected, err := projectItem(q.project, q.names, item)
+				if err != nil {
+					return nil, err
+				}
+				out = projected
+			}
+			p.items = append(p.items, out)
+		} else if ok {
+			p.items = append(p.items, nil)
+		}
+		full := q.limit > 0 && p.evaluated == int(q.limit)
+		if full || (p.size >= maxPageBytes && i < len(candidates)-1) {
+			p.last = wireItem{}
+			for _, name := range attrs {
+				p.last[name] = item[name]
+			}
+			break
+		}
+	}
+	return p, nil
+}
+
+// compareKeys orders two items by the given key attributes, each compared
+// by its type as DynamoDB does: numbers numerically, strings and binary
+// values bytewise. A missing attribute orders first.
+func compareKeys(attrs []string, a, b wireItem) int {
+	for _, name := range attrs {
+		if c := compareValues(a[name], b[name]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func compareValues(a, b *mini.AttributeValue) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	case a.N != nil && b.N != nil:
+		x, okx := new(big.Rat).SetString(*a.N)
+		y, oky := new(big.Rat).SetString(*b.N)
+		if okx && oky {
+			return x.Cmp(y)
+		}
+		return strings.Compare(*a.N, *b.N)
+	case a.S != nil && b.S != nil:
+		return strings.Compare(*a.S, *b.S)
+	case a.B != nil && b.B != nil:
+		return bytes.Compare(a.B, b.B)
+	}
+	return 0
+}
+
+// checkAttributeUsage rejects expression attribute names and values that
+// no expression uses, as DynamoDB does.
+func checkAttributeUsage(names map[string]string, values wireItem, exprs ...string) error {
+	all := strings.TrimSpace(strings.Join(exprs, " "))
+	var unusedNames, unusedValues []string
+	for k := range names {
+		if !strings.Contains(all, k) {
+			unusedNames = append(unusedNames, k)
+		}
+	}
+	for k := range values {
+		if !strings.Contains(all, k) {
+			unusedValues = append(unusedValues, k)
+		}
+	}
+	slices.Sort(unusedNames)
+	slices.Sort(unusedValues)
+	switch {
+	case len(unusedNames) > 0 && all == "":
+		return awsapi.ValidationException("ExpressionAttributeNames can only be specified when using expressions")
+	case len(unusedNames) > 0:
+		return awsapi.ValidationException("Value provided in ExpressionAttributeNames unused in expressions: keys: {%s}", strings.Join(unusedNames, ", "))
+	case len(unusedValues) > 0 && all == "":
+		return awsapi.ValidationException("ExpressionAttributeValues can only be specified when using expressions")
+	case len(unusedValues) > 0:
+		return awsapi.ValidationException("Value provided in ExpressionAttributeValues unused in expressions: keys: {%s}", strings.Join(unusedValues, ", "))
+	}
+	return nil
+}
+
+// used returns the entries of m whose keys occur in expr.
+func used[V any](m map[string]V, expr string) map[string]V {
+	if len(m) == 0 {
+		return nil
+	}
+	out := map[string]V{}
+	for k, v := range m {
+		if strings.Contains(expr, k) {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (s *Service) query(req *awsapi.Request) (any, error) {
+	var in mini.QueryInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.resolveLocked(&in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	arn, err := s.indexArn(t, in.IndexName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:Query", arn); err != nil {
+		return nil, err
+	}
+	keyCond := aws.ToString(in.KeyConditionExpression)
+	if err := checkAttributeUsage(in.ExpressionAttributeNames, in.ExpressionAttributeValues,
+		keyCond, aws.ToString(in.FilterExpression), aws.ToString(in.ProjectionExpression)); err != nil {
+		return nil, err
+	}
+	if in.Limit != nil && *in.Limit < 1 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.Limit)
+	}
+	out, err := s.engine.Query(bg, &mini.QueryInput{
+		TableName:                 in.TableName,
+		IndexName:                 in.IndexName,
+		ConsistentRead:            in.ConsistentRead,
+		KeyConditionExpression:    in.KeyConditionExpression,
+		ExpressionAttributeNames:  used(in.ExpressionAttributeNames, keyCond),
+		ExpressionAttributeValues: used(in.ExpressionAttributeValues, keyCond),
+	})
+	if err != nil {
+		return nil, engineError(err)
+	}
+	q := &search{
+		t: t, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		filter: aws.ToString(in.FilterExpression), project: aws.ToString(in.ProjectionExpression),
+		start: in.ExclusiveStartKey, limit: aws.ToInt32(in.Limit), forward: aws.ToBool(in.ScanIndexForward) || in.ScanIndexForward == nil,
+		count: in.Select == "COUNT",
+	}
+	if in.IndexName != nil && *in.IndexName != "" {
+		q.index = t.index(*in.IndexName)
+	}
+	p, err := q.run(out.Items)
+	if err != nil {
+		return nil, err
+	}
+	c := newConsumed()
+	c.read(t, aws.ToString(in.IndexName), p.size, aws.ToBool(in.ConsistentRead), 1)
+	return c.single(p.render(q.count), in.ReturnConsumedCapacity), nil
+}
+
+func (s *Service) scan(req *awsapi.Request) (any, error) {
+	var in mini.ScanInput
+	if err := req.DecodeJSON(&in); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.resolveLocked(&in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	arn, err := s.indexArn(t, in.IndexName)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize("dynamodb:Scan", arn); err != nil {
+		return nil, err
+	}
+	if err := checkAttributeUsage(in.ExpressionAttributeNames, in.ExpressionAttributeValues,
+		aws.ToString(in.FilterExpression), aws.ToString(in.ProjectionExpression)); err != nil {
+		return nil, err
+	}
+	if in.Limit != nil && *in.Limit < 1 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.Limit)
+	}
+	out, err := s.engine.Scan(bg, &mini.ScanInput{TableName: in.TableName, IndexName: in.IndexName, ConsistentRead: in.ConsistentRead})
+	if err != nil {
+		return nil, engineError(err)
+	}
+	q := &search{
+		t: t, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		filter: aws.ToString(in.FilterExpression), project: aws.ToString(in.ProjectionExpression),
+		start: in.ExclusiveStartKey, limit: aws.ToInt32(in.Limit), forward: true,
+		count: in.Select == "COUNT",
+	}
+	if in.IndexName != nil && *in.IndexName != "" {
+		q.index = t.index(*in.IndexName)
+	}
+	p, err := q.run(out.Items)
+	if err != nil {
+		return nil, err
+	}
+	c := newConsumed()
+	c.read(t, aws.ToString(in.IndexName), p.size, aws.ToBool(in.ConsistentRead), 1)
+	return c.single(p.render(q.count), in.ReturnConsumedCapacity), nil
+}
+
+// render is the Query/Scan output: Count and ScannedCount always present,
+// as DynamoDB returns them; no Items for Select COUNT.
+func (p *page) render(countOnly bool) map[string]any {
+	out := map[string]any{"Count": len(p.items), "ScannedCount": p.evaluated}
+	if !countOnly {
+		items := p.items
+		if items == nil {
+			items = []wireItem{}
+		}
+		out["Items"] = items
+	}
+	if p.last != nil {
+		out["LastEvaluatedKey"] = p.last
+	}
+	return out
+}
