@@ -3,10 +3,7 @@ package relaytest
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
-	"reflect"
-	"slices"
 	"testing"
 	"time"
 
@@ -181,130 +178,14 @@ func (f *AWS) sortKey(wr ddb.WriteRequest) string {
 	return ""
 }
 
-// Query is the engine's, except for one case the engine gets wrong: see
-// resume.
+// Query is the engine's.
 func (f *AWS) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	_, done, err := f.begin(ctx, OpQuery)
 	defer done()
 	if err != nil {
 		return nil, err
 	}
-	if in.ExclusiveStartKey != nil {
-		gone, err := f.startGone(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		if gone {
-			return f.resume(ctx, in, opts...)
-		}
-	}
 	return f.db.Query(ctx, in, opts...)
-}
-
-// startGone reports whether the item of a query's ExclusiveStartKey is no
-// longer where the key says (deleted, or out of the index).
-func (f *AWS) startGone(ctx context.Context, in *dynamodb.QueryInput) (bool, error) {
-	start := in.ExclusiveStartKey
-	out, err := f.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      in.TableName,
-		Key:            map[string]ddb.AttributeValue{f.Table.PartitionKey: start[f.Table.PartitionKey], f.Table.SortKey: start[f.Table.SortKey]},
-		ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return false, err
-	}
-	for name, v := range start {
-		if !reflect.DeepEqual(out.Item[name], v) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// resume answers a query whose start item has left the index since the
-// previous page, as the reconciler's queries do: it marks or deletes each
-// page before it reads the next. DynamoDB resumes after the key's position;
-// the engine (minidyn) looks for the item and, not finding it, returns an
-// empty last page. Until the engine does it, resume asks the engine for the
-// items after the start key with a filter on the key attributes, and pages
-// them itself.
-func (f *AWS) resume(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	order, err := f.keyOrder(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	cmp := ">"
-	if in.ScanIndexForward != nil && !*in.ScanIndexForward {
-		cmp = "<"
-	}
-	q := *in
-	q.ExclusiveStartKey, q.Limit = nil, nil
-	q.ExpressionAttributeNames = maps.Clone(in.ExpressionAttributeNames)
-	q.ExpressionAttributeValues = maps.Clone(in.ExpressionAttributeValues)
-	if q.ExpressionAttributeNames == nil {
-		q.ExpressionAttributeNames = map[string]string{}
-	}
-	if q.ExpressionAttributeValues == nil {
-		q.ExpressionAttributeValues = map[string]ddb.AttributeValue{}
-	}
-	// after = k0 > v0 OR (k0 = v0 AND (k1 > v1 OR (k1 = v1 AND ...)))
-	after := ""
-	for i := len(order) - 1; i >= 0; i-- {
-		name, value := fmt.Sprintf("#relaytestKey%d", i), fmt.Sprintf(":relaytestKey%d", i)
-		q.ExpressionAttributeNames[name] = order[i]
-		q.ExpressionAttributeValues[value] = in.ExclusiveStartKey[order[i]]
-		if after == "" {
-			after = fmt.Sprintf("%s %s %s", name, cmp, value)
-		} else {
-			after = fmt.Sprintf("%s %s %s OR (%s = %s AND (%s))", name, cmp, value, name, value, after)
-		}
-	}
-	if filter := aws.ToString(in.FilterExpression); filter != "" {
-		after = "(" + filter + ") AND (" + after + ")"
-	}
-	q.FilterExpression = aws.String(after)
-	all, err := f.db.Query(ctx, &q, opts...)
-	if err != nil {
-		return nil, err
-	}
-	out := &dynamodb.QueryOutput{Items: all.Items}
-	if in.Limit != nil && len(out.Items) >= int(*in.Limit) {
-		out.Items = out.Items[:*in.Limit]
-		last := out.Items[len(out.Items)-1]
-		out.LastEvaluatedKey = map[string]ddb.AttributeValue{}
-		for name := range in.ExclusiveStartKey {
-			out.LastEvaluatedKey[name] = last[name]
-		}
-	}
-	out.Count, out.ScannedCount = int32(len(out.Items)), int32(len(out.Items))
-	return out, nil
-}
-
-// keyOrder returns the attributes that order the items of a query: the
-// sort key of the queried index or table, then the table's keys.
-func (f *AWS) keyOrder(ctx context.Context, in *dynamodb.QueryInput) ([]string, error) {
-	desc, err := f.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName})
-	if err != nil {
-		return nil, err
-	}
-	schema := desc.Table.KeySchema
-	for _, g := range desc.Table.GlobalSecondaryIndexes {
-		if aws.ToString(g.IndexName) == aws.ToString(in.IndexName) {
-			schema = g.KeySchema
-		}
-	}
-	var order []string
-	for _, k := range schema {
-		if k.KeyType == ddb.KeyTypeRange {
-			order = append(order, aws.ToString(k.AttributeName))
-		}
-	}
-	for _, name := range []string{f.Table.PartitionKey, f.Table.SortKey} {
-		if !slices.Contains(order, name) {
-			order = append(order, name)
-		}
-	}
-	return order, nil
 }
 
 // The helpers below read and write the engine directly: they are not
