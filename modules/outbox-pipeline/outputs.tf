@@ -1,0 +1,127 @@
+################################################################################
+# Pipeline
+################################################################################
+
+output "pipeline_name" {
+  description = "Name of the pipeline (its import id)."
+  value       = outbox_pipeline.this.id
+}
+
+output "table_name" {
+  description = "Name of the outbox table, where the application writes its outbox items."
+  value       = outbox_pipeline.this.table_name
+}
+
+output "table_arn" {
+  description = "ARN of the outbox table."
+  value       = outbox_pipeline.this.table_arn
+}
+
+output "stream_arn" {
+  description = "ARN of the table's stream that the relay reads."
+  value       = outbox_pipeline.this.stream_arn
+}
+
+output "pending_index_arn" {
+  description = "ARN of the sparse pending index."
+  value       = outbox_pipeline.this.pending_index_arn
+}
+
+output "writer_table" {
+  description = "What an outbox writer needs to know about the table (the fields of the Go `outbox.Table`): name, key attributes, sort key prefix, TTL attribute, pending index name and shards."
+  value = {
+    name            = outbox_pipeline.this.table_name
+    partition_key   = outbox_pipeline.this.table.partition_key
+    sort_key        = outbox_pipeline.this.table.sort_key
+    sort_key_prefix = outbox_pipeline.this.table.sort_key_prefix
+    ttl_attribute   = outbox_pipeline.this.ttl_attribute_in_use
+    pending_index   = outbox_pipeline.this.pending_index.name
+    pending_shards  = outbox_pipeline.this.pending_index.shards
+  }
+}
+
+output "target_arn" {
+  description = "ARN of the event bus or SNS topic the pipeline publishes to."
+  value       = outbox_pipeline.this.target_arn
+}
+
+output "event_bus_arn" {
+  description = "ARN of the event bus the pipeline publishes to; null when it publishes to an SNS topic."
+  value       = var.topic_arn == null ? outbox_pipeline.this.target_arn : null
+}
+
+output "relay_function_name" {
+  description = "Name of the relay function."
+  value       = outbox_pipeline.this.relay_function_name
+}
+
+output "relay_function_arn" {
+  description = "ARN of the relay function."
+  value       = outbox_pipeline.this.relay_function_arn
+}
+
+output "relay_log_group" {
+  description = "Log group of the relay function."
+  value       = outbox_pipeline.this.relay_log_group
+}
+
+output "event_source_mapping_uuid" {
+  description = "UUID of the relay's event source mapping on the stream."
+  value       = outbox_pipeline.this.event_source_mapping_uuid
+}
+
+output "dead_letter_queue_url" {
+  description = "URL of the relay's dead-letter queue."
+  value       = outbox_pipeline.this.dead_letter_queue_url
+}
+
+output "dead_letter_queue_arn" {
+  description = "ARN of the relay's dead-letter queue."
+  value       = outbox_pipeline.this.dead_letter_queue_arn
+}
+
+output "reconciler_function_arn" {
+  description = "ARN of the reconciler function; null when the reconciler is disabled."
+  value       = outbox_pipeline.this.reconciler_function_arn
+}
+
+output "schedule_arn" {
+  description = "ARN of the reconciler's schedule; null when the reconciler is disabled."
+  value       = outbox_pipeline.this.schedule_arn
+}
+
+output "alarm_arns" {
+  description = "ARNs of the pipeline's CloudWatch alarms by key (`dlq_not_empty`, `relay_errors`, `iterator_age`, `oldest_pending_age`); empty without alarms."
+  value       = outbox_pipeline.this.alarm_arns != null ? outbox_pipeline.this.alarm_arns : {}
+}
+
+################################################################################
+# Subscriptions
+################################################################################
+
+output "subscriptions" {
+  description = "Every subscription by key: its rule ARN, queue URL and ARN, and dead-letter queue URL and ARN."
+  value = { for k, s in outbox_subscription.this : k => {
+    name                  = s.name
+    rule_arn              = s.rule_arn
+    queue_url             = s.queue_url
+    queue_arn             = s.queue_arn
+    dead_letter_queue_url = s.dead_letter_queue_url
+    dead_letter_queue_arn = s.dead_letter_queue_arn
+  } }
+}
+
+output "subscription_queue_urls" {
+  description = "URL of each subscription's queue, by key."
+  value       = { for k, s in outbox_subscription.this : k => s.queue_url }
+}
+
+output "subscription_queue_arns" {
+  description = "ARN of each subscription's queue, by key."
+  value       = { for k, s in outbox_subscription.this : k => s.queue_arn }
+}
+
+output "subscription_rule_arns" {
+  description = "ARN of each subscription's EventBridge rule, by key."
+  value       = { for k, s in outbox_subscription.this : k => s.rule_arn }
+}

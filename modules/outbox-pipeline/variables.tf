@@ -1,0 +1,249 @@
+################################################################################
+# Pipeline
+################################################################################
+
+variable "name" {
+  description = "Name of the pipeline: the prefix of every component it creates (`<name>-relay` function, `<name>-relay-dlq` queue, `<name>-reconciler`...) and of its subscriptions. Changing it replaces the pipeline."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9][A-Za-z0-9_-]{0,52}$", var.name))
+    error_message = "The name must be 1 to 53 letters, digits, hyphens and underscores, starting with a letter or digit."
+  }
+}
+
+variable "tags" {
+  description = "Tags of every component that takes tags, subscriptions included (not of an adopted table). Merged with the provider's `default_tags`."
+  type        = map(string)
+  default     = {}
+}
+
+variable "table" {
+  description = "The outbox table. By default the pipeline creates a dedicated table named `<name>-outbox`; set `name` to choose its name (the application may keep its own items in it, beside the `OUTBOX#` items), or `existing = true` and `name` to adopt a table the application already has. Key and attribute names default to `PK`, `SK`, `OUTBOX#` and `expiresAt`."
+  type = object({
+    existing        = optional(bool, false)
+    name            = optional(string)
+    partition_key   = optional(string)
+    sort_key        = optional(string)
+    sort_key_prefix = optional(string)
+    ttl_attribute   = optional(string)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = !var.table.existing || var.table.name != null
+    error_message = "table.name is required with table.existing = true: name the table to adopt."
+  }
+
+  validation {
+    condition     = var.table.name == null || can(regex("^[A-Za-z0-9_.-]{3,255}$", var.table.name))
+    error_message = "table.name must be 3 to 255 letters, digits, underscores, hyphens and dots."
+  }
+}
+
+variable "event_bus" {
+  description = "Name or ARN of the EventBridge bus the relay publishes to. `null` (the default) publishes to the account's `default` bus, unless `topic_arn` is set."
+  type        = string
+  default     = null
+}
+
+variable "topic_arn" {
+  description = "ARN of a standard SNS topic to publish to instead of an EventBridge bus. Conflicts with `event_bus` and with `subscriptions`, which are EventBridge rules."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.topic_arn == null || can(regex("^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$", var.topic_arn))
+    error_message = "topic_arn must be the ARN of a standard (not FIFO) SNS topic."
+  }
+}
+
+variable "relay" {
+  description = "Settings of the relay function and its event source mapping on the table's stream; unset attributes take the provider's defaults (batch of 100, arm64, ...). See the `relay` block of `outbox_pipeline`."
+  type = object({
+    batch_size                 = optional(number)
+    batching_window_seconds    = optional(number)
+    parallelization_factor     = optional(number)
+    maximum_retry_attempts     = optional(number)
+    maximum_record_age_seconds = optional(number)
+    bisect_on_error            = optional(bool)
+    memory_size                = optional(number)
+    timeout                    = optional(number)
+    architecture               = optional(string)
+    log_retention_days         = optional(number)
+    reserved_concurrency       = optional(number)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = var.relay.architecture == null || contains(["arm64", "x86_64"], coalesce(var.relay.architecture, "arm64"))
+    error_message = "relay.architecture must be arm64 or x86_64."
+  }
+
+  validation {
+    condition     = var.relay.batch_size == null || (coalesce(var.relay.batch_size, 1) >= 1 && coalesce(var.relay.batch_size, 1) <= 10000)
+    error_message = "relay.batch_size must be from 1 to 10000."
+  }
+
+  validation {
+    condition     = var.relay.parallelization_factor == null || (coalesce(var.relay.parallelization_factor, 1) >= 1 && coalesce(var.relay.parallelization_factor, 1) <= 10)
+    error_message = "relay.parallelization_factor must be from 1 to 10."
+  }
+}
+
+variable "published" {
+  description = "What the relay does with an item once its event is published: `action = \"mark\"` (the default: status `PUBLISHED`, expiring after `ttl_days`, 7 by default; 0 keeps it) or `\"delete\"`."
+  type = object({
+    action   = optional(string)
+    ttl_days = optional(number)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = var.published.action == null || contains(["mark", "delete"], coalesce(var.published.action, "mark"))
+    error_message = "published.action must be mark or delete."
+  }
+
+  validation {
+    condition     = var.published.ttl_days == null || coalesce(var.published.ttl_days, 0) >= 0
+    error_message = "published.ttl_days must be 0 (keep forever) or more."
+  }
+}
+
+variable "pending_index" {
+  description = "The sparse, sharded index of pending items that the reconciler queries: its `name` (default `outbox-pending`) and number of `shards` (default 16, each taking up to 1,000 writes a second)."
+  type = object({
+    name   = optional(string)
+    shards = optional(number)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = var.pending_index.shards == null || (coalesce(var.pending_index.shards, 1) >= 1 && coalesce(var.pending_index.shards, 1) <= 256)
+    error_message = "pending_index.shards must be from 1 to 256."
+  }
+}
+
+variable "reconciler" {
+  description = "The scheduled reconciler that republishes pending items older than `min_age_seconds`: `enabled` (default true), `schedule_expression`, `min_age_seconds`, `memory_size`, `timeout`, `log_retention_days`."
+  type = object({
+    enabled             = optional(bool)
+    schedule_expression = optional(string)
+    min_age_seconds     = optional(number)
+    memory_size         = optional(number)
+    timeout             = optional(number)
+    log_retention_days  = optional(number)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = var.reconciler.schedule_expression == null || can(regex("^(rate\\([0-9]+ (minute|minutes|hour|hours|day|days)\\)|cron\\(.+\\))$", coalesce(var.reconciler.schedule_expression, "rate(5 minutes)")))
+    error_message = "reconciler.schedule_expression must be rate(...) or cron(...)."
+  }
+}
+
+variable "dead_letter" {
+  description = "The relay's dead-letter queue, which receives the metadata of batches whose retries ran out: `message_retention_seconds` (60 to 1209600) and `kms_master_key_id` (unset: SSE-SQS)."
+  type = object({
+    message_retention_seconds = optional(number)
+    kms_master_key_id         = optional(string)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = var.dead_letter.message_retention_seconds == null || (coalesce(var.dead_letter.message_retention_seconds, 60) >= 60 && coalesce(var.dead_letter.message_retention_seconds, 60) <= 1209600)
+    error_message = "dead_letter.message_retention_seconds must be from 60 to 1209600."
+  }
+}
+
+################################################################################
+# Subscriptions
+################################################################################
+
+variable "subscriptions" {
+  description = <<-EOT
+    Consumers of the pipeline's events, by key: each is an EventBridge rule on the pipeline's bus delivering to its own SQS queue, with a dead-letter queue.
+    Match with `sources` and/or `detail_types`, or with a full `event_pattern` (JSON). The subscription (its rule and queue; the dead-letter queue adds `-dlq`) is named `<name>-<key>` unless `name` is set.
+    `queue` (`visibility_timeout_seconds`, `message_retention_seconds`, `receive_wait_time_seconds`, `max_receive_count`, `kms_master_key_id`) and `dead_letter` (`message_retention_seconds`) pass settings to the queues; unset attributes take the provider's defaults (30 s visibility, 4 days' retention, 5 receives before dead-lettering, 14 days in the dead-letter queue).
+  EOT
+  type = map(object({
+    name          = optional(string)
+    sources       = optional(list(string))
+    detail_types  = optional(list(string))
+    event_pattern = optional(string)
+    queue = optional(object({
+      visibility_timeout_seconds = optional(number)
+      message_retention_seconds  = optional(number)
+      receive_wait_time_seconds  = optional(number)
+      max_receive_count          = optional(number)
+      kms_master_key_id          = optional(string)
+    }), {})
+    dead_letter = optional(object({
+      message_retention_seconds = optional(number)
+    }), {})
+    tags = optional(map(string), {})
+  }))
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = alltrue([for k in keys(var.subscriptions) : can(regex("^[A-Za-z0-9_-]+$", k))])
+    error_message = "Subscription keys must be letters, digits, hyphens and underscores."
+  }
+
+  validation {
+    condition = alltrue([for s in values(var.subscriptions) :
+      (s.event_pattern != null) != (length(coalesce(s.sources, [])) + length(coalesce(s.detail_types, [])) > 0)
+    ])
+    error_message = "Each subscription needs sources and/or detail_types, or an event_pattern, but not both."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.subscriptions) : s.name == null || can(regex("^[A-Za-z0-9_-]{1,64}$", coalesce(s.name, "x")))])
+    error_message = "A subscription's name must be 1 to 64 letters, digits, hyphens and underscores."
+  }
+
+  validation {
+    condition     = alltrue([for s in values(var.subscriptions) : s.event_pattern == null || can(jsondecode(coalesce(s.event_pattern, "{}")))])
+    error_message = "A subscription's event_pattern must be a JSON object (use jsonencode)."
+  }
+}
+
+################################################################################
+# Alarms
+################################################################################
+
+variable "alarms" {
+  description = "CloudWatch alarms on the pipeline (`<name>-dlq-not-empty`, `<name>-relay-errors`, `<name>-iterator-age` and, with the reconciler, `<name>-oldest-pending-age`), notifying `sns_topic_arn` when set. `null` (the default) creates none; unset thresholds take the provider's defaults."
+  type = object({
+    enabled                              = optional(bool, true)
+    sns_topic_arn                        = optional(string)
+    relay_errors_threshold               = optional(number)
+    iterator_age_threshold_seconds       = optional(number)
+    oldest_pending_age_threshold_seconds = optional(number)
+    evaluation_periods                   = optional(number)
+    treat_missing_data                   = optional(string)
+  })
+  default = null
+
+  validation {
+    condition     = try(var.alarms.sns_topic_arn, null) == null || can(regex("^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_.-]{1,256}$", try(var.alarms.sns_topic_arn, "")))
+    error_message = "alarms.sns_topic_arn must be the ARN of an SNS topic."
+  }
+
+  validation {
+    condition     = try(var.alarms.treat_missing_data, null) == null || contains(["notBreaching", "breaching", "ignore", "missing"], try(coalesce(var.alarms.treat_missing_data, "missing"), "missing"))
+    error_message = "alarms.treat_missing_data must be notBreaching, breaching, ignore or missing."
+  }
+
+  validation {
+    condition     = try(var.alarms.iterator_age_threshold_seconds, null) == null || (try(var.alarms.iterator_age_threshold_seconds, 1) >= 1 && try(var.alarms.iterator_age_threshold_seconds, 1) <= 86400)
+    error_message = "alarms.iterator_age_threshold_seconds must be from 1 to 86400 (a stream keeps records 24 hours)."
+  }
+}
