@@ -1,0 +1,582 @@
+// Package demo runs the orders service of examples/complete end to end: a
+// local AWS stack, the example applied with the real Terraform CLI and the
+// locally built provider, writers committing orders and their events in
+// transactions, and consumers on every subscription's queue measuring
+// delivery.
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Source and detail types of the orders service's events.
+const (
+	Source         = "com.example.orders"
+	OrderPlaced    = "OrderPlaced"
+	OrderCancelled = "OrderCancelled"
+)
+
+// Routes are the subscriptions of examples/complete and the detail types
+// each receives.
+var Routes = map[string][]string{
+	"billing":  {OrderPlaced},
+	"shipping": {OrderPlaced, OrderCancelled},
+}
+
+// Credentials the demo uses; the local stack accepts any.
+const (
+	AccessKeyID     = "AKIDLOCALADMIN"
+	SecretAccessKey = "localadminsecret"
+)
+
+// Options configure Run.
+type Options struct {
+	// Root is the repository's root (examples/complete, modules/ and the
+	// provider's sources).
+	Root string
+	// Terraform is the CLI binary.
+	Terraform string
+	// Writers is the number of concurrent writers; Interval the pause of
+	// each between orders.
+	Writers  int
+	Interval time.Duration
+	// Duration is how long the writers write.
+	Duration time.Duration
+	// Settle bounds the wait for delivery after the writers stop.
+	Settle time.Duration
+	// Addr is the local stack's listen address; 127.0.0.1:0 picks a port.
+	Addr string
+	// Architecture of the relay functions (arm64 or x86_64); the
+	// example's default when empty.
+	Architecture string
+	// Keep leaves the stack and the resources running until ctx is done.
+	Keep bool
+	// Out receives progress and the summary; Log receives Terraform's
+	// output (nil discards it).
+	Out, Log io.Writer
+	// Live rewrites the progress line in place (a terminal).
+	Live bool
+}
+
+func (o *Options) defaults() {
+	if o.Writers <= 0 {
+		o.Writers = 4
+	}
+	if o.Interval <= 0 {
+		o.Interval = 50 * time.Millisecond
+	}
+	if o.Duration <= 0 {
+		o.Duration = 20 * time.Second
+	}
+	if o.Settle <= 0 {
+		o.Settle = 2 * time.Minute
+	}
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+}
+
+// Deployment is examples/complete applied on a stack.
+type Deployment struct {
+	Runner   *tfrun.Runner
+	WorkDir  string
+	Outputs  Outputs
+	Duration time.Duration
+}
+
+// Outputs are the example's outputs the demo reads.
+type Outputs struct {
+	TableName               string            `json:"table_name"`
+	EventBusARN             string            `json:"event_bus_arn"`
+	SubscriptionQueueURLs   map[string]string `json:"subscription_queue_urls"`
+	SubscriptionDLQURLs     map[string]string `json:"subscription_dead_letter_queue_urls"`
+	RelayDeadLetterQueueURL string            `json:"relay_dead_letter_queue_url"`
+	WriterTable             WriterTable       `json:"writer_table"`
+}
+
+// WriterTable is the example's writer_table output.
+type WriterTable struct {
+	Name          string `json:"name"`
+	PartitionKey  string `json:"partition_key"`
+	SortKey       string `json:"sort_key"`
+	SortKeyPrefix string `json:"sort_key_prefix"`
+	TTLAttribute  string `json:"ttl_attribute"`
+	PendingIndex  string `json:"pending_index"`
+	PendingShards int    `json:"pending_shards"`
+}
+
+// Table is the outbox.Table of the orders table, shared layout.
+func (w WriterTable) Table() outbox.Table {
+	return outbox.Table{
+		Name: w.Name, Layout: outbox.LayoutShared,
+		PartitionKey: w.PartitionKey, SortKey: w.SortKey, SortKeyPrefix: w.SortKeyPrefix,
+		TTLAttribute: w.TTLAttribute, PendingIndexName: w.PendingIndex, PendingShards: w.PendingShards,
+	}
+}
+
+// Deploy stages examples/complete (with modules/) in workDir, builds the
+// provider and applies the example with the real CLI against endpoint.
+func Deploy(ctx context.Context, root, terraform, workDir, endpoint, region string, log io.Writer, vars ...tfrun.Var) (*Deployment, error) {
+	start := time.Now()
+	if _, err := tfrun.Stage(root, filepath.Join(workDir, "src"), "modules", filepath.Join("examples", "complete")); err != nil {
+		return nil, err
+	}
+	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: terraform, Module: root, Dir: filepath.Join(workDir, "tf"), Log: log})
+	if err != nil {
+		return nil, err
+	}
+	run := inst.Runner(filepath.Join(workDir, "src", "examples", "complete"), tfrun.AWSEnv(endpoint, region))
+	run.Log = log
+	d := &Deployment{Runner: run, WorkDir: workDir}
+	if err := run.Init(ctx); err != nil {
+		return nil, err
+	}
+	if err := run.Apply(ctx, vars...); err != nil {
+		return d, err
+	}
+	outs, err := run.Output(ctx)
+	if err != nil {
+		return d, err
+	}
+	raw, err := json.Marshal(outs)
+	if err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(raw, &d.Outputs); err != nil {
+		return d, fmt.Errorf("decoding the example's outputs: %w", err)
+	}
+	d.Duration = time.Since(start)
+	return d, nil
+}
+
+// AWSConfig is an SDK configuration for the stack at endpoint.
+func AWSConfig(endpoint, region string) aws.Config {
+	return aws.Config{
+		Region:       region,
+		Credentials:  credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
+		BaseEndpoint: aws.String(endpoint),
+	}
+}
+
+// Run runs the demo and returns its summary. The error is non-nil when a
+// step failed or events were lost.
+func Run(ctx context.Context, o Options) (Summary, error) {
+	o.defaults()
+	started := time.Now()
+	say := func(format string, args ...any) { _, _ = fmt.Fprintf(o.Out, format+"\n", args...) }
+
+	stack, err := localaws.Start(ctx, localaws.Options{Addr: o.Addr, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return Summary{}, fmt.Errorf("starting the local AWS stack: %w", err)
+	}
+	defer func() { _ = stack.Close() }()
+	region := stack.Options().Region
+	say("local AWS stack: %s (region %s)", stack.Endpoint(), region)
+
+	workDir, err := os.MkdirTemp("", "outbox-demo-")
+	if err != nil {
+		return Summary{}, err
+	}
+	if !o.Keep {
+		defer func() { _ = os.RemoveAll(workDir) }()
+	}
+	var vars []tfrun.Var
+	if o.Architecture != "" {
+		vars = append(vars, tfrun.Var{Name: "architecture", Value: o.Architecture})
+	}
+	say("applying examples/complete with Terraform (provider built from this checkout)...")
+	d, err := Deploy(ctx, o.Root, o.Terraform, workDir, stack.Endpoint(), region, o.Log, vars...)
+	tornDown := false
+	teardown := func() error {
+		if d == nil || o.Keep || tornDown {
+			return nil
+		}
+		tornDown = true
+		say("destroying examples/complete...")
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+		defer cancel()
+		start := time.Now()
+		if err := d.Runner.Destroy(dctx, vars...); err != nil {
+			return fmt.Errorf("destroying: %w", err)
+		}
+		say("destroyed in %s", time.Since(start).Round(time.Second))
+		return nil
+	}
+	defer func() { _ = teardown() }()
+	if err != nil {
+		return Summary{}, err
+	}
+	say("applied in %s: table %s, bus %s, %d subscriptions", d.Duration.Round(time.Second), d.Outputs.TableName, d.Outputs.EventBusARN, len(d.Outputs.SubscriptionQueueURLs))
+	for sub := range Routes {
+		if d.Outputs.SubscriptionQueueURLs[sub] == "" {
+			return Summary{}, fmt.Errorf("the example has no subscription %q (outputs: %v)", sub, d.Outputs.SubscriptionQueueURLs)
+		}
+	}
+
+	cfg := AWSConfig(stack.Endpoint(), region)
+	ddb := dynamodb.NewFromConfig(cfg)
+	q := sqs.NewFromConfig(cfg)
+	w, err := outbox.NewWriter(ddb, d.Outputs.WriterTable.Table())
+	if err != nil {
+		return Summary{}, err
+	}
+	tally := NewTally(Routes)
+
+	consumeCtx, stopConsumers := context.WithCancel(ctx)
+	defer stopConsumers()
+	var consumers sync.WaitGroup
+	consumeErrs := make(chan error, 2*len(Routes))
+	for sub, url := range d.Outputs.SubscriptionQueueURLs {
+		if _, ok := Routes[sub]; !ok {
+			continue
+		}
+		for range 2 {
+			consumers.Add(1)
+			go func() {
+				defer consumers.Done()
+				if err := Consume(consumeCtx, q, url, sub, tally); err != nil {
+					consumeErrs <- err
+				}
+			}()
+		}
+	}
+
+	say("writing orders with %d writers for %s...", o.Writers, o.Duration)
+	until := time.Now().Add(o.Duration)
+	var writers sync.WaitGroup
+	writeErrs := make(chan error, o.Writers)
+	for i := range o.Writers {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			if err := WriteOrders(ctx, w, i, o.Interval, until, tally); err != nil {
+				writeErrs <- err
+			}
+		}()
+	}
+
+	prog := &progress{o: o, ddb: ddb, q: q, table: d.Outputs.WriterTable.Table().WithDefaults(), tally: tally, dlqs: d.deadLetterQueues()}
+	writersDone := make(chan struct{})
+	go func() { writers.Wait(); close(writersDone) }()
+	prog.until(ctx, writersDone)
+	select {
+	case err := <-writeErrs:
+		return Summary{}, err
+	default:
+	}
+	settled := make(chan struct{})
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		deadline := time.After(o.Settle)
+		for {
+			p := tally.Progress()
+			if p.Delivered == p.Written {
+				close(settled)
+				return
+			}
+			select {
+			case <-t.C:
+			case <-deadline:
+				close(settled)
+				return
+			case <-ctx.Done():
+				close(settled)
+				return
+			}
+		}
+	}()
+	prog.until(ctx, settled)
+	prog.finish(ctx)
+	stopConsumers()
+	consumers.Wait()
+	select {
+	case err := <-consumeErrs:
+		return Summary{}, err
+	default:
+	}
+
+	s := tally.Summary()
+	if err := teardown(); err != nil {
+		return s, err
+	}
+	say("")
+	say("ran in %s", time.Since(started).Round(time.Second))
+	if o.Keep {
+		tf, _ := filepath.Abs(o.Terraform)
+		say("the stack and the example keep running (--keep):")
+		say("  endpoint:  %s", stack.Endpoint())
+		say("  env:       export AWS_ENDPOINT_URL=%s AWS_REGION=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s", stack.Endpoint(), region, AccessKeyID, SecretAccessKey)
+		say("  terraform: cd %s && TF_CLI_CONFIG_FILE=%s %s output", d.Runner.Dir, filepath.Join(workDir, "tf", "terraform.rc"), tf)
+		say("  stop:      press Ctrl-C (the stack lives in this process; its resources go with it; then rm -rf %s)", workDir)
+	}
+	say("%s", s.String())
+	if o.Keep {
+		<-ctx.Done()
+	}
+	if s.Lost > 0 {
+		return s, fmt.Errorf("%d of %d events were not delivered to every subscription", s.Lost, s.Written)
+	}
+	return s, nil
+}
+
+func (d *Deployment) deadLetterQueues() []string {
+	var urls []string
+	if d.Outputs.RelayDeadLetterQueueURL != "" {
+		urls = append(urls, d.Outputs.RelayDeadLetterQueueURL)
+	}
+	for _, u := range d.Outputs.SubscriptionDLQURLs {
+		urls = append(urls, u)
+	}
+	return urls
+}
+
+// WriteOrders places orders, one every interval, until the time until, and
+// cancels one in four of them. It records every committed event in tally.
+// A write under way when until passes completes (and is counted); ctx
+// cancellation stops it, uncounted.
+func WriteOrders(ctx context.Context, w *outbox.Writer, writer int, interval time.Duration, until time.Time, tally *Tally) error {
+	rng := rand.New(rand.NewPCG(uint64(writer), uint64(time.Now().UnixNano())))
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for n := 0; time.Now().Before(until); n++ {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+		id := fmt.Sprintf("%d-%06d", writer, n)
+		if err := PlaceOrder(ctx, w, id, float64(rng.IntN(20000))/100, tally); err != nil {
+			return ignoreStopped(ctx, err)
+		}
+		if rng.IntN(4) == 0 {
+			if err := CancelOrder(ctx, w, id, tally); err != nil {
+				return ignoreStopped(ctx, err)
+			}
+		}
+	}
+	return nil
+}
+
+// ignoreStopped drops the error of a write interrupted by cancellation: the
+// transaction may or may not have committed, and is not counted either way.
+func ignoreStopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil //nolint:nilerr // cancellation ends the run; the write is not counted
+	}
+	return err
+}
+
+// PlaceOrder writes the order item (PK ORDER#id, SK ORDER) and its
+// OrderPlaced event in one transaction, and records the event in tally.
+func PlaceOrder(ctx context.Context, w *outbox.Writer, id string, total float64, tally *Tally) error {
+	t := w.Table()
+	pk := "ORDER#" + id
+	order := ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{
+		TableName: aws.String(t.Name),
+		Item: map[string]ddbtypes.AttributeValue{
+			t.PartitionKey: &ddbtypes.AttributeValueMemberS{Value: pk},
+			t.SortKey:      &ddbtypes.AttributeValueMemberS{Value: "ORDER"},
+			"status":       &ddbtypes.AttributeValueMemberS{Value: "PLACED"},
+			"total":        &ddbtypes.AttributeValueMemberN{Value: strconv.FormatFloat(total, 'f', 2, 64)},
+		},
+		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+		ExpressionAttributeNames: map[string]string{"#pk": t.PartitionKey},
+	}}
+	detail, err := json.Marshal(map[string]any{"orderId": id, "total": total})
+	if err != nil {
+		return err
+	}
+	return write(ctx, w, tally, order, outbox.Event{PartitionKey: pk, Source: Source, DetailType: OrderPlaced, Detail: detail})
+}
+
+// CancelOrder marks a placed order cancelled (a conditional update) and
+// writes its OrderCancelled event in one transaction, and records the event
+// in tally.
+func CancelOrder(ctx context.Context, w *outbox.Writer, id string, tally *Tally) error {
+	t := w.Table()
+	pk := "ORDER#" + id
+	cancel := ddbtypes.TransactWriteItem{Update: &ddbtypes.Update{
+		TableName: aws.String(t.Name),
+		Key: map[string]ddbtypes.AttributeValue{
+			t.PartitionKey: &ddbtypes.AttributeValueMemberS{Value: pk},
+			t.SortKey:      &ddbtypes.AttributeValueMemberS{Value: "ORDER"},
+		},
+		UpdateExpression:         aws.String("SET #status = :cancelled"),
+		ConditionExpression:      aws.String("#status = :placed"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{
+			":cancelled": &ddbtypes.AttributeValueMemberS{Value: "CANCELLED"},
+			":placed":    &ddbtypes.AttributeValueMemberS{Value: "PLACED"},
+		},
+	}}
+	detail, err := json.Marshal(map[string]any{"orderId": id, "reason": "customer request"})
+	if err != nil {
+		return err
+	}
+	return write(ctx, w, tally, cancel, outbox.Event{PartitionKey: pk, Source: Source, DetailType: OrderCancelled, Detail: detail})
+}
+
+func write(ctx context.Context, w *outbox.Writer, tally *Tally, item ddbtypes.TransactWriteItem, e outbox.Event) error {
+	recs, err := w.Write(ctx, []ddbtypes.TransactWriteItem{item}, e)
+	if err != nil {
+		return err
+	}
+	tally.Written(recs[0].EventID, e.DetailType, time.Now())
+	return nil
+}
+
+// busEvent is the part of an EventBridge event the consumers read.
+type busEvent struct {
+	DetailType string `json:"detail-type"`
+	Detail     struct {
+		Metadata struct {
+			EventID string `json:"eventId"`
+		} `json:"metadata"`
+	} `json:"detail"`
+}
+
+// Consume receives the queue's messages until ctx is done, recording each
+// event's delivery to sub in tally and deleting the messages.
+func Consume(ctx context.Context, q *sqs.Client, url, sub string, tally *Tally) error {
+	for ctx.Err() == nil {
+		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+		if err != nil {
+			return ignoreStopped(ctx, fmt.Errorf("receiving from %s: %w", sub, err))
+		}
+		now := time.Now()
+		var entries []sqstypes.DeleteMessageBatchRequestEntry
+		for i, m := range out.Messages {
+			var e busEvent
+			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &e); err != nil || e.Detail.Metadata.EventID == "" {
+				return fmt.Errorf("subscription %s received a message that is not an outbox event: %q", sub, aws.ToString(m.Body))
+			}
+			tally.Received(sub, e.Detail.Metadata.EventID, now)
+			entries = append(entries, sqstypes.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle})
+		}
+		if len(entries) > 0 {
+			if _, err := q.DeleteMessageBatch(context.WithoutCancel(ctx), &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(url), Entries: entries}); err != nil {
+				return fmt.Errorf("deleting from %s: %w", sub, err)
+			}
+		}
+	}
+	return nil
+}
+
+// progress prints the live progress line.
+type progress struct {
+	o     Options
+	ddb   *dynamodb.Client
+	q     *sqs.Client
+	table outbox.Table
+	tally *Tally
+	dlqs  []string
+	last  time.Time
+}
+
+// until prints progress until done is closed.
+func (p *progress) until(ctx context.Context, done <-chan struct{}) {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if p.o.Live || time.Since(p.last) >= 2*time.Second {
+				p.print(ctx)
+			}
+		}
+	}
+}
+
+func (p *progress) finish(ctx context.Context) {
+	p.print(ctx)
+	if p.o.Live {
+		_, _ = fmt.Fprintln(p.o.Out)
+	}
+}
+
+func (p *progress) print(ctx context.Context) {
+	p.last = time.Now()
+	pr := p.tally.Progress()
+	pending, perr := p.pending(ctx)
+	dlq, derr := p.deadLettered(ctx)
+	line := fmt.Sprintf("written=%d published=%d pending=%s in_dlq=%s", pr.Written, pr.Delivered, count(pending, perr), count(dlq, derr))
+	if p.o.Live {
+		_, _ = fmt.Fprintf(p.o.Out, "\r%-90s", line)
+		return
+	}
+	_, _ = fmt.Fprintln(p.o.Out, line)
+}
+
+func count(n int, err error) string {
+	if err != nil {
+		return "?"
+	}
+	return strconv.Itoa(n)
+}
+
+// pending counts the items of the pending index.
+func (p *progress) pending(ctx context.Context) (int, error) {
+	n := 0
+	cutoff := time.Now().Add(time.Hour)
+	for shard := range p.table.PendingShards {
+		in := p.table.PendingQuery(shard, cutoff)
+		for {
+			out, err := p.ddb.Query(ctx, in)
+			if err != nil {
+				return 0, err
+			}
+			n += len(out.Items)
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+	return n, nil
+}
+
+// deadLettered sums the messages of the dead-letter queues.
+func (p *progress) deadLettered(ctx context.Context) (int, error) {
+	n := 0
+	var errs []error
+	for _, url := range p.dlqs {
+		out, err := p.q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		v, _ := strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)])
+		n += v
+	}
+	return n, errors.Join(errs...)
+}
