@@ -1,0 +1,289 @@
+package tfrun_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+const root = "../.."
+
+// acc skips the test unless acceptance tests are enabled, and returns the
+// Terraform CLI to run.
+func acc(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance tests run with TF_ACC=1 (make test)")
+	}
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		tf = filepath.Join(root, "bin", "terraform")
+	}
+	if _, err := os.Stat(tf); err != nil {
+		t.Fatalf("the Terraform CLI: %v (make tools builds it)", err)
+	}
+	return tf
+}
+
+// tlog sends Terraform's output to the test log.
+type tlog struct{ t *testing.T }
+
+func (w tlog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// inventory is the stack's resources, streams aside (AWS keeps a stream
+// readable for 24 hours after its table is gone).
+func inventory(ctx context.Context, t *testing.T, get func(context.Context) (map[string][]string, error)) map[string][]string {
+	t.Helper()
+	inv, err := get(ctx)
+	if err != nil {
+		t.Fatalf("reading the stack's inventory: %v", err)
+	}
+	for k, v := range inv {
+		v = slices.DeleteFunc(v, func(r string) bool { return strings.Contains(r, "/stream/") })
+		slices.Sort(v)
+		inv[k] = v
+		if len(v) == 0 {
+			delete(inv, k)
+		}
+	}
+	return inv
+}
+
+// TestAccExamplesComplete applies examples/complete with the real CLI and
+// the provider built from this checkout, writes orders with the outbox
+// Writer, checks that each subscription receives exactly its events, and
+// destroys everything.
+func TestAccExamplesComplete(t *testing.T) {
+	tf := acc(t)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	stack := localawstest.Start(t)
+	ctl := localawstest.Control(stack)
+	before := inventory(ctx, t, ctl.Resources)
+
+	// x86_64 functions start faster here than arm64 ones under qemu; the
+	// demo runs the example's default.
+	vars := []tfrun.Var{{Name: "architecture", Value: "x86_64"}}
+	d, err := demo.Deploy(ctx, root, tf, t.TempDir(), stack.Endpoint(), stack.Options().Region, tlog{t}, vars...)
+	destroyed := false
+	if d != nil {
+		t.Cleanup(func() {
+			if !destroyed {
+				if err := d.Runner.Destroy(context.Background(), vars...); err != nil {
+					t.Errorf("destroying after a failure: %v", err)
+				}
+			}
+		})
+	}
+	if err != nil {
+		t.Fatalf("applying examples/complete: %v", err)
+	}
+	o := d.Outputs
+	if o.TableName != "orders" || !strings.HasSuffix(o.EventBusARN, ":event-bus/default") ||
+		len(o.SubscriptionQueueURLs) != 2 || o.SubscriptionQueueURLs["billing"] == "" || o.SubscriptionQueueURLs["shipping"] == "" {
+		t.Fatalf("outputs = %+v", o)
+	}
+
+	cfg := demo.AWSConfig(stack.Endpoint(), stack.Options().Region)
+	ddb := dynamodb.NewFromConfig(cfg)
+	w, err := outbox.NewWriter(ddb, o.WriterTable.Table())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally := demo.NewTally(demo.Routes)
+	consumeCtx, stopConsumers := context.WithCancel(ctx)
+	var consumers sync.WaitGroup
+	errs := make(chan error, len(o.SubscriptionQueueURLs))
+	q := sqs.NewFromConfig(cfg)
+	for sub, url := range o.SubscriptionQueueURLs {
+		consumers.Add(1)
+		go func() {
+			defer consumers.Done()
+			if err := demo.Consume(consumeCtx, q, url, sub, tally); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	const orders = 10
+	for i := range orders {
+		id := fmt.Sprintf("acc-%02d", i)
+		if err := demo.PlaceOrder(ctx, w, id, float64(i)+0.5, tally); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			if err := demo.CancelOrder(ctx, w, id, tally); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The order items share the table with their events.
+	if out, err := ddb.Scan(ctx, &dynamodb.ScanInput{TableName: &o.TableName}); err != nil || out.Count != orders*2+orders/2 {
+		t.Errorf("the table holds %d items (%v), want %d orders and %d events", out.Count, err, orders, orders+orders/2)
+	}
+
+	deadline := time.Now().Add(2 * time.Minute)
+	for p := tally.Progress(); p.Delivered < p.Written; p = tally.Progress() {
+		if time.Now().After(deadline) {
+			t.Errorf("delivered %d of %d events within 2 minutes", p.Delivered, p.Written)
+			break
+		}
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	stopConsumers()
+	consumers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	s := tally.Summary()
+	t.Log(s.String())
+	want := map[string]int{"billing": orders, "shipping": orders + orders/2}
+	for _, ss := range s.Subscriptions {
+		if ss.Expected != want[ss.Name] || ss.Delivered != ss.Expected || ss.Unexpected != 0 {
+			t.Errorf("subscription %s: %+v, want exactly its %d events", ss.Name, ss, want[ss.Name])
+		}
+	}
+	if s.Written != orders+orders/2 || s.Lost != 0 {
+		t.Errorf("summary: %s", s.Line())
+	}
+
+	if err := d.Runner.Destroy(ctx, vars...); err != nil {
+		t.Fatalf("destroying examples/complete: %v", err)
+	}
+	destroyed = true
+	if after := inventory(ctx, t, ctl.Resources); !maps.EqualFunc(before, after, slices.Equal[[]string]) {
+		t.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// TestAccExamplesValidate runs terraform init (through the mirror) and
+// validate in every directory of examples/.
+func TestAccExamplesValidate(t *testing.T) {
+	tf := acc(t)
+	t.Parallel()
+	// The subtests run in parallel, after this function returns.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	err = filepath.WalkDir(filepath.Join(root, "examples"), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".terraform" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".tf") && !slices.Contains(dirs, filepath.Dir(p)) {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 3 {
+		t.Fatalf("found only %v", dirs)
+	}
+	for _, dir := range dirs {
+		rel, _ := filepath.Rel(root, dir)
+		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+			t.Parallel()
+			types, declared := configInfo(t, dir)
+			var foreign []string
+			for _, typ := range types {
+				if !strings.HasPrefix(typ, tfrun.ProviderType+"_") {
+					foreign = append(foreign, typ)
+				}
+			}
+			if len(foreign) > 0 {
+				t.Skipf("needs providers that are not in the offline mirror, for %v", foreign)
+			}
+			staged, err := tfrun.Stage(root, t.TempDir(), "modules", rel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			work := filepath.Join(staged, rel)
+			if !declared {
+				// Documentation snippets (tfplugindocs examples) omit
+				// required_providers; without it the provider would be
+				// hashicorp/outbox.
+				src := fmt.Sprintf("terraform {\n  required_providers {\n    outbox = { source = %q }\n  }\n}\n", tfrun.ProviderNamespace+"/"+tfrun.ProviderType)
+				if err := os.WriteFile(filepath.Join(work, "required_providers.tf"), []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run := inst.Runner(work, nil)
+			if err := run.Init(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := run.Validate(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// configInfo returns the resource and data source types a directory uses
+// and whether it declares required_providers.
+func configInfo(t *testing.T, dir string) (types []string, declared bool) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
+	schema := &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
+		{Type: "terraform"}, {Type: "resource", LabelNames: []string{"type", "name"}}, {Type: "data", LabelNames: []string{"type", "name"}},
+	}}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, diags := hclsyntax.ParseConfig(src, f, hcl.InitialPos)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		content, _, diags := file.Body.PartialContent(schema)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		for _, b := range content.Blocks {
+			switch b.Type {
+			case "terraform":
+				if body, ok := b.Body.(*hclsyntax.Body); ok {
+					for _, nb := range body.Blocks {
+						declared = declared || nb.Type == "required_providers"
+					}
+				}
+			default:
+				types = append(types, b.Labels[0])
+			}
+		}
+	}
+	return types, declared
+}
