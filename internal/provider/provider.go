@@ -247,7 +247,7 @@ func (m OutboxProviderModel) settings(ctx context.Context) (awsclient.Settings, 
 
 // Resources lists the provider's resources.
 func (p *OutboxProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{NewPipelineResource}
+	return []func() resource.Resource{NewPipelineResource, NewSubscriptionResource}
 }
 
 // DataSources lists the provider's data sources.

@@ -1,0 +1,169 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
+)
+
+// stringSet returns the strings of a set; null or unknown is nil.
+func stringSet(ctx context.Context, v types.Set) ([]string, diag.Diagnostics) {
+	if v.IsNull() || v.IsUnknown() {
+		return nil, nil
+	}
+	var out []string
+	diags := v.ElementsAs(ctx, &out, false)
+	return out, diags
+}
+
+func setOfStrings(v []string) types.Set {
+	if len(v) == 0 {
+		return types.SetNull(types.StringType)
+	}
+	elems := make([]attr.Value, len(v))
+	for i, s := range v {
+		elems[i] = types.StringValue(s)
+	}
+	return types.SetValueMust(types.StringType, elems)
+}
+
+// spec maps the model to a subscription.Spec. tags are the merged tags
+// (default_tags and tags); null or unknown values mean the defaults.
+func (m *SubscriptionResourceModel) spec(ctx context.Context, tags map[string]string) (subscription.Spec, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	s := subscription.Spec{Name: str(m.Name), EventBus: str(m.EventBus), EventPattern: str(m.EventPattern), Tags: tags}
+	var d diag.Diagnostics
+	s.Sources, d = stringSet(ctx, m.Sources)
+	diags.Append(d...)
+	s.DetailTypes, d = stringSet(ctx, m.DetailTypes)
+	diags.Append(d...)
+	if q := m.Queue; q != nil {
+		s.Queue = subscription.QueueSpec{
+			VisibilityTimeoutSeconds: i32ptr(q.VisibilityTimeoutSeconds),
+			MessageRetentionSeconds:  i32(q.MessageRetentionSeconds),
+			ReceiveWaitTimeSeconds:   i32(q.ReceiveWaitTimeSeconds),
+			MaxReceiveCount:          i32(q.MaxReceiveCount),
+			KMSMasterKeyID:           str(q.KMSMasterKeyID),
+		}
+	}
+	if dl := m.DeadLetter; dl != nil {
+		s.DeadLetter.MessageRetentionSeconds = i32(dl.MessageRetentionSeconds)
+	}
+	return s, diags
+}
+
+// subscriptionState returns the subscription.State recorded in the model's
+// computed attributes.
+func (m *SubscriptionResourceModel) subscriptionState() subscription.State {
+	return subscription.State{
+		Name: str(m.Name), EventBusName: subscription.BusName(str(m.EventBus)), RuleARN: str(m.RuleARN),
+		QueueURL: str(m.QueueURL), QueueARN: str(m.QueueARN),
+		DeadLetterQueueURL: str(m.DeadLetterQueueURL), DeadLetterQueueARN: str(m.DeadLetterQueueARN),
+	}
+}
+
+// setState records the computed attributes from a subscription.State.
+func (m *SubscriptionResourceModel) setState(st subscription.State) {
+	m.ID = types.StringValue(m.Name.ValueString())
+	m.RuleARN = optString(st.RuleARN)
+	m.QueueURL = optString(st.QueueURL)
+	m.QueueARN = optString(st.QueueARN)
+	m.DeadLetterQueueURL = optString(st.DeadLetterQueueURL)
+	m.DeadLetterQueueARN = optString(st.DeadLetterQueueARN)
+}
+
+// subscriptionModelFromSpec builds the configuration part of the model from
+// a Spec, as Lookup reports it on import. A block whose settings are all
+// defaults is left out, as a configuration would leave it out.
+func subscriptionModelFromSpec(s subscription.Spec, st subscription.State, defaultTags map[string]string) SubscriptionResourceModel {
+	d := subscription.Spec{}.WithDefaults()
+	s = s.WithDefaults()
+	m := SubscriptionResourceModel{
+		Name: types.StringValue(s.Name), EventBus: types.StringValue(s.EventBus),
+		Sources: setOfStrings(s.Sources), DetailTypes: setOfStrings(s.DetailTypes), EventPattern: optString(s.EventPattern),
+	}
+	q, dq := s.Queue, d.Queue
+	if *q.VisibilityTimeoutSeconds != *dq.VisibilityTimeoutSeconds || q.MessageRetentionSeconds != dq.MessageRetentionSeconds ||
+		q.ReceiveWaitTimeSeconds != dq.ReceiveWaitTimeSeconds || q.MaxReceiveCount != dq.MaxReceiveCount || q.KMSMasterKeyID != "" {
+		m.Queue = &SubscriptionQueueModel{
+			VisibilityTimeoutSeconds: types.Int64Value(int64(*q.VisibilityTimeoutSeconds)),
+			MessageRetentionSeconds:  types.Int64Value(int64(q.MessageRetentionSeconds)),
+			ReceiveWaitTimeSeconds:   types.Int64Value(int64(q.ReceiveWaitTimeSeconds)),
+			MaxReceiveCount:          types.Int64Value(int64(q.MaxReceiveCount)),
+			KMSMasterKeyID:           optString(q.KMSMasterKeyID),
+		}
+	}
+	if s.DeadLetter != d.DeadLetter {
+		m.DeadLetter = &SubscriptionDeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetter.MessageRetentionSeconds))}
+	}
+	own := map[string]string{}
+	for k, v := range s.Tags {
+		if dv, ok := defaultTags[k]; !ok || dv != v {
+			own[k] = v
+		}
+	}
+	m.Tags = types.MapNull(types.StringType)
+	if len(own) > 0 {
+		m.Tags = tagsValue(own)
+	}
+	m.TagsAll = tagsValue(s.Tags)
+	m.setState(st)
+	return m
+}
+
+// subscriptionFieldPaths maps the fields of subscription.ValidationError to
+// attributes.
+var subscriptionFieldPaths = map[string]path.Path{
+	"Name":                               path.Root("name"),
+	"EventBus":                           path.Root("event_bus"),
+	"Sources":                            path.Root("sources"),
+	"DetailTypes":                        path.Root("detail_types"),
+	"EventPattern":                       path.Root("event_pattern"),
+	"Queue.VisibilityTimeoutSeconds":     path.Root("queue").AtName("visibility_timeout_seconds"),
+	"Queue.MessageRetentionSeconds":      path.Root("queue").AtName("message_retention_seconds"),
+	"Queue.ReceiveWaitTimeSeconds":       path.Root("queue").AtName("receive_wait_time_seconds"),
+	"Queue.MaxReceiveCount":              path.Root("queue").AtName("max_receive_count"),
+	"Queue.KMSMasterKeyID":               path.Root("queue").AtName("kms_master_key_id"),
+	"DeadLetter.MessageRetentionSeconds": path.Root("dead_letter").AtName("message_retention_seconds"),
+	"Tags":                               path.Root("tags"),
+}
+
+// subscriptionDriftAttributes are the computed attributes planned unknown
+// when a component of a subscription.Drift is missing or changed, so that
+// the plan shows an update and apply repairs the component. The queue
+// policy and the target belong to the delivery path of the rule.
+var subscriptionDriftAttributes = map[string][]string{
+	subscription.ComponentDeadLetterQueue: {"dead_letter_queue_url", "dead_letter_queue_arn"},
+	subscription.ComponentQueue:           {"queue_url", "queue_arn"},
+	subscription.ComponentQueuePolicy:     {"rule_arn"},
+	subscription.ComponentRule:            {"rule_arn"},
+	subscription.ComponentTarget:          {"rule_arn"},
+}
+
+// subscriptionPrivateDrift is the key of the drift that Read found, in the
+// resource's private state.
+const subscriptionPrivateDrift = "drift"
+
+func saveSubscriptionDrift(ctx context.Context, p privateSetter, d *subscription.Drift) diag.Diagnostics {
+	var b []byte
+	if d != nil && !d.None() {
+		b, _ = json.Marshal(d)
+	}
+	// An empty value removes the key.
+	return p.SetKey(ctx, subscriptionPrivateDrift, b)
+}
+
+func loadSubscriptionDrift(ctx context.Context, p privateGetter) (subscription.Drift, diag.Diagnostics) {
+	var d subscription.Drift
+	b, diags := p.GetKey(ctx, subscriptionPrivateDrift)
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &d)
+	}
+	return d, diags
+}

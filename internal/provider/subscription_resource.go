@@ -1,0 +1,524 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
+)
+
+var (
+	_ resource.Resource                   = &SubscriptionResource{}
+	_ resource.ResourceWithConfigure      = &SubscriptionResource{}
+	_ resource.ResourceWithImportState    = &SubscriptionResource{}
+	_ resource.ResourceWithValidateConfig = &SubscriptionResource{}
+	_ resource.ResourceWithModifyPlan     = &SubscriptionResource{}
+)
+
+// subscriptionDefaultTimeout is the default of every operation's timeout.
+const subscriptionDefaultTimeout = 10 * time.Minute
+
+// NewSubscriptionResource returns the outbox_subscription resource.
+func NewSubscriptionResource() resource.Resource { return &SubscriptionResource{} }
+
+// SubscriptionResource is the outbox_subscription resource: a consumer of a
+// pipeline's events, provisioned by package subscription.
+type SubscriptionResource struct {
+	data *ProviderData
+}
+
+// Metadata names the resource.
+func (r *SubscriptionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_subscription"
+}
+
+// Configure receives the provider's AWS configuration.
+func (r *SubscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*ProviderData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T: report this as a bug of the provider", req.ProviderData))
+		return
+	}
+	r.data = data
+}
+
+func (r *SubscriptionResource) clients() *subscription.Clients {
+	return subscription.NewClients(r.data.AWS)
+}
+
+func (r *SubscriptionResource) defaultTags() map[string]string {
+	if r.data == nil {
+		return nil
+	}
+	return r.data.DefaultTags
+}
+
+// Schema describes the resource.
+func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	stable := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A consumer of a pipeline's events: an EventBridge rule that matches them by source and detail type (or by a full event pattern) " +
+			"and delivers them to the consumer's own SQS queue, with its own dead-letter queue (redrive) and a queue policy that lets only that rule send.\n\n" +
+			"Messages are EventBridge events whose `detail` is the outbox envelope `{\"metadata\":{\"eventId\",\"occurredAt\"},\"data\":{...}}`; " +
+			"delivery is at least once, so consumers deduplicate on `detail.metadata.eventId`. " +
+			"The rule is called `name`, the queues `name` and `name-dlq`.",
+		Attributes: map[string]schema.Attribute{
+			"id": computedString("The subscription's name, its import id.", true),
+			"name": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: fmt.Sprintf("Name of the subscription: of the rule (`<name>`), the queue (`<name>`) and the dead-letter queue (`<name>-dlq`). "+
+					"1 to %d letters, digits, hyphens and underscores. Changing it replaces the subscription.", subscription.MaxNameLength),
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"event_bus": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(subscription.DefaultEventBus),
+				MarkdownDescription: "Name or ARN of the EventBridge bus of the rule, typically `outbox_pipeline.<name>.target_arn`. Defaults to `default`. " +
+					"A name and an ARN of the same bus are the same setting. Changing the bus replaces the subscription.",
+				PlanModifiers: []planmodifier.String{sameEventBus{}},
+			},
+			"sources": schema.SetAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Event sources to match (the outbox event's `Source`), such as `[\"com.example.orders\"]`. " +
+					"With `detail_types`, builds the rule's pattern `{\"source\":[...],\"detail-type\":[...]}`; unset matches any source. Conflicts with `event_pattern`.",
+			},
+			"detail_types": schema.SetAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Detail types to match (the outbox event's `DetailType`), such as `[\"OrderPlaced\"]`; unset matches any detail type. Conflicts with `event_pattern`.",
+			},
+			"event_pattern": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "A complete EventBridge event pattern, as a JSON object (use `jsonencode`), for matching on more than source and detail type, " +
+					"such as `detail.data` fields. A reformatted but equivalent document is not a change. " +
+					"Conflicts with `sources` and `detail_types`; one of the three is required.",
+				Validators:    []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("sources"), path.MatchRoot("detail_types"))},
+				PlanModifiers: []planmodifier.String{semanticJSON{}},
+			},
+			"tags": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Tags of the rule and both queues. Merged with the provider's `default_tags`; these win on conflicts.",
+			},
+			"tags_all": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "The tags applied: the provider's `default_tags` merged with `tags`.",
+			},
+			"rule_arn": schema.StringAttribute{
+				Computed: true, PlanModifiers: stable,
+				MarkdownDescription: "ARN of the EventBridge rule, the only source the queue policy accepts. Planned unknown when the rule, its target or the queue policy needs a repair.",
+			},
+			"queue_url":             computedString("URL of the consumer's queue (`<name>`), for its `ReceiveMessage` calls.", true),
+			"queue_arn":             computedString("ARN of the consumer's queue, for its IAM policy or an event source mapping.", true),
+			"dead_letter_queue_url": computedString("URL of the dead-letter queue (`<name>-dlq`).", true),
+			"dead_letter_queue_arn": computedString("ARN of the dead-letter queue.", true),
+		},
+		Blocks: map[string]schema.Block{
+			"queue": schema.SingleNestedBlock{
+				MarkdownDescription: "The consumer's queue.",
+				Attributes: map[string]schema.Attribute{
+					"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
+						subscription.DefaultVisibilityTimeoutSeconds),
+					"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
+					"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
+					"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
+						subscription.DefaultMaxReceiveCount),
+					"kms_master_key_id": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
+							"The key's policy must let `events.amazonaws.com` call `kms:GenerateDataKey` and `kms:Decrypt`, which rules out the AWS managed key `alias/aws/sqs`.",
+					},
+				},
+			},
+			"dead_letter": schema.SingleNestedBlock{
+				MarkdownDescription: "The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.",
+				Attributes: map[string]schema.Attribute{
+					"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
+						"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
+				},
+			},
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+// semanticJSON keeps the prior value of a JSON string that means the same as
+// the configured one, so that reformatting it is not a change.
+type semanticJSON struct{}
+
+func (semanticJSON) Description(context.Context) string {
+	return "An equivalent JSON document (layout and key order aside) is not a change."
+}
+
+func (m semanticJSON) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (semanticJSON) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.StateValue.IsNull() || req.StateValue.IsUnknown() || req.PlanValue.IsNull() || req.PlanValue.IsUnknown() {
+		return
+	}
+	if subscription.SameJSON(req.StateValue.ValueString(), req.PlanValue.ValueString()) {
+		resp.PlanValue = req.StateValue
+	}
+}
+
+// sameEventBus keeps the prior value of event_bus when the configured one
+// names the same bus (a name and an ARN), and otherwise requires replacing
+// the subscription.
+type sameEventBus struct{}
+
+func (sameEventBus) Description(context.Context) string {
+	return "A bus name and the ARN of the same bus are the same setting; another bus replaces the subscription."
+}
+
+func (m sameEventBus) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (sameEventBus) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || req.StateValue.IsNull() {
+		return
+	}
+	if !req.PlanValue.IsUnknown() && subscription.BusName(req.PlanValue.ValueString()) == subscription.BusName(req.StateValue.ValueString()) {
+		resp.PlanValue = req.StateValue
+		return
+	}
+	resp.RequiresReplace = true
+}
+
+// ValidateConfig checks the configuration at plan time with the
+// subscription's own validation, reporting the attribute at fault and the
+// fix. Values unknown until apply are checked then.
+func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m SubscriptionResourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if diags := m.validateUnset(); diags.HasError() {
+		resp.Diagnostics.Append(diags...)
+		return
+	}
+	patternUnknown := m.Sources.IsUnknown() || m.DetailTypes.IsUnknown() || m.EventPattern.IsUnknown()
+	if !patternUnknown && m.Sources.IsNull() && m.DetailTypes.IsNull() && m.EventPattern.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("sources"), "Invalid outbox subscription configuration",
+			"sources, detail_types and event_pattern are all unset: set sources and/or detail_types to the events to receive, such as detail_types = [\"OrderPlaced\"], or a full event_pattern.")
+		return
+	}
+	if !m.EventPattern.IsNull() && (!m.Sources.IsNull() || !m.DetailTypes.IsNull()) {
+		return // reported by the ConflictsWith validator
+	}
+	var tags map[string]string
+	if !m.Tags.IsUnknown() && !m.Tags.IsNull() {
+		resp.Diagnostics.Append(m.Tags.ElementsAs(ctx, &tags, true)...)
+	}
+	s, diags := m.spec(ctx, tags)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Placeholders for what is not known yet.
+	if m.Name.IsUnknown() {
+		s.Name = "unknown-until-apply"
+	}
+	if m.EventBus.IsUnknown() {
+		s.EventBus = subscription.DefaultEventBus
+	}
+	if patternUnknown {
+		s.Sources, s.DetailTypes, s.EventPattern = []string{"unknown-until-apply"}, nil, ""
+	}
+	if q := m.Queue; q != nil && q.VisibilityTimeoutSeconds.IsUnknown() {
+		s.Queue.VisibilityTimeoutSeconds = nil
+	}
+	err := s.Validate()
+	if err == nil {
+		return
+	}
+	var ve *subscription.ValidationError
+	if !errors.As(err, &ve) {
+		resp.Diagnostics.AddError("Invalid outbox subscription configuration", err.Error())
+		return
+	}
+	p, ok := subscriptionFieldPaths[ve.Field]
+	if !ok {
+		p = path.Root("name")
+	}
+	if p.Equal(path.Root("dead_letter").AtName("message_retention_seconds")) && m.DeadLetter == nil {
+		// The default is at fault only because the queue keeps messages longer.
+		p = path.Root("queue").AtName("message_retention_seconds")
+	}
+	resp.Diagnostics.AddAttributeError(p, "Invalid outbox subscription configuration",
+		fmt.Sprintf("%s %s: %s.", dotted(p), ve.Problem, ve.Fix))
+}
+
+// validateUnset reports explicit zeros and empty strings that the
+// subscription package would read as "use the default".
+func (m *SubscriptionResourceModel) validateUnset() diag.Diagnostics {
+	var diags diag.Diagnostics
+	zero := func(p path.Path, v types.Int64, fix string) {
+		if !v.IsNull() && !v.IsUnknown() && v.ValueInt64() == 0 {
+			diags.AddAttributeError(p, "Invalid outbox subscription configuration", fmt.Sprintf("%s is 0: %s.", dotted(p), fix))
+		}
+	}
+	empty := func(p path.Path, v types.String, fix string) {
+		if !v.IsNull() && !v.IsUnknown() && strings.TrimSpace(v.ValueString()) == "" {
+			diags.AddAttributeError(p, "Invalid outbox subscription configuration", fmt.Sprintf("%s is empty: %s.", dotted(p), fix))
+		}
+	}
+	empty(path.Root("event_bus"), m.EventBus, `remove it to use the default bus, or set a bus name or ARN`)
+	empty(path.Root("event_pattern"), m.EventPattern, `remove it and set sources or detail_types, or set a JSON object such as jsonencode({ source = ["com.example.orders"] })`)
+	for name, set := range map[string]types.Set{"sources": m.Sources, "detail_types": m.DetailTypes} {
+		if !set.IsNull() && !set.IsUnknown() && len(set.Elements()) == 0 {
+			diags.AddAttributeError(path.Root(name), "Invalid outbox subscription configuration",
+				fmt.Sprintf("%s is an empty set, which would match nothing: list at least one value, or remove it to match any value.", name))
+		}
+	}
+	if q := m.Queue; q != nil {
+		p := path.Root("queue")
+		zero(p.AtName("message_retention_seconds"), q.MessageRetentionSeconds, "use 60 to 1209600 seconds (14 days)")
+		zero(p.AtName("max_receive_count"), q.MaxReceiveCount, "use 1 to 1000 receives before a message goes to the dead-letter queue")
+		empty(p.AtName("kms_master_key_id"), q.KMSMasterKeyID, "remove it to use SQS-managed encryption, or set a KMS key id, ARN or alias")
+	}
+	if d := m.DeadLetter; d != nil {
+		zero(path.Root("dead_letter").AtName("message_retention_seconds"), d.MessageRetentionSeconds, "use 60 to 1209600 seconds (14 days)")
+	}
+	return diags
+}
+
+// ModifyPlan computes the merged tags and turns drift found by Read into an
+// update that repairs it.
+func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	var plan SubscriptionResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	tags, tagsKnown, diags := mergedTags(ctx, r.defaultTags(), plan.Tags)
+	resp.Diagnostics.Append(diags...)
+	plan.TagsAll = types.MapUnknown(types.StringType)
+	if tagsKnown {
+		plan.TagsAll = tagsValue(tags)
+	}
+	plan.ID = types.StringUnknown()
+	if !plan.Name.IsUnknown() {
+		plan.ID = plan.Name
+	}
+	if req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	drift, diags := loadSubscriptionDrift(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	for _, c := range drift.Components() {
+		for _, a := range subscriptionDriftAttributes[c] {
+			plan.setComputed(a, types.StringUnknown())
+		}
+	}
+	// Components that Read found gone are null in the state.
+	for a, v := range map[string]types.String{
+		"rule_arn": plan.RuleARN, "queue_url": plan.QueueURL, "queue_arn": plan.QueueARN,
+		"dead_letter_queue_url": plan.DeadLetterQueueURL, "dead_letter_queue_arn": plan.DeadLetterQueueARN,
+	} {
+		if v.IsNull() {
+			plan.setComputed(a, types.StringUnknown())
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// setComputed sets a computed string of the model by name.
+func (m *SubscriptionResourceModel) setComputed(name string, v types.String) {
+	switch name {
+	case "rule_arn":
+		m.RuleARN = v
+	case "queue_url":
+		m.QueueURL = v
+	case "queue_arn":
+		m.QueueARN = v
+	case "dead_letter_queue_url":
+		m.DeadLetterQueueURL = v
+	case "dead_letter_queue_arn":
+		m.DeadLetterQueueARN = v
+	}
+}
+
+func (r *SubscriptionResource) configured(diags *diag.Diagnostics) bool {
+	if r.data == nil {
+		diags.AddError("Unconfigured provider", "The outbox provider was not configured before the outbox_subscription resource was used: report this as a bug of the provider.")
+		return false
+	}
+	return true
+}
+
+// applySpec returns the Spec of the planned model, with the merged tags
+// recorded in tags_all.
+func (r *SubscriptionResource) applySpec(ctx context.Context, m *SubscriptionResourceModel) (subscription.Spec, diag.Diagnostics) {
+	tags, _, diags := mergedTags(ctx, r.defaultTags(), m.Tags)
+	m.TagsAll = tagsValue(tags)
+	s, d := m.spec(ctx, tags)
+	diags.Append(d...)
+	return s, diags
+}
+
+// Create builds the subscription. If a step fails and its clean-up fails
+// too, what remains is recorded (the resource is tainted) so that nothing is
+// orphaned.
+func (r *SubscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if !r.configured(&resp.Diagnostics) {
+		return
+	}
+	var plan SubscriptionResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, subscriptionDefaultTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, diags := r.applySpec(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	st, err := r.clients().Create(ctx, s)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Creating outbox subscription (%s)", s.Name), err.Error())
+		if !st.Exists() {
+			return
+		}
+	}
+	plan.setState(st)
+	resp.Diagnostics.Append(saveSubscriptionDrift(ctx, resp.Private, nil)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read observes every component. Components deleted out of band are
+// cleared and the drift is kept in the private state, so that the next plan
+// shows an update that repairs them. A subscription of which nothing remains
+// is removed from the state.
+func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if !r.configured(&resp.Diagnostics) {
+		return
+	}
+	var state SubscriptionResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	tags := map[string]string{}
+	if !state.TagsAll.IsNull() && !state.TagsAll.IsUnknown() {
+		resp.Diagnostics.Append(state.TagsAll.ElementsAs(ctx, &tags, false)...)
+	}
+	s, diags := state.spec(ctx, tags)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	observed, drift, err := r.clients().Read(ctx, s, state.subscriptionState())
+	if errors.Is(err, subscription.ErrNotFound) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Reading outbox subscription (%s)", state.Name.ValueString()), err.Error())
+		return
+	}
+	state.setState(observed)
+	resp.Diagnostics.Append(saveSubscriptionDrift(ctx, resp.Private, &drift)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update applies every change in place and repairs drift. Progress is
+// recorded even when a step fails.
+func (r *SubscriptionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if !r.configured(&resp.Diagnostics) {
+		return
+	}
+	var plan, state SubscriptionResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, subscriptionDefaultTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, diags := r.applySpec(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	st, err := r.clients().Update(ctx, s, state.subscriptionState())
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Updating outbox subscription (%s)", s.Name), err.Error())
+	}
+	plan.setState(st)
+	resp.Diagnostics.Append(saveSubscriptionDrift(ctx, resp.Private, nil)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete removes the subscription; components already gone are skipped.
+func (r *SubscriptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if !r.configured(&resp.Diagnostics) {
+		return
+	}
+	var state SubscriptionResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, subscriptionDefaultTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := r.clients().Delete(ctx, state.subscriptionState()); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Deleting outbox subscription (%s)", state.Name.ValueString()), err.Error())
+	}
+}
+
+// ImportState imports a subscription by name:
+// `terraform import outbox_subscription.x NAME`.
+func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !r.configured(&resp.Diagnostics) {
+		return
+	}
+	name := strings.TrimSpace(req.ID)
+	if name == "" {
+		resp.Diagnostics.AddError("Importing outbox subscription", "The import id is the subscription's name, as in `terraform import outbox_subscription.billing billing`.")
+		return
+	}
+	s, st, err := r.clients().Lookup(ctx, name)
+	if errors.Is(err, subscription.ErrNotFound) {
+		resp.Diagnostics.AddError(fmt.Sprintf("Importing outbox subscription (%s)", name),
+			fmt.Sprintf("No outbox subscription named %q exists in this account and region: neither its queue nor its rule on the default bus was found.", name))
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Importing outbox subscription (%s)", name), err.Error())
+		return
+	}
+	m := subscriptionModelFromSpec(s, st, r.defaultTags())
+	m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
+	})}
+	resp.Diagnostics.Append(saveSubscriptionDrift(ctx, resp.Private, nil)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
