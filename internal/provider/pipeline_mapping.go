@@ -127,6 +127,21 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 		}
 		s.Reconciler.Function = pipeline.FunctionSpec{MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout), LogRetentionDays: i32(r.LogRetentionDays)}
 	}
+	if a := m.Alarms; a != nil {
+		s.Alarms = pipeline.AlarmsSpec{
+			// Present, the block enables the alarms unless it says not to.
+			Enabled:                          a.Enabled.IsNull() || a.Enabled.IsUnknown() || a.Enabled.ValueBool(),
+			SNSTopicARN:                      str(a.SNSTopicARN),
+			RelayErrorsThreshold:             i32(a.RelayErrorsThreshold),
+			IteratorAgeThresholdSeconds:      i32(a.IteratorAgeThresholdSeconds),
+			OldestPendingAgeThresholdSeconds: i32(a.OldestPendingAgeThresholdSeconds),
+			EvaluationPeriods:                i32(a.EvaluationPeriods),
+			TreatMissingData:                 str(a.TreatMissingData),
+		}
+		if o.validating && a.SNSTopicARN.IsUnknown() {
+			s.Alarms.SNSTopicARN = placeholderTopicARN
+		}
+	}
 	return s
 }
 
@@ -183,6 +198,15 @@ func (m *PipelineResourceModel) setState(st pipeline.State) {
 	m.SchedulerRoleARN = optString(st.SchedulerRoleARN)
 	m.ScheduleARN = optString(st.ScheduleARN)
 	m.RelayPackageSHA256 = optString(st.RelayPackageSHA256)
+	m.AlarmARNs = alarmARNsValue(st.Alarms.Map())
+}
+
+// alarmARNsValue is alarm_arns: null when there are no alarms.
+func alarmARNsValue(arns map[string]string) types.Map {
+	if len(arns) == 0 {
+		return types.MapNull(types.StringType)
+	}
+	return tagsValue(arns)
 }
 
 // Keys of the resource's private state.
@@ -356,6 +380,17 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		}
 	}
 
+	if a := s.Alarms; a.Enabled {
+		m.Alarms = &AlarmsModel{
+			Enabled: types.BoolValue(true), SNSTopicARN: optString(a.SNSTopicARN),
+			RelayErrorsThreshold:             types.Int64Value(int64(a.RelayErrorsThreshold)),
+			IteratorAgeThresholdSeconds:      types.Int64Value(int64(a.IteratorAgeThresholdSeconds)),
+			OldestPendingAgeThresholdSeconds: types.Int64Value(int64(a.OldestPendingAgeThresholdSeconds)),
+			EvaluationPeriods:                types.Int64Value(int64(a.EvaluationPeriods)),
+			TreatMissingData:                 types.StringValue(a.TreatMissingData),
+		}
+	}
+
 	// Tags: those that differ from the provider's default tags are the
 	// resource's own.
 	own := map[string]string{}
@@ -404,6 +439,12 @@ var fieldPaths = map[string]path.Path{
 	"Reconciler.Function.Timeout":             path.Root("reconciler").AtName("timeout"),
 	"Reconciler.Function.LogRetentionDays":    path.Root("reconciler").AtName("log_retention_days"),
 	"Tags":                                    path.Root("tags"),
+	"Alarms.SNSTopicARN":                      path.Root("alarms").AtName("sns_topic_arn"),
+	"Alarms.RelayErrorsThreshold":             path.Root("alarms").AtName("relay_errors_threshold"),
+	"Alarms.IteratorAgeThresholdSeconds":      path.Root("alarms").AtName("iterator_age_threshold_seconds"),
+	"Alarms.OldestPendingAgeThresholdSeconds": path.Root("alarms").AtName("oldest_pending_age_threshold_seconds"),
+	"Alarms.EvaluationPeriods":                path.Root("alarms").AtName("evaluation_periods"),
+	"Alarms.TreatMissingData":                 path.Root("alarms").AtName("treat_missing_data"),
 }
 
 // replacementPaths maps the fields of pipeline.ReplacementFields to

@@ -18,6 +18,7 @@ type PipelineResourceModel struct {
 	PendingIndex *PendingIndexModel `tfsdk:"pending_index"`
 	Reconciler   *ReconcilerModel   `tfsdk:"reconciler"`
 	DeadLetter   *DeadLetterModel   `tfsdk:"dead_letter"`
+	Alarms       *AlarmsModel       `tfsdk:"alarms"`
 
 	Tags     types.Map      `tfsdk:"tags"`
 	TagsAll  types.Map      `tfsdk:"tags_all"`
@@ -42,6 +43,7 @@ type PipelineResourceModel struct {
 	SchedulerRoleARN      types.String `tfsdk:"scheduler_role_arn"`
 	ScheduleARN           types.String `tfsdk:"schedule_arn"`
 	RelayPackageSHA256    types.String `tfsdk:"relay_package_sha256"`
+	AlarmARNs             types.Map    `tfsdk:"alarm_arns"`
 }
 
 // TableModel is the table block.
@@ -102,4 +104,15 @@ type ReconcilerModel struct {
 type DeadLetterModel struct {
 	MessageRetentionSeconds types.Int64  `tfsdk:"message_retention_seconds"`
 	KMSMasterKeyID          types.String `tfsdk:"kms_master_key_id"`
+}
+
+// AlarmsModel is the alarms block.
+type AlarmsModel struct {
+	Enabled                          types.Bool   `tfsdk:"enabled"`
+	SNSTopicARN                      types.String `tfsdk:"sns_topic_arn"`
+	RelayErrorsThreshold             types.Int64  `tfsdk:"relay_errors_threshold"`
+	IteratorAgeThresholdSeconds      types.Int64  `tfsdk:"iterator_age_threshold_seconds"`
+	OldestPendingAgeThresholdSeconds types.Int64  `tfsdk:"oldest_pending_age_threshold_seconds"`
+	EvaluationPeriods                types.Int64  `tfsdk:"evaluation_periods"`
+	TreatMissingData                 types.String `tfsdk:"treat_missing_data"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,6 +155,11 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"schedule_arn":              computedString("ARN of the reconciler's EventBridge Scheduler schedule (`<name>-reconcile`).", true),
 			"relay_package_sha256": computedString("Base64 SHA-256 of the relay package the functions run. "+
 				"It changes when the provider ships new relay code, and the next plan updates the functions' code in place.", false),
+			"alarm_arns": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age` and, with the reconciler, `oldest_pending_age`. " +
+					"Null without an `alarms` block.",
+			},
 		},
 		Blocks: map[string]schema.Block{
 			"table": schema.SingleNestedBlock{
@@ -251,6 +257,35 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						Optional:            true,
 						MarkdownDescription: "KMS key that encrypts the queue; unset uses SQS-managed encryption (SSE-SQS).",
 					},
+				},
+			},
+			"alarms": schema.SingleNestedBlock{
+				MarkdownDescription: "CloudWatch alarms on the pipeline, created, updated and deleted with it, and tagged like its other components: " +
+					"`<name>-dlq-not-empty` (`AWS/SQS` `ApproximateNumberOfMessagesVisible` of the dead-letter queue above 0: batches ran out of retries), " +
+					"`<name>-relay-errors` (`AWS/Lambda` `Errors` of the relay function), " +
+					"`<name>-iterator-age` (`AWS/Lambda` `IteratorAge` of the relay: it falls behind the stream) and, with the reconciler, " +
+					"`<name>-oldest-pending-age` (the reconciler's `Outbox` `OldestPendingAge` metric, dimension `FunctionName`: events stay unpublished; its period is the reconciler's schedule). " +
+					"The relay's alarms have a 60-second period. Without the block there are no alarms; removing it deletes them.",
+				Attributes: map[string]schema.Attribute{
+					"enabled": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						MarkdownDescription: "Create the alarms; `false` deletes them and keeps the settings.",
+					},
+					"sns_topic_arn": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "SNS topic notified when an alarm goes to `ALARM` and back to `OK`. Unset, the alarms notify nothing.",
+					},
+					"relay_errors_threshold": optIntAttr("Relay function errors per minute, for `evaluation_periods` minutes, that raise `relay_errors`; 1 or more.",
+						pipeline.DefaultRelayErrorsThreshold),
+					"iterator_age_threshold_seconds": optIntAttr("Age in seconds of the last stream record the relay read above which `iterator_age` raises, 1 to 86400 (a stream keeps records 24 hours).",
+						pipeline.DefaultIteratorAgeThresholdSeconds),
+					"oldest_pending_age_threshold_seconds": optIntAttr("Age in seconds of the oldest pending event, as the reconciler reports it, above which `oldest_pending_age` raises. "+
+						"More than `reconciler.min_age_seconds`: the reconciler reports only events older than that, and republishes them.",
+						pipeline.DefaultOldestPendingAgeThresholdSeconds),
+					"evaluation_periods": optIntAttr("Consecutive periods over the threshold that raise `relay_errors`, `iterator_age` and `oldest_pending_age`; "+
+						"a period times this number is at most one day. `dlq_not_empty` raises on the first message.", pipeline.DefaultAlarmEvaluationPeriods),
+					"treat_missing_data": optStringAttr("How `relay_errors`, `iterator_age` and `oldest_pending_age` treat periods without data: `notBreaching`, `breaching`, `ignore` or `missing`. "+
+						"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue.", pipeline.DefaultTreatMissingData),
 				},
 			},
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
@@ -360,6 +395,16 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 	}
 
+	alarmsKnown := plan.Alarms == nil || (!plan.Alarms.Enabled.IsUnknown() && (plan.Reconciler == nil || !plan.Reconciler.Enabled.IsUnknown()))
+	wantAlarms := map[string]bool{}
+	for _, d := range pipeline.AlarmDefinitions(spec) {
+		wantAlarms[d.Key] = true
+	}
+	plan.AlarmARNs = types.MapUnknown(types.StringType)
+	if alarmsKnown && len(wantAlarms) == 0 {
+		plan.AlarmARNs = types.MapNull(types.StringType)
+	}
+
 	if req.State.Raw.IsNull() {
 		plan.TargetARN = types.StringUnknown()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -403,6 +448,17 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	components := append([]string(nil), drift.Missing...)
 	for _, c := range drift.Changed {
 		components = append(components, c.Component)
+	}
+	// The alarms' ARNs are kept while the same alarms exist unchanged.
+	alarmDrift := slices.ContainsFunc(components, func(c string) bool { return strings.HasPrefix(c, "alarm_") })
+	if alarmsKnown && len(wantAlarms) > 0 && !alarmDrift && !state.AlarmARNs.IsNull() && len(state.AlarmARNs.Elements()) == len(wantAlarms) {
+		same := true
+		for k := range state.AlarmARNs.Elements() {
+			same = same && wantAlarms[k]
+		}
+		if same {
+			plan.AlarmARNs = state.AlarmARNs
+		}
 	}
 	for _, c := range components {
 		if !reconcilerOn && contains(reconcilerComponents, c) {
@@ -696,6 +752,15 @@ func (m *PipelineResourceModel) validateUnset() diag.Diagnostics {
 	if d := m.DeadLetter; d != nil {
 		zero(path.Root("dead_letter").AtName("message_retention_seconds"), d.MessageRetentionSeconds, "use 60 to 1209600 seconds (14 days)")
 		empty(path.Root("dead_letter").AtName("kms_master_key_id"), d.KMSMasterKeyID)
+	}
+	if a := m.Alarms; a != nil {
+		p := path.Root("alarms")
+		empty(p.AtName("sns_topic_arn"), a.SNSTopicARN)
+		empty(p.AtName("treat_missing_data"), a.TreatMissingData)
+		zero(p.AtName("relay_errors_threshold"), a.RelayErrorsThreshold, "use 1 or more errors per minute")
+		zero(p.AtName("iterator_age_threshold_seconds"), a.IteratorAgeThresholdSeconds, "use 1 to 86400 seconds")
+		zero(p.AtName("oldest_pending_age_threshold_seconds"), a.OldestPendingAgeThresholdSeconds, "use more than reconciler.min_age_seconds, such as 900")
+		zero(p.AtName("evaluation_periods"), a.EvaluationPeriods, "use 1 or more periods")
 	}
 	return diags
 }

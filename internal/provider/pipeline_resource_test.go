@@ -35,6 +35,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
@@ -197,6 +198,15 @@ func (e *accEnv) checkDestroy(name string, before map[string][]string) resource.
 			if _, err := ic.GetRole(e.ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err == nil {
 				return fmt.Errorf("role %s still exists", role)
 			}
+		}
+		alarms, err := cloudwatch.NewFromConfig(e.cfg).DescribeAlarms(e.ctx, &cloudwatch.DescribeAlarmsInput{AlarmNames: []string{
+			n.AlarmDLQNotEmpty, n.AlarmRelayErrors, n.AlarmIteratorAge, n.AlarmOldestPendingAge,
+		}})
+		if err != nil {
+			return fmt.Errorf("describing the alarms of %s: %w", name, err)
+		}
+		if len(alarms.MetricAlarms) > 0 {
+			return fmt.Errorf("%d alarms of %s remain", len(alarms.MetricAlarms), name)
 		}
 		if _, err := sqs.NewFromConfig(e.cfg).GetQueueUrl(e.ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(n.DeadLetterQueue)}); err == nil {
 			return fmt.Errorf("queue %s still exists", n.DeadLetterQueue)
@@ -1197,6 +1207,12 @@ func TestAccPipeline_invalid(t *testing.T) {
   }`, `table.sort_key equals PartitionKey: use two different key attribute names`},
 		{"p", `table { sort_key_prefix = " " }`, `table.sort_key_prefix is blank`},
 		{"p", `tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
+		{"p", `alarms { relay_errors_threshold = 0 }`, `alarms.relay_errors_threshold is 0: use 1 or more errors per minute`},
+		{"p", `alarms { sns_topic_arn = "alerts" }`, `alarms.sns_topic_arn is "alerts": use an SNS topic ARN such as`},
+		{"p", `alarms { iterator_age_threshold_seconds = 90000 }`, `alarms.iterator_age_threshold_seconds is 90000: use 1 to 86400 seconds: a stream keeps records 24 hours`},
+		{"p", `alarms { treat_missing_data = "ok" }`, `alarms.treat_missing_data is "ok": use "breaching", "notBreaching", "ignore" or "missing"`},
+		{"p", `alarms { oldest_pending_age_threshold_seconds = 120 }`, `alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`},
+		{"p", `alarms { evaluation_periods = 2000 }`, `alarms.evaluation_periods is 2000: use 1 to 1440 one-minute periods`},
 	}
 	var steps []resource.TestStep
 	for _, c := range cases {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
 )
@@ -41,7 +42,7 @@ func TestPipelineResourceSchema(t *testing.T) {
 func TestModelFromSpecLeavesDefaultBlocksOut(t *testing.T) {
 	t.Parallel()
 	m := modelFromSpec(pipeline.Spec{Name: "orders", Tags: map[string]string{"env": "prod", "team": "orders"}}, pipeline.State{}, map[string]string{"env": "prod"})
-	if m.Table != nil || m.Target != nil || m.Relay != nil || m.Published != nil || m.PendingIndex != nil || m.Reconciler != nil || m.DeadLetter != nil {
+	if m.Table != nil || m.Target != nil || m.Relay != nil || m.Published != nil || m.PendingIndex != nil || m.Reconciler != nil || m.DeadLetter != nil || m.Alarms != nil {
 		t.Errorf("default spec has blocks: %+v", m)
 	}
 	if len(m.Tags.Elements()) != 1 || len(m.TagsAll.Elements()) != 2 {
@@ -57,5 +58,42 @@ func TestModelFromSpecLeavesDefaultBlocksOut(t *testing.T) {
 	}
 	if got := m.spec(nil, specOptions{}).WithDefaults(); got.Mapping.BatchSize != 25 || !got.Reconciler.Disabled {
 		t.Errorf("the model does not map back to the spec: %+v", got)
+	}
+}
+
+// The alarms block maps to the spec both ways; present, it enables the
+// alarms unless it says otherwise.
+func TestAlarmsBlockMapping(t *testing.T) {
+	t.Parallel()
+	s := pipeline.Spec{Name: "orders", Alarms: pipeline.AlarmsSpec{Enabled: true, SNSTopicARN: "arn:aws:sns:us-east-1:123456789012:alerts", RelayErrorsThreshold: 4}}
+	m := modelFromSpec(s, pipeline.State{}, nil)
+	if m.Alarms == nil || m.Alarms.RelayErrorsThreshold.ValueInt64() != 4 || m.Alarms.SNSTopicARN.ValueString() != s.Alarms.SNSTopicARN ||
+		m.Alarms.TreatMissingData.ValueString() != pipeline.DefaultTreatMissingData {
+		t.Fatalf("alarms block = %+v", m.Alarms)
+	}
+	if got := m.spec(nil, specOptions{}).WithDefaults().Alarms; got != s.WithDefaults().Alarms {
+		t.Errorf("the model maps back to %+v, want %+v", got, s.WithDefaults().Alarms)
+	}
+	m.Alarms.Enabled = types.BoolNull()
+	if !m.spec(nil, specOptions{}).Alarms.Enabled {
+		t.Error("a present block without enabled does not enable the alarms")
+	}
+	m.Alarms.Enabled = types.BoolValue(false)
+	if m.spec(nil, specOptions{}).Alarms.Enabled {
+		t.Error("enabled = false enables the alarms")
+	}
+	m.Alarms.SNSTopicARN = types.StringUnknown()
+	m.Alarms.Enabled = types.BoolValue(true)
+	if err := m.spec(nil, specOptions{validating: true}).Validate(); err != nil {
+		t.Errorf("an unknown topic fails validation: %v", err)
+	}
+	st := pipeline.State{Alarms: pipeline.AlarmARNs{DLQNotEmpty: "arn:dlq", RelayErrors: "arn:errors"}}
+	m.setState(st)
+	if len(m.AlarmARNs.Elements()) != 2 {
+		t.Errorf("alarm_arns = %v", m.AlarmARNs)
+	}
+	m.setState(pipeline.State{})
+	if !m.AlarmARNs.IsNull() {
+		t.Errorf("alarm_arns without alarms = %v, want null", m.AlarmARNs)
 	}
 }

@@ -1,0 +1,202 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+)
+
+// alarms returns the metric alarms whose names start with prefix, by name.
+func (e *accEnv) alarms(prefix string) (map[string]cwtypes.MetricAlarm, error) {
+	out, err := cloudwatch.NewFromConfig(e.cfg).DescribeAlarms(e.ctx, &cloudwatch.DescribeAlarmsInput{AlarmNamePrefix: aws.String(prefix)})
+	if err != nil {
+		return nil, fmt.Errorf("describing the alarms: %w", err)
+	}
+	got := map[string]cwtypes.MetricAlarm{}
+	for _, a := range out.MetricAlarms {
+		got[aws.ToString(a.AlarmName)] = a
+	}
+	return got, nil
+}
+
+// checkAlarm checks one alarm of the pipeline through CloudWatch.
+func (e *accEnv) checkAlarm(name, namespace, metric, dimension string, threshold float64, topic string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, err := e.alarms(name)
+		if err != nil {
+			return err
+		}
+		a, ok := got[name]
+		switch {
+		case !ok:
+			return fmt.Errorf("alarm %s does not exist", name)
+		case aws.ToString(a.Namespace) != namespace || aws.ToString(a.MetricName) != metric:
+			return fmt.Errorf("alarm %s watches %s/%s, want %s/%s", name, aws.ToString(a.Namespace), aws.ToString(a.MetricName), namespace, metric)
+		case len(a.Dimensions) != 1 || aws.ToString(a.Dimensions[0].Value) != dimension:
+			return fmt.Errorf("alarm %s has the dimensions %v, want %s", name, a.Dimensions, dimension)
+		case aws.ToFloat64(a.Threshold) != threshold:
+			return fmt.Errorf("alarm %s has the threshold %v, want %v", name, aws.ToFloat64(a.Threshold), threshold)
+		case !slices.Equal(a.AlarmActions, []string{topic}) || !slices.Equal(a.OKActions, []string{topic}):
+			return fmt.Errorf("alarm %s notifies %v and %v, want %s", name, a.AlarmActions, a.OKActions, topic)
+		}
+		return nil
+	}
+}
+
+// TestAccPipeline_alarms: the alarms block creates the four alarms with an
+// SNS topic, a threshold changes in place, an alarm deleted or changed out
+// of band is repaired, import finds them, and removing the block deletes
+// them.
+func TestAccPipeline_alarms(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("alarmed")
+	n := pipeline.NamesFor(name)
+	topics := sns.NewFromConfig(e.cfg)
+	out, err := topics.CreateTopic(e.ctx, &sns.CreateTopicInput{Name: aws.String(e.name("acc-alerts"))})
+	if err != nil {
+		t.Fatalf("creating the topic: %v", err)
+	}
+	topic := aws.ToString(out.TopicArn)
+	t.Cleanup(func() {
+		_, _ = topics.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: aws.String(topic)})
+	})
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	config := func(alarms string) string {
+		return e.pipelineConfig(name, `
+  relay {
+    architecture = "x86_64"
+  }
+  tags = { team = "orders" }
+`+alarms)
+	}
+	withAlarms := func(errors int) string {
+		return config(fmt.Sprintf(`
+  alarms {
+    sns_topic_arn                  = %q
+    relay_errors_threshold         = %d
+    iterator_age_threshold_seconds = 120
+  }`, topic, errors))
+	}
+	arnsKept := statecheck.CompareValue(compare.ValuesSame())
+	arn := func(alarm string) knownvalue.Check {
+		return knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:cloudwatch:[a-z0-9-]+:\d{12}:alarm:` + regexp.QuoteMeta(alarm) + `$`))
+	}
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config: withAlarms(2),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), knownvalue.MapExact(map[string]knownvalue.Check{
+						pipeline.AlarmDLQNotEmpty:      arn(n.AlarmDLQNotEmpty),
+						pipeline.AlarmRelayErrors:      arn(n.AlarmRelayErrors),
+						pipeline.AlarmIteratorAge:      arn(n.AlarmIteratorAge),
+						pipeline.AlarmOldestPendingAge: arn(n.AlarmOldestPendingAge),
+					})),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarms").AtMapKey("evaluation_periods"), knownvalue.Int64Exact(1)),
+					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					e.checkAlarm(n.AlarmDLQNotEmpty, "AWS/SQS", "ApproximateNumberOfMessagesVisible", n.DeadLetterQueue, 0, topic),
+					e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 2, topic),
+					e.checkAlarm(n.AlarmIteratorAge, "AWS/Lambda", "IteratorAge", n.RelayFunction, 120000, topic),
+					e.checkAlarm(n.AlarmOldestPendingAge, "Outbox", "OldestPendingAge", n.ReconcilerFunction, 900, topic),
+				),
+			},
+			{
+				// A threshold changes in place; the alarms keep their ARNs.
+				Config:           withAlarms(5),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
+				},
+				Check: e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic),
+			},
+			{
+				// An alarm deleted out of band is recreated.
+				PreConfig: func() {
+					if _, err := cloudwatch.NewFromConfig(e.cfg).DeleteAlarms(e.ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
+						t.Fatalf("deleting an alarm out of band: %v", err)
+					}
+				},
+				Config:           withAlarms(5),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
+				},
+				Check: e.checkAlarm(n.AlarmIteratorAge, "AWS/Lambda", "IteratorAge", n.RelayFunction, 120000, topic),
+			},
+			{
+				// An alarm changed out of band is reset.
+				PreConfig: func() {
+					got, err := e.alarms(n.AlarmRelayErrors)
+					if err != nil {
+						t.Fatal(err)
+					}
+					a := got[n.AlarmRelayErrors]
+					if _, err := cloudwatch.NewFromConfig(e.cfg).PutMetricAlarm(e.ctx, &cloudwatch.PutMetricAlarmInput{
+						AlarmName: a.AlarmName, AlarmDescription: a.AlarmDescription, Namespace: a.Namespace, MetricName: a.MetricName,
+						Dimensions: a.Dimensions, Statistic: a.Statistic, Period: a.Period, EvaluationPeriods: a.EvaluationPeriods,
+						Threshold: aws.Float64(99), ComparisonOperator: a.ComparisonOperator, TreatMissingData: a.TreatMissingData,
+						AlarmActions: a.AlarmActions, OKActions: a.OKActions,
+					}); err != nil {
+						t.Fatalf("changing an alarm out of band: %v", err)
+					}
+				},
+				Config:           withAlarms(5),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
+				},
+				Check: e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic),
+			},
+			{
+				Config:            withAlarms(5),
+				ResourceName:      accResource,
+				ImportState:       true,
+				ImportStateId:     name,
+				ImportStateVerify: true,
+			},
+			{
+				// Removing the block deletes the alarms.
+				Config:           config(""),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), knownvalue.Null()),
+				},
+				Check: func(*terraform.State) error {
+					got, err := e.alarms(name + "-")
+					if err != nil {
+						return err
+					}
+					if len(got) != 0 {
+						return fmt.Errorf("the alarms outlived their block: %v", slices.Sorted(maps.Keys(got)))
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
