@@ -1,3 +1,8 @@
+# The pipeline whose events the subscriptions receive.
+resource "outbox_pipeline" "orders" {
+  name = "orders"
+}
+
 # Billing receives the orders pipeline's OrderPlaced events in its own queue,
 # with a dead-letter queue after 5 failed receives.
 resource "outbox_subscription" "billing" {
