@@ -20,14 +20,14 @@
 //
 //	{
 //	  "PK":                 {"S": "ORDER#1234"},
-//	  "SK":                 {"S": "OUTBOX#01JDQ8Z7K5V6W3X2Y1Z0ABCDEF"},
-//	  "eventId":            {"S": "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF"},
+//	  "SK":                 {"S": "OUTBOX#01M8NZ6R8V7V3B9Q2M4K8D1X6R"},
+//	  "eventId":            {"S": "01M8NZ6R8V7V3B9Q2M4K8D1X6R"},
 //	  "source":             {"S": "com.example.orders"},
 //	  "detailType":         {"S": "OrderPlaced"},
 //	  "detail":             {"S": "{\"orderId\":\"1234\",\"total\":42.5}"},
 //	  "occurredAt":         {"S": "2026-11-30T10:15:00.123Z"},
 //	  "status":             {"S": "PENDING"},
-//	  "outboxPendingShard": {"S": "PENDING#7"},
+//	  "outboxPendingShard": {"S": "PENDING#10"},
 //	  "outboxPendingSince": {"N": "1796033700123"},
 //	  "outboxVersion":      {"N": "1"}
 //	}
@@ -67,7 +67,7 @@
 // The relay publishes the event with its source and detail type. The detail
 // wraps the stored object with the metadata consumers need:
 //
-//	{"metadata":{"eventId":"01JDQ8Z7K5V6W3X2Y1Z0ABCDEF","occurredAt":"2026-11-30T10:15:00.123Z"},
+//	{"metadata":{"eventId":"01M8NZ6R8V7V3B9Q2M4K8D1X6R","occurredAt":"2026-11-30T10:15:00.123Z"},
 //	 "data":{"orderId":"1234","total":42.5}}
 //
 // On SNS the message body is an EventBridge-style envelope (version, id,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -196,5 +197,26 @@ func TestOperations(t *testing.T) {
 	index, attrs := table.PendingIndex()
 	if *index.IndexName != "outbox-pending" || *index.KeySchema[0].AttributeName != outbox.AttrPendingShard || len(attrs) != 2 {
 		t.Errorf("index = %+v", index)
+	}
+}
+
+// The example item of the package documentation, README and the record
+// contract guide must be one the Writer could have written.
+func TestDocumentedExampleIsConsistent(t *testing.T) {
+	t.Parallel()
+	const id = "01M8NZ6R8V7V3B9Q2M4K8D1X6R"
+	parsed, err := ulid.ParseStrict(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	occurred := time.Date(2026, 11, 30, 10, 15, 0, 123_000_000, time.UTC)
+	if got := ulid.Time(parsed.Time()); !got.Equal(occurred) {
+		t.Errorf("the example id's time is %v, want its occurredAt %v", got, occurred)
+	}
+	if occurred.UnixMilli() != 1796033700123 {
+		t.Errorf("outboxPendingSince of the example is %d", occurred.UnixMilli())
+	}
+	if got := (outbox.Table{Name: "t"}).WithDefaults().ShardFor(id); got != 10 {
+		t.Errorf("the example's shard is %d, documented as PENDING#10", got)
 	}
 }
