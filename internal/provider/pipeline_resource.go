@@ -109,7 +109,7 @@ func optStringAttr(desc, def string) schema.StringAttribute {
 }
 
 const awsTableLifecycle = "If the table is also managed with `hashicorp/aws`'s `aws_dynamodb_table`, keep the two from undoing each other's changes with " +
-	"`lifecycle { ignore_changes = [stream_enabled, stream_view_type, global_secondary_index, ttl] }` on the table."
+	"`lifecycle { ignore_changes = [stream_enabled, stream_view_type, global_secondary_index, attribute, ttl] }` on the table."
 
 // Schema describes the resource.
 func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

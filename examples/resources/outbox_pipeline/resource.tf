@@ -65,6 +65,6 @@ resource "aws_dynamodb_table" "shop" {
   }
 
   lifecycle {
-    ignore_changes = [stream_enabled, stream_view_type, global_secondary_index, ttl]
+    ignore_changes = [stream_enabled, stream_view_type, global_secondary_index, attribute, ttl]
   }
 }
