@@ -4,6 +4,11 @@
 // holding one executable, bootstrap. The build is reproducible: the same
 // source and Go version give the same zips.
 //
+// It also builds the naive relay (./relay-lambda/naive), the baseline that
+// cmd/outbox-bench measures the relay against, into
+// dist/_naive/naive_<arch>.zip. Directories starting with "_" are left out
+// of go:embed, so the provider does not ship the baseline.
+//
 // Run it with `go generate ./internal/relaypackage` (or `make build`).
 package main
 
@@ -54,36 +59,65 @@ func run(out string, archs []string) error {
 	}()
 
 	for _, arch := range archs {
-		goarch, err := relaypackage.GOARCH(arch)
+		name, err := relaypackage.FileName(arch)
 		if err != nil {
 			return err
 		}
-		name, _ := relaypackage.FileName(arch)
-		bin := filepath.Join(tmp, "bootstrap-"+goarch)
-		cmd := exec.Command(goBin, "build", "-trimpath", "-buildvcs=false", "-tags", "lambda.norpc",
-			"-ldflags", "-s -w -buildid=", "-o", bin, "./relay-lambda")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "CGO_ENABLED=0")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("building ./relay-lambda for linux/%s: %w", goarch, err)
-		}
-		exe, err := os.ReadFile(bin)
-		if err != nil {
+		if err := build(goBin, root, tmp, "./relay-lambda", arch, filepath.Join(out, name)); err != nil {
 			return err
 		}
-		var zip bytes.Buffer
-		if err := relaypackage.WriteZip(&zip, exe); err != nil {
+		if err := build(goBin, root, tmp, "./relay-lambda/naive", arch, filepath.Join(out, NaiveDir, NaiveFileName(arch))); err != nil {
 			return err
 		}
-		dst := filepath.Join(out, name)
-		if err := os.WriteFile(dst, zip.Bytes(), 0o644); err != nil {
-			return err
-		}
-		sum := sha256.Sum256(zip.Bytes())
-		fmt.Fprintf(os.Stderr, "relaypackage: wrote %s (%d bytes, bootstrap %d bytes, CodeSha256 %s)\n",
-			dst, zip.Len(), len(exe), base64.StdEncoding.EncodeToString(sum[:]))
 	}
+	return nil
+}
+
+// NaiveDir is the directory of the naive relay's packages, below dist.
+const NaiveDir = "_naive"
+
+// NaiveFileName is the name of the naive relay's package for a Lambda
+// architecture: naive_<arch>.zip.
+func NaiveFileName(arch string) string {
+	if arch == "amd64" {
+		arch = relaypackage.ArchX86_64
+	}
+	return "naive_" + arch + ".zip"
+}
+
+// build cross-compiles the main package pkg for the Lambda architecture
+// arch and writes its deployment package to dst.
+func build(goBin, root, tmp, pkg, arch, dst string) error {
+	goarch, err := relaypackage.GOARCH(arch)
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(tmp, "bootstrap-"+goarch)
+	cmd := exec.Command(goBin, "build", "-trimpath", "-buildvcs=false", "-tags", "lambda.norpc",
+		"-ldflags", "-s -w -buildid=", "-o", bin, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "CGO_ENABLED=0")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building %s for linux/%s: %w", pkg, goarch, err)
+	}
+	exe, err := os.ReadFile(bin)
+	if err != nil {
+		return err
+	}
+	var zip bytes.Buffer
+	if err := relaypackage.WriteZip(&zip, exe); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, zip.Bytes(), 0o644); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(zip.Bytes())
+	fmt.Fprintf(os.Stderr, "relaypackage: wrote %s (%d bytes, bootstrap %d bytes, CodeSha256 %s)\n",
+		dst, zip.Len(), len(exe), base64.StdEncoding.EncodeToString(sum[:]))
 	return nil
 }
 
