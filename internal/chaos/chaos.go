@@ -1,0 +1,185 @@
+// Package chaos proves the outbox under faults and load: a pipeline and a
+// subscription applied through Terraform on the local AWS stack, writers
+// committing events while the stack fails PutEvents calls and entries,
+// throttles the relay's writes, kills relay processes mid-invocation and
+// holds the stream mapping past the stream's retention; then every
+// committed event must reach the consumer, and every poison event must be
+// set aside as FAILED.
+//
+// The test (TestChaos) runs with TF_ACC=1: 2,000 events by default (make
+// test), 50,000 with make chaos. CHAOS_EVENTS and CHAOS_WRITERS change the
+// count and the number of writers. It ends with one line:
+//
+//	chaos: written=N delivered=N lost=0 duplicates=D failed_poison=P dlq=Q drain_s=S
+package chaos
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Tally records what the writers committed and what the consumer received.
+// It is safe for concurrent use.
+type Tally struct {
+	mu          sync.Mutex
+	written     map[string]struct{}
+	poison      map[string]struct{}
+	received    map[string]int
+	receptions  int
+	lastReceive time.Time
+}
+
+// NewTally returns an empty Tally.
+func NewTally() *Tally {
+	return &Tally{written: map[string]struct{}{}, poison: map[string]struct{}{}, received: map[string]int{}}
+}
+
+// Written records a committed (non-poison) event.
+func (t *Tally) Written(id string) {
+	t.mu.Lock()
+	t.written[id] = struct{}{}
+	t.mu.Unlock()
+}
+
+// Poison records a committed poison event.
+func (t *Tally) Poison(id string) {
+	t.mu.Lock()
+	t.poison[id] = struct{}{}
+	t.mu.Unlock()
+}
+
+// Received records one reception of an event at time at.
+func (t *Tally) Received(id string, at time.Time) {
+	t.mu.Lock()
+	t.received[id]++
+	t.receptions++
+	if at.After(t.lastReceive) {
+		t.lastReceive = at
+	}
+	t.mu.Unlock()
+}
+
+// LastReceive is the time of the latest reception (zero before the first).
+func (t *Tally) LastReceive() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastReceive
+}
+
+// Progress returns how many events were written and how many of them were
+// received at least once.
+func (t *Tally) Progress() (written, delivered int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for id := range t.written {
+		if t.received[id] > 0 {
+			delivered++
+		}
+	}
+	return len(t.written), delivered
+}
+
+// PoisonIDs returns the poison events' ids.
+func (t *Tally) PoisonIDs() map[string]struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]struct{}, len(t.poison))
+	for id := range t.poison {
+		out[id] = struct{}{}
+	}
+	return out
+}
+
+// Lost returns up to n ids of written events never received, sorted.
+func (t *Tally) Lost(n int) []string {
+	t.mu.Lock()
+	var out []string
+	for id := range t.written {
+		if t.received[id] == 0 {
+			out = append(out, id)
+		}
+	}
+	t.mu.Unlock()
+	sort.Strings(out)
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// Result fills in the counts the tally knows: written, delivered, lost,
+// duplicates, poison injected and delivered, and receptions of ids that
+// were never written.
+func (t *Tally) Result() Result {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := Result{Written: len(t.written), PoisonInjected: len(t.poison)}
+	for id, n := range t.received {
+		r.Duplicates += n - 1
+		_, written := t.written[id]
+		_, poison := t.poison[id]
+		switch {
+		case written:
+			r.Delivered++
+		case poison:
+			r.PoisonDelivered++
+		default:
+			r.Unknown++
+		}
+	}
+	r.Lost = r.Written - r.Delivered
+	return r
+}
+
+// Result is the outcome of a chaos run.
+type Result struct {
+	// Written counts committed non-poison events; Delivered those of them
+	// received at least once; Lost the rest.
+	Written, Delivered, Lost int
+	// Duplicates counts receptions beyond the first of each event.
+	Duplicates int
+	// PoisonInjected counts the poison events written; FailedPoison the
+	// items in status FAILED; PoisonDelivered the poison events received.
+	PoisonInjected, FailedPoison, PoisonDelivered int
+	// Unknown counts received ids that were never written.
+	Unknown int
+	// DLQ counts the messages in the relay's dead-letter queue.
+	DLQ int
+	// Drain is the time from the faults clearing to quiescence.
+	Drain time.Duration
+}
+
+// Line is the one-line summary the suite ends with.
+func (r Result) Line() string {
+	return fmt.Sprintf("chaos: written=%d delivered=%d lost=%d duplicates=%d failed_poison=%d dlq=%d drain_s=%.1f",
+		r.Written, r.Delivered, r.Lost, r.Duplicates, r.FailedPoison, r.DLQ, r.Drain.Seconds())
+}
+
+// Check returns every violated guarantee: an event lost, a poison event
+// not set aside or delivered, an event received that was never written,
+// or nothing written at all.
+func (r Result) Check() error {
+	var errs []error
+	if r.Written == 0 {
+		errs = append(errs, errors.New("no event was written"))
+	}
+	if r.Lost != 0 {
+		errs = append(errs, fmt.Errorf("%d of %d written events were never delivered", r.Lost, r.Written))
+	}
+	if r.PoisonInjected == 0 {
+		errs = append(errs, errors.New("no poison event was injected"))
+	}
+	if r.FailedPoison != r.PoisonInjected {
+		errs = append(errs, fmt.Errorf("%d items are FAILED, want the %d poison events", r.FailedPoison, r.PoisonInjected))
+	}
+	if r.PoisonDelivered != 0 {
+		errs = append(errs, fmt.Errorf("%d poison events were delivered", r.PoisonDelivered))
+	}
+	if r.Unknown != 0 {
+		errs = append(errs, fmt.Errorf("%d events were delivered that were never written", r.Unknown))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,922 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+const (
+	root = "../.."
+	// retention is the stack's stream retention: the mapping is held for
+	// longer, so records are trimmed and only the reconciler saves them.
+	retention   = 20 * time.Second
+	eventSource = "com.example.chaos"
+	// idle is how long the consumer must receive nothing, with nothing
+	// pending and no invocation running, to call the pipeline quiescent.
+	idle = 6 * time.Second
+)
+
+// options of a run, from the environment.
+type options struct {
+	events  int
+	writers int
+	// writeFor is the shortest time the writers take: they are paced so
+	// that the faults' schedule plays out while they write.
+	writeFor time.Duration
+	// action is the pipeline's published.action, mark or delete.
+	action string
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive whole number", name, v)
+	}
+	return n
+}
+
+func optionsFromEnv(t *testing.T) options {
+	t.Helper()
+	o := options{
+		events:   envInt(t, "CHAOS_EVENTS", 2000),
+		writers:  envInt(t, "CHAOS_WRITERS", 8),
+		writeFor: time.Duration(envInt(t, "CHAOS_WRITE_SECONDS", 40)) * time.Second,
+		action:   os.Getenv("CHAOS_PUBLISHED_ACTION"),
+	}
+	switch o.action {
+	case "":
+		o.action = "mark"
+	case "mark", "delete":
+	default:
+		t.Fatalf("CHAOS_PUBLISHED_ACTION=%q: want mark or delete", o.action)
+	}
+	return o
+}
+
+// poisonPerKind is how many poison events of each kind are written.
+func (o options) poisonPerKind() int { return max(2, o.events/5000) }
+
+// drainDeadline bounds the wait for quiescence once the faults clear.
+func (o options) drainDeadline() time.Duration {
+	return 5*time.Minute + time.Duration(o.events)*20*time.Millisecond
+}
+
+// acc skips the test unless acceptance tests are enabled, and returns the
+// Terraform CLI to run.
+func acc(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance tests run with TF_ACC=1 (make test, make chaos)")
+	}
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		tf = filepath.Join(root, "bin", "terraform")
+	}
+	if _, err := os.Stat(tf); err != nil {
+		t.Fatalf("the Terraform CLI: %v (make tools builds it)", err)
+	}
+	return tf
+}
+
+// outputs of testdata/main.tf.
+type outputs struct {
+	TableName         string `json:"table_name"`
+	RelayFunctionName string `json:"relay_function_name"`
+	MappingUUID       string `json:"event_source_mapping_uuid"`
+	DeadLetterURL     string `json:"dead_letter_queue_url"`
+	ReconcilerARN     string `json:"reconciler_function_arn"`
+	ScheduleARN       string `json:"schedule_arn"`
+	ConsumerQueueURL  string `json:"consumer_queue_url"`
+}
+
+// reconcilerName is the reconciler function's name, from its ARN.
+func (o outputs) reconcilerName() string {
+	return o.ReconcilerARN[strings.LastIndex(o.ReconcilerARN, ":")+1:]
+}
+
+// schedule returns the group and name of the reconciler's schedule, from
+// its ARN (arn:aws:scheduler:<region>:<account>:schedule/<group>/<name>).
+func (o outputs) schedule() (group, name string) {
+	parts := strings.Split(o.ScheduleARN, "/")
+	if len(parts) < 3 {
+		return "", o.ScheduleARN
+	}
+	return parts[len(parts)-2], parts[len(parts)-1]
+}
+
+// run is one chaos run: the stack, the deployment and what it measures.
+type run struct {
+	t     *testing.T
+	o     options
+	ctl   *control.Client
+	ddb   *dynamodb.Client
+	sqs   *sqs.Client
+	out   outputs
+	table outbox.Table
+	w     *outbox.Writer
+	tally *Tally
+
+	// Counted by the writers, the injectors and the drain.
+	writeRetries, kills, fires, fired atomic.Int64
+	// errs collects the first errors of background goroutines.
+	errMu sync.Mutex
+	errs  []error
+}
+
+func (r *run) fail(err error) {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	if len(r.errs) < 10 {
+		r.errs = append(r.errs, err)
+	}
+}
+
+func (r *run) failures() error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return errors.Join(r.errs...)
+}
+
+// clientConfig is the stack's SDK configuration with a retryer that keeps
+// retrying throttling without a client-side retry quota: the faults are
+// meant to reach the code under test, not to exhaust the test's clients.
+func clientConfig(stack *localaws.Stack) aws.Config {
+	cfg := localawstest.Config(stack)
+	cfg.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 10
+			o.MaxBackoff = 2 * time.Second
+			o.RateLimiter = ratelimit.None
+		})
+	}
+	return cfg
+}
+
+// TestChaos applies a pipeline and a subscription through Terraform, writes
+// events while faults are injected, then checks that every committed event
+// reached the consumer and that every poison event is FAILED.
+func TestChaos(t *testing.T) {
+	tf := acc(t)
+	o := optionsFromEnv(t)
+	budget := 15*time.Minute + o.drainDeadline() + time.Duration(o.events)*10*time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+
+	stack := localawstest.Start(t, func(so *localaws.Options) { so.StreamRetention = retention })
+	ctl := localawstest.Control(stack)
+	cfg := clientConfig(stack)
+
+	// Apply the configuration with the real CLI and the provider built
+	// from this checkout.
+	applyStart := time.Now()
+	work := t.TempDir()
+	src, err := tfrun.Stage(".", filepath.Join(work, "src"), "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: filepath.Join(work, "tf")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tfr := inst.Runner(filepath.Join(src, "testdata"), tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
+	vars := []tfrun.Var{{Name: "published_action", Value: o.action}}
+	if err := tfr.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	applied := false
+	t.Cleanup(func() {
+		if !applied {
+			return
+		}
+		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer dcancel()
+		if err := ctl.ClearFaults(dctx); err != nil {
+			t.Errorf("clearing the faults before destroying: %v", err)
+		}
+		if err := tfr.Destroy(dctx, vars...); err != nil {
+			t.Errorf("destroying: %v", err)
+		}
+	})
+	applyErr := tfr.Apply(ctx, vars...)
+	applied = true
+	if applyErr != nil {
+		t.Fatal(applyErr)
+	}
+	raw, err := tfr.Output(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{t: t, o: o, ctl: ctl, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), tally: NewTally()}
+	if err := json.Unmarshal(b, &r.out); err != nil {
+		t.Fatalf("decoding the outputs: %v", err)
+	}
+	if r.out.TableName == "" || r.out.MappingUUID == "" || r.out.ConsumerQueueURL == "" || r.out.ScheduleARN == "" || r.out.ReconcilerARN == "" {
+		t.Fatalf("outputs = %+v", r.out)
+	}
+	t.Logf("applied in %s: %+v", time.Since(applyStart).Round(time.Second), r.out)
+	r.table = outbox.Table{Name: r.out.TableName, Layout: outbox.LayoutShared}.WithDefaults()
+	if r.w, err = outbox.NewWriter(r.ddb, r.table); err != nil {
+		t.Fatal(err)
+	}
+
+	// The consumer runs until the pipeline is quiescent.
+	consumeCtx, stopConsumers := context.WithCancel(ctx)
+	var consumers sync.WaitGroup
+	for range 3 {
+		consumers.Go(func() { r.consume(consumeCtx) })
+	}
+	defer func() { stopConsumers(); consumers.Wait() }()
+
+	// Writers, poison and faults, together.
+	start := time.Now()
+	writersDone := make(chan struct{})
+	var writers sync.WaitGroup
+	var next atomic.Int64
+	for i := range o.writers {
+		writers.Go(func() { r.write(ctx, i, start, &next) })
+	}
+	writers.Go(func() { r.writePoison(ctx, start) })
+	go func() { writers.Wait(); close(writersDone) }()
+
+	faults := r.chaos(ctx, start, writersDone)
+	written, _ := r.tally.Progress()
+	t.Logf("wrote %d events and %d poison events in %s (%d write retries); faults held %s",
+		written, len(r.tally.PoisonIDs()), time.Since(start).Round(time.Second), r.writeRetries.Load(), time.Since(start).Round(time.Second))
+
+	// Every fault must have happened, or the run proves nothing.
+	var notFired []string
+	for _, f := range faults {
+		if f.Fired == 0 {
+			notFired = append(notFired, fmt.Sprintf("%s %s %s (entry %v)", f.Service, f.Operation, f.Code, f.Entry))
+		}
+	}
+	if len(notFired) > 0 {
+		t.Errorf("faults that never fired: %s", strings.Join(notFired, "; "))
+	}
+	if r.kills.Load() == 0 {
+		t.Error("no relay process was killed in the middle of an invocation")
+	}
+	if err := ctl.ClearFaults(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cleared := time.Now()
+	if _, err := ctl.ResumeMapping(ctx, r.out.MappingUUID); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := ctl.MappingStatus(ctx, r.out.MappingUUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms.Counters.RecordsTrimmed == 0 {
+		t.Errorf("the mapping never met trimmed records; the pause did not outlast the stream retention: %+v", ms.Counters)
+	}
+	if r.fires.Load() == 0 || r.fired.Load() == 0 {
+		t.Errorf("the reconciler's schedule was fired %d times, invoking it %d times", r.fires.Load(), r.fired.Load())
+	}
+
+	quiet, drainErr := r.drain(ctx, cleared)
+	stopConsumers()
+	consumers.Wait()
+
+	res := r.tally.Result()
+	res.Drain = quiet.Sub(cleared)
+	failed, pending, err := r.settled(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.FailedPoison = len(failed)
+	if res.DLQ, err = r.queueDepth(ctx, r.out.DeadLetterURL); err != nil {
+		t.Fatal(err)
+	}
+	line := res.Line()
+	t.Log(line)
+	fmt.Println(line)
+	if ms, err := ctl.MappingStatus(ctx, r.out.MappingUUID); err == nil {
+		t.Logf("mapping counters: %+v", ms.Counters)
+	}
+	t.Logf("kills=%d reconciler_fires=%d write_retries=%d", r.kills.Load(), r.fires.Load(), r.writeRetries.Load())
+
+	if drainErr != nil {
+		t.Error(drainErr)
+	}
+	if err := r.failures(); err != nil {
+		t.Errorf("background errors: %v", err)
+	}
+	if err := res.Check(); err != nil {
+		t.Error(err)
+		r.explainLost(ctx)
+	}
+	poison := r.tally.PoisonIDs()
+	for id, reason := range failed {
+		if _, ok := poison[id]; !ok {
+			t.Errorf("event %s is FAILED (%s) but is not a poison event", id, reason)
+		}
+		delete(poison, id)
+	}
+	for id := range poison {
+		t.Errorf("poison event %s is not FAILED", id)
+	}
+	if pending != 0 {
+		t.Errorf("%d outbox items are still PENDING", pending)
+	}
+}
+
+// write is one writer: it takes the next event number, waits for its turn
+// in the paced schedule, and commits an order with its event.
+func (r *run) write(ctx context.Context, writer int, start time.Time, next *atomic.Int64) {
+	for ctx.Err() == nil {
+		n := next.Add(1) - 1
+		if n >= int64(r.o.events) {
+			return
+		}
+		if !sleepUntil(ctx, start.Add(time.Duration(n)*r.o.writeFor/time.Duration(r.o.events))) {
+			return
+		}
+		id := newID()
+		pk := fmt.Sprintf("ORDER#%d-%06d", writer, n)
+		order := ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{
+			TableName: aws.String(r.table.Name),
+			Item: map[string]ddbtypes.AttributeValue{
+				r.table.PartitionKey: &ddbtypes.AttributeValueMemberS{Value: pk},
+				r.table.SortKey:      &ddbtypes.AttributeValueMemberS{Value: "ORDER"},
+				"total":              &ddbtypes.AttributeValueMemberN{Value: strconv.FormatInt(n%997, 10)},
+			},
+			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+			ExpressionAttributeNames: map[string]string{"#pk": r.table.PartitionKey},
+		}}
+		ev := outbox.Event{
+			ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced",
+			Detail: json.RawMessage(fmt.Sprintf(`{"orderId":%q,"n":%d}`, pk, n)),
+		}
+		committed := r.commit(ctx, pk, r.table.SortKeyFor(id), func() error {
+			_, err := r.w.Write(ctx, []ddbtypes.TransactWriteItem{order}, ev)
+			return err
+		})
+		if committed {
+			r.tally.Written(id)
+		}
+	}
+}
+
+// commit runs a write until it commits, up to 5 attempts. A failed attempt
+// may still have committed (a lost response), so the event's item is read
+// back before retrying; only a committed event counts.
+func (r *run) commit(ctx context.Context, pk, sk string, write func() error) bool {
+	for attempt := 1; ; attempt++ {
+		err := write()
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		exists, gerr := r.exists(ctx, pk, sk)
+		if gerr != nil {
+			r.fail(fmt.Errorf("reading back %s %s after %w: %w", pk, sk, err, gerr))
+			return false
+		}
+		if exists {
+			return true
+		}
+		if attempt == 5 {
+			r.fail(fmt.Errorf("writing %s %s: %w", pk, sk, err))
+			return false
+		}
+		r.writeRetries.Add(1)
+	}
+}
+
+func (r *run) exists(ctx context.Context, pk, sk string) (bool, error) {
+	out, err := r.ddb.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(r.table.Name), ConsistentRead: aws.Bool(true),
+		Key: map[string]ddbtypes.AttributeValue{
+			r.table.PartitionKey: &ddbtypes.AttributeValueMemberS{Value: pk},
+			r.table.SortKey:      &ddbtypes.AttributeValueMemberS{Value: sk},
+		},
+	})
+	if err != nil {
+		return false, err
+	}
+	return len(out.Item) > 0, nil
+}
+
+// Kinds of poison events: items the Writer would refuse, written raw.
+var poisonKinds = []string{"oversize", "not-json", "no-source"}
+
+// writePoison writes the poison events, spread over the writing time,
+// with OUTBOX# sort keys and pending-index keys like any event, bypassing
+// the Writer's validation: an oversize detail (over 256 KB, the item under
+// 400 KB) with its order in a transaction, a detail that is not JSON with
+// PutItem, and an item without a source in a transaction.
+func (r *run) writePoison(ctx context.Context, start time.Time) {
+	total := r.o.poisonPerKind() * len(poisonKinds)
+	for i := range total {
+		kind := poisonKinds[i%len(poisonKinds)]
+		if !sleepUntil(ctx, start.Add(time.Duration(2*i+1)*r.o.writeFor/time.Duration(2*total))) {
+			return
+		}
+		id := newID()
+		pk := fmt.Sprintf("ORDER#poison-%03d", i)
+		put, _, err := r.w.Put(outbox.Event{ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)})
+		if err != nil {
+			r.fail(err)
+			return
+		}
+		item := put.Put.Item
+		order := ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{
+			TableName: aws.String(r.table.Name),
+			Item: map[string]ddbtypes.AttributeValue{
+				r.table.PartitionKey: &ddbtypes.AttributeValueMemberS{Value: pk},
+				r.table.SortKey:      &ddbtypes.AttributeValueMemberS{Value: "ORDER"},
+			},
+		}}
+		var write func() error
+		switch kind {
+		case "oversize":
+			item[outbox.AttrDetail] = &ddbtypes.AttributeValueMemberS{Value: `{"blob":"` + strings.Repeat("x", 270*1024) + `"}`}
+			write = func() error {
+				_, err := r.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{order, put}})
+				return err
+			}
+		case "not-json":
+			item[outbox.AttrDetail] = &ddbtypes.AttributeValueMemberS{Value: `orderId=` + pk + ` {not json`}
+			write = func() error {
+				_, err := r.ddb.PutItem(ctx, &dynamodb.PutItemInput{
+					TableName: put.Put.TableName, Item: item,
+					ConditionExpression: put.Put.ConditionExpression, ExpressionAttributeNames: put.Put.ExpressionAttributeNames,
+				})
+				return err
+			}
+		default:
+			delete(item, outbox.AttrSource)
+			write = func() error {
+				_, err := r.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{order, put}})
+				return err
+			}
+		}
+		if r.commit(ctx, pk, r.table.SortKeyFor(id), write) {
+			r.tally.Poison(id)
+		}
+	}
+}
+
+// chaos injects the faults from start until the writers are done and the
+// mapping has been held past the stream's retention at least once, with a
+// spell of faults after each resume. It returns the fault rules as they
+// stand before clearing, with how often each fired.
+func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan struct{}) []control.FaultRule {
+	rules := []control.FaultRule{
+		// PutEvents: entries fail with retryable codes, calls are
+		// throttled or fail outright.
+		{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Rate: 0.05, Message: "chaos: entry internal failure"},
+		{Service: "events", Operation: "PutEvents", Entry: true, Code: "ThrottlingException", Rate: 0.05, Message: "chaos: entry throttled"},
+		{Service: "events", Operation: "PutEvents", Code: "ThrottlingException", Rate: 0.05, Message: "chaos: rate exceeded"},
+		{Service: "events", Operation: "PutEvents", Code: "InternalFailure", Rate: 0.03, Message: "chaos: internal failure"},
+		// DynamoDB throttles the relay's marks; the writers' transactions
+		// now and then, so that they retry.
+		{Service: "dynamodb", Operation: "UpdateItem", Code: "ProvisionedThroughputExceededException", Rate: 0.08, Message: "chaos: throughput exceeded"},
+		{Service: "dynamodb", Operation: "UpdateItem", Code: "ThrottlingException", Rate: 0.03, Message: "chaos: throttled"},
+		{Service: "dynamodb", Operation: "TransactWriteItems", Code: "ThrottlingException", Rate: 0.02, Message: "chaos: throttled"},
+	}
+	if r.o.action == "delete" {
+		rules = append(rules, control.FaultRule{Service: "dynamodb", Operation: "BatchWriteItem", Code: "ProvisionedThroughputExceededException", Rate: 0.1, Message: "chaos: throughput exceeded"})
+	}
+	for _, rule := range rules {
+		if _, err := r.ctl.AddFault(ctx, rule); err != nil {
+			r.fail(fmt.Errorf("adding fault %s %s: %w", rule.Operation, rule.Code, err))
+		}
+	}
+
+	stop := make(chan struct{})
+	var bg sync.WaitGroup
+	bg.Go(func() { r.killer(ctx, stop) })
+	resumed := make(chan struct{})
+	bg.Go(func() {
+		select {
+		case <-resumed:
+		case <-stop:
+			return
+		}
+		r.fireLoop(ctx, stop, 4*time.Second)
+	})
+
+	// Hold the mapping past the retention, resume, let the faults work on
+	// the backlog; again while the writers write.
+	sleepUntil(ctx, start.Add(2*time.Second))
+	firstResume := true
+	for ctx.Err() == nil {
+		if _, err := r.ctl.PauseMapping(ctx, r.out.MappingUUID); err != nil {
+			r.fail(fmt.Errorf("pausing the mapping: %w", err))
+			break
+		}
+		sleepUntil(ctx, time.Now().Add(retention+10*time.Second))
+		if _, err := r.ctl.ResumeMapping(ctx, r.out.MappingUUID); err != nil {
+			r.fail(fmt.Errorf("resuming the mapping: %w", err))
+			break
+		}
+		if firstResume {
+			close(resumed)
+			firstResume = false
+		}
+		spell := time.After(15 * time.Second)
+		cycle := time.After(30 * time.Second)
+		select {
+		case <-spell:
+		case <-ctx.Done():
+		}
+		select {
+		case <-writersDone:
+		case <-cycle:
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	<-writersDone
+	faults, err := r.ctl.Faults(ctx)
+	if err != nil {
+		r.fail(err)
+	}
+	close(stop)
+	bg.Wait()
+	return faults
+}
+
+// killer kills relay processes in the middle of their invocations, about
+// once a second, and now and then the reconciler's.
+func (r *run) killer(ctx context.Context, stop <-chan struct{}) {
+	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+	for tick := 0; ; tick++ {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Duration(700+rng.IntN(600)) * time.Millisecond):
+		}
+		fn := r.out.RelayFunctionName
+		if tick%5 == 4 {
+			fn = r.out.reconcilerName()
+		}
+		// Kill only a running invocation: a kill with none running is
+		// armed for the next one, which could come after the faults clear.
+		in, err := r.ctl.LambdaInstances(ctx, fn)
+		if err != nil {
+			r.fail(fmt.Errorf("reading %s's instances: %w", fn, err))
+			return
+		}
+		if in.Running == 0 {
+			continue
+		}
+		killed, err := r.ctl.KillLambda(ctx, fn)
+		if err != nil {
+			r.fail(fmt.Errorf("killing %s: %w", fn, err))
+			return
+		}
+		if killed && fn == r.out.RelayFunctionName {
+			r.kills.Add(1)
+		}
+	}
+}
+
+// fireLoop fires the reconciler's schedule every interval until stop.
+func (r *run) fireLoop(ctx context.Context, stop <-chan struct{}, interval time.Duration) {
+	for {
+		r.fire(ctx)
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+func (r *run) fire(ctx context.Context) {
+	group, name := r.out.schedule()
+	res, err := r.ctl.FireSchedule(ctx, group, name)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.fail(fmt.Errorf("firing the reconciler's schedule: %w", err))
+		}
+		return
+	}
+	r.fires.Add(1)
+	if res.Invoked {
+		r.fired.Add(1)
+	}
+}
+
+// consume receives the subscription's queue, records every event id and
+// deletes the messages.
+func (r *run) consume(ctx context.Context) {
+	for ctx.Err() == nil {
+		out, err := r.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(r.out.ConsumerQueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				r.fail(fmt.Errorf("receiving: %w", err))
+			}
+			return
+		}
+		now := time.Now()
+		var entries []sqstypes.DeleteMessageBatchRequestEntry
+		for i, m := range out.Messages {
+			var ev struct {
+				Source string `json:"source"`
+				Detail struct {
+					Metadata struct {
+						EventID string `json:"eventId"`
+					} `json:"metadata"`
+				} `json:"detail"`
+			}
+			body := aws.ToString(m.Body)
+			if err := json.Unmarshal([]byte(body), &ev); err != nil || ev.Detail.Metadata.EventID == "" {
+				r.fail(fmt.Errorf("the consumer received a message that is not an outbox event: %.300q", body))
+			} else {
+				r.tally.Received(ev.Detail.Metadata.EventID, now)
+			}
+			entries = append(entries, sqstypes.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle})
+		}
+		if len(entries) > 0 {
+			out, err := r.sqs.DeleteMessageBatch(context.WithoutCancel(ctx), &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(r.out.ConsumerQueueURL), Entries: entries})
+			if err != nil {
+				r.fail(fmt.Errorf("deleting: %w", err))
+				return
+			}
+			if len(out.Failed) > 0 {
+				r.fail(fmt.Errorf("deleting: %d entries failed: %s", len(out.Failed), aws.ToString(out.Failed[0].Message)))
+			}
+		}
+	}
+}
+
+// drain waits, within a deadline, until nothing is pending in the index, no
+// relay or reconciler invocation runs, the mapping holds no records, the
+// consumer's queue is empty and the consumer has received nothing for a
+// while, firing the reconciler while anything is pending. It returns when
+// the pipeline went quiet.
+func (r *run) drain(ctx context.Context, cleared time.Time) (time.Time, error) {
+	deadline := cleared.Add(r.o.drainDeadline())
+	var quietSince time.Time
+	var lastFire time.Time
+	var state string
+	for {
+		busy, err := r.busy(ctx)
+		if err != nil {
+			return time.Now(), err
+		}
+		now := time.Now()
+		if busy != "" {
+			quietSince = time.Time{}
+			state = busy
+			if strings.HasPrefix(busy, "pending") && now.Sub(lastFire) >= 5*time.Second {
+				r.fire(ctx)
+				lastFire = now
+			}
+		} else if quietSince.IsZero() {
+			quietSince = now
+		}
+		if !quietSince.IsZero() {
+			since := quietSince
+			if last := r.tally.LastReceive(); last.After(since) {
+				since = last
+			}
+			if now.Sub(since) >= idle {
+				return since, nil
+			}
+			state = "waiting for the consumer to stay idle"
+		}
+		if now.After(deadline) {
+			written, delivered := r.tally.Progress()
+			return now, fmt.Errorf("not quiescent %s after the faults cleared: %s; delivered %d of %d", r.o.drainDeadline(), state, delivered, written)
+		}
+		if !sleepUntil(ctx, now.Add(time.Second)) {
+			return time.Now(), ctx.Err()
+		}
+	}
+}
+
+// busy says what keeps the pipeline from being quiescent, or "".
+func (r *run) busy(ctx context.Context) (string, error) {
+	pending, err := r.pendingInIndex(ctx)
+	if err != nil {
+		return "", err
+	}
+	if pending > 0 {
+		return fmt.Sprintf("pending: %d events in the index", pending), nil
+	}
+	for _, fn := range []string{r.out.RelayFunctionName, r.out.reconcilerName()} {
+		in, err := r.ctl.LambdaInstances(ctx, fn)
+		if err != nil {
+			return "", err
+		}
+		if in.Busy > 0 {
+			return fmt.Sprintf("%d invocations of %s in flight", in.Busy, fn), nil
+		}
+	}
+	ms, err := r.ctl.MappingStatus(ctx, r.out.MappingUUID)
+	if err != nil {
+		return "", err
+	}
+	for _, sh := range ms.Shards {
+		if sh.InFlight > 0 || sh.Pending > 0 {
+			return fmt.Sprintf("the mapping holds %d records in flight, %d pending on shard %s", sh.InFlight, sh.Pending, sh.ShardID), nil
+		}
+	}
+	depth, err := r.queueDepth(ctx, r.out.ConsumerQueueURL)
+	if err != nil {
+		return "", err
+	}
+	if depth > 0 {
+		return fmt.Sprintf("%d messages in the consumer's queue", depth), nil
+	}
+	return "", nil
+}
+
+// pendingInIndex counts the items in every shard of the pending index.
+func (r *run) pendingInIndex(ctx context.Context) (int, error) {
+	total := 0
+	for shard := range r.table.PendingShards {
+		q := r.table.PendingQuery(shard, time.Now().Add(24*time.Hour))
+		q.Select = ddbtypes.SelectCount
+		p := dynamodb.NewQueryPaginator(r.ddb, q)
+		for p.HasMorePages() {
+			out, err := p.NextPage(ctx)
+			if err != nil {
+				return 0, fmt.Errorf("querying the pending index: %w", err)
+			}
+			total += int(out.Count)
+		}
+	}
+	return total, nil
+}
+
+func (r *run) queueDepth(ctx context.Context, url string) (int, error) {
+	out, err := r.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{
+			sqstypes.QueueAttributeNameApproximateNumberOfMessages, sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
+		},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("reading the attributes of %s: %w", url, err)
+	}
+	n := 0
+	for _, k := range []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages, sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible} {
+		v, err := strconv.Atoi(out.Attributes[string(k)])
+		if err != nil {
+			return 0, fmt.Errorf("%s of %s is %q", k, url, out.Attributes[string(k)])
+		}
+		n += v
+	}
+	return n, nil
+}
+
+// settled scans the table's outbox items: the FAILED ones (id → reason)
+// and how many are still PENDING.
+func (r *run) settled(ctx context.Context) (failed map[string]string, pending int, err error) {
+	failed = map[string]string{}
+	p := dynamodb.NewScanPaginator(r.ddb, &dynamodb.ScanInput{
+		TableName:                aws.String(r.table.Name),
+		FilterExpression:         aws.String("begins_with(#sk, :prefix) AND #status IN (:failed, :pending)"),
+		ExpressionAttributeNames: map[string]string{"#sk": r.table.SortKey, "#status": outbox.AttrStatus},
+		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{
+			":prefix":  &ddbtypes.AttributeValueMemberS{Value: r.table.SortKeyPrefix},
+			":failed":  &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusFailed)},
+			":pending": &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusPending)},
+		},
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, 0, fmt.Errorf("scanning the table: %w", err)
+		}
+		for _, item := range out.Items {
+			status := stringAttr(item, outbox.AttrStatus)
+			if status == string(outbox.StatusPending) {
+				pending++
+				continue
+			}
+			id := strings.TrimPrefix(stringAttr(item, r.table.SortKey), r.table.SortKeyPrefix)
+			failed[id] = stringAttr(item, outbox.AttrLastError)
+		}
+	}
+	return failed, pending, nil
+}
+
+// explainLost logs the state of a few lost events' items.
+func (r *run) explainLost(ctx context.Context) {
+	lost := r.tally.Lost(10)
+	if len(lost) == 0 {
+		return
+	}
+	r.t.Logf("lost events (first %d): %v", len(lost), lost)
+	p := dynamodb.NewScanPaginator(r.ddb, &dynamodb.ScanInput{
+		TableName:                 aws.String(r.table.Name),
+		FilterExpression:          aws.String("#id IN (" + placeholders(len(lost)) + ")"),
+		ExpressionAttributeNames:  map[string]string{"#id": outbox.AttrEventID},
+		ExpressionAttributeValues: values(lost),
+	})
+	for found := 0; found < len(lost) && p.HasMorePages(); {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			r.t.Logf("reading the lost events' items: %v", err)
+			return
+		}
+		for _, item := range out.Items {
+			found++
+			r.t.Logf("  %s: status=%s attempts=%s lastError=%q pendingShard=%s",
+				stringAttr(item, outbox.AttrEventID), stringAttr(item, outbox.AttrStatus), numAttr(item, outbox.AttrAttempts),
+				stringAttr(item, outbox.AttrLastError), stringAttr(item, outbox.AttrPendingShard))
+		}
+	}
+}
+
+func placeholders(n int) string {
+	p := make([]string, n)
+	for i := range p {
+		p[i] = ":v" + strconv.Itoa(i)
+	}
+	return strings.Join(p, ", ")
+}
+
+func values(ids []string) map[string]ddbtypes.AttributeValue {
+	v := make(map[string]ddbtypes.AttributeValue, len(ids))
+	for i, id := range ids {
+		v[":v"+strconv.Itoa(i)] = &ddbtypes.AttributeValueMemberS{Value: id}
+	}
+	return v
+}
+
+func stringAttr(item map[string]ddbtypes.AttributeValue, name string) string {
+	if s, ok := item[name].(*ddbtypes.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+func numAttr(item map[string]ddbtypes.AttributeValue, name string) string {
+	if n, ok := item[name].(*ddbtypes.AttributeValueMemberN); ok {
+		return n.Value
+	}
+	return ""
+}
+
+// newID returns a fresh event id.
+func newID() string {
+	return ulid.Make().String()
+}
+
+// sleepUntil waits until t or ctx is done; it reports whether t came.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

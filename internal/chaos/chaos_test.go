@@ -1,0 +1,69 @@
+package chaos
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTallyResult(t *testing.T) {
+	t.Parallel()
+	tl := NewTally()
+	at := time.Unix(100, 0)
+	for _, id := range []string{"a", "b", "c"} {
+		tl.Written(id)
+	}
+	tl.Poison("p")
+	tl.Received("a", at)
+	tl.Received("a", at.Add(time.Second))
+	tl.Received("b", at)
+	tl.Received("x", at)
+	r := tl.Result()
+	want := Result{Written: 3, Delivered: 2, Lost: 1, Duplicates: 1, PoisonInjected: 1, Unknown: 1}
+	if r != want {
+		t.Errorf("result = %+v, want %+v", r, want)
+	}
+	if w, d := tl.Progress(); w != 3 || d != 2 {
+		t.Errorf("progress = %d, %d; want 3, 2", w, d)
+	}
+	if lost := tl.Lost(10); len(lost) != 1 || lost[0] != "c" {
+		t.Errorf("lost = %v, want [c]", lost)
+	}
+	if got := tl.LastReceive(); !got.Equal(at.Add(time.Second)) {
+		t.Errorf("last receive = %v", got)
+	}
+	tl.Received("p", at)
+	if r := tl.Result(); r.PoisonDelivered != 1 || r.Duplicates != 1 {
+		t.Errorf("after a poison delivery: %+v", r)
+	}
+}
+
+func TestResultCheck(t *testing.T) {
+	t.Parallel()
+	good := Result{Written: 10, Delivered: 10, Duplicates: 3, PoisonInjected: 2, FailedPoison: 2, DLQ: 1, Drain: 1500 * time.Millisecond}
+	if err := good.Check(); err != nil {
+		t.Errorf("a clean run fails: %v", err)
+	}
+	if got, want := good.Line(), "chaos: written=10 delivered=10 lost=0 duplicates=3 failed_poison=2 dlq=1 drain_s=1.5"; got != want {
+		t.Errorf("line = %q, want %q", got, want)
+	}
+	for name, c := range map[string]struct {
+		mutate func(*Result)
+		want   string
+	}{
+		"lost":             {func(r *Result) { r.Delivered, r.Lost = 9, 1 }, "1 of 10 written events were never delivered"},
+		"poison not set":   {func(r *Result) { r.FailedPoison = 1 }, "1 items are FAILED, want the 2 poison events"},
+		"extra failed":     {func(r *Result) { r.FailedPoison = 3 }, "3 items are FAILED"},
+		"poison delivered": {func(r *Result) { r.PoisonDelivered = 1 }, "1 poison events were delivered"},
+		"unknown":          {func(r *Result) { r.Unknown = 2 }, "2 events were delivered that were never written"},
+		"nothing written":  {func(r *Result) { r.Written, r.Delivered = 0, 0 }, "no event was written"},
+		"no poison":        {func(r *Result) { r.PoisonInjected, r.FailedPoison = 0, 0 }, "no poison event was injected"},
+	} {
+		r := good
+		c.mutate(&r)
+		err := r.Check()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Check() = %v, want an error containing %q", name, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+# The pipeline under test and a consumer's subscription on its bus, tuned
+# for the chaos suite: the x86_64 relay (no emulation), small batches that
+# bisect, few retries before the dead-letter queue, and a reconciler that
+# republishes anything pending for more than a few seconds. Region,
+# credentials and endpoint come from the environment.
+
+terraform {
+  required_version = ">= 1.5"
+
+  required_providers {
+    outbox = {
+      source  = "outboxkit/outbox"
+      version = ">= 0.1.0"
+    }
+  }
+}
+
+variable "name" {
+  description = "Name of the pipeline and prefix of its components."
+  type        = string
+  default     = "chaos"
+}
+
+variable "published_action" {
+  description = "What the relay does with a published item: mark or delete."
+  type        = string
+  default     = "mark"
+}
+
+variable "reconciler_min_age_seconds" {
+  description = "Age a pending item reaches before the reconciler republishes it."
+  type        = number
+  default     = 10
+}
+
+provider "outbox" {}
+
+resource "outbox_pipeline" "chaos" {
+  name = var.name
+
+  relay {
+    architecture           = "x86_64"
+    batch_size             = 25
+    maximum_retry_attempts = 2
+    bisect_on_error        = true
+    timeout                = 30
+  }
+
+  published {
+    action = var.published_action
+  }
+
+  reconciler {
+    schedule_expression = "rate(1 minute)"
+    min_age_seconds     = var.reconciler_min_age_seconds
+    timeout             = 60
+  }
+}
+
+resource "outbox_subscription" "consumer" {
+  name      = "${var.name}-consumer"
+  event_bus = outbox_pipeline.chaos.target_arn
+  # A literal: an element that is unknown while Terraform validates (a
+  # variable's) is not handled by the provider's validation yet.
+  sources = ["com.example.chaos"]
+
+  queue {
+    visibility_timeout_seconds = 30
+    max_receive_count          = 10
+  }
+}
+
+output "table_name" {
+  value = outbox_pipeline.chaos.table_name
+}
+
+output "relay_function_name" {
+  value = outbox_pipeline.chaos.relay_function_name
+}
+
+output "event_source_mapping_uuid" {
+  value = outbox_pipeline.chaos.event_source_mapping_uuid
+}
+
+output "dead_letter_queue_url" {
+  value = outbox_pipeline.chaos.dead_letter_queue_url
+}
+
+output "reconciler_function_arn" {
+  value = outbox_pipeline.chaos.reconciler_function_arn
+}
+
+output "schedule_arn" {
+  value = outbox_pipeline.chaos.schedule_arn
+}
+
+output "consumer_queue_url" {
+  value = outbox_subscription.consumer.queue_url
+}
