@@ -12,14 +12,30 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 )
 
-// stringSet returns the strings of a set; null or unknown is nil.
+// stringSet returns the strings of a set; null, unknown or with unknown
+// elements is nil.
 func stringSet(ctx context.Context, v types.Set) ([]string, diag.Diagnostics) {
-	if v.IsNull() || v.IsUnknown() {
+	if v.IsNull() || partlyUnknown(v) {
 		return nil, nil
 	}
 	var out []string
 	diags := v.ElementsAs(ctx, &out, false)
 	return out, diags
+}
+
+// partlyUnknown reports whether a set, or one of its elements, is not known
+// yet: sources = [var.source] while Terraform validates a root module, or an
+// attribute of a resource still to be created.
+func partlyUnknown(v types.Set) bool {
+	if v.IsUnknown() {
+		return true
+	}
+	for _, e := range v.Elements() {
+		if e.IsUnknown() {
+			return true
+		}
+	}
+	return false
 }
 
 func setOfStrings(v []string) types.Set {

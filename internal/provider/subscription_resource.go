@@ -212,7 +212,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 		resp.Diagnostics.Append(diags...)
 		return
 	}
-	patternUnknown := m.Sources.IsUnknown() || m.DetailTypes.IsUnknown() || m.EventPattern.IsUnknown()
+	patternUnknown := partlyUnknown(m.Sources) || partlyUnknown(m.DetailTypes) || m.EventPattern.IsUnknown()
 	if !patternUnknown && m.Sources.IsNull() && m.DetailTypes.IsNull() && m.EventPattern.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("sources"), "Invalid outbox subscription configuration",
 			"sources, detail_types and event_pattern are all unset: set sources and/or detail_types to the events to receive, such as detail_types = [\"OrderPlaced\"], or a full event_pattern.")
