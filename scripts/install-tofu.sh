@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds the OpenTofu CLI from the Go module proxy into a project-local
+# directory, for running the acceptance tests with OpenTofu.
+#
+#   scripts/install-tofu.sh VERSION DEST
+#
+# `go install github.com/opentofu/opentofu/cmd/tofu@VERSION` is refused
+# because OpenTofu's go.mod has replace directives, so the module is
+# downloaded, copied somewhere writable and built in module mode. The
+# release linker flag drops the -dev marker, so `tofu version` reports
+# exactly VERSION.
+set -euo pipefail
+
+version=${1:?usage: $0 VERSION DEST}
+dest=${2:?usage: $0 VERSION DEST}
+version=${version#v}
+
+dir=$(go mod download -json "github.com/opentofu/opentofu@v${version}" |
+	sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+if [ -z "$dir" ] || [ ! -d "$dir" ]; then
+	echo "$0: downloading github.com/opentofu/opentofu@v${version} failed" >&2
+	exit 1
+fi
+
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+cp -R "$dir/." "$work/src"
+chmod -R u+w "$work/src"
+
+mkdir -p "$(dirname "$dest")"
+echo "building OpenTofu ${version} into ${dest}"
+(
+	cd "$work/src"
+	CGO_ENABLED=0 GOFLAGS= go build -mod=mod -trimpath \
+		-ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" \
+		-o "$work/tofu" ./cmd/tofu
+)
+mv "$work/tofu" "$dest"
+CHECKPOINT_DISABLE=1 TF_CLI_CONFIG_FILE=/dev/null "$dest" version
