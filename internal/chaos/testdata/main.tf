@@ -21,6 +21,12 @@ variable "name" {
   default     = "chaos"
 }
 
+variable "source_name" {
+  description = "Source of the events the writers publish."
+  type        = string
+  default     = "com.example.chaos"
+}
+
 variable "published_action" {
   description = "What the relay does with a published item: mark or delete."
   type        = string
@@ -60,9 +66,7 @@ resource "outbox_pipeline" "chaos" {
 resource "outbox_subscription" "consumer" {
   name      = "${var.name}-consumer"
   event_bus = outbox_pipeline.chaos.target_arn
-  # A literal: an element that is unknown while Terraform validates (a
-  # variable's) is not handled by the provider's validation yet.
-  sources = ["com.example.chaos"]
+  sources   = [var.source_name]
 
   queue {
     visibility_timeout_seconds = 30
