@@ -262,6 +262,12 @@ func TestChaos(t *testing.T) {
 	}
 	defer func() { stopConsumers(); consumers.Wait() }()
 
+	// Progress, for long runs.
+	progressDone := make(chan struct{})
+	var progress sync.WaitGroup
+	progress.Go(func() { r.progress(ctx, progressDone) })
+	defer func() { close(progressDone); progress.Wait() }()
+
 	// Writers, poison and faults, together.
 	start := time.Now()
 	writersDone := make(chan struct{})
@@ -353,6 +359,23 @@ func TestChaos(t *testing.T) {
 	}
 	if pending != 0 {
 		t.Errorf("%d outbox items are still PENDING", pending)
+	}
+}
+
+// progress logs how many events were written and delivered every 30
+// seconds until done.
+func (r *run) progress(ctx context.Context, done <-chan struct{}) {
+	start := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(30 * time.Second):
+		}
+		written, delivered := r.tally.Progress()
+		r.t.Logf("progress after %s: written=%d delivered=%d", time.Since(start).Round(time.Second), written, delivered)
 	}
 }
 
