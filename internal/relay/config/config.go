@@ -29,6 +29,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -228,8 +229,8 @@ func duration(get func(string) string, name string, def time.Duration, expected 
 
 // tableError turns an outbox.ConfigError into an Error naming the variable.
 func tableError(t outbox.Table, err error) error {
-	ce, ok := err.(*outbox.ConfigError)
-	if !ok {
+	var ce *outbox.ConfigError
+	if !errors.As(err, &ce) {
 		return fmt.Errorf("relay configuration: %w", err)
 	}
 	env, value := EnvTableName, t.Name

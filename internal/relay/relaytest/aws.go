@@ -92,13 +92,13 @@ type span struct{ start, end time.Time }
 
 // begin counts a call of op and waits for the latency. The caller must call
 // done when the call ends.
-func (f *AWS) begin(ctx context.Context, op string) (n int, done func(), err error) {
+func (f *AWS) begin(ctx context.Context, op string) (done func(), err error) {
 	f.mu.Lock()
 	if f.calls == nil {
 		f.calls = map[string]int{}
 	}
 	f.calls[op]++
-	n = f.calls[op]
+	n := f.calls[op]
 	i := len(f.spans)
 	f.spans = append(f.spans, span{start: time.Now()})
 	hook := f.CallError
@@ -115,16 +115,16 @@ func (f *AWS) begin(ctx context.Context, op string) (n int, done func(), err err
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return n, done, ctx.Err()
+			return done, ctx.Err()
 		case <-t.C:
 		}
 	}
 	if hook != nil {
 		if err := hook(op, n); err != nil {
-			return n, done, err
+			return done, err
 		}
 	}
-	return n, done, nil
+	return done, nil
 }
 
 func (f *AWS) attempt(key string) int {
@@ -191,7 +191,7 @@ func apiError(code, msg string) error {
 
 // PutEvents enforces the limits of 10 entries and 256 KB.
 func (f *AWS) PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, _ ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error) {
-	_, done, err := f.begin(ctx, OpPutEvents)
+	done, err := f.begin(ctx, OpPutEvents)
 	defer done()
 	if err != nil {
 		return nil, err
@@ -238,7 +238,7 @@ func (f *AWS) PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, _ .
 
 // PublishBatch enforces the limits of 10 messages, 256 KB and unique ids.
 func (f *AWS) PublishBatch(ctx context.Context, in *sns.PublishBatchInput, _ ...func(*sns.Options)) (*sns.PublishBatchOutput, error) {
-	_, done, err := f.begin(ctx, OpPublishBatch)
+	done, err := f.begin(ctx, OpPublishBatch)
 	defer done()
 	if err != nil {
 		return nil, err

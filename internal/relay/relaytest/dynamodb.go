@@ -81,7 +81,7 @@ func createTable(ctx context.Context, db *dynamodb.Client, t outbox.Table) error
 
 // UpdateItem is the engine's, after WriteError.
 func (f *AWS) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	_, done, err := f.begin(ctx, OpUpdateItem)
+	done, err := f.begin(ctx, OpUpdateItem)
 	defer done()
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (f *AWS) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts
 
 // DeleteItem is the engine's, after WriteError (used by the naive relay).
 func (f *AWS) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	_, done, err := f.begin(ctx, OpDeleteItem)
+	done, err := f.begin(ctx, OpDeleteItem)
 	defer done()
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func (f *AWS) writeError(key map[string]ddb.AttributeValue) error {
 // BatchWriteItem is the engine's, except that the requests Unprocessed
 // selects are set aside and returned as unprocessed.
 func (f *AWS) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	_, done, err := f.begin(ctx, OpBatchWriteItem)
+	done, err := f.begin(ctx, OpBatchWriteItem)
 	defer done()
 	if err != nil {
 		return nil, err
@@ -180,7 +180,7 @@ func (f *AWS) sortKey(wr ddb.WriteRequest) string {
 
 // Query is the engine's.
 func (f *AWS) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	_, done, err := f.begin(ctx, OpQuery)
+	done, err := f.begin(ctx, OpQuery)
 	defer done()
 	if err != nil {
 		return nil, err
