@@ -17,7 +17,9 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -356,6 +358,9 @@ func (s Spec) Validate() error {
 		if err := r.Function.validate("Reconciler.Function"); err != nil {
 			return err
 		}
+		if err := r.validateOverlap(); err != nil {
+			return err
+		}
 	}
 	if err := s.validateAlarms(); err != nil {
 		return err
@@ -371,6 +376,45 @@ func (s Spec) Validate() error {
 		}
 	}
 	return nil
+}
+
+// validateOverlap rejects a rate schedule whose interval is shorter than
+// the reconciler's timeout: a run could then start before the previous one
+// ended, and overlapping runs republish the same items and compete for the
+// same capacity. An interval equal to the timeout cannot overlap, since a
+// run ends at its timeout; the defaults (rate(5 minutes), 300 seconds) are
+// such a pair. Cron expressions are not checked.
+func (r ReconcilerSpec) validateOverlap() error {
+	m := rateExpression.FindStringSubmatch(r.ScheduleExpression)
+	if m == nil {
+		return nil
+	}
+	// The pattern allows only digits: a parse error means more than an
+	// int64 holds, far longer than any timeout.
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		n = math.MaxInt64
+	}
+	if n < 1 {
+		return invalid("Reconciler.ScheduleExpression", `use a rate of at least 1, such as "rate(5 minutes)"`, "is %q", r.ScheduleExpression)
+	}
+	unit := int64(60)
+	switch {
+	case strings.HasPrefix(m[2], "hour"):
+		unit = 3600
+	case strings.HasPrefix(m[2], "day"):
+		unit = 86400
+	}
+	timeout := int64(r.Function.Timeout)
+	if n >= (timeout+unit-1)/unit {
+		// n*unit >= timeout, without overflowing.
+		return nil
+	}
+	interval := n * unit
+	return invalid("Reconciler.ScheduleExpression",
+		fmt.Sprintf(`use an interval of at least the timeout, such as "rate(%d minutes)", or lower the reconciler's timeout to at most %d seconds`, (timeout+59)/60, interval),
+		"is %q, every %d seconds, shorter than the reconciler's timeout (%d seconds): a run could start before the previous one ends",
+		r.ScheduleExpression, interval, timeout)
 }
 
 func (s Spec) validateTable() error {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,35 @@ func TestValidate(t *testing.T) {
 		{"cron", func(s *Spec) { s.Reconciler.ScheduleExpression = "cron(0/5 * * * ? *)" }, ""},
 		{"bad schedule when disabled", func(s *Spec) {
 			s.Reconciler = ReconcilerSpec{Disabled: true, ScheduleExpression: "never"}
+		}, ""},
+		{"rate shorter than the timeout", func(s *Spec) { s.Reconciler.ScheduleExpression = "rate(1 minute)" }, "Reconciler.ScheduleExpression"},
+		{"rate one minute under the timeout", func(s *Spec) {
+			s.Reconciler.ScheduleExpression = "rate(4 minutes)"
+		}, "Reconciler.ScheduleExpression"},
+		{"rate equal to the timeout", func(s *Spec) {
+			s.Reconciler.ScheduleExpression = "rate(1 minute)"
+			s.Reconciler.Function.Timeout = 60
+		}, ""},
+		{"rate one second under the timeout", func(s *Spec) {
+			s.Reconciler.ScheduleExpression = "rate(1 minute)"
+			s.Reconciler.Function.Timeout = 61
+		}, "Reconciler.ScheduleExpression"},
+		{"rate longer than a long timeout", func(s *Spec) {
+			s.Reconciler.ScheduleExpression = "rate(15 minutes)"
+			s.Reconciler.Function.Timeout = 900
+		}, ""},
+		{"rate in hours", func(s *Spec) {
+			s.Reconciler.ScheduleExpression = "rate(1 hour)"
+			s.Reconciler.Function.Timeout = 900
+		}, ""},
+		{"rate of zero", func(s *Spec) { s.Reconciler.ScheduleExpression = "rate(0 minutes)" }, "Reconciler.ScheduleExpression"},
+		{"rate beyond int64", func(s *Spec) { s.Reconciler.ScheduleExpression = "rate(99999999999999999999 days)" }, ""},
+		{"cron is not checked against the timeout", func(s *Spec) {
+			s.Reconciler.ScheduleExpression = "cron(* * * * ? *)"
+			s.Reconciler.Function.Timeout = 900
+		}, ""},
+		{"short rate when disabled", func(s *Spec) {
+			s.Reconciler = ReconcilerSpec{Disabled: true, ScheduleExpression: "rate(1 minute)"}
 		}, ""},
 		{"min age", func(s *Spec) { s.Reconciler.MinAge = time.Millisecond }, "Reconciler.MinAge"},
 		{"reconciler memory", func(s *Spec) { s.Reconciler.Function.MemorySize = 20000 }, "Reconciler.Function.MemorySize"},
@@ -161,5 +191,38 @@ func TestReplacementFields(t *testing.T) {
 	adopt.Table = TableSpec{Existing: true, Name: "orders-outbox"}
 	if got := ReplacementFields(old, adopt); strings.Join(got, ",") != "Table.Existing" {
 		t.Errorf("ReplacementFields(adopt) = %v", got)
+	}
+}
+
+func TestValidateScheduleOverlapMessage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		r    ReconcilerSpec
+		want string
+	}{
+		{"default timeout", ReconcilerSpec{ScheduleExpression: "rate(1 minute)"},
+			`outbox pipeline Reconciler.ScheduleExpression is "rate(1 minute)", every 60 seconds, shorter than the reconciler's timeout (300 seconds): ` +
+				`a run could start before the previous one ends: use an interval of at least the timeout, such as "rate(5 minutes)", ` +
+				`or lower the reconciler's timeout to at most 60 seconds`},
+		{"timeout in between minutes", ReconcilerSpec{ScheduleExpression: "rate(2 minutes)", Function: FunctionSpec{Timeout: 181}},
+			`is "rate(2 minutes)", every 120 seconds, shorter than the reconciler's timeout (181 seconds): a run could start before the previous one ends: ` +
+				`use an interval of at least the timeout, such as "rate(4 minutes)", or lower the reconciler's timeout to at most 120 seconds`},
+	} {
+		err := Spec{Name: "orders", Reconciler: c.r}.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Validate() = %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	// The defaults are valid, and the suggested schedule fixes the error.
+	for _, timeout := range []int32{DefaultReconcilerTimeout, 61, 181, 900} {
+		s := Spec{Name: "orders", Reconciler: ReconcilerSpec{Function: FunctionSpec{Timeout: timeout}}}
+		s.Reconciler.ScheduleExpression = fmt.Sprintf("rate(%d minutes)", (timeout+59)/60)
+		if err := s.Validate(); err != nil {
+			t.Errorf("timeout %d with the suggested schedule: %v", timeout, err)
+		}
+	}
+	if err := (Spec{Name: "orders"}).Validate(); err != nil {
+		t.Errorf("the default schedule and timeout: %v", err)
 	}
 }

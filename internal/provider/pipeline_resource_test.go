@@ -876,6 +876,7 @@ func TestAccPipeline_reconciler(t *testing.T) {
   reconciler {
     schedule_expression = "rate(1 minute)"
     min_age_seconds     = 1
+    timeout             = 60
   }`),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("schedule_arn"), knownvalue.NotNull()),
@@ -1188,6 +1189,7 @@ func TestAccPipeline_invalid(t *testing.T) {
 		{"p", `published { ttl_days = -1 }`, `published.ttl_days is negative`},
 		{"p", `pending_index { shards = 300 }`, `pending_index.shards is 300: use a value from 1 to 256`},
 		{"p", `reconciler { schedule_expression = "every 5 minutes" }`, `reconciler.schedule_expression is "every 5 minutes": use a rate or cron expression`},
+		{"p", `reconciler { schedule_expression = "rate(1 minute)" }`, `reconciler.schedule_expression is "rate(1 minute)", every 60 seconds, shorter than the reconciler's timeout (300 seconds): a run could start before the previous one ends: use an interval of at least the timeout, such as "rate(5 minutes)", or lower the reconciler's timeout to at most 60 seconds`},
 		{"p", `reconciler { min_age_seconds = 0 }`, `reconciler.min_age_seconds is 0: use at least 1 second`},
 		{"p", `reconciler { min_age_seconds = -5 }`, `reconciler.min_age_seconds is -5s: use at least a few seconds`},
 		{"p", `table { name = "" }`, `table.name is empty: remove it to use the default, or set a value`},
