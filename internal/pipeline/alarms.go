@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // Keys of the alarms, as in State.Alarms and the provider's alarm_arns.
@@ -229,10 +231,10 @@ func (d AlarmDefinition) input(tags map[string]string) *cloudwatch.PutMetricAlar
 		ActionsEnabled:     aws.Bool(true),
 		AlarmActions:       d.Actions, OKActions: d.Actions,
 	}
-	for _, k := range sortedKeys(d.Dimensions) {
+	for _, k := range awsops.SortedKeys(d.Dimensions) {
 		in.Dimensions = append(in.Dimensions, types.Dimension{Name: aws.String(k), Value: aws.String(d.Dimensions[k])})
 	}
-	for _, k := range sortedKeys(tags) {
+	for _, k := range awsops.SortedKeys(tags) {
 		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
 	}
 	return in
@@ -367,7 +369,7 @@ func (c *Clients) syncAlarmTags(ctx context.Context, arn string, want map[string
 	for _, t := range out.Tags {
 		have[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
-	set, remove := tagDiff(have, want)
+	set, remove := awsops.TagDiff(have, want)
 	if len(remove) > 0 {
 		if _, err := c.CloudWatch.UntagResource(ctx, &cloudwatch.UntagResourceInput{ResourceARN: aws.String(arn), TagKeys: remove}); err != nil {
 			return err
@@ -375,7 +377,7 @@ func (c *Clients) syncAlarmTags(ctx context.Context, arn string, want map[string
 	}
 	if len(set) > 0 {
 		in := &cloudwatch.TagResourceInput{ResourceARN: aws.String(arn)}
-		for _, k := range sortedKeys(set) {
+		for _, k := range awsops.SortedKeys(set) {
 			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(set[k])})
 		}
 		if _, err := c.CloudWatch.TagResource(ctx, in); err != nil {
@@ -414,7 +416,7 @@ func (c *Clients) deleteAlarms(ctx context.Context, st *State, keys ...string) e
 	}
 	if len(existing) > 0 {
 		_, err := c.CloudWatch.DeleteAlarms(ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: existing})
-		if err := ignoreNotFound(err); err != nil {
+		if err := awsops.IgnoreNotFound(err); err != nil {
 			return fmt.Errorf("deleting alarms (%s): %w", strings.Join(existing, ", "), err)
 		}
 	}
@@ -446,7 +448,7 @@ func (c *Clients) readAlarms(ctx context.Context, s Spec, st *State, d *Drift) e
 		def, wanted := defs[k]
 		if st.Alarms.get(k) == "" {
 			if wanted {
-				d.missing(AlarmComponent(k))
+				d.AddMissing(AlarmComponent(k))
 			}
 			continue
 		}
@@ -455,14 +457,14 @@ func (c *Clients) readAlarms(ctx context.Context, s Spec, st *State, d *Drift) e
 		case !ok:
 			st.Alarms.set(k, "")
 			if wanted {
-				d.missing(AlarmComponent(k))
+				d.AddMissing(AlarmComponent(k))
 			}
 		case !wanted:
 			st.Alarms.set(k, aws.ToString(a.AlarmArn))
-			d.changed(AlarmComponent(k), "disabled")
+			d.AddChanged(AlarmComponent(k), "disabled")
 		default:
 			st.Alarms.set(k, aws.ToString(a.AlarmArn))
-			d.changed(AlarmComponent(k), def.diff(a)...)
+			d.AddChanged(AlarmComponent(k), def.diff(a)...)
 		}
 	}
 	return nil

@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // RelayCode gives the relay package for an architecture: the zip (a
@@ -147,43 +149,15 @@ func (c *Clients) retryPropagation(ctx context.Context, fn func() error) error {
 	}
 }
 
+// waiter bounds the waits for a component to become ready.
+func (c *Clients) waiter() awsops.Waiter {
+	return awsops.Waiter{Timeout: c.waitTimeout(), MaxDelay: c.pollInterval()}
+}
+
 // waitFor polls check until it reports done, fails, or the wait times out.
 // what describes the condition for the error.
 func (c *Clients) waitFor(ctx context.Context, what string, check func(context.Context) (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, c.waitTimeout())
-	defer cancel()
-	delay := 100 * time.Millisecond
-	for {
-		done, err := check(ctx)
-		if err != nil {
-			return err
-		}
-		if done {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, c.pollInterval())
-	}
-}
-
-// isNotFound reports whether err says that the resource does not exist, in
-// any of the services' words.
-func isNotFound(err error) bool {
-	var ae smithy.APIError
-	if !errors.As(err, &ae) {
-		return false
-	}
-	switch ae.ErrorCode() {
-	case "ResourceNotFoundException", "NoSuchEntity", "NoSuchEntityException",
-		"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist", "NotFoundException",
-		"TableNotFoundException", "ResourceNotFound":
-		return true
-	}
-	return false
+	return c.waiter().For(ctx, what, check)
 }
 
 func isConflict(err error) bool {
@@ -196,12 +170,4 @@ func isConflict(err error) bool {
 		return true
 	}
 	return false
-}
-
-// ignoreNotFound returns nil for a not-found error, else err.
-func ignoreNotFound(err error) error {
-	if isNotFound(err) {
-		return nil
-	}
-	return err
 }

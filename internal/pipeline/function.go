@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // Environment returns the relay's environment variables (package
@@ -61,7 +63,7 @@ type functionSpec struct {
 // getFunction returns the function, or nil when it does not exist.
 func (c *Clients) getFunction(ctx context.Context, name string) (*lambda.GetFunctionOutput, error) {
 	out, err := c.Lambda.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)})
-	if isNotFound(err) {
+	if awsops.IsNotFound(err) {
 		return nil, nil
 	}
 	return out, err
@@ -223,7 +225,7 @@ func (c *Clients) waitFunctionReady(ctx context.Context, name string) error {
 }
 
 func (c *Clients) syncFunctionTags(ctx context.Context, arn string, have, want map[string]string) error {
-	set, remove := tagDiff(have, want)
+	set, remove := awsops.TagDiff(have, want)
 	if len(remove) > 0 {
 		if _, err := c.Lambda.UntagResource(ctx, &lambda.UntagResourceInput{Resource: aws.String(arn), TagKeys: remove}); err != nil {
 			return err
@@ -242,7 +244,7 @@ func (c *Clients) deleteFunction(ctx context.Context, what, name string) error {
 		return nil
 	}
 	_, err := c.Lambda.DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name)})
-	if err := ignoreNotFound(err); err != nil {
+	if err := awsops.IgnoreNotFound(err); err != nil {
 		return fmt.Errorf("deleting %s (%s): %w", what, name, err)
 	}
 	return nil

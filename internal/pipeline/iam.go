@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // roleSpec is one role of the pipeline with its single inline policy.
@@ -32,7 +34,7 @@ func (c *Clients) ensureRole(ctx context.Context, r roleSpec, known bool) (strin
 	trust := TrustPolicy(r.service, r.sourceAccount).JSON()
 	out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(r.name)})
 	switch {
-	case isNotFound(err):
+	case awsops.IsNotFound(err):
 		created, err := c.IAM.CreateRole(ctx, &iam.CreateRoleInput{
 			RoleName:                 aws.String(r.name),
 			AssumeRolePolicyDocument: aws.String(trust),
@@ -48,7 +50,7 @@ func (c *Clients) ensureRole(ctx context.Context, r roleSpec, known bool) (strin
 	case !known:
 		return "", fmt.Errorf("creating %s (%s): a role of that name already exists: delete it or choose another pipeline name", r.what, r.name)
 	default:
-		if have := decodePolicy(aws.ToString(out.Role.AssumeRolePolicyDocument)); !samePolicy(have, trust) {
+		if have := decodePolicy(aws.ToString(out.Role.AssumeRolePolicyDocument)); !awsops.SamePolicy(have, trust) {
 			if _, err := c.IAM.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(r.name), PolicyDocument: aws.String(trust)}); err != nil {
 				return "", fmt.Errorf("updating %s (%s) trust policy: %w", r.what, r.name, err)
 			}
@@ -69,13 +71,13 @@ func (c *Clients) ensureRole(ctx context.Context, r roleSpec, known bool) (strin
 // the policy does not exist, and whether the role exists.
 func (c *Clients) rolePolicy(ctx context.Context, role, policy string) (doc string, exists bool, err error) {
 	if _, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err != nil {
-		if isNotFound(err) {
+		if awsops.IsNotFound(err) {
 			return "", false, nil
 		}
 		return "", false, err
 	}
 	out, err := c.IAM.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policy)})
-	if isNotFound(err) {
+	if awsops.IsNotFound(err) {
 		return "", true, nil
 	}
 	if err != nil {
@@ -94,7 +96,7 @@ func decodePolicy(doc string) string {
 
 func iamTags(tags map[string]string) []iamtypes.Tag {
 	var out []iamtypes.Tag
-	for _, k := range sortedKeys(tags) {
+	for _, k := range awsops.SortedKeys(tags) {
 		out = append(out, iamtypes.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
 	}
 	return out
@@ -105,7 +107,7 @@ func (c *Clients) syncRoleTags(ctx context.Context, role string, current []iamty
 	for _, t := range current {
 		have[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
-	set, remove := tagDiff(have, want)
+	set, remove := awsops.TagDiff(have, want)
 	if len(remove) > 0 {
 		if _, err := c.IAM.UntagRole(ctx, &iam.UntagRoleInput{RoleName: aws.String(role), TagKeys: remove}); err != nil {
 			return err
@@ -128,7 +130,7 @@ func (c *Clients) deleteRole(ctx context.Context, what, role string) error {
 	p := iam.NewListRolePoliciesPaginator(c.IAM, &iam.ListRolePoliciesInput{RoleName: aws.String(role)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
-		if isNotFound(err) {
+		if awsops.IsNotFound(err) {
 			return nil
 		}
 		if err != nil {
@@ -136,13 +138,13 @@ func (c *Clients) deleteRole(ctx context.Context, what, role string) error {
 		}
 		for _, name := range page.PolicyNames {
 			_, err := c.IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(name)})
-			if err := ignoreNotFound(err); err != nil {
+			if err := awsops.IgnoreNotFound(err); err != nil {
 				return fmt.Errorf("deleting %s (%s) policy %s: %w", what, role, name, err)
 			}
 		}
 	}
 	_, err := c.IAM.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(role)})
-	if err := ignoreNotFound(err); err != nil {
+	if err := awsops.IgnoreNotFound(err); err != nil {
 		return fmt.Errorf("deleting %s (%s): %w", what, role, err)
 	}
 	return nil
@@ -195,7 +197,7 @@ func (c *Clients) syncLogTags(ctx context.Context, arn string, want map[string]s
 	if err != nil {
 		return err
 	}
-	set, remove := tagDiff(out.Tags, want)
+	set, remove := awsops.TagDiff(out.Tags, want)
 	if len(remove) > 0 {
 		if _, err := c.Logs.UntagResource(ctx, &cloudwatchlogs.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: remove}); err != nil {
 			return err
@@ -214,7 +216,7 @@ func (c *Clients) deleteLogGroup(ctx context.Context, what, name string) error {
 		return nil
 	}
 	_, err := c.Logs.DeleteLogGroup(ctx, &cloudwatchlogs.DeleteLogGroupInput{LogGroupName: aws.String(name)})
-	if err := ignoreNotFound(err); err != nil {
+	if err := awsops.IgnoreNotFound(err); err != nil {
 		return fmt.Errorf("deleting %s (%s): %w", what, name, err)
 	}
 	return nil

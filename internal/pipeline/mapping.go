@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // Event source mapping states.
@@ -20,7 +22,7 @@ const (
 // deleted).
 func (c *Clients) getMapping(ctx context.Context, uuid string) (*lambda.GetEventSourceMappingOutput, error) {
 	out, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
-	if isNotFound(err) {
+	if awsops.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -60,7 +62,7 @@ func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []s
 			filters = append(filters, aws.ToString(f.Pattern))
 		}
 	}
-	add(len(filters) != 1 || !samePolicy(filters[0], s.OutboxTable().StreamFilterPattern()), "filter")
+	add(len(filters) != 1 || !awsops.SamePolicy(filters[0], s.OutboxTable().StreamFilterPattern()), "filter")
 	add(len(have.FunctionResponseTypes) != 1 || have.FunctionResponseTypes[0] != types.FunctionResponseTypeReportBatchItemFailures, "function_response_types")
 	add(aws.ToString(have.State) == mappingDisabled, "enabled")
 	return diff
@@ -204,12 +206,12 @@ func (c *Clients) deleteMapping(ctx context.Context, st *State) error {
 	}
 	uuid := st.MappingUUID
 	_, err := c.Lambda.DeleteEventSourceMapping(ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(uuid)})
-	if err := ignoreNotFound(err); err != nil && !isConflict(err) {
+	if err := awsops.IgnoreNotFound(err); err != nil && !isConflict(err) {
 		return fmt.Errorf("deleting event source mapping (%s): %w", uuid, err)
 	}
 	err = c.waitFor(ctx, "event source mapping "+uuid+" to be deleted", func(ctx context.Context) (bool, error) {
 		_, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
-		if isNotFound(err) {
+		if awsops.IsNotFound(err) {
 			return true, nil
 		}
 		return false, err

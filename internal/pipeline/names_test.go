@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 func TestNamesFor(t *testing.T) {
@@ -65,7 +67,7 @@ func TestARNs(t *testing.T) {
 
 func TestTagDiff(t *testing.T) {
 	t.Parallel()
-	set, remove := tagDiff(
+	set, remove := awsops.TagDiff(
 		map[string]string{"keep": "1", "change": "old", "drop": "x", "aws:cloudformation": "y"},
 		map[string]string{"keep": "1", "change": "new", "add": "z"},
 	)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // ErrNotFound is returned by Read and Lookup when nothing of the pipeline
@@ -21,19 +23,9 @@ const TagAdded = "outbox:added"
 // State; if that clean-up fails too, it returns what remains so that it is
 // recorded and removed later.
 func (c *Clients) Create(ctx context.Context, s Spec) (State, error) {
-	var st State
-	err := c.apply(ctx, s, &st)
-	if err == nil {
-		return st, nil
-	}
-	// Clean up even when ctx was cancelled, within the wait bound.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.waitTimeout())
-	defer cancel()
-	rest, derr := c.Delete(cctx, st)
-	if derr != nil {
-		return rest, fmt.Errorf("%w; removing the components it created also failed (they remain recorded): %w", err, derr)
-	}
-	return State{}, err
+	return awsops.Create(ctx, c.waitTimeout(), func(ctx context.Context, st *State) error {
+		return c.apply(ctx, s, st)
+	}, c.Delete)
 }
 
 // Update brings the pipeline recorded in st to s in place: mapping settings,

@@ -1,38 +1,17 @@
 package pipeline
 
 import (
-	"encoding/json"
-	"reflect"
-
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
 
 // PolicyDocument is an IAM policy document.
-type PolicyDocument struct {
-	Version   string      `json:"Version"`
-	Statement []Statement `json:"Statement"`
-}
+type PolicyDocument = awsops.PolicyDocument
 
 // Statement is one statement of a PolicyDocument.
-type Statement struct {
-	Sid       string                       `json:"Sid,omitempty"`
-	Effect    string                       `json:"Effect"`
-	Principal map[string]string            `json:"Principal,omitempty"`
-	Action    []string                     `json:"Action"`
-	Resource  []string                     `json:"Resource,omitempty"`
-	Condition map[string]map[string]string `json:"Condition,omitempty"`
-}
+type Statement = awsops.Statement
 
-// JSON returns the document as indented JSON.
-func (d PolicyDocument) JSON() string {
-	b, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		panic("pipeline: marshalling policy document: " + err.Error())
-	}
-	return string(b)
-}
-
-const policyVersion = "2012-10-17"
+const policyVersion = awsops.PolicyVersion
 
 func allow(sid string, actions []string, resources ...string) Statement {
 	return Statement{Sid: sid, Effect: "Allow", Action: actions, Resource: resources}
@@ -115,38 +94,4 @@ func TrustPolicy(service, accountID string) PolicyDocument {
 		st.Condition = map[string]map[string]string{"StringEquals": {"aws:SourceAccount": accountID}}
 	}
 	return PolicyDocument{Version: policyVersion, Statement: []Statement{st}}
-}
-
-// samePolicy reports whether two policy documents in JSON (as stored, or URL
-// encoded by IAM and decoded by the caller) mean the same, ignoring layout
-// and the single-value form of lists.
-func samePolicy(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return a == b
-	}
-	return reflect.DeepEqual(normalise(x), normalise(y))
-}
-
-// normalise turns one-element lists into their element, so that "Action":
-// "x" and "Action": ["x"] compare equal.
-func normalise(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = normalise(e)
-		}
-		return out
-	case []any:
-		if len(t) == 1 {
-			return normalise(t[0])
-		}
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = normalise(e)
-		}
-		return out
-	}
-	return v
 }

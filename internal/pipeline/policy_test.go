@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -70,13 +72,13 @@ func TestSamePolicy(t *testing.T) {
 	t.Parallel()
 	doc := SchedulerPolicy("arn:aws:lambda:eu-west-1:1:function:f")
 	compact := `{"Statement":[{"Resource":"arn:aws:lambda:eu-west-1:1:function:f","Action":"lambda:InvokeFunction","Effect":"Allow","Sid":"InvokeReconciler"}],"Version":"2012-10-17"}`
-	if !samePolicy(doc.JSON(), compact) {
+	if !awsops.SamePolicy(doc.JSON(), compact) {
 		t.Error("equivalent documents compare different")
 	}
-	if samePolicy(doc.JSON(), SchedulerPolicy("arn:aws:lambda:eu-west-1:1:function:g").JSON()) {
+	if awsops.SamePolicy(doc.JSON(), SchedulerPolicy("arn:aws:lambda:eu-west-1:1:function:g").JSON()) {
 		t.Error("different documents compare equal")
 	}
-	if !samePolicy(decodePolicy("%7B%22a%22%3A1%7D"), `{"a": 1}`) {
+	if !awsops.SamePolicy(decodePolicy("%7B%22a%22%3A1%7D"), `{"a": 1}`) {
 		t.Error("URL-encoded documents are not decoded")
 	}
 }

@@ -2,15 +2,14 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/aws/smithy-go"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // queueAttributes are the attributes that the pipeline sets on the DLQ.
@@ -30,16 +29,7 @@ func queueAttributes(q QueueSpec) map[string]string {
 // queue returns the attributes of the queue at url, or nil when it does not
 // exist.
 func (c *Clients) queue(ctx context.Context, url string) (map[string]string, error) {
-	out, err := c.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll},
-	})
-	if isNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out.Attributes, nil
+	return awsops.QueueAttributes(ctx, c.SQS, url)
 }
 
 func (c *Clients) ensureQueue(ctx context.Context, s Spec, st *State) error {
@@ -62,7 +52,7 @@ func (c *Clients) ensureQueue(ctx context.Context, s Spec, st *State) error {
 					return fmt.Errorf("updating dead-letter queue (%s): %w", name, err)
 				}
 			}
-			if err := c.syncQueueTags(ctx, st.QueueURL, s.tags()); err != nil {
+			if err := awsops.SyncQueueTags(ctx, c.SQS, st.QueueURL, s.tags()); err != nil {
 				return fmt.Errorf("tagging dead-letter queue (%s): %w", name, err)
 			}
 			st.QueueARN = have[string(types.QueueAttributeNameQueueArn)]
@@ -72,20 +62,10 @@ func (c *Clients) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	}
 	if out, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)}); err == nil {
 		return fmt.Errorf("creating dead-letter queue (%s): a queue of that name already exists (%s): delete it or choose another pipeline name", name, aws.ToString(out.QueueUrl))
-	} else if !isNotFound(err) {
+	} else if !awsops.IsNotFound(err) {
 		return fmt.Errorf("creating dead-letter queue (%s): %w", name, err)
 	}
-	// SQS refuses a name for 60 seconds after its queue was deleted, which
-	// a replacement or a re-creation after destroy runs into: wait it out.
-	var out *sqs.CreateQueueOutput
-	err := c.waitFor(ctx, fmt.Sprintf("SQS to accept the name %s again, 60 seconds after its deletion", name), func(ctx context.Context) (bool, error) {
-		var err error
-		out, err = c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: want, Tags: s.tags()})
-		if isQueueDeletedRecently(err) {
-			return false, nil
-		}
-		return err == nil, err
-	})
+	out, err := awsops.CreateQueue(ctx, c.SQS, c.waiter(), &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: want, Tags: s.tags()})
 	if err != nil {
 		return fmt.Errorf("creating dead-letter queue (%s): %w", name, err)
 	}
@@ -101,40 +81,14 @@ func (c *Clients) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	return nil
 }
 
-func (c *Clients) syncQueueTags(ctx context.Context, url string, want map[string]string) error {
-	out, err := c.SQS.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(url)})
-	if err != nil {
-		return err
-	}
-	set, remove := tagDiff(out.Tags, want)
-	if len(remove) > 0 {
-		if _, err := c.SQS.UntagQueue(ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		if _, err := c.SQS.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: set}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func (c *Clients) deleteQueue(ctx context.Context, st *State) error {
 	if st.QueueURL == "" {
 		return nil
 	}
 	_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(st.QueueURL)})
-	if err := ignoreNotFound(err); err != nil {
+	if err := awsops.IgnoreNotFound(err); err != nil {
 		return fmt.Errorf("deleting dead-letter queue (%s): %w", st.QueueURL, err)
 	}
 	st.QueueURL, st.QueueARN = "", ""
 	return nil
-}
-
-// isQueueDeletedRecently reports SQS's refusal to reuse the name of a queue
-// deleted less than 60 seconds ago.
-func isQueueDeletedRecently(err error) bool {
-	var ae smithy.APIError
-	return errors.As(err, &ae) && strings.Contains(ae.ErrorCode(), "QueueDeletedRecently")
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // Components of a pipeline, as named in a Drift.
@@ -31,45 +33,11 @@ const (
 )
 
 // Change is a component whose settings differ from the Spec.
-type Change struct {
-	Component string
-	// Fields that differ, in the component's own terms.
-	Fields []string
-}
+type Change = awsops.Change
 
 // Drift is what Read found different from the Spec. Update repairs all of
 // it in place: it recreates missing components and resets changed ones.
-type Drift struct {
-	// Missing components, deleted out of band.
-	Missing []string
-	// Changed components.
-	Changed []Change
-}
-
-// None reports whether the pipeline matches its Spec.
-func (d Drift) None() bool { return len(d.Missing) == 0 && len(d.Changed) == 0 }
-
-func (d Drift) String() string {
-	var parts []string
-	for _, m := range d.Missing {
-		parts = append(parts, m+" is missing")
-	}
-	for _, c := range d.Changed {
-		parts = append(parts, fmt.Sprintf("%s changed (%s)", c.Component, strings.Join(c.Fields, ", ")))
-	}
-	if len(parts) == 0 {
-		return "no drift"
-	}
-	return strings.Join(parts, "; ")
-}
-
-func (d *Drift) missing(component string) { d.Missing = append(d.Missing, component) }
-
-func (d *Drift) changed(component string, fields ...string) {
-	if len(fields) > 0 {
-		d.Changed = append(d.Changed, Change{Component: component, Fields: fields})
-	}
-}
+type Drift = awsops.Drift
 
 // Read observes every component recorded in st and compares it with s. It
 // returns the observed State, in which missing components are cleared (so
@@ -94,7 +62,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 			return st, d, fmt.Errorf("reading dead-letter queue (%s): %w", st.QueueURL, err)
 		}
 		if attrs == nil {
-			d.missing(ComponentDeadLetterQueue)
+			d.AddMissing(ComponentDeadLetterQueue)
 			st.QueueURL, st.QueueARN = "", ""
 		} else {
 			var fields []string
@@ -103,7 +71,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 					fields = append(fields, k)
 				}
 			}
-			d.changed(ComponentDeadLetterQueue, sortedStrings(fields)...)
+			d.AddChanged(ComponentDeadLetterQueue, sortedStrings(fields)...)
 		}
 	}
 
@@ -129,10 +97,10 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 			return st, d, fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
 		}
 		if have == nil {
-			d.missing(ComponentMapping)
+			d.AddMissing(ComponentMapping)
 			st.MappingUUID = ""
 		} else {
-			d.changed(ComponentMapping, mappingDiff(s, st, have)...)
+			d.AddChanged(ComponentMapping, mappingDiff(s, st, have)...)
 		}
 	}
 
@@ -158,10 +126,10 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 			return st, d, fmt.Errorf("reading reconcile schedule (%s): %w", st.ScheduleName, err)
 		}
 		if have == nil {
-			d.missing(ComponentSchedule)
+			d.AddMissing(ComponentSchedule)
 			st.ScheduleName, st.ScheduleARN = "", ""
 		} else {
-			d.changed(ComponentSchedule, scheduleDiff(s, st, have)...)
+			d.AddChanged(ComponentSchedule, scheduleDiff(s, st, have)...)
 		}
 	}
 	if !s.Reconciler.Disabled {
@@ -172,14 +140,14 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 			{ComponentSchedule, st.ScheduleName},
 		} {
 			if m.id == "" && !contains(d.Missing, m.component) {
-				d.missing(m.component)
+				d.AddMissing(m.component)
 			}
 		}
 	} else if st.ReconcilerFunctionName != "" || st.ScheduleName != "" {
-		d.changed(ComponentReconcilerFunction, "disabled")
+		d.AddChanged(ComponentReconcilerFunction, "disabled")
 	}
 	if st.MappingUUID == "" && !contains(d.Missing, ComponentMapping) {
-		d.missing(ComponentMapping)
+		d.AddMissing(ComponentMapping)
 	}
 	if err := c.readAlarms(ctx, s, &st, &d); err != nil {
 		return st, d, err
@@ -204,7 +172,7 @@ func sortedStrings(s []string) []string {
 	for _, e := range s {
 		m[e] = ""
 	}
-	return sortedKeys(m)
+	return awsops.SortedKeys(m)
 }
 
 func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) error {
@@ -216,7 +184,7 @@ func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) er
 		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
 	}
 	if desc == nil {
-		d.missing(ComponentTable)
+		d.AddMissing(ComponentTable)
 		if st.TableOwned {
 			st.clearTable()
 		}
@@ -226,9 +194,9 @@ func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) er
 		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
 	}
 	if st.StreamARN == "" {
-		d.missing(ComponentStream)
+		d.AddMissing(ComponentStream)
 	} else if v := desc.StreamSpecification.StreamViewType; v != types.StreamViewTypeNewImage && v != types.StreamViewTypeNewAndOldImages {
-		d.changed(ComponentStream, "stream_view_type")
+		d.AddChanged(ComponentStream, "stream_view_type")
 	}
 	t := s.OutboxTable()
 	index, _ := t.PendingIndex()
@@ -237,12 +205,12 @@ func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) er
 		if aws.ToString(g.IndexName) == t.PendingIndexName {
 			found = true
 			if !sameKeySchema(g.KeySchema, index.KeySchema) {
-				d.changed(ComponentPendingIndex, "key_schema")
+				d.AddChanged(ComponentPendingIndex, "key_schema")
 			}
 		}
 	}
 	if !found {
-		d.missing(ComponentPendingIndex)
+		d.AddMissing(ComponentPendingIndex)
 	}
 	attr, err := c.ttlStatus(ctx, st.TableName)
 	if err != nil {
@@ -250,9 +218,9 @@ func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) er
 	}
 	switch {
 	case attr == "":
-		d.missing(ComponentTTL)
+		d.AddMissing(ComponentTTL)
 	case st.TTLAttribute != "" && attr != st.TTLAttribute:
-		d.changed(ComponentTTL, "attribute_name")
+		d.AddChanged(ComponentTTL, "attribute_name")
 	}
 	return nil
 }
@@ -267,10 +235,10 @@ func (c *Clients) readLogGroup(ctx context.Context, component string, name *stri
 	}
 	switch {
 	case !exists:
-		d.missing(component)
+		d.AddMissing(component)
 		*name = ""
 	case have != retention:
-		d.changed(component, "retention_in_days")
+		d.AddChanged(component, "retention_in_days")
 	}
 	return nil
 }
@@ -285,10 +253,10 @@ func (c *Clients) readRole(ctx context.Context, component string, name, arn *str
 	}
 	switch {
 	case !exists:
-		d.missing(component)
+		d.AddMissing(component)
 		*name, *arn = "", ""
-	case !samePolicy(doc, want.JSON()):
-		d.changed(component, "policy")
+	case !awsops.SamePolicy(doc, want.JSON()):
+		d.AddChanged(component, "policy")
 	}
 	return nil
 }
@@ -300,7 +268,7 @@ func (c *Clients) readFunction(ctx context.Context, component string, name, arn 
 		return "", fmt.Errorf("reading function (%s): %w", *name, err)
 	}
 	if have == nil {
-		d.missing(component)
+		d.AddMissing(component)
 		*name, *arn = "", ""
 		return "", nil
 	}
@@ -316,7 +284,7 @@ func (c *Clients) readFunction(ctx context.Context, component string, name, arn 
 	if want := f.config.ReservedConcurrency; (want == nil) != (current == nil) || (want != nil && *want != *current) {
 		fields = append(fields, "reserved_concurrency")
 	}
-	d.changed(component, fields...)
+	d.AddChanged(component, fields...)
 	return sha, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // ReconcileInput is the payload that the schedule sends to the reconciler.
@@ -14,7 +16,7 @@ const ReconcileInput = `{"action":"reconcile"}`
 
 func (c *Clients) getSchedule(ctx context.Context, name string) (*scheduler.GetScheduleOutput, error) {
 	out, err := c.Scheduler.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String(name), GroupName: aws.String(ScheduleGroup)})
-	if isNotFound(err) {
+	if awsops.IsNotFound(err) {
 		return nil, nil
 	}
 	return out, err
@@ -32,7 +34,7 @@ func scheduleDiff(s Spec, st State, have *scheduler.GetScheduleOutput) []string 
 	t := have.Target
 	if t == nil || aws.ToString(t.Arn) != st.ReconcilerFunctionARN || aws.ToString(t.RoleArn) != st.SchedulerRoleARN {
 		diff = append(diff, "target")
-	} else if !samePolicy(aws.ToString(t.Input), ReconcileInput) {
+	} else if !awsops.SamePolicy(aws.ToString(t.Input), ReconcileInput) {
 		diff = append(diff, "input")
 	}
 	return diff
@@ -94,7 +96,7 @@ func (c *Clients) deleteSchedule(ctx context.Context, st *State) error {
 		return nil
 	}
 	_, err := c.Scheduler.DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String(st.ScheduleName), GroupName: aws.String(ScheduleGroup)})
-	if err := ignoreNotFound(err); err != nil {
+	if err := awsops.IgnoreNotFound(err); err != nil {
 		return fmt.Errorf("deleting reconcile schedule (%s): %w", st.ScheduleName, err)
 	}
 	st.ScheduleName, st.ScheduleARN = "", ""

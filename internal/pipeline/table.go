@@ -8,12 +8,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // describeTable returns the table, or nil when it does not exist.
 func (c *Clients) describeTable(ctx context.Context, name string) (*types.TableDescription, error) {
 	out, err := c.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-	if isNotFound(err) {
+	if awsops.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -288,7 +290,7 @@ func (c *Clients) deleteTable(ctx context.Context, st *State) error {
 	}
 	if st.TableOwned {
 		_, err := c.DynamoDB.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(st.TableName)})
-		if err := ignoreNotFound(err); err != nil {
+		if err := awsops.IgnoreNotFound(err); err != nil {
 			return fmt.Errorf("deleting table (%s): %w", st.TableName, err)
 		}
 		err = c.waitFor(ctx, "table "+st.TableName+" to be deleted", func(ctx context.Context) (bool, error) {
@@ -387,7 +389,7 @@ func hasIndex(d *types.TableDescription, name string) bool {
 
 func dynamoTags(tags map[string]string) []types.Tag {
 	var out []types.Tag
-	for _, k := range sortedKeys(tags) {
+	for _, k := range awsops.SortedKeys(tags) {
 		out = append(out, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
 	}
 	return out
@@ -408,7 +410,7 @@ func (c *Clients) syncTableTags(ctx context.Context, arn string, want map[string
 			break
 		}
 	}
-	set, remove := tagDiff(have, want)
+	set, remove := awsops.TagDiff(have, want)
 	if len(remove) > 0 {
 		if _, err := c.DynamoDB.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: remove}); err != nil {
 			return err

@@ -1,16 +1,14 @@
 package subscription
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/smithy-go"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // ErrNotFound is returned by Read and Lookup when nothing of the
@@ -48,53 +46,7 @@ func (c *Clients) pollInterval() time.Duration {
 	return 5 * time.Second
 }
 
-// waitFor polls check until it reports done, fails, or the wait times out.
-// what describes the condition for the error.
-func (c *Clients) waitFor(ctx context.Context, what string, check func(context.Context) (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, c.waitTimeout())
-	defer cancel()
-	delay := 250 * time.Millisecond
-	for {
-		done, err := check(ctx)
-		if err != nil {
-			return err
-		}
-		if done {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, c.pollInterval())
-	}
-}
-
-// isNotFound reports whether err says that the resource does not exist.
-func isNotFound(err error) bool {
-	var ae smithy.APIError
-	if !errors.As(err, &ae) {
-		return false
-	}
-	switch ae.ErrorCode() {
-	case "ResourceNotFoundException", "AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist":
-		return true
-	}
-	return false
-}
-
-// ignoreNotFound returns nil for a not-found error, else err.
-func ignoreNotFound(err error) error {
-	if isNotFound(err) {
-		return nil
-	}
-	return err
-}
-
-// isQueueDeletedRecently reports SQS's refusal to reuse the name of a queue
-// deleted less than 60 seconds ago.
-func isQueueDeletedRecently(err error) bool {
-	var ae smithy.APIError
-	return errors.As(err, &ae) && strings.Contains(ae.ErrorCode(), "QueueDeletedRecently")
+// waiter bounds the waits.
+func (c *Clients) waiter() awsops.Waiter {
+	return awsops.Waiter{Timeout: c.waitTimeout(), MaxDelay: c.pollInterval()}
 }

@@ -2,33 +2,15 @@ package subscription
 
 import (
 	"encoding/json"
-	"reflect"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // PolicyDocument is an IAM policy document.
-type PolicyDocument struct {
-	Version   string      `json:"Version"`
-	Statement []Statement `json:"Statement"`
-}
+type PolicyDocument = awsops.PolicyDocument
 
 // Statement is one statement of a PolicyDocument.
-type Statement struct {
-	Sid       string                       `json:"Sid,omitempty"`
-	Effect    string                       `json:"Effect"`
-	Principal map[string]string            `json:"Principal,omitempty"`
-	Action    []string                     `json:"Action"`
-	Resource  []string                     `json:"Resource,omitempty"`
-	Condition map[string]map[string]string `json:"Condition,omitempty"`
-}
-
-// JSON returns the document as indented JSON.
-func (d PolicyDocument) JSON() string {
-	b, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		panic("subscription: marshalling policy document: " + err.Error())
-	}
-	return string(b)
-}
+type Statement = awsops.Statement
 
 // QueuePolicy is the queue's resource policy: EventBridge may send to the
 // queue on behalf of the subscription's rule, and of nothing else.
@@ -66,37 +48,4 @@ func RuleARNOfPolicy(policy string) string {
 		}
 	}
 	return ""
-}
-
-// samePolicy reports whether two policy documents mean the same, ignoring
-// layout and the single-value form of lists.
-func samePolicy(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return a == b
-	}
-	return reflect.DeepEqual(normalise(x), normalise(y))
-}
-
-// normalise turns one-element lists into their element, so that "Action":
-// "x" and "Action": ["x"] compare equal.
-func normalise(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = normalise(e)
-		}
-		return out
-	case []any:
-		if len(t) == 1 {
-			return normalise(t[0])
-		}
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = normalise(e)
-		}
-		return out
-	}
-	return v
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -58,10 +60,10 @@ func TestSubscriptionSamePolicy(t *testing.T) {
 	doc := QueuePolicy(goldenQueue, goldenRule)
 	compact := `{"Statement":[{"Condition":{"ArnEquals":{"aws:SourceArn":"` + goldenRule + `"}},"Resource":"` + goldenQueue +
 		`","Action":"sqs:SendMessage","Principal":{"Service":"events.amazonaws.com"},"Effect":"Allow","Sid":"AllowSubscriptionRule"}],"Version":"2012-10-17"}`
-	if !samePolicy(doc.JSON(), compact) {
+	if !awsops.SamePolicy(doc.JSON(), compact) {
 		t.Error("equivalent documents compare different")
 	}
-	if samePolicy(doc.JSON(), QueuePolicy(goldenQueue, goldenRule+"x").JSON()) {
+	if awsops.SamePolicy(doc.JSON(), QueuePolicy(goldenQueue, goldenRule+"x").JSON()) {
 		t.Error("documents for different rules compare equal")
 	}
 }

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // SQS attribute names.
@@ -122,16 +123,7 @@ func attributeDiff(have, want map[string]string) []string {
 // queue returns the attributes of the queue at url, or nil when it does not
 // exist.
 func (c *Clients) queue(ctx context.Context, url string) (map[string]string, error) {
-	out, err := c.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll},
-	})
-	if isNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out.Attributes, nil
+	return awsops.QueueAttributes(ctx, c.SQS, url)
 }
 
 // ensureQueue updates the queue recorded in url, or creates it when there
@@ -157,7 +149,7 @@ func (c *Clients) ensureQueue(ctx context.Context, q queueSpec, url, arn *string
 					return fmt.Errorf("updating %s (%s): %w", q.what, q.name, err)
 				}
 			}
-			if err := c.syncQueueTags(ctx, *url, q.tags); err != nil {
+			if err := awsops.SyncQueueTags(ctx, c.SQS, *url, q.tags); err != nil {
 				return fmt.Errorf("tagging %s (%s): %w", q.what, q.name, err)
 			}
 			*arn = have[attrQueueARN]
@@ -167,20 +159,10 @@ func (c *Clients) ensureQueue(ctx context.Context, q queueSpec, url, arn *string
 	}
 	if out, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(q.name)}); err == nil {
 		return fmt.Errorf("creating %s (%s): a queue of that name already exists (%s): delete it, import it, or choose another subscription name", q.what, q.name, aws.ToString(out.QueueUrl))
-	} else if !isNotFound(err) {
+	} else if !awsops.IsNotFound(err) {
 		return fmt.Errorf("creating %s (%s): %w", q.what, q.name, err)
 	}
-	// SQS refuses a name for 60 seconds after its queue was deleted, which
-	// a replacement or a re-creation after destroy runs into: wait it out.
-	var out *sqs.CreateQueueOutput
-	err := c.waitFor(ctx, fmt.Sprintf("SQS to accept the name %s again, 60 seconds after its deletion", q.name), func(ctx context.Context) (bool, error) {
-		var err error
-		out, err = c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(q.name), Attributes: q.attrs, Tags: q.tags})
-		if isQueueDeletedRecently(err) {
-			return false, nil
-		}
-		return err == nil, err
-	})
+	out, err := awsops.CreateQueue(ctx, c.SQS, c.waiter(), &sqs.CreateQueueInput{QueueName: aws.String(q.name), Attributes: q.attrs, Tags: q.tags})
 	if err != nil {
 		return fmt.Errorf("creating %s (%s): %w", q.what, q.name, err)
 	}
@@ -202,48 +184,11 @@ func (c *Clients) ensurePolicy(ctx context.Context, url string, doc PolicyDocume
 	if err != nil {
 		return err
 	}
-	if have != nil && samePolicy(have[attrPolicy], doc.JSON()) {
+	if have != nil && awsops.SamePolicy(have[attrPolicy], doc.JSON()) {
 		return nil
 	}
 	_, err = c.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{attrPolicy: doc.JSON()}})
 	return err
-}
-
-func (c *Clients) syncQueueTags(ctx context.Context, url string, want map[string]string) error {
-	out, err := c.SQS.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(url)})
-	if err != nil {
-		return err
-	}
-	set, remove := tagDiff(out.Tags, want)
-	if len(remove) > 0 {
-		if _, err := c.SQS.UntagQueue(ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		if _, err := c.SQS.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: set}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// tagDiff returns the tags to set and the keys to remove to go from have to
-// want.
-func tagDiff(have, want map[string]string) (set map[string]string, remove []string) {
-	set = map[string]string{}
-	for k, v := range want {
-		if hv, ok := have[k]; !ok || hv != v {
-			set[k] = v
-		}
-	}
-	for k := range have {
-		if _, ok := want[k]; !ok && !strings.HasPrefix(strings.ToLower(k), "aws:") {
-			remove = append(remove, k)
-		}
-	}
-	slices.Sort(remove)
-	return set, remove
 }
 
 func (c *Clients) deleteQueue(ctx context.Context, what, url string) error {
@@ -251,7 +196,7 @@ func (c *Clients) deleteQueue(ctx context.Context, what, url string) error {
 		return nil
 	}
 	_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
-	if err := ignoreNotFound(err); err != nil {
+	if err := awsops.IgnoreNotFound(err); err != nil {
 		return fmt.Errorf("deleting %s (%s): %w", what, url, err)
 	}
 	return nil

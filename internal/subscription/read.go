@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // Components of a subscription, as named in a Drift.
@@ -22,58 +22,11 @@ const (
 )
 
 // Change is a component whose settings differ from the Spec.
-type Change struct {
-	Component string
-	// Fields that differ, in the component's own terms.
-	Fields []string
-}
+type Change = awsops.Change
 
 // Drift is what Read found different from the Spec. Update repairs all of
 // it in place: it recreates missing components and resets changed ones.
-type Drift struct {
-	// Missing components, deleted out of band.
-	Missing []string
-	// Changed components.
-	Changed []Change
-}
-
-// None reports whether the subscription matches its Spec.
-func (d Drift) None() bool { return len(d.Missing) == 0 && len(d.Changed) == 0 }
-
-// Components returns the missing and changed components.
-func (d Drift) Components() []string {
-	out := slices.Clone(d.Missing)
-	for _, c := range d.Changed {
-		out = append(out, c.Component)
-	}
-	return out
-}
-
-func (d Drift) String() string {
-	var parts []string
-	for _, m := range d.Missing {
-		parts = append(parts, m+" is missing")
-	}
-	for _, c := range d.Changed {
-		parts = append(parts, fmt.Sprintf("%s changed (%s)", c.Component, strings.Join(c.Fields, ", ")))
-	}
-	if len(parts) == 0 {
-		return "no drift"
-	}
-	return strings.Join(parts, "; ")
-}
-
-func (d *Drift) missing(component string) {
-	if !slices.Contains(d.Missing, component) {
-		d.Missing = append(d.Missing, component)
-	}
-}
-
-func (d *Drift) changed(component string, fields ...string) {
-	if len(fields) > 0 {
-		d.Changed = append(d.Changed, Change{Component: component, Fields: fields})
-	}
-}
+type Drift = awsops.Drift
 
 // Read observes every component recorded in st and compares it with s. It
 // returns the observed State, in which missing components are cleared (so
@@ -98,11 +51,11 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 			st.DeadLetterQueueURL, st.DeadLetterQueueARN = "", ""
 		} else {
 			st.DeadLetterQueueARN = attrs[attrQueueARN]
-			d.changed(ComponentDeadLetterQueue, attributeDiff(attrs, deadLetterAttributes(s))...)
+			d.AddChanged(ComponentDeadLetterQueue, attributeDiff(attrs, deadLetterAttributes(s))...)
 		}
 	}
 	if st.DeadLetterQueueURL == "" {
-		d.missing(ComponentDeadLetterQueue)
+		d.AddMissing(ComponentDeadLetterQueue)
 	}
 	if st.QueueURL != "" {
 		attrs, err := c.queue(ctx, st.QueueURL)
@@ -117,22 +70,22 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 			if dlq == "" {
 				dlq = "(missing)"
 			}
-			d.changed(ComponentQueue, attributeDiff(attrs, queueAttributes(s, dlq))...)
+			d.AddChanged(ComponentQueue, attributeDiff(attrs, queueAttributes(s, dlq))...)
 			ruleARN := st.RuleARN
 			if ruleARN == "" {
 				ruleARN, _ = RuleARN(st.QueueARN, st.EventBusName, n.Rule)
 			}
 			switch policy := attrs[attrPolicy]; {
 			case policy == "":
-				d.missing(ComponentQueuePolicy)
-			case !samePolicy(policy, QueuePolicy(st.QueueARN, ruleARN).JSON()):
-				d.changed(ComponentQueuePolicy, "policy")
+				d.AddMissing(ComponentQueuePolicy)
+			case !awsops.SamePolicy(policy, QueuePolicy(st.QueueARN, ruleARN).JSON()):
+				d.AddChanged(ComponentQueuePolicy, "policy")
 			}
 		}
 	}
 	if st.QueueURL == "" {
-		d.missing(ComponentQueue)
-		d.missing(ComponentQueuePolicy)
+		d.AddMissing(ComponentQueue)
+		d.AddMissing(ComponentQueuePolicy)
 	}
 	if st.RuleARN != "" {
 		have, err := c.getRule(ctx, st.EventBusName, n.Rule)
@@ -143,22 +96,22 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 			st.RuleARN = ""
 		} else {
 			st.RuleARN = aws.ToString(have.Arn)
-			d.changed(ComponentRule, ruleDiff(s, have)...)
+			d.AddChanged(ComponentRule, ruleDiff(s, have)...)
 			t, err := c.target(ctx, st.EventBusName, n.Rule)
 			if err != nil {
 				return st, d, fmt.Errorf("reading the target of rule (%s): %w", n.Rule, err)
 			}
 			switch {
 			case t == nil:
-				d.missing(ComponentTarget)
+				d.AddMissing(ComponentTarget)
 			case aws.ToString(t.Arn) != st.QueueARN:
-				d.changed(ComponentTarget, "arn")
+				d.AddChanged(ComponentTarget, "arn")
 			}
 		}
 	}
 	if st.RuleARN == "" {
-		d.missing(ComponentRule)
-		d.missing(ComponentTarget)
+		d.AddMissing(ComponentRule)
+		d.AddMissing(ComponentTarget)
 	}
 	if !st.Exists() {
 		return st, d, ErrNotFound
@@ -237,7 +190,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 
 func (c *Clients) queueByName(ctx context.Context, name string) (string, map[string]string, error) {
 	out, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
-	if isNotFound(err) {
+	if awsops.IsNotFound(err) {
 		return "", nil, nil
 	}
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // ruleDescription is the description of every subscription's rule.
@@ -18,7 +20,7 @@ func ruleDescription(name string) string {
 // exist.
 func (c *Clients) getRule(ctx context.Context, bus, name string) (*eventbridge.DescribeRuleOutput, error) {
 	out, err := c.Events.DescribeRule(ctx, &eventbridge.DescribeRuleInput{Name: aws.String(name), EventBusName: aws.String(bus)})
-	if isNotFound(err) {
+	if awsops.IsNotFound(err) {
 		return nil, nil
 	}
 	return out, err
@@ -62,7 +64,7 @@ func (c *Clients) ensureRule(ctx context.Context, s Spec, exists bool) (string, 
 		State: types.RuleStateEnabled, Description: aws.String(ruleDescription(s.Name)),
 	}
 	if have == nil {
-		for _, k := range sortedKeys(tags) {
+		for _, k := range awsops.SortedKeys(tags) {
 			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
 		}
 	}
@@ -100,7 +102,7 @@ func (c *Clients) syncRuleTags(ctx context.Context, arn string, want map[string]
 	if err != nil {
 		return err
 	}
-	set, remove := tagDiff(have, want)
+	set, remove := awsops.TagDiff(have, want)
 	if len(remove) > 0 {
 		if _, err := c.Events.UntagResource(ctx, &eventbridge.UntagResourceInput{ResourceARN: aws.String(arn), TagKeys: remove}); err != nil {
 			return err
@@ -108,7 +110,7 @@ func (c *Clients) syncRuleTags(ctx context.Context, arn string, want map[string]
 	}
 	if len(set) > 0 {
 		in := &eventbridge.TagResourceInput{ResourceARN: aws.String(arn)}
-		for _, k := range sortedKeys(set) {
+		for _, k := range awsops.SortedKeys(set) {
 			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(set[k])})
 		}
 		if _, err := c.Events.TagResource(ctx, in); err != nil {
@@ -159,14 +161,14 @@ func (c *Clients) ensureTarget(ctx context.Context, bus, rule, queueARN string) 
 // not an error.
 func (c *Clients) deleteRule(ctx context.Context, bus, rule string) error {
 	_, err := c.Events.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), EventBusName: aws.String(bus), Ids: []string{TargetID}})
-	if isNotFound(err) {
+	if awsops.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("removing the target of rule (%s): %w", rule, err)
 	}
 	_, err = c.Events.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule), EventBusName: aws.String(bus)})
-	if err := ignoreNotFound(err); err != nil {
+	if err := awsops.IgnoreNotFound(err); err != nil {
 		return fmt.Errorf("deleting rule (%s): %w", rule, err)
 	}
 	return nil

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // State records what exists: the identifiers of the components. An empty
@@ -72,19 +73,9 @@ func ownTags(tags map[string]string) map[string]string {
 // empty State; if that clean-up fails too, it returns what remains so that
 // it is recorded and removed later.
 func (c *Clients) Create(ctx context.Context, s Spec) (State, error) {
-	var st State
-	err := c.apply(ctx, s, &st)
-	if err == nil {
-		return st, nil
-	}
-	// Clean up even when ctx was cancelled, within the wait bound.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.waitTimeout())
-	defer cancel()
-	rest, derr := c.Delete(cctx, st)
-	if derr != nil {
-		return rest, fmt.Errorf("%w; removing the components it created also failed (they remain recorded): %w", err, derr)
-	}
-	return State{}, err
+	return awsops.Create(ctx, c.waitTimeout(), func(ctx context.Context, st *State) error {
+		return c.apply(ctx, s, st)
+	}, c.Delete)
 }
 
 // Update brings the subscription recorded in st to s in place: the rule's
@@ -202,8 +193,4 @@ func ParseRuleARN(arn string) (bus, name string, ok bool) {
 		return DefaultEventBus, res, res != ""
 	}
 	return res[:i], res[i+1:], res[i+1:] != ""
-}
-
-func sortedKeys(m map[string]string) []string {
-	return slices.Sorted(maps.Keys(m))
 }

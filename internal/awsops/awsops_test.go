@@ -1,0 +1,65 @@
+package awsops
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTagDiffKeepsReservedKeys(t *testing.T) {
+	t.Parallel()
+	set, remove := TagDiff(
+		map[string]string{"b": "1", "a": "1", "aws:x": "1", "AWS:y": "1", "keep": "old"},
+		map[string]string{"keep": "new", "add": "1"},
+	)
+	if len(set) != 2 || set["keep"] != "new" || set["add"] != "1" {
+		t.Errorf("set = %v", set)
+	}
+	if !slices.Equal(remove, []string{"a", "b"}) {
+		t.Errorf("remove = %v, want [a b]", remove)
+	}
+}
+
+func TestWaiterFor(t *testing.T) {
+	t.Parallel()
+	w := Waiter{Timeout: time.Second, MaxDelay: 10 * time.Millisecond}
+	n := 0
+	if err := w.For(t.Context(), "three polls", func(context.Context) (bool, error) { n++; return n == 3, nil }); err != nil || n != 3 {
+		t.Errorf("For = %v after %d polls, want nil after 3", err, n)
+	}
+	w.Timeout = 50 * time.Millisecond
+	err := w.For(t.Context(), "never", func(context.Context) (bool, error) { return false, nil })
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting for never") {
+		t.Errorf("For = %v, want a deadline error naming the condition", err)
+	}
+}
+
+func TestCreateCleansUp(t *testing.T) {
+	t.Parallel()
+	applyErr := errors.New("apply failed")
+	apply := func(_ context.Context, st *[]string) error { *st = append(*st, "queue"); return applyErr }
+	st, err := Create(t.Context(), time.Second, apply, func(context.Context, []string) ([]string, error) { return nil, nil })
+	if !errors.Is(err, applyErr) || st != nil {
+		t.Errorf("Create = %v, %v; want an empty state and the apply error", st, err)
+	}
+	delErr := errors.New("delete failed")
+	st, err = Create(t.Context(), time.Second, apply, func(_ context.Context, st []string) ([]string, error) { return st, delErr })
+	if !errors.Is(err, applyErr) || !errors.Is(err, delErr) || !slices.Equal(st, []string{"queue"}) {
+		t.Errorf("Create = %v, %v; want what remains and both errors", st, err)
+	}
+}
+
+func TestDriftAddMissingOnce(t *testing.T) {
+	t.Parallel()
+	var d Drift
+	d.AddMissing("queue")
+	d.AddMissing("queue")
+	d.AddChanged("rule")
+	d.AddChanged("target", "arn")
+	if got := d.String(); got != "queue is missing; target changed (arn)" {
+		t.Errorf("String = %q", got)
+	}
+}

@@ -1,0 +1,71 @@
+package awsops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
+)
+
+// QueueAttributes returns the attributes of the queue at url, or nil when
+// it does not exist.
+func QueueAttributes(ctx context.Context, client *sqs.Client, url string) (map[string]string, error) {
+	out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll},
+	})
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out.Attributes, nil
+}
+
+// CreateQueue creates the queue described by in. SQS refuses a name for 60
+// seconds after its queue was deleted, which a replacement or a re-creation
+// after destroy runs into: CreateQueue waits it out, within w.
+func CreateQueue(ctx context.Context, client *sqs.Client, w Waiter, in *sqs.CreateQueueInput) (*sqs.CreateQueueOutput, error) {
+	var out *sqs.CreateQueueOutput
+	err := w.For(ctx, fmt.Sprintf("SQS to accept the name %s again, 60 seconds after its deletion", aws.ToString(in.QueueName)), func(ctx context.Context) (bool, error) {
+		var err error
+		out, err = client.CreateQueue(ctx, in)
+		if isQueueDeletedRecently(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+	return out, err
+}
+
+// isQueueDeletedRecently reports SQS's refusal to reuse the name of a queue
+// deleted less than 60 seconds ago.
+func isQueueDeletedRecently(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && strings.Contains(ae.ErrorCode(), "QueueDeletedRecently")
+}
+
+// SyncQueueTags brings the tags of the queue at url to want.
+func SyncQueueTags(ctx context.Context, client *sqs.Client, url string, want map[string]string) error {
+	out, err := client.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(url)})
+	if err != nil {
+		return err
+	}
+	set, remove := TagDiff(out.Tags, want)
+	if len(remove) > 0 {
+		if _, err := client.UntagQueue(ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	if len(set) > 0 {
+		if _, err := client.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: set}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
