@@ -1,13 +1,8 @@
 package localaws_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -19,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -26,23 +22,7 @@ import (
 // checked by the IAM service and the function's logs reach CloudWatch Logs.
 func TestLambdaWiring(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "bootstrap")
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bin, "./lambda/testdata/fn")
-	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+runtime.GOARCH, "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the test function: %v\n%s", err, out)
-	}
-	code, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var zbuf bytes.Buffer
-	zw := zip.NewWriter(&zbuf)
-	hdr := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate}
-	hdr.SetMode(0o755)
-	w, _ := zw.CreateHeader(hdr)
-	_, _ = w.Write(code)
-	_ = zw.Close()
+	code := lambdatest.Zip(t, "./lambda/testdata/fn", runtime.GOARCH)
 
 	s := localawstest.Start(t)
 	cfg := localawstest.Config(s)
@@ -64,7 +44,7 @@ func TestLambdaWiring(t *testing.T) {
 	}
 	in := &lambda.CreateFunctionInput{
 		FunctionName: aws.String("wired"), Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"),
-		Role: bad.Role.Arn, Code: &lambdatypes.FunctionCode{ZipFile: zbuf.Bytes()},
+		Role: bad.Role.Arn, Code: &lambdatypes.FunctionCode{ZipFile: code},
 		Architectures: []lambdatypes.Architecture{map[string]lambdatypes.Architecture{"arm64": lambdatypes.ArchitectureArm64}[runtime.GOARCH]},
 	}
 	if in.Architectures[0] == "" {

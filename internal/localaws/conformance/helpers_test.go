@@ -1,18 +1,11 @@
 package conformance_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +22,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -39,63 +33,11 @@ const deliveryTimeout = 45 * time.Second
 // outboxFilter is the outbox relay's filter (see /work/shared/aws-semantics.md).
 const outboxFilter = `{"eventName":["INSERT"],"dynamodb":{"Keys":{"SK":{"S":[{"prefix":"OUTBOX#"}]}}}}`
 
-var (
-	buildDir  string
-	buildMu   sync.Mutex
-	built     = map[string][]byte{}
-	buildErrs = map[string]error{}
-)
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "conformance-bootstrap-")
-	if err != nil {
-		panic(err)
-	}
-	buildDir = dir
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
-
 // functionZip builds testdata/fn for goarch (once per test binary) and
 // returns a deployment package with it as bootstrap.
 func functionZip(t testing.TB, goarch string) []byte {
 	t.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if z, ok := built[goarch]; ok {
-		return z
-	}
-	if err, ok := buildErrs[goarch]; ok {
-		t.Fatal(err)
-	}
-	out := filepath.Join(buildDir, "bootstrap-"+goarch)
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", out, "./testdata/fn")
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		buildErrs[goarch] = errors.New("building the test function: " + err.Error() + "\n" + string(b))
-		t.Fatal(buildErrs[goarch])
-	}
-	bin, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	h := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate}
-	h.SetMode(0o755)
-	w, err := zw.CreateHeader(h)
-	if err == nil {
-		_, err = w.Write(bin)
-	}
-	if err == nil {
-		err = zw.Close()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	built[goarch] = buf.Bytes()
-	return built[goarch]
+	return lambdatest.Zip(t, "./testdata/fn", goarch)
 }
 
 // awsEnv is a running stack and the SDK clients of an AWS user.

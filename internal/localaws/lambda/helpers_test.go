@@ -1,15 +1,9 @@
 package lambda_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -24,75 +18,16 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 )
 
 const roleArn = "arn:aws:iam::000000000000:role/fn-role"
-
-var (
-	buildDir  string
-	buildMu   sync.Mutex
-	built     = map[string][]byte{}
-	buildErrs = map[string]error{}
-)
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "lambda-test-bootstrap-")
-	if err != nil {
-		panic(err)
-	}
-	buildDir = dir
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
 
 // bootstrapZip builds testdata/fn for goarch (once per test binary run) and
 // returns a zip with it as bootstrap.
 func bootstrapZip(t testing.TB, goarch string) []byte {
 	t.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if z, ok := built[goarch]; ok {
-		return z
-	}
-	if err, ok := buildErrs[goarch]; ok {
-		t.Fatal(err)
-	}
-	out := filepath.Join(buildDir, "bootstrap-"+goarch)
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", out, "./testdata/fn")
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+goarch, "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		buildErrs[goarch] = errors.New("building the test function: " + err.Error() + "\n" + string(b))
-		t.Fatal(buildErrs[goarch])
-	}
-	bin, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	z := zipOf(t, map[string][]byte{"bootstrap": bin})
-	built[goarch] = z
-	return z
-}
-
-func zipOf(t testing.TB, files map[string][]byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, b := range files {
-		h := &zip.FileHeader{Name: name, Method: zip.Deflate}
-		h.SetMode(0o755)
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return lambdatest.Zip(t, "./testdata/fn", goarch)
 }
 
 // logSink collects function log lines.

@@ -19,13 +19,14 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 )
 
 func TestFunctionLifecycle(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
-	code := zipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 1\n")})
+	code := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 1\n")})
 	sum := sha256.Sum256(code)
 
 	out, err := h.client.CreateFunction(ctx, &awslambda.CreateFunctionInput{
@@ -75,7 +76,7 @@ func TestFunctionLifecycle(t *testing.T) {
 	}).Wait(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("life")}, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	code2 := zipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 2\n")})
+	code2 := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 2\n")})
 	uc, err := h.client.UpdateFunctionCode(ctx, &awslambda.UpdateFunctionCodeInput{FunctionName: aws.String("life"), ZipFile: code2})
 	if err != nil || aws.ToString(uc.CodeSha256) == aws.ToString(out.CodeSha256) {
 		t.Fatalf("UpdateFunctionCode = %+v, %v", uc, err)
@@ -184,7 +185,7 @@ func TestCreateFunctionValidation(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
-	code := zipOf(t, map[string][]byte{"bootstrap": []byte("x")})
+	code := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("x")})
 	base := func() *awslambda.CreateFunctionInput {
 		return &awslambda.CreateFunctionInput{FunctionName: aws.String("v"), Runtime: types.RuntimeProvidedal2023,
 			Role: aws.String(roleArn), Code: &types.FunctionCode{ZipFile: code}}
@@ -342,7 +343,7 @@ func TestInitFailureAndMissingBootstrap(t *testing.T) {
 	eventually(t, 5*time.Second, "the init failure on the log", func() bool { return len(h.logs.matching("init failed on purpose")) == 1 })
 
 	h.create(t, "nobootstrap", func(in *awslambda.CreateFunctionInput) {
-		in.Code = &types.FunctionCode{ZipFile: zipOf(t, map[string][]byte{"main": []byte("x")})}
+		in.Code = &types.FunctionCode{ZipFile: lambdatest.ZipOf(t, map[string][]byte{"main": []byte("x")})}
 	})
 	out = h.invoke(t, "nobootstrap", map[string]any{})
 	if e := decode[fnError](t, out.Payload); aws.ToString(out.FunctionError) != "Unhandled" || e.ErrorType != "Runtime.InvalidEntrypoint" {

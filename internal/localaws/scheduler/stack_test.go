@@ -1,12 +1,7 @@
 package scheduler_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -20,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -30,23 +26,7 @@ func TestStackScheduleInvokesFunction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a function")
 	}
-	bin := filepath.Join(t.TempDir(), "bootstrap")
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bin, "../lambda/testdata/fn")
-	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+runtime.GOARCH, "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the test function: %v\n%s", err, out)
-	}
-	code, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var zbuf bytes.Buffer
-	zw := zip.NewWriter(&zbuf)
-	hdr := &zip.FileHeader{Name: "bootstrap", Method: zip.Deflate}
-	hdr.SetMode(0o755)
-	w, _ := zw.CreateHeader(hdr)
-	_, _ = w.Write(code)
-	_ = zw.Close()
+	code := lambdatest.Zip(t, "../lambda/testdata/fn", runtime.GOARCH)
 
 	s := localawstest.Start(t)
 	cfg := localawstest.Config(s)
@@ -61,7 +41,7 @@ func TestStackScheduleInvokesFunction(t *testing.T) {
 	}
 	fn, err := lam.CreateFunction(ctx, &lambda.CreateFunctionInput{
 		FunctionName: aws.String("scheduled"), Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"),
-		Role: aws.String(fnRole), Code: &lambdatypes.FunctionCode{ZipFile: zbuf.Bytes()}, Architectures: []lambdatypes.Architecture{arch},
+		Role: aws.String(fnRole), Code: &lambdatypes.FunctionCode{ZipFile: code}, Architectures: []lambdatypes.Architecture{arch},
 	})
 	if err != nil {
 		t.Fatal(err)
