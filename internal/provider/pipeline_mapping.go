@@ -3,10 +3,8 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -145,30 +143,6 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 	return s
 }
 
-// mergedTags returns the provider's default tags overridden by the
-// resource's tags. known is false when the resource's tags are unknown.
-func mergedTags(ctx context.Context, defaults map[string]string, tags types.Map) (map[string]string, bool, diag.Diagnostics) {
-	out := maps.Clone(defaults)
-	if out == nil {
-		out = map[string]string{}
-	}
-	if tags.IsUnknown() {
-		return out, false, nil
-	}
-	var own map[string]string
-	diags := tags.ElementsAs(ctx, &own, false)
-	maps.Copy(out, own)
-	return out, true, diags
-}
-
-func tagsValue(tags map[string]string) types.Map {
-	elems := map[string]attr.Value{}
-	for k, v := range tags {
-		elems[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, elems)
-}
-
 func optString(s string) types.String {
 	if s == "" {
 		return types.StringNull()
@@ -209,19 +183,9 @@ func alarmARNsValue(arns map[string]string) types.Map {
 	return tagsValue(arns)
 }
 
-// Keys of the resource's private state.
-const (
-	privateState = "pipeline_state"
-	privateDrift = "drift"
-)
-
-type privateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-type privateSetter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
+// privateState is the key of the pipeline.State in the resource's private
+// state.
+const privateState = "pipeline_state"
 
 // loadState returns the pipeline.State kept in the private state. A state
 // written without it (an older provider) is rebuilt from the attributes and
@@ -276,22 +240,8 @@ func saveState(ctx context.Context, p privateSetter, st pipeline.State, drift *p
 		return diags
 	}
 	diags := p.SetKey(ctx, privateState, b)
-	var d []byte
-	if drift != nil && !drift.None() {
-		d, _ = json.Marshal(drift)
-	}
-	// An empty value removes the key.
-	diags.Append(p.SetKey(ctx, privateDrift, d)...)
+	diags.Append(saveDrift(ctx, p, drift)...)
 	return diags
-}
-
-func loadDrift(ctx context.Context, p privateGetter) (pipeline.Drift, diag.Diagnostics) {
-	var d pipeline.Drift
-	b, diags := p.GetKey(ctx, privateDrift)
-	if len(b) > 0 {
-		_ = json.Unmarshal(b, &d)
-	}
-	return d, diags
 }
 
 // modelFromSpec builds the configuration part of the model from a Spec, as
@@ -391,19 +341,7 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		}
 	}
 
-	// Tags: those that differ from the provider's default tags are the
-	// resource's own.
-	own := map[string]string{}
-	for k, v := range s.Tags {
-		if dv, ok := defaultTags[k]; !ok || dv != v {
-			own[k] = v
-		}
-	}
-	m.Tags = types.MapNull(types.StringType)
-	if len(own) > 0 {
-		m.Tags = tagsValue(own)
-	}
-	m.TagsAll = tagsValue(s.Tags)
+	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
 	m.setState(st)
 	return m
 }

@@ -445,10 +445,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 
 	drift, diags := loadDrift(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	components := append([]string(nil), drift.Missing...)
-	for _, c := range drift.Changed {
-		components = append(components, c.Component)
-	}
+	components := drift.Components()
 	// The alarms' ARNs are kept while the same alarms exist unchanged.
 	alarmDrift := slices.ContainsFunc(components, func(c string) bool { return strings.HasPrefix(c, "alarm_") })
 	if alarmsKnown && len(wantAlarms) > 0 && !alarmDrift && !state.AlarmARNs.IsNull() && len(state.AlarmARNs.Elements()) == len(wantAlarms) {

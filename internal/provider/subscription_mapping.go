@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -118,17 +117,7 @@ func subscriptionModelFromSpec(s subscription.Spec, st subscription.State, defau
 	if s.DeadLetter != d.DeadLetter {
 		m.DeadLetter = &SubscriptionDeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetter.MessageRetentionSeconds))}
 	}
-	own := map[string]string{}
-	for k, v := range s.Tags {
-		if dv, ok := defaultTags[k]; !ok || dv != v {
-			own[k] = v
-		}
-	}
-	m.Tags = types.MapNull(types.StringType)
-	if len(own) > 0 {
-		m.Tags = tagsValue(own)
-	}
-	m.TagsAll = tagsValue(s.Tags)
+	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
 	m.setState(st)
 	return m
 }
@@ -160,26 +149,4 @@ var subscriptionDriftAttributes = map[string][]string{
 	subscription.ComponentQueuePolicy:     {"rule_arn"},
 	subscription.ComponentRule:            {"rule_arn"},
 	subscription.ComponentTarget:          {"rule_arn"},
-}
-
-// subscriptionPrivateDrift is the key of the drift that Read found, in the
-// resource's private state.
-const subscriptionPrivateDrift = "drift"
-
-func saveSubscriptionDrift(ctx context.Context, p privateSetter, d *subscription.Drift) diag.Diagnostics {
-	var b []byte
-	if d != nil && !d.None() {
-		b, _ = json.Marshal(d)
-	}
-	// An empty value removes the key.
-	return p.SetKey(ctx, subscriptionPrivateDrift, b)
-}
-
-func loadSubscriptionDrift(ctx context.Context, p privateGetter) (subscription.Drift, diag.Diagnostics) {
-	var d subscription.Drift
-	b, diags := p.GetKey(ctx, subscriptionPrivateDrift)
-	if len(b) > 0 {
-		_ = json.Unmarshal(b, &d)
-	}
-	return d, diags
 }

@@ -323,7 +323,7 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	drift, diags := loadSubscriptionDrift(ctx, req.Private)
+	drift, diags := loadDrift(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	for _, c := range drift.Components() {
 		for _, a := range subscriptionDriftAttributes[c] {
@@ -405,7 +405,7 @@ func (r *SubscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		}
 	}
 	plan.setState(st)
-	resp.Diagnostics.Append(saveSubscriptionDrift(ctx, resp.Private, nil)...)
+	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -441,7 +441,7 @@ func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	state.setState(observed)
-	resp.Diagnostics.Append(saveSubscriptionDrift(ctx, resp.Private, &drift)...)
+	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, &drift)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -471,7 +471,7 @@ func (r *SubscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 		resp.Diagnostics.AddError(fmt.Sprintf("Updating outbox subscription (%s)", s.Name), err.Error())
 	}
 	plan.setState(st)
-	resp.Diagnostics.Append(saveSubscriptionDrift(ctx, resp.Private, nil)...)
+	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -519,6 +519,6 @@ func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.Imp
 	m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
 	})}
-	resp.Diagnostics.Append(saveSubscriptionDrift(ctx, resp.Private, nil)...)
+	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -1,0 +1,90 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+)
+
+// This file holds the glue that the outbox_pipeline and
+// outbox_subscription resources share: tags and the drift kept in the
+// private state.
+
+// mergedTags returns the provider's default tags overridden by the
+// resource's tags. known is false when the resource's tags are unknown.
+func mergedTags(ctx context.Context, defaults map[string]string, tags types.Map) (map[string]string, bool, diag.Diagnostics) {
+	out := maps.Clone(defaults)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if tags.IsUnknown() {
+		return out, false, nil
+	}
+	var own map[string]string
+	diags := tags.ElementsAs(ctx, &own, false)
+	maps.Copy(out, own)
+	return out, true, diags
+}
+
+func tagsValue(tags map[string]string) types.Map {
+	elems := map[string]attr.Value{}
+	for k, v := range tags {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
+// importedTags splits the tags that an import found into the resource's
+// own (those that differ from the provider's default tags; null when there
+// are none) and tags_all.
+func importedTags(tags, defaultTags map[string]string) (own, all types.Map) {
+	mine := map[string]string{}
+	for k, v := range tags {
+		if dv, ok := defaultTags[k]; !ok || dv != v {
+			mine[k] = v
+		}
+	}
+	own = types.MapNull(types.StringType)
+	if len(mine) > 0 {
+		own = tagsValue(mine)
+	}
+	return own, tagsValue(tags)
+}
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// privateDrift is the key of the drift that Read found, in the resource's
+// private state.
+const privateDrift = "drift"
+
+// saveDrift records the drift that Read found; nil or no drift removes it.
+func saveDrift(ctx context.Context, p privateSetter, d *awsops.Drift) diag.Diagnostics {
+	var b []byte
+	if d != nil && !d.None() {
+		b, _ = json.Marshal(d)
+	}
+	// An empty value removes the key.
+	return p.SetKey(ctx, privateDrift, b)
+}
+
+// loadDrift returns the drift that Read recorded.
+func loadDrift(ctx context.Context, p privateGetter) (awsops.Drift, diag.Diagnostics) {
+	var d awsops.Drift
+	b, diags := p.GetKey(ctx, privateDrift)
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &d)
+	}
+	return d, diags
+}
