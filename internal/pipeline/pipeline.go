@@ -19,9 +19,7 @@ var ErrNotFound = errors.New("outbox pipeline not found")
 const TagAdded = "outbox:added"
 
 // Create builds every component of the pipeline described by s. If a step
-// fails, Create deletes what it built and returns the error with an empty
-// State; if that clean-up fails too, it returns what remains so that it is
-// recorded and removed later.
+// fails, it removes what it built, as awsops.Create describes.
 func (c *Clients) Create(ctx context.Context, s Spec) (State, error) {
 	return awsops.Create(ctx, c.waitTimeout(), func(ctx context.Context, st *State) error {
 		return c.apply(ctx, s, st)

@@ -21,12 +21,12 @@ const (
 	ComponentTarget          = "target"
 )
 
-// Change is a component whose settings differ from the Spec.
-type Change = awsops.Change
-
-// Drift is what Read found different from the Spec. Update repairs all of
-// it in place: it recreates missing components and resets changed ones.
-type Drift = awsops.Drift
+// Change and Drift report what Read found different from the Spec (see
+// awsops.Drift); Update repairs all of it in place.
+type (
+	Change = awsops.Change
+	Drift  = awsops.Drift
+)
 
 // Read observes every component recorded in st and compares it with s. It
 // returns the observed State, in which missing components are cleared (so
