@@ -32,7 +32,7 @@ func main() {
 	flag.StringVar(&o.Root, "root", ".", "the repository's root")
 	flag.StringVar(&o.Terraform, "terraform", "bin/terraform", "Terraform CLI for the apply timing (empty: time pipeline.Create only)")
 	flag.IntVar(&o.LatencyEvents, "events", 1000, "events per relay in the latency run")
-	flag.DurationVar(&o.Interval, "interval", 50*time.Millisecond, "pause between two events of one relay in the latency run")
+	flag.DurationVar(&o.Interval, "interval", 50*time.Millisecond, "mean interval between two events of one relay in the latency run (exponentially distributed)")
 	flag.IntVar(&o.Burst, "burst", 1000, "events per throughput burst")
 	flag.IntVar(&o.BurstRuns, "bursts", 5, "throughput bursts per relay")
 	flag.IntVar(&o.UnitEvents, "unit-events", 100, "events whose write units are counted per relay and action")

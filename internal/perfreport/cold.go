@@ -136,8 +136,12 @@ const applyConfig = `terraform {
 
 provider "outbox" {}
 
+variable "name" {
+  type = string
+}
+
 resource "outbox_pipeline" "bench" {
-  name = "bench-apply"
+  name = var.name
 }
 `
 
@@ -174,13 +178,17 @@ func measureApply(ctx context.Context, o Options, stack *localaws.Stack, cfg aws
 			return res, err
 		}
 		for i := range o.Applies {
+			// A fresh name each time: SQS refuses to re-create a queue
+			// within 60 s of deleting one of the same name, and the
+			// pipeline would wait that out.
+			name := tfrun.Var{Name: "name", Value: fmt.Sprintf("bench-apply-%d", i)}
 			start := time.Now()
-			if err := run.Apply(ctx); err != nil {
+			if err := run.Apply(ctx, name); err != nil {
 				return res, err
 			}
 			res.Terraform = append(res.Terraform, time.Since(start))
 			start = time.Now()
-			if err := run.Destroy(ctx); err != nil {
+			if err := run.Destroy(ctx, name); err != nil {
 				return res, err
 			}
 			res.Destroy = append(res.Destroy, time.Since(start))
@@ -190,7 +198,7 @@ func measureApply(ctx context.Context, o Options, stack *localaws.Stack, cfg aws
 	pc := pipeline.NewClients(cfg, relayCode())
 	for i := range o.Applies {
 		start := time.Now()
-		st, err := pc.Create(ctx, pipeline.Spec{Name: "bench-create"})
+		st, err := pc.Create(ctx, pipeline.Spec{Name: fmt.Sprintf("bench-create-%d", i)})
 		if err != nil {
 			return res, err
 		}

@@ -135,7 +135,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	p("")
 	p("Both relays run as real `bootstrap` processes (%s, native) on the local AWS stack, each deployed as its own pipeline with `internal/pipeline.Create` (defaults: batch size 100, no batching window, parallelization 1, bisect on, reconciler off) and a subscription made with `internal/subscription` (an EventBridge rule on the event's source → an SQS queue, long-polled by 4 consumers, 20 s wait). The stack's mapping poller reads each shard 4 times a second, as Lambda does. Each event is committed with an application item in one `TransactWriteItems` (`outbox.Writer`), with a 200-byte detail.", s.Architecture)
 	p("")
-	p("**Latency** is from the return of `TransactWriteItems` to the consumer's `ReceiveMessage` returning the event; %d events per relay, one every %s per relay, both relays at once (after a warm-up, so no cold start is included).", s.Options.LatencyEvents, s.Options.Interval)
+	p("**Latency** is from the return of `TransactWriteItems` to the consumer's `ReceiveMessage` returning the event; %d events per relay, committed at random intervals averaging %s (Poisson arrivals, so that commits fall at every phase of the poll period) by one writer per relay, both relays at once (after a warm-up, so no cold start is included).", s.Options.LatencyEvents, s.Options.Interval)
 	p("")
 	p("![Latency histogram of the relay and the naive relay](%s)", r.Image)
 	p("")
@@ -177,10 +177,10 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	p("")
 	a := s.Apply
 	if len(a.Terraform) > 0 {
-		p("`terraform apply` of one `outbox_pipeline` with default settings (arm64 functions, reconciler and its schedule, dead-letter queue; no alarms) on the local stack, with the provider built from this checkout and run by `internal/tfrun` (%s, offline): median **%s** of %d applies (%s), each followed by a destroy (median %s). `pipeline.Create` of the same Spec from Go, without Terraform: median %s (%s). The difference is Terraform itself: plan, provider start, state.",
-			a.TerraformVersion, msPrec(Median(a.Terraform)), len(a.Terraform), joinDur(a.Terraform), msPrec(Median(a.Destroy)), msPrec(Median(a.Create)), joinDur(a.Create))
+		p("`terraform apply` of one `outbox_pipeline` with default settings (arm64 functions, reconciler and its schedule, dead-letter queue; no alarms) on the local stack, with the provider built from this checkout and run by `internal/tfrun` (%s, offline): median **%s** of %d applies (%s), each followed by a destroy (median %s). `pipeline.Create` of the same Spec from Go, without Terraform: median %s (%s). The difference is Terraform itself: plan, provider start, state. Each run uses a new pipeline name: SQS refuses a queue name for 60 s after deleting it, so re-creating a pipeline of the same name right after destroying it waits about a minute, on AWS as here.",
+			a.TerraformVersion, sec(Median(a.Terraform)), len(a.Terraform), joinDur(a.Terraform), sec(Median(a.Destroy)), sec(Median(a.Create)), joinDur(a.Create))
 	} else {
-		p("`terraform apply` was not timed (%s); `pipeline.Create` of a default pipeline from Go (what the provider calls): median **%s** (%s).", a.TerraformSkipped, msPrec(Median(a.Create)), joinDur(a.Create))
+		p("`terraform apply` was not timed (%s); `pipeline.Create` of a default pipeline from Go (what the provider calls): median **%s** (%s).", a.TerraformSkipped, sec(Median(a.Create)), joinDur(a.Create))
 	}
 	p("")
 	p("On the stack nothing waits for IAM propagation or for a table to become active; on AWS the same apply takes tens of seconds to minutes, mostly the table and index creation and the IAM retries (up to 2 minutes).")
@@ -319,10 +319,12 @@ func perEvent(u WriteUnits, n int) float64 {
 	return u.Total() / float64(n)
 }
 
+func sec(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
 func joinDur(ds []time.Duration) string {
 	var s []string
 	for _, d := range ds {
-		s = append(s, fmt.Sprintf("%.1f s", d.Seconds()))
+		s = append(s, sec(d))
 	}
 	return strings.Join(s, ", ")
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -51,7 +52,8 @@ type Options struct {
 	// missing, only pipeline.Create is timed.
 	Terraform string
 	// LatencyEvents is the number of events per relay in the latency run,
-	// written one every Interval by each relay's writer.
+	// written by each relay's writer at random (exponential) intervals of
+	// mean Interval.
 	LatencyEvents int
 	Interval      time.Duration
 	// Burst is the number of events of a throughput run, BurstRuns the
@@ -436,7 +438,7 @@ func (r *Results) measureRelays(ctx context.Context, o Options, stack *localaws.
 	}
 
 	// Latency: both relays at once, each writer one event every interval.
-	say("latency: %d events per relay, one every %s each...", o.LatencyEvents, o.Interval)
+	say("latency: %d events per relay, every %s on average...", o.LatencyEvents, o.Interval)
 	ids := make([][]string, len(relays))
 	inv0 := make([]int64, len(relays))
 	for i, d := range relays {
@@ -450,8 +452,10 @@ func (r *Results) measureRelays(ctx context.Context, o Options, stack *localaws.
 	var writers sync.WaitGroup
 	for i, d := range relays {
 		writers.Go(func() {
-			tick := time.NewTicker(o.Interval)
-			defer tick.Stop()
+			// Poisson arrivals: a fixed period would lock the commits
+			// to a few phases of the mapping's 250 ms poll period.
+			rng := rand.New(rand.NewPCG(uint64(i), 1))
+			next := time.Now()
 			for n := range o.LatencyEvents {
 				id, err := writeEvent(ctx, d, fmt.Sprintf("lat-%d", n), tr)
 				if err != nil {
@@ -459,7 +463,8 @@ func (r *Results) measureRelays(ctx context.Context, o Options, stack *localaws.
 					return
 				}
 				ids[i] = append(ids[i], id)
-				<-tick.C
+				next = next.Add(time.Duration(min(rng.ExpFloat64(), 10) * float64(o.Interval)))
+				time.Sleep(time.Until(next))
 			}
 		})
 	}
