@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,7 +50,23 @@ type options struct {
 	writeFor time.Duration
 	// action is the pipeline's published.action, mark or delete.
 	action string
+	// The relay's settings, scaled with the event count as a user would
+	// scale them for throughput.
+	batchSize, parallelization, relayTimeout int
+	// killEvery is how many relay invocations the mapping starts between
+	// two kills of a running one.
+	killEvery int64
 }
+
+// largeRun is the event count from which a run uses the throughput
+// settings: full batches, two concurrent batches per shard, a longer relay
+// timeout, and writers paced at sustainedRate.
+const largeRun = 10000
+
+// sustainedRate is the write rate, in events per second, that the local
+// stack relays on two cores with the faults on (make chaos measures it);
+// writing faster only grows the backlog the drain must clear.
+const sustainedRate = 100
 
 func envInt(t *testing.T, name string, def int) int {
 	t.Helper()
@@ -73,6 +88,15 @@ func optionsFromEnv(t *testing.T) options {
 		writers:  envInt(t, "CHAOS_WRITERS", 8),
 		writeFor: time.Duration(envInt(t, "CHAOS_WRITE_SECONDS", 40)) * time.Second,
 		action:   os.Getenv("CHAOS_PUBLISHED_ACTION"),
+		// The short form's settings: small batches, so that a couple of
+		// thousand events make enough invocations to kill and bisect.
+		batchSize: 25, parallelization: 1, relayTimeout: 30, killEvery: 7,
+	}
+	if o.events >= largeRun {
+		o.batchSize, o.parallelization, o.relayTimeout, o.killEvery = 100, 2, 60, 10
+		if os.Getenv("CHAOS_WRITE_SECONDS") == "" {
+			o.writeFor = max(o.writeFor, time.Duration(o.events/sustainedRate)*time.Second)
+		}
 	}
 	switch o.action {
 	case "":
@@ -148,7 +172,7 @@ type run struct {
 	tally *Tally
 
 	// Counted by the writers, the injectors and the drain.
-	writeRetries, kills, fires, fired atomic.Int64
+	writeRetries, kills, reconcilerKills, fires, fired, fireSkips atomic.Int64
 	// errs collects the first errors of background goroutines.
 	errMu sync.Mutex
 	errs  []error
@@ -189,7 +213,7 @@ func clientConfig(stack *localaws.Stack) aws.Config {
 func TestChaos(t *testing.T) {
 	tf := acc(t)
 	o := optionsFromEnv(t)
-	budget := 15*time.Minute + o.drainDeadline() + time.Duration(o.events)*10*time.Millisecond
+	budget := 15*time.Minute + o.writeFor + o.drainDeadline() + time.Duration(o.events)*10*time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 
@@ -210,7 +234,14 @@ func TestChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	tfr := inst.Runner(filepath.Join(src, "testdata"), tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
-	vars := []tfrun.Var{{Name: "published_action", Value: o.action}}
+	vars := []tfrun.Var{
+		{Name: "published_action", Value: o.action},
+		{Name: "relay_batch_size", Value: strconv.Itoa(o.batchSize)},
+		{Name: "relay_parallelization_factor", Value: strconv.Itoa(o.parallelization)},
+		{Name: "relay_timeout", Value: strconv.Itoa(o.relayTimeout)},
+	}
+	t.Logf("%d events from %d writers over at least %s; relay batch_size=%d parallelization_factor=%d timeout=%ds; a kill every %d relay invocations",
+		o.events, o.writers, o.writeFor, o.batchSize, o.parallelization, o.relayTimeout, o.killEvery)
 	if err := tfr.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -297,6 +328,9 @@ func TestChaos(t *testing.T) {
 	if r.kills.Load() == 0 {
 		t.Error("no relay process was killed in the middle of an invocation")
 	}
+	if r.reconcilerKills.Load() == 0 {
+		t.Error("no reconciler process was killed in the middle of an invocation")
+	}
 	if err := ctl.ClearFaults(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +369,8 @@ func TestChaos(t *testing.T) {
 	if ms, err := ctl.MappingStatus(ctx, r.out.MappingUUID); err == nil {
 		t.Logf("mapping counters: %+v", ms.Counters)
 	}
-	t.Logf("kills=%d reconciler_fires=%d write_retries=%d", r.kills.Load(), r.fires.Load(), r.writeRetries.Load())
+	t.Logf("kills=%d reconciler_kills=%d reconciler_fires=%d fires_skipped_while_running=%d write_retries=%d",
+		r.kills.Load(), r.reconcilerKills.Load(), r.fires.Load(), r.fireSkips.Load(), r.writeRetries.Load())
 
 	if drainErr != nil {
 		t.Error(drainErr)
@@ -375,7 +410,20 @@ func (r *run) progress(ctx context.Context, done <-chan struct{}) {
 		case <-time.After(30 * time.Second):
 		}
 		written, delivered := r.tally.Progress()
-		r.t.Logf("progress after %s: written=%d delivered=%d", time.Since(start).Round(time.Second), written, delivered)
+		line := fmt.Sprintf("progress after %s: written=%d delivered=%d", time.Since(start).Round(time.Second), written, delivered)
+		// Where the time goes: the mapping's work and the functions'
+		// processes, when the stack answers.
+		if ms, err := r.ctl.MappingStatus(ctx, r.out.MappingUUID); err == nil {
+			c := ms.Counters
+			line += fmt.Sprintf(" mapping{read=%d invocations=%d errors=%d bisects=%d succeeded=%d trimmed=%d dead_lettered=%d}",
+				c.RecordsRead, c.Invocations, c.FunctionErrors, c.Bisects, c.RecordsSucceeded, c.RecordsTrimmed, c.OnFailureSent)
+		}
+		for _, fn := range []string{r.out.RelayFunctionName, r.out.reconcilerName()} {
+			if in, err := r.ctl.LambdaInstances(ctx, fn); err == nil {
+				line += fmt.Sprintf(" %s{busy=%d live=%d}", fn, in.Busy, in.Live)
+			}
+		}
+		r.t.Log(line)
 	}
 }
 
@@ -600,47 +648,84 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 	return faults
 }
 
-// killer kills relay processes in the middle of their invocations, about
-// once a second, and now and then the reconciler's.
+// killer kills processes in the middle of their invocations, paced by
+// progress rather than by the clock: a running relay invocation once every
+// killEvery invocations the mapping starts, and a running reconciler
+// invocation once every third invocation the suite fires. A kill is sent
+// only while an invocation runs: one sent with none running is armed for
+// the next, which could come after the faults clear.
 func (r *run) killer(ctx context.Context, stop <-chan struct{}) {
-	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
-	for tick := 0; ; tick++ {
+	relay, reconciler := r.out.RelayFunctionName, r.out.reconcilerName()
+	var nextRelay, nextReconciler int64 = 1, 1
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	for {
 		select {
 		case <-stop:
 			return
 		case <-ctx.Done():
 			return
-		case <-time.After(time.Duration(700+rng.IntN(600)) * time.Millisecond):
+		case <-poll.C:
 		}
-		fn := r.out.RelayFunctionName
-		if tick%5 == 4 {
-			fn = r.out.reconcilerName()
-		}
-		// Kill only a running invocation: a kill with none running is
-		// armed for the next one, which could come after the faults clear.
-		in, err := r.ctl.LambdaInstances(ctx, fn)
+		ms, err := r.ctl.MappingStatus(ctx, r.out.MappingUUID)
 		if err != nil {
-			r.fail(fmt.Errorf("reading %s's instances: %w", fn, err))
+			r.fail(fmt.Errorf("reading the mapping's counters: %w", err))
 			return
 		}
-		if in.Running == 0 {
-			continue
+		if ms.Counters.Invocations >= nextRelay {
+			killed, err := r.killRunning(ctx, relay)
+			if err != nil {
+				r.fail(err)
+				return
+			}
+			if killed {
+				r.kills.Add(1)
+				nextRelay = ms.Counters.Invocations + r.o.killEvery
+			}
 		}
-		killed, err := r.ctl.KillLambda(ctx, fn)
-		if err != nil {
-			r.fail(fmt.Errorf("killing %s: %w", fn, err))
-			return
-		}
-		if killed && fn == r.out.RelayFunctionName {
-			r.kills.Add(1)
+		if fired := r.fired.Load(); fired >= nextReconciler {
+			killed, err := r.killRunning(ctx, reconciler)
+			if err != nil {
+				r.fail(err)
+				return
+			}
+			if killed {
+				r.reconcilerKills.Add(1)
+				nextReconciler = fired + 3
+			}
 		}
 	}
 }
 
-// fireLoop fires the reconciler's schedule every interval until stop.
+// killRunning kills a process of fn if one is running an invocation.
+func (r *run) killRunning(ctx context.Context, fn string) (bool, error) {
+	in, err := r.ctl.LambdaInstances(ctx, fn)
+	if err != nil {
+		return false, fmt.Errorf("reading %s's instances: %w", fn, err)
+	}
+	if in.Running == 0 {
+		return false, nil
+	}
+	killed, err := r.ctl.KillLambda(ctx, fn)
+	if err != nil {
+		return false, fmt.Errorf("killing %s: %w", fn, err)
+	}
+	return killed, nil
+}
+
+// fireLoop fires the reconciler's schedule every interval until stop, like
+// a schedule whose interval is shorter than a run under load would, but
+// only when no reconciler invocation is running: runs that pile up
+// saturate the stack and prove nothing the pipeline's configuration allows
+// (pipeline.Spec.Validate rejects a rate shorter than the timeout).
 func (r *run) fireLoop(ctx context.Context, stop <-chan struct{}, interval time.Duration) {
 	for {
-		r.fire(ctx)
+		if err := r.fireIfIdle(ctx); err != nil {
+			if ctx.Err() == nil {
+				r.fail(err)
+			}
+			return
+		}
 		select {
 		case <-stop:
 			return
@@ -649,6 +734,21 @@ func (r *run) fireLoop(ctx context.Context, stop <-chan struct{}, interval time.
 		case <-time.After(interval):
 		}
 	}
+}
+
+// fireIfIdle fires the reconciler's schedule unless a reconciler
+// invocation is in flight.
+func (r *run) fireIfIdle(ctx context.Context) error {
+	in, err := r.ctl.LambdaInstances(ctx, r.out.reconcilerName())
+	if err != nil {
+		return fmt.Errorf("reading the reconciler's instances: %w", err)
+	}
+	if in.Busy > 0 {
+		r.fireSkips.Add(1)
+		return nil
+	}
+	r.fire(ctx)
+	return nil
 }
 
 func (r *run) fire(ctx context.Context) {
@@ -731,7 +831,9 @@ func (r *run) drain(ctx context.Context, cleared time.Time) (time.Time, error) {
 			quietSince = time.Time{}
 			state = busy
 			if strings.HasPrefix(busy, "pending") && now.Sub(lastFire) >= 5*time.Second {
-				r.fire(ctx)
+				if err := r.fireIfIdle(ctx); err != nil {
+					return now, err
+				}
 				lastFire = now
 			}
 		} else if quietSince.IsZero() {

@@ -1,7 +1,8 @@
 # The pipeline under test and a consumer's subscription on its bus, tuned
-# for the chaos suite: the x86_64 relay (no emulation), small batches that
-# bisect, few retries before the dead-letter queue, and a reconciler that
-# republishes anything pending for more than a few seconds. Region,
+# for the chaos suite: the x86_64 relay (no emulation), batches that bisect
+# (sized by the suite for its event count), few retries before the
+# dead-letter queue, and a reconciler that republishes anything pending for
+# more than a few seconds, scheduled no more often than its timeout. Region,
 # credentials and endpoint come from the environment.
 
 terraform {
@@ -33,6 +34,24 @@ variable "published_action" {
   default     = "mark"
 }
 
+variable "relay_batch_size" {
+  description = "Records per relay invocation."
+  type        = number
+  default     = 25
+}
+
+variable "relay_parallelization_factor" {
+  description = "Concurrent relay invocations per stream shard."
+  type        = number
+  default     = 1
+}
+
+variable "relay_timeout" {
+  description = "Relay function timeout, in seconds."
+  type        = number
+  default     = 30
+}
+
 variable "reconciler_min_age_seconds" {
   description = "Age a pending item reaches before the reconciler republishes it."
   type        = number
@@ -46,10 +65,11 @@ resource "outbox_pipeline" "chaos" {
 
   relay {
     architecture           = "x86_64"
-    batch_size             = 25
+    batch_size             = var.relay_batch_size
+    parallelization_factor = var.relay_parallelization_factor
     maximum_retry_attempts = 2
     bisect_on_error        = true
-    timeout                = 30
+    timeout                = var.relay_timeout
   }
 
   published {
