@@ -119,7 +119,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	// Benchmark.
 	p("## The relay's critical path")
 	p("")
-	p("From `BenchmarkRelay` in `internal/relay` (`go test -bench`): one batch of 100 stream records (the mapping's default batch size), 256-byte details, against a fake AWS whose DynamoDB is a real engine and which adds 3 ms to every call. *Round trips* is the longest chain of calls that wait for each other, the floor of a batch's duration whatever the network; *calls per event* is what AWS bills and throttles.")
+	p("From `BenchmarkRelay` in `internal/relay` (`go test -bench`): one batch of 100 stream records (the mapping's default batch size), 256-byte details, against a fake AWS whose DynamoDB is a real engine and which adds 3 ms to every call. *Round trips* is the longest chain of calls that wait for each other, the floor of a batch's duration whatever the network; *calls per event* is what AWS bills and throttles. The time per batch also holds the fake engine's own work on this machine.")
 	p("")
 	p("| relay | action | round trips per batch | AWS calls per event | time per batch (3 ms per call) |")
 	p("| --- | --- | ---: | ---: | ---: |")
@@ -183,7 +183,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		p("`terraform apply` was not timed (%s); `pipeline.Create` of a default pipeline from Go (what the provider calls): median **%s** (%s).", a.TerraformSkipped, sec(Median(a.Create)), joinDur(a.Create))
 	}
 	p("")
-	p("On the stack nothing waits for IAM propagation or for a table to become active; on AWS the same apply takes tens of seconds to minutes, mostly the table and index creation and the IAM retries (up to 2 minutes).")
+	p("On the stack nothing waits for IAM propagation or for a table and its index to become active; on AWS those waits come on top (the pipeline retries IAM propagation errors for up to 2 minutes).")
 	p("")
 	p("| package | zip | bootstrap (uncompressed) |")
 	p("| --- | ---: | ---: |")
@@ -195,7 +195,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		p("| `%s`%s | %s | %s |", z.Name, note, mib(z.Bytes), mib(z.Bootstrap))
 	}
 	p("")
-	p("Cold start: a fresh relay function is created and invoked with an empty stream batch, then invoked again (warm); %d functions per architecture. *Init* is the stack's `Init Duration` from the `REPORT` line (process start to the runtime's first request for work: Go runtime start, configuration, AWS SDK setup); *first invocation* is what the caller saw, including the stack's invoke path and its 50 ms wait for the function's output.", s.Options.ColdStarts)
+	p("Cold start: a fresh relay function is created and invoked with an empty stream batch, then invoked again (warm); %d functions per architecture. *Init* is the stack's `Init Duration` from the `REPORT` line (process start to the runtime's first request for work: Go runtime start, configuration, AWS SDK setup); *first invocation* is what the caller saw, the stack's invoke path included.", s.Options.ColdStarts)
 	p("")
 	p("| architecture | init (median) | first invocation (median) | warm invocation (median) | runs |")
 	p("| --- | ---: | ---: | ---: | ---: |")
@@ -231,7 +231,7 @@ func (r Report) writeUnits(p func(string, ...any)) {
 	n := u.Events
 	p("## DynamoDB write units and cost per million events")
 	p("")
-	p("**Method.** %d events were committed, each with an application item, through a DynamoDB client whose SDK middleware sets `ReturnConsumedCapacity = INDEXES` on every write and adds up the `ConsumedCapacity` returned, per table, base table and indexes apart. The same events were then relayed through the same client with each relay and action (the relay code of the functions, run in-process so that its client can be counted), in batches of 100; the naive dual write is a `PutItem` of the application item and a `PutEvents`. The local stack computes capacity by DynamoDB's rules: one unit per started KB of the larger of the old and new item, the same again for each index the item enters, leaves or moves in, and double for every write in a transaction, index writes included. The application item is %d bytes and the outbox item %d bytes, so every write is one KB.", n, u.AppItemBytes, u.OutboxItemBytes)
+	p("**Method.** %d events were committed, each with an application item, through a DynamoDB client whose SDK middleware sets `ReturnConsumedCapacity = INDEXES` on every write and adds up the `ConsumedCapacity` returned, per table, base table and indexes apart. The same events were then relayed through the same client with each relay and action (the relay code of the functions, run in-process so that its client can be counted), in batches of 100; the naive dual write is a `PutItem` of the application item and a `PutEvents`. The local stack computes capacity by DynamoDB's rules: one unit per started KB of the larger of the old and new item, the same again for each index the item enters, leaves or moves in, and double for every write in a transaction, index writes included. The application item is %d bytes and the outbox item %d bytes, so every write is of one started KB.", n, u.AppItemBytes, u.OutboxItemBytes)
 	p("")
 	p("| write units per event | outbox, relay, mark | outbox, relay, delete | outbox, naive relay, mark | outbox, naive relay, delete | naive dual write |")
 	p("| --- | ---: | ---: | ---: | ---: | ---: |")
@@ -300,8 +300,8 @@ func (r Report) writeUnits(p func(string, ...any)) {
 	p("")
 	p("Assumptions: items under 1 KB and events under 64 KB (one unit and one EventBridge event each); on-demand capacity; no cancelled transactions and no retries (a cancelled transaction is billed too); the relay's conditional marks all succeed; Lambda duration, CloudWatch, storage (mark mode keeps each item for its TTL, 30 days by default) and the reconciler's fixed cost are left out (see the [costs guide](guides/costs.md)); stream reads by Lambda and TTL deletes are free. Relay and naive relay write the same items, so they cost the same in DynamoDB; the naive relay's extra cost is Lambda time and `PutEvents` calls (10 times as many requests, the same number of billed events).")
 	p("")
-	p("The stack doubles the pending-index write made inside the transaction (%s units per event); the [costs guide](guides/costs.md) counts it as a standard write (1 unit) and says to add 1 unit (%.3f USD per million events) if the bill shows it doubled. The totals above are the stack's count, the upper of the two: with the guide's assumption each outbox column is %s units lower (%s instead of %s units per event for the relay in mark mode).",
-		wru(cOutI), PriceWRU, wru(cOutI/2), wru(totals[0]-cOutI/2), wru(totals[0]))
+	p("The stack doubles the pending-index write made inside the transaction (%s units per event); the [costs guide](guides/costs.md) counts it as a standard write (1 unit) and says to add 1 unit (%.3f USD per million events) if the bill shows it doubled. The totals above are the stack's count, the upper of the two: with the guide's assumption each outbox column is lower by %s (%s instead of %s units per event for the relay in mark mode).",
+		wru(cOutI), PriceWRU, units(cOutI/2), wru(totals[0]-cOutI/2), wru(totals[0]))
 	p("")
 }
 
@@ -317,6 +317,13 @@ func perEvent(u WriteUnits, n int) float64 {
 		return 0
 	}
 	return u.Total() / float64(n)
+}
+
+func units(x float64) string {
+	if x == 1 {
+		return "1 unit"
+	}
+	return wru(x) + " units"
 }
 
 func sec(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
