@@ -34,3 +34,35 @@ func BenchmarkTransactWriteItems(b *testing.B) {
 	}
 	b.ReportMetric(float64(i)/time.Since(start).Seconds(), "tx/s")
 }
+
+// BenchmarkSweepTTLLiveItems measures one TTL sweep of a table holding
+// 20,000 items that carry the TTL attribute and none of which has expired:
+// a sweep should cost nothing like a pass over the table.
+func BenchmarkSweepTTLLiveItems(b *testing.B) {
+	const live = 20000
+	e := newEnv(b, localddb.Options{TTLSweepInterval: -1})
+	e.createTable(b, "sessions", "NEW_AND_OLD_IMAGES")
+	if _, err := e.ddb.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("sessions"),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("expiresAt"), Enabled: aws.Bool(true)}}); err != nil {
+		b.Fatal(err)
+	}
+	later := strconv.FormatInt(time.Now().Add(24*time.Hour).Unix(), 10)
+	for i := 0; i < live; i += 25 {
+		var reqs []types.WriteRequest
+		for j := i; j < i+25; j++ {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+				"PK": s("SESSION#" + strconv.Itoa(j)), "SK": s("x"), "expiresAt": n(later), "payload": s(`{"user":"u"}`)}}})
+		}
+		if _, err := e.ddb.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"sessions": reqs}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sweeps := 0
+	start := time.Now()
+	for b.Loop() {
+		e.svc.SweepTTL()
+		sweeps++
+	}
+	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(sweeps), "us/sweep")
+	b.ReportMetric(live, "live-items")
+}
