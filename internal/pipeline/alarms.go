@@ -119,12 +119,12 @@ func (s Spec) validateAlarms() error {
 		return nil
 	}
 	if minAge := int64(s.Reconciler.MinAge.Seconds()); int64(a.OldestPendingAgeThresholdSeconds) <= minAge {
-		return invalid("Alarms.OldestPendingAgeThresholdSeconds",
+		return invalidAgainst("Alarms.OldestPendingAgeThresholdSeconds", []string{"Reconciler.MinAge"},
 			fmt.Sprintf("use more than the reconciler's min age (%d seconds): the reconciler reports only events older than that, and republishes them", minAge),
 			"is %d", a.OldestPendingAgeThresholdSeconds)
 	}
 	if p := reconcilerPeriod(s.Reconciler.ScheduleExpression); int64(a.EvaluationPeriods)*int64(p) > maxEvaluationSeconds {
-		return invalid("Alarms.EvaluationPeriods",
+		return invalidAgainst("Alarms.EvaluationPeriods", []string{"Reconciler.ScheduleExpression"},
 			fmt.Sprintf("use at most %d: the oldest_pending_age alarm's period is the reconciler's schedule (%d seconds) and CloudWatch evaluates at most one day", maxEvaluationSeconds/p, p),
 			"is %d", a.EvaluationPeriods)
 	}

@@ -290,13 +290,23 @@ var logRetentionDays = []int32{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 4
 // ValidationError names the field of a Spec at fault and the fix.
 type ValidationError struct {
 	// Field is the path of the field, as in Go ("Mapping.BatchSize").
-	Field   string
+	Field string
+	// Related lists the other fields the check compared Field with
+	// ("Reconciler.Function.Timeout"): a caller that knows some values
+	// only later (Terraform at plan time) skips the check until they are
+	// known.
+	Related []string
 	Problem string
 	Fix     string
 }
 
 func (e *ValidationError) Error() string {
 	return fmt.Sprintf("outbox pipeline %s %s: %s", e.Field, e.Problem, e.Fix)
+}
+
+// invalidAgainst is invalid for a check of field against related fields.
+func invalidAgainst(field string, related []string, fix, problem string, args ...any) error {
+	return &ValidationError{Field: field, Related: related, Problem: fmt.Sprintf(problem, args...), Fix: fix}
 }
 
 func invalid(field, fix, problem string, args ...any) error {
@@ -411,7 +421,7 @@ func (r ReconcilerSpec) validateOverlap() error {
 		return nil
 	}
 	interval := n * unit
-	return invalid("Reconciler.ScheduleExpression",
+	return invalidAgainst("Reconciler.ScheduleExpression", []string{"Reconciler.Function.Timeout"},
 		fmt.Sprintf(`use an interval of at least the timeout, such as "rate(%d minutes)", or lower the reconciler's timeout to at most %d seconds`, (timeout+59)/60, interval),
 		"is %q, every %d seconds, shorter than the reconciler's timeout (%d seconds): a run could start before the previous one ends",
 		r.ScheduleExpression, interval, timeout)

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
@@ -327,8 +328,24 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if !ok {
 		p = path.Root("name")
 	}
+	// A check against a value known only at apply (read as its default
+	// here) waits for apply, where the pipeline validates again.
+	for _, field := range append([]string{ve.Field}, ve.Related...) {
+		if fp, ok := fieldPaths[field]; ok && configUnknown(ctx, req.Config, fp) {
+			return
+		}
+	}
 	resp.Diagnostics.AddAttributeError(p, "Invalid outbox pipeline configuration",
 		fmt.Sprintf("%s %s: %s.", dotted(p), ve.Problem, ve.Fix))
+}
+
+// configUnknown reports whether the configuration's value at p is unknown.
+func configUnknown(ctx context.Context, config tfsdk.Config, p path.Path) bool {
+	var v attr.Value
+	if diags := config.GetAttribute(ctx, p, &v); diags.HasError() || v == nil {
+		return false
+	}
+	return v.IsUnknown()
 }
 
 // Attributes recorded per component of a pipeline.Drift: when a component

@@ -1229,3 +1229,39 @@ func TestAccPipeline_invalid(t *testing.T) {
 		Steps:                    steps,
 	})
 }
+
+// A check that compares two settings waits for apply when one of them is
+// known only then: here the reconciler's timeout comes from another
+// resource, so a short schedule cannot be judged at plan time.
+func TestAccPipeline_unknownAtPlan(t *testing.T) {
+	e := newAccEnv(t)
+	config := e.providerConfig() + `
+resource "terraform_data" "timeout" {
+  input = 50
+}
+
+resource "outbox_pipeline" "test" {
+  name = "p"
+  reconciler {
+    schedule_expression = "rate(1 minute)"
+    timeout             = terraform_data.timeout.output
+  }
+  alarms {
+    oldest_pending_age_threshold_seconds = 120
+  }
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config:             strings.Replace(config, "  alarms {\n    oldest_pending_age_threshold_seconds = 120\n  }\n", "", 1),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}, {
+			// With the timeout known, a conflict is reported at plan.
+			Config:      strings.Replace(config, "terraform_data.timeout.output", "50", 1),
+			PlanOnly:    true,
+			ExpectError: words(`alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`),
+		}},
+	})
+}
