@@ -113,7 +113,10 @@ func (s *Service) itemLocked(t *table, key Item) Item {
 	return fromWireItem(out.Item)
 }
 
+// emitLocked records written items' changes: in the table's TTL index and
+// on its stream. Every write path calls it with the items as stored.
 func (s *Service) emitLocked(t *table, changes ...change) {
+	s.indexTTLLocked(t, changes)
 	if t.stream != nil && len(changes) > 0 {
 		s.streams.append(t.stream.arn, changes)
 	}

@@ -1,7 +1,6 @@
 package dynamodb
 
 import (
-	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -73,6 +72,7 @@ type table struct {
 	latestStream       *stream // last stream, kept after disabling
 	ttlAttr            string
 	ttlEnabled         bool
+	ttl                *ttlIndex // items by expiry while TTL is enabled
 	tags               map[string]string
 }
 
@@ -749,8 +749,15 @@ func (s *Service) updateTimeToLive(req *awsapi.Request) (any, error) {
 	case !spec.Enabled && spec.AttributeName != t.ttlAttr:
 		return nil, awsapi.ValidationException("TimeToLive is active on a different AttributeName: current AttributeName is %s", t.ttlAttr)
 	}
+	var ix *ttlIndex
+	if spec.Enabled {
+		if ix, err = s.buildTTLIndexLocked(t, spec.AttributeName); err != nil {
+			return nil, err
+		}
+	}
 	t.ttlEnabled = spec.Enabled
 	t.ttlAttr = spec.AttributeName
+	t.ttl = ix
 	if !spec.Enabled {
 		t.ttlAttr = ""
 	}
@@ -776,46 +783,6 @@ func (s *Service) describeTimeToLive(req *awsapi.Request) (any, error) {
 		d = map[string]any{"TimeToLiveStatus": "ENABLED", "AttributeName": t.ttlAttr}
 	}
 	return map[string]any{"TimeToLiveDescription": d}, nil
-}
-
-// SweepTTL deletes every expired item of the tables with TTL enabled, as
-// the TTL process does, emitting REMOVE records with the service identity.
-// Items whose TTL attribute is not a number, or is more than five years in
-// the past, are left alone.
-func (s *Service) SweepTTL() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.env.Time().Unix()
-	oldest := now - 5*365*24*3600
-	for _, t := range s.tables {
-		if !t.ttlEnabled {
-			continue
-		}
-		items, err := s.scanAllLocked(t.name)
-		if err != nil {
-			continue
-		}
-		var changes []change
-		for _, it := range items {
-			v, ok := it[t.ttlAttr]
-			if !ok || v == nil || v.N == nil {
-				continue
-			}
-			var exp float64
-			if _, err := fmt.Sscan(*v.N, &exp); err != nil || int64(exp) > now || int64(exp) < oldest {
-				continue
-			}
-			old := fromWireItem(it)
-			key := project(old, t.keyNames())
-			if _, err := s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: &t.name, Key: toWireItem(key)}); err != nil {
-				continue
-			}
-			changes = append(changes, change{keys: key, oldImage: old, ttl: true})
-		}
-		if t.stream != nil && len(changes) > 0 {
-			s.streams.append(t.stream.arn, changes)
-		}
-	}
 }
 
 type taggingInput struct {
