@@ -127,7 +127,10 @@ func (h ttlHeap) Swap(i, j int) {
 }
 
 func (h *ttlHeap) Push(x any) {
-	e := x.(*ttlEntry)
+	e, ok := x.(*ttlEntry)
+	if !ok {
+		return
+	}
 	e.pos = len(*h)
 	*h = append(*h, e)
 }
