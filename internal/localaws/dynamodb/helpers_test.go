@@ -28,7 +28,12 @@ type env struct {
 // returns SDK clients for them (no retries, so faults show).
 func newEnv(t testing.TB, opts localddb.Options) *env {
 	t.Helper()
-	e := awsapi.NewEnv("", "", nil)
+	return newEnvWith(t, opts, awsapi.NewEnv("", "", nil))
+}
+
+// newEnvWith is newEnv on a given stack environment (a set clock).
+func newEnvWith(t testing.TB, opts localddb.Options, e *awsapi.Env) *env {
+	t.Helper()
 	svc := localddb.New(e, opts)
 	r := awsapi.NewRouter(e)
 	if err := r.Register(svc); err != nil {
