@@ -224,7 +224,7 @@ func TestAccExamplesValidate(t *testing.T) {
 				}
 			}
 			if len(foreign) > 0 {
-				t.Skipf("needs providers that are not in the offline mirror, for %v", foreign)
+				t.Fatalf("uses %v: examples must validate offline, with this provider alone", foreign)
 			}
 			staged, err := tfrun.Stage(root, t.TempDir(), "modules", rel)
 			if err != nil {

@@ -9,19 +9,40 @@ resource "outbox_pipeline" "orders" {
 }
 
 # An outbox in the application's own table: OUTBOX# items sit beside the
-# aggregates, published to an SNS topic and deleted once published.
+# aggregates, published to an SNS topic and deleted once published. The
+# pipeline enables the table's stream and adds the pending index and TTL;
+# if the table is managed with hashicorp/aws, see "Adopting an existing
+# table" below for the lifecycle settings that keep the two from fighting.
+variable "shop_table_name" {
+  type        = string
+  description = "Name of the application's existing DynamoDB table."
+  default     = "shop"
+}
+
+variable "shop_events_topic_arn" {
+  type        = string
+  description = "ARN of the SNS topic the shop's events are published to."
+  default     = "arn:aws:sns:eu-west-1:123456789012:shop-events"
+}
+
+variable "alerts_topic_arn" {
+  type        = string
+  description = "ARN of the SNS topic that receives the pipeline's alarms."
+  default     = "arn:aws:sns:eu-west-1:123456789012:alerts"
+}
+
 resource "outbox_pipeline" "shop" {
   name = "shop"
 
   table {
     existing      = true
-    name          = aws_dynamodb_table.shop.name
+    name          = var.shop_table_name
     partition_key = "pk"
     sort_key      = "sk"
   }
 
   target {
-    topic_arn = aws_sns_topic.shop_events.arn
+    topic_arn = var.shop_events_topic_arn
   }
 
   relay {
@@ -41,30 +62,8 @@ resource "outbox_pipeline" "shop" {
   dead_letter {
     message_retention_seconds = 345600
   }
-}
 
-resource "aws_sns_topic" "shop_events" {
-  name = "shop-events"
-}
-
-# The pipeline enables the stream, adds the pending index and TTL on the
-# adopted table; the AWS provider must not undo them.
-resource "aws_dynamodb_table" "shop" {
-  name         = "shop"
-  billing_mode = "PAY_PER_REQUEST"
-  hash_key     = "pk"
-  range_key    = "sk"
-
-  attribute {
-    name = "pk"
-    type = "S"
-  }
-  attribute {
-    name = "sk"
-    type = "S"
-  }
-
-  lifecycle {
-    ignore_changes = [stream_enabled, stream_view_type, global_secondary_index, attribute, ttl]
+  alarms {
+    sns_topic_arn = var.alerts_topic_arn
   }
 }
