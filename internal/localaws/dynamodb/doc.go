@@ -27,6 +27,16 @@
 // Update that sets the same values, a Delete of a missing item) writes no
 // stream record.
 //
+// # Time to Live
+//
+// Each table with TTL enabled keeps an index of its items whose TTL
+// attribute is a number, ordered by expiry; every write path updates it,
+// and enabling TTL builds it from one scan. A sweep (every
+// Options.TTLSweepInterval) reads only the expired items and deletes them
+// in batches, each under the lock, so its cost follows the expired items
+// and not the size of the table. As on AWS, items whose TTL attribute is
+// not a number, or is more than five years in the past, are left alone.
+//
 // # Stream records
 //
 // Records have the shape DynamoDB Streams GetRecords returns (see Record):

@@ -96,7 +96,7 @@ func (ix *ttlIndex) remove(id string) {
 // next returns the entry with the earliest expiry if it is at or before
 // now, parking the entries too old to expire; nil when none is due.
 func (ix *ttlIndex) next(now int64) *ttlEntry {
-	if now < ix.lastNow {
+	if now < ix.lastNow && len(ix.entries) > len(ix.heap) {
 		for _, e := range ix.entries {
 			if e.pos < 0 {
 				heap.Push(&ix.heap, e)
