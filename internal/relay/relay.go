@@ -61,6 +61,10 @@ import (
 // ActionReconcile is the action of a reconcile payload.
 const ActionReconcile = "reconcile"
 
+// maxMinAgeSeconds bounds a reconcile request's minimum age, well within
+// time.Duration, so that no value wraps around to a negative age.
+const maxMinAgeSeconds = 365 * 24 * 3600
+
 // ReconcileRequest is the payload that selects reconcile mode.
 type ReconcileRequest struct {
 	Action string `json:"action"`
@@ -202,8 +206,8 @@ func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (reconcile.
 	}
 	minAge := r.minAge
 	if req.MinAgeSeconds != nil {
-		if *req.MinAgeSeconds < 0 {
-			return reconcile.Report{}, fmt.Errorf("minAgeSeconds is %v: expected a number of seconds, 0 or more", *req.MinAgeSeconds)
+		if *req.MinAgeSeconds < 0 || *req.MinAgeSeconds > maxMinAgeSeconds {
+			return reconcile.Report{}, fmt.Errorf("minAgeSeconds is %v: expected a number of seconds from 0 to %d (a year)", *req.MinAgeSeconds, maxMinAgeSeconds)
 		}
 		minAge = time.Duration(*req.MinAgeSeconds * float64(time.Second))
 	}

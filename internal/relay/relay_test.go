@@ -583,6 +583,7 @@ func TestHandleDispatch(t *testing.T) {
 		{"reconcile with min age", `{"action":"reconcile","minAgeSeconds":60}`, `"minAgeSeconds":60`, false},
 		{"unknown action", `{"action":"publish"}`, `unknown action "publish"`, true},
 		{"negative min age", `{"action":"reconcile","minAgeSeconds":-1}`, "minAgeSeconds is -1", true},
+		{"min age past a year", `{"action":"reconcile","minAgeSeconds":1e300}`, "minAgeSeconds is 1e+300: expected a number of seconds from 0 to 31536000", true},
 		{"empty object", `{}`, "unsupported payload", true},
 		{"array", `[1,2]`, "unsupported payload", true},
 		{"string", `"reconcile"`, "unsupported payload", true},
