@@ -3,6 +3,7 @@ package relaytest
 import (
 	"context"
 	"fmt"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"net/http"
 	"testing"
 	"time"
@@ -190,12 +191,14 @@ func (f *AWS) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*
 
 // The helpers below read and write the engine directly: they are not
 // counted, delayed or failed by the hooks. They fail the test on error, so
-// call them from the test's goroutine.
+// call them from the test's goroutine. Unlike the calls under test, they
+// retry as any SDK client does: a connection reset on a loaded machine is
+// not what a test checks.
 
 // Put stores an item.
 func (f *AWS) Put(item map[string]ddb.AttributeValue) {
 	f.tb.Helper()
-	if _, err := f.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.Table.Name), Item: item}); err != nil {
+	if _, err := f.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.Table.Name), Item: item}, withRetries); err != nil {
 		f.tb.Fatalf("relaytest: storing an item: %v", err)
 	}
 }
@@ -216,7 +219,7 @@ func (f *AWS) PutRecords(records []outbox.Record) {
 		}
 		out, err := f.db.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
 			RequestItems: map[string][]ddb.WriteRequest{f.Table.Name: reqs},
-		})
+		}, withRetries)
 		if err != nil {
 			f.tb.Fatalf("relaytest: storing %d items: %v", len(reqs), err)
 		}
@@ -236,7 +239,7 @@ func (f *AWS) Item(pk, sk string) map[string]ddb.AttributeValue {
 			f.Table.SortKey:      &ddb.AttributeValueMemberS{Value: sk},
 		},
 		ConsistentRead: aws.Bool(true),
-	})
+	}, withRetries)
 	if err != nil {
 		f.tb.Fatalf("relaytest: reading item (%s, %s): %v", pk, sk, err)
 	}
@@ -259,3 +262,6 @@ func str(v ddb.AttributeValue) string {
 	}
 	return ""
 }
+
+// withRetries gives a helper call the SDK's standard retries.
+func withRetries(o *dynamodb.Options) { o.Retryer = retry.NewStandard() }
