@@ -1400,10 +1400,17 @@ func (s *Service) deleteMessage(req *awsapi.Request) (any, error) {
 	return nil, s.deleteOne(q, in.ReceiptHandle)
 }
 
+type deleteEntry struct{ Id, ReceiptHandle string }
+
+type visibilityEntry struct {
+	Id, ReceiptHandle string
+	VisibilityTimeout int
+}
+
 func (s *Service) deleteMessageBatch(req *awsapi.Request) (any, error) {
 	var in struct {
 		QueueUrl string
-		Entries  []struct{ Id, ReceiptHandle string }
+		Entries  []deleteEntry
 	}
 	if err := req.DecodeJSON(&in); err != nil {
 		return nil, err
@@ -1412,21 +1419,30 @@ func (s *Service) deleteMessageBatch(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(in.Entries))
-	for i, e := range in.Entries {
-		ids[i] = e.Id
+	return runHandleBatch(in.Entries, func(e deleteEntry) string { return e.Id }, func(e deleteEntry) error {
+		return s.deleteOne(q, e.ReceiptHandle)
+	})
+}
+
+// runHandleBatch serves DeleteMessageBatch and ChangeMessageVisibilityBatch:
+// it checks the entries' ids, applies do to each entry, and reports each
+// outcome under Successful or Failed.
+func runHandleBatch[E any](entries []E, id func(E) string, do func(E) error) (any, error) {
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = id(e)
 	}
 	if err := checkBatch(ids); err != nil {
 		return nil, err
 	}
 	type ok struct{ Id string }
 	successful, failed := []ok{}, []batchFailure{}
-	for _, e := range in.Entries {
-		if err := s.deleteOne(q, e.ReceiptHandle); err != nil {
-			failed = append(failed, failure(e.Id, err))
+	for _, e := range entries {
+		if err := do(e); err != nil {
+			failed = append(failed, failure(id(e), err))
 			continue
 		}
-		successful = append(successful, ok{Id: e.Id})
+		successful = append(successful, ok{Id: id(e)})
 	}
 	return map[string]any{"Successful": successful, "Failed": failed}, nil
 }
@@ -1480,10 +1496,7 @@ func (s *Service) changeMessageVisibility(req *awsapi.Request) (any, error) {
 func (s *Service) changeMessageVisibilityBatch(req *awsapi.Request) (any, error) {
 	var in struct {
 		QueueUrl string
-		Entries  []struct {
-			Id, ReceiptHandle string
-			VisibilityTimeout int
-		}
+		Entries  []visibilityEntry
 	}
 	if err := req.DecodeJSON(&in); err != nil {
 		return nil, err
@@ -1492,21 +1505,7 @@ func (s *Service) changeMessageVisibilityBatch(req *awsapi.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(in.Entries))
-	for i, e := range in.Entries {
-		ids[i] = e.Id
-	}
-	if err := checkBatch(ids); err != nil {
-		return nil, err
-	}
-	type ok struct{ Id string }
-	successful, failed := []ok{}, []batchFailure{}
-	for _, e := range in.Entries {
-		if err := s.changeVisibility(q, e.ReceiptHandle, e.VisibilityTimeout); err != nil {
-			failed = append(failed, failure(e.Id, err))
-			continue
-		}
-		successful = append(successful, ok{Id: e.Id})
-	}
-	return map[string]any{"Successful": successful, "Failed": failed}, nil
+	return runHandleBatch(in.Entries, func(e visibilityEntry) string { return e.Id }, func(e visibilityEntry) error {
+		return s.changeVisibility(q, e.ReceiptHandle, e.VisibilityTimeout)
+	})
 }

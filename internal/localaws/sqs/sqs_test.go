@@ -258,6 +258,16 @@ func TestBatches(t *testing.T) {
 	if err != nil || len(got.Messages) != 1 || *got.Messages[0].Body != "one" {
 		t.Fatalf("receive %+v %v", got, err)
 	}
+	vis, err := c.ChangeMessageVisibilityBatch(ctx, &awssqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(url), Entries: []types.ChangeMessageVisibilityBatchRequestEntry{
+		{Id: aws.String("v"), ReceiptHandle: got.Messages[0].ReceiptHandle, VisibilityTimeout: 0}, {Id: aws.String("w"), ReceiptHandle: aws.String("nope")}}})
+	if err != nil || len(vis.Successful) != 1 || *vis.Successful[0].Id != "v" || len(vis.Failed) != 1 || *vis.Failed[0].Id != "w" || *vis.Failed[0].Code != "ReceiptHandleIsInvalid" {
+		t.Fatalf("visibility batch %+v %v", vis, err)
+	}
+	// Visible again at once: a new receive gets it with a new handle.
+	got, err = c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10})
+	if err != nil || len(got.Messages) != 1 || *got.Messages[0].Body != "one" {
+		t.Fatalf("receive after visibility 0 %+v %v", got, err)
+	}
 	del, err := c.DeleteMessageBatch(ctx, &awssqs.DeleteMessageBatchInput{QueueUrl: aws.String(url), Entries: []types.DeleteMessageBatchRequestEntry{
 		{Id: aws.String("x"), ReceiptHandle: got.Messages[0].ReceiptHandle}, {Id: aws.String("y"), ReceiptHandle: aws.String("nope")}}})
 	if err != nil || len(del.Successful) != 1 || len(del.Failed) != 1 || *del.Failed[0].Code != "ReceiptHandleIsInvalid" {
