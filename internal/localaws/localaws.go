@@ -268,11 +268,14 @@ func (s *Stack) Register(svc awsapi.Service) error { return s.router.Register(sv
 // Close stops the listener and the services' background work.
 func (s *Stack) Close() error {
 	s.closeOnce.Do(func() {
+		// Requests still in flight after a grace period (an SQS long poll
+		// waits up to 20 s) are cut off: the stack stops either way, so
+		// only a failure to close is an error.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err := s.server.Shutdown(ctx)
-		if err != nil {
-			_ = s.server.Close()
+		var err error
+		if s.server.Shutdown(ctx) != nil {
+			err = s.server.Close()
 		}
 		<-s.done
 		s.closeErr = errors.Join(err, s.closeServices())
