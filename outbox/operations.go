@@ -113,13 +113,18 @@ func (t Table) PendingIndex() (types.GlobalSecondaryIndex, []types.AttributeDefi
 }
 
 // StreamFilterPattern returns the event source mapping filter that lets only
-// outbox INSERT records reach the relay.
+// outbox INSERT records reach the relay: those whose sort key begins with the
+// current or a former sort key prefix.
 func (t Table) StreamFilterPattern() string {
+	prefixes := make([]any, 0, 1+len(t.FormerSortKeyPrefixes))
+	for _, p := range t.SortKeyPrefixes() {
+		prefixes = append(prefixes, map[string]string{"prefix": p})
+	}
 	pattern := map[string]any{
 		"eventName": []string{"INSERT"},
 		"dynamodb": map[string]any{
 			"Keys": map[string]any{
-				t.SortKey: map[string]any{"S": []any{map[string]string{"prefix": t.SortKeyPrefix}}},
+				t.SortKey: map[string]any{"S": prefixes},
 			},
 		},
 	}

@@ -79,6 +79,11 @@ type Table struct {
 	PendingIndexName string
 	// PendingShards is the number of partitions of the pending index.
 	PendingShards int
+	// FormerSortKeyPrefixes are sort key prefixes that SortKeyPrefix replaced
+	// while items written with them may still be undelivered. Items whose
+	// sort key begins with one of them are still outbox items: the stream
+	// filter lets their INSERTs through and the relay publishes them.
+	FormerSortKeyPrefixes []string
 }
 
 // WithDefaults returns t with every unset field set to its default.
@@ -141,8 +146,22 @@ var contractAttributes = map[string]struct{}{
 // SortKeyFor returns the sort key value of the event with the given id.
 func (t Table) SortKeyFor(eventID string) string { return t.SortKeyPrefix + eventID }
 
-// IsOutboxSortKey reports whether a sort key value belongs to an outbox item.
-func (t Table) IsOutboxSortKey(sk string) bool { return strings.HasPrefix(sk, t.SortKeyPrefix) }
+// SortKeyPrefixes returns the current sort key prefix followed by the former
+// ones still accepted.
+func (t Table) SortKeyPrefixes() []string {
+	return append([]string{t.SortKeyPrefix}, t.FormerSortKeyPrefixes...)
+}
+
+// IsOutboxSortKey reports whether a sort key value belongs to an outbox item:
+// it begins with the current or a former sort key prefix.
+func (t Table) IsOutboxSortKey(sk string) bool {
+	for _, p := range t.SortKeyPrefixes() {
+		if strings.HasPrefix(sk, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // PendingShardKey returns the pending index partition key of shard n.
 func PendingShardKey(n int) string { return fmt.Sprintf("%s%d", PendingShardPrefix, n) }

@@ -18,6 +18,9 @@
 //	OUTBOX_PUBLISHED_ACTION    mark                 mark or delete
 //	OUTBOX_PUBLISHED_TTL       720h                 Go duration; 0 = no expiry (mark)
 //	OUTBOX_RECONCILE_MIN_AGE   5m                   Go duration
+//	OUTBOX_FORMER_SORT_KEY_PREFIXES  (none)         comma-separated former prefixes still accepted
+//	OUTBOX_RECONCILE_SHARDS    OUTBOX_PENDING_SHARDS  pending index shards the reconciler queries (≥ OUTBOX_PENDING_SHARDS)
+//	OUTBOX_PENDING_INDEX_ENABLED  true              false: no pending index; the reconciler scans the (dedicated, delete-mode) table
 //
 // The table defaults are those of package outbox. OUTBOX_EVENT_BUS is ignored
 // when the target is sns, OUTBOX_TOPIC_ARN when it is eventbridge, and
@@ -54,6 +57,17 @@ const (
 	EnvPublishedAction  = "OUTBOX_PUBLISHED_ACTION"
 	EnvPublishedTTL     = "OUTBOX_PUBLISHED_TTL"
 	EnvReconcileMinAge  = "OUTBOX_RECONCILE_MIN_AGE"
+	// EnvFormerSortKeyPrefixes lists, comma-separated, the sort key prefixes
+	// that OUTBOX_SORT_KEY_PREFIX replaced while items with them may still be
+	// undelivered (outbox.Table.FormerSortKeyPrefixes).
+	EnvFormerSortKeyPrefixes = "OUTBOX_FORMER_SORT_KEY_PREFIXES"
+	// EnvReconcileShards is how many pending index shards the reconciler
+	// queries: at least OUTBOX_PENDING_SHARDS, more after the shard count was
+	// lowered while the higher shards may still hold items.
+	EnvReconcileShards = "OUTBOX_RECONCILE_SHARDS"
+	// EnvPendingIndexEnabled is "false" for a pipeline without a pending
+	// index (dedicated table, delete mode): the reconciler then scans.
+	EnvPendingIndexEnabled = "OUTBOX_PENDING_INDEX_ENABLED"
 )
 
 // Target is where events are published.
