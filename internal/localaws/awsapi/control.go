@@ -45,6 +45,10 @@ func newControl(r *Router) *Control {
 			WriteControlError(w, http.StatusBadRequest, "rate must be within 0..1 and count not negative")
 			return
 		}
+		if rule.LatencyP99 != 0 && rule.LatencyP99 < rule.Latency {
+			WriteControlError(w, http.StatusBadRequest, "latencyP99 must be at least latency, the median")
+			return
+		}
 		if rule.Code == "" && rule.Latency == 0 {
 			WriteControlError(w, http.StatusBadRequest, "a fault needs a code or a latency")
 			return

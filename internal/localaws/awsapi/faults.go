@@ -2,6 +2,7 @@ package awsapi
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -61,6 +62,11 @@ type FaultRule struct {
 	Count int `json:"count,omitempty"`
 	// Latency is added before the request is served (or fails).
 	Latency Duration `json:"latency,omitempty"`
+	// LatencyP99, when greater than Latency, makes the added latency a
+	// random draw instead of a constant: log-normal, with Latency as its
+	// median and LatencyP99 as its 99th percentile, the long-tailed shape
+	// of service call latencies.
+	LatencyP99 Duration `json:"latencyP99,omitempty"`
 	// Entry makes this a per-entry fault: the router ignores it; services
 	// consult it through Faults.EntryFault for each entry of a batch (for
 	// example PutEvents entries).
@@ -173,7 +179,7 @@ func (f *Faults) fire(service, operation string, entry bool) (time.Duration, *Fa
 		keep := true
 		if r.Entry == entry && matches(r.Service, service) && matches(r.Operation, operation) &&
 			(r.Code == "" || hit == nil) && (r.Rate <= 0 || f.rand() < r.Rate) {
-			latency += time.Duration(r.Latency)
+			latency += r.delay(f.rand)
 			r.Fired++
 			if r.Code != "" {
 				c := *r
@@ -193,6 +199,22 @@ func (f *Faults) fire(service, operation string, entry bool) (time.Duration, *Fa
 	}
 	f.rules = kept
 	return latency, hit
+}
+
+// z99 is the standard normal distribution's 99th percentile.
+const z99 = 2.3263478740408408
+
+// delay is the latency the rule adds to one request; uniform draws
+// values in [0, 1).
+func (f FaultRule) delay(uniform func() float64) time.Duration {
+	median, p99 := float64(f.Latency), float64(f.LatencyP99)
+	if p99 <= median || median <= 0 {
+		return time.Duration(f.Latency)
+	}
+	sigma := math.Log(p99/median) / z99
+	// Box-Muller: a standard normal draw from two uniform ones.
+	z := math.Sqrt(-2*math.Log(1-uniform())) * math.Cos(2*math.Pi*uniform())
+	return time.Duration(median * math.Exp(sigma*z))
 }
 
 func matches(pattern, v string) bool {
