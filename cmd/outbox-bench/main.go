@@ -34,7 +34,8 @@ func main() {
 	flag.IntVar(&o.LatencyEvents, "events", 1000, "events per relay in the latency run")
 	flag.DurationVar(&o.Interval, "interval", 50*time.Millisecond, "mean interval between two events of one relay in the latency run (exponentially distributed)")
 	flag.IntVar(&o.Burst, "burst", 1000, "events per throughput burst")
-	flag.IntVar(&o.BurstRuns, "bursts", 5, "throughput bursts per relay")
+	flag.IntVar(&o.BurstRuns, "bursts", 5, "throughput bursts per relay and scenario")
+	flag.IntVar(&o.CeilingBurst, "ceiling-burst", 5000, "events per burst of the throughput ceiling run")
 	flag.IntVar(&o.UnitEvents, "unit-events", 100, "events whose write units are counted per relay and action")
 	flag.IntVar(&o.ColdStarts, "cold-starts", 5, "fresh functions invoked per architecture")
 	flag.IntVar(&o.Applies, "applies", 5, "pipeline applies timed")
@@ -86,5 +87,10 @@ func run(o perfreport.Options, benchOut string, benchDur time.Duration, out, ima
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s and %s\n", out, image)
+	line, err := r.SummaryLine()
+	if err != nil {
+		return err
+	}
+	fmt.Println(line)
 	return nil
 }

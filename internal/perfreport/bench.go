@@ -99,9 +99,12 @@ func (o BenchOutput) Find(name string) (Benchmark, bool) {
 
 // RelayBench is the relay benchmark's figures for one relay and action.
 type RelayBench struct {
-	Impl, Action   string
-	RoundTrips     float64 // sequential round trips per 100-record batch
-	CallsPerEvent  float64
+	Impl, Action  string
+	RoundTrips    float64 // sequential round trips per 100-record batch
+	CallsPerEvent float64
+	// ReadsPerEvent is the read requests per event (the status check
+	// before publishing).
+	ReadsPerEvent  float64
 	NsPerBatch     float64
 	BenchmarkName  string
 	BenchmarkIters int
@@ -125,7 +128,7 @@ func (o BenchOutput) RelayBenchmarks() ([]RelayBench, error) {
 				return nil, fmt.Errorf("%s reports no roundtrips/batch or calls/event", name)
 			}
 			out = append(out, RelayBench{
-				Impl: impl, Action: action, RoundTrips: rt, CallsPerEvent: calls,
+				Impl: impl, Action: action, RoundTrips: rt, CallsPerEvent: calls, ReadsPerEvent: b.Metrics["reads/event"],
 				NsPerBatch: b.Metrics["ns/op"], BenchmarkName: name, BenchmarkIters: b.Iterations,
 			})
 		}

@@ -41,6 +41,22 @@ import (
 const (
 	ModeRelay = "relay"
 	ModeNaive = "naive"
+	// ModeCeiling is the relay with the largest batches and
+	// parallelization, for the throughput ceiling.
+	ModeCeiling = "ceiling"
+)
+
+// Scenarios of the stack measurements.
+const (
+	ScenarioLocal = "local stack"
+	ScenarioModel = "AWS model"
+)
+
+// The mapping settings of the ceiling run: the largest batch a stream
+// mapping's function usually takes and the highest parallelization.
+const (
+	CeilingBatchSize       = 1000
+	CeilingParallelization = 10
 )
 
 // Options configure Measure.
@@ -57,9 +73,10 @@ type Options struct {
 	LatencyEvents int
 	Interval      time.Duration
 	// Burst is the number of events of a throughput run, BurstRuns the
-	// runs per relay.
-	Burst     int
-	BurstRuns int
+	// runs per relay; CeilingBurst the events of a ceiling run.
+	Burst        int
+	BurstRuns    int
+	CeilingBurst int
 	// UnitEvents is the number of events whose write units are counted
 	// per mode.
 	UnitEvents int
@@ -84,6 +101,9 @@ func (o *Options) defaults() {
 	if o.BurstRuns <= 0 {
 		o.BurstRuns = 3
 	}
+	if o.CeilingBurst <= 0 {
+		o.CeilingBurst = 5000
+	}
 	if o.UnitEvents <= 0 {
 		o.UnitEvents = 100
 	}
@@ -101,16 +121,48 @@ func (o *Options) defaults() {
 // Results are the stack measurements.
 type Results struct {
 	Options Options
-	// Relay and Naive are the two relays, measured in the same run.
-	Relay, Naive ModeResult
-	Units        UnitsResult
-	Apply        ApplyResult
-	ColdStarts   []ColdStart
-	Zips         []ZipSize
+	// Local and Model are both relays measured in the same run, on the
+	// stack as it is and with the AWS latency model added to every call.
+	Local, Model Scenario
+	// Ceiling is the relay's throughput per shard at its largest settings,
+	// under the model.
+	Ceiling    Ceiling
+	Units      UnitsResult
+	Apply      ApplyResult
+	ColdStarts []ColdStart
+	Zips       []ZipSize
 	// Architecture of the two measured relay functions.
 	Architecture string
 	// Duration of the stack measurements.
 	Duration time.Duration
+}
+
+// Scenario is both relays' latency and throughput under one latency model.
+type Scenario struct {
+	Name string
+	// Model is the latency added to each call; nil for the stack as it is.
+	Model        []CallLatency
+	Relay, Naive ModeResult
+}
+
+// ThroughputRatio is the relay's median throughput over the naive relay's.
+func (s Scenario) ThroughputRatio() float64 {
+	if n := s.Naive.MedianThroughput(); n > 0 {
+		return s.Relay.MedianThroughput() / n
+	}
+	return 0
+}
+
+// Ceiling is the relay's throughput through one shard with batch size
+// BatchSize and parallelization ParallelizationFactor.
+type Ceiling struct {
+	BatchSize, ParallelizationFactor int32
+	Bursts                           []Burst
+}
+
+// MedianThroughput is the median events per second of the runs.
+func (c Ceiling) MedianThroughput() float64 {
+	return ModeResult{Bursts: c.Bursts}.MedianThroughput()
 }
 
 // ModeResult is one relay's latency and throughput.
@@ -373,91 +425,176 @@ type deployed struct {
 // appTable is the application's own table of the measurements.
 const appTable = "bench-orders"
 
-func (r *Results) measureRelays(ctx context.Context, o Options, stack *localaws.Stack, cfg aws.Config, say func(string, ...any)) error {
+// benchEnv is the deployed relays of the stack measurements, with their
+// consumers running.
+type benchEnv struct {
+	ctl     *control.Client
+	tr      *tracker
+	relays  []*deployed
+	ceiling *deployed
+	stop    func()
+}
+
+// deploy deploys each relay as a pipeline with a subscription, plus the
+// relay again with the largest batches for the ceiling run, and starts
+// the consumers of every subscription queue.
+func deploy(ctx context.Context, o Options, stack *localaws.Stack, cfg aws.Config, say func(string, ...any)) (*benchEnv, error) {
 	ddb := dynamodb.NewFromConfig(cfg)
-	q := sqs.NewFromConfig(cfg)
-	ctl := control.New(stack.Endpoint(), nil)
 	if err := createTable(ctx, ddb, appTable, nil); err != nil {
-		return err
+		return nil, err
 	}
-	var relays []*deployed
+	env := &benchEnv{ctl: control.New(stack.Endpoint(), nil), tr: newTracker()}
 	for _, m := range []struct {
-		mode string
-		code pipeline.RelayCode
-	}{{ModeRelay, relayCode()}, {ModeNaive, naiveCode(o.Root)}} {
+		mode    string
+		code    pipeline.RelayCode
+		mapping pipeline.MappingSpec
+	}{
+		{ModeRelay, relayCode(), pipeline.MappingSpec{}},
+		{ModeNaive, naiveCode(o.Root), pipeline.MappingSpec{}},
+		{ModeCeiling, relayCode(), pipeline.MappingSpec{BatchSize: CeilingBatchSize, ParallelizationFactor: CeilingParallelization}},
+	} {
 		say("deploying the %s relay as pipeline bench-%s (%s)...", m.mode, m.mode, nativeArch())
-		pc := pipeline.NewClients(cfg, m.code)
-		spec := pipeline.Spec{
-			Name:         "bench-" + m.mode,
-			Architecture: nativeArch(),
-			Reconciler:   pipeline.ReconcilerSpec{Disabled: true},
-		}
-		st, err := pc.Create(ctx, spec)
+		d, err := deployRelay(ctx, cfg, ddb, m.mode, m.code, m.mapping)
 		if err != nil {
-			return fmt.Errorf("creating pipeline %s: %w", spec.Name, err)
+			return nil, err
 		}
-		source := "bench." + m.mode
-		sub, err := subscription.NewClients(cfg).Create(ctx, subscription.Spec{
-			Name: "bench-" + m.mode + "-sub", Sources: []string{source},
-			Queue: subscription.QueueSpec{ReceiveWaitTimeSeconds: 20},
-		})
-		if err != nil {
-			return fmt.Errorf("creating the subscription of %s: %w", spec.Name, err)
+		if m.mode == ModeCeiling {
+			env.ceiling = d
+		} else {
+			env.relays = append(env.relays, d)
 		}
-		w, err := outbox.NewWriter(ddb, spec.OutboxTable())
-		if err != nil {
-			return err
-		}
-		relays = append(relays, &deployed{mode: m.mode, source: source, pipeline: st, sub: sub, writer: w})
 	}
-
-	tr := newTracker()
-	cctx, stop := context.WithCancel(ctx)
+	q := sqs.NewFromConfig(cfg)
+	cctx, cancel := context.WithCancel(ctx)
 	var consumers sync.WaitGroup
-	defer func() { stop(); consumers.Wait() }()
-	for _, d := range relays {
+	env.stop = func() { cancel(); consumers.Wait() }
+	for _, d := range append(slices.Clone(env.relays), env.ceiling) {
 		for range 4 {
-			consumers.Go(func() { consume(cctx, q, d.sub.QueueURL, tr) })
+			consumers.Go(func() { consume(cctx, q, d.sub.QueueURL, env.tr) })
 		}
 	}
+	return env, nil
+}
 
-	// Warm up: start each function and its mapping's poller.
-	say("warming up...")
-	for _, d := range relays {
+func deployRelay(ctx context.Context, cfg aws.Config, ddb *dynamodb.Client, mode string, code pipeline.RelayCode, mapping pipeline.MappingSpec) (*deployed, error) {
+	spec := pipeline.Spec{
+		Name:         "bench-" + mode,
+		Architecture: nativeArch(),
+		Mapping:      mapping,
+		Reconciler:   pipeline.ReconcilerSpec{Disabled: true},
+	}
+	st, err := pipeline.NewClients(cfg, code).Create(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("creating pipeline %s: %w", spec.Name, err)
+	}
+	source := "bench." + mode
+	sub, err := subscription.NewClients(cfg).Create(ctx, subscription.Spec{
+		Name: "bench-" + mode + "-sub", Sources: []string{source},
+		Queue: subscription.QueueSpec{ReceiveWaitTimeSeconds: 20},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the subscription of %s: %w", spec.Name, err)
+	}
+	w, err := outbox.NewWriter(ddb, spec.OutboxTable())
+	if err != nil {
+		return nil, err
+	}
+	return &deployed{mode: mode, source: source, pipeline: st, sub: sub, writer: w}, nil
+}
+
+// warmUp starts each function and its mapping's poller.
+func (e *benchEnv) warmUp(ctx context.Context) error {
+	for _, d := range append(slices.Clone(e.relays), e.ceiling) {
 		var ids []string
 		for i := range 5 {
-			id, err := writeEvent(ctx, d, fmt.Sprintf("warm-%d", i), tr)
+			id, err := writeEvent(ctx, d, fmt.Sprintf("warm-%d", i), e.tr)
 			if err != nil {
 				return err
 			}
 			ids = append(ids, id)
 		}
-		if n := tr.waitAll(ctx, ids, 2*time.Minute); n > 0 {
+		if n := e.tr.waitAll(ctx, ids, 2*time.Minute); n > 0 {
 			return fmt.Errorf("%s relay: %d warm-up events never arrived", d.mode, n)
 		}
 	}
+	return nil
+}
 
-	// Latency: both relays at once, each writer one event every interval.
-	say("latency: %d events per relay, every %s on average...", o.LatencyEvents, o.Interval)
-	ids := make([][]string, len(relays))
-	inv0 := make([]int64, len(relays))
-	for i, d := range relays {
-		s, err := ctl.MappingStatus(ctx, d.pipeline.MappingUUID)
+func (r *Results) measureRelays(ctx context.Context, o Options, stack *localaws.Stack, cfg aws.Config, say func(string, ...any)) error {
+	env, err := deploy(ctx, o, stack, cfg, say)
+	if err != nil {
+		return err
+	}
+	defer env.stop()
+	say("warming up...")
+	if err := env.warmUp(ctx); err != nil {
+		return err
+	}
+	if r.Local, err = env.scenario(ctx, o, ScenarioLocal, nil, say); err != nil {
+		return err
+	}
+	if r.Model, err = env.scenario(ctx, o, ScenarioModel, AWSLatencyModel, say); err != nil {
+		return err
+	}
+	r.Ceiling, err = env.measureCeiling(ctx, o, say)
+	return err
+}
+
+// scenario measures both relays' latency and throughput with the given
+// latency model added to every call (none for the stack as it is).
+func (e *benchEnv) scenario(ctx context.Context, o Options, name string, model []CallLatency, say func(string, ...any)) (Scenario, error) {
+	sc := Scenario{Name: name, Model: model}
+	say("scenario %s:", name)
+	if model != nil {
+		remove, err := applyLatencyModel(ctx, e.ctl, model)
 		if err != nil {
-			return err
+			return sc, err
+		}
+		defer func() { _ = remove() }()
+	}
+	results, err := e.latency(ctx, o, name, say)
+	if err != nil {
+		return sc, err
+	}
+	sc.Relay, sc.Naive = results[0], results[1]
+	say("  throughput: bursts of %d events, %d runs per relay...", o.Burst, o.BurstRuns)
+	for run := range o.BurstRuns {
+		for i, d := range e.relays {
+			b, err := burst(ctx, e.ctl, d, o.Burst, fmt.Sprintf("%s-burst%d", scenarioTag(name), run), e.tr)
+			if err != nil {
+				return sc, err
+			}
+			say("    %s run %d: %d events in %s (%.0f events/s, %d invocations)", d.mode, run+1, b.Events, b.Drain.Round(time.Millisecond), b.EventsPerSecond(), b.Invocations)
+			results[i].Bursts = append(results[i].Bursts, b)
+		}
+	}
+	sc.Relay, sc.Naive = results[0], results[1]
+	return sc, nil
+}
+
+// latency runs both relays at once, each writer one event every interval
+// on average, and returns their results in the order of e.relays.
+func (e *benchEnv) latency(ctx context.Context, o Options, name string, say func(string, ...any)) ([]ModeResult, error) {
+	say("  latency: %d events per relay, every %s on average...", o.LatencyEvents, o.Interval)
+	ids := make([][]string, len(e.relays))
+	inv0 := make([]int64, len(e.relays))
+	for i, d := range e.relays {
+		s, err := e.ctl.MappingStatus(ctx, d.pipeline.MappingUUID)
+		if err != nil {
+			return nil, err
 		}
 		inv0[i] = s.Counters.Invocations
 	}
-	errs := make(chan error, len(relays))
+	errs := make(chan error, len(e.relays))
 	var writers sync.WaitGroup
-	for i, d := range relays {
+	for i, d := range e.relays {
 		writers.Go(func() {
 			// Poisson arrivals: a fixed period would lock the commits
 			// to a few phases of the mapping's 250 ms poll period.
 			rng := rand.New(rand.NewPCG(uint64(i), 1))
 			next := time.Now()
 			for n := range o.LatencyEvents {
-				id, err := writeEvent(ctx, d, fmt.Sprintf("lat-%d", n), tr)
+				id, err := writeEvent(ctx, d, fmt.Sprintf("%s-lat-%d", scenarioTag(name), n), e.tr)
 				if err != nil {
 					errs <- err
 					return
@@ -471,44 +608,48 @@ func (r *Results) measureRelays(ctx context.Context, o Options, stack *localaws.
 	writers.Wait()
 	select {
 	case err := <-errs:
-		return err
+		return nil, err
 	default:
 	}
-	for i, d := range relays {
-		tr.waitAll(ctx, ids[i], time.Minute)
+	out := make([]ModeResult, len(e.relays))
+	for i, d := range e.relays {
+		e.tr.waitAll(ctx, ids[i], time.Minute)
 		m := ModeResult{Name: d.mode}
-		m.Latencies, m.Lost, m.Duplicates = tr.latencies(ids[i])
-		s, err := ctl.MappingStatus(ctx, d.pipeline.MappingUUID)
+		m.Latencies, m.Lost, m.Duplicates = e.tr.latencies(ids[i])
+		s, err := e.ctl.MappingStatus(ctx, d.pipeline.MappingUUID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		m.InvocationsPerEvent = float64(s.Counters.Invocations-inv0[i]) / float64(len(ids[i]))
-		say("  %s: p50 %s p99 %s lost %d", d.mode, Median(m.Latencies).Round(time.Millisecond), Percentile(m.Latencies, 99).Round(time.Millisecond), m.Lost)
-		if d.mode == ModeRelay {
-			r.Relay = m
-		} else {
-			r.Naive = m
-		}
+		say("    %s: p50 %s p99 %s lost %d", d.mode, Median(m.Latencies).Round(time.Millisecond), Percentile(m.Latencies, 99).Round(time.Millisecond), m.Lost)
+		out[i] = m
 	}
-
-	// Throughput: a burst held back by pausing the mapping, then released.
-	say("throughput: bursts of %d events, %d runs per relay...", o.Burst, o.BurstRuns)
-	for run := range o.BurstRuns {
-		for _, d := range relays {
-			b, err := burst(ctx, ctl, d, o.Burst, fmt.Sprintf("burst%d", run), tr)
-			if err != nil {
-				return err
-			}
-			say("  %s run %d: %d events in %s (%.0f events/s, %d invocations)", d.mode, run+1, b.Events, b.Drain.Round(time.Millisecond), b.EventsPerSecond(), b.Invocations)
-			if d.mode == ModeRelay {
-				r.Relay.Bursts = append(r.Relay.Bursts, b)
-			} else {
-				r.Naive.Bursts = append(r.Naive.Bursts, b)
-			}
-		}
-	}
-	return nil
+	return out, nil
 }
+
+// measureCeiling times bursts through the relay with the largest batch
+// size and parallelization, under the AWS latency model.
+func (e *benchEnv) measureCeiling(ctx context.Context, o Options, say func(string, ...any)) (Ceiling, error) {
+	c := Ceiling{BatchSize: CeilingBatchSize, ParallelizationFactor: CeilingParallelization}
+	remove, err := applyLatencyModel(ctx, e.ctl, AWSLatencyModel)
+	if err != nil {
+		return c, err
+	}
+	defer func() { _ = remove() }()
+	say("ceiling: bursts of %d events, batch size %d, parallelization %d, AWS model...", o.CeilingBurst, c.BatchSize, c.ParallelizationFactor)
+	for run := range o.BurstRuns {
+		b, err := burst(ctx, e.ctl, e.ceiling, o.CeilingBurst, fmt.Sprintf("ceiling%d", run), e.tr)
+		if err != nil {
+			return c, err
+		}
+		say("  run %d: %d events in %s (%.0f events/s, %d invocations)", run+1, b.Events, b.Drain.Round(time.Millisecond), b.EventsPerSecond(), b.Invocations)
+		c.Bursts = append(c.Bursts, b)
+	}
+	return c, nil
+}
+
+// scenarioTag is a scenario's name as a key fragment.
+func scenarioTag(name string) string { return strings.ReplaceAll(name, " ", "-") }
 
 // burst writes n events while the relay's mapping is paused, resumes it
 // and times the drain to the subscription queue.

@@ -35,8 +35,26 @@ type UnitsResult struct {
 	// DualWrite is the naive dual write's PutItem of the application's
 	// item (its event goes straight to EventBridge).
 	DualWrite WriteUnits
+	// CommitOutboxGSIFree is the outbox item's write in a table without
+	// the pending index; Settle[UnitsGSIFree] is its delete by the relay.
+	CommitOutboxGSIFree WriteUnits
 	// Item sizes in bytes, by DynamoDB's rules (names plus values).
 	AppItemBytes, OutboxItemBytes int
+}
+
+// UnitsGSIFree is the Settle key of the relay in delete mode on a
+// dedicated table without the pending index.
+const UnitsGSIFree = "relay/delete/gsi-free"
+
+// Total is the write units per event of the combination key of Settle:
+// the application's item and the outbox item in one transaction, then the
+// relay's settle write.
+func (u UnitsResult) Total(key string) float64 {
+	commit := u.CommitOutbox
+	if key == UnitsGSIFree {
+		commit = u.CommitOutboxGSIFree
+	}
+	return perEvent(u.CommitApp, u.Events) + perEvent(commit, u.Events) + perEvent(u.Settle[key], u.Events)
 }
 
 // unitsTables are the tables of the count, apart from the pipelines'.
@@ -45,6 +63,31 @@ const (
 	unitsPipeline    = "units"
 	unitsEventSource = "bench.units"
 )
+
+// unitsRun is one combination of the count: a relay with an action on a
+// pipeline's table.
+type unitsRun struct {
+	key    string
+	impl   string
+	spec   pipeline.Spec
+	index  bool
+	extras map[string]string
+}
+
+// unitsRuns are the combinations counted: each relay with each action on a
+// table with the pending index, and the relay deleting on a table without.
+func unitsRuns() []unitsRun {
+	var runs []unitsRun
+	for _, impl := range []string{ModeRelay, ModeNaive} {
+		for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
+			spec := pipeline.Spec{Name: unitsPipeline, PublishedAction: action}
+			runs = append(runs, unitsRun{key: impl + "/" + string(action), impl: impl, spec: spec, index: true})
+		}
+	}
+	free := pipeline.Spec{Name: unitsPipeline + "-gsi-free", PublishedAction: config.ActionDelete}
+	return append(runs, unitsRun{key: UnitsGSIFree, impl: ModeRelay, spec: free,
+		extras: map[string]string{config.EnvPendingIndexEnabled: "false"}})
+}
 
 // measureUnits writes events with the application's item in one
 // transaction and relays them in-process with each relay and action, with
@@ -55,67 +98,36 @@ func measureUnits(ctx context.Context, cfg aws.Config, n int) (UnitsResult, erro
 	counter := NewCapacityCounter()
 	ddb := dynamodb.NewFromConfig(cfg, counter.Option)
 	eb := eventbridge.NewFromConfig(cfg)
-	spec := pipeline.Spec{Name: unitsPipeline}
-	table := spec.OutboxTable()
-	if err := createTable(ctx, ddb, table.Name, &table); err != nil {
-		return UnitsResult{}, err
-	}
-	w, err := outbox.NewWriter(ddb, table)
-	if err != nil {
-		return UnitsResult{}, err
-	}
 	res := UnitsResult{Events: n, Settle: map[string]WriteUnits{}}
-	for _, impl := range []string{ModeRelay, ModeNaive} {
-		for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
-			key := impl + "/" + string(action)
-			counter.Reset()
-			var records []outbox.Record
-			for i := range n {
-				pk := fmt.Sprintf("ORDER#units-%s-%d", key, i)
-				e := outbox.Event{Source: unitsEventSource, DetailType: "OrderPlaced", Detail: orderDetail(pk)}
-				recs, err := w.Write(ctx, []ddbtypes.TransactWriteItem{orderItem(pk)}, e)
-				if err != nil {
-					return res, err
-				}
-				records = append(records, recs...)
-				if res.AppItemBytes == 0 {
-					res.AppItemBytes = ItemSize(orderItem(pk).Put.Item)
-					res.OutboxItemBytes = ItemSize(table.Item(recs[0]))
-				}
+	created := map[string]bool{}
+	for _, run := range unitsRuns() {
+		table := run.spec.OutboxTable()
+		if !created[table.Name] {
+			idx := &table
+			if !run.index {
+				idx = nil
 			}
-			// Every combination commits the same way; keep the last.
-			res.CommitApp, res.CommitOutbox = counter.Units(unitsAppTable), counter.Units(table.Name)
-
-			s := spec
-			s.PublishedAction = action
-			env := s.Environment("")
-			rc, err := config.FromEnv(func(k string) string { return env[k] })
-			if err != nil {
+			if err := createTable(ctx, ddb, table.Name, idx); err != nil {
 				return res, err
 			}
-			var handle func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
-			if impl == ModeNaive {
-				handle = (&naive.Relay{DynamoDB: ddb, EventBridge: eb, Config: rc}).HandleStream
-			} else {
-				r, err := relay.New(rc, relay.Clients{DynamoDB: ddb, EventBridge: eb}, relay.Options{})
-				if err != nil {
-					return res, err
-				}
-				handle = r.HandleStream
-			}
-			counter.Reset()
-			for start := 0; start < len(records); start += 100 {
-				batch := records[start:min(start+100, len(records))]
-				resp, err := handle(ctx, relaytest.StreamEvent(table, relaytest.Inserts(table, batch)...))
-				if err != nil {
-					return res, fmt.Errorf("%s: %w", key, err)
-				}
-				if len(resp.BatchItemFailures) > 0 {
-					return res, fmt.Errorf("%s: %d batch item failures", key, len(resp.BatchItemFailures))
-				}
-			}
-			res.Settle[key] = counter.Units(table.Name)
+			created[table.Name] = true
 		}
+		counter.Reset()
+		records, err := writeUnitsEvents(ctx, ddb, table, run.key, n, &res)
+		if err != nil {
+			return res, err
+		}
+		if run.key == UnitsGSIFree {
+			res.CommitOutboxGSIFree = counter.Units(table.Name)
+		} else {
+			// Every combination with the index commits the same way; keep the last.
+			res.CommitApp, res.CommitOutbox = counter.Units(unitsAppTable), counter.Units(table.Name)
+		}
+		counter.Reset()
+		if err := relayUnits(ctx, ddb, eb, run, records); err != nil {
+			return res, err
+		}
+		res.Settle[run.key] = counter.Units(table.Name)
 	}
 	counter.Reset()
 	for i := range n {
@@ -132,6 +144,64 @@ func measureUnits(ctx context.Context, cfg aws.Config, n int) (UnitsResult, erro
 	}
 	res.DualWrite = counter.Units(unitsAppTable)
 	return res, nil
+}
+
+// writeUnitsEvents commits n events, each with an application item, and
+// records the item sizes in res.
+func writeUnitsEvents(ctx context.Context, ddb *dynamodb.Client, table outbox.Table, key string, n int, res *UnitsResult) ([]outbox.Record, error) {
+	w, err := outbox.NewWriter(ddb, table)
+	if err != nil {
+		return nil, err
+	}
+	var records []outbox.Record
+	for i := range n {
+		pk := fmt.Sprintf("ORDER#units-%s-%d", key, i)
+		e := outbox.Event{Source: unitsEventSource, DetailType: "OrderPlaced", Detail: orderDetail(pk)}
+		recs, err := w.Write(ctx, []ddbtypes.TransactWriteItem{orderItem(pk)}, e)
+		if err != nil {
+			return nil, err
+		}
+		records = append(records, recs...)
+		if res.AppItemBytes == 0 {
+			res.AppItemBytes = ItemSize(orderItem(pk).Put.Item)
+			res.OutboxItemBytes = ItemSize(table.Item(recs[0]))
+		}
+	}
+	return records, nil
+}
+
+// relayUnits relays records in batches of 100 with the run's relay.
+func relayUnits(ctx context.Context, ddb *dynamodb.Client, eb *eventbridge.Client, run unitsRun, records []outbox.Record) error {
+	env := run.spec.Environment("")
+	for k, v := range run.extras {
+		env[k] = v
+	}
+	rc, err := config.FromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		return err
+	}
+	var handle func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+	if run.impl == ModeNaive {
+		handle = (&naive.Relay{DynamoDB: ddb, EventBridge: eb, Config: rc}).HandleStream
+	} else {
+		r, err := relay.New(rc, relay.Clients{DynamoDB: ddb, EventBridge: eb}, relay.Options{})
+		if err != nil {
+			return err
+		}
+		handle = r.HandleStream
+	}
+	table := run.spec.OutboxTable()
+	for start := 0; start < len(records); start += 100 {
+		batch := records[start:min(start+100, len(records))]
+		resp, err := handle(ctx, relaytest.StreamEvent(table, relaytest.Inserts(table, batch)...))
+		if err != nil {
+			return fmt.Errorf("%s: %w", run.key, err)
+		}
+		if len(resp.BatchItemFailures) > 0 {
+			return fmt.Errorf("%s: %d batch item failures", run.key, len(resp.BatchItemFailures))
+		}
+	}
+	return nil
 }
 
 // ItemSize is an item's size by DynamoDB's rules: the UTF-8 bytes of each
