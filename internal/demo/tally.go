@@ -2,12 +2,13 @@ package demo
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/stats"
 )
 
 // Tally records what the writers committed and what each subscription
@@ -169,22 +170,9 @@ func (t *Tally) Summary() Summary {
 		s.Duplicates += ss.Duplicates
 		s.Subscriptions = append(s.Subscriptions, ss)
 	}
-	s.P50 = Percentile(t.latencies, 50)
-	s.P99 = Percentile(t.latencies, 99)
+	s.P50 = stats.Percentile(t.latencies, 50)
+	s.P99 = stats.Percentile(t.latencies, 99)
 	return s
-}
-
-// Percentile returns the p-th percentile of ds by the nearest-rank method;
-// 0 for no samples.
-func Percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	sorted := slices.Clone(ds)
-	slices.Sort(sorted)
-	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
-	rank = min(max(rank, 1), len(sorted))
-	return sorted[rank-1]
 }
 
 // Line is the summary's last line.

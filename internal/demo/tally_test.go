@@ -6,46 +6,6 @@ import (
 	"time"
 )
 
-func TestPercentile(t *testing.T) {
-	t.Parallel()
-	ms := func(v ...int) []time.Duration {
-		out := make([]time.Duration, len(v))
-		for i, x := range v {
-			out[i] = time.Duration(x) * time.Millisecond
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name string
-		in   []time.Duration
-		p    float64
-		want time.Duration
-	}{
-		{"empty", nil, 50, 0},
-		{"one", ms(7), 99, 7 * time.Millisecond},
-		{"median of odd", ms(5, 1, 3), 50, 3 * time.Millisecond},
-		{"median of even is the lower", ms(4, 1, 3, 2), 50, 2 * time.Millisecond},
-		{"p99 of 100", ms(seq(1, 100)...), 99, 99 * time.Millisecond},
-		{"p99 of 10 is the max", ms(seq(1, 10)...), 99, 10 * time.Millisecond},
-		{"p100", ms(3, 9, 1), 100, 9 * time.Millisecond},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := Percentile(tc.in, tc.p); got != tc.want {
-				t.Errorf("Percentile(%v, %v) = %v, want %v", tc.in, tc.p, got, tc.want)
-			}
-		})
-	}
-}
-
-func seq(from, to int) []int {
-	var out []int
-	for i := from; i <= to; i++ {
-		out = append(out, i)
-	}
-	return out
-}
-
 func TestTallySummary(t *testing.T) {
 	t.Parallel()
 	t0 := time.Unix(1700000000, 0)

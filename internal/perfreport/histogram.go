@@ -11,6 +11,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/stats"
+
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
@@ -45,7 +47,7 @@ func (h Histogram) Bins() (edges []time.Duration, shares [][]float64) {
 	top := h.Max
 	if top <= 0 {
 		for _, s := range h.Series {
-			top = max(top, Percentile(s.Values, 99.5))
+			top = max(top, stats.Percentile(s.Values, 99.5))
 		}
 	}
 	n := max(1, int(math.Ceil(float64(top)/float64(h.BinWidth))))
@@ -139,7 +141,7 @@ func (h Histogram) WritePNG(w io.Writer) error {
 	// Percentile markers and legend.
 	for si, s := range h.Series {
 		for _, p := range []float64{50, 99} {
-			v := Percentile(s.Values, p)
+			v := stats.Percentile(s.Values, p)
 			x := x0 + int(float64(v)/float64(h.BinWidth)*binW)
 			if v >= edges[len(edges)-1] {
 				continue
@@ -151,7 +153,7 @@ func (h Histogram) WritePNG(w io.Writer) error {
 		lx := x0 + 8
 		fill(img, image.Rect(lx, ly-9, lx+14, ly+3), s.Color)
 		label(img, fmt.Sprintf("%s: p50 %s, p99 %s, n=%d (dashed lines: p50 and p99)", s.Name,
-			roundMs(Percentile(s.Values, 50)), roundMs(Percentile(s.Values, 99)), len(s.Values)), lx+20, ly+2, ink, alignLeft)
+			roundMs(stats.Percentile(s.Values, 50)), roundMs(stats.Percentile(s.Values, 99)), len(s.Values)), lx+20, ly+2, ink, alignLeft)
 	}
 	return png.Encode(w, img)
 }

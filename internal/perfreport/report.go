@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/stats"
 )
 
 // Public prices, per million, in USD (us-east-1, on-demand), as in the
@@ -127,9 +129,9 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	a := s.Apply
 	if len(a.Terraform) > 0 {
 		p("`terraform apply` of one `outbox_pipeline` with default settings (arm64 functions, reconciler and its schedule, dead-letter queue; no alarms) on the local stack, with the provider built from this checkout and run by `internal/tfrun` (%s, offline): median **%s** of %d applies (%s), each followed by a destroy (median %s). `pipeline.Create` of the same Spec from Go, without Terraform: median %s (%s). The difference is Terraform itself: plan, provider start, state. Each run uses a new pipeline name: SQS refuses a queue name for 60 s after deleting it, so re-creating a pipeline of the same name right after destroying it waits about a minute, on AWS as here.",
-			a.TerraformVersion, sec(Median(a.Terraform)), len(a.Terraform), joinDur(a.Terraform), sec(Median(a.Destroy)), sec(Median(a.Create)), joinDur(a.Create))
+			a.TerraformVersion, sec(stats.Median(a.Terraform)), len(a.Terraform), joinDur(a.Terraform), sec(stats.Median(a.Destroy)), sec(stats.Median(a.Create)), joinDur(a.Create))
 	} else {
-		p("`terraform apply` was not timed (%s); `pipeline.Create` of a default pipeline from Go (what the provider calls): median **%s** (%s).", a.TerraformSkipped, sec(Median(a.Create)), joinDur(a.Create))
+		p("`terraform apply` was not timed (%s); `pipeline.Create` of a default pipeline from Go (what the provider calls): median **%s** (%s).", a.TerraformSkipped, sec(stats.Median(a.Create)), joinDur(a.Create))
 	}
 	p("")
 	p("On the stack nothing waits for IAM propagation or for a table and its index to become active; on AWS those waits come on top (the pipeline retries IAM propagation errors for up to 2 minutes).")
@@ -153,7 +155,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		if c.Emulated {
 			label = c.Arch + ", emulated by qemu-user (not representative of Graviton)"
 		}
-		p("| %s | %s | %s | %s | %d |", label, msPrec(Median(c.Init)), msPrec(Median(c.First)), msPrec(Median(c.Warm)), len(c.First))
+		p("| %s | %s | %s | %s | %d |", label, msPrec(stats.Median(c.Init)), msPrec(stats.Median(c.First)), msPrec(stats.Median(c.Warm)), len(c.First))
 	}
 	if len(s.ColdStarts) < 2 {
 		p("")

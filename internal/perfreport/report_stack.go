@@ -1,6 +1,10 @@
 package perfreport
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/stats"
+)
 
 // PartitionOutboxItemsPerSecond is what one DynamoDB partition can take of
 // transactional outbox writes: 1,000 write units a second per partition,
@@ -17,8 +21,8 @@ func (r Report) writeSummary(p func(string, ...any), bench map[string]RelayBench
 	p("| --- | ---: | ---: | ---: |")
 	for _, sc := range []Scenario{s.Model, s.Local} {
 		lr, ln := sc.Relay.Latencies, sc.Naive.Latencies
-		p("| end-to-end latency p50 (%s) | %s | %s | %s |", sc.Name, ms(Median(lr)), ms(Median(ln)), ratio(float64(Median(lr)), float64(Median(ln))))
-		p("| end-to-end latency p99 (%s) | %s | %s | %s |", sc.Name, ms(Percentile(lr, 99)), ms(Percentile(ln, 99)), ratio(float64(Percentile(lr, 99)), float64(Percentile(ln, 99))))
+		p("| end-to-end latency p50 (%s) | %s | %s | %s |", sc.Name, ms(stats.Median(lr)), ms(stats.Median(ln)), ratio(float64(stats.Median(lr)), float64(stats.Median(ln))))
+		p("| end-to-end latency p99 (%s) | %s | %s | %s |", sc.Name, ms(stats.Percentile(lr, 99)), ms(stats.Percentile(ln, 99)), ratio(float64(stats.Percentile(lr, 99)), float64(stats.Percentile(ln, 99))))
 		p("| **throughput, one shard (%s)**, events/s, median of %d bursts of %d | **%.0f** | **%.0f** | **%s** |", sc.Name, len(sc.Relay.Bursts), s.Options.Burst, sc.Relay.MedianThroughput(), sc.Naive.MedianThroughput(), ratio(sc.Relay.MedianThroughput(), sc.Naive.MedianThroughput()))
 	}
 	p("| throughput ceiling, one shard (AWS model, batch size %d, parallelization %d), events/s | %.0f | | |", s.Ceiling.BatchSize, s.Ceiling.ParallelizationFactor, s.Ceiling.MedianThroughput())
@@ -70,7 +74,7 @@ func (r Report) writeScenario(p func(string, ...any), sc Scenario) {
 	p("| | p50 | p90 | p99 | max | events | lost | duplicates | invocations per event |")
 	p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, mr := range []ModeResult{sc.Relay, sc.Naive} {
-		p("| %s | %s | %s | %s | %s | %d | %d | %d | %.2f |", mr.Name, ms(Median(mr.Latencies)), ms(Percentile(mr.Latencies, 90)), ms(Percentile(mr.Latencies, 99)), ms(Percentile(mr.Latencies, 100)),
+		p("| %s | %s | %s | %s | %s | %d | %d | %d | %.2f |", mr.Name, ms(stats.Median(mr.Latencies)), ms(stats.Percentile(mr.Latencies, 90)), ms(stats.Percentile(mr.Latencies, 99)), ms(stats.Percentile(mr.Latencies, 100)),
 			len(mr.Latencies)+mr.Lost, mr.Lost, mr.Duplicates, mr.InvocationsPerEvent)
 	}
 	p("")

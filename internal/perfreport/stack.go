@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/stats"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -200,7 +202,7 @@ func (m ModeResult) MedianThroughput() float64 {
 	for _, b := range m.Bursts {
 		xs = append(xs, b.EventsPerSecond())
 	}
-	return MedianFloat(xs)
+	return stats.MedianFloat(xs)
 }
 
 // MedianBatch is the median records per invocation of the runs.
@@ -211,7 +213,7 @@ func (m ModeResult) MedianBatch() float64 {
 			xs = append(xs, float64(b.Events)/float64(b.Invocations))
 		}
 	}
-	return MedianFloat(xs)
+	return stats.MedianFloat(xs)
 }
 
 // ZipSize is the size of a deployment package.
@@ -621,7 +623,7 @@ func (e *benchEnv) latency(ctx context.Context, o Options, name string, say func
 			return nil, err
 		}
 		m.InvocationsPerEvent = float64(s.Counters.Invocations-inv0[i]) / float64(len(ids[i]))
-		say("    %s: p50 %s p99 %s lost %d", d.mode, Median(m.Latencies).Round(time.Millisecond), Percentile(m.Latencies, 99).Round(time.Millisecond), m.Lost)
+		say("    %s: p50 %s p99 %s lost %d", d.mode, stats.Median(m.Latencies).Round(time.Millisecond), stats.Percentile(m.Latencies, 99).Round(time.Millisecond), m.Lost)
 		out[i] = m
 	}
 	return out, nil

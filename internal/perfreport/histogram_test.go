@@ -8,30 +8,6 @@ import (
 	"time"
 )
 
-func TestPercentile(t *testing.T) {
-	var ds []time.Duration
-	for i := 100; i >= 1; i-- { // unsorted on purpose
-		ds = append(ds, time.Duration(i)*time.Millisecond)
-	}
-	for _, tt := range []struct {
-		p    float64
-		want time.Duration
-	}{{50, 50 * time.Millisecond}, {99, 99 * time.Millisecond}, {100, 100 * time.Millisecond}, {0, time.Millisecond}, {99.5, 100 * time.Millisecond}} {
-		if got := Percentile(ds, tt.p); got != tt.want {
-			t.Errorf("Percentile(%v) = %v, want %v", tt.p, got, tt.want)
-		}
-	}
-	if ds[0] != 100*time.Millisecond {
-		t.Error("Percentile sorted its argument")
-	}
-	if Percentile(nil, 50) != 0 || MedianFloat(nil) != 0 {
-		t.Error("no values: want 0")
-	}
-	if got := MedianFloat([]float64{4, 1, 3, 2}); got != 2 {
-		t.Errorf("MedianFloat = %v, want 2", got)
-	}
-}
-
 func TestHistogramBins(t *testing.T) {
 	h := Histogram{
 		BinWidth: 10 * time.Millisecond,

@@ -1,4 +1,6 @@
-package perfreport
+// Package stats holds the few statistics the measurements share: nearest-rank
+// percentiles and medians.
+package stats
 
 import (
 	"math"
