@@ -146,6 +146,14 @@ type Result struct {
 	PoisonInjected, FailedPoison, PoisonDelivered int
 	// Unknown counts received ids that were never written.
 	Unknown int
+	// Stranded counts valid events still PENDING or FAILED when the run
+	// ends: events that nothing would deliver without a person's help.
+	Stranded int
+	// Kills counts processes killed in the middle of an invocation (relay
+	// and reconciler); DuplicateBound is the most duplicates those kills
+	// can explain (one batch's worth of events per kill, capped by the
+	// run's own limit).
+	Kills, DuplicateBound int
 	// DLQ counts the messages in the relay's dead-letter queue.
 	DLQ int
 	// Drain is the time from the faults clearing to quiescence.
@@ -154,13 +162,14 @@ type Result struct {
 
 // Line is the one-line summary the suite ends with.
 func (r Result) Line() string {
-	return fmt.Sprintf("chaos: written=%d delivered=%d lost=%d duplicates=%d failed_poison=%d dlq=%d drain_s=%.1f",
-		r.Written, r.Delivered, r.Lost, r.Duplicates, r.FailedPoison, r.DLQ, r.Drain.Seconds())
+	return fmt.Sprintf("chaos: written=%d delivered=%d lost=%d duplicates=%d kills=%d stranded=%d failed_poison=%d dlq=%d drain_s=%.1f",
+		r.Written, r.Delivered, r.Lost, r.Duplicates, r.Kills, r.Stranded, r.FailedPoison, r.DLQ, r.Drain.Seconds())
 }
 
-// Check returns every violated guarantee: an event lost, a poison event
-// not set aside or delivered, an event received that was never written,
-// or nothing written at all.
+// Check returns every violated guarantee: an event lost or stranded, a
+// poison event not set aside or delivered, an event received that was
+// never written, more duplicates than the kills explain, or nothing
+// written at all.
 func (r Result) Check() error {
 	var errs []error
 	if r.Written == 0 {
@@ -180,6 +189,12 @@ func (r Result) Check() error {
 	}
 	if r.Unknown != 0 {
 		errs = append(errs, fmt.Errorf("%d events were delivered that were never written", r.Unknown))
+	}
+	if r.Stranded != 0 {
+		errs = append(errs, fmt.Errorf("%d valid events are still PENDING or FAILED", r.Stranded))
+	}
+	if r.Duplicates > r.DuplicateBound {
+		errs = append(errs, fmt.Errorf("%d duplicates, more than the %d that %d kills explain", r.Duplicates, r.DuplicateBound, r.Kills))
 	}
 	return errors.Join(errs...)
 }

@@ -17,8 +17,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/oklog/ulid/v2"
@@ -108,6 +110,16 @@ func optionsFromEnv(t *testing.T) options {
 	return o
 }
 
+// duplicateBound is the most duplicates kills can explain: one batch's
+// worth of events per kill and, in the short run, 5 % of the events.
+func (o options) duplicateBound(kills, written int) int {
+	bound := kills * o.batchSize
+	if o.events < largeRun {
+		bound = min(bound, written*5/100)
+	}
+	return bound
+}
+
 // poisonPerKind is how many poison events of each kind are written.
 func (o options) poisonPerKind() int { return max(2, o.events/5000) }
 
@@ -161,15 +173,19 @@ func (o outputs) schedule() (group, name string) {
 
 // run is one chaos run: the stack, the deployment and what it measures.
 type run struct {
-	t     *testing.T
-	o     options
-	ctl   *control.Client
-	ddb   *dynamodb.Client
-	sqs   *sqs.Client
-	out   outputs
-	table outbox.Table
-	w     *outbox.Writer
-	tally *Tally
+	t    *testing.T
+	o    options
+	ctl  *control.Client
+	ddb  *dynamodb.Client
+	sqs  *sqs.Client
+	iam  *iam.Client
+	logs *cloudwatchlogs.Client
+	// pipelineName is the name of the pipeline under test.
+	pipelineName string
+	out          outputs
+	table        outbox.Table
+	w            *outbox.Writer
+	tally        *Tally
 
 	// Counted by the writers, the injectors and the drain.
 	writeRetries, kills, reconcilerKills, fires, fired, fireSkips atomic.Int64
@@ -274,7 +290,10 @@ func TestChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{t: t, o: o, ctl: ctl, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), tally: NewTally()}
+	r := &run{
+		t: t, o: o, ctl: ctl, tally: NewTally(), pipelineName: "chaos",
+		ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), iam: iam.NewFromConfig(cfg), logs: cloudwatchlogs.NewFromConfig(cfg),
+	}
 	if err := json.Unmarshal(b, &r.out); err != nil {
 		t.Fatalf("decoding the outputs: %v", err)
 	}
@@ -310,6 +329,7 @@ func TestChaos(t *testing.T) {
 		writers.Go(func() { r.write(ctx, i, start, &next) })
 	}
 	writers.Go(func() { r.writePoison(ctx, start) })
+	writers.Go(func() { r.environmentChaos(ctx, start) })
 	go func() { writers.Wait(); close(writersDone) }()
 
 	faults := r.chaos(ctx, start, writersDone)
@@ -361,7 +381,19 @@ func TestChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.FailedPoison = len(failed)
+	poison := r.tally.PoisonIDs()
+	for id, reason := range failed {
+		if _, ok := poison[id]; ok {
+			res.FailedPoison++
+			delete(poison, id)
+			continue
+		}
+		res.Stranded++
+		t.Logf("event %s is FAILED (%s) but is not a poison event", id, reason)
+	}
+	res.Stranded += pending
+	res.Kills = int(r.kills.Load() + r.reconcilerKills.Load())
+	res.DuplicateBound = o.duplicateBound(res.Kills, res.Written)
 	if res.DLQ, err = r.queueDepth(ctx, r.out.DeadLetterURL); err != nil {
 		t.Fatal(err)
 	}
@@ -384,18 +416,8 @@ func TestChaos(t *testing.T) {
 		t.Error(err)
 		r.explainLost(ctx)
 	}
-	poison := r.tally.PoisonIDs()
-	for id, reason := range failed {
-		if _, ok := poison[id]; !ok {
-			t.Errorf("event %s is FAILED (%s) but is not a poison event", id, reason)
-		}
-		delete(poison, id)
-	}
 	for id := range poison {
 		t.Errorf("poison event %s is not FAILED", id)
-	}
-	if pending != 0 {
-		t.Errorf("%d outbox items are still PENDING", pending)
 	}
 }
 
@@ -586,6 +608,7 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 		{Service: "dynamodb", Operation: "UpdateItem", Code: "ThrottlingException", Rate: 0.03, Message: "chaos: throttled"},
 		{Service: "dynamodb", Operation: "TransactWriteItems", Code: "ThrottlingException", Rate: 0.02, Message: "chaos: throttled"},
 	}
+	rules = append(rules, environmentEntryFaults...)
 	if r.o.action == "delete" {
 		rules = append(rules, control.FaultRule{Service: "dynamodb", Operation: "BatchWriteItem", Code: "ProvisionedThroughputExceededException", Rate: 0.1, Message: "chaos: throughput exceeded"})
 	}

@@ -40,11 +40,11 @@ func TestTallyResult(t *testing.T) {
 
 func TestResultCheck(t *testing.T) {
 	t.Parallel()
-	good := Result{Written: 10, Delivered: 10, Duplicates: 3, PoisonInjected: 2, FailedPoison: 2, DLQ: 1, Drain: 1500 * time.Millisecond}
+	good := Result{Written: 10, Delivered: 10, Duplicates: 3, Kills: 2, DuplicateBound: 4, PoisonInjected: 2, FailedPoison: 2, DLQ: 1, Drain: 1500 * time.Millisecond}
 	if err := good.Check(); err != nil {
 		t.Errorf("a clean run fails: %v", err)
 	}
-	if got, want := good.Line(), "chaos: written=10 delivered=10 lost=0 duplicates=3 failed_poison=2 dlq=1 drain_s=1.5"; got != want {
+	if got, want := good.Line(), "chaos: written=10 delivered=10 lost=0 duplicates=3 kills=2 stranded=0 failed_poison=2 dlq=1 drain_s=1.5"; got != want {
 		t.Errorf("line = %q, want %q", got, want)
 	}
 	for name, c := range map[string]struct {
@@ -56,6 +56,8 @@ func TestResultCheck(t *testing.T) {
 		"extra failed":     {func(r *Result) { r.FailedPoison = 3 }, "3 items are FAILED"},
 		"poison delivered": {func(r *Result) { r.PoisonDelivered = 1 }, "1 poison events were delivered"},
 		"unknown":          {func(r *Result) { r.Unknown = 2 }, "2 events were delivered that were never written"},
+		"stranded":         {func(r *Result) { r.Stranded = 1 }, "1 valid events are still PENDING or FAILED"},
+		"duplicates":       {func(r *Result) { r.Duplicates = 5 }, "5 duplicates, more than the 4 that 2 kills explain"},
 		"nothing written":  {func(r *Result) { r.Written, r.Delivered = 0, 0 }, "no event was written"},
 		"no poison":        {func(r *Result) { r.PoisonInjected, r.FailedPoison = 0, 0 }, "no poison event was injected"},
 	} {
@@ -65,5 +67,20 @@ func TestResultCheck(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Check() = %v, want an error containing %q", name, err, c.want)
 		}
+	}
+}
+
+func TestWithoutAction(t *testing.T) {
+	t.Parallel()
+	doc := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["events:PutEvents","dynamodb:UpdateItem"],"Resource":"*"},{"Effect":"Allow","Action":"events:PutEvents","Resource":"arn:bus"}]}`
+	got, err := withoutAction(doc, "events:PutEvents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got, "events:PutEvents") || !strings.Contains(got, "dynamodb:UpdateItem") || strings.Contains(got, "arn:bus") {
+		t.Errorf("policy without PutEvents = %s", got)
+	}
+	if _, err := withoutAction(got, "events:PutEvents"); err == nil {
+		t.Error("removing an action no statement grants succeeded")
 	}
 }

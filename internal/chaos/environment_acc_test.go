@@ -1,0 +1,189 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+)
+
+// Faults of the environment rather than of the event: they get fixed, and
+// every event they touched must then go out with nobody's help.
+
+// environmentEntryFaults are per-entry PutEvents failures that say the
+// environment is wrong: a denied principal, an unusable KMS key.
+var environmentEntryFaults = []control.FaultRule{
+	{Service: "events", Operation: "PutEvents", Entry: true, Code: "AccessDeniedException", Rate: 0.02, Message: "chaos: not authorized to put events on this bus"},
+	{Service: "events", Operation: "PutEvents", Entry: true, Code: "KMSAccessDeniedException", Rate: 0.02, Message: "chaos: the bus's KMS key denies access"},
+}
+
+// environmentSpell is one fault of the environment held for a while, then
+// fixed.
+type environmentSpell struct {
+	name  string
+	after time.Duration
+	hold  time.Duration
+	// start breaks the environment and returns the function that fixes it
+	// and reports whether the fault was met.
+	start func(ctx context.Context, r *run) (fix func(context.Context) (bool, error), err error)
+}
+
+// environmentSpells are the faults of the environment the run goes
+// through while the writers write.
+var environmentSpells = []environmentSpell{
+	{name: "relay role loses events:PutEvents", after: 5 * time.Second, hold: 20 * time.Second, start: revokePutEvents},
+	{name: "target bus missing", after: 30 * time.Second, hold: 10 * time.Second, start: busMissing},
+}
+
+// environmentChaos plays the spells from start, in their own goroutines,
+// and reports through r.fail any that could not be played or never met
+// the relay.
+func (r *run) environmentChaos(ctx context.Context, start time.Time) {
+	for _, sp := range environmentSpells {
+		if !sleepUntil(ctx, start.Add(sp.after)) {
+			return
+		}
+		r.t.Logf("environment: %s for %s", sp.name, sp.hold)
+		fix, err := sp.start(ctx, r)
+		if err != nil {
+			r.fail(fmt.Errorf("environment fault %q: %w", sp.name, err))
+			continue
+		}
+		sleepUntil(ctx, time.Now().Add(sp.hold))
+		met, err := fix(context.WithoutCancel(ctx))
+		switch {
+		case err != nil:
+			r.fail(fmt.Errorf("fixing %q: %w", sp.name, err))
+		case !met:
+			r.fail(fmt.Errorf("environment fault %q never met the relay", sp.name))
+		}
+		r.t.Logf("environment: %s fixed", sp.name)
+	}
+}
+
+// revokePutEvents removes events:PutEvents from the relay role's policy, as
+// a rogue IAM change would, and puts the policy back when fixed. The fault
+// was met when the relay's PutEvents calls were denied meanwhile.
+func revokePutEvents(ctx context.Context, r *run) (func(context.Context) (bool, error), error) {
+	names := pipeline.NamesFor(r.pipelineName)
+	in := &iam.GetRolePolicyInput{RoleName: aws.String(names.RelayRole), PolicyName: aws.String(names.RelayPolicyName)}
+	out, err := r.iam.GetRolePolicy(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	original, err := url.QueryUnescape(aws.ToString(out.PolicyDocument))
+	if err != nil {
+		return nil, err
+	}
+	revoked, err := withoutAction(original, "events:PutEvents")
+	if err != nil {
+		return nil, err
+	}
+	put := func(ctx context.Context, doc string) error {
+		_, err := r.iam.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: in.RoleName, PolicyName: in.PolicyName, PolicyDocument: aws.String(doc)})
+		return err
+	}
+	from := time.Now()
+	if err := put(ctx, revoked); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (bool, error) {
+		if err := put(ctx, original); err != nil {
+			return false, err
+		}
+		return r.relayLogged(ctx, "AccessDeniedException", from)
+	}, nil
+}
+
+// relayLogged reports whether the relay logged term since from: what an
+// operator would search its log group for.
+func (r *run) relayLogged(ctx context.Context, term string, from time.Time) (bool, error) {
+	out, err := r.logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{
+		LogGroupName:  aws.String(pipeline.NamesFor(r.pipelineName).RelayLogGroup),
+		FilterPattern: aws.String(term),
+		StartTime:     aws.Int64(from.UnixMilli()),
+		Limit:         aws.Int32(1),
+	})
+	if err != nil {
+		return false, fmt.Errorf("searching the relay's logs for %s: %w", term, err)
+	}
+	return len(out.Events) > 0, nil
+}
+
+// withoutAction returns the policy document doc with action removed from
+// every statement; it fails when no statement grants it.
+func withoutAction(doc, action string) (string, error) {
+	var policy struct {
+		Version   string           `json:"Version"`
+		Statement []map[string]any `json:"Statement"`
+	}
+	if err := json.Unmarshal([]byte(doc), &policy); err != nil {
+		return "", fmt.Errorf("decoding the policy: %w", err)
+	}
+	found := false
+	var kept []map[string]any
+	for _, st := range policy.Statement {
+		var actions []string
+		switch a := st["Action"].(type) {
+		case string:
+			actions = []string{a}
+		case []any:
+			for _, v := range a {
+				s, _ := v.(string)
+				actions = append(actions, s)
+			}
+		}
+		if i := slices.Index(actions, action); i >= 0 {
+			found = true
+			actions = slices.Delete(actions, i, i+1)
+		}
+		if len(actions) == 0 {
+			continue
+		}
+		st["Action"] = actions
+		kept = append(kept, st)
+	}
+	if !found {
+		return "", fmt.Errorf("no statement grants %s", action)
+	}
+	policy.Statement = kept
+	b, err := json.Marshal(policy)
+	return string(b), err
+}
+
+// busMissing makes every PutEvents entry fail as EventBridge answers for a
+// bus that does not exist, until fixed. (Deleting the bus itself would take
+// the consumer's rule with it, and events published in the moment between
+// its re-creation and the rule's would match nothing: EventBridge drops
+// them, whatever the publisher does.)
+func busMissing(ctx context.Context, r *run) (func(context.Context) (bool, error), error) {
+	rule, err := r.ctl.AddFault(ctx, control.FaultRule{
+		Service: "events", Operation: "PutEvents", Entry: true, Code: "ResourceNotFoundException",
+		Message: "Event bus default does not exist.",
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (bool, error) {
+		rules, err := r.ctl.Faults(ctx)
+		if err != nil {
+			return false, err
+		}
+		fired := 0
+		for _, f := range rules {
+			if f.ID == rule.ID {
+				fired = f.Fired
+			}
+		}
+		return fired > 0, r.ctl.RemoveFault(ctx, rule.ID)
+	}, nil
+}
