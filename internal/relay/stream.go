@@ -3,12 +3,17 @@ package relay
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/streamrecord"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // HandleStream runs stream mode on one batch. Records that are not outbox
@@ -33,6 +38,7 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 		source = append(source, i)
 	}
 
+	items = r.current(ctx, items)
 	m := metrics.New()
 	outcomes := r.pipeline.Process(ctx, items, m)
 	counts := map[pipeline.Status]int{}
@@ -54,6 +60,93 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 		"published", counts[pipeline.Published], "poison", counts[pipeline.Poison],
 		"batchItemFailures", len(resp.BatchItemFailures))
 	return resp, nil
+}
+
+// current replaces the stream images of pending items with their current
+// state, so that an event already published (by the reconciler, or by an
+// earlier delivery of the record) is not published again. Young items are
+// read, 100 per consistent BatchGetItem; an item held by the reconciler is
+// skipped. Items old enough for the reconciler to take them (half its
+// minimum age) are held instead, with the same conditional hold as the
+// reconciler's, so that exactly one of the two publishes them. All requests
+// run at once: one round trip. When the read fails, the items are published
+// from their images: the check avoids duplicates and must not stall the
+// shard.
+func (r *Relay) current(ctx context.Context, items []pipeline.Item) []pipeline.Item {
+	now := r.now()
+	var read, hold []int
+	for i, it := range items {
+		if it.Malformed != nil || it.Record.Status != outbox.StatusPending {
+			continue
+		}
+		if since := pendingSince(it.Record); now.Sub(since) >= r.minAge/2 {
+			hold = append(hold, i)
+		} else {
+			read = append(read, i)
+		}
+	}
+	records := func(idx []int) []outbox.Record {
+		rs := make([]outbox.Record, len(idx))
+		for k, i := range idx {
+			rs[k] = items[i].Record
+		}
+		return rs
+	}
+	var readItems, heldItems []map[string]types.AttributeValue
+	var readErrs, holdErrs []error
+	var wg sync.WaitGroup
+	if len(read) > 0 {
+		wg.Go(func() { readItems, readErrs = r.store.Current(ctx, records(read)) })
+	}
+	if len(hold) > 0 {
+		wg.Go(func() {
+			heldItems, holdErrs = r.store.Hold(ctx, records(hold), func(rec outbox.Record) time.Time { return r.hold.Until(now, rec.Attempts) })
+		})
+	}
+	wg.Wait()
+	out := slices.Clone(items)
+	unread := 0
+	for k, i := range read {
+		if readErrs[k] != nil {
+			// The check only avoids duplicates: publish from the image
+			// rather than stall the shard.
+			if unread++; unread == 1 {
+				r.log.WarnContext(ctx, "reading the current state of outbox items failed; publishing them from their stream images, which may publish an event twice",
+					"error", readErrs[k], "hint", "the relay role may lack dynamodb:BatchGetItem on the table "+r.table.Name)
+			}
+			continue
+		}
+		out[i] = r.fresh(items[i], readItems[k], nil, "the item is gone")
+		if rec := out[i].Record; out[i].Skip == "" && out[i].Malformed == nil && rec.Status == outbox.StatusPending && rec.Held(now) {
+			out[i].Skip = "held by another relay until " + time.UnixMilli(rec.NextAttemptAt).UTC().Format(outbox.TimeFormat)
+		}
+	}
+	for k, i := range hold {
+		out[i] = r.fresh(items[i], heldItems[k], holdErrs[k], "the item is no longer pending, is held by another relay, or is gone")
+	}
+	return out
+}
+
+// fresh is the Item of the current state of it: item as read or held, nil
+// when there is none to publish (skip says why), or the error.
+func (r *Relay) fresh(it pipeline.Item, item map[string]types.AttributeValue, err error, skip string) pipeline.Item {
+	switch {
+	case err != nil:
+		it.Unavailable = err
+		return it
+	case item == nil:
+		it.Skip = skip
+		return it
+	}
+	return pipeline.Parse(r.table, item)
+}
+
+// pendingSince is when a record became pending, as the reconciler sees it.
+func pendingSince(rec outbox.Record) time.Time {
+	if rec.PendingSince > 0 {
+		return time.UnixMilli(rec.PendingSince)
+	}
+	return rec.OccurredAt
 }
 
 // streamItem returns the outbox item of a stream record, or false when the

@@ -10,7 +10,9 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -29,6 +32,12 @@ type Item struct {
 	Record outbox.Record
 	// Malformed is why the item breaks the outbox contract, or nil.
 	Malformed error
+	// Skip says why the item is not to be published now (gone, settled,
+	// held by another relay), or is "".
+	Skip string
+	// Unavailable is why the item's current state could not be read or the
+	// item could not be held; it stays pending. Nil for none.
+	Unavailable error
 }
 
 // Parse turns a DynamoDB item (from a stream image or a query) into an Item.
@@ -36,6 +45,17 @@ type Item struct {
 // key, so that it can be marked FAILED.
 func Parse(t outbox.Table, item map[string]types.AttributeValue) Item {
 	r, err := t.ParseItem(item)
+	if err == nil {
+		return Item{Record: r}
+	}
+	return Malformed(t, item, err)
+}
+
+// ParsePending is Parse for an item found among pending items (in the
+// pending index or by a scan): any sort key prefix is accepted
+// (outbox.Table.ParsePendingItem).
+func ParsePending(t outbox.Table, item map[string]types.AttributeValue) Item {
+	r, err := t.ParsePendingItem(item)
 	if err == nil {
 		return Item{Record: r}
 	}
@@ -94,11 +114,15 @@ func (s Status) String() string {
 // Outcome is what became of one item.
 type Outcome struct {
 	Status Status
-	// Reason explains a Poison or LeftPending outcome.
+	// Reason explains a Poison, LeftPending or Skipped outcome.
 	Reason string
 	// EventPublished is true when the target accepted the event, even if
 	// recording that failed.
 	EventPublished bool
+	// Class is the kind of failure of a Poison or LeftPending outcome.
+	Class retry.Class
+	// Hint names the probable fix of a LeftPending outcome, when known.
+	Hint string
 }
 
 // Store is what the pipeline needs from the outbox table.
@@ -106,6 +130,7 @@ type Store interface {
 	MarkPublished(ctx context.Context, records []outbox.Record) []error
 	Delete(ctx context.Context, records []outbox.Record) []error
 	MarkFailed(ctx context.Context, records []outbox.Record, reasons []string) []error
+	AddPendingKeys(ctx context.Context, records []outbox.Record) []error
 }
 
 // Pipeline publishes and settles items. It is safe for concurrent use.
@@ -118,44 +143,37 @@ type Pipeline struct {
 	Now func() time.Time
 	// Log receives one line per poison event and per event left pending.
 	Log *slog.Logger
+	// Table is the outbox table's name, for hints.
+	Table string
+	// NoPendingIndex is true when the table has no pending index: an item
+	// whose publishing failed is then not given the index keys.
+	NoPendingIndex bool
 }
 
 // Process publishes the pending items among items and records the result:
 // one publishing wave (parallel batch calls) followed by one writing wave
-// (parallel marks or deletes, and FAILED marks for poison events). It returns
-// one Outcome per item and adds to the counts and latencies of m.
+// (parallel marks or deletes, FAILED marks for poison events, and pending
+// index keys for failed items that lack them). It returns one Outcome per
+// item and adds to the counts and latencies of m.
 func (p *Pipeline) Process(ctx context.Context, items []Item, m *metrics.Recorder) []Outcome {
-	outcomes := make([]Outcome, len(items))
+	w := &wave{outcomes: make([]Outcome, len(items))}
 	var toPublish []outbox.Record
 	var publishIdx []int
-	var poison []outbox.Record
-	var poisonIdx []int
-	var reasons []string
-	addPoison := func(i int, reason string) {
-		outcomes[i] = Outcome{Status: Poison, Reason: reason}
-		if items[i].Record.PartitionKey == "" || items[i].Record.SortKey == "" {
-			p.log().WarnContext(ctx, "poison outbox item without a readable key; it cannot be marked FAILED",
-				"eventId", items[i].Record.EventID, "reason", reason)
-			return
-		}
-		poison = append(poison, items[i].Record)
-		poisonIdx = append(poisonIdx, i)
-		reasons = append(reasons, reason)
-	}
 	for i, it := range items {
 		switch {
+		case it.Skip != "":
+			w.outcomes[i] = Outcome{Status: Skipped, Reason: it.Skip}
 		case it.Malformed != nil:
-			addPoison(i, it.Malformed.Error())
+			w.addPoison(i, it.Record, it.Malformed.Error())
+		case it.Unavailable != nil:
+			w.outcomes[i] = p.storeFailure(it.Unavailable, false)
 		case it.Record.Status != outbox.StatusPending:
-			outcomes[i] = Outcome{Status: Skipped, Reason: "status is " + string(it.Record.Status)}
+			w.outcomes[i] = Outcome{Status: Skipped, Reason: "status is " + string(it.Record.Status)}
 		default:
 			toPublish = append(toPublish, it.Record)
 			publishIdx = append(publishIdx, i)
 		}
 	}
-
-	var published []outbox.Record
-	var publishedIdx []int
 	retried := 0
 	if len(toPublish) > 0 {
 		results := p.Publisher.Publish(ctx, toPublish)
@@ -165,60 +183,123 @@ func (p *Pipeline) Process(ctx context.Context, items []Item, m *metrics.Recorde
 			retried += res.Retries
 			switch res.Status {
 			case publish.Published:
-				published = append(published, toPublish[k])
-				publishedIdx = append(publishedIdx, i)
-				outcomes[i] = Outcome{Status: Published, EventPublished: true}
+				w.published = append(w.published, toPublish[k])
+				w.publishedIdx = append(w.publishedIdx, i)
+				w.outcomes[i] = Outcome{Status: Published, EventPublished: true}
 				m.Observe(metrics.PublishLatency, metrics.Milliseconds, float64(at.Sub(toPublish[k].OccurredAt).Milliseconds()))
 			case publish.Rejected:
-				addPoison(i, res.Reason)
+				w.addPoison(i, toPublish[k], res.Reason)
 			default:
-				outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason}
+				w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}
+				if toPublish[k].PendingShard == "" && !p.NoPendingIndex {
+					w.unindexed = append(w.unindexed, toPublish[k])
+				}
 			}
 		}
 	}
+	p.write(ctx, w, items)
+	p.report(ctx, items, w.outcomes, retried, m)
+	return w.outcomes
+}
 
-	// The writing wave: settle published items and mark poison ones, together.
-	var settleErrs, poisonErrs []error
+// wave collects the writes that follow publishing.
+type wave struct {
+	outcomes     []Outcome
+	published    []outbox.Record
+	publishedIdx []int
+	poison       []outbox.Record
+	poisonIdx    []int
+	reasons      []string
+	unindexed    []outbox.Record // failed, and lacking the pending index keys
+}
+
+func (w *wave) addPoison(i int, r outbox.Record, reason string) {
+	w.outcomes[i] = Outcome{Status: Poison, Reason: reason, Class: retry.ClassPoison}
+	if r.PartitionKey == "" || r.SortKey == "" {
+		w.outcomes[i].Reason += " (the item has no readable key, so it cannot be marked FAILED)"
+		return
+	}
+	w.poison = append(w.poison, r)
+	w.poisonIdx = append(w.poisonIdx, i)
+	w.reasons = append(w.reasons, reason)
+}
+
+// write runs the writing wave: settle published items, mark poison ones and
+// index failed ones, all at once.
+func (p *Pipeline) write(ctx context.Context, w *wave, items []Item) {
+	var settleErrs, poisonErrs, indexErrs []error
 	var wg sync.WaitGroup
-	if len(published) > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if p.Action == config.ActionDelete {
-				settleErrs = p.Store.Delete(ctx, published)
-			} else {
-				settleErrs = p.Store.MarkPublished(ctx, published)
-			}
-		}()
+	run := func(n int, f func()) {
+		if n > 0 {
+			wg.Go(f)
+		}
 	}
-	if len(poison) > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			poisonErrs = p.Store.MarkFailed(ctx, poison, reasons)
-		}()
-	}
+	run(len(w.published), func() {
+		if p.Action == config.ActionDelete {
+			settleErrs = p.Store.Delete(ctx, w.published)
+		} else {
+			settleErrs = p.Store.MarkPublished(ctx, w.published)
+		}
+	})
+	run(len(w.poison), func() { poisonErrs = p.Store.MarkFailed(ctx, w.poison, w.reasons) })
+	run(len(w.unindexed), func() { indexErrs = p.Store.AddPendingKeys(ctx, w.unindexed) })
 	wg.Wait()
 
 	for k, err := range settleErrs {
 		if err != nil {
-			outcomes[publishedIdx[k]] = Outcome{Status: LeftPending, EventPublished: true, Reason: "published, but recording it failed: " + err.Error()}
+			w.outcomes[w.publishedIdx[k]] = p.storeFailure(err, true)
 		}
 	}
 	for k, err := range poisonErrs {
-		i := poisonIdx[k]
 		if err != nil {
 			p.log().ErrorContext(ctx, "marking poison outbox event FAILED failed; it stays pending for the reconciler",
-				"eventId", items[i].Record.EventID, "error", err)
+				"eventId", items[w.poisonIdx[k]].Record.EventID, "error", err, "hint", p.tableHint(err))
 		}
 	}
+	for k, err := range indexErrs {
+		if err != nil {
+			p.log().ErrorContext(ctx, "adding the pending index keys to an outbox event whose publishing failed failed; only the stream's retries can publish it",
+				"eventId", w.unindexed[k].EventID, "error", err, "hint", p.tableHint(err))
+		}
+	}
+}
 
+// storeFailure is the outcome of an item whose reading, holding or
+// recording failed in the table.
+func (p *Pipeline) storeFailure(err error, published bool) Outcome {
+	reason := err.Error()
+	if published {
+		reason = "published, but recording it failed: " + reason
+	}
+	return Outcome{Status: LeftPending, EventPublished: published, Reason: reason, Class: retry.ClassifyError(err), Hint: p.tableHint(err)}
+}
+
+// tableHint names the probable fix of a failed request on the table.
+func (p *Pipeline) tableHint(err error) string {
+	if retry.ClassifyError(err) != retry.ClassEnvironment {
+		return ""
+	}
+	code := retry.ErrorCode(err)
+	switch {
+	case strings.HasPrefix(code, "AccessDenied"), code == "UnrecognizedClientException":
+		return fmt.Sprintf("the relay role may lack dynamodb:GetItem/BatchGetItem, UpdateItem or BatchWriteItem on the table %s", p.Table)
+	case strings.HasPrefix(code, "ResourceNotFound"):
+		return fmt.Sprintf("the table %s may not exist in the function's region", p.Table)
+	case strings.HasPrefix(code, "KMS"):
+		return fmt.Sprintf("the KMS key of the table %s may be disabled, or its policy may deny the relay role", p.Table)
+	}
+	return ""
+}
+
+// report logs the outcomes and counts them in m.
+func (p *Pipeline) report(ctx context.Context, items []Item, outcomes []Outcome, retried int, m *metrics.Recorder) {
 	var nPublished, nPoison, nPending int
 	for i, o := range outcomes {
 		r := items[i].Record
 		switch o.Status {
 		case Published:
 			nPublished++
+			continue
 		case Poison:
 			nPoison++
 			p.log().WarnContext(ctx, "poison outbox event set aside", "eventId", r.EventID,
@@ -226,14 +307,16 @@ func (p *Pipeline) Process(ctx context.Context, items []Item, m *metrics.Recorde
 		case LeftPending:
 			nPending++
 			p.log().WarnContext(ctx, "outbox event left pending", "eventId", r.EventID,
-				"eventPublished", o.EventPublished, "reason", o.Reason)
+				"eventPublished", o.EventPublished, "reason", o.Reason, "errorClass", string(o.Class), "hint", o.Hint)
+		}
+		if o.Class != "" && !o.EventPublished {
+			m.AddSeries(metrics.Series{Name: metrics.PublishErrors, Dimension: metrics.DimensionErrorClass, Value: string(o.Class)}, 1)
 		}
 	}
 	m.Add(metrics.EventsPublished, nPublished)
 	m.Add(metrics.EventsFailed, nPoison)
 	m.Add(metrics.EventsRetried, retried)
 	m.Add(metrics.EventsLeftPending, nPending)
-	return outcomes
 }
 
 func (p *Pipeline) now() time.Time {
