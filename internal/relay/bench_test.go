@@ -158,3 +158,42 @@ func TestCallsPerEvent(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkReconcileReads runs the reconciler over a table holding pending
+// old events, with and without the pending index, and reports the read
+// units of a run (as DynamoDB reports them for the queries or scans, plus
+// nothing else: holds are writes) and per pending event. Without the index
+// the run scans the whole table, which in delete mode holds only pending and
+// failed items, so its cost grows with what is pending, as with the index.
+func BenchmarkReconcileReads(b *testing.B) {
+	for _, mode := range []string{"index", "scan"} {
+		for _, pending := range []int{0, 100, 1000} {
+			b.Run(fmt.Sprintf("%s/pending=%d", mode, pending), func(b *testing.B) {
+				table := outbox.Table{Name: "orders-outbox", NoPendingIndex: mode == "scan"}.WithDefaults()
+				records := relaytest.Records(table, pending, 256)
+				fake := relaytest.New(b, table)
+				cfg := testConfig(table, config.TargetEventBridge, config.ActionDelete)
+				r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{Now: func() time.Time { return now }})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var units float64
+				for b.Loop() {
+					b.StopTimer()
+					fake.PutRecords(records)
+					b.StartTimer()
+					rep, err := r.Reconcile(context.Background(), relay.ReconcileRequest{Action: relay.ActionReconcile})
+					if err != nil || rep.Published != pending || !rep.Complete {
+						b.Fatalf("report %+v, %v", rep, err)
+					}
+					units += rep.ReadUnits
+				}
+				n := float64(b.N)
+				b.ReportMetric(units/n, "readunits/run")
+				if pending > 0 {
+					b.ReportMetric(units/n/float64(pending), "readunits/event")
+				}
+			})
+		}
+	}
+}
