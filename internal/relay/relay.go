@@ -14,7 +14,7 @@
 //     for a table without it, by a parallel Scan) and published; the
 //     response is a Report.
 //
-// Both modes share the pipeline: publish in parallel batch calls, then mark
+// Both modes share package batch: publish in parallel batch calls, then mark
 // (or delete) in parallel writes. Poison events are marked FAILED and never
 // block the stream. Every invocation logs a JSON summary and writes its
 // metrics in CloudWatch embedded metric format.
@@ -78,9 +78,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
@@ -140,7 +140,7 @@ type Relay struct {
 	minAge       time.Duration
 	store        *store.Store
 	hold         store.HoldPolicy
-	pipeline     *pipeline.Pipeline
+	processor    *batch.Processor
 	reconciler   *reconcile.Reconciler
 	log          *slog.Logger
 	metricsOut   io.Writer
@@ -182,7 +182,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if cfg.PublishedAction == config.ActionDelete {
 		st.TTL = 0
 	}
-	p := &pipeline.Pipeline{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log,
+	p := &batch.Processor{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log,
 		Table: cfg.Table.Name, NoPendingIndex: cfg.Table.NoPendingIndex}
 	out := opts.Metrics
 	if out == nil {
@@ -194,11 +194,11 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	}
 	shards := max(cfg.ReconcileShards, cfg.Table.PendingShards)
 	return &Relay{
-		table:    cfg.Table,
-		minAge:   cfg.ReconcileMinAge,
-		store:    st,
-		hold:     hold,
-		pipeline: p,
+		table:     cfg.Table,
+		minAge:    cfg.ReconcileMinAge,
+		store:     st,
+		hold:      hold,
+		processor: p,
 		reconciler: &reconcile.Reconciler{
 			Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
 			Now: now, Retry: policy, Log: log,

@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/streamrecord"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -25,7 +25,7 @@ import (
 // report; the whole batch is then retried.
 func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	resp := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
-	var items []pipeline.Item
+	var items []batch.Item
 	var source []int // index in ev.Records of each item
 	skipped := 0
 	for i, rec := range ev.Records {
@@ -40,11 +40,11 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 
 	items = r.current(ctx, items)
 	m := metrics.New()
-	outcomes := r.pipeline.Process(ctx, items, m)
-	counts := map[pipeline.Status]int{}
+	outcomes := r.processor.Process(ctx, items, m)
+	counts := map[batch.Status]int{}
 	for k, o := range outcomes {
 		counts[o.Status]++
-		if o.Status != pipeline.LeftPending {
+		if o.Status != batch.LeftPending {
 			continue
 		}
 		seq := ev.Records[source[k]].Change.SequenceNumber
@@ -56,8 +56,8 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 	}
 	r.flush(ctx, m)
 	r.log.InfoContext(ctx, "stream batch processed",
-		"records", len(ev.Records), "outboxRecords", len(items), "skipped", skipped+counts[pipeline.Skipped],
-		"published", counts[pipeline.Published], "poison", counts[pipeline.Poison],
+		"records", len(ev.Records), "outboxRecords", len(items), "skipped", skipped+counts[batch.Skipped],
+		"published", counts[batch.Published], "poison", counts[batch.Poison],
 		"batchItemFailures", len(resp.BatchItemFailures))
 	return resp, nil
 }
@@ -72,7 +72,7 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 // run at once: one round trip. When the read fails, the items are published
 // from their images: the check avoids duplicates and must not stall the
 // shard.
-func (r *Relay) current(ctx context.Context, items []pipeline.Item) []pipeline.Item {
+func (r *Relay) current(ctx context.Context, items []batch.Item) []batch.Item {
 	now := r.now()
 	var read, hold []int
 	for i, it := range items {
@@ -129,7 +129,7 @@ func (r *Relay) current(ctx context.Context, items []pipeline.Item) []pipeline.I
 
 // fresh is the Item of the current state of it: item as read or held, nil
 // when there is none to publish (skip says why), or the error.
-func (r *Relay) fresh(it pipeline.Item, item map[string]types.AttributeValue, err error, skip string) pipeline.Item {
+func (r *Relay) fresh(it batch.Item, item map[string]types.AttributeValue, err error, skip string) batch.Item {
 	switch {
 	case err != nil:
 		it.Unavailable = err
@@ -138,7 +138,7 @@ func (r *Relay) fresh(it pipeline.Item, item map[string]types.AttributeValue, er
 		it.Skip = skip
 		return it
 	}
-	return pipeline.Parse(r.table, item)
+	return batch.Parse(r.table, item)
 }
 
 // pendingSince is when a record became pending, as the reconciler sees it.
@@ -151,26 +151,26 @@ func pendingSince(rec outbox.Record) time.Time {
 
 // streamItem returns the outbox item of a stream record, or false when the
 // record is not an outbox INSERT.
-func (r *Relay) streamItem(ctx context.Context, rec events.DynamoDBEventRecord) (pipeline.Item, bool) {
+func (r *Relay) streamItem(ctx context.Context, rec events.DynamoDBEventRecord) (batch.Item, bool) {
 	if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
-		return pipeline.Item{}, false
+		return batch.Item{}, false
 	}
 	sk, ok := streamrecord.String(rec.Change.Keys, r.table.SortKey)
 	if !ok {
 		sk, ok = streamrecord.String(rec.Change.NewImage, r.table.SortKey)
 	}
 	if !ok || !r.table.IsOutboxSortKey(sk) {
-		return pipeline.Item{}, false
+		return batch.Item{}, false
 	}
 	if rec.Change.NewImage == nil {
 		r.log.WarnContext(ctx, "outbox stream record without a new image skipped; the stream view type must include new images (NEW_IMAGE or NEW_AND_OLD_IMAGES); the reconciler will publish the event",
 			"sequenceNumber", rec.Change.SequenceNumber, "sortKey", sk)
-		return pipeline.Item{}, false
+		return batch.Item{}, false
 	}
 	image, err := streamrecord.Image(rec.Change.NewImage)
 	if err != nil {
 		keys, _ := streamrecord.Image(rec.Change.Keys)
-		return pipeline.Malformed(r.table, keys, fmt.Errorf("unreadable stream image: %w", err)), true
+		return batch.Malformed(r.table, keys, fmt.Errorf("unreadable stream image: %w", err)), true
 	}
-	return pipeline.Parse(r.table, image), true
+	return batch.Parse(r.table, image), true
 }

@@ -24,8 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -51,9 +51,9 @@ type Holder interface {
 	Hold(ctx context.Context, records []outbox.Record, until func(outbox.Record) time.Time) ([]map[string]types.AttributeValue, []error)
 }
 
-// Processor publishes and settles items; *pipeline.Pipeline is one.
+// Processor publishes and settles items; *batch.Processor is one.
 type Processor interface {
-	Process(ctx context.Context, items []pipeline.Item, m *metrics.Recorder) []pipeline.Outcome
+	Process(ctx context.Context, items []batch.Item, m *metrics.Recorder) []batch.Outcome
 }
 
 // Reconciler queries every shard of the pending index for old pending
@@ -197,9 +197,9 @@ func (r *Reconciler) sweep(ctx context.Context, src source, margin time.Duration
 			return res
 		}
 		res.readUnits += pg.readUnits
-		items := make([]pipeline.Item, len(pg.items))
+		items := make([]batch.Item, len(pg.items))
 		for i, raw := range pg.items {
-			items[i] = pipeline.ParsePending(r.Table, raw)
+			items[i] = batch.ParsePending(r.Table, raw)
 			if since := pendingSince(items[i].Record); since > 0 && (res.oldest == 0 || since < res.oldest) {
 				res.oldest = since
 			}
@@ -229,7 +229,7 @@ func pendingSince(rec outbox.Record) int64 {
 // hold takes the pending items among items (outbox.Table.Hold) and returns
 // items with each held one replaced by its current state, and the others
 // marked to skip or as unavailable.
-func (r *Reconciler) hold(ctx context.Context, items []pipeline.Item) []pipeline.Item {
+func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item {
 	now := r.now()
 	var idx []int
 	var records []outbox.Record
@@ -250,22 +250,22 @@ func (r *Reconciler) hold(ctx context.Context, items []pipeline.Item) []pipeline
 		case held[k] == nil:
 			items[i].Skip = "no longer pending, held by a stream invocation, or gone"
 		default:
-			items[i] = pipeline.ParsePending(r.Table, held[k])
+			items[i] = batch.ParsePending(r.Table, held[k])
 		}
 	}
 	return items
 }
 
-func (r *Reconciler) process(ctx context.Context, items []pipeline.Item, m *metrics.Recorder, res *sweepResult) {
+func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
 	for _, o := range r.Processor.Process(ctx, items, m) {
 		switch o.Status {
-		case pipeline.Published:
+		case batch.Published:
 			res.published++
-		case pipeline.Poison:
+		case batch.Poison:
 			res.poison++
-		case pipeline.LeftPending:
+		case batch.LeftPending:
 			res.failed++
-		case pipeline.Skipped:
+		case batch.Skipped:
 			res.skipped++
 		}
 	}

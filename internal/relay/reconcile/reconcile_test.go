@@ -7,9 +7,9 @@ import (
 
 	"github.com/aws/smithy-go"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
@@ -29,7 +29,7 @@ func newReconciler(table outbox.Table, fake *relaytest.AWS, pageSize int32) *rec
 
 func newReconcilerAt(table outbox.Table, fake *relaytest.AWS, pageSize int32, action config.Action, clock func() time.Time) *reconcile.Reconciler {
 	st := &store.Store{Client: fake, Table: table, TTL: time.Hour, Now: clock, Retry: noSleep}
-	p := &pipeline.Pipeline{
+	p := &batch.Processor{
 		Publisher: &publish.EventBridge{Client: fake, EventBus: "default", Retry: noSleep},
 		Store:     st, Action: action, Now: clock, NoPendingIndex: table.NoPendingIndex,
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package batch
 
 import (
 	"context"
@@ -112,7 +112,7 @@ func TestProcess(t *testing.T) {
 				{Record: rec("k", "ok", "t", outbox.StatusPending), Unavailable: &smithy.GenericAPIError{Code: "AccessDeniedException"}},
 			}
 			pub, st := &fakePublisher{}, &fakeStore{}
-			p := &Pipeline{Publisher: pub, Store: st, Action: action, Now: func() time.Time { return time.Unix(101, 0) }}
+			p := &Processor{Publisher: pub, Store: st, Action: action, Now: func() time.Time { return time.Unix(101, 0) }}
 			m := metrics.New()
 			out := p.Process(context.Background(), items, m)
 			want := []Status{Published, Poison, LeftPending, LeftPending, Skipped, Poison, Poison, Poison, LeftPending, Skipped, LeftPending}

@@ -1,4 +1,4 @@
-// Package pipeline is the relay's core, shared by stream mode and reconcile
+// Package batch is the relay's core, shared by stream mode and reconcile
 // mode: publish a set of outbox records, then mark them published (or delete
 // them), and set poison events aside as FAILED so that they never block
 // anything.
@@ -6,7 +6,7 @@
 // Publishing happens before marking, so a crash or a failed write in between
 // only duplicates an event (consumers deduplicate on its id); an event is
 // never marked published without having been accepted by the target.
-package pipeline
+package batch
 
 import (
 	"context"
@@ -125,7 +125,7 @@ type Outcome struct {
 	Hint string
 }
 
-// Store is what the pipeline needs from the outbox table.
+// Store is what the processor needs from the outbox table.
 type Store interface {
 	MarkPublished(ctx context.Context, records []outbox.Record) []error
 	Delete(ctx context.Context, records []outbox.Record) []error
@@ -133,8 +133,8 @@ type Store interface {
 	AddPendingKeys(ctx context.Context, records []outbox.Record) []error
 }
 
-// Pipeline publishes and settles items. It is safe for concurrent use.
-type Pipeline struct {
+// Processor publishes and settles items. It is safe for concurrent use.
+type Processor struct {
 	Publisher publish.Publisher
 	Store     Store
 	// Action is what happens to published items.
@@ -155,7 +155,7 @@ type Pipeline struct {
 // (parallel marks or deletes, FAILED marks for poison events, and pending
 // index keys for failed items that lack them). It returns one Outcome per
 // item and adds to the counts and latencies of m.
-func (p *Pipeline) Process(ctx context.Context, items []Item, m *metrics.Recorder) []Outcome {
+func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Recorder) []Outcome {
 	w := &wave{outcomes: make([]Outcome, len(items))}
 	var toPublish []outbox.Record
 	var publishIdx []int
@@ -226,7 +226,7 @@ func (w *wave) addPoison(i int, r outbox.Record, reason string) {
 
 // write runs the writing wave: settle published items, mark poison ones and
 // index failed ones, all at once.
-func (p *Pipeline) write(ctx context.Context, w *wave, items []Item) {
+func (p *Processor) write(ctx context.Context, w *wave, items []Item) {
 	var settleErrs, poisonErrs, indexErrs []error
 	var wg sync.WaitGroup
 	run := func(n int, f func()) {
@@ -266,7 +266,7 @@ func (p *Pipeline) write(ctx context.Context, w *wave, items []Item) {
 
 // storeFailure is the outcome of an item whose reading, holding or
 // recording failed in the table.
-func (p *Pipeline) storeFailure(err error, published bool) Outcome {
+func (p *Processor) storeFailure(err error, published bool) Outcome {
 	reason := err.Error()
 	if published {
 		reason = "published, but recording it failed: " + reason
@@ -275,7 +275,7 @@ func (p *Pipeline) storeFailure(err error, published bool) Outcome {
 }
 
 // tableHint names the probable fix of a failed request on the table.
-func (p *Pipeline) tableHint(err error) string {
+func (p *Processor) tableHint(err error) string {
 	if retry.ClassifyError(err) != retry.ClassEnvironment {
 		return ""
 	}
@@ -292,7 +292,7 @@ func (p *Pipeline) tableHint(err error) string {
 }
 
 // report logs the outcomes and counts them in m.
-func (p *Pipeline) report(ctx context.Context, items []Item, outcomes []Outcome, retried int, m *metrics.Recorder) {
+func (p *Processor) report(ctx context.Context, items []Item, outcomes []Outcome, retried int, m *metrics.Recorder) {
 	var nPublished, nPoison, nPending int
 	for i, o := range outcomes {
 		r := items[i].Record
@@ -319,14 +319,14 @@ func (p *Pipeline) report(ctx context.Context, items []Item, outcomes []Outcome,
 	m.Add(metrics.EventsLeftPending, nPending)
 }
 
-func (p *Pipeline) now() time.Time {
+func (p *Processor) now() time.Time {
 	if p.Now != nil {
 		return p.Now()
 	}
 	return time.Now()
 }
 
-func (p *Pipeline) log() *slog.Logger {
+func (p *Processor) log() *slog.Logger {
 	if p.Log != nil {
 		return p.Log
 	}
