@@ -138,16 +138,17 @@ func (t Table) StreamFilterPattern() string {
 // Requeue returns the update that puts a FAILED event back in the pending
 // index, for replay once its cause is fixed: status PENDING and the pending
 // index keys of the contract (pending since it occurred, so the next
-// reconciler run publishes it). attempts and lastError stay as history. It
-// applies only to FAILED items. r needs only the key, EventID and OccurredAt.
+// reconciler run publishes it), and no hold left from an earlier attempt.
+// attempts and lastError stay as history. It applies only to FAILED items.
+// r needs only the key, EventID and OccurredAt.
 func (t Table) Requeue(r Record) *dynamodb.UpdateItemInput {
 	return &dynamodb.UpdateItemInput{
 		TableName:           aws.String(t.Name),
 		Key:                 t.Key(r),
-		UpdateExpression:    aws.String("SET #status = :pending, #shard = :shard, #since = :since"),
+		UpdateExpression:    aws.String("SET #status = :pending, #shard = :shard, #since = :since REMOVE #next"),
 		ConditionExpression: aws.String("#status = :failed"),
 		ExpressionAttributeNames: map[string]string{
-			"#status": AttrStatus, "#shard": AttrPendingShard, "#since": AttrPendingSince,
+			"#status": AttrStatus, "#shard": AttrPendingShard, "#since": AttrPendingSince, "#next": AttrNextAttemptAt,
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
@@ -182,8 +183,13 @@ func (t Table) CurrentItems(records []Record) *dynamodb.BatchGetItemInput {
 //
 // The hold is also the backoff: when publishing or marking fails, the item
 // stays held until until, and no reconciler run publishes it again before.
+//
+// With the pending index, the hold also gives an item that lacks them the
+// pending index keys (if_not_exists: an item that has them is not
+// rewritten), so that a held item whose holder dies is found by the
+// reconciler once the hold ends.
 func (t Table) Hold(r Record, now, until time.Time) *dynamodb.UpdateItemInput {
-	return &dynamodb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName:           aws.String(t.Name),
 		Key:                 t.Key(r),
 		UpdateExpression:    aws.String("SET #next = :until ADD #attempts :one"),
@@ -199,6 +205,14 @@ func (t Table) Hold(r Record, now, until time.Time) *dynamodb.UpdateItemInput {
 		},
 		ReturnValues: types.ReturnValueAllNew,
 	}
+	if !t.NoPendingIndex {
+		in.UpdateExpression = aws.String("SET #next = :until, #shard = if_not_exists(#shard, :shard), #since = if_not_exists(#since, :since) ADD #attempts :one")
+		in.ExpressionAttributeNames["#shard"] = AttrPendingShard
+		in.ExpressionAttributeNames["#since"] = AttrPendingSince
+		in.ExpressionAttributeValues[":shard"] = &types.AttributeValueMemberS{Value: PendingShardKey(t.ShardFor(r.EventID))}
+		in.ExpressionAttributeValues[":since"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(r.OccurredAt.UnixMilli(), 10)}
+	}
+	return in
 }
 
 // Held reports whether r's item is held by a relay at now.

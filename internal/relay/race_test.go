@@ -15,6 +15,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -253,5 +254,30 @@ func TestStreamReadDenied(t *testing.T) {
 	}
 	if !strings.Contains(h.logs.String(), "may lack dynamodb:BatchGetItem") {
 		t.Errorf("no hint in the logs:\n%s", h.logs.String())
+	}
+}
+
+// TestHeldItemStaysFindable: an item without the pending index keys that a
+// lagging stream invocation holds gets the keys with the hold, so that when
+// the invocation dies before publishing, the reconciler finds it after the
+// hold.
+func TestHeldItemStaysFindable(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	fake := relaytest.New(t, table)
+	cfg := testConfig(table, config.TargetEventBridge, config.ActionMark)
+	records := relaytest.Records(table, 1, 32)
+	records[0].PendingShard, records[0].PendingSince = "", 0
+	fake.PutRecords(records)
+	// The hold of an invocation that dies right after it.
+	st := &store.Store{Client: fake, Table: table, Now: func() time.Time { return now }, Retry: noSleep}
+	held, errs := st.Hold(context.Background(), records, func(outbox.Record) time.Time { return now.Add(time.Minute) })
+	if errs[0] != nil || held[0] == nil {
+		t.Fatalf("hold: %v", errs[0])
+	}
+	later := newRelay(t, cfg, fake, func() time.Time { return now.Add(2 * time.Minute) })
+	rep, err := later.Reconcile(context.Background(), relay.ReconcileRequest{Action: relay.ActionReconcile})
+	if err != nil || rep.Published != 1 {
+		t.Errorf("reconcile after the hold: %+v, %v; want the event published", rep, err)
 	}
 }
