@@ -82,6 +82,9 @@ type AWS struct {
 	// ReadError returns an error for a BatchGetItem that reads the item with
 	// the given sort key, nil for none.
 	ReadError func(sortKey string) error
+	// UnprocessedRead reports whether BatchGetItem leaves the key of the
+	// item with the given sort key unprocessed on this attempt.
+	UnprocessedRead func(sortKey string, attempt int) bool
 
 	tb testing.TB
 	db *dynamodb.Client // the engine

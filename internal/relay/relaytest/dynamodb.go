@@ -269,9 +269,15 @@ func (f *AWS) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 			}
 		}
 	}
-	out, err := f.db.BatchGetItem(ctx, in, opts...)
-	if err != nil {
-		return nil, err
+	in, aside := f.setAsideReads(in)
+	out := &dynamodb.BatchGetItemOutput{Responses: map[string][]map[string]ddb.AttributeValue{}}
+	if len(in.RequestItems) > 0 {
+		if out, err = f.db.BatchGetItem(ctx, in, opts...); err != nil {
+			return nil, err
+		}
+	}
+	if len(aside) > 0 {
+		out.UnprocessedKeys = aside
 	}
 	units := 0.0
 	for table, ka := range in.RequestItems {
@@ -292,6 +298,38 @@ func (f *AWS) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 	f.readUnits += units
 	f.mu.Unlock()
 	return out, nil
+}
+
+// setAsideReads removes from in the keys UnprocessedRead selects and
+// returns them as unprocessed keys.
+func (f *AWS) setAsideReads(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemInput, map[string]ddb.KeysAndAttributes) {
+	if f.UnprocessedRead == nil {
+		return in, nil
+	}
+	kept := *in
+	kept.RequestItems = map[string]ddb.KeysAndAttributes{}
+	aside := map[string]ddb.KeysAndAttributes{}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for table, ka := range in.RequestItems {
+		k, a := ka, ka
+		k.Keys, a.Keys = nil, nil
+		for _, key := range ka.Keys {
+			sk := str(key[f.Table.SortKey])
+			if f.UnprocessedRead(sk, f.attempt("read:"+sk)) {
+				a.Keys = append(a.Keys, key)
+			} else {
+				k.Keys = append(k.Keys, key)
+			}
+		}
+		if len(k.Keys) > 0 {
+			kept.RequestItems[table] = k
+		}
+		if len(a.Keys) > 0 {
+			aside[table] = a
+		}
+	}
+	return &kept, aside
 }
 
 func (f *AWS) addReadUnits(c *ddb.ConsumedCapacity) {
