@@ -158,12 +158,12 @@ func TestCurrent(t *testing.T) {
 	batch := append(append([]outbox.Record{}, records...), records[7])
 	items, errs := s.Current(context.Background(), batch)
 	for i := range batch {
-		switch {
-		case i == 200:
+		switch i {
+		case 200:
 			if errs[i] == nil {
 				t.Errorf("record 200: no error for a key never processed")
 			}
-		case i == 249:
+		case 249:
 			if items[i] != nil || errs[i] != nil {
 				t.Errorf("gone record: %v, %v", items[i], errs[i])
 			}
