@@ -179,7 +179,9 @@ func (t Table) CurrentItems(records []Record) *dynamodb.BatchGetItemInput {
 // it: nextAttemptAt becomes until, and attempts grows by one. It applies
 // only to a pending item that no one holds (no nextAttemptAt, or one not
 // after now), so of two relays only one gets the item; the other's
-// condition fails. It returns the item as updated, to publish from.
+// condition fails. It returns the item as updated, to publish from, and on
+// a failed condition the item as it is, to tell a held item from a settled
+// or missing one.
 //
 // The hold is also the backoff: when publishing or marking fails, the item
 // stays held until until, and no reconciler run publishes it again before.
@@ -203,7 +205,8 @@ func (t Table) Hold(r Record, now, until time.Time) *dynamodb.UpdateItemInput {
 			":now":     &types.AttributeValueMemberN{Value: strconv.FormatInt(now.UnixMilli(), 10)},
 			":one":     &types.AttributeValueMemberN{Value: "1"},
 		},
-		ReturnValues: types.ReturnValueAllNew,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 	if !t.NoPendingIndex {
 		in.UpdateExpression = aws.String("SET #next = :until, #shard = if_not_exists(#shard, :shard), #since = if_not_exists(#since, :since) ADD #attempts :one")

@@ -23,8 +23,9 @@
 //
 // Before publishing, stream mode reads the current state of its batch's
 // items, one strongly consistent BatchGetItem per 100 records, all in
-// parallel, and skips items already PUBLISHED, FAILED, gone, or held by the
-// reconciler. Items old enough for the reconciler to take them (half the
+// parallel, and skips items already PUBLISHED, FAILED or gone; an item held
+// by the reconciler is reported for a retry, by which time it is settled.
+// Items old enough for the reconciler to take them (half the
 // configured minimum age) are held instead (outbox.Table.Hold), as the
 // reconciler holds every item it publishes: of two invocations that see one
 // event, only the one whose conditional hold succeeds publishes it. The

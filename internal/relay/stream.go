@@ -12,6 +12,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/streamrecord"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -66,7 +67,7 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 // state, so that an event already published (by the reconciler, or by an
 // earlier delivery of the record) is not published again. Young items are
 // read, 100 per consistent BatchGetItem; an item held by the reconciler is
-// skipped. Items old enough for the reconciler to take them (half its
+// left pending and retried. Items old enough for the reconciler to take them (half its
 // minimum age) are held instead, with the same conditional hold as the
 // reconciler's, so that exactly one of the two publishes them. All requests
 // run at once: one round trip. When the read fails, the items are published
@@ -92,15 +93,16 @@ func (r *Relay) current(ctx context.Context, items []batch.Item) []batch.Item {
 		}
 		return rs
 	}
-	var readItems, heldItems []map[string]types.AttributeValue
-	var readErrs, holdErrs []error
+	var readItems []map[string]types.AttributeValue
+	var readErrs []error
+	var held []store.Held
 	var wg sync.WaitGroup
 	if len(read) > 0 {
 		wg.Go(func() { readItems, readErrs = r.store.Current(ctx, records(read)) })
 	}
 	if len(hold) > 0 {
 		wg.Go(func() {
-			heldItems, holdErrs = r.store.Hold(ctx, records(hold), func(rec outbox.Record) time.Time { return r.hold.Until(now, rec.Attempts) })
+			held = r.store.Hold(ctx, records(hold), func(rec outbox.Record) time.Time { return r.hold.Until(now, rec.Attempts) })
 		})
 	}
 	wg.Wait()
@@ -116,26 +118,41 @@ func (r *Relay) current(ctx context.Context, items []batch.Item) []batch.Item {
 			}
 			continue
 		}
-		out[i] = r.fresh(items[i], readItems[k], nil, "the item is gone")
-		if rec := out[i].Record; out[i].Skip == "" && out[i].Malformed == nil && rec.Status == outbox.StatusPending && rec.Held(now) {
-			out[i].Skip = "held by another relay until " + time.UnixMilli(rec.NextAttemptAt).UTC().Format(outbox.TimeFormat)
-		}
+		out[i] = r.fresh(items[i], readItems[k], nil)
+		markBusy(&out[i], now)
 	}
 	for k, i := range hold {
-		out[i] = r.fresh(items[i], heldItems[k], holdErrs[k], "the item is no longer pending, is held by another relay, or is gone")
+		h := held[k]
+		if h.Item != nil || h.Err != nil {
+			out[i] = r.fresh(items[i], h.Item, h.Err)
+			continue
+		}
+		// The condition failed: the item is settled, gone, or held.
+		out[i] = r.fresh(items[i], h.Current, nil)
+		markBusy(&out[i], now)
 	}
 	return out
 }
 
+// markBusy marks a pending item held by another invocation at now. It
+// stays pending and its record is retried (a batch item failure): the
+// holder settles it meanwhile, or its hold ends and this relay takes it.
+// Skipping it instead would leave it to the reconciler alone.
+func markBusy(it *batch.Item, now time.Time) {
+	if rec := it.Record; it.Skip == "" && it.Malformed == nil && rec.Status == outbox.StatusPending && rec.Held(now) {
+		it.Busy = "held by another invocation until " + time.UnixMilli(rec.NextAttemptAt).UTC().Format(outbox.TimeFormat) + "; retried"
+	}
+}
+
 // fresh is the Item of the current state of it: item as read or held, nil
-// when there is none to publish (skip says why), or the error.
-func (r *Relay) fresh(it batch.Item, item map[string]types.AttributeValue, err error, skip string) batch.Item {
+// when it is gone, or the error.
+func (r *Relay) fresh(it batch.Item, item map[string]types.AttributeValue, err error) batch.Item {
 	switch {
 	case err != nil:
 		it.Unavailable = err
 		return it
 	case item == nil:
-		it.Skip = skip
+		it.Skip = "the item is gone"
 		return it
 	}
 	return batch.Parse(r.table, item)

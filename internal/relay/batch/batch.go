@@ -38,6 +38,9 @@ type Item struct {
 	// Unavailable is why the item's current state could not be read or the
 	// item could not be held; it stays pending. Nil for none.
 	Unavailable error
+	// Busy says why another invocation holds the item: it stays pending and
+	// is tried again, but it is no failure. "" for none.
+	Busy string
 }
 
 // Parse turns a DynamoDB item (from a stream image or a query) into an Item.
@@ -167,6 +170,8 @@ func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Record
 			w.addPoison(i, it.Record, it.Malformed.Error())
 		case it.Unavailable != nil:
 			w.outcomes[i] = p.storeFailure(it.Unavailable, false)
+		case it.Busy != "":
+			w.outcomes[i] = Outcome{Status: LeftPending, Reason: it.Busy}
 		case it.Record.Status != outbox.StatusPending:
 			w.outcomes[i] = Outcome{Status: Skipped, Reason: "status is " + string(it.Record.Status)}
 		default:

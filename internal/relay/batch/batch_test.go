@@ -110,12 +110,13 @@ func TestProcess(t *testing.T) {
 				{Record: indexed(rec("i", "denied", "t", outbox.StatusPending))},         // left pending, already indexed
 				{Record: rec("j", "ok", "t", outbox.StatusPending), Skip: "held by another relay"},
 				{Record: rec("k", "ok", "t", outbox.StatusPending), Unavailable: &smithy.GenericAPIError{Code: "AccessDeniedException"}},
+				{Record: rec("l", "ok", "t", outbox.StatusPending), Busy: "held by another invocation"},
 			}
 			pub, st := &fakePublisher{}, &fakeStore{}
 			p := &Processor{Publisher: pub, Store: st, Action: action, Now: func() time.Time { return time.Unix(101, 0) }}
 			m := metrics.New()
 			out := p.Process(context.Background(), items, m)
-			want := []Status{Published, Poison, LeftPending, LeftPending, Skipped, Poison, Poison, Poison, LeftPending, Skipped, LeftPending}
+			want := []Status{Published, Poison, LeftPending, LeftPending, Skipped, Poison, Poison, Poison, LeftPending, Skipped, LeftPending, LeftPending}
 			for i, o := range out {
 				if o.Status != want[i] {
 					t.Errorf("item %d: %v (%s), want %v", i, o.Status, o.Reason, want[i])
@@ -152,7 +153,7 @@ func TestProcess(t *testing.T) {
 					t.Errorf("PublishErrors{%s} = %v, want %v", class, got, v)
 				}
 			}
-			for name, v := range map[string]float64{metrics.EventsPublished: 1, metrics.EventsFailed: 4, metrics.EventsLeftPending: 4, metrics.EventsRetried: 4 + 1 + 1} {
+			for name, v := range map[string]float64{metrics.EventsPublished: 1, metrics.EventsFailed: 4, metrics.EventsLeftPending: 5, metrics.EventsRetried: 4 + 1 + 1} {
 				if got := m.Count(name); got != v {
 					t.Errorf("%s = %v, want %v", name, got, v)
 				}

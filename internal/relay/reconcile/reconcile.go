@@ -48,7 +48,7 @@ type ReadAPI interface {
 
 // Holder holds items before they are published; *store.Store is one.
 type Holder interface {
-	Hold(ctx context.Context, records []outbox.Record, until func(outbox.Record) time.Time) ([]map[string]types.AttributeValue, []error)
+	Hold(ctx context.Context, records []outbox.Record, until func(outbox.Record) time.Time) []store.Held
 }
 
 // Processor publishes and settles items; *batch.Processor is one.
@@ -242,15 +242,15 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 	if len(records) == 0 {
 		return items
 	}
-	held, errs := r.Holder.Hold(ctx, records, func(rec outbox.Record) time.Time { return r.Hold.Until(now, rec.Attempts) })
+	held := r.Holder.Hold(ctx, records, func(rec outbox.Record) time.Time { return r.Hold.Until(now, rec.Attempts) })
 	for k, i := range idx {
-		switch {
-		case errs[k] != nil:
-			items[i].Unavailable = errs[k]
-		case held[k] == nil:
-			items[i].Skip = "no longer pending, held by a stream invocation, or gone"
+		switch h := held[k]; {
+		case h.Err != nil:
+			items[i].Unavailable = h.Err
+		case h.Item == nil:
+			items[i].Skip = "no longer pending, held by another invocation, or gone"
 		default:
-			items[i] = batch.ParsePending(r.Table, held[k])
+			items[i] = batch.ParsePending(r.Table, h.Item)
 		}
 	}
 	return items

@@ -154,27 +154,36 @@ func (s *Store) updateOne(ctx context.Context, in *dynamodb.UpdateItemInput) (*d
 	}
 }
 
+// Held is the result of holding one item.
+type Held struct {
+	// Item is the item as held, to publish from; nil when it was not held.
+	Item map[string]types.AttributeValue
+	// Current is, when the hold's condition failed, the item as it is (no
+	// longer pending, or held by another invocation); nil when it is gone.
+	Current map[string]types.AttributeValue
+	// Err is what kept the item from being held, other than the condition.
+	Err error
+}
+
 // Hold takes each record's item before publishing it (outbox.Table.Hold),
-// in parallel, holding it until the time until returns for it. It returns,
-// per record, the item as held; nil with a nil error when the item is not
-// to be published (no longer pending, held by another relay, or gone); or
-// the error that kept it from being held.
-func (s *Store) Hold(ctx context.Context, records []outbox.Record, until func(outbox.Record) time.Time) ([]map[string]types.AttributeValue, []error) {
+// in parallel, holding it until the time until returns for it. It returns
+// one Held per record.
+func (s *Store) Hold(ctx context.Context, records []outbox.Record, until func(outbox.Record) time.Time) []Held {
 	now := s.now()
-	items := make([]map[string]types.AttributeValue, len(records))
-	errs := make([]error, len(records))
+	out := make([]Held, len(records))
 	s.parallel(len(records), func(i int) {
-		out, err := s.updateOne(ctx, s.Table.Hold(records[i], now, until(records[i])))
+		res, err := s.updateOne(ctx, s.Table.Hold(records[i], now, until(records[i])))
 		var ccf *types.ConditionalCheckFailedException
 		switch {
 		case errors.As(err, &ccf):
+			out[i].Current = ccf.Item
 		case err != nil:
-			errs[i] = err
+			out[i].Err = err
 		default:
-			items[i] = out.Attributes
+			out[i].Item = res.Attributes
 		}
 	})
-	return items, errs
+	return out
 }
 
 // Delete deletes the records' items with BatchWriteItem, 25 per call, calls
