@@ -56,8 +56,9 @@ type Processor interface {
 	Process(ctx context.Context, items []batch.Item, m *metrics.Recorder) []batch.Outcome
 }
 
-// Reconciler queries every shard of the pending index for old pending
-// events and processes them, page by page, shards in parallel.
+// Reconciler queries every shard of the pending index (or scans every
+// segment of a table without it) for old pending events and processes them,
+// page by page, shards or segments in parallel.
 type Reconciler struct {
 	Client ReadAPI
 	Table  outbox.Table
@@ -115,8 +116,9 @@ type Report struct {
 	ReadUnits float64 `json:"readUnits"`
 }
 
-// Run sweeps every shard for events pending since before now - minAge and
-// processes them. It stops starting pages when the deadline comes near.
+// Run sweeps every shard or segment for events pending since before
+// now - minAge and not held, holds them and processes them. It stops
+// starting pages when the deadline comes near.
 func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.Recorder) Report {
 	now := r.now()
 	cutoff := now.Add(-minAge)
