@@ -67,9 +67,10 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 // state, so that an event already published (by the reconciler, or by an
 // earlier delivery of the record) is not published again. Young items are
 // read, 100 per consistent BatchGetItem; an item held by the reconciler is
-// left pending and retried. Items old enough for the reconciler to take them (half its
-// minimum age) are held instead, with the same conditional hold as the
-// reconciler's, so that exactly one of the two publishes them. All requests
+// left pending and retried. Items old enough for the reconciler to take
+// them (half its minimum age) are held instead, with the same conditional
+// hold as the reconciler's, so that exactly one of the two publishes them.
+// All requests
 // run at once: one round trip. When the read fails, the items are published
 // from their images: the check avoids duplicates and must not stall the
 // shard.
@@ -119,7 +120,9 @@ func (r *Relay) current(ctx context.Context, items []batch.Item) []batch.Item {
 			continue
 		}
 		out[i] = r.fresh(items[i], readItems[k], nil)
-		markBusy(&out[i], now)
+		if out[i].Record.Held(now) {
+			markBusy(&out[i])
+		}
 	}
 	for k, i := range hold {
 		h := held[k]
@@ -129,17 +132,17 @@ func (r *Relay) current(ctx context.Context, items []batch.Item) []batch.Item {
 		}
 		// The condition failed: the item is settled, gone, or held.
 		out[i] = r.fresh(items[i], h.Current, nil)
-		markBusy(&out[i], now)
+		markBusy(&out[i])
 	}
 	return out
 }
 
-// markBusy marks a pending item held by another invocation at now. It
-// stays pending and its record is retried (a batch item failure): the
-// holder settles it meanwhile, or its hold ends and this relay takes it.
-// Skipping it instead would leave it to the reconciler alone.
-func markBusy(it *batch.Item, now time.Time) {
-	if rec := it.Record; it.Skip == "" && it.Malformed == nil && rec.Status == outbox.StatusPending && rec.Held(now) {
+// markBusy marks a pending item that another invocation holds. It stays
+// pending and its record is retried (a batch item failure): the holder
+// settles it meanwhile, or its hold ends and this relay takes it. Skipping
+// it instead would leave it to the reconciler alone.
+func markBusy(it *batch.Item) {
+	if rec := it.Record; it.Skip == "" && it.Malformed == nil && rec.Status == outbox.StatusPending {
 		it.Busy = "held by another invocation until " + time.UnixMilli(rec.NextAttemptAt).UTC().Format(outbox.TimeFormat) + "; retried"
 	}
 }
