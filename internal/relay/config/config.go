@@ -18,7 +18,7 @@
 //	OUTBOX_PUBLISHED_ACTION    mark                 mark or delete
 //	OUTBOX_PUBLISHED_TTL       720h                 Go duration; 0 = no expiry (mark)
 //	OUTBOX_RECONCILE_MIN_AGE   5m                   Go duration
-//	OUTBOX_FORMER_SORT_KEY_PREFIXES  (none)         comma-separated former prefixes still accepted
+//	OUTBOX_FORMER_SORT_KEY_PREFIXES  (none)         comma-separated former prefixes still accepted (spaces are part of a prefix)
 //	OUTBOX_RECONCILE_SHARDS    OUTBOX_PENDING_SHARDS  pending index shards the reconciler queries (≥ OUTBOX_PENDING_SHARDS)
 //	OUTBOX_PENDING_INDEX_ENABLED  true              false: no pending index; the reconciler scans the (dedicated, delete-mode) table
 //
