@@ -62,6 +62,22 @@
 // never be published (malformed, too large, rejected by the target) is marked
 // FAILED with attempts and lastError, and also leaves the pending index.
 //
+// Before the reconciler publishes an item, and before a stream invocation
+// publishes one old enough for the reconciler to take, the relay holds it
+// (Table.Hold): nextAttemptAt (Unix milliseconds) is set to the end of the
+// hold and attempts grows by one, on the condition that the item is pending
+// and not held. Of two invocations that see an event, only one publishes
+// it. The hold grows with attempts, so an item whose publishing or marking
+// keeps failing is tried again later each time. Writers never set either.
+//
+// # Without the pending index
+//
+// A dedicated table whose published items are deleted can do without the
+// pending index (Table.NoPendingIndex): items are written without
+// outboxPendingShard and outboxPendingSince, the table holds only pending
+// and failed items, and the reconciler finds old pending ones with a
+// parallel Scan (Table.PendingScan).
+//
 // # The published event
 //
 // The relay publishes the event with its source and detail type. The detail

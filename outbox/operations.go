@@ -138,22 +138,136 @@ func (t Table) StreamFilterPattern() string {
 // Requeue returns the update that puts a FAILED event back in the pending
 // index, for replay once its cause is fixed: status PENDING and the pending
 // index keys of the contract (pending since it occurred, so the next
-// reconciler run publishes it). attempts and lastError stay as history. It
-// applies only to FAILED items. r needs only the key, EventID and OccurredAt.
+// reconciler run publishes it), and no hold left from an earlier attempt.
+// attempts and lastError stay as history. It applies only to FAILED items.
+// r needs only the key, EventID and OccurredAt.
 func (t Table) Requeue(r Record) *dynamodb.UpdateItemInput {
 	return &dynamodb.UpdateItemInput{
 		TableName:           aws.String(t.Name),
 		Key:                 t.Key(r),
-		UpdateExpression:    aws.String("SET #status = :pending, #shard = :shard, #since = :since"),
+		UpdateExpression:    aws.String("SET #status = :pending, #shard = :shard, #since = :since REMOVE #next"),
 		ConditionExpression: aws.String("#status = :failed"),
 		ExpressionAttributeNames: map[string]string{
-			"#status": AttrStatus, "#shard": AttrPendingShard, "#since": AttrPendingSince,
+			"#status": AttrStatus, "#shard": AttrPendingShard, "#since": AttrPendingSince, "#next": AttrNextAttemptAt,
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
 			":failed":  &types.AttributeValueMemberS{Value: string(StatusFailed)},
 			":shard":   &types.AttributeValueMemberS{Value: PendingShardKey(t.ShardFor(r.EventID))},
 			":since":   &types.AttributeValueMemberN{Value: strconv.FormatInt(r.OccurredAt.UnixMilli(), 10)},
+		},
+	}
+}
+
+// MaxBatchGet is the number of keys one BatchGetItem accepts.
+const MaxBatchGet = 100
+
+// CurrentItems returns the strongly consistent BatchGetItem that reads the
+// current items of records (at most MaxBatchGet, with distinct keys), so
+// that a relay publishes only what is still pending.
+func (t Table) CurrentItems(records []Record) *dynamodb.BatchGetItemInput {
+	keys := make([]map[string]types.AttributeValue, len(records))
+	for i, r := range records {
+		keys[i] = t.Key(r)
+	}
+	return &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+		t.Name: {Keys: keys, ConsistentRead: aws.Bool(true)},
+	}}
+}
+
+// Hold returns the update by which a relay takes r's item before publishing
+// it: nextAttemptAt becomes until, and attempts grows by one. It applies
+// only to a pending item that no one holds (no nextAttemptAt, or one not
+// after now), so of two relays only one gets the item; the other's
+// condition fails. It returns the item as updated, to publish from, and on
+// a failed condition the item as it is, to tell a held item from a settled
+// or missing one.
+//
+// The hold is also the backoff: when publishing or marking fails, the item
+// stays held until until, and no reconciler run publishes it again before.
+//
+// With the pending index, the hold also gives an item that lacks them the
+// pending index keys (if_not_exists: an item that has them is not
+// rewritten), so that a held item whose holder dies is found by the
+// reconciler once the hold ends.
+func (t Table) Hold(r Record, now, until time.Time) *dynamodb.UpdateItemInput {
+	in := &dynamodb.UpdateItemInput{
+		TableName:           aws.String(t.Name),
+		Key:                 t.Key(r),
+		UpdateExpression:    aws.String("SET #next = :until ADD #attempts :one"),
+		ConditionExpression: aws.String("#status = :pending AND (attribute_not_exists(#next) OR #next <= :now)"),
+		ExpressionAttributeNames: map[string]string{
+			"#status": AttrStatus, "#next": AttrNextAttemptAt, "#attempts": AttrAttempts,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
+			":until":   &types.AttributeValueMemberN{Value: strconv.FormatInt(until.UnixMilli(), 10)},
+			":now":     &types.AttributeValueMemberN{Value: strconv.FormatInt(now.UnixMilli(), 10)},
+			":one":     &types.AttributeValueMemberN{Value: "1"},
+		},
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	if !t.NoPendingIndex {
+		in.UpdateExpression = aws.String("SET #next = :until, #shard = if_not_exists(#shard, :shard), #since = if_not_exists(#since, :since) ADD #attempts :one")
+		in.ExpressionAttributeNames["#shard"] = AttrPendingShard
+		in.ExpressionAttributeNames["#since"] = AttrPendingSince
+		in.ExpressionAttributeValues[":shard"] = &types.AttributeValueMemberS{Value: PendingShardKey(t.ShardFor(r.EventID))}
+		in.ExpressionAttributeValues[":since"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(r.OccurredAt.UnixMilli(), 10)}
+	}
+	return in
+}
+
+// Held reports whether r's item is held by a relay at now.
+func (r Record) Held(now time.Time) bool { return r.NextAttemptAt > now.UnixMilli() }
+
+// AddPendingKeys returns the update that gives a pending item that lacks
+// them the pending index keys of the contract (pending since it occurred),
+// so that the reconciler finds it: for an item written by a writer that did
+// not set them, whose publishing failed.
+func (t Table) AddPendingKeys(r Record) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName:           aws.String(t.Name),
+		Key:                 t.Key(r),
+		UpdateExpression:    aws.String("SET #shard = :shard, #since = :since"),
+		ConditionExpression: aws.String("#status = :pending AND attribute_not_exists(#shard)"),
+		ExpressionAttributeNames: map[string]string{
+			"#status": AttrStatus, "#shard": AttrPendingShard, "#since": AttrPendingSince,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
+			":shard":   &types.AttributeValueMemberS{Value: PendingShardKey(t.ShardFor(r.EventID))},
+			":since":   &types.AttributeValueMemberN{Value: strconv.FormatInt(r.OccurredAt.UnixMilli(), 10)},
+		},
+	}
+}
+
+// DuePendingQuery is PendingQuery(shard, cutoff) without the items held by
+// a relay at now: those whose nextAttemptAt is after now.
+func (t Table) DuePendingQuery(shard int, cutoff, now time.Time) *dynamodb.QueryInput {
+	in := t.PendingQuery(shard, cutoff)
+	in.FilterExpression = aws.String("attribute_not_exists(#next) OR #next <= :now")
+	in.ExpressionAttributeNames["#next"] = AttrNextAttemptAt
+	in.ExpressionAttributeValues[":now"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(now.UnixMilli(), 10)}
+	return in
+}
+
+// PendingScan returns segment of a parallel Scan in totalSegments of a
+// table without pending index (NoPendingIndex): the pending items that
+// occurred at or before cutoff and that no relay holds at now.
+func (t Table) PendingScan(segment, totalSegments int, cutoff, now time.Time) *dynamodb.ScanInput {
+	return &dynamodb.ScanInput{
+		TableName:        aws.String(t.Name),
+		Segment:          aws.Int32(int32(segment)),
+		TotalSegments:    aws.Int32(int32(totalSegments)),
+		FilterExpression: aws.String("#status = :pending AND #occurred <= :cutoff AND (attribute_not_exists(#next) OR #next <= :now)"),
+		ExpressionAttributeNames: map[string]string{
+			"#status": AttrStatus, "#occurred": AttrOccurredAt, "#next": AttrNextAttemptAt,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
+			":cutoff":  &types.AttributeValueMemberS{Value: cutoff.UTC().Format(TimeFormat)},
+			":now":     &types.AttributeValueMemberN{Value: strconv.FormatInt(now.UnixMilli(), 10)},
 		},
 	}
 }

@@ -64,6 +64,9 @@ type Record struct {
 	LastError    string
 	PublishedAt  time.Time
 	ExpiresAt    int64
+	// NextAttemptAt (Unix milliseconds) is when a relay's hold on the item
+	// ends; 0 when none was taken.
+	NextAttemptAt int64
 }
 
 // newRecord validates e and returns the pending record it becomes. index
@@ -104,7 +107,6 @@ func (t Table) newRecord(e Event, index int, now time.Time) (Record, error) {
 		}
 		pk = t.SortKeyFor(id)
 	}
-	shard := t.ShardFor(id)
 	r := Record{
 		PartitionKey: pk,
 		SortKey:      t.SortKeyFor(id),
@@ -114,9 +116,11 @@ func (t Table) newRecord(e Event, index int, now time.Time) (Record, error) {
 		Detail:       detail,
 		OccurredAt:   occurred,
 		Status:       StatusPending,
-		PendingShard: PendingShardKey(shard),
-		PendingSince: occurred.UnixMilli(),
 		TraceHeader:  e.TraceHeader,
+	}
+	if !t.NoPendingIndex {
+		r.PendingShard = PendingShardKey(t.ShardFor(id))
+		r.PendingSince = occurred.UnixMilli()
 	}
 	if size := r.PublishedSize(); size > MaxEntryBytes {
 		return fail("Detail", ErrEventTooLarge, fmt.Sprintf("the published event would be %d bytes; keep it under %d, for example by publishing a reference to the data instead of the data", size, MaxEntryBytes))
@@ -168,20 +172,33 @@ func (t Table) Item(r Record) map[string]types.AttributeValue {
 // ParseItem decodes an outbox item. It returns a *RecordError when the item
 // breaks the contract; such an item can never be published.
 func (t Table) ParseItem(item map[string]types.AttributeValue) (Record, error) {
+	return t.parseItem(item, false)
+}
+
+// ParsePendingItem decodes an item found among pending items (in the
+// pending index, or by a scan of a dedicated table). Such an item is an
+// outbox item whatever its sort key prefix, current, former or forgotten:
+// its sort key needs only to end with its event id.
+func (t Table) ParsePendingItem(item map[string]types.AttributeValue) (Record, error) {
+	return t.parseItem(item, true)
+}
+
+func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (Record, error) {
 	p := itemParser{item: item}
 	r := Record{
-		PartitionKey: p.str(t.PartitionKey, true),
-		SortKey:      p.str(t.SortKey, true),
-		EventID:      p.str(AttrEventID, true),
-		Source:       p.str(AttrSource, true),
-		DetailType:   p.str(AttrDetailType, true),
-		Status:       Status(p.str(AttrStatus, true)),
-		PendingShard: p.str(AttrPendingShard, false),
-		PendingSince: p.num(AttrPendingSince),
-		TraceHeader:  p.str(AttrTraceHeader, false),
-		Attempts:     int(p.num(AttrAttempts)),
-		LastError:    p.str(AttrLastError, false),
-		ExpiresAt:    p.num(t.TTLAttribute),
+		PartitionKey:  p.str(t.PartitionKey, true),
+		SortKey:       p.str(t.SortKey, true),
+		EventID:       p.str(AttrEventID, true),
+		Source:        p.str(AttrSource, true),
+		DetailType:    p.str(AttrDetailType, true),
+		Status:        Status(p.str(AttrStatus, true)),
+		PendingShard:  p.str(AttrPendingShard, false),
+		PendingSince:  p.num(AttrPendingSince),
+		TraceHeader:   p.str(AttrTraceHeader, false),
+		Attempts:      int(p.num(AttrAttempts)),
+		LastError:     p.str(AttrLastError, false),
+		ExpiresAt:     p.num(t.TTLAttribute),
+		NextAttemptAt: p.num(AttrNextAttemptAt),
 	}
 	r.OccurredAt = p.time(AttrOccurredAt, true)
 	r.PublishedAt = p.time(AttrPublishedAt, false)
@@ -189,10 +206,10 @@ func (t Table) ParseItem(item map[string]types.AttributeValue) (Record, error) {
 	if p.err != nil {
 		return Record{}, p.err
 	}
-	if !t.IsOutboxSortKey(r.SortKey) {
-		return Record{}, &RecordError{Attribute: t.SortKey, Problem: fmt.Sprintf("does not start with %q", t.SortKeyPrefix)}
+	if !anyPrefix && !t.IsOutboxSortKey(r.SortKey) {
+		return Record{}, &RecordError{Attribute: t.SortKey, Problem: fmt.Sprintf("does not start with %q", strings.Join(t.SortKeyPrefixes(), `" or "`))}
 	}
-	if r.SortKey != t.SortKeyFor(r.EventID) {
+	if !t.sortKeyMatches(r.SortKey, r.EventID, anyPrefix) {
 		return Record{}, &RecordError{Attribute: AttrEventID, Problem: "does not match the sort key"}
 	}
 	switch r.Status {
@@ -266,4 +283,18 @@ func (p *itemParser) time(name string, required bool) time.Time {
 		p.fail(name, "is not an RFC 3339 time")
 	}
 	return ts.UTC()
+}
+
+// sortKeyMatches reports whether sk is an accepted prefix followed by the
+// event id, or with anyPrefix, whether it ends with the event id.
+func (t Table) sortKeyMatches(sk, eventID string, anyPrefix bool) bool {
+	if anyPrefix {
+		return strings.HasSuffix(sk, eventID)
+	}
+	for _, p := range t.SortKeyPrefixes() {
+		if sk == p+eventID {
+			return true
+		}
+	}
+	return false
 }

@@ -22,6 +22,11 @@ const (
 	AttrPublishedAt  = "publishedAt"
 	AttrFailedAt     = "failedAt"
 	AttrVersion      = "outboxVersion"
+	// AttrNextAttemptAt (Unix milliseconds) is set by the relay when it takes
+	// an item to publish it: until then no other relay invocation or
+	// reconciler run publishes the item. It doubles as the backoff of an
+	// item whose publishing or marking keeps failing.
+	AttrNextAttemptAt = "nextAttemptAt"
 )
 
 // Defaults of a Table.
@@ -84,6 +89,12 @@ type Table struct {
 	// sort key begins with one of them are still outbox items: the stream
 	// filter lets their INSERTs through and the relay publishes them.
 	FormerSortKeyPrefixes []string
+	// NoPendingIndex is true for a table without the pending index: items
+	// are written without the pending index keys, and the reconciler finds
+	// old pending items with a parallel Scan. Valid only for a dedicated
+	// table whose published items are deleted, so that the table holds only
+	// pending and failed items and a Scan stays cheap.
+	NoPendingIndex bool
 }
 
 // WithDefaults returns t with every unset field set to its default.
@@ -126,6 +137,8 @@ func (t Table) Validate() error {
 		return &ConfigError{Field: "PendingShards", Problem: fmt.Sprintf("is %d", t.PendingShards), Fix: fmt.Sprintf("use a value from 1 to %d", MaxPendingShards)}
 	case strings.TrimSpace(t.SortKeyPrefix) == "":
 		return &ConfigError{Field: "SortKeyPrefix", Problem: "is blank", Fix: `use a distinctive prefix such as "OUTBOX#"`}
+	case t.NoPendingIndex && t.Layout != LayoutDedicated:
+		return &ConfigError{Field: "NoPendingIndex", Problem: "is set for a shared table", Fix: "use a dedicated table, or keep the pending index"}
 	}
 	for _, a := range []struct{ field, name string }{
 		{"PartitionKey", t.PartitionKey}, {"SortKey", t.SortKey}, {"TTLAttribute", t.TTLAttribute},
@@ -141,6 +154,7 @@ var contractAttributes = map[string]struct{}{
 	AttrEventID: {}, AttrSource: {}, AttrDetailType: {}, AttrDetail: {}, AttrOccurredAt: {},
 	AttrStatus: {}, AttrPendingShard: {}, AttrPendingSince: {}, AttrTraceHeader: {},
 	AttrAttempts: {}, AttrLastError: {}, AttrPublishedAt: {}, AttrFailedAt: {}, AttrVersion: {},
+	AttrNextAttemptAt: {},
 }
 
 // SortKeyFor returns the sort key value of the event with the given id.

@@ -69,10 +69,13 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	}
 	log.Info("relay configured", "table", cfg.Table.Name, "target", cfg.Target, "eventBus", cfg.EventBus,
 		"topicArn", cfg.TopicARN, "publishedAction", cfg.PublishedAction, "publishedTtl", cfg.PublishedTTL.String(),
-		"pendingShards", cfg.Table.PendingShards, "reconcileMinAge", cfg.ReconcileMinAge.String())
+		"pendingShards", cfg.Table.PendingShards, "reconcileShards", cfg.ReconcileShards,
+		"formerSortKeyPrefixes", cfg.Table.FormerSortKeyPrefixes, "pendingIndexEnabled", !cfg.Table.NoPendingIndex,
+		"reconcileMinAge", cfg.ReconcileMinAge.String())
 	return relay.New(cfg, clients, relay.Options{
 		Log:          log,
 		Metrics:      os.Stdout,
 		FunctionName: lambdacontext.FunctionName,
+		Region:       awsCfg.Region,
 	})
 }

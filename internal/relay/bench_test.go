@@ -21,9 +21,12 @@ const batchSize = 100
 
 // Targets of the relay for a 100-record batch.
 const (
-	maxRoundTrips          = 3
-	maxCallsPerEventMark   = 1.15
-	maxCallsPerEventDelete = 0.15
+	maxRoundTrips = 3
+	// 10 PutEvents, 1 BatchGetItem, then 100 UpdateItem or 4 BatchWriteItem.
+	maxCallsPerEventMark   = 1.12
+	maxCallsPerEventDelete = 0.16
+	// One strongly consistent read unit per item of up to 4 KB.
+	maxReadsPerEvent = 1.0
 )
 
 // streamHandler is what both relays offer.
@@ -36,7 +39,14 @@ func newHandler(tb testing.TB, impl string, fake *relaytest.AWS, cfg config.Conf
 		n := &naive.Relay{DynamoDB: fake, EventBridge: fake, Config: cfg}
 		return n.HandleStream
 	default:
-		r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{})
+		// The stream keeps up: the records are a second old. When it lags,
+		// they are an hour old, and the relay holds them instead of
+		// reading them.
+		clock := streamNow
+		if impl == "relay-lagging" {
+			clock = now
+		}
+		r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{Now: func() time.Time { return clock }})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -47,6 +57,7 @@ func newHandler(tb testing.TB, impl string, fake *relaytest.AWS, cfg config.Conf
 // runBatch stores a fresh batch of pending items, relays their stream
 // records and returns the round trips and calls it took.
 func runBatch(tb testing.TB, h streamHandler, fake *relaytest.AWS, records []outbox.Record, ev events.DynamoDBEvent) (roundTrips, calls int) {
+	tb.Helper()
 	fake.PutRecords(records)
 	fake.ResetCounters()
 	return relayBatch(tb, h, fake, records, ev)
@@ -70,19 +81,24 @@ func relayBatch(tb testing.TB, h streamHandler, fake *relaytest.AWS, records []o
 
 // BenchmarkRelay relays a 100-record batch through the fake AWS, whose
 // DynamoDB is a real engine, with 3 ms added to every call, with this relay
-// and with the naive one, and reports the sequential round trips per batch
-// and the AWS calls per event. Time per batch includes the engine's own.
+// and with the naive one, and reports the sequential round trips per batch,
+// the AWS calls per event and the read units per event (this relay's status
+// check; the naive relay reads nothing). relay-lagging is this relay on a
+// stream that lags past half the reconciler's minimum age: it holds the
+// items (a conditional write each) instead of reading them. Time per batch
+// includes the engine's own.
 func BenchmarkRelay(b *testing.B) {
 	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
 	records := relaytest.Records(table, batchSize, 256)
 	ev := relaytest.StreamEvent(table, relaytest.Inserts(table, records)...)
-	for _, impl := range []string{"relay", "naive"} {
+	for _, impl := range []string{"relay", "relay-lagging", "naive"} {
 		for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
 			b.Run(fmt.Sprintf("%s/%s", impl, action), func(b *testing.B) {
 				fake := relaytest.New(b, table)
 				fake.Latency = 3 * time.Millisecond
 				h := newHandler(b, impl, fake, testConfig(table, config.TargetEventBridge, action))
 				var roundTrips, calls int
+				var reads float64
 				for b.Loop() {
 					b.StopTimer()
 					fake.PutRecords(records)
@@ -91,10 +107,12 @@ func BenchmarkRelay(b *testing.B) {
 					rt, c := relayBatch(b, h, fake, records, ev)
 					roundTrips += rt
 					calls += c
+					reads += fake.ReadUnits()
 				}
 				n := float64(b.N)
 				b.ReportMetric(float64(roundTrips)/n, "roundtrips/batch")
 				b.ReportMetric(float64(calls)/n/batchSize, "calls/event")
+				b.ReportMetric(reads/n/batchSize, "reads/event")
 			})
 		}
 	}
@@ -115,6 +133,9 @@ func TestCallsPerEvent(t *testing.T) {
 	}{
 		{"relay", config.ActionMark, maxCallsPerEventMark, maxRoundTrips},
 		{"relay", config.ActionDelete, maxCallsPerEventDelete, maxRoundTrips},
+		// Lagging: 100 holds instead of 1 read.
+		{"relay-lagging", config.ActionMark, maxCallsPerEventMark + 0.99, maxRoundTrips},
+		{"relay-lagging", config.ActionDelete, maxCallsPerEventDelete + 0.99, maxRoundTrips},
 		{"naive", config.ActionMark, 2, 0},
 		{"naive", config.ActionDelete, 2, 0},
 	}
@@ -125,7 +146,11 @@ func TestCallsPerEvent(t *testing.T) {
 			h := newHandler(t, tt.impl, fake, testConfig(table, config.TargetEventBridge, tt.action))
 			_, calls := runBatch(t, h, fake, records, ev)
 			perEvent := float64(calls) / batchSize
-			t.Logf("%s/%s: %.2f calls/event", tt.impl, tt.action, perEvent)
+			reads := fake.ReadUnits() / batchSize
+			t.Logf("%s/%s: %.2f calls/event, %.2f reads/event", tt.impl, tt.action, perEvent, reads)
+			if tt.impl == "relay" && (reads > maxReadsPerEvent || fake.Calls(relaytest.OpBatchGetItem) != 1) {
+				t.Errorf("%.2f reads/event in %d BatchGetItem calls, want at most %.2f in 1", reads, fake.Calls(relaytest.OpBatchGetItem), maxReadsPerEvent)
+			}
 			if perEvent > tt.wantCalls {
 				t.Errorf("%.2f calls/event, want at most %.2f", perEvent, tt.wantCalls)
 			}
@@ -142,5 +167,44 @@ func TestCallsPerEvent(t *testing.T) {
 				t.Errorf("%d sequential round trips per batch, want at most %d", rt, tt.wantRoundTrips)
 			}
 		})
+	}
+}
+
+// BenchmarkReconcileReads runs the reconciler over a table holding pending
+// old events, with and without the pending index, and reports the read
+// units of a run (as DynamoDB reports them for the queries or scans, plus
+// nothing else: holds are writes) and per pending event. Without the index
+// the run scans the whole table, which in delete mode holds only pending and
+// failed items, so its cost grows with what is pending, as with the index.
+func BenchmarkReconcileReads(b *testing.B) {
+	for _, mode := range []string{"index", "scan"} {
+		for _, pending := range []int{0, 100, 1000} {
+			b.Run(fmt.Sprintf("%s/pending=%d", mode, pending), func(b *testing.B) {
+				table := outbox.Table{Name: "orders-outbox", NoPendingIndex: mode == "scan"}.WithDefaults()
+				records := relaytest.Records(table, pending, 256)
+				fake := relaytest.New(b, table)
+				cfg := testConfig(table, config.TargetEventBridge, config.ActionDelete)
+				r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{Now: func() time.Time { return now }})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var units float64
+				for b.Loop() {
+					b.StopTimer()
+					fake.PutRecords(records)
+					b.StartTimer()
+					rep, err := r.Reconcile(context.Background(), relay.ReconcileRequest{Action: relay.ActionReconcile})
+					if err != nil || rep.Published != pending || !rep.Complete {
+						b.Fatalf("report %+v, %v", rep, err)
+					}
+					units += rep.ReadUnits
+				}
+				n := float64(b.N)
+				b.ReportMetric(units/n, "readunits/run")
+				if pending > 0 {
+					b.ReportMetric(units/n/float64(pending), "readunits/event")
+				}
+			})
+		}
 	}
 }

@@ -3,6 +3,7 @@ package relay_test
 import (
 	"io"
 	"log/slog"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -18,4 +19,8 @@ func batchDelete(table outbox.Table, r outbox.Record) *dynamodb.BatchWriteItemIn
 	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
 		aws.ToString(aws.String(table.Name)): {table.Delete(r)},
 	}}
+}
+
+func nAttr(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

@@ -10,13 +10,38 @@
 //     batchItemFailures, by sequence number.
 //   - Reconcile mode: {"action":"reconcile"} (optionally with
 //     "minAgeSeconds"), sent by an EventBridge Scheduler schedule. Pending
-//     events older than the minimum age are found in the pending index and
-//     published; the response is a Report.
+//     events older than the minimum age are found in the pending index (or,
+//     for a table without it, by a parallel Scan) and published; the
+//     response is a Report.
 //
-// Both modes share the pipeline: publish in parallel batch calls, then mark
+// Both modes share package batch: publish in parallel batch calls, then mark
 // (or delete) in parallel writes. Poison events are marked FAILED and never
 // block the stream. Every invocation logs a JSON summary and writes its
 // metrics in CloudWatch embedded metric format.
+//
+// # Publish once unless a process dies
+//
+// Before publishing, stream mode reads the current state of its batch's
+// items, one strongly consistent BatchGetItem per 100 records, all in
+// parallel, and skips items already PUBLISHED, FAILED or gone; an item held
+// by the reconciler is reported for a retry, by which time it is settled.
+// Items old enough for the reconciler to take them (half the
+// configured minimum age) are held instead (outbox.Table.Hold), as the
+// reconciler holds every item it publishes: of two invocations that see one
+// event, only the one whose conditional hold succeeds publishes it. The
+// happy path adds one read unit per event of up to 4 KB and no write; a
+// batch takes three sequential round trips (read or hold, publish, mark).
+//
+// # Failures
+//
+// Only a broken event is poison: an item that breaks the record contract,
+// an event over the size limit, or an entry the target calls malformed or
+// invalid. Every other failure (a permission, a missing bus or topic, a KMS
+// key, throttling, an unknown code, a failed call) leaves the event pending,
+// logged with a hint that names the probable fix and counted in the metric
+// PublishErrors by ErrorClass (environment, throttling, poison, transient).
+// An event whose publishing failed and that lacks the pending index keys
+// gets them, so that the reconciler finds it.
 //
 // # What the function needs
 //
@@ -26,11 +51,17 @@
 // and a stream view type with new images (NEW_IMAGE or NEW_AND_OLD_IMAGES).
 // Execution role, besides the stream read permissions of the mapping:
 //
-//   - dynamodb:UpdateItem (mark mode and poison events) and
-//     dynamodb:BatchWriteItem (delete mode) on the table;
-//   - dynamodb:Query on the table's pending index (reconcile mode);
+//   - dynamodb:BatchGetItem (the status check) and dynamodb:UpdateItem
+//     (holds, marks, poison events, pending index keys) on the table, and
+//     dynamodb:BatchWriteItem (delete mode);
+//   - dynamodb:Query on the table's pending index (reconcile mode), or
+//     dynamodb:Scan and dynamodb:DescribeTable on the table when it has no
+//     pending index;
 //   - events:PutEvents on the bus (eventbridge target), or sns:Publish on
 //     the topic, which also authorizes PublishBatch (sns target).
+//
+// Without dynamodb:BatchGetItem the stream relay still publishes, from the
+// stream images, and logs a warning: events may then be published twice.
 //
 // The reconcile schedule invokes the function with the fixed input
 // {"action":"reconcile"}.
@@ -48,9 +79,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
@@ -75,7 +106,7 @@ type ReconcileRequest struct {
 // DynamoDBAPI is the part of the DynamoDB client the relay uses.
 type DynamoDBAPI interface {
 	store.DynamoDBAPI
-	reconcile.QueryAPI
+	reconcile.ReadAPI
 }
 
 // Clients are the AWS clients of the relay. Only the client of the
@@ -98,13 +129,19 @@ type Options struct {
 	Now func() time.Time
 	// Retry overrides retry.Default.
 	Retry *retry.Policy
+	// Region is the function's region, named in hints.
+	Region string
+	// Hold overrides the hold policy of store.HoldPolicy's defaults.
+	Hold *store.HoldPolicy
 }
 
 // Relay handles invocations. It is safe for concurrent use.
 type Relay struct {
 	table        outbox.Table
 	minAge       time.Duration
-	pipeline     *pipeline.Pipeline
+	store        *store.Store
+	hold         store.HoldPolicy
+	processor    *batch.Processor
 	reconciler   *reconcile.Reconciler
 	log          *slog.Logger
 	metricsOut   io.Writer
@@ -140,23 +177,32 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		if clients.EventBridge == nil {
 			return nil, errors.New("relay: the eventbridge target needs an EventBridge client")
 		}
-		pub = &publish.EventBridge{Client: clients.EventBridge, EventBus: cfg.EventBus, Retry: policy}
+		pub = &publish.EventBridge{Client: clients.EventBridge, EventBus: cfg.EventBus, Retry: policy, Region: opts.Region}
 	}
 	st := &store.Store{Client: clients.DynamoDB, Table: cfg.Table, TTL: cfg.PublishedTTL, Now: now, Retry: policy}
 	if cfg.PublishedAction == config.ActionDelete {
 		st.TTL = 0
 	}
-	p := &pipeline.Pipeline{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log}
+	p := &batch.Processor{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log,
+		Table: cfg.Table.Name, NoPendingIndex: cfg.Table.NoPendingIndex}
 	out := opts.Metrics
 	if out == nil {
 		out = io.Discard
 	}
+	var hold store.HoldPolicy
+	if opts.Hold != nil {
+		hold = *opts.Hold
+	}
+	shards := max(cfg.ReconcileShards, cfg.Table.PendingShards)
 	return &Relay{
-		table:    cfg.Table,
-		minAge:   cfg.ReconcileMinAge,
-		pipeline: p,
+		table:     cfg.Table,
+		minAge:    cfg.ReconcileMinAge,
+		store:     st,
+		hold:      hold,
+		processor: p,
 		reconciler: &reconcile.Reconciler{
-			Client: clients.DynamoDB, Table: cfg.Table, Processor: p, Now: now, Retry: policy, Log: log,
+			Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
+			Now: now, Retry: policy, Log: log,
 		},
 		log:          log,
 		metricsOut:   out,

@@ -23,8 +23,13 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
-// now is the relay's clock in tests: an hour after the records occurred.
+// now is the relay's clock in reconcile tests: an hour after the records
+// occurred.
 var now = relaytest.Clock.Add(time.Hour)
+
+// streamNow is the relay's clock in stream tests: a second after the
+// records occurred, as when the stream keeps up.
+var streamNow = relaytest.Clock.Add(time.Second)
 
 var layouts = map[string]outbox.Table{
 	// Dedicated table, default names.
@@ -47,19 +52,27 @@ var noSleep = retry.Policy{Attempts: 3, Base: time.Millisecond, Max: time.Millis
 	Sleep: func(context.Context, time.Duration) error { return nil }}
 
 type harness struct {
+	now     time.Time
 	fake    *relaytest.AWS
 	relay   *relay.Relay
 	logs    *bytes.Buffer
 	metrics *bytes.Buffer
 }
 
+// newHarness returns a harness whose relay's clock is streamNow.
 func newHarness(t *testing.T, cfg config.Config) *harness {
 	t.Helper()
-	h := &harness{fake: relaytest.New(t, cfg.Table), logs: &bytes.Buffer{}, metrics: &bytes.Buffer{}}
+	return newHarnessAt(t, cfg, streamNow)
+}
+
+// newHarnessAt returns a harness whose relay's clock is at.
+func newHarnessAt(t *testing.T, cfg config.Config, at time.Time) *harness {
+	t.Helper()
+	h := &harness{now: at, fake: relaytest.New(t, cfg.Table), logs: &bytes.Buffer{}, metrics: &bytes.Buffer{}}
 	policy := noSleep
 	r, err := relay.New(cfg, relay.Clients{DynamoDB: h.fake, EventBridge: h.fake, SNS: h.fake}, relay.Options{
 		Log: newLogger(h.logs), Metrics: h.metrics, FunctionName: "outbox-relay",
-		Now: func() time.Time { return now }, Retry: &policy,
+		Now: func() time.Time { return at }, Retry: &policy,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +87,23 @@ func failures(resp events.DynamoDBEventResponse) []string {
 		ids = append(ids, f.ItemIdentifier)
 	}
 	return ids
+}
+
+// classMetric returns PublishErrors of one ErrorClass over the EMF
+// documents written.
+func (h *harness) classMetric(t *testing.T, class string) float64 {
+	t.Helper()
+	total := 0.0
+	for _, line := range strings.Split(strings.TrimSpace(h.metrics.String()), "\n") {
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(line), &doc); err != nil {
+			t.Fatalf("metrics line %q: %v", line, err)
+		}
+		if v, ok := doc["PublishErrors"].(float64); ok && doc["ErrorClass"] == class {
+			total += v
+		}
+	}
+	return total
 }
 
 // metric returns the sum of a metric over the EMF documents written.
@@ -175,7 +205,7 @@ func TestStreamMixedBatch(t *testing.T) {
 								t.Errorf("record %d not deleted", i)
 							}
 						case config.ActionMark:
-							checkMarked(t, table, item)
+							checkMarked(t, table, item, h.now)
 						}
 					}
 					if got := h.fake.Status(records[2]); got != string(outbox.StatusPending) {
@@ -242,7 +272,7 @@ func checkPublished(t *testing.T, target config.Target, p relaytest.Published, r
 	}
 }
 
-func checkMarked(t *testing.T, table outbox.Table, item map[string]types.AttributeValue) {
+func checkMarked(t *testing.T, table outbox.Table, item map[string]types.AttributeValue, now time.Time) {
 	t.Helper()
 	if item == nil {
 		t.Fatal("marked item is gone")
@@ -271,8 +301,8 @@ func TestStreamPublishFailures(t *testing.T) {
 	scripts := [][]string{
 		{"InternalFailure", ""},         // 0: retried, then published
 		{"ThrottlingException"},         // 1: throttled on every attempt: left pending
-		{"MalformedDetail"},             // 2: permanent: poison
-		{"AccessDeniedException"},       // 3: permanent: poison
+		{"MalformedDetail"},             // 2: the event's own fault: poison
+		{"AccessDeniedException"},       // 3: the environment's: left pending
 		{""},                            // 4: published
 		{"ThrottlingException", "", ""}, // 5: retried, then published
 		{"InternalFailure", "InternalFailure", "InternalFailure", ""}, // 6: out of attempts (3)
@@ -303,7 +333,7 @@ func TestStreamPublishFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []string{relaytest.SequenceNumber(1), relaytest.SequenceNumber(6)}
+			want := []string{relaytest.SequenceNumber(1), relaytest.SequenceNumber(3), relaytest.SequenceNumber(6)}
 			if got := failures(resp); !slices.Equal(got, want) {
 				t.Errorf("batchItemFailures = %v, want %v (sequence numbers, not event ids)", got, want)
 			}
@@ -314,7 +344,7 @@ func TestStreamPublishFailures(t *testing.T) {
 					}
 				}
 			}
-			wantStatus := []outbox.Status{"PUBLISHED", "PENDING", "FAILED", "FAILED", "PUBLISHED", "PUBLISHED", "PENDING"}
+			wantStatus := []outbox.Status{"PUBLISHED", "PENDING", "FAILED", "PENDING", "PUBLISHED", "PUBLISHED", "PENDING"}
 			for i, r := range records {
 				if got := h.fake.Status(r); got != string(wantStatus[i]) {
 					t.Errorf("record %d: status %s, want %s", i, got, wantStatus[i])
@@ -324,11 +354,23 @@ func TestStreamPublishFailures(t *testing.T) {
 			if got := h.metric(t, "EventsRetried"); got != 6 {
 				t.Errorf("EventsRetried = %v, want 6", got)
 			}
-			if got := h.metric(t, "EventsFailed"); got != 2 {
-				t.Errorf("EventsFailed = %v, want 2", got)
+			if got := h.metric(t, "EventsFailed"); got != 1 {
+				t.Errorf("EventsFailed = %v, want 1", got)
 			}
-			if got := h.metric(t, "EventsLeftPending"); got != 2 {
-				t.Errorf("EventsLeftPending = %v, want 2", got)
+			if got := h.metric(t, "EventsLeftPending"); got != 3 {
+				t.Errorf("EventsLeftPending = %v, want 3", got)
+			}
+			for class, want := range map[string]float64{"environment": 1, "throttling": 1, "poison": 1, "transient": 1} {
+				if got := h.classMetric(t, class); got != want {
+					t.Errorf("PublishErrors{ErrorClass=%s} = %v, want %v", class, got, want)
+				}
+			}
+			hint := "the relay role may lack events:PutEvents on the bus orders-bus"
+			if target == config.TargetSNS {
+				hint = "the relay role may lack sns:Publish on the topic arn:aws:sns:us-east-1:123456789012:orders"
+			}
+			if !strings.Contains(h.logs.String(), hint) {
+				t.Errorf("logs lack the hint %q:\n%s", hint, h.logs.String())
 			}
 		})
 	}
@@ -432,8 +474,10 @@ func TestStreamMarkOutcomes(t *testing.T) {
 	if got := failures(resp); !slices.Equal(got, want) {
 		t.Errorf("batchItemFailures = %v, want %v", got, want)
 	}
-	if got := len(h.fake.Published()); got != 6 {
-		t.Errorf("%d events published, want 6 (marking comes after publishing)", got)
+	// Records 0 (already published) and 1 (gone) are skipped by the status
+	// check; 2 to 5 are published, and marking comes after publishing.
+	if got := len(h.fake.Published()); got != 4 {
+		t.Errorf("%d events published, want 4", got)
 	}
 	if got := h.fake.Status(records[1]); got != "" {
 		t.Errorf("deleted item came back with status %q", got)
@@ -540,6 +584,7 @@ func TestPutEventsChunking(t *testing.T) {
 				t.Parallel()
 				h := newHarness(t, testConfig(table, target, config.ActionDelete))
 				records := relaytest.Records(table, tt.n, tt.bytes)
+				h.fake.PutRecords(records)
 				resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
 				if err != nil {
 					t.Fatal(err)
@@ -564,6 +609,7 @@ func TestHandleDispatch(t *testing.T) {
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 	records := relaytest.Records(table, 2, 32)
+	h.fake.PutRecords(records)
 	h.fake.EntryError = func(id string, _ int) string {
 		if id == records[1].EventID {
 			return "ThrottlingException"
@@ -616,7 +662,7 @@ func TestReconcile(t *testing.T) {
 		for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
 			t.Run(layoutName+"/"+string(action), func(t *testing.T) {
 				t.Parallel()
-				h := newHarness(t, testConfig(table, config.TargetEventBridge, action))
+				h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, action), now)
 				old := relaytest.Records(table, 230, 32) // occurred an hour before now
 				for _, r := range old {
 					h.fake.PutRecord(r)
@@ -650,8 +696,12 @@ func TestReconcile(t *testing.T) {
 					t.Fatal(err)
 				}
 				rep := got.(reconcile.Report)
+				if rep.ReadUnits <= 0 {
+					t.Errorf("report's read units %v, want them counted", rep.ReadUnits)
+				}
+				rep.ReadUnits = 0
 				want := reconcile.Report{Found: 232, Published: 230, Poison: 2, Complete: true,
-					OldestPendingAgeSeconds: time.Hour.Seconds(), MinAgeSeconds: 300}
+					OldestPendingAgeSeconds: time.Hour.Seconds(), MinAgeSeconds: 300, Segments: 16}
 				if rep != want {
 					t.Errorf("report %+v\nwant   %+v", rep, want)
 				}
@@ -687,6 +737,7 @@ func TestStreamNoSequenceNumber(t *testing.T) {
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 	h.fake.EntryError = func(string, int) string { return "ThrottlingException" }
 	records := relaytest.Records(table, 1, 32)
+	h.fake.PutRecords(records)
 	recs := relaytest.Inserts(table, records)
 	ev := relaytest.StreamEvent(table, recs...)
 	ev.Records[0].Change.SequenceNumber = ""

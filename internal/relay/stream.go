@@ -3,12 +3,18 @@ package relay
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/streamrecord"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // HandleStream runs stream mode on one batch. Records that are not outbox
@@ -20,7 +26,7 @@ import (
 // report; the whole batch is then retried.
 func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	resp := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
-	var items []pipeline.Item
+	var items []batch.Item
 	var source []int // index in ev.Records of each item
 	skipped := 0
 	for i, rec := range ev.Records {
@@ -33,12 +39,13 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 		source = append(source, i)
 	}
 
+	items = r.current(ctx, items)
 	m := metrics.New()
-	outcomes := r.pipeline.Process(ctx, items, m)
-	counts := map[pipeline.Status]int{}
+	outcomes := r.processor.Process(ctx, items, m)
+	counts := map[batch.Status]int{}
 	for k, o := range outcomes {
 		counts[o.Status]++
-		if o.Status != pipeline.LeftPending {
+		if o.Status != batch.LeftPending {
 			continue
 		}
 		seq := ev.Records[source[k]].Change.SequenceNumber
@@ -50,34 +57,140 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 	}
 	r.flush(ctx, m)
 	r.log.InfoContext(ctx, "stream batch processed",
-		"records", len(ev.Records), "outboxRecords", len(items), "skipped", skipped+counts[pipeline.Skipped],
-		"published", counts[pipeline.Published], "poison", counts[pipeline.Poison],
+		"records", len(ev.Records), "outboxRecords", len(items), "skipped", skipped+counts[batch.Skipped],
+		"published", counts[batch.Published], "poison", counts[batch.Poison],
 		"batchItemFailures", len(resp.BatchItemFailures))
 	return resp, nil
 }
 
+// current replaces the stream images of pending items with their current
+// state, so that an event already published (by the reconciler, or by an
+// earlier delivery of the record) is not published again. Young items are
+// read, 100 per consistent BatchGetItem; an item held by the reconciler is
+// left pending and retried. Items old enough for the reconciler to take
+// them (half its minimum age) are held instead, with the same conditional
+// hold as the reconciler's, so that exactly one of the two publishes them.
+// All requests
+// run at once: one round trip. When the read fails, the items are published
+// from their images: the check avoids duplicates and must not stall the
+// shard.
+func (r *Relay) current(ctx context.Context, items []batch.Item) []batch.Item {
+	now := r.now()
+	var read, hold []int
+	for i, it := range items {
+		if it.Malformed != nil || it.Record.Status != outbox.StatusPending {
+			continue
+		}
+		if since := pendingSince(it.Record); now.Sub(since) >= r.minAge/2 {
+			hold = append(hold, i)
+		} else {
+			read = append(read, i)
+		}
+	}
+	records := func(idx []int) []outbox.Record {
+		rs := make([]outbox.Record, len(idx))
+		for k, i := range idx {
+			rs[k] = items[i].Record
+		}
+		return rs
+	}
+	var readItems []map[string]types.AttributeValue
+	var readErrs []error
+	var held []store.Held
+	var wg sync.WaitGroup
+	if len(read) > 0 {
+		wg.Go(func() { readItems, readErrs = r.store.Current(ctx, records(read)) })
+	}
+	if len(hold) > 0 {
+		wg.Go(func() {
+			held = r.store.Hold(ctx, records(hold), func(rec outbox.Record) time.Time { return r.hold.Until(now, rec.Attempts) })
+		})
+	}
+	wg.Wait()
+	out := slices.Clone(items)
+	unread := 0
+	for k, i := range read {
+		if readErrs[k] != nil {
+			// The check only avoids duplicates: publish from the image
+			// rather than stall the shard.
+			if unread++; unread == 1 {
+				r.log.WarnContext(ctx, "reading the current state of outbox items failed; publishing them from their stream images, which may publish an event twice",
+					"error", readErrs[k], "hint", "the relay role may lack dynamodb:BatchGetItem on the table "+r.table.Name)
+			}
+			continue
+		}
+		out[i] = r.fresh(items[i], readItems[k], nil)
+		if out[i].Record.Held(now) {
+			markBusy(&out[i])
+		}
+	}
+	for k, i := range hold {
+		h := held[k]
+		if h.Item != nil || h.Err != nil {
+			out[i] = r.fresh(items[i], h.Item, h.Err)
+			continue
+		}
+		// The condition failed: the item is settled, gone, or held.
+		out[i] = r.fresh(items[i], h.Current, nil)
+		markBusy(&out[i])
+	}
+	return out
+}
+
+// markBusy marks a pending item that another invocation holds. It stays
+// pending and its record is retried (a batch item failure): the holder
+// settles it meanwhile, or its hold ends and this relay takes it. Skipping
+// it instead would leave it to the reconciler alone.
+func markBusy(it *batch.Item) {
+	if rec := it.Record; it.Skip == "" && it.Malformed == nil && rec.Status == outbox.StatusPending {
+		it.Busy = "held by another invocation until " + time.UnixMilli(rec.NextAttemptAt).UTC().Format(outbox.TimeFormat) + "; retried"
+	}
+}
+
+// fresh is the Item of the current state of it: item as read or held, nil
+// when it is gone, or the error.
+func (r *Relay) fresh(it batch.Item, item map[string]types.AttributeValue, err error) batch.Item {
+	switch {
+	case err != nil:
+		it.Unavailable = err
+		return it
+	case item == nil:
+		it.Skip = "the item is gone"
+		return it
+	}
+	return batch.Parse(r.table, item)
+}
+
+// pendingSince is when a record became pending, as the reconciler sees it.
+func pendingSince(rec outbox.Record) time.Time {
+	if rec.PendingSince > 0 {
+		return time.UnixMilli(rec.PendingSince)
+	}
+	return rec.OccurredAt
+}
+
 // streamItem returns the outbox item of a stream record, or false when the
 // record is not an outbox INSERT.
-func (r *Relay) streamItem(ctx context.Context, rec events.DynamoDBEventRecord) (pipeline.Item, bool) {
+func (r *Relay) streamItem(ctx context.Context, rec events.DynamoDBEventRecord) (batch.Item, bool) {
 	if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
-		return pipeline.Item{}, false
+		return batch.Item{}, false
 	}
 	sk, ok := streamrecord.String(rec.Change.Keys, r.table.SortKey)
 	if !ok {
 		sk, ok = streamrecord.String(rec.Change.NewImage, r.table.SortKey)
 	}
 	if !ok || !r.table.IsOutboxSortKey(sk) {
-		return pipeline.Item{}, false
+		return batch.Item{}, false
 	}
 	if rec.Change.NewImage == nil {
 		r.log.WarnContext(ctx, "outbox stream record without a new image skipped; the stream view type must include new images (NEW_IMAGE or NEW_AND_OLD_IMAGES); the reconciler will publish the event",
 			"sequenceNumber", rec.Change.SequenceNumber, "sortKey", sk)
-		return pipeline.Item{}, false
+		return batch.Item{}, false
 	}
 	image, err := streamrecord.Image(rec.Change.NewImage)
 	if err != nil {
 		keys, _ := streamrecord.Image(rec.Change.Keys)
-		return pipeline.Malformed(r.table, keys, fmt.Errorf("unreadable stream image: %w", err)), true
+		return batch.Malformed(r.table, keys, fmt.Errorf("unreadable stream image: %w", err)), true
 	}
-	return pipeline.Parse(r.table, image), true
+	return batch.Parse(r.table, image), true
 }

@@ -18,7 +18,7 @@
 //	OUTBOX_PUBLISHED_ACTION    mark                 mark or delete
 //	OUTBOX_PUBLISHED_TTL       720h                 Go duration; 0 = no expiry (mark)
 //	OUTBOX_RECONCILE_MIN_AGE   5m                   Go duration
-//	OUTBOX_FORMER_SORT_KEY_PREFIXES  (none)         comma-separated former prefixes still accepted
+//	OUTBOX_FORMER_SORT_KEY_PREFIXES  (none)         comma-separated former prefixes still accepted (spaces are part of a prefix)
 //	OUTBOX_RECONCILE_SHARDS    OUTBOX_PENDING_SHARDS  pending index shards the reconciler queries (≥ OUTBOX_PENDING_SHARDS)
 //	OUTBOX_PENDING_INDEX_ENABLED  true              false: no pending index; the reconciler scans the (dedicated, delete-mode) table
 //
@@ -114,6 +114,9 @@ type Config struct {
 	// ReconcileMinAge is the default age a pending event must reach before the
 	// reconciler republishes it.
 	ReconcileMinAge time.Duration
+	// ReconcileShards is the number of pending index shards the reconciler
+	// queries, 0 to ReconcileShards-1: at least Table.PendingShards.
+	ReconcileShards int
 }
 
 // Error reports an invalid environment variable.
@@ -171,12 +174,35 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		}
 		table.PendingShards = n
 	}
+	if v := getenv(EnvFormerSortKeyPrefixes); strings.TrimSpace(v) != "" {
+		for _, p := range strings.Split(v, ",") {
+			if strings.TrimSpace(p) == "" {
+				return Config{}, &Error{Var: EnvFormerSortKeyPrefixes, Value: v, Problem: "has an empty prefix", Expected: `comma-separated prefixes such as "OUTBOX#,EVT#"`}
+			}
+			table.FormerSortKeyPrefixes = append(table.FormerSortKeyPrefixes, p)
+		}
+	}
+	switch v := get(EnvPendingIndexEnabled); strings.ToLower(v) {
+	case "", "true":
+	case "false":
+		table.NoPendingIndex = true
+	default:
+		return Config{}, &Error{Var: EnvPendingIndexEnabled, Value: v, Problem: "is not a boolean", Expected: `"true" or "false"`}
+	}
 	table = table.WithDefaults()
 	if err := table.Validate(); err != nil {
 		return Config{}, tableError(table, err)
 	}
 
-	c := Config{Table: table}
+	c := Config{Table: table, ReconcileShards: table.PendingShards}
+	if v := get(EnvReconcileShards); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < table.PendingShards || n > outbox.MaxPendingShards {
+			return Config{}, &Error{Var: EnvReconcileShards, Value: v, Problem: "is out of range",
+				Expected: fmt.Sprintf("a whole number from %s (%d) to %d", EnvPendingShards, table.PendingShards, outbox.MaxPendingShards)}
+		}
+		c.ReconcileShards = n
+	}
 	switch v := get(EnvTarget); Target(strings.ToLower(v)) {
 	case "", TargetEventBridge:
 		c.Target = TargetEventBridge
@@ -214,6 +240,10 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.PublishedAction = ActionDelete
 	default:
 		return Config{}, &Error{Var: EnvPublishedAction, Value: v, Problem: "is not a known action", Expected: `"mark" or "delete"`}
+	}
+	if table.NoPendingIndex && c.PublishedAction != ActionDelete {
+		return Config{}, &Error{Var: EnvPendingIndexEnabled, Value: get(EnvPendingIndexEnabled), Problem: "is false while " + EnvPublishedAction + " is " + string(c.PublishedAction),
+			Expected: fmt.Sprintf(`"true", or %s "delete": without the pending index the reconciler scans the table, which must then hold only pending and failed items`, EnvPublishedAction)}
 	}
 
 	var err error
@@ -259,6 +289,8 @@ func tableError(t outbox.Table, err error) error {
 		env, value = EnvTTLAttribute, t.TTLAttribute
 	case "PendingShards":
 		env, value = EnvPendingShards, strconv.Itoa(t.PendingShards)
+	case "NoPendingIndex":
+		env, value = EnvPendingIndexEnabled, "false"
 	}
 	return &Error{Var: env, Value: value, Problem: ce.Problem, Expected: ce.Fix}
 }

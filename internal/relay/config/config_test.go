@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +27,9 @@ func TestFromEnvDefaults(t *testing.T) {
 		PublishedAction: ActionMark,
 		PublishedTTL:    720 * time.Hour,
 		ReconcileMinAge: 5 * time.Minute,
+		ReconcileShards: 16,
 	}
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
 	}
 }
@@ -39,17 +41,20 @@ func TestFromEnvAll(t *testing.T) {
 		EnvTTLAttribute: "ttl", EnvPendingIndexName: "pending", EnvPendingShards: "32",
 		EnvTarget: "sns", EnvTopicARN: "arn:aws:sns:eu-west-1:123456789012:orders",
 		EnvPublishedAction: "delete", EnvPublishedTTL: "0", EnvReconcileMinAge: "90s",
+		EnvFormerSortKeyPrefixes: "OUTBOX#, OLD#", EnvReconcileShards: "64", EnvPendingIndexEnabled: "false",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{
 		Table: outbox.Table{Name: "app", Layout: outbox.LayoutDedicated, PartitionKey: "pk", SortKey: "sk", SortKeyPrefix: "EVT#",
-			TTLAttribute: "ttl", PendingIndexName: "pending", PendingShards: 32},
+			TTLAttribute: "ttl", PendingIndexName: "pending", PendingShards: 32,
+			FormerSortKeyPrefixes: []string{"OUTBOX#", " OLD#"}, NoPendingIndex: true},
 		Target: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders",
 		PublishedAction: ActionDelete, PublishedTTL: 0, ReconcileMinAge: 90 * time.Second,
+		ReconcileShards: 64,
 	}
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
 	}
 }
@@ -93,6 +98,11 @@ func TestFromEnvErrors(t *testing.T) {
 		{"ttl not a duration", map[string]string{EnvPublishedTTL: "30 days"}, EnvPublishedTTL, "Go duration"},
 		{"ttl negative", map[string]string{EnvPublishedTTL: "-1h"}, EnvPublishedTTL, "Go duration"},
 		{"min age not a duration", map[string]string{EnvReconcileMinAge: "300"}, EnvReconcileMinAge, "Go duration"},
+		{"empty former prefix", map[string]string{EnvFormerSortKeyPrefixes: "OLD#,,X#"}, EnvFormerSortKeyPrefixes, "comma-separated"},
+		{"reconcile shards below pending shards", map[string]string{EnvPendingShards: "8", EnvReconcileShards: "4"}, EnvReconcileShards, "from OUTBOX_PENDING_SHARDS (8) to 256"},
+		{"reconcile shards not a number", map[string]string{EnvReconcileShards: "all"}, EnvReconcileShards, "256"},
+		{"pending index not a boolean", map[string]string{EnvPendingIndexEnabled: "no"}, EnvPendingIndexEnabled, `"true" or "false"`},
+		{"no pending index in mark mode", map[string]string{EnvPendingIndexEnabled: "false"}, EnvPendingIndexEnabled, `OUTBOX_PUBLISHED_ACTION "delete"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,8 +15,12 @@ import (
 // Namespace of every relay metric.
 const Namespace = "Outbox"
 
-// DimensionFunctionName is the one dimension of every metric.
+// DimensionFunctionName is a dimension of every metric.
 const DimensionFunctionName = "FunctionName"
+
+// DimensionErrorClass is the second dimension of PublishErrors: environment,
+// throttling, poison or transient (package retry's classes).
+const DimensionErrorClass = "ErrorClass"
 
 // Names of the relay's metrics.
 const (
@@ -37,6 +41,10 @@ const (
 	// OldestPendingAge is the age of the oldest pending event the
 	// reconciler found.
 	OldestPendingAge = "OldestPendingAge"
+	// PublishErrors counts events not published, by ErrorClass: each
+	// environment error is a fact a person must fix (a permission, a bus, a
+	// topic, a key).
+	PublishErrors = "PublishErrors"
 )
 
 // Unit is a CloudWatch unit.
@@ -58,11 +66,33 @@ type Recorder struct {
 	units  map[string]Unit
 	values map[string][]float64
 	counts map[string]float64
+	// dimensioned holds counts with a second dimension.
+	dimensioned map[Series]float64
+}
+
+// Series is a count with a second dimension besides FunctionName.
+type Series struct {
+	Name, Dimension, Value string
 }
 
 // New returns an empty Recorder.
 func New() *Recorder {
-	return &Recorder{units: map[string]Unit{}, values: map[string][]float64{}, counts: map[string]float64{}}
+	return &Recorder{units: map[string]Unit{}, values: map[string][]float64{}, counts: map[string]float64{}, dimensioned: map[Series]float64{}}
+}
+
+// AddSeries adds n to a count with a second dimension, recording it even
+// when n is 0.
+func (r *Recorder) AddSeries(s Series, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dimensioned[s] += float64(n)
+}
+
+// SeriesCount returns the current value of a count with a second dimension.
+func (r *Recorder) SeriesCount(s Series) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dimensioned[s]
 }
 
 // Add adds n to a count, recording it even when n is 0.
@@ -116,9 +146,13 @@ type awsMeta struct {
 // spread over several documents, as EMF allows at most 100 values per metric.
 func (r *Recorder) Flush(w io.Writer, functionName string, now time.Time) error {
 	r.mu.Lock()
-	counts, values, units := r.counts, r.values, r.units
-	r.counts, r.values, r.units = map[string]float64{}, map[string][]float64{}, map[string]Unit{}
+	counts, values, units, dimensioned := r.counts, r.values, r.units, r.dimensioned
+	r.counts, r.values, r.units, r.dimensioned = map[string]float64{}, map[string][]float64{}, map[string]Unit{}, map[Series]float64{}
 	r.mu.Unlock()
+
+	if err := flushSeries(w, dimensioned, functionName, now); err != nil {
+		return err
+	}
 
 	for first := true; first || len(values) > 0; first = false {
 		doc := map[string]any{DimensionFunctionName: functionName}
@@ -155,13 +189,60 @@ func (r *Recorder) Flush(w io.Writer, functionName string, now time.Time) error 
 				Metrics:    defs,
 			}},
 		}
-		b, err := json.Marshal(doc)
-		if err != nil {
-			return fmt.Errorf("encoding metrics: %w", err)
+		if err := writeDoc(w, doc); err != nil {
+			return err
 		}
-		if _, err := w.Write(append(b, '\n')); err != nil {
-			return fmt.Errorf("writing metrics: %w", err)
+	}
+	return nil
+}
+
+// flushSeries writes one EMF document per second dimension value, each with
+// the dimension set [FunctionName, <dimension>].
+func flushSeries(w io.Writer, series map[Series]float64, functionName string, now time.Time) error {
+	keys := make([]Series, 0, len(series))
+	for s := range series {
+		keys = append(keys, s)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.Dimension != b.Dimension {
+			return a.Dimension < b.Dimension
 		}
+		if a.Value != b.Value {
+			return a.Value < b.Value
+		}
+		return a.Name < b.Name
+	})
+	for start := 0; start < len(keys); {
+		dim, value := keys[start].Dimension, keys[start].Value
+		doc := map[string]any{DimensionFunctionName: functionName, dim: value}
+		var defs []metricDef
+		for ; start < len(keys) && keys[start].Dimension == dim && keys[start].Value == value; start++ {
+			doc[keys[start].Name] = series[keys[start]]
+			defs = append(defs, metricDef{Name: keys[start].Name, Unit: Count})
+		}
+		doc["_aws"] = awsMeta{
+			Timestamp: now.UnixMilli(),
+			CloudWatchMetrics: []directive{{
+				Namespace:  Namespace,
+				Dimensions: [][]string{{DimensionFunctionName, dim}},
+				Metrics:    defs,
+			}},
+		}
+		if err := writeDoc(w, doc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeDoc(w io.Writer, doc map[string]any) error {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("encoding metrics: %w", err)
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing metrics: %w", err)
 	}
 	return nil
 }

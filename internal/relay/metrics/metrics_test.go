@@ -99,3 +99,46 @@ func TestFlushSplitsValues(t *testing.T) {
 		t.Errorf("%d latency values, %v published; want 250 and 250 (counted once)", total, published)
 	}
 }
+
+// TestFlushSeries: a count with a second dimension gets a document per
+// value, with the dimension set [FunctionName, ErrorClass].
+func TestFlushSeries(t *testing.T) {
+	t.Parallel()
+	r := New()
+	r.Add(EventsPublished, 1)
+	r.AddSeries(Series{Name: PublishErrors, Dimension: DimensionErrorClass, Value: "environment"}, 2)
+	r.AddSeries(Series{Name: PublishErrors, Dimension: DimensionErrorClass, Value: "poison"}, 1)
+	var buf bytes.Buffer
+	if err := r.Flush(&buf, "outbox-relay", time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d documents, want 3:\n%s", len(lines), buf.String())
+	}
+	got := map[string]float64{}
+	for _, line := range lines {
+		var doc struct {
+			AWS struct {
+				CloudWatchMetrics []struct{ Dimensions [][]string }
+			} `json:"_aws"`
+			FunctionName  string
+			ErrorClass    string
+			PublishErrors *float64
+		}
+		if err := json.Unmarshal([]byte(line), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.PublishErrors == nil {
+			continue
+		}
+		dims := doc.AWS.CloudWatchMetrics[0].Dimensions
+		if doc.FunctionName != "outbox-relay" || len(dims) != 1 || strings.Join(dims[0], ",") != "FunctionName,ErrorClass" {
+			t.Errorf("document %s", line)
+		}
+		got[doc.ErrorClass] = *doc.PublishErrors
+	}
+	if got["environment"] != 2 || got["poison"] != 1 || len(got) != 2 {
+		t.Errorf("PublishErrors by class %v", got)
+	}
+}

@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
@@ -29,9 +30,36 @@ type EventBridge struct {
 	Retry retry.Policy
 	// Concurrency bounds the calls in flight; 0 means DefaultConcurrency.
 	Concurrency int
+	// Region is the function's region, named in hints; "" when unknown.
+	Region string
 }
 
 var _ Publisher = (*EventBridge)(nil)
+
+// eventBridgePoison are the PutEvents entry codes that mean the entry itself
+// is invalid (PutEventsResultEntry in the EventBridge API reference).
+var eventBridgePoison = map[string]struct{}{"MalformedDetail": {}, "InvalidArgument": {}}
+
+// hint names the probable fix of a PutEvents error code.
+func (p *EventBridge) hint(code string) string {
+	where := "the function's region"
+	if p.Region != "" {
+		where = p.Region
+	}
+	switch {
+	case strings.HasPrefix(code, "AccessDenied"), code == "UnrecognizedClientException", code == "InvalidSignatureException":
+		return fmt.Sprintf("the relay role may lack events:PutEvents on the bus %s", p.EventBus)
+	case strings.HasPrefix(code, "NotAuthorizedFor"):
+		return fmt.Sprintf("a policy of the bus %s may refuse this source or detail type for the relay role", p.EventBus)
+	case strings.HasPrefix(code, "ResourceNotFound"), strings.Contains(code, "NotFound"):
+		return fmt.Sprintf("the bus %s may not exist in %s", p.EventBus, where)
+	case strings.HasPrefix(code, "KMS"):
+		return fmt.Sprintf("the KMS key of the bus %s may be disabled, or its policy may deny the relay role", p.EventBus)
+	case code == "InvalidAccountIdException":
+		return fmt.Sprintf("the account of the bus %s may be wrong", p.EventBus)
+	}
+	return "unknown error code: the event stays pending and is retried; check the bus " + p.EventBus + " and the relay role"
+}
 
 // Publish implements Publisher.
 func (p *EventBridge) Publish(ctx context.Context, records []outbox.Record) []Result {
@@ -42,7 +70,7 @@ func (p *EventBridge) Publish(ctx context.Context, records []outbox.Record) []Re
 	for i, r := range records {
 		size := r.EventBridgeEntrySize()
 		if size > MaxBatchBytes {
-			results[i] = Result{Status: Rejected, Reason: fmt.Sprintf("the event is %d bytes; EventBridge accepts at most %d", size, MaxBatchBytes)}
+			results[i] = Result{Status: Rejected, Class: retry.ClassPoison, Reason: fmt.Sprintf("the event is %d bytes; EventBridge accepts at most %d", size, MaxBatchBytes)}
 			continue
 		}
 		entries[i] = types.PutEventsRequestEntry{
@@ -88,6 +116,6 @@ func (p *EventBridge) Publish(ctx context.Context, records []outbox.Record) []Re
 		}
 		return res, nil
 	}
-	batcher{target: "EventBridge", policy: p.Retry, concurrency: p.Concurrency}.run(ctx, chunks, send, results)
+	batcher{target: "EventBridge", policy: p.Retry, concurrency: p.Concurrency, poison: eventBridgePoison, hint: p.hint}.run(ctx, chunks, send, results)
 	return results
 }

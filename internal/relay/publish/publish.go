@@ -2,6 +2,12 @@
 // in as few parallel batch calls as the service limits allow, and reports one
 // result per record: published, failed (worth trying again later) or rejected
 // (the target will never accept it).
+//
+// Only a fault of the event itself is a rejection: a detail the target calls
+// malformed, an invalid field of the entry, an event over the size limit.
+// Every other failure (access denied, a missing bus or topic, any KMS error,
+// an unknown code, a failed call) leaves the event pending, with the failure
+// class and a hint that names the probable fix.
 package publish
 
 import (
@@ -33,8 +39,8 @@ const (
 	// Failed: the event was not published, but a later attempt may succeed
 	// (throttling or server errors that outlasted the retries, a failed call).
 	Failed
-	// Rejected: the target will never accept the event (malformed, too large,
-	// refused permanently).
+	// Rejected: the target will never accept the event (malformed detail,
+	// invalid entry fields, too large).
 	Rejected
 )
 
@@ -58,6 +64,10 @@ type Result struct {
 	// Retries counts how many times the entry was sent again after a
 	// retryable failure.
 	Retries int
+	// Class is the kind of failure of a Failed or Rejected record.
+	Class retry.Class
+	// Hint names the probable fix of a Failed record, when one is known.
+	Hint string
 }
 
 // Publisher publishes records. Publish returns one result per record, in
@@ -104,6 +114,11 @@ type batcher struct {
 	target      string
 	policy      retry.Policy
 	concurrency int
+	// poison holds the entry error codes that reject the event.
+	poison map[string]struct{}
+	// hint names the probable fix of an entry error code, or of a call
+	// error's code.
+	hint func(code string) string
 }
 
 // run sends every chunk, in parallel, and fills results (indexed like the
@@ -131,41 +146,20 @@ func (b batcher) run(ctx context.Context, chunks [][]int, send sendFunc, results
 func (b batcher) runChunk(ctx context.Context, pending []int, send sendFunc, results []Result) {
 	for attempt := 1; ; attempt++ {
 		var again []int
-		var reason string
 		out, err := send(ctx, pending)
-		switch {
-		case err != nil && retry.IsTransient(err):
-			again, reason = pending, fmt.Sprintf("%s call failed: %v", b.target, err)
-		case err != nil:
+		if err != nil {
+			class := retry.ClassifyError(err)
 			for _, i := range pending {
-				results[i] = Result{Status: Failed, Reason: fmt.Sprintf("%s call failed: %v", b.target, err), Retries: results[i].Retries}
+				results[i] = Result{Status: Failed, Reason: fmt.Sprintf("%s call failed: %v", b.target, err),
+					Retries: results[i].Retries, Class: class, Hint: b.hint(retry.ErrorCode(err))}
 			}
-			return
-		default:
-			for k, i := range pending {
-				e := out[k]
-				switch {
-				case e.ok:
-					results[i].Status, results[i].Reason = Published, ""
-				case retry.IsTransientCode(e.code):
-					again = append(again, i)
-					reason = fmt.Sprintf("%s: %s: %s", b.target, e.code, e.message)
-					results[i].Reason = reason
-				default:
-					results[i].Status, results[i].Reason = Rejected, fmt.Sprintf("%s rejected the event: %s: %s", b.target, e.code, e.message)
-				}
+			if retry.IsTransient(err) {
+				again = pending
 			}
+		} else {
+			again = b.settle(pending, out, results)
 		}
-		if len(again) == 0 {
-			return
-		}
-		if !b.policy.Backoff(ctx, attempt) {
-			for _, i := range again {
-				if results[i].Reason == "" || err != nil {
-					results[i].Reason = reason
-				}
-				results[i].Status = Failed
-			}
+		if len(again) == 0 || !b.policy.Backoff(ctx, attempt) {
 			return
 		}
 		for _, i := range again {
@@ -173,4 +167,28 @@ func (b batcher) runChunk(ctx context.Context, pending []int, send sendFunc, res
 		}
 		pending = again
 	}
+}
+
+// settle records the results of one call and returns the entries worth
+// sending again at once: throttled or failed inside the service.
+func (b batcher) settle(pending []int, out []entryResult, results []Result) (again []int) {
+	for k, i := range pending {
+		e := out[k]
+		if e.ok {
+			results[i].Status, results[i].Reason, results[i].Class, results[i].Hint = Published, "", "", ""
+			continue
+		}
+		class := retry.ClassifyCode(e.code, b.poison)
+		r := Result{Status: Failed, Reason: fmt.Sprintf("%s: %s: %s", b.target, e.code, e.message), Retries: results[i].Retries, Class: class}
+		switch class {
+		case retry.ClassPoison:
+			r.Status, r.Reason = Rejected, fmt.Sprintf("%s rejected the event: %s: %s", b.target, e.code, e.message)
+		case retry.ClassThrottling, retry.ClassTransient:
+			again = append(again, i)
+		default:
+			r.Hint = b.hint(e.code)
+		}
+		results[i] = r
+	}
+	return again
 }

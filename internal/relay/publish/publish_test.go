@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -116,5 +118,89 @@ func TestRetryResendsOnlyFailedEntries(t *testing.T) {
 		if r.Status != Published || r.Retries != wantRetries {
 			t.Errorf("record %d: %+v", i, r)
 		}
+	}
+}
+
+// TestEntryErrorClasses: only a fault of the entry itself rejects the
+// event; every other code, unknown ones included, leaves it pending with a
+// hint, without retrying it within the invocation.
+func TestEntryErrorClasses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		code      string
+		status    Status
+		class     retry.Class
+		hint      string // in the hint
+		wantCalls int
+	}{
+		{"MalformedDetail", Rejected, retry.ClassPoison, "", 1},
+		{"InvalidArgument", Rejected, retry.ClassPoison, "", 1},
+		{"AccessDeniedException", Failed, retry.ClassEnvironment, "may lack events:PutEvents on the bus orders", 1},
+		{"NotAuthorizedForSourceException", Failed, retry.ClassEnvironment, "may refuse this source", 1},
+		{"NotAuthorizedForDetailTypeException", Failed, retry.ClassEnvironment, "may refuse this source or detail type", 1},
+		{"ResourceNotFoundException", Failed, retry.ClassEnvironment, "the bus orders may not exist in eu-west-1", 1},
+		{"KMSAccessDeniedException", Failed, retry.ClassEnvironment, "KMS key", 1},
+		{"SomethingNew", Failed, retry.ClassEnvironment, "unknown error code", 1},
+		{"ThrottlingException", Failed, retry.ClassThrottling, "", 3},
+		{"InternalFailure", Failed, retry.ClassTransient, "", 3},
+	}
+	policy := retry.Policy{Attempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			t.Parallel()
+			fake := &scriptedEventBridge{codes: func(int, int) string { return tt.code }}
+			p := &EventBridge{Client: fake, EventBus: "orders", Retry: policy, Region: "eu-west-1"}
+			res := p.Publish(context.Background(), records(1))[0]
+			if res.Status != tt.status || res.Class != tt.class || !strings.Contains(res.Hint, tt.hint) || fake.calls != tt.wantCalls {
+				t.Errorf("%+v after %d calls; want %v, %s, hint with %q, %d calls", res, fake.calls, tt.status, tt.class, tt.hint, tt.wantCalls)
+			}
+		})
+	}
+}
+
+// scriptedSNS fails every message with one code.
+type scriptedSNS struct {
+	code   string
+	sender bool
+}
+
+func (s *scriptedSNS) PublishBatch(_ context.Context, in *sns.PublishBatchInput, _ ...func(*sns.Options)) (*sns.PublishBatchOutput, error) {
+	out := &sns.PublishBatchOutput{}
+	for _, e := range in.PublishBatchRequestEntries {
+		out.Failed = append(out.Failed, snstypes.BatchResultErrorEntry{Id: e.Id, Code: aws.String(s.code), Message: aws.String("x"), SenderFault: s.sender})
+	}
+	return out, nil
+}
+
+func TestSNSErrorClasses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		code   string
+		sender bool
+		status Status
+		class  retry.Class
+		hint   string
+	}{
+		{"InvalidParameter", true, Rejected, retry.ClassPoison, ""},
+		{"InvalidParameterValue", true, Rejected, retry.ClassPoison, ""},
+		{"AuthorizationError", true, Failed, retry.ClassEnvironment, "may lack sns:Publish on the topic arn:aws:sns:us-east-1:123456789012:orders"},
+		{"KMSDisabled", true, Failed, retry.ClassEnvironment, "the KMS key of the topic arn:aws:sns:us-east-1:123456789012:orders may be disabled"},
+		{"KMSAccessDenied", true, Failed, retry.ClassEnvironment, "deny sns"},
+		{"KMSNotFound", true, Failed, retry.ClassEnvironment, "KMS key"},
+		{"KMSInvalidState", true, Failed, retry.ClassEnvironment, "KMS key"},
+		{"NotFound", true, Failed, retry.ClassEnvironment, "may not exist"},
+		{"Throttled", true, Failed, retry.ClassThrottling, ""},
+		{"Whatever", false, Failed, retry.ClassTransient, ""}, // a server fault
+	}
+	policy := retry.Policy{Attempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			t.Parallel()
+			p := &SNS{Client: &scriptedSNS{code: tt.code, sender: tt.sender}, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders", Retry: policy}
+			res := p.Publish(context.Background(), records(1))[0]
+			if res.Status != tt.status || res.Class != tt.class || !strings.Contains(res.Hint, tt.hint) {
+				t.Errorf("%+v; want %v, %s, hint with %q", res, tt.status, tt.class, tt.hint)
+			}
+		})
 	}
 }

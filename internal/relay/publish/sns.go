@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
@@ -39,6 +40,26 @@ type SNS struct {
 
 var _ Publisher = (*SNS)(nil)
 
+// snsPoison are the PublishBatch entry codes that mean the message itself is
+// invalid: its body or attributes (PublishBatch errors in the SNS API
+// reference). Authorization, missing topic and KMS codes are not among them.
+var snsPoison = map[string]struct{}{"InvalidParameter": {}, "InvalidParameterValue": {}, "ValidationException": {}}
+
+// hint names the probable fix of a PublishBatch error code.
+func (p *SNS) hint(code string) string {
+	switch {
+	case code == "AuthorizationError", strings.HasPrefix(code, "AccessDenied"), code == "InvalidClientTokenId":
+		return fmt.Sprintf("the relay role may lack sns:Publish on the topic %s", p.TopicARN)
+	case strings.HasPrefix(code, "KMS"):
+		return fmt.Sprintf("the KMS key of the topic %s may be disabled or missing, or its policy may deny sns", p.TopicARN)
+	case code == "NotFound", strings.Contains(code, "NotFound"):
+		return fmt.Sprintf("the topic %s may not exist", p.TopicARN)
+	case code == "InvalidSecurity":
+		return fmt.Sprintf("the topic %s may require requests over HTTPS with Signature Version 4", p.TopicARN)
+	}
+	return "unknown error code: the event stays pending and is retried; check the topic " + p.TopicARN + " and the relay role"
+}
+
 // MessageSize is what SNS counts for a message: the body and, for each
 // attribute, its name, data type and value.
 func MessageSize(body string, attrs map[string]types.MessageAttributeValue) int {
@@ -62,7 +83,7 @@ func (p *SNS) Publish(ctx context.Context, records []outbox.Record) []Result {
 		}
 		size := MessageSize(body, attrs)
 		if size > MaxBatchBytes {
-			results[i] = Result{Status: Rejected, Reason: fmt.Sprintf("the message is %d bytes; SNS accepts at most %d", size, MaxBatchBytes)}
+			results[i] = Result{Status: Rejected, Class: retry.ClassPoison, Reason: fmt.Sprintf("the message is %d bytes; SNS accepts at most %d", size, MaxBatchBytes)}
 			continue
 		}
 		entries[i] = types.PublishBatchRequestEntry{Message: aws.String(body), MessageAttributes: attrs}
@@ -112,7 +133,7 @@ func (p *SNS) Publish(ctx context.Context, records []outbox.Record) []Result {
 		}
 		return res, nil
 	}
-	batcher{target: "SNS", policy: p.Retry, concurrency: p.Concurrency}.run(ctx, chunks, send, results)
+	batcher{target: "SNS", policy: p.Retry, concurrency: p.Concurrency, poison: snsPoison, hint: p.hint}.run(ctx, chunks, send, results)
 	return results
 }
 

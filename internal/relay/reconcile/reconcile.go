@@ -1,27 +1,33 @@
 // Package reconcile sweeps the sparse pending index for events the stream
 // path has not published (a relay outage longer than the stream's retention,
 // records dropped after the retries ran out, items marked while a write
-// failed) and publishes them like the stream path does.
+// failed) and publishes them like the stream path does. A table without the
+// pending index (outbox.Table.NoPendingIndex) is swept with a parallel Scan
+// instead, its segments sized to the table.
 //
-// It is safe to run alongside stream mode: an event both paths see is
-// published twice (consumers deduplicate on its id), and the conditional
-// marks make sure that nothing is lost.
+// Before publishing an item, the reconciler holds it with a conditional
+// update (outbox.Table.Hold): of the reconciler and a stream invocation that
+// both see the item, only the one whose hold succeeds publishes it. The hold
+// ends at a time that grows with the item's attempts, which is also its
+// backoff: an item whose publishing or marking keeps failing is tried again
+// later and later, not on every run. An item that cannot be held (the role
+// may not update the table) is not published at all, since it could not be
+// marked either.
 package reconcile
 
 import (
 	"context"
 	"log/slog"
-	"maps"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -32,22 +38,38 @@ const (
 	DefaultStopMargin  = 5 * time.Second
 )
 
-// QueryAPI is the part of the DynamoDB client the reconciler uses.
-type QueryAPI interface {
+// ReadAPI is the part of the DynamoDB client the reconciler uses to find
+// pending items.
+type ReadAPI interface {
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 }
 
-// Processor publishes and settles items; *pipeline.Pipeline is one.
+// Holder holds items before they are published; *store.Store is one.
+type Holder interface {
+	Hold(ctx context.Context, records []outbox.Record, until func(outbox.Record) time.Time) []store.Held
+}
+
+// Processor publishes and settles items; *batch.Processor is one.
 type Processor interface {
-	Process(ctx context.Context, items []pipeline.Item, m *metrics.Recorder) []pipeline.Outcome
+	Process(ctx context.Context, items []batch.Item, m *metrics.Recorder) []batch.Outcome
 }
 
-// Reconciler queries every shard of the pending index for old pending
-// events and processes them, page by page, shards in parallel.
+// Reconciler queries every shard of the pending index (or scans every
+// segment of a table without it) for old pending events and processes them,
+// page by page, shards or segments in parallel.
 type Reconciler struct {
-	Client    QueryAPI
-	Table     outbox.Table
+	Client ReadAPI
+	Table  outbox.Table
+	// Shards is the number of pending index shards swept, 0 to Shards-1; 0
+	// means Table.PendingShards. It exceeds that after the shard count was
+	// lowered, while the higher shards may still hold items.
+	Shards    int
 	Processor Processor
+	Holder    Holder
+	// Hold is how long a held item stays the reconciler's.
+	Hold store.HoldPolicy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// PageSize is the Limit of each Query; 0 means DefaultPageSize.
@@ -86,10 +108,17 @@ type Report struct {
 	OldestPendingAgeSeconds float64 `json:"oldestPendingAgeSeconds"`
 	// MinAgeSeconds is the minimum age the run used.
 	MinAgeSeconds float64 `json:"minAgeSeconds"`
+	// Segments counts the shards queried, or the segments of the Scan of a
+	// table without the pending index.
+	Segments int `json:"segments"`
+	// ReadUnits are the read capacity units the queries or scans consumed,
+	// as DynamoDB reported them.
+	ReadUnits float64 `json:"readUnits"`
 }
 
-// Run sweeps every shard for events pending since before now - minAge and
-// processes them. It stops starting pages when the deadline comes near.
+// Run sweeps every shard or segment for events pending since before
+// now - minAge and not held, holds them and processes them. It stops
+// starting pages when the deadline comes near.
 func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.Recorder) Report {
 	now := r.now()
 	cutoff := now.Add(-minAge)
@@ -108,14 +137,16 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	var mu sync.Mutex
 	report := Report{MinAgeSeconds: minAge.Seconds()}
 	var oldest int64 // pendingSince of the oldest event found, Unix ms
+	sources := r.sources(ctx, cutoff, now)
+	report.Segments = len(sources)
 	sem := make(chan struct{}, concurrency)
 	var wg sync.WaitGroup
-	for shard := range r.Table.PendingShards {
+	for _, src := range sources {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			s := r.sweep(ctx, shard, cutoff, margin, m)
+			s := r.sweep(ctx, src, margin, m)
 			mu.Lock()
 			defer mu.Unlock()
 			report.Found += s.found
@@ -123,6 +154,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 			report.Failed += s.failed
 			report.Poison += s.poison
 			report.Skipped += s.skipped
+			report.ReadUnits += s.readUnits
 			if !s.complete {
 				report.RemainingShards++
 			}
@@ -145,10 +177,11 @@ type sweepResult struct {
 	found, published, failed, poison, skipped int
 	complete                                  bool
 	oldest                                    int64
+	readUnits                                 float64
 }
 
-// sweep processes one shard, page by page, oldest first.
-func (r *Reconciler) sweep(ctx context.Context, shard int, cutoff time.Time, margin time.Duration, m *metrics.Recorder) sweepResult {
+// sweep processes one shard or segment, page by page.
+func (r *Reconciler) sweep(ctx context.Context, src source, margin time.Duration, m *metrics.Recorder) sweepResult {
 	var res sweepResult
 	var start map[string]types.AttributeValue
 	pageSize := r.PageSize
@@ -157,57 +190,85 @@ func (r *Reconciler) sweep(ctx context.Context, shard int, cutoff time.Time, mar
 	}
 	for {
 		if !retry.TimeLeft(ctx, margin) {
-			r.log().InfoContext(ctx, "reconcile stopped before the deadline", "shard", shard)
+			r.log().InfoContext(ctx, "reconcile stopped before the deadline", "source", src.name)
 			return res
 		}
-		in := r.Table.PendingQuery(shard, cutoff)
-		in.Limit = aws.Int32(pageSize)
-		if start != nil {
-			in.ExclusiveStartKey = maps.Clone(start)
-		}
-		out, err := r.query(ctx, in)
+		pg, err := src.page(ctx, pageSize, start)
 		if err != nil {
-			r.log().ErrorContext(ctx, "querying the pending index failed", "shard", shard, "error", err)
+			r.log().ErrorContext(ctx, "finding pending items failed", "source", src.name, "error", err)
 			return res
 		}
-		items := make([]pipeline.Item, len(out.Items))
-		for i, raw := range out.Items {
-			items[i] = pipeline.Parse(r.Table, raw)
-			if since := items[i].Record.PendingSince; since > 0 && (res.oldest == 0 || since < res.oldest) {
+		res.readUnits += pg.readUnits
+		items := make([]batch.Item, len(pg.items))
+		for i, raw := range pg.items {
+			items[i] = batch.ParsePending(r.Table, raw)
+			if since := pendingSince(items[i].Record); since > 0 && (res.oldest == 0 || since < res.oldest) {
 				res.oldest = since
 			}
 		}
 		res.found += len(items)
 		if len(items) > 0 {
-			for _, o := range r.Processor.Process(ctx, items, m) {
-				switch o.Status {
-				case pipeline.Published:
-					res.published++
-				case pipeline.Poison:
-					res.poison++
-				case pipeline.LeftPending:
-					res.failed++
-				case pipeline.Skipped:
-					res.skipped++
-				}
-			}
+			r.process(ctx, r.hold(ctx, items), m, &res)
 		}
-		if len(out.LastEvaluatedKey) == 0 {
+		if len(pg.last) == 0 {
 			res.complete = true
 			return res
 		}
-		start = out.LastEvaluatedKey
+		start = pg.last
 	}
 }
 
-func (r *Reconciler) query(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-	for attempt := 1; ; attempt++ {
-		out, err := r.Client.Query(ctx, in)
-		if err == nil {
-			return out, nil
+func pendingSince(rec outbox.Record) int64 {
+	if rec.PendingSince > 0 {
+		return rec.PendingSince
+	}
+	if !rec.OccurredAt.IsZero() {
+		return rec.OccurredAt.UnixMilli()
+	}
+	return 0
+}
+
+// hold takes the pending items among items (outbox.Table.Hold) and returns
+// items with each held one replaced by its current state, and the others
+// marked to skip or as unavailable.
+func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item {
+	now := r.now()
+	var idx []int
+	var records []outbox.Record
+	for i, it := range items {
+		if it.Malformed == nil && it.Record.Status == outbox.StatusPending {
+			idx = append(idx, i)
+			records = append(records, it.Record)
 		}
-		if !retry.IsTransient(err) || !r.Retry.Backoff(ctx, attempt) {
-			return nil, err
+	}
+	if len(records) == 0 {
+		return items
+	}
+	held := r.Holder.Hold(ctx, records, func(rec outbox.Record) time.Time { return r.Hold.Until(now, rec.Attempts) })
+	for k, i := range idx {
+		switch h := held[k]; {
+		case h.Err != nil:
+			items[i].Unavailable = h.Err
+		case h.Item == nil:
+			items[i].Skip = "no longer pending, held by another invocation, or gone"
+		default:
+			items[i] = batch.ParsePending(r.Table, h.Item)
+		}
+	}
+	return items
+}
+
+func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
+	for _, o := range r.Processor.Process(ctx, items, m) {
+		switch o.Status {
+		case batch.Published:
+			res.published++
+		case batch.Poison:
+			res.poison++
+		case batch.LeftPending:
+			res.failed++
+		case batch.Skipped:
+			res.skipped++
 		}
 	}
 }

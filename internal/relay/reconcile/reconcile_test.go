@@ -7,9 +7,9 @@ import (
 
 	"github.com/aws/smithy-go"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
@@ -24,13 +24,16 @@ var (
 )
 
 func newReconciler(table outbox.Table, fake *relaytest.AWS, pageSize int32) *reconcile.Reconciler {
-	clock := func() time.Time { return now }
-	p := &pipeline.Pipeline{
+	return newReconcilerAt(table, fake, pageSize, config.ActionMark, func() time.Time { return now })
+}
+
+func newReconcilerAt(table outbox.Table, fake *relaytest.AWS, pageSize int32, action config.Action, clock func() time.Time) *reconcile.Reconciler {
+	st := &store.Store{Client: fake, Table: table, TTL: time.Hour, Now: clock, Retry: noSleep}
+	p := &batch.Processor{
 		Publisher: &publish.EventBridge{Client: fake, EventBus: "default", Retry: noSleep},
-		Store:     &store.Store{Client: fake, Table: table, TTL: time.Hour, Now: clock, Retry: noSleep},
-		Action:    config.ActionMark, Now: clock,
+		Store:     st, Action: action, Now: clock, NoPendingIndex: table.NoPendingIndex,
 	}
-	return &reconcile.Reconciler{Client: fake, Table: table, Processor: p, Now: clock, PageSize: pageSize, Retry: noSleep}
+	return &reconcile.Reconciler{Client: fake, Table: table, Processor: p, Holder: st, Now: clock, PageSize: pageSize, Retry: noSleep}
 }
 
 func setup(t *testing.T, shards, n int) (outbox.Table, *relaytest.AWS, []outbox.Record) {
@@ -57,7 +60,8 @@ func TestPaging(t *testing.T) {
 	}
 	m := metrics.New()
 	rep := newReconciler(table, fake, 7).Run(context.Background(), 5*time.Minute, m)
-	want := reconcile.Report{Found: 50, Published: 50, Complete: true, OldestPendingAgeSeconds: 3600, MinAgeSeconds: 300}
+	rep.ReadUnits = 0
+	want := reconcile.Report{Found: 50, Published: 50, Complete: true, OldestPendingAgeSeconds: 3600, MinAgeSeconds: 300, Segments: 3}
 	if rep != want {
 		t.Errorf("report %+v\nwant   %+v", rep, want)
 	}
@@ -77,8 +81,8 @@ func TestPaging(t *testing.T) {
 func TestDeadline(t *testing.T) {
 	t.Parallel()
 	table, fake, records := setup(t, 1, 100)
-	// A page takes at least three sequential calls (query, publish, marks):
-	// 150 ms, and the engine's own time, well within the margin, so 20
+	// A page takes at least four sequential calls (query, hold, publish,
+	// marks): 200 ms, and the engine's own time, well within the margin, so 20
 	// pages take longer than the deadline allows.
 	fake.Latency = 50 * time.Millisecond
 	r := newReconciler(table, fake, 5)

@@ -38,6 +38,9 @@ const (
 	OpDeleteItem     = "DeleteItem"
 	OpBatchWriteItem = "BatchWriteItem"
 	OpQuery          = "Query"
+	OpScan           = "Scan"
+	OpBatchGetItem   = "BatchGetItem"
+	OpDescribeTable  = "DescribeTable"
 )
 
 // Published is an event accepted by the fake EventBridge or SNS.
@@ -76,6 +79,12 @@ type AWS struct {
 	// Unprocessed reports whether BatchWriteItem leaves the delete of the
 	// item with the given sort key unprocessed on this attempt.
 	Unprocessed func(sortKey string, attempt int) bool
+	// ReadError returns an error for a BatchGetItem that reads the item with
+	// the given sort key, nil for none.
+	ReadError func(sortKey string) error
+	// UnprocessedRead reports whether BatchGetItem leaves the key of the
+	// item with the given sort key unprocessed on this attempt.
+	UnprocessedRead func(sortKey string, attempt int) bool
 
 	tb testing.TB
 	db *dynamodb.Client // the engine
@@ -85,6 +94,7 @@ type AWS struct {
 	spans     []span
 	published []Published
 	attempts  map[string]int
+	readUnits float64
 }
 
 // span is when one call started and ended.
@@ -175,7 +185,7 @@ func (f *AWS) RoundTrips() int {
 func (f *AWS) ResetCounters() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls, f.spans, f.attempts, f.published = nil, nil, nil, nil
+	f.calls, f.spans, f.attempts, f.published, f.readUnits = nil, nil, nil, nil, 0
 }
 
 // Published returns the events published so far.

@@ -130,3 +130,78 @@ func IsTransient(err error) bool {
 	}
 	return awsretry.IsErrorRetryables(awsretry.DefaultRetryables).IsErrorRetryable(err) == aws.TrueTernary
 }
+
+// Class is the kind of a failure, for logs and the PublishErrors metric.
+type Class string
+
+// Failure classes.
+const (
+	// ClassEnvironment: a fact about the environment that a person fixes (a
+	// missing permission, bus, topic or key, an unknown error); the event
+	// stays pending and goes out once it is fixed.
+	ClassEnvironment Class = "environment"
+	// ClassThrottling: the service asked to slow down.
+	ClassThrottling Class = "throttling"
+	// ClassPoison: the event itself can never be accepted.
+	ClassPoison Class = "poison"
+	// ClassTransient: a server error, timeout or broken connection.
+	ClassTransient Class = "transient"
+)
+
+// Classes lists every Class, in the order they are reported.
+var Classes = []Class{ClassEnvironment, ClassThrottling, ClassPoison, ClassTransient}
+
+// extraThrottleCodes are throttling codes of the services the relay calls
+// that the SDK's list lacks.
+var extraThrottleCodes = map[string]struct{}{
+	"Throttled":     {},
+	"KMSThrottling": {},
+}
+
+// IsThrottleCode reports whether an error code asks the caller to slow down.
+func IsThrottleCode(code string) bool {
+	if _, ok := extraThrottleCodes[code]; ok {
+		return true
+	}
+	_, ok := awsretry.DefaultThrottleErrorCodes[code]
+	return ok
+}
+
+// ClassifyCode classifies the error code of one entry of a batch call.
+// poison holds the codes that the target uses for a fault of the entry's own
+// content. Every code that is neither poison nor transient, unknown codes
+// included, is an environment failure: the event stays pending.
+func ClassifyCode(code string, poison map[string]struct{}) Class {
+	switch _, isPoison := poison[code]; {
+	case isPoison:
+		return ClassPoison
+	case IsThrottleCode(code):
+		return ClassThrottling
+	case IsTransientCode(code):
+		return ClassTransient
+	}
+	return ClassEnvironment
+}
+
+// ClassifyError classifies an error of a whole call. No call error is
+// poison: a call fails for reasons of the environment or the service, never
+// of one event.
+func ClassifyError(err error) Class {
+	var apiErr smithy.APIError
+	switch {
+	case errors.As(err, &apiErr) && IsThrottleCode(apiErr.ErrorCode()):
+		return ClassThrottling
+	case IsTransient(err), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return ClassTransient
+	}
+	return ClassEnvironment
+}
+
+// ErrorCode returns the AWS error code of err, or "" when it has none.
+func ErrorCode(err error) string {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode()
+	}
+	return ""
+}

@@ -91,3 +91,34 @@ func TestTimeLeft(t *testing.T) {
 		t.Error("TimeLeft ignores the deadline")
 	}
 }
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	poison := map[string]struct{}{"MalformedDetail": {}}
+	for code, want := range map[string]Class{
+		"MalformedDetail": ClassPoison, "ThrottlingException": ClassThrottling, "Throttled": ClassThrottling,
+		"KMSThrottling": ClassThrottling, "InternalFailure": ClassTransient, "AccessDeniedException": ClassEnvironment,
+		"KMSDisabled": ClassEnvironment, "": ClassEnvironment, "NeverSeenBefore": ClassEnvironment,
+	} {
+		if got := ClassifyCode(code, poison); got != want {
+			t.Errorf("ClassifyCode(%q) = %s, want %s", code, got, want)
+		}
+	}
+	serverError := &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: &http.Response{StatusCode: 500}}, Err: errors.New("boom")}
+	for _, tt := range []struct {
+		err  error
+		want Class
+	}{
+		{&smithy.GenericAPIError{Code: "ThrottlingException"}, ClassThrottling},
+		{&types.ProvisionedThroughputExceededException{}, ClassThrottling},
+		{serverError, ClassTransient},
+		{fmt.Errorf("x: %w", context.DeadlineExceeded), ClassTransient},
+		{&smithy.GenericAPIError{Code: "AccessDeniedException"}, ClassEnvironment},
+		{&smithy.GenericAPIError{Code: "ResourceNotFoundException"}, ClassEnvironment},
+		{&smithy.GenericAPIError{Code: "MalformedDetail"}, ClassEnvironment}, // a call error is never poison
+	} {
+		if got := ClassifyError(tt.err); got != tt.want {
+			t.Errorf("ClassifyError(%v) = %s, want %s", tt.err, got, tt.want)
+		}
+	}
+}

@@ -1,7 +1,10 @@
-// Package store records in DynamoDB what became of published events: it marks
-// items PUBLISHED or FAILED with the conditional updates of package outbox,
-// or deletes them with BatchWriteItem. Every write of a batch runs in
-// parallel, and throttled writes are retried within the deadline.
+// Package store is the relay's access to the outbox table. It reads the
+// current items of a batch (one consistent BatchGetItem per 100 keys), holds
+// items before publishing them, records what became of published events (it
+// marks items PUBLISHED or FAILED with the conditional updates of package
+// outbox, or deletes them with BatchWriteItem) and gives the pending index
+// keys to items that lack them. Every request of a batch runs in parallel,
+// and throttled requests are retried within the deadline.
 package store
 
 import (
@@ -28,8 +31,46 @@ const (
 	maxReasonBytes = 1024
 )
 
+// Defaults of a HoldPolicy.
+const (
+	DefaultHoldBase = time.Minute
+	DefaultHoldMax  = 15 * time.Minute
+)
+
+// HoldPolicy says how long a relay holds an item it takes to publish
+// (outbox.Table.Hold): long enough to publish and mark it, and, as the item
+// keeps failing, longer: the hold is the item's backoff. The zero value
+// means the defaults.
+type HoldPolicy struct {
+	// Base is the hold of an item's first attempt; it doubles with every
+	// attempt recorded on the item.
+	Base time.Duration
+	// Max caps a hold.
+	Max time.Duration
+}
+
+// Until returns the end of the hold of an item with attempts recorded
+// attempts, taken at now: Base doubled per attempt, at most Max.
+func (p HoldPolicy) Until(now time.Time, attempts int) time.Time {
+	base, ceiling := p.Base, p.Max
+	if base <= 0 {
+		base = DefaultHoldBase
+	}
+	if ceiling <= 0 {
+		ceiling = DefaultHoldMax
+	}
+	d := ceiling
+	if attempts < 32 {
+		if b := base << max(attempts, 0); b > 0 && b < ceiling {
+			d = b
+		}
+	}
+	return now.Add(d)
+}
+
 // DynamoDBAPI is the part of the DynamoDB client the store uses.
 type DynamoDBAPI interface {
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
 }
@@ -77,24 +118,72 @@ func (s *Store) MarkFailed(ctx context.Context, records []outbox.Record, reasons
 	})
 }
 
+// AddPendingKeys gives each record's item the pending index keys, if it is
+// still pending and lacks them, in parallel. It returns one error per record.
+func (s *Store) AddPendingKeys(ctx context.Context, records []outbox.Record) []error {
+	return s.update(ctx, len(records), func(i int) *dynamodb.UpdateItemInput {
+		return s.Table.AddPendingKeys(records[i])
+	})
+}
+
 func (s *Store) update(ctx context.Context, n int, build func(i int) *dynamodb.UpdateItemInput) []error {
 	errs := make([]error, n)
 	s.parallel(n, func(i int) {
-		in := build(i)
-		for attempt := 1; ; attempt++ {
-			_, err := s.Client.UpdateItem(ctx, in)
-			var ccf *types.ConditionalCheckFailedException
-			if err == nil || errors.As(err, &ccf) {
-				errs[i] = nil
-				return
-			}
-			errs[i] = fmt.Errorf("updating outbox item %s in %s: %w", s.describeKey(in.Key), s.Table.Name, err)
-			if !retry.IsTransient(err) || !s.Retry.Backoff(ctx, attempt) {
-				return
-			}
+		_, err := s.updateOne(ctx, build(i))
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			errs[i] = err
 		}
 	})
 	return errs
+}
+
+// updateOne makes one UpdateItem, retrying transient errors. A failed
+// condition is returned as is, unwrapped.
+func (s *Store) updateOne(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	for attempt := 1; ; attempt++ {
+		out, err := s.Client.UpdateItem(ctx, in)
+		var ccf *types.ConditionalCheckFailedException
+		if err == nil || errors.As(err, &ccf) {
+			return out, err
+		}
+		err = fmt.Errorf("updating outbox item %s in %s: %w", s.describeKey(in.Key), s.Table.Name, err)
+		if !retry.IsTransient(err) || !s.Retry.Backoff(ctx, attempt) {
+			return nil, err
+		}
+	}
+}
+
+// Held is the result of holding one item.
+type Held struct {
+	// Item is the item as held, to publish from; nil when it was not held.
+	Item map[string]types.AttributeValue
+	// Current is, when the hold's condition failed, the item as it is (no
+	// longer pending, or held by another invocation); nil when it is gone.
+	Current map[string]types.AttributeValue
+	// Err is what kept the item from being held, other than the condition.
+	Err error
+}
+
+// Hold takes each record's item before publishing it (outbox.Table.Hold),
+// in parallel, holding it until the time until returns for it. It returns
+// one Held per record.
+func (s *Store) Hold(ctx context.Context, records []outbox.Record, until func(outbox.Record) time.Time) []Held {
+	now := s.now()
+	out := make([]Held, len(records))
+	s.parallel(len(records), func(i int) {
+		res, err := s.updateOne(ctx, s.Table.Hold(records[i], now, until(records[i])))
+		var ccf *types.ConditionalCheckFailedException
+		switch {
+		case errors.As(err, &ccf):
+			out[i].Current = ccf.Item
+		case err != nil:
+			out[i].Err = err
+		default:
+			out[i].Item = res.Attributes
+		}
+	})
+	return out
 }
 
 // Delete deletes the records' items with BatchWriteItem, 25 per call, calls
@@ -217,4 +306,98 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// Current reads the current items of records with strongly consistent
+// BatchGetItem calls of up to 100 keys, all in parallel, retrying
+// unprocessed keys. It returns, per record, the item, or nil when it is
+// gone; or the error that kept it from being read.
+func (s *Store) Current(ctx context.Context, records []outbox.Record) ([]map[string]types.AttributeValue, []error) {
+	items := make([]map[string]types.AttributeValue, len(records))
+	errs := make([]error, len(records))
+	byKey := make(map[string][]int, len(records))
+	var unique []outbox.Record
+	for i, r := range records {
+		k := itemKey(r.PartitionKey, r.SortKey)
+		if _, ok := byKey[k]; !ok {
+			unique = append(unique, r)
+		}
+		byKey[k] = append(byKey[k], i)
+	}
+	var chunks [][]outbox.Record
+	for start := 0; start < len(unique); start += outbox.MaxBatchGet {
+		chunks = append(chunks, unique[start:min(start+outbox.MaxBatchGet, len(unique))])
+	}
+	var mu sync.Mutex
+	s.parallel(len(chunks), func(c int) {
+		found, err := s.readChunk(ctx, chunks[c])
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range chunks[c] {
+			k := itemKey(r.PartitionKey, r.SortKey)
+			for _, i := range byKey[k] {
+				if err != nil && !found.done[k] {
+					errs[i] = err
+					continue
+				}
+				items[i] = found.items[k]
+			}
+		}
+	})
+	return items, errs
+}
+
+type readResult struct {
+	items map[string]map[string]types.AttributeValue
+	done  map[string]bool // keys whose read completed, found or not
+}
+
+// readChunk reads up to 100 items. On error, the keys read so far are done.
+func (s *Store) readChunk(ctx context.Context, records []outbox.Record) (readResult, error) {
+	res := readResult{items: map[string]map[string]types.AttributeValue{}, done: map[string]bool{}}
+	in := s.Table.CurrentItems(records)
+	pending := in.RequestItems[s.Table.Name].Keys
+	for attempt := 1; ; attempt++ {
+		out, err := s.Client.BatchGetItem(ctx, in)
+		var cause error
+		if err != nil {
+			cause = fmt.Errorf("reading %d outbox items from %s: %w", len(pending), s.Table.Name, err)
+			if !retry.IsTransient(err) {
+				return res, cause
+			}
+		} else {
+			for _, item := range out.Responses[s.Table.Name] {
+				res.items[s.keyOf(item)] = item
+			}
+			left := out.UnprocessedKeys[s.Table.Name].Keys
+			unprocessed := map[string]bool{}
+			for _, k := range left {
+				unprocessed[s.keyOf(k)] = true
+			}
+			for _, k := range pending {
+				if key := s.keyOf(k); !unprocessed[key] {
+					res.done[key] = true
+				}
+			}
+			if len(left) == 0 {
+				return res, nil
+			}
+			pending = left
+			in = s.Table.CurrentItems(nil)
+			in.RequestItems[s.Table.Name] = types.KeysAndAttributes{Keys: left, ConsistentRead: in.RequestItems[s.Table.Name].ConsistentRead}
+			cause = fmt.Errorf("reading outbox items from %s: %d keys still unprocessed after %d attempts", s.Table.Name, len(left), attempt)
+		}
+		if !s.Retry.Backoff(ctx, attempt) {
+			return res, cause
+		}
+	}
+}
+
+func (s *Store) keyOf(item map[string]types.AttributeValue) string {
+	pk, _ := item[s.Table.PartitionKey].(*types.AttributeValueMemberS)
+	sk, _ := item[s.Table.SortKey].(*types.AttributeValueMemberS)
+	if pk == nil || sk == nil {
+		return ""
+	}
+	return itemKey(pk.Value, sk.Value)
 }

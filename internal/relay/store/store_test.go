@@ -135,3 +135,48 @@ func TestMarkFailedMalformed(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrent: 250 records (one twice) are read in 3 parallel calls of at
+// most 100 keys; unprocessed keys are read again; a gone item is nil; a key
+// never processed gets an error.
+func TestCurrent(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "outbox"}.WithDefaults()
+	fake := relaytest.New(t, table)
+	records := relaytest.Records(table, 250, 16)
+	fake.PutRecords(records[:249]) // the last one is gone
+	fake.UnprocessedRead = func(sk string, attempt int) bool {
+		switch sk {
+		case records[5].SortKey, records[150].SortKey:
+			return attempt == 1
+		case records[200].SortKey:
+			return true
+		}
+		return false
+	}
+	s := &store.Store{Client: fake, Table: table, Retry: noSleep}
+	batch := append(append([]outbox.Record{}, records...), records[7])
+	items, errs := s.Current(context.Background(), batch)
+	for i := range batch {
+		switch i {
+		case 200:
+			if errs[i] == nil {
+				t.Errorf("record 200: no error for a key never processed")
+			}
+		case 249:
+			if items[i] != nil || errs[i] != nil {
+				t.Errorf("gone record: %v, %v", items[i], errs[i])
+			}
+		default:
+			sk, _ := items[i][table.SortKey].(*types.AttributeValueMemberS)
+			if errs[i] != nil || sk == nil || sk.Value != batch[i].SortKey {
+				t.Errorf("record %d: %v, %v", i, items[i][table.SortKey], errs[i])
+			}
+		}
+	}
+	// 3 calls, then retries of the unprocessed keys (at most 2 more rounds
+	// of the calls that had some).
+	if got := fake.Calls(relaytest.OpBatchGetItem); got < 3 || got > 3+2+2 {
+		t.Errorf("%d BatchGetItem calls", got)
+	}
+}

@@ -1,4 +1,4 @@
-package pipeline
+package batch
 
 import (
 	"context"
@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -23,9 +25,11 @@ func (f *fakePublisher) Publish(_ context.Context, records []outbox.Record) []pu
 	for i, r := range records {
 		switch r.Source {
 		case "rejected":
-			res[i] = publish.Result{Status: publish.Rejected, Reason: "MalformedDetail"}
+			res[i] = publish.Result{Status: publish.Rejected, Reason: "MalformedDetail", Class: retry.ClassPoison}
 		case "throttled":
-			res[i] = publish.Result{Status: publish.Failed, Reason: "ThrottlingException", Retries: 4}
+			res[i] = publish.Result{Status: publish.Failed, Reason: "ThrottlingException", Retries: 4, Class: retry.ClassThrottling}
+		case "denied":
+			res[i] = publish.Result{Status: publish.Failed, Reason: "AccessDeniedException", Class: retry.ClassEnvironment, Hint: "grant events:PutEvents"}
 		default:
 			res[i] = publish.Result{Status: publish.Published, Retries: 1}
 		}
@@ -35,7 +39,14 @@ func (f *fakePublisher) Publish(_ context.Context, records []outbox.Record) []pu
 
 // fakeStore fails the writes of records whose detail type says so.
 type fakeStore struct {
-	marked, deleted, failed []string
+	marked, deleted, failed, indexed []string
+}
+
+func (f *fakeStore) AddPendingKeys(_ context.Context, rs []outbox.Record) []error {
+	for _, r := range rs {
+		f.indexed = append(f.indexed, r.EventID)
+	}
+	return make([]error, len(rs))
 }
 
 func errFor(r outbox.Record) error {
@@ -77,6 +88,11 @@ func rec(id, source, detailType string, status outbox.Status) outbox.Record {
 		Detail: []byte(`{}`), Status: status, OccurredAt: time.Unix(100, 0)}
 }
 
+func indexed(r outbox.Record) outbox.Record {
+	r.PendingShard, r.PendingSince = outbox.PendingShardKey(0), 1
+	return r
+}
+
 func TestProcess(t *testing.T) {
 	t.Parallel()
 	for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
@@ -91,12 +107,16 @@ func TestProcess(t *testing.T) {
 				{Record: outbox.Record{PartitionKey: "P#f", SortKey: "OUTBOX#f", EventID: "f"}, Malformed: &outbox.RecordError{Attribute: "detail", Problem: "is not a JSON object"}},
 				{Malformed: &outbox.RecordError{Attribute: "SK", Problem: "is missing"}}, // no key: cannot be marked
 				{Record: rec("h", "rejected", "unwritable", outbox.StatusPending)},       // marking FAILED fails
+				{Record: indexed(rec("i", "denied", "t", outbox.StatusPending))},         // left pending, already indexed
+				{Record: rec("j", "ok", "t", outbox.StatusPending), Skip: "held by another relay"},
+				{Record: rec("k", "ok", "t", outbox.StatusPending), Unavailable: &smithy.GenericAPIError{Code: "AccessDeniedException"}},
+				{Record: rec("l", "ok", "t", outbox.StatusPending), Busy: "held by another invocation"},
 			}
 			pub, st := &fakePublisher{}, &fakeStore{}
-			p := &Pipeline{Publisher: pub, Store: st, Action: action, Now: func() time.Time { return time.Unix(101, 0) }}
+			p := &Processor{Publisher: pub, Store: st, Action: action, Now: func() time.Time { return time.Unix(101, 0) }}
 			m := metrics.New()
 			out := p.Process(context.Background(), items, m)
-			want := []Status{Published, Poison, LeftPending, LeftPending, Skipped, Poison, Poison, Poison}
+			want := []Status{Published, Poison, LeftPending, LeftPending, Skipped, Poison, Poison, Poison, LeftPending, Skipped, LeftPending, LeftPending}
 			for i, o := range out {
 				if o.Status != want[i] {
 					t.Errorf("item %d: %v (%s), want %v", i, o.Status, o.Reason, want[i])
@@ -121,7 +141,19 @@ func TestProcess(t *testing.T) {
 			if pub.calls != 1 {
 				t.Errorf("%d publish calls", pub.calls)
 			}
-			for name, v := range map[string]float64{metrics.EventsPublished: 1, metrics.EventsFailed: 4, metrics.EventsLeftPending: 2, metrics.EventsRetried: 4 + 1 + 1} {
+			if out[8].Class != retry.ClassEnvironment || out[8].Hint == "" || out[10].Class != retry.ClassEnvironment || out[2].Class != retry.ClassThrottling {
+				t.Errorf("classes: %+v %+v %+v", out[2], out[8], out[10])
+			}
+			// Only c failed to publish without the pending index keys.
+			if len(st.indexed) != 1 || st.indexed[0] != "c" {
+				t.Errorf("pending index keys added to %v, want [c]", st.indexed)
+			}
+			for class, v := range map[retry.Class]float64{retry.ClassPoison: 4, retry.ClassThrottling: 1, retry.ClassEnvironment: 2, retry.ClassTransient: 0} {
+				if got := m.SeriesCount(metrics.Series{Name: metrics.PublishErrors, Dimension: metrics.DimensionErrorClass, Value: string(class)}); got != v {
+					t.Errorf("PublishErrors{%s} = %v, want %v", class, got, v)
+				}
+			}
+			for name, v := range map[string]float64{metrics.EventsPublished: 1, metrics.EventsFailed: 4, metrics.EventsLeftPending: 5, metrics.EventsRetried: 4 + 1 + 1} {
 				if got := m.Count(name); got != v {
 					t.Errorf("%s = %v, want %v", name, got, v)
 				}
