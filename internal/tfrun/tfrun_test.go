@@ -19,3 +19,29 @@ func TestCLIConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestHostBlocks(t *testing.T) {
+	t.Parallel()
+	got := HostBlocks(map[string]map[string]string{
+		"registry.terraform.io": {"modules.v1": "http://127.0.0.1:1/modules/v1/", "providers.v1": "http://127.0.0.1:1/providers/v1/"},
+		"a.example":             {"modules.v1": "https://a.example/m/"},
+	})
+	want := `host "a.example" {
+  services = {
+    "modules.v1" = "https://a.example/m/"
+  }
+}
+host "registry.terraform.io" {
+  services = {
+    "modules.v1" = "http://127.0.0.1:1/modules/v1/"
+    "providers.v1" = "http://127.0.0.1:1/providers/v1/"
+  }
+}
+`
+	if got != want {
+		t.Errorf("HostBlocks:\n%s\nwant\n%s", got, want)
+	}
+	if HostBlocks(nil) != "" {
+		t.Error("no hosts must give no blocks")
+	}
+}
