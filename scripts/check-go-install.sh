@@ -20,9 +20,9 @@ WRITER_MOD=$ROOT_MOD/outbox
 VERSION=${VERSION:-v0.0.0-test}
 COMMANDS=${COMMANDS:-cmd/localaws}
 
-writer_version=$(awk -v m="$WRITER_MOD" '$1 == m { print $2 }' go.mod)
+writer_version=$(git show HEAD:go.mod | awk -v m="$WRITER_MOD" '$1 == m { print $2 }')
 if [ -z "$writer_version" ]; then
-	echo "check-go-install: go.mod does not require $WRITER_MOD" >&2
+	echo "check-go-install: go.mod at HEAD does not require $WRITER_MOD" >&2
 	exit 1
 fi
 writer_rev=$(scripts/writer-version.sh revision "$writer_version")
