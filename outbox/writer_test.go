@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -221,7 +222,7 @@ func TestWriteRejectsTooManyActions(t *testing.T) {
 
 func TestWriteWrapsDynamoDBErrors(t *testing.T) {
 	t.Parallel()
-	cause := &types.TransactionCanceledException{Message: new("cancelled")}
+	cause := &types.TransactionCanceledException{Message: aws.String("cancelled")}
 	w := newWriter(t, &recordingClient{err: cause}, outbox.Table{Name: "orders", Layout: outbox.LayoutShared})
 	_, err := w.Write(context.Background(), nil, orderPlaced())
 	var tce *types.TransactionCanceledException

@@ -21,10 +21,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,6 +62,12 @@ type Options struct {
 	Provider string
 	// Log receives the build's output; discarded when nil.
 	Log io.Writer
+	// Hosts overrides the service discovery of hostnames, as the CLI
+	// configuration's host blocks do: hostname, then service id (such as
+	// "modules.v1"), then the service's base URL (http or https). A test
+	// serves a registry this way, for instance registry.terraform.io's
+	// modules from a local server.
+	Hosts map[string]map[string]string
 }
 
 // Installation is a built provider, its mirror and the CLI configuration
@@ -134,7 +142,8 @@ func Setup(ctx context.Context, o Options) (*Installation, error) {
 	if err := copyFile(inst.Provider, mirrored, 0o755); err != nil {
 		return nil, fmt.Errorf("laying out the mirror: %w", err)
 	}
-	if err := os.WriteFile(inst.CLIConfig, []byte(CLIConfig(inst.ProviderDir, inst.MirrorDir)), 0o644); err != nil {
+	config := CLIConfig(inst.ProviderDir, inst.MirrorDir) + HostBlocks(o.Hosts)
+	if err := os.WriteFile(inst.CLIConfig, []byte(config), 0o644); err != nil {
 		return nil, fmt.Errorf("writing the CLI configuration: %w", err)
 	}
 	return inst, nil
@@ -158,6 +167,21 @@ func CLIConfig(providerDir, mirrorDir string) string {
   }
 }
 `, ProviderSource, providerDir, mirrorDir, ns, ns)
+}
+
+// HostBlocks returns the CLI configuration's host blocks for hosts
+// (hostname, service id, URL), in a stable order.
+func HostBlocks(hosts map[string]map[string]string) string {
+	var b strings.Builder
+	for _, host := range slices.Sorted(maps.Keys(hosts)) {
+		fmt.Fprintf(&b, "host %q {\n  services = {\n", host)
+		services := hosts[host]
+		for _, id := range slices.Sorted(maps.Keys(services)) {
+			fmt.Fprintf(&b, "    %q = %q\n", id, services[id])
+		}
+		b.WriteString("  }\n}\n")
+	}
+	return b.String()
 }
 
 // BuildProvider builds the provider of the Go module at module into out,

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+	"github.com/outboxkit/terraform-provider-outbox/internal/moduledocs"
 )
 
 func main() {
@@ -18,7 +18,7 @@ func main() {
 		os.Exit(2)
 	}
 	for _, dir := range os.Args[1:] {
-		changed, err := tfrun.UpdateModuleReadme(dir)
+		changed, err := moduledocs.UpdateModuleReadme(dir)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "tfdocs:", err)
 			os.Exit(1)

@@ -1,7 +1,8 @@
-package outbox_test
+package writertest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -17,6 +18,26 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
+
+var fixedNow = time.Date(2026, 11, 30, 10, 15, 0, 123_000_000, time.UTC)
+
+func newWriter(t *testing.T, client outbox.TransactWriter, table outbox.Table) *outbox.Writer {
+	t.Helper()
+	w, err := outbox.NewWriter(client, table, outbox.WithClock(func() time.Time { return fixedNow }))
+	if err != nil {
+		t.Fatalf("NewWriter: %v", err)
+	}
+	return w
+}
+
+func orderPlaced() outbox.Event {
+	return outbox.Event{
+		PartitionKey: "ORDER#1234",
+		Source:       "com.example.orders",
+		DetailType:   "OrderPlaced",
+		Detail:       json.RawMessage(`{ "orderId": "1234", "total": 42.5 }`),
+	}
+}
 
 // engine is an outbox table with its pending index in the local AWS stack's
 // DynamoDB.

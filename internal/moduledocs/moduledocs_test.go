@@ -1,4 +1,4 @@
-package tfrun
+package moduledocs
 
 import (
 	"os"
@@ -114,20 +114,5 @@ output "undocumented" { value = 1 }`)
 	}
 	if _, err := RenderReadme("no markers", doc); err == nil {
 		t.Error("a README without markers must be an error")
-	}
-}
-
-func TestCLIConfig(t *testing.T) {
-	t.Parallel()
-	got := CLIConfig("/p", "/m")
-	for _, want := range []string{
-		`"registry.terraform.io/outboxkit/outbox" = "/p"`,
-		`path    = "/m"`,
-		`include = ["registry.terraform.io/outboxkit/*"]`,
-		`exclude = ["registry.terraform.io/outboxkit/*"]`,
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("CLI config lacks %q:\n%s", want, got)
-		}
 	}
 }

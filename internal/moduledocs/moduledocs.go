@@ -1,4 +1,8 @@
-package tfrun
+// Package moduledocs writes the inputs and outputs tables of a Terraform
+// module's README, between <!-- BEGIN_TF_DOCS --> and <!-- END_TF_DOCS -->,
+// from the module's variables, outputs and requirements, as terraform-docs
+// does. tools/tfdocs is its command.
+package moduledocs
 
 import (
 	"bytes"
