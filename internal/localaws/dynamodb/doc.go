@@ -31,6 +31,14 @@
 // SSEDescription with the key's ARN; none with the default AWS owned key).
 // No backup is taken and nothing is encrypted.
 //
+// BatchGetItem reads each key as a consistent GetItem (every read is
+// consistent here) with its table's projection, refuses duplicate keys, and
+// once the response holds 16 MB returns the remaining keys in
+// UnprocessedKeys with their table's request attributes. A parallel Scan
+// (Segment, TotalSegments) returns the items whose partition key hashes into
+// the segment's share of the hash range: the segments are disjoint, cover
+// the table, and keep each partition key in one segment.
+//
 // ConsumedCapacity is returned when asked for (TOTAL or INDEXES), computed
 // with DynamoDB's unit rules; transactions cost double.
 //

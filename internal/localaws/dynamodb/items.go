@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -491,6 +492,20 @@ func (s *Service) emitWritesLocked(writes []pendingWrite, c *consumed, factor fl
 	return nil
 }
 
+// maxBatchGetBytes is the most item data one BatchGetItem returns; the
+// keys past it come back in UnprocessedKeys.
+const maxBatchGetBytes = 16 << 20
+
+type batchGetTable struct {
+	t  *table
+	ka mini.KeysAndAttributes
+}
+
+// batchGetItem reads up to 100 items, each as GetItem would with the table's
+// ConsistentRead and projection. As on DynamoDB, once the response holds
+// 16 MB the remaining keys are returned in UnprocessedKeys with their
+// table's request attributes, each item read counts its own units (rounded
+// up to 4 KB, a missing item too), and duplicate keys are refused.
 func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
 	var in mini.BatchGetItemInput
 	if err := req.DecodeJSON(&in); err != nil {
@@ -498,9 +513,45 @@ func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	tables, err := s.batchGetTablesLocked(req, in.RequestItems)
+	if err != nil {
+		return nil, err
+	}
+	responses := map[string][]wireItem{}
+	unprocessed := map[string]mini.KeysAndAttributes{}
+	c := newConsumed()
+	size := 0
+	for _, bt := range tables {
+		responses[bt.t.name] = []wireItem{}
+		for i, key := range bt.ka.Keys {
+			if size >= maxBatchGetBytes {
+				rest := bt.ka
+				rest.Keys = bt.ka.Keys[i:]
+				unprocessed[bt.t.name] = rest
+				break
+			}
+			out, err := s.engine.GetItem(bg, &mini.GetItemInput{TableName: &bt.t.name, Key: key, ConsistentRead: aws.Bool(true),
+				ExpressionAttributeNames: bt.ka.ExpressionAttributeNames, ProjectionExpression: bt.ka.ProjectionExpression})
+			if err != nil {
+				return nil, engineError(err)
+			}
+			stored := itemSize(s.itemLocked(bt.t, fromWireItem(key)))
+			c.read(bt.t, "", stored, aws.ToBool(bt.ka.ConsistentRead), 1)
+			if len(out.Item) > 0 {
+				responses[bt.t.name] = append(responses[bt.t.name], out.Item)
+				size += stored
+			}
+		}
+	}
+	return c.list(map[string]any{"Responses": responses, "UnprocessedKeys": unprocessed}, in.ReturnConsumedCapacity), nil
+}
+
+// batchGetTablesLocked resolves and checks the tables of a BatchGetItem,
+// in name order.
+func (s *Service) batchGetTablesLocked(req *awsapi.Request, items map[string]mini.KeysAndAttributes) ([]batchGetTable, error) {
 	n := 0
-	items := map[string]mini.KeysAndAttributes{}
-	for name, ka := range in.RequestItems {
+	var out []batchGetTable
+	for name, ka := range items {
 		np := aws.String(name)
 		t, err := s.resolveLocked(&np)
 		if err != nil {
@@ -509,28 +560,25 @@ func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
 		if err := req.Authorize("dynamodb:BatchGetItem", t.arn); err != nil {
 			return nil, err
 		}
+		if len(ka.Keys) == 0 {
+			return nil, awsapi.ValidationException("1 validation error detected: Value '[]' at 'requestItems.%s.member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
+		}
+		seen := map[string]bool{}
+		for _, k := range ka.Keys {
+			id := string(canonical(fromWireItem(k)))
+			if seen[id] {
+				return nil, awsapi.ValidationException("Provided list of item keys contains duplicates")
+			}
+			seen[id] = true
+		}
 		n += len(ka.Keys)
-		items[t.name] = ka
+		out = append(out, batchGetTable{t: t, ka: ka})
 	}
 	if n == 0 || n > 100 {
 		return nil, awsapi.ValidationException("Too many items requested for the BatchGetItem call")
 	}
-	in.RequestItems = items
-	out, err := s.engine.BatchGetItem(bg, &in)
-	if err != nil {
-		return nil, engineError(err)
-	}
-	if out.UnprocessedKeys == nil {
-		out.UnprocessedKeys = map[string]mini.KeysAndAttributes{}
-	}
-	if out.Responses == nil {
-		out.Responses = map[string][]wireItem{}
-	}
-	c := newConsumed()
-	for name, ka := range items {
-		c.read(s.tables[name], "", wireSize(out.Responses[name]), aws.ToBool(ka.ConsistentRead), 1)
-	}
-	return c.list(map[string]any{"Responses": out.Responses, "UnprocessedKeys": out.UnprocessedKeys}, in.ReturnConsumedCapacity), nil
+	slices.SortFunc(out, func(a, b batchGetTable) int { return strings.Compare(a.t.name, b.t.name) })
+	return out, nil
 }
 
 func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
