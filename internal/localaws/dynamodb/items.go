@@ -161,45 +161,6 @@ func (s *Service) fixRemovesLocked(t *table, key Item, removes []string) error {
 	return nil
 }
 
-// settleLocked returns the item as stored after a write and repairs the
-// engine's indexes: when a write drops an index key attribute, the engine
-// keeps the item's old index entry. Putting the old image back, deleting it
-// (which removes its index entries) and putting the new image repairs them.
-func (s *Service) settleLocked(t *table, key, old Item) (Item, error) {
-	cur := s.itemLocked(t, key)
-	if old == nil || cur == nil || !lostIndexKey(t, old, cur) {
-		return cur, nil
-	}
-	if _, err := s.engine.PutItem(bg, &mini.PutItemInput{TableName: &t.name, Item: toWireItem(old)}); err != nil {
-		return nil, engineError(err)
-	}
-	if _, err := s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: &t.name, Key: toWireItem(key)}); err != nil {
-		return nil, engineError(err)
-	}
-	if _, err := s.engine.PutItem(bg, &mini.PutItemInput{TableName: &t.name, Item: toWireItem(cur)}); err != nil {
-		return nil, engineError(err)
-	}
-	return cur, nil
-}
-
-func lostIndexKey(t *table, old, cur Item) bool {
-	for _, i := range append(append([]*index(nil), t.gsis...), t.lsis...) {
-		had, has := true, true
-		for _, k := range i.KeySchema {
-			if _, ok := old[k.AttributeName]; !ok {
-				had = false
-			}
-			if _, ok := cur[k.AttributeName]; !ok {
-				has = false
-			}
-		}
-		if had && !has {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	var in mini.PutItemInput
 	if err := req.DecodeJSON(&in); err != nil {
@@ -234,10 +195,7 @@ func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
-	cur, err := s.settleLocked(t, key, old)
-	if err != nil {
-		return nil, err
-	}
+	cur := s.itemLocked(t, key)
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: cur})
 	out := map[string]any{}
 	if rv == "ALL_OLD" && old != nil {
@@ -314,10 +272,7 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 	if err := s.fixRemovesLocked(t, key, removes); err != nil {
 		return nil, err
 	}
-	cur, err := s.settleLocked(t, key, old)
-	if err != nil {
-		return nil, err
-	}
+	cur := s.itemLocked(t, key)
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: cur})
 	attrs := fromWireItem(out.Attributes)
 	switch in.ReturnValues {
@@ -461,9 +416,7 @@ func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
 		return nil, engineError(err)
 	}
 	c := newConsumed()
-	if err := s.emitWritesLocked(writes, c, 1); err != nil {
-		return nil, err
-	}
+	s.emitWritesLocked(writes, c, 1)
 	if out.UnprocessedItems == nil {
 		out.UnprocessedItems = map[string][]mini.WriteRequest{}
 	}
@@ -472,24 +425,20 @@ func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
 
 // emitWritesLocked records the changes of a batch or transaction, per
 // table in request order.
-func (s *Service) emitWritesLocked(writes []pendingWrite, c *consumed, factor float64) error {
+func (s *Service) emitWritesLocked(writes []pendingWrite, c *consumed, factor float64) {
 	byTable := map[*table][]change{}
 	var order []*table
 	for _, w := range writes {
 		if _, ok := byTable[w.t]; !ok {
 			order = append(order, w.t)
 		}
-		cur, err := s.settleLocked(w.t, w.key, w.old)
-		if err != nil {
-			return err
-		}
+		cur := s.itemLocked(w.t, w.key)
 		byTable[w.t] = append(byTable[w.t], change{keys: w.key, oldImage: w.old, newImage: cur})
 		c.write(w.t, w.old, cur, factor)
 	}
 	for _, t := range order {
 		s.emitLocked(t, byTable[t]...)
 	}
-	return nil
 }
 
 // maxBatchGetBytes is the most item data one BatchGetItem returns; the
@@ -652,9 +601,7 @@ func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
 		writes = append(writes, pendingWrite{t: a.t, key: a.key, old: a.old})
 	}
 	c := newConsumed()
-	if err := s.emitWritesLocked(writes, c, 2); err != nil {
-		return nil, err
-	}
+	s.emitWritesLocked(writes, c, 2)
 	for _, a := range actions {
 		if a.check {
 			c.write(a.t, a.old, a.old, 2)

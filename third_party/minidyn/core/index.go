@@ -1,9 +1,11 @@
 package core
 
 import (
+	"iter"
 	"maps"
-	"sort"
 	"time"
+
+	"github.com/google/btree"
 
 	"github.com/truora/minidyn/types"
 )
@@ -15,14 +17,31 @@ const (
 	indexTypeLocal  indexType = "local"
 )
 
+// indexEntry is one item in a secondary index: its index key and its
+// primary key. Entries are ordered by index key, then primary key.
+type indexEntry struct {
+	indexKey, key string
+}
+
+func lessEntry(a, b indexEntry) bool {
+	if a.indexKey != b.indexKey {
+		return a.indexKey < b.indexKey
+	}
+
+	return a.key < b.key
+}
+
+func newEntrySet() *btree.BTreeG[indexEntry] {
+	return btree.NewG(btreeDegree, lessEntry)
+}
+
 type index struct {
 	keySchema  keySchema
-	sortedKeys []string
-	sortedRefs [][2]string // used for searching
+	entries    *btree.BTreeG[indexEntry] // the indexed items in search order
 	typ        indexType
 	projection *types.Projection
 	Table      *Table
-	refs       map[string]string
+	refs       map[string]string // primary key -> index key of each indexed item
 	createdAt  time.Time
 }
 
@@ -30,36 +49,33 @@ func newIndex(t *Table, typ indexType, ks keySchema) *index {
 	ks.Secondary = true
 
 	return &index{
-		keySchema:  ks,
-		sortedKeys: []string{},
-		typ:        typ,
-		Table:      t,
-		refs:       map[string]string{},
+		keySchema: ks,
+		entries:   newEntrySet(),
+		typ:       typ,
+		Table:     t,
+		refs:      map[string]string{},
 	}
 }
 
 func (i *index) Clear() {
-	i.sortedKeys = []string{}
+	i.entries = newEntrySet()
 	i.refs = map[string]string{}
 }
 
 type indexSnapshot struct {
-	sortedKeys []string
-	refs       map[string]string
+	entries *btree.BTreeG[indexEntry]
+	refs    map[string]string
 }
 
 func (i *index) snapshot() indexSnapshot {
-	keys := make([]string, len(i.sortedKeys))
-	copy(keys, i.sortedKeys)
-
 	refs := make(map[string]string, len(i.refs))
 	maps.Copy(refs, i.refs)
 
-	return indexSnapshot{sortedKeys: keys, refs: refs}
+	return indexSnapshot{entries: i.entries.Clone(), refs: refs}
 }
 
 func (i *index) restore(s indexSnapshot) {
-	i.sortedKeys = s.sortedKeys
+	i.entries = s.entries
 	i.refs = s.refs
 }
 
@@ -135,9 +151,8 @@ func (i *index) delete(key string, _ map[string]*types.Item) error {
 
 // setRef records that the item stored under key has the given index key, or
 // none ("") when the item lacks the index's key attributes (indexes are
-// sparse). It keeps sortedKeys equal to the sorted values of refs: an item
-// that gains the keys is inserted, one that loses them is removed, and one
-// whose index key changes moves.
+// sparse). An item that gains the keys is inserted, one that loses them is
+// removed, and one whose index key changes moves.
 func (i *index) setRef(key, indexKey string) {
 	old, exists := i.refs[key]
 	if exists && old == indexKey {
@@ -146,84 +161,30 @@ func (i *index) setRef(key, indexKey string) {
 
 	if exists {
 		delete(i.refs, key)
-		i.sortedKeys = removeSorted(i.sortedKeys, old)
+		i.entries.Delete(indexEntry{indexKey: old, key: key})
 	}
 
 	if indexKey != "" {
 		i.refs[key] = indexKey
-		i.sortedKeys = insertSorted(i.sortedKeys, indexKey)
+		i.entries.ReplaceOrInsert(indexEntry{indexKey: indexKey, key: key})
 	}
 }
 
-// insertSorted inserts k into the sorted slice keys at its position.
-func insertSorted(keys []string, k string) []string {
-	pos := sort.SearchStrings(keys, k)
-	keys = append(keys, "")
-	copy(keys[pos+1:], keys[pos:])
-	keys[pos] = k
+// primaryKeys yields the primary keys of the indexed items in index order,
+// or in reverse.
+func (i *index) primaryKeys(forward bool) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		visit := func(e indexEntry) bool { return yield(e.key) }
+		if forward {
+			i.entries.Ascend(visit)
 
-	return keys
-}
-
-// removeSorted removes one occurrence of k from the sorted slice keys.
-func removeSorted(keys []string, k string) []string {
-	pos := sort.SearchStrings(keys, k)
-	if pos == len(keys) || keys[pos] != k {
-		return keys
-	}
-
-	copy(keys[pos:], keys[pos+1:])
-	keys[len(keys)-1] = ""
-
-	return keys[:len(keys)-1]
-}
-
-func (i *index) lessKey(x, y int) bool {
-	if i.sortedRefs[x][1] < i.sortedRefs[y][1] {
-		return true
-	}
-
-	if i.sortedRefs[x][1] > i.sortedRefs[y][1] {
-		return false
-	}
-
-	return i.sortedRefs[x][0] < i.sortedRefs[y][0]
-}
-
-func (i *index) startSearch(scanForward bool) {
-	i.sortedRefs = make([][2]string, len(i.refs))
-	pos := 0
-
-	for k, v := range i.refs {
-		i.sortedRefs[pos] = [2]string{k, v}
-		pos++
-	}
-
-	sort.Slice(i.sortedRefs, func(x, y int) bool {
-		less := i.lessKey(x, y)
-		if scanForward {
-			return less
+			return
 		}
 
-		return !less
-	})
-}
-
-func (i *index) getPrimaryKey(indexKey string) (string, bool) {
-	if len(i.sortedRefs) > 0 {
-		key := i.sortedRefs[0]
-		pk, ik := key[0], key[1]
-
-		i.sortedRefs = i.sortedRefs[1:len(i.sortedRefs)]
-
-		if indexKey == ik {
-			return pk, true
-		}
+		i.entries.Descend(visit)
 	}
-
-	return "", false
 }
 
 func (i *index) count() int64 {
-	return int64(len(i.sortedKeys))
+	return int64(i.entries.Len())
 }

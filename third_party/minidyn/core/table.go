@@ -2,10 +2,13 @@ package core
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"reflect"
 	"sort"
 	"time"
+
+	"github.com/google/btree"
 
 	"github.com/truora/minidyn/interpreter"
 	"github.com/truora/minidyn/interpreter/language"
@@ -30,12 +33,20 @@ type QueryInput struct {
 	started                   bool
 }
 
+// btreeDegree is the degree of the B-trees that keep keys in order: inserts
+// and deletes cost O(log n) instead of re-sorting every key.
+const btreeDegree = 32
+
+func newKeySet() *btree.BTreeG[string] {
+	return btree.NewG(btreeDegree, func(a, b string) bool { return a < b })
+}
+
 // Table struct to mock a dynamodb table
 type Table struct {
 	Name                 string
 	Indexes              map[string]*index
 	AttributesDef        map[string]string
-	SortedKeys           []string
+	keys                 *btree.BTreeG[string] // primary keys in key order
 	Data                 map[string]map[string]*types.Item
 	KeySchema            keySchema
 	BillingMode          *string
@@ -51,7 +62,7 @@ func NewTable(name string) *Table {
 		Name:                 name,
 		Indexes:              map[string]*index{},
 		AttributesDef:        map[string]string{},
-		SortedKeys:           []string{},
+		keys:                 newKeySet(),
 		Data:                 map[string]map[string]*types.Item{},
 		IndexActivationDelay: defaultIndexActivationDelay,
 	}
@@ -333,42 +344,29 @@ func (t *Table) parseStartKey(schema keySchema, startkeyAttr map[string]*types.I
 	return startKey
 }
 
-func getPrimaryKey(index *index, k string) (string, bool) {
-	pk, ok := k, true
-
-	if index != nil {
-		pk, ok = index.getPrimaryKey(k)
-	}
-
-	return pk, ok
-}
-
-func (t *Table) fetchQueryData(input QueryInput) (*index, []string) {
+// fetchQueryData returns the index searched (nil for the table), the primary
+// keys of the items it holds in search order, and how many there are.
+func (t *Table) fetchQueryData(input QueryInput) (*index, iter.Seq[string], int64) {
 	if input.Index != "" {
 		i := t.Indexes[input.Index]
-		i.startSearch(input.ScanIndexForward)
 
-		return i, i.sortedKeys
+		return i, i.primaryKeys(input.ScanIndexForward), i.count()
 	}
 
-	return nil, t.SortedKeys
+	return nil, t.primaryKeys(input.ScanIndexForward), int64(t.keys.Len())
 }
 
-func prepareSearch(input *QueryInput, index *index, k, startKey string) (string, bool) {
-	pk, ok := getPrimaryKey(index, k)
-	if !ok {
-		return pk, ok
-	}
+// primaryKeys yields the table's primary keys in order, or in reverse.
+func (t *Table) primaryKeys(forward bool) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if forward {
+			t.keys.Ascend(yield)
 
-	if input.started {
-		return pk, true
-	}
+			return
+		}
 
-	if pk == startKey {
-		input.started = true
+		t.keys.Descend(yield)
 	}
-
-	return "", false
 }
 
 func (t *Table) getMatchedItemAndCount(input *QueryInput, pk, startKey string, idx *index) (map[string]*types.Item, map[string]*types.Item, interpreter.ExpressionType, bool, error) {
@@ -429,7 +427,7 @@ func shouldBreakPage(count, limit int64) bool {
 // GetKeyAt returns the key value in a given position
 func GetKeyAt(sortedKeys []string, size int64, pos int64, forward bool) string {
 	if !forward {
-		return sortedKeys[size-1-int64(pos)]
+		return sortedKeys[size-1-pos]
 	}
 
 	return sortedKeys[pos]
@@ -448,26 +446,22 @@ func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[stri
 	items := []map[string]*types.Item{}
 	limit := input.Limit
 	exclusiveStartKey := input.ExclusiveStartKey
-	index, sortedKeys := t.fetchQueryData(input)
+	index, keys, keysSize := t.fetchQueryData(input)
 
 	startKey := t.parseStartKey(t.KeySchema, exclusiveStartKey)
 	input.started = startKey == ""
 	last := map[string]*types.Item{}
-	sortedKeysSize := int64(len(sortedKeys))
-
-	forward := input.ScanIndexForward
 
 	var (
 		count   int64
 		scanned int64
 	)
 
-	for pos := range sortedKeys {
-		k := GetKeyAt(sortedKeys, sortedKeysSize, int64(pos), forward)
-
-		pk, ok := prepareSearch(&input, index, k, startKey)
-		if !ok {
+	for pk := range keys {
+		if !input.started {
+			input.started = pk == startKey
 			scanned++
+
 			continue
 		}
 
@@ -493,7 +487,7 @@ func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[stri
 		}
 	}
 
-	return items, t.getLastKey(last, limit, count, scanned, sortedKeysSize, index), nil
+	return items, t.getLastKey(last, limit, count, scanned, keysSize, index), nil
 }
 
 func (t *Table) getLastKey(item map[string]*types.Item, limit, count, scanned, keysSize int64, index *index) map[string]*types.Item {
@@ -592,8 +586,7 @@ func (t *Table) setItem(key string, item map[string]*types.Item) {
 	t.Data[key] = item
 
 	if !exists {
-		t.SortedKeys = append(t.SortedKeys, key)
-		sort.Strings(t.SortedKeys)
+		t.keys.ReplaceOrInsert(key)
 	}
 }
 
@@ -608,15 +601,15 @@ func (t *Table) getItem(key string) map[string]*types.Item {
 
 // Clear removes data and sorted keys from a table
 func (t *Table) Clear() {
-	t.SortedKeys = []string{}
+	t.keys = newKeySet()
 	t.Data = map[string]map[string]*types.Item{}
 }
 
 // TableSnapshot captures a point-in-time copy of mutable table state for transactional rollback
 type TableSnapshot struct {
-	data       map[string]map[string]*types.Item
-	sortedKeys []string
-	indexes    map[string]indexSnapshot
+	data    map[string]map[string]*types.Item
+	keys    *btree.BTreeG[string]
+	indexes map[string]indexSnapshot
 }
 
 // Snapshot returns a deep copy of the table's mutable state
@@ -626,21 +619,18 @@ func (t *Table) Snapshot() TableSnapshot {
 		data[k] = deepCopyItemMap(v)
 	}
 
-	keys := make([]string, len(t.SortedKeys))
-	copy(keys, t.SortedKeys)
-
 	indexes := make(map[string]indexSnapshot, len(t.Indexes))
 	for name, idx := range t.Indexes {
 		indexes[name] = idx.snapshot()
 	}
 
-	return TableSnapshot{data: data, sortedKeys: keys, indexes: indexes}
+	return TableSnapshot{data: data, keys: t.keys.Clone(), indexes: indexes}
 }
 
 // Restore replaces the table's mutable state with a previously taken snapshot
 func (t *Table) Restore(s TableSnapshot) {
 	t.Data = s.data
-	t.SortedKeys = s.sortedKeys
+	t.keys = s.keys
 
 	for name, idx := range t.Indexes {
 		if snap, ok := s.indexes[name]; ok {
@@ -961,15 +951,7 @@ func (t *Table) Delete(input *types.DeleteItemInput) (map[string]*types.Item, er
 	item = copyItem(item)
 
 	delete(t.Data, key)
-
-	pos := sort.SearchStrings(t.SortedKeys, key)
-	if pos == len(t.SortedKeys) {
-		return item, nil
-	}
-
-	copy(t.SortedKeys[pos:], t.SortedKeys[pos+1:])
-	t.SortedKeys[len(t.SortedKeys)-1] = ""
-	t.SortedKeys = t.SortedKeys[:len(t.SortedKeys)-1]
+	t.keys.Delete(key)
 
 	for _, index := range t.Indexes {
 		err := index.delete(key, item)
@@ -988,7 +970,7 @@ func (t *Table) Description(name string) *types.TableDescription {
 
 	return &types.TableDescription{
 		TableName:              name,
-		ItemCount:              int64(len(t.SortedKeys)),
+		ItemCount:              int64(t.keys.Len()),
 		KeySchema:              t.KeySchema.describe(),
 		GlobalSecondaryIndexes: gsi,
 		LocalSecondaryIndexes:  lsi,

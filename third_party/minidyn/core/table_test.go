@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/google/btree"
 	"github.com/stretchr/testify/require"
 	"github.com/truora/minidyn/interpreter"
 	"github.com/truora/minidyn/types"
@@ -604,7 +605,7 @@ func TestDeleteIndex(t *testing.T) {
 	}
 
 	index := newTable.Indexes["invert"]
-	index.sortedKeys = []string{"key1", "key2"}
+	index.entries.ReplaceOrInsert(indexEntry{indexKey: "key1", key: "key2"})
 	newTable.Indexes["invert"] = index
 
 	_, err = newTable.Delete(inp)
@@ -655,10 +656,9 @@ func TestSearchData(t *testing.T) {
 	queryInput.ScanIndexForward = true
 
 	newIndex := index{
-		sortedRefs: [][2]string{{"ref1", "ref2"}},
-		sortedKeys: []string{"ref2", "ref1"},
-		refs:       map[string]string{"ref1": "ref2"},
-		Table:      newTable,
+		entries: entriesOf(map[string]string{"ref1": "ref2"}),
+		refs:    map[string]string{"ref1": "ref2"},
+		Table:   newTable,
 	}
 
 	newTable.Indexes = map[string]*index{
@@ -1158,10 +1158,9 @@ func TestGetLastKey(t *testing.T) {
 	})
 
 	newIndex := &index{
-		sortedRefs: [][2]string{{"ref1", "ref2"}},
-		sortedKeys: []string{"ref2", "ref1"},
-		refs:       map[string]string{"ref1": "ref2"},
-		Table:      newTable,
+		entries: entriesOf(map[string]string{"ref1": "ref2"}),
+		refs:    map[string]string{"ref1": "ref2"},
+		Table:   newTable,
 	}
 
 	result := newTable.getLastKey(item, 1, 1, 1, 2, newIndex)
@@ -1597,12 +1596,31 @@ func TestFetchQueryData(t *testing.T) {
 	c.NoError(err)
 	c.Len(newTable.Data, 6)
 
-	index, sortedKeys := newTable.fetchQueryData(QueryInput{
+	index, keys, n := newTable.fetchQueryData(QueryInput{
 		Index: "invert",
 	})
 
-	c.NotEmpty(sortedKeys)
-	c.Equal(index.sortedRefs[0][0], "006.Bellsprout")
+	c.NotNil(index)
+	c.NotZero(n)
+
+	first := ""
+	for k := range keys {
+		first = k
+
+		break
+	}
+
+	c.Equal("006.Bellsprout", first)
+}
+
+// entriesOf builds the index entries of refs (primary key -> index key).
+func entriesOf(refs map[string]string) *btree.BTreeG[indexEntry] {
+	entries := newEntrySet()
+	for key, indexKey := range refs {
+		entries.ReplaceOrInsert(indexEntry{indexKey: indexKey, key: key})
+	}
+
+	return entries
 }
 
 func TestSearchDataWithProjectionExpression(t *testing.T) {
