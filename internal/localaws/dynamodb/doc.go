@@ -72,7 +72,21 @@
 // before the trim point fails with TrimmedDataAccessException. Disabling a
 // stream closes it; it stays readable until the retention passes, and
 // enabling the stream again creates a new stream with a new ARN and label.
-// Each stream has one shard.
+//
+// # Shards
+//
+// A stream has Options.StreamShards shards taking records (default 1); an
+// item's records go to one of them by a hash of its partition key value,
+// so one key's records are in order in one shard. With
+// Options.StreamShardLifetime set, once that long has passed (checked on
+// each write and read) every open shard closes, with an
+// EndingSequenceNumber, and a child shard (ParentShardId) opens for each,
+// taking the keys its parent took: a reader that finishes a parent before
+// its children reads each key in order. GetRecords on a closed shard
+// returns what is left and then no NextShardIterator; a disabled stream's
+// shards are closed. DescribeStream lists the shards parents first, pages
+// with Limit and ExclusiveStartShardId, and drops a closed shard once its
+// records are trimmed and it has been closed longer than the retention.
 //
 // # In-process stream API
 //
@@ -80,11 +94,13 @@
 // read streams without HTTP through Service.Streams:
 //
 //	streams := ddb.Streams()
-//	info, err := streams.Describe(streamArn)   // table, view type, status, shard, trim horizon, latest
+//	info, err := streams.Describe(streamArn)   // table, view type, status, hash key, trim horizon, latest
+//	shards, err := streams.Shards(streamArn)   // id, parent, sequence range, closed, latest; parents first
 //	table, ok := streams.TableForStream(streamArn)
 //	list := streams.List(tableName)            // readable streams of a table ("" for all)
 //	ch, err := streams.Changed(streamArn)      // closed on the next append or when the stream is disabled
-//	recs, err := streams.Records(streamArn, afterSeq, limit)
+//	recs, err := streams.Records(streamArn, afterSeq, limit)              // every shard, in sequence order
+//	recs, err = streams.ShardRecords(streamArn, shardID, afterSeq, limit) // one shard
 //
 // Records returns records with a sequence number greater than afterSeq
 // ("" starts at the trim horizon), at most limit (1 to 1,000). It returns

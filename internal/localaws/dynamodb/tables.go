@@ -86,6 +86,16 @@ func (t *table) keyNames() []string {
 	return out
 }
 
+// hashKey is the table's partition key attribute.
+func (t *table) hashKey() string {
+	for _, k := range t.keySchema {
+		if k.KeyType == "HASH" {
+			return k.AttributeName
+		}
+	}
+	return ""
+}
+
 func (t *table) index(name string) *index {
 	for _, i := range t.gsis {
 		if i.IndexName == name {
@@ -226,7 +236,7 @@ func (s *Service) createTable(req *awsapi.Request) (any, error) {
 		t.tags[tg.Key] = tg.Value
 	}
 	if in.StreamSpecification != nil && in.StreamSpecification.StreamEnabled {
-		t.stream = s.streams.create(t.name, t.arn, in.StreamSpecification.StreamViewType, "")
+		t.stream = s.streams.create(t.name, t.arn, t.hashKey(), in.StreamSpecification.StreamViewType, "")
 		t.latestStream = t.stream
 	}
 	s.tables[t.name] = t
@@ -581,7 +591,7 @@ func (s *Service) updateTable(req *awsapi.Request) (any, error) {
 			if t.latestStream != nil {
 				prev = t.latestStream.label
 			}
-			t.stream = s.streams.create(t.name, t.arn, ss.StreamViewType, prev)
+			t.stream = s.streams.create(t.name, t.arn, t.hashKey(), ss.StreamViewType, prev)
 			t.latestStream = t.stream
 		} else {
 			s.streams.disable(t.stream.arn)
