@@ -349,14 +349,6 @@ func (s *Service) indexArn(t *table, indexName *string) (string, error) {
 	return t.arn + "/index/" + *indexName, nil
 }
 
-func wireSize(items []wireItem) int {
-	n := 0
-	for _, it := range items {
-		n += itemSize(fromWireItem(it))
-	}
-	return n
-}
-
 type pendingWrite struct {
 	t   *table
 	key Item

@@ -143,8 +143,9 @@ func shardPage(all []ShardInfo, exclusiveStart string, limit int) (page []map[st
 			continue
 		}
 		if len(page) == limit {
-			return page, page[len(page)-1]["ShardId"].(string)
+			return page, last
 		}
+		last = sh.ShardID
 		rng := map[string]string{"StartingSequenceNumber": sh.StartingSequenceNumber}
 		if sh.Closed {
 			rng["EndingSequenceNumber"] = sh.EndingSequenceNumber

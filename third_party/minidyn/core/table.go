@@ -349,8 +349,9 @@ func (t *Table) parseStartKey(schema keySchema, startkeyAttr map[string]*types.I
 func (t *Table) fetchQueryData(input QueryInput) (*index, iter.Seq[string], int64) {
 	if input.Index != "" {
 		i := t.Indexes[input.Index]
+		keys, n := i.primaryKeys(input.ScanIndexForward), i.count()
 
-		return i, i.primaryKeys(input.ScanIndexForward), i.count()
+		return i, keys, n
 	}
 
 	return nil, t.primaryKeys(input.ScanIndexForward), int64(t.keys.Len())
