@@ -42,10 +42,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	retention := fs.Duration("stream-retention", localaws.DefaultStreamRetention, "DynamoDB stream record retention")
 	ttlSweep := fs.Duration("ttl-sweep-interval", localaws.DefaultTTLSweepInterval, "interval of the DynamoDB TTL sweeper")
 	iterLife := fs.Duration("stream-iterator-lifetime", 15*time.Minute, "how long a DynamoDB Streams shard iterator stays valid")
+	shards := fs.Int("stream-shards", 1, "shards per DynamoDB stream; records go to a shard by a hash of the partition key")
+	shardLife := fs.Duration("stream-shard-lifetime", 0, "how long stream shards take records before they close and child shards open (0: never)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *shards < 1 || *shards > 1000 {
+		return fmt.Errorf("--stream-shards: %d is not between 1 and 1000", *shards)
+	}
+	if *shardLife < 0 {
+		return fmt.Errorf("--stream-shard-lifetime: %s is negative; use 0 for shards that never roll over", *shardLife)
 	}
 
 	var level slog.Level
@@ -70,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		StreamRetention:        *retention,
 		TTLSweepInterval:       *ttlSweep,
 		StreamIteratorLifetime: *iterLife,
+		StreamShards:           *shards,
+		StreamShardLifetime:    *shardLife,
 		Logger:                 logger,
 	})
 	if err != nil {

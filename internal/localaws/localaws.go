@@ -65,6 +65,14 @@ type Options struct {
 	// StreamIteratorLifetime is how long a DynamoDB Streams shard iterator
 	// stays valid; default 15 minutes, as on AWS.
 	StreamIteratorLifetime time.Duration
+	// StreamShards is how many shards of each DynamoDB stream take
+	// records at once; records go to a shard by a hash of the item's
+	// partition key. Default 1.
+	StreamShards int
+	// StreamShardLifetime is how long a stream's shards take records
+	// before they close and child shards open (a rollover, as on AWS,
+	// where it happens about every four hours). Default 0: never.
+	StreamShardLifetime time.Duration
 	// IAMPropagationDelay is how long IAM changes take to become
 	// visible: for that long after a role or its policies change, the
 	// role cannot be assumed by services and the authorizer keeps the

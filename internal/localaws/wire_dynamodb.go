@@ -8,9 +8,11 @@ import (
 func init() {
 	registerService("dynamodb", func(s *Stack) ([]awsapi.Service, error) {
 		svc := dynamodb.New(s.Env(), dynamodb.Options{
-			StreamRetention:  s.opts.StreamRetention,
-			TTLSweepInterval: s.opts.TTLSweepInterval,
-			IteratorLifetime: s.opts.StreamIteratorLifetime,
+			StreamRetention:     s.opts.StreamRetention,
+			TTLSweepInterval:    s.opts.TTLSweepInterval,
+			IteratorLifetime:    s.opts.StreamIteratorLifetime,
+			StreamShards:        s.opts.StreamShards,
+			StreamShardLifetime: s.opts.StreamShardLifetime,
 		})
 		return []awsapi.Service{svc, svc.StreamsAPI()}, nil
 	})

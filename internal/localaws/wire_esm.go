@@ -23,7 +23,7 @@ func init() {
 				if d == nil {
 					return nil, errors.New("event source mappings: the dynamodb service is not running")
 				}
-				return ddbStreams{d.Streams()}, nil
+				return MappingStreams(d.Streams()), nil
 			},
 			Functions: func() (esm.Functions, error) {
 				l, ok := s.Service("lambda")
@@ -77,8 +77,10 @@ func (s *Stack) EventSourceMappings() *esm.Service {
 	return e
 }
 
-// ddbStreams adapts the DynamoDB in-process stream API (one shard per
-// stream) to esm.Streams.
+// MappingStreams adapts the DynamoDB in-process stream API to the streams
+// event source mappings read (every shard, parents before children).
+func MappingStreams(s *dynamodb.Streams) esm.Streams { return ddbStreams{s} }
+
 type ddbStreams struct{ s *dynamodb.Streams }
 
 func (d ddbStreams) StreamExists(streamArn string) bool {
@@ -87,28 +89,41 @@ func (d ddbStreams) StreamExists(streamArn string) bool {
 }
 
 func (d ddbStreams) Shards(streamArn string) ([]esm.Shard, error) {
-	info, err := d.s.Describe(streamArn)
+	shards, err := d.s.Shards(streamArn)
 	if err != nil {
 		return nil, err
 	}
-	return []esm.Shard{{ID: info.ShardID, Closed: info.StreamStatus == dynamodb.StreamDisabled}}, nil
+	out := make([]esm.Shard, len(shards))
+	for i, sh := range shards {
+		out[i] = esm.Shard{ID: sh.ShardID, ParentID: sh.ParentShardID, Closed: sh.Closed}
+	}
+	return out, nil
 }
 
-func (d ddbStreams) LatestSequenceNumber(streamArn, _ string) (string, error) {
-	info, err := d.s.Describe(streamArn)
+func (d ddbStreams) LatestSequenceNumber(streamArn, shardID string) (string, error) {
+	shards, err := d.s.Shards(streamArn)
 	if err != nil {
 		return "", err
 	}
-	return info.Latest, nil
+	for _, sh := range shards {
+		if sh.ShardID == shardID {
+			return sh.Latest, nil
+		}
+	}
+	return "", nil
 }
 
-func (d ddbStreams) Records(streamArn, _ string, after string, limit int) ([]esm.StreamRecord, bool, error) {
-	recs, err := d.s.Records(streamArn, after, limit)
+func (d ddbStreams) Records(streamArn, shardID string, after string, limit int) ([]esm.StreamRecord, bool, error) {
+	info, err := d.s.Describe(streamArn)
+	if err != nil {
+		return nil, false, err
+	}
+	recs, err := d.s.ShardRecords(streamArn, shardID, after, limit)
 	trimmed := false
 	var ae *awsapi.Error
 	if errors.As(err, &ae) && ae.Code == "TrimmedDataAccessException" {
 		trimmed = true
-		recs, err = d.s.Records(streamArn, "", limit)
+		recs, err = d.s.ShardRecords(streamArn, shardID, "", limit)
 	}
 	if err != nil {
 		return nil, false, err
@@ -125,6 +140,10 @@ func (d ddbStreams) Records(streamArn, _ string, after string, limit int) ([]esm
 			StreamViewType:              r.Dynamodb.StreamViewType,
 		}
 		sr.Keys, _ = marshalItem(r.Dynamodb.Keys)
+		if pk, ok := r.Dynamodb.Keys[info.HashKey]; ok {
+			b, _ := json.Marshal(pk)
+			sr.PartitionKey = string(b)
+		}
 		sr.NewImage, _ = marshalItem(r.Dynamodb.NewImage)
 		sr.OldImage, _ = marshalItem(r.Dynamodb.OldImage)
 		if r.UserIdentity != nil {

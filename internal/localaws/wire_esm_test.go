@@ -56,10 +56,14 @@ func TestESMStreamsTTLUserIdentity(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	streams := ddbStreams{s.DynamoDB().Streams()}
+	streams := MappingStreams(s.DynamoDB().Streams())
+	shards, err := streams.Shards(streamArn)
+	if err != nil || len(shards) != 1 {
+		t.Fatalf("shards of the stream: %v, %v; want one", shards, err)
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		recs, _, err := streams.Records(streamArn, "", "", 10)
+		recs, _, err := streams.Records(streamArn, shards[0].ID, "", 10)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,10 @@
 // local AWS stack.
 //
 // Items, expressions, indexes and transactions are evaluated by the
-// github.com/truora/minidyn engine. This layer adds what the engine lacks
+// github.com/truora/minidyn engine, used from the maintained fork in
+// third_party/minidyn (its UPSTREAM.md lists each fix; one keeps secondary
+// indexes right when UpdateItem adds, changes or removes an item's index
+// keys). This layer adds what the engine lacks
 // and what AWS documents: table metadata (status, ARNs, billing, tags),
 // ListTables, tagging, Time to Live with a background sweeper, stream
 // records on every write path, the DynamoDB Streams API, per-action
@@ -18,6 +21,23 @@
 // LastEvaluatedKey, and applies the filter and the projection. Conditions
 // and filters that compare operands of different types are false (<> is
 // true), as on DynamoDB, where the engine raises an error.
+//
+// Tables record and report the controls DynamoDB has for them:
+// DeletionProtectionEnabled (DeleteTable is refused with a
+// ValidationException while it is on), point-in-time recovery
+// (DescribeContinuousBackups, UpdateContinuousBackups, with
+// RecoveryPeriodInDays and the restorable window) and server-side
+// encryption (SSESpecification on CreateTable and UpdateTable, reported in
+// SSEDescription with the key's ARN; none with the default AWS owned key).
+// No backup is taken and nothing is encrypted.
+//
+// BatchGetItem reads each key as a consistent GetItem (every read is
+// consistent here) with its table's projection, refuses duplicate keys, and
+// once the response holds 16 MB returns the remaining keys in
+// UnprocessedKeys with their table's request attributes. A parallel Scan
+// (Segment, TotalSegments) returns the items whose partition key hashes into
+// the segment's share of the hash range: the segments are disjoint, cover
+// the table, and keep each partition key in one segment.
 //
 // ConsumedCapacity is returned when asked for (TOTAL or INDEXES), computed
 // with DynamoDB's unit rules; transactions cost double.
@@ -52,7 +72,21 @@
 // before the trim point fails with TrimmedDataAccessException. Disabling a
 // stream closes it; it stays readable until the retention passes, and
 // enabling the stream again creates a new stream with a new ARN and label.
-// Each stream has one shard.
+//
+// # Shards
+//
+// A stream has Options.StreamShards shards taking records (default 1); an
+// item's records go to one of them by a hash of its partition key value,
+// so one key's records are in order in one shard. With
+// Options.StreamShardLifetime set, once that long has passed (checked on
+// each write and read) every open shard closes, with an
+// EndingSequenceNumber, and a child shard (ParentShardId) opens for each,
+// taking the keys its parent took: a reader that finishes a parent before
+// its children reads each key in order. GetRecords on a closed shard
+// returns what is left and then no NextShardIterator; a disabled stream's
+// shards are closed. DescribeStream lists the shards parents first, pages
+// with Limit and ExclusiveStartShardId, and drops a closed shard once its
+// records are trimmed and it has been closed longer than the retention.
 //
 // # In-process stream API
 //
@@ -60,11 +94,13 @@
 // read streams without HTTP through Service.Streams:
 //
 //	streams := ddb.Streams()
-//	info, err := streams.Describe(streamArn)   // table, view type, status, shard, trim horizon, latest
+//	info, err := streams.Describe(streamArn)   // table, view type, status, hash key, trim horizon, latest
+//	shards, err := streams.Shards(streamArn)   // id, parent, sequence range, closed, latest; parents first
 //	table, ok := streams.TableForStream(streamArn)
 //	list := streams.List(tableName)            // readable streams of a table ("" for all)
 //	ch, err := streams.Changed(streamArn)      // closed on the next append or when the stream is disabled
-//	recs, err := streams.Records(streamArn, afterSeq, limit)
+//	recs, err := streams.Records(streamArn, afterSeq, limit)              // every shard, in sequence order
+//	recs, err = streams.ShardRecords(streamArn, shardID, afterSeq, limit) // one shard
 //
 // Records returns records with a sequence number greater than afterSeq
 // ("" starts at the trim horizon), at most limit (1 to 1,000). It returns

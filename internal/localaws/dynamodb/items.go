@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -160,45 +161,6 @@ func (s *Service) fixRemovesLocked(t *table, key Item, removes []string) error {
 	return nil
 }
 
-// settleLocked returns the item as stored after a write and repairs the
-// engine's indexes: when a write drops an index key attribute, the engine
-// keeps the item's old index entry. Putting the old image back, deleting it
-// (which removes its index entries) and putting the new image repairs them.
-func (s *Service) settleLocked(t *table, key, old Item) (Item, error) {
-	cur := s.itemLocked(t, key)
-	if old == nil || cur == nil || !lostIndexKey(t, old, cur) {
-		return cur, nil
-	}
-	if _, err := s.engine.PutItem(bg, &mini.PutItemInput{TableName: &t.name, Item: toWireItem(old)}); err != nil {
-		return nil, engineError(err)
-	}
-	if _, err := s.engine.DeleteItem(bg, &mini.DeleteItemInput{TableName: &t.name, Key: toWireItem(key)}); err != nil {
-		return nil, engineError(err)
-	}
-	if _, err := s.engine.PutItem(bg, &mini.PutItemInput{TableName: &t.name, Item: toWireItem(cur)}); err != nil {
-		return nil, engineError(err)
-	}
-	return cur, nil
-}
-
-func lostIndexKey(t *table, old, cur Item) bool {
-	for _, i := range append(append([]*index(nil), t.gsis...), t.lsis...) {
-		had, has := true, true
-		for _, k := range i.KeySchema {
-			if _, ok := old[k.AttributeName]; !ok {
-				had = false
-			}
-			if _, ok := cur[k.AttributeName]; !ok {
-				has = false
-			}
-		}
-		if had && !has {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	var in mini.PutItemInput
 	if err := req.DecodeJSON(&in); err != nil {
@@ -233,10 +195,7 @@ func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
-	cur, err := s.settleLocked(t, key, old)
-	if err != nil {
-		return nil, err
-	}
+	cur := s.itemLocked(t, key)
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: cur})
 	out := map[string]any{}
 	if rv == "ALL_OLD" && old != nil {
@@ -313,10 +272,7 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 	if err := s.fixRemovesLocked(t, key, removes); err != nil {
 		return nil, err
 	}
-	cur, err := s.settleLocked(t, key, old)
-	if err != nil {
-		return nil, err
-	}
+	cur := s.itemLocked(t, key)
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: cur})
 	attrs := fromWireItem(out.Attributes)
 	switch in.ReturnValues {
@@ -393,14 +349,6 @@ func (s *Service) indexArn(t *table, indexName *string) (string, error) {
 	return t.arn + "/index/" + *indexName, nil
 }
 
-func wireSize(items []wireItem) int {
-	n := 0
-	for _, it := range items {
-		n += itemSize(fromWireItem(it))
-	}
-	return n
-}
-
 type pendingWrite struct {
 	t   *table
 	key Item
@@ -460,9 +408,7 @@ func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
 		return nil, engineError(err)
 	}
 	c := newConsumed()
-	if err := s.emitWritesLocked(writes, c, 1); err != nil {
-		return nil, err
-	}
+	s.emitWritesLocked(writes, c, 1)
 	if out.UnprocessedItems == nil {
 		out.UnprocessedItems = map[string][]mini.WriteRequest{}
 	}
@@ -471,26 +417,36 @@ func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
 
 // emitWritesLocked records the changes of a batch or transaction, per
 // table in request order.
-func (s *Service) emitWritesLocked(writes []pendingWrite, c *consumed, factor float64) error {
+func (s *Service) emitWritesLocked(writes []pendingWrite, c *consumed, factor float64) {
 	byTable := map[*table][]change{}
 	var order []*table
 	for _, w := range writes {
 		if _, ok := byTable[w.t]; !ok {
 			order = append(order, w.t)
 		}
-		cur, err := s.settleLocked(w.t, w.key, w.old)
-		if err != nil {
-			return err
-		}
+		cur := s.itemLocked(w.t, w.key)
 		byTable[w.t] = append(byTable[w.t], change{keys: w.key, oldImage: w.old, newImage: cur})
 		c.write(w.t, w.old, cur, factor)
 	}
 	for _, t := range order {
 		s.emitLocked(t, byTable[t]...)
 	}
-	return nil
 }
 
+// maxBatchGetBytes is the most item data one BatchGetItem returns; the
+// keys past it come back in UnprocessedKeys.
+const maxBatchGetBytes = 16 << 20
+
+type batchGetTable struct {
+	t  *table
+	ka mini.KeysAndAttributes
+}
+
+// batchGetItem reads up to 100 items, each as GetItem would with the table's
+// ConsistentRead and projection. As on DynamoDB, once the response holds
+// 16 MB the remaining keys are returned in UnprocessedKeys with their
+// table's request attributes, each item read counts its own units (rounded
+// up to 4 KB, a missing item too), and duplicate keys are refused.
 func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
 	var in mini.BatchGetItemInput
 	if err := req.DecodeJSON(&in); err != nil {
@@ -498,9 +454,45 @@ func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	tables, err := s.batchGetTablesLocked(req, in.RequestItems)
+	if err != nil {
+		return nil, err
+	}
+	responses := map[string][]wireItem{}
+	unprocessed := map[string]mini.KeysAndAttributes{}
+	c := newConsumed()
+	size := 0
+	for _, bt := range tables {
+		responses[bt.t.name] = []wireItem{}
+		for i, key := range bt.ka.Keys {
+			if size >= maxBatchGetBytes {
+				rest := bt.ka
+				rest.Keys = bt.ka.Keys[i:]
+				unprocessed[bt.t.name] = rest
+				break
+			}
+			out, err := s.engine.GetItem(bg, &mini.GetItemInput{TableName: &bt.t.name, Key: key, ConsistentRead: aws.Bool(true),
+				ExpressionAttributeNames: bt.ka.ExpressionAttributeNames, ProjectionExpression: bt.ka.ProjectionExpression})
+			if err != nil {
+				return nil, engineError(err)
+			}
+			stored := itemSize(s.itemLocked(bt.t, fromWireItem(key)))
+			c.read(bt.t, "", stored, aws.ToBool(bt.ka.ConsistentRead), 1)
+			if len(out.Item) > 0 {
+				responses[bt.t.name] = append(responses[bt.t.name], out.Item)
+				size += stored
+			}
+		}
+	}
+	return c.list(map[string]any{"Responses": responses, "UnprocessedKeys": unprocessed}, in.ReturnConsumedCapacity), nil
+}
+
+// batchGetTablesLocked resolves and checks the tables of a BatchGetItem,
+// in name order.
+func (s *Service) batchGetTablesLocked(req *awsapi.Request, items map[string]mini.KeysAndAttributes) ([]batchGetTable, error) {
 	n := 0
-	items := map[string]mini.KeysAndAttributes{}
-	for name, ka := range in.RequestItems {
+	var out []batchGetTable
+	for name, ka := range items {
 		np := aws.String(name)
 		t, err := s.resolveLocked(&np)
 		if err != nil {
@@ -509,28 +501,25 @@ func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
 		if err := req.Authorize("dynamodb:BatchGetItem", t.arn); err != nil {
 			return nil, err
 		}
+		if len(ka.Keys) == 0 {
+			return nil, awsapi.ValidationException("1 validation error detected: Value '[]' at 'requestItems.%s.member.keys' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
+		}
+		seen := map[string]bool{}
+		for _, k := range ka.Keys {
+			id := string(canonical(fromWireItem(k)))
+			if seen[id] {
+				return nil, awsapi.ValidationException("Provided list of item keys contains duplicates")
+			}
+			seen[id] = true
+		}
 		n += len(ka.Keys)
-		items[t.name] = ka
+		out = append(out, batchGetTable{t: t, ka: ka})
 	}
 	if n == 0 || n > 100 {
 		return nil, awsapi.ValidationException("Too many items requested for the BatchGetItem call")
 	}
-	in.RequestItems = items
-	out, err := s.engine.BatchGetItem(bg, &in)
-	if err != nil {
-		return nil, engineError(err)
-	}
-	if out.UnprocessedKeys == nil {
-		out.UnprocessedKeys = map[string]mini.KeysAndAttributes{}
-	}
-	if out.Responses == nil {
-		out.Responses = map[string][]wireItem{}
-	}
-	c := newConsumed()
-	for name, ka := range items {
-		c.read(s.tables[name], "", wireSize(out.Responses[name]), aws.ToBool(ka.ConsistentRead), 1)
-	}
-	return c.list(map[string]any{"Responses": out.Responses, "UnprocessedKeys": out.UnprocessedKeys}, in.ReturnConsumedCapacity), nil
+	slices.SortFunc(out, func(a, b batchGetTable) int { return strings.Compare(a.t.name, b.t.name) })
+	return out, nil
 }
 
 func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
@@ -604,9 +593,7 @@ func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
 		writes = append(writes, pendingWrite{t: a.t, key: a.key, old: a.old})
 	}
 	c := newConsumed()
-	if err := s.emitWritesLocked(writes, c, 2); err != nil {
-		return nil, err
-	}
+	s.emitWritesLocked(writes, c, 2)
 	for _, a := range actions {
 		if a.check {
 			c.write(a.t, a.old, a.old, 2)

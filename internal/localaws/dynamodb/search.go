@@ -2,7 +2,9 @@ package dynamodb
 
 import (
 	"bytes"
+	"hash/fnv"
 	"math/big"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -295,6 +297,10 @@ func (s *Service) scan(req *awsapi.Request) (any, error) {
 	if in.Limit != nil && *in.Limit < 1 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.Limit)
 	}
+	segment, err := scanSegment(in.Segment, in.TotalSegments)
+	if err != nil {
+		return nil, err
+	}
 	out, err := s.engine.Scan(bg, &mini.ScanInput{TableName: in.TableName, IndexName: in.IndexName, ConsistentRead: in.ConsistentRead})
 	if err != nil {
 		return nil, engineError(err)
@@ -308,13 +314,68 @@ func (s *Service) scan(req *awsapi.Request) (any, error) {
 	if in.IndexName != nil && *in.IndexName != "" {
 		q.index = t.index(*in.IndexName)
 	}
-	p, err := q.run(out.Items)
+	p, err := q.run(segment.of(q.hashKey(), out.Items))
 	if err != nil {
 		return nil, err
 	}
 	c := newConsumed()
 	c.read(t, aws.ToString(in.IndexName), p.size, aws.ToBool(in.ConsistentRead), 1)
 	return c.single(p.render(q.count), in.ReturnConsumedCapacity), nil
+}
+
+// hashKey is the partition key attribute of the searched table or index.
+func (q *search) hashKey() string {
+	return q.keyAttrs()[0]
+}
+
+// segment is one part of a parallel Scan: the items whose partition key
+// hashes into the segment's share of the hash range, so that the segments
+// of one TotalSegments are disjoint, cover the table, and keep each
+// partition key in one segment. The zero value is the whole table.
+type segment struct {
+	n, total uint64
+}
+
+// maxTotalSegments is DynamoDB's limit on TotalSegments.
+const maxTotalSegments = 1000000
+
+func scanSegment(seg, total *int32) (segment, error) {
+	switch {
+	case seg == nil && total == nil:
+		return segment{}, nil
+	case total == nil:
+		return segment{}, awsapi.ValidationException("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
+	case seg == nil:
+		return segment{}, awsapi.ValidationException("The Segment parameter is required but was not present in the request when parameter TotalSegments is present")
+	case *total < 1 || *total > maxTotalSegments:
+		return segment{}, awsapi.ValidationException("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value between 1 and %d", *total, maxTotalSegments)
+	case *seg < 0:
+		return segment{}, awsapi.ValidationException("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value greater than or equal to 0", *seg)
+	case *seg >= *total:
+		return segment{}, awsapi.ValidationException("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", *seg, *total)
+	}
+	return segment{n: uint64(*seg), total: uint64(*total)}, nil
+}
+
+// of keeps the items of the segment.
+func (sg segment) of(hashKey string, items []wireItem) []wireItem {
+	if sg.total <= 1 {
+		return items
+	}
+	out := items[:0:0]
+	for _, it := range items {
+		if sg.holds(it[hashKey]) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func (sg segment) holds(pk *mini.AttributeValue) bool {
+	h := fnv.New64a()
+	_, _ = h.Write(canonical(Item{"": fromWire(pk)}))
+	hi, _ := bits.Mul64(h.Sum64(), sg.total)
+	return hi == sg.n
 }
 
 // render is the Query/Scan output: Count and ScannedCount always present,

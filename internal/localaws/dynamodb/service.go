@@ -22,6 +22,14 @@ type Options struct {
 	// TTLSweepInterval is how often expired items are deleted; default 1s.
 	// Negative disables the sweeper (call SweepTTL directly).
 	TTLSweepInterval time.Duration
+	// StreamShards is how many shards of a stream take records at once;
+	// an item's records go to one of them by a hash of its partition key.
+	// Default 1.
+	StreamShards int
+	// StreamShardLifetime is how long shards take records before they
+	// close and a child shard opens for each (a rollover); 0, the
+	// default, never rolls over.
+	StreamShardLifetime time.Duration
 }
 
 // Service is the DynamoDB API (target DynamoDB_20120810).
@@ -58,7 +66,7 @@ func New(env *awsapi.Env, opts Options) *Service {
 		opts:    opts,
 		engine:  mini.NewClient(),
 		tables:  map[string]*table{},
-		streams: newStreams(env, opts.StreamRetention),
+		streams: newStreams(env, opts.StreamRetention, opts.StreamShards, opts.StreamShardLifetime),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
@@ -134,28 +142,30 @@ func (s *Service) background() {
 type handler func(s *Service, req *awsapi.Request) (any, error)
 
 var operations = map[string]handler{
-	"CreateTable":        (*Service).createTable,
-	"DescribeTable":      (*Service).describeTable,
-	"UpdateTable":        (*Service).updateTable,
-	"DeleteTable":        (*Service).deleteTable,
-	"ListTables":         (*Service).listTables,
-	"UpdateTimeToLive":   (*Service).updateTimeToLive,
-	"DescribeTimeToLive": (*Service).describeTimeToLive,
-	"TagResource":        (*Service).tagResource,
-	"UntagResource":      (*Service).untagResource,
-	"ListTagsOfResource": (*Service).listTagsOfResource,
-	"PutItem":            (*Service).putItem,
-	"GetItem":            (*Service).getItem,
-	"UpdateItem":         (*Service).updateItem,
-	"DeleteItem":         (*Service).deleteItem,
-	"Query":              (*Service).query,
-	"Scan":               (*Service).scan,
-	"BatchWriteItem":     (*Service).batchWriteItem,
-	"BatchGetItem":       (*Service).batchGetItem,
-	"TransactWriteItems": (*Service).transactWriteItems,
-	"TransactGetItems":   (*Service).transactGetItems,
-	"DescribeEndpoints":  (*Service).describeEndpoints,
-	"DescribeLimits":     (*Service).describeLimits,
+	"CreateTable":               (*Service).createTable,
+	"DescribeTable":             (*Service).describeTable,
+	"UpdateTable":               (*Service).updateTable,
+	"DeleteTable":               (*Service).deleteTable,
+	"ListTables":                (*Service).listTables,
+	"UpdateTimeToLive":          (*Service).updateTimeToLive,
+	"DescribeTimeToLive":        (*Service).describeTimeToLive,
+	"DescribeContinuousBackups": (*Service).describeContinuousBackups,
+	"UpdateContinuousBackups":   (*Service).updateContinuousBackups,
+	"TagResource":               (*Service).tagResource,
+	"UntagResource":             (*Service).untagResource,
+	"ListTagsOfResource":        (*Service).listTagsOfResource,
+	"PutItem":                   (*Service).putItem,
+	"GetItem":                   (*Service).getItem,
+	"UpdateItem":                (*Service).updateItem,
+	"DeleteItem":                (*Service).deleteItem,
+	"Query":                     (*Service).query,
+	"Scan":                      (*Service).scan,
+	"BatchWriteItem":            (*Service).batchWriteItem,
+	"BatchGetItem":              (*Service).batchGetItem,
+	"TransactWriteItems":        (*Service).transactWriteItems,
+	"TransactGetItems":          (*Service).transactGetItems,
+	"DescribeEndpoints":         (*Service).describeEndpoints,
+	"DescribeLimits":            (*Service).describeLimits,
 }
 
 // Handle implements awsapi.Service.

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strconv"
 	"sync"
@@ -90,7 +91,12 @@ type StreamInfo struct {
 	TableArn       string
 	StreamViewType string
 	StreamStatus   string
-	ShardID        string
+	// HashKey is the table's partition key attribute: records of one
+	// partition key value stay in order.
+	HashKey string
+	// ShardID is the first shard taking records (the newest shard once the
+	// stream is disabled); Shards lists them all.
+	ShardID string
 	// Created is when the stream was enabled; Disabled when it was
 	// disabled (zero while enabled).
 	Created  time.Time
@@ -103,19 +109,47 @@ type StreamInfo struct {
 	Latest string
 }
 
+// ShardInfo describes one shard of a stream.
+type ShardInfo struct {
+	ShardID string
+	// ParentShardID is the shard this one continues after a rollover, ""
+	// for the stream's first shards.
+	ParentShardID          string
+	StartingSequenceNumber string
+	// EndingSequenceNumber is set once the shard is closed (rollover or
+	// a disabled stream): it takes no more records.
+	EndingSequenceNumber string
+	Closed               bool
+	// Latest is the sequence number of the shard's newest record, "" when
+	// it has none.
+	Latest string
+}
+
 type storedRecord struct {
 	seq uint64
 	at  time.Time
 	rec Record
 }
 
+// shard holds the records of the partition keys that hash to it while it
+// is open.
+type shard struct {
+	id, parentID   string
+	startSeq       uint64 // first sequence number the shard may hold
+	endSeq         uint64 // set when the shard closes; 0 while open
+	closedAt       time.Time
+	records        []storedRecord
+	trimmedThrough uint64 // highest trimmed sequence number
+}
+
 type stream struct {
-	arn, label, table, tableArn, viewType, shardID string
-	created, disabled                              time.Time
-	startSeq                                       uint64 // first sequence number the shard may hold
-	records                                        []storedRecord
-	trimmedThrough                                 uint64 // highest trimmed sequence number
-	changed                                        chan struct{}
+	arn, label, table, tableArn, viewType string
+	hashKey                               string // the table's partition key attribute
+	created, disabled                     time.Time
+	shards                                []*shard // every listed shard, parents before children
+	open                                  []*shard // the shards taking records; nil once disabled
+	openedAt                              time.Time
+	changed                               chan struct{}
 }
 
 // Streams is the stream store. Its exported methods are the in-process API
@@ -123,15 +157,19 @@ type stream struct {
 type Streams struct {
 	env       *awsapi.Env
 	retention time.Duration
+	// shardCount is how many shards take records at once; lifetime is how
+	// long they do before they close and child shards open (0: never).
+	shardCount int
+	lifetime   time.Duration
 
 	mu      sync.Mutex
 	seq     uint64
 	streams map[string]*stream
 }
 
-func newStreams(env *awsapi.Env, retention time.Duration) *Streams {
-	return &Streams{env: env, retention: retention, streams: map[string]*stream{},
-		seq: uint64(env.Time().Unix()) * 1_000_000}
+func newStreams(env *awsapi.Env, retention time.Duration, shardCount int, lifetime time.Duration) *Streams {
+	return &Streams{env: env, retention: retention, shardCount: max(shardCount, 1), lifetime: lifetime,
+		streams: map[string]*stream{}, seq: uint64(env.Time().Unix()) * 1_000_000}
 }
 
 // seqWidth keeps sequence numbers fixed-width so they compare as strings.
@@ -171,9 +209,10 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// create starts a new enabled stream for a table. Its label is the
-// creation time with millisecond precision, unique per table.
-func (s *Streams) create(table, tableArn, viewType string, prevLabel string) *stream {
+// create starts a new enabled stream for a table whose partition key is
+// hashKey. Its label is the creation time with millisecond precision,
+// unique per table.
+func (s *Streams) create(table, tableArn, hashKey, viewType string, prevLabel string) *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.env.Time().UTC()
@@ -188,13 +227,55 @@ func (s *Streams) create(table, tableArn, viewType string, prevLabel string) *st
 		table:    table,
 		tableArn: tableArn,
 		viewType: viewType,
-		shardID:  fmt.Sprintf("shardId-%020d-%s", now.UnixMilli(), randomHex(4)),
+		hashKey:  hashKey,
 		created:  now,
-		startSeq: s.seq + 1,
+		openedAt: now,
 		changed:  make(chan struct{}),
 	}
+	for range s.shardCount {
+		st.open = append(st.open, s.newShardLocked(""))
+	}
+	st.shards = append(st.shards, st.open...)
 	s.streams[st.arn] = st
 	return st
+}
+
+func (s *Streams) newShardLocked(parentID string) *shard {
+	return &shard{
+		id:       fmt.Sprintf("shardId-%020d-%s", s.env.Time().UnixMilli(), randomHex(4)),
+		parentID: parentID,
+		startSeq: s.seq + 1,
+	}
+}
+
+// closeLocked closes a shard: its ending sequence number is its last
+// record's, or a number of its own when it holds none.
+func (s *Streams) closeLocked(sh *shard) {
+	if n := len(sh.records); n > 0 {
+		sh.endSeq = sh.records[n-1].seq
+	} else {
+		s.seq++
+		sh.endSeq = s.seq
+	}
+	sh.closedAt = s.env.Time()
+}
+
+// rollLocked closes the open shards of a stream once their lifetime has
+// passed and opens one child for each: a partition key goes to the child of
+// the shard it went to, so its records stay in order across the rollover
+// for a reader that finishes a parent before its child.
+func (s *Streams) rollLocked(st *stream) {
+	if s.lifetime <= 0 || !st.disabled.IsZero() || s.env.Time().Sub(st.openedAt) < s.lifetime {
+		return
+	}
+	for i, sh := range st.open {
+		s.closeLocked(sh)
+		child := s.newShardLocked(sh.id)
+		st.open[i] = child
+		st.shards = append(st.shards, child)
+	}
+	st.openedAt = s.env.Time()
+	st.notify()
 }
 
 // disable closes a stream: it stays readable until retention passes.
@@ -202,6 +283,10 @@ func (s *Streams) disable(arn string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st, ok := s.streams[arn]; ok && st.disabled.IsZero() {
+		for _, sh := range st.open {
+			s.closeLocked(sh)
+		}
+		st.open = nil
 		st.disabled = s.env.Time()
 		st.notify()
 	}
@@ -210,6 +295,17 @@ func (s *Streams) disable(arn string) {
 func (st *stream) notify() {
 	close(st.changed)
 	st.changed = make(chan struct{})
+}
+
+// shardFor returns the open shard that takes the records of an item with
+// these keys: by a hash of its partition key value, as DynamoDB does.
+func (st *stream) shardFor(keys Item) *shard {
+	if len(st.open) == 1 {
+		return st.open[0]
+	}
+	h := fnv.New64a()
+	_, _ = h.Write(canonical(Item{"": keys[st.hashKey]}))
+	return st.open[h.Sum64()%uint64(len(st.open))]
 }
 
 // change is one item change to record.
@@ -227,6 +323,7 @@ func (s *Streams) append(arn string, changes []change) {
 	if !ok || !st.disabled.IsZero() {
 		return
 	}
+	s.rollLocked(st)
 	now := s.env.Time()
 	added := false
 	for _, c := range changes {
@@ -271,7 +368,8 @@ func (s *Streams) append(arn string, changes []change) {
 		if c.ttl {
 			r.UserIdentity = &UserIdentity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"}
 		}
-		st.records = append(st.records, storedRecord{seq: s.seq, at: now, rec: r})
+		sh := st.shardFor(c.keys)
+		sh.records = append(sh.records, storedRecord{seq: s.seq, at: now, rec: r})
 		added = true
 	}
 	if added {
@@ -279,8 +377,9 @@ func (s *Streams) append(arn string, changes []change) {
 	}
 }
 
-// trim drops records older than the retention and streams disabled longer
-// than the retention. Callers hold s.mu.
+// trimLocked drops records older than the retention, closed shards left
+// empty longer than the retention, and streams disabled longer than the
+// retention; it rolls shards whose lifetime passed. Callers hold s.mu.
 func (s *Streams) trimLocked() {
 	cutoff := s.env.Time().Add(-s.retention)
 	for arn, st := range s.streams {
@@ -288,11 +387,19 @@ func (s *Streams) trimLocked() {
 			delete(s.streams, arn)
 			continue
 		}
-		i := sort.Search(len(st.records), func(i int) bool { return !st.records[i].at.Before(cutoff) })
-		if i > 0 {
-			st.trimmedThrough = st.records[i-1].seq
-			st.records = append([]storedRecord(nil), st.records[i:]...)
+		s.rollLocked(st)
+		kept := st.shards[:0]
+		for _, sh := range st.shards {
+			i := sort.Search(len(sh.records), func(i int) bool { return !sh.records[i].at.Before(cutoff) })
+			if i > 0 {
+				sh.trimmedThrough = sh.records[i-1].seq
+				sh.records = append([]storedRecord(nil), sh.records[i:]...)
+			}
+			if sh.endSeq == 0 || len(sh.records) > 0 || !sh.closedAt.Before(cutoff) {
+				kept = append(kept, sh)
+			}
 		}
+		st.shards = kept
 	}
 }
 
@@ -311,18 +418,52 @@ func (s *Streams) getLocked(arn string) (*stream, error) {
 	return st, nil
 }
 
+func (st *stream) shard(id string) (*shard, error) {
+	for _, sh := range st.shards {
+		if sh.id == id {
+			return sh, nil
+		}
+	}
+	return nil, awsapi.ResourceNotFoundException("Requested resource not found: Shard does not exist")
+}
+
 func (st *stream) info() StreamInfo {
 	i := StreamInfo{
 		StreamArn: st.arn, StreamLabel: st.label, TableName: st.table, TableArn: st.tableArn,
-		StreamViewType: st.viewType, StreamStatus: StreamEnabled, ShardID: st.shardID,
+		StreamViewType: st.viewType, StreamStatus: StreamEnabled, HashKey: st.hashKey,
 		Created: st.created, Disabled: st.disabled,
+	}
+	switch {
+	case len(st.open) > 0:
+		i.ShardID = st.open[0].id
+	case len(st.shards) > 0:
+		i.ShardID = st.shards[len(st.shards)-1].id
 	}
 	if !st.disabled.IsZero() {
 		i.StreamStatus = StreamDisabled
 	}
-	if n := len(st.records); n > 0 {
-		i.TrimHorizon = formatSeq(st.records[0].seq)
-		i.Latest = formatSeq(st.records[n-1].seq)
+	var first, last uint64
+	for _, sh := range st.shards {
+		if n := len(sh.records); n > 0 {
+			if first == 0 || sh.records[0].seq < first {
+				first = sh.records[0].seq
+			}
+			last = max(last, sh.records[n-1].seq)
+		}
+	}
+	if last > 0 {
+		i.TrimHorizon, i.Latest = formatSeq(first), formatSeq(last)
+	}
+	return i
+}
+
+func (sh *shard) info() ShardInfo {
+	i := ShardInfo{ShardID: sh.id, ParentShardID: sh.parentID, StartingSequenceNumber: formatSeq(max(sh.startSeq, sh.trimmedThrough+1))}
+	if sh.endSeq > 0 {
+		i.Closed, i.EndingSequenceNumber = true, formatSeq(sh.endSeq)
+	}
+	if n := len(sh.records); n > 0 {
+		i.Latest = formatSeq(sh.records[n-1].seq)
 	}
 	return i
 }
@@ -336,6 +477,21 @@ func (s *Streams) Describe(streamArn string) (StreamInfo, error) {
 		return StreamInfo{}, err
 	}
 	return st.info(), nil
+}
+
+// Shards lists a stream's shards, parents before children.
+func (s *Streams) Shards(streamArn string) ([]ShardInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.getLocked(streamArn)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ShardInfo, len(st.shards))
+	for i, sh := range st.shards {
+		out[i] = sh.info()
+	}
+	return out, nil
 }
 
 // List returns the streams still readable (enabled, or disabled within the
@@ -371,20 +527,28 @@ func (s *Streams) TableForStream(streamArn string) (string, bool) {
 	return st.table, true
 }
 
-// Records returns up to limit records (1..1000; 0 means 1000) with a
-// sequence number greater than afterSeq; afterSeq "" reads from the trim
-// horizon. It returns an *awsapi.Error TrimmedDataAccessException when
-// records after afterSeq have been trimmed, and ResourceNotFoundException
-// for an unknown stream. Records are returned in sequence order; the slice
-// is the caller's.
+func parseAfter(afterSeq string) (uint64, error) {
+	if afterSeq == "" {
+		return 0, nil
+	}
+	n, err := parseSeq(afterSeq)
+	if err != nil {
+		return 0, awsapi.ValidationException("%s", err.Error())
+	}
+	return n, nil
+}
+
+// Records returns up to limit records (1..1000; 0 means 1000) of every
+// shard of the stream with a sequence number greater than afterSeq, in
+// sequence order; afterSeq "" reads from the trim horizon. It returns an
+// *awsapi.Error TrimmedDataAccessException when records after afterSeq
+// have been trimmed, and ResourceNotFoundException for an unknown stream.
+// The slice is the caller's. With one shard (the default) this is the
+// shard's records; ShardRecords reads one shard.
 func (s *Streams) Records(streamArn, afterSeq string, limit int) ([]Record, error) {
-	var after uint64
-	if afterSeq != "" {
-		n, err := parseSeq(afterSeq)
-		if err != nil {
-			return nil, awsapi.ValidationException("%s", err.Error())
-		}
-		after = n
+	after, err := parseAfter(afterSeq)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -392,16 +556,55 @@ func (s *Streams) Records(streamArn, afterSeq string, limit int) ([]Record, erro
 	if err != nil {
 		return nil, err
 	}
-	if afterSeq == "" {
-		after = st.trimmedThrough
+	var all []storedRecord
+	for _, sh := range st.shards {
+		from := after
+		if afterSeq == "" {
+			from = sh.trimmedThrough
+		}
+		recs, err := sh.stored(from, limit)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, recs...)
 	}
-	recs, _, err := st.read(after, limit, 0)
+	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
+	if limit <= 0 || limit > 1000 {
+		limit = 1000
+	}
+	var out []Record
+	for _, r := range all[:min(limit, len(all))] {
+		out = append(out, r.rec)
+	}
+	return out, nil
+}
+
+// ShardRecords is Records for one shard.
+func (s *Streams) ShardRecords(streamArn, shardID, afterSeq string, limit int) ([]Record, error) {
+	after, err := parseAfter(afterSeq)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.getLocked(streamArn)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := st.shard(shardID)
+	if err != nil {
+		return nil, err
+	}
+	if afterSeq == "" {
+		after = sh.trimmedThrough
+	}
+	recs, _, err := sh.read(after, limit, 0)
 	return recs, err
 }
 
-// Changed returns a channel closed when records are appended to the stream
-// or the stream is disabled. Take the channel before reading records so no
-// notification is lost:
+// Changed returns a channel closed when records are appended to the stream,
+// its shards roll over, or the stream is disabled. Take the channel before
+// reading records so no notification is lost:
 //
 //	ch, _ := streams.Changed(arn)
 //	recs, _ := streams.Records(arn, last, 100)
@@ -422,25 +625,33 @@ func TrimmedDataAccessException() *awsapi.Error {
 		"The operation attempted to read past the oldest stream record in a shard.")
 }
 
-// read returns records after seq, at most limit records and maxBytes bytes
-// (0: 1 MB), and the sequence number of the last record returned (or
-// after when none). Callers hold s.mu.
-func (st *stream) read(after uint64, limit, maxBytes int) ([]Record, uint64, error) {
-	if after < st.trimmedThrough {
-		return nil, after, TrimmedDataAccessException()
+// stored returns up to limit stored records after seq.
+func (sh *shard) stored(after uint64, limit int) ([]storedRecord, error) {
+	if after < sh.trimmedThrough {
+		return nil, TrimmedDataAccessException()
 	}
 	if limit <= 0 || limit > 1000 {
 		limit = 1000
 	}
+	i := sort.Search(len(sh.records), func(i int) bool { return sh.records[i].seq > after })
+	return sh.records[i:min(i+limit, len(sh.records))], nil
+}
+
+// read returns records after seq, at most limit records and maxBytes bytes
+// (0: 1 MB), and the sequence number of the last record returned (or
+// after when none). Callers hold s.mu.
+func (sh *shard) read(after uint64, limit, maxBytes int) ([]Record, uint64, error) {
+	stored, err := sh.stored(after, limit)
+	if err != nil {
+		return nil, after, err
+	}
 	if maxBytes <= 0 {
 		maxBytes = 1 << 20
 	}
-	i := sort.Search(len(st.records), func(i int) bool { return st.records[i].seq > after })
 	var out []Record
 	bytes := 0
 	last := after
-	for ; i < len(st.records) && len(out) < limit; i++ {
-		r := st.records[i]
+	for _, r := range stored {
 		if len(out) > 0 && bytes+int(r.rec.Dynamodb.SizeBytes) > maxBytes {
 			break
 		}
@@ -451,11 +662,24 @@ func (st *stream) read(after uint64, limit, maxBytes int) ([]Record, uint64, err
 	return out, last, nil
 }
 
-// lastSeqLocked returns the newest sequence number of the stream, or the
-// number just before its first possible record.
-func (st *stream) lastSeq() uint64 {
-	if n := len(st.records); n > 0 {
-		return st.records[n-1].seq
+// lastSeq returns the newest sequence number of the shard (its ending one
+// once closed), or the number just before its first possible record.
+func (sh *shard) lastSeq() uint64 {
+	if sh.endSeq > 0 {
+		return sh.endSeq
 	}
-	return max(st.startSeq-1, st.trimmedThrough)
+	if n := len(sh.records); n > 0 {
+		return sh.records[n-1].seq
+	}
+	return max(sh.startSeq-1, sh.trimmedThrough)
+}
+
+// exhausted reports whether a reader positioned after seq has read a
+// closed shard to its end.
+func (sh *shard) exhausted(after uint64) bool {
+	if sh.endSeq == 0 {
+		return false
+	}
+	n := len(sh.records)
+	return n == 0 || after >= sh.records[n-1].seq
 }

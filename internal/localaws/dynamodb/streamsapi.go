@@ -90,19 +90,21 @@ func (a *streamsAPI) describeStream(req *awsapi.Request) (any, error) {
 	if err := req.Authorize("dynamodb:DescribeStream", in.StreamArn); err != nil {
 		return nil, err
 	}
+	if in.Limit < 0 || in.Limit > 100 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", in.Limit)
+	}
+	if in.Limit == 0 {
+		in.Limit = 100
+	}
 	s := a.svc.streams
-	s.mu.Lock()
-	st, err := s.getLocked(in.StreamArn)
+	info, err := s.Describe(in.StreamArn)
 	if err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
-	info := st.info()
-	rng := map[string]string{"StartingSequenceNumber": formatSeq(max(st.startSeq, st.trimmedThrough+1))}
-	if !st.disabled.IsZero() {
-		rng["EndingSequenceNumber"] = formatSeq(st.lastSeq())
+	all, err := s.Shards(in.StreamArn)
+	if err != nil {
+		return nil, err
 	}
-	s.mu.Unlock()
 
 	var keySchema []keyElement
 	a.svc.mu.Lock()
@@ -111,10 +113,7 @@ func (a *streamsAPI) describeStream(req *awsapi.Request) (any, error) {
 	}
 	a.svc.mu.Unlock()
 
-	shards := []map[string]any{}
-	if in.ExclusiveStartShardId != info.ShardID {
-		shards = append(shards, map[string]any{"ShardId": info.ShardID, "SequenceNumberRange": rng})
-	}
+	shards, last := shardPage(all, in.ExclusiveStartShardId, in.Limit)
 	d := map[string]any{
 		"StreamArn":               info.StreamArn,
 		"StreamLabel":             info.StreamLabel,
@@ -127,7 +126,37 @@ func (a *streamsAPI) describeStream(req *awsapi.Request) (any, error) {
 	if keySchema != nil {
 		d["KeySchema"] = keySchema
 	}
+	if last != "" {
+		d["LastEvaluatedShardId"] = last
+	}
 	return map[string]any{"StreamDescription": d}, nil
+}
+
+// shardPage renders the shards after exclusiveStart, at most limit, and
+// the LastEvaluatedShardId when more follow.
+func shardPage(all []ShardInfo, exclusiveStart string, limit int) (page []map[string]any, last string) {
+	page = []map[string]any{}
+	started := exclusiveStart == ""
+	for _, sh := range all {
+		if !started {
+			started = sh.ShardID == exclusiveStart
+			continue
+		}
+		if len(page) == limit {
+			return page, last
+		}
+		last = sh.ShardID
+		rng := map[string]string{"StartingSequenceNumber": sh.StartingSequenceNumber}
+		if sh.Closed {
+			rng["EndingSequenceNumber"] = sh.EndingSequenceNumber
+		}
+		m := map[string]any{"ShardId": sh.ShardID, "SequenceNumberRange": rng}
+		if sh.ParentShardID != "" {
+			m["ParentShardId"] = sh.ParentShardID
+		}
+		page = append(page, m)
+	}
+	return page, ""
 }
 
 // iterator is the decoded content of a shard iterator.
@@ -172,15 +201,16 @@ func (a *streamsAPI) getShardIterator(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.ShardId != st.shardID {
-		return nil, awsapi.ResourceNotFoundException("Requested resource not found: Shard does not exist")
+	sh, err := st.shard(in.ShardId)
+	if err != nil {
+		return nil, err
 	}
-	it := iterator{Stream: st.arn, Shard: st.shardID, Issued: s.env.Time().UnixNano()}
+	it := iterator{Stream: st.arn, Shard: sh.id, Issued: s.env.Time().UnixNano()}
 	switch in.ShardIteratorType {
 	case "TRIM_HORIZON":
-		it.After = max(st.trimmedThrough, st.startSeq-1)
+		it.After = max(sh.trimmedThrough, sh.startSeq-1)
 	case "LATEST":
-		it.After = st.lastSeq()
+		it.After = sh.lastSeq()
 	case "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER":
 		if in.SequenceNumber == "" {
 			return nil, awsapi.ValidationException("SequenceNumber is required for ShardIteratorType %s", in.ShardIteratorType)
@@ -193,7 +223,7 @@ func (a *streamsAPI) getShardIterator(req *awsapi.Request) (any, error) {
 		if in.ShardIteratorType == "AT_SEQUENCE_NUMBER" {
 			it.After = n - 1
 		}
-		if it.After < st.trimmedThrough {
+		if it.After < sh.trimmedThrough {
 			return nil, TrimmedDataAccessException()
 		}
 	default:
@@ -232,10 +262,11 @@ func (a *streamsAPI) getRecords(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if it.Shard != st.shardID {
-		return nil, awsapi.ResourceNotFoundException("Requested resource not found: Shard does not exist")
+	sh, err := st.shard(it.Shard)
+	if err != nil {
+		return nil, err
 	}
-	recs, last, err := st.read(it.After, in.Limit, 0)
+	recs, last, err := sh.read(it.After, in.Limit, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -243,8 +274,7 @@ func (a *streamsAPI) getRecords(req *awsapi.Request) (any, error) {
 		recs = []Record{}
 	}
 	out := map[string]any{"Records": recs}
-	closed := !st.disabled.IsZero() && last >= st.lastSeq()
-	if !closed {
+	if !sh.exhausted(last) {
 		next := iterator{Stream: it.Stream, Shard: it.Shard, After: last, Issued: now.UnixNano()}
 		out["NextShardIterator"] = next.encode()
 	}

@@ -16,6 +16,13 @@
 // invocation record with DDBStreamBatchInfo). Records trimmed from the stream
 // while the mapping was paused or disabled are skipped from the trim horizon.
 //
+// A stream may have several shards, and shards roll over (a shard closes
+// and a child opens). The poller reads every shard it may: a shard whose
+// parent is still listed waits until the parent is finished (closed, read
+// to its end and every record processed), so a partition key's records stay
+// in order across the rollover. Within a shard, the ParallelizationFactor
+// lanes are keyed by the record's partition key.
+//
 // The mapping reads the stream and writes to the destination with the
 // function's execution role: Create and Update check the role with the
 // stack's Authorizer, and the poller checks it again as it reads and sends.

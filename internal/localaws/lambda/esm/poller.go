@@ -296,11 +296,15 @@ func (p *pollerRun) poll(ctx context.Context) {
 	if !p.position(shards, streams) {
 		return
 	}
+	listed := make(map[string]bool, len(shards))
+	for _, sh := range shards {
+		listed[sh.ID] = true
+	}
 	for _, sh := range shards {
 		if ctx.Err() != nil {
 			return
 		}
-		sr := p.shard(ctx, sh)
+		sr := p.shard(ctx, sh, listed)
 		if sr == nil {
 			continue
 		}
@@ -352,7 +356,8 @@ func (p *pollerRun) position(shards []Shard, streams Streams) bool {
 
 // shard returns the run state of a shard, creating it (and resolving the
 // starting position) when its parent is done; nil when it is not readable.
-func (p *pollerRun) shard(ctx context.Context, sh Shard) *shardRun {
+// A parent no longer listed (trimmed after the retention) is done.
+func (p *pollerRun) shard(ctx context.Context, sh Shard, listed map[string]bool) *shardRun {
 	m := p.m
 	p.mu.Lock()
 	sr, ok := p.shards[sh.ID]
@@ -374,8 +379,8 @@ func (p *pollerRun) shard(ctx context.Context, sh Shard) *shardRun {
 		m.mu.Unlock()
 		return nil
 	}
-	if sh.ParentID != "" {
-		if parent, ok := m.shards[sh.ParentID]; ok && !parent.finished {
+	if sh.ParentID != "" && listed[sh.ParentID] {
+		if parent, ok := m.shards[sh.ParentID]; !ok || !parent.finished {
 			m.mu.Unlock()
 			return nil
 		}
