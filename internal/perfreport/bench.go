@@ -135,3 +135,32 @@ func (o BenchOutput) RelayBenchmarks() ([]RelayBench, error) {
 	}
 	return out, nil
 }
+
+// ReconcileReads is the reconciler's read cost of one run over a table
+// holding Pending old events, with the pending index or with a scan.
+type ReconcileReads struct {
+	Mode    string // "index" or "scan"
+	Pending int
+	// UnitsPerRun is the read request units of the run.
+	UnitsPerRun float64
+}
+
+// ReconcileReads extracts BenchmarkReconcileReads/{index,scan}/pending=N
+// from the output of internal/relay's benchmarks, in the output's order.
+func (o BenchOutput) ReconcileReads() []ReconcileReads {
+	var out []ReconcileReads
+	for _, b := range o.Benchmarks {
+		rest, ok := strings.CutPrefix(b.Name, "BenchmarkReconcileReads/")
+		if !ok {
+			continue
+		}
+		mode, pending, ok := strings.Cut(rest, "/pending=")
+		n, err := strconv.Atoi(pending)
+		units, has := b.Metrics["readunits/run"]
+		if !ok || err != nil || !has {
+			continue
+		}
+		out = append(out, ReconcileReads{Mode: mode, Pending: n, UnitsPerRun: units})
+	}
+	return out
+}

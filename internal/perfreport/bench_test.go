@@ -13,11 +13,13 @@ BenchmarkPutItem-2   	      20	     51234 ns/op
 PASS
 pkg: github.com/outboxkit/terraform-provider-outbox/internal/relay
 cpu: AMD EPYC
-BenchmarkRelay/relay/mark-2         	      20	  90231085 ns/op	         1.100 calls/event	         2.000 roundtrips/batch
+BenchmarkRelay/relay/mark-2         	      20	  90231085 ns/op	         1.100 calls/event	         1.000 reads/event	         2.000 roundtrips/batch
 BenchmarkRelay/relay/delete-2       	      20	  15830270 ns/op	         0.1400 calls/event	         2.000 roundtrips/batch
 BenchmarkRelay/naive/mark-2         	      20	 794714379 ns/op	         2.000 calls/event	       200.0 roundtrips/batch
     bench_test.go:12: a log line of the benchmark
 BenchmarkRelay/naive/delete         	      20	 756298977 ns/op	         2.000 calls/event	       200.0 roundtrips/batch
+BenchmarkReconcileReads/index/pending=100-2 	      20	   1000 ns/op	         9.500 readunits/run	         0.09500 readunits/event
+BenchmarkReconcileReads/scan/pending=0-2    	      20	   1000 ns/op	         0.5000 readunits/run
 PASS
 ok  	github.com/outboxkit/terraform-provider-outbox/internal/relay	34.500s
 `
@@ -27,7 +29,7 @@ func TestParseBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Benchmarks) != 5 || out.CPU != "AMD EPYC" {
+	if len(out.Benchmarks) != 7 || out.CPU != "AMD EPYC" {
 		t.Fatalf("parsed %d benchmarks, cpu %q: %+v", len(out.Benchmarks), out.CPU, out.Benchmarks)
 	}
 	b, ok := out.Find("BenchmarkRelay/relay/delete")
@@ -67,5 +69,24 @@ func TestRelayBenchmarksMissing(t *testing.T) {
 	out, _ = ParseBench(strings.NewReader(in))
 	if _, err := out.RelayBenchmarks(); err == nil || !strings.Contains(err.Error(), "roundtrips/batch") {
 		t.Errorf("error %v, want one naming the missing metric", err)
+	}
+}
+
+func TestReconcileReads(t *testing.T) {
+	out, err := ParseBench(strings.NewReader(sampleBench))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.ReconcileReads()
+	want := []ReconcileReads{{Mode: "index", Pending: 100, UnitsPerRun: 9.5}, {Mode: "scan", Pending: 0, UnitsPerRun: 0.5}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("reconcile reads = %+v, want %+v", got, want)
+	}
+	rb, err := out.RelayBenchmarks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rb[0].ReadsPerEvent != 1 {
+		t.Errorf("relay/mark reads/event = %v, want 1", rb[0].ReadsPerEvent)
 	}
 }

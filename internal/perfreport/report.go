@@ -14,6 +14,7 @@ import (
 // costs guide (docs/guides/costs.md).
 const (
 	PriceWRU         = 0.625 // DynamoDB on-demand write request units
+	PriceRRU         = 0.125 // DynamoDB on-demand read request units
 	PriceEventBridge = 1.00  // EventBridge custom events (64 KB chunks)
 	PriceLambdaReq   = 0.20  // Lambda requests
 )
@@ -223,6 +224,7 @@ func (r Report) writeUnits(p func(string, ...any)) {
 	p("")
 	r.writeCost(p)
 	p("")
+	r.writeReconcileReads(p)
 	cOutI := u.CommitOutbox.Indexes / float64(n)
 	p("**The pending-index write inside a transaction.** The stack doubles it (%s units per event), like the base table's. No AWS document settles it: the developer guide says that a transaction performs two underlying writes of every item (prepare and commit) and that the table's indexes are written with it, but not whether an index's write is billed once or twice. The costs guide and this report therefore keep both figures: the totals above are the stack's count, the upper one; with the index write billed once, every column with the pending index is lower by %s (%s instead of %s units per event for the relay in mark mode). The column without pending index is exact either way.",
 		wru(cOutI), units(cOutI/2), wru(u.Total("relay/mark")-cOutI/2), wru(u.Total("relay/mark")))

@@ -110,6 +110,23 @@ func (r Report) writeCeiling(p func(string, ...any)) {
 	p("")
 }
 
+func (r Report) writeReconcileReads(p func(string, ...any)) {
+	reads := r.Bench.ReconcileReads()
+	if len(reads) == 0 {
+		return
+	}
+	p("**The reconciler's reads.** From `BenchmarkReconcileReads` in `internal/relay`: one reconciler run over a table holding the given number of pending events older than the minimum age, in delete mode, with the pending index (a query of each of the 16 shards) and without it (a parallel scan of the table, which then holds only undelivered items). Read request units per run, as DynamoDB reports them (%s USD per million):", usd(PriceRRU))
+	p("")
+	p("| pending events | read units per run | mode |")
+	p("| ---: | ---: | --- |")
+	for _, x := range reads {
+		p("| %d | %s | %s |", x.Pending, wru(x.UnitsPerRun), map[string]string{"index": "pending index", "scan": "scan, no pending index"}[x.Mode])
+	}
+	p("")
+	p("A run's cost grows with what is pending in both modes; with nothing pending a scan costs less than the 16 queries. At one run every 5 minutes, 8,640 runs a month of an idle pipeline cost under a cent either way.")
+	p("")
+}
+
 func burstRows(p func(string, ...any), name string, bursts []Burst) {
 	for i, bu := range bursts {
 		per := 0.0

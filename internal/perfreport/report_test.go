@@ -64,6 +64,8 @@ func TestWriteMarkdown(t *testing.T) {
 		"| **total** | 8 | 8 | 5 | 8 | 8 | 1 |",
 		"| DynamoDB writes | 5.000 | 5.000 | 3.125 | 5.000 | 5.000 | 0.625 |",
 		"| events | `PutEvents` | 20 ms | 60 ms |",
+		"| read requests per event (status check before publishing), mark | 1.00 | 0.00 | |",
+		"| 100 | 9.5 | pending index |",
 		"![Latency histogram of the relay and the naive relay](performance-latency.png)",
 		"`terraform apply` was not timed (no Terraform CLI)",
 		"load average (1, 5, 15 min) 1.00, 1.00, 1.00 at the start and 2.00, 2.00, 2.00 at the end",
