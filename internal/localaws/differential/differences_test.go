@@ -166,9 +166,9 @@ var differences = []decision{
 	{Scenario: "logs/groups", Paths: []string{"DescribeLogStreams/LogStreams[0].UploadSequenceToken"},
 		Verdict: unspecified, Ours: "no uploadSequenceToken", Moto: "a token",
 		Why: "Sequence tokens are ignored by PutLogEvents; the token is an opaque value clients no longer use.", Source: logsAPI + "API_LogStream.html"},
-	{Scenario: "logs/groups", Paths: []string{"FilterLogEvents json/*"},
-		Verdict: oursWrong, Ours: `InvalidParameterException for the JSON filter pattern { $.level = "ERROR" }`, Moto: "matches the JSON event",
-		Why: "Filter patterns for JSON log events ({ $.field = value }) are part of the filter pattern syntax.", Source: "https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/FilterAndPatternSyntax.html"},
+	{Scenario: "logs/groups", Paths: []string{"FilterLogEvents json/Events[1]", "FilterLogEvents json/Events[2]"},
+		Verdict: motoWrong, Ours: `only the event whose JSON has level ERROR, for { $.level = "ERROR" }`, Moto: "every event: the JSON pattern is not applied",
+		Why: "A JSON filter pattern ({ $.field = value }) matches the JSON log events whose field has that value, and no other events.", Source: "https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/FilterAndPatternSyntax.html"},
 	// CloudWatch alarms.
 	{Scenario: "cloudwatch/alarms", Paths: []string{"PutMetricAlarm", "PutMetricAlarm without a statistic/*", "DescribeAlarms/*", "DeleteAlarms", "DescribeAlarms after delete"},
 		Verdict: motoWrong, Ours: "serves CloudWatch in Smithy RPC v2 CBOR, the protocol of the current SDK's client", Moto: "HTTP 404 for every call: moto 5.2.1 serves CloudWatch in the Query protocol only",
