@@ -84,7 +84,7 @@ func decide(t *testing.T, scenario string, diffs []difference) {
 		}
 	}
 	if undecided > 0 {
-		t.Logf("%d undecided differences: fix our stack, or decide each in differences_test.go (then go test ./internal/localaws/differential -run TestDifferenceTableDoc -update)", undecided)
+		t.Logf("%d undecided differences: fix our stack, or decide each in differences_test.go (then go test ./internal/localaws/differential -run TestDifferentialTableDoc -update)", undecided)
 	}
 	reported := map[*decision]bool{}
 	for _, u := range uses {

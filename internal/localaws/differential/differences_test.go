@@ -29,7 +29,7 @@ var tableSteps = []string{"CreateTable/TableDescription.", "DescribeTable/Table.
 
 // differences decides every difference between the local stack and moto.
 // docs/localaws-differences.md is rendered from it
-// (TestDifferenceTableDoc).
+// (TestDifferentialTableDoc).
 var differences = []decision{
 	// DynamoDB tables.
 	{Scenario: "dynamodb/tables", Paths: paths(tableSteps, "GlobalSecondaryIndexes[0].IndexArn", "GlobalSecondaryIndexes[0].IndexSizeBytes", "GlobalSecondaryIndexes[0].ItemCount"),

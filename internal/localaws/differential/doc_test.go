@@ -13,10 +13,10 @@ var update = flag.Bool("update", false, "rewrite docs/localaws-differences.md fr
 
 const docPath = "../../../docs/localaws-differences.md"
 
-// TestDifferenceTableDoc keeps docs/localaws-differences.md equal to the
-// table rendered (go test -run TestDifferenceTableDoc -update rewrites it),
+// TestDifferentialTableDoc keeps docs/localaws-differences.md equal to the
+// table rendered (go test -run TestDifferentialTableDoc -update rewrites it),
 // and checks that every decision is complete.
-func TestDifferenceTableDoc(t *testing.T) {
+func TestDifferentialTableDoc(t *testing.T) {
 	for _, d := range differences {
 		switch {
 		case d.Verdict != motoWrong && d.Verdict != oursWrong && d.Verdict != unspecified:
@@ -36,7 +36,7 @@ func TestDifferenceTableDoc(t *testing.T) {
 	}
 	got, err := os.ReadFile(filepath.Clean(docPath))
 	if err != nil || string(got) != want {
-		t.Errorf("%s is not the rendered difference table: run go test ./internal/localaws/differential -run TestDifferenceTableDoc -update", docPath)
+		t.Errorf("%s is not the rendered difference table: run go test ./internal/localaws/differential -run TestDifferentialTableDoc -update", docPath)
 	}
 }
 
@@ -49,7 +49,7 @@ func renderDoc() string {
 	b.WriteString(`# The local stack against moto: decided differences
 
 <!-- Generated from internal/localaws/differential/differences_test.go by
-go test ./internal/localaws/differential -run TestDifferenceTableDoc -update. Do not edit. -->
+go test ./internal/localaws/differential -run TestDifferentialTableDoc -update. Do not edit. -->
 
 The differential suite (` + "`make test-differential`" + `, part of ` + "`make test`" + `) makes the same
 aws-sdk-go-v2 calls against the local stack and against moto 5.2.1's ` + "`moto_server`" + `, and

@@ -136,7 +136,7 @@ func (r *run) scanAll(name string, in *dynamodb.ScanInput) {
 	}
 }
 
-func TestDiffDynamoDBTables(t *testing.T) {
+func TestDifferentialDynamoDBTables(t *testing.T) {
 	t.Parallel()
 	compare(t, "dynamodb/tables", func(r *run) {
 		ts := tableSpec{name: "diff-tables", pk: "PK:S", sk: "SK:S",
@@ -178,10 +178,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// TestDiffDynamoDBIndexKeysThroughUpdateItem: many items gain GSI keys
+// TestDifferentialDynamoDBIndexKeysThroughUpdateItem: many items gain GSI keys
 // through UpdateItem, then half of them lose them again; the index must
 // hold exactly the items that have its keys.
-func TestDiffDynamoDBIndexKeysThroughUpdateItem(t *testing.T) {
+func TestDifferentialDynamoDBIndexKeysThroughUpdateItem(t *testing.T) {
 	t.Parallel()
 	const items = 30
 	compare(t, "dynamodb/gsi-updateitem", func(r *run) {
@@ -234,9 +234,9 @@ func (r *run) indexCounts(name, table string, shards int) {
 	r.note(name+" index items per shard", counts)
 }
 
-// TestDiffDynamoDBNumericSortOrder: numbers sort by value, not as strings,
+// TestDifferentialDynamoDBNumericSortOrder: numbers sort by value, not as strings,
 // on the table and on a GSI, in both directions.
-func TestDiffDynamoDBNumericSortOrder(t *testing.T) {
+func TestDifferentialDynamoDBNumericSortOrder(t *testing.T) {
 	t.Parallel()
 	compare(t, "dynamodb/numeric-sort", func(r *run) {
 		table := "diff-numeric-sort"
@@ -257,9 +257,9 @@ func TestDiffDynamoDBNumericSortOrder(t *testing.T) {
 	})
 }
 
-// TestDiffDynamoDBLimitWithFilter: Limit bounds the items evaluated, before
+// TestDifferentialDynamoDBLimitWithFilter: Limit bounds the items evaluated, before
 // the filter; pages may be empty and still carry a LastEvaluatedKey.
-func TestDiffDynamoDBLimitWithFilter(t *testing.T) {
+func TestDifferentialDynamoDBLimitWithFilter(t *testing.T) {
 	t.Parallel()
 	compare(t, "dynamodb/limit-filter", func(r *run) {
 		table := "diff-limit-filter"
@@ -284,9 +284,9 @@ func TestDiffDynamoDBLimitWithFilter(t *testing.T) {
 	})
 }
 
-// TestDiffDynamoDBPagingAfterDeletedStartKey: a page's LastEvaluatedKey
+// TestDifferentialDynamoDBPagingAfterDeletedStartKey: a page's LastEvaluatedKey
 // stays a valid ExclusiveStartKey after that item is deleted.
-func TestDiffDynamoDBPagingAfterDeletedStartKey(t *testing.T) {
+func TestDifferentialDynamoDBPagingAfterDeletedStartKey(t *testing.T) {
 	t.Parallel()
 	compare(t, "dynamodb/paging-deleted-key", func(r *run) {
 		table := "diff-paging-deleted"

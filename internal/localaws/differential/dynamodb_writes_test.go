@@ -10,9 +10,9 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// TestDiffDynamoDBTransactions: a cancelled transaction reports one
+// TestDifferentialDynamoDBTransactions: a cancelled transaction reports one
 // reason per action, writes nothing, and a good one writes everything.
-func TestDiffDynamoDBTransactions(t *testing.T) {
+func TestDifferentialDynamoDBTransactions(t *testing.T) {
 	t.Parallel()
 	compare(t, "dynamodb/transactions", func(r *run) {
 		table := "diff-transactions"
@@ -46,10 +46,10 @@ func TestDiffDynamoDBTransactions(t *testing.T) {
 	})
 }
 
-// TestDiffDynamoDBConditionalUpdates: condition expressions, return values
+// TestDifferentialDynamoDBConditionalUpdates: condition expressions, return values
 // and update actions (SET, REMOVE, ADD, DELETE, if_not_exists,
 // list_append).
-func TestDiffDynamoDBConditionalUpdates(t *testing.T) {
+func TestDifferentialDynamoDBConditionalUpdates(t *testing.T) {
 	t.Parallel()
 	compare(t, "dynamodb/conditional", func(r *run) {
 		table := "diff-conditional"
@@ -103,9 +103,9 @@ func TestDiffDynamoDBConditionalUpdates(t *testing.T) {
 	})
 }
 
-// TestDiffDynamoDBBatches: BatchWriteItem and BatchGetItem, with missing
+// TestDifferentialDynamoDBBatches: BatchWriteItem and BatchGetItem, with missing
 // keys, projections and their limits.
-func TestDiffDynamoDBBatches(t *testing.T) {
+func TestDifferentialDynamoDBBatches(t *testing.T) {
 	t.Parallel()
 	compare(t, "dynamodb/batch", func(r *run) {
 		table := "diff-batch"

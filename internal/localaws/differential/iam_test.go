@@ -14,7 +14,7 @@ const (
 	boundary    = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["events:*","logs:*"],"Resource":"*"}]}`
 )
 
-func TestDiffIAM(t *testing.T) {
+func TestDifferentialIAM(t *testing.T) {
 	t.Parallel()
 	compare(t, "iam/roles", func(r *run) {
 		c := iam.NewFromConfig(r.cfg)

@@ -57,7 +57,7 @@ func (r *run) receive(name, url string, want int) {
 	r.note(name, map[string]any{"Count": len(got), "Messages": got})
 }
 
-func TestDiffSQS(t *testing.T) {
+func TestDifferentialSQS(t *testing.T) {
 	t.Parallel()
 	compare(t, "sqs/queues", func(r *run) {
 		c := r.sqs()
@@ -131,7 +131,7 @@ func (r *run) allowSend(url, queueARN, principal, sourceARN string) {
 	r.rec("SetQueueAttributes Policy", nil, err)
 }
 
-func TestDiffSNS(t *testing.T) {
+func TestDifferentialSNS(t *testing.T) {
 	t.Parallel()
 	compare(t, "sns/topics", func(r *run) {
 		c := sns.NewFromConfig(r.cfg)
@@ -170,7 +170,7 @@ func TestDiffSNS(t *testing.T) {
 	})
 }
 
-func TestDiffEventBridge(t *testing.T) {
+func TestDifferentialEventBridge(t *testing.T) {
 	t.Parallel()
 	compare(t, "events/buses", func(r *run) {
 		c := eventbridge.NewFromConfig(r.cfg)

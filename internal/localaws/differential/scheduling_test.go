@@ -15,7 +15,7 @@ import (
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 )
 
-func TestDiffScheduler(t *testing.T) {
+func TestDifferentialScheduler(t *testing.T) {
 	t.Parallel()
 	compare(t, "scheduler/schedules", func(r *run) {
 		c := scheduler.NewFromConfig(r.cfg)
@@ -67,7 +67,7 @@ func TestDiffScheduler(t *testing.T) {
 	})
 }
 
-func TestDiffLogs(t *testing.T) {
+func TestDifferentialLogs(t *testing.T) {
 	t.Parallel()
 	compare(t, "logs/groups", func(r *run) {
 		c := cloudwatchlogs.NewFromConfig(r.cfg)
@@ -106,7 +106,7 @@ func TestDiffLogs(t *testing.T) {
 	})
 }
 
-func TestDiffCloudWatchAlarms(t *testing.T) {
+func TestDifferentialCloudWatchAlarms(t *testing.T) {
 	t.Parallel()
 	compare(t, "cloudwatch/alarms", func(r *run) {
 		c := cloudwatch.NewFromConfig(r.cfg)

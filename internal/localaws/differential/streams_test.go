@@ -10,10 +10,10 @@ import (
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
-// TestDiffDynamoDBStreams: the stream's description, its shard, the
+// TestDifferentialDynamoDBStreams: the stream's description, its shard, the
 // iterator types and the records of an insert, a modify and a remove, in
 // the format Lambda and other consumers parse.
-func TestDiffDynamoDBStreams(t *testing.T) {
+func TestDifferentialDynamoDBStreams(t *testing.T) {
 	t.Parallel()
 	compare(t, "dynamodbstreams/records", func(r *run) {
 		table := "diff-streams"
