@@ -31,7 +31,8 @@ func TestDifferentialDynamoDBTransactions(t *testing.T) {
 			Key: vals("PK", s("order#1"), "SK", s("STATE")), ConditionExpression: aws.String("v = :one"), ExpressionAttributeValues: vals(":one", ni(1))}}
 		update := ddbtypes.TransactWriteItem{Update: &ddbtypes.Update{TableName: aws.String(table),
 			Key: vals("PK", s("order#1"), "SK", s("COUNTER")), UpdateExpression: aws.String("ADD c :one"), ExpressionAttributeValues: vals(":one", ni(1))}}
-		out, err = r.ddb().TransactWriteItems(r.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{put("OUTBOX#1"), check, update}})
+		out, err = r.ddb().TransactWriteItems(r.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{put("OUTBOX#1"), check, update},
+			ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityTotal})
 		r.rec("TransactWriteItems committed", out, err)
 		dup, err := r.ddb().TransactWriteItems(r.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{put("OUTBOX#3"), put("OUTBOX#3")}})
 		r.rec("TransactWriteItems two actions on one item", dup, err)
@@ -41,8 +42,14 @@ func TestDifferentialDynamoDBTransactions(t *testing.T) {
 			{Get: &ddbtypes.Get{TableName: aws.String(table), Key: vals("PK", s("order#1"), "SK", s("COUNTER"))}},
 		}})
 		r.rec("TransactGetItems", get, err)
-		r.queryAll("Query the partition", &dynamodb.QueryInput{TableName: aws.String(table),
+		r.queryAll("Query the partition", &dynamodb.QueryInput{TableName: aws.String(table), ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityTotal,
 			KeyConditionExpression: aws.String("PK = :p"), ExpressionAttributeValues: vals(":p", s("order#1"))})
+		pi, err := r.ddb().PutItem(r.ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: vals("PK", s("order#2"), "SK", s("STATE")),
+			ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityTotal})
+		r.rec("PutItem with consumed capacity", pi, err)
+		gi, err := r.ddb().GetItem(r.ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: vals("PK", s("order#2"), "SK", s("STATE")),
+			ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityTotal, ConsistentRead: aws.Bool(true)})
+		r.rec("GetItem with consumed capacity", gi, err)
 	})
 }
 

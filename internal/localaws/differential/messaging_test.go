@@ -2,6 +2,7 @@ package differential_test
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -37,9 +38,14 @@ func (r *run) queue(name string) (string, string) {
 	return *out.QueueUrl, attrs.Attributes["QueueArn"]
 }
 
+// entryTime is the Time of a PutEvents entry, which its delivered event
+// carries.
+var entryTime = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+
 // receive waits (bounded) for want messages and records their bodies,
-// sorted, with the receive attributes.
-func (r *run) receive(name, url string, want int) {
+// sorted, with the receive attributes. It returns the "time" field of
+// bodies that are EventBridge events.
+func (r *run) receive(name, url string, want int) []string {
 	var got []sqstypes.Message
 	deadline := time.Now().Add(deliveryTimeout)
 	for len(got) < want && time.Now().Before(deadline) && r.ctx.Err() == nil {
@@ -47,7 +53,7 @@ func (r *run) receive(name, url string, want int) {
 			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameApproximateReceiveCount}})
 		if err != nil {
 			r.rec(name+" ReceiveMessage failed", nil, err)
-			return
+			return nil
 		}
 		got = append(got, out.Messages...)
 	}
@@ -55,6 +61,14 @@ func (r *run) receive(name, url string, want int) {
 	byBody := func(m sqstypes.Message) string { return uuidRE.ReplaceAllString(aws.ToString(m.Body), "") }
 	sort.Slice(got, func(i, j int) bool { return byBody(got[i]) < byBody(got[j]) })
 	r.note(name, map[string]any{"Count": len(got), "Messages": got})
+	var times []string
+	for _, m := range got {
+		var ev struct{ Time string }
+		if json.Unmarshal([]byte(aws.ToString(m.Body)), &ev) == nil && ev.Time != "" {
+			times = append(times, ev.Time)
+		}
+	}
+	return times
 }
 
 func TestDifferentialSQS(t *testing.T) {
@@ -221,9 +235,19 @@ func TestDifferentialEventBridge(t *testing.T) {
 			entry("diff-bus", `{"total":50,"region":"eu-west-1"}`),
 			{EventBusName: aws.String("diff-bus"), DetailType: aws.String("OrderPlaced"), Detail: aws.String(`{}`)},
 			entry("diff-bus", `{"total":200,"region":"eu-central-1","n":2}`),
+			{EventBusName: aws.String("diff-bus"), Source: aws.String("aws.orders"), DetailType: aws.String("OrderPlaced"), Detail: aws.String(`{}`)},
+			{EventBusName: aws.String("diff-bus"), Source: aws.String("orders"), DetailType: aws.String("OrderPlaced"), Detail: aws.String(`{}`), Resources: []string{"not-an-arn"}},
+			{EventBusName: aws.String("diff-bus"), Source: aws.String("orders"), DetailType: aws.String("OrderPlaced"), Detail: aws.String(`{"total":300,"region":"eu-north-1","n":3}`), Time: aws.Time(entryTime)},
 		}})
 		r.rec("PutEvents per-entry results", pe, err)
-		r.receive("delivered to SQS", url, 2)
+		var eleven []ebtypes.PutEventsRequestEntry
+		for range 11 {
+			eleven = append(eleven, entry("diff-bus", `{}`))
+		}
+		pe, err = c.PutEvents(r.ctx, &eventbridge.PutEventsInput{Entries: eleven})
+		r.rec("PutEvents with 11 entries", pe, err)
+		times := r.receive("delivered to SQS", url, 3)
+		r.note("the entry's Time is the delivered event's time", slices.Contains(times, entryTime.Format(time.RFC3339)))
 		_, err = c.RemoveTargets(r.ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String("diff-rule"), EventBusName: aws.String("diff-bus"), Ids: []string{"q"}})
 		r.rec("RemoveTargets", nil, err)
 		_, err = c.DeleteRule(r.ctx, &eventbridge.DeleteRuleInput{Name: aws.String("diff-rule"), EventBusName: aws.String("diff-bus")})
