@@ -12,6 +12,6 @@
 // matches a difference fails the suite too, so the table stays true.
 //
 // The suite starts moto_server itself on a free loopback port. Where
-// moto_server is not on PATH it says so loudly and skips; with CI=true its
-// absence is a failure. See README.md.
+// moto_server is neither on PATH nor among pyenv's shims it says so loudly
+// and skips; with CI=true its absence is a failure. See README.md.
 package differential

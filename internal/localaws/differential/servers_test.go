@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -50,7 +51,7 @@ func endpoints(t *testing.T) (ours, moto string) {
 	t.Helper()
 	servers.once.Do(startServers)
 	if servers.absent {
-		msg := fmt.Sprintf("DIFFERENTIAL TESTS NOT RUN: %s is not on PATH (moto 5.2.1 in the image's Python; pip install 'moto[server]==5.2.1')", motoCommand)
+		msg := fmt.Sprintf("DIFFERENTIAL TESTS NOT RUN: %s is neither on PATH nor among pyenv's shims (moto 5.2.1 in the image's Python; pip install 'moto[server]==5.2.1')", motoCommand)
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
@@ -63,12 +64,35 @@ func endpoints(t *testing.T) (ours, moto string) {
 	return servers.ours.Endpoint(), servers.motoURL
 }
 
+// findMoto looks for moto_server on PATH, then among pyenv's shims (the
+// image's Python), which a shell without the profile lacks on PATH.
+func findMoto() (string, bool) {
+	if p, err := exec.LookPath(motoCommand); err == nil {
+		return p, true
+	}
+	roots := []string{os.Getenv("PYENV_ROOT")}
+	if home, err := os.UserHomeDir(); err == nil {
+		roots = append(roots, filepath.Join(home, ".pyenv"))
+	}
+	for _, root := range roots {
+		if root == "" {
+			continue
+		}
+		p := filepath.Join(root, "shims", motoCommand)
+		if info, err := os.Stat(p); err == nil && info.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
+	return "", false
+}
+
 func startServers() {
-	path, err := exec.LookPath(motoCommand)
-	if err != nil {
+	path, ok := findMoto()
+	if !ok {
 		servers.absent = true
 		return
 	}
+	var err error
 	ctx, cancel := context.WithCancel(context.Background())
 	servers.cancel = cancel
 	servers.ours, err = localaws.Start(ctx, localaws.Options{Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
