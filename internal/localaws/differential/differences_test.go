@@ -181,8 +181,14 @@ var differences = []decision{
 	{Scenario: "logs/groups", Paths: []string{"FilterLogEvents json/Events[1]", "FilterLogEvents json/Events[2]"},
 		Verdict: motoWrong, Ours: `only the event whose JSON has level ERROR, for { $.level = "ERROR" }`, Moto: "every event: the JSON pattern is not applied",
 		Why: "A JSON filter pattern ({ $.field = value }) matches the JSON log events whose field has that value, and no other events.", Source: "https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/FilterAndPatternSyntax.html"},
-	// CloudWatch alarms.
-	{Scenario: "cloudwatch/alarms", Paths: []string{"PutMetricAlarm", "PutMetricAlarm without a statistic/*", "DescribeAlarms/*", "DeleteAlarms", "DescribeAlarms after delete"},
-		Verdict: motoWrong, Ours: "serves CloudWatch in Smithy RPC v2 CBOR, the protocol of the current SDK's client", Moto: "HTTP 404 for every call: moto 5.2.1 serves CloudWatch in the Query protocol only",
-		Why: "CloudWatch's service model now names Smithy RPC v2 CBOR, and aws-sdk-go-v2's cloudwatch client (v1.75) speaks only that; the alarms cannot be compared until moto serves it.", Source: "https://github.com/aws/aws-sdk-go-v2/blob/main/service/cloudwatch/api_client.go"},
+	// CloudWatch alarms (moto spoken to in awsQuery, the local stack in rpcv2Cbor).
+	{Scenario: "cloudwatch/alarms", Paths: []string{"PutMetricAlarm without a statistic"},
+		Verdict: motoWrong, Ours: "InvalidParameterCombination", Moto: "creates the alarm",
+		Why: "An alarm on a single metric needs Statistic or ExtendedStatistic (or Metrics for a math expression); without one there is nothing to compare with the threshold.", Source: "https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html"},
+	{Scenario: "cloudwatch/alarms", Paths: []string{"DescribeAlarms/MetricAlarms[0].StateValue"},
+		Verdict: motoWrong, Ours: "INSUFFICIENT_DATA", Moto: "OK",
+		Why: "A new alarm starts in INSUFFICIENT_DATA: it has just started and has no data to evaluate yet.", Source: "https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Alarms.html"},
+	{Scenario: "cloudwatch/alarms", Paths: []string{"DescribeAlarms/MetricAlarms[0].StateReasonData", "DescribeAlarms/MetricAlarms[0].StateTransitionedTimestamp"},
+		Verdict: unspecified, Ours: "no StateReasonData; StateTransitionedTimestamp at creation", Moto: "StateReasonData {}; no StateTransitionedTimestamp",
+		Why: "A new alarm has no evaluation data (an empty JSON object or none say the same) and has made no transition yet; the creation time and no value are both readings of the field.", Source: "https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_MetricAlarm.html"},
 }
