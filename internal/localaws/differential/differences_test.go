@@ -118,8 +118,8 @@ var differences = []decision{
 		Verdict: unspecified, Ours: "1 right after an SQS subscription in the account", Moto: "0",
 		Why: "An SQS subscription in the topic's account is confirmed at once, but SNS updates the subscription counts of GetTopicAttributes with a delay.", Source: snsAPI + "API_GetTopicAttributes.html"},
 	{Scenario: "sns/topics", Paths: []string{"GetSubscriptionAttributes/Attributes.SubscriptionPrincipal"},
-		Verdict: motoWrong, Ours: "the ARN of the principal that subscribed", Moto: "absent",
-		Why: "GetSubscriptionAttributes returns SubscriptionPrincipal, the ARN of the IAM principal that created the subscription.", Source: snsAPI + "API_GetSubscriptionAttributes.html"},
+		Verdict: unspecified, Ours: "the ARN of the principal that subscribed", Moto: "absent",
+		Why: "SNS answers with SubscriptionPrincipal in practice, but the API reference's list of subscription attributes does not name it; no client here reads it.", Source: snsAPI + "API_GetSubscriptionAttributes.html"},
 	// EventBridge.
 	{Scenario: "events/buses", Paths: []string{"TestEventPattern */Result"},
 		Verdict: motoWrong, Ours: "matches prefix, numeric, anything-but and exists patterns as documented", Moto: "false for every pattern with content filters",
