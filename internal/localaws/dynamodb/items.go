@@ -275,6 +275,9 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 	cur := s.itemLocked(t, key)
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: cur})
 	attrs := fromWireItem(out.Attributes)
+	if in.ReturnValues == "UPDATED_NEW" || in.ReturnValues == "UPDATED_OLD" {
+		attrs = onlyTargets(attrs, updateTargets(aws.ToString(in.UpdateExpression), in.ExpressionAttributeNames))
+	}
 	switch in.ReturnValues {
 	case "ALL_NEW":
 		attrs = cur

@@ -354,6 +354,7 @@ func (s *Service) describeLocked(t *table) map[string]any {
 	}
 	if t.billingMode == "PAY_PER_REQUEST" {
 		d["BillingModeSummary"] = map[string]any{"BillingMode": "PAY_PER_REQUEST", "LastUpdateToPayPerRequestDateTime": float64(t.created.Unix())}
+		d["WarmThroughput"] = onDemandWarmThroughput()
 	}
 	if t.tableClass != "" {
 		d["TableClassSummary"] = map[string]any{"TableClass": t.tableClass}
@@ -382,6 +383,9 @@ func (s *Service) describeLocked(t *table) map[string]any {
 				pt["ReadCapacityUnits"], pt["WriteCapacityUnits"] = i.ProvisionedThroughput.ReadCapacityUnits, i.ProvisionedThroughput.WriteCapacityUnits
 			}
 			m["ProvisionedThroughput"] = pt
+			if t.billingMode == "PAY_PER_REQUEST" {
+				m["WarmThroughput"] = onDemandWarmThroughput()
+			}
 		}
 		return m
 	}
@@ -407,6 +411,13 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		d["LatestStreamLabel"] = t.latestStream.label
 	}
 	return d
+}
+
+// onDemandWarmThroughput is the warm throughput of a new on-demand table
+// or GSI: 12,000 read and 4,000 write units a second ("Understanding
+// DynamoDB warm throughput").
+func onDemandWarmThroughput() map[string]any {
+	return map[string]any{"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"}
 }
 
 // countLocked counts the items of a table or index and their size. AWS
