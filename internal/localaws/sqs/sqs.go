@@ -1,6 +1,8 @@
 // Package sqs is Amazon SQS (standard queues) for the local AWS stack, in
 // the AWS JSON 1.0 protocol the current SDK speaks (X-Amz-Target
-// AmazonSQS.*), with awsQuery-compatible error codes.
+// AmazonSQS.*), with awsQuery-compatible error codes, and in the awsQuery
+// (XML) protocol of older SDKs and CLIs, which the router transcodes
+// through the SDK's schemas of the operations (shapes.go).
 //
 // Queues live in memory. Messages honour delays, visibility timeouts, long
 // polling (a waiting ReceiveMessage returns as soon as a message is
@@ -121,6 +123,9 @@ func (s *Service) Spec() awsapi.Spec {
 		TargetPrefix:   "AmazonSQS",
 		SigningName:    "sqs",
 		ErrorNamespace: "com.amazonaws.sqs",
+		XMLNamespace:   xmlNamespace,
+		Protocols:      []awsapi.Protocol{awsapi.Query},
+		Shapes:         shapes,
 	}
 }
 
