@@ -1,7 +1,8 @@
 // Package logs is the local stack's CloudWatch Logs (Logs_20140328,
 // awsJson1_1): log groups with retention and tags, log streams, and events
 // written with PutLogEvents or by other stack services through AppendLog
-// (Lambda function output).
+// (Lambda function output). FilterLogEvents takes term, JSON and
+// space-delimited filter patterns (filterpattern.go).
 package logs
 
 import (

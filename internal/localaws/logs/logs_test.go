@@ -194,3 +194,51 @@ func TestLogEventsRoundTrip(t *testing.T) {
 		t.Fatalf("AppendLog group = %+v, %v", auto, err)
 	}
 }
+
+// The relay logs JSON; operators filter it with JSON patterns.
+func TestFilterLogEventsJSONAndDelimitedPatterns(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	ctx := context.Background()
+	group, stream := "/aws/lambda/shop-relay", "2026/12/01/[$LATEST]abc"
+	if _, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String(group)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateLogStream(ctx, &cwl.CreateLogStreamInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream)}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UnixMilli()
+	messages := []string{
+		`{"level":"INFO","msg":"published","events":10}`,
+		`{"level":"WARN","msg":"publish failed","class":"environment","events":3}`,
+		`{"level":"INFO","msg":"published","events":250}`,
+		`10.0.0.1 GET /orders 500 2048`,
+	}
+	var events []cwltypes.InputLogEvent
+	for i, m := range messages {
+		events = append(events, cwltypes.InputLogEvent{Message: aws.String(m), Timestamp: aws.Int64(now + int64(i))})
+	}
+	if _, err := c.PutLogEvents(ctx, &cwl.PutLogEventsInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream), LogEvents: events}); err != nil {
+		t.Fatal(err)
+	}
+	for pattern, want := range map[string]int{
+		`{ $.level = "INFO" }`:                          2,
+		`{ $.level = "INFO" && $.events > 100 }`:        1,
+		`{ $.level = "WARN" || $.events >= 250 }`:       2,
+		`{ $.class NOT EXISTS }`:                        2,
+		`[ip, method, path, status = 5*, bytes > 1000]`: 1,
+	} {
+		out, err := c.FilterLogEvents(ctx, &cwl.FilterLogEventsInput{LogGroupName: aws.String(group), FilterPattern: aws.String(pattern)})
+		if err != nil {
+			t.Fatalf("%s: %v", pattern, err)
+		}
+		if len(out.Events) != want {
+			t.Errorf("%s matched %d events, want %d", pattern, len(out.Events), want)
+		}
+	}
+	_, err := c.FilterLogEvents(ctx, &cwl.FilterLogEventsInput{LogGroupName: aws.String(group), FilterPattern: aws.String(`{ $.level = }`)})
+	var invalid *cwltypes.InvalidParameterException
+	if !errors.As(err, &invalid) {
+		t.Fatalf("bad pattern: %v, want InvalidParameterException", err)
+	}
+}
