@@ -4,7 +4,7 @@
 // serves: smithy rpcv2Cbor (current SDKs), awsJson1_0 (X-Amz-Target
 // GraniteServiceVersion20100801.*) and awsQuery (older SDKs and CLIs). The
 // handlers read and write the JSON form; the router transcodes the others
-// through the SDK's schemas of the operations (shapes.go). Alarms are
+// through the SDK's schemas of the operations (operations.go). Alarms are
 // stored and described; they are not evaluated against metrics and stay
 // in INSUFFICIENT_DATA.
 package cloudwatch
@@ -24,7 +24,9 @@ import (
 
 // Service is CloudWatch (alarms).
 type Service struct {
-	env *awsapi.Env
+	env    *awsapi.Env
+	ops    awsapi.Operations
+	shapes awsapi.Shapes
 
 	mu     sync.RWMutex
 	alarms map[string]*alarm
@@ -44,14 +46,17 @@ type doc = map[string]any
 
 // New returns an empty CloudWatch.
 func New(env *awsapi.Env) *Service {
-	return &Service{env: env, alarms: map[string]*alarm{}}
+	s := &Service{env: env, alarms: map[string]*alarm{}}
+	s.ops = s.operations()
+	s.shapes = s.ops.Shapes()
+	return s
 }
 
 // Spec implements awsapi.Service.
 func (s *Service) Spec() awsapi.Spec {
 	return awsapi.Spec{Name: "cloudwatch", Protocol: awsapi.JSON10, TargetPrefix: "GraniteServiceVersion20100801",
 		SigningName: "monitoring", ErrorNamespace: "com.amazonaws.cloudwatch", XMLNamespace: xmlNamespace,
-		Protocols: []awsapi.Protocol{awsapi.RPCv2CBOR, awsapi.Query}, Shapes: shapes}
+		Protocols: []awsapi.Protocol{awsapi.RPCv2CBOR, awsapi.Query}, Shapes: s.shapes}
 }
 
 // Inventory lists the alarm ARNs.
@@ -133,23 +138,7 @@ func (s *Service) alarmArn(name string) string {
 }
 
 // Handle implements awsapi.Service.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	in := doc{}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	switch req.Operation {
-	case "PutMetricAlarm":
-		return s.putMetricAlarm(req, in)
-	case "DescribeAlarms":
-		return s.describeAlarms(req, in)
-	case "DeleteAlarms":
-		return s.deleteAlarms(req, in)
-	case "TagResource", "UntagResource", "ListTagsForResource":
-		return s.tagging(req, in)
-	}
-	return nil, awsapi.UnknownOperationException(req.Operation)
-}
+func (s *Service) Handle(req *awsapi.Request) (any, error) { return s.ops.Handle(req) }
 
 var (
 	comparisons = []string{"GreaterThanOrEqualToThreshold", "GreaterThanThreshold", "LessThanThreshold", "LessThanOrEqualToThreshold",
