@@ -30,8 +30,13 @@ type Request struct {
 	// HTTP is the underlying request (path, query, headers). Its body has
 	// been read into Body.
 	HTTP *http.Request
-	// Protocol is the service's protocol.
+	// Protocol is the protocol of the body the handler reads and of the
+	// value it returns: the service's Spec.Protocol.
 	Protocol Protocol
+	// Wire is the protocol the caller speaks, in which the result and
+	// errors are written; it differs from Protocol when the router
+	// transcodes (see Spec.Protocols).
+	Wire Protocol
 	// Env is the stack environment.
 	Env *Env
 	// Received is when the request arrived.
@@ -78,7 +83,7 @@ func (r *Request) Authorize(action, resourceArn string) error {
 		reason = "because " + reason
 	}
 	msg := fmt.Sprintf("User: %s is not authorized to perform: %s on resource: %s %s", r.Principal.ARN, action, resourceArn, reason)
-	if r.Protocol == Query {
+	if r.Protocol == Query || r.Wire == Query {
 		return AccessDenied("%s", msg)
 	}
 	return AccessDeniedException("%s", msg)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -116,8 +117,9 @@ func (r *Router) Inventory() map[string][]string {
 	return out
 }
 
-// resolve finds the service and operation of a request. When no service
-// matches it returns a nil service and the spec to write the error with.
+// resolve finds the service and operation of a request and the wire
+// protocol it speaks. When no service matches it returns a nil service and
+// the spec to write the error with.
 func (r *Router) resolve(req *http.Request, signing string) (Service, string, Spec) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -126,24 +128,28 @@ func (r *Router) resolve(req *http.Request, signing string) (Service, string, Sp
 		if i := strings.LastIndex(target, "."); i >= 0 {
 			prefix, op = target[:i], target[i+1:]
 		}
-		if s, ok := r.byTarget[prefix]; ok {
-			return s, op, s.Spec()
-		}
 		proto := JSON10
 		if strings.HasSuffix(req.Header.Get("Content-Type"), "1.1") {
 			proto = JSON11
+		}
+		if s, ok := r.byTarget[prefix]; ok {
+			return s, op, wireSpec(s.Spec(), proto)
 		}
 		return nil, op, Spec{Name: "unknown", Protocol: proto}
 	}
 	if rest, ok := strings.CutPrefix(req.URL.Path, "/service/"); ok {
 		if name, op, ok := strings.Cut(rest, "/operation/"); ok {
 			if s, ok := r.byTarget[name]; ok {
-				return s, op, s.Spec()
+				return s, op, wireSpec(s.Spec(), RPCv2CBOR)
 			}
 			return nil, op, Spec{Name: "unknown", Protocol: RPCv2CBOR}
 		}
 	}
+	form := strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded")
 	if s, ok := r.bySigning[signing]; ok {
+		if form {
+			return s, "", wireSpec(s.Spec(), Query)
+		}
 		return s, "", s.Spec()
 	}
 	for _, s := range r.services {
@@ -154,10 +160,19 @@ func (r *Router) resolve(req *http.Request, signing string) (Service, string, Sp
 		}
 	}
 	proto := RESTJSON
-	if strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+	if form {
 		proto = Query
 	}
 	return nil, "", Spec{Name: "unknown", Protocol: proto}
+}
+
+// wireSpec is spec as written in wire protocol p, when the service answers
+// in it; otherwise spec itself.
+func wireSpec(spec Spec, p Protocol) Spec {
+	if p != spec.Protocol && spec.accepts(p) {
+		spec.Protocol = p
+	}
+	return spec
 }
 
 type statusWriter struct {
@@ -203,7 +218,10 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	akid, _, signing := CredentialScope(hr)
 	svc, op, spec := r.resolve(hr, signing)
-	req.Service, req.Protocol = spec.Name, spec.Protocol
+	req.Service, req.Protocol, req.Wire = spec.Name, spec.Protocol, spec.Protocol
+	if svc != nil {
+		req.Protocol = svc.Spec().Protocol
+	}
 	defer func() {
 		r.env.Logger.LogAttrs(hr.Context(), slog.LevelInfo, "request",
 			slog.String("service", req.Service),
@@ -232,6 +250,21 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	if svc == nil || op == "" {
 		WriteError(sw, spec, req.RequestID, unknownOperation(spec.Protocol, op))
 		return
+	}
+	if req.Wire != req.Protocol {
+		shapes, ok := svc.Spec().Shapes[op]
+		if !ok {
+			WriteError(sw, spec, req.RequestID, unknownOperation(spec.Protocol, op))
+			return
+		}
+		var form url.Values
+		if req.Wire == Query {
+			form = req.Form()
+		}
+		if req.Body, err = transcodeRequest(req.Wire, req.Body, form, shapes.Input); err != nil {
+			WriteError(sw, spec, req.RequestID, AsError(err))
+			return
+		}
 	}
 
 	p, perr := r.env.Credentials.Resolve(akid)

@@ -69,6 +69,28 @@ type Spec struct {
 	// CRC32 adds the X-Amz-Crc32 header (crc32 IEEE of the body) to
 	// responses, as DynamoDB does.
 	CRC32 bool
+	// Protocols are the further wire protocols the service answers in
+	// (SQS: awsQuery; CloudWatch: rpcv2Cbor and awsQuery). The router
+	// transcodes them to and from Protocol, the form the handler reads and
+	// writes, through the operation's Shapes; Protocol must be JSON10 or
+	// JSON11 then.
+	Protocols []Protocol
+	// Shapes are the Smithy schemas of the operations, needed to transcode
+	// Protocols.
+	Shapes Shapes
+}
+
+// accepts reports whether the service answers in wire protocol p.
+func (s Spec) accepts(p Protocol) bool {
+	if p == s.Protocol {
+		return true
+	}
+	for _, x := range s.Protocols {
+		if x == p {
+			return true
+		}
+	}
+	return false
 }
 
 // Service is one AWS service of the stack.

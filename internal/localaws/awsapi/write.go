@@ -20,6 +20,10 @@ func WriteResult(w http.ResponseWriter, spec Spec, req *Request, v any) {
 		writeRaw(w, spec, req.RequestID, raw)
 		return
 	}
+	if req.Wire != 0 && req.Wire != req.Protocol {
+		writeTranscoded(w, spec, req, v)
+		return
+	}
 	switch spec.Protocol {
 	case Query:
 		writeQueryResult(w, spec, req.Operation, req.RequestID, v)
@@ -44,6 +48,32 @@ func WriteResult(w http.ResponseWriter, spec Spec, req *Request, v any) {
 		h.Set("Content-Type", jsonContentType(spec.Protocol))
 		h.Set("x-amzn-RequestId", req.RequestID)
 		writeBody(w, spec, http.StatusOK, body)
+	}
+}
+
+// writeTranscoded writes an awsJson result v in the wire protocol of spec,
+// shaped by the operation's output schema.
+func writeTranscoded(w http.ResponseWriter, spec Spec, req *Request, v any) {
+	out := spec.Shapes[req.Operation].Output
+	tree, err := jsonTree(v)
+	if err != nil {
+		WriteError(w, spec, req.RequestID, InternalFailure("encoding response: %v", err))
+		return
+	}
+	switch spec.Protocol {
+	case Query:
+		var buf bytes.Buffer
+		writeXMLShape(&buf, tree, out)
+		writeQueryResult(w, spec, req.Operation, req.RequestID, buf.Bytes())
+	case RPCv2CBOR:
+		body := cbor.Encode(toCBORShape(tree, out))
+		h := w.Header()
+		h.Set("Content-Type", "application/cbor")
+		h.Set("Smithy-Protocol", "rpc-v2-cbor")
+		h.Set("x-amzn-RequestId", req.RequestID)
+		writeBody(w, spec, http.StatusOK, body)
+	default:
+		WriteError(w, spec, req.RequestID, InternalFailure("no transcoding to %s", spec.Protocol))
 	}
 }
 
@@ -208,7 +238,11 @@ func writeQueryError(w http.ResponseWriter, spec Spec, requestID string, e *Erro
 		buf.WriteString(` xmlns="` + spec.XMLNamespace + `"`)
 	}
 	buf.WriteString("><Error><Type>" + fault(e) + "</Type><Code>")
-	_ = xml.EscapeText(&buf, []byte(e.Code))
+	code := e.Code
+	if e.QueryCode != "" {
+		code = e.QueryCode
+	}
+	_ = xml.EscapeText(&buf, []byte(code))
 	buf.WriteString("</Code><Message>")
 	_ = xml.EscapeText(&buf, []byte(e.Message))
 	buf.WriteString("</Message></Error><RequestId>" + requestID + "</RequestId></ErrorResponse>")

@@ -1,11 +1,16 @@
 // Package cloudwatch is the local stack's CloudWatch metric alarms (service
-// monitoring, smithy rpcv2Cbor under GraniteServiceVersion20100801):
-// PutMetricAlarm, DescribeAlarms, DeleteAlarms and tagging. Alarms are
+// monitoring, GraniteServiceVersion20100801): PutMetricAlarm,
+// DescribeAlarms, DeleteAlarms and tagging, in the three protocols AWS
+// serves: smithy rpcv2Cbor (current SDKs), awsJson1_0 (X-Amz-Target
+// GraniteServiceVersion20100801.*) and awsQuery (older SDKs and CLIs). The
+// handlers read and write the JSON form; the router transcodes the others
+// through the SDK's schemas of the operations (operations.go). Alarms are
 // stored and described; they are not evaluated against metrics and stay
 // in INSUFFICIENT_DATA.
 package cloudwatch
 
 import (
+	"encoding/json"
 	"math"
 	"net/http"
 	"sort"
@@ -14,14 +19,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/smithy-go/encoding/cbor"
-
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 )
 
 // Service is CloudWatch (alarms).
 type Service struct {
-	env *awsapi.Env
+	env    *awsapi.Env
+	ops    awsapi.Operations
+	shapes awsapi.Shapes
 
 	mu     sync.RWMutex
 	alarms map[string]*alarm
@@ -29,22 +34,29 @@ type Service struct {
 
 type alarm struct {
 	name, arn      string
-	config         cbor.Map // the PutMetricAlarm input, minus Tags
+	config         doc // the PutMetricAlarm input, minus Tags
 	tags           []kv
 	updated, state time.Time
 }
 
 type kv struct{ Key, Value string }
 
+// doc is a JSON object of the API's JSON form, numbers as json.Number.
+type doc = map[string]any
+
 // New returns an empty CloudWatch.
 func New(env *awsapi.Env) *Service {
-	return &Service{env: env, alarms: map[string]*alarm{}}
+	s := &Service{env: env, alarms: map[string]*alarm{}}
+	s.ops = s.operations()
+	s.shapes = s.ops.Shapes()
+	return s
 }
 
 // Spec implements awsapi.Service.
 func (s *Service) Spec() awsapi.Spec {
-	return awsapi.Spec{Name: "cloudwatch", Protocol: awsapi.RPCv2CBOR, TargetPrefix: "GraniteServiceVersion20100801",
-		SigningName: "monitoring", ErrorNamespace: "com.amazonaws.cloudwatch"}
+	return awsapi.Spec{Name: "cloudwatch", Protocol: awsapi.JSON10, TargetPrefix: "GraniteServiceVersion20100801",
+		SigningName: "monitoring", ErrorNamespace: "com.amazonaws.cloudwatch", XMLNamespace: xmlNamespace,
+		Protocols: []awsapi.Protocol{awsapi.RPCv2CBOR, awsapi.Query}, Shapes: s.shapes}
 }
 
 // Inventory lists the alarm ARNs.
@@ -83,46 +95,42 @@ func validation(format string, args ...any) *awsapi.Error {
 	return queryError("ValidationException", "ValidationError", http.StatusBadRequest, format, args...)
 }
 
-// CBOR accessors.
+// JSON accessors.
 
-func str(m cbor.Map, k string) string {
-	if v, ok := m[k].(cbor.String); ok {
-		return string(v)
-	}
-	return ""
+func str(m doc, k string) string {
+	v, _ := m[k].(string)
+	return v
 }
 
-func num(m cbor.Map, k string) (float64, bool) {
+func num(m doc, k string) (float64, bool) {
 	switch v := m[k].(type) {
-	case cbor.Uint:
-		return float64(v), true
-	case cbor.NegInt:
-		return -float64(v), true
-	case cbor.Float64:
-		return float64(v), true
-	case cbor.Float32:
-		return float64(v), true
+	case json.Number:
+		f, err := v.Float64()
+		return f, err == nil
+	case float64:
+		return v, true
 	}
 	return 0, false
 }
 
-func list(m cbor.Map, k string) cbor.List {
-	l, _ := m[k].(cbor.List)
+func list(m doc, k string) []any {
+	l, _ := m[k].([]any)
 	return l
 }
 
-func strList(m cbor.Map, k string) []string {
+func strList(m doc, k string) []string {
 	var out []string
 	for _, v := range list(m, k) {
-		if s, ok := v.(cbor.String); ok {
-			out = append(out, string(s))
+		if s, ok := v.(string); ok {
+			out = append(out, s)
 		}
 	}
 	return out
 }
 
-func timestamp(t time.Time) cbor.Value {
-	return &cbor.Tag{ID: 1, Value: cbor.Float64(float64(t.UnixMilli()) / 1000)}
+// timestamp is a time in the JSON form: epoch seconds.
+func timestamp(t time.Time) json.Number {
+	return json.Number(strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64))
 }
 
 func (s *Service) alarmArn(name string) string {
@@ -130,23 +138,7 @@ func (s *Service) alarmArn(name string) string {
 }
 
 // Handle implements awsapi.Service.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	in, err := req.DecodeCBOR()
-	if err != nil {
-		return nil, err
-	}
-	switch req.Operation {
-	case "PutMetricAlarm":
-		return s.putMetricAlarm(req, in)
-	case "DescribeAlarms":
-		return s.describeAlarms(req, in)
-	case "DeleteAlarms":
-		return s.deleteAlarms(req, in)
-	case "TagResource", "UntagResource", "ListTagsForResource":
-		return s.tagging(req, in)
-	}
-	return nil, awsapi.UnknownOperationException(req.Operation)
-}
+func (s *Service) Handle(req *awsapi.Request) (any, error) { return s.ops.Handle(req) }
 
 var (
 	comparisons = []string{"GreaterThanOrEqualToThreshold", "GreaterThanThreshold", "LessThanThreshold", "LessThanOrEqualToThreshold",
@@ -168,7 +160,7 @@ func validPeriod(p float64) bool {
 	return p == 10 || p == 20 || p == 30 || (p >= 60 && math.Mod(p, 60) == 0)
 }
 
-func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) {
+func (s *Service) putMetricAlarm(req *awsapi.Request, in doc) (any, error) {
 	name := str(in, "AlarmName")
 	if name == "" {
 		return nil, missing("AlarmName")
@@ -212,7 +204,7 @@ func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) 
 		}
 		returning := 0
 		for _, m := range metrics {
-			mm, _ := m.(cbor.Map)
+			mm, _ := m.(doc)
 			if id := str(mm, "Id"); id == "" {
 				return nil, missing("Metrics.member.N.Id")
 			}
@@ -221,7 +213,7 @@ func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) 
 			if hasStat == (expr != "") {
 				return nil, invalidCombination("Exactly one element of the metrics list should have either MetricStat or Expression.")
 			}
-			if rd, ok := mm["ReturnData"].(cbor.Bool); !ok || bool(rd) {
+			if rd, ok := mm["ReturnData"].(bool); !ok || rd {
 				returning++
 			}
 		}
@@ -260,7 +252,7 @@ func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) 
 	if err := req.Authorize("cloudwatch:PutMetricAlarm", arn); err != nil {
 		return nil, err
 	}
-	config := cbor.Map{}
+	config := doc{}
 	for k, v := range in {
 		if k != "Tags" {
 			config[k] = v
@@ -278,10 +270,10 @@ func (s *Service) putMetricAlarm(req *awsapi.Request, in cbor.Map) (any, error) 
 	return nil, nil
 }
 
-func tagsOf(in cbor.Map) ([]kv, *awsapi.Error) {
+func tagsOf(in doc) ([]kv, *awsapi.Error) {
 	var out []kv
 	for _, t := range list(in, "Tags") {
-		m, _ := t.(cbor.Map)
+		m, _ := t.(doc)
 		k := str(m, "Key")
 		v := str(m, "Value")
 		if k == "" || len(k) > 128 || len(v) > 256 {
@@ -312,18 +304,18 @@ func mergeTags(old, add []kv) []kv {
 }
 
 // metricAlarm renders an alarm as a MetricAlarm.
-func (a *alarm) metricAlarm() cbor.Map {
-	m := cbor.Map{
-		"AlarmName":                          cbor.String(a.name),
-		"AlarmArn":                           cbor.String(a.arn),
+func (a *alarm) metricAlarm() doc {
+	m := doc{
+		"AlarmName":                          a.name,
+		"AlarmArn":                           a.arn,
 		"AlarmConfigurationUpdatedTimestamp": timestamp(a.updated),
-		"ActionsEnabled":                     cbor.Bool(true),
-		"OKActions":                          cbor.List{},
-		"AlarmActions":                       cbor.List{},
-		"InsufficientDataActions":            cbor.List{},
-		"Dimensions":                         cbor.List{},
-		"StateValue":                         cbor.String("INSUFFICIENT_DATA"),
-		"StateReason":                        cbor.String("Unchecked: Initial alarm creation"),
+		"ActionsEnabled":                     true,
+		"OKActions":                          []any{},
+		"AlarmActions":                       []any{},
+		"InsufficientDataActions":            []any{},
+		"Dimensions":                         []any{},
+		"StateValue":                         "INSUFFICIENT_DATA",
+		"StateReason":                        "Unchecked: Initial alarm creation",
 		"StateUpdatedTimestamp":              timestamp(a.state),
 		"StateTransitionedTimestamp":         timestamp(a.state),
 	}
@@ -336,12 +328,12 @@ func (a *alarm) metricAlarm() cbor.Map {
 		}
 	}
 	if t, ok := num(a.config, "Threshold"); ok {
-		m["Threshold"] = cbor.Float64(t)
+		m["Threshold"] = t
 	}
 	return m
 }
 
-func (s *Service) describeAlarms(req *awsapi.Request, in cbor.Map) (any, error) {
+func (s *Service) describeAlarms(req *awsapi.Request, in doc) (any, error) {
 	names := strList(in, "AlarmNames")
 	prefix := str(in, "AlarmNamePrefix")
 	if len(names) > 0 && prefix != "" {
@@ -392,19 +384,19 @@ func (s *Service) describeAlarms(req *awsapi.Request, in cbor.Map) (any, error) 
 	sort.Slice(sel, func(i, j int) bool { return sel[i].name < sel[j].name })
 	start = min(start, len(sel))
 	end := min(start+maxRecords, len(sel))
-	out := cbor.Map{"MetricAlarms": cbor.List{}, "CompositeAlarms": cbor.List{}}
-	l := cbor.List{}
+	out := doc{"MetricAlarms": []any{}, "CompositeAlarms": []any{}}
+	l := []any{}
 	for _, a := range sel[start:end] {
 		l = append(l, a.metricAlarm())
 	}
 	out["MetricAlarms"] = l
 	if end < len(sel) {
-		out["NextToken"] = cbor.String(strconv.Itoa(end))
+		out["NextToken"] = strconv.Itoa(end)
 	}
-	return cbor.Value(out), nil
+	return out, nil
 }
 
-func hasActionPrefix(config cbor.Map, prefix string) bool {
+func hasActionPrefix(config doc, prefix string) bool {
 	for _, k := range []string{"AlarmActions", "OKActions", "InsufficientDataActions"} {
 		for _, a := range strList(config, k) {
 			if strings.HasPrefix(a, prefix) {
@@ -415,7 +407,7 @@ func hasActionPrefix(config cbor.Map, prefix string) bool {
 	return false
 }
 
-func (s *Service) deleteAlarms(req *awsapi.Request, in cbor.Map) (any, error) {
+func (s *Service) deleteAlarms(req *awsapi.Request, in doc) (any, error) {
 	names := strList(in, "AlarmNames")
 	if len(names) > 100 {
 		return nil, validation("1 validation error detected: Value at 'alarmNames' failed to satisfy constraint: Member must have length less than or equal to 100")
@@ -442,7 +434,7 @@ func (s *Service) deleteAlarms(req *awsapi.Request, in cbor.Map) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) tagging(req *awsapi.Request, in cbor.Map) (any, error) {
+func (s *Service) tagging(req *awsapi.Request, in doc) (any, error) {
 	arn := str(in, "ResourceARN")
 	if arn == "" {
 		return nil, missing("ResourceARN")
@@ -481,9 +473,9 @@ func (s *Service) tagging(req *awsapi.Request, in cbor.Map) (any, error) {
 		a.tags = kept
 		return nil, nil
 	}
-	l := cbor.List{}
+	l := []any{}
 	for _, t := range a.tags {
-		l = append(l, cbor.Map{"Key": cbor.String(t.Key), "Value": cbor.String(t.Value)})
+		l = append(l, doc{"Key": t.Key, "Value": t.Value})
 	}
-	return cbor.Value(cbor.Map{"Tags": l}), nil
+	return doc{"Tags": l}, nil
 }

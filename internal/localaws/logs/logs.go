@@ -21,6 +21,7 @@ import (
 // Service is CloudWatch Logs.
 type Service struct {
 	env *awsapi.Env
+	ops awsapi.Operations
 
 	mu     sync.RWMutex
 	groups map[string]*group
@@ -51,7 +52,9 @@ type event struct {
 
 // New returns an empty CloudWatch Logs.
 func New(env *awsapi.Env) *Service {
-	return &Service{env: env, groups: map[string]*group{}}
+	s := &Service{env: env, groups: map[string]*group{}}
+	s.ops = s.operations()
+	return s
 }
 
 // Spec implements awsapi.Service.

@@ -63,100 +63,121 @@ func (s *Service) streamOut(g *group, st *stream) streamOut {
 }
 
 // Handle implements awsapi.Service.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	switch req.Operation {
-	case "CreateLogGroup":
-		return s.createLogGroup(req)
-	case "DeleteLogGroup":
-		var in struct{ LogGroupName string }
-		return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:DeleteLogGroup", true, func(g *group) (any, error) {
-			delete(s.groups, g.name)
-			return nil, nil
-		})
-	case "DescribeLogGroups":
-		return s.describeLogGroups(req)
-	case "PutRetentionPolicy":
-		var in struct {
-			LogGroupName    string
-			RetentionInDays *int32
-		}
-		return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:PutRetentionPolicy", true, func(g *group) (any, error) {
-			if in.RetentionInDays == nil {
-				return nil, invalidParameter("1 validation error detected: Value null at 'retentionInDays' failed to satisfy constraint: Member must not be null")
-			}
-			valid := false
-			for _, v := range validRetention {
-				valid = valid || v == *in.RetentionInDays
-			}
-			if !valid {
-				return nil, invalidParameter("1 validation error detected: Value '%d' at 'retentionInDays' failed to satisfy constraint: Member must satisfy enum value set: %s", *in.RetentionInDays, retentionList())
-			}
-			g.retention = *in.RetentionInDays
-			return nil, nil
-		})
-	case "DeleteRetentionPolicy":
-		var in struct{ LogGroupName string }
-		return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:DeleteRetentionPolicy", true, func(g *group) (any, error) {
-			g.retention = 0
-			return nil, nil
-		})
-	case "TagResource", "UntagResource", "ListTagsForResource":
-		return s.tagging(req)
-	case "TagLogGroup":
-		var in struct {
-			LogGroupName string
-			Tags         map[string]string
-		}
-		return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:TagLogGroup", true, func(g *group) (any, error) {
-			return nil, g.addTags(in.Tags)
-		})
-	case "UntagLogGroup":
-		var in struct {
-			LogGroupName string
-			Tags         []string
-		}
-		return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:UntagLogGroup", true, func(g *group) (any, error) {
-			for _, k := range in.Tags {
-				delete(g.tags, k)
-			}
-			return nil, nil
-		})
-	case "ListTagsLogGroup":
-		var in struct{ LogGroupName string }
-		return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:ListTagsLogGroup", false, func(g *group) (any, error) {
-			return map[string]any{"tags": copyTags(g.tags)}, nil
-		})
-	case "CreateLogStream":
-		var in struct{ LogGroupName, LogStreamName string }
-		return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:CreateLogStream", true, func(g *group) (any, error) {
-			if !streamNameRE.MatchString(in.LogStreamName) {
-				return nil, invalidParameter("1 validation error detected: Value '%s' at 'logStreamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [^:*]*", in.LogStreamName)
-			}
-			if g.streams[in.LogStreamName] != nil {
-				return nil, awsapi.NewError("ResourceAlreadyExistsException", "The specified log stream already exists")
-			}
-			g.streams[in.LogStreamName] = &stream{name: in.LogStreamName, created: s.nowMillis()}
-			return nil, nil
-		})
-	case "DeleteLogStream":
-		var in struct{ LogGroupName, LogStreamName string }
-		return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:DeleteLogStream", true, func(g *group) (any, error) {
-			if g.streams[in.LogStreamName] == nil {
-				return nil, streamNotFound()
-			}
-			delete(g.streams, in.LogStreamName)
-			return nil, nil
-		})
-	case "DescribeLogStreams":
-		return s.describeLogStreams(req)
-	case "PutLogEvents":
-		return s.putLogEvents(req)
-	case "GetLogEvents":
-		return s.getLogEvents(req)
-	case "FilterLogEvents":
-		return s.filterLogEvents(req)
+func (s *Service) Handle(req *awsapi.Request) (any, error) { return s.ops.Handle(req) }
+
+// operations is the table of the operations served.
+func (s *Service) operations() awsapi.Operations {
+	return awsapi.Operations{
+		"CreateLogGroup":        {Handle: s.createLogGroup},
+		"DeleteLogGroup":        {Handle: s.deleteLogGroup},
+		"DescribeLogGroups":     {Handle: s.describeLogGroups},
+		"PutRetentionPolicy":    {Handle: s.putRetentionPolicy},
+		"DeleteRetentionPolicy": {Handle: s.deleteRetentionPolicy},
+		"TagResource":           {Handle: s.tagging},
+		"UntagResource":         {Handle: s.tagging},
+		"ListTagsForResource":   {Handle: s.tagging},
+		"TagLogGroup":           {Handle: s.tagLogGroup},
+		"UntagLogGroup":         {Handle: s.untagLogGroup},
+		"ListTagsLogGroup":      {Handle: s.listTagsLogGroup},
+		"CreateLogStream":       {Handle: s.createLogStream},
+		"DeleteLogStream":       {Handle: s.deleteLogStream},
+		"DescribeLogStreams":    {Handle: s.describeLogStreams},
+		"PutLogEvents":          {Handle: s.putLogEvents},
+		"GetLogEvents":          {Handle: s.getLogEvents},
+		"FilterLogEvents":       {Handle: s.filterLogEvents},
 	}
-	return nil, awsapi.UnknownOperationException(req.Operation)
+}
+
+func (s *Service) deleteLogGroup(req *awsapi.Request) (any, error) {
+	var in struct{ LogGroupName string }
+	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:DeleteLogGroup", true, func(g *group) (any, error) {
+		delete(s.groups, g.name)
+		return nil, nil
+	})
+}
+
+func (s *Service) putRetentionPolicy(req *awsapi.Request) (any, error) {
+	var in struct {
+		LogGroupName    string
+		RetentionInDays *int32
+	}
+	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:PutRetentionPolicy", true, func(g *group) (any, error) {
+		if in.RetentionInDays == nil {
+			return nil, invalidParameter("1 validation error detected: Value null at 'retentionInDays' failed to satisfy constraint: Member must not be null")
+		}
+		valid := false
+		for _, v := range validRetention {
+			valid = valid || v == *in.RetentionInDays
+		}
+		if !valid {
+			return nil, invalidParameter("1 validation error detected: Value '%d' at 'retentionInDays' failed to satisfy constraint: Member must satisfy enum value set: %s", *in.RetentionInDays, retentionList())
+		}
+		g.retention = *in.RetentionInDays
+		return nil, nil
+	})
+}
+
+func (s *Service) deleteRetentionPolicy(req *awsapi.Request) (any, error) {
+	var in struct{ LogGroupName string }
+	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:DeleteRetentionPolicy", true, func(g *group) (any, error) {
+		g.retention = 0
+		return nil, nil
+	})
+}
+
+func (s *Service) tagLogGroup(req *awsapi.Request) (any, error) {
+	var in struct {
+		LogGroupName string
+		Tags         map[string]string
+	}
+	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:TagLogGroup", true, func(g *group) (any, error) {
+		return nil, g.addTags(in.Tags)
+	})
+}
+
+func (s *Service) untagLogGroup(req *awsapi.Request) (any, error) {
+	var in struct {
+		LogGroupName string
+		Tags         []string
+	}
+	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:UntagLogGroup", true, func(g *group) (any, error) {
+		for _, k := range in.Tags {
+			delete(g.tags, k)
+		}
+		return nil, nil
+	})
+}
+
+func (s *Service) listTagsLogGroup(req *awsapi.Request) (any, error) {
+	var in struct{ LogGroupName string }
+	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:ListTagsLogGroup", false, func(g *group) (any, error) {
+		return map[string]any{"tags": copyTags(g.tags)}, nil
+	})
+}
+
+func (s *Service) createLogStream(req *awsapi.Request) (any, error) {
+	var in struct{ LogGroupName, LogStreamName string }
+	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:CreateLogStream", true, func(g *group) (any, error) {
+		if !streamNameRE.MatchString(in.LogStreamName) {
+			return nil, invalidParameter("1 validation error detected: Value '%s' at 'logStreamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [^:*]*", in.LogStreamName)
+		}
+		if g.streams[in.LogStreamName] != nil {
+			return nil, awsapi.NewError("ResourceAlreadyExistsException", "The specified log stream already exists")
+		}
+		g.streams[in.LogStreamName] = &stream{name: in.LogStreamName, created: s.nowMillis()}
+		return nil, nil
+	})
+}
+
+func (s *Service) deleteLogStream(req *awsapi.Request) (any, error) {
+	var in struct{ LogGroupName, LogStreamName string }
+	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:DeleteLogStream", true, func(g *group) (any, error) {
+		if g.streams[in.LogStreamName] == nil {
+			return nil, streamNotFound()
+		}
+		delete(g.streams, in.LogStreamName)
+		return nil, nil
+	})
 }
 
 func copyTags(t map[string]string) map[string]string {

@@ -1,6 +1,8 @@
 // Package sqs is Amazon SQS (standard queues) for the local AWS stack, in
 // the AWS JSON 1.0 protocol the current SDK speaks (X-Amz-Target
-// AmazonSQS.*), with awsQuery-compatible error codes.
+// AmazonSQS.*), with awsQuery-compatible error codes, and in the awsQuery
+// (XML) protocol of older SDKs and CLIs, which the router transcodes
+// through the SDK's schemas of the operations (operations.go).
 //
 // Queues live in memory. Messages honour delays, visibility timeouts, long
 // polling (a waiting ReceiveMessage returns as soon as a message is
@@ -59,6 +61,9 @@ type Service struct {
 	// (PurgeQueueInProgress); RecreateDelay by default.
 	PurgeInterval time.Duration
 
+	ops    awsapi.Operations
+	shapes awsapi.Shapes
+
 	mu      sync.Mutex
 	queues  map[string]*queue // by name
 	deleted map[string]time.Time
@@ -103,7 +108,7 @@ type MessageAttribute struct {
 
 // New returns an empty SQS service.
 func New(env *awsapi.Env) *Service {
-	return &Service{
+	s := &Service{
 		env:                   env,
 		DeletedRecentlyWindow: RecreateDelay,
 		PurgeInterval:         RecreateDelay,
@@ -111,6 +116,9 @@ func New(env *awsapi.Env) *Service {
 		deleted:               map[string]time.Time{},
 		closed:                make(chan struct{}),
 	}
+	s.ops = s.operations()
+	s.shapes = s.ops.Shapes()
+	return s
 }
 
 // Spec implements awsapi.Service.
@@ -121,6 +129,9 @@ func (s *Service) Spec() awsapi.Spec {
 		TargetPrefix:   "AmazonSQS",
 		SigningName:    "sqs",
 		ErrorNamespace: "com.amazonaws.sqs",
+		XMLNamespace:   xmlNamespace,
+		Protocols:      []awsapi.Protocol{awsapi.Query},
+		Shapes:         s.shapes,
 	}
 }
 
@@ -173,47 +184,7 @@ func errReceiptHandle(h string) *awsapi.Error {
 }
 
 // Handle implements awsapi.Service.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	switch req.Operation {
-	case "CreateQueue":
-		return s.createQueue(req)
-	case "GetQueueUrl":
-		return s.getQueueURL(req)
-	case "GetQueueAttributes":
-		return s.getQueueAttributes(req)
-	case "SetQueueAttributes":
-		return s.setQueueAttributes(req)
-	case "ListQueues":
-		return s.listQueues(req)
-	case "DeleteQueue":
-		return s.deleteQueue(req)
-	case "SendMessage":
-		return s.sendMessage(req)
-	case "SendMessageBatch":
-		return s.sendMessageBatch(req)
-	case "ReceiveMessage":
-		return s.receiveMessage(req)
-	case "DeleteMessage":
-		return s.deleteMessage(req)
-	case "DeleteMessageBatch":
-		return s.deleteMessageBatch(req)
-	case "ChangeMessageVisibility":
-		return s.changeMessageVisibility(req)
-	case "ChangeMessageVisibilityBatch":
-		return s.changeMessageVisibilityBatch(req)
-	case "PurgeQueue":
-		return s.purgeQueue(req)
-	case "TagQueue":
-		return s.tagQueue(req)
-	case "UntagQueue":
-		return s.untagQueue(req)
-	case "ListQueueTags":
-		return s.listQueueTags(req)
-	case "ListDeadLetterSourceQueues":
-		return s.listDeadLetterSourceQueues(req)
-	}
-	return nil, awsapi.UnknownOperationException(req.Operation)
-}
+func (s *Service) Handle(req *awsapi.Request) (any, error) { return s.ops.Handle(req) }
 
 var queueNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
 
@@ -445,15 +416,13 @@ func (q *queue) intAttr(name string) int {
 
 // ---- queue operations ----
 
-func (s *Service) createQueue(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueName  string
-		Attributes map[string]string
-		Tags       map[string]string `json:"tags"`
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type createQueueInput struct {
+	QueueName  string
+	Attributes map[string]string
+	Tags       map[string]string `json:"tags"`
+}
+
+func (s *Service) createQueue(req *awsapi.Request, in *createQueueInput) (any, error) {
 	if in.QueueName == "" {
 		return nil, errMissingParameter("QueueName")
 	}
@@ -507,14 +476,12 @@ func (s *Service) createQueue(req *awsapi.Request) (any, error) {
 	return map[string]string{"QueueUrl": s.queueURL(q.name)}, nil
 }
 
-func (s *Service) getQueueURL(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueName              string
-		QueueOwnerAWSAccountId string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type getQueueURLInput struct {
+	QueueName              string
+	QueueOwnerAWSAccountId string
+}
+
+func (s *Service) getQueueURL(req *awsapi.Request, in *getQueueURLInput) (any, error) {
 	if in.QueueName == "" {
 		return nil, errMissingParameter("QueueName")
 	}
@@ -528,14 +495,12 @@ func (s *Service) getQueueURL(req *awsapi.Request) (any, error) {
 	return map[string]string{"QueueUrl": s.queueURL(q.name)}, nil
 }
 
-func (s *Service) getQueueAttributes(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl       string
-		AttributeNames []string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type getQueueAttributesInput struct {
+	QueueUrl       string
+	AttributeNames []string
+}
+
+func (s *Service) getQueueAttributes(req *awsapi.Request, in *getQueueAttributesInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:GetQueueAttributes")
 	if err != nil {
 		return nil, err
@@ -587,14 +552,12 @@ func (s *Service) getQueueAttributes(req *awsapi.Request) (any, error) {
 	return map[string]any{"Attributes": out}, nil
 }
 
-func (s *Service) setQueueAttributes(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl   string
-		Attributes map[string]string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type setQueueAttributesInput struct {
+	QueueUrl   string
+	Attributes map[string]string
+}
+
+func (s *Service) setQueueAttributes(req *awsapi.Request, in *setQueueAttributesInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:SetQueueAttributes")
 	if err != nil {
 		return nil, err
@@ -613,15 +576,13 @@ func (s *Service) setQueueAttributes(req *awsapi.Request) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) listQueues(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueNamePrefix string
-		MaxResults      int
-		NextToken       string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type listQueuesInput struct {
+	QueueNamePrefix string
+	MaxResults      int
+	NextToken       string
+}
+
+func (s *Service) listQueues(req *awsapi.Request, in *listQueuesInput) (any, error) {
 	if in.MaxResults < 0 || in.MaxResults > 1000 {
 		return nil, errInvalidParameter("Value for parameter MaxResults is invalid. Reason: MaxResults must be an integer between 1 and 1000.")
 	}
@@ -667,11 +628,9 @@ func (s *Service) listQueues(req *awsapi.Request) (any, error) {
 	return out, nil
 }
 
-func (s *Service) deleteQueue(req *awsapi.Request) (any, error) {
-	var in struct{ QueueUrl string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type deleteQueueInput struct{ QueueUrl string }
+
+func (s *Service) deleteQueue(req *awsapi.Request, in *deleteQueueInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:DeleteQueue")
 	if err != nil {
 		return nil, err
@@ -687,11 +646,9 @@ func (s *Service) deleteQueue(req *awsapi.Request) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) purgeQueue(req *awsapi.Request) (any, error) {
-	var in struct{ QueueUrl string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type purgeQueueInput struct{ QueueUrl string }
+
+func (s *Service) purgeQueue(req *awsapi.Request, in *purgeQueueInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:PurgeQueue")
 	if err != nil {
 		return nil, err
@@ -712,14 +669,12 @@ func (s *Service) purgeQueue(req *awsapi.Request) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) tagQueue(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl string
-		Tags     map[string]string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type tagQueueInput struct {
+	QueueUrl string
+	Tags     map[string]string
+}
+
+func (s *Service) tagQueue(req *awsapi.Request, in *tagQueueInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:TagQueue")
 	if err != nil {
 		return nil, err
@@ -744,14 +699,12 @@ func (s *Service) tagQueue(req *awsapi.Request) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) untagQueue(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl string
-		TagKeys  []string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type untagQueueInput struct {
+	QueueUrl string
+	TagKeys  []string
+}
+
+func (s *Service) untagQueue(req *awsapi.Request, in *untagQueueInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:UntagQueue")
 	if err != nil {
 		return nil, err
@@ -764,11 +717,9 @@ func (s *Service) untagQueue(req *awsapi.Request) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) listQueueTags(req *awsapi.Request) (any, error) {
-	var in struct{ QueueUrl string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type listQueueTagsInput struct{ QueueUrl string }
+
+func (s *Service) listQueueTags(req *awsapi.Request, in *listQueueTagsInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:ListQueueTags")
 	if err != nil {
 		return nil, err
@@ -785,11 +736,9 @@ func (s *Service) listQueueTags(req *awsapi.Request) (any, error) {
 	return map[string]any{"Tags": tags}, nil
 }
 
-func (s *Service) listDeadLetterSourceQueues(req *awsapi.Request) (any, error) {
-	var in struct{ QueueUrl string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type listDeadLetterSourceQueuesInput struct{ QueueUrl string }
+
+func (s *Service) listDeadLetterSourceQueues(req *awsapi.Request, in *listDeadLetterSourceQueuesInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:ListDeadLetterSourceQueues")
 	if err != nil {
 		return nil, err
@@ -1028,14 +977,12 @@ func (s *Service) send(q *queue, req *awsapi.Request, e sendEntry) (*message, er
 	return m, nil
 }
 
-func (s *Service) sendMessage(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl string
-		sendEntry
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type sendMessageInput struct {
+	QueueUrl string
+	sendEntry
+}
+
+func (s *Service) sendMessage(req *awsapi.Request, in *sendMessageInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:SendMessage")
 	if err != nil {
 		return nil, err
@@ -1091,14 +1038,12 @@ func failure(id string, err error) batchFailure {
 	return batchFailure{Id: id, SenderFault: e.Sender, Code: code, Message: e.Message}
 }
 
-func (s *Service) sendMessageBatch(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl string
-		Entries  []sendEntry
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type sendMessageBatchInput struct {
+	QueueUrl string
+	Entries  []sendEntry
+}
+
+func (s *Service) sendMessageBatch(req *awsapi.Request, in *sendMessageBatchInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:SendMessage")
 	if err != nil {
 		return nil, err
@@ -1258,19 +1203,17 @@ func (s *Service) render(m *message, handle string, sysNames, attrNames []string
 	return r
 }
 
-func (s *Service) receiveMessage(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl                    string
-		AttributeNames              []string
-		MessageSystemAttributeNames []string
-		MessageAttributeNames       []string
-		MaxNumberOfMessages         *int
-		VisibilityTimeout           *int
-		WaitTimeSeconds             *int
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type receiveMessageInput struct {
+	QueueUrl                    string
+	AttributeNames              []string
+	MessageSystemAttributeNames []string
+	MessageAttributeNames       []string
+	MaxNumberOfMessages         *int
+	VisibilityTimeout           *int
+	WaitTimeSeconds             *int
+}
+
+func (s *Service) receiveMessage(req *awsapi.Request, in *receiveMessageInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:ReceiveMessage")
 	if err != nil {
 		return nil, err
@@ -1388,11 +1331,9 @@ func (s *Service) deleteOne(q *queue, handle string) error {
 	return nil
 }
 
-func (s *Service) deleteMessage(req *awsapi.Request) (any, error) {
-	var in struct{ QueueUrl, ReceiptHandle string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type deleteMessageInput struct{ QueueUrl, ReceiptHandle string }
+
+func (s *Service) deleteMessage(req *awsapi.Request, in *deleteMessageInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:DeleteMessage")
 	if err != nil {
 		return nil, err
@@ -1407,14 +1348,12 @@ type visibilityEntry struct {
 	VisibilityTimeout int
 }
 
-func (s *Service) deleteMessageBatch(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl string
-		Entries  []deleteEntry
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type deleteMessageBatchInput struct {
+	QueueUrl string
+	Entries  []deleteEntry
+}
+
+func (s *Service) deleteMessageBatch(req *awsapi.Request, in *deleteMessageBatchInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:DeleteMessage")
 	if err != nil {
 		return nil, err
@@ -1475,14 +1414,12 @@ func (s *Service) changeVisibility(q *queue, handle string, timeout int) error {
 	return nil
 }
 
-func (s *Service) changeMessageVisibility(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl, ReceiptHandle string
-		VisibilityTimeout       *int
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type changeMessageVisibilityInput struct {
+	QueueUrl, ReceiptHandle string
+	VisibilityTimeout       *int
+}
+
+func (s *Service) changeMessageVisibility(req *awsapi.Request, in *changeMessageVisibilityInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:ChangeMessageVisibility")
 	if err != nil {
 		return nil, err
@@ -1493,14 +1430,12 @@ func (s *Service) changeMessageVisibility(req *awsapi.Request) (any, error) {
 	return nil, s.changeVisibility(q, in.ReceiptHandle, *in.VisibilityTimeout)
 }
 
-func (s *Service) changeMessageVisibilityBatch(req *awsapi.Request) (any, error) {
-	var in struct {
-		QueueUrl string
-		Entries  []visibilityEntry
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type changeMessageVisibilityBatchInput struct {
+	QueueUrl string
+	Entries  []visibilityEntry
+}
+
+func (s *Service) changeMessageVisibilityBatch(req *awsapi.Request, in *changeMessageVisibilityBatchInput) (any, error) {
 	q, err := s.queueFor(req, in.QueueUrl, "sqs:ChangeMessageVisibility")
 	if err != nil {
 		return nil, err

@@ -11,8 +11,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/schemas"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -20,14 +22,50 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
 
-func start(t *testing.T) (*localaws.Stack, *sqs.Service, *awssqs.Client) {
+// protocol is a wire protocol the SDK client is switched to: SQS serves
+// both the JSON protocol of current SDKs and the awsQuery (XML) protocol of
+// older ones.
+type protocol struct {
+	name string
+	opt  func(*awssqs.Options)
+}
+
+var protocols = []protocol{
+	{"json", func(*awssqs.Options) {}},
+	{"query", func(o *awssqs.Options) { o.Protocol = awsquery.New(schemas.AmazonSQS) }},
+}
+
+// eachProtocol runs test once per wire protocol, in parallel.
+func eachProtocol(t *testing.T, test func(*testing.T, protocol)) {
+	t.Parallel()
+	for _, p := range protocols {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, p)
+		})
+	}
+}
+
+func TestQueueLifecycle(t *testing.T) { eachProtocol(t, testQueueLifecycle) }
+
+func TestSendReceiveDelete(t *testing.T) { eachProtocol(t, testSendReceiveDelete) }
+
+func TestBatches(t *testing.T) { eachProtocol(t, testBatches) }
+
+func TestLongPollingReturnsEarly(t *testing.T) { eachProtocol(t, testLongPollingReturnsEarly) }
+
+func TestVisibilityTimeoutAndRedrive(t *testing.T) { eachProtocol(t, testVisibilityTimeoutAndRedrive) }
+
+func TestRolePrincipalsAndDeliver(t *testing.T) { eachProtocol(t, testRolePrincipalsAndDeliver) }
+
+func start(t *testing.T, p protocol) (*localaws.Stack, *sqs.Service, *awssqs.Client) {
 	t.Helper()
 	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
 	svc := sqs.New(stack.Env())
 	if err := stack.Register(svc); err != nil {
 		t.Fatal(err)
 	}
-	return stack, svc, awssqs.NewFromConfig(localawstest.Config(stack))
+	return stack, svc, awssqs.NewFromConfig(localawstest.Config(stack), p.opt)
 }
 
 func createQueue(t *testing.T, c *awssqs.Client, name string, attrs map[string]string) string {
@@ -49,9 +87,8 @@ func queueArn(t *testing.T, c *awssqs.Client, url string) string {
 	return out.Attributes["QueueArn"]
 }
 
-func TestQueueLifecycle(t *testing.T) {
-	t.Parallel()
-	stack, _, c := start(t)
+func testQueueLifecycle(t *testing.T, p protocol) {
+	stack, _, c := start(t, p)
 	ctx := context.Background()
 	url := createQueue(t, c, "orders", map[string]string{"VisibilityTimeout": "45", "DelaySeconds": "0"})
 	if want := stack.Endpoint() + "/000000000000/orders"; url != want {
@@ -66,8 +103,10 @@ func TestQueueLifecycle(t *testing.T) {
 	if !errors.As(err, &exists) {
 		t.Fatalf("create with other attributes: %v, want QueueNameExists", err)
 	}
+	// The JSON protocol carries the awsQuery code in x-amzn-query-error;
+	// awsQuery has it as the error's Code, which the SDK maps to the type.
 	var api smithy.APIError
-	if !errors.As(err, &api) || api.ErrorCode() != "QueueAlreadyExists" {
+	if p.name == "json" && (!errors.As(err, &api) || api.ErrorCode() != "QueueAlreadyExists") {
 		t.Fatalf("error code %v, want the query code QueueAlreadyExists", err)
 	}
 
@@ -156,9 +195,8 @@ func TestQueueLifecycle(t *testing.T) {
 	}
 }
 
-func TestSendReceiveDelete(t *testing.T) {
-	t.Parallel()
-	_, _, c := start(t)
+func testSendReceiveDelete(t *testing.T, p protocol) {
+	_, _, c := start(t, p)
 	ctx := context.Background()
 	url := createQueue(t, c, "q", nil)
 	sent, err := c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(`{"hello":"world"}`),
@@ -219,9 +257,8 @@ func TestSendReceiveDelete(t *testing.T) {
 	}
 }
 
-func TestBatches(t *testing.T) {
-	t.Parallel()
-	_, _, c := start(t)
+func testBatches(t *testing.T, p protocol) {
+	_, _, c := start(t, p)
 	ctx := context.Background()
 	url := createQueue(t, c, "batch", nil)
 	out, err := c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: []types.SendMessageBatchRequestEntry{
@@ -292,9 +329,8 @@ func TestBatches(t *testing.T) {
 	}
 }
 
-func TestLongPollingReturnsEarly(t *testing.T) {
-	t.Parallel()
-	_, _, c := start(t)
+func testLongPollingReturnsEarly(t *testing.T, p protocol) {
+	_, _, c := start(t, p)
 	ctx := context.Background()
 	url := createQueue(t, c, "poll", nil)
 	type result struct {
@@ -332,9 +368,8 @@ func TestLongPollingReturnsEarly(t *testing.T) {
 	}
 }
 
-func TestVisibilityTimeoutAndRedrive(t *testing.T) {
-	t.Parallel()
-	_, _, c := start(t)
+func testVisibilityTimeoutAndRedrive(t *testing.T, p protocol) {
+	_, _, c := start(t, p)
 	ctx := context.Background()
 	dlq := createQueue(t, c, "dlq", nil)
 	url := createQueue(t, c, "work", map[string]string{
@@ -422,9 +457,8 @@ func (denyAll) Authorize(p awsapi.Principal, action, resource string) error {
 	return errors.New("no identity-based policy allows the action")
 }
 
-func TestRolePrincipalsAndDeliver(t *testing.T) {
-	t.Parallel()
-	stack, svc, admin := start(t)
+func testRolePrincipalsAndDeliver(t *testing.T, p protocol) {
+	stack, svc, admin := start(t, p)
 	ctx := context.Background()
 	stack.Env().SetAuthorizer(denyAll{})
 	url := createQueue(t, admin, "guarded", nil)

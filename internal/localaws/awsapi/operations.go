@@ -1,0 +1,51 @@
+package awsapi
+
+import (
+	"github.com/aws/smithy-go"
+)
+
+// Operation is one operation of a service: its handler and, for a service
+// the router transcodes (Spec.Protocols), the Smithy schemas of its input
+// and output (nil Output: the unit shape).
+type Operation struct {
+	Handle        func(*Request) (any, error)
+	Input, Output *smithy.Schema
+}
+
+// Operations is a service's table of operations, by name: one entry says
+// how an operation is decoded, handled and encoded.
+type Operations map[string]Operation
+
+// Handle dispatches req to its operation; an operation not in the table is
+// UnknownOperationException (InvalidAction in awsQuery).
+func (o Operations) Handle(req *Request) (any, error) {
+	op, ok := o[req.Operation]
+	if !ok || op.Handle == nil {
+		return nil, unknownOperation(req.Wire, req.Operation)
+	}
+	return op.Handle(req)
+}
+
+// Shapes returns the schemas of the operations, for Spec.Shapes.
+func (o Operations) Shapes() Shapes {
+	out := make(Shapes, len(o))
+	for name, op := range o {
+		if op.Input != nil {
+			out[name] = OperationShapes{Input: op.Input, Output: op.Output}
+		}
+	}
+	return out
+}
+
+// Decoded returns a handler that decodes the request's JSON form into a new
+// In (SerializationException when it is malformed) and calls h with it: the
+// opening every JSON operation shares.
+func Decoded[In any](h func(req *Request, in *In) (any, error)) func(*Request) (any, error) {
+	return func(req *Request) (any, error) {
+		in := new(In)
+		if err := req.DecodeJSON(in); err != nil {
+			return nil, err
+		}
+		return h(req, in)
+	}
+}
