@@ -74,6 +74,6 @@ func run(ctx context.Context, ordersTable, outboxTable string, shards int, order
 	if err != nil {
 		return fmt.Errorf("saving order %s with its event: %w", orderID, err)
 	}
-	fmt.Fprintf(os.Stdout, "order %s saved with event %s\n", orderID, records[0].EventID)
-	return nil
+	_, err = fmt.Fprintf(os.Stdout, "order %s saved with event %s\n", orderID, records[0].EventID)
+	return err
 }
