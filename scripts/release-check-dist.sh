@@ -46,6 +46,11 @@ want_names=$(for p in $PLATFORMS; do echo "${PROJECT}_${version}_${p}.zip"; done
 listed=$(awk '{ print $2 }' "$sums" | sort)
 missing=$(comm -23 <(sort <<<"$want_names") <(echo "$listed"))
 [ -z "$missing" ] || fail "$sums does not list: $missing"
+# The signature signs SHA256SUMS, so SHA256SUMS must not list it (goreleaser
+# does, after signing, unless checksum.ids leaves signatures out).
+if grep -q '\.sig$' <<<"$listed"; then
+	fail "$sums lists a signature, so the signature cannot verify it: set checksum.ids in .goreleaser.yml"
+fi
 manifest_sum=$(sha256sum terraform-registry-manifest.json | awk '{ print $1 }')
 while read -r sum name; do
 	if [ "$name" = "${PROJECT}_${version}_manifest.json" ]; then

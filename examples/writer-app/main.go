@@ -56,8 +56,8 @@ func run(ctx context.Context, ordersTable, outboxTable string, shards int, order
 	order := types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(ordersTable),
 		Item: map[string]types.AttributeValue{
-			"id":      &types.AttributeValueMemberS{Value: orderID},
-			"total":   &types.AttributeValueMemberN{Value: "42.5"},
+			"id":       &types.AttributeValueMemberS{Value: orderID},
+			"total":    &types.AttributeValueMemberN{Value: "42.5"},
 			"placedAt": &types.AttributeValueMemberS{Value: time.Now().UTC().Format(time.RFC3339)},
 		},
 		ConditionExpression: aws.String("attribute_not_exists(id)"),
@@ -74,6 +74,6 @@ func run(ctx context.Context, ordersTable, outboxTable string, shards int, order
 	if err != nil {
 		return fmt.Errorf("saving order %s with its event: %w", orderID, err)
 	}
-	fmt.Fprintf(os.Stdout, "order %s saved with event %s\n", orderID, records[0].EventID)
-	return nil
+	_, err = fmt.Fprintf(os.Stdout, "order %s saved with event %s\n", orderID, records[0].EventID)
+	return err
 }
