@@ -1,0 +1,296 @@
+package operate
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
+)
+
+// commands are the subcommands, in the order of the help.
+func commands() []command {
+	return []command{
+		{
+			name: "status", summary: "Show pending events by age, failed events, the DLQ, the mapping and the reconciler",
+			help:    "Exits 0 when healthy and 1 when something is stuck: FAILED events, batches in the dead-letter queue,\na pending event older than --stuck-after, or a mapping that is not enabled. Each problem comes with what to do.",
+			example: "outbox status orders --region eu-west-1 --json",
+			flags:   statusFlags,
+		},
+		{
+			name: "failed", summary: "List FAILED events with id, source, detail-type, age and last error",
+			help:    "--since applies to the time the event was marked FAILED.",
+			example: `outbox failed orders --since 2h --reason AccessDenied --source com.example.orders`,
+			flags:   failedFlags,
+		},
+		{
+			name: "requeue", summary: "Put FAILED events back to PENDING, for the reconciler to publish",
+			help:    "Selects the FAILED events with the filters of `outbox failed`, or by --id. Requeued events get their\npending-index keys back, so the reconciler's next run publishes them; --now invokes it at once.",
+			example: "outbox requeue orders --since 2h --reason AccessDenied --now",
+			flags:   requeueFlags,
+		},
+		{
+			name: "drain", summary: "Wait until no event is pending, with progress, up to --timeout",
+			help:    "It does not stop the application's writers: stop them first if the outbox must stay empty, for\nexample before a destroy or a migration. Exits 1 on timeout, saying what is left.",
+			example: "outbox drain orders --timeout 15m",
+			flags:   drainFlags,
+		},
+		{
+			name: "replay", summary: "Publish PUBLISHED events of a time window again, in order, with their original ids",
+			args:    " --since T",
+			help:    "Only a pipeline whose published.action is \"mark\" keeps published events (for published.ttl). The\nevents are published as the relay published them, so consumers deduplicate on detail.metadata.eventId.\n--target sends them to another event bus (name or ARN) or SNS topic (ARN).",
+			example: "outbox replay orders --since 2026-11-23 --until 2026-11-30 --detail-type OrderPlaced --target arn:aws:events:eu-west-1:123456789012:event-bus/analytics --rate 100",
+			flags:   replayFlags,
+		},
+		{
+			name: "redrive", summary: "Settle the DLQ: report the failed batches, reconcile, delete what is published",
+			help:    "The dead-letter queue holds only the metadata of the batches that ran out of retries (shard, sequence\nnumbers, arrival times); their events are still pending in the table. redrive runs the reconciler, then\ndeletes each message once no event written before its batch's last record is pending.",
+			example: "outbox redrive orders",
+			flags:   redriveFlags,
+		},
+	}
+}
+
+func statusFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	stuckAfter := fs.Duration("stuck-after", 15*time.Minute, "pending age from which an event counts as stuck")
+	return func(ctx context.Context, e *env) error {
+		s, err := e.clients.Status(ctx, e.pipeline, StatusOptions{StuckAfter: *stuckAfter})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(e.out)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(s); err != nil {
+				return err
+			}
+		} else {
+			printStatus(e, s)
+		}
+		if !s.Healthy {
+			return &exitError{code: ExitStuck}
+		}
+		return nil
+	}
+}
+
+func printStatus(e *env, s Status) {
+	w := e.out
+	fmt.Fprintf(w, "pipeline %s: table %s, target %s\n", s.Pipeline, s.Table, s.Target)
+	fmt.Fprintf(w, "pending:\t%d\toldest %s\n", s.Pending.Total, round(s.Pending.Oldest))
+	for _, b := range s.Pending.Buckets {
+		fmt.Fprintf(w, "  %s\t%d\t\n", b.Label, b.Count)
+	}
+	fmt.Fprintf(w, "failed:\t%d\t\n", s.Failed.Total)
+	for _, r := range s.Failed.TopReasons {
+		fmt.Fprintf(w, "  %d\t%s\t\n", r.Count, r.Reason)
+	}
+	fmt.Fprintf(w, "dead-letter queue:\t%d\t%s (%d in flight)\n", s.DLQ.Messages, s.DLQ.Name, s.DLQ.InFlight)
+	fmt.Fprintf(w, "mapping:\t%s\tlast result: %s\n", s.Mapping.State, s.Mapping.LastProcessingResult)
+	switch r := s.Reconciler; {
+	case !r.Enabled:
+		fmt.Fprintf(w, "reconciler:\tdisabled\tdead-lettered batches and records trimmed from the stream are never published\n")
+	case r.LastRun == nil:
+		fmt.Fprintf(w, "reconciler:\tno run\tin the last 24 hours (%s)\n", r.Function)
+	default:
+		fmt.Fprintf(w, "reconciler:\tlast run\t%s (%s ago): found %d, published %d, failed %d, poison %d\n",
+			r.LastRun.Time.UTC().Format(time.RFC3339), round(e.now.Sub(r.LastRun.Time)), r.LastRun.Found, r.LastRun.Published, r.LastRun.Failed, r.LastRun.Poison)
+	}
+	if s.Healthy {
+		fmt.Fprintln(w, "healthy")
+		return
+	}
+	fmt.Fprintln(w, "STUCK:")
+	for _, p := range s.Problems {
+		fmt.Fprintf(w, "  - %s\n", p)
+	}
+}
+
+// filterFlags declares the filters of failed and requeue.
+func filterFlags(fs *flag.FlagSet, f *Filter) {
+	fs.Var(timeFlag{t: &f.Since, now: time.Now}, "since", "only events that failed since this time (RFC 3339, date, or age such as 2h or 7d)")
+	fs.StringVar(&f.Reason, "reason", "", "only events whose last error contains this text")
+	fs.StringVar(&f.Source, "source", "", "only events of this source")
+}
+
+func failedFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+	var f Filter
+	filterFlags(fs, &f)
+	asJSON := fs.Bool("json", false, "print the events as JSON")
+	return func(ctx context.Context, e *env) error {
+		list, err := e.clients.Failed(ctx, e.pipeline, f)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(e.out).Encode(list)
+		}
+		printFailed(e, list.Events)
+		fmt.Fprintf(e.out, "%d FAILED events\n", len(list.Events))
+		if list.Broken > 0 {
+			fmt.Fprintf(e.out, "%d more FAILED items break the record contract and can never be published\n", list.Broken)
+		}
+		return nil
+	}
+}
+
+func printFailed(e *env, events []FailedEvent) {
+	if len(events) == 0 {
+		return
+	}
+	fmt.Fprintln(e.out, "ID\tSOURCE\tDETAIL-TYPE\tAGE\tLAST ERROR")
+	for _, ev := range events {
+		r := ev.Record
+		fmt.Fprintf(e.out, "%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, round(e.now.Sub(r.OccurredAt)), r.LastError)
+	}
+}
+
+func requeueFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+	var f Filter
+	filterFlags(fs, &f)
+	fs.Var(listFlag{&f.IDs}, "id", "only these event ids (repeat the flag or separate with commas)")
+	dryRun := fs.Bool("dry-run", false, "print what would be requeued and change nothing")
+	now := fs.Bool("now", false, "invoke the reconciler once requeued, instead of waiting for its schedule")
+	return func(ctx context.Context, e *env) error {
+		list, err := e.clients.Failed(ctx, e.pipeline, f)
+		if err != nil {
+			return err
+		}
+		if *dryRun {
+			printFailed(e, list.Events)
+			fmt.Fprintf(e.out, "would requeue %d FAILED events (dry run: nothing changed)\n", len(list.Events))
+			return nil
+		}
+		total := len(list.Events)
+		res, err := e.clients.Requeue(ctx, e.pipeline, list.Events, func(done int) {
+			e.progress.update("requeueing %s", bar(done, total))
+		})
+		e.progress.done("requeued %d events to PENDING (%d were no longer FAILED)", res.Requeued, res.Skipped)
+		if err != nil {
+			return err
+		}
+		if !*now {
+			fmt.Fprintf(e.out, "the reconciler publishes them on its next run; pass --now to run it at once\n")
+			return nil
+		}
+		return runReconciler(ctx, e)
+	}
+}
+
+// runReconciler invokes the reconciler and reports its runs.
+func runReconciler(ctx context.Context, e *env) error {
+	run := 0
+	r, err := e.clients.Reconcile(ctx, e.pipeline, func(r reconcile.Report) {
+		run++
+		e.progress.done("reconciler run %d: found %d, published %d, left pending %d, poison %d, complete %t",
+			run, r.Found, r.Published, r.Failed, r.Poison, r.Complete)
+	})
+	if err != nil {
+		return err
+	}
+	if r.Failed > 0 || !r.Complete {
+		return stuck("%d events are still pending after %d reconciler runs: see `outbox status %s` and the reconciler's log group %s", r.Failed, run, e.pipeline.Name, e.pipeline.Names.ReconcilerLogGroup)
+	}
+	return nil
+}
+
+func drainFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+	var o DrainOptions
+	fs.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "longest wait")
+	fs.DurationVar(&o.Interval, "interval", 2*time.Second, "pause between two counts")
+	return func(ctx context.Context, e *env) error {
+		fmt.Fprintf(e.out, "waiting until no event of %s is pending (at most %s).\nThis does not stop the application's writers: stop them first if the outbox must stay empty.\n", e.pipeline.Name, o.Timeout)
+		e.out.Flush()
+		o.Progress = func(p DrainProgress) {
+			left := "time left unknown"
+			if p.Left > 0 {
+				left = "about " + round(p.Left).String() + " left"
+			}
+			e.progress.update("pending %d, %.1f/s, %s (%s elapsed)", p.Pending, p.Rate, left, round(p.Elapsed))
+		}
+		res, err := e.clients.Drain(ctx, e.pipeline, o)
+		if err != nil {
+			return err
+		}
+		if !res.Drained {
+			e.progress.done("timed out after %s: %d events still pending", round(res.Elapsed), res.Pending)
+			return stuck("%d events of %s are still pending: see `outbox status %s`", res.Pending, e.pipeline.Name, e.pipeline.Name)
+		}
+		e.progress.done("drained: no event of %s is pending (%s)", e.pipeline.Name, round(res.Elapsed))
+		return nil
+	}
+}
+
+func replayFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+	var o ReplayOptions
+	fs.Var(timeFlag{t: &o.Filter.Since, now: time.Now}, "since", "start of the window of occurrence (required; RFC 3339, date, or age such as 24h or 7d)")
+	fs.Var(timeFlag{t: &o.Filter.Until, now: time.Now}, "until", "end of the window, exclusive (default: now)")
+	fs.StringVar(&o.Filter.Source, "source", "", "only events of this source")
+	fs.StringVar(&o.Filter.DetailType, "detail-type", "", "only events of this detail type")
+	fs.StringVar(&o.Target, "target", "", "event bus name or ARN, or SNS topic ARN (default: the pipeline's target)")
+	fs.Float64Var(&o.Rate, "rate", 0, "most events published per second (default: no limit)")
+	return func(ctx context.Context, e *env) error {
+		if o.Filter.Since.IsZero() {
+			return usageError("replay needs --since, for example --since 24h (see outbox replay --help)")
+		}
+		o.Progress = func(done, total int) { e.progress.update("replaying %s", bar(done, total)) }
+		start := time.Now()
+		res, err := e.clients.Replay(ctx, e.pipeline, o)
+		if err != nil {
+			return err
+		}
+		window := "no event in the window"
+		if res.Selected > 0 {
+			window = fmt.Sprintf("occurred %s to %s", res.First.Format(time.RFC3339), res.Last.Format(time.RFC3339))
+		}
+		e.progress.done("replayed %d of %d events to %s in %s (%s)", res.Published, res.Selected, res.Target, round(time.Since(start)), window)
+		if res.Failed > 0 {
+			for _, r := range res.Reasons {
+				fmt.Fprintf(e.out, "  %d\t%s\n", r.Count, r.Reason)
+			}
+			return stuck("%d events were not published; run the same replay again once the cause is fixed", res.Failed)
+		}
+		return nil
+	}
+}
+
+func redriveFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+	var o RedriveOptions
+	fs.BoolVar(&o.DryRun, "dry-run", false, "report the batches and change nothing")
+	fs.DurationVar(&o.Visibility, "visibility", 5*time.Minute, "how long the messages stay hidden from other readers while redrive works")
+	return func(ctx context.Context, e *env) error {
+		o.Batches = func(msgs []DLQMessage) {
+			fmt.Fprintf(e.out, "%d batches in the dead-letter queue %s\n", len(msgs), e.pipeline.Names.DeadLetterQueue)
+			for _, m := range msgs {
+				fmt.Fprintf(e.out, "  %s\n", m)
+			}
+			e.out.Flush()
+		}
+		run := 0
+		o.Report = func(r reconcile.Report) {
+			run++
+			e.progress.done("reconciler run %d: found %d, published %d, left pending %d, poison %d, complete %t", run, r.Found, r.Published, r.Failed, r.Poison, r.Complete)
+		}
+		res, err := e.clients.Redrive(ctx, e.pipeline, o)
+		if err != nil {
+			return err
+		}
+		if o.DryRun || len(res.Messages) == 0 {
+			return nil
+		}
+		deleted := 0
+		for _, m := range res.Messages {
+			if m.Deleted {
+				deleted++
+			}
+		}
+		fmt.Fprintf(e.out, "deleted %d of %d messages: their events are published\n", deleted, len(res.Messages))
+		if deleted < len(res.Messages) {
+			return stuck("%d messages stay in the queue (%d events they may hold are still pending): see `outbox status %s`, then redrive again", len(res.Messages)-deleted, res.Pending, e.pipeline.Name)
+		}
+		return nil
+	}
+}

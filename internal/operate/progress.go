@@ -1,0 +1,52 @@
+package operate
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// progress shows the state of long work: on a terminal one line redrawn in
+// place, otherwise a plain line at most every plainEvery.
+type progress struct {
+	w        io.Writer
+	terminal bool
+	last     time.Time
+	drawn    bool
+}
+
+// plainEvery is the least time between two progress lines off a terminal.
+const plainEvery = 5 * time.Second
+
+func (p *progress) update(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		p.drawn = true
+		return
+	}
+	if now := time.Now(); p.last.IsZero() || now.Sub(p.last) >= plainEvery {
+		fmt.Fprintln(p.w, line)
+		p.last = now
+	}
+}
+
+// done ends the progress line with a last line.
+func (p *progress) done(format string, args ...any) {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// bar draws a progress bar of done out of total.
+func bar(done, total int) string {
+	const width = 30
+	if total <= 0 {
+		return "[" + strings.Repeat("=", width) + "]"
+	}
+	n := done * width / total
+	return fmt.Sprintf("[%s%s] %d/%d %3d%%", strings.Repeat("=", n), strings.Repeat(" ", width-n), done, total, done*100/total)
+}
