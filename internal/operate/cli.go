@@ -199,10 +199,10 @@ func (c *CLI) runCommand(ctx context.Context, cmd command, args []string) error 
 	if err != nil {
 		return err
 	}
+	out := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
 	e := &env{
-		cli: c, clients: clients, pipeline: p, now: time.Now(),
-		out:      tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0),
-		progress: &progress{w: c.Stdout, terminal: c.Terminal},
+		cli: c, clients: clients, pipeline: p, now: time.Now(), out: out,
+		progress: &progress{w: c.Stdout, terminal: c.Terminal, flush: func() { _ = out.Flush() }},
 	}
 	err = run(ctx, e)
 	if ferr := e.out.Flush(); err == nil {

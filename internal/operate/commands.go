@@ -79,31 +79,32 @@ func statusFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 
 func printStatus(e *env, s Status) {
 	w := e.out
+	line := func(label, format string, args ...any) { fmt.Fprintf(w, "%-19s %s\n", label, fmt.Sprintf(format, args...)) }
 	fmt.Fprintf(w, "pipeline %s: table %s, target %s\n", s.Pipeline, s.Table, s.Target)
-	fmt.Fprintf(w, "pending:\t%d\toldest %s\n", s.Pending.Total, round(s.Pending.Oldest))
+	line("pending", "%d, oldest %s", s.Pending.Total, round(s.Pending.Oldest))
 	for _, b := range s.Pending.Buckets {
-		fmt.Fprintf(w, "  %s\t%d\t\n", b.Label, b.Count)
+		line("  "+b.Label, "%d", b.Count)
 	}
-	fmt.Fprintf(w, "failed:\t%d\t\n", s.Failed.Total)
+	line("failed", "%d", s.Failed.Total)
 	for _, r := range s.Failed.TopReasons {
-		fmt.Fprintf(w, "  %d\t%s\t\n", r.Count, r.Reason)
+		line("", "%6d  %s", r.Count, r.Reason)
 	}
-	fmt.Fprintf(w, "dead-letter queue:\t%d\t%s (%d in flight)\n", s.DLQ.Messages, s.DLQ.Name, s.DLQ.InFlight)
-	fmt.Fprintf(w, "mapping:\t%s\tlast result: %s\n", s.Mapping.State, s.Mapping.LastProcessingResult)
+	line("dead-letter queue", "%d messages, %d in flight (%s)", s.DLQ.Messages, s.DLQ.InFlight, s.DLQ.Name)
+	line("mapping", "%s, last result: %s", s.Mapping.State, s.Mapping.LastProcessingResult)
 	switch r := s.Reconciler; {
 	case !r.Enabled:
-		fmt.Fprintf(w, "reconciler:\tdisabled\tdead-lettered batches and records trimmed from the stream are never published\n")
+		line("reconciler", "disabled: dead-lettered batches and records trimmed from the stream are never published")
 	case r.LastRun == nil:
-		fmt.Fprintf(w, "reconciler:\tno run\tin the last 24 hours (%s)\n", r.Function)
+		line("reconciler", "no run in the last 24 hours (%s)", r.Function)
 	default:
-		fmt.Fprintf(w, "reconciler:\tlast run\t%s (%s ago): found %d, published %d, failed %d, poison %d\n",
+		line("reconciler", "last run %s (%s ago): found %d, published %d, left pending %d, poison %d",
 			r.LastRun.Time.UTC().Format(time.RFC3339), round(e.now.Sub(r.LastRun.Time)), r.LastRun.Found, r.LastRun.Published, r.LastRun.Failed, r.LastRun.Poison)
 	}
 	if s.Healthy {
 		fmt.Fprintln(w, "healthy")
 		return
 	}
-	fmt.Fprintln(w, "STUCK:")
+	fmt.Fprintln(w, "STUCK")
 	for _, p := range s.Problems {
 		fmt.Fprintf(w, "  - %s\n", p)
 	}

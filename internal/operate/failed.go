@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -35,6 +36,11 @@ func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList
 		r, err := t.ParseItem(item)
 		if err != nil {
 			list.Broken++
+			return
+		}
+		// The reason is matched here rather than in the filter expression:
+		// a scan's filter does not lower the reads it costs.
+		if !strings.Contains(r.LastError, f.Reason) {
 			return
 		}
 		e := FailedEvent{Record: r}

@@ -77,9 +77,6 @@ func statusCondition(t outbox.Table, status outbox.Status, timeAttr string, f Fi
 	if !f.Until.IsZero() {
 		c.add(timeAttr, "<", f.Until.UTC().Format(outbox.TimeFormat))
 	}
-	if f.Reason != "" {
-		c.add(outbox.AttrLastError, "contains", f.Reason)
-	}
 	if f.Source != "" {
 		c.add(outbox.AttrSource, "=", f.Source)
 	}

@@ -14,6 +14,8 @@ type progress struct {
 	terminal bool
 	last     time.Time
 	drawn    bool
+	// flush, when not nil, writes out what other writers of w buffered.
+	flush func()
 }
 
 // plainEvery is the least time between two progress lines off a terminal.
@@ -21,6 +23,9 @@ const plainEvery = 5 * time.Second
 
 func (p *progress) update(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
+	if p.flush != nil {
+		p.flush()
+	}
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 		p.drawn = true
@@ -34,6 +39,9 @@ func (p *progress) update(format string, args ...any) {
 
 // done ends the progress line with a last line.
 func (p *progress) done(format string, args ...any) {
+	if p.flush != nil {
+		p.flush()
+	}
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.drawn = false
