@@ -81,7 +81,11 @@ func printStatus(e *env, s Status) {
 	w := e.out
 	line := func(label, format string, args ...any) { fmt.Fprintf(w, "%-19s %s\n", label, fmt.Sprintf(format, args...)) }
 	fmt.Fprintf(w, "pipeline %s: table %s, target %s\n", s.Pipeline, s.Table, s.Target)
-	line("pending", "%d, oldest %s", s.Pending.Total, round(s.Pending.Oldest))
+	if s.Pending.Total == 0 {
+		line("pending", "0")
+	} else {
+		line("pending", "%d, oldest %s", s.Pending.Total, round(s.Pending.Oldest))
+	}
 	for _, b := range s.Pending.Buckets {
 		line("  "+b.Label, "%d", b.Count)
 	}
@@ -264,7 +268,7 @@ func redriveFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.DurationVar(&o.Visibility, "visibility", 5*time.Minute, "how long the messages stay hidden from other readers while redrive works")
 	return func(ctx context.Context, e *env) error {
 		o.Batches = func(msgs []DLQMessage) {
-			fmt.Fprintf(e.out, "%d batches in the dead-letter queue %s\n", len(msgs), e.pipeline.Names.DeadLetterQueue)
+			fmt.Fprintf(e.out, "%s in the dead-letter queue %s\n", plural(len(msgs), "batch", "batches"), e.pipeline.Names.DeadLetterQueue)
 			for _, m := range msgs {
 				fmt.Fprintf(e.out, "  %s\n", m)
 			}
@@ -279,6 +283,9 @@ func redriveFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		if err != nil {
 			return err
 		}
+		if len(res.Messages) == 0 && res.InFlight > 0 {
+			return stuck("%s held by another reader (a redrive still running?): try again once they are visible", plural(res.InFlight, "message is", "messages are"))
+		}
 		if o.DryRun || len(res.Messages) == 0 {
 			return nil
 		}
@@ -288,10 +295,18 @@ func redriveFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				deleted++
 			}
 		}
-		fmt.Fprintf(e.out, "deleted %d of %d messages: their events are published\n", deleted, len(res.Messages))
+		fmt.Fprintf(e.out, "deleted %d of %s: their events are published\n", deleted, plural(len(res.Messages), "message", "messages"))
 		if deleted < len(res.Messages) {
 			return stuck("%d messages stay in the queue (%d events they may hold are still pending): see `outbox status %s`, then redrive again", len(res.Messages)-deleted, res.Pending, e.pipeline.Name)
 		}
 		return nil
 	}
+}
+
+// plural returns "1 event" or "n events".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

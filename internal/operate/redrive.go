@@ -72,6 +72,18 @@ type RedriveResult struct {
 	// Pending counts the events still pending that the unsettled batches
 	// may hold.
 	Pending int
+	// InFlight counts the messages that another reader holds, when none
+	// could be read.
+	InFlight int
+}
+
+// release makes the messages not deleted visible again.
+func (c *Clients) release(ctx context.Context, url string, msgs []DLQMessage) {
+	for _, m := range msgs {
+		if !m.Deleted {
+			_, _ = c.SQS.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(url), ReceiptHandle: aws.String(m.receipt), VisibilityTimeout: 0})
+		}
+	}
 }
 
 // Redrive reads the dead-letter queue's batch metadata, runs the reconciler
@@ -94,7 +106,16 @@ func (c *Clients) Redrive(ctx context.Context, p *Pipeline, o RedriveOptions) (R
 	if o.Batches != nil {
 		o.Batches(msgs)
 	}
-	if len(msgs) == 0 || o.DryRun {
+	if len(msgs) == 0 {
+		var q QueueStatus
+		err := c.queueStatus(ctx, p, &q)
+		res.InFlight = q.InFlight
+		return res, err
+	}
+	// Whatever is not deleted is visible again at the end, for the alarm
+	// and the next reader.
+	defer c.release(context.WithoutCancel(ctx), url, res.Messages)
+	if o.DryRun {
 		return res, nil
 	}
 	if res.Reconcile, err = c.Reconcile(ctx, p, o.Report); err != nil {
