@@ -79,7 +79,9 @@ func statusFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 
 func printStatus(e *env, s Status) {
 	w := e.out
-	line := func(label, format string, args ...any) { fmt.Fprintf(w, "%-19s %s\n", label, fmt.Sprintf(format, args...)) }
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(w, "%-19s %s\n", label, fmt.Sprintf(format, args...))
+	}
 	fmt.Fprintf(w, "pipeline %s: table %s, target %s\n", s.Pipeline, s.Table, s.Target)
 	if s.Pending.Total == 0 {
 		line("pending", "0")
