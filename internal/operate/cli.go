@@ -89,6 +89,22 @@ type env struct {
 	out      *tabwriter.Writer
 	progress *progress
 	now      time.Time
+	// err is the first error writing the output.
+	err error
+}
+
+// printf writes to the output, keeping the first error.
+func (e *env) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.out, format, args...)
+	}
+}
+
+// flush writes out the aligned output so far.
+func (e *env) flush() {
+	if err := e.out.Flush(); e.err == nil {
+		e.err = err
+	}
 }
 
 // command is one subcommand.
@@ -120,7 +136,7 @@ func (c *CLI) Run(ctx context.Context, args []string) int {
 			return c.exit(c.runCommand(ctx, cmd, args[1:]))
 		}
 	}
-	fmt.Fprintf(c.Stderr, "outbox: unknown subcommand %q\n\n", args[0])
+	_, _ = fmt.Fprintf(c.Stderr, "outbox: unknown subcommand %q\n\n", args[0])
 	c.usage(c.Stderr)
 	return ExitUsage
 }
@@ -134,16 +150,16 @@ func (c *CLI) exit(err error) int {
 		return ExitOK
 	case errors.As(err, &ee):
 		if ee.msg != "" {
-			fmt.Fprintln(c.Stderr, "outbox:", ee.msg)
+			_, _ = fmt.Fprintln(c.Stderr, "outbox:", ee.msg)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(c.Stderr, "outbox:", err)
+	_, _ = fmt.Fprintln(c.Stderr, "outbox:", err)
 	return ExitStuck
 }
 
 func (c *CLI) usage(w io.Writer) {
-	fmt.Fprint(w, `outbox operates a transactional outbox pipeline on AWS: it finds the
+	_, _ = fmt.Fprint(w, `outbox operates a transactional outbox pipeline on AWS: it finds the
 pipeline's table, relay, dead-letter queue and reconciler by the pipeline's
 name, as the Terraform provider names them. Nothing needs Terraform state.
 
@@ -154,10 +170,10 @@ Subcommands:
 `)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, cmd := range commands() {
-		fmt.Fprintf(tw, "  %s\t%s\n", cmd.name, cmd.summary)
+		_, _ = fmt.Fprintf(tw, "  %s\t%s\n", cmd.name, cmd.summary)
 	}
-	tw.Flush()
-	fmt.Fprint(w, `
+	_ = tw.Flush()
+	_, _ = fmt.Fprint(w, `
 Every subcommand takes --region, --profile and --endpoint-url (or
 AWS_ENDPOINT_URL) and uses the standard AWS credential chain.
 Run "outbox <subcommand> --help" for its flags and an example.
@@ -173,7 +189,7 @@ func (c *CLI) runCommand(ctx context.Context, cmd command, args []string) error 
 	fs.StringVar(&s.EndpointURL, "endpoint-url", "", "endpoint of every AWS service, such as a local stack (default: AWS_ENDPOINT_URL)")
 	run := cmd.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(c.Stdout, "Usage: outbox %s <pipeline>%s [flags]\n\n%s\n\n%s\n\nExample:\n  %s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary, cmd.help, cmd.example)
+		_, _ = fmt.Fprintf(c.Stdout, "Usage: outbox %s <pipeline>%s [flags]\n\n%s\n\n%s\n\nExample:\n  %s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary, cmd.help, cmd.example)
 		fs.PrintDefaults()
 	}
 	positional, err := parseInterspersed(fs, args)
@@ -199,14 +215,12 @@ func (c *CLI) runCommand(ctx context.Context, cmd command, args []string) error 
 	if err != nil {
 		return err
 	}
-	out := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-	e := &env{
-		cli: c, clients: clients, pipeline: p, now: time.Now(), out: out,
-		progress: &progress{w: c.Stdout, terminal: c.Terminal, flush: func() { _ = out.Flush() }},
-	}
+	e := &env{cli: c, clients: clients, pipeline: p, now: time.Now(), out: tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)}
+	e.progress = &progress{w: c.Stdout, terminal: c.Terminal, flush: e.flush}
 	err = run(ctx, e)
-	if ferr := e.out.Flush(); err == nil {
-		err = ferr
+	e.flush()
+	if err == nil {
+		err = e.err
 	}
 	return err
 }

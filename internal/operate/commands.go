@@ -78,11 +78,10 @@ func statusFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 }
 
 func printStatus(e *env, s Status) {
-	w := e.out
 	line := func(label, format string, args ...any) {
-		fmt.Fprintf(w, "%-19s %s\n", label, fmt.Sprintf(format, args...))
+		e.printf("%-19s %s\n", label, fmt.Sprintf(format, args...))
 	}
-	fmt.Fprintf(w, "pipeline %s: table %s, target %s\n", s.Pipeline, s.Table, s.Target)
+	e.printf("pipeline %s: table %s, target %s\n", s.Pipeline, s.Table, s.Target)
 	if s.Pending.Total == 0 {
 		line("pending", "0")
 	} else {
@@ -95,7 +94,7 @@ func printStatus(e *env, s Status) {
 	for _, r := range s.Failed.TopReasons {
 		line("", "%6d  %s", r.Count, r.Reason)
 	}
-	line("dead-letter queue", "%d messages, %d in flight (%s)", s.DLQ.Messages, s.DLQ.InFlight, s.DLQ.Name)
+	line("dead-letter queue", "%s, %d in flight (%s)", plural(s.DLQ.Messages, "message", "messages"), s.DLQ.InFlight, s.DLQ.Name)
 	line("mapping", "%s, last result: %s", s.Mapping.State, s.Mapping.LastProcessingResult)
 	switch r := s.Reconciler; {
 	case !r.Enabled:
@@ -107,12 +106,12 @@ func printStatus(e *env, s Status) {
 			r.LastRun.Time.UTC().Format(time.RFC3339), round(e.now.Sub(r.LastRun.Time)), r.LastRun.Found, r.LastRun.Published, r.LastRun.Failed, r.LastRun.Poison)
 	}
 	if s.Healthy {
-		fmt.Fprintln(w, "healthy")
+		e.printf("healthy\n")
 		return
 	}
-	fmt.Fprintln(w, "STUCK")
+	e.printf("STUCK\n")
 	for _, p := range s.Problems {
-		fmt.Fprintf(w, "  - %s\n", p)
+		e.printf("  - %s\n", p)
 	}
 }
 
@@ -133,12 +132,17 @@ func failedFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return err
 		}
 		if *asJSON {
-			return json.NewEncoder(e.out).Encode(list)
+			if list.Events == nil {
+				list.Events = []FailedEvent{}
+			}
+			enc := json.NewEncoder(e.out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(list)
 		}
 		printFailed(e, list.Events)
-		fmt.Fprintf(e.out, "%d FAILED events\n", len(list.Events))
+		e.printf("%d FAILED events\n", len(list.Events))
 		if list.Broken > 0 {
-			fmt.Fprintf(e.out, "%d more FAILED items break the record contract and can never be published\n", list.Broken)
+			e.printf("%d more FAILED items break the record contract and can never be published\n", list.Broken)
 		}
 		return nil
 	}
@@ -148,10 +152,10 @@ func printFailed(e *env, events []FailedEvent) {
 	if len(events) == 0 {
 		return
 	}
-	fmt.Fprintln(e.out, "ID\tSOURCE\tDETAIL-TYPE\tAGE\tLAST ERROR")
+	e.printf("ID\tSOURCE\tDETAIL-TYPE\tAGE\tLAST ERROR\n")
 	for _, ev := range events {
 		r := ev.Record
-		fmt.Fprintf(e.out, "%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, round(e.now.Sub(r.OccurredAt)), r.LastError)
+		e.printf("%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, round(e.now.Sub(r.OccurredAt)), r.LastError)
 	}
 }
 
@@ -168,7 +172,7 @@ func requeueFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		if *dryRun {
 			printFailed(e, list.Events)
-			fmt.Fprintf(e.out, "would requeue %d FAILED events (dry run: nothing changed)\n", len(list.Events))
+			e.printf("would requeue %d FAILED events (dry run: nothing changed)\n", len(list.Events))
 			return nil
 		}
 		total := len(list.Events)
@@ -180,7 +184,7 @@ func requeueFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return err
 		}
 		if !*now {
-			fmt.Fprintf(e.out, "the reconciler publishes them on its next run; pass --now to run it at once\n")
+			e.printf("the reconciler publishes them on its next run; pass --now to run it at once\n")
 			return nil
 		}
 		return runReconciler(ctx, e)
@@ -209,8 +213,8 @@ func drainFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "longest wait")
 	fs.DurationVar(&o.Interval, "interval", 2*time.Second, "pause between two counts")
 	return func(ctx context.Context, e *env) error {
-		fmt.Fprintf(e.out, "waiting until no event of %s is pending (at most %s).\nThis does not stop the application's writers: stop them first if the outbox must stay empty.\n", e.pipeline.Name, o.Timeout)
-		e.out.Flush()
+		e.printf("waiting until no event of %s is pending (at most %s).\nThis does not stop the application's writers: stop them first if the outbox must stay empty.\n", e.pipeline.Name, o.Timeout)
+		e.flush()
 		o.Progress = func(p DrainProgress) {
 			left := "time left unknown"
 			if p.Left > 0 {
@@ -256,7 +260,7 @@ func replayFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		e.progress.done("replayed %d of %d events to %s in %s (%s)", res.Published, res.Selected, res.Target, round(time.Since(start)), window)
 		if res.Failed > 0 {
 			for _, r := range res.Reasons {
-				fmt.Fprintf(e.out, "  %d\t%s\n", r.Count, r.Reason)
+				e.printf("  %d\t%s\n", r.Count, r.Reason)
 			}
 			return stuck("%d events were not published; run the same replay again once the cause is fixed", res.Failed)
 		}
@@ -270,11 +274,11 @@ func redriveFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.DurationVar(&o.Visibility, "visibility", 5*time.Minute, "how long the messages stay hidden from other readers while redrive works")
 	return func(ctx context.Context, e *env) error {
 		o.Batches = func(msgs []DLQMessage) {
-			fmt.Fprintf(e.out, "%s in the dead-letter queue %s\n", plural(len(msgs), "batch", "batches"), e.pipeline.Names.DeadLetterQueue)
+			e.printf("%s in the dead-letter queue %s\n", plural(len(msgs), "batch", "batches"), e.pipeline.Names.DeadLetterQueue)
 			for _, m := range msgs {
-				fmt.Fprintf(e.out, "  %s\n", m)
+				e.printf("  %s\n", m)
 			}
-			e.out.Flush()
+			e.flush()
 		}
 		run := 0
 		o.Report = func(r reconcile.Report) {
@@ -297,7 +301,7 @@ func redriveFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 				deleted++
 			}
 		}
-		fmt.Fprintf(e.out, "deleted %d of %s: their events are published\n", deleted, plural(len(res.Messages), "message", "messages"))
+		e.printf("deleted %d of %s: their events are published\n", deleted, plural(len(res.Messages), "message", "messages"))
 		if deleted < len(res.Messages) {
 			return stuck("%d messages stay in the queue (%d events they may hold are still pending): see `outbox status %s`, then redrive again", len(res.Messages)-deleted, res.Pending, e.pipeline.Name)
 		}

@@ -3,6 +3,7 @@ package operate
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -19,12 +20,32 @@ type FailedEvent struct {
 	FailedAt time.Time
 }
 
+// MarshalJSON writes the event as `outbox failed --json` prints it.
+func (e FailedEvent) MarshalJSON() ([]byte, error) {
+	r := e.Record
+	out := struct {
+		EventID      string `json:"eventId"`
+		PartitionKey string `json:"partitionKey"`
+		SortKey      string `json:"sortKey"`
+		Source       string `json:"source"`
+		DetailType   string `json:"detailType"`
+		OccurredAt   string `json:"occurredAt"`
+		FailedAt     string `json:"failedAt,omitempty"`
+		Attempts     int    `json:"attempts"`
+		LastError    string `json:"lastError"`
+	}{r.EventID, r.PartitionKey, r.SortKey, r.Source, r.DetailType, r.OccurredAt.Format(outbox.TimeFormat), "", r.Attempts, r.LastError}
+	if !e.FailedAt.IsZero() {
+		out.FailedAt = e.FailedAt.UTC().Format(outbox.TimeFormat)
+	}
+	return json.Marshal(out)
+}
+
 // FailedList is the result of Failed.
 type FailedList struct {
-	Events []FailedEvent
+	Events []FailedEvent `json:"events"`
 	// Broken counts FAILED outbox items that break the record contract:
 	// they can never be published, and requeue leaves them alone.
-	Broken int
+	Broken int `json:"broken"`
 }
 
 // Failed lists the FAILED events of p that f selects, oldest first. Since

@@ -8,7 +8,8 @@ import (
 )
 
 // progress shows the state of long work: on a terminal one line redrawn in
-// place, otherwise a plain line at most every plainEvery.
+// place, otherwise a plain line at most every plainEvery. It is a display:
+// errors writing it are ignored; the command's output reports its own.
 type progress struct {
 	w        io.Writer
 	terminal bool
@@ -27,12 +28,12 @@ func (p *progress) update(format string, args ...any) {
 		p.flush()
 	}
 	if p.terminal {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		_, _ = fmt.Fprintf(p.w, "\r\033[K%s", line)
 		p.drawn = true
 		return
 	}
 	if now := time.Now(); p.last.IsZero() || now.Sub(p.last) >= plainEvery {
-		fmt.Fprintln(p.w, line)
+		_, _ = fmt.Fprintln(p.w, line)
 		p.last = now
 	}
 }
@@ -43,10 +44,10 @@ func (p *progress) done(format string, args ...any) {
 		p.flush()
 	}
 	if p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
+		_, _ = fmt.Fprint(p.w, "\r\033[K")
 		p.drawn = false
 	}
-	fmt.Fprintf(p.w, format+"\n", args...)
+	_, _ = fmt.Fprintf(p.w, format+"\n", args...)
 }
 
 // bar draws a progress bar of done out of total.

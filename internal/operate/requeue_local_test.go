@@ -87,6 +87,13 @@ func TestLocalRequeueByID(t *testing.T) {
 	if !strings.Contains(out, "2 FAILED events") || strings.Contains(out, failed[1].EventID) {
 		t.Errorf("after requeue --id, failed lists:\n%s", out)
 	}
+	out, _, _ = d.run("failed", "byid", "--json")
+	var list struct {
+		Events []struct{ EventID, LastError, FailedAt string }
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Events) != 2 || list.Events[0].EventID != failed[0].EventID || list.Events[0].LastError == "" || list.Events[0].FailedAt == "" {
+		t.Errorf("failed --json = %+v, %v", list, err)
+	}
 	if out, _, _ := d.run("status", "byid"); !strings.Contains(out, "pending             1, oldest") {
 		t.Errorf("status does not count the requeued event as pending")
 	}

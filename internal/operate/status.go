@@ -247,10 +247,10 @@ func parseReconcileRun(msg string, ts int64) (ReconcileRun, bool) {
 func problems(name string, s Status, stuckAfter time.Duration) []string {
 	var out []string
 	if s.Failed.Total > 0 {
-		out = append(out, fmt.Sprintf("%d events are FAILED: list them with `outbox failed %s`, fix the cause, then `outbox requeue %s --now`", s.Failed.Total, name, name))
+		out = append(out, fmt.Sprintf("%s FAILED: list them with `outbox failed %s`, fix the cause, then `outbox requeue %s --now`", plural(s.Failed.Total, "event is", "events are"), name, name))
 	}
 	if s.DLQ.Messages+s.DLQ.InFlight > 0 {
-		out = append(out, fmt.Sprintf("the dead-letter queue holds %d batches that ran out of retries: `outbox redrive %s`", s.DLQ.Messages+s.DLQ.InFlight, name))
+		out = append(out, fmt.Sprintf("the dead-letter queue holds %s that ran out of retries: `outbox redrive %s`", plural(s.DLQ.Messages+s.DLQ.InFlight, "batch", "batches"), name))
 	}
 	if s.Pending.Oldest >= stuckAfter {
 		out = append(out, fmt.Sprintf("the oldest pending event is %s old (stuck after %s): check the mapping, the relay's log group and the reconciler", round(s.Pending.Oldest), stuckAfter))
