@@ -216,6 +216,10 @@ func drainFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		e.printf("waiting until no event of %s is pending (at most %s).\nThis does not stop the application's writers: stop them first if the outbox must stay empty.\n", e.pipeline.Name, o.Timeout)
 		e.flush()
 		o.Progress = func(p DrainProgress) {
+			if p.Elapsed == 0 {
+				e.progress.update("pending %d", p.Pending)
+				return
+			}
 			left := "time left unknown"
 			if p.Left > 0 {
 				left = "about " + round(p.Left).String() + " left"

@@ -23,7 +23,8 @@ type DrainProgress struct {
 	// publishes.
 	Rate float64
 	// Left is the estimated time until the outbox is empty; 0 when unknown.
-	Left    time.Duration
+	Left time.Duration
+	// Elapsed is the time since the first count (0 at the first count).
 	Elapsed time.Duration
 }
 
@@ -62,7 +63,10 @@ func (c *Clients) Drain(ctx context.Context, p *Pipeline, o DrainOptions) (Drain
 		for len(samples) > 2 && now.Sub(samples[1].at) >= RateWindow {
 			samples = samples[1:]
 		}
-		pr := DrainProgress{Pending: n, Elapsed: now.Sub(start)}
+		pr := DrainProgress{Pending: n}
+		if len(samples) > 1 {
+			pr.Elapsed = now.Sub(start)
+		}
 		if first := samples[0]; now.Sub(first.at) > 0 {
 			pr.Rate = float64(first.count-n) / now.Sub(first.at).Seconds()
 			if pr.Rate > 0 {
