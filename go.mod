@@ -115,3 +115,5 @@ require (
 )
 
 tool github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs
+
+replace github.com/truora/minidyn => ./third_party/minidyn

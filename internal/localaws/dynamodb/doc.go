@@ -2,7 +2,10 @@
 // local AWS stack.
 //
 // Items, expressions, indexes and transactions are evaluated by the
-// github.com/truora/minidyn engine. This layer adds what the engine lacks
+// github.com/truora/minidyn engine, used from the maintained fork in
+// third_party/minidyn (its UPSTREAM.md lists each fix; one keeps secondary
+// indexes right when UpdateItem adds, changes or removes an item's index
+// keys). This layer adds what the engine lacks
 // and what AWS documents: table metadata (status, ARNs, billing, tags),
 // ListTables, tagging, Time to Live with a background sweeper, stream
 // records on every write path, the DynamoDB Streams API, per-action
