@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
@@ -62,8 +63,12 @@ func statusFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			return err
 		}
 		if *asJSON {
+			if s.Problems == nil {
+				s.Problems = []string{}
+			}
 			enc := json.NewEncoder(e.out)
 			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
 			if err := enc.Encode(s); err != nil {
 				return err
 			}
@@ -137,6 +142,7 @@ func failedFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			}
 			enc := json.NewEncoder(e.out)
 			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
 			return enc.Encode(list)
 		}
 		printFailed(e, list.Events)
@@ -169,6 +175,9 @@ func requeueFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		list, err := e.clients.Failed(ctx, e.pipeline, f)
 		if err != nil {
 			return err
+		}
+		if missing := missingIDs(f.IDs, list.Events); len(missing) > 0 {
+			return stuck("no FAILED event has the id %s: check it with `outbox failed %s`", strings.Join(missing, ", "), e.pipeline.Name)
 		}
 		if *dryRun {
 			printFailed(e, list.Events)
@@ -319,4 +328,19 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// missingIDs returns the ids that no event has.
+func missingIDs(ids []string, events []FailedEvent) []string {
+	found := map[string]bool{}
+	for _, e := range events {
+		found[e.Record.EventID] = true
+	}
+	var missing []string
+	for _, id := range ids {
+		if !found[id] {
+			missing = append(missing, id)
+		}
+	}
+	return missing
 }

@@ -54,6 +54,9 @@ func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList
 	t := p.Table()
 	var list FailedList
 	err := c.scan(ctx, t, statusCondition(t, outbox.StatusFailed, outbox.AttrFailedAt, f), func(item map[string]types.AttributeValue) {
+		if !isOutboxItem(t, item) {
+			return
+		}
 		r, err := t.ParseItem(item)
 		if err != nil {
 			list.Broken++

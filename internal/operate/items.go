@@ -44,7 +44,7 @@ func (c *condition) add(attr, op, value string) {
 	name, val := "#a"+strconv.Itoa(len(c.names)), ":v"+strconv.Itoa(len(c.values))
 	c.names[name] = attr
 	c.values[val] = &types.AttributeValueMemberS{Value: value}
-	if op == "contains" || op == "begins_with" {
+	if op == "begins_with" {
 		c.terms = append(c.terms, op+"("+name+", "+val+")")
 		return
 	}
@@ -67,10 +67,9 @@ func (c *condition) in(attr string, values []string) {
 // selects; timeAttr is the attribute Since and Until apply to.
 func statusCondition(t outbox.Table, status outbox.Status, timeAttr string, f Filter) *condition {
 	c := newCondition()
+	// Items of a shared table that are not outbox items are told apart by
+	// their sort key (isOutboxItem), which covers former prefixes too.
 	c.add(outbox.AttrStatus, "=", string(status))
-	if t.Layout == outbox.LayoutShared {
-		c.add(t.SortKey, "begins_with", t.SortKeyPrefix)
-	}
 	if !f.Since.IsZero() {
 		c.add(timeAttr, ">=", f.Since.UTC().Format(outbox.TimeFormat))
 	}
@@ -181,4 +180,11 @@ func (c *Clients) query(ctx context.Context, t outbox.Table, in *dynamodb.QueryI
 
 func queryError(t outbox.Table, err error) error {
 	return call("dynamodb:Query", "index "+t.PendingIndexName+" of table "+t.Name, err)
+}
+
+// isOutboxItem reports whether item is an outbox item: its sort key begins
+// with the current or a former sort key prefix.
+func isOutboxItem(t outbox.Table, item map[string]types.AttributeValue) bool {
+	sk, ok := item[t.SortKey].(*types.AttributeValueMemberS)
+	return ok && t.IsOutboxSortKey(sk.Value)
 }

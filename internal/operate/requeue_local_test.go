@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -79,12 +83,22 @@ func TestLocalRequeueByID(t *testing.T) {
 	t.Parallel()
 	d := deploy(t, pipeline.Spec{Name: "byid"})
 	failed := d.putFailed(3, "com.example.byid", func(int) string { return "EventBridge: AccessDeniedException" })
+	// An application's own item with a status of its own is not an event.
+	if _, err := d.ddb.PutItem(d.ctx, &dynamodb.PutItemInput{TableName: aws.String(d.writer.Table().Name), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "ORDER#1"}, "SK": &types.AttributeValueMemberS{Value: "ORDER#1"},
+		outbox.AttrStatus: &types.AttributeValueMemberS{Value: string(outbox.StatusFailed)},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := d.run("requeue", "byid", "--id", failed[1].EventID+",01M8RGR9R8HAZQ43G0GT5HEM5C"); code != ExitStuck || !strings.Contains(errOut, "no FAILED event has the id 01M8RGR9R8HAZQ43G0GT5HEM5C") {
+		t.Errorf("requeue of an unknown id: exit %d", code)
+	}
 	out, _, code := d.run("requeue", "byid", "--id", failed[1].EventID)
 	if code != ExitOK || !strings.Contains(out, "requeued 1 events") {
 		t.Fatalf("requeue --id: exit %d", code)
 	}
 	out, _, _ = d.run("failed", "byid")
-	if !strings.Contains(out, "2 FAILED events") || strings.Contains(out, failed[1].EventID) {
+	if !strings.Contains(out, "2 FAILED events\n") || strings.Contains(out, failed[1].EventID) || strings.Contains(out, "record contract") {
 		t.Errorf("after requeue --id, failed lists:\n%s", out)
 	}
 	out, _, _ = d.run("failed", "byid", "--json")
