@@ -53,7 +53,7 @@ type FailedList struct {
 func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList, error) {
 	t := p.Table()
 	var list FailedList
-	err := c.scan(ctx, t, statusCondition(t, outbox.StatusFailed, outbox.AttrFailedAt, f), func(item map[string]types.AttributeValue) {
+	err := c.scan(ctx, t, statusCondition(outbox.StatusFailed, outbox.AttrFailedAt, f), func(item map[string]types.AttributeValue) {
 		if !isOutboxItem(t, item) {
 			return
 		}

@@ -65,7 +65,7 @@ func (c *condition) in(attr string, values []string) {
 
 // statusCondition is the condition of events with the given status that f
 // selects; timeAttr is the attribute Since and Until apply to.
-func statusCondition(t outbox.Table, status outbox.Status, timeAttr string, f Filter) *condition {
+func statusCondition(status outbox.Status, timeAttr string, f Filter) *condition {
 	c := newCondition()
 	// Items of a shared table that are not outbox items are told apart by
 	// their sort key (isOutboxItem), which covers former prefixes too.

@@ -66,7 +66,7 @@ func (c *Clients) Replay(ctx context.Context, p *Pipeline, o ReplayOptions) (Rep
 	}
 	t := p.Table()
 	var records []outbox.Record
-	err = c.scan(ctx, t, statusCondition(t, outbox.StatusPublished, outbox.AttrOccurredAt, o.Filter), func(item map[string]types.AttributeValue) {
+	err = c.scan(ctx, t, statusCondition(outbox.StatusPublished, outbox.AttrOccurredAt, o.Filter), func(item map[string]types.AttributeValue) {
 		if r, err := t.ParseItem(item); err == nil {
 			records = append(records, r)
 		}
