@@ -2,7 +2,7 @@
 // failed, requeue, drain, replay and redrive. It finds the pipeline's
 // components by the pipeline's name; nothing needs Terraform state.
 //
-//	go install github.com/outboxkit/terraform-provider-outbox/cmd/outbox@latest
+//	go install ./cmd/outbox
 //	outbox status orders --region eu-west-1
 //
 // See the operations guide (docs/guides/operations.md) for every subcommand
