@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -107,6 +108,9 @@ func (e *env) flush() {
 	}
 }
 
+// findPermissions are the IAM actions of finding a pipeline (Find).
+var findPermissions = []string{"lambda:GetFunctionConfiguration"}
+
 // command is one subcommand.
 type command struct {
 	name, summary string
@@ -114,6 +118,9 @@ type command struct {
 	args string
 	// help says more than summary; example is a full command line.
 	help, example string
+	// permissions are the IAM actions the subcommand calls, besides
+	// findPermissions.
+	permissions []string
 	// flags declares the subcommand's flags and returns what runs it.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, e *env) error
 }
@@ -189,7 +196,8 @@ func (c *CLI) runCommand(ctx context.Context, cmd command, args []string) error 
 	fs.StringVar(&s.EndpointURL, "endpoint-url", "", "endpoint of every AWS service, such as a local stack (default: AWS_ENDPOINT_URL)")
 	run := cmd.flags(fs)
 	fs.Usage = func() {
-		_, _ = fmt.Fprintf(c.Stdout, "Usage: outbox %s <pipeline>%s [flags]\n\n%s\n\n%s\n\nExample:\n  %s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary, cmd.help, cmd.example)
+		_, _ = fmt.Fprintf(c.Stdout, "Usage: outbox %s <pipeline>%s [flags]\n\n%s\n\n%s\n\nExample:\n  %s\n\nIAM permissions: %s\n\nFlags:\n",
+			cmd.name, cmd.args, cmd.summary, cmd.help, cmd.example, strings.Join(slices.Concat(findPermissions, cmd.permissions), ", "))
 		fs.PrintDefaults()
 	}
 	positional, err := parseInterspersed(fs, args)

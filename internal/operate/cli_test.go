@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -204,4 +205,37 @@ func newTestFlagSet() *flag.FlagSet {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	return fs
+}
+
+// The operations guide lists the permissions of every subcommand, as its
+// help does.
+func TestGuideListsThePermissions(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../docs/guides/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide := string(b)
+	_, section, ok := strings.Cut(guide, "### Permissions of the outbox command")
+	if !ok {
+		t.Fatal("the operations guide has no section on the command's permissions")
+	}
+	for _, p := range findPermissions {
+		if !strings.Contains(section, "`"+p+"`") {
+			t.Errorf("the guide does not say that every subcommand needs %s", p)
+		}
+	}
+	for _, c := range commands() {
+		_, row, ok := strings.Cut(section, "\n| `"+c.name+"` |")
+		if !ok {
+			t.Errorf("the guide's permissions table has no row for %s", c.name)
+			continue
+		}
+		row, _, _ = strings.Cut(row, "\n")
+		for _, p := range c.permissions {
+			if !strings.Contains(row, "`"+p+"`") {
+				t.Errorf("the guide's row for %s lacks %s: %s", c.name, p, row)
+			}
+		}
+	}
 }

@@ -53,7 +53,13 @@ func TestLocalRedrive(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, _, code := d.run("redrive", "redrive", "--visibility", "1s")
+	var perms []string
+	for _, c := range commands() {
+		if c.name == "redrive" {
+			perms = append(findPermissions, c.permissions...)
+		}
+	}
+	out, _, code := d.runAs("redrive-operator", perms, "redrive", "redrive")
 	if code != ExitOK {
 		t.Fatalf("redrive: exit %d", code)
 	}
