@@ -15,6 +15,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 )
 
 var subcommands = []string{"status", "failed", "requeue", "drain", "replay", "redrive"}
@@ -236,6 +237,38 @@ func TestGuideListsThePermissions(t *testing.T) {
 			if !strings.Contains(row, "`"+p+"`") {
 				t.Errorf("the guide's row for %s lacks %s: %s", c.name, p, row)
 			}
+		}
+	}
+}
+
+func TestReplayTargets(t *testing.T) {
+	t.Parallel()
+	c := &Clients{}
+	ebPipeline := &Pipeline{Config: config.Config{Target: config.TargetEventBridge, EventBus: "orders"}}
+	snsPipeline := &Pipeline{Config: config.Config{Target: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}}
+	for _, tc := range []struct {
+		p              *Pipeline
+		target, want   string
+		wantSNS, fails bool
+	}{
+		{p: ebPipeline, want: "orders"},
+		{p: snsPipeline, want: "arn:aws:sns:eu-west-1:123456789012:orders", wantSNS: true},
+		{p: snsPipeline, target: "analytics", want: "analytics"},
+		{p: ebPipeline, target: "arn:aws:events:eu-west-1:123456789012:event-bus/analytics", want: "arn:aws:events:eu-west-1:123456789012:event-bus/analytics"},
+		{p: ebPipeline, target: "arn:aws:sns:eu-west-1:123456789012:analytics", want: "arn:aws:sns:eu-west-1:123456789012:analytics", wantSNS: true},
+		{p: ebPipeline, target: "arn:aws:sqs:eu-west-1:123456789012:queue", fails: true},
+		{p: ebPipeline, target: "arn:nope", fails: true},
+	} {
+		pub, got, err := c.publisher(tc.p, tc.target)
+		if tc.fails {
+			if err == nil || !strings.Contains(err.Error(), "event bus name, an event bus ARN or an SNS topic ARN") {
+				t.Errorf("publisher(%q) = %v, want an error naming the accepted targets", tc.target, err)
+			}
+			continue
+		}
+		_, isSNS := pub.(*publish.SNS)
+		if err != nil || got != tc.want || isSNS != tc.wantSNS {
+			t.Errorf("publisher(%q) = %T %q %v; want %q, SNS %t", tc.target, pub, got, err, tc.want, tc.wantSNS)
 		}
 	}
 }

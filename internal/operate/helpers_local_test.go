@@ -14,7 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
@@ -135,9 +137,10 @@ func (d *deployed) putFailed(n int, source string, reason func(int) string) []ou
 
 // consumer is a subscription's queue, read in the background.
 type consumer struct {
-	mu   sync.Mutex
-	got  map[string]int // event id → deliveries
-	seen []receivedEvent
+	mu     sync.Mutex
+	got    map[string]int    // event id → deliveries
+	bodies map[string]string // event id → last message body
+	seen   []receivedEvent
 }
 
 type receivedEvent struct {
@@ -156,15 +159,54 @@ func (d *deployed) subscribe(name, bus, source string) *consumer {
 	if err != nil {
 		d.t.Fatalf("creating subscription %s: %v", name, err)
 	}
-	c := &consumer{got: map[string]int{}}
+	return d.consume(st.QueueURL)
+}
+
+// consume reads the queue at url until the test ends.
+func (d *deployed) consume(url string) *consumer {
+	c := &consumer{got: map[string]int{}, bodies: map[string]string{}}
 	ctx, stop := context.WithCancel(d.ctx)
 	var wg sync.WaitGroup
 	d.t.Cleanup(func() { stop(); wg.Wait() })
 	q := sqs.NewFromConfig(d.cfg)
 	for range 2 {
-		wg.Go(func() { c.read(ctx, q, st.QueueURL) })
+		wg.Go(func() { c.read(ctx, q, url) })
 	}
 	return c
+}
+
+// topicConsumer creates an SNS topic and a queue subscribed to it with raw
+// message delivery, read until the test ends; it returns the topic's ARN.
+func (d *deployed) topicConsumer(name string) (*consumer, string) {
+	d.t.Helper()
+	topic, err := sns.NewFromConfig(d.cfg).CreateTopic(d.ctx, &sns.CreateTopicInput{Name: aws.String(name)})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	q := sqs.NewFromConfig(d.cfg)
+	queue, err := q.CreateQueue(d.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	attrs, err := q.GetQueueAttributes(d.ctx, &sqs.GetQueueAttributesInput{QueueUrl: queue.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	queueARN := attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+	policy, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": []map[string]any{{
+		"Effect": "Allow", "Principal": map[string]string{"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage", "Resource": queueARN,
+		"Condition": map[string]any{"ArnEquals": map[string]string{"aws:SourceArn": aws.ToString(topic.TopicArn)}},
+	}}})
+	if _, err := q.SetQueueAttributes(d.ctx, &sqs.SetQueueAttributesInput{QueueUrl: queue.QueueUrl, Attributes: map[string]string{"Policy": string(policy)}}); err != nil {
+		d.t.Fatal(err)
+	}
+	if _, err := sns.NewFromConfig(d.cfg).Subscribe(d.ctx, &sns.SubscribeInput{
+		TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(queueARN),
+		Attributes: map[string]string{"RawMessageDelivery": "true"},
+	}); err != nil {
+		d.t.Fatal(err)
+	}
+	return d.consume(aws.ToString(queue.QueueUrl)), aws.ToString(topic.TopicArn)
 }
 
 func (c *consumer) read(ctx context.Context, q *sqs.Client, url string) {
@@ -183,6 +225,7 @@ func (c *consumer) read(ctx context.Context, q *sqs.Client, url string) {
 			if json.Unmarshal([]byte(aws.ToString(m.Body)), &ev) == nil {
 				c.mu.Lock()
 				c.got[ev.Detail.Metadata.EventID]++
+				c.bodies[ev.Detail.Metadata.EventID] = aws.ToString(m.Body)
 				c.seen = append(c.seen, receivedEvent{ev.ID, ev.Source, ev.DetailType, ev.Detail})
 				c.mu.Unlock()
 			}

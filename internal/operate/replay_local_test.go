@@ -88,3 +88,33 @@ func TestLocalReplayToSecondBus(t *testing.T) {
 		}
 	}
 }
+
+// A replay to an SNS topic sends each event in the relay's envelope, byte
+// for byte.
+func TestLocalReplayToTopic(t *testing.T) {
+	t.Parallel()
+	d := deploy(t, pipeline.Spec{Name: "topic"})
+	const source = "com.example.topic"
+	own := d.subscribe("topic-own", "default", source)
+	topicSink, topic := d.topicConsumer("topic-replay")
+	recs := d.write(
+		outbox.Event{Source: source, DetailType: "A", Detail: json.RawMessage(`{"n":1.50,"s":"x"}`)},
+		outbox.Event{Source: source, DetailType: "B", Detail: json.RawMessage(`{"n":2}`), TraceHeader: "Root=1-5759e988-bd862e3fe1be46a994272793"},
+	)
+	own.waitFor(t, idsOf(recs))
+	waitUntil(t, "every event marked PUBLISHED", func() bool {
+		n, err := NewClients(d.cfg).pendingCount(context.Background(), d.writer.Table(), farFuture(time.Now()), 0)
+		return err == nil && n == 0
+	})
+	if out, _, code := d.run("replay", "topic", "--since", "1h", "--target", topic); code != ExitOK || !strings.Contains(out, "replayed 2 of 2 events to "+topic) {
+		t.Fatalf("replay to a topic: exit %d", code)
+	}
+	topicSink.waitFor(t, idsOf(recs))
+	topicSink.mu.Lock()
+	defer topicSink.mu.Unlock()
+	for _, r := range recs {
+		if got, want := topicSink.bodies[r.EventID], string(r.EnvelopeJSON()); got != want {
+			t.Errorf("replayed message of %s:\n got %s\nwant %s", r.EventID, got, want)
+		}
+	}
+}
