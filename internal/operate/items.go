@@ -136,29 +136,22 @@ func (c *Clients) eachPendingSince(ctx context.Context, t outbox.Table, cutoff t
 	return nil
 }
 
-// pendingCount counts the events pending since before cutoff. With atMost
-// > 0 it stops counting a shard once it has found that many.
-func (c *Clients) pendingCount(ctx context.Context, t outbox.Table, cutoff time.Time, atMost int32) (int, error) {
+// pendingCount counts the events pending since before cutoff.
+func (c *Clients) pendingCount(ctx context.Context, t outbox.Table, cutoff time.Time) (int, error) {
 	total := 0
 	for shard := range pendingShards(t) {
 		in := t.PendingQuery(shard, cutoff)
 		in.Select = types.SelectCount
-		if atMost > 0 {
-			in.Limit = aws.Int32(atMost)
-		}
 		for {
 			out, err := c.DynamoDB.Query(ctx, in)
 			if err != nil {
 				return 0, queryError(t, err)
 			}
 			total += int(out.Count)
-			if len(out.LastEvaluatedKey) == 0 || (atMost > 0 && total >= int(atMost)) {
+			if len(out.LastEvaluatedKey) == 0 {
 				break
 			}
 			in.ExclusiveStartKey = maps.Clone(out.LastEvaluatedKey)
-		}
-		if atMost > 0 && total >= int(atMost) {
-			return total, nil
 		}
 	}
 	return total, nil
