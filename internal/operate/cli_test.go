@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 )
@@ -131,6 +132,7 @@ func TestProblems(t *testing.T) {
 		{func(s *Status) { s.Failed.Total = 2 }, "outbox requeue orders"},
 		{func(s *Status) { s.DLQ.Messages = 1 }, "outbox redrive orders"},
 		{func(s *Status) { s.DLQ.InFlight = 1 }, "outbox redrive orders"},
+		{func(s *Status) { s.DLQ.Missing = true }, "does not exist: the mapping cannot record"},
 		{func(s *Status) { s.Pending.Oldest = time.Hour }, "the oldest pending event is 1h0m0s old"},
 		{func(s *Status) { s.Mapping.State = "Disabled" }, "mapping is Disabled"},
 		{func(s *Status) { s.Mapping.LastProcessingResult = "PROBLEM: Function call failed" }, "PROBLEM: Function call failed"},
@@ -270,5 +272,14 @@ func TestReplayTargets(t *testing.T) {
 		if err != nil || got != tc.want || isSNS != tc.wantSNS {
 			t.Errorf("publisher(%q) = %T %q %v; want %q, SNS %t", tc.target, pub, got, err, tc.want, tc.wantSNS)
 		}
+	}
+}
+
+func TestReconcileWithoutReconciler(t *testing.T) {
+	t.Parallel()
+	p := &Pipeline{Name: "orders", Names: pipeline.NamesFor("orders")}
+	_, err := (&Clients{}).Reconcile(context.Background(), p, nil)
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "orders-reconciler does not exist") || !strings.Contains(err.Error(), "enable reconciler") {
+		t.Errorf("Reconcile without a reconciler = %v", err)
 	}
 }

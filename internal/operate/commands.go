@@ -105,7 +105,11 @@ func printStatus(e *env, s Status) {
 	for _, r := range s.Failed.TopReasons {
 		line("", "%6d  %s", r.Count, r.Reason)
 	}
-	line("dead-letter queue", "%s, %d in flight (%s)", plural(s.DLQ.Messages, "message", "messages"), s.DLQ.InFlight, s.DLQ.Name)
+	if s.DLQ.Missing {
+		line("dead-letter queue", "missing (%s)", s.DLQ.Name)
+	} else {
+		line("dead-letter queue", "%s, %d in flight (%s)", plural(s.DLQ.Messages, "message", "messages"), s.DLQ.InFlight, s.DLQ.Name)
+	}
 	line("mapping", "%s, last result: %s", s.Mapping.State, s.Mapping.LastProcessingResult)
 	switch r := s.Reconciler; {
 	case !r.Enabled:

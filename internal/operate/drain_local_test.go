@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -48,5 +51,17 @@ func TestLocalDrain(t *testing.T) {
 	out, _, code = d.run("drain", "drain", "--timeout", "2m", "--interval", "200ms")
 	if code != ExitOK || !strings.Contains(out, "drained: no event of drain is pending") {
 		t.Errorf("drain after resuming: exit %d", code)
+	}
+
+	// A component deleted out of band is named, with the fix.
+	if _, err := sqs.NewFromConfig(d.cfg).DeleteQueue(d.ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(d.state.QueueURL)}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = d.run("status", "drain")
+	if code != ExitStuck || !strings.Contains(out, "dead-letter queue   missing (drain-relay-dlq)") || !strings.Contains(out, "run terraform apply to recreate it") {
+		t.Errorf("status without its DLQ: exit %d", code)
+	}
+	if _, errOut, code := d.run("redrive", "drain"); code != ExitStuck || !strings.Contains(errOut, "dead-letter queue drain-relay-dlq does not exist: run terraform apply") {
+		t.Errorf("redrive without its DLQ: exit %d, %q", code, errOut)
 	}
 }

@@ -3,6 +3,7 @@ package operate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -67,6 +68,8 @@ type QueueStatus struct {
 	Name     string `json:"name"`
 	Messages int    `json:"messages"`
 	InFlight int    `json:"inFlight"`
+	// Missing is set when the queue does not exist.
+	Missing bool `json:"missing,omitempty"`
 }
 
 // MappingStatus is the event source mapping's state.
@@ -116,7 +119,13 @@ func (c *Clients) Status(ctx context.Context, p *Pipeline, o StatusOptions) (Sta
 	steps := []func() error{
 		func() error { return c.pendingStatus(ctx, p, now(), &s.Pending) },
 		func() error { return c.failedStatus(ctx, p, &s.Failed) },
-		func() error { return c.queueStatus(ctx, p, &s.DLQ) },
+		func() error {
+			err := c.queueStatus(ctx, p, &s.DLQ)
+			if errors.Is(err, ErrNotFound) {
+				s.DLQ.Missing, err = true, nil
+			}
+			return err
+		},
 		func() error { return c.mappingStatus(ctx, p, &s.Mapping) },
 		func() error { return c.reconcilerStatus(ctx, p, now(), &s.Reconciler) },
 	}
@@ -248,6 +257,9 @@ func problems(name string, s Status, stuckAfter time.Duration) []string {
 	var out []string
 	if s.Failed.Total > 0 {
 		out = append(out, fmt.Sprintf("%s FAILED: list them with `outbox failed %s`, fix the cause, then `outbox requeue %s --now`", plural(s.Failed.Total, "event is", "events are"), name, name))
+	}
+	if s.DLQ.Missing {
+		out = append(out, fmt.Sprintf("the dead-letter queue %s does not exist: the mapping cannot record the batches that run out of retries; run terraform apply to recreate it", s.DLQ.Name))
 	}
 	if s.DLQ.Messages+s.DLQ.InFlight > 0 {
 		out = append(out, fmt.Sprintf("the dead-letter queue holds %s that ran out of retries: `outbox redrive %s`", plural(s.DLQ.Messages+s.DLQ.InFlight, "batch", "batches"), name))
