@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -11,6 +12,7 @@ import (
 // place, otherwise a plain line at most every plainEvery. It is a display:
 // errors writing it are ignored; the command's output reports its own.
 type progress struct {
+	mu       sync.Mutex // updates may come from several goroutines
 	w        io.Writer
 	terminal bool
 	last     time.Time
@@ -24,6 +26,8 @@ const plainEvery = 5 * time.Second
 
 func (p *progress) update(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.flush != nil {
 		p.flush()
 	}
@@ -40,6 +44,8 @@ func (p *progress) update(format string, args ...any) {
 
 // done ends the progress line with a last line.
 func (p *progress) done(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.flush != nil {
 		p.flush()
 	}
