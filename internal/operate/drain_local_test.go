@@ -1,0 +1,67 @@
+package operate
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// With the mapping paused, drain times out, says what is left and that it
+// does not stop writers; once the mapping resumes, drain ends with nothing
+// pending.
+func TestLocalDrain(t *testing.T) {
+	t.Parallel()
+	d := deploy(t, pipeline.Spec{Name: "drain", Reconciler: pipeline.ReconcilerSpec{Disabled: true}})
+	ctl := localawstest.Control(d.stack)
+	if _, err := ctl.PauseMapping(d.ctx, d.state.MappingUUID); err != nil {
+		t.Fatal(err)
+	}
+	events := make([]outbox.Event, 3)
+	for i := range events {
+		events[i] = outbox.Event{Source: "com.example.drain", DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)}
+	}
+	d.write(events...)
+
+	out, errOut, code := d.run("drain", "drain", "--timeout", "2s", "--interval", "200ms")
+	if code != ExitStuck {
+		t.Errorf("drain with the mapping paused exited %d, want %d", code, ExitStuck)
+	}
+	for _, want := range []string{"does not stop the application's writers", "timed out after", "3 events still pending"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("drain's output lacks %q", want)
+		}
+	}
+	if !strings.Contains(errOut, "3 events of drain are still pending") {
+		t.Errorf("drain's error lacks what is left: %q", errOut)
+	}
+	if out, _, _ := d.run("status", "drain"); !strings.Contains(out, "reconciler          disabled") {
+		t.Errorf("status does not say the reconciler is disabled")
+	}
+
+	if _, err := ctl.ResumeMapping(d.ctx, d.state.MappingUUID); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = d.run("drain", "drain", "--timeout", "2m", "--interval", "200ms")
+	if code != ExitOK || !strings.Contains(out, "drained: no event of drain is pending") {
+		t.Errorf("drain after resuming: exit %d", code)
+	}
+
+	// A component deleted out of band is named, with the fix.
+	if _, err := sqs.NewFromConfig(d.cfg).DeleteQueue(d.ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(d.state.QueueURL)}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = d.run("status", "drain")
+	if code != ExitStuck || !strings.Contains(out, "dead-letter queue   missing (drain-relay-dlq)") || !strings.Contains(out, "run terraform apply to recreate it") {
+		t.Errorf("status without its DLQ: exit %d", code)
+	}
+	if _, errOut, code := d.run("redrive", "drain"); code != ExitStuck || !strings.Contains(errOut, "dead-letter queue drain-relay-dlq does not exist: run terraform apply") {
+		t.Errorf("redrive without its DLQ: exit %d, %q", code, errOut)
+	}
+}

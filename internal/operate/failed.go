@@ -1,0 +1,102 @@
+package operate
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// FailedEvent is an event marked FAILED.
+type FailedEvent struct {
+	Record outbox.Record
+	// FailedAt is when it was marked FAILED (zero if the item does not say).
+	FailedAt time.Time
+}
+
+// MarshalJSON writes the event as `outbox failed --json` prints it.
+func (e FailedEvent) MarshalJSON() ([]byte, error) {
+	r := e.Record
+	out := struct {
+		EventID      string `json:"eventId"`
+		PartitionKey string `json:"partitionKey"`
+		SortKey      string `json:"sortKey"`
+		Source       string `json:"source"`
+		DetailType   string `json:"detailType"`
+		OccurredAt   string `json:"occurredAt"`
+		FailedAt     string `json:"failedAt,omitempty"`
+		Attempts     int    `json:"attempts"`
+		LastError    string `json:"lastError"`
+	}{r.EventID, r.PartitionKey, r.SortKey, r.Source, r.DetailType, r.OccurredAt.Format(outbox.TimeFormat), "", r.Attempts, r.LastError}
+	if !e.FailedAt.IsZero() {
+		out.FailedAt = e.FailedAt.UTC().Format(outbox.TimeFormat)
+	}
+	return json.Marshal(out)
+}
+
+// FailedList is the result of Failed.
+type FailedList struct {
+	Events []FailedEvent `json:"events"`
+	// Broken counts FAILED outbox items that break the record contract:
+	// they can never be published, and requeue leaves them alone.
+	Broken int `json:"broken"`
+}
+
+// Failed lists the FAILED events of p that f selects, oldest first. Since
+// and Until apply to the time of failure.
+func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList, error) {
+	t := p.Table()
+	var list FailedList
+	err := c.scan(ctx, t, statusCondition(outbox.StatusFailed, outbox.AttrFailedAt, f), func(item map[string]types.AttributeValue) {
+		if !isOutboxItem(t, item) {
+			return
+		}
+		r, err := t.ParseItem(item)
+		if err != nil {
+			list.Broken++
+			return
+		}
+		// The reason is matched here rather than in the filter expression:
+		// a scan's filter does not lower the reads it costs.
+		if !strings.Contains(r.LastError, f.Reason) {
+			return
+		}
+		e := FailedEvent{Record: r}
+		if s, ok := item[outbox.AttrFailedAt].(*types.AttributeValueMemberS); ok {
+			e.FailedAt, _ = time.Parse(time.RFC3339Nano, s.Value)
+		}
+		list.Events = append(list.Events, e)
+	})
+	slices.SortFunc(list.Events, func(a, b FailedEvent) int {
+		return cmp.Or(a.Record.OccurredAt.Compare(b.Record.OccurredAt), cmp.Compare(a.Record.EventID, b.Record.EventID))
+	})
+	return list, err
+}
+
+// ReasonCount is how many failed events share a reason.
+type ReasonCount struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// topReasons returns the n most frequent reasons, most frequent first.
+func topReasons(events []FailedEvent, n int) []ReasonCount {
+	counts := map[string]int{}
+	for _, e := range events {
+		counts[e.Record.LastError]++
+	}
+	out := make([]ReasonCount, 0, len(counts))
+	for r, c := range counts {
+		out = append(out, ReasonCount{Reason: r, Count: c})
+	}
+	slices.SortFunc(out, func(a, b ReasonCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Reason, b.Reason))
+	})
+	return out[:min(n, len(out))]
+}

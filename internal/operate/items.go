@@ -1,0 +1,183 @@
+package operate
+
+import (
+	"context"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Filter selects events.
+type Filter struct {
+	// Since and Until bound the time the filter applies to (when the event
+	// failed for failed events, when it occurred for published ones); zero
+	// means unbounded. Until is exclusive.
+	Since, Until time.Time
+	// Reason is a substring of the failure reason.
+	Reason string
+	// Source and DetailType match exactly.
+	Source, DetailType string
+	// IDs are event ids.
+	IDs []string
+}
+
+// condition is a DynamoDB filter expression under construction.
+type condition struct {
+	terms  []string
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+func newCondition() *condition {
+	return &condition{names: map[string]string{}, values: map[string]types.AttributeValue{}}
+}
+
+// add appends "#name op :value" for a string value.
+func (c *condition) add(attr, op, value string) {
+	name, val := "#a"+strconv.Itoa(len(c.names)), ":v"+strconv.Itoa(len(c.values))
+	c.names[name] = attr
+	c.values[val] = &types.AttributeValueMemberS{Value: value}
+	if op == "begins_with" {
+		c.terms = append(c.terms, op+"("+name+", "+val+")")
+		return
+	}
+	c.terms = append(c.terms, name+" "+op+" "+val)
+}
+
+// in appends "#name IN (:v...)".
+func (c *condition) in(attr string, values []string) {
+	name := "#a" + strconv.Itoa(len(c.names))
+	c.names[name] = attr
+	vals := make([]string, len(values))
+	for i, v := range values {
+		vals[i] = ":v" + strconv.Itoa(len(c.values))
+		c.values[vals[i]] = &types.AttributeValueMemberS{Value: v}
+	}
+	c.terms = append(c.terms, name+" IN ("+strings.Join(vals, ", ")+")")
+}
+
+// statusCondition is the condition of events with the given status that f
+// selects; timeAttr is the attribute Since and Until apply to.
+func statusCondition(status outbox.Status, timeAttr string, f Filter) *condition {
+	c := newCondition()
+	// Items of a shared table that are not outbox items are told apart by
+	// their sort key (isOutboxItem), which covers former prefixes too.
+	c.add(outbox.AttrStatus, "=", string(status))
+	if !f.Since.IsZero() {
+		c.add(timeAttr, ">=", f.Since.UTC().Format(outbox.TimeFormat))
+	}
+	if !f.Until.IsZero() {
+		c.add(timeAttr, "<", f.Until.UTC().Format(outbox.TimeFormat))
+	}
+	if f.Source != "" {
+		c.add(outbox.AttrSource, "=", f.Source)
+	}
+	if f.DetailType != "" {
+		c.add(outbox.AttrDetailType, "=", f.DetailType)
+	}
+	if len(f.IDs) > 0 {
+		c.in(outbox.AttrEventID, f.IDs)
+	}
+	return c
+}
+
+// scan calls fn with every item of the table that matches c, page by page.
+func (c *Clients) scan(ctx context.Context, t outbox.Table, cond *condition, fn func(map[string]types.AttributeValue)) error {
+	in := &dynamodb.ScanInput{
+		TableName:                 aws.String(t.Name),
+		FilterExpression:          aws.String(strings.Join(cond.terms, " AND ")),
+		ExpressionAttributeNames:  cond.names,
+		ExpressionAttributeValues: cond.values,
+	}
+	p := dynamodb.NewScanPaginator(c.DynamoDB, in)
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return call("dynamodb:Scan", "table "+t.Name, err)
+		}
+		for _, item := range out.Items {
+			fn(item)
+		}
+	}
+	return nil
+}
+
+// pendingShards returns the shards of the pending index to query.
+func pendingShards(t outbox.Table) int { return t.PendingShards }
+
+// farFuture is the cutoff that covers every pending event, including those
+// whose writers' clocks run ahead.
+func farFuture(now time.Time) time.Time { return now.Add(24 * time.Hour) }
+
+// eachPendingSince calls fn with the pending-since time (Unix ms) of every
+// pending event since before cutoff, querying every shard of the pending
+// index.
+func (c *Clients) eachPendingSince(ctx context.Context, t outbox.Table, cutoff time.Time, fn func(int64)) error {
+	for shard := range pendingShards(t) {
+		in := t.PendingQuery(shard, cutoff)
+		in.ProjectionExpression = aws.String("#since")
+		if err := c.query(ctx, t, in, func(item map[string]types.AttributeValue) {
+			if n, ok := item[outbox.AttrPendingSince].(*types.AttributeValueMemberN); ok {
+				if v, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+					fn(v)
+				}
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pendingCount counts the events pending since before cutoff.
+func (c *Clients) pendingCount(ctx context.Context, t outbox.Table, cutoff time.Time) (int, error) {
+	total := 0
+	for shard := range pendingShards(t) {
+		in := t.PendingQuery(shard, cutoff)
+		in.Select = types.SelectCount
+		for {
+			out, err := c.DynamoDB.Query(ctx, in)
+			if err != nil {
+				return 0, queryError(t, err)
+			}
+			total += int(out.Count)
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			in.ExclusiveStartKey = maps.Clone(out.LastEvaluatedKey)
+		}
+	}
+	return total, nil
+}
+
+func (c *Clients) query(ctx context.Context, t outbox.Table, in *dynamodb.QueryInput, fn func(map[string]types.AttributeValue)) error {
+	p := dynamodb.NewQueryPaginator(c.DynamoDB, in)
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return queryError(t, err)
+		}
+		for _, item := range out.Items {
+			fn(item)
+		}
+	}
+	return nil
+}
+
+func queryError(t outbox.Table, err error) error {
+	return call("dynamodb:Query", "index "+t.PendingIndexName+" of table "+t.Name, err)
+}
+
+// isOutboxItem reports whether item is an outbox item: its sort key begins
+// with the current or a former sort key prefix.
+func isOutboxItem(t outbox.Table, item map[string]types.AttributeValue) bool {
+	sk, ok := item[t.SortKey].(*types.AttributeValueMemberS)
+	return ok && t.IsOutboxSortKey(sk.Value)
+}

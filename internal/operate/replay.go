@@ -1,0 +1,151 @@
+package operate
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// ErrNothingToReplay is returned by Replay for a pipeline that deletes
+// published items.
+var ErrNothingToReplay = errors.New("nothing to replay")
+
+// ReplayOptions configure Replay.
+type ReplayOptions struct {
+	// Filter selects the events by the time they occurred (Since is
+	// required), source and detail type.
+	Filter Filter
+	// Target is an event bus (name or ARN) or an SNS topic ARN; empty
+	// means the pipeline's own target.
+	Target string
+	// Rate caps the events published per second; 0 means no cap.
+	Rate float64
+	// Progress, when not nil, is called after each batch.
+	Progress func(done, total int)
+}
+
+// ReplayResult says what Replay published.
+type ReplayResult struct {
+	// Target is where the events went.
+	Target string
+	// Selected counts the events in the window; Published and Failed
+	// split them.
+	Selected, Published, Failed int
+	// Reasons are the reasons of the failures, most frequent first.
+	Reasons []ReasonCount
+	// First and Last are the times of occurrence of the first and last
+	// event selected.
+	First, Last time.Time
+}
+
+// Replay publishes again, in order of occurrence and with their original
+// ids, the PUBLISHED events of p that o selects. It uses the relay's
+// publishers, so the events are those the relay published.
+func (c *Clients) Replay(ctx context.Context, p *Pipeline, o ReplayOptions) (ReplayResult, error) {
+	if p.Config.PublishedAction == config.ActionDelete {
+		return ReplayResult{}, fmt.Errorf("pipeline %q deletes events once published (published.action = \"delete\"), so no published event is kept: %w; to replay in the future, use published.action = \"mark\", which keeps them for published.ttl", p.Name, ErrNothingToReplay)
+	}
+	if o.Filter.Since.IsZero() {
+		return ReplayResult{}, errors.New("the start of the window is missing: pass --since, for example --since 24h or --since 2026-11-30T10:00:00Z")
+	}
+	pub, target, err := c.publisher(p, o.Target)
+	if err != nil {
+		return ReplayResult{}, err
+	}
+	t := p.Table()
+	var records []outbox.Record
+	err = c.scan(ctx, t, statusCondition(outbox.StatusPublished, outbox.AttrOccurredAt, o.Filter), func(item map[string]types.AttributeValue) {
+		if r, err := t.ParseItem(item); err == nil {
+			records = append(records, r)
+		}
+	})
+	if err != nil {
+		return ReplayResult{}, err
+	}
+	slices.SortFunc(records, func(a, b outbox.Record) int {
+		return cmp.Or(a.OccurredAt.Compare(b.OccurredAt), cmp.Compare(a.EventID, b.EventID))
+	})
+	res := ReplayResult{Target: target, Selected: len(records)}
+	if len(records) > 0 {
+		res.First, res.Last = records[0].OccurredAt, records[len(records)-1].OccurredAt
+	}
+	return res, c.publishPaced(ctx, pub, records, o, &res)
+}
+
+// publishPaced publishes records batch by batch, in order, at most o.Rate
+// a second.
+func (c *Clients) publishPaced(ctx context.Context, pub publish.Publisher, records []outbox.Record, o ReplayOptions, res *ReplayResult) error {
+	batch := publish.MaxBatchEntries
+	if o.Rate > 0 && o.Rate < float64(batch) {
+		batch = max(1, int(o.Rate))
+	}
+	start := time.Now()
+	reasons := map[string]int{}
+	for i := 0; i < len(records); i += batch {
+		chunk := records[i:min(i+batch, len(records))]
+		for _, r := range pub.Publish(ctx, chunk) {
+			if r.Status == publish.Published {
+				res.Published++
+			} else {
+				res.Failed++
+				reasons[r.Reason]++
+			}
+		}
+		if o.Progress != nil {
+			o.Progress(i+len(chunk), len(records))
+		}
+		if o.Rate > 0 {
+			due := start.Add(time.Duration(float64(i+len(chunk)) / o.Rate * float64(time.Second)))
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Until(due)):
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	for r, n := range reasons {
+		res.Reasons = append(res.Reasons, ReasonCount{Reason: r, Count: n})
+	}
+	slices.SortFunc(res.Reasons, func(a, b ReasonCount) int { return cmp.Compare(b.Count, a.Count) })
+	return nil
+}
+
+// publisher returns the relay's publisher for target (the pipeline's own
+// when empty) and the target's description.
+func (c *Clients) publisher(p *Pipeline, target string) (publish.Publisher, string, error) {
+	if target == "" {
+		if p.Config.Target == config.TargetSNS {
+			return &publish.SNS{Client: c.SNS, TopicARN: p.Config.TopicARN, Retry: retry.Default, Concurrency: 1}, p.Config.TopicARN, nil
+		}
+		return &publish.EventBridge{Client: c.EventBridge, EventBus: p.Config.EventBus, Retry: retry.Default, Concurrency: 1}, p.Config.EventBus, nil
+	}
+	if !strings.HasPrefix(target, "arn:") {
+		return &publish.EventBridge{Client: c.EventBridge, EventBus: target, Retry: retry.Default, Concurrency: 1}, target, nil
+	}
+	arn, err := pipeline.ParseARN(target)
+	if err != nil {
+		return nil, "", fmt.Errorf("--target %w: pass an event bus name, an event bus ARN or an SNS topic ARN", err)
+	}
+	switch arn.Service {
+	case "sns":
+		return &publish.SNS{Client: c.SNS, TopicARN: target, Retry: retry.Default, Concurrency: 1}, target, nil
+	case "events":
+		return &publish.EventBridge{Client: c.EventBridge, EventBus: target, Retry: retry.Default, Concurrency: 1}, target, nil
+	}
+	return nil, "", fmt.Errorf("--target %q is a %s ARN: pass an event bus name, an event bus ARN or an SNS topic ARN", target, arn.Service)
+}

@@ -1,0 +1,284 @@
+package operate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// Status is the health of a pipeline.
+type Status struct {
+	Pipeline   string           `json:"pipeline"`
+	Table      string           `json:"table"`
+	Target     string           `json:"target"`
+	Pending    PendingStatus    `json:"pending"`
+	Failed     FailedStatus     `json:"failed"`
+	DLQ        QueueStatus      `json:"deadLetterQueue"`
+	Mapping    MappingStatus    `json:"mapping"`
+	Reconciler ReconcilerStatus `json:"reconciler"`
+	// Problems says what is stuck and what to do; empty when healthy.
+	Problems []string `json:"problems"`
+	// Healthy is true when nothing is stuck.
+	Healthy bool `json:"healthy"`
+}
+
+// PendingStatus counts pending events by age.
+type PendingStatus struct {
+	Total            int           `json:"total"`
+	Buckets          []AgeBucket   `json:"buckets"`
+	OldestAgeSeconds float64       `json:"oldestAgeSeconds"`
+	Oldest           time.Duration `json:"-"`
+}
+
+// AgeBucket counts the pending events younger than Below (the last bucket
+// has no bound).
+type AgeBucket struct {
+	Label string `json:"label"`
+	Count int    `json:"count"`
+}
+
+// ageBuckets are the upper bounds of the pending age buckets.
+var ageBuckets = []struct {
+	label string
+	below time.Duration
+}{
+	{"< 1m", time.Minute}, {"1m-5m", 5 * time.Minute}, {"5m-1h", time.Hour},
+	{"1h-24h", 24 * time.Hour}, {">= 24h", 0},
+}
+
+// FailedStatus counts FAILED events.
+type FailedStatus struct {
+	Total      int           `json:"total"`
+	Broken     int           `json:"broken"`
+	TopReasons []ReasonCount `json:"topReasons"`
+}
+
+// QueueStatus is the dead-letter queue's depth.
+type QueueStatus struct {
+	Name     string `json:"name"`
+	Messages int    `json:"messages"`
+	InFlight int    `json:"inFlight"`
+	// Missing is set when the queue does not exist.
+	Missing bool `json:"missing,omitempty"`
+}
+
+// MappingStatus is the event source mapping's state.
+type MappingStatus struct {
+	UUID                 string `json:"uuid"`
+	State                string `json:"state"`
+	LastProcessingResult string `json:"lastProcessingResult"`
+}
+
+// ReconcilerStatus is the reconciler and its last logged run.
+type ReconcilerStatus struct {
+	Function string `json:"function,omitempty"`
+	Enabled  bool   `json:"enabled"`
+	// LastRun is the report of the last run in the last 24 hours, if any.
+	LastRun *ReconcileRun `json:"lastRun,omitempty"`
+}
+
+// ReconcileRun is what the reconciler logged at the end of a run.
+type ReconcileRun struct {
+	Time      time.Time `json:"time"`
+	Found     int       `json:"found"`
+	Published int       `json:"published"`
+	Failed    int       `json:"failed"`
+	Poison    int       `json:"poison"`
+	Complete  bool      `json:"complete"`
+}
+
+// StatusOptions tune what counts as stuck.
+type StatusOptions struct {
+	// StuckAfter is the pending age from which an event counts as stuck;
+	// default 15 minutes.
+	StuckAfter time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Status reports on p.
+func (c *Clients) Status(ctx context.Context, p *Pipeline, o StatusOptions) (Status, error) {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	if o.StuckAfter <= 0 {
+		o.StuckAfter = 15 * time.Minute
+	}
+	s := Status{Pipeline: p.Name, Table: p.Table().Name, Target: p.Target()}
+	steps := []func() error{
+		func() error { return c.pendingStatus(ctx, p, now(), &s.Pending) },
+		func() error { return c.failedStatus(ctx, p, &s.Failed) },
+		func() error {
+			err := c.queueStatus(ctx, p, &s.DLQ)
+			if errors.Is(err, ErrNotFound) {
+				s.DLQ.Missing, err = true, nil
+			}
+			return err
+		},
+		func() error { return c.mappingStatus(ctx, p, &s.Mapping) },
+		func() error { return c.reconcilerStatus(ctx, p, now(), &s.Reconciler) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return s, err
+		}
+	}
+	s.Problems = problems(p.Name, s, o.StuckAfter)
+	s.Healthy = len(s.Problems) == 0
+	return s, nil
+}
+
+func (c *Clients) pendingStatus(ctx context.Context, p *Pipeline, now time.Time, ps *PendingStatus) error {
+	ps.Buckets = make([]AgeBucket, len(ageBuckets))
+	for i, b := range ageBuckets {
+		ps.Buckets[i].Label = b.label
+	}
+	return c.eachPendingSince(ctx, p.Table(), farFuture(now), func(since int64) {
+		age := max(now.Sub(time.UnixMilli(since)), 0)
+		ps.Total++
+		ps.Oldest = max(ps.Oldest, age)
+		ps.OldestAgeSeconds = ps.Oldest.Seconds()
+		for i, b := range ageBuckets {
+			if b.below == 0 || age < b.below {
+				ps.Buckets[i].Count++
+				break
+			}
+		}
+	})
+}
+
+func (c *Clients) failedStatus(ctx context.Context, p *Pipeline, fs *FailedStatus) error {
+	list, err := c.Failed(ctx, p, Filter{})
+	if err != nil {
+		return err
+	}
+	fs.Total, fs.Broken, fs.TopReasons = len(list.Events)+list.Broken, list.Broken, topReasons(list.Events, 5)
+	return nil
+}
+
+func (c *Clients) queueStatus(ctx context.Context, p *Pipeline, qs *QueueStatus) error {
+	qs.Name = p.Names.DeadLetterQueue
+	url, err := c.queueURL(ctx, p)
+	if err != nil {
+		return err
+	}
+	out, err := c.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{
+			sqstypes.QueueAttributeNameApproximateNumberOfMessages, sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
+		},
+	})
+	if err != nil {
+		return call("sqs:GetQueueAttributes", "queue "+qs.Name, err)
+	}
+	qs.Messages, _ = strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)])
+	qs.InFlight, _ = strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)])
+	return nil
+}
+
+func (c *Clients) mappingStatus(ctx context.Context, p *Pipeline, ms *MappingStatus) error {
+	out, err := c.Lambda.ListEventSourceMappings(ctx, &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(p.Names.RelayFunction)})
+	if err != nil {
+		return call("lambda:ListEventSourceMappings", "function "+p.Names.RelayFunction, err)
+	}
+	if len(out.EventSourceMappings) == 0 {
+		ms.State = "Missing"
+		return nil
+	}
+	m := out.EventSourceMappings[0]
+	ms.UUID, ms.State, ms.LastProcessingResult = aws.ToString(m.UUID), aws.ToString(m.State), aws.ToString(m.LastProcessingResult)
+	return nil
+}
+
+// reconcileFinished is the message the reconciler logs at the end of a run.
+const reconcileFinished = "reconcile finished"
+
+func (c *Clients) reconcilerStatus(ctx context.Context, p *Pipeline, now time.Time, rs *ReconcilerStatus) error {
+	rs.Enabled = p.Reconciler
+	if !p.Reconciler {
+		return nil
+	}
+	rs.Function = p.Names.ReconcilerFunction
+	pages := cloudwatchlogs.NewFilterLogEventsPaginator(c.Logs, &cloudwatchlogs.FilterLogEventsInput{
+		LogGroupName:  aws.String(p.Names.ReconcilerLogGroup),
+		FilterPattern: aws.String(strconv.Quote(reconcileFinished)),
+		StartTime:     aws.Int64(now.Add(-24 * time.Hour).UnixMilli()),
+	})
+	for pages.HasMorePages() {
+		out, err := pages.NextPage(ctx)
+		if isNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return call("logs:FilterLogEvents", "log group "+p.Names.ReconcilerLogGroup, err)
+		}
+		for _, e := range out.Events {
+			if run, ok := parseReconcileRun(aws.ToString(e.Message), aws.ToInt64(e.Timestamp)); ok && (rs.LastRun == nil || !run.Time.Before(rs.LastRun.Time)) {
+				rs.LastRun = &run
+			}
+		}
+	}
+	return nil
+}
+
+// parseReconcileRun reads the reconciler's JSON log line.
+func parseReconcileRun(msg string, ts int64) (ReconcileRun, bool) {
+	i := strings.IndexByte(msg, '{')
+	if i < 0 {
+		return ReconcileRun{}, false
+	}
+	var line struct {
+		Msg string `json:"msg"`
+		ReconcileRun
+	}
+	if json.Unmarshal([]byte(msg[i:]), &line) != nil || line.Msg != reconcileFinished {
+		return ReconcileRun{}, false
+	}
+	run := line.ReconcileRun
+	if run.Time.IsZero() {
+		run.Time = time.UnixMilli(ts)
+	}
+	return run, true
+}
+
+// problems lists what is stuck in s, each with what to do.
+func problems(name string, s Status, stuckAfter time.Duration) []string {
+	var out []string
+	if s.Failed.Total > 0 {
+		out = append(out, fmt.Sprintf("%s FAILED: list them with `outbox failed %s`, fix the cause, then `outbox requeue %s --now`", plural(s.Failed.Total, "event is", "events are"), name, name))
+	}
+	if s.DLQ.Missing {
+		out = append(out, fmt.Sprintf("the dead-letter queue %s does not exist: the mapping cannot record the batches that run out of retries; run terraform apply to recreate it", s.DLQ.Name))
+	}
+	if s.DLQ.Messages+s.DLQ.InFlight > 0 {
+		out = append(out, fmt.Sprintf("the dead-letter queue holds %s that ran out of retries: `outbox redrive %s`", plural(s.DLQ.Messages+s.DLQ.InFlight, "batch", "batches"), name))
+	}
+	if s.Pending.Oldest >= stuckAfter {
+		out = append(out, fmt.Sprintf("the oldest pending event is %s old (stuck after %s): check the mapping, the relay's log group and the reconciler", round(s.Pending.Oldest), stuckAfter))
+	}
+	switch {
+	case s.Mapping.State != "Enabled" && s.Mapping.State != "Enabling" && s.Mapping.State != "Updating":
+		out = append(out, fmt.Sprintf("the event source mapping is %s: nothing reaches the relay from the stream; run terraform apply to repair it", s.Mapping.State))
+	case strings.HasPrefix(s.Mapping.LastProcessingResult, "PROBLEM"):
+		out = append(out, "the event source mapping reports "+s.Mapping.LastProcessingResult)
+	}
+	return out
+}
+
+func round(d time.Duration) time.Duration {
+	if d >= time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
+}
