@@ -55,7 +55,7 @@ func (c *Clients) Drain(ctx context.Context, p *Pipeline, o DrainOptions) (Drain
 	var samples []sample
 	for {
 		now := time.Now()
-		n, err := c.pendingCount(ctx, p.Table(), farFuture(now))
+		n, err := c.pendingCount(ctx, p.pending(), farFuture(now))
 		if err != nil {
 			return DrainResult{}, err
 		}

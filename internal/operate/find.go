@@ -30,6 +30,12 @@ type Pipeline struct {
 // Table is the outbox table of p.
 func (p *Pipeline) Table() outbox.Table { return p.Config.Table }
 
+// pending is where the pipeline's pending events are found, as its
+// reconciler looks for them.
+func (p *Pipeline) pending() pendingSet {
+	return pendingSet{table: p.Config.Table, shards: p.Config.ReconcileShards}
+}
+
 // Target describes where p publishes: the bus or the topic.
 func (p *Pipeline) Target() string {
 	if p.Config.Target == config.TargetSNS {

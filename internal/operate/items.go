@@ -109,18 +109,32 @@ func (c *Clients) scan(ctx context.Context, t outbox.Table, cond *condition, fn 
 	return nil
 }
 
-// pendingShards returns the shards of the pending index to query.
-func pendingShards(t outbox.Table) int { return t.PendingShards }
+// pendingSet is where the pending events of a pipeline are found: every
+// shard of its pending index that may hold items (the relay's
+// OUTBOX_RECONCILE_SHARDS, which covers shards left after lowering the
+// count), or, without a pending index, its table.
+type pendingSet struct {
+	table  outbox.Table
+	shards int
+}
+
+// pendingOf is the pending set of a table queried with its own shard count.
+func pendingOf(t outbox.Table) pendingSet { return pendingSet{table: t, shards: t.PendingShards} }
 
 // farFuture is the cutoff that covers every pending event, including those
 // whose writers' clocks run ahead.
 func farFuture(now time.Time) time.Time { return now.Add(24 * time.Hour) }
 
 // eachPendingSince calls fn with the pending-since time (Unix ms) of every
-// pending event since before cutoff, querying every shard of the pending
-// index.
-func (c *Clients) eachPendingSince(ctx context.Context, t outbox.Table, cutoff time.Time, fn func(int64)) error {
-	for shard := range pendingShards(t) {
+// pending event since before cutoff: from every shard of the pending index,
+// or from a scan of a table without one (where an event is pending since it
+// occurred).
+func (c *Clients) eachPendingSince(ctx context.Context, ps pendingSet, cutoff time.Time, fn func(int64)) error {
+	t := ps.table
+	if t.NoPendingIndex {
+		return c.eachPendingScanned(ctx, t, cutoff, func(r outbox.Record) { fn(r.OccurredAt.UnixMilli()) })
+	}
+	for shard := range ps.shards {
 		in := t.PendingQuery(shard, cutoff)
 		in.ProjectionExpression = aws.String("#since")
 		if err := c.query(ctx, t, in, func(item map[string]types.AttributeValue) {
@@ -136,10 +150,36 @@ func (c *Clients) eachPendingSince(ctx context.Context, t outbox.Table, cutoff t
 	return nil
 }
 
+// eachPendingScanned calls fn with every pending item of a table without
+// pending index that occurred at or before cutoff, held or not.
+func (c *Clients) eachPendingScanned(ctx context.Context, t outbox.Table, cutoff time.Time, fn func(outbox.Record)) error {
+	in := t.PendingScan(0, 1, cutoff, farFuture(cutoff))
+	in.Segment, in.TotalSegments = nil, nil
+	p := dynamodb.NewScanPaginator(c.DynamoDB, in)
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return call("dynamodb:Scan", "table "+t.Name, err)
+		}
+		for _, item := range out.Items {
+			if r, err := t.ParsePendingItem(item); err == nil {
+				fn(r)
+			}
+		}
+	}
+	return nil
+}
+
 // pendingCount counts the events pending since before cutoff.
-func (c *Clients) pendingCount(ctx context.Context, t outbox.Table, cutoff time.Time) (int, error) {
+func (c *Clients) pendingCount(ctx context.Context, ps pendingSet, cutoff time.Time) (int, error) {
+	t := ps.table
+	if t.NoPendingIndex {
+		total := 0
+		err := c.eachPendingScanned(ctx, t, cutoff, func(outbox.Record) { total++ })
+		return total, err
+	}
 	total := 0
-	for shard := range pendingShards(t) {
+	for shard := range ps.shards {
 		in := t.PendingQuery(shard, cutoff)
 		in.Select = types.SelectCount
 		for {

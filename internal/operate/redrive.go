@@ -128,7 +128,7 @@ func (c *Clients) Redrive(ctx context.Context, p *Pipeline, o RedriveOptions) (R
 			continue
 		}
 		// Arrival times have a precision of one second.
-		n, err := c.pendingCount(ctx, p.Table(), last.Add(time.Second))
+		n, err := c.pendingCount(ctx, p.pending(), last.Add(time.Second))
 		if err != nil {
 			return res, err
 		}

@@ -43,7 +43,7 @@ func TestLocalReplayToSecondBus(t *testing.T) {
 	recs := d.write(events...)
 	own.waitFor(t, idsOf(recs))
 	waitUntil(t, "every event marked PUBLISHED", func() bool {
-		n, err := NewClients(d.cfg).pendingCount(context.Background(), d.writer.Table(), farFuture(time.Now()))
+		n, err := NewClients(d.cfg).pendingCount(context.Background(), pendingOf(d.writer.Table()), farFuture(time.Now()))
 		return err == nil && n == 0
 	})
 
@@ -103,7 +103,7 @@ func TestLocalReplayToTopic(t *testing.T) {
 	)
 	own.waitFor(t, idsOf(recs))
 	waitUntil(t, "every event marked PUBLISHED", func() bool {
-		n, err := NewClients(d.cfg).pendingCount(context.Background(), d.writer.Table(), farFuture(time.Now()))
+		n, err := NewClients(d.cfg).pendingCount(context.Background(), pendingOf(d.writer.Table()), farFuture(time.Now()))
 		return err == nil && n == 0
 	})
 	if out, _, code := d.run("replay", "topic", "--since", "1h", "--target", topic); code != ExitOK || !strings.Contains(out, "replayed 2 of 2 events to "+topic) {

@@ -144,7 +144,7 @@ func (c *Clients) pendingStatus(ctx context.Context, p *Pipeline, now time.Time,
 	for i, b := range ageBuckets {
 		ps.Buckets[i].Label = b.label
 	}
-	return c.eachPendingSince(ctx, p.Table(), farFuture(now), func(since int64) {
+	return c.eachPendingSince(ctx, p.pending(), farFuture(now), func(since int64) {
 		age := max(now.Sub(time.UnixMilli(since)), 0)
 		ps.Total++
 		ps.Oldest = max(ps.Oldest, age)
