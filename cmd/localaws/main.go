@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -30,6 +31,23 @@ func main() {
 	}
 }
 
+// defaultGCPercent is the collector target of the stack process: it keeps
+// every table in memory, and with Go's default (100) a large table makes
+// each collection mark more, so writes slow down as tables grow
+// (BenchmarkWriteRateBySize in internal/localaws/dynamodb measures both).
+const defaultGCPercent = 400
+
+// tuneGC sets the collector target, unless it is 0 or GOGC is set and the
+// flag was not given.
+func tuneGC(fs *flag.FlagSet, percent int) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "gc-percent" })
+	if percent == 0 || (!given && os.Getenv("GOGC") != "") {
+		return
+	}
+	debug.SetGCPercent(percent)
+}
+
 // run starts the stack, prints its endpoint on stdout and serves until ctx
 // is done.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,6 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	iterLife := fs.Duration("stream-iterator-lifetime", 15*time.Minute, "how long a DynamoDB Streams shard iterator stays valid")
 	shards := fs.Int("stream-shards", 1, "shards per DynamoDB stream; records go to a shard by a hash of the partition key")
 	shardLife := fs.Duration("stream-shard-lifetime", 0, "how long stream shards take records before they close and child shards open (0: never)")
+	gcPercent := fs.Int("gc-percent", defaultGCPercent, "the Go garbage collector target of this process, as GOGC (0 keeps GOGC or Go's default)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
@@ -55,6 +74,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *shardLife < 0 {
 		return fmt.Errorf("--stream-shard-lifetime: %s is negative; use 0 for shards that never roll over", *shardLife)
 	}
+	if *gcPercent < 0 {
+		return fmt.Errorf("--gc-percent: %d is negative; use 0 to keep GOGC or Go's default", *gcPercent)
+	}
+	tuneGC(fs, *gcPercent)
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
