@@ -14,7 +14,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -37,15 +36,15 @@ func main() {
 // (BenchmarkWriteRateBySize in internal/localaws/dynamodb measures both).
 const defaultGCPercent = 400
 
-// tuneGC sets the collector target, unless it is 0 or GOGC is set and the
-// flag was not given.
-func tuneGC(fs *flag.FlagSet, percent int) {
+// gcTarget is the collector target to set: the flag's, or 0 (keep the
+// runtime's) when GOGC is set and the flag was not given.
+func gcTarget(fs *flag.FlagSet, percent int) int {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "gc-percent" })
-	if percent == 0 || (!given && os.Getenv("GOGC") != "") {
-		return
+	if !given && os.Getenv("GOGC") != "" {
+		return 0
 	}
-	debug.SetGCPercent(percent)
+	return percent
 }
 
 // run starts the stack, prints its endpoint on stdout and serves until ctx
@@ -77,7 +76,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *gcPercent < 0 {
 		return fmt.Errorf("--gc-percent: %d is negative; use 0 to keep GOGC or Go's default", *gcPercent)
 	}
-	tuneGC(fs, *gcPercent)
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -103,6 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		StreamIteratorLifetime: *iterLife,
 		StreamShards:           *shards,
 		StreamShardLifetime:    *shardLife,
+		GCPercent:              gcTarget(fs, *gcPercent),
 		Logger:                 logger,
 	})
 	if err != nil {
