@@ -30,6 +30,23 @@ func main() {
 	}
 }
 
+// defaultGCPercent is the collector target of the stack process: it keeps
+// every table in memory, and with Go's default (100) a large table makes
+// each collection mark more, so writes slow down as tables grow
+// (BenchmarkWriteRateBySize in internal/localaws/dynamodb measures both).
+const defaultGCPercent = 400
+
+// gcTarget is the collector target to set: the flag's, or 0 (keep the
+// runtime's) when GOGC is set and the flag was not given.
+func gcTarget(fs *flag.FlagSet, percent int) int {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "gc-percent" })
+	if !given && os.Getenv("GOGC") != "" {
+		return 0
+	}
+	return percent
+}
+
 // run starts the stack, prints its endpoint on stdout and serves until ctx
 // is done.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,6 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	iterLife := fs.Duration("stream-iterator-lifetime", 15*time.Minute, "how long a DynamoDB Streams shard iterator stays valid")
 	shards := fs.Int("stream-shards", 1, "shards per DynamoDB stream; records go to a shard by a hash of the partition key")
 	shardLife := fs.Duration("stream-shard-lifetime", 0, "how long stream shards take records before they close and child shards open (0: never)")
+	gcPercent := fs.Int("gc-percent", defaultGCPercent, "the Go garbage collector target of this process, as GOGC (0 keeps GOGC or Go's default)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
@@ -54,6 +72,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *shardLife < 0 {
 		return fmt.Errorf("--stream-shard-lifetime: %s is negative; use 0 for shards that never roll over", *shardLife)
+	}
+	if *gcPercent < 0 {
+		return fmt.Errorf("--gc-percent: %d is negative; use 0 to keep GOGC or Go's default", *gcPercent)
 	}
 
 	var level slog.Level
@@ -80,6 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		StreamIteratorLifetime: *iterLife,
 		StreamShards:           *shards,
 		StreamShardLifetime:    *shardLife,
+		GCPercent:              gcTarget(fs, *gcPercent),
 		Logger:                 logger,
 	})
 	if err != nil {

@@ -95,7 +95,7 @@ func TestRunStreamShards(t *testing.T) {
 func TestRunRejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--log-level", "loud"}, {"--log-format", "yaml"}, {"--nope"},
-		{"--stream-shards", "0"}, {"--stream-shard-lifetime", "-1s"},
+		{"--stream-shards", "0"}, {"--stream-shard-lifetime", "-1s"}, {"--gc-percent", "-5"},
 	} {
 		if err := run(context.Background(), append(args, "--port", "0"), io.Discard, io.Discard); err == nil {
 			t.Errorf("run(%v) succeeded", args)

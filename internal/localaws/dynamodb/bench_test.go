@@ -3,6 +3,8 @@ package dynamodb_test
 import (
 	"fmt"
 	"hash/fnv"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -77,33 +79,77 @@ func BenchmarkSweepTTLLiveItems(b *testing.B) {
 // first and the last 5,000 items: the rate must not fall as the table
 // grows. Partition keys are spread as order ids are, so new keys land
 // anywhere in the key order. Run with -benchtime=1x.
+//
+// The rates are items per second of wall time (first5k_items/s,
+// last5k_items/s, ratio) and, because a shared machine's load changes
+// the wall rate from one second to the next, also items per second of
+// this process's CPU time (first5k_items/cpu-s, last5k_items/cpu-s,
+// cpu_ratio), which depends much less on other processes (though still on
+// the caches they share), and the live heap at the end (live_heap_MB).
+//
+// It runs with the Go runtime's default garbage collector target (GOGC
+// 100) and with cmd/localaws's (400): every table lives in memory, and
+// the more it holds, the more each collection has to mark.
 func BenchmarkWriteRateBySize(b *testing.B) {
+	for _, gc := range []int{100, localawsGCPercent} {
+		b.Run(fmt.Sprintf("gogc=%d", gc), func(b *testing.B) {
+			defer debug.SetGCPercent(debug.SetGCPercent(gc))
+			benchmarkWriteRate(b)
+		})
+	}
+}
+
+// localawsGCPercent is cmd/localaws's default --gc-percent.
+const localawsGCPercent = 400
+
+func benchmarkWriteRate(b *testing.B) {
 	const (
 		items   = 100000
 		window  = 5000
 		writers = 8
 	)
 	for b.Loop() {
-		first, last := writeRateRun(b, items, window, writers)
-		b.ReportMetric(first, "first5k_items/s")
-		b.ReportMetric(last, "last5k_items/s")
-		b.ReportMetric(last/first, "ratio")
+		first, last, live := writeRateRun(b, items, window, writers)
+		b.ReportMetric(float64(live)/(1<<20), "live_heap_MB")
+		b.ReportMetric(first.perWall(window), "first5k_items/s")
+		b.ReportMetric(last.perWall(window), "last5k_items/s")
+		b.ReportMetric(last.perWall(window)/first.perWall(window), "ratio")
+		if first.cpu > 0 && last.cpu > 0 {
+			b.ReportMetric(first.perCPU(window), "first5k_items/cpu-s")
+			b.ReportMetric(last.perCPU(window), "last5k_items/cpu-s")
+			b.ReportMetric(last.perCPU(window)/first.perCPU(window), "cpu_ratio")
+		}
 	}
 }
 
-// writeRateRun writes items on a new service and returns the item rates
-// over the first and the last window items.
-func writeRateRun(b *testing.B, items, window, writers int) (first, last float64) {
+// span is the wall and CPU time a window of items took.
+type span struct{ wall, cpu time.Duration }
+
+func (s span) perWall(n int) float64 { return float64(n) / s.wall.Seconds() }
+func (s span) perCPU(n int) float64  { return float64(n) / s.cpu.Seconds() }
+
+// mark is a point in wall and process CPU time.
+type mark struct{ wall, cpu time.Duration }
+
+func markNow(start time.Time) mark { return mark{wall: time.Since(start), cpu: processCPU()} }
+
+func spanOf(from, to mark) span { return span{wall: to.wall - from.wall, cpu: to.cpu - from.cpu} }
+
+// writeRateRun writes items on a new service and returns the time the
+// first and the last window items took.
+// It also returns the live heap once the items are written.
+func writeRateRun(b *testing.B, items, window, writers int) (first, last span, live uint64) {
 	b.Helper()
 	e := newEnv(b, localddb.Options{})
 	e.createTable(b, "outbox", "NEW_AND_OLD_IMAGES")
 	var (
 		next    atomic.Int64 // transactions handed out
 		written atomic.Int64 // items committed
-		marks   [3]atomic.Int64
+		marks   [3]atomic.Pointer[mark]
 	)
 	txs := int64(items / 2)
 	start := time.Now()
+	begin := markNow(start)
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for range writers {
@@ -119,14 +165,19 @@ func writeRateRun(b *testing.B, items, window, writers int) (first, last float64
 					errs <- err
 					return
 				}
-				switch n := written.Add(2); {
-				case n == int64(window):
-					marks[0].Store(time.Since(start).Nanoseconds())
-				case n == int64(items-window):
-					marks[1].Store(time.Since(start).Nanoseconds())
-				case n == int64(items):
-					marks[2].Store(time.Since(start).Nanoseconds())
+				var slot int
+				switch n := written.Add(2); n {
+				case int64(window):
+					slot = 0
+				case int64(items - window):
+					slot = 1
+				case int64(items):
+					slot = 2
+				default:
+					continue
 				}
+				m := markNow(start)
+				marks[slot].Store(&m)
 			}
 		}()
 	}
@@ -135,9 +186,10 @@ func writeRateRun(b *testing.B, items, window, writers int) (first, last float64
 	for err := range errs {
 		b.Fatal(err)
 	}
-	firstDur := time.Duration(marks[0].Load())
-	lastDur := time.Duration(marks[2].Load() - marks[1].Load())
-	return float64(window) / firstDur.Seconds(), float64(window) / lastDur.Seconds()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return spanOf(begin, *marks[0].Load()), spanOf(*marks[1].Load(), *marks[2].Load()), ms.HeapAlloc
 }
 
 // writeOrder writes order i and its outbox record in one transaction.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -38,8 +39,15 @@ func setupMinidynClient(t *testing.T) *dynamodb.Client {
 
 // setupDynamoDBLocalClient starts amazon/dynamodb-local in Docker and returns
 // a DynamoDB API client pointed at the mapped host port.
+//
+// With MINIDYN_E2E_ENDPOINT set, it uses that endpoint instead (another
+// DynamoDB-compatible server already running), and no Docker is needed.
 func setupDynamoDBLocalClient(t *testing.T) *dynamodb.Client {
 	t.Helper()
+
+	if endpoint := os.Getenv("MINIDYN_E2E_ENDPOINT"); endpoint != "" {
+		return newSDKClient(t, endpoint)
+	}
 
 	skipIfDockerUnavailable(t)
 
