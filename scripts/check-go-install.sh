@@ -3,15 +3,16 @@
 # empty GOPATH and module cache, outside this checkout, with no go.work.
 #
 # The version is not published, so this writes a file-based module proxy
-# holding the root module at HEAD as $VERSION, and the writer module
-# (outbox/) at the version go.mod requires, built from the git revision that
-# version names (the commit of a pseudo-version, or the tag outbox/vX.Y.Z),
-# as the public proxy would serve them. Every other module comes from the
+# holding the root module at HEAD as $VERSION, and each nested module (the
+# writer, outbox/, and the minidyn fork, third_party/minidyn) at the version
+# go.mod requires, built from the git revision that version names (the
+# commit of a pseudo-version, or the tag DIR/vX.Y.Z), as the public proxy
+# would serve them. Every other module comes from the
 # machine's module cache, read as a proxy, or from the configured GOPROXY.
 #
 #   scripts/check-go-install.sh                 # cmd/localaws
 #   COMMANDS="cmd/localaws cmd/outbox" scripts/check-go-install.sh
-#   STRICT=1 ...   # also fail when outbox/ changed since the required version
+#   STRICT=1 ...   # also fail when a nested module changed since its required version
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,30 +21,23 @@ WRITER_MOD=$ROOT_MOD/outbox
 VERSION=${VERSION:-v0.0.0-test}
 COMMANDS=${COMMANDS:-cmd/localaws}
 
-writer_version=$(git show HEAD:go.mod | awk -v m="$WRITER_MOD" '$1 == m { print $2 }')
-if [ -z "$writer_version" ]; then
-	echo "check-go-install: go.mod at HEAD does not require $WRITER_MOD" >&2
-	exit 1
-fi
-writer_rev=$(scripts/writer-version.sh revision "$writer_version")
-
-if ! git diff --quiet "$writer_rev" HEAD -- outbox/; then
-	msg="go.mod requires $WRITER_MOD $writer_version, but outbox/ changed since $writer_rev: a go install gets the older writer; run make writer-pin and commit go.mod and go.sum"
+for dir in $(scripts/module-version.sh stale); do
+	msg="go.mod requires $ROOT_MOD/$dir $(scripts/module-version.sh required "$dir"), but $dir/ changed since: a go install gets the older module; run make pin-modules and commit go.mod and go.sum"
 	if [ -n "${STRICT:-}" ]; then
 		echo "check-go-install: $msg" >&2
 		exit 1
 	fi
 	echo "check-go-install: warning: $msg" >&2
-fi
+done
 if [ -n "$(git status --porcelain -- . ':!bin' ':!dist')" ]; then
 	echo "check-go-install: note: uncommitted changes are not part of the check; it installs HEAD ($(git rev-parse --short HEAD))"
 fi
 
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-go run ./tools/modproxy -out "$work/proxy" \
-	"$ROOT_MOD@$VERSION=HEAD" \
-	"$WRITER_MOD@$writer_version=$writer_rev:outbox"
+mapfile -t nested < <(scripts/module-version.sh proxy-args)
+go run ./tools/modproxy -out "$work/proxy" "$ROOT_MOD@$VERSION=HEAD" "${nested[@]}"
+writer_version=$(scripts/module-version.sh required outbox)
 
 real_proxy=$(go env GOPROXY)
 cache_proxy=file://$(go env GOMODCACHE)/cache/download

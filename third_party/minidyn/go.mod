@@ -1,4 +1,4 @@
-module github.com/truora/minidyn
+module github.com/outboxkit/terraform-provider-outbox/third_party/minidyn
 
 go 1.26
 

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	mini "github.com/truora/minidyn/server"
+	mini "github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 )
 
 // AttributeValue is a DynamoDB attribute value in its JSON wire shape

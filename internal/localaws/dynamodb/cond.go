@@ -6,9 +6,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/truora/minidyn/interpreter"
-	"github.com/truora/minidyn/interpreter/language"
-	mtypes "github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter/language"
+	mtypes "github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 )

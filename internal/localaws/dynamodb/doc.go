@@ -2,7 +2,7 @@
 // local AWS stack.
 //
 // Items, expressions, indexes and transactions are evaluated by the
-// github.com/truora/minidyn engine, used from the maintained fork in
+// github.com/outboxkit/terraform-provider-outbox/third_party/minidyn engine, used from the maintained fork in
 // third_party/minidyn (its UPSTREAM.md lists each fix; one keeps secondary
 // indexes right when UpdateItem adds, changes or removes an item's index
 // keys). This layer adds what the engine lacks

@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
-	mini "github.com/truora/minidyn/server"
+	mini "github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	mini "github.com/truora/minidyn/server"
+	mini "github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 )

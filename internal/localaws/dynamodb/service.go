@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	mini "github.com/truora/minidyn/server"
+	mini "github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 )

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	mini "github.com/truora/minidyn/server"
+	mini "github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 )

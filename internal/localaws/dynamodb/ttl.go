@@ -4,7 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 
-	mini "github.com/truora/minidyn/server"
+	mini "github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 )
 
 // ttlMaxAge is how far in the past a TTL value may be and still expire

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/btree"
 
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 type indexType string

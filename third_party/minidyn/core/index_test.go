@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 // sparseTable has a GSI "byStatus" on the optional attribute "gsik".

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 // errInvalidKeyConditionCount matches DynamoDB ValidationException when the Key map

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 func TestValidatePrimaryKeyMap(t *testing.T) {

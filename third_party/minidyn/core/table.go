@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/btree"
 
-	"github.com/truora/minidyn/interpreter"
-	"github.com/truora/minidyn/interpreter/language"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter/language"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 const defaultIndexActivationDelay = 0

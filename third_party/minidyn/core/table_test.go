@@ -7,8 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/google/btree"
 	"github.com/stretchr/testify/require"
-	"github.com/truora/minidyn/interpreter"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 var tableName = "pokemons"

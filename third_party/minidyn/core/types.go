@@ -7,7 +7,7 @@ import (
 	"maps"
 	"reflect"
 
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 var (

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
-	"github.com/truora/minidyn/server"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 )
 
 const dynamoDBLocalImage = "amazon/dynamodb-local:latest"

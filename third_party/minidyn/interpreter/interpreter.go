@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/truora/minidyn/interpreter/language"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter/language"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 var (

@@ -6,8 +6,8 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/truora/minidyn/interpreter/language"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter/language"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 // ProjectInput parameters for Project.

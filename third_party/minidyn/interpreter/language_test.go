@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 type matchTestCase struct {

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 // UpdaterFunc function used emule to UpdateItem expressions

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 var boolTrue = true

@@ -9,9 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
-	"github.com/truora/minidyn/core"
-	"github.com/truora/minidyn/interpreter"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/core"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 // Client implements a DynamoDB-like engine backed by core.Table.

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/aws/smithy-go"
-	"github.com/truora/minidyn/core"
-	"github.com/truora/minidyn/interpreter"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/core"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 const (

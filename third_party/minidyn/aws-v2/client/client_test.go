@@ -17,8 +17,8 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/truora/minidyn/interpreter"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 const tableName = "pokemons"

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 // Environment represents the execution enviroment

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 var (

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/truora/minidyn/types"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
 )
 
 func TestExtractPath_identifierAndAlias(t *testing.T) {
