@@ -3,8 +3,8 @@ package core
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
+	"github.com/stretchr/testify/require"
 )
 
 func TestValidatePrimaryKeyMap(t *testing.T) {

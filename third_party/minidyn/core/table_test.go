@@ -6,9 +6,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/google/btree"
-	"github.com/stretchr/testify/require"
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter"
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
+	"github.com/stretchr/testify/require"
 )
 
 var tableName = "pokemons"

@@ -16,10 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/logging"
+	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
-	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 )
 
 const dynamoDBLocalImage = "amazon/dynamodb-local:latest"

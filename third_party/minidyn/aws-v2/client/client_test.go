@@ -15,10 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dynamodbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter"
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const tableName = "pokemons"

@@ -5,8 +5,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	dynamodbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/stretchr/testify/require"
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMapDynamoToTypesStringSlice(t *testing.T) {
