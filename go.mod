@@ -87,7 +87,8 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/oklog/run v1.2.0 // indirect
 	github.com/oklog/ulid/v2 v2.1.2 // indirect
-	github.com/outboxkit/terraform-provider-outbox/outbox v0.0.0-20261201095419-3e3306ba1241 // indirect
+	github.com/outboxkit/terraform-provider-outbox/outbox v0.0.0-20261201102054-5e782c5cc860 // indirect
+	github.com/outboxkit/terraform-provider-outbox/third_party/minidyn v0.0.0-20261201103702-378c6d5cdae0 // indirect
 	github.com/posener/complete v1.2.3 // indirect
 	github.com/shopspring/decimal v1.3.1 // indirect
 	github.com/spf13/cast v1.5.0 // indirect
@@ -116,4 +117,3 @@ require (
 )
 
 tool github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs
-
