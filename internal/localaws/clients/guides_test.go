@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -168,7 +169,8 @@ func runGuide(t *testing.T, endpoint, guide, work string) string {
 			t.Fatal(err)
 		}
 	}
-	env := clientEnv(endpoint, "PATH="+awsShim(t, work)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	path := []string{awsShim(t, work), outboxCommand(t, work), os.Getenv("PATH")}
+	env := clientEnv(endpoint, "PATH="+strings.Join(path, string(os.PathListSeparator)))
 	var out strings.Builder
 	for i, b := range blocks {
 		if b.notRun != "" {
@@ -234,6 +236,19 @@ func awsShim(t *testing.T, work string) string {
 	writeFile(t, dir, "aws", "#!/bin/sh\nexec "+debianAWS+" --endpoint-url \"$AWS_ENDPOINT_URL\" \"$@\"\n")
 	if err := os.Chmod(filepath.Join(dir, "aws"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	return dir
+}
+
+// outboxCommand builds the outbox operations command (cmd/outbox), which the
+// guides' shell blocks call, and returns its directory.
+func outboxCommand(t *testing.T, work string) string {
+	t.Helper()
+	dir := filepath.Join(work, "outbox-bin")
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "outbox"), "./cmd/outbox")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building cmd/outbox: %v\n%s", err, out)
 	}
 	return dir
 }
