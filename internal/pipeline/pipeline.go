@@ -52,7 +52,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	if err != nil {
 		return fmt.Errorf("creating relay function (%s): %w", NamesFor(s.Name).RelayFunction, err)
 	}
-	st.Name = s.Name
+	st.Name, st.ForceDestroy = s.Name, s.ForceDestroy
 	n := NamesFor(s.Name)
 	tags := s.tags()
 
@@ -112,7 +112,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 			return err
 		}
 		st.RelayPackageSHA256 = sha
-		return nil
+		return c.dropFormerPendingIndex(ctx, st)
 	}
 	r := s.Reconciler
 	owned, err = c.ensureLogGroup(ctx, "reconciler log group", n.ReconcilerLogGroup, r.Function.LogRetentionDays, tags, a, st.ReconcilerLogGroup != "")
@@ -160,7 +160,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 		return err
 	}
 	st.RelayPackageSHA256 = sha
-	return nil
+	return c.dropFormerPendingIndex(ctx, st)
 }
 
 func (a Added) tag() string {
@@ -222,6 +222,11 @@ func (c *Clients) deleteReconciler(ctx context.Context, st *State) error {
 // is reverted. It returns what remains (an empty State on success), so that
 // a failed delete can be retried.
 func (c *Clients) Delete(ctx context.Context, st State) (State, error) {
+	// Nothing is removed while the table holds undelivered events: the
+	// relay and the reconciler are what delivers them.
+	if err := c.checkUndelivered(ctx, st); err != nil {
+		return st, err
+	}
 	if err := c.deleteAlarms(ctx, &st); err != nil {
 		return st, err
 	}

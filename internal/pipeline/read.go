@@ -193,6 +193,9 @@ func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) er
 	if err := c.recordTable(st, desc); err != nil {
 		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
 	}
+	if err := c.readTableProtection(ctx, s, *st, desc, d); err != nil {
+		return err
+	}
 	if st.StreamARN == "" {
 		d.AddMissing(ComponentStream)
 	} else if v := desc.StreamSpecification.StreamViewType; v != types.StreamViewTypeNewImage && v != types.StreamViewTypeNewAndOldImages {

@@ -89,6 +89,10 @@ type Spec struct {
 	// Tags are applied to every component that takes tags (not to an
 	// adopted table).
 	Tags map[string]string
+	// ForceDestroy lets Delete remove a dedicated table that still holds
+	// PENDING or FAILED events, which are then lost. Without it, Delete
+	// refuses (see UndeliveredError).
+	ForceDestroy bool
 }
 
 // TableSpec describes the outbox table.
@@ -115,6 +119,12 @@ type TableSpec struct {
 	// PendingShards is the number of partitions of the pending index;
 	// default 16.
 	PendingShards int
+	// DeletionProtection of a dedicated table; nil means true. Delete turns
+	// it off only once the table holds no undelivered event (or under
+	// ForceDestroy).
+	DeletionProtection *bool
+	// PointInTimeRecovery of a dedicated table; nil means true.
+	PointInTimeRecovery *bool
 }
 
 // TargetSpec is the publishing target: an EventBridge bus or an SNS topic.
@@ -185,6 +195,12 @@ func (s Spec) WithDefaults() Spec {
 	s.Table.PartitionKey, s.Table.SortKey, s.Table.SortKeyPrefix = t.PartitionKey, t.SortKey, t.SortKeyPrefix
 	s.Table.TTLAttribute, s.Table.PendingIndexName, s.Table.PendingShards = t.TTLAttribute, t.PendingIndexName, t.PendingShards
 	s.Table.Name = t.Name
+	if s.Table.DeletionProtection == nil {
+		s.Table.DeletionProtection = ptr(true)
+	}
+	if s.Table.PointInTimeRecovery == nil {
+		s.Table.PointInTimeRecovery = ptr(true)
+	}
 	if s.Target.Type == "" {
 		s.Target.Type = config.TargetEventBridge
 	}
@@ -531,10 +547,11 @@ func ReplacementFields(from, to Spec) []string {
 	add(from.Table.Name != to.Table.Name, "Table.Name")
 	add(from.Table.PartitionKey != to.Table.PartitionKey, "Table.PartitionKey")
 	add(from.Table.SortKey != to.Table.SortKey, "Table.SortKey")
-	// A dedicated table's index and TTL are part of the table's definition;
-	// an adopted table's are its owner's, so a change there is also a
-	// replacement rather than a silent edit of someone else's table.
-	add(from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
+	// A dedicated table's pending index is rebuilt in place under its new
+	// name (see ensurePendingIndex); an adopted table's index and TTL are
+	// its owner's, so a change there is a replacement rather than a silent
+	// edit of someone else's table.
+	add(to.Table.Existing && from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
 	add(from.Table.TTLAttribute != to.Table.TTLAttribute, "Table.TTLAttribute")
 	return fields
 }

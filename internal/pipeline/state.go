@@ -23,6 +23,12 @@ type State struct {
 	Added Added
 	// PendingIndexARN is the ARN of the pending index.
 	PendingIndexARN string
+	// FormerPendingIndex is the index that a rename of the pending index
+	// replaced; it is dropped once the functions use the new one.
+	FormerPendingIndex string `json:",omitempty"`
+	// ForceDestroy is Spec.ForceDestroy as last applied: Delete removes a
+	// table with undelivered events only with it.
+	ForceDestroy bool `json:",omitempty"`
 	// TargetARN is the bus or topic the functions publish to.
 	TargetARN string
 

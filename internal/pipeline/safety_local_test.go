@@ -1,0 +1,220 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// writeEvents writes n outbox events to the pipeline's table and returns
+// their records.
+func writeEvents(t *testing.T, ctx context.Context, c *Clients, table outbox.Table, n int) []outbox.Record {
+	t.Helper()
+	w, err := outbox.NewWriter(c.DynamoDB, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var records []outbox.Record
+	for i := range n {
+		r, err := w.Write(ctx, nil, outbox.Event{
+			PartitionKey: fmt.Sprintf("order-%d", i), Source: "shop.orders", DetailType: "OrderPlaced",
+			Detail: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)),
+		})
+		if err != nil {
+			t.Fatalf("writing event %d: %v", i, err)
+		}
+		records = append(records, r...)
+	}
+	return records
+}
+
+func markFailed(t *testing.T, ctx context.Context, c *Clients, table outbox.Table, r outbox.Record) {
+	t.Helper()
+	if _, err := c.DynamoDB.UpdateItem(ctx, table.MarkFailed(r, "test", time.Now())); err != nil {
+		t.Fatalf("marking %s failed: %v", r.EventID, err)
+	}
+}
+
+func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
+	t.Parallel()
+	stack, c := startStack(t, coreServices...)
+	ctx := testContext(t)
+	before := inventory(t, ctx, stack)
+
+	spec := Spec{Name: "guarded", Reconciler: ReconcilerSpec{Disabled: true}}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	desc, err := c.describeTable(ctx, st.TableName)
+	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
+		t.Fatalf("the dedicated table has no deletion protection by default (err %v)", err)
+	}
+	if on, err := c.pointInTimeRecovery(ctx, st.TableName); err != nil || !on {
+		t.Fatalf("the dedicated table has no point-in-time recovery by default: %t, %v", on, err)
+	}
+	if _, err := c.DynamoDB.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(st.TableName)}); err == nil {
+		t.Fatal("DeleteTable succeeded on a protected table")
+	}
+
+	table := spec.OutboxTable()
+	records := writeEvents(t, ctx, c, table, 3)
+	markFailed(t, ctx, c, table, records[0])
+	withEvents := inventory(t, ctx, stack)
+
+	_, err = c.Delete(ctx, st)
+	var ue *UndeliveredError
+	if !errors.As(err, &ue) || ue.Pending != 2 || ue.Failed != 1 {
+		t.Fatalf("Delete with 2 pending and 1 failed events: %v, want an UndeliveredError with those counts", err)
+	}
+	for _, want := range []string{"2 PENDING and 1 FAILED", "outbox drain guarded", "outbox requeue guarded", "force_destroy = true"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	if got := inventory(t, ctx, stack); !sameInventory(got, withEvents) {
+		t.Fatalf("the refused Delete removed components:\n got %v\nwant %v", got, withEvents)
+	}
+	if u, err := c.CountUndelivered(ctx, st.TableName, nil); err != nil || u.Total() != 3 {
+		t.Fatalf("after the refused Delete the table holds %v (%v), want the 3 events", u, err)
+	}
+
+	// Deliver the pending ones (as the relay would): Delete still refuses
+	// the failed one; force destroy deletes it.
+	for _, r := range records[1:] {
+		if _, err := c.DynamoDB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table.Name), Key: table.Key(r)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Delete(ctx, st); !errors.As(err, &ue) || ue.Pending != 0 || ue.Failed != 1 {
+		t.Fatalf("Delete with 1 failed event: %v", err)
+	}
+	spec.ForceDestroy = true
+	if st, err = c.Update(ctx, spec, st); err != nil || !st.ForceDestroy {
+		t.Fatalf("Update to force destroy: %v (ForceDestroy %t)", err, st.ForceDestroy)
+	}
+	if _, err := c.Delete(ctx, st); err != nil {
+		t.Fatalf("Delete under force destroy: %v", err)
+	}
+	if got := inventory(t, ctx, stack); !sameInventory(got, before) {
+		t.Errorf("Delete left components:\n got %v\nwant %v", got, before)
+	}
+}
+
+func TestLocalProtectionUpdatesInPlace(t *testing.T) {
+	t.Parallel()
+	_, c := startStack(t, coreServices...)
+	ctx := testContext(t)
+	spec := Spec{Name: "unprotected", Reconciler: ReconcilerSpec{Disabled: true},
+		Table: TableSpec{DeletionProtection: ptr(false), PointInTimeRecovery: ptr(false)}}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
+	check := func(wantProtection, wantPITR bool) {
+		t.Helper()
+		desc, err := c.describeTable(ctx, st.TableName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pitr, err := c.pointInTimeRecovery(ctx, st.TableName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if aws.ToBool(desc.DeletionProtectionEnabled) != wantProtection || pitr != wantPITR {
+			t.Fatalf("deletion protection %t, point-in-time recovery %t; want %t, %t", aws.ToBool(desc.DeletionProtectionEnabled), pitr, wantProtection, wantPITR)
+		}
+	}
+	check(false, false)
+	spec.Table.DeletionProtection, spec.Table.PointInTimeRecovery = nil, nil
+	if _, drift := mustRead(t, ctx, c, spec, st); !strings.Contains(drift.String(), "deletion_protection") || !strings.Contains(drift.String(), "point_in_time_recovery") {
+		t.Fatalf("Read does not report the protection settings as changed: %s", drift)
+	}
+	if st, err = c.Update(ctx, spec, st); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	check(true, true)
+	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		t.Fatalf("drift after Update: %s", drift)
+	}
+	// Out of band, then repaired.
+	if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(st.TableName), DeletionProtectionEnabled: aws.Bool(false)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !strings.Contains(drift.String(), "deletion_protection") {
+		t.Fatalf("Read misses deletion protection turned off out of band: %s", drift)
+	}
+}
+
+func TestLocalPendingIndexRenameKeepsPendingItems(t *testing.T) {
+	t.Parallel()
+	_, c := startStack(t, coreServices...)
+	ctx := testContext(t)
+	spec := Spec{Name: "renamed", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
+	writeEvents(t, ctx, c, spec.OutboxTable(), 5)
+	tableARN := st.TableARN
+
+	if f := ReplacementFields(spec, Spec{Name: "renamed", Table: TableSpec{PendingIndexName: "pending-v2"}}); len(f) != 0 {
+		t.Fatalf("a new pending index name of a dedicated table replaces the pipeline: %v", f)
+	}
+	spec.Table.PendingIndexName = "pending-v2"
+	if st, err = c.Update(ctx, spec, st); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if st.TableARN != tableARN || indexName(st.PendingIndexARN) != "pending-v2" || st.FormerPendingIndex != "" {
+		t.Fatalf("after the rename: table %s (was %s), index %s, former %q", st.TableARN, tableARN, st.PendingIndexARN, st.FormerPendingIndex)
+	}
+	desc, err := c.describeTable(ctx, st.TableName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasIndex(desc, outbox.DefaultPendingIndexName) || !hasIndex(desc, "pending-v2") {
+		t.Fatalf("indexes after the rename: %v", desc.GlobalSecondaryIndexes)
+	}
+	if n := countIndex(t, ctx, c, spec.OutboxTable()); n != 5 {
+		t.Fatalf("the new pending index holds %d items, want the 5 pending events", n)
+	}
+	fn, err := c.getFunction(ctx, st.RelayFunctionName)
+	if err != nil || fn.Configuration.Environment.Variables["OUTBOX_PENDING_INDEX_NAME"] != "pending-v2" {
+		t.Fatalf("the relay's environment does not name the new index (err %v)", err)
+	}
+}
+
+// countIndex counts the items of the pending index, shard by shard.
+func countIndex(t *testing.T, ctx context.Context, c *Clients, table outbox.Table) int32 {
+	t.Helper()
+	var n int32
+	for shard := range table.PendingShards {
+		p := dynamodb.NewQueryPaginator(c.DynamoDB, &dynamodb.QueryInput{
+			TableName: aws.String(table.Name), IndexName: aws.String(table.PendingIndexName),
+			KeyConditionExpression:    aws.String("#s = :s"),
+			ExpressionAttributeNames:  map[string]string{"#s": outbox.AttrPendingShard},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberS{Value: outbox.PendingShardKey(shard)}},
+			Select:                    types.SelectCount,
+		})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				t.Fatalf("querying %s: %v", table.PendingIndexName, err)
+			}
+			n += page.Count
+		}
+	}
+	return n
+}
