@@ -78,6 +78,10 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 		st.TableOwned = rc.Table.Name == n.Table && tags[TagPipeline] == name
 		st.TTLAttribute = rc.Table.TTLAttribute
 		st.PendingIndexARN = IndexARN(st.TableARN, rc.Table.PendingIndexName)
+		s.Table.DeletionProtection = ptr(aws.ToBool(desc.DeletionProtectionEnabled))
+		if pitr, err := c.pointInTimeRecovery(ctx, rc.Table.Name); err == nil {
+			s.Table.PointInTimeRecovery = ptr(pitr)
+		}
 	}
 	s.Table.Existing = !st.TableOwned
 	if !st.TableOwned {

@@ -39,7 +39,7 @@ type UndeliveredError struct {
 func (e *UndeliveredError) Error() string {
 	return fmt.Sprintf("deleting outbox pipeline (%s): its table %s holds %s events, which deleting the table would lose. "+
 		"Deliver them first: `outbox drain %s` waits until none is pending, and `outbox requeue %s` sends FAILED events again once their cause is fixed. "+
-		"Or, to delete them, set force_destroy = true (Spec.ForceDestroy) and apply before destroying",
+		"Or, to delete them, set force_destroy = true and apply it before destroying",
 		e.Pipeline, e.Table, e.Undelivered, e.Pipeline, e.Pipeline)
 }
 

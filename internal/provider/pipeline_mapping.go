@@ -63,7 +63,7 @@ func boolptr(v types.Bool) *bool {
 // spec maps the model to a pipeline.Spec. tags are the merged tags
 // (default_tags and tags); null or unknown values mean the defaults.
 func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipeline.Spec {
-	s := pipeline.Spec{Name: str(m.Name), Tags: tags}
+	s := pipeline.Spec{Name: str(m.Name), Tags: tags, ForceDestroy: m.ForceDestroy.ValueBool()}
 	if t := m.Table; t != nil {
 		s.Table = pipeline.TableSpec{
 			Existing:      !t.Existing.IsNull() && !t.Existing.IsUnknown() && t.Existing.ValueBool(),
@@ -73,6 +73,8 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 			SortKeyPrefix: str(t.SortKeyPrefix),
 			TTLAttribute:  str(t.TTLAttribute),
 		}
+		s.Table.DeletionProtection = boolptr(t.DeletionProtection)
+		s.Table.PointInTimeRecovery = boolptr(t.PointInTimeRecovery)
 		if o.validating && s.Table.Existing && t.Name.IsUnknown() {
 			s.Table.Name = "unknown-until-apply"
 		}
@@ -250,7 +252,7 @@ func saveState(ctx context.Context, p privateSetter, st pipeline.State, drift *p
 func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]string) PipelineResourceModel {
 	d := pipeline.Spec{Name: s.Name}.WithDefaults()
 	s = s.WithDefaults()
-	m := PipelineResourceModel{Name: types.StringValue(s.Name)}
+	m := PipelineResourceModel{Name: types.StringValue(s.Name), ForceDestroy: types.BoolValue(s.ForceDestroy)}
 
 	ttl := s.Table.TTLAttribute
 	if s.Table.Existing && !st.Added.TTL {
@@ -262,12 +264,14 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		Existing: types.BoolValue(s.Table.Existing), Name: types.StringNull(),
 		PartitionKey: types.StringValue(s.Table.PartitionKey), SortKey: types.StringValue(s.Table.SortKey),
 		SortKeyPrefix: types.StringValue(s.Table.SortKeyPrefix), TTLAttribute: types.StringValue(ttl),
+		DeletionProtection: types.BoolValue(*s.Table.DeletionProtection), PointInTimeRecovery: types.BoolValue(*s.Table.PointInTimeRecovery),
 	}
 	if s.Table.Existing || s.Table.Name != d.Table.Name {
 		table.Name = types.StringValue(s.Table.Name)
 	}
 	if s.Table.Existing || s.Table.PartitionKey != d.Table.PartitionKey || s.Table.SortKey != d.Table.SortKey ||
-		s.Table.SortKeyPrefix != d.Table.SortKeyPrefix || ttl != d.Table.TTLAttribute || s.Table.Name != d.Table.Name {
+		s.Table.SortKeyPrefix != d.Table.SortKeyPrefix || ttl != d.Table.TTLAttribute || s.Table.Name != d.Table.Name ||
+		*s.Table.DeletionProtection != *d.Table.DeletionProtection || *s.Table.PointInTimeRecovery != *d.Table.PointInTimeRecovery {
 		m.Table = table
 	}
 

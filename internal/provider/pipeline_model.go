@@ -20,6 +20,8 @@ type PipelineResourceModel struct {
 	DeadLetter   *DeadLetterModel   `tfsdk:"dead_letter"`
 	Alarms       *AlarmsModel       `tfsdk:"alarms"`
 
+	ForceDestroy types.Bool `tfsdk:"force_destroy"`
+
 	Tags     types.Map      `tfsdk:"tags"`
 	TagsAll  types.Map      `tfsdk:"tags_all"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
@@ -54,6 +56,9 @@ type TableModel struct {
 	SortKey       types.String `tfsdk:"sort_key"`
 	SortKeyPrefix types.String `tfsdk:"sort_key_prefix"`
 	TTLAttribute  types.String `tfsdk:"ttl_attribute"`
+
+	DeletionProtection  types.Bool `tfsdk:"deletion_protection"`
+	PointInTimeRecovery types.Bool `tfsdk:"point_in_time_recovery"`
 }
 
 // TargetModel is the target block.

@@ -132,6 +132,11 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Tags of every component that takes tags (not of an adopted table). Merged with the provider's `default_tags`; these win on conflicts.",
 			},
+			"force_destroy": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Let destroy (or a replacement) delete a dedicated table that still holds `PENDING` or `FAILED` events, which are then lost, as `aws_s3_bucket`'s `force_destroy`. " +
+					"Without it, destroy fails with the counts: deliver the events first (`outbox drain <name>`, `outbox requeue <name>`). Apply it before the destroy: destroy reads the value in the state.",
+			},
 			"tags_all": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The tags applied: the provider's `default_tags` merged with `tags`.",
@@ -182,6 +187,14 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						"so the application's own items never invoke it.", outbox.DefaultSortKeyPrefix),
 					"ttl_attribute": optStringAttr("TTL attribute (Unix seconds) of published items. On an adopted table that already has TTL enabled, its own attribute is used instead (see `ttl_attribute_in_use`). "+
 						"Changing it replaces the pipeline.", outbox.DefaultTTLAttribute),
+					"deletion_protection": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						MarkdownDescription: "Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table.",
+					},
+					"point_in_time_recovery": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						MarkdownDescription: "Point-in-time recovery (continuous backups) of a dedicated table. Ignored for an adopted table.",
+					},
 				},
 			},
 			"target": schema.SingleNestedBlock{
@@ -232,7 +245,8 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"pending_index": schema.SingleNestedBlock{
 				MarkdownDescription: "The sparse, sharded global secondary index of pending items that the reconciler queries.",
 				Attributes: map[string]schema.Attribute{
-					"name":   optStringAttr("Name of the index. Changing it replaces the pipeline.", outbox.DefaultPendingIndexName),
+					"name": optStringAttr("Name of the index. On a dedicated table a new name is built in place: the new index is created (DynamoDB backfills it with the pending items), "+
+						"the functions switch to it, then the old one is dropped. On an adopted table changing it replaces the pipeline.", outbox.DefaultPendingIndexName),
 					"shards": optIntAttr("Number of index partitions (`PENDING#0..n-1`), 1 to 256; each takes up to 1,000 writes a second.", outbox.DefaultPendingShards),
 				},
 			},
@@ -474,6 +488,9 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			plan.AlarmARNs = state.AlarmARNs
 		}
 	}
+	if len(resp.RequiresReplace) > 0 {
+		resp.Diagnostics.Append(r.warnUndeliveredOnReplace(ctx, state)...)
+	}
 	for _, c := range components {
 		if !reconcilerOn && contains(reconcilerComponents, c) {
 			continue
@@ -678,6 +695,7 @@ func (r *PipelineResource) Delete(ctx context.Context, req resource.DeleteReques
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
 	resp.Diagnostics.Append(diags...)
+	st.ForceDestroy = state.ForceDestroy.ValueBool()
 	if _, err := r.clients().Delete(ctx, st); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Deleting outbox pipeline (%s)", state.Name.ValueString()), err.Error())
 	}
@@ -781,3 +799,27 @@ func (m *PipelineResourceModel) validateUnset() diag.Diagnostics {
 
 // dotted writes an attribute path as in configurations: relay.batch_size.
 func dotted(p path.Path) string { return strings.ReplaceAll(p.String(), "\"", "") }
+
+// warnUndeliveredOnReplace warns, on a plan that replaces the pipeline,
+// when its dedicated table holds events not yet delivered: the replacement
+// deletes that table, so apply will refuse unless force_destroy is set.
+func (r *PipelineResource) warnUndeliveredOnReplace(ctx context.Context, state PipelineResourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if r.data == nil || (state.Table != nil && state.Table.Existing.ValueBool()) || str(state.TableName) == "" {
+		return diags
+	}
+	u, err := r.clients().CountUndelivered(ctx, str(state.TableName), nil)
+	if err != nil || u.Total() == 0 {
+		return diags
+	}
+	outcome := "Apply will fail before deleting anything, because force_destroy is false."
+	if state.ForceDestroy.ValueBool() {
+		outcome = "force_destroy is true: apply will delete the table and these events with it."
+	}
+	name := str(state.Name)
+	diags.AddWarning("Replacing the outbox pipeline deletes undelivered events",
+		fmt.Sprintf("The planned change replaces the pipeline %s, which deletes its table %s. The table holds %s events. %s "+
+			"Deliver them first: `outbox drain %s` waits until none is pending, and `outbox requeue %s` sends FAILED events again once their cause is fixed.",
+			name, str(state.TableName), u, outcome, name, name))
+	return diags
+}

@@ -1,0 +1,130 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// checkTableProtection checks the deletion protection and point-in-time
+// recovery of the table.
+func (e *accEnv) checkTableProtection(table string, protection, pitr bool) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		c := dynamodb.NewFromConfig(e.cfg)
+		d, err := c.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			return err
+		}
+		b, err := c.DescribeContinuousBackups(e.ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+		if err != nil {
+			return err
+		}
+		gotPITR := b.ContinuousBackupsDescription.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == ddbtypes.PointInTimeRecoveryStatusEnabled
+		if aws.ToBool(d.Table.DeletionProtectionEnabled) != protection || gotPITR != pitr {
+			return fmt.Errorf("table %s: deletion protection %t, point-in-time recovery %t; want %t, %t",
+				table, aws.ToBool(d.Table.DeletionProtectionEnabled), gotPITR, protection, pitr)
+		}
+		return nil
+	}
+}
+
+// TestAccPipeline_destroyKeepsUndeliveredEvents: with events pending (the
+// target fails), neither a replacement nor a destroy deletes the table; with
+// force_destroy applied, destroy goes through. Deletion protection and
+// point-in-time recovery are on by default and change in place.
+func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
+	e := newAccEnv(t)
+	if e.ctl == nil {
+		t.Skip("fault injection needs the local stack's control API")
+	}
+	name := e.name("guarded")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	before := e.inventory()
+	table := outbox.Table{Name: name + "-outbox"}
+	pending := func(*terraform.State) error {
+		if _, err := e.ctl.AddFault(e.ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+			return err
+		}
+		records, err := e.writeOrders(e.writer(table), orders, "com.example.orders", 1, 3, false)
+		if err != nil {
+			return err
+		}
+		return e.waitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
+			if item == nil || attrS(item, "status") != string(outbox.StatusPending) {
+				return fmt.Errorf("is %v; want it PENDING", item)
+			}
+			return nil
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config: e.pipelineConfig(name, fastRelay),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
+				},
+				Check: resource.ComposeTestCheckFunc(e.checkTableProtection(name+"-outbox", true, true), pending),
+			},
+			{
+				// A replacement deletes the table: refused.
+				Config: e.pipelineConfig(name, fastRelay+`
+  table {
+    partition_key = "pk"
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*outbox\s+drain`),
+			},
+			{
+				Config:      e.pipelineConfig(name, fastRelay),
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*force_destroy\s+=\s+true`),
+			},
+			{
+				// Nothing was deleted: the pipeline is as it was.
+				Config: e.pipelineConfig(name, fastRelay),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+			{
+				Config: e.pipelineConfig(name, fastRelay+`
+  force_destroy = true
+  table {
+    deletion_protection    = false
+    point_in_time_recovery = false
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				}},
+				Check: e.checkTableProtection(name+"-outbox", false, false),
+			},
+			{
+				// Back on, in place; destroy then deletes the pending events.
+				Config: e.pipelineConfig(name, fastRelay+`
+  force_destroy = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				}},
+				Check: e.checkTableProtection(name+"-outbox", true, true),
+			},
+		},
+	})
+}
