@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -61,7 +62,8 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 		s.Relay.ReservedConcurrency = fn.Concurrency.ReservedConcurrentExecutions
 	}
 	st := State{
-		Name: name, TableName: rc.Table.Name,
+		Layout: layoutFromEnv(env, rc.Table.SortKeyPrefix, rc.Table.PendingShards),
+		Name:   name, TableName: rc.Table.Name,
 		RelayFunctionName: n.RelayFunction, RelayFunctionARN: aws.ToString(cfg.FunctionArn),
 		RelayPackageSHA256: aws.ToString(cfg.CodeSha256),
 		RelayLogGroup:      n.RelayLogGroup,
@@ -165,4 +167,16 @@ func (c *Clients) tableTags(ctx context.Context, arn string) (map[string]string,
 		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
 	return tags, nil
+}
+
+// layoutFromEnv reads the Layout from the relay's environment.
+func layoutFromEnv(env map[string]string, prefix string, shards int) Layout {
+	l := Layout{SortKeyPrefix: prefix, PendingShards: shards}
+	if v := env[config.EnvFormerSortKeyPrefixes]; v != "" {
+		l.FormerSortKeyPrefixes = strings.Split(v, ",")
+	}
+	if n, err := strconv.Atoi(env[config.EnvReconcileShards]); err == nil && n > shards {
+		l.ReconcileShards = n
+	}
+	return l
 }

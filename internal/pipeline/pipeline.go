@@ -59,6 +59,9 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	if err := c.ensureTable(ctx, s, st); err != nil {
 		return err
 	}
+	if err := c.trackLayout(ctx, s, st); err != nil {
+		return err
+	}
 	a := st.account()
 	st.TargetARN = s.TargetARN(a)
 	if err := c.ensureQueue(ctx, s, st); err != nil {
@@ -88,7 +91,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 		fnTags = s.tags()
 		fnTags[TagAdded] = added
 	}
-	env := s.Environment(st.TTLAttribute)
+	env := s.environment(*st)
 	arn, err = c.ensureFunction(ctx, functionSpec{
 		what: "relay function", name: n.RelayFunction, roleARN: st.RelayRoleARN, config: s.Relay,
 		arch: s.Architecture, env: env, tags: fnTags, zip: zip, sha: sha,

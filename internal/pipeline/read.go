@@ -81,7 +81,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	if err := c.readRole(ctx, ComponentRelayRole, &st.RelayRoleName, &st.RelayRoleARN, RelayPolicyName, RelayPolicy(s, res), &d); err != nil {
 		return st, d, err
 	}
-	env := s.Environment(st.TTLAttribute)
+	env := s.environment(st)
 	if st.RelayFunctionName != "" {
 		sha, err := c.readFunction(ctx, ComponentRelayFunction, &st.RelayFunctionName, &st.RelayFunctionARN, functionSpec{
 			roleARN: st.RelayRoleARN, config: s.Relay, arch: s.Architecture, env: env, sha: st.RelayPackageSHA256,

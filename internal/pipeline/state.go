@@ -26,6 +26,8 @@ type State struct {
 	// FormerPendingIndex is the index that a rename of the pending index
 	// replaced; it is dropped once the functions use the new one.
 	FormerPendingIndex string `json:",omitempty"`
+	// Layout is what the table may still hold from earlier settings.
+	Layout Layout `json:",omitzero"`
 	// ForceDestroy is Spec.ForceDestroy as last applied: Delete removes a
 	// table with undelivered events only with it.
 	ForceDestroy bool `json:",omitempty"`
