@@ -39,6 +39,9 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 		config.EnvPublishedTTL:     s.PublishedTTL.String(),
 		config.EnvReconcileMinAge:  s.Reconciler.MinAge.String(),
 	}
+	if s.Table.PendingIndexDisabled {
+		env[config.EnvPendingIndexEnabled] = "false"
+	}
 	if s.Target.Type == config.TargetSNS {
 		env[config.EnvTopicARN] = s.Target.TopicARN
 	} else {

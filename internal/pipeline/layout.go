@@ -68,7 +68,8 @@ func (c *Clients) trackLayout(ctx context.Context, s Spec, st *State) error {
 		changed = true
 	}
 	l.SortKeyPrefix, l.PendingShards = t.SortKeyPrefix, t.PendingShards
-	if l.ReconcileShards <= t.PendingShards {
+	if l.ReconcileShards <= t.PendingShards || s.Table.PendingIndexDisabled {
+		// Without the index the reconciler scans: shards do not matter.
 		l.ReconcileShards = 0
 	}
 	if changed {

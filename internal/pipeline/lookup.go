@@ -45,6 +45,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 			Name: rc.Table.Name, PartitionKey: rc.Table.PartitionKey, SortKey: rc.Table.SortKey,
 			SortKeyPrefix: rc.Table.SortKeyPrefix, TTLAttribute: rc.Table.TTLAttribute,
 			PendingIndexName: rc.Table.PendingIndexName, PendingShards: rc.Table.PendingShards,
+			PendingIndexDisabled: env[config.EnvPendingIndexEnabled] == "false",
 		},
 		Target:          TargetSpec{Type: rc.Target, EventBus: rc.EventBus, TopicARN: rc.TopicARN},
 		PublishedAction: rc.PublishedAction,

@@ -67,9 +67,19 @@ func RelayPolicy(s Spec, r Resources) PolicyDocument {
 // ReconcilerPolicy is the inline policy of the reconciler's role: query the
 // pending index, settle items, publish and write its logs.
 func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
+	find := allow("QueryPendingIndex", []string{"dynamodb:Query"}, IndexARN(r.TableARN, s.OutboxTable().PendingIndexName))
+	if s.Table.PendingIndexDisabled {
+		// Without the index, the table holds only undelivered items: the
+		// reconciler scans it.
+		find = allow("ScanOutboxTable", []string{"dynamodb:Scan"}, r.TableARN)
+	}
+	settle := []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}
+	if s.PublishedAction == config.ActionDelete {
+		settle = []string{"dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"}
+	}
 	return PolicyDocument{Version: policyVersion, Statement: []Statement{
-		allow("QueryPendingIndex", []string{"dynamodb:Query"}, IndexARN(r.TableARN, s.OutboxTable().PendingIndexName)),
-		allow("SettleOutboxItems", []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}, r.TableARN),
+		find,
+		allow("SettleOutboxItems", settle, r.TableARN),
 		publishStatement(s, r),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
 	}}

@@ -212,7 +212,10 @@ func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) er
 			}
 		}
 	}
-	if !found {
+	switch {
+	case s.Table.PendingIndexDisabled && found:
+		d.AddChanged(ComponentPendingIndex, "enabled")
+	case !s.Table.PendingIndexDisabled && !found:
 		d.AddMissing(ComponentPendingIndex)
 	}
 	attr, err := c.ttlStatus(ctx, st.TableName)

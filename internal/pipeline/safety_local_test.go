@@ -323,3 +323,74 @@ func TestLocalFewerShardsKeepReconcilingTheHigherOnes(t *testing.T) {
 		t.Fatalf("the higher shards are still reconciled once empty: environment %v", env)
 	}
 }
+
+func TestPendingIndexDisabledOnlyForDedicatedDeleteMode(t *testing.T) {
+	t.Parallel()
+	for _, s := range []Spec{
+		{Name: "p", Table: TableSpec{PendingIndexDisabled: true}},
+		{Name: "p", PublishedAction: "delete", Table: TableSpec{PendingIndexDisabled: true, Existing: true, Name: "app"}},
+	} {
+		var ve *ValidationError
+		if err := s.Validate(); !errors.As(err, &ve) || ve.Field != "Table.PendingIndexDisabled" {
+			t.Errorf("Validate(%+v) = %v, want an error on Table.PendingIndexDisabled", s.Table, err)
+		}
+	}
+	s := Spec{Name: "p", PublishedAction: "delete", Table: TableSpec{PendingIndexDisabled: true}}
+	if err := s.Validate(); err != nil {
+		t.Fatalf("a dedicated table in delete mode without pending index: %v", err)
+	}
+	doc := ReconcilerPolicy(s, s.resources(Account{Partition: "aws", Region: "us-east-1", ID: "123456789012"}, "arn:aws:dynamodb:us-east-1:123456789012:table/p-outbox", "q")).JSON()
+	if !strings.Contains(doc, `"dynamodb:Scan"`) || strings.Contains(doc, "/index/") {
+		t.Errorf("the reconciler's policy without pending index does not scan the table: %s", doc)
+	}
+}
+
+func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
+	t.Parallel()
+	_, c := startStack(t, coreServices...)
+	ctx := testContext(t)
+	spec := Spec{Name: "gsifree", PublishedAction: "delete", Reconciler: ReconcilerSpec{Disabled: true},
+		Table: TableSpec{PendingIndexDisabled: true}, ForceDestroy: true}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
+	check := func(when string, index bool) {
+		t.Helper()
+		desc, err := c.describeTable(ctx, st.TableName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, _ := relayEnv(t, ctx, c, st)
+		if hasIndex(desc, outbox.DefaultPendingIndexName) != index || (env["OUTBOX_PENDING_INDEX_ENABLED"] != "false") == !index || (st.PendingIndexARN != "") != index {
+			t.Fatalf("%s: index %t, OUTBOX_PENDING_INDEX_ENABLED %q, PendingIndexARN %q; want the index %t",
+				when, hasIndex(desc, outbox.DefaultPendingIndexName), env["OUTBOX_PENDING_INDEX_ENABLED"], st.PendingIndexARN, index)
+		}
+		if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+			t.Fatalf("%s: drift %s", when, drift)
+		}
+	}
+	check("created without index", false)
+	writeEvents(t, ctx, c, spec.OutboxTable(), 4)
+
+	spec.Table.PendingIndexDisabled = false
+	if f := ReplacementFields(Spec{Name: "gsifree", Table: TableSpec{PendingIndexDisabled: true}}, spec); len(f) != 0 {
+		t.Fatalf("switching the pending index replaces the pipeline: %v", f)
+	}
+	if st, err = c.Update(ctx, spec, st); err != nil {
+		t.Fatalf("Update enabling the index: %v", err)
+	}
+	check("index enabled", true)
+	if n := countIndex(t, ctx, c, spec.OutboxTable()); n != 4 {
+		t.Fatalf("the new index holds %d of the 4 pending events", n)
+	}
+	spec.Table.PendingIndexDisabled = true
+	if st, err = c.Update(ctx, spec, st); err != nil {
+		t.Fatalf("Update disabling the index: %v", err)
+	}
+	check("index disabled", false)
+	if u, err := c.CountUndelivered(ctx, st.TableName, nil); err != nil || u.Pending != 4 {
+		t.Fatalf("after the switches the table holds %v (%v), want the 4 pending events", u, err)
+	}
+}

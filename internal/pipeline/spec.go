@@ -119,6 +119,10 @@ type TableSpec struct {
 	// PendingShards is the number of partitions of the pending index;
 	// default 16.
 	PendingShards int
+	// PendingIndexDisabled leaves the pending index out: allowed only for
+	// a dedicated table with PublishedAction delete, where the table holds
+	// only undelivered items and the reconciler scans it.
+	PendingIndexDisabled bool
 	// DeletionProtection of a dedicated table; nil means true. Delete turns
 	// it off only once the table holds no undelivered event (or under
 	// ForceDestroy).
@@ -351,6 +355,14 @@ func (s Spec) Validate() error {
 	case config.ActionMark, config.ActionDelete:
 	default:
 		return invalid("PublishedAction", `use "mark" or "delete"`, "is %q", s.PublishedAction)
+	}
+	if s.Table.PendingIndexDisabled {
+		switch {
+		case s.Table.Existing:
+			return invalidAgainst("Table.PendingIndexDisabled", []string{"Table.Existing"}, "keep the pending index on an adopted table: the application's own items would make a scan of it cost as much as the table", "is set for an adopted table")
+		case s.PublishedAction != config.ActionDelete:
+			return invalidAgainst("Table.PendingIndexDisabled", []string{"PublishedAction"}, `set the published action to "delete", so that the table holds only undelivered items, or keep the pending index`, "is set with the published action %q", s.PublishedAction)
+		}
 	}
 	if *s.PublishedTTL < 0 {
 		return invalid("PublishedTTL", "use a positive duration such as 720h, or 0 to keep published items", "is negative")

@@ -111,6 +111,9 @@ func (c *Clients) createTable(ctx context.Context, s Spec) (*types.TableDescript
 		Tags:                      dynamoTags(s.tags()),
 		DeletionProtectionEnabled: s.Table.DeletionProtection,
 	}
+	if s.Table.PendingIndexDisabled {
+		in.AttributeDefinitions, in.GlobalSecondaryIndexes = in.AttributeDefinitions[:2], nil
+	}
 	if _, err := c.DynamoDB.CreateTable(ctx, in); err != nil {
 		return nil, err
 	}
@@ -199,6 +202,15 @@ func (c *Clients) ensurePendingIndex(ctx context.Context, s Spec, st *State) err
 		return fmt.Errorf("reading it: %w", errors.Join(err, errIfNil(desc)))
 	}
 	index, attrs := t.PendingIndex()
+	if s.Table.PendingIndexDisabled {
+		// The functions scan once they are updated; the index goes after
+		// them (dropFormerPendingIndex).
+		if st.PendingIndexARN != "" && st.FormerPendingIndex == "" && hasIndex(desc, indexName(st.PendingIndexARN)) {
+			st.FormerPendingIndex = indexName(st.PendingIndexARN)
+		}
+		st.PendingIndexARN = ""
+		return nil
+	}
 	if former := indexName(st.PendingIndexARN); st.TableOwned && st.PendingIndexARN != "" && former != t.PendingIndexName && st.FormerPendingIndex == "" {
 		// A rename: the new index is built beside the old one, which the
 		// functions use until they are updated (dropFormerPendingIndex).
