@@ -73,13 +73,9 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 		// reconciler scans it.
 		find = allow("ScanOutboxTable", []string{"dynamodb:Scan"}, r.TableARN)
 	}
-	settle := []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}
-	if s.PublishedAction == config.ActionDelete {
-		settle = []string{"dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"}
-	}
 	return PolicyDocument{Version: policyVersion, Statement: []Statement{
 		find,
-		allow("SettleOutboxItems", settle, r.TableARN),
+		allow("SettleOutboxItems", []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}, r.TableARN),
 		publishStatement(s, r),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
 	}}
