@@ -359,9 +359,9 @@ func (s Spec) Validate() error {
 	if s.Table.PendingIndexDisabled {
 		switch {
 		case s.Table.Existing:
-			return invalidAgainst("Table.PendingIndexDisabled", []string{"Table.Existing"}, "keep the pending index on an adopted table: the application's own items would make a scan of it cost as much as the table", "is set for an adopted table")
+			return invalidAgainst("Table.PendingIndexDisabled", []string{"Table.Existing"}, "keep the pending index on an adopted table: the application's own items would make a scan of it cost as much as the table", "is off for an adopted table")
 		case s.PublishedAction != config.ActionDelete:
-			return invalidAgainst("Table.PendingIndexDisabled", []string{"PublishedAction"}, `set the published action to "delete", so that the table holds only undelivered items, or keep the pending index`, "is set with the published action %q", s.PublishedAction)
+			return invalidAgainst("Table.PendingIndexDisabled", []string{"PublishedAction"}, `set the published action to "delete", so that the table holds only undelivered items, or keep the pending index`, "is off with the published action %q", s.PublishedAction)
 		}
 	}
 	if *s.PublishedTTL < 0 {

@@ -82,6 +82,7 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 	if p := m.PendingIndex; p != nil {
 		s.Table.PendingIndexName = str(p.Name)
 		s.Table.PendingShards = int(i32(p.Shards))
+		s.Table.PendingIndexDisabled = !p.Enabled.IsNull() && !p.Enabled.IsUnknown() && !p.Enabled.ValueBool()
 	}
 	s.Target.Type = config.TargetEventBridge
 	if t := m.Target; t != nil {
@@ -284,8 +285,9 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 	if s.PublishedAction != d.PublishedAction || *s.PublishedTTL != *d.PublishedTTL {
 		m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
 	}
-	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards {
-		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards))}
+	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards || s.Table.PendingIndexDisabled {
+		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards)),
+			Enabled: types.BoolValue(!s.Table.PendingIndexDisabled)}
 	}
 
 	relay := &RelayModel{
@@ -360,6 +362,7 @@ var fieldPaths = map[string]path.Path{
 	"Table.TTLAttribute":                      path.Root("table").AtName("ttl_attribute"),
 	"Table.PendingIndexName":                  path.Root("pending_index").AtName("name"),
 	"Table.PendingShards":                     path.Root("pending_index").AtName("shards"),
+	"Table.PendingIndexDisabled":              path.Root("pending_index").AtName("enabled"),
 	"Target.EventBus":                         path.Root("target").AtName("event_bus"),
 	"Target.TopicARN":                         path.Root("target").AtName("topic_arn"),
 	"PublishedAction":                         path.Root("published").AtName("action"),

@@ -91,8 +91,9 @@ type PublishedModel struct {
 
 // PendingIndexModel is the pending_index block.
 type PendingIndexModel struct {
-	Name   types.String `tfsdk:"name"`
-	Shards types.Int64  `tfsdk:"shards"`
+	Name    types.String `tfsdk:"name"`
+	Shards  types.Int64  `tfsdk:"shards"`
+	Enabled types.Bool   `tfsdk:"enabled"`
 }
 
 // ReconcilerModel is the reconciler block.

@@ -247,7 +247,13 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Attributes: map[string]schema.Attribute{
 					"name": optStringAttr("Name of the index. On a dedicated table a new name is built in place: the new index is created (DynamoDB backfills it with the pending items), "+
 						"the functions switch to it, then the old one is dropped. On an adopted table changing it replaces the pipeline.", outbox.DefaultPendingIndexName),
-					"shards": optIntAttr("Number of index partitions (`PENDING#0..n-1`), 1 to 256; each takes up to 1,000 writes a second.", outbox.DefaultPendingShards),
+					"shards": optIntAttr("Number of index partitions (`PENDING#0..n-1`), 1 to 256; each takes up to 1,000 writes a second. "+
+						"Lowering it strands nothing: the reconciler keeps querying the higher shards until they are empty (checked on each apply).", outbox.DefaultPendingShards),
+					"enabled": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						MarkdownDescription: "Keep the pending index. `false` is allowed only with a dedicated table and `published.action = \"delete\"`: the table then holds only pending and failed items, " +
+							"and the reconciler finds old pending items with a parallel `Scan` instead (one write unit less per event). Switching it is an update in place: the index is built (DynamoDB backfills it) or dropped after the functions switch.",
+					},
 				},
 			},
 			"reconciler": schema.SingleNestedBlock{
@@ -491,6 +497,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if len(resp.RequiresReplace) > 0 {
 		resp.Diagnostics.Append(r.warnUndeliveredOnReplace(ctx, state)...)
 	}
+	plan.PendingIndexARN = plannedIndexARN(state, spec, plan.PendingIndexARN)
 	for _, c := range components {
 		if !reconcilerOn && contains(reconcilerComponents, c) {
 			continue
@@ -822,4 +829,16 @@ func (r *PipelineResource) warnUndeliveredOnReplace(ctx context.Context, state P
 			"Deliver them first: `outbox drain %s` waits until none is pending, and `outbox requeue %s` sends FAILED events again once their cause is fixed.",
 			name, str(state.TableName), u, outcome, name, name))
 	return diags
+}
+
+// plannedIndexARN is the pending index's ARN after a rename or a switch of
+// the index, both made in place: unknown, or null without the index.
+func plannedIndexARN(state PipelineResourceModel, spec pipeline.Spec, planned types.String) types.String {
+	if spec.Table.PendingIndexDisabled {
+		return types.StringNull()
+	}
+	if arn := str(state.PendingIndexARN); arn == "" || !strings.HasSuffix(arn, "/index/"+spec.Table.PendingIndexName) {
+		return types.StringUnknown()
+	}
+	return planned
 }

@@ -128,3 +128,68 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 		},
 	})
 }
+
+// TestAccPipeline_pendingIndexInPlace: a pipeline without the pending
+// index delivers; enabling the index, renaming it and disabling it again
+// are updates in place that keep delivering.
+func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("gsifree")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	s := e.newBusSink("com.example.orders")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	table := outbox.Table{Name: name + "-outbox"}
+	config := func(index string) string {
+		return e.pipelineConfig(name, fastRelay+`
+  published {
+    action = "delete"
+  }
+  pending_index {
+`+index+`
+  }`)
+	}
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config:      e.pipelineConfig(name, fastRelay+"\n  pending_index {\n    enabled = false\n  }"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`pending_index.enabled is off with the published action\s+"mark"`),
+			},
+			{
+				Config: config("    enabled = false"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.Null()),
+				},
+				Check: e.deliver(s, table, orders, 1, 3, "items deleted", deleted),
+			},
+			{
+				Config:           config("    enabled = true"),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
+				},
+				Check: e.deliver(s, table, orders, 10, 3, "items deleted", deleted),
+			},
+			{
+				Config:           config(`    name = "pending-v2"`),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/pending-v2$`))),
+				},
+				Check: e.deliver(s, table, orders, 20, 3, "items deleted", deleted),
+			},
+			{
+				Config:           config("    enabled = false"),
+				ConfigPlanChecks: update,
+				Check:            e.deliver(s, table, orders, 30, 3, "items deleted", deleted),
+			},
+		},
+	})
+}
