@@ -163,7 +163,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				"It changes when the provider ships new relay code, and the next plan updates the functions' code in place.", false),
 			"alarm_arns": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age` and, with the reconciler, `oldest_pending_age`. " +
+				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age`, `events_failed`, `environment_errors` and, with the reconciler, `oldest_pending_age`, `reconciler_events_failed` and `reconciler_environment_errors`. " +
 					"Null without an `alarms` block.",
 			},
 		},
@@ -286,6 +286,8 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"`<name>-relay-errors` (`AWS/Lambda` `Errors` of the relay function), " +
 					"`<name>-iterator-age` (`AWS/Lambda` `IteratorAge` of the relay: it falls behind the stream) and, with the reconciler, " +
 					"`<name>-oldest-pending-age` (the reconciler's `Outbox` `OldestPendingAge` metric, dimension `FunctionName`: events stay unpublished; its period is the reconciler's schedule). " +
+					"Besides, for the relay (and, with the reconciler, `<name>-reconciler-events-failed` and `<name>-reconciler-environment-errors` for it): `<name>-events-failed` (`Outbox` `EventsFailed` above 0: poison events were marked `FAILED` and wait for a person) and " +
+					"`<name>-environment-errors` (`Outbox` `PublishErrors` with `ErrorClass = environment` above 0: a missing permission, bus or topic, or a disabled KMS key; the events stay pending until it is fixed). " +
 					"The relay's alarms have a 60-second period. Without the block there are no alarms; removing it deletes them.",
 				Attributes: map[string]schema.Attribute{
 					"enabled": schema.BoolAttribute{
@@ -425,6 +427,11 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	reconcilerOn := !spec.Reconciler.Disabled
 	if plan.Reconciler != nil && plan.Reconciler.Enabled.IsUnknown() {
 		reconcilerOn = true
+	}
+	if !reconcilerOn {
+		resp.Diagnostics.AddAttributeWarning(path.Root("reconciler").AtName("enabled"), "The outbox pipeline has no reconciler",
+			"Without the reconciler, some events can never be delivered: records trimmed from the stream after its 24-hour retention (a mapping paused or failing that long), "+
+				"and the events of batches that ran out of retries and went to the dead-letter queue. They stay PENDING in the table until the reconciler is enabled again.")
 	}
 	if !reconcilerOn {
 		for _, a := range reconcilerAttributes {
