@@ -19,6 +19,15 @@
 // and filters that compare operands of different types are false (<> is
 // true), as on DynamoDB, where the engine raises an error.
 //
+// Tables record and report the controls DynamoDB has for them:
+// DeletionProtectionEnabled (DeleteTable is refused with a
+// ValidationException while it is on), point-in-time recovery
+// (DescribeContinuousBackups, UpdateContinuousBackups, with
+// RecoveryPeriodInDays and the restorable window) and server-side
+// encryption (SSESpecification on CreateTable and UpdateTable, reported in
+// SSEDescription with the key's ARN; none with the default AWS owned key).
+// No backup is taken and nothing is encrypted.
+//
 // ConsumedCapacity is returned when asked for (TOTAL or INDEXES), computed
 // with DynamoDB's unit rules; transactions cost double.
 //

@@ -74,6 +74,8 @@ type table struct {
 	ttlEnabled         bool
 	ttl                *ttlIndex // items by expiry while TTL is enabled
 	tags               map[string]string
+	pitr               pitr
+	sse                sse
 }
 
 func (t *table) keyNames() []string {
@@ -140,6 +142,7 @@ type createTableInput struct {
 	DeletionProtectionEnabled bool
 	TableClass                string
 	Tags                      []tag
+	SSESpecification          *sseSpec
 }
 
 func (s *Service) createTable(req *awsapi.Request) (any, error) {
@@ -183,6 +186,10 @@ func (s *Service) createTable(req *awsapi.Request) (any, error) {
 	if err := validateKeys(in.KeySchema, in.AttributeDefinitions, in.GlobalSecondaryIndexes, in.LocalSecondaryIndexes); err != nil {
 		return nil, err
 	}
+	enc, err := s.resolveSSE(in.SSESpecification)
+	if err != nil {
+		return nil, err
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -200,6 +207,7 @@ func (s *Service) createTable(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	mIn.StreamSpecification = nil
+	mIn.SSESpecification = nil
 	mIn.Tags = nil
 	if _, err := s.engine.CreateTable(bg, &mIn); err != nil {
 		return nil, engineError(err)
@@ -209,7 +217,7 @@ func (s *Service) createTable(req *awsapi.Request) (any, error) {
 		created: s.env.Time(), keySchema: in.KeySchema, attrDefs: in.AttributeDefinitions,
 		gsis: in.GlobalSecondaryIndexes, lsis: in.LocalSecondaryIndexes,
 		billingMode: in.BillingMode, deletionProtection: in.DeletionProtectionEnabled,
-		tableClass: in.TableClass, tags: map[string]string{},
+		tableClass: in.TableClass, tags: map[string]string{}, sse: enc,
 	}
 	if in.ProvisionedThroughput != nil {
 		t.provisioned = *in.ProvisionedThroughput
@@ -331,6 +339,9 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		},
 		"DeletionProtectionEnabled": t.deletionProtection,
 	}
+	if sd := t.sse.description(); sd != nil {
+		d["SSEDescription"] = sd
+	}
 	if t.billingMode == "PAY_PER_REQUEST" {
 		d["BillingModeSummary"] = map[string]any{"BillingMode": "PAY_PER_REQUEST", "LastUpdateToPayPerRequestDateTime": float64(t.created.Unix())}
 	}
@@ -429,6 +440,7 @@ type updateTableInput struct {
 	StreamSpecification         *streamSpec
 	DeletionProtectionEnabled   *bool
 	TableClass                  string
+	SSESpecification            *sseSpec
 }
 
 func (s *Service) updateTable(req *awsapi.Request) (any, error) {
@@ -470,6 +482,14 @@ func (s *Service) updateTable(req *awsapi.Request) (any, error) {
 				return nil, awsapi.ValidationException("One or more parameter values were invalid: AttributeDefinitions must be specified when creating a global secondary index")
 			}
 		}
+	}
+	var enc *sse
+	if in.SSESpecification != nil {
+		e, err := s.resolveSSE(in.SSESpecification)
+		if err != nil {
+			return nil, err
+		}
+		enc = &e
 	}
 	defs := mergeDefs(t.attrDefs, in.AttributeDefinitions)
 	var created []*index
@@ -548,6 +568,9 @@ func (s *Service) updateTable(req *awsapi.Request) (any, error) {
 	}
 	if in.DeletionProtectionEnabled != nil {
 		t.deletionProtection = *in.DeletionProtectionEnabled
+	}
+	if enc != nil {
+		t.sse = *enc
 	}
 	if in.TableClass != "" {
 		t.tableClass = in.TableClass
