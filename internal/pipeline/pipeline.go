@@ -48,6 +48,9 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	if st.Name != "" && st.Name != s.Name {
 		return fmt.Errorf("updating outbox pipeline (%s): the name changed to %s, which requires replacing the pipeline", st.Name, s.Name)
 	}
+	if err := c.checkTarget(ctx, s); err != nil {
+		return err
+	}
 	zip, sha, err := c.Code.get(s.Architecture)
 	if err != nil {
 		return fmt.Errorf("creating relay function (%s): %w", NamesFor(s.Name).RelayFunction, err)

@@ -394,3 +394,80 @@ func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 		t.Fatalf("after the switches the table holds %v (%v), want the 4 pending events", u, err)
 	}
 }
+
+func TestLocalCreateRefusesMissingTarget(t *testing.T) {
+	t.Parallel()
+	stack, c := startStack(t, append(coreServices, "events", "sns")...)
+	ctx := testContext(t)
+	before := inventory(t, ctx, stack)
+	for _, tc := range []struct {
+		target TargetSpec
+		want   string
+	}{
+		{TargetSpec{EventBus: "no-such-bus"}, "event bus (no-such-bus): it does not exist in us-east-1"},
+		{TargetSpec{EventBus: "arn:aws:events:eu-west-1:000000000000:event-bus/default"}, "it is in eu-west-1, but the pipeline is in us-east-1"},
+		{TargetSpec{Type: "sns", TopicARN: "arn:aws:sns:us-east-1:000000000000:no-such-topic"}, "SNS topic (arn:aws:sns:us-east-1:000000000000:no-such-topic): it does not exist"},
+	} {
+		st, err := c.Create(ctx, Spec{Name: "untargeted", Target: tc.target, Reconciler: ReconcilerSpec{Disabled: true}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Create with target %+v: %v, want an error saying %q", tc.target, err, tc.want)
+		}
+		if st.Exists() {
+			t.Errorf("Create with target %+v recorded %+v", tc.target, st)
+		}
+	}
+	if got := inventory(t, ctx, stack); !sameInventory(got, before) {
+		t.Errorf("refused creations left components:\n got %v\nwant %v", got, before)
+	}
+}
+
+func TestLocalSecondAdoptionRefused(t *testing.T) {
+	t.Parallel()
+	stack, c := startStack(t, coreServices...)
+	ctx := testContext(t)
+	createAppTable(t, ctx, c, "shared", nil)
+	adopt := func(name string) Spec {
+		return Spec{Name: name, Table: TableSpec{Existing: true, Name: "shared", PartitionKey: "pk", SortKey: "sk"}, Reconciler: ReconcilerSpec{Disabled: true}}
+	}
+	first := adopt("first")
+	st, err := c.Create(ctx, first)
+	if err != nil {
+		t.Fatalf("Create first: %v", err)
+	}
+	if tags, err := c.tableTags(ctx, st.TableARN); err != nil || tags[TagAdoptedBy] != "first" {
+		t.Fatalf("the adopted table's tags %v (%v), want %s=first", tags, err, TagAdoptedBy)
+	}
+	withFirst := inventory(t, ctx, stack)
+
+	second, err := c.Create(ctx, adopt("second"))
+	if err == nil || !strings.Contains(err.Error(), "belongs to the outbox pipeline first") {
+		t.Fatalf("Create second on the same table: %v, want a refusal naming the first pipeline", err)
+	}
+	if second.Exists() {
+		t.Errorf("the refused adoption left %+v", second)
+	}
+	if got := inventory(t, ctx, stack); !sameInventory(got, withFirst) {
+		t.Errorf("the refused adoption changed the components:\n got %v\nwant %v", got, withFirst)
+	}
+	if _, drift := mustRead(t, ctx, c, first, st); !drift.None() {
+		t.Fatalf("the refused adoption reverted what the first pipeline needs: %s", drift)
+	}
+	// A dedicated table of another pipeline cannot be adopted either.
+	own, err := c.Create(ctx, Spec{Name: "owner", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true})
+	if err != nil {
+		t.Fatalf("Create owner: %v", err)
+	}
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), own) })
+	thief := adopt("thief")
+	thief.Table.Name, thief.Table.PartitionKey, thief.Table.SortKey = own.TableName, "", ""
+	if _, err := c.Create(ctx, thief); err == nil || !strings.Contains(err.Error(), "belongs to the outbox pipeline owner") {
+		t.Fatalf("adopting another pipeline's dedicated table: %v", err)
+	}
+
+	if _, err := c.Delete(ctx, st); err != nil {
+		t.Fatalf("Delete first: %v", err)
+	}
+	if tags, err := c.tableTags(ctx, st.TableARN); err != nil || tags[TagAdoptedBy] != "" {
+		t.Errorf("after Delete the table's tags are %v (%v), want no %s", tags, err, TagAdoptedBy)
+	}
+}

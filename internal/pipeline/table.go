@@ -56,6 +56,9 @@ func (c *Clients) ensureTable(ctx context.Context, s Spec, st *State) error {
 	if err := checkKeys(s, desc); err != nil {
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 	}
+	if err := c.claimTable(ctx, s, st.TableARN); err != nil {
+		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+	}
 	if err := c.ensureStream(ctx, st, desc); err != nil {
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 	}
@@ -401,6 +404,9 @@ func (c *Clients) revertAdopted(ctx context.Context, st *State) error {
 			return err
 		}
 		st.Added.PendingIndex = false
+	}
+	if err := c.releaseTable(ctx, st); err != nil {
+		return fmt.Errorf("removing its tag %s: %w", TagAdoptedBy, err)
 	}
 	if st.Added.Stream {
 		_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{

@@ -193,3 +193,25 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 		},
 	})
 }
+
+// TestAccPipeline_missingTarget: a bus that does not exist fails the apply
+// with a clear message, and nothing is left behind.
+func TestAccPipeline_missingTarget(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("untargeted")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{{
+			Config: e.pipelineConfig(name, fastRelay+`
+  target {
+    event_bus = "no-such-bus"
+  }`),
+			ExpectError: regexp.MustCompile(`event\s+bus\s+\(no-such-bus\):\s+it\s+does\s+not\s+exist\s+in\s+us-east-1:\s+create\s+it\s+first`),
+		}},
+	})
+}
