@@ -80,12 +80,12 @@ type Clients struct {
 // NewClients builds the clients from cfg.
 func NewClients(cfg aws.Config, code RelayCode) *Clients {
 	return &Clients{
-		DynamoDB:   dynamodb.NewFromConfig(cfg),
-		SQS:        sqs.NewFromConfig(cfg),
-		Lambda:     lambda.NewFromConfig(cfg),
-		IAM:        iam.NewFromConfig(cfg),
-		Logs:       cloudwatchlogs.NewFromConfig(cfg),
-		Scheduler:  scheduler.NewFromConfig(cfg),
+		DynamoDB:    dynamodb.NewFromConfig(cfg),
+		SQS:         sqs.NewFromConfig(cfg),
+		Lambda:      lambda.NewFromConfig(cfg),
+		IAM:         iam.NewFromConfig(cfg),
+		Logs:        cloudwatchlogs.NewFromConfig(cfg),
+		Scheduler:   scheduler.NewFromConfig(cfg),
 		CloudWatch:  cloudwatch.NewFromConfig(cfg),
 		EventBridge: eventbridge.NewFromConfig(cfg),
 		SNS:         sns.NewFromConfig(cfg),
