@@ -375,7 +375,7 @@ func configUnknown(ctx context.Context, config tfsdk.Config, p path.Path) bool {
 // is missing or changed, they are planned unknown, so that the plan shows an
 // update and apply repairs the component.
 var driftAttributes = map[string][]string{
-	pipeline.ComponentTable:              {"table_arn", "stream_arn", "pending_index_arn"},
+	pipeline.ComponentTable:              {"table_arn", "stream_arn", "pending_index_arn", "ttl_attribute_in_use"},
 	pipeline.ComponentStream:             {"stream_arn"},
 	pipeline.ComponentPendingIndex:       {"pending_index_arn"},
 	pipeline.ComponentTTL:                {"ttl_attribute_in_use"},
@@ -474,7 +474,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 
 	plan.TargetARN = types.StringUnknown()
-	if a, err := pipeline.AccountOf(str(state.TableARN)); err == nil && (plan.Target == nil || (!plan.Target.EventBus.IsUnknown() && !plan.Target.TopicARN.IsUnknown())) {
+	if a, err := stateAccount(state); err == nil && (plan.Target == nil || (!plan.Target.EventBus.IsUnknown() && !plan.Target.TopicARN.IsUnknown())) {
 		plan.TargetARN = types.StringValue(spec.TargetARN(a))
 	}
 
@@ -849,4 +849,18 @@ func plannedIndexARN(state PipelineResourceModel, spec pipeline.Spec, planned ty
 		return types.StringUnknown()
 	}
 	return planned
+}
+
+// stateAccount is the pipeline's account and region, from the first ARN in
+// the state that has both: a component deleted out of band (the table)
+// leaves the others.
+func stateAccount(state PipelineResourceModel) (pipeline.Account, error) {
+	var err error
+	for _, arn := range []types.String{state.TableARN, state.RelayFunctionARN, state.DeadLetterQueueARN, state.StreamARN} {
+		var a pipeline.Account
+		if a, err = pipeline.AccountOf(str(arn)); err == nil && a.Region != "" && a.ID != "" {
+			return a, nil
+		}
+	}
+	return pipeline.Account{}, fmt.Errorf("no ARN with an account in the state: %w", err)
 }

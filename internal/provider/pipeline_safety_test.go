@@ -215,3 +215,79 @@ func TestAccPipeline_missingTarget(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccPipeline_driftDoesNotCascade: the table or its stream removed out
+// of band is recreated by the next apply, with no inconsistent result, and
+// a resource that depends on target_arn is left alone.
+func TestAccPipeline_driftDoesNotCascade(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("cascade")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	s := e.newBusSink("com.example.orders")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	table := outbox.Table{Name: name + "-outbox"}
+	config := e.pipelineConfig(name, fastRelay+`
+  table {
+    deletion_protection = false
+  }`) + `
+resource "terraform_data" "dependent" {
+  triggers_replace = [outbox_pipeline.test.target_arn]
+}
+`
+	ddb := dynamodb.NewFromConfig(e.cfg)
+	repair := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+		plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
+		plancheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
+	}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check:  e.deliver(s, table, orders, 1, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+			},
+			{
+				PreConfig: func() {
+					if _, err := ddb.DeleteTable(e.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table.Name)}); err != nil {
+						t.Fatalf("deleting the table out of band: %v", err)
+					}
+					if err := accWait(e.ctx, "the table gone", func() error {
+						if _, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table.Name)}); err == nil {
+							return fmt.Errorf("still there")
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:           config,
+				ConfigPlanChecks: repair,
+				Check:            e.deliver(s, table, orders, 10, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+			},
+			{
+				PreConfig: func() {
+					if _, err := ddb.UpdateTable(e.ctx, &dynamodb.UpdateTableInput{
+						TableName: aws.String(table.Name), StreamSpecification: &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(false)},
+					}); err != nil {
+						t.Fatalf("disabling the stream out of band: %v", err)
+					}
+				},
+				Config:           config,
+				ConfigPlanChecks: repair,
+				Check:            e.deliver(s, table, orders, 20, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
