@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -146,8 +147,15 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 		if role, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(n.SchedulerRole)}); err == nil {
 			st.SchedulerRoleName, st.SchedulerRoleARN = n.SchedulerRole, aws.ToString(role.Role.Arn)
 		}
-		if sch, err := c.getSchedule(ctx, n.Schedule); err == nil && sch != nil {
+		if sch, err := c.findSchedule(ctx, n.Schedule); err == nil && sch != nil {
 			st.ScheduleName, st.ScheduleARN = n.Schedule, aws.ToString(sch.Arn)
+			if g := aws.ToString(sch.GroupName); g != ScheduleGroup {
+				st.ScheduleGroup, s.Reconciler.ScheduleGroup = g, g
+			}
+			s.Reconciler.ScheduleTimezone = aws.ToString(sch.ScheduleExpressionTimezone)
+			if w := sch.FlexibleTimeWindow; w != nil {
+				s.Reconciler.FlexibleTimeWindowMinutes = aws.ToInt32(w.MaximumWindowInMinutes)
+			}
 			s.Reconciler.ScheduleExpression = aws.ToString(sch.ScheduleExpression)
 		}
 	}
@@ -180,4 +188,21 @@ func layoutFromEnv(env map[string]string, prefix string, shards int) Layout {
 		l.ReconcileShards = n
 	}
 	return l
+}
+
+// findSchedule finds the pipeline's schedule in any group.
+func (c *Clients) findSchedule(ctx context.Context, name string) (*scheduler.GetScheduleOutput, error) {
+	p := scheduler.NewListSchedulesPaginator(c.Scheduler, &scheduler.ListSchedulesInput{NamePrefix: aws.String(name)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, sch := range page.Schedules {
+			if aws.ToString(sch.Name) == name {
+				return c.getSchedule(ctx, name, aws.ToString(sch.GroupName))
+			}
+		}
+	}
+	return nil, nil
 }

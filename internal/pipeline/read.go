@@ -121,7 +121,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 		return st, d, err
 	}
 	if st.ScheduleName != "" {
-		have, err := c.getSchedule(ctx, st.ScheduleName)
+		have, err := c.getSchedule(ctx, st.ScheduleName, st.group())
 		if err != nil {
 			return st, d, fmt.Errorf("reading reconcile schedule (%s): %w", st.ScheduleName, err)
 		}

@@ -51,6 +51,7 @@ const (
 	DefaultBisectBatchOnError      = true
 	DefaultQueueRetentionSeconds   = 14 * 24 * 3600
 	DefaultScheduleExpression      = "rate(5 minutes)"
+	DefaultScheduleTimezone        = "UTC"
 	// Runtime of both functions: the relay is a Go binary named bootstrap.
 	Runtime = "provided.al2023"
 	// Handler is ignored by provided runtimes but required by the API.
@@ -191,6 +192,15 @@ type ReconcilerSpec struct {
 	MinAge time.Duration
 	// Function configures the reconciler function.
 	Function FunctionSpec
+	// ScheduleTimezone is the IANA time zone of a cron schedule; default
+	// UTC.
+	ScheduleTimezone string
+	// FlexibleTimeWindowMinutes lets Scheduler start a run up to that many
+	// minutes late (1 to 1440); 0 turns the flexible window off.
+	FlexibleTimeWindowMinutes int32
+	// ScheduleGroup is the existing EventBridge Scheduler group of the
+	// schedule; default "default". Changing it moves the schedule.
+	ScheduleGroup string
 }
 
 // WithDefaults returns s with every unset field set to its default.
@@ -248,6 +258,12 @@ func (s Spec) WithDefaults() Spec {
 	if s.Reconciler.MinAge == 0 {
 		s.Reconciler.MinAge = config.DefaultReconcileMinAge
 	}
+	if s.Reconciler.ScheduleTimezone == "" {
+		s.Reconciler.ScheduleTimezone = DefaultScheduleTimezone
+	}
+	if s.Reconciler.ScheduleGroup == "" {
+		s.Reconciler.ScheduleGroup = ScheduleGroup
+	}
 	s.Alarms = s.Alarms.withDefaults()
 	return s
 }
@@ -292,12 +308,13 @@ func (s Spec) OutboxTable() outbox.Table {
 var (
 	// Lambda function names allow [A-Za-z0-9_-]; IAM role names are a
 	// superset. MaxNameLength leaves room for the longest suffix.
-	namePattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
-	tableNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
-	busNamePattern   = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
-	busARNPattern    = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
-	topicARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
-	schedulePattern  = regexp.MustCompile(`^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$`)
+	namePattern          = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	tableNamePattern     = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+	busNamePattern       = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
+	busARNPattern        = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
+	topicARNPattern      = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+	scheduleGroupPattern = regexp.MustCompile(`^[0-9a-zA-Z-_.]{1,64}$`)
+	schedulePattern      = regexp.MustCompile(`^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$`)
 )
 
 // MaxNameLength is the longest Spec.Name: the longest component name
@@ -397,6 +414,9 @@ func (s Spec) Validate() error {
 			return err
 		}
 		if err := r.validateOverlap(); err != nil {
+			return err
+		}
+		if err := r.validateSchedule(); err != nil {
 			return err
 		}
 	}
@@ -566,4 +586,19 @@ func ReplacementFields(from, to Spec) []string {
 	add(to.Table.Existing && from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
 	add(from.Table.TTLAttribute != to.Table.TTLAttribute, "Table.TTLAttribute")
 	return fields
+}
+
+// validateSchedule checks the time zone, flexible window and group of the
+// schedule as EventBridge Scheduler does.
+func (r ReconcilerSpec) validateSchedule() error {
+	if _, err := time.LoadLocation(r.ScheduleTimezone); err != nil || r.ScheduleTimezone == "Local" {
+		return invalid("Reconciler.ScheduleTimezone", `use an IANA time zone such as "UTC" or "Europe/Paris"`, "is %q", r.ScheduleTimezone)
+	}
+	if m := r.FlexibleTimeWindowMinutes; m < 0 || m > 1440 {
+		return invalid("Reconciler.FlexibleTimeWindowMinutes", "use 1 to 1440 minutes, or 0 to run exactly on schedule", "is %d", m)
+	}
+	if !scheduleGroupPattern.MatchString(r.ScheduleGroup) {
+		return invalid("Reconciler.ScheduleGroup", "use 1 to 64 letters, digits, '-', '_' or '.', naming an existing schedule group", "is %q", r.ScheduleGroup)
+	}
+	return nil
 }

@@ -53,6 +53,8 @@ type State struct {
 	SchedulerRoleARN       string
 	ScheduleName           string
 	ScheduleARN            string
+	// ScheduleGroup is the group of the schedule; "" is the default group.
+	ScheduleGroup string `json:",omitempty"`
 
 	// Alarms are the CloudWatch alarms that exist.
 	Alarms AlarmARNs

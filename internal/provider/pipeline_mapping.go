@@ -127,6 +127,8 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 			s.Reconciler.MinAge = time.Duration(r.MinAgeSeconds.ValueInt64()) * time.Second
 		}
 		s.Reconciler.Function = pipeline.FunctionSpec{MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout), LogRetentionDays: i32(r.LogRetentionDays)}
+		s.Reconciler.ScheduleTimezone, s.Reconciler.ScheduleGroup = str(r.ScheduleTimezone), str(r.ScheduleGroup)
+		s.Reconciler.FlexibleTimeWindowMinutes = i32(r.FlexibleTimeWindowMinutes)
 	}
 	if a := m.Alarms; a != nil {
 		s.Alarms = pipeline.AlarmsSpec{
@@ -327,12 +329,15 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		r = dr2
 		r.Disabled = true
 	}
-	if r.Disabled || r.ScheduleExpression != dr2.ScheduleExpression || r.MinAge != dr2.MinAge || r.Function != dr2.Function {
+	if r.Disabled || r.ScheduleExpression != dr2.ScheduleExpression || r.MinAge != dr2.MinAge || r.Function != dr2.Function ||
+		r.ScheduleTimezone != dr2.ScheduleTimezone || r.FlexibleTimeWindowMinutes != dr2.FlexibleTimeWindowMinutes || r.ScheduleGroup != dr2.ScheduleGroup {
 		m.Reconciler = &ReconcilerModel{
 			Enabled: types.BoolValue(!r.Disabled), ScheduleExpression: types.StringValue(r.ScheduleExpression),
 			MinAgeSeconds: types.Int64Value(int64(r.MinAge / time.Second)),
 			MemorySize:    types.Int64Value(int64(r.Function.MemorySize)), Timeout: types.Int64Value(int64(r.Function.Timeout)),
 			LogRetentionDays: types.Int64Value(int64(r.Function.LogRetentionDays)),
+			ScheduleTimezone: types.StringValue(r.ScheduleTimezone), ScheduleGroup: types.StringValue(r.ScheduleGroup),
+			FlexibleTimeWindowMinutes: types.Int64Value(int64(r.FlexibleTimeWindowMinutes)),
 		}
 	}
 
@@ -383,6 +388,9 @@ var fieldPaths = map[string]path.Path{
 	"Reconciler.Function.MemorySize":          path.Root("reconciler").AtName("memory_size"),
 	"Reconciler.Function.Timeout":             path.Root("reconciler").AtName("timeout"),
 	"Reconciler.Function.LogRetentionDays":    path.Root("reconciler").AtName("log_retention_days"),
+	"Reconciler.ScheduleTimezone":             path.Root("reconciler").AtName("schedule_timezone"),
+	"Reconciler.FlexibleTimeWindowMinutes":    path.Root("reconciler").AtName("flexible_time_window_minutes"),
+	"Reconciler.ScheduleGroup":                path.Root("reconciler").AtName("schedule_group"),
 	"Tags":                                    path.Root("tags"),
 	"Alarms.SNSTopicARN":                      path.Root("alarms").AtName("sns_topic_arn"),
 	"Alarms.RelayErrorsThreshold":             path.Root("alarms").AtName("relay_errors_threshold"),

@@ -101,9 +101,13 @@ type ReconcilerModel struct {
 	Enabled            types.Bool   `tfsdk:"enabled"`
 	ScheduleExpression types.String `tfsdk:"schedule_expression"`
 	MinAgeSeconds      types.Int64  `tfsdk:"min_age_seconds"`
-	MemorySize         types.Int64  `tfsdk:"memory_size"`
-	Timeout            types.Int64  `tfsdk:"timeout"`
-	LogRetentionDays   types.Int64  `tfsdk:"log_retention_days"`
+
+	ScheduleTimezone          types.String `tfsdk:"schedule_timezone"`
+	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes"`
+	ScheduleGroup             types.String `tfsdk:"schedule_group"`
+	MemorySize                types.Int64  `tfsdk:"memory_size"`
+	Timeout                   types.Int64  `tfsdk:"timeout"`
+	LogRetentionDays          types.Int64  `tfsdk:"log_retention_days"`
 }
 
 // DeadLetterModel is the dead_letter block.
