@@ -2,9 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 )
 
@@ -79,3 +83,90 @@ func TestLocalScheduleControls(t *testing.T) {
 	}
 }
 
+func TestLocalLambdaControls(t *testing.T) {
+	t.Parallel()
+	_, c := startStack(t, coreServices...)
+	ctx := testContext(t)
+	controls := LambdaControls{
+		TracingMode: "Active", LogFormat: "JSON", ApplicationLogLevel: "DEBUG", SystemLogLevel: "WARN",
+		KMSKeyARN: "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+		SubnetIDs: []string{"subnet-0a1", "subnet-0b2"}, SecurityGroupIDs: []string{"sg-0c3"},
+	}
+	spec := Spec{Name: "controlled", Reconciler: ReconcilerSpec{Disabled: true}, Controls: controls}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
+	get := func() *lambda.GetFunctionOutput {
+		t.Helper()
+		fn, err := c.getFunction(ctx, st.RelayFunctionName)
+		if err != nil || fn == nil {
+			t.Fatalf("reading the relay function: %v", err)
+		}
+		return fn
+	}
+	if got := lookupControls(get()); !reflect.DeepEqual(got, controls) {
+		t.Fatalf("the relay function has the controls %+v, want %+v", got, controls)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		t.Fatalf("Read after Create: %s", drift)
+	}
+	found, _, err := c.Lookup(ctx, "controlled")
+	if err != nil || !reflect.DeepEqual(found.Controls, controls) {
+		t.Fatalf("Lookup found the controls %+v (%v)", found.Controls, err)
+	}
+
+	if _, err := c.Lambda.UpdateFunctionConfiguration(ctx, &lambda.UpdateFunctionConfigurationInput{
+		FunctionName: aws.String(st.RelayFunctionName), TracingConfig: &lambdatypes.TracingConfig{Mode: lambdatypes.TracingModePassThrough},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.waitFunctionReady(ctx, st.RelayFunctionName); err != nil {
+		t.Fatal(err)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !hasChange(drift, ComponentRelayFunction, "tracing_mode") {
+		t.Fatalf("Read misses tracing turned off out of band: %s", drift)
+	}
+
+	spec.Controls = LambdaControls{}
+	if st, err = c.Update(ctx, spec, st); err != nil {
+		t.Fatalf("Update to the defaults: %v", err)
+	}
+	if got, want := lookupControls(get()), (LambdaControls{}).withDefaults(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after Update the controls are %+v, want %+v", got, want)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		t.Fatalf("Read after Update: %s", drift)
+	}
+	for _, bad := range []LambdaControls{
+		{TracingMode: "On"}, {ApplicationLogLevel: "DEBUG"}, {LogFormat: "JSON", SystemLogLevel: "ERROR"},
+		{KMSKeyARN: "alias/mine"}, {SubnetIDs: []string{"subnet-0a1"}}, {SubnetIDs: []string{"net-1"}, SecurityGroupIDs: []string{"sg-1"}},
+	} {
+		if err := (Spec{Name: "x", Controls: bad}).Validate(); err == nil {
+			t.Errorf("Validate accepts %+v", bad)
+		}
+	}
+}
+
+// The stack refuses a VPC attachment whose role may not manage network
+// interfaces, as Lambda does.
+func TestLocalVPCNeedsNetworkInterfacePermissions(t *testing.T) {
+	t.Parallel()
+	_, c := startStack(t, coreServices...)
+	ctx := testContext(t)
+	role, err := c.ensureRole(ctx, roleSpec{what: "test role", name: "bare", service: "lambda.amazonaws.com", policyName: "p",
+		policy: PolicyDocument{Version: policyVersion, Statement: []Statement{allow("Logs", []string{"logs:PutLogEvents"}, "*")}}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zip, _, _ := c.Code.get(ArchARM64)
+	_, err = c.Lambda.CreateFunction(ctx, &lambda.CreateFunctionInput{
+		FunctionName: aws.String("vpc-bare"), Role: aws.String(role), Runtime: lambdatypes.Runtime(Runtime), Handler: aws.String(Handler),
+		Code: &lambdatypes.FunctionCode{ZipFile: zip}, Architectures: []lambdatypes.Architecture{lambdatypes.ArchitectureArm64},
+		VpcConfig: &lambdatypes.VpcConfig{SubnetIds: []string{"subnet-0a1"}, SecurityGroupIds: []string{"sg-0c3"}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "CreateNetworkInterface") {
+		t.Fatalf("CreateFunction in a VPC with a role without EC2 permissions: %v", err)
+	}
+}

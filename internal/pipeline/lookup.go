@@ -55,6 +55,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 			MemorySize: aws.ToInt32(cfg.MemorySize), Timeout: aws.ToInt32(cfg.Timeout),
 		},
 		Reconciler: ReconcilerSpec{MinAge: rc.ReconcileMinAge},
+		Controls:   lookupControls(fn),
 		Tags:       functionTags(fn),
 	}
 	if len(cfg.Architectures) == 1 {

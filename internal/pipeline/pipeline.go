@@ -97,7 +97,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	env := s.environment(*st)
 	arn, err = c.ensureFunction(ctx, functionSpec{
 		what: "relay function", name: n.RelayFunction, roleARN: st.RelayRoleARN, config: s.Relay,
-		arch: s.Architecture, env: env, tags: fnTags, zip: zip, sha: sha,
+		arch: s.Architecture, env: env, controls: s.Controls, tags: fnTags, zip: zip, sha: sha,
 	}, st.RelayFunctionName != "")
 	if arn != "" {
 		st.RelayFunctionName, st.RelayFunctionARN = n.RelayFunction, arn
@@ -140,7 +140,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	}
 	arn, err = c.ensureFunction(ctx, functionSpec{
 		what: "reconciler function", name: n.ReconcilerFunction, roleARN: st.ReconcilerRoleARN, config: r.Function,
-		arch: s.Architecture, env: env, tags: tags, zip: zip, sha: sha,
+		arch: s.Architecture, env: env, controls: s.Controls, tags: tags, zip: zip, sha: sha,
 	}, st.ReconcilerFunctionName != "")
 	if arn != "" {
 		st.ReconcilerFunctionName, st.ReconcilerFunctionARN = n.ReconcilerFunction, arn

@@ -55,13 +55,13 @@ func RelayPolicy(s Spec, r Resources) PolicyDocument {
 	if s.PublishedAction == config.ActionDelete {
 		items = []string{"dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"}
 	}
-	return PolicyDocument{Version: policyVersion, Statement: []Statement{
+	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
 		allow("ReadStream", []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}, StreamsARN(r.TableARN)),
 		allow("SettleOutboxItems", items, r.TableARN),
 		publishStatement(s, r),
 		allow("SendToDeadLetterQueue", []string{"sqs:SendMessage"}, r.QueueARN),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.RelayLogs),
-	}}
+	}, s.WithDefaults().Controls.controlStatements()...)}
 }
 
 // ReconcilerPolicy is the inline policy of the reconciler's role: query the
@@ -73,12 +73,12 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 		// reconciler scans it.
 		find = allow("ScanOutboxTable", []string{"dynamodb:Scan"}, r.TableARN)
 	}
-	return PolicyDocument{Version: policyVersion, Statement: []Statement{
+	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
 		find,
 		allow("SettleOutboxItems", []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}, r.TableARN),
 		publishStatement(s, r),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
-	}}
+	}, s.WithDefaults().Controls.controlStatements()...)}
 }
 
 // SchedulerPolicy is the inline policy of the schedule's role: invoke the

@@ -84,7 +84,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	env := s.environment(st)
 	if st.RelayFunctionName != "" {
 		sha, err := c.readFunction(ctx, ComponentRelayFunction, &st.RelayFunctionName, &st.RelayFunctionARN, functionSpec{
-			roleARN: st.RelayRoleARN, config: s.Relay, arch: s.Architecture, env: env, sha: st.RelayPackageSHA256,
+			roleARN: st.RelayRoleARN, config: s.Relay, arch: s.Architecture, env: env, controls: s.Controls, sha: st.RelayPackageSHA256,
 		}, &d)
 		if err != nil {
 			return st, d, err
@@ -112,7 +112,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	}
 	if st.ReconcilerFunctionName != "" {
 		if _, err := c.readFunction(ctx, ComponentReconcilerFunction, &st.ReconcilerFunctionName, &st.ReconcilerFunctionARN, functionSpec{
-			roleARN: st.ReconcilerRoleARN, config: s.Reconciler.Function, arch: s.Architecture, env: env, sha: st.RelayPackageSHA256,
+			roleARN: st.ReconcilerRoleARN, config: s.Reconciler.Function, arch: s.Architecture, env: env, controls: s.Controls, sha: st.RelayPackageSHA256,
 		}, &d); err != nil {
 			return st, d, err
 		}

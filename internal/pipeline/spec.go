@@ -78,6 +78,9 @@ type Spec struct {
 	Architecture Architecture
 	// Relay is the function that the stream invokes.
 	Relay FunctionSpec
+	// Controls are the tracing, logging, KMS and VPC settings of both
+	// functions.
+	Controls LambdaControls
 	// Mapping is the event source mapping of the relay on the stream.
 	Mapping MappingSpec
 	// DeadLetterQueue receives the metadata of batches that ran out of
@@ -265,6 +268,7 @@ func (s Spec) WithDefaults() Spec {
 		s.Reconciler.ScheduleGroup = ScheduleGroup
 	}
 	s.Alarms = s.Alarms.withDefaults()
+	s.Controls = s.Controls.withDefaults()
 	return s
 }
 
@@ -393,6 +397,9 @@ func (s Spec) Validate() error {
 		return invalid("Architecture", `use "arm64" or "x86_64"`, "is %q", s.Architecture)
 	}
 	if err := s.Relay.validate("Relay"); err != nil {
+		return err
+	}
+	if err := s.Controls.validate(); err != nil {
 		return err
 	}
 	if err := s.Mapping.validate(); err != nil {

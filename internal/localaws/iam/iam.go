@@ -384,6 +384,13 @@ func (s *Service) Authorize(p awsapi.Principal, action, resourceArn string) erro
 	return fmt.Errorf("because no identity-based policy allows the %s action", action)
 }
 
+// RoleAllows reports whether the role's policies, as propagated, allow the
+// action on the resource: what a service checks before acting with the
+// role (Lambda attaching a function to a VPC).
+func (s *Service) RoleAllows(roleArn, action, resource string) bool {
+	return s.Authorize(awsapi.Principal{RoleArn: roleArn, ARN: roleArn}, action, resource) == nil
+}
+
 // RoleAssumableBy reports whether the role exists and its trust policy (as
 // propagated) allows servicePrincipal ("lambda.amazonaws.com") to assume it.
 // A service assumes a role on behalf of a resource of this account, so
