@@ -69,10 +69,10 @@ type config struct {
 	LogGroup    string
 	LogFormat   string
 	controls
-	CodeSha256  string
-	CodeSize    int64
-	CodeDir     string
-	Zip         []byte
+	CodeSha256 string
+	CodeSize   int64
+	CodeDir    string
+	Zip        []byte
 }
 
 // function is one function ($LATEST). Its fields are guarded by
