@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -108,6 +110,7 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 			MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout),
 			ReservedConcurrency: i32ptr(r.ReservedConcurrency), LogRetentionDays: i32(r.LogRetentionDays),
 		}
+		s.Controls = r.controls()
 		s.Mapping = pipeline.MappingSpec{
 			BatchSize:                    i32(r.BatchSize),
 			MaximumBatchingWindowSeconds: i32(r.BatchingWindowSeconds),
@@ -308,10 +311,11 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 	if s.Relay.ReservedConcurrency != nil {
 		relay.ReservedConcurrency = types.Int64Value(int64(*s.Relay.ReservedConcurrency))
 	}
+	relay.setControls(s.Controls)
 	dr := d.Relay
 	dr.ReservedConcurrency = s.Relay.ReservedConcurrency
 	dm := d.Mapping
-	if s.Architecture != d.Architecture || s.Relay.ReservedConcurrency != nil || s.Relay != dr ||
+	if s.Architecture != d.Architecture || s.Relay.ReservedConcurrency != nil || s.Relay != dr || !reflect.DeepEqual(s.Controls, d.Controls) ||
 		s.Mapping.BatchSize != dm.BatchSize || s.Mapping.MaximumBatchingWindowSeconds != dm.MaximumBatchingWindowSeconds ||
 		s.Mapping.ParallelizationFactor != dm.ParallelizationFactor || *s.Mapping.MaximumRetryAttempts != *dm.MaximumRetryAttempts ||
 		*s.Mapping.MaximumRecordAgeSeconds != *dm.MaximumRecordAgeSeconds || *s.Mapping.BisectBatchOnFunctionError != *dm.BisectBatchOnFunctionError {
@@ -392,6 +396,13 @@ var fieldPaths = map[string]path.Path{
 	"Reconciler.FlexibleTimeWindowMinutes":    path.Root("reconciler").AtName("flexible_time_window_minutes"),
 	"Reconciler.ScheduleGroup":                path.Root("reconciler").AtName("schedule_group"),
 	"Tags":                                    path.Root("tags"),
+	"Controls.TracingMode":                    path.Root("relay").AtName("tracing_mode"),
+	"Controls.KMSKeyARN":                      path.Root("relay").AtName("kms_key_arn"),
+	"Controls.LogFormat":                      path.Root("relay").AtName("logging").AtName("log_format"),
+	"Controls.ApplicationLogLevel":            path.Root("relay").AtName("logging").AtName("application_log_level"),
+	"Controls.SystemLogLevel":                 path.Root("relay").AtName("logging").AtName("system_log_level"),
+	"Controls.SubnetIDs":                      path.Root("relay").AtName("vpc_config").AtName("subnet_ids"),
+	"Controls.SecurityGroupIDs":               path.Root("relay").AtName("vpc_config").AtName("security_group_ids"),
 	"Alarms.SNSTopicARN":                      path.Root("alarms").AtName("sns_topic_arn"),
 	"Alarms.RelayErrorsThreshold":             path.Root("alarms").AtName("relay_errors_threshold"),
 	"Alarms.IteratorAgeThresholdSeconds":      path.Root("alarms").AtName("iterator_age_threshold_seconds"),
@@ -410,4 +421,49 @@ var replacementPaths = map[string]path.Path{
 	"Table.SortKey":          path.Root("table").AtName("sort_key"),
 	"Table.PendingIndexName": path.Root("pending_index").AtName("name"),
 	"Table.TTLAttribute":     path.Root("table").AtName("ttl_attribute"),
+}
+
+// controls maps the relay block's tracing, KMS, logging and VPC settings.
+func (r *RelayModel) controls() pipeline.LambdaControls {
+	c := pipeline.LambdaControls{TracingMode: str(r.TracingMode), KMSKeyARN: str(r.KMSKeyARN)}
+	if l := r.Logging; l != nil {
+		c.LogFormat, c.ApplicationLogLevel, c.SystemLogLevel = str(l.LogFormat), str(l.ApplicationLogLevel), str(l.SystemLogLevel)
+	}
+	if v := r.VPCConfig; v != nil {
+		c.SubnetIDs, c.SecurityGroupIDs = setStrings(v.SubnetIDs), setStrings(v.SecurityGroupIDs)
+	}
+	return c
+}
+
+func setStrings(v types.Set) []string {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	var out []string
+	for _, e := range v.Elements() {
+		if s, ok := e.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
+			out = append(out, s.ValueString())
+		}
+	}
+	return out
+}
+
+func controlsSet(s []string) types.Set {
+	elems := make([]attr.Value, 0, len(s))
+	for _, e := range s {
+		elems = append(elems, types.StringValue(e))
+	}
+	return types.SetValueMust(types.StringType, elems)
+}
+
+// setControls records the controls in the relay block, for import.
+func (r *RelayModel) setControls(c pipeline.LambdaControls) {
+	r.TracingMode, r.KMSKeyARN = types.StringValue(c.TracingMode), optString(c.KMSKeyARN)
+	if c.LogFormat != pipeline.DefaultLogFormat {
+		r.Logging = &RelayLoggingModel{LogFormat: types.StringValue(c.LogFormat),
+			ApplicationLogLevel: optString(c.ApplicationLogLevel), SystemLogLevel: optString(c.SystemLogLevel)}
+	}
+	if len(c.SubnetIDs) > 0 {
+		r.VPCConfig = &RelayVPCConfigModel{SubnetIDs: controlsSet(c.SubnetIDs), SecurityGroupIDs: controlsSet(c.SecurityGroupIDs)}
+	}
 }

@@ -81,6 +81,24 @@ type RelayModel struct {
 	Architecture            types.String `tfsdk:"architecture"`
 	LogRetentionDays        types.Int64  `tfsdk:"log_retention_days"`
 	ReservedConcurrency     types.Int64  `tfsdk:"reserved_concurrency"`
+
+	TracingMode types.String         `tfsdk:"tracing_mode"`
+	KMSKeyARN   types.String         `tfsdk:"kms_key_arn"`
+	Logging     *RelayLoggingModel   `tfsdk:"logging"`
+	VPCConfig   *RelayVPCConfigModel `tfsdk:"vpc_config"`
+}
+
+// RelayLoggingModel is the relay.logging block.
+type RelayLoggingModel struct {
+	LogFormat           types.String `tfsdk:"log_format"`
+	ApplicationLogLevel types.String `tfsdk:"application_log_level"`
+	SystemLogLevel      types.String `tfsdk:"system_log_level"`
+}
+
+// RelayVPCConfigModel is the relay.vpc_config block.
+type RelayVPCConfigModel struct {
+	SubnetIDs        types.Set `tfsdk:"subnet_ids"`
+	SecurityGroupIDs types.Set `tfsdk:"security_group_ids"`
 }
 
 // PublishedModel is the published block.

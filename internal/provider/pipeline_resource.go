@@ -233,6 +233,35 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						Optional:            true,
 						MarkdownDescription: "Reserved concurrency of the relay function; unset leaves it unreserved.",
 					},
+					"tracing_mode": optStringAttr("X-Ray tracing of both functions, as `aws_lambda_function`'s `tracing_config.mode`: `PassThrough` or `Active`. Active adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` to the roles.", pipeline.DefaultTracingMode),
+					"kms_key_arn": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "ARN of a customer managed KMS key that encrypts both functions' environment variables; unset uses Lambda's key. The roles get `kms:Decrypt` on it.",
+					},
+				},
+				Blocks: map[string]schema.Block{
+					"logging": schema.SingleNestedBlock{
+						MarkdownDescription: "Logging of both functions, as `aws_lambda_function`'s `logging_config`. The log levels need `log_format = \"JSON\"`.",
+						Attributes: map[string]schema.Attribute{
+							"log_format": optStringAttr("`Text` or `JSON`.", pipeline.DefaultLogFormat),
+							"application_log_level": schema.StringAttribute{
+								Optional:            true,
+								MarkdownDescription: "Lowest level of the functions' own logs that Lambda keeps: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` or `FATAL`. With `JSON`, unset means `INFO`.",
+							},
+							"system_log_level": schema.StringAttribute{
+								Optional:            true,
+								MarkdownDescription: "Lowest level of Lambda's platform logs that it keeps: `DEBUG`, `INFO` or `WARN`. With `JSON`, unset means `INFO`.",
+							},
+						},
+					},
+					"vpc_config": schema.SingleNestedBlock{
+						MarkdownDescription: "Attaches both functions to a VPC, as `aws_lambda_function`'s `vpc_config`. The roles get the EC2 network interface permissions of `AWSLambdaVPCAccessExecutionRole`. " +
+							"The subnets need a route to DynamoDB, SQS and the target (VPC endpoints or a NAT gateway). Removing the block detaches them.",
+						Attributes: map[string]schema.Attribute{
+							"subnet_ids":         schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Subnet ids (up to 16)."},
+							"security_group_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Security group ids (up to 5)."},
+						},
+					},
 				},
 			},
 			"published": schema.SingleNestedBlock{
