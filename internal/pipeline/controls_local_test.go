@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
@@ -168,5 +169,77 @@ func TestLocalVPCNeedsNetworkInterfacePermissions(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "CreateNetworkInterface") {
 		t.Fatalf("CreateFunction in a VPC with a role without EC2 permissions: %v", err)
+	}
+}
+
+func TestLocalIAMControls(t *testing.T) {
+	t.Parallel()
+	_, c := startStack(t, append(coreServices, "scheduler")...)
+	ctx := testContext(t)
+	p, err := c.IAM.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("boundary"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundary := aws.ToString(p.Policy.Arn)
+	spec := Spec{Name: "bounded", IAM: IAMSpec{PermissionsBoundary: boundary, Path: "/outbox/"}}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
+	roles := func() []string { return []string{st.RelayRoleName, st.ReconcilerRoleName, st.SchedulerRoleName} }
+	check := func(when, path, boundary string) {
+		t.Helper()
+		for _, name := range roles() {
+			out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if aws.ToString(out.Role.Path) != path || roleBoundary(out.Role) != boundary {
+				t.Fatalf("%s: role %s has path %q and boundary %q; want %q, %q", when, name, aws.ToString(out.Role.Path), roleBoundary(out.Role), path, boundary)
+			}
+		}
+	}
+	check("created", "/outbox/", boundary)
+	if !strings.Contains(st.RelayRoleARN, ":role/outbox/bounded-relay") {
+		t.Errorf("relay role ARN %s", st.RelayRoleARN)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		t.Fatalf("Read after Create: %s", drift)
+	}
+	found, _, err := c.Lookup(ctx, "bounded")
+	if err != nil || found.IAM != spec.IAM {
+		t.Fatalf("Lookup found %+v (%v)", found.IAM, err)
+	}
+	if _, err := c.IAM.DeleteRolePermissionsBoundary(ctx, &iam.DeleteRolePermissionsBoundaryInput{RoleName: aws.String(st.RelayRoleName)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !hasChange(drift, ComponentRelayRole, "permissions_boundary") {
+		t.Fatalf("Read misses the boundary removed out of band: %s", drift)
+	}
+	if st, err = c.Update(ctx, spec, st); err != nil {
+		t.Fatalf("Update (repair): %v", err)
+	}
+	check("repaired", "/outbox/", boundary)
+
+	// No boundary, the default path: the roles move, and the functions
+	// and the schedule follow them.
+	spec.IAM = IAMSpec{}
+	if st, err = c.Update(ctx, spec, st); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	check("updated", "/", "")
+	fn, err := c.getFunction(ctx, st.RelayFunctionName)
+	if err != nil || aws.ToString(fn.Configuration.Role) != st.RelayRoleARN || strings.Contains(st.RelayRoleARN, "/outbox/") {
+		t.Fatalf("the relay function runs as %s, the state says %s (%v)", aws.ToString(fn.Configuration.Role), st.RelayRoleARN, err)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		t.Fatalf("Read after Update: %s", drift)
+	}
+	for _, bad := range []IAMSpec{{PermissionsBoundary: "boundary"}, {Path: "outbox"}, {Path: "/outbox"}} {
+		if err := (Spec{Name: "x", IAM: bad}).Validate(); err == nil {
+			t.Errorf("Validate accepts %+v", bad)
+		}
 	}
 }

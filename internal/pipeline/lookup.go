@@ -99,6 +99,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 	}
 	if role, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(n.RelayRole)}); err == nil {
 		st.RelayRoleName, st.RelayRoleARN = n.RelayRole, aws.ToString(role.Role.Arn)
+		s.IAM = IAMSpec{Path: aws.ToString(role.Role.Path), PermissionsBoundary: roleBoundary(role.Role)}
 	}
 	if q, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(n.DeadLetterQueue)}); err == nil {
 		st.QueueURL = aws.ToString(q.QueueUrl)

@@ -81,7 +81,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	}
 	arn, err := c.ensureRole(ctx, roleSpec{
 		what: "relay role", name: n.RelayRole, service: "lambda.amazonaws.com",
-		policyName: n.RelayPolicyName, policy: RelayPolicy(s, res), tags: tags,
+		policyName: n.RelayPolicyName, policy: RelayPolicy(s, res), tags: tags, iam: s.IAM,
 	}, st.RelayRoleName != "")
 	if arn != "" {
 		st.RelayRoleName, st.RelayRoleARN = n.RelayRole, arn
@@ -130,7 +130,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	}
 	arn, err = c.ensureRole(ctx, roleSpec{
 		what: "reconciler role", name: n.ReconcilerRole, service: "lambda.amazonaws.com",
-		policyName: n.ReconcilerPolicyName, policy: ReconcilerPolicy(s, res), tags: tags,
+		policyName: n.ReconcilerPolicyName, policy: ReconcilerPolicy(s, res), tags: tags, iam: s.IAM,
 	}, st.ReconcilerRoleName != "")
 	if arn != "" {
 		st.ReconcilerRoleName, st.ReconcilerRoleARN = n.ReconcilerRole, arn
@@ -150,7 +150,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	}
 	arn, err = c.ensureRole(ctx, roleSpec{
 		what: "scheduler role", name: n.SchedulerRole, service: "scheduler.amazonaws.com",
-		policyName: n.SchedulerRolePolicyName, policy: SchedulerPolicy(st.ReconcilerFunctionARN), tags: tags,
+		policyName: n.SchedulerRolePolicyName, policy: SchedulerPolicy(st.ReconcilerFunctionARN), tags: tags, iam: s.IAM,
 		sourceAccount: a.ID,
 	}, st.SchedulerRoleName != "")
 	if arn != "" {

@@ -78,7 +78,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	if err := c.readLogGroup(ctx, ComponentRelayLogGroup, &st.RelayLogGroup, s.Relay.LogRetentionDays, &d); err != nil {
 		return st, d, err
 	}
-	if err := c.readRole(ctx, ComponentRelayRole, &st.RelayRoleName, &st.RelayRoleARN, RelayPolicyName, RelayPolicy(s, res), &d); err != nil {
+	if err := c.readRole(ctx, ComponentRelayRole, &st.RelayRoleName, &st.RelayRoleARN, RelayPolicyName, RelayPolicy(s, res), s.IAM, &d); err != nil {
 		return st, d, err
 	}
 	env := s.environment(st)
@@ -107,7 +107,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	if err := c.readLogGroup(ctx, ComponentReconcilerLogGroup, &st.ReconcilerLogGroup, s.Reconciler.Function.LogRetentionDays, &d); err != nil {
 		return st, d, err
 	}
-	if err := c.readRole(ctx, ComponentReconcilerRole, &st.ReconcilerRoleName, &st.ReconcilerRoleARN, ReconcilerPolicyName, ReconcilerPolicy(s, res), &d); err != nil {
+	if err := c.readRole(ctx, ComponentReconcilerRole, &st.ReconcilerRoleName, &st.ReconcilerRoleARN, ReconcilerPolicyName, ReconcilerPolicy(s, res), s.IAM, &d); err != nil {
 		return st, d, err
 	}
 	if st.ReconcilerFunctionName != "" {
@@ -117,7 +117,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 			return st, d, err
 		}
 	}
-	if err := c.readRole(ctx, ComponentSchedulerRole, &st.SchedulerRoleName, &st.SchedulerRoleARN, SchedulerPolicyName, SchedulerPolicy(st.ReconcilerFunctionARN), &d); err != nil {
+	if err := c.readRole(ctx, ComponentSchedulerRole, &st.SchedulerRoleName, &st.SchedulerRoleARN, SchedulerPolicyName, SchedulerPolicy(st.ReconcilerFunctionARN), s.IAM, &d); err != nil {
 		return st, d, err
 	}
 	if st.ScheduleName != "" {
@@ -249,21 +249,24 @@ func (c *Clients) readLogGroup(ctx context.Context, component string, name *stri
 	return nil
 }
 
-func (c *Clients) readRole(ctx context.Context, component string, name, arn *string, policyName string, want PolicyDocument, d *Drift) error {
+func (c *Clients) readRole(ctx context.Context, component string, name, arn *string, policyName string, want PolicyDocument, i IAMSpec, d *Drift) error {
 	if *name == "" {
 		return nil
 	}
-	doc, exists, err := c.rolePolicy(ctx, *name, policyName)
+	doc, role, err := c.rolePolicy(ctx, *name, policyName)
 	if err != nil {
 		return fmt.Errorf("reading role (%s): %w", *name, err)
 	}
-	switch {
-	case !exists:
+	if role == nil {
 		d.AddMissing(component)
 		*name, *arn = "", ""
-	case !awsops.SamePolicy(doc, want.JSON()):
-		d.AddChanged(component, "policy")
+		return nil
 	}
+	fields := roleControlsDiff(i, role)
+	if !awsops.SamePolicy(doc, want.JSON()) {
+		fields = append(fields, "policy")
+	}
+	d.AddChanged(component, fields...)
 	return nil
 }
 

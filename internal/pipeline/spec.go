@@ -81,6 +81,8 @@ type Spec struct {
 	// Controls are the tracing, logging, KMS and VPC settings of both
 	// functions.
 	Controls LambdaControls
+	// IAM applies to every role the pipeline creates.
+	IAM IAMSpec
 	// Mapping is the event source mapping of the relay on the stream.
 	Mapping MappingSpec
 	// DeadLetterQueue receives the metadata of batches that ran out of
@@ -269,6 +271,9 @@ func (s Spec) WithDefaults() Spec {
 	}
 	s.Alarms = s.Alarms.withDefaults()
 	s.Controls = s.Controls.withDefaults()
+	if s.IAM.Path == "" {
+		s.IAM.Path = "/"
+	}
 	return s
 }
 
@@ -400,6 +405,9 @@ func (s Spec) Validate() error {
 		return err
 	}
 	if err := s.Controls.validate(); err != nil {
+		return err
+	}
+	if err := s.IAM.validate(); err != nil {
 		return err
 	}
 	if err := s.Mapping.validate(); err != nil {
