@@ -243,3 +243,44 @@ func TestLocalIAMControls(t *testing.T) {
 		}
 	}
 }
+
+func TestLocalTableKMSKey(t *testing.T) {
+	t.Parallel()
+	_, c := startStack(t, coreServices...)
+	ctx := testContext(t)
+	key := "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+	spec := Spec{Name: "encrypted", Reconciler: ReconcilerSpec{Disabled: true}, Table: TableSpec{KMSKeyARN: key}}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
+	keyOf := func() string {
+		t.Helper()
+		d, err := c.describeTable(ctx, st.TableName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tableKMSKey(d)
+	}
+	if got := keyOf(); got != key {
+		t.Fatalf("the table's key is %q, want %q", got, key)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		t.Fatalf("Read after Create: %s", drift)
+	}
+	spec.Table.KMSKeyARN = ""
+	if _, drift := mustRead(t, ctx, c, spec, st); !hasChange(drift, ComponentTable, "kms_key_arn") {
+		t.Fatalf("Read misses the key change: %s", drift)
+	}
+	if st, err = c.Update(ctx, spec, st); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if got := keyOf(); got != "" {
+		t.Fatalf("after Update the table's key is %q, want the AWS owned key", got)
+	}
+	bad := Spec{Name: "x", Table: TableSpec{Existing: true, Name: "app", KMSKeyARN: key}}
+	if err := bad.Validate(); err == nil {
+		t.Error("Validate accepts a KMS key for an adopted table")
+	}
+}

@@ -84,6 +84,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 		st.TTLAttribute = rc.Table.TTLAttribute
 		st.PendingIndexARN = IndexARN(st.TableARN, rc.Table.PendingIndexName)
 		s.Table.DeletionProtection = ptr(aws.ToBool(desc.DeletionProtectionEnabled))
+		s.Table.KMSKeyARN = tableKMSKey(desc)
 		if pitr, err := c.pointInTimeRecovery(ctx, rc.Table.Name); err == nil {
 			s.Table.PointInTimeRecovery = ptr(pitr)
 		}

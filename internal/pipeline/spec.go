@@ -135,6 +135,9 @@ type TableSpec struct {
 	DeletionProtection *bool
 	// PointInTimeRecovery of a dedicated table; nil means true.
 	PointInTimeRecovery *bool
+	// KMSKeyARN encrypts a dedicated table with a customer managed key;
+	// empty uses the AWS owned key. Changed in place.
+	KMSKeyARN string
 }
 
 // TargetSpec is the publishing target: an EventBridge bus or an SNS topic.
@@ -511,6 +514,12 @@ func (s Spec) validateTable() error {
 		if len(a.name) > 255 || strings.ContainsAny(a.name, " \t\n") {
 			return invalid(a.field, "use 1 to 255 characters without spaces", "is %q", a.name)
 		}
+	}
+	switch k := s.Table.KMSKeyARN; {
+	case k != "" && s.Table.Existing:
+		return invalidAgainst("Table.KMSKeyARN", []string{"Table.Existing"}, "remove it: an adopted table keeps the encryption its owner chose", "is set for an adopted table")
+	case k != "" && !kmsKeyARNPattern.MatchString(k):
+		return invalid("Table.KMSKeyARN", `use a KMS key ARN such as "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"`, "is %q", k)
 	}
 	if len(t.PendingIndexName) < 3 || !tableNamePattern.MatchString(t.PendingIndexName) {
 		return invalid("Table.PendingIndexName", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.PendingIndexName)

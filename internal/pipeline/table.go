@@ -117,6 +117,9 @@ func (c *Clients) createTable(ctx context.Context, s Spec) (*types.TableDescript
 	if s.Table.PendingIndexDisabled {
 		in.AttributeDefinitions, in.GlobalSecondaryIndexes = in.AttributeDefinitions[:2], nil
 	}
+	if s.Table.KMSKeyARN != "" {
+		in.SSESpecification = tableSSE(s.Table.KMSKeyARN)
+	}
 	if _, err := c.DynamoDB.CreateTable(ctx, in); err != nil {
 		return nil, err
 	}

@@ -38,6 +38,16 @@ func (c *Clients) ensureTableProtection(ctx context.Context, s Spec, st *State) 
 			return err
 		}
 	}
+	if want := s.Table.KMSKeyARN; tableKMSKey(desc) != want {
+		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName: aws.String(st.TableName), SSESpecification: tableSSE(want),
+		}); err != nil {
+			return fmt.Errorf("setting its encryption key to %q: %w", want, err)
+		}
+		if _, err := c.waitTableActive(ctx, st.TableName); err != nil {
+			return err
+		}
+	}
 	have, err := c.pointInTimeRecovery(ctx, st.TableName)
 	if err != nil {
 		return fmt.Errorf("reading its point-in-time recovery: %w", err)
@@ -62,6 +72,9 @@ func (c *Clients) readTableProtection(ctx context.Context, s Spec, st State, des
 	var fields []string
 	if aws.ToBool(desc.DeletionProtectionEnabled) != *s.Table.DeletionProtection {
 		fields = append(fields, "deletion_protection")
+	}
+	if tableKMSKey(desc) != s.Table.KMSKeyARN {
+		fields = append(fields, "kms_key_arn")
 	}
 	pitr, err := c.pointInTimeRecovery(ctx, st.TableName)
 	if err != nil {
@@ -88,4 +101,21 @@ func (c *Clients) unprotectTable(ctx context.Context, table string) error {
 	}
 	_, err = c.waitTableActive(ctx, table)
 	return err
+}
+
+// tableSSE is the SSESpecification of a customer managed key, or of the
+// AWS owned key when key is empty.
+func tableSSE(key string) *types.SSESpecification {
+	if key == "" {
+		return &types.SSESpecification{Enabled: aws.Bool(false)}
+	}
+	return &types.SSESpecification{Enabled: aws.Bool(true), SSEType: types.SSETypeKms, KMSMasterKeyId: aws.String(key)}
+}
+
+// tableKMSKey is the ARN of the table's KMS key; "" for the AWS owned key.
+func tableKMSKey(d *types.TableDescription) string {
+	if d.SSEDescription == nil || d.SSEDescription.Status != types.SSEStatusEnabled {
+		return ""
+	}
+	return aws.ToString(d.SSEDescription.KMSMasterKeyArn)
 }
