@@ -19,6 +19,7 @@ type PipelineResourceModel struct {
 	Reconciler   *ReconcilerModel   `tfsdk:"reconciler"`
 	DeadLetter   *DeadLetterModel   `tfsdk:"dead_letter"`
 	Alarms       *AlarmsModel       `tfsdk:"alarms"`
+	IAM          *IAMModel          `tfsdk:"iam"`
 
 	ForceDestroy types.Bool `tfsdk:"force_destroy"`
 
@@ -57,8 +58,9 @@ type TableModel struct {
 	SortKeyPrefix types.String `tfsdk:"sort_key_prefix"`
 	TTLAttribute  types.String `tfsdk:"ttl_attribute"`
 
-	DeletionProtection  types.Bool `tfsdk:"deletion_protection"`
-	PointInTimeRecovery types.Bool `tfsdk:"point_in_time_recovery"`
+	KMSKeyARN           types.String `tfsdk:"kms_key_arn"`
+	DeletionProtection  types.Bool   `tfsdk:"deletion_protection"`
+	PointInTimeRecovery types.Bool   `tfsdk:"point_in_time_recovery"`
 }
 
 // TargetModel is the target block.
@@ -143,4 +145,10 @@ type AlarmsModel struct {
 	OldestPendingAgeThresholdSeconds types.Int64  `tfsdk:"oldest_pending_age_threshold_seconds"`
 	EvaluationPeriods                types.Int64  `tfsdk:"evaluation_periods"`
 	TreatMissingData                 types.String `tfsdk:"treat_missing_data"`
+}
+
+// IAMModel is the iam block.
+type IAMModel struct {
+	PermissionsBoundary types.String `tfsdk:"permissions_boundary"`
+	Path                types.String `tfsdk:"path"`
 }
