@@ -51,6 +51,7 @@ const (
 	DefaultBisectBatchOnError      = true
 	DefaultQueueRetentionSeconds   = 14 * 24 * 3600
 	DefaultScheduleExpression      = "rate(5 minutes)"
+	DefaultScheduleTimezone        = "UTC"
 	// Runtime of both functions: the relay is a Go binary named bootstrap.
 	Runtime = "provided.al2023"
 	// Handler is ignored by provided runtimes but required by the API.
@@ -77,6 +78,11 @@ type Spec struct {
 	Architecture Architecture
 	// Relay is the function that the stream invokes.
 	Relay FunctionSpec
+	// Controls are the tracing, logging, KMS and VPC settings of both
+	// functions.
+	Controls LambdaControls
+	// IAM applies to every role the pipeline creates.
+	IAM IAMSpec
 	// Mapping is the event source mapping of the relay on the stream.
 	Mapping MappingSpec
 	// DeadLetterQueue receives the metadata of batches that ran out of
@@ -89,6 +95,10 @@ type Spec struct {
 	// Tags are applied to every component that takes tags (not to an
 	// adopted table).
 	Tags map[string]string
+	// ForceDestroy lets Delete remove a dedicated table that still holds
+	// PENDING or FAILED events, which are then lost. Without it, Delete
+	// refuses (see UndeliveredError).
+	ForceDestroy bool
 }
 
 // TableSpec describes the outbox table.
@@ -115,6 +125,19 @@ type TableSpec struct {
 	// PendingShards is the number of partitions of the pending index;
 	// default 16.
 	PendingShards int
+	// PendingIndexDisabled leaves the pending index out: allowed only for
+	// a dedicated table with PublishedAction delete, where the table holds
+	// only undelivered items and the reconciler scans it.
+	PendingIndexDisabled bool
+	// DeletionProtection of a dedicated table; nil means true. Delete turns
+	// it off only once the table holds no undelivered event (or under
+	// ForceDestroy).
+	DeletionProtection *bool
+	// PointInTimeRecovery of a dedicated table; nil means true.
+	PointInTimeRecovery *bool
+	// KMSKeyARN encrypts a dedicated table with a customer managed key;
+	// empty uses the AWS owned key. Changed in place.
+	KMSKeyARN string
 }
 
 // TargetSpec is the publishing target: an EventBridge bus or an SNS topic.
@@ -177,6 +200,15 @@ type ReconcilerSpec struct {
 	MinAge time.Duration
 	// Function configures the reconciler function.
 	Function FunctionSpec
+	// ScheduleTimezone is the IANA time zone of a cron schedule; default
+	// UTC.
+	ScheduleTimezone string
+	// FlexibleTimeWindowMinutes lets Scheduler start a run up to that many
+	// minutes late (1 to 1440); 0 turns the flexible window off.
+	FlexibleTimeWindowMinutes int32
+	// ScheduleGroup is the existing EventBridge Scheduler group of the
+	// schedule; default "default". Changing it moves the schedule.
+	ScheduleGroup string
 }
 
 // WithDefaults returns s with every unset field set to its default.
@@ -185,6 +217,12 @@ func (s Spec) WithDefaults() Spec {
 	s.Table.PartitionKey, s.Table.SortKey, s.Table.SortKeyPrefix = t.PartitionKey, t.SortKey, t.SortKeyPrefix
 	s.Table.TTLAttribute, s.Table.PendingIndexName, s.Table.PendingShards = t.TTLAttribute, t.PendingIndexName, t.PendingShards
 	s.Table.Name = t.Name
+	if s.Table.DeletionProtection == nil {
+		s.Table.DeletionProtection = ptr(true)
+	}
+	if s.Table.PointInTimeRecovery == nil {
+		s.Table.PointInTimeRecovery = ptr(true)
+	}
 	if s.Target.Type == "" {
 		s.Target.Type = config.TargetEventBridge
 	}
@@ -228,7 +266,17 @@ func (s Spec) WithDefaults() Spec {
 	if s.Reconciler.MinAge == 0 {
 		s.Reconciler.MinAge = config.DefaultReconcileMinAge
 	}
+	if s.Reconciler.ScheduleTimezone == "" {
+		s.Reconciler.ScheduleTimezone = DefaultScheduleTimezone
+	}
+	if s.Reconciler.ScheduleGroup == "" {
+		s.Reconciler.ScheduleGroup = ScheduleGroup
+	}
 	s.Alarms = s.Alarms.withDefaults()
+	s.Controls = s.Controls.withDefaults()
+	if s.IAM.Path == "" {
+		s.IAM.Path = "/"
+	}
 	return s
 }
 
@@ -373,6 +421,9 @@ func (s Spec) Validate() error {
 		}
 	}
 	if err := s.validateAlarms(); err != nil {
+		return err
+	}
+	if err := s.validateProvisioning(); err != nil {
 		return err
 	}
 	for k, v := range s.Tags {
@@ -531,10 +582,11 @@ func ReplacementFields(from, to Spec) []string {
 	add(from.Table.Name != to.Table.Name, "Table.Name")
 	add(from.Table.PartitionKey != to.Table.PartitionKey, "Table.PartitionKey")
 	add(from.Table.SortKey != to.Table.SortKey, "Table.SortKey")
-	// A dedicated table's index and TTL are part of the table's definition;
-	// an adopted table's are its owner's, so a change there is also a
-	// replacement rather than a silent edit of someone else's table.
-	add(from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
+	// A dedicated table's pending index is rebuilt in place under its new
+	// name (see ensurePendingIndex); an adopted table's index and TTL are
+	// its owner's, so a change there is a replacement rather than a silent
+	// edit of someone else's table.
+	add(to.Table.Existing && from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
 	add(from.Table.TTLAttribute != to.Table.TTLAttribute, "Table.TTLAttribute")
 	return fields
 }

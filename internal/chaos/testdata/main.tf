@@ -62,6 +62,9 @@ provider "outbox" {}
 
 resource "outbox_pipeline" "chaos" {
   name = var.name
+  # The suite injects poison events, which stay FAILED by design: the
+  # teardown deletes them with the table.
+  force_destroy = true
 
   relay {
     architecture           = "x86_64"
