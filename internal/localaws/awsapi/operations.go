@@ -1,6 +1,8 @@
 package awsapi
 
 import (
+	"sync"
+
 	"github.com/aws/smithy-go"
 )
 
@@ -48,4 +50,14 @@ func Decoded[In any](h func(req *Request, in *In) (any, error)) func(*Request) (
 		}
 		return h(req, in)
 	}
+}
+
+// Locked is Decoded with mu held while h runs: the opening of the
+// operations that read or change a service's state under its one lock.
+func Locked[In any](mu sync.Locker, h func(req *Request, in *In) (any, error)) func(*Request) (any, error) {
+	return Decoded(func(req *Request, in *In) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return h(req, in)
+	})
 }
