@@ -1,6 +1,7 @@
 package awsapi
 
 import (
+	"net/url"
 	"sync"
 
 	"github.com/aws/smithy-go"
@@ -60,4 +61,10 @@ func Locked[In any](mu sync.Locker, h func(req *Request, in *In) (any, error)) f
 		defer mu.Unlock()
 		return h(req, in)
 	})
+}
+
+// FromForm returns a handler that reads the request's awsQuery parameters
+// and calls h with them: the opening every awsQuery operation shares.
+func FromForm(h func(req *Request, form url.Values) (any, error)) func(*Request) (any, error) {
+	return func(req *Request) (any, error) { return h(req, req.Form()) }
 }

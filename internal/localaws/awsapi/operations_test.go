@@ -2,6 +2,7 @@ package awsapi
 
 import (
 	"errors"
+	"net/url"
 	"sync"
 	"testing"
 )
@@ -68,5 +69,14 @@ func TestBackgroundClose(t *testing.T) {
 	case <-returned:
 	default:
 		t.Fatal("Close returned before the work in flight")
+	}
+}
+
+func TestFromForm(t *testing.T) {
+	t.Parallel()
+	h := FromForm(func(_ *Request, f url.Values) (any, error) { return f.Get("TopicArn"), nil })
+	out, err := h(&Request{Body: []byte("Action=GetTopicAttributes&TopicArn=arn%3Aaws%3Asns%3Aus-east-1%3A000000000000%3At")})
+	if err != nil || out != "arn:aws:sns:us-east-1:000000000000:t" {
+		t.Fatalf("FromForm = %v, %v", out, err)
 	}
 }
