@@ -161,11 +161,7 @@ func (s *Service) fixRemovesLocked(t *table, key Item, removes []string) error {
 	return nil
 }
 
-func (s *Service) putItem(req *awsapi.Request) (any, error) {
-	var in mini.PutItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) putItem(req *awsapi.Request, in *mini.PutItemInput) (any, error) {
 	switch in.ReturnValues {
 	case "", "NONE", "ALL_OLD":
 	default:
@@ -184,10 +180,10 @@ func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	old := s.itemLocked(t, key)
 	rv := in.ReturnValues
 	in.ReturnValues = ""
-	_, err = s.engine.PutItem(bg, &in)
+	_, err = s.engine.PutItem(bg, in)
 	err = retryCondition(err, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old, "",
 		func(cond *string, names map[string]string, values wireItem) error {
-			retry := in
+			retry := *in
 			retry.ConditionExpression, retry.ExpressionAttributeNames, retry.ExpressionAttributeValues = cond, names, values
 			_, err := s.engine.PutItem(bg, &retry)
 			return err
@@ -206,13 +202,7 @@ func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	return c.single(out, in.ReturnConsumedCapacity), nil
 }
 
-func (s *Service) getItem(req *awsapi.Request) (any, error) {
-	var in mini.GetItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Service) getItem(req *awsapi.Request, in *mini.GetItemInput) (any, error) {
 	t, err := s.resolveLocked(&in.TableName)
 	if err != nil {
 		return nil, err
@@ -220,7 +210,7 @@ func (s *Service) getItem(req *awsapi.Request) (any, error) {
 	if err := req.Authorize("dynamodb:GetItem", t.arn); err != nil {
 		return nil, err
 	}
-	out, err := s.engine.GetItem(bg, &in)
+	out, err := s.engine.GetItem(bg, in)
 	if err != nil {
 		return nil, engineError(err)
 	}
@@ -233,13 +223,7 @@ func (s *Service) getItem(req *awsapi.Request) (any, error) {
 	return c.single(resp, in.ReturnConsumedCapacity), nil
 }
 
-func (s *Service) updateItem(req *awsapi.Request) (any, error) {
-	var in mini.UpdateItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Service) updateItem(req *awsapi.Request, in *mini.UpdateItemInput) (any, error) {
 	t, err := s.resolveLocked(&in.TableName)
 	if err != nil {
 		return nil, err
@@ -257,10 +241,10 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 		}
 	}
 	old := s.itemLocked(t, key)
-	out, err := s.engine.UpdateItem(bg, &in)
+	out, err := s.engine.UpdateItem(bg, in)
 	err = retryCondition(err, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old, aws.ToString(in.UpdateExpression),
 		func(cond *string, names map[string]string, values wireItem) error {
-			retry := in
+			retry := *in
 			retry.ConditionExpression, retry.ExpressionAttributeNames, retry.ExpressionAttributeValues = cond, names, values
 			var err error
 			out, err = s.engine.UpdateItem(bg, &retry)
@@ -304,13 +288,7 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 	return c.single(resp, in.ReturnConsumedCapacity), nil
 }
 
-func (s *Service) deleteItem(req *awsapi.Request) (any, error) {
-	var in mini.DeleteItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Service) deleteItem(req *awsapi.Request, in *mini.DeleteItemInput) (any, error) {
 	t, err := s.resolveLocked(&in.TableName)
 	if err != nil {
 		return nil, err
@@ -320,10 +298,10 @@ func (s *Service) deleteItem(req *awsapi.Request) (any, error) {
 	}
 	key := fromWireItem(in.Key)
 	old := s.itemLocked(t, key)
-	out, err := s.engine.DeleteItem(bg, &in)
+	out, err := s.engine.DeleteItem(bg, in)
 	err = retryCondition(err, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old, "",
 		func(cond *string, names map[string]string, values wireItem) error {
-			retry := in
+			retry := *in
 			retry.ConditionExpression, retry.ExpressionAttributeNames, retry.ExpressionAttributeValues = cond, names, values
 			var err error
 			out, err = s.engine.DeleteItem(bg, &retry)
@@ -362,13 +340,7 @@ func keyID(t *table, key Item) string {
 	return t.name + "\x00" + string(canonical(key))
 }
 
-func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
-	var in mini.BatchWriteItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Service) batchWriteItem(req *awsapi.Request, in *mini.BatchWriteItemInput) (any, error) {
 	n := 0
 	requests := map[string][]mini.WriteRequest{}
 	var writes []pendingWrite
@@ -406,7 +378,7 @@ func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
 		return nil, awsapi.ValidationException("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
 	}
 	in.RequestItems = requests
-	out, err := s.engine.BatchWriteItem(bg, &in)
+	out, err := s.engine.BatchWriteItem(bg, in)
 	if err != nil {
 		return nil, engineError(err)
 	}
@@ -450,13 +422,7 @@ type batchGetTable struct {
 // 16 MB the remaining keys are returned in UnprocessedKeys with their
 // table's request attributes, each item read counts its own units (rounded
 // up to 4 KB, a missing item too), and duplicate keys are refused.
-func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
-	var in mini.BatchGetItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Service) batchGetItem(req *awsapi.Request, in *mini.BatchGetItemInput) (any, error) {
 	tables, err := s.batchGetTablesLocked(req, in.RequestItems)
 	if err != nil {
 		return nil, err
@@ -525,11 +491,7 @@ func (s *Service) batchGetTablesLocked(req *awsapi.Request, items map[string]min
 	return out, nil
 }
 
-func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
-	var in mini.TransactWriteItemsInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) transactWriteItems(req *awsapi.Request, in *mini.TransactWriteItemsInput) (any, error) {
 	if len(in.TransactItems) == 0 || len(in.TransactItems) > 100 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100, Member must have length greater than or equal to 1")
 	}
@@ -744,11 +706,7 @@ func (s *Service) rollbackLocked(applied []*txAction) {
 	}
 }
 
-func (s *Service) transactGetItems(req *awsapi.Request) (any, error) {
-	var in mini.TransactGetItemsInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) transactGetItems(req *awsapi.Request, in *mini.TransactGetItemsInput) (any, error) {
 	if len(in.TransactItems) == 0 || len(in.TransactItems) > 100 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100, Member must have length greater than or equal to 1")
 	}
@@ -767,7 +725,7 @@ func (s *Service) transactGetItems(req *awsapi.Request) (any, error) {
 			return nil, err
 		}
 	}
-	out, err := s.engine.TransactGetItems(bg, &in)
+	out, err := s.engine.TransactGetItems(bg, in)
 	if err != nil {
 		return nil, engineError(err)
 	}

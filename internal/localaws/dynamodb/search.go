@@ -217,13 +217,7 @@ func used[V any](m map[string]V, expr string) map[string]V {
 	return out
 }
 
-func (s *Service) query(req *awsapi.Request) (any, error) {
-	var in mini.QueryInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Service) query(req *awsapi.Request, in *mini.QueryInput) (any, error) {
 	t, err := s.resolveLocked(&in.TableName)
 	if err != nil {
 		return nil, err
@@ -272,13 +266,7 @@ func (s *Service) query(req *awsapi.Request) (any, error) {
 	return c.single(p.render(q.count), in.ReturnConsumedCapacity), nil
 }
 
-func (s *Service) scan(req *awsapi.Request) (any, error) {
-	var in mini.ScanInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Service) scan(req *awsapi.Request, in *mini.ScanInput) (any, error) {
 	t, err := s.resolveLocked(&in.TableName)
 	if err != nil {
 		return nil, err
