@@ -105,6 +105,49 @@ func (s *Service) resolveLocked(name **string) (*table, error) {
 	return t, nil
 }
 
+// authorizedLocked resolves the table an operation names and authorises
+// action on it; s.mu must be held.
+func (s *Service) authorizedLocked(req *awsapi.Request, name **string, action string) (*table, error) {
+	t, err := s.resolveLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize(action, t.arn); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// authorizedTableLocked finds the table a table operation names and
+// authorises action on it; s.mu must be held.
+func (s *Service) authorizedTableLocked(req *awsapi.Request, name, action string) (*table, error) {
+	t, err := s.tableLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize(action, t.arn); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// authorizedIndexLocked resolves the table a Query or Scan names and
+// authorises action on it or on the index it reads; s.mu must be held.
+func (s *Service) authorizedIndexLocked(req *awsapi.Request, name **string, index *string, action string) (*table, error) {
+	t, err := s.resolveLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	arn, err := s.indexArn(t, index)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize(action, arn); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
 // itemLocked reads an item by key; nil when absent.
 func (s *Service) itemLocked(t *table, key Item) Item {
 	out, err := s.engine.GetItem(bg, &mini.GetItemInput{TableName: &t.name, Key: toWireItem(key), ConsistentRead: aws.Bool(true)})
@@ -169,11 +212,8 @@ func (s *Service) putItem(req *awsapi.Request, in *mini.PutItemInput) (any, erro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, err := s.resolveLocked(&in.TableName)
+	t, err := s.authorizedLocked(req, &in.TableName, "dynamodb:PutItem")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:PutItem", t.arn); err != nil {
 		return nil, err
 	}
 	key := project(fromWireItem(in.Item), t.keyNames())
@@ -203,11 +243,8 @@ func (s *Service) putItem(req *awsapi.Request, in *mini.PutItemInput) (any, erro
 }
 
 func (s *Service) getItem(req *awsapi.Request, in *mini.GetItemInput) (any, error) {
-	t, err := s.resolveLocked(&in.TableName)
+	t, err := s.authorizedLocked(req, &in.TableName, "dynamodb:GetItem")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:GetItem", t.arn); err != nil {
 		return nil, err
 	}
 	out, err := s.engine.GetItem(bg, in)
@@ -224,11 +261,8 @@ func (s *Service) getItem(req *awsapi.Request, in *mini.GetItemInput) (any, erro
 }
 
 func (s *Service) updateItem(req *awsapi.Request, in *mini.UpdateItemInput) (any, error) {
-	t, err := s.resolveLocked(&in.TableName)
+	t, err := s.authorizedLocked(req, &in.TableName, "dynamodb:UpdateItem")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:UpdateItem", t.arn); err != nil {
 		return nil, err
 	}
 	key := fromWireItem(in.Key)
@@ -289,11 +323,8 @@ func (s *Service) updateItem(req *awsapi.Request, in *mini.UpdateItemInput) (any
 }
 
 func (s *Service) deleteItem(req *awsapi.Request, in *mini.DeleteItemInput) (any, error) {
-	t, err := s.resolveLocked(&in.TableName)
+	t, err := s.authorizedLocked(req, &in.TableName, "dynamodb:DeleteItem")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:DeleteItem", t.arn); err != nil {
 		return nil, err
 	}
 	key := fromWireItem(in.Key)

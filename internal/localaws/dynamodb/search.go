@@ -218,15 +218,8 @@ func used[V any](m map[string]V, expr string) map[string]V {
 }
 
 func (s *Service) query(req *awsapi.Request, in *mini.QueryInput) (any, error) {
-	t, err := s.resolveLocked(&in.TableName)
+	t, err := s.authorizedIndexLocked(req, &in.TableName, in.IndexName, "dynamodb:Query")
 	if err != nil {
-		return nil, err
-	}
-	arn, err := s.indexArn(t, in.IndexName)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:Query", arn); err != nil {
 		return nil, err
 	}
 	keyCond := aws.ToString(in.KeyConditionExpression)
@@ -267,15 +260,8 @@ func (s *Service) query(req *awsapi.Request, in *mini.QueryInput) (any, error) {
 }
 
 func (s *Service) scan(req *awsapi.Request, in *mini.ScanInput) (any, error) {
-	t, err := s.resolveLocked(&in.TableName)
+	t, err := s.authorizedIndexLocked(req, &in.TableName, in.IndexName, "dynamodb:Scan")
 	if err != nil {
-		return nil, err
-	}
-	arn, err := s.indexArn(t, in.IndexName)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:Scan", arn); err != nil {
 		return nil, err
 	}
 	if err := checkAttributeUsage(in.ExpressionAttributeNames, in.ExpressionAttributeValues,

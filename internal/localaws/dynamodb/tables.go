@@ -309,11 +309,8 @@ func defNames(defs []attrDef) string {
 }
 
 func (s *Service) describeTable(req *awsapi.Request, in *tableNameInput) (any, error) {
-	t, err := s.tableLocked(in.TableName)
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:DescribeTable")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:DescribeTable", t.arn); err != nil {
 		return nil, err
 	}
 	return map[string]any{"Table": s.describeLocked(t)}, nil
@@ -455,11 +452,8 @@ type updateTableInput struct {
 }
 
 func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, error) {
-	t, err := s.tableLocked(in.TableName)
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:UpdateTable")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:UpdateTable", t.arn); err != nil {
 		return nil, err
 	}
 	if ss := in.StreamSpecification; ss != nil {
@@ -685,11 +679,8 @@ func (s *Service) scanAllLocked(name string) ([]wireItem, error) {
 }
 
 func (s *Service) deleteTable(req *awsapi.Request, in *tableNameInput) (any, error) {
-	t, err := s.tableLocked(in.TableName)
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:DeleteTable")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:DeleteTable", t.arn); err != nil {
 		return nil, err
 	}
 	if t.deletionProtection {
@@ -752,11 +743,8 @@ func (s *Service) updateTimeToLive(req *awsapi.Request, in *updateTimeToLiveInpu
 	spec := *in.TimeToLiveSpecification
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, err := s.tableLocked(in.TableName)
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:UpdateTimeToLive")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:UpdateTimeToLive", t.arn); err != nil {
 		return nil, err
 	}
 	switch {
@@ -783,11 +771,8 @@ func (s *Service) updateTimeToLive(req *awsapi.Request, in *updateTimeToLiveInpu
 }
 
 func (s *Service) describeTimeToLive(req *awsapi.Request, in *tableNameInput) (any, error) {
-	t, err := s.tableLocked(in.TableName)
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:DescribeTimeToLive")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:DescribeTimeToLive", t.arn); err != nil {
 		return nil, err
 	}
 	d := map[string]any{"TimeToLiveStatus": "DISABLED"}
