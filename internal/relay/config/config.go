@@ -191,10 +191,11 @@ var variables = []variable{
 	{name: EnvFormerSortKeyPrefixes, raw: true, set: setFormerPrefixes},
 	{name: EnvPendingIndexEnabled, set: setPendingIndexEnabled, then: completeTable},
 	{name: EnvReconcileShards, set: setReconcileShards},
-	{name: EnvTarget, set: setTarget},
+	{name: EnvTarget, set: oneOf(EnvTarget, "is not a known target", func(c *Config) *Target { return &c.Target }, TargetEventBridge, TargetSNS)},
 	{name: EnvEventBus, set: setEventBus},
 	{name: EnvTopicARN, set: setTopicARN},
-	{name: EnvPublishedAction, set: setPublishedAction, then: pendingIndexNeedsDelete},
+	{name: EnvPublishedAction, set: oneOf(EnvPublishedAction, "is not a known action", func(c *Config) *Action { return &c.PublishedAction }, ActionMark, ActionDelete),
+		then: pendingIndexNeedsDelete},
 	{name: EnvPublishedTTL, set: duration(EnvPublishedTTL, DefaultPublishedTTL, "a Go duration such as \"720h\", or \"0\" to keep published items forever",
 		func(c *Config) *time.Duration { return &c.PublishedTTL })},
 	{name: EnvReconcileMinAge, set: duration(EnvReconcileMinAge, DefaultReconcileMinAge, "a Go duration such as \"5m\"",
@@ -281,18 +282,6 @@ func setReconcileShards(c *Config, v string) error {
 	return nil
 }
 
-func setTarget(c *Config, v string) error {
-	switch Target(strings.ToLower(v)) {
-	case "", TargetEventBridge:
-		c.Target = TargetEventBridge
-	case TargetSNS:
-		c.Target = TargetSNS
-	default:
-		return &Error{Var: EnvTarget, Value: v, Problem: "is not a known target", Expected: `"eventbridge" or "sns"`}
-	}
-	return nil
-}
-
 // setEventBus reads the bus of the eventbridge target.
 func setEventBus(c *Config, v string) error {
 	if c.Target != TargetEventBridge {
@@ -325,16 +314,25 @@ func setTopicARN(c *Config, v string) error {
 	return nil
 }
 
-func setPublishedAction(c *Config, v string) error {
-	switch Action(strings.ToLower(v)) {
-	case "", ActionMark:
-		c.PublishedAction = ActionMark
-	case ActionDelete:
-		c.PublishedAction = ActionDelete
-	default:
-		return &Error{Var: EnvPublishedAction, Value: v, Problem: "is not a known action", Expected: `"mark" or "delete"`}
+// oneOf reads one of values, in any case; empty is the first.
+func oneOf[T ~string](name, problem string, field func(*Config) *T, values ...T) func(*Config, string) error {
+	quoted := make([]string, len(values))
+	for i, x := range values {
+		quoted[i] = strconv.Quote(string(x))
 	}
-	return nil
+	return func(c *Config, v string) error {
+		if v == "" {
+			*field(c) = values[0]
+			return nil
+		}
+		for _, x := range values {
+			if T(strings.ToLower(v)) == x {
+				*field(c) = x
+				return nil
+			}
+		}
+		return &Error{Var: name, Value: v, Problem: problem, Expected: strings.Join(quoted, " or ")}
+	}
 }
 
 // pendingIndexNeedsDelete refuses a table without pending index unless
