@@ -297,9 +297,10 @@ func (s *Service) createEventBus(req *awsapi.Request, in *createEventBusInput) (
 	return out, nil
 }
 
-type describeEventBusInput struct{ Name string }
+// busRef names a bus (its name or ARN; empty is the default bus).
+type busRef struct{ Name string }
 
-func (s *Service) describeEventBus(req *awsapi.Request, in *describeEventBusInput) (any, error) {
+func (s *Service) describeEventBus(req *awsapi.Request, in *busRef) (any, error) {
 	b, err := s.getBus(in.Name)
 	if err != nil {
 		return nil, err
@@ -314,9 +315,7 @@ func (s *Service) describeEventBus(req *awsapi.Request, in *describeEventBusInpu
 	return out, nil
 }
 
-type deleteEventBusInput struct{ Name string }
-
-func (s *Service) deleteEventBus(req *awsapi.Request, in *deleteEventBusInput) (any, error) {
+func (s *Service) deleteEventBus(req *awsapi.Request, in *busRef) (any, error) {
 	if busName(in.Name) == DefaultBus {
 		return nil, awsapi.ValidationException("Cannot delete event bus default.")
 	}
