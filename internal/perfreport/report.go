@@ -273,13 +273,6 @@ func (r Report) writeCost(p func(string, ...any)) {
 	p("Assumptions: items under 1 KB and events under 64 KB (one unit and one EventBridge event each); on-demand capacity; no cancelled transactions and no retries (a cancelled transaction is billed too); the relay's conditional marks all succeed; Lambda duration, CloudWatch, storage (mark mode keeps each item for its TTL, 30 days by default) and the reconciler's reads are left out (see the [costs guide](guides/costs.md)); stream reads by Lambda and TTL deletes are free. Relay and naive relay write the same items, so they cost the same in DynamoDB; the naive relay's extra cost is Lambda time and `PutEvents` calls (10 times as many requests, the same number of billed events).")
 }
 
-func recordsPer(invocationsPerEvent float64) float64 {
-	if invocationsPerEvent == 0 {
-		return 0
-	}
-	return 1 / invocationsPerEvent
-}
-
 func perEvent(u WriteUnits, n int) float64 {
 	if n == 0 {
 		return 0

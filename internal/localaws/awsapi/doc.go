@@ -16,6 +16,12 @@
 // or an error. An [*Error] keeps its code, message and status; any other
 // error becomes an InternalFailure (500).
 //
+// A service declares its operations in one table, [Operations]: [Decoded]
+// decodes an operation's JSON input into its type, [Locked] does so and runs
+// the handler under the service's lock, and [FromForm] hands an awsQuery
+// handler its parameters. Work beside the requests (deliveries) runs in a
+// [Background], which the service's Close stops.
+//
 // Authorisation: a handler calls [Request.Authorize] with an IAM action and a
 // resource ARN. With no [Authorizer] installed in the [Env], everything is
 // allowed. Access keys the stack did not issue belong to administrators;

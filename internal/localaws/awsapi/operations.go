@@ -1,6 +1,9 @@
 package awsapi
 
 import (
+	"net/url"
+	"sync"
+
 	"github.com/aws/smithy-go"
 )
 
@@ -48,4 +51,20 @@ func Decoded[In any](h func(req *Request, in *In) (any, error)) func(*Request) (
 		}
 		return h(req, in)
 	}
+}
+
+// Locked is Decoded with mu held while h runs: the opening of the
+// operations that read or change a service's state under its one lock.
+func Locked[In any](mu sync.Locker, h func(req *Request, in *In) (any, error)) func(*Request) (any, error) {
+	return Decoded(func(req *Request, in *In) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return h(req, in)
+	})
+}
+
+// FromForm returns a handler that reads the request's awsQuery parameters
+// and calls h with them: the opening every awsQuery operation shares.
+func FromForm(h func(req *Request, form url.Values) (any, error)) func(*Request) (any, error) {
+	return func(req *Request) (any, error) { return h(req, req.Form()) }
 }

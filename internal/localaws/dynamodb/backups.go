@@ -80,14 +80,12 @@ func (e sse) description() map[string]any {
 	return map[string]any{"Status": "ENABLED", "SSEType": "KMS", "KMSMasterKeyArn": e.keyArn}
 }
 
-func (s *Service) continuousBackupsLocked(req *awsapi.Request, action string) (*table, error) {
-	var in struct{ TableName string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	t, err := s.tableLocked(in.TableName)
+// continuousBackupsLocked finds the table a backup operation names and
+// authorises action on it; s.mu must be held.
+func (s *Service) continuousBackupsLocked(req *awsapi.Request, tableName, action string) (*table, error) {
+	t, err := s.tableLocked(tableName)
 	if err != nil {
-		return nil, awsapi.NewError("TableNotFoundException", "Table not found: %s", in.TableName)
+		return nil, awsapi.NewError("TableNotFoundException", "Table not found: %s", tableName)
 	}
 	if err := req.Authorize(action, t.arn); err != nil {
 		return nil, err
@@ -95,26 +93,23 @@ func (s *Service) continuousBackupsLocked(req *awsapi.Request, action string) (*
 	return t, nil
 }
 
-func (s *Service) describeContinuousBackups(req *awsapi.Request) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.continuousBackupsLocked(req, "dynamodb:DescribeContinuousBackups")
+func (s *Service) describeContinuousBackups(req *awsapi.Request, in *tableNameInput) (any, error) {
+	t, err := s.continuousBackupsLocked(req, in.TableName, "dynamodb:DescribeContinuousBackups")
 	if err != nil {
 		return nil, err
 	}
 	return s.continuousBackupsDescription(t), nil
 }
 
-func (s *Service) updateContinuousBackups(req *awsapi.Request) (any, error) {
-	var in struct {
-		PointInTimeRecoverySpecification *struct {
-			PointInTimeRecoveryEnabled *bool
-			RecoveryPeriodInDays       *int
-		}
+type updateContinuousBackupsInput struct {
+	TableName                        string
+	PointInTimeRecoverySpecification *struct {
+		PointInTimeRecoveryEnabled *bool
+		RecoveryPeriodInDays       *int
 	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+}
+
+func (s *Service) updateContinuousBackups(req *awsapi.Request, in *updateContinuousBackupsInput) (any, error) {
 	spec := in.PointInTimeRecoverySpecification
 	if spec == nil || spec.PointInTimeRecoveryEnabled == nil {
 		return nil, awsapi.ValidationException("1 validation error detected: Value null at 'pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled' failed to satisfy constraint: Member must not be null")
@@ -131,7 +126,7 @@ func (s *Service) updateContinuousBackups(req *awsapi.Request) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, err := s.continuousBackupsLocked(req, "dynamodb:UpdateContinuousBackups")
+	t, err := s.continuousBackupsLocked(req, in.TableName, "dynamodb:UpdateContinuousBackups")
 	if err != nil {
 		return nil, err
 	}

@@ -105,6 +105,49 @@ func (s *Service) resolveLocked(name **string) (*table, error) {
 	return t, nil
 }
 
+// authorizedLocked resolves the table an operation names and authorises
+// action on it; s.mu must be held.
+func (s *Service) authorizedLocked(req *awsapi.Request, name **string, action string) (*table, error) {
+	t, err := s.resolveLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize(action, t.arn); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// authorizedTableLocked finds the table a table operation names and
+// authorises action on it; s.mu must be held.
+func (s *Service) authorizedTableLocked(req *awsapi.Request, name, action string) (*table, error) {
+	t, err := s.tableLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize(action, t.arn); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// authorizedIndexLocked resolves the table a Query or Scan names and
+// authorises action on it or on the index it reads; s.mu must be held.
+func (s *Service) authorizedIndexLocked(req *awsapi.Request, name **string, index *string, action string) (*table, error) {
+	t, err := s.resolveLocked(name)
+	if err != nil {
+		return nil, err
+	}
+	arn, err := s.indexArn(t, index)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Authorize(action, arn); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
 // itemLocked reads an item by key; nil when absent.
 func (s *Service) itemLocked(t *table, key Item) Item {
 	out, err := s.engine.GetItem(bg, &mini.GetItemInput{TableName: &t.name, Key: toWireItem(key), ConsistentRead: aws.Bool(true)})
@@ -161,11 +204,7 @@ func (s *Service) fixRemovesLocked(t *table, key Item, removes []string) error {
 	return nil
 }
 
-func (s *Service) putItem(req *awsapi.Request) (any, error) {
-	var in mini.PutItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) putItem(req *awsapi.Request, in *mini.PutItemInput) (any, error) {
 	switch in.ReturnValues {
 	case "", "NONE", "ALL_OLD":
 	default:
@@ -173,21 +212,18 @@ func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, err := s.resolveLocked(&in.TableName)
+	t, err := s.authorizedLocked(req, &in.TableName, "dynamodb:PutItem")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:PutItem", t.arn); err != nil {
 		return nil, err
 	}
 	key := project(fromWireItem(in.Item), t.keyNames())
 	old := s.itemLocked(t, key)
 	rv := in.ReturnValues
 	in.ReturnValues = ""
-	_, err = s.engine.PutItem(bg, &in)
+	_, err = s.engine.PutItem(bg, in)
 	err = retryCondition(err, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old, "",
 		func(cond *string, names map[string]string, values wireItem) error {
-			retry := in
+			retry := *in
 			retry.ConditionExpression, retry.ExpressionAttributeNames, retry.ExpressionAttributeValues = cond, names, values
 			_, err := s.engine.PutItem(bg, &retry)
 			return err
@@ -206,21 +242,12 @@ func (s *Service) putItem(req *awsapi.Request) (any, error) {
 	return c.single(out, in.ReturnConsumedCapacity), nil
 }
 
-func (s *Service) getItem(req *awsapi.Request) (any, error) {
-	var in mini.GetItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.resolveLocked(&in.TableName)
+func (s *Service) getItem(req *awsapi.Request, in *mini.GetItemInput) (any, error) {
+	t, err := s.authorizedLocked(req, &in.TableName, "dynamodb:GetItem")
 	if err != nil {
 		return nil, err
 	}
-	if err := req.Authorize("dynamodb:GetItem", t.arn); err != nil {
-		return nil, err
-	}
-	out, err := s.engine.GetItem(bg, &in)
+	out, err := s.engine.GetItem(bg, in)
 	if err != nil {
 		return nil, engineError(err)
 	}
@@ -233,18 +260,9 @@ func (s *Service) getItem(req *awsapi.Request) (any, error) {
 	return c.single(resp, in.ReturnConsumedCapacity), nil
 }
 
-func (s *Service) updateItem(req *awsapi.Request) (any, error) {
-	var in mini.UpdateItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.resolveLocked(&in.TableName)
+func (s *Service) updateItem(req *awsapi.Request, in *mini.UpdateItemInput) (any, error) {
+	t, err := s.authorizedLocked(req, &in.TableName, "dynamodb:UpdateItem")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:UpdateItem", t.arn); err != nil {
 		return nil, err
 	}
 	key := fromWireItem(in.Key)
@@ -257,10 +275,10 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 		}
 	}
 	old := s.itemLocked(t, key)
-	out, err := s.engine.UpdateItem(bg, &in)
+	out, err := s.engine.UpdateItem(bg, in)
 	err = retryCondition(err, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old, aws.ToString(in.UpdateExpression),
 		func(cond *string, names map[string]string, values wireItem) error {
-			retry := in
+			retry := *in
 			retry.ConditionExpression, retry.ExpressionAttributeNames, retry.ExpressionAttributeValues = cond, names, values
 			var err error
 			out, err = s.engine.UpdateItem(bg, &retry)
@@ -304,26 +322,17 @@ func (s *Service) updateItem(req *awsapi.Request) (any, error) {
 	return c.single(resp, in.ReturnConsumedCapacity), nil
 }
 
-func (s *Service) deleteItem(req *awsapi.Request) (any, error) {
-	var in mini.DeleteItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.resolveLocked(&in.TableName)
+func (s *Service) deleteItem(req *awsapi.Request, in *mini.DeleteItemInput) (any, error) {
+	t, err := s.authorizedLocked(req, &in.TableName, "dynamodb:DeleteItem")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:DeleteItem", t.arn); err != nil {
 		return nil, err
 	}
 	key := fromWireItem(in.Key)
 	old := s.itemLocked(t, key)
-	out, err := s.engine.DeleteItem(bg, &in)
+	out, err := s.engine.DeleteItem(bg, in)
 	err = retryCondition(err, in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, old, "",
 		func(cond *string, names map[string]string, values wireItem) error {
-			retry := in
+			retry := *in
 			retry.ConditionExpression, retry.ExpressionAttributeNames, retry.ExpressionAttributeValues = cond, names, values
 			var err error
 			out, err = s.engine.DeleteItem(bg, &retry)
@@ -362,13 +371,7 @@ func keyID(t *table, key Item) string {
 	return t.name + "\x00" + string(canonical(key))
 }
 
-func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
-	var in mini.BatchWriteItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Service) batchWriteItem(req *awsapi.Request, in *mini.BatchWriteItemInput) (any, error) {
 	n := 0
 	requests := map[string][]mini.WriteRequest{}
 	var writes []pendingWrite
@@ -406,7 +409,7 @@ func (s *Service) batchWriteItem(req *awsapi.Request) (any, error) {
 		return nil, awsapi.ValidationException("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
 	}
 	in.RequestItems = requests
-	out, err := s.engine.BatchWriteItem(bg, &in)
+	out, err := s.engine.BatchWriteItem(bg, in)
 	if err != nil {
 		return nil, engineError(err)
 	}
@@ -450,13 +453,7 @@ type batchGetTable struct {
 // 16 MB the remaining keys are returned in UnprocessedKeys with their
 // table's request attributes, each item read counts its own units (rounded
 // up to 4 KB, a missing item too), and duplicate keys are refused.
-func (s *Service) batchGetItem(req *awsapi.Request) (any, error) {
-	var in mini.BatchGetItemInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Service) batchGetItem(req *awsapi.Request, in *mini.BatchGetItemInput) (any, error) {
 	tables, err := s.batchGetTablesLocked(req, in.RequestItems)
 	if err != nil {
 		return nil, err
@@ -525,11 +522,7 @@ func (s *Service) batchGetTablesLocked(req *awsapi.Request, items map[string]min
 	return out, nil
 }
 
-func (s *Service) transactWriteItems(req *awsapi.Request) (any, error) {
-	var in mini.TransactWriteItemsInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) transactWriteItems(req *awsapi.Request, in *mini.TransactWriteItemsInput) (any, error) {
 	if len(in.TransactItems) == 0 || len(in.TransactItems) > 100 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100, Member must have length greater than or equal to 1")
 	}
@@ -744,11 +737,7 @@ func (s *Service) rollbackLocked(applied []*txAction) {
 	}
 }
 
-func (s *Service) transactGetItems(req *awsapi.Request) (any, error) {
-	var in mini.TransactGetItemsInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) transactGetItems(req *awsapi.Request, in *mini.TransactGetItemsInput) (any, error) {
 	if len(in.TransactItems) == 0 || len(in.TransactItems) > 100 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100, Member must have length greater than or equal to 1")
 	}
@@ -767,7 +756,7 @@ func (s *Service) transactGetItems(req *awsapi.Request) (any, error) {
 			return nil, err
 		}
 	}
-	out, err := s.engine.TransactGetItems(bg, &in)
+	out, err := s.engine.TransactGetItems(bg, in)
 	if err != nil {
 		return nil, engineError(err)
 	}

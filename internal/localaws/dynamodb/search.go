@@ -217,22 +217,9 @@ func used[V any](m map[string]V, expr string) map[string]V {
 	return out
 }
 
-func (s *Service) query(req *awsapi.Request) (any, error) {
-	var in mini.QueryInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.resolveLocked(&in.TableName)
+func (s *Service) query(req *awsapi.Request, in *mini.QueryInput) (any, error) {
+	t, err := s.authorizedIndexLocked(req, &in.TableName, in.IndexName, "dynamodb:Query")
 	if err != nil {
-		return nil, err
-	}
-	arn, err := s.indexArn(t, in.IndexName)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:Query", arn); err != nil {
 		return nil, err
 	}
 	keyCond := aws.ToString(in.KeyConditionExpression)
@@ -272,22 +259,9 @@ func (s *Service) query(req *awsapi.Request) (any, error) {
 	return c.single(p.render(q.count), in.ReturnConsumedCapacity), nil
 }
 
-func (s *Service) scan(req *awsapi.Request) (any, error) {
-	var in mini.ScanInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.resolveLocked(&in.TableName)
+func (s *Service) scan(req *awsapi.Request, in *mini.ScanInput) (any, error) {
+	t, err := s.authorizedIndexLocked(req, &in.TableName, in.IndexName, "dynamodb:Scan")
 	if err != nil {
-		return nil, err
-	}
-	arn, err := s.indexArn(t, in.IndexName)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:Scan", arn); err != nil {
 		return nil, err
 	}
 	if err := checkAttributeUsage(in.ExpressionAttributeNames, in.ExpressionAttributeValues,

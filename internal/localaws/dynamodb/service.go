@@ -47,6 +47,7 @@ type Service struct {
 	stop    chan struct{}
 	done    chan struct{}
 	closed  sync.Once
+	ops     awsapi.Operations
 }
 
 // New returns the DynamoDB service. Streams returns the DynamoDB Streams
@@ -70,6 +71,7 @@ func New(env *awsapi.Env, opts Options) *Service {
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
+	s.ops = s.operations()
 	go s.background()
 	return s
 }
@@ -91,7 +93,11 @@ func (s *Service) Streams() *Streams { return s.streams }
 
 // StreamsAPI returns the DynamoDB Streams service (target
 // DynamoDBStreams_20120810) reading this service's streams.
-func (s *Service) StreamsAPI() awsapi.Service { return &streamsAPI{svc: s} }
+func (s *Service) StreamsAPI() awsapi.Service {
+	a := &streamsAPI{svc: s}
+	a.ops = a.operations()
+	return a
+}
 
 // Inventory implements awsapi.Inventory: table ARNs and readable stream
 // ARNs.
@@ -139,43 +145,42 @@ func (s *Service) background() {
 	}
 }
 
-type handler func(s *Service, req *awsapi.Request) (any, error)
+// tableNameInput is the input of the operations that name only a table.
+type tableNameInput struct{ TableName string }
 
-var operations = map[string]handler{
-	"CreateTable":               (*Service).createTable,
-	"DescribeTable":             (*Service).describeTable,
-	"UpdateTable":               (*Service).updateTable,
-	"DeleteTable":               (*Service).deleteTable,
-	"ListTables":                (*Service).listTables,
-	"UpdateTimeToLive":          (*Service).updateTimeToLive,
-	"DescribeTimeToLive":        (*Service).describeTimeToLive,
-	"DescribeContinuousBackups": (*Service).describeContinuousBackups,
-	"UpdateContinuousBackups":   (*Service).updateContinuousBackups,
-	"TagResource":               (*Service).tagResource,
-	"UntagResource":             (*Service).untagResource,
-	"ListTagsOfResource":        (*Service).listTagsOfResource,
-	"PutItem":                   (*Service).putItem,
-	"GetItem":                   (*Service).getItem,
-	"UpdateItem":                (*Service).updateItem,
-	"DeleteItem":                (*Service).deleteItem,
-	"Query":                     (*Service).query,
-	"Scan":                      (*Service).scan,
-	"BatchWriteItem":            (*Service).batchWriteItem,
-	"BatchGetItem":              (*Service).batchGetItem,
-	"TransactWriteItems":        (*Service).transactWriteItems,
-	"TransactGetItems":          (*Service).transactGetItems,
-	"DescribeEndpoints":         (*Service).describeEndpoints,
-	"DescribeLimits":            (*Service).describeLimits,
+// operations is the table of the operations served, each decoded into its
+// input and, where it says so, run under s.mu.
+func (s *Service) operations() awsapi.Operations {
+	return awsapi.Operations{
+		"CreateTable":               {Handle: awsapi.Decoded(s.createTable)},
+		"DescribeTable":             {Handle: awsapi.Locked(&s.mu, s.describeTable)},
+		"UpdateTable":               {Handle: awsapi.Locked(&s.mu, s.updateTable)},
+		"DeleteTable":               {Handle: awsapi.Locked(&s.mu, s.deleteTable)},
+		"ListTables":                {Handle: awsapi.Decoded(s.listTables)},
+		"UpdateTimeToLive":          {Handle: awsapi.Decoded(s.updateTimeToLive)},
+		"DescribeTimeToLive":        {Handle: awsapi.Locked(&s.mu, s.describeTimeToLive)},
+		"DescribeContinuousBackups": {Handle: awsapi.Locked(&s.mu, s.describeContinuousBackups)},
+		"UpdateContinuousBackups":   {Handle: awsapi.Decoded(s.updateContinuousBackups)},
+		"TagResource":               {Handle: awsapi.Locked(&s.mu, s.tagResource)},
+		"UntagResource":             {Handle: awsapi.Locked(&s.mu, s.untagResource)},
+		"ListTagsOfResource":        {Handle: awsapi.Locked(&s.mu, s.listTagsOfResource)},
+		"PutItem":                   {Handle: awsapi.Decoded(s.putItem)},
+		"GetItem":                   {Handle: awsapi.Locked(&s.mu, s.getItem)},
+		"UpdateItem":                {Handle: awsapi.Locked(&s.mu, s.updateItem)},
+		"DeleteItem":                {Handle: awsapi.Locked(&s.mu, s.deleteItem)},
+		"Query":                     {Handle: awsapi.Locked(&s.mu, s.query)},
+		"Scan":                      {Handle: awsapi.Locked(&s.mu, s.scan)},
+		"BatchWriteItem":            {Handle: awsapi.Locked(&s.mu, s.batchWriteItem)},
+		"BatchGetItem":              {Handle: awsapi.Locked(&s.mu, s.batchGetItem)},
+		"TransactWriteItems":        {Handle: awsapi.Decoded(s.transactWriteItems)},
+		"TransactGetItems":          {Handle: awsapi.Decoded(s.transactGetItems)},
+		"DescribeEndpoints":         {Handle: s.describeEndpoints},
+		"DescribeLimits":            {Handle: s.describeLimits},
+	}
 }
 
 // Handle implements awsapi.Service.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	h, ok := operations[req.Operation]
-	if !ok {
-		return nil, awsapi.UnknownOperationException(req.Operation)
-	}
-	return h(s, req)
-}
+func (s *Service) Handle(req *awsapi.Request) (any, error) { return s.ops.Handle(req) }
 
 func (s *Service) describeEndpoints(req *awsapi.Request) (any, error) {
 	return map[string]any{"Endpoints": []map[string]any{{"Address": "dynamodb." + s.env.Region + ".amazonaws.com", "CachePeriodInMinutes": 1440}}}, nil

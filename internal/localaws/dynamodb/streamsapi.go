@@ -12,6 +12,7 @@ import (
 // streamsAPI is the DynamoDB Streams service.
 type streamsAPI struct {
 	svc *Service
+	ops awsapi.Operations
 }
 
 func (a *streamsAPI) Spec() awsapi.Spec {
@@ -24,29 +25,26 @@ func (a *streamsAPI) Spec() awsapi.Spec {
 	}
 }
 
-func (a *streamsAPI) Handle(req *awsapi.Request) (any, error) {
-	switch req.Operation {
-	case "ListStreams":
-		return a.listStreams(req)
-	case "DescribeStream":
-		return a.describeStream(req)
-	case "GetShardIterator":
-		return a.getShardIterator(req)
-	case "GetRecords":
-		return a.getRecords(req)
+// operations is the table of the DynamoDB Streams operations, each decoded
+// into its input.
+func (a *streamsAPI) operations() awsapi.Operations {
+	return awsapi.Operations{
+		"ListStreams":      {Handle: awsapi.Decoded(a.listStreams)},
+		"DescribeStream":   {Handle: awsapi.Decoded(a.describeStream)},
+		"GetShardIterator": {Handle: awsapi.Decoded(a.getShardIterator)},
+		"GetRecords":       {Handle: awsapi.Decoded(a.getRecords)},
 	}
-	return nil, awsapi.UnknownOperationException(req.Operation)
 }
 
-func (a *streamsAPI) listStreams(req *awsapi.Request) (any, error) {
-	var in struct {
-		TableName               string
-		Limit                   int
-		ExclusiveStartStreamArn string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (a *streamsAPI) Handle(req *awsapi.Request) (any, error) { return a.ops.Handle(req) }
+
+type listStreamsInput struct {
+	TableName               string
+	Limit                   int
+	ExclusiveStartStreamArn string
+}
+
+func (a *streamsAPI) listStreams(req *awsapi.Request, in *listStreamsInput) (any, error) {
 	resource := "*"
 	if in.TableName != "" {
 		resource = a.svc.tableArn(in.TableName) + "/stream/*"
@@ -78,15 +76,13 @@ func (a *streamsAPI) listStreams(req *awsapi.Request) (any, error) {
 	return out, nil
 }
 
-func (a *streamsAPI) describeStream(req *awsapi.Request) (any, error) {
-	var in struct {
-		StreamArn             string
-		Limit                 int
-		ExclusiveStartShardId string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type describeStreamInput struct {
+	StreamArn             string
+	Limit                 int
+	ExclusiveStartShardId string
+}
+
+func (a *streamsAPI) describeStream(req *awsapi.Request, in *describeStreamInput) (any, error) {
 	if err := req.Authorize("dynamodb:DescribeStream", in.StreamArn); err != nil {
 		return nil, err
 	}
@@ -181,16 +177,14 @@ func decodeIterator(s string) (iterator, error) {
 	return it, nil
 }
 
-func (a *streamsAPI) getShardIterator(req *awsapi.Request) (any, error) {
-	var in struct {
-		StreamArn         string
-		ShardId           string
-		ShardIteratorType string
-		SequenceNumber    string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type getShardIteratorInput struct {
+	StreamArn         string
+	ShardId           string
+	ShardIteratorType string
+	SequenceNumber    string
+}
+
+func (a *streamsAPI) getShardIterator(req *awsapi.Request, in *getShardIteratorInput) (any, error) {
 	if err := req.Authorize("dynamodb:GetShardIterator", in.StreamArn); err != nil {
 		return nil, err
 	}
@@ -232,14 +226,12 @@ func (a *streamsAPI) getShardIterator(req *awsapi.Request) (any, error) {
 	return map[string]string{"ShardIterator": it.encode()}, nil
 }
 
-func (a *streamsAPI) getRecords(req *awsapi.Request) (any, error) {
-	var in struct {
-		ShardIterator string
-		Limit         int
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type getRecordsInput struct {
+	ShardIterator string
+	Limit         int
+}
+
+func (a *streamsAPI) getRecords(req *awsapi.Request, in *getRecordsInput) (any, error) {
 	if in.Limit < 0 || in.Limit > 1000 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 1000", in.Limit)
 	}

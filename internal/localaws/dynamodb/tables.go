@@ -155,11 +155,7 @@ type createTableInput struct {
 	SSESpecification          *sseSpec
 }
 
-func (s *Service) createTable(req *awsapi.Request) (any, error) {
-	var in createTableInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) createTable(req *awsapi.Request, in *createTableInput) (any, error) {
 	if err := validateTableName(in.TableName); err != nil {
 		return nil, err
 	}
@@ -312,18 +308,9 @@ func defNames(defs []attrDef) string {
 	return strings.Join(n, ", ")
 }
 
-func (s *Service) describeTable(req *awsapi.Request) (any, error) {
-	var in struct{ TableName string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.tableLocked(in.TableName)
+func (s *Service) describeTable(req *awsapi.Request, in *tableNameInput) (any, error) {
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:DescribeTable")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:DescribeTable", t.arn); err != nil {
 		return nil, err
 	}
 	return map[string]any{"Table": s.describeLocked(t)}, nil
@@ -464,18 +451,9 @@ type updateTableInput struct {
 	SSESpecification            *sseSpec
 }
 
-func (s *Service) updateTable(req *awsapi.Request) (any, error) {
-	var in updateTableInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.tableLocked(in.TableName)
+func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, error) {
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:UpdateTable")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:UpdateTable", t.arn); err != nil {
 		return nil, err
 	}
 	if ss := in.StreamSpecification; ss != nil {
@@ -700,18 +678,9 @@ func (s *Service) scanAllLocked(name string) ([]wireItem, error) {
 	}
 }
 
-func (s *Service) deleteTable(req *awsapi.Request) (any, error) {
-	var in struct{ TableName string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.tableLocked(in.TableName)
+func (s *Service) deleteTable(req *awsapi.Request, in *tableNameInput) (any, error) {
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:DeleteTable")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:DeleteTable", t.arn); err != nil {
 		return nil, err
 	}
 	if t.deletionProtection {
@@ -729,14 +698,12 @@ func (s *Service) deleteTable(req *awsapi.Request) (any, error) {
 	return map[string]any{"TableDescription": d}, nil
 }
 
-func (s *Service) listTables(req *awsapi.Request) (any, error) {
-	var in struct {
-		ExclusiveStartTableName string
-		Limit                   int
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type listTablesInput struct {
+	ExclusiveStartTableName string
+	Limit                   int
+}
+
+func (s *Service) listTables(req *awsapi.Request, in *listTablesInput) (any, error) {
 	if err := req.Authorize("dynamodb:ListTables", "*"); err != nil {
 		return nil, err
 	}
@@ -764,25 +731,20 @@ func (s *Service) listTables(req *awsapi.Request) (any, error) {
 	return out, nil
 }
 
-func (s *Service) updateTimeToLive(req *awsapi.Request) (any, error) {
-	var in struct {
-		TableName               string
-		TimeToLiveSpecification *ttlSpec
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type updateTimeToLiveInput struct {
+	TableName               string
+	TimeToLiveSpecification *ttlSpec
+}
+
+func (s *Service) updateTimeToLive(req *awsapi.Request, in *updateTimeToLiveInput) (any, error) {
 	if in.TimeToLiveSpecification == nil || in.TimeToLiveSpecification.AttributeName == "" {
 		return nil, awsapi.ValidationException("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
 	}
 	spec := *in.TimeToLiveSpecification
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, err := s.tableLocked(in.TableName)
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:UpdateTimeToLive")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:UpdateTimeToLive", t.arn); err != nil {
 		return nil, err
 	}
 	switch {
@@ -808,18 +770,9 @@ func (s *Service) updateTimeToLive(req *awsapi.Request) (any, error) {
 	return map[string]any{"TimeToLiveSpecification": spec}, nil
 }
 
-func (s *Service) describeTimeToLive(req *awsapi.Request) (any, error) {
-	var in struct{ TableName string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, err := s.tableLocked(in.TableName)
+func (s *Service) describeTimeToLive(req *awsapi.Request, in *tableNameInput) (any, error) {
+	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:DescribeTimeToLive")
 	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("dynamodb:DescribeTimeToLive", t.arn); err != nil {
 		return nil, err
 	}
 	d := map[string]any{"TimeToLiveStatus": "DISABLED"}
@@ -836,33 +789,29 @@ type taggingInput struct {
 	NextToken   string
 }
 
-func (s *Service) taggedLocked(req *awsapi.Request, action string) (*table, *taggingInput, error) {
-	var in taggingInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, nil, err
-	}
+// taggedLocked finds the table a tagging operation names and authorises
+// action on it; s.mu must be held.
+func (s *Service) taggedLocked(req *awsapi.Request, in *taggingInput, action string) (*table, error) {
 	if !strings.HasPrefix(in.ResourceArn, "arn:") {
-		return nil, nil, awsapi.ValidationException("One or more parameter values were invalid: ARNs must start with 'arn:': %s", in.ResourceArn)
+		return nil, awsapi.ValidationException("One or more parameter values were invalid: ARNs must start with 'arn:': %s", in.ResourceArn)
 	}
 	if a, err := awsapi.ParseARN(in.ResourceArn); err != nil || a.Service != "dynamodb" {
-		return nil, nil, awsapi.ValidationException("One or more parameter values were invalid: Provided Arn is not a DynamoDB resource arn: %s", in.ResourceArn)
+		return nil, awsapi.ValidationException("One or more parameter values were invalid: Provided Arn is not a DynamoDB resource arn: %s", in.ResourceArn)
 	} else if a.Region != s.env.Region {
-		return nil, nil, awsapi.ValidationException("Invalid TableArn: Invalid ResourceArn provided as input %s", in.ResourceArn)
+		return nil, awsapi.ValidationException("Invalid TableArn: Invalid ResourceArn provided as input %s", in.ResourceArn)
 	}
 	t, err := s.tableLocked(in.ResourceArn)
 	if err != nil {
-		return nil, nil, awsapi.ResourceNotFoundException("Requested resource not found: ResourcArn: %s not found", in.ResourceArn)
+		return nil, awsapi.ResourceNotFoundException("Requested resource not found: ResourcArn: %s not found", in.ResourceArn)
 	}
 	if err := req.Authorize(action, t.arn); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return t, &in, nil
+	return t, nil
 }
 
-func (s *Service) tagResource(req *awsapi.Request) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, in, err := s.taggedLocked(req, "dynamodb:TagResource")
+func (s *Service) tagResource(req *awsapi.Request, in *taggingInput) (any, error) {
+	t, err := s.taggedLocked(req, in, "dynamodb:TagResource")
 	if err != nil {
 		return nil, err
 	}
@@ -875,10 +824,8 @@ func (s *Service) tagResource(req *awsapi.Request) (any, error) {
 	return struct{}{}, nil
 }
 
-func (s *Service) untagResource(req *awsapi.Request) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, in, err := s.taggedLocked(req, "dynamodb:UntagResource")
+func (s *Service) untagResource(req *awsapi.Request, in *taggingInput) (any, error) {
+	t, err := s.taggedLocked(req, in, "dynamodb:UntagResource")
 	if err != nil {
 		return nil, err
 	}
@@ -888,10 +835,8 @@ func (s *Service) untagResource(req *awsapi.Request) (any, error) {
 	return struct{}{}, nil
 }
 
-func (s *Service) listTagsOfResource(req *awsapi.Request) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, _, err := s.taggedLocked(req, "dynamodb:ListTagsOfResource")
+func (s *Service) listTagsOfResource(req *awsapi.Request, in *taggingInput) (any, error) {
+	t, err := s.taggedLocked(req, in, "dynamodb:ListTagsOfResource")
 	if err != nil {
 		return nil, err
 	}

@@ -64,9 +64,9 @@ type Service struct {
 	buses   map[string]*bus
 	metrics map[string]*RuleMetrics // by rule ARN
 
-	wg     sync.WaitGroup
-	ctx    context.Context
-	cancel context.CancelFunc
+	ops awsapi.Operations
+
+	bg *awsapi.Background // deliveries in flight
 }
 
 type bus struct {
@@ -107,10 +107,10 @@ type RuleMetrics struct {
 
 // New returns an EventBridge service with the default bus.
 func New(env *awsapi.Env, deps Deps) *Service {
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &Service{env: env, deps: deps, buses: map[string]*bus{}, metrics: map[string]*RuleMetrics{}, ctx: ctx, cancel: cancel}
+	s := &Service{env: env, deps: deps, buses: map[string]*bus{}, metrics: map[string]*RuleMetrics{}, bg: awsapi.NewBackground()}
 	s.buses[DefaultBus] = &bus{name: DefaultBus, arn: env.ARN("events", "event-bus/default"), created: env.Time(),
 		tags: map[string]string{}, rules: map[string]*rule{}}
+	s.ops = s.operations()
 	return s
 }
 
@@ -120,16 +120,7 @@ func (s *Service) Spec() awsapi.Spec {
 }
 
 // Close stops deliveries in flight.
-func (s *Service) Close() error {
-	s.cancel()
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-	}
-	return nil
-}
+func (s *Service) Close() error { return s.bg.Close() }
 
 // Inventory implements awsapi.Inventory: custom buses and rules.
 func (s *Service) Inventory() []string {
@@ -176,48 +167,33 @@ func (s *Service) count(ruleArn string, fn func(m *RuleMetrics)) {
 	s.mu.Unlock()
 }
 
-// Handle implements awsapi.Service.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	switch req.Operation {
-	case "CreateEventBus":
-		return s.createEventBus(req)
-	case "DescribeEventBus":
-		return s.describeEventBus(req)
-	case "DeleteEventBus":
-		return s.deleteEventBus(req)
-	case "ListEventBuses":
-		return s.listEventBuses(req)
-	case "PutRule":
-		return s.putRule(req)
-	case "DescribeRule":
-		return s.describeRule(req)
-	case "DeleteRule":
-		return s.deleteRule(req)
-	case "ListRules":
-		return s.listRules(req)
-	case "EnableRule":
-		return s.setState(req, "ENABLED")
-	case "DisableRule":
-		return s.setState(req, "DISABLED")
-	case "PutTargets":
-		return s.putTargets(req)
-	case "RemoveTargets":
-		return s.removeTargets(req)
-	case "ListTargetsByRule":
-		return s.listTargetsByRule(req)
-	case "TagResource":
-		return s.tagResource(req)
-	case "UntagResource":
-		return s.untagResource(req)
-	case "ListTagsForResource":
-		return s.listTagsForResource(req)
-	case "PutEvents":
-		return s.putEvents(req)
-	case "TestEventPattern":
-		return s.testEventPattern(req)
+// operations is the table of the operations served, each decoded into its
+// input and, where it says so, run under the service's lock.
+func (s *Service) operations() awsapi.Operations {
+	return awsapi.Operations{
+		"CreateEventBus":      {Handle: awsapi.Decoded(s.createEventBus)},
+		"DescribeEventBus":    {Handle: awsapi.Locked(&s.mu, s.describeEventBus)},
+		"DeleteEventBus":      {Handle: awsapi.Decoded(s.deleteEventBus)},
+		"ListEventBuses":      {Handle: awsapi.Decoded(s.listEventBuses)},
+		"PutRule":             {Handle: awsapi.Decoded(s.putRule)},
+		"DescribeRule":        {Handle: awsapi.Locked(&s.mu, s.describeRule)},
+		"DeleteRule":          {Handle: awsapi.Locked(&s.mu, s.deleteRule)},
+		"ListRules":           {Handle: awsapi.Locked(&s.mu, s.listRules)},
+		"EnableRule":          {Handle: awsapi.Locked(&s.mu, s.setState("ENABLED"))},
+		"DisableRule":         {Handle: awsapi.Locked(&s.mu, s.setState("DISABLED"))},
+		"PutTargets":          {Handle: awsapi.Decoded(s.putTargets)},
+		"RemoveTargets":       {Handle: awsapi.Locked(&s.mu, s.removeTargets)},
+		"ListTargetsByRule":   {Handle: awsapi.Locked(&s.mu, s.listTargetsByRule)},
+		"TagResource":         {Handle: awsapi.Decoded(s.tagResource)},
+		"UntagResource":       {Handle: awsapi.Decoded(s.untagResource)},
+		"ListTagsForResource": {Handle: awsapi.Decoded(s.listTagsForResource)},
+		"PutEvents":           {Handle: awsapi.Decoded(s.putEvents)},
+		"TestEventPattern":    {Handle: awsapi.Decoded(s.testEventPattern)},
 	}
-	return nil, awsapi.UnknownOperationException(req.Operation)
 }
+
+// Handle implements awsapi.Service.
+func (s *Service) Handle(req *awsapi.Request) (any, error) { return s.ops.Handle(req) }
 
 func authorize(req *awsapi.Request, action, arn string) error {
 	if err := req.Authorize(action, arn); err != nil {
@@ -291,14 +267,12 @@ func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
 
 // ---- buses ----
 
-func (s *Service) createEventBus(req *awsapi.Request) (any, error) {
-	var in struct {
-		Name, Description, EventSourceName string
-		Tags                               []tag
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type createEventBusInput struct {
+	Name, Description, EventSourceName string
+	Tags                               []tag
+}
+
+func (s *Service) createEventBus(req *awsapi.Request, in *createEventBusInput) (any, error) {
 	if !busNameRE.MatchString(in.Name) || in.Name == DefaultBus || strings.HasPrefix(in.Name, "aws.") {
 		return nil, awsapi.ValidationException("Event bus name %q is not valid.", in.Name)
 	}
@@ -323,13 +297,10 @@ func (s *Service) createEventBus(req *awsapi.Request) (any, error) {
 	return out, nil
 }
 
-func (s *Service) describeEventBus(req *awsapi.Request) (any, error) {
-	var in struct{ Name string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// busRef names a bus (its name or ARN; empty is the default bus).
+type busRef struct{ Name string }
+
+func (s *Service) describeEventBus(req *awsapi.Request, in *busRef) (any, error) {
 	b, err := s.getBus(in.Name)
 	if err != nil {
 		return nil, err
@@ -344,11 +315,7 @@ func (s *Service) describeEventBus(req *awsapi.Request) (any, error) {
 	return out, nil
 }
 
-func (s *Service) deleteEventBus(req *awsapi.Request) (any, error) {
-	var in struct{ Name string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) deleteEventBus(req *awsapi.Request, in *busRef) (any, error) {
 	if busName(in.Name) == DefaultBus {
 		return nil, awsapi.ValidationException("Cannot delete event bus default.")
 	}
@@ -362,14 +329,12 @@ func (s *Service) deleteEventBus(req *awsapi.Request) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) listEventBuses(req *awsapi.Request) (any, error) {
-	var in struct {
-		NamePrefix, NextToken string
-		Limit                 int
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type listEventBusesInput struct {
+	NamePrefix, NextToken string
+	Limit                 int
+}
+
+func (s *Service) listEventBuses(req *awsapi.Request, in *listEventBusesInput) (any, error) {
 	if err := authorize(req, "events:ListEventBuses", s.env.ARN("events", "event-bus/*")); err != nil {
 		return nil, err
 	}
@@ -424,14 +389,12 @@ func (s *Service) ruleArn(busName, name string) string {
 	return s.env.ARN("events", "rule/"+busName+"/"+name)
 }
 
-func (s *Service) putRule(req *awsapi.Request) (any, error) {
-	var in struct {
-		Name, Description, EventBusName, EventPattern, RoleArn, ScheduleExpression, State string
-		Tags                                                                              []tag
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type putRuleInput struct {
+	Name, Description, EventBusName, EventPattern, RoleArn, ScheduleExpression, State string
+	Tags                                                                              []tag
+}
+
+func (s *Service) putRule(req *awsapi.Request, in *putRuleInput) (any, error) {
 	if !ruleNameRE.MatchString(in.Name) {
 		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\.\\-_A-Za-z0-9]+", in.Name)
 	}
@@ -498,13 +461,10 @@ func (r *rule) describe() map[string]any {
 	return out
 }
 
-func (s *Service) describeRule(req *awsapi.Request) (any, error) {
-	var in struct{ Name, EventBusName string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// ruleRef names a rule of a bus.
+type ruleRef struct{ Name, EventBusName string }
+
+func (s *Service) describeRule(req *awsapi.Request, in *ruleRef) (any, error) {
 	r, err := s.getRule(in.EventBusName, in.Name)
 	if err != nil {
 		return nil, err
@@ -517,16 +477,12 @@ func (s *Service) describeRule(req *awsapi.Request) (any, error) {
 	return out, nil
 }
 
-func (s *Service) deleteRule(req *awsapi.Request) (any, error) {
-	var in struct {
-		Name, EventBusName string
-		Force              bool
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+type deleteRuleInput struct {
+	Name, EventBusName string
+	Force              bool
+}
+
+func (s *Service) deleteRule(req *awsapi.Request, in *deleteRuleInput) (any, error) {
 	b, err := s.getBus(in.EventBusName)
 	if err != nil {
 		return nil, err
@@ -545,16 +501,12 @@ func (s *Service) deleteRule(req *awsapi.Request) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) listRules(req *awsapi.Request) (any, error) {
-	var in struct {
-		NamePrefix, EventBusName, NextToken string
-		Limit                               int
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+type listRulesInput struct {
+	NamePrefix, EventBusName, NextToken string
+	Limit                               int
+}
+
+func (s *Service) listRules(req *awsapi.Request, in *listRulesInput) (any, error) {
 	b, err := s.getBus(in.EventBusName)
 	if err != nil {
 		return nil, err
@@ -581,40 +533,35 @@ func (s *Service) listRules(req *awsapi.Request) (any, error) {
 	return out, nil
 }
 
-func (s *Service) setState(req *awsapi.Request, state string) (any, error) {
-	var in struct{ Name, EventBusName string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
+// setState returns the handler of EnableRule or DisableRule.
+func (s *Service) setState(state string) func(*awsapi.Request, *ruleRef) (any, error) {
+	return func(req *awsapi.Request, in *ruleRef) (any, error) {
+		r, err := s.getRule(in.EventBusName, in.Name)
+		if err != nil {
+			return nil, err
+		}
+		action := "events:EnableRule"
+		if state == "DISABLED" {
+			action = "events:DisableRule"
+		}
+		if err := authorize(req, action, r.arn); err != nil {
+			return nil, err
+		}
+		r.state = state
+		return nil, nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, err := s.getRule(in.EventBusName, in.Name)
-	if err != nil {
-		return nil, err
-	}
-	action := "events:EnableRule"
-	if state == "DISABLED" {
-		action = "events:DisableRule"
-	}
-	if err := authorize(req, action, r.arn); err != nil {
-		return nil, err
-	}
-	r.state = state
-	return nil, nil
 }
 
 // ---- targets ----
 
 var targetIDRE = regexp.MustCompile(`^[\.\-_A-Za-z0-9]{1,64}$`)
 
-func (s *Service) putTargets(req *awsapi.Request) (any, error) {
-	var in struct {
-		Rule, EventBusName string
-		Targets            []target
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type putTargetsInput struct {
+	Rule, EventBusName string
+	Targets            []target
+}
+
+func (s *Service) putTargets(req *awsapi.Request, in *putTargetsInput) (any, error) {
 	if len(in.Targets) == 0 || len(in.Targets) > 10 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value at 'targets' failed to satisfy constraint: Member must have length between 1 and 10")
 	}
@@ -662,17 +609,13 @@ func (s *Service) putTargets(req *awsapi.Request) (any, error) {
 	return map[string]any{"FailedEntryCount": len(fails), "FailedEntries": fails}, nil
 }
 
-func (s *Service) removeTargets(req *awsapi.Request) (any, error) {
-	var in struct {
-		Rule, EventBusName string
-		Ids                []string
-		Force              bool
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+type removeTargetsInput struct {
+	Rule, EventBusName string
+	Ids                []string
+	Force              bool
+}
+
+func (s *Service) removeTargets(req *awsapi.Request, in *removeTargetsInput) (any, error) {
 	r, err := s.getRule(in.EventBusName, in.Rule)
 	if err != nil {
 		return nil, err
@@ -696,13 +639,9 @@ func (s *Service) removeTargets(req *awsapi.Request) (any, error) {
 	return map[string]any{"FailedEntryCount": 0, "FailedEntries": []any{}}, nil
 }
 
-func (s *Service) listTargetsByRule(req *awsapi.Request) (any, error) {
-	var in struct{ Rule, EventBusName string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+type listTargetsByRuleInput struct{ Rule, EventBusName string }
+
+func (s *Service) listTargetsByRule(req *awsapi.Request, in *listTargetsByRuleInput) (any, error) {
 	r, err := s.getRule(in.EventBusName, in.Rule)
 	if err != nil {
 		return nil, err
@@ -730,14 +669,12 @@ func (s *Service) tagsOf(arn string) (map[string]string, error) {
 	return nil, awsapi.ResourceNotFoundException("Resource %s does not exist.", arn)
 }
 
-func (s *Service) tagResource(req *awsapi.Request) (any, error) {
-	var in struct {
-		ResourceARN string
-		Tags        []tag
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type tagResourceInput struct {
+	ResourceARN string
+	Tags        []tag
+}
+
+func (s *Service) tagResource(req *awsapi.Request, in *tagResourceInput) (any, error) {
 	add, err := tagMap(in.Tags)
 	if err != nil {
 		return nil, err
@@ -757,14 +694,12 @@ func (s *Service) tagResource(req *awsapi.Request) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) untagResource(req *awsapi.Request) (any, error) {
-	var in struct {
-		ResourceARN string
-		TagKeys     []string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type untagResourceInput struct {
+	ResourceARN string
+	TagKeys     []string
+}
+
+func (s *Service) untagResource(req *awsapi.Request, in *untagResourceInput) (any, error) {
 	if err := authorize(req, "events:UntagResource", in.ResourceARN); err != nil {
 		return nil, err
 	}
@@ -780,11 +715,9 @@ func (s *Service) untagResource(req *awsapi.Request) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) listTagsForResource(req *awsapi.Request) (any, error) {
-	var in struct{ ResourceARN string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type listTagsForResourceInput struct{ ResourceARN string }
+
+func (s *Service) listTagsForResource(req *awsapi.Request, in *listTagsForResourceInput) (any, error) {
 	if err := authorize(req, "events:ListTagsForResource", in.ResourceARN); err != nil {
 		return nil, err
 	}
@@ -797,11 +730,9 @@ func (s *Service) listTagsForResource(req *awsapi.Request) (any, error) {
 	return map[string]any{"Tags": tagList(tags)}, nil
 }
 
-func (s *Service) testEventPattern(req *awsapi.Request) (any, error) {
-	var in struct{ EventPattern, Event string }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type testEventPatternInput struct{ EventPattern, Event string }
+
+func (s *Service) testEventPattern(req *awsapi.Request, in *testEventPatternInput) (any, error) {
 	p, err := eventpattern.Compile(in.EventPattern)
 	if err != nil {
 		return nil, awsapi.NewError("InvalidEventPatternException", "%s", err.Error())
@@ -848,14 +779,12 @@ func strOf(p *string) string {
 	return *p
 }
 
-func (s *Service) putEvents(req *awsapi.Request) (any, error) {
-	var in struct {
-		Entries    []putEntry
-		EndpointId string
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+type putEventsInput struct {
+	Entries    []putEntry
+	EndpointId string
+}
+
+func (s *Service) putEvents(req *awsapi.Request, in *putEventsInput) (any, error) {
 	if len(in.Entries) == 0 || len(in.Entries) > MaxPutEventsEntries {
 		return nil, awsapi.ValidationException("1 validation error detected: Value '[...]' at 'entries' failed to satisfy constraint: Member must have length less than or equal to %d", MaxPutEventsEntries)
 	}
@@ -990,9 +919,7 @@ func (s *Service) route(ev *Event) {
 	}
 	s.mu.Unlock()
 	for _, d := range ds {
-		s.wg.Add(1)
-		go func(d delivery) {
-			defer s.wg.Done()
+		s.bg.Go(func() {
 			err := s.deliver(d, body)
 			s.count(d.ruleArn, func(m *RuleMetrics) {
 				m.Invocations++
@@ -1003,7 +930,7 @@ func (s *Service) route(ev *Event) {
 			if err != nil {
 				s.env.Logger.Warn("EventBridge target delivery failed", "rule", d.ruleArn, "target", d.target.Arn, "error", err)
 			}
-		}(d)
+		})
 	}
 }
 
@@ -1066,7 +993,7 @@ func (s *Service) deliver(d delivery, body []byte) error {
 		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
 			return ErrNotAuthorized
 		}
-		return f.InvokeAsync(s.ctx, d.target.Arn, payload)
+		return f.InvokeAsync(s.bg.Context(), d.target.Arn, payload)
 	}
 	return fmt.Errorf("targets of service %s are not supported", a.Service)
 }

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -81,9 +82,8 @@ type Service struct {
 	subs    map[string]*subscription
 	metrics map[string]*Metrics // by topic ARN
 
-	wg     sync.WaitGroup
-	ctx    context.Context
-	cancel context.CancelFunc
+	ops awsapi.Operations
+	bg  *awsapi.Background // deliveries in flight
 }
 
 type topic struct {
@@ -100,9 +100,10 @@ type subscription struct {
 
 // New returns an empty SNS service.
 func New(env *awsapi.Env, deps Deps) *Service {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{env: env, deps: deps, topics: map[string]*topic{}, subs: map[string]*subscription{},
-		metrics: map[string]*Metrics{}, ctx: ctx, cancel: cancel}
+	s := &Service{env: env, deps: deps, topics: map[string]*topic{}, subs: map[string]*subscription{},
+		metrics: map[string]*Metrics{}, bg: awsapi.NewBackground()}
+	s.ops = s.operations()
+	return s
 }
 
 // Spec implements awsapi.Service.
@@ -111,16 +112,7 @@ func (s *Service) Spec() awsapi.Spec {
 }
 
 // Close stops deliveries in flight.
-func (s *Service) Close() error {
-	s.cancel()
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-	}
-	return nil
-}
+func (s *Service) Close() error { return s.bg.Close() }
 
 // Inventory implements awsapi.Inventory: topics and subscriptions.
 func (s *Service) Inventory() []string {
@@ -181,49 +173,35 @@ func errAuth(req *awsapi.Request, action, arn string) *awsapi.Error {
 	return e
 }
 
-// Handle implements awsapi.Service.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	f := req.Form()
-	switch req.Operation {
-	case "CreateTopic":
-		return s.createTopic(req, f)
-	case "GetTopicAttributes":
-		return s.getTopicAttributes(req, f)
-	case "SetTopicAttributes":
-		return s.setTopicAttributes(req, f)
-	case "ListTopics":
-		return s.listTopics(req, f)
-	case "DeleteTopic":
-		return s.deleteTopic(req, f)
-	case "Subscribe":
-		return s.subscribe(req, f)
-	case "Unsubscribe":
-		return s.unsubscribe(req, f)
-	case "ListSubscriptionsByTopic":
-		return s.listSubscriptions(req, f, f.Get("TopicArn"))
-	case "ListSubscriptions":
-		return s.listSubscriptions(req, f, "")
-	case "GetSubscriptionAttributes":
-		return s.getSubscriptionAttributes(req, f)
-	case "SetSubscriptionAttributes":
-		return s.setSubscriptionAttributes(req, f)
-	case "Publish":
-		return s.publish(req, f)
-	case "PublishBatch":
-		return s.publishBatch(req, f)
-	case "TagResource":
-		return s.tagResource(req, f)
-	case "UntagResource":
-		return s.untagResource(req, f)
-	case "ListTagsForResource":
-		return s.listTagsForResource(req, f)
+// operations is the table of the operations served, each reading the
+// request's awsQuery parameters.
+func (s *Service) operations() awsapi.Operations {
+	return awsapi.Operations{
+		"CreateTopic":               {Handle: awsapi.FromForm(s.createTopic)},
+		"GetTopicAttributes":        {Handle: awsapi.FromForm(s.getTopicAttributes)},
+		"SetTopicAttributes":        {Handle: awsapi.FromForm(s.setTopicAttributes)},
+		"ListTopics":                {Handle: awsapi.FromForm(s.listTopics)},
+		"DeleteTopic":               {Handle: awsapi.FromForm(s.deleteTopic)},
+		"Subscribe":                 {Handle: awsapi.FromForm(s.subscribe)},
+		"Unsubscribe":               {Handle: awsapi.FromForm(s.unsubscribe)},
+		"ListSubscriptionsByTopic":  {Handle: awsapi.FromForm(func(req *awsapi.Request, f form) (any, error) { return s.listSubscriptions(req, f, f.Get("TopicArn")) })},
+		"ListSubscriptions":         {Handle: awsapi.FromForm(func(req *awsapi.Request, f form) (any, error) { return s.listSubscriptions(req, f, "") })},
+		"GetSubscriptionAttributes": {Handle: awsapi.FromForm(s.getSubscriptionAttributes)},
+		"SetSubscriptionAttributes": {Handle: awsapi.FromForm(s.setSubscriptionAttributes)},
+		"Publish":                   {Handle: awsapi.FromForm(s.publish)},
+		"PublishBatch":              {Handle: awsapi.FromForm(s.publishBatch)},
+		"TagResource":               {Handle: awsapi.FromForm(s.tagResource)},
+		"UntagResource":             {Handle: awsapi.FromForm(s.untagResource)},
+		"ListTagsForResource":       {Handle: awsapi.FromForm(s.listTagsForResource)},
 	}
-	return nil, awsapi.InvalidAction(req.Operation)
 }
+
+// Handle implements awsapi.Service.
+func (s *Service) Handle(req *awsapi.Request) (any, error) { return s.ops.Handle(req) }
 
 // ---- awsQuery helpers ----
 
-type form = map[string][]string
+type form = url.Values
 
 func get(f form, k string) string {
 	if v := f[k]; len(v) > 0 {
@@ -926,9 +904,7 @@ func (s *Service) fanOut(t *topic, m outgoing) {
 	s.mu.Unlock()
 	now := s.env.Time().UTC()
 	for _, sub := range subs {
-		s.wg.Add(1)
-		go func(sub subscription) {
-			defer s.wg.Done()
+		s.bg.Go(func() {
 			err := s.deliver(sub, m, now)
 			s.count(t.arn, func(x *Metrics) {
 				if err != nil {
@@ -940,7 +916,7 @@ func (s *Service) fanOut(t *topic, m outgoing) {
 			if err != nil {
 				s.env.Logger.Warn("SNS delivery failed", "subscription", sub.arn, "endpoint", sub.endpoint, "error", err)
 			}
-		}(sub)
+		})
 	}
 }
 
@@ -1054,7 +1030,7 @@ func (s *Service) deliver(sub subscription, m outgoing, at time.Time) error {
 		if err != nil {
 			return err
 		}
-		return fn.InvokeAsync(s.ctx, sub.endpoint, payload)
+		return fn.InvokeAsync(s.bg.Context(), sub.endpoint, payload)
 	}
 	return fmt.Errorf("protocol %s is not supported", sub.protocol)
 }

@@ -144,131 +144,223 @@ var (
 )
 
 // FromEnv reads the configuration with getenv (os.Getenv in the function) and
-// validates it.
+// validates it: each variable of the table in turn, the first invalid one
+// stopping the read with its Error.
 func FromEnv(getenv func(string) string) (Config, error) {
-	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
-
-	table := outbox.Table{
-		Name:             get(EnvTableName),
-		PartitionKey:     get(EnvPartitionKey),
-		SortKey:          get(EnvSortKey),
-		SortKeyPrefix:    getenv(EnvSortKeyPrefix), // spaces are significant in a prefix
-		TTLAttribute:     get(EnvTTLAttribute),
-		PendingIndexName: get(EnvPendingIndexName),
-	}
-	if table.Name == "" {
-		return Config{}, &Error{Var: EnvTableName, Problem: "is not set", Expected: "the name of the DynamoDB table that holds the outbox items"}
-	}
-	for _, a := range []struct{ env, value string }{
-		{EnvPartitionKey, table.PartitionKey}, {EnvSortKey, table.SortKey},
-		{EnvTTLAttribute, table.TTLAttribute}, {EnvPendingIndexName, table.PendingIndexName},
-	} {
-		if a.value != "" && !attributeName.MatchString(a.value) {
-			return Config{}, &Error{Var: a.env, Value: a.value, Problem: "is not a valid name", Expected: "a name of 1 to 255 characters without spaces"}
+	var c Config
+	for _, v := range variables {
+		value := getenv(v.name)
+		if !v.raw {
+			value = strings.TrimSpace(value)
 		}
-	}
-	if v := get(EnvPendingShards); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > outbox.MaxPendingShards {
-			return Config{}, &Error{Var: EnvPendingShards, Value: v, Problem: "is out of range", Expected: fmt.Sprintf("a whole number from 1 to %d", outbox.MaxPendingShards)}
+		if err := v.set(&c, value); err != nil {
+			return Config{}, err
 		}
-		table.PendingShards = n
-	}
-	if v := getenv(EnvFormerSortKeyPrefixes); strings.TrimSpace(v) != "" {
-		for _, p := range strings.Split(v, ",") {
-			if strings.TrimSpace(p) == "" {
-				return Config{}, &Error{Var: EnvFormerSortKeyPrefixes, Value: v, Problem: "has an empty prefix", Expected: `comma-separated prefixes such as "OUTBOX#,EVT#"`}
+		if v.then != nil {
+			if err := v.then(&c, getenv); err != nil {
+				return Config{}, err
 			}
-			table.FormerSortKeyPrefixes = append(table.FormerSortKeyPrefixes, p)
 		}
-	}
-	switch v := get(EnvPendingIndexEnabled); strings.ToLower(v) {
-	case "", "true":
-	case "false":
-		table.NoPendingIndex = true
-	default:
-		return Config{}, &Error{Var: EnvPendingIndexEnabled, Value: v, Problem: "is not a boolean", Expected: `"true" or "false"`}
-	}
-	table = table.WithDefaults()
-	if err := table.Validate(); err != nil {
-		return Config{}, tableError(table, err)
-	}
-
-	c := Config{Table: table, ReconcileShards: table.PendingShards}
-	if v := get(EnvReconcileShards); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < table.PendingShards || n > outbox.MaxPendingShards {
-			return Config{}, &Error{Var: EnvReconcileShards, Value: v, Problem: "is out of range",
-				Expected: fmt.Sprintf("a whole number from %s (%d) to %d", EnvPendingShards, table.PendingShards, outbox.MaxPendingShards)}
-		}
-		c.ReconcileShards = n
-	}
-	switch v := get(EnvTarget); Target(strings.ToLower(v)) {
-	case "", TargetEventBridge:
-		c.Target = TargetEventBridge
-	case TargetSNS:
-		c.Target = TargetSNS
-	default:
-		return Config{}, &Error{Var: EnvTarget, Value: v, Problem: "is not a known target", Expected: `"eventbridge" or "sns"`}
-	}
-
-	switch c.Target {
-	case TargetEventBridge:
-		c.EventBus = get(EnvEventBus)
-		if c.EventBus == "" {
-			c.EventBus = DefaultEventBus
-		}
-		if !busNamePattern.MatchString(c.EventBus) && !busARNPattern.MatchString(c.EventBus) {
-			return Config{}, &Error{Var: EnvEventBus, Value: c.EventBus, Problem: "is not an event bus name or ARN", Expected: `a bus name such as "default" or an ARN such as "arn:aws:events:us-east-1:123456789012:event-bus/orders"`}
-		}
-	case TargetSNS:
-		c.TopicARN = get(EnvTopicARN)
-		switch {
-		case c.TopicARN == "":
-			return Config{}, &Error{Var: EnvTopicARN, Problem: "is not set", Expected: fmt.Sprintf(`the ARN of the SNS topic, required when %s is "sns"`, EnvTarget)}
-		case !topicARN.MatchString(c.TopicARN):
-			return Config{}, &Error{Var: EnvTopicARN, Value: c.TopicARN, Problem: "is not an SNS topic ARN", Expected: `an ARN such as "arn:aws:sns:us-east-1:123456789012:orders"`}
-		case strings.HasSuffix(c.TopicARN, ".fifo"):
-			return Config{}, &Error{Var: EnvTopicARN, Value: c.TopicARN, Problem: "is a FIFO topic", Expected: "a standard topic; the relay publishes in parallel and does not set message groups"}
-		}
-	}
-
-	switch v := get(EnvPublishedAction); Action(strings.ToLower(v)) {
-	case "", ActionMark:
-		c.PublishedAction = ActionMark
-	case ActionDelete:
-		c.PublishedAction = ActionDelete
-	default:
-		return Config{}, &Error{Var: EnvPublishedAction, Value: v, Problem: "is not a known action", Expected: `"mark" or "delete"`}
-	}
-	if table.NoPendingIndex && c.PublishedAction != ActionDelete {
-		return Config{}, &Error{Var: EnvPendingIndexEnabled, Value: get(EnvPendingIndexEnabled), Problem: "is false while " + EnvPublishedAction + " is " + string(c.PublishedAction),
-			Expected: fmt.Sprintf(`"true", or %s "delete": without the pending index the reconciler scans the table, which must then hold only pending and failed items`, EnvPublishedAction)}
-	}
-
-	var err error
-	if c.PublishedTTL, err = duration(get, EnvPublishedTTL, DefaultPublishedTTL, "a Go duration such as \"720h\", or \"0\" to keep published items forever"); err != nil {
-		return Config{}, err
-	}
-	if c.ReconcileMinAge, err = duration(get, EnvReconcileMinAge, DefaultReconcileMinAge, "a Go duration such as \"5m\""); err != nil {
-		return Config{}, err
 	}
 	return c, nil
 }
 
-func duration(get func(string) string, name string, def time.Duration, expected string) (time.Duration, error) {
-	v := get(name)
+// variable is one environment variable of the relay: how its value is
+// parsed, validated and stored in the configuration.
+type variable struct {
+	name string
+	// raw keeps the value's spaces, which are part of a prefix; other
+	// values are trimmed.
+	raw bool
+	// set parses and validates the value ("" when unset) into c.
+	set func(c *Config, value string) error
+	// then, when set, checks what the variables read so far say together.
+	then func(c *Config, getenv func(string) string) error
+}
+
+// variables is the table of the relay's variables, in the order they are
+// read: the table's, then the relay's, each able to rely on those before it.
+var variables = []variable{
+	{name: EnvTableName, set: setTableName},
+	{name: EnvPartitionKey, set: attribute(EnvPartitionKey, func(t *outbox.Table) *string { return &t.PartitionKey })},
+	{name: EnvSortKey, set: attribute(EnvSortKey, func(t *outbox.Table) *string { return &t.SortKey })},
+	{name: EnvTTLAttribute, set: attribute(EnvTTLAttribute, func(t *outbox.Table) *string { return &t.TTLAttribute })},
+	{name: EnvPendingIndexName, set: attribute(EnvPendingIndexName, func(t *outbox.Table) *string { return &t.PendingIndexName })},
+	{name: EnvSortKeyPrefix, raw: true, set: func(c *Config, v string) error { c.Table.SortKeyPrefix = v; return nil }},
+	{name: EnvPendingShards, set: setPendingShards},
+	{name: EnvFormerSortKeyPrefixes, raw: true, set: setFormerPrefixes},
+	{name: EnvPendingIndexEnabled, set: setPendingIndexEnabled, then: completeTable},
+	{name: EnvReconcileShards, set: setReconcileShards},
+	{name: EnvTarget, set: oneOf(EnvTarget, "is not a known target", func(c *Config) *Target { return &c.Target }, TargetEventBridge, TargetSNS)},
+	{name: EnvEventBus, set: setEventBus},
+	{name: EnvTopicARN, set: setTopicARN},
+	{name: EnvPublishedAction, set: oneOf(EnvPublishedAction, "is not a known action", func(c *Config) *Action { return &c.PublishedAction }, ActionMark, ActionDelete),
+		then: pendingIndexNeedsDelete},
+	{name: EnvPublishedTTL, set: duration(EnvPublishedTTL, DefaultPublishedTTL, "a Go duration such as \"720h\", or \"0\" to keep published items forever",
+		func(c *Config) *time.Duration { return &c.PublishedTTL })},
+	{name: EnvReconcileMinAge, set: duration(EnvReconcileMinAge, DefaultReconcileMinAge, "a Go duration such as \"5m\"",
+		func(c *Config) *time.Duration { return &c.ReconcileMinAge })},
+}
+
+func setTableName(c *Config, v string) error {
 	if v == "" {
-		return def, nil
+		return &Error{Var: EnvTableName, Problem: "is not set", Expected: "the name of the DynamoDB table that holds the outbox items"}
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, &Error{Var: name, Value: v, Problem: "is not a duration", Expected: expected}
+	c.Table.Name = v
+	return nil
+}
+
+// attribute sets an attribute or index name of the table: empty keeps the
+// default.
+func attribute(name string, field func(*outbox.Table) *string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v != "" && !attributeName.MatchString(v) {
+			return &Error{Var: name, Value: v, Problem: "is not a valid name", Expected: "a name of 1 to 255 characters without spaces"}
+		}
+		*field(&c.Table) = v
+		return nil
 	}
-	if d < 0 {
-		return 0, &Error{Var: name, Value: v, Problem: "is negative", Expected: expected}
+}
+
+func setPendingShards(c *Config, v string) error {
+	if v == "" {
+		return nil
 	}
-	return d, nil
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > outbox.MaxPendingShards {
+		return &Error{Var: EnvPendingShards, Value: v, Problem: "is out of range", Expected: fmt.Sprintf("a whole number from 1 to %d", outbox.MaxPendingShards)}
+	}
+	c.Table.PendingShards = n
+	return nil
+}
+
+func setFormerPrefixes(c *Config, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return nil
+	}
+	for _, p := range strings.Split(v, ",") {
+		if strings.TrimSpace(p) == "" {
+			return &Error{Var: EnvFormerSortKeyPrefixes, Value: v, Problem: "has an empty prefix", Expected: `comma-separated prefixes such as "OUTBOX#,EVT#"`}
+		}
+		c.Table.FormerSortKeyPrefixes = append(c.Table.FormerSortKeyPrefixes, p)
+	}
+	return nil
+}
+
+func setPendingIndexEnabled(c *Config, v string) error {
+	switch strings.ToLower(v) {
+	case "", "true":
+	case "false":
+		c.Table.NoPendingIndex = true
+	default:
+		return &Error{Var: EnvPendingIndexEnabled, Value: v, Problem: "is not a boolean", Expected: `"true" or "false"`}
+	}
+	return nil
+}
+
+// completeTable applies the table's defaults and validates it once all of
+// its variables are read; the reconciler queries its shards by default.
+func completeTable(c *Config, _ func(string) string) error {
+	c.Table = c.Table.WithDefaults()
+	if err := c.Table.Validate(); err != nil {
+		return tableError(c.Table, err)
+	}
+	c.ReconcileShards = c.Table.PendingShards
+	return nil
+}
+
+func setReconcileShards(c *Config, v string) error {
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < c.Table.PendingShards || n > outbox.MaxPendingShards {
+		return &Error{Var: EnvReconcileShards, Value: v, Problem: "is out of range",
+			Expected: fmt.Sprintf("a whole number from %s (%d) to %d", EnvPendingShards, c.Table.PendingShards, outbox.MaxPendingShards)}
+	}
+	c.ReconcileShards = n
+	return nil
+}
+
+// setEventBus reads the bus of the eventbridge target.
+func setEventBus(c *Config, v string) error {
+	if c.Target != TargetEventBridge {
+		return nil
+	}
+	if v == "" {
+		v = DefaultEventBus
+	}
+	if !busNamePattern.MatchString(v) && !busARNPattern.MatchString(v) {
+		return &Error{Var: EnvEventBus, Value: v, Problem: "is not an event bus name or ARN", Expected: `a bus name such as "default" or an ARN such as "arn:aws:events:us-east-1:123456789012:event-bus/orders"`}
+	}
+	c.EventBus = v
+	return nil
+}
+
+// setTopicARN reads the topic of the sns target.
+func setTopicARN(c *Config, v string) error {
+	if c.Target != TargetSNS {
+		return nil
+	}
+	switch {
+	case v == "":
+		return &Error{Var: EnvTopicARN, Problem: "is not set", Expected: fmt.Sprintf(`the ARN of the SNS topic, required when %s is "sns"`, EnvTarget)}
+	case !topicARN.MatchString(v):
+		return &Error{Var: EnvTopicARN, Value: v, Problem: "is not an SNS topic ARN", Expected: `an ARN such as "arn:aws:sns:us-east-1:123456789012:orders"`}
+	case strings.HasSuffix(v, ".fifo"):
+		return &Error{Var: EnvTopicARN, Value: v, Problem: "is a FIFO topic", Expected: "a standard topic; the relay publishes in parallel and does not set message groups"}
+	}
+	c.TopicARN = v
+	return nil
+}
+
+// oneOf reads one of values, in any case; empty is the first.
+func oneOf[T ~string](name, problem string, field func(*Config) *T, values ...T) func(*Config, string) error {
+	quoted := make([]string, len(values))
+	for i, x := range values {
+		quoted[i] = strconv.Quote(string(x))
+	}
+	return func(c *Config, v string) error {
+		if v == "" {
+			*field(c) = values[0]
+			return nil
+		}
+		for _, x := range values {
+			if T(strings.ToLower(v)) == x {
+				*field(c) = x
+				return nil
+			}
+		}
+		return &Error{Var: name, Value: v, Problem: problem, Expected: strings.Join(quoted, " or ")}
+	}
+}
+
+// pendingIndexNeedsDelete refuses a table without pending index unless
+// published items are deleted.
+func pendingIndexNeedsDelete(c *Config, getenv func(string) string) error {
+	if !c.Table.NoPendingIndex || c.PublishedAction == ActionDelete {
+		return nil
+	}
+	return &Error{Var: EnvPendingIndexEnabled, Value: strings.TrimSpace(getenv(EnvPendingIndexEnabled)), Problem: "is false while " + EnvPublishedAction + " is " + string(c.PublishedAction),
+		Expected: fmt.Sprintf(`"true", or %s "delete": without the pending index the reconciler scans the table, which must then hold only pending and failed items`, EnvPublishedAction)}
+}
+
+// duration reads a Go duration that is not negative; empty is def.
+func duration(name string, def time.Duration, expected string, field func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d := def
+		if v != "" {
+			var err error
+			if d, err = time.ParseDuration(v); err != nil {
+				return &Error{Var: name, Value: v, Problem: "is not a duration", Expected: expected}
+			}
+			if d < 0 {
+				return &Error{Var: name, Value: v, Problem: "is negative", Expected: expected}
+			}
+		}
+		*field(c) = d
+		return nil
+	}
 }
 
 // tableError turns an outbox.ConfigError into an Error naming the variable.

@@ -46,6 +46,7 @@ type Service struct {
 	wg       sync.WaitGroup
 	ctx      context.Context
 	stop     context.CancelFunc
+	ops      awsapi.Operations
 }
 
 // New returns a service with no mappings.
@@ -60,7 +61,9 @@ func New(cfg Config) *Service {
 		cfg.Env = awsapi.NewEnv("", "", nil)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Service{cfg: cfg, env: cfg.Env, mappings: map[string]*mapping{}, ctx: ctx, stop: stop}
+	s := &Service{cfg: cfg, env: cfg.Env, mappings: map[string]*mapping{}, ctx: ctx, stop: stop}
+	s.ops = s.operations()
+	return s
 }
 
 // SetPollInterval changes the per-shard poll cadence of pollers started
@@ -122,25 +125,50 @@ func (s *Service) ResolveOperation(r *http.Request) string {
 	return ""
 }
 
-// Handle serves one request.
+// operations is the table of the operations served: creation and listing
+// authorise on "*", the others find the mapping the path names and
+// authorise on it first.
+func (s *Service) operations() awsapi.Operations {
+	return awsapi.Operations{
+		"CreateEventSourceMapping": {Handle: awsapi.Decoded(s.create)},
+		"ListEventSourceMappings":  {Handle: s.list},
+		"GetEventSourceMapping":    {Handle: s.onMapping("lambda:GetEventSourceMapping", s.get)},
+		"UpdateEventSourceMapping": {Handle: s.onMapping("lambda:UpdateEventSourceMapping", withInput(s.update))},
+		"DeleteEventSourceMapping": {Handle: s.onMapping("lambda:DeleteEventSourceMapping", s.delete)},
+	}
+}
+
+// Handle serves one request; a request the router has not named is named
+// from its method and path.
 func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	op := req.Operation
-	if op == "" && req.HTTP != nil {
-		op = s.ResolveOperation(req.HTTP)
+	if req.Operation == "" && req.HTTP != nil {
+		named := *req
+		named.Operation = s.ResolveOperation(req.HTTP)
+		req = &named
 	}
-	switch op {
-	case "CreateEventSourceMapping":
-		return s.create(req)
-	case "ListEventSourceMappings":
-		return s.list(req)
-	case "GetEventSourceMapping":
-		return s.get(req)
-	case "UpdateEventSourceMapping":
-		return s.update(req)
-	case "DeleteEventSourceMapping":
-		return s.delete(req)
+	return s.ops.Handle(req)
+}
+
+// onMapping returns the handler of an operation on the mapping the path
+// names: it finds the mapping and authorises action on it before h runs.
+func (s *Service) onMapping(action string, h func(req *awsapi.Request, m *mapping) (any, error)) func(*awsapi.Request) (any, error) {
+	return func(req *awsapi.Request) (any, error) {
+		m, err := s.lookup(req)
+		if err != nil {
+			return nil, err
+		}
+		if err := req.Authorize(action, m.arn); err != nil {
+			return nil, err
+		}
+		return h(req, m)
 	}
-	return nil, awsapi.UnknownOperationException(op)
+}
+
+// withInput is h with the request's mapping input decoded.
+func withInput(h func(req *awsapi.Request, m *mapping, in *mappingInput) (any, error)) func(*awsapi.Request, *mapping) (any, error) {
+	return func(req *awsapi.Request, m *mapping) (any, error) {
+		return awsapi.Decoded(func(req *awsapi.Request, in *mappingInput) (any, error) { return h(req, m, in) })(req)
+	}
 }
 
 // Inventory lists the mapping ARNs.
@@ -461,12 +489,8 @@ func (s *Service) streams() (Streams, error) {
 	return st, nil
 }
 
-func (s *Service) create(req *awsapi.Request) (any, error) {
-	var in mappingInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	if err := validateModel(&in); err != nil {
+func (s *Service) create(req *awsapi.Request, in *mappingInput) (any, error) {
+	if err := validateModel(in); err != nil {
 		return nil, err
 	}
 	if in.FunctionName == nil || *in.FunctionName == "" {
@@ -486,7 +510,7 @@ func (s *Service) create(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	st := Settings{EventSourceArn: *in.EventSourceArn, FunctionArn: fnArn}
-	if err := s.applyInput(&in, &st, true); err != nil {
+	if err := s.applyInput(in, &st, true); err != nil {
 		return nil, err
 	}
 	streams, err := s.streams()
@@ -550,32 +574,14 @@ func (s *Service) lookup(req *awsapi.Request) (*mapping, error) {
 	return m, nil
 }
 
-func (s *Service) get(req *awsapi.Request) (any, error) {
-	m, err := s.lookup(req)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:GetEventSourceMapping", m.arn); err != nil {
-		return nil, err
-	}
+func (s *Service) get(_ *awsapi.Request, m *mapping) (any, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.configurationLocked(), nil
 }
 
-func (s *Service) update(req *awsapi.Request) (any, error) {
-	m, err := s.lookup(req)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:UpdateEventSourceMapping", m.arn); err != nil {
-		return nil, err
-	}
-	var in mappingInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	if err := validateModel(&in); err != nil {
+func (s *Service) update(_ *awsapi.Request, m *mapping, in *mappingInput) (any, error) {
+	if err := validateModel(in); err != nil {
 		return nil, err
 	}
 	if in.EventSourceArn != nil {
@@ -600,7 +606,7 @@ func (s *Service) update(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	st.FunctionArn = fnArn
-	if err := s.applyInput(&in, &st, false); err != nil {
+	if err := s.applyInput(in, &st, false); err != nil {
 		return nil, err
 	}
 	if err := s.checkAccess(roleArn, &st); err != nil {
@@ -631,14 +637,7 @@ func (s *Service) update(req *awsapi.Request) (any, error) {
 	return accepted(conf)
 }
 
-func (s *Service) delete(req *awsapi.Request) (any, error) {
-	m, err := s.lookup(req)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:DeleteEventSourceMapping", m.arn); err != nil {
-		return nil, err
-	}
+func (s *Service) delete(_ *awsapi.Request, m *mapping) (any, error) {
 	m.mu.Lock()
 	switch m.state {
 	case StateEnabled, StateDisabled:

@@ -1,0 +1,51 @@
+package awsapi
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// CloseGrace is how long Background.Close waits for work in flight.
+const CloseGrace = 5 * time.Second
+
+// Background is the work a service does beside its requests (deliveries to
+// targets): each piece started with Go, all of it stopped by Close, which
+// cancels Context and waits up to CloseGrace for the pieces to return. A
+// service embeds it to implement Closer.
+type Background struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewBackground returns a Background whose context is live until Close.
+func NewBackground() *Background {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Background{ctx: ctx, cancel: cancel}
+}
+
+// Context is cancelled by Close.
+func (b *Background) Context() context.Context { return b.ctx }
+
+// Go runs fn in a goroutine that Close waits for.
+func (b *Background) Go(fn func()) {
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		fn()
+	}()
+}
+
+// Close cancels the context and waits up to CloseGrace for the work in
+// flight to return. It implements Closer.
+func (b *Background) Close() error {
+	b.cancel()
+	done := make(chan struct{})
+	go func() { b.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(CloseGrace):
+	}
+	return nil
+}
