@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
@@ -152,27 +151,11 @@ func optString(s string) types.String {
 
 // setState records the computed attributes from a pipeline.State.
 func (m *PipelineResourceModel) setState(st pipeline.State) {
-	m.ID = types.StringValue(m.Name.ValueString())
-	m.TableName = optString(st.TableName)
-	m.TableARN = optString(st.TableARN)
-	m.StreamARN = optString(st.StreamARN)
-	m.PendingIndexARN = optString(st.PendingIndexARN)
-	m.TTLAttributeInUse = optString(st.TTLAttribute)
-	m.TargetARN = optString(st.TargetARN)
-	m.DeadLetterQueueURL = optString(st.QueueURL)
-	m.DeadLetterQueueARN = optString(st.QueueARN)
-	m.RelayFunctionName = optString(st.RelayFunctionName)
-	m.RelayFunctionARN = optString(st.RelayFunctionARN)
-	m.RelayRoleARN = optString(st.RelayRoleARN)
-	m.RelayLogGroup = optString(st.RelayLogGroup)
-	m.EventSourceMappingID = optString(st.MappingUUID)
-	m.ReconcilerFunctionARN = optString(st.ReconcilerFunctionARN)
-	m.ReconcilerRoleARN = optString(st.ReconcilerRoleARN)
-	m.ReconcilerLogGroup = optString(st.ReconcilerLogGroup)
-	m.SchedulerRoleARN = optString(st.SchedulerRoleARN)
-	m.ScheduleARN = optString(st.ScheduleARN)
-	m.RelayPackageSHA256 = optString(st.RelayPackageSHA256)
+	st.Name = m.Name.ValueString()
+	m.setComputedStrings(st)
 	m.AlarmARNs = alarmARNsValue(st.Alarms.Map())
+	s := m.spec(nil, specOptions{}).WithDefaults()
+	m.Writer = writerValue(s, m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true})
 }
 
 // alarmARNsValue is alarm_arns: null when there are no alarms.
@@ -199,18 +182,9 @@ func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (
 		}
 	}
 	n := pipeline.NamesFor(str(m.Name))
-	st = pipeline.State{
-		Name: str(m.Name), TableName: str(m.TableName), TableARN: str(m.TableARN), StreamARN: str(m.StreamARN),
-		TableOwned: m.Table == nil || !m.Table.Existing.ValueBool(), TTLAttribute: str(m.TTLAttributeInUse),
-		PendingIndexARN: str(m.PendingIndexARN), TargetARN: str(m.TargetARN),
-		QueueURL: str(m.DeadLetterQueueURL), QueueARN: str(m.DeadLetterQueueARN),
-		RelayRoleARN: str(m.RelayRoleARN), RelayLogGroup: str(m.RelayLogGroup),
-		RelayFunctionName: str(m.RelayFunctionName), RelayFunctionARN: str(m.RelayFunctionARN),
-		MappingUUID:       str(m.EventSourceMappingID),
-		ReconcilerRoleARN: str(m.ReconcilerRoleARN), ReconcilerLogGroup: str(m.ReconcilerLogGroup),
-		ReconcilerFunctionARN: str(m.ReconcilerFunctionARN), SchedulerRoleARN: str(m.SchedulerRoleARN),
-		ScheduleARN: str(m.ScheduleARN), RelayPackageSHA256: str(m.RelayPackageSHA256),
-	}
+	st = m.stateFromComputedStrings()
+	st.Name = str(m.Name)
+	st.TableOwned = m.Table == nil || !m.Table.Existing.ValueBool()
 	if a, err := pipeline.AccountOf(st.TableARN); err == nil {
 		st.Partition, st.Region, st.AccountID = a.Partition, a.Region, a.ID
 	}
@@ -344,55 +318,4 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
 	m.setState(st)
 	return m
-}
-
-// fieldPaths maps the fields of pipeline.ValidationError to attributes.
-var fieldPaths = map[string]path.Path{
-	"Name":                                    path.Root("name"),
-	"Table.Name":                              path.Root("table").AtName("name"),
-	"Table.PartitionKey":                      path.Root("table").AtName("partition_key"),
-	"Table.SortKey":                           path.Root("table").AtName("sort_key"),
-	"Table.SortKeyPrefix":                     path.Root("table").AtName("sort_key_prefix"),
-	"Table.TTLAttribute":                      path.Root("table").AtName("ttl_attribute"),
-	"Table.PendingIndexName":                  path.Root("pending_index").AtName("name"),
-	"Table.PendingShards":                     path.Root("pending_index").AtName("shards"),
-	"Target.EventBus":                         path.Root("target").AtName("event_bus"),
-	"Target.TopicARN":                         path.Root("target").AtName("topic_arn"),
-	"PublishedAction":                         path.Root("published").AtName("action"),
-	"PublishedTTL":                            path.Root("published").AtName("ttl_days"),
-	"Architecture":                            path.Root("relay").AtName("architecture"),
-	"Relay.MemorySize":                        path.Root("relay").AtName("memory_size"),
-	"Relay.Timeout":                           path.Root("relay").AtName("timeout"),
-	"Relay.ReservedConcurrency":               path.Root("relay").AtName("reserved_concurrency"),
-	"Relay.LogRetentionDays":                  path.Root("relay").AtName("log_retention_days"),
-	"Mapping.BatchSize":                       path.Root("relay").AtName("batch_size"),
-	"Mapping.MaximumBatchingWindowSeconds":    path.Root("relay").AtName("batching_window_seconds"),
-	"Mapping.ParallelizationFactor":           path.Root("relay").AtName("parallelization_factor"),
-	"Mapping.MaximumRetryAttempts":            path.Root("relay").AtName("maximum_retry_attempts"),
-	"Mapping.MaximumRecordAgeSeconds":         path.Root("relay").AtName("maximum_record_age_seconds"),
-	"DeadLetterQueue.MessageRetentionSeconds": path.Root("dead_letter").AtName("message_retention_seconds"),
-	"Reconciler.ScheduleExpression":           path.Root("reconciler").AtName("schedule_expression"),
-	"Reconciler.MinAge":                       path.Root("reconciler").AtName("min_age_seconds"),
-	"Reconciler.Function.MemorySize":          path.Root("reconciler").AtName("memory_size"),
-	"Reconciler.Function.Timeout":             path.Root("reconciler").AtName("timeout"),
-	"Reconciler.Function.LogRetentionDays":    path.Root("reconciler").AtName("log_retention_days"),
-	"Tags":                                    path.Root("tags"),
-	"Alarms.SNSTopicARN":                      path.Root("alarms").AtName("sns_topic_arn"),
-	"Alarms.RelayErrorsThreshold":             path.Root("alarms").AtName("relay_errors_threshold"),
-	"Alarms.IteratorAgeThresholdSeconds":      path.Root("alarms").AtName("iterator_age_threshold_seconds"),
-	"Alarms.OldestPendingAgeThresholdSeconds": path.Root("alarms").AtName("oldest_pending_age_threshold_seconds"),
-	"Alarms.EvaluationPeriods":                path.Root("alarms").AtName("evaluation_periods"),
-	"Alarms.TreatMissingData":                 path.Root("alarms").AtName("treat_missing_data"),
-}
-
-// replacementPaths maps the fields of pipeline.ReplacementFields to
-// attributes.
-var replacementPaths = map[string]path.Path{
-	"Name":                   path.Root("name"),
-	"Table.Existing":         path.Root("table").AtName("existing"),
-	"Table.Name":             path.Root("table").AtName("name"),
-	"Table.PartitionKey":     path.Root("table").AtName("partition_key"),
-	"Table.SortKey":          path.Root("table").AtName("sort_key"),
-	"Table.PendingIndexName": path.Root("pending_index").AtName("name"),
-	"Table.TTLAttribute":     path.Root("table").AtName("ttl_attribute"),
 }

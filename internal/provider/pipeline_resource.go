@@ -2,9 +2,9 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -93,14 +93,6 @@ func (r *PipelineResource) defaultTags() map[string]string {
 	return r.data.DefaultTags
 }
 
-func computedString(desc string, stable bool) schema.StringAttribute {
-	a := schema.StringAttribute{Computed: true, MarkdownDescription: desc}
-	if stable {
-		a.PlanModifiers = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
-	}
-	return a
-}
-
 func optIntAttr(desc string, def int64) schema.Int64Attribute {
 	return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(def), MarkdownDescription: desc}
 }
@@ -115,13 +107,13 @@ const awsTableLifecycle = "If the table is also managed with `hashicorp/aws`'s `
 // Schema describes the resource.
 func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: pipelineSchemaVersion,
 		MarkdownDescription: "A complete transactional outbox on a DynamoDB table: the table's stream and sparse pending index, " +
 			"a relay Lambda function invoked by a filtered event source mapping that publishes every outbox item to EventBridge or SNS, " +
 			"its dead-letter queue, and a scheduled reconciler that republishes what the stream missed. " +
 			"Applications write events with the `outbox` Go package (or any writer following its record contract) in the same `TransactWriteItems` as their data.\n\n" +
 			"Every component is named after `name`. The relay code is embedded in the provider: a new provider release with new relay code plans an in-place update of the functions (`relay_package_sha256`).",
 		Attributes: map[string]schema.Attribute{
-			"id": computedString("The pipeline's name, its import id.", true),
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: fmt.Sprintf("Name of the pipeline, the prefix of every component it creates (`<name>-outbox` table, `<name>-relay` function, `<name>-relay-dlq` queue, `<name>-reconciler`...). "+
@@ -136,26 +128,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The tags applied: the provider's `default_tags` merged with `tags`.",
 			},
-			"table_name":                computedString("Name of the outbox table.", false),
-			"table_arn":                 computedString("ARN of the outbox table.", true),
-			"stream_arn":                computedString("ARN of the table's stream that the relay reads.", true),
-			"pending_index_arn":         computedString("ARN of the sparse pending index.", true),
-			"ttl_attribute_in_use":      computedString("The table's TTL attribute that published items expire on: `table.ttl_attribute`, or the attribute an adopted table already had.", true),
-			"target_arn":                computedString("ARN of the event bus or topic the pipeline publishes to.", false),
-			"dead_letter_queue_url":     computedString("URL of the relay's dead-letter queue (`<name>-relay-dlq`).", true),
-			"dead_letter_queue_arn":     computedString("ARN of the relay's dead-letter queue.", true),
-			"relay_function_name":       computedString("Name of the relay function (`<name>-relay`).", true),
-			"relay_function_arn":        computedString("ARN of the relay function.", true),
-			"relay_role_arn":            computedString("ARN of the relay function's execution role.", true),
-			"relay_log_group":           computedString("Log group of the relay function.", true),
-			"event_source_mapping_uuid": computedString("UUID of the event source mapping of the relay on the stream.", true),
-			"reconciler_function_arn":   computedString("ARN of the reconciler function (`<name>-reconciler`); null when the reconciler is disabled.", true),
-			"reconciler_role_arn":       computedString("ARN of the reconciler function's execution role.", true),
-			"reconciler_log_group":      computedString("Log group of the reconciler function.", true),
-			"scheduler_role_arn":        computedString("ARN of the role that EventBridge Scheduler assumes to invoke the reconciler.", true),
-			"schedule_arn":              computedString("ARN of the reconciler's EventBridge Scheduler schedule (`<name>-reconcile`).", true),
-			"relay_package_sha256": computedString("Base64 SHA-256 of the relay package the functions run. "+
-				"It changes when the provider ships new relay code, and the next plan updates the functions' code in place.", false),
+			"writer": writerResourceAttribute(),
 			"alarm_arns": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age` and, with the reconciler, `oldest_pending_age`. " +
@@ -292,6 +265,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, computedStringAttributes())
 }
 
 // ValidateConfig checks the configuration at plan time with the pipeline's
@@ -324,19 +298,19 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 		resp.Diagnostics.AddError("Invalid outbox pipeline configuration", err.Error())
 		return
 	}
-	p, ok := fieldPaths[ve.Field]
+	p, ok := attributePath(ve.Field)
 	if !ok {
 		p = path.Root("name")
 	}
 	// A check against a value known only at apply (read as its default
 	// here) waits for apply, where the pipeline validates again.
 	for _, field := range append([]string{ve.Field}, ve.Related...) {
-		if fp, ok := fieldPaths[field]; ok && configUnknown(ctx, req.Config, fp) {
+		if fp, ok := attributePath(field); ok && configUnknown(ctx, req.Config, fp) {
 			return
 		}
 	}
 	resp.Diagnostics.AddAttributeError(p, "Invalid outbox pipeline configuration",
-		fmt.Sprintf("%s %s: %s.", dotted(p), ve.Problem, ve.Fix))
+		fmt.Sprintf("%s %s: %s.", dotted(p), attributeNames(ve.Problem), attributeNames(ve.Fix)))
 }
 
 // configUnknown reports whether the configuration's value at p is unknown.
@@ -346,199 +320,6 @@ func configUnknown(ctx context.Context, config tfsdk.Config, p path.Path) bool {
 		return false
 	}
 	return v.IsUnknown()
-}
-
-// Attributes recorded per component of a pipeline.Drift: when a component
-// is missing or changed, they are planned unknown, so that the plan shows an
-// update and apply repairs the component.
-var driftAttributes = map[string][]string{
-	pipeline.ComponentTable:              {"table_arn", "stream_arn", "pending_index_arn"},
-	pipeline.ComponentStream:             {"stream_arn"},
-	pipeline.ComponentPendingIndex:       {"pending_index_arn"},
-	pipeline.ComponentTTL:                {"ttl_attribute_in_use"},
-	pipeline.ComponentDeadLetterQueue:    {"dead_letter_queue_url", "dead_letter_queue_arn"},
-	pipeline.ComponentRelayLogGroup:      {"relay_log_group"},
-	pipeline.ComponentRelayRole:          {"relay_role_arn"},
-	pipeline.ComponentRelayFunction:      {"relay_function_name", "relay_function_arn"},
-	pipeline.ComponentMapping:            {"event_source_mapping_uuid"},
-	pipeline.ComponentReconcilerLogGroup: {"reconciler_log_group"},
-	pipeline.ComponentReconcilerRole:     {"reconciler_role_arn"},
-	pipeline.ComponentReconcilerFunction: {"reconciler_function_arn"},
-	pipeline.ComponentSchedulerRole:      {"scheduler_role_arn"},
-	pipeline.ComponentSchedule:           {"schedule_arn"},
-}
-
-var reconcilerAttributes = []string{"reconciler_function_arn", "reconciler_role_arn", "reconciler_log_group", "scheduler_role_arn", "schedule_arn"}
-
-// ModifyPlan computes what is known at plan time (table name, merged tags,
-// the relay package's checksum, the target's ARN), plans replacements that
-// AWS cannot apply in place, and turns drift found by Read into an update.
-func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return // destroy
-	}
-	var plan PipelineResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	tags, tagsKnown, diags := mergedTags(ctx, r.defaultTags(), plan.Tags)
-	resp.Diagnostics.Append(diags...)
-	plan.TagsAll = types.MapUnknown(types.StringType)
-	if tagsKnown {
-		plan.TagsAll = tagsValue(tags)
-	}
-	spec := plan.spec(tags, specOptions{}).WithDefaults()
-	plan.TableName = types.StringUnknown()
-	if !plan.Name.IsUnknown() && (plan.Table == nil || !plan.Table.Name.IsUnknown()) {
-		plan.TableName = types.StringValue(spec.Table.Name)
-	}
-	plan.RelayPackageSHA256 = types.StringUnknown()
-	if plan.Relay == nil || !plan.Relay.Architecture.IsUnknown() {
-		if sha, err := r.relayCode().SHA256(string(spec.Architecture)); err == nil {
-			plan.RelayPackageSHA256 = types.StringValue(sha)
-		} else {
-			resp.Diagnostics.AddWarning("The relay package is not built into this provider",
-				fmt.Sprintf("%v. Apply will fail: %v", err, pipeline.ErrNoRelayCode))
-		}
-	}
-	reconcilerOn := !spec.Reconciler.Disabled
-	if plan.Reconciler != nil && plan.Reconciler.Enabled.IsUnknown() {
-		reconcilerOn = true
-	}
-	if !reconcilerOn {
-		for _, a := range reconcilerAttributes {
-			resp.Diagnostics.Append(setPlanString(ctx, &plan, a, types.StringNull())...)
-		}
-	}
-
-	alarmsKnown := plan.Alarms == nil || (!plan.Alarms.Enabled.IsUnknown() && (plan.Reconciler == nil || !plan.Reconciler.Enabled.IsUnknown()))
-	wantAlarms := map[string]bool{}
-	for _, d := range pipeline.AlarmDefinitions(spec) {
-		wantAlarms[d.Key] = true
-	}
-	plan.AlarmARNs = types.MapUnknown(types.StringType)
-	if alarmsKnown && len(wantAlarms) == 0 {
-		plan.AlarmARNs = types.MapNull(types.StringType)
-	}
-
-	if req.State.Raw.IsNull() {
-		plan.TargetARN = types.StringUnknown()
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	var state PipelineResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	stateTags := map[string]string{}
-	resp.Diagnostics.Append(state.TagsAll.ElementsAs(ctx, &stateTags, false)...)
-
-	// Replacements, by the pipeline's own rules (defaults applied).
-	for _, f := range pipeline.ReplacementFields(state.spec(stateTags, specOptions{}), spec) {
-		if p, ok := replacementPaths[f]; ok {
-			resp.RequiresReplace = append(resp.RequiresReplace, p)
-		}
-	}
-	if plan.Table != nil && (plan.Table.Name.IsUnknown() || plan.Table.Existing.IsUnknown() || plan.Table.PartitionKey.IsUnknown() || plan.Table.SortKey.IsUnknown()) {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("table"))
-	}
-
-	plan.TargetARN = types.StringUnknown()
-	if a, err := pipeline.AccountOf(str(state.TableARN)); err == nil && (plan.Target == nil || (!plan.Target.EventBus.IsUnknown() && !plan.Target.TopicARN.IsUnknown())) {
-		plan.TargetARN = types.StringValue(spec.TargetARN(a))
-	}
-
-	if reconcilerOn {
-		for _, a := range reconcilerAttributes {
-			var v types.String
-			resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(a), &v)...)
-			if v.IsNull() {
-				resp.Diagnostics.Append(setPlanString(ctx, &plan, a, types.StringUnknown())...)
-			}
-		}
-	}
-
-	drift, diags := loadDrift(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	components := drift.Components()
-	// The alarms' ARNs are kept while the same alarms exist unchanged.
-	alarmDrift := slices.ContainsFunc(components, func(c string) bool { return strings.HasPrefix(c, "alarm_") })
-	if alarmsKnown && len(wantAlarms) > 0 && !alarmDrift && !state.AlarmARNs.IsNull() && len(state.AlarmARNs.Elements()) == len(wantAlarms) {
-		same := true
-		for k := range state.AlarmARNs.Elements() {
-			same = same && wantAlarms[k]
-		}
-		if same {
-			plan.AlarmARNs = state.AlarmARNs
-		}
-	}
-	for _, c := range components {
-		if !reconcilerOn && contains(reconcilerComponents, c) {
-			continue
-		}
-		for _, a := range driftAttributes[c] {
-			resp.Diagnostics.Append(setPlanString(ctx, &plan, a, types.StringUnknown())...)
-		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-var reconcilerComponents = []string{
-	pipeline.ComponentReconcilerLogGroup, pipeline.ComponentReconcilerRole, pipeline.ComponentReconcilerFunction,
-	pipeline.ComponentSchedulerRole, pipeline.ComponentSchedule,
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
-}
-
-// setPlanString sets a top-level computed string of the model by name.
-func setPlanString(_ context.Context, m *PipelineResourceModel, name string, v types.String) diag.Diagnostics {
-	var diags diag.Diagnostics
-	switch name {
-	case "table_arn":
-		m.TableARN = v
-	case "stream_arn":
-		m.StreamARN = v
-	case "pending_index_arn":
-		m.PendingIndexARN = v
-	case "ttl_attribute_in_use":
-		m.TTLAttributeInUse = v
-	case "dead_letter_queue_url":
-		m.DeadLetterQueueURL = v
-	case "dead_letter_queue_arn":
-		m.DeadLetterQueueARN = v
-	case "relay_function_name":
-		m.RelayFunctionName = v
-	case "relay_function_arn":
-		m.RelayFunctionARN = v
-	case "relay_role_arn":
-		m.RelayRoleARN = v
-	case "relay_log_group":
-		m.RelayLogGroup = v
-	case "event_source_mapping_uuid":
-		m.EventSourceMappingID = v
-	case "reconciler_function_arn":
-		m.ReconcilerFunctionARN = v
-	case "reconciler_role_arn":
-		m.ReconcilerRoleARN = v
-	case "reconciler_log_group":
-		m.ReconcilerLogGroup = v
-	case "scheduler_role_arn":
-		m.SchedulerRoleARN = v
-	case "schedule_arn":
-		m.ScheduleARN = v
-	default:
-		diags.AddError("Planning the outbox pipeline", fmt.Sprintf("unknown computed attribute %q: report this as a bug of the provider", name))
-	}
-	return diags
 }
 
 func (r *PipelineResource) configured(diags *diag.Diagnostics) bool {
@@ -781,3 +562,7 @@ func (m *PipelineResourceModel) validateUnset() diag.Diagnostics {
 
 // dotted writes an attribute path as in configurations: relay.batch_size.
 func dotted(p path.Path) string { return strings.ReplaceAll(p.String(), "\"", "") }
+
+// pipelineSchemaVersion is the version of the resource's schema; see
+// UpgradeState for the upgrades of older states.
+const pipelineSchemaVersion = 1

@@ -7,6 +7,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
@@ -87,4 +90,14 @@ func loadDrift(ctx context.Context, p privateGetter) (awsops.Drift, diag.Diagnos
 		_ = json.Unmarshal(b, &d)
 	}
 	return d, diags
+}
+
+// computedStringAttr is a computed string; stable ones keep their state's
+// value in plans.
+func computedStringAttr(desc string, stable bool) schema.StringAttribute {
+	a := schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	if stable {
+		a.PlanModifiers = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	}
+	return a
 }

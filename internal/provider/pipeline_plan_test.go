@@ -1,0 +1,109 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// TestAccPipeline_rename: renaming the minimal pipeline (only name) plans a
+// replacement, with the names that follow from name and the writer's
+// settings known at plan time.
+func TestAccPipeline_rename(t *testing.T) {
+	e := newAccEnv(t)
+	first, second := e.name("ren1"), e.name("ren2")
+	minimal := func(name string) string {
+		return e.providerConfig() + fmt.Sprintf("resource \"outbox_pipeline\" \"test\" {\n  name = %q\n}\n", name)
+	}
+	known := func(name string) []plancheck.PlanCheck {
+		return []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("id"), knownvalue.StringExact(name)),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_name"), knownvalue.StringExact(name+"-relay")),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-relay")),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-reconciler")),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("writer"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"table_name":           knownvalue.StringExact(name + "-outbox"),
+				"partition_key":        knownvalue.StringExact("PK"),
+				"sort_key":             knownvalue.StringExact("SK"),
+				"sort_key_prefix":      knownvalue.StringExact("OUTBOX#"),
+				"pending_index_name":   knownvalue.StringExact("outbox-pending"),
+				"pending_index_shards": knownvalue.Int64Exact(16),
+				"ttl_attribute":        knownvalue.StringExact("expiresAt"),
+			})),
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:           minimal(first),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known(first)},
+			},
+			{
+				Config: minimal(second),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(known(second),
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
+				)},
+			},
+		},
+	})
+}
+
+// TestAccPipeline_tableDrift: a table deleted out of band is recreated by
+// the next apply with no inconsistent result, and what depends on the
+// pipeline's target_arn (which does not change) is not replaced.
+func TestAccPipeline_tableDrift(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("tdrift")
+	config := e.pipelineConfig(name, fastRelay) + `
+resource "terraform_data" "dependent" {
+  triggers_replace = [outbox_pipeline.test.target_arn, outbox_pipeline.test.table_arn, outbox_pipeline.test.writer]
+}
+`
+	ddb := dynamodb.NewFromConfig(e.cfg)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					if _, err := ddb.DeleteTable(e.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name + "-outbox")}); err != nil {
+						t.Fatalf("deleting the table out of band: %v", err)
+					}
+					if err := accWait(e.ctx, "the table gone", func() error {
+						if _, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name + "-outbox")}); err == nil {
+							return fmt.Errorf("still there")
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
+					plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("stream_arn")),
+					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.NotNull()),
+				},
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
