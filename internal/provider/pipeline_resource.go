@@ -2,9 +2,9 @@ package provider
 
 import (
 	"context"
-	"maps"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
