@@ -107,3 +107,23 @@ func attributeNames(msg string) string {
 	}
 	return msg
 }
+
+// walkModelValues calls fn for every attribute value of a model, with its
+// path, descending into present blocks.
+func walkModelValues(v reflect.Value, at path.Path, fn func(path.Path, reflect.Value)) {
+	t := v.Type()
+	for i := range t.NumField() {
+		name := t.Field(i).Tag.Get("tfsdk")
+		if name == "" || name == "-" {
+			continue
+		}
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct {
+			if !f.IsNil() {
+				walkModelValues(f.Elem(), at.AtName(name), fn)
+			}
+			continue
+		}
+		fn(at.AtName(name), f)
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -93,12 +95,36 @@ func (r *PipelineResource) defaultTags() map[string]string {
 	return r.data.DefaultTags
 }
 
-func optIntAttr(desc string, def int64) schema.Int64Attribute {
-	return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(def), MarkdownDescription: desc}
+// optIntAttr is an optional whole number with a default, which its
+// description states, checked at plan time by the validators.
+func optIntAttr(desc string, def int64, v ...validator.Int64) schema.Int64Attribute {
+	return schema.Int64Attribute{
+		Optional: true, Computed: true, Default: int64default.StaticInt64(def), CustomType: wholeNumberType{},
+		MarkdownDescription: withDefault(desc, fmt.Sprint(def)), Validators: v,
+	}
 }
 
-func optStringAttr(desc, def string) schema.StringAttribute {
-	return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def), MarkdownDescription: desc}
+// optStringAttr is an optional string with a default, which its
+// description states, checked at plan time by the validators.
+func optStringAttr(desc, def string, v ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional: true, Computed: true, Default: stringdefault.StaticString(def),
+		MarkdownDescription: withDefault(desc, fmt.Sprintf("%q", def)), Validators: v,
+	}
+}
+
+// optBoolAttr is an optional bool with a default, which its description
+// states.
+func optBoolAttr(desc string, def bool) schema.BoolAttribute {
+	return schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(def), MarkdownDescription: withDefault(desc, fmt.Sprint(def))}
+}
+
+// withDefault appends the default to a description that does not state it.
+func withDefault(desc, def string) string {
+	if strings.Contains(desc, "Defaults to") {
+		return desc
+	}
+	return desc + " Defaults to `" + def + "`."
 }
 
 const awsTableLifecycle = "If the table is also managed with `hashicorp/aws`'s `aws_dynamodb_table`, keep the two from undoing each other's changes with " +
@@ -141,10 +167,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"When adopting, the pipeline enables the stream with `NEW_IMAGE` if it is off (an existing `NEW_IMAGE` or `NEW_AND_OLD_IMAGES` stream is kept; `KEYS_ONLY` and `OLD_IMAGE` are an error, since the relay needs the new image), " +
 					"adds the pending index if missing and enables TTL unless the table already has a TTL attribute, which is reused. Destroying the pipeline reverts only what it added. " + awsTableLifecycle,
 				Attributes: map[string]schema.Attribute{
-					"existing": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-						MarkdownDescription: "Adopt the existing table `name` instead of creating a dedicated one. Outbox items then sit beside the application's items, under their aggregate's partition key. Changing it replaces the pipeline.",
-					},
+					"existing": optBoolAttr("Adopt the existing table `name` instead of creating a dedicated one. Outbox items then sit beside the application's items, under their aggregate's partition key. Changing it replaces the pipeline.", false),
 					"name": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "Name of the table. Required when `existing`; for a dedicated table it defaults to `<name>-outbox`. Changing it replaces the pipeline.",
@@ -174,22 +197,20 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"relay": schema.SingleNestedBlock{
 				MarkdownDescription: "The relay function and its event source mapping on the table's stream.",
 				Attributes: map[string]schema.Attribute{
-					"batch_size":                 optIntAttr("Largest batch of stream records per invocation, 1 to 10000.", pipeline.DefaultBatchSize),
-					"batching_window_seconds":    optIntAttr("How long the mapping gathers records before invoking, 0 to 300 seconds.", 0),
-					"parallelization_factor":     optIntAttr("Concurrent batches per shard, 1 to 10. Events of one item stay ordered.", pipeline.DefaultParallelizationFactor),
-					"maximum_retry_attempts":     optIntAttr("Retries of a failed batch before its metadata goes to the dead-letter queue, -1 (until the record expires) to 10000. The items stay pending and the reconciler republishes them.", pipeline.DefaultMaximumRetryAttempts),
-					"maximum_record_age_seconds": optIntAttr("Age after which a record is no longer retried: -1 (no limit) or 60 to 604800 seconds.", pipeline.DefaultMaximumRecordAgeSeconds),
-					"bisect_on_error": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(pipeline.DefaultBisectBatchOnError),
-						MarkdownDescription: "Split a failed batch in two and retry each half.",
-					},
-					"memory_size":  optIntAttr("Memory of the relay function, 128 to 10240 MB.", pipeline.DefaultRelayMemory),
-					"timeout":      optIntAttr("Timeout of the relay function, 1 to 900 seconds.", pipeline.DefaultRelayTimeout),
-					"architecture": optStringAttr("Instruction set of both functions: `arm64` or `x86_64`.", string(pipeline.DefaultArchitecture)),
+					"batch_size":                 optIntAttr("Largest batch of stream records per invocation, 1 to 10000.", pipeline.DefaultBatchSize, int64validator.Between(1, 10000)),
+					"batching_window_seconds":    optIntAttr("How long the mapping gathers records before invoking, 0 to 300 seconds.", 0, int64validator.Between(0, 300)),
+					"parallelization_factor":     optIntAttr("Concurrent batches per shard, 1 to 10. Events of one item stay ordered.", pipeline.DefaultParallelizationFactor, int64validator.Between(1, 10)),
+					"maximum_retry_attempts":     optIntAttr("Retries of a failed batch before its metadata goes to the dead-letter queue, -1 (until the record expires) to 10000. The items stay pending and the reconciler republishes them.", pipeline.DefaultMaximumRetryAttempts, int64validator.Between(-1, 10000)),
+					"maximum_record_age_seconds": optIntAttr("Age after which a record is no longer retried: -1 (no limit) or 60 to 604800 seconds.", pipeline.DefaultMaximumRecordAgeSeconds, int64validator.Any(int64validator.OneOf(-1), int64validator.Between(60, 604800))),
+					"bisect_on_error":            optBoolAttr("Split a failed batch in two and retry each half.", pipeline.DefaultBisectBatchOnError),
+					"memory_size":                optIntAttr("Memory of the relay function, 128 to 10240 MB.", pipeline.DefaultRelayMemory, int64validator.Between(128, 10240)),
+					"timeout":                    optIntAttr("Timeout of the relay function, 1 to 900 seconds.", pipeline.DefaultRelayTimeout, int64validator.Between(1, 900)),
+					"architecture":               optStringAttr("Instruction set of both functions: `arm64` or `x86_64`.", string(pipeline.DefaultArchitecture), stringvalidator.OneOf(string(pipeline.ArchARM64), string(pipeline.ArchX86_64))),
 					"log_retention_days": optIntAttr("Retention of the relay's log group, one of the values CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ...).",
-						pipeline.DefaultLogRetentionDays),
+						pipeline.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
 					"reserved_concurrency": schema.Int64Attribute{
-						Optional:            true,
+						Optional: true, CustomType: wholeNumberType{},
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
 						MarkdownDescription: "Reserved concurrency of the relay function; unset leaves it unreserved.",
 					},
 				},
@@ -197,36 +218,33 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"published": schema.SingleNestedBlock{
 				MarkdownDescription: "What the relay does with an item once its event is published.",
 				Attributes: map[string]schema.Attribute{
-					"action": optStringAttr("`mark` (status `PUBLISHED`, removed from the pending index, expiring after `ttl_days`) or `delete`.", string(config.ActionMark)),
+					"action": optStringAttr("`mark` (status `PUBLISHED`, removed from the pending index, expiring after `ttl_days`) or `delete`.", string(config.ActionMark), stringvalidator.OneOf(string(config.ActionMark), string(config.ActionDelete))),
 					"ttl_days": optIntAttr("Days a marked item is kept before DynamoDB TTL deletes it; 0 keeps it forever. Ignored with `delete`.",
-						defaultPublishedTTLDays),
+						defaultPublishedTTLDays, int64validator.AtLeast(0)),
 				},
 			},
 			"pending_index": schema.SingleNestedBlock{
 				MarkdownDescription: "The sparse, sharded global secondary index of pending items that the reconciler queries.",
 				Attributes: map[string]schema.Attribute{
 					"name":   optStringAttr("Name of the index. Changing it replaces the pipeline.", outbox.DefaultPendingIndexName),
-					"shards": optIntAttr("Number of index partitions (`PENDING#0..n-1`), 1 to 256; each takes up to 1,000 writes a second.", outbox.DefaultPendingShards),
+					"shards": optIntAttr("Number of index partitions (`PENDING#0..n-1`), 1 to 256; each takes up to 1,000 writes a second.", outbox.DefaultPendingShards, int64validator.Between(1, outbox.MaxPendingShards)),
 				},
 			},
 			"reconciler": schema.SingleNestedBlock{
 				MarkdownDescription: "The reconciler: a function run on a schedule that republishes pending items older than `min_age_seconds` (missed by the stream, or dead-lettered).",
 				Attributes: map[string]schema.Attribute{
-					"enabled": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-						MarkdownDescription: "Create the reconciler. Disabling it removes the function, its schedule and roles.",
-					},
-					"schedule_expression": optStringAttr("EventBridge Scheduler expression, `rate(...)` or `cron(...)`.", pipeline.DefaultScheduleExpression),
-					"min_age_seconds":     optIntAttr("Age in seconds a pending item must reach before the reconciler republishes it; longer than the stream's usual delivery delay.", defaultMinAgeSeconds),
-					"memory_size":         optIntAttr("Memory of the reconciler function, 128 to 10240 MB.", pipeline.DefaultReconcilerMemory),
-					"timeout":             optIntAttr("Timeout of the reconciler function, 1 to 900 seconds.", pipeline.DefaultReconcilerTimeout),
-					"log_retention_days":  optIntAttr("Retention of the reconciler's log group.", pipeline.DefaultLogRetentionDays),
+					"enabled":             optBoolAttr("Create the reconciler. Disabling it removes the function, its schedule and roles.", true),
+					"schedule_expression": optStringAttr("EventBridge Scheduler expression, `rate(...)` or `cron(...)`.", pipeline.DefaultScheduleExpression, scheduleExpressionValidator{}),
+					"min_age_seconds":     optIntAttr("Age in seconds a pending item must reach before the reconciler republishes it; longer than the stream's usual delivery delay.", defaultMinAgeSeconds, int64validator.AtLeast(1)),
+					"memory_size":         optIntAttr("Memory of the reconciler function, 128 to 10240 MB.", pipeline.DefaultReconcilerMemory, int64validator.Between(128, 10240)),
+					"timeout":             optIntAttr("Timeout of the reconciler function, 1 to 900 seconds.", pipeline.DefaultReconcilerTimeout, int64validator.Between(1, 900)),
+					"log_retention_days":  optIntAttr("Retention of the reconciler's log group.", pipeline.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
 				},
 			},
 			"dead_letter": schema.SingleNestedBlock{
 				MarkdownDescription: "The SQS queue that receives the metadata of batches whose retries ran out. The items themselves stay pending.",
 				Attributes: map[string]schema.Attribute{
-					"message_retention_seconds": optIntAttr("Retention of the queue, 60 to 1209600 seconds.", pipeline.DefaultQueueRetentionSeconds),
+					"message_retention_seconds": optIntAttr("Retention of the queue, 60 to 1209600 seconds.", pipeline.DefaultQueueRetentionSeconds, int64validator.Between(60, 1209600)),
 					"kms_master_key_id": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "KMS key that encrypts the queue; unset uses SQS-managed encryption (SSE-SQS).",
@@ -241,25 +259,22 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"`<name>-oldest-pending-age` (the reconciler's `Outbox` `OldestPendingAge` metric, dimension `FunctionName`: events stay unpublished; its period is the reconciler's schedule). " +
 					"The relay's alarms have a 60-second period. Without the block there are no alarms; removing it deletes them.",
 				Attributes: map[string]schema.Attribute{
-					"enabled": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-						MarkdownDescription: "Create the alarms; `false` deletes them and keeps the settings.",
-					},
+					"enabled": optBoolAttr("Create the alarms; `false` deletes them and keeps the settings.", true),
 					"sns_topic_arn": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "SNS topic notified when an alarm goes to `ALARM` and back to `OK`. Unset, the alarms notify nothing.",
 					},
 					"relay_errors_threshold": optIntAttr("Relay function errors per minute, for `evaluation_periods` minutes, that raise `relay_errors`; 1 or more.",
-						pipeline.DefaultRelayErrorsThreshold),
+						pipeline.DefaultRelayErrorsThreshold, int64validator.AtLeast(1)),
 					"iterator_age_threshold_seconds": optIntAttr("Age in seconds of the last stream record the relay read above which `iterator_age` raises, 1 to 86400 (a stream keeps records 24 hours).",
-						pipeline.DefaultIteratorAgeThresholdSeconds),
+						pipeline.DefaultIteratorAgeThresholdSeconds, int64validator.Between(1, 86400)),
 					"oldest_pending_age_threshold_seconds": optIntAttr("Age in seconds of the oldest pending event, as the reconciler reports it, above which `oldest_pending_age` raises. "+
 						"More than `reconciler.min_age_seconds`: the reconciler reports only events older than that, and republishes them.",
-						pipeline.DefaultOldestPendingAgeThresholdSeconds),
+						pipeline.DefaultOldestPendingAgeThresholdSeconds, int64validator.AtLeast(1)),
 					"evaluation_periods": optIntAttr("Consecutive periods over the threshold that raise `relay_errors`, `iterator_age` and `oldest_pending_age`; "+
-						"a period times this number is at most one day. `dlq_not_empty` raises on the first message.", pipeline.DefaultAlarmEvaluationPeriods),
+						"a period times this number is at most one day. `dlq_not_empty` raises on the first message.", pipeline.DefaultAlarmEvaluationPeriods, int64validator.AtLeast(1)),
 					"treat_missing_data": optStringAttr("How `relay_errors`, `iterator_age` and `oldest_pending_age` treat periods without data: `notBreaching`, `breaching`, `ignore` or `missing`. "+
-						"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue.", pipeline.DefaultTreatMissingData),
+						"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue.", pipeline.DefaultTreatMissingData, stringvalidator.OneOf("breaching", "notBreaching", "ignore", "missing")),
 				},
 			},
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
@@ -289,28 +304,88 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 		resp.Diagnostics.Append(diags...)
 		return
 	}
-	err := m.spec(tags, specOptions{validating: true}).Validate()
-	var ve *pipeline.ValidationError
+	var sr resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &sr)
+	for _, err := range joined(m.spec(tags, specOptions{validating: true}).Validate()) {
+		var ve *pipeline.ValidationError
+		if !errors.As(err, &ve) {
+			resp.Diagnostics.AddError("Invalid outbox pipeline configuration", err.Error())
+			continue
+		}
+		p, ok := attributePath(ve.Field)
+		if !ok {
+			p = path.Root("name")
+		}
+		if len(ve.Related) == 0 && validatorsReject(ctx, sr.Schema, req.Config, p) {
+			continue // the attribute's validators report it, with the others
+		}
+		if anyUnknown(ctx, req.Config, append([]string{ve.Field}, ve.Related...)) {
+			// A check against a value known only at apply (read as its
+			// default here) waits for apply, where the pipeline
+			// validates again.
+			continue
+		}
+		resp.Diagnostics.AddAttributeError(p, "Invalid outbox pipeline configuration",
+			fmt.Sprintf("%s %s: %s.", dotted(p), attributeNames(ve.Problem), attributeNames(ve.Fix)))
+	}
+}
+
+// joined returns the errors that errors.Join joined, or err alone.
+func joined(err error) []error {
 	if err == nil {
-		return
+		return nil
 	}
-	if !errors.As(err, &ve) {
-		resp.Diagnostics.AddError("Invalid outbox pipeline configuration", err.Error())
-		return
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
 	}
-	p, ok := attributePath(ve.Field)
-	if !ok {
-		p = path.Root("name")
+	return []error{err}
+}
+
+// validatorsReject reports whether the validators of the attribute at p
+// reject its configured value: they report the problem themselves.
+func validatorsReject(ctx context.Context, s schema.Schema, config tfsdk.Config, p path.Path) bool {
+	a, diags := s.AttributeAtPath(ctx, p)
+	if diags.HasError() {
+		return false
 	}
-	// A check against a value known only at apply (read as its default
-	// here) waits for apply, where the pipeline validates again.
-	for _, field := range append([]string{ve.Field}, ve.Related...) {
-		if fp, ok := attributePath(field); ok && configUnknown(ctx, req.Config, fp) {
-			return
+	switch a := a.(type) {
+	case schema.Int64Attribute:
+		var v types.Int64
+		if config.GetAttribute(ctx, p, &v).HasError() {
+			return false
+		}
+		for _, val := range a.Validators {
+			var resp validator.Int64Response
+			val.ValidateInt64(ctx, validator.Int64Request{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
+			if resp.Diagnostics.HasError() {
+				return true
+			}
+		}
+	case schema.StringAttribute:
+		var v types.String
+		if config.GetAttribute(ctx, p, &v).HasError() {
+			return false
+		}
+		for _, val := range a.Validators {
+			var resp validator.StringResponse
+			val.ValidateString(ctx, validator.StringRequest{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
+			if resp.Diagnostics.HasError() {
+				return true
+			}
 		}
 	}
-	resp.Diagnostics.AddAttributeError(p, "Invalid outbox pipeline configuration",
-		fmt.Sprintf("%s %s: %s.", dotted(p), attributeNames(ve.Problem), attributeNames(ve.Fix)))
+	return false
+}
+
+// anyUnknown reports whether the value of one of the Spec's fields is
+// unknown in the configuration.
+func anyUnknown(ctx context.Context, config tfsdk.Config, fields []string) bool {
+	for _, f := range fields {
+		if p, ok := attributePath(f); ok && configUnknown(ctx, config, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // configUnknown reports whether the configuration's value at p is unknown.
@@ -370,11 +445,13 @@ func (r *PipelineResource) Create(ctx context.Context, req resource.CreateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
+// errorDetail is the detail of an error of the pipeline package, with the
+// fields of pipeline.Spec it names written as attribute paths.
 func errorDetail(err error) string {
 	if errors.Is(err, pipeline.ErrNoRelayCode) || errors.Is(err, relaypackage.ErrNotBuilt) {
-		return err.Error() + "\n\nThis build of the provider does not embed the relay Lambda package. Build it with `make relay` (or `go generate ./internal/relaypackage`), then rebuild the provider with `make build`."
+		return attributeNames(err.Error()) + "\n\nThis build of the provider does not embed the relay Lambda package. Build it with `make relay` (or `go generate ./internal/relaypackage`), then rebuild the provider with `make build`."
 	}
-	return err.Error()
+	return attributeNames(err.Error())
 }
 
 // Read observes every component. Components deleted out of band are
@@ -492,71 +569,18 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// validateUnset reports explicit zeros and empty strings: the pipeline
-// package reads them as "use the default", which is not what a
-// configuration that spells them out means.
+// validateUnset reports the empty strings of blocks: the pipeline package
+// reads them as "use the default", which is not what a configuration that
+// spells them out means. (Explicit zeros are refused by the attributes'
+// validators.)
 func (m *PipelineResourceModel) validateUnset() diag.Diagnostics {
 	var diags diag.Diagnostics
-	zero := func(p path.Path, v types.Int64, fix string) {
-		if !v.IsNull() && !v.IsUnknown() && v.ValueInt64() == 0 {
-			diags.AddAttributeError(p, "Invalid outbox pipeline configuration", fmt.Sprintf("%s is 0: %s.", dotted(p), fix))
-		}
-	}
-	empty := func(p path.Path, v types.String) {
-		if !v.IsNull() && !v.IsUnknown() && v.ValueString() == "" {
+	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(p path.Path, v reflect.Value) {
+		s, ok := v.Interface().(types.String)
+		if ok && len(p.Steps()) > 1 && !s.IsNull() && !s.IsUnknown() && s.ValueString() == "" {
 			diags.AddAttributeError(p, "Invalid outbox pipeline configuration", fmt.Sprintf("%s is empty: remove it to use the default, or set a value.", dotted(p)))
 		}
-	}
-	retention := "use one of the values CloudWatch Logs accepts: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 or 3653"
-	if t := m.Table; t != nil {
-		p := path.Root("table")
-		empty(p.AtName("name"), t.Name)
-		empty(p.AtName("partition_key"), t.PartitionKey)
-		empty(p.AtName("sort_key"), t.SortKey)
-		empty(p.AtName("sort_key_prefix"), t.SortKeyPrefix)
-		empty(p.AtName("ttl_attribute"), t.TTLAttribute)
-	}
-	if t := m.Target; t != nil {
-		empty(path.Root("target").AtName("event_bus"), t.EventBus)
-		empty(path.Root("target").AtName("topic_arn"), t.TopicARN)
-	}
-	if r := m.Relay; r != nil {
-		p := path.Root("relay")
-		zero(p.AtName("batch_size"), r.BatchSize, "use 1 to 10000")
-		zero(p.AtName("parallelization_factor"), r.ParallelizationFactor, "use 1 to 10")
-		zero(p.AtName("memory_size"), r.MemorySize, "use 128 to 10240 MB")
-		zero(p.AtName("timeout"), r.Timeout, "use 1 to 900 seconds")
-		zero(p.AtName("log_retention_days"), r.LogRetentionDays, retention)
-		empty(p.AtName("architecture"), r.Architecture)
-	}
-	if pub := m.Published; pub != nil {
-		empty(path.Root("published").AtName("action"), pub.Action)
-	}
-	if pi := m.PendingIndex; pi != nil {
-		empty(path.Root("pending_index").AtName("name"), pi.Name)
-		zero(path.Root("pending_index").AtName("shards"), pi.Shards, "use a value from 1 to 256")
-	}
-	if r := m.Reconciler; r != nil {
-		p := path.Root("reconciler")
-		empty(p.AtName("schedule_expression"), r.ScheduleExpression)
-		zero(p.AtName("min_age_seconds"), r.MinAgeSeconds, "use at least 1 second, typically longer than the stream's delivery delay, such as 300")
-		zero(p.AtName("memory_size"), r.MemorySize, "use 128 to 10240 MB")
-		zero(p.AtName("timeout"), r.Timeout, "use 1 to 900 seconds")
-		zero(p.AtName("log_retention_days"), r.LogRetentionDays, retention)
-	}
-	if d := m.DeadLetter; d != nil {
-		zero(path.Root("dead_letter").AtName("message_retention_seconds"), d.MessageRetentionSeconds, "use 60 to 1209600 seconds (14 days)")
-		empty(path.Root("dead_letter").AtName("kms_master_key_id"), d.KMSMasterKeyID)
-	}
-	if a := m.Alarms; a != nil {
-		p := path.Root("alarms")
-		empty(p.AtName("sns_topic_arn"), a.SNSTopicARN)
-		empty(p.AtName("treat_missing_data"), a.TreatMissingData)
-		zero(p.AtName("relay_errors_threshold"), a.RelayErrorsThreshold, "use 1 or more errors per minute")
-		zero(p.AtName("iterator_age_threshold_seconds"), a.IteratorAgeThresholdSeconds, "use 1 to 86400 seconds")
-		zero(p.AtName("oldest_pending_age_threshold_seconds"), a.OldestPendingAgeThresholdSeconds, "use more than reconciler.min_age_seconds, such as 900")
-		zero(p.AtName("evaluation_periods"), a.EvaluationPeriods, "use 1 or more periods")
-	}
+	})
 	return diags
 }
 
