@@ -7,6 +7,11 @@ import (
 
 // PipelineResourceModel is the outbox_pipeline resource. Blocks are pointers:
 // an absent block is nil and means the defaults of every setting in it.
+//
+// Tags of the settings: spec names the field of pipeline.Spec that the
+// attribute sets; drift names the component (pipeline.Component...) whose
+// value Read reports in the state when it finds that component changed out
+// of band, so that the plan shows the value it will restore.
 type PipelineResourceModel struct {
 	ID   types.String `tfsdk:"id"`
 	Name types.String `tfsdk:"name" spec:"Name"`
@@ -66,17 +71,17 @@ type TargetModel struct {
 // RelayModel is the relay block: the relay function and its event source
 // mapping.
 type RelayModel struct {
-	BatchSize               types.Int64  `tfsdk:"batch_size" spec:"Mapping.BatchSize"`
-	BatchingWindowSeconds   types.Int64  `tfsdk:"batching_window_seconds" spec:"Mapping.MaximumBatchingWindowSeconds"`
-	ParallelizationFactor   types.Int64  `tfsdk:"parallelization_factor" spec:"Mapping.ParallelizationFactor"`
-	MaximumRetryAttempts    types.Int64  `tfsdk:"maximum_retry_attempts" spec:"Mapping.MaximumRetryAttempts"`
-	MaximumRecordAgeSeconds types.Int64  `tfsdk:"maximum_record_age_seconds" spec:"Mapping.MaximumRecordAgeSeconds"`
-	BisectOnError           types.Bool   `tfsdk:"bisect_on_error" spec:"Mapping.BisectBatchOnFunctionError"`
-	MemorySize              types.Int64  `tfsdk:"memory_size" spec:"Relay.MemorySize"`
-	Timeout                 types.Int64  `tfsdk:"timeout" spec:"Relay.Timeout"`
+	BatchSize               types.Int64  `tfsdk:"batch_size" spec:"Mapping.BatchSize" drift:"event_source_mapping"`
+	BatchingWindowSeconds   types.Int64  `tfsdk:"batching_window_seconds" spec:"Mapping.MaximumBatchingWindowSeconds" drift:"event_source_mapping"`
+	ParallelizationFactor   types.Int64  `tfsdk:"parallelization_factor" spec:"Mapping.ParallelizationFactor" drift:"event_source_mapping"`
+	MaximumRetryAttempts    types.Int64  `tfsdk:"maximum_retry_attempts" spec:"Mapping.MaximumRetryAttempts" drift:"event_source_mapping"`
+	MaximumRecordAgeSeconds types.Int64  `tfsdk:"maximum_record_age_seconds" spec:"Mapping.MaximumRecordAgeSeconds" drift:"event_source_mapping"`
+	BisectOnError           types.Bool   `tfsdk:"bisect_on_error" spec:"Mapping.BisectBatchOnFunctionError" drift:"event_source_mapping"`
+	MemorySize              types.Int64  `tfsdk:"memory_size" spec:"Relay.MemorySize" drift:"relay_function"`
+	Timeout                 types.Int64  `tfsdk:"timeout" spec:"Relay.Timeout" drift:"relay_function"`
 	Architecture            types.String `tfsdk:"architecture" spec:"Architecture"`
-	LogRetentionDays        types.Int64  `tfsdk:"log_retention_days" spec:"Relay.LogRetentionDays"`
-	ReservedConcurrency     types.Int64  `tfsdk:"reserved_concurrency" spec:"Relay.ReservedConcurrency"`
+	LogRetentionDays        types.Int64  `tfsdk:"log_retention_days" spec:"Relay.LogRetentionDays" drift:"relay_log_group"`
+	ReservedConcurrency     types.Int64  `tfsdk:"reserved_concurrency" spec:"Relay.ReservedConcurrency" drift:"relay_function"`
 }
 
 // PublishedModel is the published block.
@@ -94,17 +99,17 @@ type PendingIndexModel struct {
 // ReconcilerModel is the reconciler block.
 type ReconcilerModel struct {
 	Enabled            types.Bool   `tfsdk:"enabled" spec:"Reconciler.Disabled"`
-	ScheduleExpression types.String `tfsdk:"schedule_expression" spec:"Reconciler.ScheduleExpression"`
+	ScheduleExpression types.String `tfsdk:"schedule_expression" spec:"Reconciler.ScheduleExpression" drift:"schedule"`
 	MinAgeSeconds      types.Int64  `tfsdk:"min_age_seconds" spec:"Reconciler.MinAge"`
-	MemorySize         types.Int64  `tfsdk:"memory_size" spec:"Reconciler.Function.MemorySize"`
-	Timeout            types.Int64  `tfsdk:"timeout" spec:"Reconciler.Function.Timeout"`
-	LogRetentionDays   types.Int64  `tfsdk:"log_retention_days" spec:"Reconciler.Function.LogRetentionDays"`
+	MemorySize         types.Int64  `tfsdk:"memory_size" spec:"Reconciler.Function.MemorySize" drift:"reconciler_function"`
+	Timeout            types.Int64  `tfsdk:"timeout" spec:"Reconciler.Function.Timeout" drift:"reconciler_function"`
+	LogRetentionDays   types.Int64  `tfsdk:"log_retention_days" spec:"Reconciler.Function.LogRetentionDays" drift:"reconciler_log_group"`
 }
 
 // DeadLetterModel is the dead_letter block.
 type DeadLetterModel struct {
-	MessageRetentionSeconds types.Int64  `tfsdk:"message_retention_seconds" spec:"DeadLetterQueue.MessageRetentionSeconds"`
-	KMSMasterKeyID          types.String `tfsdk:"kms_master_key_id" spec:"DeadLetterQueue.KMSMasterKeyID"`
+	MessageRetentionSeconds types.Int64  `tfsdk:"message_retention_seconds" spec:"DeadLetterQueue.MessageRetentionSeconds" drift:"dead_letter_queue"`
+	KMSMasterKeyID          types.String `tfsdk:"kms_master_key_id" spec:"DeadLetterQueue.KMSMasterKeyID" drift:"dead_letter_queue"`
 }
 
 // AlarmsModel is the alarms block.

@@ -109,8 +109,8 @@ func attributeNames(msg string) string {
 }
 
 // walkModelValues calls fn for every attribute value of a model, with its
-// path, descending into present blocks.
-func walkModelValues(v reflect.Value, at path.Path, fn func(path.Path, reflect.Value)) {
+// path and field, descending into present blocks.
+func walkModelValues(v reflect.Value, at path.Path, fn func(path.Path, reflect.StructField, reflect.Value)) {
 	t := v.Type()
 	for i := range t.NumField() {
 		name := t.Field(i).Tag.Get("tfsdk")
@@ -124,6 +124,6 @@ func walkModelValues(v reflect.Value, at path.Path, fn func(path.Path, reflect.V
 			}
 			continue
 		}
-		fn(at.AtName(name), f)
+		fn(at.AtName(name), t.Field(i), f)
 	}
 }

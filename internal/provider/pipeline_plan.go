@@ -122,14 +122,23 @@ func (in planInputs) predicted() pipeline.State {
 	return p
 }
 
+// missing reports whether Read found one of the components deleted out of
+// band.
+func (in planInputs) missing(components ...string) bool {
+	return slices.ContainsFunc(in.drift.Missing, func(c string) bool { return slices.Contains(components, c) })
+}
+
 func (in planInputs) hasDrift(components ...string) bool {
 	return slices.ContainsFunc(in.drift.Components(), func(c string) bool { return slices.Contains(components, c) })
 }
 
 // planComputedStrings plans every computed string: null for the
-// reconciler's when it is disabled, the predicted value where there is one,
-// unknown where drift will change it, and otherwise what the framework
-// planned (the state's value for stable attributes).
+// reconciler's when it is disabled; unknown for a component changed out of
+// band in a way no setting shows (so the plan is an update that repairs
+// it); the predicted value where there is one (a component deleted out of
+// band was cleared by Read, so its predicted ARN shows its re-creation);
+// unknown where drift will change it; otherwise what the framework planned
+// (the state's value for stable attributes).
 func (in planInputs) planComputedStrings(plan *PipelineResourceModel) {
 	p := in.predicted()
 	for _, c := range computedStrings {
@@ -140,9 +149,11 @@ func (in planInputs) planComputedStrings(plan *PipelineResourceModel) {
 		switch predicted := *c.state(&p); {
 		case c.reconciler && !in.reconcilerOn():
 			*v = types.StringNull()
+		case in.prior != nil && in.changedUnseen(plan, c.components):
+			*v = types.StringUnknown()
 		case predicted != "":
 			*v = types.StringValue(predicted)
-		case in.hasDrift(c.components...):
+		case in.missing(c.components...):
 			*v = types.StringUnknown()
 		case c.reconciler && (in.prior == nil || c.model(in.prior).IsNull()):
 			*v = types.StringUnknown()

@@ -1,15 +1,19 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
@@ -97,6 +101,89 @@ resource "terraform_data" "dependent" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.NotNull()),
 				},
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
+
+// expectChange is a plan check of one attribute of a block of the
+// pipeline's planned change: its value before and after.
+type expectChange struct {
+	block, attr   string
+	before, after any
+}
+
+func (c expectChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != accResource {
+			continue
+		}
+		get := func(v any) any {
+			m, _ := v.(map[string]any)
+			block, _ := m[c.block].(map[string]any)
+			return block[c.attr]
+		}
+		before, after := get(rc.Change.Before), get(rc.Change.After)
+		if fmt.Sprint(before) != fmt.Sprint(c.before) || fmt.Sprint(after) != fmt.Sprint(c.after) {
+			resp.Error = fmt.Errorf("%s.%s: planned %v -> %v, want %v -> %v", c.block, c.attr, before, after, c.before, c.after)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("no change of %s planned", accResource)
+}
+
+// TestAccPipeline_driftShown: a mapping's batch_size changed by hand plans
+// its restoration from the observed value, with the mapping's UUID
+// unchanged, and the apply restores it.
+func TestAccPipeline_driftShown(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("shown")
+	config := e.pipelineConfig(name, fastRelay)
+	lc := lambda.NewFromConfig(e.cfg)
+	var uuid string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(st *terraform.State) error {
+					uuid = stateAttr(st, "event_source_mapping_uuid")
+					return nil
+				},
+			},
+			{
+				PreConfig: func() {
+					if _, err := lc.UpdateEventSourceMapping(e.ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)}); err != nil {
+						t.Fatalf("changing the mapping out of band: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+					expectChange{block: "relay", attr: "batch_size", before: 5, after: 10},
+					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
+				}},
+			},
+			{
+				// A change that no setting shows (the function's
+				// environment) still plans an update that repairs it.
+				PreConfig: func() {
+					if _, err := lc.UpdateFunctionConfiguration(e.ctx, &lambda.UpdateFunctionConfigurationInput{
+						FunctionName: aws.String(name + "-relay"), Environment: &lambdatypes.Environment{Variables: map[string]string{"CHANGED": "by hand"}},
+					}); err != nil {
+						t.Fatalf("changing the function out of band: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				}},
 			},
 			{
 				Config: config,

@@ -483,6 +483,12 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	state.setState(observed)
+	if changed := changedComponents(drift); len(changed) > 0 {
+		// Show what was changed out of band: the plan restores it.
+		if spec, _, err := r.clients().Lookup(ctx, state.Name.ValueString()); err == nil {
+			state.showObserved(spec, changed)
+		}
+	}
 	resp.Diagnostics.Append(saveState(ctx, resp.Private, observed, &drift)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -575,7 +581,7 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 // validators.)
 func (m *PipelineResourceModel) validateUnset() diag.Diagnostics {
 	var diags diag.Diagnostics
-	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(p path.Path, v reflect.Value) {
+	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(p path.Path, _ reflect.StructField, v reflect.Value) {
 		s, ok := v.Interface().(types.String)
 		if ok && len(p.Steps()) > 1 && !s.IsNull() && !s.IsUnknown() && s.ValueString() == "" {
 			diags.AddAttributeError(p, "Invalid outbox pipeline configuration", fmt.Sprintf("%s is empty: remove it to use the default, or set a value.", dotted(p)))
