@@ -425,7 +425,7 @@ func (r *PipelineResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	tags, diags := r.applyTags(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
@@ -507,7 +507,7 @@ func (r *PipelineResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
 	resp.Diagnostics.Append(diags...)
@@ -538,7 +538,7 @@ func (r *PipelineResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
 	resp.Diagnostics.Append(diags...)

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -100,4 +101,11 @@ func computedStringAttr(desc string, stable bool) schema.StringAttribute {
 		a.PlanModifiers = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	}
 	return a
+}
+
+// withWaitLog returns ctx whose long waits (such as SQS's 60 seconds before
+// a deleted queue's name can be reused) are logged at INFO with their
+// reason.
+func withWaitLog(ctx context.Context) context.Context {
+	return awsops.WithNotifier(ctx, func(ctx context.Context, msg string) { tflog.Info(ctx, msg) })
 }

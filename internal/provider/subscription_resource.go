@@ -390,7 +390,7 @@ func (r *SubscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, subscriptionDefaultTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	s, diags := r.applySpec(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
@@ -459,7 +459,7 @@ func (r *SubscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	timeout, diags := plan.Timeouts.Update(ctx, subscriptionDefaultTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	s, diags := r.applySpec(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
@@ -487,7 +487,7 @@ func (r *SubscriptionResource) Delete(ctx context.Context, req resource.DeleteRe
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, subscriptionDefaultTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	if _, err := r.clients().Delete(ctx, state.subscriptionState()); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Deleting outbox subscription (%s)", state.Name.ValueString()), err.Error())
