@@ -20,7 +20,8 @@ locals {
 
 resource "outbox_pipeline" "this" {
   name = var.name
-  tags = var.tags
+  # No tags are null, as an import reads them.
+  tags = length(var.tags) > 0 ? var.tags : null
 
   dynamic "table" {
     for_each = local.set.table ? [var.table] : []
