@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -177,9 +178,12 @@ func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (
 	var st pipeline.State
 	b, diags := p.GetKey(ctx, privateState)
 	if len(b) > 0 {
-		if err := json.Unmarshal(b, &st); err == nil {
+		err := json.Unmarshal(b, &st)
+		if err == nil {
 			return st, diags
 		}
+		diags.AddWarning("Reading the outbox pipeline's private state",
+			fmt.Sprintf("The recorded components are unreadable (%v); they are found again from the attributes and the components' names.", err))
 	}
 	n := pipeline.NamesFor(str(m.Name))
 	st = m.stateFromComputedStrings()

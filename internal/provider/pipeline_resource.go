@@ -55,8 +55,6 @@ func NewPipelineResource() resource.Resource { return &PipelineResource{} }
 // pipeline.
 type PipelineResource struct {
 	data *ProviderData
-	// code is the relay package; tests may replace it.
-	code pipeline.RelayCode
 }
 
 // Metadata names the resource.
@@ -81,11 +79,9 @@ func (r *PipelineResource) clients() *pipeline.Clients {
 	return pipeline.NewClients(r.data.AWS, r.relayCode())
 }
 
+// relayCode is the relay package embedded in the provider.
 func (r *PipelineResource) relayCode() pipeline.RelayCode {
-	if r.code.Zip == nil || r.code.SHA256 == nil {
-		return pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256}
-	}
-	return r.code
+	return pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256}
 }
 
 func (r *PipelineResource) defaultTags() map[string]string {

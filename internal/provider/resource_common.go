@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -75,20 +76,31 @@ const privateDrift = "drift"
 
 // saveDrift records the drift that Read found; nil or no drift removes it.
 func saveDrift(ctx context.Context, p privateSetter, d *awsops.Drift) diag.Diagnostics {
+	var diags diag.Diagnostics
 	var b []byte
 	if d != nil && !d.None() {
-		b, _ = json.Marshal(d)
+		var err error
+		if b, err = json.Marshal(d); err != nil {
+			diags.AddError("Recording the drift found", fmt.Sprintf("Encoding the drift (%s): %v. Report this as a bug of the provider.", d, err))
+			return diags
+		}
 	}
 	// An empty value removes the key.
-	return p.SetKey(ctx, privateDrift, b)
+	diags.Append(p.SetKey(ctx, privateDrift, b)...)
+	return diags
 }
 
-// loadDrift returns the drift that Read recorded.
+// loadDrift returns the drift that Read recorded. An unreadable record is
+// reported as a warning and read as no drift: the next refresh records it
+// again.
 func loadDrift(ctx context.Context, p privateGetter) (awsops.Drift, diag.Diagnostics) {
 	var d awsops.Drift
 	b, diags := p.GetKey(ctx, privateDrift)
 	if len(b) > 0 {
-		_ = json.Unmarshal(b, &d)
+		if err := json.Unmarshal(b, &d); err != nil {
+			diags.AddWarning("Reading the drift found", fmt.Sprintf("The drift recorded in the private state is unreadable (%v); it is ignored until the next refresh records it again.", err))
+			return awsops.Drift{}, diags
+		}
 	}
 	return d, diags
 }
