@@ -27,8 +27,8 @@ func TestPipelineStateUpgradeV0(t *testing.T) {
 	}
 	v0 := map[string]any{
 		"id": "orders", "name": "orders", "table_name": "orders-outbox", "ttl_attribute_in_use": "expiresAt",
-		"table_arn": "arn:aws:dynamodb:us-east-1:123456789012:table/orders-outbox",
-		"table":     map[string]any{"existing": false, "name": nil, "partition_key": "PK", "sort_key": "SK", "sort_key_prefix": "EVT#", "ttl_attribute": "expiresAt"},
+		"table_arn":     "arn:aws:dynamodb:us-east-1:123456789012:table/orders-outbox",
+		"table":         map[string]any{"existing": false, "name": nil, "partition_key": "PK", "sort_key": "SK", "sort_key_prefix": "EVT#", "ttl_attribute": "expiresAt"},
 		"pending_index": map[string]any{"name": "pending", "shards": 4},
 	}
 	raw, err := json.Marshal(v0)
