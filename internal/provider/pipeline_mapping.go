@@ -229,7 +229,42 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 	d := pipeline.Spec{Name: s.Name}.WithDefaults()
 	s = s.WithDefaults()
 	m := PipelineResourceModel{Name: types.StringValue(s.Name)}
+	m.Table = tableModelFromSpec(s, d, st)
+	if s.Target.Type == config.TargetSNS {
+		m.Target = &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringValue(s.Target.TopicARN)}
+	} else if s.Target.EventBus != d.Target.EventBus {
+		m.Target = &TargetModel{EventBus: types.StringValue(s.Target.EventBus), TopicARN: types.StringNull()}
+	}
+	if s.PublishedAction != d.PublishedAction || *s.PublishedTTL != *d.PublishedTTL {
+		m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
+	}
+	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards {
+		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards))}
+	}
+	m.Relay = relayModelFromSpec(s, d)
+	if s.DeadLetterQueue != d.DeadLetterQueue {
+		m.DeadLetter = &DeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetterQueue.MessageRetentionSeconds)), KMSMasterKeyID: optString(s.DeadLetterQueue.KMSMasterKeyID)}
+	}
+	m.Reconciler = reconcilerModelFromSpec(s.Reconciler, d.Reconciler)
+	if a := s.Alarms; a.Enabled {
+		m.Alarms = &AlarmsModel{
+			Enabled: types.BoolValue(true), SNSTopicARN: optString(a.SNSTopicARN),
+			RelayErrorsThreshold:             types.Int64Value(int64(a.RelayErrorsThreshold)),
+			IteratorAgeThresholdSeconds:      types.Int64Value(int64(a.IteratorAgeThresholdSeconds)),
+			OldestPendingAgeThresholdSeconds: types.Int64Value(int64(a.OldestPendingAgeThresholdSeconds)),
+			EvaluationPeriods:                types.Int64Value(int64(a.EvaluationPeriods)),
+			TreatMissingData:                 types.StringValue(a.TreatMissingData),
+		}
+	}
+	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
+	m.setState(st)
+	return m
+}
 
+// tableModelFromSpec is the table block of an imported pipeline; nil when
+// every setting is the default. s and d have defaults applied; d is the
+// default Spec of the same name.
+func tableModelFromSpec(s, d pipeline.Spec, st pipeline.State) *TableModel {
 	ttl := s.Table.TTLAttribute
 	if s.Table.Existing && !st.Added.TTL {
 		// The table had its own TTL attribute, which the pipeline reuses
@@ -246,22 +281,14 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 	}
 	if s.Table.Existing || s.Table.PartitionKey != d.Table.PartitionKey || s.Table.SortKey != d.Table.SortKey ||
 		s.Table.SortKeyPrefix != d.Table.SortKeyPrefix || ttl != d.Table.TTLAttribute || s.Table.Name != d.Table.Name {
-		m.Table = table
+		return table
 	}
+	return nil
+}
 
-	if s.Target.Type == config.TargetSNS {
-		m.Target = &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringValue(s.Target.TopicARN)}
-	} else if s.Target.EventBus != d.Target.EventBus {
-		m.Target = &TargetModel{EventBus: types.StringValue(s.Target.EventBus), TopicARN: types.StringNull()}
-	}
-
-	if s.PublishedAction != d.PublishedAction || *s.PublishedTTL != *d.PublishedTTL {
-		m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
-	}
-	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards {
-		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards))}
-	}
-
+// relayModelFromSpec is the relay block of an imported pipeline; nil when
+// every setting is the default.
+func relayModelFromSpec(s, d pipeline.Spec) *RelayModel {
 	relay := &RelayModel{
 		BatchSize:               types.Int64Value(int64(s.Mapping.BatchSize)),
 		BatchingWindowSeconds:   types.Int64Value(int64(s.Mapping.MaximumBatchingWindowSeconds)),
@@ -285,41 +312,27 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		s.Mapping.BatchSize != dm.BatchSize || s.Mapping.MaximumBatchingWindowSeconds != dm.MaximumBatchingWindowSeconds ||
 		s.Mapping.ParallelizationFactor != dm.ParallelizationFactor || *s.Mapping.MaximumRetryAttempts != *dm.MaximumRetryAttempts ||
 		*s.Mapping.MaximumRecordAgeSeconds != *dm.MaximumRecordAgeSeconds || *s.Mapping.BisectBatchOnFunctionError != *dm.BisectBatchOnFunctionError {
-		m.Relay = relay
+		return relay
 	}
+	return nil
+}
 
-	if s.DeadLetterQueue != d.DeadLetterQueue {
-		m.DeadLetter = &DeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetterQueue.MessageRetentionSeconds)), KMSMasterKeyID: optString(s.DeadLetterQueue.KMSMasterKeyID)}
-	}
-
-	r, dr2 := s.Reconciler, d.Reconciler
+// reconcilerModelFromSpec is the reconciler block of an imported pipeline;
+// nil when every setting is the default.
+func reconcilerModelFromSpec(r, d pipeline.ReconcilerSpec) *ReconcilerModel {
 	if r.Disabled {
 		// Lookup cannot tell the settings of a reconciler that does not
 		// exist: report the defaults.
-		r = dr2
+		r = d
 		r.Disabled = true
 	}
-	if r.Disabled || r.ScheduleExpression != dr2.ScheduleExpression || r.MinAge != dr2.MinAge || r.Function != dr2.Function {
-		m.Reconciler = &ReconcilerModel{
-			Enabled: types.BoolValue(!r.Disabled), ScheduleExpression: types.StringValue(r.ScheduleExpression),
-			MinAgeSeconds: types.Int64Value(int64(r.MinAge / time.Second)),
-			MemorySize:    types.Int64Value(int64(r.Function.MemorySize)), Timeout: types.Int64Value(int64(r.Function.Timeout)),
-			LogRetentionDays: types.Int64Value(int64(r.Function.LogRetentionDays)),
-		}
+	if !r.Disabled && r.ScheduleExpression == d.ScheduleExpression && r.MinAge == d.MinAge && r.Function == d.Function {
+		return nil
 	}
-
-	if a := s.Alarms; a.Enabled {
-		m.Alarms = &AlarmsModel{
-			Enabled: types.BoolValue(true), SNSTopicARN: optString(a.SNSTopicARN),
-			RelayErrorsThreshold:             types.Int64Value(int64(a.RelayErrorsThreshold)),
-			IteratorAgeThresholdSeconds:      types.Int64Value(int64(a.IteratorAgeThresholdSeconds)),
-			OldestPendingAgeThresholdSeconds: types.Int64Value(int64(a.OldestPendingAgeThresholdSeconds)),
-			EvaluationPeriods:                types.Int64Value(int64(a.EvaluationPeriods)),
-			TreatMissingData:                 types.StringValue(a.TreatMissingData),
-		}
+	return &ReconcilerModel{
+		Enabled: types.BoolValue(!r.Disabled), ScheduleExpression: types.StringValue(r.ScheduleExpression),
+		MinAgeSeconds: types.Int64Value(int64(r.MinAge / time.Second)),
+		MemorySize:    types.Int64Value(int64(r.Function.MemorySize)), Timeout: types.Int64Value(int64(r.Function.Timeout)),
+		LogRetentionDays: types.Int64Value(int64(r.Function.LogRetentionDays)),
 	}
-
-	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
-	m.setState(st)
-	return m
 }

@@ -1053,6 +1053,16 @@ func TestAccPipeline_import(t *testing.T) {
 				ImportStateKind: resource.ImportBlockWithID,
 				ImportStateId:   name,
 			},
+			{
+				// terraform plan -generate-config-out writes a
+				// configuration that imports with no change.
+				Config:          e.providerConfig(),
+				ResourceName:    accResource,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+				GenerateConfig:  true,
+			},
 		},
 	})
 }

@@ -129,32 +129,37 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"dead_letter_queue_url": computedStringAttr("URL of the dead-letter queue (`<name>-dlq`).", true),
 			"dead_letter_queue_arn": computedStringAttr("ARN of the dead-letter queue.", true),
 		},
-		Blocks: map[string]schema.Block{
-			"queue": schema.SingleNestedBlock{
-				MarkdownDescription: "The consumer's queue.",
-				Attributes: map[string]schema.Attribute{
-					"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
-						subscription.DefaultVisibilityTimeoutSeconds),
-					"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
-					"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
-					"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
-						subscription.DefaultMaxReceiveCount),
-					"kms_master_key_id": schema.StringAttribute{
-						Optional: true,
-						MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
-							"The key's policy must let `events.amazonaws.com` call `kms:GenerateDataKey` and `kms:Decrypt`, which rules out the AWS managed key `alias/aws/sqs`.",
-					},
+		Blocks: subscriptionBlocks(ctx),
+	}
+}
+
+// subscriptionBlocks are the blocks of outbox_subscription.
+func subscriptionBlocks(ctx context.Context) map[string]schema.Block {
+	return map[string]schema.Block{
+		"queue": schema.SingleNestedBlock{
+			MarkdownDescription: "The consumer's queue.",
+			Attributes: map[string]schema.Attribute{
+				"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
+					subscription.DefaultVisibilityTimeoutSeconds),
+				"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
+				"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
+				"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
+					subscription.DefaultMaxReceiveCount),
+				"kms_master_key_id": schema.StringAttribute{
+					Optional: true,
+					MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
+						"The key's policy must let `events.amazonaws.com` call `kms:GenerateDataKey` and `kms:Decrypt`, which rules out the AWS managed key `alias/aws/sqs`.",
 				},
 			},
-			"dead_letter": schema.SingleNestedBlock{
-				MarkdownDescription: "The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.",
-				Attributes: map[string]schema.Attribute{
-					"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
-						"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
-				},
-			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
+		"dead_letter": schema.SingleNestedBlock{
+			MarkdownDescription: "The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.",
+			Attributes: map[string]schema.Attribute{
+				"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
+					"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
+			},
+		},
+		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
 }
 
