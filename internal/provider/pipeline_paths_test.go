@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
 )
@@ -96,4 +97,31 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Every optional attribute of outbox_pipeline says what it is when it is
+// not set: its default, or what unset means.
+func TestPipelineDefaultsDocumented(t *testing.T) {
+	t.Parallel()
+	var sr resource.SchemaResponse
+	NewPipelineResource().Schema(context.Background(), resource.SchemaRequest{}, &sr)
+	check := func(name string, a interface {
+		IsOptional() bool
+		GetMarkdownDescription() string
+	}) {
+		d := strings.ToLower(a.GetMarkdownDescription())
+		if a.IsOptional() && !strings.Contains(d, "default") && !strings.Contains(d, "unset") {
+			t.Errorf("%s: the description states no default: %q", name, a.GetMarkdownDescription())
+		}
+	}
+	for n, a := range sr.Schema.Attributes {
+		check(n, a)
+	}
+	for bn, b := range sr.Schema.Blocks {
+		if nb, ok := b.(schema.SingleNestedBlock); ok && bn != "timeouts" {
+			for n, a := range nb.Attributes {
+				check(bn+"."+n, a)
+			}
+		}
+	}
 }

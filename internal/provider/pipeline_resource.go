@@ -186,7 +186,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					},
 					"topic_arn": schema.StringAttribute{
 						Optional:            true,
-						MarkdownDescription: "ARN of a standard (not FIFO) SNS topic. The message body is an EventBridge-style envelope. Conflicts with `event_bus`.",
+						MarkdownDescription: "ARN of a standard (not FIFO) SNS topic. The message body is an EventBridge-style envelope. Conflicts with `event_bus`. Unset, the pipeline publishes to `event_bus`.",
 					},
 				},
 			},
