@@ -69,16 +69,8 @@ func (d *PipelineDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	}
 }
 
-func writerDataSourceAttribute() dschema.SingleNestedAttribute {
-	attrs := map[string]dschema.Attribute{}
-	for _, a := range writerAttributes {
-		if a.typ == types.Int64Type {
-			attrs[a.name] = dschema.Int64Attribute{Computed: true, MarkdownDescription: a.desc}
-		} else {
-			attrs[a.name] = dschema.StringAttribute{Computed: true, MarkdownDescription: a.desc}
-		}
-	}
-	return dschema.SingleNestedAttribute{Computed: true, MarkdownDescription: writerDescription, Attributes: attrs}
+func writerDataSourceAttribute() dschema.ObjectAttribute {
+	return dschema.ObjectAttribute{Computed: true, MarkdownDescription: writerMarkdown(), AttributeTypes: writerAttrTypes()}
 }
 
 // Read finds the pipeline and records its writer settings and ARNs.

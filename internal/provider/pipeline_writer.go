@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -34,17 +37,26 @@ func writerAttrTypes() map[string]attr.Type {
 	return out
 }
 
-// writerResourceAttribute is the computed writer object of outbox_pipeline.
-func writerResourceAttribute() schema.SingleNestedAttribute {
-	attrs := map[string]schema.Attribute{}
-	for _, a := range writerAttributes {
-		if a.typ == types.Int64Type {
-			attrs[a.name] = schema.Int64Attribute{Computed: true, MarkdownDescription: a.desc}
-		} else {
-			attrs[a.name] = schema.StringAttribute{Computed: true, MarkdownDescription: a.desc}
+// writerMarkdown describes the writer object and each of its attributes.
+func writerMarkdown() string {
+	var b strings.Builder
+	b.WriteString(writerDescription)
+	b.WriteString(" Its attributes:")
+	for i, a := range writerAttributes {
+		sep := ";"
+		if i == len(writerAttributes)-1 {
+			sep = "."
 		}
+		fmt.Fprintf(&b, " `%s`: %s%s", a.name, strings.TrimSuffix(a.desc, "."), sep)
 	}
-	return schema.SingleNestedAttribute{Computed: true, MarkdownDescription: writerDescription, Attributes: attrs}
+	return b.String()
+}
+
+// writerResourceAttribute is the computed writer object of outbox_pipeline.
+// It is an object attribute rather than a nested one: Terraform 1.5's
+// -generate-config-out crashes on computed nested attributes.
+func writerResourceAttribute() schema.ObjectAttribute {
+	return schema.ObjectAttribute{Computed: true, MarkdownDescription: writerMarkdown(), AttributeTypes: writerAttrTypes()}
 }
 
 // writerValue builds the writer object from a Spec with defaults and the
