@@ -347,20 +347,10 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// setComputed sets a computed string of the model by name.
+// setComputed sets a top-level computed string of the model by its
+// attribute name (its tfsdk tag).
 func (m *SubscriptionResourceModel) setComputed(name string, v types.String) {
-	switch name {
-	case "rule_arn":
-		m.RuleARN = v
-	case "queue_url":
-		m.QueueURL = v
-	case "queue_arn":
-		m.QueueARN = v
-	case "dead_letter_queue_url":
-		m.DeadLetterQueueURL = v
-	case "dead_letter_queue_arn":
-		m.DeadLetterQueueARN = v
-	}
+	setAttribute(m, name, v)
 }
 
 func (r *SubscriptionResource) configured(diags *diag.Diagnostics) bool {
