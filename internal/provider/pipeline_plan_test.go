@@ -162,6 +162,16 @@ func TestAccPipeline_driftShown(t *testing.T) {
 					if _, err := lc.UpdateEventSourceMapping(e.ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)}); err != nil {
 						t.Fatalf("changing the mapping out of band: %v", err)
 					}
+					// As a change made by hand, long before the next apply.
+					if err := accWait(e.ctx, "the mapping enabled again", func() error {
+						out, err := lc.GetEventSourceMapping(e.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
+						if err != nil || aws.ToString(out.State) != "Enabled" {
+							return fmt.Errorf("state %v (%v)", out, err)
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -178,6 +188,15 @@ func TestAccPipeline_driftShown(t *testing.T) {
 						FunctionName: aws.String(name + "-relay"), Environment: &lambdatypes.Environment{Variables: map[string]string{"CHANGED": "by hand"}},
 					}); err != nil {
 						t.Fatalf("changing the function out of band: %v", err)
+					}
+					if err := accWait(e.ctx, "the function updated", func() error {
+						out, err := lc.GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
+							return fmt.Errorf("function %v (%v)", out, err)
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
 					}
 				},
 				Config: config,
