@@ -2,8 +2,6 @@ package provider
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
@@ -89,11 +87,11 @@ var computedStrings = []computedAttr{
 func computedStringAttributes() map[string]schema.Attribute {
 	out := make(map[string]schema.Attribute, len(computedStrings))
 	for _, c := range computedStrings {
-		a := schema.StringAttribute{Computed: true, MarkdownDescription: c.desc}
 		if c.stable {
-			a.PlanModifiers = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+			out[c.name] = computedStringAttr(c.desc)
+		} else {
+			out[c.name] = schema.StringAttribute{Computed: true, MarkdownDescription: c.desc}
 		}
-		out[c.name] = a
 	}
 	return out
 }

@@ -166,7 +166,7 @@ func TestAccPipeline_driftShown(t *testing.T) {
 					if err := accWait(e.ctx, "the mapping enabled again", func() error {
 						out, err := lc.GetEventSourceMapping(e.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 						if err != nil || aws.ToString(out.State) != "Enabled" {
-							return fmt.Errorf("state %v (%v)", out, err)
+							return fmt.Errorf("state %v: %w", out, err)
 						}
 						return nil
 					}); err != nil {
@@ -192,7 +192,7 @@ func TestAccPipeline_driftShown(t *testing.T) {
 					if err := accWait(e.ctx, "the function updated", func() error {
 						out, err := lc.GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
 						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
-							return fmt.Errorf("function %v (%v)", out, err)
+							return fmt.Errorf("function %v: %w", out, err)
 						}
 						return nil
 					}); err != nil {

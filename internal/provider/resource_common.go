@@ -106,14 +106,13 @@ func loadDrift(ctx context.Context, p privateGetter) (awsops.Drift, diag.Diagnos
 	return d, diags
 }
 
-// computedStringAttr is a computed string; stable ones keep their state's
-// value in plans.
-func computedStringAttr(desc string, stable bool) schema.StringAttribute {
-	a := schema.StringAttribute{Computed: true, MarkdownDescription: desc}
-	if stable {
-		a.PlanModifiers = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+// computedStringAttr is a computed string that keeps its state's value in
+// plans.
+func computedStringAttr(desc string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Computed: true, MarkdownDescription: desc,
+		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 	}
-	return a
 }
 
 // withWaitLog returns ctx whose long waits (such as SQS's 60 seconds before

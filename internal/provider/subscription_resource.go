@@ -82,7 +82,7 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"delivery is at least once, so consumers deduplicate on `detail.metadata.eventId`. " +
 			"The rule is called `name`, the queues `name` and `name-dlq`.",
 		Attributes: map[string]schema.Attribute{
-			"id": computedStringAttr("The subscription's name, its import id.", true),
+			"id": computedStringAttr("The subscription's name, its import id."),
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: fmt.Sprintf("Name of the subscription: of the rule (`<name>`), the queue (`<name>`) and the dead-letter queue (`<name>-dlq`). "+
@@ -124,10 +124,10 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed: true, PlanModifiers: stable,
 				MarkdownDescription: "ARN of the EventBridge rule, the only source the queue policy accepts. Planned unknown when the rule, its target or the queue policy needs a repair.",
 			},
-			"queue_url":             computedStringAttr("URL of the consumer's queue (`<name>`), for its `ReceiveMessage` calls.", true),
-			"queue_arn":             computedStringAttr("ARN of the consumer's queue, for its IAM policy or an event source mapping.", true),
-			"dead_letter_queue_url": computedStringAttr("URL of the dead-letter queue (`<name>-dlq`).", true),
-			"dead_letter_queue_arn": computedStringAttr("ARN of the dead-letter queue.", true),
+			"queue_url":             computedStringAttr("URL of the consumer's queue (`<name>`), for its `ReceiveMessage` calls."),
+			"queue_arn":             computedStringAttr("ARN of the consumer's queue, for its IAM policy or an event source mapping."),
+			"dead_letter_queue_url": computedStringAttr("URL of the dead-letter queue (`<name>-dlq`)."),
+			"dead_letter_queue_arn": computedStringAttr("ARN of the dead-letter queue."),
 		},
 		Blocks: subscriptionBlocks(ctx),
 	}

@@ -19,7 +19,10 @@ import (
 // "%!s(*big.Float=1.5)"). Its values are plain types.Int64.
 type wholeNumberType struct{ basetypes.Int64Type }
 
-var _ xattr.TypeWithValidate = wholeNumberType{}
+// The framework calls a type's Validate before it converts the value, which
+// is where a fraction must be caught; its successor, ValidateableAttribute,
+// sees only converted values.
+var _ xattr.TypeWithValidate = wholeNumberType{} //nolint:staticcheck // see above
 
 func (t wholeNumberType) Equal(o attr.Type) bool {
 	switch o.(type) {
