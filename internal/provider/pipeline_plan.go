@@ -62,6 +62,9 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if in.account.ID == "" {
+		in.account = r.callerAccount()
+	}
 	r.planPackage(&plan, in, &resp.Diagnostics)
 	in.planComputedStrings(&plan)
 	in.planAlarmARNs(&plan)
@@ -70,6 +73,20 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.RequiresReplace = append(resp.RequiresReplace, in.replacements(ctx, &plan)...)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// callerAccount is the account and region that the provider's credentials
+// create components in, as STS GetCallerIdentity reported them; empty when
+// the credentials were not checked (skip_credentials_validation).
+func (r *PipelineResource) callerAccount() pipeline.Account {
+	if r.data == nil || r.data.Identity.AccountID == "" || r.data.AWS.Region == "" {
+		return pipeline.Account{}
+	}
+	arn, err := pipeline.ParseARN(r.data.Identity.ARN)
+	if err != nil {
+		return pipeline.Account{}
+	}
+	return pipeline.Account{Partition: arn.Partition, Region: r.data.AWS.Region, ID: r.data.Identity.AccountID}
 }
 
 // setKnown records which parts of the configuration are known.

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -33,6 +34,10 @@ func TestAccPipeline_rename(t *testing.T) {
 			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-relay")),
 			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-reconciler")),
 			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+			// The account is the credentials' (STS GetCallerIdentity).
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:lambda:us-east-1:\d{12}:function:`+name+`-relay$`))),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("table_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:dynamodb:us-east-1:\d{12}:table/`+name+`-outbox$`))),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:events:us-east-1:\d{12}:event-bus/default$`))),
 			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("writer"), knownvalue.ObjectExact(map[string]knownvalue.Check{
 				"table_name":           knownvalue.StringExact(name + "-outbox"),
 				"partition_key":        knownvalue.StringExact("PK"),
