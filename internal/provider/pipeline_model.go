@@ -90,7 +90,7 @@ type RelayModel struct {
 	LogRetentionDays        types.Int64  `tfsdk:"log_retention_days" spec:"Relay.LogRetentionDays" drift:"relay_log_group"`
 	ReservedConcurrency     types.Int64  `tfsdk:"reserved_concurrency" spec:"Relay.ReservedConcurrency" drift:"relay_function"`
 
-	TracingMode types.String         `tfsdk:"tracing_mode" spec:"Controls.TracingMode"`
+	TracingMode types.String         `tfsdk:"tracing_mode" spec:"Controls.TracingMode" drift:"relay_function"`
 	KMSKeyARN   types.String         `tfsdk:"kms_key_arn" spec:"Controls.KMSKeyARN"`
 	Logging     *RelayLoggingModel   `tfsdk:"logging"`
 	VPCConfig   *RelayVPCConfigModel `tfsdk:"vpc_config"`
@@ -98,9 +98,9 @@ type RelayModel struct {
 
 // RelayLoggingModel is the relay.logging block.
 type RelayLoggingModel struct {
-	LogFormat           types.String `tfsdk:"log_format" spec:"Controls.LogFormat"`
-	ApplicationLogLevel types.String `tfsdk:"application_log_level" spec:"Controls.ApplicationLogLevel"`
-	SystemLogLevel      types.String `tfsdk:"system_log_level" spec:"Controls.SystemLogLevel"`
+	LogFormat           types.String `tfsdk:"log_format" spec:"Controls.LogFormat" drift:"relay_function"`
+	ApplicationLogLevel types.String `tfsdk:"application_log_level" spec:"Controls.ApplicationLogLevel" drift:"relay_function"`
+	SystemLogLevel      types.String `tfsdk:"system_log_level" spec:"Controls.SystemLogLevel" drift:"relay_function"`
 }
 
 // RelayVPCConfigModel is the relay.vpc_config block.
@@ -131,8 +131,8 @@ type ReconcilerModel struct {
 	Timeout            types.Int64  `tfsdk:"timeout" spec:"Reconciler.Function.Timeout" drift:"reconciler_function"`
 	LogRetentionDays   types.Int64  `tfsdk:"log_retention_days" spec:"Reconciler.Function.LogRetentionDays" drift:"reconciler_log_group"`
 
-	ScheduleTimezone          types.String `tfsdk:"schedule_timezone" spec:"Reconciler.ScheduleTimezone"`
-	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes" spec:"Reconciler.FlexibleTimeWindowMinutes"`
+	ScheduleTimezone          types.String `tfsdk:"schedule_timezone" spec:"Reconciler.ScheduleTimezone" drift:"schedule"`
+	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes" spec:"Reconciler.FlexibleTimeWindowMinutes" drift:"schedule"`
 	ScheduleGroup             types.String `tfsdk:"schedule_group" spec:"Reconciler.ScheduleGroup"`
 }
 

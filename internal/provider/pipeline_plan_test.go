@@ -214,6 +214,30 @@ func TestAccPipeline_driftShown(t *testing.T) {
 				}},
 			},
 			{
+				// A control of the functions changed by hand is shown too.
+				PreConfig: func() {
+					if _, err := lc.UpdateFunctionConfiguration(e.ctx, &lambda.UpdateFunctionConfigurationInput{
+						FunctionName: aws.String(name + "-relay"), TracingConfig: &lambdatypes.TracingConfig{Mode: lambdatypes.TracingModeActive},
+					}); err != nil {
+						t.Fatalf("changing the function's tracing out of band: %v", err)
+					}
+					if err := accWait(e.ctx, "the function updated", func() error {
+						out, err := lc.GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
+							return fmt.Errorf("function %v: %w", out, err)
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+					expectChange{block: "relay", attr: "tracing_mode", before: "Active", after: "PassThrough"},
+				}},
+			},
+			{
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
