@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
@@ -59,6 +60,14 @@ func TestPipelineStateUpgradeV0(t *testing.T) {
 	}
 	if m.TableARN.ValueString() != v0["table_arn"] || m.Name.ValueString() != "orders" {
 		t.Errorf("the upgrade lost attributes: %+v", m)
+	}
+	// Settings that version 0 lacks take their defaults in the blocks the
+	// state has, and absent blocks stay absent.
+	if !m.ForceDestroy.Equal(types.BoolValue(false)) || !m.Table.DeletionProtection.Equal(types.BoolValue(true)) ||
+		!m.Table.PointInTimeRecovery.Equal(types.BoolValue(true)) || !m.PendingIndex.Enabled.Equal(types.BoolValue(true)) ||
+		!m.Table.KMSKeyARN.IsNull() || m.Reconciler != nil || m.IAM != nil {
+		t.Errorf("defaults after the upgrade: force_destroy %s, table %+v, pending_index %+v, reconciler %v, iam %v",
+			m.ForceDestroy, m.Table, m.PendingIndex, m.Reconciler, m.IAM)
 	}
 	// A state with an attribute no version knows is refused with a message.
 	resp = resource.UpgradeStateResponse{State: tfsdk.State{Schema: sr.Schema}}
