@@ -32,10 +32,15 @@ func QueueAttributes(ctx context.Context, client *sqs.Client, url string) (map[s
 // after destroy runs into: CreateQueue waits it out, within w.
 func CreateQueue(ctx context.Context, client *sqs.Client, w Waiter, in *sqs.CreateQueueInput) (*sqs.CreateQueueOutput, error) {
 	var out *sqs.CreateQueueOutput
+	notified := false
 	err := w.For(ctx, fmt.Sprintf("SQS to accept the name %s again, 60 seconds after its deletion", aws.ToString(in.QueueName)), func(ctx context.Context) (bool, error) {
 		var err error
 		out, err = client.CreateQueue(ctx, in)
 		if isQueueDeletedRecently(err) {
+			if !notified {
+				notified = true
+				Notify(ctx, fmt.Sprintf("Waiting up to 60 seconds to create queue %s: SQS refuses to reuse the name of a queue deleted less than 60 seconds ago (QueueDeletedRecently), as when a dead-letter queue is replaced.", aws.ToString(in.QueueName)))
+			}
 			return false, nil
 		}
 		return err == nil, err

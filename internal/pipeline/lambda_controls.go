@@ -41,8 +41,14 @@ var (
 	kmsKeyARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[A-Za-z0-9-]+$`)
 	subnetPattern    = regexp.MustCompile(`^subnet-[0-9a-f]+$`)
 	securityGroupPat = regexp.MustCompile(`^sg-[0-9a-f]+$`)
-	applicationLevel = []string{"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"}
-	systemLevel      = []string{"DEBUG", "INFO", "WARN"}
+)
+
+// The values Lambda accepts for LambdaControls.
+var (
+	TracingModes         = []string{"PassThrough", "Active"}
+	LogFormats           = []string{"Text", "JSON"}
+	ApplicationLogLevels = []string{"TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"}
+	SystemLogLevels      = []string{"DEBUG", "INFO", "WARN"}
 )
 
 func (l LambdaControls) withDefaults() LambdaControls {
@@ -65,18 +71,18 @@ func (l LambdaControls) withDefaults() LambdaControls {
 
 func (l LambdaControls) validate() error {
 	switch {
-	case l.TracingMode != "PassThrough" && l.TracingMode != "Active":
+	case !slices.Contains(TracingModes, l.TracingMode):
 		return invalid("Controls.TracingMode", `use "PassThrough" or "Active"`, "is %q", l.TracingMode)
-	case l.LogFormat != "Text" && l.LogFormat != "JSON":
+	case !slices.Contains(LogFormats, l.LogFormat):
 		return invalid("Controls.LogFormat", `use "Text" or "JSON"`, "is %q", l.LogFormat)
 	case l.LogFormat == "Text" && l.ApplicationLogLevel != "":
 		return invalidAgainst("Controls.ApplicationLogLevel", []string{"Controls.LogFormat"}, `set the log format to "JSON": Lambda filters log levels only in JSON`, "is set with the Text log format")
 	case l.LogFormat == "Text" && l.SystemLogLevel != "":
 		return invalidAgainst("Controls.SystemLogLevel", []string{"Controls.LogFormat"}, `set the log format to "JSON": Lambda filters log levels only in JSON`, "is set with the Text log format")
-	case l.ApplicationLogLevel != "" && !slices.Contains(applicationLevel, l.ApplicationLogLevel):
-		return invalid("Controls.ApplicationLogLevel", fmt.Sprintf("use one of %v", applicationLevel), "is %q", l.ApplicationLogLevel)
-	case l.SystemLogLevel != "" && !slices.Contains(systemLevel, l.SystemLogLevel):
-		return invalid("Controls.SystemLogLevel", fmt.Sprintf("use one of %v", systemLevel), "is %q", l.SystemLogLevel)
+	case l.ApplicationLogLevel != "" && !slices.Contains(ApplicationLogLevels, l.ApplicationLogLevel):
+		return invalid("Controls.ApplicationLogLevel", fmt.Sprintf("use one of %v", ApplicationLogLevels), "is %q", l.ApplicationLogLevel)
+	case l.SystemLogLevel != "" && !slices.Contains(SystemLogLevels, l.SystemLogLevel):
+		return invalid("Controls.SystemLogLevel", fmt.Sprintf("use one of %v", SystemLogLevels), "is %q", l.SystemLogLevel)
 	case l.KMSKeyARN != "" && !kmsKeyARNPattern.MatchString(l.KMSKeyARN):
 		return invalid("Controls.KMSKeyARN", `use a KMS key ARN such as "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"`, "is %q", l.KMSKeyARN)
 	case (len(l.SubnetIDs) == 0) != (len(l.SecurityGroupIDs) == 0):

@@ -325,7 +325,6 @@ var (
 	busNamePattern   = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
 	busARNPattern    = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
 	topicARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
-	schedulePattern  = regexp.MustCompile(`^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$`)
 )
 
 // MaxNameLength is the longest Spec.Name: the longest component name
@@ -361,10 +360,26 @@ func invalid(field, fix, problem string, args ...any) error {
 	return &ValidationError{Field: field, Problem: fmt.Sprintf(problem, args...), Fix: fix}
 }
 
-// Validate reports the first problem of s that can be found without AWS. It
-// applies the defaults first, so a Spec with only a Name is valid.
+// Validate reports the problems of s that can be found without AWS, each
+// a *ValidationError, joined (errors.Join): the first of each group of
+// settings (name, table, target, ...). It applies the defaults first, so a
+// Spec with only a Name is valid.
 func (s Spec) Validate() error {
 	s = s.WithDefaults()
+	var errs []error
+	for _, check := range []func() error{
+		s.validateName, s.validateTable, s.validateTarget, s.validatePublished, s.validateArchitecture,
+		func() error { return s.Relay.validate("Relay") }, s.Mapping.validate, s.validateQueue,
+		s.validateReconciler, s.validateAlarms, s.validateProvisioning, s.validateTags,
+	} {
+		if err := check(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s Spec) validateName() error {
 	switch {
 	case s.Name == "":
 		return invalid("Name", "set a name such as \"orders\"; it prefixes every component", "is empty")
@@ -373,59 +388,58 @@ func (s Spec) Validate() error {
 	case !namePattern.MatchString(s.Name):
 		return invalid("Name", "use letters, digits, hyphens and underscores, starting with a letter or digit", "%q has characters that Lambda and IAM names do not allow", s.Name)
 	}
-	if err := s.validateTable(); err != nil {
-		return err
-	}
-	if err := s.validateTarget(); err != nil {
-		return err
-	}
+	return nil
+}
+
+func (s Spec) validatePublished() error {
 	switch s.PublishedAction {
 	case config.ActionMark, config.ActionDelete:
 	default:
 		return invalid("PublishedAction", `use "mark" or "delete"`, "is %q", s.PublishedAction)
 	}
 	if *s.PublishedTTL < 0 {
-		return invalid("PublishedTTL", "use a positive duration such as 720h, or 0 to keep published items", "is negative")
+		return invalid("PublishedTTL", "use a number of days of 0 (keep published items forever) or more, such as 30 days (720h)", "is negative (%s, %d days)", *s.PublishedTTL, int64(*s.PublishedTTL/(24*time.Hour)))
 	}
 	if *s.PublishedTTL > 0 && *s.PublishedTTL < time.Second {
 		return invalid("PublishedTTL", "use whole seconds: the TTL attribute holds Unix seconds", "is %s", *s.PublishedTTL)
 	}
+	return nil
+}
+
+func (s Spec) validateArchitecture() error {
 	switch s.Architecture {
 	case ArchARM64, ArchX86_64:
-	default:
-		return invalid("Architecture", `use "arm64" or "x86_64"`, "is %q", s.Architecture)
+		return nil
 	}
-	if err := s.Relay.validate("Relay"); err != nil {
-		return err
-	}
-	if err := s.Mapping.validate(); err != nil {
-		return err
-	}
+	return invalid("Architecture", `use "arm64" or "x86_64"`, "is %q", s.Architecture)
+}
+
+func (s Spec) validateQueue() error {
 	q := s.DeadLetterQueue
 	if q.MessageRetentionSeconds < 60 || q.MessageRetentionSeconds > 1209600 {
 		return invalid("DeadLetterQueue.MessageRetentionSeconds", "use 60 to 1209600 seconds (14 days)", "is %d", q.MessageRetentionSeconds)
 	}
-	if !s.Reconciler.Disabled {
-		r := s.Reconciler
-		if !schedulePattern.MatchString(r.ScheduleExpression) {
-			return invalid("Reconciler.ScheduleExpression", `use a rate or cron expression such as "rate(5 minutes)"`, "is %q", r.ScheduleExpression)
-		}
-		if r.MinAge < time.Second {
-			return invalid("Reconciler.MinAge", "use at least a few seconds, typically longer than the stream's delivery delay, such as 5m", "is %s", r.MinAge)
-		}
-		if err := r.Function.validate("Reconciler.Function"); err != nil {
-			return err
-		}
-		if err := r.validateOverlap(); err != nil {
-			return err
-		}
+	return nil
+}
+
+func (s Spec) validateReconciler() error {
+	if s.Reconciler.Disabled {
+		return nil
 	}
-	if err := s.validateAlarms(); err != nil {
+	r := s.Reconciler
+	if problem, fix := CheckScheduleExpression(r.ScheduleExpression); problem != "" {
+		return &ValidationError{Field: "Reconciler.ScheduleExpression", Problem: problem, Fix: fix}
+	}
+	if r.MinAge < time.Second {
+		return invalid("Reconciler.MinAge", "use at least a few seconds, typically longer than the stream's delivery delay, such as 5m", "is %s", r.MinAge)
+	}
+	if err := r.Function.validate("Reconciler.Function"); err != nil {
 		return err
 	}
-	if err := s.validateProvisioning(); err != nil {
-		return err
-	}
+	return r.validateOverlap()
+}
+
+func (s Spec) validateTags() error {
 	for k, v := range s.Tags {
 		switch {
 		case k == "" || len(k) > 128:
@@ -488,7 +502,7 @@ func (s Spec) validateTable() error {
 	}
 	if err := t.Validate(); err != nil {
 		if ce := (*outbox.ConfigError)(nil); errors.As(err, &ce) {
-			return invalid("Table."+ce.Field, ce.Fix, "%s", ce.Problem)
+			return invalid("Table."+ce.Field, tableFields(ce.Fix), "%s", tableFields(ce.Problem))
 		}
 		return err
 	}
@@ -499,6 +513,9 @@ func (s Spec) validateTable() error {
 		if len(a.name) > 255 || strings.ContainsAny(a.name, " \t\n") {
 			return invalid(a.field, "use 1 to 255 characters without spaces", "is %q", a.name)
 		}
+	}
+	if t.TTLAttribute == t.PartitionKey || t.TTLAttribute == t.SortKey {
+		return invalid("Table.TTLAttribute", "use an attribute that is not a key: DynamoDB would delete items by their key's value, and the relay could not set it", "%q is a key attribute of the table", t.TTLAttribute)
 	}
 	if len(t.PendingIndexName) < 3 || !tableNamePattern.MatchString(t.PendingIndexName) {
 		return invalid("Table.PendingIndexName", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.PendingIndexName)
@@ -538,8 +555,8 @@ func (f FunctionSpec) validate(field string) error {
 		return invalid(field+".MemorySize", "use 128 to 10240 MB", "is %d", f.MemorySize)
 	case f.Timeout < 1 || f.Timeout > 900:
 		return invalid(field+".Timeout", "use 1 to 900 seconds", "is %d", f.Timeout)
-	case f.ReservedConcurrency != nil && *f.ReservedConcurrency < 0:
-		return invalid(field+".ReservedConcurrency", "use 0 or more, or leave it unset for unreserved concurrency", "is %d", *f.ReservedConcurrency)
+	case f.ReservedConcurrency != nil && *f.ReservedConcurrency < 1:
+		return invalid(field+".ReservedConcurrency", "use 1 or more, or leave it unset for unreserved concurrency: with 0 the function never runs and no event is published", "is %d", *f.ReservedConcurrency)
 	}
 	for _, d := range logRetentionDays {
 		if d == f.LogRetentionDays {
@@ -565,6 +582,14 @@ func (m MappingSpec) validate() error {
 	}
 	return nil
 }
+
+// tableFields names the fields of outbox.Table in a message as the
+// fields of TableSpec (PartitionKey as Table.PartitionKey).
+func tableFields(msg string) string {
+	return outboxTableField.ReplaceAllString(msg, "Table.$1")
+}
+
+var outboxTableField = regexp.MustCompile(`\b(PartitionKey|SortKeyPrefix|SortKey|TTLAttribute|PendingIndexName|PendingShards)\b`)
 
 // ReplacementFields returns the fields whose change, from one Spec to the
 // next, AWS cannot apply in place: the pipeline must be replaced. Everything

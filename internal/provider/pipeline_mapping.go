@@ -3,12 +3,12 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
@@ -164,27 +164,11 @@ func optString(s string) types.String {
 
 // setState records the computed attributes from a pipeline.State.
 func (m *PipelineResourceModel) setState(st pipeline.State) {
-	m.ID = types.StringValue(m.Name.ValueString())
-	m.TableName = optString(st.TableName)
-	m.TableARN = optString(st.TableARN)
-	m.StreamARN = optString(st.StreamARN)
-	m.PendingIndexARN = optString(st.PendingIndexARN)
-	m.TTLAttributeInUse = optString(st.TTLAttribute)
-	m.TargetARN = optString(st.TargetARN)
-	m.DeadLetterQueueURL = optString(st.QueueURL)
-	m.DeadLetterQueueARN = optString(st.QueueARN)
-	m.RelayFunctionName = optString(st.RelayFunctionName)
-	m.RelayFunctionARN = optString(st.RelayFunctionARN)
-	m.RelayRoleARN = optString(st.RelayRoleARN)
-	m.RelayLogGroup = optString(st.RelayLogGroup)
-	m.EventSourceMappingID = optString(st.MappingUUID)
-	m.ReconcilerFunctionARN = optString(st.ReconcilerFunctionARN)
-	m.ReconcilerRoleARN = optString(st.ReconcilerRoleARN)
-	m.ReconcilerLogGroup = optString(st.ReconcilerLogGroup)
-	m.SchedulerRoleARN = optString(st.SchedulerRoleARN)
-	m.ScheduleARN = optString(st.ScheduleARN)
-	m.RelayPackageSHA256 = optString(st.RelayPackageSHA256)
+	st.Name = m.Name.ValueString()
+	m.setComputedStrings(st)
 	m.AlarmARNs = alarmARNsValue(st.Alarms.Map())
+	s := m.spec(nil, specOptions{}).WithDefaults()
+	m.Writer = writerValue(s, m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true})
 }
 
 // alarmARNsValue is alarm_arns: null when there are no alarms.
@@ -206,23 +190,17 @@ func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (
 	var st pipeline.State
 	b, diags := p.GetKey(ctx, privateState)
 	if len(b) > 0 {
-		if err := json.Unmarshal(b, &st); err == nil {
+		err := json.Unmarshal(b, &st)
+		if err == nil {
 			return st, diags
 		}
+		diags.AddWarning("Reading the outbox pipeline's private state",
+			fmt.Sprintf("The recorded components are unreadable (%v); they are found again from the attributes and the components' names.", err))
 	}
 	n := pipeline.NamesFor(str(m.Name))
-	st = pipeline.State{
-		Name: str(m.Name), TableName: str(m.TableName), TableARN: str(m.TableARN), StreamARN: str(m.StreamARN),
-		TableOwned: m.Table == nil || !m.Table.Existing.ValueBool(), TTLAttribute: str(m.TTLAttributeInUse),
-		PendingIndexARN: str(m.PendingIndexARN), TargetARN: str(m.TargetARN),
-		QueueURL: str(m.DeadLetterQueueURL), QueueARN: str(m.DeadLetterQueueARN),
-		RelayRoleARN: str(m.RelayRoleARN), RelayLogGroup: str(m.RelayLogGroup),
-		RelayFunctionName: str(m.RelayFunctionName), RelayFunctionARN: str(m.RelayFunctionARN),
-		MappingUUID:       str(m.EventSourceMappingID),
-		ReconcilerRoleARN: str(m.ReconcilerRoleARN), ReconcilerLogGroup: str(m.ReconcilerLogGroup),
-		ReconcilerFunctionARN: str(m.ReconcilerFunctionARN), SchedulerRoleARN: str(m.SchedulerRoleARN),
-		ScheduleARN: str(m.ScheduleARN), RelayPackageSHA256: str(m.RelayPackageSHA256),
-	}
+	st = m.stateFromComputedStrings()
+	st.Name = str(m.Name)
+	st.TableOwned = m.Table == nil || !m.Table.Existing.ValueBool()
 	if a, err := pipeline.AccountOf(st.TableARN); err == nil {
 		st.Partition, st.Region, st.AccountID = a.Partition, a.Region, a.ID
 	}
@@ -263,7 +241,46 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 	d := pipeline.Spec{Name: s.Name}.WithDefaults()
 	s = s.WithDefaults()
 	m := PipelineResourceModel{Name: types.StringValue(s.Name), ForceDestroy: types.BoolValue(s.ForceDestroy)}
+	m.Table = tableModelFromSpec(s, d, st)
+	if s.Target.Type == config.TargetSNS {
+		m.Target = &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringValue(s.Target.TopicARN)}
+	} else if s.Target.EventBus != d.Target.EventBus {
+		m.Target = &TargetModel{EventBus: types.StringValue(s.Target.EventBus), TopicARN: types.StringNull()}
+	}
+	if s.PublishedAction != d.PublishedAction || *s.PublishedTTL != *d.PublishedTTL {
+		m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
+	}
+	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards || s.Table.PendingIndexDisabled {
+		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards)),
+			Enabled: types.BoolValue(!s.Table.PendingIndexDisabled)}
+	}
+	if s.IAM != d.IAM {
+		m.IAM = &IAMModel{PermissionsBoundary: optString(s.IAM.PermissionsBoundary), Path: types.StringValue(s.IAM.Path)}
+	}
+	m.Relay = relayModelFromSpec(s, d)
+	if s.DeadLetterQueue != d.DeadLetterQueue {
+		m.DeadLetter = &DeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetterQueue.MessageRetentionSeconds)), KMSMasterKeyID: optString(s.DeadLetterQueue.KMSMasterKeyID)}
+	}
+	m.Reconciler = reconcilerModelFromSpec(s.Reconciler, d.Reconciler)
+	if a := s.Alarms; a.Enabled {
+		m.Alarms = &AlarmsModel{
+			Enabled: types.BoolValue(true), SNSTopicARN: optString(a.SNSTopicARN),
+			RelayErrorsThreshold:             types.Int64Value(int64(a.RelayErrorsThreshold)),
+			IteratorAgeThresholdSeconds:      types.Int64Value(int64(a.IteratorAgeThresholdSeconds)),
+			OldestPendingAgeThresholdSeconds: types.Int64Value(int64(a.OldestPendingAgeThresholdSeconds)),
+			EvaluationPeriods:                types.Int64Value(int64(a.EvaluationPeriods)),
+			TreatMissingData:                 types.StringValue(a.TreatMissingData),
+		}
+	}
+	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
+	m.setState(st)
+	return m
+}
 
+// tableModelFromSpec is the table block of an imported pipeline; nil when
+// every setting is the default. s and d have defaults applied; d is the
+// default Spec of the same name.
+func tableModelFromSpec(s, d pipeline.Spec, st pipeline.State) *TableModel {
 	ttl := s.Table.TTLAttribute
 	if s.Table.Existing && !st.Added.TTL {
 		// The table had its own TTL attribute, which the pipeline reuses
@@ -277,32 +294,20 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		DeletionProtection: types.BoolValue(*s.Table.DeletionProtection), PointInTimeRecovery: types.BoolValue(*s.Table.PointInTimeRecovery),
 		KMSKeyARN: optString(s.Table.KMSKeyARN),
 	}
-	if s.IAM != d.IAM {
-		m.IAM = &IAMModel{PermissionsBoundary: optString(s.IAM.PermissionsBoundary), Path: types.StringValue(s.IAM.Path)}
-	}
 	if s.Table.Existing || s.Table.Name != d.Table.Name {
 		table.Name = types.StringValue(s.Table.Name)
 	}
 	if s.Table.Existing || s.Table.PartitionKey != d.Table.PartitionKey || s.Table.SortKey != d.Table.SortKey ||
 		s.Table.SortKeyPrefix != d.Table.SortKeyPrefix || ttl != d.Table.TTLAttribute || s.Table.Name != d.Table.Name ||
 		*s.Table.DeletionProtection != *d.Table.DeletionProtection || *s.Table.PointInTimeRecovery != *d.Table.PointInTimeRecovery || s.Table.KMSKeyARN != "" {
-		m.Table = table
+		return table
 	}
+	return nil
+}
 
-	if s.Target.Type == config.TargetSNS {
-		m.Target = &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringValue(s.Target.TopicARN)}
-	} else if s.Target.EventBus != d.Target.EventBus {
-		m.Target = &TargetModel{EventBus: types.StringValue(s.Target.EventBus), TopicARN: types.StringNull()}
-	}
-
-	if s.PublishedAction != d.PublishedAction || *s.PublishedTTL != *d.PublishedTTL {
-		m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
-	}
-	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards || s.Table.PendingIndexDisabled {
-		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards)),
-			Enabled: types.BoolValue(!s.Table.PendingIndexDisabled)}
-	}
-
+// relayModelFromSpec is the relay block of an imported pipeline; nil when
+// every setting is the default.
+func relayModelFromSpec(s, d pipeline.Spec) *RelayModel {
 	relay := &RelayModel{
 		BatchSize:               types.Int64Value(int64(s.Mapping.BatchSize)),
 		BatchingWindowSeconds:   types.Int64Value(int64(s.Mapping.MaximumBatchingWindowSeconds)),
@@ -327,111 +332,32 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		s.Mapping.BatchSize != dm.BatchSize || s.Mapping.MaximumBatchingWindowSeconds != dm.MaximumBatchingWindowSeconds ||
 		s.Mapping.ParallelizationFactor != dm.ParallelizationFactor || *s.Mapping.MaximumRetryAttempts != *dm.MaximumRetryAttempts ||
 		*s.Mapping.MaximumRecordAgeSeconds != *dm.MaximumRecordAgeSeconds || *s.Mapping.BisectBatchOnFunctionError != *dm.BisectBatchOnFunctionError {
-		m.Relay = relay
+		return relay
 	}
+	return nil
+}
 
-	if s.DeadLetterQueue != d.DeadLetterQueue {
-		m.DeadLetter = &DeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetterQueue.MessageRetentionSeconds)), KMSMasterKeyID: optString(s.DeadLetterQueue.KMSMasterKeyID)}
-	}
-
-	r, dr2 := s.Reconciler, d.Reconciler
+// reconcilerModelFromSpec is the reconciler block of an imported pipeline;
+// nil when every setting is the default.
+func reconcilerModelFromSpec(r, d pipeline.ReconcilerSpec) *ReconcilerModel {
 	if r.Disabled {
 		// Lookup cannot tell the settings of a reconciler that does not
 		// exist: report the defaults.
-		r = dr2
+		r = d
 		r.Disabled = true
 	}
-	if r.Disabled || r.ScheduleExpression != dr2.ScheduleExpression || r.MinAge != dr2.MinAge || r.Function != dr2.Function ||
-		r.ScheduleTimezone != dr2.ScheduleTimezone || r.FlexibleTimeWindowMinutes != dr2.FlexibleTimeWindowMinutes || r.ScheduleGroup != dr2.ScheduleGroup {
-		m.Reconciler = &ReconcilerModel{
-			Enabled: types.BoolValue(!r.Disabled), ScheduleExpression: types.StringValue(r.ScheduleExpression),
-			MinAgeSeconds: types.Int64Value(int64(r.MinAge / time.Second)),
-			MemorySize:    types.Int64Value(int64(r.Function.MemorySize)), Timeout: types.Int64Value(int64(r.Function.Timeout)),
-			LogRetentionDays: types.Int64Value(int64(r.Function.LogRetentionDays)),
-			ScheduleTimezone: types.StringValue(r.ScheduleTimezone), ScheduleGroup: types.StringValue(r.ScheduleGroup),
-			FlexibleTimeWindowMinutes: types.Int64Value(int64(r.FlexibleTimeWindowMinutes)),
-		}
+	if !r.Disabled && r.ScheduleExpression == d.ScheduleExpression && r.MinAge == d.MinAge && r.Function == d.Function &&
+		r.ScheduleTimezone == d.ScheduleTimezone && r.FlexibleTimeWindowMinutes == d.FlexibleTimeWindowMinutes && r.ScheduleGroup == d.ScheduleGroup {
+		return nil
 	}
-
-	if a := s.Alarms; a.Enabled {
-		m.Alarms = &AlarmsModel{
-			Enabled: types.BoolValue(true), SNSTopicARN: optString(a.SNSTopicARN),
-			RelayErrorsThreshold:             types.Int64Value(int64(a.RelayErrorsThreshold)),
-			IteratorAgeThresholdSeconds:      types.Int64Value(int64(a.IteratorAgeThresholdSeconds)),
-			OldestPendingAgeThresholdSeconds: types.Int64Value(int64(a.OldestPendingAgeThresholdSeconds)),
-			EvaluationPeriods:                types.Int64Value(int64(a.EvaluationPeriods)),
-			TreatMissingData:                 types.StringValue(a.TreatMissingData),
-		}
+	return &ReconcilerModel{
+		Enabled: types.BoolValue(!r.Disabled), ScheduleExpression: types.StringValue(r.ScheduleExpression),
+		MinAgeSeconds: types.Int64Value(int64(r.MinAge / time.Second)),
+		MemorySize:    types.Int64Value(int64(r.Function.MemorySize)), Timeout: types.Int64Value(int64(r.Function.Timeout)),
+		LogRetentionDays: types.Int64Value(int64(r.Function.LogRetentionDays)),
+		ScheduleTimezone: types.StringValue(r.ScheduleTimezone), ScheduleGroup: types.StringValue(r.ScheduleGroup),
+		FlexibleTimeWindowMinutes: types.Int64Value(int64(r.FlexibleTimeWindowMinutes)),
 	}
-
-	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
-	m.setState(st)
-	return m
-}
-
-// fieldPaths maps the fields of pipeline.ValidationError to attributes.
-var fieldPaths = map[string]path.Path{
-	"Name":                                    path.Root("name"),
-	"Table.Name":                              path.Root("table").AtName("name"),
-	"Table.PartitionKey":                      path.Root("table").AtName("partition_key"),
-	"Table.SortKey":                           path.Root("table").AtName("sort_key"),
-	"Table.SortKeyPrefix":                     path.Root("table").AtName("sort_key_prefix"),
-	"Table.TTLAttribute":                      path.Root("table").AtName("ttl_attribute"),
-	"Table.PendingIndexName":                  path.Root("pending_index").AtName("name"),
-	"Table.PendingShards":                     path.Root("pending_index").AtName("shards"),
-	"Table.PendingIndexDisabled":              path.Root("pending_index").AtName("enabled"),
-	"Target.EventBus":                         path.Root("target").AtName("event_bus"),
-	"Target.TopicARN":                         path.Root("target").AtName("topic_arn"),
-	"PublishedAction":                         path.Root("published").AtName("action"),
-	"PublishedTTL":                            path.Root("published").AtName("ttl_days"),
-	"Architecture":                            path.Root("relay").AtName("architecture"),
-	"Relay.MemorySize":                        path.Root("relay").AtName("memory_size"),
-	"Relay.Timeout":                           path.Root("relay").AtName("timeout"),
-	"Relay.ReservedConcurrency":               path.Root("relay").AtName("reserved_concurrency"),
-	"Relay.LogRetentionDays":                  path.Root("relay").AtName("log_retention_days"),
-	"Mapping.BatchSize":                       path.Root("relay").AtName("batch_size"),
-	"Mapping.MaximumBatchingWindowSeconds":    path.Root("relay").AtName("batching_window_seconds"),
-	"Mapping.ParallelizationFactor":           path.Root("relay").AtName("parallelization_factor"),
-	"Mapping.MaximumRetryAttempts":            path.Root("relay").AtName("maximum_retry_attempts"),
-	"Mapping.MaximumRecordAgeSeconds":         path.Root("relay").AtName("maximum_record_age_seconds"),
-	"DeadLetterQueue.MessageRetentionSeconds": path.Root("dead_letter").AtName("message_retention_seconds"),
-	"Reconciler.ScheduleExpression":           path.Root("reconciler").AtName("schedule_expression"),
-	"Reconciler.MinAge":                       path.Root("reconciler").AtName("min_age_seconds"),
-	"Reconciler.Function.MemorySize":          path.Root("reconciler").AtName("memory_size"),
-	"Reconciler.Function.Timeout":             path.Root("reconciler").AtName("timeout"),
-	"Reconciler.Function.LogRetentionDays":    path.Root("reconciler").AtName("log_retention_days"),
-	"Reconciler.ScheduleTimezone":             path.Root("reconciler").AtName("schedule_timezone"),
-	"Reconciler.FlexibleTimeWindowMinutes":    path.Root("reconciler").AtName("flexible_time_window_minutes"),
-	"Reconciler.ScheduleGroup":                path.Root("reconciler").AtName("schedule_group"),
-	"Tags":                                    path.Root("tags"),
-	"Table.KMSKeyARN":                         path.Root("table").AtName("kms_key_arn"),
-	"IAM.PermissionsBoundary":                 path.Root("iam").AtName("permissions_boundary"),
-	"IAM.Path":                                path.Root("iam").AtName("path"),
-	"Controls.TracingMode":                    path.Root("relay").AtName("tracing_mode"),
-	"Controls.KMSKeyARN":                      path.Root("relay").AtName("kms_key_arn"),
-	"Controls.LogFormat":                      path.Root("relay").AtName("logging").AtName("log_format"),
-	"Controls.ApplicationLogLevel":            path.Root("relay").AtName("logging").AtName("application_log_level"),
-	"Controls.SystemLogLevel":                 path.Root("relay").AtName("logging").AtName("system_log_level"),
-	"Controls.SubnetIDs":                      path.Root("relay").AtName("vpc_config").AtName("subnet_ids"),
-	"Controls.SecurityGroupIDs":               path.Root("relay").AtName("vpc_config").AtName("security_group_ids"),
-	"Alarms.SNSTopicARN":                      path.Root("alarms").AtName("sns_topic_arn"),
-	"Alarms.RelayErrorsThreshold":             path.Root("alarms").AtName("relay_errors_threshold"),
-	"Alarms.IteratorAgeThresholdSeconds":      path.Root("alarms").AtName("iterator_age_threshold_seconds"),
-	"Alarms.OldestPendingAgeThresholdSeconds": path.Root("alarms").AtName("oldest_pending_age_threshold_seconds"),
-	"Alarms.EvaluationPeriods":                path.Root("alarms").AtName("evaluation_periods"),
-	"Alarms.TreatMissingData":                 path.Root("alarms").AtName("treat_missing_data"),
-}
-
-// replacementPaths maps the fields of pipeline.ReplacementFields to
-// attributes.
-var replacementPaths = map[string]path.Path{
-	"Name":                   path.Root("name"),
-	"Table.Existing":         path.Root("table").AtName("existing"),
-	"Table.Name":             path.Root("table").AtName("name"),
-	"Table.PartitionKey":     path.Root("table").AtName("partition_key"),
-	"Table.SortKey":          path.Root("table").AtName("sort_key"),
-	"Table.PendingIndexName": path.Root("pending_index").AtName("name"),
-	"Table.TTLAttribute":     path.Root("table").AtName("ttl_attribute"),
 }
 
 // controls maps the relay block's tracing, KMS, logging and VPC settings.

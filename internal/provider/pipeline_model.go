@@ -7,9 +7,14 @@ import (
 
 // PipelineResourceModel is the outbox_pipeline resource. Blocks are pointers:
 // an absent block is nil and means the defaults of every setting in it.
+//
+// Tags of the settings: spec names the field of pipeline.Spec that the
+// attribute sets; drift names the component (pipeline.Component...) whose
+// value Read reports in the state when it finds that component changed out
+// of band, so that the plan shows the value it will restore.
 type PipelineResourceModel struct {
 	ID   types.String `tfsdk:"id"`
-	Name types.String `tfsdk:"name"`
+	Name types.String `tfsdk:"name" spec:"Name"`
 
 	Table        *TableModel        `tfsdk:"table"`
 	Target       *TargetModel       `tfsdk:"target"`
@@ -23,7 +28,7 @@ type PipelineResourceModel struct {
 
 	ForceDestroy types.Bool `tfsdk:"force_destroy" spec:"ForceDestroy"`
 
-	Tags     types.Map      `tfsdk:"tags"`
+	Tags     types.Map      `tfsdk:"tags" spec:"Tags"`
 	TagsAll  types.Map      `tfsdk:"tags_all"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 
@@ -47,16 +52,17 @@ type PipelineResourceModel struct {
 	ScheduleARN           types.String `tfsdk:"schedule_arn"`
 	RelayPackageSHA256    types.String `tfsdk:"relay_package_sha256"`
 	AlarmARNs             types.Map    `tfsdk:"alarm_arns"`
+	Writer                types.Object `tfsdk:"writer"`
 }
 
 // TableModel is the table block.
 type TableModel struct {
-	Existing      types.Bool   `tfsdk:"existing"`
-	Name          types.String `tfsdk:"name"`
-	PartitionKey  types.String `tfsdk:"partition_key"`
-	SortKey       types.String `tfsdk:"sort_key"`
-	SortKeyPrefix types.String `tfsdk:"sort_key_prefix"`
-	TTLAttribute  types.String `tfsdk:"ttl_attribute"`
+	Existing      types.Bool   `tfsdk:"existing" spec:"Table.Existing"`
+	Name          types.String `tfsdk:"name" spec:"Table.Name"`
+	PartitionKey  types.String `tfsdk:"partition_key" spec:"Table.PartitionKey"`
+	SortKey       types.String `tfsdk:"sort_key" spec:"Table.SortKey"`
+	SortKeyPrefix types.String `tfsdk:"sort_key_prefix" spec:"Table.SortKeyPrefix"`
+	TTLAttribute  types.String `tfsdk:"ttl_attribute" spec:"Table.TTLAttribute"`
 
 	KMSKeyARN           types.String `tfsdk:"kms_key_arn" spec:"Table.KMSKeyARN"`
 	DeletionProtection  types.Bool   `tfsdk:"deletion_protection" spec:"Table.DeletionProtection"`
@@ -65,26 +71,26 @@ type TableModel struct {
 
 // TargetModel is the target block.
 type TargetModel struct {
-	EventBus types.String `tfsdk:"event_bus"`
-	TopicARN types.String `tfsdk:"topic_arn"`
+	EventBus types.String `tfsdk:"event_bus" spec:"Target.EventBus"`
+	TopicARN types.String `tfsdk:"topic_arn" spec:"Target.TopicARN"`
 }
 
 // RelayModel is the relay block: the relay function and its event source
 // mapping.
 type RelayModel struct {
-	BatchSize               types.Int64  `tfsdk:"batch_size"`
-	BatchingWindowSeconds   types.Int64  `tfsdk:"batching_window_seconds"`
-	ParallelizationFactor   types.Int64  `tfsdk:"parallelization_factor"`
-	MaximumRetryAttempts    types.Int64  `tfsdk:"maximum_retry_attempts"`
-	MaximumRecordAgeSeconds types.Int64  `tfsdk:"maximum_record_age_seconds"`
-	BisectOnError           types.Bool   `tfsdk:"bisect_on_error"`
-	MemorySize              types.Int64  `tfsdk:"memory_size"`
-	Timeout                 types.Int64  `tfsdk:"timeout"`
-	Architecture            types.String `tfsdk:"architecture"`
-	LogRetentionDays        types.Int64  `tfsdk:"log_retention_days"`
-	ReservedConcurrency     types.Int64  `tfsdk:"reserved_concurrency"`
+	BatchSize               types.Int64  `tfsdk:"batch_size" spec:"Mapping.BatchSize" drift:"event_source_mapping"`
+	BatchingWindowSeconds   types.Int64  `tfsdk:"batching_window_seconds" spec:"Mapping.MaximumBatchingWindowSeconds" drift:"event_source_mapping"`
+	ParallelizationFactor   types.Int64  `tfsdk:"parallelization_factor" spec:"Mapping.ParallelizationFactor" drift:"event_source_mapping"`
+	MaximumRetryAttempts    types.Int64  `tfsdk:"maximum_retry_attempts" spec:"Mapping.MaximumRetryAttempts" drift:"event_source_mapping"`
+	MaximumRecordAgeSeconds types.Int64  `tfsdk:"maximum_record_age_seconds" spec:"Mapping.MaximumRecordAgeSeconds" drift:"event_source_mapping"`
+	BisectOnError           types.Bool   `tfsdk:"bisect_on_error" spec:"Mapping.BisectBatchOnFunctionError" drift:"event_source_mapping"`
+	MemorySize              types.Int64  `tfsdk:"memory_size" spec:"Relay.MemorySize" drift:"relay_function"`
+	Timeout                 types.Int64  `tfsdk:"timeout" spec:"Relay.Timeout" drift:"relay_function"`
+	Architecture            types.String `tfsdk:"architecture" spec:"Architecture"`
+	LogRetentionDays        types.Int64  `tfsdk:"log_retention_days" spec:"Relay.LogRetentionDays" drift:"relay_log_group"`
+	ReservedConcurrency     types.Int64  `tfsdk:"reserved_concurrency" spec:"Relay.ReservedConcurrency" drift:"relay_function"`
 
-	TracingMode types.String         `tfsdk:"tracing_mode" spec:"Controls.TracingMode"`
+	TracingMode types.String         `tfsdk:"tracing_mode" spec:"Controls.TracingMode" drift:"relay_function"`
 	KMSKeyARN   types.String         `tfsdk:"kms_key_arn" spec:"Controls.KMSKeyARN"`
 	Logging     *RelayLoggingModel   `tfsdk:"logging"`
 	VPCConfig   *RelayVPCConfigModel `tfsdk:"vpc_config"`
@@ -92,9 +98,9 @@ type RelayModel struct {
 
 // RelayLoggingModel is the relay.logging block.
 type RelayLoggingModel struct {
-	LogFormat           types.String `tfsdk:"log_format" spec:"Controls.LogFormat"`
-	ApplicationLogLevel types.String `tfsdk:"application_log_level" spec:"Controls.ApplicationLogLevel"`
-	SystemLogLevel      types.String `tfsdk:"system_log_level" spec:"Controls.SystemLogLevel"`
+	LogFormat           types.String `tfsdk:"log_format" spec:"Controls.LogFormat" drift:"relay_function"`
+	ApplicationLogLevel types.String `tfsdk:"application_log_level" spec:"Controls.ApplicationLogLevel" drift:"relay_function"`
+	SystemLogLevel      types.String `tfsdk:"system_log_level" spec:"Controls.SystemLogLevel" drift:"relay_function"`
 }
 
 // RelayVPCConfigModel is the relay.vpc_config block.
@@ -105,46 +111,46 @@ type RelayVPCConfigModel struct {
 
 // PublishedModel is the published block.
 type PublishedModel struct {
-	Action  types.String `tfsdk:"action"`
-	TTLDays types.Int64  `tfsdk:"ttl_days"`
+	Action  types.String `tfsdk:"action" spec:"PublishedAction"`
+	TTLDays types.Int64  `tfsdk:"ttl_days" spec:"PublishedTTL"`
 }
 
 // PendingIndexModel is the pending_index block.
 type PendingIndexModel struct {
-	Name    types.String `tfsdk:"name"`
-	Shards  types.Int64  `tfsdk:"shards"`
+	Name    types.String `tfsdk:"name" spec:"Table.PendingIndexName"`
+	Shards  types.Int64  `tfsdk:"shards" spec:"Table.PendingShards"`
 	Enabled types.Bool   `tfsdk:"enabled" spec:"Table.PendingIndexDisabled"`
 }
 
 // ReconcilerModel is the reconciler block.
 type ReconcilerModel struct {
-	Enabled            types.Bool   `tfsdk:"enabled"`
-	ScheduleExpression types.String `tfsdk:"schedule_expression"`
-	MinAgeSeconds      types.Int64  `tfsdk:"min_age_seconds"`
+	Enabled            types.Bool   `tfsdk:"enabled" spec:"Reconciler.Disabled"`
+	ScheduleExpression types.String `tfsdk:"schedule_expression" spec:"Reconciler.ScheduleExpression" drift:"schedule"`
+	MinAgeSeconds      types.Int64  `tfsdk:"min_age_seconds" spec:"Reconciler.MinAge"`
+	MemorySize         types.Int64  `tfsdk:"memory_size" spec:"Reconciler.Function.MemorySize" drift:"reconciler_function"`
+	Timeout            types.Int64  `tfsdk:"timeout" spec:"Reconciler.Function.Timeout" drift:"reconciler_function"`
+	LogRetentionDays   types.Int64  `tfsdk:"log_retention_days" spec:"Reconciler.Function.LogRetentionDays" drift:"reconciler_log_group"`
 
-	ScheduleTimezone          types.String `tfsdk:"schedule_timezone" spec:"Reconciler.ScheduleTimezone"`
-	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes" spec:"Reconciler.FlexibleTimeWindowMinutes"`
+	ScheduleTimezone          types.String `tfsdk:"schedule_timezone" spec:"Reconciler.ScheduleTimezone" drift:"schedule"`
+	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes" spec:"Reconciler.FlexibleTimeWindowMinutes" drift:"schedule"`
 	ScheduleGroup             types.String `tfsdk:"schedule_group" spec:"Reconciler.ScheduleGroup"`
-	MemorySize                types.Int64  `tfsdk:"memory_size"`
-	Timeout                   types.Int64  `tfsdk:"timeout"`
-	LogRetentionDays          types.Int64  `tfsdk:"log_retention_days"`
 }
 
 // DeadLetterModel is the dead_letter block.
 type DeadLetterModel struct {
-	MessageRetentionSeconds types.Int64  `tfsdk:"message_retention_seconds"`
-	KMSMasterKeyID          types.String `tfsdk:"kms_master_key_id"`
+	MessageRetentionSeconds types.Int64  `tfsdk:"message_retention_seconds" spec:"DeadLetterQueue.MessageRetentionSeconds" drift:"dead_letter_queue"`
+	KMSMasterKeyID          types.String `tfsdk:"kms_master_key_id" spec:"DeadLetterQueue.KMSMasterKeyID" drift:"dead_letter_queue"`
 }
 
 // AlarmsModel is the alarms block.
 type AlarmsModel struct {
-	Enabled                          types.Bool   `tfsdk:"enabled"`
-	SNSTopicARN                      types.String `tfsdk:"sns_topic_arn"`
-	RelayErrorsThreshold             types.Int64  `tfsdk:"relay_errors_threshold"`
-	IteratorAgeThresholdSeconds      types.Int64  `tfsdk:"iterator_age_threshold_seconds"`
-	OldestPendingAgeThresholdSeconds types.Int64  `tfsdk:"oldest_pending_age_threshold_seconds"`
-	EvaluationPeriods                types.Int64  `tfsdk:"evaluation_periods"`
-	TreatMissingData                 types.String `tfsdk:"treat_missing_data"`
+	Enabled                          types.Bool   `tfsdk:"enabled" spec:"Alarms.Enabled"`
+	SNSTopicARN                      types.String `tfsdk:"sns_topic_arn" spec:"Alarms.SNSTopicARN"`
+	RelayErrorsThreshold             types.Int64  `tfsdk:"relay_errors_threshold" spec:"Alarms.RelayErrorsThreshold"`
+	IteratorAgeThresholdSeconds      types.Int64  `tfsdk:"iterator_age_threshold_seconds" spec:"Alarms.IteratorAgeThresholdSeconds"`
+	OldestPendingAgeThresholdSeconds types.Int64  `tfsdk:"oldest_pending_age_threshold_seconds" spec:"Alarms.OldestPendingAgeThresholdSeconds"`
+	EvaluationPeriods                types.Int64  `tfsdk:"evaluation_periods" spec:"Alarms.EvaluationPeriods"`
+	TreatMissingData                 types.String `tfsdk:"treat_missing_data" spec:"Alarms.TreatMissingData"`
 }
 
 // IAMModel is the iam block.

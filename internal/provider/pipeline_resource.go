@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"maps"
+	"reflect"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -53,8 +56,6 @@ func NewPipelineResource() resource.Resource { return &PipelineResource{} }
 // pipeline.
 type PipelineResource struct {
 	data *ProviderData
-	// code is the relay package; tests may replace it.
-	code pipeline.RelayCode
 }
 
 // Metadata names the resource.
@@ -79,11 +80,9 @@ func (r *PipelineResource) clients() *pipeline.Clients {
 	return pipeline.NewClients(r.data.AWS, r.relayCode())
 }
 
+// relayCode is the relay package embedded in the provider.
 func (r *PipelineResource) relayCode() pipeline.RelayCode {
-	if r.code.Zip == nil || r.code.SHA256 == nil {
-		return pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256}
-	}
-	return r.code
+	return pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256}
 }
 
 func (r *PipelineResource) defaultTags() map[string]string {
@@ -93,20 +92,36 @@ func (r *PipelineResource) defaultTags() map[string]string {
 	return r.data.DefaultTags
 }
 
-func computedString(desc string, stable bool) schema.StringAttribute {
-	a := schema.StringAttribute{Computed: true, MarkdownDescription: desc}
-	if stable {
-		a.PlanModifiers = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+// optIntAttr is an optional whole number with a default, which its
+// description states, checked at plan time by the validators.
+func optIntAttr(desc string, def int64, v ...validator.Int64) schema.Int64Attribute {
+	return schema.Int64Attribute{
+		Optional: true, Computed: true, Default: int64default.StaticInt64(def), CustomType: wholeNumberType{},
+		MarkdownDescription: withDefault(desc, fmt.Sprint(def)), Validators: v,
 	}
-	return a
 }
 
-func optIntAttr(desc string, def int64) schema.Int64Attribute {
-	return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(def), MarkdownDescription: desc}
+// optStringAttr is an optional string with a default, which its
+// description states, checked at plan time by the validators.
+func optStringAttr(desc, def string, v ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional: true, Computed: true, Default: stringdefault.StaticString(def),
+		MarkdownDescription: withDefault(desc, fmt.Sprintf("%q", def)), Validators: v,
+	}
 }
 
-func optStringAttr(desc, def string) schema.StringAttribute {
-	return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(def), MarkdownDescription: desc}
+// optBoolAttr is an optional bool with a default, which its description
+// states.
+func optBoolAttr(desc string, def bool) schema.BoolAttribute {
+	return schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(def), MarkdownDescription: withDefault(desc, fmt.Sprint(def))}
+}
+
+// withDefault appends the default to a description that does not state it.
+func withDefault(desc, def string) string {
+	if strings.Contains(desc, "Defaults to") {
+		return desc
+	}
+	return desc + " Defaults to `" + def + "`."
 }
 
 const awsTableLifecycle = "If the table is also managed with `hashicorp/aws`'s `aws_dynamodb_table`, keep the two from undoing each other's changes with " +
@@ -116,13 +131,13 @@ const awsTableLifecycle = "If the table is also managed with `hashicorp/aws`'s `
 // Schema describes the resource.
 func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: pipelineSchemaVersion,
 		MarkdownDescription: "A complete transactional outbox on a DynamoDB table: the table's stream and sparse pending index, " +
 			"a relay Lambda function invoked by a filtered event source mapping that publishes every outbox item to EventBridge or SNS, " +
 			"its dead-letter queue, and a scheduled reconciler that republishes what the stream missed. " +
 			"Applications write events with the `outbox` Go package (or any writer following its record contract) in the same `TransactWriteItems` as their data.\n\n" +
 			"Every component is named after `name`. The relay code is embedded in the provider: a new provider release with new relay code plans an in-place update of the functions (`relay_package_sha256`).",
 		Attributes: map[string]schema.Attribute{
-			"id": computedString("The pipeline's name, its import id.", true),
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: fmt.Sprintf("Name of the pipeline, the prefix of every component it creates (`<name>-outbox` table, `<name>-relay` function, `<name>-relay-dlq` queue, `<name>-reconciler`...). "+
@@ -133,35 +148,13 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Tags of every component that takes tags (not of an adopted table). Merged with the provider's `default_tags`; these win on conflicts.",
 			},
-			"force_destroy": schema.BoolAttribute{
-				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Let destroy (or a replacement) delete a dedicated table that still holds `PENDING` or `FAILED` events, which are then lost, as `aws_s3_bucket`'s `force_destroy`. " +
-					"Without it, destroy fails with the counts: deliver the events first (`outbox drain <name>`, `outbox requeue <name>`). Apply it before the destroy: destroy reads the value in the state.",
-			},
+			"force_destroy": optBoolAttr("Let destroy (or a replacement) delete a dedicated table that still holds `PENDING` or `FAILED` events, which are then lost, as `aws_s3_bucket`'s `force_destroy`. "+
+				"Without it, destroy fails with the counts: deliver the events first (`outbox drain <name>`, `outbox requeue <name>`). Apply it before the destroy: destroy reads the value in the state.", false),
 			"tags_all": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The tags applied: the provider's `default_tags` merged with `tags`.",
 			},
-			"table_name":                computedString("Name of the outbox table.", false),
-			"table_arn":                 computedString("ARN of the outbox table.", true),
-			"stream_arn":                computedString("ARN of the table's stream that the relay reads.", true),
-			"pending_index_arn":         computedString("ARN of the sparse pending index.", true),
-			"ttl_attribute_in_use":      computedString("The table's TTL attribute that published items expire on: `table.ttl_attribute`, or the attribute an adopted table already had.", true),
-			"target_arn":                computedString("ARN of the event bus or topic the pipeline publishes to.", false),
-			"dead_letter_queue_url":     computedString("URL of the relay's dead-letter queue (`<name>-relay-dlq`).", true),
-			"dead_letter_queue_arn":     computedString("ARN of the relay's dead-letter queue.", true),
-			"relay_function_name":       computedString("Name of the relay function (`<name>-relay`).", true),
-			"relay_function_arn":        computedString("ARN of the relay function.", true),
-			"relay_role_arn":            computedString("ARN of the relay function's execution role.", true),
-			"relay_log_group":           computedString("Log group of the relay function.", true),
-			"event_source_mapping_uuid": computedString("UUID of the event source mapping of the relay on the stream.", true),
-			"reconciler_function_arn":   computedString("ARN of the reconciler function (`<name>-reconciler`); null when the reconciler is disabled.", true),
-			"reconciler_role_arn":       computedString("ARN of the reconciler function's execution role.", true),
-			"reconciler_log_group":      computedString("Log group of the reconciler function.", true),
-			"scheduler_role_arn":        computedString("ARN of the role that EventBridge Scheduler assumes to invoke the reconciler.", true),
-			"schedule_arn":              computedString("ARN of the reconciler's EventBridge Scheduler schedule (`<name>-reconcile`).", true),
-			"relay_package_sha256": computedString("Base64 SHA-256 of the relay package the functions run. "+
-				"It changes when the provider ships new relay code, and the next plan updates the functions' code in place.", false),
+			"writer": writerResourceAttribute(),
 			"alarm_arns": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age`, `events_failed`, `environment_errors` and, with the reconciler, `oldest_pending_age`, `reconciler_events_failed` and `reconciler_environment_errors`. " +
@@ -174,10 +167,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"When adopting, the pipeline enables the stream with `NEW_IMAGE` if it is off (an existing `NEW_IMAGE` or `NEW_AND_OLD_IMAGES` stream is kept; `KEYS_ONLY` and `OLD_IMAGE` are an error, since the relay needs the new image), " +
 					"adds the pending index if missing and enables TTL unless the table already has a TTL attribute, which is reused. Destroying the pipeline reverts only what it added. " + awsTableLifecycle,
 				Attributes: map[string]schema.Attribute{
-					"existing": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-						MarkdownDescription: "Adopt the existing table `name` instead of creating a dedicated one. Outbox items then sit beside the application's items, under their aggregate's partition key. Changing it replaces the pipeline.",
-					},
+					"existing": optBoolAttr("Adopt the existing table `name` instead of creating a dedicated one. Outbox items then sit beside the application's items, under their aggregate's partition key. Changing it replaces the pipeline.", false),
 					"name": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "Name of the table. Required when `existing`; for a dedicated table it defaults to `<name>-outbox`. Changing it replaces the pipeline.",
@@ -188,18 +178,12 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						"so the application's own items never invoke it.", outbox.DefaultSortKeyPrefix),
 					"ttl_attribute": optStringAttr("TTL attribute (Unix seconds) of published items. On an adopted table that already has TTL enabled, its own attribute is used instead (see `ttl_attribute_in_use`). "+
 						"Changing it replaces the pipeline.", outbox.DefaultTTLAttribute),
-					"deletion_protection": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-						MarkdownDescription: "Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table.",
-					},
+					"deletion_protection": optBoolAttr("Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table.", true),
 					"kms_key_arn": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "ARN of a customer managed KMS key that encrypts a dedicated table (`server_side_encryption` of `aws_dynamodb_table`); unset uses the AWS owned key. Changed in place. Not allowed on an adopted table.",
 					},
-					"point_in_time_recovery": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-						MarkdownDescription: "Point-in-time recovery (continuous backups) of a dedicated table. Ignored for an adopted table.",
-					},
+					"point_in_time_recovery": optBoolAttr("Point-in-time recovery (continuous backups) of a dedicated table. Ignored for an adopted table.", true),
 				},
 			},
 			"target": schema.SingleNestedBlock{
@@ -212,32 +196,31 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					},
 					"topic_arn": schema.StringAttribute{
 						Optional:            true,
-						MarkdownDescription: "ARN of a standard (not FIFO) SNS topic. The message body is an EventBridge-style envelope. Conflicts with `event_bus`.",
+						MarkdownDescription: "ARN of a standard (not FIFO) SNS topic. The message body is an EventBridge-style envelope. Conflicts with `event_bus`. Unset, the pipeline publishes to `event_bus`.",
 					},
 				},
 			},
 			"relay": schema.SingleNestedBlock{
 				MarkdownDescription: "The relay function and its event source mapping on the table's stream.",
 				Attributes: map[string]schema.Attribute{
-					"batch_size":                 optIntAttr("Largest batch of stream records per invocation, 1 to 10000.", pipeline.DefaultBatchSize),
-					"batching_window_seconds":    optIntAttr("How long the mapping gathers records before invoking, 0 to 300 seconds.", 0),
-					"parallelization_factor":     optIntAttr("Concurrent batches per shard, 1 to 10. Events of one item stay ordered.", pipeline.DefaultParallelizationFactor),
-					"maximum_retry_attempts":     optIntAttr("Retries of a failed batch before its metadata goes to the dead-letter queue, -1 (until the record expires) to 10000. The items stay pending and the reconciler republishes them.", pipeline.DefaultMaximumRetryAttempts),
-					"maximum_record_age_seconds": optIntAttr("Age after which a record is no longer retried: -1 (no limit) or 60 to 604800 seconds.", pipeline.DefaultMaximumRecordAgeSeconds),
-					"bisect_on_error": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(pipeline.DefaultBisectBatchOnError),
-						MarkdownDescription: "Split a failed batch in two and retry each half.",
-					},
-					"memory_size":  optIntAttr("Memory of the relay function, 128 to 10240 MB.", pipeline.DefaultRelayMemory),
-					"timeout":      optIntAttr("Timeout of the relay function, 1 to 900 seconds.", pipeline.DefaultRelayTimeout),
-					"architecture": optStringAttr("Instruction set of both functions: `arm64` or `x86_64`.", string(pipeline.DefaultArchitecture)),
+					"batch_size":                 optIntAttr("Largest batch of stream records per invocation, 1 to 10000.", pipeline.DefaultBatchSize, int64validator.Between(1, 10000)),
+					"batching_window_seconds":    optIntAttr("How long the mapping gathers records before invoking, 0 to 300 seconds.", 0, int64validator.Between(0, 300)),
+					"parallelization_factor":     optIntAttr("Concurrent batches per shard, 1 to 10. Events of one item stay ordered.", pipeline.DefaultParallelizationFactor, int64validator.Between(1, 10)),
+					"maximum_retry_attempts":     optIntAttr("Retries of a failed batch before its metadata goes to the dead-letter queue, -1 (until the record expires) to 10000. The items stay pending and the reconciler republishes them.", pipeline.DefaultMaximumRetryAttempts, int64validator.Between(-1, 10000)),
+					"maximum_record_age_seconds": optIntAttr("Age after which a record is no longer retried: -1 (no limit) or 60 to 604800 seconds.", pipeline.DefaultMaximumRecordAgeSeconds, int64validator.Any(int64validator.OneOf(-1), int64validator.Between(60, 604800))),
+					"bisect_on_error":            optBoolAttr("Split a failed batch in two and retry each half.", pipeline.DefaultBisectBatchOnError),
+					"memory_size":                optIntAttr("Memory of the relay function, 128 to 10240 MB.", pipeline.DefaultRelayMemory, int64validator.Between(128, 10240)),
+					"timeout":                    optIntAttr("Timeout of the relay function, 1 to 900 seconds.", pipeline.DefaultRelayTimeout, int64validator.Between(1, 900)),
+					"architecture":               optStringAttr("Instruction set of both functions: `arm64` or `x86_64`.", string(pipeline.DefaultArchitecture), stringvalidator.OneOf(string(pipeline.ArchARM64), string(pipeline.ArchX86_64))),
 					"log_retention_days": optIntAttr("Retention of the relay's log group, one of the values CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ...).",
-						pipeline.DefaultLogRetentionDays),
+						pipeline.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
 					"reserved_concurrency": schema.Int64Attribute{
-						Optional:            true,
+						Optional: true, CustomType: wholeNumberType{},
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
 						MarkdownDescription: "Reserved concurrency of the relay function; unset leaves it unreserved.",
 					},
-					"tracing_mode": optStringAttr("X-Ray tracing of both functions, as `aws_lambda_function`'s `tracing_config.mode`: `PassThrough` or `Active`. Active adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` to the roles.", pipeline.DefaultTracingMode),
+					"tracing_mode": optStringAttr("X-Ray tracing of both functions, as `aws_lambda_function`'s `tracing_config.mode`: `PassThrough` or `Active`. Active adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` to the roles.", pipeline.DefaultTracingMode,
+						stringvalidator.OneOf(pipeline.TracingModes...)),
 					"kms_key_arn": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "ARN of a customer managed KMS key that encrypts both functions' environment variables; unset uses Lambda's key. The roles get `kms:Decrypt` on it.",
@@ -247,13 +230,13 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"logging": schema.SingleNestedBlock{
 						MarkdownDescription: "Logging of both functions, as `aws_lambda_function`'s `logging_config`. The log levels need `log_format = \"JSON\"`.",
 						Attributes: map[string]schema.Attribute{
-							"log_format": optStringAttr("`Text` or `JSON`.", pipeline.DefaultLogFormat),
+							"log_format": optStringAttr("`Text` or `JSON`.", pipeline.DefaultLogFormat, stringvalidator.OneOf(pipeline.LogFormats...)),
 							"application_log_level": schema.StringAttribute{
-								Optional:            true,
+								Optional: true, Validators: []validator.String{stringvalidator.OneOf(pipeline.ApplicationLogLevels...)},
 								MarkdownDescription: "Lowest level of the functions' own logs that Lambda keeps: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` or `FATAL`. With `JSON`, unset means `INFO`.",
 							},
 							"system_log_level": schema.StringAttribute{
-								Optional:            true,
+								Optional: true, Validators: []validator.String{stringvalidator.OneOf(pipeline.SystemLogLevels...)},
 								MarkdownDescription: "Lowest level of Lambda's platform logs that it keeps: `DEBUG`, `INFO` or `WARN`. With `JSON`, unset means `INFO`.",
 							},
 						},
@@ -262,8 +245,10 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						MarkdownDescription: "Attaches both functions to a VPC, as `aws_lambda_function`'s `vpc_config`. The roles get the EC2 network interface permissions of `AWSLambdaVPCAccessExecutionRole`. " +
 							"The subnets need a route to DynamoDB, SQS and the target (VPC endpoints or a NAT gateway). Removing the block detaches them.",
 						Attributes: map[string]schema.Attribute{
-							"subnet_ids":         schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Subnet ids (up to 16)."},
-							"security_group_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Security group ids (up to 5)."},
+							"subnet_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Subnet ids (up to 16).",
+								Validators: []validator.Set{setvalidator.SizeAtMost(16)}},
+							"security_group_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Security group ids (up to 5).",
+								Validators: []validator.Set{setvalidator.SizeAtMost(5)}},
 						},
 					},
 				},
@@ -271,9 +256,9 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"published": schema.SingleNestedBlock{
 				MarkdownDescription: "What the relay does with an item once its event is published.",
 				Attributes: map[string]schema.Attribute{
-					"action": optStringAttr("`mark` (status `PUBLISHED`, removed from the pending index, expiring after `ttl_days`) or `delete`.", string(config.ActionMark)),
+					"action": optStringAttr("`mark` (status `PUBLISHED`, removed from the pending index, expiring after `ttl_days`) or `delete`.", string(config.ActionMark), stringvalidator.OneOf(string(config.ActionMark), string(config.ActionDelete))),
 					"ttl_days": optIntAttr("Days a marked item is kept before DynamoDB TTL deletes it; 0 keeps it forever. Ignored with `delete`.",
-						defaultPublishedTTLDays),
+						defaultPublishedTTLDays, int64validator.AtLeast(0)),
 				},
 			},
 			"pending_index": schema.SingleNestedBlock{
@@ -282,35 +267,31 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"name": optStringAttr("Name of the index. On a dedicated table a new name is built in place: the new index is created (DynamoDB backfills it with the pending items), "+
 						"the functions switch to it, then the old one is dropped. On an adopted table changing it replaces the pipeline.", outbox.DefaultPendingIndexName),
 					"shards": optIntAttr("Number of index partitions (`PENDING#0..n-1`), 1 to 256; each takes up to 1,000 writes a second. "+
-						"Lowering it strands nothing: the reconciler keeps querying the higher shards until they are empty (checked on each apply).", outbox.DefaultPendingShards),
-					"enabled": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-						MarkdownDescription: "Keep the pending index. `false` is allowed only with a dedicated table and `published.action = \"delete\"`: the table then holds only pending and failed items, " +
-							"and the reconciler finds old pending items with a parallel `Scan` instead (one write unit less per event). Switching it is an update in place: the index is built (DynamoDB backfills it) or dropped after the functions switch.",
-					},
+						"Lowering it strands nothing: the reconciler keeps querying the higher shards until they are empty (checked on each apply).", outbox.DefaultPendingShards,
+						int64validator.Between(1, outbox.MaxPendingShards)),
+					"enabled": optBoolAttr("Keep the pending index. `false` is allowed only with a dedicated table and `published.action = \"delete\"`: the table then holds only pending and failed items, "+
+						"and the reconciler finds old pending items with a parallel `Scan` instead (one write unit less per event). Switching it is an update in place: the index is built (DynamoDB backfills it) or dropped after the functions switch.", true),
 				},
 			},
 			"reconciler": schema.SingleNestedBlock{
 				MarkdownDescription: "The reconciler: a function run on a schedule that republishes pending items older than `min_age_seconds` (missed by the stream, or dead-lettered).",
 				Attributes: map[string]schema.Attribute{
-					"enabled": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-						MarkdownDescription: "Create the reconciler. Disabling it removes the function, its schedule and roles.",
-					},
-					"schedule_expression":          optStringAttr("EventBridge Scheduler expression, `rate(...)` or `cron(...)`.", pipeline.DefaultScheduleExpression),
-					"schedule_timezone":            optStringAttr("IANA time zone of a `cron(...)` schedule, as `aws_scheduler_schedule`'s `schedule_expression_timezone`.", pipeline.DefaultScheduleTimezone),
-					"flexible_time_window_minutes": optIntAttr("Minutes by which Scheduler may delay a run (its flexible time window, 1 to 1440); 0 runs exactly on schedule.", 0),
-					"schedule_group":               optStringAttr("Existing EventBridge Scheduler group of the schedule (`aws_scheduler_schedule_group`). Changing it moves the schedule (it is recreated in the new group).", pipeline.ScheduleGroup),
-					"min_age_seconds":              optIntAttr("Age in seconds a pending item must reach before the reconciler republishes it; longer than the stream's usual delivery delay.", defaultMinAgeSeconds),
-					"memory_size":                  optIntAttr("Memory of the reconciler function, 128 to 10240 MB.", pipeline.DefaultReconcilerMemory),
-					"timeout":                      optIntAttr("Timeout of the reconciler function, 1 to 900 seconds.", pipeline.DefaultReconcilerTimeout),
-					"log_retention_days":           optIntAttr("Retention of the reconciler's log group.", pipeline.DefaultLogRetentionDays),
+					"enabled":             optBoolAttr("Create the reconciler. Disabling it removes the function, its schedule and roles.", true),
+					"schedule_expression": optStringAttr("EventBridge Scheduler expression, `rate(...)` or `cron(...)`.", pipeline.DefaultScheduleExpression, scheduleExpressionValidator{}),
+					"schedule_timezone":   optStringAttr("IANA time zone of a `cron(...)` schedule, as `aws_scheduler_schedule`'s `schedule_expression_timezone`.", pipeline.DefaultScheduleTimezone),
+					"flexible_time_window_minutes": optIntAttr("Minutes by which Scheduler may delay a run (its flexible time window, 1 to 1440); 0 runs exactly on schedule.", 0,
+						int64validator.Between(0, 1440)),
+					"schedule_group":     optStringAttr("Existing EventBridge Scheduler group of the schedule (`aws_scheduler_schedule_group`). Changing it moves the schedule (it is recreated in the new group).", pipeline.ScheduleGroup),
+					"min_age_seconds":    optIntAttr("Age in seconds a pending item must reach before the reconciler republishes it; longer than the stream's usual delivery delay.", defaultMinAgeSeconds, int64validator.AtLeast(1)),
+					"memory_size":        optIntAttr("Memory of the reconciler function, 128 to 10240 MB.", pipeline.DefaultReconcilerMemory, int64validator.Between(128, 10240)),
+					"timeout":            optIntAttr("Timeout of the reconciler function, 1 to 900 seconds.", pipeline.DefaultReconcilerTimeout, int64validator.Between(1, 900)),
+					"log_retention_days": optIntAttr("Retention of the reconciler's log group.", pipeline.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
 				},
 			},
 			"dead_letter": schema.SingleNestedBlock{
 				MarkdownDescription: "The SQS queue that receives the metadata of batches whose retries ran out. The items themselves stay pending.",
 				Attributes: map[string]schema.Attribute{
-					"message_retention_seconds": optIntAttr("Retention of the queue, 60 to 1209600 seconds.", pipeline.DefaultQueueRetentionSeconds),
+					"message_retention_seconds": optIntAttr("Retention of the queue, 60 to 1209600 seconds.", pipeline.DefaultQueueRetentionSeconds, int64validator.Between(60, 1209600)),
 					"kms_master_key_id": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "KMS key that encrypts the queue; unset uses SQS-managed encryption (SSE-SQS).",
@@ -327,25 +308,22 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"`<name>-environment-errors` (`Outbox` `PublishErrors` with `ErrorClass = environment` above 0: a missing permission, bus or topic, or a disabled KMS key; the events stay pending until it is fixed). " +
 					"The relay's alarms have a 60-second period. Without the block there are no alarms; removing it deletes them.",
 				Attributes: map[string]schema.Attribute{
-					"enabled": schema.BoolAttribute{
-						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-						MarkdownDescription: "Create the alarms; `false` deletes them and keeps the settings.",
-					},
+					"enabled": optBoolAttr("Create the alarms; `false` deletes them and keeps the settings.", true),
 					"sns_topic_arn": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "SNS topic notified when an alarm goes to `ALARM` and back to `OK`. Unset, the alarms notify nothing.",
 					},
 					"relay_errors_threshold": optIntAttr("Relay function errors per minute, for `evaluation_periods` minutes, that raise `relay_errors`; 1 or more.",
-						pipeline.DefaultRelayErrorsThreshold),
+						pipeline.DefaultRelayErrorsThreshold, int64validator.AtLeast(1)),
 					"iterator_age_threshold_seconds": optIntAttr("Age in seconds of the last stream record the relay read above which `iterator_age` raises, 1 to 86400 (a stream keeps records 24 hours).",
-						pipeline.DefaultIteratorAgeThresholdSeconds),
+						pipeline.DefaultIteratorAgeThresholdSeconds, int64validator.Between(1, 86400)),
 					"oldest_pending_age_threshold_seconds": optIntAttr("Age in seconds of the oldest pending event, as the reconciler reports it, above which `oldest_pending_age` raises. "+
 						"More than `reconciler.min_age_seconds`: the reconciler reports only events older than that, and republishes them.",
-						pipeline.DefaultOldestPendingAgeThresholdSeconds),
+						pipeline.DefaultOldestPendingAgeThresholdSeconds, int64validator.AtLeast(1)),
 					"evaluation_periods": optIntAttr("Consecutive periods over the threshold that raise `relay_errors`, `iterator_age` and `oldest_pending_age`; "+
-						"a period times this number is at most one day. `dlq_not_empty` raises on the first message.", pipeline.DefaultAlarmEvaluationPeriods),
+						"a period times this number is at most one day. `dlq_not_empty` raises on the first message.", pipeline.DefaultAlarmEvaluationPeriods, int64validator.AtLeast(1)),
 					"treat_missing_data": optStringAttr("How `relay_errors`, `iterator_age` and `oldest_pending_age` treat periods without data: `notBreaching`, `breaching`, `ignore` or `missing`. "+
-						"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue.", pipeline.DefaultTreatMissingData),
+						"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue.", pipeline.DefaultTreatMissingData, stringvalidator.OneOf("breaching", "notBreaching", "ignore", "missing")),
 				},
 			},
 			"iam": schema.SingleNestedBlock{
@@ -353,7 +331,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Attributes: map[string]schema.Attribute{
 					"permissions_boundary": schema.StringAttribute{
 						Optional:            true,
-						MarkdownDescription: "ARN of a managed policy set as the permissions boundary of every role, as `aws_iam_role`'s `permissions_boundary`. It must allow what the roles' policies grant, or the functions fail. Changed in place.",
+						MarkdownDescription: "ARN of a managed policy set as the permissions boundary of every role, as `aws_iam_role`'s `permissions_boundary`. It must allow what the roles' policies grant, or the functions fail. Unset, the roles have none. Changed in place.",
 					},
 					"path": optStringAttr("Path of every role, as `aws_iam_role`'s `path`. IAM cannot move a role: changing it recreates the roles in place of the old ones, and the functions and the schedule switch to them.", "/"),
 				},
@@ -361,6 +339,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, computedStringAttributes())
 }
 
 // ValidateConfig checks the configuration at plan time with the pipeline's
@@ -384,28 +363,88 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 		resp.Diagnostics.Append(diags...)
 		return
 	}
-	err := m.spec(tags, specOptions{validating: true}).Validate()
-	var ve *pipeline.ValidationError
+	var sr resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &sr)
+	for _, err := range joined(m.spec(tags, specOptions{validating: true}).Validate()) {
+		var ve *pipeline.ValidationError
+		if !errors.As(err, &ve) {
+			resp.Diagnostics.AddError("Invalid outbox pipeline configuration", err.Error())
+			continue
+		}
+		p, ok := attributePath(ve.Field)
+		if !ok {
+			p = path.Root("name")
+		}
+		if len(ve.Related) == 0 && validatorsReject(ctx, sr.Schema, req.Config, p) {
+			continue // the attribute's validators report it, with the others
+		}
+		if anyUnknown(ctx, req.Config, append([]string{ve.Field}, ve.Related...)) {
+			// A check against a value known only at apply (read as its
+			// default here) waits for apply, where the pipeline
+			// validates again.
+			continue
+		}
+		resp.Diagnostics.AddAttributeError(p, "Invalid outbox pipeline configuration",
+			fmt.Sprintf("%s %s: %s.", dotted(p), attributeNames(ve.Problem), attributeNames(ve.Fix)))
+	}
+}
+
+// joined returns the errors that errors.Join joined, or err alone.
+func joined(err error) []error {
 	if err == nil {
-		return
+		return nil
 	}
-	if !errors.As(err, &ve) {
-		resp.Diagnostics.AddError("Invalid outbox pipeline configuration", err.Error())
-		return
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
 	}
-	p, ok := fieldPaths[ve.Field]
-	if !ok {
-		p = path.Root("name")
+	return []error{err}
+}
+
+// validatorsReject reports whether the validators of the attribute at p
+// reject its configured value: they report the problem themselves.
+func validatorsReject(ctx context.Context, s schema.Schema, config tfsdk.Config, p path.Path) bool {
+	a, diags := s.AttributeAtPath(ctx, p)
+	if diags.HasError() {
+		return false
 	}
-	// A check against a value known only at apply (read as its default
-	// here) waits for apply, where the pipeline validates again.
-	for _, field := range append([]string{ve.Field}, ve.Related...) {
-		if fp, ok := fieldPaths[field]; ok && configUnknown(ctx, req.Config, fp) {
-			return
+	switch a := a.(type) {
+	case schema.Int64Attribute:
+		var v types.Int64
+		if config.GetAttribute(ctx, p, &v).HasError() {
+			return false
+		}
+		for _, val := range a.Validators {
+			var resp validator.Int64Response
+			val.ValidateInt64(ctx, validator.Int64Request{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
+			if resp.Diagnostics.HasError() {
+				return true
+			}
+		}
+	case schema.StringAttribute:
+		var v types.String
+		if config.GetAttribute(ctx, p, &v).HasError() {
+			return false
+		}
+		for _, val := range a.Validators {
+			var resp validator.StringResponse
+			val.ValidateString(ctx, validator.StringRequest{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
+			if resp.Diagnostics.HasError() {
+				return true
+			}
 		}
 	}
-	resp.Diagnostics.AddAttributeError(p, "Invalid outbox pipeline configuration",
-		fmt.Sprintf("%s %s: %s.", dotted(p), ve.Problem, ve.Fix))
+	return false
+}
+
+// anyUnknown reports whether the value of one of the Spec's fields is
+// unknown in the configuration.
+func anyUnknown(ctx context.Context, config tfsdk.Config, fields []string) bool {
+	for _, f := range fields {
+		if p, ok := attributePath(f); ok && configUnknown(ctx, config, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // configUnknown reports whether the configuration's value at p is unknown.
@@ -415,209 +454,6 @@ func configUnknown(ctx context.Context, config tfsdk.Config, p path.Path) bool {
 		return false
 	}
 	return v.IsUnknown()
-}
-
-// Attributes recorded per component of a pipeline.Drift: when a component
-// is missing or changed, they are planned unknown, so that the plan shows an
-// update and apply repairs the component.
-var driftAttributes = map[string][]string{
-	pipeline.ComponentTable:              {"table_arn", "stream_arn", "pending_index_arn", "ttl_attribute_in_use"},
-	pipeline.ComponentStream:             {"stream_arn"},
-	pipeline.ComponentPendingIndex:       {"pending_index_arn"},
-	pipeline.ComponentTTL:                {"ttl_attribute_in_use"},
-	pipeline.ComponentDeadLetterQueue:    {"dead_letter_queue_url", "dead_letter_queue_arn"},
-	pipeline.ComponentRelayLogGroup:      {"relay_log_group"},
-	pipeline.ComponentRelayRole:          {"relay_role_arn"},
-	pipeline.ComponentRelayFunction:      {"relay_function_name", "relay_function_arn"},
-	pipeline.ComponentMapping:            {"event_source_mapping_uuid"},
-	pipeline.ComponentReconcilerLogGroup: {"reconciler_log_group"},
-	pipeline.ComponentReconcilerRole:     {"reconciler_role_arn"},
-	pipeline.ComponentReconcilerFunction: {"reconciler_function_arn"},
-	pipeline.ComponentSchedulerRole:      {"scheduler_role_arn"},
-	pipeline.ComponentSchedule:           {"schedule_arn"},
-}
-
-var reconcilerAttributes = []string{"reconciler_function_arn", "reconciler_role_arn", "reconciler_log_group", "scheduler_role_arn", "schedule_arn"}
-
-// ModifyPlan computes what is known at plan time (table name, merged tags,
-// the relay package's checksum, the target's ARN), plans replacements that
-// AWS cannot apply in place, and turns drift found by Read into an update.
-func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return // destroy
-	}
-	var plan PipelineResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	tags, tagsKnown, diags := mergedTags(ctx, r.defaultTags(), plan.Tags)
-	resp.Diagnostics.Append(diags...)
-	plan.TagsAll = types.MapUnknown(types.StringType)
-	if tagsKnown {
-		plan.TagsAll = tagsValue(tags)
-	}
-	spec := plan.spec(tags, specOptions{}).WithDefaults()
-	plan.TableName = types.StringUnknown()
-	if !plan.Name.IsUnknown() && (plan.Table == nil || !plan.Table.Name.IsUnknown()) {
-		plan.TableName = types.StringValue(spec.Table.Name)
-	}
-	plan.RelayPackageSHA256 = types.StringUnknown()
-	if plan.Relay == nil || !plan.Relay.Architecture.IsUnknown() {
-		if sha, err := r.relayCode().SHA256(string(spec.Architecture)); err == nil {
-			plan.RelayPackageSHA256 = types.StringValue(sha)
-		} else {
-			resp.Diagnostics.AddWarning("The relay package is not built into this provider",
-				fmt.Sprintf("%v. Apply will fail: %v", err, pipeline.ErrNoRelayCode))
-		}
-	}
-	reconcilerOn := !spec.Reconciler.Disabled
-	if plan.Reconciler != nil && plan.Reconciler.Enabled.IsUnknown() {
-		reconcilerOn = true
-	}
-	if !reconcilerOn {
-		resp.Diagnostics.AddAttributeWarning(path.Root("reconciler").AtName("enabled"), "The outbox pipeline has no reconciler",
-			"Without the reconciler, some events can never be delivered: records trimmed from the stream after its 24-hour retention (a mapping paused or failing that long), "+
-				"and the events of batches that ran out of retries and went to the dead-letter queue. They stay PENDING in the table until the reconciler is enabled again.")
-	}
-	if !reconcilerOn {
-		for _, a := range reconcilerAttributes {
-			resp.Diagnostics.Append(setPlanString(ctx, &plan, a, types.StringNull())...)
-		}
-	}
-
-	alarmsKnown := plan.Alarms == nil || (!plan.Alarms.Enabled.IsUnknown() && (plan.Reconciler == nil || !plan.Reconciler.Enabled.IsUnknown()))
-	wantAlarms := map[string]bool{}
-	for _, d := range pipeline.AlarmDefinitions(spec) {
-		wantAlarms[d.Key] = true
-	}
-	plan.AlarmARNs = types.MapUnknown(types.StringType)
-	if alarmsKnown && len(wantAlarms) == 0 {
-		plan.AlarmARNs = types.MapNull(types.StringType)
-	}
-
-	if req.State.Raw.IsNull() {
-		plan.TargetARN = types.StringUnknown()
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	var state PipelineResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	stateTags := map[string]string{}
-	resp.Diagnostics.Append(state.TagsAll.ElementsAs(ctx, &stateTags, false)...)
-
-	// Replacements, by the pipeline's own rules (defaults applied).
-	for _, f := range pipeline.ReplacementFields(state.spec(stateTags, specOptions{}), spec) {
-		if p, ok := replacementPaths[f]; ok {
-			resp.RequiresReplace = append(resp.RequiresReplace, p)
-		}
-	}
-	if plan.Table != nil && (plan.Table.Name.IsUnknown() || plan.Table.Existing.IsUnknown() || plan.Table.PartitionKey.IsUnknown() || plan.Table.SortKey.IsUnknown()) {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("table"))
-	}
-
-	plan.TargetARN = types.StringUnknown()
-	if a, err := stateAccount(state); err == nil && (plan.Target == nil || (!plan.Target.EventBus.IsUnknown() && !plan.Target.TopicARN.IsUnknown())) {
-		plan.TargetARN = types.StringValue(spec.TargetARN(a))
-	}
-
-	if reconcilerOn {
-		for _, a := range reconcilerAttributes {
-			var v types.String
-			resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(a), &v)...)
-			if v.IsNull() {
-				resp.Diagnostics.Append(setPlanString(ctx, &plan, a, types.StringUnknown())...)
-			}
-		}
-	}
-
-	drift, diags := loadDrift(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	components := drift.Components()
-	// The alarms' ARNs are kept while the same alarms exist unchanged.
-	alarmDrift := slices.ContainsFunc(components, func(c string) bool { return strings.HasPrefix(c, "alarm_") })
-	if alarmsKnown && len(wantAlarms) > 0 && !alarmDrift && !state.AlarmARNs.IsNull() && len(state.AlarmARNs.Elements()) == len(wantAlarms) {
-		same := true
-		for k := range state.AlarmARNs.Elements() {
-			same = same && wantAlarms[k]
-		}
-		if same {
-			plan.AlarmARNs = state.AlarmARNs
-		}
-	}
-	if len(resp.RequiresReplace) > 0 {
-		resp.Diagnostics.Append(r.warnUndeliveredOnReplace(ctx, state)...)
-	}
-	plan.PendingIndexARN = plannedIndexARN(state, spec, plan.PendingIndexARN)
-	plannedMovedARNs(state, spec, &plan)
-	for _, c := range components {
-		if !reconcilerOn && contains(reconcilerComponents, c) {
-			continue
-		}
-		for _, a := range driftAttributes[c] {
-			resp.Diagnostics.Append(setPlanString(ctx, &plan, a, types.StringUnknown())...)
-		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-var reconcilerComponents = []string{
-	pipeline.ComponentReconcilerLogGroup, pipeline.ComponentReconcilerRole, pipeline.ComponentReconcilerFunction,
-	pipeline.ComponentSchedulerRole, pipeline.ComponentSchedule,
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
-}
-
-// setPlanString sets a top-level computed string of the model by name.
-func setPlanString(_ context.Context, m *PipelineResourceModel, name string, v types.String) diag.Diagnostics {
-	var diags diag.Diagnostics
-	switch name {
-	case "table_arn":
-		m.TableARN = v
-	case "stream_arn":
-		m.StreamARN = v
-	case "pending_index_arn":
-		m.PendingIndexARN = v
-	case "ttl_attribute_in_use":
-		m.TTLAttributeInUse = v
-	case "dead_letter_queue_url":
-		m.DeadLetterQueueURL = v
-	case "dead_letter_queue_arn":
-		m.DeadLetterQueueARN = v
-	case "relay_function_name":
-		m.RelayFunctionName = v
-	case "relay_function_arn":
-		m.RelayFunctionARN = v
-	case "relay_role_arn":
-		m.RelayRoleARN = v
-	case "relay_log_group":
-		m.RelayLogGroup = v
-	case "event_source_mapping_uuid":
-		m.EventSourceMappingID = v
-	case "reconciler_function_arn":
-		m.ReconcilerFunctionARN = v
-	case "reconciler_role_arn":
-		m.ReconcilerRoleARN = v
-	case "reconciler_log_group":
-		m.ReconcilerLogGroup = v
-	case "scheduler_role_arn":
-		m.SchedulerRoleARN = v
-	case "schedule_arn":
-		m.ScheduleARN = v
-	default:
-		diags.AddError("Planning the outbox pipeline", fmt.Sprintf("unknown computed attribute %q: report this as a bug of the provider", name))
-	}
-	return diags
 }
 
 func (r *PipelineResource) configured(diags *diag.Diagnostics) bool {
@@ -648,7 +484,7 @@ func (r *PipelineResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	tags, diags := r.applyTags(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
@@ -668,11 +504,13 @@ func (r *PipelineResource) Create(ctx context.Context, req resource.CreateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
+// errorDetail is the detail of an error of the pipeline package, with the
+// fields of pipeline.Spec it names written as attribute paths.
 func errorDetail(err error) string {
 	if errors.Is(err, pipeline.ErrNoRelayCode) || errors.Is(err, relaypackage.ErrNotBuilt) {
-		return err.Error() + "\n\nThis build of the provider does not embed the relay Lambda package. Build it with `make relay` (or `go generate ./internal/relaypackage`), then rebuild the provider with `make build`."
+		return attributeNames(err.Error()) + "\n\nThis build of the provider does not embed the relay Lambda package. Build it with `make relay` (or `go generate ./internal/relaypackage`), then rebuild the provider with `make build`."
 	}
-	return err.Error()
+	return attributeNames(err.Error())
 }
 
 // Read observes every component. Components deleted out of band are
@@ -704,6 +542,12 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	state.setState(observed)
+	if changed := changedComponents(drift); len(changed) > 0 {
+		// Show what was changed out of band: the plan restores it.
+		if spec, _, err := r.clients().Lookup(ctx, state.Name.ValueString()); err == nil {
+			state.showObserved(spec, changed)
+		}
+	}
 	resp.Diagnostics.Append(saveState(ctx, resp.Private, observed, &drift)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -722,7 +566,7 @@ func (r *PipelineResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
 	resp.Diagnostics.Append(diags...)
@@ -753,7 +597,7 @@ func (r *PipelineResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
 	resp.Diagnostics.Append(diags...)
@@ -791,71 +635,18 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// validateUnset reports explicit zeros and empty strings: the pipeline
-// package reads them as "use the default", which is not what a
-// configuration that spells them out means.
+// validateUnset reports the empty strings of blocks: the pipeline package
+// reads them as "use the default", which is not what a configuration that
+// spells them out means. (Explicit zeros are refused by the attributes'
+// validators.)
 func (m *PipelineResourceModel) validateUnset() diag.Diagnostics {
 	var diags diag.Diagnostics
-	zero := func(p path.Path, v types.Int64, fix string) {
-		if !v.IsNull() && !v.IsUnknown() && v.ValueInt64() == 0 {
-			diags.AddAttributeError(p, "Invalid outbox pipeline configuration", fmt.Sprintf("%s is 0: %s.", dotted(p), fix))
-		}
-	}
-	empty := func(p path.Path, v types.String) {
-		if !v.IsNull() && !v.IsUnknown() && v.ValueString() == "" {
+	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(p path.Path, _ reflect.StructField, v reflect.Value) {
+		s, ok := v.Interface().(types.String)
+		if ok && len(p.Steps()) > 1 && !s.IsNull() && !s.IsUnknown() && s.ValueString() == "" {
 			diags.AddAttributeError(p, "Invalid outbox pipeline configuration", fmt.Sprintf("%s is empty: remove it to use the default, or set a value.", dotted(p)))
 		}
-	}
-	retention := "use one of the values CloudWatch Logs accepts: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 or 3653"
-	if t := m.Table; t != nil {
-		p := path.Root("table")
-		empty(p.AtName("name"), t.Name)
-		empty(p.AtName("partition_key"), t.PartitionKey)
-		empty(p.AtName("sort_key"), t.SortKey)
-		empty(p.AtName("sort_key_prefix"), t.SortKeyPrefix)
-		empty(p.AtName("ttl_attribute"), t.TTLAttribute)
-	}
-	if t := m.Target; t != nil {
-		empty(path.Root("target").AtName("event_bus"), t.EventBus)
-		empty(path.Root("target").AtName("topic_arn"), t.TopicARN)
-	}
-	if r := m.Relay; r != nil {
-		p := path.Root("relay")
-		zero(p.AtName("batch_size"), r.BatchSize, "use 1 to 10000")
-		zero(p.AtName("parallelization_factor"), r.ParallelizationFactor, "use 1 to 10")
-		zero(p.AtName("memory_size"), r.MemorySize, "use 128 to 10240 MB")
-		zero(p.AtName("timeout"), r.Timeout, "use 1 to 900 seconds")
-		zero(p.AtName("log_retention_days"), r.LogRetentionDays, retention)
-		empty(p.AtName("architecture"), r.Architecture)
-	}
-	if pub := m.Published; pub != nil {
-		empty(path.Root("published").AtName("action"), pub.Action)
-	}
-	if pi := m.PendingIndex; pi != nil {
-		empty(path.Root("pending_index").AtName("name"), pi.Name)
-		zero(path.Root("pending_index").AtName("shards"), pi.Shards, "use a value from 1 to 256")
-	}
-	if r := m.Reconciler; r != nil {
-		p := path.Root("reconciler")
-		empty(p.AtName("schedule_expression"), r.ScheduleExpression)
-		zero(p.AtName("min_age_seconds"), r.MinAgeSeconds, "use at least 1 second, typically longer than the stream's delivery delay, such as 300")
-		zero(p.AtName("memory_size"), r.MemorySize, "use 128 to 10240 MB")
-		zero(p.AtName("timeout"), r.Timeout, "use 1 to 900 seconds")
-		zero(p.AtName("log_retention_days"), r.LogRetentionDays, retention)
-	}
-	if d := m.DeadLetter; d != nil {
-		zero(path.Root("dead_letter").AtName("message_retention_seconds"), d.MessageRetentionSeconds, "use 60 to 1209600 seconds (14 days)")
-		empty(path.Root("dead_letter").AtName("kms_master_key_id"), d.KMSMasterKeyID)
-	}
-	if a := m.Alarms; a != nil {
-		p := path.Root("alarms")
-		empty(p.AtName("sns_topic_arn"), a.SNSTopicARN)
-		empty(p.AtName("treat_missing_data"), a.TreatMissingData)
-		zero(p.AtName("relay_errors_threshold"), a.RelayErrorsThreshold, "use 1 or more errors per minute")
-		zero(p.AtName("iterator_age_threshold_seconds"), a.IteratorAgeThresholdSeconds, "use 1 to 86400 seconds")
-		zero(p.AtName("oldest_pending_age_threshold_seconds"), a.OldestPendingAgeThresholdSeconds, "use more than reconciler.min_age_seconds, such as 900")
-		zero(p.AtName("evaluation_periods"), a.EvaluationPeriods, "use 1 or more periods")
-	}
+	})
 	return diags
 }
 
@@ -887,15 +678,16 @@ func (r *PipelineResource) warnUndeliveredOnReplace(ctx context.Context, state P
 }
 
 // plannedIndexARN is the pending index's ARN after a rename or a switch of
-// the index, both made in place: unknown, or null without the index.
-func plannedIndexARN(state PipelineResourceModel, spec pipeline.Spec, planned types.String) types.String {
+// the index, both made in place: null without the index; the planned value
+// when it names the index (predicted from the name, or kept); else unknown.
+func plannedIndexARN(spec pipeline.Spec, planned types.String) types.String {
 	if spec.Table.PendingIndexDisabled {
 		return types.StringNull()
 	}
-	if arn := str(state.PendingIndexARN); arn == "" || !strings.HasSuffix(arn, "/index/"+spec.Table.PendingIndexName) {
-		return types.StringUnknown()
+	if planned.IsUnknown() || strings.HasSuffix(str(planned), "/index/"+spec.Table.PendingIndexName) {
+		return planned
 	}
-	return planned
+	return types.StringUnknown()
 }
 
 // stateAccount is the pipeline's account and region, from the first ARN in
@@ -925,3 +717,7 @@ func plannedMovedARNs(state PipelineResourceModel, spec pipeline.Spec, plan *Pip
 		plan.ScheduleARN = types.StringUnknown()
 	}
 }
+
+// pipelineSchemaVersion is the version of the resource's schema; see
+// UpgradeState for the upgrades of older states.
+const pipelineSchemaVersion = 1

@@ -252,5 +252,5 @@ func (p *OutboxProvider) Resources(context.Context) []func() resource.Resource {
 
 // DataSources lists the provider's data sources.
 func (p *OutboxProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{NewPipelineDataSource}
 }

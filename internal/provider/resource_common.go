@@ -3,11 +3,17 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -71,20 +77,62 @@ const privateDrift = "drift"
 
 // saveDrift records the drift that Read found; nil or no drift removes it.
 func saveDrift(ctx context.Context, p privateSetter, d *awsops.Drift) diag.Diagnostics {
+	var diags diag.Diagnostics
 	var b []byte
 	if d != nil && !d.None() {
-		b, _ = json.Marshal(d)
+		var err error
+		if b, err = json.Marshal(d); err != nil {
+			diags.AddError("Recording the drift found", fmt.Sprintf("Encoding the drift (%s): %v. Report this as a bug of the provider.", d, err))
+			return diags
+		}
 	}
 	// An empty value removes the key.
-	return p.SetKey(ctx, privateDrift, b)
+	diags.Append(p.SetKey(ctx, privateDrift, b)...)
+	return diags
 }
 
-// loadDrift returns the drift that Read recorded.
+// loadDrift returns the drift that Read recorded. An unreadable record is
+// reported as a warning and read as no drift: the next refresh records it
+// again.
 func loadDrift(ctx context.Context, p privateGetter) (awsops.Drift, diag.Diagnostics) {
 	var d awsops.Drift
 	b, diags := p.GetKey(ctx, privateDrift)
 	if len(b) > 0 {
-		_ = json.Unmarshal(b, &d)
+		if err := json.Unmarshal(b, &d); err != nil {
+			diags.AddWarning("Reading the drift found", fmt.Sprintf("The drift recorded in the private state is unreadable (%v); it is ignored until the next refresh records it again.", err))
+			return awsops.Drift{}, diags
+		}
 	}
 	return d, diags
+}
+
+// computedStringAttr is a computed string that keeps its state's value in
+// plans.
+func computedStringAttr(desc string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Computed: true, MarkdownDescription: desc,
+		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+// withWaitLog returns ctx whose long waits (such as SQS's 60 seconds before
+// a deleted queue's name can be reused) are logged at INFO with their
+// reason.
+func withWaitLog(ctx context.Context) context.Context {
+	return awsops.WithNotifier(ctx, func(ctx context.Context, msg string) { tflog.Info(ctx, msg) })
+}
+
+// setAttribute sets the top-level attribute name (by its tfsdk tag) of the
+// model that m points to; false when there is no such attribute of v's
+// type.
+func setAttribute(m any, name string, v attr.Value) bool {
+	mv := reflect.ValueOf(m).Elem()
+	for i := range mv.NumField() {
+		f := mv.Field(i)
+		if mv.Type().Field(i).Tag.Get("tfsdk") == name && f.Type() == reflect.TypeOf(v) {
+			f.Set(reflect.ValueOf(v))
+			return true
+		}
+	}
+	return false
 }

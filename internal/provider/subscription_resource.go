@@ -82,7 +82,7 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"delivery is at least once, so consumers deduplicate on `detail.metadata.eventId`. " +
 			"The rule is called `name`, the queues `name` and `name-dlq`.",
 		Attributes: map[string]schema.Attribute{
-			"id": computedString("The subscription's name, its import id.", true),
+			"id": computedStringAttr("The subscription's name, its import id."),
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: fmt.Sprintf("Name of the subscription: of the rule (`<name>`), the queue (`<name>`) and the dead-letter queue (`<name>-dlq`). "+
@@ -124,37 +124,42 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed: true, PlanModifiers: stable,
 				MarkdownDescription: "ARN of the EventBridge rule, the only source the queue policy accepts. Planned unknown when the rule, its target or the queue policy needs a repair.",
 			},
-			"queue_url":             computedString("URL of the consumer's queue (`<name>`), for its `ReceiveMessage` calls.", true),
-			"queue_arn":             computedString("ARN of the consumer's queue, for its IAM policy or an event source mapping.", true),
-			"dead_letter_queue_url": computedString("URL of the dead-letter queue (`<name>-dlq`).", true),
-			"dead_letter_queue_arn": computedString("ARN of the dead-letter queue.", true),
+			"queue_url":             computedStringAttr("URL of the consumer's queue (`<name>`), for its `ReceiveMessage` calls."),
+			"queue_arn":             computedStringAttr("ARN of the consumer's queue, for its IAM policy or an event source mapping."),
+			"dead_letter_queue_url": computedStringAttr("URL of the dead-letter queue (`<name>-dlq`)."),
+			"dead_letter_queue_arn": computedStringAttr("ARN of the dead-letter queue."),
 		},
-		Blocks: map[string]schema.Block{
-			"queue": schema.SingleNestedBlock{
-				MarkdownDescription: "The consumer's queue.",
-				Attributes: map[string]schema.Attribute{
-					"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
-						subscription.DefaultVisibilityTimeoutSeconds),
-					"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
-					"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
-					"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
-						subscription.DefaultMaxReceiveCount),
-					"kms_master_key_id": schema.StringAttribute{
-						Optional: true,
-						MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
-							"The key's policy must let `events.amazonaws.com` call `kms:GenerateDataKey` and `kms:Decrypt`, which rules out the AWS managed key `alias/aws/sqs`.",
-					},
+		Blocks: subscriptionBlocks(ctx),
+	}
+}
+
+// subscriptionBlocks are the blocks of outbox_subscription.
+func subscriptionBlocks(ctx context.Context) map[string]schema.Block {
+	return map[string]schema.Block{
+		"queue": schema.SingleNestedBlock{
+			MarkdownDescription: "The consumer's queue.",
+			Attributes: map[string]schema.Attribute{
+				"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
+					subscription.DefaultVisibilityTimeoutSeconds),
+				"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
+				"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
+				"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
+					subscription.DefaultMaxReceiveCount),
+				"kms_master_key_id": schema.StringAttribute{
+					Optional: true,
+					MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
+						"The key's policy must let `events.amazonaws.com` call `kms:GenerateDataKey` and `kms:Decrypt`, which rules out the AWS managed key `alias/aws/sqs`.",
 				},
 			},
-			"dead_letter": schema.SingleNestedBlock{
-				MarkdownDescription: "The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.",
-				Attributes: map[string]schema.Attribute{
-					"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
-						"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
-				},
-			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
+		"dead_letter": schema.SingleNestedBlock{
+			MarkdownDescription: "The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.",
+			Attributes: map[string]schema.Attribute{
+				"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
+					"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
+			},
+		},
+		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
 }
 
@@ -342,20 +347,10 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// setComputed sets a computed string of the model by name.
+// setComputed sets a top-level computed string of the model by its
+// attribute name (its tfsdk tag).
 func (m *SubscriptionResourceModel) setComputed(name string, v types.String) {
-	switch name {
-	case "rule_arn":
-		m.RuleARN = v
-	case "queue_url":
-		m.QueueURL = v
-	case "queue_arn":
-		m.QueueARN = v
-	case "dead_letter_queue_url":
-		m.DeadLetterQueueURL = v
-	case "dead_letter_queue_arn":
-		m.DeadLetterQueueARN = v
-	}
+	setAttribute(m, name, v)
 }
 
 func (r *SubscriptionResource) configured(diags *diag.Diagnostics) bool {
@@ -390,7 +385,7 @@ func (r *SubscriptionResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, subscriptionDefaultTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	s, diags := r.applySpec(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
@@ -459,7 +454,7 @@ func (r *SubscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	timeout, diags := plan.Timeouts.Update(ctx, subscriptionDefaultTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	s, diags := r.applySpec(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
@@ -487,7 +482,7 @@ func (r *SubscriptionResource) Delete(ctx context.Context, req resource.DeleteRe
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, subscriptionDefaultTimeout)
 	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	if _, err := r.clients().Delete(ctx, state.subscriptionState()); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Deleting outbox subscription (%s)", state.Name.ValueString()), err.Error())

@@ -1,4 +1,16 @@
 locals {
+  # A block is written only when it sets something, as a configuration
+  # that keeps the provider's defaults leaves it out: an imported pipeline
+  # then plans no change.
+  set = {
+    table         = var.table.existing || anytrue([for k, v in var.table : v != null if k != "existing"])
+    relay         = anytrue([for v in values(var.relay) : v != null])
+    published     = anytrue([for v in values(var.published) : v != null])
+    pending_index = anytrue([for v in values(var.pending_index) : v != null])
+    reconciler    = anytrue([for v in values(var.reconciler) : v != null])
+    dead_letter   = anytrue([for v in values(var.dead_letter) : v != null])
+  }
+
   # The pipeline publishes to an EventBridge bus unless a topic is given.
   target = var.event_bus != null || var.topic_arn != null ? [{
     event_bus = var.event_bus
@@ -7,17 +19,21 @@ locals {
 }
 
 resource "outbox_pipeline" "this" {
-  name          = var.name
-  tags          = var.tags
+  name = var.name
+  # No tags are null, as an import reads them.
+  tags          = length(var.tags) > 0 ? var.tags : null
   force_destroy = var.force_destroy
 
-  table {
-    existing        = var.table.existing
-    name            = var.table.name
-    partition_key   = var.table.partition_key
-    sort_key        = var.table.sort_key
-    sort_key_prefix = var.table.sort_key_prefix
-    ttl_attribute   = var.table.ttl_attribute
+  dynamic "table" {
+    for_each = local.set.table ? [var.table] : []
+    content {
+      existing        = table.value.existing
+      name            = table.value.name
+      partition_key   = table.value.partition_key
+      sort_key        = table.value.sort_key
+      sort_key_prefix = table.value.sort_key_prefix
+      ttl_attribute   = table.value.ttl_attribute
+    }
   }
 
   dynamic "target" {
@@ -28,42 +44,57 @@ resource "outbox_pipeline" "this" {
     }
   }
 
-  relay {
-    batch_size                 = var.relay.batch_size
-    batching_window_seconds    = var.relay.batching_window_seconds
-    parallelization_factor     = var.relay.parallelization_factor
-    maximum_retry_attempts     = var.relay.maximum_retry_attempts
-    maximum_record_age_seconds = var.relay.maximum_record_age_seconds
-    bisect_on_error            = var.relay.bisect_on_error
-    memory_size                = var.relay.memory_size
-    timeout                    = var.relay.timeout
-    architecture               = var.relay.architecture
-    log_retention_days         = var.relay.log_retention_days
-    reserved_concurrency       = var.relay.reserved_concurrency
+  dynamic "relay" {
+    for_each = local.set.relay ? [var.relay] : []
+    content {
+      batch_size                 = relay.value.batch_size
+      batching_window_seconds    = relay.value.batching_window_seconds
+      parallelization_factor     = relay.value.parallelization_factor
+      maximum_retry_attempts     = relay.value.maximum_retry_attempts
+      maximum_record_age_seconds = relay.value.maximum_record_age_seconds
+      bisect_on_error            = relay.value.bisect_on_error
+      memory_size                = relay.value.memory_size
+      timeout                    = relay.value.timeout
+      architecture               = relay.value.architecture
+      log_retention_days         = relay.value.log_retention_days
+      reserved_concurrency       = relay.value.reserved_concurrency
+    }
   }
 
-  published {
-    action   = var.published.action
-    ttl_days = var.published.ttl_days
+  dynamic "published" {
+    for_each = local.set.published ? [var.published] : []
+    content {
+      action   = published.value.action
+      ttl_days = published.value.ttl_days
+    }
   }
 
-  pending_index {
-    name   = var.pending_index.name
-    shards = var.pending_index.shards
+  dynamic "pending_index" {
+    for_each = local.set.pending_index ? [var.pending_index] : []
+    content {
+      name   = pending_index.value.name
+      shards = pending_index.value.shards
+    }
   }
 
-  reconciler {
-    enabled             = var.reconciler.enabled
-    schedule_expression = var.reconciler.schedule_expression
-    min_age_seconds     = var.reconciler.min_age_seconds
-    memory_size         = var.reconciler.memory_size
-    timeout             = var.reconciler.timeout
-    log_retention_days  = var.reconciler.log_retention_days
+  dynamic "reconciler" {
+    for_each = local.set.reconciler ? [var.reconciler] : []
+    content {
+      enabled             = reconciler.value.enabled
+      schedule_expression = reconciler.value.schedule_expression
+      min_age_seconds     = reconciler.value.min_age_seconds
+      memory_size         = reconciler.value.memory_size
+      timeout             = reconciler.value.timeout
+      log_retention_days  = reconciler.value.log_retention_days
+    }
   }
 
-  dead_letter {
-    message_retention_seconds = var.dead_letter.message_retention_seconds
-    kms_master_key_id         = var.dead_letter.kms_master_key_id
+  dynamic "dead_letter" {
+    for_each = local.set.dead_letter ? [var.dead_letter] : []
+    content {
+      message_retention_seconds = dead_letter.value.message_retention_seconds
+      kms_master_key_id         = dead_letter.value.kms_master_key_id
+    }
   }
 
   dynamic "alarms" {

@@ -28,15 +28,15 @@ output "pending_index_arn" {
 }
 
 output "writer_table" {
-  description = "What an outbox writer needs to know about the table (the fields of the Go `outbox.Table`): name, key attributes, sort key prefix, TTL attribute, pending index name and shards."
+  description = "What an outbox writer needs to know about the table (the fields of the Go `outbox.Table`): name, key attributes, sort key prefix, TTL attribute, pending index name and shards. It reads the pipeline's computed `writer`, so it holds after an import too."
   value = {
-    name            = outbox_pipeline.this.table_name
-    partition_key   = outbox_pipeline.this.table.partition_key
-    sort_key        = outbox_pipeline.this.table.sort_key
-    sort_key_prefix = outbox_pipeline.this.table.sort_key_prefix
-    ttl_attribute   = outbox_pipeline.this.ttl_attribute_in_use
-    pending_index   = outbox_pipeline.this.pending_index.name
-    pending_shards  = outbox_pipeline.this.pending_index.shards
+    name            = outbox_pipeline.this.writer.table_name
+    partition_key   = outbox_pipeline.this.writer.partition_key
+    sort_key        = outbox_pipeline.this.writer.sort_key
+    sort_key_prefix = outbox_pipeline.this.writer.sort_key_prefix
+    ttl_attribute   = outbox_pipeline.this.writer.ttl_attribute
+    pending_index   = outbox_pipeline.this.writer.pending_index_name
+    pending_shards  = outbox_pipeline.this.writer.pending_index_shards
   }
 }
 

@@ -94,7 +94,7 @@ variable "relay" {
 }
 
 variable "published" {
-  description = "What the relay does with an item once its event is published: `action = \"mark\"` (the default: status `PUBLISHED`, expiring after `ttl_days`, 7 by default; 0 keeps it) or `\"delete\"`."
+  description = "What the relay does with an item once its event is published: `action = \"mark\"` (the default: status `PUBLISHED`, expiring after `ttl_days`, 30 by default; 0 keeps it) or `\"delete\"`."
   type = object({
     action   = optional(string)
     ttl_days = optional(number)
@@ -227,30 +227,30 @@ variable "force_destroy" {
 }
 
 variable "alarms" {
-  description = "CloudWatch alarms on the pipeline (`<name>-dlq-not-empty`, `<name>-relay-errors`, `<name>-iterator-age`, `<name>-events-failed`, `<name>-environment-errors` and, with the reconciler, `<name>-oldest-pending-age` and the reconciler's own `-events-failed` and `-environment-errors`), notifying `sns_topic_arn` when set. On by default (`{}`): every state in which an event waits for a person raises one. `null` creates none; unset thresholds take the provider's defaults."
+  description = "CloudWatch alarms on the pipeline (`<name>-dlq-not-empty`, `<name>-relay-errors`, `<name>-iterator-age`, `<name>-events-failed`, `<name>-environment-errors` and, with the reconciler, `<name>-oldest-pending-age` and the reconciler's own `-events-failed` and `-environment-errors`), notifying `sns_topic_arn` when set. On by default (`{}`): every state in which an event waits for a person raises one. `null` creates none; unset thresholds take the provider's defaults: 1 relay error, an iterator age of 300 seconds, an oldest pending age of 900 seconds, 1 evaluation period, missing data not breaching."
   type = object({
     enabled                              = optional(bool, true)
     sns_topic_arn                        = optional(string)
-    relay_errors_threshold               = optional(number)
-    iterator_age_threshold_seconds       = optional(number)
-    oldest_pending_age_threshold_seconds = optional(number)
-    evaluation_periods                   = optional(number)
-    treat_missing_data                   = optional(string)
+    relay_errors_threshold               = optional(number, 1)
+    iterator_age_threshold_seconds       = optional(number, 300)
+    oldest_pending_age_threshold_seconds = optional(number, 900)
+    evaluation_periods                   = optional(number, 1)
+    treat_missing_data                   = optional(string, "notBreaching")
   })
   default = {}
 
   validation {
-    condition     = try(var.alarms.sns_topic_arn, null) == null || can(regex("^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_.-]{1,256}$", try(var.alarms.sns_topic_arn, "")))
+    condition     = var.alarms == null || try(var.alarms.sns_topic_arn, null) == null || can(regex("^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_.-]{1,256}$", var.alarms.sns_topic_arn))
     error_message = "alarms.sns_topic_arn must be the ARN of an SNS topic."
   }
 
   validation {
-    condition     = try(var.alarms.treat_missing_data, null) == null || contains(["notBreaching", "breaching", "ignore", "missing"], try(coalesce(var.alarms.treat_missing_data, "missing"), "missing"))
+    condition     = var.alarms == null || contains(["notBreaching", "breaching", "ignore", "missing"], try(var.alarms.treat_missing_data, "notBreaching"))
     error_message = "alarms.treat_missing_data must be notBreaching, breaching, ignore or missing."
   }
 
   validation {
-    condition     = coalesce(try(var.alarms.iterator_age_threshold_seconds, null), 1) >= 1 && coalesce(try(var.alarms.iterator_age_threshold_seconds, null), 1) <= 86400
+    condition     = var.alarms == null || (try(var.alarms.iterator_age_threshold_seconds, 300) >= 1 && try(var.alarms.iterator_age_threshold_seconds, 300) <= 86400)
     error_message = "alarms.iterator_age_threshold_seconds must be from 1 to 86400 (a stream keeps records 24 hours)."
   }
 }

@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+)
+
+// This file shows drift as hashicorp/aws does: Read keeps the values it
+// observed in the state, so that a mapping's batch_size changed by hand to
+// 5 plans "batch_size: 5 -> 100". The settings shown are those tagged
+// drift:"<component>" in the model, in blocks the configuration has.
+
+// showObserved sets the drift-tagged settings of the components that
+// changed to the values observed.
+func (m *PipelineResourceModel) showObserved(observed pipeline.Spec, changed []string) {
+	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(_ path.Path, f reflect.StructField, v reflect.Value) {
+		if !slices.Contains(changed, f.Tag.Get("drift")) || f.Tag.Get("spec") == "" {
+			return
+		}
+		if val, ok := attrValueOf(specField(reflect.ValueOf(observed), f.Tag.Get("spec")), v.Type()); ok {
+			v.Set(reflect.ValueOf(val))
+		}
+	})
+}
+
+// specField returns the field of a Spec at a dotted path (Mapping.BatchSize).
+func specField(v reflect.Value, field string) reflect.Value {
+	for _, name := range strings.Split(field, ".") {
+		if v.Kind() != reflect.Struct {
+			return reflect.Value{}
+		}
+		v = v.FieldByName(name)
+	}
+	return v
+}
+
+// attrValueOf converts a Spec value to the model's attribute type; false
+// when there is no value to show (nil, empty, or another kind).
+func attrValueOf(v reflect.Value, target reflect.Type) (attr.Value, bool) {
+	if !v.IsValid() {
+		return nil, false
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil, false
+		}
+		v = v.Elem()
+	}
+	var out attr.Value
+	switch v.Kind() {
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		out = types.Int64Value(v.Int())
+	case reflect.Bool:
+		out = types.BoolValue(v.Bool())
+	case reflect.String:
+		if v.String() == "" {
+			return nil, false
+		}
+		out = types.StringValue(v.String())
+	default:
+		return nil, false
+	}
+	if reflect.TypeOf(out) != target {
+		return nil, false
+	}
+	return out, true
+}
+
+// changedUnseen reports whether one of the components changed out of band
+// in a way the plan does not otherwise show: no drift-tagged setting of it
+// differs between the prior state and the plan. The plan then marks the
+// component's computed attributes unknown, so that it shows an update and
+// apply repairs the component.
+func (in planInputs) changedUnseen(plan *PipelineResourceModel, components []string) bool {
+	for _, c := range in.drift.Changed {
+		if slices.Contains(components, c.Component) && !settingsDiffer(in.prior, plan, c.Component) {
+			return true
+		}
+	}
+	return false
+}
+
+// settingsDiffer reports whether a drift-tagged setting of the component
+// differs between two models.
+func settingsDiffer(a, b *PipelineResourceModel, component string) bool {
+	values := map[string]attr.Value{}
+	walkModelValues(reflect.ValueOf(a).Elem(), path.Empty(), func(p path.Path, f reflect.StructField, v reflect.Value) {
+		if f.Tag.Get("drift") == component {
+			values[p.String()], _ = v.Interface().(attr.Value)
+		}
+	})
+	differ := false
+	walkModelValues(reflect.ValueOf(b).Elem(), path.Empty(), func(p path.Path, f reflect.StructField, v reflect.Value) {
+		if f.Tag.Get("drift") != component {
+			return
+		}
+		bv, _ := v.Interface().(attr.Value)
+		if av, ok := values[p.String()]; ok && av != nil && bv != nil && !av.Equal(bv) {
+			differ = true
+		}
+	})
+	return differ
+}
+
+// changedComponents returns the components that Read found changed.
+func changedComponents(d pipeline.Drift) []string {
+	var out []string
+	for _, c := range d.Changed {
+		out = append(out, c.Component)
+	}
+	return out
+}

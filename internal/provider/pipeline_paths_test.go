@@ -1,0 +1,144 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+)
+
+// specLeaves returns the paths of the leaf fields of a struct type, as
+// pipeline.ValidationError names them (Mapping.BatchSize).
+func specLeaves(t reflect.Type, prefix string) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name := prefix + f.Name
+		ft := f.Type
+		if ft.Kind() == reflect.Struct && ft.PkgPath() == t.PkgPath() {
+			out = append(out, specLeaves(ft, name+".")...)
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// Every field of pipeline.Spec has an attribute (or a block that decides
+// it), and every spec tag names a field of pipeline.Spec at an attribute of
+// the schema: a new setting without its mapping fails here.
+func TestSpecFieldPaths(t *testing.T) {
+	t.Parallel()
+	leaves := specLeaves(reflect.TypeFor[pipeline.Spec](), "")
+	if len(leaves) < 30 {
+		t.Fatalf("found only %d fields of pipeline.Spec: %v", len(leaves), leaves)
+	}
+	for _, f := range leaves {
+		if _, ok := attributePath(f); !ok {
+			t.Errorf("pipeline.Spec field %s has no attribute: tag the model's field with spec:%q, or list it in specFieldsWithoutAttribute", f, f)
+		}
+	}
+	var sr resource.SchemaResponse
+	NewPipelineResource().Schema(context.Background(), resource.SchemaRequest{}, &sr)
+	for field, p := range specFieldPaths() {
+		if !contains(leaves, field) {
+			t.Errorf("spec tag %q on %s names no field of pipeline.Spec", field, p)
+		}
+		if _, diags := sr.Schema.AttributeAtPath(context.Background(), p); diags.HasError() {
+			t.Errorf("spec tag %q: %s is not an attribute of the schema: %v", field, p, diags)
+		}
+	}
+	for field, block := range specFieldsWithoutAttribute {
+		if !contains(leaves, field) {
+			t.Errorf("specFieldsWithoutAttribute: %q is no field of pipeline.Spec", field)
+		}
+		if _, ok := sr.Schema.Blocks[block]; !ok {
+			t.Errorf("specFieldsWithoutAttribute: %q is no block", block)
+		}
+	}
+	// Every replacement field has its path.
+	for _, f := range pipeline.ReplacementFields(pipeline.Spec{Name: "a"}, pipeline.Spec{
+		Name: "b", Table: pipeline.TableSpec{Existing: true, Name: "t2", PartitionKey: "p", SortKey: "s", PendingIndexName: "i2", TTLAttribute: "x"},
+	}) {
+		if _, ok := specFieldPaths()[f]; !ok {
+			t.Errorf("replacement field %s has no attribute", f)
+		}
+	}
+}
+
+func TestAttributeNames(t *testing.T) {
+	t.Parallel()
+	got := attributeNames("set Table.PartitionKey and Table.SortKey to the table's keys; Table.PendingIndexName and Mapping.BatchSize")
+	want := "set table.partition_key and table.sort_key to the table's keys; pending_index.name and relay.batch_size"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if p, _ := attributePath("Target.Type"); !p.Equal(path.Root("target")) {
+		t.Errorf("Target.Type at %s", p)
+	}
+	if strings.Contains(attributeNames("Name of the pipeline"), "name of") {
+		t.Error("a bare Name was rewritten")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Every optional attribute of outbox_pipeline says what it is when it is
+// not set: its default, or what unset means.
+func TestPipelineDefaultsDocumented(t *testing.T) {
+	t.Parallel()
+	var sr resource.SchemaResponse
+	NewPipelineResource().Schema(context.Background(), resource.SchemaRequest{}, &sr)
+	check := func(name string, a interface {
+		IsOptional() bool
+		GetMarkdownDescription() string
+	}) {
+		d := strings.ToLower(a.GetMarkdownDescription())
+		if a.IsOptional() && !strings.Contains(d, "default") && !strings.Contains(d, "unset") {
+			t.Errorf("%s: the description states no default: %q", name, a.GetMarkdownDescription())
+		}
+	}
+	for n, a := range sr.Schema.Attributes {
+		check(n, a)
+	}
+	for bn, b := range sr.Schema.Blocks {
+		if nb, ok := b.(schema.SingleNestedBlock); ok && bn != "timeouts" {
+			for n, a := range nb.Attributes {
+				check(bn+"."+n, a)
+			}
+		}
+	}
+}
+
+func TestSetAttribute(t *testing.T) {
+	t.Parallel()
+	var m SubscriptionResourceModel
+	for _, a := range []string{"rule_arn", "queue_url", "queue_arn", "dead_letter_queue_url", "dead_letter_queue_arn"} {
+		if !setAttribute(&m, a, types.StringValue(a)) {
+			t.Errorf("%s not set", a)
+		}
+	}
+	if m.RuleARN.ValueString() != "rule_arn" || m.DeadLetterQueueARN.ValueString() != "dead_letter_queue_arn" {
+		t.Errorf("model %+v", m)
+	}
+	if setAttribute(&m, "no_such", types.StringValue("x")) || setAttribute(&m, "rule_arn", types.Int64Value(1)) {
+		t.Error("set an attribute that does not exist or has another type")
+	}
+}

@@ -1,0 +1,246 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+)
+
+// planInputs is what ModifyPlan knows of a planned pipeline.
+type planInputs struct {
+	spec pipeline.Spec // with defaults
+	// prior is the state before the plan; nil on create.
+	prior *PipelineResourceModel
+	// account is where the pipeline lives, when a prior state says so.
+	account pipeline.Account
+	drift   awsops.Drift
+	// known reports which settings are known at plan time.
+	nameKnown, tableKnown, targetKnown, reconcilerKnown, alarmsKnown bool
+}
+
+func (in planInputs) reconcilerOn() bool { return !in.reconcilerKnown || !in.spec.Reconciler.Disabled }
+
+// ModifyPlan computes what is known at plan time (the names and ARNs that
+// follow from name, merged tags, the relay package's checksum, the target's
+// ARN, the writer's settings), plans replacements that AWS cannot apply in
+// place, and turns drift found by Read into an update.
+func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	var plan PipelineResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	tags, tagsKnown, diags := mergedTags(ctx, r.defaultTags(), plan.Tags)
+	resp.Diagnostics.Append(diags...)
+	plan.TagsAll = types.MapUnknown(types.StringType)
+	if tagsKnown {
+		plan.TagsAll = tagsValue(tags)
+	}
+	in := planInputs{spec: plan.spec(tags, specOptions{}).WithDefaults()}
+	in.setKnown(&plan)
+	if !req.State.Raw.IsNull() {
+		in.prior = &PipelineResourceModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, in.prior)...)
+		st, diags := loadState(ctx, req.Private, in.prior)
+		resp.Diagnostics.Append(diags...)
+		in.account = st.Account()
+		in.drift, diags = loadDrift(ctx, req.Private)
+		resp.Diagnostics.Append(diags...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if in.account.ID == "" && in.prior != nil {
+		in.account, _ = stateAccount(*in.prior)
+	}
+	if in.account.ID == "" {
+		in.account = r.callerAccount()
+	}
+	if !in.reconcilerOn() {
+		resp.Diagnostics.AddAttributeWarning(path.Root("reconciler").AtName("enabled"), "The outbox pipeline has no reconciler",
+			"Without the reconciler, some events can never be delivered: records trimmed from the stream after its 24-hour retention (a mapping paused or failing that long), "+
+				"and the events of batches that ran out of retries and went to the dead-letter queue. They stay PENDING in the table until the reconciler is enabled again.")
+	}
+	r.planPackage(&plan, in, &resp.Diagnostics)
+	in.planComputedStrings(&plan)
+	in.planAlarmARNs(&plan)
+	plan.Writer = in.writer(&plan)
+	plan.PendingIndexARN = plannedIndexARN(in.spec, plan.PendingIndexARN)
+	if in.prior != nil {
+		plannedMovedARNs(*in.prior, in.spec, &plan)
+		resp.RequiresReplace = append(resp.RequiresReplace, in.replacements(ctx, &plan)...)
+		if len(resp.RequiresReplace) > 0 {
+			resp.Diagnostics.Append(r.warnUndeliveredOnReplace(ctx, *in.prior)...)
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// callerAccount is the account and region that the provider's credentials
+// create components in, as STS GetCallerIdentity reported them; empty when
+// the credentials were not checked (skip_credentials_validation).
+func (r *PipelineResource) callerAccount() pipeline.Account {
+	if r.data == nil || r.data.Identity.AccountID == "" || r.data.AWS.Region == "" {
+		return pipeline.Account{}
+	}
+	arn, err := pipeline.ParseARN(r.data.Identity.ARN)
+	if err != nil {
+		return pipeline.Account{}
+	}
+	return pipeline.Account{Partition: arn.Partition, Region: r.data.AWS.Region, ID: r.data.Identity.AccountID}
+}
+
+// setKnown records which parts of the configuration are known.
+func (in *planInputs) setKnown(plan *PipelineResourceModel) {
+	in.nameKnown = !plan.Name.IsUnknown()
+	t := plan.Table
+	in.tableKnown = in.nameKnown && (t == nil || (!t.Name.IsUnknown() && !t.Existing.IsUnknown() &&
+		!t.TTLAttribute.IsUnknown() && !t.PartitionKey.IsUnknown() && !t.SortKey.IsUnknown() && !t.SortKeyPrefix.IsUnknown()))
+	in.targetKnown = plan.Target == nil || (!plan.Target.EventBus.IsUnknown() && !plan.Target.TopicARN.IsUnknown())
+	in.reconcilerKnown = plan.Reconciler == nil || !plan.Reconciler.Enabled.IsUnknown()
+	in.alarmsKnown = plan.Alarms == nil || (!plan.Alarms.Enabled.IsUnknown() && in.reconcilerKnown)
+}
+
+// planPackage plans the checksum of the relay package of the architecture.
+func (r *PipelineResource) planPackage(plan *PipelineResourceModel, in planInputs, diags *diag.Diagnostics) {
+	plan.RelayPackageSHA256 = types.StringUnknown()
+	if plan.Relay != nil && plan.Relay.Architecture.IsUnknown() {
+		return
+	}
+	sha, err := r.relayCode().SHA256(string(in.spec.Architecture))
+	if err != nil {
+		diags.AddWarning("The relay package is not built into this provider",
+			fmt.Sprintf("%v. Apply will fail: %v", err, pipeline.ErrNoRelayCode))
+		return
+	}
+	plan.RelayPackageSHA256 = types.StringValue(sha)
+}
+
+// predicted returns the values that follow from the configuration alone,
+// where what they follow from is known.
+func (in planInputs) predicted() pipeline.State {
+	if !in.nameKnown {
+		return pipeline.State{}
+	}
+	p := in.spec.Predicted(in.account)
+	if !in.tableKnown {
+		p.TableName, p.TableARN, p.PendingIndexARN, p.TTLAttribute = "", "", "", ""
+	}
+	if !in.targetKnown {
+		p.TargetARN = ""
+	}
+	if !in.reconcilerKnown {
+		p.ReconcilerFunctionName, p.ReconcilerFunctionARN, p.ReconcilerLogGroup = "", "", ""
+	}
+	if in.prior != nil && in.spec.Table.Existing && in.tableKnown && p.TTLAttribute == "" &&
+		!in.hasDrift(pipeline.ComponentTable, pipeline.ComponentTTL) && str(in.prior.TableName) == in.spec.Table.Name {
+		// An adopted table keeps the TTL attribute it has.
+		p.TTLAttribute = str(in.prior.TTLAttributeInUse)
+	}
+	return p
+}
+
+// missing reports whether Read found one of the components deleted out of
+// band.
+func (in planInputs) missing(components ...string) bool {
+	return slices.ContainsFunc(in.drift.Missing, func(c string) bool { return slices.Contains(components, c) })
+}
+
+func (in planInputs) hasDrift(components ...string) bool {
+	return slices.ContainsFunc(in.drift.Components(), func(c string) bool { return slices.Contains(components, c) })
+}
+
+// planComputedStrings plans every computed string: null for the
+// reconciler's when it is disabled; unknown for a component changed out of
+// band in a way no setting shows (so the plan is an update that repairs
+// it); the predicted value where there is one (a component deleted out of
+// band was cleared by Read, so its predicted ARN shows its re-creation);
+// unknown where drift will change it; otherwise what the framework planned
+// (the state's value for stable attributes).
+func (in planInputs) planComputedStrings(plan *PipelineResourceModel) {
+	p := in.predicted()
+	for _, c := range computedStrings {
+		if c.name == "relay_package_sha256" {
+			continue
+		}
+		v := c.model(plan)
+		switch predicted := *c.state(&p); {
+		case c.reconciler && !in.reconcilerOn():
+			*v = types.StringNull()
+		case in.prior != nil && in.changedUnseen(plan, c.components):
+			*v = types.StringUnknown()
+		case predicted != "":
+			*v = types.StringValue(predicted)
+		case in.missing(c.components...):
+			*v = types.StringUnknown()
+		case c.reconciler && (in.prior == nil || c.model(in.prior).IsNull()):
+			*v = types.StringUnknown()
+		case !c.stable:
+			*v = types.StringUnknown()
+		}
+	}
+}
+
+// planAlarmARNs keeps the alarms' ARNs while the same alarms exist
+// unchanged.
+func (in planInputs) planAlarmARNs(plan *PipelineResourceModel) {
+	want := map[string]bool{}
+	for _, d := range pipeline.AlarmDefinitions(in.spec) {
+		want[d.Key] = true
+	}
+	plan.AlarmARNs = types.MapUnknown(types.StringType)
+	if !in.alarmsKnown {
+		return
+	}
+	if len(want) == 0 {
+		plan.AlarmARNs = types.MapNull(types.StringType)
+		return
+	}
+	alarmDrift := slices.ContainsFunc(in.drift.Components(), func(c string) bool { return strings.HasPrefix(c, "alarm_") })
+	if in.prior == nil || alarmDrift || in.prior.AlarmARNs.IsNull() || len(in.prior.AlarmARNs.Elements()) != len(want) {
+		return
+	}
+	for k := range in.prior.AlarmARNs.Elements() {
+		if !want[k] {
+			return
+		}
+	}
+	plan.AlarmARNs = in.prior.AlarmARNs
+}
+
+// replacements returns the attributes whose change replaces the pipeline,
+// by the pipeline's own rules (defaults applied). A changed setting of an
+// absent block (a default that follows from another setting, such as the
+// table's name from name) is reported on its block, the attribute path that
+// exists in the plan.
+func (in planInputs) replacements(ctx context.Context, plan *PipelineResourceModel) []path.Path {
+	var out []path.Path
+	priorTags := map[string]string{}
+	in.prior.TagsAll.ElementsAs(ctx, &priorTags, false)
+	for _, f := range pipeline.ReplacementFields(in.prior.spec(priorTags, specOptions{}), in.spec) {
+		p, ok := specFieldPaths()[f]
+		if !ok {
+			continue
+		}
+		if block := p.Steps()[0].String(); len(p.Steps()) > 1 && !blockPresent(plan, strings.Trim(block, `"`)) {
+			p = path.Root(strings.Trim(block, `"`))
+		}
+		out = append(out, p)
+	}
+	if t := plan.Table; t != nil && (t.Name.IsUnknown() || t.Existing.IsUnknown() || t.PartitionKey.IsUnknown() || t.SortKey.IsUnknown()) {
+		out = append(out, path.Root("table"))
+	}
+	return out
+}

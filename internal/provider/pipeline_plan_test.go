@@ -1,0 +1,248 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// TestAccPipeline_rename: renaming the minimal pipeline (only name) plans a
+// replacement, with the names that follow from name and the writer's
+// settings known at plan time.
+func TestAccPipeline_rename(t *testing.T) {
+	e := newAccEnv(t)
+	first, second := e.name("ren1"), e.name("ren2")
+	minimal := func(name string) string {
+		return e.providerConfig() + fmt.Sprintf("resource \"outbox_pipeline\" \"test\" {\n  name = %q\n}\n", name)
+	}
+	known := func(name string) []plancheck.PlanCheck {
+		return []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("id"), knownvalue.StringExact(name)),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_name"), knownvalue.StringExact(name+"-relay")),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-relay")),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-reconciler")),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+			// The account is the credentials' (STS GetCallerIdentity).
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:lambda:us-east-1:\d{12}:function:`+name+`-relay$`))),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("table_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:dynamodb:us-east-1:\d{12}:table/`+name+`-outbox$`))),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:events:us-east-1:\d{12}:event-bus/default$`))),
+			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("writer"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"table_name":           knownvalue.StringExact(name + "-outbox"),
+				"partition_key":        knownvalue.StringExact("PK"),
+				"sort_key":             knownvalue.StringExact("SK"),
+				"sort_key_prefix":      knownvalue.StringExact("OUTBOX#"),
+				"pending_index_name":   knownvalue.StringExact("outbox-pending"),
+				"pending_index_shards": knownvalue.Int64Exact(16),
+				"ttl_attribute":        knownvalue.StringExact("expiresAt"),
+			})),
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:           minimal(first),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known(first)},
+			},
+			{
+				Config: minimal(second),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(known(second),
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
+				)},
+			},
+		},
+	})
+}
+
+// TestAccPipeline_tableDrift: a table deleted out of band is recreated by
+// the next apply with no inconsistent result, and what depends on the
+// pipeline's target_arn (which does not change) is not replaced.
+func TestAccPipeline_tableDrift(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("tdrift")
+	// Deletion protection off, so that the table can be deleted out of band.
+	config := e.pipelineConfig(name, fastRelay+`
+  table {
+    deletion_protection = false
+  }`) + `
+resource "terraform_data" "dependent" {
+  triggers_replace = [outbox_pipeline.test.target_arn, outbox_pipeline.test.table_arn, outbox_pipeline.test.writer]
+}
+`
+	ddb := dynamodb.NewFromConfig(e.cfg)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					if _, err := ddb.DeleteTable(e.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name + "-outbox")}); err != nil {
+						t.Fatalf("deleting the table out of band: %v", err)
+					}
+					if err := accWait(e.ctx, "the table gone", func() error {
+						if _, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name + "-outbox")}); err == nil {
+							return fmt.Errorf("still there")
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
+					plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("stream_arn")),
+					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.NotNull()),
+				},
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
+
+// expectChange is a plan check of one attribute of a block of the
+// pipeline's planned change: its value before and after.
+type expectChange struct {
+	block, attr   string
+	before, after any
+}
+
+func (c expectChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != accResource {
+			continue
+		}
+		get := func(v any) any {
+			m, _ := v.(map[string]any)
+			block, _ := m[c.block].(map[string]any)
+			return block[c.attr]
+		}
+		before, after := get(rc.Change.Before), get(rc.Change.After)
+		if fmt.Sprint(before) != fmt.Sprint(c.before) || fmt.Sprint(after) != fmt.Sprint(c.after) {
+			resp.Error = fmt.Errorf("%s.%s: planned %v -> %v, want %v -> %v", c.block, c.attr, before, after, c.before, c.after)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("no change of %s planned", accResource)
+}
+
+// TestAccPipeline_driftShown: a mapping's batch_size changed by hand plans
+// its restoration from the observed value, with the mapping's UUID
+// unchanged, and the apply restores it.
+func TestAccPipeline_driftShown(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("shown")
+	config := e.pipelineConfig(name, fastRelay)
+	lc := lambda.NewFromConfig(e.cfg)
+	var uuid string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(st *terraform.State) error {
+					uuid = stateAttr(st, "event_source_mapping_uuid")
+					return nil
+				},
+			},
+			{
+				PreConfig: func() {
+					if _, err := lc.UpdateEventSourceMapping(e.ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)}); err != nil {
+						t.Fatalf("changing the mapping out of band: %v", err)
+					}
+					// As a change made by hand, long before the next apply.
+					if err := accWait(e.ctx, "the mapping enabled again", func() error {
+						out, err := lc.GetEventSourceMapping(e.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
+						if err != nil || aws.ToString(out.State) != "Enabled" {
+							return fmt.Errorf("state %v: %w", out, err)
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+					expectChange{block: "relay", attr: "batch_size", before: 5, after: 10},
+					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
+				}},
+			},
+			{
+				// A change that no setting shows (the function's
+				// environment) still plans an update that repairs it.
+				PreConfig: func() {
+					if _, err := lc.UpdateFunctionConfiguration(e.ctx, &lambda.UpdateFunctionConfigurationInput{
+						FunctionName: aws.String(name + "-relay"), Environment: &lambdatypes.Environment{Variables: map[string]string{"CHANGED": "by hand"}},
+					}); err != nil {
+						t.Fatalf("changing the function out of band: %v", err)
+					}
+					if err := accWait(e.ctx, "the function updated", func() error {
+						out, err := lc.GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
+							return fmt.Errorf("function %v: %w", out, err)
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				}},
+			},
+			{
+				// A control of the functions changed by hand is shown too.
+				PreConfig: func() {
+					if _, err := lc.UpdateFunctionConfiguration(e.ctx, &lambda.UpdateFunctionConfigurationInput{
+						FunctionName: aws.String(name + "-relay"), TracingConfig: &lambdatypes.TracingConfig{Mode: lambdatypes.TracingModeActive},
+					}); err != nil {
+						t.Fatalf("changing the function's tracing out of band: %v", err)
+					}
+					if err := accWait(e.ctx, "the function updated", func() error {
+						out, err := lc.GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
+							return fmt.Errorf("function %v: %w", out, err)
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+					expectChange{block: "relay", attr: "tracing_mode", before: "Active", after: "PassThrough"},
+				}},
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}

@@ -1,0 +1,119 @@
+// Package outboxpipeline_test tests the outbox-pipeline module with the real
+// Terraform CLI and the provider built from this checkout, on the local AWS
+// stack.
+package outboxpipeline_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+)
+
+const root = "../.."
+
+type tlog struct{ t *testing.T }
+
+func (w tlog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// TestAccModuleImport: the module's pipeline, removed from the state and
+// imported with an import block, plans no change, and its writer_table
+// output holds.
+func TestAccModuleImport(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance tests run with TF_ACC=1")
+	}
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		tf = filepath.Join(root, "bin", "terraform")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	stack := localawstest.Start(t)
+	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: tlog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged, err := tfrun.Stage(root, t.TempDir(), "modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(staged, "imported")
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.MkdirAll(work, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.tf", `
+terraform {
+  required_providers {
+    outbox = { source = "outboxkit/outbox" }
+  }
+}
+
+module "p" {
+  source = "../modules/outbox-pipeline"
+  name   = "imp"
+  relay  = { architecture = "x86_64" }
+  alarms = {}
+}
+
+output "writer_table" {
+  value = module.p.writer_table
+}
+`)
+	run := inst.Runner(work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
+	run.Log = tlog{t}
+	if err := run.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := run.Destroy(context.Background()); err != nil {
+			t.Errorf("destroying: %v", err)
+		}
+	})
+	if _, err := run.Run(ctx, "state", "rm", "module.p.outbox_pipeline.this"); err != nil {
+		t.Fatal(err)
+	}
+	write("import.tf", "import {\n  to = module.p.outbox_pipeline.this\n  id = \"imp\"\n}\n")
+	res, err := run.Run(ctx, "plan", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Stdout, "Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.") {
+		t.Fatalf("the import plans more than the import:\n%s", res.Stdout)
+	}
+	if err := run.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var w struct {
+		Name          string `json:"name"`
+		SortKeyPrefix string `json:"sort_key_prefix"`
+		PendingShards int    `json:"pending_shards"`
+	}
+	if err := run.OutputInto(ctx, "writer_table", &w); err != nil {
+		t.Fatal(err)
+	}
+	if w.Name != "imp-outbox" || w.SortKeyPrefix != "OUTBOX#" || w.PendingShards != 16 {
+		t.Errorf("writer_table = %+v", w)
+	}
+	res, err = run.Run(ctx, "plan", "-input=false", "-no-color", "-detailed-exitcode")
+	if err != nil {
+		t.Fatalf("the plan after the import is not empty: %v\n%s", err, res.Stdout)
+	}
+}
