@@ -112,13 +112,40 @@ func build(goBin, root, tmp, pkg, arch, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(dst, zip.Bytes(), 0o644); err != nil {
+	if err := replaceFile(dst, zip.Bytes()); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(zip.Bytes())
 	fmt.Fprintf(os.Stderr, "relaypackage: wrote %s (%d bytes, bootstrap %d bytes, CodeSha256 %s)\n",
 		dst, zip.Len(), len(exe), base64.StdEncoding.EncodeToString(sum[:]))
 	return nil
+}
+
+// replaceFile writes b to path unless path already holds b, through a
+// temporary file renamed into place, so that builds running at the same time
+// (a release and a test run) never read a package half written.
+func replaceFile(path string, b []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // goCommand returns the go command that runs this program when it is known
