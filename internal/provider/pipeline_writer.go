@@ -21,7 +21,7 @@ var writerAttributes = []struct {
 	{"partition_key", "Partition key attribute of the table.", types.StringType},
 	{"sort_key", "Sort key attribute of the table.", types.StringType},
 	{"sort_key_prefix", "Prefix of the sort key of every outbox item.", types.StringType},
-	{"pending_index_name", "Name of the sparse pending index.", types.StringType},
+	{"pending_index_name", "Name of the sparse pending index. Writers set its keys even when the pipeline has none (`pending_index.enabled = false`), so that turning the index back on finds every pending item.", types.StringType},
 	{"pending_index_shards", "Number of shards of the pending index: the writer sets `PENDING#<n>` with n below it.", types.Int64Type},
 	{"ttl_attribute", "TTL attribute of the table (what `ttl_attribute_in_use` says).", types.StringType},
 }
