@@ -93,7 +93,10 @@ type Table struct {
 	// are written without the pending index keys, and the reconciler finds
 	// old pending items with a parallel Scan. Valid only for a dedicated
 	// table whose published items are deleted, so that the table holds only
-	// pending and failed items and a Scan stays cheap.
+	// pending and failed items and a Scan stays cheap. Writers of a pipeline
+	// without the index may as well keep the keys (they cost nothing there):
+	// an item written without them is not found through the index if the
+	// index is turned on again, until it is requeued.
 	NoPendingIndex bool
 }
 
