@@ -69,10 +69,6 @@ func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []s
 }
 
 func (c *Clients) ensureMapping(ctx context.Context, s Spec, st *State) error {
-	m := s.Mapping
-	filter := &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}}
-	dest := &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}}
-	responseTypes := []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures}
 	if st.MappingUUID == "" {
 		// The relay function is the pipeline's own, so a mapping of it on
 		// the stream is too (one whose creation was not recorded); one
@@ -97,33 +93,52 @@ func (c *Clients) ensureMapping(ctx context.Context, s Spec, st *State) error {
 			if err := c.deleteMapping(ctx, st); err != nil {
 				return err
 			}
-		default:
-			if len(mappingDiff(s, *st, have)) == 0 {
-				return nil
-			}
-			_, err := c.Lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{
-				UUID:                           aws.String(st.MappingUUID),
-				FunctionName:                   aws.String(st.RelayFunctionARN),
-				Enabled:                        aws.Bool(true),
-				BatchSize:                      aws.Int32(m.BatchSize),
-				MaximumBatchingWindowInSeconds: aws.Int32(m.MaximumBatchingWindowSeconds),
-				ParallelizationFactor:          aws.Int32(m.ParallelizationFactor),
-				MaximumRetryAttempts:           m.MaximumRetryAttempts,
-				MaximumRecordAgeInSeconds:      m.MaximumRecordAgeSeconds,
-				BisectBatchOnFunctionError:     m.BisectBatchOnFunctionError,
-				DestinationConfig:              dest,
-				FilterCriteria:                 filter,
-				FunctionResponseTypes:          responseTypes,
-			})
-			if err != nil {
-				return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
-			}
-			if err := c.waitMappingEnabled(ctx, st.MappingUUID); err != nil {
-				return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
-			}
+		case len(mappingDiff(s, *st, have)) == 0:
 			return nil
+		default:
+			return c.updateMapping(ctx, s, st)
 		}
 	}
+	return c.createMapping(ctx, s, st)
+}
+
+// mappingTargets are the filter, destination and response types of the
+// relay's mapping.
+func mappingTargets(s Spec, st *State) (*types.FilterCriteria, *types.DestinationConfig, []types.FunctionResponseType) {
+	filter := &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}}
+	dest := &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}}
+	return filter, dest, []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures}
+}
+
+func (c *Clients) updateMapping(ctx context.Context, s Spec, st *State) error {
+	m := s.Mapping
+	filter, dest, responseTypes := mappingTargets(s, st)
+	_, err := c.Lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{
+		UUID:                           aws.String(st.MappingUUID),
+		FunctionName:                   aws.String(st.RelayFunctionARN),
+		Enabled:                        aws.Bool(true),
+		BatchSize:                      aws.Int32(m.BatchSize),
+		MaximumBatchingWindowInSeconds: aws.Int32(m.MaximumBatchingWindowSeconds),
+		ParallelizationFactor:          aws.Int32(m.ParallelizationFactor),
+		MaximumRetryAttempts:           m.MaximumRetryAttempts,
+		MaximumRecordAgeInSeconds:      m.MaximumRecordAgeSeconds,
+		BisectBatchOnFunctionError:     m.BisectBatchOnFunctionError,
+		DestinationConfig:              dest,
+		FilterCriteria:                 filter,
+		FunctionResponseTypes:          responseTypes,
+	})
+	if err != nil {
+		return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
+	}
+	if err := c.waitMappingEnabled(ctx, st.MappingUUID); err != nil {
+		return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
+	}
+	return nil
+}
+
+func (c *Clients) createMapping(ctx context.Context, s Spec, st *State) error {
+	m := s.Mapping
+	filter, dest, responseTypes := mappingTargets(s, st)
 	in := &lambda.CreateEventSourceMappingInput{
 		EventSourceArn:                 aws.String(st.StreamARN),
 		FunctionName:                   aws.String(st.RelayFunctionARN),
