@@ -28,10 +28,12 @@ type component struct {
 	// recorded reports whether the State records the component.
 	recorded func(State) bool
 
-	ensure func(context.Context, *Clients, *pass) error
-	read   func(context.Context, *Clients, *pass) error
-	remove func(context.Context, *Clients, *State) error
-	lookup func(context.Context, *Clients, *pass) error
+	// The steps take the Clients first, so that methods such as
+	// (*Clients).readQueue serve as steps.
+	ensure func(*Clients, context.Context, *pass) error
+	read   func(*Clients, context.Context, *pass) error
+	remove func(*Clients, context.Context, *State) error
+	lookup func(*Clients, context.Context, *pass) error
 }
 
 // pass is what the steps of one Apply, Read or Lookup share.
@@ -140,14 +142,14 @@ func described(component string) string { return strings.ReplaceAll(component, "
 func (c *Clients) ensureComponents(ctx context.Context, p *pass) error {
 	for _, k := range components {
 		if k.ensure != nil && p.wants(k) {
-			if err := k.ensure(ctx, c, p); err != nil {
+			if err := k.ensure(c, ctx, p); err != nil {
 				return err
 			}
 		}
 	}
 	for _, k := range slices.Backward(components) {
 		if k.remove != nil && !p.wants(k) {
-			if err := k.remove(ctx, c, p.st); err != nil {
+			if err := k.remove(c, ctx, p.st); err != nil {
 				return err
 			}
 		}
@@ -162,7 +164,7 @@ func (c *Clients) readComponents(ctx context.Context, p *pass) error {
 		if k.read == nil {
 			continue
 		}
-		if err := k.read(ctx, c, p); err != nil {
+		if err := k.read(c, ctx, p); err != nil {
 			return err
 		}
 		if k.required && p.wants(k) && !k.recorded(*p.st) {
@@ -177,7 +179,7 @@ func (c *Clients) readComponents(ctx context.Context, p *pass) error {
 func (c *Clients) removeComponents(ctx context.Context, st *State) error {
 	for _, k := range slices.Backward(components) {
 		if k.remove != nil {
-			if err := k.remove(ctx, c, st); err != nil {
+			if err := k.remove(c, ctx, st); err != nil {
 				return err
 			}
 		}
@@ -190,7 +192,7 @@ func (c *Clients) removeComponents(ctx context.Context, st *State) error {
 func (c *Clients) lookupComponents(ctx context.Context, p *pass) error {
 	for _, k := range components {
 		if k.lookup != nil && p.wants(k) {
-			if err := k.lookup(ctx, c, p); err != nil {
+			if err := k.lookup(c, ctx, p); err != nil {
 				return err
 			}
 		}
@@ -206,31 +208,31 @@ func (s State) Exists() bool {
 var tableComponent = component{
 	name:     ComponentTable,
 	recorded: func(st State) bool { return st.TableName != "" },
-	ensure:   func(ctx context.Context, c *Clients, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
-	read: func(ctx context.Context, c *Clients, p *pass) error {
+	ensure:   func(c *Clients, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
+	read: func(c *Clients, ctx context.Context, p *pass) error {
 		if err := c.readTable(ctx, p.s, p.st, p.d); err != nil {
 			return err
 		}
 		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
 		return nil
 	},
-	remove: func(ctx context.Context, c *Clients, st *State) error { return c.deleteTable(ctx, st) },
-	lookup: func(ctx context.Context, c *Clients, p *pass) error { return c.lookupTable(ctx, p) },
+	remove: (*Clients).deleteTable,
+	lookup: (*Clients).lookupTable,
 }
 
 // layoutComponent records what the table may still hold from earlier
 // settings, before the functions and the mapping take it from the State.
 var layoutComponent = component{
-	ensure: func(ctx context.Context, c *Clients, p *pass) error { return c.trackLayout(ctx, p.s, p.st) },
+	ensure: func(c *Clients, ctx context.Context, p *pass) error { return c.trackLayout(ctx, p.s, p.st) },
 }
 
 // targetComponent records the bus or topic that the functions publish to.
 var targetComponent = component{
-	ensure: func(_ context.Context, _ *Clients, p *pass) error {
+	ensure: func(_ *Clients, _ context.Context, p *pass) error {
 		p.st.TargetARN = p.s.TargetARN(p.st.account())
 		return nil
 	},
-	lookup: func(_ context.Context, _ *Clients, p *pass) error {
+	lookup: func(_ *Clients, _ context.Context, p *pass) error {
 		p.st.TargetARN = p.s.WithDefaults().TargetARN(p.st.account())
 		return nil
 	},
@@ -239,26 +241,26 @@ var targetComponent = component{
 var queueComponent = component{
 	name:     ComponentDeadLetterQueue,
 	recorded: func(st State) bool { return st.QueueURL != "" },
-	ensure: func(ctx context.Context, c *Clients, p *pass) error {
+	ensure: func(c *Clients, ctx context.Context, p *pass) error {
 		if err := c.ensureQueue(ctx, p.s, p.st); err != nil {
 			return err
 		}
 		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
 		return nil
 	},
-	read:   func(ctx context.Context, c *Clients, p *pass) error { return c.readQueue(ctx, p) },
-	remove: func(ctx context.Context, c *Clients, st *State) error { return c.deleteQueue(ctx, st) },
-	lookup: func(ctx context.Context, c *Clients, p *pass) error { return c.lookupQueue(ctx, p) },
+	read:   (*Clients).readQueue,
+	remove: (*Clients).deleteQueue,
+	lookup: (*Clients).lookupQueue,
 }
 
 var mappingComponent = component{
 	name:     ComponentMapping,
 	required: true,
 	recorded: func(st State) bool { return st.MappingUUID != "" },
-	ensure:   func(ctx context.Context, c *Clients, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
-	read:     func(ctx context.Context, c *Clients, p *pass) error { return c.readMapping(ctx, p) },
-	remove:   func(ctx context.Context, c *Clients, st *State) error { return c.deleteMapping(ctx, st) },
-	lookup:   func(ctx context.Context, c *Clients, p *pass) error { return c.lookupMapping(ctx, p) },
+	ensure:   func(c *Clients, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
+	read:     (*Clients).readMapping,
+	remove:   (*Clients).deleteMapping,
+	lookup:   (*Clients).lookupMapping,
 }
 
 var scheduleComponent = component{
@@ -266,19 +268,19 @@ var scheduleComponent = component{
 	reconciler: true,
 	required:   true,
 	recorded:   func(st State) bool { return st.ScheduleName != "" },
-	ensure: func(ctx context.Context, c *Clients, p *pass) error {
+	ensure: func(c *Clients, ctx context.Context, p *pass) error {
 		return c.ensureSchedule(ctx, p.s, p.st, p.st.ScheduleName != "")
 	},
-	read:   func(ctx context.Context, c *Clients, p *pass) error { return c.readSchedule(ctx, p) },
-	remove: func(ctx context.Context, c *Clients, st *State) error { return c.deleteSchedule(ctx, st) },
-	lookup: func(ctx context.Context, c *Clients, p *pass) error { return c.lookupSchedule(ctx, p) },
+	read:   (*Clients).readSchedule,
+	remove: (*Clients).deleteSchedule,
+	lookup: (*Clients).lookupSchedule,
 }
 
 // alarmsComponent is the alarms, which report each its own drift.
 var alarmsComponent = component{
 	recorded: func(st State) bool { return st.Alarms.Exists() },
-	ensure:   func(ctx context.Context, c *Clients, p *pass) error { return c.ensureAlarms(ctx, p.s, p.st) },
-	read:     func(ctx context.Context, c *Clients, p *pass) error { return c.readAlarms(ctx, p.s, p.st, p.d) },
-	remove:   func(ctx context.Context, c *Clients, st *State) error { return c.deleteAlarms(ctx, st) },
-	lookup:   func(ctx context.Context, c *Clients, p *pass) error { return c.lookupAlarms(ctx, &p.s, p.st) },
+	ensure:   func(c *Clients, ctx context.Context, p *pass) error { return c.ensureAlarms(ctx, p.s, p.st) },
+	read:     func(c *Clients, ctx context.Context, p *pass) error { return c.readAlarms(ctx, p.s, p.st, p.d) },
+	remove:   func(c *Clients, ctx context.Context, st *State) error { return c.deleteAlarms(ctx, st) },
+	lookup:   func(c *Clients, ctx context.Context, p *pass) error { return c.lookupAlarms(ctx, &p.s, p.st) },
 }

@@ -288,7 +288,7 @@ func (f functionDef) component() component {
 	return component{
 		name: f.name, reconciler: f.reconciler, required: f.reconciler,
 		recorded: func(st State) bool { name, _ := f.fields(&st); return *name != "" },
-		ensure: func(ctx context.Context, c *Clients, p *pass) error {
+		ensure: func(c *Clients, ctx context.Context, p *pass) error {
 			name, arn := f.fields(p.st)
 			spec := f.spec(p)
 			spec.tags, spec.zip, spec.sha = f.tags(p.s, *p.st), p.zip, p.sha
@@ -298,7 +298,7 @@ func (f functionDef) component() component {
 			}
 			return err
 		},
-		read: func(ctx context.Context, c *Clients, p *pass) error {
+		read: func(c *Clients, ctx context.Context, p *pass) error {
 			name, arn := f.fields(p.st)
 			if *name == "" {
 				return nil
@@ -311,7 +311,7 @@ func (f functionDef) component() component {
 			}
 			return err
 		},
-		remove: func(ctx context.Context, c *Clients, st *State) error {
+		remove: func(c *Clients, ctx context.Context, st *State) error {
 			name, arn := f.fields(st)
 			if err := c.deleteFunction(ctx, described(f.name), *name); err != nil {
 				return err
@@ -319,7 +319,7 @@ func (f functionDef) component() component {
 			*name, *arn = "", ""
 			return nil
 		},
-		lookup: func(_ context.Context, _ *Clients, p *pass) error {
+		lookup: func(_ *Clients, _ context.Context, p *pass) error {
 			out := p.functions[f.name]
 			if out == nil {
 				return nil

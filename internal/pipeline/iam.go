@@ -263,7 +263,7 @@ func (r roleDef) component() component {
 	return component{
 		name: r.name, reconciler: r.reconciler, required: r.reconciler,
 		recorded: func(st State) bool { name, _ := r.fields(&st); return *name != "" },
-		ensure: func(ctx context.Context, c *Clients, p *pass) error {
+		ensure: func(c *Clients, ctx context.Context, p *pass) error {
 			name, arn := r.fields(p.st)
 			spec := roleSpec{
 				what: what, name: r.role(p.names()), service: r.service, policyName: r.policyName,
@@ -278,11 +278,11 @@ func (r roleDef) component() component {
 			}
 			return err
 		},
-		read: func(ctx context.Context, c *Clients, p *pass) error {
+		read: func(c *Clients, ctx context.Context, p *pass) error {
 			name, arn := r.fields(p.st)
 			return c.readRole(ctx, r.name, name, arn, r.policyName, r.policy(p), p.s.IAM, p.d)
 		},
-		remove: func(ctx context.Context, c *Clients, st *State) error {
+		remove: func(c *Clients, ctx context.Context, st *State) error {
 			name, arn := r.fields(st)
 			if err := c.deleteRole(ctx, what, *name); err != nil {
 				return err
@@ -290,7 +290,7 @@ func (r roleDef) component() component {
 			*name, *arn = "", ""
 			return nil
 		},
-		lookup: func(ctx context.Context, c *Clients, p *pass) error {
+		lookup: func(c *Clients, ctx context.Context, p *pass) error {
 			role := r.role(p.names())
 			// A role that cannot be read is left out of the import.
 			if out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err == nil {
@@ -320,7 +320,7 @@ func (g logGroupDef) component() component {
 	return component{
 		name: g.name, reconciler: g.reconciler, required: g.reconciler,
 		recorded: func(st State) bool { return *g.field(&st) != "" },
-		ensure: func(ctx context.Context, c *Clients, p *pass) error {
+		ensure: func(c *Clients, ctx context.Context, p *pass) error {
 			name, field := g.logGroup(p.names()), g.field(p.st)
 			owned, err := c.ensureLogGroup(ctx, what, name, g.function(&p.s).LogRetentionDays, p.s.tags(), p.st.account(), *field != "")
 			if owned {
@@ -328,17 +328,17 @@ func (g logGroupDef) component() component {
 			}
 			return err
 		},
-		read: func(ctx context.Context, c *Clients, p *pass) error {
+		read: func(c *Clients, ctx context.Context, p *pass) error {
 			return c.readLogGroup(ctx, g.name, g.field(p.st), g.function(&p.s).LogRetentionDays, p.d)
 		},
-		remove: func(ctx context.Context, c *Clients, st *State) error {
+		remove: func(c *Clients, ctx context.Context, st *State) error {
 			if err := c.deleteLogGroup(ctx, what, *g.field(st)); err != nil {
 				return err
 			}
 			*g.field(st) = ""
 			return nil
 		},
-		lookup: func(ctx context.Context, c *Clients, p *pass) error {
+		lookup: func(c *Clients, ctx context.Context, p *pass) error {
 			name := g.logGroup(p.names())
 			// A log group that cannot be read is left as Lookup found it.
 			if retention, exists, err := c.logGroup(ctx, name); err == nil && exists {

@@ -19,10 +19,12 @@ type component struct {
 	// recorded reports whether the State records the component.
 	recorded func(State) bool
 
-	ensure func(context.Context, *Clients, *pass) error
-	read   func(context.Context, *Clients, *pass) error
-	remove func(context.Context, *Clients, *State) error
-	lookup func(context.Context, *Clients, *pass) error
+	// The steps take the Clients first, so that methods such as
+	// (*Clients).readQueue serve as steps.
+	ensure func(*Clients, context.Context, *pass) error
+	read   func(*Clients, context.Context, *pass) error
+	remove func(*Clients, context.Context, *State) error
+	lookup func(*Clients, context.Context, *pass) error
 }
 
 // pass is what the steps of one Apply, Read or Lookup share.
@@ -45,39 +47,27 @@ type pass struct {
 var components = []component{
 	{
 		recorded: func(st State) bool { return st.DeadLetterQueueURL != "" },
-		ensure: func(ctx context.Context, c *Clients, p *pass) error {
+		ensure: func(c *Clients, ctx context.Context, p *pass) error {
 			return c.ensureQueue(ctx, queueSpec{
 				what: "dead-letter queue", name: p.n.DeadLetterQueue, attrs: deadLetterAttributes(p.s), tags: p.s.tags(),
 			}, &p.st.DeadLetterQueueURL, &p.st.DeadLetterQueueARN)
 		},
-		read: func(ctx context.Context, c *Clients, p *pass) error { return c.readDeadLetterQueue(ctx, p) },
-		remove: func(ctx context.Context, c *Clients, st *State) error {
-			if err := c.deleteQueue(ctx, "dead-letter queue", st.DeadLetterQueueURL); err != nil {
-				return err
-			}
-			st.DeadLetterQueueURL, st.DeadLetterQueueARN = "", ""
-			return nil
-		},
-		lookup: func(ctx context.Context, c *Clients, p *pass) error { return c.lookupDeadLetterQueue(ctx, p) },
+		read:   (*Clients).readDeadLetterQueue,
+		remove: removeQueue("dead-letter queue", func(st *State) (*string, *string) { return &st.DeadLetterQueueURL, &st.DeadLetterQueueARN }),
+		lookup: (*Clients).lookupDeadLetterQueue,
 	},
 	{
 		recorded: func(st State) bool { return st.QueueURL != "" },
-		ensure:   func(ctx context.Context, c *Clients, p *pass) error { return c.ensureQueueAndPolicy(ctx, p) },
-		read:     func(ctx context.Context, c *Clients, p *pass) error { return c.readQueue(ctx, p) },
-		remove: func(ctx context.Context, c *Clients, st *State) error {
-			if err := c.deleteQueue(ctx, "queue", st.QueueURL); err != nil {
-				return err
-			}
-			st.QueueURL, st.QueueARN = "", ""
-			return nil
-		},
-		lookup: func(ctx context.Context, c *Clients, p *pass) error { return c.lookupQueue(ctx, p) },
+		ensure:   (*Clients).ensureQueueAndPolicy,
+		read:     (*Clients).readQueue,
+		remove:   removeQueue("queue", func(st *State) (*string, *string) { return &st.QueueURL, &st.QueueARN }),
+		lookup:   (*Clients).lookupQueue,
 	},
 	{
 		recorded: func(st State) bool { return st.RuleARN != "" },
-		ensure:   func(ctx context.Context, c *Clients, p *pass) error { return c.ensureRuleAndTarget(ctx, p) },
-		read:     func(ctx context.Context, c *Clients, p *pass) error { return c.readRule(ctx, p) },
-		remove: func(ctx context.Context, c *Clients, st *State) error {
+		ensure:   (*Clients).ensureRuleAndTarget,
+		read:     (*Clients).readRule,
+		remove: func(c *Clients, ctx context.Context, st *State) error {
 			if st.RuleARN == "" {
 				return nil
 			}
@@ -87,8 +77,20 @@ var components = []component{
 			st.RuleARN = ""
 			return nil
 		},
-		lookup: func(ctx context.Context, c *Clients, p *pass) error { return c.lookupRule(ctx, p) },
+		lookup: (*Clients).lookupRule,
 	},
+}
+
+// removeQueue deletes the queue whose URL and ARN fields gives.
+func removeQueue(what string, fields func(*State) (url, arn *string)) func(*Clients, context.Context, *State) error {
+	return func(c *Clients, ctx context.Context, st *State) error {
+		url, arn := fields(st)
+		if err := c.deleteQueue(ctx, what, *url); err != nil {
+			return err
+		}
+		*url, *arn = "", ""
+		return nil
+	}
 }
 
 // Exists reports whether anything of the subscription is recorded.

@@ -43,7 +43,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	}
 	p := &pass{s: s, st: &st, n: NamesFor(st.Name), d: &d}
 	for _, k := range components {
-		if err := k.read(ctx, c, p); err != nil {
+		if err := k.read(c, ctx, p); err != nil {
 			return st, d, err
 		}
 	}
@@ -65,7 +65,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 		n:  NamesFor(name),
 	}
 	for _, k := range components {
-		if err := k.lookup(ctx, c, p); err != nil {
+		if err := k.lookup(c, ctx, p); err != nil {
 			return p.s, *p.st, fmt.Errorf("importing outbox subscription (%s): %w", name, err)
 		}
 	}

@@ -99,7 +99,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	st.Name, st.EventBusName = s.Name, bus
 	p := &pass{s: s, st: st, n: NamesFor(s.Name)}
 	for _, k := range components {
-		if err := k.ensure(ctx, c, p); err != nil {
+		if err := k.ensure(c, ctx, p); err != nil {
 			return err
 		}
 	}
@@ -111,7 +111,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 // State on success), so that a failed delete can be retried.
 func (c *Clients) Delete(ctx context.Context, st State) (State, error) {
 	for _, k := range slices.Backward(components) {
-		if err := k.remove(ctx, c, &st); err != nil {
+		if err := k.remove(c, ctx, &st); err != nil {
 			return st, err
 		}
 	}
