@@ -102,30 +102,38 @@ func (c *Clients) ensureMapping(ctx context.Context, s Spec, st *State) error {
 	return c.createMapping(ctx, s, st)
 }
 
-// mappingTargets are the filter, destination and response types of the
-// relay's mapping.
-func mappingTargets(s Spec, st *State) (*types.FilterCriteria, *types.DestinationConfig, []types.FunctionResponseType) {
-	filter := &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}}
-	dest := &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}}
-	return filter, dest, []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures}
-}
-
-func (c *Clients) updateMapping(ctx context.Context, s Spec, st *State) error {
+// mappingInput is the relay's mapping as the Spec describes it: the one
+// source of its settings, for both create and update.
+func mappingInput(s Spec, st *State) *lambda.CreateEventSourceMappingInput {
 	m := s.Mapping
-	filter, dest, responseTypes := mappingTargets(s, st)
-	_, err := c.Lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{
-		UUID:                           aws.String(st.MappingUUID),
+	return &lambda.CreateEventSourceMappingInput{
+		EventSourceArn:                 aws.String(st.StreamARN),
 		FunctionName:                   aws.String(st.RelayFunctionARN),
 		Enabled:                        aws.Bool(true),
+		StartingPosition:               types.EventSourcePositionTrimHorizon,
 		BatchSize:                      aws.Int32(m.BatchSize),
 		MaximumBatchingWindowInSeconds: aws.Int32(m.MaximumBatchingWindowSeconds),
 		ParallelizationFactor:          aws.Int32(m.ParallelizationFactor),
 		MaximumRetryAttempts:           m.MaximumRetryAttempts,
 		MaximumRecordAgeInSeconds:      m.MaximumRecordAgeSeconds,
 		BisectBatchOnFunctionError:     m.BisectBatchOnFunctionError,
-		DestinationConfig:              dest,
-		FilterCriteria:                 filter,
-		FunctionResponseTypes:          responseTypes,
+		DestinationConfig:              &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}},
+		FilterCriteria:                 &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}},
+		FunctionResponseTypes:          []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures},
+		Tags:                           s.tags(),
+	}
+}
+
+// updateMapping brings the recorded mapping to the settings of
+// mappingInput that can change in place.
+func (c *Clients) updateMapping(ctx context.Context, s Spec, st *State) error {
+	in := mappingInput(s, st)
+	_, err := c.Lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{
+		UUID: aws.String(st.MappingUUID), FunctionName: in.FunctionName, Enabled: in.Enabled,
+		BatchSize: in.BatchSize, MaximumBatchingWindowInSeconds: in.MaximumBatchingWindowInSeconds,
+		ParallelizationFactor: in.ParallelizationFactor, MaximumRetryAttempts: in.MaximumRetryAttempts,
+		MaximumRecordAgeInSeconds: in.MaximumRecordAgeInSeconds, BisectBatchOnFunctionError: in.BisectBatchOnFunctionError,
+		DestinationConfig: in.DestinationConfig, FilterCriteria: in.FilterCriteria, FunctionResponseTypes: in.FunctionResponseTypes,
 	})
 	if err != nil {
 		return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
@@ -137,24 +145,7 @@ func (c *Clients) updateMapping(ctx context.Context, s Spec, st *State) error {
 }
 
 func (c *Clients) createMapping(ctx context.Context, s Spec, st *State) error {
-	m := s.Mapping
-	filter, dest, responseTypes := mappingTargets(s, st)
-	in := &lambda.CreateEventSourceMappingInput{
-		EventSourceArn:                 aws.String(st.StreamARN),
-		FunctionName:                   aws.String(st.RelayFunctionARN),
-		Enabled:                        aws.Bool(true),
-		StartingPosition:               types.EventSourcePositionTrimHorizon,
-		BatchSize:                      aws.Int32(m.BatchSize),
-		MaximumBatchingWindowInSeconds: aws.Int32(m.MaximumBatchingWindowSeconds),
-		ParallelizationFactor:          aws.Int32(m.ParallelizationFactor),
-		MaximumRetryAttempts:           m.MaximumRetryAttempts,
-		MaximumRecordAgeInSeconds:      m.MaximumRecordAgeSeconds,
-		BisectBatchOnFunctionError:     m.BisectBatchOnFunctionError,
-		DestinationConfig:              dest,
-		FilterCriteria:                 filter,
-		FunctionResponseTypes:          responseTypes,
-		Tags:                           s.tags(),
-	}
+	in := mappingInput(s, st)
 	var out *lambda.CreateEventSourceMappingOutput
 	err := c.retryPropagation(ctx, func() (err error) {
 		out, err = c.Lambda.CreateEventSourceMapping(ctx, in)
