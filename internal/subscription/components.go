@@ -143,40 +143,36 @@ func (c *Clients) ensureRuleAndTarget(ctx context.Context, p *pass) error {
 
 func (c *Clients) readDeadLetterQueue(ctx context.Context, p *pass) error {
 	st := p.st
-	if st.DeadLetterQueueURL != "" {
-		attrs, err := c.queue(ctx, st.DeadLetterQueueURL)
-		if err != nil {
-			return fmt.Errorf("reading dead-letter queue (%s): %w", p.n.DeadLetterQueue, err)
-		}
-		if attrs == nil {
-			st.DeadLetterQueueURL, st.DeadLetterQueueARN = "", ""
-		} else {
-			st.DeadLetterQueueARN = attrs[attrQueueARN]
-			p.d.AddChanged(ComponentDeadLetterQueue, attributeDiff(attrs, deadLetterAttributes(p.s))...)
-		}
-	}
-	if st.DeadLetterQueueURL == "" {
-		p.d.AddMissing(ComponentDeadLetterQueue)
-	}
-	return nil
+	return c.readQueueOf(ctx, p, "dead-letter queue", p.n.DeadLetterQueue, &st.DeadLetterQueueURL, &st.DeadLetterQueueARN, func(attrs map[string]string) {
+		p.d.AddChanged(ComponentDeadLetterQueue, attributeDiff(attrs, deadLetterAttributes(p.s))...)
+	}, ComponentDeadLetterQueue)
 }
 
 func (c *Clients) readQueue(ctx context.Context, p *pass) error {
 	st := p.st
-	if st.QueueURL != "" {
-		attrs, err := c.queue(ctx, st.QueueURL)
+	return c.readQueueOf(ctx, p, "queue", p.n.Queue, &st.QueueURL, &st.QueueARN, p.readQueueAttributes, ComponentQueue, ComponentQueuePolicy)
+}
+
+// readQueueOf reads the recorded queue of url and arn, clearing both when
+// it no longer exists: seen records the drift of a queue that exists, and
+// the missing components are reported when it does not.
+func (c *Clients) readQueueOf(ctx context.Context, p *pass, what, name string, url, arn *string, seen func(map[string]string), missing ...string) error {
+	if *url != "" {
+		attrs, err := c.queue(ctx, *url)
 		if err != nil {
-			return fmt.Errorf("reading queue (%s): %w", p.n.Queue, err)
+			return fmt.Errorf("reading %s (%s): %w", what, name, err)
 		}
 		if attrs == nil {
-			st.QueueURL, st.QueueARN = "", ""
+			*url, *arn = "", ""
 		} else {
-			p.readQueueAttributes(attrs)
+			*arn = attrs[attrQueueARN]
+			seen(attrs)
 		}
 	}
-	if st.QueueURL == "" {
-		p.d.AddMissing(ComponentQueue)
-		p.d.AddMissing(ComponentQueuePolicy)
+	if *url == "" {
+		for _, m := range missing {
+			p.d.AddMissing(m)
+		}
 	}
 	return nil
 }
@@ -184,7 +180,6 @@ func (c *Clients) readQueue(ctx context.Context, p *pass) error {
 // readQueueAttributes records the drift of the queue's settings and policy.
 func (p *pass) readQueueAttributes(attrs map[string]string) {
 	st := p.st
-	st.QueueARN = attrs[attrQueueARN]
 	dlq := st.DeadLetterQueueARN
 	if dlq == "" {
 		dlq = "(missing)"
