@@ -58,6 +58,63 @@ func TestLocalAlarms(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
+	arns := checkCreatedAlarms(t, ctx, c, spec, st)
+	updated, st2 := checkAlarmsInPlace(t, ctx, c, spec, st, arns)
+	// An alarm deleted out of band is reported missing and recreated.
+	if _, err := c.CloudWatch.DeleteAlarms(ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
+		t.Fatal(err)
+	}
+	observed, drift := mustRead(t, ctx, c, updated, st2)
+	if !slices.Equal(drift.Missing, []string{AlarmComponent(AlarmIteratorAge)}) || observed.Alarms.IteratorAge != "" {
+		t.Fatalf("Read after deleting an alarm: %s, state %+v", drift, observed.Alarms)
+	}
+	st3, err := c.Update(ctx, updated, observed)
+	if err != nil {
+		t.Fatalf("Update (repair): %v", err)
+	}
+	if st3.Alarms != st2.Alarms {
+		t.Errorf("repair recorded %+v, want %+v", st3.Alarms, st2.Alarms)
+	}
+	if _, drift := mustRead(t, ctx, c, updated, st3); !drift.None() {
+		t.Fatalf("Read after the repair reports drift: %s", drift)
+	}
+
+	// Import finds the alarms and their settings.
+	found, foundState, err := c.Lookup(ctx, "alarmed")
+	if err != nil {
+		t.Fatalf("Lookup: %v", err)
+	}
+	if found.Alarms != updated.Alarms.withDefaults() || foundState.Alarms != st3.Alarms {
+		t.Errorf("Lookup found %+v, %+v; want %+v, %+v", found.Alarms, foundState.Alarms, updated.Alarms.withDefaults(), st3.Alarms)
+	}
+	if _, drift := mustRead(t, ctx, c, found, foundState); !drift.None() {
+		t.Errorf("the imported spec drifts: %s", drift)
+	}
+
+	updated, st5 := checkAlarmsDisabled(t, ctx, c, updated, st3)
+
+	// Re-enabled, then deleted with the pipeline.
+	updated.Alarms = AlarmsSpec{Enabled: true}
+	st6, err := c.Update(ctx, updated, st5)
+	if err != nil {
+		t.Fatalf("Update (enable the alarms again): %v", err)
+	}
+	if len(st6.Alarms.Map()) != 5 {
+		t.Errorf("re-enabled alarms: %v", st6.Alarms.Map())
+	}
+	if _, err := c.Delete(ctx, st6); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// checkCreatedAlarms checks the alarms that Create made for spec and
+// returns their ARNs.
+func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Clients, spec Spec, st State) map[string]string {
+	t.Helper()
+	n := NamesFor(spec.Name)
 	arns := st.Alarms.Map()
 	if len(arns) != 8 {
 		t.Fatalf("Create recorded the alarms %v, want 8", arns)
@@ -101,8 +158,14 @@ func TestLocalAlarms(t *testing.T) {
 	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Create reports drift: %s", drift)
 	}
+	return arns
+}
 
-	// In place: thresholds, periods, tags; the ARNs stay.
+// checkAlarmsInPlace updates thresholds, periods and tags in place: the
+// ARNs stay.
+func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Clients, spec Spec, st State, arns map[string]string) (Spec, State) {
+	t.Helper()
+	n := NamesFor(spec.Name)
 	updated := spec
 	updated.Alarms.RelayErrorsThreshold = 3
 	updated.Alarms.IteratorAgeThresholdSeconds = 120
@@ -115,7 +178,7 @@ func TestLocalAlarms(t *testing.T) {
 	if !maps.Equal(st2.Alarms.Map(), arns) {
 		t.Errorf("Update changed the alarms' ARNs: %v -> %v", arns, st2.Alarms.Map())
 	}
-	got = describeAll(t, ctx, c, "alarmed-")
+	got := describeAll(t, ctx, c, "alarmed-")
 	if a := got[n.AlarmRelayErrors]; aws.ToFloat64(a.Threshold) != 3 || aws.ToInt32(a.EvaluationPeriods) != 2 {
 		t.Errorf("relay_errors after Update: threshold %v, periods %v", aws.ToFloat64(a.Threshold), aws.ToInt32(a.EvaluationPeriods))
 	}
@@ -132,39 +195,14 @@ func TestLocalAlarms(t *testing.T) {
 		!hasChange(drift, AlarmComponent(AlarmIteratorAge), "evaluation_periods") {
 		t.Errorf("Read against the old spec: %s; want the thresholds and periods", drift)
 	}
+	return updated, st2
+}
 
-	// An alarm deleted out of band is reported missing and recreated.
-	if _, err := c.CloudWatch.DeleteAlarms(ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
-		t.Fatal(err)
-	}
-	observed, drift := mustRead(t, ctx, c, updated, st2)
-	if !slices.Equal(drift.Missing, []string{AlarmComponent(AlarmIteratorAge)}) || observed.Alarms.IteratorAge != "" {
-		t.Fatalf("Read after deleting an alarm: %s, state %+v", drift, observed.Alarms)
-	}
-	st3, err := c.Update(ctx, updated, observed)
-	if err != nil {
-		t.Fatalf("Update (repair): %v", err)
-	}
-	if st3.Alarms != st2.Alarms {
-		t.Errorf("repair recorded %+v, want %+v", st3.Alarms, st2.Alarms)
-	}
-	if _, drift := mustRead(t, ctx, c, updated, st3); !drift.None() {
-		t.Fatalf("Read after the repair reports drift: %s", drift)
-	}
-
-	// Import finds the alarms and their settings.
-	found, foundState, err := c.Lookup(ctx, "alarmed")
-	if err != nil {
-		t.Fatalf("Lookup: %v", err)
-	}
-	if found.Alarms != updated.Alarms.withDefaults() || foundState.Alarms != st3.Alarms {
-		t.Errorf("Lookup found %+v, %+v; want %+v, %+v", found.Alarms, foundState.Alarms, updated.Alarms.withDefaults(), st3.Alarms)
-	}
-	if _, drift := mustRead(t, ctx, c, found, foundState); !drift.None() {
-		t.Errorf("the imported spec drifts: %s", drift)
-	}
-
-	// Without the reconciler, its alarm goes; without the block, all go.
+// checkAlarmsDisabled disables the reconciler, whose alarm goes, then the
+// alarms block, and all go.
+func checkAlarmsDisabled(t *testing.T, ctx context.Context, c *Clients, updated Spec, st3 State) (Spec, State) {
+	t.Helper()
+	n := NamesFor(updated.Name)
 	updated.Reconciler.Disabled = true
 	st4, err := c.Update(ctx, updated, st3)
 	if err != nil {
@@ -190,22 +228,7 @@ func TestLocalAlarms(t *testing.T) {
 	if st5.Alarms.Exists() || len(describeAll(t, ctx, c, "alarmed-")) != 0 {
 		t.Errorf("disabling the alarms left %+v", st5.Alarms)
 	}
-
-	// Re-enabled, then deleted with the pipeline.
-	updated.Alarms = AlarmsSpec{Enabled: true}
-	st6, err := c.Update(ctx, updated, st5)
-	if err != nil {
-		t.Fatalf("Update (enable the alarms again): %v", err)
-	}
-	if len(st6.Alarms.Map()) != 5 {
-		t.Errorf("re-enabled alarms: %v", st6.Alarms.Map())
-	}
-	if _, err := c.Delete(ctx, st6); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	return updated, st5
 }
 
 // An alarm of the pipeline's name that the pipeline did not create is not

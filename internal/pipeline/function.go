@@ -261,3 +261,77 @@ func (c *Clients) deleteFunction(ctx context.Context, what, name string) error {
 	}
 	return nil
 }
+
+// functionDef is a function of the pipeline as a component. Lookup finds
+// the functions first (see Lookup); the component records what it found.
+type functionDef struct {
+	name       string // the component
+	reconciler bool
+	function   func(Names) string
+	config     func(*Spec) *FunctionSpec
+	role       func(State) string // the ARN of its role
+	fields     func(*State) (name, arn *string)
+	tags       func(Spec, State) map[string]string
+	// recordsCode is true for the function whose code Read reports as
+	// State.RelayPackageSHA256.
+	recordsCode bool
+}
+
+func (f functionDef) spec(p *pass) functionSpec {
+	return functionSpec{
+		what: described(f.name), name: f.function(p.names()), roleARN: f.role(*p.st), config: *f.config(&p.s),
+		arch: p.s.Architecture, env: p.s.environment(*p.st), controls: p.s.Controls,
+	}
+}
+
+func (f functionDef) component() component {
+	return component{
+		name: f.name, reconciler: f.reconciler, required: f.reconciler,
+		recorded: func(st State) bool { name, _ := f.fields(&st); return *name != "" },
+		ensure: func(c *Clients, ctx context.Context, p *pass) error {
+			name, arn := f.fields(p.st)
+			spec := f.spec(p)
+			spec.tags, spec.zip, spec.sha = f.tags(p.s, *p.st), p.zip, p.sha
+			got, err := c.ensureFunction(ctx, spec, *name != "")
+			if got != "" {
+				*name, *arn = spec.name, got
+			}
+			return err
+		},
+		read: func(c *Clients, ctx context.Context, p *pass) error {
+			name, arn := f.fields(p.st)
+			if *name == "" {
+				return nil
+			}
+			spec := f.spec(p)
+			spec.sha = p.st.RelayPackageSHA256
+			sha, err := c.readFunction(ctx, f.name, name, arn, spec, p.d)
+			if err == nil && f.recordsCode {
+				p.st.RelayPackageSHA256 = sha
+			}
+			return err
+		},
+		remove: func(c *Clients, ctx context.Context, st *State) error {
+			name, arn := f.fields(st)
+			if err := c.deleteFunction(ctx, described(f.name), *name); err != nil {
+				return err
+			}
+			*name, *arn = "", ""
+			return nil
+		},
+		lookup: func(_ *Clients, _ context.Context, p *pass) error {
+			out := p.functions[f.name]
+			if out == nil {
+				return nil
+			}
+			name, arn := f.fields(p.st)
+			*name, *arn = f.function(p.names()), aws.ToString(out.Configuration.FunctionArn)
+			cfg := f.config(&p.s)
+			cfg.MemorySize, cfg.Timeout = aws.ToInt32(out.Configuration.MemorySize), aws.ToInt32(out.Configuration.Timeout)
+			if out.Concurrency != nil {
+				cfg.ReservedConcurrency = out.Concurrency.ReservedConcurrentExecutions
+			}
+			return nil
+		},
+	}
+}

@@ -241,3 +241,112 @@ func (c *Clients) deleteLogGroup(ctx context.Context, what, name string) error {
 	}
 	return nil
 }
+
+// roleDef is a role of the pipeline as a component.
+type roleDef struct {
+	name       string // the component
+	reconciler bool
+	role       func(Names) string
+	policyName string
+	service    string // the principal that assumes it
+	// sourceAccount restricts the trust policy to the pipeline's account.
+	sourceAccount bool
+	policy        func(*pass) PolicyDocument
+	fields        func(*State) (name, arn *string)
+	// givesIAM is true for the role whose path and boundary Lookup reports
+	// as the Spec's IAM settings.
+	givesIAM bool
+}
+
+func (r roleDef) component() component {
+	what := described(r.name)
+	return component{
+		name: r.name, reconciler: r.reconciler, required: r.reconciler,
+		recorded: func(st State) bool { name, _ := r.fields(&st); return *name != "" },
+		ensure: func(c *Clients, ctx context.Context, p *pass) error {
+			name, arn := r.fields(p.st)
+			spec := roleSpec{
+				what: what, name: r.role(p.names()), service: r.service, policyName: r.policyName,
+				policy: r.policy(p), tags: p.s.tags(), iam: p.s.IAM,
+			}
+			if r.sourceAccount {
+				spec.sourceAccount = p.st.AccountID
+			}
+			got, err := c.ensureRole(ctx, spec, *name != "")
+			if got != "" {
+				*name, *arn = spec.name, got
+			}
+			return err
+		},
+		read: func(c *Clients, ctx context.Context, p *pass) error {
+			name, arn := r.fields(p.st)
+			return c.readRole(ctx, r.name, name, arn, r.policyName, r.policy(p), p.s.IAM, p.d)
+		},
+		remove: func(c *Clients, ctx context.Context, st *State) error {
+			name, arn := r.fields(st)
+			if err := c.deleteRole(ctx, what, *name); err != nil {
+				return err
+			}
+			*name, *arn = "", ""
+			return nil
+		},
+		lookup: func(c *Clients, ctx context.Context, p *pass) error {
+			role := r.role(p.names())
+			// A role that cannot be read is left out of the import.
+			if out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err == nil {
+				name, arn := r.fields(p.st)
+				*name, *arn = role, aws.ToString(out.Role.Arn)
+				if r.givesIAM {
+					p.s.IAM = IAMSpec{Path: aws.ToString(out.Role.Path), PermissionsBoundary: roleBoundary(out.Role)}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// logGroupDef is a function's log group as a component.
+type logGroupDef struct {
+	name       string // the component
+	reconciler bool
+	logGroup   func(Names) string
+	field      func(*State) *string
+	// function is the settings of the function that logs to it.
+	function func(*Spec) *FunctionSpec
+}
+
+func (g logGroupDef) component() component {
+	what := described(g.name)
+	return component{
+		name: g.name, reconciler: g.reconciler, required: g.reconciler,
+		recorded: func(st State) bool { return *g.field(&st) != "" },
+		ensure: func(c *Clients, ctx context.Context, p *pass) error {
+			name, field := g.logGroup(p.names()), g.field(p.st)
+			owned, err := c.ensureLogGroup(ctx, what, name, g.function(&p.s).LogRetentionDays, p.s.tags(), p.st.account(), *field != "")
+			if owned {
+				*field = name
+			}
+			return err
+		},
+		read: func(c *Clients, ctx context.Context, p *pass) error {
+			return c.readLogGroup(ctx, g.name, g.field(p.st), g.function(&p.s).LogRetentionDays, p.d)
+		},
+		remove: func(c *Clients, ctx context.Context, st *State) error {
+			if err := c.deleteLogGroup(ctx, what, *g.field(st)); err != nil {
+				return err
+			}
+			*g.field(st) = ""
+			return nil
+		},
+		lookup: func(c *Clients, ctx context.Context, p *pass) error {
+			name := g.logGroup(p.names())
+			// A log group that cannot be read is left as Lookup found it.
+			if retention, exists, err := c.logGroup(ctx, name); err == nil && exists {
+				*g.field(p.st), g.function(&p.s).LogRetentionDays = name, retention
+			} else if err == nil {
+				*g.field(p.st) = ""
+			}
+			return nil
+		},
+	}
+}

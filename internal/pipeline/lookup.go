@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -23,24 +22,62 @@ import (
 // are found by their names. It returns ErrNotFound when the relay function
 // does not exist.
 func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) {
+	p, err := c.lookupFunctions(ctx, name)
+	if err != nil {
+		return Spec{}, State{}, fmt.Errorf("importing outbox pipeline (%s): %w", name, err)
+	}
+	if err := c.lookupComponents(ctx, p); err != nil {
+		return p.s, *p.st, fmt.Errorf("importing outbox pipeline (%s): %w", name, err)
+	}
+	return p.s, *p.st, nil
+}
+
+// lookupFunctions finds the functions: the relay's environment gives the
+// Spec's table and target, and a missing reconciler function means that the
+// reconciler is disabled.
+func (c *Clients) lookupFunctions(ctx context.Context, name string) (*pass, error) {
 	n := NamesFor(name)
 	fn, err := c.getFunction(ctx, n.RelayFunction)
 	if err != nil {
-		return Spec{}, State{}, fmt.Errorf("importing outbox pipeline (%s): reading relay function (%s): %w", name, n.RelayFunction, err)
+		return nil, fmt.Errorf("reading relay function (%s): %w", n.RelayFunction, err)
 	}
 	if fn == nil {
-		return Spec{}, State{}, fmt.Errorf("importing outbox pipeline (%s): relay function %s does not exist: %w", name, n.RelayFunction, ErrNotFound)
+		return nil, fmt.Errorf("relay function %s does not exist: %w", n.RelayFunction, ErrNotFound)
 	}
-	cfg := fn.Configuration
 	var env map[string]string
-	if cfg.Environment != nil {
-		env = cfg.Environment.Variables
+	if fn.Configuration.Environment != nil {
+		env = fn.Configuration.Environment.Variables
 	}
 	rc, err := config.FromEnv(func(k string) string { return env[k] })
 	if err != nil {
-		return Spec{}, State{}, fmt.Errorf("importing outbox pipeline (%s): the relay function's environment: %w", name, err)
+		return nil, fmt.Errorf("the relay function's environment: %w", err)
 	}
-	s := Spec{
+	rfn, err := c.getFunction(ctx, n.ReconcilerFunction)
+	if err != nil {
+		return nil, fmt.Errorf("reading reconciler function (%s): %w", n.ReconcilerFunction, err)
+	}
+	s := specFromEnv(name, rc, env)
+	s.Controls, s.Tags = lookupControls(fn), functionTags(fn)
+	if cfg := fn.Configuration; len(cfg.Architectures) == 1 {
+		s.Architecture = Architecture(cfg.Architectures[0])
+	}
+	s.Reconciler.Disabled = rfn == nil
+	return &pass{
+		s: s,
+		st: &State{
+			Layout: layoutFromEnv(env, rc.Table.SortKeyPrefix, rc.Table.PendingShards),
+			Name:   name, TableName: rc.Table.Name,
+			RelayPackageSHA256: aws.ToString(fn.Configuration.CodeSha256),
+			RelayLogGroup:      n.RelayLogGroup, // kept unless it is known not to exist
+		},
+		functions: map[string]*lambda.GetFunctionOutput{ComponentRelayFunction: fn, ComponentReconcilerFunction: rfn},
+		rc:        rc,
+	}, nil
+}
+
+// specFromEnv is the Spec that the relay's environment describes.
+func specFromEnv(name string, rc config.Config, env map[string]string) Spec {
+	return Spec{
 		Name: name,
 		Table: TableSpec{
 			Name: rc.Table.Name, PartitionKey: rc.Table.PartitionKey, SortKey: rc.Table.SortKey,
@@ -51,122 +88,92 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 		Target:          TargetSpec{Type: rc.Target, EventBus: rc.EventBus, TopicARN: rc.TopicARN},
 		PublishedAction: rc.PublishedAction,
 		PublishedTTL:    ptr(rc.PublishedTTL),
-		Relay: FunctionSpec{
-			MemorySize: aws.ToInt32(cfg.MemorySize), Timeout: aws.ToInt32(cfg.Timeout),
-		},
-		Reconciler: ReconcilerSpec{MinAge: rc.ReconcileMinAge},
-		Controls:   lookupControls(fn),
-		Tags:       functionTags(fn),
+		Reconciler:      ReconcilerSpec{MinAge: rc.ReconcileMinAge},
 	}
-	if len(cfg.Architectures) == 1 {
-		s.Architecture = Architecture(cfg.Architectures[0])
-	}
-	if fn.Concurrency != nil {
-		s.Relay.ReservedConcurrency = fn.Concurrency.ReservedConcurrentExecutions
-	}
-	st := State{
-		Layout: layoutFromEnv(env, rc.Table.SortKeyPrefix, rc.Table.PendingShards),
-		Name:   name, TableName: rc.Table.Name,
-		RelayFunctionName: n.RelayFunction, RelayFunctionARN: aws.ToString(cfg.FunctionArn),
-		RelayPackageSHA256: aws.ToString(cfg.CodeSha256),
-		RelayLogGroup:      n.RelayLogGroup,
-	}
-	desc, err := c.describeTable(ctx, rc.Table.Name)
+}
+
+func (c *Clients) lookupTable(ctx context.Context, p *pass) error {
+	s, st, t := &p.s, p.st, p.rc.Table
+	desc, err := c.describeTable(ctx, t.Name)
 	if err != nil {
-		return s, st, fmt.Errorf("importing outbox pipeline (%s): reading table (%s): %w", name, rc.Table.Name, err)
+		return fmt.Errorf("reading table (%s): %w", t.Name, err)
 	}
 	if desc != nil {
-		if err := c.recordTable(&st, desc); err != nil {
-			return s, st, err
+		if err := c.recordTable(st, desc); err != nil {
+			return err
 		}
 		tags, _ := c.tableTags(ctx, st.TableARN)
-		st.TableOwned = rc.Table.Name == n.Table && tags[TagPipeline] == name
-		st.TTLAttribute = rc.Table.TTLAttribute
-		st.PendingIndexARN = IndexARN(st.TableARN, rc.Table.PendingIndexName)
+		st.TableOwned = t.Name == p.names().Table && tags[TagPipeline] == s.Name
+		st.TTLAttribute = t.TTLAttribute
+		st.PendingIndexARN = IndexARN(st.TableARN, t.PendingIndexName)
 		s.Table.DeletionProtection = ptr(aws.ToBool(desc.DeletionProtectionEnabled))
 		s.Table.KMSKeyARN = tableKMSKey(desc)
-		if pitr, err := c.pointInTimeRecovery(ctx, rc.Table.Name); err == nil {
+		if pitr, err := c.pointInTimeRecovery(ctx, t.Name); err == nil {
 			s.Table.PointInTimeRecovery = ptr(pitr)
 		}
 	}
 	s.Table.Existing = !st.TableOwned
 	if !st.TableOwned {
-		st.Added = parseAdded(fn.Tags[TagAdded])
+		st.Added = parseAdded(p.functions[ComponentRelayFunction].Tags[TagAdded])
 	}
-	if retention, ok, err := c.logGroup(ctx, n.RelayLogGroup); err == nil && ok {
-		s.Relay.LogRetentionDays = retention
-	} else if err == nil {
-		st.RelayLogGroup = ""
-	}
-	if role, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(n.RelayRole)}); err == nil {
-		st.RelayRoleName, st.RelayRoleARN = n.RelayRole, aws.ToString(role.Role.Arn)
-		s.IAM = IAMSpec{Path: aws.ToString(role.Role.Path), PermissionsBoundary: roleBoundary(role.Role)}
-	}
-	if q, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(n.DeadLetterQueue)}); err == nil {
-		st.QueueURL = aws.ToString(q.QueueUrl)
-		if attrs, err := c.queue(ctx, st.QueueURL); err == nil && attrs != nil {
-			st.QueueARN = attrs[string(sqstypes.QueueAttributeNameQueueArn)]
-			if v, err := strconv.Atoi(attrs[string(sqstypes.QueueAttributeNameMessageRetentionPeriod)]); err == nil {
-				s.DeadLetterQueue.MessageRetentionSeconds = int32(v)
-			}
-			s.DeadLetterQueue.KMSMasterKeyID = attrs[string(sqstypes.QueueAttributeNameKmsMasterKeyId)]
-		}
-	}
-	mappings, err := c.Lambda.ListEventSourceMappings(ctx, &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(n.RelayFunction)})
+	return nil
+}
+
+func (c *Clients) lookupQueue(ctx context.Context, p *pass) error {
+	// A queue that cannot be read is left out of the import.
+	q, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(p.names().DeadLetterQueue)})
 	if err != nil {
-		return s, st, fmt.Errorf("importing outbox pipeline (%s): listing event source mappings: %w", name, err)
+		return nil //nolint:nilerr // see above
+	}
+	p.st.QueueURL = aws.ToString(q.QueueUrl)
+	if attrs, err := c.queue(ctx, p.st.QueueURL); err == nil && attrs != nil {
+		p.st.QueueARN = attrs[string(sqstypes.QueueAttributeNameQueueArn)]
+		if v, err := strconv.Atoi(attrs[string(sqstypes.QueueAttributeNameMessageRetentionPeriod)]); err == nil {
+			p.s.DeadLetterQueue.MessageRetentionSeconds = int32(v)
+		}
+		p.s.DeadLetterQueue.KMSMasterKeyID = attrs[string(sqstypes.QueueAttributeNameKmsMasterKeyId)]
+	}
+	return nil
+}
+
+func (c *Clients) lookupMapping(ctx context.Context, p *pass) error {
+	st := p.st
+	mappings, err := c.Lambda.ListEventSourceMappings(ctx, &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(p.names().RelayFunction)})
+	if err != nil {
+		return fmt.Errorf("listing event source mappings: %w", err)
 	}
 	for _, m := range mappings.EventSourceMappings {
 		if st.StreamARN != "" && aws.ToString(m.EventSourceArn) != st.StreamARN {
 			continue
 		}
 		st.MappingUUID = aws.ToString(m.UUID)
-		s.Mapping = MappingSpec{
+		p.s.Mapping = MappingSpec{
 			BatchSize: aws.ToInt32(m.BatchSize), MaximumBatchingWindowSeconds: aws.ToInt32(m.MaximumBatchingWindowInSeconds),
 			ParallelizationFactor: aws.ToInt32(m.ParallelizationFactor), MaximumRetryAttempts: m.MaximumRetryAttempts,
 			MaximumRecordAgeSeconds: m.MaximumRecordAgeInSeconds, BisectBatchOnFunctionError: m.BisectBatchOnFunctionError,
 		}
 		break
 	}
+	return nil
+}
 
-	rfn, err := c.getFunction(ctx, n.ReconcilerFunction)
-	if err != nil {
-		return s, st, fmt.Errorf("importing outbox pipeline (%s): reading reconciler function (%s): %w", name, n.ReconcilerFunction, err)
+func (c *Clients) lookupSchedule(ctx context.Context, p *pass) error {
+	n, r := p.names(), &p.s.Reconciler
+	// A schedule that cannot be read is left out of the import.
+	sch, err := c.findSchedule(ctx, n.Schedule)
+	if err != nil || sch == nil {
+		return nil //nolint:nilerr // see above
 	}
-	if rfn == nil {
-		s.Reconciler.Disabled = true
-	} else {
-		st.ReconcilerFunctionName, st.ReconcilerFunctionARN = n.ReconcilerFunction, aws.ToString(rfn.Configuration.FunctionArn)
-		s.Reconciler.Function = FunctionSpec{MemorySize: aws.ToInt32(rfn.Configuration.MemorySize), Timeout: aws.ToInt32(rfn.Configuration.Timeout)}
-		if rfn.Concurrency != nil {
-			s.Reconciler.Function.ReservedConcurrency = rfn.Concurrency.ReservedConcurrentExecutions
-		}
-		if retention, ok, err := c.logGroup(ctx, n.ReconcilerLogGroup); err == nil && ok {
-			st.ReconcilerLogGroup, s.Reconciler.Function.LogRetentionDays = n.ReconcilerLogGroup, retention
-		}
-		if role, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(n.ReconcilerRole)}); err == nil {
-			st.ReconcilerRoleName, st.ReconcilerRoleARN = n.ReconcilerRole, aws.ToString(role.Role.Arn)
-		}
-		if role, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(n.SchedulerRole)}); err == nil {
-			st.SchedulerRoleName, st.SchedulerRoleARN = n.SchedulerRole, aws.ToString(role.Role.Arn)
-		}
-		if sch, err := c.findSchedule(ctx, n.Schedule); err == nil && sch != nil {
-			st.ScheduleName, st.ScheduleARN = n.Schedule, aws.ToString(sch.Arn)
-			if g := aws.ToString(sch.GroupName); g != ScheduleGroup {
-				st.ScheduleGroup, s.Reconciler.ScheduleGroup = g, g
-			}
-			s.Reconciler.ScheduleTimezone = aws.ToString(sch.ScheduleExpressionTimezone)
-			if w := sch.FlexibleTimeWindow; w != nil {
-				s.Reconciler.FlexibleTimeWindowMinutes = aws.ToInt32(w.MaximumWindowInMinutes)
-			}
-			s.Reconciler.ScheduleExpression = aws.ToString(sch.ScheduleExpression)
-		}
+	p.st.ScheduleName, p.st.ScheduleARN = n.Schedule, aws.ToString(sch.Arn)
+	if g := aws.ToString(sch.GroupName); g != ScheduleGroup {
+		p.st.ScheduleGroup, r.ScheduleGroup = g, g
 	}
-	if err := c.lookupAlarms(ctx, &s, &st); err != nil {
-		return s, st, fmt.Errorf("importing outbox pipeline (%s): %w", name, err)
+	r.ScheduleTimezone = aws.ToString(sch.ScheduleExpressionTimezone)
+	if w := sch.FlexibleTimeWindow; w != nil {
+		r.FlexibleTimeWindowMinutes = aws.ToInt32(w.MaximumWindowInMinutes)
 	}
-	st.TargetARN = s.WithDefaults().TargetARN(st.account())
-	return s, st, nil
+	r.ScheduleExpression = aws.ToString(sch.ScheduleExpression)
+	return nil
 }
 
 func (c *Clients) tableTags(ctx context.Context, arn string) (map[string]string, error) {

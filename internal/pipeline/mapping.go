@@ -69,10 +69,6 @@ func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []s
 }
 
 func (c *Clients) ensureMapping(ctx context.Context, s Spec, st *State) error {
-	m := s.Mapping
-	filter := &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}}
-	dest := &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}}
-	responseTypes := []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures}
 	if st.MappingUUID == "" {
 		// The relay function is the pipeline's own, so a mapping of it on
 		// the stream is too (one whose creation was not recorded); one
@@ -97,34 +93,20 @@ func (c *Clients) ensureMapping(ctx context.Context, s Spec, st *State) error {
 			if err := c.deleteMapping(ctx, st); err != nil {
 				return err
 			}
-		default:
-			if len(mappingDiff(s, *st, have)) == 0 {
-				return nil
-			}
-			_, err := c.Lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{
-				UUID:                           aws.String(st.MappingUUID),
-				FunctionName:                   aws.String(st.RelayFunctionARN),
-				Enabled:                        aws.Bool(true),
-				BatchSize:                      aws.Int32(m.BatchSize),
-				MaximumBatchingWindowInSeconds: aws.Int32(m.MaximumBatchingWindowSeconds),
-				ParallelizationFactor:          aws.Int32(m.ParallelizationFactor),
-				MaximumRetryAttempts:           m.MaximumRetryAttempts,
-				MaximumRecordAgeInSeconds:      m.MaximumRecordAgeSeconds,
-				BisectBatchOnFunctionError:     m.BisectBatchOnFunctionError,
-				DestinationConfig:              dest,
-				FilterCriteria:                 filter,
-				FunctionResponseTypes:          responseTypes,
-			})
-			if err != nil {
-				return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
-			}
-			if err := c.waitMappingEnabled(ctx, st.MappingUUID); err != nil {
-				return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
-			}
+		case len(mappingDiff(s, *st, have)) == 0:
 			return nil
+		default:
+			return c.updateMapping(ctx, s, st)
 		}
 	}
-	in := &lambda.CreateEventSourceMappingInput{
+	return c.createMapping(ctx, s, st)
+}
+
+// mappingInput is the relay's mapping as the Spec describes it: the one
+// source of its settings, for both create and update.
+func mappingInput(s Spec, st *State) *lambda.CreateEventSourceMappingInput {
+	m := s.Mapping
+	return &lambda.CreateEventSourceMappingInput{
 		EventSourceArn:                 aws.String(st.StreamARN),
 		FunctionName:                   aws.String(st.RelayFunctionARN),
 		Enabled:                        aws.Bool(true),
@@ -135,11 +117,35 @@ func (c *Clients) ensureMapping(ctx context.Context, s Spec, st *State) error {
 		MaximumRetryAttempts:           m.MaximumRetryAttempts,
 		MaximumRecordAgeInSeconds:      m.MaximumRecordAgeSeconds,
 		BisectBatchOnFunctionError:     m.BisectBatchOnFunctionError,
-		DestinationConfig:              dest,
-		FilterCriteria:                 filter,
-		FunctionResponseTypes:          responseTypes,
+		DestinationConfig:              &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}},
+		FilterCriteria:                 &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}},
+		FunctionResponseTypes:          []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures},
 		Tags:                           s.tags(),
 	}
+}
+
+// updateMapping brings the recorded mapping to the settings of
+// mappingInput that can change in place.
+func (c *Clients) updateMapping(ctx context.Context, s Spec, st *State) error {
+	in := mappingInput(s, st)
+	_, err := c.Lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{
+		UUID: aws.String(st.MappingUUID), FunctionName: in.FunctionName, Enabled: in.Enabled,
+		BatchSize: in.BatchSize, MaximumBatchingWindowInSeconds: in.MaximumBatchingWindowInSeconds,
+		ParallelizationFactor: in.ParallelizationFactor, MaximumRetryAttempts: in.MaximumRetryAttempts,
+		MaximumRecordAgeInSeconds: in.MaximumRecordAgeInSeconds, BisectBatchOnFunctionError: in.BisectBatchOnFunctionError,
+		DestinationConfig: in.DestinationConfig, FilterCriteria: in.FilterCriteria, FunctionResponseTypes: in.FunctionResponseTypes,
+	})
+	if err != nil {
+		return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
+	}
+	if err := c.waitMappingEnabled(ctx, st.MappingUUID); err != nil {
+		return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
+	}
+	return nil
+}
+
+func (c *Clients) createMapping(ctx context.Context, s Spec, st *State) error {
+	in := mappingInput(s, st)
 	var out *lambda.CreateEventSourceMappingOutput
 	err := c.retryPropagation(ctx, func() (err error) {
 		out, err = c.Lambda.CreateEventSourceMapping(ctx, in)

@@ -56,113 +56,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 		return fmt.Errorf("creating relay function (%s): %w", NamesFor(s.Name).RelayFunction, err)
 	}
 	st.Name, st.ForceDestroy = s.Name, s.ForceDestroy
-	n := NamesFor(s.Name)
-	tags := s.tags()
-
-	if err := c.ensureTable(ctx, s, st); err != nil {
-		return err
-	}
-	if err := c.trackLayout(ctx, s, st); err != nil {
-		return err
-	}
-	a := st.account()
-	st.TargetARN = s.TargetARN(a)
-	if err := c.ensureQueue(ctx, s, st); err != nil {
-		return err
-	}
-	res := s.resources(a, st.TableARN, st.QueueARN)
-
-	owned, err := c.ensureLogGroup(ctx, "relay log group", n.RelayLogGroup, s.Relay.LogRetentionDays, tags, a, st.RelayLogGroup != "")
-	if owned {
-		st.RelayLogGroup = n.RelayLogGroup
-	}
-	if err != nil {
-		return err
-	}
-	arn, err := c.ensureRole(ctx, roleSpec{
-		what: "relay role", name: n.RelayRole, service: "lambda.amazonaws.com",
-		policyName: n.RelayPolicyName, policy: RelayPolicy(s, res), tags: tags, iam: s.IAM,
-	}, st.RelayRoleName != "")
-	if arn != "" {
-		st.RelayRoleName, st.RelayRoleARN = n.RelayRole, arn
-	}
-	if err != nil {
-		return err
-	}
-	fnTags := tags
-	if added := st.Added.tag(); added != "" {
-		fnTags = s.tags()
-		fnTags[TagAdded] = added
-	}
-	env := s.environment(*st)
-	arn, err = c.ensureFunction(ctx, functionSpec{
-		what: "relay function", name: n.RelayFunction, roleARN: st.RelayRoleARN, config: s.Relay,
-		arch: s.Architecture, env: env, controls: s.Controls, tags: fnTags, zip: zip, sha: sha,
-	}, st.RelayFunctionName != "")
-	if arn != "" {
-		st.RelayFunctionName, st.RelayFunctionARN = n.RelayFunction, arn
-	}
-	if err != nil {
-		return err
-	}
-	if err := c.ensureMapping(ctx, s, st); err != nil {
-		return err
-	}
-
-	if s.Reconciler.Disabled {
-		// The oldest_pending_age alarm watches the reconciler: it goes first.
-		if err := c.ensureAlarms(ctx, s, st); err != nil {
-			return err
-		}
-		if err := c.deleteReconciler(ctx, st); err != nil {
-			return err
-		}
-		st.RelayPackageSHA256 = sha
-		return c.dropFormerPendingIndex(ctx, st)
-	}
-	r := s.Reconciler
-	owned, err = c.ensureLogGroup(ctx, "reconciler log group", n.ReconcilerLogGroup, r.Function.LogRetentionDays, tags, a, st.ReconcilerLogGroup != "")
-	if owned {
-		st.ReconcilerLogGroup = n.ReconcilerLogGroup
-	}
-	if err != nil {
-		return err
-	}
-	arn, err = c.ensureRole(ctx, roleSpec{
-		what: "reconciler role", name: n.ReconcilerRole, service: "lambda.amazonaws.com",
-		policyName: n.ReconcilerPolicyName, policy: ReconcilerPolicy(s, res), tags: tags, iam: s.IAM,
-	}, st.ReconcilerRoleName != "")
-	if arn != "" {
-		st.ReconcilerRoleName, st.ReconcilerRoleARN = n.ReconcilerRole, arn
-	}
-	if err != nil {
-		return err
-	}
-	arn, err = c.ensureFunction(ctx, functionSpec{
-		what: "reconciler function", name: n.ReconcilerFunction, roleARN: st.ReconcilerRoleARN, config: r.Function,
-		arch: s.Architecture, env: env, controls: s.Controls, tags: tags, zip: zip, sha: sha,
-	}, st.ReconcilerFunctionName != "")
-	if arn != "" {
-		st.ReconcilerFunctionName, st.ReconcilerFunctionARN = n.ReconcilerFunction, arn
-	}
-	if err != nil {
-		return err
-	}
-	arn, err = c.ensureRole(ctx, roleSpec{
-		what: "scheduler role", name: n.SchedulerRole, service: "scheduler.amazonaws.com",
-		policyName: n.SchedulerRolePolicyName, policy: SchedulerPolicy(st.ReconcilerFunctionARN), tags: tags, iam: s.IAM,
-		sourceAccount: a.ID,
-	}, st.SchedulerRoleName != "")
-	if arn != "" {
-		st.SchedulerRoleName, st.SchedulerRoleARN = n.SchedulerRole, arn
-	}
-	if err != nil {
-		return err
-	}
-	if err := c.ensureSchedule(ctx, s, st, st.ScheduleName != ""); err != nil {
-		return err
-	}
-	if err := c.ensureAlarms(ctx, s, st); err != nil {
+	if err := c.ensureComponents(ctx, &pass{s: s, st: st, zip: zip, sha: sha}); err != nil {
 		return err
 	}
 	st.RelayPackageSHA256 = sha
@@ -198,31 +92,6 @@ func parseAdded(tag string) Added {
 	return a
 }
 
-// deleteReconciler removes the schedule, its role, the reconciler function,
-// its role and its log group.
-func (c *Clients) deleteReconciler(ctx context.Context, st *State) error {
-	if err := c.deleteSchedule(ctx, st); err != nil {
-		return err
-	}
-	if err := c.deleteRole(ctx, "scheduler role", st.SchedulerRoleName); err != nil {
-		return err
-	}
-	st.SchedulerRoleName, st.SchedulerRoleARN = "", ""
-	if err := c.deleteFunction(ctx, "reconciler function", st.ReconcilerFunctionName); err != nil {
-		return err
-	}
-	st.ReconcilerFunctionName, st.ReconcilerFunctionARN = "", ""
-	if err := c.deleteRole(ctx, "reconciler role", st.ReconcilerRoleName); err != nil {
-		return err
-	}
-	st.ReconcilerRoleName, st.ReconcilerRoleARN = "", ""
-	if err := c.deleteLogGroup(ctx, "reconciler log group", st.ReconcilerLogGroup); err != nil {
-		return err
-	}
-	st.ReconcilerLogGroup = ""
-	return nil
-}
-
 // Delete removes the pipeline in the reverse order of creation. Components
 // already gone are skipped; on an adopted table only what the pipeline added
 // is reverted. It returns what remains (an empty State on success), so that
@@ -233,31 +102,7 @@ func (c *Clients) Delete(ctx context.Context, st State) (State, error) {
 	if err := c.checkUndelivered(ctx, st); err != nil {
 		return st, err
 	}
-	if err := c.deleteAlarms(ctx, &st); err != nil {
-		return st, err
-	}
-	if err := c.deleteReconciler(ctx, &st); err != nil {
-		return st, err
-	}
-	if err := c.deleteMapping(ctx, &st); err != nil {
-		return st, err
-	}
-	if err := c.deleteFunction(ctx, "relay function", st.RelayFunctionName); err != nil {
-		return st, err
-	}
-	st.RelayFunctionName, st.RelayFunctionARN = "", ""
-	if err := c.deleteRole(ctx, "relay role", st.RelayRoleName); err != nil {
-		return st, err
-	}
-	st.RelayRoleName, st.RelayRoleARN = "", ""
-	if err := c.deleteLogGroup(ctx, "relay log group", st.RelayLogGroup); err != nil {
-		return st, err
-	}
-	st.RelayLogGroup = ""
-	if err := c.deleteQueue(ctx, &st); err != nil {
-		return st, err
-	}
-	if err := c.deleteTable(ctx, &st); err != nil {
+	if err := c.removeComponents(ctx, &st); err != nil {
 		return st, err
 	}
 	return State{}, nil

@@ -173,6 +173,13 @@ func TestLocalLifecycleDedicatedTable(t *testing.T) {
 		}
 	}
 
+	checkDeleteAll(t, ctx, stack, c, before, updated, st2)
+}
+
+// checkDeleteAll deletes the pipeline st, checks that it leaves nothing
+// beyond the inventory before, and that deleting again is harmless.
+func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c *Clients, before map[string][]string, updated Spec, st2 State) {
+	t.Helper()
 	rest, err := c.Delete(ctx, st2)
 	if err != nil {
 		t.Fatalf("Delete: %v", err)

@@ -45,112 +45,16 @@ type (
 // that the relay function actually runs. When nothing recorded exists any
 // more, Read returns ErrNotFound.
 func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, error) {
-	s = s.WithDefaults()
 	var d Drift
 	if !st.Exists() {
 		return st, d, ErrNotFound
 	}
-	if err := c.readTable(ctx, s, &st, &d); err != nil {
+	s = s.WithDefaults()
+	if err := c.readComponents(ctx, &pass{s: s, st: &st, d: &d}); err != nil {
 		return st, d, err
 	}
-	a := st.account()
-	res := s.resources(a, st.TableARN, st.QueueARN)
-
-	if st.QueueURL != "" {
-		attrs, err := c.queue(ctx, st.QueueURL)
-		if err != nil {
-			return st, d, fmt.Errorf("reading dead-letter queue (%s): %w", st.QueueURL, err)
-		}
-		if attrs == nil {
-			d.AddMissing(ComponentDeadLetterQueue)
-			st.QueueURL, st.QueueARN = "", ""
-		} else {
-			var fields []string
-			for k, v := range queueAttributes(s.DeadLetterQueue) {
-				if attrs[k] != v && (k != string(sqstypes.QueueAttributeNameSqsManagedSseEnabled) || v != "false" || attrs[k] != "") {
-					fields = append(fields, k)
-				}
-			}
-			d.AddChanged(ComponentDeadLetterQueue, sortedStrings(fields)...)
-		}
-	}
-
-	if err := c.readLogGroup(ctx, ComponentRelayLogGroup, &st.RelayLogGroup, s.Relay.LogRetentionDays, &d); err != nil {
-		return st, d, err
-	}
-	if err := c.readRole(ctx, ComponentRelayRole, &st.RelayRoleName, &st.RelayRoleARN, RelayPolicyName, RelayPolicy(s, res), s.IAM, &d); err != nil {
-		return st, d, err
-	}
-	env := s.environment(st)
-	if st.RelayFunctionName != "" {
-		sha, err := c.readFunction(ctx, ComponentRelayFunction, &st.RelayFunctionName, &st.RelayFunctionARN, functionSpec{
-			roleARN: st.RelayRoleARN, config: s.Relay, arch: s.Architecture, env: env, controls: s.Controls, sha: st.RelayPackageSHA256,
-		}, &d)
-		if err != nil {
-			return st, d, err
-		}
-		st.RelayPackageSHA256 = sha
-	}
-	if st.MappingUUID != "" {
-		have, err := c.getMapping(ctx, st.MappingUUID)
-		if err != nil {
-			return st, d, fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
-		}
-		if have == nil {
-			d.AddMissing(ComponentMapping)
-			st.MappingUUID = ""
-		} else {
-			d.AddChanged(ComponentMapping, mappingDiff(s, st, have)...)
-		}
-	}
-
-	if err := c.readLogGroup(ctx, ComponentReconcilerLogGroup, &st.ReconcilerLogGroup, s.Reconciler.Function.LogRetentionDays, &d); err != nil {
-		return st, d, err
-	}
-	if err := c.readRole(ctx, ComponentReconcilerRole, &st.ReconcilerRoleName, &st.ReconcilerRoleARN, ReconcilerPolicyName, ReconcilerPolicy(s, res), s.IAM, &d); err != nil {
-		return st, d, err
-	}
-	if st.ReconcilerFunctionName != "" {
-		if _, err := c.readFunction(ctx, ComponentReconcilerFunction, &st.ReconcilerFunctionName, &st.ReconcilerFunctionARN, functionSpec{
-			roleARN: st.ReconcilerRoleARN, config: s.Reconciler.Function, arch: s.Architecture, env: env, controls: s.Controls, sha: st.RelayPackageSHA256,
-		}, &d); err != nil {
-			return st, d, err
-		}
-	}
-	if err := c.readRole(ctx, ComponentSchedulerRole, &st.SchedulerRoleName, &st.SchedulerRoleARN, SchedulerPolicyName, SchedulerPolicy(st.ReconcilerFunctionARN), s.IAM, &d); err != nil {
-		return st, d, err
-	}
-	if st.ScheduleName != "" {
-		have, err := c.getSchedule(ctx, st.ScheduleName, st.group())
-		if err != nil {
-			return st, d, fmt.Errorf("reading reconcile schedule (%s): %w", st.ScheduleName, err)
-		}
-		if have == nil {
-			d.AddMissing(ComponentSchedule)
-			st.ScheduleName, st.ScheduleARN = "", ""
-		} else {
-			d.AddChanged(ComponentSchedule, scheduleDiff(s, st, have)...)
-		}
-	}
-	if !s.Reconciler.Disabled {
-		// Components that should exist but are not recorded.
-		for _, m := range []struct{ component, id string }{
-			{ComponentReconcilerLogGroup, st.ReconcilerLogGroup}, {ComponentReconcilerRole, st.ReconcilerRoleName},
-			{ComponentReconcilerFunction, st.ReconcilerFunctionName}, {ComponentSchedulerRole, st.SchedulerRoleName},
-			{ComponentSchedule, st.ScheduleName},
-		} {
-			if m.id == "" && !contains(d.Missing, m.component) {
-				d.AddMissing(m.component)
-			}
-		}
-	} else if st.ReconcilerFunctionName != "" || st.ScheduleName != "" {
+	if s.Reconciler.Disabled && (st.ReconcilerFunctionName != "" || st.ScheduleName != "") {
 		d.AddChanged(ComponentReconcilerFunction, "disabled")
-	}
-	if st.MappingUUID == "" && !contains(d.Missing, ComponentMapping) {
-		d.AddMissing(ComponentMapping)
-	}
-	if err := c.readAlarms(ctx, s, &st, &d); err != nil {
-		return st, d, err
 	}
 	if !st.Exists() {
 		return st, d, ErrNotFound
@@ -158,13 +62,64 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	return st, d, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
+func (c *Clients) readQueue(ctx context.Context, p *pass) error {
+	st := p.st
+	if st.QueueURL == "" {
+		return nil
+	}
+	attrs, err := c.queue(ctx, st.QueueURL)
+	if err != nil {
+		return fmt.Errorf("reading dead-letter queue (%s): %w", st.QueueURL, err)
+	}
+	if attrs == nil {
+		p.d.AddMissing(ComponentDeadLetterQueue)
+		st.QueueURL, st.QueueARN = "", ""
+		return nil
+	}
+	var fields []string
+	for k, v := range queueAttributes(p.s.DeadLetterQueue) {
+		if attrs[k] != v && (k != string(sqstypes.QueueAttributeNameSqsManagedSseEnabled) || v != "false" || attrs[k] != "") {
+			fields = append(fields, k)
 		}
 	}
-	return false
+	p.d.AddChanged(ComponentDeadLetterQueue, sortedStrings(fields)...)
+	return nil
+}
+
+func (c *Clients) readMapping(ctx context.Context, p *pass) error {
+	st := p.st
+	if st.MappingUUID == "" {
+		return nil
+	}
+	have, err := c.getMapping(ctx, st.MappingUUID)
+	if err != nil {
+		return fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
+	}
+	if have == nil {
+		p.d.AddMissing(ComponentMapping)
+		st.MappingUUID = ""
+		return nil
+	}
+	p.d.AddChanged(ComponentMapping, mappingDiff(p.s, *st, have)...)
+	return nil
+}
+
+func (c *Clients) readSchedule(ctx context.Context, p *pass) error {
+	st := p.st
+	if st.ScheduleName == "" {
+		return nil
+	}
+	have, err := c.getSchedule(ctx, st.ScheduleName, st.group())
+	if err != nil {
+		return fmt.Errorf("reading reconcile schedule (%s): %w", st.ScheduleName, err)
+	}
+	if have == nil {
+		p.d.AddMissing(ComponentSchedule)
+		st.ScheduleName, st.ScheduleARN = "", ""
+		return nil
+	}
+	p.d.AddChanged(ComponentSchedule, scheduleDiff(p.s, *st, have)...)
+	return nil
 }
 
 func sortedStrings(s []string) []string {

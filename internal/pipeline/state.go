@@ -74,14 +74,6 @@ type Added struct {
 	TTL bool
 }
 
-// Exists reports whether anything of the pipeline is recorded.
-func (s State) Exists() bool {
-	return s.TableName != "" || s.QueueURL != "" || s.RelayRoleName != "" || s.RelayLogGroup != "" ||
-		s.RelayFunctionName != "" || s.MappingUUID != "" || s.ReconcilerRoleName != "" ||
-		s.ReconcilerLogGroup != "" || s.ReconcilerFunctionName != "" || s.SchedulerRoleName != "" ||
-		s.ScheduleName != "" || s.Alarms.Exists()
-}
-
 func (s State) account() Account {
 	return Account{Partition: s.Partition, Region: s.Region, ID: s.AccountID}
 }

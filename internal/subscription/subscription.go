@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
@@ -26,11 +27,6 @@ type State struct {
 
 	DeadLetterQueueURL string
 	DeadLetterQueueARN string
-}
-
-// Exists reports whether anything of the subscription is recorded.
-func (s State) Exists() bool {
-	return s.RuleARN != "" || s.QueueURL != "" || s.DeadLetterQueueURL != ""
 }
 
 // tags returns the tags of every tagged component: Spec.Tags and the
@@ -101,46 +97,11 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 		return fmt.Errorf("updating outbox subscription (%s): the event bus changed from %s to %s, which requires replacing the subscription", s.Name, st.EventBusName, bus)
 	}
 	st.Name, st.EventBusName = s.Name, bus
-	n := NamesFor(s.Name)
-	tags := s.tags()
-
-	err := c.ensureQueue(ctx, queueSpec{
-		what: "dead-letter queue", name: n.DeadLetterQueue, attrs: deadLetterAttributes(s), tags: tags,
-	}, &st.DeadLetterQueueURL, &st.DeadLetterQueueARN)
-	if err != nil {
-		return err
-	}
-	err = c.ensureQueue(ctx, queueSpec{
-		what: "queue", name: n.Queue, attrs: queueAttributes(s, st.DeadLetterQueueARN), tags: tags,
-	}, &st.QueueURL, &st.QueueARN)
-	if err != nil {
-		return err
-	}
-	ruleARN := st.RuleARN
-	if ruleARN == "" {
-		if ruleARN, err = RuleARN(st.QueueARN, bus, n.Rule); err != nil {
-			return fmt.Errorf("creating queue policy (%s): %w", n.Queue, err)
+	p := &pass{s: s, st: st, n: NamesFor(s.Name)}
+	for _, k := range components {
+		if err := k.ensure(c, ctx, p); err != nil {
+			return err
 		}
-	}
-	if err := c.ensurePolicy(ctx, st.QueueURL, QueuePolicy(st.QueueARN, ruleARN)); err != nil {
-		return fmt.Errorf("setting queue policy (%s): %w", n.Queue, err)
-	}
-	arn, err := c.ensureRule(ctx, s, st.RuleARN != "")
-	if arn != "" {
-		st.RuleARN = arn
-	}
-	if err != nil {
-		return err
-	}
-	if arn != ruleARN {
-		// The rule's ARN is not the one derived from the queue's account:
-		// let the actual rule send.
-		if err := c.ensurePolicy(ctx, st.QueueURL, QueuePolicy(st.QueueARN, arn)); err != nil {
-			return fmt.Errorf("setting queue policy (%s): %w", n.Queue, err)
-		}
-	}
-	if err := c.ensureTarget(ctx, bus, n.Rule, st.QueueARN); err != nil {
-		return err
 	}
 	return nil
 }
@@ -149,18 +110,10 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 // Components already gone are skipped. It returns what remains (an empty
 // State on success), so that a failed delete can be retried.
 func (c *Clients) Delete(ctx context.Context, st State) (State, error) {
-	if st.RuleARN != "" {
-		if err := c.deleteRule(ctx, st.EventBusName, NamesFor(st.Name).Rule); err != nil {
+	for _, k := range slices.Backward(components) {
+		if err := k.remove(c, ctx, &st); err != nil {
 			return st, err
 		}
-		st.RuleARN = ""
-	}
-	if err := c.deleteQueue(ctx, "queue", st.QueueURL); err != nil {
-		return st, err
-	}
-	st.QueueURL, st.QueueARN = "", ""
-	if err := c.deleteQueue(ctx, "dead-letter queue", st.DeadLetterQueueURL); err != nil {
-		return st, err
 	}
 	return State{}, nil
 }

@@ -142,22 +142,7 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 	if _, d := mustRead(t, ctx, c, spec, st); !d.None() {
 		t.Errorf("drift right after Create: %s", d)
 	}
-	attrs, err := c.queue(ctx, st.QueueURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rp, _ := parseRedrive(attrs[attrRedrivePolicy]); rp.DeadLetterTargetARN != st.DeadLetterQueueARN || rp.MaxReceiveCount != DefaultMaxReceiveCount {
-		t.Errorf("redrive policy %s, want the dead-letter queue %s after 5 receives", attrs[attrRedrivePolicy], st.DeadLetterQueueARN)
-	}
-	if RuleARNOfPolicy(attrs[attrPolicy]) != st.RuleARN {
-		t.Errorf("the queue policy lets %q send, want the rule %s", RuleARNOfPolicy(attrs[attrPolicy]), st.RuleARN)
-	}
-
-	publish(t, ctx, c, "orders", "com.example.orders", "OrderPlaced", "OrderCancelled")
-	publish(t, ctx, c, "orders", "com.example.other", "OrderPlaced")
-	if got := receive(t, ctx, c, st.QueueURL, 1); !slices.Equal(got, []string{"OrderPlaced"}) {
-		t.Errorf("received %v, want only OrderPlaced", got)
-	}
+	checkQueueAndDelivery(t, ctx, c, st)
 
 	// The rule deleted out of band: drift, then repair.
 	if _, err := c.Events.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String("billing"), EventBusName: aws.String("orders"), Ids: []string{TargetID}}); err != nil {
@@ -210,6 +195,35 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 		t.Errorf("received %v after the update, want only OrderCancelled", got)
 	}
 
+	checkLookupAndDelete(t, ctx, stack, c, before, spec2, st2)
+}
+
+// checkQueueAndDelivery checks the queue's redrive and policy, and that
+// only the matching events arrive.
+func checkQueueAndDelivery(t *testing.T, ctx context.Context, c *Clients, st State) {
+	t.Helper()
+	attrs, err := c.queue(ctx, st.QueueURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp, _ := parseRedrive(attrs[attrRedrivePolicy]); rp.DeadLetterTargetARN != st.DeadLetterQueueARN || rp.MaxReceiveCount != DefaultMaxReceiveCount {
+		t.Errorf("redrive policy %s, want the dead-letter queue %s after 5 receives", attrs[attrRedrivePolicy], st.DeadLetterQueueARN)
+	}
+	if RuleARNOfPolicy(attrs[attrPolicy]) != st.RuleARN {
+		t.Errorf("the queue policy lets %q send, want the rule %s", RuleARNOfPolicy(attrs[attrPolicy]), st.RuleARN)
+	}
+
+	publish(t, ctx, c, "orders", "com.example.orders", "OrderPlaced", "OrderCancelled")
+	publish(t, ctx, c, "orders", "com.example.other", "OrderPlaced")
+	if got := receive(t, ctx, c, st.QueueURL, 1); !slices.Equal(got, []string{"OrderPlaced"}) {
+		t.Errorf("received %v, want only OrderPlaced", got)
+	}
+}
+
+// checkLookupAndDelete looks up the subscription, for import, then deletes
+// it without leftovers.
+func checkLookupAndDelete(t *testing.T, ctx context.Context, stack *localaws.Stack, c *Clients, before map[string][]string, spec2 Spec, st2 State) {
+	t.Helper()
 	// Lookup, for import.
 	found, fst, err := c.Lookup(ctx, "billing")
 	if err != nil {
