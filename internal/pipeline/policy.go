@@ -47,13 +47,14 @@ func publishStatement(s Spec, r Resources) Statement {
 }
 
 // RelayPolicy is the inline policy of the relay's role: read the stream,
-// settle published items, publish, send failures to the dead-letter queue
-// and write its logs. Items that cannot be published are marked failed with
+// read its batch's items (the status check before publishing), settle
+// published items, publish, send failures to the dead-letter queue and
+// write its logs. Items that cannot be published are marked failed with
 // UpdateItem in both published actions.
 func RelayPolicy(s Spec, r Resources) PolicyDocument {
-	items := []string{"dynamodb:UpdateItem"}
+	items := []string{"dynamodb:BatchGetItem", "dynamodb:UpdateItem"}
 	if s.PublishedAction == config.ActionDelete {
-		items = []string{"dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"}
+		items = []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"}
 	}
 	return PolicyDocument{Version: policyVersion, Statement: []Statement{
 		allow("ReadStream", []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}, StreamsARN(r.TableARN)),
