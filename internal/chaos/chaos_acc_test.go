@@ -329,13 +329,13 @@ func TestChaos(t *testing.T) {
 		writers.Go(func() { r.write(ctx, i, start, &next) })
 	}
 	writers.Go(func() { r.writePoison(ctx, start) })
-	writers.Go(func() { r.environmentChaos(ctx, start) })
-	go func() { writers.Wait(); close(writersDone) }()
+	var wroteIn time.Duration
+	go func() { writers.Wait(); wroteIn = time.Since(start); close(writersDone) }()
 
 	faults := r.chaos(ctx, start, writersDone)
 	written, _ := r.tally.Progress()
 	t.Logf("wrote %d events and %d poison events in %s (%d write retries); faults held %s",
-		written, len(r.tally.PoisonIDs()), time.Since(start).Round(time.Second), r.writeRetries.Load(), time.Since(start).Round(time.Second))
+		written, len(r.tally.PoisonIDs()), wroteIn.Round(time.Second), r.writeRetries.Load(), time.Since(start).Round(time.Second))
 
 	// Every fault must have happened, or the run proves nothing.
 	var notFired []string
@@ -590,9 +590,10 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 	}
 }
 
-// chaos injects the faults from start until the writers are done and the
+// chaos injects the faults from start until the writers are done, the
 // mapping has been held past the stream's retention at least once, with a
-// spell of faults after each resume. It returns the fault rules as they
+// spell of faults after each resume, and the environment's faults, from
+// the first resume, have been played. It returns the fault rules as they
 // stand before clearing, with how often each fired.
 func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan struct{}) []control.FaultRule {
 	rules := []control.FaultRule{
@@ -630,6 +631,15 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 		}
 		r.fireLoop(ctx, stop, 4*time.Second)
 	})
+	environmentDone := make(chan struct{})
+	go func() {
+		defer close(environmentDone)
+		select {
+		case <-resumed:
+			r.environmentChaos(ctx, time.Now())
+		case <-ctx.Done():
+		}
+	}()
 
 	// Hold the mapping past the retention, resume, let the faults work on
 	// the backlog; again while the writers write.
@@ -663,7 +673,11 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 		}
 		break
 	}
+	if firstResume {
+		close(resumed)
+	}
 	<-writersDone
+	<-environmentDone
 	faults, err := r.ctl.Faults(ctx)
 	if err != nil {
 		r.fail(err)
