@@ -1,16 +1,16 @@
 // Package chaos proves the outbox under faults and load: a pipeline and a
 // subscription applied through Terraform on the local AWS stack, writers
 // committing events while the stack fails PutEvents calls and entries,
-// throttles the relay's writes, kills relay processes mid-invocation and
-// holds the stream mapping past the stream's retention; then every
-// committed event must reach the consumer, and every poison event must be
-// set aside as FAILED.
+// throttles the relay's writes, kills relay processes mid-invocation,
+// holds the stream mapping past the stream's retention and rolls the
+// stream's shards over; then every committed event must reach the
+// consumer, and every poison event must be set aside as FAILED.
 //
 // The test (TestChaos) runs with TF_ACC=1: 2,000 events by default (make
 // test), 50,000 with make chaos. CHAOS_EVENTS and CHAOS_WRITERS change the
 // count and the number of writers. It ends with one line:
 //
-//	chaos: written=N delivered=N lost=0 duplicates=D failed_poison=P dlq=Q drain_s=S
+//	chaos: written=N delivered=N lost=0 duplicates=D kills=K stranded=0 failed_poison=P dlq=Q drain_s=S
 package chaos
 
 import (

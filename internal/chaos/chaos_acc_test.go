@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -148,6 +149,7 @@ func acc(t *testing.T) string {
 // outputs of testdata/main.tf.
 type outputs struct {
 	TableName         string `json:"table_name"`
+	StreamARN         string `json:"stream_arn"`
 	RelayFunctionName string `json:"relay_function_name"`
 	MappingUUID       string `json:"event_source_mapping_uuid"`
 	DeadLetterURL     string `json:"dead_letter_queue_url"`
@@ -235,6 +237,8 @@ func TestChaos(t *testing.T) {
 
 	stack := localawstest.Start(t, func(so *localaws.Options) {
 		so.StreamRetention = retention
+		so.StreamShards = streamShards
+		so.StreamShardLifetime = shardLifetime
 	})
 	ctl := localawstest.Control(stack)
 	cfg := clientConfig(stack)
@@ -297,7 +301,7 @@ func TestChaos(t *testing.T) {
 	if err := json.Unmarshal(b, &r.out); err != nil {
 		t.Fatalf("decoding the outputs: %v", err)
 	}
-	if r.out.TableName == "" || r.out.MappingUUID == "" || r.out.ConsumerQueueURL == "" || r.out.ScheduleARN == "" || r.out.ReconcilerARN == "" {
+	if r.out.TableName == "" || r.out.StreamARN == "" || r.out.MappingUUID == "" || r.out.ConsumerQueueURL == "" || r.out.ScheduleARN == "" || r.out.ReconcilerARN == "" {
 		t.Fatalf("outputs = %+v", r.out)
 	}
 	t.Logf("applied in %s: %+v", time.Since(applyStart).Round(time.Second), r.out)
@@ -305,6 +309,24 @@ func TestChaos(t *testing.T) {
 	if r.w, err = outbox.NewWriter(r.ddb, r.table); err != nil {
 		t.Fatal(err)
 	}
+
+	// The stream's shards are watched until the pipeline is quiescent.
+	shards := &shardWatch{streams: dynamodbstreams.NewFromConfig(cfg), streamARN: r.out.StreamARN}
+	stopWatch := make(chan struct{})
+	var watching sync.WaitGroup
+	watching.Go(func() {
+		if err := shards.watch(ctx, stopWatch, 2*time.Second); err != nil {
+			r.fail(err)
+		}
+	})
+	defer func() {
+		select {
+		case <-stopWatch:
+		default:
+			close(stopWatch)
+		}
+		watching.Wait()
+	}()
 
 	// The consumer runs until the pipeline is quiescent.
 	consumeCtx, stopConsumers := context.WithCancel(ctx)
@@ -374,6 +396,8 @@ func TestChaos(t *testing.T) {
 	quiet, drainErr := r.drain(ctx, cleared)
 	stopConsumers()
 	consumers.Wait()
+	close(stopWatch)
+	watching.Wait()
 
 	res := r.tally.Result()
 	res.Drain = quiet.Sub(cleared)
@@ -400,8 +424,15 @@ func TestChaos(t *testing.T) {
 	line := res.Line()
 	t.Log(line)
 	fmt.Println(line)
-	if ms, err := ctl.MappingStatus(ctx, r.out.MappingUUID); err == nil {
-		t.Logf("mapping counters: %+v", ms.Counters)
+	ms, err = ctl.MappingStatus(ctx, r.out.MappingUUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("mapping counters: %+v", ms.Counters)
+	ro := shards.result(ms)
+	t.Logf("stream: %s", ro)
+	if err := ro.check(); err != nil {
+		t.Error(err)
 	}
 	t.Logf("kills=%d reconciler_kills=%d reconciler_fires=%d fires_skipped_while_running=%d write_retries=%d",
 		r.kills.Load(), r.reconcilerKills.Load(), r.fires.Load(), r.fireSkips.Load(), r.writeRetries.Load())

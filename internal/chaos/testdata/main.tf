@@ -98,6 +98,10 @@ output "table_name" {
   value = outbox_pipeline.chaos.table_name
 }
 
+output "stream_arn" {
+  value = outbox_pipeline.chaos.stream_arn
+}
+
 output "relay_function_name" {
   value = outbox_pipeline.chaos.relay_function_name
 }
