@@ -16,7 +16,9 @@ func IsNotFound(err error) bool {
 	switch ae.ErrorCode() {
 	case "ResourceNotFoundException", "NoSuchEntity", "NoSuchEntityException",
 		"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist", "NotFoundException",
-		"TableNotFoundException", "ResourceNotFound":
+		"TableNotFoundException", "ResourceNotFound",
+		// SNS (GetTopicAttributes of a missing topic).
+		"NotFound":
 		return true
 	}
 	return false

@@ -21,6 +21,14 @@ func init() {
 				}
 				return rc
 			},
+			Permissions: func() lambda.PermissionChecker {
+				iam, ok := s.Service("iam")
+				if !ok {
+					return nil
+				}
+				pc, _ := iam.(lambda.PermissionChecker)
+				return pc
+			},
 			Logs: func() lambda.LogSink {
 				logs, ok := s.Service("logs")
 				if !ok {

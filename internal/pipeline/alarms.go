@@ -23,10 +23,30 @@ const (
 	AlarmRelayErrors      = "relay_errors"
 	AlarmIteratorAge      = "iterator_age"
 	AlarmOldestPendingAge = "oldest_pending_age"
+	// AlarmEventsFailed raises on any event marked FAILED (poison) by the
+	// relay; AlarmReconcilerEventsFailed by the reconciler.
+	AlarmEventsFailed           = "events_failed"
+	AlarmReconcilerEventsFailed = "reconciler_events_failed"
+	// AlarmEnvironmentErrors raises on publish errors caused by the
+	// environment (permission, missing bus or topic, KMS) in the relay;
+	// AlarmReconcilerEnvironmentErrors in the reconciler. The events stay
+	// pending until a person fixes the cause.
+	AlarmEnvironmentErrors           = "environment_errors"
+	AlarmReconcilerEnvironmentErrors = "reconciler_environment_errors"
 )
 
 // AlarmKeys lists the alarm keys in the order the alarms are created.
-var AlarmKeys = []string{AlarmDLQNotEmpty, AlarmRelayErrors, AlarmIteratorAge, AlarmOldestPendingAge}
+var AlarmKeys = []string{AlarmDLQNotEmpty, AlarmRelayErrors, AlarmIteratorAge, AlarmOldestPendingAge,
+	AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors}
+
+// The relay's metric of publish errors by class (internal/relay/metrics).
+const (
+	metricPublishErrors   = "PublishErrors"
+	dimensionErrorClass   = "ErrorClass"
+	errorClassEnvironment = "environment"
+	environmentErrorsHint = "publishing fails for a reason of the environment (a missing permission, bus or topic, or a disabled KMS key): the events stay pending until it is fixed; the function's log names the probable fix"
+	eventsFailedHint      = "events were marked FAILED: they can never be accepted as they are; inspect them and requeue them once fixed"
+)
 
 // Defaults of an AlarmsSpec.
 const (
@@ -188,7 +208,7 @@ func AlarmDefinitions(s Spec) []AlarmDefinition {
 	if a.SNSTopicARN != "" {
 		actions = []string{a.SNSTopicARN}
 	}
-	def := func(key, desc, namespace, metric, dimension, value, stat string, period, evals int32, threshold float64, cmp types.ComparisonOperator) AlarmDefinition {
+	var def alarmDef = func(key, desc, namespace, metric, dimension, value, stat string, period, evals int32, threshold float64, cmp types.ComparisonOperator) AlarmDefinition {
 		return AlarmDefinition{
 			Key: key, Name: n.Alarm(key), Description: "Outbox pipeline " + s.Name + ": " + desc,
 			Namespace: namespace, MetricName: metric, Dimensions: map[string]string{dimension: value},
@@ -211,13 +231,31 @@ func AlarmDefinitions(s Spec) []AlarmDefinition {
 			"AWS/Lambda", "IteratorAge", "FunctionName", n.RelayFunction, "Maximum",
 			alarmPeriod, a.EvaluationPeriods, float64(a.IteratorAgeThresholdSeconds)*1000, types.ComparisonOperatorGreaterThanThreshold),
 	}
+	defs = append(defs, eventAlarms(def, AlarmEventsFailed, AlarmEnvironmentErrors, n.RelayFunction, "the relay")...)
 	if !s.Reconciler.Disabled {
+		defs = append(defs, eventAlarms(def, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors, n.ReconcilerFunction, "the reconciler")...)
 		defs = append(defs, def(AlarmOldestPendingAge, "pending events stay unpublished although the reconciler republishes them",
 			metrics.Namespace, metrics.OldestPendingAge, metrics.DimensionFunctionName, n.ReconcilerFunction, "Maximum",
 			reconcilerPeriod(s.Reconciler.ScheduleExpression), a.EvaluationPeriods, float64(a.OldestPendingAgeThresholdSeconds),
 			types.ComparisonOperatorGreaterThanThreshold))
 	}
 	return defs
+}
+
+type alarmDef func(key, desc, namespace, metric, dimension, value, stat string, period, evals int32, threshold float64, cmp types.ComparisonOperator) AlarmDefinition
+
+// eventAlarms are the alarms on the outbox metrics of one function: any
+// event marked FAILED, any publish error of the environment class. Both
+// raise on the first occurrence in a minute and treat missing data as not
+// breaching (the metrics are emitted only when events flow).
+func eventAlarms(def alarmDef, failedKey, envKey, function, who string) []AlarmDefinition {
+	failed := def(failedKey, who+": "+eventsFailedHint, metrics.Namespace, metrics.EventsFailed, metrics.DimensionFunctionName, function, "Sum",
+		alarmPeriod, 1, 0, types.ComparisonOperatorGreaterThanThreshold)
+	env := def(envKey, who+": "+environmentErrorsHint, metrics.Namespace, metricPublishErrors, metrics.DimensionFunctionName, function, "Sum",
+		alarmPeriod, 1, 0, types.ComparisonOperatorGreaterThanThreshold)
+	env.Dimensions[dimensionErrorClass] = errorClassEnvironment
+	failed.TreatMissingData, env.TreatMissingData = "notBreaching", "notBreaching"
+	return []AlarmDefinition{failed, env}
 }
 
 func (d AlarmDefinition) input(tags map[string]string) *cloudwatch.PutMetricAlarmInput {
@@ -516,6 +554,11 @@ type AlarmARNs struct {
 	RelayErrors      string
 	IteratorAge      string
 	OldestPendingAge string
+
+	EventsFailed                string `json:",omitempty"`
+	EnvironmentErrors           string `json:",omitempty"`
+	ReconcilerEventsFailed      string `json:",omitempty"`
+	ReconcilerEnvironmentErrors string `json:",omitempty"`
 }
 
 func (a *AlarmARNs) field(key string) *string {
@@ -528,6 +571,14 @@ func (a *AlarmARNs) field(key string) *string {
 		return &a.IteratorAge
 	case AlarmOldestPendingAge:
 		return &a.OldestPendingAge
+	case AlarmEventsFailed:
+		return &a.EventsFailed
+	case AlarmEnvironmentErrors:
+		return &a.EnvironmentErrors
+	case AlarmReconcilerEventsFailed:
+		return &a.ReconcilerEventsFailed
+	case AlarmReconcilerEnvironmentErrors:
+		return &a.ReconcilerEnvironmentErrors
 	}
 	panic("pipeline: unknown alarm key " + key)
 }

@@ -59,8 +59,8 @@ func TestLocalAlarms(t *testing.T) {
 		t.Fatalf("Create: %v", err)
 	}
 	arns := st.Alarms.Map()
-	if len(arns) != 4 {
-		t.Fatalf("Create recorded the alarms %v, want 4", arns)
+	if len(arns) != 8 {
+		t.Fatalf("Create recorded the alarms %v, want 8", arns)
 	}
 	got := describeAll(t, ctx, c, "alarmed-")
 	for _, d := range AlarmDefinitions(spec) {
@@ -86,6 +86,17 @@ func TestLocalAlarms(t *testing.T) {
 	if aws.ToString(oldest.Namespace) != "Outbox" || aws.ToString(oldest.MetricName) != "OldestPendingAge" ||
 		len(oldest.Dimensions) != 1 || aws.ToString(oldest.Dimensions[0].Value) != n.ReconcilerFunction || aws.ToFloat64(oldest.Threshold) != 900 {
 		t.Errorf("oldest_pending_age alarm = %+v", oldest)
+	}
+	env := got["alarmed-environment-errors"]
+	dims := map[string]string{}
+	for _, d := range env.Dimensions {
+		dims[aws.ToString(d.Name)] = aws.ToString(d.Value)
+	}
+	if aws.ToString(env.MetricName) != "PublishErrors" || dims["ErrorClass"] != "environment" || dims["FunctionName"] != n.RelayFunction || aws.ToFloat64(env.Threshold) != 0 {
+		t.Errorf("environment_errors alarm = %+v", env)
+	}
+	if f := got["alarmed-reconciler-events-failed"]; aws.ToString(f.MetricName) != "EventsFailed" || aws.ToString(f.Dimensions[0].Value) != n.ReconcilerFunction {
+		t.Errorf("reconciler_events_failed alarm = %+v", f)
 	}
 	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Create reports drift: %s", drift)
@@ -159,7 +170,7 @@ func TestLocalAlarms(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Update (disable the reconciler): %v", err)
 	}
-	if st4.Alarms.OldestPendingAge != "" || len(st4.Alarms.Map()) != 3 {
+	if st4.Alarms.OldestPendingAge != "" || len(st4.Alarms.Map()) != 5 {
 		t.Errorf("alarms without the reconciler: %v", st4.Alarms.Map())
 	}
 	if _, ok := describeAll(t, ctx, c, "alarmed-")[n.AlarmOldestPendingAge]; ok {
@@ -186,7 +197,7 @@ func TestLocalAlarms(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Update (enable the alarms again): %v", err)
 	}
-	if len(st6.Alarms.Map()) != 3 {
+	if len(st6.Alarms.Map()) != 5 {
 		t.Errorf("re-enabled alarms: %v", st6.Alarms.Map())
 	}
 	if _, err := c.Delete(ctx, st6); err != nil {

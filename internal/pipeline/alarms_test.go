@@ -44,8 +44,8 @@ func TestAlarmDefinitions(t *testing.T) {
 func TestAlarmDefinitionDiff(t *testing.T) {
 	t.Parallel()
 	defs := AlarmDefinitions(Spec{Name: "orders", Alarms: AlarmsSpec{Enabled: true, SNSTopicARN: goldenTopic}})
-	if len(defs) != 4 {
-		t.Fatalf("%d definitions, want 4", len(defs))
+	if len(defs) != 8 {
+		t.Fatalf("%d definitions, want 8", len(defs))
 	}
 	for _, d := range defs {
 		in := d.input(map[string]string{"team": "orders"})

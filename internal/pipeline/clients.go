@@ -11,9 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 
@@ -57,6 +59,11 @@ type Clients struct {
 	Scheduler *scheduler.Client
 	// CloudWatch holds the pipeline's alarms.
 	CloudWatch *cloudwatch.Client
+	// EventBridge and SNS are read to check that the target exists.
+	EventBridge *eventbridge.Client
+	SNS         *sns.Client
+	// Region is the region of the clients; a target elsewhere is refused.
+	Region string
 	// Code is the relay package.
 	Code RelayCode
 	// PropagationTimeout bounds the retries of calls that fail while a new
@@ -73,14 +80,17 @@ type Clients struct {
 // NewClients builds the clients from cfg.
 func NewClients(cfg aws.Config, code RelayCode) *Clients {
 	return &Clients{
-		DynamoDB:   dynamodb.NewFromConfig(cfg),
-		SQS:        sqs.NewFromConfig(cfg),
-		Lambda:     lambda.NewFromConfig(cfg),
-		IAM:        iam.NewFromConfig(cfg),
-		Logs:       cloudwatchlogs.NewFromConfig(cfg),
-		Scheduler:  scheduler.NewFromConfig(cfg),
-		CloudWatch: cloudwatch.NewFromConfig(cfg),
-		Code:       code,
+		DynamoDB:    dynamodb.NewFromConfig(cfg),
+		SQS:         sqs.NewFromConfig(cfg),
+		Lambda:      lambda.NewFromConfig(cfg),
+		IAM:         iam.NewFromConfig(cfg),
+		Logs:        cloudwatchlogs.NewFromConfig(cfg),
+		Scheduler:   scheduler.NewFromConfig(cfg),
+		CloudWatch:  cloudwatch.NewFromConfig(cfg),
+		EventBridge: eventbridge.NewFromConfig(cfg),
+		SNS:         sns.NewFromConfig(cfg),
+		Region:      cfg.Region,
+		Code:        code,
 	}
 }
 

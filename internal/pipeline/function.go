@@ -39,6 +39,9 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 		config.EnvPublishedTTL:     s.PublishedTTL.String(),
 		config.EnvReconcileMinAge:  s.Reconciler.MinAge.String(),
 	}
+	if s.Table.PendingIndexDisabled {
+		env[config.EnvPendingIndexEnabled] = "false"
+	}
 	if s.Target.Type == config.TargetSNS {
 		env[config.EnvTopicARN] = s.Target.TopicARN
 	} else {
@@ -49,15 +52,16 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 
 // functionSpec is one function of the pipeline.
 type functionSpec struct {
-	what    string // "relay function", for errors
-	name    string
-	roleARN string
-	config  FunctionSpec
-	arch    Architecture
-	env     map[string]string
-	tags    map[string]string
-	zip     []byte
-	sha     string
+	what     string // "relay function", for errors
+	name     string
+	roleARN  string
+	config   FunctionSpec
+	arch     Architecture
+	env      map[string]string
+	controls LambdaControls
+	tags     map[string]string
+	zip      []byte
+	sha      string
 }
 
 // getFunction returns the function, or nil when it does not exist.
@@ -77,7 +81,9 @@ func (c *Clients) ensureFunction(ctx context.Context, f functionSpec, known bool
 	var arn string
 	switch {
 	case have == nil:
+		tracing, logging, kms, vpc := f.controls.requests()
 		in := &lambda.CreateFunctionInput{
+			TracingConfig: tracing, LoggingConfig: logging, VpcConfig: vpc,
 			FunctionName:  aws.String(f.name),
 			Role:          aws.String(f.roleARN),
 			Runtime:       types.Runtime(Runtime),
@@ -89,6 +95,9 @@ func (c *Clients) ensureFunction(ctx context.Context, f functionSpec, known bool
 			Environment:   &types.Environment{Variables: f.env},
 			Description:   aws.String("Outbox pipeline " + f.what),
 			Tags:          f.tags,
+		}
+		if aws.ToString(kms) != "" {
+			in.KMSKeyArn = kms
 		}
 		var out *lambda.CreateFunctionOutput
 		err := c.retryPropagation(ctx, func() (err error) {
@@ -141,6 +150,7 @@ func functionDiff(f functionSpec, have *lambda.GetFunctionOutput) (config, code 
 	if !maps.Equal(env, f.env) {
 		config = append(config, "environment")
 	}
+	config = append(config, controlsDiff(f.controls, cfg)...)
 	if aws.ToString(cfg.CodeSha256) != f.sha {
 		code = append(code, "code")
 	}
@@ -153,7 +163,9 @@ func functionDiff(f functionSpec, have *lambda.GetFunctionOutput) (config, code 
 func (c *Clients) updateFunction(ctx context.Context, f functionSpec, have *lambda.GetFunctionOutput) error {
 	cfgDiff, codeDiff := functionDiff(f, have)
 	if len(cfgDiff) > 0 {
+		tracing, logging, kms, vpc := f.controls.requests()
 		in := &lambda.UpdateFunctionConfigurationInput{
+			TracingConfig: tracing, LoggingConfig: logging, KMSKeyArn: kms, VpcConfig: vpc,
 			FunctionName: aws.String(f.name),
 			Role:         aws.String(f.roleARN),
 			Runtime:      types.Runtime(Runtime),

@@ -21,6 +21,7 @@ type roleSpec struct {
 	policyName string
 	policy     PolicyDocument
 	tags       map[string]string
+	iam        IAMSpec
 	// sourceAccount, when set, restricts the trust policy to requests on
 	// behalf of that account (EventBridge Scheduler's confused-deputy
 	// guard). Lambda execution roles carry no condition.
@@ -32,15 +33,30 @@ type roleSpec struct {
 // an unrecorded role of the same name is someone else's.
 func (c *Clients) ensureRole(ctx context.Context, r roleSpec, known bool) (string, error) {
 	trust := TrustPolicy(r.service, r.sourceAccount).JSON()
+	if r.iam.Path == "" {
+		r.iam.Path = "/"
+	}
 	out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(r.name)})
+	if err == nil && known && aws.ToString(out.Role.Path) != r.iam.Path {
+		// IAM cannot move a role to another path: it is recreated there.
+		if err := c.deleteRole(ctx, r.what, r.name); err != nil {
+			return "", err
+		}
+		out, err = nil, &iamtypes.NoSuchEntityException{Message: aws.String("moved")}
+	}
 	switch {
 	case awsops.IsNotFound(err):
-		created, err := c.IAM.CreateRole(ctx, &iam.CreateRoleInput{
+		in := &iam.CreateRoleInput{
 			RoleName:                 aws.String(r.name),
+			Path:                     aws.String(r.iam.Path),
 			AssumeRolePolicyDocument: aws.String(trust),
 			Description:              aws.String("Outbox pipeline " + r.what),
 			Tags:                     iamTags(r.tags),
-		})
+		}
+		if r.iam.PermissionsBoundary != "" {
+			in.PermissionsBoundary = aws.String(r.iam.PermissionsBoundary)
+		}
+		created, err := c.IAM.CreateRole(ctx, in)
 		if err != nil {
 			return "", fmt.Errorf("creating %s (%s): %w", r.what, r.name, err)
 		}
@@ -58,6 +74,9 @@ func (c *Clients) ensureRole(ctx context.Context, r roleSpec, known bool) (strin
 		if err := c.syncRoleTags(ctx, r.name, out.Role.Tags, r.tags); err != nil {
 			return "", fmt.Errorf("tagging %s (%s): %w", r.what, r.name, err)
 		}
+		if err := c.syncBoundary(ctx, r.name, r.iam, out.Role); err != nil {
+			return "", fmt.Errorf("updating %s (%s): %w", r.what, r.name, err)
+		}
 	}
 	if _, err := c.IAM.PutRolePolicy(ctx, &iam.PutRolePolicyInput{
 		RoleName: aws.String(r.name), PolicyName: aws.String(r.policyName), PolicyDocument: aws.String(r.policy.JSON()),
@@ -69,21 +88,22 @@ func (c *Clients) ensureRole(ctx context.Context, r roleSpec, known bool) (strin
 
 // rolePolicy returns the role's inline policy document, "" when the role or
 // the policy does not exist, and whether the role exists.
-func (c *Clients) rolePolicy(ctx context.Context, role, policy string) (doc string, exists bool, err error) {
-	if _, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err != nil {
+func (c *Clients) rolePolicy(ctx context.Context, role, policy string) (doc string, have *iamtypes.Role, err error) {
+	got, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)})
+	if err != nil {
 		if awsops.IsNotFound(err) {
-			return "", false, nil
+			return "", nil, nil
 		}
-		return "", false, err
+		return "", nil, err
 	}
 	out, err := c.IAM.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policy)})
 	if awsops.IsNotFound(err) {
-		return "", true, nil
+		return "", got.Role, nil
 	}
 	if err != nil {
-		return "", true, err
+		return "", got.Role, err
 	}
-	return decodePolicy(aws.ToString(out.PolicyDocument)), true, nil
+	return decodePolicy(aws.ToString(out.PolicyDocument)), got.Role, nil
 }
 
 // decodePolicy undoes the URL encoding of documents returned by IAM.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -44,6 +46,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 			Name: rc.Table.Name, PartitionKey: rc.Table.PartitionKey, SortKey: rc.Table.SortKey,
 			SortKeyPrefix: rc.Table.SortKeyPrefix, TTLAttribute: rc.Table.TTLAttribute,
 			PendingIndexName: rc.Table.PendingIndexName, PendingShards: rc.Table.PendingShards,
+			PendingIndexDisabled: env[config.EnvPendingIndexEnabled] == "false",
 		},
 		Target:          TargetSpec{Type: rc.Target, EventBus: rc.EventBus, TopicARN: rc.TopicARN},
 		PublishedAction: rc.PublishedAction,
@@ -52,6 +55,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 			MemorySize: aws.ToInt32(cfg.MemorySize), Timeout: aws.ToInt32(cfg.Timeout),
 		},
 		Reconciler: ReconcilerSpec{MinAge: rc.ReconcileMinAge},
+		Controls:   lookupControls(fn),
 		Tags:       functionTags(fn),
 	}
 	if len(cfg.Architectures) == 1 {
@@ -61,7 +65,8 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 		s.Relay.ReservedConcurrency = fn.Concurrency.ReservedConcurrentExecutions
 	}
 	st := State{
-		Name: name, TableName: rc.Table.Name,
+		Layout: layoutFromEnv(env, rc.Table.SortKeyPrefix, rc.Table.PendingShards),
+		Name:   name, TableName: rc.Table.Name,
 		RelayFunctionName: n.RelayFunction, RelayFunctionARN: aws.ToString(cfg.FunctionArn),
 		RelayPackageSHA256: aws.ToString(cfg.CodeSha256),
 		RelayLogGroup:      n.RelayLogGroup,
@@ -78,6 +83,11 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 		st.TableOwned = rc.Table.Name == n.Table && tags[TagPipeline] == name
 		st.TTLAttribute = rc.Table.TTLAttribute
 		st.PendingIndexARN = IndexARN(st.TableARN, rc.Table.PendingIndexName)
+		s.Table.DeletionProtection = ptr(aws.ToBool(desc.DeletionProtectionEnabled))
+		s.Table.KMSKeyARN = tableKMSKey(desc)
+		if pitr, err := c.pointInTimeRecovery(ctx, rc.Table.Name); err == nil {
+			s.Table.PointInTimeRecovery = ptr(pitr)
+		}
 	}
 	s.Table.Existing = !st.TableOwned
 	if !st.TableOwned {
@@ -90,6 +100,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 	}
 	if role, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(n.RelayRole)}); err == nil {
 		st.RelayRoleName, st.RelayRoleARN = n.RelayRole, aws.ToString(role.Role.Arn)
+		s.IAM = IAMSpec{Path: aws.ToString(role.Role.Path), PermissionsBoundary: roleBoundary(role.Role)}
 	}
 	if q, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(n.DeadLetterQueue)}); err == nil {
 		st.QueueURL = aws.ToString(q.QueueUrl)
@@ -139,8 +150,15 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 		if role, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(n.SchedulerRole)}); err == nil {
 			st.SchedulerRoleName, st.SchedulerRoleARN = n.SchedulerRole, aws.ToString(role.Role.Arn)
 		}
-		if sch, err := c.getSchedule(ctx, n.Schedule); err == nil && sch != nil {
+		if sch, err := c.findSchedule(ctx, n.Schedule); err == nil && sch != nil {
 			st.ScheduleName, st.ScheduleARN = n.Schedule, aws.ToString(sch.Arn)
+			if g := aws.ToString(sch.GroupName); g != ScheduleGroup {
+				st.ScheduleGroup, s.Reconciler.ScheduleGroup = g, g
+			}
+			s.Reconciler.ScheduleTimezone = aws.ToString(sch.ScheduleExpressionTimezone)
+			if w := sch.FlexibleTimeWindow; w != nil {
+				s.Reconciler.FlexibleTimeWindowMinutes = aws.ToInt32(w.MaximumWindowInMinutes)
+			}
 			s.Reconciler.ScheduleExpression = aws.ToString(sch.ScheduleExpression)
 		}
 	}
@@ -161,4 +179,33 @@ func (c *Clients) tableTags(ctx context.Context, arn string) (map[string]string,
 		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
 	return tags, nil
+}
+
+// layoutFromEnv reads the Layout from the relay's environment.
+func layoutFromEnv(env map[string]string, prefix string, shards int) Layout {
+	l := Layout{SortKeyPrefix: prefix, PendingShards: shards}
+	if v := env[config.EnvFormerSortKeyPrefixes]; v != "" {
+		l.FormerSortKeyPrefixes = strings.Split(v, ",")
+	}
+	if n, err := strconv.Atoi(env[config.EnvReconcileShards]); err == nil && n > shards {
+		l.ReconcileShards = n
+	}
+	return l
+}
+
+// findSchedule finds the pipeline's schedule in any group.
+func (c *Clients) findSchedule(ctx context.Context, name string) (*scheduler.GetScheduleOutput, error) {
+	p := scheduler.NewListSchedulesPaginator(c.Scheduler, &scheduler.ListSchedulesInput{NamePrefix: aws.String(name)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, sch := range page.Schedules {
+			if aws.ToString(sch.Name) == name {
+				return c.getSchedule(ctx, name, aws.ToString(sch.GroupName))
+			}
+		}
+	}
+	return nil, nil
 }

@@ -62,7 +62,7 @@ func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []s
 			filters = append(filters, aws.ToString(f.Pattern))
 		}
 	}
-	add(len(filters) != 1 || !awsops.SamePolicy(filters[0], s.OutboxTable().StreamFilterPattern()), "filter")
+	add(len(filters) != 1 || !awsops.SamePolicy(filters[0], s.outboxTable(st).StreamFilterPattern()), "filter")
 	add(len(have.FunctionResponseTypes) != 1 || have.FunctionResponseTypes[0] != types.FunctionResponseTypeReportBatchItemFailures, "function_response_types")
 	add(aws.ToString(have.State) == mappingDisabled, "enabled")
 	return diff
@@ -70,7 +70,7 @@ func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []s
 
 func (c *Clients) ensureMapping(ctx context.Context, s Spec, st *State) error {
 	m := s.Mapping
-	filter := &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.OutboxTable().StreamFilterPattern())}}}
+	filter := &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}}
 	dest := &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}}
 	responseTypes := []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures}
 	if st.MappingUUID == "" {

@@ -69,6 +69,9 @@ func (n Names) Alarm(key string) string {
 		return n.AlarmIteratorAge
 	case AlarmOldestPendingAge:
 		return n.AlarmOldestPendingAge
+	case AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors:
+		// <name>-events-failed, <name>-environment-errors...
+		return strings.TrimSuffix(n.RelayFunction, suffixRelay) + "-" + strings.ReplaceAll(key, "_", "-")
 	}
 	return ""
 }

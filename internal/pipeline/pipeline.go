@@ -48,15 +48,21 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	if st.Name != "" && st.Name != s.Name {
 		return fmt.Errorf("updating outbox pipeline (%s): the name changed to %s, which requires replacing the pipeline", st.Name, s.Name)
 	}
+	if err := c.checkTarget(ctx, s); err != nil {
+		return err
+	}
 	zip, sha, err := c.Code.get(s.Architecture)
 	if err != nil {
 		return fmt.Errorf("creating relay function (%s): %w", NamesFor(s.Name).RelayFunction, err)
 	}
-	st.Name = s.Name
+	st.Name, st.ForceDestroy = s.Name, s.ForceDestroy
 	n := NamesFor(s.Name)
 	tags := s.tags()
 
 	if err := c.ensureTable(ctx, s, st); err != nil {
+		return err
+	}
+	if err := c.trackLayout(ctx, s, st); err != nil {
 		return err
 	}
 	a := st.account()
@@ -75,7 +81,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	}
 	arn, err := c.ensureRole(ctx, roleSpec{
 		what: "relay role", name: n.RelayRole, service: "lambda.amazonaws.com",
-		policyName: n.RelayPolicyName, policy: RelayPolicy(s, res), tags: tags,
+		policyName: n.RelayPolicyName, policy: RelayPolicy(s, res), tags: tags, iam: s.IAM,
 	}, st.RelayRoleName != "")
 	if arn != "" {
 		st.RelayRoleName, st.RelayRoleARN = n.RelayRole, arn
@@ -88,10 +94,10 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 		fnTags = s.tags()
 		fnTags[TagAdded] = added
 	}
-	env := s.Environment(st.TTLAttribute)
+	env := s.environment(*st)
 	arn, err = c.ensureFunction(ctx, functionSpec{
 		what: "relay function", name: n.RelayFunction, roleARN: st.RelayRoleARN, config: s.Relay,
-		arch: s.Architecture, env: env, tags: fnTags, zip: zip, sha: sha,
+		arch: s.Architecture, env: env, controls: s.Controls, tags: fnTags, zip: zip, sha: sha,
 	}, st.RelayFunctionName != "")
 	if arn != "" {
 		st.RelayFunctionName, st.RelayFunctionARN = n.RelayFunction, arn
@@ -112,7 +118,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 			return err
 		}
 		st.RelayPackageSHA256 = sha
-		return nil
+		return c.dropFormerPendingIndex(ctx, st)
 	}
 	r := s.Reconciler
 	owned, err = c.ensureLogGroup(ctx, "reconciler log group", n.ReconcilerLogGroup, r.Function.LogRetentionDays, tags, a, st.ReconcilerLogGroup != "")
@@ -124,7 +130,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	}
 	arn, err = c.ensureRole(ctx, roleSpec{
 		what: "reconciler role", name: n.ReconcilerRole, service: "lambda.amazonaws.com",
-		policyName: n.ReconcilerPolicyName, policy: ReconcilerPolicy(s, res), tags: tags,
+		policyName: n.ReconcilerPolicyName, policy: ReconcilerPolicy(s, res), tags: tags, iam: s.IAM,
 	}, st.ReconcilerRoleName != "")
 	if arn != "" {
 		st.ReconcilerRoleName, st.ReconcilerRoleARN = n.ReconcilerRole, arn
@@ -134,7 +140,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	}
 	arn, err = c.ensureFunction(ctx, functionSpec{
 		what: "reconciler function", name: n.ReconcilerFunction, roleARN: st.ReconcilerRoleARN, config: r.Function,
-		arch: s.Architecture, env: env, tags: tags, zip: zip, sha: sha,
+		arch: s.Architecture, env: env, controls: s.Controls, tags: tags, zip: zip, sha: sha,
 	}, st.ReconcilerFunctionName != "")
 	if arn != "" {
 		st.ReconcilerFunctionName, st.ReconcilerFunctionARN = n.ReconcilerFunction, arn
@@ -144,7 +150,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 	}
 	arn, err = c.ensureRole(ctx, roleSpec{
 		what: "scheduler role", name: n.SchedulerRole, service: "scheduler.amazonaws.com",
-		policyName: n.SchedulerRolePolicyName, policy: SchedulerPolicy(st.ReconcilerFunctionARN), tags: tags,
+		policyName: n.SchedulerRolePolicyName, policy: SchedulerPolicy(st.ReconcilerFunctionARN), tags: tags, iam: s.IAM,
 		sourceAccount: a.ID,
 	}, st.SchedulerRoleName != "")
 	if arn != "" {
@@ -160,7 +166,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 		return err
 	}
 	st.RelayPackageSHA256 = sha
-	return nil
+	return c.dropFormerPendingIndex(ctx, st)
 }
 
 func (a Added) tag() string {
@@ -222,6 +228,11 @@ func (c *Clients) deleteReconciler(ctx context.Context, st *State) error {
 // is reverted. It returns what remains (an empty State on success), so that
 // a failed delete can be retried.
 func (c *Clients) Delete(ctx context.Context, st State) (State, error) {
+	// Nothing is removed while the table holds undelivered events: the
+	// relay and the reconciler are what delivers them.
+	if err := c.checkUndelivered(ctx, st); err != nil {
+		return st, err
+	}
 	if err := c.deleteAlarms(ctx, &st); err != nil {
 		return st, err
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -132,7 +133,7 @@ func TestLocalLifecycleDedicatedTable(t *testing.T) {
 	if !drift.None() {
 		t.Fatalf("Read after Create reports drift: %s", drift)
 	}
-	if got != st {
+	if !reflect.DeepEqual(got, st) {
 		t.Errorf("Read changed the state:\n got %+v\nwant %+v", got, st)
 	}
 

@@ -56,24 +56,30 @@ func RelayPolicy(s Spec, r Resources) PolicyDocument {
 	if s.PublishedAction == config.ActionDelete {
 		items = []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"}
 	}
-	return PolicyDocument{Version: policyVersion, Statement: []Statement{
+	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
 		allow("ReadStream", []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}, StreamsARN(r.TableARN)),
 		allow("SettleOutboxItems", items, r.TableARN),
 		publishStatement(s, r),
 		allow("SendToDeadLetterQueue", []string{"sqs:SendMessage"}, r.QueueARN),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.RelayLogs),
-	}}
+	}, s.WithDefaults().Controls.controlStatements()...)}
 }
 
 // ReconcilerPolicy is the inline policy of the reconciler's role: query the
 // pending index, settle items, publish and write its logs.
 func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
-	return PolicyDocument{Version: policyVersion, Statement: []Statement{
-		allow("QueryPendingIndex", []string{"dynamodb:Query"}, IndexARN(r.TableARN, s.OutboxTable().PendingIndexName)),
+	find := allow("QueryPendingIndex", []string{"dynamodb:Query"}, IndexARN(r.TableARN, s.OutboxTable().PendingIndexName))
+	if s.Table.PendingIndexDisabled {
+		// Without the index, the table holds only undelivered items: the
+		// reconciler scans it.
+		find = allow("ScanOutboxTable", []string{"dynamodb:Scan"}, r.TableARN)
+	}
+	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
+		find,
 		allow("SettleOutboxItems", []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}, r.TableARN),
 		publishStatement(s, r),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
-	}}
+	}, s.WithDefaults().Controls.controlStatements()...)}
 }
 
 // SchedulerPolicy is the inline policy of the schedule's role: invoke the

@@ -78,13 +78,13 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	if err := c.readLogGroup(ctx, ComponentRelayLogGroup, &st.RelayLogGroup, s.Relay.LogRetentionDays, &d); err != nil {
 		return st, d, err
 	}
-	if err := c.readRole(ctx, ComponentRelayRole, &st.RelayRoleName, &st.RelayRoleARN, RelayPolicyName, RelayPolicy(s, res), &d); err != nil {
+	if err := c.readRole(ctx, ComponentRelayRole, &st.RelayRoleName, &st.RelayRoleARN, RelayPolicyName, RelayPolicy(s, res), s.IAM, &d); err != nil {
 		return st, d, err
 	}
-	env := s.Environment(st.TTLAttribute)
+	env := s.environment(st)
 	if st.RelayFunctionName != "" {
 		sha, err := c.readFunction(ctx, ComponentRelayFunction, &st.RelayFunctionName, &st.RelayFunctionARN, functionSpec{
-			roleARN: st.RelayRoleARN, config: s.Relay, arch: s.Architecture, env: env, sha: st.RelayPackageSHA256,
+			roleARN: st.RelayRoleARN, config: s.Relay, arch: s.Architecture, env: env, controls: s.Controls, sha: st.RelayPackageSHA256,
 		}, &d)
 		if err != nil {
 			return st, d, err
@@ -107,21 +107,21 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 	if err := c.readLogGroup(ctx, ComponentReconcilerLogGroup, &st.ReconcilerLogGroup, s.Reconciler.Function.LogRetentionDays, &d); err != nil {
 		return st, d, err
 	}
-	if err := c.readRole(ctx, ComponentReconcilerRole, &st.ReconcilerRoleName, &st.ReconcilerRoleARN, ReconcilerPolicyName, ReconcilerPolicy(s, res), &d); err != nil {
+	if err := c.readRole(ctx, ComponentReconcilerRole, &st.ReconcilerRoleName, &st.ReconcilerRoleARN, ReconcilerPolicyName, ReconcilerPolicy(s, res), s.IAM, &d); err != nil {
 		return st, d, err
 	}
 	if st.ReconcilerFunctionName != "" {
 		if _, err := c.readFunction(ctx, ComponentReconcilerFunction, &st.ReconcilerFunctionName, &st.ReconcilerFunctionARN, functionSpec{
-			roleARN: st.ReconcilerRoleARN, config: s.Reconciler.Function, arch: s.Architecture, env: env, sha: st.RelayPackageSHA256,
+			roleARN: st.ReconcilerRoleARN, config: s.Reconciler.Function, arch: s.Architecture, env: env, controls: s.Controls, sha: st.RelayPackageSHA256,
 		}, &d); err != nil {
 			return st, d, err
 		}
 	}
-	if err := c.readRole(ctx, ComponentSchedulerRole, &st.SchedulerRoleName, &st.SchedulerRoleARN, SchedulerPolicyName, SchedulerPolicy(st.ReconcilerFunctionARN), &d); err != nil {
+	if err := c.readRole(ctx, ComponentSchedulerRole, &st.SchedulerRoleName, &st.SchedulerRoleARN, SchedulerPolicyName, SchedulerPolicy(st.ReconcilerFunctionARN), s.IAM, &d); err != nil {
 		return st, d, err
 	}
 	if st.ScheduleName != "" {
-		have, err := c.getSchedule(ctx, st.ScheduleName)
+		have, err := c.getSchedule(ctx, st.ScheduleName, st.group())
 		if err != nil {
 			return st, d, fmt.Errorf("reading reconcile schedule (%s): %w", st.ScheduleName, err)
 		}
@@ -193,6 +193,9 @@ func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) er
 	if err := c.recordTable(st, desc); err != nil {
 		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
 	}
+	if err := c.readTableProtection(ctx, s, *st, desc, d); err != nil {
+		return err
+	}
 	if st.StreamARN == "" {
 		d.AddMissing(ComponentStream)
 	} else if v := desc.StreamSpecification.StreamViewType; v != types.StreamViewTypeNewImage && v != types.StreamViewTypeNewAndOldImages {
@@ -209,7 +212,10 @@ func (c *Clients) readTable(ctx context.Context, s Spec, st *State, d *Drift) er
 			}
 		}
 	}
-	if !found {
+	switch {
+	case s.Table.PendingIndexDisabled && found:
+		d.AddChanged(ComponentPendingIndex, "enabled")
+	case !s.Table.PendingIndexDisabled && !found:
 		d.AddMissing(ComponentPendingIndex)
 	}
 	attr, err := c.ttlStatus(ctx, st.TableName)
@@ -243,21 +249,24 @@ func (c *Clients) readLogGroup(ctx context.Context, component string, name *stri
 	return nil
 }
 
-func (c *Clients) readRole(ctx context.Context, component string, name, arn *string, policyName string, want PolicyDocument, d *Drift) error {
+func (c *Clients) readRole(ctx context.Context, component string, name, arn *string, policyName string, want PolicyDocument, i IAMSpec, d *Drift) error {
 	if *name == "" {
 		return nil
 	}
-	doc, exists, err := c.rolePolicy(ctx, *name, policyName)
+	doc, role, err := c.rolePolicy(ctx, *name, policyName)
 	if err != nil {
 		return fmt.Errorf("reading role (%s): %w", *name, err)
 	}
-	switch {
-	case !exists:
+	if role == nil {
 		d.AddMissing(component)
 		*name, *arn = "", ""
-	case !awsops.SamePolicy(doc, want.JSON()):
-		d.AddChanged(component, "policy")
+		return nil
 	}
+	fields := roleControlsDiff(i, role)
+	if !awsops.SamePolicy(doc, want.JSON()) {
+		fields = append(fields, "policy")
+	}
+	d.AddChanged(component, fields...)
 	return nil
 }
 

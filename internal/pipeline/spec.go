@@ -51,6 +51,7 @@ const (
 	DefaultBisectBatchOnError      = true
 	DefaultQueueRetentionSeconds   = 14 * 24 * 3600
 	DefaultScheduleExpression      = "rate(5 minutes)"
+	DefaultScheduleTimezone        = "UTC"
 	// Runtime of both functions: the relay is a Go binary named bootstrap.
 	Runtime = "provided.al2023"
 	// Handler is ignored by provided runtimes but required by the API.
@@ -77,6 +78,11 @@ type Spec struct {
 	Architecture Architecture
 	// Relay is the function that the stream invokes.
 	Relay FunctionSpec
+	// Controls are the tracing, logging, KMS and VPC settings of both
+	// functions.
+	Controls LambdaControls
+	// IAM applies to every role the pipeline creates.
+	IAM IAMSpec
 	// Mapping is the event source mapping of the relay on the stream.
 	Mapping MappingSpec
 	// DeadLetterQueue receives the metadata of batches that ran out of
@@ -89,6 +95,10 @@ type Spec struct {
 	// Tags are applied to every component that takes tags (not to an
 	// adopted table).
 	Tags map[string]string
+	// ForceDestroy lets Delete remove a dedicated table that still holds
+	// PENDING or FAILED events, which are then lost. Without it, Delete
+	// refuses (see UndeliveredError).
+	ForceDestroy bool
 }
 
 // TableSpec describes the outbox table.
@@ -115,6 +125,19 @@ type TableSpec struct {
 	// PendingShards is the number of partitions of the pending index;
 	// default 16.
 	PendingShards int
+	// PendingIndexDisabled leaves the pending index out: allowed only for
+	// a dedicated table with PublishedAction delete, where the table holds
+	// only undelivered items and the reconciler scans it.
+	PendingIndexDisabled bool
+	// DeletionProtection of a dedicated table; nil means true. Delete turns
+	// it off only once the table holds no undelivered event (or under
+	// ForceDestroy).
+	DeletionProtection *bool
+	// PointInTimeRecovery of a dedicated table; nil means true.
+	PointInTimeRecovery *bool
+	// KMSKeyARN encrypts a dedicated table with a customer managed key;
+	// empty uses the AWS owned key. Changed in place.
+	KMSKeyARN string
 }
 
 // TargetSpec is the publishing target: an EventBridge bus or an SNS topic.
@@ -177,6 +200,15 @@ type ReconcilerSpec struct {
 	MinAge time.Duration
 	// Function configures the reconciler function.
 	Function FunctionSpec
+	// ScheduleTimezone is the IANA time zone of a cron schedule; default
+	// UTC.
+	ScheduleTimezone string
+	// FlexibleTimeWindowMinutes lets Scheduler start a run up to that many
+	// minutes late (1 to 1440); 0 turns the flexible window off.
+	FlexibleTimeWindowMinutes int32
+	// ScheduleGroup is the existing EventBridge Scheduler group of the
+	// schedule; default "default". Changing it moves the schedule.
+	ScheduleGroup string
 }
 
 // WithDefaults returns s with every unset field set to its default.
@@ -185,6 +217,12 @@ func (s Spec) WithDefaults() Spec {
 	s.Table.PartitionKey, s.Table.SortKey, s.Table.SortKeyPrefix = t.PartitionKey, t.SortKey, t.SortKeyPrefix
 	s.Table.TTLAttribute, s.Table.PendingIndexName, s.Table.PendingShards = t.TTLAttribute, t.PendingIndexName, t.PendingShards
 	s.Table.Name = t.Name
+	if s.Table.DeletionProtection == nil {
+		s.Table.DeletionProtection = ptr(true)
+	}
+	if s.Table.PointInTimeRecovery == nil {
+		s.Table.PointInTimeRecovery = ptr(true)
+	}
 	if s.Target.Type == "" {
 		s.Target.Type = config.TargetEventBridge
 	}
@@ -228,7 +266,17 @@ func (s Spec) WithDefaults() Spec {
 	if s.Reconciler.MinAge == 0 {
 		s.Reconciler.MinAge = config.DefaultReconcileMinAge
 	}
+	if s.Reconciler.ScheduleTimezone == "" {
+		s.Reconciler.ScheduleTimezone = DefaultScheduleTimezone
+	}
+	if s.Reconciler.ScheduleGroup == "" {
+		s.Reconciler.ScheduleGroup = ScheduleGroup
+	}
 	s.Alarms = s.Alarms.withDefaults()
+	s.Controls = s.Controls.withDefaults()
+	if s.IAM.Path == "" {
+		s.IAM.Path = "/"
+	}
 	return s
 }
 
@@ -272,12 +320,13 @@ func (s Spec) OutboxTable() outbox.Table {
 var (
 	// Lambda function names allow [A-Za-z0-9_-]; IAM role names are a
 	// superset. MaxNameLength leaves room for the longest suffix.
-	namePattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
-	tableNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
-	busNamePattern   = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
-	busARNPattern    = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
-	topicARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
-	schedulePattern  = regexp.MustCompile(`^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$`)
+	namePattern          = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	tableNamePattern     = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+	busNamePattern       = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
+	busARNPattern        = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
+	topicARNPattern      = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+	scheduleGroupPattern = regexp.MustCompile(`^[0-9a-zA-Z-_.]{1,64}$`)
+	schedulePattern      = regexp.MustCompile(`^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$`)
 )
 
 // MaxNameLength is the longest Spec.Name: the longest component name
@@ -336,6 +385,14 @@ func (s Spec) Validate() error {
 	default:
 		return invalid("PublishedAction", `use "mark" or "delete"`, "is %q", s.PublishedAction)
 	}
+	if s.Table.PendingIndexDisabled {
+		switch {
+		case s.Table.Existing:
+			return invalidAgainst("Table.PendingIndexDisabled", []string{"Table.Existing"}, "keep the pending index on an adopted table: the application's own items would make a scan of it cost as much as the table", "is off for an adopted table")
+		case s.PublishedAction != config.ActionDelete:
+			return invalidAgainst("Table.PendingIndexDisabled", []string{"PublishedAction"}, `set the published action to "delete", so that the table holds only undelivered items, or keep the pending index`, "is off with the published action %q", s.PublishedAction)
+		}
+	}
 	if *s.PublishedTTL < 0 {
 		return invalid("PublishedTTL", "use a positive duration such as 720h, or 0 to keep published items", "is negative")
 	}
@@ -348,6 +405,12 @@ func (s Spec) Validate() error {
 		return invalid("Architecture", `use "arm64" or "x86_64"`, "is %q", s.Architecture)
 	}
 	if err := s.Relay.validate("Relay"); err != nil {
+		return err
+	}
+	if err := s.Controls.validate(); err != nil {
+		return err
+	}
+	if err := s.IAM.validate(); err != nil {
 		return err
 	}
 	if err := s.Mapping.validate(); err != nil {
@@ -369,6 +432,9 @@ func (s Spec) Validate() error {
 			return err
 		}
 		if err := r.validateOverlap(); err != nil {
+			return err
+		}
+		if err := r.validateSchedule(); err != nil {
 			return err
 		}
 	}
@@ -448,6 +514,12 @@ func (s Spec) validateTable() error {
 		if len(a.name) > 255 || strings.ContainsAny(a.name, " \t\n") {
 			return invalid(a.field, "use 1 to 255 characters without spaces", "is %q", a.name)
 		}
+	}
+	switch k := s.Table.KMSKeyARN; {
+	case k != "" && s.Table.Existing:
+		return invalidAgainst("Table.KMSKeyARN", []string{"Table.Existing"}, "remove it: an adopted table keeps the encryption its owner chose", "is set for an adopted table")
+	case k != "" && !kmsKeyARNPattern.MatchString(k):
+		return invalid("Table.KMSKeyARN", `use a KMS key ARN such as "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"`, "is %q", k)
 	}
 	if len(t.PendingIndexName) < 3 || !tableNamePattern.MatchString(t.PendingIndexName) {
 		return invalid("Table.PendingIndexName", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.PendingIndexName)
@@ -531,10 +603,26 @@ func ReplacementFields(from, to Spec) []string {
 	add(from.Table.Name != to.Table.Name, "Table.Name")
 	add(from.Table.PartitionKey != to.Table.PartitionKey, "Table.PartitionKey")
 	add(from.Table.SortKey != to.Table.SortKey, "Table.SortKey")
-	// A dedicated table's index and TTL are part of the table's definition;
-	// an adopted table's are its owner's, so a change there is also a
-	// replacement rather than a silent edit of someone else's table.
-	add(from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
+	// A dedicated table's pending index is rebuilt in place under its new
+	// name (see ensurePendingIndex); an adopted table's index and TTL are
+	// its owner's, so a change there is a replacement rather than a silent
+	// edit of someone else's table.
+	add(to.Table.Existing && from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
 	add(from.Table.TTLAttribute != to.Table.TTLAttribute, "Table.TTLAttribute")
 	return fields
+}
+
+// validateSchedule checks the time zone, flexible window and group of the
+// schedule as EventBridge Scheduler does.
+func (r ReconcilerSpec) validateSchedule() error {
+	if _, err := time.LoadLocation(r.ScheduleTimezone); err != nil || r.ScheduleTimezone == "Local" {
+		return invalid("Reconciler.ScheduleTimezone", `use an IANA time zone such as "UTC" or "Europe/Paris"`, "is %q", r.ScheduleTimezone)
+	}
+	if m := r.FlexibleTimeWindowMinutes; m < 0 || m > 1440 {
+		return invalid("Reconciler.FlexibleTimeWindowMinutes", "use 1 to 1440 minutes, or 0 to run exactly on schedule", "is %d", m)
+	}
+	if !scheduleGroupPattern.MatchString(r.ScheduleGroup) {
+		return invalid("Reconciler.ScheduleGroup", "use 1 to 64 letters, digits, '-', '_' or '.', naming an existing schedule group", "is %q", r.ScheduleGroup)
+	}
+	return nil
 }

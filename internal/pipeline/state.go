@@ -23,6 +23,14 @@ type State struct {
 	Added Added
 	// PendingIndexARN is the ARN of the pending index.
 	PendingIndexARN string
+	// FormerPendingIndex is the index that a rename of the pending index
+	// replaced; it is dropped once the functions use the new one.
+	FormerPendingIndex string `json:",omitempty"`
+	// Layout is what the table may still hold from earlier settings.
+	Layout Layout `json:",omitzero"`
+	// ForceDestroy is Spec.ForceDestroy as last applied: Delete removes a
+	// table with undelivered events only with it.
+	ForceDestroy bool `json:",omitempty"`
 	// TargetARN is the bus or topic the functions publish to.
 	TargetARN string
 
@@ -45,6 +53,8 @@ type State struct {
 	SchedulerRoleARN       string
 	ScheduleName           string
 	ScheduleARN            string
+	// ScheduleGroup is the group of the schedule; "" is the default group.
+	ScheduleGroup string `json:",omitempty"`
 
 	// Alarms are the CloudWatch alarms that exist.
 	Alarms AlarmARNs

@@ -56,6 +56,9 @@ func (c *Clients) ensureTable(ctx context.Context, s Spec, st *State) error {
 	if err := checkKeys(s, desc); err != nil {
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 	}
+	if err := c.claimTable(ctx, s, st.TableARN); err != nil {
+		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+	}
 	if err := c.ensureStream(ctx, st, desc); err != nil {
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 	}
@@ -64,6 +67,11 @@ func (c *Clients) ensureTable(ctx context.Context, s Spec, st *State) error {
 	}
 	if err := c.ensureTTL(ctx, s, st); err != nil {
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+	}
+	if owned {
+		if err := c.ensureTableProtection(ctx, s, st); err != nil {
+			return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+		}
 	}
 	if owned && st.TableARN != "" {
 		if err := c.syncTableTags(ctx, st.TableARN, s.tags()); err != nil {
@@ -100,10 +108,17 @@ func (c *Clients) createTable(ctx context.Context, s Spec) (*types.TableDescript
 			{AttributeName: aws.String(t.PartitionKey), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(t.SortKey), KeyType: types.KeyTypeRange},
 		},
-		BillingMode:            types.BillingModePayPerRequest,
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{index},
-		StreamSpecification:    &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
-		Tags:                   dynamoTags(s.tags()),
+		BillingMode:               types.BillingModePayPerRequest,
+		GlobalSecondaryIndexes:    []types.GlobalSecondaryIndex{index},
+		StreamSpecification:       &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
+		Tags:                      dynamoTags(s.tags()),
+		DeletionProtectionEnabled: s.Table.DeletionProtection,
+	}
+	if s.Table.PendingIndexDisabled {
+		in.AttributeDefinitions, in.GlobalSecondaryIndexes = in.AttributeDefinitions[:2], nil
+	}
+	if s.Table.KMSKeyARN != "" {
+		in.SSESpecification = tableSSE(s.Table.KMSKeyARN)
 	}
 	if _, err := c.DynamoDB.CreateTable(ctx, in); err != nil {
 		return nil, err
@@ -193,6 +208,20 @@ func (c *Clients) ensurePendingIndex(ctx context.Context, s Spec, st *State) err
 		return fmt.Errorf("reading it: %w", errors.Join(err, errIfNil(desc)))
 	}
 	index, attrs := t.PendingIndex()
+	if s.Table.PendingIndexDisabled {
+		// The functions scan once they are updated; the index goes after
+		// them (dropFormerPendingIndex).
+		if st.PendingIndexARN != "" && st.FormerPendingIndex == "" && hasIndex(desc, indexName(st.PendingIndexARN)) {
+			st.FormerPendingIndex = indexName(st.PendingIndexARN)
+		}
+		st.PendingIndexARN = ""
+		return nil
+	}
+	if former := indexName(st.PendingIndexARN); st.TableOwned && st.PendingIndexARN != "" && former != t.PendingIndexName && st.FormerPendingIndex == "" {
+		// A rename: the new index is built beside the old one, which the
+		// functions use until they are updated (dropFormerPendingIndex).
+		st.FormerPendingIndex = former
+	}
 	st.PendingIndexARN = IndexARN(st.TableARN, t.PendingIndexName)
 	for _, g := range desc.GlobalSecondaryIndexes {
 		if aws.ToString(g.IndexName) != t.PendingIndexName {
@@ -222,6 +251,43 @@ func (c *Clients) ensurePendingIndex(ctx context.Context, s Spec, st *State) err
 	}
 	_, err = c.waitTableActive(ctx, st.TableName)
 	return err
+}
+
+// dropFormerPendingIndex deletes the pending index that a rename replaced,
+// once the functions query the new one. DynamoDB backfills a new index from
+// the table's items, so the pending items are all in the new one.
+func (c *Clients) dropFormerPendingIndex(ctx context.Context, st *State) error {
+	if st.FormerPendingIndex == "" || !st.TableOwned {
+		return nil
+	}
+	if err := c.deleteIndex(ctx, st.TableName, st.FormerPendingIndex); err != nil {
+		return fmt.Errorf("updating table (%s): deleting the former pending index: %w", st.TableName, err)
+	}
+	st.FormerPendingIndex = ""
+	return nil
+}
+
+// deleteIndex deletes a global secondary index, if it exists, and waits
+// until it is gone.
+func (c *Clients) deleteIndex(ctx context.Context, table, index string) error {
+	desc, err := c.describeTable(ctx, table)
+	if err != nil || desc == nil || !hasIndex(desc, index) {
+		return err
+	}
+	_, err = c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:                   aws.String(table),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}},
+	})
+	if err != nil {
+		return fmt.Errorf("deleting the index %s: %w", index, err)
+	}
+	return c.waitFor(ctx, "index "+index+" to be deleted", func(ctx context.Context) (bool, error) {
+		d, err := c.describeTable(ctx, table)
+		if err != nil || d == nil {
+			return d == nil, err
+		}
+		return !hasIndex(d, index) && d.TableStatus == types.TableStatusActive, nil
+	})
 }
 
 func errIfNil(d *types.TableDescription) error {
@@ -289,6 +355,9 @@ func (c *Clients) deleteTable(ctx context.Context, st *State) error {
 		return nil
 	}
 	if st.TableOwned {
+		if err := c.unprotectTable(ctx, st.TableName); err != nil {
+			return fmt.Errorf("deleting table (%s): turning its deletion protection off: %w", st.TableName, err)
+		}
 		_, err := c.DynamoDB.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(st.TableName)})
 		if err := awsops.IgnoreNotFound(err); err != nil {
 			return fmt.Errorf("deleting table (%s): %w", st.TableName, err)
@@ -334,27 +403,13 @@ func (c *Clients) revertAdopted(ctx context.Context, st *State) error {
 		st.Added.TTL = false
 	}
 	if st.Added.PendingIndex {
-		index := indexName(st.PendingIndexARN)
-		if hasIndex(desc, index) {
-			_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
-				TableName:                   aws.String(st.TableName),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}},
-			})
-			if err != nil {
-				return fmt.Errorf("deleting the pending index %s: %w", index, err)
-			}
-			err = c.waitFor(ctx, "index "+index+" to be deleted", func(ctx context.Context) (bool, error) {
-				d, err := c.describeTable(ctx, st.TableName)
-				if err != nil || d == nil {
-					return d == nil, err
-				}
-				return !hasIndex(d, index) && d.TableStatus == types.TableStatusActive, nil
-			})
-			if err != nil {
-				return err
-			}
+		if err := c.deleteIndex(ctx, st.TableName, indexName(st.PendingIndexARN)); err != nil {
+			return err
 		}
 		st.Added.PendingIndex = false
+	}
+	if err := c.releaseTable(ctx, st); err != nil {
+		return fmt.Errorf("removing its tag %s: %w", TagAdoptedBy, err)
 	}
 	if st.Added.Stream {
 		_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{

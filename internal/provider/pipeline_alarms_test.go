@@ -110,10 +110,14 @@ func TestAccPipeline_alarms(t *testing.T) {
 				Config: withAlarms(2),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), knownvalue.MapExact(map[string]knownvalue.Check{
-						pipeline.AlarmDLQNotEmpty:      arn(n.AlarmDLQNotEmpty),
-						pipeline.AlarmRelayErrors:      arn(n.AlarmRelayErrors),
-						pipeline.AlarmIteratorAge:      arn(n.AlarmIteratorAge),
-						pipeline.AlarmOldestPendingAge: arn(n.AlarmOldestPendingAge),
+						pipeline.AlarmDLQNotEmpty:                 arn(n.AlarmDLQNotEmpty),
+						pipeline.AlarmRelayErrors:                 arn(n.AlarmRelayErrors),
+						pipeline.AlarmIteratorAge:                 arn(n.AlarmIteratorAge),
+						pipeline.AlarmOldestPendingAge:            arn(n.AlarmOldestPendingAge),
+						pipeline.AlarmEventsFailed:                arn(name + "-events-failed"),
+						pipeline.AlarmEnvironmentErrors:           arn(name + "-environment-errors"),
+						pipeline.AlarmReconcilerEventsFailed:      arn(name + "-reconciler-events-failed"),
+						pipeline.AlarmReconcilerEnvironmentErrors: arn(name + "-reconciler-environment-errors"),
 					})),
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarms").AtMapKey("evaluation_periods"), knownvalue.Int64Exact(1)),
 					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
@@ -123,6 +127,8 @@ func TestAccPipeline_alarms(t *testing.T) {
 					e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 2, topic),
 					e.checkAlarm(n.AlarmIteratorAge, "AWS/Lambda", "IteratorAge", n.RelayFunction, 120000, topic),
 					e.checkAlarm(n.AlarmOldestPendingAge, "Outbox", "OldestPendingAge", n.ReconcilerFunction, 900, topic),
+					e.checkAlarm(name+"-events-failed", "Outbox", "EventsFailed", n.RelayFunction, 0, topic),
+					e.checkAlarm(name+"-reconciler-events-failed", "Outbox", "EventsFailed", n.ReconcilerFunction, 0, topic),
 				),
 			},
 			{

@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -63,7 +65,7 @@ func boolptr(v types.Bool) *bool {
 // spec maps the model to a pipeline.Spec. tags are the merged tags
 // (default_tags and tags); null or unknown values mean the defaults.
 func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipeline.Spec {
-	s := pipeline.Spec{Name: str(m.Name), Tags: tags}
+	s := pipeline.Spec{Name: str(m.Name), Tags: tags, ForceDestroy: m.ForceDestroy.ValueBool()}
 	if t := m.Table; t != nil {
 		s.Table = pipeline.TableSpec{
 			Existing:      !t.Existing.IsNull() && !t.Existing.IsUnknown() && t.Existing.ValueBool(),
@@ -73,6 +75,8 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 			SortKeyPrefix: str(t.SortKeyPrefix),
 			TTLAttribute:  str(t.TTLAttribute),
 		}
+		s.Table.DeletionProtection = boolptr(t.DeletionProtection)
+		s.Table.PointInTimeRecovery = boolptr(t.PointInTimeRecovery)
 		if o.validating && s.Table.Existing && t.Name.IsUnknown() {
 			s.Table.Name = "unknown-until-apply"
 		}
@@ -80,6 +84,7 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 	if p := m.PendingIndex; p != nil {
 		s.Table.PendingIndexName = str(p.Name)
 		s.Table.PendingShards = int(i32(p.Shards))
+		s.Table.PendingIndexDisabled = !p.Enabled.IsNull() && !p.Enabled.IsUnknown() && !p.Enabled.ValueBool()
 	}
 	s.Target.Type = config.TargetEventBridge
 	if t := m.Target; t != nil {
@@ -105,6 +110,7 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 			MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout),
 			ReservedConcurrency: i32ptr(r.ReservedConcurrency), LogRetentionDays: i32(r.LogRetentionDays),
 		}
+		s.Controls = r.controls()
 		s.Mapping = pipeline.MappingSpec{
 			BatchSize:                    i32(r.BatchSize),
 			MaximumBatchingWindowSeconds: i32(r.BatchingWindowSeconds),
@@ -124,6 +130,8 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 			s.Reconciler.MinAge = time.Duration(r.MinAgeSeconds.ValueInt64()) * time.Second
 		}
 		s.Reconciler.Function = pipeline.FunctionSpec{MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout), LogRetentionDays: i32(r.LogRetentionDays)}
+		s.Reconciler.ScheduleTimezone, s.Reconciler.ScheduleGroup = str(r.ScheduleTimezone), str(r.ScheduleGroup)
+		s.Reconciler.FlexibleTimeWindowMinutes = i32(r.FlexibleTimeWindowMinutes)
 	}
 	if a := m.Alarms; a != nil {
 		s.Alarms = pipeline.AlarmsSpec{
@@ -250,7 +258,7 @@ func saveState(ctx context.Context, p privateSetter, st pipeline.State, drift *p
 func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]string) PipelineResourceModel {
 	d := pipeline.Spec{Name: s.Name}.WithDefaults()
 	s = s.WithDefaults()
-	m := PipelineResourceModel{Name: types.StringValue(s.Name)}
+	m := PipelineResourceModel{Name: types.StringValue(s.Name), ForceDestroy: types.BoolValue(s.ForceDestroy)}
 
 	ttl := s.Table.TTLAttribute
 	if s.Table.Existing && !st.Added.TTL {
@@ -262,12 +270,14 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		Existing: types.BoolValue(s.Table.Existing), Name: types.StringNull(),
 		PartitionKey: types.StringValue(s.Table.PartitionKey), SortKey: types.StringValue(s.Table.SortKey),
 		SortKeyPrefix: types.StringValue(s.Table.SortKeyPrefix), TTLAttribute: types.StringValue(ttl),
+		DeletionProtection: types.BoolValue(*s.Table.DeletionProtection), PointInTimeRecovery: types.BoolValue(*s.Table.PointInTimeRecovery),
 	}
 	if s.Table.Existing || s.Table.Name != d.Table.Name {
 		table.Name = types.StringValue(s.Table.Name)
 	}
 	if s.Table.Existing || s.Table.PartitionKey != d.Table.PartitionKey || s.Table.SortKey != d.Table.SortKey ||
-		s.Table.SortKeyPrefix != d.Table.SortKeyPrefix || ttl != d.Table.TTLAttribute || s.Table.Name != d.Table.Name {
+		s.Table.SortKeyPrefix != d.Table.SortKeyPrefix || ttl != d.Table.TTLAttribute || s.Table.Name != d.Table.Name ||
+		*s.Table.DeletionProtection != *d.Table.DeletionProtection || *s.Table.PointInTimeRecovery != *d.Table.PointInTimeRecovery {
 		m.Table = table
 	}
 
@@ -280,8 +290,9 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 	if s.PublishedAction != d.PublishedAction || *s.PublishedTTL != *d.PublishedTTL {
 		m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
 	}
-	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards {
-		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards))}
+	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards || s.Table.PendingIndexDisabled {
+		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards)),
+			Enabled: types.BoolValue(!s.Table.PendingIndexDisabled)}
 	}
 
 	relay := &RelayModel{
@@ -300,10 +311,11 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 	if s.Relay.ReservedConcurrency != nil {
 		relay.ReservedConcurrency = types.Int64Value(int64(*s.Relay.ReservedConcurrency))
 	}
+	relay.setControls(s.Controls)
 	dr := d.Relay
 	dr.ReservedConcurrency = s.Relay.ReservedConcurrency
 	dm := d.Mapping
-	if s.Architecture != d.Architecture || s.Relay.ReservedConcurrency != nil || s.Relay != dr ||
+	if s.Architecture != d.Architecture || s.Relay.ReservedConcurrency != nil || s.Relay != dr || !reflect.DeepEqual(s.Controls, d.Controls) ||
 		s.Mapping.BatchSize != dm.BatchSize || s.Mapping.MaximumBatchingWindowSeconds != dm.MaximumBatchingWindowSeconds ||
 		s.Mapping.ParallelizationFactor != dm.ParallelizationFactor || *s.Mapping.MaximumRetryAttempts != *dm.MaximumRetryAttempts ||
 		*s.Mapping.MaximumRecordAgeSeconds != *dm.MaximumRecordAgeSeconds || *s.Mapping.BisectBatchOnFunctionError != *dm.BisectBatchOnFunctionError {
@@ -321,12 +333,15 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		r = dr2
 		r.Disabled = true
 	}
-	if r.Disabled || r.ScheduleExpression != dr2.ScheduleExpression || r.MinAge != dr2.MinAge || r.Function != dr2.Function {
+	if r.Disabled || r.ScheduleExpression != dr2.ScheduleExpression || r.MinAge != dr2.MinAge || r.Function != dr2.Function ||
+		r.ScheduleTimezone != dr2.ScheduleTimezone || r.FlexibleTimeWindowMinutes != dr2.FlexibleTimeWindowMinutes || r.ScheduleGroup != dr2.ScheduleGroup {
 		m.Reconciler = &ReconcilerModel{
 			Enabled: types.BoolValue(!r.Disabled), ScheduleExpression: types.StringValue(r.ScheduleExpression),
 			MinAgeSeconds: types.Int64Value(int64(r.MinAge / time.Second)),
 			MemorySize:    types.Int64Value(int64(r.Function.MemorySize)), Timeout: types.Int64Value(int64(r.Function.Timeout)),
 			LogRetentionDays: types.Int64Value(int64(r.Function.LogRetentionDays)),
+			ScheduleTimezone: types.StringValue(r.ScheduleTimezone), ScheduleGroup: types.StringValue(r.ScheduleGroup),
+			FlexibleTimeWindowMinutes: types.Int64Value(int64(r.FlexibleTimeWindowMinutes)),
 		}
 	}
 
@@ -356,6 +371,7 @@ var fieldPaths = map[string]path.Path{
 	"Table.TTLAttribute":                      path.Root("table").AtName("ttl_attribute"),
 	"Table.PendingIndexName":                  path.Root("pending_index").AtName("name"),
 	"Table.PendingShards":                     path.Root("pending_index").AtName("shards"),
+	"Table.PendingIndexDisabled":              path.Root("pending_index").AtName("enabled"),
 	"Target.EventBus":                         path.Root("target").AtName("event_bus"),
 	"Target.TopicARN":                         path.Root("target").AtName("topic_arn"),
 	"PublishedAction":                         path.Root("published").AtName("action"),
@@ -376,7 +392,17 @@ var fieldPaths = map[string]path.Path{
 	"Reconciler.Function.MemorySize":          path.Root("reconciler").AtName("memory_size"),
 	"Reconciler.Function.Timeout":             path.Root("reconciler").AtName("timeout"),
 	"Reconciler.Function.LogRetentionDays":    path.Root("reconciler").AtName("log_retention_days"),
+	"Reconciler.ScheduleTimezone":             path.Root("reconciler").AtName("schedule_timezone"),
+	"Reconciler.FlexibleTimeWindowMinutes":    path.Root("reconciler").AtName("flexible_time_window_minutes"),
+	"Reconciler.ScheduleGroup":                path.Root("reconciler").AtName("schedule_group"),
 	"Tags":                                    path.Root("tags"),
+	"Controls.TracingMode":                    path.Root("relay").AtName("tracing_mode"),
+	"Controls.KMSKeyARN":                      path.Root("relay").AtName("kms_key_arn"),
+	"Controls.LogFormat":                      path.Root("relay").AtName("logging").AtName("log_format"),
+	"Controls.ApplicationLogLevel":            path.Root("relay").AtName("logging").AtName("application_log_level"),
+	"Controls.SystemLogLevel":                 path.Root("relay").AtName("logging").AtName("system_log_level"),
+	"Controls.SubnetIDs":                      path.Root("relay").AtName("vpc_config").AtName("subnet_ids"),
+	"Controls.SecurityGroupIDs":               path.Root("relay").AtName("vpc_config").AtName("security_group_ids"),
 	"Alarms.SNSTopicARN":                      path.Root("alarms").AtName("sns_topic_arn"),
 	"Alarms.RelayErrorsThreshold":             path.Root("alarms").AtName("relay_errors_threshold"),
 	"Alarms.IteratorAgeThresholdSeconds":      path.Root("alarms").AtName("iterator_age_threshold_seconds"),
@@ -395,4 +421,49 @@ var replacementPaths = map[string]path.Path{
 	"Table.SortKey":          path.Root("table").AtName("sort_key"),
 	"Table.PendingIndexName": path.Root("pending_index").AtName("name"),
 	"Table.TTLAttribute":     path.Root("table").AtName("ttl_attribute"),
+}
+
+// controls maps the relay block's tracing, KMS, logging and VPC settings.
+func (r *RelayModel) controls() pipeline.LambdaControls {
+	c := pipeline.LambdaControls{TracingMode: str(r.TracingMode), KMSKeyARN: str(r.KMSKeyARN)}
+	if l := r.Logging; l != nil {
+		c.LogFormat, c.ApplicationLogLevel, c.SystemLogLevel = str(l.LogFormat), str(l.ApplicationLogLevel), str(l.SystemLogLevel)
+	}
+	if v := r.VPCConfig; v != nil {
+		c.SubnetIDs, c.SecurityGroupIDs = setStrings(v.SubnetIDs), setStrings(v.SecurityGroupIDs)
+	}
+	return c
+}
+
+func setStrings(v types.Set) []string {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	var out []string
+	for _, e := range v.Elements() {
+		if s, ok := e.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
+			out = append(out, s.ValueString())
+		}
+	}
+	return out
+}
+
+func controlsSet(s []string) types.Set {
+	elems := make([]attr.Value, 0, len(s))
+	for _, e := range s {
+		elems = append(elems, types.StringValue(e))
+	}
+	return types.SetValueMust(types.StringType, elems)
+}
+
+// setControls records the controls in the relay block, for import.
+func (r *RelayModel) setControls(c pipeline.LambdaControls) {
+	r.TracingMode, r.KMSKeyARN = types.StringValue(c.TracingMode), optString(c.KMSKeyARN)
+	if c.LogFormat != pipeline.DefaultLogFormat {
+		r.Logging = &RelayLoggingModel{LogFormat: types.StringValue(c.LogFormat),
+			ApplicationLogLevel: optString(c.ApplicationLogLevel), SystemLogLevel: optString(c.SystemLogLevel)}
+	}
+	if len(c.SubnetIDs) > 0 {
+		r.VPCConfig = &RelayVPCConfigModel{SubnetIDs: controlsSet(c.SubnetIDs), SecurityGroupIDs: controlsSet(c.SecurityGroupIDs)}
+	}
 }

@@ -20,6 +20,8 @@ type PipelineResourceModel struct {
 	DeadLetter   *DeadLetterModel   `tfsdk:"dead_letter"`
 	Alarms       *AlarmsModel       `tfsdk:"alarms"`
 
+	ForceDestroy types.Bool `tfsdk:"force_destroy"`
+
 	Tags     types.Map      `tfsdk:"tags"`
 	TagsAll  types.Map      `tfsdk:"tags_all"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
@@ -54,6 +56,9 @@ type TableModel struct {
 	SortKey       types.String `tfsdk:"sort_key"`
 	SortKeyPrefix types.String `tfsdk:"sort_key_prefix"`
 	TTLAttribute  types.String `tfsdk:"ttl_attribute"`
+
+	DeletionProtection  types.Bool `tfsdk:"deletion_protection"`
+	PointInTimeRecovery types.Bool `tfsdk:"point_in_time_recovery"`
 }
 
 // TargetModel is the target block.
@@ -76,6 +81,24 @@ type RelayModel struct {
 	Architecture            types.String `tfsdk:"architecture"`
 	LogRetentionDays        types.Int64  `tfsdk:"log_retention_days"`
 	ReservedConcurrency     types.Int64  `tfsdk:"reserved_concurrency"`
+
+	TracingMode types.String         `tfsdk:"tracing_mode"`
+	KMSKeyARN   types.String         `tfsdk:"kms_key_arn"`
+	Logging     *RelayLoggingModel   `tfsdk:"logging"`
+	VPCConfig   *RelayVPCConfigModel `tfsdk:"vpc_config"`
+}
+
+// RelayLoggingModel is the relay.logging block.
+type RelayLoggingModel struct {
+	LogFormat           types.String `tfsdk:"log_format"`
+	ApplicationLogLevel types.String `tfsdk:"application_log_level"`
+	SystemLogLevel      types.String `tfsdk:"system_log_level"`
+}
+
+// RelayVPCConfigModel is the relay.vpc_config block.
+type RelayVPCConfigModel struct {
+	SubnetIDs        types.Set `tfsdk:"subnet_ids"`
+	SecurityGroupIDs types.Set `tfsdk:"security_group_ids"`
 }
 
 // PublishedModel is the published block.
@@ -86,8 +109,9 @@ type PublishedModel struct {
 
 // PendingIndexModel is the pending_index block.
 type PendingIndexModel struct {
-	Name   types.String `tfsdk:"name"`
-	Shards types.Int64  `tfsdk:"shards"`
+	Name    types.String `tfsdk:"name"`
+	Shards  types.Int64  `tfsdk:"shards"`
+	Enabled types.Bool   `tfsdk:"enabled"`
 }
 
 // ReconcilerModel is the reconciler block.
@@ -95,9 +119,13 @@ type ReconcilerModel struct {
 	Enabled            types.Bool   `tfsdk:"enabled"`
 	ScheduleExpression types.String `tfsdk:"schedule_expression"`
 	MinAgeSeconds      types.Int64  `tfsdk:"min_age_seconds"`
-	MemorySize         types.Int64  `tfsdk:"memory_size"`
-	Timeout            types.Int64  `tfsdk:"timeout"`
-	LogRetentionDays   types.Int64  `tfsdk:"log_retention_days"`
+
+	ScheduleTimezone          types.String `tfsdk:"schedule_timezone"`
+	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes"`
+	ScheduleGroup             types.String `tfsdk:"schedule_group"`
+	MemorySize                types.Int64  `tfsdk:"memory_size"`
+	Timeout                   types.Int64  `tfsdk:"timeout"`
+	LogRetentionDays          types.Int64  `tfsdk:"log_retention_days"`
 }
 
 // DeadLetterModel is the dead_letter block.

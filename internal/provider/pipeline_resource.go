@@ -110,7 +110,8 @@ func optStringAttr(desc, def string) schema.StringAttribute {
 }
 
 const awsTableLifecycle = "If the table is also managed with `hashicorp/aws`'s `aws_dynamodb_table`, keep the two from undoing each other's changes with " +
-	"`lifecycle { ignore_changes = [stream_enabled, stream_view_type, global_secondary_index, attribute, ttl] }` on the table."
+	"`lifecycle { ignore_changes = [stream_enabled, stream_view_type, global_secondary_index, attribute, ttl, tags[\"outbox:adopted-by\"], tags_all[\"outbox:adopted-by\"]] }` on the table. " +
+	"An adopted table is tagged `outbox:adopted-by = <name>`: a second pipeline refuses to adopt it (or another pipeline's dedicated table), so that destroying one never removes what the other uses."
 
 // Schema describes the resource.
 func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -131,6 +132,11 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"tags": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Tags of every component that takes tags (not of an adopted table). Merged with the provider's `default_tags`; these win on conflicts.",
+			},
+			"force_destroy": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Let destroy (or a replacement) delete a dedicated table that still holds `PENDING` or `FAILED` events, which are then lost, as `aws_s3_bucket`'s `force_destroy`. " +
+					"Without it, destroy fails with the counts: deliver the events first (`outbox drain <name>`, `outbox requeue <name>`). Apply it before the destroy: destroy reads the value in the state.",
 			},
 			"tags_all": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
@@ -158,7 +164,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				"It changes when the provider ships new relay code, and the next plan updates the functions' code in place.", false),
 			"alarm_arns": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age` and, with the reconciler, `oldest_pending_age`. " +
+				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age`, `events_failed`, `environment_errors` and, with the reconciler, `oldest_pending_age`, `reconciler_events_failed` and `reconciler_environment_errors`. " +
 					"Null without an `alarms` block.",
 			},
 		},
@@ -182,6 +188,14 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						"so the application's own items never invoke it.", outbox.DefaultSortKeyPrefix),
 					"ttl_attribute": optStringAttr("TTL attribute (Unix seconds) of published items. On an adopted table that already has TTL enabled, its own attribute is used instead (see `ttl_attribute_in_use`). "+
 						"Changing it replaces the pipeline.", outbox.DefaultTTLAttribute),
+					"deletion_protection": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						MarkdownDescription: "Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table.",
+					},
+					"point_in_time_recovery": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						MarkdownDescription: "Point-in-time recovery (continuous backups) of a dedicated table. Ignored for an adopted table.",
+					},
 				},
 			},
 			"target": schema.SingleNestedBlock{
@@ -219,6 +233,35 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						Optional:            true,
 						MarkdownDescription: "Reserved concurrency of the relay function; unset leaves it unreserved.",
 					},
+					"tracing_mode": optStringAttr("X-Ray tracing of both functions, as `aws_lambda_function`'s `tracing_config.mode`: `PassThrough` or `Active`. Active adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` to the roles.", pipeline.DefaultTracingMode),
+					"kms_key_arn": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "ARN of a customer managed KMS key that encrypts both functions' environment variables; unset uses Lambda's key. The roles get `kms:Decrypt` on it.",
+					},
+				},
+				Blocks: map[string]schema.Block{
+					"logging": schema.SingleNestedBlock{
+						MarkdownDescription: "Logging of both functions, as `aws_lambda_function`'s `logging_config`. The log levels need `log_format = \"JSON\"`.",
+						Attributes: map[string]schema.Attribute{
+							"log_format": optStringAttr("`Text` or `JSON`.", pipeline.DefaultLogFormat),
+							"application_log_level": schema.StringAttribute{
+								Optional:            true,
+								MarkdownDescription: "Lowest level of the functions' own logs that Lambda keeps: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` or `FATAL`. With `JSON`, unset means `INFO`.",
+							},
+							"system_log_level": schema.StringAttribute{
+								Optional:            true,
+								MarkdownDescription: "Lowest level of Lambda's platform logs that it keeps: `DEBUG`, `INFO` or `WARN`. With `JSON`, unset means `INFO`.",
+							},
+						},
+					},
+					"vpc_config": schema.SingleNestedBlock{
+						MarkdownDescription: "Attaches both functions to a VPC, as `aws_lambda_function`'s `vpc_config`. The roles get the EC2 network interface permissions of `AWSLambdaVPCAccessExecutionRole`. " +
+							"The subnets need a route to DynamoDB, SQS and the target (VPC endpoints or a NAT gateway). Removing the block detaches them.",
+						Attributes: map[string]schema.Attribute{
+							"subnet_ids":         schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Subnet ids (up to 16)."},
+							"security_group_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Security group ids (up to 5)."},
+						},
+					},
 				},
 			},
 			"published": schema.SingleNestedBlock{
@@ -232,8 +275,15 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"pending_index": schema.SingleNestedBlock{
 				MarkdownDescription: "The sparse, sharded global secondary index of pending items that the reconciler queries.",
 				Attributes: map[string]schema.Attribute{
-					"name":   optStringAttr("Name of the index. Changing it replaces the pipeline.", outbox.DefaultPendingIndexName),
-					"shards": optIntAttr("Number of index partitions (`PENDING#0..n-1`), 1 to 256; each takes up to 1,000 writes a second.", outbox.DefaultPendingShards),
+					"name": optStringAttr("Name of the index. On a dedicated table a new name is built in place: the new index is created (DynamoDB backfills it with the pending items), "+
+						"the functions switch to it, then the old one is dropped. On an adopted table changing it replaces the pipeline.", outbox.DefaultPendingIndexName),
+					"shards": optIntAttr("Number of index partitions (`PENDING#0..n-1`), 1 to 256; each takes up to 1,000 writes a second. "+
+						"Lowering it strands nothing: the reconciler keeps querying the higher shards until they are empty (checked on each apply).", outbox.DefaultPendingShards),
+					"enabled": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						MarkdownDescription: "Keep the pending index. `false` is allowed only with a dedicated table and `published.action = \"delete\"`: the table then holds only pending and failed items, " +
+							"and the reconciler finds old pending items with a parallel `Scan` instead (one write unit less per event). Switching it is an update in place: the index is built (DynamoDB backfills it) or dropped after the functions switch.",
+					},
 				},
 			},
 			"reconciler": schema.SingleNestedBlock{
@@ -243,11 +293,14 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 						MarkdownDescription: "Create the reconciler. Disabling it removes the function, its schedule and roles.",
 					},
-					"schedule_expression": optStringAttr("EventBridge Scheduler expression, `rate(...)` or `cron(...)`.", pipeline.DefaultScheduleExpression),
-					"min_age_seconds":     optIntAttr("Age in seconds a pending item must reach before the reconciler republishes it; longer than the stream's usual delivery delay.", defaultMinAgeSeconds),
-					"memory_size":         optIntAttr("Memory of the reconciler function, 128 to 10240 MB.", pipeline.DefaultReconcilerMemory),
-					"timeout":             optIntAttr("Timeout of the reconciler function, 1 to 900 seconds.", pipeline.DefaultReconcilerTimeout),
-					"log_retention_days":  optIntAttr("Retention of the reconciler's log group.", pipeline.DefaultLogRetentionDays),
+					"schedule_expression":          optStringAttr("EventBridge Scheduler expression, `rate(...)` or `cron(...)`.", pipeline.DefaultScheduleExpression),
+					"schedule_timezone":            optStringAttr("IANA time zone of a `cron(...)` schedule, as `aws_scheduler_schedule`'s `schedule_expression_timezone`.", pipeline.DefaultScheduleTimezone),
+					"flexible_time_window_minutes": optIntAttr("Minutes by which Scheduler may delay a run (its flexible time window, 1 to 1440); 0 runs exactly on schedule.", 0),
+					"schedule_group":               optStringAttr("Existing EventBridge Scheduler group of the schedule (`aws_scheduler_schedule_group`). Changing it moves the schedule (it is recreated in the new group).", pipeline.ScheduleGroup),
+					"min_age_seconds":              optIntAttr("Age in seconds a pending item must reach before the reconciler republishes it; longer than the stream's usual delivery delay.", defaultMinAgeSeconds),
+					"memory_size":                  optIntAttr("Memory of the reconciler function, 128 to 10240 MB.", pipeline.DefaultReconcilerMemory),
+					"timeout":                      optIntAttr("Timeout of the reconciler function, 1 to 900 seconds.", pipeline.DefaultReconcilerTimeout),
+					"log_retention_days":           optIntAttr("Retention of the reconciler's log group.", pipeline.DefaultLogRetentionDays),
 				},
 			},
 			"dead_letter": schema.SingleNestedBlock{
@@ -266,6 +319,8 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"`<name>-relay-errors` (`AWS/Lambda` `Errors` of the relay function), " +
 					"`<name>-iterator-age` (`AWS/Lambda` `IteratorAge` of the relay: it falls behind the stream) and, with the reconciler, " +
 					"`<name>-oldest-pending-age` (the reconciler's `Outbox` `OldestPendingAge` metric, dimension `FunctionName`: events stay unpublished; its period is the reconciler's schedule). " +
+					"Besides, for the relay (and, with the reconciler, `<name>-reconciler-events-failed` and `<name>-reconciler-environment-errors` for it): `<name>-events-failed` (`Outbox` `EventsFailed` above 0: poison events were marked `FAILED` and wait for a person) and " +
+					"`<name>-environment-errors` (`Outbox` `PublishErrors` with `ErrorClass = environment` above 0: a missing permission, bus or topic, or a disabled KMS key; the events stay pending until it is fixed). " +
 					"The relay's alarms have a 60-second period. Without the block there are no alarms; removing it deletes them.",
 				Attributes: map[string]schema.Attribute{
 					"enabled": schema.BoolAttribute{
@@ -352,7 +407,7 @@ func configUnknown(ctx context.Context, config tfsdk.Config, p path.Path) bool {
 // is missing or changed, they are planned unknown, so that the plan shows an
 // update and apply repairs the component.
 var driftAttributes = map[string][]string{
-	pipeline.ComponentTable:              {"table_arn", "stream_arn", "pending_index_arn"},
+	pipeline.ComponentTable:              {"table_arn", "stream_arn", "pending_index_arn", "ttl_attribute_in_use"},
 	pipeline.ComponentStream:             {"stream_arn"},
 	pipeline.ComponentPendingIndex:       {"pending_index_arn"},
 	pipeline.ComponentTTL:                {"ttl_attribute_in_use"},
@@ -407,6 +462,11 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		reconcilerOn = true
 	}
 	if !reconcilerOn {
+		resp.Diagnostics.AddAttributeWarning(path.Root("reconciler").AtName("enabled"), "The outbox pipeline has no reconciler",
+			"Without the reconciler, some events can never be delivered: records trimmed from the stream after its 24-hour retention (a mapping paused or failing that long), "+
+				"and the events of batches that ran out of retries and went to the dead-letter queue. They stay PENDING in the table until the reconciler is enabled again.")
+	}
+	if !reconcilerOn {
 		for _, a := range reconcilerAttributes {
 			resp.Diagnostics.Append(setPlanString(ctx, &plan, a, types.StringNull())...)
 		}
@@ -446,7 +506,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 
 	plan.TargetARN = types.StringUnknown()
-	if a, err := pipeline.AccountOf(str(state.TableARN)); err == nil && (plan.Target == nil || (!plan.Target.EventBus.IsUnknown() && !plan.Target.TopicARN.IsUnknown())) {
+	if a, err := stateAccount(state); err == nil && (plan.Target == nil || (!plan.Target.EventBus.IsUnknown() && !plan.Target.TopicARN.IsUnknown())) {
 		plan.TargetARN = types.StringValue(spec.TargetARN(a))
 	}
 
@@ -474,6 +534,10 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			plan.AlarmARNs = state.AlarmARNs
 		}
 	}
+	if len(resp.RequiresReplace) > 0 {
+		resp.Diagnostics.Append(r.warnUndeliveredOnReplace(ctx, state)...)
+	}
+	plan.PendingIndexARN = plannedIndexARN(state, spec, plan.PendingIndexARN)
 	for _, c := range components {
 		if !reconcilerOn && contains(reconcilerComponents, c) {
 			continue
@@ -678,6 +742,7 @@ func (r *PipelineResource) Delete(ctx context.Context, req resource.DeleteReques
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
 	resp.Diagnostics.Append(diags...)
+	st.ForceDestroy = state.ForceDestroy.ValueBool()
 	if _, err := r.clients().Delete(ctx, st); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Deleting outbox pipeline (%s)", state.Name.ValueString()), err.Error())
 	}
@@ -781,3 +846,53 @@ func (m *PipelineResourceModel) validateUnset() diag.Diagnostics {
 
 // dotted writes an attribute path as in configurations: relay.batch_size.
 func dotted(p path.Path) string { return strings.ReplaceAll(p.String(), "\"", "") }
+
+// warnUndeliveredOnReplace warns, on a plan that replaces the pipeline,
+// when its dedicated table holds events not yet delivered: the replacement
+// deletes that table, so apply will refuse unless force_destroy is set.
+func (r *PipelineResource) warnUndeliveredOnReplace(ctx context.Context, state PipelineResourceModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if r.data == nil || (state.Table != nil && state.Table.Existing.ValueBool()) || str(state.TableName) == "" {
+		return diags
+	}
+	u, err := r.clients().CountUndelivered(ctx, str(state.TableName), nil)
+	if err != nil || u.Total() == 0 {
+		return diags
+	}
+	outcome := "Apply will fail before deleting anything, because force_destroy is false."
+	if state.ForceDestroy.ValueBool() {
+		outcome = "force_destroy is true: apply will delete the table and these events with it."
+	}
+	name := str(state.Name)
+	diags.AddWarning("Replacing the outbox pipeline deletes undelivered events",
+		fmt.Sprintf("The planned change replaces the pipeline %s, which deletes its table %s. The table holds %s events. %s "+
+			"Deliver them first: `outbox drain %s` waits until none is pending, and `outbox requeue %s` sends FAILED events again once their cause is fixed.",
+			name, str(state.TableName), u, outcome, name, name))
+	return diags
+}
+
+// plannedIndexARN is the pending index's ARN after a rename or a switch of
+// the index, both made in place: unknown, or null without the index.
+func plannedIndexARN(state PipelineResourceModel, spec pipeline.Spec, planned types.String) types.String {
+	if spec.Table.PendingIndexDisabled {
+		return types.StringNull()
+	}
+	if arn := str(state.PendingIndexARN); arn == "" || !strings.HasSuffix(arn, "/index/"+spec.Table.PendingIndexName) {
+		return types.StringUnknown()
+	}
+	return planned
+}
+
+// stateAccount is the pipeline's account and region, from the first ARN in
+// the state that has both: a component deleted out of band (the table)
+// leaves the others.
+func stateAccount(state PipelineResourceModel) (pipeline.Account, error) {
+	var err error
+	for _, arn := range []types.String{state.TableARN, state.RelayFunctionARN, state.DeadLetterQueueARN, state.StreamARN} {
+		var a pipeline.Account
+		if a, err = pipeline.AccountOf(str(arn)); err == nil && a.Region != "" && a.ID != "" {
+			return a, nil
+		}
+	}
+	return pipeline.Account{}, fmt.Errorf("no ARN with an account in the state: %w", err)
+}

@@ -784,7 +784,9 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.checkDestroy(name, before),
 		Steps: []resource.TestStep{{
+			// The events stay pending: destroy deletes them.
 			Config: e.pipelineConfig(name, `
+  force_destroy = true
   relay {
     architecture            = "x86_64"
     batch_size              = 10

@@ -220,7 +220,7 @@ variable "subscriptions" {
 ################################################################################
 
 variable "alarms" {
-  description = "CloudWatch alarms on the pipeline (`<name>-dlq-not-empty`, `<name>-relay-errors`, `<name>-iterator-age` and, with the reconciler, `<name>-oldest-pending-age`), notifying `sns_topic_arn` when set. `null` (the default) creates none; unset thresholds take the provider's defaults."
+  description = "CloudWatch alarms on the pipeline (`<name>-dlq-not-empty`, `<name>-relay-errors`, `<name>-iterator-age`, `<name>-events-failed`, `<name>-environment-errors` and, with the reconciler, `<name>-oldest-pending-age` and the reconciler's own `-events-failed` and `-environment-errors`), notifying `sns_topic_arn` when set. On by default (`{}`): every state in which an event waits for a person raises one. `null` creates none; unset thresholds take the provider's defaults."
   type = object({
     enabled                              = optional(bool, true)
     sns_topic_arn                        = optional(string)
@@ -230,7 +230,7 @@ variable "alarms" {
     evaluation_periods                   = optional(number)
     treat_missing_data                   = optional(string)
   })
-  default = null
+  default = {}
 
   validation {
     condition     = try(var.alarms.sns_topic_arn, null) == null || can(regex("^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_.-]{1,256}$", try(var.alarms.sns_topic_arn, "")))
@@ -243,7 +243,7 @@ variable "alarms" {
   }
 
   validation {
-    condition     = try(var.alarms.iterator_age_threshold_seconds, null) == null || (try(var.alarms.iterator_age_threshold_seconds, 1) >= 1 && try(var.alarms.iterator_age_threshold_seconds, 1) <= 86400)
+    condition     = coalesce(try(var.alarms.iterator_age_threshold_seconds, null), 1) >= 1 && coalesce(try(var.alarms.iterator_age_threshold_seconds, null), 1) <= 86400
     error_message = "alarms.iterator_age_threshold_seconds must be from 1 to 86400 (a stream keeps records 24 hours)."
   }
 }

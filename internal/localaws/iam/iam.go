@@ -55,6 +55,8 @@ type role struct {
 	tags                []tag
 	inline              map[string]string
 	attached            []string // policy ARNs in attachment order
+	// boundary is the ARN of the permissions boundary policy, or "".
+	boundary string
 	// changed is when the role or its policies last changed.
 	changed time.Time
 	// snapshots are the role's identity policies over time, oldest
@@ -67,6 +69,8 @@ type role struct {
 type snapshot struct {
 	at   time.Time
 	docs []string
+	// boundary is the permissions boundary's document; nil without one.
+	boundary []string
 }
 
 type managedPolicy struct {
@@ -330,7 +334,7 @@ func (s *Service) currentDocs(r *role) []string {
 func (s *Service) touch(r *role) {
 	now := s.now()
 	r.changed = now
-	r.snapshots = append(r.snapshots, snapshot{at: now, docs: s.currentDocs(r)})
+	r.snapshots = append(r.snapshots, snapshot{at: now, docs: s.currentDocs(r), boundary: s.boundaryDocs(r)})
 	r.trustSnapshots = append(r.trustSnapshots, snapshot{at: now, docs: []string{r.trust}})
 	r.snapshots = prune(r.snapshots, now, s.opts.PropagationDelay)
 	r.trustSnapshots = prune(r.trustSnapshots, now, s.opts.PropagationDelay)
@@ -350,12 +354,17 @@ func prune(snaps []snapshot, now time.Time, delay time.Duration) []snapshot {
 // effective returns the newest propagated snapshot's documents, or nil and
 // false when nothing has propagated yet.
 func effective(snaps []snapshot, now time.Time, delay time.Duration) ([]string, bool) {
+	snap, ok := effectiveSnapshot(snaps, now, delay)
+	return snap.docs, ok
+}
+
+func effectiveSnapshot(snaps []snapshot, now time.Time, delay time.Duration) (snapshot, bool) {
 	for i := len(snaps) - 1; i >= 0; i-- {
 		if !snaps[i].at.Add(delay).After(now) {
-			return snaps[i].docs, true
+			return snaps[i], true
 		}
 	}
-	return nil, false
+	return snapshot{}, false
 }
 
 // Authorize implements awsapi.Authorizer: administrators pass, role
@@ -367,21 +376,35 @@ func (s *Service) Authorize(p awsapi.Principal, action, resourceArn string) erro
 	if p.Admin {
 		return nil
 	}
-	var docs []string
+	var snap snapshot
 	if p.RoleArn != "" {
 		s.mu.RLock()
 		if r := s.roleByARN(p.RoleArn); r != nil {
-			docs, _ = effective(r.snapshots, s.now(), s.opts.PropagationDelay)
+			snap, _ = effectiveSnapshot(r.snapshots, s.now(), s.opts.PropagationDelay)
 		}
 		s.mu.RUnlock()
 	}
-	switch iampolicy.Evaluate(docs, iampolicy.Request{Action: action, Resource: resourceArn, PrincipalArn: p.ARN}) {
-	case iampolicy.Allow:
-		return nil
-	case iampolicy.Deny:
+	req := iampolicy.Request{Action: action, Resource: resourceArn, PrincipalArn: p.ARN}
+	identity := iampolicy.Evaluate(snap.docs, req)
+	boundary, bounded := boundaryDecision(snap.boundary, req)
+	switch {
+	case identity == iampolicy.Deny:
 		return errors.New("with an explicit deny in an identity-based policy")
+	case bounded && boundary == iampolicy.Deny:
+		return errors.New("with an explicit deny in a permissions boundary")
+	case identity != iampolicy.Allow:
+		return fmt.Errorf("because no identity-based policy allows the %s action", action)
+	case bounded && boundary != iampolicy.Allow:
+		return fmt.Errorf("because no permissions boundary allows the %s action", action)
 	}
-	return fmt.Errorf("because no identity-based policy allows the %s action", action)
+	return nil
+}
+
+// RoleAllows reports whether the role's policies, as propagated, allow the
+// action on the resource: what a service checks before acting with the
+// role (Lambda attaching a function to a VPC).
+func (s *Service) RoleAllows(roleArn, action, resource string) bool {
+	return s.Authorize(awsapi.Principal{RoleArn: roleArn, ARN: roleArn}, action, resource) == nil
 }
 
 // RoleAssumableBy reports whether the role exists and its trust policy (as

@@ -22,15 +22,16 @@ type xmlTags struct {
 }
 
 type xmlRole struct {
-	Path                     string   `xml:"Path"`
-	RoleName                 string   `xml:"RoleName"`
-	RoleID                   string   `xml:"RoleId"`
-	Arn                      string   `xml:"Arn"`
-	CreateDate               string   `xml:"CreateDate"`
-	AssumeRolePolicyDocument string   `xml:"AssumeRolePolicyDocument"`
-	Description              string   `xml:"Description,omitempty"`
-	MaxSessionDuration       int      `xml:"MaxSessionDuration"`
-	Tags                     *xmlTags `xml:"Tags,omitempty"`
+	Path                     string       `xml:"Path"`
+	RoleName                 string       `xml:"RoleName"`
+	RoleID                   string       `xml:"RoleId"`
+	Arn                      string       `xml:"Arn"`
+	CreateDate               string       `xml:"CreateDate"`
+	AssumeRolePolicyDocument string       `xml:"AssumeRolePolicyDocument"`
+	Description              string       `xml:"Description,omitempty"`
+	MaxSessionDuration       int          `xml:"MaxSessionDuration"`
+	Tags                     *xmlTags     `xml:"Tags,omitempty"`
+	PermissionsBoundary      *xmlBoundary `xml:"PermissionsBoundary,omitempty"`
 	RoleLastUsed             *struct {
 	} `xml:"RoleLastUsed,omitempty"`
 }
@@ -72,7 +73,8 @@ func tagsXML(tags []tag) *xmlTags {
 
 func (r *role) xml(withTags bool) xmlRole {
 	x := xmlRole{Path: r.path, RoleName: r.name, RoleID: r.id, Arn: r.arn, CreateDate: r.created.Format(timeFormat),
-		AssumeRolePolicyDocument: encodeDocument(r.trust), Description: r.description, MaxSessionDuration: r.maxSession}
+		AssumeRolePolicyDocument: encodeDocument(r.trust), Description: r.description, MaxSessionDuration: r.maxSession,
+		PermissionsBoundary: r.boundaryXML()}
 	if withTags {
 		x.Tags = tagsXML(r.tags)
 		x.RoleLastUsed = &struct{}{}
@@ -82,7 +84,7 @@ func (r *role) xml(withTags bool) xmlRole {
 
 func (s *Service) policyXML(p *managedPolicy, withTags bool) xmlPolicy {
 	x := xmlPolicy{PolicyName: p.name, PolicyID: p.id, Arn: p.arn, Path: p.path, DefaultVersionID: "v1",
-		AttachmentCount: s.attachments(p.arn), IsAttachable: true, Description: p.description,
+		AttachmentCount: s.attachments(p.arn), PermissionsBoundaryUsageCount: s.boundaryUsage(p.arn), IsAttachable: true, Description: p.description,
 		CreateDate: p.created.Format(timeFormat), UpdateDate: p.updated.Format(timeFormat)}
 	if withTags {
 		x.Tags = tagsXML(p.tags)
@@ -109,6 +111,10 @@ func (s *Service) Handle(req *awsapi.Request) (any, error) {
 	switch req.Operation {
 	case "CreateRole":
 		return s.createRole(req, f)
+	case "PutRolePermissionsBoundary":
+		return s.putRolePermissionsBoundary(req, f)
+	case "DeleteRolePermissionsBoundary":
+		return s.deleteRolePermissionsBoundary(req, f)
 	case "GetRole":
 		return s.withRole(req, f, "iam:GetRole", false, func(r *role) (any, error) {
 			return struct {
@@ -410,8 +416,14 @@ func (s *Service) createRole(req *awsapi.Request, f url.Values) (any, error) {
 			return nil, entityAlreadyExists("Role with name %s already exists.", name)
 		}
 	}
+	boundary := f.Get("PermissionsBoundary")
+	if boundary != "" {
+		if err := s.checkBoundary(boundary); err != nil {
+			return nil, err
+		}
+	}
 	r := &role{name: name, path: path, id: newID("AROA"), arn: arn, created: s.now().Truncate(time.Second), trust: doc,
-		description: f.Get("Description"), maxSession: ms, tags: tags, inline: map[string]string{}}
+		description: f.Get("Description"), maxSession: ms, tags: tags, inline: map[string]string{}, boundary: boundary}
 	s.roles[name] = r
 	s.touch(r)
 	return struct {
@@ -535,7 +547,7 @@ func (s *Service) deletePolicy(req *awsapi.Request, f url.Values) (any, error) {
 	if p.awsManaged {
 		return nil, invalidInput("Cannot delete an AWS managed policy.")
 	}
-	if s.attachments(arn) > 0 {
+	if s.attachments(arn) > 0 || s.boundaryUsage(arn) > 0 {
 		return nil, deleteConflict("Cannot delete a policy attached to entities.")
 	}
 	delete(s.policies, arn)

@@ -68,10 +68,11 @@ type config struct {
 	Arch        string
 	LogGroup    string
 	LogFormat   string
-	CodeSha256  string
-	CodeSize    int64
-	CodeDir     string
-	Zip         []byte
+	controls
+	CodeSha256 string
+	CodeSize   int64
+	CodeDir    string
+	Zip        []byte
 }
 
 // function is one function ($LATEST). Its fields are guarded by
@@ -130,9 +131,11 @@ type createFunctionInput struct {
 	Tags          map[string]string `json:"Tags"`
 	Architectures []string          `json:"Architectures"`
 	LoggingConfig *loggingConfig    `json:"LoggingConfig"`
+	controlsInput
 }
 
 type updateFunctionConfigurationInput struct {
+	controlsInput
 	Role          *string        `json:"Role"`
 	Handler       *string        `json:"Handler"`
 	Description   *string        `json:"Description"`
@@ -170,6 +173,8 @@ type functionConfiguration struct {
 	Version                    string            `json:"Version"`
 	Environment                *environment      `json:"Environment,omitempty"`
 	TracingConfig              map[string]string `json:"TracingConfig"`
+	KMSKeyArn                  string            `json:"KMSKeyArn,omitempty"`
+	VpcConfig                  *vpcConfigOutput  `json:"VpcConfig,omitempty"`
 	RevisionID                 string            `json:"RevisionId"`
 	State                      string            `json:"State,omitempty"`
 	StateReason                string            `json:"StateReason,omitempty"`
@@ -198,7 +203,9 @@ func (s *Service) configurationLocked(f *function) functionConfiguration {
 		LastModified:               f.lastModified.UTC().Format(lastModifiedFmt),
 		CodeSha256:                 f.cfg.CodeSha256,
 		Version:                    "$LATEST",
-		TracingConfig:              map[string]string{"Mode": "PassThrough"},
+		TracingConfig:              map[string]string{"Mode": f.cfg.tracingMode()},
+		KMSKeyArn:                  f.cfg.KMSKeyArn,
+		VpcConfig:                  f.cfg.vpcOutput(),
 		RevisionID:                 f.revisionID,
 		State:                      f.state,
 		StateReason:                f.stateReason,
@@ -210,7 +217,8 @@ func (s *Service) configurationLocked(f *function) functionConfiguration {
 		Architectures:              []string{f.cfg.Arch},
 		EphemeralStorage:           map[string]int{"Size": 512},
 		SnapStart:                  map[string]string{"ApplyOn": "None", "OptimizationStatus": "Off"},
-		LoggingConfig:              loggingConfig{LogFormat: f.cfg.LogFormat, LogGroup: f.cfg.LogGroup},
+		LoggingConfig: loggingConfig{LogFormat: f.cfg.LogFormat, LogGroup: f.cfg.LogGroup,
+			ApplicationLogLevel: f.cfg.ApplicationLogLevel, SystemLogLevel: f.cfg.SystemLogLevel},
 	}
 	if f.cfg.HasEnv {
 		c.Environment = &environment{Variables: maps.Clone(f.cfg.Env)}
@@ -479,6 +487,13 @@ func (s *Service) createFunction(req *awsapi.Request) (any, error) {
 			logFormat = in.LoggingConfig.LogFormat
 		}
 	}
+	ctl, cerr := controls{}.apply(in.controlsInput, in.LoggingConfig, logFormat)
+	if cerr != nil {
+		return nil, cerr
+	}
+	if err := s.checkControls(in.Role, ctl); err != nil {
+		return nil, err
+	}
 
 	s.mu.Lock()
 	if f, ok := s.functions[in.FunctionName]; ok && !f.deleted {
@@ -507,6 +522,7 @@ func (s *Service) createFunction(req *awsapi.Request) (any, error) {
 		f.cfg.HasEnv = true
 		f.cfg.Env = maps.Clone(in.Environment.Variables)
 	}
+	f.cfg.controls = ctl
 	f.tags = maps.Clone(in.Tags)
 	if f.tags == nil {
 		f.tags = map[string]string{}
@@ -726,6 +742,14 @@ func (s *Service) updateFunctionConfiguration(req *awsapi.Request, ref string) (
 		}
 		cfg.Role = *in.Role
 	}
+	ctl, cerr := cfg.controls.apply(in.controlsInput, in.LoggingConfig, cfg.LogFormat)
+	if cerr != nil {
+		return nil, cerr
+	}
+	if err := s.checkControls(cfg.Role, ctl); err != nil {
+		return nil, err
+	}
+	cfg.controls = ctl
 
 	s.mu.Lock()
 	if f.deleted {

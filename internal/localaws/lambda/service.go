@@ -40,6 +40,12 @@ type RoleChecker interface {
 	RoleAssumableBy(roleArn, servicePrincipal string) error
 }
 
+// PermissionChecker tells whether a role's policies (and permissions
+// boundary) allow an action (the IAM service implements it).
+type PermissionChecker interface {
+	RoleAllows(roleArn, action, resource string) bool
+}
+
 // LogSink receives function log lines (the CloudWatch Logs service
 // implements it).
 type LogSink interface {
@@ -58,6 +64,9 @@ type Options struct {
 	// Roles returns the role checker, or nil when there is none; it is
 	// called at use time. With none, any role is accepted.
 	Roles func() RoleChecker
+	// Permissions returns the permission checker, or nil when there is
+	// none; with none, a VPC attachment is not checked against the role.
+	Permissions func() PermissionChecker
 	// Logs returns the log sink, or nil when there is none; it is called at
 	// use time.
 	Logs func() LogSink

@@ -1,0 +1,67 @@
+package iam_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
+)
+
+// A permissions boundary caps the role's policies: an action its inline
+// policy allows is denied unless the boundary allows it too, and removing
+// the boundary lifts the cap.
+func TestPermissionsBoundaryCapsTheRole(t *testing.T) {
+	t.Parallel()
+	e := start(t, 0)
+	ctx := t.Context()
+	onlyLogs := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"logs:*","Resource":"*"}]}`
+	p, err := e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("only-logs"), PolicyDocument: aws.String(onlyLogs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundary := aws.ToString(p.Policy.Arn)
+	if _, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("x"), AssumeRolePolicyDocument: aws.String(lambdaTrust),
+		PermissionsBoundary: aws.String("arn:aws:iam::000000000000:policy/missing")}); err == nil {
+		t.Fatal("CreateRole accepted a boundary that does not exist")
+	} else {
+		wantCode(t, err, "NoSuchEntity")
+	}
+	out, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("bounded"), Path: aws.String("/outbox/"),
+		AssumeRolePolicyDocument: aws.String(lambdaTrust), PermissionsBoundary: aws.String(boundary)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roleArn := aws.ToString(out.Role.Arn)
+	if !strings.Contains(roleArn, ":role/outbox/bounded") {
+		t.Errorf("role ARN %s does not carry the path", roleArn)
+	}
+	putTable := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:PutItem","Resource":"` + tableArn + `"}]}`
+	if _, err := e.iam.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("bounded"), PolicyName: aws.String("p"), PolicyDocument: aws.String(putTable)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.iam.GetRole(ctx, &awsiam.GetRoleInput{RoleName: aws.String("bounded")})
+	if err != nil || got.Role.PermissionsBoundary == nil || aws.ToString(got.Role.PermissionsBoundary.PermissionsBoundaryArn) != boundary {
+		t.Fatalf("GetRole does not report the boundary: %+v (%v)", got, err)
+	}
+	ddb, _ := e.roleClients(t, roleArn)
+	err = putItem(ctx, ddb)
+	if ae := apiError(t, err, "AccessDeniedException"); !strings.Contains(ae.ErrorMessage(), "no permissions boundary allows the dynamodb:PutItem action") {
+		t.Errorf("the denial does not name the boundary: %s", ae.ErrorMessage())
+	}
+	if _, err := e.iam.DeletePolicy(ctx, &awsiam.DeletePolicyInput{PolicyArn: aws.String(boundary)}); err == nil {
+		t.Error("DeletePolicy deleted a policy in use as a boundary")
+	}
+	if _, err := e.iam.DeleteRolePermissionsBoundary(ctx, &awsiam.DeleteRolePermissionsBoundaryInput{RoleName: aws.String("bounded")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := putItem(ctx, ddb); err != nil {
+		t.Fatalf("PutItem without the boundary: %v", err)
+	}
+	if _, err := e.iam.PutRolePermissionsBoundary(ctx, &awsiam.PutRolePermissionsBoundaryInput{RoleName: aws.String("bounded"), PermissionsBoundary: aws.String(boundary)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := putItem(ctx, ddb); err == nil {
+		t.Fatal("PutItem allowed again after the boundary was put back")
+	}
+}

@@ -1,0 +1,293 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// checkTableProtection checks the deletion protection and point-in-time
+// recovery of the table.
+func (e *accEnv) checkTableProtection(table string, protection, pitr bool) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		c := dynamodb.NewFromConfig(e.cfg)
+		d, err := c.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			return err
+		}
+		b, err := c.DescribeContinuousBackups(e.ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+		if err != nil {
+			return err
+		}
+		gotPITR := b.ContinuousBackupsDescription.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == ddbtypes.PointInTimeRecoveryStatusEnabled
+		if aws.ToBool(d.Table.DeletionProtectionEnabled) != protection || gotPITR != pitr {
+			return fmt.Errorf("table %s: deletion protection %t, point-in-time recovery %t; want %t, %t",
+				table, aws.ToBool(d.Table.DeletionProtectionEnabled), gotPITR, protection, pitr)
+		}
+		return nil
+	}
+}
+
+// TestAccPipeline_destroyKeepsUndeliveredEvents: with events pending (the
+// target fails), neither a replacement nor a destroy deletes the table; with
+// force_destroy applied, destroy goes through. Deletion protection and
+// point-in-time recovery are on by default and change in place.
+func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
+	e := newAccEnv(t)
+	if e.ctl == nil {
+		t.Skip("fault injection needs the local stack's control API")
+	}
+	name := e.name("guarded")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	before := e.inventory()
+	table := outbox.Table{Name: name + "-outbox"}
+	pending := func(*terraform.State) error {
+		if _, err := e.ctl.AddFault(e.ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+			return err
+		}
+		records, err := e.writeOrders(e.writer(table), orders, "com.example.orders", 1, 3, false)
+		if err != nil {
+			return err
+		}
+		return e.waitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
+			if item == nil || attrS(item, "status") != string(outbox.StatusPending) {
+				return fmt.Errorf("is %v; want it PENDING", item)
+			}
+			return nil
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config: e.pipelineConfig(name, fastRelay),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
+				},
+				Check: resource.ComposeTestCheckFunc(e.checkTableProtection(name+"-outbox", true, true), pending),
+			},
+			{
+				// A replacement deletes the table: refused.
+				Config: e.pipelineConfig(name, fastRelay+`
+  table {
+    partition_key = "pk"
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*outbox\s+drain`),
+			},
+			{
+				Config:      e.pipelineConfig(name, fastRelay),
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*force_destroy\s+=\s+true`),
+			},
+			{
+				// Nothing was deleted: the pipeline is as it was.
+				Config: e.pipelineConfig(name, fastRelay),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+			{
+				Config: e.pipelineConfig(name, fastRelay+`
+  force_destroy = true
+  table {
+    deletion_protection    = false
+    point_in_time_recovery = false
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				}},
+				Check: e.checkTableProtection(name+"-outbox", false, false),
+			},
+			{
+				// Back on, in place; destroy then deletes the pending events.
+				Config: e.pipelineConfig(name, fastRelay+`
+  force_destroy = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				}},
+				Check: e.checkTableProtection(name+"-outbox", true, true),
+			},
+		},
+	})
+}
+
+// TestAccPipeline_pendingIndexInPlace: a pipeline without the pending
+// index delivers; enabling the index, renaming it and disabling it again
+// are updates in place that keep delivering.
+func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("gsifree")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	s := e.newBusSink("com.example.orders")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	table := outbox.Table{Name: name + "-outbox"}
+	config := func(index string) string {
+		return e.pipelineConfig(name, fastRelay+`
+  published {
+    action = "delete"
+  }
+  pending_index {
+`+index+`
+  }`)
+	}
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config:      e.pipelineConfig(name, fastRelay+"\n  pending_index {\n    enabled = false\n  }"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`pending_index.enabled is off with the published action\s+"mark"`),
+			},
+			{
+				Config: config("    enabled = false"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.Null()),
+				},
+				Check: e.deliver(s, table, orders, 1, 3, "items deleted", deleted),
+			},
+			{
+				Config:           config("    enabled = true"),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
+				},
+				Check: e.deliver(s, table, orders, 10, 3, "items deleted", deleted),
+			},
+			{
+				Config:           config(`    name = "pending-v2"`),
+				ConfigPlanChecks: update,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/pending-v2$`))),
+				},
+				Check: e.deliver(s, table, orders, 20, 3, "items deleted", deleted),
+			},
+			{
+				Config:           config("    enabled = false"),
+				ConfigPlanChecks: update,
+				Check:            e.deliver(s, table, orders, 30, 3, "items deleted", deleted),
+			},
+		},
+	})
+}
+
+// TestAccPipeline_missingTarget: a bus that does not exist fails the apply
+// with a clear message, and nothing is left behind.
+func TestAccPipeline_missingTarget(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("untargeted")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{{
+			Config: e.pipelineConfig(name, fastRelay+`
+  target {
+    event_bus = "no-such-bus"
+  }`),
+			ExpectError: regexp.MustCompile(`event\s+bus\s+\(no-such-bus\):\s+it\s+does\s+not\s+exist\s+in\s+us-east-1:\s+create\s+it\s+first`),
+		}},
+	})
+}
+
+// TestAccPipeline_driftDoesNotCascade: the table or its stream removed out
+// of band is recreated by the next apply, with no inconsistent result, and
+// a resource that depends on target_arn is left alone.
+func TestAccPipeline_driftDoesNotCascade(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.name("cascade")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	s := e.newBusSink("com.example.orders")
+	var before map[string][]string
+	if e.stack != nil {
+		before = e.inventory()
+	}
+	table := outbox.Table{Name: name + "-outbox"}
+	config := e.pipelineConfig(name, fastRelay+`
+  table {
+    deletion_protection = false
+  }`) + `
+resource "terraform_data" "dependent" {
+  triggers_replace = [outbox_pipeline.test.target_arn]
+}
+`
+	ddb := dynamodb.NewFromConfig(e.cfg)
+	repair := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+		plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
+		plancheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
+	}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check:  e.deliver(s, table, orders, 1, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+			},
+			{
+				PreConfig: func() {
+					if _, err := ddb.DeleteTable(e.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table.Name)}); err != nil {
+						t.Fatalf("deleting the table out of band: %v", err)
+					}
+					if err := accWait(e.ctx, "the table gone", func() error {
+						if _, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table.Name)}); err == nil {
+							return fmt.Errorf("still there")
+						}
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:           config,
+				ConfigPlanChecks: repair,
+				Check:            e.deliver(s, table, orders, 10, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+			},
+			{
+				PreConfig: func() {
+					if _, err := ddb.UpdateTable(e.ctx, &dynamodb.UpdateTableInput{
+						TableName: aws.String(table.Name), StreamSpecification: &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(false)},
+					}); err != nil {
+						t.Fatalf("disabling the stream out of band: %v", err)
+					}
+				},
+				Config:           config,
+				ConfigPlanChecks: repair,
+				Check:            e.deliver(s, table, orders, 20, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
