@@ -2,9 +2,12 @@
 // subscription applied through Terraform on the local AWS stack, writers
 // committing events while the stack fails PutEvents calls and entries,
 // throttles the relay's writes, kills relay processes mid-invocation,
-// holds the stream mapping past the stream's retention and rolls the
-// stream's shards over; then every committed event must reach the
-// consumer, and every poison event must be set aside as FAILED.
+// holds the stream mapping past the stream's retention, rolls the
+// stream's shards over, breaks the environment (the relay's permission,
+// the bus) and, while events are pending, changes the record contract
+// (table.sort_key_prefix, a lower pending_index.shards) with a second
+// apply; then every committed event must reach the consumer, none may be
+// stranded, and every poison event must be set aside as FAILED.
 //
 // The test (TestChaos) runs with TF_ACC=1: 2,000 events by default (make
 // test), 50,000 with make chaos. CHAOS_EVENTS and CHAOS_WRITERS change the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,9 +186,11 @@ type run struct {
 	// pipelineName is the name of the pipeline under test.
 	pipelineName string
 	out          outputs
-	table        outbox.Table
-	w            *outbox.Writer
-	tally        *Tally
+	// table is the outbox table; the record contract's prefix and shard
+	// count are those of contract, which changes mid-run.
+	table    outbox.Table
+	contract *contractChange
+	tally    *Tally
 
 	// Counted by the writers, the injectors and the drain.
 	writeRetries, kills, reconcilerKills, fires, fired, fireSkips atomic.Int64
@@ -306,8 +309,16 @@ func TestChaos(t *testing.T) {
 	}
 	t.Logf("applied in %s: %+v", time.Since(applyStart).Round(time.Second), r.out)
 	r.table = outbox.Table{Name: r.out.TableName, Layout: outbox.LayoutShared}.WithDefaults()
-	if r.w, err = outbox.NewWriter(r.ddb, r.table); err != nil {
+	if r.contract, err = newContractChange(r.ddb, r.table); err != nil {
 		t.Fatal(err)
+	}
+	changeContract := func(ctx context.Context) error {
+		changed := append(slices.Clone(vars), r.contract.vars()...)
+		if err := tfr.Apply(ctx, changed...); err != nil {
+			return err
+		}
+		vars = changed
+		return nil
 	}
 
 	// The stream's shards are watched until the pipeline is quiescent.
@@ -351,6 +362,7 @@ func TestChaos(t *testing.T) {
 		writers.Go(func() { r.write(ctx, i, start, &next) })
 	}
 	writers.Go(func() { r.writePoison(ctx, start) })
+	writers.Go(func() { r.contract.run(ctx, r, start, changeContract) })
 	var wroteIn time.Duration
 	go func() { writers.Wait(); wroteIn = time.Since(start); close(writersDone) }()
 
@@ -434,6 +446,10 @@ func TestChaos(t *testing.T) {
 	if err := ro.check(); err != nil {
 		t.Error(err)
 	}
+	t.Log(r.contract)
+	if err := r.contract.check(); err != nil {
+		t.Error(err)
+	}
 	t.Logf("kills=%d reconciler_kills=%d reconciler_fires=%d fires_skipped_while_running=%d write_retries=%d",
 		r.kills.Load(), r.reconcilerKills.Load(), r.fires.Load(), r.fireSkips.Load(), r.writeRetries.Load())
 
@@ -490,6 +506,15 @@ func (r *run) write(ctx context.Context, writer int, start time.Time, next *atom
 		if n >= int64(r.o.events) {
 			return
 		}
+		if n >= int64(r.o.events)*3/4 {
+			// The last quarter waits for the new contract, so that both
+			// are written whatever the apply takes.
+			select {
+			case <-r.contract.switched:
+			case <-ctx.Done():
+				return
+			}
+		}
 		if !sleepUntil(ctx, start.Add(time.Duration(n)*r.o.writeFor/time.Duration(r.o.events))) {
 			return
 		}
@@ -509,12 +534,14 @@ func (r *run) write(ctx context.Context, writer int, start time.Time, next *atom
 			ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced",
 			Detail: json.RawMessage(fmt.Sprintf(`{"orderId":%q,"n":%d}`, pk, n)),
 		}
-		committed := r.commit(ctx, pk, r.table.SortKeyFor(id), func() error {
-			_, err := r.w.Write(ctx, []ddbtypes.TransactWriteItem{order}, ev)
+		c := r.contract.current.Load()
+		committed := r.commit(ctx, pk, c.table.SortKeyFor(id), func() error {
+			_, err := c.w.Write(ctx, []ddbtypes.TransactWriteItem{order}, ev)
 			return err
 		})
 		if committed {
 			r.tally.Written(id)
+			r.contract.committed(c)
 		}
 	}
 }
@@ -578,7 +605,8 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 		}
 		id := newID()
 		pk := fmt.Sprintf("ORDER#poison-%03d", i)
-		put, _, err := r.w.Put(outbox.Event{ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)})
+		c := r.contract.current.Load()
+		put, _, err := c.w.Put(outbox.Event{ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)})
 		if err != nil {
 			r.fail(err)
 			return
@@ -615,7 +643,7 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 				return err
 			}
 		}
-		if r.commit(ctx, pk, r.table.SortKeyFor(id), write) {
+		if r.commit(ctx, pk, c.table.SortKeyFor(id), write) {
 			r.tally.Poison(id)
 		}
 	}
@@ -665,11 +693,16 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 	environmentDone := make(chan struct{})
 	go func() {
 		defer close(environmentDone)
-		select {
-		case <-resumed:
-			r.environmentChaos(ctx, time.Now())
-		case <-ctx.Done():
+		// The spells wait for the record contract's apply too, which
+		// would otherwise put the relay's policy back in their midst.
+		for _, ch := range []<-chan struct{}{resumed, r.contract.switched} {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			}
 		}
+		r.environmentChaos(ctx, time.Now())
 	}()
 
 	// Hold the mapping past the retention, resume, let the faults work on
@@ -969,7 +1002,7 @@ func (r *run) busy(ctx context.Context) (string, error) {
 // pendingInIndex counts the items in every shard of the pending index.
 func (r *run) pendingInIndex(ctx context.Context) (int, error) {
 	total := 0
-	for shard := range r.table.PendingShards {
+	for shard := range r.contract.pendingShards() {
 		q := r.table.PendingQuery(shard, time.Now().Add(24*time.Hour))
 		q.Select = ddbtypes.SelectCount
 		p := dynamodb.NewQueryPaginator(r.ddb, q)
@@ -1005,19 +1038,25 @@ func (r *run) queueDepth(ctx context.Context, url string) (int, error) {
 	return n, nil
 }
 
-// settled scans the table's outbox items: the FAILED ones (id → reason)
-// and how many are still PENDING.
+// settled scans the table's outbox items, of either record contract: the
+// FAILED ones (id → reason) and how many are still PENDING.
 func (r *run) settled(ctx context.Context) (failed map[string]string, pending int, err error) {
 	failed = map[string]string{}
+	values := map[string]ddbtypes.AttributeValue{
+		":failed":  &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusFailed)},
+		":pending": &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusPending)},
+	}
+	var prefixes []string
+	for i, c := range r.contract.all() {
+		name := ":prefix" + strconv.Itoa(i)
+		values[name] = &ddbtypes.AttributeValueMemberS{Value: c.table.SortKeyPrefix}
+		prefixes = append(prefixes, "begins_with(#sk, "+name+")")
+	}
 	p := dynamodb.NewScanPaginator(r.ddb, &dynamodb.ScanInput{
-		TableName:                aws.String(r.table.Name),
-		FilterExpression:         aws.String("begins_with(#sk, :prefix) AND #status IN (:failed, :pending)"),
-		ExpressionAttributeNames: map[string]string{"#sk": r.table.SortKey, "#status": outbox.AttrStatus},
-		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{
-			":prefix":  &ddbtypes.AttributeValueMemberS{Value: r.table.SortKeyPrefix},
-			":failed":  &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusFailed)},
-			":pending": &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusPending)},
-		},
+		TableName:                 aws.String(r.table.Name),
+		FilterExpression:          aws.String("(" + strings.Join(prefixes, " OR ") + ") AND #status IN (:failed, :pending)"),
+		ExpressionAttributeNames:  map[string]string{"#sk": r.table.SortKey, "#status": outbox.AttrStatus},
+		ExpressionAttributeValues: values,
 	})
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
@@ -1030,7 +1069,10 @@ func (r *run) settled(ctx context.Context) (failed map[string]string, pending in
 				pending++
 				continue
 			}
-			id := strings.TrimPrefix(stringAttr(item, r.table.SortKey), r.table.SortKeyPrefix)
+			id := stringAttr(item, r.table.SortKey)
+			for _, c := range r.contract.all() {
+				id = strings.TrimPrefix(id, c.table.SortKeyPrefix)
+			}
 			failed[id] = stringAttr(item, outbox.AttrLastError)
 		}
 	}

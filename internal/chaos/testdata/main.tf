@@ -58,10 +58,32 @@ variable "reconciler_min_age_seconds" {
   default     = 10
 }
 
+variable "sort_key_prefix" {
+  description = "Prefix of the outbox items' sort keys (the record contract); the suite changes it mid-run."
+  type        = string
+  default     = "OUTBOX#"
+}
+
+variable "pending_shards" {
+  description = "Shards of the pending index; the suite lowers it mid-run."
+  type        = number
+  default     = 16
+}
+
 provider "outbox" {}
 
 resource "outbox_pipeline" "chaos" {
   name = var.name
+  # The table keeps the poison events, FAILED, when the suite ends.
+  force_destroy = true
+
+  table {
+    sort_key_prefix = var.sort_key_prefix
+  }
+
+  pending_index {
+    shards = var.pending_shards
+  }
 
   relay {
     architecture           = "x86_64"
