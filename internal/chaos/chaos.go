@@ -31,13 +31,18 @@ type Tally struct {
 	written     map[string]struct{}
 	poison      map[string]struct{}
 	received    map[string]int
+	firstAt     map[string]time.Time
+	repeatsAt   map[string][]time.Time
 	receptions  int
 	lastReceive time.Time
 }
 
 // NewTally returns an empty Tally.
 func NewTally() *Tally {
-	return &Tally{written: map[string]struct{}{}, poison: map[string]struct{}{}, received: map[string]int{}}
+	return &Tally{
+		written: map[string]struct{}{}, poison: map[string]struct{}{}, received: map[string]int{},
+		firstAt: map[string]time.Time{}, repeatsAt: map[string][]time.Time{},
+	}
 }
 
 // Written records a committed (non-poison) event.
@@ -58,6 +63,11 @@ func (t *Tally) Poison(id string) {
 func (t *Tally) Received(id string, at time.Time) {
 	t.mu.Lock()
 	t.received[id]++
+	if t.received[id] == 1 {
+		t.firstAt[id] = at
+	} else {
+		t.repeatsAt[id] = append(t.repeatsAt[id], at)
+	}
 	t.receptions++
 	if at.After(t.lastReceive) {
 		t.lastReceive = at
@@ -83,6 +93,29 @@ func (t *Tally) Progress() (written, delivered int) {
 		}
 	}
 	return len(t.written), delivered
+}
+
+// Duplicate is an event received more than once: when first, and when
+// again.
+type Duplicate struct {
+	ID      string
+	First   time.Time
+	Repeats []time.Time
+}
+
+// Duplicates returns up to n of the events received more than once, by id.
+func (t *Tally) Duplicates(n int) []Duplicate {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Duplicate, 0, len(t.repeatsAt))
+	for id, at := range t.repeatsAt {
+		out = append(out, Duplicate{ID: id, First: t.firstAt[id], Repeats: append([]time.Time(nil), at...)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
 }
 
 // PoisonIDs returns the poison events' ids.

@@ -194,6 +194,9 @@ type run struct {
 
 	// Counted by the writers, the injectors and the drain.
 	writeRetries, kills, reconcilerKills, fires, fired, fireSkips atomic.Int64
+	// killLog is every kill, for the duplicates' causes.
+	killMu  sync.Mutex
+	killLog []killAt
 	// errs collects the first errors of background goroutines.
 	errMu sync.Mutex
 	errs  []error
@@ -446,6 +449,10 @@ func TestChaos(t *testing.T) {
 	if err := ro.check(); err != nil {
 		t.Error(err)
 	}
+	// A kill's repeat comes within the retried invocation: the function's
+	// timeout, the mapping's retry and the consumer's queue.
+	near, repeats := r.explainDuplicates(ctx, start, time.Duration(o.relayTimeout)*time.Second+30*time.Second)
+	t.Logf("duplicates: %d repeats, %d within reach of a kill; kills=%d bound=%d", repeats, near, res.Kills, res.DuplicateBound)
 	t.Log(r.contract)
 	if err := r.contract.check(); err != nil {
 		t.Error(err)
@@ -783,6 +790,7 @@ func (r *run) killer(ctx context.Context, stop <-chan struct{}) {
 			}
 			if killed {
 				r.kills.Add(1)
+				r.killed(relay)
 				nextRelay = ms.Counters.Invocations + r.o.killEvery
 			}
 		}
@@ -794,6 +802,7 @@ func (r *run) killer(ctx context.Context, stop <-chan struct{}) {
 			}
 			if killed {
 				r.reconcilerKills.Add(1)
+				r.killed(reconciler)
 				nextReconciler = fired + 3
 			}
 		}
