@@ -26,49 +26,55 @@ func (r *run) killed(function string) {
 	r.killMu.Unlock()
 }
 
-// lastKillBefore returns the latest kill at or before t and whether there
-// was one.
-func (r *run) lastKillBefore(t time.Time) (killAt, bool) {
+// killNear returns the kill nearest to t within [t-before, t+after],
+// before being the killed function's timeout, and whether there was one.
+func (r *run) killNear(t time.Time, before map[string]time.Duration, after time.Duration) (killAt, bool) {
 	r.killMu.Lock()
 	defer r.killMu.Unlock()
-	var last killAt
+	var best killAt
 	found := false
 	for _, k := range r.killLog {
-		if !k.at.After(t) && (!found || k.at.After(last.at)) {
-			last, found = k, true
+		if k.at.Before(t.Add(-before[k.function])) || k.at.After(t.Add(after)) {
+			continue
+		}
+		if !found || k.at.Sub(t).Abs() < best.at.Sub(t).Abs() {
+			best, found = k, true
 		}
 	}
-	return last, found
+	return best, found
 }
 
 // explainDuplicates logs, for the first duplicates, when the event was
-// received, the latest kill before each repeat and what the functions
-// logged about the event (a publish whose mark failed, a hold lost), and
-// counts how many
-// repeats came within window of a kill: those a kill between the
-// publish and the mark explains (the batch, or the reconciler's page, is
-// then published again). It returns that count and the repeats in all.
-func (r *run) explainDuplicates(ctx context.Context, start time.Time, window time.Duration) (nearKill, repeats int) {
+// received, the kill nearest to its first reception and what the
+// functions logged about the event (a publish whose mark failed, a hold
+// lost). A kill between the publish and the mark leaves the event pending:
+// the retried batch, or the reconciler once the item's hold ends (minutes
+// later, after failed holds), publishes it again. So a repeat is counted
+// as a kill's when a kill came within the killed function's timeout before
+// the first reception or shortly after it (the consumer's polling). It
+// returns that count and the repeats in all.
+func (r *run) explainDuplicates(ctx context.Context, start time.Time, timeouts map[string]time.Duration) (nearKill, repeats int) {
 	const shown = 20
+	rel := func(t time.Time) time.Duration { return t.Sub(start).Round(100 * time.Millisecond) }
 	for i, d := range r.tally.Duplicates(1 << 30) {
-		for _, at := range d.Repeats {
-			repeats++
-			k, ok := r.lastKillBefore(at)
-			near := ok && at.Sub(k.at) <= window && !k.at.Before(d.First.Add(-window))
-			if near {
-				nearKill++
-			}
-			if i >= shown {
-				continue
-			}
-			cause := "no kill before it"
-			if ok {
-				cause = fmt.Sprintf("the latest kill: %s at +%s, %s before", k.function, k.at.Sub(start).Round(100*time.Millisecond), at.Sub(k.at).Round(100*time.Millisecond))
-			}
-			r.t.Logf("duplicate %s: received at +%s, again at +%s; %s; logged: %s", d.ID,
-				d.First.Sub(start).Round(100*time.Millisecond), at.Sub(start).Round(100*time.Millisecond), cause,
-				strings.Join(r.logMentions(ctx, d.ID, start), "; "))
+		k, ok := r.killNear(d.First, timeouts, 10*time.Second)
+		repeats += len(d.Repeats)
+		if ok {
+			nearKill += len(d.Repeats)
 		}
+		if i >= shown {
+			continue
+		}
+		cause := "no kill near the first reception"
+		if ok {
+			cause = fmt.Sprintf("%s killed at +%s", k.function, rel(k.at))
+		}
+		again := make([]string, len(d.Repeats))
+		for j, at := range d.Repeats {
+			again[j] = "+" + rel(at).String()
+		}
+		r.t.Logf("duplicate %s: received at +%s, again at %s; %s; logged: %s", d.ID, rel(d.First),
+			strings.Join(again, ", "), cause, strings.Join(r.logMentions(ctx, d.ID, start), "; "))
 	}
 	return nearKill, repeats
 }
