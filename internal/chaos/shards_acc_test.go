@@ -35,7 +35,8 @@ type shardWatch struct {
 	parent map[string]string
 }
 
-// watch samples the stream's shards every interval until stop.
+// watch samples the stream's shards every interval until stop or ctx is
+// done.
 func (w *shardWatch) watch(ctx context.Context, stop <-chan struct{}, interval time.Duration) error {
 	for {
 		if err := w.sample(ctx); err != nil {
@@ -57,9 +58,6 @@ func (w *shardWatch) sample(ctx context.Context) error {
 	for {
 		out, err := w.streams.DescribeStream(ctx, in)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
 			return fmt.Errorf("describing the stream %s: %w", w.streamARN, err)
 		}
 		w.mu.Lock()
