@@ -71,7 +71,7 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 	find := allow("QueryPendingIndex", []string{"dynamodb:Query"}, IndexARN(r.TableARN, s.OutboxTable().PendingIndexName))
 	if s.Table.PendingIndexDisabled {
 		// Without the index, the table holds only undelivered items: the
-		// reconciler scans it, in segments sized by DescribeTable.
+		// reconciler scans it, in segments sized from DescribeTable.
 		find = allow("ScanOutboxTable", []string{"dynamodb:DescribeTable", "dynamodb:Scan"}, r.TableARN)
 	}
 	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{

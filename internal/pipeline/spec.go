@@ -320,13 +320,12 @@ func (s Spec) OutboxTable() outbox.Table {
 var (
 	// Lambda function names allow [A-Za-z0-9_-]; IAM role names are a
 	// superset. MaxNameLength leaves room for the longest suffix.
-	namePattern          = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
-	tableNamePattern     = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
-	busNamePattern       = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
-	busARNPattern        = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
-	topicARNPattern      = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
-	scheduleGroupPattern = regexp.MustCompile(`^[0-9a-zA-Z-_.]{1,64}$`)
-	schedulePattern      = regexp.MustCompile(`^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$`)
+	namePattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	tableNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+	busNamePattern   = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
+	busARNPattern    = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
+	topicARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+	schedulePattern  = regexp.MustCompile(`^(rate\(\d+ (minute|minutes|hour|hours|day|days)\)|cron\(.+\))$`)
 )
 
 // MaxNameLength is the longest Spec.Name: the longest component name
@@ -385,14 +384,6 @@ func (s Spec) Validate() error {
 	default:
 		return invalid("PublishedAction", `use "mark" or "delete"`, "is %q", s.PublishedAction)
 	}
-	if s.Table.PendingIndexDisabled {
-		switch {
-		case s.Table.Existing:
-			return invalidAgainst("Table.PendingIndexDisabled", []string{"Table.Existing"}, "keep the pending index on an adopted table: the application's own items would make a scan of it cost as much as the table", "is off for an adopted table")
-		case s.PublishedAction != config.ActionDelete:
-			return invalidAgainst("Table.PendingIndexDisabled", []string{"PublishedAction"}, `set the published action to "delete", so that the table holds only undelivered items, or keep the pending index`, "is off with the published action %q", s.PublishedAction)
-		}
-	}
 	if *s.PublishedTTL < 0 {
 		return invalid("PublishedTTL", "use a positive duration such as 720h, or 0 to keep published items", "is negative")
 	}
@@ -405,12 +396,6 @@ func (s Spec) Validate() error {
 		return invalid("Architecture", `use "arm64" or "x86_64"`, "is %q", s.Architecture)
 	}
 	if err := s.Relay.validate("Relay"); err != nil {
-		return err
-	}
-	if err := s.Controls.validate(); err != nil {
-		return err
-	}
-	if err := s.IAM.validate(); err != nil {
 		return err
 	}
 	if err := s.Mapping.validate(); err != nil {
@@ -434,11 +419,11 @@ func (s Spec) Validate() error {
 		if err := r.validateOverlap(); err != nil {
 			return err
 		}
-		if err := r.validateSchedule(); err != nil {
-			return err
-		}
 	}
 	if err := s.validateAlarms(); err != nil {
+		return err
+	}
+	if err := s.validateProvisioning(); err != nil {
 		return err
 	}
 	for k, v := range s.Tags {
@@ -514,12 +499,6 @@ func (s Spec) validateTable() error {
 		if len(a.name) > 255 || strings.ContainsAny(a.name, " \t\n") {
 			return invalid(a.field, "use 1 to 255 characters without spaces", "is %q", a.name)
 		}
-	}
-	switch k := s.Table.KMSKeyARN; {
-	case k != "" && s.Table.Existing:
-		return invalidAgainst("Table.KMSKeyARN", []string{"Table.Existing"}, "remove it: an adopted table keeps the encryption its owner chose", "is set for an adopted table")
-	case k != "" && !kmsKeyARNPattern.MatchString(k):
-		return invalid("Table.KMSKeyARN", `use a KMS key ARN such as "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"`, "is %q", k)
 	}
 	if len(t.PendingIndexName) < 3 || !tableNamePattern.MatchString(t.PendingIndexName) {
 		return invalid("Table.PendingIndexName", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.PendingIndexName)
@@ -610,19 +589,4 @@ func ReplacementFields(from, to Spec) []string {
 	add(to.Table.Existing && from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
 	add(from.Table.TTLAttribute != to.Table.TTLAttribute, "Table.TTLAttribute")
 	return fields
-}
-
-// validateSchedule checks the time zone, flexible window and group of the
-// schedule as EventBridge Scheduler does.
-func (r ReconcilerSpec) validateSchedule() error {
-	if _, err := time.LoadLocation(r.ScheduleTimezone); err != nil || r.ScheduleTimezone == "Local" {
-		return invalid("Reconciler.ScheduleTimezone", `use an IANA time zone such as "UTC" or "Europe/Paris"`, "is %q", r.ScheduleTimezone)
-	}
-	if m := r.FlexibleTimeWindowMinutes; m < 0 || m > 1440 {
-		return invalid("Reconciler.FlexibleTimeWindowMinutes", "use 1 to 1440 minutes, or 0 to run exactly on schedule", "is %d", m)
-	}
-	if !scheduleGroupPattern.MatchString(r.ScheduleGroup) {
-		return invalid("Reconciler.ScheduleGroup", "use 1 to 64 letters, digits, '-', '_' or '.', naming an existing schedule group", "is %q", r.ScheduleGroup)
-	}
-	return nil
 }

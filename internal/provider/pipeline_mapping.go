@@ -75,11 +75,15 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 			SortKeyPrefix: str(t.SortKeyPrefix),
 			TTLAttribute:  str(t.TTLAttribute),
 		}
+		s.Table.KMSKeyARN = str(t.KMSKeyARN)
 		s.Table.DeletionProtection = boolptr(t.DeletionProtection)
 		s.Table.PointInTimeRecovery = boolptr(t.PointInTimeRecovery)
 		if o.validating && s.Table.Existing && t.Name.IsUnknown() {
 			s.Table.Name = "unknown-until-apply"
 		}
+	}
+	if i := m.IAM; i != nil {
+		s.IAM = pipeline.IAMSpec{PermissionsBoundary: str(i.PermissionsBoundary), Path: str(i.Path)}
 	}
 	if p := m.PendingIndex; p != nil {
 		s.Table.PendingIndexName = str(p.Name)
@@ -271,13 +275,17 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 		PartitionKey: types.StringValue(s.Table.PartitionKey), SortKey: types.StringValue(s.Table.SortKey),
 		SortKeyPrefix: types.StringValue(s.Table.SortKeyPrefix), TTLAttribute: types.StringValue(ttl),
 		DeletionProtection: types.BoolValue(*s.Table.DeletionProtection), PointInTimeRecovery: types.BoolValue(*s.Table.PointInTimeRecovery),
+		KMSKeyARN: optString(s.Table.KMSKeyARN),
+	}
+	if s.IAM != d.IAM {
+		m.IAM = &IAMModel{PermissionsBoundary: optString(s.IAM.PermissionsBoundary), Path: types.StringValue(s.IAM.Path)}
 	}
 	if s.Table.Existing || s.Table.Name != d.Table.Name {
 		table.Name = types.StringValue(s.Table.Name)
 	}
 	if s.Table.Existing || s.Table.PartitionKey != d.Table.PartitionKey || s.Table.SortKey != d.Table.SortKey ||
 		s.Table.SortKeyPrefix != d.Table.SortKeyPrefix || ttl != d.Table.TTLAttribute || s.Table.Name != d.Table.Name ||
-		*s.Table.DeletionProtection != *d.Table.DeletionProtection || *s.Table.PointInTimeRecovery != *d.Table.PointInTimeRecovery {
+		*s.Table.DeletionProtection != *d.Table.DeletionProtection || *s.Table.PointInTimeRecovery != *d.Table.PointInTimeRecovery || s.Table.KMSKeyARN != "" {
 		m.Table = table
 	}
 
@@ -396,6 +404,9 @@ var fieldPaths = map[string]path.Path{
 	"Reconciler.FlexibleTimeWindowMinutes":    path.Root("reconciler").AtName("flexible_time_window_minutes"),
 	"Reconciler.ScheduleGroup":                path.Root("reconciler").AtName("schedule_group"),
 	"Tags":                                    path.Root("tags"),
+	"Table.KMSKeyARN":                         path.Root("table").AtName("kms_key_arn"),
+	"IAM.PermissionsBoundary":                 path.Root("iam").AtName("permissions_boundary"),
+	"IAM.Path":                                path.Root("iam").AtName("path"),
 	"Controls.TracingMode":                    path.Root("relay").AtName("tracing_mode"),
 	"Controls.KMSKeyARN":                      path.Root("relay").AtName("kms_key_arn"),
 	"Controls.LogFormat":                      path.Root("relay").AtName("logging").AtName("log_format"),

@@ -19,8 +19,9 @@ type PipelineResourceModel struct {
 	Reconciler   *ReconcilerModel   `tfsdk:"reconciler"`
 	DeadLetter   *DeadLetterModel   `tfsdk:"dead_letter"`
 	Alarms       *AlarmsModel       `tfsdk:"alarms"`
+	IAM          *IAMModel          `tfsdk:"iam"`
 
-	ForceDestroy types.Bool `tfsdk:"force_destroy"`
+	ForceDestroy types.Bool `tfsdk:"force_destroy" spec:"ForceDestroy"`
 
 	Tags     types.Map      `tfsdk:"tags"`
 	TagsAll  types.Map      `tfsdk:"tags_all"`
@@ -57,8 +58,9 @@ type TableModel struct {
 	SortKeyPrefix types.String `tfsdk:"sort_key_prefix"`
 	TTLAttribute  types.String `tfsdk:"ttl_attribute"`
 
-	DeletionProtection  types.Bool `tfsdk:"deletion_protection"`
-	PointInTimeRecovery types.Bool `tfsdk:"point_in_time_recovery"`
+	KMSKeyARN           types.String `tfsdk:"kms_key_arn" spec:"Table.KMSKeyARN"`
+	DeletionProtection  types.Bool   `tfsdk:"deletion_protection" spec:"Table.DeletionProtection"`
+	PointInTimeRecovery types.Bool   `tfsdk:"point_in_time_recovery" spec:"Table.PointInTimeRecovery"`
 }
 
 // TargetModel is the target block.
@@ -82,23 +84,23 @@ type RelayModel struct {
 	LogRetentionDays        types.Int64  `tfsdk:"log_retention_days"`
 	ReservedConcurrency     types.Int64  `tfsdk:"reserved_concurrency"`
 
-	TracingMode types.String         `tfsdk:"tracing_mode"`
-	KMSKeyARN   types.String         `tfsdk:"kms_key_arn"`
+	TracingMode types.String         `tfsdk:"tracing_mode" spec:"Controls.TracingMode"`
+	KMSKeyARN   types.String         `tfsdk:"kms_key_arn" spec:"Controls.KMSKeyARN"`
 	Logging     *RelayLoggingModel   `tfsdk:"logging"`
 	VPCConfig   *RelayVPCConfigModel `tfsdk:"vpc_config"`
 }
 
 // RelayLoggingModel is the relay.logging block.
 type RelayLoggingModel struct {
-	LogFormat           types.String `tfsdk:"log_format"`
-	ApplicationLogLevel types.String `tfsdk:"application_log_level"`
-	SystemLogLevel      types.String `tfsdk:"system_log_level"`
+	LogFormat           types.String `tfsdk:"log_format" spec:"Controls.LogFormat"`
+	ApplicationLogLevel types.String `tfsdk:"application_log_level" spec:"Controls.ApplicationLogLevel"`
+	SystemLogLevel      types.String `tfsdk:"system_log_level" spec:"Controls.SystemLogLevel"`
 }
 
 // RelayVPCConfigModel is the relay.vpc_config block.
 type RelayVPCConfigModel struct {
-	SubnetIDs        types.Set `tfsdk:"subnet_ids"`
-	SecurityGroupIDs types.Set `tfsdk:"security_group_ids"`
+	SubnetIDs        types.Set `tfsdk:"subnet_ids" spec:"Controls.SubnetIDs"`
+	SecurityGroupIDs types.Set `tfsdk:"security_group_ids" spec:"Controls.SecurityGroupIDs"`
 }
 
 // PublishedModel is the published block.
@@ -111,7 +113,7 @@ type PublishedModel struct {
 type PendingIndexModel struct {
 	Name    types.String `tfsdk:"name"`
 	Shards  types.Int64  `tfsdk:"shards"`
-	Enabled types.Bool   `tfsdk:"enabled"`
+	Enabled types.Bool   `tfsdk:"enabled" spec:"Table.PendingIndexDisabled"`
 }
 
 // ReconcilerModel is the reconciler block.
@@ -120,9 +122,9 @@ type ReconcilerModel struct {
 	ScheduleExpression types.String `tfsdk:"schedule_expression"`
 	MinAgeSeconds      types.Int64  `tfsdk:"min_age_seconds"`
 
-	ScheduleTimezone          types.String `tfsdk:"schedule_timezone"`
-	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes"`
-	ScheduleGroup             types.String `tfsdk:"schedule_group"`
+	ScheduleTimezone          types.String `tfsdk:"schedule_timezone" spec:"Reconciler.ScheduleTimezone"`
+	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes" spec:"Reconciler.FlexibleTimeWindowMinutes"`
+	ScheduleGroup             types.String `tfsdk:"schedule_group" spec:"Reconciler.ScheduleGroup"`
 	MemorySize                types.Int64  `tfsdk:"memory_size"`
 	Timeout                   types.Int64  `tfsdk:"timeout"`
 	LogRetentionDays          types.Int64  `tfsdk:"log_retention_days"`
@@ -143,4 +145,10 @@ type AlarmsModel struct {
 	OldestPendingAgeThresholdSeconds types.Int64  `tfsdk:"oldest_pending_age_threshold_seconds"`
 	EvaluationPeriods                types.Int64  `tfsdk:"evaluation_periods"`
 	TreatMissingData                 types.String `tfsdk:"treat_missing_data"`
+}
+
+// IAMModel is the iam block.
+type IAMModel struct {
+	PermissionsBoundary types.String `tfsdk:"permissions_boundary" spec:"IAM.PermissionsBoundary"`
+	Path                types.String `tfsdk:"path" spec:"IAM.Path"`
 }

@@ -192,6 +192,10 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 						MarkdownDescription: "Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table.",
 					},
+					"kms_key_arn": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "ARN of a customer managed KMS key that encrypts a dedicated table (`server_side_encryption` of `aws_dynamodb_table`); unset uses the AWS owned key. Changed in place. Not allowed on an adopted table.",
+					},
 					"point_in_time_recovery": schema.BoolAttribute{
 						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 						MarkdownDescription: "Point-in-time recovery (continuous backups) of a dedicated table. Ignored for an adopted table.",
@@ -342,6 +346,16 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						"a period times this number is at most one day. `dlq_not_empty` raises on the first message.", pipeline.DefaultAlarmEvaluationPeriods),
 					"treat_missing_data": optStringAttr("How `relay_errors`, `iterator_age` and `oldest_pending_age` treat periods without data: `notBreaching`, `breaching`, `ignore` or `missing`. "+
 						"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue.", pipeline.DefaultTreatMissingData),
+				},
+			},
+			"iam": schema.SingleNestedBlock{
+				MarkdownDescription: "Settings of every role the pipeline creates (relay, reconciler and scheduler roles).",
+				Attributes: map[string]schema.Attribute{
+					"permissions_boundary": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "ARN of a managed policy set as the permissions boundary of every role, as `aws_iam_role`'s `permissions_boundary`. It must allow what the roles' policies grant, or the functions fail. Changed in place.",
+					},
+					"path": optStringAttr("Path of every role, as `aws_iam_role`'s `path`. IAM cannot move a role: changing it recreates the roles in place of the old ones, and the functions and the schedule switch to them.", "/"),
 				},
 			},
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
@@ -538,6 +552,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(r.warnUndeliveredOnReplace(ctx, state)...)
 	}
 	plan.PendingIndexARN = plannedIndexARN(state, spec, plan.PendingIndexARN)
+	plannedMovedARNs(state, spec, &plan)
 	for _, c := range components {
 		if !reconcilerOn && contains(reconcilerComponents, c) {
 			continue
@@ -895,4 +910,18 @@ func stateAccount(state PipelineResourceModel) (pipeline.Account, error) {
 		}
 	}
 	return pipeline.Account{}, fmt.Errorf("no ARN with an account in the state: %w", err)
+}
+
+// plannedMovedARNs plans unknown the ARNs that a change made in place
+// alters: the roles' under a new IAM path, the schedule's in a new group.
+func plannedMovedARNs(state PipelineResourceModel, spec pipeline.Spec, plan *PipelineResourceModel) {
+	if arn := str(state.RelayRoleARN); arn != "" && !strings.Contains(arn, ":role"+spec.IAM.Path+pipeline.NamesFor(spec.Name).RelayRole) {
+		plan.RelayRoleARN = types.StringUnknown()
+		if !plan.ReconcilerRoleARN.IsNull() {
+			plan.ReconcilerRoleARN, plan.SchedulerRoleARN = types.StringUnknown(), types.StringUnknown()
+		}
+	}
+	if arn := str(state.ScheduleARN); arn != "" && !plan.ScheduleARN.IsNull() && !strings.Contains(arn, ":schedule/"+spec.Reconciler.ScheduleGroup+"/") {
+		plan.ScheduleARN = types.StringUnknown()
+	}
 }

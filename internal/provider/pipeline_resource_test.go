@@ -1197,6 +1197,22 @@ func TestAccPipeline_invalid(t *testing.T) {
 		{"p", `table { name = "" }`, `table.name is empty: remove it to use the default, or set a value`},
 		{"p", `pending_index { shards = 0 }`, `pending_index.shards is 0: use a value from 1 to 256`},
 		{"p", `dead_letter { message_retention_seconds = 30 }`, `dead_letter.message_retention_seconds is 30: use 60 to 1209600 seconds`},
+		{"p", `relay { tracing_mode = "On" }`, `relay.tracing_mode is "On": use "PassThrough" or "Active"`},
+		{"p", `relay {
+    logging { application_log_level = "DEBUG" }
+  }`, `relay.logging.application_log_level is set with the Text log format: set the log format to "JSON"`},
+		{"p", `relay {
+    vpc_config { subnet_ids = ["subnet-0a1"] }
+  }`, `relay.vpc_config.subnet_ids has 1 subnets and 0 security groups: set both subnet_ids and security_group_ids, or neither`},
+		{"p", `iam { path = "outbox" }`, `iam.path is "outbox": use a path that begins and ends with "/"`},
+		{"p", `iam { permissions_boundary = "boundary" }`, `iam.permissions_boundary is "boundary": use the ARN of a managed policy`},
+		{"p", `reconciler { schedule_timezone = "Mars/Olympus" }`, `reconciler.schedule_timezone is "Mars/Olympus": use an IANA time zone`},
+		{"p", `reconciler { flexible_time_window_minutes = 1441 }`, `reconciler.flexible_time_window_minutes is 1441: use 1 to 1440 minutes`},
+		{"p", `table {
+    existing    = true
+    name        = "app"
+    kms_key_arn = "arn:aws:kms:us-east-1:123456789012:key/abc"
+  }`, `table.kms_key_arn is set for an adopted table: remove it`},
 		{"p", `target {
     event_bus = "orders"
     topic_arn = "arn:aws:sns:us-east-1:123456789012:orders"

@@ -8,6 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -287,6 +290,118 @@ resource "terraform_data" "dependent" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
+			},
+		},
+	})
+}
+
+// TestAccPipeline_controls: IAM boundary and path, tracing, logging, KMS
+// keys, VPC and the schedule's time zone, window and group, applied,
+// read back without drift (every apply step ends with an empty plan), and
+// changed in place. The stack's enforcement of a boundary and of the VPC's
+// permissions is tested in internal/localaws/iam and internal/pipeline.
+func TestAccPipeline_controls(t *testing.T) {
+	e := newAccEnv(t)
+	if e.stack == nil {
+		t.Skip("the VPC, keys and boundary of this test exist only on the local stack")
+	}
+	name := e.name("controlled")
+	orders := e.name("acc-orders")
+	e.createAppTable(orders, "")
+	s := e.newBusSink("com.example.orders")
+	policy := func(name, doc string) string {
+		out, err := iam.NewFromConfig(e.cfg).CreatePolicy(e.ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return aws.ToString(out.Policy.Arn)
+	}
+	open := policy(e.name("open"), `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)
+	if _, err := scheduler.NewFromConfig(e.cfg).CreateScheduleGroup(e.ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String(e.name("ops"))}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.inventory()
+	key := "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+	controlled := func(boundary string) string {
+		return e.pipelineConfig(name, fmt.Sprintf(`
+  iam {
+    permissions_boundary = %q
+    path                 = "/outbox/"
+  }
+  table {
+    kms_key_arn = %q
+  }
+  relay {
+    architecture = "x86_64"
+    batch_size   = 10
+    tracing_mode = "Active"
+    kms_key_arn  = %q
+    logging {
+      log_format            = "JSON"
+      application_log_level = "DEBUG"
+      system_log_level      = "WARN"
+    }
+    vpc_config {
+      subnet_ids         = ["subnet-0a1", "subnet-0b2"]
+      security_group_ids = ["sg-0c3"]
+    }
+  }
+  reconciler {
+    schedule_expression          = "cron(0/5 * * * ? *)"
+    schedule_timezone            = "Europe/Paris"
+    flexible_time_window_minutes = 5
+    schedule_group               = %q
+  }`, boundary, key, key, e.name("ops")))
+	}
+	lc := lambda.NewFromConfig(e.cfg)
+	checkFunction := func(tracing, format string, subnets int) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			for _, fn := range []string{name + "-relay", name + "-reconciler"} {
+				out, err := lc.GetFunction(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)})
+				if err != nil {
+					return err
+				}
+				c := out.Configuration
+				n := 0
+				if c.VpcConfig != nil {
+					n = len(c.VpcConfig.SubnetIds)
+				}
+				if string(c.TracingConfig.Mode) != tracing || string(c.LoggingConfig.LogFormat) != format || n != subnets {
+					return fmt.Errorf("%s: tracing %s, log format %s, %d subnets; want %s, %s, %d", fn, c.TracingConfig.Mode, c.LoggingConfig.LogFormat, n, tracing, format, subnets)
+				}
+			}
+			return nil
+		}
+	}
+	table := outbox.Table{Name: name + "-outbox"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.checkDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				// IAM refuses a boundary that does not exist; nothing is left.
+				Config:      controlled("arn:aws:iam::000000000000:policy/no-such-boundary"),
+				ExpectError: regexp.MustCompile(`no-such-boundary\s+does\s+not\s+exist`),
+			},
+			{
+				Config: controlled(open),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_role_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:role/outbox/`+name+`-relay$`))),
+				},
+				Check: resource.ComposeTestCheckFunc(checkFunction("Active", "JSON", 2),
+					e.deliver(s, table, orders, 1, 3, "items marked PUBLISHED", publishedWithTTL("expiresAt"))),
+			},
+			{
+				Config: e.pipelineConfig(name, `
+  relay {
+    architecture = "x86_64"
+    batch_size   = 10
+  }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeTestCheckFunc(checkFunction("PassThrough", "Text", 0),
+					e.deliver(s, table, orders, 10, 3, "items marked PUBLISHED", publishedWithTTL("expiresAt"))),
 			},
 		},
 	})

@@ -7,8 +7,9 @@ locals {
 }
 
 resource "outbox_pipeline" "this" {
-  name = var.name
-  tags = var.tags
+  name          = var.name
+  tags          = var.tags
+  force_destroy = var.force_destroy
 
   table {
     existing        = var.table.existing

@@ -219,6 +219,13 @@ variable "subscriptions" {
 # Alarms
 ################################################################################
 
+variable "force_destroy" {
+  description = "Let destroy delete a dedicated table that still holds PENDING or FAILED events (they are lost). Without it, destroy fails with the counts: deliver them first with `outbox drain` and `outbox requeue`. Apply it before destroying."
+  type        = bool
+  default     = false
+  nullable    = false
+}
+
 variable "alarms" {
   description = "CloudWatch alarms on the pipeline (`<name>-dlq-not-empty`, `<name>-relay-errors`, `<name>-iterator-age`, `<name>-events-failed`, `<name>-environment-errors` and, with the reconciler, `<name>-oldest-pending-age` and the reconciler's own `-events-failed` and `-environment-errors`), notifying `sns_topic_arn` when set. On by default (`{}`): every state in which an event waits for a person raises one. `null` creates none; unset thresholds take the provider's defaults."
   type = object({

@@ -74,7 +74,8 @@ provider "outbox" {}
 
 resource "outbox_pipeline" "chaos" {
   name = var.name
-  # The table keeps the poison events, FAILED, when the suite ends.
+  # The suite injects poison events, which stay FAILED by design: the
+  # teardown deletes them with the table.
   force_destroy = true
 
   table {

@@ -742,7 +742,7 @@ func (s *Service) updateFunctionConfiguration(req *awsapi.Request, ref string) (
 		}
 		cfg.Role = *in.Role
 	}
-	ctl, cerr := cfg.controls.apply(in.controlsInput, in.LoggingConfig, cfg.LogFormat)
+	ctl, cerr := cfg.apply(in.controlsInput, in.LoggingConfig, cfg.LogFormat)
 	if cerr != nil {
 		return nil, cerr
 	}
