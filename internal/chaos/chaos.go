@@ -1,16 +1,19 @@
 // Package chaos proves the outbox under faults and load: a pipeline and a
 // subscription applied through Terraform on the local AWS stack, writers
 // committing events while the stack fails PutEvents calls and entries,
-// throttles the relay's writes, kills relay processes mid-invocation and
-// holds the stream mapping past the stream's retention; then every
-// committed event must reach the consumer, and every poison event must be
-// set aside as FAILED.
+// throttles the relay's writes, kills relay processes mid-invocation,
+// holds the stream mapping past the stream's retention, rolls the
+// stream's shards over, breaks the environment (the relay's permission,
+// the bus) and, while events are pending, changes the record contract
+// (table.sort_key_prefix, a lower pending_index.shards) with a second
+// apply; then every committed event must reach the consumer, none may be
+// stranded, and every poison event must be set aside as FAILED.
 //
 // The test (TestChaos) runs with TF_ACC=1: 2,000 events by default (make
 // test), 50,000 with make chaos. CHAOS_EVENTS and CHAOS_WRITERS change the
 // count and the number of writers. It ends with one line:
 //
-//	chaos: written=N delivered=N lost=0 duplicates=D failed_poison=P dlq=Q drain_s=S
+//	chaos: written=N delivered=N lost=0 duplicates=D kills=K stranded=0 failed_poison=P dlq=Q drain_s=S
 package chaos
 
 import (
@@ -28,13 +31,18 @@ type Tally struct {
 	written     map[string]struct{}
 	poison      map[string]struct{}
 	received    map[string]int
+	firstAt     map[string]time.Time
+	repeatsAt   map[string][]time.Time
 	receptions  int
 	lastReceive time.Time
 }
 
 // NewTally returns an empty Tally.
 func NewTally() *Tally {
-	return &Tally{written: map[string]struct{}{}, poison: map[string]struct{}{}, received: map[string]int{}}
+	return &Tally{
+		written: map[string]struct{}{}, poison: map[string]struct{}{}, received: map[string]int{},
+		firstAt: map[string]time.Time{}, repeatsAt: map[string][]time.Time{},
+	}
 }
 
 // Written records a committed (non-poison) event.
@@ -55,6 +63,11 @@ func (t *Tally) Poison(id string) {
 func (t *Tally) Received(id string, at time.Time) {
 	t.mu.Lock()
 	t.received[id]++
+	if t.received[id] == 1 {
+		t.firstAt[id] = at
+	} else {
+		t.repeatsAt[id] = append(t.repeatsAt[id], at)
+	}
 	t.receptions++
 	if at.After(t.lastReceive) {
 		t.lastReceive = at
@@ -80,6 +93,29 @@ func (t *Tally) Progress() (written, delivered int) {
 		}
 	}
 	return len(t.written), delivered
+}
+
+// Duplicate is an event received more than once: when first, and when
+// again.
+type Duplicate struct {
+	ID      string
+	First   time.Time
+	Repeats []time.Time
+}
+
+// Duplicates returns up to n of the events received more than once, by id.
+func (t *Tally) Duplicates(n int) []Duplicate {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Duplicate, 0, len(t.repeatsAt))
+	for id, at := range t.repeatsAt {
+		out = append(out, Duplicate{ID: id, First: t.firstAt[id], Repeats: append([]time.Time(nil), at...)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
 }
 
 // PoisonIDs returns the poison events' ids.

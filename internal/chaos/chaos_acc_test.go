@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -65,10 +67,11 @@ type options struct {
 // timeout, and writers paced at sustainedRate.
 const largeRun = 10000
 
-// sustainedRate is the write rate, in events per second, that the local
-// stack relays on two cores with the faults on (make chaos measures it);
-// writing faster only grows the backlog the drain must clear.
-const sustainedRate = 100
+// sustainedRate is the pace of the writers, in events per second: about
+// what the local stack takes on two cores with the faults on (make chaos
+// wrote its 50,000 events at about 190 a second on average); writing
+// faster only grows the backlog the drain must clear.
+const sustainedRate = 300
 
 func envInt(t *testing.T, name string, def int) int {
 	t.Helper()
@@ -148,6 +151,7 @@ func acc(t *testing.T) string {
 // outputs of testdata/main.tf.
 type outputs struct {
 	TableName         string `json:"table_name"`
+	StreamARN         string `json:"stream_arn"`
 	RelayFunctionName string `json:"relay_function_name"`
 	MappingUUID       string `json:"event_source_mapping_uuid"`
 	DeadLetterURL     string `json:"dead_letter_queue_url"`
@@ -183,12 +187,17 @@ type run struct {
 	// pipelineName is the name of the pipeline under test.
 	pipelineName string
 	out          outputs
-	table        outbox.Table
-	w            *outbox.Writer
-	tally        *Tally
+	// table is the outbox table; the record contract's prefix and shard
+	// count are those of contract, which changes mid-run.
+	table    outbox.Table
+	contract *contractChange
+	tally    *Tally
 
 	// Counted by the writers, the injectors and the drain.
 	writeRetries, kills, reconcilerKills, fires, fired, fireSkips atomic.Int64
+	// killLog is every kill, for the duplicates' causes.
+	killMu  sync.Mutex
+	killLog []killAt
 	// errs collects the first errors of background goroutines.
 	errMu sync.Mutex
 	errs  []error
@@ -235,6 +244,8 @@ func TestChaos(t *testing.T) {
 
 	stack := localawstest.Start(t, func(so *localaws.Options) {
 		so.StreamRetention = retention
+		so.StreamShards = streamShards
+		so.StreamShardLifetime = shardLifetime
 	})
 	ctl := localawstest.Control(stack)
 	cfg := clientConfig(stack)
@@ -297,14 +308,40 @@ func TestChaos(t *testing.T) {
 	if err := json.Unmarshal(b, &r.out); err != nil {
 		t.Fatalf("decoding the outputs: %v", err)
 	}
-	if r.out.TableName == "" || r.out.MappingUUID == "" || r.out.ConsumerQueueURL == "" || r.out.ScheduleARN == "" || r.out.ReconcilerARN == "" {
+	if r.out.TableName == "" || r.out.StreamARN == "" || r.out.MappingUUID == "" || r.out.ConsumerQueueURL == "" || r.out.ScheduleARN == "" || r.out.ReconcilerARN == "" {
 		t.Fatalf("outputs = %+v", r.out)
 	}
 	t.Logf("applied in %s: %+v", time.Since(applyStart).Round(time.Second), r.out)
 	r.table = outbox.Table{Name: r.out.TableName, Layout: outbox.LayoutShared}.WithDefaults()
-	if r.w, err = outbox.NewWriter(r.ddb, r.table); err != nil {
+	if r.contract, err = newContractChange(r.ddb, r.table); err != nil {
 		t.Fatal(err)
 	}
+	changeContract := func(ctx context.Context) error {
+		changed := append(slices.Clone(vars), r.contract.vars()...)
+		if err := tfr.Apply(ctx, changed...); err != nil {
+			return err
+		}
+		vars = changed
+		return nil
+	}
+
+	// The stream's shards are watched until the pipeline is quiescent.
+	shards := &shardWatch{streams: dynamodbstreams.NewFromConfig(cfg), streamARN: r.out.StreamARN}
+	stopWatch := make(chan struct{})
+	var watching sync.WaitGroup
+	watching.Go(func() {
+		if err := shards.watch(ctx, stopWatch, 2*time.Second); err != nil && ctx.Err() == nil {
+			r.fail(err)
+		}
+	})
+	defer func() {
+		select {
+		case <-stopWatch:
+		default:
+			close(stopWatch)
+		}
+		watching.Wait()
+	}()
 
 	// The consumer runs until the pipeline is quiescent.
 	consumeCtx, stopConsumers := context.WithCancel(ctx)
@@ -329,13 +366,14 @@ func TestChaos(t *testing.T) {
 		writers.Go(func() { r.write(ctx, i, start, &next) })
 	}
 	writers.Go(func() { r.writePoison(ctx, start) })
-	writers.Go(func() { r.environmentChaos(ctx, start) })
-	go func() { writers.Wait(); close(writersDone) }()
+	writers.Go(func() { r.contract.run(ctx, r, start, changeContract) })
+	var wroteIn time.Duration
+	go func() { writers.Wait(); wroteIn = time.Since(start); close(writersDone) }()
 
 	faults := r.chaos(ctx, start, writersDone)
 	written, _ := r.tally.Progress()
 	t.Logf("wrote %d events and %d poison events in %s (%d write retries); faults held %s",
-		written, len(r.tally.PoisonIDs()), time.Since(start).Round(time.Second), r.writeRetries.Load(), time.Since(start).Round(time.Second))
+		written, len(r.tally.PoisonIDs()), wroteIn.Round(time.Second), r.writeRetries.Load(), time.Since(start).Round(time.Second))
 
 	// Every fault must have happened, or the run proves nothing.
 	var notFired []string
@@ -374,6 +412,8 @@ func TestChaos(t *testing.T) {
 	quiet, drainErr := r.drain(ctx, cleared)
 	stopConsumers()
 	consumers.Wait()
+	close(stopWatch)
+	watching.Wait()
 
 	res := r.tally.Result()
 	res.Drain = quiet.Sub(cleared)
@@ -400,8 +440,25 @@ func TestChaos(t *testing.T) {
 	line := res.Line()
 	t.Log(line)
 	fmt.Println(line)
-	if ms, err := ctl.MappingStatus(ctx, r.out.MappingUUID); err == nil {
-		t.Logf("mapping counters: %+v", ms.Counters)
+	ms, err = ctl.MappingStatus(ctx, r.out.MappingUUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("mapping counters: %+v", ms.Counters)
+	ro := shards.result(ms)
+	t.Logf("stream: %s", ro)
+	if err := ro.check(); err != nil {
+		t.Error(err)
+	}
+	// A kill comes within the invocation that published: within the
+	// function's timeout (testdata/main.tf) of the first reception.
+	near, repeats := r.explainDuplicates(ctx, start, map[string]time.Duration{
+		r.out.RelayFunctionName: time.Duration(o.relayTimeout) * time.Second, r.out.reconcilerName(): time.Minute,
+	})
+	t.Logf("duplicates: %d repeats, %d of events first received near a kill; kills=%d bound=%d", repeats, near, res.Kills, res.DuplicateBound)
+	t.Log(r.contract)
+	if err := r.contract.check(); err != nil {
+		t.Error(err)
 	}
 	t.Logf("kills=%d reconciler_kills=%d reconciler_fires=%d fires_skipped_while_running=%d write_retries=%d",
 		r.kills.Load(), r.reconcilerKills.Load(), r.fires.Load(), r.fireSkips.Load(), r.writeRetries.Load())
@@ -459,6 +516,15 @@ func (r *run) write(ctx context.Context, writer int, start time.Time, next *atom
 		if n >= int64(r.o.events) {
 			return
 		}
+		if n >= int64(r.o.events)*3/4 {
+			// The last quarter waits for the new contract, so that both
+			// are written whatever the apply takes.
+			select {
+			case <-r.contract.switched:
+			case <-ctx.Done():
+				return
+			}
+		}
 		if !sleepUntil(ctx, start.Add(time.Duration(n)*r.o.writeFor/time.Duration(r.o.events))) {
 			return
 		}
@@ -478,12 +544,14 @@ func (r *run) write(ctx context.Context, writer int, start time.Time, next *atom
 			ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced",
 			Detail: json.RawMessage(fmt.Sprintf(`{"orderId":%q,"n":%d}`, pk, n)),
 		}
-		committed := r.commit(ctx, pk, r.table.SortKeyFor(id), func() error {
-			_, err := r.w.Write(ctx, []ddbtypes.TransactWriteItem{order}, ev)
+		c := r.contract.current.Load()
+		committed := r.commit(ctx, pk, c.table.SortKeyFor(id), func() error {
+			_, err := c.w.Write(ctx, []ddbtypes.TransactWriteItem{order}, ev)
 			return err
 		})
 		if committed {
 			r.tally.Written(id)
+			r.contract.committed(c)
 		}
 	}
 }
@@ -547,7 +615,8 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 		}
 		id := newID()
 		pk := fmt.Sprintf("ORDER#poison-%03d", i)
-		put, _, err := r.w.Put(outbox.Event{ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)})
+		c := r.contract.current.Load()
+		put, _, err := c.w.Put(outbox.Event{ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)})
 		if err != nil {
 			r.fail(err)
 			return
@@ -584,15 +653,16 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 				return err
 			}
 		}
-		if r.commit(ctx, pk, r.table.SortKeyFor(id), write) {
+		if r.commit(ctx, pk, c.table.SortKeyFor(id), write) {
 			r.tally.Poison(id)
 		}
 	}
 }
 
-// chaos injects the faults from start until the writers are done and the
+// chaos injects the faults from start until the writers are done, the
 // mapping has been held past the stream's retention at least once, with a
-// spell of faults after each resume. It returns the fault rules as they
+// spell of faults after each resume, and the environment's faults, from
+// the first resume, have been played. It returns the fault rules as they
 // stand before clearing, with how often each fired.
 func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan struct{}) []control.FaultRule {
 	rules := []control.FaultRule{
@@ -630,6 +700,20 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 		}
 		r.fireLoop(ctx, stop, 4*time.Second)
 	})
+	environmentDone := make(chan struct{})
+	go func() {
+		defer close(environmentDone)
+		// The spells wait for the record contract's apply too, which
+		// would otherwise put the relay's policy back in their midst.
+		for _, ch := range []<-chan struct{}{resumed, r.contract.switched} {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			}
+		}
+		r.environmentChaos(ctx, time.Now())
+	}()
 
 	// Hold the mapping past the retention, resume, let the faults work on
 	// the backlog; again while the writers write.
@@ -663,7 +747,11 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 		}
 		break
 	}
+	if firstResume {
+		close(resumed)
+	}
 	<-writersDone
+	<-environmentDone
 	faults, err := r.ctl.Faults(ctx)
 	if err != nil {
 		r.fail(err)
@@ -705,6 +793,7 @@ func (r *run) killer(ctx context.Context, stop <-chan struct{}) {
 			}
 			if killed {
 				r.kills.Add(1)
+				r.killed(relay)
 				nextRelay = ms.Counters.Invocations + r.o.killEvery
 			}
 		}
@@ -716,6 +805,7 @@ func (r *run) killer(ctx context.Context, stop <-chan struct{}) {
 			}
 			if killed {
 				r.reconcilerKills.Add(1)
+				r.killed(reconciler)
 				nextReconciler = fired + 3
 			}
 		}
@@ -924,7 +1014,7 @@ func (r *run) busy(ctx context.Context) (string, error) {
 // pendingInIndex counts the items in every shard of the pending index.
 func (r *run) pendingInIndex(ctx context.Context) (int, error) {
 	total := 0
-	for shard := range r.table.PendingShards {
+	for shard := range r.contract.pendingShards() {
 		q := r.table.PendingQuery(shard, time.Now().Add(24*time.Hour))
 		q.Select = ddbtypes.SelectCount
 		p := dynamodb.NewQueryPaginator(r.ddb, q)
@@ -960,19 +1050,25 @@ func (r *run) queueDepth(ctx context.Context, url string) (int, error) {
 	return n, nil
 }
 
-// settled scans the table's outbox items: the FAILED ones (id → reason)
-// and how many are still PENDING.
+// settled scans the table's outbox items, of either record contract: the
+// FAILED ones (id → reason) and how many are still PENDING.
 func (r *run) settled(ctx context.Context) (failed map[string]string, pending int, err error) {
 	failed = map[string]string{}
+	values := map[string]ddbtypes.AttributeValue{
+		":failed":  &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusFailed)},
+		":pending": &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusPending)},
+	}
+	var prefixes []string
+	for i, c := range r.contract.all() {
+		name := ":prefix" + strconv.Itoa(i)
+		values[name] = &ddbtypes.AttributeValueMemberS{Value: c.table.SortKeyPrefix}
+		prefixes = append(prefixes, "begins_with(#sk, "+name+")")
+	}
 	p := dynamodb.NewScanPaginator(r.ddb, &dynamodb.ScanInput{
-		TableName:                aws.String(r.table.Name),
-		FilterExpression:         aws.String("begins_with(#sk, :prefix) AND #status IN (:failed, :pending)"),
-		ExpressionAttributeNames: map[string]string{"#sk": r.table.SortKey, "#status": outbox.AttrStatus},
-		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{
-			":prefix":  &ddbtypes.AttributeValueMemberS{Value: r.table.SortKeyPrefix},
-			":failed":  &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusFailed)},
-			":pending": &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusPending)},
-		},
+		TableName:                 aws.String(r.table.Name),
+		FilterExpression:          aws.String("(" + strings.Join(prefixes, " OR ") + ") AND #status IN (:failed, :pending)"),
+		ExpressionAttributeNames:  map[string]string{"#sk": r.table.SortKey, "#status": outbox.AttrStatus},
+		ExpressionAttributeValues: values,
 	})
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
@@ -985,7 +1081,10 @@ func (r *run) settled(ctx context.Context) (failed map[string]string, pending in
 				pending++
 				continue
 			}
-			id := strings.TrimPrefix(stringAttr(item, r.table.SortKey), r.table.SortKeyPrefix)
+			id := stringAttr(item, r.table.SortKey)
+			for _, c := range r.contract.all() {
+				id = strings.TrimPrefix(id, c.table.SortKeyPrefix)
+			}
 			failed[id] = stringAttr(item, outbox.AttrLastError)
 		}
 	}

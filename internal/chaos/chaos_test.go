@@ -36,6 +36,13 @@ func TestTallyResult(t *testing.T) {
 	if r := tl.Result(); r.PoisonDelivered != 1 || r.Duplicates != 1 {
 		t.Errorf("after a poison delivery: %+v", r)
 	}
+	dups := tl.Duplicates(10)
+	if len(dups) != 1 || dups[0].ID != "a" || !dups[0].First.Equal(at) || len(dups[0].Repeats) != 1 || !dups[0].Repeats[0].Equal(at.Add(time.Second)) {
+		t.Errorf("duplicates = %+v, want a, first at %v, again a second later", dups, at)
+	}
+	if got := tl.Duplicates(0); len(got) != 0 {
+		t.Errorf("Duplicates(0) = %+v", got)
+	}
 }
 
 func TestResultCheck(t *testing.T) {

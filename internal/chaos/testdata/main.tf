@@ -58,6 +58,18 @@ variable "reconciler_min_age_seconds" {
   default     = 10
 }
 
+variable "sort_key_prefix" {
+  description = "Prefix of the outbox items' sort keys (the record contract); the suite changes it mid-run."
+  type        = string
+  default     = "OUTBOX#"
+}
+
+variable "pending_shards" {
+  description = "Shards of the pending index; the suite lowers it mid-run."
+  type        = number
+  default     = 16
+}
+
 provider "outbox" {}
 
 resource "outbox_pipeline" "chaos" {
@@ -65,6 +77,14 @@ resource "outbox_pipeline" "chaos" {
   # The suite injects poison events, which stay FAILED by design: the
   # teardown deletes them with the table.
   force_destroy = true
+
+  table {
+    sort_key_prefix = var.sort_key_prefix
+  }
+
+  pending_index {
+    shards = var.pending_shards
+  }
 
   relay {
     architecture           = "x86_64"
@@ -99,6 +119,10 @@ resource "outbox_subscription" "consumer" {
 
 output "table_name" {
   value = outbox_pipeline.chaos.table_name
+}
+
+output "stream_arn" {
+  value = outbox_pipeline.chaos.stream_arn
 }
 
 output "relay_function_name" {
