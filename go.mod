@@ -24,9 +24,10 @@ require (
 	github.com/hashicorp/terraform-plugin-framework-timeouts v0.7.0
 	github.com/hashicorp/terraform-plugin-framework-validators v0.19.0
 	github.com/hashicorp/terraform-plugin-go v0.31.0
+	github.com/hashicorp/terraform-plugin-log v0.10.0
 	github.com/hashicorp/terraform-plugin-testing v1.16.0
 	github.com/oklog/ulid/v2 v2.1.2
-	github.com/outboxkit/terraform-provider-outbox/outbox v0.0.0-20261201102054-5e782c5cc860
+	github.com/outboxkit/terraform-provider-outbox/outbox v0.0.0-20261201111810-ea0f023ca803
 	github.com/outboxkit/terraform-provider-outbox/third_party/minidyn v0.0.0-20261201103733-f99a7fd49be7
 	golang.org/x/image v0.38.0
 	golang.org/x/mod v0.35.0
@@ -77,7 +78,6 @@ require (
 	github.com/hashicorp/terraform-exec v0.25.1 // indirect
 	github.com/hashicorp/terraform-json v0.27.3-0.20260213134036-298b8f6b673a // indirect
 	github.com/hashicorp/terraform-plugin-docs v0.25.0 // indirect
-	github.com/hashicorp/terraform-plugin-log v0.10.0 // indirect
 	github.com/hashicorp/terraform-plugin-sdk/v2 v2.40.0 // indirect
 	github.com/hashicorp/terraform-registry-address v0.4.0 // indirect
 	github.com/hashicorp/terraform-svchost v0.2.1 // indirect
