@@ -12,6 +12,13 @@ import (
 // larger of the old and new item (plus the same in each index the item is
 // or was in), a strongly consistent read one unit per started 4 KB
 // (half for eventually consistent reads), and transactions cost double.
+//
+// Index writes made by a transaction are doubled too. No AWS document
+// settles that: the developer guide says a transaction makes two underlying
+// writes of every item (prepare and commit), and that a write also writes
+// the table's indexes, but not whether an index's write is billed once or
+// twice. The stack takes the upper figure; the performance report and the
+// costs guide give both.
 type consumed struct {
 	order  []string
 	tables map[string]*tableUnits
