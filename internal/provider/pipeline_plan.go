@@ -29,6 +29,18 @@ type planInputs struct {
 
 func (in planInputs) reconcilerOn() bool { return !in.reconcilerKnown || !in.spec.Reconciler.Disabled }
 
+// noReconcilerWarning says, for a plan without the reconciler, which events
+// can then never be delivered.
+func (in planInputs) noReconcilerWarning() diag.Diagnostics {
+	var diags diag.Diagnostics
+	if !in.reconcilerOn() {
+		diags.AddAttributeWarning(path.Root("reconciler").AtName("enabled"), "The outbox pipeline has no reconciler",
+			"Without the reconciler, some events can never be delivered: records trimmed from the stream after its 24-hour retention (a mapping paused or failing that long), "+
+				"and the events of batches that ran out of retries and went to the dead-letter queue. They stay PENDING in the table until the reconciler is enabled again.")
+	}
+	return diags
+}
+
 // ModifyPlan computes what is known at plan time (the names and ARNs that
 // follow from name, merged tags, the relay package's checksum, the target's
 // ARN, the writer's settings), plans replacements that AWS cannot apply in
@@ -68,11 +80,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if in.account.ID == "" {
 		in.account = r.callerAccount()
 	}
-	if !in.reconcilerOn() {
-		resp.Diagnostics.AddAttributeWarning(path.Root("reconciler").AtName("enabled"), "The outbox pipeline has no reconciler",
-			"Without the reconciler, some events can never be delivered: records trimmed from the stream after its 24-hour retention (a mapping paused or failing that long), "+
-				"and the events of batches that ran out of retries and went to the dead-letter queue. They stay PENDING in the table until the reconciler is enabled again.")
-	}
+	resp.Diagnostics.Append(in.noReconcilerWarning()...)
 	r.planPackage(&plan, in, &resp.Diagnostics)
 	in.planComputedStrings(&plan)
 	in.planAlarmARNs(&plan)

@@ -8,9 +8,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -61,5 +64,34 @@ func TestWarnUndeliveredOnReplace(t *testing.T) {
 	state.Table = &TableModel{Existing: types.BoolValue(true)}
 	if diags := r.warnUndeliveredOnReplace(ctx, state); len(diags) != 0 {
 		t.Fatalf("an adopted table, which a replacement keeps, warns: %v", diags)
+	}
+}
+
+// TestNoReconcilerWarning: a plan without the reconciler warns, on
+// reconciler.enabled, which events can then never be delivered; a plan with
+// it, or one where it is not known yet, does not.
+func TestNoReconcilerWarning(t *testing.T) {
+	t.Parallel()
+	off := planInputs{reconcilerKnown: true, spec: pipeline.Spec{Reconciler: pipeline.ReconcilerSpec{Disabled: true}}}
+	diags := off.noReconcilerWarning()
+	if len(diags) != 1 || diags.WarningsCount() != 1 {
+		t.Fatalf("without the reconciler: %v, want one warning", diags)
+	}
+	w, ok := diags[0].(diag.DiagnosticWithPath)
+	if !ok || !w.Path().Equal(path.Root("reconciler").AtName("enabled")) {
+		t.Errorf("the warning is not on reconciler.enabled: %v", diags[0])
+	}
+	for _, want := range []string{"24-hour retention", "dead-letter queue"} {
+		if !strings.Contains(diags[0].Detail(), want) {
+			t.Errorf("the warning does not name %q: %s", want, diags[0].Detail())
+		}
+	}
+	for name, in := range map[string]planInputs{
+		"with the reconciler": {reconcilerKnown: true},
+		"not known yet":       {spec: pipeline.Spec{Reconciler: pipeline.ReconcilerSpec{Disabled: true}}},
+	} {
+		if d := in.noReconcilerWarning(); len(d) != 0 {
+			t.Errorf("%s: %v, want no warning", name, d)
+		}
 	}
 }
