@@ -253,6 +253,7 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 			items[i].Skip = "no longer pending, held by another invocation, or gone"
 		default:
 			items[i] = batch.ParsePending(r.Table, h.Item)
+			items[i].Held = true
 		}
 	}
 	return items

@@ -1,6 +1,7 @@
 // Package store is the relay's access to the outbox table. It reads the
 // current items of a batch (one consistent BatchGetItem per 100 keys), holds
-// items before publishing them, records what became of published events (it
+// items before publishing them (and releases them when publishing fails),
+// records what became of published events (it
 // marks items PUBLISHED or FAILED with the conditional updates of package
 // outbox, or deletes them with BatchWriteItem) and gives the pending index
 // keys to items that lack them. Every request of a batch runs in parallel,
@@ -115,6 +116,16 @@ func (s *Store) MarkFailed(ctx context.Context, records []outbox.Record, reasons
 	now := s.now()
 	return s.update(ctx, len(records), func(i int) *dynamodb.UpdateItemInput {
 		return s.Table.MarkFailed(records[i], truncate(reasons[i], maxReasonBytes), now)
+	})
+}
+
+// Release gives back each record's hold (outbox.Table.Release), taken by
+// this invocation until the record's NextAttemptAt, when publishing the
+// event failed: the hold ends and the attempt is not counted. An item no
+// longer under that hold is left as it is. It returns one error per record.
+func (s *Store) Release(ctx context.Context, records []outbox.Record) []error {
+	return s.update(ctx, len(records), func(i int) *dynamodb.UpdateItemInput {
+		return s.Table.Release(records[i], time.UnixMilli(records[i].NextAttemptAt))
 	})
 }
 
