@@ -40,8 +40,9 @@ const (
 
 // HoldPolicy says how long a relay holds an item it takes to publish
 // (outbox.Table.Hold): long enough to publish and mark it, and, as the item
-// keeps failing, longer: the hold is the item's backoff. The zero value
-// means the defaults.
+// keeps failing, longer: the hold is the item's backoff. A first hold ends
+// with the holder's invocation (UntilWithin). The zero value means the
+// defaults.
 type HoldPolicy struct {
 	// Base is the hold of an item's first attempt; it doubles with every
 	// attempt recorded on the item.
@@ -67,6 +68,19 @@ func (p HoldPolicy) Until(now time.Time, attempts int) time.Time {
 		}
 	}
 	return now.Add(d)
+}
+
+// UntilWithin is Until for a hold taken by an invocation that ends at ctx's
+// deadline: a first hold (no attempt recorded) ends then at the latest, as
+// after it the holder can publish nothing, so that the hold of a holder
+// that died does not keep the event's next try waiting past it. Later
+// holds, the backoff of an event published but not marked, are Until's.
+func (p HoldPolicy) UntilWithin(ctx context.Context, now time.Time, attempts int) time.Time {
+	until := p.Until(now, attempts)
+	if deadline, ok := ctx.Deadline(); ok && attempts <= 0 && deadline.Before(until) {
+		return deadline
+	}
+	return until
 }
 
 // DynamoDBAPI is the part of the DynamoDB client the store uses.
