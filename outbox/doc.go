@@ -67,8 +67,12 @@
 // (Table.Hold): nextAttemptAt (Unix milliseconds) is set to the end of the
 // hold and attempts grows by one, on the condition that the item is pending
 // and not held. Of two invocations that see an event, only one publishes
-// it. The hold grows with attempts, so an item whose publishing or marking
-// keeps failing is tried again later each time. Writers never set either.
+// it. The hold grows with attempts, so an item whose marking keeps failing
+// after it was published is tried again later each time. When publishing
+// itself fails, the holder releases the item (Table.Release): nextAttemptAt
+// is removed and attempts falls back by one, on the condition that the item
+// is pending and still under that hold, so the event's next try is not kept
+// out by a hold and is not counted. Writers never set either.
 //
 // # Without the pending index
 //

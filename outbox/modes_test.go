@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,16 @@ func TestHoldAndPendingKeys(t *testing.T) {
 	}
 	if h.ReturnValues != types.ReturnValueAllNew {
 		t.Error("the hold does not return the item")
+	}
+	rel := table.Release(r, at.Add(time.Minute))
+	if got := rel.ExpressionAttributeValues[":held"].(*types.AttributeValueMemberN).Value; got != "65000" {
+		t.Errorf("release of the hold until %s, want 65000", got)
+	}
+	if got := *rel.ConditionExpression; !strings.Contains(got, "#next = :held") || !strings.Contains(got, "#status = :pending") {
+		t.Errorf("release applies to more than its own hold of a pending item: %s", got)
+	}
+	if got := rel.ExpressionAttributeValues[":minusOne"].(*types.AttributeValueMemberN).Value; got != "-1" || !strings.Contains(*rel.UpdateExpression, "REMOVE #next ADD #attempts :minusOne") {
+		t.Errorf("release does not end the hold and uncount the attempt: %s (%s)", *rel.UpdateExpression, got)
 	}
 	k := table.AddPendingKeys(r)
 	if got := k.ExpressionAttributeValues[":since"].(*types.AttributeValueMemberN).Value; got != "1000" {

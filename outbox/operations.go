@@ -183,8 +183,10 @@ func (t Table) CurrentItems(records []Record) *dynamodb.BatchGetItemInput {
 // a failed condition the item as it is, to tell a held item from a settled
 // or missing one.
 //
-// The hold is also the backoff: when publishing or marking fails, the item
-// stays held until until, and no reconciler run publishes it again before.
+// The hold is also the backoff when marking fails: an event published but
+// not recorded stays held until until, and no reconciler run publishes it
+// again before. When publishing itself fails, the holder releases the item
+// instead (Release), so that its retries are not kept out by its own hold.
 //
 // With the pending index, the hold also gives an item that lacks them the
 // pending index keys (if_not_exists: an item that has them is not
@@ -216,6 +218,28 @@ func (t Table) Hold(r Record, now, until time.Time) *dynamodb.UpdateItemInput {
 		in.ExpressionAttributeValues[":since"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(r.OccurredAt.UnixMilli(), 10)}
 	}
 	return in
+}
+
+// Release returns the update by which a relay gives back the hold it took
+// (Hold, until heldUntil) when publishing the event failed, so that nothing
+// was published: the hold ends (nextAttemptAt is removed) and the attempt
+// is not counted (attempts falls by one). It applies only to a pending item
+// still under that very hold, so that it never ends another relay's hold.
+func (t Table) Release(r Record, heldUntil time.Time) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName:           aws.String(t.Name),
+		Key:                 t.Key(r),
+		UpdateExpression:    aws.String("REMOVE #next ADD #attempts :minusOne"),
+		ConditionExpression: aws.String("#status = :pending AND #next = :held"),
+		ExpressionAttributeNames: map[string]string{
+			"#status": AttrStatus, "#next": AttrNextAttemptAt, "#attempts": AttrAttempts,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pending":  &types.AttributeValueMemberS{Value: string(StatusPending)},
+			":held":     &types.AttributeValueMemberN{Value: strconv.FormatInt(heldUntil.UnixMilli(), 10)},
+			":minusOne": &types.AttributeValueMemberN{Value: "-1"},
+		},
+	}
 }
 
 // Held reports whether r's item is held by a relay at now.

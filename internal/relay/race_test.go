@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -295,4 +296,88 @@ func TestHeldItemStaysFindable(t *testing.T) {
 	if err != nil || rep.Published != 1 {
 		t.Errorf("reconcile after the hold: %+v, %v; want the event published", rep, err)
 	}
+}
+
+// TestStreamReleasesHoldWhenPublishingFails: a lagging stream invocation
+// holds old items before publishing them. When publishing an event fails
+// (here, the role may not put events), nothing was published, so the
+// invocation gives its hold back without counting the attempt, in the
+// writing wave: the mapping's retry of the record publishes it at once.
+// When the event was published but marking it failed, the hold stays, as
+// the item's backoff.
+func TestStreamReleasesHoldWhenPublishingFails(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, config.ActionMark), now)
+	records := relaytest.Records(table, 3, 32)
+	h.fake.PutRecords(records)
+	denied := &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized to perform dynamodb:UpdateItem"}
+	// Record 0 cannot be published; record 1 is published, but only its
+	// first update (the hold) succeeds; record 2 goes through.
+	h.fake.EntryError = func(id string, _ int) string {
+		if id == records[0].EventID {
+			return "AccessDeniedException"
+		}
+		return ""
+	}
+	h.fake.WriteError = func(sk string, attempt int) error {
+		if sk == records[1].SortKey && attempt > 1 {
+			return denied
+		}
+		return nil
+	}
+	ev := relaytest.StreamEvent(table, relaytest.Inserts(table, records)...)
+	resp, err := h.relay.HandleStream(context.Background(), ev)
+	if want := []string{relaytest.SequenceNumber(0), relaytest.SequenceNumber(1)}; err != nil || !slices.Equal(failures(resp), want) {
+		t.Fatalf("%v, failures %v; want %v", err, failures(resp), want)
+	}
+	// Hold, publish, then one writing wave: marks and the release at once.
+	if got := h.fake.RoundTrips(); got != 3 {
+		t.Errorf("%d sequential round trips, want 3", got)
+	}
+	released := h.fake.Item(records[0].PartitionKey, records[0].SortKey)
+	if next, ok := released[outbox.AttrNextAttemptAt]; ok {
+		t.Errorf("record 0 still held until %v after publishing it failed", next)
+	}
+	if got := attempts(t, table, released); got != records[0].Attempts {
+		t.Errorf("record 0: attempts = %d, want %d: a failed publish is no attempt", got, records[0].Attempts)
+	}
+	kept := h.fake.Item(records[1].PartitionKey, records[1].SortKey)
+	wantUntil := store.HoldPolicy{}.Until(now, records[1].Attempts).UnixMilli()
+	if got, _ := kept[outbox.AttrNextAttemptAt].(*types.AttributeValueMemberN); got == nil || got.Value != strconv.FormatInt(wantUntil, 10) {
+		t.Errorf("record 1: nextAttemptAt = %v, want the hold until %d kept after marking failed", kept[outbox.AttrNextAttemptAt], wantUntil)
+	}
+	if got := attempts(t, table, kept); got != records[1].Attempts+1 {
+		t.Errorf("record 1: attempts = %d, want %d", got, records[1].Attempts+1)
+	}
+
+	// The mapping retries both records with the causes fixed: record 0 is
+	// published at once; record 1 backs off, held.
+	h.fake.EntryError, h.fake.WriteError = nil, nil
+	resp, err = h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records[:2])...))
+	if want := []string{relaytest.SequenceNumber(1)}; err != nil || !slices.Equal(failures(resp), want) {
+		t.Fatalf("retry: %v, failures %v; want %v", err, failures(resp), want)
+	}
+	want := []string{"PUBLISHED", "PENDING", "PUBLISHED"}
+	for i, r := range records {
+		if got := h.fake.Status(r); got != want[i] {
+			t.Errorf("record %d: %s, want %s", i, got, want[i])
+		}
+	}
+	if got := attempts(t, table, h.fake.Item(records[0].PartitionKey, records[0].SortKey)); got != records[0].Attempts+1 {
+		t.Errorf("record 0: attempts = %d after it was published, want %d", got, records[0].Attempts+1)
+	}
+	if dups, distinct := duplicates(h.fake.Published()); dups != 0 || distinct != len(records) {
+		t.Errorf("%d duplicates, %d events published; want 0 and %d", dups, distinct, len(records))
+	}
+}
+
+// attempts is the attempts recorded on item.
+func attempts(t *testing.T, table outbox.Table, item map[string]types.AttributeValue) int {
+	t.Helper()
+	r, err := table.ParseItem(item)
+	if err != nil {
+		t.Fatalf("parsing %v: %v", item, err)
+	}
+	return r.Attempts
 }

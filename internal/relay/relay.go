@@ -41,7 +41,12 @@
 // logged with a hint that names the probable fix and counted in the metric
 // PublishErrors by ErrorClass (environment, throttling, poison, transient).
 // An event whose publishing failed and that lacks the pending index keys
-// gets them, so that the reconciler finds it.
+// gets them, so that the reconciler finds it. An event held by the
+// invocation whose publishing failed is released (outbox.Table.Release),
+// its attempt uncounted, in the same writing wave as the marks: its next
+// try (the stream's retry of the record, or the next reconciler run) is
+// not kept out by a hold. An event published but not marked stays held:
+// the hold is its backoff.
 //
 // # What the function needs
 //

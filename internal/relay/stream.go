@@ -103,7 +103,7 @@ func (r *Relay) current(ctx context.Context, items []batch.Item) []batch.Item {
 	}
 	if len(hold) > 0 {
 		wg.Go(func() {
-			held = r.store.Hold(ctx, records(hold), func(rec outbox.Record) time.Time { return r.hold.Until(now, rec.Attempts) })
+			held = r.store.Hold(ctx, records(hold), func(rec outbox.Record) time.Time { return r.hold.UntilWithin(ctx, now, rec.Attempts) })
 		})
 	}
 	wg.Wait()
@@ -128,6 +128,7 @@ func (r *Relay) current(ctx context.Context, items []batch.Item) []batch.Item {
 		h := held[k]
 		if h.Item != nil || h.Err != nil {
 			out[i] = r.fresh(items[i], h.Item, h.Err)
+			out[i].Held = h.Item != nil
 			continue
 		}
 		// The condition failed: the item is settled, gone, or held.

@@ -41,6 +41,11 @@ type Item struct {
 	// Busy says why another invocation holds the item: it stays pending and
 	// is tried again, but it is no failure. "" for none.
 	Busy string
+	// Held is true when this invocation holds the item (outbox.Table.Hold)
+	// until Record.NextAttemptAt: if publishing fails, the hold is released
+	// and the attempt not counted; if marking fails, the hold stays, as the
+	// item's backoff.
+	Held bool
 }
 
 // Parse turns a DynamoDB item (from a stream image or a query) into an Item.
@@ -134,6 +139,7 @@ type Store interface {
 	Delete(ctx context.Context, records []outbox.Record) []error
 	MarkFailed(ctx context.Context, records []outbox.Record, reasons []string) []error
 	AddPendingKeys(ctx context.Context, records []outbox.Record) []error
+	Release(ctx context.Context, records []outbox.Record) []error
 }
 
 // Processor publishes and settles items. It is safe for concurrent use.
@@ -155,8 +161,9 @@ type Processor struct {
 
 // Process publishes the pending items among items and records the result:
 // one publishing wave (parallel batch calls) followed by one writing wave
-// (parallel marks or deletes, FAILED marks for poison events, and pending
-// index keys for failed items that lack them). It returns one Outcome per
+// (parallel marks or deletes, FAILED marks for poison events, releases of
+// the holds of failed items, and pending index keys for failed items that
+// lack them). It returns one Outcome per
 // item and adds to the counts and latencies of m.
 func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Recorder) []Outcome {
 	w := &wave{outcomes: make([]Outcome, len(items))}
@@ -196,7 +203,11 @@ func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Record
 				w.addPoison(i, toPublish[k], res.Reason)
 			default:
 				w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}
-				if toPublish[k].PendingShard == "" && !p.NoPendingIndex {
+				switch {
+				case items[i].Held:
+					// The hold gave the item the index keys it lacked.
+					w.released = append(w.released, toPublish[k])
+				case toPublish[k].PendingShard == "" && !p.NoPendingIndex:
 					w.unindexed = append(w.unindexed, toPublish[k])
 				}
 			}
@@ -216,6 +227,7 @@ type wave struct {
 	poisonIdx    []int
 	reasons      []string
 	unindexed    []outbox.Record // failed, and lacking the pending index keys
+	released     []outbox.Record // failed, and held by this invocation
 }
 
 func (w *wave) addPoison(i int, r outbox.Record, reason string) {
@@ -229,10 +241,10 @@ func (w *wave) addPoison(i int, r outbox.Record, reason string) {
 	w.reasons = append(w.reasons, reason)
 }
 
-// write runs the writing wave: settle published items, mark poison ones and
-// index failed ones, all at once.
+// write runs the writing wave: settle published items, mark poison ones,
+// release or index failed ones, all at once.
 func (p *Processor) write(ctx context.Context, w *wave, items []Item) {
-	var settleErrs, poisonErrs, indexErrs []error
+	var settleErrs, poisonErrs, indexErrs, releaseErrs []error
 	var wg sync.WaitGroup
 	run := func(n int, f func()) {
 		if n > 0 {
@@ -248,6 +260,7 @@ func (p *Processor) write(ctx context.Context, w *wave, items []Item) {
 	})
 	run(len(w.poison), func() { poisonErrs = p.Store.MarkFailed(ctx, w.poison, w.reasons) })
 	run(len(w.unindexed), func() { indexErrs = p.Store.AddPendingKeys(ctx, w.unindexed) })
+	run(len(w.released), func() { releaseErrs = p.Store.Release(ctx, w.released) })
 	wg.Wait()
 
 	for k, err := range settleErrs {
@@ -259,6 +272,12 @@ func (p *Processor) write(ctx context.Context, w *wave, items []Item) {
 		if err != nil {
 			p.log().ErrorContext(ctx, "marking poison outbox event FAILED failed; it stays pending for the reconciler",
 				"eventId", items[w.poisonIdx[k]].Record.EventID, "error", err, "hint", p.tableHint(err))
+		}
+	}
+	for k, err := range releaseErrs {
+		if err != nil {
+			p.log().WarnContext(ctx, "releasing the hold of an outbox event whose publishing failed failed; it is tried again when the hold ends",
+				"eventId", w.released[k].EventID, "error", err, "hint", p.tableHint(err))
 		}
 	}
 	for k, err := range indexErrs {

@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,7 +40,14 @@ func (f *fakePublisher) Publish(_ context.Context, records []outbox.Record) []pu
 
 // fakeStore fails the writes of records whose detail type says so.
 type fakeStore struct {
-	marked, deleted, failed, indexed []string
+	marked, deleted, failed, indexed, released []string
+}
+
+func (f *fakeStore) Release(_ context.Context, rs []outbox.Record) []error {
+	for _, r := range rs {
+		f.released = append(f.released, r.EventID)
+	}
+	return make([]error, len(rs))
 }
 
 func (f *fakeStore) AddPendingKeys(_ context.Context, rs []outbox.Record) []error {
@@ -162,6 +170,37 @@ func TestProcess(t *testing.T) {
 				t.Errorf("latencies %v, want two of 1000 ms", lat)
 			}
 		})
+	}
+}
+
+// TestReleaseFailedHolds: of the items this invocation holds, only those
+// whose publishing failed are released; one published but not marked keeps
+// its hold as its backoff, and an item not held is never released.
+func TestReleaseFailedHolds(t *testing.T) {
+	t.Parallel()
+	items := []Item{
+		{Record: indexed(rec("a", "ok", "t", outbox.StatusPending)), Held: true},
+		{Record: indexed(rec("b", "denied", "t", outbox.StatusPending)), Held: true},
+		{Record: rec("c", "throttled", "t", outbox.StatusPending), Held: true}, // the hold gave it the index keys
+		{Record: indexed(rec("d", "ok", "unwritable", outbox.StatusPending)), Held: true},
+		{Record: indexed(rec("e", "rejected", "t", outbox.StatusPending)), Held: true},
+		{Record: rec("f", "throttled", "t", outbox.StatusPending)},
+		{Record: indexed(rec("g", "denied", "t", outbox.StatusPending))},
+	}
+	st := &fakeStore{}
+	p := &Processor{Publisher: &fakePublisher{}, Store: st, Action: config.ActionMark}
+	out := p.Process(context.Background(), items, metrics.New())
+	want := []Status{Published, LeftPending, LeftPending, LeftPending, Poison, LeftPending, LeftPending}
+	for i, o := range out {
+		if o.Status != want[i] {
+			t.Errorf("item %d: %v (%s), want %v", i, o.Status, o.Reason, want[i])
+		}
+	}
+	if !slices.Equal(st.released, []string{"b", "c"}) {
+		t.Errorf("released %v, want [b c]: the held items whose publishing failed", st.released)
+	}
+	if !slices.Equal(st.indexed, []string{"f"}) {
+		t.Errorf("pending index keys added to %v, want [f]", st.indexed)
 	}
 }
 

@@ -141,6 +141,39 @@ func TestBackoffWhenMarkingFails(t *testing.T) {
 	})
 }
 
+// TestReleaseWhenPublishingFails: when publishing fails (the role may not
+// put events), the reconciler gives back the holds it took without counting
+// the attempts, so that the next run, once the cause is fixed, publishes the
+// events at once rather than after a hold that grew with every failure.
+func TestReleaseWhenPublishingFails(t *testing.T) {
+	t.Parallel()
+	table, fake, records := setup(t, 2, 10)
+	fake.EntryError = func(string, int) string { return "AccessDeniedException" }
+	for run := range 3 {
+		rep := newReconciler(table, fake, 100).Run(context.Background(), time.Minute, metrics.New())
+		if rep.Failed != len(records) {
+			t.Fatalf("run %d: report %+v, want every event left pending", run, rep)
+		}
+	}
+	for i, rec := range records {
+		item := fake.Item(rec.PartitionKey, rec.SortKey)
+		if next, ok := item[outbox.AttrNextAttemptAt]; ok {
+			t.Errorf("record %d still held until %v", i, next)
+		}
+		if n, ok := item[outbox.AttrAttempts].(*types.AttributeValueMemberN); ok && n.Value != "0" {
+			t.Errorf("record %d: attempts = %s after 3 failed publishes, want 0", i, n.Value)
+		}
+	}
+	fake.EntryError = nil
+	rep := newReconciler(table, fake, 100).Run(context.Background(), time.Minute, metrics.New())
+	if rep.Published != len(records) {
+		t.Errorf("report %+v: want every event published once the cause is fixed", rep)
+	}
+	if got := len(fake.Published()); got != len(records) {
+		t.Errorf("%d events published, want %d", got, len(records))
+	}
+}
+
 // TestScanWithoutPendingIndex: a dedicated delete-mode table without the
 // pending index is swept with a parallel Scan sized to the table; every old
 // pending event is published once and deleted, young ones and failed ones

@@ -244,7 +244,7 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 	if len(records) == 0 {
 		return items
 	}
-	held := r.Holder.Hold(ctx, records, func(rec outbox.Record) time.Time { return r.Hold.Until(now, rec.Attempts) })
+	held := r.Holder.Hold(ctx, records, func(rec outbox.Record) time.Time { return r.Hold.UntilWithin(ctx, now, rec.Attempts) })
 	for k, i := range idx {
 		switch h := held[k]; {
 		case h.Err != nil:
@@ -253,6 +253,7 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 			items[i].Skip = "no longer pending, held by another invocation, or gone"
 		default:
 			items[i] = batch.ParsePending(r.Table, h.Item)
+			items[i].Held = true
 		}
 	}
 	return items

@@ -1,6 +1,7 @@
 // Package store is the relay's access to the outbox table. It reads the
 // current items of a batch (one consistent BatchGetItem per 100 keys), holds
-// items before publishing them, records what became of published events (it
+// items before publishing them (and releases them when publishing fails),
+// records what became of published events (it
 // marks items PUBLISHED or FAILED with the conditional updates of package
 // outbox, or deletes them with BatchWriteItem) and gives the pending index
 // keys to items that lack them. Every request of a batch runs in parallel,
@@ -39,8 +40,9 @@ const (
 
 // HoldPolicy says how long a relay holds an item it takes to publish
 // (outbox.Table.Hold): long enough to publish and mark it, and, as the item
-// keeps failing, longer: the hold is the item's backoff. The zero value
-// means the defaults.
+// keeps failing, longer: the hold is the item's backoff. A first hold ends
+// with the holder's invocation (UntilWithin). The zero value means the
+// defaults.
 type HoldPolicy struct {
 	// Base is the hold of an item's first attempt; it doubles with every
 	// attempt recorded on the item.
@@ -66,6 +68,19 @@ func (p HoldPolicy) Until(now time.Time, attempts int) time.Time {
 		}
 	}
 	return now.Add(d)
+}
+
+// UntilWithin is Until for a hold taken by an invocation that ends at ctx's
+// deadline: a first hold (no attempt recorded) ends then at the latest, as
+// after it the holder can publish nothing, so that the hold of a holder
+// that died does not keep the event's next try waiting past it. Later
+// holds, the backoff of an event published but not marked, are Until's.
+func (p HoldPolicy) UntilWithin(ctx context.Context, now time.Time, attempts int) time.Time {
+	until := p.Until(now, attempts)
+	if deadline, ok := ctx.Deadline(); ok && attempts <= 0 && deadline.Before(until) {
+		return deadline
+	}
+	return until
 }
 
 // DynamoDBAPI is the part of the DynamoDB client the store uses.
@@ -115,6 +130,16 @@ func (s *Store) MarkFailed(ctx context.Context, records []outbox.Record, reasons
 	now := s.now()
 	return s.update(ctx, len(records), func(i int) *dynamodb.UpdateItemInput {
 		return s.Table.MarkFailed(records[i], truncate(reasons[i], maxReasonBytes), now)
+	})
+}
+
+// Release gives back each record's hold (outbox.Table.Release), taken by
+// this invocation until the record's NextAttemptAt, when publishing the
+// event failed: the hold ends and the attempt is not counted. An item no
+// longer under that hold is left as it is. It returns one error per record.
+func (s *Store) Release(ctx context.Context, records []outbox.Record) []error {
+	return s.update(ctx, len(records), func(i int) *dynamodb.UpdateItemInput {
+		return s.Table.Release(records[i], time.UnixMilli(records[i].NextAttemptAt))
 	})
 }
 

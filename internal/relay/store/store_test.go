@@ -180,3 +180,33 @@ func TestCurrent(t *testing.T) {
 		t.Errorf("%d BatchGetItem calls", got)
 	}
 }
+
+// TestHoldUntilWithin: a first hold ends at the invocation's deadline when
+// that comes before the policy's hold; later holds, the backoff, and holds
+// without a deadline are the policy's.
+func TestHoldUntilWithin(t *testing.T) {
+	t.Parallel()
+	at := time.Unix(1000, 0)
+	p := store.HoldPolicy{}
+	ctx, cancel := context.WithDeadline(context.Background(), at.Add(30*time.Second))
+	defer cancel()
+	tests := []struct {
+		ctx      context.Context
+		attempts int
+		want     time.Duration
+	}{
+		{ctx, 0, 30 * time.Second},
+		{ctx, 1, 2 * time.Minute},
+		{context.Background(), 0, time.Minute},
+	}
+	for _, tt := range tests {
+		if got := p.UntilWithin(tt.ctx, at, tt.attempts).Sub(at); got != tt.want {
+			t.Errorf("attempts=%d: hold of %s, want %s", tt.attempts, got, tt.want)
+		}
+	}
+	long, cancelLong := context.WithDeadline(context.Background(), at.Add(time.Hour))
+	defer cancelLong()
+	if got := p.UntilWithin(long, at, 0).Sub(at); got != time.Minute {
+		t.Errorf("hold of %s before a distant deadline, want the policy's minute", got)
+	}
+}
