@@ -311,6 +311,9 @@ func TestStreamReleasesHoldWhenPublishingFails(t *testing.T) {
 	h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, config.ActionMark), now)
 	records := relaytest.Records(table, 3, 32)
 	h.fake.PutRecords(records)
+	// Calls of one wave overlap only if each lasts longer than it takes to
+	// start them all, also on a loaded machine.
+	h.fake.Latency = 50 * time.Millisecond
 	denied := &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized to perform dynamodb:UpdateItem"}
 	// Record 0 cannot be published; record 1 is published, but only its
 	// first update (the hold) succeeds; record 2 goes through.
