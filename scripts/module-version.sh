@@ -12,6 +12,8 @@
 #   scripts/module-version.sh required DIR        # the version of DIR that go.mod at HEAD requires
 #   scripts/module-version.sh proxy-args          # tools/modproxy arguments serving every required version
 #   scripts/module-version.sh stale               # the nested modules that changed since their required version
+#   scripts/module-version.sh sync-work           # go.work replaces each required version by its directory
+#   scripts/module-version.sh check-work          # fails unless go.work does so for the versions go.mod requires
 #
 # pin works offline: it serves those versions from a file-based proxy built
 # from git (tools/modproxy) and records them with go get.
@@ -101,6 +103,36 @@ stale() {
 	done
 }
 
+# work_replaces: the replace block go.work must hold. The go command reads
+# the go.mod of every version a workspace module's requirements name, even
+# when that module is in the workspace, and no proxy serves the nested
+# modules' pinned versions before a release: replacing those versions by the
+# directories keeps a build on a machine with an empty module cache offline.
+work_replaces() {
+	local dir
+	echo "replace ("
+	for dir in $NESTED; do
+		printf '\t%s %s => ./%s\n' "$(module_of "$dir")" "$(FROM_WORKTREE=1 required "$dir")" "$dir"
+	done
+	echo ")"
+}
+
+sync_work() {
+	local body
+	body=$(sed '/^replace (/,/^)/d' go.work)
+	printf '%s\n\n%s\n' "$(sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' <<<"$body")" "$(work_replaces)" >go.work
+}
+
+check_work() {
+	local want
+	want=$(work_replaces)
+	if [ "$(sed -n '/^replace (/,/^)/p' go.work)" != "$want" ]; then
+		echo "module-version: go.work does not replace the nested modules' required versions by their directories; run scripts/module-version.sh sync-work (make pin-modules does). It should hold:" >&2
+		echo "$want" >&2
+		return 1
+	fi
+}
+
 pin() {
 	local dir v proxy args=() gets=()
 	for dir in $NESTED; do
@@ -114,6 +146,7 @@ pin() {
 	GOWORK=off GOFLAGS=-mod=mod GONOSUMDB="$ROOT_MOD" GOPROXY="file://$proxy,$(go env GOPROXY)" \
 		go get "${gets[@]}"
 	printf 'module-version: go.mod requires %s\n' "${gets[@]}"
+	sync_work
 }
 
 case "${1:-}" in
@@ -122,9 +155,11 @@ current) current "${2:?usage: module-version.sh current DIR}" ;;
 required) required "${2:?usage: module-version.sh required DIR}" ;;
 proxy-args) proxy_args ;;
 stale) stale ;;
+sync-work) sync_work ;;
+check-work) check_work ;;
 pin) pin ;;
 *)
-	echo "usage: module-version.sh pin | current DIR | revision DIR VERSION | required DIR | proxy-args | stale" >&2
+	echo "usage: module-version.sh pin | current DIR | revision DIR VERSION | required DIR | proxy-args | stale | sync-work | check-work" >&2
 	exit 2
 	;;
 esac
