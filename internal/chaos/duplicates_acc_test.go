@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // killAt is one process killed in the middle of an invocation.
@@ -82,7 +82,7 @@ func (r *run) explainDuplicates(ctx context.Context, start time.Time, timeouts m
 // logMentions returns what the relay and the reconciler logged about the
 // event id: each line's time, function, message and reason.
 func (r *run) logMentions(ctx context.Context, id string, start time.Time) []string {
-	names := pipeline.NamesFor(r.pipelineName)
+	names := provision.NamesFor(r.pipelineName)
 	var out []string
 	for _, group := range []string{names.RelayLogGroup, names.ReconcilerLogGroup} {
 		res, err := r.logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{

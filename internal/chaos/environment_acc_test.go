@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // Faults of the environment rather than of the event: they get fixed, and
@@ -75,7 +75,7 @@ func (r *run) environmentChaos(ctx context.Context, start time.Time) {
 // a rogue IAM change would, and puts the policy back when fixed. The fault
 // was met when the relay's PutEvents calls were denied meanwhile.
 func revokePutEvents(ctx context.Context, r *run) (func(context.Context) (bool, error), error) {
-	names := pipeline.NamesFor(r.pipelineName)
+	names := provision.NamesFor(r.pipelineName)
 	in := &iam.GetRolePolicyInput{RoleName: aws.String(names.RelayRole), PolicyName: aws.String(names.RelayPolicyName)}
 	out, err := r.iam.GetRolePolicy(ctx, in)
 	if err != nil {
@@ -111,7 +111,7 @@ func revokePutEvents(ctx context.Context, r *run) (func(context.Context) (bool, 
 // operator would search its log group for.
 func (r *run) relayLogged(ctx context.Context, term string, from time.Time) (bool, error) {
 	out, err := r.logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{
-		LogGroupName:  aws.String(pipeline.NamesFor(r.pipelineName).RelayLogGroup),
+		LogGroupName:  aws.String(provision.NamesFor(r.pipelineName).RelayLogGroup),
 		FilterPattern: aws.String(term),
 		StartTime:     aws.Int64(from.UnixMilli()),
 		Limit:         aws.Int32(1),

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 )
@@ -277,7 +277,7 @@ func TestReplayTargets(t *testing.T) {
 
 func TestReconcileWithoutReconciler(t *testing.T) {
 	t.Parallel()
-	p := &Pipeline{Name: "orders", Names: pipeline.NamesFor("orders")}
+	p := &Pipeline{Name: "orders", Names: provision.NamesFor("orders")}
 	_, err := (&Clients{}).Reconcile(context.Background(), p, nil)
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "orders-reconciler does not exist") || !strings.Contains(err.Error(), "enable reconciler") {
 		t.Errorf("Reconcile without a reconciler = %v", err)

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -18,7 +18,7 @@ import (
 // pending.
 func TestLocalDrain(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, pipeline.Spec{Name: "drain", Reconciler: pipeline.ReconcilerSpec{Disabled: true}})
+	d := deploy(t, provision.Spec{Name: "drain", Reconciler: provision.ReconcilerSpec{Disabled: true}})
 	ctl := localawstest.Control(d.stack)
 	if _, err := ctl.PauseMapping(d.ctx, d.state.MappingUUID); err != nil {
 		t.Fatal(err)

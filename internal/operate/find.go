@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -17,7 +17,7 @@ import (
 type Pipeline struct {
 	Name string
 	// Names are the names of its components.
-	Names pipeline.Names
+	Names provision.Names
 	// Config is the relay's configuration, read from its environment: the
 	// table, the target and what happens to published items.
 	Config config.Config
@@ -46,7 +46,7 @@ func (p *Pipeline) Target() string {
 
 // Find finds the pipeline called name: its relay function must exist.
 func (c *Clients) Find(ctx context.Context, name string) (*Pipeline, error) {
-	n := pipeline.NamesFor(name)
+	n := provision.NamesFor(name)
 	out, err := c.Lambda.GetFunctionConfiguration(ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(n.RelayFunction)})
 	if isNotFound(err) {
 		return nil, fmt.Errorf("pipeline %q: its relay function %s does not exist in this account and region: check the pipeline's name, --region and --profile: %w", name, n.RelayFunction, ErrNotFound)

@@ -21,7 +21,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -36,22 +36,22 @@ type deployed struct {
 	ctx    context.Context
 	stack  *localaws.Stack
 	cfg    aws.Config
-	spec   pipeline.Spec
-	state  pipeline.State
+	spec   provision.Spec
+	state  provision.State
 	writer *outbox.Writer
 	ddb    *dynamodb.Client
 }
 
-func nativeArch() pipeline.Architecture {
+func nativeArch() provision.Architecture {
 	if runtime.GOARCH == "arm64" {
-		return pipeline.ArchARM64
+		return provision.ArchARM64
 	}
-	return pipeline.ArchX86_64
+	return provision.ArchX86_64
 }
 
 // deploy starts a stack and creates the pipeline of spec on it, with the
 // relay package built from this checkout.
-func deploy(t *testing.T, spec pipeline.Spec) *deployed {
+func deploy(t *testing.T, spec provision.Spec) *deployed {
 	t.Helper()
 	if _, err := relaypackage.Zip(string(nativeArch())); err != nil {
 		t.Skipf("the relay package is not built (go generate ./internal/relaypackage): %v", err)
@@ -60,7 +60,7 @@ func deploy(t *testing.T, spec pipeline.Spec) *deployed {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*deadline)
 	t.Cleanup(cancel)
 	cfg := localawstest.Config(stack)
-	pc := pipeline.NewClients(cfg, pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
+	pc := provision.New(cfg, provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
 	pc.PropagationTimeout, pc.WaitTimeout, pc.PollInterval = 30*time.Second, time.Minute, 200*time.Millisecond
 	spec.Architecture = nativeArch()
 	st, err := pc.Create(ctx, spec)
@@ -152,7 +152,7 @@ type receivedEvent struct {
 // until the test ends.
 func (d *deployed) subscribe(name, bus, source string) *consumer {
 	d.t.Helper()
-	st, err := subscription.NewClients(d.cfg).Create(d.ctx, subscription.Spec{
+	st, err := subscription.New(d.cfg).Create(d.ctx, subscription.Spec{
 		Name: name, EventBus: bus, Sources: []string{source},
 		Queue: subscription.QueueSpec{ReceiveWaitTimeSeconds: 1},
 	})

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // runAs runs the command line with the credentials of a new role that may
@@ -50,7 +50,7 @@ func (d *deployed) runAs(role string, actions []string, args ...string) (stdout,
 // told which permission to grant, on what.
 func TestLocalDeniedCallNamesThePermission(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, pipeline.Spec{Name: "denied", Reconciler: pipeline.ReconcilerSpec{Disabled: true}})
+	d := deploy(t, provision.Spec{Name: "denied", Reconciler: provision.ReconcilerSpec{Disabled: true}})
 	_, stderr, code := d.runAs("find-only", findPermissions, "status", "denied")
 	want := "dynamodb:Query on index outbox-pending of table denied-outbox was denied: grant dynamodb:Query on it"
 	if code != ExitStuck || !strings.Contains(stderr, want) {
@@ -62,7 +62,7 @@ func TestLocalDeniedCallNamesThePermission(t *testing.T) {
 // operations guide list.
 func TestLocalSubcommandsNeedOnlyTheirPermissions(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, pipeline.Spec{Name: "perms"})
+	d := deploy(t, provision.Spec{Name: "perms"})
 	d.putFailed(2, "com.example.perms", func(int) string { return "EventBridge: AccessDeniedException" })
 	perms := map[string][]string{}
 	for _, c := range commands() {

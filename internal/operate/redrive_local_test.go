@@ -9,7 +9,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -19,7 +19,7 @@ import (
 // deletes the message.
 func TestLocalRedrive(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, pipeline.Spec{Name: "redrive", Mapping: pipeline.MappingSpec{
+	d := deploy(t, provision.Spec{Name: "redrive", Mapping: provision.MappingSpec{
 		MaximumRetryAttempts: aws.Int32(0), BisectBatchOnFunctionError: aws.Bool(false),
 	}})
 	const source = "com.example.redrive"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
@@ -137,7 +137,7 @@ func (c *Clients) publisher(p *Pipeline, target string) (publish.Publisher, stri
 	if !strings.HasPrefix(target, "arn:") {
 		return &publish.EventBridge{Client: c.EventBridge, EventBus: target, Retry: retry.Default, Concurrency: 1}, target, nil
 	}
-	arn, err := pipeline.ParseARN(target)
+	arn, err := provision.ParseARN(target)
 	if err != nil {
 		return nil, "", fmt.Errorf("--target %w: pass an event bus name, an event bus ARN or an SNS topic ARN", err)
 	}

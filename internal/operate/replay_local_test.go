@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -21,7 +21,7 @@ import (
 // window, their original ids and details, and nothing else.
 func TestLocalReplayToSecondBus(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, pipeline.Spec{Name: "replay"})
+	d := deploy(t, provision.Spec{Name: "replay"})
 	const source = "com.example.replay"
 	own := d.subscribe("replay-own", "default", source)
 	if _, err := eventbridge.NewFromConfig(d.cfg).CreateEventBus(d.ctx, &eventbridge.CreateEventBusInput{Name: aws.String("analytics")}); err != nil {
@@ -93,7 +93,7 @@ func TestLocalReplayToSecondBus(t *testing.T) {
 // for byte.
 func TestLocalReplayToTopic(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, pipeline.Spec{Name: "topic"})
+	d := deploy(t, provision.Spec{Name: "topic"})
 	const source = "com.example.topic"
 	own := d.subscribe("topic-own", "default", source)
 	topicSink, topic := d.topicConsumer("topic-replay")

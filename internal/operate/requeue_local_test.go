@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -19,7 +19,7 @@ import (
 // delivers every one of them; status is healthy afterwards.
 func TestLocalStatusFailedRequeue(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, pipeline.Spec{Name: "ops"})
+	d := deploy(t, provision.Spec{Name: "ops"})
 	const source = "com.example.ops"
 	sub := d.subscribe("ops-consumer", "default", source)
 
@@ -81,7 +81,7 @@ func TestLocalStatusFailedRequeue(t *testing.T) {
 // requeue --id requeues only the events named.
 func TestLocalRequeueByID(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, pipeline.Spec{Name: "byid"})
+	d := deploy(t, provision.Spec{Name: "byid"})
 	failed := d.putFailed(3, "com.example.byid", func(int) string { return "EventBridge: AccessDeniedException" })
 	// An application's own item with a status of its own is not an event.
 	if _, err := d.ddb.PutItem(d.ctx, &dynamodb.PutItemInput{TableName: aws.String(d.writer.Table().Name), Item: map[string]types.AttributeValue{

@@ -9,7 +9,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -20,7 +20,7 @@ func TestCapacityCounter(t *testing.T) {
 	ctx := context.Background()
 	counter := NewCapacityCounter()
 	ddb := dynamodb.NewFromConfig(localawstest.Config(stack), counter.Option)
-	table := pipeline.Spec{Name: "cc"}.OutboxTable()
+	table := provision.Spec{Name: "cc"}.OutboxTable()
 	if err := createTable(ctx, ddb, appTable, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 )
@@ -36,9 +36,9 @@ func measureColdStarts(ctx context.Context, cfg aws.Config, o Options) ([]ColdSt
 	if err != nil {
 		return nil, err
 	}
-	env := pipeline.Spec{Name: "bench-cold"}.Environment("")
+	env := provision.Spec{Name: "bench-cold"}.Environment("")
 	var out []ColdStart
-	for _, arch := range []pipeline.Architecture{pipeline.ArchX86_64, pipeline.ArchARM64} {
+	for _, arch := range []provision.Architecture{provision.ArchX86_64, provision.ArchARM64} {
 		emulated := arch != nativeArch()
 		if emulated && !lookPath("qemu-aarch64") && !lookPath("qemu-x86_64") {
 			continue
@@ -53,11 +53,11 @@ func measureColdStarts(ctx context.Context, cfg aws.Config, o Options) ([]ColdSt
 			if _, err := lc.CreateFunction(ctx, &lambda.CreateFunctionInput{
 				FunctionName:  aws.String(name),
 				Role:          role.Role.Arn,
-				Runtime:       lambdatypes.Runtime(pipeline.Runtime),
-				Handler:       aws.String(pipeline.Handler),
+				Runtime:       lambdatypes.Runtime(provision.Runtime),
+				Handler:       aws.String(provision.Handler),
 				Architectures: []lambdatypes.Architecture{lambdatypes.Architecture(arch)},
-				MemorySize:    aws.Int32(pipeline.DefaultRelayMemory),
-				Timeout:       aws.Int32(pipeline.DefaultRelayTimeout),
+				MemorySize:    aws.Int32(provision.DefaultRelayMemory),
+				Timeout:       aws.Int32(provision.DefaultRelayTimeout),
 				Code:          &lambdatypes.FunctionCode{ZipFile: zip},
 				Environment:   &lambdatypes.Environment{Variables: env},
 			}); err != nil {
@@ -122,7 +122,7 @@ type ApplyResult struct {
 	TerraformVersion string
 	// TerraformSkipped says why Terraform was not timed.
 	TerraformSkipped string
-	// Create is pipeline.Create of the same Spec, without Terraform.
+	// Create is provision.Create of the same Spec, without Terraform.
 	Create []time.Duration
 }
 
@@ -146,7 +146,7 @@ resource "outbox_pipeline" "bench" {
 `
 
 // measureApply times `terraform apply` (and destroy) of a default
-// pipeline through internal/tfrun, then pipeline.Create of the same Spec.
+// pipeline through internal/tfrun, then provision.Create of the same Spec.
 func measureApply(ctx context.Context, o Options, stack *localaws.Stack, cfg aws.Config, say func(string, ...any)) (ApplyResult, error) {
 	var res ApplyResult
 	tf, err := terraformCLI(o.Terraform)
@@ -195,10 +195,10 @@ func measureApply(ctx context.Context, o Options, stack *localaws.Stack, cfg aws
 			say("  terraform apply %d: %s (destroy %s)", i+1, res.Terraform[i].Round(10*time.Millisecond), res.Destroy[i].Round(10*time.Millisecond))
 		}
 	}
-	pc := pipeline.NewClients(cfg, relayCode())
+	pc := provision.New(cfg, relayCode())
 	for i := range o.Applies {
 		start := time.Now()
-		st, err := pc.Create(ctx, pipeline.Spec{Name: fmt.Sprintf("bench-create-%d", i)})
+		st, err := pc.Create(ctx, provision.Spec{Name: fmt.Sprintf("bench-create-%d", i)})
 		if err != nil {
 			return res, err
 		}
@@ -206,7 +206,7 @@ func measureApply(ctx context.Context, o Options, stack *localaws.Stack, cfg aws
 		if _, err := pc.Delete(ctx, st); err != nil {
 			return res, err
 		}
-		say("  pipeline.Create %d: %s", i+1, res.Create[i].Round(10*time.Millisecond))
+		say("  provision.Create %d: %s", i+1, res.Create[i].Round(10*time.Millisecond))
 	}
 	return res, nil
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -25,7 +25,7 @@ import (
 type deployed struct {
 	mode     string
 	source   string
-	pipeline pipeline.State
+	pipeline provision.State
 	sub      subscription.State
 	writer   *outbox.Writer
 }
@@ -54,12 +54,12 @@ func deploy(ctx context.Context, o Options, stack *localaws.Stack, cfg aws.Confi
 	env := &benchEnv{ctl: control.New(stack.Endpoint(), nil), tr: newTracker()}
 	for _, m := range []struct {
 		mode    string
-		code    pipeline.RelayCode
-		mapping pipeline.MappingSpec
+		code    provision.RelayCode
+		mapping provision.MappingSpec
 	}{
-		{ModeRelay, relayCode(), pipeline.MappingSpec{}},
-		{ModeNaive, naiveCode(o.Root), pipeline.MappingSpec{}},
-		{ModeCeiling, relayCode(), pipeline.MappingSpec{BatchSize: CeilingBatchSize, ParallelizationFactor: CeilingParallelization}},
+		{ModeRelay, relayCode(), provision.MappingSpec{}},
+		{ModeNaive, naiveCode(o.Root), provision.MappingSpec{}},
+		{ModeCeiling, relayCode(), provision.MappingSpec{BatchSize: CeilingBatchSize, ParallelizationFactor: CeilingParallelization}},
 	} {
 		say("deploying the %s relay as pipeline bench-%s (%s)...", m.mode, m.mode, nativeArch())
 		d, err := deployRelay(ctx, cfg, ddb, m.mode, m.code, m.mapping)
@@ -84,19 +84,19 @@ func deploy(ctx context.Context, o Options, stack *localaws.Stack, cfg aws.Confi
 	return env, nil
 }
 
-func deployRelay(ctx context.Context, cfg aws.Config, ddb *dynamodb.Client, mode string, code pipeline.RelayCode, mapping pipeline.MappingSpec) (*deployed, error) {
-	spec := pipeline.Spec{
+func deployRelay(ctx context.Context, cfg aws.Config, ddb *dynamodb.Client, mode string, code provision.RelayCode, mapping provision.MappingSpec) (*deployed, error) {
+	spec := provision.Spec{
 		Name:         "bench-" + mode,
 		Architecture: nativeArch(),
 		Mapping:      mapping,
-		Reconciler:   pipeline.ReconcilerSpec{Disabled: true},
+		Reconciler:   provision.ReconcilerSpec{Disabled: true},
 	}
-	st, err := pipeline.NewClients(cfg, code).Create(ctx, spec)
+	st, err := provision.New(cfg, code).Create(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("creating pipeline %s: %w", spec.Name, err)
 	}
 	source := "bench." + mode
-	sub, err := subscription.NewClients(cfg).Create(ctx, subscription.Spec{
+	sub, err := subscription.New(cfg).Create(ctx, subscription.Spec{
 		Name: "bench-" + mode + "-sub", Sources: []string{source},
 		Queue: subscription.QueueSpec{ReceiveWaitTimeSeconds: 20},
 	})

@@ -23,7 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 )
 
@@ -55,7 +55,7 @@ type Options struct {
 	// provider's sources).
 	Root string
 	// Terraform is the CLI used to time `terraform apply`; when empty or
-	// missing, only pipeline.Create is timed.
+	// missing, only provision.Create is timed.
 	Terraform string
 	// LatencyEvents is the number of events per relay in the latency run,
 	// written by each relay's writer at random (exponential) intervals of
@@ -263,11 +263,11 @@ func Measure(ctx context.Context, o Options) (*Results, error) {
 }
 
 // nativeArch is the Lambda architecture that runs natively here.
-func nativeArch() pipeline.Architecture {
+func nativeArch() provision.Architecture {
 	if runtime.GOARCH == "arm64" {
-		return pipeline.ArchARM64
+		return provision.ArchARM64
 	}
-	return pipeline.ArchX86_64
+	return provision.ArchX86_64
 }
 
 func awsConfig(stack *localaws.Stack) aws.Config {
@@ -287,8 +287,8 @@ func NaiveZipPath(root, arch string) string {
 }
 
 // naiveCode is the naive relay's package, for a pipeline.
-func naiveCode(root string) pipeline.RelayCode {
-	return pipeline.RelayCode{
+func naiveCode(root string) provision.RelayCode {
+	return provision.RelayCode{
 		Zip: func(arch string) ([]byte, error) { return os.ReadFile(NaiveZipPath(root, arch)) },
 		SHA256: func(arch string) (string, error) {
 			b, err := os.ReadFile(NaiveZipPath(root, arch))
@@ -301,8 +301,8 @@ func naiveCode(root string) pipeline.RelayCode {
 	}
 }
 
-func relayCode() pipeline.RelayCode {
-	return pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256}
+func relayCode() provision.RelayCode {
+	return provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256}
 }
 
 func zipSizes(root string) ([]ZipSize, error) {

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/naive"
@@ -69,7 +69,7 @@ const (
 type unitsRun struct {
 	key    string
 	impl   string
-	spec   pipeline.Spec
+	spec   provision.Spec
 	index  bool
 	extras map[string]string
 }
@@ -88,11 +88,11 @@ func unitsRuns() []unitsRun {
 	var runs []unitsRun
 	for _, impl := range []string{ModeRelay, ModeNaive} {
 		for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
-			spec := pipeline.Spec{Name: unitsPipeline, PublishedAction: action}
+			spec := provision.Spec{Name: unitsPipeline, PublishedAction: action}
 			runs = append(runs, unitsRun{key: impl + "/" + string(action), impl: impl, spec: spec, index: true})
 		}
 	}
-	free := pipeline.Spec{Name: unitsPipeline + "-gsi-free", PublishedAction: config.ActionDelete}
+	free := provision.Spec{Name: unitsPipeline + "-gsi-free", PublishedAction: config.ActionDelete}
 	return append(runs, unitsRun{key: UnitsGSIFree, impl: ModeRelay, spec: free,
 		extras: map[string]string{config.EnvPendingIndexEnabled: "false"}})
 }

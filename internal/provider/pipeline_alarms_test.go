@@ -20,7 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // alarms returns the metric alarms whose names start with prefix, by name.
@@ -67,7 +67,7 @@ func (e *accEnv) checkAlarm(name, namespace, metric, dimension string, threshold
 func TestAccPipeline_alarms(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.name("alarmed")
-	n := pipeline.NamesFor(name)
+	n := provision.NamesFor(name)
 	topics := sns.NewFromConfig(e.cfg)
 	out, err := topics.CreateTopic(e.ctx, &sns.CreateTopicInput{Name: aws.String(e.name("acc-alerts"))})
 	if err != nil {
@@ -110,14 +110,14 @@ func TestAccPipeline_alarms(t *testing.T) {
 				Config: withAlarms(2),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), knownvalue.MapExact(map[string]knownvalue.Check{
-						pipeline.AlarmDLQNotEmpty:                 arn(n.AlarmDLQNotEmpty),
-						pipeline.AlarmRelayErrors:                 arn(n.AlarmRelayErrors),
-						pipeline.AlarmIteratorAge:                 arn(n.AlarmIteratorAge),
-						pipeline.AlarmOldestPendingAge:            arn(n.AlarmOldestPendingAge),
-						pipeline.AlarmEventsFailed:                arn(name + "-events-failed"),
-						pipeline.AlarmEnvironmentErrors:           arn(name + "-environment-errors"),
-						pipeline.AlarmReconcilerEventsFailed:      arn(name + "-reconciler-events-failed"),
-						pipeline.AlarmReconcilerEnvironmentErrors: arn(name + "-reconciler-environment-errors"),
+						provision.AlarmDLQNotEmpty:                 arn(n.AlarmDLQNotEmpty),
+						provision.AlarmRelayErrors:                 arn(n.AlarmRelayErrors),
+						provision.AlarmIteratorAge:                 arn(n.AlarmIteratorAge),
+						provision.AlarmOldestPendingAge:            arn(n.AlarmOldestPendingAge),
+						provision.AlarmEventsFailed:                arn(name + "-events-failed"),
+						provision.AlarmEnvironmentErrors:           arn(name + "-environment-errors"),
+						provision.AlarmReconcilerEventsFailed:      arn(name + "-reconciler-events-failed"),
+						provision.AlarmReconcilerEnvironmentErrors: arn(name + "-reconciler-environment-errors"),
 					})),
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarms").AtMapKey("evaluation_periods"), knownvalue.Int64Exact(1)),
 					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),

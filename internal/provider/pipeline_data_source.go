@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 var (
@@ -85,10 +85,10 @@ func (d *PipelineDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	n := strings.TrimSpace(name.ValueString())
-	spec, st, err := pipeline.NewClients(d.data.AWS, pipeline.RelayCode{}).Lookup(ctx, n)
-	if errors.Is(err, pipeline.ErrNotFound) {
+	spec, st, err := provision.New(d.data.AWS, provision.RelayCode{}).Lookup(ctx, n)
+	if errors.Is(err, provision.ErrNotFound) {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), fmt.Sprintf("Reading outbox pipeline (%s)", n),
-			fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", n, pipeline.NamesFor(n).RelayFunction))
+			fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", n, provision.NamesFor(n).RelayFunction))
 		return
 	}
 	if err != nil {

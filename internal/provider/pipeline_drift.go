@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // This file shows drift as hashicorp/aws does: Read keeps the values it
@@ -19,7 +19,7 @@ import (
 
 // showObserved sets the drift-tagged settings of the components that
 // changed to the values observed.
-func (m *PipelineResourceModel) showObserved(observed pipeline.Spec, changed []string) {
+func (m *PipelineResourceModel) showObserved(observed provision.Spec, changed []string) {
 	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(_ path.Path, f reflect.StructField, v reflect.Value) {
 		if !slices.Contains(changed, f.Tag.Get("drift")) || f.Tag.Get("spec") == "" {
 			return
@@ -110,7 +110,7 @@ func settingsDiffer(a, b *PipelineResourceModel, component string) bool {
 }
 
 // changedComponents returns the components that Read found changed.
-func changedComponents(d pipeline.Drift) []string {
+func changedComponents(d provision.Drift) []string {
 	var out []string
 	for _, c := range d.Changed {
 		out = append(out, c.Component)

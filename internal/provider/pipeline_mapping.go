@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -62,12 +62,12 @@ func boolptr(v types.Bool) *bool {
 	return &b
 }
 
-// spec maps the model to a pipeline.Spec. tags are the merged tags
+// spec maps the model to a provision.Spec. tags are the merged tags
 // (default_tags and tags); null or unknown values mean the defaults.
-func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipeline.Spec {
-	s := pipeline.Spec{Name: str(m.Name), Tags: tags, ForceDestroy: m.ForceDestroy.ValueBool()}
+func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) provision.Spec {
+	s := provision.Spec{Name: str(m.Name), Tags: tags, ForceDestroy: m.ForceDestroy.ValueBool()}
 	if t := m.Table; t != nil {
-		s.Table = pipeline.TableSpec{
+		s.Table = provision.TableSpec{
 			Existing:      !t.Existing.IsNull() && !t.Existing.IsUnknown() && t.Existing.ValueBool(),
 			Name:          str(t.Name),
 			PartitionKey:  str(t.PartitionKey),
@@ -83,7 +83,7 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 		}
 	}
 	if i := m.IAM; i != nil {
-		s.IAM = pipeline.IAMSpec{PermissionsBoundary: str(i.PermissionsBoundary), Path: str(i.Path)}
+		s.IAM = provision.IAMSpec{PermissionsBoundary: str(i.PermissionsBoundary), Path: str(i.Path)}
 	}
 	if p := m.PendingIndex; p != nil {
 		s.Table.PendingIndexName = str(p.Name)
@@ -109,13 +109,13 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 		}
 	}
 	if r := m.Relay; r != nil {
-		s.Architecture = pipeline.Architecture(str(r.Architecture))
-		s.Relay = pipeline.FunctionSpec{
+		s.Architecture = provision.Architecture(str(r.Architecture))
+		s.Relay = provision.FunctionSpec{
 			MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout),
 			ReservedConcurrency: i32ptr(r.ReservedConcurrency), LogRetentionDays: i32(r.LogRetentionDays),
 		}
 		s.Controls = r.controls()
-		s.Mapping = pipeline.MappingSpec{
+		s.Mapping = provision.MappingSpec{
 			BatchSize:                    i32(r.BatchSize),
 			MaximumBatchingWindowSeconds: i32(r.BatchingWindowSeconds),
 			ParallelizationFactor:        i32(r.ParallelizationFactor),
@@ -125,7 +125,7 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 		}
 	}
 	if d := m.DeadLetter; d != nil {
-		s.DeadLetterQueue = pipeline.QueueSpec{MessageRetentionSeconds: i32(d.MessageRetentionSeconds), KMSMasterKeyID: str(d.KMSMasterKeyID)}
+		s.DeadLetterQueue = provision.QueueSpec{MessageRetentionSeconds: i32(d.MessageRetentionSeconds), KMSMasterKeyID: str(d.KMSMasterKeyID)}
 	}
 	if r := m.Reconciler; r != nil {
 		s.Reconciler.Disabled = !r.Enabled.IsNull() && !r.Enabled.IsUnknown() && !r.Enabled.ValueBool()
@@ -133,12 +133,12 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) pipe
 		if !r.MinAgeSeconds.IsNull() && !r.MinAgeSeconds.IsUnknown() {
 			s.Reconciler.MinAge = time.Duration(r.MinAgeSeconds.ValueInt64()) * time.Second
 		}
-		s.Reconciler.Function = pipeline.FunctionSpec{MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout), LogRetentionDays: i32(r.LogRetentionDays)}
+		s.Reconciler.Function = provision.FunctionSpec{MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout), LogRetentionDays: i32(r.LogRetentionDays)}
 		s.Reconciler.ScheduleTimezone, s.Reconciler.ScheduleGroup = str(r.ScheduleTimezone), str(r.ScheduleGroup)
 		s.Reconciler.FlexibleTimeWindowMinutes = i32(r.FlexibleTimeWindowMinutes)
 	}
 	if a := m.Alarms; a != nil {
-		s.Alarms = pipeline.AlarmsSpec{
+		s.Alarms = provision.AlarmsSpec{
 			// Present, the block enables the alarms unless it says not to.
 			Enabled:                          a.Enabled.IsNull() || a.Enabled.IsUnknown() || a.Enabled.ValueBool(),
 			SNSTopicARN:                      str(a.SNSTopicARN),
@@ -162,8 +162,8 @@ func optString(s string) types.String {
 	return types.StringValue(s)
 }
 
-// setState records the computed attributes from a pipeline.State.
-func (m *PipelineResourceModel) setState(st pipeline.State) {
+// setState records the computed attributes from a provision.State.
+func (m *PipelineResourceModel) setState(st provision.State) {
 	st.Name = m.Name.ValueString()
 	m.setComputedStrings(st)
 	m.AlarmARNs = alarmARNsValue(st.Alarms.Map())
@@ -179,15 +179,15 @@ func alarmARNsValue(arns map[string]string) types.Map {
 	return tagsValue(arns)
 }
 
-// privateState is the key of the pipeline.State in the resource's private
+// privateState is the key of the provision.State in the resource's private
 // state.
 const privateState = "pipeline_state"
 
-// loadState returns the pipeline.State kept in the private state. A state
+// loadState returns the provision.State kept in the private state. A state
 // written without it (an older provider) is rebuilt from the attributes and
 // the component names.
-func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (pipeline.State, diag.Diagnostics) {
-	var st pipeline.State
+func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (provision.State, diag.Diagnostics) {
+	var st provision.State
 	b, diags := p.GetKey(ctx, privateState)
 	if len(b) > 0 {
 		err := json.Unmarshal(b, &st)
@@ -197,11 +197,11 @@ func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (
 		diags.AddWarning("Reading the outbox pipeline's private state",
 			fmt.Sprintf("The recorded components are unreadable (%v); they are found again from the attributes and the components' names.", err))
 	}
-	n := pipeline.NamesFor(str(m.Name))
+	n := provision.NamesFor(str(m.Name))
 	st = m.stateFromComputedStrings()
 	st.Name = str(m.Name)
 	st.TableOwned = m.Table == nil || !m.Table.Existing.ValueBool()
-	if a, err := pipeline.AccountOf(st.TableARN); err == nil {
+	if a, err := provision.AccountOf(st.TableARN); err == nil {
 		st.Partition, st.Region, st.AccountID = a.Partition, a.Region, a.ID
 	}
 	if st.RelayRoleARN != "" {
@@ -222,7 +222,7 @@ func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (
 	return st, diags
 }
 
-func saveState(ctx context.Context, p privateSetter, st pipeline.State, drift *pipeline.Drift) diag.Diagnostics {
+func saveState(ctx context.Context, p privateSetter, st provision.State, drift *provision.Drift) diag.Diagnostics {
 	b, err := json.Marshal(st)
 	if err != nil {
 		var diags diag.Diagnostics
@@ -237,8 +237,8 @@ func saveState(ctx context.Context, p privateSetter, st pipeline.State, drift *p
 // modelFromSpec builds the configuration part of the model from a Spec, as
 // Lookup reports it on import. A block whose settings are all defaults is
 // left out, as a configuration would leave it out.
-func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]string) PipelineResourceModel {
-	d := pipeline.Spec{Name: s.Name}.WithDefaults()
+func modelFromSpec(s provision.Spec, st provision.State, defaultTags map[string]string) PipelineResourceModel {
+	d := provision.Spec{Name: s.Name}.WithDefaults()
 	s = s.WithDefaults()
 	m := PipelineResourceModel{Name: types.StringValue(s.Name), ForceDestroy: types.BoolValue(s.ForceDestroy)}
 	m.Table = tableModelFromSpec(s, d, st)
@@ -280,7 +280,7 @@ func modelFromSpec(s pipeline.Spec, st pipeline.State, defaultTags map[string]st
 // tableModelFromSpec is the table block of an imported pipeline; nil when
 // every setting is the default. s and d have defaults applied; d is the
 // default Spec of the same name.
-func tableModelFromSpec(s, d pipeline.Spec, st pipeline.State) *TableModel {
+func tableModelFromSpec(s, d provision.Spec, st provision.State) *TableModel {
 	ttl := s.Table.TTLAttribute
 	if s.Table.Existing && !st.Added.TTL {
 		// The table had its own TTL attribute, which the pipeline reuses
@@ -307,7 +307,7 @@ func tableModelFromSpec(s, d pipeline.Spec, st pipeline.State) *TableModel {
 
 // relayModelFromSpec is the relay block of an imported pipeline; nil when
 // every setting is the default.
-func relayModelFromSpec(s, d pipeline.Spec) *RelayModel {
+func relayModelFromSpec(s, d provision.Spec) *RelayModel {
 	relay := &RelayModel{
 		BatchSize:               types.Int64Value(int64(s.Mapping.BatchSize)),
 		BatchingWindowSeconds:   types.Int64Value(int64(s.Mapping.MaximumBatchingWindowSeconds)),
@@ -339,7 +339,7 @@ func relayModelFromSpec(s, d pipeline.Spec) *RelayModel {
 
 // reconcilerModelFromSpec is the reconciler block of an imported pipeline;
 // nil when every setting is the default.
-func reconcilerModelFromSpec(r, d pipeline.ReconcilerSpec) *ReconcilerModel {
+func reconcilerModelFromSpec(r, d provision.ReconcilerSpec) *ReconcilerModel {
 	if r.Disabled {
 		// Lookup cannot tell the settings of a reconciler that does not
 		// exist: report the defaults.
@@ -361,8 +361,8 @@ func reconcilerModelFromSpec(r, d pipeline.ReconcilerSpec) *ReconcilerModel {
 }
 
 // controls maps the relay block's tracing, KMS, logging and VPC settings.
-func (r *RelayModel) controls() pipeline.LambdaControls {
-	c := pipeline.LambdaControls{TracingMode: str(r.TracingMode), KMSKeyARN: str(r.KMSKeyARN)}
+func (r *RelayModel) controls() provision.LambdaControls {
+	c := provision.LambdaControls{TracingMode: str(r.TracingMode), KMSKeyARN: str(r.KMSKeyARN)}
 	if l := r.Logging; l != nil {
 		c.LogFormat, c.ApplicationLogLevel, c.SystemLogLevel = str(l.LogFormat), str(l.ApplicationLogLevel), str(l.SystemLogLevel)
 	}
@@ -394,9 +394,9 @@ func controlsSet(s []string) types.Set {
 }
 
 // setControls records the controls in the relay block, for import.
-func (r *RelayModel) setControls(c pipeline.LambdaControls) {
+func (r *RelayModel) setControls(c provision.LambdaControls) {
 	r.TracingMode, r.KMSKeyARN = types.StringValue(c.TracingMode), optString(c.KMSKeyARN)
-	if c.LogFormat != pipeline.DefaultLogFormat {
+	if c.LogFormat != provision.DefaultLogFormat {
 		r.Logging = &RelayLoggingModel{LogFormat: types.StringValue(c.LogFormat),
 			ApplicationLogLevel: optString(c.ApplicationLogLevel), SystemLogLevel: optString(c.SystemLogLevel)}
 	}

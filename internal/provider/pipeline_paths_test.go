@@ -11,11 +11,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // specLeaves returns the paths of the leaf fields of a struct type, as
-// pipeline.ValidationError names them (Mapping.BatchSize).
+// provision.ValidationError names them (Mapping.BatchSize).
 func specLeaves(t reflect.Type, prefix string) []string {
 	var out []string
 	for i := range t.NumField() {
@@ -34,25 +34,25 @@ func specLeaves(t reflect.Type, prefix string) []string {
 	return out
 }
 
-// Every field of pipeline.Spec has an attribute (or a block that decides
-// it), and every spec tag names a field of pipeline.Spec at an attribute of
+// Every field of provision.Spec has an attribute (or a block that decides
+// it), and every spec tag names a field of provision.Spec at an attribute of
 // the schema: a new setting without its mapping fails here.
 func TestSpecFieldPaths(t *testing.T) {
 	t.Parallel()
-	leaves := specLeaves(reflect.TypeFor[pipeline.Spec](), "")
+	leaves := specLeaves(reflect.TypeFor[provision.Spec](), "")
 	if len(leaves) < 30 {
-		t.Fatalf("found only %d fields of pipeline.Spec: %v", len(leaves), leaves)
+		t.Fatalf("found only %d fields of provision.Spec: %v", len(leaves), leaves)
 	}
 	for _, f := range leaves {
 		if _, ok := attributePath(f); !ok {
-			t.Errorf("pipeline.Spec field %s has no attribute: tag the model's field with spec:%q, or list it in specFieldsWithoutAttribute", f, f)
+			t.Errorf("provision.Spec field %s has no attribute: tag the model's field with spec:%q, or list it in specFieldsWithoutAttribute", f, f)
 		}
 	}
 	var sr resource.SchemaResponse
 	NewPipelineResource().Schema(context.Background(), resource.SchemaRequest{}, &sr)
 	for field, p := range specFieldPaths() {
 		if !contains(leaves, field) {
-			t.Errorf("spec tag %q on %s names no field of pipeline.Spec", field, p)
+			t.Errorf("spec tag %q on %s names no field of provision.Spec", field, p)
 		}
 		if _, diags := sr.Schema.AttributeAtPath(context.Background(), p); diags.HasError() {
 			t.Errorf("spec tag %q: %s is not an attribute of the schema: %v", field, p, diags)
@@ -60,15 +60,15 @@ func TestSpecFieldPaths(t *testing.T) {
 	}
 	for field, block := range specFieldsWithoutAttribute {
 		if !contains(leaves, field) {
-			t.Errorf("specFieldsWithoutAttribute: %q is no field of pipeline.Spec", field)
+			t.Errorf("specFieldsWithoutAttribute: %q is no field of provision.Spec", field)
 		}
 		if _, ok := sr.Schema.Blocks[block]; !ok {
 			t.Errorf("specFieldsWithoutAttribute: %q is no block", block)
 		}
 	}
 	// Every replacement field has its path.
-	for _, f := range pipeline.ReplacementFields(pipeline.Spec{Name: "a"}, pipeline.Spec{
-		Name: "b", Table: pipeline.TableSpec{Existing: true, Name: "t2", PartitionKey: "p", SortKey: "s", PendingIndexName: "i2", TTLAttribute: "x"},
+	for _, f := range provision.ReplacementFields(provision.Spec{Name: "a"}, provision.Spec{
+		Name: "b", Table: provision.TableSpec{Existing: true, Name: "t2", PartitionKey: "p", SortKey: "s", PendingIndexName: "i2", TTLAttribute: "x"},
 	}) {
 		if _, ok := specFieldPaths()[f]; !ok {
 			t.Errorf("replacement field %s has no attribute", f)

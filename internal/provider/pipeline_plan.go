@@ -12,16 +12,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // planInputs is what ModifyPlan knows of a planned pipeline.
 type planInputs struct {
-	spec pipeline.Spec // with defaults
+	spec provision.Spec // with defaults
 	// prior is the state before the plan; nil on create.
 	prior *PipelineResourceModel
 	// account is where the pipeline lives, when a prior state says so.
-	account pipeline.Account
+	account provision.Account
 	drift   awsops.Drift
 	// known reports which settings are known at plan time.
 	nameKnown, tableKnown, targetKnown, reconcilerKnown, alarmsKnown bool
@@ -99,15 +99,15 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 // callerAccount is the account and region that the provider's credentials
 // create components in, as STS GetCallerIdentity reported them; empty when
 // the credentials were not checked (skip_credentials_validation).
-func (r *PipelineResource) callerAccount() pipeline.Account {
+func (r *PipelineResource) callerAccount() provision.Account {
 	if r.data == nil || r.data.Identity.AccountID == "" || r.data.AWS.Region == "" {
-		return pipeline.Account{}
+		return provision.Account{}
 	}
-	arn, err := pipeline.ParseARN(r.data.Identity.ARN)
+	arn, err := provision.ParseARN(r.data.Identity.ARN)
 	if err != nil {
-		return pipeline.Account{}
+		return provision.Account{}
 	}
-	return pipeline.Account{Partition: arn.Partition, Region: r.data.AWS.Region, ID: r.data.Identity.AccountID}
+	return provision.Account{Partition: arn.Partition, Region: r.data.AWS.Region, ID: r.data.Identity.AccountID}
 }
 
 // setKnown records which parts of the configuration are known.
@@ -130,7 +130,7 @@ func (r *PipelineResource) planPackage(plan *PipelineResourceModel, in planInput
 	sha, err := r.relayCode().SHA256(string(in.spec.Architecture))
 	if err != nil {
 		diags.AddWarning("The relay package is not built into this provider",
-			fmt.Sprintf("%v. Apply will fail: %v", err, pipeline.ErrNoRelayCode))
+			fmt.Sprintf("%v. Apply will fail: %v", err, provision.ErrNoRelayCode))
 		return
 	}
 	plan.RelayPackageSHA256 = types.StringValue(sha)
@@ -138,9 +138,9 @@ func (r *PipelineResource) planPackage(plan *PipelineResourceModel, in planInput
 
 // predicted returns the values that follow from the configuration alone,
 // where what they follow from is known.
-func (in planInputs) predicted() pipeline.State {
+func (in planInputs) predicted() provision.State {
 	if !in.nameKnown {
-		return pipeline.State{}
+		return provision.State{}
 	}
 	p := in.spec.Predicted(in.account)
 	if !in.tableKnown {
@@ -153,7 +153,7 @@ func (in planInputs) predicted() pipeline.State {
 		p.ReconcilerFunctionName, p.ReconcilerFunctionARN, p.ReconcilerLogGroup = "", "", ""
 	}
 	if in.prior != nil && in.spec.Table.Existing && in.tableKnown && p.TTLAttribute == "" &&
-		!in.hasDrift(pipeline.ComponentTable, pipeline.ComponentTTL) && str(in.prior.TableName) == in.spec.Table.Name {
+		!in.hasDrift(provision.ComponentTable, provision.ComponentTTL) && str(in.prior.TableName) == in.spec.Table.Name {
 		// An adopted table keeps the TTL attribute it has.
 		p.TTLAttribute = str(in.prior.TTLAttributeInUse)
 	}
@@ -205,7 +205,7 @@ func (in planInputs) planComputedStrings(plan *PipelineResourceModel) {
 // unchanged.
 func (in planInputs) planAlarmARNs(plan *PipelineResourceModel) {
 	want := map[string]bool{}
-	for _, d := range pipeline.AlarmDefinitions(in.spec) {
+	for _, d := range provision.AlarmDefinitions(in.spec) {
 		want[d.Key] = true
 	}
 	plan.AlarmARNs = types.MapUnknown(types.StringType)
@@ -237,7 +237,7 @@ func (in planInputs) replacements(ctx context.Context, plan *PipelineResourceMod
 	var out []path.Path
 	priorTags := map[string]string{}
 	in.prior.TagsAll.ElementsAs(ctx, &priorTags, false)
-	for _, f := range pipeline.ReplacementFields(in.prior.spec(priorTags, specOptions{}), in.spec) {
+	for _, f := range provision.ReplacementFields(in.prior.spec(priorTags, specOptions{}), in.spec) {
 		p, ok := specFieldPaths()[f]
 		if !ok {
 			continue

@@ -27,7 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -76,13 +76,13 @@ func (r *PipelineResource) Configure(_ context.Context, req resource.ConfigureRe
 	r.data = data
 }
 
-func (r *PipelineResource) clients() *pipeline.Clients {
-	return pipeline.NewClients(r.data.AWS, r.relayCode())
+func (r *PipelineResource) clients() *provision.Pipeline {
+	return provision.New(r.data.AWS, r.relayCode())
 }
 
 // relayCode is the relay package embedded in the provider.
-func (r *PipelineResource) relayCode() pipeline.RelayCode {
-	return pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256}
+func (r *PipelineResource) relayCode() provision.RelayCode {
+	return provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256}
 }
 
 func (r *PipelineResource) defaultTags() map[string]string {
@@ -141,7 +141,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: fmt.Sprintf("Name of the pipeline, the prefix of every component it creates (`<name>-outbox` table, `<name>-relay` function, `<name>-relay-dlq` queue, `<name>-reconciler`...). "+
-					"1 to %d letters, digits, hyphens and underscores. Changing it replaces the pipeline.", pipeline.MaxNameLength),
+					"1 to %d letters, digits, hyphens and underscores. Changing it replaces the pipeline.", provision.MaxNameLength),
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"tags": schema.MapAttribute{
@@ -203,24 +203,24 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"relay": schema.SingleNestedBlock{
 				MarkdownDescription: "The relay function and its event source mapping on the table's stream.",
 				Attributes: map[string]schema.Attribute{
-					"batch_size":                 optIntAttr("Largest batch of stream records per invocation, 1 to 10000.", pipeline.DefaultBatchSize, int64validator.Between(1, 10000)),
+					"batch_size":                 optIntAttr("Largest batch of stream records per invocation, 1 to 10000.", provision.DefaultBatchSize, int64validator.Between(1, 10000)),
 					"batching_window_seconds":    optIntAttr("How long the mapping gathers records before invoking, 0 to 300 seconds.", 0, int64validator.Between(0, 300)),
-					"parallelization_factor":     optIntAttr("Concurrent batches per shard, 1 to 10. Events of one item stay ordered.", pipeline.DefaultParallelizationFactor, int64validator.Between(1, 10)),
-					"maximum_retry_attempts":     optIntAttr("Retries of a failed batch before its metadata goes to the dead-letter queue, -1 (until the record expires) to 10000. The items stay pending and the reconciler republishes them.", pipeline.DefaultMaximumRetryAttempts, int64validator.Between(-1, 10000)),
-					"maximum_record_age_seconds": optIntAttr("Age after which a record is no longer retried: -1 (no limit) or 60 to 604800 seconds.", pipeline.DefaultMaximumRecordAgeSeconds, int64validator.Any(int64validator.OneOf(-1), int64validator.Between(60, 604800))),
-					"bisect_on_error":            optBoolAttr("Split a failed batch in two and retry each half.", pipeline.DefaultBisectBatchOnError),
-					"memory_size":                optIntAttr("Memory of the relay function, 128 to 10240 MB.", pipeline.DefaultRelayMemory, int64validator.Between(128, 10240)),
-					"timeout":                    optIntAttr("Timeout of the relay function, 1 to 900 seconds.", pipeline.DefaultRelayTimeout, int64validator.Between(1, 900)),
-					"architecture":               optStringAttr("Instruction set of both functions: `arm64` or `x86_64`.", string(pipeline.DefaultArchitecture), stringvalidator.OneOf(string(pipeline.ArchARM64), string(pipeline.ArchX86_64))),
+					"parallelization_factor":     optIntAttr("Concurrent batches per shard, 1 to 10. Events of one item stay ordered.", provision.DefaultParallelizationFactor, int64validator.Between(1, 10)),
+					"maximum_retry_attempts":     optIntAttr("Retries of a failed batch before its metadata goes to the dead-letter queue, -1 (until the record expires) to 10000. The items stay pending and the reconciler republishes them.", provision.DefaultMaximumRetryAttempts, int64validator.Between(-1, 10000)),
+					"maximum_record_age_seconds": optIntAttr("Age after which a record is no longer retried: -1 (no limit) or 60 to 604800 seconds.", provision.DefaultMaximumRecordAgeSeconds, int64validator.Any(int64validator.OneOf(-1), int64validator.Between(60, 604800))),
+					"bisect_on_error":            optBoolAttr("Split a failed batch in two and retry each half.", provision.DefaultBisectBatchOnError),
+					"memory_size":                optIntAttr("Memory of the relay function, 128 to 10240 MB.", provision.DefaultRelayMemory, int64validator.Between(128, 10240)),
+					"timeout":                    optIntAttr("Timeout of the relay function, 1 to 900 seconds.", provision.DefaultRelayTimeout, int64validator.Between(1, 900)),
+					"architecture":               optStringAttr("Instruction set of both functions: `arm64` or `x86_64`.", string(provision.DefaultArchitecture), stringvalidator.OneOf(string(provision.ArchARM64), string(provision.ArchX86_64))),
 					"log_retention_days": optIntAttr("Retention of the relay's log group, one of the values CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ...).",
-						pipeline.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
+						provision.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
 					"reserved_concurrency": schema.Int64Attribute{
 						Optional: true, CustomType: wholeNumberType{},
 						Validators:          []validator.Int64{int64validator.AtLeast(1)},
 						MarkdownDescription: "Reserved concurrency of the relay function; unset leaves it unreserved.",
 					},
-					"tracing_mode": optStringAttr("X-Ray tracing of both functions, as `aws_lambda_function`'s `tracing_config.mode`: `PassThrough` or `Active`. Active adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` to the roles.", pipeline.DefaultTracingMode,
-						stringvalidator.OneOf(pipeline.TracingModes...)),
+					"tracing_mode": optStringAttr("X-Ray tracing of both functions, as `aws_lambda_function`'s `tracing_config.mode`: `PassThrough` or `Active`. Active adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` to the roles.", provision.DefaultTracingMode,
+						stringvalidator.OneOf(provision.TracingModes...)),
 					"kms_key_arn": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "ARN of a customer managed KMS key that encrypts both functions' environment variables; unset uses Lambda's key. The roles get `kms:Decrypt` on it.",
@@ -230,13 +230,13 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"logging": schema.SingleNestedBlock{
 						MarkdownDescription: "Logging of both functions, as `aws_lambda_function`'s `logging_config`. The log levels need `log_format = \"JSON\"`.",
 						Attributes: map[string]schema.Attribute{
-							"log_format": optStringAttr("`Text` or `JSON`.", pipeline.DefaultLogFormat, stringvalidator.OneOf(pipeline.LogFormats...)),
+							"log_format": optStringAttr("`Text` or `JSON`.", provision.DefaultLogFormat, stringvalidator.OneOf(provision.LogFormats...)),
 							"application_log_level": schema.StringAttribute{
-								Optional: true, Validators: []validator.String{stringvalidator.OneOf(pipeline.ApplicationLogLevels...)},
+								Optional: true, Validators: []validator.String{stringvalidator.OneOf(provision.ApplicationLogLevels...)},
 								MarkdownDescription: "Lowest level of the functions' own logs that Lambda keeps: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` or `FATAL`. With `JSON`, unset means `INFO`.",
 							},
 							"system_log_level": schema.StringAttribute{
-								Optional: true, Validators: []validator.String{stringvalidator.OneOf(pipeline.SystemLogLevels...)},
+								Optional: true, Validators: []validator.String{stringvalidator.OneOf(provision.SystemLogLevels...)},
 								MarkdownDescription: "Lowest level of Lambda's platform logs that it keeps: `DEBUG`, `INFO` or `WARN`. With `JSON`, unset means `INFO`.",
 							},
 						},
@@ -277,21 +277,21 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "The reconciler: a function run on a schedule that republishes pending items older than `min_age_seconds` (missed by the stream, or dead-lettered).",
 				Attributes: map[string]schema.Attribute{
 					"enabled":             optBoolAttr("Create the reconciler. Disabling it removes the function, its schedule and roles.", true),
-					"schedule_expression": optStringAttr("EventBridge Scheduler expression, `rate(...)` or `cron(...)`.", pipeline.DefaultScheduleExpression, scheduleExpressionValidator{}),
-					"schedule_timezone":   optStringAttr("IANA time zone of a `cron(...)` schedule, as `aws_scheduler_schedule`'s `schedule_expression_timezone`.", pipeline.DefaultScheduleTimezone),
+					"schedule_expression": optStringAttr("EventBridge Scheduler expression, `rate(...)` or `cron(...)`.", provision.DefaultScheduleExpression, scheduleExpressionValidator{}),
+					"schedule_timezone":   optStringAttr("IANA time zone of a `cron(...)` schedule, as `aws_scheduler_schedule`'s `schedule_expression_timezone`.", provision.DefaultScheduleTimezone),
 					"flexible_time_window_minutes": optIntAttr("Minutes by which Scheduler may delay a run (its flexible time window, 1 to 1440); 0 runs exactly on schedule.", 0,
 						int64validator.Between(0, 1440)),
-					"schedule_group":     optStringAttr("Existing EventBridge Scheduler group of the schedule (`aws_scheduler_schedule_group`). Changing it moves the schedule (it is recreated in the new group).", pipeline.ScheduleGroup),
+					"schedule_group":     optStringAttr("Existing EventBridge Scheduler group of the schedule (`aws_scheduler_schedule_group`). Changing it moves the schedule (it is recreated in the new group).", provision.ScheduleGroup),
 					"min_age_seconds":    optIntAttr("Age in seconds a pending item must reach before the reconciler republishes it; longer than the stream's usual delivery delay.", defaultMinAgeSeconds, int64validator.AtLeast(1)),
-					"memory_size":        optIntAttr("Memory of the reconciler function, 128 to 10240 MB.", pipeline.DefaultReconcilerMemory, int64validator.Between(128, 10240)),
-					"timeout":            optIntAttr("Timeout of the reconciler function, 1 to 900 seconds.", pipeline.DefaultReconcilerTimeout, int64validator.Between(1, 900)),
-					"log_retention_days": optIntAttr("Retention of the reconciler's log group.", pipeline.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
+					"memory_size":        optIntAttr("Memory of the reconciler function, 128 to 10240 MB.", provision.DefaultReconcilerMemory, int64validator.Between(128, 10240)),
+					"timeout":            optIntAttr("Timeout of the reconciler function, 1 to 900 seconds.", provision.DefaultReconcilerTimeout, int64validator.Between(1, 900)),
+					"log_retention_days": optIntAttr("Retention of the reconciler's log group.", provision.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
 				},
 			},
 			"dead_letter": schema.SingleNestedBlock{
 				MarkdownDescription: "The SQS queue that receives the metadata of batches whose retries ran out. The items themselves stay pending.",
 				Attributes: map[string]schema.Attribute{
-					"message_retention_seconds": optIntAttr("Retention of the queue, 60 to 1209600 seconds.", pipeline.DefaultQueueRetentionSeconds, int64validator.Between(60, 1209600)),
+					"message_retention_seconds": optIntAttr("Retention of the queue, 60 to 1209600 seconds.", provision.DefaultQueueRetentionSeconds, int64validator.Between(60, 1209600)),
 					"kms_master_key_id": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "KMS key that encrypts the queue; unset uses SQS-managed encryption (SSE-SQS).",
@@ -314,16 +314,16 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 						MarkdownDescription: "SNS topic notified when an alarm goes to `ALARM` and back to `OK`. Unset, the alarms notify nothing.",
 					},
 					"relay_errors_threshold": optIntAttr("Relay function errors per minute, for `evaluation_periods` minutes, that raise `relay_errors`; 1 or more.",
-						pipeline.DefaultRelayErrorsThreshold, int64validator.AtLeast(1)),
+						provision.DefaultRelayErrorsThreshold, int64validator.AtLeast(1)),
 					"iterator_age_threshold_seconds": optIntAttr("Age in seconds of the last stream record the relay read above which `iterator_age` raises, 1 to 86400 (a stream keeps records 24 hours).",
-						pipeline.DefaultIteratorAgeThresholdSeconds, int64validator.Between(1, 86400)),
+						provision.DefaultIteratorAgeThresholdSeconds, int64validator.Between(1, 86400)),
 					"oldest_pending_age_threshold_seconds": optIntAttr("Age in seconds of the oldest pending event, as the reconciler reports it, above which `oldest_pending_age` raises. "+
 						"More than `reconciler.min_age_seconds`: the reconciler reports only events older than that, and republishes them.",
-						pipeline.DefaultOldestPendingAgeThresholdSeconds, int64validator.AtLeast(1)),
+						provision.DefaultOldestPendingAgeThresholdSeconds, int64validator.AtLeast(1)),
 					"evaluation_periods": optIntAttr("Consecutive periods over the threshold that raise `relay_errors`, `iterator_age` and `oldest_pending_age`; "+
-						"a period times this number is at most one day. `dlq_not_empty` raises on the first message.", pipeline.DefaultAlarmEvaluationPeriods, int64validator.AtLeast(1)),
+						"a period times this number is at most one day. `dlq_not_empty` raises on the first message.", provision.DefaultAlarmEvaluationPeriods, int64validator.AtLeast(1)),
 					"treat_missing_data": optStringAttr("How `relay_errors`, `iterator_age` and `oldest_pending_age` treat periods without data: `notBreaching`, `breaching`, `ignore` or `missing`. "+
-						"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue.", pipeline.DefaultTreatMissingData, stringvalidator.OneOf("breaching", "notBreaching", "ignore", "missing")),
+						"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue.", provision.DefaultTreatMissingData, stringvalidator.OneOf("breaching", "notBreaching", "ignore", "missing")),
 				},
 			},
 			"iam": schema.SingleNestedBlock{
@@ -366,7 +366,7 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 	var sr resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &sr)
 	for _, err := range joined(m.spec(tags, specOptions{validating: true}).Validate()) {
-		var ve *pipeline.ValidationError
+		var ve *provision.ValidationError
 		if !errors.As(err, &ve) {
 			resp.Diagnostics.AddError("Invalid outbox pipeline configuration", err.Error())
 			continue
@@ -505,9 +505,9 @@ func (r *PipelineResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 // errorDetail is the detail of an error of the pipeline package, with the
-// fields of pipeline.Spec it names written as attribute paths.
+// fields of provision.Spec it names written as attribute paths.
 func errorDetail(err error) string {
-	if errors.Is(err, pipeline.ErrNoRelayCode) || errors.Is(err, relaypackage.ErrNotBuilt) {
+	if errors.Is(err, provision.ErrNoRelayCode) || errors.Is(err, relaypackage.ErrNotBuilt) {
 		return attributeNames(err.Error()) + "\n\nThis build of the provider does not embed the relay Lambda package. Build it with `make relay` (or `go generate ./internal/relaypackage`), then rebuild the provider with `make build`."
 	}
 	return attributeNames(err.Error())
@@ -533,7 +533,7 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.Append(state.TagsAll.ElementsAs(ctx, &tags, false)...)
 	}
 	observed, drift, err := r.clients().Read(ctx, state.spec(tags, specOptions{}), st)
-	if errors.Is(err, pipeline.ErrNotFound) {
+	if errors.Is(err, provision.ErrNotFound) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -618,9 +618,9 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	spec, st, err := r.clients().Lookup(ctx, name)
-	if errors.Is(err, pipeline.ErrNotFound) {
+	if errors.Is(err, provision.ErrNotFound) {
 		resp.Diagnostics.AddError(fmt.Sprintf("Importing outbox pipeline (%s)", name),
-			fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", name, pipeline.NamesFor(name).RelayFunction))
+			fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", name, provision.NamesFor(name).RelayFunction))
 		return
 	}
 	if err != nil {
@@ -680,7 +680,7 @@ func (r *PipelineResource) warnUndeliveredOnReplace(ctx context.Context, state P
 // plannedIndexARN is the pending index's ARN after a rename or a switch of
 // the index, both made in place: null without the index; the planned value
 // when it names the index (predicted from the name, or kept); else unknown.
-func plannedIndexARN(spec pipeline.Spec, planned types.String) types.String {
+func plannedIndexARN(spec provision.Spec, planned types.String) types.String {
 	if spec.Table.PendingIndexDisabled {
 		return types.StringNull()
 	}
@@ -693,21 +693,21 @@ func plannedIndexARN(spec pipeline.Spec, planned types.String) types.String {
 // stateAccount is the pipeline's account and region, from the first ARN in
 // the state that has both: a component deleted out of band (the table)
 // leaves the others.
-func stateAccount(state PipelineResourceModel) (pipeline.Account, error) {
+func stateAccount(state PipelineResourceModel) (provision.Account, error) {
 	var err error
 	for _, arn := range []types.String{state.TableARN, state.RelayFunctionARN, state.DeadLetterQueueARN, state.StreamARN} {
-		var a pipeline.Account
-		if a, err = pipeline.AccountOf(str(arn)); err == nil && a.Region != "" && a.ID != "" {
+		var a provision.Account
+		if a, err = provision.AccountOf(str(arn)); err == nil && a.Region != "" && a.ID != "" {
 			return a, nil
 		}
 	}
-	return pipeline.Account{}, fmt.Errorf("no ARN with an account in the state: %w", err)
+	return provision.Account{}, fmt.Errorf("no ARN with an account in the state: %w", err)
 }
 
 // plannedMovedARNs plans unknown the ARNs that a change made in place
 // alters: the roles' under a new IAM path, the schedule's in a new group.
-func plannedMovedARNs(state PipelineResourceModel, spec pipeline.Spec, plan *PipelineResourceModel) {
-	if arn := str(state.RelayRoleARN); arn != "" && !strings.Contains(arn, ":role"+spec.IAM.Path+pipeline.NamesFor(spec.Name).RelayRole) {
+func plannedMovedARNs(state PipelineResourceModel, spec provision.Spec, plan *PipelineResourceModel) {
+	if arn := str(state.RelayRoleARN); arn != "" && !strings.Contains(arn, ":role"+spec.IAM.Path+provision.NamesFor(spec.Name).RelayRole) {
 		plan.RelayRoleARN = types.StringUnknown()
 		if !plan.ReconcilerRoleARN.IsNull() {
 			plan.ReconcilerRoleARN, plan.SchedulerRoleARN = types.StringUnknown(), types.StringUnknown()

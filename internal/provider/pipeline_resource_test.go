@@ -60,7 +60,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -186,7 +186,7 @@ func (e *accEnv) checkDestroy(name string, before map[string][]string) resource.
 			}
 			return nil
 		}
-		n := pipeline.NamesFor(name)
+		n := provision.NamesFor(name)
 		lc := lambda.NewFromConfig(e.cfg)
 		for _, fn := range []string{n.RelayFunction, n.ReconcilerFunction} {
 			if _, err := lc.GetFunction(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)}); err == nil {
@@ -1150,7 +1150,7 @@ func TestAccPipeline_drift(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					c := pipeline.NewClients(e.cfg, pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
+					c := provision.New(e.cfg, provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
 					_, st, err := c.Lookup(e.ctx, name)
 					if err != nil {
 						t.Fatalf("finding the pipeline: %v", err)

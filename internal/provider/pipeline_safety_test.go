@@ -299,7 +299,7 @@ resource "terraform_data" "dependent" {
 // keys, VPC and the schedule's time zone, window and group, applied,
 // read back without drift (every apply step ends with an empty plan), and
 // changed in place. The stack's enforcement of a boundary and of the VPC's
-// permissions is tested in internal/localaws/iam and internal/pipeline.
+// permissions is tested in internal/localaws/iam and internal/provision.
 func TestAccPipeline_controls(t *testing.T) {
 	e := newAccEnv(t)
 	if e.stack == nil {

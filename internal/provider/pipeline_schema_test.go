@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 func TestPipelineResourceSchema(t *testing.T) {
@@ -41,16 +41,16 @@ func TestPipelineResourceSchema(t *testing.T) {
 // brings its whole block.
 func TestModelFromSpecLeavesDefaultBlocksOut(t *testing.T) {
 	t.Parallel()
-	m := modelFromSpec(pipeline.Spec{Name: "orders", Tags: map[string]string{"env": "prod", "team": "orders"}}, pipeline.State{}, map[string]string{"env": "prod"})
+	m := modelFromSpec(provision.Spec{Name: "orders", Tags: map[string]string{"env": "prod", "team": "orders"}}, provision.State{}, map[string]string{"env": "prod"})
 	if m.Table != nil || m.Target != nil || m.Relay != nil || m.Published != nil || m.PendingIndex != nil || m.Reconciler != nil || m.DeadLetter != nil || m.Alarms != nil {
 		t.Errorf("default spec has blocks: %+v", m)
 	}
 	if len(m.Tags.Elements()) != 1 || len(m.TagsAll.Elements()) != 2 {
 		t.Errorf("tags = %v, tags_all = %v; want the default tags only in tags_all", m.Tags, m.TagsAll)
 	}
-	s := pipeline.Spec{Name: "orders", Mapping: pipeline.MappingSpec{BatchSize: 25}, Reconciler: pipeline.ReconcilerSpec{Disabled: true}}
-	m = modelFromSpec(s, pipeline.State{}, nil)
-	if m.Relay == nil || m.Relay.BatchSize.ValueInt64() != 25 || m.Relay.MemorySize.ValueInt64() != pipeline.DefaultRelayMemory {
+	s := provision.Spec{Name: "orders", Mapping: provision.MappingSpec{BatchSize: 25}, Reconciler: provision.ReconcilerSpec{Disabled: true}}
+	m = modelFromSpec(s, provision.State{}, nil)
+	if m.Relay == nil || m.Relay.BatchSize.ValueInt64() != 25 || m.Relay.MemorySize.ValueInt64() != provision.DefaultRelayMemory {
 		t.Errorf("relay block = %+v", m.Relay)
 	}
 	if m.Reconciler == nil || m.Reconciler.Enabled.ValueBool() {
@@ -65,10 +65,10 @@ func TestModelFromSpecLeavesDefaultBlocksOut(t *testing.T) {
 // alarms unless it says otherwise.
 func TestAlarmsBlockMapping(t *testing.T) {
 	t.Parallel()
-	s := pipeline.Spec{Name: "orders", Alarms: pipeline.AlarmsSpec{Enabled: true, SNSTopicARN: "arn:aws:sns:us-east-1:123456789012:alerts", RelayErrorsThreshold: 4}}
-	m := modelFromSpec(s, pipeline.State{}, nil)
+	s := provision.Spec{Name: "orders", Alarms: provision.AlarmsSpec{Enabled: true, SNSTopicARN: "arn:aws:sns:us-east-1:123456789012:alerts", RelayErrorsThreshold: 4}}
+	m := modelFromSpec(s, provision.State{}, nil)
 	if m.Alarms == nil || m.Alarms.RelayErrorsThreshold.ValueInt64() != 4 || m.Alarms.SNSTopicARN.ValueString() != s.Alarms.SNSTopicARN ||
-		m.Alarms.TreatMissingData.ValueString() != pipeline.DefaultTreatMissingData {
+		m.Alarms.TreatMissingData.ValueString() != provision.DefaultTreatMissingData {
 		t.Fatalf("alarms block = %+v", m.Alarms)
 	}
 	if got := m.spec(nil, specOptions{}).WithDefaults().Alarms; got != s.WithDefaults().Alarms {
@@ -87,12 +87,12 @@ func TestAlarmsBlockMapping(t *testing.T) {
 	if err := m.spec(nil, specOptions{validating: true}).Validate(); err != nil {
 		t.Errorf("an unknown topic fails validation: %v", err)
 	}
-	st := pipeline.State{Alarms: pipeline.AlarmARNs{DLQNotEmpty: "arn:dlq", RelayErrors: "arn:errors"}}
+	st := provision.State{Alarms: provision.AlarmARNs{DLQNotEmpty: "arn:dlq", RelayErrors: "arn:errors"}}
 	m.setState(st)
 	if len(m.AlarmARNs.Elements()) != 2 {
 		t.Errorf("alarm_arns = %v", m.AlarmARNs)
 	}
-	m.setState(pipeline.State{})
+	m.setState(provision.State{})
 	if !m.AlarmARNs.IsNull() {
 		t.Errorf("alarm_arns without alarms = %v, want null", m.AlarmARNs)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -72,7 +72,7 @@ func TestWarnUndeliveredOnReplace(t *testing.T) {
 // it, or one where it is not known yet, does not.
 func TestNoReconcilerWarning(t *testing.T) {
 	t.Parallel()
-	off := planInputs{reconcilerKnown: true, spec: pipeline.Spec{Reconciler: pipeline.ReconcilerSpec{Disabled: true}}}
+	off := planInputs{reconcilerKnown: true, spec: provision.Spec{Reconciler: provision.ReconcilerSpec{Disabled: true}}}
 	diags := off.noReconcilerWarning()
 	if len(diags) != 1 || diags.WarningsCount() != 1 {
 		t.Fatalf("without the reconciler: %v, want one warning", diags)
@@ -88,7 +88,7 @@ func TestNoReconcilerWarning(t *testing.T) {
 	}
 	for name, in := range map[string]planInputs{
 		"with the reconciler": {reconcilerKnown: true},
-		"not known yet":       {spec: pipeline.Spec{Reconciler: pipeline.ReconcilerSpec{Disabled: true}}},
+		"not known yet":       {spec: provision.Spec{Reconciler: provision.ReconcilerSpec{Disabled: true}}},
 	} {
 		if d := in.noReconcilerWarning(); len(d) != 0 {
 			t.Errorf("%s: %v, want no warning", name, d)

@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // writerAttributes are the attributes of the writer object, with their
@@ -61,7 +61,7 @@ func writerResourceAttribute() schema.ObjectAttribute {
 
 // writerValue builds the writer object from a Spec with defaults and the
 // table's name and TTL attribute, each of which may be unknown.
-func writerValue(s pipeline.Spec, tableName, ttl types.String, known writerKnown) types.Object {
+func writerValue(s provision.Spec, tableName, ttl types.String, known writerKnown) types.Object {
 	strOr := func(v string, ok bool) attr.Value {
 		if !ok {
 			return types.StringUnknown()

@@ -61,8 +61,8 @@ func (r *SubscriptionResource) Configure(_ context.Context, req resource.Configu
 	r.data = data
 }
 
-func (r *SubscriptionResource) clients() *subscription.Clients {
-	return subscription.NewClients(r.data.AWS)
+func (r *SubscriptionResource) clients() *subscription.Provisioner {
+	return subscription.New(r.data.AWS)
 }
 
 func (r *SubscriptionResource) defaultTags() map[string]string {

@@ -400,7 +400,7 @@ resource "outbox_subscription" "test" {
 				// Deleted out of band entirely: removed from the state and
 				// created again (under new queue names' 60-second rule).
 				PreConfig: func() {
-					c := subscription.NewClients(e.cfg)
+					c := subscription.New(e.cfg)
 					_, st, err := c.Lookup(e.ctx, name)
 					if err != nil {
 						t.Fatalf("finding the subscription: %v", err)

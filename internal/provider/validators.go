@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // scheduleExpressionValidator checks EventBridge Scheduler's grammar of
@@ -27,7 +27,7 @@ func (scheduleExpressionValidator) ValidateString(_ context.Context, req validat
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() == "" {
 		return
 	}
-	if problem, fix := pipeline.CheckScheduleExpression(req.ConfigValue.ValueString()); problem != "" {
+	if problem, fix := provision.CheckScheduleExpression(req.ConfigValue.ValueString()); problem != "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid schedule expression", fmt.Sprintf("%s %s: %s.", dotted(req.Path), problem, fix))
 	}
 }
@@ -35,7 +35,7 @@ func (scheduleExpressionValidator) ValidateString(_ context.Context, req validat
 // logRetentionDays are the retentions CloudWatch Logs accepts.
 func logRetentionDays() []int64 {
 	var out []int64
-	for _, d := range pipeline.LogRetentionDaysAllowed() {
+	for _, d := range provision.LogRetentionDaysAllowed() {
 		out = append(out, int64(d))
 	}
 	return out

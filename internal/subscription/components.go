@@ -19,12 +19,12 @@ type component struct {
 	// recorded reports whether the State records the component.
 	recorded func(State) bool
 
-	// The steps take the Clients first, so that methods such as
-	// (*Clients).readQueue serve as steps.
-	ensure func(*Clients, context.Context, *pass) error
-	read   func(*Clients, context.Context, *pass) error
-	remove func(*Clients, context.Context, *State) error
-	lookup func(*Clients, context.Context, *pass) error
+	// The steps take the Provisioner first, so that methods such as
+	// (*Provisioner).readQueue serve as steps.
+	ensure func(*Provisioner, context.Context, *pass) error
+	read   func(*Provisioner, context.Context, *pass) error
+	remove func(*Provisioner, context.Context, *State) error
+	lookup func(*Provisioner, context.Context, *pass) error
 }
 
 // pass is what the steps of one Apply, Read or Lookup share.
@@ -47,27 +47,27 @@ type pass struct {
 var components = []component{
 	{
 		recorded: func(st State) bool { return st.DeadLetterQueueURL != "" },
-		ensure: func(c *Clients, ctx context.Context, p *pass) error {
+		ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 			return c.ensureQueue(ctx, queueSpec{
 				what: "dead-letter queue", name: p.n.DeadLetterQueue, attrs: deadLetterAttributes(p.s), tags: p.s.tags(),
 			}, &p.st.DeadLetterQueueURL, &p.st.DeadLetterQueueARN)
 		},
-		read:   (*Clients).readDeadLetterQueue,
+		read:   (*Provisioner).readDeadLetterQueue,
 		remove: removeQueue("dead-letter queue", func(st *State) (*string, *string) { return &st.DeadLetterQueueURL, &st.DeadLetterQueueARN }),
-		lookup: (*Clients).lookupDeadLetterQueue,
+		lookup: (*Provisioner).lookupDeadLetterQueue,
 	},
 	{
 		recorded: func(st State) bool { return st.QueueURL != "" },
-		ensure:   (*Clients).ensureQueueAndPolicy,
-		read:     (*Clients).readQueue,
+		ensure:   (*Provisioner).ensureQueueAndPolicy,
+		read:     (*Provisioner).readQueue,
 		remove:   removeQueue("queue", func(st *State) (*string, *string) { return &st.QueueURL, &st.QueueARN }),
-		lookup:   (*Clients).lookupQueue,
+		lookup:   (*Provisioner).lookupQueue,
 	},
 	{
 		recorded: func(st State) bool { return st.RuleARN != "" },
-		ensure:   (*Clients).ensureRuleAndTarget,
-		read:     (*Clients).readRule,
-		remove: func(c *Clients, ctx context.Context, st *State) error {
+		ensure:   (*Provisioner).ensureRuleAndTarget,
+		read:     (*Provisioner).readRule,
+		remove: func(c *Provisioner, ctx context.Context, st *State) error {
 			if st.RuleARN == "" {
 				return nil
 			}
@@ -77,13 +77,13 @@ var components = []component{
 			st.RuleARN = ""
 			return nil
 		},
-		lookup: (*Clients).lookupRule,
+		lookup: (*Provisioner).lookupRule,
 	},
 }
 
 // removeQueue deletes the queue whose URL and ARN fields gives.
-func removeQueue(what string, fields func(*State) (url, arn *string)) func(*Clients, context.Context, *State) error {
-	return func(c *Clients, ctx context.Context, st *State) error {
+func removeQueue(what string, fields func(*State) (url, arn *string)) func(*Provisioner, context.Context, *State) error {
+	return func(c *Provisioner, ctx context.Context, st *State) error {
 		url, arn := fields(st)
 		if err := c.deleteQueue(ctx, what, *url); err != nil {
 			return err
@@ -101,7 +101,7 @@ func (s State) Exists() bool {
 // ensureQueueAndPolicy ensures the queue and its policy, which lets the
 // rule send to it: the rule's ARN is derived from the queue's account when
 // the rule does not exist yet.
-func (c *Clients) ensureQueueAndPolicy(ctx context.Context, p *pass) error {
+func (c *Provisioner) ensureQueueAndPolicy(ctx context.Context, p *pass) error {
 	st := p.st
 	err := c.ensureQueue(ctx, queueSpec{
 		what: "queue", name: p.n.Queue, attrs: queueAttributes(p.s, st.DeadLetterQueueARN), tags: p.s.tags(),
@@ -122,7 +122,7 @@ func (c *Clients) ensureQueueAndPolicy(ctx context.Context, p *pass) error {
 }
 
 // ensureRuleAndTarget ensures the rule and its target, the queue.
-func (c *Clients) ensureRuleAndTarget(ctx context.Context, p *pass) error {
+func (c *Provisioner) ensureRuleAndTarget(ctx context.Context, p *pass) error {
 	st := p.st
 	arn, err := c.ensureRule(ctx, p.s, st.RuleARN != "")
 	if arn != "" {
@@ -141,14 +141,14 @@ func (c *Clients) ensureRuleAndTarget(ctx context.Context, p *pass) error {
 	return c.ensureTarget(ctx, st.EventBusName, p.n.Rule, st.QueueARN)
 }
 
-func (c *Clients) readDeadLetterQueue(ctx context.Context, p *pass) error {
+func (c *Provisioner) readDeadLetterQueue(ctx context.Context, p *pass) error {
 	st := p.st
 	return c.readQueueOf(ctx, p, "dead-letter queue", p.n.DeadLetterQueue, &st.DeadLetterQueueURL, &st.DeadLetterQueueARN, func(attrs map[string]string) {
 		p.d.AddChanged(ComponentDeadLetterQueue, attributeDiff(attrs, deadLetterAttributes(p.s))...)
 	}, ComponentDeadLetterQueue)
 }
 
-func (c *Clients) readQueue(ctx context.Context, p *pass) error {
+func (c *Provisioner) readQueue(ctx context.Context, p *pass) error {
 	st := p.st
 	return c.readQueueOf(ctx, p, "queue", p.n.Queue, &st.QueueURL, &st.QueueARN, p.readQueueAttributes, ComponentQueue, ComponentQueuePolicy)
 }
@@ -156,7 +156,7 @@ func (c *Clients) readQueue(ctx context.Context, p *pass) error {
 // readQueueOf reads the recorded queue of url and arn, clearing both when
 // it no longer exists: seen records the drift of a queue that exists, and
 // the missing components are reported when it does not.
-func (c *Clients) readQueueOf(ctx context.Context, p *pass, what, name string, url, arn *string, seen func(map[string]string), missing ...string) error {
+func (c *Provisioner) readQueueOf(ctx context.Context, p *pass, what, name string, url, arn *string, seen func(map[string]string), missing ...string) error {
 	if *url != "" {
 		attrs, err := c.queue(ctx, *url)
 		if err != nil {
@@ -197,7 +197,7 @@ func (p *pass) readQueueAttributes(attrs map[string]string) {
 	}
 }
 
-func (c *Clients) readRule(ctx context.Context, p *pass) error {
+func (c *Provisioner) readRule(ctx context.Context, p *pass) error {
 	st := p.st
 	if st.RuleARN != "" {
 		have, err := c.getRule(ctx, st.EventBusName, p.n.Rule)
@@ -230,7 +230,7 @@ func (c *Clients) readRule(ctx context.Context, p *pass) error {
 
 // lookupQueue records the queue, its settings, its tags and, from its
 // policy, the bus that the rule is on.
-func (c *Clients) lookupQueue(ctx context.Context, p *pass) error {
+func (c *Provisioner) lookupQueue(ctx context.Context, p *pass) error {
 	s, st := &p.s, p.st
 	url, attrs, err := c.queueByName(ctx, p.n.Queue)
 	if err != nil {
@@ -261,7 +261,7 @@ func (c *Clients) lookupQueue(ctx context.Context, p *pass) error {
 	return nil
 }
 
-func (c *Clients) lookupDeadLetterQueue(ctx context.Context, p *pass) error {
+func (c *Provisioner) lookupDeadLetterQueue(ctx context.Context, p *pass) error {
 	url, attrs, err := c.queueByName(ctx, p.n.DeadLetterQueue)
 	if err != nil {
 		return fmt.Errorf("reading dead-letter queue (%s): %w", p.n.DeadLetterQueue, err)
@@ -275,7 +275,7 @@ func (c *Clients) lookupDeadLetterQueue(ctx context.Context, p *pass) error {
 
 // lookupRule records the rule, on the bus that the queue's policy names,
 // and its pattern as the Spec gave it.
-func (c *Clients) lookupRule(ctx context.Context, p *pass) error {
+func (c *Provisioner) lookupRule(ctx context.Context, p *pass) error {
 	s, st := &p.s, p.st
 	rule, err := c.getRule(ctx, st.EventBusName, p.n.Rule)
 	if err != nil {

@@ -122,13 +122,13 @@ func attributeDiff(have, want map[string]string) []string {
 
 // queue returns the attributes of the queue at url, or nil when it does not
 // exist.
-func (c *Clients) queue(ctx context.Context, url string) (map[string]string, error) {
+func (c *Provisioner) queue(ctx context.Context, url string) (map[string]string, error) {
 	return awsops.QueueAttributes(ctx, c.SQS, url)
 }
 
 // ensureQueue updates the queue recorded in url, or creates it when there
 // is none (or it was deleted out of band).
-func (c *Clients) ensureQueue(ctx context.Context, q queueSpec, url, arn *string) error {
+func (c *Provisioner) ensureQueue(ctx context.Context, q queueSpec, url, arn *string) error {
 	if *url != "" {
 		have, err := c.queue(ctx, *url)
 		if err != nil {
@@ -179,7 +179,7 @@ func (c *Clients) ensureQueue(ctx context.Context, q queueSpec, url, arn *string
 }
 
 // ensurePolicy sets the queue's policy unless it already means doc.
-func (c *Clients) ensurePolicy(ctx context.Context, url string, doc PolicyDocument) error {
+func (c *Provisioner) ensurePolicy(ctx context.Context, url string, doc PolicyDocument) error {
 	have, err := c.queue(ctx, url)
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (c *Clients) ensurePolicy(ctx context.Context, url string, doc PolicyDocume
 	return err
 }
 
-func (c *Clients) deleteQueue(ctx context.Context, what, url string) error {
+func (c *Provisioner) deleteQueue(ctx context.Context, what, url string) error {
 	if url == "" {
 		return nil
 	}

@@ -32,7 +32,7 @@ type (
 // returns the observed State, in which missing components are cleared (so
 // that Update recreates them), and the Drift. When nothing recorded exists
 // any more, Read returns ErrNotFound.
-func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, error) {
+func (c *Provisioner) Read(ctx context.Context, s Spec, st State) (State, Drift, error) {
 	s = s.WithDefaults()
 	var d Drift
 	if !st.Exists() {
@@ -58,7 +58,7 @@ func (c *Clients) Read(ctx context.Context, s Spec, st State) (State, Drift, err
 // policy names the rule, and so the bus; a queue without policy is taken to
 // be subscribed on the default bus. It returns ErrNotFound when neither the
 // queue nor a rule on the default bus exists.
-func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) {
+func (c *Provisioner) Lookup(ctx context.Context, name string) (Spec, State, error) {
 	p := &pass{
 		s:  Spec{Name: name, EventBus: DefaultEventBus},
 		st: &State{Name: name, EventBusName: DefaultEventBus},
@@ -76,7 +76,7 @@ func (c *Clients) Lookup(ctx context.Context, name string) (Spec, State, error) 
 	return p.s, *p.st, nil
 }
 
-func (c *Clients) queueByName(ctx context.Context, name string) (string, map[string]string, error) {
+func (c *Provisioner) queueByName(ctx context.Context, name string) (string, map[string]string, error) {
 	out, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
 	if awsops.IsNotFound(err) {
 		return "", nil, nil

@@ -18,7 +18,7 @@ func ruleDescription(name string) string {
 
 // getRule returns the rule called name on bus, or nil when it does not
 // exist.
-func (c *Clients) getRule(ctx context.Context, bus, name string) (*eventbridge.DescribeRuleOutput, error) {
+func (c *Provisioner) getRule(ctx context.Context, bus, name string) (*eventbridge.DescribeRuleOutput, error) {
 	out, err := c.Events.DescribeRule(ctx, &eventbridge.DescribeRuleInput{Name: aws.String(name), EventBusName: aws.String(bus)})
 	if awsops.IsNotFound(err) {
 		return nil, nil
@@ -41,7 +41,7 @@ func ruleDiff(s Spec, have *eventbridge.DescribeRuleOutput) []string {
 // ensureRule creates or updates the rule and returns its ARN. exists says
 // whether the State records it: a rule of that name that the State does not
 // record belongs to someone else.
-func (c *Clients) ensureRule(ctx context.Context, s Spec, exists bool) (string, error) {
+func (c *Provisioner) ensureRule(ctx context.Context, s Spec, exists bool) (string, error) {
 	n := NamesFor(s.Name)
 	bus := BusName(s.EventBus)
 	have, err := c.getRule(ctx, bus, n.Rule)
@@ -85,7 +85,7 @@ func (c *Clients) ensureRule(ctx context.Context, s Spec, exists bool) (string, 
 	return arn, nil
 }
 
-func (c *Clients) ruleTags(ctx context.Context, arn string) (map[string]string, error) {
+func (c *Provisioner) ruleTags(ctx context.Context, arn string) (map[string]string, error) {
 	out, err := c.Events.ListTagsForResource(ctx, &eventbridge.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func (c *Clients) ruleTags(ctx context.Context, arn string) (map[string]string, 
 	return tags, nil
 }
 
-func (c *Clients) syncRuleTags(ctx context.Context, arn string, want map[string]string) error {
+func (c *Provisioner) syncRuleTags(ctx context.Context, arn string, want map[string]string) error {
 	have, err := c.ruleTags(ctx, arn)
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func (c *Clients) syncRuleTags(ctx context.Context, arn string, want map[string]
 }
 
 // target returns the rule's target of id TargetID, or nil.
-func (c *Clients) target(ctx context.Context, bus, rule string) (*types.Target, error) {
+func (c *Provisioner) target(ctx context.Context, bus, rule string) (*types.Target, error) {
 	out, err := c.Events.ListTargetsByRule(ctx, &eventbridge.ListTargetsByRuleInput{Rule: aws.String(rule), EventBusName: aws.String(bus)})
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (c *Clients) target(ctx context.Context, bus, rule string) (*types.Target, 
 }
 
 // ensureTarget makes the queue the rule's target.
-func (c *Clients) ensureTarget(ctx context.Context, bus, rule, queueARN string) error {
+func (c *Provisioner) ensureTarget(ctx context.Context, bus, rule, queueARN string) error {
 	have, err := c.target(ctx, bus, rule)
 	if err != nil {
 		return fmt.Errorf("reading the target of rule (%s): %w", rule, err)
@@ -159,7 +159,7 @@ func (c *Clients) ensureTarget(ctx context.Context, bus, rule, queueARN string) 
 
 // deleteRule removes the rule's target and the rule; a rule already gone is
 // not an error.
-func (c *Clients) deleteRule(ctx context.Context, bus, rule string) error {
+func (c *Provisioner) deleteRule(ctx context.Context, bus, rule string) error {
 	_, err := c.Events.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), EventBusName: aws.String(bus), Ids: []string{TargetID}})
 	if awsops.IsNotFound(err) {
 		return nil

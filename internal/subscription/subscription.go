@@ -66,7 +66,7 @@ func ownTags(tags map[string]string) map[string]string {
 
 // Create builds every component of the subscription described by s. If a
 // step fails, it removes what it built, as awsops.Create describes.
-func (c *Clients) Create(ctx context.Context, s Spec) (State, error) {
+func (c *Provisioner) Create(ctx context.Context, s Spec) (State, error) {
 	return awsops.Create(ctx, c.waitTimeout(), func(ctx context.Context, st *State) error {
 		return c.apply(ctx, s, st)
 	}, c.Delete)
@@ -77,14 +77,14 @@ func (c *Clients) Create(ctx context.Context, s Spec) (State, error) {
 // deleted out of band (see Read). A new Name or EventBus cannot be applied
 // here: they replace the subscription. Update returns the new State even on
 // error, so that the provider records partial progress.
-func (c *Clients) Update(ctx context.Context, s Spec, st State) (State, error) {
+func (c *Provisioner) Update(ctx context.Context, s Spec, st State) (State, error) {
 	err := c.apply(ctx, s, &st)
 	return st, err
 }
 
 // apply creates or updates every component in dependency order, recording
 // each in st as soon as it exists.
-func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) apply(ctx context.Context, s Spec, st *State) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (c *Clients) apply(ctx context.Context, s Spec, st *State) error {
 // Delete removes the subscription in the reverse order of creation.
 // Components already gone are skipped. It returns what remains (an empty
 // State on success), so that a failed delete can be retried.
-func (c *Clients) Delete(ctx context.Context, st State) (State, error) {
+func (c *Provisioner) Delete(ctx context.Context, st State) (State, error) {
 	for _, k := range slices.Backward(components) {
 		if err := k.remove(c, ctx, &st); err != nil {
 			return st, err

@@ -22,7 +22,7 @@ import (
 // deadline bounds every asynchronous condition of these tests.
 const deadline = time.Minute
 
-func startStack(t *testing.T) (*localaws.Stack, *Clients, context.Context) {
+func startStack(t *testing.T) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
 	stack := localawstest.Start(t)
 	for _, name := range []string{"sqs", "events"} {
@@ -30,7 +30,7 @@ func startStack(t *testing.T) (*localaws.Stack, *Clients, context.Context) {
 			t.Skipf("the local AWS stack does not serve %s yet", name)
 		}
 	}
-	c := NewClients(localawstest.Config(stack))
+	c := New(localawstest.Config(stack))
 	c.WaitTimeout = 30 * time.Second
 	c.PollInterval = 200 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -58,7 +58,7 @@ func sameInventory(a, b map[string][]string) bool {
 }
 
 // publish puts one event on bus per detail type.
-func publish(t *testing.T, ctx context.Context, c *Clients, bus, source string, detailTypes ...string) {
+func publish(t *testing.T, ctx context.Context, c *Provisioner, bus, source string, detailTypes ...string) {
 	t.Helper()
 	var entries []ebtypes.PutEventsRequestEntry
 	for _, dt := range detailTypes {
@@ -74,7 +74,7 @@ func publish(t *testing.T, ctx context.Context, c *Clients, bus, source string, 
 
 // receive waits until the queue has delivered n events, and returns their
 // detail types; it fails on more.
-func receive(t *testing.T, ctx context.Context, c *Clients, url string, n int) []string {
+func receive(t *testing.T, ctx context.Context, c *Provisioner, url string, n int) []string {
 	t.Helper()
 	var got []string
 	end := time.Now().Add(deadline)
@@ -106,7 +106,7 @@ func receive(t *testing.T, ctx context.Context, c *Clients, url string, n int) [
 	return got
 }
 
-func mustRead(t *testing.T, ctx context.Context, c *Clients, s Spec, st State) (State, Drift) {
+func mustRead(t *testing.T, ctx context.Context, c *Provisioner, s Spec, st State) (State, Drift) {
 	t.Helper()
 	got, d, err := c.Read(ctx, s, st)
 	if err != nil {
@@ -200,7 +200,7 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 
 // checkQueueAndDelivery checks the queue's redrive and policy, and that
 // only the matching events arrive.
-func checkQueueAndDelivery(t *testing.T, ctx context.Context, c *Clients, st State) {
+func checkQueueAndDelivery(t *testing.T, ctx context.Context, c *Provisioner, st State) {
 	t.Helper()
 	attrs, err := c.queue(ctx, st.QueueURL)
 	if err != nil {
@@ -222,7 +222,7 @@ func checkQueueAndDelivery(t *testing.T, ctx context.Context, c *Clients, st Sta
 
 // checkLookupAndDelete looks up the subscription, for import, then deletes
 // it without leftovers.
-func checkLookupAndDelete(t *testing.T, ctx context.Context, stack *localaws.Stack, c *Clients, before map[string][]string, spec2 Spec, st2 State) {
+func checkLookupAndDelete(t *testing.T, ctx context.Context, stack *localaws.Stack, c *Provisioner, before map[string][]string, spec2 Spec, st2 State) {
 	t.Helper()
 	// Lookup, for import.
 	found, fst, err := c.Lookup(ctx, "billing")

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/oklog/ulid/v2"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -35,8 +35,8 @@ func TestClients(t *testing.T) {
 		BaseEndpoint: aws.String(endpoint),
 	})
 	createShopTable(t, db)
-	deployPipeline(t, endpoint, pipeline.Spec{Name: "shop", Table: pipeline.TableSpec{Existing: true, Name: "shop"}, Reconciler: pipeline.ReconcilerSpec{Disabled: true}})
-	deployPipeline(t, endpoint, pipeline.Spec{Name: "orders"})
+	deployPipeline(t, endpoint, provision.Spec{Name: "shop", Table: provision.TableSpec{Existing: true, Name: "shop"}, Reconciler: provision.ReconcilerSpec{Disabled: true}})
+	deployPipeline(t, endpoint, provision.Spec{Name: "orders"})
 	guideWork := t.TempDir()
 
 	t.Run("roundtrip", func(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/pipeline"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 )
 
@@ -211,9 +211,9 @@ func clientEnv(endpoint string, extra ...string) []string {
 
 // deployPipeline creates a pipeline on the stack with the real relay, as the
 // provider does, and returns its state.
-func deployPipeline(t *testing.T, endpoint string, spec pipeline.Spec) pipeline.State {
+func deployPipeline(t *testing.T, endpoint string, spec provision.Spec) provision.State {
 	t.Helper()
-	if _, err := relaypackage.Zip(string(pipeline.ArchX86_64)); err != nil {
+	if _, err := relaypackage.Zip(string(provision.ArchX86_64)); err != nil {
 		t.Fatalf("the relay package is not built (%v): run make relay", err)
 	}
 	cfg := aws.Config{
@@ -221,12 +221,12 @@ func deployPipeline(t *testing.T, endpoint string, spec pipeline.Spec) pipeline.
 		Credentials:  credentials.NewStaticCredentialsProvider(accessKeyID, secretAccessKey, ""),
 		BaseEndpoint: aws.String(endpoint),
 	}
-	c := pipeline.NewClients(cfg, pipeline.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
+	c := provision.New(cfg, provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
 	c.PropagationTimeout = 30 * time.Second
 	c.WaitTimeout = 60 * time.Second
 	c.PollInterval = 200 * time.Millisecond
 	if spec.Architecture == "" {
-		spec.Architecture = pipeline.ArchX86_64
+		spec.Architecture = provision.ArchX86_64
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -1,0 +1,372 @@
+package provision
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+)
+
+// Keys of the alarms, as in State.Alarms and the provider's alarm_arns.
+const (
+	AlarmDLQNotEmpty      = "dlq_not_empty"
+	AlarmRelayErrors      = "relay_errors"
+	AlarmIteratorAge      = "iterator_age"
+	AlarmOldestPendingAge = "oldest_pending_age"
+	// AlarmEventsFailed raises on any event marked FAILED (poison) by the
+	// relay; AlarmReconcilerEventsFailed by the reconciler.
+	AlarmEventsFailed           = "events_failed"
+	AlarmReconcilerEventsFailed = "reconciler_events_failed"
+	// AlarmEnvironmentErrors raises on publish errors caused by the
+	// environment (permission, missing bus or topic, KMS) in the relay;
+	// AlarmReconcilerEnvironmentErrors in the reconciler. The events stay
+	// pending until a person fixes the cause.
+	AlarmEnvironmentErrors           = "environment_errors"
+	AlarmReconcilerEnvironmentErrors = "reconciler_environment_errors"
+)
+
+// AlarmKeys lists the alarm keys in the order the alarms are created.
+var AlarmKeys = []string{AlarmDLQNotEmpty, AlarmRelayErrors, AlarmIteratorAge, AlarmOldestPendingAge,
+	AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors}
+
+// The relay's metric of publish errors by class (internal/relay/metrics).
+const (
+	metricPublishErrors   = "PublishErrors"
+	dimensionErrorClass   = "ErrorClass"
+	errorClassEnvironment = "environment"
+	environmentErrorsHint = "publishing fails for a reason of the environment (a missing permission, bus or topic, or a disabled KMS key): the events stay pending until it is fixed; the function's log names the probable fix"
+	eventsFailedHint      = "events were marked FAILED: they can never be accepted as they are; inspect them and requeue them once fixed"
+)
+
+// Defaults of an AlarmsSpec.
+const (
+	DefaultRelayErrorsThreshold             = 1
+	DefaultIteratorAgeThresholdSeconds      = 5 * 60
+	DefaultOldestPendingAgeThresholdSeconds = 15 * 60
+	DefaultAlarmEvaluationPeriods           = 1
+	DefaultTreatMissingData                 = "notBreaching"
+	// alarmPeriod is the period of the relay's alarms: Lambda and SQS
+	// publish these metrics every minute.
+	alarmPeriod = 60
+	// maxEvaluationSeconds bounds Period × EvaluationPeriods (one day).
+	maxEvaluationSeconds = 86400
+	// maxIteratorAgeSeconds: a stream keeps records 24 hours, so the
+	// iterator age cannot grow beyond that.
+	maxIteratorAgeSeconds = 86400
+)
+
+// TreatMissingDataValues are the values CloudWatch accepts.
+var TreatMissingDataValues = []string{"breaching", "notBreaching", "ignore", "missing"}
+
+// AlarmsSpec configures the CloudWatch alarms of the pipeline.
+type AlarmsSpec struct {
+	// Enabled creates the alarms; the zero Spec has none.
+	Enabled bool
+	// SNSTopicARN receives the alarm and OK notifications; empty sends
+	// none.
+	SNSTopicARN string
+	// RelayErrorsThreshold is the number of relay errors per minute that
+	// raises the relay_errors alarm; default 1.
+	RelayErrorsThreshold int32
+	// IteratorAgeThresholdSeconds is the age of the last record the relay
+	// read above which iterator_age raises; default 300.
+	IteratorAgeThresholdSeconds int32
+	// OldestPendingAgeThresholdSeconds is the age of the oldest pending
+	// event, as the reconciler reports it, above which oldest_pending_age
+	// raises; default 900.
+	OldestPendingAgeThresholdSeconds int32
+	// EvaluationPeriods of the relay_errors, iterator_age and
+	// oldest_pending_age alarms; default 1. dlq_not_empty raises on the
+	// first message.
+	EvaluationPeriods int32
+	// TreatMissingData of the relay_errors, iterator_age and
+	// oldest_pending_age alarms; default notBreaching. dlq_not_empty
+	// always treats missing data as not breaching: SQS stops sending the
+	// metrics of an inactive queue.
+	TreatMissingData string
+}
+
+func (a AlarmsSpec) withDefaults() AlarmsSpec {
+	if a.RelayErrorsThreshold == 0 {
+		a.RelayErrorsThreshold = DefaultRelayErrorsThreshold
+	}
+	if a.IteratorAgeThresholdSeconds == 0 {
+		a.IteratorAgeThresholdSeconds = DefaultIteratorAgeThresholdSeconds
+	}
+	if a.OldestPendingAgeThresholdSeconds == 0 {
+		a.OldestPendingAgeThresholdSeconds = DefaultOldestPendingAgeThresholdSeconds
+	}
+	if a.EvaluationPeriods == 0 {
+		a.EvaluationPeriods = DefaultAlarmEvaluationPeriods
+	}
+	if a.TreatMissingData == "" {
+		a.TreatMissingData = DefaultTreatMissingData
+	}
+	return a
+}
+
+func (s Spec) validateAlarms() error {
+	a := s.Alarms
+	if !a.Enabled {
+		return nil
+	}
+	if a.SNSTopicARN != "" && !topicARNPattern.MatchString(a.SNSTopicARN) {
+		return invalid("Alarms.SNSTopicARN", `use an SNS topic ARN such as "arn:aws:sns:us-east-1:123456789012:alerts"`, "is %q", a.SNSTopicARN)
+	}
+	switch {
+	case a.RelayErrorsThreshold < 1:
+		return invalid("Alarms.RelayErrorsThreshold", "use 1 or more errors per minute", "is %d", a.RelayErrorsThreshold)
+	case a.IteratorAgeThresholdSeconds < 1 || a.IteratorAgeThresholdSeconds > maxIteratorAgeSeconds:
+		return invalid("Alarms.IteratorAgeThresholdSeconds", "use 1 to 86400 seconds: a stream keeps records 24 hours", "is %d", a.IteratorAgeThresholdSeconds)
+	case a.EvaluationPeriods < 1 || a.EvaluationPeriods*alarmPeriod > maxEvaluationSeconds:
+		return invalid("Alarms.EvaluationPeriods", fmt.Sprintf("use 1 to %d one-minute periods (CloudWatch evaluates at most one day)", maxEvaluationSeconds/alarmPeriod), "is %d", a.EvaluationPeriods)
+	case !slices.Contains(TreatMissingDataValues, a.TreatMissingData):
+		return invalid("Alarms.TreatMissingData", `use "breaching", "notBreaching", "ignore" or "missing"`, "is %q", a.TreatMissingData)
+	case a.OldestPendingAgeThresholdSeconds < 1:
+		return invalid("Alarms.OldestPendingAgeThresholdSeconds", "use 1 second or more, such as 900", "is %d", a.OldestPendingAgeThresholdSeconds)
+	}
+	if s.Reconciler.Disabled {
+		return nil
+	}
+	if minAge := int64(s.Reconciler.MinAge.Seconds()); int64(a.OldestPendingAgeThresholdSeconds) <= minAge {
+		return invalidAgainst("Alarms.OldestPendingAgeThresholdSeconds", []string{"Reconciler.MinAge"},
+			fmt.Sprintf("use more than the reconciler's min age (%d seconds): the reconciler reports only events older than that, and republishes them", minAge),
+			"is %d", a.OldestPendingAgeThresholdSeconds)
+	}
+	if p := reconcilerPeriod(s.Reconciler.ScheduleExpression); int64(a.EvaluationPeriods)*int64(p) > maxEvaluationSeconds {
+		return invalidAgainst("Alarms.EvaluationPeriods", []string{"Reconciler.ScheduleExpression"},
+			fmt.Sprintf("use at most %d: the oldest_pending_age alarm's period is the reconciler's schedule (%d seconds) and CloudWatch evaluates at most one day", maxEvaluationSeconds/p, p),
+			"is %d", a.EvaluationPeriods)
+	}
+	return nil
+}
+
+var rateExpression = regexp.MustCompile(`^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$`)
+
+// reconcilerPeriod is the period of the oldest_pending_age alarm: the
+// reconciler reports the metric once a run, so a period shorter than its
+// schedule would see missing data between runs. A cron schedule gets 5
+// minutes.
+func reconcilerPeriod(expr string) int32 {
+	m := rateExpression.FindStringSubmatch(expr)
+	if m == nil {
+		return 300
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n < 1 {
+		return 300
+	}
+	unit := 60
+	switch {
+	case strings.HasPrefix(m[2], "hour"):
+		unit = 3600
+	case strings.HasPrefix(m[2], "day"):
+		unit = 86400
+	}
+	return int32(min(n*unit, maxEvaluationSeconds))
+}
+
+// AlarmDefinition is one CloudWatch metric alarm of a pipeline.
+type AlarmDefinition struct {
+	Key                string            `json:"key"`
+	Name               string            `json:"name"`
+	Description        string            `json:"description"`
+	Namespace          string            `json:"namespace"`
+	MetricName         string            `json:"metricName"`
+	Dimensions         map[string]string `json:"dimensions"`
+	Statistic          string            `json:"statistic"`
+	Period             int32             `json:"period"`
+	EvaluationPeriods  int32             `json:"evaluationPeriods"`
+	Threshold          float64           `json:"threshold"`
+	ComparisonOperator string            `json:"comparisonOperator"`
+	TreatMissingData   string            `json:"treatMissingData"`
+	// Actions are both the alarm and the OK actions.
+	Actions []string `json:"actions"`
+}
+
+// AlarmDefinitions returns the alarms that s asks for, in AlarmKeys order:
+// none when the alarms are disabled, and no oldest_pending_age without the
+// reconciler.
+func AlarmDefinitions(s Spec) []AlarmDefinition {
+	s = s.WithDefaults()
+	a := s.Alarms
+	if !a.Enabled {
+		return nil
+	}
+	n := NamesFor(s.Name)
+	var actions []string
+	if a.SNSTopicARN != "" {
+		actions = []string{a.SNSTopicARN}
+	}
+	var def alarmDef = func(key, desc, namespace, metric, dimension, value, stat string, period, evals int32, threshold float64, cmp types.ComparisonOperator) AlarmDefinition {
+		return AlarmDefinition{
+			Key: key, Name: n.Alarm(key), Description: "Outbox pipeline " + s.Name + ": " + desc,
+			Namespace: namespace, MetricName: metric, Dimensions: map[string]string{dimension: value},
+			Statistic: stat, Period: period, EvaluationPeriods: evals, Threshold: threshold,
+			ComparisonOperator: string(cmp), TreatMissingData: a.TreatMissingData, Actions: actions,
+		}
+	}
+	dlq := def(AlarmDLQNotEmpty, "the relay's dead-letter queue has messages: batches ran out of retries (their events stay pending for the reconciler)",
+		"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", n.DeadLetterQueue, "Maximum",
+		alarmPeriod, 1, 0, types.ComparisonOperatorGreaterThanThreshold)
+	// SQS stops sending the metrics of a queue inactive for 6 hours: for
+	// the dead-letter queue, missing data is an empty queue.
+	dlq.TreatMissingData = "notBreaching"
+	defs := []AlarmDefinition{
+		dlq,
+		def(AlarmRelayErrors, "the relay function fails",
+			"AWS/Lambda", "Errors", "FunctionName", n.RelayFunction, "Sum",
+			alarmPeriod, a.EvaluationPeriods, float64(a.RelayErrorsThreshold), types.ComparisonOperatorGreaterThanOrEqualToThreshold),
+		def(AlarmIteratorAge, "the relay falls behind the table's stream",
+			"AWS/Lambda", "IteratorAge", "FunctionName", n.RelayFunction, "Maximum",
+			alarmPeriod, a.EvaluationPeriods, float64(a.IteratorAgeThresholdSeconds)*1000, types.ComparisonOperatorGreaterThanThreshold),
+	}
+	defs = append(defs, eventAlarms(def, AlarmEventsFailed, AlarmEnvironmentErrors, n.RelayFunction, "the relay")...)
+	if !s.Reconciler.Disabled {
+		defs = append(defs, eventAlarms(def, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors, n.ReconcilerFunction, "the reconciler")...)
+		defs = append(defs, def(AlarmOldestPendingAge, "pending events stay unpublished although the reconciler republishes them",
+			metrics.Namespace, metrics.OldestPendingAge, metrics.DimensionFunctionName, n.ReconcilerFunction, "Maximum",
+			reconcilerPeriod(s.Reconciler.ScheduleExpression), a.EvaluationPeriods, float64(a.OldestPendingAgeThresholdSeconds),
+			types.ComparisonOperatorGreaterThanThreshold))
+	}
+	return defs
+}
+
+type alarmDef func(key, desc, namespace, metric, dimension, value, stat string, period, evals int32, threshold float64, cmp types.ComparisonOperator) AlarmDefinition
+
+// eventAlarms are the alarms on the outbox metrics of one function: any
+// event marked FAILED, any publish error of the environment class. Both
+// raise on the first occurrence in a minute and treat missing data as not
+// breaching (the metrics are emitted only when events flow).
+func eventAlarms(def alarmDef, failedKey, envKey, function, who string) []AlarmDefinition {
+	failed := def(failedKey, who+": "+eventsFailedHint, metrics.Namespace, metrics.EventsFailed, metrics.DimensionFunctionName, function, "Sum",
+		alarmPeriod, 1, 0, types.ComparisonOperatorGreaterThanThreshold)
+	env := def(envKey, who+": "+environmentErrorsHint, metrics.Namespace, metricPublishErrors, metrics.DimensionFunctionName, function, "Sum",
+		alarmPeriod, 1, 0, types.ComparisonOperatorGreaterThanThreshold)
+	env.Dimensions[dimensionErrorClass] = errorClassEnvironment
+	failed.TreatMissingData, env.TreatMissingData = "notBreaching", "notBreaching"
+	return []AlarmDefinition{failed, env}
+}
+
+func (d AlarmDefinition) input(tags map[string]string) *cloudwatch.PutMetricAlarmInput {
+	in := &cloudwatch.PutMetricAlarmInput{
+		AlarmName: aws.String(d.Name), AlarmDescription: aws.String(d.Description),
+		Namespace: aws.String(d.Namespace), MetricName: aws.String(d.MetricName),
+		Statistic: types.Statistic(d.Statistic), Period: aws.Int32(d.Period),
+		EvaluationPeriods: aws.Int32(d.EvaluationPeriods), Threshold: aws.Float64(d.Threshold),
+		ComparisonOperator: types.ComparisonOperator(d.ComparisonOperator),
+		TreatMissingData:   aws.String(d.TreatMissingData),
+		ActionsEnabled:     aws.Bool(true),
+		AlarmActions:       d.Actions, OKActions: d.Actions,
+	}
+	for _, k := range awsops.SortedKeys(d.Dimensions) {
+		in.Dimensions = append(in.Dimensions, types.Dimension{Name: aws.String(k), Value: aws.String(d.Dimensions[k])})
+	}
+	for _, k := range awsops.SortedKeys(tags) {
+		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	return in
+}
+
+// diff lists the settings of have that differ from d.
+func (d AlarmDefinition) diff(have types.MetricAlarm) []string {
+	var fields []string
+	add := func(changed bool, field string) {
+		if changed {
+			fields = append(fields, field)
+		}
+	}
+	dims := map[string]string{}
+	for _, dim := range have.Dimensions {
+		dims[aws.ToString(dim.Name)] = aws.ToString(dim.Value)
+	}
+	add(aws.ToString(have.Namespace) != d.Namespace || aws.ToString(have.MetricName) != d.MetricName, "metric")
+	add(!equalMaps(dims, d.Dimensions), "dimensions")
+	add(string(have.Statistic) != d.Statistic, "statistic")
+	add(aws.ToInt32(have.Period) != d.Period, "period")
+	add(aws.ToInt32(have.EvaluationPeriods) != d.EvaluationPeriods, "evaluation_periods")
+	add(aws.ToFloat64(have.Threshold) != d.Threshold, "threshold")
+	add(string(have.ComparisonOperator) != d.ComparisonOperator, "comparison_operator")
+	add(aws.ToString(have.TreatMissingData) != d.TreatMissingData, "treat_missing_data")
+	add(!aws.ToBool(have.ActionsEnabled) || !slices.Equal(have.AlarmActions, d.Actions) || !slices.Equal(have.OKActions, d.Actions), "actions")
+	add(aws.ToString(have.AlarmDescription) != d.Description, "description")
+	return fields
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if bv, ok := b[k]; !ok || bv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// AlarmComponent is the Drift component of the alarm key.
+func AlarmComponent(key string) string { return "alarm_" + key }
+
+// AlarmARNs are the ARNs of a pipeline's alarms; empty when the alarm does
+// not exist.
+type AlarmARNs struct {
+	DLQNotEmpty      string
+	RelayErrors      string
+	IteratorAge      string
+	OldestPendingAge string
+
+	EventsFailed                string `json:",omitempty"`
+	EnvironmentErrors           string `json:",omitempty"`
+	ReconcilerEventsFailed      string `json:",omitempty"`
+	ReconcilerEnvironmentErrors string `json:",omitempty"`
+}
+
+func (a *AlarmARNs) field(key string) *string {
+	switch key {
+	case AlarmDLQNotEmpty:
+		return &a.DLQNotEmpty
+	case AlarmRelayErrors:
+		return &a.RelayErrors
+	case AlarmIteratorAge:
+		return &a.IteratorAge
+	case AlarmOldestPendingAge:
+		return &a.OldestPendingAge
+	case AlarmEventsFailed:
+		return &a.EventsFailed
+	case AlarmEnvironmentErrors:
+		return &a.EnvironmentErrors
+	case AlarmReconcilerEventsFailed:
+		return &a.ReconcilerEventsFailed
+	case AlarmReconcilerEnvironmentErrors:
+		return &a.ReconcilerEnvironmentErrors
+	}
+	panic("pipeline: unknown alarm key " + key)
+}
+
+func (a AlarmARNs) get(key string) string { return *a.field(key) }
+
+func (a *AlarmARNs) set(key, arn string) { *a.field(key) = arn }
+
+// Map returns the ARNs of the existing alarms by key.
+func (a AlarmARNs) Map() map[string]string {
+	out := map[string]string{}
+	for _, k := range AlarmKeys {
+		if v := a.get(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Exists reports whether any alarm is recorded.
+func (a AlarmARNs) Exists() bool { return a != AlarmARNs{} }

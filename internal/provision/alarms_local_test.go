@@ -1,0 +1,255 @@
+package provision
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+)
+
+func describeAll(t *testing.T, ctx context.Context, c *Pipeline, prefix string) map[string]types.MetricAlarm {
+	t.Helper()
+	out, err := c.CloudWatch.DescribeAlarms(ctx, &cloudwatch.DescribeAlarmsInput{AlarmNamePrefix: aws.String(prefix)})
+	if err != nil {
+		t.Fatalf("DescribeAlarms: %v", err)
+	}
+	got := map[string]types.MetricAlarm{}
+	for _, a := range out.MetricAlarms {
+		got[aws.ToString(a.AlarmName)] = a
+	}
+	return got
+}
+
+func alarmTags(t *testing.T, ctx context.Context, c *Pipeline, arn string) map[string]string {
+	t.Helper()
+	out, err := c.CloudWatch.ListTagsForResource(ctx, &cloudwatch.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
+	if err != nil {
+		t.Fatalf("ListTagsForResource(%s): %v", arn, err)
+	}
+	tags := map[string]string{}
+	for _, tag := range out.Tags {
+		tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+	}
+	return tags
+}
+
+func hasChange(d Drift, component, field string) bool {
+	return slices.ContainsFunc(d.Changed, func(c Change) bool { return c.Component == component && slices.Contains(c.Fields, field) })
+}
+
+// The alarms live and die with the pipeline: created with it, updated in
+// place, repaired when deleted out of band, found by Lookup, removed with
+// the reconciler they watch, with the alarms block, and by Delete.
+func TestLocalAlarms(t *testing.T) {
+	t.Parallel()
+	stack, c := startStack(t, append(coreServices, "scheduler", "cloudwatch")...)
+	ctx := testContext(t)
+	before := inventory(t, ctx, stack)
+	n := NamesFor("alarmed")
+
+	spec := Spec{Name: "alarmed", Tags: map[string]string{"team": "orders"},
+		Alarms: AlarmsSpec{Enabled: true, SNSTopicARN: "arn:aws:sns:us-east-1:000000000000:alerts"}}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	arns := checkCreatedAlarms(t, ctx, c, spec, st)
+	updated, st2 := checkAlarmsInPlace(t, ctx, c, spec, st, arns)
+	// An alarm deleted out of band is reported missing and recreated.
+	if _, err := c.CloudWatch.DeleteAlarms(ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
+		t.Fatal(err)
+	}
+	observed, drift := mustRead(t, ctx, c, updated, st2)
+	if !slices.Equal(drift.Missing, []string{AlarmComponent(AlarmIteratorAge)}) || observed.Alarms.IteratorAge != "" {
+		t.Fatalf("Read after deleting an alarm: %s, state %+v", drift, observed.Alarms)
+	}
+	st3, err := c.Update(ctx, updated, observed)
+	if err != nil {
+		t.Fatalf("Update (repair): %v", err)
+	}
+	if st3.Alarms != st2.Alarms {
+		t.Errorf("repair recorded %+v, want %+v", st3.Alarms, st2.Alarms)
+	}
+	if _, drift := mustRead(t, ctx, c, updated, st3); !drift.None() {
+		t.Fatalf("Read after the repair reports drift: %s", drift)
+	}
+
+	// Import finds the alarms and their settings.
+	found, foundState, err := c.Lookup(ctx, "alarmed")
+	if err != nil {
+		t.Fatalf("Lookup: %v", err)
+	}
+	if found.Alarms != updated.Alarms.withDefaults() || foundState.Alarms != st3.Alarms {
+		t.Errorf("Lookup found %+v, %+v; want %+v, %+v", found.Alarms, foundState.Alarms, updated.Alarms.withDefaults(), st3.Alarms)
+	}
+	if _, drift := mustRead(t, ctx, c, found, foundState); !drift.None() {
+		t.Errorf("the imported spec drifts: %s", drift)
+	}
+
+	updated, st5 := checkAlarmsDisabled(t, ctx, c, updated, st3)
+
+	// Re-enabled, then deleted with the pipeline.
+	updated.Alarms = AlarmsSpec{Enabled: true}
+	st6, err := c.Update(ctx, updated, st5)
+	if err != nil {
+		t.Fatalf("Update (enable the alarms again): %v", err)
+	}
+	if len(st6.Alarms.Map()) != 5 {
+		t.Errorf("re-enabled alarms: %v", st6.Alarms.Map())
+	}
+	if _, err := c.Delete(ctx, st6); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// checkCreatedAlarms checks the alarms that Create made for spec and
+// returns their ARNs.
+func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Pipeline, spec Spec, st State) map[string]string {
+	t.Helper()
+	n := NamesFor(spec.Name)
+	arns := st.Alarms.Map()
+	if len(arns) != 8 {
+		t.Fatalf("Create recorded the alarms %v, want 8", arns)
+	}
+	got := describeAll(t, ctx, c, "alarmed-")
+	for _, d := range AlarmDefinitions(spec) {
+		a, ok := got[d.Name]
+		if !ok {
+			t.Errorf("alarm %s was not created", d.Name)
+			continue
+		}
+		if aws.ToString(a.AlarmArn) != arns[d.Key] {
+			t.Errorf("%s: ARN %s, recorded %s", d.Name, aws.ToString(a.AlarmArn), arns[d.Key])
+		}
+		if diff := d.diff(a); len(diff) > 0 {
+			t.Errorf("%s differs from its definition: %v", d.Name, diff)
+		}
+		if !slices.Equal(a.AlarmActions, []string{spec.Alarms.SNSTopicARN}) || !slices.Equal(a.OKActions, a.AlarmActions) {
+			t.Errorf("%s: alarm actions %v, OK actions %v", d.Name, a.AlarmActions, a.OKActions)
+		}
+		if tags := alarmTags(t, ctx, c, arns[d.Key]); tags["team"] != "orders" || tags[TagPipeline] != "alarmed" {
+			t.Errorf("%s: tags %v", d.Name, tags)
+		}
+	}
+	oldest := got[n.AlarmOldestPendingAge]
+	if aws.ToString(oldest.Namespace) != "Outbox" || aws.ToString(oldest.MetricName) != "OldestPendingAge" ||
+		len(oldest.Dimensions) != 1 || aws.ToString(oldest.Dimensions[0].Value) != n.ReconcilerFunction || aws.ToFloat64(oldest.Threshold) != 900 {
+		t.Errorf("oldest_pending_age alarm = %+v", oldest)
+	}
+	env := got["alarmed-environment-errors"]
+	dims := map[string]string{}
+	for _, d := range env.Dimensions {
+		dims[aws.ToString(d.Name)] = aws.ToString(d.Value)
+	}
+	if aws.ToString(env.MetricName) != "PublishErrors" || dims["ErrorClass"] != "environment" || dims["FunctionName"] != n.RelayFunction || aws.ToFloat64(env.Threshold) != 0 {
+		t.Errorf("environment_errors alarm = %+v", env)
+	}
+	if f := got["alarmed-reconciler-events-failed"]; aws.ToString(f.MetricName) != "EventsFailed" || aws.ToString(f.Dimensions[0].Value) != n.ReconcilerFunction {
+		t.Errorf("reconciler_events_failed alarm = %+v", f)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		t.Fatalf("Read after Create reports drift: %s", drift)
+	}
+	return arns
+}
+
+// checkAlarmsInPlace updates thresholds, periods and tags in place: the
+// ARNs stay.
+func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Pipeline, spec Spec, st State, arns map[string]string) (Spec, State) {
+	t.Helper()
+	n := NamesFor(spec.Name)
+	updated := spec
+	updated.Alarms.RelayErrorsThreshold = 3
+	updated.Alarms.IteratorAgeThresholdSeconds = 120
+	updated.Alarms.EvaluationPeriods = 2
+	updated.Tags = map[string]string{"team": "payments"}
+	st2, err := c.Update(ctx, updated, st)
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if !maps.Equal(st2.Alarms.Map(), arns) {
+		t.Errorf("Update changed the alarms' ARNs: %v -> %v", arns, st2.Alarms.Map())
+	}
+	got := describeAll(t, ctx, c, "alarmed-")
+	if a := got[n.AlarmRelayErrors]; aws.ToFloat64(a.Threshold) != 3 || aws.ToInt32(a.EvaluationPeriods) != 2 {
+		t.Errorf("relay_errors after Update: threshold %v, periods %v", aws.ToFloat64(a.Threshold), aws.ToInt32(a.EvaluationPeriods))
+	}
+	if a := got[n.AlarmIteratorAge]; aws.ToFloat64(a.Threshold) != 120000 {
+		t.Errorf("iterator_age threshold after Update = %v ms, want 120000", aws.ToFloat64(a.Threshold))
+	}
+	if tags := alarmTags(t, ctx, c, arns[AlarmRelayErrors]); tags["team"] != "payments" {
+		t.Errorf("tags after Update: %v", tags)
+	}
+	if _, drift := mustRead(t, ctx, c, updated, st2); !drift.None() {
+		t.Fatalf("Read after Update reports drift: %s", drift)
+	}
+	if _, drift := mustRead(t, ctx, c, spec, st2); !hasChange(drift, AlarmComponent(AlarmRelayErrors), "threshold") ||
+		!hasChange(drift, AlarmComponent(AlarmIteratorAge), "evaluation_periods") {
+		t.Errorf("Read against the old spec: %s; want the thresholds and periods", drift)
+	}
+	return updated, st2
+}
+
+// checkAlarmsDisabled disables the reconciler, whose alarm goes, then the
+// alarms block, and all go.
+func checkAlarmsDisabled(t *testing.T, ctx context.Context, c *Pipeline, updated Spec, st3 State) (Spec, State) {
+	t.Helper()
+	n := NamesFor(updated.Name)
+	updated.Reconciler.Disabled = true
+	st4, err := c.Update(ctx, updated, st3)
+	if err != nil {
+		t.Fatalf("Update (disable the reconciler): %v", err)
+	}
+	if st4.Alarms.OldestPendingAge != "" || len(st4.Alarms.Map()) != 5 {
+		t.Errorf("alarms without the reconciler: %v", st4.Alarms.Map())
+	}
+	if _, ok := describeAll(t, ctx, c, "alarmed-")[n.AlarmOldestPendingAge]; ok {
+		t.Error("the oldest_pending_age alarm outlived the reconciler")
+	}
+	if _, drift := mustRead(t, ctx, c, updated, st4); !drift.None() {
+		t.Fatalf("Read without the reconciler reports drift: %s", drift)
+	}
+	if _, drift := mustRead(t, ctx, c, Spec{Name: "alarmed", Tags: updated.Tags, Reconciler: updated.Reconciler}, st4); !hasChange(drift, AlarmComponent(AlarmDLQNotEmpty), "disabled") {
+		t.Errorf("Read of alarms that the spec no longer has: %s", drift)
+	}
+	updated.Alarms = AlarmsSpec{}
+	st5, err := c.Update(ctx, updated, st4)
+	if err != nil {
+		t.Fatalf("Update (disable the alarms): %v", err)
+	}
+	if st5.Alarms.Exists() || len(describeAll(t, ctx, c, "alarmed-")) != 0 {
+		t.Errorf("disabling the alarms left %+v", st5.Alarms)
+	}
+	return updated, st5
+}
+
+// An alarm of the pipeline's name that the pipeline did not create is not
+// taken over.
+func TestLocalAlarmsRefuseForeignAlarm(t *testing.T) {
+	t.Parallel()
+	_, c := startStack(t, append(coreServices, "cloudwatch")...)
+	ctx := testContext(t)
+	spec := Spec{Name: "foreign", Reconciler: ReconcilerSpec{Disabled: true}, Alarms: AlarmsSpec{Enabled: true}}
+	d := AlarmDefinitions(spec)[1]
+	if _, err := c.CloudWatch.PutMetricAlarm(ctx, d.input(nil)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Create(ctx, spec)
+	if err == nil || st.Exists() {
+		t.Fatalf("Create = %+v, %v; want an error and nothing left", st, err)
+	}
+	if want := "creating alarm (foreign-relay-errors): an alarm of that name already exists"; !strings.Contains(err.Error(), want) {
+		t.Errorf("Create error = %v", err)
+	}
+	if got := describeAll(t, ctx, c, "foreign-"); len(got) != 1 {
+		t.Errorf("the foreign alarm was touched: %v", got)
+	}
+}

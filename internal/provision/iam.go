@@ -1,0 +1,352 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+)
+
+// roleSpec is one role of the pipeline with its single inline policy.
+type roleSpec struct {
+	what       string // "relay role", for errors
+	name       string
+	service    string // the principal that assumes it
+	policyName string
+	policy     PolicyDocument
+	tags       map[string]string
+	iam        IAMSpec
+	// sourceAccount, when set, restricts the trust policy to requests on
+	// behalf of that account (EventBridge Scheduler's confused-deputy
+	// guard). Lambda execution roles carry no condition.
+	sourceAccount string
+}
+
+// ensureRole creates the role or brings its trust policy, inline policy and
+// tags to the desired ones. known says whether the State records the role:
+// an unrecorded role of the same name is someone else's.
+func (c *Pipeline) ensureRole(ctx context.Context, r roleSpec, known bool) (string, error) {
+	trust := TrustPolicy(r.service, r.sourceAccount).JSON()
+	if r.iam.Path == "" {
+		r.iam.Path = "/"
+	}
+	out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(r.name)})
+	if err == nil && known && aws.ToString(out.Role.Path) != r.iam.Path {
+		// IAM cannot move a role to another path: it is recreated there.
+		if err := c.deleteRole(ctx, r.what, r.name); err != nil {
+			return "", err
+		}
+		out, err = nil, &iamtypes.NoSuchEntityException{Message: aws.String("moved")}
+	}
+	switch {
+	case awsops.IsNotFound(err):
+		in := &iam.CreateRoleInput{
+			RoleName:                 aws.String(r.name),
+			Path:                     aws.String(r.iam.Path),
+			AssumeRolePolicyDocument: aws.String(trust),
+			Description:              aws.String("Outbox pipeline " + r.what),
+			Tags:                     iamTags(r.tags),
+		}
+		if r.iam.PermissionsBoundary != "" {
+			in.PermissionsBoundary = aws.String(r.iam.PermissionsBoundary)
+		}
+		created, err := c.IAM.CreateRole(ctx, in)
+		if err != nil {
+			return "", fmt.Errorf("creating %s (%s): %w", r.what, r.name, err)
+		}
+		out = &iam.GetRoleOutput{Role: created.Role}
+	case err != nil:
+		return "", fmt.Errorf("reading %s (%s): %w", r.what, r.name, err)
+	case !known:
+		return "", fmt.Errorf("creating %s (%s): a role of that name already exists: delete it or choose another pipeline name", r.what, r.name)
+	default:
+		if have := decodePolicy(aws.ToString(out.Role.AssumeRolePolicyDocument)); !awsops.SamePolicy(have, trust) {
+			if _, err := c.IAM.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(r.name), PolicyDocument: aws.String(trust)}); err != nil {
+				return "", fmt.Errorf("updating %s (%s) trust policy: %w", r.what, r.name, err)
+			}
+		}
+		if err := c.syncRoleTags(ctx, r.name, out.Role.Tags, r.tags); err != nil {
+			return "", fmt.Errorf("tagging %s (%s): %w", r.what, r.name, err)
+		}
+		if err := c.syncBoundary(ctx, r.name, r.iam, out.Role); err != nil {
+			return "", fmt.Errorf("updating %s (%s): %w", r.what, r.name, err)
+		}
+	}
+	if _, err := c.IAM.PutRolePolicy(ctx, &iam.PutRolePolicyInput{
+		RoleName: aws.String(r.name), PolicyName: aws.String(r.policyName), PolicyDocument: aws.String(r.policy.JSON()),
+	}); err != nil {
+		return aws.ToString(out.Role.Arn), fmt.Errorf("putting %s (%s) policy %s: %w", r.what, r.name, r.policyName, err)
+	}
+	return aws.ToString(out.Role.Arn), nil
+}
+
+// rolePolicy returns the role's inline policy document, "" when the role or
+// the policy does not exist, and whether the role exists.
+func (c *Pipeline) rolePolicy(ctx context.Context, role, policy string) (doc string, have *iamtypes.Role, err error) {
+	got, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)})
+	if err != nil {
+		if awsops.IsNotFound(err) {
+			return "", nil, nil
+		}
+		return "", nil, err
+	}
+	out, err := c.IAM.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policy)})
+	if awsops.IsNotFound(err) {
+		return "", got.Role, nil
+	}
+	if err != nil {
+		return "", got.Role, err
+	}
+	return decodePolicy(aws.ToString(out.PolicyDocument)), got.Role, nil
+}
+
+// decodePolicy undoes the URL encoding of documents returned by IAM.
+func decodePolicy(doc string) string {
+	if d, err := url.QueryUnescape(doc); err == nil {
+		return d
+	}
+	return doc
+}
+
+func iamTags(tags map[string]string) []iamtypes.Tag {
+	var out []iamtypes.Tag
+	for _, k := range awsops.SortedKeys(tags) {
+		out = append(out, iamtypes.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	return out
+}
+
+func (c *Pipeline) syncRoleTags(ctx context.Context, role string, current []iamtypes.Tag, want map[string]string) error {
+	have := map[string]string{}
+	for _, t := range current {
+		have[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	set, remove := awsops.TagDiff(have, want)
+	if len(remove) > 0 {
+		if _, err := c.IAM.UntagRole(ctx, &iam.UntagRoleInput{RoleName: aws.String(role), TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	if len(set) > 0 {
+		if _, err := c.IAM.TagRole(ctx, &iam.TagRoleInput{RoleName: aws.String(role), Tags: iamTags(set)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteRole deletes the role and its inline policies; a role already gone
+// is not an error.
+func (c *Pipeline) deleteRole(ctx context.Context, what, role string) error {
+	if role == "" {
+		return nil
+	}
+	p := iam.NewListRolePoliciesPaginator(c.IAM, &iam.ListRolePoliciesInput{RoleName: aws.String(role)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if awsops.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("deleting %s (%s): listing its policies: %w", what, role, err)
+		}
+		for _, name := range page.PolicyNames {
+			_, err := c.IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(name)})
+			if err := awsops.IgnoreNotFound(err); err != nil {
+				return fmt.Errorf("deleting %s (%s) policy %s: %w", what, role, name, err)
+			}
+		}
+	}
+	_, err := c.IAM.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(role)})
+	if err := awsops.IgnoreNotFound(err); err != nil {
+		return fmt.Errorf("deleting %s (%s): %w", what, role, err)
+	}
+	return nil
+}
+
+// logGroup returns the retention of the log group, and whether it exists.
+func (c *Pipeline) logGroup(ctx context.Context, name string) (retention int32, exists bool, err error) {
+	out, err := c.Logs.DescribeLogGroups(ctx, &cloudwatchlogs.DescribeLogGroupsInput{LogGroupNamePrefix: aws.String(name)})
+	if err != nil {
+		return 0, false, err
+	}
+	for _, g := range out.LogGroups {
+		if aws.ToString(g.LogGroupName) == name {
+			return aws.ToInt32(g.RetentionInDays), true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// ensureLogGroup creates the log group or brings its retention and tags to
+// the desired ones. owned reports whether the group now exists and belongs
+// to the pipeline, even when a later step failed.
+func (c *Pipeline) ensureLogGroup(ctx context.Context, what, name string, retention int32, tags map[string]string, a Account, known bool) (owned bool, err error) {
+	have, exists, err := c.logGroup(ctx, name)
+	if err != nil {
+		return known, fmt.Errorf("reading %s (%s): %w", what, name, err)
+	}
+	switch {
+	case !exists:
+		if _, err := c.Logs.CreateLogGroup(ctx, &cloudwatchlogs.CreateLogGroupInput{LogGroupName: aws.String(name), Tags: tags}); err != nil {
+			return false, fmt.Errorf("creating %s (%s): %w", what, name, err)
+		}
+	case !known:
+		return false, fmt.Errorf("creating %s (%s): a log group of that name already exists: delete it or choose another pipeline name", what, name)
+	default:
+		if err := c.syncLogTags(ctx, a.arn("logs", "log-group:"+name), tags); err != nil {
+			return true, fmt.Errorf("tagging %s (%s): %w", what, name, err)
+		}
+	}
+	if have != retention || !exists {
+		if _, err := c.Logs.PutRetentionPolicy(ctx, &cloudwatchlogs.PutRetentionPolicyInput{LogGroupName: aws.String(name), RetentionInDays: aws.Int32(retention)}); err != nil {
+			return true, fmt.Errorf("setting the retention of %s (%s): %w", what, name, err)
+		}
+	}
+	return true, nil
+}
+
+func (c *Pipeline) syncLogTags(ctx context.Context, arn string, want map[string]string) error {
+	out, err := c.Logs.ListTagsForResource(ctx, &cloudwatchlogs.ListTagsForResourceInput{ResourceArn: aws.String(arn)})
+	if err != nil {
+		return err
+	}
+	set, remove := awsops.TagDiff(out.Tags, want)
+	if len(remove) > 0 {
+		if _, err := c.Logs.UntagResource(ctx, &cloudwatchlogs.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	if len(set) > 0 {
+		if _, err := c.Logs.TagResource(ctx, &cloudwatchlogs.TagResourceInput{ResourceArn: aws.String(arn), Tags: set}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Pipeline) deleteLogGroup(ctx context.Context, what, name string) error {
+	if name == "" {
+		return nil
+	}
+	_, err := c.Logs.DeleteLogGroup(ctx, &cloudwatchlogs.DeleteLogGroupInput{LogGroupName: aws.String(name)})
+	if err := awsops.IgnoreNotFound(err); err != nil {
+		return fmt.Errorf("deleting %s (%s): %w", what, name, err)
+	}
+	return nil
+}
+
+// roleDef is a role of the pipeline as a component.
+type roleDef struct {
+	name       string // the component
+	reconciler bool
+	role       func(Names) string
+	policyName string
+	service    string // the principal that assumes it
+	// sourceAccount restricts the trust policy to the pipeline's account.
+	sourceAccount bool
+	policy        func(*pass) PolicyDocument
+	fields        func(*State) (name, arn *string)
+	// givesIAM is true for the role whose path and boundary Lookup reports
+	// as the Spec's IAM settings.
+	givesIAM bool
+}
+
+func (r roleDef) component() component {
+	what := described(r.name)
+	return component{
+		name: r.name, reconciler: r.reconciler, required: r.reconciler,
+		recorded: func(st State) bool { name, _ := r.fields(&st); return *name != "" },
+		ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+			name, arn := r.fields(p.st)
+			spec := roleSpec{
+				what: what, name: r.role(p.names()), service: r.service, policyName: r.policyName,
+				policy: r.policy(p), tags: p.s.tags(), iam: p.s.IAM,
+			}
+			if r.sourceAccount {
+				spec.sourceAccount = p.st.AccountID
+			}
+			got, err := c.ensureRole(ctx, spec, *name != "")
+			if got != "" {
+				*name, *arn = spec.name, got
+			}
+			return err
+		},
+		read: func(c *Pipeline, ctx context.Context, p *pass) error {
+			name, arn := r.fields(p.st)
+			return c.readRole(ctx, r.name, name, arn, r.policyName, r.policy(p), p.s.IAM, p.d)
+		},
+		remove: func(c *Pipeline, ctx context.Context, st *State) error {
+			name, arn := r.fields(st)
+			if err := c.deleteRole(ctx, what, *name); err != nil {
+				return err
+			}
+			*name, *arn = "", ""
+			return nil
+		},
+		lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
+			role := r.role(p.names())
+			// A role that cannot be read is left out of the import.
+			if out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err == nil {
+				name, arn := r.fields(p.st)
+				*name, *arn = role, aws.ToString(out.Role.Arn)
+				if r.givesIAM {
+					p.s.IAM = IAMSpec{Path: aws.ToString(out.Role.Path), PermissionsBoundary: roleBoundary(out.Role)}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// logGroupDef is a function's log group as a component.
+type logGroupDef struct {
+	name       string // the component
+	reconciler bool
+	logGroup   func(Names) string
+	field      func(*State) *string
+	// function is the settings of the function that logs to it.
+	function func(*Spec) *FunctionSpec
+}
+
+func (g logGroupDef) component() component {
+	what := described(g.name)
+	return component{
+		name: g.name, reconciler: g.reconciler, required: g.reconciler,
+		recorded: func(st State) bool { return *g.field(&st) != "" },
+		ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+			name, field := g.logGroup(p.names()), g.field(p.st)
+			owned, err := c.ensureLogGroup(ctx, what, name, g.function(&p.s).LogRetentionDays, p.s.tags(), p.st.account(), *field != "")
+			if owned {
+				*field = name
+			}
+			return err
+		},
+		read: func(c *Pipeline, ctx context.Context, p *pass) error {
+			return c.readLogGroup(ctx, g.name, g.field(p.st), g.function(&p.s).LogRetentionDays, p.d)
+		},
+		remove: func(c *Pipeline, ctx context.Context, st *State) error {
+			if err := c.deleteLogGroup(ctx, what, *g.field(st)); err != nil {
+				return err
+			}
+			*g.field(st) = ""
+			return nil
+		},
+		lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
+			name := g.logGroup(p.names())
+			// A log group that cannot be read is left as Lookup found it.
+			if retention, exists, err := c.logGroup(ctx, name); err == nil && exists {
+				*g.field(p.st), g.function(&p.s).LogRetentionDays = name, retention
+			} else if err == nil {
+				*g.field(p.st) = ""
+			}
+			return nil
+		},
+	}
+}

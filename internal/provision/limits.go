@@ -1,0 +1,7 @@
+package provision
+
+import "slices"
+
+// LogRetentionDaysAllowed returns the retentions, in days, that CloudWatch
+// Logs accepts.
+func LogRetentionDaysAllowed() []int32 { return slices.Clone(logRetentionDays) }

@@ -1,0 +1,230 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+)
+
+// Event source mapping states.
+const (
+	mappingEnabled  = "Enabled"
+	mappingDisabled = "Disabled"
+	mappingDeleting = "Deleting"
+)
+
+// getMapping returns the mapping, or nil when it does not exist (or is being
+// deleted).
+func (c *Pipeline) getMapping(ctx context.Context, uuid string) (*lambda.GetEventSourceMappingOutput, error) {
+	out, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
+	if awsops.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if aws.ToString(out.State) == mappingDeleting {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// mappingDiff lists the settings of the mapping that differ from the spec.
+func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []string {
+	m := s.Mapping
+	var diff []string
+	add := func(changed bool, field string) {
+		if changed {
+			diff = append(diff, field)
+		}
+	}
+	add(aws.ToString(have.EventSourceArn) != st.StreamARN, "event_source_arn")
+	add(aws.ToString(have.FunctionArn) != st.RelayFunctionARN, "function")
+	add(aws.ToInt32(have.BatchSize) != m.BatchSize, "batch_size")
+	add(aws.ToInt32(have.MaximumBatchingWindowInSeconds) != m.MaximumBatchingWindowSeconds, "maximum_batching_window")
+	add(aws.ToInt32(have.ParallelizationFactor) != m.ParallelizationFactor, "parallelization_factor")
+	add(aws.ToInt32(have.MaximumRetryAttempts) != *m.MaximumRetryAttempts, "maximum_retry_attempts")
+	add(aws.ToInt32(have.MaximumRecordAgeInSeconds) != *m.MaximumRecordAgeSeconds, "maximum_record_age")
+	add(aws.ToBool(have.BisectBatchOnFunctionError) != *m.BisectBatchOnFunctionError, "bisect_batch_on_function_error")
+	var dest string
+	if have.DestinationConfig != nil && have.DestinationConfig.OnFailure != nil {
+		dest = aws.ToString(have.DestinationConfig.OnFailure.Destination)
+	}
+	add(dest != st.QueueARN, "on_failure_destination")
+	var filters []string
+	if have.FilterCriteria != nil {
+		for _, f := range have.FilterCriteria.Filters {
+			filters = append(filters, aws.ToString(f.Pattern))
+		}
+	}
+	add(len(filters) != 1 || !awsops.SamePolicy(filters[0], s.outboxTable(st).StreamFilterPattern()), "filter")
+	add(len(have.FunctionResponseTypes) != 1 || have.FunctionResponseTypes[0] != types.FunctionResponseTypeReportBatchItemFailures, "function_response_types")
+	add(aws.ToString(have.State) == mappingDisabled, "enabled")
+	return diff
+}
+
+func (c *Pipeline) ensureMapping(ctx context.Context, s Spec, st *State) error {
+	if st.MappingUUID == "" {
+		// The relay function is the pipeline's own, so a mapping of it on
+		// the stream is too (one whose creation was not recorded); one
+		// being deleted must be gone before another can be created.
+		uuid, err := c.findMapping(ctx, st)
+		if err != nil {
+			return fmt.Errorf("creating event source mapping (%s on %s): %w", st.RelayFunctionName, st.StreamARN, err)
+		}
+		st.MappingUUID = uuid
+	}
+	if st.MappingUUID != "" {
+		have, err := c.getMapping(ctx, st.MappingUUID)
+		if err != nil {
+			return fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
+		}
+		switch {
+		case have == nil:
+			st.MappingUUID = ""
+		case aws.ToString(have.EventSourceArn) != st.StreamARN:
+			// The stream was re-enabled: a mapping cannot move to the new
+			// stream, so it is replaced.
+			if err := c.deleteMapping(ctx, st); err != nil {
+				return err
+			}
+		case len(mappingDiff(s, *st, have)) == 0:
+			return nil
+		default:
+			return c.updateMapping(ctx, s, st)
+		}
+	}
+	return c.createMapping(ctx, s, st)
+}
+
+// mappingInput is the relay's mapping as the Spec describes it: the one
+// source of its settings, for both create and update.
+func mappingInput(s Spec, st *State) *lambda.CreateEventSourceMappingInput {
+	m := s.Mapping
+	return &lambda.CreateEventSourceMappingInput{
+		EventSourceArn:                 aws.String(st.StreamARN),
+		FunctionName:                   aws.String(st.RelayFunctionARN),
+		Enabled:                        aws.Bool(true),
+		StartingPosition:               types.EventSourcePositionTrimHorizon,
+		BatchSize:                      aws.Int32(m.BatchSize),
+		MaximumBatchingWindowInSeconds: aws.Int32(m.MaximumBatchingWindowSeconds),
+		ParallelizationFactor:          aws.Int32(m.ParallelizationFactor),
+		MaximumRetryAttempts:           m.MaximumRetryAttempts,
+		MaximumRecordAgeInSeconds:      m.MaximumRecordAgeSeconds,
+		BisectBatchOnFunctionError:     m.BisectBatchOnFunctionError,
+		DestinationConfig:              &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}},
+		FilterCriteria:                 &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}},
+		FunctionResponseTypes:          []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures},
+		Tags:                           s.tags(),
+	}
+}
+
+// updateMapping brings the recorded mapping to the settings of
+// mappingInput that can change in place.
+func (c *Pipeline) updateMapping(ctx context.Context, s Spec, st *State) error {
+	in := mappingInput(s, st)
+	_, err := c.Lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{
+		UUID: aws.String(st.MappingUUID), FunctionName: in.FunctionName, Enabled: in.Enabled,
+		BatchSize: in.BatchSize, MaximumBatchingWindowInSeconds: in.MaximumBatchingWindowInSeconds,
+		ParallelizationFactor: in.ParallelizationFactor, MaximumRetryAttempts: in.MaximumRetryAttempts,
+		MaximumRecordAgeInSeconds: in.MaximumRecordAgeInSeconds, BisectBatchOnFunctionError: in.BisectBatchOnFunctionError,
+		DestinationConfig: in.DestinationConfig, FilterCriteria: in.FilterCriteria, FunctionResponseTypes: in.FunctionResponseTypes,
+	})
+	if err != nil {
+		return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
+	}
+	if err := c.waitMappingEnabled(ctx, st.MappingUUID); err != nil {
+		return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)
+	}
+	return nil
+}
+
+func (c *Pipeline) createMapping(ctx context.Context, s Spec, st *State) error {
+	in := mappingInput(s, st)
+	var out *lambda.CreateEventSourceMappingOutput
+	err := c.retryPropagation(ctx, func() (err error) {
+		out, err = c.Lambda.CreateEventSourceMapping(ctx, in)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("creating event source mapping (%s on %s): %w", st.RelayFunctionName, st.StreamARN, err)
+	}
+	st.MappingUUID = aws.ToString(out.UUID)
+	if err := c.waitMappingEnabled(ctx, st.MappingUUID); err != nil {
+		return fmt.Errorf("creating event source mapping (%s): %w", st.MappingUUID, err)
+	}
+	return nil
+}
+
+// findMapping returns the mapping of the relay function on the stream, or
+// "" when there is none, after waiting for mappings being deleted to go.
+func (c *Pipeline) findMapping(ctx context.Context, st *State) (string, error) {
+	var uuid string
+	err := c.waitFor(ctx, "event source mappings of "+st.RelayFunctionName+" to be deleted", func(ctx context.Context) (bool, error) {
+		uuid = ""
+		p := lambda.NewListEventSourceMappingsPaginator(c.Lambda, &lambda.ListEventSourceMappingsInput{
+			FunctionName: aws.String(st.RelayFunctionName), EventSourceArn: aws.String(st.StreamARN),
+		})
+		deleting := false
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return false, err
+			}
+			for _, m := range page.EventSourceMappings {
+				if aws.ToString(m.State) == mappingDeleting {
+					deleting = true
+				} else {
+					uuid = aws.ToString(m.UUID)
+				}
+			}
+		}
+		return uuid != "" || !deleting, nil
+	})
+	return uuid, err
+}
+
+func (c *Pipeline) waitMappingEnabled(ctx context.Context, uuid string) error {
+	return c.waitFor(ctx, "event source mapping "+uuid+" to be enabled", func(ctx context.Context) (bool, error) {
+		out, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
+		if err != nil {
+			return false, err
+		}
+		switch state := aws.ToString(out.State); state {
+		case mappingEnabled:
+			return true, nil
+		case mappingDisabled, mappingDeleting:
+			return false, fmt.Errorf("it is %s: %s", state, aws.ToString(out.StateTransitionReason))
+		}
+		return false, nil
+	})
+}
+
+// deleteMapping deletes the mapping and waits until it is gone.
+func (c *Pipeline) deleteMapping(ctx context.Context, st *State) error {
+	if st.MappingUUID == "" {
+		return nil
+	}
+	uuid := st.MappingUUID
+	_, err := c.Lambda.DeleteEventSourceMapping(ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(uuid)})
+	if err := awsops.IgnoreNotFound(err); err != nil && !isConflict(err) {
+		return fmt.Errorf("deleting event source mapping (%s): %w", uuid, err)
+	}
+	err = c.waitFor(ctx, "event source mapping "+uuid+" to be deleted", func(ctx context.Context) (bool, error) {
+		_, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
+		if awsops.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+	if err != nil {
+		return fmt.Errorf("deleting event source mapping (%s): %w", uuid, err)
+	}
+	st.MappingUUID = ""
+	return nil
+}

@@ -1,0 +1,104 @@
+package provision
+
+import (
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+)
+
+// PolicyDocument is an IAM policy document.
+type PolicyDocument = awsops.PolicyDocument
+
+// Statement is one statement of a PolicyDocument.
+type Statement = awsops.Statement
+
+const policyVersion = awsops.PolicyVersion
+
+func allow(sid string, actions []string, resources ...string) Statement {
+	return Statement{Sid: sid, Effect: "Allow", Action: actions, Resource: resources}
+}
+
+// Resources are the ARNs that the policies grant access to.
+type Resources struct {
+	TableARN  string
+	QueueARN  string
+	TargetARN string
+	// RelayLogs and ReconLogs cover the streams of the functions' log groups.
+	RelayLogs string
+	ReconLogs string
+}
+
+func (s Spec) resources(a Account, tableARN, queueARN string) Resources {
+	n := NamesFor(s.Name)
+	return Resources{
+		TableARN:  tableARN,
+		QueueARN:  queueARN,
+		TargetARN: s.TargetARN(a),
+		RelayLogs: a.LogGroupARN(n.RelayLogGroup),
+		ReconLogs: a.LogGroupARN(n.ReconcilerLogGroup),
+	}
+}
+
+func publishStatement(s Spec, r Resources) Statement {
+	if s.Target.Type == config.TargetSNS {
+		// PublishBatch is authorised by sns:Publish.
+		return allow("PublishToTopic", []string{"sns:Publish"}, r.TargetARN)
+	}
+	return allow("PublishToBus", []string{"events:PutEvents"}, r.TargetARN)
+}
+
+// RelayPolicy is the inline policy of the relay's role: read the stream,
+// read its batch's items (the status check before publishing), settle
+// published items, publish, send failures to the dead-letter queue and
+// write its logs. Items that cannot be published are marked failed with
+// UpdateItem in both published actions.
+func RelayPolicy(s Spec, r Resources) PolicyDocument {
+	items := []string{"dynamodb:BatchGetItem", "dynamodb:UpdateItem"}
+	if s.PublishedAction == config.ActionDelete {
+		items = []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"}
+	}
+	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
+		allow("ReadStream", []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}, StreamsARN(r.TableARN)),
+		allow("SettleOutboxItems", items, r.TableARN),
+		publishStatement(s, r),
+		allow("SendToDeadLetterQueue", []string{"sqs:SendMessage"}, r.QueueARN),
+		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.RelayLogs),
+	}, s.WithDefaults().Controls.controlStatements()...)}
+}
+
+// ReconcilerPolicy is the inline policy of the reconciler's role: query the
+// pending index, settle items, publish and write its logs.
+func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
+	find := allow("QueryPendingIndex", []string{"dynamodb:Query"}, IndexARN(r.TableARN, s.OutboxTable().PendingIndexName))
+	if s.Table.PendingIndexDisabled {
+		// Without the index, the table holds only undelivered items: the
+		// reconciler scans it, in segments sized from DescribeTable.
+		find = allow("ScanOutboxTable", []string{"dynamodb:DescribeTable", "dynamodb:Scan"}, r.TableARN)
+	}
+	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
+		find,
+		allow("SettleOutboxItems", []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}, r.TableARN),
+		publishStatement(s, r),
+		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
+	}, s.WithDefaults().Controls.controlStatements()...)}
+}
+
+// SchedulerPolicy is the inline policy of the schedule's role: invoke the
+// reconciler and nothing else.
+func SchedulerPolicy(reconcilerARN string) PolicyDocument {
+	return PolicyDocument{Version: policyVersion, Statement: []Statement{
+		allow("InvokeReconciler", []string{"lambda:InvokeFunction"}, reconcilerARN),
+	}}
+}
+
+// TrustPolicy lets a service assume a role, from the given account only.
+func TrustPolicy(service, accountID string) PolicyDocument {
+	st := Statement{
+		Effect:    "Allow",
+		Principal: map[string]string{"Service": service},
+		Action:    []string{"sts:AssumeRole"},
+	}
+	if accountID != "" {
+		st.Condition = map[string]map[string]string{"StringEquals": {"aws:SourceAccount": accountID}}
+	}
+	return PolicyDocument{Version: policyVersion, Statement: []Statement{st}}
+}

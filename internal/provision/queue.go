@@ -1,0 +1,94 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+)
+
+// queueAttributes are the attributes that the pipeline sets on the DLQ.
+func queueAttributes(q QueueSpec) map[string]string {
+	attrs := map[string]string{
+		string(types.QueueAttributeNameMessageRetentionPeriod): strconv.Itoa(int(q.MessageRetentionSeconds)),
+	}
+	if q.KMSMasterKeyID != "" {
+		attrs[string(types.QueueAttributeNameKmsMasterKeyId)] = q.KMSMasterKeyID
+		attrs[string(types.QueueAttributeNameSqsManagedSseEnabled)] = "false"
+	} else {
+		attrs[string(types.QueueAttributeNameSqsManagedSseEnabled)] = "true"
+	}
+	return attrs
+}
+
+// queue returns the attributes of the queue at url, or nil when it does not
+// exist.
+func (c *Pipeline) queue(ctx context.Context, url string) (map[string]string, error) {
+	return awsops.QueueAttributes(ctx, c.SQS, url)
+}
+
+func (c *Pipeline) ensureQueue(ctx context.Context, s Spec, st *State) error {
+	name := NamesFor(s.Name).DeadLetterQueue
+	want := queueAttributes(s.DeadLetterQueue)
+	if st.QueueURL != "" {
+		have, err := c.queue(ctx, st.QueueURL)
+		if err != nil {
+			return fmt.Errorf("reading dead-letter queue (%s): %w", name, err)
+		}
+		if have != nil {
+			changed := map[string]string{}
+			for k, v := range want {
+				if have[k] != v {
+					changed[k] = v
+				}
+			}
+			if len(changed) > 0 {
+				if _, err := c.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(st.QueueURL), Attributes: changed}); err != nil {
+					return fmt.Errorf("updating dead-letter queue (%s): %w", name, err)
+				}
+			}
+			if err := awsops.SyncQueueTags(ctx, c.SQS, st.QueueURL, s.tags()); err != nil {
+				return fmt.Errorf("tagging dead-letter queue (%s): %w", name, err)
+			}
+			st.QueueARN = have[string(types.QueueAttributeNameQueueArn)]
+			return nil
+		}
+		st.QueueURL, st.QueueARN = "", ""
+	}
+	if out, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)}); err == nil {
+		return fmt.Errorf("creating dead-letter queue (%s): a queue of that name already exists (%s): delete it or choose another pipeline name", name, aws.ToString(out.QueueUrl))
+	} else if !awsops.IsNotFound(err) {
+		return fmt.Errorf("creating dead-letter queue (%s): %w", name, err)
+	}
+	out, err := awsops.CreateQueue(ctx, c.SQS, c.waiter(), &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: want, Tags: s.tags()})
+	if err != nil {
+		return fmt.Errorf("creating dead-letter queue (%s): %w", name, err)
+	}
+	st.QueueURL = aws.ToString(out.QueueUrl)
+	attrs, err := c.queue(ctx, st.QueueURL)
+	if err != nil {
+		return fmt.Errorf("reading dead-letter queue (%s) after creating it: %w", name, err)
+	}
+	if attrs == nil {
+		return fmt.Errorf("reading dead-letter queue (%s) after creating it: SQS reports it does not exist", name)
+	}
+	st.QueueARN = attrs[string(types.QueueAttributeNameQueueArn)]
+	return nil
+}
+
+func (c *Pipeline) deleteQueue(ctx context.Context, st *State) error {
+	if st.QueueURL == "" {
+		return nil
+	}
+	_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(st.QueueURL)})
+	if err := awsops.IgnoreNotFound(err); err != nil {
+		return fmt.Errorf("deleting dead-letter queue (%s): %w", st.QueueURL, err)
+	}
+	st.QueueURL, st.QueueARN = "", ""
+	return nil
+}

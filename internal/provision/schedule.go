@@ -1,0 +1,140 @@
+package provision
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+)
+
+// ReconcileInput is the payload that the schedule sends to the reconciler.
+const ReconcileInput = `{"action":"reconcile"}`
+
+// group is the schedule's group as recorded ("" is the default group).
+func (st State) group() string {
+	if st.ScheduleGroup == "" {
+		return ScheduleGroup
+	}
+	return st.ScheduleGroup
+}
+
+func (c *Pipeline) getSchedule(ctx context.Context, name, group string) (*scheduler.GetScheduleOutput, error) {
+	out, err := c.Scheduler.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String(name), GroupName: aws.String(group)})
+	if awsops.IsNotFound(err) {
+		return nil, nil
+	}
+	return out, err
+}
+
+// flexibleWindow is the schedule's flexible time window.
+func (r ReconcilerSpec) flexibleWindow() *types.FlexibleTimeWindow {
+	if r.FlexibleTimeWindowMinutes > 0 {
+		return &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeFlexible, MaximumWindowInMinutes: aws.Int32(r.FlexibleTimeWindowMinutes)}
+	}
+	return &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeOff}
+}
+
+// scheduleDiff lists what differs between the schedule and the spec.
+func scheduleDiff(s Spec, st State, have *scheduler.GetScheduleOutput) []string {
+	r := s.Reconciler
+	var diff []string
+	add := func(changed bool, field string) {
+		if changed {
+			diff = append(diff, field)
+		}
+	}
+	add(aws.ToString(have.ScheduleExpression) != r.ScheduleExpression, "schedule_expression")
+	tz := aws.ToString(have.ScheduleExpressionTimezone)
+	add(tz != r.ScheduleTimezone && (tz != "" || r.ScheduleTimezone != DefaultScheduleTimezone), "schedule_timezone")
+	w := have.FlexibleTimeWindow
+	add(w == nil || w.Mode != r.flexibleWindow().Mode || aws.ToInt32(w.MaximumWindowInMinutes) != r.FlexibleTimeWindowMinutes, "flexible_time_window")
+	add(have.State != types.ScheduleStateEnabled, "state")
+	t := have.Target
+	if t == nil || aws.ToString(t.Arn) != st.ReconcilerFunctionARN || aws.ToString(t.RoleArn) != st.SchedulerRoleARN {
+		diff = append(diff, "target")
+	} else if !awsops.SamePolicy(aws.ToString(t.Input), ReconcileInput) {
+		diff = append(diff, "input")
+	}
+	return diff
+}
+
+func (c *Pipeline) ensureSchedule(ctx context.Context, s Spec, st *State, known bool) error {
+	name, group := NamesFor(s.Name).Schedule, s.Reconciler.ScheduleGroup
+	if known && st.group() != group {
+		// A schedule cannot move between groups: it is recreated.
+		if err := c.deleteSchedule(ctx, st); err != nil {
+			return err
+		}
+		known = false
+	}
+	have, err := c.getSchedule(ctx, name, group)
+	if err != nil {
+		return fmt.Errorf("reading reconcile schedule (%s in group %s): %w", name, group, err)
+	}
+	r := s.Reconciler
+	target := &types.Target{
+		Arn:         aws.String(st.ReconcilerFunctionARN),
+		RoleArn:     aws.String(st.SchedulerRoleARN),
+		Input:       aws.String(ReconcileInput),
+		RetryPolicy: &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(0)},
+	}
+	desc := aws.String("Outbox pipeline " + s.Name + ": republishes pending events that the stream missed")
+	switch {
+	case have == nil:
+		var out *scheduler.CreateScheduleOutput
+		err := c.retryPropagation(ctx, func() (err error) {
+			out, err = c.Scheduler.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
+				Name: aws.String(name), GroupName: aws.String(group),
+				ScheduleExpression: aws.String(r.ScheduleExpression), ScheduleExpressionTimezone: aws.String(r.ScheduleTimezone),
+				FlexibleTimeWindow: r.flexibleWindow(), Target: target, State: types.ScheduleStateEnabled, Description: desc,
+			})
+			return err
+		})
+		if awsops.IsNotFound(err) && group != ScheduleGroup {
+			return fmt.Errorf("creating reconcile schedule (%s): the schedule group %s does not exist: create it first (aws_scheduler_schedule_group), or leave the group unset for the default group", name, group)
+		}
+		if err != nil {
+			return fmt.Errorf("creating reconcile schedule (%s in group %s): %w", name, group, err)
+		}
+		st.ScheduleName, st.ScheduleARN = name, aws.ToString(out.ScheduleArn)
+	case !known:
+		return fmt.Errorf("creating reconcile schedule (%s): a schedule of that name already exists in group %s: delete it or choose another pipeline name", name, group)
+	default:
+		st.ScheduleName, st.ScheduleARN = name, aws.ToString(have.Arn)
+		if len(scheduleDiff(s, *st, have)) == 0 {
+			break
+		}
+		err := c.retryPropagation(ctx, func() error {
+			_, err := c.Scheduler.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{
+				Name: aws.String(name), GroupName: aws.String(group),
+				ScheduleExpression: aws.String(r.ScheduleExpression), ScheduleExpressionTimezone: aws.String(r.ScheduleTimezone),
+				FlexibleTimeWindow: r.flexibleWindow(), Target: target, State: types.ScheduleStateEnabled, Description: desc,
+			})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("updating reconcile schedule (%s in group %s): %w", name, group, err)
+		}
+	}
+	st.ScheduleGroup = ""
+	if group != ScheduleGroup {
+		st.ScheduleGroup = group
+	}
+	return nil
+}
+
+func (c *Pipeline) deleteSchedule(ctx context.Context, st *State) error {
+	if st.ScheduleName == "" {
+		return nil
+	}
+	_, err := c.Scheduler.DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String(st.ScheduleName), GroupName: aws.String(st.group())})
+	if err := awsops.IgnoreNotFound(err); err != nil {
+		return fmt.Errorf("deleting reconcile schedule (%s in group %s): %w", st.ScheduleName, st.group(), err)
+	}
+	st.ScheduleName, st.ScheduleARN, st.ScheduleGroup = "", "", ""
+	return nil
+}

@@ -1,0 +1,617 @@
+// Package provision provisions one transactional outbox on AWS: the table (a
+// dedicated one, or an existing one that it adopts), the relay function and
+// its event source mapping on the table's stream, the dead-letter queue, the
+// reconciler function and its schedule, their roles and log groups, and
+// optionally CloudWatch alarms on them.
+//
+// It knows nothing of Terraform. The provider maps its schema to a Spec,
+// stores the State that Create and Update return, and plans repairs from the
+// drift that Read reports.
+//
+// Every component is named after Spec.Name (see Names). Create builds the
+// components in dependency order and removes what it built if a step fails;
+// Delete removes them in reverse order, tolerates components already gone
+// and, on an adopted table, reverts only what the pipeline added.
+package provision
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Architecture is the instruction set of the functions.
+type Architecture string
+
+// Architectures of the relay package.
+const (
+	ArchARM64  Architecture = "arm64"
+	ArchX86_64 Architecture = "x86_64"
+)
+
+// Defaults of a Spec.
+const (
+	DefaultArchitecture            = ArchARM64
+	DefaultRelayMemory             = 256
+	DefaultRelayTimeout            = 60
+	DefaultReconcilerMemory        = 256
+	DefaultReconcilerTimeout       = 300
+	DefaultLogRetentionDays        = 14
+	DefaultBatchSize               = 100
+	DefaultParallelizationFactor   = 1
+	DefaultMaximumRetryAttempts    = 10
+	DefaultMaximumRecordAgeSeconds = -1
+	DefaultBisectBatchOnError      = true
+	DefaultQueueRetentionSeconds   = 14 * 24 * 3600
+	DefaultScheduleExpression      = "rate(5 minutes)"
+	DefaultScheduleTimezone        = "UTC"
+	// Runtime of both functions: the relay is a Go binary named bootstrap.
+	Runtime = "provided.al2023"
+	// Handler is ignored by provided runtimes but required by the API.
+	Handler = "bootstrap"
+)
+
+// Spec is the desired configuration of a pipeline. The zero value of a field
+// means its default (see WithDefaults); pointer fields are those whose zero
+// is a meaningful setting.
+type Spec struct {
+	// Name prefixes the name of every component. Changing it replaces the
+	// pipeline.
+	Name string
+	// Table is the outbox table.
+	Table TableSpec
+	// Target is where the relay publishes.
+	Target TargetSpec
+	// PublishedAction is what the relay does with a published item: mark
+	// (default) or delete.
+	PublishedAction config.Action
+	// PublishedTTL is how long marked items are kept (nil: 720h; 0: forever).
+	PublishedTTL *time.Duration
+	// Architecture of both functions: arm64 (default) or x86_64.
+	Architecture Architecture
+	// Relay is the function that the stream invokes.
+	Relay FunctionSpec
+	// Controls are the tracing, logging, KMS and VPC settings of both
+	// functions.
+	Controls LambdaControls
+	// IAM applies to every role the pipeline creates.
+	IAM IAMSpec
+	// Mapping is the event source mapping of the relay on the stream.
+	Mapping MappingSpec
+	// DeadLetterQueue receives the metadata of batches that ran out of
+	// retries or age.
+	DeadLetterQueue QueueSpec
+	// Reconciler republishes pending events that the stream missed.
+	Reconciler ReconcilerSpec
+	// Alarms are the CloudWatch alarms on the pipeline; none by default.
+	Alarms AlarmsSpec
+	// Tags are applied to every component that takes tags (not to an
+	// adopted table).
+	Tags map[string]string
+	// ForceDestroy lets Delete remove a dedicated table that still holds
+	// PENDING or FAILED events, which are then lost. Without it, Delete
+	// refuses (see UndeliveredError).
+	ForceDestroy bool
+}
+
+// TableSpec describes the outbox table.
+type TableSpec struct {
+	// Existing makes the pipeline adopt the table called Name instead of
+	// creating one. Changing it replaces the pipeline.
+	Existing bool
+	// Name of the table; required when Existing, otherwise Spec.Name
+	// followed by "-outbox".
+	Name string
+	// PartitionKey and SortKey are the key attribute names (string keys);
+	// defaults PK and SK. An adopted table must have these keys.
+	PartitionKey string
+	SortKey      string
+	// SortKeyPrefix starts the sort key of every outbox item; default
+	// OUTBOX#.
+	SortKeyPrefix string
+	// TTLAttribute holds the expiry of published items; default expiresAt.
+	// An adopted table that already has TTL keeps its own attribute.
+	TTLAttribute string
+	// PendingIndexName is the sparse index of pending items; default
+	// outbox-pending.
+	PendingIndexName string
+	// PendingShards is the number of partitions of the pending index;
+	// default 16.
+	PendingShards int
+	// PendingIndexDisabled leaves the pending index out: allowed only for
+	// a dedicated table with PublishedAction delete, where the table holds
+	// only undelivered items and the reconciler scans it.
+	PendingIndexDisabled bool
+	// DeletionProtection of a dedicated table; nil means true. Delete turns
+	// it off only once the table holds no undelivered event (or under
+	// ForceDestroy).
+	DeletionProtection *bool
+	// PointInTimeRecovery of a dedicated table; nil means true.
+	PointInTimeRecovery *bool
+	// KMSKeyARN encrypts a dedicated table with a customer managed key;
+	// empty uses the AWS owned key. Changed in place.
+	KMSKeyARN string
+}
+
+// TargetSpec is the publishing target: an EventBridge bus or an SNS topic.
+type TargetSpec struct {
+	// Type is eventbridge (default) or sns.
+	Type config.Target
+	// EventBus is a bus name or ARN; default "default".
+	EventBus string
+	// TopicARN is the standard SNS topic (sns).
+	TopicARN string
+}
+
+// FunctionSpec configures one function.
+type FunctionSpec struct {
+	// MemorySize in MB, 128 to 10240.
+	MemorySize int32
+	// Timeout in seconds, 1 to 900.
+	Timeout int32
+	// ReservedConcurrency caps the function's concurrency; nil leaves it
+	// unreserved.
+	ReservedConcurrency *int32
+	// LogRetentionDays of the function's log group; default 14.
+	LogRetentionDays int32
+}
+
+// MappingSpec configures the event source mapping of the relay.
+type MappingSpec struct {
+	// BatchSize, 1 to 10000; default 100.
+	BatchSize int32
+	// MaximumBatchingWindowSeconds, 0 to 300.
+	MaximumBatchingWindowSeconds int32
+	// ParallelizationFactor, 1 to 10; default 1.
+	ParallelizationFactor int32
+	// MaximumRetryAttempts, -1 (infinite) to 10000; default 10.
+	MaximumRetryAttempts *int32
+	// MaximumRecordAgeSeconds, -1 (infinite) or 60 to 604800; default -1.
+	MaximumRecordAgeSeconds *int32
+	// BisectBatchOnFunctionError; default true.
+	BisectBatchOnFunctionError *bool
+}
+
+// QueueSpec configures the dead-letter queue.
+type QueueSpec struct {
+	// MessageRetentionSeconds, 60 to 1209600; default 1209600 (14 days).
+	MessageRetentionSeconds int32
+	// KMSMasterKeyID encrypts with a KMS key; empty uses SQS managed
+	// encryption.
+	KMSMasterKeyID string
+}
+
+// ReconcilerSpec configures the reconciler.
+type ReconcilerSpec struct {
+	// Disabled leaves the reconciler out (it is enabled by default).
+	Disabled bool
+	// ScheduleExpression of the EventBridge Scheduler schedule; default
+	// rate(5 minutes).
+	ScheduleExpression string
+	// MinAge is how old a pending event must be before the reconciler
+	// republishes it; default 5m.
+	MinAge time.Duration
+	// Function configures the reconciler function.
+	Function FunctionSpec
+	// ScheduleTimezone is the IANA time zone of a cron schedule; default
+	// UTC.
+	ScheduleTimezone string
+	// FlexibleTimeWindowMinutes lets Scheduler start a run up to that many
+	// minutes late (1 to 1440); 0 turns the flexible window off.
+	FlexibleTimeWindowMinutes int32
+	// ScheduleGroup is the existing EventBridge Scheduler group of the
+	// schedule; default "default". Changing it moves the schedule.
+	ScheduleGroup string
+}
+
+// WithDefaults returns s with every unset field set to its default.
+func (s Spec) WithDefaults() Spec {
+	t := s.OutboxTable()
+	s.Table.PartitionKey, s.Table.SortKey, s.Table.SortKeyPrefix = t.PartitionKey, t.SortKey, t.SortKeyPrefix
+	s.Table.TTLAttribute, s.Table.PendingIndexName, s.Table.PendingShards = t.TTLAttribute, t.PendingIndexName, t.PendingShards
+	s.Table.Name = t.Name
+	if s.Table.DeletionProtection == nil {
+		s.Table.DeletionProtection = ptr(true)
+	}
+	if s.Table.PointInTimeRecovery == nil {
+		s.Table.PointInTimeRecovery = ptr(true)
+	}
+	if s.Target.Type == "" {
+		s.Target.Type = config.TargetEventBridge
+	}
+	if s.Target.Type == config.TargetEventBridge && s.Target.EventBus == "" {
+		s.Target.EventBus = config.DefaultEventBus
+	}
+	if s.PublishedAction == "" {
+		s.PublishedAction = config.ActionMark
+	}
+	if s.PublishedTTL == nil {
+		d := config.DefaultPublishedTTL
+		s.PublishedTTL = &d
+	}
+	if s.Architecture == "" {
+		s.Architecture = DefaultArchitecture
+	}
+	s.Relay = s.Relay.withDefaults(DefaultRelayMemory, DefaultRelayTimeout)
+	s.Reconciler.Function = s.Reconciler.Function.withDefaults(DefaultReconcilerMemory, DefaultReconcilerTimeout)
+	m := &s.Mapping
+	if m.BatchSize == 0 {
+		m.BatchSize = DefaultBatchSize
+	}
+	if m.ParallelizationFactor == 0 {
+		m.ParallelizationFactor = DefaultParallelizationFactor
+	}
+	if m.MaximumRetryAttempts == nil {
+		m.MaximumRetryAttempts = ptr(int32(DefaultMaximumRetryAttempts))
+	}
+	if m.MaximumRecordAgeSeconds == nil {
+		m.MaximumRecordAgeSeconds = ptr(int32(DefaultMaximumRecordAgeSeconds))
+	}
+	if m.BisectBatchOnFunctionError == nil {
+		m.BisectBatchOnFunctionError = ptr(DefaultBisectBatchOnError)
+	}
+	if s.DeadLetterQueue.MessageRetentionSeconds == 0 {
+		s.DeadLetterQueue.MessageRetentionSeconds = DefaultQueueRetentionSeconds
+	}
+	if s.Reconciler.ScheduleExpression == "" {
+		s.Reconciler.ScheduleExpression = DefaultScheduleExpression
+	}
+	if s.Reconciler.MinAge == 0 {
+		s.Reconciler.MinAge = config.DefaultReconcileMinAge
+	}
+	if s.Reconciler.ScheduleTimezone == "" {
+		s.Reconciler.ScheduleTimezone = DefaultScheduleTimezone
+	}
+	if s.Reconciler.ScheduleGroup == "" {
+		s.Reconciler.ScheduleGroup = ScheduleGroup
+	}
+	s.Alarms = s.Alarms.withDefaults()
+	s.Controls = s.Controls.withDefaults()
+	if s.IAM.Path == "" {
+		s.IAM.Path = "/"
+	}
+	return s
+}
+
+func (f FunctionSpec) withDefaults(memory, timeout int32) FunctionSpec {
+	if f.MemorySize == 0 {
+		f.MemorySize = memory
+	}
+	if f.Timeout == 0 {
+		f.Timeout = timeout
+	}
+	if f.LogRetentionDays == 0 {
+		f.LogRetentionDays = DefaultLogRetentionDays
+	}
+	return f
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// OutboxTable returns the record contract of the pipeline's table, with
+// defaults applied. An adopted table is in the shared layout.
+func (s Spec) OutboxTable() outbox.Table {
+	t := outbox.Table{
+		Name:             s.Table.Name,
+		Layout:           outbox.LayoutDedicated,
+		PartitionKey:     s.Table.PartitionKey,
+		SortKey:          s.Table.SortKey,
+		SortKeyPrefix:    s.Table.SortKeyPrefix,
+		TTLAttribute:     s.Table.TTLAttribute,
+		PendingIndexName: s.Table.PendingIndexName,
+		PendingShards:    s.Table.PendingShards,
+	}
+	if s.Table.Existing {
+		t.Layout = outbox.LayoutShared
+	} else if t.Name == "" && s.Name != "" {
+		t.Name = NamesFor(s.Name).Table
+	}
+	return t.WithDefaults()
+}
+
+// Validation patterns, from the limits of the services involved.
+var (
+	// Lambda function names allow [A-Za-z0-9_-]; IAM role names are a
+	// superset. MaxNameLength leaves room for the longest suffix.
+	namePattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	tableNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+	busNamePattern   = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
+	busARNPattern    = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
+	topicARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+)
+
+// MaxNameLength is the longest Spec.Name: the longest component name
+// (Name + "-reconciler") must fit the 64 characters of Lambda and IAM.
+const MaxNameLength = 64 - len(suffixReconciler)
+
+// logRetentionDays are the values CloudWatch Logs accepts.
+var logRetentionDays = []int32{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
+
+// ValidationError names the field of a Spec at fault and the fix.
+type ValidationError struct {
+	// Field is the path of the field, as in Go ("Mapping.BatchSize").
+	Field string
+	// Related lists the other fields the check compared Field with
+	// ("Reconciler.Function.Timeout"): a caller that knows some values
+	// only later (Terraform at plan time) skips the check until they are
+	// known.
+	Related []string
+	Problem string
+	Fix     string
+}
+
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("outbox pipeline %s %s: %s", e.Field, e.Problem, e.Fix)
+}
+
+// invalidAgainst is invalid for a check of field against related fields.
+func invalidAgainst(field string, related []string, fix, problem string, args ...any) error {
+	return &ValidationError{Field: field, Related: related, Problem: fmt.Sprintf(problem, args...), Fix: fix}
+}
+
+func invalid(field, fix, problem string, args ...any) error {
+	return &ValidationError{Field: field, Problem: fmt.Sprintf(problem, args...), Fix: fix}
+}
+
+// Validate reports the problems of s that can be found without AWS, each
+// a *ValidationError, joined (errors.Join): the first of each group of
+// settings (name, table, target, ...). It applies the defaults first, so a
+// Spec with only a Name is valid.
+func (s Spec) Validate() error {
+	s = s.WithDefaults()
+	var errs []error
+	for _, check := range []func() error{
+		s.validateName, s.validateTable, s.validateTarget, s.validatePublished, s.validateArchitecture,
+		func() error { return s.Relay.validate("Relay") }, s.Mapping.validate, s.validateQueue,
+		s.validateReconciler, s.validateAlarms, s.validateProvisioning, s.validateTags,
+	} {
+		if err := check(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s Spec) validateName() error {
+	switch {
+	case s.Name == "":
+		return invalid("Name", "set a name such as \"orders\"; it prefixes every component", "is empty")
+	case len(s.Name) > MaxNameLength:
+		return invalid("Name", fmt.Sprintf("use at most %d characters", MaxNameLength), "is %d characters long", len(s.Name))
+	case !namePattern.MatchString(s.Name):
+		return invalid("Name", "use letters, digits, hyphens and underscores, starting with a letter or digit", "%q has characters that Lambda and IAM names do not allow", s.Name)
+	}
+	return nil
+}
+
+func (s Spec) validatePublished() error {
+	switch s.PublishedAction {
+	case config.ActionMark, config.ActionDelete:
+	default:
+		return invalid("PublishedAction", `use "mark" or "delete"`, "is %q", s.PublishedAction)
+	}
+	if *s.PublishedTTL < 0 {
+		return invalid("PublishedTTL", "use a number of days of 0 (keep published items forever) or more, such as 30 days (720h)", "is negative (%s, %d days)", *s.PublishedTTL, int64(*s.PublishedTTL/(24*time.Hour)))
+	}
+	if *s.PublishedTTL > 0 && *s.PublishedTTL < time.Second {
+		return invalid("PublishedTTL", "use whole seconds: the TTL attribute holds Unix seconds", "is %s", *s.PublishedTTL)
+	}
+	return nil
+}
+
+func (s Spec) validateArchitecture() error {
+	switch s.Architecture {
+	case ArchARM64, ArchX86_64:
+		return nil
+	}
+	return invalid("Architecture", `use "arm64" or "x86_64"`, "is %q", s.Architecture)
+}
+
+func (s Spec) validateQueue() error {
+	q := s.DeadLetterQueue
+	if q.MessageRetentionSeconds < 60 || q.MessageRetentionSeconds > 1209600 {
+		return invalid("DeadLetterQueue.MessageRetentionSeconds", "use 60 to 1209600 seconds (14 days)", "is %d", q.MessageRetentionSeconds)
+	}
+	return nil
+}
+
+func (s Spec) validateReconciler() error {
+	if s.Reconciler.Disabled {
+		return nil
+	}
+	r := s.Reconciler
+	if problem, fix := CheckScheduleExpression(r.ScheduleExpression); problem != "" {
+		return &ValidationError{Field: "Reconciler.ScheduleExpression", Problem: problem, Fix: fix}
+	}
+	if r.MinAge < time.Second {
+		return invalid("Reconciler.MinAge", "use at least a few seconds, typically longer than the stream's delivery delay, such as 5m", "is %s", r.MinAge)
+	}
+	if err := r.Function.validate("Reconciler.Function"); err != nil {
+		return err
+	}
+	return r.validateOverlap()
+}
+
+func (s Spec) validateTags() error {
+	for k, v := range s.Tags {
+		switch {
+		case k == "" || len(k) > 128:
+			return invalid("Tags", "use keys of 1 to 128 characters", "has the key %q", k)
+		case strings.HasPrefix(strings.ToLower(k), "aws:"):
+			return invalid("Tags", `remove the key: the "aws:" prefix is reserved by AWS`, "has the key %q", k)
+		case len(v) > 256:
+			return invalid("Tags", "use values of at most 256 characters", "has a value of %d characters for %q", len(v), k)
+		}
+	}
+	return nil
+}
+
+// validateOverlap rejects a rate schedule whose interval is shorter than
+// the reconciler's timeout: a run could then start before the previous one
+// ended, and overlapping runs republish the same items and compete for the
+// same capacity. An interval equal to the timeout cannot overlap, since a
+// run ends at its timeout; the defaults (rate(5 minutes), 300 seconds) are
+// such a pair. Cron expressions are not checked.
+func (r ReconcilerSpec) validateOverlap() error {
+	m := rateExpression.FindStringSubmatch(r.ScheduleExpression)
+	if m == nil {
+		return nil
+	}
+	// The pattern allows only digits: a parse error means more than an
+	// int64 holds, far longer than any timeout.
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		n = math.MaxInt64
+	}
+	if n < 1 {
+		return invalid("Reconciler.ScheduleExpression", `use a rate of at least 1, such as "rate(5 minutes)"`, "is %q", r.ScheduleExpression)
+	}
+	unit := int64(60)
+	switch {
+	case strings.HasPrefix(m[2], "hour"):
+		unit = 3600
+	case strings.HasPrefix(m[2], "day"):
+		unit = 86400
+	}
+	timeout := int64(r.Function.Timeout)
+	if n >= (timeout+unit-1)/unit {
+		// n*unit >= timeout, without overflowing.
+		return nil
+	}
+	interval := n * unit
+	return invalidAgainst("Reconciler.ScheduleExpression", []string{"Reconciler.Function.Timeout"},
+		fmt.Sprintf(`use an interval of at least the timeout, such as "rate(%d minutes)", or lower the reconciler's timeout to at most %d seconds`, (timeout+59)/60, interval),
+		"is %q, every %d seconds, shorter than the reconciler's timeout (%d seconds): a run could start before the previous one ends",
+		r.ScheduleExpression, interval, timeout)
+}
+
+func (s Spec) validateTable() error {
+	if s.Table.Existing && strings.TrimSpace(s.Table.Name) == "" {
+		return invalid("Table.Name", "name the existing table to adopt", "is empty")
+	}
+	t := s.OutboxTable()
+	if !tableNamePattern.MatchString(t.Name) {
+		return invalid("Table.Name", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.Name)
+	}
+	if err := t.Validate(); err != nil {
+		if ce := (*outbox.ConfigError)(nil); errors.As(err, &ce) {
+			return invalid("Table."+ce.Field, tableFields(ce.Fix), "%s", tableFields(ce.Problem))
+		}
+		return err
+	}
+	for _, a := range []struct{ field, name string }{
+		{"Table.PartitionKey", t.PartitionKey}, {"Table.SortKey", t.SortKey},
+		{"Table.TTLAttribute", t.TTLAttribute}, {"Table.PendingIndexName", t.PendingIndexName},
+	} {
+		if len(a.name) > 255 || strings.ContainsAny(a.name, " \t\n") {
+			return invalid(a.field, "use 1 to 255 characters without spaces", "is %q", a.name)
+		}
+	}
+	if t.TTLAttribute == t.PartitionKey || t.TTLAttribute == t.SortKey {
+		return invalid("Table.TTLAttribute", "use an attribute that is not a key: DynamoDB would delete items by their key's value, and the relay could not set it", "%q is a key attribute of the table", t.TTLAttribute)
+	}
+	if len(t.PendingIndexName) < 3 || !tableNamePattern.MatchString(t.PendingIndexName) {
+		return invalid("Table.PendingIndexName", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.PendingIndexName)
+	}
+	return nil
+}
+
+func (s Spec) validateTarget() error {
+	switch s.Target.Type {
+	case config.TargetEventBridge:
+		if s.Target.TopicARN != "" {
+			return invalid("Target.TopicARN", `remove it, or set Target.Type to "sns"`, "is set for an eventbridge target")
+		}
+		b := s.Target.EventBus
+		if !busNamePattern.MatchString(b) && !busARNPattern.MatchString(b) {
+			return invalid("Target.EventBus", `use a bus name such as "default" or an event bus ARN`, "is %q", b)
+		}
+	case config.TargetSNS:
+		a := s.Target.TopicARN
+		switch {
+		case a == "":
+			return invalid("Target.TopicARN", "set the ARN of the standard SNS topic", "is empty")
+		case !topicARNPattern.MatchString(a):
+			return invalid("Target.TopicARN", `use an ARN such as "arn:aws:sns:us-east-1:123456789012:orders"`, "is %q", a)
+		case strings.HasSuffix(a, ".fifo"):
+			return invalid("Target.TopicARN", "use a standard topic; the relay publishes in parallel without message groups", "is a FIFO topic")
+		}
+	default:
+		return invalid("Target.Type", `use "eventbridge" or "sns"`, "is %q", s.Target.Type)
+	}
+	return nil
+}
+
+func (f FunctionSpec) validate(field string) error {
+	switch {
+	case f.MemorySize < 128 || f.MemorySize > 10240:
+		return invalid(field+".MemorySize", "use 128 to 10240 MB", "is %d", f.MemorySize)
+	case f.Timeout < 1 || f.Timeout > 900:
+		return invalid(field+".Timeout", "use 1 to 900 seconds", "is %d", f.Timeout)
+	case f.ReservedConcurrency != nil && *f.ReservedConcurrency < 1:
+		return invalid(field+".ReservedConcurrency", "use 1 or more, or leave it unset for unreserved concurrency: with 0 the function never runs and no event is published", "is %d", *f.ReservedConcurrency)
+	}
+	for _, d := range logRetentionDays {
+		if d == f.LogRetentionDays {
+			return nil
+		}
+	}
+	return invalid(field+".LogRetentionDays", fmt.Sprintf("use one of %v", logRetentionDays), "is %d", f.LogRetentionDays)
+}
+
+func (m MappingSpec) validate() error {
+	switch {
+	case m.BatchSize < 1 || m.BatchSize > 10000:
+		return invalid("Mapping.BatchSize", "use 1 to 10000", "is %d", m.BatchSize)
+	case m.MaximumBatchingWindowSeconds < 0 || m.MaximumBatchingWindowSeconds > 300:
+		return invalid("Mapping.MaximumBatchingWindowSeconds", "use 0 to 300 seconds", "is %d", m.MaximumBatchingWindowSeconds)
+	case m.ParallelizationFactor < 1 || m.ParallelizationFactor > 10:
+		return invalid("Mapping.ParallelizationFactor", "use 1 to 10", "is %d", m.ParallelizationFactor)
+	case *m.MaximumRetryAttempts < -1 || *m.MaximumRetryAttempts > 10000:
+		return invalid("Mapping.MaximumRetryAttempts", "use -1 (retry until the record expires) to 10000", "is %d", *m.MaximumRetryAttempts)
+	}
+	if a := *m.MaximumRecordAgeSeconds; a != -1 && (a < 60 || a > 604800) {
+		return invalid("Mapping.MaximumRecordAgeSeconds", "use -1 (no limit) or 60 to 604800 seconds", "is %d", a)
+	}
+	return nil
+}
+
+// tableFields names the fields of outbox.Table in a message as the
+// fields of TableSpec (PartitionKey as Table.PartitionKey).
+func tableFields(msg string) string {
+	return outboxTableField.ReplaceAllString(msg, "Table.$1")
+}
+
+var outboxTableField = regexp.MustCompile(`\b(PartitionKey|SortKeyPrefix|SortKey|TTLAttribute|PendingIndexName|PendingShards)\b`)
+
+// ReplacementFields returns the fields whose change, from one Spec to the
+// next, AWS cannot apply in place: the pipeline must be replaced. Everything
+// else is updated by Update.
+func ReplacementFields(from, to Spec) []string {
+	from, to = from.WithDefaults(), to.WithDefaults()
+	var fields []string
+	add := func(changed bool, field string) {
+		if changed {
+			fields = append(fields, field)
+		}
+	}
+	add(from.Name != to.Name, "Name")
+	add(from.Table.Existing != to.Table.Existing, "Table.Existing")
+	add(from.Table.Name != to.Table.Name, "Table.Name")
+	add(from.Table.PartitionKey != to.Table.PartitionKey, "Table.PartitionKey")
+	add(from.Table.SortKey != to.Table.SortKey, "Table.SortKey")
+	// A dedicated table's pending index is rebuilt in place under its new
+	// name (see ensurePendingIndex); an adopted table's index and TTL are
+	// its owner's, so a change there is a replacement rather than a silent
+	// edit of someone else's table.
+	add(to.Table.Existing && from.Table.PendingIndexName != to.Table.PendingIndexName, "Table.PendingIndexName")
+	add(from.Table.TTLAttribute != to.Table.TTLAttribute, "Table.TTLAttribute")
+	return fields
+}

@@ -1,0 +1,480 @@
+package provision
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+)
+
+// describeTable returns the table, or nil when it does not exist.
+func (c *Pipeline) describeTable(ctx context.Context, name string) (*types.TableDescription, error) {
+	out, err := c.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if awsops.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out.Table, nil
+}
+
+// ensureTable creates the dedicated table or adopts the existing one, and
+// makes sure it has a usable stream, the pending index and TTL. It records
+// in st what it created or added.
+func (c *Pipeline) ensureTable(ctx context.Context, s Spec, st *State) error {
+	t := s.OutboxTable()
+	desc, err := c.describeTable(ctx, t.Name)
+	if err != nil {
+		return fmt.Errorf("reading table (%s): %w", t.Name, err)
+	}
+	owned := !s.Table.Existing
+	if desc == nil {
+		if !owned {
+			return fmt.Errorf("adopting table (%s): it does not exist: create it first, or leave Table.Existing unset to have the pipeline create a dedicated table", t.Name)
+		}
+		if desc, err = c.createTable(ctx, s); err != nil {
+			return fmt.Errorf("creating table (%s): %w", t.Name, err)
+		}
+		st.TableName, st.TableOwned = t.Name, true
+	} else if owned && st.TableName == "" {
+		return fmt.Errorf("creating table (%s): a table of that name already exists: adopt it with Table.Existing, or choose another pipeline name", t.Name)
+	}
+	verb := "adopting"
+	if owned {
+		verb = "updating"
+	}
+	st.TableName, st.TableOwned = t.Name, owned
+	if err := c.recordTable(st, desc); err != nil {
+		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+	}
+	if err := checkKeys(s, desc); err != nil {
+		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+	}
+	if err := c.claimTable(ctx, s, st.TableARN); err != nil {
+		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+	}
+	if err := c.ensureStream(ctx, st, desc); err != nil {
+		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+	}
+	if err := c.ensurePendingIndex(ctx, s, st); err != nil {
+		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+	}
+	if err := c.ensureTTL(ctx, s, st); err != nil {
+		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+	}
+	if owned {
+		if err := c.ensureTableProtection(ctx, s, st); err != nil {
+			return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+		}
+	}
+	if owned && st.TableARN != "" {
+		if err := c.syncTableTags(ctx, st.TableARN, s.tags()); err != nil {
+			return fmt.Errorf("tagging table (%s): %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+func (c *Pipeline) recordTable(st *State, desc *types.TableDescription) error {
+	st.TableARN = aws.ToString(desc.TableArn)
+	a, err := AccountOf(st.TableARN)
+	if err != nil {
+		return fmt.Errorf("reading the account from the table ARN: %w", err)
+	}
+	st.Partition, st.Region, st.AccountID = a.Partition, a.Region, a.ID
+	st.StreamARN = ""
+	if desc.StreamSpecification != nil && aws.ToBool(desc.StreamSpecification.StreamEnabled) {
+		st.StreamARN = aws.ToString(desc.LatestStreamArn)
+	}
+	return nil
+}
+
+func (c *Pipeline) createTable(ctx context.Context, s Spec) (*types.TableDescription, error) {
+	t := s.OutboxTable()
+	index, indexAttrs := t.PendingIndex()
+	in := &dynamodb.CreateTableInput{
+		TableName: aws.String(t.Name),
+		AttributeDefinitions: append([]types.AttributeDefinition{
+			{AttributeName: aws.String(t.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(t.SortKey), AttributeType: types.ScalarAttributeTypeS},
+		}, indexAttrs...),
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(t.PartitionKey), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(t.SortKey), KeyType: types.KeyTypeRange},
+		},
+		BillingMode:               types.BillingModePayPerRequest,
+		GlobalSecondaryIndexes:    []types.GlobalSecondaryIndex{index},
+		StreamSpecification:       &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
+		Tags:                      dynamoTags(s.tags()),
+		DeletionProtectionEnabled: s.Table.DeletionProtection,
+	}
+	if s.Table.PendingIndexDisabled {
+		in.AttributeDefinitions, in.GlobalSecondaryIndexes = in.AttributeDefinitions[:2], nil
+	}
+	if s.Table.KMSKeyARN != "" {
+		in.SSESpecification = tableSSE(s.Table.KMSKeyARN)
+	}
+	if _, err := c.DynamoDB.CreateTable(ctx, in); err != nil {
+		return nil, err
+	}
+	return c.waitTableActive(ctx, t.Name)
+}
+
+// waitTableActive waits until the table and all its indexes are ACTIVE.
+func (c *Pipeline) waitTableActive(ctx context.Context, name string) (*types.TableDescription, error) {
+	var desc *types.TableDescription
+	err := c.waitFor(ctx, "table "+name+" to be ACTIVE", func(ctx context.Context) (bool, error) {
+		d, err := c.describeTable(ctx, name)
+		if err != nil {
+			return false, err
+		}
+		if d == nil {
+			return false, errors.New("the table disappeared")
+		}
+		desc = d
+		if d.TableStatus != types.TableStatusActive {
+			return false, nil
+		}
+		for _, g := range d.GlobalSecondaryIndexes {
+			if g.IndexStatus != types.IndexStatusActive {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	return desc, err
+}
+
+func checkKeys(s Spec, desc *types.TableDescription) error {
+	t := s.OutboxTable()
+	types_ := map[string]types.ScalarAttributeType{}
+	for _, a := range desc.AttributeDefinitions {
+		types_[aws.ToString(a.AttributeName)] = a.AttributeType
+	}
+	var hash, rng string
+	for _, k := range desc.KeySchema {
+		switch k.KeyType {
+		case types.KeyTypeHash:
+			hash = aws.ToString(k.AttributeName)
+		case types.KeyTypeRange:
+			rng = aws.ToString(k.AttributeName)
+		}
+	}
+	if hash != t.PartitionKey || rng != t.SortKey {
+		return fmt.Errorf("its key is (%q, %q) but the pipeline expects (%q, %q): set Table.PartitionKey and Table.SortKey to the table's key attributes (the outbox needs a sort key)", hash, rng, t.PartitionKey, t.SortKey)
+	}
+	if types_[hash] != types.ScalarAttributeTypeS || types_[rng] != types.ScalarAttributeTypeS {
+		return fmt.Errorf("its key attributes %q and %q must both be strings (S) to hold outbox items: use a table with string keys", hash, rng)
+	}
+	return nil
+}
+
+func (c *Pipeline) ensureStream(ctx context.Context, st *State, desc *types.TableDescription) error {
+	if spec := desc.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
+		switch spec.StreamViewType {
+		case types.StreamViewTypeNewImage, types.StreamViewTypeNewAndOldImages:
+			return nil
+		default:
+			return fmt.Errorf("its stream has view type %s, which lacks the new image that the relay reads: change it to NEW_IMAGE or NEW_AND_OLD_IMAGES (disable the stream, then enable it with that view type) and apply again", spec.StreamViewType)
+		}
+	}
+	_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:           aws.String(st.TableName),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
+	})
+	if err != nil {
+		return fmt.Errorf("enabling its stream: %w", err)
+	}
+	if !st.TableOwned {
+		st.Added.Stream = true
+	}
+	d, err := c.waitTableActive(ctx, st.TableName)
+	if err != nil {
+		return err
+	}
+	return c.recordTable(st, d)
+}
+
+func (c *Pipeline) ensurePendingIndex(ctx context.Context, s Spec, st *State) error {
+	t := s.OutboxTable()
+	desc, err := c.describeTable(ctx, st.TableName)
+	if err != nil || desc == nil {
+		return fmt.Errorf("reading it: %w", errors.Join(err, errIfNil(desc)))
+	}
+	index, attrs := t.PendingIndex()
+	if s.Table.PendingIndexDisabled {
+		// The functions scan once they are updated; the index goes after
+		// them (dropFormerPendingIndex).
+		if st.PendingIndexARN != "" && st.FormerPendingIndex == "" && hasIndex(desc, indexName(st.PendingIndexARN)) {
+			st.FormerPendingIndex = indexName(st.PendingIndexARN)
+		}
+		st.PendingIndexARN = ""
+		return nil
+	}
+	if former := indexName(st.PendingIndexARN); st.TableOwned && st.PendingIndexARN != "" && former != t.PendingIndexName && st.FormerPendingIndex == "" {
+		// A rename: the new index is built beside the old one, which the
+		// functions use until they are updated (dropFormerPendingIndex).
+		st.FormerPendingIndex = former
+	}
+	st.PendingIndexARN = IndexARN(st.TableARN, t.PendingIndexName)
+	for _, g := range desc.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) != t.PendingIndexName {
+			continue
+		}
+		if !sameKeySchema(g.KeySchema, index.KeySchema) {
+			return fmt.Errorf("its index %s has another key schema than the pending index (%s HASH, %s RANGE): rename Table.PendingIndexName, or remove that index", t.PendingIndexName, *index.KeySchema[0].AttributeName, *index.KeySchema[1].AttributeName)
+		}
+		if g.IndexStatus != types.IndexStatusActive {
+			_, err := c.waitTableActive(ctx, st.TableName)
+			return err
+		}
+		return nil
+	}
+	_, err = c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:            aws.String(st.TableName),
+		AttributeDefinitions: attrs,
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection,
+		}}},
+	})
+	if err != nil {
+		return fmt.Errorf("creating the pending index %s: %w", t.PendingIndexName, err)
+	}
+	if !st.TableOwned {
+		st.Added.PendingIndex = true
+	}
+	_, err = c.waitTableActive(ctx, st.TableName)
+	return err
+}
+
+// dropFormerPendingIndex deletes the pending index that a rename replaced,
+// once the functions query the new one. DynamoDB backfills a new index from
+// the table's items, so the pending items are all in the new one.
+func (c *Pipeline) dropFormerPendingIndex(ctx context.Context, st *State) error {
+	if st.FormerPendingIndex == "" || !st.TableOwned {
+		return nil
+	}
+	if err := c.deleteIndex(ctx, st.TableName, st.FormerPendingIndex); err != nil {
+		return fmt.Errorf("updating table (%s): deleting the former pending index: %w", st.TableName, err)
+	}
+	st.FormerPendingIndex = ""
+	return nil
+}
+
+// deleteIndex deletes a global secondary index, if it exists, and waits
+// until it is gone.
+func (c *Pipeline) deleteIndex(ctx context.Context, table, index string) error {
+	desc, err := c.describeTable(ctx, table)
+	if err != nil || desc == nil || !hasIndex(desc, index) {
+		return err
+	}
+	_, err = c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:                   aws.String(table),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}},
+	})
+	if err != nil {
+		return fmt.Errorf("deleting the index %s: %w", index, err)
+	}
+	return c.waitFor(ctx, "index "+index+" to be deleted", func(ctx context.Context) (bool, error) {
+		d, err := c.describeTable(ctx, table)
+		if err != nil || d == nil {
+			return d == nil, err
+		}
+		return !hasIndex(d, index) && d.TableStatus == types.TableStatusActive, nil
+	})
+}
+
+func errIfNil(d *types.TableDescription) error {
+	if d == nil {
+		return errors.New("the table does not exist")
+	}
+	return nil
+}
+
+func sameKeySchema(a, b []types.KeySchemaElement) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if aws.ToString(a[i].AttributeName) != aws.ToString(b[i].AttributeName) || a[i].KeyType != b[i].KeyType {
+			return false
+		}
+	}
+	return true
+}
+
+// ttlStatus returns the table's TTL attribute when TTL is enabled or being
+// enabled, else "".
+func (c *Pipeline) ttlStatus(ctx context.Context, table string) (string, error) {
+	out, err := c.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+	if err != nil {
+		return "", err
+	}
+	if d := out.TimeToLiveDescription; d != nil &&
+		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		return aws.ToString(d.AttributeName), nil
+	}
+	return "", nil
+}
+
+func (c *Pipeline) ensureTTL(ctx context.Context, s Spec, st *State) error {
+	attr, err := c.ttlStatus(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading its TTL: %w", err)
+	}
+	if attr != "" {
+		// An adopted table keeps its own TTL attribute: there is only one.
+		st.TTLAttribute = attr
+		return nil
+	}
+	want := s.OutboxTable().TTLAttribute
+	_, err = c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName:               aws.String(st.TableName),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(want), Enabled: aws.Bool(true)},
+	})
+	if err != nil {
+		return fmt.Errorf("enabling TTL on %s: %w", want, err)
+	}
+	st.TTLAttribute = want
+	if !st.TableOwned {
+		st.Added.TTL = true
+	}
+	return nil
+}
+
+// deleteTable deletes an owned table, or reverts what the pipeline added to
+// an adopted one. It clears from st what it removed.
+func (c *Pipeline) deleteTable(ctx context.Context, st *State) error {
+	if st.TableName == "" {
+		return nil
+	}
+	if st.TableOwned {
+		if err := c.unprotectTable(ctx, st.TableName); err != nil {
+			return fmt.Errorf("deleting table (%s): turning its deletion protection off: %w", st.TableName, err)
+		}
+		_, err := c.DynamoDB.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(st.TableName)})
+		if err := awsops.IgnoreNotFound(err); err != nil {
+			return fmt.Errorf("deleting table (%s): %w", st.TableName, err)
+		}
+		err = c.waitFor(ctx, "table "+st.TableName+" to be deleted", func(ctx context.Context) (bool, error) {
+			d, err := c.describeTable(ctx, st.TableName)
+			return d == nil, err
+		})
+		if err != nil {
+			return fmt.Errorf("deleting table (%s): %w", st.TableName, err)
+		}
+		st.clearTable()
+		return nil
+	}
+	if err := c.revertAdopted(ctx, st); err != nil {
+		return fmt.Errorf("reverting changes to table (%s): %w", st.TableName, err)
+	}
+	st.clearTable()
+	return nil
+}
+
+func (st *State) clearTable() {
+	st.TableName, st.TableARN, st.StreamARN, st.PendingIndexARN, st.TTLAttribute = "", "", "", "", ""
+	st.TableOwned, st.Added = false, Added{}
+}
+
+func (c *Pipeline) revertAdopted(ctx context.Context, st *State) error {
+	desc, err := c.describeTable(ctx, st.TableName)
+	if err != nil {
+		return err
+	}
+	if desc == nil {
+		return nil // the table is gone: nothing to revert
+	}
+	if st.Added.TTL {
+		_, err := c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName:               aws.String(st.TableName),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(st.TTLAttribute), Enabled: aws.Bool(false)},
+		})
+		if err != nil && !isValidation(err, "TimeToLive is already disabled") {
+			return fmt.Errorf("disabling TTL on %s: %w", st.TTLAttribute, err)
+		}
+		st.Added.TTL = false
+	}
+	if st.Added.PendingIndex {
+		if err := c.deleteIndex(ctx, st.TableName, indexName(st.PendingIndexARN)); err != nil {
+			return err
+		}
+		st.Added.PendingIndex = false
+	}
+	if err := c.releaseTable(ctx, st); err != nil {
+		return fmt.Errorf("removing its tag %s: %w", TagAdoptedBy, err)
+	}
+	if st.Added.Stream {
+		_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName:           aws.String(st.TableName),
+			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)},
+		})
+		if err != nil && !isValidation(err, "already disabled") {
+			return fmt.Errorf("disabling its stream: %w", err)
+		}
+		st.Added.Stream = false
+	}
+	return nil
+}
+
+func indexName(indexARN string) string {
+	for i := len(indexARN) - 1; i >= 0; i-- {
+		if indexARN[i] == '/' {
+			return indexARN[i+1:]
+		}
+	}
+	return indexARN
+}
+
+func hasIndex(d *types.TableDescription, name string) bool {
+	for _, g := range d.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) == name {
+			return true
+		}
+	}
+	return false
+}
+
+func dynamoTags(tags map[string]string) []types.Tag {
+	var out []types.Tag
+	for _, k := range awsops.SortedKeys(tags) {
+		out = append(out, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	return out
+}
+
+func (c *Pipeline) syncTableTags(ctx context.Context, arn string, want map[string]string) error {
+	have := map[string]string{}
+	var token *string
+	for {
+		out, err := c.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn), NextToken: token})
+		if err != nil {
+			return err
+		}
+		for _, t := range out.Tags {
+			have[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		}
+		if token = out.NextToken; token == nil {
+			break
+		}
+	}
+	set, remove := awsops.TagDiff(have, want)
+	if len(remove) > 0 {
+		if _, err := c.DynamoDB.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: remove}); err != nil {
+			return err
+		}
+	}
+	if len(set) > 0 {
+		if _, err := c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: dynamoTags(set)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
