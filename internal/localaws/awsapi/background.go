@@ -12,7 +12,7 @@ const CloseGrace = 5 * time.Second
 // Background is the work a service does beside its requests (deliveries to
 // targets): each piece started with Go, all of it stopped by Close, which
 // cancels Context and waits up to CloseGrace for the pieces to return. A
-// service embeds it to implement Closer.
+// service's Lifecycle holds it.
 type Background struct {
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -7,12 +7,18 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// Operation is one operation of a service: its handler and, for a service
+// Operation is one operation of a service: its handler; for a service
 // the router transcodes (Spec.Protocols), the Smithy schemas of its input
-// and output (nil Output: the unit shape).
+// and output (nil Output: the unit shape); for a REST service, its Route.
 type Operation struct {
 	Handle        func(*Request) (any, error)
 	Input, Output *smithy.Schema
+	// Route is the method and path pattern of a REST operation, as the
+	// service's Smithy model has it: "GET /2015-03-31/functions/{FunctionName}".
+	// A label matches one non-empty path segment, a greedy label
+	// ({ResourceArn...}) the rest of the path; the handler reads them with
+	// Request.PathValue. See Routes.
+	Route string
 }
 
 // Operations is a service's table of operations, by name: one entry says

@@ -42,7 +42,21 @@ type Request struct {
 	// Received is when the request arrived.
 	Received time.Time
 
-	form url.Values
+	form   url.Values
+	labels map[string]string
+}
+
+// PathValue returns the path label name of a REST operation's route
+// ("FunctionName" of "/2015-03-31/functions/{FunctionName}"), unescaped;
+// "" when the route has no such label.
+func (r *Request) PathValue(name string) string { return r.labels[name] }
+
+// Query returns the URL query parameters of the request.
+func (r *Request) Query() url.Values {
+	if r.HTTP == nil {
+		return url.Values{}
+	}
+	return r.HTTP.URL.Query()
 }
 
 // Context returns the request's context.

@@ -1,0 +1,56 @@
+package awsapi
+
+import (
+	"errors"
+	"sync"
+	"testing"
+)
+
+func TestLifecycle(t *testing.T) {
+	t.Parallel()
+	l := NewLifecycle()
+	var (
+		mu    sync.Mutex
+		order []string
+	)
+	record := func(step string) { mu.Lock(); order = append(order, step); mu.Unlock() }
+	held := false
+	lock := lockFunc(func(locked bool) { held = locked })
+	l.Lists(lock, func(add func(string)) {
+		if !held {
+			t.Error("List runs without the lock")
+		}
+		add("arn:a")
+		add("arn:b")
+	})
+	if got := l.Inventory(); len(got) != 2 || got[0] != "arn:a" || got[1] != "arn:b" || held {
+		t.Fatalf("Inventory = %v (lock held after: %v)", got, held)
+	}
+	l.Go(func() {
+		<-l.Context().Done()
+		record("background")
+	})
+	l.OnStop(func() {
+		if l.Context().Err() == nil {
+			t.Error("a stop runs before the context is cancelled")
+		}
+		record("stop")
+	})
+	l.OnCleanup(func() error { record("cleanup"); return errors.New("cleanup failed") })
+	if err := l.Close(); err == nil || err.Error() != "cleanup failed" {
+		t.Fatalf("Close = %v, want the cleanup's error", err)
+	}
+	if err := l.Close(); err == nil {
+		t.Fatal("a second Close forgot the first one's error")
+	}
+	// The stop and the background piece run concurrently; the cleanup
+	// comes after both.
+	if len(order) != 3 || order[2] != "cleanup" {
+		t.Fatalf("Close ran %v", order)
+	}
+}
+
+type lockFunc func(locked bool)
+
+func (f lockFunc) Lock()   { f(true) }
+func (f lockFunc) Unlock() { f(false) }

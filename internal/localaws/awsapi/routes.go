@@ -1,0 +1,144 @@
+package awsapi
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Routes is the operations table of a REST service with its routes
+// compiled: it names the operation of a request from its method and path
+// (ResolveOperation, the router's OperationResolver) and dispatches it with
+// its path labels (Handle). A service embeds a *Routes to implement both.
+type Routes struct {
+	ops    Operations
+	routes []route
+}
+
+// route is one compiled Operation.Route.
+type route struct {
+	op     string
+	method string
+	// segments are literals, labels ("{Name}") and, last only, a greedy
+	// label ("{Name...}").
+	segments []string
+}
+
+// NewRoutes compiles the Route of every operation of ops. A malformed
+// pattern is a programming error: NewRoutes panics, so a service's tests
+// catch it at construction.
+func NewRoutes(ops Operations) *Routes {
+	r := &Routes{ops: ops}
+	for name, op := range ops {
+		if op.Route == "" {
+			continue
+		}
+		rt, err := compileRoute(name, op.Route)
+		if err != nil {
+			panic(err)
+		}
+		r.routes = append(r.routes, rt)
+	}
+	// Literal segments win over labels; the order is otherwise fixed.
+	slices.SortFunc(r.routes, func(a, b route) int {
+		return cmp.Or(cmp.Compare(b.literals(), a.literals()), cmp.Compare(a.op, b.op))
+	})
+	return r
+}
+
+func compileRoute(op, pattern string) (route, error) {
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok || method == "" || !strings.HasPrefix(path, "/") {
+		return route{}, fmt.Errorf("operation %s: route %q is not \"METHOD /path\"", op, pattern)
+	}
+	segs := splitPath(path)
+	for i, s := range segs {
+		if strings.HasSuffix(s, "...}") && i != len(segs)-1 {
+			return route{}, fmt.Errorf("operation %s: route %q has a greedy label before its end", op, pattern)
+		}
+	}
+	return route{op: op, method: method, segments: segs}, nil
+}
+
+// splitPath splits a path into its segments, leading and trailing slashes
+// aside ("/2015-03-31/functions/" and "/2015-03-31/functions" are the same).
+func splitPath(p string) []string {
+	return strings.Split(strings.Trim(p, "/"), "/")
+}
+
+func (rt route) literals() int {
+	n := 0
+	for _, s := range rt.segments {
+		if !strings.HasPrefix(s, "{") {
+			n++
+		}
+	}
+	return n
+}
+
+// match returns the labels of the request's path when it matches the
+// route, or nil. Labels are unescaped; a greedy label keeps the slashes.
+func (rt route) match(r *http.Request) map[string]string {
+	if r.Method != rt.method {
+		return nil
+	}
+	parts := splitPath(r.URL.EscapedPath())
+	greedy := strings.HasSuffix(rt.segments[len(rt.segments)-1], "...}")
+	if len(parts) != len(rt.segments) && !(greedy && len(parts) >= len(rt.segments)) {
+		return nil
+	}
+	labels := map[string]string{}
+	for i, seg := range rt.segments {
+		name, isLabel := strings.CutPrefix(seg, "{")
+		if !isLabel {
+			if parts[i] != seg {
+				return nil
+			}
+			continue
+		}
+		raw := parts[i]
+		name = strings.TrimSuffix(name, "}")
+		if n, ok := strings.CutSuffix(name, "..."); ok {
+			name, raw = n, strings.Join(parts[i:], "/")
+		}
+		v, err := url.PathUnescape(raw)
+		if err != nil || v == "" {
+			return nil
+		}
+		labels[name] = v
+	}
+	return labels
+}
+
+// ResolveOperation implements OperationResolver: the operation whose route
+// matches the request, or "".
+func (r *Routes) ResolveOperation(hr *http.Request) string {
+	for _, rt := range r.routes {
+		if rt.match(hr) != nil {
+			return rt.op
+		}
+	}
+	return ""
+}
+
+// Handle dispatches req to its operation (named from its method and path
+// when the router has not named it) with the labels of its path; a request
+// its operation's route does not match is an unknown operation.
+func (r *Routes) Handle(req *Request) (any, error) {
+	if req.Operation == "" && req.HTTP != nil {
+		req.Operation = r.ResolveOperation(req.HTTP)
+	}
+	i := slices.IndexFunc(r.routes, func(rt route) bool { return rt.op == req.Operation })
+	if i >= 0 {
+		if req.HTTP == nil {
+			return nil, unknownOperation(req.Wire, req.Operation)
+		}
+		if req.labels = r.routes[i].match(req.HTTP); req.labels == nil {
+			return nil, unknownOperation(req.Wire, req.Operation)
+		}
+	}
+	return r.ops.Handle(req)
+}
