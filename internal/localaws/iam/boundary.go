@@ -56,27 +56,23 @@ func (s *Service) boundaryUsage(arn string) int {
 	return n
 }
 
-func (s *Service) putRolePermissionsBoundary(req *awsapi.Request, f url.Values) (any, error) {
-	return s.withRole(req, f, "iam:PutRolePermissionsBoundary", true, func(r *role) (any, error) {
-		arn := f.Get("PermissionsBoundary")
-		if err := s.checkBoundary(arn); err != nil {
-			return nil, err
-		}
-		r.boundary = arn
-		s.touch(r)
-		return nil, nil
-	})
+func (s *Service) putRolePermissionsBoundary(f url.Values, r *role) (any, error) {
+	arn := f.Get("PermissionsBoundary")
+	if err := s.checkBoundary(arn); err != nil {
+		return nil, err
+	}
+	r.boundary = arn
+	s.touch(r)
+	return nil, nil
 }
 
-func (s *Service) deleteRolePermissionsBoundary(req *awsapi.Request, f url.Values) (any, error) {
-	return s.withRole(req, f, "iam:DeleteRolePermissionsBoundary", true, func(r *role) (any, error) {
-		if r.boundary == "" {
-			return nil, noSuchEntity("The role with name %s does not have a permissions boundary.", r.name)
-		}
-		r.boundary = ""
-		s.touch(r)
-		return nil, nil
-	})
+func (s *Service) deleteRolePermissionsBoundary(_ url.Values, r *role) (any, error) {
+	if r.boundary == "" {
+		return nil, noSuchEntity("The role with name %s does not have a permissions boundary.", r.name)
+	}
+	r.boundary = ""
+	s.touch(r)
+	return nil, nil
 }
 
 // boundaryDecision evaluates the boundary of a snapshot: nil docs mean no

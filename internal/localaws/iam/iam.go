@@ -36,8 +36,10 @@ type Options struct {
 // Service is IAM. It implements awsapi.Authorizer; STS returns the STS
 // service sharing its state.
 type Service struct {
+	*awsapi.Lifecycle
 	env  *awsapi.Env
 	opts Options
+	ops  awsapi.Operations
 
 	mu       sync.RWMutex
 	roles    map[string]*role // by name
@@ -84,7 +86,9 @@ type managedPolicy struct {
 
 // New returns an empty IAM with the AWS managed policies the stack knows.
 func New(env *awsapi.Env, opts Options) *Service {
-	s := &Service{env: env, opts: opts, roles: map[string]*role{}, policies: map[string]*managedPolicy{}}
+	s := &Service{Lifecycle: awsapi.NewLifecycle(), env: env, opts: opts, roles: map[string]*role{}, policies: map[string]*managedPolicy{}}
+	s.ops = s.operations()
+	s.Lists(s.mu.RLocker(), s.inventory)
 	created := time.Date(2015, 4, 9, 15, 3, 43, 0, time.UTC)
 	for _, p := range awsManagedPolicies {
 		arn := "arn:aws:iam::aws:policy" + p.path + p.name
@@ -99,20 +103,16 @@ func (s *Service) Spec() awsapi.Spec {
 	return awsapi.Spec{Name: "iam", Protocol: awsapi.Query, SigningName: "iam", XMLNamespace: "https://iam.amazonaws.com/doc/2010-05-08/"}
 }
 
-// Inventory lists role and customer managed policy ARNs.
-func (s *Service) Inventory() []string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []string
+// inventory lists role and customer managed policy ARNs.
+func (s *Service) inventory(add func(string)) {
 	for _, r := range s.roles {
-		out = append(out, r.arn)
+		add(r.arn)
 	}
 	for _, p := range s.policies {
 		if !p.awsManaged {
-			out = append(out, p.arn)
+			add(p.arn)
 		}
 	}
-	return out
 }
 
 // Errors as IAM returns them.

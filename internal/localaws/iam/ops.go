@@ -1,7 +1,11 @@
 package iam
 
 import (
+	"encoding/xml"
+	"errors"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,8 +60,36 @@ type xmlAttached struct {
 	PolicyArn  string `xml:"PolicyArn"`
 }
 
-type xmlStrings struct {
-	Members []string `xml:"member"`
+// listPage is one page of a list operation's result: the members of the
+// element the operation names, IsTruncated and Marker.
+type listPage[T any] struct {
+	element string
+	members []T
+	marker  string
+}
+
+// paged applies Marker and MaxItems to items and returns the page.
+func paged[T any](f url.Values, element string, items []T) (any, error) {
+	start, end, marker, err := paginate(f, len(items))
+	if err != nil {
+		return nil, err
+	}
+	return listPage[T]{element, items[start:end], marker}, nil
+}
+
+// MarshalXML writes the page as IAM does: <Element><member>…</member>
+// </Element><IsTruncated/>, and <Marker/> when there is more.
+func (p listPage[T]) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	elem := func(name string) xml.StartElement { return xml.StartElement{Name: xml.Name{Local: name}} }
+	members := struct {
+		Members []T `xml:"member"`
+	}{p.members}
+	err := errors.Join(e.EncodeToken(start), e.EncodeElement(members, elem(p.element)),
+		e.EncodeElement(p.marker != "", elem("IsTruncated")))
+	if p.marker != "" {
+		err = errors.Join(err, e.EncodeElement(p.marker, elem("Marker")))
+	}
+	return errors.Join(err, e.EncodeToken(start.End()))
 }
 
 func tagsXML(tags []tag) *xmlTags {
@@ -105,232 +137,273 @@ func (s *Service) attachments(arn string) int {
 	return n
 }
 
-// Handle implements awsapi.Service.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	f := req.Form()
-	switch req.Operation {
-	case "CreateRole":
-		return s.createRole(req, f)
-	case "PutRolePermissionsBoundary":
-		return s.putRolePermissionsBoundary(req, f)
-	case "DeleteRolePermissionsBoundary":
-		return s.deleteRolePermissionsBoundary(req, f)
-	case "GetRole":
-		return s.withRole(req, f, "iam:GetRole", false, func(r *role) (any, error) {
-			return struct {
-				Role xmlRole `xml:"Role"`
-			}{r.xml(true)}, nil
-		})
-	case "UpdateRole":
-		return s.withRole(req, f, "iam:UpdateRole", true, func(r *role) (any, error) {
-			if f.Has("Description") {
-				if len(f.Get("Description")) > 1000 {
-					return nil, validationError("1 validation error detected: Value at 'description' failed to satisfy constraint: Member must have length less than or equal to 1000")
-				}
-				r.description = f.Get("Description")
-			}
-			if v := f.Get("MaxSessionDuration"); v != "" {
-				n, err := maxSession(v)
-				if err != nil {
-					return nil, err
-				}
-				r.maxSession = n
-			}
-			return nil, nil
-		})
-	case "UpdateAssumeRolePolicy":
-		return s.withRole(req, f, "iam:UpdateAssumeRolePolicy", true, func(r *role) (any, error) {
-			doc := f.Get("PolicyDocument")
-			if err := checkDocument(doc, true); err != nil {
-				return nil, err
-			}
-			r.trust = doc
-			s.touch(r)
-			return nil, nil
-		})
-	case "DeleteRole":
-		return s.deleteRole(req, f)
-	case "ListRoles":
-		return s.listRoles(req, f)
-	case "TagRole":
-		return s.withRole(req, f, "iam:TagRole", true, func(r *role) (any, error) {
-			tags := mergeTags(r.tags, tagsFrom(f, "Tags"))
-			if err := checkTags(tags); err != nil {
-				return nil, err
-			}
-			r.tags = tags
-			return nil, nil
-		})
-	case "UntagRole":
-		return s.withRole(req, f, "iam:UntagRole", true, func(r *role) (any, error) {
-			keys := listFrom(f, "TagKeys")
-			kept := r.tags[:0:0]
-			for _, t := range r.tags {
-				drop := false
-				for _, k := range keys {
-					drop = drop || k == t.Key
-				}
-				if !drop {
-					kept = append(kept, t)
-				}
-			}
-			r.tags = kept
-			return nil, nil
-		})
-	case "ListRoleTags":
-		return s.withRole(req, f, "iam:ListRoleTags", false, func(r *role) (any, error) {
-			start, end, marker, err := paginate(f, len(r.tags))
-			if err != nil {
-				return nil, err
-			}
-			tags := tagsXML(r.tags[start:end])
-			if tags == nil {
-				tags = &xmlTags{}
-			}
-			return struct {
-				Tags        *xmlTags `xml:"Tags"`
-				IsTruncated bool     `xml:"IsTruncated"`
-				Marker      string   `xml:"Marker,omitempty"`
-			}{tags, marker != "", marker}, nil
-		})
-	case "PutRolePolicy":
-		return s.withRole(req, f, "iam:PutRolePolicy", true, func(r *role) (any, error) {
-			name, doc := f.Get("PolicyName"), f.Get("PolicyDocument")
-			if err := checkName("policyName", name, policyNameRE, 128); err != nil {
-				return nil, err
-			}
-			if err := checkDocument(doc, false); err != nil {
-				return nil, err
-			}
-			r.inline[name] = doc
-			s.touch(r)
-			return nil, nil
-		})
-	case "GetRolePolicy":
-		return s.withRole(req, f, "iam:GetRolePolicy", false, func(r *role) (any, error) {
-			name := f.Get("PolicyName")
-			doc, ok := r.inline[name]
-			if !ok {
-				return nil, noSuchEntity("The role policy with name %s cannot be found.", name)
-			}
-			return struct {
-				RoleName       string `xml:"RoleName"`
-				PolicyName     string `xml:"PolicyName"`
-				PolicyDocument string `xml:"PolicyDocument"`
-			}{r.name, name, encodeDocument(doc)}, nil
-		})
-	case "DeleteRolePolicy":
-		return s.withRole(req, f, "iam:DeleteRolePolicy", true, func(r *role) (any, error) {
-			name := f.Get("PolicyName")
-			if _, ok := r.inline[name]; !ok {
-				return nil, noSuchEntity("The role policy with name %s cannot be found.", name)
-			}
-			delete(r.inline, name)
-			s.touch(r)
-			return nil, nil
-		})
-	case "ListRolePolicies":
-		return s.withRole(req, f, "iam:ListRolePolicies", false, func(r *role) (any, error) {
-			names := make([]string, 0, len(r.inline))
-			for n := range r.inline {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			start, end, marker, err := paginate(f, len(names))
-			if err != nil {
-				return nil, err
-			}
-			return struct {
-				PolicyNames xmlStrings `xml:"PolicyNames"`
-				IsTruncated bool       `xml:"IsTruncated"`
-				Marker      string     `xml:"Marker,omitempty"`
-			}{xmlStrings{names[start:end]}, marker != "", marker}, nil
-		})
-	case "AttachRolePolicy":
-		return s.withRole(req, f, "iam:AttachRolePolicy", true, func(r *role) (any, error) {
-			arn := f.Get("PolicyArn")
-			if _, err := awsapi.ParseARN(arn); err != nil {
-				return nil, invalidInput("ARN %s is not valid.", arn)
-			}
-			if s.policies[arn] == nil {
-				return nil, noSuchEntity("Policy %s does not exist or is not attachable.", arn)
-			}
-			for _, a := range r.attached {
-				if a == arn {
-					return nil, nil
-				}
-			}
-			if len(r.attached) >= 20 {
-				return nil, awsapi.NewError("LimitExceeded", "Cannot exceed quota for PoliciesPerRole: 20")
-			}
-			r.attached = append(r.attached, arn)
-			s.touch(r)
-			return nil, nil
-		})
-	case "DetachRolePolicy":
-		return s.withRole(req, f, "iam:DetachRolePolicy", true, func(r *role) (any, error) {
-			arn := f.Get("PolicyArn")
-			for i, a := range r.attached {
-				if a == arn {
-					r.attached = append(r.attached[:i:i], r.attached[i+1:]...)
-					s.touch(r)
-					return nil, nil
-				}
-			}
-			return nil, noSuchEntity("Policy %s was not found.", arn)
-		})
-	case "ListAttachedRolePolicies":
-		return s.withRole(req, f, "iam:ListAttachedRolePolicies", false, func(r *role) (any, error) {
-			var out []xmlAttached
-			prefix := f.Get("PathPrefix")
-			for _, a := range r.attached {
-				if p := s.policies[a]; p != nil && strings.HasPrefix(p.path, prefix) {
-					out = append(out, xmlAttached{p.name, p.arn})
-				}
-			}
-			start, end, marker, err := paginate(f, len(out))
-			if err != nil {
-				return nil, err
-			}
-			return struct {
-				AttachedPolicies struct {
-					Members []xmlAttached `xml:"member"`
-				} `xml:"AttachedPolicies"`
-				IsTruncated bool   `xml:"IsTruncated"`
-				Marker      string `xml:"Marker,omitempty"`
-			}{struct {
-				Members []xmlAttached `xml:"member"`
-			}{out[start:end]}, marker != "", marker}, nil
-		})
-	case "CreatePolicy":
-		return s.createPolicy(req, f)
-	case "GetPolicy":
-		return s.withPolicy(req, f, "iam:GetPolicy", func(p *managedPolicy) (any, error) {
-			return struct {
-				Policy xmlPolicy `xml:"Policy"`
-			}{s.policyXML(p, true)}, nil
-		})
-	case "GetPolicyVersion":
-		return s.withPolicy(req, f, "iam:GetPolicyVersion", func(p *managedPolicy) (any, error) {
-			if v := f.Get("VersionId"); v != "v1" {
-				return nil, noSuchEntity("Policy %s version %s does not exist or is not attachable.", p.arn, v)
-			}
-			type version struct {
-				Document         string `xml:"Document"`
-				VersionID        string `xml:"VersionId"`
-				IsDefaultVersion bool   `xml:"IsDefaultVersion"`
-				CreateDate       string `xml:"CreateDate"`
-			}
-			return struct {
-				PolicyVersion version `xml:"PolicyVersion"`
-			}{version{encodeDocument(p.document), "v1", true, p.created.Format(timeFormat)}}, nil
-		})
-	case "DeletePolicy":
-		return s.deletePolicy(req, f)
-	case "ListPolicies":
-		return s.listPolicies(req, f)
+// operations is the table of the operations served, each reading the
+// request's awsQuery parameters; those on one role find it, authorise the
+// action on it and run under the lock (onRole).
+func (s *Service) operations() awsapi.Operations {
+	return awsapi.Operations{
+		"CreateRole":                    {Handle: awsapi.FromForm(s.createRole)},
+		"GetRole":                       {Handle: s.onRole("iam:GetRole", read, getRole)},
+		"UpdateRole":                    {Handle: s.onRole("iam:UpdateRole", write, updateRole)},
+		"UpdateAssumeRolePolicy":        {Handle: s.onRole("iam:UpdateAssumeRolePolicy", write, s.updateAssumeRolePolicy)},
+		"DeleteRole":                    {Handle: s.onRole("iam:DeleteRole", write, s.deleteRole)},
+		"ListRoles":                     {Handle: awsapi.FromForm(s.listRoles)},
+		"TagRole":                       {Handle: s.onRole("iam:TagRole", write, tagRole)},
+		"UntagRole":                     {Handle: s.onRole("iam:UntagRole", write, untagRole)},
+		"ListRoleTags":                  {Handle: s.onRole("iam:ListRoleTags", read, listRoleTags)},
+		"PutRolePermissionsBoundary":    {Handle: s.onRole("iam:PutRolePermissionsBoundary", write, s.putRolePermissionsBoundary)},
+		"DeleteRolePermissionsBoundary": {Handle: s.onRole("iam:DeleteRolePermissionsBoundary", write, s.deleteRolePermissionsBoundary)},
+		"PutRolePolicy":                 {Handle: s.onRole("iam:PutRolePolicy", write, s.putRolePolicy)},
+		"GetRolePolicy":                 {Handle: s.onRole("iam:GetRolePolicy", read, getRolePolicy)},
+		"DeleteRolePolicy":              {Handle: s.onRole("iam:DeleteRolePolicy", write, s.deleteRolePolicy)},
+		"ListRolePolicies":              {Handle: s.onRole("iam:ListRolePolicies", read, listRolePolicies)},
+		"AttachRolePolicy":              {Handle: s.onRole("iam:AttachRolePolicy", write, s.attachRolePolicy)},
+		"DetachRolePolicy":              {Handle: s.onRole("iam:DetachRolePolicy", write, s.detachRolePolicy)},
+		"ListAttachedRolePolicies":      {Handle: s.onRole("iam:ListAttachedRolePolicies", read, s.listAttachedRolePolicies)},
+		"CreatePolicy":                  {Handle: awsapi.FromForm(s.createPolicy)},
+		"GetPolicy":                     {Handle: s.onPolicy("iam:GetPolicy", read, s.getPolicy)},
+		"GetPolicyVersion":              {Handle: s.onPolicy("iam:GetPolicyVersion", read, getPolicyVersion)},
+		"DeletePolicy":                  {Handle: s.onPolicy("iam:DeletePolicy", write, s.deletePolicy)},
+		"ListPolicies":                  {Handle: awsapi.FromForm(s.listPolicies)},
 	}
-	return nil, awsapi.InvalidAction(req.Operation)
+}
+
+// Handle implements awsapi.Service.
+func (s *Service) Handle(req *awsapi.Request) (any, error) { return s.ops.Handle(req) }
+
+// How an operation on one entity holds the service's lock.
+const (
+	read  = false
+	write = true
+)
+
+// roleHandler serves an operation on the role the request names, with the
+// lock held.
+type roleHandler func(f url.Values, r *role) (any, error)
+
+// onRole returns the handler of an operation on the role named by
+// RoleName: it checks the name, authorises action on the role and runs h
+// under the lock (for writing when write).
+func (s *Service) onRole(action string, write bool, h roleHandler) func(*awsapi.Request) (any, error) {
+	return awsapi.FromForm(func(req *awsapi.Request, f url.Values) (any, error) {
+		name := f.Get("RoleName")
+		if err := checkName("roleName", name, roleNameRE, 64); err != nil {
+			return nil, err
+		}
+		s.mu.RLock()
+		arn := s.roleARN("/", name)
+		if r := s.roles[name]; r != nil {
+			arn = r.arn
+		}
+		s.mu.RUnlock()
+		// The authorizer takes the lock itself.
+		if err := req.Authorize(action, arn); err != nil {
+			return nil, err
+		}
+		defer s.lock(write)()
+		r := s.roles[name]
+		if r == nil {
+			return nil, noSuchEntity("The role with name %s cannot be found.", name)
+		}
+		return h(f, r)
+	})
+}
+
+// onPolicy returns the handler of an operation on the managed policy named
+// by PolicyArn: it checks the ARN, authorises action on it and runs h under
+// the lock (for writing when write).
+func (s *Service) onPolicy(action string, write bool, h func(f url.Values, p *managedPolicy) (any, error)) func(*awsapi.Request) (any, error) {
+	return awsapi.FromForm(func(req *awsapi.Request, f url.Values) (any, error) {
+		arn := f.Get("PolicyArn")
+		if _, err := awsapi.ParseARN(arn); err != nil {
+			return nil, invalidInput("ARN %s is not valid.", arn)
+		}
+		if err := req.Authorize(action, arn); err != nil {
+			return nil, err
+		}
+		defer s.lock(write)()
+		p := s.policies[arn]
+		if p == nil {
+			return nil, noSuchEntity("Policy %s was not found.", arn)
+		}
+		return h(f, p)
+	})
+}
+
+// lock takes the service's lock, for writing when write, and returns its
+// release.
+func (s *Service) lock(write bool) (unlock func()) {
+	if write {
+		s.mu.Lock()
+		return s.mu.Unlock
+	}
+	s.mu.RLock()
+	return s.mu.RUnlock
+}
+
+func getRole(_ url.Values, r *role) (any, error) {
+	return struct {
+		Role xmlRole `xml:"Role"`
+	}{r.xml(true)}, nil
+}
+
+func updateRole(f url.Values, r *role) (any, error) {
+	if f.Has("Description") {
+		if err := checkDescription(f); err != nil {
+			return nil, err
+		}
+		r.description = f.Get("Description")
+	}
+	if v := f.Get("MaxSessionDuration"); v != "" {
+		n, err := maxSession(v)
+		if err != nil {
+			return nil, err
+		}
+		r.maxSession = n
+	}
+	return nil, nil
+}
+
+func (s *Service) updateAssumeRolePolicy(f url.Values, r *role) (any, error) {
+	doc := f.Get("PolicyDocument")
+	if err := checkDocument(doc, true); err != nil {
+		return nil, err
+	}
+	r.trust = doc
+	s.touch(r)
+	return nil, nil
+}
+
+func tagRole(f url.Values, r *role) (any, error) {
+	tags := mergeTags(r.tags, tagsFrom(f, "Tags"))
+	if err := checkTags(tags); err != nil {
+		return nil, err
+	}
+	r.tags = tags
+	return nil, nil
+}
+
+func untagRole(f url.Values, r *role) (any, error) {
+	keys := listFrom(f, "TagKeys")
+	r.tags = slices.DeleteFunc(slices.Clone(r.tags), func(t tag) bool { return slices.Contains(keys, t.Key) })
+	return nil, nil
+}
+
+func listRoleTags(f url.Values, r *role) (any, error) {
+	tags := make([]xmlTag, len(r.tags))
+	for i, t := range r.tags {
+		tags[i] = xmlTag(t)
+	}
+	return paged(f, "Tags", tags)
+}
+
+func (s *Service) putRolePolicy(f url.Values, r *role) (any, error) {
+	name, doc := f.Get("PolicyName"), f.Get("PolicyDocument")
+	if err := checkName("policyName", name, policyNameRE, 128); err != nil {
+		return nil, err
+	}
+	if err := checkDocument(doc, false); err != nil {
+		return nil, err
+	}
+	r.inline[name] = doc
+	s.touch(r)
+	return nil, nil
+}
+
+func getRolePolicy(f url.Values, r *role) (any, error) {
+	name := f.Get("PolicyName")
+	doc, ok := r.inline[name]
+	if !ok {
+		return nil, noSuchEntity("The role policy with name %s cannot be found.", name)
+	}
+	return struct {
+		RoleName       string `xml:"RoleName"`
+		PolicyName     string `xml:"PolicyName"`
+		PolicyDocument string `xml:"PolicyDocument"`
+	}{r.name, name, encodeDocument(doc)}, nil
+}
+
+func (s *Service) deleteRolePolicy(f url.Values, r *role) (any, error) {
+	name := f.Get("PolicyName")
+	if _, ok := r.inline[name]; !ok {
+		return nil, noSuchEntity("The role policy with name %s cannot be found.", name)
+	}
+	delete(r.inline, name)
+	s.touch(r)
+	return nil, nil
+}
+
+func listRolePolicies(f url.Values, r *role) (any, error) {
+	return paged(f, "PolicyNames", slices.Sorted(maps.Keys(r.inline)))
+}
+
+func (s *Service) attachRolePolicy(f url.Values, r *role) (any, error) {
+	arn := f.Get("PolicyArn")
+	if _, err := awsapi.ParseARN(arn); err != nil {
+		return nil, invalidInput("ARN %s is not valid.", arn)
+	}
+	if s.policies[arn] == nil {
+		return nil, noSuchEntity("Policy %s does not exist or is not attachable.", arn)
+	}
+	if slices.Contains(r.attached, arn) {
+		return nil, nil
+	}
+	if len(r.attached) >= 20 {
+		return nil, awsapi.NewError("LimitExceeded", "Cannot exceed quota for PoliciesPerRole: 20")
+	}
+	r.attached = append(r.attached, arn)
+	s.touch(r)
+	return nil, nil
+}
+
+func (s *Service) detachRolePolicy(f url.Values, r *role) (any, error) {
+	arn := f.Get("PolicyArn")
+	i := slices.Index(r.attached, arn)
+	if i < 0 {
+		return nil, noSuchEntity("Policy %s was not found.", arn)
+	}
+	r.attached = slices.Delete(slices.Clone(r.attached), i, i+1)
+	s.touch(r)
+	return nil, nil
+}
+
+func (s *Service) listAttachedRolePolicies(f url.Values, r *role) (any, error) {
+	var out []xmlAttached
+	prefix := f.Get("PathPrefix")
+	for _, a := range r.attached {
+		if p := s.policies[a]; p != nil && strings.HasPrefix(p.path, prefix) {
+			out = append(out, xmlAttached{p.name, p.arn})
+		}
+	}
+	return paged(f, "AttachedPolicies", out)
+}
+
+func (s *Service) getPolicy(_ url.Values, p *managedPolicy) (any, error) {
+	return struct {
+		Policy xmlPolicy `xml:"Policy"`
+	}{s.policyXML(p, true)}, nil
+}
+
+func getPolicyVersion(f url.Values, p *managedPolicy) (any, error) {
+	if v := f.Get("VersionId"); v != "v1" {
+		return nil, noSuchEntity("Policy %s version %s does not exist or is not attachable.", p.arn, v)
+	}
+	type version struct {
+		Document         string `xml:"Document"`
+		VersionID        string `xml:"VersionId"`
+		IsDefaultVersion bool   `xml:"IsDefaultVersion"`
+		CreateDate       string `xml:"CreateDate"`
+	}
+	return struct {
+		PolicyVersion version `xml:"PolicyVersion"`
+	}{version{encodeDocument(p.document), "v1", true, p.created.Format(timeFormat)}}, nil
+}
+
+func checkDescription(f url.Values) *awsapi.Error {
+	if len(f.Get("Description")) > 1000 {
+		return validationError("1 validation error detected: Value at 'description' failed to satisfy constraint: Member must have length less than or equal to 1000")
+	}
+	return nil
 }
 
 func maxSession(v string) (int, *awsapi.Error) {
@@ -343,37 +416,6 @@ func maxSession(v string) (int, *awsapi.Error) {
 
 func (s *Service) roleARN(path, name string) string {
 	return s.env.GlobalARN("iam", "role"+path+name)
-}
-
-// withRole authorises action on the role named by RoleName and runs fn
-// under the lock (for writing when write).
-func (s *Service) withRole(req *awsapi.Request, f url.Values, action string, write bool, fn func(r *role) (any, error)) (any, error) {
-	name := f.Get("RoleName")
-	if err := checkName("roleName", name, roleNameRE, 64); err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	arn := s.roleARN("/", name)
-	if r := s.roles[name]; r != nil {
-		arn = r.arn
-	}
-	s.mu.RUnlock()
-	// The authorizer takes the lock itself.
-	if err := req.Authorize(action, arn); err != nil {
-		return nil, err
-	}
-	if write {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-	} else {
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-	}
-	r := s.roles[name]
-	if r == nil {
-		return nil, noSuchEntity("The role with name %s cannot be found.", name)
-	}
-	return fn(r)
 }
 
 func (s *Service) createRole(req *awsapi.Request, f url.Values) (any, error) {
@@ -390,8 +432,8 @@ func (s *Service) createRole(req *awsapi.Request, f url.Values) (any, error) {
 	if err := checkDocument(doc, true); err != nil {
 		return nil, err
 	}
-	if len(f.Get("Description")) > 1000 {
-		return nil, validationError("1 validation error detected: Value at 'description' failed to satisfy constraint: Member must have length less than or equal to 1000")
+	if err := checkDescription(f); err != nil {
+		return nil, err
 	}
 	ms := 3600
 	if v := f.Get("MaxSessionDuration"); v != "" {
@@ -431,17 +473,15 @@ func (s *Service) createRole(req *awsapi.Request, f url.Values) (any, error) {
 	}{r.xml(false)}, nil
 }
 
-func (s *Service) deleteRole(req *awsapi.Request, f url.Values) (any, error) {
-	return s.withRole(req, f, "iam:DeleteRole", true, func(r *role) (any, error) {
-		if len(r.attached) > 0 {
-			return nil, deleteConflict("Cannot delete entity, must detach all policies first.")
-		}
-		if len(r.inline) > 0 {
-			return nil, deleteConflict("Cannot delete entity, must delete policies first.")
-		}
-		delete(s.roles, r.name)
-		return nil, nil
-	})
+func (s *Service) deleteRole(_ url.Values, r *role) (any, error) {
+	if len(r.attached) > 0 {
+		return nil, deleteConflict("Cannot delete entity, must detach all policies first.")
+	}
+	if len(r.inline) > 0 {
+		return nil, deleteConflict("Cannot delete entity, must delete policies first.")
+	}
+	delete(s.roles, r.name)
+	return nil, nil
 }
 
 func (s *Service) listRoles(req *awsapi.Request, f url.Values) (any, error) {
@@ -458,38 +498,11 @@ func (s *Service) listRoles(req *awsapi.Request, f url.Values) (any, error) {
 		}
 	}
 	sort.Slice(roles, func(i, j int) bool { return strings.ToLower(roles[i].name) < strings.ToLower(roles[j].name) })
-	start, end, marker, err := paginate(f, len(roles))
-	if err != nil {
-		return nil, err
+	out := make([]xmlRole, len(roles))
+	for i, r := range roles {
+		out[i] = r.xml(false)
 	}
-	out := struct {
-		Roles struct {
-			Members []xmlRole `xml:"member"`
-		} `xml:"Roles"`
-		IsTruncated bool   `xml:"IsTruncated"`
-		Marker      string `xml:"Marker,omitempty"`
-	}{IsTruncated: marker != "", Marker: marker}
-	for _, r := range roles[start:end] {
-		out.Roles.Members = append(out.Roles.Members, r.xml(false))
-	}
-	return out, nil
-}
-
-func (s *Service) withPolicy(req *awsapi.Request, f url.Values, action string, fn func(p *managedPolicy) (any, error)) (any, error) {
-	arn := f.Get("PolicyArn")
-	if _, err := awsapi.ParseARN(arn); err != nil {
-		return nil, invalidInput("ARN %s is not valid.", arn)
-	}
-	if err := req.Authorize(action, arn); err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	p := s.policies[arn]
-	if p == nil {
-		return nil, noSuchEntity("Policy %s was not found.", arn)
-	}
-	return fn(p)
+	return paged(f, "Roles", out)
 }
 
 func (s *Service) createPolicy(req *awsapi.Request, f url.Values) (any, error) {
@@ -530,27 +543,14 @@ func (s *Service) createPolicy(req *awsapi.Request, f url.Values) (any, error) {
 	}{s.policyXML(p, true)}, nil
 }
 
-func (s *Service) deletePolicy(req *awsapi.Request, f url.Values) (any, error) {
-	arn := f.Get("PolicyArn")
-	if _, err := awsapi.ParseARN(arn); err != nil {
-		return nil, invalidInput("ARN %s is not valid.", arn)
-	}
-	if err := req.Authorize("iam:DeletePolicy", arn); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.policies[arn]
-	if p == nil {
-		return nil, noSuchEntity("Policy %s was not found.", arn)
-	}
+func (s *Service) deletePolicy(_ url.Values, p *managedPolicy) (any, error) {
 	if p.awsManaged {
 		return nil, invalidInput("Cannot delete an AWS managed policy.")
 	}
-	if s.attachments(arn) > 0 || s.boundaryUsage(arn) > 0 {
+	if s.attachments(p.arn) > 0 || s.boundaryUsage(p.arn) > 0 {
 		return nil, deleteConflict("Cannot delete a policy attached to entities.")
 	}
-	delete(s.policies, arn)
+	delete(s.policies, p.arn)
 	return nil, nil
 }
 
@@ -579,19 +579,9 @@ func (s *Service) listPolicies(req *awsapi.Request, f url.Values) (any, error) {
 		}
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].arn < ps[j].arn })
-	start, end, marker, err := paginate(f, len(ps))
-	if err != nil {
-		return nil, err
+	out := make([]xmlPolicy, len(ps))
+	for i, p := range ps {
+		out[i] = s.policyXML(p, false)
 	}
-	out := struct {
-		Policies struct {
-			Members []xmlPolicy `xml:"member"`
-		} `xml:"Policies"`
-		IsTruncated bool   `xml:"IsTruncated"`
-		Marker      string `xml:"Marker,omitempty"`
-	}{IsTruncated: marker != "", Marker: marker}
-	for _, p := range ps[start:end] {
-		out.Policies.Members = append(out.Policies.Members, s.policyXML(p, false))
-	}
-	return out, nil
+	return paged(f, "Policies", out)
 }

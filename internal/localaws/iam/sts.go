@@ -1,6 +1,7 @@
 package iam
 
 import (
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,10 +12,20 @@ import (
 )
 
 // STS is the Security Token Service, sharing the roles of its IAM.
-type STS struct{ iam *Service }
+type STS struct {
+	iam *Service
+	ops awsapi.Operations
+}
 
 // STS returns the STS service backed by this IAM.
-func (s *Service) STS() *STS { return &STS{iam: s} }
+func (s *Service) STS() *STS {
+	t := &STS{iam: s}
+	t.ops = awsapi.Operations{
+		"GetCallerIdentity": {Handle: t.getCallerIdentity},
+		"AssumeRole":        {Handle: awsapi.FromForm(t.assumeRole)},
+	}
+	return t
+}
 
 // Spec implements awsapi.Service.
 func (t *STS) Spec() awsapi.Spec {
@@ -24,24 +35,20 @@ func (t *STS) Spec() awsapi.Spec {
 var sessionNameRE = regexp.MustCompile(`^[\w+=,.@-]{2,64}$`)
 
 // Handle implements awsapi.Service.
-func (t *STS) Handle(req *awsapi.Request) (any, error) {
-	switch req.Operation {
-	case "GetCallerIdentity":
-		// GetCallerIdentity needs no permission.
-		p := req.Principal
-		userID := req.AccountID
-		if !p.Admin {
-			userID = t.iam.roleID(p.RoleArn) + ":" + p.SessionName
-		}
-		return struct {
-			Arn     string `xml:"Arn"`
-			UserID  string `xml:"UserId"`
-			Account string `xml:"Account"`
-		}{p.ARN, userID, req.AccountID}, nil
-	case "AssumeRole":
-		return t.assumeRole(req)
+func (t *STS) Handle(req *awsapi.Request) (any, error) { return t.ops.Handle(req) }
+
+// getCallerIdentity needs no permission.
+func (t *STS) getCallerIdentity(req *awsapi.Request) (any, error) {
+	p := req.Principal
+	userID := req.AccountID
+	if !p.Admin {
+		userID = t.iam.roleID(p.RoleArn) + ":" + p.SessionName
 	}
-	return nil, awsapi.InvalidAction(req.Operation)
+	return struct {
+		Arn     string `xml:"Arn"`
+		UserID  string `xml:"UserId"`
+		Account string `xml:"Account"`
+	}{p.ARN, userID, req.AccountID}, nil
 }
 
 // roleID returns the unique id of a role, or a stable placeholder for a
@@ -55,8 +62,7 @@ func (s *Service) roleID(arn string) string {
 	return "AROA" + strings.Repeat("A", 17)
 }
 
-func (t *STS) assumeRole(req *awsapi.Request) (any, error) {
-	f := req.Form()
+func (t *STS) assumeRole(req *awsapi.Request, f url.Values) (any, error) {
 	roleArn, session := f.Get("RoleArn"), f.Get("RoleSessionName")
 	if roleArn == "" {
 		return nil, validationError("1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null")
