@@ -121,7 +121,7 @@ func (s *Service) planLocked(sc *schedule) plan {
 // startLocked starts the runner of an enabled schedule.
 func (s *Service) startLocked(sc *schedule) {
 	sc.gen++
-	if sc.cfg.state != "ENABLED" || s.ctx.Err() != nil {
+	if sc.cfg.state != "ENABLED" || s.Context().Err() != nil {
 		return
 	}
 	sc.stop = make(chan struct{})
@@ -131,11 +131,7 @@ func (s *Service) startLocked(sc *schedule) {
 		p.anchor = *sc.cfg.startDate
 	}
 	stop := sc.stop
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.run(p, stop)
-	}()
+	s.Go(func() { s.run(p, stop) })
 }
 
 // stopLocked stops the runner of a schedule, if any.
@@ -170,7 +166,7 @@ func (s *Service) run(p plan, stop <-chan struct{}) {
 		select {
 		case <-stop:
 			return
-		case <-s.ctx.Done():
+		case <-s.Context().Done():
 			return
 		case <-clock.After(max(wait, 0)):
 		}
@@ -220,11 +216,7 @@ func (s *Service) fire(p plan, scheduled time.Time) FireResult {
 	}
 	e := awsapi.AsError(err)
 	res.ErrorCode, res.ErrorMessage = e.Code, e.Message
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.retry(p, res.ExecutionID, scheduled, e)
-	}()
+	s.Go(func() { s.retry(p, res.ExecutionID, scheduled, e) })
 	return res
 }
 
@@ -250,7 +242,7 @@ func (s *Service) retry(p plan, execID string, scheduled time.Time, last *awsapi
 		}
 		t := time.NewTimer(delay)
 		select {
-		case <-s.ctx.Done():
+		case <-s.Context().Done():
 			t.Stop()
 			return
 		case <-t.C:
@@ -343,7 +335,7 @@ func (s *Service) attempt(p plan, execID string, scheduled time.Time, attemptNo 
 		if err != nil {
 			return awsapi.InternalFailure("%s", err.Error())
 		}
-		return fi.InvokeAsync(s.ctx, t.Arn, []byte(body))
+		return fi.InvokeAsync(s.Context(), t.Arn, []byte(body))
 	case "sqs":
 		if err := s.authorizeAsRole(principal, "sqs:SendMessage", t.Arn); err != nil {
 			return err

@@ -31,7 +31,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
+	"maps"
 	"net/url"
 	"regexp"
 	"sort"
@@ -106,6 +106,8 @@ func (c envClock) After(d time.Duration) <-chan time.Time { return time.After(d)
 
 // Service is the EventBridge Scheduler service.
 type Service struct {
+	*awsapi.Lifecycle
+	*awsapi.Routes
 	env  *awsapi.Env
 	deps Deps
 	opts Options
@@ -116,10 +118,6 @@ type Service struct {
 	// deleteTokens remembers the ClientToken of deletions, so a repeated
 	// DeleteSchedule succeeds.
 	deleteTokens map[string]string
-
-	wg     sync.WaitGroup
-	ctx    context.Context
-	cancel context.CancelFunc
 }
 
 var (
@@ -200,9 +198,11 @@ func New(env *awsapi.Env, deps Deps, opts Options) *Service {
 	if opts.RetryMaxDelay <= 0 {
 		opts.RetryMaxDelay = 30 * time.Second
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &Service{env: env, deps: deps, opts: opts, groups: map[string]*group{}, metrics: map[string]*Metrics{},
-		deleteTokens: map[string]string{}, ctx: ctx, cancel: cancel}
+	s := &Service{Lifecycle: awsapi.NewLifecycle(), env: env, deps: deps, opts: opts, groups: map[string]*group{},
+		metrics: map[string]*Metrics{}, deleteTokens: map[string]string{}}
+	s.Routes = awsapi.NewRoutes(s.operations())
+	s.Lists(&s.mu, s.inventory)
+	s.OnStop(s.stopRunners)
 	now := env.Time()
 	s.groups[DefaultGroup] = &group{name: DefaultGroup, arn: s.groupArn(DefaultGroup), created: now, modified: now,
 		tags: map[string]string{}, schedules: map[string]*schedule{}}
@@ -214,39 +214,28 @@ func (s *Service) Spec() awsapi.Spec {
 	return awsapi.Spec{Name: ServiceName, Protocol: awsapi.RESTJSON, SigningName: "scheduler"}
 }
 
-// Close stops every runner and waits for invocations in flight.
-func (s *Service) Close() error {
-	s.cancel()
+// stopRunners stops every runner when the service closes; Close then waits
+// for the invocations in flight.
+func (s *Service) stopRunners() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, g := range s.groups {
 		for _, sc := range g.schedules {
 			s.stopLocked(sc)
 		}
 	}
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-	}
-	return nil
 }
 
-// Inventory implements awsapi.Inventory: schedules and non-default groups.
-func (s *Service) Inventory() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
+// inventory lists schedules and non-default groups.
+func (s *Service) inventory(add func(string)) {
 	for _, g := range s.groups {
 		if g.name != DefaultGroup {
-			out = append(out, g.arn)
+			add(g.arn)
 		}
 		for _, sc := range g.schedules {
-			out = append(out, sc.arn)
+			add(sc.arn)
 		}
 	}
-	return out
 }
 
 func (s *Service) groupArn(name string) string { return s.env.ARN("scheduler", "schedule-group/"+name) }
@@ -254,80 +243,23 @@ func (s *Service) scheduleArn(group, name string) string {
 	return s.env.ARN("scheduler", "schedule/"+group+"/"+name)
 }
 
-// ---- routing ----
-
-type route struct {
-	op, name string
-}
-
-func resolve(r *http.Request) route {
-	parts := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
-	seg := func(i int) string {
-		v, err := url.PathUnescape(parts[i])
-		if err != nil {
-			return parts[i]
-		}
-		return v
+// operations is the table of the operations served, routed by method and
+// path as the Scheduler model has them.
+func (s *Service) operations() awsapi.Operations {
+	return awsapi.Operations{
+		"CreateSchedule":      {Route: "POST /schedules/{Name}", Handle: awsapi.Decoded(s.createSchedule)},
+		"GetSchedule":         {Route: "GET /schedules/{Name}", Handle: s.getSchedule},
+		"UpdateSchedule":      {Route: "PUT /schedules/{Name}", Handle: awsapi.Decoded(s.updateSchedule)},
+		"DeleteSchedule":      {Route: "DELETE /schedules/{Name}", Handle: s.deleteSchedule},
+		"ListSchedules":       {Route: "GET /schedules", Handle: s.listSchedules},
+		"CreateScheduleGroup": {Route: "POST /schedule-groups/{Name}", Handle: awsapi.Decoded(s.createGroup)},
+		"GetScheduleGroup":    {Route: "GET /schedule-groups/{Name}", Handle: s.getGroup},
+		"DeleteScheduleGroup": {Route: "DELETE /schedule-groups/{Name}", Handle: s.deleteGroup},
+		"ListScheduleGroups":  {Route: "GET /schedule-groups", Handle: s.listGroups},
+		"TagResource":         {Route: "POST /tags/{ResourceArn...}", Handle: awsapi.Decoded(s.tagResource)},
+		"UntagResource":       {Route: "DELETE /tags/{ResourceArn...}", Handle: s.untagResource},
+		"ListTagsForResource": {Route: "GET /tags/{ResourceArn...}", Handle: s.listTags},
 	}
-	m := r.Method
-	switch {
-	case len(parts) == 1 && parts[0] == "schedules" && m == http.MethodGet:
-		return route{op: "ListSchedules"}
-	case len(parts) == 1 && parts[0] == "schedule-groups" && m == http.MethodGet:
-		return route{op: "ListScheduleGroups"}
-	case len(parts) == 2 && parts[0] == "schedules" && parts[1] != "":
-		op := map[string]string{http.MethodPost: "CreateSchedule", http.MethodGet: "GetSchedule",
-			http.MethodPut: "UpdateSchedule", http.MethodDelete: "DeleteSchedule"}[m]
-		return route{op: op, name: seg(1)}
-	case len(parts) == 2 && parts[0] == "schedule-groups" && parts[1] != "":
-		op := map[string]string{http.MethodPost: "CreateScheduleGroup", http.MethodGet: "GetScheduleGroup",
-			http.MethodDelete: "DeleteScheduleGroup"}[m]
-		return route{op: op, name: seg(1)}
-	case len(parts) >= 2 && parts[0] == "tags":
-		arn, err := url.PathUnescape(strings.Join(parts[1:], "/"))
-		if err != nil || arn == "" {
-			return route{}
-		}
-		op := map[string]string{http.MethodGet: "ListTagsForResource", http.MethodPost: "TagResource",
-			http.MethodDelete: "UntagResource"}[m]
-		return route{op: op, name: arn}
-	}
-	return route{}
-}
-
-// ResolveOperation implements awsapi.OperationResolver.
-func (s *Service) ResolveOperation(r *http.Request) string { return resolve(r).op }
-
-// Handle implements awsapi.Service.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	rt := resolve(req.HTTP)
-	switch rt.op {
-	case "CreateSchedule":
-		return s.createSchedule(req, rt.name)
-	case "GetSchedule":
-		return s.getSchedule(req, rt.name)
-	case "UpdateSchedule":
-		return s.updateSchedule(req, rt.name)
-	case "DeleteSchedule":
-		return s.deleteSchedule(req, rt.name)
-	case "ListSchedules":
-		return s.listSchedules(req)
-	case "CreateScheduleGroup":
-		return s.createGroup(req, rt.name)
-	case "GetScheduleGroup":
-		return s.getGroup(req, rt.name)
-	case "DeleteScheduleGroup":
-		return s.deleteGroup(req, rt.name)
-	case "ListScheduleGroups":
-		return s.listGroups(req)
-	case "TagResource":
-		return s.tagResource(req, rt.name)
-	case "UntagResource":
-		return s.untagResource(req, rt.name)
-	case "ListTagsForResource":
-		return s.listTags(req, rt.name)
-	}
-	return nil, awsapi.UnknownOperationException(req.Operation)
 }
 
 // ---- validation ----
@@ -529,11 +461,8 @@ func (s *Service) getScheduleLocked(groupName, name string) (*schedule, error) {
 	return sc, nil
 }
 
-func (s *Service) createSchedule(req *awsapi.Request, name string) (any, error) {
-	var in scheduleInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) createSchedule(req *awsapi.Request, in *scheduleInput) (any, error) {
+	name := req.PathValue("Name")
 	if err := checkName(name, "name"); err != nil {
 		return nil, err
 	}
@@ -554,7 +483,7 @@ func (s *Service) createSchedule(req *awsapi.Request, name string) (any, error) 
 		}
 	}
 	s.mu.Unlock()
-	cfg, err := s.validate(req, in)
+	cfg, err := s.validate(req, *in)
 	if err != nil {
 		return nil, err
 	}
@@ -577,11 +506,8 @@ func (s *Service) createSchedule(req *awsapi.Request, name string) (any, error) 
 	return map[string]string{"ScheduleArn": arn}, nil
 }
 
-func (s *Service) updateSchedule(req *awsapi.Request, name string) (any, error) {
-	var in scheduleInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) updateSchedule(req *awsapi.Request, in *scheduleInput) (any, error) {
+	name := req.PathValue("Name")
 	gname := groupName(in.GroupName)
 	arn := s.scheduleArn(gname, name)
 	if err := req.Authorize("scheduler:UpdateSchedule", arn); err != nil {
@@ -597,7 +523,7 @@ func (s *Service) updateSchedule(req *awsapi.Request, name string) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := s.validate(req, in)
+	cfg, err := s.validate(req, *in)
 	if err != nil {
 		return nil, err
 	}
@@ -616,8 +542,8 @@ func (s *Service) updateSchedule(req *awsapi.Request, name string) (any, error) 
 	return map[string]string{"ScheduleArn": sc.arn}, nil
 }
 
-func (s *Service) getSchedule(req *awsapi.Request, name string) (any, error) {
-	gname := groupName(req.HTTP.URL.Query().Get("groupName"))
+func (s *Service) getSchedule(req *awsapi.Request) (any, error) {
+	name, gname := req.PathValue("Name"), groupName(req.Query().Get("groupName"))
 	if err := req.Authorize("scheduler:GetSchedule", s.scheduleArn(gname, name)); err != nil {
 		return nil, err
 	}
@@ -656,9 +582,9 @@ func (s *Service) getSchedule(req *awsapi.Request, name string) (any, error) {
 	return out, nil
 }
 
-func (s *Service) deleteSchedule(req *awsapi.Request, name string) (any, error) {
-	q := req.HTTP.URL.Query()
-	gname := groupName(q.Get("groupName"))
+func (s *Service) deleteSchedule(req *awsapi.Request) (any, error) {
+	q := req.Query()
+	name, gname := req.PathValue("Name"), groupName(q.Get("groupName"))
 	arn := s.scheduleArn(gname, name)
 	if err := req.Authorize("scheduler:DeleteSchedule", arn); err != nil {
 		return nil, err
@@ -732,7 +658,7 @@ func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
 	if err := req.Authorize("scheduler:ListSchedules", "*"); err != nil {
 		return nil, err
 	}
-	q := req.HTTP.URL.Query()
+	q := req.Query()
 	limit, err := maxResults(q)
 	if err != nil {
 		return nil, err
@@ -796,14 +722,14 @@ func tagMap(tags []tag) (map[string]string, error) {
 	return m, nil
 }
 
-func (s *Service) createGroup(req *awsapi.Request, name string) (any, error) {
-	var in struct {
-		ClientToken string
-		Tags        []tag
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+// groupInput is the body of CreateScheduleGroup.
+type groupInput struct {
+	ClientToken string
+	Tags        []tag
+}
+
+func (s *Service) createGroup(req *awsapi.Request, in *groupInput) (any, error) {
+	name := req.PathValue("Name")
 	if err := checkName(name, "name"); err != nil {
 		return nil, err
 	}
@@ -834,37 +760,39 @@ func groupSummary(g *group) map[string]any {
 		"Name": g.name, "State": "ACTIVE"}
 }
 
-func (s *Service) getGroup(req *awsapi.Request, name string) (any, error) {
-	if err := req.Authorize("scheduler:GetScheduleGroup", s.groupArn(name)); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, err := s.getGroupLocked(name)
-	if err != nil {
-		return nil, err
-	}
-	return groupSummary(g), nil
+func (s *Service) getGroup(req *awsapi.Request) (any, error) {
+	return s.onGroup(req, "scheduler:GetScheduleGroup", func(g *group) (any, error) { return groupSummary(g), nil })
 }
 
-func (s *Service) deleteGroup(req *awsapi.Request, name string) (any, error) {
-	if err := req.Authorize("scheduler:DeleteScheduleGroup", s.groupArn(name)); err != nil {
+// onGroup authorises action on the schedule group the path names and runs
+// h with it under the lock.
+func (s *Service) onGroup(req *awsapi.Request, action string, h func(g *group) (any, error)) (any, error) {
+	name := req.PathValue("Name")
+	if err := req.Authorize(action, s.groupArn(name)); err != nil {
 		return nil, err
-	}
-	if name == DefaultGroup {
-		return nil, awsapi.ValidationException("Cannot delete the default schedule group.")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g, err := s.getGroupLocked(name)
 	if err != nil {
 		return nil, err
+	}
+	return h(g)
+}
+
+func (s *Service) deleteGroup(req *awsapi.Request) (any, error) {
+	return s.onGroup(req, "scheduler:DeleteScheduleGroup", s.deleteGroupLocked)
+}
+
+func (s *Service) deleteGroupLocked(g *group) (any, error) {
+	if g.name == DefaultGroup {
+		return nil, awsapi.ValidationException("Cannot delete the default schedule group.")
 	}
 	// Deleting a group deletes its schedules (AWS does it asynchronously).
 	for _, sc := range g.schedules {
 		s.stopLocked(sc)
 	}
-	delete(s.groups, name)
+	delete(s.groups, g.name)
 	return map[string]any{}, nil
 }
 
@@ -872,7 +800,7 @@ func (s *Service) listGroups(req *awsapi.Request) (any, error) {
 	if err := req.Authorize("scheduler:ListScheduleGroups", "*"); err != nil {
 		return nil, err
 	}
-	q := req.HTTP.URL.Query()
+	q := req.Query()
 	limit, err := maxResults(q)
 	if err != nil {
 		return nil, err
@@ -919,11 +847,8 @@ func (s *Service) taggedGroupLocked(arn string) (*group, error) {
 	return g, nil
 }
 
-func (s *Service) tagResource(req *awsapi.Request, arn string) (any, error) {
-	var in struct{ Tags []tag }
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) tagResource(req *awsapi.Request, in *struct{ Tags []tag }) (any, error) {
+	arn := req.PathValue("ResourceArn")
 	if err := req.Authorize("scheduler:TagResource", arn); err != nil {
 		return nil, err
 	}
@@ -931,48 +856,49 @@ func (s *Service) tagResource(req *awsapi.Request, arn string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, err := s.taggedGroupLocked(arn)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range tags {
-		g.tags[k] = v
-	}
-	return map[string]any{}, nil
+	return s.onTaggedLocked(arn, func(g *group) (any, error) {
+		maps.Copy(g.tags, tags)
+		return map[string]any{}, nil
+	})
 }
 
-func (s *Service) untagResource(req *awsapi.Request, arn string) (any, error) {
-	if err := req.Authorize("scheduler:UntagResource", arn); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, err := s.taggedGroupLocked(arn)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range req.HTTP.URL.Query()["TagKeys"] {
-		delete(g.tags, k)
-	}
-	return map[string]any{}, nil
+func (s *Service) untagResource(req *awsapi.Request) (any, error) {
+	return s.onTagged(req, "scheduler:UntagResource", func(g *group) (any, error) {
+		for _, k := range req.Query()["TagKeys"] {
+			delete(g.tags, k)
+		}
+		return map[string]any{}, nil
+	})
 }
 
-func (s *Service) listTags(req *awsapi.Request, arn string) (any, error) {
-	if err := req.Authorize("scheduler:ListTagsForResource", arn); err != nil {
+func (s *Service) listTags(req *awsapi.Request) (any, error) {
+	return s.onTagged(req, "scheduler:ListTagsForResource", func(g *group) (any, error) {
+		out := make([]tag, 0, len(g.tags))
+		for k, v := range g.tags {
+			out = append(out, tag{k, v})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+		return map[string]any{"Tags": out}, nil
+	})
+}
+
+// onTagged authorises action on the resource the path names and runs h
+// with its schedule group under the lock.
+func (s *Service) onTagged(req *awsapi.Request, action string, h func(g *group) (any, error)) (any, error) {
+	arn := req.PathValue("ResourceArn")
+	if err := req.Authorize(action, arn); err != nil {
 		return nil, err
 	}
+	return s.onTaggedLocked(arn, h)
+}
+
+// onTaggedLocked runs h with the schedule group arn names, under the lock.
+func (s *Service) onTaggedLocked(arn string, h func(g *group) (any, error)) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g, err := s.taggedGroupLocked(arn)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]tag, 0, len(g.tags))
-	for k, v := range g.tags {
-		out = append(out, tag{k, v})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return map[string]any{"Tags": out}, nil
+	return h(g)
 }
