@@ -86,23 +86,25 @@ func (rt route) match(r *http.Request) map[string]string {
 		return nil
 	}
 	parts := splitPath(r.URL.EscapedPath())
-	greedy := strings.HasSuffix(rt.segments[len(rt.segments)-1], "...}")
-	if len(parts) != len(rt.segments) && !(greedy && len(parts) >= len(rt.segments)) {
+	last := len(rt.segments) - 1
+	greedy := strings.HasSuffix(rt.segments[last], "...}")
+	if len(parts) != len(rt.segments) && (!greedy || len(parts) < len(rt.segments)) {
 		return nil
+	}
+	for i, seg := range rt.segments {
+		if !strings.HasPrefix(seg, "{") && parts[i] != seg {
+			return nil
+		}
 	}
 	labels := map[string]string{}
 	for i, seg := range rt.segments {
 		name, isLabel := strings.CutPrefix(seg, "{")
 		if !isLabel {
-			if parts[i] != seg {
-				return nil
-			}
 			continue
 		}
-		raw := parts[i]
-		name = strings.TrimSuffix(name, "}")
-		if n, ok := strings.CutSuffix(name, "..."); ok {
-			name, raw = n, strings.Join(parts[i:], "/")
+		name, raw := strings.TrimSuffix(name, "}"), parts[i]
+		if i == last && greedy {
+			name, raw = strings.TrimSuffix(name, "..."), strings.Join(parts[i:], "/")
 		}
 		v, err := url.PathUnescape(raw)
 		if err != nil || v == "" {

@@ -432,11 +432,7 @@ func (s *Service) checkRole(role string) error {
 
 // ---- operations ----
 
-func (s *Service) createFunction(req *awsapi.Request) (any, error) {
-	var in createFunctionInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) createFunction(req *awsapi.Request, in *createFunctionInput) (any, error) {
 	if !functionNameRe.MatchString(in.FunctionName) {
 		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'functionName' failed to satisfy constraint: Member must satisfy regular expression pattern: (arn:(aws[a-zA-Z-]*)?:lambda:)?([a-z]{2}(-gov)?-[a-z]+-\\d{1}:)?(\\d{12}:)?(function:)?([a-zA-Z0-9-_]+)(:(\\$LATEST|[a-zA-Z0-9-_]+))?", in.FunctionName)
 	}
@@ -551,42 +547,63 @@ func (s *Service) createFunction(req *awsapi.Request) (any, error) {
 // after runs fn once StateDelay has passed (or at once when the service
 // closes).
 func (s *Service) after(fn func()) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.Go(func() {
 		t := time.NewTimer(s.opts.StateDelay)
 		defer t.Stop()
 		select {
 		case <-t.C:
-		case <-s.ctx.Done():
+		case <-s.Context().Done():
 		}
 		fn()
-	}()
+	})
 }
 
-func (s *Service) getFunctionConfiguration(req *awsapi.Request, ref string) (any, error) {
+// Whether an operation reads the Qualifier query parameter.
+const (
+	qualified   = true
+	unqualified = false
+)
+
+// onFunction runs h with the function the path names, under the lock, once
+// the caller may perform action on it.
+func (s *Service) onFunction(req *awsapi.Request, action string, withQualifier bool, h func(f *function) (any, error)) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err := s.lookupLocked(ref, req.HTTP.URL.Query().Get("Qualifier"))
+	f, err := s.authorizedLocked(req, action, withQualifier)
 	if err != nil {
 		return nil, err
 	}
-	if err := req.Authorize("lambda:GetFunctionConfiguration", f.arn); err != nil {
-		return nil, err
-	}
-	return s.configurationLocked(f), nil
+	return h(f)
 }
 
-func (s *Service) getFunction(req *awsapi.Request, ref string) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.lookupLocked(ref, req.HTTP.URL.Query().Get("Qualifier"))
+// authorizedLocked finds the function the path names and authorises
+// action on it. Callers hold s.mu.
+func (s *Service) authorizedLocked(req *awsapi.Request, action string, withQualifier bool) (*function, error) {
+	qualifier := ""
+	if withQualifier {
+		qualifier = req.Query().Get("Qualifier")
+	}
+	f, err := s.lookupLocked(req.PathValue("FunctionName"), qualifier)
 	if err != nil {
 		return nil, err
 	}
-	if err := req.Authorize("lambda:GetFunction", f.arn); err != nil {
+	if err := req.Authorize(action, f.arn); err != nil {
 		return nil, err
 	}
+	return f, nil
+}
+
+func (s *Service) getFunctionConfiguration(req *awsapi.Request) (any, error) {
+	return s.onFunction(req, "lambda:GetFunctionConfiguration", qualified, func(f *function) (any, error) {
+		return s.configurationLocked(f), nil
+	})
+}
+
+func (s *Service) getFunction(req *awsapi.Request) (any, error) {
+	return s.onFunction(req, "lambda:GetFunction", qualified, s.functionLocked)
+}
+
+func (s *Service) functionLocked(f *function) (any, error) {
 	out := map[string]any{
 		"Configuration": s.configurationLocked(f),
 		"Code": map[string]string{
@@ -601,14 +618,10 @@ func (s *Service) getFunction(req *awsapi.Request, ref string) (any, error) {
 	return out, nil
 }
 
-func (s *Service) deleteFunction(req *awsapi.Request, ref string) (any, error) {
+func (s *Service) deleteFunction(req *awsapi.Request) (any, error) {
 	s.mu.Lock()
-	f, err := s.lookupLocked(ref, req.HTTP.URL.Query().Get("Qualifier"))
+	f, err := s.authorizedLocked(req, "lambda:DeleteFunction", qualified)
 	if err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
-	if err := req.Authorize("lambda:DeleteFunction", f.arn); err != nil {
 		s.mu.Unlock()
 		return nil, err
 	}
@@ -625,7 +638,7 @@ func (s *Service) listFunctions(req *awsapi.Request) (any, error) {
 	if err := req.Authorize("lambda:ListFunctions", "*"); err != nil {
 		return nil, err
 	}
-	q := req.HTTP.URL.Query()
+	q := req.Query()
 	maxItems := 50
 	if v := q.Get("MaxItems"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -685,18 +698,10 @@ func (s *Service) finishUpdate(f *function) {
 	})
 }
 
-func (s *Service) updateFunctionConfiguration(req *awsapi.Request, ref string) (any, error) {
-	var in updateFunctionConfigurationInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) updateFunctionConfiguration(req *awsapi.Request, in *updateFunctionConfigurationInput) (any, error) {
 	s.mu.Lock()
-	f, err := s.lookupLocked(ref, "")
+	f, err := s.authorizedLocked(req, "lambda:UpdateFunctionConfiguration", unqualified)
 	if err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
-	if err := req.Authorize("lambda:UpdateFunctionConfiguration", f.arn); err != nil {
 		s.mu.Unlock()
 		return nil, err
 	}
@@ -769,18 +774,10 @@ func (s *Service) updateFunctionConfiguration(req *awsapi.Request, ref string) (
 	return out, nil
 }
 
-func (s *Service) updateFunctionCode(req *awsapi.Request, ref string) (any, error) {
-	var in updateFunctionCodeInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) updateFunctionCode(req *awsapi.Request, in *updateFunctionCodeInput) (any, error) {
 	s.mu.Lock()
-	f, err := s.lookupLocked(ref, "")
+	f, err := s.authorizedLocked(req, "lambda:UpdateFunctionCode", unqualified)
 	if err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
-	if err := req.Authorize("lambda:UpdateFunctionCode", f.arn); err != nil {
 		s.mu.Unlock()
 		return nil, err
 	}
@@ -849,36 +846,34 @@ func (s *Service) taggedLocked(resource string) (*function, *awsapi.Error) {
 	return s.lookupLocked(resource, "")
 }
 
-func (s *Service) listTags(req *awsapi.Request, resource string) (any, error) {
+// onTagged runs h with the function the tagging path names (its ARN),
+// under the lock, once the caller may perform action on it.
+func (s *Service) onTagged(req *awsapi.Request, action string, h func(f *function) (any, error)) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, err := s.taggedLocked(resource)
+	f, err := s.taggedLocked(req.PathValue("Resource"))
 	if err != nil {
 		return nil, err
 	}
-	if err := req.Authorize("lambda:ListTags", f.arn); err != nil {
+	if err := req.Authorize(action, f.arn); err != nil {
 		return nil, err
 	}
-	return map[string]any{"Tags": maps.Clone(f.tags)}, nil
+	return h(f)
 }
 
-func (s *Service) tagResource(req *awsapi.Request, resource string) (any, error) {
-	var in struct {
-		Tags map[string]string `json:"Tags"`
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.taggedLocked(resource)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:TagResource", f.arn); err != nil {
-		return nil, err
-	}
-	if len(f.tags)+len(in.Tags) > 50 {
+func (s *Service) listTags(req *awsapi.Request) (any, error) {
+	return s.onTagged(req, "lambda:ListTags", func(f *function) (any, error) {
+		return map[string]any{"Tags": maps.Clone(f.tags)}, nil
+	})
+}
+
+// tagsInput is the body of TagResource.
+type tagsInput struct {
+	Tags map[string]string `json:"Tags"`
+}
+
+func (s *Service) tagResource(req *awsapi.Request, in *tagsInput) (any, error) {
+	return s.onTagged(req, "lambda:TagResource", func(f *function) (any, error) {
 		n := len(f.tags)
 		for k := range in.Tags {
 			if _, ok := f.tags[k]; !ok {
@@ -888,26 +883,19 @@ func (s *Service) tagResource(req *awsapi.Request, resource string) (any, error)
 		if n > 50 {
 			return nil, invalidParameter("Number of tags exceeds resource tag limit.")
 		}
-	}
-	maps.Copy(f.tags, in.Tags)
-	return jsonStatus(http.StatusNoContent, nil)
+		maps.Copy(f.tags, in.Tags)
+		return jsonStatus(http.StatusNoContent, nil)
+	})
 }
 
-func (s *Service) untagResource(req *awsapi.Request, resource string) (any, error) {
-	keys := req.HTTP.URL.Query()["tagKeys"]
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.taggedLocked(resource)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:UntagResource", f.arn); err != nil {
-		return nil, err
-	}
-	for _, k := range keys {
-		delete(f.tags, k)
-	}
-	return jsonStatus(http.StatusNoContent, nil)
+func (s *Service) untagResource(req *awsapi.Request) (any, error) {
+	keys := req.Query()["tagKeys"]
+	return s.onTagged(req, "lambda:UntagResource", func(f *function) (any, error) {
+		for _, k := range keys {
+			delete(f.tags, k)
+		}
+		return jsonStatus(http.StatusNoContent, nil)
+	})
 }
 
 // ---- concurrency ----
@@ -922,62 +910,40 @@ func (s *Service) reservedTotalLocked(except string) int {
 	return n
 }
 
-func (s *Service) putFunctionConcurrency(req *awsapi.Request, ref string) (any, error) {
-	var in struct {
-		ReservedConcurrentExecutions *int `json:"ReservedConcurrentExecutions"`
-	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+// concurrencyInput is the body of PutFunctionConcurrency.
+type concurrencyInput struct {
+	ReservedConcurrentExecutions *int `json:"ReservedConcurrentExecutions"`
+}
+
+func (s *Service) putFunctionConcurrency(req *awsapi.Request, in *concurrencyInput) (any, error) {
 	if in.ReservedConcurrentExecutions == nil || *in.ReservedConcurrentExecutions < 0 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value at 'reservedConcurrentExecutions' failed to satisfy constraint: Member must have value greater than or equal to 0")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.lookupLocked(ref, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:PutFunctionConcurrency", f.arn); err != nil {
-		return nil, err
-	}
 	n := *in.ReservedConcurrentExecutions
-	// AWS keeps 100 of the account's concurrency unreserved.
-	if s.reservedTotalLocked(f.name)+n > s.opts.AccountConcurrency-100 {
-		return nil, invalidParameter("Specified ReservedConcurrentExecutions for function decreases account's UnreservedConcurrentExecution below its minimum value of [100].")
-	}
-	f.reserved = &n
-	return map[string]int{"ReservedConcurrentExecutions": n}, nil
+	return s.onFunction(req, "lambda:PutFunctionConcurrency", unqualified, func(f *function) (any, error) {
+		// AWS keeps 100 of the account's concurrency unreserved.
+		if s.reservedTotalLocked(f.name)+n > s.opts.AccountConcurrency-100 {
+			return nil, invalidParameter("Specified ReservedConcurrentExecutions for function decreases account's UnreservedConcurrentExecution below its minimum value of [100].")
+		}
+		f.reserved = &n
+		return map[string]int{"ReservedConcurrentExecutions": n}, nil
+	})
 }
 
-func (s *Service) getFunctionConcurrency(req *awsapi.Request, ref string) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.lookupLocked(ref, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:GetFunctionConcurrency", f.arn); err != nil {
-		return nil, err
-	}
-	if f.reserved == nil {
-		return map[string]any{}, nil
-	}
-	return map[string]int{"ReservedConcurrentExecutions": *f.reserved}, nil
+func (s *Service) getFunctionConcurrency(req *awsapi.Request) (any, error) {
+	return s.onFunction(req, "lambda:GetFunctionConcurrency", unqualified, func(f *function) (any, error) {
+		if f.reserved == nil {
+			return map[string]any{}, nil
+		}
+		return map[string]int{"ReservedConcurrentExecutions": *f.reserved}, nil
+	})
 }
 
-func (s *Service) deleteFunctionConcurrency(req *awsapi.Request, ref string) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.lookupLocked(ref, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:DeleteFunctionConcurrency", f.arn); err != nil {
-		return nil, err
-	}
-	f.reserved = nil
-	return jsonStatus(http.StatusNoContent, nil)
+func (s *Service) deleteFunctionConcurrency(req *awsapi.Request) (any, error) {
+	return s.onFunction(req, "lambda:DeleteFunctionConcurrency", unqualified, func(f *function) (any, error) {
+		f.reserved = nil
+		return jsonStatus(http.StatusNoContent, nil)
+	})
 }
 
 // ---- in-process API ----

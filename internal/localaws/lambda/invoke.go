@@ -65,10 +65,10 @@ func (s *Service) invoke(ctx context.Context, ref, qualifier string, payload []b
 	return res, err
 }
 
-func (s *Service) invokeAPI(req *awsapi.Request, ref string) (any, error) {
-	q := req.HTTP.URL.Query().Get("Qualifier")
+func (s *Service) invokeAPI(req *awsapi.Request) (any, error) {
+	q := req.Query().Get("Qualifier")
 	s.mu.Lock()
-	f, err := s.lookupLocked(ref, q)
+	f, err := s.lookupLocked(req.PathValue("FunctionName"), q)
 	var policy string
 	if err == nil && len(f.policy) > 0 {
 		policy = policyDocument(f)
@@ -172,11 +172,7 @@ func (s *Service) InvokeAsync(ctx context.Context, function string, payload []by
 	}
 	arn := f.arn
 	payload = bytes.Clone(payload)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.runAsync(arn, payload)
-	}()
+	s.Go(func() { s.runAsync(arn, payload) })
 	return nil
 }
 
@@ -188,7 +184,7 @@ func (s *Service) runAsync(arn string, payload []byte) {
 	failures := 0
 	for {
 		var wait time.Duration
-		res, err := s.invoke(s.ctx, arn, "", payload)
+		res, err := s.invoke(s.Context(), arn, "", payload)
 		switch {
 		case err == nil && res.functionError == "":
 			return
@@ -215,7 +211,7 @@ func (s *Service) runAsync(arn string, payload []byte) {
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
-		case <-s.ctx.Done():
+		case <-s.Context().Done():
 			t.Stop()
 			return
 		}

@@ -80,11 +80,7 @@ func policyDocument(f *function) string {
 	return string(b)
 }
 
-func (s *Service) addPermission(req *awsapi.Request, ref string) (any, error) {
-	var in addPermissionInput
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
+func (s *Service) addPermission(req *awsapi.Request, in *addPermissionInput) (any, error) {
 	if !statementIDRe.MatchString(in.StatementID) || len(in.StatementID) > 100 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'statementId' failed to satisfy constraint: Member must satisfy regular expression pattern: ([a-zA-Z0-9-_]+)", in.StatementID)
 	}
@@ -95,64 +91,51 @@ func (s *Service) addPermission(req *awsapi.Request, ref string) (any, error) {
 	if !strings.HasPrefix(action, "lambda:") {
 		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'action' failed to satisfy constraint: Member must satisfy regular expression pattern: (lambda:[*]|lambda:[a-zA-Z]+|[*])", in.Action)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.lookupLocked(ref, req.HTTP.URL.Query().Get("Qualifier"))
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:AddPermission", f.arn); err != nil {
-		return nil, err
-	}
+	return s.onFunction(req, "lambda:AddPermission", qualified, func(f *function) (any, error) { return s.addStatementLocked(f, in) })
+}
+
+func (s *Service) addStatementLocked(f *function, in *addPermissionInput) (any, error) {
 	if in.RevisionID != "" && in.RevisionID != f.policyRevision {
-		return nil, awsapi.NewError("PreconditionFailedException", "The Revision Id provided does not match the latest Revision Id. Call the GetPolicy API to retrieve the latest Revision Id")
+		return nil, errRevision()
 	}
 	if slices.ContainsFunc(f.policy, func(st map[string]any) bool { return st["Sid"] == in.StatementID }) {
 		return nil, awsapi.ResourceConflictException("The statement id (%s) provided already exists. Please specify a new statement id, or remove the existing statement.", in.StatementID)
 	}
-	st := s.statement(f, in)
+	st := s.statement(f, *in)
 	f.policy = append(f.policy, st)
 	f.policyRevision = awsapi.NewUUID()
 	b, _ := json.Marshal(st)
 	return jsonStatus(http.StatusCreated, map[string]string{"Statement": string(b)})
 }
 
-func (s *Service) getPolicy(req *awsapi.Request, ref string) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.lookupLocked(ref, req.HTTP.URL.Query().Get("Qualifier"))
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:GetPolicy", f.arn); err != nil {
-		return nil, err
-	}
-	if len(f.policy) == 0 {
-		return nil, awsapi.NotFound404("The resource you requested does not exist.")
-	}
-	return map[string]string{"Policy": policyDocument(f), "RevisionId": f.policyRevision}, nil
+func (s *Service) getPolicy(req *awsapi.Request) (any, error) {
+	return s.onFunction(req, "lambda:GetPolicy", qualified, func(f *function) (any, error) {
+		if len(f.policy) == 0 {
+			return nil, awsapi.NotFound404("The resource you requested does not exist.")
+		}
+		return map[string]string{"Policy": policyDocument(f), "RevisionId": f.policyRevision}, nil
+	})
 }
 
-func (s *Service) removePermission(req *awsapi.Request, ref, sid string) (any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.lookupLocked(ref, req.HTTP.URL.Query().Get("Qualifier"))
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Authorize("lambda:RemovePermission", f.arn); err != nil {
-		return nil, err
-	}
-	if rev := req.HTTP.URL.Query().Get("RevisionId"); rev != "" && rev != f.policyRevision {
-		return nil, awsapi.NewError("PreconditionFailedException", "The Revision Id provided does not match the latest Revision Id. Call the GetPolicy API to retrieve the latest Revision Id")
-	}
-	i := slices.IndexFunc(f.policy, func(st map[string]any) bool { return st["Sid"] == sid })
-	if i < 0 {
-		return nil, awsapi.NotFound404("Statement %s is not found in resource policy.", sid)
-	}
-	f.policy = slices.Delete(f.policy, i, i+1)
-	f.policyRevision = awsapi.NewUUID()
-	return jsonStatus(http.StatusNoContent, nil)
+func (s *Service) removePermission(req *awsapi.Request) (any, error) {
+	sid, rev := req.PathValue("StatementId"), req.Query().Get("RevisionId")
+	return s.onFunction(req, "lambda:RemovePermission", qualified, func(f *function) (any, error) {
+		if rev != "" && rev != f.policyRevision {
+			return nil, errRevision()
+		}
+		i := slices.IndexFunc(f.policy, func(st map[string]any) bool { return st["Sid"] == sid })
+		if i < 0 {
+			return nil, awsapi.NotFound404("Statement %s is not found in resource policy.", sid)
+		}
+		f.policy = slices.Delete(f.policy, i, i+1)
+		f.policyRevision = awsapi.NewUUID()
+		return jsonStatus(http.StatusNoContent, nil)
+	})
+}
+
+// errRevision is the answer to a policy change with a stale RevisionId.
+func errRevision() *awsapi.Error {
+	return awsapi.NewError("PreconditionFailedException", "The Revision Id provided does not match the latest Revision Id. Call the GetPolicy API to retrieve the latest Revision Id")
 }
 
 // FunctionPolicy returns a function's resource-based policy document (as

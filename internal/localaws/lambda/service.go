@@ -19,11 +19,8 @@
 package lambda
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -106,18 +103,16 @@ func (o *Options) defaults() {
 
 // Service is the Lambda service.
 type Service struct {
-	env  *awsapi.Env
-	opts Options
-	dir  string
+	*awsapi.Lifecycle
+	env    *awsapi.Env
+	opts   Options
+	dir    string
+	routes *awsapi.Routes
 
 	mu        sync.Mutex
 	functions map[string]*function
 	esm       EventSourceMappings
 	closed    bool
-
-	wg     sync.WaitGroup // background work: async invocations, state timers
-	ctx    context.Context
-	cancel context.CancelFunc
 }
 
 var (
@@ -135,8 +130,14 @@ func New(env *awsapi.Env, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{env: env, opts: opts, dir: dir, functions: map[string]*function{}, ctx: ctx, cancel: cancel}, nil
+	// The Lifecycle's Background runs the asynchronous invocations and
+	// the state timers.
+	s := &Service{Lifecycle: awsapi.NewLifecycle(), env: env, opts: opts, dir: dir, functions: map[string]*function{}}
+	s.routes = awsapi.NewRoutes(s.operations())
+	s.Lists(&s.mu, s.inventory)
+	s.OnStop(s.stopFunctions)
+	s.OnCleanup(func() error { return os.RemoveAll(s.dir) })
+	return s, nil
 }
 
 // Spec implements awsapi.Service.
@@ -169,82 +170,29 @@ func isESMPath(p string) bool {
 	return p == esmPrefix || strings.HasPrefix(p, esmPrefix+"/")
 }
 
-// route is a resolved operation with its path parameters.
-type route struct {
-	op       string
-	function string // FunctionName label
-	resource string // Resource label (tags) or StatementId
-}
-
-func splitPath(p string) []string {
-	return strings.Split(strings.Trim(p, "/"), "/")
-}
-
-func resolve(r *http.Request) route {
-	parts := splitPath(r.URL.Path)
-	m := r.Method
-	if len(parts) < 2 {
-		return route{}
+// operations is the table of the functions API, routed by method and
+// path as the Lambda model has them.
+func (s *Service) operations() awsapi.Operations {
+	const fn = "/2015-03-31/functions/{FunctionName}"
+	return awsapi.Operations{
+		"CreateFunction":              {Route: "POST /2015-03-31/functions", Handle: awsapi.Decoded(s.createFunction)},
+		"ListFunctions":               {Route: "GET /2015-03-31/functions", Handle: s.listFunctions},
+		"GetFunction":                 {Route: "GET " + fn, Handle: s.getFunction},
+		"DeleteFunction":              {Route: "DELETE " + fn, Handle: s.deleteFunction},
+		"GetFunctionConfiguration":    {Route: "GET " + fn + "/configuration", Handle: s.getFunctionConfiguration},
+		"UpdateFunctionConfiguration": {Route: "PUT " + fn + "/configuration", Handle: awsapi.Decoded(s.updateFunctionConfiguration)},
+		"UpdateFunctionCode":          {Route: "PUT " + fn + "/code", Handle: awsapi.Decoded(s.updateFunctionCode)},
+		"Invoke":                      {Route: "POST " + fn + "/invocations", Handle: s.invokeAPI},
+		"AddPermission":               {Route: "POST " + fn + "/policy", Handle: awsapi.Decoded(s.addPermission)},
+		"GetPolicy":                   {Route: "GET " + fn + "/policy", Handle: s.getPolicy},
+		"RemovePermission":            {Route: "DELETE " + fn + "/policy/{StatementId}", Handle: s.removePermission},
+		"ListTags":                    {Route: "GET /2017-03-31/tags/{Resource}", Handle: s.listTags},
+		"TagResource":                 {Route: "POST /2017-03-31/tags/{Resource}", Handle: awsapi.Decoded(s.tagResource)},
+		"UntagResource":               {Route: "DELETE /2017-03-31/tags/{Resource}", Handle: s.untagResource},
+		"PutFunctionConcurrency":      {Route: "PUT /2017-10-31/functions/{FunctionName}/concurrency", Handle: awsapi.Decoded(s.putFunctionConcurrency)},
+		"DeleteFunctionConcurrency":   {Route: "DELETE /2017-10-31/functions/{FunctionName}/concurrency", Handle: s.deleteFunctionConcurrency},
+		"GetFunctionConcurrency":      {Route: "GET /2019-09-30/functions/{FunctionName}/concurrency", Handle: s.getFunctionConcurrency},
 	}
-	ver, kind := parts[0], parts[1]
-	switch {
-	case ver == "2015-03-31" && kind == "functions":
-		switch len(parts) {
-		case 2:
-			switch m {
-			case http.MethodPost:
-				return route{op: "CreateFunction"}
-			case http.MethodGet:
-				return route{op: "ListFunctions"}
-			}
-		case 3:
-			switch m {
-			case http.MethodGet:
-				return route{op: "GetFunction", function: parts[2]}
-			case http.MethodDelete:
-				return route{op: "DeleteFunction", function: parts[2]}
-			}
-		case 4:
-			fn := parts[2]
-			switch {
-			case parts[3] == "configuration" && m == http.MethodGet:
-				return route{op: "GetFunctionConfiguration", function: fn}
-			case parts[3] == "configuration" && m == http.MethodPut:
-				return route{op: "UpdateFunctionConfiguration", function: fn}
-			case parts[3] == "code" && m == http.MethodPut:
-				return route{op: "UpdateFunctionCode", function: fn}
-			case parts[3] == "invocations" && m == http.MethodPost:
-				return route{op: "Invoke", function: fn}
-			case parts[3] == "policy" && m == http.MethodPost:
-				return route{op: "AddPermission", function: fn}
-			case parts[3] == "policy" && m == http.MethodGet:
-				return route{op: "GetPolicy", function: fn}
-			}
-		case 5:
-			if parts[3] == "policy" && m == http.MethodDelete {
-				return route{op: "RemovePermission", function: parts[2], resource: parts[4]}
-			}
-		}
-	case ver == "2017-03-31" && kind == "tags" && len(parts) == 3:
-		switch m {
-		case http.MethodGet:
-			return route{op: "ListTags", resource: parts[2]}
-		case http.MethodPost:
-			return route{op: "TagResource", resource: parts[2]}
-		case http.MethodDelete:
-			return route{op: "UntagResource", resource: parts[2]}
-		}
-	case ver == "2017-10-31" && kind == "functions" && len(parts) == 4 && parts[3] == "concurrency":
-		switch m {
-		case http.MethodPut:
-			return route{op: "PutFunctionConcurrency", function: parts[2]}
-		case http.MethodDelete:
-			return route{op: "DeleteFunctionConcurrency", function: parts[2]}
-		}
-	case ver == "2019-09-30" && kind == "functions" && len(parts) == 4 && parts[3] == "concurrency" && m == http.MethodGet:
-		return route{op: "GetFunctionConcurrency", function: parts[2]}
-	}
-	return route{}
 }
 
 // ResolveOperation implements awsapi.OperationResolver.
@@ -255,10 +203,11 @@ func (s *Service) ResolveOperation(r *http.Request) string {
 		}
 		return "EventSourceMapping"
 	}
-	return resolve(r).op
+	return s.routes.ResolveOperation(r)
 }
 
-// Handle implements awsapi.Service.
+// Handle implements awsapi.Service: the event source mapping paths go to
+// their delegate, the others to the functions API.
 func (s *Service) Handle(req *awsapi.Request) (any, error) {
 	if isESMPath(req.HTTP.URL.Path) {
 		h := s.eventSourceMappings()
@@ -267,76 +216,26 @@ func (s *Service) Handle(req *awsapi.Request) (any, error) {
 		}
 		return h.Handle(req)
 	}
-	rt := resolve(req.HTTP)
-	switch rt.op {
-	case "CreateFunction":
-		return s.createFunction(req)
-	case "ListFunctions":
-		return s.listFunctions(req)
-	case "GetFunction":
-		return s.getFunction(req, rt.function)
-	case "GetFunctionConfiguration":
-		return s.getFunctionConfiguration(req, rt.function)
-	case "DeleteFunction":
-		return s.deleteFunction(req, rt.function)
-	case "UpdateFunctionCode":
-		return s.updateFunctionCode(req, rt.function)
-	case "UpdateFunctionConfiguration":
-		return s.updateFunctionConfiguration(req, rt.function)
-	case "Invoke":
-		return s.invokeAPI(req, rt.function)
-	case "AddPermission":
-		return s.addPermission(req, rt.function)
-	case "GetPolicy":
-		return s.getPolicy(req, rt.function)
-	case "RemovePermission":
-		return s.removePermission(req, rt.function, rt.resource)
-	case "ListTags":
-		return s.listTags(req, rt.resource)
-	case "TagResource":
-		return s.tagResource(req, rt.resource)
-	case "UntagResource":
-		return s.untagResource(req, rt.resource)
-	case "PutFunctionConcurrency":
-		return s.putFunctionConcurrency(req, rt.function)
-	case "GetFunctionConcurrency":
-		return s.getFunctionConcurrency(req, rt.function)
-	case "DeleteFunctionConcurrency":
-		return s.deleteFunctionConcurrency(req, rt.function)
-	}
-	return nil, awsapi.UnknownOperationException(req.Operation)
+	return s.routes.Handle(req)
 }
 
-// Inventory implements awsapi.Inventory: the function ARNs.
-func (s *Service) Inventory() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.functions))
+// inventory lists the function ARNs.
+func (s *Service) inventory(add func(string)) {
 	for _, f := range s.functions {
-		out = append(out, f.arn)
+		add(f.arn)
 	}
-	sort.Strings(out)
-	return out
 }
 
-// Close stops every function process and background work and removes the
-// extracted code.
-func (s *Service) Close() error {
+// stopFunctions stops every function process when the service closes.
+func (s *Service) stopFunctions() {
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
 	s.closed = true
 	fns := make([]*function, 0, len(s.functions))
 	for _, f := range s.functions {
 		fns = append(fns, f)
 	}
 	s.mu.Unlock()
-	s.cancel()
 	for _, f := range fns {
 		f.pool.shutdown()
 	}
-	s.wg.Wait()
-	return errors.Join(os.RemoveAll(s.dir))
 }
