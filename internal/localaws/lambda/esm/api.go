@@ -1,7 +1,6 @@
 package esm
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -36,6 +35,8 @@ type Config struct {
 
 // Service holds the mappings and their pollers.
 type Service struct {
+	*awsapi.Lifecycle
+	*awsapi.Routes
 	cfg Config
 	env *awsapi.Env
 
@@ -43,10 +44,6 @@ type Service struct {
 	mappings map[string]*mapping
 	order    []string
 	closed   bool
-	wg       sync.WaitGroup
-	ctx      context.Context
-	stop     context.CancelFunc
-	ops      awsapi.Operations
 }
 
 // New returns a service with no mappings.
@@ -60,9 +57,12 @@ func New(cfg Config) *Service {
 	if cfg.Env == nil {
 		cfg.Env = awsapi.NewEnv("", "", nil)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	s := &Service{cfg: cfg, env: cfg.Env, mappings: map[string]*mapping{}, ctx: ctx, stop: stop}
-	s.ops = s.operations()
+	// The Lifecycle's Background runs the pollers and the state
+	// transitions.
+	s := &Service{Lifecycle: awsapi.NewLifecycle(), cfg: cfg, env: cfg.Env, mappings: map[string]*mapping{}}
+	s.Routes = awsapi.NewRoutes(s.operations())
+	s.Lists(&s.mu, s.inventory)
+	s.OnStop(s.stopPollers)
 	return s
 }
 
@@ -100,53 +100,18 @@ func (s *Service) Spec() awsapi.Spec {
 	return awsapi.Spec{Name: "lambda-esm", Protocol: awsapi.RESTJSON, PathPrefixes: []string{PathPrefix}}
 }
 
-// ResolveOperation maps method and path to the operation name.
-func (s *Service) ResolveOperation(r *http.Request) string {
-	rest, ok := strings.CutPrefix(r.URL.Path, PathPrefix)
-	if !ok {
-		return ""
-	}
-	rest = strings.Trim(rest, "/")
-	switch {
-	case rest == "" && r.Method == http.MethodPost:
-		return "CreateEventSourceMapping"
-	case rest == "" && r.Method == http.MethodGet:
-		return "ListEventSourceMappings"
-	case rest != "" && !strings.Contains(rest, "/"):
-		switch r.Method {
-		case http.MethodGet:
-			return "GetEventSourceMapping"
-		case http.MethodPut:
-			return "UpdateEventSourceMapping"
-		case http.MethodDelete:
-			return "DeleteEventSourceMapping"
-		}
-	}
-	return ""
-}
-
 // operations is the table of the operations served: creation and listing
 // authorise on "*", the others find the mapping the path names and
 // authorise on it first.
 func (s *Service) operations() awsapi.Operations {
+	const one = "/2015-03-31/event-source-mappings/{UUID}"
 	return awsapi.Operations{
-		"CreateEventSourceMapping": {Handle: awsapi.Decoded(s.create)},
-		"ListEventSourceMappings":  {Handle: s.list},
-		"GetEventSourceMapping":    {Handle: s.onMapping("lambda:GetEventSourceMapping", s.get)},
-		"UpdateEventSourceMapping": {Handle: s.onMapping("lambda:UpdateEventSourceMapping", withInput(s.update))},
-		"DeleteEventSourceMapping": {Handle: s.onMapping("lambda:DeleteEventSourceMapping", s.delete)},
+		"CreateEventSourceMapping": {Route: "POST " + PathPrefix, Handle: awsapi.Decoded(s.create)},
+		"ListEventSourceMappings":  {Route: "GET " + PathPrefix, Handle: s.list},
+		"GetEventSourceMapping":    {Route: "GET " + one, Handle: s.onMapping("lambda:GetEventSourceMapping", s.get)},
+		"UpdateEventSourceMapping": {Route: "PUT " + one, Handle: s.onMapping("lambda:UpdateEventSourceMapping", withInput(s.update))},
+		"DeleteEventSourceMapping": {Route: "DELETE " + one, Handle: s.onMapping("lambda:DeleteEventSourceMapping", s.delete)},
 	}
-}
-
-// Handle serves one request; a request the router has not named is named
-// from its method and path.
-func (s *Service) Handle(req *awsapi.Request) (any, error) {
-	if req.Operation == "" && req.HTTP != nil {
-		named := *req
-		named.Operation = s.ResolveOperation(req.HTTP)
-		req = &named
-	}
-	return s.ops.Handle(req)
 }
 
 // onMapping returns the handler of an operation on the mapping the path
@@ -171,19 +136,15 @@ func withInput(h func(req *awsapi.Request, m *mapping, in *mappingInput) (any, e
 	}
 }
 
-// Inventory lists the mapping ARNs.
-func (s *Service) Inventory() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.order))
+// inventory lists the mapping ARNs.
+func (s *Service) inventory(add func(string)) {
 	for _, id := range s.order {
-		out = append(out, s.mappings[id].arn)
+		add(s.mappings[id].arn)
 	}
-	return out
 }
 
-// Close stops every poller.
-func (s *Service) Close() error {
+// stopPollers stops every poller when the service closes.
+func (s *Service) stopPollers() {
 	s.mu.Lock()
 	s.closed = true
 	ms := make([]*mapping, 0, len(s.mappings))
@@ -191,12 +152,9 @@ func (s *Service) Close() error {
 		ms = append(ms, m)
 	}
 	s.mu.Unlock()
-	s.stop()
 	for _, m := range ms {
 		m.stopPoller()
 	}
-	s.wg.Wait()
-	return nil
 }
 
 // InvalidParameterValueException is Lambda's 400 validation error for
@@ -564,7 +522,7 @@ func enabledState(enabled bool) string {
 }
 
 func (s *Service) lookup(req *awsapi.Request) (*mapping, error) {
-	uuid := strings.Trim(strings.TrimPrefix(req.HTTP.URL.Path, PathPrefix), "/")
+	uuid := req.PathValue("UUID")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, ok := s.mappings[uuid]
@@ -670,9 +628,7 @@ func (s *Service) delete(_ *awsapi.Request, m *mapping) (any, error) {
 // afterTransition runs fn after the transition delay, unless the service
 // is closed.
 func (s *Service) afterTransition(fn func()) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.Go(func() {
 		s.mu.Lock()
 		d := s.cfg.Transition
 		s.mu.Unlock()
@@ -680,7 +636,7 @@ func (s *Service) afterTransition(fn func()) {
 		defer t.Stop()
 		<-t.C
 		fn()
-	}()
+	})
 }
 
 func (s *Service) list(req *awsapi.Request) (any, error) {

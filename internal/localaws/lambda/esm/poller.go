@@ -140,17 +140,15 @@ func (m *mapping) startPoller() {
 		m.mu.Unlock()
 		return
 	}
-	ctx, cancel := context.WithCancel(m.svc.ctx)
+	ctx, cancel := context.WithCancel(m.svc.Context())
 	done := make(chan struct{})
 	run := &pollerRun{m: m, settings: m.settings, shards: map[string]*shardRun{}, interval: m.svc.pollInterval()}
 	m.cancel, m.done, m.run = cancel, done, run
 	m.mu.Unlock()
-	m.svc.wg.Add(1)
-	go func() {
-		defer m.svc.wg.Done()
+	m.svc.Go(func() {
 		defer close(done)
 		run.loop(ctx)
-	}()
+	})
 }
 
 func (m *mapping) stopPoller() {
