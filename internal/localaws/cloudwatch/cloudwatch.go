@@ -24,6 +24,7 @@ import (
 
 // Service is CloudWatch (alarms).
 type Service struct {
+	*awsapi.Lifecycle
 	env    *awsapi.Env
 	ops    awsapi.Operations
 	shapes awsapi.Shapes
@@ -46,8 +47,9 @@ type doc = map[string]any
 
 // New returns an empty CloudWatch.
 func New(env *awsapi.Env) *Service {
-	s := &Service{env: env, alarms: map[string]*alarm{}}
+	s := &Service{Lifecycle: awsapi.NewLifecycle(), env: env, alarms: map[string]*alarm{}}
 	s.ops = s.operations()
+	s.Lists(s.mu.RLocker(), s.inventory)
 	s.shapes = s.ops.Shapes()
 	return s
 }
@@ -59,15 +61,11 @@ func (s *Service) Spec() awsapi.Spec {
 		Protocols: []awsapi.Protocol{awsapi.RPCv2CBOR, awsapi.Query}, Shapes: s.shapes}
 }
 
-// Inventory lists the alarm ARNs.
-func (s *Service) Inventory() []string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]string, 0, len(s.alarms))
+// inventory lists the alarm ARNs.
+func (s *Service) inventory(add func(string)) {
 	for _, a := range s.alarms {
-		out = append(out, a.arn)
+		add(a.arn)
 	}
-	return out
 }
 
 // Errors as CloudWatch returns them (awsQuery-compatible codes).

@@ -2,7 +2,6 @@ package dynamodb
 
 import (
 	"context"
-	"sort"
 	"sync"
 	"time"
 
@@ -46,8 +45,8 @@ type Service struct {
 	streams *Streams
 	stop    chan struct{}
 	done    chan struct{}
-	closed  sync.Once
 	ops     awsapi.Operations
+	*awsapi.Lifecycle
 }
 
 // New returns the DynamoDB service. Streams returns the DynamoDB Streams
@@ -71,7 +70,14 @@ func New(env *awsapi.Env, opts Options) *Service {
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
+	s.Lifecycle = awsapi.NewLifecycle()
 	s.ops = s.operations()
+	s.Lists(nil, s.inventory)
+	// Closing stops the TTL sweeper and the stream trimmer.
+	s.OnStop(func() {
+		close(s.stop)
+		<-s.done
+	})
 	go s.background()
 	return s
 }
@@ -99,29 +105,17 @@ func (s *Service) StreamsAPI() awsapi.Service {
 	return a
 }
 
-// Inventory implements awsapi.Inventory: table ARNs and readable stream
-// ARNs.
-func (s *Service) Inventory() []string {
+// inventory lists table ARNs and readable stream ARNs; the stream store
+// has its own lock.
+func (s *Service) inventory(add func(string)) {
 	s.mu.Lock()
-	var out []string
 	for _, t := range s.tables {
-		out = append(out, t.arn)
+		add(t.arn)
 	}
 	s.mu.Unlock()
 	for _, st := range s.streams.List("") {
-		out = append(out, st.StreamArn)
+		add(st.StreamArn)
 	}
-	sort.Strings(out)
-	return out
-}
-
-// Close stops the TTL sweeper and the stream trimmer.
-func (s *Service) Close() error {
-	s.closed.Do(func() {
-		close(s.stop)
-		<-s.done
-	})
-	return nil
 }
 
 func (s *Service) background() {

@@ -57,6 +57,7 @@ type Deps struct {
 
 // Service is the EventBridge service.
 type Service struct {
+	*awsapi.Lifecycle
 	env  *awsapi.Env
 	deps Deps
 
@@ -107,7 +108,9 @@ type RuleMetrics struct {
 
 // New returns an EventBridge service with the default bus.
 func New(env *awsapi.Env, deps Deps) *Service {
-	s := &Service{env: env, deps: deps, buses: map[string]*bus{}, metrics: map[string]*RuleMetrics{}, bg: awsapi.NewBackground()}
+	lc := awsapi.NewLifecycle()
+	s := &Service{Lifecycle: lc, env: env, deps: deps, buses: map[string]*bus{}, metrics: map[string]*RuleMetrics{}, bg: lc.Background}
+	s.Lists(&s.mu, s.inventory)
 	s.buses[DefaultBus] = &bus{name: DefaultBus, arn: env.ARN("events", "event-bus/default"), created: env.Time(),
 		tags: map[string]string{}, rules: map[string]*rule{}}
 	s.ops = s.operations()
@@ -119,23 +122,16 @@ func (s *Service) Spec() awsapi.Spec {
 	return awsapi.Spec{Name: "events", Protocol: awsapi.JSON11, TargetPrefix: "AWSEvents", SigningName: "events"}
 }
 
-// Close stops deliveries in flight.
-func (s *Service) Close() error { return s.bg.Close() }
-
-// Inventory implements awsapi.Inventory: custom buses and rules.
-func (s *Service) Inventory() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
+// inventory lists custom buses and rules.
+func (s *Service) inventory(add func(string)) {
 	for _, b := range s.buses {
 		if b.name != DefaultBus {
-			out = append(out, b.arn)
+			add(b.arn)
 		}
 		for _, r := range b.rules {
-			out = append(out, r.arn)
+			add(r.arn)
 		}
 	}
-	return out
 }
 
 // RegisterControl adds GET /_localaws/events/metrics.

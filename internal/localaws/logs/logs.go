@@ -20,6 +20,7 @@ import (
 
 // Service is CloudWatch Logs.
 type Service struct {
+	*awsapi.Lifecycle
 	env *awsapi.Env
 	ops awsapi.Operations
 
@@ -52,8 +53,9 @@ type event struct {
 
 // New returns an empty CloudWatch Logs.
 func New(env *awsapi.Env) *Service {
-	s := &Service{env: env, groups: map[string]*group{}}
+	s := &Service{Lifecycle: awsapi.NewLifecycle(), env: env, groups: map[string]*group{}}
 	s.ops = s.operations()
+	s.Lists(s.mu.RLocker(), s.inventory)
 	return s
 }
 
@@ -62,15 +64,11 @@ func (s *Service) Spec() awsapi.Spec {
 	return awsapi.Spec{Name: "logs", Protocol: awsapi.JSON11, TargetPrefix: "Logs_20140328", SigningName: "logs"}
 }
 
-// Inventory lists the log group ARNs.
-func (s *Service) Inventory() []string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]string, 0, len(s.groups))
+// inventory lists the log group ARNs.
+func (s *Service) inventory(add func(string)) {
 	for name := range s.groups {
-		out = append(out, s.groupArn(name))
+		add(s.groupArn(name))
 	}
-	return out
 }
 
 func (s *Service) nowMillis() int64 { return s.env.Time().UnixMilli() }

@@ -74,6 +74,7 @@ type Metrics struct {
 
 // Service is the SNS service.
 type Service struct {
+	*awsapi.Lifecycle
 	env  *awsapi.Env
 	deps Deps
 
@@ -100,9 +101,11 @@ type subscription struct {
 
 // New returns an empty SNS service.
 func New(env *awsapi.Env, deps Deps) *Service {
-	s := &Service{env: env, deps: deps, topics: map[string]*topic{}, subs: map[string]*subscription{},
-		metrics: map[string]*Metrics{}, bg: awsapi.NewBackground()}
+	lc := awsapi.NewLifecycle()
+	s := &Service{Lifecycle: lc, env: env, deps: deps, topics: map[string]*topic{}, subs: map[string]*subscription{},
+		metrics: map[string]*Metrics{}, bg: lc.Background}
 	s.ops = s.operations()
+	s.Lists(&s.mu, s.inventory)
 	return s
 }
 
@@ -111,21 +114,14 @@ func (s *Service) Spec() awsapi.Spec {
 	return awsapi.Spec{Name: "sns", Protocol: awsapi.Query, SigningName: "sns", XMLNamespace: "http://sns.amazonaws.com/doc/2010-03-31/"}
 }
 
-// Close stops deliveries in flight.
-func (s *Service) Close() error { return s.bg.Close() }
-
-// Inventory implements awsapi.Inventory: topics and subscriptions.
-func (s *Service) Inventory() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
+// inventory lists topics and subscriptions.
+func (s *Service) inventory(add func(string)) {
 	for a := range s.topics {
-		out = append(out, a)
+		add(a)
 	}
 	for a := range s.subs {
-		out = append(out, a)
+		add(a)
 	}
-	return out
 }
 
 // RegisterControl adds GET /_localaws/sns/metrics.

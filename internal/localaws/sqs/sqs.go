@@ -52,6 +52,7 @@ const (
 
 // Service is the SQS service.
 type Service struct {
+	*awsapi.Lifecycle
 	env *awsapi.Env
 
 	// DeletedRecentlyWindow is how long a deleted queue's name stays
@@ -67,8 +68,7 @@ type Service struct {
 	mu      sync.Mutex
 	queues  map[string]*queue // by name
 	deleted map[string]time.Time
-	closed  chan struct{}
-	once    sync.Once
+	closed  chan struct{} // closed by Close: long polls return at once
 }
 
 type queue struct {
@@ -116,8 +116,11 @@ func New(env *awsapi.Env) *Service {
 		deleted:               map[string]time.Time{},
 		closed:                make(chan struct{}),
 	}
+	s.Lifecycle = awsapi.NewLifecycle()
 	s.ops = s.operations()
 	s.shapes = s.ops.Shapes()
+	s.Lists(&s.mu, s.inventory)
+	s.OnStop(func() { close(s.closed) })
 	return s
 }
 
@@ -135,21 +138,11 @@ func (s *Service) Spec() awsapi.Spec {
 	}
 }
 
-// Close wakes long polls so they return at once.
-func (s *Service) Close() error {
-	s.once.Do(func() { close(s.closed) })
-	return nil
-}
-
-// Inventory implements awsapi.Inventory: the queue ARNs.
-func (s *Service) Inventory() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.queues))
+// inventory lists the queue ARNs.
+func (s *Service) inventory(add func(string)) {
 	for _, q := range s.queues {
-		out = append(out, q.arn)
+		add(q.arn)
 	}
-	return out
 }
 
 // Errors, with the awsQuery codes the SDK maps through x-amzn-query-error.
