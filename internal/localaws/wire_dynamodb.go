@@ -21,10 +21,6 @@ func init() {
 // DynamoDB returns the stack's DynamoDB service (its Streams method is the
 // in-process stream API), or nil when disabled.
 func (s *Stack) DynamoDB() *dynamodb.Service {
-	svc, ok := s.Service("dynamodb")
-	if !ok {
-		return nil
-	}
-	d, _ := svc.(*dynamodb.Service)
+	d, _ := lookupService[*dynamodb.Service](s, "dynamodb")
 	return d
 }

@@ -25,28 +25,8 @@ func init() {
 				}
 				return MappingStreams(d.Streams()), nil
 			},
-			Functions: func() (esm.Functions, error) {
-				l, ok := s.Service("lambda")
-				if !ok {
-					return nil, errors.New("event source mappings: the lambda service is not running")
-				}
-				f, ok := l.(esm.Functions)
-				if !ok {
-					return nil, fmt.Errorf("event source mappings: the lambda service (%T) has no InvokeSync/FunctionInfo", l)
-				}
-				return f, nil
-			},
-			Queues: func() (esm.Queues, error) {
-				q, ok := s.Service("sqs")
-				if !ok {
-					return nil, errors.New("event source mappings: the sqs service is not running")
-				}
-				d, ok := q.(esm.Queues)
-				if !ok {
-					return nil, fmt.Errorf("event source mappings: the sqs service (%T) has no Deliver", q)
-				}
-				return d, nil
-			},
+			Functions: func() (esm.Functions, error) { return lookupService[esm.Functions](s, "lambda") },
+			Queues:    func() (esm.Queues, error) { return lookupService[esm.Queues](s, "sqs") },
 			Compile: func(pattern string) (esm.Matcher, error) {
 				return eventpattern.Compile(pattern)
 			},
@@ -69,11 +49,7 @@ func init() {
 // EventSourceMappings returns the stack's event source mapping service, or
 // nil when disabled.
 func (s *Stack) EventSourceMappings() *esm.Service {
-	svc, ok := s.Service("lambda-esm")
-	if !ok {
-		return nil
-	}
-	e, _ := svc.(*esm.Service)
+	e, _ := lookupService[*esm.Service](s, "lambda-esm")
 	return e
 }
 

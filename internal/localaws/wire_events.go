@@ -31,3 +31,19 @@ func lookupService[T any](s *Stack, name string) (T, error) {
 	}
 	return t, nil
 }
+
+// optionalService is lookupService for a service the caller can do
+// without: the zero T when the service is not running, and an error in the
+// stack's log when it runs without providing T.
+func optionalService[T any](s *Stack, name string) T {
+	var zero T
+	svc, ok := s.Service(name)
+	if !ok {
+		return zero
+	}
+	t, ok := svc.(T)
+	if !ok {
+		s.Env().Logger.Error("the service does not provide what another needs", "service", name, "needs", fmt.Sprintf("%T", (*T)(nil)))
+	}
+	return t
+}

@@ -12,13 +12,7 @@ func init() {
 				return lookupService[scheduler.FunctionInvoker](s, "lambda")
 			},
 			Queues: func() (scheduler.QueueSink, error) { return lookupService[scheduler.QueueSink](s, "sqs") },
-			Roles: func() scheduler.RoleChecker {
-				rc, err := lookupService[scheduler.RoleChecker](s, "iam")
-				if err != nil {
-					return nil
-				}
-				return rc
-			},
+			Roles: func() scheduler.RoleChecker { return optionalService[scheduler.RoleChecker](s, "iam") },
 		}, scheduler.Options{})}, nil
 	})
 }
@@ -26,10 +20,6 @@ func init() {
 // Scheduler returns the stack's EventBridge Scheduler service, or nil when
 // disabled.
 func (s *Stack) Scheduler() *scheduler.Service {
-	svc, ok := s.Service(scheduler.ServiceName)
-	if !ok {
-		return nil
-	}
-	sc, _ := svc.(*scheduler.Service)
+	sc, _ := lookupService[*scheduler.Service](s, scheduler.ServiceName)
 	return sc
 }

@@ -37,6 +37,18 @@ func (b *Background) Go(fn func()) {
 	}()
 }
 
+// Sleep waits for d, or until ctx is done; it reports whether d passed.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // Close cancels the context and waits up to CloseGrace for the work in
 // flight to return. It implements Closer.
 func (b *Background) Close() error {

@@ -25,6 +25,11 @@ type Lifecycle struct {
 	err     error
 }
 
+var _ interface {
+	Inventory
+	Closer
+} = (*Lifecycle)(nil)
+
 // NewLifecycle returns a Lifecycle with a live Background, listing nothing.
 func NewLifecycle() *Lifecycle { return &Lifecycle{Background: NewBackground()} }
 

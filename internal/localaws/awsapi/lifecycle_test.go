@@ -54,3 +54,20 @@ type lockFunc func(locked bool)
 
 func (f lockFunc) Lock()   { f(true) }
 func (f lockFunc) Unlock() { f(false) }
+
+func TestCounters(t *testing.T) {
+	t.Parallel()
+	type metrics struct{ Sent, Failed int }
+	var c Counters[metrics]
+	c.Count("arn:a", func(m *metrics) { m.Sent++ })
+	c.Count("arn:a", func(m *metrics) { m.Failed++ })
+	c.Count("arn:b", func(*metrics) {})
+	snap := c.Snapshot()
+	if len(snap) != 2 || snap["arn:a"] != (metrics{1, 1}) || snap["arn:b"] != (metrics{}) {
+		t.Fatalf("Snapshot = %v", snap)
+	}
+	c.Count("arn:a", func(m *metrics) { m.Sent++ })
+	if snap["arn:a"].Sent != 1 {
+		t.Fatal("a snapshot changes with the counters")
+	}
+}

@@ -275,14 +275,8 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	req.Principal = p
 
 	if latency, ferr := r.env.Faults.Request(spec.Name, op); latency > 0 || ferr != nil {
-		if latency > 0 {
-			t := time.NewTimer(latency)
-			select {
-			case <-t.C:
-			case <-hr.Context().Done():
-				t.Stop()
-				return
-			}
+		if latency > 0 && !Sleep(hr.Context(), latency) {
+			return
 		}
 		if ferr != nil {
 			WriteError(sw, spec, req.RequestID, ferr)

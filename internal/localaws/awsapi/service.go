@@ -3,7 +3,7 @@ package awsapi
 import (
 	"log/slog"
 	"net/http"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -142,8 +142,7 @@ type Env struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 
-	mu         sync.RWMutex
-	authorizer Authorizer
+	authorizer atomic.Pointer[Authorizer]
 }
 
 // NewEnv returns an Env with defaults for empty fields.
@@ -165,16 +164,15 @@ func NewEnv(region, accountID string, logger *slog.Logger) *Env {
 // SetAuthorizer installs the authorizer (the IAM service) consulted by
 // Request.Authorize. nil allows everything.
 func (e *Env) SetAuthorizer(a Authorizer) {
-	e.mu.Lock()
-	e.authorizer = a
-	e.mu.Unlock()
+	e.authorizer.Store(&a)
 }
 
 // Authorizer returns the installed authorizer, or nil.
 func (e *Env) Authorizer() Authorizer {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.authorizer
+	if a := e.authorizer.Load(); a != nil {
+		return *a
+	}
+	return nil
 }
 
 // Time returns the current time of the stack's clock.

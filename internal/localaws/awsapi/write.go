@@ -33,11 +33,7 @@ func WriteResult(w http.ResponseWriter, spec Spec, req *Request, v any) {
 			WriteError(w, spec, req.RequestID, InternalFailure("encoding response: %v", err))
 			return
 		}
-		h := w.Header()
-		h.Set("Content-Type", "application/cbor")
-		h.Set("Smithy-Protocol", "rpc-v2-cbor")
-		h.Set("x-amzn-RequestId", req.RequestID)
-		writeBody(w, spec, http.StatusOK, body)
+		writeCBOR(w, spec, req.RequestID, body)
 	default:
 		body, err := jsonBody(v)
 		if err != nil {
@@ -66,15 +62,19 @@ func writeTranscoded(w http.ResponseWriter, spec Spec, req *Request, v any) {
 		writeXMLShape(&buf, tree, out)
 		writeQueryResult(w, spec, req.Operation, req.RequestID, buf.Bytes())
 	case RPCv2CBOR:
-		body := cbor.Encode(toCBORShape(tree, out))
-		h := w.Header()
-		h.Set("Content-Type", "application/cbor")
-		h.Set("Smithy-Protocol", "rpc-v2-cbor")
-		h.Set("x-amzn-RequestId", req.RequestID)
-		writeBody(w, spec, http.StatusOK, body)
+		writeCBOR(w, spec, req.RequestID, cbor.Encode(toCBORShape(tree, out)))
 	default:
 		WriteError(w, spec, req.RequestID, InternalFailure("no transcoding to %s", spec.Protocol))
 	}
+}
+
+// writeCBOR writes a successful rpcv2Cbor response.
+func writeCBOR(w http.ResponseWriter, spec Spec, requestID string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/cbor")
+	h.Set("Smithy-Protocol", "rpc-v2-cbor")
+	h.Set("x-amzn-RequestId", requestID)
+	writeBody(w, spec, http.StatusOK, body)
 }
 
 // WriteError writes an error in the service's wire shape.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -418,19 +419,41 @@ func (s *Service) roleARN(path, name string) string {
 	return s.env.GlobalARN("iam", "role"+path+name)
 }
 
-func (s *Service) createRole(req *awsapi.Request, f url.Values) (any, error) {
-	name, path, doc := f.Get("RoleName"), f.Get("Path"), f.Get("AssumeRolePolicyDocument")
+// entityKind is what tells a role from a managed policy when one is
+// created: the parameters naming it and its document, the name's rules and
+// whether the document is a trust policy.
+type entityKind struct {
+	nameParam, nameField string
+	nameRE               *regexp.Regexp
+	maxName              int
+	docParam             string
+	trust                bool
+}
+
+var (
+	roleKind   = entityKind{"RoleName", "roleName", roleNameRE, 64, "AssumeRolePolicyDocument", true}
+	policyKind = entityKind{"PolicyName", "policyName", policyNameRE, 128, "PolicyDocument", false}
+)
+
+// newEntity reads and checks, in IAM's order, the name, path ("/" by
+// default) and policy document of a role or managed policy to create.
+func newEntity(f url.Values, k entityKind) (name, path, doc string, err *awsapi.Error) {
+	name, path, doc = f.Get(k.nameParam), f.Get("Path"), f.Get(k.docParam)
 	if path == "" {
 		path = "/"
 	}
-	if err := checkName("roleName", name, roleNameRE, 64); err != nil {
-		return nil, err
+	if err = checkName(k.nameField, name, k.nameRE, k.maxName); err == nil {
+		if err = checkPath(path); err == nil {
+			err = checkDocument(doc, k.trust)
+		}
 	}
-	if err := checkPath(path); err != nil {
-		return nil, err
-	}
-	if err := checkDocument(doc, true); err != nil {
-		return nil, err
+	return name, path, doc, err
+}
+
+func (s *Service) createRole(req *awsapi.Request, f url.Values) (any, error) {
+	name, path, doc, verr := newEntity(f, roleKind)
+	if verr != nil {
+		return nil, verr
 	}
 	if err := checkDescription(f); err != nil {
 		return nil, err
@@ -506,18 +529,9 @@ func (s *Service) listRoles(req *awsapi.Request, f url.Values) (any, error) {
 }
 
 func (s *Service) createPolicy(req *awsapi.Request, f url.Values) (any, error) {
-	name, path, doc := f.Get("PolicyName"), f.Get("Path"), f.Get("PolicyDocument")
-	if path == "" {
-		path = "/"
-	}
-	if err := checkName("policyName", name, policyNameRE, 128); err != nil {
-		return nil, err
-	}
-	if err := checkPath(path); err != nil {
-		return nil, err
-	}
-	if err := checkDocument(doc, false); err != nil {
-		return nil, err
+	name, path, doc, verr := newEntity(f, policyKind)
+	if verr != nil {
+		return nil, verr
 	}
 	tags := tagsFrom(f, "Tags")
 	if err := checkTags(tags); err != nil {

@@ -548,12 +548,7 @@ func (s *Service) createFunction(req *awsapi.Request, in *createFunctionInput) (
 // closes).
 func (s *Service) after(fn func()) {
 	s.Go(func() {
-		t := time.NewTimer(s.opts.StateDelay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-s.Context().Done():
-		}
+		awsapi.Sleep(s.Context(), s.opts.StateDelay)
 		fn()
 	})
 }

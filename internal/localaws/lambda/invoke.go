@@ -208,11 +208,7 @@ func (s *Service) runAsync(arn string, payload []byte) {
 			s.env.Logger.Info("lambda: asynchronous invocation expired", "function", arn)
 			return
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-s.Context().Done():
-			t.Stop()
+		if !awsapi.Sleep(s.Context(), wait) {
 			return
 		}
 	}

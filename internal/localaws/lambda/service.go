@@ -19,10 +19,13 @@
 package lambda
 
 import (
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -108,19 +111,18 @@ type Service struct {
 	opts   Options
 	dir    string
 	routes *awsapi.Routes
+	esm    atomic.Pointer[EventSourceMappings]
 
 	mu        sync.Mutex
 	functions map[string]*function
-	esm       EventSourceMappings
 	closed    bool
 }
 
+// The embedded Lifecycle makes it an awsapi.Inventory and awsapi.Closer.
 var (
 	_ awsapi.Service           = (*Service)(nil)
 	_ awsapi.OperationResolver = (*Service)(nil)
-	_ awsapi.Inventory         = (*Service)(nil)
 	_ awsapi.ControlRegistrar  = (*Service)(nil)
-	_ awsapi.Closer            = (*Service)(nil)
 )
 
 // New returns the service.
@@ -152,16 +154,13 @@ func (s *Service) Spec() awsapi.Spec {
 
 // SetEventSourceMappings installs the delegate that serves every request
 // whose path starts with /2015-03-31/event-source-mappings.
-func (s *Service) SetEventSourceMappings(h EventSourceMappings) {
-	s.mu.Lock()
-	s.esm = h
-	s.mu.Unlock()
-}
+func (s *Service) SetEventSourceMappings(h EventSourceMappings) { s.esm.Store(&h) }
 
 func (s *Service) eventSourceMappings() EventSourceMappings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.esm
+	if h := s.esm.Load(); h != nil {
+		return *h
+	}
+	return nil
 }
 
 const esmPrefix = "/2015-03-31/event-source-mappings"
@@ -230,10 +229,7 @@ func (s *Service) inventory(add func(string)) {
 func (s *Service) stopFunctions() {
 	s.mu.Lock()
 	s.closed = true
-	fns := make([]*function, 0, len(s.functions))
-	for _, f := range s.functions {
-		fns = append(fns, f)
-	}
+	fns := slices.Collect(maps.Values(s.functions))
 	s.mu.Unlock()
 	for _, f := range fns {
 		f.pool.shutdown()

@@ -39,26 +39,9 @@ type FireResult struct {
 }
 
 // Metrics returns the counters by schedule ARN.
-func (s *Service) Metrics() map[string]Metrics {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[string]Metrics, len(s.metrics))
-	for k, v := range s.metrics {
-		out[k] = *v
-	}
-	return out
-}
+func (s *Service) Metrics() map[string]Metrics { return s.metrics.Snapshot() }
 
-func (s *Service) count(arn string, fn func(m *Metrics)) {
-	s.mu.Lock()
-	m := s.metrics[arn]
-	if m == nil {
-		m = &Metrics{}
-		s.metrics[arn] = m
-	}
-	fn(m)
-	s.mu.Unlock()
-}
+func (s *Service) count(arn string, fn func(m *Metrics)) { s.metrics.Count(arn, fn) }
 
 // RegisterControl adds POST /_localaws/schedules/fire and
 // GET /_localaws/schedules/metrics.
@@ -240,12 +223,8 @@ func (s *Service) retry(p plan, execID string, scheduled time.Time, last *awsapi
 			condition = "MaximumEventAgeInSeconds"
 			break
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-s.Context().Done():
-			t.Stop()
+		if !awsapi.Sleep(s.Context(), delay) {
 			return
-		case <-t.C:
 		}
 		retries++
 		err := s.attempt(p, execID, scheduled, retries+1)

@@ -114,18 +114,17 @@ type Service struct {
 
 	mu      sync.Mutex
 	groups  map[string]*group
-	metrics map[string]*Metrics // by schedule ARN
+	metrics awsapi.Counters[Metrics] // by schedule ARN
 	// deleteTokens remembers the ClientToken of deletions, so a repeated
 	// DeleteSchedule succeeds.
 	deleteTokens map[string]string
 }
 
+// The embedded Lifecycle makes it an awsapi.Inventory and awsapi.Closer.
 var (
 	_ awsapi.Service           = (*Service)(nil)
 	_ awsapi.OperationResolver = (*Service)(nil)
-	_ awsapi.Inventory         = (*Service)(nil)
 	_ awsapi.ControlRegistrar  = (*Service)(nil)
-	_ awsapi.Closer            = (*Service)(nil)
 )
 
 type group struct {
@@ -199,7 +198,7 @@ func New(env *awsapi.Env, deps Deps, opts Options) *Service {
 		opts.RetryMaxDelay = 30 * time.Second
 	}
 	s := &Service{Lifecycle: awsapi.NewLifecycle(), env: env, deps: deps, opts: opts, groups: map[string]*group{},
-		metrics: map[string]*Metrics{}, deleteTokens: map[string]string{}}
+		deleteTokens: map[string]string{}}
 	s.Routes = awsapi.NewRoutes(s.operations())
 	s.Lists(&s.mu, s.inventory)
 	s.OnStop(s.stopRunners)
@@ -499,9 +498,7 @@ func (s *Service) createSchedule(req *awsapi.Request, in *scheduleInput) (any, e
 	now := s.env.Time()
 	sc := &schedule{name: name, group: gname, arn: arn, cfg: cfg, created: now, modified: now, createToken: in.ClientToken}
 	g.schedules[name] = sc
-	if _, ok := s.metrics[arn]; !ok {
-		s.metrics[arn] = &Metrics{}
-	}
+	s.count(arn, func(*Metrics) {}) // listed from its creation on
 	s.startLocked(sc)
 	return map[string]string{"ScheduleArn": arn}, nil
 }

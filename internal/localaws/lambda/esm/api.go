@@ -3,7 +3,9 @@ package esm
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,10 +149,7 @@ func (s *Service) inventory(add func(string)) {
 func (s *Service) stopPollers() {
 	s.mu.Lock()
 	s.closed = true
-	ms := make([]*mapping, 0, len(s.mappings))
-	for _, m := range s.mappings {
-		ms = append(ms, m)
-	}
+	ms := slices.Collect(maps.Values(s.mappings))
 	s.mu.Unlock()
 	for _, m := range ms {
 		m.stopPoller()
