@@ -12,7 +12,7 @@ func init() {
 				return lookupService[scheduler.FunctionInvoker](s, "lambda")
 			},
 			Queues: func() (scheduler.QueueSink, error) { return lookupService[scheduler.QueueSink](s, "sqs") },
-			Roles: func() scheduler.RoleChecker { return optionalService[scheduler.RoleChecker](s, "iam") },
+			Roles:  func() scheduler.RoleChecker { return optionalService[scheduler.RoleChecker](s, "iam") },
 		}, scheduler.Options{})}, nil
 	})
 }

@@ -693,15 +693,50 @@ func (s *Service) finishUpdate(f *function) {
 	})
 }
 
-func (s *Service) updateFunctionConfiguration(req *awsapi.Request, in *updateFunctionConfigurationInput) (any, error) {
+// toUpdate finds the function an update names, authorises action on it
+// and returns it with a copy of its configuration, which the update
+// changes outside the lock before commitUpdate.
+func (s *Service) toUpdate(req *awsapi.Request, action string) (*function, config, error) {
 	s.mu.Lock()
-	f, err := s.authorizedLocked(req, "lambda:UpdateFunctionConfiguration", unqualified)
+	defer s.mu.Unlock()
+	f, err := s.authorizedLocked(req, action, unqualified)
 	if err != nil {
-		s.mu.Unlock()
+		return nil, config{}, err
+	}
+	return f, f.cfg, nil
+}
+
+// commitUpdate applies an update to f under the lock, when f still exists
+// and no other update is in progress, marks the update in progress and
+// retires the processes started with the former configuration.
+func (s *Service) commitUpdate(f *function, revisionID *string, apply func() error) (any, error) {
+	out, err := func() (any, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if f.deleted {
+			return nil, s.notFound(f.name)
+		}
+		if err := s.beginUpdateLocked(f, revisionID); err != nil {
+			return nil, err
+		}
+		if err := apply(); err != nil {
+			return nil, err
+		}
+		s.finishUpdate(f)
+		return s.configurationLocked(f), nil
+	}()
+	if err != nil {
 		return nil, err
 	}
-	cfg := f.cfg
-	s.mu.Unlock()
+	f.pool.retire()
+	return out, nil
+}
+
+func (s *Service) updateFunctionConfiguration(req *awsapi.Request, in *updateFunctionConfigurationInput) (any, error) {
+	f, cfg, err := s.toUpdate(req, "lambda:UpdateFunctionConfiguration")
+	if err != nil {
+		return nil, err
+	}
 
 	if in.Runtime != nil {
 		if err := validateRuntime(*in.Runtime); err != nil {
@@ -750,34 +785,19 @@ func (s *Service) updateFunctionConfiguration(req *awsapi.Request, in *updateFun
 		return nil, err
 	}
 	cfg.controls = ctl
-
-	s.mu.Lock()
-	if f.deleted {
-		s.mu.Unlock()
-		return nil, s.notFound(f.name)
-	}
-	if err := s.beginUpdateLocked(f, in.RevisionID); err != nil {
-		s.mu.Unlock()
-		return nil, err
-	}
-	cfg.CodeDir, cfg.Zip = f.cfg.CodeDir, f.cfg.Zip
-	f.cfg = cfg
-	s.finishUpdate(f)
-	out := s.configurationLocked(f)
-	s.mu.Unlock()
-	f.pool.retire()
-	return out, nil
+	return s.commitUpdate(f, in.RevisionID, func() error {
+		cfg.CodeDir, cfg.Zip = f.cfg.CodeDir, f.cfg.Zip
+		f.cfg = cfg
+		return nil
+	})
 }
 
 func (s *Service) updateFunctionCode(req *awsapi.Request, in *updateFunctionCodeInput) (any, error) {
-	s.mu.Lock()
-	f, err := s.authorizedLocked(req, "lambda:UpdateFunctionCode", unqualified)
+	f, cfg, err := s.toUpdate(req, "lambda:UpdateFunctionCode")
 	if err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
-	arch := f.cfg.Arch
-	s.mu.Unlock()
+	arch := cfg.Arch
 	if in.ImageURI != nil || in.S3Bucket != nil {
 		return nil, invalidParameter("Only ZipFile code is supported by the local stack")
 	}
@@ -804,30 +824,24 @@ func (s *Service) updateFunctionCode(req *awsapi.Request, in *updateFunctionCode
 		return out, nil
 	}
 
-	s.mu.Lock()
-	if f.deleted {
-		s.mu.Unlock()
-		return nil, s.notFound(f.name)
-	}
-	if err := s.beginUpdateLocked(f, in.RevisionID); err != nil {
-		s.mu.Unlock()
+	var old string
+	out, err := s.commitUpdate(f, in.RevisionID, func() error {
+		f.codeSeq++
+		dir := filepath.Join(s.dir, fmt.Sprintf("%s-%d-%s", f.name, f.codeSeq, awsapi.NewUUID()[:8]))
+		if err := extract(in.ZipFile, dir); err != nil {
+			_ = os.RemoveAll(dir)
+			return err
+		}
+		old = f.cfg.CodeDir
+		f.cfg.CodeDir, f.cfg.Zip = dir, in.ZipFile
+		f.cfg.CodeSha256, f.cfg.CodeSize, f.cfg.Arch = codeSha256(in.ZipFile), int64(len(in.ZipFile)), arch
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	f.codeSeq++
-	dir := filepath.Join(s.dir, fmt.Sprintf("%s-%d-%s", f.name, f.codeSeq, awsapi.NewUUID()[:8]))
-	if err := extract(in.ZipFile, dir); err != nil {
-		s.mu.Unlock()
-		_ = os.RemoveAll(dir)
-		return nil, err
-	}
-	old := f.cfg.CodeDir
-	f.cfg.CodeDir, f.cfg.Zip = dir, in.ZipFile
-	f.cfg.CodeSha256, f.cfg.CodeSize, f.cfg.Arch = codeSha256(in.ZipFile), int64(len(in.ZipFile)), arch
-	s.finishUpdate(f)
-	out := s.configurationLocked(f)
-	s.mu.Unlock()
-	f.pool.retire()
-	// Running processes keep their executable open; new ones use dir.
+	// Running processes keep their executable open; new ones use the new
+	// directory.
 	_ = os.RemoveAll(old)
 	return out, nil
 }

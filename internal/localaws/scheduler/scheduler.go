@@ -651,12 +651,28 @@ func page(keys []string, token string, limit int) ([]string, string, error) {
 	return keys, "", nil
 }
 
-func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
-	if err := req.Authorize("scheduler:ListSchedules", "*"); err != nil {
-		return nil, err
+// listing authorises a list operation and reads its query and page size.
+func listing(req *awsapi.Request, action string) (url.Values, int, error) {
+	if err := req.Authorize(action, "*"); err != nil {
+		return nil, 0, err
 	}
 	q := req.Query()
 	limit, err := maxResults(q)
+	return q, limit, err
+}
+
+// listed is a list operation's answer: the page under field, and NextToken
+// when there is more.
+func listed(field string, page any, next string) map[string]any {
+	out := map[string]any{field: page}
+	if next != "" {
+		out["NextToken"] = next
+	}
+	return out
+}
+
+func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
+	q, limit, err := listing(req, "scheduler:ListSchedules")
 	if err != nil {
 		return nil, err
 	}
@@ -695,11 +711,7 @@ func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
 			"Target": map[string]string{"Arn": sc.cfg.target.Arn},
 		})
 	}
-	out := map[string]any{"Schedules": list}
-	if next != "" {
-		out["NextToken"] = next
-	}
-	return out, nil
+	return listed("Schedules", list, next), nil
 }
 
 func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
@@ -794,11 +806,7 @@ func (s *Service) deleteGroupLocked(g *group) (any, error) {
 }
 
 func (s *Service) listGroups(req *awsapi.Request) (any, error) {
-	if err := req.Authorize("scheduler:ListScheduleGroups", "*"); err != nil {
-		return nil, err
-	}
-	q := req.Query()
-	limit, err := maxResults(q)
+	q, limit, err := listing(req, "scheduler:ListScheduleGroups")
 	if err != nil {
 		return nil, err
 	}
@@ -819,11 +827,7 @@ func (s *Service) listGroups(req *awsapi.Request) (any, error) {
 	for _, k := range keys {
 		list = append(list, groupSummary(s.groups[k]))
 	}
-	out := map[string]any{"ScheduleGroups": list}
-	if next != "" {
-		out["NextToken"] = next
-	}
-	return out, nil
+	return listed("ScheduleGroups", list, next), nil
 }
 
 // ---- tags (schedule groups only, as in AWS) ----
