@@ -238,34 +238,11 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	req.Body = body
 
-	switch {
-	case spec.Protocol == Query:
-		op = req.Form().Get("Action")
-	case op == "" && svc != nil:
-		if res, ok := svc.(OperationResolver); ok {
-			op = res.ResolveOperation(hr)
-		}
-	}
-	req.Operation = op
-	if svc == nil || op == "" {
-		WriteError(sw, spec, req.RequestID, unknownOperation(spec.Protocol, op))
+	if e := decode(svc, spec, req, op); e != nil {
+		WriteError(sw, spec, req.RequestID, e)
 		return
 	}
-	if req.Wire != req.Protocol {
-		shapes, ok := svc.Spec().Shapes[op]
-		if !ok {
-			WriteError(sw, spec, req.RequestID, unknownOperation(spec.Protocol, op))
-			return
-		}
-		var form url.Values
-		if req.Wire == Query {
-			form = req.Form()
-		}
-		if req.Body, err = transcodeRequest(req.Wire, req.Body, form, shapes.Input); err != nil {
-			WriteError(sw, spec, req.RequestID, AsError(err))
-			return
-		}
-	}
+	op = req.Operation
 
 	p, perr := r.env.Credentials.Resolve(akid)
 	if perr != nil {
@@ -290,6 +267,40 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	WriteResult(sw, spec, req, out)
+}
+
+// decode names the request's operation (op, when the route named it) and
+// turns its body into the form the service reads.
+func decode(svc Service, spec Spec, req *Request, op string) *Error {
+	switch {
+	case spec.Protocol == Query:
+		op = req.Form().Get("Action")
+	case op == "" && svc != nil:
+		if res, ok := svc.(OperationResolver); ok {
+			op = res.ResolveOperation(req.HTTP)
+		}
+	}
+	req.Operation = op
+	if svc == nil || op == "" {
+		return unknownOperation(spec.Protocol, op)
+	}
+	if req.Wire == req.Protocol {
+		return nil
+	}
+	shapes, ok := svc.Spec().Shapes[op]
+	if !ok {
+		return unknownOperation(spec.Protocol, op)
+	}
+	var form url.Values
+	if req.Wire == Query {
+		form = req.Form()
+	}
+	body, err := transcodeRequest(req.Wire, req.Body, form, shapes.Input)
+	if err != nil {
+		return AsError(err)
+	}
+	req.Body = body
+	return nil
 }
 
 func (r *Router) call(svc Service, req *Request) (out any, err error) {

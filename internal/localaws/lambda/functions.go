@@ -440,97 +440,14 @@ func (s *Service) createFunction(req *awsapi.Request, in *createFunctionInput) (
 	if err := req.Authorize("lambda:CreateFunction", arn); err != nil {
 		return nil, err
 	}
-	if in.PackageType == "Image" || (in.Code != nil && in.Code.ImageURI != nil) {
-		return nil, invalidParameter("Container image functions are not supported by the local stack")
-	}
-	if err := validateRuntime(in.Runtime); err != nil {
+	cfg, err := s.newConfig(in)
+	if err != nil {
 		return nil, err
 	}
-	if in.Code == nil || (len(in.Code.ZipFile) == 0 && in.Code.S3Bucket == nil) {
-		return nil, invalidParameter("Please provide a source for function code.")
-	}
-	if in.Code.S3Bucket != nil {
-		return nil, invalidParameter("Code from S3 is not supported by the local stack: upload ZipFile")
-	}
-	if len(in.Code.ZipFile) > maxZipBytes {
-		e := awsapi.NewError("RequestEntityTooLargeException", "Request must be smaller than %d bytes for the CreateFunction operation", maxZipBytes)
-		e.HTTPStatus = http.StatusRequestEntityTooLarge
-		return nil, e
-	}
-	arch, aerr := validateArch(in.Architectures)
-	if aerr != nil {
-		return nil, aerr
-	}
-	timeout, memory := defaultTimeout, defaultMemorySize
-	if in.Timeout != nil {
-		timeout = *in.Timeout
-	}
-	if in.MemorySize != nil {
-		memory = *in.MemorySize
-	}
-	if err := validateCommon(timeout, memory, in.Environment); err != nil {
+	f, out, err := s.addFunction(in, arn, cfg)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRole(in.Role); err != nil {
-		return nil, err
-	}
-	logGroup, logFormat := "/aws/lambda/"+in.FunctionName, "Text"
-	if in.LoggingConfig != nil {
-		if in.LoggingConfig.LogGroup != "" {
-			logGroup = in.LoggingConfig.LogGroup
-		}
-		if in.LoggingConfig.LogFormat != "" {
-			logFormat = in.LoggingConfig.LogFormat
-		}
-	}
-	ctl, cerr := controls{}.apply(in.controlsInput, in.LoggingConfig, logFormat)
-	if cerr != nil {
-		return nil, cerr
-	}
-	if err := s.checkControls(in.Role, ctl); err != nil {
-		return nil, err
-	}
-
-	s.mu.Lock()
-	if f, ok := s.functions[in.FunctionName]; ok && !f.deleted {
-		s.mu.Unlock()
-		return nil, awsapi.ResourceConflictException("Function already exist: %s", in.FunctionName)
-	}
-	if s.closed {
-		s.mu.Unlock()
-		return nil, awsapi.ServiceUnavailable("the stack is closing")
-	}
-	f := &function{name: in.FunctionName, arn: arn}
-	f.codeSeq = 1
-	dir := filepath.Join(s.dir, fmt.Sprintf("%s-%d-%s", in.FunctionName, f.codeSeq, awsapi.NewUUID()[:8]))
-	if err := extract(in.Code.ZipFile, dir); err != nil {
-		s.mu.Unlock()
-		_ = os.RemoveAll(dir)
-		return nil, err
-	}
-	f.cfg = config{
-		Runtime: in.Runtime, Role: in.Role, Handler: in.Handler, Description: in.Description,
-		Timeout: timeout, MemorySize: memory, Arch: arch, LogGroup: logGroup, LogFormat: logFormat,
-		CodeSha256: codeSha256(in.Code.ZipFile), CodeSize: int64(len(in.Code.ZipFile)),
-		CodeDir: dir, Zip: in.Code.ZipFile,
-	}
-	if in.Environment != nil {
-		f.cfg.HasEnv = true
-		f.cfg.Env = maps.Clone(in.Environment.Variables)
-	}
-	f.cfg.controls = ctl
-	f.tags = maps.Clone(in.Tags)
-	if f.tags == nil {
-		f.tags = map[string]string{}
-	}
-	f.state, f.stateReason, f.stateReasonCode = StatePending, "The function is being created.", "Creating"
-	f.revisionID = awsapi.NewUUID()
-	f.lastModified = s.env.Time()
-	f.pool = newPool(s, f)
-	s.functions[f.name] = f
-	out := s.configurationLocked(f)
-	s.mu.Unlock()
-
 	s.after(func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -542,6 +459,107 @@ func (s *Service) createFunction(req *awsapi.Request, in *createFunctionInput) (
 		f.revisionID = awsapi.NewUUID()
 	})
 	return jsonStatus(http.StatusCreated, out)
+}
+
+// newConfig checks a CreateFunction input, in Lambda's order, and returns
+// the configuration it asks for, its code not yet extracted.
+func (s *Service) newConfig(in *createFunctionInput) (config, error) {
+	if in.PackageType == "Image" || (in.Code != nil && in.Code.ImageURI != nil) {
+		return config{}, invalidParameter("Container image functions are not supported by the local stack")
+	}
+	if err := validateRuntime(in.Runtime); err != nil {
+		return config{}, err
+	}
+	if in.Code == nil || (len(in.Code.ZipFile) == 0 && in.Code.S3Bucket == nil) {
+		return config{}, invalidParameter("Please provide a source for function code.")
+	}
+	if in.Code.S3Bucket != nil {
+		return config{}, invalidParameter("Code from S3 is not supported by the local stack: upload ZipFile")
+	}
+	if len(in.Code.ZipFile) > maxZipBytes {
+		return config{}, zipTooLarge("CreateFunction")
+	}
+	arch, aerr := validateArch(in.Architectures)
+	if aerr != nil {
+		return config{}, aerr
+	}
+	cfg := config{Runtime: in.Runtime, Role: in.Role, Handler: in.Handler, Description: in.Description,
+		Timeout: defaultTimeout, MemorySize: defaultMemorySize, Arch: arch,
+		LogGroup: "/aws/lambda/" + in.FunctionName, LogFormat: "Text",
+		CodeSha256: codeSha256(in.Code.ZipFile), CodeSize: int64(len(in.Code.ZipFile)), Zip: in.Code.ZipFile}
+	if in.Timeout != nil {
+		cfg.Timeout = *in.Timeout
+	}
+	if in.MemorySize != nil {
+		cfg.MemorySize = *in.MemorySize
+	}
+	if err := validateCommon(cfg.Timeout, cfg.MemorySize, in.Environment); err != nil {
+		return config{}, err
+	}
+	if err := s.checkRole(in.Role); err != nil {
+		return config{}, err
+	}
+	cfg.setLogging(in.LoggingConfig)
+	ctl, cerr := controls{}.apply(in.controlsInput, in.LoggingConfig, cfg.LogFormat)
+	if cerr != nil {
+		return config{}, cerr
+	}
+	if err := s.checkControls(in.Role, ctl); err != nil {
+		return config{}, err
+	}
+	cfg.controls = ctl
+	if in.Environment != nil {
+		cfg.HasEnv = true
+		cfg.Env = maps.Clone(in.Environment.Variables)
+	}
+	return cfg, nil
+}
+
+// setLogging applies the log group and format of a LoggingConfig.
+func (c *config) setLogging(l *loggingConfig) {
+	if l == nil {
+		return
+	}
+	if l.LogGroup != "" {
+		c.LogGroup = l.LogGroup
+	}
+	if l.LogFormat != "" {
+		c.LogFormat = l.LogFormat
+	}
+}
+
+func zipTooLarge(op string) *awsapi.Error {
+	e := awsapi.NewError("RequestEntityTooLargeException", "Request must be smaller than %d bytes for the %s operation", maxZipBytes, op)
+	e.HTTPStatus = http.StatusRequestEntityTooLarge
+	return e
+}
+
+// addFunction extracts the code and adds the function, Pending.
+func (s *Service) addFunction(in *createFunctionInput, arn string, cfg config) (*function, functionConfiguration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.functions[in.FunctionName]; ok && !f.deleted {
+		return nil, functionConfiguration{}, awsapi.ResourceConflictException("Function already exist: %s", in.FunctionName)
+	}
+	if s.closed {
+		return nil, functionConfiguration{}, awsapi.ServiceUnavailable("the stack is closing")
+	}
+	f := &function{name: in.FunctionName, arn: arn, cfg: cfg, codeSeq: 1}
+	f.cfg.CodeDir = filepath.Join(s.dir, fmt.Sprintf("%s-%d-%s", in.FunctionName, f.codeSeq, awsapi.NewUUID()[:8]))
+	if err := extract(in.Code.ZipFile, f.cfg.CodeDir); err != nil {
+		_ = os.RemoveAll(f.cfg.CodeDir)
+		return nil, functionConfiguration{}, err
+	}
+	f.tags = maps.Clone(in.Tags)
+	if f.tags == nil {
+		f.tags = map[string]string{}
+	}
+	f.state, f.stateReason, f.stateReasonCode = StatePending, "The function is being created.", "Creating"
+	f.revisionID = awsapi.NewUUID()
+	f.lastModified = s.env.Time()
+	f.pool = newPool(s, f)
+	s.functions[f.name] = f
+	return f, s.configurationLocked(f), nil
 }
 
 // after runs fn once StateDelay has passed (or at once when the service
@@ -763,14 +781,7 @@ func (s *Service) updateFunctionConfiguration(req *awsapi.Request, in *updateFun
 		cfg.HasEnv = true
 		cfg.Env = maps.Clone(in.Environment.Variables)
 	}
-	if in.LoggingConfig != nil {
-		if in.LoggingConfig.LogGroup != "" {
-			cfg.LogGroup = in.LoggingConfig.LogGroup
-		}
-		if in.LoggingConfig.LogFormat != "" {
-			cfg.LogFormat = in.LoggingConfig.LogFormat
-		}
-	}
+	cfg.setLogging(in.LoggingConfig)
 	if in.Role != nil {
 		if err := s.checkRole(*in.Role); err != nil {
 			return nil, err
@@ -805,9 +816,7 @@ func (s *Service) updateFunctionCode(req *awsapi.Request, in *updateFunctionCode
 		return nil, invalidParameter("Please provide a source for function code.")
 	}
 	if len(in.ZipFile) > maxZipBytes {
-		e := awsapi.NewError("RequestEntityTooLargeException", "Request must be smaller than %d bytes for the UpdateFunctionCode operation", maxZipBytes)
-		e.HTTPStatus = http.StatusRequestEntityTooLarge
-		return nil, e
+		return nil, zipTooLarge("UpdateFunctionCode")
 	}
 	if len(in.Architectures) > 0 {
 		a, aerr := validateArch(in.Architectures)

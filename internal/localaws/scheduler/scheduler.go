@@ -338,9 +338,34 @@ func (s *Service) validate(req *awsapi.Request, in scheduleInput) (config, error
 	if c.parsed, err = parseExpression(c.expression, loc); err != nil {
 		return c, awsapi.ValidationException("%s", err.Error())
 	}
+	if err := c.setOptions(in); err != nil {
+		return c, err
+	}
+	if err := c.setWindow(*in.FlexibleTimeWindow); err != nil {
+		return c, err
+	}
+	if err := c.setTarget(*in.Target); err != nil {
+		return c, err
+	}
+	if err := req.Authorize("iam:PassRole", c.target.RoleArn); err != nil {
+		return c, err
+	}
+	if s.deps.Roles != nil {
+		if rc := s.deps.Roles(); rc != nil {
+			if err := rc.RoleAssumableBy(c.target.RoleArn, ServicePrincipal); err != nil {
+				return c, err
+			}
+		}
+	}
+	return c, nil
+}
+
+// setOptions sets the dates, state, action after completion, description
+// and key of a schedule.
+func (c *config) setOptions(in scheduleInput) error {
 	c.startDate, c.endDate = fromEpoch(in.StartDate), fromEpoch(in.EndDate)
 	if c.startDate != nil && c.endDate != nil && !c.endDate.After(*c.startDate) {
-		return c, awsapi.ValidationException("The EndDate you specify must be after the StartDate.")
+		return awsapi.ValidationException("The EndDate you specify must be after the StartDate.")
 	}
 	c.state = in.State
 	switch c.state {
@@ -348,7 +373,7 @@ func (s *Service) validate(req *awsapi.Request, in scheduleInput) (config, error
 		c.state = "ENABLED"
 	case "ENABLED", "DISABLED":
 	default:
-		return c, constraint(c.state, "state", "Member must satisfy enum value set: [ENABLED, DISABLED]")
+		return constraint(c.state, "state", "Member must satisfy enum value set: [ENABLED, DISABLED]")
 	}
 	c.after = in.ActionAfterCompletion
 	switch c.after {
@@ -356,50 +381,59 @@ func (s *Service) validate(req *awsapi.Request, in scheduleInput) (config, error
 		c.after = "NONE"
 	case "NONE", "DELETE":
 	default:
-		return c, constraint(c.after, "actionAfterCompletion", "Member must satisfy enum value set: [NONE, DELETE]")
+		return constraint(c.after, "actionAfterCompletion", "Member must satisfy enum value set: [NONE, DELETE]")
 	}
 	if in.Description != nil {
 		if len(*in.Description) > 512 {
-			return c, constraint(*in.Description, "description", "Member must have length less than or equal to 512")
+			return constraint(*in.Description, "description", "Member must have length less than or equal to 512")
 		}
 		c.description = *in.Description
 	}
 	if in.KmsKeyArn != nil {
 		if !kmsArnRE.MatchString(*in.KmsKeyArn) {
-			return c, constraint(*in.KmsKeyArn, "kmsKeyArn", `Member must satisfy regular expression pattern: arn:aws(-[a-z]+)?:kms:[a-z0-9\-]+:\d{12}:(key|alias)\/[0-9a-zA-Z-_]*`)
+			return constraint(*in.KmsKeyArn, "kmsKeyArn", `Member must satisfy regular expression pattern: arn:aws(-[a-z]+)?:kms:[a-z0-9\-]+:\d{12}:(key|alias)\/[0-9a-zA-Z-_]*`)
 		}
 		c.kmsKeyArn = *in.KmsKeyArn
 	}
-	w := *in.FlexibleTimeWindow
+	return nil
+}
+
+// setWindow sets the flexible time window of a schedule.
+func (c *config) setWindow(w flexibleTimeWindow) error {
 	switch w.Mode {
 	case "OFF":
 		if w.MaximumWindowInMinutes != nil {
-			return c, awsapi.ValidationException("MaximumWindowInMinutes must not be provided when the FlexibleTimeWindow mode is OFF.")
+			return awsapi.ValidationException("MaximumWindowInMinutes must not be provided when the FlexibleTimeWindow mode is OFF.")
 		}
 	case "FLEXIBLE":
 		if w.MaximumWindowInMinutes == nil {
-			return c, awsapi.ValidationException("MaximumWindowInMinutes must be provided when the FlexibleTimeWindow mode is FLEXIBLE.")
+			return awsapi.ValidationException("MaximumWindowInMinutes must be provided when the FlexibleTimeWindow mode is FLEXIBLE.")
 		}
 		if m := *w.MaximumWindowInMinutes; m < 1 || m > 1440 {
-			return c, constraint(m, "flexibleTimeWindow.maximumWindowInMinutes", "Member must have value between 1 and 1440")
+			return constraint(m, "flexibleTimeWindow.maximumWindowInMinutes", "Member must have value between 1 and 1440")
 		}
 	default:
-		return c, constraint(w.Mode, "flexibleTimeWindow.mode", "Member must satisfy enum value set: [OFF, FLEXIBLE]")
+		return constraint(w.Mode, "flexibleTimeWindow.mode", "Member must satisfy enum value set: [OFF, FLEXIBLE]")
 	}
 	c.window = w
-	t := *in.Target
+	return nil
+}
+
+// setTarget sets the target of a schedule, with the retry policy's
+// defaults.
+func (c *config) setTarget(t target) error {
 	if !roleArnRE.MatchString(t.RoleArn) {
-		return c, constraint(t.RoleArn, "target.roleArn", `Member must satisfy regular expression pattern: ^arn:aws(-[a-z]+)?:iam::\d{12}:role\/[\w+=,.@\/-]+$`)
+		return constraint(t.RoleArn, "target.roleArn", `Member must satisfy regular expression pattern: ^arn:aws(-[a-z]+)?:iam::\d{12}:role\/[\w+=,.@\/-]+$`)
 	}
 	a, err := awsapi.ParseARN(t.Arn)
 	if err != nil {
-		return c, awsapi.ValidationException("Invalid target arn %s.", t.Arn)
+		return awsapi.ValidationException("Invalid target arn %s.", t.Arn)
 	}
 	switch {
 	case a.Service == "lambda" && strings.HasPrefix(a.Resource, "function:"):
 	case a.Service == "sqs" && a.Resource != "" && !strings.Contains(a.Resource, ":"):
 	default:
-		return c, awsapi.ValidationException("Invalid target arn %s. The local stack's scheduler supports Lambda function and SQS queue targets.", t.Arn)
+		return awsapi.ValidationException("Invalid target arn %s. The local stack's scheduler supports Lambda function and SQS queue targets.", t.Arn)
 	}
 	if t.RetryPolicy == nil {
 		t.RetryPolicy = &retryPolicy{}
@@ -409,33 +443,23 @@ func (s *Service) validate(req *awsapi.Request, in scheduleInput) (config, error
 		v := DefaultMaxAge
 		rp.MaximumEventAgeInSeconds = &v
 	} else if v := *rp.MaximumEventAgeInSeconds; v < 60 || v > 86400 {
-		return c, constraint(v, "target.retryPolicy.maximumEventAgeInSeconds", "Member must have value between 60 and 86400")
+		return constraint(v, "target.retryPolicy.maximumEventAgeInSeconds", "Member must have value between 60 and 86400")
 	}
 	if rp.MaximumRetryAttempts == nil {
 		v := DefaultMaxAttempts
 		rp.MaximumRetryAttempts = &v
 	} else if v := *rp.MaximumRetryAttempts; v < 0 || v > 185 {
-		return c, constraint(v, "target.retryPolicy.maximumRetryAttempts", "Member must have value between 0 and 185")
+		return constraint(v, "target.retryPolicy.maximumRetryAttempts", "Member must have value between 0 and 185")
 	}
 	t.RetryPolicy = &rp
 	if t.DeadLetterConfig != nil && t.DeadLetterConfig.Arn != "" && !dlqArnRE.MatchString(t.DeadLetterConfig.Arn) {
-		return c, constraint(t.DeadLetterConfig.Arn, "target.deadLetterConfig.arn", `Member must satisfy regular expression pattern: arn:aws(-[a-z]+)?:sqs:[a-z0-9\-]+:\d{12}:[a-zA-Z0-9\-_]+`)
+		return constraint(t.DeadLetterConfig.Arn, "target.deadLetterConfig.arn", `Member must satisfy regular expression pattern: arn:aws(-[a-z]+)?:sqs:[a-z0-9\-]+:\d{12}:[a-zA-Z0-9\-_]+`)
 	}
 	if t.Input != nil && len(*t.Input) > 8192 {
-		return c, constraint("***", "target.input", "Member must have length less than or equal to 8192")
+		return constraint("***", "target.input", "Member must have length less than or equal to 8192")
 	}
 	c.target = t
-	if err := req.Authorize("iam:PassRole", t.RoleArn); err != nil {
-		return c, err
-	}
-	if s.deps.Roles != nil {
-		if rc := s.deps.Roles(); rc != nil {
-			if err := rc.RoleAssumableBy(t.RoleArn, ServicePrincipal); err != nil {
-				return c, err
-			}
-		}
-	}
-	return c, nil
+	return nil
 }
 
 // ---- schedules ----
