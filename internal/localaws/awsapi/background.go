@@ -61,3 +61,19 @@ func (b *Background) Close() error {
 	}
 	return nil
 }
+
+// Dependency resolves, at use time, a service another one calls: resolve
+// is the stack's resolver (nil when the stack has none for it), name the
+// service's name in errors, and fail makes the error the caller returns
+// (ServiceUnavailable, InternalFailure).
+func Dependency[T any](resolve func() (T, error), name string, fail func(format string, args ...any) *Error) (T, error) {
+	var zero T
+	if resolve == nil {
+		return zero, fail("the %s service is not available", name)
+	}
+	t, err := resolve()
+	if err != nil {
+		return zero, fail("%s", err.Error())
+	}
+	return t, nil
+}

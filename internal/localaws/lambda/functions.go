@@ -448,12 +448,7 @@ func (s *Service) createFunction(req *awsapi.Request, in *createFunctionInput) (
 	if err != nil {
 		return nil, err
 	}
-	s.after(func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if f.deleted {
-			return
-		}
+	s.after(f, func() {
 		f.state, f.stateReason, f.stateReasonCode = StateActive, "", ""
 		f.lastUpdate = UpdateSuccess
 		f.revisionID = awsapi.NewUUID()
@@ -562,12 +557,16 @@ func (s *Service) addFunction(in *createFunctionInput, arn string, cfg config) (
 	return f, s.configurationLocked(f), nil
 }
 
-// after runs fn once StateDelay has passed (or at once when the service
-// closes).
-func (s *Service) after(fn func()) {
+// after runs fn under the lock once StateDelay has passed (or at once when
+// the service closes), unless f has been deleted by then.
+func (s *Service) after(f *function, fn func()) {
 	s.Go(func() {
 		awsapi.Sleep(s.Context(), s.opts.StateDelay)
-		fn()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !f.deleted {
+			fn()
+		}
 	})
 }
 
@@ -700,12 +699,7 @@ func (s *Service) finishUpdate(f *function) {
 	f.lastUpdate, f.lastUpdateReason, f.lastUpdateCode = UpdateInProg, "The function is being created.", "Creating"
 	f.revisionID = awsapi.NewUUID()
 	f.lastModified = s.env.Time()
-	s.after(func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if f.deleted {
-			return
-		}
+	s.after(f, func() {
 		f.lastUpdate, f.lastUpdateReason, f.lastUpdateCode = UpdateSuccess, "", ""
 		f.revisionID = awsapi.NewUUID()
 	})

@@ -197,17 +197,8 @@ func (p *pool) retire() {
 func (p *pool) shutdown() {
 	p.mu.Lock()
 	p.closed = true
-	all := make([]*instance, 0, len(p.instances))
-	for i := range p.instances {
-		all = append(all, i)
-	}
 	p.mu.Unlock()
-	for _, i := range all {
-		i.kill()
-	}
-	for _, i := range all {
-		<-i.dead
-	}
+	p.stopAll()
 }
 
 // stopAll stops every process (the function's next invocation starts

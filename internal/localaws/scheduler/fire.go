@@ -307,12 +307,9 @@ func (s *Service) attempt(p plan, execID string, scheduled time.Time, attemptNo 
 		if err := s.authorizeAsRole(principal, "lambda:InvokeFunction", t.Arn); err != nil {
 			return err
 		}
-		if s.deps.Functions == nil {
-			return awsapi.InternalFailure("the lambda service is not available")
-		}
-		fi, err := s.deps.Functions()
+		fi, err := awsapi.Dependency(s.deps.Functions, "lambda", awsapi.InternalFailure)
 		if err != nil {
-			return awsapi.InternalFailure("%s", err.Error())
+			return err
 		}
 		return fi.InvokeAsync(s.Context(), t.Arn, []byte(body))
 	case "sqs":
@@ -330,14 +327,7 @@ func (s *Service) attempt(p plan, execID string, scheduled time.Time, attemptNo 
 }
 
 func (s *Service) queues() (QueueSink, error) {
-	if s.deps.Queues == nil {
-		return nil, awsapi.InternalFailure("the sqs service is not available")
-	}
-	q, err := s.deps.Queues()
-	if err != nil {
-		return nil, awsapi.InternalFailure("%s", err.Error())
-	}
-	return q, nil
+	return awsapi.Dependency(s.deps.Queues, "sqs", awsapi.InternalFailure)
 }
 
 // deadLetter sends an occurrence whose retries are exhausted to the DLQ,

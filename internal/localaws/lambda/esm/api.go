@@ -425,25 +425,11 @@ func (s *Service) checkAccess(roleArn string, st *Settings) error {
 }
 
 func (s *Service) functions() (Functions, error) {
-	if s.cfg.Functions == nil {
-		return nil, awsapi.ServiceUnavailable("the lambda service is not available")
-	}
-	f, err := s.cfg.Functions()
-	if err != nil {
-		return nil, awsapi.ServiceUnavailable("%s", err.Error())
-	}
-	return f, nil
+	return awsapi.Dependency(s.cfg.Functions, "lambda", awsapi.ServiceUnavailable)
 }
 
 func (s *Service) streams() (Streams, error) {
-	if s.cfg.Streams == nil {
-		return nil, awsapi.ServiceUnavailable("the DynamoDB Streams service is not available")
-	}
-	st, err := s.cfg.Streams()
-	if err != nil {
-		return nil, awsapi.ServiceUnavailable("%s", err.Error())
-	}
-	return st, nil
+	return awsapi.Dependency(s.cfg.Streams, "DynamoDB Streams", awsapi.ServiceUnavailable)
 }
 
 func (s *Service) create(req *awsapi.Request, in *mappingInput) (any, error) {

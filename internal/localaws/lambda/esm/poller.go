@@ -519,16 +519,7 @@ func (p *pollerRun) finish(recs []*pendingRecord) {
 }
 
 // sleep waits d or until ctx is done; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+func sleep(ctx context.Context, d time.Duration) bool { return awsapi.Sleep(ctx, d) }
 
 func (p *pollerRun) laneLoop(ctx context.Context, sr *shardRun, l *lane) {
 	window := time.Duration(p.settings.MaximumBatchingWindowInSeconds) * time.Second
@@ -586,6 +577,20 @@ func (p *pollerRun) laneLoop(ctx context.Context, sr *shardRun, l *lane) {
 // process delivers one batch until it succeeds or is discarded. It returns
 // false when ctx ended first (the records stay unprocessed and are read
 // again from the checkpoint by the next poller).
+// functionFailed counts a function error on batch. With
+// BisectBatchOnFunctionError and more than one record, the two halves are
+// processed in its place: bisected is true and ok their outcome.
+func (p *pollerRun) functionFailed(ctx context.Context, shardID string, batch []*pendingRecord) (ok, bisected bool) {
+	p.m.counters.fnErrors.Add(1)
+	p.m.setResult(ResultFunctionFailed)
+	if !p.settings.BisectBatchOnFunctionError || len(batch) < 2 {
+		return false, false
+	}
+	p.m.counters.bisects.Add(1)
+	half := len(batch) / 2
+	return p.process(ctx, shardID, batch[:half]) && p.process(ctx, shardID, batch[half:]), true
+}
+
 func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendingRecord) bool {
 	m := p.m
 	st := p.settings
@@ -653,25 +658,17 @@ func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendin
 			m.setResult(ResultFunctionFailed)
 			failed = true
 		case fnErr != "":
-			m.counters.fnErrors.Add(1)
 			resp.functionError = fnErr
-			m.setResult(ResultFunctionFailed)
-			if st.BisectBatchOnFunctionError && len(batch) > 1 {
-				m.counters.bisects.Add(1)
-				half := len(batch) / 2
-				return p.process(ctx, shardID, batch[:half]) && p.process(ctx, shardID, batch[half:])
+			if ok, bisected := p.functionFailed(ctx, shardID, batch); bisected {
+				return ok
 			}
 			failed = true
 		case st.reportBatchItemFailures():
 			lowest, ok := batchItemFailures(out, batch)
 			switch {
 			case !ok:
-				m.counters.fnErrors.Add(1)
-				m.setResult(ResultFunctionFailed)
-				if st.BisectBatchOnFunctionError && len(batch) > 1 {
-					m.counters.bisects.Add(1)
-					half := len(batch) / 2
-					return p.process(ctx, shardID, batch[:half]) && p.process(ctx, shardID, batch[half:])
+				if ok, bisected := p.functionFailed(ctx, shardID, batch); bisected {
+					return ok
 				}
 				failed = true
 			case lowest >= 0:
