@@ -48,6 +48,13 @@ func (e *Error) Status() int {
 	return http.StatusInternalServerError
 }
 
+// WithStatus sets the HTTP status e is written with and returns e, for
+// constructors: NewError(code, msg).WithStatus(http.StatusConflict).
+func (e *Error) WithStatus(status int) *Error {
+	e.HTTPStatus = status
+	return e
+}
+
 // With returns a copy of e with an extra JSON body member.
 func (e *Error) With(key string, value any) *Error {
 	c := *e
@@ -104,9 +111,7 @@ func ResourceNotFoundException(format string, args ...any) *Error {
 // NotFound404 is ResourceNotFoundException with HTTP status 404 (Lambda,
 // Scheduler).
 func NotFound404(format string, args ...any) *Error {
-	e := ResourceNotFoundException(format, args...)
-	e.HTTPStatus = http.StatusNotFound
-	return e
+	return ResourceNotFoundException(format, args...).WithStatus(http.StatusNotFound)
 }
 
 // ResourceInUseException is the 400 error for a resource that exists or is
@@ -117,16 +122,12 @@ func ResourceInUseException(format string, args ...any) *Error {
 
 // ResourceConflictException is Lambda's 409 conflict.
 func ResourceConflictException(format string, args ...any) *Error {
-	e := NewError("ResourceConflictException", format, args...)
-	e.HTTPStatus = http.StatusConflict
-	return e
+	return NewError("ResourceConflictException", format, args...).WithStatus(http.StatusConflict)
 }
 
 // ConflictException is the 409 conflict of Scheduler and others.
 func ConflictException(format string, args ...any) *Error {
-	e := NewError("ConflictException", format, args...)
-	e.HTTPStatus = http.StatusConflict
-	return e
+	return NewError("ConflictException", format, args...).WithStatus(http.StatusConflict)
 }
 
 // AccessDeniedException is the JSON and REST services' authorisation error.
@@ -137,9 +138,7 @@ func AccessDeniedException(format string, args ...any) *Error {
 // AccessDenied is the awsQuery services' (IAM, STS, SNS use AuthorizationError)
 // authorisation error, code AccessDenied, status 403.
 func AccessDenied(format string, args ...any) *Error {
-	e := NewError("AccessDenied", format, args...)
-	e.HTTPStatus = http.StatusForbidden
-	return e
+	return NewError("AccessDenied", format, args...).WithStatus(http.StatusForbidden)
 }
 
 // ThrottlingException is the common throttling error.
@@ -154,9 +153,7 @@ func InternalFailure(format string, args ...any) *Error {
 
 // ServiceUnavailable is the generic 503 server fault.
 func ServiceUnavailable(format string, args ...any) *Error {
-	e := NewServerError("ServiceUnavailable", format, args...)
-	e.HTTPStatus = http.StatusServiceUnavailable
-	return e
+	return NewServerError("ServiceUnavailable", format, args...).WithStatus(http.StatusServiceUnavailable)
 }
 
 // UnknownOperationException is returned for an operation the service does

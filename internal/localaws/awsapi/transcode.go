@@ -243,6 +243,11 @@ func jsonTree(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeTree(b)
+}
+
+// decodeTree decodes JSON into a generic tree, numbers as json.Number.
+func decodeTree(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var tree any

@@ -288,10 +288,8 @@ func toCBOR(v any) (cbor.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
+	x, err := decodeTree(b)
+	if err != nil {
 		return nil, err
 	}
 	return jsonToCBOR(x), nil

@@ -117,21 +117,15 @@ func (s *Service) inventory(add func(string)) {
 
 // Errors as IAM returns them.
 func noSuchEntity(format string, args ...any) *awsapi.Error {
-	e := awsapi.NewError("NoSuchEntity", format, args...)
-	e.HTTPStatus = http.StatusNotFound
-	return e
+	return awsapi.NewError("NoSuchEntity", format, args...).WithStatus(http.StatusNotFound)
 }
 
 func entityAlreadyExists(format string, args ...any) *awsapi.Error {
-	e := awsapi.NewError("EntityAlreadyExists", format, args...)
-	e.HTTPStatus = http.StatusConflict
-	return e
+	return awsapi.NewError("EntityAlreadyExists", format, args...).WithStatus(http.StatusConflict)
 }
 
 func deleteConflict(format string, args ...any) *awsapi.Error {
-	e := awsapi.NewError("DeleteConflict", format, args...)
-	e.HTTPStatus = http.StatusConflict
-	return e
+	return awsapi.NewError("DeleteConflict", format, args...).WithStatus(http.StatusConflict)
 }
 
 func malformedPolicy(format string, args ...any) *awsapi.Error {

@@ -524,9 +524,7 @@ func (c *config) setLogging(l *loggingConfig) {
 }
 
 func zipTooLarge(op string) *awsapi.Error {
-	e := awsapi.NewError("RequestEntityTooLargeException", "Request must be smaller than %d bytes for the %s operation", maxZipBytes, op)
-	e.HTTPStatus = http.StatusRequestEntityTooLarge
-	return e
+	return awsapi.NewError("RequestEntityTooLargeException", "Request must be smaller than %d bytes for the %s operation", maxZipBytes, op).WithStatus(http.StatusRequestEntityTooLarge)
 }
 
 // addFunction extracts the code and adds the function, Pending.

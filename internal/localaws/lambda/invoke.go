@@ -135,9 +135,7 @@ func (s *Service) invokeAPI(req *awsapi.Request) (any, error) {
 }
 
 func tooLarge(limit int) *awsapi.Error {
-	e := awsapi.NewError("RequestTooLargeException", "Request must be smaller than %d bytes for the InvokeFunction operation", limit)
-	e.HTTPStatus = http.StatusRequestEntityTooLarge
-	return e
+	return awsapi.NewError("RequestTooLargeException", "Request must be smaller than %d bytes for the InvokeFunction operation", limit).WithStatus(http.StatusRequestEntityTooLarge)
 }
 
 // InvokeSync invokes a function (name or ARN) synchronously, as an

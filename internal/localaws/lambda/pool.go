@@ -547,6 +547,11 @@ func (inst *instance) response(w http.ResponseWriter, r *http.Request) {
 		msg := fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", maxSyncPayload)
 		res = result{payload: errorPayload("Function.ResponseSizeTooLarge", msg), functionError: "Unhandled", errorType: "Function.ResponseSizeTooLarge"}
 	}
+	inst.finish(w, id, res)
+}
+
+// finish ends the invocation id with res, as the runtime reported it.
+func (inst *instance) finish(w http.ResponseWriter, id string, res result) {
 	p := inst.p
 	p.mu.Lock()
 	inv := inst.current(id)
@@ -567,17 +572,7 @@ func (inst *instance) invocationError(w http.ResponseWriter, r *http.Request) {
 	if !json.Valid(body) || len(bytes.TrimSpace(body)) == 0 {
 		body = errorPayload(errType, string(body))
 	}
-	p := inst.p
-	p.mu.Lock()
-	inv := inst.current(id)
-	if inv == nil {
-		p.mu.Unlock()
-		runtimeError(w, http.StatusBadRequest, "InvalidRequestID", "Invalid request ID")
-		return
-	}
-	inv.finishLocked(result{payload: body, functionError: "Unhandled", errorType: errType})
-	p.mu.Unlock()
-	accepted(w)
+	inst.finish(w, id, result{payload: body, functionError: "Unhandled", errorType: errType})
 }
 
 func (inst *instance) initError(w http.ResponseWriter, r *http.Request) {

@@ -34,6 +34,7 @@ import (
 	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -477,11 +478,10 @@ func (s *Service) getScheduleLocked(groupName, name string) (*schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, ok := g.schedules[name]
-	if !ok {
-		return nil, awsapi.NotFound404("Schedule %s does not exist.", name)
+	if sc, ok := g.schedules[name]; ok {
+		return sc, nil
 	}
-	return sc, nil
+	return nil, awsapi.NotFound404("Schedule %s does not exist.", name)
 }
 
 func (s *Service) createSchedule(req *awsapi.Request, in *scheduleInput) (any, error) {
@@ -685,14 +685,31 @@ func listing(req *awsapi.Request, action string) (url.Values, int, error) {
 	return q, limit, err
 }
 
-// listed is a list operation's answer: the page under field, and NextToken
-// when there is more.
-func listed(field string, page any, next string) map[string]any {
-	out := map[string]any{field: page}
+// listed is a list operation's answer: under field, the page of items
+// (by their sort key) after the query's NextToken, each as summary has it,
+// and NextToken when there is more.
+func listed[T any](field string, q url.Values, limit int, items map[string]T, summary func(T) map[string]any) (any, error) {
+	keys, next, err := page(slices.Collect(maps.Keys(items)), q.Get("NextToken"), limit)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]map[string]any, 0, len(keys))
+	for _, k := range keys {
+		list = append(list, summary(items[k]))
+	}
+	out := map[string]any{field: list}
 	if next != "" {
 		out["NextToken"] = next
 	}
-	return out
+	return out, nil
+}
+
+func scheduleSummary(sc *schedule) map[string]any {
+	return map[string]any{
+		"Arn": sc.arn, "CreationDate": epoch(sc.created), "GroupName": sc.group,
+		"LastModificationDate": epoch(sc.modified), "Name": sc.name, "State": sc.cfg.state,
+		"Target": map[string]string{"Arn": sc.cfg.target.Arn},
+	}
 }
 
 func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
@@ -708,7 +725,6 @@ func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	byKey := map[string]*schedule{}
-	var keys []string
 	for _, g := range s.groups {
 		if gfilter != "" && g.name != gfilter {
 			continue
@@ -717,25 +733,10 @@ func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
 			if !strings.HasPrefix(sc.name, prefix) || state != "" && sc.cfg.state != state {
 				continue
 			}
-			k := sc.group + "/" + sc.name
-			byKey[k] = sc
-			keys = append(keys, k)
+			byKey[sc.group+"/"+sc.name] = sc
 		}
 	}
-	keys, next, err := page(keys, q.Get("NextToken"), limit)
-	if err != nil {
-		return nil, err
-	}
-	list := make([]map[string]any, 0, len(keys))
-	for _, k := range keys {
-		sc := byKey[k]
-		list = append(list, map[string]any{
-			"Arn": sc.arn, "CreationDate": epoch(sc.created), "GroupName": sc.group,
-			"LastModificationDate": epoch(sc.modified), "Name": sc.name, "State": sc.cfg.state,
-			"Target": map[string]string{"Arn": sc.cfg.target.Arn},
-		})
-	}
-	return listed("Schedules", list, next), nil
+	return listed("Schedules", q, limit, byKey, scheduleSummary)
 }
 
 func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
@@ -837,21 +838,13 @@ func (s *Service) listGroups(req *awsapi.Request) (any, error) {
 	prefix := q.Get("NamePrefix")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var keys []string
-	for n := range s.groups {
+	byName := map[string]*group{}
+	for n, g := range s.groups {
 		if strings.HasPrefix(n, prefix) {
-			keys = append(keys, n)
+			byName[n] = g
 		}
 	}
-	keys, next, err := page(keys, q.Get("NextToken"), limit)
-	if err != nil {
-		return nil, err
-	}
-	list := make([]map[string]any, 0, len(keys))
-	for _, k := range keys {
-		list = append(list, groupSummary(s.groups[k]))
-	}
-	return listed("ScheduleGroups", list, next), nil
+	return listed("ScheduleGroups", q, limit, byName, groupSummary)
 }
 
 // ---- tags (schedule groups only, as in AWS) ----

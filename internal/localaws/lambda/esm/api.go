@@ -71,22 +71,23 @@ func New(cfg Config) *Service {
 // SetPollInterval changes the per-shard poll cadence of pollers started
 // afterwards (tests); d <= 0 restores Lambda's DefaultPollInterval.
 func (s *Service) SetPollInterval(d time.Duration) {
-	if d <= 0 {
-		d = DefaultPollInterval
-	}
-	s.mu.Lock()
-	s.cfg.PollInterval = d
-	s.mu.Unlock()
+	s.setDuration(&s.cfg.PollInterval, d, DefaultPollInterval)
 }
 
 // SetTransition changes how long transient states last; d <= 0 restores
 // DefaultTransition.
 func (s *Service) SetTransition(d time.Duration) {
+	s.setDuration(&s.cfg.Transition, d, DefaultTransition)
+}
+
+// setDuration sets a duration of the configuration under the lock; d <= 0
+// restores def.
+func (s *Service) setDuration(field *time.Duration, d, def time.Duration) {
 	if d <= 0 {
-		d = DefaultTransition
+		d = def
 	}
 	s.mu.Lock()
-	s.cfg.Transition = d
+	*field = d
 	s.mu.Unlock()
 }
 
