@@ -123,8 +123,7 @@ func TestJSON10ResultsAndTypedErrors(t *testing.T) {
 	}
 
 	_, err = c.DeleteBackup(ctx, &dynamodb.DeleteBackupInput{BackupArn: aws.String("x")})
-	var ae smithy.APIError
-	if !errors.As(err, &ae) || ae.ErrorCode() != "UnknownOperationException" {
+	if code := localawstest.ErrorCode(err); code != "UnknownOperationException" {
 		t.Fatalf("DeleteBackup error = %v", err)
 	}
 }
@@ -154,8 +153,7 @@ func TestUnknownTargetAndService(t *testing.T) {
 	s := newStack(t)
 	c := dynamodb.NewFromConfig(localawstest.Config(s), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	_, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{})
-	var ae smithy.APIError
-	if !errors.As(err, &ae) || ae.ErrorCode() != "UnknownOperationException" {
+	if code := localawstest.ErrorCode(err); code != "UnknownOperationException" {
 		t.Fatalf("error = %v, want UnknownOperationException", err)
 	}
 	var re interface{ HTTPStatusCode() int }
@@ -165,7 +163,7 @@ func TestUnknownTargetAndService(t *testing.T) {
 
 	sc := sns.NewFromConfig(localawstest.Config(s), func(o *sns.Options) { o.RetryMaxAttempts = 1 })
 	_, err = sc.ListTopics(context.Background(), &sns.ListTopicsInput{})
-	if !errors.As(err, &ae) || ae.ErrorCode() != "InvalidAction" {
+	if code := localawstest.ErrorCode(err); code != "InvalidAction" {
 		t.Fatalf("sns error = %v, want InvalidAction", err)
 	}
 }
@@ -297,8 +295,7 @@ func TestRESTJSONTypedErrorAndRaw(t *testing.T) {
 		t.Fatalf("Invoke = %q %q", aws.ToString(out.FunctionError), out.Payload)
 	}
 	_, err = c.ListLayers(context.Background(), &lambda.ListLayersInput{})
-	var ae smithy.APIError
-	if !errors.As(err, &ae) || ae.ErrorCode() != "UnknownOperationException" {
+	if code := localawstest.ErrorCode(err); code != "UnknownOperationException" {
 		t.Fatalf("ListLayers error = %v", err)
 	}
 }
@@ -324,20 +321,9 @@ func TestRPCv2CBOR(t *testing.T) {
 		t.Fatalf("Metrics = %+v", out.Metrics)
 	}
 	_, err = c.GetDashboard(context.Background(), &cloudwatch.GetDashboardInput{DashboardName: aws.String("d")})
-	var ae smithy.APIError
-	if !errors.As(err, &ae) || ae.ErrorCode() != "ResourceNotFound" {
+	if code := localawstest.ErrorCode(err); code != "ResourceNotFound" {
 		t.Fatalf("error = %v", err)
 	}
-}
-
-// denyAll denies every action to role sessions.
-type denyAll struct{}
-
-func (denyAll) Authorize(p awsapi.Principal, action, resource string) error {
-	if p.Admin {
-		return nil
-	}
-	return errors.New("no identity-based policy allows the " + action + " action")
 }
 
 func TestPrincipalsAndAuthorizer(t *testing.T) {
@@ -381,7 +367,7 @@ func TestPrincipalsAndAuthorizer(t *testing.T) {
 		t.Fatalf("role principal = %+v, arn %s", p, aws.ToString(out.Arn))
 	}
 
-	s.Env().SetAuthorizer(denyAll{})
+	s.Env().SetAuthorizer(localawstest.AdminsOnly{})
 	t.Cleanup(func() { s.Env().SetAuthorizer(nil) })
 	_, err = role.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	var ae smithy.APIError

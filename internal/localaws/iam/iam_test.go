@@ -75,8 +75,7 @@ func (e env) roleClients(t *testing.T, roleArn string) (*dynamodb.Client, *sts.C
 // wantCode fails the test unless err is an AWS API error with code.
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
-	var ae smithy.APIError
-	if !errors.As(err, &ae) || ae.ErrorCode() != code {
+	if localawstest.ErrorCode(err) != code {
 		t.Fatalf("error = %v, want %s", err, code)
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func TestFunctionLifecycle(t *testing.T) {
@@ -495,7 +496,7 @@ func TestInvokeAuthorization(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.create(t, "guarded", nil)
-	h.env.SetAuthorizer(denyRoles{})
+	h.env.SetAuthorizer(localawstest.AdminsOnly{})
 	akid, secret, token := h.env.Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/caller")
 	caller := clientFor(h.url, akid, secret, token)
 	ctx := context.Background()
@@ -511,16 +512,6 @@ func TestInvokeAuthorization(t *testing.T) {
 	if err != nil || out.FunctionError != nil {
 		t.Fatalf("role allowed by the function policy: %v", err)
 	}
-}
-
-// denyRoles allows administrators only.
-type denyRoles struct{}
-
-func (denyRoles) Authorize(p awsapi.Principal, action, resource string) error {
-	if p.Admin {
-		return nil
-	}
-	return errors.New("because no identity-based policy allows the " + action + " action")
 }
 
 func TestArm64UnderEmulation(t *testing.T) {
@@ -542,7 +533,4 @@ func TestArm64UnderEmulation(t *testing.T) {
 	}
 }
 
-func isCode(err error, code string) bool {
-	var ae smithy.APIError
-	return errors.As(err, &ae) && ae.ErrorCode() == code
-}
+func isCode(err error, code string) bool { return localawstest.ErrorCode(err) == code }

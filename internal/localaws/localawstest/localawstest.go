@@ -7,6 +7,7 @@ package localawstest
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -15,8 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 )
 
@@ -98,4 +101,26 @@ func ConfigWithCredentials(s *localaws.Stack, akid, secret, token string) aws.Co
 // Control returns a control API client for the stack.
 func Control(s *localaws.Stack) *control.Client {
 	return control.New(s.Endpoint(), nil)
+}
+
+// AdminsOnly is an authorizer that allows administrators and denies every
+// role session, with IAM's reason: a stand-in for the IAM service.
+type AdminsOnly struct{}
+
+// Authorize implements awsapi.Authorizer.
+func (AdminsOnly) Authorize(p awsapi.Principal, action, _ string) error {
+	if p.Admin {
+		return nil
+	}
+	return errors.New("because no identity-based policy allows the " + action + " action")
+}
+
+// ErrorCode is the code of the AWS API error in err's chain, or "" when
+// there is none.
+func ErrorCode(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
+	}
+	return ""
 }
