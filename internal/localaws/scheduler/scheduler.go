@@ -276,6 +276,34 @@ func constraint(value any, member, rule string) *awsapi.Error {
 	return awsapi.ValidationException("1 validation error detected: Value '%v' at '%s' failed to satisfy constraint: %s", value, member, rule)
 }
 
+// states are the states of a schedule, the default first.
+var states = []string{"ENABLED", "DISABLED"}
+
+// enum is v, or the first of values (the default) when v is empty; any
+// other value is refused with AWS's message for member.
+func enum(v, member string, values ...string) (string, error) {
+	if v == "" {
+		return values[0], nil
+	}
+	if !slices.Contains(values, v) {
+		return "", constraint(v, member, "Member must satisfy enum value set: ["+strings.Join(values, ", ")+"]")
+	}
+	return v, nil
+}
+
+// bounded sets *p to def when absent, and refuses a value outside lo..hi
+// with AWS's message for member.
+func bounded(p **int, def, lo, hi int, member string) error {
+	if *p == nil {
+		*p = &def
+		return nil
+	}
+	if v := **p; v < lo || v > hi {
+		return constraint(v, member, fmt.Sprintf("Member must have value between %d and %d", lo, hi))
+	}
+	return nil
+}
+
 func checkName(name, member string) error {
 	if !nameRE.MatchString(name) {
 		return constraint(name, member, `Member must satisfy regular expression pattern: ^[0-9a-zA-Z-_.]+$ and have length between 1 and 64`)
@@ -368,21 +396,12 @@ func (c *config) setOptions(in scheduleInput) error {
 	if c.startDate != nil && c.endDate != nil && !c.endDate.After(*c.startDate) {
 		return awsapi.ValidationException("The EndDate you specify must be after the StartDate.")
 	}
-	c.state = in.State
-	switch c.state {
-	case "":
-		c.state = "ENABLED"
-	case "ENABLED", "DISABLED":
-	default:
-		return constraint(c.state, "state", "Member must satisfy enum value set: [ENABLED, DISABLED]")
+	var err error
+	if c.state, err = enum(in.State, "state", states...); err != nil {
+		return err
 	}
-	c.after = in.ActionAfterCompletion
-	switch c.after {
-	case "":
-		c.after = "NONE"
-	case "NONE", "DELETE":
-	default:
-		return constraint(c.after, "actionAfterCompletion", "Member must satisfy enum value set: [NONE, DELETE]")
+	if c.after, err = enum(in.ActionAfterCompletion, "actionAfterCompletion", "NONE", "DELETE"); err != nil {
+		return err
 	}
 	if in.Description != nil {
 		if len(*in.Description) > 512 {
@@ -440,17 +459,11 @@ func (c *config) setTarget(t target) error {
 		t.RetryPolicy = &retryPolicy{}
 	}
 	rp := *t.RetryPolicy
-	if rp.MaximumEventAgeInSeconds == nil {
-		v := DefaultMaxAge
-		rp.MaximumEventAgeInSeconds = &v
-	} else if v := *rp.MaximumEventAgeInSeconds; v < 60 || v > 86400 {
-		return constraint(v, "target.retryPolicy.maximumEventAgeInSeconds", "Member must have value between 60 and 86400")
+	if err := bounded(&rp.MaximumEventAgeInSeconds, DefaultMaxAge, 60, 86400, "target.retryPolicy.maximumEventAgeInSeconds"); err != nil {
+		return err
 	}
-	if rp.MaximumRetryAttempts == nil {
-		v := DefaultMaxAttempts
-		rp.MaximumRetryAttempts = &v
-	} else if v := *rp.MaximumRetryAttempts; v < 0 || v > 185 {
-		return constraint(v, "target.retryPolicy.maximumRetryAttempts", "Member must have value between 0 and 185")
+	if err := bounded(&rp.MaximumRetryAttempts, DefaultMaxAttempts, 0, 185, "target.retryPolicy.maximumRetryAttempts"); err != nil {
+		return err
 	}
 	t.RetryPolicy = &rp
 	if t.DeadLetterConfig != nil && t.DeadLetterConfig.Arn != "" && !dlqArnRE.MatchString(t.DeadLetterConfig.Arn) {
@@ -718,8 +731,8 @@ func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	state := q.Get("State")
-	if state != "" && state != "ENABLED" && state != "DISABLED" {
-		return nil, constraint(state, "state", "Member must satisfy enum value set: [ENABLED, DISABLED]")
+	if _, err := enum(state, "state", states...); err != nil {
+		return nil, err
 	}
 	prefix, gfilter := q.Get("NamePrefix"), q.Get("ScheduleGroup")
 	s.mu.Lock()
