@@ -19,8 +19,15 @@
 // A service declares its operations in one table, [Operations]: [Decoded]
 // decodes an operation's JSON input into its type, [Locked] does so and runs
 // the handler under the service's lock, and [FromForm] hands an awsQuery
-// handler its parameters. Work beside the requests (deliveries) runs in a
-// [Background], which the service's Close stops.
+// handler its parameters. A REST service gives each operation its Route
+// ("GET /2015-03-31/functions/{FunctionName}"): [Routes] names the
+// operation of a request from its method and path and hands the handler the
+// path labels ([Request.PathValue]).
+//
+// A service embeds a [Lifecycle] for what the stack manages beside the
+// requests: the inventory it lists and its Close. Work beside the requests
+// (deliveries, timers, runners, pollers) runs in the Lifecycle's
+// [Background], which Close cancels and waits for.
 //
 // Authorisation: a handler calls [Request.Authorize] with an IAM action and a
 // resource ARN. With no [Authorizer] installed in the [Env], everything is
