@@ -12,7 +12,6 @@
 package events
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +24,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iampolicy"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/targets"
 )
 
 // Limits, as AWS documents them.
@@ -44,16 +43,10 @@ type QueueSink interface {
 }
 
 // FunctionInvoker invokes Lambda functions (the lambda service).
-type FunctionInvoker interface {
-	InvokeAsync(ctx context.Context, function string, payload []byte) error
-	FunctionPolicy(function string) (policyJSON string, ok bool)
-}
+type FunctionInvoker = targets.FunctionInvoker
 
 // Deps resolves the services targets are delivered to, at delivery time.
-type Deps struct {
-	Queues    func() (QueueSink, error)
-	Functions func() (FunctionInvoker, error)
-}
+type Deps = targets.Deps[QueueSink]
 
 // Service is the EventBridge service.
 type Service struct {
@@ -957,41 +950,19 @@ func (s *Service) deliver(d delivery, body []byte) error {
 	if err != nil {
 		return err
 	}
-	req := iampolicy.Request{Resource: d.target.Arn, PrincipalService: ServicePrincipal, SourceArn: d.ruleArn, SourceAccount: s.env.AccountID}
+	g := targets.Grant{Principal: ServicePrincipal, SourceArn: d.ruleArn, SourceAccount: s.env.AccountID, Denied: ErrNotAuthorized}
 	switch a.Service {
 	case "sqs":
-		if s.deps.Queues == nil {
-			return errors.New("no SQS service in the stack")
-		}
-		q, err := s.deps.Queues()
+		q, err := s.deps.Queue(g, d.target.Arn)
 		if err != nil {
 			return err
-		}
-		policy, exists := q.QueuePolicy(d.target.Arn)
-		if !exists {
-			return fmt.Errorf("queue %s does not exist", d.target.Arn)
-		}
-		req.Action = "sqs:SendMessage"
-		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
-			return ErrNotAuthorized
 		}
 		_, err = q.Deliver(d.target.Arn, string(payload), nil)
 		return err
 	case "lambda":
-		if s.deps.Functions == nil {
-			return errors.New("no Lambda service in the stack")
-		}
-		f, err := s.deps.Functions()
+		f, err := s.deps.Function(g, d.target.Arn)
 		if err != nil {
 			return err
-		}
-		policy, ok := f.FunctionPolicy(d.target.Arn)
-		if !ok {
-			return fmt.Errorf("function %s does not exist or has no resource policy", d.target.Arn)
-		}
-		req.Action = "lambda:InvokeFunction"
-		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
-			return ErrNotAuthorized
 		}
 		return f.InvokeAsync(s.bg.Context(), d.target.Arn, payload)
 	}
