@@ -21,26 +21,17 @@ import (
 
 // protocol is a wire protocol the SDK client is switched to: CloudWatch
 // serves rpcv2Cbor (the SDK's default), awsJson1_0 and awsQuery.
-type protocol struct {
-	name string
-	opt  func(*cw.Options)
-}
+type protocol = localawstest.Protocol[cw.Options]
 
 var protocols = []protocol{
-	{"cbor", func(*cw.Options) {}},
-	{"json", func(o *cw.Options) { o.Protocol = awsjson.New10(schemas.GraniteServiceVersion20100801) }},
-	{"query", func(o *cw.Options) { o.Protocol = awsquery.New(schemas.GraniteServiceVersion20100801) }},
+	{Name: "cbor", Option: func(*cw.Options) {}},
+	{Name: "json", Option: func(o *cw.Options) { o.Protocol = awsjson.New10(schemas.GraniteServiceVersion20100801) }},
+	{Name: "query", Option: func(o *cw.Options) { o.Protocol = awsquery.New(schemas.GraniteServiceVersion20100801) }},
 }
 
 // eachProtocol runs test once per wire protocol, in parallel.
 func eachProtocol(t *testing.T, test func(*testing.T, protocol)) {
-	t.Parallel()
-	for _, p := range protocols {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			test(t, p)
-		})
-	}
+	localawstest.EachProtocol(t, protocols, test)
 }
 
 func TestAlarmCRUD(t *testing.T) { eachProtocol(t, testAlarmCRUD) }
@@ -53,7 +44,7 @@ func start(t *testing.T, p protocol) *cw.Client {
 	if err := s.Register(cloudwatch.New(s.Env())); err != nil {
 		t.Fatal(err)
 	}
-	return cw.NewFromConfig(localawstest.Config(s), func(o *cw.Options) { o.RetryMaxAttempts = 1 }, p.opt)
+	return cw.NewFromConfig(localawstest.Config(s), func(o *cw.Options) { o.RetryMaxAttempts = 1 }, p.Option)
 }
 
 // modelled names the error shapes of the awsQuery codes.
@@ -204,7 +195,7 @@ func testPutMetricAlarmValidation(t *testing.T, p protocol) {
 		tc.modify(in)
 		_, err := c.PutMetricAlarm(ctx, in)
 		want := tc.code
-		if p.name == "query" && modelled[want] != "" {
+		if p.Name == "query" && modelled[want] != "" {
 			// awsQuery carries the query code, which the SDK maps to
 			// the modelled error and reports by its name.
 			want = modelled[want]

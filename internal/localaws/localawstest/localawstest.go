@@ -99,3 +99,23 @@ func ConfigWithCredentials(s *localaws.Stack, akid, secret, token string) aws.Co
 func Control(s *localaws.Stack) *control.Client {
 	return control.New(s.Endpoint(), nil)
 }
+
+// Protocol is a wire protocol an SDK client is switched to, by an option
+// of the client's Options type O (e.g. sqs.Options).
+type Protocol[O any] struct {
+	Name   string
+	Option func(*O)
+}
+
+// EachProtocol runs test once per protocol, each a parallel subtest named
+// for it.
+func EachProtocol[O any](t *testing.T, protocols []Protocol[O], test func(*testing.T, Protocol[O])) {
+	t.Helper()
+	t.Parallel()
+	for _, p := range protocols {
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			test(t, p)
+		})
+	}
+}

@@ -25,25 +25,16 @@ import (
 // protocol is a wire protocol the SDK client is switched to: SQS serves
 // both the JSON protocol of current SDKs and the awsQuery (XML) protocol of
 // older ones.
-type protocol struct {
-	name string
-	opt  func(*awssqs.Options)
-}
+type protocol = localawstest.Protocol[awssqs.Options]
 
 var protocols = []protocol{
-	{"json", func(*awssqs.Options) {}},
-	{"query", func(o *awssqs.Options) { o.Protocol = awsquery.New(schemas.AmazonSQS) }},
+	{Name: "json", Option: func(*awssqs.Options) {}},
+	{Name: "query", Option: func(o *awssqs.Options) { o.Protocol = awsquery.New(schemas.AmazonSQS) }},
 }
 
 // eachProtocol runs test once per wire protocol, in parallel.
 func eachProtocol(t *testing.T, test func(*testing.T, protocol)) {
-	t.Parallel()
-	for _, p := range protocols {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			test(t, p)
-		})
-	}
+	localawstest.EachProtocol(t, protocols, test)
 }
 
 func TestQueueLifecycle(t *testing.T) { eachProtocol(t, testQueueLifecycle) }
@@ -65,7 +56,7 @@ func start(t *testing.T, p protocol) (*localaws.Stack, *sqs.Service, *awssqs.Cli
 	if err := stack.Register(svc); err != nil {
 		t.Fatal(err)
 	}
-	return stack, svc, awssqs.NewFromConfig(localawstest.Config(stack), p.opt)
+	return stack, svc, awssqs.NewFromConfig(localawstest.Config(stack), p.Option)
 }
 
 func createQueue(t *testing.T, c *awssqs.Client, name string, attrs map[string]string) string {
@@ -106,7 +97,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	// The JSON protocol carries the awsQuery code in x-amzn-query-error;
 	// awsQuery has it as the error's Code, which the SDK maps to the type.
 	var api smithy.APIError
-	if p.name == "json" && (!errors.As(err, &api) || api.ErrorCode() != "QueueAlreadyExists") {
+	if p.Name == "json" && (!errors.As(err, &api) || api.ErrorCode() != "QueueAlreadyExists") {
 		t.Fatalf("error code %v, want the query code QueueAlreadyExists", err)
 	}
 
