@@ -15,15 +15,7 @@ type streamsAPI struct {
 	ops awsapi.Operations
 }
 
-func (a *streamsAPI) Spec() awsapi.Spec {
-	return awsapi.Spec{
-		Name:           "dynamodbstreams",
-		Protocol:       awsapi.JSON10,
-		TargetPrefix:   "DynamoDBStreams_20120810",
-		SigningName:    "dynamodb",
-		ErrorNamespace: "com.amazonaws.dynamodb.v20120810",
-	}
-}
+func (a *streamsAPI) Spec() awsapi.Spec { return apiSpec("dynamodbstreams", "DynamoDBStreams_20120810") }
 
 // operations is the table of the DynamoDB Streams operations, each decoded
 // into its input.
