@@ -15,7 +15,9 @@ type streamsAPI struct {
 	ops awsapi.Operations
 }
 
-func (a *streamsAPI) Spec() awsapi.Spec { return apiSpec("dynamodbstreams", "DynamoDBStreams_20120810") }
+func (a *streamsAPI) Spec() awsapi.Spec {
+	return apiSpec("dynamodbstreams", "DynamoDBStreams_20120810")
+}
 
 // operations is the table of the DynamoDB Streams operations, each decoded
 // into its input.
