@@ -272,19 +272,9 @@ func TestLocalDriftAndRepair(t *testing.T) {
 
 func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string, stream *types.StreamSpecification) {
 	t.Helper()
-	_, err := c.DynamoDB.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-		},
-		BillingMode:         types.BillingModePayPerRequest,
-		StreamSpecification: stream,
-	})
+	in := localawstest.TableInput(name, "pk", "sk", "")
+	in.StreamSpecification = stream
+	_, err := c.DynamoDB.CreateTable(ctx, in)
 	if err != nil {
 		t.Fatalf("creating the application table: %v", err)
 	}

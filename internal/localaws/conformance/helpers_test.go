@@ -71,21 +71,7 @@ func newEnv(t testing.TB, opts ...func(*localaws.Options)) *awsEnv {
 // returns its ARN and stream ARN.
 func (e *awsEnv) table(name string) (tableArn, streamArn string) {
 	e.t.Helper()
-	out, err := e.ddb.CreateTable(e.ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-		},
-		KeySchema: []ddbtypes.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: ddbtypes.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: ddbtypes.KeyTypeRange},
-		},
-		BillingMode: ddbtypes.BillingModePayPerRequest,
-		StreamSpecification: &ddbtypes.StreamSpecification{
-			StreamEnabled: aws.Bool(true), StreamViewType: ddbtypes.StreamViewTypeNewAndOldImages,
-		},
-	})
+	out, err := e.ddb.CreateTable(e.ctx, localawstest.TableInput(name, "PK", "SK", ddbtypes.StreamViewTypeNewAndOldImages))
 	if err != nil {
 		e.t.Fatalf("CreateTable %s: %v", name, err)
 	}

@@ -12,15 +12,11 @@ import (
 	"github.com/aws/smithy-go"
 
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func keyOnlyTable(name string) *dynamodb.CreateTableInput {
-	return &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
-	}
+	return localawstest.TableInput(name, "PK", "", "")
 }
 
 func apiCode(err error) string {

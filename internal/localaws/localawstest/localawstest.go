@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
@@ -118,4 +120,26 @@ func EachProtocol[O any](t *testing.T, protocols []Protocol[O], test func(*testi
 			test(t, p)
 		})
 	}
+}
+
+// TableInput is the CreateTable input of an on-demand table keyed by the
+// string attributes hashKey and rangeKey ("" for a hash key only), with a
+// stream of viewType ("" for none).
+func TableInput(name, hashKey, rangeKey string, viewType types.StreamViewType) *dynamodb.CreateTableInput {
+	in := &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest}
+	keys := []struct {
+		name string
+		typ  types.KeyType
+	}{{hashKey, types.KeyTypeHash}, {rangeKey, types.KeyTypeRange}}
+	for _, k := range keys {
+		if k.name == "" {
+			continue
+		}
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(k.name), AttributeType: types.ScalarAttributeTypeS})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(k.name), KeyType: k.typ})
+	}
+	if viewType != "" {
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: viewType}
+	}
+	return in
 }
