@@ -136,10 +136,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 	}
 
 	_, err = e.ddb.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String("missing")})
-	var tnf *types.TableNotFoundException
-	if !errors.As(err, &tnf) {
-		t.Fatalf("DescribeContinuousBackups of a missing table = %v; want TableNotFoundException", err)
-	}
+	localawstest.WantError[*types.TableNotFoundException](t, err, "DescribeContinuousBackups of a missing table")
 }
 
 func TestServerSideEncryptionDescription(t *testing.T) {

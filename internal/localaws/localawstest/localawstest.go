@@ -7,6 +7,7 @@ package localawstest
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -142,4 +143,15 @@ func TableInput(name, hashKey, rangeKey string, viewType types.StreamViewType) *
 		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: viewType}
 	}
 	return in
+}
+
+// WantError fails t unless err is, or wraps, an error of type E (such as
+// *types.QueueDoesNotExist), and returns it; what names the call.
+func WantError[E error](t testing.TB, err error, what string) E {
+	t.Helper()
+	var target E
+	if !errors.As(err, &target) {
+		t.Fatalf("%s: %v, want %T", what, err, target)
+	}
+	return target
 }

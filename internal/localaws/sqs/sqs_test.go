@@ -90,10 +90,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 		t.Fatalf("idempotent create gave %s", again)
 	}
 	_, err := c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders"), Attributes: map[string]string{"VisibilityTimeout": "10"}})
-	var exists *types.QueueNameExists
-	if !errors.As(err, &exists) {
-		t.Fatalf("create with other attributes: %v, want QueueNameExists", err)
-	}
+	localawstest.WantError[*types.QueueNameExists](t, err, "create with other attributes")
 	// The JSON protocol carries the awsQuery code in x-amzn-query-error;
 	// awsQuery has it as the error's Code, which the SDK maps to the type.
 	var api smithy.APIError
@@ -133,15 +130,9 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 		t.Fatalf("attributes after set: %v", attrs.Attributes)
 	}
 	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"VisibilityTimeout": "50000"}})
-	var badValue *types.InvalidAttributeValue
-	if !errors.As(err, &badValue) {
-		t.Fatalf("out of range: %v, want InvalidAttributeValue", err)
-	}
+	localawstest.WantError[*types.InvalidAttributeValue](t, err, "out of range")
 	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Bogus": "1"}})
-	var badName *types.InvalidAttributeName
-	if !errors.As(err, &badName) {
-		t.Fatalf("unknown attribute: %v, want InvalidAttributeName", err)
-	}
+	localawstest.WantError[*types.InvalidAttributeName](t, err, "unknown attribute")
 
 	if _, err := c.TagQueue(ctx, &awssqs.TagQueueInput{QueueUrl: aws.String(url), Tags: map[string]string{"team": "a", "env": "dev"}}); err != nil {
 		t.Fatal(err)
@@ -171,15 +162,9 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 		t.Fatal(err)
 	}
 	_, err = c.GetQueueUrl(ctx, &awssqs.GetQueueUrlInput{QueueName: aws.String("orders")})
-	var missing *types.QueueDoesNotExist
-	if !errors.As(err, &missing) {
-		t.Fatalf("after delete: %v, want QueueDoesNotExist", err)
-	}
+	localawstest.WantError[*types.QueueDoesNotExist](t, err, "after delete")
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders")})
-	var recently *types.QueueDeletedRecently
-	if !errors.As(err, &recently) {
-		t.Fatalf("recreate at once: %v, want QueueDeletedRecently", err)
-	}
+	localawstest.WantError[*types.QueueDeletedRecently](t, err, "recreate at once")
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("bad name!")})
 	if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" {
 		t.Fatalf("bad name: %v", err)
@@ -238,10 +223,7 @@ func testSendReceiveDelete(t *testing.T, p protocol) {
 		t.Fatal(err)
 	}
 	_, err = c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: aws.String("garbage")})
-	var invalid *types.ReceiptHandleIsInvalid
-	if !errors.As(err, &invalid) {
-		t.Fatalf("bad handle: %v", err)
-	}
+	localawstest.WantError[*types.ReceiptHandleIsInvalid](t, err, "bad handle")
 	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
 	if attrs.Attributes["ApproximateNumberOfMessagesNotVisible"] != "0" {
 		t.Fatalf("after delete %v", attrs.Attributes)
@@ -265,19 +247,13 @@ func testBatches(t *testing.T, p protocol) {
 	}
 	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: []types.SendMessageBatchRequestEntry{
 		{Id: aws.String("a"), MessageBody: aws.String("one")}, {Id: aws.String("a"), MessageBody: aws.String("two")}}})
-	var dup *types.BatchEntryIdsNotDistinct
-	if !errors.As(err, &dup) {
-		t.Fatalf("duplicate ids: %v", err)
-	}
+	localawstest.WantError[*types.BatchEntryIdsNotDistinct](t, err, "duplicate ids")
 	entries := make([]types.SendMessageBatchRequestEntry, 11)
 	for i := range entries {
 		entries[i] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String("x")}
 	}
 	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
-	var tooMany *types.TooManyEntriesInBatchRequest
-	if !errors.As(err, &tooMany) {
-		t.Fatalf("11 entries: %v", err)
-	}
+	localawstest.WantError[*types.TooManyEntriesInBatchRequest](t, err, "11 entries")
 	attrs, _ := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
 	if attrs.Attributes["ApproximateNumberOfMessages"] != "1" || attrs.Attributes["ApproximateNumberOfMessagesDelayed"] != "1" {
 		t.Fatalf("counts %v", attrs.Attributes)
@@ -310,10 +286,7 @@ func testBatches(t *testing.T, p protocol) {
 		t.Fatal(err)
 	}
 	_, err = c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)})
-	var inProgress *types.PurgeQueueInProgress
-	if !errors.As(err, &inProgress) {
-		t.Fatalf("second purge: %v", err)
-	}
+	localawstest.WantError[*types.PurgeQueueInProgress](t, err, "second purge")
 	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
 	if attrs.Attributes["ApproximateNumberOfMessagesDelayed"] != "0" {
 		t.Fatalf("after purge %v", attrs.Attributes)
@@ -407,10 +380,7 @@ func testVisibilityTimeoutAndRedrive(t *testing.T, p protocol) {
 	// The old receipt handle no longer refers to an in-flight message.
 	_, err = c.ChangeMessageVisibility(ctx, &awssqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(url),
 		ReceiptHandle: first.Messages[0].ReceiptHandle, VisibilityTimeout: 10})
-	var notInflight *types.MessageNotInflight
-	if !errors.As(err, &notInflight) {
-		t.Fatalf("change visibility of a moved message: %v", err)
-	}
+	localawstest.WantError[*types.MessageNotInflight](t, err, "change visibility of a moved message")
 	srcs, err := c.ListDeadLetterSourceQueues(ctx, &awssqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlq)})
 	if err != nil || len(srcs.QueueUrls) != 1 || srcs.QueueUrls[0] != url {
 		t.Fatalf("ListDeadLetterSourceQueues %v %v", srcs, err)
