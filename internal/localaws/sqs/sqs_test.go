@@ -70,12 +70,20 @@ func createQueue(t *testing.T, c *awssqs.Client, name string, attrs map[string]s
 
 func queueArn(t *testing.T, c *awssqs.Client, url string) string {
 	t.Helper()
-	out, err := c.GetQueueAttributes(context.Background(), &awssqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
-	if err != nil {
-		t.Fatal(err)
+	return queueAttributes(t, c, url, types.QueueAttributeNameQueueArn)["QueueArn"]
+}
+
+// queueAttributes reads the named attributes of a queue (all without names).
+func queueAttributes(t *testing.T, c *awssqs.Client, url string, names ...types.QueueAttributeName) map[string]string {
+	t.Helper()
+	if len(names) == 0 {
+		names = []types.QueueAttributeName{types.QueueAttributeNameAll}
 	}
-	return out.Attributes["QueueArn"]
+	out, err := c.GetQueueAttributes(context.Background(), &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: names})
+	if err != nil {
+		t.Fatalf("GetQueueAttributes: %v", err)
+	}
+	return out.Attributes
 }
 
 func testQueueLifecycle(t *testing.T, p protocol) {
@@ -102,21 +110,18 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	if err != nil || *got.QueueUrl != url {
 		t.Fatalf("GetQueueUrl: %v %v", got, err)
 	}
-	attrs, err := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	attrs := queueAttributes(t, c, url)
 	for k, want := range map[string]string{
 		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "262144",
 		"ReceiveMessageWaitTimeSeconds": "0", "ApproximateNumberOfMessages": "0", "SqsManagedSseEnabled": "true",
 		"QueueArn": "arn:aws:sqs:us-east-1:000000000000:orders",
 	} {
-		if attrs.Attributes[k] != want {
-			t.Errorf("attribute %s = %q, want %q", k, attrs.Attributes[k], want)
+		if attrs[k] != want {
+			t.Errorf("attribute %s = %q, want %q", k, attrs[k], want)
 		}
 	}
-	if ts, _ := strconv.ParseInt(attrs.Attributes["CreatedTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).Unix() {
-		t.Errorf("CreatedTimestamp %q", attrs.Attributes["CreatedTimestamp"])
+	if ts, _ := strconv.ParseInt(attrs["CreatedTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).Unix() {
+		t.Errorf("CreatedTimestamp %q", attrs["CreatedTimestamp"])
 	}
 
 	dlq := createQueue(t, c, "orders-dlq", nil)
@@ -125,9 +130,9 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 		"RedrivePolicy": redrive, "KmsMasterKeyId": "alias/aws/sqs", "SqsManagedSseEnabled": "false"}}); err != nil {
 		t.Fatal(err)
 	}
-	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"RedrivePolicy", "KmsMasterKeyId"}})
-	if attrs.Attributes["RedrivePolicy"] != fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":3}`, queueArn(t, c, dlq)) || attrs.Attributes["KmsMasterKeyId"] != "alias/aws/sqs" {
-		t.Fatalf("attributes after set: %v", attrs.Attributes)
+	attrs = queueAttributes(t, c, url, "RedrivePolicy", "KmsMasterKeyId")
+	if attrs["RedrivePolicy"] != fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":3}`, queueArn(t, c, dlq)) || attrs["KmsMasterKeyId"] != "alias/aws/sqs" {
+		t.Fatalf("attributes after set: %v", attrs)
 	}
 	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"VisibilityTimeout": "50000"}})
 	localawstest.WantError[*types.InvalidAttributeValue](t, err, "out of range")
@@ -215,18 +220,18 @@ func testSendReceiveDelete(t *testing.T, p protocol) {
 	if len(again.Messages) != 0 {
 		t.Fatal("an in-flight message was received again")
 	}
-	attrs, _ := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if attrs.Attributes["ApproximateNumberOfMessagesNotVisible"] != "1" || attrs.Attributes["ApproximateNumberOfMessages"] != "0" {
-		t.Fatalf("counts %v", attrs.Attributes)
+	attrs := queueAttributes(t, c, url)
+	if attrs["ApproximateNumberOfMessagesNotVisible"] != "1" || attrs["ApproximateNumberOfMessages"] != "0" {
+		t.Fatalf("counts %v", attrs)
 	}
 	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: aws.String("garbage")})
 	localawstest.WantError[*types.ReceiptHandleIsInvalid](t, err, "bad handle")
-	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if attrs.Attributes["ApproximateNumberOfMessagesNotVisible"] != "0" {
-		t.Fatalf("after delete %v", attrs.Attributes)
+	attrs = queueAttributes(t, c, url)
+	if attrs["ApproximateNumberOfMessagesNotVisible"] != "0" {
+		t.Fatalf("after delete %v", attrs)
 	}
 }
 
@@ -254,9 +259,9 @@ func testBatches(t *testing.T, p protocol) {
 	}
 	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
 	localawstest.WantError[*types.TooManyEntriesInBatchRequest](t, err, "11 entries")
-	attrs, _ := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if attrs.Attributes["ApproximateNumberOfMessages"] != "1" || attrs.Attributes["ApproximateNumberOfMessagesDelayed"] != "1" {
-		t.Fatalf("counts %v", attrs.Attributes)
+	attrs := queueAttributes(t, c, url)
+	if attrs["ApproximateNumberOfMessages"] != "1" || attrs["ApproximateNumberOfMessagesDelayed"] != "1" {
+		t.Fatalf("counts %v", attrs)
 	}
 	got, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10})
 	if err != nil || len(got.Messages) != 1 || *got.Messages[0].Body != "one" {
@@ -287,9 +292,9 @@ func testBatches(t *testing.T, p protocol) {
 	}
 	_, err = c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)})
 	localawstest.WantError[*types.PurgeQueueInProgress](t, err, "second purge")
-	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if attrs.Attributes["ApproximateNumberOfMessagesDelayed"] != "0" {
-		t.Fatalf("after purge %v", attrs.Attributes)
+	attrs = queueAttributes(t, c, url)
+	if attrs["ApproximateNumberOfMessagesDelayed"] != "0" {
+		t.Fatalf("after purge %v", attrs)
 	}
 }
 
