@@ -139,10 +139,7 @@ func testAlarmCRUD(t *testing.T, p protocol) {
 		t.Fatalf("tags after update = %+v", tags.Tags)
 	}
 	_, err = c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: aws.String("arn:aws:cloudwatch:us-east-1:000000000000:alarm:nope")})
-	var rnf *cwtypes.ResourceNotFoundException
-	if !errors.As(err, &rnf) {
-		t.Fatalf("tags of missing alarm = %v", err)
-	}
+	localawstest.WantError[*cwtypes.ResourceNotFoundException](t, err, "tags of missing alarm")
 
 	// Update keeps the alarm and changes its configuration.
 	in.Threshold = aws.Float64(10)

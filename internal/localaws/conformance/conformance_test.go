@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // wantDelivered compares what successful invocations received with want
@@ -164,10 +165,7 @@ func TestTransactionRecordsReachTheFunction(t *testing.T) {
 			TableName: aws.String(f.table), Key: key("order#9", "STATE"), ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}},
 	}})
-	var tce *ddbtypes.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		t.Fatalf("cancelled TransactWriteItems: %v", err)
-	}
+	tce := localawstest.WantError[*ddbtypes.TransactionCanceledException](t, err, "cancelled TransactWriteItems")
 	var reasons []string
 	for _, r := range tce.CancellationReasons {
 		reasons = append(reasons, aws.ToString(r.Code))

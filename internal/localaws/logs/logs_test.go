@@ -37,15 +37,9 @@ func TestLogGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("/other")})
-	var exists *cwltypes.ResourceAlreadyExistsException
-	if !errors.As(err, &exists) {
-		t.Fatalf("duplicate = %v", err)
-	}
+	localawstest.WantError[*cwltypes.ResourceAlreadyExistsException](t, err, "duplicate")
 	_, err = c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("bad name")})
-	var invalid *cwltypes.InvalidParameterException
-	if !errors.As(err, &invalid) {
-		t.Fatalf("bad name = %v", err)
-	}
+	invalid := localawstest.WantError[*cwltypes.InvalidParameterException](t, err, "bad name")
 
 	if _, err := c.PutRetentionPolicy(ctx, &cwl.PutRetentionPolicyInput{LogGroupName: aws.String("/aws/lambda/relay"), RetentionInDays: aws.Int32(14)}); err != nil {
 		t.Fatal(err)
@@ -137,10 +131,7 @@ func TestLogEventsRoundTrip(t *testing.T) {
 	}
 	events = append(events, cwltypes.InputLogEvent{Timestamp: aws.Int64(time.Now().Add(-15 * 24 * time.Hour).UnixMilli()), Message: aws.String("too old")})
 	_, err = c.PutLogEvents(ctx, &cwl.PutLogEventsInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream), LogEvents: events})
-	var invalid *cwltypes.InvalidParameterException
-	if !errors.As(err, &invalid) {
-		t.Fatalf("unordered batch = %v", err)
-	}
+	localawstest.WantError[*cwltypes.InvalidParameterException](t, err, "unordered batch")
 	events = append([]cwltypes.InputLogEvent{events[5]}, events[:5]...)
 	put, err := c.PutLogEvents(ctx, &cwl.PutLogEventsInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream), LogEvents: events})
 	if err != nil {
@@ -237,8 +228,5 @@ func TestFilterLogEventsJSONAndDelimitedPatterns(t *testing.T) {
 		}
 	}
 	_, err := c.FilterLogEvents(ctx, &cwl.FilterLogEventsInput{LogGroupName: aws.String(group), FilterPattern: aws.String(`{ $.level = }`)})
-	var invalid *cwltypes.InvalidParameterException
-	if !errors.As(err, &invalid) {
-		t.Fatalf("bad pattern: %v, want InvalidParameterException", err)
-	}
+	localawstest.WantError[*cwltypes.InvalidParameterException](t, err, "bad pattern")
 }
