@@ -26,6 +26,21 @@ func start(t *testing.T) (*logs.Service, *cwl.Client) {
 	return svc, cwl.NewFromConfig(localawstest.Config(s), func(o *cwl.Options) { o.RetryMaxAttempts = 1 })
 }
 
+// createLog creates log group group and, unless stream is "", its log
+// stream.
+func createLog(t *testing.T, c *cwl.Client, group, stream string) {
+	t.Helper()
+	if _, err := c.CreateLogGroup(context.Background(), &cwl.CreateLogGroupInput{LogGroupName: aws.String(group)}); err != nil {
+		t.Fatal(err)
+	}
+	if stream == "" {
+		return
+	}
+	if _, err := c.CreateLogStream(context.Background(), &cwl.CreateLogStreamInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLogGroups(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -33,9 +48,7 @@ func TestLogGroups(t *testing.T) {
 	if _, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("/aws/lambda/relay"), Tags: map[string]string{"team": "outbox"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("/other")}); err != nil {
-		t.Fatal(err)
-	}
+	createLog(t, c, "/other", "")
 	_, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("/other")})
 	localawstest.WantError[*cwltypes.ResourceAlreadyExistsException](t, err, "duplicate")
 	_, err = c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("bad name")})
@@ -112,9 +125,7 @@ func TestLogEventsRoundTrip(t *testing.T) {
 	svc, c := start(t)
 	ctx := context.Background()
 	group, stream := "/aws/lambda/relay", "2026/01/01/[$LATEST]abc"
-	if _, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String(group)}); err != nil {
-		t.Fatal(err)
-	}
+	createLog(t, c, group, "")
 	_, err := c.PutLogEvents(ctx, &cwl.PutLogEventsInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream),
 		LogEvents: []cwltypes.InputLogEvent{{Timestamp: aws.Int64(time.Now().UnixMilli()), Message: aws.String("x")}}})
 	var nf *cwltypes.ResourceNotFoundException
@@ -192,12 +203,7 @@ func TestFilterLogEventsJSONAndDelimitedPatterns(t *testing.T) {
 	_, c := start(t)
 	ctx := context.Background()
 	group, stream := "/aws/lambda/shop-relay", "2026/12/01/[$LATEST]abc"
-	if _, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String(group)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.CreateLogStream(ctx, &cwl.CreateLogStreamInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream)}); err != nil {
-		t.Fatal(err)
-	}
+	createLog(t, c, group, stream)
 	now := time.Now().UnixMilli()
 	messages := []string{
 		`{"level":"INFO","msg":"published","events":10}`,

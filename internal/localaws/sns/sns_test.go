@@ -121,14 +121,21 @@ func receive(t *testing.T, c *awssqs.Client, url string, wait int32) []string {
 	return bodies
 }
 
+// createTopic creates a standard topic.
+func createTopic(t *testing.T, c *awssns.Client, name string) *awssns.CreateTopicOutput {
+	t.Helper()
+	out, err := c.CreateTopic(context.Background(), &awssns.CreateTopicInput{Name: aws.String(name)})
+	if err != nil {
+		t.Fatalf("CreateTopic %s: %v", name, err)
+	}
+	return out
+}
+
 func TestPublishToSQSAllowedAndDenied(t *testing.T) {
 	t.Parallel()
 	svc, c, q := start(t)
 	ctx := context.Background()
-	topic, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("t")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topic := createTopic(t, c, "t")
 	mk := func(name, sourceArn string, raw bool) string {
 		out, err := q.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name)})
 		if err != nil {
@@ -188,10 +195,7 @@ func TestPublishBatch(t *testing.T) {
 	t.Parallel()
 	_, c, _ := start(t)
 	ctx := context.Background()
-	topic, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("b")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topic := createTopic(t, c, "b")
 	out, err := c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
 		{Id: aws.String("1"), Message: aws.String("one")},
 		{Id: aws.String("2"), Message: aws.String("")},
