@@ -345,12 +345,7 @@ func TestStreamDisableEnableGivesNewArn(t *testing.T) {
 	e := newEnv(t, localddb.Options{})
 	e.createTable(t, "orders", "KEYS_ONLY")
 	first := e.streamArn(t, "orders")
-	put := func(pk string) {
-		t.Helper()
-		if _, err := e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("orders"), Item: map[string]types.AttributeValue{"PK": s(pk), "SK": s("x")}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(pk string) { e.putKey(t, "orders", pk) }
 	put("1")
 	if _, err := e.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("orders"),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}}); err != nil {
@@ -469,12 +464,7 @@ func TestTrimmedAndExpired(t *testing.T) {
 	e := newEnv(t, localddb.Options{StreamRetention: 300 * time.Millisecond, IteratorLifetime: 2 * time.Second})
 	e.createTable(t, "orders", "KEYS_ONLY")
 	arn := e.streamArn(t, "orders")
-	put := func(pk string) {
-		t.Helper()
-		if _, err := e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("orders"), Item: map[string]types.AttributeValue{"PK": s(pk), "SK": s("x")}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(pk string) { e.putKey(t, "orders", pk) }
 	put("old")
 	old := e.records(t, arn)
 	oldIt := e.iterator(t, arn, stypes.ShardIteratorTypeTrimHorizon, "")

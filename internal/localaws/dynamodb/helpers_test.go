@@ -103,6 +103,14 @@ func (e *env) createTable(t testing.TB, name, viewType string) *dynamodb.CreateT
 	return out
 }
 
+// putKey puts item PK pk, SK "x" into table.
+func (e *env) putKey(t testing.TB, table, pk string) {
+	t.Helper()
+	if _, err := e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"PK": s(pk), "SK": s("x")}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (e *env) streamArn(t testing.TB, table string) string {
 	t.Helper()
 	out, err := e.ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})

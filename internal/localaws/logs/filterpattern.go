@@ -250,33 +250,26 @@ func (p *exprParser) eat(tok string) bool {
 }
 
 func (p *exprParser) parseOr() (jsonNode, error) {
-	left, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for p.eat("||") {
-		right, err := p.parseAnd()
-		if err != nil {
-			return nil, err
-		}
-		l := left
-		left = func(d any) bool { return l(d) || right(d) }
-	}
-	return left, nil
+	return p.parseChain("||", p.parseAnd, func(l, r jsonNode) jsonNode { return func(d any) bool { return l(d) || r(d) } })
 }
 
 func (p *exprParser) parseAnd() (jsonNode, error) {
-	left, err := p.parseUnary()
+	return p.parseChain("&&", p.parseUnary, func(l, r jsonNode) jsonNode { return func(d any) bool { return l(d) && r(d) } })
+}
+
+// parseChain parses operand (op operand)*, joining each next operand to
+// what came before with join (left-associative).
+func (p *exprParser) parseChain(op string, operand func() (jsonNode, error), join func(l, r jsonNode) jsonNode) (jsonNode, error) {
+	left, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.eat("&&") {
-		right, err := p.parseUnary()
+	for p.eat(op) {
+		right, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		l := left
-		left = func(d any) bool { return l(d) && right(d) }
+		left = join(left, right)
 	}
 	return left, nil
 }
