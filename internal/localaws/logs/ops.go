@@ -210,7 +210,13 @@ func (s *Service) withGroup(req *awsapi.Request, in any, name func() string, act
 	if err := checkGroupName(n); err != nil {
 		return nil, err
 	}
-	if err := req.Authorize(action, s.groupArn(n)); err != nil {
+	return s.onGroup(req, action, s.groupArn(n), n, write, fn)
+}
+
+// onGroup authorises action on resource and runs fn with log group name
+// under the lock (write: exclusive).
+func (s *Service) onGroup(req *awsapi.Request, action, resource, name string, write bool, fn func(g *group) (any, error)) (any, error) {
+	if err := req.Authorize(action, resource); err != nil {
 		return nil, err
 	}
 	if write {
@@ -220,7 +226,7 @@ func (s *Service) withGroup(req *awsapi.Request, in any, name func() string, act
 		s.mu.RLock()
 		defer s.mu.RUnlock()
 	}
-	g := s.groups[n]
+	g := s.groups[name]
 	if g == nil {
 		return nil, groupNotFound()
 	}
@@ -392,47 +398,40 @@ func (s *Service) describeLogStreams(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if aerr := req.Authorize("logs:DescribeLogStreams", s.groupArn(name)); aerr != nil {
-		return nil, aerr
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g := s.groups[name]
-	if g == nil {
-		return nil, groupNotFound()
-	}
-	var streams []*stream
-	for _, st := range g.streams {
-		if strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
-			streams = append(streams, st)
-		}
-	}
-	less := func(i, j int) bool { return streams[i].name < streams[j].name }
-	if in.OrderBy == "LastEventTime" {
-		less = func(i, j int) bool {
-			a, b := lastEvent(streams[i]), lastEvent(streams[j])
-			if a != b {
-				return a < b
+	return s.onGroup(req, "logs:DescribeLogStreams", s.groupArn(name), name, false, func(g *group) (any, error) {
+		var streams []*stream
+		for _, st := range g.streams {
+			if strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
+				streams = append(streams, st)
 			}
-			return streams[i].name < streams[j].name
 		}
-	}
-	sort.Slice(streams, func(i, j int) bool {
-		if in.Descending {
-			return less(j, i)
+		less := func(i, j int) bool { return streams[i].name < streams[j].name }
+		if in.OrderBy == "LastEventTime" {
+			less = func(i, j int) bool {
+				a, b := lastEvent(streams[i]), lastEvent(streams[j])
+				if a != b {
+					return a < b
+				}
+				return streams[i].name < streams[j].name
+			}
 		}
-		return less(i, j)
+		sort.Slice(streams, func(i, j int) bool {
+			if in.Descending {
+				return less(j, i)
+			}
+			return less(i, j)
+		})
+		page, next := pageOf(streams, start, n)
+		outs := make([]streamOut, 0, len(page))
+		for _, st := range page {
+			outs = append(outs, s.streamOut(g, st))
+		}
+		out := map[string]any{"logStreams": outs}
+		if next >= 0 {
+			out["nextToken"] = token("streams", next)
+		}
+		return out, nil
 	})
-	page, next := pageOf(streams, start, n)
-	outs := make([]streamOut, 0, len(page))
-	for _, st := range page {
-		outs = append(outs, s.streamOut(g, st))
-	}
-	out := map[string]any{"logStreams": outs}
-	if next >= 0 {
-		out["nextToken"] = token("streams", next)
-	}
-	return out, nil
 }
 
 func lastEvent(st *stream) int64 {
@@ -486,53 +485,46 @@ func (s *Service) putLogEvents(req *awsapi.Request) (any, error) {
 	if size > maxPutBytes {
 		return nil, invalidParameter("Upload too large: %d bytes exceeds limit of %d", size, maxPutBytes)
 	}
-	if err := req.Authorize("logs:PutLogEvents", s.streamArn(in.LogGroupName, in.LogStreamName)); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := s.groups[in.LogGroupName]
-	if g == nil {
-		return nil, groupNotFound()
-	}
-	st := g.streams[in.LogStreamName]
-	if st == nil {
-		return nil, streamNotFound()
-	}
-	now := s.nowMillis()
-	oldest := now - tooOldAge.Milliseconds()
-	if g.retention > 0 {
-		oldest = max(oldest, now-int64(g.retention)*24*time.Hour.Milliseconds())
-	}
-	newest := now + tooNewAhead.Milliseconds()
-	rejected := map[string]int{}
-	for i, e := range in.LogEvents {
-		switch {
-		case *e.Timestamp > newest:
-			if _, ok := rejected["tooNewLogEventStartIndex"]; !ok {
-				rejected["tooNewLogEventStartIndex"] = i
+	return s.onGroup(req, "logs:PutLogEvents", s.streamArn(in.LogGroupName, in.LogStreamName), in.LogGroupName, true, func(g *group) (any, error) {
+		st := g.streams[in.LogStreamName]
+		if st == nil {
+			return nil, streamNotFound()
+		}
+		now := s.nowMillis()
+		oldest := now - tooOldAge.Milliseconds()
+		if g.retention > 0 {
+			oldest = max(oldest, now-int64(g.retention)*24*time.Hour.Milliseconds())
+		}
+		newest := now + tooNewAhead.Milliseconds()
+		rejected := map[string]int{}
+		for i, e := range in.LogEvents {
+			switch {
+			case *e.Timestamp > newest:
+				if _, ok := rejected["tooNewLogEventStartIndex"]; !ok {
+					rejected["tooNewLogEventStartIndex"] = i
+				}
+				continue
+			case *e.Timestamp < now-tooOldAge.Milliseconds():
+				rejected["tooOldLogEventEndIndex"] = i + 1
+				continue
+			case *e.Timestamp < oldest:
+				rejected["expiredLogEventEndIndex"] = i + 1
+				continue
 			}
-			continue
-		case *e.Timestamp < now-tooOldAge.Milliseconds():
-			rejected["tooOldLogEventEndIndex"] = i + 1
-			continue
-		case *e.Timestamp < oldest:
-			rejected["expiredLogEventEndIndex"] = i + 1
-			continue
+			msg := *e.Message
+			if len(msg) > maxEventBytes {
+				msg = msg[:maxEventBytes]
+			}
+			s.seq++
+			st.insert(event{timestamp: *e.Timestamp, ingestion: now, message: msg, id: s.seq})
 		}
-		msg := *e.Message
-		if len(msg) > maxEventBytes {
-			msg = msg[:maxEventBytes]
+		st.lastIngestion = now
+		out := map[string]any{"nextSequenceToken": strconv.FormatInt(s.seq, 10)}
+		if len(rejected) > 0 {
+			out["rejectedLogEventsInfo"] = rejected
 		}
-		s.seq++
-		st.insert(event{timestamp: *e.Timestamp, ingestion: now, message: msg, id: s.seq})
-	}
-	st.lastIngestion = now
-	out := map[string]any{"nextSequenceToken": strconv.FormatInt(s.seq, 10)}
-	if len(rejected) > 0 {
-		out["rejectedLogEventsInfo"] = rejected
-	}
-	return out, nil
+		return out, nil
+	})
 }
 
 func (s *Service) getLogEvents(req *awsapi.Request) (any, error) {
@@ -557,55 +549,48 @@ func (s *Service) getLogEvents(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if aerr := req.Authorize("logs:GetLogEvents", s.streamArn(name, in.LogStreamName)); aerr != nil {
-		return nil, aerr
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g := s.groups[name]
-	if g == nil {
-		return nil, groupNotFound()
-	}
-	st := g.streams[in.LogStreamName]
-	if st == nil {
-		return nil, streamNotFound()
-	}
-	var sel []event
-	for _, e := range st.events {
-		if (in.StartTime == nil || e.timestamp >= *in.StartTime) && (in.EndTime == nil || e.timestamp < *in.EndTime) {
-			sel = append(sel, e)
+	return s.onGroup(req, "logs:GetLogEvents", s.streamArn(name, in.LogStreamName), name, false, func(g *group) (any, error) {
+		st := g.streams[in.LogStreamName]
+		if st == nil {
+			return nil, streamNotFound()
 		}
-	}
-	// Tokens are positions in sel: "f/<i>" reads forward from i, "b/<i>"
-	// reads backward ending before i.
-	forward := in.StartFromHead != nil && *in.StartFromHead
-	var from, to int
-	switch {
-	case in.NextToken != "":
-		dir, pos, ok := strings.Cut(in.NextToken, "/")
-		p, perr := strconv.Atoi(pos)
-		if !ok || perr != nil || p < 0 || p > len(sel) || (dir != "f" && dir != "b") {
-			return nil, invalidParameter("The specified nextToken is invalid.")
+		var sel []event
+		for _, e := range st.events {
+			if (in.StartTime == nil || e.timestamp >= *in.StartTime) && (in.EndTime == nil || e.timestamp < *in.EndTime) {
+				sel = append(sel, e)
+			}
 		}
-		if dir == "f" {
-			from, to = p, min(p+n, len(sel))
-		} else {
-			from, to = max(p-n, 0), p
+		// Tokens are positions in sel: "f/<i>" reads forward from i, "b/<i>"
+		// reads backward ending before i.
+		forward := in.StartFromHead != nil && *in.StartFromHead
+		var from, to int
+		switch {
+		case in.NextToken != "":
+			dir, pos, ok := strings.Cut(in.NextToken, "/")
+			p, perr := strconv.Atoi(pos)
+			if !ok || perr != nil || p < 0 || p > len(sel) || (dir != "f" && dir != "b") {
+				return nil, invalidParameter("The specified nextToken is invalid.")
+			}
+			if dir == "f" {
+				from, to = p, min(p+n, len(sel))
+			} else {
+				from, to = max(p-n, 0), p
+			}
+		case forward:
+			from, to = 0, min(n, len(sel))
+		default:
+			from, to = max(len(sel)-n, 0), len(sel)
 		}
-	case forward:
-		from, to = 0, min(n, len(sel))
-	default:
-		from, to = max(len(sel)-n, 0), len(sel)
-	}
-	events := make([]eventOut, 0, to-from)
-	for _, e := range sel[from:to] {
-		events = append(events, eventOut{Timestamp: e.timestamp, Message: e.message, IngestionTime: e.ingestion})
-	}
-	return map[string]any{
-		"events":            events,
-		"nextForwardToken":  "f/" + strconv.Itoa(to),
-		"nextBackwardToken": "b/" + strconv.Itoa(from),
-	}, nil
+		events := make([]eventOut, 0, to-from)
+		for _, e := range sel[from:to] {
+			events = append(events, eventOut{Timestamp: e.timestamp, Message: e.message, IngestionTime: e.ingestion})
+		}
+		return map[string]any{
+			"events":            events,
+			"nextForwardToken":  "f/" + strconv.Itoa(to),
+			"nextBackwardToken": "b/" + strconv.Itoa(from),
+		}, nil
+	})
 }
 
 func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
@@ -642,54 +627,47 @@ func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 	if perr != nil {
 		return nil, perr
 	}
-	if aerr := req.Authorize("logs:FilterLogEvents", s.groupArn(name)); aerr != nil {
-		return nil, aerr
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g := s.groups[name]
-	if g == nil {
-		return nil, groupNotFound()
-	}
-	var all []filteredOut
-	type ordered struct {
-		filteredOut
-		id int64
-	}
-	var sel []ordered
-	for _, st := range g.streams {
-		if len(in.LogStreamNames) > 0 && !containsString(in.LogStreamNames, st.name) {
-			continue
+	return s.onGroup(req, "logs:FilterLogEvents", s.groupArn(name), name, false, func(g *group) (any, error) {
+		var all []filteredOut
+		type ordered struct {
+			filteredOut
+			id int64
 		}
-		if !strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
-			continue
-		}
-		for _, e := range st.events {
-			if (in.StartTime != nil && e.timestamp < *in.StartTime) || (in.EndTime != nil && e.timestamp > *in.EndTime) || !match(e.message) {
+		var sel []ordered
+		for _, st := range g.streams {
+			if len(in.LogStreamNames) > 0 && !containsString(in.LogStreamNames, st.name) {
 				continue
 			}
-			sel = append(sel, ordered{filteredOut{LogStreamName: st.name, Timestamp: e.timestamp, Message: e.message,
-				IngestionTime: e.ingestion, EventID: strconv.FormatInt(e.id, 10)}, e.id})
+			if !strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
+				continue
+			}
+			for _, e := range st.events {
+				if (in.StartTime != nil && e.timestamp < *in.StartTime) || (in.EndTime != nil && e.timestamp > *in.EndTime) || !match(e.message) {
+					continue
+				}
+				sel = append(sel, ordered{filteredOut{LogStreamName: st.name, Timestamp: e.timestamp, Message: e.message,
+					IngestionTime: e.ingestion, EventID: strconv.FormatInt(e.id, 10)}, e.id})
+			}
 		}
-	}
-	sort.Slice(sel, func(i, j int) bool {
-		if sel[i].Timestamp != sel[j].Timestamp {
-			return sel[i].Timestamp < sel[j].Timestamp
+		sort.Slice(sel, func(i, j int) bool {
+			if sel[i].Timestamp != sel[j].Timestamp {
+				return sel[i].Timestamp < sel[j].Timestamp
+			}
+			return sel[i].id < sel[j].id
+		})
+		for _, o := range sel {
+			all = append(all, o.filteredOut)
 		}
-		return sel[i].id < sel[j].id
+		page, next := pageOf(all, start, n)
+		if page == nil {
+			page = []filteredOut{}
+		}
+		out := map[string]any{"events": page, "searchedLogStreams": []any{}}
+		if next >= 0 {
+			out["nextToken"] = token("filter", next)
+		}
+		return out, nil
 	})
-	for _, o := range sel {
-		all = append(all, o.filteredOut)
-	}
-	page, next := pageOf(all, start, n)
-	if page == nil {
-		page = []filteredOut{}
-	}
-	out := map[string]any{"events": page, "searchedLogStreams": []any{}}
-	if next >= 0 {
-		out["nextToken"] = token("filter", next)
-	}
-	return out, nil
 }
 
 func containsString(l []string, v string) bool {
