@@ -124,22 +124,7 @@ func testAlarmCRUD(t *testing.T, p protocol) {
 		t.Fatalf("page = %+v, %v", page, err)
 	}
 
-	tags, err := c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: a.AlarmArn})
-	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Value) != "outbox" {
-		t.Fatalf("tags = %+v, %v", tags, err)
-	}
-	if _, err := c.TagResource(ctx, &cw.TagResourceInput{ResourceARN: a.AlarmArn, Tags: []cwtypes.Tag{{Key: aws.String("env"), Value: aws.String("test")}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.UntagResource(ctx, &cw.UntagResourceInput{ResourceARN: a.AlarmArn, TagKeys: []string{"team"}}); err != nil {
-		t.Fatal(err)
-	}
-	tags, _ = c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: a.AlarmArn})
-	if len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "env" {
-		t.Fatalf("tags after update = %+v", tags.Tags)
-	}
-	_, err = c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: aws.String("arn:aws:cloudwatch:us-east-1:000000000000:alarm:nope")})
-	localawstest.WantError[*cwtypes.ResourceNotFoundException](t, err, "tags of missing alarm")
+	checkAlarmTags(t, c, a.AlarmArn)
 
 	// Update keeps the alarm and changes its configuration.
 	in.Threshold = aws.Float64(10)
@@ -162,6 +147,29 @@ func testAlarmCRUD(t *testing.T, p protocol) {
 	if code := errorCode(err); code != "ResourceNotFound" {
 		t.Fatalf("delete missing = %v", err)
 	}
+}
+
+// checkAlarmTags checks the tags of alarm arn (created with team=outbox)
+// through a change, and the error for a missing alarm.
+func checkAlarmTags(t *testing.T, c *cw.Client, arn *string) {
+	t.Helper()
+	ctx := context.Background()
+	tags, err := c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: arn})
+	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Value) != "outbox" {
+		t.Fatalf("tags = %+v, %v", tags, err)
+	}
+	if _, err := c.TagResource(ctx, &cw.TagResourceInput{ResourceARN: arn, Tags: []cwtypes.Tag{{Key: aws.String("env"), Value: aws.String("test")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UntagResource(ctx, &cw.UntagResourceInput{ResourceARN: arn, TagKeys: []string{"team"}}); err != nil {
+		t.Fatal(err)
+	}
+	tags, _ = c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: arn})
+	if len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "env" {
+		t.Fatalf("tags after update = %+v", tags.Tags)
+	}
+	_, err = c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: aws.String("arn:aws:cloudwatch:us-east-1:000000000000:alarm:nope")})
+	localawstest.WantError[*cwtypes.ResourceNotFoundException](t, err, "tags of missing alarm")
 }
 
 func testPutMetricAlarmValidation(t *testing.T, p protocol) {

@@ -110,34 +110,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	if err != nil || *got.QueueUrl != url {
 		t.Fatalf("GetQueueUrl: %v %v", got, err)
 	}
-	attrs := queueAttributes(t, c, url)
-	for k, want := range map[string]string{
-		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "262144",
-		"ReceiveMessageWaitTimeSeconds": "0", "ApproximateNumberOfMessages": "0", "SqsManagedSseEnabled": "true",
-		"QueueArn": "arn:aws:sqs:us-east-1:000000000000:orders",
-	} {
-		if attrs[k] != want {
-			t.Errorf("attribute %s = %q, want %q", k, attrs[k], want)
-		}
-	}
-	if ts, _ := strconv.ParseInt(attrs["CreatedTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).Unix() {
-		t.Errorf("CreatedTimestamp %q", attrs["CreatedTimestamp"])
-	}
-
-	dlq := createQueue(t, c, "orders-dlq", nil)
-	redrive := fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":"3"}`, queueArn(t, c, dlq))
-	if _, err := c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{
-		"RedrivePolicy": redrive, "KmsMasterKeyId": "alias/aws/sqs", "SqsManagedSseEnabled": "false"}}); err != nil {
-		t.Fatal(err)
-	}
-	attrs = queueAttributes(t, c, url, "RedrivePolicy", "KmsMasterKeyId")
-	if attrs["RedrivePolicy"] != fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":3}`, queueArn(t, c, dlq)) || attrs["KmsMasterKeyId"] != "alias/aws/sqs" {
-		t.Fatalf("attributes after set: %v", attrs)
-	}
-	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"VisibilityTimeout": "50000"}})
-	localawstest.WantError[*types.InvalidAttributeValue](t, err, "out of range")
-	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Bogus": "1"}})
-	localawstest.WantError[*types.InvalidAttributeName](t, err, "unknown attribute")
+	dlq := checkQueueAttributes(t, c, url)
 
 	if _, err := c.TagQueue(ctx, &awssqs.TagQueueInput{QueueUrl: aws.String(url), Tags: map[string]string{"team": "a", "env": "dev"}}); err != nil {
 		t.Fatal(err)
@@ -174,6 +147,43 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" {
 		t.Fatalf("bad name: %v", err)
 	}
+}
+
+// checkQueueAttributes checks the defaults of queue url (created with
+// VisibilityTimeout 45), sets a redrive policy to a new dead-letter queue,
+// whose URL it returns, and checks that invalid attributes are refused.
+func checkQueueAttributes(t *testing.T, c *awssqs.Client, url string) (dlq string) {
+	t.Helper()
+	ctx := context.Background()
+	attrs := queueAttributes(t, c, url)
+	for k, want := range map[string]string{
+		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "262144",
+		"ReceiveMessageWaitTimeSeconds": "0", "ApproximateNumberOfMessages": "0", "SqsManagedSseEnabled": "true",
+		"QueueArn": "arn:aws:sqs:us-east-1:000000000000:orders",
+	} {
+		if attrs[k] != want {
+			t.Errorf("attribute %s = %q, want %q", k, attrs[k], want)
+		}
+	}
+	if ts, _ := strconv.ParseInt(attrs["CreatedTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).Unix() {
+		t.Errorf("CreatedTimestamp %q", attrs["CreatedTimestamp"])
+	}
+
+	dlq = createQueue(t, c, "orders-dlq", nil)
+	redrive := fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":"3"}`, queueArn(t, c, dlq))
+	if _, err := c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{
+		"RedrivePolicy": redrive, "KmsMasterKeyId": "alias/aws/sqs", "SqsManagedSseEnabled": "false"}}); err != nil {
+		t.Fatal(err)
+	}
+	attrs = queueAttributes(t, c, url, "RedrivePolicy", "KmsMasterKeyId")
+	if attrs["RedrivePolicy"] != fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":3}`, queueArn(t, c, dlq)) || attrs["KmsMasterKeyId"] != "alias/aws/sqs" {
+		t.Fatalf("attributes after set: %v", attrs)
+	}
+	_, err := c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"VisibilityTimeout": "50000"}})
+	localawstest.WantError[*types.InvalidAttributeValue](t, err, "out of range")
+	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Bogus": "1"}})
+	localawstest.WantError[*types.InvalidAttributeName](t, err, "unknown attribute")
+	return dlq
 }
 
 func testSendReceiveDelete(t *testing.T, p protocol) {
