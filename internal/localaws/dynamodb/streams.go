@@ -418,6 +418,19 @@ func (s *Streams) getLocked(arn string) (*stream, error) {
 	return st, nil
 }
 
+// shardLocked finds shard shardID of stream streamArn; s.mu is held.
+func (s *Streams) shardLocked(streamArn, shardID string) (*stream, *shard, error) {
+	st, err := s.getLocked(streamArn)
+	if err != nil {
+		return nil, nil, err
+	}
+	sh, err := st.shard(shardID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, sh, nil
+}
+
 func (st *stream) shard(id string) (*shard, error) {
 	for _, sh := range st.shards {
 		if sh.id == id {

@@ -185,11 +185,7 @@ func (a *streamsAPI) getShardIterator(req *awsapi.Request, in *getShardIteratorI
 	s := a.svc.streams
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.getLocked(in.StreamArn)
-	if err != nil {
-		return nil, err
-	}
-	sh, err := st.shard(in.ShardId)
+	st, sh, err := s.shardLocked(in.StreamArn, in.ShardId)
 	if err != nil {
 		return nil, err
 	}
@@ -244,11 +240,7 @@ func (a *streamsAPI) getRecords(req *awsapi.Request, in *getRecordsInput) (any, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.getLocked(it.Stream)
-	if err != nil {
-		return nil, err
-	}
-	sh, err := st.shard(it.Shard)
+	_, sh, err := s.shardLocked(it.Stream, it.Shard)
 	if err != nil {
 		return nil, err
 	}

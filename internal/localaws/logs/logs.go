@@ -195,6 +195,16 @@ func parseToken(prefix, t string) (int, *awsapi.Error) {
 	return 0, invalidParameter("The specified nextToken is invalid.")
 }
 
+// paging reads a page request: its Limit (see limit) and its NextToken of
+// the given kind (see parseToken).
+func paging(v *int32, maxLimit int32, def int, kind, next string) (n, start int, err *awsapi.Error) {
+	if n, err = limit(v, maxLimit, def); err != nil {
+		return 0, 0, err
+	}
+	start, err = parseToken(kind, next)
+	return n, start, err
+}
+
 func limit(v *int32, maxLimit int32, def int) (int, *awsapi.Error) {
 	if v == nil {
 		return def, nil

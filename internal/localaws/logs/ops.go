@@ -279,11 +279,7 @@ func (s *Service) describeLogGroups(req *awsapi.Request) (any, error) {
 	if in.LogGroupNamePrefix != "" && in.LogGroupNamePattern != "" {
 		return nil, invalidParameter("LogGroup name prefix and LogGroup name pattern are mutually exclusive parameters.")
 	}
-	n, err := limit(in.Limit, 50, 50)
-	if err != nil {
-		return nil, err
-	}
-	start, err := parseToken("groups", in.NextToken)
+	n, start, err := paging(in.Limit, 50, 50, "groups", in.NextToken)
 	if err != nil {
 		return nil, err
 	}
@@ -390,11 +386,7 @@ func (s *Service) describeLogStreams(req *awsapi.Request) (any, error) {
 	if in.OrderBy == "LastEventTime" && in.LogStreamNamePrefix != "" {
 		return nil, invalidParameter("Cannot order by LastEventTime with a logStreamNamePrefix.")
 	}
-	n, err := limit(in.Limit, 50, 50)
-	if err != nil {
-		return nil, err
-	}
-	start, err := parseToken("streams", in.NextToken)
+	n, start, err := paging(in.Limit, 50, 50, "streams", in.NextToken)
 	if err != nil {
 		return nil, err
 	}
@@ -615,11 +607,7 @@ func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 	if len(in.LogStreamNames) > 0 && in.LogStreamNamePrefix != "" {
 		return nil, invalidParameter("logStreamNames and logStreamNamePrefix are mutually exclusive parameters.")
 	}
-	n, err := limit(in.Limit, 10000, 10000)
-	if err != nil {
-		return nil, err
-	}
-	start, err := parseToken("filter", in.NextToken)
+	n, start, err := paging(in.Limit, 10000, 10000, "filter", in.NextToken)
 	if err != nil {
 		return nil, err
 	}
