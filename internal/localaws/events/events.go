@@ -234,6 +234,19 @@ func (s *Service) getRule(busNameOrArn, name string) (*rule, error) {
 	return r, nil
 }
 
+// authorizedRule finds a rule of a bus and authorises action on it; s.mu
+// must be held.
+func (s *Service) authorizedRule(req *awsapi.Request, action, busNameOrArn, name string) (*rule, error) {
+	r, err := s.getRule(busNameOrArn, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := authorize(req, action, r.arn); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 type tag struct{ Key, Value string }
 
 func tagMap(tags []tag) (map[string]string, error) {
@@ -458,11 +471,8 @@ func (r *rule) describe() map[string]any {
 type ruleRef struct{ Name, EventBusName string }
 
 func (s *Service) describeRule(req *awsapi.Request, in *ruleRef) (any, error) {
-	r, err := s.getRule(in.EventBusName, in.Name)
+	r, err := s.authorizedRule(req, "events:DescribeRule", in.EventBusName, in.Name)
 	if err != nil {
-		return nil, err
-	}
-	if err := authorize(req, "events:DescribeRule", r.arn); err != nil {
 		return nil, err
 	}
 	out := r.describe()
@@ -529,15 +539,12 @@ func (s *Service) listRules(req *awsapi.Request, in *listRulesInput) (any, error
 // setState returns the handler of EnableRule or DisableRule.
 func (s *Service) setState(state string) func(*awsapi.Request, *ruleRef) (any, error) {
 	return func(req *awsapi.Request, in *ruleRef) (any, error) {
-		r, err := s.getRule(in.EventBusName, in.Name)
-		if err != nil {
-			return nil, err
-		}
 		action := "events:EnableRule"
 		if state == "DISABLED" {
 			action = "events:DisableRule"
 		}
-		if err := authorize(req, action, r.arn); err != nil {
+		r, err := s.authorizedRule(req, action, in.EventBusName, in.Name)
+		if err != nil {
 			return nil, err
 		}
 		r.state = state
@@ -560,11 +567,8 @@ func (s *Service) putTargets(req *awsapi.Request, in *putTargetsInput) (any, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, err := s.getRule(in.EventBusName, in.Rule)
+	r, err := s.authorizedRule(req, "events:PutTargets", in.EventBusName, in.Rule)
 	if err != nil {
-		return nil, err
-	}
-	if err := authorize(req, "events:PutTargets", r.arn); err != nil {
 		return nil, err
 	}
 	type failed struct{ TargetId, ErrorCode, ErrorMessage string }
@@ -609,11 +613,8 @@ type removeTargetsInput struct {
 }
 
 func (s *Service) removeTargets(req *awsapi.Request, in *removeTargetsInput) (any, error) {
-	r, err := s.getRule(in.EventBusName, in.Rule)
+	r, err := s.authorizedRule(req, "events:RemoveTargets", in.EventBusName, in.Rule)
 	if err != nil {
-		return nil, err
-	}
-	if err := authorize(req, "events:RemoveTargets", r.arn); err != nil {
 		return nil, err
 	}
 	kept := r.targets[:0]
@@ -635,11 +636,8 @@ func (s *Service) removeTargets(req *awsapi.Request, in *removeTargetsInput) (an
 type listTargetsByRuleInput struct{ Rule, EventBusName string }
 
 func (s *Service) listTargetsByRule(req *awsapi.Request, in *listTargetsByRuleInput) (any, error) {
-	r, err := s.getRule(in.EventBusName, in.Rule)
+	r, err := s.authorizedRule(req, "events:ListTargetsByRule", in.EventBusName, in.Rule)
 	if err != nil {
-		return nil, err
-	}
-	if err := authorize(req, "events:ListTargetsByRule", r.arn); err != nil {
 		return nil, err
 	}
 	return map[string]any{"Targets": append([]target{}, r.targets...)}, nil
