@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"sort"
@@ -670,19 +671,10 @@ func (s *Service) tagResource(req *awsapi.Request, in *tagResourceInput) (any, e
 	if err != nil {
 		return nil, err
 	}
-	if err := authorize(req, "events:TagResource", in.ResourceARN); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tags, err := s.tagsOf(in.ResourceARN)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range add {
-		tags[k] = v
-	}
-	return nil, nil
+	return s.withTags(req, "events:TagResource", in.ResourceARN, func(tags map[string]string) any {
+		maps.Copy(tags, add)
+		return nil
+	})
 }
 
 type untagResourceInput struct {
@@ -691,34 +683,35 @@ type untagResourceInput struct {
 }
 
 func (s *Service) untagResource(req *awsapi.Request, in *untagResourceInput) (any, error) {
-	if err := authorize(req, "events:UntagResource", in.ResourceARN); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tags, err := s.tagsOf(in.ResourceARN)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range in.TagKeys {
-		delete(tags, k)
-	}
-	return nil, nil
+	return s.withTags(req, "events:UntagResource", in.ResourceARN, func(tags map[string]string) any {
+		for _, k := range in.TagKeys {
+			delete(tags, k)
+		}
+		return nil
+	})
 }
 
 type listTagsForResourceInput struct{ ResourceARN string }
 
 func (s *Service) listTagsForResource(req *awsapi.Request, in *listTagsForResourceInput) (any, error) {
-	if err := authorize(req, "events:ListTagsForResource", in.ResourceARN); err != nil {
+	return s.withTags(req, "events:ListTagsForResource", in.ResourceARN, func(tags map[string]string) any {
+		return map[string]any{"Tags": tagList(tags)}
+	})
+}
+
+// withTags authorises action on a bus or rule ARN and runs fn with its tags
+// under the lock; fn's value is the response.
+func (s *Service) withTags(req *awsapi.Request, action, arn string, fn func(tags map[string]string) any) (any, error) {
+	if err := authorize(req, action, arn); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tags, err := s.tagsOf(in.ResourceARN)
+	tags, err := s.tagsOf(arn)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"Tags": tagList(tags)}, nil
+	return fn(tags), nil
 }
 
 type testEventPatternInput struct{ EventPattern, Event string }
