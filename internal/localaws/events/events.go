@@ -248,6 +248,18 @@ func (s *Service) authorizedRule(req *awsapi.Request, action, busNameOrArn, name
 	return r, nil
 }
 
+// namesWithPrefix returns the sorted names of m that start with prefix.
+func namesWithPrefix[V any](m map[string]V, prefix string) []string {
+	var names []string
+	for n := range m {
+		if strings.HasPrefix(n, prefix) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 type tag struct{ Key, Value string }
 
 func tagMap(tags []tag) (map[string]string, error) {
@@ -346,14 +358,7 @@ func (s *Service) listEventBuses(req *awsapi.Request, in *listEventBusesInput) (
 		return nil, err
 	}
 	s.mu.Lock()
-	var names []string
-	for n := range s.buses {
-		if strings.HasPrefix(n, in.NamePrefix) {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	page, next := paginate(names, in.NextToken, in.Limit)
+	page, next := paginate(namesWithPrefix(s.buses, in.NamePrefix), in.NextToken, in.Limit)
 	var out []map[string]any
 	for _, n := range page {
 		b := s.buses[n]
@@ -518,14 +523,7 @@ func (s *Service) listRules(req *awsapi.Request, in *listRulesInput) (any, error
 	if err := authorize(req, "events:ListRules", s.ruleArn(b.name, "*")); err != nil {
 		return nil, err
 	}
-	var names []string
-	for n := range b.rules {
-		if strings.HasPrefix(n, in.NamePrefix) {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	page, next := paginate(names, in.NextToken, in.Limit)
+	page, next := paginate(namesWithPrefix(b.rules, in.NamePrefix), in.NextToken, in.Limit)
 	rules := []map[string]any{}
 	for _, n := range page {
 		rules = append(rules, b.rules[n].describe())
