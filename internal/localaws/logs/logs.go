@@ -152,6 +152,25 @@ func checkGroupName(name string) *awsapi.Error {
 
 // groupName resolves logGroupName or logGroupIdentifier (a name or an
 // ARN, with or without ":*").
+// groupRef names a log group in a request, by name or identifier.
+type groupRef struct {
+	LogGroupName       string
+	LogGroupIdentifier string
+}
+
+// decodeGroupRequest decodes the request into in, which embeds ref, and
+// returns the log group ref names, checked.
+func decodeGroupRequest(req *awsapi.Request, in any, ref *groupRef) (string, error) {
+	if err := req.DecodeJSON(in); err != nil {
+		return "", err
+	}
+	name := groupName(ref.LogGroupName, ref.LogGroupIdentifier)
+	if err := checkGroupName(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
 func groupName(name, identifier string) string {
 	if name != "" {
 		return name

@@ -365,20 +365,16 @@ func (s *Service) tagging(req *awsapi.Request) (any, error) {
 
 func (s *Service) describeLogStreams(req *awsapi.Request) (any, error) {
 	var in struct {
-		LogGroupName        string
-		LogGroupIdentifier  string
+		groupRef
 		LogStreamNamePrefix string
 		OrderBy             string
 		Descending          bool
 		Limit               *int32
 		NextToken           string
 	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	name := groupName(in.LogGroupName, in.LogGroupIdentifier)
-	if err := checkGroupName(name); err != nil {
-		return nil, err
+	name, derr := decodeGroupRequest(req, &in, &in.groupRef)
+	if derr != nil {
+		return nil, derr
 	}
 	if in.OrderBy != "" && in.OrderBy != "LogStreamName" && in.OrderBy != "LastEventTime" {
 		return nil, invalidParameter("1 validation error detected: Value '%s' at 'orderBy' failed to satisfy constraint: Member must satisfy enum value set: [LogStreamName, LastEventTime]", in.OrderBy)
@@ -521,21 +517,17 @@ func (s *Service) putLogEvents(req *awsapi.Request) (any, error) {
 
 func (s *Service) getLogEvents(req *awsapi.Request) (any, error) {
 	var in struct {
-		LogGroupName       string
-		LogGroupIdentifier string
-		LogStreamName      string
-		StartTime          *int64
-		EndTime            *int64
-		NextToken          string
-		Limit              *int32
-		StartFromHead      *bool
+		groupRef
+		LogStreamName string
+		StartTime     *int64
+		EndTime       *int64
+		NextToken     string
+		Limit         *int32
+		StartFromHead *bool
 	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	name := groupName(in.LogGroupName, in.LogGroupIdentifier)
-	if err := checkGroupName(name); err != nil {
-		return nil, err
+	name, derr := decodeGroupRequest(req, &in, &in.groupRef)
+	if derr != nil {
+		return nil, derr
 	}
 	n, err := limit(in.Limit, 10000, 10000)
 	if err != nil {
@@ -587,8 +579,7 @@ func (s *Service) getLogEvents(req *awsapi.Request) (any, error) {
 
 func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 	var in struct {
-		LogGroupName        string
-		LogGroupIdentifier  string
+		groupRef
 		LogStreamNames      []string
 		LogStreamNamePrefix string
 		StartTime           *int64
@@ -597,12 +588,9 @@ func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 		NextToken           string
 		Limit               *int32
 	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	name := groupName(in.LogGroupName, in.LogGroupIdentifier)
-	if err := checkGroupName(name); err != nil {
-		return nil, err
+	name, derr := decodeGroupRequest(req, &in, &in.groupRef)
+	if derr != nil {
+		return nil, derr
 	}
 	if len(in.LogStreamNames) > 0 && in.LogStreamNamePrefix != "" {
 		return nil, invalidParameter("logStreamNames and logStreamNamePrefix are mutually exclusive parameters.")
