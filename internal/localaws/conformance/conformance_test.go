@@ -165,7 +165,7 @@ func TestTransactionRecordsReachTheFunction(t *testing.T) {
 			TableName: aws.String(f.table), Key: key("order#9", "STATE"), ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}},
 	}})
-	tce := localawstest.WantError[*ddbtypes.TransactionCanceledException](t, err, "cancelled TransactWriteItems")
+	tce := localawstest.ErrorAs[*ddbtypes.TransactionCanceledException](t, err, "cancelled TransactWriteItems")
 	var reasons []string
 	for _, r := range tce.CancellationReasons {
 		reasons = append(reasons, aws.ToString(r.Code))

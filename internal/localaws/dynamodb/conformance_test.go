@@ -238,7 +238,7 @@ func TestTransactionsCommitAndCancel(t *testing.T) {
 			ExpressionAttributeValues:           map[string]types.AttributeValue{":two": n("2")},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
 	}})
-	tce := localawstest.WantError[*types.TransactionCanceledException](t, err, "TransactWriteItems")
+	tce := localawstest.ErrorAs[*types.TransactionCanceledException](t, err, "TransactWriteItems")
 	var codes []string
 	for _, r := range tce.CancellationReasons {
 		codes = append(codes, aws.ToString(r.Code))

@@ -146,8 +146,14 @@ func TableInput(name, hashKey, rangeKey string, viewType types.StreamViewType) *
 }
 
 // WantError fails t unless err is, or wraps, an error of type E (such as
-// *types.QueueDoesNotExist), and returns it; what names the call.
-func WantError[E error](t testing.TB, err error, what string) E {
+// *types.QueueDoesNotExist); what names the call.
+func WantError[E error](t testing.TB, err error, what string) {
+	t.Helper()
+	_ = ErrorAs[E](t, err, what)
+}
+
+// ErrorAs is WantError that returns the error of type E.
+func ErrorAs[E error](t testing.TB, err error, what string) E {
 	t.Helper()
 	var target E
 	if !errors.As(err, &target) {

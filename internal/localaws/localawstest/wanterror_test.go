@@ -24,7 +24,7 @@ func TestWantError(t *testing.T) {
 	t.Parallel()
 	wrapped := fmt.Errorf("deleting: %w", &types.QueueDoesNotExist{Message: new("gone")})
 	ok := &fatalRecorder{TB: t}
-	if got := localawstest.WantError[*types.QueueDoesNotExist](ok, wrapped, "DeleteQueue"); got == nil || ok.failed != "" {
+	if got := localawstest.ErrorAs[*types.QueueDoesNotExist](ok, wrapped, "DeleteQueue"); got == nil || ok.failed != "" {
 		t.Errorf("a wrapped QueueDoesNotExist: got %v, failure %q; want it returned and no failure", got, ok.failed)
 	}
 	other := &fatalRecorder{TB: t}

@@ -52,7 +52,7 @@ func TestLogGroups(t *testing.T) {
 	_, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("/other")})
 	localawstest.WantError[*cwltypes.ResourceAlreadyExistsException](t, err, "duplicate")
 	_, err = c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("bad name")})
-	invalid := localawstest.WantError[*cwltypes.InvalidParameterException](t, err, "bad name")
+	invalid := localawstest.ErrorAs[*cwltypes.InvalidParameterException](t, err, "bad name")
 
 	if _, err := c.PutRetentionPolicy(ctx, &cwl.PutRetentionPolicyInput{LogGroupName: aws.String("/aws/lambda/relay"), RetentionInDays: aws.Int32(14)}); err != nil {
 		t.Fatal(err)
