@@ -17,6 +17,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -422,9 +423,7 @@ func (s *Service) getTopicAttributes(req *awsapi.Request, f form) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	attrs := map[string]string{"TopicArn": t.arn, "Owner": s.env.AccountID, "EffectiveDeliveryPolicy": `{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false}}`}
-	for k, v := range t.attrs {
-		attrs[k] = v
-	}
+	maps.Copy(attrs, t.attrs)
 	confirmed := 0
 	for _, sa := range t.subs {
 		if s.subs[sa] != nil {
@@ -442,16 +441,24 @@ func (s *Service) setTopicAttributes(req *awsapi.Request, f form) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.setAttribute(f, validateTopicAttr, func(k, v string) {
+		if k == "Policy" && v == "" {
+			v = s.defaultPolicy(t.arn)
+		}
+		t.attrs[k] = v
+	})
+}
+
+// setAttribute validates the request's AttributeName and AttributeValue
+// and sets them under the lock.
+func (s *Service) setAttribute(f form, validate func(k, v string) error, set func(k, v string)) (any, error) {
 	k, v := get(f, "AttributeName"), get(f, "AttributeValue")
-	if err := validateTopicAttr(k, v); err != nil {
+	if err := validate(k, v); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if k == "Policy" && v == "" {
-		v = s.defaultPolicy(t.arn)
-	}
-	t.attrs[k] = v
+	set(k, v)
 	return nil, nil
 }
 
@@ -667,9 +674,7 @@ func (s *Service) getSubscriptionAttributes(req *awsapi.Request, f form) (any, e
 	defer s.mu.Unlock()
 	attrs := map[string]string{"SubscriptionArn": sub.arn, "TopicArn": sub.topicArn, "Protocol": sub.protocol, "Endpoint": sub.endpoint,
 		"Owner": s.env.AccountID, "PendingConfirmation": "false", "ConfirmationWasAuthenticated": "true", "SubscriptionPrincipal": "arn:aws:iam::" + s.env.AccountID + ":root"}
-	for k, v := range sub.attrs {
-		attrs[k] = v
-	}
+	maps.Copy(attrs, sub.attrs)
 	return xmlMap("Attributes", attrs), nil
 }
 
@@ -678,14 +683,7 @@ func (s *Service) setSubscriptionAttributes(req *awsapi.Request, f form) (any, e
 	if err != nil {
 		return nil, err
 	}
-	k, v := get(f, "AttributeName"), get(f, "AttributeValue")
-	if err := validateSubAttr(k, v); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sub.attrs[k] = v
-	return nil, nil
+	return s.setAttribute(f, validateSubAttr, func(k, v string) { sub.attrs[k] = v })
 }
 
 // ---- tags ----
