@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -334,30 +335,20 @@ const MaxNameLength = 64 - len(suffixReconciler)
 // logRetentionDays are the values CloudWatch Logs accepts.
 var logRetentionDays = []int32{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
 
-// ValidationError names the field of a Spec at fault and the fix.
-type ValidationError struct {
-	// Field is the path of the field, as in Go ("Mapping.BatchSize").
-	Field string
-	// Related lists the other fields the check compared Field with
-	// ("Reconciler.Function.Timeout"): a caller that knows some values
-	// only later (Terraform at plan time) skips the check until they are
-	// known.
-	Related []string
-	Problem string
-	Fix     string
-}
+// ValidationError names the field of a Spec at fault and the fix; its
+// Field is the path of the field, as in Go ("Mapping.BatchSize").
+type ValidationError = validation.Error
 
-func (e *ValidationError) Error() string {
-	return fmt.Sprintf("outbox pipeline %s %s: %s", e.Field, e.Problem, e.Fix)
-}
+// pipelineSettings opens the message of every ValidationError of a Spec.
+const pipelineSettings validation.Subject = "outbox pipeline"
 
 // invalidAgainst is invalid for a check of field against related fields.
 func invalidAgainst(field string, related []string, fix, problem string, args ...any) error {
-	return &ValidationError{Field: field, Related: related, Problem: fmt.Sprintf(problem, args...), Fix: fix}
+	return pipelineSettings.InvalidAgainst(field, related, fix, problem, args...)
 }
 
 func invalid(field, fix, problem string, args ...any) error {
-	return &ValidationError{Field: field, Problem: fmt.Sprintf(problem, args...), Fix: fix}
+	return pipelineSettings.Invalid(field, fix, problem, args...)
 }
 
 // Validate reports the problems of s that can be found without AWS, each
@@ -428,7 +419,7 @@ func (s Spec) validateReconciler() error {
 	}
 	r := s.Reconciler
 	if problem, fix := CheckScheduleExpression(r.ScheduleExpression); problem != "" {
-		return &ValidationError{Field: "Reconciler.ScheduleExpression", Problem: problem, Fix: fix}
+		return invalid("Reconciler.ScheduleExpression", fix, "%s", problem)
 	}
 	if r.MinAge < time.Second {
 		return invalid("Reconciler.MinAge", "use at least a few seconds, typically longer than the stream's delivery delay, such as 5m", "is %s", r.MinAge)

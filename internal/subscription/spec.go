@@ -20,6 +20,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 )
 
 // Defaults of a Spec.
@@ -186,20 +188,15 @@ var (
 	busARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
 )
 
-// ValidationError names the field of a Spec at fault and the fix.
-type ValidationError struct {
-	// Field is the path of the field, as in Go ("Queue.MaxReceiveCount").
-	Field   string
-	Problem string
-	Fix     string
-}
+// ValidationError names the field of a Spec at fault and the fix; its
+// Field is the path of the field, as in Go ("Queue.MaxReceiveCount").
+type ValidationError = validation.Error
 
-func (e *ValidationError) Error() string {
-	return fmt.Sprintf("outbox subscription %s %s: %s", e.Field, e.Problem, e.Fix)
-}
+// subscriptionSettings opens the message of every ValidationError of a Spec.
+const subscriptionSettings validation.Subject = "outbox subscription"
 
 func invalid(field, fix, problem string, args ...any) error {
-	return &ValidationError{Field: field, Problem: fmt.Sprintf(problem, args...), Fix: fix}
+	return subscriptionSettings.Invalid(field, fix, problem, args...)
 }
 
 // Validate reports the first problem of s that can be found without AWS. It
