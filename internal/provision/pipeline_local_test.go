@@ -22,6 +22,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // Services that a pipeline without reconciler needs; the reconciler adds
@@ -270,22 +271,12 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	_ = stack
 }
 
+// createAppTable creates an application table keyed by pk and sk.
 func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string, stream *types.StreamSpecification) {
 	t.Helper()
-	_, err := c.DynamoDB.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-		},
-		BillingMode:         types.BillingModePayPerRequest,
-		StreamSpecification: stream,
-	})
-	if err != nil {
+	in := outbox.Table{Name: name, PartitionKey: "pk", SortKey: "sk", NoPendingIndex: true}.CreateTableInput()
+	in.StreamSpecification = stream
+	if _, err := c.DynamoDB.CreateTable(ctx, in); err != nil {
 		t.Fatalf("creating the application table: %v", err)
 	}
 	if _, err := c.waitTableActive(ctx, name); err != nil {

@@ -97,26 +97,11 @@ func (c *Pipeline) recordTable(st *State, desc *types.TableDescription) error {
 
 func (c *Pipeline) createTable(ctx context.Context, s Spec) (*types.TableDescription, error) {
 	t := s.OutboxTable()
-	index, indexAttrs := t.PendingIndex()
-	in := &dynamodb.CreateTableInput{
-		TableName: aws.String(t.Name),
-		AttributeDefinitions: append([]types.AttributeDefinition{
-			{AttributeName: aws.String(t.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(t.SortKey), AttributeType: types.ScalarAttributeTypeS},
-		}, indexAttrs...),
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(t.PartitionKey), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(t.SortKey), KeyType: types.KeyTypeRange},
-		},
-		BillingMode:               types.BillingModePayPerRequest,
-		GlobalSecondaryIndexes:    []types.GlobalSecondaryIndex{index},
-		StreamSpecification:       &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
-		Tags:                      dynamoTags(s.tags()),
-		DeletionProtectionEnabled: s.Table.DeletionProtection,
-	}
-	if s.Table.PendingIndexDisabled {
-		in.AttributeDefinitions, in.GlobalSecondaryIndexes = in.AttributeDefinitions[:2], nil
-	}
+	t.NoPendingIndex = s.Table.PendingIndexDisabled
+	in := t.CreateTableInput()
+	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}
+	in.Tags = dynamoTags(s.tags())
+	in.DeletionProtectionEnabled = s.Table.DeletionProtection
 	if s.Table.KMSKeyARN != "" {
 		in.SSESpecification = tableSSE(s.Table.KMSKeyARN)
 	}
