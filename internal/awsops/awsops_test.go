@@ -63,3 +63,12 @@ func TestDriftAddMissingOnce(t *testing.T) {
 		t.Errorf("String = %q", got)
 	}
 }
+
+func TestPositiveOr(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ d, want time.Duration }{{0, time.Minute}, {-time.Second, time.Minute}, {time.Second, time.Second}} {
+		if got := PositiveOr(c.d, time.Minute); got != c.want {
+			t.Errorf("PositiveOr(%s, 1m) = %s, want %s", c.d, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package provision
 
 import (
+	"cmp"
+
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -11,79 +13,38 @@ func (s Spec) WithDefaults() Spec {
 	s.Table.PartitionKey, s.Table.SortKey, s.Table.SortKeyPrefix = t.PartitionKey, t.SortKey, t.SortKeyPrefix
 	s.Table.TTLAttribute, s.Table.PendingIndexName, s.Table.PendingShards = t.TTLAttribute, t.PendingIndexName, t.PendingShards
 	s.Table.Name = t.Name
-	if s.Table.DeletionProtection == nil {
-		s.Table.DeletionProtection = ptr(true)
-	}
-	if s.Table.PointInTimeRecovery == nil {
-		s.Table.PointInTimeRecovery = ptr(true)
-	}
-	if s.Target.Type == "" {
-		s.Target.Type = config.TargetEventBridge
-	}
+	s.Table.DeletionProtection = cmp.Or(s.Table.DeletionProtection, ptr(true))
+	s.Table.PointInTimeRecovery = cmp.Or(s.Table.PointInTimeRecovery, ptr(true))
+	s.Target.Type = cmp.Or(s.Target.Type, config.TargetEventBridge)
 	if s.Target.Type == config.TargetEventBridge && s.Target.EventBus == "" {
 		s.Target.EventBus = config.DefaultEventBus
 	}
-	if s.PublishedAction == "" {
-		s.PublishedAction = config.ActionMark
-	}
-	if s.PublishedTTL == nil {
-		d := config.DefaultPublishedTTL
-		s.PublishedTTL = &d
-	}
-	if s.Architecture == "" {
-		s.Architecture = DefaultArchitecture
-	}
+	s.PublishedAction = cmp.Or(s.PublishedAction, config.ActionMark)
+	s.PublishedTTL = cmp.Or(s.PublishedTTL, ptr(config.DefaultPublishedTTL))
+	s.Architecture = cmp.Or(s.Architecture, DefaultArchitecture)
 	s.Relay = s.Relay.withDefaults(DefaultRelayMemory, DefaultRelayTimeout)
 	s.Reconciler.Function = s.Reconciler.Function.withDefaults(DefaultReconcilerMemory, DefaultReconcilerTimeout)
 	m := &s.Mapping
-	if m.BatchSize == 0 {
-		m.BatchSize = DefaultBatchSize
-	}
-	if m.ParallelizationFactor == 0 {
-		m.ParallelizationFactor = DefaultParallelizationFactor
-	}
-	if m.MaximumRetryAttempts == nil {
-		m.MaximumRetryAttempts = ptr(int32(DefaultMaximumRetryAttempts))
-	}
-	if m.MaximumRecordAgeSeconds == nil {
-		m.MaximumRecordAgeSeconds = ptr(int32(DefaultMaximumRecordAgeSeconds))
-	}
-	if m.BisectBatchOnFunctionError == nil {
-		m.BisectBatchOnFunctionError = ptr(DefaultBisectBatchOnError)
-	}
-	if s.DeadLetterQueue.MessageRetentionSeconds == 0 {
-		s.DeadLetterQueue.MessageRetentionSeconds = DefaultQueueRetentionSeconds
-	}
-	if s.Reconciler.ScheduleExpression == "" {
-		s.Reconciler.ScheduleExpression = DefaultScheduleExpression
-	}
-	if s.Reconciler.MinAge == 0 {
-		s.Reconciler.MinAge = config.DefaultReconcileMinAge
-	}
-	if s.Reconciler.ScheduleTimezone == "" {
-		s.Reconciler.ScheduleTimezone = DefaultScheduleTimezone
-	}
-	if s.Reconciler.ScheduleGroup == "" {
-		s.Reconciler.ScheduleGroup = ScheduleGroup
-	}
+	m.BatchSize = cmp.Or(m.BatchSize, DefaultBatchSize)
+	m.ParallelizationFactor = cmp.Or(m.ParallelizationFactor, DefaultParallelizationFactor)
+	m.MaximumRetryAttempts = cmp.Or(m.MaximumRetryAttempts, ptr(int32(DefaultMaximumRetryAttempts)))
+	m.MaximumRecordAgeSeconds = cmp.Or(m.MaximumRecordAgeSeconds, ptr(int32(DefaultMaximumRecordAgeSeconds)))
+	m.BisectBatchOnFunctionError = cmp.Or(m.BisectBatchOnFunctionError, ptr(DefaultBisectBatchOnError))
+	s.DeadLetterQueue.MessageRetentionSeconds = cmp.Or(s.DeadLetterQueue.MessageRetentionSeconds, DefaultQueueRetentionSeconds)
+	s.Reconciler.ScheduleExpression = cmp.Or(s.Reconciler.ScheduleExpression, DefaultScheduleExpression)
+	s.Reconciler.MinAge = cmp.Or(s.Reconciler.MinAge, config.DefaultReconcileMinAge)
+	s.Reconciler.ScheduleTimezone = cmp.Or(s.Reconciler.ScheduleTimezone, DefaultScheduleTimezone)
+	s.Reconciler.ScheduleGroup = cmp.Or(s.Reconciler.ScheduleGroup, ScheduleGroup)
 	s.Alarms = s.Alarms.withDefaults()
 	s.Controls = s.Controls.withDefaults()
-	if s.IAM.Path == "" {
-		s.IAM.Path = "/"
-	}
+	s.IAM.Path = cmp.Or(s.IAM.Path, "/")
 	return s
 }
 
 func (f FunctionSpec) withDefaults(memory, timeout int32) FunctionSpec {
-	if f.MemorySize == 0 {
-		f.MemorySize = memory
-	}
-	if f.Timeout == 0 {
-		f.Timeout = timeout
-	}
-	if f.LogRetentionDays == 0 {
-		f.LogRetentionDays = DefaultLogRetentionDays
-	}
+	f.MemorySize = cmp.Or(f.MemorySize, memory)
+	f.Timeout = cmp.Or(f.Timeout, timeout)
+	f.LogRetentionDays = cmp.Or(f.LogRetentionDays, DefaultLogRetentionDays)
 	return f
 }
 

@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -23,9 +24,7 @@ import (
 func (s Spec) Environment(ttlAttribute string) map[string]string {
 	s = s.WithDefaults()
 	t := s.OutboxTable()
-	if ttlAttribute == "" {
-		ttlAttribute = t.TTLAttribute
-	}
+	ttlAttribute = cmp.Or(ttlAttribute, t.TTLAttribute)
 	env := map[string]string{
 		config.EnvTableName:        t.Name,
 		config.EnvPartitionKey:     t.PartitionKey,

@@ -128,17 +128,7 @@ func (s Spec) validateReconciler() error {
 }
 
 func (s Spec) validateTags() error {
-	for k, v := range s.Tags {
-		switch {
-		case k == "" || len(k) > 128:
-			return invalid("Tags", "use keys of 1 to 128 characters", "has the key %q", k)
-		case strings.HasPrefix(strings.ToLower(k), "aws:"):
-			return invalid("Tags", `remove the key: the "aws:" prefix is reserved by AWS`, "has the key %q", k)
-		case len(v) > 256:
-			return invalid("Tags", "use values of at most 256 characters", "has a value of %d characters for %q", len(v), k)
-		}
-	}
-	return nil
+	return pipelineSettings.Tags("Tags", s.Tags)
 }
 
 // validateOverlap rejects a rate schedule whose interval is shorter than

@@ -7,7 +7,10 @@ package validation
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // Error reports one invalid setting.
@@ -57,4 +60,21 @@ func (s Subject) InvalidAgainst(field string, related []string, fix, problem str
 // InvalidValue reports field as invalid with the value it holds.
 func (s Subject) InvalidValue(field, value, problem, fix string) error {
 	return &Error{Subject: string(s), Field: field, Value: value, Problem: problem, Fix: fix}
+}
+
+// Tags checks the AWS resource tags of field: keys of 1 to 128 characters
+// without the "aws:" prefix that AWS reserves, values of at most 256. It
+// reports the first offending key in sorted order.
+func (s Subject) Tags(field string, tags map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		switch v := tags[k]; {
+		case k == "" || len(k) > 128:
+			return s.Invalid(field, "use keys of 1 to 128 characters", "has the key %q", k)
+		case strings.HasPrefix(strings.ToLower(k), "aws:"):
+			return s.Invalid(field, `remove the key: the "aws:" prefix is reserved by AWS`, "has the key %q", k)
+		case len(v) > 256:
+			return s.Invalid(field, "use values of at most 256 characters", "has a value of %d characters for %q", len(v), k)
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +43,30 @@ func TestInvalidAgainstKeepsRelated(t *testing.T) {
 	err := Subject("s").InvalidAgainst("A", []string{"B", "C"}, "fix", "is wrong")
 	if !errors.As(err, &e) || len(e.Related) != 2 || e.Related[0] != "B" || e.Related[1] != "C" {
 		t.Errorf("Related = %v, want [B C]", e.Related)
+	}
+}
+
+func TestTags(t *testing.T) {
+	t.Parallel()
+	const s Subject = "outbox pipeline"
+	tests := []struct {
+		tags map[string]string
+		want string // "" means valid
+	}{
+		{map[string]string{"team": "billing", "Name": ""}, ""},
+		{map[string]string{"": "x"}, `outbox pipeline Tags has the key "": use keys of 1 to 128 characters`},
+		{map[string]string{strings.Repeat("k", 129): "x"}, "use keys of 1 to 128 characters"},
+		{map[string]string{"AWS:owner": "x"}, `Tags has the key "AWS:owner": remove the key: the "aws:" prefix is reserved by AWS`},
+		{map[string]string{"team": strings.Repeat("v", 257)}, `has a value of 257 characters for "team": use values of at most 256 characters`},
+		{map[string]string{"b": strings.Repeat("v", 257), "a": ""}, `for "b"`},
+	}
+	for _, tt := range tests {
+		err := s.Tags("Tags", tt.tags)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Tags(%v) = %v, want nil", tt.tags, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("Tags(%v) = %v, want %q", tt.tags, err, tt.want)
+		}
 	}
 }
