@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func describeAll(t *testing.T, ctx context.Context, c *Pipeline, prefix string) map[string]types.MetricAlarm {
@@ -105,7 +106,7 @@ func TestLocalAlarms(t *testing.T) {
 	if _, err := c.Delete(ctx, st6); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
 		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -61,11 +60,7 @@ func testCode(t *testing.T, content string) RelayCode {
 func startStack(t *testing.T, services ...string) (*localaws.Stack, *Pipeline) {
 	t.Helper()
 	stack := localawstest.Start(t)
-	for _, name := range services {
-		if _, ok := stack.Service(name); !ok {
-			t.Skipf("the local AWS stack does not serve %s yet", name)
-		}
-	}
+	localawstest.RequireServices(t, stack, services...)
 	c := New(localawstest.Config(stack), testCode(t, "v1"))
 	c.PropagationTimeout = 10 * time.Second
 	c.WaitTimeout = 30 * time.Second
@@ -81,25 +76,7 @@ func testContext(t *testing.T) context.Context {
 
 func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[string][]string {
 	t.Helper()
-	inv, err := localawstest.Control(stack).Resources(ctx)
-	if err != nil {
-		t.Fatalf("reading the inventory: %v", err)
-	}
-	for k, v := range inv {
-		// A stream outlives its table or its disabling by 24 hours in AWS
-		// (its records stay readable), so streams are not leftovers.
-		v = slices.DeleteFunc(v, func(r string) bool { return strings.Contains(r, "/stream/") })
-		slices.Sort(v)
-		inv[k] = v
-		if len(v) == 0 {
-			delete(inv, k)
-		}
-	}
-	return inv
-}
-
-func sameInventory(a, b map[string][]string) bool {
-	return maps.EqualFunc(a, b, slices.Equal[[]string])
+	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
 }
 
 func mustRead(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State) (State, Drift) {
@@ -188,7 +165,7 @@ func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c 
 	if rest.Exists() {
 		t.Errorf("Delete left state: %+v", rest)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
 		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
 	}
 	// Deleting again is harmless.
@@ -334,7 +311,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	if attr, err := c.ttlStatus(ctx, "app"); err != nil || attr != "ttl" {
 		t.Errorf("the table's own TTL = %q, %v; want it kept", attr, err)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
 		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
 	}
 }
@@ -350,7 +327,7 @@ func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("NEW_IMAGE")) {
 		t.Fatalf("Create on a KEYS_ONLY stream = %v, want an error naming the remedy", err)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
 		t.Errorf("the failed Create left resources:\nbefore %v\nafter  %v", before, after)
 	}
 }
@@ -374,7 +351,7 @@ func TestLocalCreateFailureCleansUp(t *testing.T) {
 	if st.Exists() {
 		t.Errorf("Create returned a state although it cleaned up: %+v", st)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
 		t.Errorf("the failed Create left resources:\nbefore %v\nafter  %v", before, after)
 	}
 }
@@ -436,7 +413,7 @@ func TestLocalReconciler(t *testing.T) {
 	if _, err := c.Delete(ctx, st); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
 		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
 	}
 }

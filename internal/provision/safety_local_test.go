@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -82,7 +83,7 @@ func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
 	}
-	if got := inventory(t, ctx, stack); !sameInventory(got, withEvents) {
+	if got := inventory(t, ctx, stack); !localawstest.SameInventory(got, withEvents) {
 		t.Fatalf("the refused Delete removed components:\n got %v\nwant %v", got, withEvents)
 	}
 	if u, err := c.CountUndelivered(ctx, st.TableName, nil); err != nil || u.Total() != 3 {
@@ -106,7 +107,7 @@ func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 	if _, err := c.Delete(ctx, st); err != nil {
 		t.Fatalf("Delete under force destroy: %v", err)
 	}
-	if got := inventory(t, ctx, stack); !sameInventory(got, before) {
+	if got := inventory(t, ctx, stack); !localawstest.SameInventory(got, before) {
 		t.Errorf("Delete left components:\n got %v\nwant %v", got, before)
 	}
 }
@@ -416,7 +417,7 @@ func TestLocalCreateRefusesMissingTarget(t *testing.T) {
 			t.Errorf("Create with target %+v recorded %+v", tc.target, st)
 		}
 	}
-	if got := inventory(t, ctx, stack); !sameInventory(got, before) {
+	if got := inventory(t, ctx, stack); !localawstest.SameInventory(got, before) {
 		t.Errorf("refused creations left components:\n got %v\nwant %v", got, before)
 	}
 }
@@ -446,7 +447,7 @@ func TestLocalSecondAdoptionRefused(t *testing.T) {
 	if second.Exists() {
 		t.Errorf("the refused adoption left %+v", second)
 	}
-	if got := inventory(t, ctx, stack); !sameInventory(got, withFirst) {
+	if got := inventory(t, ctx, stack); !localawstest.SameInventory(got, withFirst) {
 		t.Errorf("the refused adoption changed the components:\n got %v\nwant %v", got, withFirst)
 	}
 	if _, drift := mustRead(t, ctx, c, first, st); !drift.None() {

@@ -25,11 +25,7 @@ const deadline = time.Minute
 func startStack(t *testing.T) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
 	stack := localawstest.Start(t)
-	for _, name := range []string{"sqs", "events"} {
-		if _, ok := stack.Service(name); !ok {
-			t.Skipf("the local AWS stack does not serve %s yet", name)
-		}
-	}
+	localawstest.RequireServices(t, stack, "sqs", "events")
 	c := New(localawstest.Config(stack))
 	c.WaitTimeout = 30 * time.Second
 	c.PollInterval = 200 * time.Millisecond
@@ -40,21 +36,7 @@ func startStack(t *testing.T) (*localaws.Stack, *Provisioner, context.Context) {
 
 func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[string][]string {
 	t.Helper()
-	inv, err := localawstest.Control(stack).Resources(ctx)
-	if err != nil {
-		t.Fatalf("reading the inventory: %v", err)
-	}
-	for k, v := range inv {
-		slices.Sort(v)
-		if len(v) == 0 {
-			delete(inv, k)
-		}
-	}
-	return inv
-}
-
-func sameInventory(a, b map[string][]string) bool {
-	return maps.EqualFunc(a, b, slices.Equal[[]string])
+	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
 }
 
 // publish puts one event on bus per detail type.
@@ -244,7 +226,7 @@ func checkLookupAndDelete(t *testing.T, ctx context.Context, stack *localaws.Sta
 	if err != nil || rest.Exists() {
 		t.Fatalf("Delete: %v, left %+v", err, rest)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
 		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
 	}
 	if _, _, err := c.Read(ctx, spec2, st2); !errors.Is(err, ErrNotFound) {
@@ -271,7 +253,7 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	if err == nil || st.Exists() {
 		t.Fatalf("Create with a failing PutTargets: %v, recorded %+v", err, st)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
 		t.Errorf("a failed Create left resources:\nbefore %v\nafter  %v", before, after)
 	}
 
@@ -294,7 +276,7 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	if _, err := c.Delete(ctx, st); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
+	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
 		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
 	}
 }
