@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func describeAll(t *testing.T, ctx context.Context, c *Pipeline, prefix string) map[string]types.MetricAlarm {
@@ -55,10 +54,7 @@ func TestLocalAlarms(t *testing.T) {
 
 	spec := Spec{Name: "alarmed", Tags: map[string]string{"team": "orders"},
 		Alarms: AlarmsSpec{Enabled: true, SNSTopicARN: "arn:aws:sns:us-east-1:000000000000:alerts"}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	arns := checkCreatedAlarms(t, ctx, c, spec, st)
 	updated, st2 := checkAlarmsInPlace(t, ctx, c, spec, st, arns)
 	// An alarm deleted out of band is reported missing and recreated.
@@ -106,9 +102,7 @@ func TestLocalAlarms(t *testing.T) {
 	if _, err := c.Delete(ctx, st6); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 }
 
 // checkCreatedAlarms checks the alarms that Create made for spec and

@@ -79,6 +79,32 @@ func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[str
 	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
 }
 
+// checkInventory reports a stack whose inventory is no longer want: what
+// left or removed resources.
+func checkInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, want map[string][]string, what string) {
+	t.Helper()
+	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
+}
+
+func mustCreate(t *testing.T, ctx context.Context, c *Pipeline, s Spec) State {
+	t.Helper()
+	st, err := c.Create(ctx, s)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	return st
+}
+
+// mustUpdate updates st to s; what names the update in the failure.
+func mustUpdate(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State, what string) State {
+	t.Helper()
+	st, err := c.Update(ctx, s, st)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return st
+}
+
 func mustRead(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State) (State, Drift) {
 	t.Helper()
 	got, drift, err := c.Read(ctx, s, st)
@@ -95,10 +121,7 @@ func TestLocalLifecycleDedicatedTable(t *testing.T) {
 	before := inventory(t, ctx, stack)
 
 	spec := Spec{Name: "orders", Reconciler: ReconcilerSpec{Disabled: true}, Tags: map[string]string{"team": "payments"}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	if !st.TableOwned || st.StreamARN == "" || st.MappingUUID == "" || st.QueueARN == "" || st.RelayFunctionARN == "" {
 		t.Fatalf("Create returned an incomplete state: %+v", st)
 	}
@@ -165,9 +188,7 @@ func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c 
 	if rest.Exists() {
 		t.Errorf("Delete left state: %+v", rest)
 	}
-	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 	// Deleting again is harmless.
 	if _, err := c.Delete(ctx, st2); err != nil {
 		t.Errorf("second Delete: %v", err)
@@ -182,10 +203,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	stack, c := startStack(t, coreServices...)
 	ctx := testContext(t)
 	spec := Spec{Name: "drift", Reconciler: ReconcilerSpec{Disabled: true}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 
 	// The mapping, deleted out of band.
@@ -277,10 +295,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 
 	spec := Spec{Name: "app", Table: TableSpec{Existing: true, Name: "app", PartitionKey: "pk", SortKey: "sk"},
 		Reconciler: ReconcilerSpec{Disabled: true}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	if st.TableOwned || st.Added != (Added{Stream: true, PendingIndex: true}) || st.TTLAttribute != "ttl" {
 		t.Fatalf("adoption recorded %+v, TTL %q; want stream and index added, TTL attribute ttl kept", st.Added, st.TTLAttribute)
 	}
@@ -311,9 +326,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	if attr, err := c.ttlStatus(ctx, "app"); err != nil || attr != "ttl" {
 		t.Errorf("the table's own TTL = %q, %v; want it kept", attr, err)
 	}
-	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 }
 
 func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
@@ -327,9 +340,7 @@ func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("NEW_IMAGE")) {
 		t.Fatalf("Create on a KEYS_ONLY stream = %v, want an error naming the remedy", err)
 	}
-	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
-		t.Errorf("the failed Create left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "the failed Create")
 }
 
 func TestLocalCreateFailureCleansUp(t *testing.T) {
@@ -351,9 +362,7 @@ func TestLocalCreateFailureCleansUp(t *testing.T) {
 	if st.Exists() {
 		t.Errorf("Create returned a state although it cleaned up: %+v", st)
 	}
-	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
-		t.Errorf("the failed Create left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "the failed Create")
 }
 
 func TestLocalRetriesIAMPropagation(t *testing.T) {
@@ -384,10 +393,7 @@ func TestLocalReconciler(t *testing.T) {
 	ctx := testContext(t)
 	before := inventory(t, ctx, stack)
 	spec := Spec{Name: "recon"}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	if st.ScheduleARN == "" || st.ReconcilerFunctionARN == "" || st.SchedulerRoleARN == "" {
 		t.Fatalf("Create returned no reconciler: %+v", st)
 	}
@@ -397,23 +403,17 @@ func TestLocalReconciler(t *testing.T) {
 	updated := spec
 	updated.Reconciler.ScheduleExpression = "rate(10 minutes)"
 	updated.Reconciler.MinAge = 15 * time.Minute
-	if st, err = c.Update(ctx, updated, st); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, updated, st, "Update")
 	if _, drift := mustRead(t, ctx, c, updated, st); !drift.None() {
 		t.Fatalf("Read after Update reports drift: %s", drift)
 	}
 	updated.Reconciler.Disabled = true
-	if st, err = c.Update(ctx, updated, st); err != nil {
-		t.Fatalf("Update (disable the reconciler): %v", err)
-	}
+	st = mustUpdate(t, ctx, c, updated, st, "Update (disable the reconciler)")
 	if st.ScheduleName != "" || st.ReconcilerFunctionName != "" || st.SchedulerRoleName != "" {
 		t.Errorf("disabling the reconciler left %+v", st)
 	}
 	if _, err := c.Delete(ctx, st); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 }

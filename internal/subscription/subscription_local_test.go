@@ -39,6 +39,13 @@ func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[str
 	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
 }
 
+// checkInventory reports a stack whose inventory is no longer want: what
+// left or removed resources.
+func checkInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, want map[string][]string, what string) {
+	t.Helper()
+	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
+}
+
 // publish puts one event on bus per detail type.
 func publish(t *testing.T, ctx context.Context, c *Provisioner, bus, source string, detailTypes ...string) {
 	t.Helper()
@@ -226,9 +233,7 @@ func checkLookupAndDelete(t *testing.T, ctx context.Context, stack *localaws.Sta
 	if err != nil || rest.Exists() {
 		t.Fatalf("Delete: %v, left %+v", err, rest)
 	}
-	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 	if _, _, err := c.Read(ctx, spec2, st2); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Read after Delete: %v, want ErrNotFound", err)
 	}
@@ -253,9 +258,7 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	if err == nil || st.Exists() {
 		t.Fatalf("Create with a failing PutTargets: %v, recorded %+v", err, st)
 	}
-	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
-		t.Errorf("a failed Create left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "a failed Create")
 
 	// A name refused as if its queue had just been deleted (the real
 	// refusal of "audit" would last 60 seconds) is waited out.
@@ -276,7 +279,5 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	if _, err := c.Delete(ctx, st); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	if after := inventory(t, ctx, stack); !localawstest.SameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 }

@@ -48,3 +48,12 @@ func RequireServices(t testing.TB, s *localaws.Stack, names ...string) {
 		}
 	}
 }
+
+// CheckInventory reports as an error of t a stack whose inventory is no
+// longer want: what (such as "Delete") left or removed resources.
+func CheckInventory(ctx context.Context, t testing.TB, ctl *control.Client, want map[string][]string, what string) {
+	t.Helper()
+	if got := Inventory(ctx, t, ctl); !SameInventory(got, want) {
+		t.Errorf("%s changed the stack's resources:\n got %v\nwant %v", what, got, want)
+	}
+}
