@@ -47,8 +47,7 @@ func hasChange(d Drift, component, field string) bool {
 // the reconciler they watch, with the alarms block, and by Delete.
 func TestLocalAlarms(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, append(coreServices, "scheduler", "cloudwatch")...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, append(coreServices, "scheduler", "cloudwatch")...)
 	before := inventory(t, ctx, stack)
 	n := NamesFor("alarmed")
 
@@ -99,9 +98,7 @@ func TestLocalAlarms(t *testing.T) {
 	if len(st6.Alarms.Map()) != 5 {
 		t.Errorf("re-enabled alarms: %v", st6.Alarms.Map())
 	}
-	if _, err := c.Delete(ctx, st6); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
+	mustDelete(t, ctx, c, st6, "Delete")
 	checkInventory(t, ctx, stack, before, "Delete")
 }
 
@@ -230,8 +227,7 @@ func checkAlarmsDisabled(t *testing.T, ctx context.Context, c *Pipeline, updated
 // taken over.
 func TestLocalAlarmsRefuseForeignAlarm(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, append(coreServices, "cloudwatch")...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, append(coreServices, "cloudwatch")...)
 	spec := Spec{Name: "foreign", Reconciler: ReconcilerSpec{Disabled: true}, Alarms: AlarmsSpec{Enabled: true}}
 	d := AlarmDefinitions(spec)[1]
 	if _, err := c.CloudWatch.PutMetricAlarm(ctx, d.input(nil)); err != nil {

@@ -15,8 +15,7 @@ import (
 
 func TestLocalScheduleControls(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, append(coreServices, "scheduler")...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, append(coreServices, "scheduler")...)
 	if _, err := c.Scheduler.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("ops")}); err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +80,7 @@ func TestLocalScheduleControls(t *testing.T) {
 
 func TestLocalLambdaControls(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	controls := LambdaControls{
 		TracingMode: "Active", LogFormat: "JSON", ApplicationLogLevel: "DEBUG", SystemLogLevel: "WARN",
 		KMSKeyARN: "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab",
@@ -144,8 +142,7 @@ func TestLocalLambdaControls(t *testing.T) {
 // interfaces, as Lambda does.
 func TestLocalVPCNeedsNetworkInterfacePermissions(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	role, err := c.ensureRole(ctx, roleSpec{what: "test role", name: "bare", service: "lambda.amazonaws.com", policyName: "p",
 		policy: PolicyDocument{Version: policyVersion, Statement: []Statement{allow("Logs", []string{"logs:PutLogEvents"}, "*")}}}, false)
 	if err != nil {
@@ -164,8 +161,7 @@ func TestLocalVPCNeedsNetworkInterfacePermissions(t *testing.T) {
 
 func TestLocalIAMControls(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, append(coreServices, "scheduler")...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, append(coreServices, "scheduler")...)
 	p, err := c.IAM.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("boundary"),
 		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)})
 	if err != nil {
@@ -229,8 +225,7 @@ func TestLocalIAMControls(t *testing.T) {
 
 func TestLocalTableKMSKey(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	key := "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 	spec := Spec{Name: "encrypted", Reconciler: ReconcilerSpec{Disabled: true}, Table: TableSpec{KMSKeyARN: key}}
 	st := mustCreate(t, ctx, c, spec)

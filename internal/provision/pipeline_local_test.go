@@ -56,8 +56,9 @@ func testCode(t *testing.T, content string) RelayCode {
 }
 
 // startStack starts a local stack and skips the test when it does not serve
-// every service needed yet.
-func startStack(t *testing.T, services ...string) (*localaws.Stack, *Pipeline) {
+// every service needed yet. It returns the stack, a Pipeline of it and the
+// test's context (testContext).
+func startStack(t *testing.T, services ...string) (*localaws.Stack, *Pipeline, context.Context) {
 	t.Helper()
 	stack := localawstest.Start(t)
 	localawstest.RequireServices(t, stack, services...)
@@ -65,7 +66,7 @@ func startStack(t *testing.T, services ...string) (*localaws.Stack, *Pipeline) {
 	c.PropagationTimeout = 10 * time.Second
 	c.WaitTimeout = 30 * time.Second
 	c.PollInterval = 200 * time.Millisecond
-	return stack, c
+	return stack, c, testContext(t)
 }
 
 func testContext(t *testing.T) context.Context {
@@ -105,6 +106,15 @@ func mustUpdate(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State
 	return st
 }
 
+// mustDelete deletes the pipeline of st; what names the deletion in the
+// failure.
+func mustDelete(t *testing.T, ctx context.Context, c *Pipeline, st State, what string) {
+	t.Helper()
+	if _, err := c.Delete(ctx, st); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
 func mustRead(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State) (State, Drift) {
 	t.Helper()
 	got, drift, err := c.Read(ctx, s, st)
@@ -116,8 +126,7 @@ func mustRead(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State) 
 
 func TestLocalLifecycleDedicatedTable(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	before := inventory(t, ctx, stack)
 
 	spec := Spec{Name: "orders", Reconciler: ReconcilerSpec{Disabled: true}, Tags: map[string]string{"team": "payments"}}
@@ -200,8 +209,7 @@ func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c 
 
 func TestLocalDriftAndRepair(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "drift", Reconciler: ReconcilerSpec{Disabled: true}}
 	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
@@ -281,8 +289,7 @@ func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string,
 
 func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	createAppTable(t, ctx, c, "app", nil)
 	// The application already expires items on its own attribute.
 	if _, err := c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
@@ -310,9 +317,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 		t.Errorf("OUTBOX_TTL_ATTRIBUTE = %q, want the table's own ttl", got)
 	}
 
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete")
 	desc, err := c.describeTable(ctx, "app")
 	if err != nil || desc == nil {
 		t.Fatalf("the adopted table is gone: %v", err)
@@ -331,8 +336,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 
 func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	createAppTable(t, ctx, c, "keys", &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly})
 	before := inventory(t, ctx, stack)
 	_, err := c.Create(ctx, Spec{Name: "keys", Table: TableSpec{Existing: true, Name: "keys", PartitionKey: "pk", SortKey: "sk"},
@@ -345,8 +349,7 @@ func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
 
 func TestLocalCreateFailureCleansUp(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	before := inventory(t, ctx, stack)
 	ctl := localawstest.Control(stack)
 	if _, err := ctl.AddFault(ctx, control.FaultRule{
@@ -367,8 +370,7 @@ func TestLocalCreateFailureCleansUp(t *testing.T) {
 
 func TestLocalRetriesIAMPropagation(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	ctl := localawstest.Control(stack)
 	for _, op := range []string{"CreateFunction", "CreateEventSourceMapping"} {
 		if _, err := ctl.AddFault(ctx, control.FaultRule{
@@ -382,15 +384,12 @@ func TestLocalRetriesIAMPropagation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create while IAM propagates: %v", err)
 	}
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete")
 }
 
 func TestLocalReconciler(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, append(coreServices, "scheduler")...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, append(coreServices, "scheduler")...)
 	before := inventory(t, ctx, stack)
 	spec := Spec{Name: "recon"}
 	st := mustCreate(t, ctx, c, spec)
@@ -412,8 +411,6 @@ func TestLocalReconciler(t *testing.T) {
 	if st.ScheduleName != "" || st.ReconcilerFunctionName != "" || st.SchedulerRoleName != "" {
 		t.Errorf("disabling the reconciler left %+v", st)
 	}
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete")
 	checkInventory(t, ctx, stack, before, "Delete")
 }

@@ -48,8 +48,7 @@ func markFailed(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Tab
 
 func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	before := inventory(t, ctx, stack)
 
 	spec := Spec{Name: "guarded", Reconciler: ReconcilerSpec{Disabled: true}}
@@ -101,16 +100,13 @@ func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 	if st, err = c.Update(ctx, spec, st); err != nil || !st.ForceDestroy {
 		t.Fatalf("Update to force destroy: %v (ForceDestroy %t)", err, st.ForceDestroy)
 	}
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete under force destroy: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete under force destroy")
 	checkInventory(t, ctx, stack, before, "Delete")
 }
 
 func TestLocalProtectionUpdatesInPlace(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "unprotected", Reconciler: ReconcilerSpec{Disabled: true},
 		Table: TableSpec{DeletionProtection: ptr(false), PointInTimeRecovery: ptr(false)}}
 	st := mustCreate(t, ctx, c, spec)
@@ -150,8 +146,7 @@ func TestLocalProtectionUpdatesInPlace(t *testing.T) {
 
 func TestLocalPendingIndexRenameKeepsPendingItems(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "renamed", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
 	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
@@ -231,8 +226,7 @@ func deleteItems(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Ta
 
 func TestLocalSortKeyPrefixChangeKeepsFormerPrefix(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "prefixed", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
 	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
@@ -263,8 +257,7 @@ func TestLocalSortKeyPrefixChangeKeepsFormerPrefix(t *testing.T) {
 
 func TestLocalFewerShardsKeepReconcilingTheHigherOnes(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "sharded", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
 	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
@@ -317,8 +310,7 @@ func TestPendingIndexDisabledOnlyForDedicatedDeleteMode(t *testing.T) {
 
 func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "gsifree", PublishedAction: "delete", Reconciler: ReconcilerSpec{Disabled: true},
 		Table: TableSpec{PendingIndexDisabled: true}, ForceDestroy: true}
 	st := mustCreate(t, ctx, c, spec)
@@ -360,8 +352,7 @@ func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 
 func TestLocalCreateRefusesMissingTarget(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, append(coreServices, "events", "sns")...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, append(coreServices, "events", "sns")...)
 	before := inventory(t, ctx, stack)
 	for _, tc := range []struct {
 		target TargetSpec
@@ -384,8 +375,7 @@ func TestLocalCreateRefusesMissingTarget(t *testing.T) {
 
 func TestLocalSecondAdoptionRefused(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	createAppTable(t, ctx, c, "shared", nil)
 	adopt := func(name string) Spec {
 		return Spec{Name: name, Table: TableSpec{Existing: true, Name: "shared", PartitionKey: "pk", SortKey: "sk"}, Reconciler: ReconcilerSpec{Disabled: true}}
@@ -423,9 +413,7 @@ func TestLocalSecondAdoptionRefused(t *testing.T) {
 		t.Fatalf("adopting another pipeline's dedicated table: %v", err)
 	}
 
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete first: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete first")
 	if tags, err := c.tableTags(ctx, st.TableARN); err != nil || tags[TagAdoptedBy] != "" {
 		t.Errorf("after Delete the table's tags are %v (%v), want no %s", tags, err, TagAdoptedBy)
 	}
