@@ -196,13 +196,7 @@ func TestMarkFailedInDynamoDB(t *testing.T) {
 			_, err := e.client.UpdateItem(context.Background(), e.table.MarkFailed(r, "detail is not a JSON object", fixedNow))
 			after := e.get(r)
 			if !marked[s.name] {
-				var ccf *types.ConditionalCheckFailedException
-				if !errors.As(err, &ccf) {
-					t.Fatalf("err = %v, want a failed condition", err)
-				}
-				if !reflect.DeepEqual(after, before) {
-					t.Errorf("item changed:\n%v\nwas\n%v", after, before)
-				}
+				checkUnchanged(t, err, before, after)
 				return
 			}
 			if err != nil {
@@ -233,6 +227,19 @@ func TestMarkFailedInDynamoDB(t *testing.T) {
 	}
 }
 
+// checkUnchanged checks that an update failed its condition and left the
+// item as it was.
+func checkUnchanged(t *testing.T, err error, before, after map[string]types.AttributeValue) {
+	t.Helper()
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		t.Fatalf("err = %v, want a failed condition", err)
+	}
+	if !reflect.DeepEqual(after, before) {
+		t.Errorf("item changed:\n%v\nwas\n%v", after, before)
+	}
+}
+
 // TestMarkPublishedInDynamoDB runs MarkPublished's update in a DynamoDB
 // engine: only a pending item becomes PUBLISHED; every other fails the
 // condition and stays as it is.
@@ -251,13 +258,7 @@ func TestMarkPublishedInDynamoDB(t *testing.T) {
 			_, err := e.client.UpdateItem(context.Background(), e.table.MarkPublished(r, fixedNow, time.Hour))
 			after := e.get(r)
 			if s.name != "pending" {
-				var ccf *types.ConditionalCheckFailedException
-				if !errors.As(err, &ccf) {
-					t.Fatalf("err = %v, want a failed condition", err)
-				}
-				if !reflect.DeepEqual(after, before) {
-					t.Errorf("item changed:\n%v\nwas\n%v", after, before)
-				}
+				checkUnchanged(t, err, before, after)
 				return
 			}
 			if err != nil {
