@@ -358,18 +358,25 @@ func (s *Service) topicFor(req *awsapi.Request, arn, action string) (*topic, err
 		return nil, errInvalid("Invalid parameter: TopicArn")
 	}
 	s.mu.Lock()
-	t, ok := s.topics[arn]
+	t := s.topics[arn]
 	s.mu.Unlock()
-	if !ok {
-		if _, err := awsapi.ParseARN(arn); err != nil {
-			return nil, errInvalid("Invalid parameter: TopicArn")
-		}
-		return nil, errNotFound("Topic does not exist")
-	}
-	if err := s.authorize(req, action, t); err != nil {
+	if err := s.authorizeFound(req, action, arn, "TopicArn", "Topic", t); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// authorizeFound authorises action on topic t, found for the ARN of the
+// request parameter param; a nil t is a missing what, or an invalid param
+// when the ARN does not parse.
+func (s *Service) authorizeFound(req *awsapi.Request, action, arn, param, what string, t *topic) error {
+	if t == nil {
+		if _, err := awsapi.ParseARN(arn); err != nil {
+			return errInvalid("Invalid parameter: %s", param)
+		}
+		return errNotFound("%s does not exist", what)
+	}
+	return s.authorize(req, action, t)
 }
 
 func (s *Service) createTopic(req *awsapi.Request, f form) (any, error) {
@@ -592,13 +599,7 @@ func (s *Service) subFor(req *awsapi.Request, arn, action string) (*subscription
 		t = s.topics[sub.topicArn]
 	}
 	s.mu.Unlock()
-	if !ok || t == nil {
-		if _, err := awsapi.ParseARN(arn); err != nil {
-			return nil, errInvalid("Invalid parameter: SubscriptionArn")
-		}
-		return nil, errNotFound("Subscription does not exist")
-	}
-	if err := s.authorize(req, action, t); err != nil {
+	if err := s.authorizeFound(req, action, arn, "SubscriptionArn", "Subscription", t); err != nil {
 		return nil, err
 	}
 	return sub, nil
