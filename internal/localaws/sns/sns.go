@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -689,59 +690,47 @@ func (s *Service) setSubscriptionAttributes(req *awsapi.Request, f form) (any, e
 
 // ---- tags ----
 
-func (s *Service) tagged(req *awsapi.Request, f form, action string) (*topic, error) {
-	return s.topicFor(req, get(f, "ResourceArn"), action)
+// withTags authorises action on the request's ResourceArn, a topic, and
+// runs fn with its tags under the lock.
+func (s *Service) withTags(req *awsapi.Request, f form, action string, fn func(tags map[string]string) (any, error)) (any, error) {
+	t, err := s.topicFor(req, get(f, "ResourceArn"), action)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn(t.tags)
 }
 
 func (s *Service) tagResource(req *awsapi.Request, f form) (any, error) {
-	t, err := s.tagged(req, f, "sns:TagResource")
-	if err != nil {
-		return nil, err
-	}
-	tags := queryTags(f, "Tags")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k, v := range tags {
-		t.tags[k] = v
-	}
-	if len(t.tags) > 50 {
-		return nil, awsapi.NewError("TagLimitExceeded", "Could not complete request: tag quota of per resource exceeded")
-	}
-	return nil, nil
+	return s.withTags(req, f, "sns:TagResource", func(tags map[string]string) (any, error) {
+		maps.Copy(tags, queryTags(f, "Tags"))
+		if len(tags) > 50 {
+			return nil, awsapi.NewError("TagLimitExceeded", "Could not complete request: tag quota of per resource exceeded")
+		}
+		return nil, nil
+	})
 }
 
 func (s *Service) untagResource(req *awsapi.Request, f form) (any, error) {
-	t, err := s.tagged(req, f, "sns:UntagResource")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, k := range queryList(f, "TagKeys") {
-		delete(t.tags, k)
-	}
-	return nil, nil
+	return s.withTags(req, f, "sns:UntagResource", func(tags map[string]string) (any, error) {
+		for _, k := range queryList(f, "TagKeys") {
+			delete(tags, k)
+		}
+		return nil, nil
+	})
 }
 
 func (s *Service) listTagsForResource(req *awsapi.Request, f form) (any, error) {
-	t, err := s.tagged(req, f, "sns:ListTagsForResource")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	keys := make([]string, 0, len(t.tags))
-	for k := range t.tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("<Tags>")
-	for _, k := range keys {
-		b.WriteString("<member>" + el("Key", k) + el("Value", t.tags[k]) + "</member>")
-	}
-	b.WriteString("</Tags>")
-	return b.String(), nil
+	return s.withTags(req, f, "sns:ListTagsForResource", func(tags map[string]string) (any, error) {
+		var b strings.Builder
+		b.WriteString("<Tags>")
+		for _, k := range slices.Sorted(maps.Keys(tags)) {
+			b.WriteString("<member>" + el("Key", k) + el("Value", tags[k]) + "</member>")
+		}
+		b.WriteString("</Tags>")
+		return b.String(), nil
+	})
 }
 
 // ---- publishing ----
