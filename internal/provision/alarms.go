@@ -320,15 +320,15 @@ func AlarmComponent(key string) string { return "alarm_" + key }
 // AlarmARNs are the ARNs of a pipeline's alarms; empty when the alarm does
 // not exist.
 type AlarmARNs struct {
-	DLQNotEmpty      string
-	RelayErrors      string
-	IteratorAge      string
-	OldestPendingAge string
+	DLQNotEmpty      string `json:"DLQNotEmpty"`
+	RelayErrors      string `json:"RelayErrors"`
+	IteratorAge      string `json:"IteratorAge"`
+	OldestPendingAge string `json:"OldestPendingAge"`
 
-	EventsFailed                string `json:",omitempty"`
-	EnvironmentErrors           string `json:",omitempty"`
-	ReconcilerEventsFailed      string `json:",omitempty"`
-	ReconcilerEnvironmentErrors string `json:",omitempty"`
+	EventsFailed                string `json:"EventsFailed,omitempty"`
+	EnvironmentErrors           string `json:"EnvironmentErrors,omitempty"`
+	ReconcilerEventsFailed      string `json:"ReconcilerEventsFailed,omitempty"`
+	ReconcilerEnvironmentErrors string `json:"ReconcilerEnvironmentErrors,omitempty"`
 }
 
 func (a *AlarmARNs) field(key string) *string {
