@@ -293,6 +293,7 @@ func modelFromSpec(s provision.Spec, st provision.State, defaultTags map[string]
 	m.Reconciler = reconcilerModelFromSpec(s.Reconciler, d.Reconciler)
 	m.Alarms = alarmsModelFromSpec(s.Alarms)
 	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
+	m.Timeouts = nullTimeouts()
 	m.setState(st)
 	return m
 }

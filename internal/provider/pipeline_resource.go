@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -376,9 +375,6 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	m := modelFromSpec(spec, st, r.defaultTags())
-	m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
-		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
-	})}
 	resp.Diagnostics.Append(saveState(ctx, resp.Private, st, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -225,7 +225,7 @@ func alarmsAttribute() schema.SingleNestedAttribute {
 		"`<name>-oldest-pending-age` (the reconciler's `Outbox` `OldestPendingAge` metric, dimension `FunctionName`: events stay unpublished; its period is the reconciler's schedule). "+
 		"Besides, for the relay (and, with the reconciler, `<name>-reconciler-events-failed` and `<name>-reconciler-environment-errors` for it): `<name>-events-failed` (`Outbox` `EventsFailed` above 0: poison events were marked `FAILED` and wait for a person) and "+
 		"`<name>-environment-errors` (`Outbox` `PublishErrors` with `ErrorClass = environment` above 0: a missing permission, bus or topic, or a disabled KMS key; the events stay pending until it is fixed). "+
-		"The relay's alarms have a 60-second period. Omitted (null), there are no alarms; removing it deletes them.",
+		"The relay's alarms have a 60-second period. Unset (null), there are no alarms; removing it deletes them.",
 		map[string]schema.Attribute{
 			"enabled": optBoolAttr("Create the alarms; `false` deletes them and keeps the settings.", true),
 			"sns_topic_arn": schema.StringAttribute{
@@ -308,11 +308,11 @@ func relayLoggingAttribute() schema.SingleNestedAttribute {
 // relayVPCConfigAttribute is the relay.vpc_config object.
 func relayVPCConfigAttribute() schema.SingleNestedAttribute {
 	return optionalObject("Attaches both functions to a VPC, as `aws_lambda_function`'s `vpc_config`. The roles get the EC2 network interface permissions of `AWSLambdaVPCAccessExecutionRole`. "+
-		"The subnets need a route to DynamoDB, SQS and the target (VPC endpoints or a NAT gateway). Omitted (null), the functions are in no VPC; removing it detaches them.",
+		"The subnets need a route to DynamoDB, SQS and the target (VPC endpoints or a NAT gateway). Unset (null), the functions are in no VPC; removing it detaches them.",
 		map[string]schema.Attribute{
-			"subnet_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Subnet ids (up to 16).",
+			"subnet_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Subnet ids (up to 16) of the functions' network interfaces; unset means none.",
 				Validators: []validator.Set{setvalidator.SizeAtMost(16)}},
-			"security_group_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Security group ids (up to 5).",
+			"security_group_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Security group ids (up to 5) of the functions' network interfaces; unset means none.",
 				Validators: []validator.Set{setvalidator.SizeAtMost(5)}},
 		})
 }

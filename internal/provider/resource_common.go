@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -135,4 +136,11 @@ func setAttribute(m any, name string, v attr.Value) bool {
 		}
 	}
 	return false
+}
+
+// nullTimeouts is an unset timeouts block, as an import records it.
+func nullTimeouts() timeouts.Value {
+	return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
+	})}
 }

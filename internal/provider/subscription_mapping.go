@@ -112,6 +112,7 @@ func subscriptionModelFromSpec(s subscription.Spec, st subscription.State, defau
 	}
 	m.DeadLetter = &SubscriptionDeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetter.MessageRetentionSeconds))}
 	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
+	m.Timeouts = nullTimeouts()
 	m.setState(st)
 	return m
 }

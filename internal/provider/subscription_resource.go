@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -512,9 +511,6 @@ func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.Imp
 		return
 	}
 	m := subscriptionModelFromSpec(s, st, r.defaultTags())
-	m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
-		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
-	})}
 	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
