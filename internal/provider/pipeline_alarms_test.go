@@ -83,7 +83,7 @@ func TestAccPipeline_alarms(t *testing.T) {
 	}
 	config := func(alarms string) string {
 		return e.PipelineConfig(name, `
-  relay {
+  relay = {
     architecture = "x86_64"
   }
   tags = { team = "orders" }
@@ -91,7 +91,7 @@ func TestAccPipeline_alarms(t *testing.T) {
 	}
 	withAlarms := func(errors int) string {
 		return config(fmt.Sprintf(`
-  alarms {
+  alarms = {
     sns_topic_arn                  = %q
     relay_errors_threshold         = %d
     iterator_age_threshold_seconds = 120

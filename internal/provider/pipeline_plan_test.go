@@ -76,7 +76,7 @@ func TestAccPipeline_tableDrift(t *testing.T) {
 	name := e.Name("tdrift")
 	// Deletion protection off, so that the table can be acctest.Deleted out of band.
 	config := e.PipelineConfig(name, fastRelay+`
-  table {
+  table = {
     deletion_protection = false
   }`) + `
 resource "terraform_data" "dependent" {

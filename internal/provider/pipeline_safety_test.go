@@ -89,7 +89,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 			{
 				// A replacement deletes the table: refused.
 				Config: e.PipelineConfig(name, fastRelay+`
-  table {
+  table = {
     partition_key = "pk"
   }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -112,7 +112,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 			{
 				Config: e.PipelineConfig(name, fastRelay+`
   force_destroy = true
-  table {
+  table = {
     deletion_protection    = false
     point_in_time_recovery = false
   }`),
@@ -150,10 +150,10 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 	table := outbox.Table{Name: name + "-outbox"}
 	config := func(index string) string {
 		return e.PipelineConfig(name, fastRelay+`
-  published {
+  published = {
     action = "delete"
   }
-  pending_index {
+  pending_index = {
 `+index+`
   }`)
 	}
@@ -163,7 +163,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
-				Config:      e.PipelineConfig(name, fastRelay+"\n  pending_index {\n    enabled = false\n  }"),
+				Config:      e.PipelineConfig(name, fastRelay+"\n  pending_index = {\n    enabled = false\n  }"),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`pending_index.enabled is off with the published action\s+"mark"`),
 			},
@@ -213,7 +213,7 @@ func TestAccPipeline_missingTarget(t *testing.T) {
 		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{{
 			Config: e.PipelineConfig(name, fastRelay+`
-  target {
+  target = {
     event_bus = "no-such-bus"
   }`),
 			ExpectError: regexp.MustCompile(`event\s+bus\s+\(no-such-bus\):\s+it\s+does\s+not\s+exist\s+in\s+us-east-1:\s+create\s+it\s+first`),
@@ -236,7 +236,7 @@ func TestAccPipeline_driftDoesNotCascade(t *testing.T) {
 	}
 	table := outbox.Table{Name: name + "-outbox"}
 	config := e.PipelineConfig(name, fastRelay+`
-  table {
+  table = {
     deletion_protection = false
   }`) + `
 resource "terraform_data" "dependent" {
@@ -326,29 +326,29 @@ func TestAccPipeline_controls(t *testing.T) {
 	key := "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 	controlled := func(boundary string) string {
 		return e.PipelineConfig(name, fmt.Sprintf(`
-  iam {
+  iam = {
     permissions_boundary = %q
     path                 = "/outbox/"
   }
-  table {
+  table = {
     kms_key_arn = %q
   }
-  relay {
+  relay = {
     architecture = "x86_64"
     batch_size   = 10
     tracing_mode = "Active"
     kms_key_arn  = %q
-    logging {
+    logging = {
       log_format            = "JSON"
       application_log_level = "DEBUG"
       system_log_level      = "WARN"
     }
-    vpc_config {
+    vpc_config = {
       subnet_ids         = ["subnet-0a1", "subnet-0b2"]
       security_group_ids = ["sg-0c3"]
     }
   }
-  reconciler {
+  reconciler = {
     schedule_expression          = "cron(0/5 * * * ? *)"
     schedule_timezone            = "Europe/Paris"
     flexible_time_window_minutes = 5
@@ -395,7 +395,7 @@ func TestAccPipeline_controls(t *testing.T) {
 			},
 			{
 				Config: e.PipelineConfig(name, `
-  relay {
+  relay = {
     architecture = "x86_64"
     batch_size   = 10
   }`),

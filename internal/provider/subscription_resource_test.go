@@ -210,7 +210,7 @@ func TestAccSubscription_pipeline(t *testing.T) {
     source        = ["com.example.orders"]
     "detail-type" = ["OrderCancelled", "OrderRefunded"]
   })
-  queue {
+  queue = {
     visibility_timeout_seconds = 60
     max_receive_count          = 3
   }`
@@ -348,11 +348,11 @@ resource "outbox_subscription" "test" {
   event_pattern = <<-EOT
 %s
   EOT
-  queue {
+  queue = {
     message_retention_seconds = 86400
     receive_wait_time_seconds = 20
   }
-  dead_letter {
+  dead_letter = {
     message_retention_seconds = 172800
   }
   tags = { team = "audit" }
@@ -442,22 +442,22 @@ func TestAccSubscription_invalid(t *testing.T) {
   event_bus    = "bad bus"`, `event_bus is "bad bus": use a bus name such as "default" or an event bus ARN`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { receive_wait_time_seconds = 21 }`, `queue.receive_wait_time_seconds is 21: use 0 to 20 seconds`},
+  queue = { receive_wait_time_seconds = 21 }`, `queue.receive_wait_time_seconds is 21: use 0 to 20 seconds`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { visibility_timeout_seconds = 43201 }`, `queue.visibility_timeout_seconds is 43201: use 0 to 43200 seconds`},
+  queue = { visibility_timeout_seconds = 43201 }`, `queue.visibility_timeout_seconds is 43201: use 0 to 43200 seconds`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { max_receive_count = 0 }`, `queue.max_receive_count is 0: use 1 to 1000 receives`},
+  queue = { max_receive_count = 0 }`, `queue.max_receive_count is 0: use 1 to 1000 receives`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { message_retention_seconds = 30 }`, `queue.message_retention_seconds is 30: use 60 to 1209600 seconds`},
+  queue = { message_retention_seconds = 30 }`, `queue.message_retention_seconds is 30: use 60 to 1209600 seconds`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { kms_master_key_id = "" }`, `queue.kms_master_key_id is empty: remove it to use SQS-managed encryption`},
+  queue = { kms_master_key_id = "" }`, `queue.kms_master_key_id is empty: remove it to use SQS-managed encryption`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  dead_letter { message_retention_seconds = 3600 }`, `dead_letter.message_retention_seconds is 3600: use at least the queue's message_retention_seconds (345600)`},
+  dead_letter = { message_retention_seconds = 3600 }`, `dead_letter.message_retention_seconds is 3600: use at least the queue's message_retention_seconds (345600)`},
 		{"s", `
   detail_types = ["OrderPlaced"]
   tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
