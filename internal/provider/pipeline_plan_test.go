@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -244,6 +245,70 @@ func TestAccPipeline_driftShown(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
+			},
+		},
+	})
+}
+
+// TestAccPipeline_defaultsAtPlan: with only name set, the settings of every
+// object are readable at plan (they are the objects of their defaults) and
+// after apply; an import of the same configuration plans no change.
+func TestAccPipeline_defaultsAtPlan(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.Name("dflt")
+	config := e.ProviderConfig() + fmt.Sprintf(`
+resource "outbox_pipeline" "test" {
+  name = %q
+}
+
+output "settings" {
+  value = {
+    sort_key_prefix     = outbox_pipeline.test.table.sort_key_prefix
+    batch_size          = outbox_pipeline.test.relay.batch_size
+    log_format          = outbox_pipeline.test.relay.logging.log_format
+    schedule_expression = outbox_pipeline.test.reconciler.schedule_expression
+    ttl_days            = outbox_pipeline.test.published.ttl_days
+    shards              = outbox_pipeline.test.pending_index.shards
+    retention           = outbox_pipeline.test.dead_letter.message_retention_seconds
+    iam_path            = outbox_pipeline.test.iam.path
+    no_alarms           = outbox_pipeline.test.alarms == null
+  }
+}
+`, name)
+	want := knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"sort_key_prefix":     knownvalue.StringExact("OUTBOX#"),
+		"batch_size":          knownvalue.Int64Exact(provision.DefaultBatchSize),
+		"log_format":          knownvalue.StringExact(provision.DefaultLogFormat),
+		"schedule_expression": knownvalue.StringExact(provision.DefaultScheduleExpression),
+		"ttl_days":            knownvalue.Int64Exact(30),
+		"shards":              knownvalue.Int64Exact(16),
+		"retention":           knownvalue.Int64Exact(provision.DefaultQueueRetentionSeconds),
+		"iam_path":            knownvalue.StringExact("/"),
+		"no_alarms":           knownvalue.Bool(true),
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:            config,
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownOutputValue("settings", want)}},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("settings", want)},
+			},
+			{
+				// The import reads whole objects: the minimal
+				// configuration plans no change.
+				Config:          config,
+				ResourceName:    accResource,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+			{
+				Config:            config,
+				ResourceName:      accResource,
+				ImportState:       true,
+				ImportStateId:     name,
+				ImportStateVerify: true,
 			},
 		},
 	})

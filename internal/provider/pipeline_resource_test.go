@@ -786,3 +786,52 @@ resource "outbox_pipeline" "test" {
 		}},
 	})
 }
+
+// TestAccPipeline_unknownObjectAtPlan: whole objects known only at apply
+// (table = terraform_data.x.output) plan unknown, with what follows from
+// them; the other objects plan their defaults; checks against an unknown
+// object (the alarms' threshold against the reconciler's min age) wait for
+// apply, which applies the values.
+func TestAccPipeline_unknownObjectAtPlan(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.Name("unk")
+	config := e.ProviderConfig() + fmt.Sprintf(`
+resource "terraform_data" "table" {
+  input = { sort_key_prefix = "EVT#" }
+}
+
+resource "terraform_data" "reconciler" {
+  input = { min_age_seconds = 60, schedule_expression = "rate(10 minutes)" }
+}
+
+resource "outbox_pipeline" "test" {
+  name       = %q
+  table      = terraform_data.table.output
+  reconciler = terraform_data.reconciler.output
+  relay      = { architecture = "x86_64" }
+  alarms = {
+    oldest_pending_age_threshold_seconds = 120
+  }
+}
+`, name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("table")),
+				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("reconciler")),
+				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("writer").AtMapKey("sort_key_prefix")),
+				plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay").AtMapKey("batch_size"), knownvalue.Int64Exact(provision.DefaultBatchSize)),
+				plancheck.ExpectKnownValue(accResource, tfjsonpath.New("published").AtMapKey("ttl_days"), knownvalue.Int64Exact(30)),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("sort_key_prefix"), knownvalue.StringExact("EVT#")),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("partition_key"), knownvalue.StringExact("PK")),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler").AtMapKey("min_age_seconds"), knownvalue.Int64Exact(60)),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler").AtMapKey("timeout"), knownvalue.Int64Exact(provision.DefaultReconcilerTimeout)),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("writer").AtMapKey("sort_key_prefix"), knownvalue.StringExact("EVT#")),
+			},
+		}},
+	})
+}
