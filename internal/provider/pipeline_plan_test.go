@@ -196,20 +196,9 @@ func TestAccPipeline_driftShown(t *testing.T) {
 				// A change that no setting shows (the function's
 				// environment) still plans an update that repairs it.
 				PreConfig: func() {
-					if _, err := lc.UpdateFunctionConfiguration(e.Ctx, &lambda.UpdateFunctionConfigurationInput{
+					changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
 						FunctionName: aws.String(name + "-relay"), Environment: &lambdatypes.Environment{Variables: map[string]string{"CHANGED": "by hand"}},
-					}); err != nil {
-						t.Fatalf("changing the function out of band: %v", err)
-					}
-					if err := acctest.Wait(e.Ctx, "the function updated", func() error {
-						out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
-						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
-							return fmt.Errorf("function %v: %w", out, err)
-						}
-						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
+					})
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -219,20 +208,9 @@ func TestAccPipeline_driftShown(t *testing.T) {
 			{
 				// A control of the functions changed by hand is shown too.
 				PreConfig: func() {
-					if _, err := lc.UpdateFunctionConfiguration(e.Ctx, &lambda.UpdateFunctionConfigurationInput{
+					changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
 						FunctionName: aws.String(name + "-relay"), TracingConfig: &lambdatypes.TracingConfig{Mode: lambdatypes.TracingModeActive},
-					}); err != nil {
-						t.Fatalf("changing the function's tracing out of band: %v", err)
-					}
-					if err := acctest.Wait(e.Ctx, "the function updated", func() error {
-						out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
-						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
-							return fmt.Errorf("function %v: %w", out, err)
-						}
-						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
+					})
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -248,6 +226,24 @@ func TestAccPipeline_driftShown(t *testing.T) {
 			},
 		},
 	})
+}
+
+// changeFunction changes a function's configuration out of band and waits
+// until the update is done.
+func changeFunction(t *testing.T, e *accEnv, lc *lambda.Client, in *lambda.UpdateFunctionConfigurationInput) {
+	t.Helper()
+	if _, err := lc.UpdateFunctionConfiguration(e.Ctx, in); err != nil {
+		t.Fatalf("changing the function out of band: %v", err)
+	}
+	if err := acctest.Wait(e.Ctx, "the function updated", func() error {
+		out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: in.FunctionName})
+		if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
+			return fmt.Errorf("function %v: %w", out, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestAccPipeline_defaultsAtPlan: with only name set, the settings of every
