@@ -27,10 +27,7 @@ package acctest
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -147,19 +144,7 @@ func (e *Env) ProviderConfig() string {
 // stream readable for 24 hours after its table or its disabling).
 func (e *Env) Inventory() map[string][]string {
 	e.T.Helper()
-	inv, err := e.Ctl.Resources(e.Ctx)
-	if err != nil {
-		e.T.Fatalf("reading the local stack's inventory: %v", err)
-	}
-	for k, v := range inv {
-		v = slices.DeleteFunc(v, func(r string) bool { return strings.Contains(r, "/stream/") })
-		slices.Sort(v)
-		inv[k] = v
-		if len(v) == 0 {
-			delete(inv, k)
-		}
-	}
-	return inv
+	return localawstest.Inventory(e.Ctx, e.T, e.Ctl)
 }
 
 // CheckDestroy proves that nothing of the pipeline is left: on the local
@@ -170,7 +155,7 @@ func (e *Env) CheckDestroy(name string, before map[string][]string) resource.Tes
 	return func(*terraform.State) error {
 		if e.Stack != nil {
 			after := e.Inventory()
-			if !maps.EqualFunc(before, after, slices.Equal[[]string]) {
+			if !localawstest.SameInventory(before, after) {
 				return fmt.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
 			}
 			return nil

@@ -22,18 +22,7 @@ import (
 func (e *Env) CreateAppTable(name string, stream ddbtypes.StreamViewType) {
 	e.T.Helper()
 	c := dynamodb.NewFromConfig(e.Cfg)
-	in := &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-		},
-		KeySchema: []ddbtypes.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: ddbtypes.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: ddbtypes.KeyTypeRange},
-		},
-		BillingMode: ddbtypes.BillingModePayPerRequest,
-	}
+	in := outbox.Table{Name: name, PartitionKey: "pk", SortKey: "sk", NoPendingIndex: true}.CreateTableInput()
 	if stream != "" {
 		in.StreamSpecification = &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: stream}
 	}

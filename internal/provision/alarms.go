@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -96,21 +97,11 @@ type AlarmsSpec struct {
 }
 
 func (a AlarmsSpec) withDefaults() AlarmsSpec {
-	if a.RelayErrorsThreshold == 0 {
-		a.RelayErrorsThreshold = DefaultRelayErrorsThreshold
-	}
-	if a.IteratorAgeThresholdSeconds == 0 {
-		a.IteratorAgeThresholdSeconds = DefaultIteratorAgeThresholdSeconds
-	}
-	if a.OldestPendingAgeThresholdSeconds == 0 {
-		a.OldestPendingAgeThresholdSeconds = DefaultOldestPendingAgeThresholdSeconds
-	}
-	if a.EvaluationPeriods == 0 {
-		a.EvaluationPeriods = DefaultAlarmEvaluationPeriods
-	}
-	if a.TreatMissingData == "" {
-		a.TreatMissingData = DefaultTreatMissingData
-	}
+	a.RelayErrorsThreshold = cmp.Or(a.RelayErrorsThreshold, DefaultRelayErrorsThreshold)
+	a.IteratorAgeThresholdSeconds = cmp.Or(a.IteratorAgeThresholdSeconds, DefaultIteratorAgeThresholdSeconds)
+	a.OldestPendingAgeThresholdSeconds = cmp.Or(a.OldestPendingAgeThresholdSeconds, DefaultOldestPendingAgeThresholdSeconds)
+	a.EvaluationPeriods = cmp.Or(a.EvaluationPeriods, DefaultAlarmEvaluationPeriods)
+	a.TreatMissingData = cmp.Or(a.TreatMissingData, DefaultTreatMissingData)
 	return a
 }
 
