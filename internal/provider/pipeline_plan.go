@@ -55,12 +55,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tags, tagsKnown, diags := mergedTags(ctx, r.defaultTags(), plan.Tags)
-	resp.Diagnostics.Append(diags...)
-	plan.TagsAll = types.MapUnknown(types.StringType)
-	if tagsKnown {
-		plan.TagsAll = tagsValue(tags)
-	}
+	tags, _ := r.plannedTags(ctx, plan.Tags, &plan.TagsAll, &resp.Diagnostics)
 	in := planInputs{spec: plan.spec(tags, specOptions{}).WithDefaults()}
 	in.setKnown(&plan)
 	if !req.State.Raw.IsNull() {

@@ -37,31 +37,15 @@ const (
 )
 
 // NewPipelineResource returns the outbox_pipeline resource.
-func NewPipelineResource() resource.Resource { return &PipelineResource{} }
+func NewPipelineResource() resource.Resource {
+	return &PipelineResource{resourceBase{suffix: "_pipeline", what: "outbox pipeline"}}
+}
 
 // PipelineResource is the outbox_pipeline resource: a complete
 // transactional outbox on one DynamoDB table, provisioned by package
 // pipeline.
 type PipelineResource struct {
-	data *ProviderData
-}
-
-// Metadata names the resource.
-func (r *PipelineResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_pipeline"
-}
-
-// Configure receives the provider's AWS configuration.
-func (r *PipelineResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T: report this as a bug of the provider", req.ProviderData))
-		return
-	}
-	r.data = data
+	resourceBase
 }
 
 func (r *PipelineResource) clients() *provision.Pipeline {
@@ -71,13 +55,6 @@ func (r *PipelineResource) clients() *provision.Pipeline {
 // relayCode is the relay package embedded in the provider.
 func (r *PipelineResource) relayCode() provision.RelayCode {
 	return provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256}
-}
-
-func (r *PipelineResource) defaultTags() map[string]string {
-	if r.data == nil {
-		return nil
-	}
-	return r.data.DefaultTags
 }
 
 // ValidateConfig checks the configuration at plan time with the pipeline's
@@ -197,52 +174,36 @@ func configUnknown(ctx context.Context, config tfsdk.Config, p path.Path) bool {
 	return false
 }
 
-func (r *PipelineResource) configured(diags *diag.Diagnostics) bool {
-	if r.data == nil {
-		diags.AddError("Unconfigured provider", "The outbox provider was not configured before the outbox_pipeline resource was used: report this as a bug of the provider.")
-		return false
-	}
-	return true
-}
-
-func (r *PipelineResource) applyTags(ctx context.Context, m *PipelineResourceModel) (map[string]string, diag.Diagnostics) {
-	tags, _, diags := mergedTags(ctx, r.defaultTags(), m.Tags)
-	m.TagsAll = tagsValue(tags)
-	return tags, diags
-}
-
 // Create builds the pipeline. If a step fails and its clean-up fails too,
 // what remains is recorded (the resource is tainted) so that nothing is
 // orphaned.
 func (r *PipelineResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var plan PipelineResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.Plan.Get(ctx, &plan)) {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
+	ctx, cancel := operationContext(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
-	tags, diags := r.applyTags(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
+	tags, _ := r.plannedTags(ctx, plan.Tags, &plan.TagsAll, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	name := plan.Name.ValueString()
 	st, err := r.clients().Create(ctx, plan.spec(tags, specOptions{}))
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Creating outbox pipeline (%s)", name), errorDetail(err))
+		r.failed(&resp.Diagnostics, "Creating", plan.Name.ValueString(), errorDetail(err))
 		if !st.Exists() {
 			return
 		}
 	}
 	plan.setState(st)
-	resp.Diagnostics.Append(saveState(ctx, resp.Private, st, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordPipeline(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
+}
+
+// recordPipeline keeps st and the drift found in the private state, and m in the
+// state.
+func recordPipeline(ctx context.Context, m *PipelineResourceModel, st provision.State, d *provision.Drift, p privateSetter, state *tfsdk.State, diags *diag.Diagnostics) {
+	diags.Append(saveState(ctx, p, st, d)...)
+	diags.Append(state.Set(ctx, m)...)
 }
 
 // errorDetail is the detail of an error of the pipeline package, with the
@@ -259,29 +220,22 @@ func errorDetail(err error) string {
 // shows an update that repairs them. A pipeline of which nothing remains is
 // removed from the state.
 func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var state PipelineResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.State.Get(ctx, &state)) {
 		return
 	}
 	st, diags := loadState(ctx, req.Private, &state)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, diags) {
 		return
 	}
-	tags := map[string]string{}
-	if !state.TagsAll.IsNull() && !state.TagsAll.IsUnknown() {
-		resp.Diagnostics.Append(state.TagsAll.ElementsAs(ctx, &tags, false)...)
-	}
+	tags := stateTags(ctx, state.TagsAll, &resp.Diagnostics)
 	observed, drift, err := r.clients().Read(ctx, state.spec(tags, specOptions{}), st)
 	if errors.Is(err, provision.ErrNotFound) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Reading outbox pipeline (%s)", state.Name.ValueString()), err.Error())
+		r.failed(&resp.Diagnostics, "Reading", state.Name.ValueString(), err.Error())
 		return
 	}
 	state.setState(observed)
@@ -291,87 +245,64 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 			state.showObserved(spec, changed)
 		}
 	}
-	resp.Diagnostics.Append(saveState(ctx, resp.Private, observed, &drift)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	recordPipeline(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Update applies every change in place and repairs drift. Progress is
 // recorded even when a step fails.
 func (r *PipelineResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var plan, state PipelineResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.Plan.Get(ctx, &plan), req.State.Get(ctx, &state)) {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
+	ctx, cancel := operationContext(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	tags, diags := r.applyTags(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	tags, _ := r.plannedTags(ctx, plan.Tags, &plan.TagsAll, &resp.Diagnostics)
+	if !r.begin(&resp.Diagnostics, diags) {
 		return
 	}
 	st, err := r.clients().Update(ctx, plan.spec(tags, specOptions{}), st)
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Updating outbox pipeline (%s)", plan.Name.ValueString()), errorDetail(err))
+		r.failed(&resp.Diagnostics, "Updating", plan.Name.ValueString(), errorDetail(err))
 	}
 	plan.setState(st)
-	resp.Diagnostics.Append(saveState(ctx, resp.Private, st, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordPipeline(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the pipeline; components already gone are skipped, and an
 // adopted table only loses what the pipeline added to it.
 func (r *PipelineResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var state PipelineResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.State.Get(ctx, &state)) {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
+	ctx, cancel := operationContext(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, diags) {
 		return
 	}
 	st.ForceDestroy = state.ForceDestroy.ValueBool()
 	if _, err := r.clients().Delete(ctx, st); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Deleting outbox pipeline (%s)", state.Name.ValueString()), err.Error())
+		r.failed(&resp.Diagnostics, "Deleting", state.Name.ValueString(), err.Error())
 	}
 }
 
 // ImportState imports a pipeline by name: `terraform import outbox_pipeline.x NAME`.
 func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
-	name := strings.TrimSpace(req.ID)
-	if name == "" {
-		resp.Diagnostics.AddError("Importing outbox pipeline", "The import id is the pipeline's name, as in `terraform import outbox_pipeline.orders orders`.")
+	name, ok := r.importName(req.ID, "orders", &resp.Diagnostics)
+	if !ok || !r.begin(&resp.Diagnostics) {
 		return
 	}
 	spec, st, err := r.clients().Lookup(ctx, name)
 	if errors.Is(err, provision.ErrNotFound) {
-		resp.Diagnostics.AddError(fmt.Sprintf("Importing outbox pipeline (%s)", name),
+		r.failed(&resp.Diagnostics, "Importing", name,
 			fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", name, provision.NamesFor(name).RelayFunction))
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Importing outbox pipeline (%s)", name), err.Error())
+		r.failed(&resp.Diagnostics, "Importing", name, err.Error())
 		return
 	}
 	m := modelFromSpec(spec, st, r.defaultTags())

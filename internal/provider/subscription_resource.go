@@ -17,8 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 )
 
@@ -34,41 +36,18 @@ var (
 const subscriptionDefaultTimeout = 10 * time.Minute
 
 // NewSubscriptionResource returns the outbox_subscription resource.
-func NewSubscriptionResource() resource.Resource { return &SubscriptionResource{} }
+func NewSubscriptionResource() resource.Resource {
+	return &SubscriptionResource{resourceBase{suffix: "_subscription", what: "outbox subscription"}}
+}
 
 // SubscriptionResource is the outbox_subscription resource: a consumer of a
 // pipeline's events, provisioned by package subscription.
 type SubscriptionResource struct {
-	data *ProviderData
-}
-
-// Metadata names the resource.
-func (r *SubscriptionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_subscription"
-}
-
-// Configure receives the provider's AWS configuration.
-func (r *SubscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T: report this as a bug of the provider", req.ProviderData))
-		return
-	}
-	r.data = data
+	resourceBase
 }
 
 func (r *SubscriptionResource) clients() *subscription.Provisioner {
 	return subscription.New(r.data.AWS)
-}
-
-func (r *SubscriptionResource) defaultTags() map[string]string {
-	if r.data == nil {
-		return nil
-	}
-	return r.data.DefaultTags
 }
 
 // Schema describes the resource.
@@ -314,12 +293,7 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tags, tagsKnown, diags := mergedTags(ctx, r.defaultTags(), plan.Tags)
-	resp.Diagnostics.Append(diags...)
-	plan.TagsAll = types.MapUnknown(types.StringType)
-	if tagsKnown {
-		plan.TagsAll = tagsValue(tags)
-	}
+	r.plannedTags(ctx, plan.Tags, &plan.TagsAll, &resp.Diagnostics)
 	plan.ID = types.StringUnknown()
 	if !plan.Name.IsUnknown() {
 		plan.ID = plan.Name
@@ -334,55 +308,46 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
 }
 
-func (r *SubscriptionResource) configured(diags *diag.Diagnostics) bool {
-	if r.data == nil {
-		diags.AddError("Unconfigured provider", "The outbox provider was not configured before the outbox_subscription resource was used: report this as a bug of the provider.")
-		return false
-	}
-	return true
-}
-
 // applySpec returns the Spec of the planned model, with the merged tags
 // recorded in tags_all.
-func (r *SubscriptionResource) applySpec(ctx context.Context, m *SubscriptionResourceModel) (subscription.Spec, diag.Diagnostics) {
-	tags, _, diags := mergedTags(ctx, r.defaultTags(), m.Tags)
-	m.TagsAll = tagsValue(tags)
+func (r *SubscriptionResource) applySpec(ctx context.Context, m *SubscriptionResourceModel, diags *diag.Diagnostics) subscription.Spec {
+	tags, _ := r.plannedTags(ctx, m.Tags, &m.TagsAll, diags)
 	s, d := m.spec(ctx, tags)
 	diags.Append(d...)
-	return s, diags
+	return s
+}
+
+// recordSubscription sets the model's computed attributes from st and
+// keeps m in the state; the drift that Read found is kept in the private
+// state until the next apply repairs it.
+func recordSubscription(ctx context.Context, m *SubscriptionResourceModel, st subscription.State, d *awsops.Drift, p privateSetter, state *tfsdk.State, diags *diag.Diagnostics) {
+	m.setState(st)
+	diags.Append(saveDrift(ctx, p, d)...)
+	diags.Append(state.Set(ctx, m)...)
 }
 
 // Create builds the subscription. If a step fails and its clean-up fails
 // too, what remains is recorded (the resource is tainted) so that nothing is
 // orphaned.
 func (r *SubscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var plan SubscriptionResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.Plan.Get(ctx, &plan)) {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, subscriptionDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
+	ctx, cancel := operationContext(ctx, plan.Timeouts.Create, subscriptionDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	s, diags := r.applySpec(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
+	s := r.applySpec(ctx, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	st, err := r.clients().Create(ctx, s)
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Creating outbox subscription (%s)", s.Name), err.Error())
+		r.failed(&resp.Diagnostics, "Creating", s.Name, err.Error())
 		if !st.Exists() {
 			return
 		}
 	}
-	plan.setState(st)
-	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordSubscription(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Read observes every component. Components deleted out of band are
@@ -390,21 +355,12 @@ func (r *SubscriptionResource) Create(ctx context.Context, req resource.CreateRe
 // shows an update that repairs them. A subscription of which nothing remains
 // is removed from the state.
 func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var state SubscriptionResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.State.Get(ctx, &state)) {
 		return
 	}
-	tags := map[string]string{}
-	if !state.TagsAll.IsNull() && !state.TagsAll.IsUnknown() {
-		resp.Diagnostics.Append(state.TagsAll.ElementsAs(ctx, &tags, false)...)
-	}
-	s, diags := state.spec(ctx, tags)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	s, diags := state.spec(ctx, stateTags(ctx, state.TagsAll, &resp.Diagnostics))
+	if !r.begin(&resp.Diagnostics, diags) {
 		return
 	}
 	observed, drift, err := r.clients().Read(ctx, s, state.subscriptionState())
@@ -413,82 +369,60 @@ func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Reading outbox subscription (%s)", state.Name.ValueString()), err.Error())
+		r.failed(&resp.Diagnostics, "Reading", state.Name.ValueString(), err.Error())
 		return
 	}
-	state.setState(observed)
-	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, &drift)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	recordSubscription(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Update applies every change in place and repairs drift. Progress is
 // recorded even when a step fails.
 func (r *SubscriptionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var plan, state SubscriptionResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.Plan.Get(ctx, &plan), req.State.Get(ctx, &state)) {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, subscriptionDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
+	ctx, cancel := operationContext(ctx, plan.Timeouts.Update, subscriptionDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	s, diags := r.applySpec(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
+	s := r.applySpec(ctx, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	st, err := r.clients().Update(ctx, s, state.subscriptionState())
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Updating outbox subscription (%s)", s.Name), err.Error())
+		r.failed(&resp.Diagnostics, "Updating", s.Name, err.Error())
 	}
-	plan.setState(st)
-	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordSubscription(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the subscription; components already gone are skipped.
 func (r *SubscriptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var state SubscriptionResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.State.Get(ctx, &state)) {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, subscriptionDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
+	ctx, cancel := operationContext(ctx, state.Timeouts.Delete, subscriptionDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
 	if _, err := r.clients().Delete(ctx, state.subscriptionState()); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Deleting outbox subscription (%s)", state.Name.ValueString()), err.Error())
+		r.failed(&resp.Diagnostics, "Deleting", state.Name.ValueString(), err.Error())
 	}
 }
 
 // ImportState imports a subscription by name:
 // `terraform import outbox_subscription.x NAME`.
 func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
-	name := strings.TrimSpace(req.ID)
-	if name == "" {
-		resp.Diagnostics.AddError("Importing outbox subscription", "The import id is the subscription's name, as in `terraform import outbox_subscription.billing billing`.")
+	name, ok := r.importName(req.ID, "billing", &resp.Diagnostics)
+	if !ok || !r.begin(&resp.Diagnostics) {
 		return
 	}
 	s, st, err := r.clients().Lookup(ctx, name)
 	if errors.Is(err, subscription.ErrNotFound) {
-		resp.Diagnostics.AddError(fmt.Sprintf("Importing outbox subscription (%s)", name),
+		r.failed(&resp.Diagnostics, "Importing", name,
 			fmt.Sprintf("No outbox subscription named %q exists in this account and region: neither its queue nor its rule on the default bus was found.", name))
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Importing outbox subscription (%s)", name), err.Error())
+		r.failed(&resp.Diagnostics, "Importing", name, err.Error())
 		return
 	}
 	m := subscriptionModelFromSpec(s, st, r.defaultTags())
