@@ -174,9 +174,7 @@ type mixedBatch struct {
 func newMixedBatch(h *harness, table outbox.Table) *mixedBatch {
 	b := &mixedBatch{table: table, records: relaytest.Records(table, 4, 64)}
 	b.records[1].TraceHeader = "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1"
-	for _, r := range b.records {
-		h.fake.PutRecord(r)
-	}
+	h.fake.PutRecords(b.records)
 	// A malformed outbox item: detail is not a JSON object.
 	b.bad = relaytest.Records(table, 1, 10)[0]
 	b.badItem = table.Item(b.bad)
@@ -438,9 +436,7 @@ func TestStreamWholeCallErrors(t *testing.T) {
 			h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 			h.fake.CallError = tt.callErr
 			records := relaytest.Records(table, 3, 32)
-			for _, r := range records {
-				h.fake.PutRecord(r)
-			}
+			h.fake.PutRecords(records)
 			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
 			if err != nil {
 				t.Fatal(err)
@@ -464,9 +460,7 @@ func TestStreamMarkOutcomes(t *testing.T) {
 	invalid := &smithy.GenericAPIError{Code: "ValidationException", Message: "The provided key element does not match the schema"}
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 	records := relaytest.Records(table, 6, 32)
-	for _, r := range records {
-		h.fake.PutRecord(r)
-	}
+	h.fake.PutRecords(records)
 	// 0: already published by another invocation: the condition fails.
 	alreadyPublished := table.Item(records[0])
 	alreadyPublished[outbox.AttrStatus] = &types.AttributeValueMemberS{Value: string(outbox.StatusPublished)}
@@ -520,9 +514,7 @@ func TestStreamDeleteUnprocessed(t *testing.T) {
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionDelete))
 	records := relaytest.Records(table, 60, 32)
-	for _, r := range records {
-		h.fake.PutRecord(r)
-	}
+	h.fake.PutRecords(records)
 	h.fake.Unprocessed = func(sk string, attempt int) bool {
 		switch sk {
 		case records[7].SortKey, records[30].SortKey:
@@ -564,9 +556,7 @@ func TestStreamOversize(t *testing.T) {
 			records := relaytest.Records(table, 3, 32)
 			// Written by a writer that does not check the size.
 			records[1].Detail = json.RawMessage(`{"blob":"` + strings.Repeat("a", outbox.MaxEntryBytes) + `"}`)
-			for _, r := range records {
-				h.fake.PutRecord(r)
-			}
+			h.fake.PutRecords(records)
 			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
 			if err != nil {
 				t.Fatal(err)
@@ -688,9 +678,7 @@ func TestReconcile(t *testing.T) {
 				t.Parallel()
 				h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, action), now)
 				old := relaytest.Records(table, 230, 32) // occurred an hour before now
-				for _, r := range old {
-					h.fake.PutRecord(r)
-				}
+				h.fake.PutRecords(old)
 				// Young events are the stream's business.
 				young := relaytest.Records(table, 5, 32)
 				for i := range young {
