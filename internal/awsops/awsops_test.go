@@ -127,3 +127,15 @@ func TestDelete(t *testing.T) {
 		t.Errorf("Delete = %v, want the resource named", err)
 	}
 }
+
+func TestTagList(t *testing.T) {
+	t.Parallel()
+	type tag struct{ k, v string }
+	got := TagList(map[string]string{"b": "2", "a": "1"}, func(k, v *string) tag { return tag{*k, *v} })
+	if !slices.Equal(got, []tag{{"a", "1"}, {"b", "2"}}) {
+		t.Errorf("TagList = %v, want a=1, b=2 in key order", got)
+	}
+	if TagList(nil, func(k, v *string) tag { return tag{} }) != nil {
+		t.Error("TagList of no tags is not nil")
+	}
+}

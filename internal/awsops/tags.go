@@ -59,3 +59,13 @@ func SyncTags(ctx context.Context, have, want map[string]string,
 	}
 	return nil
 }
+
+// TagList returns tags as the tag structures of an AWS service, sorted by
+// key: tag makes one from a key and a value.
+func TagList[T any](tags map[string]string, tag func(key, value *string) T) []T {
+	var out []T
+	for _, k := range SortedKeys(tags) {
+		out = append(out, tag(aws.String(k), aws.String(tags[k])))
+	}
+	return out
+}

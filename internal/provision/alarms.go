@@ -262,9 +262,7 @@ func (d AlarmDefinition) input(tags map[string]string) *cloudwatch.PutMetricAlar
 	for _, k := range awsops.SortedKeys(d.Dimensions) {
 		in.Dimensions = append(in.Dimensions, types.Dimension{Name: aws.String(k), Value: aws.String(d.Dimensions[k])})
 	}
-	for _, k := range awsops.SortedKeys(tags) {
-		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
-	}
+	in.Tags = awsops.TagList(tags, cloudWatchTag)
 	return in
 }
 
