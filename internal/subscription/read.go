@@ -22,6 +22,9 @@ const (
 	ComponentTarget          = "target"
 )
 
+// DriftComponents are the components that a Drift may name.
+var DriftComponents = []string{ComponentDeadLetterQueue, ComponentQueue, ComponentQueuePolicy, ComponentRule, ComponentTarget}
+
 // Change and Drift report what Read found different from the Spec (see
 // awsops.Drift); Update repairs all of it in place.
 type (
