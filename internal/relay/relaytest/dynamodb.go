@@ -333,8 +333,9 @@ func (f *AWS) ReadUnits() float64 {
 }
 
 // ItemSize is DynamoDB's size of an item: the lengths of its attribute names
-// and values (strings and binaries by length, numbers by their digits,
-// roughly; others a byte or the sum of their elements, plus 3 per list or map).
+// and values (strings, binaries and string sets by length, numbers about
+// one byte per two digits plus one; others a byte or the sum of their
+// elements, plus 3 per list or map).
 func ItemSize(item map[string]ddb.AttributeValue) int {
 	n := 0
 	for name, v := range item {
@@ -357,6 +358,12 @@ func valueSize(v ddb.AttributeValue) int {
 		n := 3
 		for _, e := range v.Value {
 			n += 1 + valueSize(e)
+		}
+		return n
+	case *ddb.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
 		}
 		return n
 	}
