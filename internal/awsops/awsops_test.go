@@ -139,3 +139,15 @@ func TestTagList(t *testing.T) {
 		t.Error("TagList of no tags is not nil")
 	}
 }
+
+func TestWithTagCopies(t *testing.T) {
+	t.Parallel()
+	user := map[string]string{"team": "billing"}
+	got := WithTag(user, "outbox:pipeline", "orders")
+	if len(got) != 2 || got["outbox:pipeline"] != "orders" || got["team"] != "billing" || len(user) != 1 {
+		t.Errorf("WithTag = %v (user's tags now %v)", got, user)
+	}
+	if got := WithTag(nil, "k", "v"); len(got) != 1 || got["k"] != "v" {
+		t.Errorf("WithTag(nil) = %v", got)
+	}
+}

@@ -69,3 +69,12 @@ func TagList[T any](tags map[string]string, tag func(key, value *string) T) []T 
 	}
 	return out
 }
+
+// WithTag returns a copy of tags (nil for none) with key set to value: the
+// tags of a component, the user's and the one naming what it belongs to.
+func WithTag(tags map[string]string, key, value string) map[string]string {
+	out := make(map[string]string, len(tags)+1)
+	maps.Copy(out, tags)
+	out[key] = value
+	return out
+}
