@@ -254,8 +254,7 @@ func TestStreamReadDenied(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
-	records := relaytest.Records(table, 3, 32)
-	h.fake.PutRecords(records)
+	records := h.stored(3)
 	h.fake.ReadError = func(string) error {
 		return &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized to perform dynamodb:BatchGetItem"}
 	}
@@ -309,8 +308,7 @@ func TestStreamReleasesHoldWhenPublishingFails(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
 	h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, config.ActionMark), now)
-	records := relaytest.Records(table, 3, 32)
-	h.fake.PutRecords(records)
+	records := h.stored(3)
 	// Calls of one wave overlap only if each lasts longer than it takes to
 	// start them all, also on a loaded machine.
 	h.fake.Latency = 50 * time.Millisecond
