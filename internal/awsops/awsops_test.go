@@ -151,3 +151,15 @@ func TestWithTagCopies(t *testing.T) {
 		t.Errorf("WithTag(nil) = %v", got)
 	}
 }
+
+func TestFieldsAddsOnlyChanged(t *testing.T) {
+	t.Parallel()
+	var f Fields
+	add := f.Add
+	add(true, "batch_size")
+	add(false, "function")
+	add(true, "state")
+	if !slices.Equal(f, Fields{"batch_size", "state"}) {
+		t.Errorf("Fields = %v, want [batch_size state]", f)
+	}
+}

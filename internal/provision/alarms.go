@@ -268,12 +268,8 @@ func (d AlarmDefinition) input(tags map[string]string) *cloudwatch.PutMetricAlar
 
 // diff lists the settings of have that differ from d.
 func (d AlarmDefinition) diff(have types.MetricAlarm) []string {
-	var fields []string
-	add := func(changed bool, field string) {
-		if changed {
-			fields = append(fields, field)
-		}
-	}
+	var fields awsops.Fields
+	add := fields.Add
 	dims := map[string]string{}
 	for _, dim := range have.Dimensions {
 		dims[aws.ToString(dim.Name)] = aws.ToString(dim.Value)
