@@ -65,9 +65,9 @@ func (c *Pipeline) Read(ctx context.Context, s Spec, st State) (State, Drift, er
 
 // readRecorded reads the component recorded as id, if any, with get, which
 // reports whether it exists: a missing one is recorded in the drift and
-// cleared from the State (clear), so that Update recreates it; the fields
+// cleared from the State (forget), so that Update recreates it; the fields
 // of one that exists are compared by diff.
-func readRecorded[T any](p *pass, component, what, id string, get func() (T, bool, error), clear func(), diff func(T) []string) error {
+func readRecorded[T any](p *pass, component, what, id string, get func() (T, bool, error), forget func(), diff func(T) []string) error {
 	if id == "" {
 		return nil
 	}
@@ -77,7 +77,7 @@ func readRecorded[T any](p *pass, component, what, id string, get func() (T, boo
 	}
 	if !ok {
 		p.d.AddMissing(component)
-		clear()
+		forget()
 		return nil
 	}
 	p.d.AddChanged(component, diff(have)...)
