@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -22,11 +23,7 @@ import (
 func (e *Env) CreateAppTable(name string, stream ddbtypes.StreamViewType) {
 	e.T.Helper()
 	c := dynamodb.NewFromConfig(e.Cfg)
-	in := outbox.Table{Name: name, PartitionKey: "pk", SortKey: "sk", NoPendingIndex: true}.CreateTableInput()
-	if stream != "" {
-		in.StreamSpecification = &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: stream}
-	}
-	if _, err := c.CreateTable(e.Ctx, in); err != nil {
+	if _, err := c.CreateTable(e.Ctx, localawstest.TableInput(name, "pk", "sk", stream)); err != nil {
 		e.T.Fatalf("creating table %s: %v", name, err)
 	}
 	e.T.Cleanup(func() {

@@ -127,3 +127,39 @@ func TestDelete(t *testing.T) {
 		t.Errorf("Delete = %v, want the resource named", err)
 	}
 }
+
+func TestTagList(t *testing.T) {
+	t.Parallel()
+	type tag struct{ k, v string }
+	got := TagList(map[string]string{"b": "2", "a": "1"}, func(k, v *string) tag { return tag{*k, *v} })
+	if !slices.Equal(got, []tag{{"a", "1"}, {"b", "2"}}) {
+		t.Errorf("TagList = %v, want a=1, b=2 in key order", got)
+	}
+	if TagList(nil, func(k, v *string) tag { return tag{} }) != nil {
+		t.Error("TagList of no tags is not nil")
+	}
+}
+
+func TestWithTagCopies(t *testing.T) {
+	t.Parallel()
+	user := map[string]string{"team": "billing"}
+	got := WithTag(user, "outbox:pipeline", "orders")
+	if len(got) != 2 || got["outbox:pipeline"] != "orders" || got["team"] != "billing" || len(user) != 1 {
+		t.Errorf("WithTag = %v (user's tags now %v)", got, user)
+	}
+	if got := WithTag(nil, "k", "v"); len(got) != 1 || got["k"] != "v" {
+		t.Errorf("WithTag(nil) = %v", got)
+	}
+}
+
+func TestFieldsAddsOnlyChanged(t *testing.T) {
+	t.Parallel()
+	var f Fields
+	add := f.Add
+	add(true, "batch_size")
+	add(false, "function")
+	add(true, "state")
+	if !slices.Equal(f, Fields{"batch_size", "state"}) {
+		t.Errorf("Fields = %v, want [batch_size state]", f)
+	}
+}

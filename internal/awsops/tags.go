@@ -59,3 +59,22 @@ func SyncTags(ctx context.Context, have, want map[string]string,
 	}
 	return nil
 }
+
+// TagList returns tags as the tag structures of an AWS service, sorted by
+// key: tag makes one from a key and a value.
+func TagList[T any](tags map[string]string, tag func(key, value *string) T) []T {
+	var out []T
+	for _, k := range SortedKeys(tags) {
+		out = append(out, tag(aws.String(k), aws.String(tags[k])))
+	}
+	return out
+}
+
+// WithTag returns a copy of tags (nil for none) with key set to value: the
+// tags of a component, the user's and the one naming what it belongs to.
+func WithTag(tags map[string]string, key, value string) map[string]string {
+	out := make(map[string]string, len(tags)+1)
+	maps.Copy(out, tags)
+	out[key] = value
+	return out
+}

@@ -94,6 +94,8 @@ func (c *Pipeline) ensureAlarms(ctx context.Context, s Spec, st *State) error {
 	return nil
 }
 
+func cloudWatchTag(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} }
+
 func (c *Pipeline) syncAlarmTags(ctx context.Context, arn string, want map[string]string) error {
 	out, err := c.CloudWatch.ListTagsForResource(ctx, &cloudwatch.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
 	if err != nil {
@@ -104,11 +106,7 @@ func (c *Pipeline) syncAlarmTags(ctx context.Context, arn string, want map[strin
 		_, err := c.CloudWatch.UntagResource(ctx, &cloudwatch.UntagResourceInput{ResourceARN: aws.String(arn), TagKeys: keys})
 		return err
 	}, func(ctx context.Context, set map[string]string) error {
-		in := &cloudwatch.TagResourceInput{ResourceARN: aws.String(arn)}
-		for _, k := range awsops.SortedKeys(set) {
-			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(set[k])})
-		}
-		_, err := c.CloudWatch.TagResource(ctx, in)
+		_, err := c.CloudWatch.TagResource(ctx, &cloudwatch.TagResourceInput{ResourceARN: aws.String(arn), Tags: awsops.TagList(set, cloudWatchTag)})
 		return err
 	})
 }

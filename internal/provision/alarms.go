@@ -262,20 +262,14 @@ func (d AlarmDefinition) input(tags map[string]string) *cloudwatch.PutMetricAlar
 	for _, k := range awsops.SortedKeys(d.Dimensions) {
 		in.Dimensions = append(in.Dimensions, types.Dimension{Name: aws.String(k), Value: aws.String(d.Dimensions[k])})
 	}
-	for _, k := range awsops.SortedKeys(tags) {
-		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
-	}
+	in.Tags = awsops.TagList(tags, cloudWatchTag)
 	return in
 }
 
 // diff lists the settings of have that differ from d.
 func (d AlarmDefinition) diff(have types.MetricAlarm) []string {
-	var fields []string
-	add := func(changed bool, field string) {
-		if changed {
-			fields = append(fields, field)
-		}
-	}
+	var fields awsops.Fields
+	add := fields.Add
 	dims := map[string]string{}
 	for _, dim := range have.Dimensions {
 		dims[aws.ToString(dim.Name)] = aws.ToString(dim.Value)

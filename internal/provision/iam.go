@@ -115,11 +115,7 @@ func decodePolicy(doc string) string {
 }
 
 func iamTags(tags map[string]string) []iamtypes.Tag {
-	var out []iamtypes.Tag
-	for _, k := range awsops.SortedKeys(tags) {
-		out = append(out, iamtypes.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
-	}
-	return out
+	return awsops.TagList(tags, func(k, v *string) iamtypes.Tag { return iamtypes.Tag{Key: k, Value: v} })
 }
 
 func (c *Pipeline) syncRoleTags(ctx context.Context, role string, current []iamtypes.Tag, want map[string]string) error {

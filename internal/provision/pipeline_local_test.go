@@ -21,7 +21,6 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // Services that a pipeline without reconciler needs; the reconciler adds
@@ -275,11 +274,9 @@ func TestLocalDriftAndRepair(t *testing.T) {
 }
 
 // createAppTable creates an application table keyed by pk and sk.
-func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string, stream *types.StreamSpecification) {
+func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string, stream types.StreamViewType) {
 	t.Helper()
-	in := outbox.Table{Name: name, PartitionKey: "pk", SortKey: "sk", NoPendingIndex: true}.CreateTableInput()
-	in.StreamSpecification = stream
-	if _, err := c.DynamoDB.CreateTable(ctx, in); err != nil {
+	if _, err := c.DynamoDB.CreateTable(ctx, localawstest.TableInput(name, "pk", "sk", stream)); err != nil {
 		t.Fatalf("creating the application table: %v", err)
 	}
 	if _, err := c.waitTableActive(ctx, name); err != nil {
@@ -290,7 +287,7 @@ func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string,
 func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
-	createAppTable(t, ctx, c, "app", nil)
+	createAppTable(t, ctx, c, "app", "")
 	// The application already expires items on its own attribute.
 	if _, err := c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String("app"),
@@ -337,7 +334,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
-	createAppTable(t, ctx, c, "keys", &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly})
+	createAppTable(t, ctx, c, "keys", types.StreamViewTypeKeysOnly)
 	before := inventory(t, ctx, stack)
 	_, err := c.Create(ctx, Spec{Name: "keys", Table: TableSpec{Existing: true, Name: "keys", PartitionKey: "pk", SortKey: "sk"},
 		Reconciler: ReconcilerSpec{Disabled: true}})

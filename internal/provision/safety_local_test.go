@@ -376,7 +376,7 @@ func TestLocalCreateRefusesMissingTarget(t *testing.T) {
 func TestLocalSecondAdoptionRefused(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
-	createAppTable(t, ctx, c, "shared", nil)
+	createAppTable(t, ctx, c, "shared", "")
 	adopt := func(name string) Spec {
 		return Spec{Name: name, Table: TableSpec{Existing: true, Name: "shared", PartitionKey: "pk", SortKey: "sk"}, Reconciler: ReconcilerSpec{Disabled: true}}
 	}

@@ -17,6 +17,7 @@ package provision
 import (
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
 
@@ -209,12 +210,8 @@ type ReconcilerSpec struct {
 // else is updated by Update.
 func ReplacementFields(from, to Spec) []string {
 	from, to = from.WithDefaults(), to.WithDefaults()
-	var fields []string
-	add := func(changed bool, field string) {
-		if changed {
-			fields = append(fields, field)
-		}
-	}
+	var fields awsops.Fields
+	add := fields.Add
 	add(from.Name != to.Name, "Name")
 	add(from.Table.Existing != to.Table.Existing, "Table.Existing")
 	add(from.Table.Name != to.Table.Name, "Table.Name")

@@ -428,11 +428,7 @@ func hasIndex(d *types.TableDescription, name string) bool {
 }
 
 func dynamoTags(tags map[string]string) []types.Tag {
-	var out []types.Tag
-	for _, k := range awsops.SortedKeys(tags) {
-		out = append(out, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
-	}
-	return out
+	return awsops.TagList(tags, func(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} })
 }
 
 func (c *Pipeline) syncTableTags(ctx context.Context, arn string, want map[string]string) error {

@@ -81,6 +81,14 @@ func newHarnessAt(t *testing.T, cfg config.Config, at time.Time) *harness {
 	return h
 }
 
+// stored returns n records of the harness's table (32-byte details),
+// stored as pending items.
+func (h *harness) stored(n int) []outbox.Record {
+	records := relaytest.Records(h.fake.Table, n, 32)
+	h.fake.PutRecords(records)
+	return records
+}
+
 func failures(resp events.DynamoDBEventResponse) []string {
 	ids := []string{}
 	for _, f := range resp.BatchItemFailures {
@@ -174,9 +182,7 @@ type mixedBatch struct {
 func newMixedBatch(h *harness, table outbox.Table) *mixedBatch {
 	b := &mixedBatch{table: table, records: relaytest.Records(table, 4, 64)}
 	b.records[1].TraceHeader = "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1"
-	for _, r := range b.records {
-		h.fake.PutRecord(r)
-	}
+	h.fake.PutRecords(b.records)
 	// A malformed outbox item: detail is not a JSON object.
 	b.bad = relaytest.Records(table, 1, 10)[0]
 	b.badItem = table.Item(b.bad)
@@ -437,10 +443,7 @@ func TestStreamWholeCallErrors(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 			h.fake.CallError = tt.callErr
-			records := relaytest.Records(table, 3, 32)
-			for _, r := range records {
-				h.fake.PutRecord(r)
-			}
+			records := h.stored(3)
 			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
 			if err != nil {
 				t.Fatal(err)
@@ -463,10 +466,7 @@ func TestStreamMarkOutcomes(t *testing.T) {
 	throughput := &types.ProvisionedThroughputExceededException{Message: new(string)}
 	invalid := &smithy.GenericAPIError{Code: "ValidationException", Message: "The provided key element does not match the schema"}
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
-	records := relaytest.Records(table, 6, 32)
-	for _, r := range records {
-		h.fake.PutRecord(r)
-	}
+	records := h.stored(6)
 	// 0: already published by another invocation: the condition fails.
 	alreadyPublished := table.Item(records[0])
 	alreadyPublished[outbox.AttrStatus] = &types.AttributeValueMemberS{Value: string(outbox.StatusPublished)}
@@ -519,10 +519,7 @@ func TestStreamDeleteUnprocessed(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionDelete))
-	records := relaytest.Records(table, 60, 32)
-	for _, r := range records {
-		h.fake.PutRecord(r)
-	}
+	records := h.stored(60)
 	h.fake.Unprocessed = func(sk string, attempt int) bool {
 		switch sk {
 		case records[7].SortKey, records[30].SortKey:
@@ -564,9 +561,7 @@ func TestStreamOversize(t *testing.T) {
 			records := relaytest.Records(table, 3, 32)
 			// Written by a writer that does not check the size.
 			records[1].Detail = json.RawMessage(`{"blob":"` + strings.Repeat("a", outbox.MaxEntryBytes) + `"}`)
-			for _, r := range records {
-				h.fake.PutRecord(r)
-			}
+			h.fake.PutRecords(records)
 			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
 			if err != nil {
 				t.Fatal(err)
@@ -632,8 +627,7 @@ func TestHandleDispatch(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
-	records := relaytest.Records(table, 2, 32)
-	h.fake.PutRecords(records)
+	records := h.stored(2)
 	h.fake.EntryError = func(id string, _ int) string {
 		if id == records[1].EventID {
 			return "ThrottlingException"
@@ -687,10 +681,7 @@ func TestReconcile(t *testing.T) {
 			t.Run(layoutName+"/"+string(action), func(t *testing.T) {
 				t.Parallel()
 				h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, action), now)
-				old := relaytest.Records(table, 230, 32) // occurred an hour before now
-				for _, r := range old {
-					h.fake.PutRecord(r)
-				}
+				old := h.stored(230) // occurred an hour before now
 				// Young events are the stream's business.
 				young := relaytest.Records(table, 5, 32)
 				for i := range young {
@@ -760,8 +751,7 @@ func TestStreamNoSequenceNumber(t *testing.T) {
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 	h.fake.EntryError = func(string, int) string { return "ThrottlingException" }
-	records := relaytest.Records(table, 1, 32)
-	h.fake.PutRecords(records)
+	records := h.stored(1)
 	recs := relaytest.Inserts(table, records)
 	ev := relaytest.StreamEvent(table, recs...)
 	ev.Records[0].Change.SequenceNumber = ""

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsclient/awsclienttest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -28,12 +29,7 @@ func TestWriterAppWritesTheOrderAndItsEvent(t *testing.T) {
 	stack, client := startDynamoDB(t)
 	table := outbox.Table{Name: "orders-outbox", PendingShards: 1}.WithDefaults()
 	createTable(ctx, t, client, table.CreateTableInput())
-	createTable(ctx, t, client, &dynamodb.CreateTableInput{
-		TableName:            aws.String("orders"),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
+	createTable(ctx, t, client, localawstest.TableInput("orders", "id", "", ""))
 
 	app := filepath.Join(t.TempDir(), "writer-app")
 	build := exec.CommandContext(ctx, "go", "build", "-o", app, ".")
