@@ -69,13 +69,13 @@ func TestAccPipeline_rename(t *testing.T) {
 	})
 }
 
-// TestAccPipeline_tableDrift: a table acctest.Deleted out of band is recreated by
+// TestAccPipeline_tableDrift: a table deleted out of band is recreated by
 // the next apply with no inconsistent result, and what depends on the
 // pipeline's target_arn (which does not change) is not replaced.
 func TestAccPipeline_tableDrift(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.Name("tdrift")
-	// Deletion protection off, so that the table can be acctest.Deleted out of band.
+	// Deletion protection off, so that the table can be deleted out of band.
 	config := e.PipelineConfig(name, fastRelay+`
   table = {
     deletion_protection = false

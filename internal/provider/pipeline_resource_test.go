@@ -62,7 +62,7 @@ const fastRelay = `
 `
 
 // TestAccPipeline_dedicatedTable: a dedicated table on the default bus,
-// events delivered with the right envelope, items marked, then acctest.Deleted once
+// events delivered with the right envelope, items marked, then deleted once
 // the published action changes in place.
 func TestAccPipeline_dedicatedTable(t *testing.T) {
 	e := newAccEnv(t)
@@ -105,7 +105,7 @@ func TestAccPipeline_dedicatedTable(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 				}},
-				Check: e.Deliver(s, table, orders, 100, 5, "items acctest.Deleted", acctest.Deleted),
+				Check: e.Deliver(s, table, orders, 100, 5, "items deleted", acctest.Deleted),
 			},
 		},
 	})
@@ -571,9 +571,9 @@ func TestAccPipeline_import(t *testing.T) {
 	})
 }
 
-// TestAccPipeline_drift: components acctest.Deleted out of band make the next
+// TestAccPipeline_drift: components deleted out of band make the next
 // plan an update that repairs them, after which delivery works again; a
-// pipeline acctest.Deleted entirely is planned for creation.
+// pipeline deleted entirely is planned for creation.
 func TestAccPipeline_drift(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.Name("drift")

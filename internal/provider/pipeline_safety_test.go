@@ -178,7 +178,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.Null()),
 				},
-				Check: e.Deliver(s, table, orders, 1, 3, "items acctest.Deleted", acctest.Deleted),
+				Check: e.Deliver(s, table, orders, 1, 3, "items deleted", acctest.Deleted),
 			},
 			{
 				Config:           config("    enabled = true"),
@@ -186,7 +186,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
 				},
-				Check: e.Deliver(s, table, orders, 10, 3, "items acctest.Deleted", acctest.Deleted),
+				Check: e.Deliver(s, table, orders, 10, 3, "items deleted", acctest.Deleted),
 			},
 			{
 				Config:           config(`    name = "pending-v2"`),
@@ -194,12 +194,12 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/pending-v2$`))),
 				},
-				Check: e.Deliver(s, table, orders, 20, 3, "items acctest.Deleted", acctest.Deleted),
+				Check: e.Deliver(s, table, orders, 20, 3, "items deleted", acctest.Deleted),
 			},
 			{
 				Config:           config("    enabled = false"),
 				ConfigPlanChecks: update,
-				Check:            e.Deliver(s, table, orders, 30, 3, "items acctest.Deleted", acctest.Deleted),
+				Check:            e.Deliver(s, table, orders, 30, 3, "items deleted", acctest.Deleted),
 			},
 		},
 	})
