@@ -147,6 +147,16 @@ func (e *Env) Inventory() map[string][]string {
 	return localawstest.Inventory(e.Ctx, e.T, e.Ctl)
 }
 
+// Snapshot is the local stack's inventory, taken after a test's fixtures
+// are created, for CheckDestroy; nil on AWS, where CheckDestroy asks each
+// component instead.
+func (e *Env) Snapshot() map[string][]string {
+	if e.Stack == nil {
+		return nil
+	}
+	return e.Inventory()
+}
+
 // CheckDestroy proves that nothing of the pipeline is left: on the local
 // stack, the inventory is back to before (taken after the test's own
 // fixtures were created); on AWS, each component's describe call reports it

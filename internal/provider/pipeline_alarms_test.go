@@ -69,10 +69,7 @@ func TestAccPipeline_alarms(t *testing.T) {
 	name := e.Name("alarmed")
 	n := provision.NamesFor(name)
 	topic := e.alertTopic(t)
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	before := e.Snapshot()
 	config := func(alarms string) string {
 		return e.PipelineConfig(name, `
   relay = {

@@ -114,12 +114,7 @@ resource "terraform_data" "dependent" {
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.NotNull()),
 				},
 			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			emptyPlanStep(config),
 		},
 	})
 }
@@ -218,12 +213,7 @@ func TestAccPipeline_driftShown(t *testing.T) {
 					expectChange{block: "relay", attr: "tracing_mode", before: "Active", after: "PassThrough"},
 				}},
 			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			emptyPlanStep(config),
 		},
 	})
 }

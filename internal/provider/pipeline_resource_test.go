@@ -66,14 +66,8 @@ const fastRelay = `
 // the published action changes in place.
 func TestAccPipeline_dedicatedTable(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("orders")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
-	s := e.NewBusSink("com.example.orders")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	d := e.newDelivery("orders")
+	name, orders, s, before := d.name, d.orders, d.sink, d.before
 	table := outbox.Table{Name: name + "-outbox"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
@@ -127,10 +121,7 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 	app := e.Name("acc-shop")
 	e.CreateAppTable(app, "")
 	s := e.NewBusSink("com.example.orders")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	before := e.Snapshot()
 	table := outbox.Table{Name: app, Layout: outbox.LayoutShared, PartitionKey: "pk", SortKey: "sk"}
 	ddb := dynamodb.NewFromConfig(e.Cfg)
 	destroyed := e.CheckDestroy(name, before)
@@ -241,10 +232,7 @@ func TestAccPipeline_snsTarget(t *testing.T) {
 	orders := e.Name("acc-orders")
 	e.CreateAppTable(orders, "")
 	s, topic := e.NewTopicSink()
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	before := e.Snapshot()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.CheckDestroy(name, before),
@@ -353,11 +341,8 @@ func TestAccPipeline_reconciler(t *testing.T) {
 	if e.Ctl == nil {
 		t.Skip("fault injection needs the local stack's control API")
 	}
-	name := e.Name("recon")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
-	s := e.NewBusSink("com.example.orders")
-	before := e.Inventory()
+	d := e.newDelivery("recon")
+	name, orders, s, before := d.name, d.orders, d.sink, d.before
 	table := outbox.Table{Name: name + "-outbox"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
@@ -442,10 +427,7 @@ func fireSchedule(e *accEnv, name string) error {
 func TestAccPipeline_updates(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.Name("upd")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	before := e.Snapshot()
 	mappingKept := statecheck.CompareValue(compare.ValuesSame())
 	body := func(batch int, memory int, arch, prefix string) string {
 		return fmt.Sprintf(`
@@ -513,10 +495,7 @@ func TestAccPipeline_updates(t *testing.T) {
 func TestAccPipeline_import(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.Name("imp")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	before := e.Snapshot()
 	config := e.PipelineConfig(name, `
   relay = {
     architecture           = "x86_64"
@@ -576,14 +555,8 @@ func TestAccPipeline_import(t *testing.T) {
 // pipeline deleted entirely is planned for creation.
 func TestAccPipeline_drift(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("drift")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
-	s := e.NewBusSink("com.example.orders")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	d := e.newDelivery("drift")
+	name, orders, s, before := d.name, d.orders, d.sink, d.before
 	table := outbox.Table{Name: name + "-outbox"}
 	config := e.PipelineConfig(name, fastRelay)
 	lc := lambda.NewFromConfig(e.Cfg)
@@ -600,7 +573,7 @@ func TestAccPipeline_drift(t *testing.T) {
 				Config: config,
 				Check: func(st *terraform.State) error {
 					mappingUUID = stateAttr(st, "event_source_mapping_uuid")
-					return e.Deliver(s, table, orders, 1, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st)
+					return e.deliverMarked(s, table, orders, 1)(st)
 				},
 			},
 			{
@@ -617,7 +590,7 @@ func TestAccPipeline_drift(t *testing.T) {
 						}
 						return nil
 					},
-					e.Deliver(s, table, orders, 10, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+					e.deliverMarked(s, table, orders, 10),
 				),
 			},
 			{
@@ -628,22 +601,17 @@ func TestAccPipeline_drift(t *testing.T) {
 				},
 				Config:           config,
 				ConfigPlanChecks: repair,
-				Check:            e.Deliver(s, table, orders, 20, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+				Check:            e.deliverMarked(s, table, orders, 20),
 			},
-			{
-				// An empty plan once repaired.
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			// An empty plan once repaired.
+			emptyPlanStep(config),
 			{
 				PreConfig: func() { deletePipeline(t, e, name) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
 				}},
-				Check: e.Deliver(s, table, orders, 30, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+				Check: e.deliverMarked(s, table, orders, 30),
 			},
 		},
 	})
@@ -871,4 +839,36 @@ resource "outbox_pipeline" "test" {
 			},
 		}},
 	})
+}
+
+// emptyPlanStep checks that config plans no change: what the steps before
+// applied reads back as configured.
+func emptyPlanStep(config string) resource.TestStep {
+	return resource.TestStep{
+		Config:           config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	}
+}
+
+// deliverMarked writes two orders numbered from `from` and checks that
+// their events arrive at s and that their items end marked PUBLISHED.
+func (e *accEnv) deliverMarked(s acctest.Sink, table outbox.Table, orders string, from int) resource.TestCheckFunc {
+	return e.Deliver(s, table, orders, from, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+}
+
+// delivery is what a test of delivery starts from: the pipeline's name,
+// the application's orders table, a sink of the default bus for the
+// orders' events, and the inventory before the pipeline (for CheckDestroy).
+type delivery struct {
+	name, orders string
+	sink         acctest.Sink
+	before       map[string][]string
+}
+
+func (e *accEnv) newDelivery(base string) delivery {
+	d := delivery{name: e.Name(base), orders: e.Name("acc-orders")}
+	e.CreateAppTable(d.orders, "")
+	d.sink = e.NewBusSink("com.example.orders")
+	d.before = e.Snapshot()
+	return d
 }

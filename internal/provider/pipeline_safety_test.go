@@ -88,13 +88,8 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 				Destroy:     true,
 				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*force_destroy\s+=\s+true`),
 			},
-			{
-				// Nothing was deleted: the pipeline is as it was.
-				Config: e.PipelineConfig(name, fastRelay),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			// Nothing was deleted: the pipeline is as it was.
+			emptyPlanStep(e.PipelineConfig(name, fastRelay)),
 			{
 				Config: e.PipelineConfig(name, fastRelay+`
   force_destroy = true
@@ -145,14 +140,8 @@ func (e *accEnv) pendingOrders(table outbox.Table, orders string) resource.TestC
 // are updates in place that keep delivering.
 func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("gsifree")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
-	s := e.NewBusSink("com.example.orders")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	d := e.newDelivery("gsifree")
+	name, orders, s, before := d.name, d.orders, d.sink, d.before
 	table := outbox.Table{Name: name + "-outbox"}
 	config := func(index string) string {
 		return e.PipelineConfig(name, fastRelay+`
@@ -210,10 +199,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 func TestAccPipeline_missingTarget(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.Name("untargeted")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	before := e.Snapshot()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.CheckDestroy(name, before),
@@ -232,14 +218,8 @@ func TestAccPipeline_missingTarget(t *testing.T) {
 // a resource that depends on target_arn is left alone.
 func TestAccPipeline_driftDoesNotCascade(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("cascade")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
-	s := e.NewBusSink("com.example.orders")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	d := e.newDelivery("cascade")
+	name, orders, s, before := d.name, d.orders, d.sink, d.before
 	table := outbox.Table{Name: name + "-outbox"}
 	config := e.PipelineConfig(name, fastRelay+`
   table = {
@@ -261,7 +241,7 @@ resource "terraform_data" "dependent" {
 		Steps: []resource.TestStep{
 			{
 				Config: config,
-				Check:  e.Deliver(s, table, orders, 1, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+				Check:  e.deliverMarked(s, table, orders, 1),
 			},
 			{
 				PreConfig: func() {
@@ -279,7 +259,7 @@ resource "terraform_data" "dependent" {
 				},
 				Config:           config,
 				ConfigPlanChecks: repair,
-				Check:            e.Deliver(s, table, orders, 10, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+				Check:            e.deliverMarked(s, table, orders, 10),
 			},
 			{
 				PreConfig: func() {
@@ -291,14 +271,9 @@ resource "terraform_data" "dependent" {
 				},
 				Config:           config,
 				ConfigPlanChecks: repair,
-				Check:            e.Deliver(s, table, orders, 20, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+				Check:            e.deliverMarked(s, table, orders, 20),
 			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			emptyPlanStep(config),
 		},
 	})
 }

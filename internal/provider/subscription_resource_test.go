@@ -214,10 +214,7 @@ func TestAccSubscription_pipeline(t *testing.T) {
 	name := e.Name("subs")
 	orders := e.Name("acc-orders")
 	e.CreateAppTable(orders, "")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	before := e.Snapshot()
 	table := outbox.Table{Name: name + "-outbox"}
 	config1 := e.subscriptionsConfig(name, placedBody, cancelledBody)
 	config2 := e.subscriptionsConfig(name, placedBody, cancelledPatternBody)
@@ -358,10 +355,7 @@ func (e *accEnv) checkSubscriptionQueues(st *terraform.State, res string, visibi
 func TestAccSubscription_import(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.Name("audit")
-	var before map[string][]string
-	if e.Stack != nil {
-		before = e.Inventory()
-	}
+	before := e.Snapshot()
 	provider := strings.Replace(e.ProviderConfig(), "provider \"outbox\" {\n", "provider \"outbox\" {\n  default_tags {\n    tags = { env = \"test\", team = \"platform\" }\n  }\n", 1)
 	config := func(pattern string) string {
 		return provider + fmt.Sprintf(`
@@ -400,12 +394,7 @@ resource "outbox_subscription" "test" {
 					})),
 				},
 			},
-			{
-				Config: config(reformatted),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			emptyPlanStep(config(reformatted)),
 			{
 				Config:            config(pattern),
 				ResourceName:      accSub,
