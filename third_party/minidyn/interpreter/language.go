@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter/language"
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
@@ -24,17 +25,15 @@ type Language struct {
 
 // Match evalute the item with given expression and attributes
 func (li *Language) Match(input MatchInput) (bool, error) {
-	l := language.NewLexer(input.Expression)
-	p := language.NewParser(l)
-	conditional := p.ParseConditionalExpression()
+	conditional, errs := parseConditional(input.Expression)
 
-	if len(p.Errors()) != 0 {
-		detail := strings.Join(p.Errors(), "; ")
+	if len(errs) != 0 {
+		detail := strings.Join(errs, "; ")
 		if input.ExpressionType == ExpressionTypeKey {
 			return false, fmt.Errorf("Invalid KeyConditionExpression: %w; %s", ErrSyntaxError, detail) //nolint:staticcheck,ST1005 // DynamoDB ValidationException wording (parity)
 		}
 
-		return false, fmt.Errorf("%w: %s", ErrSyntaxError, strings.Join(p.Errors(), "\n"))
+		return false, fmt.Errorf("%w: %s", ErrSyntaxError, strings.Join(errs, "\n"))
 	}
 
 	if conditional.Expression == nil {
@@ -85,6 +84,46 @@ func (li *Language) Match(input MatchInput) (bool, error) {
 	}
 
 	return result == language.TRUE, nil
+}
+
+// parsedConditions holds the conditional expressions Match parsed: a
+// Query or Scan matches one expression against every candidate item, and
+// evaluation only reads the syntax tree. It is emptied when it holds
+// maxParsedConditions expressions.
+var parsedConditions struct {
+	sync.Mutex
+	exprs map[string]parsedCondition
+}
+
+type parsedCondition struct {
+	conditional *language.ConditionalExpression
+	errs        []string
+}
+
+const maxParsedConditions = 1024
+
+// parseConditional parses a conditional expression once.
+func parseConditional(expr string) (*language.ConditionalExpression, []string) {
+	parsedConditions.Lock()
+	pc, ok := parsedConditions.exprs[expr]
+	parsedConditions.Unlock()
+
+	if ok {
+		return pc.conditional, pc.errs
+	}
+
+	p := language.NewParser(language.NewLexer(expr))
+	pc = parsedCondition{conditional: p.ParseConditionalExpression(), errs: p.Errors()}
+
+	parsedConditions.Lock()
+	if parsedConditions.exprs == nil || len(parsedConditions.exprs) >= maxParsedConditions {
+		parsedConditions.exprs = map[string]parsedCondition{}
+	}
+
+	parsedConditions.exprs[expr] = pc
+	parsedConditions.Unlock()
+
+	return pc.conditional, pc.errs
 }
 
 // matchExpressionLabel maps a MatchInput expression type to its DynamoDB expression label
