@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -25,7 +26,8 @@ type Language struct {
 
 // Match evalute the item with given expression and attributes
 func (li *Language) Match(input MatchInput) (bool, error) {
-	conditional, errs := parseConditional(input.Expression)
+	pc := parseConditional(input.Expression)
+	conditional, errs := pc.conditional, pc.errs
 
 	if len(errs) != 0 {
 		detail := strings.Join(errs, "; ")
@@ -55,11 +57,7 @@ func (li *Language) Match(input MatchInput) (bool, error) {
 
 	env.Aliases = aliases
 
-	item := map[string]*types.Item{}
-
-	maps.Copy(item, input.Item)
-
-	err := env.AddAttributes(item)
+	err := env.AddAttributes(referenced(input.Item, pc.words, input.Aliases))
 	if err != nil {
 		return false, fmt.Errorf("%w: %s", ErrUnsupportedFeature, err.Error())
 	}
@@ -98,22 +96,23 @@ var parsedConditions struct {
 type parsedCondition struct {
 	conditional *language.ConditionalExpression
 	errs        []string
+	words       []string
 }
 
 const maxParsedConditions = 1024
 
 // parseConditional parses a conditional expression once.
-func parseConditional(expr string) (*language.ConditionalExpression, []string) {
+func parseConditional(expr string) parsedCondition {
 	parsedConditions.Lock()
 	pc, ok := parsedConditions.exprs[expr]
 	parsedConditions.Unlock()
 
 	if ok {
-		return pc.conditional, pc.errs
+		return pc
 	}
 
 	p := language.NewParser(language.NewLexer(expr))
-	pc = parsedCondition{conditional: p.ParseConditionalExpression(), errs: p.Errors()}
+	pc = parsedCondition{conditional: p.ParseConditionalExpression(), errs: p.Errors(), words: expressionWord.FindAllString(expr, -1)}
 
 	parsedConditions.Lock()
 	if parsedConditions.exprs == nil || len(parsedConditions.exprs) >= maxParsedConditions {
@@ -123,7 +122,32 @@ func parseConditional(expr string) (*language.ConditionalExpression, []string) {
 	parsedConditions.exprs[expr] = pc
 	parsedConditions.Unlock()
 
-	return pc.conditional, pc.errs
+	return pc
+}
+
+// expressionWord finds the names an expression can refer to: attribute
+// names, the parts of document paths, and #name placeholders (with
+// function names and keywords besides, which name no attribute).
+var expressionWord = regexp.MustCompile(`#?[A-Za-z_][A-Za-z0-9_]*`)
+
+// referenced returns the attributes of item that an expression with the
+// given words can read: evaluating a condition converts only those, not
+// every attribute of every candidate item.
+func referenced(item map[string]*types.Item, words []string, aliases map[string]string) map[string]*types.Item {
+	out := make(map[string]*types.Item, len(words))
+
+	for _, w := range words {
+		name := w
+		if strings.HasPrefix(w, "#") {
+			name = aliases[w]
+		}
+
+		if v, ok := item[name]; ok {
+			out[name] = v
+		}
+	}
+
+	return out
 }
 
 // matchExpressionLabel maps a MatchInput expression type to its DynamoDB expression label
