@@ -61,6 +61,9 @@ type options struct {
 	// killEvery is how many relay invocations the mapping starts between
 	// two kills of a running one.
 	killEvery int64
+	// pendingShards is the pending index's shard count of the first
+	// apply; newPendingShards the lower one the mid-run apply sets.
+	pendingShards, newPendingShards int
 }
 
 // largeRun is the event count from which a run uses the throughput
@@ -97,10 +100,15 @@ func optionsFromEnv(t *testing.T) options {
 		// The short form's settings: small batches, so that a couple of
 		// thousand events make enough invocations to kill and bisect.
 		batchSize: 25, parallelization: 1, relayTimeout: 30, reconcilerTimeout: 60, killEvery: 7,
+		pendingShards: outbox.DefaultPendingShards, newPendingShards: 4,
 	}
 	if o.events >= largeRun {
 		o.batchSize, o.parallelization, o.killEvery = 100, 2, 10
-		o.relayTimeout, o.reconcilerTimeout = 20, 20
+		o.relayTimeout, o.reconcilerTimeout = 20, 30
+		// Shards sized for the backlog, as for any table that holds tens
+		// of thousands of pending events: the reconciler's pages are
+		// Queries of one shard each.
+		o.pendingShards, o.newPendingShards = 64, outbox.DefaultPendingShards
 		if os.Getenv("CHAOS_WRITE_SECONDS") == "" {
 			o.writeFor = max(o.writeFor, time.Duration(o.events/sustainedRate)*time.Second)
 		}
@@ -275,6 +283,7 @@ func TestChaos(t *testing.T) {
 		{Name: "relay_parallelization_factor", Value: strconv.Itoa(o.parallelization)},
 		{Name: "relay_timeout", Value: strconv.Itoa(o.relayTimeout)},
 		{Name: "reconciler_timeout", Value: strconv.Itoa(o.reconcilerTimeout)},
+		{Name: "pending_shards", Value: strconv.Itoa(o.pendingShards)},
 	}
 	t.Logf("%d events from %d writers over at least %s; relay batch_size=%d parallelization_factor=%d timeout=%ds; reconciler timeout=%ds; a kill every %d relay invocations",
 		o.events, o.writers, o.writeFor, o.batchSize, o.parallelization, o.relayTimeout, o.reconcilerTimeout, o.killEvery)
@@ -319,8 +328,8 @@ func TestChaos(t *testing.T) {
 		t.Fatalf("outputs = %+v", r.out)
 	}
 	t.Logf("applied in %s: %+v", time.Since(applyStart).Round(time.Second), r.out)
-	r.table = outbox.Table{Name: r.out.TableName, Layout: outbox.LayoutShared}.WithDefaults()
-	if r.contract, err = newContractChange(r.ddb, r.table); err != nil {
+	r.table = outbox.Table{Name: r.out.TableName, Layout: outbox.LayoutShared, PendingShards: o.pendingShards}.WithDefaults()
+	if r.contract, err = newContractChange(r.ddb, r.table, o.newPendingShards); err != nil {
 		t.Fatal(err)
 	}
 	changeContract := func(ctx context.Context) error {
@@ -941,10 +950,21 @@ func (r *run) consume(ctx context.Context) {
 func (r *run) drain(ctx context.Context, cleared time.Time) (time.Time, error) {
 	deadline := cleared.Add(r.o.drainDeadline())
 	var quietSince time.Time
-	var lastFire, lastLog time.Time
+	var lastFire, lastLog, lastCount time.Time
 	var state string
+	pending := 0
 	for {
-		busy, err := r.busy(ctx)
+		// While events are pending the index is counted every 5 s: each
+		// count reads every pending item, and the reconciler, fired as
+		// often, is what lowers it then.
+		if now := time.Now(); pending == 0 || now.Sub(lastCount) >= 5*time.Second {
+			var err error
+			if pending, err = r.pendingInIndex(ctx); err != nil {
+				return now, err
+			}
+			lastCount = now
+		}
+		busy, err := r.busy(ctx, pending)
 		if err != nil {
 			return time.Now(), err
 		}
@@ -986,12 +1006,9 @@ func (r *run) drain(ctx context.Context, cleared time.Time) (time.Time, error) {
 	}
 }
 
-// busy says what keeps the pipeline from being quiescent, or "".
-func (r *run) busy(ctx context.Context) (string, error) {
-	pending, err := r.pendingInIndex(ctx)
-	if err != nil {
-		return "", err
-	}
+// busy says what keeps the pipeline from being quiescent, with pending
+// events in the pending index, or "".
+func (r *run) busy(ctx context.Context, pending int) (string, error) {
 	if pending > 0 {
 		return fmt.Sprintf("pending: %d events in the index", pending), nil
 	}
