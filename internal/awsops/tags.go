@@ -1,9 +1,12 @@
 package awsops
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 // SortedKeys returns the keys of m, sorted.
@@ -27,4 +30,32 @@ func TagDiff(have, want map[string]string) (set map[string]string, remove []stri
 		}
 	}
 	return set, remove
+}
+
+// TagMap returns tags, the tag structures of any AWS service, as a map:
+// kv returns a tag's key and value.
+func TagMap[T any](tags []T, kv func(T) (key, value *string)) map[string]string {
+	m := make(map[string]string, len(tags))
+	for _, t := range tags {
+		k, v := kv(t)
+		m[aws.ToString(k)] = aws.ToString(v)
+	}
+	return m
+}
+
+// SyncTags brings a resource's tags from have to want (TagDiff): untag
+// removes the keys to remove, tag sets the tags to set. Each is called only
+// when it has something to do.
+func SyncTags(ctx context.Context, have, want map[string]string,
+	untag func(context.Context, []string) error, tag func(context.Context, map[string]string) error) error {
+	set, remove := TagDiff(have, want)
+	if len(remove) > 0 {
+		if err := untag(ctx, remove); err != nil {
+			return err
+		}
+	}
+	if len(set) > 0 {
+		return tag(ctx, set)
+	}
+	return nil
 }

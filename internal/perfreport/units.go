@@ -111,11 +111,7 @@ func measureUnits(ctx context.Context, cfg aws.Config, n int) (UnitsResult, erro
 	for _, run := range unitsRuns() {
 		table := run.table()
 		if !created[table.Name] {
-			idx := &table
-			if !run.index {
-				idx = nil
-			}
-			if err := createTable(ctx, ddb, table.Name, idx); err != nil {
+			if err := createTable(ctx, ddb, table); err != nil {
 				return res, err
 			}
 			created[table.Name] = true

@@ -25,7 +25,7 @@ import (
 
 // alarms returns the metric alarms whose names start with prefix, by name.
 func (e *accEnv) alarms(prefix string) (map[string]cwtypes.MetricAlarm, error) {
-	out, err := cloudwatch.NewFromConfig(e.cfg).DescribeAlarms(e.ctx, &cloudwatch.DescribeAlarmsInput{AlarmNamePrefix: aws.String(prefix)})
+	out, err := cloudwatch.NewFromConfig(e.Cfg).DescribeAlarms(e.Ctx, &cloudwatch.DescribeAlarmsInput{AlarmNamePrefix: aws.String(prefix)})
 	if err != nil {
 		return nil, fmt.Errorf("describing the alarms: %w", err)
 	}
@@ -61,15 +61,15 @@ func (e *accEnv) checkAlarm(name, namespace, metric, dimension string, threshold
 }
 
 // TestAccPipeline_alarms: the alarms block creates the four alarms with an
-// SNS topic, a threshold changes in place, an alarm deleted or changed out
+// SNS topic, a threshold changes in place, an alarm acctest.Deleted or changed out
 // of band is repaired, import finds them, and removing the block deletes
 // them.
 func TestAccPipeline_alarms(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("alarmed")
+	name := e.Name("alarmed")
 	n := provision.NamesFor(name)
-	topics := sns.NewFromConfig(e.cfg)
-	out, err := topics.CreateTopic(e.ctx, &sns.CreateTopicInput{Name: aws.String(e.name("acc-alerts"))})
+	topics := sns.NewFromConfig(e.Cfg)
+	out, err := topics.CreateTopic(e.Ctx, &sns.CreateTopicInput{Name: aws.String(e.Name("acc-alerts"))})
 	if err != nil {
 		t.Fatalf("creating the topic: %v", err)
 	}
@@ -78,11 +78,11 @@ func TestAccPipeline_alarms(t *testing.T) {
 		_, _ = topics.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: aws.String(topic)})
 	})
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
 	config := func(alarms string) string {
-		return e.pipelineConfig(name, `
+		return e.PipelineConfig(name, `
   relay {
     architecture = "x86_64"
   }
@@ -104,7 +104,7 @@ func TestAccPipeline_alarms(t *testing.T) {
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
 				Config: withAlarms(2),
@@ -141,9 +141,9 @@ func TestAccPipeline_alarms(t *testing.T) {
 				Check: e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic),
 			},
 			{
-				// An alarm deleted out of band is recreated.
+				// An alarm acctest.Deleted out of band is recreated.
 				PreConfig: func() {
-					if _, err := cloudwatch.NewFromConfig(e.cfg).DeleteAlarms(e.ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
+					if _, err := cloudwatch.NewFromConfig(e.Cfg).DeleteAlarms(e.Ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
 						t.Fatalf("deleting an alarm out of band: %v", err)
 					}
 				},
@@ -162,7 +162,7 @@ func TestAccPipeline_alarms(t *testing.T) {
 						t.Fatal(err)
 					}
 					a := got[n.AlarmRelayErrors]
-					if _, err := cloudwatch.NewFromConfig(e.cfg).PutMetricAlarm(e.ctx, &cloudwatch.PutMetricAlarmInput{
+					if _, err := cloudwatch.NewFromConfig(e.Cfg).PutMetricAlarm(e.Ctx, &cloudwatch.PutMetricAlarmInput{
 						AlarmName: a.AlarmName, AlarmDescription: a.AlarmDescription, Namespace: a.Namespace, MetricName: a.MetricName,
 						Dimensions: a.Dimensions, Statistic: a.Statistic, Period: a.Period, EvaluationPeriods: a.EvaluationPeriods,
 						Threshold: aws.Float64(99), ComparisonOperator: a.ComparisonOperator, TreatMissingData: a.TreatMissingData,

@@ -14,8 +14,8 @@ import (
 // reports the writer settings and the ARNs that the resource has.
 func TestAccPipelineDataSource(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("ds")
-	config := e.pipelineConfig(name, fastRelay+`
+	name := e.Name("ds")
+	config := e.PipelineConfig(name, fastRelay+`
   table {
     sort_key_prefix = "EVT#"
   }

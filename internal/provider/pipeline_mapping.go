@@ -2,7 +2,7 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -184,14 +184,20 @@ func alarmARNsValue(arns map[string]string) types.Map {
 const privateState = "pipeline_state"
 
 // loadState returns the provision.State kept in the private state. A state
-// written without it (an older provider) is rebuilt from the attributes and
-// the component names.
+// written without it (an older provider), or one it cannot decode, is
+// rebuilt from the attributes and the component names.
 func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (provision.State, diag.Diagnostics) {
 	var st provision.State
 	b, diags := p.GetKey(ctx, privateState)
 	if len(b) > 0 {
-		err := json.Unmarshal(b, &st)
-		if err == nil {
+		decoded, err := provision.DecodeState(b)
+		switch {
+		case err == nil:
+			return decoded, diags
+		case errors.Is(err, provision.ErrNewerState):
+			// What a newer provider recorded may name components that this
+			// one does not know of: rebuilding would lose sight of them.
+			diags.AddError("Reading the outbox pipeline's private state", err.Error())
 			return st, diags
 		}
 		diags.AddWarning("Reading the outbox pipeline's private state",
@@ -223,7 +229,7 @@ func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (
 }
 
 func saveState(ctx context.Context, p privateSetter, st provision.State, drift *provision.Drift) diag.Diagnostics {
-	b, err := json.Marshal(st)
+	b, err := provision.EncodeState(st)
 	if err != nil {
 		var diags diag.Diagnostics
 		diags.AddError("Recording the outbox pipeline", err.Error())

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
@@ -124,21 +123,5 @@ func TestPipelineDefaultsDocumented(t *testing.T) {
 				check(bn+"."+n, a)
 			}
 		}
-	}
-}
-
-func TestSetAttribute(t *testing.T) {
-	t.Parallel()
-	var m SubscriptionResourceModel
-	for _, a := range []string{"rule_arn", "queue_url", "queue_arn", "dead_letter_queue_url", "dead_letter_queue_arn"} {
-		if !setAttribute(&m, a, types.StringValue(a)) {
-			t.Errorf("%s not set", a)
-		}
-	}
-	if m.RuleARN.ValueString() != "rule_arn" || m.DeadLetterQueueARN.ValueString() != "dead_letter_queue_arn" {
-		t.Errorf("model %+v", m)
-	}
-	if setAttribute(&m, "no_such", types.StringValue("x")) || setAttribute(&m, "rule_arn", types.Int64Value(1)) {
-		t.Error("set an attribute that does not exist or has another type")
 	}
 }

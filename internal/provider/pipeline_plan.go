@@ -66,7 +66,9 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		in.prior = &PipelineResourceModel{}
 		resp.Diagnostics.Append(req.State.Get(ctx, in.prior)...)
 		st, diags := loadState(ctx, req.Private, in.prior)
-		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
 		in.account = st.Account()
 		in.drift, diags = loadDrift(ctx, req.Private)
 		resp.Diagnostics.Append(diags...)

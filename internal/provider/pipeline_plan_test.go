@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -23,9 +25,9 @@ import (
 // settings known at plan time.
 func TestAccPipeline_rename(t *testing.T) {
 	e := newAccEnv(t)
-	first, second := e.name("ren1"), e.name("ren2")
+	first, second := e.Name("ren1"), e.Name("ren2")
 	minimal := func(name string) string {
-		return e.providerConfig() + fmt.Sprintf("resource \"outbox_pipeline\" \"test\" {\n  name = %q\n}\n", name)
+		return e.ProviderConfig() + fmt.Sprintf("resource \"outbox_pipeline\" \"test\" {\n  name = %q\n}\n", name)
 	}
 	known := func(name string) []plancheck.PlanCheck {
 		return []plancheck.PlanCheck{
@@ -66,14 +68,14 @@ func TestAccPipeline_rename(t *testing.T) {
 	})
 }
 
-// TestAccPipeline_tableDrift: a table deleted out of band is recreated by
+// TestAccPipeline_tableDrift: a table acctest.Deleted out of band is recreated by
 // the next apply with no inconsistent result, and what depends on the
 // pipeline's target_arn (which does not change) is not replaced.
 func TestAccPipeline_tableDrift(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("tdrift")
-	// Deletion protection off, so that the table can be deleted out of band.
-	config := e.pipelineConfig(name, fastRelay+`
+	name := e.Name("tdrift")
+	// Deletion protection off, so that the table can be acctest.Deleted out of band.
+	config := e.PipelineConfig(name, fastRelay+`
   table {
     deletion_protection = false
   }`) + `
@@ -81,18 +83,18 @@ resource "terraform_data" "dependent" {
   triggers_replace = [outbox_pipeline.test.target_arn, outbox_pipeline.test.table_arn, outbox_pipeline.test.writer]
 }
 `
-	ddb := dynamodb.NewFromConfig(e.cfg)
+	ddb := dynamodb.NewFromConfig(e.Cfg)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
 				PreConfig: func() {
-					if _, err := ddb.DeleteTable(e.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name + "-outbox")}); err != nil {
+					if _, err := ddb.DeleteTable(e.Ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name + "-outbox")}); err != nil {
 						t.Fatalf("deleting the table out of band: %v", err)
 					}
-					if err := accWait(e.ctx, "the table gone", func() error {
-						if _, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name + "-outbox")}); err == nil {
+					if err := acctest.Wait(e.Ctx, "the table gone", func() error {
+						if _, err := ddb.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name + "-outbox")}); err == nil {
 							return fmt.Errorf("still there")
 						}
 						return nil
@@ -152,9 +154,9 @@ func (c expectChange) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 // unchanged, and the apply restores it.
 func TestAccPipeline_driftShown(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("shown")
-	config := e.pipelineConfig(name, fastRelay)
-	lc := lambda.NewFromConfig(e.cfg)
+	name := e.Name("shown")
+	config := e.PipelineConfig(name, fastRelay)
+	lc := lambda.NewFromConfig(e.Cfg)
 	var uuid string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
@@ -168,12 +170,12 @@ func TestAccPipeline_driftShown(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					if _, err := lc.UpdateEventSourceMapping(e.ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)}); err != nil {
+					if _, err := lc.UpdateEventSourceMapping(e.Ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)}); err != nil {
 						t.Fatalf("changing the mapping out of band: %v", err)
 					}
 					// As a change made by hand, long before the next apply.
-					if err := accWait(e.ctx, "the mapping enabled again", func() error {
-						out, err := lc.GetEventSourceMapping(e.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
+					if err := acctest.Wait(e.Ctx, "the mapping enabled again", func() error {
+						out, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 						if err != nil || aws.ToString(out.State) != "Enabled" {
 							return fmt.Errorf("state %v: %w", out, err)
 						}
@@ -193,13 +195,13 @@ func TestAccPipeline_driftShown(t *testing.T) {
 				// A change that no setting shows (the function's
 				// environment) still plans an update that repairs it.
 				PreConfig: func() {
-					if _, err := lc.UpdateFunctionConfiguration(e.ctx, &lambda.UpdateFunctionConfigurationInput{
+					if _, err := lc.UpdateFunctionConfiguration(e.Ctx, &lambda.UpdateFunctionConfigurationInput{
 						FunctionName: aws.String(name + "-relay"), Environment: &lambdatypes.Environment{Variables: map[string]string{"CHANGED": "by hand"}},
 					}); err != nil {
 						t.Fatalf("changing the function out of band: %v", err)
 					}
-					if err := accWait(e.ctx, "the function updated", func() error {
-						out, err := lc.GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+					if err := acctest.Wait(e.Ctx, "the function updated", func() error {
+						out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
 						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
 							return fmt.Errorf("function %v: %w", out, err)
 						}
@@ -216,13 +218,13 @@ func TestAccPipeline_driftShown(t *testing.T) {
 			{
 				// A control of the functions changed by hand is shown too.
 				PreConfig: func() {
-					if _, err := lc.UpdateFunctionConfiguration(e.ctx, &lambda.UpdateFunctionConfigurationInput{
+					if _, err := lc.UpdateFunctionConfiguration(e.Ctx, &lambda.UpdateFunctionConfigurationInput{
 						FunctionName: aws.String(name + "-relay"), TracingConfig: &lambdatypes.TracingConfig{Mode: lambdatypes.TracingModeActive},
 					}); err != nil {
 						t.Fatalf("changing the function's tracing out of band: %v", err)
 					}
-					if err := accWait(e.ctx, "the function updated", func() error {
-						out, err := lc.GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+					if err := acctest.Wait(e.Ctx, "the function updated", func() error {
+						out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
 						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
 							return fmt.Errorf("function %v: %w", out, err)
 						}

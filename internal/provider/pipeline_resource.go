@@ -527,7 +527,9 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	st, diags := loadState(ctx, req.Private, &state)
-	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
 	tags := map[string]string{}
 	if !state.TagsAll.IsNull() && !state.TagsAll.IsUnknown() {
 		resp.Diagnostics.Append(state.TagsAll.ElementsAs(ctx, &tags, false)...)
@@ -569,7 +571,9 @@ func (r *PipelineResource) Update(ctx context.Context, req resource.UpdateReques
 	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
-	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
 	tags, diags := r.applyTags(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -600,7 +604,9 @@ func (r *PipelineResource) Delete(ctx context.Context, req resource.DeleteReques
 	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
 	defer cancel()
 	st, diags := loadState(ctx, req.Private, &state)
-	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
 	st.ForceDestroy = state.ForceDestroy.ValueBool()
 	if _, err := r.clients().Delete(ctx, st); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Deleting outbox pipeline (%s)", state.Name.ValueString()), err.Error())

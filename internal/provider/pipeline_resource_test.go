@@ -1,55 +1,23 @@
-// Acceptance tests of outbox_pipeline.
-//
-// They run with TF_ACC=1 and the Terraform CLI given by TF_ACC_TERRAFORM_PATH
-// (CHECKPOINT_DISABLE=1 and TF_CLI_CONFIG_FILE=/dev/null keep it offline; see
-// the GNUmakefile's testacc target). Where they run is chosen by one
-// variable:
-//
-//   - OUTBOX_ACC_AWS unset (the default): every test function starts its own
-//     local AWS stack (internal/localaws) in-process, on a free port of
-//     127.0.0.1. The provider block points endpoint_url at it, with region
-//     us-east-1; the static test credentials come from the environment
-//     (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, set by TestMain).
-//   - OUTBOX_ACC_AWS=1: the same tests run against real AWS, with the
-//     standard AWS environment (AWS_PROFILE or AWS_ACCESS_KEY_ID...,
-//     AWS_REGION, default us-east-1). Names get a random suffix. Steps that
-//     need the local stack's control API (fault injection, event source
-//     mapping counters) are skipped there, and CheckDestroy proves the
-//     destruction with describe calls instead of the stack's inventory.
-//
-// Tests of asynchronous delivery wait for their condition with a deadline
-// (accWait), never a fixed sleep.
+// Acceptance tests of outbox_pipeline. Their harness (where they run, the
+// fixtures and checks they share) is internal/acctest.
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
-	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
-	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
-	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
-	"github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -57,518 +25,27 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
-const (
-	envAccAWS   = "OUTBOX_ACC_AWS"
-	accResource = "outbox_pipeline.test"
-	// Deadline of each asynchronous condition: generous for a loaded
-	// 2-core machine running arm64 functions through qemu.
-	accDeadline = 3 * time.Minute
-)
+const accResource = "outbox_pipeline.test"
 
-func onAWS() bool { return os.Getenv(envAccAWS) != "" }
+func TestMain(m *testing.M) { acctest.Main(m) }
 
-func TestMain(m *testing.M) {
-	if !onAWS() {
-		// The local stack takes any key; the provider reads these like
-		// hashicorp/aws does, from the environment.
-		for k, v := range map[string]string{
-			"AWS_ACCESS_KEY_ID": "AKIDACCTEST", "AWS_SECRET_ACCESS_KEY": "acctestsecret",
-			"AWS_SESSION_TOKEN": "", "AWS_PROFILE": "", "AWS_EC2_METADATA_DISABLED": "true",
-		} {
-			err := os.Unsetenv(k)
-			if v != "" {
-				err = os.Setenv(k, v)
-			}
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "setting %s: %v\n", k, err)
-				os.Exit(1)
-			}
-		}
-	}
-	os.Exit(m.Run())
-}
+// accEnv is the environment of one acceptance test function, with the
+// provider's factories and this package's checks.
+type accEnv struct{ *acctest.Env }
 
-// accEnv is where one acceptance test function runs: its own local stack,
-// or real AWS.
-type accEnv struct {
-	t     *testing.T
-	stack *localaws.Stack // nil on AWS
-	ctl   *control.Client // nil on AWS
-	cfg   aws.Config
-	ctx   context.Context
-	// suffix makes names unique on AWS.
-	suffix string
-}
-
-func newAccEnv(t *testing.T) *accEnv {
-	t.Helper()
-	if os.Getenv(resource.EnvTfAcc) == "" {
-		// resource.Test skips too; fail nothing and start nothing.
-		t.Skipf("acceptance tests run with %s=1", resource.EnvTfAcc)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	t.Cleanup(cancel)
-	// Each test function has its own stack (or unique names on AWS), so
-	// they run in parallel; much of their time is waiting.
-	t.Parallel()
-	e := &accEnv{t: t, ctx: ctx}
-	if onAWS() {
-		cfg, err := config.LoadDefaultConfig(ctx)
-		if err != nil {
-			t.Fatalf("loading the AWS configuration: %v", err)
-		}
-		if cfg.Region == "" {
-			cfg.Region = "us-east-1"
-		}
-		e.cfg = cfg
-		e.suffix = "-" + acctest.RandString(6)
-		return e
-	}
-	e.stack = localawstest.Start(t)
-	e.ctl = localawstest.Control(e.stack)
-	e.cfg = localawstest.Config(e.stack)
-	return e
-}
-
-// name returns a component name, unique on AWS.
-func (e *accEnv) name(base string) string { return base + e.suffix }
-
-func (e *accEnv) providerConfig() string {
-	if e.stack == nil {
-		return fmt.Sprintf("provider \"outbox\" {\n  region = %q\n}\n", e.cfg.Region)
-	}
-	return fmt.Sprintf("provider \"outbox\" {\n  region       = \"us-east-1\"\n  endpoint_url = %q\n}\n", e.stack.Endpoint())
-}
+func newAccEnv(t *testing.T) *accEnv { return &accEnv{acctest.New(t)} }
 
 func (e *accEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"outbox": providerserver.NewProtocol6WithError(New("acctest")()),
 	}
-}
-
-// inventory returns the local stack's resources (streams aside: AWS keeps a
-// stream readable for 24 hours after its table or its disabling).
-func (e *accEnv) inventory() map[string][]string {
-	e.t.Helper()
-	inv, err := e.ctl.Resources(e.ctx)
-	if err != nil {
-		e.t.Fatalf("reading the local stack's inventory: %v", err)
-	}
-	for k, v := range inv {
-		v = slices.DeleteFunc(v, func(r string) bool { return strings.Contains(r, "/stream/") })
-		slices.Sort(v)
-		inv[k] = v
-		if len(v) == 0 {
-			delete(inv, k)
-		}
-	}
-	return inv
-}
-
-// checkDestroy proves that nothing of the pipeline is left: on the local
-// stack, the inventory is back to before (taken after the test's own
-// fixtures were created); on AWS, each component's describe call reports it
-// missing.
-func (e *accEnv) checkDestroy(name string, before map[string][]string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		if e.stack != nil {
-			after := e.inventory()
-			if !maps.EqualFunc(before, after, slices.Equal[[]string]) {
-				return fmt.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
-			}
-			return nil
-		}
-		n := provision.NamesFor(name)
-		lc := lambda.NewFromConfig(e.cfg)
-		for _, fn := range []string{n.RelayFunction, n.ReconcilerFunction} {
-			if _, err := lc.GetFunction(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)}); err == nil {
-				return fmt.Errorf("function %s still exists", fn)
-			}
-		}
-		ic := iam.NewFromConfig(e.cfg)
-		for _, role := range []string{n.RelayRole, n.ReconcilerRole, n.SchedulerRole} {
-			if _, err := ic.GetRole(e.ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err == nil {
-				return fmt.Errorf("role %s still exists", role)
-			}
-		}
-		alarms, err := cloudwatch.NewFromConfig(e.cfg).DescribeAlarms(e.ctx, &cloudwatch.DescribeAlarmsInput{AlarmNames: []string{
-			n.AlarmDLQNotEmpty, n.AlarmRelayErrors, n.AlarmIteratorAge, n.AlarmOldestPendingAge,
-		}})
-		if err != nil {
-			return fmt.Errorf("describing the alarms of %s: %w", name, err)
-		}
-		if len(alarms.MetricAlarms) > 0 {
-			return fmt.Errorf("%d alarms of %s remain", len(alarms.MetricAlarms), name)
-		}
-		if _, err := sqs.NewFromConfig(e.cfg).GetQueueUrl(e.ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(n.DeadLetterQueue)}); err == nil {
-			return fmt.Errorf("queue %s still exists", n.DeadLetterQueue)
-		}
-		if out, err := dynamodb.NewFromConfig(e.cfg).DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(n.Table)}); err == nil && out.Table.TableStatus != ddbtypes.TableStatusDeleting {
-			return fmt.Errorf("table %s still exists", n.Table)
-		}
-		return nil
-	}
-}
-
-// accWait polls cond until it returns nil or the deadline passes, and then
-// fails with cond's last error.
-func accWait(ctx context.Context, what string, cond func() error) error {
-	deadline := time.Now().Add(accDeadline)
-	delay := 50 * time.Millisecond
-	for {
-		err := cond()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%s: not reached within %s: %w", what, accDeadline, err)
-		}
-		time.Sleep(delay)
-		delay = min(delay*2, time.Second)
-	}
-}
-
-// pipelineConfig is the provider block and one outbox_pipeline with the
-// test settings: fast mapping, short reconciler age, x86_64 functions
-// unless the body sets an architecture.
-func (e *accEnv) pipelineConfig(name, body string) string {
-	return e.providerConfig() + fmt.Sprintf(`
-resource "outbox_pipeline" "test" {
-  name = %q
-%s
-}
-`, name, body)
-}
-
-// sink is an SQS queue that receives what the pipeline publishes: through
-// an EventBridge rule, or an SNS subscription.
-type sink struct {
-	e        *accEnv
-	queueURL string
-	queueARN string
-}
-
-func (e *accEnv) newQueue(name string, policy func(arn string) string) sink {
-	e.t.Helper()
-	c := sqs.NewFromConfig(e.cfg)
-	out, err := c.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
-	if err != nil {
-		e.t.Fatalf("creating queue %s: %v", name, err)
-	}
-	url := aws.ToString(out.QueueUrl)
-	e.t.Cleanup(func() { _, _ = c.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(url)}) })
-	attrs, err := c.GetQueueAttributes(e.ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	s := sink{e: e, queueURL: url, queueARN: attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]}
-	if policy != nil {
-		if _, err := c.SetQueueAttributes(e.ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": policy(s.queueARN)}}); err != nil {
-			e.t.Fatalf("setting the policy of %s: %v", name, err)
-		}
-	}
-	return s
-}
-
-func queuePolicy(service, sourceARN string) func(string) string {
-	return func(queueARN string) string {
-		b, _ := json.Marshal(map[string]any{
-			"Version": "2012-10-17",
-			"Statement": []any{map[string]any{
-				"Effect": "Allow", "Principal": map[string]any{"Service": service},
-				"Action": "sqs:SendMessage", "Resource": queueARN,
-				"Condition": map[string]any{"ArnEquals": map[string]any{"aws:SourceArn": sourceARN}},
-			}},
-		})
-		return string(b)
-	}
-}
-
-// newBusSink creates a queue and a rule on the default bus that sends it
-// every event of source.
-func (e *accEnv) newBusSink(source string) sink {
-	e.t.Helper()
-	eb := eventbridge.NewFromConfig(e.cfg)
-	rule := e.name("acc-sink")
-	pattern, _ := json.Marshal(map[string]any{"source": []string{source}})
-	out, err := eb.PutRule(e.ctx, &eventbridge.PutRuleInput{Name: aws.String(rule), EventPattern: aws.String(string(pattern))})
-	if err != nil {
-		e.t.Fatalf("creating rule: %v", err)
-	}
-	s := e.newQueue(e.name("acc-bus-sink"), queuePolicy("events.amazonaws.com", aws.ToString(out.RuleArn)))
-	if _, err := eb.PutTargets(e.ctx, &eventbridge.PutTargetsInput{Rule: aws.String(rule), Targets: []ebtypes.Target{{Id: aws.String("sink"), Arn: aws.String(s.queueARN)}}}); err != nil {
-		e.t.Fatalf("adding the rule's target: %v", err)
-	}
-	e.t.Cleanup(func() {
-		ctx := context.Background()
-		_, _ = eb.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), Ids: []string{"sink"}})
-		_, _ = eb.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule)})
-	})
-	return s
-}
-
-// newTopicSink creates a topic and a queue subscribed to it; it returns
-// the topic's ARN.
-func (e *accEnv) newTopicSink() (sink, string) {
-	e.t.Helper()
-	c := sns.NewFromConfig(e.cfg)
-	out, err := c.CreateTopic(e.ctx, &sns.CreateTopicInput{Name: aws.String(e.name("acc-topic"))})
-	if err != nil {
-		e.t.Fatalf("creating topic: %v", err)
-	}
-	topic := aws.ToString(out.TopicArn)
-	e.t.Cleanup(func() { _, _ = c.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: aws.String(topic)}) })
-	s := e.newQueue(e.name("acc-topic-sink"), queuePolicy("sns.amazonaws.com", topic))
-	if _, err := c.Subscribe(e.ctx, &sns.SubscribeInput{TopicArn: aws.String(topic), Protocol: aws.String("sqs"), Endpoint: aws.String(s.queueARN)}); err != nil {
-		e.t.Fatalf("subscribing the queue: %v", err)
-	}
-	return s, topic
-}
-
-// event is what a consumer sees: the EventBridge envelope (also the SNS
-// message body).
-type event struct {
-	ID         string `json:"id"`
-	Source     string `json:"source"`
-	DetailType string `json:"detail-type"`
-	Detail     struct {
-		Metadata struct {
-			EventID    string `json:"eventId"`
-			OccurredAt string `json:"occurredAt"`
-		} `json:"metadata"`
-		Data json.RawMessage `json:"data"`
-	} `json:"detail"`
-}
-
-// receive drains the queue until every id in want has arrived, and returns
-// the events by event id.
-func (s sink) receive(want []outbox.Record) (map[string]event, error) {
-	c := sqs.NewFromConfig(s.e.cfg)
-	got := map[string]event{}
-	err := accWait(s.e.ctx, "receiving the published events", func() error {
-		out, err := c.ReceiveMessage(s.e.ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(s.queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
-		if err != nil {
-			return err
-		}
-		for _, m := range out.Messages {
-			body := aws.ToString(m.Body)
-			var n struct {
-				Type    string `json:"Type"`
-				Message string `json:"Message"`
-			}
-			if json.Unmarshal([]byte(body), &n) == nil && n.Type == "Notification" {
-				body = n.Message
-			}
-			var ev event
-			if err := json.Unmarshal([]byte(body), &ev); err != nil {
-				return fmt.Errorf("message %q: %w", body, err)
-			}
-			got[ev.Detail.Metadata.EventID] = ev
-			_, _ = c.DeleteMessage(s.e.ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(s.queueURL), ReceiptHandle: m.ReceiptHandle})
-		}
-		var missing []string
-		for _, r := range want {
-			if _, ok := got[r.EventID]; !ok {
-				missing = append(missing, r.EventID)
-			}
-		}
-		if len(missing) > 0 {
-			return fmt.Errorf("%d of %d events missing", len(missing), len(want))
-		}
-		return nil
-	})
-	return got, err
-}
-
-// checkEvents checks the envelope of every received event against the
-// record written.
-func checkEvents(want []outbox.Record, got map[string]event) error {
-	for _, r := range want {
-		ev := got[r.EventID]
-		if ev.Source != r.Source || ev.DetailType != r.DetailType || ev.Detail.Metadata.EventID != r.EventID || ev.ID == "" {
-			return fmt.Errorf("event %s arrived as %+v; want source %q, detail-type %q", r.EventID, ev, r.Source, r.DetailType)
-		}
-		var wantData, gotData any
-		_ = json.Unmarshal(r.Detail, &wantData)
-		if err := json.Unmarshal(ev.Detail.Data, &gotData); err != nil || fmt.Sprint(wantData) != fmt.Sprint(gotData) {
-			return fmt.Errorf("event %s: detail.data = %s, want %s", r.EventID, ev.Detail.Data, r.Detail)
-		}
-		if ev.Detail.Metadata.OccurredAt == "" {
-			return fmt.Errorf("event %s has no detail.metadata.occurredAt", r.EventID)
-		}
-	}
-	return nil
-}
-
-// createOrdersTable creates the application's table, with pk/sk keys (and,
-// when stream is set, a stream of that view type).
-func (e *accEnv) createAppTable(name string, stream ddbtypes.StreamViewType) {
-	e.t.Helper()
-	c := dynamodb.NewFromConfig(e.cfg)
-	in := &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-		},
-		KeySchema: []ddbtypes.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: ddbtypes.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: ddbtypes.KeyTypeRange},
-		},
-		BillingMode: ddbtypes.BillingModePayPerRequest,
-	}
-	if stream != "" {
-		in.StreamSpecification = &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: stream}
-	}
-	if _, err := c.CreateTable(e.ctx, in); err != nil {
-		e.t.Fatalf("creating table %s: %v", name, err)
-	}
-	e.t.Cleanup(func() {
-		_, _ = c.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
-	if err := dynamodb.NewTableExistsWaiter(c).Wait(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-func orderItem(table, pk, sk string, n int) ddbtypes.TransactWriteItem {
-	return ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{
-		TableName: aws.String(table),
-		Item: map[string]ddbtypes.AttributeValue{
-			"pk": &ddbtypes.AttributeValueMemberS{Value: pk}, "sk": &ddbtypes.AttributeValueMemberS{Value: sk},
-			"total": &ddbtypes.AttributeValueMemberN{Value: fmt.Sprint(10 * n)},
-		},
-	}}
-}
-
-// writeOrders writes n orders, each in a transaction with its OrderPlaced
-// event, and returns the records written.
-func (e *accEnv) writeOrders(w *outbox.Writer, ordersTable, source string, from, n int, sharedPK bool) ([]outbox.Record, error) {
-	var records []outbox.Record
-	for i := from; i < from+n; i++ {
-		pk := fmt.Sprintf("ORDER#%d", i)
-		ev := outbox.Event{Source: source, DetailType: "OrderPlaced", Detail: json.RawMessage(fmt.Sprintf(`{"orderId":"%d","total":%d}`, i, 10*i))}
-		if sharedPK {
-			ev.PartitionKey = pk
-		}
-		rs, err := w.Write(e.ctx, []ddbtypes.TransactWriteItem{orderItem(ordersTable, pk, "ORDER", i)}, ev)
-		if err != nil {
-			return nil, err
-		}
-		records = append(records, rs...)
-	}
-	return records, nil
-}
-
-func (e *accEnv) writer(table outbox.Table) *outbox.Writer {
-	e.t.Helper()
-	w, err := outbox.NewWriter(dynamodb.NewFromConfig(e.cfg), table)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return w
-}
-
-// waitItems waits until every record's item satisfies ok (nil item: gone).
-func (e *accEnv) waitItems(table outbox.Table, records []outbox.Record, what string, ok func(item map[string]ddbtypes.AttributeValue) error) error {
-	c := dynamodb.NewFromConfig(e.cfg)
-	table = table.WithDefaults()
-	return accWait(e.ctx, what, func() error {
-		for _, r := range records {
-			out, err := c.GetItem(e.ctx, &dynamodb.GetItemInput{TableName: aws.String(table.Name), Key: table.Key(r), ConsistentRead: aws.Bool(true)})
-			if err != nil {
-				return err
-			}
-			var item map[string]ddbtypes.AttributeValue
-			if len(out.Item) > 0 {
-				item = out.Item
-			}
-			if err := ok(item); err != nil {
-				return fmt.Errorf("item of event %s: %w", r.EventID, err)
-			}
-		}
-		return nil
-	})
-}
-
-func attrS(item map[string]ddbtypes.AttributeValue, name string) string {
-	if v, ok := item[name].(*ddbtypes.AttributeValueMemberS); ok {
-		return v.Value
-	}
-	return ""
-}
-
-func attrN(item map[string]ddbtypes.AttributeValue, name string) string {
-	if v, ok := item[name].(*ddbtypes.AttributeValueMemberN); ok {
-		return v.Value
-	}
-	return ""
-}
-
-func publishedWithTTL(ttlAttr string) func(map[string]ddbtypes.AttributeValue) error {
-	return func(item map[string]ddbtypes.AttributeValue) error {
-		switch {
-		case item == nil:
-			return fmt.Errorf("is gone; want it marked")
-		case attrS(item, "status") != string(outbox.StatusPublished):
-			return fmt.Errorf("status %q, want PUBLISHED", attrS(item, "status"))
-		case attrN(item, ttlAttr) == "":
-			return fmt.Errorf("has no %s", ttlAttr)
-		case attrS(item, "outboxPendingShard") != "":
-			return fmt.Errorf("is still in the pending index")
-		}
-		var exp int64
-		if _, err := fmt.Sscan(attrN(item, ttlAttr), &exp); err != nil {
-			return fmt.Errorf("%s is not a number: %w", ttlAttr, err)
-		}
-		if exp < time.Now().Add(24*time.Hour).Unix() {
-			return fmt.Errorf("%s = %d expires too soon", ttlAttr, exp)
-		}
-		return nil
-	}
-}
-
-func deleted(item map[string]ddbtypes.AttributeValue) error {
-	if item != nil {
-		return fmt.Errorf("still exists with status %q; want it deleted", attrS(item, "status"))
-	}
-	return nil
-}
-
-// deliver writes n orders and checks that their events arrive at s, and
-// that their items end as check says.
-func (e *accEnv) deliver(s sink, table outbox.Table, ordersTable string, from, n int, itemsWhat string, check func(map[string]ddbtypes.AttributeValue) error) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		records, err := e.writeOrders(e.writer(table), ordersTable, "com.example.orders", from, n, table.Layout == outbox.LayoutShared)
-		if err != nil {
-			return err
-		}
-		got, err := s.receive(records)
-		if err != nil {
-			return err
-		}
-		if err := checkEvents(records, got); err != nil {
-			return err
-		}
-		return e.waitItems(table, records, itemsWhat, check)
-	}
-}
-
-func relaySHA(t *testing.T, arch string) string {
-	t.Helper()
-	sha, err := relaypackage.SHA256(arch)
-	if err != nil {
-		t.Fatalf("%v: run `make relay` first", err)
-	}
-	return sha
 }
 
 const fastRelay = `
@@ -585,25 +62,25 @@ const fastRelay = `
 `
 
 // TestAccPipeline_dedicatedTable: a dedicated table on the default bus,
-// events delivered with the right envelope, items marked, then deleted once
+// events delivered with the right envelope, items marked, then acctest.Deleted once
 // the published action changes in place.
 func TestAccPipeline_dedicatedTable(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("orders")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s := e.newBusSink("com.example.orders")
+	name := e.Name("orders")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	s := e.NewBusSink("com.example.orders")
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
 	table := outbox.Table{Name: name + "-outbox"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
-				Config: e.pipelineConfig(name, fastRelay+`  tags = { team = "orders" }`),
+				Config: e.PipelineConfig(name, fastRelay+`  tags = { team = "orders" }`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("id"), knownvalue.StringExact(name)),
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(name+"-outbox")),
@@ -613,14 +90,14 @@ func TestAccPipeline_dedicatedTable(t *testing.T) {
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("dead_letter_queue_url"), knownvalue.StringRegexp(regexp.MustCompile(name+`-relay-dlq$`))),
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(relaySHA(t, "x86_64"))),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "x86_64"))),
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_function_arn"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("orders")})),
 				},
-				Check: e.deliver(s, table, orders, 1, 5, "items marked PUBLISHED with a TTL", publishedWithTTL("expiresAt")),
+				Check: e.Deliver(s, table, orders, 1, 5, "items marked PUBLISHED with a TTL", acctest.PublishedWithTTL("expiresAt")),
 			},
 			{
-				Config: e.pipelineConfig(name, fastRelay+`
+				Config: e.PipelineConfig(name, fastRelay+`
   published {
     action = "delete"
   }
@@ -628,7 +105,7 @@ func TestAccPipeline_dedicatedTable(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 				}},
-				Check: e.deliver(s, table, orders, 100, 5, "items deleted", deleted),
+				Check: e.Deliver(s, table, orders, 100, 5, "items acctest.Deleted", acctest.Deleted),
 			},
 		},
 	})
@@ -646,24 +123,24 @@ func stateAttr(s *terraform.State, name string) string {
 // the relay; destroy reverts only what the pipeline added.
 func TestAccPipeline_adoptedTable(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("shop")
-	app := e.name("acc-shop")
-	e.createAppTable(app, "")
-	s := e.newBusSink("com.example.orders")
+	name := e.Name("shop")
+	app := e.Name("acc-shop")
+	e.CreateAppTable(app, "")
+	s := e.NewBusSink("com.example.orders")
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
 	table := outbox.Table{Name: app, Layout: outbox.LayoutShared, PartitionKey: "pk", SortKey: "sk"}
-	ddb := dynamodb.NewFromConfig(e.cfg)
-	destroyed := e.checkDestroy(name, before)
+	ddb := dynamodb.NewFromConfig(e.Cfg)
+	destroyed := e.CheckDestroy(name, before)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy: func(st *terraform.State) error {
 			if err := destroyed(st); err != nil {
 				return err
 			}
-			out, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(app)})
+			out, err := ddb.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(app)})
 			if err != nil {
 				return fmt.Errorf("the adopted table must survive the pipeline: %w", err)
 			}
@@ -676,7 +153,7 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 			return nil
 		},
 		Steps: []resource.TestStep{{
-			Config: e.pipelineConfig(name, fastRelay+fmt.Sprintf(`
+			Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
   table {
     existing      = true
     name          = %q
@@ -692,16 +169,16 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 				// Aggregate items only: the filter drops them before the relay.
 				const plain = 6
 				for i := range plain {
-					if _, err := ddb.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: aws.String(app), Item: map[string]ddbtypes.AttributeValue{
+					if _, err := ddb.PutItem(e.Ctx, &dynamodb.PutItemInput{TableName: aws.String(app), Item: map[string]ddbtypes.AttributeValue{
 						"pk": &ddbtypes.AttributeValueMemberS{Value: fmt.Sprintf("CUSTOMER#%d", i)}, "sk": &ddbtypes.AttributeValueMemberS{Value: "PROFILE"},
 					}}); err != nil {
 						return err
 					}
 				}
 				uuid := stateAttr(st, "event_source_mapping_uuid")
-				if e.ctl != nil {
-					if err := accWait(e.ctx, "the mapping reading the aggregate writes", func() error {
-						ms, err := e.ctl.MappingStatus(e.ctx, uuid)
+				if e.Ctl != nil {
+					if err := acctest.Wait(e.Ctx, "the mapping reading the aggregate writes", func() error {
+						ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
 						if err != nil {
 							return err
 						}
@@ -712,7 +189,7 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 					}); err != nil {
 						return err
 					}
-					ms, err := e.ctl.MappingStatus(e.ctx, uuid)
+					ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
 					if err != nil {
 						return err
 					}
@@ -721,11 +198,11 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 					}
 				}
 				// Orders with their events, beside the aggregates.
-				if err := e.deliver(s, table, app, 1, 4, "items marked PUBLISHED", publishedWithTTL("expiresAt"))(st); err != nil {
+				if err := e.Deliver(s, table, app, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st); err != nil {
 					return err
 				}
-				if e.ctl != nil {
-					ms, err := e.ctl.MappingStatus(e.ctx, uuid)
+				if e.Ctl != nil {
+					ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
 					if err != nil {
 						return err
 					}
@@ -743,26 +220,26 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 // subscribed.
 func TestAccPipeline_snsTarget(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("notify")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s, topic := e.newTopicSink()
+	name := e.Name("notify")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	s, topic := e.NewTopicSink()
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{{
-			Config: e.pipelineConfig(name, fastRelay+fmt.Sprintf(`
+			Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
   target {
     topic_arn = %q
   }`, topic)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringExact(topic)),
 			},
-			Check: e.deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+			Check: e.Deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
 		}},
 	})
 }
@@ -772,20 +249,20 @@ func TestAccPipeline_snsTarget(t *testing.T) {
 // the items stay pending, so nothing is lost.
 func TestAccPipeline_relayFailure(t *testing.T) {
 	e := newAccEnv(t)
-	if e.ctl == nil {
+	if e.Ctl == nil {
 		t.Skip("fault injection needs the local stack's control API")
 	}
-	name := e.name("faulty")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	before := e.inventory()
+	name := e.Name("faulty")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	before := e.Inventory()
 	table := outbox.Table{Name: name + "-outbox"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{{
 			// The events stay pending: destroy deletes them.
-			Config: e.pipelineConfig(name, `
+			Config: e.PipelineConfig(name, `
   force_destroy = true
   relay {
     architecture            = "x86_64"
@@ -797,18 +274,18 @@ func TestAccPipeline_relayFailure(t *testing.T) {
     enabled = false
   }`),
 			Check: func(st *terraform.State) error {
-				if _, err := e.ctl.AddFault(e.ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+				if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
 					return err
 				}
-				records, err := e.writeOrders(e.writer(table), orders, "com.example.orders", 1, 3, false)
+				records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
 				if err != nil {
 					return err
 				}
-				dlq := sink{e: e, queueURL: stateAttr(st, "dead_letter_queue_url")}
-				c := sqs.NewFromConfig(e.cfg)
+				dlq := acctest.Sink{Env: e.Env, QueueURL: stateAttr(st, "dead_letter_queue_url")}
+				c := sqs.NewFromConfig(e.Cfg)
 				var failure string
-				if err := accWait(e.ctx, "the dead-letter queue receiving the failed batch", func() error {
-					out, err := c.ReceiveMessage(e.ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq.queueURL), WaitTimeSeconds: 1})
+				if err := acctest.Wait(e.Ctx, "the dead-letter queue receiving the failed batch", func() error {
+					out, err := c.ReceiveMessage(e.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq.QueueURL), WaitTimeSeconds: 1})
 					if err != nil {
 						return err
 					}
@@ -836,8 +313,8 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 					return fmt.Errorf("the dead-letter record is not the mapping's failure record: %s", failure)
 				}
 				// Nothing is lost: every item is still pending, in the index.
-				return e.waitItems(table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
-					if item == nil || attrS(item, "status") != string(outbox.StatusPending) || attrS(item, "outboxPendingShard") == "" {
+				return e.WaitItems(table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
+					if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) || acctest.AttrS(item, "outboxPendingShard") == "" {
 						return fmt.Errorf("is %v; want it PENDING in the index", item)
 					}
 					return nil
@@ -851,25 +328,25 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 // reconciler, fired as its schedule fires it, delivers every pending event.
 func TestAccPipeline_reconciler(t *testing.T) {
 	e := newAccEnv(t)
-	if e.stack != nil {
-		if _, ok := e.stack.Service("scheduler"); !ok {
+	if e.Stack != nil {
+		if _, ok := e.Stack.Service("scheduler"); !ok {
 			t.Skip("the local AWS stack does not serve EventBridge Scheduler yet: the reconciler cannot be created")
 		}
 	}
-	if e.ctl == nil {
+	if e.Ctl == nil {
 		t.Skip("fault injection needs the local stack's control API")
 	}
-	name := e.name("recon")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s := e.newBusSink("com.example.orders")
-	before := e.inventory()
+	name := e.Name("recon")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	s := e.NewBusSink("com.example.orders")
+	before := e.Inventory()
 	table := outbox.Table{Name: name + "-outbox"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{{
-			Config: e.pipelineConfig(name, `
+			Config: e.PipelineConfig(name, `
   relay {
     architecture           = "x86_64"
     maximum_retry_attempts = 0
@@ -885,17 +362,17 @@ func TestAccPipeline_reconciler(t *testing.T) {
 				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_function_arn"), knownvalue.NotNull()),
 			},
 			Check: func(st *terraform.State) error {
-				fault, err := e.ctl.AddFault(e.ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"})
+				fault, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"})
 				if err != nil {
 					return err
 				}
-				records, err := e.writeOrders(e.writer(table), orders, "com.example.orders", 1, 3, false)
+				records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
 				if err != nil {
 					return err
 				}
 				uuid := stateAttr(st, "event_source_mapping_uuid")
-				if err := accWait(e.ctx, "the mapping giving up on the batch", func() error {
-					ms, err := e.ctl.MappingStatus(e.ctx, uuid)
+				if err := acctest.Wait(e.Ctx, "the mapping giving up on the batch", func() error {
+					ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
 					if err != nil {
 						return err
 					}
@@ -906,29 +383,29 @@ func TestAccPipeline_reconciler(t *testing.T) {
 				}); err != nil {
 					return err
 				}
-				if err := e.ctl.RemoveFault(e.ctx, fault.ID); err != nil {
+				if err := e.Ctl.RemoveFault(e.Ctx, fault.ID); err != nil {
 					return err
 				}
 				// Fire the schedule: invoke its target with its input.
-				sch, err := scheduler.NewFromConfig(e.cfg).GetSchedule(e.ctx, &scheduler.GetScheduleInput{Name: aws.String(name + "-reconcile")})
+				sch, err := scheduler.NewFromConfig(e.Cfg).GetSchedule(e.Ctx, &scheduler.GetScheduleInput{Name: aws.String(name + "-reconcile")})
 				if err != nil {
 					return err
 				}
-				out, err := lambda.NewFromConfig(e.cfg).Invoke(e.ctx, &lambda.InvokeInput{FunctionName: sch.Target.Arn, Payload: []byte(aws.ToString(sch.Target.Input))})
+				out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{FunctionName: sch.Target.Arn, Payload: []byte(aws.ToString(sch.Target.Input))})
 				if err != nil {
 					return err
 				}
 				if out.FunctionError != nil {
 					return fmt.Errorf("the reconciler failed: %s", out.Payload)
 				}
-				got, err := s.receive(records)
+				got, err := s.Receive(records)
 				if err != nil {
 					return err
 				}
-				if err := checkEvents(records, got); err != nil {
+				if err := acctest.CheckEvents(records, got); err != nil {
 					return err
 				}
-				return e.waitItems(table, records, "items marked PUBLISHED", publishedWithTTL("expiresAt"))
+				return e.WaitItems(table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
 			},
 		}},
 	})
@@ -939,10 +416,10 @@ func TestAccPipeline_reconciler(t *testing.T) {
 // place; a new name replaces the pipeline.
 func TestAccPipeline_updates(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("upd")
+	name := e.Name("upd")
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
 	mappingKept := statecheck.CompareValue(compare.ValuesSame())
 	body := func(batch int, memory int, arch, prefix string) string {
@@ -962,21 +439,21 @@ func TestAccPipeline_updates(t *testing.T) {
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(e.name("upd2"), before),
+		CheckDestroy:             e.CheckDestroy(e.Name("upd2"), before),
 		Steps: []resource.TestStep{
 			{
-				Config:            e.pipelineConfig(name, body(100, 256, "x86_64", "OUTBOX#")),
+				Config:            e.PipelineConfig(name, body(100, 256, "x86_64", "OUTBOX#")),
 				ConfigStateChecks: []statecheck.StateCheck{mappingKept.AddStateValue(accResource, tfjsonpath.New("event_source_mapping_uuid"))},
 			},
 			{
-				Config:           e.pipelineConfig(name, body(25, 512, "x86_64", "EVT#")),
+				Config:           e.PipelineConfig(name, body(25, 512, "x86_64", "EVT#")),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
 					mappingKept.AddStateValue(accResource, tfjsonpath.New("event_source_mapping_uuid")),
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay").AtMapKey("batch_size"), knownvalue.Int64Exact(25)),
 				},
 				Check: func(*terraform.State) error {
-					out, err := lambda.NewFromConfig(e.cfg).GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+					out, err := lambda.NewFromConfig(e.Cfg).GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
 					if err != nil {
 						return err
 					}
@@ -987,19 +464,19 @@ func TestAccPipeline_updates(t *testing.T) {
 				},
 			},
 			{
-				Config:           e.pipelineConfig(name, body(25, 512, "arm64", "EVT#")),
+				Config:           e.PipelineConfig(name, body(25, 512, "arm64", "EVT#")),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(relaySHA(t, "arm64"))),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "arm64"))),
 				},
 			},
 			{
-				Config: e.pipelineConfig(e.name("upd2"), body(25, 512, "arm64", "EVT#")),
+				Config: e.PipelineConfig(e.Name("upd2"), body(25, 512, "arm64", "EVT#")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(e.name("upd2")+"-outbox")),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(e.Name("upd2")+"-outbox")),
 				},
 			},
 		},
@@ -1010,12 +487,12 @@ func TestAccPipeline_updates(t *testing.T) {
 // matches, and a plan with an import block is empty.
 func TestAccPipeline_import(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("imp")
+	name := e.Name("imp")
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
-	config := e.pipelineConfig(name, `
+	config := e.PipelineConfig(name, `
   relay {
     architecture           = "x86_64"
     batch_size             = 50
@@ -1038,7 +515,7 @@ func TestAccPipeline_import(t *testing.T) {
   tags = { team = "imports" }`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
@@ -1058,7 +535,7 @@ func TestAccPipeline_import(t *testing.T) {
 			{
 				// terraform plan -generate-config-out writes a
 				// configuration that imports with no change.
-				Config:          e.providerConfig(),
+				Config:          e.ProviderConfig(),
 				ResourceName:    accResource,
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithID,
@@ -1069,22 +546,22 @@ func TestAccPipeline_import(t *testing.T) {
 	})
 }
 
-// TestAccPipeline_drift: components deleted out of band make the next
+// TestAccPipeline_drift: components acctest.Deleted out of band make the next
 // plan an update that repairs them, after which delivery works again; a
-// pipeline deleted entirely is planned for creation.
+// pipeline acctest.Deleted entirely is planned for creation.
 func TestAccPipeline_drift(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("drift")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s := e.newBusSink("com.example.orders")
+	name := e.Name("drift")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	s := e.NewBusSink("com.example.orders")
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
 	table := outbox.Table{Name: name + "-outbox"}
-	config := e.pipelineConfig(name, fastRelay)
-	lc := lambda.NewFromConfig(e.cfg)
+	config := e.PipelineConfig(name, fastRelay)
+	lc := lambda.NewFromConfig(e.Cfg)
 	var mappingUUID string
 	repair := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 		plancheck.ExpectNonEmptyPlan(),
@@ -1092,22 +569,22 @@ func TestAccPipeline_drift(t *testing.T) {
 	}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
 				Check: func(st *terraform.State) error {
 					mappingUUID = stateAttr(st, "event_source_mapping_uuid")
-					return e.deliver(s, table, orders, 1, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt"))(st)
+					return e.Deliver(s, table, orders, 1, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st)
 				},
 			},
 			{
 				PreConfig: func() {
-					if _, err := lc.DeleteEventSourceMapping(e.ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(mappingUUID)}); err != nil {
+					if _, err := lc.DeleteEventSourceMapping(e.Ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(mappingUUID)}); err != nil {
 						t.Fatalf("deleting the mapping out of band: %v", err)
 					}
-					if err := accWait(e.ctx, "the mapping gone", func() error {
-						_, err := lc.GetEventSourceMapping(e.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(mappingUUID)})
+					if err := acctest.Wait(e.Ctx, "the mapping gone", func() error {
+						_, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(mappingUUID)})
 						if err == nil {
 							return fmt.Errorf("still there")
 						}
@@ -1128,18 +605,18 @@ func TestAccPipeline_drift(t *testing.T) {
 						}
 						return nil
 					},
-					e.deliver(s, table, orders, 10, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+					e.Deliver(s, table, orders, 10, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
 				),
 			},
 			{
 				PreConfig: func() {
-					if _, err := lc.DeleteFunction(e.ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name + "-relay")}); err != nil {
+					if _, err := lc.DeleteFunction(e.Ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name + "-relay")}); err != nil {
 						t.Fatalf("deleting the relay function out of band: %v", err)
 					}
 				},
 				Config:           config,
 				ConfigPlanChecks: repair,
-				Check:            e.deliver(s, table, orders, 20, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+				Check:            e.Deliver(s, table, orders, 20, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
 			},
 			{
 				// An empty plan once repaired.
@@ -1150,12 +627,12 @@ func TestAccPipeline_drift(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					c := provision.New(e.cfg, provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
-					_, st, err := c.Lookup(e.ctx, name)
+					c := provision.New(e.Cfg, provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
+					_, st, err := c.Lookup(e.Ctx, name)
 					if err != nil {
 						t.Fatalf("finding the pipeline: %v", err)
 					}
-					if _, err := c.Delete(e.ctx, st); err != nil {
+					if _, err := c.Delete(e.Ctx, st); err != nil {
 						t.Fatalf("deleting the pipeline out of band: %v", err)
 					}
 				},
@@ -1163,7 +640,7 @@ func TestAccPipeline_drift(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
 				}},
-				Check: e.deliver(s, table, orders, 30, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+				Check: e.Deliver(s, table, orders, 30, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
 			},
 		},
 	})
@@ -1263,7 +740,7 @@ func TestAccPipeline_invalid(t *testing.T) {
 	var steps []resource.TestStep
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{
-			Config:      e.pipelineConfig(c.name, "  "+c.body),
+			Config:      e.PipelineConfig(c.name, "  "+c.body),
 			PlanOnly:    true,
 			ExpectError: words(c.want),
 		})
@@ -1279,7 +756,7 @@ func TestAccPipeline_invalid(t *testing.T) {
 // resource, so a short schedule cannot be judged at plan time.
 func TestAccPipeline_unknownAtPlan(t *testing.T) {
 	e := newAccEnv(t)
-	config := e.providerConfig() + `
+	config := e.ProviderConfig() + `
 resource "terraform_data" "timeout" {
   input = 50
 }

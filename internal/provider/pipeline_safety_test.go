@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -26,12 +28,12 @@ import (
 // recovery of the table.
 func (e *accEnv) checkTableProtection(table string, protection, pitr bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		c := dynamodb.NewFromConfig(e.cfg)
-		d, err := c.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		c := dynamodb.NewFromConfig(e.Cfg)
+		d, err := c.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 		if err != nil {
 			return err
 		}
-		b, err := c.DescribeContinuousBackups(e.ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+		b, err := c.DescribeContinuousBackups(e.Ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
 		if err != nil {
 			return err
 		}
@@ -50,24 +52,24 @@ func (e *accEnv) checkTableProtection(table string, protection, pitr bool) resou
 // point-in-time recovery are on by default and change in place.
 func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	e := newAccEnv(t)
-	if e.ctl == nil {
+	if e.Ctl == nil {
 		t.Skip("fault injection needs the local stack's control API")
 	}
-	name := e.name("guarded")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	before := e.inventory()
+	name := e.Name("guarded")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	before := e.Inventory()
 	table := outbox.Table{Name: name + "-outbox"}
 	pending := func(*terraform.State) error {
-		if _, err := e.ctl.AddFault(e.ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+		if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
 			return err
 		}
-		records, err := e.writeOrders(e.writer(table), orders, "com.example.orders", 1, 3, false)
+		records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
 		if err != nil {
 			return err
 		}
-		return e.waitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
-			if item == nil || attrS(item, "status") != string(outbox.StatusPending) {
+		return e.WaitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
+			if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) {
 				return fmt.Errorf("is %v; want it PENDING", item)
 			}
 			return nil
@@ -75,10 +77,10 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
-				Config: e.pipelineConfig(name, fastRelay),
+				Config: e.PipelineConfig(name, fastRelay),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
 				},
@@ -86,7 +88,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 			},
 			{
 				// A replacement deletes the table: refused.
-				Config: e.pipelineConfig(name, fastRelay+`
+				Config: e.PipelineConfig(name, fastRelay+`
   table {
     partition_key = "pk"
   }`),
@@ -96,19 +98,19 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*outbox\s+drain`),
 			},
 			{
-				Config:      e.pipelineConfig(name, fastRelay),
+				Config:      e.PipelineConfig(name, fastRelay),
 				Destroy:     true,
 				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*force_destroy\s+=\s+true`),
 			},
 			{
-				// Nothing was deleted: the pipeline is as it was.
-				Config: e.pipelineConfig(name, fastRelay),
+				// Nothing was acctest.Deleted: the pipeline is as it was.
+				Config: e.PipelineConfig(name, fastRelay),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
 			},
 			{
-				Config: e.pipelineConfig(name, fastRelay+`
+				Config: e.PipelineConfig(name, fastRelay+`
   force_destroy = true
   table {
     deletion_protection    = false
@@ -121,7 +123,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 			},
 			{
 				// Back on, in place; destroy then deletes the pending events.
-				Config: e.pipelineConfig(name, fastRelay+`
+				Config: e.PipelineConfig(name, fastRelay+`
   force_destroy = true`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
@@ -137,17 +139,17 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 // are updates in place that keep delivering.
 func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("gsifree")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s := e.newBusSink("com.example.orders")
+	name := e.Name("gsifree")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	s := e.NewBusSink("com.example.orders")
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
 	table := outbox.Table{Name: name + "-outbox"}
 	config := func(index string) string {
-		return e.pipelineConfig(name, fastRelay+`
+		return e.PipelineConfig(name, fastRelay+`
   published {
     action = "delete"
   }
@@ -158,10 +160,10 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
-				Config:      e.pipelineConfig(name, fastRelay+"\n  pending_index {\n    enabled = false\n  }"),
+				Config:      e.PipelineConfig(name, fastRelay+"\n  pending_index {\n    enabled = false\n  }"),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`pending_index.enabled is off with the published action\s+"mark"`),
 			},
@@ -170,7 +172,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.Null()),
 				},
-				Check: e.deliver(s, table, orders, 1, 3, "items deleted", deleted),
+				Check: e.Deliver(s, table, orders, 1, 3, "items acctest.Deleted", acctest.Deleted),
 			},
 			{
 				Config:           config("    enabled = true"),
@@ -178,7 +180,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
 				},
-				Check: e.deliver(s, table, orders, 10, 3, "items deleted", deleted),
+				Check: e.Deliver(s, table, orders, 10, 3, "items acctest.Deleted", acctest.Deleted),
 			},
 			{
 				Config:           config(`    name = "pending-v2"`),
@@ -186,12 +188,12 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/pending-v2$`))),
 				},
-				Check: e.deliver(s, table, orders, 20, 3, "items deleted", deleted),
+				Check: e.Deliver(s, table, orders, 20, 3, "items acctest.Deleted", acctest.Deleted),
 			},
 			{
 				Config:           config("    enabled = false"),
 				ConfigPlanChecks: update,
-				Check:            e.deliver(s, table, orders, 30, 3, "items deleted", deleted),
+				Check:            e.Deliver(s, table, orders, 30, 3, "items acctest.Deleted", acctest.Deleted),
 			},
 		},
 	})
@@ -201,16 +203,16 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 // with a clear message, and nothing is left behind.
 func TestAccPipeline_missingTarget(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("untargeted")
+	name := e.Name("untargeted")
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{{
-			Config: e.pipelineConfig(name, fastRelay+`
+			Config: e.PipelineConfig(name, fastRelay+`
   target {
     event_bus = "no-such-bus"
   }`),
@@ -224,16 +226,16 @@ func TestAccPipeline_missingTarget(t *testing.T) {
 // a resource that depends on target_arn is left alone.
 func TestAccPipeline_driftDoesNotCascade(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("cascade")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s := e.newBusSink("com.example.orders")
+	name := e.Name("cascade")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	s := e.NewBusSink("com.example.orders")
 	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
+	if e.Stack != nil {
+		before = e.Inventory()
 	}
 	table := outbox.Table{Name: name + "-outbox"}
-	config := e.pipelineConfig(name, fastRelay+`
+	config := e.PipelineConfig(name, fastRelay+`
   table {
     deletion_protection = false
   }`) + `
@@ -241,7 +243,7 @@ resource "terraform_data" "dependent" {
   triggers_replace = [outbox_pipeline.test.target_arn]
 }
 `
-	ddb := dynamodb.NewFromConfig(e.cfg)
+	ddb := dynamodb.NewFromConfig(e.Cfg)
 	repair := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 		plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 		plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
@@ -249,19 +251,19 @@ resource "terraform_data" "dependent" {
 	}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
-				Check:  e.deliver(s, table, orders, 1, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+				Check:  e.Deliver(s, table, orders, 1, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
 			},
 			{
 				PreConfig: func() {
-					if _, err := ddb.DeleteTable(e.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table.Name)}); err != nil {
+					if _, err := ddb.DeleteTable(e.Ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table.Name)}); err != nil {
 						t.Fatalf("deleting the table out of band: %v", err)
 					}
-					if err := accWait(e.ctx, "the table gone", func() error {
-						if _, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table.Name)}); err == nil {
+					if err := acctest.Wait(e.Ctx, "the table gone", func() error {
+						if _, err := ddb.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table.Name)}); err == nil {
 							return fmt.Errorf("still there")
 						}
 						return nil
@@ -271,11 +273,11 @@ resource "terraform_data" "dependent" {
 				},
 				Config:           config,
 				ConfigPlanChecks: repair,
-				Check:            e.deliver(s, table, orders, 10, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+				Check:            e.Deliver(s, table, orders, 10, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
 			},
 			{
 				PreConfig: func() {
-					if _, err := ddb.UpdateTable(e.ctx, &dynamodb.UpdateTableInput{
+					if _, err := ddb.UpdateTable(e.Ctx, &dynamodb.UpdateTableInput{
 						TableName: aws.String(table.Name), StreamSpecification: &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(false)},
 					}); err != nil {
 						t.Fatalf("disabling the stream out of band: %v", err)
@@ -283,7 +285,7 @@ resource "terraform_data" "dependent" {
 				},
 				Config:           config,
 				ConfigPlanChecks: repair,
-				Check:            e.deliver(s, table, orders, 20, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+				Check:            e.Deliver(s, table, orders, 20, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
 			},
 			{
 				Config: config,
@@ -302,28 +304,28 @@ resource "terraform_data" "dependent" {
 // permissions is tested in internal/localaws/iam and internal/provision.
 func TestAccPipeline_controls(t *testing.T) {
 	e := newAccEnv(t)
-	if e.stack == nil {
+	if e.Stack == nil {
 		t.Skip("the VPC, keys and boundary of this test exist only on the local stack")
 	}
-	name := e.name("controlled")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s := e.newBusSink("com.example.orders")
+	name := e.Name("controlled")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	s := e.NewBusSink("com.example.orders")
 	policy := func(name, doc string) string {
-		out, err := iam.NewFromConfig(e.cfg).CreatePolicy(e.ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
+		out, err := iam.NewFromConfig(e.Cfg).CreatePolicy(e.Ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return aws.ToString(out.Policy.Arn)
 	}
-	open := policy(e.name("open"), `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)
-	if _, err := scheduler.NewFromConfig(e.cfg).CreateScheduleGroup(e.ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String(e.name("ops"))}); err != nil {
+	open := policy(e.Name("open"), `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)
+	if _, err := scheduler.NewFromConfig(e.Cfg).CreateScheduleGroup(e.Ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String(e.Name("ops"))}); err != nil {
 		t.Fatal(err)
 	}
-	before := e.inventory()
+	before := e.Inventory()
 	key := "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 	controlled := func(boundary string) string {
-		return e.pipelineConfig(name, fmt.Sprintf(`
+		return e.PipelineConfig(name, fmt.Sprintf(`
   iam {
     permissions_boundary = %q
     path                 = "/outbox/"
@@ -351,13 +353,13 @@ func TestAccPipeline_controls(t *testing.T) {
     schedule_timezone            = "Europe/Paris"
     flexible_time_window_minutes = 5
     schedule_group               = %q
-  }`, boundary, key, key, e.name("ops")))
+  }`, boundary, key, key, e.Name("ops")))
 	}
-	lc := lambda.NewFromConfig(e.cfg)
+	lc := lambda.NewFromConfig(e.Cfg)
 	checkFunction := func(tracing, format string, subnets int) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			for _, fn := range []string{name + "-relay", name + "-reconciler"} {
-				out, err := lc.GetFunction(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)})
+				out, err := lc.GetFunction(e.Ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)})
 				if err != nil {
 					return err
 				}
@@ -376,7 +378,7 @@ func TestAccPipeline_controls(t *testing.T) {
 	table := outbox.Table{Name: name + "-outbox"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
 				// IAM refuses a boundary that does not exist; nothing is left.
@@ -389,10 +391,10 @@ func TestAccPipeline_controls(t *testing.T) {
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_role_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:role/outbox/`+name+`-relay$`))),
 				},
 				Check: resource.ComposeTestCheckFunc(checkFunction("Active", "JSON", 2),
-					e.deliver(s, table, orders, 1, 3, "items marked PUBLISHED", publishedWithTTL("expiresAt"))),
+					e.Deliver(s, table, orders, 1, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
 			},
 			{
-				Config: e.pipelineConfig(name, `
+				Config: e.PipelineConfig(name, `
   relay {
     architecture = "x86_64"
     batch_size   = 10
@@ -401,7 +403,7 @@ func TestAccPipeline_controls(t *testing.T) {
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeTestCheckFunc(checkFunction("PassThrough", "Text", 0),
-					e.deliver(s, table, orders, 10, 3, "items marked PUBLISHED", publishedWithTTL("expiresAt"))),
+					e.Deliver(s, table, orders, 10, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
 			},
 		},
 	})

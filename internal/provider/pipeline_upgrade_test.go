@@ -3,8 +3,11 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -116,5 +119,16 @@ func TestDriftPrivateState(t *testing.T) {
 	m := PipelineResourceModel{}
 	if _, diags := loadState(ctx, p, &m); diags.WarningsCount() != 1 {
 		t.Errorf("unreadable state: %v; want a warning", diags)
+	}
+	p[privateState] = []byte(`{"version":99,"state":{}}`)
+	if _, diags := loadState(ctx, p, &m); !diags.HasError() {
+		t.Errorf("state of a newer provider: %v; want an error", diags)
+	}
+	want := provision.State{Name: "orders", TableName: "orders-outbox", TableOwned: true, MappingUUID: "uuid"}
+	if diags := saveState(ctx, p, want, nil); diags.HasError() {
+		t.Fatal(diags)
+	}
+	if got, diags := loadState(ctx, p, &m); diags.HasError() || diags.WarningsCount() != 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("saved and loaded %+v (%v), want %+v", got, diags, want)
 	}
 }

@@ -138,15 +138,3 @@ var subscriptionFieldPaths = map[string]path.Path{
 	"DeadLetter.MessageRetentionSeconds": path.Root("dead_letter").AtName("message_retention_seconds"),
 	"Tags":                               path.Root("tags"),
 }
-
-// subscriptionDriftAttributes are the computed attributes planned unknown
-// when a component of a subscription.Drift is missing or changed, so that
-// the plan shows an update and apply repairs the component. The queue
-// policy and the target belong to the delivery path of the rule.
-var subscriptionDriftAttributes = map[string][]string{
-	subscription.ComponentDeadLetterQueue: {"dead_letter_queue_url", "dead_letter_queue_arn"},
-	subscription.ComponentQueue:           {"queue_url", "queue_arn"},
-	subscription.ComponentQueuePolicy:     {"rule_arn"},
-	subscription.ComponentRule:            {"rule_arn"},
-	subscription.ComponentTarget:          {"rule_arn"},
-}

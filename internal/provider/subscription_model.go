@@ -1,8 +1,14 @@
 package provider
 
 import (
+	"reflect"
+	"slices"
+	"strings"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // SubscriptionResourceModel is the outbox_subscription resource. Blocks are
@@ -23,11 +29,33 @@ type SubscriptionResourceModel struct {
 	TagsAll  types.Map      `tfsdk:"tags_all"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 
-	RuleARN            types.String `tfsdk:"rule_arn"`
-	QueueURL           types.String `tfsdk:"queue_url"`
-	QueueARN           types.String `tfsdk:"queue_arn"`
-	DeadLetterQueueURL types.String `tfsdk:"dead_letter_queue_url"`
-	DeadLetterQueueARN types.String `tfsdk:"dead_letter_queue_arn"`
+	// The computed identifiers. Their drift tag names the components
+	// (subscription.DriftComponents) whose drift the plan shows as an
+	// update of the attribute: the queue policy and the target belong to
+	// the delivery path of the rule.
+	RuleARN            types.String `tfsdk:"rule_arn" drift:"rule,queue_policy,target"`
+	QueueURL           types.String `tfsdk:"queue_url" drift:"queue"`
+	QueueARN           types.String `tfsdk:"queue_arn" drift:"queue"`
+	DeadLetterQueueURL types.String `tfsdk:"dead_letter_queue_url" drift:"dead_letter_queue"`
+	DeadLetterQueueARN types.String `tfsdk:"dead_letter_queue_arn" drift:"dead_letter_queue"`
+}
+
+// planRepairs plans unknown the computed identifiers of the components that
+// Read found missing or changed, and those it found gone (null in the
+// state), so that the plan shows an update and apply repairs them.
+func (m *SubscriptionResourceModel) planRepairs(d awsops.Drift) {
+	drifted := d.Components()
+	v := reflect.ValueOf(m).Elem()
+	for i := range v.NumField() {
+		components := v.Type().Field(i).Tag.Get("drift")
+		s, ok := v.Field(i).Interface().(types.String)
+		if components == "" || !ok {
+			continue
+		}
+		if s.IsNull() || slices.ContainsFunc(strings.Split(components, ","), func(c string) bool { return slices.Contains(drifted, c) }) {
+			v.Field(i).Set(reflect.ValueOf(types.StringUnknown()))
+		}
+	}
 }
 
 // SubscriptionQueueModel is the queue block of outbox_subscription.

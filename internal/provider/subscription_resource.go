@@ -330,27 +330,8 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	drift, diags := loadDrift(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	for _, c := range drift.Components() {
-		for _, a := range subscriptionDriftAttributes[c] {
-			plan.setComputed(a, types.StringUnknown())
-		}
-	}
-	// Components that Read found gone are null in the state.
-	for a, v := range map[string]types.String{
-		"rule_arn": plan.RuleARN, "queue_url": plan.QueueURL, "queue_arn": plan.QueueARN,
-		"dead_letter_queue_url": plan.DeadLetterQueueURL, "dead_letter_queue_arn": plan.DeadLetterQueueARN,
-	} {
-		if v.IsNull() {
-			plan.setComputed(a, types.StringUnknown())
-		}
-	}
+	plan.planRepairs(drift)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// setComputed sets a top-level computed string of the model by its
-// attribute name (its tfsdk tag).
-func (m *SubscriptionResourceModel) setComputed(name string, v types.String) {
-	setAttribute(m, name, v)
 }
 
 func (r *SubscriptionResource) configured(diags *diag.Diagnostics) bool {

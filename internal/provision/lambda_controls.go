@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -52,19 +53,11 @@ var (
 )
 
 func (l LambdaControls) withDefaults() LambdaControls {
-	if l.TracingMode == "" {
-		l.TracingMode = DefaultTracingMode
-	}
-	if l.LogFormat == "" {
-		l.LogFormat = DefaultLogFormat
-	}
+	l.TracingMode = cmp.Or(l.TracingMode, DefaultTracingMode)
+	l.LogFormat = cmp.Or(l.LogFormat, DefaultLogFormat)
 	if l.LogFormat == "JSON" {
-		if l.ApplicationLogLevel == "" {
-			l.ApplicationLogLevel = DefaultLogLevel
-		}
-		if l.SystemLogLevel == "" {
-			l.SystemLogLevel = DefaultLogLevel
-		}
+		l.ApplicationLogLevel = cmp.Or(l.ApplicationLogLevel, DefaultLogLevel)
+		l.SystemLogLevel = cmp.Or(l.SystemLogLevel, DefaultLogLevel)
 	}
 	return l
 }

@@ -115,24 +115,26 @@ func (r *run) put(table string, it item) {
 
 // queryAll pages through a query and records each page.
 func (r *run) queryAll(name string, in *dynamodb.QueryInput) {
-	for page := 1; page <= 50; page++ {
-		out, err := r.ddb().Query(r.ctx, in)
-		r.rec(fmt.Sprintf("%s page %d", name, page), out, err)
-		if err != nil || len(out.LastEvaluatedKey) == 0 {
-			return
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+	recordPages(r, name, &in.ExclusiveStartKey, func() (*dynamodb.QueryOutput, error) { return r.ddb().Query(r.ctx, in) },
+		func(o *dynamodb.QueryOutput) map[string]ddbtypes.AttributeValue { return o.LastEvaluatedKey })
 }
 
+// scanAll pages through a scan and records each page.
 func (r *run) scanAll(name string, in *dynamodb.ScanInput) {
+	recordPages(r, name, &in.ExclusiveStartKey, func() (*dynamodb.ScanOutput, error) { return r.ddb().Scan(r.ctx, in) },
+		func(o *dynamodb.ScanOutput) map[string]ddbtypes.AttributeValue { return o.LastEvaluatedKey })
+}
+
+// recordPages records up to 50 pages of a paged read: while a page has a
+// LastEvaluatedKey (last), it becomes the next read's start.
+func recordPages[O any](r *run, name string, start *map[string]ddbtypes.AttributeValue, read func() (*O, error), last func(*O) map[string]ddbtypes.AttributeValue) {
 	for page := 1; page <= 50; page++ {
-		out, err := r.ddb().Scan(r.ctx, in)
+		out, err := read()
 		r.rec(fmt.Sprintf("%s page %d", name, page), out, err)
-		if err != nil || len(out.LastEvaluatedKey) == 0 {
+		if err != nil || len(last(out)) == 0 {
 			return
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+		*start = last(out)
 	}
 }
 

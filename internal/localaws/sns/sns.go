@@ -11,7 +11,6 @@ package sns
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iampolicy"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/targets"
 )
 
 // Limits, as AWS documents them.
@@ -54,16 +54,10 @@ type QueueSink interface {
 }
 
 // FunctionInvoker invokes Lambda functions (the lambda service).
-type FunctionInvoker interface {
-	InvokeAsync(ctx context.Context, function string, payload []byte) error
-	FunctionPolicy(function string) (policyJSON string, ok bool)
-}
+type FunctionInvoker = targets.FunctionInvoker
 
 // Deps resolves the services SNS delivers to, at delivery time.
-type Deps struct {
-	Queues    func() (QueueSink, error)
-	Functions func() (FunctionInvoker, error)
-}
+type Deps = targets.Deps[QueueSink]
 
 // Metrics are delivery counters, named as SNS's CloudWatch metrics.
 type Metrics struct {
@@ -978,23 +972,12 @@ func signature() string {
 }
 
 func (s *Service) deliver(sub subscription, m outgoing, at time.Time) error {
-	req := iampolicy.Request{Resource: sub.endpoint, PrincipalService: ServicePrincipal, SourceArn: sub.topicArn, SourceAccount: s.env.AccountID}
+	g := targets.Grant{Principal: ServicePrincipal, SourceArn: sub.topicArn, SourceAccount: s.env.AccountID, Denied: ErrNotAuthorized}
 	switch sub.protocol {
 	case "sqs":
-		if s.deps.Queues == nil {
-			return errors.New("no SQS service in the stack")
-		}
-		q, err := s.deps.Queues()
+		q, err := s.deps.Queue(g, sub.endpoint)
 		if err != nil {
 			return err
-		}
-		policy, exists := q.QueuePolicy(sub.endpoint)
-		if !exists {
-			return fmt.Errorf("queue %s does not exist", sub.endpoint)
-		}
-		req.Action = "sqs:SendMessage"
-		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
-			return ErrNotAuthorized
 		}
 		if sub.attrs["RawMessageDelivery"] == "true" {
 			_, err = q.DeliverAttributes(sub.endpoint, s.messageFor(m, "sqs"), m.attrs)
@@ -1007,20 +990,9 @@ func (s *Service) deliver(sub subscription, m outgoing, at time.Time) error {
 		_, err = q.DeliverAttributes(sub.endpoint, string(body), nil)
 		return err
 	case "lambda":
-		if s.deps.Functions == nil {
-			return errors.New("no Lambda service in the stack")
-		}
-		fn, err := s.deps.Functions()
+		fn, err := s.deps.Function(g, sub.endpoint)
 		if err != nil {
 			return err
-		}
-		policy, ok := fn.FunctionPolicy(sub.endpoint)
-		if !ok {
-			return fmt.Errorf("function %s does not exist or has no resource policy", sub.endpoint)
-		}
-		req.Action = "lambda:InvokeFunction"
-		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
-			return ErrNotAuthorized
 		}
 		event := map[string]any{"Records": []any{map[string]any{
 			"EventSource": "aws:sns", "EventVersion": "1.0", "EventSubscriptionArn": sub.arn,

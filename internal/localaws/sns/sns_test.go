@@ -3,7 +3,6 @@ package sns_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -61,10 +60,7 @@ func TestTopicsAndSubscriptions(t *testing.T) {
 		t.Fatalf("idempotent CreateTopic %v %v", again, err)
 	}
 	_, err = c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("events"), Attributes: map[string]string{"DisplayName": "other"}})
-	var invalid *types.InvalidParameterException
-	if !errors.As(err, &invalid) {
-		t.Fatalf("CreateTopic with other attributes: %v", err)
-	}
+	localawstest.WantError[*types.InvalidParameterException](t, err, "CreateTopic with other attributes")
 	if _, err := c.SetTopicAttributes(ctx, &awssns.SetTopicAttributesInput{TopicArn: out.TopicArn, AttributeName: aws.String("DisplayName"), AttributeValue: aws.String("Events")}); err != nil {
 		t.Fatal(err)
 	}
@@ -104,10 +100,7 @@ func TestTopicsAndSubscriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.GetTopicAttributes(ctx, &awssns.GetTopicAttributesInput{TopicArn: out.TopicArn})
-	var notFound *types.NotFoundException
-	if !errors.As(err, &notFound) {
-		t.Fatalf("deleted topic: %v", err)
-	}
+	localawstest.WantError[*types.NotFoundException](t, err, "deleted topic")
 }
 
 func receive(t *testing.T, c *awssqs.Client, url string, wait int32) []string {
@@ -128,14 +121,21 @@ func receive(t *testing.T, c *awssqs.Client, url string, wait int32) []string {
 	return bodies
 }
 
+// createTopic creates a standard topic.
+func createTopic(t *testing.T, c *awssns.Client, name string) *awssns.CreateTopicOutput {
+	t.Helper()
+	out, err := c.CreateTopic(context.Background(), &awssns.CreateTopicInput{Name: aws.String(name)})
+	if err != nil {
+		t.Fatalf("CreateTopic %s: %v", name, err)
+	}
+	return out
+}
+
 func TestPublishToSQSAllowedAndDenied(t *testing.T) {
 	t.Parallel()
 	svc, c, q := start(t)
 	ctx := context.Background()
-	topic, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("t")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topic := createTopic(t, c, "t")
 	mk := func(name, sourceArn string, raw bool) string {
 		out, err := q.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name)})
 		if err != nil {
@@ -195,10 +195,7 @@ func TestPublishBatch(t *testing.T) {
 	t.Parallel()
 	_, c, _ := start(t)
 	ctx := context.Background()
-	topic, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("b")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topic := createTopic(t, c, "b")
 	out, err := c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
 		{Id: aws.String("1"), Message: aws.String("one")},
 		{Id: aws.String("2"), Message: aws.String("")},
@@ -217,24 +214,15 @@ func TestPublishBatch(t *testing.T) {
 	}
 	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
 		{Id: aws.String("1"), Message: aws.String("a")}, {Id: aws.String("1"), Message: aws.String("b")}}})
-	var dup *types.BatchEntryIdsNotDistinctException
-	if !errors.As(err, &dup) {
-		t.Fatalf("duplicate ids: %v", err)
-	}
+	localawstest.WantError[*types.BatchEntryIdsNotDistinctException](t, err, "duplicate ids")
 	many := make([]types.PublishBatchRequestEntry, 11)
 	for i := range many {
 		many[i] = types.PublishBatchRequestEntry{Id: aws.String(fmt.Sprint(i)), Message: aws.String("m")}
 	}
 	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: many})
-	var tooMany *types.TooManyEntriesInBatchRequestException
-	if !errors.As(err, &tooMany) {
-		t.Fatalf("11 entries: %v", err)
-	}
+	localawstest.WantError[*types.TooManyEntriesInBatchRequestException](t, err, "11 entries")
 	big := strings.Repeat("x", 200*1024)
 	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
 		{Id: aws.String("a"), Message: aws.String(big)}, {Id: aws.String("b"), Message: aws.String(big)}}})
-	var tooLong *types.BatchRequestTooLongException
-	if !errors.As(err, &tooLong) {
-		t.Fatalf("over 256 KB: %v", err)
-	}
+	localawstest.WantError[*types.BatchRequestTooLongException](t, err, "over 256 KB")
 }

@@ -55,24 +55,7 @@ func New(tb testing.TB, table outbox.Table) *AWS {
 // createTable creates the outbox table with its pending index and waits
 // until it is active.
 func createTable(ctx context.Context, db *dynamodb.Client, t outbox.Table) error {
-	in := &dynamodb.CreateTableInput{
-		TableName: aws.String(t.Name),
-		AttributeDefinitions: []ddb.AttributeDefinition{
-			{AttributeName: aws.String(t.PartitionKey), AttributeType: ddb.ScalarAttributeTypeS},
-			{AttributeName: aws.String(t.SortKey), AttributeType: ddb.ScalarAttributeTypeS},
-		},
-		KeySchema: []ddb.KeySchemaElement{
-			{AttributeName: aws.String(t.PartitionKey), KeyType: ddb.KeyTypeHash},
-			{AttributeName: aws.String(t.SortKey), KeyType: ddb.KeyTypeRange},
-		},
-		BillingMode: ddb.BillingModePayPerRequest,
-	}
-	if !t.NoPendingIndex {
-		index, indexAttrs := t.PendingIndex()
-		in.AttributeDefinitions = append(in.AttributeDefinitions, indexAttrs...)
-		in.GlobalSecondaryIndexes = []ddb.GlobalSecondaryIndex{index}
-	}
-	_, err := db.CreateTable(ctx, in)
+	_, err := db.CreateTable(ctx, t.CreateTableInput())
 	if err != nil {
 		return fmt.Errorf("creating table %s: %w", t.Name, err)
 	}
