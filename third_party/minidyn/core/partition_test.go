@@ -65,6 +65,32 @@ func sortKeysOf(items []map[string]*types.Item) []string {
 	return out
 }
 
+type partitionCase struct {
+	index, hash, cond, value string
+	prefix, forward          bool
+}
+
+// partitionCases are the Queries of every partition value, on the table
+// (also with a range condition) and on the index, forward and backward,
+// with the key on either side of "=".
+func partitionCases() []partitionCase {
+	var out []partitionCase
+
+	for _, v := range partitionValues {
+		for _, forward := range []bool{true, false} {
+			out = append(out,
+				partitionCase{hash: "pk", cond: "#h = :v", value: v, forward: forward},
+				partitionCase{hash: "pk", cond: ":v = #h", value: v, forward: forward},
+				partitionCase{hash: "pk", cond: "#h = :v AND begins_with(sk, :p)", value: v, prefix: true, forward: forward},
+				partitionCase{index: "byShard", hash: "gpk", cond: "#h = :v", value: v, forward: forward},
+				partitionCase{index: "byShard", hash: "gpk", cond: ":v = #h", value: v, forward: forward},
+			)
+		}
+	}
+
+	return out
+}
+
 // TestQueryReadsItsPartition: a Query on the table or on an index returns
 // exactly the items of its partition, in key order either way, whether
 // other partitions' values share its prefix or not, and whichever side of
@@ -73,41 +99,26 @@ func TestQueryReadsItsPartition(t *testing.T) {
 	table := partitionTable(t)
 	putPartitionItems(t, table)
 
-	for _, index := range []string{"", "byShard"} {
-		hash := "pk"
-		if index != "" {
-			hash = "gpk"
+	for _, tc := range partitionCases() {
+		name := fmt.Sprintf("%s/%s/%s/%v", tc.index, tc.cond, tc.value, tc.forward)
+		values := map[string]*types.Item{":v": {S: new(tc.value)}}
+
+		if tc.prefix {
+			values[":p"] = &types.Item{S: new("0")}
 		}
 
-		for _, cond := range []string{"#h = :v", ":v = #h", "#h = :v AND begins_with(sk, :p)"} {
-			for _, v := range partitionValues {
-				for _, forward := range []bool{true, false} {
-					name := fmt.Sprintf("%s/%s/%s/%v", index, cond, v, forward)
-					values := map[string]*types.Item{":v": {S: new(v)}}
+		items, _, err := table.SearchData(QueryInput{
+			Index: tc.index, KeyConditionExpression: tc.cond, Aliases: map[string]string{"#h": tc.hash},
+			ExpressionAttributeValues: values, ScanIndexForward: tc.forward,
+		})
+		require.NoError(t, err, name)
 
-					if index != "" && cond == "#h = :v AND begins_with(sk, :p)" {
-						continue // sk is no key of the index
-					}
-
-					if index == "" && cond == "#h = :v AND begins_with(sk, :p)" {
-						values[":p"] = &types.Item{S: new("0")}
-					}
-
-					items, _, err := table.SearchData(QueryInput{
-						Index: index, KeyConditionExpression: cond, Aliases: map[string]string{"#h": hash},
-						ExpressionAttributeValues: values, ScanIndexForward: forward,
-					})
-					require.NoError(t, err, name)
-
-					want := expectedPartition(table, hash, v, index != "", values[":p"] != nil)
-					if !forward {
-						slices.Reverse(want)
-					}
-
-					require.Equal(t, want, sortKeysOf(items), name)
-				}
-			}
+		want := expectedPartition(table, tc.hash, tc.value, tc.index != "", tc.prefix)
+		if !tc.forward {
+			slices.Reverse(want)
 		}
+
+		require.Equal(t, want, sortKeysOf(items), name)
 	}
 }
 
