@@ -71,10 +71,11 @@ type options struct {
 // timeout, and writers paced at sustainedRate.
 const largeRun = 10000
 
-// sustainedRate is the pace of the writers, in events per second: about
-// what the local stack takes on two cores with the faults on (make chaos
-// wrote its 50,000 events at about 190 a second on average); writing
-// faster only grows the backlog the drain must clear.
+// sustainedRate is the pace of the writers, in events per second: what
+// the local stack takes on two cores shared with other work, with the
+// faults on (make chaos wrote its 50,000 events in 126 s, at about 397 a
+// second, with a load average of 4 to 11); writing faster only grows the
+// backlog the drain must clear.
 const sustainedRate = 400
 
 func envInt(t *testing.T, name string, def int) int {

@@ -42,8 +42,8 @@ type contractChange struct {
 	// newPendingShards is the lower pending_index.shards of the new
 	// contract.
 	newPendingShards int
-	former, next *contract
-	current      atomic.Pointer[contract]
+	former, next     *contract
+	current          atomic.Pointer[contract]
 	// applied is set once the new contract is applied; switched is
 	// closed when the writers switch to it, or when the change failed.
 	applied  atomic.Bool
