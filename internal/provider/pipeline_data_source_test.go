@@ -16,10 +16,10 @@ func TestAccPipelineDataSource(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.Name("ds")
 	config := e.PipelineConfig(name, fastRelay+`
-  table {
+  table = {
     sort_key_prefix = "EVT#"
   }
-  pending_index {
+  pending_index = {
     shards = 4
   }`) + `
 data "outbox_pipeline" "test" {

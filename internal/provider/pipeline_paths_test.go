@@ -61,8 +61,8 @@ func TestSpecFieldPaths(t *testing.T) {
 		if !contains(leaves, field) {
 			t.Errorf("specFieldsWithoutAttribute: %q is no field of provision.Spec", field)
 		}
-		if _, ok := sr.Schema.Blocks[block]; !ok {
-			t.Errorf("specFieldsWithoutAttribute: %q is no block", block)
+		if _, ok := sr.Schema.Attributes[block].(schema.SingleNestedAttribute); !ok {
+			t.Errorf("specFieldsWithoutAttribute: %q is no object", block)
 		}
 	}
 	// Every replacement field has its path.
@@ -114,14 +114,5 @@ func TestPipelineDefaultsDocumented(t *testing.T) {
 			t.Errorf("%s: the description states no default: %q", name, a.GetMarkdownDescription())
 		}
 	}
-	for n, a := range sr.Schema.Attributes {
-		check(n, a)
-	}
-	for bn, b := range sr.Schema.Blocks {
-		if nb, ok := b.(schema.SingleNestedBlock); ok && bn != "timeouts" {
-			for n, a := range nb.Attributes {
-				check(bn+"."+n, a)
-			}
-		}
-	}
+	eachAttribute(sr.Schema.Attributes, "", func(n string, a schema.Attribute) { check(n, a) })
 }

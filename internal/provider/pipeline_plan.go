@@ -50,7 +50,8 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return // destroy
 	}
 	var plan PipelineResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	unknownObjects, diags := getPlan(ctx, req.Plan, &plan)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -95,7 +96,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			resp.Diagnostics.Append(r.warnUndeliveredOnReplace(ctx, *in.prior)...)
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
 }
 
 // callerAccount is the account and region that the provider's credentials
@@ -232,8 +233,8 @@ func (in planInputs) planAlarmARNs(plan *PipelineResourceModel) {
 
 // replacements returns the attributes whose change replaces the pipeline,
 // by the pipeline's own rules (defaults applied). A changed setting of an
-// absent block (a default that follows from another setting, such as the
-// table's name from name) is reported on its block, the attribute path that
+// absent object (a default that follows from another setting, such as the
+// table's name from name) is reported on its object, the attribute path that
 // exists in the plan.
 func (in planInputs) replacements(ctx context.Context, plan *PipelineResourceModel) []path.Path {
 	var out []path.Path

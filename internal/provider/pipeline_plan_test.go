@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -76,7 +77,7 @@ func TestAccPipeline_tableDrift(t *testing.T) {
 	name := e.Name("tdrift")
 	// Deletion protection off, so that the table can be acctest.Deleted out of band.
 	config := e.PipelineConfig(name, fastRelay+`
-  table {
+  table = {
     deletion_protection = false
   }`) + `
 resource "terraform_data" "dependent" {
@@ -195,20 +196,9 @@ func TestAccPipeline_driftShown(t *testing.T) {
 				// A change that no setting shows (the function's
 				// environment) still plans an update that repairs it.
 				PreConfig: func() {
-					if _, err := lc.UpdateFunctionConfiguration(e.Ctx, &lambda.UpdateFunctionConfigurationInput{
+					changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
 						FunctionName: aws.String(name + "-relay"), Environment: &lambdatypes.Environment{Variables: map[string]string{"CHANGED": "by hand"}},
-					}); err != nil {
-						t.Fatalf("changing the function out of band: %v", err)
-					}
-					if err := acctest.Wait(e.Ctx, "the function updated", func() error {
-						out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
-						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
-							return fmt.Errorf("function %v: %w", out, err)
-						}
-						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
+					})
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -218,20 +208,9 @@ func TestAccPipeline_driftShown(t *testing.T) {
 			{
 				// A control of the functions changed by hand is shown too.
 				PreConfig: func() {
-					if _, err := lc.UpdateFunctionConfiguration(e.Ctx, &lambda.UpdateFunctionConfigurationInput{
+					changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
 						FunctionName: aws.String(name + "-relay"), TracingConfig: &lambdatypes.TracingConfig{Mode: lambdatypes.TracingModeActive},
-					}); err != nil {
-						t.Fatalf("changing the function's tracing out of band: %v", err)
-					}
-					if err := acctest.Wait(e.Ctx, "the function updated", func() error {
-						out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
-						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
-							return fmt.Errorf("function %v: %w", out, err)
-						}
-						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
+					})
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -244,6 +223,88 @@ func TestAccPipeline_driftShown(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
+			},
+		},
+	})
+}
+
+// changeFunction changes a function's configuration out of band and waits
+// until the update is done.
+func changeFunction(t *testing.T, e *accEnv, lc *lambda.Client, in *lambda.UpdateFunctionConfigurationInput) {
+	t.Helper()
+	if _, err := lc.UpdateFunctionConfiguration(e.Ctx, in); err != nil {
+		t.Fatalf("changing the function out of band: %v", err)
+	}
+	if err := acctest.Wait(e.Ctx, "the function updated", func() error {
+		out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: in.FunctionName})
+		if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
+			return fmt.Errorf("function %v: %w", out, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAccPipeline_defaultsAtPlan: with only name set, the settings of every
+// object are readable at plan (they are the objects of their defaults) and
+// after apply; an import of the same configuration plans no change.
+func TestAccPipeline_defaultsAtPlan(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.Name("dflt")
+	config := e.ProviderConfig() + fmt.Sprintf(`
+resource "outbox_pipeline" "test" {
+  name = %q
+}
+
+output "settings" {
+  value = {
+    sort_key_prefix     = outbox_pipeline.test.table.sort_key_prefix
+    batch_size          = outbox_pipeline.test.relay.batch_size
+    log_format          = outbox_pipeline.test.relay.logging.log_format
+    schedule_expression = outbox_pipeline.test.reconciler.schedule_expression
+    ttl_days            = outbox_pipeline.test.published.ttl_days
+    shards              = outbox_pipeline.test.pending_index.shards
+    retention           = outbox_pipeline.test.dead_letter.message_retention_seconds
+    iam_path            = outbox_pipeline.test.iam.path
+    no_alarms           = outbox_pipeline.test.alarms == null
+  }
+}
+`, name)
+	want := knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"sort_key_prefix":     knownvalue.StringExact("OUTBOX#"),
+		"batch_size":          knownvalue.Int64Exact(provision.DefaultBatchSize),
+		"log_format":          knownvalue.StringExact(provision.DefaultLogFormat),
+		"schedule_expression": knownvalue.StringExact(provision.DefaultScheduleExpression),
+		"ttl_days":            knownvalue.Int64Exact(30),
+		"shards":              knownvalue.Int64Exact(16),
+		"retention":           knownvalue.Int64Exact(provision.DefaultQueueRetentionSeconds),
+		"iam_path":            knownvalue.StringExact("/"),
+		"no_alarms":           knownvalue.Bool(true),
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:            config,
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownOutputValue("settings", want)}},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("settings", want)},
+			},
+			{
+				// The import reads whole objects: the minimal
+				// configuration plans no change.
+				Config:          config,
+				ResourceName:    accResource,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+			{
+				Config:            config,
+				ResourceName:      accResource,
+				ImportState:       true,
+				ImportStateId:     name,
+				ImportStateVerify: true,
 			},
 		},
 	})

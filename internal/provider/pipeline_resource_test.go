@@ -49,14 +49,14 @@ func (e *accEnv) factories() map[string]func() (tfprotov6.ProviderServer, error)
 }
 
 const fastRelay = `
-  relay {
+  relay = {
     architecture            = "x86_64"
     batch_size              = 10
     batching_window_seconds = 0
     maximum_retry_attempts  = 2
     bisect_on_error         = false
   }
-  reconciler {
+  reconciler = {
     enabled = false
   }
 `
@@ -98,7 +98,7 @@ func TestAccPipeline_dedicatedTable(t *testing.T) {
 			},
 			{
 				Config: e.PipelineConfig(name, fastRelay+`
-  published {
+  published = {
     action = "delete"
   }
   tags = { team = "orders" }`),
@@ -140,21 +140,11 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 			if err := destroyed(st); err != nil {
 				return err
 			}
-			out, err := ddb.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(app)})
-			if err != nil {
-				return fmt.Errorf("the adopted table must survive the pipeline: %w", err)
-			}
-			if ss := out.Table.StreamSpecification; ss != nil && aws.ToBool(ss.StreamEnabled) {
-				return fmt.Errorf("the stream that the pipeline enabled is still enabled")
-			}
-			if len(out.Table.GlobalSecondaryIndexes) != 0 {
-				return fmt.Errorf("the pending index that the pipeline added is still there")
-			}
-			return nil
+			return adoptedTableReverted(e, ddb, app)
 		},
 		Steps: []resource.TestStep{{
 			Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
-  table {
+  table = {
     existing      = true
     name          = %q
     partition_key = "pk"
@@ -176,26 +166,8 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 					}
 				}
 				uuid := stateAttr(st, "event_source_mapping_uuid")
-				if e.Ctl != nil {
-					if err := acctest.Wait(e.Ctx, "the mapping reading the aggregate writes", func() error {
-						ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
-						if err != nil {
-							return err
-						}
-						if ms.Counters.RecordsFiltered < plain {
-							return fmt.Errorf("%d records filtered out, want %d", ms.Counters.RecordsFiltered, plain)
-						}
-						return nil
-					}); err != nil {
-						return err
-					}
-					ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
-					if err != nil {
-						return err
-					}
-					if ms.Counters.Invocations != 0 {
-						return fmt.Errorf("aggregate writes invoked the relay %d times", ms.Counters.Invocations)
-					}
+				if err := filteredWithoutInvoking(e, uuid, plain); err != nil {
+					return err
 				}
 				// Orders with their events, beside the aggregates.
 				if err := e.Deliver(s, table, app, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st); err != nil {
@@ -216,6 +188,51 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 	})
 }
 
+// adoptedTableReverted checks that the adopted table survived its
+// pipeline without what the pipeline added: the stream and the pending
+// index.
+func adoptedTableReverted(e *accEnv, ddb *dynamodb.Client, app string) error {
+	out, err := ddb.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(app)})
+	if err != nil {
+		return fmt.Errorf("the adopted table must survive the pipeline: %w", err)
+	}
+	if ss := out.Table.StreamSpecification; ss != nil && aws.ToBool(ss.StreamEnabled) {
+		return fmt.Errorf("the stream that the pipeline enabled is still enabled")
+	}
+	if len(out.Table.GlobalSecondaryIndexes) != 0 {
+		return fmt.Errorf("the pending index that the pipeline added is still there")
+	}
+	return nil
+}
+
+// filteredWithoutInvoking checks, on the local stack, that the mapping
+// filtered out at least n records without invoking the relay.
+func filteredWithoutInvoking(e *accEnv, uuid string, n int64) error {
+	if e.Ctl == nil {
+		return nil
+	}
+	if err := acctest.Wait(e.Ctx, "the mapping reading the aggregate writes", func() error {
+		ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
+		if err != nil {
+			return err
+		}
+		if ms.Counters.RecordsFiltered < n {
+			return fmt.Errorf("%d records filtered out, want %d", ms.Counters.RecordsFiltered, n)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
+	if err != nil {
+		return err
+	}
+	if ms.Counters.Invocations != 0 {
+		return fmt.Errorf("aggregate writes invoked the relay %d times", ms.Counters.Invocations)
+	}
+	return nil
+}
+
 // TestAccPipeline_snsTarget publishes to an SNS topic with a queue
 // subscribed.
 func TestAccPipeline_snsTarget(t *testing.T) {
@@ -233,7 +250,7 @@ func TestAccPipeline_snsTarget(t *testing.T) {
 		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{{
 			Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
-  target {
+  target = {
     topic_arn = %q
   }`, topic)),
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -264,13 +281,13 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 			// The events stay pending: destroy deletes them.
 			Config: e.PipelineConfig(name, `
   force_destroy = true
-  relay {
+  relay = {
     architecture            = "x86_64"
     batch_size              = 10
     maximum_retry_attempts  = 1
     bisect_on_error         = false
   }
-  reconciler {
+  reconciler = {
     enabled = false
   }`),
 			Check: func(st *terraform.State) error {
@@ -347,12 +364,12 @@ func TestAccPipeline_reconciler(t *testing.T) {
 		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{{
 			Config: e.PipelineConfig(name, `
-  relay {
+  relay = {
     architecture           = "x86_64"
     maximum_retry_attempts = 0
     bisect_on_error        = false
   }
-  reconciler {
+  reconciler = {
     schedule_expression = "rate(1 minute)"
     min_age_seconds     = 1
     timeout             = 60
@@ -386,17 +403,8 @@ func TestAccPipeline_reconciler(t *testing.T) {
 				if err := e.Ctl.RemoveFault(e.Ctx, fault.ID); err != nil {
 					return err
 				}
-				// Fire the schedule: invoke its target with its input.
-				sch, err := scheduler.NewFromConfig(e.Cfg).GetSchedule(e.Ctx, &scheduler.GetScheduleInput{Name: aws.String(name + "-reconcile")})
-				if err != nil {
+				if err := fireSchedule(e, name+"-reconcile"); err != nil {
 					return err
-				}
-				out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{FunctionName: sch.Target.Arn, Payload: []byte(aws.ToString(sch.Target.Input))})
-				if err != nil {
-					return err
-				}
-				if out.FunctionError != nil {
-					return fmt.Errorf("the reconciler failed: %s", out.Payload)
 				}
 				got, err := s.Receive(records)
 				if err != nil {
@@ -409,6 +417,23 @@ func TestAccPipeline_reconciler(t *testing.T) {
 			},
 		}},
 	})
+}
+
+// fireSchedule runs a schedule once: it invokes the schedule's target with
+// its input, and fails if the function does.
+func fireSchedule(e *accEnv, name string) error {
+	sch, err := scheduler.NewFromConfig(e.Cfg).GetSchedule(e.Ctx, &scheduler.GetScheduleInput{Name: aws.String(name)})
+	if err != nil {
+		return err
+	}
+	out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{FunctionName: sch.Target.Arn, Payload: []byte(aws.ToString(sch.Target.Input))})
+	if err != nil {
+		return err
+	}
+	if out.FunctionError != nil {
+		return fmt.Errorf("the reconciler failed: %s", out.Payload)
+	}
+	return nil
 }
 
 // TestAccPipeline_updates: mapping and function settings change in place
@@ -424,15 +449,15 @@ func TestAccPipeline_updates(t *testing.T) {
 	mappingKept := statecheck.CompareValue(compare.ValuesSame())
 	body := func(batch int, memory int, arch, prefix string) string {
 		return fmt.Sprintf(`
-  relay {
+  relay = {
     architecture = %q
     batch_size   = %d
     memory_size  = %d
   }
-  table {
+  table = {
     sort_key_prefix = %q
   }
-  reconciler {
+  reconciler = {
     enabled = false
   }`, arch, batch, memory, prefix)
 	}
@@ -493,23 +518,23 @@ func TestAccPipeline_import(t *testing.T) {
 		before = e.Inventory()
 	}
 	config := e.PipelineConfig(name, `
-  relay {
+  relay = {
     architecture           = "x86_64"
     batch_size             = 50
     maximum_retry_attempts = 3
     log_retention_days     = 7
   }
-  published {
+  published = {
     action   = "mark"
     ttl_days = 7
   }
-  pending_index {
+  pending_index = {
     shards = 8
   }
-  dead_letter {
+  dead_letter = {
     message_retention_seconds = 86400
   }
-  reconciler {
+  reconciler = {
     enabled = false
   }
   tags = { team = "imports" }`)
@@ -579,20 +604,7 @@ func TestAccPipeline_drift(t *testing.T) {
 				},
 			},
 			{
-				PreConfig: func() {
-					if _, err := lc.DeleteEventSourceMapping(e.Ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(mappingUUID)}); err != nil {
-						t.Fatalf("deleting the mapping out of band: %v", err)
-					}
-					if err := acctest.Wait(e.Ctx, "the mapping gone", func() error {
-						_, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(mappingUUID)})
-						if err == nil {
-							return fmt.Errorf("still there")
-						}
-						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
-				},
+				PreConfig:        func() { deleteMapping(t, e, lc, mappingUUID) },
 				Config:           config,
 				ConfigPlanChecks: repair,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -626,17 +638,8 @@ func TestAccPipeline_drift(t *testing.T) {
 				}},
 			},
 			{
-				PreConfig: func() {
-					c := provision.New(e.Cfg, provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
-					_, st, err := c.Lookup(e.Ctx, name)
-					if err != nil {
-						t.Fatalf("finding the pipeline: %v", err)
-					}
-					if _, err := c.Delete(e.Ctx, st); err != nil {
-						t.Fatalf("deleting the pipeline out of band: %v", err)
-					}
-				},
-				Config: config,
+				PreConfig: func() { deletePipeline(t, e, name) },
+				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
 				}},
@@ -644,6 +647,37 @@ func TestAccPipeline_drift(t *testing.T) {
 			},
 		},
 	})
+}
+
+// deleteMapping deletes an event source mapping out of band and waits
+// until it is gone.
+func deleteMapping(t *testing.T, e *accEnv, lc *lambda.Client, uuid string) {
+	t.Helper()
+	if _, err := lc.DeleteEventSourceMapping(e.Ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(uuid)}); err != nil {
+		t.Fatalf("deleting the mapping out of band: %v", err)
+	}
+	if err := acctest.Wait(e.Ctx, "the mapping gone", func() error {
+		_, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
+		if err == nil {
+			return fmt.Errorf("still there")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deletePipeline deletes every component of a pipeline out of band.
+func deletePipeline(t *testing.T, e *accEnv, name string) {
+	t.Helper()
+	c := provision.New(e.Cfg, provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
+	_, st, err := c.Lookup(e.Ctx, name)
+	if err != nil {
+		t.Fatalf("finding the pipeline: %v", err)
+	}
+	if _, err := c.Delete(e.Ctx, st); err != nil {
+		t.Fatalf("deleting the pipeline out of band: %v", err)
+	}
 }
 
 // words turns a message into a pattern that tolerates Terraform's line
@@ -660,85 +694,8 @@ func words(msg string) *regexp.Regexp {
 // message naming the attribute and the fix.
 func TestAccPipeline_invalid(t *testing.T) {
 	e := newAccEnv(t)
-	cases := []struct {
-		name, body, want string
-	}{
-		{"bad name!", ``, `name "bad name!" has characters that Lambda and IAM names do not allow: use letters, digits`},
-		{strings.Repeat("n", 60), ``, `name is 60 characters long: use at most 53 characters`},
-		{"p", `relay { batch_size = 0 }`, `Attribute relay.batch_size value must be between 1 and 10000, got: 0`},
-		{"p", `relay { batching_window_seconds = 301 }`, `Attribute relay.batching_window_seconds value must be between 0 and 300, got: 301`},
-		{"p", `relay { parallelization_factor = 11 }`, `Attribute relay.parallelization_factor value must be between 1 and 10, got: 11`},
-		{"p", `relay { maximum_retry_attempts = -2 }`, `Attribute relay.maximum_retry_attempts value must be between -1 and 10000, got: -2`},
-		{"p", `relay { maximum_record_age_seconds = 30 }`, `value must be between 60 and 604800, got: 30`},
-		{"p", `relay { memory_size = 64 }`, `Attribute relay.memory_size value must be between 128 and 10240, got: 64`},
-		{"p", `relay { timeout = 901 }`, `Attribute relay.timeout value must be between 1 and 900, got: 901`},
-		{"p", `relay { architecture = "sparc" }`, `Attribute relay.architecture value must be one of: ["arm64" "x86_64"], got: "sparc"`},
-		{"p", `relay { log_retention_days = 2 }`, `Attribute relay.log_retention_days value must be one of: ["1" "3" "5" "7" "14"`},
-		{"p", `published { action = "archive" }`, `Attribute published.action value must be one of: ["mark" "delete"], got: "archive"`},
-		{"p", `published { ttl_days = -1 }`, `Attribute published.ttl_days value must be at least 0, got: -1`},
-		{"p", `pending_index { shards = 300 }`, `Attribute pending_index.shards value must be between 1 and 256, got: 300`},
-		{"p", `reconciler { schedule_expression = "every 5 minutes" }`, `reconciler.schedule_expression "every 5 minutes" is neither a rate, a cron nor an at expression: use "rate(5 minutes)"`},
-		{"p", `reconciler { schedule_expression = "rate(1 minute)" }`, `reconciler.schedule_expression is "rate(1 minute)", every 60 seconds, shorter than the reconciler's timeout (300 seconds): a run could start before the previous one ends: use an interval of at least the timeout, such as "rate(5 minutes)", or lower the reconciler's timeout to at most 60 seconds`},
-		{"p", `reconciler { min_age_seconds = 0 }`, `Attribute reconciler.min_age_seconds value must be at least 1, got: 0`},
-		{"p", `reconciler { min_age_seconds = -5 }`, `Attribute reconciler.min_age_seconds value must be at least 1, got: -5`},
-		{"p", `table { name = "" }`, `table.name is empty: remove it to use the default, or set a value`},
-		{"p", `pending_index { shards = 0 }`, `Attribute pending_index.shards value must be between 1 and 256, got: 0`},
-		{"p", `dead_letter { message_retention_seconds = 30 }`, `Attribute dead_letter.message_retention_seconds value must be between 60 and 1209600, got: 30`},
-		{"p", `relay { tracing_mode = "On" }`, `Attribute relay.tracing_mode value must be one of: ["PassThrough" "Active"], got: "On"`},
-		{"p", `relay {
-    logging { application_log_level = "DEBUG" }
-  }`, `relay.logging.application_log_level is set with the Text log format: set the log format to "JSON"`},
-		{"p", `relay {
-    vpc_config { subnet_ids = ["subnet-0a1"] }
-  }`, `relay.vpc_config.subnet_ids has 1 subnets and 0 security groups: set both subnet_ids and security_group_ids, or neither`},
-		{"p", `iam { path = "outbox" }`, `iam.path is "outbox": use a path that begins and ends with "/"`},
-		{"p", `iam { permissions_boundary = "boundary" }`, `iam.permissions_boundary is "boundary": use the ARN of a managed policy`},
-		{"p", `reconciler { schedule_timezone = "Mars/Olympus" }`, `reconciler.schedule_timezone is "Mars/Olympus": use an IANA time zone`},
-		{"p", `reconciler { flexible_time_window_minutes = 1441 }`, `Attribute reconciler.flexible_time_window_minutes value must be between 0 and 1440, got: 1441`},
-		{"p", `table {
-    existing    = true
-    name        = "app"
-    kms_key_arn = "arn:aws:kms:us-east-1:123456789012:key/abc"
-  }`, `table.kms_key_arn is set for an adopted table: remove it`},
-		{"p", `target {
-    event_bus = "orders"
-    topic_arn = "arn:aws:sns:us-east-1:123456789012:orders"
-  }`, `Attribute "target.topic_arn" cannot be specified when "target.event_bus" is specified`},
-		{"p", `target { topic_arn = "arn:aws:sns:us-east-1:123456789012:orders.fifo" }`, `target.topic_arn is a FIFO topic: use a standard topic`},
-		{"p", `target { topic_arn = "orders" }`, `target.topic_arn is "orders": use an ARN such as`},
-		{"p", `target { event_bus = "bad bus" }`, `target.event_bus is "bad bus": use a bus name such as "default" or an event bus ARN`},
-		{"p", `table { existing = true }`, `table.name is required with table.existing = true: name the existing table to adopt`},
-		{"p", `table {
-    partition_key = "id"
-    sort_key      = "id"
-  }`, `table.sort_key equals table.partition_key: use two different key attribute names`},
-		{"p", `table { sort_key_prefix = " " }`, `table.sort_key_prefix is blank`},
-		{"p", `tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
-		{"p", `alarms { relay_errors_threshold = 0 }`, `Attribute alarms.relay_errors_threshold value must be at least 1, got: 0`},
-		{"p", `alarms { sns_topic_arn = "alerts" }`, `alarms.sns_topic_arn is "alerts": use an SNS topic ARN such as`},
-		{"p", `alarms { iterator_age_threshold_seconds = 90000 }`, `Attribute alarms.iterator_age_threshold_seconds value must be between 1 and 86400, got: 90000`},
-		{"p", `alarms { treat_missing_data = "ok" }`, `Attribute alarms.treat_missing_data value must be one of: ["breaching" "notBreaching" "ignore" "missing"], got: "ok"`},
-		{"p", `alarms { oldest_pending_age_threshold_seconds = 120 }`, `alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`},
-		{"p", `relay { timeout = 1.5 }`, `relay.timeout is 1.5: it must be a whole number, such as 1 or 2`},
-		{"p", `relay { reserved_concurrency = 0 }`, `Attribute relay.reserved_concurrency value must be at least 1, got: 0`},
-		{"p", `reconciler { schedule_expression = "rate(1 minutes)" }`, `reconciler.schedule_expression "rate(1 minutes)" has a plural unit for a value of 1: write "rate(1 minute)"`},
-		{"p", `reconciler { schedule_expression = "rate(10 minute)" }`, `reconciler.schedule_expression "rate(10 minute)" has a singular unit for a value other than 1: write "rate(10 minutes)"`},
-		{"p", `reconciler { schedule_expression = "cron(0 * * * *)" }`, `reconciler.schedule_expression "cron(0 * * * *)" has 5 fields: use the six fields`},
-		{"p", `reconciler { schedule_expression = "cron(0 25 * * ? *)" }`, `reconciler.schedule_expression "cron(0 25 * * ? *)" has "25" in the hours field: use 0 to 23`},
-		{"p", `table { ttl_attribute = "PK" }`, `table.ttl_attribute "PK" is a key attribute of the table: use an attribute that is not a key`},
-		// Every invalid value is reported at once: both of these.
-		{"p", `relay {
-    batch_size  = 0
-    memory_size = 64
-  }`, `relay.batch_size value must be between 1 and 10000`},
-		{"p", `relay {
-    batch_size  = 0
-    memory_size = 64
-  }`, `relay.memory_size value must be between 128 and 10240`},
-		{"p", `alarms { evaluation_periods = 2000 }`, `alarms.evaluation_periods is 2000: use 1 to 1440 one-minute periods`},
-	}
 	var steps []resource.TestStep
-	for _, c := range cases {
+	for _, c := range invalidPipelines {
 		steps = append(steps, resource.TestStep{
 			Config:      e.PipelineConfig(c.name, "  "+c.body),
 			PlanOnly:    true,
@@ -749,6 +706,86 @@ func TestAccPipeline_invalid(t *testing.T) {
 		ProtoV6ProviderFactories: e.factories(),
 		Steps:                    steps,
 	})
+}
+
+// invalidPipelines are the configurations of TestAccPipeline_invalid: a
+// name, a body, and the message expected at plan.
+var invalidPipelines = []struct {
+	name, body, want string
+}{
+	{"bad name!", ``, `name "bad name!" has characters that Lambda and IAM names do not allow: use letters, digits`},
+	{strings.Repeat("n", 60), ``, `name is 60 characters long: use at most 53 characters`},
+	{"p", `relay = { batch_size = 0 }`, `Attribute relay.batch_size value must be between 1 and 10000, got: 0`},
+	{"p", `relay = { batching_window_seconds = 301 }`, `Attribute relay.batching_window_seconds value must be between 0 and 300, got: 301`},
+	{"p", `relay = { parallelization_factor = 11 }`, `Attribute relay.parallelization_factor value must be between 1 and 10, got: 11`},
+	{"p", `relay = { maximum_retry_attempts = -2 }`, `Attribute relay.maximum_retry_attempts value must be between -1 and 10000, got: -2`},
+	{"p", `relay = { maximum_record_age_seconds = 30 }`, `value must be between 60 and 604800, got: 30`},
+	{"p", `relay = { memory_size = 64 }`, `Attribute relay.memory_size value must be between 128 and 10240, got: 64`},
+	{"p", `relay = { timeout = 901 }`, `Attribute relay.timeout value must be between 1 and 900, got: 901`},
+	{"p", `relay = { architecture = "sparc" }`, `Attribute relay.architecture value must be one of: ["arm64" "x86_64"], got: "sparc"`},
+	{"p", `relay = { log_retention_days = 2 }`, `Attribute relay.log_retention_days value must be one of: ["1" "3" "5" "7" "14"`},
+	{"p", `published = { action = "archive" }`, `Attribute published.action value must be one of: ["mark" "delete"], got: "archive"`},
+	{"p", `published = { ttl_days = -1 }`, `Attribute published.ttl_days value must be at least 0, got: -1`},
+	{"p", `pending_index = { shards = 300 }`, `Attribute pending_index.shards value must be between 1 and 256, got: 300`},
+	{"p", `reconciler = { schedule_expression = "every 5 minutes" }`, `reconciler.schedule_expression "every 5 minutes" is neither a rate, a cron nor an at expression: use "rate(5 minutes)"`},
+	{"p", `reconciler = { schedule_expression = "rate(1 minute)" }`, `reconciler.schedule_expression is "rate(1 minute)", every 60 seconds, shorter than the reconciler's timeout (300 seconds): a run could start before the previous one ends: use an interval of at least the timeout, such as "rate(5 minutes)", or lower the reconciler's timeout to at most 60 seconds`},
+	{"p", `reconciler = { min_age_seconds = 0 }`, `Attribute reconciler.min_age_seconds value must be at least 1, got: 0`},
+	{"p", `reconciler = { min_age_seconds = -5 }`, `Attribute reconciler.min_age_seconds value must be at least 1, got: -5`},
+	{"p", `table = { name = "" }`, `table.name is empty: remove it to use the default, or set a value`},
+	{"p", `pending_index = { shards = 0 }`, `Attribute pending_index.shards value must be between 1 and 256, got: 0`},
+	{"p", `dead_letter = { message_retention_seconds = 30 }`, `Attribute dead_letter.message_retention_seconds value must be between 60 and 1209600, got: 30`},
+	{"p", `relay = { tracing_mode = "On" }`, `Attribute relay.tracing_mode value must be one of: ["PassThrough" "Active"], got: "On"`},
+	{"p", `relay = {
+    logging = { application_log_level = "DEBUG" }
+  }`, `relay.logging.application_log_level is set with the Text log format: set the log format to "JSON"`},
+	{"p", `relay = {
+    vpc_config = { subnet_ids = ["subnet-0a1"] }
+  }`, `relay.vpc_config.subnet_ids has 1 subnets and 0 security groups: set both subnet_ids and security_group_ids, or neither`},
+	{"p", `iam = { path = "outbox" }`, `iam.path is "outbox": use a path that begins and ends with "/"`},
+	{"p", `iam = { permissions_boundary = "boundary" }`, `iam.permissions_boundary is "boundary": use the ARN of a managed policy`},
+	{"p", `reconciler = { schedule_timezone = "Mars/Olympus" }`, `reconciler.schedule_timezone is "Mars/Olympus": use an IANA time zone`},
+	{"p", `reconciler = { flexible_time_window_minutes = 1441 }`, `Attribute reconciler.flexible_time_window_minutes value must be between 0 and 1440, got: 1441`},
+	{"p", `table = {
+    existing    = true
+    name        = "app"
+    kms_key_arn = "arn:aws:kms:us-east-1:123456789012:key/abc"
+  }`, `table.kms_key_arn is set for an adopted table: remove it`},
+	{"p", `target = {
+    event_bus = "orders"
+    topic_arn = "arn:aws:sns:us-east-1:123456789012:orders"
+  }`, `Attribute "target.topic_arn" cannot be specified when "target.event_bus" is specified`},
+	{"p", `target = { topic_arn = "arn:aws:sns:us-east-1:123456789012:orders.fifo" }`, `target.topic_arn is a FIFO topic: use a standard topic`},
+	{"p", `target = { topic_arn = "orders" }`, `target.topic_arn is "orders": use an ARN such as`},
+	{"p", `target = { event_bus = "bad bus" }`, `target.event_bus is "bad bus": use a bus name such as "default" or an event bus ARN`},
+	{"p", `table = { existing = true }`, `table.name is required with table.existing = true: name the existing table to adopt`},
+	{"p", `table = {
+    partition_key = "id"
+    sort_key      = "id"
+  }`, `table.sort_key equals table.partition_key: use two different key attribute names`},
+	{"p", `table = { sort_key_prefix = " " }`, `table.sort_key_prefix is blank`},
+	{"p", `tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
+	{"p", `alarms = { relay_errors_threshold = 0 }`, `Attribute alarms.relay_errors_threshold value must be at least 1, got: 0`},
+	{"p", `alarms = { sns_topic_arn = "alerts" }`, `alarms.sns_topic_arn is "alerts": use an SNS topic ARN such as`},
+	{"p", `alarms = { iterator_age_threshold_seconds = 90000 }`, `Attribute alarms.iterator_age_threshold_seconds value must be between 1 and 86400, got: 90000`},
+	{"p", `alarms = { treat_missing_data = "ok" }`, `Attribute alarms.treat_missing_data value must be one of: ["breaching" "notBreaching" "ignore" "missing"], got: "ok"`},
+	{"p", `alarms = { oldest_pending_age_threshold_seconds = 120 }`, `alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`},
+	{"p", `relay = { timeout = 1.5 }`, `relay.timeout is 1.5: it must be a whole number, such as 1 or 2`},
+	{"p", `relay = { reserved_concurrency = 0 }`, `Attribute relay.reserved_concurrency value must be at least 1, got: 0`},
+	{"p", `reconciler = { schedule_expression = "rate(1 minutes)" }`, `reconciler.schedule_expression "rate(1 minutes)" has a plural unit for a value of 1: write "rate(1 minute)"`},
+	{"p", `reconciler = { schedule_expression = "rate(10 minute)" }`, `reconciler.schedule_expression "rate(10 minute)" has a singular unit for a value other than 1: write "rate(10 minutes)"`},
+	{"p", `reconciler = { schedule_expression = "cron(0 * * * *)" }`, `reconciler.schedule_expression "cron(0 * * * *)" has 5 fields: use the six fields`},
+	{"p", `reconciler = { schedule_expression = "cron(0 25 * * ? *)" }`, `reconciler.schedule_expression "cron(0 25 * * ? *)" has "25" in the hours field: use 0 to 23`},
+	{"p", `table = { ttl_attribute = "PK" }`, `table.ttl_attribute "PK" is a key attribute of the table: use an attribute that is not a key`},
+	// Every invalid value is reported at once: both of these.
+	{"p", `relay = {
+    batch_size  = 0
+    memory_size = 64
+  }`, `relay.batch_size value must be between 1 and 10000`},
+	{"p", `relay = {
+    batch_size  = 0
+    memory_size = 64
+  }`, `relay.memory_size value must be between 128 and 10240`},
+	{"p", `alarms = { evaluation_periods = 2000 }`, `alarms.evaluation_periods is 2000: use 1 to 1440 one-minute periods`},
 }
 
 // A check that compares two settings waits for apply when one of them is
@@ -763,11 +800,11 @@ resource "terraform_data" "timeout" {
 
 resource "outbox_pipeline" "test" {
   name = "p"
-  reconciler {
+  reconciler = {
     schedule_expression = "rate(1 minute)"
     timeout             = terraform_data.timeout.output
   }
-  alarms {
+  alarms = {
     oldest_pending_age_threshold_seconds = 120
   }
 }
@@ -775,7 +812,7 @@ resource "outbox_pipeline" "test" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		Steps: []resource.TestStep{{
-			Config:             strings.Replace(config, "  alarms {\n    oldest_pending_age_threshold_seconds = 120\n  }\n", "", 1),
+			Config:             strings.Replace(config, "  alarms = {\n    oldest_pending_age_threshold_seconds = 120\n  }\n", "", 1),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}, {
@@ -783,6 +820,55 @@ resource "outbox_pipeline" "test" {
 			Config:      strings.Replace(config, "terraform_data.timeout.output", "50", 1),
 			PlanOnly:    true,
 			ExpectError: words(`alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`),
+		}},
+	})
+}
+
+// TestAccPipeline_unknownObjectAtPlan: whole objects known only at apply
+// (table = terraform_data.x.output) plan unknown, with what follows from
+// them; the other objects plan their defaults; checks against an unknown
+// object (the alarms' threshold against the reconciler's min age) wait for
+// apply, which applies the values.
+func TestAccPipeline_unknownObjectAtPlan(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.Name("unk")
+	config := e.ProviderConfig() + fmt.Sprintf(`
+resource "terraform_data" "table" {
+  input = { sort_key_prefix = "EVT#" }
+}
+
+resource "terraform_data" "reconciler" {
+  input = { min_age_seconds = 60, schedule_expression = "rate(10 minutes)" }
+}
+
+resource "outbox_pipeline" "test" {
+  name       = %q
+  table      = terraform_data.table.output
+  reconciler = terraform_data.reconciler.output
+  relay      = { architecture = "x86_64" }
+  alarms = {
+    oldest_pending_age_threshold_seconds = 120
+  }
+}
+`, name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("table")),
+				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("reconciler")),
+				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("writer").AtMapKey("sort_key_prefix")),
+				plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay").AtMapKey("batch_size"), knownvalue.Int64Exact(provision.DefaultBatchSize)),
+				plancheck.ExpectKnownValue(accResource, tfjsonpath.New("published").AtMapKey("ttl_days"), knownvalue.Int64Exact(30)),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("sort_key_prefix"), knownvalue.StringExact("EVT#")),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("partition_key"), knownvalue.StringExact("PK")),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler").AtMapKey("min_age_seconds"), knownvalue.Int64Exact(60)),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler").AtMapKey("timeout"), knownvalue.Int64Exact(provision.DefaultReconcilerTimeout)),
+				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("writer").AtMapKey("sort_key_prefix"), knownvalue.StringExact("EVT#")),
+			},
 		}},
 	})
 }

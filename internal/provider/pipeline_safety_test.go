@@ -60,21 +60,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	e.CreateAppTable(orders, "")
 	before := e.Inventory()
 	table := outbox.Table{Name: name + "-outbox"}
-	pending := func(*terraform.State) error {
-		if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
-			return err
-		}
-		records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
-		if err != nil {
-			return err
-		}
-		return e.WaitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
-			if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) {
-				return fmt.Errorf("is %v; want it PENDING", item)
-			}
-			return nil
-		})
-	}
+	pending := e.pendingOrders(table, orders)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.CheckDestroy(name, before),
@@ -89,7 +75,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 			{
 				// A replacement deletes the table: refused.
 				Config: e.PipelineConfig(name, fastRelay+`
-  table {
+  table = {
     partition_key = "pk"
   }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -103,7 +89,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*force_destroy\s+=\s+true`),
 			},
 			{
-				// Nothing was acctest.Deleted: the pipeline is as it was.
+				// Nothing was deleted: the pipeline is as it was.
 				Config: e.PipelineConfig(name, fastRelay),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
@@ -112,7 +98,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 			{
 				Config: e.PipelineConfig(name, fastRelay+`
   force_destroy = true
-  table {
+  table = {
     deletion_protection    = false
     point_in_time_recovery = false
   }`),
@@ -134,6 +120,26 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	})
 }
 
+// pendingOrders writes three orders while the bus fails (an injected
+// fault), and waits until their events are pending.
+func (e *accEnv) pendingOrders(table outbox.Table, orders string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+			return err
+		}
+		records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
+		if err != nil {
+			return err
+		}
+		return e.WaitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
+			if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) {
+				return fmt.Errorf("is %v; want it PENDING", item)
+			}
+			return nil
+		})
+	}
+}
+
 // TestAccPipeline_pendingIndexInPlace: a pipeline without the pending
 // index delivers; enabling the index, renaming it and disabling it again
 // are updates in place that keep delivering.
@@ -150,10 +156,10 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 	table := outbox.Table{Name: name + "-outbox"}
 	config := func(index string) string {
 		return e.PipelineConfig(name, fastRelay+`
-  published {
+  published = {
     action = "delete"
   }
-  pending_index {
+  pending_index = {
 `+index+`
   }`)
 	}
@@ -163,7 +169,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
-				Config:      e.PipelineConfig(name, fastRelay+"\n  pending_index {\n    enabled = false\n  }"),
+				Config:      e.PipelineConfig(name, fastRelay+"\n  pending_index = {\n    enabled = false\n  }"),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`pending_index.enabled is off with the published action\s+"mark"`),
 			},
@@ -213,7 +219,7 @@ func TestAccPipeline_missingTarget(t *testing.T) {
 		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{{
 			Config: e.PipelineConfig(name, fastRelay+`
-  target {
+  target = {
     event_bus = "no-such-bus"
   }`),
 			ExpectError: regexp.MustCompile(`event\s+bus\s+\(no-such-bus\):\s+it\s+does\s+not\s+exist\s+in\s+us-east-1:\s+create\s+it\s+first`),
@@ -236,7 +242,7 @@ func TestAccPipeline_driftDoesNotCascade(t *testing.T) {
 	}
 	table := outbox.Table{Name: name + "-outbox"}
 	config := e.PipelineConfig(name, fastRelay+`
-  table {
+  table = {
     deletion_protection = false
   }`) + `
 resource "terraform_data" "dependent" {
@@ -325,55 +331,10 @@ func TestAccPipeline_controls(t *testing.T) {
 	before := e.Inventory()
 	key := "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 	controlled := func(boundary string) string {
-		return e.PipelineConfig(name, fmt.Sprintf(`
-  iam {
-    permissions_boundary = %q
-    path                 = "/outbox/"
-  }
-  table {
-    kms_key_arn = %q
-  }
-  relay {
-    architecture = "x86_64"
-    batch_size   = 10
-    tracing_mode = "Active"
-    kms_key_arn  = %q
-    logging {
-      log_format            = "JSON"
-      application_log_level = "DEBUG"
-      system_log_level      = "WARN"
-    }
-    vpc_config {
-      subnet_ids         = ["subnet-0a1", "subnet-0b2"]
-      security_group_ids = ["sg-0c3"]
-    }
-  }
-  reconciler {
-    schedule_expression          = "cron(0/5 * * * ? *)"
-    schedule_timezone            = "Europe/Paris"
-    flexible_time_window_minutes = 5
-    schedule_group               = %q
-  }`, boundary, key, key, e.Name("ops")))
+		return e.PipelineConfig(name, controlsBody(boundary, key, e.Name("ops")))
 	}
-	lc := lambda.NewFromConfig(e.Cfg)
 	checkFunction := func(tracing, format string, subnets int) resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			for _, fn := range []string{name + "-relay", name + "-reconciler"} {
-				out, err := lc.GetFunction(e.Ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)})
-				if err != nil {
-					return err
-				}
-				c := out.Configuration
-				n := 0
-				if c.VpcConfig != nil {
-					n = len(c.VpcConfig.SubnetIds)
-				}
-				if string(c.TracingConfig.Mode) != tracing || string(c.LoggingConfig.LogFormat) != format || n != subnets {
-					return fmt.Errorf("%s: tracing %s, log format %s, %d subnets; want %s, %s, %d", fn, c.TracingConfig.Mode, c.LoggingConfig.LogFormat, n, tracing, format, subnets)
-				}
-			}
-			return nil
-		}
+		return e.checkControls(name, tracing, format, subnets)
 	}
 	table := outbox.Table{Name: name + "-outbox"}
 	resource.Test(t, resource.TestCase{
@@ -395,7 +356,7 @@ func TestAccPipeline_controls(t *testing.T) {
 			},
 			{
 				Config: e.PipelineConfig(name, `
-  relay {
+  relay = {
     architecture = "x86_64"
     batch_size   = 10
   }`),
@@ -407,4 +368,60 @@ func TestAccPipeline_controls(t *testing.T) {
 			},
 		},
 	})
+}
+
+// controlsBody sets every control of TestAccPipeline_controls.
+func controlsBody(boundary, key, group string) string {
+	return fmt.Sprintf(`
+  iam = {
+    permissions_boundary = %q
+    path                 = "/outbox/"
+  }
+  table = {
+    kms_key_arn = %q
+  }
+  relay = {
+    architecture = "x86_64"
+    batch_size   = 10
+    tracing_mode = "Active"
+    kms_key_arn  = %q
+    logging = {
+      log_format            = "JSON"
+      application_log_level = "DEBUG"
+      system_log_level      = "WARN"
+    }
+    vpc_config = {
+      subnet_ids         = ["subnet-0a1", "subnet-0b2"]
+      security_group_ids = ["sg-0c3"]
+    }
+  }
+  reconciler = {
+    schedule_expression          = "cron(0/5 * * * ? *)"
+    schedule_timezone            = "Europe/Paris"
+    flexible_time_window_minutes = 5
+    schedule_group               = %q
+  }`, boundary, key, key, group)
+}
+
+// checkControls checks both functions' tracing mode, log format and number
+// of subnets.
+func (e *accEnv) checkControls(name, tracing, format string, subnets int) resource.TestCheckFunc {
+	lc := lambda.NewFromConfig(e.Cfg)
+	return func(*terraform.State) error {
+		for _, fn := range []string{name + "-relay", name + "-reconciler"} {
+			out, err := lc.GetFunction(e.Ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)})
+			if err != nil {
+				return err
+			}
+			c := out.Configuration
+			n := 0
+			if c.VpcConfig != nil {
+				n = len(c.VpcConfig.SubnetIds)
+			}
+			if string(c.TracingConfig.Mode) != tracing || string(c.LoggingConfig.LogFormat) != format || n != subnets {
+				return fmt.Errorf("%s: tracing %s, log format %s, %d subnets; want %s, %s, %d", fn, c.TracingConfig.Mode, c.LoggingConfig.LogFormat, n, tracing, format, subnets)
+			}
+		}
+		return nil
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -119,4 +120,11 @@ func computedStringAttr(desc string) schema.StringAttribute {
 // reason.
 func withWaitLog(ctx context.Context) context.Context {
 	return awsops.WithNotifier(ctx, func(ctx context.Context, msg string) { tflog.Info(ctx, msg) })
+}
+
+// nullTimeouts is an unset timeouts block, as an import records it.
+func nullTimeouts() timeouts.Value {
+	return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
+	})}
 }

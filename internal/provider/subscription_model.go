@@ -11,9 +11,9 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-// SubscriptionResourceModel is the outbox_subscription resource. Blocks are
-// pointers: an absent block is nil and means the defaults of every setting
-// in it.
+// SubscriptionResourceModel is the outbox_subscription resource. Objects
+// are pointers: nil (in a configuration that omits one) means the defaults
+// of every setting in it; plans and states hold them whole.
 type SubscriptionResourceModel struct {
 	ID           types.String `tfsdk:"id"`
 	Name         types.String `tfsdk:"name"`
@@ -58,7 +58,7 @@ func (m *SubscriptionResourceModel) planRepairs(d awsops.Drift) {
 	}
 }
 
-// SubscriptionQueueModel is the queue block of outbox_subscription.
+// SubscriptionQueueModel is the queue object of outbox_subscription.
 type SubscriptionQueueModel struct {
 	VisibilityTimeoutSeconds types.Int64  `tfsdk:"visibility_timeout_seconds"`
 	MessageRetentionSeconds  types.Int64  `tfsdk:"message_retention_seconds"`
@@ -67,7 +67,7 @@ type SubscriptionQueueModel struct {
 	KMSMasterKeyID           types.String `tfsdk:"kms_master_key_id"`
 }
 
-// SubscriptionDeadLetterModel is the dead_letter block of
+// SubscriptionDeadLetterModel is the dead_letter object of
 // outbox_subscription.
 type SubscriptionDeadLetterModel struct {
 	MessageRetentionSeconds types.Int64 `tfsdk:"message_retention_seconds"`

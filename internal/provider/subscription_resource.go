@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -128,39 +127,39 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"queue_arn":             computedStringAttr("ARN of the consumer's queue, for its IAM policy or an event source mapping."),
 			"dead_letter_queue_url": computedStringAttr("URL of the dead-letter queue (`<name>-dlq`)."),
 			"dead_letter_queue_arn": computedStringAttr("ARN of the dead-letter queue."),
+			"queue":                 subscriptionQueueAttribute(),
+			"dead_letter":           subscriptionDeadLetterAttribute(),
 		},
-		Blocks: subscriptionBlocks(ctx),
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
 	}
 }
 
-// subscriptionBlocks are the blocks of outbox_subscription.
-func subscriptionBlocks(ctx context.Context) map[string]schema.Block {
-	return map[string]schema.Block{
-		"queue": schema.SingleNestedBlock{
-			MarkdownDescription: "The consumer's queue.",
-			Attributes: map[string]schema.Attribute{
-				"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
-					subscription.DefaultVisibilityTimeoutSeconds),
-				"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
-				"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
-				"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
-					subscription.DefaultMaxReceiveCount),
-				"kms_master_key_id": schema.StringAttribute{
-					Optional: true,
-					MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
-						"The key's policy must let `events.amazonaws.com` call `kms:GenerateDataKey` and `kms:Decrypt`, which rules out the AWS managed key `alias/aws/sqs`.",
-				},
-			},
+// subscriptionQueueAttribute is the queue object of outbox_subscription.
+func subscriptionQueueAttribute() schema.SingleNestedAttribute {
+	return defaultedObject("The consumer's queue.", map[string]schema.Attribute{
+		"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
+			subscription.DefaultVisibilityTimeoutSeconds),
+		"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
+		"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
+		"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
+			subscription.DefaultMaxReceiveCount),
+		"kms_master_key_id": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
+				"The key's policy must let `events.amazonaws.com` call `kms:GenerateDataKey` and `kms:Decrypt`, which rules out the AWS managed key `alias/aws/sqs`.",
 		},
-		"dead_letter": schema.SingleNestedBlock{
-			MarkdownDescription: "The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.",
-			Attributes: map[string]schema.Attribute{
-				"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
-					"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
-			},
-		},
-		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
-	}
+	})
+}
+
+// subscriptionDeadLetterAttribute is the dead_letter object of
+// outbox_subscription.
+func subscriptionDeadLetterAttribute() schema.SingleNestedAttribute {
+	return defaultedObject("The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.", map[string]schema.Attribute{
+		"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
+			"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
+	})
 }
 
 // semanticJSON keeps the prior value of a JSON string that means the same as
@@ -209,7 +208,7 @@ func (sameEventBus) PlanModifyString(_ context.Context, req planmodifier.StringR
 // fix. Values unknown until apply are checked then.
 func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m SubscriptionResourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getConfig(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -310,7 +309,8 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return // destroy
 	}
 	var plan SubscriptionResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	unknownObjects, diags := getPlan(ctx, req.Plan, &plan)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -325,13 +325,13 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 		plan.ID = plan.Name
 	}
 	if req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
 		return
 	}
 	drift, diags := loadDrift(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	plan.planRepairs(drift)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
 }
 
 func (r *SubscriptionResource) configured(diags *diag.Diagnostics) bool {
@@ -492,9 +492,6 @@ func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.Imp
 		return
 	}
 	m := subscriptionModelFromSpec(s, st, r.defaultTags())
-	m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
-		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
-	})}
 	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -184,9 +184,30 @@ resource "outbox_subscription" "cancelled" {
 `, name, fastRelay, placed, cancelled)
 }
 
+// The subscriptions of TestAccSubscription_pipeline: by detail type, and
+// by a full pattern with queue settings.
+const (
+	placedBody = `
+  sources      = ["com.example.orders"]
+  detail_types = ["OrderPlaced"]
+  tags         = { team = "billing" }`
+	cancelledBody = `
+  sources      = ["com.example.orders"]
+  detail_types = ["OrderCancelled"]`
+	cancelledPatternBody = `
+  event_pattern = jsonencode({
+    source        = ["com.example.orders"]
+    "detail-type" = ["OrderCancelled", "OrderRefunded"]
+  })
+  queue = {
+    visibility_timeout_seconds = 60
+    max_receive_count          = 3
+  }`
+)
+
 // TestAccSubscription_pipeline: two subscriptions to one pipeline, each
 // receiving exactly the events of its detail types; the pattern and queue
-// settings change in place; a rule acctest.Deleted out of band is repaired; import
+// settings change in place; a rule deleted out of band is repaired; import
 // by name gives an empty plan.
 func TestAccSubscription_pipeline(t *testing.T) {
 	e := newAccEnv(t)
@@ -198,39 +219,16 @@ func TestAccSubscription_pipeline(t *testing.T) {
 		before = e.Inventory()
 	}
 	table := outbox.Table{Name: name + "-outbox"}
-	placed := `
-  sources      = ["com.example.orders"]
-  detail_types = ["OrderPlaced"]
-  tags         = { team = "billing" }`
-	cancelled := `
-  sources      = ["com.example.orders"]
-  detail_types = ["OrderCancelled"]`
-	cancelledPattern := `
-  event_pattern = jsonencode({
-    source        = ["com.example.orders"]
-    "detail-type" = ["OrderCancelled", "OrderRefunded"]
-  })
-  queue {
-    visibility_timeout_seconds = 60
-    max_receive_count          = 3
-  }`
-	config1 := e.subscriptionsConfig(name, placed, cancelled)
-	config2 := e.subscriptionsConfig(name, placed, cancelledPattern)
+	config1 := e.subscriptionsConfig(name, placedBody, cancelledBody)
+	config2 := e.subscriptionsConfig(name, placedBody, cancelledPatternBody)
 	ruleKept := statecheck.CompareValue(compare.ValuesSame())
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.checkSubscriptionsDestroyed(before, e.CheckDestroy(name, before), name+"-placed", name+"-cancelled"),
 		Steps: []resource.TestStep{
 			{
-				Config: config1,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("id"), knownvalue.StringExact(name+"-placed")),
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`-placed$`))),
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("queue_url"), knownvalue.StringRegexp(regexp.MustCompile(`/`+name+`-placed$`))),
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("dead_letter_queue_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:`+name+`-placed-dlq$`))),
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("billing")})),
-					ruleKept.AddStateValue(accCancelled, tfjsonpath.New("rule_arn")),
-				},
+				Config:            config1,
+				ConfigStateChecks: append(placedNames(name+"-placed"), ruleKept.AddStateValue(accCancelled, tfjsonpath.New("rule_arn"))),
 				Check: resource.ComposeTestCheckFunc(
 					func(st *terraform.State) error { return e.checkSubscriptionQueues(st, accPlaced, 30, 5) },
 					e.deliverTo(table, orders, 1, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
@@ -250,18 +248,9 @@ func TestAccSubscription_pipeline(t *testing.T) {
 				),
 			},
 			{
-				// The rule acctest.Deleted out of band: the plan repairs it.
-				PreConfig: func() {
-					eb := eventbridge.NewFromConfig(e.Cfg)
-					rule := name + "-placed"
-					if _, err := eb.RemoveTargets(e.Ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), Ids: []string{subscription.TargetID}}); err != nil {
-						t.Fatalf("removing the rule's target out of band: %v", err)
-					}
-					if _, err := eb.DeleteRule(e.Ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule)}); err != nil {
-						t.Fatalf("deleting the rule out of band: %v", err)
-					}
-				},
-				Config: config2,
+				// The rule deleted out of band: the plan repairs it.
+				PreConfig: func() { deleteRule(t, e, name+"-placed") },
+				Config:    config2,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectNonEmptyPlan(),
 					plancheck.ExpectResourceAction(accPlaced, plancheck.ResourceActionUpdate),
@@ -269,12 +258,7 @@ func TestAccSubscription_pipeline(t *testing.T) {
 				}},
 				Check: e.deliverTo(table, orders, 20, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
 			},
-			{
-				Config: config2,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			{Config: config2, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 			{
 				Config:            config2,
 				ResourceName:      accCancelled,
@@ -301,6 +285,44 @@ func TestAccSubscription_pipeline(t *testing.T) {
 			},
 		},
 	})
+}
+
+// placedNames checks the id, the names in the ARNs and URLs, and the tags
+// of the subscription called name.
+func placedNames(name string) []statecheck.StateCheck {
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("id"), knownvalue.StringExact(name)),
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("queue_url"), knownvalue.StringRegexp(regexp.MustCompile(`/`+name+`$`))),
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("dead_letter_queue_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:`+name+`-dlq$`))),
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("billing")})),
+	}
+}
+
+// deleteRule deletes a subscription's rule, with its target, out of band.
+func deleteRule(t *testing.T, e *accEnv, rule string) {
+	t.Helper()
+	eb := eventbridge.NewFromConfig(e.Cfg)
+	if _, err := eb.RemoveTargets(e.Ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), Ids: []string{subscription.TargetID}}); err != nil {
+		t.Fatalf("removing the rule's target out of band: %v", err)
+	}
+	if _, err := eb.DeleteRule(e.Ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule)}); err != nil {
+		t.Fatalf("deleting the rule out of band: %v", err)
+	}
+}
+
+// deleteSubscription deletes every component of a subscription out of
+// band.
+func deleteSubscription(t *testing.T, e *accEnv, name string) {
+	t.Helper()
+	c := subscription.New(e.Cfg)
+	_, st, err := c.Lookup(e.Ctx, name)
+	if err != nil {
+		t.Fatalf("finding the subscription: %v", err)
+	}
+	if _, err := c.Delete(e.Ctx, st); err != nil {
+		t.Fatalf("deleting the subscription out of band: %v", err)
+	}
 }
 
 // checkSubscriptionQueues checks the queue's settings and its redrive to the
@@ -332,7 +354,7 @@ func (e *accEnv) checkSubscriptionQueues(st *terraform.State, res string, visibi
 // TestAccSubscription_import: a subscription on the default bus with a
 // full event pattern and default tags. A reformatted pattern is not a
 // change; import by name matches the state and plans nothing; a
-// subscription acctest.Deleted out of band is planned for creation.
+// subscription deleted out of band is planned for creation.
 func TestAccSubscription_import(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.Name("audit")
@@ -348,11 +370,11 @@ resource "outbox_subscription" "test" {
   event_pattern = <<-EOT
 %s
   EOT
-  queue {
+  queue = {
     message_retention_seconds = 86400
     receive_wait_time_seconds = 20
   }
-  dead_letter {
+  dead_letter = {
     message_retention_seconds = 172800
   }
   tags = { team = "audit" }
@@ -401,17 +423,8 @@ resource "outbox_subscription" "test" {
 			{
 				// Deleted out of band entirely: removed from the state and
 				// created again (under new queue names' 60-second rule).
-				PreConfig: func() {
-					c := subscription.New(e.Cfg)
-					_, st, err := c.Lookup(e.Ctx, name)
-					if err != nil {
-						t.Fatalf("finding the subscription: %v", err)
-					}
-					if _, err := c.Delete(e.Ctx, st); err != nil {
-						t.Fatalf("deleting the subscription out of band: %v", err)
-					}
-				},
-				Config: config(pattern),
+				PreConfig: func() { deleteSubscription(t, e, name) },
+				Config:    config(pattern),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accSub, plancheck.ResourceActionCreate),
 				}},
@@ -442,22 +455,22 @@ func TestAccSubscription_invalid(t *testing.T) {
   event_bus    = "bad bus"`, `event_bus is "bad bus": use a bus name such as "default" or an event bus ARN`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { receive_wait_time_seconds = 21 }`, `queue.receive_wait_time_seconds is 21: use 0 to 20 seconds`},
+  queue = { receive_wait_time_seconds = 21 }`, `queue.receive_wait_time_seconds is 21: use 0 to 20 seconds`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { visibility_timeout_seconds = 43201 }`, `queue.visibility_timeout_seconds is 43201: use 0 to 43200 seconds`},
+  queue = { visibility_timeout_seconds = 43201 }`, `queue.visibility_timeout_seconds is 43201: use 0 to 43200 seconds`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { max_receive_count = 0 }`, `queue.max_receive_count is 0: use 1 to 1000 receives`},
+  queue = { max_receive_count = 0 }`, `queue.max_receive_count is 0: use 1 to 1000 receives`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { message_retention_seconds = 30 }`, `queue.message_retention_seconds is 30: use 60 to 1209600 seconds`},
+  queue = { message_retention_seconds = 30 }`, `queue.message_retention_seconds is 30: use 60 to 1209600 seconds`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { kms_master_key_id = "" }`, `queue.kms_master_key_id is empty: remove it to use SQS-managed encryption`},
+  queue = { kms_master_key_id = "" }`, `queue.kms_master_key_id is empty: remove it to use SQS-managed encryption`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  dead_letter { message_retention_seconds = 3600 }`, `dead_letter.message_retention_seconds is 3600: use at least the queue's message_retention_seconds (345600)`},
+  dead_letter = { message_retention_seconds = 3600 }`, `dead_letter.message_retention_seconds is 3600: use at least the queue's message_retention_seconds (345600)`},
 		{"s", `
   detail_types = ["OrderPlaced"]
   tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},

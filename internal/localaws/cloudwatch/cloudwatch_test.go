@@ -126,12 +126,20 @@ func testAlarmCRUD(t *testing.T, p protocol) {
 
 	checkAlarmTags(t, c, a.AlarmArn)
 
+	checkAlarmUpdateAndDelete(t, c, in)
+}
+
+// checkAlarmUpdateAndDelete updates alarm in's threshold, then deletes it
+// and outbox-error-rate, and deletes the alarm again.
+func checkAlarmUpdateAndDelete(t *testing.T, c *cw.Client, in *cw.PutMetricAlarmInput) {
+	t.Helper()
+	ctx := context.Background()
 	// Update keeps the alarm and changes its configuration.
 	in.Threshold = aws.Float64(10)
 	if _, err := c.PutMetricAlarm(ctx, in); err != nil {
 		t.Fatal(err)
 	}
-	out, _ = c.DescribeAlarms(ctx, &cw.DescribeAlarmsInput{AlarmNames: []string{"outbox-dlq-depth"}})
+	out, _ := c.DescribeAlarms(ctx, &cw.DescribeAlarmsInput{AlarmNames: []string{"outbox-dlq-depth"}})
 	if aws.ToFloat64(out.MetricAlarms[0].Threshold) != 10 {
 		t.Fatalf("threshold after update = %v", aws.ToFloat64(out.MetricAlarms[0].Threshold))
 	}
@@ -139,7 +147,7 @@ func testAlarmCRUD(t *testing.T, p protocol) {
 	if _, err := c.DeleteAlarms(ctx, &cw.DeleteAlarmsInput{AlarmNames: []string{"outbox-dlq-depth", "outbox-error-rate"}}); err != nil {
 		t.Fatal(err)
 	}
-	out, err = c.DescribeAlarms(ctx, &cw.DescribeAlarmsInput{})
+	out, err := c.DescribeAlarms(ctx, &cw.DescribeAlarmsInput{})
 	if err != nil || len(out.MetricAlarms) != 0 {
 		t.Fatalf("after delete = %+v, %v", out, err)
 	}

@@ -68,6 +68,11 @@ func newEnv(t testing.TB, opts ...func(*localaws.Options)) *awsEnv {
 	}
 }
 
+// quickly sets an SDK waiter's delays to poll the local stack often.
+func quickly(minDelay, maxDelay *time.Duration) {
+	*minDelay, *maxDelay = 20*time.Millisecond, 200*time.Millisecond
+}
+
 // table creates a table keyed PK/SK with a NEW_AND_OLD_IMAGES stream and
 // returns its ARN and stream ARN.
 func (e *awsEnv) table(name string) (tableArn, streamArn string) {
@@ -76,9 +81,7 @@ func (e *awsEnv) table(name string) (tableArn, streamArn string) {
 	if err != nil {
 		e.t.Fatalf("CreateTable %s: %v", name, err)
 	}
-	if err := dynamodb.NewTableExistsWaiter(e.ddb, func(o *dynamodb.TableExistsWaiterOptions) {
-		o.MinDelay, o.MaxDelay = 20*time.Millisecond, 200*time.Millisecond
-	}).Wait(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 20*time.Second); err != nil {
+	if err := dynamodb.NewTableExistsWaiter(e.ddb, func(o *dynamodb.TableExistsWaiterOptions) { quickly(&o.MinDelay, &o.MaxDelay) }).Wait(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 20*time.Second); err != nil {
 		e.t.Fatal(err)
 	}
 	return aws.ToString(out.TableDescription.TableArn), aws.ToString(out.TableDescription.LatestStreamArn)
@@ -183,9 +186,7 @@ func (e *awsEnv) function(name, roleArn, goarch, recordQueueURL string) string {
 	if err != nil {
 		e.t.Fatalf("CreateFunction %s: %v", name, err)
 	}
-	if err := lambda.NewFunctionActiveV2Waiter(e.lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 20*time.Millisecond, 200*time.Millisecond
-	}).Wait(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)}, 30*time.Second); err != nil {
+	if err := lambda.NewFunctionActiveV2Waiter(e.lam, func(o *lambda.FunctionActiveV2WaiterOptions) { quickly(&o.MinDelay, &o.MaxDelay) }).Wait(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)}, 30*time.Second); err != nil {
 		e.t.Fatal(err)
 	}
 	return aws.ToString(out.FunctionArn)

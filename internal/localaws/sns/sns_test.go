@@ -3,6 +3,7 @@ package sns_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	awssns "github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sns/types"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -225,4 +227,47 @@ func TestPublishBatch(t *testing.T) {
 	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
 		{Id: aws.String("a"), Message: aws.String(big)}, {Id: aws.String("b"), Message: aws.String(big)}}})
 	localawstest.WantError[*types.BatchRequestTooLongException](t, err, "over 256 KB")
+}
+
+func TestTopicTags(t *testing.T) {
+	t.Parallel()
+	_, c, _ := start(t)
+	ctx := context.Background()
+	arn := createTopic(t, c, "tagged").TopicArn
+	list := func() map[string]string {
+		t.Helper()
+		out, err := c.ListTagsForResource(ctx, &awssns.ListTagsForResourceInput{ResourceArn: arn})
+		if err != nil {
+			t.Fatalf("ListTagsForResource: %v", err)
+		}
+		m := map[string]string{}
+		for _, tag := range out.Tags {
+			m[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+		}
+		return m
+	}
+	if _, err := c.TagResource(ctx, &awssns.TagResourceInput{ResourceArn: arn, Tags: []types.Tag{
+		{Key: aws.String("team"), Value: aws.String("a")}, {Key: aws.String("env"), Value: aws.String("dev")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); len(got) != 2 || got["team"] != "a" || got["env"] != "dev" {
+		t.Fatalf("tags after TagResource = %v", got)
+	}
+	if _, err := c.UntagResource(ctx, &awssns.UntagResourceInput{ResourceArn: arn, TagKeys: []string{"env"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); len(got) != 1 || got["team"] != "a" {
+		t.Fatalf("tags after UntagResource = %v", got)
+	}
+	var many []types.Tag
+	for i := range 50 {
+		many = append(many, types.Tag{Key: aws.String(fmt.Sprintf("k%02d", i)), Value: aws.String("v")})
+	}
+	_, err := c.TagResource(ctx, &awssns.TagResourceInput{ResourceArn: arn, Tags: many})
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "TagLimitExceeded" {
+		t.Fatalf("51 tags: %v, want TagLimitExceeded", err)
+	}
+	_, err = c.ListTagsForResource(ctx, &awssns.ListTagsForResourceInput{ResourceArn: aws.String("arn:aws:sns:us-east-1:000000000000:none")})
+	localawstest.WantError[*types.NotFoundException](t, err, "tags of a missing topic")
 }
