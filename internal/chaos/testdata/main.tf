@@ -52,6 +52,12 @@ variable "relay_timeout" {
   default     = 30
 }
 
+variable "reconciler_timeout" {
+  description = "Reconciler function timeout, in seconds."
+  type        = number
+  default     = 60
+}
+
 variable "reconciler_min_age_seconds" {
   description = "Age a pending item reaches before the reconciler republishes it."
   type        = number
@@ -102,7 +108,7 @@ resource "outbox_pipeline" "chaos" {
   reconciler = {
     schedule_expression = "rate(1 minute)"
     min_age_seconds     = var.reconciler_min_age_seconds
-    timeout             = 60
+    timeout             = var.reconciler_timeout
   }
 }
 
