@@ -13,6 +13,32 @@ import (
 // This file holds every DynamoDB request the outbox makes on its items, so
 // that the relay, the reconciler and the tests agree on them.
 
+// update returns the conditional update of r's item.
+func (t Table) update(r Record, update, condition string, names map[string]string, values map[string]types.AttributeValue) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(t.Name),
+		Key:                       t.Key(r),
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String(condition),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}
+}
+
+// pendingKeyValues returns r's pending index keys (:shard and :since, for
+// #shard and #since): its shard, and pending since it occurred.
+func (t Table) pendingKeyValues(r Record) (shard, since types.AttributeValue) {
+	return stringValue(PendingShardKey(t.ShardFor(r.EventID))), millisValue(r.OccurredAt)
+}
+
+func stringValue(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+// millisValue is a time in Unix milliseconds, as the pending index and
+// nextAttemptAt hold it.
+func millisValue(t time.Time) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(t.UnixMilli(), 10)}
+}
+
 // MarkPublished returns the update that records r as published: status,
 // publishedAt and, when ttl is positive, the expiry; the pending index keys
 // are removed so the item leaves the sparse index. It is conditioned on the
@@ -24,9 +50,9 @@ func (t Table) MarkPublished(r Record, now time.Time, ttl time.Duration) *dynamo
 		"#shard": AttrPendingShard, "#since": AttrPendingSince,
 	}
 	values := map[string]types.AttributeValue{
-		":published": &types.AttributeValueMemberS{Value: string(StatusPublished)},
-		":pending":   &types.AttributeValueMemberS{Value: string(StatusPending)},
-		":now":       &types.AttributeValueMemberS{Value: now.UTC().Format(TimeFormat)},
+		":published": stringValue(string(StatusPublished)),
+		":pending":   stringValue(string(StatusPending)),
+		":now":       stringValue(now.UTC().Format(TimeFormat)),
 	}
 	set := "SET #status = :published, #publishedAt = :now"
 	if ttl > 0 {
@@ -34,14 +60,7 @@ func (t Table) MarkPublished(r Record, now time.Time, ttl time.Duration) *dynamo
 		values[":expires"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Add(ttl).Unix(), 10)}
 		set += ", #ttl = :expires"
 	}
-	return &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(t.Name),
-		Key:                       t.Key(r),
-		UpdateExpression:          aws.String(set + " REMOVE #shard, #since"),
-		ConditionExpression:       aws.String("#status = :pending"),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
-	}
+	return t.update(r, set+" REMOVE #shard, #since", "#status = :pending", names, values)
 }
 
 // MarkFailed returns the update that records r as permanently unpublishable.
@@ -50,24 +69,21 @@ func (t Table) MarkPublished(r Record, now time.Time, ttl time.Duration) *dynamo
 // including malformed items with no valid status: those are exactly the ones
 // that must leave the pending index.
 func (t Table) MarkFailed(r Record, reason string, now time.Time) *dynamodb.UpdateItemInput {
-	return &dynamodb.UpdateItemInput{
-		TableName:           aws.String(t.Name),
-		Key:                 t.Key(r),
-		UpdateExpression:    aws.String("SET #status = :failed, #lastError = :reason, #failedAt = :now ADD #attempts :one REMOVE #shard, #since"),
-		ConditionExpression: aws.String("attribute_exists(#pk) AND NOT (#status IN (:published, :failed))"),
-		ExpressionAttributeNames: map[string]string{
+	return t.update(r,
+		"SET #status = :failed, #lastError = :reason, #failedAt = :now ADD #attempts :one REMOVE #shard, #since",
+		"attribute_exists(#pk) AND NOT (#status IN (:published, :failed))",
+		map[string]string{
 			"#pk":     t.PartitionKey,
 			"#status": AttrStatus, "#lastError": AttrLastError, "#failedAt": AttrFailedAt,
 			"#attempts": AttrAttempts, "#shard": AttrPendingShard, "#since": AttrPendingSince,
 		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":failed":    &types.AttributeValueMemberS{Value: string(StatusFailed)},
-			":published": &types.AttributeValueMemberS{Value: string(StatusPublished)},
-			":reason":    &types.AttributeValueMemberS{Value: reason},
-			":now":       &types.AttributeValueMemberS{Value: now.UTC().Format(TimeFormat)},
+		map[string]types.AttributeValue{
+			":failed":    stringValue(string(StatusFailed)),
+			":published": stringValue(string(StatusPublished)),
+			":reason":    stringValue(reason),
+			":now":       stringValue(now.UTC().Format(TimeFormat)),
 			":one":       &types.AttributeValueMemberN{Value: "1"},
-		},
-	}
+		})
 }
 
 // Delete returns the BatchWriteItem request that removes r's item.
@@ -86,8 +102,8 @@ func (t Table) PendingQuery(shard int, cutoff time.Time) *dynamodb.QueryInput {
 			"#shard": AttrPendingShard, "#since": AttrPendingSince,
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":shard":  &types.AttributeValueMemberS{Value: PendingShardKey(shard)},
-			":cutoff": &types.AttributeValueMemberN{Value: strconv.FormatInt(cutoff.UnixMilli(), 10)},
+			":shard":  stringValue(PendingShardKey(shard)),
+			":cutoff": millisValue(cutoff),
 		},
 	}
 }
@@ -110,6 +126,31 @@ func (t Table) PendingIndex() (types.GlobalSecondaryIndex, []types.AttributeDefi
 		{AttributeName: aws.String(AttrPendingSince), AttributeType: types.ScalarAttributeTypeN},
 	}
 	return index, attrs
+}
+
+// CreateTableInput returns the CreateTable request of t: its partition and
+// sort keys (strings) and, unless NoPendingIndex, the pending index, billed
+// on demand. A pipeline adds the stream the relay reads, its tags and its
+// protection settings.
+func (t Table) CreateTableInput() *dynamodb.CreateTableInput {
+	in := &dynamodb.CreateTableInput{
+		TableName: aws.String(t.Name),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(t.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(t.SortKey), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(t.PartitionKey), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(t.SortKey), KeyType: types.KeyTypeRange},
+		},
+		BillingMode: types.BillingModePayPerRequest,
+	}
+	if !t.NoPendingIndex {
+		index, attrs := t.PendingIndex()
+		in.AttributeDefinitions = append(in.AttributeDefinitions, attrs...)
+		in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{index}
+	}
+	return in
 }
 
 // StreamFilterPattern returns the event source mapping filter that lets only
@@ -142,21 +183,17 @@ func (t Table) StreamFilterPattern() string {
 // attempts and lastError stay as history. It applies only to FAILED items.
 // r needs only the key, EventID and OccurredAt.
 func (t Table) Requeue(r Record) *dynamodb.UpdateItemInput {
-	return &dynamodb.UpdateItemInput{
-		TableName:           aws.String(t.Name),
-		Key:                 t.Key(r),
-		UpdateExpression:    aws.String("SET #status = :pending, #shard = :shard, #since = :since REMOVE #next"),
-		ConditionExpression: aws.String("#status = :failed"),
-		ExpressionAttributeNames: map[string]string{
+	shard, since := t.pendingKeyValues(r)
+	return t.update(r, "SET #status = :pending, #shard = :shard, #since = :since REMOVE #next", "#status = :failed",
+		map[string]string{
 			"#status": AttrStatus, "#shard": AttrPendingShard, "#since": AttrPendingSince, "#next": AttrNextAttemptAt,
 		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
-			":failed":  &types.AttributeValueMemberS{Value: string(StatusFailed)},
-			":shard":   &types.AttributeValueMemberS{Value: PendingShardKey(t.ShardFor(r.EventID))},
-			":since":   &types.AttributeValueMemberN{Value: strconv.FormatInt(r.OccurredAt.UnixMilli(), 10)},
-		},
-	}
+		map[string]types.AttributeValue{
+			":pending": stringValue(string(StatusPending)),
+			":failed":  stringValue(string(StatusFailed)),
+			":shard":   shard,
+			":since":   since,
+		})
 }
 
 // MaxBatchGet is the number of keys one BatchGetItem accepts.
@@ -193,29 +230,23 @@ func (t Table) CurrentItems(records []Record) *dynamodb.BatchGetItemInput {
 // rewritten), so that a held item whose holder dies is found by the
 // reconciler once the hold ends.
 func (t Table) Hold(r Record, now, until time.Time) *dynamodb.UpdateItemInput {
-	in := &dynamodb.UpdateItemInput{
-		TableName:           aws.String(t.Name),
-		Key:                 t.Key(r),
-		UpdateExpression:    aws.String("SET #next = :until ADD #attempts :one"),
-		ConditionExpression: aws.String("#status = :pending AND (attribute_not_exists(#next) OR #next <= :now)"),
-		ExpressionAttributeNames: map[string]string{
+	in := t.update(r, "SET #next = :until ADD #attempts :one", "#status = :pending AND (attribute_not_exists(#next) OR #next <= :now)",
+		map[string]string{
 			"#status": AttrStatus, "#next": AttrNextAttemptAt, "#attempts": AttrAttempts,
 		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
-			":until":   &types.AttributeValueMemberN{Value: strconv.FormatInt(until.UnixMilli(), 10)},
-			":now":     &types.AttributeValueMemberN{Value: strconv.FormatInt(now.UnixMilli(), 10)},
+		map[string]types.AttributeValue{
+			":pending": stringValue(string(StatusPending)),
+			":until":   millisValue(until),
+			":now":     millisValue(now),
 			":one":     &types.AttributeValueMemberN{Value: "1"},
-		},
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
+		})
+	in.ReturnValues = types.ReturnValueAllNew
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	if !t.NoPendingIndex {
 		in.UpdateExpression = aws.String("SET #next = :until, #shard = if_not_exists(#shard, :shard), #since = if_not_exists(#since, :since) ADD #attempts :one")
 		in.ExpressionAttributeNames["#shard"] = AttrPendingShard
 		in.ExpressionAttributeNames["#since"] = AttrPendingSince
-		in.ExpressionAttributeValues[":shard"] = &types.AttributeValueMemberS{Value: PendingShardKey(t.ShardFor(r.EventID))}
-		in.ExpressionAttributeValues[":since"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(r.OccurredAt.UnixMilli(), 10)}
+		in.ExpressionAttributeValues[":shard"], in.ExpressionAttributeValues[":since"] = t.pendingKeyValues(r)
 	}
 	return in
 }
@@ -226,20 +257,15 @@ func (t Table) Hold(r Record, now, until time.Time) *dynamodb.UpdateItemInput {
 // is not counted (attempts falls by one). It applies only to a pending item
 // still under that very hold, so that it never ends another relay's hold.
 func (t Table) Release(r Record, heldUntil time.Time) *dynamodb.UpdateItemInput {
-	return &dynamodb.UpdateItemInput{
-		TableName:           aws.String(t.Name),
-		Key:                 t.Key(r),
-		UpdateExpression:    aws.String("REMOVE #next ADD #attempts :minusOne"),
-		ConditionExpression: aws.String("#status = :pending AND #next = :held"),
-		ExpressionAttributeNames: map[string]string{
+	return t.update(r, "REMOVE #next ADD #attempts :minusOne", "#status = :pending AND #next = :held",
+		map[string]string{
 			"#status": AttrStatus, "#next": AttrNextAttemptAt, "#attempts": AttrAttempts,
 		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pending":  &types.AttributeValueMemberS{Value: string(StatusPending)},
-			":held":     &types.AttributeValueMemberN{Value: strconv.FormatInt(heldUntil.UnixMilli(), 10)},
+		map[string]types.AttributeValue{
+			":pending":  stringValue(string(StatusPending)),
+			":held":     millisValue(heldUntil),
 			":minusOne": &types.AttributeValueMemberN{Value: "-1"},
-		},
-	}
+		})
 }
 
 // Held reports whether r's item is held by a relay at now.
@@ -250,20 +276,16 @@ func (r Record) Held(now time.Time) bool { return r.NextAttemptAt > now.UnixMill
 // so that the reconciler finds it: for an item written by a writer that did
 // not set them, whose publishing failed.
 func (t Table) AddPendingKeys(r Record) *dynamodb.UpdateItemInput {
-	return &dynamodb.UpdateItemInput{
-		TableName:           aws.String(t.Name),
-		Key:                 t.Key(r),
-		UpdateExpression:    aws.String("SET #shard = :shard, #since = :since"),
-		ConditionExpression: aws.String("#status = :pending AND attribute_not_exists(#shard)"),
-		ExpressionAttributeNames: map[string]string{
+	shard, since := t.pendingKeyValues(r)
+	return t.update(r, "SET #shard = :shard, #since = :since", "#status = :pending AND attribute_not_exists(#shard)",
+		map[string]string{
 			"#status": AttrStatus, "#shard": AttrPendingShard, "#since": AttrPendingSince,
 		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
-			":shard":   &types.AttributeValueMemberS{Value: PendingShardKey(t.ShardFor(r.EventID))},
-			":since":   &types.AttributeValueMemberN{Value: strconv.FormatInt(r.OccurredAt.UnixMilli(), 10)},
-		},
-	}
+		map[string]types.AttributeValue{
+			":pending": stringValue(string(StatusPending)),
+			":shard":   shard,
+			":since":   since,
+		})
 }
 
 // DuePendingQuery is PendingQuery(shard, cutoff) without the items held by
@@ -272,7 +294,7 @@ func (t Table) DuePendingQuery(shard int, cutoff, now time.Time) *dynamodb.Query
 	in := t.PendingQuery(shard, cutoff)
 	in.FilterExpression = aws.String("attribute_not_exists(#next) OR #next <= :now")
 	in.ExpressionAttributeNames["#next"] = AttrNextAttemptAt
-	in.ExpressionAttributeValues[":now"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(now.UnixMilli(), 10)}
+	in.ExpressionAttributeValues[":now"] = millisValue(now)
 	return in
 }
 
@@ -289,9 +311,9 @@ func (t Table) PendingScan(segment, totalSegments int, cutoff, now time.Time) *d
 			"#status": AttrStatus, "#occurred": AttrOccurredAt, "#next": AttrNextAttemptAt,
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pending": &types.AttributeValueMemberS{Value: string(StatusPending)},
-			":cutoff":  &types.AttributeValueMemberS{Value: cutoff.UTC().Format(TimeFormat)},
-			":now":     &types.AttributeValueMemberN{Value: strconv.FormatInt(now.UnixMilli(), 10)},
+			":pending": stringValue(string(StatusPending)),
+			":cutoff":  stringValue(cutoff.UTC().Format(TimeFormat)),
+			":now":     millisValue(now),
 		},
 	}
 }

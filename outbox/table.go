@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -102,27 +103,13 @@ type Table struct {
 
 // WithDefaults returns t with every unset field set to its default.
 func (t Table) WithDefaults() Table {
-	if t.Layout == "" {
-		t.Layout = LayoutDedicated
-	}
-	if t.PartitionKey == "" {
-		t.PartitionKey = DefaultPartitionKey
-	}
-	if t.SortKey == "" {
-		t.SortKey = DefaultSortKey
-	}
-	if t.SortKeyPrefix == "" {
-		t.SortKeyPrefix = DefaultSortKeyPrefix
-	}
-	if t.TTLAttribute == "" {
-		t.TTLAttribute = DefaultTTLAttribute
-	}
-	if t.PendingIndexName == "" {
-		t.PendingIndexName = DefaultPendingIndexName
-	}
-	if t.PendingShards == 0 {
-		t.PendingShards = DefaultPendingShards
-	}
+	t.Layout = cmp.Or(t.Layout, LayoutDedicated)
+	t.PartitionKey = cmp.Or(t.PartitionKey, DefaultPartitionKey)
+	t.SortKey = cmp.Or(t.SortKey, DefaultSortKey)
+	t.SortKeyPrefix = cmp.Or(t.SortKeyPrefix, DefaultSortKeyPrefix)
+	t.TTLAttribute = cmp.Or(t.TTLAttribute, DefaultTTLAttribute)
+	t.PendingIndexName = cmp.Or(t.PendingIndexName, DefaultPendingIndexName)
+	t.PendingShards = cmp.Or(t.PendingShards, DefaultPendingShards)
 	return t
 }
 

@@ -200,6 +200,23 @@ func TestOperations(t *testing.T) {
 	}
 }
 
+func TestCreateTableInput(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
+	in := table.CreateTableInput()
+	if *in.TableName != "orders-outbox" || *in.KeySchema[0].AttributeName != "PK" || in.KeySchema[0].KeyType != types.KeyTypeHash ||
+		*in.KeySchema[1].AttributeName != "SK" || in.KeySchema[1].KeyType != types.KeyTypeRange || in.BillingMode != types.BillingModePayPerRequest {
+		t.Errorf("keys and billing = %+v", in)
+	}
+	if len(in.GlobalSecondaryIndexes) != 1 || *in.GlobalSecondaryIndexes[0].IndexName != "outbox-pending" || len(in.AttributeDefinitions) != 4 {
+		t.Errorf("pending index = %+v, attributes %+v", in.GlobalSecondaryIndexes, in.AttributeDefinitions)
+	}
+	table.NoPendingIndex = true
+	if in := table.CreateTableInput(); len(in.GlobalSecondaryIndexes) != 0 || len(in.AttributeDefinitions) != 2 {
+		t.Errorf("without pending index: %+v, attributes %+v", in.GlobalSecondaryIndexes, in.AttributeDefinitions)
+	}
+}
+
 // The example item of the package documentation, README and the record
 // contract guide must be one the Writer could have written.
 func TestDocumentedExampleIsConsistent(t *testing.T) {

@@ -9,16 +9,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsclient/awsclienttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/logging"
 )
 
 func TestSetup(t *testing.T) {
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:4566")
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	awsclienttest.Isolate(t, map[string]string{"AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": "http://127.0.0.1:4566"})
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -53,10 +49,7 @@ func TestSetup(t *testing.T) {
 // TestHandlerShape invokes the handler as the Lambda runtime does, through
 // aws-lambda-go's reflection, with payloads that need no AWS call.
 func TestHandlerShape(t *testing.T) {
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	awsclienttest.Isolate(t, map[string]string{"AWS_REGION": "us-east-1"})
 	r, err := setup(context.Background(), func(k string) string {
 		return map[string]string{"OUTBOX_TABLE_NAME": "orders"}[k]
 	}, logging.New(io.Discard, nil))

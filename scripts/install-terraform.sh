@@ -17,17 +17,9 @@ version=${1:?usage: $0 VERSION DEST}
 dest=${2:?usage: $0 VERSION DEST}
 version=${version#v}
 
-dir=$(go mod download -json "github.com/hashicorp/terraform@v${version}" |
-	sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-if [ -z "$dir" ] || [ ! -d "$dir" ]; then
-	echo "$0: downloading github.com/hashicorp/terraform@v${version} failed" >&2
-	exit 1
-fi
-
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-cp -R "$dir/." "$work/src"
-chmod -R u+w "$work/src"
+# shellcheck source=copy-go-module.sh
+. "$(dirname "$0")/copy-go-module.sh"
+copy_go_module github.com/hashicorp/terraform "$version"
 cd "$work/src"
 
 # The nested modules named by go.mod's replace directives (./internal/...),

@@ -15,17 +15,9 @@ version=${1:?usage: $0 VERSION DEST}
 dest=${2:?usage: $0 VERSION DEST}
 version=${version#v}
 
-dir=$(go mod download -json "github.com/opentofu/opentofu@v${version}" |
-	sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-if [ -z "$dir" ] || [ ! -d "$dir" ]; then
-	echo "$0: downloading github.com/opentofu/opentofu@v${version} failed" >&2
-	exit 1
-fi
-
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-cp -R "$dir/." "$work/src"
-chmod -R u+w "$work/src"
+# shellcheck source=copy-go-module.sh
+. "$(dirname "$0")/copy-go-module.sh"
+copy_go_module github.com/opentofu/opentofu "$version"
 
 mkdir -p "$(dirname "$dest")"
 echo "building OpenTofu ${version} into ${dest}"

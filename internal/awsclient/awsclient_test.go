@@ -11,19 +11,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsclient/awsclienttest"
 )
 
+// isolate gives the test an AWS environment of its own.
 func isolate(t *testing.T) {
-	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_REGION", "")
-	t.Setenv("AWS_DEFAULT_REGION", "")
-	t.Setenv("AWS_ENDPOINT_URL", "")
-	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Helper()
+	awsclienttest.Isolate(t, nil)
 }
 
 func TestPerServiceEndpointsOverrideTheGlobalOne(t *testing.T) {

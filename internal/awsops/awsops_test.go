@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/smithy-go"
 )
 
 func TestTagDiffKeepsReservedKeys(t *testing.T) {
@@ -61,5 +63,103 @@ func TestDriftAddMissingOnce(t *testing.T) {
 	d.AddChanged("target", "arn")
 	if got := d.String(); got != "queue is missing; target changed (arn)" {
 		t.Errorf("String = %q", got)
+	}
+}
+
+func TestPositiveOr(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ d, want time.Duration }{{0, time.Minute}, {-time.Second, time.Minute}, {time.Second, time.Second}} {
+		if got := PositiveOr(c.d, time.Minute); got != c.want {
+			t.Errorf("PositiveOr(%s, 1m) = %s, want %s", c.d, got, c.want)
+		}
+	}
+}
+
+func TestSyncTagsCallsOnlyWhatIsNeeded(t *testing.T) {
+	t.Parallel()
+	var untagged []string
+	var tagged map[string]string
+	untag := func(_ context.Context, keys []string) error { untagged = keys; return nil }
+	tag := func(_ context.Context, set map[string]string) error { tagged = set; return nil }
+	if err := SyncTags(t.Context(), map[string]string{"a": "1", "b": "1"}, map[string]string{"b": "2"}, untag, tag); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(untagged, []string{"a"}) || len(tagged) != 1 || tagged["b"] != "2" {
+		t.Errorf("untagged %v, tagged %v; want [a] and b=2", untagged, tagged)
+	}
+	fail := func(context.Context, map[string]string) error { return errors.New("called") }
+	failUntag := func(context.Context, []string) error { return errors.New("called") }
+	if err := SyncTags(t.Context(), map[string]string{"b": "2"}, map[string]string{"b": "2"}, failUntag, fail); err != nil {
+		t.Errorf("SyncTags of equal tags made a call: %v", err)
+	}
+}
+
+func TestTagMap(t *testing.T) {
+	t.Parallel()
+	type tag struct{ k, v *string }
+	k, v := "team", "billing"
+	got := TagMap([]tag{{&k, &v}}, func(t tag) (*string, *string) { return t.k, t.v })
+	if len(got) != 1 || got["team"] != "billing" {
+		t.Errorf("TagMap = %v", got)
+	}
+}
+
+func TestDelete(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	del := func(_ context.Context, id string) error {
+		calls++
+		if id == "gone" {
+			return &smithy.GenericAPIError{Code: "ResourceNotFoundException"}
+		}
+		if id == "locked" {
+			return errors.New("denied")
+		}
+		return nil
+	}
+	if err := Delete(t.Context(), "queue", "", del); err != nil || calls != 0 {
+		t.Errorf("Delete of nothing recorded = %v after %d calls", err, calls)
+	}
+	if err := Delete(t.Context(), "queue", "gone", del); err != nil {
+		t.Errorf("Delete of a queue already gone = %v", err)
+	}
+	if err := Delete(t.Context(), "queue", "locked", del); err == nil || !strings.Contains(err.Error(), "deleting queue (locked): denied") {
+		t.Errorf("Delete = %v, want the resource named", err)
+	}
+}
+
+func TestTagList(t *testing.T) {
+	t.Parallel()
+	type tag struct{ k, v string }
+	got := TagList(map[string]string{"b": "2", "a": "1"}, func(k, v *string) tag { return tag{*k, *v} })
+	if !slices.Equal(got, []tag{{"a", "1"}, {"b", "2"}}) {
+		t.Errorf("TagList = %v, want a=1, b=2 in key order", got)
+	}
+	if TagList(nil, func(k, v *string) tag { return tag{} }) != nil {
+		t.Error("TagList of no tags is not nil")
+	}
+}
+
+func TestWithTagCopies(t *testing.T) {
+	t.Parallel()
+	user := map[string]string{"team": "billing"}
+	got := WithTag(user, "outbox:pipeline", "orders")
+	if len(got) != 2 || got["outbox:pipeline"] != "orders" || got["team"] != "billing" || len(user) != 1 {
+		t.Errorf("WithTag = %v (user's tags now %v)", got, user)
+	}
+	if got := WithTag(nil, "k", "v"); len(got) != 1 || got["k"] != "v" {
+		t.Errorf("WithTag(nil) = %v", got)
+	}
+}
+
+func TestFieldsAddsOnlyChanged(t *testing.T) {
+	t.Parallel()
+	var f Fields
+	add := f.Add
+	add(true, "batch_size")
+	add(false, "function")
+	add(true, "state")
+	if !slices.Equal(f, Fields{"batch_size", "state"}) {
+		t.Errorf("Fields = %v, want [batch_size state]", f)
 	}
 }

@@ -61,3 +61,14 @@ func (d *Drift) AddChanged(component string, fields ...string) {
 		d.Changed = append(d.Changed, Change{Component: component, Fields: fields})
 	}
 }
+
+// Fields collects the names of the settings that a comparison found
+// changed, in the order compared.
+type Fields []string
+
+// Add appends field when changed.
+func (f *Fields) Add(changed bool, field string) {
+	if changed {
+		*f = append(*f, field)
+	}
+}

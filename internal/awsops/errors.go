@@ -1,7 +1,9 @@
 package awsops
 
 import (
+	"context"
 	"errors"
+	"fmt"
 
 	"github.com/aws/smithy-go"
 )
@@ -30,4 +32,17 @@ func IgnoreNotFound(err error) error {
 		return nil
 	}
 	return err
+}
+
+// Delete deletes the resource id with del, unless id is empty (nothing was
+// recorded); a resource already gone is no error. what names the resource
+// in the error ("relay function").
+func Delete(ctx context.Context, what, id string, del func(context.Context, string) error) error {
+	if id == "" {
+		return nil
+	}
+	if err := IgnoreNotFound(del(ctx, id)); err != nil {
+		return fmt.Errorf("deleting %s (%s): %w", what, id, err)
+	}
+	return nil
 }

@@ -17,6 +17,19 @@ type Waiter struct {
 	MaxDelay time.Duration
 }
 
+// DefaultPollInterval is the longest pause between two polls of a Waiter
+// whose owner sets none.
+const DefaultPollInterval = 5 * time.Second
+
+// PositiveOr returns d when it is positive, else def: a duration setting
+// whose zero (or negative) value means its default.
+func PositiveOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
 // For polls check until it reports done, fails, or the wait times out.
 // what describes the condition for the error. The first pause is 100ms and
 // each pause doubles, up to MaxDelay.

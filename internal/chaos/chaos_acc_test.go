@@ -55,11 +55,15 @@ type options struct {
 	// action is the pipeline's published.action, mark or delete.
 	action string
 	// The relay's settings, scaled with the event count as a user would
-	// scale them for throughput.
-	batchSize, parallelization, relayTimeout int
+	// scale them for throughput. The timeouts also bound the drain: the
+	// hold of a killed invocation on its events ends with its timeout.
+	batchSize, parallelization, relayTimeout, reconcilerTimeout int
 	// killEvery is how many relay invocations the mapping starts between
 	// two kills of a running one.
 	killEvery int64
+	// pendingShards is the pending index's shard count of the first
+	// apply; newPendingShards the lower one the mid-run apply sets.
+	pendingShards, newPendingShards int
 }
 
 // largeRun is the event count from which a run uses the throughput
@@ -67,11 +71,12 @@ type options struct {
 // timeout, and writers paced at sustainedRate.
 const largeRun = 10000
 
-// sustainedRate is the pace of the writers, in events per second: about
-// what the local stack takes on two cores with the faults on (make chaos
-// wrote its 50,000 events at about 190 a second on average); writing
-// faster only grows the backlog the drain must clear.
-const sustainedRate = 300
+// sustainedRate is the pace of the writers, in events per second: what
+// the local stack takes on two cores shared with other work, with the
+// faults on (make chaos wrote its 50,000 events in 126 s, at about 397 a
+// second, with a load average of 4 to 11); writing faster only grows the
+// backlog the drain must clear.
+const sustainedRate = 400
 
 func envInt(t *testing.T, name string, def int) int {
 	t.Helper()
@@ -95,10 +100,16 @@ func optionsFromEnv(t *testing.T) options {
 		action:   os.Getenv("CHAOS_PUBLISHED_ACTION"),
 		// The short form's settings: small batches, so that a couple of
 		// thousand events make enough invocations to kill and bisect.
-		batchSize: 25, parallelization: 1, relayTimeout: 30, killEvery: 7,
+		batchSize: 25, parallelization: 1, relayTimeout: 30, reconcilerTimeout: 60, killEvery: 7,
+		pendingShards: outbox.DefaultPendingShards, newPendingShards: 4,
 	}
 	if o.events >= largeRun {
-		o.batchSize, o.parallelization, o.relayTimeout, o.killEvery = 100, 2, 60, 10
+		o.batchSize, o.parallelization, o.killEvery = 100, 2, 10
+		o.relayTimeout, o.reconcilerTimeout = 20, 30
+		// Shards sized for the backlog, as for any table that holds tens
+		// of thousands of pending events: the reconciler's pages are
+		// Queries of one shard each.
+		o.pendingShards, o.newPendingShards = 64, outbox.DefaultPendingShards
 		if os.Getenv("CHAOS_WRITE_SECONDS") == "" {
 			o.writeFor = max(o.writeFor, time.Duration(o.events/sustainedRate)*time.Second)
 		}
@@ -246,6 +257,10 @@ func TestChaos(t *testing.T) {
 		so.StreamRetention = retention
 		so.StreamShards = streamShards
 		so.StreamShardLifetime = shardLifetime
+		// The collector target cmd/localaws runs with: the stack holds
+		// every item in memory, and Go's default target spends a fifth
+		// of the run's CPU marking it.
+		so.GCPercent = 400
 	})
 	ctl := localawstest.Control(stack)
 	cfg := clientConfig(stack)
@@ -268,9 +283,11 @@ func TestChaos(t *testing.T) {
 		{Name: "relay_batch_size", Value: strconv.Itoa(o.batchSize)},
 		{Name: "relay_parallelization_factor", Value: strconv.Itoa(o.parallelization)},
 		{Name: "relay_timeout", Value: strconv.Itoa(o.relayTimeout)},
+		{Name: "reconciler_timeout", Value: strconv.Itoa(o.reconcilerTimeout)},
+		{Name: "pending_shards", Value: strconv.Itoa(o.pendingShards)},
 	}
-	t.Logf("%d events from %d writers over at least %s; relay batch_size=%d parallelization_factor=%d timeout=%ds; a kill every %d relay invocations",
-		o.events, o.writers, o.writeFor, o.batchSize, o.parallelization, o.relayTimeout, o.killEvery)
+	t.Logf("%d events from %d writers over at least %s; relay batch_size=%d parallelization_factor=%d timeout=%ds; reconciler timeout=%ds; a kill every %d relay invocations",
+		o.events, o.writers, o.writeFor, o.batchSize, o.parallelization, o.relayTimeout, o.reconcilerTimeout, o.killEvery)
 	if err := tfr.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -312,8 +329,8 @@ func TestChaos(t *testing.T) {
 		t.Fatalf("outputs = %+v", r.out)
 	}
 	t.Logf("applied in %s: %+v", time.Since(applyStart).Round(time.Second), r.out)
-	r.table = outbox.Table{Name: r.out.TableName, Layout: outbox.LayoutShared}.WithDefaults()
-	if r.contract, err = newContractChange(r.ddb, r.table); err != nil {
+	r.table = outbox.Table{Name: r.out.TableName, Layout: outbox.LayoutShared, PendingShards: o.pendingShards}.WithDefaults()
+	if r.contract, err = newContractChange(r.ddb, r.table, o.newPendingShards); err != nil {
 		t.Fatal(err)
 	}
 	changeContract := func(ctx context.Context) error {
@@ -453,7 +470,7 @@ func TestChaos(t *testing.T) {
 	// A kill comes within the invocation that published: within the
 	// function's timeout (testdata/main.tf) of the first reception.
 	near, repeats := r.explainDuplicates(ctx, start, map[string]time.Duration{
-		r.out.RelayFunctionName: time.Duration(o.relayTimeout) * time.Second, r.out.reconcilerName(): time.Minute,
+		r.out.RelayFunctionName: time.Duration(o.relayTimeout) * time.Second, r.out.reconcilerName(): time.Duration(o.reconcilerTimeout) * time.Second,
 	})
 	t.Logf("duplicates: %d repeats, %d of events first received near a kill; kills=%d bound=%d", repeats, near, res.Kills, res.DuplicateBound)
 	t.Log(r.contract)
@@ -934,14 +951,30 @@ func (r *run) consume(ctx context.Context) {
 func (r *run) drain(ctx context.Context, cleared time.Time) (time.Time, error) {
 	deadline := cleared.Add(r.o.drainDeadline())
 	var quietSince time.Time
-	var lastFire time.Time
+	var lastFire, lastLog, lastCount time.Time
 	var state string
+	pending := 0
 	for {
-		busy, err := r.busy(ctx)
+		// While events are pending the index is counted every 5 s: each
+		// count reads every pending item, and the reconciler, fired as
+		// often, is what lowers it then.
+		if now := time.Now(); pending == 0 || now.Sub(lastCount) >= 5*time.Second {
+			var err error
+			if pending, err = r.pendingInIndex(ctx); err != nil {
+				return now, err
+			}
+			lastCount = now
+		}
+		busy, err := r.busy(ctx, pending)
 		if err != nil {
 			return time.Now(), err
 		}
 		now := time.Now()
+		if busy != "" && now.Sub(lastLog) >= 10*time.Second {
+			// What the drain waits for, for runs that drain slowly.
+			r.t.Logf("drain after %s: %s", now.Sub(cleared).Round(time.Second), busy)
+			lastLog = now
+		}
 		if busy != "" {
 			quietSince = time.Time{}
 			state = busy
@@ -974,12 +1007,9 @@ func (r *run) drain(ctx context.Context, cleared time.Time) (time.Time, error) {
 	}
 }
 
-// busy says what keeps the pipeline from being quiescent, or "".
-func (r *run) busy(ctx context.Context) (string, error) {
-	pending, err := r.pendingInIndex(ctx)
-	if err != nil {
-		return "", err
-	}
+// busy says what keeps the pipeline from being quiescent, with pending
+// events in the pending index, or "".
+func (r *run) busy(ctx context.Context, pending int) (string, error) {
 	if pending > 0 {
 		return fmt.Sprintf("pending: %d events in the index", pending), nil
 	}

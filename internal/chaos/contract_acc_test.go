@@ -18,7 +18,6 @@ import (
 // contract it was written with and whichever path delivers it.
 const (
 	newSortKeyPrefix = "EVT#"
-	newPendingShards = 4
 	// contractChangeAt is when the apply starts, from the writers' start:
 	// the mapping is held then, so every event written so far is pending.
 	contractChangeAt = 3 * time.Second
@@ -40,8 +39,11 @@ type contract struct {
 
 // contractChange is the run's two contracts and where the change stands.
 type contractChange struct {
-	former, next *contract
-	current      atomic.Pointer[contract]
+	// newPendingShards is the lower pending_index.shards of the new
+	// contract.
+	newPendingShards int
+	former, next     *contract
+	current          atomic.Pointer[contract]
 	// applied is set once the new contract is applied; switched is
 	// closed when the writers switch to it, or when the change failed.
 	applied  atomic.Bool
@@ -49,12 +51,15 @@ type contractChange struct {
 	took     time.Duration
 }
 
-// newContractChange returns the change from base's settings (the
-// configuration's defaults) to the new prefix and shard count.
-func newContractChange(ddb outbox.TransactWriter, base outbox.Table) (*contractChange, error) {
+// newContractChange returns the change from base's settings (those of the
+// first apply) to the new prefix and the lower shard count.
+func newContractChange(ddb outbox.TransactWriter, base outbox.Table, newPendingShards int) (*contractChange, error) {
+	if newPendingShards >= base.PendingShards {
+		return nil, fmt.Errorf("the new contract's %d pending shards do not lower the %d of the former", newPendingShards, base.PendingShards)
+	}
 	next := base
 	next.SortKeyPrefix, next.PendingShards = newSortKeyPrefix, newPendingShards
-	cc := &contractChange{switched: make(chan struct{})}
+	cc := &contractChange{newPendingShards: newPendingShards, switched: make(chan struct{})}
 	for _, c := range []struct {
 		dst   **contract
 		name  string
@@ -74,7 +79,7 @@ func newContractChange(ddb outbox.TransactWriter, base outbox.Table) (*contractC
 func (cc *contractChange) vars() []tfrun.Var {
 	return []tfrun.Var{
 		{Name: "sort_key_prefix", Value: newSortKeyPrefix},
-		{Name: "pending_shards", Value: fmt.Sprint(newPendingShards)},
+		{Name: "pending_shards", Value: fmt.Sprint(cc.newPendingShards)},
 	}
 }
 
@@ -97,7 +102,7 @@ func (cc *contractChange) run(ctx context.Context, r *run, start time.Time, appl
 	if !sleepUntil(ctx, start.Add(contractChangeAt)) {
 		return
 	}
-	r.t.Logf("contract: applying sort_key_prefix=%q pending_index.shards=%d", newSortKeyPrefix, newPendingShards)
+	r.t.Logf("contract: applying sort_key_prefix=%q pending_index.shards=%d", newSortKeyPrefix, cc.newPendingShards)
 	from := time.Now()
 	if err := apply(ctx); err != nil {
 		r.fail(fmt.Errorf("applying the new record contract: %w", err))

@@ -392,19 +392,25 @@ func ignoreStopped(ctx context.Context, err error) error {
 	return err
 }
 
+// orderKey is the key of the order item of pk: PK pk, SK ORDER.
+func orderKey(t outbox.Table, pk string) map[string]ddbtypes.AttributeValue {
+	return map[string]ddbtypes.AttributeValue{
+		t.PartitionKey: &ddbtypes.AttributeValueMemberS{Value: pk},
+		t.SortKey:      &ddbtypes.AttributeValueMemberS{Value: "ORDER"},
+	}
+}
+
 // PlaceOrder writes the order item (PK ORDER#id, SK ORDER) and its
 // OrderPlaced event in one transaction, and records the event in tally.
 func PlaceOrder(ctx context.Context, w *outbox.Writer, id string, total float64, tally *Tally) error {
 	t := w.Table()
 	pk := "ORDER#" + id
+	item := orderKey(t, pk)
+	item["status"] = &ddbtypes.AttributeValueMemberS{Value: "PLACED"}
+	item["total"] = &ddbtypes.AttributeValueMemberN{Value: strconv.FormatFloat(total, 'f', 2, 64)}
 	order := ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{
-		TableName: aws.String(t.Name),
-		Item: map[string]ddbtypes.AttributeValue{
-			t.PartitionKey: &ddbtypes.AttributeValueMemberS{Value: pk},
-			t.SortKey:      &ddbtypes.AttributeValueMemberS{Value: "ORDER"},
-			"status":       &ddbtypes.AttributeValueMemberS{Value: "PLACED"},
-			"total":        &ddbtypes.AttributeValueMemberN{Value: strconv.FormatFloat(total, 'f', 2, 64)},
-		},
+		TableName:                aws.String(t.Name),
+		Item:                     item,
 		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 		ExpressionAttributeNames: map[string]string{"#pk": t.PartitionKey},
 	}}
@@ -422,11 +428,8 @@ func CancelOrder(ctx context.Context, w *outbox.Writer, id string, tally *Tally)
 	t := w.Table()
 	pk := "ORDER#" + id
 	cancel := ddbtypes.TransactWriteItem{Update: &ddbtypes.Update{
-		TableName: aws.String(t.Name),
-		Key: map[string]ddbtypes.AttributeValue{
-			t.PartitionKey: &ddbtypes.AttributeValueMemberS{Value: pk},
-			t.SortKey:      &ddbtypes.AttributeValueMemberS{Value: "ORDER"},
-		},
+		TableName:                aws.String(t.Name),
+		Key:                      orderKey(t, pk),
 		UpdateExpression:         aws.String("SET #status = :cancelled"),
 		ConditionExpression:      aws.String("#status = :placed"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},

@@ -105,10 +105,7 @@ func TestDynamoDBThroughTheStack(t *testing.T) {
 	}
 	_, err = ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String("outbox"),
 		Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "2"}}}}}})
-	var pte *types.ProvisionedThroughputExceededException
-	if !errors.As(err, &pte) {
-		t.Fatalf("faulted TransactWriteItems = %v", err)
-	}
+	localawstest.WantError[*types.ProvisionedThroughputExceededException](t, err, "faulted TransactWriteItems")
 
 	recs, err := s.DynamoDB().Streams().Records(streamArn, "", 10)
 	if err != nil || len(recs) != 1 || recs[0].EventName != "INSERT" {

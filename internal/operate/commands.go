@@ -72,10 +72,7 @@ func statusFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			if s.Problems == nil {
 				s.Problems = []string{}
 			}
-			enc := json.NewEncoder(e.out)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(s); err != nil {
+			if err := e.printJSON(s); err != nil {
 				return err
 			}
 		} else {
@@ -86,6 +83,14 @@ func statusFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 		}
 		return nil
 	}
+}
+
+// printJSON prints v as indented JSON, with <, > and & as they are.
+func (e *env) printJSON(v any) error {
+	enc := json.NewEncoder(e.out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 func printStatus(e *env, s Status) {
@@ -150,10 +155,7 @@ func failedFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 			if list.Events == nil {
 				list.Events = []FailedEvent{}
 			}
-			enc := json.NewEncoder(e.out)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			return enc.Encode(list)
+			return e.printJSON(list)
 		}
 		printFailed(e, list.Events)
 		e.printf("%d FAILED events\n", len(list.Events))

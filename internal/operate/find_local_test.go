@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsclient/awsclienttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -13,10 +14,7 @@ import (
 // credential chain, and says which component is missing and what to check.
 func TestLocalUnknownPipelineThroughEndpointURL(t *testing.T) {
 	stack := localawstest.Start(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDLOCALADMIN")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "localadminsecret")
-	t.Setenv("AWS_CONFIG_FILE", t.TempDir()+"/none")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", t.TempDir()+"/none")
+	awsclienttest.Isolate(t, map[string]string{"AWS_ACCESS_KEY_ID": "AKIDLOCALADMIN", "AWS_SECRET_ACCESS_KEY": "localadminsecret"})
 	var out, errOut bytes.Buffer
 	cli := &CLI{Stdout: &out, Stderr: &errOut}
 	code := cli.Run(context.Background(), []string{"status", "nosuch", "--endpoint-url", stack.Endpoint(), "--region", stack.Options().Region})

@@ -96,6 +96,12 @@ func (c *Clients) scan(ctx context.Context, t outbox.Table, cond *condition, fn 
 		ExpressionAttributeNames:  cond.names,
 		ExpressionAttributeValues: cond.values,
 	}
+	return c.scanAll(ctx, t, in, fn)
+}
+
+// scanAll calls fn with every item that the scan in of t returns, page by
+// page.
+func (c *Clients) scanAll(ctx context.Context, t outbox.Table, in *dynamodb.ScanInput, fn func(map[string]types.AttributeValue)) error {
 	p := dynamodb.NewScanPaginator(c.DynamoDB, in)
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
@@ -155,19 +161,11 @@ func (c *Clients) eachPendingSince(ctx context.Context, ps pendingSet, cutoff ti
 func (c *Clients) eachPendingScanned(ctx context.Context, t outbox.Table, cutoff time.Time, fn func(outbox.Record)) error {
 	in := t.PendingScan(0, 1, cutoff, farFuture(cutoff))
 	in.Segment, in.TotalSegments = nil, nil
-	p := dynamodb.NewScanPaginator(c.DynamoDB, in)
-	for p.HasMorePages() {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			return call("dynamodb:Scan", "table "+t.Name, err)
+	return c.scanAll(ctx, t, in, func(item map[string]types.AttributeValue) {
+		if r, err := t.ParsePendingItem(item); err == nil {
+			fn(r)
 		}
-		for _, item := range out.Items {
-			if r, err := t.ParsePendingItem(item); err == nil {
-				fn(r)
-			}
-		}
-	}
-	return nil
+	})
 }
 
 // pendingCount counts the events pending since before cutoff.

@@ -21,10 +21,10 @@ func TestCapacityCounter(t *testing.T) {
 	counter := NewCapacityCounter()
 	ddb := dynamodb.NewFromConfig(localawstest.Config(stack), counter.Option)
 	table := provision.Spec{Name: "cc"}.OutboxTable()
-	if err := createTable(ctx, ddb, appTable, nil); err != nil {
+	if err := createTable(ctx, ddb, appTableSchema()); err != nil {
 		t.Fatal(err)
 	}
-	if err := createTable(ctx, ddb, table.Name, &table); err != nil {
+	if err := createTable(ctx, ddb, table); err != nil {
 		t.Fatal(err)
 	}
 

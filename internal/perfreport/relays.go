@@ -33,6 +33,12 @@ type deployed struct {
 // appTable is the application's own table of the measurements.
 const appTable = "bench-orders"
 
+// appTableSchema is appTable's keys: PK and SK, as an outbox table's in
+// the shared layout, without the pending index.
+func appTableSchema() outbox.Table {
+	return outbox.Table{Name: appTable, NoPendingIndex: true}.WithDefaults()
+}
+
 // benchEnv is the deployed relays of the stack measurements, with their
 // consumers running.
 type benchEnv struct {
@@ -48,7 +54,7 @@ type benchEnv struct {
 // the consumers of every subscription queue.
 func deploy(ctx context.Context, o Options, stack *localaws.Stack, cfg aws.Config, say func(string, ...any)) (*benchEnv, error) {
 	ddb := dynamodb.NewFromConfig(cfg)
-	if err := createTable(ctx, ddb, appTable, nil); err != nil {
+	if err := createTable(ctx, ddb, appTableSchema()); err != nil {
 		return nil, err
 	}
 	env := &benchEnv{ctl: control.New(stack.Endpoint(), nil), tr: newTracker()}

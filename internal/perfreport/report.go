@@ -195,12 +195,7 @@ func (r Report) writeUnits(p func(string, ...any)) {
 	p("")
 	p("**Method.** %d events were committed, each with an application item, through a DynamoDB client whose SDK middleware sets `ReturnConsumedCapacity = INDEXES` on every write and adds up the `ConsumedCapacity` returned, per table, base table and indexes apart. The same events were then relayed through the same client with each relay and action (the relay code of the functions, run in-process so that its client can be counted), in batches of 100; the naive dual write is a `PutItem` of the application item and a `PutEvents`. The column without pending index is a dedicated table in delete mode with `pending_index.enabled = false`: the table holds only undelivered items and the reconciler scans it. The local stack computes capacity by DynamoDB's rules: one unit per started KB of the larger of the old and new item, the same again for each index the item enters, leaves or moves in, and double for every write in a transaction. The application item is %d bytes and the outbox item %d bytes, so every write is of one started KB.", n, u.AppItemBytes, u.OutboxItemBytes)
 	p("")
-	var titles []string
-	for _, c := range unitsColumns {
-		titles = append(titles, c.title)
-	}
-	p("| write units per event | %s | naive dual write |", strings.Join(titles, " | "))
-	p("| --- |%s ---: |", strings.Repeat(" ---: |", len(unitsColumns)))
+	unitsTableHead(p, "write units per event")
 	row := func(name string, cell func(key string) float64, dual string) {
 		var cells []string
 		for _, c := range unitsColumns {
@@ -231,6 +226,17 @@ func (r Report) writeUnits(p func(string, ...any)) {
 	p("")
 }
 
+// unitsTableHead writes the head of a table with a column per units run
+// and one for the naive dual write; first names the rows.
+func unitsTableHead(p func(string, ...any), first string) {
+	var titles []string
+	for _, c := range unitsColumns {
+		titles = append(titles, c.title)
+	}
+	p("| %s | %s | naive dual write |", first, strings.Join(titles, " | "))
+	p("| --- |%s ---: |", strings.Repeat(" ---: |", len(unitsColumns)))
+}
+
 func (r Report) writeCost(p func(string, ...any)) {
 	u := r.Stack.Units
 	inv := func(mr ModeResult) (low, burst float64) {
@@ -243,12 +249,7 @@ func (r Report) writeCost(p func(string, ...any)) {
 	nl, nbst := inv(r.Stack.Model.Naive)
 	p("**Cost per million events** at public on-demand prices (us-east-1): DynamoDB %.3f USD per million write request units, EventBridge custom events %.2f USD per million, Lambda %.2f USD per million requests. Lambda invocations per event are those measured under the AWS model: at the latency run's %.0f events/s per relay (relay %.2f, naive %.2f) and in full bursts (relay %.3f, naive %.3f).", PriceWRU, PriceEventBridge, PriceLambdaReq, float64(time.Second)/float64(r.Stack.Options.Interval), rl, nl, rbst, nbst)
 	p("")
-	var titles []string
-	for _, c := range unitsColumns {
-		titles = append(titles, c.title)
-	}
-	p("| USD per million events | %s | naive dual write |", strings.Join(titles, " | "))
-	p("| --- |%s ---: |", strings.Repeat(" ---: |", len(unitsColumns)))
+	unitsTableHead(p, "USD per million events")
 	invocations := func(key string) (low, burst float64) {
 		if strings.HasPrefix(key, ModeNaive) {
 			return nl, nbst

@@ -111,11 +111,7 @@ func measureUnits(ctx context.Context, cfg aws.Config, n int) (UnitsResult, erro
 	for _, run := range unitsRuns() {
 		table := run.table()
 		if !created[table.Name] {
-			idx := &table
-			if !run.index {
-				idx = nil
-			}
-			if err := createTable(ctx, ddb, table.Name, idx); err != nil {
+			if err := createTable(ctx, ddb, table); err != nil {
 				return res, err
 			}
 			created[table.Name] = true
@@ -171,8 +167,8 @@ func writeUnitsEvents(ctx context.Context, ddb *dynamodb.Client, table outbox.Ta
 		}
 		records = append(records, recs...)
 		if res.AppItemBytes == 0 {
-			res.AppItemBytes = ItemSize(orderItem(pk).Put.Item)
-			res.OutboxItemBytes = ItemSize(table.Item(recs[0]))
+			res.AppItemBytes = relaytest.ItemSize(orderItem(pk).Put.Item)
+			res.OutboxItemBytes = relaytest.ItemSize(table.Item(recs[0]))
 		}
 	}
 	return records, nil
@@ -210,45 +206,6 @@ func relayUnits(ctx context.Context, ddb *dynamodb.Client, eb *eventbridge.Clien
 		}
 	}
 	return nil
-}
-
-// ItemSize is an item's size by DynamoDB's rules: the UTF-8 bytes of each
-// attribute name and value; numbers count about one byte per two digits
-// plus one.
-func ItemSize(item map[string]ddbtypes.AttributeValue) int {
-	n := 0
-	for k, v := range item {
-		n += len(k) + valueSize(v)
-	}
-	return n
-}
-
-func valueSize(v ddbtypes.AttributeValue) int {
-	switch v := v.(type) {
-	case *ddbtypes.AttributeValueMemberS:
-		return len(v.Value)
-	case *ddbtypes.AttributeValueMemberN:
-		return (len(v.Value)+1)/2 + 1
-	case *ddbtypes.AttributeValueMemberB:
-		return len(v.Value)
-	case *ddbtypes.AttributeValueMemberBOOL, *ddbtypes.AttributeValueMemberNULL:
-		return 1
-	case *ddbtypes.AttributeValueMemberM:
-		return 3 + ItemSize(v.Value)
-	case *ddbtypes.AttributeValueMemberL:
-		n := 3
-		for _, e := range v.Value {
-			n += 1 + valueSize(e)
-		}
-		return n
-	case *ddbtypes.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
-	}
-	return 0
 }
 
 // bootstrapSize is the uncompressed size of a package's bootstrap.

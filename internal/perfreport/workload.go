@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,38 +145,15 @@ func consume(ctx context.Context, q *sqs.Client, url string, tr *tracker) {
 	}
 }
 
-// createTable creates an on-demand table keyed by PK and SK (strings),
-// with the given pending index, and waits until it is active.
-func createTable(ctx context.Context, ddb *dynamodb.Client, name string, t *outbox.Table) error {
-	in := &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: ddbtypes.BillingModePayPerRequest,
-		KeySchema: []ddbtypes.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: ddbtypes.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: ddbtypes.KeyTypeRange},
-		},
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-		},
-	}
-	if t != nil {
-		gsi, attrs := t.PendingIndex()
-		in.GlobalSecondaryIndexes = []ddbtypes.GlobalSecondaryIndex{gsi}
-		for _, a := range attrs {
-			if !slices.ContainsFunc(in.AttributeDefinitions, func(b ddbtypes.AttributeDefinition) bool {
-				return aws.ToString(a.AttributeName) == aws.ToString(b.AttributeName)
-			}) {
-				in.AttributeDefinitions = append(in.AttributeDefinitions, a)
-			}
-		}
-	}
-	if _, err := ddb.CreateTable(ctx, in); err != nil {
-		return fmt.Errorf("creating table %s: %w", name, err)
+// createTable creates t (keyed by PK and SK, with its pending index unless
+// NoPendingIndex) and waits until it is active.
+func createTable(ctx context.Context, ddb *dynamodb.Client, t outbox.Table) error {
+	if _, err := ddb.CreateTable(ctx, t.CreateTableInput()); err != nil {
+		return fmt.Errorf("creating table %s: %w", t.Name, err)
 	}
 	w := dynamodb.NewTableExistsWaiter(ddb, func(o *dynamodb.TableExistsWaiterOptions) {
 		o.MinDelay = 100 * time.Millisecond
 		o.MaxDelay = time.Second
 	})
-	return w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute)
+	return w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.Name)}, time.Minute)
 }

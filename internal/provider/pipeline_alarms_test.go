@@ -25,7 +25,7 @@ import (
 
 // alarms returns the metric alarms whose names start with prefix, by name.
 func (e *accEnv) alarms(prefix string) (map[string]cwtypes.MetricAlarm, error) {
-	out, err := cloudwatch.NewFromConfig(e.cfg).DescribeAlarms(e.ctx, &cloudwatch.DescribeAlarmsInput{AlarmNamePrefix: aws.String(prefix)})
+	out, err := cloudwatch.NewFromConfig(e.Cfg).DescribeAlarms(e.Ctx, &cloudwatch.DescribeAlarmsInput{AlarmNamePrefix: aws.String(prefix)})
 	if err != nil {
 		return nil, fmt.Errorf("describing the alarms: %w", err)
 	}
@@ -60,30 +60,19 @@ func (e *accEnv) checkAlarm(name, namespace, metric, dimension string, threshold
 	}
 }
 
-// TestAccPipeline_alarms: the alarms block creates the four alarms with an
-// SNS topic, a threshold changes in place, an alarm deleted or changed out
-// of band is repaired, import finds them, and removing the block deletes
+// TestAccPipeline_alarms: the alarms object creates the alarms with an SNS
+// topic, a threshold changes in place, an alarm deleted or changed out of
+// band is repaired, import finds them, and removing the object deletes
 // them.
 func TestAccPipeline_alarms(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("alarmed")
+	name := e.Name("alarmed")
 	n := provision.NamesFor(name)
-	topics := sns.NewFromConfig(e.cfg)
-	out, err := topics.CreateTopic(e.ctx, &sns.CreateTopicInput{Name: aws.String(e.name("acc-alerts"))})
-	if err != nil {
-		t.Fatalf("creating the topic: %v", err)
-	}
-	topic := aws.ToString(out.TopicArn)
-	t.Cleanup(func() {
-		_, _ = topics.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: aws.String(topic)})
-	})
-	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
-	}
+	topic := e.alertTopic(t)
+	before := e.Snapshot()
 	config := func(alarms string) string {
-		return e.pipelineConfig(name, `
-  relay {
+		return e.PipelineConfig(name, `
+  relay = {
     architecture = "x86_64"
   }
   tags = { team = "orders" }
@@ -91,93 +80,45 @@ func TestAccPipeline_alarms(t *testing.T) {
 	}
 	withAlarms := func(errors int) string {
 		return config(fmt.Sprintf(`
-  alarms {
+  alarms = {
     sns_topic_arn                  = %q
     relay_errors_threshold         = %d
     iterator_age_threshold_seconds = 120
   }`, topic, errors))
 	}
 	arnsKept := statecheck.CompareValue(compare.ValuesSame())
-	arn := func(alarm string) knownvalue.Check {
-		return knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:cloudwatch:[a-z0-9-]+:\d{12}:alarm:` + regexp.QuoteMeta(alarm) + `$`))
-	}
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
+	// An update in place that keeps the alarms' ARNs.
+	inPlace := func(pre func(), check resource.TestCheckFunc) resource.TestStep {
+		return resource.TestStep{
+			PreConfig: pre, Config: withAlarms(5), ConfigPlanChecks: update, Check: check,
+			ConfigStateChecks: []statecheck.StateCheck{arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns"))},
+		}
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
 				Config: withAlarms(2),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), knownvalue.MapExact(map[string]knownvalue.Check{
-						provision.AlarmDLQNotEmpty:                 arn(n.AlarmDLQNotEmpty),
-						provision.AlarmRelayErrors:                 arn(n.AlarmRelayErrors),
-						provision.AlarmIteratorAge:                 arn(n.AlarmIteratorAge),
-						provision.AlarmOldestPendingAge:            arn(n.AlarmOldestPendingAge),
-						provision.AlarmEventsFailed:                arn(name + "-events-failed"),
-						provision.AlarmEnvironmentErrors:           arn(name + "-environment-errors"),
-						provision.AlarmReconcilerEventsFailed:      arn(name + "-reconciler-events-failed"),
-						provision.AlarmReconcilerEnvironmentErrors: arn(name + "-reconciler-environment-errors"),
-					})),
+					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), alarmARNs(name)),
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarms").AtMapKey("evaluation_periods"), knownvalue.Int64Exact(1)),
 					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
 				},
-				Check: resource.ComposeTestCheckFunc(
-					e.checkAlarm(n.AlarmDLQNotEmpty, "AWS/SQS", "ApproximateNumberOfMessagesVisible", n.DeadLetterQueue, 0, topic),
-					e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 2, topic),
-					e.checkAlarm(n.AlarmIteratorAge, "AWS/Lambda", "IteratorAge", n.RelayFunction, 120000, topic),
-					e.checkAlarm(n.AlarmOldestPendingAge, "Outbox", "OldestPendingAge", n.ReconcilerFunction, 900, topic),
-					e.checkAlarm(name+"-events-failed", "Outbox", "EventsFailed", n.RelayFunction, 0, topic),
-					e.checkAlarm(name+"-reconciler-events-failed", "Outbox", "EventsFailed", n.ReconcilerFunction, 0, topic),
-				),
+				Check: e.checkAlarms(name, topic),
 			},
-			{
-				// A threshold changes in place; the alarms keep their ARNs.
-				Config:           withAlarms(5),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
-				},
-				Check: e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic),
-			},
-			{
-				// An alarm deleted out of band is recreated.
-				PreConfig: func() {
-					if _, err := cloudwatch.NewFromConfig(e.cfg).DeleteAlarms(e.ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
-						t.Fatalf("deleting an alarm out of band: %v", err)
-					}
-				},
-				Config:           withAlarms(5),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
-				},
-				Check: e.checkAlarm(n.AlarmIteratorAge, "AWS/Lambda", "IteratorAge", n.RelayFunction, 120000, topic),
-			},
-			{
-				// An alarm changed out of band is reset.
-				PreConfig: func() {
-					got, err := e.alarms(n.AlarmRelayErrors)
-					if err != nil {
-						t.Fatal(err)
-					}
-					a := got[n.AlarmRelayErrors]
-					if _, err := cloudwatch.NewFromConfig(e.cfg).PutMetricAlarm(e.ctx, &cloudwatch.PutMetricAlarmInput{
-						AlarmName: a.AlarmName, AlarmDescription: a.AlarmDescription, Namespace: a.Namespace, MetricName: a.MetricName,
-						Dimensions: a.Dimensions, Statistic: a.Statistic, Period: a.Period, EvaluationPeriods: a.EvaluationPeriods,
-						Threshold: aws.Float64(99), ComparisonOperator: a.ComparisonOperator, TreatMissingData: a.TreatMissingData,
-						AlarmActions: a.AlarmActions, OKActions: a.OKActions,
-					}); err != nil {
-						t.Fatalf("changing an alarm out of band: %v", err)
-					}
-				},
-				Config:           withAlarms(5),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
-				},
-				Check: e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic),
-			},
+			// A threshold changes in place.
+			inPlace(nil, e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic)),
+			// An alarm deleted out of band is recreated.
+			inPlace(func() {
+				if _, err := cloudwatch.NewFromConfig(e.Cfg).DeleteAlarms(e.Ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
+					t.Fatalf("deleting an alarm out of band: %v", err)
+				}
+			}, e.checkAlarm(n.AlarmIteratorAge, "AWS/Lambda", "IteratorAge", n.RelayFunction, 120000, topic)),
+			// An alarm changed out of band is reset.
+			inPlace(func() { e.changeThreshold(t, n.AlarmRelayErrors, 99) },
+				e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic)),
 			{
 				Config:            withAlarms(5),
 				ResourceName:      accResource,
@@ -186,23 +127,93 @@ func TestAccPipeline_alarms(t *testing.T) {
 				ImportStateVerify: true,
 			},
 			{
-				// Removing the block deletes the alarms.
+				// Removing the object deletes the alarms.
 				Config:           config(""),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), knownvalue.Null()),
 				},
-				Check: func(*terraform.State) error {
-					got, err := e.alarms(name + "-")
-					if err != nil {
-						return err
-					}
-					if len(got) != 0 {
-						return fmt.Errorf("the alarms outlived their block: %v", slices.Sorted(maps.Keys(got)))
-					}
-					return nil
-				},
+				Check: e.noAlarms(name),
 			},
 		},
 	})
+}
+
+// alarmARNs checks alarm_arns: every alarm of the pipeline, by key.
+func alarmARNs(name string) knownvalue.Check {
+	n := provision.NamesFor(name)
+	arn := func(alarm string) knownvalue.Check {
+		return knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:cloudwatch:[a-z0-9-]+:\d{12}:alarm:` + regexp.QuoteMeta(alarm) + `$`))
+	}
+	return knownvalue.MapExact(map[string]knownvalue.Check{
+		provision.AlarmDLQNotEmpty:                 arn(n.AlarmDLQNotEmpty),
+		provision.AlarmRelayErrors:                 arn(n.AlarmRelayErrors),
+		provision.AlarmIteratorAge:                 arn(n.AlarmIteratorAge),
+		provision.AlarmOldestPendingAge:            arn(n.AlarmOldestPendingAge),
+		provision.AlarmEventsFailed:                arn(name + "-events-failed"),
+		provision.AlarmEnvironmentErrors:           arn(name + "-environment-errors"),
+		provision.AlarmReconcilerEventsFailed:      arn(name + "-reconciler-events-failed"),
+		provision.AlarmReconcilerEnvironmentErrors: arn(name + "-reconciler-environment-errors"),
+	})
+}
+
+// checkAlarms checks the alarms that TestAccPipeline_alarms configures,
+// with a relay errors threshold of 2.
+func (e *accEnv) checkAlarms(name, topic string) resource.TestCheckFunc {
+	n := provision.NamesFor(name)
+	return resource.ComposeTestCheckFunc(
+		e.checkAlarm(n.AlarmDLQNotEmpty, "AWS/SQS", "ApproximateNumberOfMessagesVisible", n.DeadLetterQueue, 0, topic),
+		e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 2, topic),
+		e.checkAlarm(n.AlarmIteratorAge, "AWS/Lambda", "IteratorAge", n.RelayFunction, 120000, topic),
+		e.checkAlarm(n.AlarmOldestPendingAge, "Outbox", "OldestPendingAge", n.ReconcilerFunction, 900, topic),
+		e.checkAlarm(name+"-events-failed", "Outbox", "EventsFailed", n.RelayFunction, 0, topic),
+		e.checkAlarm(name+"-reconciler-events-failed", "Outbox", "EventsFailed", n.ReconcilerFunction, 0, topic),
+	)
+}
+
+// changeThreshold changes an alarm's threshold out of band.
+func (e *accEnv) changeThreshold(t *testing.T, alarm string, threshold float64) {
+	t.Helper()
+	got, err := e.alarms(alarm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := got[alarm]
+	if _, err := cloudwatch.NewFromConfig(e.Cfg).PutMetricAlarm(e.Ctx, &cloudwatch.PutMetricAlarmInput{
+		AlarmName: a.AlarmName, AlarmDescription: a.AlarmDescription, Namespace: a.Namespace, MetricName: a.MetricName,
+		Dimensions: a.Dimensions, Statistic: a.Statistic, Period: a.Period, EvaluationPeriods: a.EvaluationPeriods,
+		Threshold: aws.Float64(threshold), ComparisonOperator: a.ComparisonOperator, TreatMissingData: a.TreatMissingData,
+		AlarmActions: a.AlarmActions, OKActions: a.OKActions,
+	}); err != nil {
+		t.Fatalf("changing an alarm out of band: %v", err)
+	}
+}
+
+// noAlarms checks that no alarm of the pipeline is left.
+func (e *accEnv) noAlarms(name string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, err := e.alarms(name + "-")
+		if err != nil {
+			return err
+		}
+		if len(got) != 0 {
+			return fmt.Errorf("the alarms outlived their object: %v", slices.Sorted(maps.Keys(got)))
+		}
+		return nil
+	}
+}
+
+// alertTopic creates an SNS topic for the alarms, deleted with the test.
+func (e *accEnv) alertTopic(t *testing.T) string {
+	t.Helper()
+	topics := sns.NewFromConfig(e.Cfg)
+	out, err := topics.CreateTopic(e.Ctx, &sns.CreateTopicInput{Name: aws.String(e.Name("acc-alerts"))})
+	if err != nil {
+		t.Fatalf("creating the topic: %v", err)
+	}
+	topic := aws.ToString(out.TopicArn)
+	t.Cleanup(func() {
+		_, _ = topics.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: aws.String(topic)})
+	})
+	return topic
 }

@@ -35,15 +35,9 @@ func (d *PipelineDataSource) Metadata(_ context.Context, req datasource.Metadata
 
 // Configure receives the provider's AWS configuration.
 func (d *PipelineDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := providerData(req.ProviderData, &resp.Diagnostics); data != nil {
+		d.data = data
 	}
-	data, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T: report this as a bug of the provider", req.ProviderData))
-		return
-	}
-	d.data = data
 }
 
 // Schema describes the data source: the name, the writer object and the

@@ -14,12 +14,12 @@ import (
 // reports the writer settings and the ARNs that the resource has.
 func TestAccPipelineDataSource(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("ds")
-	config := e.pipelineConfig(name, fastRelay+`
-  table {
+	name := e.Name("ds")
+	config := e.PipelineConfig(name, fastRelay+`
+  table = {
     sort_key_prefix = "EVT#"
   }
-  pending_index {
+  pending_index = {
     shards = 4
   }`) + `
 data "outbox_pipeline" "test" {

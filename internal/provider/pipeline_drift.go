@@ -15,7 +15,7 @@ import (
 // This file shows drift as hashicorp/aws does: Read keeps the values it
 // observed in the state, so that a mapping's batch_size changed by hand to
 // 5 plans "batch_size: 5 -> 100". The settings shown are those tagged
-// drift:"<component>" in the model, in blocks the configuration has.
+// drift:"<component>" in the model, in objects the model has.
 
 // showObserved sets the drift-tagged settings of the components that
 // changed to the values observed.

@@ -2,9 +2,8 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -67,20 +66,7 @@ func boolptr(v types.Bool) *bool {
 func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) provision.Spec {
 	s := provision.Spec{Name: str(m.Name), Tags: tags, ForceDestroy: m.ForceDestroy.ValueBool()}
 	if t := m.Table; t != nil {
-		s.Table = provision.TableSpec{
-			Existing:      !t.Existing.IsNull() && !t.Existing.IsUnknown() && t.Existing.ValueBool(),
-			Name:          str(t.Name),
-			PartitionKey:  str(t.PartitionKey),
-			SortKey:       str(t.SortKey),
-			SortKeyPrefix: str(t.SortKeyPrefix),
-			TTLAttribute:  str(t.TTLAttribute),
-		}
-		s.Table.KMSKeyARN = str(t.KMSKeyARN)
-		s.Table.DeletionProtection = boolptr(t.DeletionProtection)
-		s.Table.PointInTimeRecovery = boolptr(t.PointInTimeRecovery)
-		if o.validating && s.Table.Existing && t.Name.IsUnknown() {
-			s.Table.Name = "unknown-until-apply"
-		}
+		s.Table = t.spec(o)
 	}
 	if i := m.IAM; i != nil {
 		s.IAM = provision.IAMSpec{PermissionsBoundary: str(i.PermissionsBoundary), Path: str(i.Path)}
@@ -88,69 +74,112 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) prov
 	if p := m.PendingIndex; p != nil {
 		s.Table.PendingIndexName = str(p.Name)
 		s.Table.PendingShards = int(i32(p.Shards))
-		s.Table.PendingIndexDisabled = !p.Enabled.IsNull() && !p.Enabled.IsUnknown() && !p.Enabled.ValueBool()
+		s.Table.PendingIndexDisabled = isFalse(p.Enabled)
 	}
-	s.Target.Type = config.TargetEventBridge
-	if t := m.Target; t != nil {
-		if !t.TopicARN.IsNull() {
-			s.Target.Type = config.TargetSNS
-			s.Target.TopicARN = str(t.TopicARN)
-			if o.validating && t.TopicARN.IsUnknown() {
-				s.Target.TopicARN = placeholderTopicARN
-			}
-		}
-		s.Target.EventBus = str(t.EventBus)
-	}
+	s.Target = m.Target.spec(o)
 	if p := m.Published; p != nil {
 		s.PublishedAction = config.Action(str(p.Action))
-		if !p.TTLDays.IsNull() && !p.TTLDays.IsUnknown() {
+		if known(p.TTLDays) {
 			d := time.Duration(p.TTLDays.ValueInt64()) * 24 * time.Hour
 			s.PublishedTTL = &d
 		}
 	}
 	if r := m.Relay; r != nil {
 		s.Architecture = provision.Architecture(str(r.Architecture))
-		s.Relay = provision.FunctionSpec{
-			MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout),
-			ReservedConcurrency: i32ptr(r.ReservedConcurrency), LogRetentionDays: i32(r.LogRetentionDays),
-		}
-		s.Controls = r.controls()
-		s.Mapping = provision.MappingSpec{
-			BatchSize:                    i32(r.BatchSize),
-			MaximumBatchingWindowSeconds: i32(r.BatchingWindowSeconds),
-			ParallelizationFactor:        i32(r.ParallelizationFactor),
-			MaximumRetryAttempts:         i32ptr(r.MaximumRetryAttempts),
-			MaximumRecordAgeSeconds:      i32ptr(r.MaximumRecordAgeSeconds),
-			BisectBatchOnFunctionError:   boolptr(r.BisectOnError),
-		}
+		s.Relay, s.Mapping, s.Controls = r.function(), r.mapping(), r.controls()
 	}
 	if d := m.DeadLetter; d != nil {
 		s.DeadLetterQueue = provision.QueueSpec{MessageRetentionSeconds: i32(d.MessageRetentionSeconds), KMSMasterKeyID: str(d.KMSMasterKeyID)}
 	}
 	if r := m.Reconciler; r != nil {
-		s.Reconciler.Disabled = !r.Enabled.IsNull() && !r.Enabled.IsUnknown() && !r.Enabled.ValueBool()
-		s.Reconciler.ScheduleExpression = str(r.ScheduleExpression)
-		if !r.MinAgeSeconds.IsNull() && !r.MinAgeSeconds.IsUnknown() {
-			s.Reconciler.MinAge = time.Duration(r.MinAgeSeconds.ValueInt64()) * time.Second
-		}
-		s.Reconciler.Function = provision.FunctionSpec{MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout), LogRetentionDays: i32(r.LogRetentionDays)}
-		s.Reconciler.ScheduleTimezone, s.Reconciler.ScheduleGroup = str(r.ScheduleTimezone), str(r.ScheduleGroup)
-		s.Reconciler.FlexibleTimeWindowMinutes = i32(r.FlexibleTimeWindowMinutes)
+		s.Reconciler = r.spec()
 	}
 	if a := m.Alarms; a != nil {
-		s.Alarms = provision.AlarmsSpec{
-			// Present, the block enables the alarms unless it says not to.
-			Enabled:                          a.Enabled.IsNull() || a.Enabled.IsUnknown() || a.Enabled.ValueBool(),
-			SNSTopicARN:                      str(a.SNSTopicARN),
-			RelayErrorsThreshold:             i32(a.RelayErrorsThreshold),
-			IteratorAgeThresholdSeconds:      i32(a.IteratorAgeThresholdSeconds),
-			OldestPendingAgeThresholdSeconds: i32(a.OldestPendingAgeThresholdSeconds),
-			EvaluationPeriods:                i32(a.EvaluationPeriods),
-			TreatMissingData:                 str(a.TreatMissingData),
+		s.Alarms = a.spec(o)
+	}
+	return s
+}
+
+// known reports whether a value is neither null nor unknown.
+func known(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
+
+// isTrue and isFalse report a known bool's value.
+func isTrue(v types.Bool) bool  { return known(v) && v.ValueBool() }
+func isFalse(v types.Bool) bool { return known(v) && !v.ValueBool() }
+
+func (t *TableModel) spec(o specOptions) provision.TableSpec {
+	s := provision.TableSpec{
+		Existing: isTrue(t.Existing), Name: str(t.Name),
+		PartitionKey: str(t.PartitionKey), SortKey: str(t.SortKey), SortKeyPrefix: str(t.SortKeyPrefix), TTLAttribute: str(t.TTLAttribute),
+		KMSKeyARN: str(t.KMSKeyARN), DeletionProtection: boolptr(t.DeletionProtection), PointInTimeRecovery: boolptr(t.PointInTimeRecovery),
+	}
+	if o.validating && s.Existing && t.Name.IsUnknown() {
+		s.Name = "unknown-until-apply"
+	}
+	return s
+}
+
+// spec maps the target object; nil or without topic_arn, EventBridge.
+func (t *TargetModel) spec(o specOptions) provision.TargetSpec {
+	s := provision.TargetSpec{Type: config.TargetEventBridge}
+	if t == nil {
+		return s
+	}
+	if !t.TopicARN.IsNull() {
+		s.Type = config.TargetSNS
+		s.TopicARN = str(t.TopicARN)
+		if o.validating && t.TopicARN.IsUnknown() {
+			s.TopicARN = placeholderTopicARN
 		}
-		if o.validating && a.SNSTopicARN.IsUnknown() {
-			s.Alarms.SNSTopicARN = placeholderTopicARN
-		}
+	}
+	s.EventBus = str(t.EventBus)
+	return s
+}
+
+func (r *RelayModel) function() provision.FunctionSpec {
+	return provision.FunctionSpec{
+		MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout),
+		ReservedConcurrency: i32ptr(r.ReservedConcurrency), LogRetentionDays: i32(r.LogRetentionDays),
+	}
+}
+
+func (r *RelayModel) mapping() provision.MappingSpec {
+	return provision.MappingSpec{
+		BatchSize:                    i32(r.BatchSize),
+		MaximumBatchingWindowSeconds: i32(r.BatchingWindowSeconds),
+		ParallelizationFactor:        i32(r.ParallelizationFactor),
+		MaximumRetryAttempts:         i32ptr(r.MaximumRetryAttempts),
+		MaximumRecordAgeSeconds:      i32ptr(r.MaximumRecordAgeSeconds),
+		BisectBatchOnFunctionError:   boolptr(r.BisectOnError),
+	}
+}
+
+func (r *ReconcilerModel) spec() provision.ReconcilerSpec {
+	s := provision.ReconcilerSpec{
+		Disabled: isFalse(r.Enabled), ScheduleExpression: str(r.ScheduleExpression),
+		Function:         provision.FunctionSpec{MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout), LogRetentionDays: i32(r.LogRetentionDays)},
+		ScheduleTimezone: str(r.ScheduleTimezone), ScheduleGroup: str(r.ScheduleGroup),
+		FlexibleTimeWindowMinutes: i32(r.FlexibleTimeWindowMinutes),
+	}
+	if known(r.MinAgeSeconds) {
+		s.MinAge = time.Duration(r.MinAgeSeconds.ValueInt64()) * time.Second
+	}
+	return s
+}
+
+func (a *AlarmsModel) spec(o specOptions) provision.AlarmsSpec {
+	s := provision.AlarmsSpec{
+		// Present, the object enables the alarms unless it says not to.
+		Enabled:                          !isFalse(a.Enabled),
+		SNSTopicARN:                      str(a.SNSTopicARN),
+		RelayErrorsThreshold:             i32(a.RelayErrorsThreshold),
+		IteratorAgeThresholdSeconds:      i32(a.IteratorAgeThresholdSeconds),
+		OldestPendingAgeThresholdSeconds: i32(a.OldestPendingAgeThresholdSeconds),
+		EvaluationPeriods:                i32(a.EvaluationPeriods),
+		TreatMissingData:                 str(a.TreatMissingData),
+	}
+	if o.validating && a.SNSTopicARN.IsUnknown() {
+		s.SNSTopicARN = placeholderTopicARN
 	}
 	return s
 }
@@ -184,14 +213,20 @@ func alarmARNsValue(arns map[string]string) types.Map {
 const privateState = "pipeline_state"
 
 // loadState returns the provision.State kept in the private state. A state
-// written without it (an older provider) is rebuilt from the attributes and
-// the component names.
+// written without it (an older provider), or one it cannot decode, is
+// rebuilt from the attributes and the component names.
 func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (provision.State, diag.Diagnostics) {
 	var st provision.State
 	b, diags := p.GetKey(ctx, privateState)
 	if len(b) > 0 {
-		err := json.Unmarshal(b, &st)
-		if err == nil {
+		decoded, err := provision.DecodeState(b)
+		switch {
+		case err == nil:
+			return decoded, diags
+		case errors.Is(err, provision.ErrNewerState):
+			// What a newer provider recorded may name components that this
+			// one does not know of: rebuilding would lose sight of them.
+			diags.AddError("Reading the outbox pipeline's private state", err.Error())
 			return st, diags
 		}
 		diags.AddWarning("Reading the outbox pipeline's private state",
@@ -223,7 +258,7 @@ func loadState(ctx context.Context, p privateGetter, m *PipelineResourceModel) (
 }
 
 func saveState(ctx context.Context, p privateSetter, st provision.State, drift *provision.Drift) diag.Diagnostics {
-	b, err := json.Marshal(st)
+	b, err := provision.EncodeState(st)
 	if err != nil {
 		var diags diag.Diagnostics
 		diags.AddError("Recording the outbox pipeline", err.Error())
@@ -235,51 +270,36 @@ func saveState(ctx context.Context, p privateSetter, st provision.State, drift *
 }
 
 // modelFromSpec builds the configuration part of the model from a Spec, as
-// Lookup reports it on import. A block whose settings are all defaults is
-// left out, as a configuration would leave it out.
+// Lookup reports it on import: every object with defaults is whole, as the
+// plan of a configuration that omits it has it; a setting without a default
+// is null where it has the value that leaving it out gives.
 func modelFromSpec(s provision.Spec, st provision.State, defaultTags map[string]string) PipelineResourceModel {
 	d := provision.Spec{Name: s.Name}.WithDefaults()
 	s = s.WithDefaults()
 	m := PipelineResourceModel{Name: types.StringValue(s.Name), ForceDestroy: types.BoolValue(s.ForceDestroy)}
 	m.Table = tableModelFromSpec(s, d, st)
+	m.Target = &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringNull()}
 	if s.Target.Type == config.TargetSNS {
-		m.Target = &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringValue(s.Target.TopicARN)}
+		m.Target.TopicARN = types.StringValue(s.Target.TopicARN)
 	} else if s.Target.EventBus != d.Target.EventBus {
-		m.Target = &TargetModel{EventBus: types.StringValue(s.Target.EventBus), TopicARN: types.StringNull()}
+		m.Target.EventBus = types.StringValue(s.Target.EventBus)
 	}
-	if s.PublishedAction != d.PublishedAction || *s.PublishedTTL != *d.PublishedTTL {
-		m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
-	}
-	if s.Table.PendingIndexName != d.Table.PendingIndexName || s.Table.PendingShards != d.Table.PendingShards || s.Table.PendingIndexDisabled {
-		m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards)),
-			Enabled: types.BoolValue(!s.Table.PendingIndexDisabled)}
-	}
-	if s.IAM != d.IAM {
-		m.IAM = &IAMModel{PermissionsBoundary: optString(s.IAM.PermissionsBoundary), Path: types.StringValue(s.IAM.Path)}
-	}
-	m.Relay = relayModelFromSpec(s, d)
-	if s.DeadLetterQueue != d.DeadLetterQueue {
-		m.DeadLetter = &DeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetterQueue.MessageRetentionSeconds)), KMSMasterKeyID: optString(s.DeadLetterQueue.KMSMasterKeyID)}
-	}
+	m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
+	m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards)),
+		Enabled: types.BoolValue(!s.Table.PendingIndexDisabled)}
+	m.IAM = &IAMModel{PermissionsBoundary: optString(s.IAM.PermissionsBoundary), Path: types.StringValue(s.IAM.Path)}
+	m.Relay = relayModelFromSpec(s)
+	m.DeadLetter = &DeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetterQueue.MessageRetentionSeconds)), KMSMasterKeyID: optString(s.DeadLetterQueue.KMSMasterKeyID)}
 	m.Reconciler = reconcilerModelFromSpec(s.Reconciler, d.Reconciler)
-	if a := s.Alarms; a.Enabled {
-		m.Alarms = &AlarmsModel{
-			Enabled: types.BoolValue(true), SNSTopicARN: optString(a.SNSTopicARN),
-			RelayErrorsThreshold:             types.Int64Value(int64(a.RelayErrorsThreshold)),
-			IteratorAgeThresholdSeconds:      types.Int64Value(int64(a.IteratorAgeThresholdSeconds)),
-			OldestPendingAgeThresholdSeconds: types.Int64Value(int64(a.OldestPendingAgeThresholdSeconds)),
-			EvaluationPeriods:                types.Int64Value(int64(a.EvaluationPeriods)),
-			TreatMissingData:                 types.StringValue(a.TreatMissingData),
-		}
-	}
+	m.Alarms = alarmsModelFromSpec(s.Alarms)
 	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
+	m.Timeouts = nullTimeouts()
 	m.setState(st)
 	return m
 }
 
-// tableModelFromSpec is the table block of an imported pipeline; nil when
-// every setting is the default. s and d have defaults applied; d is the
-// default Spec of the same name.
+// tableModelFromSpec is the table object of an imported pipeline. s and d
+// have defaults applied; d is the default Spec of the same name.
 func tableModelFromSpec(s, d provision.Spec, st provision.State) *TableModel {
 	ttl := s.Table.TTLAttribute
 	if s.Table.Existing && !st.Added.TTL {
@@ -297,17 +317,12 @@ func tableModelFromSpec(s, d provision.Spec, st provision.State) *TableModel {
 	if s.Table.Existing || s.Table.Name != d.Table.Name {
 		table.Name = types.StringValue(s.Table.Name)
 	}
-	if s.Table.Existing || s.Table.PartitionKey != d.Table.PartitionKey || s.Table.SortKey != d.Table.SortKey ||
-		s.Table.SortKeyPrefix != d.Table.SortKeyPrefix || ttl != d.Table.TTLAttribute || s.Table.Name != d.Table.Name ||
-		*s.Table.DeletionProtection != *d.Table.DeletionProtection || *s.Table.PointInTimeRecovery != *d.Table.PointInTimeRecovery || s.Table.KMSKeyARN != "" {
-		return table
-	}
-	return nil
+	return table
 }
 
-// relayModelFromSpec is the relay block of an imported pipeline; nil when
-// every setting is the default.
-func relayModelFromSpec(s, d provision.Spec) *RelayModel {
+// relayModelFromSpec is the relay object of an imported pipeline; s has
+// defaults applied.
+func relayModelFromSpec(s provision.Spec) *RelayModel {
 	relay := &RelayModel{
 		BatchSize:               types.Int64Value(int64(s.Mapping.BatchSize)),
 		BatchingWindowSeconds:   types.Int64Value(int64(s.Mapping.MaximumBatchingWindowSeconds)),
@@ -325,30 +340,17 @@ func relayModelFromSpec(s, d provision.Spec) *RelayModel {
 		relay.ReservedConcurrency = types.Int64Value(int64(*s.Relay.ReservedConcurrency))
 	}
 	relay.setControls(s.Controls)
-	dr := d.Relay
-	dr.ReservedConcurrency = s.Relay.ReservedConcurrency
-	dm := d.Mapping
-	if s.Architecture != d.Architecture || s.Relay.ReservedConcurrency != nil || s.Relay != dr || !reflect.DeepEqual(s.Controls, d.Controls) ||
-		s.Mapping.BatchSize != dm.BatchSize || s.Mapping.MaximumBatchingWindowSeconds != dm.MaximumBatchingWindowSeconds ||
-		s.Mapping.ParallelizationFactor != dm.ParallelizationFactor || *s.Mapping.MaximumRetryAttempts != *dm.MaximumRetryAttempts ||
-		*s.Mapping.MaximumRecordAgeSeconds != *dm.MaximumRecordAgeSeconds || *s.Mapping.BisectBatchOnFunctionError != *dm.BisectBatchOnFunctionError {
-		return relay
-	}
-	return nil
+	return relay
 }
 
-// reconcilerModelFromSpec is the reconciler block of an imported pipeline;
-// nil when every setting is the default.
+// reconcilerModelFromSpec is the reconciler object of an imported
+// pipeline.
 func reconcilerModelFromSpec(r, d provision.ReconcilerSpec) *ReconcilerModel {
 	if r.Disabled {
 		// Lookup cannot tell the settings of a reconciler that does not
 		// exist: report the defaults.
 		r = d
 		r.Disabled = true
-	}
-	if !r.Disabled && r.ScheduleExpression == d.ScheduleExpression && r.MinAge == d.MinAge && r.Function == d.Function &&
-		r.ScheduleTimezone == d.ScheduleTimezone && r.FlexibleTimeWindowMinutes == d.FlexibleTimeWindowMinutes && r.ScheduleGroup == d.ScheduleGroup {
-		return nil
 	}
 	return &ReconcilerModel{
 		Enabled: types.BoolValue(!r.Disabled), ScheduleExpression: types.StringValue(r.ScheduleExpression),
@@ -360,7 +362,23 @@ func reconcilerModelFromSpec(r, d provision.ReconcilerSpec) *ReconcilerModel {
 	}
 }
 
-// controls maps the relay block's tracing, KMS, logging and VPC settings.
+// alarmsModelFromSpec is the alarms object of an imported pipeline; nil
+// without alarms.
+func alarmsModelFromSpec(a provision.AlarmsSpec) *AlarmsModel {
+	if !a.Enabled {
+		return nil
+	}
+	return &AlarmsModel{
+		Enabled: types.BoolValue(true), SNSTopicARN: optString(a.SNSTopicARN),
+		RelayErrorsThreshold:             types.Int64Value(int64(a.RelayErrorsThreshold)),
+		IteratorAgeThresholdSeconds:      types.Int64Value(int64(a.IteratorAgeThresholdSeconds)),
+		OldestPendingAgeThresholdSeconds: types.Int64Value(int64(a.OldestPendingAgeThresholdSeconds)),
+		EvaluationPeriods:                types.Int64Value(int64(a.EvaluationPeriods)),
+		TreatMissingData:                 types.StringValue(a.TreatMissingData),
+	}
+}
+
+// controls maps the relay object's tracing, KMS, logging and VPC settings.
 func (r *RelayModel) controls() provision.LambdaControls {
 	c := provision.LambdaControls{TracingMode: str(r.TracingMode), KMSKeyARN: str(r.KMSKeyARN)}
 	if l := r.Logging; l != nil {
@@ -393,13 +411,11 @@ func controlsSet(s []string) types.Set {
 	return types.SetValueMust(types.StringType, elems)
 }
 
-// setControls records the controls in the relay block, for import.
+// setControls records the controls in the relay object, for import.
 func (r *RelayModel) setControls(c provision.LambdaControls) {
 	r.TracingMode, r.KMSKeyARN = types.StringValue(c.TracingMode), optString(c.KMSKeyARN)
-	if c.LogFormat != provision.DefaultLogFormat {
-		r.Logging = &RelayLoggingModel{LogFormat: types.StringValue(c.LogFormat),
-			ApplicationLogLevel: optString(c.ApplicationLogLevel), SystemLogLevel: optString(c.SystemLogLevel)}
-	}
+	r.Logging = &RelayLoggingModel{LogFormat: types.StringValue(c.LogFormat),
+		ApplicationLogLevel: optString(c.ApplicationLogLevel), SystemLogLevel: optString(c.SystemLogLevel)}
 	if len(c.SubnetIDs) > 0 {
 		r.VPCConfig = &RelayVPCConfigModel{SubnetIDs: controlsSet(c.SubnetIDs), SecurityGroupIDs: controlsSet(c.SecurityGroupIDs)}
 	}

@@ -5,8 +5,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// PipelineResourceModel is the outbox_pipeline resource. Blocks are pointers:
-// an absent block is nil and means the defaults of every setting in it.
+// PipelineResourceModel is the outbox_pipeline resource. Objects are
+// pointers: nil (in a configuration that omits one) means the defaults of
+// every setting in it; plans and states hold the objects with defaults
+// whole, and alarms and relay.vpc_config nil when they are off.
 //
 // Tags of the settings: spec names the field of pipeline.Spec that the
 // attribute sets; drift names the component (pipeline.Component...) whose
@@ -55,7 +57,7 @@ type PipelineResourceModel struct {
 	Writer                types.Object `tfsdk:"writer"`
 }
 
-// TableModel is the table block.
+// TableModel is the table object.
 type TableModel struct {
 	Existing      types.Bool   `tfsdk:"existing" spec:"Table.Existing"`
 	Name          types.String `tfsdk:"name" spec:"Table.Name"`
@@ -69,13 +71,13 @@ type TableModel struct {
 	PointInTimeRecovery types.Bool   `tfsdk:"point_in_time_recovery" spec:"Table.PointInTimeRecovery"`
 }
 
-// TargetModel is the target block.
+// TargetModel is the target object.
 type TargetModel struct {
 	EventBus types.String `tfsdk:"event_bus" spec:"Target.EventBus"`
 	TopicARN types.String `tfsdk:"topic_arn" spec:"Target.TopicARN"`
 }
 
-// RelayModel is the relay block: the relay function and its event source
+// RelayModel is the relay object: the relay function and its event source
 // mapping.
 type RelayModel struct {
 	BatchSize               types.Int64  `tfsdk:"batch_size" spec:"Mapping.BatchSize" drift:"event_source_mapping"`
@@ -96,33 +98,33 @@ type RelayModel struct {
 	VPCConfig   *RelayVPCConfigModel `tfsdk:"vpc_config"`
 }
 
-// RelayLoggingModel is the relay.logging block.
+// RelayLoggingModel is the relay.logging object.
 type RelayLoggingModel struct {
 	LogFormat           types.String `tfsdk:"log_format" spec:"Controls.LogFormat" drift:"relay_function"`
 	ApplicationLogLevel types.String `tfsdk:"application_log_level" spec:"Controls.ApplicationLogLevel" drift:"relay_function"`
 	SystemLogLevel      types.String `tfsdk:"system_log_level" spec:"Controls.SystemLogLevel" drift:"relay_function"`
 }
 
-// RelayVPCConfigModel is the relay.vpc_config block.
+// RelayVPCConfigModel is the relay.vpc_config object.
 type RelayVPCConfigModel struct {
 	SubnetIDs        types.Set `tfsdk:"subnet_ids" spec:"Controls.SubnetIDs"`
 	SecurityGroupIDs types.Set `tfsdk:"security_group_ids" spec:"Controls.SecurityGroupIDs"`
 }
 
-// PublishedModel is the published block.
+// PublishedModel is the published object.
 type PublishedModel struct {
 	Action  types.String `tfsdk:"action" spec:"PublishedAction"`
 	TTLDays types.Int64  `tfsdk:"ttl_days" spec:"PublishedTTL"`
 }
 
-// PendingIndexModel is the pending_index block.
+// PendingIndexModel is the pending_index object.
 type PendingIndexModel struct {
 	Name    types.String `tfsdk:"name" spec:"Table.PendingIndexName"`
 	Shards  types.Int64  `tfsdk:"shards" spec:"Table.PendingShards"`
 	Enabled types.Bool   `tfsdk:"enabled" spec:"Table.PendingIndexDisabled"`
 }
 
-// ReconcilerModel is the reconciler block.
+// ReconcilerModel is the reconciler object.
 type ReconcilerModel struct {
 	Enabled            types.Bool   `tfsdk:"enabled" spec:"Reconciler.Disabled"`
 	ScheduleExpression types.String `tfsdk:"schedule_expression" spec:"Reconciler.ScheduleExpression" drift:"schedule"`
@@ -136,13 +138,13 @@ type ReconcilerModel struct {
 	ScheduleGroup             types.String `tfsdk:"schedule_group" spec:"Reconciler.ScheduleGroup"`
 }
 
-// DeadLetterModel is the dead_letter block.
+// DeadLetterModel is the dead_letter object.
 type DeadLetterModel struct {
 	MessageRetentionSeconds types.Int64  `tfsdk:"message_retention_seconds" spec:"DeadLetterQueue.MessageRetentionSeconds" drift:"dead_letter_queue"`
 	KMSMasterKeyID          types.String `tfsdk:"kms_master_key_id" spec:"DeadLetterQueue.KMSMasterKeyID" drift:"dead_letter_queue"`
 }
 
-// AlarmsModel is the alarms block.
+// AlarmsModel is the alarms object.
 type AlarmsModel struct {
 	Enabled                          types.Bool   `tfsdk:"enabled" spec:"Alarms.Enabled"`
 	SNSTopicARN                      types.String `tfsdk:"sns_topic_arn" spec:"Alarms.SNSTopicARN"`
@@ -153,7 +155,7 @@ type AlarmsModel struct {
 	TreatMissingData                 types.String `tfsdk:"treat_missing_data" spec:"Alarms.TreatMissingData"`
 }
 
-// IAMModel is the iam block.
+// IAMModel is the iam object.
 type IAMModel struct {
 	PermissionsBoundary types.String `tfsdk:"permissions_boundary" spec:"IAM.PermissionsBoundary"`
 	Path                types.String `tfsdk:"path" spec:"IAM.Path"`

@@ -26,7 +26,7 @@ var specFieldPaths = sync.OnceValue(func() map[string]path.Path {
 })
 
 // walkModel calls fn for every attribute field of a model struct type, with
-// its attribute path, descending into blocks (pointers to structs).
+// its attribute path, descending into objects (pointers to structs).
 func walkModel(t reflect.Type, at path.Path, fn func(path.Path, reflect.StructField)) {
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -43,7 +43,7 @@ func walkModel(t reflect.Type, at path.Path, fn func(path.Path, reflect.StructFi
 	}
 }
 
-// blockPresent reports whether the model's block called name is present.
+// blockPresent reports whether the model's object called name is present.
 func blockPresent(m *PipelineResourceModel, name string) bool {
 	v := reflect.ValueOf(m).Elem()
 	t := v.Type()
@@ -70,7 +70,7 @@ func attributePath(field string) (path.Path, bool) {
 }
 
 // specFieldsWithoutAttribute are the fields of pipeline.Spec that no
-// attribute sets on its own, with the block that decides them.
+// attribute sets on its own, with the object that decides them.
 var specFieldsWithoutAttribute = map[string]string{
 	// target.topic_arn set means sns, else eventbridge.
 	"Target.Type": "target",
@@ -109,7 +109,7 @@ func attributeNames(msg string) string {
 }
 
 // walkModelValues calls fn for every attribute value of a model, with its
-// path and field, descending into present blocks.
+// path and field, descending into present objects.
 func walkModelValues(v reflect.Value, at path.Path, fn func(path.Path, reflect.StructField, reflect.Value)) {
 	t := v.Type()
 	for i := range t.NumField() {

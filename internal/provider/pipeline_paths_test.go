@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
@@ -62,8 +61,8 @@ func TestSpecFieldPaths(t *testing.T) {
 		if !contains(leaves, field) {
 			t.Errorf("specFieldsWithoutAttribute: %q is no field of provision.Spec", field)
 		}
-		if _, ok := sr.Schema.Blocks[block]; !ok {
-			t.Errorf("specFieldsWithoutAttribute: %q is no block", block)
+		if _, ok := sr.Schema.Attributes[block].(schema.SingleNestedAttribute); !ok {
+			t.Errorf("specFieldsWithoutAttribute: %q is no object", block)
 		}
 	}
 	// Every replacement field has its path.
@@ -115,30 +114,5 @@ func TestPipelineDefaultsDocumented(t *testing.T) {
 			t.Errorf("%s: the description states no default: %q", name, a.GetMarkdownDescription())
 		}
 	}
-	for n, a := range sr.Schema.Attributes {
-		check(n, a)
-	}
-	for bn, b := range sr.Schema.Blocks {
-		if nb, ok := b.(schema.SingleNestedBlock); ok && bn != "timeouts" {
-			for n, a := range nb.Attributes {
-				check(bn+"."+n, a)
-			}
-		}
-	}
-}
-
-func TestSetAttribute(t *testing.T) {
-	t.Parallel()
-	var m SubscriptionResourceModel
-	for _, a := range []string{"rule_arn", "queue_url", "queue_arn", "dead_letter_queue_url", "dead_letter_queue_arn"} {
-		if !setAttribute(&m, a, types.StringValue(a)) {
-			t.Errorf("%s not set", a)
-		}
-	}
-	if m.RuleARN.ValueString() != "rule_arn" || m.DeadLetterQueueARN.ValueString() != "dead_letter_queue_arn" {
-		t.Errorf("model %+v", m)
-	}
-	if setAttribute(&m, "no_such", types.StringValue("x")) || setAttribute(&m, "rule_arn", types.Int64Value(1)) {
-		t.Error("set an attribute that does not exist or has another type")
-	}
+	eachAttribute(sr.Schema.Attributes, "", func(n string, a schema.Attribute) { check(n, a) })
 }

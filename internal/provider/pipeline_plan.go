@@ -50,23 +50,21 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return // destroy
 	}
 	var plan PipelineResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	unknownObjects, diags := getPlan(ctx, req.Plan, &plan)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tags, tagsKnown, diags := mergedTags(ctx, r.defaultTags(), plan.Tags)
-	resp.Diagnostics.Append(diags...)
-	plan.TagsAll = types.MapUnknown(types.StringType)
-	if tagsKnown {
-		plan.TagsAll = tagsValue(tags)
-	}
+	tags, _ := r.plannedTags(ctx, plan.Tags, &plan.TagsAll, &resp.Diagnostics)
 	in := planInputs{spec: plan.spec(tags, specOptions{}).WithDefaults()}
 	in.setKnown(&plan)
 	if !req.State.Raw.IsNull() {
 		in.prior = &PipelineResourceModel{}
 		resp.Diagnostics.Append(req.State.Get(ctx, in.prior)...)
 		st, diags := loadState(ctx, req.Private, in.prior)
-		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
 		in.account = st.Account()
 		in.drift, diags = loadDrift(ctx, req.Private)
 		resp.Diagnostics.Append(diags...)
@@ -93,7 +91,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			resp.Diagnostics.Append(r.warnUndeliveredOnReplace(ctx, *in.prior)...)
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
 }
 
 // callerAccount is the account and region that the provider's credentials
@@ -230,8 +228,8 @@ func (in planInputs) planAlarmARNs(plan *PipelineResourceModel) {
 
 // replacements returns the attributes whose change replaces the pipeline,
 // by the pipeline's own rules (defaults applied). A changed setting of an
-// absent block (a default that follows from another setting, such as the
-// table's name from name) is reported on its block, the attribute path that
+// absent object (a default that follows from another setting, such as the
+// table's name from name) is reported on its object, the attribute path that
 // exists in the plan.
 func (in planInputs) replacements(ctx context.Context, plan *PipelineResourceModel) []path.Path {
 	var out []path.Path

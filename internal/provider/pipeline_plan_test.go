@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -23,9 +26,9 @@ import (
 // settings known at plan time.
 func TestAccPipeline_rename(t *testing.T) {
 	e := newAccEnv(t)
-	first, second := e.name("ren1"), e.name("ren2")
+	first, second := e.Name("ren1"), e.Name("ren2")
 	minimal := func(name string) string {
-		return e.providerConfig() + fmt.Sprintf("resource \"outbox_pipeline\" \"test\" {\n  name = %q\n}\n", name)
+		return e.ProviderConfig() + fmt.Sprintf("resource \"outbox_pipeline\" \"test\" {\n  name = %q\n}\n", name)
 	}
 	known := func(name string) []plancheck.PlanCheck {
 		return []plancheck.PlanCheck{
@@ -71,28 +74,28 @@ func TestAccPipeline_rename(t *testing.T) {
 // pipeline's target_arn (which does not change) is not replaced.
 func TestAccPipeline_tableDrift(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("tdrift")
+	name := e.Name("tdrift")
 	// Deletion protection off, so that the table can be deleted out of band.
-	config := e.pipelineConfig(name, fastRelay+`
-  table {
+	config := e.PipelineConfig(name, fastRelay+`
+  table = {
     deletion_protection = false
   }`) + `
 resource "terraform_data" "dependent" {
   triggers_replace = [outbox_pipeline.test.target_arn, outbox_pipeline.test.table_arn, outbox_pipeline.test.writer]
 }
 `
-	ddb := dynamodb.NewFromConfig(e.cfg)
+	ddb := dynamodb.NewFromConfig(e.Cfg)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
 				PreConfig: func() {
-					if _, err := ddb.DeleteTable(e.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name + "-outbox")}); err != nil {
+					if _, err := ddb.DeleteTable(e.Ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name + "-outbox")}); err != nil {
 						t.Fatalf("deleting the table out of band: %v", err)
 					}
-					if err := accWait(e.ctx, "the table gone", func() error {
-						if _, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name + "-outbox")}); err == nil {
+					if err := acctest.Wait(e.Ctx, "the table gone", func() error {
+						if _, err := ddb.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name + "-outbox")}); err == nil {
 							return fmt.Errorf("still there")
 						}
 						return nil
@@ -111,12 +114,7 @@ resource "terraform_data" "dependent" {
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.NotNull()),
 				},
 			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			emptyPlanStep(config),
 		},
 	})
 }
@@ -152,9 +150,9 @@ func (c expectChange) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 // unchanged, and the apply restores it.
 func TestAccPipeline_driftShown(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("shown")
-	config := e.pipelineConfig(name, fastRelay)
-	lc := lambda.NewFromConfig(e.cfg)
+	name := e.Name("shown")
+	config := e.PipelineConfig(name, fastRelay)
+	lc := lambda.NewFromConfig(e.Cfg)
 	var uuid string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
@@ -168,12 +166,12 @@ func TestAccPipeline_driftShown(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					if _, err := lc.UpdateEventSourceMapping(e.ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)}); err != nil {
+					if _, err := lc.UpdateEventSourceMapping(e.Ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)}); err != nil {
 						t.Fatalf("changing the mapping out of band: %v", err)
 					}
 					// As a change made by hand, long before the next apply.
-					if err := accWait(e.ctx, "the mapping enabled again", func() error {
-						out, err := lc.GetEventSourceMapping(e.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
+					if err := acctest.Wait(e.Ctx, "the mapping enabled again", func() error {
+						out, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 						if err != nil || aws.ToString(out.State) != "Enabled" {
 							return fmt.Errorf("state %v: %w", out, err)
 						}
@@ -193,20 +191,9 @@ func TestAccPipeline_driftShown(t *testing.T) {
 				// A change that no setting shows (the function's
 				// environment) still plans an update that repairs it.
 				PreConfig: func() {
-					if _, err := lc.UpdateFunctionConfiguration(e.ctx, &lambda.UpdateFunctionConfigurationInput{
+					changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
 						FunctionName: aws.String(name + "-relay"), Environment: &lambdatypes.Environment{Variables: map[string]string{"CHANGED": "by hand"}},
-					}); err != nil {
-						t.Fatalf("changing the function out of band: %v", err)
-					}
-					if err := accWait(e.ctx, "the function updated", func() error {
-						out, err := lc.GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
-						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
-							return fmt.Errorf("function %v: %w", out, err)
-						}
-						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
+					})
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -216,20 +203,9 @@ func TestAccPipeline_driftShown(t *testing.T) {
 			{
 				// A control of the functions changed by hand is shown too.
 				PreConfig: func() {
-					if _, err := lc.UpdateFunctionConfiguration(e.ctx, &lambda.UpdateFunctionConfigurationInput{
+					changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
 						FunctionName: aws.String(name + "-relay"), TracingConfig: &lambdatypes.TracingConfig{Mode: lambdatypes.TracingModeActive},
-					}); err != nil {
-						t.Fatalf("changing the function's tracing out of band: %v", err)
-					}
-					if err := accWait(e.ctx, "the function updated", func() error {
-						out, err := lc.GetFunctionConfiguration(e.ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
-						if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
-							return fmt.Errorf("function %v: %w", out, err)
-						}
-						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
+					})
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -237,11 +213,88 @@ func TestAccPipeline_driftShown(t *testing.T) {
 					expectChange{block: "relay", attr: "tracing_mode", before: "Active", after: "PassThrough"},
 				}},
 			},
+			emptyPlanStep(config),
+		},
+	})
+}
+
+// changeFunction changes a function's configuration out of band and waits
+// until the update is done.
+func changeFunction(t *testing.T, e *accEnv, lc *lambda.Client, in *lambda.UpdateFunctionConfigurationInput) {
+	t.Helper()
+	if _, err := lc.UpdateFunctionConfiguration(e.Ctx, in); err != nil {
+		t.Fatalf("changing the function out of band: %v", err)
+	}
+	if err := acctest.Wait(e.Ctx, "the function updated", func() error {
+		out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: in.FunctionName})
+		if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
+			return fmt.Errorf("function %v: %w", out, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAccPipeline_defaultsAtPlan: with only name set, the settings of every
+// object are readable at plan (they are the objects of their defaults) and
+// after apply; an import of the same configuration plans no change.
+func TestAccPipeline_defaultsAtPlan(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.Name("dflt")
+	config := e.ProviderConfig() + fmt.Sprintf(`
+resource "outbox_pipeline" "test" {
+  name = %q
+}
+
+output "settings" {
+  value = {
+    sort_key_prefix     = outbox_pipeline.test.table.sort_key_prefix
+    batch_size          = outbox_pipeline.test.relay.batch_size
+    log_format          = outbox_pipeline.test.relay.logging.log_format
+    schedule_expression = outbox_pipeline.test.reconciler.schedule_expression
+    ttl_days            = outbox_pipeline.test.published.ttl_days
+    shards              = outbox_pipeline.test.pending_index.shards
+    retention           = outbox_pipeline.test.dead_letter.message_retention_seconds
+    iam_path            = outbox_pipeline.test.iam.path
+    no_alarms           = outbox_pipeline.test.alarms == null
+  }
+}
+`, name)
+	want := knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"sort_key_prefix":     knownvalue.StringExact("OUTBOX#"),
+		"batch_size":          knownvalue.Int64Exact(provision.DefaultBatchSize),
+		"log_format":          knownvalue.StringExact(provision.DefaultLogFormat),
+		"schedule_expression": knownvalue.StringExact(provision.DefaultScheduleExpression),
+		"ttl_days":            knownvalue.Int64Exact(30),
+		"shards":              knownvalue.Int64Exact(16),
+		"retention":           knownvalue.Int64Exact(provision.DefaultQueueRetentionSeconds),
+		"iam_path":            knownvalue.StringExact("/"),
+		"no_alarms":           knownvalue.Bool(true),
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		Steps: []resource.TestStep{
 			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
+				Config:            config,
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownOutputValue("settings", want)}},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("settings", want)},
+			},
+			{
+				// The import reads whole objects: the minimal
+				// configuration plans no change.
+				Config:          config,
+				ResourceName:    accResource,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+			{
+				Config:            config,
+				ResourceName:      accResource,
+				ImportState:       true,
+				ImportStateId:     name,
+				ImportStateVerify: true,
 			},
 		},
 	})

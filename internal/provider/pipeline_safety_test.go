@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -26,12 +28,12 @@ import (
 // recovery of the table.
 func (e *accEnv) checkTableProtection(table string, protection, pitr bool) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		c := dynamodb.NewFromConfig(e.cfg)
-		d, err := c.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		c := dynamodb.NewFromConfig(e.Cfg)
+		d, err := c.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 		if err != nil {
 			return err
 		}
-		b, err := c.DescribeContinuousBackups(e.ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+		b, err := c.DescribeContinuousBackups(e.Ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
 		if err != nil {
 			return err
 		}
@@ -50,35 +52,21 @@ func (e *accEnv) checkTableProtection(table string, protection, pitr bool) resou
 // point-in-time recovery are on by default and change in place.
 func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	e := newAccEnv(t)
-	if e.ctl == nil {
+	if e.Ctl == nil {
 		t.Skip("fault injection needs the local stack's control API")
 	}
-	name := e.name("guarded")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	before := e.inventory()
+	name := e.Name("guarded")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	before := e.Inventory()
 	table := outbox.Table{Name: name + "-outbox"}
-	pending := func(*terraform.State) error {
-		if _, err := e.ctl.AddFault(e.ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
-			return err
-		}
-		records, err := e.writeOrders(e.writer(table), orders, "com.example.orders", 1, 3, false)
-		if err != nil {
-			return err
-		}
-		return e.waitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
-			if item == nil || attrS(item, "status") != string(outbox.StatusPending) {
-				return fmt.Errorf("is %v; want it PENDING", item)
-			}
-			return nil
-		})
-	}
+	pending := e.pendingOrders(table, orders)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
-				Config: e.pipelineConfig(name, fastRelay),
+				Config: e.PipelineConfig(name, fastRelay),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
 				},
@@ -86,8 +74,8 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 			},
 			{
 				// A replacement deletes the table: refused.
-				Config: e.pipelineConfig(name, fastRelay+`
-  table {
+				Config: e.PipelineConfig(name, fastRelay+`
+  table = {
     partition_key = "pk"
   }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -96,21 +84,16 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*outbox\s+drain`),
 			},
 			{
-				Config:      e.pipelineConfig(name, fastRelay),
+				Config:      e.PipelineConfig(name, fastRelay),
 				Destroy:     true,
 				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*force_destroy\s+=\s+true`),
 			},
+			// Nothing was deleted: the pipeline is as it was.
+			emptyPlanStep(e.PipelineConfig(name, fastRelay)),
 			{
-				// Nothing was deleted: the pipeline is as it was.
-				Config: e.pipelineConfig(name, fastRelay),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
-			{
-				Config: e.pipelineConfig(name, fastRelay+`
+				Config: e.PipelineConfig(name, fastRelay+`
   force_destroy = true
-  table {
+  table = {
     deletion_protection    = false
     point_in_time_recovery = false
   }`),
@@ -121,7 +104,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 			},
 			{
 				// Back on, in place; destroy then deletes the pending events.
-				Config: e.pipelineConfig(name, fastRelay+`
+				Config: e.PipelineConfig(name, fastRelay+`
   force_destroy = true`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
@@ -132,36 +115,50 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	})
 }
 
+// pendingOrders writes three orders while the bus fails (an injected
+// fault), and waits until their events are pending.
+func (e *accEnv) pendingOrders(table outbox.Table, orders string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+			return err
+		}
+		records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
+		if err != nil {
+			return err
+		}
+		return e.WaitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
+			if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) {
+				return fmt.Errorf("is %v; want it PENDING", item)
+			}
+			return nil
+		})
+	}
+}
+
 // TestAccPipeline_pendingIndexInPlace: a pipeline without the pending
 // index delivers; enabling the index, renaming it and disabling it again
 // are updates in place that keep delivering.
 func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("gsifree")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s := e.newBusSink("com.example.orders")
-	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
-	}
+	d := e.newDelivery("gsifree")
+	name, orders, s, before := d.name, d.orders, d.sink, d.before
 	table := outbox.Table{Name: name + "-outbox"}
 	config := func(index string) string {
-		return e.pipelineConfig(name, fastRelay+`
-  published {
+		return e.PipelineConfig(name, fastRelay+`
+  published = {
     action = "delete"
   }
-  pending_index {
+  pending_index = {
 `+index+`
   }`)
 	}
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
-				Config:      e.pipelineConfig(name, fastRelay+"\n  pending_index {\n    enabled = false\n  }"),
+				Config:      e.PipelineConfig(name, fastRelay+"\n  pending_index = {\n    enabled = false\n  }"),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`pending_index.enabled is off with the published action\s+"mark"`),
 			},
@@ -170,7 +167,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.Null()),
 				},
-				Check: e.deliver(s, table, orders, 1, 3, "items deleted", deleted),
+				Check: e.Deliver(s, table, orders, 1, 3, "items deleted", acctest.Deleted),
 			},
 			{
 				Config:           config("    enabled = true"),
@@ -178,7 +175,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
 				},
-				Check: e.deliver(s, table, orders, 10, 3, "items deleted", deleted),
+				Check: e.Deliver(s, table, orders, 10, 3, "items deleted", acctest.Deleted),
 			},
 			{
 				Config:           config(`    name = "pending-v2"`),
@@ -186,12 +183,12 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/pending-v2$`))),
 				},
-				Check: e.deliver(s, table, orders, 20, 3, "items deleted", deleted),
+				Check: e.Deliver(s, table, orders, 20, 3, "items deleted", acctest.Deleted),
 			},
 			{
 				Config:           config("    enabled = false"),
 				ConfigPlanChecks: update,
-				Check:            e.deliver(s, table, orders, 30, 3, "items deleted", deleted),
+				Check:            e.Deliver(s, table, orders, 30, 3, "items deleted", acctest.Deleted),
 			},
 		},
 	})
@@ -201,17 +198,14 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 // with a clear message, and nothing is left behind.
 func TestAccPipeline_missingTarget(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("untargeted")
-	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
-	}
+	name := e.Name("untargeted")
+	before := e.Snapshot()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{{
-			Config: e.pipelineConfig(name, fastRelay+`
-  target {
+			Config: e.PipelineConfig(name, fastRelay+`
+  target = {
     event_bus = "no-such-bus"
   }`),
 			ExpectError: regexp.MustCompile(`event\s+bus\s+\(no-such-bus\):\s+it\s+does\s+not\s+exist\s+in\s+us-east-1:\s+create\s+it\s+first`),
@@ -224,24 +218,18 @@ func TestAccPipeline_missingTarget(t *testing.T) {
 // a resource that depends on target_arn is left alone.
 func TestAccPipeline_driftDoesNotCascade(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("cascade")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s := e.newBusSink("com.example.orders")
-	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
-	}
+	d := e.newDelivery("cascade")
+	name, orders, s, before := d.name, d.orders, d.sink, d.before
 	table := outbox.Table{Name: name + "-outbox"}
-	config := e.pipelineConfig(name, fastRelay+`
-  table {
+	config := e.PipelineConfig(name, fastRelay+`
+  table = {
     deletion_protection = false
   }`) + `
 resource "terraform_data" "dependent" {
   triggers_replace = [outbox_pipeline.test.target_arn]
 }
 `
-	ddb := dynamodb.NewFromConfig(e.cfg)
+	ddb := dynamodb.NewFromConfig(e.Cfg)
 	repair := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 		plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 		plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
@@ -249,19 +237,19 @@ resource "terraform_data" "dependent" {
 	}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
-				Check:  e.deliver(s, table, orders, 1, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+				Check:  e.deliverMarked(s, table, orders, 1),
 			},
 			{
 				PreConfig: func() {
-					if _, err := ddb.DeleteTable(e.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table.Name)}); err != nil {
+					if _, err := ddb.DeleteTable(e.Ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table.Name)}); err != nil {
 						t.Fatalf("deleting the table out of band: %v", err)
 					}
-					if err := accWait(e.ctx, "the table gone", func() error {
-						if _, err := ddb.DescribeTable(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table.Name)}); err == nil {
+					if err := acctest.Wait(e.Ctx, "the table gone", func() error {
+						if _, err := ddb.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table.Name)}); err == nil {
 							return fmt.Errorf("still there")
 						}
 						return nil
@@ -271,11 +259,11 @@ resource "terraform_data" "dependent" {
 				},
 				Config:           config,
 				ConfigPlanChecks: repair,
-				Check:            e.deliver(s, table, orders, 10, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+				Check:            e.deliverMarked(s, table, orders, 10),
 			},
 			{
 				PreConfig: func() {
-					if _, err := ddb.UpdateTable(e.ctx, &dynamodb.UpdateTableInput{
+					if _, err := ddb.UpdateTable(e.Ctx, &dynamodb.UpdateTableInput{
 						TableName: aws.String(table.Name), StreamSpecification: &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(false)},
 					}); err != nil {
 						t.Fatalf("disabling the stream out of band: %v", err)
@@ -283,14 +271,9 @@ resource "terraform_data" "dependent" {
 				},
 				Config:           config,
 				ConfigPlanChecks: repair,
-				Check:            e.deliver(s, table, orders, 20, 2, "items marked PUBLISHED", publishedWithTTL("expiresAt")),
+				Check:            e.deliverMarked(s, table, orders, 20),
 			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			emptyPlanStep(config),
 		},
 	})
 }
@@ -302,81 +285,36 @@ resource "terraform_data" "dependent" {
 // permissions is tested in internal/localaws/iam and internal/provision.
 func TestAccPipeline_controls(t *testing.T) {
 	e := newAccEnv(t)
-	if e.stack == nil {
+	if e.Stack == nil {
 		t.Skip("the VPC, keys and boundary of this test exist only on the local stack")
 	}
-	name := e.name("controlled")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	s := e.newBusSink("com.example.orders")
+	name := e.Name("controlled")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	s := e.NewBusSink("com.example.orders")
 	policy := func(name, doc string) string {
-		out, err := iam.NewFromConfig(e.cfg).CreatePolicy(e.ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
+		out, err := iam.NewFromConfig(e.Cfg).CreatePolicy(e.Ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return aws.ToString(out.Policy.Arn)
 	}
-	open := policy(e.name("open"), `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)
-	if _, err := scheduler.NewFromConfig(e.cfg).CreateScheduleGroup(e.ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String(e.name("ops"))}); err != nil {
+	open := policy(e.Name("open"), `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)
+	if _, err := scheduler.NewFromConfig(e.Cfg).CreateScheduleGroup(e.Ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String(e.Name("ops"))}); err != nil {
 		t.Fatal(err)
 	}
-	before := e.inventory()
+	before := e.Inventory()
 	key := "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 	controlled := func(boundary string) string {
-		return e.pipelineConfig(name, fmt.Sprintf(`
-  iam {
-    permissions_boundary = %q
-    path                 = "/outbox/"
-  }
-  table {
-    kms_key_arn = %q
-  }
-  relay {
-    architecture = "x86_64"
-    batch_size   = 10
-    tracing_mode = "Active"
-    kms_key_arn  = %q
-    logging {
-      log_format            = "JSON"
-      application_log_level = "DEBUG"
-      system_log_level      = "WARN"
-    }
-    vpc_config {
-      subnet_ids         = ["subnet-0a1", "subnet-0b2"]
-      security_group_ids = ["sg-0c3"]
-    }
-  }
-  reconciler {
-    schedule_expression          = "cron(0/5 * * * ? *)"
-    schedule_timezone            = "Europe/Paris"
-    flexible_time_window_minutes = 5
-    schedule_group               = %q
-  }`, boundary, key, key, e.name("ops")))
+		return e.PipelineConfig(name, controlsBody(boundary, key, e.Name("ops")))
 	}
-	lc := lambda.NewFromConfig(e.cfg)
 	checkFunction := func(tracing, format string, subnets int) resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			for _, fn := range []string{name + "-relay", name + "-reconciler"} {
-				out, err := lc.GetFunction(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)})
-				if err != nil {
-					return err
-				}
-				c := out.Configuration
-				n := 0
-				if c.VpcConfig != nil {
-					n = len(c.VpcConfig.SubnetIds)
-				}
-				if string(c.TracingConfig.Mode) != tracing || string(c.LoggingConfig.LogFormat) != format || n != subnets {
-					return fmt.Errorf("%s: tracing %s, log format %s, %d subnets; want %s, %s, %d", fn, c.TracingConfig.Mode, c.LoggingConfig.LogFormat, n, tracing, format, subnets)
-				}
-			}
-			return nil
-		}
+		return e.checkControls(name, tracing, format, subnets)
 	}
 	table := outbox.Table{Name: name + "-outbox"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(name, before),
 		Steps: []resource.TestStep{
 			{
 				// IAM refuses a boundary that does not exist; nothing is left.
@@ -389,11 +327,11 @@ func TestAccPipeline_controls(t *testing.T) {
 					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_role_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:role/outbox/`+name+`-relay$`))),
 				},
 				Check: resource.ComposeTestCheckFunc(checkFunction("Active", "JSON", 2),
-					e.deliver(s, table, orders, 1, 3, "items marked PUBLISHED", publishedWithTTL("expiresAt"))),
+					e.Deliver(s, table, orders, 1, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
 			},
 			{
-				Config: e.pipelineConfig(name, `
-  relay {
+				Config: e.PipelineConfig(name, `
+  relay = {
     architecture = "x86_64"
     batch_size   = 10
   }`),
@@ -401,8 +339,64 @@ func TestAccPipeline_controls(t *testing.T) {
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 				}},
 				Check: resource.ComposeTestCheckFunc(checkFunction("PassThrough", "Text", 0),
-					e.deliver(s, table, orders, 10, 3, "items marked PUBLISHED", publishedWithTTL("expiresAt"))),
+					e.Deliver(s, table, orders, 10, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
 			},
 		},
 	})
+}
+
+// controlsBody sets every control of TestAccPipeline_controls.
+func controlsBody(boundary, key, group string) string {
+	return fmt.Sprintf(`
+  iam = {
+    permissions_boundary = %q
+    path                 = "/outbox/"
+  }
+  table = {
+    kms_key_arn = %q
+  }
+  relay = {
+    architecture = "x86_64"
+    batch_size   = 10
+    tracing_mode = "Active"
+    kms_key_arn  = %q
+    logging = {
+      log_format            = "JSON"
+      application_log_level = "DEBUG"
+      system_log_level      = "WARN"
+    }
+    vpc_config = {
+      subnet_ids         = ["subnet-0a1", "subnet-0b2"]
+      security_group_ids = ["sg-0c3"]
+    }
+  }
+  reconciler = {
+    schedule_expression          = "cron(0/5 * * * ? *)"
+    schedule_timezone            = "Europe/Paris"
+    flexible_time_window_minutes = 5
+    schedule_group               = %q
+  }`, boundary, key, key, group)
+}
+
+// checkControls checks both functions' tracing mode, log format and number
+// of subnets.
+func (e *accEnv) checkControls(name, tracing, format string, subnets int) resource.TestCheckFunc {
+	lc := lambda.NewFromConfig(e.Cfg)
+	return func(*terraform.State) error {
+		for _, fn := range []string{name + "-relay", name + "-reconciler"} {
+			out, err := lc.GetFunction(e.Ctx, &lambda.GetFunctionInput{FunctionName: aws.String(fn)})
+			if err != nil {
+				return err
+			}
+			c := out.Configuration
+			n := 0
+			if c.VpcConfig != nil {
+				n = len(c.VpcConfig.SubnetIds)
+			}
+			if string(c.TracingConfig.Mode) != tracing || string(c.LoggingConfig.LogFormat) != format || n != subnets {
+				return fmt.Errorf("%s: tracing %s, log format %s, %d subnets; want %s, %s, %d", fn, c.TracingConfig.Mode, c.LoggingConfig.LogFormat, n, tracing, format, subnets)
+			}
+		}
+		return nil
+	}
 }

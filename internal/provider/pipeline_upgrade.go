@@ -15,19 +15,29 @@ import (
 
 var _ resource.ResourceWithUpgradeState = &PipelineResource{}
 
-// UpgradeState upgrades states of older schema versions:
+// pipelineSchemaVersion is the version of the resource's schema; see
+// UpgradeState for the upgrades of older states.
+const pipelineSchemaVersion = 2
+
+// UpgradeState upgrades states of older schema versions. Blocks and single
+// nested attributes have the same shape in a state, so one upgrade serves
+// every older version:
 //
-//   - 0 to 1: version 1 adds the computed writer object, filled in here
-//     from the settings and the table's name and TTL attribute, and optional
+//   - 0 to 1 added the computed writer object, filled in here from the
+//     settings and the table's name and TTL attribute, and optional
 //     settings with a default (force_destroy, table.deletion_protection,
-//     reconciler.schedule_timezone...), set to their defaults in the blocks
-//     the state has, so that the first plan after the upgrade shows only
-//     what the new defaults change.
+//     reconciler.schedule_timezone...);
+//   - 1 to 2 turned the blocks into single nested attributes with defaults:
+//     an omitted block was null, an omitted object is the object of its
+//     defaults.
+//
+// Null attributes and objects that have a default get it, so that the first
+// plan after the upgrade shows only what the new defaults change.
 func (r *PipelineResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{0: {StateUpgrader: r.upgradeV0}}
+	return map[int64]resource.StateUpgrader{0: {StateUpgrader: r.upgrade}, 1: {StateUpgrader: r.upgrade}}
 }
 
-func (r *PipelineResource) upgradeV0(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+func (r *PipelineResource) upgrade(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
 	var sr resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &sr)
 	typ := sr.Schema.Type().TerraformType(ctx)
@@ -35,14 +45,14 @@ func (r *PipelineResource) upgradeV0(ctx context.Context, req resource.UpgradeSt
 		resp.Diagnostics.AddError("Upgrading the outbox pipeline's state", "The state to upgrade is empty: report this as a bug of the provider.")
 		return
 	}
-	// Attributes that version 0 lacks are read as null.
+	// Attributes that an older version lacks are read as null.
 	raw, err := req.RawState.Unmarshal(typ)
 	if err != nil {
-		resp.Diagnostics.AddError("Upgrading the outbox pipeline's state", fmt.Sprintf("Reading the version 0 state: %v.", err))
+		resp.Diagnostics.AddError("Upgrading the outbox pipeline's state", fmt.Sprintf("Reading the older state: %v.", err))
 		return
 	}
 	old := tfsdk.State{Schema: sr.Schema, Raw: raw}
-	resp.Diagnostics.Append(fillDefaults(ctx, sr.Schema, &old)...)
+	resp.Diagnostics.Append(fillDefaults(ctx, &old, path.Empty(), sr.Schema.Attributes)...)
 	var m PipelineResourceModel
 	resp.Diagnostics.Append(old.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
@@ -52,34 +62,23 @@ func (r *PipelineResource) upgradeV0(ctx context.Context, req resource.UpgradeSt
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// fillDefaults sets the null attributes that have a default, at the top
-// level and in the single nested blocks the state has, to their defaults.
-func fillDefaults(ctx context.Context, s schema.Schema, st *tfsdk.State) diag.Diagnostics {
+// fillDefaults sets the null attributes under at that have a default to
+// it, and descends into the objects the state has.
+func fillDefaults(ctx context.Context, st *tfsdk.State, at path.Path, attrs map[string]schema.Attribute) diag.Diagnostics {
 	var diags diag.Diagnostics
-	fill := func(at path.Path, attrs map[string]schema.Attribute) {
-		for name, a := range attrs {
-			p := at.AtName(name)
-			def, ok := attributeDefault(ctx, p, a)
-			if !ok {
-				continue
-			}
-			var v attr.Value
-			diags.Append(st.GetAttribute(ctx, p, &v)...)
-			if v != nil && v.IsNull() {
-				diags.Append(st.SetAttribute(ctx, p, def)...)
-			}
-		}
-	}
-	fill(path.Empty(), s.Attributes)
-	for name, b := range s.Blocks {
-		nb, ok := b.(schema.SingleNestedBlock)
-		if !ok {
+	for name, a := range attrs {
+		p := at.AtName(name)
+		var v attr.Value
+		diags.Append(st.GetAttribute(ctx, p, &v)...)
+		if v == nil {
 			continue
 		}
-		var v attr.Value
-		diags.Append(st.GetAttribute(ctx, path.Root(name), &v)...)
-		if v != nil && !v.IsNull() {
-			fill(path.Root(name), nb.Attributes)
+		if def, ok := attributeDefault(ctx, p, a); ok && v.IsNull() {
+			diags.Append(st.SetAttribute(ctx, p, def)...)
+			continue
+		}
+		if nested, ok := a.(schema.SingleNestedAttribute); ok && !v.IsNull() && !v.IsUnknown() {
+			diags.Append(fillDefaults(ctx, st, p, nested.Attributes)...)
 		}
 	}
 	return diags
@@ -104,6 +103,12 @@ func attributeDefault(ctx context.Context, p path.Path, a schema.Attribute) (att
 		if a.Default != nil {
 			var resp defaults.StringResponse
 			a.Default.DefaultString(ctx, defaults.StringRequest{Path: p}, &resp)
+			return resp.PlanValue, true
+		}
+	case schema.SingleNestedAttribute:
+		if a.Default != nil {
+			var resp defaults.ObjectResponse
+			a.Default.DefaultObject(ctx, defaults.ObjectRequest{Path: p}, &resp)
 			return resp.PlanValue, true
 		}
 	}

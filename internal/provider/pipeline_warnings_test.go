@@ -24,7 +24,7 @@ func TestWarnUndeliveredOnReplace(t *testing.T) {
 	stack := localawstest.Start(t)
 	cfg := localawstest.Config(stack)
 	ctx := t.Context()
-	r := &PipelineResource{data: &ProviderData{AWS: cfg}}
+	r := &PipelineResource{resourceBase{data: &ProviderData{AWS: cfg}}}
 	c := r.clients()
 	table := outbox.Table{Name: "warned-outbox"}.WithDefaults()
 	if _, err := c.DynamoDB.CreateTable(ctx, &dynamodb.CreateTableInput{

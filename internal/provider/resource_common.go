@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -122,17 +122,9 @@ func withWaitLog(ctx context.Context) context.Context {
 	return awsops.WithNotifier(ctx, func(ctx context.Context, msg string) { tflog.Info(ctx, msg) })
 }
 
-// setAttribute sets the top-level attribute name (by its tfsdk tag) of the
-// model that m points to; false when there is no such attribute of v's
-// type.
-func setAttribute(m any, name string, v attr.Value) bool {
-	mv := reflect.ValueOf(m).Elem()
-	for i := range mv.NumField() {
-		f := mv.Field(i)
-		if mv.Type().Field(i).Tag.Get("tfsdk") == name && f.Type() == reflect.TypeOf(v) {
-			f.Set(reflect.ValueOf(v))
-			return true
-		}
-	}
-	return false
+// nullTimeouts is an unset timeouts block, as an import records it.
+func nullTimeouts() timeouts.Value {
+	return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
+	})}
 }

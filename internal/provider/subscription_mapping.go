@@ -94,30 +94,25 @@ func (m *SubscriptionResourceModel) setState(st subscription.State) {
 }
 
 // subscriptionModelFromSpec builds the configuration part of the model from
-// a Spec, as Lookup reports it on import. A block whose settings are all
-// defaults is left out, as a configuration would leave it out.
+// a Spec, as Lookup reports it on import: whole objects, as the plan of a
+// configuration that omits them has them.
 func subscriptionModelFromSpec(s subscription.Spec, st subscription.State, defaultTags map[string]string) SubscriptionResourceModel {
-	d := subscription.Spec{}.WithDefaults()
 	s = s.WithDefaults()
 	m := SubscriptionResourceModel{
 		Name: types.StringValue(s.Name), EventBus: types.StringValue(s.EventBus),
 		Sources: setOfStrings(s.Sources), DetailTypes: setOfStrings(s.DetailTypes), EventPattern: optString(s.EventPattern),
 	}
-	q, dq := s.Queue, d.Queue
-	if *q.VisibilityTimeoutSeconds != *dq.VisibilityTimeoutSeconds || q.MessageRetentionSeconds != dq.MessageRetentionSeconds ||
-		q.ReceiveWaitTimeSeconds != dq.ReceiveWaitTimeSeconds || q.MaxReceiveCount != dq.MaxReceiveCount || q.KMSMasterKeyID != "" {
-		m.Queue = &SubscriptionQueueModel{
-			VisibilityTimeoutSeconds: types.Int64Value(int64(*q.VisibilityTimeoutSeconds)),
-			MessageRetentionSeconds:  types.Int64Value(int64(q.MessageRetentionSeconds)),
-			ReceiveWaitTimeSeconds:   types.Int64Value(int64(q.ReceiveWaitTimeSeconds)),
-			MaxReceiveCount:          types.Int64Value(int64(q.MaxReceiveCount)),
-			KMSMasterKeyID:           optString(q.KMSMasterKeyID),
-		}
+	q := s.Queue
+	m.Queue = &SubscriptionQueueModel{
+		VisibilityTimeoutSeconds: types.Int64Value(int64(*q.VisibilityTimeoutSeconds)),
+		MessageRetentionSeconds:  types.Int64Value(int64(q.MessageRetentionSeconds)),
+		ReceiveWaitTimeSeconds:   types.Int64Value(int64(q.ReceiveWaitTimeSeconds)),
+		MaxReceiveCount:          types.Int64Value(int64(q.MaxReceiveCount)),
+		KMSMasterKeyID:           optString(q.KMSMasterKeyID),
 	}
-	if s.DeadLetter != d.DeadLetter {
-		m.DeadLetter = &SubscriptionDeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetter.MessageRetentionSeconds))}
-	}
+	m.DeadLetter = &SubscriptionDeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetter.MessageRetentionSeconds))}
 	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
+	m.Timeouts = nullTimeouts()
 	m.setState(st)
 	return m
 }
@@ -137,16 +132,4 @@ var subscriptionFieldPaths = map[string]path.Path{
 	"Queue.KMSMasterKeyID":               path.Root("queue").AtName("kms_master_key_id"),
 	"DeadLetter.MessageRetentionSeconds": path.Root("dead_letter").AtName("message_retention_seconds"),
 	"Tags":                               path.Root("tags"),
-}
-
-// subscriptionDriftAttributes are the computed attributes planned unknown
-// when a component of a subscription.Drift is missing or changed, so that
-// the plan shows an update and apply repairs the component. The queue
-// policy and the target belong to the delivery path of the rule.
-var subscriptionDriftAttributes = map[string][]string{
-	subscription.ComponentDeadLetterQueue: {"dead_letter_queue_url", "dead_letter_queue_arn"},
-	subscription.ComponentQueue:           {"queue_url", "queue_arn"},
-	subscription.ComponentQueuePolicy:     {"rule_arn"},
-	subscription.ComponentRule:            {"rule_arn"},
-	subscription.ComponentTarget:          {"rule_arn"},
 }

@@ -1,13 +1,19 @@
 package provider
 
 import (
+	"reflect"
+	"slices"
+	"strings"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-// SubscriptionResourceModel is the outbox_subscription resource. Blocks are
-// pointers: an absent block is nil and means the defaults of every setting
-// in it.
+// SubscriptionResourceModel is the outbox_subscription resource. Objects
+// are pointers: nil (in a configuration that omits one) means the defaults
+// of every setting in it; plans and states hold them whole.
 type SubscriptionResourceModel struct {
 	ID           types.String `tfsdk:"id"`
 	Name         types.String `tfsdk:"name"`
@@ -23,14 +29,36 @@ type SubscriptionResourceModel struct {
 	TagsAll  types.Map      `tfsdk:"tags_all"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 
-	RuleARN            types.String `tfsdk:"rule_arn"`
-	QueueURL           types.String `tfsdk:"queue_url"`
-	QueueARN           types.String `tfsdk:"queue_arn"`
-	DeadLetterQueueURL types.String `tfsdk:"dead_letter_queue_url"`
-	DeadLetterQueueARN types.String `tfsdk:"dead_letter_queue_arn"`
+	// The computed identifiers. Their drift tag names the components
+	// (subscription.DriftComponents) whose drift the plan shows as an
+	// update of the attribute: the queue policy and the target belong to
+	// the delivery path of the rule.
+	RuleARN            types.String `tfsdk:"rule_arn" drift:"rule,queue_policy,target"`
+	QueueURL           types.String `tfsdk:"queue_url" drift:"queue"`
+	QueueARN           types.String `tfsdk:"queue_arn" drift:"queue"`
+	DeadLetterQueueURL types.String `tfsdk:"dead_letter_queue_url" drift:"dead_letter_queue"`
+	DeadLetterQueueARN types.String `tfsdk:"dead_letter_queue_arn" drift:"dead_letter_queue"`
 }
 
-// SubscriptionQueueModel is the queue block of outbox_subscription.
+// planRepairs plans unknown the computed identifiers of the components that
+// Read found missing or changed, and those it found gone (null in the
+// state), so that the plan shows an update and apply repairs them.
+func (m *SubscriptionResourceModel) planRepairs(d awsops.Drift) {
+	drifted := d.Components()
+	v := reflect.ValueOf(m).Elem()
+	for i := range v.NumField() {
+		components := v.Type().Field(i).Tag.Get("drift")
+		s, ok := v.Field(i).Interface().(types.String)
+		if components == "" || !ok {
+			continue
+		}
+		if s.IsNull() || slices.ContainsFunc(strings.Split(components, ","), func(c string) bool { return slices.Contains(drifted, c) }) {
+			v.Field(i).Set(reflect.ValueOf(types.StringUnknown()))
+		}
+	}
+}
+
+// SubscriptionQueueModel is the queue object of outbox_subscription.
 type SubscriptionQueueModel struct {
 	VisibilityTimeoutSeconds types.Int64  `tfsdk:"visibility_timeout_seconds"`
 	MessageRetentionSeconds  types.Int64  `tfsdk:"message_retention_seconds"`
@@ -39,7 +67,7 @@ type SubscriptionQueueModel struct {
 	KMSMasterKeyID           types.String `tfsdk:"kms_master_key_id"`
 }
 
-// SubscriptionDeadLetterModel is the dead_letter block of
+// SubscriptionDeadLetterModel is the dead_letter object of
 // outbox_subscription.
 type SubscriptionDeadLetterModel struct {
 	MessageRetentionSeconds types.Int64 `tfsdk:"message_retention_seconds"`

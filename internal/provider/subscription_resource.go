@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -18,8 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 )
 
@@ -35,41 +36,18 @@ var (
 const subscriptionDefaultTimeout = 10 * time.Minute
 
 // NewSubscriptionResource returns the outbox_subscription resource.
-func NewSubscriptionResource() resource.Resource { return &SubscriptionResource{} }
+func NewSubscriptionResource() resource.Resource {
+	return &SubscriptionResource{resourceBase{suffix: "_subscription", what: "outbox subscription"}}
+}
 
 // SubscriptionResource is the outbox_subscription resource: a consumer of a
 // pipeline's events, provisioned by package subscription.
 type SubscriptionResource struct {
-	data *ProviderData
-}
-
-// Metadata names the resource.
-func (r *SubscriptionResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_subscription"
-}
-
-// Configure receives the provider's AWS configuration.
-func (r *SubscriptionResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*ProviderData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *ProviderData, got %T: report this as a bug of the provider", req.ProviderData))
-		return
-	}
-	r.data = data
+	resourceBase
 }
 
 func (r *SubscriptionResource) clients() *subscription.Provisioner {
 	return subscription.New(r.data.AWS)
-}
-
-func (r *SubscriptionResource) defaultTags() map[string]string {
-	if r.data == nil {
-		return nil
-	}
-	return r.data.DefaultTags
 }
 
 // Schema describes the resource.
@@ -128,39 +106,39 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"queue_arn":             computedStringAttr("ARN of the consumer's queue, for its IAM policy or an event source mapping."),
 			"dead_letter_queue_url": computedStringAttr("URL of the dead-letter queue (`<name>-dlq`)."),
 			"dead_letter_queue_arn": computedStringAttr("ARN of the dead-letter queue."),
+			"queue":                 subscriptionQueueAttribute(),
+			"dead_letter":           subscriptionDeadLetterAttribute(),
 		},
-		Blocks: subscriptionBlocks(ctx),
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
 	}
 }
 
-// subscriptionBlocks are the blocks of outbox_subscription.
-func subscriptionBlocks(ctx context.Context) map[string]schema.Block {
-	return map[string]schema.Block{
-		"queue": schema.SingleNestedBlock{
-			MarkdownDescription: "The consumer's queue.",
-			Attributes: map[string]schema.Attribute{
-				"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
-					subscription.DefaultVisibilityTimeoutSeconds),
-				"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
-				"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
-				"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
-					subscription.DefaultMaxReceiveCount),
-				"kms_master_key_id": schema.StringAttribute{
-					Optional: true,
-					MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
-						"The key's policy must let `events.amazonaws.com` call `kms:GenerateDataKey` and `kms:Decrypt`, which rules out the AWS managed key `alias/aws/sqs`.",
-				},
-			},
+// subscriptionQueueAttribute is the queue object of outbox_subscription.
+func subscriptionQueueAttribute() schema.SingleNestedAttribute {
+	return defaultedObject("The consumer's queue.", map[string]schema.Attribute{
+		"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
+			subscription.DefaultVisibilityTimeoutSeconds),
+		"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
+		"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
+		"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
+			subscription.DefaultMaxReceiveCount),
+		"kms_master_key_id": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
+				"The key's policy must let `events.amazonaws.com` call `kms:GenerateDataKey` and `kms:Decrypt`, which rules out the AWS managed key `alias/aws/sqs`.",
 		},
-		"dead_letter": schema.SingleNestedBlock{
-			MarkdownDescription: "The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.",
-			Attributes: map[string]schema.Attribute{
-				"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
-					"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
-			},
-		},
-		"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
-	}
+	})
+}
+
+// subscriptionDeadLetterAttribute is the dead_letter object of
+// outbox_subscription.
+func subscriptionDeadLetterAttribute() schema.SingleNestedAttribute {
+	return defaultedObject("The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.", map[string]schema.Attribute{
+		"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
+			"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
+	})
 }
 
 // semanticJSON keeps the prior value of a JSON string that means the same as
@@ -209,7 +187,7 @@ func (sameEventBus) PlanModifyString(_ context.Context, req planmodifier.StringR
 // fix. Values unknown until apply are checked then.
 func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m SubscriptionResourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getConfig(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -310,98 +288,66 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return // destroy
 	}
 	var plan SubscriptionResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	unknownObjects, diags := getPlan(ctx, req.Plan, &plan)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	tags, tagsKnown, diags := mergedTags(ctx, r.defaultTags(), plan.Tags)
-	resp.Diagnostics.Append(diags...)
-	plan.TagsAll = types.MapUnknown(types.StringType)
-	if tagsKnown {
-		plan.TagsAll = tagsValue(tags)
-	}
+	r.plannedTags(ctx, plan.Tags, &plan.TagsAll, &resp.Diagnostics)
 	plan.ID = types.StringUnknown()
 	if !plan.Name.IsUnknown() {
 		plan.ID = plan.Name
 	}
 	if req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
 		return
 	}
 	drift, diags := loadDrift(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	for _, c := range drift.Components() {
-		for _, a := range subscriptionDriftAttributes[c] {
-			plan.setComputed(a, types.StringUnknown())
-		}
-	}
-	// Components that Read found gone are null in the state.
-	for a, v := range map[string]types.String{
-		"rule_arn": plan.RuleARN, "queue_url": plan.QueueURL, "queue_arn": plan.QueueARN,
-		"dead_letter_queue_url": plan.DeadLetterQueueURL, "dead_letter_queue_arn": plan.DeadLetterQueueARN,
-	} {
-		if v.IsNull() {
-			plan.setComputed(a, types.StringUnknown())
-		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// setComputed sets a top-level computed string of the model by its
-// attribute name (its tfsdk tag).
-func (m *SubscriptionResourceModel) setComputed(name string, v types.String) {
-	setAttribute(m, name, v)
-}
-
-func (r *SubscriptionResource) configured(diags *diag.Diagnostics) bool {
-	if r.data == nil {
-		diags.AddError("Unconfigured provider", "The outbox provider was not configured before the outbox_subscription resource was used: report this as a bug of the provider.")
-		return false
-	}
-	return true
+	plan.planRepairs(drift)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
 }
 
 // applySpec returns the Spec of the planned model, with the merged tags
 // recorded in tags_all.
-func (r *SubscriptionResource) applySpec(ctx context.Context, m *SubscriptionResourceModel) (subscription.Spec, diag.Diagnostics) {
-	tags, _, diags := mergedTags(ctx, r.defaultTags(), m.Tags)
-	m.TagsAll = tagsValue(tags)
+func (r *SubscriptionResource) applySpec(ctx context.Context, m *SubscriptionResourceModel, diags *diag.Diagnostics) subscription.Spec {
+	tags, _ := r.plannedTags(ctx, m.Tags, &m.TagsAll, diags)
 	s, d := m.spec(ctx, tags)
 	diags.Append(d...)
-	return s, diags
+	return s
+}
+
+// recordSubscription sets the model's computed attributes from st and
+// keeps m in the state; the drift that Read found is kept in the private
+// state until the next apply repairs it.
+func recordSubscription(ctx context.Context, m *SubscriptionResourceModel, st subscription.State, d *awsops.Drift, p privateSetter, state *tfsdk.State, diags *diag.Diagnostics) {
+	m.setState(st)
+	diags.Append(saveDrift(ctx, p, d)...)
+	diags.Append(state.Set(ctx, m)...)
 }
 
 // Create builds the subscription. If a step fails and its clean-up fails
 // too, what remains is recorded (the resource is tainted) so that nothing is
 // orphaned.
 func (r *SubscriptionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var plan SubscriptionResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.Plan.Get(ctx, &plan)) {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, subscriptionDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
+	ctx, cancel := operationContext(ctx, plan.Timeouts.Create, subscriptionDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	s, diags := r.applySpec(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
+	s := r.applySpec(ctx, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	st, err := r.clients().Create(ctx, s)
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Creating outbox subscription (%s)", s.Name), err.Error())
+		r.failed(&resp.Diagnostics, "Creating", s.Name, err.Error())
 		if !st.Exists() {
 			return
 		}
 	}
-	plan.setState(st)
-	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordSubscription(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Read observes every component. Components deleted out of band are
@@ -409,21 +355,12 @@ func (r *SubscriptionResource) Create(ctx context.Context, req resource.CreateRe
 // shows an update that repairs them. A subscription of which nothing remains
 // is removed from the state.
 func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var state SubscriptionResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.State.Get(ctx, &state)) {
 		return
 	}
-	tags := map[string]string{}
-	if !state.TagsAll.IsNull() && !state.TagsAll.IsUnknown() {
-		resp.Diagnostics.Append(state.TagsAll.ElementsAs(ctx, &tags, false)...)
-	}
-	s, diags := state.spec(ctx, tags)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	s, diags := state.spec(ctx, stateTags(ctx, state.TagsAll, &resp.Diagnostics))
+	if !r.begin(&resp.Diagnostics, diags) {
 		return
 	}
 	observed, drift, err := r.clients().Read(ctx, s, state.subscriptionState())
@@ -432,88 +369,63 @@ func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Reading outbox subscription (%s)", state.Name.ValueString()), err.Error())
+		r.failed(&resp.Diagnostics, "Reading", state.Name.ValueString(), err.Error())
 		return
 	}
-	state.setState(observed)
-	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, &drift)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	recordSubscription(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Update applies every change in place and repairs drift. Progress is
 // recorded even when a step fails.
 func (r *SubscriptionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var plan, state SubscriptionResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.Plan.Get(ctx, &plan), req.State.Get(ctx, &state)) {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, subscriptionDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
+	ctx, cancel := operationContext(ctx, plan.Timeouts.Update, subscriptionDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	s, diags := r.applySpec(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
+	s := r.applySpec(ctx, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	st, err := r.clients().Update(ctx, s, state.subscriptionState())
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Updating outbox subscription (%s)", s.Name), err.Error())
+		r.failed(&resp.Diagnostics, "Updating", s.Name, err.Error())
 	}
-	plan.setState(st)
-	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordSubscription(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the subscription; components already gone are skipped.
 func (r *SubscriptionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
 	var state SubscriptionResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	if !r.begin(&resp.Diagnostics, req.State.Get(ctx, &state)) {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, subscriptionDefaultTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(withWaitLog(ctx), timeout)
+	ctx, cancel := operationContext(ctx, state.Timeouts.Delete, subscriptionDefaultTimeout, &resp.Diagnostics)
 	defer cancel()
 	if _, err := r.clients().Delete(ctx, state.subscriptionState()); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Deleting outbox subscription (%s)", state.Name.ValueString()), err.Error())
+		r.failed(&resp.Diagnostics, "Deleting", state.Name.ValueString(), err.Error())
 	}
 }
 
 // ImportState imports a subscription by name:
 // `terraform import outbox_subscription.x NAME`.
 func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !r.configured(&resp.Diagnostics) {
-		return
-	}
-	name := strings.TrimSpace(req.ID)
-	if name == "" {
-		resp.Diagnostics.AddError("Importing outbox subscription", "The import id is the subscription's name, as in `terraform import outbox_subscription.billing billing`.")
+	name, ok := r.importName(req.ID, "billing", &resp.Diagnostics)
+	if !ok || !r.begin(&resp.Diagnostics) {
 		return
 	}
 	s, st, err := r.clients().Lookup(ctx, name)
 	if errors.Is(err, subscription.ErrNotFound) {
-		resp.Diagnostics.AddError(fmt.Sprintf("Importing outbox subscription (%s)", name),
+		r.failed(&resp.Diagnostics, "Importing", name,
 			fmt.Sprintf("No outbox subscription named %q exists in this account and region: neither its queue nor its rule on the default bus was found.", name))
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Importing outbox subscription (%s)", name), err.Error())
+		r.failed(&resp.Diagnostics, "Importing", name, err.Error())
 		return
 	}
 	m := subscriptionModelFromSpec(s, st, r.defaultTags())
-	m.Timeouts = timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
-		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
-	})}
 	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

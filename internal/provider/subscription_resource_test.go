@@ -1,7 +1,7 @@
 // Acceptance tests of outbox_subscription. They run like the pipeline's
 // (see pipeline_resource_test.go): each test function on its own local AWS
 // stack by default, on real AWS with OUTBOX_ACC_AWS=1. Deliveries are
-// awaited with a deadline (accWait), never a fixed sleep.
+// awaited with a deadline (acctest.Wait), never a fixed sleep.
 package provider
 
 import (
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -45,23 +47,23 @@ func (e *accEnv) checkSubscriptionsDestroyed(before map[string][]string, then re
 				return err
 			}
 		}
-		if e.stack != nil {
-			after := e.inventory()
+		if e.Stack != nil {
+			after := e.Inventory()
 			if !mapsEqual(before, after) {
 				return fmt.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
 			}
 			return nil
 		}
-		q := sqs.NewFromConfig(e.cfg)
-		eb := eventbridge.NewFromConfig(e.cfg)
+		q := sqs.NewFromConfig(e.Cfg)
+		eb := eventbridge.NewFromConfig(e.Cfg)
 		for _, name := range names {
 			n := subscription.NamesFor(name)
 			for _, queue := range []string{n.Queue, n.DeadLetterQueue} {
-				if _, err := q.GetQueueUrl(e.ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(queue)}); err == nil {
+				if _, err := q.GetQueueUrl(e.Ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(queue)}); err == nil {
 					return fmt.Errorf("queue %s still exists", queue)
 				}
 			}
-			if _, err := eb.DescribeRule(e.ctx, &eventbridge.DescribeRuleInput{Name: aws.String(n.Rule)}); err == nil {
+			if _, err := eb.DescribeRule(e.Ctx, &eventbridge.DescribeRuleInput{Name: aws.String(n.Rule)}); err == nil {
 				return fmt.Errorf("rule %s still exists", n.Rule)
 			}
 		}
@@ -91,12 +93,12 @@ func resourceAttr(s *terraform.State, res, name string) string {
 // writeEvents writes one order per detail type, each in a transaction with
 // its event, and returns the records by detail type.
 func (e *accEnv) writeEvents(table outbox.Table, ordersTable string, from int, detailTypes ...string) (map[string][]outbox.Record, error) {
-	w := e.writer(table)
+	w := e.Writer(table)
 	out := map[string][]outbox.Record{}
 	for i, dt := range detailTypes {
 		n := from + i
 		ev := outbox.Event{Source: "com.example.orders", DetailType: dt, Detail: json.RawMessage(fmt.Sprintf(`{"orderId":"%d","total":%d}`, n, 10*n))}
-		rs, err := w.Write(e.ctx, []ddbtypes.TransactWriteItem{orderItem(ordersTable, fmt.Sprintf("ORDER#%d", n), "ORDER", n)}, ev)
+		rs, err := w.Write(e.Ctx, []ddbtypes.TransactWriteItem{acctest.OrderItem(ordersTable, fmt.Sprintf("ORDER#%d", n), "ORDER", n)}, ev)
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +110,7 @@ func (e *accEnv) writeEvents(table outbox.Table, ordersTable string, from int, d
 // receiveExactly waits until the queue has delivered every record of want,
 // with the outbox envelope, and fails on any other event.
 func (e *accEnv) receiveExactly(queueURL string, want []outbox.Record) error {
-	got, err := sink{e: e, queueURL: queueURL}.receive(want)
+	got, err := acctest.Sink{Env: e.Env, QueueURL: queueURL}.Receive(want)
 	if err != nil {
 		return err
 	}
@@ -117,7 +119,7 @@ func (e *accEnv) receiveExactly(queueURL string, want []outbox.Record) error {
 			return fmt.Errorf("the queue received the event %s (%s), which is not its own", id, ev.DetailType)
 		}
 	}
-	return checkEvents(want, got)
+	return acctest.CheckEvents(want, got)
 }
 
 // deliverTo writes one event per detail type and checks that each queue
@@ -146,12 +148,12 @@ func (e *accEnv) deliverTo(table outbox.Table, ordersTable string, from int, que
 		// nothing of another subscription (duplicates of its own events
 		// are allowed: delivery is at least once).
 		for res, dts := range queues {
-			out, err := sqs.NewFromConfig(e.cfg).ReceiveMessage(e.ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(resourceAttr(st, res, "queue_url")), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+			out, err := sqs.NewFromConfig(e.Cfg).ReceiveMessage(e.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(resourceAttr(st, res, "queue_url")), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
 			if err != nil {
 				return err
 			}
 			for _, m := range out.Messages {
-				var ev event
+				var ev acctest.Event
 				if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil || !slices.Contains(dts, ev.DetailType) {
 					return fmt.Errorf("%s received a %q event, which is not its own: %s", res, ev.DetailType, aws.ToString(m.Body))
 				}
@@ -162,7 +164,7 @@ func (e *accEnv) deliverTo(table outbox.Table, ordersTable string, from int, que
 }
 
 func (e *accEnv) subscriptionsConfig(name, placed, cancelled string) string {
-	return e.providerConfig() + fmt.Sprintf(`
+	return e.ProviderConfig() + fmt.Sprintf(`
 resource "outbox_pipeline" "test" {
   name = %[1]q
 %[2]s
@@ -182,53 +184,48 @@ resource "outbox_subscription" "cancelled" {
 `, name, fastRelay, placed, cancelled)
 }
 
+// The subscriptions of TestAccSubscription_pipeline: by detail type, and
+// by a full pattern with queue settings.
+const (
+	placedBody = `
+  sources      = ["com.example.orders"]
+  detail_types = ["OrderPlaced"]
+  tags         = { team = "billing" }`
+	cancelledBody = `
+  sources      = ["com.example.orders"]
+  detail_types = ["OrderCancelled"]`
+	cancelledPatternBody = `
+  event_pattern = jsonencode({
+    source        = ["com.example.orders"]
+    "detail-type" = ["OrderCancelled", "OrderRefunded"]
+  })
+  queue = {
+    visibility_timeout_seconds = 60
+    max_receive_count          = 3
+  }`
+)
+
 // TestAccSubscription_pipeline: two subscriptions to one pipeline, each
 // receiving exactly the events of its detail types; the pattern and queue
 // settings change in place; a rule deleted out of band is repaired; import
 // by name gives an empty plan.
 func TestAccSubscription_pipeline(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("subs")
-	orders := e.name("acc-orders")
-	e.createAppTable(orders, "")
-	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
-	}
+	name := e.Name("subs")
+	orders := e.Name("acc-orders")
+	e.CreateAppTable(orders, "")
+	before := e.Snapshot()
 	table := outbox.Table{Name: name + "-outbox"}
-	placed := `
-  sources      = ["com.example.orders"]
-  detail_types = ["OrderPlaced"]
-  tags         = { team = "billing" }`
-	cancelled := `
-  sources      = ["com.example.orders"]
-  detail_types = ["OrderCancelled"]`
-	cancelledPattern := `
-  event_pattern = jsonencode({
-    source        = ["com.example.orders"]
-    "detail-type" = ["OrderCancelled", "OrderRefunded"]
-  })
-  queue {
-    visibility_timeout_seconds = 60
-    max_receive_count          = 3
-  }`
-	config1 := e.subscriptionsConfig(name, placed, cancelled)
-	config2 := e.subscriptionsConfig(name, placed, cancelledPattern)
+	config1 := e.subscriptionsConfig(name, placedBody, cancelledBody)
+	config2 := e.subscriptionsConfig(name, placedBody, cancelledPatternBody)
 	ruleKept := statecheck.CompareValue(compare.ValuesSame())
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSubscriptionsDestroyed(before, e.checkDestroy(name, before), name+"-placed", name+"-cancelled"),
+		CheckDestroy:             e.checkSubscriptionsDestroyed(before, e.CheckDestroy(name, before), name+"-placed", name+"-cancelled"),
 		Steps: []resource.TestStep{
 			{
-				Config: config1,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("id"), knownvalue.StringExact(name+"-placed")),
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`-placed$`))),
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("queue_url"), knownvalue.StringRegexp(regexp.MustCompile(`/`+name+`-placed$`))),
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("dead_letter_queue_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:`+name+`-placed-dlq$`))),
-					statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("billing")})),
-					ruleKept.AddStateValue(accCancelled, tfjsonpath.New("rule_arn")),
-				},
+				Config:            config1,
+				ConfigStateChecks: append(placedNames(name+"-placed"), ruleKept.AddStateValue(accCancelled, tfjsonpath.New("rule_arn"))),
 				Check: resource.ComposeTestCheckFunc(
 					func(st *terraform.State) error { return e.checkSubscriptionQueues(st, accPlaced, 30, 5) },
 					e.deliverTo(table, orders, 1, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
@@ -249,17 +246,8 @@ func TestAccSubscription_pipeline(t *testing.T) {
 			},
 			{
 				// The rule deleted out of band: the plan repairs it.
-				PreConfig: func() {
-					eb := eventbridge.NewFromConfig(e.cfg)
-					rule := name + "-placed"
-					if _, err := eb.RemoveTargets(e.ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), Ids: []string{subscription.TargetID}}); err != nil {
-						t.Fatalf("removing the rule's target out of band: %v", err)
-					}
-					if _, err := eb.DeleteRule(e.ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule)}); err != nil {
-						t.Fatalf("deleting the rule out of band: %v", err)
-					}
-				},
-				Config: config2,
+				PreConfig: func() { deleteRule(t, e, name+"-placed") },
+				Config:    config2,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectNonEmptyPlan(),
 					plancheck.ExpectResourceAction(accPlaced, plancheck.ResourceActionUpdate),
@@ -267,12 +255,7 @@ func TestAccSubscription_pipeline(t *testing.T) {
 				}},
 				Check: e.deliverTo(table, orders, 20, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
 			},
-			{
-				Config: config2,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			{Config: config2, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 			{
 				Config:            config2,
 				ResourceName:      accCancelled,
@@ -301,10 +284,48 @@ func TestAccSubscription_pipeline(t *testing.T) {
 	})
 }
 
+// placedNames checks the id, the names in the ARNs and URLs, and the tags
+// of the subscription called name.
+func placedNames(name string) []statecheck.StateCheck {
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("id"), knownvalue.StringExact(name)),
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("queue_url"), knownvalue.StringRegexp(regexp.MustCompile(`/`+name+`$`))),
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("dead_letter_queue_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:`+name+`-dlq$`))),
+		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("billing")})),
+	}
+}
+
+// deleteRule deletes a subscription's rule, with its target, out of band.
+func deleteRule(t *testing.T, e *accEnv, rule string) {
+	t.Helper()
+	eb := eventbridge.NewFromConfig(e.Cfg)
+	if _, err := eb.RemoveTargets(e.Ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), Ids: []string{subscription.TargetID}}); err != nil {
+		t.Fatalf("removing the rule's target out of band: %v", err)
+	}
+	if _, err := eb.DeleteRule(e.Ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule)}); err != nil {
+		t.Fatalf("deleting the rule out of band: %v", err)
+	}
+}
+
+// deleteSubscription deletes every component of a subscription out of
+// band.
+func deleteSubscription(t *testing.T, e *accEnv, name string) {
+	t.Helper()
+	c := subscription.New(e.Cfg)
+	_, st, err := c.Lookup(e.Ctx, name)
+	if err != nil {
+		t.Fatalf("finding the subscription: %v", err)
+	}
+	if _, err := c.Delete(e.Ctx, st); err != nil {
+		t.Fatalf("deleting the subscription out of band: %v", err)
+	}
+}
+
 // checkSubscriptionQueues checks the queue's settings and its redrive to the
 // dead-letter queue.
 func (e *accEnv) checkSubscriptionQueues(st *terraform.State, res string, visibility, maxReceive int) error {
-	out, err := sqs.NewFromConfig(e.cfg).GetQueueAttributes(e.ctx, &sqs.GetQueueAttributesInput{
+	out, err := sqs.NewFromConfig(e.Cfg).GetQueueAttributes(e.Ctx, &sqs.GetQueueAttributesInput{
 		QueueUrl: aws.String(resourceAttr(st, res, "queue_url")), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameAll},
 	})
 	if err != nil {
@@ -333,12 +354,9 @@ func (e *accEnv) checkSubscriptionQueues(st *terraform.State, res string, visibi
 // subscription deleted out of band is planned for creation.
 func TestAccSubscription_import(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.name("audit")
-	var before map[string][]string
-	if e.stack != nil {
-		before = e.inventory()
-	}
-	provider := strings.Replace(e.providerConfig(), "provider \"outbox\" {\n", "provider \"outbox\" {\n  default_tags {\n    tags = { env = \"test\", team = \"platform\" }\n  }\n", 1)
+	name := e.Name("audit")
+	before := e.Snapshot()
+	provider := strings.Replace(e.ProviderConfig(), "provider \"outbox\" {\n", "provider \"outbox\" {\n  default_tags {\n    tags = { env = \"test\", team = \"platform\" }\n  }\n", 1)
 	config := func(pattern string) string {
 		return provider + fmt.Sprintf(`
 resource "outbox_subscription" "test" {
@@ -346,11 +364,11 @@ resource "outbox_subscription" "test" {
   event_pattern = <<-EOT
 %s
   EOT
-  queue {
+  queue = {
     message_retention_seconds = 86400
     receive_wait_time_seconds = 20
   }
-  dead_letter {
+  dead_letter = {
     message_retention_seconds = 172800
   }
   tags = { team = "audit" }
@@ -376,12 +394,7 @@ resource "outbox_subscription" "test" {
 					})),
 				},
 			},
-			{
-				Config: config(reformatted),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
+			emptyPlanStep(config(reformatted)),
 			{
 				Config:            config(pattern),
 				ResourceName:      accSub,
@@ -399,17 +412,8 @@ resource "outbox_subscription" "test" {
 			{
 				// Deleted out of band entirely: removed from the state and
 				// created again (under new queue names' 60-second rule).
-				PreConfig: func() {
-					c := subscription.New(e.cfg)
-					_, st, err := c.Lookup(e.ctx, name)
-					if err != nil {
-						t.Fatalf("finding the subscription: %v", err)
-					}
-					if _, err := c.Delete(e.ctx, st); err != nil {
-						t.Fatalf("deleting the subscription out of band: %v", err)
-					}
-				},
-				Config: config(pattern),
+				PreConfig: func() { deleteSubscription(t, e, name) },
+				Config:    config(pattern),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accSub, plancheck.ResourceActionCreate),
 				}},
@@ -440,22 +444,22 @@ func TestAccSubscription_invalid(t *testing.T) {
   event_bus    = "bad bus"`, `event_bus is "bad bus": use a bus name such as "default" or an event bus ARN`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { receive_wait_time_seconds = 21 }`, `queue.receive_wait_time_seconds is 21: use 0 to 20 seconds`},
+  queue = { receive_wait_time_seconds = 21 }`, `queue.receive_wait_time_seconds is 21: use 0 to 20 seconds`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { visibility_timeout_seconds = 43201 }`, `queue.visibility_timeout_seconds is 43201: use 0 to 43200 seconds`},
+  queue = { visibility_timeout_seconds = 43201 }`, `queue.visibility_timeout_seconds is 43201: use 0 to 43200 seconds`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { max_receive_count = 0 }`, `queue.max_receive_count is 0: use 1 to 1000 receives`},
+  queue = { max_receive_count = 0 }`, `queue.max_receive_count is 0: use 1 to 1000 receives`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { message_retention_seconds = 30 }`, `queue.message_retention_seconds is 30: use 60 to 1209600 seconds`},
+  queue = { message_retention_seconds = 30 }`, `queue.message_retention_seconds is 30: use 60 to 1209600 seconds`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  queue { kms_master_key_id = "" }`, `queue.kms_master_key_id is empty: remove it to use SQS-managed encryption`},
+  queue = { kms_master_key_id = "" }`, `queue.kms_master_key_id is empty: remove it to use SQS-managed encryption`},
 		{"s", `
   detail_types = ["OrderPlaced"]
-  dead_letter { message_retention_seconds = 3600 }`, `dead_letter.message_retention_seconds is 3600: use at least the queue's message_retention_seconds (345600)`},
+  dead_letter = { message_retention_seconds = 3600 }`, `dead_letter.message_retention_seconds is 3600: use at least the queue's message_retention_seconds (345600)`},
 		{"s", `
   detail_types = ["OrderPlaced"]
   tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
@@ -463,7 +467,7 @@ func TestAccSubscription_invalid(t *testing.T) {
 	var steps []resource.TestStep
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{
-			Config: e.providerConfig() + fmt.Sprintf(`
+			Config: e.ProviderConfig() + fmt.Sprintf(`
 resource "outbox_subscription" "test" {
   name = %q
   %s

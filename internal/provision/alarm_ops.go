@@ -94,31 +94,21 @@ func (c *Pipeline) ensureAlarms(ctx context.Context, s Spec, st *State) error {
 	return nil
 }
 
+func cloudWatchTag(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} }
+
 func (c *Pipeline) syncAlarmTags(ctx context.Context, arn string, want map[string]string) error {
 	out, err := c.CloudWatch.ListTagsForResource(ctx, &cloudwatch.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
 	if err != nil {
 		return err
 	}
-	have := map[string]string{}
-	for _, t := range out.Tags {
-		have[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	set, remove := awsops.TagDiff(have, want)
-	if len(remove) > 0 {
-		if _, err := c.CloudWatch.UntagResource(ctx, &cloudwatch.UntagResourceInput{ResourceARN: aws.String(arn), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		in := &cloudwatch.TagResourceInput{ResourceARN: aws.String(arn)}
-		for _, k := range awsops.SortedKeys(set) {
-			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(set[k])})
-		}
-		if _, err := c.CloudWatch.TagResource(ctx, in); err != nil {
-			return err
-		}
-	}
-	return nil
+	have := awsops.TagMap(out.Tags, func(t types.Tag) (*string, *string) { return t.Key, t.Value })
+	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
+		_, err := c.CloudWatch.UntagResource(ctx, &cloudwatch.UntagResourceInput{ResourceARN: aws.String(arn), TagKeys: keys})
+		return err
+	}, func(ctx context.Context, set map[string]string) error {
+		_, err := c.CloudWatch.TagResource(ctx, &cloudwatch.TagResourceInput{ResourceARN: aws.String(arn), Tags: awsops.TagList(set, cloudWatchTag)})
+		return err
+	})
 }
 
 // deleteAlarms deletes the recorded alarms of keys (every alarm when none

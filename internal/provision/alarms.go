@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -96,21 +97,11 @@ type AlarmsSpec struct {
 }
 
 func (a AlarmsSpec) withDefaults() AlarmsSpec {
-	if a.RelayErrorsThreshold == 0 {
-		a.RelayErrorsThreshold = DefaultRelayErrorsThreshold
-	}
-	if a.IteratorAgeThresholdSeconds == 0 {
-		a.IteratorAgeThresholdSeconds = DefaultIteratorAgeThresholdSeconds
-	}
-	if a.OldestPendingAgeThresholdSeconds == 0 {
-		a.OldestPendingAgeThresholdSeconds = DefaultOldestPendingAgeThresholdSeconds
-	}
-	if a.EvaluationPeriods == 0 {
-		a.EvaluationPeriods = DefaultAlarmEvaluationPeriods
-	}
-	if a.TreatMissingData == "" {
-		a.TreatMissingData = DefaultTreatMissingData
-	}
+	a.RelayErrorsThreshold = cmp.Or(a.RelayErrorsThreshold, DefaultRelayErrorsThreshold)
+	a.IteratorAgeThresholdSeconds = cmp.Or(a.IteratorAgeThresholdSeconds, DefaultIteratorAgeThresholdSeconds)
+	a.OldestPendingAgeThresholdSeconds = cmp.Or(a.OldestPendingAgeThresholdSeconds, DefaultOldestPendingAgeThresholdSeconds)
+	a.EvaluationPeriods = cmp.Or(a.EvaluationPeriods, DefaultAlarmEvaluationPeriods)
+	a.TreatMissingData = cmp.Or(a.TreatMissingData, DefaultTreatMissingData)
 	return a
 }
 
@@ -271,20 +262,14 @@ func (d AlarmDefinition) input(tags map[string]string) *cloudwatch.PutMetricAlar
 	for _, k := range awsops.SortedKeys(d.Dimensions) {
 		in.Dimensions = append(in.Dimensions, types.Dimension{Name: aws.String(k), Value: aws.String(d.Dimensions[k])})
 	}
-	for _, k := range awsops.SortedKeys(tags) {
-		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
-	}
+	in.Tags = awsops.TagList(tags, cloudWatchTag)
 	return in
 }
 
 // diff lists the settings of have that differ from d.
 func (d AlarmDefinition) diff(have types.MetricAlarm) []string {
-	var fields []string
-	add := func(changed bool, field string) {
-		if changed {
-			fields = append(fields, field)
-		}
-	}
+	var fields awsops.Fields
+	add := fields.Add
 	dims := map[string]string{}
 	for _, dim := range have.Dimensions {
 		dims[aws.ToString(dim.Name)] = aws.ToString(dim.Value)
@@ -320,15 +305,15 @@ func AlarmComponent(key string) string { return "alarm_" + key }
 // AlarmARNs are the ARNs of a pipeline's alarms; empty when the alarm does
 // not exist.
 type AlarmARNs struct {
-	DLQNotEmpty      string
-	RelayErrors      string
-	IteratorAge      string
-	OldestPendingAge string
+	DLQNotEmpty      string `json:"DLQNotEmpty"`
+	RelayErrors      string `json:"RelayErrors"`
+	IteratorAge      string `json:"IteratorAge"`
+	OldestPendingAge string `json:"OldestPendingAge"`
 
-	EventsFailed                string `json:",omitempty"`
-	EnvironmentErrors           string `json:",omitempty"`
-	ReconcilerEventsFailed      string `json:",omitempty"`
-	ReconcilerEnvironmentErrors string `json:",omitempty"`
+	EventsFailed                string `json:"EventsFailed,omitempty"`
+	EnvironmentErrors           string `json:"EnvironmentErrors,omitempty"`
+	ReconcilerEventsFailed      string `json:"ReconcilerEventsFailed,omitempty"`
+	ReconcilerEnvironmentErrors string `json:"ReconcilerEnvironmentErrors,omitempty"`
 }
 
 func (a *AlarmARNs) field(key string) *string {

@@ -47,17 +47,13 @@ func hasChange(d Drift, component, field string) bool {
 // the reconciler they watch, with the alarms block, and by Delete.
 func TestLocalAlarms(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, append(coreServices, "scheduler", "cloudwatch")...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, append(coreServices, "scheduler", "cloudwatch")...)
 	before := inventory(t, ctx, stack)
 	n := NamesFor("alarmed")
 
 	spec := Spec{Name: "alarmed", Tags: map[string]string{"team": "orders"},
 		Alarms: AlarmsSpec{Enabled: true, SNSTopicARN: "arn:aws:sns:us-east-1:000000000000:alerts"}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	arns := checkCreatedAlarms(t, ctx, c, spec, st)
 	updated, st2 := checkAlarmsInPlace(t, ctx, c, spec, st, arns)
 	// An alarm deleted out of band is reported missing and recreated.
@@ -102,12 +98,8 @@ func TestLocalAlarms(t *testing.T) {
 	if len(st6.Alarms.Map()) != 5 {
 		t.Errorf("re-enabled alarms: %v", st6.Alarms.Map())
 	}
-	if _, err := c.Delete(ctx, st6); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	mustDelete(t, ctx, c, st6, "Delete")
+	checkInventory(t, ctx, stack, before, "Delete")
 }
 
 // checkCreatedAlarms checks the alarms that Create made for spec and
@@ -235,8 +227,7 @@ func checkAlarmsDisabled(t *testing.T, ctx context.Context, c *Pipeline, updated
 // taken over.
 func TestLocalAlarmsRefuseForeignAlarm(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, append(coreServices, "cloudwatch")...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, append(coreServices, "cloudwatch")...)
 	spec := Spec{Name: "foreign", Reconciler: ReconcilerSpec{Disabled: true}, Alarms: AlarmsSpec{Enabled: true}}
 	d := AlarmDefinitions(spec)[1]
 	if _, err := c.CloudWatch.PutMetricAlarm(ctx, d.input(nil)); err != nil {

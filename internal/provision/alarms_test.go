@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	"github.com/outboxkit/terraform-provider-outbox/internal/golden"
 )
 
 const goldenTopic = "arn:aws:sns:eu-west-1:123456789012:alerts"
@@ -32,7 +33,7 @@ func TestAlarmDefinitions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, name, string(b))
+		golden.Check(t, name+".json", string(b))
 	}
 	if d := AlarmDefinitions(Spec{Name: "orders"}); d != nil {
 		t.Errorf("a spec without alarms has alarm definitions: %+v", d)

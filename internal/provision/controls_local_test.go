@@ -15,18 +15,14 @@ import (
 
 func TestLocalScheduleControls(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, append(coreServices, "scheduler")...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, append(coreServices, "scheduler")...)
 	if _, err := c.Scheduler.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("ops")}); err != nil {
 		t.Fatal(err)
 	}
 	spec := Spec{Name: "scheduled", Reconciler: ReconcilerSpec{
 		ScheduleExpression: "cron(0/10 * * * ? *)", ScheduleTimezone: "Europe/Paris", FlexibleTimeWindowMinutes: 3, ScheduleGroup: "ops",
 	}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	check := func(when, group, tz string, window int32) {
 		t.Helper()
@@ -67,9 +63,7 @@ func TestLocalScheduleControls(t *testing.T) {
 
 	// In place: the default group, time zone and no window.
 	spec.Reconciler.ScheduleTimezone, spec.Reconciler.FlexibleTimeWindowMinutes, spec.Reconciler.ScheduleGroup = "", 0, ""
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update")
 	check("updated", ScheduleGroup, "UTC", 0)
 	if old, err := c.getSchedule(ctx, st.ScheduleName, "ops"); err != nil || old != nil {
 		t.Fatalf("the schedule is still in group ops after the move (%v)", err)
@@ -86,18 +80,14 @@ func TestLocalScheduleControls(t *testing.T) {
 
 func TestLocalLambdaControls(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	controls := LambdaControls{
 		TracingMode: "Active", LogFormat: "JSON", ApplicationLogLevel: "DEBUG", SystemLogLevel: "WARN",
 		KMSKeyARN: "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab",
 		SubnetIDs: []string{"subnet-0a1", "subnet-0b2"}, SecurityGroupIDs: []string{"sg-0c3"},
 	}
 	spec := Spec{Name: "controlled", Reconciler: ReconcilerSpec{Disabled: true}, Controls: controls}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	get := func() *lambda.GetFunctionOutput {
 		t.Helper()
@@ -131,9 +121,7 @@ func TestLocalLambdaControls(t *testing.T) {
 	}
 
 	spec.Controls = LambdaControls{}
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update to the defaults: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update to the defaults")
 	if got, want := lookupControls(get()), (LambdaControls{}).withDefaults(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after Update the controls are %+v, want %+v", got, want)
 	}
@@ -154,8 +142,7 @@ func TestLocalLambdaControls(t *testing.T) {
 // interfaces, as Lambda does.
 func TestLocalVPCNeedsNetworkInterfacePermissions(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	role, err := c.ensureRole(ctx, roleSpec{what: "test role", name: "bare", service: "lambda.amazonaws.com", policyName: "p",
 		policy: PolicyDocument{Version: policyVersion, Statement: []Statement{allow("Logs", []string{"logs:PutLogEvents"}, "*")}}}, false)
 	if err != nil {
@@ -174,8 +161,7 @@ func TestLocalVPCNeedsNetworkInterfacePermissions(t *testing.T) {
 
 func TestLocalIAMControls(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, append(coreServices, "scheduler")...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, append(coreServices, "scheduler")...)
 	p, err := c.IAM.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String("boundary"),
 		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)})
 	if err != nil {
@@ -183,10 +169,7 @@ func TestLocalIAMControls(t *testing.T) {
 	}
 	boundary := aws.ToString(p.Policy.Arn)
 	spec := Spec{Name: "bounded", IAM: IAMSpec{PermissionsBoundary: boundary, Path: "/outbox/"}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	roles := func() []string { return []string{st.RelayRoleName, st.ReconcilerRoleName, st.SchedulerRoleName} }
 	check := func(when, path, boundary string) {
@@ -218,17 +201,13 @@ func TestLocalIAMControls(t *testing.T) {
 	if _, drift := mustRead(t, ctx, c, spec, st); !hasChange(drift, ComponentRelayRole, "permissions_boundary") {
 		t.Fatalf("Read misses the boundary removed out of band: %s", drift)
 	}
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update (repair): %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update (repair)")
 	check("repaired", "/outbox/", boundary)
 
 	// No boundary, the default path: the roles move, and the functions
 	// and the schedule follow them.
 	spec.IAM = IAMSpec{}
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update")
 	check("updated", "/", "")
 	fn, err := c.getFunction(ctx, st.RelayFunctionName)
 	if err != nil || aws.ToString(fn.Configuration.Role) != st.RelayRoleARN || strings.Contains(st.RelayRoleARN, "/outbox/") {
@@ -246,14 +225,10 @@ func TestLocalIAMControls(t *testing.T) {
 
 func TestLocalTableKMSKey(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	key := "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 	spec := Spec{Name: "encrypted", Reconciler: ReconcilerSpec{Disabled: true}, Table: TableSpec{KMSKeyARN: key}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	keyOf := func() string {
 		t.Helper()
@@ -273,9 +248,7 @@ func TestLocalTableKMSKey(t *testing.T) {
 	if _, drift := mustRead(t, ctx, c, spec, st); !hasChange(drift, ComponentTable, "kms_key_arn") {
 		t.Fatalf("Read misses the key change: %s", drift)
 	}
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update")
 	if got := keyOf(); got != "" {
 		t.Fatalf("after Update the table's key is %q, want the AWS owned key", got)
 	}

@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -23,9 +24,7 @@ import (
 func (s Spec) Environment(ttlAttribute string) map[string]string {
 	s = s.WithDefaults()
 	t := s.OutboxTable()
-	if ttlAttribute == "" {
-		ttlAttribute = t.TTLAttribute
-	}
+	ttlAttribute = cmp.Or(ttlAttribute, t.TTLAttribute)
 	env := map[string]string{
 		config.EnvTableName:        t.Name,
 		config.EnvPartitionKey:     t.PartitionKey,
@@ -237,29 +236,20 @@ func (c *Pipeline) waitFunctionReady(ctx context.Context, name string) error {
 }
 
 func (c *Pipeline) syncFunctionTags(ctx context.Context, arn string, have, want map[string]string) error {
-	set, remove := awsops.TagDiff(have, want)
-	if len(remove) > 0 {
-		if _, err := c.Lambda.UntagResource(ctx, &lambda.UntagResourceInput{Resource: aws.String(arn), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		if _, err := c.Lambda.TagResource(ctx, &lambda.TagResourceInput{Resource: aws.String(arn), Tags: set}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
+		_, err := c.Lambda.UntagResource(ctx, &lambda.UntagResourceInput{Resource: aws.String(arn), TagKeys: keys})
+		return err
+	}, func(ctx context.Context, set map[string]string) error {
+		_, err := c.Lambda.TagResource(ctx, &lambda.TagResourceInput{Resource: aws.String(arn), Tags: set})
+		return err
+	})
 }
 
 func (c *Pipeline) deleteFunction(ctx context.Context, what, name string) error {
-	if name == "" {
-		return nil
-	}
-	_, err := c.Lambda.DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name)})
-	if err := awsops.IgnoreNotFound(err); err != nil {
-		return fmt.Errorf("deleting %s (%s): %w", what, name, err)
-	}
-	return nil
+	return awsops.Delete(ctx, what, name, func(ctx context.Context, name string) error {
+		_, err := c.Lambda.DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name)})
+		return err
+	})
 }
 
 // functionDef is a function of the pipeline as a component. Lookup finds

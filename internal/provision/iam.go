@@ -115,30 +115,18 @@ func decodePolicy(doc string) string {
 }
 
 func iamTags(tags map[string]string) []iamtypes.Tag {
-	var out []iamtypes.Tag
-	for _, k := range awsops.SortedKeys(tags) {
-		out = append(out, iamtypes.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
-	}
-	return out
+	return awsops.TagList(tags, func(k, v *string) iamtypes.Tag { return iamtypes.Tag{Key: k, Value: v} })
 }
 
 func (c *Pipeline) syncRoleTags(ctx context.Context, role string, current []iamtypes.Tag, want map[string]string) error {
-	have := map[string]string{}
-	for _, t := range current {
-		have[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	set, remove := awsops.TagDiff(have, want)
-	if len(remove) > 0 {
-		if _, err := c.IAM.UntagRole(ctx, &iam.UntagRoleInput{RoleName: aws.String(role), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		if _, err := c.IAM.TagRole(ctx, &iam.TagRoleInput{RoleName: aws.String(role), Tags: iamTags(set)}); err != nil {
-			return err
-		}
-	}
-	return nil
+	have := awsops.TagMap(current, func(t iamtypes.Tag) (*string, *string) { return t.Key, t.Value })
+	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
+		_, err := c.IAM.UntagRole(ctx, &iam.UntagRoleInput{RoleName: aws.String(role), TagKeys: keys})
+		return err
+	}, func(ctx context.Context, set map[string]string) error {
+		_, err := c.IAM.TagRole(ctx, &iam.TagRoleInput{RoleName: aws.String(role), Tags: iamTags(set)})
+		return err
+	})
 }
 
 // deleteRole deletes the role and its inline policies; a role already gone
@@ -217,29 +205,20 @@ func (c *Pipeline) syncLogTags(ctx context.Context, arn string, want map[string]
 	if err != nil {
 		return err
 	}
-	set, remove := awsops.TagDiff(out.Tags, want)
-	if len(remove) > 0 {
-		if _, err := c.Logs.UntagResource(ctx, &cloudwatchlogs.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		if _, err := c.Logs.TagResource(ctx, &cloudwatchlogs.TagResourceInput{ResourceArn: aws.String(arn), Tags: set}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return awsops.SyncTags(ctx, out.Tags, want, func(ctx context.Context, keys []string) error {
+		_, err := c.Logs.UntagResource(ctx, &cloudwatchlogs.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: keys})
+		return err
+	}, func(ctx context.Context, set map[string]string) error {
+		_, err := c.Logs.TagResource(ctx, &cloudwatchlogs.TagResourceInput{ResourceArn: aws.String(arn), Tags: set})
+		return err
+	})
 }
 
 func (c *Pipeline) deleteLogGroup(ctx context.Context, what, name string) error {
-	if name == "" {
-		return nil
-	}
-	_, err := c.Logs.DeleteLogGroup(ctx, &cloudwatchlogs.DeleteLogGroupInput{LogGroupName: aws.String(name)})
-	if err := awsops.IgnoreNotFound(err); err != nil {
-		return fmt.Errorf("deleting %s (%s): %w", what, name, err)
-	}
-	return nil
+	return awsops.Delete(ctx, what, name, func(ctx context.Context, name string) error {
+		_, err := c.Logs.DeleteLogGroup(ctx, &cloudwatchlogs.DeleteLogGroupInput{LogGroupName: aws.String(name)})
+		return err
+	})
 }
 
 // roleDef is a role of the pipeline as a component.

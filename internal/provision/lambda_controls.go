@@ -1,6 +1,7 @@
 package provision
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // LambdaControls are settings of both functions that organisations
@@ -52,19 +54,11 @@ var (
 )
 
 func (l LambdaControls) withDefaults() LambdaControls {
-	if l.TracingMode == "" {
-		l.TracingMode = DefaultTracingMode
-	}
-	if l.LogFormat == "" {
-		l.LogFormat = DefaultLogFormat
-	}
+	l.TracingMode = cmp.Or(l.TracingMode, DefaultTracingMode)
+	l.LogFormat = cmp.Or(l.LogFormat, DefaultLogFormat)
 	if l.LogFormat == "JSON" {
-		if l.ApplicationLogLevel == "" {
-			l.ApplicationLogLevel = DefaultLogLevel
-		}
-		if l.SystemLogLevel == "" {
-			l.SystemLogLevel = DefaultLogLevel
-		}
+		l.ApplicationLogLevel = cmp.Or(l.ApplicationLogLevel, DefaultLogLevel)
+		l.SystemLogLevel = cmp.Or(l.SystemLogLevel, DefaultLogLevel)
 	}
 	return l
 }
@@ -140,12 +134,8 @@ func (l LambdaControls) requests() (*types.TracingConfig, *types.LoggingConfig, 
 
 // controlsDiff lists the controls that differ from the function's.
 func controlsDiff(l LambdaControls, cfg *types.FunctionConfiguration) []string {
-	var diff []string
-	add := func(changed bool, field string) {
-		if changed {
-			diff = append(diff, field)
-		}
-	}
+	var diff awsops.Fields
+	add := diff.Add
 	mode := ""
 	if cfg.TracingConfig != nil {
 		mode = string(cfg.TracingConfig.Mode)

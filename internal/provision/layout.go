@@ -22,14 +22,14 @@ import (
 // reconciler queries every shard that may hold items.
 type Layout struct {
 	// SortKeyPrefix and PendingShards are the settings last applied.
-	SortKeyPrefix string `json:",omitempty"`
-	PendingShards int    `json:",omitempty"`
+	SortKeyPrefix string `json:"SortKeyPrefix,omitempty"`
+	PendingShards int    `json:"PendingShards,omitempty"`
 	// FormerSortKeyPrefixes are prefixes replaced while items with them
 	// may still be undelivered.
-	FormerSortKeyPrefixes []string `json:",omitempty"`
+	FormerSortKeyPrefixes []string `json:"FormerSortKeyPrefixes,omitempty"`
 	// ReconcileShards is the highest shard count that may still hold
 	// items, when above PendingShards; 0 otherwise.
-	ReconcileShards int `json:",omitempty"`
+	ReconcileShards int `json:"ReconcileShards,omitempty"`
 }
 
 // outboxTable is the record contract with the former prefixes in st.

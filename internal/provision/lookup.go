@@ -3,16 +3,19 @@ package provision
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
 
@@ -176,16 +179,20 @@ func (c *Pipeline) lookupSchedule(ctx context.Context, p *pass) error {
 	return nil
 }
 
+// tableTags returns the tags of the table arn, every page of them.
 func (c *Pipeline) tableTags(ctx context.Context, arn string) (map[string]string, error) {
-	out, err := c.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn)})
-	if err != nil {
-		return nil, err
-	}
 	tags := map[string]string{}
-	for _, t := range out.Tags {
-		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	var token *string
+	for {
+		out, err := c.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn), NextToken: token})
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(tags, awsops.TagMap(out.Tags, func(t types.Tag) (*string, *string) { return t.Key, t.Value }))
+		if token = out.NextToken; token == nil {
+			return tags, nil
+		}
 	}
-	return tags, nil
 }
 
 // layoutFromEnv reads the Layout from the relay's environment.

@@ -37,12 +37,8 @@ func (c *Pipeline) getMapping(ctx context.Context, uuid string) (*lambda.GetEven
 // mappingDiff lists the settings of the mapping that differ from the spec.
 func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []string {
 	m := s.Mapping
-	var diff []string
-	add := func(changed bool, field string) {
-		if changed {
-			diff = append(diff, field)
-		}
-	}
+	var diff awsops.Fields
+	add := diff.Add
 	add(aws.ToString(have.EventSourceArn) != st.StreamARN, "event_source_arn")
 	add(aws.ToString(have.FunctionArn) != st.RelayFunctionARN, "function")
 	add(aws.ToInt32(have.BatchSize) != m.BatchSize, "batch_size")

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -56,20 +55,17 @@ func testCode(t *testing.T, content string) RelayCode {
 }
 
 // startStack starts a local stack and skips the test when it does not serve
-// every service needed yet.
-func startStack(t *testing.T, services ...string) (*localaws.Stack, *Pipeline) {
+// every service needed yet. It returns the stack, a Pipeline of it and the
+// test's context (testContext).
+func startStack(t *testing.T, services ...string) (*localaws.Stack, *Pipeline, context.Context) {
 	t.Helper()
 	stack := localawstest.Start(t)
-	for _, name := range services {
-		if _, ok := stack.Service(name); !ok {
-			t.Skipf("the local AWS stack does not serve %s yet", name)
-		}
-	}
+	localawstest.RequireServices(t, stack, services...)
 	c := New(localawstest.Config(stack), testCode(t, "v1"))
 	c.PropagationTimeout = 10 * time.Second
 	c.WaitTimeout = 30 * time.Second
 	c.PollInterval = 200 * time.Millisecond
-	return stack, c
+	return stack, c, testContext(t)
 }
 
 func testContext(t *testing.T) context.Context {
@@ -80,25 +76,42 @@ func testContext(t *testing.T) context.Context {
 
 func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[string][]string {
 	t.Helper()
-	inv, err := localawstest.Control(stack).Resources(ctx)
-	if err != nil {
-		t.Fatalf("reading the inventory: %v", err)
-	}
-	for k, v := range inv {
-		// A stream outlives its table or its disabling by 24 hours in AWS
-		// (its records stay readable), so streams are not leftovers.
-		v = slices.DeleteFunc(v, func(r string) bool { return strings.Contains(r, "/stream/") })
-		slices.Sort(v)
-		inv[k] = v
-		if len(v) == 0 {
-			delete(inv, k)
-		}
-	}
-	return inv
+	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
 }
 
-func sameInventory(a, b map[string][]string) bool {
-	return maps.EqualFunc(a, b, slices.Equal[[]string])
+// checkInventory reports a stack whose inventory is no longer want: what
+// left or removed resources.
+func checkInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, want map[string][]string, what string) {
+	t.Helper()
+	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
+}
+
+func mustCreate(t *testing.T, ctx context.Context, c *Pipeline, s Spec) State {
+	t.Helper()
+	st, err := c.Create(ctx, s)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	return st
+}
+
+// mustUpdate updates st to s; what names the update in the failure.
+func mustUpdate(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State, what string) State {
+	t.Helper()
+	st, err := c.Update(ctx, s, st)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return st
+}
+
+// mustDelete deletes the pipeline of st; what names the deletion in the
+// failure.
+func mustDelete(t *testing.T, ctx context.Context, c *Pipeline, st State, what string) {
+	t.Helper()
+	if _, err := c.Delete(ctx, st); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 }
 
 func mustRead(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State) (State, Drift) {
@@ -112,15 +125,11 @@ func mustRead(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State) 
 
 func TestLocalLifecycleDedicatedTable(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	before := inventory(t, ctx, stack)
 
 	spec := Spec{Name: "orders", Reconciler: ReconcilerSpec{Disabled: true}, Tags: map[string]string{"team": "payments"}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	if !st.TableOwned || st.StreamARN == "" || st.MappingUUID == "" || st.QueueARN == "" || st.RelayFunctionARN == "" {
 		t.Fatalf("Create returned an incomplete state: %+v", st)
 	}
@@ -187,9 +196,7 @@ func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c 
 	if rest.Exists() {
 		t.Errorf("Delete left state: %+v", rest)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 	// Deleting again is harmless.
 	if _, err := c.Delete(ctx, st2); err != nil {
 		t.Errorf("second Delete: %v", err)
@@ -201,13 +208,9 @@ func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c 
 
 func TestLocalDriftAndRepair(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "drift", Reconciler: ReconcilerSpec{Disabled: true}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 
 	// The mapping, deleted out of band.
@@ -270,22 +273,10 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	_ = stack
 }
 
-func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string, stream *types.StreamSpecification) {
+// createAppTable creates an application table keyed by pk and sk.
+func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string, stream types.StreamViewType) {
 	t.Helper()
-	_, err := c.DynamoDB.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-		},
-		BillingMode:         types.BillingModePayPerRequest,
-		StreamSpecification: stream,
-	})
-	if err != nil {
+	if _, err := c.DynamoDB.CreateTable(ctx, localawstest.TableInput(name, "pk", "sk", stream)); err != nil {
 		t.Fatalf("creating the application table: %v", err)
 	}
 	if _, err := c.waitTableActive(ctx, name); err != nil {
@@ -295,9 +286,8 @@ func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string,
 
 func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
-	createAppTable(t, ctx, c, "app", nil)
+	stack, c, ctx := startStack(t, coreServices...)
+	createAppTable(t, ctx, c, "app", "")
 	// The application already expires items on its own attribute.
 	if _, err := c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String("app"),
@@ -309,10 +299,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 
 	spec := Spec{Name: "app", Table: TableSpec{Existing: true, Name: "app", PartitionKey: "pk", SortKey: "sk"},
 		Reconciler: ReconcilerSpec{Disabled: true}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	if st.TableOwned || st.Added != (Added{Stream: true, PendingIndex: true}) || st.TTLAttribute != "ttl" {
 		t.Fatalf("adoption recorded %+v, TTL %q; want stream and index added, TTL attribute ttl kept", st.Added, st.TTLAttribute)
 	}
@@ -327,9 +314,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 		t.Errorf("OUTBOX_TTL_ATTRIBUTE = %q, want the table's own ttl", got)
 	}
 
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete")
 	desc, err := c.describeTable(ctx, "app")
 	if err != nil || desc == nil {
 		t.Fatalf("the adopted table is gone: %v", err)
@@ -343,31 +328,25 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	if attr, err := c.ttlStatus(ctx, "app"); err != nil || attr != "ttl" {
 		t.Errorf("the table's own TTL = %q, %v; want it kept", attr, err)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 }
 
 func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
-	createAppTable(t, ctx, c, "keys", &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly})
+	stack, c, ctx := startStack(t, coreServices...)
+	createAppTable(t, ctx, c, "keys", types.StreamViewTypeKeysOnly)
 	before := inventory(t, ctx, stack)
 	_, err := c.Create(ctx, Spec{Name: "keys", Table: TableSpec{Existing: true, Name: "keys", PartitionKey: "pk", SortKey: "sk"},
 		Reconciler: ReconcilerSpec{Disabled: true}})
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("NEW_IMAGE")) {
 		t.Fatalf("Create on a KEYS_ONLY stream = %v, want an error naming the remedy", err)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("the failed Create left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "the failed Create")
 }
 
 func TestLocalCreateFailureCleansUp(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	before := inventory(t, ctx, stack)
 	ctl := localawstest.Control(stack)
 	if _, err := ctl.AddFault(ctx, control.FaultRule{
@@ -383,15 +362,12 @@ func TestLocalCreateFailureCleansUp(t *testing.T) {
 	if st.Exists() {
 		t.Errorf("Create returned a state although it cleaned up: %+v", st)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("the failed Create left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "the failed Create")
 }
 
 func TestLocalRetriesIAMPropagation(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	ctl := localawstest.Control(stack)
 	for _, op := range []string{"CreateFunction", "CreateEventSourceMapping"} {
 		if _, err := ctl.AddFault(ctx, control.FaultRule{
@@ -405,21 +381,15 @@ func TestLocalRetriesIAMPropagation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create while IAM propagates: %v", err)
 	}
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete")
 }
 
 func TestLocalReconciler(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, append(coreServices, "scheduler")...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, append(coreServices, "scheduler")...)
 	before := inventory(t, ctx, stack)
 	spec := Spec{Name: "recon"}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	if st.ScheduleARN == "" || st.ReconcilerFunctionARN == "" || st.SchedulerRoleARN == "" {
 		t.Fatalf("Create returned no reconciler: %+v", st)
 	}
@@ -429,23 +399,15 @@ func TestLocalReconciler(t *testing.T) {
 	updated := spec
 	updated.Reconciler.ScheduleExpression = "rate(10 minutes)"
 	updated.Reconciler.MinAge = 15 * time.Minute
-	if st, err = c.Update(ctx, updated, st); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, updated, st, "Update")
 	if _, drift := mustRead(t, ctx, c, updated, st); !drift.None() {
 		t.Fatalf("Read after Update reports drift: %s", drift)
 	}
 	updated.Reconciler.Disabled = true
-	if st, err = c.Update(ctx, updated, st); err != nil {
-		t.Fatalf("Update (disable the reconciler): %v", err)
-	}
+	st = mustUpdate(t, ctx, c, updated, st, "Update (disable the reconciler)")
 	if st.ScheduleName != "" || st.ReconcilerFunctionName != "" || st.SchedulerRoleName != "" {
 		t.Errorf("disabling the reconciler left %+v", st)
 	}
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	mustDelete(t, ctx, c, st, "Delete")
+	checkInventory(t, ctx, stack, before, "Delete")
 }

@@ -1,40 +1,19 @@
 package provision
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/golden"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 const (
 	goldenTable = "arn:aws:dynamodb:eu-west-1:123456789012:table/orders-outbox"
 	goldenQueue = "arn:aws:sqs:eu-west-1:123456789012:orders-relay-dlq"
 )
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".json")
-	if *update {
-		if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
-	}
-	if strings.TrimSpace(string(want)) != got {
-		t.Errorf("%s differs from the golden file %s:\n%s", name, path, got)
-	}
-}
 
 func TestPolicyDocuments(t *testing.T) {
 	t.Parallel()
@@ -51,7 +30,7 @@ func TestPolicyDocuments(t *testing.T) {
 		"trust_lambda":           TrustPolicy("lambda.amazonaws.com", ""),
 		"trust_scheduler":        TrustPolicy("scheduler.amazonaws.com", "123456789012"),
 	} {
-		golden(t, name, doc.JSON())
+		golden.Check(t, name+".json", doc.JSON())
 		// No wildcard resources beyond the stream and index sub-ARNs.
 		for _, st := range doc.Statement {
 			for _, r := range st.Resource {

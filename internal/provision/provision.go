@@ -96,24 +96,15 @@ func New(cfg aws.Config, code RelayCode) *Pipeline {
 }
 
 func (c *Pipeline) propagation() time.Duration {
-	if c.PropagationTimeout > 0 {
-		return c.PropagationTimeout
-	}
-	return 2 * time.Minute
+	return awsops.PositiveOr(c.PropagationTimeout, 2*time.Minute)
 }
 
 func (c *Pipeline) waitTimeout() time.Duration {
-	if c.WaitTimeout > 0 {
-		return c.WaitTimeout
-	}
-	return 10 * time.Minute
+	return awsops.PositiveOr(c.WaitTimeout, 10*time.Minute)
 }
 
 func (c *Pipeline) pollInterval() time.Duration {
-	if c.PollInterval > 0 {
-		return c.PollInterval
-	}
-	return 5 * time.Second
+	return awsops.PositiveOr(c.PollInterval, awsops.DefaultPollInterval)
 }
 
 // iamPropagationMessages are the messages of errors that Lambda returns

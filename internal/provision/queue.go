@@ -82,13 +82,12 @@ func (c *Pipeline) ensureQueue(ctx context.Context, s Spec, st *State) error {
 }
 
 func (c *Pipeline) deleteQueue(ctx context.Context, st *State) error {
-	if st.QueueURL == "" {
-		return nil
+	err := awsops.Delete(ctx, "dead-letter queue", st.QueueURL, func(ctx context.Context, url string) error {
+		_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
+		return err
+	})
+	if err == nil {
+		st.QueueURL, st.QueueARN = "", ""
 	}
-	_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(st.QueueURL)})
-	if err := awsops.IgnoreNotFound(err); err != nil {
-		return fmt.Errorf("deleting dead-letter queue (%s): %w", st.QueueURL, err)
-	}
-	st.QueueURL, st.QueueARN = "", ""
-	return nil
+	return err
 }

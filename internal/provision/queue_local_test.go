@@ -11,8 +11,7 @@ import (
 // the dead-letter queue's name again.
 func TestLocalCreateWaitsForQueueDeletedRecently(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	ctl := localawstest.Control(stack)
 	rule, err := ctl.AddFault(ctx, control.FaultRule{
 		Service: "sqs", Operation: "CreateQueue", Count: 2,
@@ -37,7 +36,5 @@ func TestLocalCreateWaitsForQueueDeletedRecently(t *testing.T) {
 			t.Errorf("the injected refusal did not fire twice: %+v", f)
 		}
 	}
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
@@ -62,64 +63,66 @@ func (c *Pipeline) Read(ctx context.Context, s Spec, st State) (State, Drift, er
 	return st, d, nil
 }
 
+// readRecorded reads the component recorded as id, if any, with get, which
+// reports whether it exists: a missing one is recorded in the drift and
+// cleared from the State (forget), so that Update recreates it; the fields
+// of one that exists are compared by diff.
+func readRecorded[T any](p *pass, component, what, id string, get func() (T, bool, error), forget func(), diff func(T) []string) error {
+	if id == "" {
+		return nil
+	}
+	have, ok, err := get()
+	if err != nil {
+		return fmt.Errorf("reading %s (%s): %w", what, id, err)
+	}
+	if !ok {
+		p.d.AddMissing(component)
+		forget()
+		return nil
+	}
+	p.d.AddChanged(component, diff(have)...)
+	return nil
+}
+
 func (c *Pipeline) readQueue(ctx context.Context, p *pass) error {
 	st := p.st
-	if st.QueueURL == "" {
-		return nil
-	}
-	attrs, err := c.queue(ctx, st.QueueURL)
-	if err != nil {
-		return fmt.Errorf("reading dead-letter queue (%s): %w", st.QueueURL, err)
-	}
-	if attrs == nil {
-		p.d.AddMissing(ComponentDeadLetterQueue)
-		st.QueueURL, st.QueueARN = "", ""
-		return nil
-	}
-	var fields []string
-	for k, v := range queueAttributes(p.s.DeadLetterQueue) {
-		if attrs[k] != v && (k != string(sqstypes.QueueAttributeNameSqsManagedSseEnabled) || v != "false" || attrs[k] != "") {
-			fields = append(fields, k)
-		}
-	}
-	p.d.AddChanged(ComponentDeadLetterQueue, sortedStrings(fields)...)
-	return nil
+	return readRecorded(p, ComponentDeadLetterQueue, "dead-letter queue", st.QueueURL,
+		func() (map[string]string, bool, error) {
+			attrs, err := c.queue(ctx, st.QueueURL)
+			return attrs, attrs != nil, err
+		},
+		func() { st.QueueURL, st.QueueARN = "", "" },
+		func(attrs map[string]string) []string {
+			var fields []string
+			for k, v := range queueAttributes(p.s.DeadLetterQueue) {
+				if attrs[k] != v && (k != string(sqstypes.QueueAttributeNameSqsManagedSseEnabled) || v != "false" || attrs[k] != "") {
+					fields = append(fields, k)
+				}
+			}
+			return sortedStrings(fields)
+		})
 }
 
 func (c *Pipeline) readMapping(ctx context.Context, p *pass) error {
 	st := p.st
-	if st.MappingUUID == "" {
-		return nil
-	}
-	have, err := c.getMapping(ctx, st.MappingUUID)
-	if err != nil {
-		return fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
-	}
-	if have == nil {
-		p.d.AddMissing(ComponentMapping)
-		st.MappingUUID = ""
-		return nil
-	}
-	p.d.AddChanged(ComponentMapping, mappingDiff(p.s, *st, have)...)
-	return nil
+	return readRecorded(p, ComponentMapping, "event source mapping", st.MappingUUID,
+		func() (*lambda.GetEventSourceMappingOutput, bool, error) {
+			have, err := c.getMapping(ctx, st.MappingUUID)
+			return have, have != nil, err
+		},
+		func() { st.MappingUUID = "" },
+		func(have *lambda.GetEventSourceMappingOutput) []string { return mappingDiff(p.s, *st, have) })
 }
 
 func (c *Pipeline) readSchedule(ctx context.Context, p *pass) error {
 	st := p.st
-	if st.ScheduleName == "" {
-		return nil
-	}
-	have, err := c.getSchedule(ctx, st.ScheduleName, st.group())
-	if err != nil {
-		return fmt.Errorf("reading reconcile schedule (%s): %w", st.ScheduleName, err)
-	}
-	if have == nil {
-		p.d.AddMissing(ComponentSchedule)
-		st.ScheduleName, st.ScheduleARN = "", ""
-		return nil
-	}
-	p.d.AddChanged(ComponentSchedule, scheduleDiff(p.s, *st, have)...)
-	return nil
+	return readRecorded(p, ComponentSchedule, "reconcile schedule", st.ScheduleName,
+		func() (*scheduler.GetScheduleOutput, bool, error) {
+			have, err := c.getSchedule(ctx, st.ScheduleName, st.group())
+			return have, have != nil, err
+		},
+		func() { st.ScheduleName, st.ScheduleARN = "", "" },
+		func(have *scheduler.GetScheduleOutput) []string { return scheduleDiff(p.s, *st, have) })
 }
 
 func sortedStrings(s []string) []string {

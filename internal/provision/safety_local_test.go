@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -47,15 +48,11 @@ func markFailed(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Tab
 
 func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, coreServices...)
 	before := inventory(t, ctx, stack)
 
 	spec := Spec{Name: "guarded", Reconciler: ReconcilerSpec{Disabled: true}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	desc, err := c.describeTable(ctx, st.TableName)
 	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
 		t.Fatalf("the dedicated table has no deletion protection by default (err %v)", err)
@@ -82,7 +79,7 @@ func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
 	}
-	if got := inventory(t, ctx, stack); !sameInventory(got, withEvents) {
+	if got := inventory(t, ctx, stack); !localawstest.SameInventory(got, withEvents) {
 		t.Fatalf("the refused Delete removed components:\n got %v\nwant %v", got, withEvents)
 	}
 	if u, err := c.CountUndelivered(ctx, st.TableName, nil); err != nil || u.Total() != 3 {
@@ -103,24 +100,16 @@ func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 	if st, err = c.Update(ctx, spec, st); err != nil || !st.ForceDestroy {
 		t.Fatalf("Update to force destroy: %v (ForceDestroy %t)", err, st.ForceDestroy)
 	}
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete under force destroy: %v", err)
-	}
-	if got := inventory(t, ctx, stack); !sameInventory(got, before) {
-		t.Errorf("Delete left components:\n got %v\nwant %v", got, before)
-	}
+	mustDelete(t, ctx, c, st, "Delete under force destroy")
+	checkInventory(t, ctx, stack, before, "Delete")
 }
 
 func TestLocalProtectionUpdatesInPlace(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "unprotected", Reconciler: ReconcilerSpec{Disabled: true},
 		Table: TableSpec{DeletionProtection: ptr(false), PointInTimeRecovery: ptr(false)}}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	check := func(wantProtection, wantPITR bool) {
 		t.Helper()
@@ -141,9 +130,7 @@ func TestLocalProtectionUpdatesInPlace(t *testing.T) {
 	if _, drift := mustRead(t, ctx, c, spec, st); !strings.Contains(drift.String(), "deletion_protection") || !strings.Contains(drift.String(), "point_in_time_recovery") {
 		t.Fatalf("Read does not report the protection settings as changed: %s", drift)
 	}
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update")
 	check(true, true)
 	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("drift after Update: %s", drift)
@@ -159,13 +146,9 @@ func TestLocalProtectionUpdatesInPlace(t *testing.T) {
 
 func TestLocalPendingIndexRenameKeepsPendingItems(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "renamed", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	writeEvents(t, ctx, c, spec.OutboxTable(), 5)
 	tableARN := st.TableARN
@@ -174,9 +157,7 @@ func TestLocalPendingIndexRenameKeepsPendingItems(t *testing.T) {
 		t.Fatalf("a new pending index name of a dedicated table replaces the pipeline: %v", f)
 	}
 	spec.Table.PendingIndexName = "pending-v2"
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update")
 	if st.TableARN != tableARN || indexName(st.PendingIndexARN) != "pending-v2" || st.FormerPendingIndex != "" {
 		t.Fatalf("after the rename: table %s (was %s), index %s, former %q", st.TableARN, tableARN, st.PendingIndexARN, st.FormerPendingIndex)
 	}
@@ -245,22 +226,16 @@ func deleteItems(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Ta
 
 func TestLocalSortKeyPrefixChangeKeepsFormerPrefix(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "prefixed", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	old := spec.OutboxTable()
 	records := writeEvents(t, ctx, c, old, 3)
 
 	spec.Table.SortKeyPrefix = "EVT#"
 	for i := range 2 {
-		if st, err = c.Update(ctx, spec, st); err != nil {
-			t.Fatalf("Update %d: %v", i, err)
-		}
+		st = mustUpdate(t, ctx, c, spec, st, fmt.Sprintf("Update %d", i))
 		env, filter := relayEnv(t, ctx, c, st)
 		if env["OUTBOX_SORT_KEY_PREFIX"] != "EVT#" || env["OUTBOX_FORMER_SORT_KEY_PREFIXES"] != "OUTBOX#" {
 			t.Fatalf("Update %d with 3 events pending under OUTBOX#: environment %v", i, env)
@@ -273,9 +248,7 @@ func TestLocalSortKeyPrefixChangeKeepsFormerPrefix(t *testing.T) {
 		}
 	}
 	deleteItems(t, ctx, c, old, records) // delivered
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update after delivery: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update after delivery")
 	env, filter := relayEnv(t, ctx, c, st)
 	if _, ok := env["OUTBOX_FORMER_SORT_KEY_PREFIXES"]; ok || strings.Contains(filter, "OUTBOX#") || len(st.Layout.FormerSortKeyPrefixes) != 0 {
 		t.Fatalf("the former prefix outlives its events: environment %v, filter %s", env, filter)
@@ -284,13 +257,9 @@ func TestLocalSortKeyPrefixChangeKeepsFormerPrefix(t *testing.T) {
 
 func TestLocalFewerShardsKeepReconcilingTheHigherOnes(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "sharded", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	table := spec.OutboxTable()
 	records := writeEvents(t, ctx, c, table, 12)
@@ -303,22 +272,16 @@ func TestLocalFewerShardsKeepReconcilingTheHigherOnes(t *testing.T) {
 	}
 
 	spec.Table.PendingShards = 4
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update")
 	if env, _ := relayEnv(t, ctx, c, st); env["OUTBOX_PENDING_SHARDS"] != "4" || env["OUTBOX_RECONCILE_SHARDS"] != "16" {
 		t.Fatalf("after lowering the shards to 4: environment %v", env)
 	}
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("second Update: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "second Update")
 	if env, _ := relayEnv(t, ctx, c, st); env["OUTBOX_RECONCILE_SHARDS"] != fmt.Sprint(highest+1) {
 		t.Fatalf("with events up to shard %d: OUTBOX_RECONCILE_SHARDS = %q", highest, env["OUTBOX_RECONCILE_SHARDS"])
 	}
 	deleteItems(t, ctx, c, table, records)
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update after delivery: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update after delivery")
 	if env, _ := relayEnv(t, ctx, c, st); env["OUTBOX_RECONCILE_SHARDS"] != "" || st.Layout.ReconcileShards != 0 {
 		t.Fatalf("the higher shards are still reconciled once empty: environment %v", env)
 	}
@@ -347,14 +310,10 @@ func TestPendingIndexDisabledOnlyForDedicatedDeleteMode(t *testing.T) {
 
 func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 	t.Parallel()
-	_, c := startStack(t, coreServices...)
-	ctx := testContext(t)
+	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "gsifree", PublishedAction: "delete", Reconciler: ReconcilerSpec{Disabled: true},
 		Table: TableSpec{PendingIndexDisabled: true}, ForceDestroy: true}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	check := func(when string, index bool) {
 		t.Helper()
@@ -378,17 +337,13 @@ func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 	if f := ReplacementFields(Spec{Name: "gsifree", Table: TableSpec{PendingIndexDisabled: true}}, spec); len(f) != 0 {
 		t.Fatalf("switching the pending index replaces the pipeline: %v", f)
 	}
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update enabling the index: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update enabling the index")
 	check("index enabled", true)
 	if n := countIndex(t, ctx, c, spec.OutboxTable()); n != 4 {
 		t.Fatalf("the new index holds %d of the 4 pending events", n)
 	}
 	spec.Table.PendingIndexDisabled = true
-	if st, err = c.Update(ctx, spec, st); err != nil {
-		t.Fatalf("Update disabling the index: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, st, "Update disabling the index")
 	check("index disabled", false)
 	if u, err := c.CountUndelivered(ctx, st.TableName, nil); err != nil || u.Pending != 4 {
 		t.Fatalf("after the switches the table holds %v (%v), want the 4 pending events", u, err)
@@ -397,8 +352,7 @@ func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 
 func TestLocalCreateRefusesMissingTarget(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, append(coreServices, "events", "sns")...)
-	ctx := testContext(t)
+	stack, c, ctx := startStack(t, append(coreServices, "events", "sns")...)
 	before := inventory(t, ctx, stack)
 	for _, tc := range []struct {
 		target TargetSpec
@@ -416,16 +370,13 @@ func TestLocalCreateRefusesMissingTarget(t *testing.T) {
 			t.Errorf("Create with target %+v recorded %+v", tc.target, st)
 		}
 	}
-	if got := inventory(t, ctx, stack); !sameInventory(got, before) {
-		t.Errorf("refused creations left components:\n got %v\nwant %v", got, before)
-	}
+	checkInventory(t, ctx, stack, before, "refused creations")
 }
 
 func TestLocalSecondAdoptionRefused(t *testing.T) {
 	t.Parallel()
-	stack, c := startStack(t, coreServices...)
-	ctx := testContext(t)
-	createAppTable(t, ctx, c, "shared", nil)
+	stack, c, ctx := startStack(t, coreServices...)
+	createAppTable(t, ctx, c, "shared", "")
 	adopt := func(name string) Spec {
 		return Spec{Name: name, Table: TableSpec{Existing: true, Name: "shared", PartitionKey: "pk", SortKey: "sk"}, Reconciler: ReconcilerSpec{Disabled: true}}
 	}
@@ -446,9 +397,7 @@ func TestLocalSecondAdoptionRefused(t *testing.T) {
 	if second.Exists() {
 		t.Errorf("the refused adoption left %+v", second)
 	}
-	if got := inventory(t, ctx, stack); !sameInventory(got, withFirst) {
-		t.Errorf("the refused adoption changed the components:\n got %v\nwant %v", got, withFirst)
-	}
+	checkInventory(t, ctx, stack, withFirst, "the refused adoption")
 	if _, drift := mustRead(t, ctx, c, first, st); !drift.None() {
 		t.Fatalf("the refused adoption reverted what the first pipeline needs: %s", drift)
 	}
@@ -464,9 +413,7 @@ func TestLocalSecondAdoptionRefused(t *testing.T) {
 		t.Fatalf("adopting another pipeline's dedicated table: %v", err)
 	}
 
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete first: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete first")
 	if tags, err := c.tableTags(ctx, st.TableARN); err != nil || tags[TagAdoptedBy] != "" {
 		t.Errorf("after Delete the table's tags are %v (%v), want no %s", tags, err, TagAdoptedBy)
 	}

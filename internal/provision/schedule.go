@@ -41,12 +41,8 @@ func (r ReconcilerSpec) flexibleWindow() *types.FlexibleTimeWindow {
 // scheduleDiff lists what differs between the schedule and the spec.
 func scheduleDiff(s Spec, st State, have *scheduler.GetScheduleOutput) []string {
 	r := s.Reconciler
-	var diff []string
-	add := func(changed bool, field string) {
-		if changed {
-			diff = append(diff, field)
-		}
-	}
+	var diff awsops.Fields
+	add := diff.Add
 	add(aws.ToString(have.ScheduleExpression) != r.ScheduleExpression, "schedule_expression")
 	tz := aws.ToString(have.ScheduleExpressionTimezone)
 	add(tz != r.ScheduleTimezone && (tz != "" || r.ScheduleTimezone != DefaultScheduleTimezone), "schedule_timezone")

@@ -10,95 +10,92 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
 
+// validateCases are Specs that Validate accepts (field "") or refuses on
+// field: each case modifies a Spec with only a Name.
+var validateCases = []struct {
+	name   string
+	modify func(*Spec)
+	field  string // "" means valid
+}{
+	{"defaults", func(*Spec) {}, ""},
+	{"empty name", func(s *Spec) { s.Name = "" }, "Name"},
+	{"long name", func(s *Spec) { s.Name = strings.Repeat("a", MaxNameLength+1) }, "Name"},
+	{"longest name", func(s *Spec) { s.Name = strings.Repeat("a", MaxNameLength) }, ""},
+	{"name with a dot", func(s *Spec) { s.Name = "orders.v1" }, "Name"},
+	{"existing table without name", func(s *Spec) { s.Table.Existing = true }, "Table.Name"},
+	{"existing table", func(s *Spec) { s.Table = TableSpec{Existing: true, Name: "app"} }, ""},
+	{"bad table name", func(s *Spec) { s.Table.Name = "a b" }, "Table.Name"},
+	{"same keys", func(s *Spec) { s.Table.SortKey = "PK" }, "Table.SortKey"},
+	{"reserved key", func(s *Spec) { s.Table.PartitionKey = "status" }, "Table.PartitionKey"},
+	{"blank prefix", func(s *Spec) { s.Table.SortKeyPrefix = "  " }, "Table.SortKeyPrefix"},
+	{"too many shards", func(s *Spec) { s.Table.PendingShards = 257 }, "Table.PendingShards"},
+	{"short index name", func(s *Spec) { s.Table.PendingIndexName = "ix" }, "Table.PendingIndexName"},
+	{"bus arn", func(s *Spec) { s.Target.EventBus = "arn:aws:events:us-east-1:123456789012:event-bus/orders" }, ""},
+	{"bad bus", func(s *Spec) { s.Target.EventBus = "a bus" }, "Target.EventBus"},
+	{"topic on eventbridge", func(s *Spec) { s.Target.TopicARN = "arn:aws:sns:us-east-1:123456789012:t" }, "Target.TopicARN"},
+	{"sns without topic", func(s *Spec) { s.Target.Type = config.TargetSNS }, "Target.TopicARN"},
+	{"sns", func(s *Spec) {
+		s.Target = TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders"}
+	}, ""},
+	{"fifo topic", func(s *Spec) {
+		s.Target = TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"}
+	}, "Target.TopicARN"},
+	{"unknown target", func(s *Spec) { s.Target.Type = "sqs" }, "Target.Type"},
+	{"unknown action", func(s *Spec) { s.PublishedAction = "archive" }, "PublishedAction"},
+	{"negative ttl", func(s *Spec) { s.PublishedTTL = ptr(-time.Hour) }, "PublishedTTL"},
+	{"zero ttl", func(s *Spec) { s.PublishedTTL = ptr(time.Duration(0)) }, ""},
+	{"sub-second ttl", func(s *Spec) { s.PublishedTTL = ptr(time.Millisecond) }, "PublishedTTL"},
+	{"architecture", func(s *Spec) { s.Architecture = "ppc64" }, "Architecture"},
+	{"x86", func(s *Spec) { s.Architecture = ArchX86_64 }, ""},
+	{"memory", func(s *Spec) { s.Relay.MemorySize = 64 }, "Relay.MemorySize"},
+	{"timeout", func(s *Spec) { s.Relay.Timeout = 901 }, "Relay.Timeout"},
+	{"concurrency", func(s *Spec) { s.Relay.ReservedConcurrency = ptr(int32(-1)) }, "Relay.ReservedConcurrency"},
+	{"retention", func(s *Spec) { s.Relay.LogRetentionDays = 2 }, "Relay.LogRetentionDays"},
+	{"batch size", func(s *Spec) { s.Mapping.BatchSize = 10001 }, "Mapping.BatchSize"},
+	{"window", func(s *Spec) { s.Mapping.MaximumBatchingWindowSeconds = 301 }, "Mapping.MaximumBatchingWindowSeconds"},
+	{"parallelization", func(s *Spec) { s.Mapping.ParallelizationFactor = 11 }, "Mapping.ParallelizationFactor"},
+	{"retries", func(s *Spec) { s.Mapping.MaximumRetryAttempts = ptr(int32(-2)) }, "Mapping.MaximumRetryAttempts"},
+	{"infinite retries", func(s *Spec) { s.Mapping.MaximumRetryAttempts = ptr(int32(-1)) }, ""},
+	{"zero retries", func(s *Spec) { s.Mapping.MaximumRetryAttempts = ptr(int32(0)) }, ""},
+	{"record age", func(s *Spec) { s.Mapping.MaximumRecordAgeSeconds = ptr(int32(30)) }, "Mapping.MaximumRecordAgeSeconds"},
+	{"queue retention", func(s *Spec) { s.DeadLetterQueue.MessageRetentionSeconds = 30 }, "DeadLetterQueue.MessageRetentionSeconds"},
+	{"schedule", schedule("every 5 minutes", 0), "Reconciler.ScheduleExpression"},
+	{"cron", schedule("cron(0/5 * * * ? *)", 0), ""},
+	{"bad schedule when disabled", func(s *Spec) {
+		s.Reconciler = ReconcilerSpec{Disabled: true, ScheduleExpression: "never"}
+	}, ""},
+	{"rate shorter than the timeout", schedule("rate(1 minute)", 0), "Reconciler.ScheduleExpression"},
+	{"rate one minute under the timeout", schedule("rate(4 minutes)", 0), "Reconciler.ScheduleExpression"},
+	{"rate equal to the timeout", schedule("rate(1 minute)", 60), ""},
+	{"rate one second under the timeout", schedule("rate(1 minute)", 61), "Reconciler.ScheduleExpression"},
+	{"rate longer than a long timeout", schedule("rate(15 minutes)", 900), ""},
+	{"rate in hours", schedule("rate(1 hour)", 900), ""},
+	{"rate of zero", schedule("rate(0 minutes)", 0), "Reconciler.ScheduleExpression"},
+	{"rate beyond int64", schedule("rate(99999999999999999999 days)", 0), ""},
+	{"cron is not checked against the timeout", schedule("cron(* * * * ? *)", 900), ""},
+	{"short rate when disabled", func(s *Spec) {
+		s.Reconciler = ReconcilerSpec{Disabled: true, ScheduleExpression: "rate(1 minute)"}
+	}, ""},
+	{"min age", func(s *Spec) { s.Reconciler.MinAge = time.Millisecond }, "Reconciler.MinAge"},
+	{"reconciler memory", func(s *Spec) { s.Reconciler.Function.MemorySize = 20000 }, "Reconciler.Function.MemorySize"},
+	{"aws tag", func(s *Spec) { s.Tags = map[string]string{"aws:x": "y"} }, "Tags"},
+}
+
+// schedule sets the reconciler's schedule expression and, when not 0, its
+// function's timeout.
+func schedule(expr string, timeout int32) func(*Spec) {
+	return func(s *Spec) {
+		s.Reconciler.ScheduleExpression = expr
+		if timeout != 0 {
+			s.Reconciler.Function.Timeout = timeout
+		}
+	}
+}
+
 func TestValidate(t *testing.T) {
 	t.Parallel()
 	valid := func() Spec { return Spec{Name: "orders"} }
-	tests := []struct {
-		name   string
-		modify func(*Spec)
-		field  string // "" means valid
-	}{
-		{"defaults", func(*Spec) {}, ""},
-		{"empty name", func(s *Spec) { s.Name = "" }, "Name"},
-		{"long name", func(s *Spec) { s.Name = strings.Repeat("a", MaxNameLength+1) }, "Name"},
-		{"longest name", func(s *Spec) { s.Name = strings.Repeat("a", MaxNameLength) }, ""},
-		{"name with a dot", func(s *Spec) { s.Name = "orders.v1" }, "Name"},
-		{"existing table without name", func(s *Spec) { s.Table.Existing = true }, "Table.Name"},
-		{"existing table", func(s *Spec) { s.Table = TableSpec{Existing: true, Name: "app"} }, ""},
-		{"bad table name", func(s *Spec) { s.Table.Name = "a b" }, "Table.Name"},
-		{"same keys", func(s *Spec) { s.Table.SortKey = "PK" }, "Table.SortKey"},
-		{"reserved key", func(s *Spec) { s.Table.PartitionKey = "status" }, "Table.PartitionKey"},
-		{"blank prefix", func(s *Spec) { s.Table.SortKeyPrefix = "  " }, "Table.SortKeyPrefix"},
-		{"too many shards", func(s *Spec) { s.Table.PendingShards = 257 }, "Table.PendingShards"},
-		{"short index name", func(s *Spec) { s.Table.PendingIndexName = "ix" }, "Table.PendingIndexName"},
-		{"bus arn", func(s *Spec) { s.Target.EventBus = "arn:aws:events:us-east-1:123456789012:event-bus/orders" }, ""},
-		{"bad bus", func(s *Spec) { s.Target.EventBus = "a bus" }, "Target.EventBus"},
-		{"topic on eventbridge", func(s *Spec) { s.Target.TopicARN = "arn:aws:sns:us-east-1:123456789012:t" }, "Target.TopicARN"},
-		{"sns without topic", func(s *Spec) { s.Target.Type = config.TargetSNS }, "Target.TopicARN"},
-		{"sns", func(s *Spec) {
-			s.Target = TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders"}
-		}, ""},
-		{"fifo topic", func(s *Spec) {
-			s.Target = TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"}
-		}, "Target.TopicARN"},
-		{"unknown target", func(s *Spec) { s.Target.Type = "sqs" }, "Target.Type"},
-		{"unknown action", func(s *Spec) { s.PublishedAction = "archive" }, "PublishedAction"},
-		{"negative ttl", func(s *Spec) { s.PublishedTTL = ptr(-time.Hour) }, "PublishedTTL"},
-		{"zero ttl", func(s *Spec) { s.PublishedTTL = ptr(time.Duration(0)) }, ""},
-		{"sub-second ttl", func(s *Spec) { s.PublishedTTL = ptr(time.Millisecond) }, "PublishedTTL"},
-		{"architecture", func(s *Spec) { s.Architecture = "ppc64" }, "Architecture"},
-		{"x86", func(s *Spec) { s.Architecture = ArchX86_64 }, ""},
-		{"memory", func(s *Spec) { s.Relay.MemorySize = 64 }, "Relay.MemorySize"},
-		{"timeout", func(s *Spec) { s.Relay.Timeout = 901 }, "Relay.Timeout"},
-		{"concurrency", func(s *Spec) { s.Relay.ReservedConcurrency = ptr(int32(-1)) }, "Relay.ReservedConcurrency"},
-		{"retention", func(s *Spec) { s.Relay.LogRetentionDays = 2 }, "Relay.LogRetentionDays"},
-		{"batch size", func(s *Spec) { s.Mapping.BatchSize = 10001 }, "Mapping.BatchSize"},
-		{"window", func(s *Spec) { s.Mapping.MaximumBatchingWindowSeconds = 301 }, "Mapping.MaximumBatchingWindowSeconds"},
-		{"parallelization", func(s *Spec) { s.Mapping.ParallelizationFactor = 11 }, "Mapping.ParallelizationFactor"},
-		{"retries", func(s *Spec) { s.Mapping.MaximumRetryAttempts = ptr(int32(-2)) }, "Mapping.MaximumRetryAttempts"},
-		{"infinite retries", func(s *Spec) { s.Mapping.MaximumRetryAttempts = ptr(int32(-1)) }, ""},
-		{"zero retries", func(s *Spec) { s.Mapping.MaximumRetryAttempts = ptr(int32(0)) }, ""},
-		{"record age", func(s *Spec) { s.Mapping.MaximumRecordAgeSeconds = ptr(int32(30)) }, "Mapping.MaximumRecordAgeSeconds"},
-		{"queue retention", func(s *Spec) { s.DeadLetterQueue.MessageRetentionSeconds = 30 }, "DeadLetterQueue.MessageRetentionSeconds"},
-		{"schedule", func(s *Spec) { s.Reconciler.ScheduleExpression = "every 5 minutes" }, "Reconciler.ScheduleExpression"},
-		{"cron", func(s *Spec) { s.Reconciler.ScheduleExpression = "cron(0/5 * * * ? *)" }, ""},
-		{"bad schedule when disabled", func(s *Spec) {
-			s.Reconciler = ReconcilerSpec{Disabled: true, ScheduleExpression: "never"}
-		}, ""},
-		{"rate shorter than the timeout", func(s *Spec) { s.Reconciler.ScheduleExpression = "rate(1 minute)" }, "Reconciler.ScheduleExpression"},
-		{"rate one minute under the timeout", func(s *Spec) {
-			s.Reconciler.ScheduleExpression = "rate(4 minutes)"
-		}, "Reconciler.ScheduleExpression"},
-		{"rate equal to the timeout", func(s *Spec) {
-			s.Reconciler.ScheduleExpression = "rate(1 minute)"
-			s.Reconciler.Function.Timeout = 60
-		}, ""},
-		{"rate one second under the timeout", func(s *Spec) {
-			s.Reconciler.ScheduleExpression = "rate(1 minute)"
-			s.Reconciler.Function.Timeout = 61
-		}, "Reconciler.ScheduleExpression"},
-		{"rate longer than a long timeout", func(s *Spec) {
-			s.Reconciler.ScheduleExpression = "rate(15 minutes)"
-			s.Reconciler.Function.Timeout = 900
-		}, ""},
-		{"rate in hours", func(s *Spec) {
-			s.Reconciler.ScheduleExpression = "rate(1 hour)"
-			s.Reconciler.Function.Timeout = 900
-		}, ""},
-		{"rate of zero", func(s *Spec) { s.Reconciler.ScheduleExpression = "rate(0 minutes)" }, "Reconciler.ScheduleExpression"},
-		{"rate beyond int64", func(s *Spec) { s.Reconciler.ScheduleExpression = "rate(99999999999999999999 days)" }, ""},
-		{"cron is not checked against the timeout", func(s *Spec) {
-			s.Reconciler.ScheduleExpression = "cron(* * * * ? *)"
-			s.Reconciler.Function.Timeout = 900
-		}, ""},
-		{"short rate when disabled", func(s *Spec) {
-			s.Reconciler = ReconcilerSpec{Disabled: true, ScheduleExpression: "rate(1 minute)"}
-		}, ""},
-		{"min age", func(s *Spec) { s.Reconciler.MinAge = time.Millisecond }, "Reconciler.MinAge"},
-		{"reconciler memory", func(s *Spec) { s.Reconciler.Function.MemorySize = 20000 }, "Reconciler.Function.MemorySize"},
-		{"aws tag", func(s *Spec) { s.Tags = map[string]string{"aws:x": "y"} }, "Tags"},
-	}
-	for _, tt := range tests {
+	for _, tt := range validateCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := valid()

@@ -97,26 +97,11 @@ func (c *Pipeline) recordTable(st *State, desc *types.TableDescription) error {
 
 func (c *Pipeline) createTable(ctx context.Context, s Spec) (*types.TableDescription, error) {
 	t := s.OutboxTable()
-	index, indexAttrs := t.PendingIndex()
-	in := &dynamodb.CreateTableInput{
-		TableName: aws.String(t.Name),
-		AttributeDefinitions: append([]types.AttributeDefinition{
-			{AttributeName: aws.String(t.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(t.SortKey), AttributeType: types.ScalarAttributeTypeS},
-		}, indexAttrs...),
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(t.PartitionKey), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(t.SortKey), KeyType: types.KeyTypeRange},
-		},
-		BillingMode:               types.BillingModePayPerRequest,
-		GlobalSecondaryIndexes:    []types.GlobalSecondaryIndex{index},
-		StreamSpecification:       &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
-		Tags:                      dynamoTags(s.tags()),
-		DeletionProtectionEnabled: s.Table.DeletionProtection,
-	}
-	if s.Table.PendingIndexDisabled {
-		in.AttributeDefinitions, in.GlobalSecondaryIndexes = in.AttributeDefinitions[:2], nil
-	}
+	t.NoPendingIndex = s.Table.PendingIndexDisabled
+	in := t.CreateTableInput()
+	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}
+	in.Tags = dynamoTags(s.tags())
+	in.DeletionProtectionEnabled = s.Table.DeletionProtection
 	if s.Table.KMSKeyARN != "" {
 		in.SSESpecification = tableSSE(s.Table.KMSKeyARN)
 	}
@@ -443,38 +428,19 @@ func hasIndex(d *types.TableDescription, name string) bool {
 }
 
 func dynamoTags(tags map[string]string) []types.Tag {
-	var out []types.Tag
-	for _, k := range awsops.SortedKeys(tags) {
-		out = append(out, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
-	}
-	return out
+	return awsops.TagList(tags, func(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} })
 }
 
 func (c *Pipeline) syncTableTags(ctx context.Context, arn string, want map[string]string) error {
-	have := map[string]string{}
-	var token *string
-	for {
-		out, err := c.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn), NextToken: token})
-		if err != nil {
-			return err
-		}
-		for _, t := range out.Tags {
-			have[aws.ToString(t.Key)] = aws.ToString(t.Value)
-		}
-		if token = out.NextToken; token == nil {
-			break
-		}
+	have, err := c.tableTags(ctx, arn)
+	if err != nil {
+		return err
 	}
-	set, remove := awsops.TagDiff(have, want)
-	if len(remove) > 0 {
-		if _, err := c.DynamoDB.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		if _, err := c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: dynamoTags(set)}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
+		_, err := c.DynamoDB.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: keys})
+		return err
+	}, func(ctx context.Context, set map[string]string) error {
+		_, err := c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: dynamoTags(set)})
+		return err
+	})
 }

@@ -2,21 +2,16 @@ package provision
 
 import (
 	"errors"
-	"maps"
 	"strings"
 
 	"github.com/aws/smithy-go"
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 // tags returns the tags of every tagged component: Spec.Tags and the
 // pipeline's name.
 func (s Spec) tags() map[string]string {
-	out := maps.Clone(s.Tags)
-	if out == nil {
-		out = map[string]string{}
-	}
-	out[TagPipeline] = s.Name
-	return out
+	return awsops.WithTag(s.Tags, TagPipeline, s.Name)
 }
 
 // isValidation reports whether err is a validation error whose message

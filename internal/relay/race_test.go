@@ -38,6 +38,18 @@ func duplicates(published []relaytest.Published) (dups, distinct int) {
 	return dups, len(seen)
 }
 
+// eachAction runs test for each published action, each a parallel
+// subtest named for it.
+func eachAction(t *testing.T, test func(*testing.T, config.Action)) {
+	t.Helper()
+	for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
+		t.Run(string(action), func(t *testing.T) {
+			t.Parallel()
+			test(t, action)
+		})
+	}
+}
+
 // TestLagBothPaths: the stream lags 15 s behind a 10 s minimum age, so the
 // reconciler and the stream invocation see the same 100 pending events at
 // the same time. Each event is published once: the stream relay holds the
@@ -45,27 +57,24 @@ func duplicates(published []relaytest.Published) (dups, distinct int) {
 // and only one hold succeeds.
 func TestLagBothPaths(t *testing.T) {
 	t.Parallel()
-	for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
-		t.Run(string(action), func(t *testing.T) {
-			t.Parallel()
-			table := layouts["dedicated"]
-			records := relaytest.Records(table, 100, 64)
-			fake, dups, distinct := lagRun(t, table, action, records, 10*time.Second)
-			t.Logf("lag case (%s): %d duplicates out of %d events", action, dups, len(records))
-			if distinct != len(records) || dups > maxLagDuplicates {
-				t.Errorf("%d events published, %d duplicates; want %d and at most %d", distinct, dups, len(records), maxLagDuplicates)
+	eachAction(t, func(t *testing.T, action config.Action) {
+		table := layouts["dedicated"]
+		records := relaytest.Records(table, 100, 64)
+		fake, dups, distinct := lagRun(t, table, action, records, 10*time.Second)
+		t.Logf("lag case (%s): %d duplicates out of %d events", action, dups, len(records))
+		if distinct != len(records) || dups > maxLagDuplicates {
+			t.Errorf("%d events published, %d duplicates; want %d and at most %d", distinct, dups, len(records), maxLagDuplicates)
+		}
+		for i, r := range records {
+			want := string(outbox.StatusPublished)
+			if action == config.ActionDelete {
+				want = ""
 			}
-			for i, r := range records {
-				want := string(outbox.StatusPublished)
-				if action == config.ActionDelete {
-					want = ""
-				}
-				if got := fake.Status(r); got != want {
-					t.Errorf("record %d: status %q, want %q", i, got, want)
-				}
+			if got := fake.Status(r); got != want {
+				t.Errorf("record %d: status %q, want %q", i, got, want)
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestLagCheckOnly measures the status check alone, without the stream
@@ -136,29 +145,26 @@ func lagRun(t *testing.T, table outbox.Table, action config.Action, records []ou
 // them, whether they were marked or deleted.
 func TestStreamAfterReconciler(t *testing.T) {
 	t.Parallel()
-	for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
-		t.Run(string(action), func(t *testing.T) {
-			t.Parallel()
-			table := layouts["dedicated"]
-			fake := relaytest.New(t, table)
-			cfg := testConfig(table, config.TargetEventBridge, action)
-			records := relaytest.Records(table, 50, 64)
-			fake.PutRecords(records)
-			if _, err := newRelay(t, cfg, fake, func() time.Time { return now }).Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`)); err != nil {
-				t.Fatal(err)
-			}
-			// The stream's records come late, but they are young for a
-			// relay whose clock is a second after they occurred.
-			resp, err := newRelay(t, cfg, fake, func() time.Time { return streamNow }).HandleStream(context.Background(),
-				relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
-			if err != nil || len(resp.BatchItemFailures) != 0 {
-				t.Fatalf("stream: %v, %d failures", err, len(resp.BatchItemFailures))
-			}
-			if dups, distinct := duplicates(fake.Published()); dups != 0 || distinct != len(records) {
-				t.Errorf("%d duplicates, %d events published; want 0 and %d", dups, distinct, len(records))
-			}
-		})
-	}
+	eachAction(t, func(t *testing.T, action config.Action) {
+		table := layouts["dedicated"]
+		fake := relaytest.New(t, table)
+		cfg := testConfig(table, config.TargetEventBridge, action)
+		records := relaytest.Records(table, 50, 64)
+		fake.PutRecords(records)
+		if _, err := newRelay(t, cfg, fake, func() time.Time { return now }).Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`)); err != nil {
+			t.Fatal(err)
+		}
+		// The stream's records come late, but they are young for a
+		// relay whose clock is a second after they occurred.
+		resp, err := newRelay(t, cfg, fake, func() time.Time { return streamNow }).HandleStream(context.Background(),
+			relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("stream: %v, %d failures", err, len(resp.BatchItemFailures))
+		}
+		if dups, distinct := duplicates(fake.Published()); dups != 0 || distinct != len(records) {
+			t.Errorf("%d duplicates, %d events published; want 0 and %d", dups, distinct, len(records))
+		}
+	})
 }
 
 // TestStreamSkipsHeldItems: an item held by the reconciler (or backing off
@@ -254,8 +260,7 @@ func TestStreamReadDenied(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
-	records := relaytest.Records(table, 3, 32)
-	h.fake.PutRecords(records)
+	records := h.stored(3)
 	h.fake.ReadError = func(string) error {
 		return &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized to perform dynamodb:BatchGetItem"}
 	}
@@ -309,8 +314,7 @@ func TestStreamReleasesHoldWhenPublishingFails(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
 	h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, config.ActionMark), now)
-	records := relaytest.Records(table, 3, 32)
-	h.fake.PutRecords(records)
+	records := h.stored(3)
 	// Calls of one wave overlap only if each lasts longer than it takes to
 	// start them all, also on a loaded machine.
 	h.fake.Latency = 50 * time.Millisecond

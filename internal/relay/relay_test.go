@@ -81,6 +81,14 @@ func newHarnessAt(t *testing.T, cfg config.Config, at time.Time) *harness {
 	return h
 }
 
+// stored returns n records of the harness's table (32-byte details),
+// stored as pending items.
+func (h *harness) stored(n int) []outbox.Record {
+	records := relaytest.Records(h.fake.Table, n, 32)
+	h.fake.PutRecords(records)
+	return records
+}
+
 func failures(resp events.DynamoDBEventResponse) []string {
 	ids := []string{}
 	for _, f := range resp.BatchItemFailures {
@@ -136,101 +144,17 @@ func TestStreamMixedBatch(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%s", layoutName, target, action), func(t *testing.T) {
 					t.Parallel()
 					h := newHarness(t, testConfig(table, target, action))
-					records := relaytest.Records(table, 4, 64)
-					records[1].TraceHeader = "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1"
-					for _, r := range records {
-						h.fake.PutRecord(r)
-					}
-					// A malformed outbox item: detail is not a JSON object.
-					bad := relaytest.Records(table, 1, 10)[0]
-					badItem := table.Item(bad)
-					badItem[outbox.AttrDetail] = &types.AttributeValueMemberS{Value: "not json"}
-					bad.PartitionKey, bad.SortKey = "BAD#1", table.SortKeyFor("01JDQ8Z7K5V6W3X2Y1Z0ABCDEF")
-					badItem[table.PartitionKey] = &types.AttributeValueMemberS{Value: bad.PartitionKey}
-					badItem[table.SortKey] = &types.AttributeValueMemberS{Value: bad.SortKey}
-					badItem[outbox.AttrEventID] = &types.AttributeValueMemberS{Value: "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF"}
-					h.fake.Put(badItem)
-					// A foreign item of the shared table, and an outbox item
-					// without a new image (KEYS_ONLY view).
-					foreign := map[string]types.AttributeValue{
-						table.PartitionKey: &types.AttributeValueMemberS{Value: "ORDER#1"},
-						table.SortKey:      &types.AttributeValueMemberS{Value: "ORDER#1"},
-						"total":            &types.AttributeValueMemberN{Value: "42.5"},
-					}
-					published := table.Item(records[0])
-					published[outbox.AttrStatus] = &types.AttributeValueMemberS{Value: string(outbox.StatusPublished)}
-
-					recs := []relaytest.StreamRecord{
-						{NewImage: table.Item(records[0])},
-						{NewImage: foreign},
-						{EventName: "MODIFY", NewImage: published, OldImage: table.Item(records[0])},
-						{NewImage: table.Item(records[1])},
-						{EventName: "REMOVE", OldImage: published},
-						{NewImage: badItem},
-						{Keys: table.Key(records[2])}, // no image
-						{NewImage: table.Item(records[3])},
-						{NewImage: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "x"}}},
-					}
-					resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, recs...))
+					b := newMixedBatch(h, table)
+					resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, b.streamRecords()...))
 					if err != nil {
 						t.Fatal(err)
 					}
 					if got := failures(resp); len(got) != 0 {
 						t.Errorf("batchItemFailures = %v, want none", got)
 					}
-
-					// Published: records 0, 1 and 3, once each.
-					pub := h.fake.Published()
-					var ids []string
-					for _, p := range pub {
-						ids = append(ids, p.EventID)
-					}
-					slices.Sort(ids)
-					want := []string{records[0].EventID, records[1].EventID, records[3].EventID}
-					slices.Sort(want)
-					if !slices.Equal(ids, want) {
-						t.Fatalf("published %v, want %v", ids, want)
-					}
-					for _, p := range pub {
-						r := records[slices.IndexFunc(records, func(r outbox.Record) bool { return r.EventID == p.EventID })]
-						checkPublished(t, target, p, r)
-					}
-
-					// Settled.
-					for _, i := range []int{0, 1, 3} {
-						item := h.fake.Item(records[i].PartitionKey, records[i].SortKey)
-						switch action {
-						case config.ActionDelete:
-							if item != nil {
-								t.Errorf("record %d not deleted", i)
-							}
-						case config.ActionMark:
-							checkMarked(t, table, item, h.now)
-						}
-					}
-					if got := h.fake.Status(records[2]); got != string(outbox.StatusPending) {
-						t.Errorf("record without image: status %q, want it left PENDING for the reconciler", got)
-					}
-					badNow := h.fake.Item(bad.PartitionKey, bad.SortKey)
-					if s := badNow[outbox.AttrStatus].(*types.AttributeValueMemberS).Value; s != string(outbox.StatusFailed) {
-						t.Errorf("malformed item status %q, want FAILED", s)
-					}
-					if e, _ := badNow[outbox.AttrLastError].(*types.AttributeValueMemberS); e == nil || !strings.Contains(e.Value, "detail") {
-						t.Errorf("malformed item lastError = %v", badNow[outbox.AttrLastError])
-					}
-					if _, ok := badNow[outbox.AttrPendingShard]; ok {
-						t.Error("malformed item still in the pending index")
-					}
-
-					if got := h.metric(t, "EventsPublished"); got != 3 {
-						t.Errorf("EventsPublished = %v, want 3", got)
-					}
-					if got := h.metric(t, "EventsFailed"); got != 1 {
-						t.Errorf("EventsFailed = %v, want 1", got)
-					}
-					if got := h.metric(t, "PublishLatency"); got != 3 {
-						t.Errorf("PublishLatency has %v values, want 3", got)
-					}
+					b.checkPublished(t, h, target)
+					b.checkSettled(t, h, action)
+					h.checkMetrics(t, map[string]float64{"EventsPublished": 3, "EventsFailed": 1, "PublishLatency": 3})
 					// Writes: one publishing call, then 3 marks or 1 batch
 					// delete, plus 1 FAILED mark.
 					wantPublishCalls := 1
@@ -239,6 +163,120 @@ func TestStreamMixedBatch(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// mixedBatch is a stream batch of every kind of record a relay meets:
+// outbox inserts (records 0, 1 and 3 with images, 2 without), a malformed
+// outbox item, a foreign item of a shared table, the relay's own MODIFY and
+// REMOVE, and an item without the table's keys.
+type mixedBatch struct {
+	table   outbox.Table
+	records []outbox.Record
+	bad     outbox.Record
+	badItem map[string]types.AttributeValue
+}
+
+// newMixedBatch stores the batch's outbox items in h's table.
+func newMixedBatch(h *harness, table outbox.Table) *mixedBatch {
+	b := &mixedBatch{table: table, records: relaytest.Records(table, 4, 64)}
+	b.records[1].TraceHeader = "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1"
+	h.fake.PutRecords(b.records)
+	// A malformed outbox item: detail is not a JSON object.
+	b.bad = relaytest.Records(table, 1, 10)[0]
+	b.badItem = table.Item(b.bad)
+	b.badItem[outbox.AttrDetail] = &types.AttributeValueMemberS{Value: "not json"}
+	b.bad.PartitionKey, b.bad.SortKey = "BAD#1", table.SortKeyFor("01JDQ8Z7K5V6W3X2Y1Z0ABCDEF")
+	b.badItem[table.PartitionKey] = &types.AttributeValueMemberS{Value: b.bad.PartitionKey}
+	b.badItem[table.SortKey] = &types.AttributeValueMemberS{Value: b.bad.SortKey}
+	b.badItem[outbox.AttrEventID] = &types.AttributeValueMemberS{Value: "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF"}
+	h.fake.Put(b.badItem)
+	return b
+}
+
+func (b *mixedBatch) streamRecords() []relaytest.StreamRecord {
+	table, records := b.table, b.records
+	// A foreign item of the shared table, and an outbox item without a
+	// new image (KEYS_ONLY view).
+	foreign := map[string]types.AttributeValue{
+		table.PartitionKey: &types.AttributeValueMemberS{Value: "ORDER#1"},
+		table.SortKey:      &types.AttributeValueMemberS{Value: "ORDER#1"},
+		"total":            &types.AttributeValueMemberN{Value: "42.5"},
+	}
+	published := table.Item(records[0])
+	published[outbox.AttrStatus] = &types.AttributeValueMemberS{Value: string(outbox.StatusPublished)}
+	return []relaytest.StreamRecord{
+		{NewImage: table.Item(records[0])},
+		{NewImage: foreign},
+		{EventName: "MODIFY", NewImage: published, OldImage: table.Item(records[0])},
+		{NewImage: table.Item(records[1])},
+		{EventName: "REMOVE", OldImage: published},
+		{NewImage: b.badItem},
+		{Keys: table.Key(records[2])}, // no image
+		{NewImage: table.Item(records[3])},
+		{NewImage: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "x"}}},
+	}
+}
+
+// checkPublished checks that records 0, 1 and 3 were published, once each.
+func (b *mixedBatch) checkPublished(t *testing.T, h *harness, target config.Target) {
+	t.Helper()
+	records := b.records
+	pub := h.fake.Published()
+	var ids []string
+	for _, p := range pub {
+		ids = append(ids, p.EventID)
+	}
+	slices.Sort(ids)
+	want := []string{records[0].EventID, records[1].EventID, records[3].EventID}
+	slices.Sort(want)
+	if !slices.Equal(ids, want) {
+		t.Fatalf("published %v, want %v", ids, want)
+	}
+	for _, p := range pub {
+		r := records[slices.IndexFunc(records, func(r outbox.Record) bool { return r.EventID == p.EventID })]
+		checkPublished(t, target, p, r)
+	}
+}
+
+// checkSettled checks that the published records are marked or deleted,
+// the one without image is left pending and the malformed one is FAILED.
+func (b *mixedBatch) checkSettled(t *testing.T, h *harness, action config.Action) {
+	t.Helper()
+	for _, i := range []int{0, 1, 3} {
+		item := h.fake.Item(b.records[i].PartitionKey, b.records[i].SortKey)
+		switch action {
+		case config.ActionDelete:
+			if item != nil {
+				t.Errorf("record %d not deleted", i)
+			}
+		case config.ActionMark:
+			checkMarked(t, b.table, item, h.now)
+		}
+	}
+	if got := h.fake.Status(b.records[2]); got != string(outbox.StatusPending) {
+		t.Errorf("record without image: status %q, want it left PENDING for the reconciler", got)
+	}
+	badNow := h.fake.Item(b.bad.PartitionKey, b.bad.SortKey)
+	if s := badNow[outbox.AttrStatus].(*types.AttributeValueMemberS).Value; s != string(outbox.StatusFailed) {
+		t.Errorf("malformed item status %q, want FAILED", s)
+	}
+	if e, _ := badNow[outbox.AttrLastError].(*types.AttributeValueMemberS); e == nil || !strings.Contains(e.Value, "detail") {
+		t.Errorf("malformed item lastError = %v", badNow[outbox.AttrLastError])
+	}
+	if _, ok := badNow[outbox.AttrPendingShard]; ok {
+		t.Error("malformed item still in the pending index")
+	}
+}
+
+// checkMetrics checks the sums of metrics (the number of values of a
+// list metric such as PublishLatency).
+func (h *harness) checkMetrics(t *testing.T, want map[string]float64) {
+	t.Helper()
+	for name, w := range want {
+		if got := h.metric(t, name); got != w {
+			t.Errorf("%s = %v, want %v", name, got, w)
 		}
 	}
 }
@@ -351,15 +389,7 @@ func TestStreamPublishFailures(t *testing.T) {
 				}
 			}
 			// Retries: 1 (record 0) + 2 (1) + 1 (5) + 2 (6).
-			if got := h.metric(t, "EventsRetried"); got != 6 {
-				t.Errorf("EventsRetried = %v, want 6", got)
-			}
-			if got := h.metric(t, "EventsFailed"); got != 1 {
-				t.Errorf("EventsFailed = %v, want 1", got)
-			}
-			if got := h.metric(t, "EventsLeftPending"); got != 3 {
-				t.Errorf("EventsLeftPending = %v, want 3", got)
-			}
+			h.checkMetrics(t, map[string]float64{"EventsRetried": 6, "EventsFailed": 1, "EventsLeftPending": 3})
 			for class, want := range map[string]float64{"environment": 1, "throttling": 1, "poison": 1, "transient": 1} {
 				if got := h.classMetric(t, class); got != want {
 					t.Errorf("PublishErrors{ErrorClass=%s} = %v, want %v", class, got, want)
@@ -413,10 +443,7 @@ func TestStreamWholeCallErrors(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 			h.fake.CallError = tt.callErr
-			records := relaytest.Records(table, 3, 32)
-			for _, r := range records {
-				h.fake.PutRecord(r)
-			}
+			records := h.stored(3)
 			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
 			if err != nil {
 				t.Fatal(err)
@@ -439,10 +466,7 @@ func TestStreamMarkOutcomes(t *testing.T) {
 	throughput := &types.ProvisionedThroughputExceededException{Message: new(string)}
 	invalid := &smithy.GenericAPIError{Code: "ValidationException", Message: "The provided key element does not match the schema"}
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
-	records := relaytest.Records(table, 6, 32)
-	for _, r := range records {
-		h.fake.PutRecord(r)
-	}
+	records := h.stored(6)
 	// 0: already published by another invocation: the condition fails.
 	alreadyPublished := table.Item(records[0])
 	alreadyPublished[outbox.AttrStatus] = &types.AttributeValueMemberS{Value: string(outbox.StatusPublished)}
@@ -495,10 +519,7 @@ func TestStreamDeleteUnprocessed(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionDelete))
-	records := relaytest.Records(table, 60, 32)
-	for _, r := range records {
-		h.fake.PutRecord(r)
-	}
+	records := h.stored(60)
 	h.fake.Unprocessed = func(sk string, attempt int) bool {
 		switch sk {
 		case records[7].SortKey, records[30].SortKey:
@@ -540,9 +561,7 @@ func TestStreamOversize(t *testing.T) {
 			records := relaytest.Records(table, 3, 32)
 			// Written by a writer that does not check the size.
 			records[1].Detail = json.RawMessage(`{"blob":"` + strings.Repeat("a", outbox.MaxEntryBytes) + `"}`)
-			for _, r := range records {
-				h.fake.PutRecord(r)
-			}
+			h.fake.PutRecords(records)
 			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
 			if err != nil {
 				t.Fatal(err)
@@ -608,8 +627,7 @@ func TestHandleDispatch(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
-	records := relaytest.Records(table, 2, 32)
-	h.fake.PutRecords(records)
+	records := h.stored(2)
 	h.fake.EntryError = func(id string, _ int) string {
 		if id == records[1].EventID {
 			return "ThrottlingException"
@@ -663,10 +681,7 @@ func TestReconcile(t *testing.T) {
 			t.Run(layoutName+"/"+string(action), func(t *testing.T) {
 				t.Parallel()
 				h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, action), now)
-				old := relaytest.Records(table, 230, 32) // occurred an hour before now
-				for _, r := range old {
-					h.fake.PutRecord(r)
-				}
+				old := h.stored(230) // occurred an hour before now
 				// Young events are the stream's business.
 				young := relaytest.Records(table, 5, 32)
 				for i := range young {
@@ -736,8 +751,7 @@ func TestStreamNoSequenceNumber(t *testing.T) {
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 	h.fake.EntryError = func(string, int) string { return "ThrottlingException" }
-	records := relaytest.Records(table, 1, 32)
-	h.fake.PutRecords(records)
+	records := h.stored(1)
 	recs := relaytest.Inserts(table, records)
 	ev := relaytest.StreamEvent(table, recs...)
 	ev.Records[0].Change.SequenceNumber = ""

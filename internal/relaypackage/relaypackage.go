@@ -37,26 +37,36 @@ var dist embed.FS
 // into this binary.
 var ErrNotBuilt = errors.New("relay deployment package not built")
 
+// architecture is how a Lambda architecture is built and stored.
+type architecture struct {
+	file   string // the zip in dist/
+	goarch string
+}
+
+// architectures are the Lambda architectures, and Go's name of x86_64.
+var architectures = map[string]architecture{
+	ArchARM64:  {file: "relay_arm64.zip", goarch: "arm64"},
+	ArchX86_64: {file: "relay_x86_64.zip", goarch: "amd64"},
+	"amd64":    {file: "relay_x86_64.zip", goarch: "amd64"},
+}
+
+func architectureOf(arch string) (architecture, error) {
+	if a, ok := architectures[arch]; ok {
+		return a, nil
+	}
+	return architecture{}, fmt.Errorf("relay deployment package: unknown architecture %q: use %q or %q", arch, ArchARM64, ArchX86_64)
+}
+
 // FileName returns the name of the zip of arch in dist/: relay_<arch>.zip.
 func FileName(arch string) (string, error) {
-	switch arch {
-	case ArchARM64:
-		return "relay_arm64.zip", nil
-	case ArchX86_64, "amd64":
-		return "relay_x86_64.zip", nil
-	}
-	return "", fmt.Errorf("relay deployment package: unknown architecture %q: use %q or %q", arch, ArchARM64, ArchX86_64)
+	a, err := architectureOf(arch)
+	return a.file, err
 }
 
 // GOARCH returns the Go architecture of a Lambda architecture.
 func GOARCH(arch string) (string, error) {
-	switch arch {
-	case ArchARM64:
-		return "arm64", nil
-	case ArchX86_64, "amd64":
-		return "amd64", nil
-	}
-	return "", fmt.Errorf("relay deployment package: unknown architecture %q: use %q or %q", arch, ArchARM64, ArchX86_64)
+	a, err := architectureOf(arch)
+	return a.goarch, err
 }
 
 // Zip returns the deployment package for arch ("arm64" or "x86_64"): a zip

@@ -1,33 +1,11 @@
 package subscription
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
-	}
-	if strings.TrimSpace(string(want)) != got {
-		t.Errorf("%s differs from the golden file %s:\n%s", name, path, got)
-	}
-}
 
 const (
 	goldenQueue = "arn:aws:sqs:eu-west-1:123456789012:billing"
@@ -37,7 +15,7 @@ const (
 func TestSubscriptionQueuePolicyGolden(t *testing.T) {
 	t.Parallel()
 	doc := QueuePolicy(goldenQueue, goldenRule)
-	golden(t, "queue_policy.json", doc.JSON())
+	golden.Check(t, "queue_policy.json", doc.JSON())
 	// Only EventBridge, only SendMessage, only this queue, only this rule.
 	if len(doc.Statement) != 1 {
 		t.Fatalf("%d statements, want 1", len(doc.Statement))

@@ -34,17 +34,11 @@ func New(cfg aws.Config) *Provisioner {
 }
 
 func (c *Provisioner) waitTimeout() time.Duration {
-	if c.WaitTimeout > 0 {
-		return c.WaitTimeout
-	}
-	return 3 * time.Minute
+	return awsops.PositiveOr(c.WaitTimeout, 3*time.Minute)
 }
 
 func (c *Provisioner) pollInterval() time.Duration {
-	if c.PollInterval > 0 {
-		return c.PollInterval
-	}
-	return 5 * time.Second
+	return awsops.PositiveOr(c.PollInterval, awsops.DefaultPollInterval)
 }
 
 // waiter bounds the waits.

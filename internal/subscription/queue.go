@@ -192,12 +192,8 @@ func (c *Provisioner) ensurePolicy(ctx context.Context, url string, doc PolicyDo
 }
 
 func (c *Provisioner) deleteQueue(ctx context.Context, what, url string) error {
-	if url == "" {
-		return nil
-	}
-	_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
-	if err := awsops.IgnoreNotFound(err); err != nil {
-		return fmt.Errorf("deleting %s (%s): %w", what, url, err)
-	}
-	return nil
+	return awsops.Delete(ctx, what, url, func(ctx context.Context, url string) error {
+		_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
+		return err
+	})
 }

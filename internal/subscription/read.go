@@ -1,6 +1,7 @@
 package subscription
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,9 @@ const (
 	ComponentTarget          = "target"
 )
 
+// DriftComponents are the components that a Drift may name.
+var DriftComponents = []string{ComponentDeadLetterQueue, ComponentQueue, ComponentQueuePolicy, ComponentRule, ComponentTarget}
+
 // Change and Drift report what Read found different from the Spec (see
 // awsops.Drift); Update repairs all of it in place.
 type (
@@ -38,9 +42,7 @@ func (c *Provisioner) Read(ctx context.Context, s Spec, st State) (State, Drift,
 	if !st.Exists() {
 		return st, d, ErrNotFound
 	}
-	if st.EventBusName == "" {
-		st.EventBusName = BusName(s.EventBus)
-	}
+	st.EventBusName = cmp.Or(st.EventBusName, BusName(s.EventBus))
 	p := &pass{s: s, st: &st, n: NamesFor(st.Name), d: &d}
 	for _, k := range components {
 		if err := k.read(c, ctx, p); err != nil {

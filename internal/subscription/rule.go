@@ -64,9 +64,7 @@ func (c *Provisioner) ensureRule(ctx context.Context, s Spec, exists bool) (stri
 		State: types.RuleStateEnabled, Description: aws.String(ruleDescription(s.Name)),
 	}
 	if have == nil {
-		for _, k := range awsops.SortedKeys(tags) {
-			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
-		}
+		in.Tags = awsops.TagList(tags, eventsTag)
 	}
 	out, err := c.Events.PutRule(ctx, in)
 	verb := "updating"
@@ -90,34 +88,23 @@ func (c *Provisioner) ruleTags(ctx context.Context, arn string) (map[string]stri
 	if err != nil {
 		return nil, err
 	}
-	tags := map[string]string{}
-	for _, t := range out.Tags {
-		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	return tags, nil
+	return awsops.TagMap(out.Tags, func(t types.Tag) (*string, *string) { return t.Key, t.Value }), nil
 }
+
+func eventsTag(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} }
 
 func (c *Provisioner) syncRuleTags(ctx context.Context, arn string, want map[string]string) error {
 	have, err := c.ruleTags(ctx, arn)
 	if err != nil {
 		return err
 	}
-	set, remove := awsops.TagDiff(have, want)
-	if len(remove) > 0 {
-		if _, err := c.Events.UntagResource(ctx, &eventbridge.UntagResourceInput{ResourceARN: aws.String(arn), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		in := &eventbridge.TagResourceInput{ResourceARN: aws.String(arn)}
-		for _, k := range awsops.SortedKeys(set) {
-			in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(set[k])})
-		}
-		if _, err := c.Events.TagResource(ctx, in); err != nil {
-			return err
-		}
-	}
-	return nil
+	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
+		_, err := c.Events.UntagResource(ctx, &eventbridge.UntagResourceInput{ResourceARN: aws.String(arn), TagKeys: keys})
+		return err
+	}, func(ctx context.Context, set map[string]string) error {
+		_, err := c.Events.TagResource(ctx, &eventbridge.TagResourceInput{ResourceARN: aws.String(arn), Tags: awsops.TagList(set, eventsTag)})
+		return err
+	})
 }
 
 // target returns the rule's target of id TargetID, or nil.

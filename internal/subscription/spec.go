@@ -15,11 +15,14 @@
 package subscription
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 )
 
 // Defaults of a Spec.
@@ -112,22 +115,14 @@ func NamesFor(name string) Names {
 
 // WithDefaults returns s with every unset field set to its default.
 func (s Spec) WithDefaults() Spec {
-	if s.EventBus == "" {
-		s.EventBus = DefaultEventBus
-	}
+	s.EventBus = cmp.Or(s.EventBus, DefaultEventBus)
 	if s.Queue.VisibilityTimeoutSeconds == nil {
 		v := int32(DefaultVisibilityTimeoutSeconds)
 		s.Queue.VisibilityTimeoutSeconds = &v
 	}
-	if s.Queue.MessageRetentionSeconds == 0 {
-		s.Queue.MessageRetentionSeconds = DefaultMessageRetentionSeconds
-	}
-	if s.Queue.MaxReceiveCount == 0 {
-		s.Queue.MaxReceiveCount = DefaultMaxReceiveCount
-	}
-	if s.DeadLetter.MessageRetentionSeconds == 0 {
-		s.DeadLetter.MessageRetentionSeconds = DefaultDeadLetterRetentionSeconds
-	}
+	s.Queue.MessageRetentionSeconds = cmp.Or(s.Queue.MessageRetentionSeconds, DefaultMessageRetentionSeconds)
+	s.Queue.MaxReceiveCount = cmp.Or(s.Queue.MaxReceiveCount, DefaultMaxReceiveCount)
+	s.DeadLetter.MessageRetentionSeconds = cmp.Or(s.DeadLetter.MessageRetentionSeconds, DefaultDeadLetterRetentionSeconds)
 	return s
 }
 
@@ -186,20 +181,15 @@ var (
 	busARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
 )
 
-// ValidationError names the field of a Spec at fault and the fix.
-type ValidationError struct {
-	// Field is the path of the field, as in Go ("Queue.MaxReceiveCount").
-	Field   string
-	Problem string
-	Fix     string
-}
+// ValidationError names the field of a Spec at fault and the fix; its
+// Field is the path of the field, as in Go ("Queue.MaxReceiveCount").
+type ValidationError = validation.Error
 
-func (e *ValidationError) Error() string {
-	return fmt.Sprintf("outbox subscription %s %s: %s", e.Field, e.Problem, e.Fix)
-}
+// subscriptionSettings opens the message of every ValidationError of a Spec.
+const subscriptionSettings validation.Subject = "outbox subscription"
 
 func invalid(field, fix, problem string, args ...any) error {
-	return &ValidationError{Field: field, Problem: fmt.Sprintf(problem, args...), Fix: fix}
+	return subscriptionSettings.Invalid(field, fix, problem, args...)
 }
 
 // Validate reports the first problem of s that can be found without AWS. It
@@ -248,17 +238,7 @@ func (s Spec) Validate() error {
 			fmt.Sprintf("use at least the queue's message_retention_seconds (%d): a dead letter keeps the time it was first enqueued, so it would expire before anyone could inspect it", q.MessageRetentionSeconds),
 			"is %d", d.MessageRetentionSeconds)
 	}
-	for k, v := range s.Tags {
-		switch {
-		case k == "" || len(k) > 128:
-			return invalid("Tags", "use keys of 1 to 128 characters", "has the key %q", k)
-		case strings.HasPrefix(strings.ToLower(k), "aws:"):
-			return invalid("Tags", `remove the key: the "aws:" prefix is reserved by AWS`, "has the key %q", k)
-		case len(v) > 256:
-			return invalid("Tags", "use values of at most 256 characters", "has a value of %d characters for %q", len(v), k)
-		}
-	}
-	return nil
+	return subscriptionSettings.Tags("Tags", s.Tags)
 }
 
 func (s Spec) validatePattern() error {

@@ -3,7 +3,6 @@ package subscription
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -32,12 +31,7 @@ type State struct {
 // tags returns the tags of every tagged component: Spec.Tags and the
 // subscription's name.
 func (s Spec) tags() map[string]string {
-	out := maps.Clone(s.Tags)
-	if out == nil {
-		out = map[string]string{}
-	}
-	out[TagSubscription] = s.Name
-	return out
+	return awsops.WithTag(s.Tags, TagSubscription, s.Name)
 }
 
 // TagPattern is set on the rule to "event_pattern" when the Spec gives the

@@ -25,11 +25,7 @@ const deadline = time.Minute
 func startStack(t *testing.T) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
 	stack := localawstest.Start(t)
-	for _, name := range []string{"sqs", "events"} {
-		if _, ok := stack.Service(name); !ok {
-			t.Skipf("the local AWS stack does not serve %s yet", name)
-		}
-	}
+	localawstest.RequireServices(t, stack, "sqs", "events")
 	c := New(localawstest.Config(stack))
 	c.WaitTimeout = 30 * time.Second
 	c.PollInterval = 200 * time.Millisecond
@@ -40,21 +36,14 @@ func startStack(t *testing.T) (*localaws.Stack, *Provisioner, context.Context) {
 
 func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[string][]string {
 	t.Helper()
-	inv, err := localawstest.Control(stack).Resources(ctx)
-	if err != nil {
-		t.Fatalf("reading the inventory: %v", err)
-	}
-	for k, v := range inv {
-		slices.Sort(v)
-		if len(v) == 0 {
-			delete(inv, k)
-		}
-	}
-	return inv
+	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
 }
 
-func sameInventory(a, b map[string][]string) bool {
-	return maps.EqualFunc(a, b, slices.Equal[[]string])
+// checkInventory reports a stack whose inventory is no longer want: what
+// left or removed resources.
+func checkInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, want map[string][]string, what string) {
+	t.Helper()
+	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
 }
 
 // publish puts one event on bus per detail type.
@@ -244,9 +233,7 @@ func checkLookupAndDelete(t *testing.T, ctx context.Context, stack *localaws.Sta
 	if err != nil || rest.Exists() {
 		t.Fatalf("Delete: %v, left %+v", err, rest)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 	if _, _, err := c.Read(ctx, spec2, st2); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Read after Delete: %v, want ErrNotFound", err)
 	}
@@ -271,9 +258,7 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	if err == nil || st.Exists() {
 		t.Fatalf("Create with a failing PutTargets: %v, recorded %+v", err, st)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("a failed Create left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "a failed Create")
 
 	// A name refused as if its queue had just been deleted (the real
 	// refusal of "audit" would last 60 seconds) is waited out.
@@ -294,7 +279,5 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	if _, err := c.Delete(ctx, st); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	if after := inventory(t, ctx, stack); !sameInventory(before, after) {
-		t.Errorf("Delete left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkInventory(t, ctx, stack, before, "Delete")
 }

@@ -3,7 +3,6 @@ package tfrun_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,25 +49,6 @@ func (w tlog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// inventory is the stack's resources, streams aside (AWS keeps a stream
-// readable for 24 hours after its table is gone).
-func inventory(ctx context.Context, t *testing.T, get func(context.Context) (map[string][]string, error)) map[string][]string {
-	t.Helper()
-	inv, err := get(ctx)
-	if err != nil {
-		t.Fatalf("reading the stack's inventory: %v", err)
-	}
-	for k, v := range inv {
-		v = slices.DeleteFunc(v, func(r string) bool { return strings.Contains(r, "/stream/") })
-		slices.Sort(v)
-		inv[k] = v
-		if len(v) == 0 {
-			delete(inv, k)
-		}
-	}
-	return inv
-}
-
 // TestAccExamplesComplete applies examples/complete with the real CLI and
 // the provider built from this checkout, writes orders with the outbox
 // Writer, checks that each subscription receives exactly its events, and
@@ -80,7 +60,7 @@ func TestAccExamplesComplete(t *testing.T) {
 	defer cancel()
 	stack := localawstest.Start(t)
 	ctl := localawstest.Control(stack)
-	before := inventory(ctx, t, ctl.Resources)
+	before := localawstest.Inventory(ctx, t, ctl)
 
 	// x86_64 functions start faster here than arm64 ones under qemu; the
 	// demo runs the example's default.
@@ -176,7 +156,7 @@ func TestAccExamplesComplete(t *testing.T) {
 		t.Fatalf("destroying examples/complete: %v", err)
 	}
 	destroyed = true
-	if after := inventory(ctx, t, ctl.Resources); !maps.EqualFunc(before, after, slices.Equal[[]string]) {
+	if after := localawstest.Inventory(ctx, t, ctl); !localawstest.SameInventory(before, after) {
 		t.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
 	}
 }

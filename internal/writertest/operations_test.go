@@ -50,38 +50,37 @@ type engine struct {
 
 func newEngine(t *testing.T) *engine {
 	t.Helper()
+	_, client := startDynamoDB(t, func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+	table := outbox.Table{Name: "orders-outbox", PendingShards: 1}.WithDefaults()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	createTable(ctx, t, client, table.CreateTableInput())
+	return &engine{t: t, client: client, table: table, writer: newWriter(t, client, table)}
+}
+
+// startDynamoDB starts a local AWS stack that serves only DynamoDB and
+// returns it with a client of it.
+func startDynamoDB(t *testing.T, opts ...func(*dynamodb.Options)) (*localaws.Stack, *dynamodb.Client) {
+	t.Helper()
 	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
 	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
 		t.Fatal(err)
 	}
-	client := dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
-	table := outbox.Table{Name: "orders-outbox", PendingShards: 1}.WithDefaults()
-	index, indexAttrs := table.PendingIndex()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(table.Name),
-		AttributeDefinitions: append([]types.AttributeDefinition{
-			{AttributeName: aws.String(table.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(table.SortKey), AttributeType: types.ScalarAttributeTypeS},
-		}, indexAttrs...),
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(table.PartitionKey), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(table.SortKey), KeyType: types.KeyTypeRange},
-		},
-		BillingMode:            types.BillingModePayPerRequest,
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{index},
-	})
-	if err != nil {
-		t.Fatal(err)
+	return stack, dynamodb.NewFromConfig(localawstest.Config(stack), opts...)
+}
+
+// createTable creates a table and waits until it is active.
+func createTable(ctx context.Context, t *testing.T, client *dynamodb.Client, in *dynamodb.CreateTableInput) {
+	t.Helper()
+	if _, err := client.CreateTable(ctx, in); err != nil {
+		t.Fatalf("creating table %s: %v", *in.TableName, err)
 	}
 	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
 		o.MinDelay, o.MaxDelay = 10*time.Millisecond, 100*time.Millisecond
 	})
-	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table.Name)}, 30*time.Second); err != nil {
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	return &engine{t: t, client: client, table: table, writer: newWriter(t, client, table)}
 }
 
 // pending writes a pending event through the Writer and returns its record.
@@ -197,13 +196,7 @@ func TestMarkFailedInDynamoDB(t *testing.T) {
 			_, err := e.client.UpdateItem(context.Background(), e.table.MarkFailed(r, "detail is not a JSON object", fixedNow))
 			after := e.get(r)
 			if !marked[s.name] {
-				var ccf *types.ConditionalCheckFailedException
-				if !errors.As(err, &ccf) {
-					t.Fatalf("err = %v, want a failed condition", err)
-				}
-				if !reflect.DeepEqual(after, before) {
-					t.Errorf("item changed:\n%v\nwas\n%v", after, before)
-				}
+				checkUnchanged(t, err, before, after)
 				return
 			}
 			if err != nil {
@@ -234,6 +227,19 @@ func TestMarkFailedInDynamoDB(t *testing.T) {
 	}
 }
 
+// checkUnchanged checks that an update failed its condition and left the
+// item as it was.
+func checkUnchanged(t *testing.T, err error, before, after map[string]types.AttributeValue) {
+	t.Helper()
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		t.Fatalf("err = %v, want a failed condition", err)
+	}
+	if !reflect.DeepEqual(after, before) {
+		t.Errorf("item changed:\n%v\nwas\n%v", after, before)
+	}
+}
+
 // TestMarkPublishedInDynamoDB runs MarkPublished's update in a DynamoDB
 // engine: only a pending item becomes PUBLISHED; every other fails the
 // condition and stays as it is.
@@ -252,13 +258,7 @@ func TestMarkPublishedInDynamoDB(t *testing.T) {
 			_, err := e.client.UpdateItem(context.Background(), e.table.MarkPublished(r, fixedNow, time.Hour))
 			after := e.get(r)
 			if s.name != "pending" {
-				var ccf *types.ConditionalCheckFailedException
-				if !errors.As(err, &ccf) {
-					t.Fatalf("err = %v, want a failed condition", err)
-				}
-				if !reflect.DeepEqual(after, before) {
-					t.Errorf("item changed:\n%v\nwas\n%v", after, before)
-				}
+				checkUnchanged(t, err, before, after)
 				return
 			}
 			if err != nil {

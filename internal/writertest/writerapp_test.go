@@ -13,8 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsclient/awsclienttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -27,32 +26,10 @@ func TestWriterAppWritesTheOrderAndItsEvent(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
-		t.Fatal(err)
-	}
-	client := dynamodb.NewFromConfig(localawstest.Config(stack))
+	stack, client := startDynamoDB(t)
 	table := outbox.Table{Name: "orders-outbox", PendingShards: 1}.WithDefaults()
-	index, indexAttrs := table.PendingIndex()
-	createTable(ctx, t, client, &dynamodb.CreateTableInput{
-		TableName: aws.String(table.Name),
-		AttributeDefinitions: append([]types.AttributeDefinition{
-			{AttributeName: aws.String(table.PartitionKey), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(table.SortKey), AttributeType: types.ScalarAttributeTypeS},
-		}, indexAttrs...),
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(table.PartitionKey), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(table.SortKey), KeyType: types.KeyTypeRange},
-		},
-		BillingMode:            types.BillingModePayPerRequest,
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{index},
-	})
-	createTable(ctx, t, client, &dynamodb.CreateTableInput{
-		TableName:            aws.String("orders"),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
+	createTable(ctx, t, client, table.CreateTableInput())
+	createTable(ctx, t, client, localawstest.TableInput("orders", "id", "", ""))
 
 	app := filepath.Join(t.TempDir(), "writer-app")
 	build := exec.CommandContext(ctx, "go", "build", "-o", app, ".")
@@ -62,10 +39,10 @@ func TestWriterAppWritesTheOrderAndItsEvent(t *testing.T) {
 		t.Fatalf("building examples/writer-app on its own: %v\n%s", err, out)
 	}
 	run := exec.CommandContext(ctx, app, "-orders-table", "orders", "-outbox-table", table.Name, "-pending-shards", "1", "-order", "4711")
-	run.Env = append(os.Environ(),
-		"AWS_ENDPOINT_URL="+stack.Endpoint(), "AWS_REGION="+stack.Options().Region,
-		"AWS_ACCESS_KEY_ID=AKIDLOCALADMIN", "AWS_SECRET_ACCESS_KEY=localadminsecret",
-		"AWS_CONFIG_FILE="+os.DevNull, "AWS_SHARED_CREDENTIALS_FILE="+os.DevNull, "AWS_EC2_METADATA_DISABLED=true")
+	run.Env = awsclienttest.Environ(map[string]string{
+		"AWS_ENDPOINT_URL": stack.Endpoint(), "AWS_REGION": stack.Options().Region,
+		"AWS_ACCESS_KEY_ID": "AKIDLOCALADMIN", "AWS_SECRET_ACCESS_KEY": "localadminsecret",
+	})
 	out, err := run.CombinedOutput()
 	if err != nil {
 		t.Fatalf("writer-app: %v\n%s", err, out)
@@ -93,18 +70,5 @@ func TestWriterAppWritesTheOrderAndItsEvent(t *testing.T) {
 	}
 	if r.EventID != eventID || r.Status != outbox.StatusPending || r.Source != "com.example.orders" || r.DetailType != "OrderPlaced" {
 		t.Errorf("outbox item %+v, want pending OrderPlaced event %s", r, eventID)
-	}
-}
-
-func createTable(ctx context.Context, t *testing.T, client *dynamodb.Client, in *dynamodb.CreateTableInput) {
-	t.Helper()
-	if _, err := client.CreateTable(ctx, in); err != nil {
-		t.Fatalf("creating table %s: %v", *in.TableName, err)
-	}
-	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
-		o.MinDelay, o.MaxDelay = 10*time.Millisecond, 100*time.Millisecond
-	})
-	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, time.Minute); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -60,7 +60,7 @@ variable "topic_arn" {
 }
 
 variable "relay" {
-  description = "Settings of the relay function and its event source mapping on the table's stream; unset attributes take the provider's defaults (batch of 100, arm64, ...). See the `relay` block of `outbox_pipeline`."
+  description = "Settings of the relay function and its event source mapping on the table's stream; unset attributes take the provider's defaults (batch of 100, arm64, ...). See the `relay` object of `outbox_pipeline`."
   type = object({
     batch_size                 = optional(number)
     batching_window_seconds    = optional(number)

@@ -6,15 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsclient/awsclienttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/logging"
 )
 
 func TestSetup(t *testing.T) {
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	awsclienttest.Isolate(t, map[string]string{"AWS_REGION": "us-east-1"})
 	tests := []struct {
 		name    string
 		env     map[string]string

@@ -34,36 +34,36 @@ variable "alerts_topic_arn" {
 resource "outbox_pipeline" "shop" {
   name = "shop"
 
-  table {
+  table = {
     existing      = true
     name          = var.shop_table_name
     partition_key = "pk"
     sort_key      = "sk"
   }
 
-  target {
+  target = {
     topic_arn = var.shop_events_topic_arn
   }
 
-  relay {
+  relay = {
     batch_size             = 50
     maximum_retry_attempts = 5
   }
 
-  published {
+  published = {
     action = "delete"
   }
 
-  reconciler {
+  reconciler = {
     schedule_expression = "rate(10 minutes)"
     min_age_seconds     = 600
   }
 
-  dead_letter {
+  dead_letter = {
     message_retention_seconds = 345600
   }
 
-  alarms {
+  alarms = {
     sns_topic_arn = var.alerts_topic_arn
   }
 }

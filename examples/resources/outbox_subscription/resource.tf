@@ -11,7 +11,7 @@ resource "outbox_subscription" "billing" {
   sources      = ["com.example.orders"]
   detail_types = ["OrderPlaced"]
 
-  queue {
+  queue = {
     visibility_timeout_seconds = 60
     receive_wait_time_seconds  = 20
   }
@@ -36,11 +36,11 @@ resource "outbox_subscription" "fraud" {
     }
   })
 
-  queue {
+  queue = {
     max_receive_count = 3
   }
 
-  dead_letter {
+  dead_letter = {
     message_retention_seconds = 1209600
   }
 }

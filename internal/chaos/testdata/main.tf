@@ -52,6 +52,12 @@ variable "relay_timeout" {
   default     = 30
 }
 
+variable "reconciler_timeout" {
+  description = "Reconciler function timeout, in seconds."
+  type        = number
+  default     = 60
+}
+
 variable "reconciler_min_age_seconds" {
   description = "Age a pending item reaches before the reconciler republishes it."
   type        = number
@@ -78,15 +84,15 @@ resource "outbox_pipeline" "chaos" {
   # teardown deletes them with the table.
   force_destroy = true
 
-  table {
+  table = {
     sort_key_prefix = var.sort_key_prefix
   }
 
-  pending_index {
+  pending_index = {
     shards = var.pending_shards
   }
 
-  relay {
+  relay = {
     architecture           = "x86_64"
     batch_size             = var.relay_batch_size
     parallelization_factor = var.relay_parallelization_factor
@@ -95,14 +101,14 @@ resource "outbox_pipeline" "chaos" {
     timeout                = var.relay_timeout
   }
 
-  published {
+  published = {
     action = var.published_action
   }
 
-  reconciler {
+  reconciler = {
     schedule_expression = "rate(1 minute)"
     min_age_seconds     = var.reconciler_min_age_seconds
-    timeout             = 60
+    timeout             = var.reconciler_timeout
   }
 }
 
@@ -111,7 +117,7 @@ resource "outbox_subscription" "consumer" {
   event_bus = outbox_pipeline.chaos.target_arn
   sources   = [var.source_name]
 
-  queue {
+  queue = {
     visibility_timeout_seconds = 30
     max_receive_count          = 10
   }

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,15 +287,11 @@ func tagsOf(in doc) ([]kv, *awsapi.Error) {
 }
 
 func mergeTags(old, add []kv) []kv {
-	out := append([]kv(nil), old...)
+	out := slices.Clone(old)
 	for _, t := range add {
-		found := false
-		for i := range out {
-			if out[i].Key == t.Key {
-				out[i].Value, found = t.Value, true
-			}
-		}
-		if !found {
+		if i := slices.IndexFunc(out, func(o kv) bool { return o.Key == t.Key }); i >= 0 {
+			out[i].Value = t.Value
+		} else {
 			out = append(out, t)
 		}
 	}

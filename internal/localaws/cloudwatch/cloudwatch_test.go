@@ -21,26 +21,17 @@ import (
 
 // protocol is a wire protocol the SDK client is switched to: CloudWatch
 // serves rpcv2Cbor (the SDK's default), awsJson1_0 and awsQuery.
-type protocol struct {
-	name string
-	opt  func(*cw.Options)
-}
+type protocol = localawstest.Protocol[cw.Options]
 
 var protocols = []protocol{
-	{"cbor", func(*cw.Options) {}},
-	{"json", func(o *cw.Options) { o.Protocol = awsjson.New10(schemas.GraniteServiceVersion20100801) }},
-	{"query", func(o *cw.Options) { o.Protocol = awsquery.New(schemas.GraniteServiceVersion20100801) }},
+	{Name: "cbor", Option: func(*cw.Options) {}},
+	{Name: "json", Option: func(o *cw.Options) { o.Protocol = awsjson.New10(schemas.GraniteServiceVersion20100801) }},
+	{Name: "query", Option: func(o *cw.Options) { o.Protocol = awsquery.New(schemas.GraniteServiceVersion20100801) }},
 }
 
 // eachProtocol runs test once per wire protocol, in parallel.
 func eachProtocol(t *testing.T, test func(*testing.T, protocol)) {
-	t.Parallel()
-	for _, p := range protocols {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			test(t, p)
-		})
-	}
+	localawstest.EachProtocol(t, protocols, test)
 }
 
 func TestAlarmCRUD(t *testing.T) { eachProtocol(t, testAlarmCRUD) }
@@ -53,7 +44,7 @@ func start(t *testing.T, p protocol) *cw.Client {
 	if err := s.Register(cloudwatch.New(s.Env())); err != nil {
 		t.Fatal(err)
 	}
-	return cw.NewFromConfig(localawstest.Config(s), func(o *cw.Options) { o.RetryMaxAttempts = 1 }, p.opt)
+	return cw.NewFromConfig(localawstest.Config(s), func(o *cw.Options) { o.RetryMaxAttempts = 1 }, p.Option)
 }
 
 // modelled names the error shapes of the awsQuery codes.
@@ -133,32 +124,22 @@ func testAlarmCRUD(t *testing.T, p protocol) {
 		t.Fatalf("page = %+v, %v", page, err)
 	}
 
-	tags, err := c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: a.AlarmArn})
-	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Value) != "outbox" {
-		t.Fatalf("tags = %+v, %v", tags, err)
-	}
-	if _, err := c.TagResource(ctx, &cw.TagResourceInput{ResourceARN: a.AlarmArn, Tags: []cwtypes.Tag{{Key: aws.String("env"), Value: aws.String("test")}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.UntagResource(ctx, &cw.UntagResourceInput{ResourceARN: a.AlarmArn, TagKeys: []string{"team"}}); err != nil {
-		t.Fatal(err)
-	}
-	tags, _ = c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: a.AlarmArn})
-	if len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "env" {
-		t.Fatalf("tags after update = %+v", tags.Tags)
-	}
-	_, err = c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: aws.String("arn:aws:cloudwatch:us-east-1:000000000000:alarm:nope")})
-	var rnf *cwtypes.ResourceNotFoundException
-	if !errors.As(err, &rnf) {
-		t.Fatalf("tags of missing alarm = %v", err)
-	}
+	checkAlarmTags(t, c, a.AlarmArn)
 
+	checkAlarmUpdateAndDelete(t, c, in)
+}
+
+// checkAlarmUpdateAndDelete updates alarm in's threshold, then deletes it
+// and outbox-error-rate, and deletes the alarm again.
+func checkAlarmUpdateAndDelete(t *testing.T, c *cw.Client, in *cw.PutMetricAlarmInput) {
+	t.Helper()
+	ctx := context.Background()
 	// Update keeps the alarm and changes its configuration.
 	in.Threshold = aws.Float64(10)
 	if _, err := c.PutMetricAlarm(ctx, in); err != nil {
 		t.Fatal(err)
 	}
-	out, _ = c.DescribeAlarms(ctx, &cw.DescribeAlarmsInput{AlarmNames: []string{"outbox-dlq-depth"}})
+	out, _ := c.DescribeAlarms(ctx, &cw.DescribeAlarmsInput{AlarmNames: []string{"outbox-dlq-depth"}})
 	if aws.ToFloat64(out.MetricAlarms[0].Threshold) != 10 {
 		t.Fatalf("threshold after update = %v", aws.ToFloat64(out.MetricAlarms[0].Threshold))
 	}
@@ -166,7 +147,7 @@ func testAlarmCRUD(t *testing.T, p protocol) {
 	if _, err := c.DeleteAlarms(ctx, &cw.DeleteAlarmsInput{AlarmNames: []string{"outbox-dlq-depth", "outbox-error-rate"}}); err != nil {
 		t.Fatal(err)
 	}
-	out, err = c.DescribeAlarms(ctx, &cw.DescribeAlarmsInput{})
+	out, err := c.DescribeAlarms(ctx, &cw.DescribeAlarmsInput{})
 	if err != nil || len(out.MetricAlarms) != 0 {
 		t.Fatalf("after delete = %+v, %v", out, err)
 	}
@@ -174,6 +155,29 @@ func testAlarmCRUD(t *testing.T, p protocol) {
 	if code := errorCode(err); code != "ResourceNotFound" {
 		t.Fatalf("delete missing = %v", err)
 	}
+}
+
+// checkAlarmTags checks the tags of alarm arn (created with team=outbox)
+// through a change, and the error for a missing alarm.
+func checkAlarmTags(t *testing.T, c *cw.Client, arn *string) {
+	t.Helper()
+	ctx := context.Background()
+	tags, err := c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: arn})
+	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Value) != "outbox" {
+		t.Fatalf("tags = %+v, %v", tags, err)
+	}
+	if _, err := c.TagResource(ctx, &cw.TagResourceInput{ResourceARN: arn, Tags: []cwtypes.Tag{{Key: aws.String("env"), Value: aws.String("test")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UntagResource(ctx, &cw.UntagResourceInput{ResourceARN: arn, TagKeys: []string{"team"}}); err != nil {
+		t.Fatal(err)
+	}
+	tags, _ = c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: arn})
+	if len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "env" {
+		t.Fatalf("tags after update = %+v", tags.Tags)
+	}
+	_, err = c.ListTagsForResource(ctx, &cw.ListTagsForResourceInput{ResourceARN: aws.String("arn:aws:cloudwatch:us-east-1:000000000000:alarm:nope")})
+	localawstest.WantError[*cwtypes.ResourceNotFoundException](t, err, "tags of missing alarm")
 }
 
 func testPutMetricAlarmValidation(t *testing.T, p protocol) {
@@ -204,7 +208,7 @@ func testPutMetricAlarmValidation(t *testing.T, p protocol) {
 		tc.modify(in)
 		_, err := c.PutMetricAlarm(ctx, in)
 		want := tc.code
-		if p.name == "query" && modelled[want] != "" {
+		if p.Name == "query" && modelled[want] != "" {
 			// awsQuery carries the query code, which the SDK maps to
 			// the modelled error and reports by its name.
 			want = modelled[want]

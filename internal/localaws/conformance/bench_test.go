@@ -90,7 +90,7 @@ func BenchmarkWriteToInvocation(b *testing.B) {
 		f.eventually(deliveryTimeout, "delivery of "+want, func() (bool, string) {
 			f.rec.drain()
 			for _, rep := range f.rec.phase("start") {
-				if slices.Contains(rep.items(), want) {
+				if slices.Contains(rep.Items(), want) {
 					at = rep.AtNanos
 					return true, ""
 				}

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // wantDelivered compares what successful invocations received with want
@@ -164,10 +165,7 @@ func TestTransactionRecordsReachTheFunction(t *testing.T) {
 			TableName: aws.String(f.table), Key: key("order#9", "STATE"), ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}},
 	}})
-	var tce *ddbtypes.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		t.Fatalf("cancelled TransactWriteItems: %v", err)
-	}
+	tce := localawstest.ErrorAs[*ddbtypes.TransactionCanceledException](t, err, "cancelled TransactWriteItems")
 	var reasons []string
 	for _, r := range tce.CancellationReasons {
 		reasons = append(reasons, aws.ToString(r.Code))
@@ -232,8 +230,8 @@ func TestReportBatchItemFailures(t *testing.T) {
 		t.Fatalf("%d invocations, want %d:%s", len(done), len(want), describe(f.rec.reports))
 	}
 	for i, w := range want {
-		if !slices.Equal(done[i].seqs(), w.seqs) || !slices.Equal(done[i].Failed, w.failed) {
-			t.Errorf("invocation %d got %v failed %v, want %v failed %v", i+1, done[i].seqs(), done[i].Failed, w.seqs, w.failed)
+		if !slices.Equal(done[i].Seqs(), w.seqs) || !slices.Equal(done[i].Failed, w.failed) {
+			t.Errorf("invocation %d got %v failed %v, want %v failed %v", i+1, done[i].Seqs(), done[i].Failed, w.seqs, w.failed)
 		}
 	}
 	if st := f.status(uuid); st.Counters.PartialFailures != 2 {
@@ -343,7 +341,7 @@ func TestBisectBatchOnFunctionError(t *testing.T) {
 	wantDelivered(t, f.rec, map[string]int{"INSERT order#1/OUTBOX#1": 1, "INSERT order#1/OUTBOX#2": 1, "INSERT order#1/OUTBOX#4": 1})
 	var started [][]string
 	for _, rep := range f.rec.phase("start") {
-		started = append(started, rep.seqs())
+		started = append(started, rep.Seqs())
 	}
 	wantStarted := [][]string{
 		{seq(1), seq(2), seq(3), seq(4)},
@@ -585,7 +583,7 @@ func TestKilledInvocationIsRetried(t *testing.T) {
 	f.rec.drain()
 	wantDelivered(t, f.rec, map[string]int{all[0]: 1, all[1]: 1, all[2]: 1, "INSERT order#1/OUTBOX#4": 1})
 	starts := f.rec.phase("start")
-	if len(starts) != 3 || !slices.Equal(starts[0].items(), all) || !slices.Equal(starts[1].items(), all) || starts[0].PID == starts[1].PID {
+	if len(starts) != 3 || !slices.Equal(starts[0].Items(), all) || !slices.Equal(starts[1].Items(), all) || starts[0].PID == starts[1].PID {
 		t.Errorf("want the killed batch retried whole by a new process, then the next record; invocations:%s", describe(f.rec.reports))
 	}
 	got, err := f.lam.GetEventSourceMapping(f.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})

@@ -4,5 +4,6 @@
 // through the aws-sdk-go-v2 clients and a real deployed function
 // (testdata/fn) that records what it receives into an SQS queue.
 //
-// The package has no code of its own; see its tests and benchmarks.
+// The package's only code is the Report the function sends (report.go);
+// see its tests and benchmarks.
 package conformance

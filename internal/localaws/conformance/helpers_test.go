@@ -21,6 +21,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/conformance"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
@@ -67,31 +68,20 @@ func newEnv(t testing.TB, opts ...func(*localaws.Options)) *awsEnv {
 	}
 }
 
+// quickly sets an SDK waiter's delays to poll the local stack often.
+func quickly(minDelay, maxDelay *time.Duration) {
+	*minDelay, *maxDelay = 20*time.Millisecond, 200*time.Millisecond
+}
+
 // table creates a table keyed PK/SK with a NEW_AND_OLD_IMAGES stream and
 // returns its ARN and stream ARN.
 func (e *awsEnv) table(name string) (tableArn, streamArn string) {
 	e.t.Helper()
-	out, err := e.ddb.CreateTable(e.ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(name),
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-		},
-		KeySchema: []ddbtypes.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: ddbtypes.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: ddbtypes.KeyTypeRange},
-		},
-		BillingMode: ddbtypes.BillingModePayPerRequest,
-		StreamSpecification: &ddbtypes.StreamSpecification{
-			StreamEnabled: aws.Bool(true), StreamViewType: ddbtypes.StreamViewTypeNewAndOldImages,
-		},
-	})
+	out, err := e.ddb.CreateTable(e.ctx, localawstest.TableInput(name, "PK", "SK", ddbtypes.StreamViewTypeNewAndOldImages))
 	if err != nil {
 		e.t.Fatalf("CreateTable %s: %v", name, err)
 	}
-	if err := dynamodb.NewTableExistsWaiter(e.ddb, func(o *dynamodb.TableExistsWaiterOptions) {
-		o.MinDelay, o.MaxDelay = 20*time.Millisecond, 200*time.Millisecond
-	}).Wait(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 20*time.Second); err != nil {
+	if err := dynamodb.NewTableExistsWaiter(e.ddb, func(o *dynamodb.TableExistsWaiterOptions) { quickly(&o.MinDelay, &o.MaxDelay) }).Wait(e.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 20*time.Second); err != nil {
 		e.t.Fatal(err)
 	}
 	return aws.ToString(out.TableDescription.TableArn), aws.ToString(out.TableDescription.LatestStreamArn)
@@ -196,9 +186,7 @@ func (e *awsEnv) function(name, roleArn, goarch, recordQueueURL string) string {
 	if err != nil {
 		e.t.Fatalf("CreateFunction %s: %v", name, err)
 	}
-	if err := lambda.NewFunctionActiveV2Waiter(e.lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 20*time.Millisecond, 200*time.Millisecond
-	}).Wait(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)}, 30*time.Second); err != nil {
+	if err := lambda.NewFunctionActiveV2Waiter(e.lam, func(o *lambda.FunctionActiveV2WaiterOptions) { quickly(&o.MinDelay, &o.MaxDelay) }).Wait(e.ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)}, 30*time.Second); err != nil {
 		e.t.Fatal(err)
 	}
 	return aws.ToString(out.FunctionArn)
@@ -337,42 +325,8 @@ func seqOf(recs []streamtypes.Record, eventName, pk, sk string) string {
 	return ""
 }
 
-// Received and Report mirror the test function's report messages.
-type Received struct {
-	Seq          string `json:"seq"`
-	EventName    string `json:"eventName"`
-	PK           string `json:"pk"`
-	SK           string `json:"sk"`
-	UserIdentity *struct {
-		Type        string `json:"type"`
-		PrincipalID string `json:"principalId"`
-	} `json:"userIdentity"`
-}
-
-type Report struct {
-	Phase     string     `json:"phase"`
-	RequestID string     `json:"requestId"`
-	PID       int        `json:"pid"`
-	AtNanos   int64      `json:"atNanos"`
-	Records   []Received `json:"records"`
-	Failed    []string   `json:"failed"`
-}
-
-func (r Report) seqs() []string {
-	out := make([]string, len(r.Records))
-	for i, rc := range r.Records {
-		out[i] = rc.Seq
-	}
-	return out
-}
-
-func (r Report) items() []string {
-	out := make([]string, len(r.Records))
-	for i, rc := range r.Records {
-		out[i] = rc.EventName + " " + rc.PK + "/" + rc.SK
-	}
-	return out
-}
+// Report is a message of the test function.
+type Report = conformance.Report
 
 // recorder reads the test function's reports from its queue.
 type recorder struct {
@@ -433,7 +387,7 @@ func (r *recorder) phase(p string) []Report {
 func (r *recorder) delivered() map[string]int {
 	out := map[string]int{}
 	for _, rep := range r.phase("done") {
-		for _, it := range rep.items() {
+		for _, it := range rep.Items() {
 			out[it]++
 		}
 	}
@@ -459,7 +413,7 @@ func (r *recorder) waitDelivered(items ...string) {
 func describe(reps []Report) string {
 	var b strings.Builder
 	for _, rep := range reps {
-		b.WriteString("\n  " + rep.Phase + " " + strings.Join(rep.items(), ", "))
+		b.WriteString("\n  " + rep.Phase + " " + strings.Join(rep.Items(), ", "))
 		if len(rep.Failed) > 0 {
 			b.WriteString(" failed=" + strings.Join(rep.Failed, ","))
 		}

@@ -100,6 +100,15 @@ func (r *run) ddb() *dynamodb.Client { return dynamodb.NewFromConfig(r.cfg) }
 
 // createTable creates the table; it records only a failure (the
 // dynamodb/tables scenario compares the descriptions).
+// compareOnTable is compare with the table ts created first in each run.
+func compareOnTable(t *testing.T, name string, ts tableSpec, fn func(r *run, table string)) {
+	t.Helper()
+	compare(t, name, func(r *run) {
+		r.createTable(ts)
+		fn(r, ts.name)
+	})
+}
+
 func (r *run) createTable(ts tableSpec) {
 	if _, err := r.ddb().CreateTable(r.ctx, ts.input()); err != nil {
 		r.rec("CreateTable "+ts.name, nil, err)
@@ -115,24 +124,26 @@ func (r *run) put(table string, it item) {
 
 // queryAll pages through a query and records each page.
 func (r *run) queryAll(name string, in *dynamodb.QueryInput) {
-	for page := 1; page <= 50; page++ {
-		out, err := r.ddb().Query(r.ctx, in)
-		r.rec(fmt.Sprintf("%s page %d", name, page), out, err)
-		if err != nil || len(out.LastEvaluatedKey) == 0 {
-			return
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+	recordPages(r, name, &in.ExclusiveStartKey, func() (*dynamodb.QueryOutput, error) { return r.ddb().Query(r.ctx, in) },
+		func(o *dynamodb.QueryOutput) map[string]ddbtypes.AttributeValue { return o.LastEvaluatedKey })
 }
 
+// scanAll pages through a scan and records each page.
 func (r *run) scanAll(name string, in *dynamodb.ScanInput) {
+	recordPages(r, name, &in.ExclusiveStartKey, func() (*dynamodb.ScanOutput, error) { return r.ddb().Scan(r.ctx, in) },
+		func(o *dynamodb.ScanOutput) map[string]ddbtypes.AttributeValue { return o.LastEvaluatedKey })
+}
+
+// recordPages records up to 50 pages of a paged read: while a page has a
+// LastEvaluatedKey (last), it becomes the next read's start.
+func recordPages[O any](r *run, name string, start *map[string]ddbtypes.AttributeValue, read func() (*O, error), last func(*O) map[string]ddbtypes.AttributeValue) {
 	for page := 1; page <= 50; page++ {
-		out, err := r.ddb().Scan(r.ctx, in)
+		out, err := read()
 		r.rec(fmt.Sprintf("%s page %d", name, page), out, err)
-		if err != nil || len(out.LastEvaluatedKey) == 0 {
+		if err != nil || len(last(out)) == 0 {
 			return
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+		*start = last(out)
 	}
 }
 
@@ -184,9 +195,7 @@ func contains(list []string, s string) bool {
 func TestDifferentialDynamoDBIndexKeysThroughUpdateItem(t *testing.T) {
 	t.Parallel()
 	const items = 30
-	compare(t, "dynamodb/gsi-updateitem", func(r *run) {
-		table := "diff-gsi-update"
-		r.createTable(tableSpec{name: table, pk: "PK:S", sk: "SK:S", gsis: map[string][2]string{"pending": {"GPK:S", "GSK:S"}}})
+	compareOnTable(t, "dynamodb/gsi-updateitem", tableSpec{name: "diff-gsi-update", pk: "PK:S", sk: "SK:S", gsis: map[string][2]string{"pending": {"GPK:S", "GSK:S"}}}, func(r *run, table string) {
 		for i := range items {
 			r.put(table, vals("PK", s(fmt.Sprintf("order#%02d", i)), "SK", s("OUTBOX#1"), "n", ni(i)))
 		}
@@ -238,9 +247,7 @@ func (r *run) indexCounts(name, table string, shards int) {
 // on the table and on a GSI, in both directions.
 func TestDifferentialDynamoDBNumericSortOrder(t *testing.T) {
 	t.Parallel()
-	compare(t, "dynamodb/numeric-sort", func(r *run) {
-		table := "diff-numeric-sort"
-		r.createTable(tableSpec{name: table, pk: "PK:S", sk: "N:N", gsis: map[string][2]string{"byG": {"G:S", "N:N"}}})
+	compareOnTable(t, "dynamodb/numeric-sort", tableSpec{name: "diff-numeric-sort", pk: "PK:S", sk: "N:N", gsis: map[string][2]string{"byG": {"G:S", "N:N"}}}, func(r *run, table string) {
 		for _, v := range []string{"10", "9", "-3", "1.5", "100", "-20", "0", "2e1", "0.001"} {
 			r.put(table, vals("PK", s("p"), "N", n(v), "G", s("g")))
 		}
@@ -261,9 +268,7 @@ func TestDifferentialDynamoDBNumericSortOrder(t *testing.T) {
 // the filter; pages may be empty and still carry a LastEvaluatedKey.
 func TestDifferentialDynamoDBLimitWithFilter(t *testing.T) {
 	t.Parallel()
-	compare(t, "dynamodb/limit-filter", func(r *run) {
-		table := "diff-limit-filter"
-		r.createTable(tableSpec{name: table, pk: "PK:S", sk: "SK:N"})
+	compareOnTable(t, "dynamodb/limit-filter", tableSpec{name: "diff-limit-filter", pk: "PK:S", sk: "SK:N"}, func(r *run, table string) {
 		for i := range 12 {
 			status := "DONE"
 			if i%4 == 0 {
@@ -288,9 +293,7 @@ func TestDifferentialDynamoDBLimitWithFilter(t *testing.T) {
 // stays a valid ExclusiveStartKey after that item is deleted.
 func TestDifferentialDynamoDBPagingAfterDeletedStartKey(t *testing.T) {
 	t.Parallel()
-	compare(t, "dynamodb/paging-deleted-key", func(r *run) {
-		table := "diff-paging-deleted"
-		r.createTable(tableSpec{name: table, pk: "PK:S", sk: "SK:S", gsis: map[string][2]string{"byG": {"G:S", "SK:S"}}})
+	compareOnTable(t, "dynamodb/paging-deleted-key", tableSpec{name: "diff-paging-deleted", pk: "PK:S", sk: "SK:S", gsis: map[string][2]string{"byG": {"G:S", "SK:S"}}}, func(r *run, table string) {
 		for i := range 8 {
 			r.put(table, vals("PK", s("p"), "SK", s(fmt.Sprintf("k%d", i)), "G", s("g")))
 		}

@@ -14,9 +14,7 @@ import (
 // reason per action, writes nothing, and a good one writes everything.
 func TestDifferentialDynamoDBTransactions(t *testing.T) {
 	t.Parallel()
-	compare(t, "dynamodb/transactions", func(r *run) {
-		table := "diff-transactions"
-		r.createTable(tableSpec{name: table, pk: "PK:S", sk: "SK:S"})
+	compareOnTable(t, "dynamodb/transactions", tableSpec{name: "diff-transactions", pk: "PK:S", sk: "SK:S"}, func(r *run, table string) {
 		r.put(table, vals("PK", s("order#1"), "SK", s("STATE"), "v", ni(1)))
 		put := func(sk string) ddbtypes.TransactWriteItem {
 			return ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{TableName: aws.String(table), Item: vals("PK", s("order#1"), "SK", s(sk))}}
@@ -58,9 +56,7 @@ func TestDifferentialDynamoDBTransactions(t *testing.T) {
 // list_append).
 func TestDifferentialDynamoDBConditionalUpdates(t *testing.T) {
 	t.Parallel()
-	compare(t, "dynamodb/conditional", func(r *run) {
-		table := "diff-conditional"
-		r.createTable(tableSpec{name: table, pk: "PK:S", sk: "SK:S"})
+	compareOnTable(t, "dynamodb/conditional", tableSpec{name: "diff-conditional", pk: "PK:S", sk: "SK:S"}, func(r *run, table string) {
 		key := vals("PK", s("p"), "SK", s("s"))
 		first, err := r.ddb().PutItem(r.ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: vals("PK", s("p"), "SK", s("s"), "status", s("PENDING"), "n", ni(1)),
 			ConditionExpression: aws.String("attribute_not_exists(PK)"), ReturnValues: ddbtypes.ReturnValueAllOld})
@@ -114,9 +110,7 @@ func TestDifferentialDynamoDBConditionalUpdates(t *testing.T) {
 // keys, projections and their limits.
 func TestDifferentialDynamoDBBatches(t *testing.T) {
 	t.Parallel()
-	compare(t, "dynamodb/batch", func(r *run) {
-		table := "diff-batch"
-		r.createTable(tableSpec{name: table, pk: "PK:S", sk: "SK:S"})
+	compareOnTable(t, "dynamodb/batch", tableSpec{name: "diff-batch", pk: "PK:S", sk: "SK:S"}, func(r *run, table string) {
 		var writes []ddbtypes.WriteRequest
 		for i := range 25 {
 			writes = append(writes, ddbtypes.WriteRequest{PutRequest: &ddbtypes.PutRequest{Item: vals("PK", s("p"), "SK", s(fmt.Sprintf("%02d", i)), "n", ni(i))}})

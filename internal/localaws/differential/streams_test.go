@@ -15,9 +15,7 @@ import (
 // the format Lambda and other consumers parse.
 func TestDifferentialDynamoDBStreams(t *testing.T) {
 	t.Parallel()
-	compare(t, "dynamodbstreams/records", func(r *run) {
-		table := "diff-streams"
-		r.createTable(tableSpec{name: table, pk: "PK:S", sk: "SK:S", stream: ddbtypes.StreamViewTypeNewAndOldImages})
+	compareOnTable(t, "dynamodbstreams/records", tableSpec{name: "diff-streams", pk: "PK:S", sk: "SK:S", stream: ddbtypes.StreamViewTypeNewAndOldImages}, func(r *run, table string) {
 		key := vals("PK", s("order#1"), "SK", s("OUTBOX#1"))
 		r.put(table, vals("PK", s("order#1"), "SK", s("OUTBOX#1"), "status", s("PENDING")))
 		_, err := r.ddb().UpdateItem(r.ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key,

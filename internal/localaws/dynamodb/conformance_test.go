@@ -15,6 +15,7 @@ import (
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func TestTableLifecycle(t *testing.T) {
@@ -237,10 +238,7 @@ func TestTransactionsCommitAndCancel(t *testing.T) {
 			ExpressionAttributeValues:           map[string]types.AttributeValue{":two": n("2")},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
 	}})
-	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		t.Fatalf("error = %v, want TransactionCanceledException", err)
-	}
+	tce := localawstest.ErrorAs[*types.TransactionCanceledException](t, err, "TransactWriteItems")
 	var codes []string
 	for _, r := range tce.CancellationReasons {
 		codes = append(codes, aws.ToString(r.Code))
@@ -264,10 +262,7 @@ func TestTransactionsCommitAndCancel(t *testing.T) {
 		Item:                                map[string]types.AttributeValue{"PK": s("ORDER#1"), "SK": s("ORDER")},
 		ConditionExpression:                 aws.String("attribute_not_exists(PK)"),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
-	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
-		t.Fatalf("PutItem error = %v, want ConditionalCheckFailedException", err)
-	}
+	localawstest.WantError[*types.ConditionalCheckFailedException](t, err, "PutItem error")
 
 	recs := e.records(t, e.streamArn(t, "outbox"))
 	if names := eventNames(recs); !reflect.DeepEqual(names, []string{"INSERT", "INSERT"}) {
@@ -350,12 +345,7 @@ func TestStreamDisableEnableGivesNewArn(t *testing.T) {
 	e := newEnv(t, localddb.Options{})
 	e.createTable(t, "orders", "KEYS_ONLY")
 	first := e.streamArn(t, "orders")
-	put := func(pk string) {
-		t.Helper()
-		if _, err := e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("orders"), Item: map[string]types.AttributeValue{"PK": s(pk), "SK": s("x")}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(pk string) { e.putKey(t, "orders", pk) }
 	put("1")
 	if _, err := e.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("orders"),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}}); err != nil {
@@ -474,12 +464,7 @@ func TestTrimmedAndExpired(t *testing.T) {
 	e := newEnv(t, localddb.Options{StreamRetention: 300 * time.Millisecond, IteratorLifetime: 2 * time.Second})
 	e.createTable(t, "orders", "KEYS_ONLY")
 	arn := e.streamArn(t, "orders")
-	put := func(pk string) {
-		t.Helper()
-		if _, err := e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("orders"), Item: map[string]types.AttributeValue{"PK": s(pk), "SK": s("x")}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(pk string) { e.putKey(t, "orders", pk) }
 	put("old")
 	old := e.records(t, arn)
 	oldIt := e.iterator(t, arn, stypes.ShardIteratorTypeTrimHorizon, "")
@@ -487,16 +472,11 @@ func TestTrimmedAndExpired(t *testing.T) {
 	put("new")
 
 	_, err := e.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(oldIt)})
-	var trimmed *stypes.TrimmedDataAccessException
-	if !errors.As(err, &trimmed) {
-		t.Fatalf("reading a trimmed position = %v, want TrimmedDataAccessException", err)
-	}
+	localawstest.WantError[*stypes.TrimmedDataAccessException](t, err, "reading a trimmed position")
 	_, err = e.streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn),
 		ShardId: aws.String(e.svc.Streams().List("orders")[0].ShardID), ShardIteratorType: stypes.ShardIteratorTypeAtSequenceNumber,
 		SequenceNumber: old[0].Dynamodb.SequenceNumber})
-	if !errors.As(err, &trimmed) {
-		t.Fatalf("AT_SEQUENCE_NUMBER of a trimmed record = %v", err)
-	}
+	localawstest.WantError[*stypes.TrimmedDataAccessException](t, err, "AT_SEQUENCE_NUMBER of a trimmed record")
 	if _, err := e.svc.Streams().Records(arn, aws.ToString(old[0].Dynamodb.SequenceNumber), 10); err != nil {
 		t.Fatalf("in-process read after the last trimmed record: %v", err)
 	}
@@ -510,10 +490,7 @@ func TestTrimmedAndExpired(t *testing.T) {
 	it := e2.iterator(t, e2.streamArn(t, "orders"), stypes.ShardIteratorTypeTrimHorizon, "")
 	time.Sleep(100 * time.Millisecond)
 	_, err = e2.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(it)})
-	var expired *stypes.ExpiredIteratorException
-	if !errors.As(err, &expired) {
-		t.Fatalf("expired iterator = %v, want ExpiredIteratorException", err)
-	}
+	localawstest.WantError[*stypes.ExpiredIteratorException](t, err, "expired iterator")
 }
 
 func TestTTLDeletesWithServiceIdentity(t *testing.T) {

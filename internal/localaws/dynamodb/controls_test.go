@@ -12,15 +12,11 @@ import (
 	"github.com/aws/smithy-go"
 
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func keyOnlyTable(name string) *dynamodb.CreateTableInput {
-	return &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
-	}
+	return localawstest.TableInput(name, "PK", "", "")
 }
 
 func apiCode(err error) string {
@@ -140,10 +136,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 	}
 
 	_, err = e.ddb.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String("missing")})
-	var tnf *types.TableNotFoundException
-	if !errors.As(err, &tnf) {
-		t.Fatalf("DescribeContinuousBackups of a missing table = %v; want TableNotFoundException", err)
-	}
+	localawstest.WantError[*types.TableNotFoundException](t, err, "DescribeContinuousBackups of a missing table")
 }
 
 func TestServerSideEncryptionDescription(t *testing.T) {

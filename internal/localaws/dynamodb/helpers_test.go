@@ -61,18 +61,17 @@ func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Valu
 
 var ctx = context.Background()
 
-// createTable creates table PK/SK with a sparse GSI1 on GSI1PK/GSI1SK and a
-// stream of the given view type ("" for none).
-func (e *env) createTable(t testing.TB, name, viewType string) *dynamodb.CreateTableOutput {
-	t.Helper()
-	in := &dynamodb.CreateTableInput{
+// keyedTableInput is table name with keys PK (S) and SK of skType and a
+// sparse index GSI1 on GSI1PK (S) and GSI1SK of skType.
+func keyedTableInput(name string, skType types.ScalarAttributeType) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("SK"), AttributeType: skType},
 			{AttributeName: aws.String("GSI1PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("GSI1SK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("GSI1SK"), AttributeType: skType},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
@@ -87,6 +86,13 @@ func (e *env) createTable(t testing.TB, name, viewType string) *dynamodb.CreateT
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 		}},
 	}
+}
+
+// createTable creates table PK/SK with a sparse GSI1 on GSI1PK/GSI1SK and a
+// stream of the given view type ("" for none).
+func (e *env) createTable(t testing.TB, name, viewType string) *dynamodb.CreateTableOutput {
+	t.Helper()
+	in := keyedTableInput(name, types.ScalarAttributeTypeS)
 	if viewType != "" {
 		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewType(viewType)}
 	}
@@ -95,6 +101,14 @@ func (e *env) createTable(t testing.TB, name, viewType string) *dynamodb.CreateT
 		t.Fatalf("CreateTable: %v", err)
 	}
 	return out
+}
+
+// putKey puts item PK pk, SK "x" into table.
+func (e *env) putKey(t testing.TB, table, pk string) {
+	t.Helper()
+	if _, err := e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"PK": s(pk), "SK": s("x")}}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (e *env) streamArn(t testing.TB, table string) string {

@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"bytes"
+	"cmp"
 	"hash/fnv"
 	"math/big"
 	"math/bits"
@@ -156,6 +157,9 @@ func compareValues(a, b *mini.AttributeValue) int {
 	case b == nil:
 		return 1
 	case a.N != nil && b.N != nil:
+		if c, ok := compareIntegers(*a.N, *b.N); ok {
+			return c
+		}
 		x, okx := new(big.Rat).SetString(*a.N)
 		y, oky := new(big.Rat).SetString(*b.N)
 		if okx && oky {
@@ -168,6 +172,31 @@ func compareValues(a, b *mini.AttributeValue) int {
 		return bytes.Compare(a.B, b.B)
 	}
 	return 0
+}
+
+// compareIntegers orders two numbers written as plain non-negative
+// integers without leading zeros (timestamps, counters) by their digits,
+// without parsing them; ok is false for any other form.
+func compareIntegers(a, b string) (int, bool) {
+	if !plainInteger(a) || !plainInteger(b) {
+		return 0, false
+	}
+	if len(a) != len(b) {
+		return cmp.Compare(len(a), len(b)), true
+	}
+	return strings.Compare(a, b), true
+}
+
+func plainInteger(s string) bool {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // checkAttributeUsage rejects expression attribute names and values that

@@ -26,32 +26,10 @@ func stackClient(t *testing.T) *dynamodb.Client {
 	return dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 }
 
-// createKeyed creates table name with keys PK (S) and SK of skType and an
-// index GSI1 on GSI1PK (S) and GSI1SK of skType.
+// createKeyed creates table name with keyedTableInput.
 func createKeyed(t *testing.T, db *dynamodb.Client, name string, skType types.ScalarAttributeType) {
 	t.Helper()
-	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: skType},
-			{AttributeName: aws.String("GSI1PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("GSI1SK"), AttributeType: skType},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: types.KeyTypeRange},
-		},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: aws.String("GSI1"),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String("GSI1PK"), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String("GSI1SK"), KeyType: types.KeyTypeRange},
-			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-		}},
-	})
+	_, err := db.CreateTable(ctx, keyedTableInput(name, skType))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,14 +84,16 @@ func New(env *awsapi.Env, opts Options) *Service {
 
 // Spec implements awsapi.Service.
 func (s *Service) Spec() awsapi.Spec {
-	return awsapi.Spec{
-		Name:           "dynamodb",
-		Protocol:       awsapi.JSON10,
-		TargetPrefix:   "DynamoDB_20120810",
-		SigningName:    "dynamodb",
-		ErrorNamespace: "com.amazonaws.dynamodb.v20120810",
-		CRC32:          true,
-	}
+	sp := apiSpec("dynamodb", "DynamoDB_20120810")
+	sp.CRC32 = true
+	return sp
+}
+
+// apiSpec is the Spec of one of the two JSON 1.0 APIs, DynamoDB and
+// DynamoDB Streams, that share a signing name and an error namespace.
+func apiSpec(name, targetPrefix string) awsapi.Spec {
+	return awsapi.Spec{Name: name, Protocol: awsapi.JSON10, TargetPrefix: targetPrefix,
+		SigningName: "dynamodb", ErrorNamespace: "com.amazonaws.dynamodb.v20120810"}
 }
 
 // Streams returns the stream store: the in-process stream API.

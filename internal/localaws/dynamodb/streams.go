@@ -418,6 +418,19 @@ func (s *Streams) getLocked(arn string) (*stream, error) {
 	return st, nil
 }
 
+// shardLocked finds shard shardID of stream streamArn; s.mu is held.
+func (s *Streams) shardLocked(streamArn, shardID string) (*stream, *shard, error) {
+	st, err := s.getLocked(streamArn)
+	if err != nil {
+		return nil, nil, err
+	}
+	sh, err := st.shard(shardID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, sh, nil
+}
+
 func (st *stream) shard(id string) (*shard, error) {
 	for _, sh := range st.shards {
 		if sh.id == id {
@@ -546,41 +559,41 @@ func parseAfter(afterSeq string) (uint64, error) {
 // The slice is the caller's. With one shard (the default) this is the
 // shard's records; ShardRecords reads one shard.
 func (s *Streams) Records(streamArn, afterSeq string, limit int) ([]Record, error) {
-	after, err := parseAfter(afterSeq)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, err := s.getLocked(streamArn)
-	if err != nil {
-		return nil, err
-	}
-	var all []storedRecord
-	for _, sh := range st.shards {
-		from := after
-		if afterSeq == "" {
-			from = sh.trimmedThrough
+	return s.readStream(streamArn, afterSeq, func(st *stream, after uint64) ([]Record, error) {
+		var all []storedRecord
+		for _, sh := range st.shards {
+			recs, err := sh.stored(sh.from(after, afterSeq), limit)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, recs...)
 		}
-		recs, err := sh.stored(from, limit)
-		if err != nil {
-			return nil, err
+		sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
+		if limit <= 0 || limit > 1000 {
+			limit = 1000
 		}
-		all = append(all, recs...)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
-	if limit <= 0 || limit > 1000 {
-		limit = 1000
-	}
-	var out []Record
-	for _, r := range all[:min(limit, len(all))] {
-		out = append(out, r.rec)
-	}
-	return out, nil
+		var out []Record
+		for _, r := range all[:min(limit, len(all))] {
+			out = append(out, r.rec)
+		}
+		return out, nil
+	})
 }
 
 // ShardRecords is Records for one shard.
 func (s *Streams) ShardRecords(streamArn, shardID, afterSeq string, limit int) ([]Record, error) {
+	return s.readStream(streamArn, afterSeq, func(st *stream, after uint64) ([]Record, error) {
+		sh, err := st.shard(shardID)
+		if err != nil {
+			return nil, err
+		}
+		recs, _, err := sh.read(sh.from(after, afterSeq), limit, 0)
+		return recs, err
+	})
+}
+
+// readStream runs read on the stream with afterSeq parsed, under the lock.
+func (s *Streams) readStream(streamArn, afterSeq string, read func(st *stream, after uint64) ([]Record, error)) ([]Record, error) {
 	after, err := parseAfter(afterSeq)
 	if err != nil {
 		return nil, err
@@ -591,15 +604,16 @@ func (s *Streams) ShardRecords(streamArn, shardID, afterSeq string, limit int) (
 	if err != nil {
 		return nil, err
 	}
-	sh, err := st.shard(shardID)
-	if err != nil {
-		return nil, err
-	}
+	return read(st, after)
+}
+
+// from is where a read of sh after afterSeq (parsed: after) starts: after
+// its trimmed records when afterSeq is "".
+func (sh *shard) from(after uint64, afterSeq string) uint64 {
 	if afterSeq == "" {
-		after = sh.trimmedThrough
+		return sh.trimmedThrough
 	}
-	recs, _, err := sh.read(after, limit, 0)
-	return recs, err
+	return after
 }
 
 // Changed returns a channel closed when records are appended to the stream,

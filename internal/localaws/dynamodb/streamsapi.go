@@ -16,13 +16,7 @@ type streamsAPI struct {
 }
 
 func (a *streamsAPI) Spec() awsapi.Spec {
-	return awsapi.Spec{
-		Name:           "dynamodbstreams",
-		Protocol:       awsapi.JSON10,
-		TargetPrefix:   "DynamoDBStreams_20120810",
-		SigningName:    "dynamodb",
-		ErrorNamespace: "com.amazonaws.dynamodb.v20120810",
-	}
+	return apiSpec("dynamodbstreams", "DynamoDBStreams_20120810")
 }
 
 // operations is the table of the DynamoDB Streams operations, each decoded
@@ -191,11 +185,7 @@ func (a *streamsAPI) getShardIterator(req *awsapi.Request, in *getShardIteratorI
 	s := a.svc.streams
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.getLocked(in.StreamArn)
-	if err != nil {
-		return nil, err
-	}
-	sh, err := st.shard(in.ShardId)
+	st, sh, err := s.shardLocked(in.StreamArn, in.ShardId)
 	if err != nil {
 		return nil, err
 	}
@@ -250,11 +240,7 @@ func (a *streamsAPI) getRecords(req *awsapi.Request, in *getRecordsInput) (any, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.getLocked(it.Stream)
-	if err != nil {
-		return nil, err
-	}
-	sh, err := st.shard(it.Shard)
+	_, sh, err := s.shardLocked(it.Stream, it.Shard)
 	if err != nil {
 		return nil, err
 	}

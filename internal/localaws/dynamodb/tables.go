@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -612,16 +613,11 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 }
 
 func mergeDefs(old, add []attrDef) []attrDef {
-	out := append([]attrDef(nil), old...)
+	out := slices.Clone(old)
 	for _, a := range add {
-		found := false
-		for k := range out {
-			if out[k].AttributeName == a.AttributeName {
-				out[k] = a
-				found = true
-			}
-		}
-		if !found {
+		if k := slices.IndexFunc(out, func(d attrDef) bool { return d.AttributeName == a.AttributeName }); k >= 0 {
+			out[k] = a
+		} else {
 			out = append(out, a)
 		}
 	}

@@ -77,6 +77,25 @@ func (te *ttlEnv) exists(t *testing.T, pk string) bool {
 	return out.Item != nil
 }
 
+// wantExist reports each item of pks that exists when it should not, or
+// is gone when it should exist, as "<pk> <why>".
+func (te *ttlEnv) wantExist(t *testing.T, exist bool, why string, pks ...string) {
+	t.Helper()
+	for _, pk := range pks {
+		if te.exists(t, pk) != exist {
+			t.Errorf("%s %s", pk, why)
+		}
+	}
+}
+
+// wantTTLRemoves reports a number of TTL REMOVE records other than n.
+func (te *ttlEnv) wantTTLRemoves(t *testing.T, n int) {
+	t.Helper()
+	if got := te.ttlRemoves(t); len(got) != n {
+		t.Errorf("TTL REMOVE records = %v, want %d", got, n)
+	}
+}
+
 // sweepAt sets the clock to ttlT0+offset seconds and sweeps.
 func (te *ttlEnv) sweepAt(offset int64) {
 	te.clock.Store(ttlT0 + offset)
@@ -127,23 +146,11 @@ func TestTTLUpdatedLaterIsNotDeletedEarly(t *testing.T) {
 	te.update(t, "sooner", "SET expiresAt = :e", map[string]types.AttributeValue{":e": at(50)})
 
 	te.sweepAt(500)
-	for _, pk := range []string{"update", "put", "tx", "batch"} {
-		if !te.exists(t, pk) {
-			t.Errorf("%s deleted at its old expiry", pk)
-		}
-	}
-	if te.exists(t, "sooner") {
-		t.Errorf("item whose expiry moved sooner survived it")
-	}
+	te.wantExist(t, true, "deleted at its old expiry", "update", "put", "tx", "batch")
+	te.wantExist(t, false, "survived its expiry moved sooner", "sooner")
 	te.sweepAt(1000)
-	for _, pk := range []string{"update", "put", "tx", "batch"} {
-		if te.exists(t, pk) {
-			t.Errorf("%s not deleted at its new expiry", pk)
-		}
-	}
-	if got := te.ttlRemoves(t); len(got) != 5 {
-		t.Errorf("TTL REMOVE records = %v, want 5", got)
-	}
+	te.wantExist(t, false, "not deleted at its new expiry", "update", "put", "tx", "batch")
+	te.wantTTLRemoves(t, 5)
 }
 
 func TestTTLRemovedAttributePreventsDeletion(t *testing.T) {
@@ -172,14 +179,8 @@ func TestTTLRemovedAttributePreventsDeletion(t *testing.T) {
 	te.put(t, "deleted", nil)
 
 	te.sweepAt(200)
-	for _, pk := range []string{"remove", "named", "tx", "string", "replaced", "deleted"} {
-		if !te.exists(t, pk) {
-			t.Errorf("%s deleted after its TTL attribute went", pk)
-		}
-	}
-	if got := te.ttlRemoves(t); len(got) != 0 {
-		t.Errorf("TTL REMOVE records = %v, want none", got)
-	}
+	te.wantExist(t, true, "deleted after its TTL attribute went", "remove", "named", "tx", "string", "replaced", "deleted")
+	te.wantTTLRemoves(t, 0)
 }
 
 func TestTTLAttributeChangeRebuildsIndex(t *testing.T) {
@@ -199,14 +200,8 @@ func TestTTLAttributeChangeRebuildsIndex(t *testing.T) {
 	if !te.exists(t, "old-attr") {
 		t.Errorf("item expiring on the former TTL attribute was deleted")
 	}
-	for _, pk := range []string{"new-attr", "while-off"} {
-		if te.exists(t, pk) {
-			t.Errorf("%s (expired on the new TTL attribute) survived", pk)
-		}
-	}
-	if got := te.ttlRemoves(t); len(got) != 2 {
-		t.Errorf("TTL REMOVE records = %v, want 2", got)
-	}
+	te.wantExist(t, false, "(expired on the new TTL attribute) survived", "new-attr", "while-off")
+	te.wantTTLRemoves(t, 2)
 
 	// A table deleted and created again under the same name starts with
 	// TTL disabled and nothing indexed.
@@ -248,9 +243,7 @@ func TestTTLSweepDeletesManyAndKeepsAncient(t *testing.T) {
 	if scan.Count != 2 || !te.exists(t, "ancient") || !te.exists(t, "future") {
 		t.Errorf("items left = %d, want ancient and future", scan.Count)
 	}
-	if got := te.ttlRemoves(t); len(got) != expired+1 {
-		t.Errorf("TTL REMOVE records = %d, want %d", len(got), expired+1)
-	}
+	te.wantTTLRemoves(t, expired+1)
 
 	// Past five years an item is left alone for good, unless the clock
 	// goes back to within five years of its expiry.

@@ -12,10 +12,10 @@
 package events
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"sort"
@@ -25,7 +25,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iampolicy"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/targets"
 )
 
 // Limits, as AWS documents them.
@@ -44,16 +44,10 @@ type QueueSink interface {
 }
 
 // FunctionInvoker invokes Lambda functions (the lambda service).
-type FunctionInvoker interface {
-	InvokeAsync(ctx context.Context, function string, payload []byte) error
-	FunctionPolicy(function string) (policyJSON string, ok bool)
-}
+type FunctionInvoker = targets.FunctionInvoker
 
 // Deps resolves the services targets are delivered to, at delivery time.
-type Deps struct {
-	Queues    func() (QueueSink, error)
-	Functions func() (FunctionInvoker, error)
-}
+type Deps = targets.Deps[QueueSink]
 
 // Service is the EventBridge service.
 type Service struct {
@@ -237,6 +231,31 @@ func (s *Service) getRule(busNameOrArn, name string) (*rule, error) {
 	return r, nil
 }
 
+// authorizedRule finds a rule of a bus and authorises action on it; s.mu
+// must be held.
+func (s *Service) authorizedRule(req *awsapi.Request, action, busNameOrArn, name string) (*rule, error) {
+	r, err := s.getRule(busNameOrArn, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := authorize(req, action, r.arn); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// namesWithPrefix returns the sorted names of m that start with prefix.
+func namesWithPrefix[V any](m map[string]V, prefix string) []string {
+	var names []string
+	for n := range m {
+		if strings.HasPrefix(n, prefix) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 type tag struct{ Key, Value string }
 
 func tagMap(tags []tag) (map[string]string, error) {
@@ -335,14 +354,7 @@ func (s *Service) listEventBuses(req *awsapi.Request, in *listEventBusesInput) (
 		return nil, err
 	}
 	s.mu.Lock()
-	var names []string
-	for n := range s.buses {
-		if strings.HasPrefix(n, in.NamePrefix) {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	page, next := paginate(names, in.NextToken, in.Limit)
+	page, next := paginate(namesWithPrefix(s.buses, in.NamePrefix), in.NextToken, in.Limit)
 	var out []map[string]any
 	for _, n := range page {
 		b := s.buses[n]
@@ -461,11 +473,8 @@ func (r *rule) describe() map[string]any {
 type ruleRef struct{ Name, EventBusName string }
 
 func (s *Service) describeRule(req *awsapi.Request, in *ruleRef) (any, error) {
-	r, err := s.getRule(in.EventBusName, in.Name)
+	r, err := s.authorizedRule(req, "events:DescribeRule", in.EventBusName, in.Name)
 	if err != nil {
-		return nil, err
-	}
-	if err := authorize(req, "events:DescribeRule", r.arn); err != nil {
 		return nil, err
 	}
 	out := r.describe()
@@ -510,14 +519,7 @@ func (s *Service) listRules(req *awsapi.Request, in *listRulesInput) (any, error
 	if err := authorize(req, "events:ListRules", s.ruleArn(b.name, "*")); err != nil {
 		return nil, err
 	}
-	var names []string
-	for n := range b.rules {
-		if strings.HasPrefix(n, in.NamePrefix) {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	page, next := paginate(names, in.NextToken, in.Limit)
+	page, next := paginate(namesWithPrefix(b.rules, in.NamePrefix), in.NextToken, in.Limit)
 	rules := []map[string]any{}
 	for _, n := range page {
 		rules = append(rules, b.rules[n].describe())
@@ -532,15 +534,12 @@ func (s *Service) listRules(req *awsapi.Request, in *listRulesInput) (any, error
 // setState returns the handler of EnableRule or DisableRule.
 func (s *Service) setState(state string) func(*awsapi.Request, *ruleRef) (any, error) {
 	return func(req *awsapi.Request, in *ruleRef) (any, error) {
-		r, err := s.getRule(in.EventBusName, in.Name)
-		if err != nil {
-			return nil, err
-		}
 		action := "events:EnableRule"
 		if state == "DISABLED" {
 			action = "events:DisableRule"
 		}
-		if err := authorize(req, action, r.arn); err != nil {
+		r, err := s.authorizedRule(req, action, in.EventBusName, in.Name)
+		if err != nil {
 			return nil, err
 		}
 		r.state = state
@@ -563,11 +562,8 @@ func (s *Service) putTargets(req *awsapi.Request, in *putTargetsInput) (any, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, err := s.getRule(in.EventBusName, in.Rule)
+	r, err := s.authorizedRule(req, "events:PutTargets", in.EventBusName, in.Rule)
 	if err != nil {
-		return nil, err
-	}
-	if err := authorize(req, "events:PutTargets", r.arn); err != nil {
 		return nil, err
 	}
 	type failed struct{ TargetId, ErrorCode, ErrorMessage string }
@@ -612,11 +608,8 @@ type removeTargetsInput struct {
 }
 
 func (s *Service) removeTargets(req *awsapi.Request, in *removeTargetsInput) (any, error) {
-	r, err := s.getRule(in.EventBusName, in.Rule)
+	r, err := s.authorizedRule(req, "events:RemoveTargets", in.EventBusName, in.Rule)
 	if err != nil {
-		return nil, err
-	}
-	if err := authorize(req, "events:RemoveTargets", r.arn); err != nil {
 		return nil, err
 	}
 	kept := r.targets[:0]
@@ -638,11 +631,8 @@ func (s *Service) removeTargets(req *awsapi.Request, in *removeTargetsInput) (an
 type listTargetsByRuleInput struct{ Rule, EventBusName string }
 
 func (s *Service) listTargetsByRule(req *awsapi.Request, in *listTargetsByRuleInput) (any, error) {
-	r, err := s.getRule(in.EventBusName, in.Rule)
+	r, err := s.authorizedRule(req, "events:ListTargetsByRule", in.EventBusName, in.Rule)
 	if err != nil {
-		return nil, err
-	}
-	if err := authorize(req, "events:ListTargetsByRule", r.arn); err != nil {
 		return nil, err
 	}
 	return map[string]any{"Targets": append([]target{}, r.targets...)}, nil
@@ -675,19 +665,10 @@ func (s *Service) tagResource(req *awsapi.Request, in *tagResourceInput) (any, e
 	if err != nil {
 		return nil, err
 	}
-	if err := authorize(req, "events:TagResource", in.ResourceARN); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tags, err := s.tagsOf(in.ResourceARN)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range add {
-		tags[k] = v
-	}
-	return nil, nil
+	return s.withTags(req, "events:TagResource", in.ResourceARN, func(tags map[string]string) any {
+		maps.Copy(tags, add)
+		return nil
+	})
 }
 
 type untagResourceInput struct {
@@ -696,34 +677,35 @@ type untagResourceInput struct {
 }
 
 func (s *Service) untagResource(req *awsapi.Request, in *untagResourceInput) (any, error) {
-	if err := authorize(req, "events:UntagResource", in.ResourceARN); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tags, err := s.tagsOf(in.ResourceARN)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range in.TagKeys {
-		delete(tags, k)
-	}
-	return nil, nil
+	return s.withTags(req, "events:UntagResource", in.ResourceARN, func(tags map[string]string) any {
+		for _, k := range in.TagKeys {
+			delete(tags, k)
+		}
+		return nil
+	})
 }
 
 type listTagsForResourceInput struct{ ResourceARN string }
 
 func (s *Service) listTagsForResource(req *awsapi.Request, in *listTagsForResourceInput) (any, error) {
-	if err := authorize(req, "events:ListTagsForResource", in.ResourceARN); err != nil {
+	return s.withTags(req, "events:ListTagsForResource", in.ResourceARN, func(tags map[string]string) any {
+		return map[string]any{"Tags": tagList(tags)}
+	})
+}
+
+// withTags authorises action on a bus or rule ARN and runs fn with its tags
+// under the lock; fn's value is the response.
+func (s *Service) withTags(req *awsapi.Request, action, arn string, fn func(tags map[string]string) any) (any, error) {
+	if err := authorize(req, action, arn); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tags, err := s.tagsOf(in.ResourceARN)
+	tags, err := s.tagsOf(arn)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"Tags": tagList(tags)}, nil
+	return fn(tags), nil
 }
 
 type testEventPatternInput struct{ EventPattern, Event string }
@@ -953,41 +935,19 @@ func (s *Service) deliver(d delivery, body []byte) error {
 	if err != nil {
 		return err
 	}
-	req := iampolicy.Request{Resource: d.target.Arn, PrincipalService: ServicePrincipal, SourceArn: d.ruleArn, SourceAccount: s.env.AccountID}
+	g := targets.Grant{Principal: ServicePrincipal, SourceArn: d.ruleArn, SourceAccount: s.env.AccountID, Denied: ErrNotAuthorized}
 	switch a.Service {
 	case "sqs":
-		if s.deps.Queues == nil {
-			return errors.New("no SQS service in the stack")
-		}
-		q, err := s.deps.Queues()
+		q, err := s.deps.Queue(g, d.target.Arn)
 		if err != nil {
 			return err
-		}
-		policy, exists := q.QueuePolicy(d.target.Arn)
-		if !exists {
-			return fmt.Errorf("queue %s does not exist", d.target.Arn)
-		}
-		req.Action = "sqs:SendMessage"
-		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
-			return ErrNotAuthorized
 		}
 		_, err = q.Deliver(d.target.Arn, string(payload), nil)
 		return err
 	case "lambda":
-		if s.deps.Functions == nil {
-			return errors.New("no Lambda service in the stack")
-		}
-		f, err := s.deps.Functions()
+		f, err := s.deps.Function(g, d.target.Arn)
 		if err != nil {
 			return err
-		}
-		policy, ok := f.FunctionPolicy(d.target.Arn)
-		if !ok {
-			return fmt.Errorf("function %s does not exist or has no resource policy", d.target.Arn)
-		}
-		req.Action = "lambda:InvokeFunction"
-		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
-			return ErrNotAuthorized
 		}
 		return f.InvokeAsync(s.bg.Context(), d.target.Arn, payload)
 	}

@@ -80,10 +80,7 @@ func TestBusesAndRules(t *testing.T) {
 		t.Fatalf("CreateEventBus %v %v", created, err)
 	}
 	_, err = e.eb.CreateEventBus(ctx, &eventbridge.CreateEventBusInput{Name: aws.String("orders")})
-	var exists *types.ResourceAlreadyExistsException
-	if !errors.As(err, &exists) {
-		t.Fatalf("duplicate bus: %v", err)
-	}
+	localawstest.WantError[*types.ResourceAlreadyExistsException](t, err, "duplicate bus")
 	desc, err := e.eb.DescribeEventBus(ctx, &eventbridge.DescribeEventBusInput{Name: aws.String("orders")})
 	if err != nil || *desc.Name != "orders" || desc.CreationTime == nil {
 		t.Fatalf("DescribeEventBus %v %v", desc, err)
@@ -115,10 +112,7 @@ func TestBusesAndRules(t *testing.T) {
 		t.Fatalf("DescribeRule %+v %v", dr, err)
 	}
 	_, err = e.eb.DescribeRule(ctx, &eventbridge.DescribeRuleInput{Name: aws.String("r1")})
-	var missing *types.ResourceNotFoundException
-	if !errors.As(err, &missing) {
-		t.Fatalf("rule on the default bus: %v", err)
-	}
+	localawstest.WantError[*types.ResourceNotFoundException](t, err, "rule on the default bus")
 	rules, err := e.eb.ListRules(ctx, &eventbridge.ListRulesInput{EventBusName: aws.String("orders")})
 	if err != nil || len(rules.Rules) != 1 {
 		t.Fatalf("ListRules %v %v", rules, err)

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Decision is the outcome of evaluating policies for one request.
@@ -278,7 +279,7 @@ func parseCondition(v json.RawMessage) (map[string]map[string][]string, error) {
 func Evaluate(policies []string, req Request) Decision {
 	d := NotAllowed
 	for _, doc := range policies {
-		p, err := Parse(doc)
+		p, err := parsed(doc)
 		if err != nil {
 			continue
 		}
@@ -296,11 +297,46 @@ func Evaluate(policies []string, req Request) Decision {
 // applies only when its Principal matches the caller. A document that does
 // not parse allows nothing.
 func EvaluateResource(policyJSON string, req Request) Decision {
-	p, err := Parse(policyJSON)
+	p, err := parsed(policyJSON)
 	if err != nil {
 		return NotAllowed
 	}
 	return p.evaluate(req, true)
+}
+
+// parsedCache holds the documents Evaluate and EvaluateResource parsed:
+// every authorised call evaluates the caller's policies, and a document's
+// parse is the same each time (evaluation only reads it). It is emptied
+// when it holds maxParsed documents, so that documents no longer in use
+// do not accumulate.
+var parsedCache struct {
+	sync.Mutex
+	docs map[string]parseResult
+}
+
+type parseResult struct {
+	p   *Policy
+	err error
+}
+
+const maxParsed = 1024
+
+// parsed is Parse through parsedCache.
+func parsed(doc string) (*Policy, error) {
+	parsedCache.Lock()
+	r, ok := parsedCache.docs[doc]
+	parsedCache.Unlock()
+	if ok {
+		return r.p, r.err
+	}
+	p, err := Parse(doc)
+	parsedCache.Lock()
+	if parsedCache.docs == nil || len(parsedCache.docs) >= maxParsed {
+		parsedCache.docs = map[string]parseResult{}
+	}
+	parsedCache.docs[doc] = parseResult{p, err}
+	parsedCache.Unlock()
+	return p, err
 }
 
 // Evaluate evaluates this policy for req; resource selects resource-based

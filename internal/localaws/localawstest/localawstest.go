@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
@@ -123,4 +125,63 @@ func ErrorCode(err error) string {
 		return ae.ErrorCode()
 	}
 	return ""
+}
+
+// Protocol is a wire protocol an SDK client is switched to, by an option
+// of the client's Options type O (e.g. sqs.Options).
+type Protocol[O any] struct {
+	Name   string
+	Option func(*O)
+}
+
+// EachProtocol runs test once per protocol, each a parallel subtest named
+// for it.
+func EachProtocol[O any](t *testing.T, protocols []Protocol[O], test func(*testing.T, Protocol[O])) {
+	t.Helper()
+	t.Parallel()
+	for _, p := range protocols {
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			test(t, p)
+		})
+	}
+}
+
+// TableInput is the CreateTable input of an on-demand table keyed by the
+// string attributes hashKey and rangeKey ("" for a hash key only), with a
+// stream of viewType ("" for none).
+func TableInput(name, hashKey, rangeKey string, viewType types.StreamViewType) *dynamodb.CreateTableInput {
+	in := &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest}
+	keys := []struct {
+		name string
+		typ  types.KeyType
+	}{{hashKey, types.KeyTypeHash}, {rangeKey, types.KeyTypeRange}}
+	for _, k := range keys {
+		if k.name == "" {
+			continue
+		}
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(k.name), AttributeType: types.ScalarAttributeTypeS})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(k.name), KeyType: k.typ})
+	}
+	if viewType != "" {
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: viewType}
+	}
+	return in
+}
+
+// WantError fails t unless err is, or wraps, an error of type E (such as
+// *types.QueueDoesNotExist); what names the call.
+func WantError[E error](t testing.TB, err error, what string) {
+	t.Helper()
+	_ = ErrorAs[E](t, err, what)
+}
+
+// ErrorAs is WantError that returns the error of type E.
+func ErrorAs[E error](t testing.TB, err error, what string) E {
+	t.Helper()
+	var target E
+	if !errors.As(err, &target) {
+		t.Fatalf("%s: %v, want %T", what, err, target)
+	}
+	return target
 }

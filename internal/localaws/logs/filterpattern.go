@@ -3,6 +3,7 @@ package logs
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"regexp"
 	"strconv"
 	"strings"
@@ -181,22 +182,34 @@ var comparators = []string{"!=", "<=", ">=", "=", "<", ">"}
 // splitComparison splits "left op right" at its first operator outside
 // quotes and %regex%.
 func splitComparison(s string) (left, op, right string, ok bool) {
-	inQuote, inRegex := false, false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' && !inRegex:
-			inQuote = !inQuote
-		case c == '%' && !inQuote:
-			inRegex = !inRegex
-		case !inQuote && !inRegex:
-			for _, o := range comparators {
-				if strings.HasPrefix(s[i:], o) {
-					return strings.TrimSpace(s[:i]), o, strings.TrimSpace(s[i+len(o):]), true
-				}
+	for i := range outside(s) {
+		for _, o := range comparators {
+			if strings.HasPrefix(s[i:], o) {
+				return strings.TrimSpace(s[:i]), o, strings.TrimSpace(s[i+len(o):]), true
 			}
 		}
 	}
 	return s, "", "", false
+}
+
+// outside yields the positions in s outside double quotes and %regex%,
+// their delimiters excluded.
+func outside(s string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		inQuote, inRegex := false, false
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '"' && !inRegex:
+				inQuote = !inQuote
+			case c == '%' && !inQuote:
+				inRegex = !inRegex
+			case !inQuote && !inRegex:
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // ---- JSON patterns ----
@@ -250,33 +263,26 @@ func (p *exprParser) eat(tok string) bool {
 }
 
 func (p *exprParser) parseOr() (jsonNode, error) {
-	left, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for p.eat("||") {
-		right, err := p.parseAnd()
-		if err != nil {
-			return nil, err
-		}
-		l := left
-		left = func(d any) bool { return l(d) || right(d) }
-	}
-	return left, nil
+	return p.parseChain("||", p.parseAnd, func(l, r jsonNode) jsonNode { return func(d any) bool { return l(d) || r(d) } })
 }
 
 func (p *exprParser) parseAnd() (jsonNode, error) {
-	left, err := p.parseUnary()
+	return p.parseChain("&&", p.parseUnary, func(l, r jsonNode) jsonNode { return func(d any) bool { return l(d) && r(d) } })
+}
+
+// parseChain parses operand (op operand)*, joining each next operand to
+// what came before with join (left-associative).
+func (p *exprParser) parseChain(op string, operand func() (jsonNode, error), join func(l, r jsonNode) jsonNode) (jsonNode, error) {
+	left, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.eat("&&") {
-		right, err := p.parseUnary()
+	for p.eat(op) {
+		right, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		l := left
-		left = func(d any) bool { return l(d) && right(d) }
+		left = join(left, right)
 	}
 	return left, nil
 }
@@ -581,14 +587,9 @@ func splitLogFields(msg string) []string {
 // splitOutside splits s at sep outside double quotes and %regex%.
 func splitOutside(s string, sep byte) []string {
 	var out []string
-	inQuote, inRegex, start := false, false, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' && !inRegex:
-			inQuote = !inQuote
-		case c == '%' && !inQuote:
-			inRegex = !inRegex
-		case c == sep && !inQuote && !inRegex:
+	start := 0
+	for i := range outside(s) {
+		if s[i] == sep {
 			out, start = append(out, s[start:i]), i+1
 		}
 	}

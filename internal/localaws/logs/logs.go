@@ -150,6 +150,25 @@ func checkGroupName(name string) *awsapi.Error {
 
 // groupName resolves logGroupName or logGroupIdentifier (a name or an
 // ARN, with or without ":*").
+// groupRef names a log group in a request, by name or identifier.
+type groupRef struct {
+	LogGroupName       string
+	LogGroupIdentifier string
+}
+
+// decodeGroupRequest decodes the request into in, which embeds ref, and
+// returns the log group ref names, checked.
+func decodeGroupRequest(req *awsapi.Request, in any, ref *groupRef) (string, error) {
+	if err := req.DecodeJSON(in); err != nil {
+		return "", err
+	}
+	name := groupName(ref.LogGroupName, ref.LogGroupIdentifier)
+	if err := checkGroupName(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
 func groupName(name, identifier string) string {
 	if name != "" {
 		return name
@@ -191,6 +210,16 @@ func parseToken(prefix, t string) (int, *awsapi.Error) {
 		}
 	}
 	return 0, invalidParameter("The specified nextToken is invalid.")
+}
+
+// paging reads a page request: its Limit (see limit) and its NextToken of
+// the given kind (see parseToken).
+func paging(v *int32, maxLimit int32, def int, kind, next string) (n, start int, err *awsapi.Error) {
+	if n, err = limit(v, maxLimit, def); err != nil {
+		return 0, 0, err
+	}
+	start, err = parseToken(kind, next)
+	return n, start, err
 }
 
 func limit(v *int32, maxLimit int32, def int) (int, *awsapi.Error) {

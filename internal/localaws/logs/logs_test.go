@@ -26,6 +26,21 @@ func start(t *testing.T) (*logs.Service, *cwl.Client) {
 	return svc, cwl.NewFromConfig(localawstest.Config(s), func(o *cwl.Options) { o.RetryMaxAttempts = 1 })
 }
 
+// createLog creates log group group and, unless stream is "", its log
+// stream.
+func createLog(t *testing.T, c *cwl.Client, group, stream string) {
+	t.Helper()
+	if _, err := c.CreateLogGroup(context.Background(), &cwl.CreateLogGroupInput{LogGroupName: aws.String(group)}); err != nil {
+		t.Fatal(err)
+	}
+	if stream == "" {
+		return
+	}
+	if _, err := c.CreateLogStream(context.Background(), &cwl.CreateLogStreamInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLogGroups(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -33,19 +48,11 @@ func TestLogGroups(t *testing.T) {
 	if _, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("/aws/lambda/relay"), Tags: map[string]string{"team": "outbox"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("/other")}); err != nil {
-		t.Fatal(err)
-	}
+	createLog(t, c, "/other", "")
 	_, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("/other")})
-	var exists *cwltypes.ResourceAlreadyExistsException
-	if !errors.As(err, &exists) {
-		t.Fatalf("duplicate = %v", err)
-	}
+	localawstest.WantError[*cwltypes.ResourceAlreadyExistsException](t, err, "duplicate")
 	_, err = c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("bad name")})
-	var invalid *cwltypes.InvalidParameterException
-	if !errors.As(err, &invalid) {
-		t.Fatalf("bad name = %v", err)
-	}
+	invalid := localawstest.ErrorAs[*cwltypes.InvalidParameterException](t, err, "bad name")
 
 	if _, err := c.PutRetentionPolicy(ctx, &cwl.PutRetentionPolicyInput{LogGroupName: aws.String("/aws/lambda/relay"), RetentionInDays: aws.Int32(14)}); err != nil {
 		t.Fatal(err)
@@ -118,9 +125,7 @@ func TestLogEventsRoundTrip(t *testing.T) {
 	svc, c := start(t)
 	ctx := context.Background()
 	group, stream := "/aws/lambda/relay", "2026/01/01/[$LATEST]abc"
-	if _, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String(group)}); err != nil {
-		t.Fatal(err)
-	}
+	createLog(t, c, group, "")
 	_, err := c.PutLogEvents(ctx, &cwl.PutLogEventsInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream),
 		LogEvents: []cwltypes.InputLogEvent{{Timestamp: aws.Int64(time.Now().UnixMilli()), Message: aws.String("x")}}})
 	var nf *cwltypes.ResourceNotFoundException
@@ -137,10 +142,7 @@ func TestLogEventsRoundTrip(t *testing.T) {
 	}
 	events = append(events, cwltypes.InputLogEvent{Timestamp: aws.Int64(time.Now().Add(-15 * 24 * time.Hour).UnixMilli()), Message: aws.String("too old")})
 	_, err = c.PutLogEvents(ctx, &cwl.PutLogEventsInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream), LogEvents: events})
-	var invalid *cwltypes.InvalidParameterException
-	if !errors.As(err, &invalid) {
-		t.Fatalf("unordered batch = %v", err)
-	}
+	localawstest.WantError[*cwltypes.InvalidParameterException](t, err, "unordered batch")
 	events = append([]cwltypes.InputLogEvent{events[5]}, events[:5]...)
 	put, err := c.PutLogEvents(ctx, &cwl.PutLogEventsInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream), LogEvents: events})
 	if err != nil {
@@ -201,12 +203,7 @@ func TestFilterLogEventsJSONAndDelimitedPatterns(t *testing.T) {
 	_, c := start(t)
 	ctx := context.Background()
 	group, stream := "/aws/lambda/shop-relay", "2026/12/01/[$LATEST]abc"
-	if _, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String(group)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.CreateLogStream(ctx, &cwl.CreateLogStreamInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream)}); err != nil {
-		t.Fatal(err)
-	}
+	createLog(t, c, group, stream)
 	now := time.Now().UnixMilli()
 	messages := []string{
 		`{"level":"INFO","msg":"published","events":10}`,
@@ -237,8 +234,5 @@ func TestFilterLogEventsJSONAndDelimitedPatterns(t *testing.T) {
 		}
 	}
 	_, err := c.FilterLogEvents(ctx, &cwl.FilterLogEventsInput{LogGroupName: aws.String(group), FilterPattern: aws.String(`{ $.level = }`)})
-	var invalid *cwltypes.InvalidParameterException
-	if !errors.As(err, &invalid) {
-		t.Fatalf("bad pattern: %v, want InvalidParameterException", err)
-	}
+	localawstest.WantError[*cwltypes.InvalidParameterException](t, err, "bad pattern")
 }

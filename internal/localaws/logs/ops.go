@@ -210,7 +210,13 @@ func (s *Service) withGroup(req *awsapi.Request, in any, name func() string, act
 	if err := checkGroupName(n); err != nil {
 		return nil, err
 	}
-	if err := req.Authorize(action, s.groupArn(n)); err != nil {
+	return s.onGroup(req, action, s.groupArn(n), n, write, fn)
+}
+
+// onGroup authorises action on resource and runs fn with log group name
+// under the lock (write: exclusive).
+func (s *Service) onGroup(req *awsapi.Request, action, resource, name string, write bool, fn func(g *group) (any, error)) (any, error) {
+	if err := req.Authorize(action, resource); err != nil {
 		return nil, err
 	}
 	if write {
@@ -220,7 +226,7 @@ func (s *Service) withGroup(req *awsapi.Request, in any, name func() string, act
 		s.mu.RLock()
 		defer s.mu.RUnlock()
 	}
-	g := s.groups[n]
+	g := s.groups[name]
 	if g == nil {
 		return nil, groupNotFound()
 	}
@@ -273,11 +279,7 @@ func (s *Service) describeLogGroups(req *awsapi.Request) (any, error) {
 	if in.LogGroupNamePrefix != "" && in.LogGroupNamePattern != "" {
 		return nil, invalidParameter("LogGroup name prefix and LogGroup name pattern are mutually exclusive parameters.")
 	}
-	n, err := limit(in.Limit, 50, 50)
-	if err != nil {
-		return nil, err
-	}
-	start, err := parseToken("groups", in.NextToken)
+	n, start, err := paging(in.Limit, 50, 50, "groups", in.NextToken)
 	if err != nil {
 		return nil, err
 	}
@@ -363,20 +365,16 @@ func (s *Service) tagging(req *awsapi.Request) (any, error) {
 
 func (s *Service) describeLogStreams(req *awsapi.Request) (any, error) {
 	var in struct {
-		LogGroupName        string
-		LogGroupIdentifier  string
+		groupRef
 		LogStreamNamePrefix string
 		OrderBy             string
 		Descending          bool
 		Limit               *int32
 		NextToken           string
 	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	name := groupName(in.LogGroupName, in.LogGroupIdentifier)
-	if err := checkGroupName(name); err != nil {
-		return nil, err
+	name, derr := decodeGroupRequest(req, &in, &in.groupRef)
+	if derr != nil {
+		return nil, derr
 	}
 	if in.OrderBy != "" && in.OrderBy != "LogStreamName" && in.OrderBy != "LastEventTime" {
 		return nil, invalidParameter("1 validation error detected: Value '%s' at 'orderBy' failed to satisfy constraint: Member must satisfy enum value set: [LogStreamName, LastEventTime]", in.OrderBy)
@@ -384,55 +382,44 @@ func (s *Service) describeLogStreams(req *awsapi.Request) (any, error) {
 	if in.OrderBy == "LastEventTime" && in.LogStreamNamePrefix != "" {
 		return nil, invalidParameter("Cannot order by LastEventTime with a logStreamNamePrefix.")
 	}
-	n, err := limit(in.Limit, 50, 50)
+	n, start, err := paging(in.Limit, 50, 50, "streams", in.NextToken)
 	if err != nil {
 		return nil, err
 	}
-	start, err := parseToken("streams", in.NextToken)
-	if err != nil {
-		return nil, err
-	}
-	if aerr := req.Authorize("logs:DescribeLogStreams", s.groupArn(name)); aerr != nil {
-		return nil, aerr
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g := s.groups[name]
-	if g == nil {
-		return nil, groupNotFound()
-	}
-	var streams []*stream
-	for _, st := range g.streams {
-		if strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
-			streams = append(streams, st)
-		}
-	}
-	less := func(i, j int) bool { return streams[i].name < streams[j].name }
-	if in.OrderBy == "LastEventTime" {
-		less = func(i, j int) bool {
-			a, b := lastEvent(streams[i]), lastEvent(streams[j])
-			if a != b {
-				return a < b
+	return s.onGroup(req, "logs:DescribeLogStreams", s.groupArn(name), name, false, func(g *group) (any, error) {
+		var streams []*stream
+		for _, st := range g.streams {
+			if strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
+				streams = append(streams, st)
 			}
-			return streams[i].name < streams[j].name
 		}
-	}
-	sort.Slice(streams, func(i, j int) bool {
-		if in.Descending {
-			return less(j, i)
+		less := func(i, j int) bool { return streams[i].name < streams[j].name }
+		if in.OrderBy == "LastEventTime" {
+			less = func(i, j int) bool {
+				a, b := lastEvent(streams[i]), lastEvent(streams[j])
+				if a != b {
+					return a < b
+				}
+				return streams[i].name < streams[j].name
+			}
 		}
-		return less(i, j)
+		sort.Slice(streams, func(i, j int) bool {
+			if in.Descending {
+				return less(j, i)
+			}
+			return less(i, j)
+		})
+		page, next := pageOf(streams, start, n)
+		outs := make([]streamOut, 0, len(page))
+		for _, st := range page {
+			outs = append(outs, s.streamOut(g, st))
+		}
+		out := map[string]any{"logStreams": outs}
+		if next >= 0 {
+			out["nextToken"] = token("streams", next)
+		}
+		return out, nil
 	})
-	page, next := pageOf(streams, start, n)
-	outs := make([]streamOut, 0, len(page))
-	for _, st := range page {
-		outs = append(outs, s.streamOut(g, st))
-	}
-	out := map[string]any{"logStreams": outs}
-	if next >= 0 {
-		out["nextToken"] = token("streams", next)
-	}
-	return out, nil
 }
 
 func lastEvent(st *stream) int64 {
@@ -486,132 +473,113 @@ func (s *Service) putLogEvents(req *awsapi.Request) (any, error) {
 	if size > maxPutBytes {
 		return nil, invalidParameter("Upload too large: %d bytes exceeds limit of %d", size, maxPutBytes)
 	}
-	if err := req.Authorize("logs:PutLogEvents", s.streamArn(in.LogGroupName, in.LogStreamName)); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := s.groups[in.LogGroupName]
-	if g == nil {
-		return nil, groupNotFound()
-	}
-	st := g.streams[in.LogStreamName]
-	if st == nil {
-		return nil, streamNotFound()
-	}
-	now := s.nowMillis()
-	oldest := now - tooOldAge.Milliseconds()
-	if g.retention > 0 {
-		oldest = max(oldest, now-int64(g.retention)*24*time.Hour.Milliseconds())
-	}
-	newest := now + tooNewAhead.Milliseconds()
-	rejected := map[string]int{}
-	for i, e := range in.LogEvents {
-		switch {
-		case *e.Timestamp > newest:
-			if _, ok := rejected["tooNewLogEventStartIndex"]; !ok {
-				rejected["tooNewLogEventStartIndex"] = i
+	return s.onGroup(req, "logs:PutLogEvents", s.streamArn(in.LogGroupName, in.LogStreamName), in.LogGroupName, true, func(g *group) (any, error) {
+		st := g.streams[in.LogStreamName]
+		if st == nil {
+			return nil, streamNotFound()
+		}
+		now := s.nowMillis()
+		oldest := now - tooOldAge.Milliseconds()
+		if g.retention > 0 {
+			oldest = max(oldest, now-int64(g.retention)*24*time.Hour.Milliseconds())
+		}
+		newest := now + tooNewAhead.Milliseconds()
+		rejected := map[string]int{}
+		for i, e := range in.LogEvents {
+			switch {
+			case *e.Timestamp > newest:
+				if _, ok := rejected["tooNewLogEventStartIndex"]; !ok {
+					rejected["tooNewLogEventStartIndex"] = i
+				}
+				continue
+			case *e.Timestamp < now-tooOldAge.Milliseconds():
+				rejected["tooOldLogEventEndIndex"] = i + 1
+				continue
+			case *e.Timestamp < oldest:
+				rejected["expiredLogEventEndIndex"] = i + 1
+				continue
 			}
-			continue
-		case *e.Timestamp < now-tooOldAge.Milliseconds():
-			rejected["tooOldLogEventEndIndex"] = i + 1
-			continue
-		case *e.Timestamp < oldest:
-			rejected["expiredLogEventEndIndex"] = i + 1
-			continue
+			msg := *e.Message
+			if len(msg) > maxEventBytes {
+				msg = msg[:maxEventBytes]
+			}
+			s.seq++
+			st.insert(event{timestamp: *e.Timestamp, ingestion: now, message: msg, id: s.seq})
 		}
-		msg := *e.Message
-		if len(msg) > maxEventBytes {
-			msg = msg[:maxEventBytes]
+		st.lastIngestion = now
+		out := map[string]any{"nextSequenceToken": strconv.FormatInt(s.seq, 10)}
+		if len(rejected) > 0 {
+			out["rejectedLogEventsInfo"] = rejected
 		}
-		s.seq++
-		st.insert(event{timestamp: *e.Timestamp, ingestion: now, message: msg, id: s.seq})
-	}
-	st.lastIngestion = now
-	out := map[string]any{"nextSequenceToken": strconv.FormatInt(s.seq, 10)}
-	if len(rejected) > 0 {
-		out["rejectedLogEventsInfo"] = rejected
-	}
-	return out, nil
+		return out, nil
+	})
 }
 
 func (s *Service) getLogEvents(req *awsapi.Request) (any, error) {
 	var in struct {
-		LogGroupName       string
-		LogGroupIdentifier string
-		LogStreamName      string
-		StartTime          *int64
-		EndTime            *int64
-		NextToken          string
-		Limit              *int32
-		StartFromHead      *bool
+		groupRef
+		LogStreamName string
+		StartTime     *int64
+		EndTime       *int64
+		NextToken     string
+		Limit         *int32
+		StartFromHead *bool
 	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	name := groupName(in.LogGroupName, in.LogGroupIdentifier)
-	if err := checkGroupName(name); err != nil {
-		return nil, err
+	name, derr := decodeGroupRequest(req, &in, &in.groupRef)
+	if derr != nil {
+		return nil, derr
 	}
 	n, err := limit(in.Limit, 10000, 10000)
 	if err != nil {
 		return nil, err
 	}
-	if aerr := req.Authorize("logs:GetLogEvents", s.streamArn(name, in.LogStreamName)); aerr != nil {
-		return nil, aerr
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g := s.groups[name]
-	if g == nil {
-		return nil, groupNotFound()
-	}
-	st := g.streams[in.LogStreamName]
-	if st == nil {
-		return nil, streamNotFound()
-	}
-	var sel []event
-	for _, e := range st.events {
-		if (in.StartTime == nil || e.timestamp >= *in.StartTime) && (in.EndTime == nil || e.timestamp < *in.EndTime) {
-			sel = append(sel, e)
+	return s.onGroup(req, "logs:GetLogEvents", s.streamArn(name, in.LogStreamName), name, false, func(g *group) (any, error) {
+		st := g.streams[in.LogStreamName]
+		if st == nil {
+			return nil, streamNotFound()
 		}
-	}
-	// Tokens are positions in sel: "f/<i>" reads forward from i, "b/<i>"
-	// reads backward ending before i.
-	forward := in.StartFromHead != nil && *in.StartFromHead
-	var from, to int
-	switch {
-	case in.NextToken != "":
-		dir, pos, ok := strings.Cut(in.NextToken, "/")
-		p, perr := strconv.Atoi(pos)
-		if !ok || perr != nil || p < 0 || p > len(sel) || (dir != "f" && dir != "b") {
-			return nil, invalidParameter("The specified nextToken is invalid.")
+		var sel []event
+		for _, e := range st.events {
+			if (in.StartTime == nil || e.timestamp >= *in.StartTime) && (in.EndTime == nil || e.timestamp < *in.EndTime) {
+				sel = append(sel, e)
+			}
 		}
-		if dir == "f" {
-			from, to = p, min(p+n, len(sel))
-		} else {
-			from, to = max(p-n, 0), p
+		// Tokens are positions in sel: "f/<i>" reads forward from i, "b/<i>"
+		// reads backward ending before i.
+		forward := in.StartFromHead != nil && *in.StartFromHead
+		var from, to int
+		switch {
+		case in.NextToken != "":
+			dir, pos, ok := strings.Cut(in.NextToken, "/")
+			p, perr := strconv.Atoi(pos)
+			if !ok || perr != nil || p < 0 || p > len(sel) || (dir != "f" && dir != "b") {
+				return nil, invalidParameter("The specified nextToken is invalid.")
+			}
+			if dir == "f" {
+				from, to = p, min(p+n, len(sel))
+			} else {
+				from, to = max(p-n, 0), p
+			}
+		case forward:
+			from, to = 0, min(n, len(sel))
+		default:
+			from, to = max(len(sel)-n, 0), len(sel)
 		}
-	case forward:
-		from, to = 0, min(n, len(sel))
-	default:
-		from, to = max(len(sel)-n, 0), len(sel)
-	}
-	events := make([]eventOut, 0, to-from)
-	for _, e := range sel[from:to] {
-		events = append(events, eventOut{Timestamp: e.timestamp, Message: e.message, IngestionTime: e.ingestion})
-	}
-	return map[string]any{
-		"events":            events,
-		"nextForwardToken":  "f/" + strconv.Itoa(to),
-		"nextBackwardToken": "b/" + strconv.Itoa(from),
-	}, nil
+		events := make([]eventOut, 0, to-from)
+		for _, e := range sel[from:to] {
+			events = append(events, eventOut{Timestamp: e.timestamp, Message: e.message, IngestionTime: e.ingestion})
+		}
+		return map[string]any{
+			"events":            events,
+			"nextForwardToken":  "f/" + strconv.Itoa(to),
+			"nextBackwardToken": "b/" + strconv.Itoa(from),
+		}, nil
+	})
 }
 
 func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 	var in struct {
-		LogGroupName        string
-		LogGroupIdentifier  string
+		groupRef
 		LogStreamNames      []string
 		LogStreamNamePrefix string
 		StartTime           *int64
@@ -620,21 +588,14 @@ func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 		NextToken           string
 		Limit               *int32
 	}
-	if err := req.DecodeJSON(&in); err != nil {
-		return nil, err
-	}
-	name := groupName(in.LogGroupName, in.LogGroupIdentifier)
-	if err := checkGroupName(name); err != nil {
-		return nil, err
+	name, derr := decodeGroupRequest(req, &in, &in.groupRef)
+	if derr != nil {
+		return nil, derr
 	}
 	if len(in.LogStreamNames) > 0 && in.LogStreamNamePrefix != "" {
 		return nil, invalidParameter("logStreamNames and logStreamNamePrefix are mutually exclusive parameters.")
 	}
-	n, err := limit(in.Limit, 10000, 10000)
-	if err != nil {
-		return nil, err
-	}
-	start, err := parseToken("filter", in.NextToken)
+	n, start, err := paging(in.Limit, 10000, 10000, "filter", in.NextToken)
 	if err != nil {
 		return nil, err
 	}
@@ -642,54 +603,47 @@ func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 	if perr != nil {
 		return nil, perr
 	}
-	if aerr := req.Authorize("logs:FilterLogEvents", s.groupArn(name)); aerr != nil {
-		return nil, aerr
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g := s.groups[name]
-	if g == nil {
-		return nil, groupNotFound()
-	}
-	var all []filteredOut
-	type ordered struct {
-		filteredOut
-		id int64
-	}
-	var sel []ordered
-	for _, st := range g.streams {
-		if len(in.LogStreamNames) > 0 && !containsString(in.LogStreamNames, st.name) {
-			continue
+	return s.onGroup(req, "logs:FilterLogEvents", s.groupArn(name), name, false, func(g *group) (any, error) {
+		var all []filteredOut
+		type ordered struct {
+			filteredOut
+			id int64
 		}
-		if !strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
-			continue
-		}
-		for _, e := range st.events {
-			if (in.StartTime != nil && e.timestamp < *in.StartTime) || (in.EndTime != nil && e.timestamp > *in.EndTime) || !match(e.message) {
+		var sel []ordered
+		for _, st := range g.streams {
+			if len(in.LogStreamNames) > 0 && !containsString(in.LogStreamNames, st.name) {
 				continue
 			}
-			sel = append(sel, ordered{filteredOut{LogStreamName: st.name, Timestamp: e.timestamp, Message: e.message,
-				IngestionTime: e.ingestion, EventID: strconv.FormatInt(e.id, 10)}, e.id})
+			if !strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
+				continue
+			}
+			for _, e := range st.events {
+				if (in.StartTime != nil && e.timestamp < *in.StartTime) || (in.EndTime != nil && e.timestamp > *in.EndTime) || !match(e.message) {
+					continue
+				}
+				sel = append(sel, ordered{filteredOut{LogStreamName: st.name, Timestamp: e.timestamp, Message: e.message,
+					IngestionTime: e.ingestion, EventID: strconv.FormatInt(e.id, 10)}, e.id})
+			}
 		}
-	}
-	sort.Slice(sel, func(i, j int) bool {
-		if sel[i].Timestamp != sel[j].Timestamp {
-			return sel[i].Timestamp < sel[j].Timestamp
+		sort.Slice(sel, func(i, j int) bool {
+			if sel[i].Timestamp != sel[j].Timestamp {
+				return sel[i].Timestamp < sel[j].Timestamp
+			}
+			return sel[i].id < sel[j].id
+		})
+		for _, o := range sel {
+			all = append(all, o.filteredOut)
 		}
-		return sel[i].id < sel[j].id
+		page, next := pageOf(all, start, n)
+		if page == nil {
+			page = []filteredOut{}
+		}
+		out := map[string]any{"events": page, "searchedLogStreams": []any{}}
+		if next >= 0 {
+			out["nextToken"] = token("filter", next)
+		}
+		return out, nil
 	})
-	for _, o := range sel {
-		all = append(all, o.filteredOut)
-	}
-	page, next := pageOf(all, start, n)
-	if page == nil {
-		page = []filteredOut{}
-	}
-	out := map[string]any{"events": page, "searchedLogStreams": []any{}}
-	if next >= 0 {
-		out["nextToken"] = token("filter", next)
-	}
-	return out, nil
 }
 
 func containsString(l []string, v string) bool {

@@ -11,16 +11,17 @@ package sns
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iampolicy"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/targets"
 )
 
 // Limits, as AWS documents them.
@@ -54,16 +56,10 @@ type QueueSink interface {
 }
 
 // FunctionInvoker invokes Lambda functions (the lambda service).
-type FunctionInvoker interface {
-	InvokeAsync(ctx context.Context, function string, payload []byte) error
-	FunctionPolicy(function string) (policyJSON string, ok bool)
-}
+type FunctionInvoker = targets.FunctionInvoker
 
 // Deps resolves the services SNS delivers to, at delivery time.
-type Deps struct {
-	Queues    func() (QueueSink, error)
-	Functions func() (FunctionInvoker, error)
-}
+type Deps = targets.Deps[QueueSink]
 
 // Metrics are delivery counters, named as SNS's CloudWatch metrics.
 type Metrics struct {
@@ -359,18 +355,25 @@ func (s *Service) topicFor(req *awsapi.Request, arn, action string) (*topic, err
 		return nil, errInvalid("Invalid parameter: TopicArn")
 	}
 	s.mu.Lock()
-	t, ok := s.topics[arn]
+	t := s.topics[arn]
 	s.mu.Unlock()
-	if !ok {
-		if _, err := awsapi.ParseARN(arn); err != nil {
-			return nil, errInvalid("Invalid parameter: TopicArn")
-		}
-		return nil, errNotFound("Topic does not exist")
-	}
-	if err := s.authorize(req, action, t); err != nil {
+	if err := s.authorizeFound(req, action, arn, "TopicArn", "Topic", t); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// authorizeFound authorises action on topic t, found for the ARN of the
+// request parameter param; a nil t is a missing what, or an invalid param
+// when the ARN does not parse.
+func (s *Service) authorizeFound(req *awsapi.Request, action, arn, param, what string, t *topic) error {
+	if t == nil {
+		if _, err := awsapi.ParseARN(arn); err != nil {
+			return errInvalid("Invalid parameter: %s", param)
+		}
+		return errNotFound("%s does not exist", what)
+	}
+	return s.authorize(req, action, t)
 }
 
 func (s *Service) createTopic(req *awsapi.Request, f form) (any, error) {
@@ -424,9 +427,7 @@ func (s *Service) getTopicAttributes(req *awsapi.Request, f form) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	attrs := map[string]string{"TopicArn": t.arn, "Owner": s.env.AccountID, "EffectiveDeliveryPolicy": `{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false}}`}
-	for k, v := range t.attrs {
-		attrs[k] = v
-	}
+	maps.Copy(attrs, t.attrs)
 	confirmed := 0
 	for _, sa := range t.subs {
 		if s.subs[sa] != nil {
@@ -444,16 +445,24 @@ func (s *Service) setTopicAttributes(req *awsapi.Request, f form) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.setAttribute(f, validateTopicAttr, func(k, v string) {
+		if k == "Policy" && v == "" {
+			v = s.defaultPolicy(t.arn)
+		}
+		t.attrs[k] = v
+	})
+}
+
+// setAttribute validates the request's AttributeName and AttributeValue
+// and sets them under the lock.
+func (s *Service) setAttribute(f form, validate func(k, v string) error, set func(k, v string)) (any, error) {
 	k, v := get(f, "AttributeName"), get(f, "AttributeValue")
-	if err := validateTopicAttr(k, v); err != nil {
+	if err := validate(k, v); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if k == "Policy" && v == "" {
-		v = s.defaultPolicy(t.arn)
-	}
-	t.attrs[k] = v
+	set(k, v)
 	return nil, nil
 }
 
@@ -587,13 +596,7 @@ func (s *Service) subFor(req *awsapi.Request, arn, action string) (*subscription
 		t = s.topics[sub.topicArn]
 	}
 	s.mu.Unlock()
-	if !ok || t == nil {
-		if _, err := awsapi.ParseARN(arn); err != nil {
-			return nil, errInvalid("Invalid parameter: SubscriptionArn")
-		}
-		return nil, errNotFound("Subscription does not exist")
-	}
-	if err := s.authorize(req, action, t); err != nil {
+	if err := s.authorizeFound(req, action, arn, "SubscriptionArn", "Subscription", t); err != nil {
 		return nil, err
 	}
 	return sub, nil
@@ -669,9 +672,7 @@ func (s *Service) getSubscriptionAttributes(req *awsapi.Request, f form) (any, e
 	defer s.mu.Unlock()
 	attrs := map[string]string{"SubscriptionArn": sub.arn, "TopicArn": sub.topicArn, "Protocol": sub.protocol, "Endpoint": sub.endpoint,
 		"Owner": s.env.AccountID, "PendingConfirmation": "false", "ConfirmationWasAuthenticated": "true", "SubscriptionPrincipal": "arn:aws:iam::" + s.env.AccountID + ":root"}
-	for k, v := range sub.attrs {
-		attrs[k] = v
-	}
+	maps.Copy(attrs, sub.attrs)
 	return xmlMap("Attributes", attrs), nil
 }
 
@@ -680,71 +681,52 @@ func (s *Service) setSubscriptionAttributes(req *awsapi.Request, f form) (any, e
 	if err != nil {
 		return nil, err
 	}
-	k, v := get(f, "AttributeName"), get(f, "AttributeValue")
-	if err := validateSubAttr(k, v); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sub.attrs[k] = v
-	return nil, nil
+	return s.setAttribute(f, validateSubAttr, func(k, v string) { sub.attrs[k] = v })
 }
 
 // ---- tags ----
 
-func (s *Service) tagged(req *awsapi.Request, f form, action string) (*topic, error) {
-	return s.topicFor(req, get(f, "ResourceArn"), action)
+// withTags authorises action on the request's ResourceArn, a topic, and
+// runs fn with its tags under the lock.
+func (s *Service) withTags(req *awsapi.Request, f form, action string, fn func(tags map[string]string) (any, error)) (any, error) {
+	t, err := s.topicFor(req, get(f, "ResourceArn"), action)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn(t.tags)
 }
 
 func (s *Service) tagResource(req *awsapi.Request, f form) (any, error) {
-	t, err := s.tagged(req, f, "sns:TagResource")
-	if err != nil {
-		return nil, err
-	}
-	tags := queryTags(f, "Tags")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k, v := range tags {
-		t.tags[k] = v
-	}
-	if len(t.tags) > 50 {
-		return nil, awsapi.NewError("TagLimitExceeded", "Could not complete request: tag quota of per resource exceeded")
-	}
-	return nil, nil
+	return s.withTags(req, f, "sns:TagResource", func(tags map[string]string) (any, error) {
+		maps.Copy(tags, queryTags(f, "Tags"))
+		if len(tags) > 50 {
+			return nil, awsapi.NewError("TagLimitExceeded", "Could not complete request: tag quota of per resource exceeded")
+		}
+		return nil, nil
+	})
 }
 
 func (s *Service) untagResource(req *awsapi.Request, f form) (any, error) {
-	t, err := s.tagged(req, f, "sns:UntagResource")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, k := range queryList(f, "TagKeys") {
-		delete(t.tags, k)
-	}
-	return nil, nil
+	return s.withTags(req, f, "sns:UntagResource", func(tags map[string]string) (any, error) {
+		for _, k := range queryList(f, "TagKeys") {
+			delete(tags, k)
+		}
+		return nil, nil
+	})
 }
 
 func (s *Service) listTagsForResource(req *awsapi.Request, f form) (any, error) {
-	t, err := s.tagged(req, f, "sns:ListTagsForResource")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	keys := make([]string, 0, len(t.tags))
-	for k := range t.tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("<Tags>")
-	for _, k := range keys {
-		b.WriteString("<member>" + el("Key", k) + el("Value", t.tags[k]) + "</member>")
-	}
-	b.WriteString("</Tags>")
-	return b.String(), nil
+	return s.withTags(req, f, "sns:ListTagsForResource", func(tags map[string]string) (any, error) {
+		var b strings.Builder
+		b.WriteString("<Tags>")
+		for _, k := range slices.Sorted(maps.Keys(tags)) {
+			b.WriteString("<member>" + el("Key", k) + el("Value", tags[k]) + "</member>")
+		}
+		b.WriteString("</Tags>")
+		return b.String(), nil
+	})
 }
 
 // ---- publishing ----
@@ -974,23 +956,12 @@ func signature() string {
 }
 
 func (s *Service) deliver(sub subscription, m outgoing, at time.Time) error {
-	req := iampolicy.Request{Resource: sub.endpoint, PrincipalService: ServicePrincipal, SourceArn: sub.topicArn, SourceAccount: s.env.AccountID}
+	g := targets.Grant{Principal: ServicePrincipal, SourceArn: sub.topicArn, SourceAccount: s.env.AccountID, Denied: ErrNotAuthorized}
 	switch sub.protocol {
 	case "sqs":
-		if s.deps.Queues == nil {
-			return errors.New("no SQS service in the stack")
-		}
-		q, err := s.deps.Queues()
+		q, err := s.deps.Queue(g, sub.endpoint)
 		if err != nil {
 			return err
-		}
-		policy, exists := q.QueuePolicy(sub.endpoint)
-		if !exists {
-			return fmt.Errorf("queue %s does not exist", sub.endpoint)
-		}
-		req.Action = "sqs:SendMessage"
-		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
-			return ErrNotAuthorized
 		}
 		if sub.attrs["RawMessageDelivery"] == "true" {
 			_, err = q.DeliverAttributes(sub.endpoint, s.messageFor(m, "sqs"), m.attrs)
@@ -1003,20 +974,9 @@ func (s *Service) deliver(sub subscription, m outgoing, at time.Time) error {
 		_, err = q.DeliverAttributes(sub.endpoint, string(body), nil)
 		return err
 	case "lambda":
-		if s.deps.Functions == nil {
-			return errors.New("no Lambda service in the stack")
-		}
-		fn, err := s.deps.Functions()
+		fn, err := s.deps.Function(g, sub.endpoint)
 		if err != nil {
 			return err
-		}
-		policy, ok := fn.FunctionPolicy(sub.endpoint)
-		if !ok {
-			return fmt.Errorf("function %s does not exist or has no resource policy", sub.endpoint)
-		}
-		req.Action = "lambda:InvokeFunction"
-		if iampolicy.EvaluateResource(policy, req) != iampolicy.Allow {
-			return ErrNotAuthorized
 		}
 		event := map[string]any{"Records": []any{map[string]any{
 			"EventSource": "aws:sns", "EventVersion": "1.0", "EventSubscriptionArn": sub.arn,

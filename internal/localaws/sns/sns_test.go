@@ -13,6 +13,7 @@ import (
 	awssns "github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sns/types"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -61,10 +62,7 @@ func TestTopicsAndSubscriptions(t *testing.T) {
 		t.Fatalf("idempotent CreateTopic %v %v", again, err)
 	}
 	_, err = c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("events"), Attributes: map[string]string{"DisplayName": "other"}})
-	var invalid *types.InvalidParameterException
-	if !errors.As(err, &invalid) {
-		t.Fatalf("CreateTopic with other attributes: %v", err)
-	}
+	localawstest.WantError[*types.InvalidParameterException](t, err, "CreateTopic with other attributes")
 	if _, err := c.SetTopicAttributes(ctx, &awssns.SetTopicAttributesInput{TopicArn: out.TopicArn, AttributeName: aws.String("DisplayName"), AttributeValue: aws.String("Events")}); err != nil {
 		t.Fatal(err)
 	}
@@ -104,10 +102,7 @@ func TestTopicsAndSubscriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.GetTopicAttributes(ctx, &awssns.GetTopicAttributesInput{TopicArn: out.TopicArn})
-	var notFound *types.NotFoundException
-	if !errors.As(err, &notFound) {
-		t.Fatalf("deleted topic: %v", err)
-	}
+	localawstest.WantError[*types.NotFoundException](t, err, "deleted topic")
 }
 
 func receive(t *testing.T, c *awssqs.Client, url string, wait int32) []string {
@@ -128,14 +123,21 @@ func receive(t *testing.T, c *awssqs.Client, url string, wait int32) []string {
 	return bodies
 }
 
+// createTopic creates a standard topic.
+func createTopic(t *testing.T, c *awssns.Client, name string) *awssns.CreateTopicOutput {
+	t.Helper()
+	out, err := c.CreateTopic(context.Background(), &awssns.CreateTopicInput{Name: aws.String(name)})
+	if err != nil {
+		t.Fatalf("CreateTopic %s: %v", name, err)
+	}
+	return out
+}
+
 func TestPublishToSQSAllowedAndDenied(t *testing.T) {
 	t.Parallel()
 	svc, c, q := start(t)
 	ctx := context.Background()
-	topic, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("t")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topic := createTopic(t, c, "t")
 	mk := func(name, sourceArn string, raw bool) string {
 		out, err := q.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name)})
 		if err != nil {
@@ -195,10 +197,7 @@ func TestPublishBatch(t *testing.T) {
 	t.Parallel()
 	_, c, _ := start(t)
 	ctx := context.Background()
-	topic, err := c.CreateTopic(ctx, &awssns.CreateTopicInput{Name: aws.String("b")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topic := createTopic(t, c, "b")
 	out, err := c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
 		{Id: aws.String("1"), Message: aws.String("one")},
 		{Id: aws.String("2"), Message: aws.String("")},
@@ -217,24 +216,58 @@ func TestPublishBatch(t *testing.T) {
 	}
 	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
 		{Id: aws.String("1"), Message: aws.String("a")}, {Id: aws.String("1"), Message: aws.String("b")}}})
-	var dup *types.BatchEntryIdsNotDistinctException
-	if !errors.As(err, &dup) {
-		t.Fatalf("duplicate ids: %v", err)
-	}
+	localawstest.WantError[*types.BatchEntryIdsNotDistinctException](t, err, "duplicate ids")
 	many := make([]types.PublishBatchRequestEntry, 11)
 	for i := range many {
 		many[i] = types.PublishBatchRequestEntry{Id: aws.String(fmt.Sprint(i)), Message: aws.String("m")}
 	}
 	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: many})
-	var tooMany *types.TooManyEntriesInBatchRequestException
-	if !errors.As(err, &tooMany) {
-		t.Fatalf("11 entries: %v", err)
-	}
+	localawstest.WantError[*types.TooManyEntriesInBatchRequestException](t, err, "11 entries")
 	big := strings.Repeat("x", 200*1024)
 	_, err = c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []types.PublishBatchRequestEntry{
 		{Id: aws.String("a"), Message: aws.String(big)}, {Id: aws.String("b"), Message: aws.String(big)}}})
-	var tooLong *types.BatchRequestTooLongException
-	if !errors.As(err, &tooLong) {
-		t.Fatalf("over 256 KB: %v", err)
+	localawstest.WantError[*types.BatchRequestTooLongException](t, err, "over 256 KB")
+}
+
+func TestTopicTags(t *testing.T) {
+	t.Parallel()
+	_, c, _ := start(t)
+	ctx := context.Background()
+	arn := createTopic(t, c, "tagged").TopicArn
+	list := func() map[string]string {
+		t.Helper()
+		out, err := c.ListTagsForResource(ctx, &awssns.ListTagsForResourceInput{ResourceArn: arn})
+		if err != nil {
+			t.Fatalf("ListTagsForResource: %v", err)
+		}
+		m := map[string]string{}
+		for _, tag := range out.Tags {
+			m[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+		}
+		return m
 	}
+	if _, err := c.TagResource(ctx, &awssns.TagResourceInput{ResourceArn: arn, Tags: []types.Tag{
+		{Key: aws.String("team"), Value: aws.String("a")}, {Key: aws.String("env"), Value: aws.String("dev")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); len(got) != 2 || got["team"] != "a" || got["env"] != "dev" {
+		t.Fatalf("tags after TagResource = %v", got)
+	}
+	if _, err := c.UntagResource(ctx, &awssns.UntagResourceInput{ResourceArn: arn, TagKeys: []string{"env"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); len(got) != 1 || got["team"] != "a" {
+		t.Fatalf("tags after UntagResource = %v", got)
+	}
+	var many []types.Tag
+	for i := range 50 {
+		many = append(many, types.Tag{Key: aws.String(fmt.Sprintf("k%02d", i)), Value: aws.String("v")})
+	}
+	_, err := c.TagResource(ctx, &awssns.TagResourceInput{ResourceArn: arn, Tags: many})
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "TagLimitExceeded" {
+		t.Fatalf("51 tags: %v, want TagLimitExceeded", err)
+	}
+	_, err = c.ListTagsForResource(ctx, &awssns.ListTagsForResourceInput{ResourceArn: aws.String("arn:aws:sns:us-east-1:000000000000:none")})
+	localawstest.WantError[*types.NotFoundException](t, err, "tags of a missing topic")
 }

@@ -25,25 +25,16 @@ import (
 // protocol is a wire protocol the SDK client is switched to: SQS serves
 // both the JSON protocol of current SDKs and the awsQuery (XML) protocol of
 // older ones.
-type protocol struct {
-	name string
-	opt  func(*awssqs.Options)
-}
+type protocol = localawstest.Protocol[awssqs.Options]
 
 var protocols = []protocol{
-	{"json", func(*awssqs.Options) {}},
-	{"query", func(o *awssqs.Options) { o.Protocol = awsquery.New(schemas.AmazonSQS) }},
+	{Name: "json", Option: func(*awssqs.Options) {}},
+	{Name: "query", Option: func(o *awssqs.Options) { o.Protocol = awsquery.New(schemas.AmazonSQS) }},
 }
 
 // eachProtocol runs test once per wire protocol, in parallel.
 func eachProtocol(t *testing.T, test func(*testing.T, protocol)) {
-	t.Parallel()
-	for _, p := range protocols {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			test(t, p)
-		})
-	}
+	localawstest.EachProtocol(t, protocols, test)
 }
 
 func TestQueueLifecycle(t *testing.T) { eachProtocol(t, testQueueLifecycle) }
@@ -65,7 +56,7 @@ func start(t *testing.T, p protocol) (*localaws.Stack, *sqs.Service, *awssqs.Cli
 	if err := stack.Register(svc); err != nil {
 		t.Fatal(err)
 	}
-	return stack, svc, awssqs.NewFromConfig(localawstest.Config(stack), p.opt)
+	return stack, svc, awssqs.NewFromConfig(localawstest.Config(stack), p.Option)
 }
 
 func createQueue(t *testing.T, c *awssqs.Client, name string, attrs map[string]string) string {
@@ -79,12 +70,20 @@ func createQueue(t *testing.T, c *awssqs.Client, name string, attrs map[string]s
 
 func queueArn(t *testing.T, c *awssqs.Client, url string) string {
 	t.Helper()
-	out, err := c.GetQueueAttributes(context.Background(), &awssqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
-	if err != nil {
-		t.Fatal(err)
+	return queueAttributes(t, c, url, types.QueueAttributeNameQueueArn)["QueueArn"]
+}
+
+// queueAttributes reads the named attributes of a queue (all without names).
+func queueAttributes(t *testing.T, c *awssqs.Client, url string, names ...types.QueueAttributeName) map[string]string {
+	t.Helper()
+	if len(names) == 0 {
+		names = []types.QueueAttributeName{types.QueueAttributeNameAll}
 	}
-	return out.Attributes["QueueArn"]
+	out, err := c.GetQueueAttributes(context.Background(), &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: names})
+	if err != nil {
+		t.Fatalf("GetQueueAttributes: %v", err)
+	}
+	return out.Attributes
 }
 
 func testQueueLifecycle(t *testing.T, p protocol) {
@@ -99,14 +98,11 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 		t.Fatalf("idempotent create gave %s", again)
 	}
 	_, err := c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders"), Attributes: map[string]string{"VisibilityTimeout": "10"}})
-	var exists *types.QueueNameExists
-	if !errors.As(err, &exists) {
-		t.Fatalf("create with other attributes: %v, want QueueNameExists", err)
-	}
+	localawstest.WantError[*types.QueueNameExists](t, err, "create with other attributes")
 	// The JSON protocol carries the awsQuery code in x-amzn-query-error;
 	// awsQuery has it as the error's Code, which the SDK maps to the type.
 	var api smithy.APIError
-	if p.name == "json" && (!errors.As(err, &api) || api.ErrorCode() != "QueueAlreadyExists") {
+	if p.Name == "json" && (!errors.As(err, &api) || api.ErrorCode() != "QueueAlreadyExists") {
 		t.Fatalf("error code %v, want the query code QueueAlreadyExists", err)
 	}
 
@@ -114,43 +110,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	if err != nil || *got.QueueUrl != url {
 		t.Fatalf("GetQueueUrl: %v %v", got, err)
 	}
-	attrs, err := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, want := range map[string]string{
-		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "262144",
-		"ReceiveMessageWaitTimeSeconds": "0", "ApproximateNumberOfMessages": "0", "SqsManagedSseEnabled": "true",
-		"QueueArn": "arn:aws:sqs:us-east-1:000000000000:orders",
-	} {
-		if attrs.Attributes[k] != want {
-			t.Errorf("attribute %s = %q, want %q", k, attrs.Attributes[k], want)
-		}
-	}
-	if ts, _ := strconv.ParseInt(attrs.Attributes["CreatedTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).Unix() {
-		t.Errorf("CreatedTimestamp %q", attrs.Attributes["CreatedTimestamp"])
-	}
-
-	dlq := createQueue(t, c, "orders-dlq", nil)
-	redrive := fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":"3"}`, queueArn(t, c, dlq))
-	if _, err := c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{
-		"RedrivePolicy": redrive, "KmsMasterKeyId": "alias/aws/sqs", "SqsManagedSseEnabled": "false"}}); err != nil {
-		t.Fatal(err)
-	}
-	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"RedrivePolicy", "KmsMasterKeyId"}})
-	if attrs.Attributes["RedrivePolicy"] != fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":3}`, queueArn(t, c, dlq)) || attrs.Attributes["KmsMasterKeyId"] != "alias/aws/sqs" {
-		t.Fatalf("attributes after set: %v", attrs.Attributes)
-	}
-	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"VisibilityTimeout": "50000"}})
-	var badValue *types.InvalidAttributeValue
-	if !errors.As(err, &badValue) {
-		t.Fatalf("out of range: %v, want InvalidAttributeValue", err)
-	}
-	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Bogus": "1"}})
-	var badName *types.InvalidAttributeName
-	if !errors.As(err, &badName) {
-		t.Fatalf("unknown attribute: %v, want InvalidAttributeName", err)
-	}
+	dlq := checkQueueAttributes(t, c, url)
 
 	if _, err := c.TagQueue(ctx, &awssqs.TagQueueInput{QueueUrl: aws.String(url), Tags: map[string]string{"team": "a", "env": "dev"}}); err != nil {
 		t.Fatal(err)
@@ -180,19 +140,50 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 		t.Fatal(err)
 	}
 	_, err = c.GetQueueUrl(ctx, &awssqs.GetQueueUrlInput{QueueName: aws.String("orders")})
-	var missing *types.QueueDoesNotExist
-	if !errors.As(err, &missing) {
-		t.Fatalf("after delete: %v, want QueueDoesNotExist", err)
-	}
+	localawstest.WantError[*types.QueueDoesNotExist](t, err, "after delete")
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders")})
-	var recently *types.QueueDeletedRecently
-	if !errors.As(err, &recently) {
-		t.Fatalf("recreate at once: %v, want QueueDeletedRecently", err)
-	}
+	localawstest.WantError[*types.QueueDeletedRecently](t, err, "recreate at once")
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("bad name!")})
 	if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" {
 		t.Fatalf("bad name: %v", err)
 	}
+}
+
+// checkQueueAttributes checks the defaults of queue url (created with
+// VisibilityTimeout 45), sets a redrive policy to a new dead-letter queue,
+// whose URL it returns, and checks that invalid attributes are refused.
+func checkQueueAttributes(t *testing.T, c *awssqs.Client, url string) (dlq string) {
+	t.Helper()
+	ctx := context.Background()
+	attrs := queueAttributes(t, c, url)
+	for k, want := range map[string]string{
+		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "262144",
+		"ReceiveMessageWaitTimeSeconds": "0", "ApproximateNumberOfMessages": "0", "SqsManagedSseEnabled": "true",
+		"QueueArn": "arn:aws:sqs:us-east-1:000000000000:orders",
+	} {
+		if attrs[k] != want {
+			t.Errorf("attribute %s = %q, want %q", k, attrs[k], want)
+		}
+	}
+	if ts, _ := strconv.ParseInt(attrs["CreatedTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).Unix() {
+		t.Errorf("CreatedTimestamp %q", attrs["CreatedTimestamp"])
+	}
+
+	dlq = createQueue(t, c, "orders-dlq", nil)
+	redrive := fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":"3"}`, queueArn(t, c, dlq))
+	if _, err := c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{
+		"RedrivePolicy": redrive, "KmsMasterKeyId": "alias/aws/sqs", "SqsManagedSseEnabled": "false"}}); err != nil {
+		t.Fatal(err)
+	}
+	attrs = queueAttributes(t, c, url, "RedrivePolicy", "KmsMasterKeyId")
+	if attrs["RedrivePolicy"] != fmt.Sprintf(`{"deadLetterTargetArn":"%s","maxReceiveCount":3}`, queueArn(t, c, dlq)) || attrs["KmsMasterKeyId"] != "alias/aws/sqs" {
+		t.Fatalf("attributes after set: %v", attrs)
+	}
+	_, err := c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"VisibilityTimeout": "50000"}})
+	localawstest.WantError[*types.InvalidAttributeValue](t, err, "out of range")
+	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Bogus": "1"}})
+	localawstest.WantError[*types.InvalidAttributeName](t, err, "unknown attribute")
+	return dlq
 }
 
 func testSendReceiveDelete(t *testing.T, p protocol) {
@@ -239,21 +230,18 @@ func testSendReceiveDelete(t *testing.T, p protocol) {
 	if len(again.Messages) != 0 {
 		t.Fatal("an in-flight message was received again")
 	}
-	attrs, _ := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if attrs.Attributes["ApproximateNumberOfMessagesNotVisible"] != "1" || attrs.Attributes["ApproximateNumberOfMessages"] != "0" {
-		t.Fatalf("counts %v", attrs.Attributes)
+	attrs := queueAttributes(t, c, url)
+	if attrs["ApproximateNumberOfMessagesNotVisible"] != "1" || attrs["ApproximateNumberOfMessages"] != "0" {
+		t.Fatalf("counts %v", attrs)
 	}
 	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: aws.String("garbage")})
-	var invalid *types.ReceiptHandleIsInvalid
-	if !errors.As(err, &invalid) {
-		t.Fatalf("bad handle: %v", err)
-	}
-	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if attrs.Attributes["ApproximateNumberOfMessagesNotVisible"] != "0" {
-		t.Fatalf("after delete %v", attrs.Attributes)
+	localawstest.WantError[*types.ReceiptHandleIsInvalid](t, err, "bad handle")
+	attrs = queueAttributes(t, c, url)
+	if attrs["ApproximateNumberOfMessagesNotVisible"] != "0" {
+		t.Fatalf("after delete %v", attrs)
 	}
 }
 
@@ -274,22 +262,16 @@ func testBatches(t *testing.T, p protocol) {
 	}
 	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: []types.SendMessageBatchRequestEntry{
 		{Id: aws.String("a"), MessageBody: aws.String("one")}, {Id: aws.String("a"), MessageBody: aws.String("two")}}})
-	var dup *types.BatchEntryIdsNotDistinct
-	if !errors.As(err, &dup) {
-		t.Fatalf("duplicate ids: %v", err)
-	}
+	localawstest.WantError[*types.BatchEntryIdsNotDistinct](t, err, "duplicate ids")
 	entries := make([]types.SendMessageBatchRequestEntry, 11)
 	for i := range entries {
 		entries[i] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String("x")}
 	}
 	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
-	var tooMany *types.TooManyEntriesInBatchRequest
-	if !errors.As(err, &tooMany) {
-		t.Fatalf("11 entries: %v", err)
-	}
-	attrs, _ := c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if attrs.Attributes["ApproximateNumberOfMessages"] != "1" || attrs.Attributes["ApproximateNumberOfMessagesDelayed"] != "1" {
-		t.Fatalf("counts %v", attrs.Attributes)
+	localawstest.WantError[*types.TooManyEntriesInBatchRequest](t, err, "11 entries")
+	attrs := queueAttributes(t, c, url)
+	if attrs["ApproximateNumberOfMessages"] != "1" || attrs["ApproximateNumberOfMessagesDelayed"] != "1" {
+		t.Fatalf("counts %v", attrs)
 	}
 	got, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10})
 	if err != nil || len(got.Messages) != 1 || *got.Messages[0].Body != "one" {
@@ -319,13 +301,10 @@ func testBatches(t *testing.T, p protocol) {
 		t.Fatal(err)
 	}
 	_, err = c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)})
-	var inProgress *types.PurgeQueueInProgress
-	if !errors.As(err, &inProgress) {
-		t.Fatalf("second purge: %v", err)
-	}
-	attrs, _ = c.GetQueueAttributes(ctx, &awssqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{"All"}})
-	if attrs.Attributes["ApproximateNumberOfMessagesDelayed"] != "0" {
-		t.Fatalf("after purge %v", attrs.Attributes)
+	localawstest.WantError[*types.PurgeQueueInProgress](t, err, "second purge")
+	attrs = queueAttributes(t, c, url)
+	if attrs["ApproximateNumberOfMessagesDelayed"] != "0" {
+		t.Fatalf("after purge %v", attrs)
 	}
 }
 
@@ -416,10 +395,7 @@ func testVisibilityTimeoutAndRedrive(t *testing.T, p protocol) {
 	// The old receipt handle no longer refers to an in-flight message.
 	_, err = c.ChangeMessageVisibility(ctx, &awssqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(url),
 		ReceiptHandle: first.Messages[0].ReceiptHandle, VisibilityTimeout: 10})
-	var notInflight *types.MessageNotInflight
-	if !errors.As(err, &notInflight) {
-		t.Fatalf("change visibility of a moved message: %v", err)
-	}
+	localawstest.WantError[*types.MessageNotInflight](t, err, "change visibility of a moved message")
 	srcs, err := c.ListDeadLetterSourceQueues(ctx, &awssqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlq)})
 	if err != nil || len(srcs.QueueUrls) != 1 || srcs.QueueUrls[0] != url {
 		t.Fatalf("ListDeadLetterSourceQueues %v %v", srcs, err)

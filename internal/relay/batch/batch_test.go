@@ -64,31 +64,28 @@ func errFor(r outbox.Record) error {
 	return nil
 }
 
-func (f *fakeStore) MarkPublished(_ context.Context, rs []outbox.Record) []error {
+// record appends the ids of rs to list and fails the unwritable ones.
+func record(list *[]string, rs []outbox.Record, label func(int) string) []error {
 	errs := make([]error, len(rs))
 	for i, r := range rs {
-		f.marked = append(f.marked, r.EventID)
+		*list = append(*list, r.EventID+label(i))
 		errs[i] = errFor(r)
 	}
 	return errs
+}
+
+func noLabel(int) string { return "" }
+
+func (f *fakeStore) MarkPublished(_ context.Context, rs []outbox.Record) []error {
+	return record(&f.marked, rs, noLabel)
 }
 
 func (f *fakeStore) Delete(_ context.Context, rs []outbox.Record) []error {
-	errs := make([]error, len(rs))
-	for i, r := range rs {
-		f.deleted = append(f.deleted, r.EventID)
-		errs[i] = errFor(r)
-	}
-	return errs
+	return record(&f.deleted, rs, noLabel)
 }
 
 func (f *fakeStore) MarkFailed(_ context.Context, rs []outbox.Record, reasons []string) []error {
-	errs := make([]error, len(rs))
-	for i, r := range rs {
-		f.failed = append(f.failed, r.EventID+": "+reasons[i])
-		errs[i] = errFor(r)
-	}
-	return errs
+	return record(&f.failed, rs, func(i int) string { return ": " + reasons[i] })
 }
 
 func rec(id, source, detailType string, status outbox.Status) outbox.Record {

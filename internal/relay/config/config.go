@@ -39,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -119,20 +120,13 @@ type Config struct {
 	ReconcileShards int
 }
 
-// Error reports an invalid environment variable.
-type Error struct {
-	// Var is the name of the environment variable.
-	Var string
-	// Value is what it was set to.
-	Value string
-	// Problem says what is wrong with it.
-	Problem string
-	// Expected describes the valid form.
-	Expected string
-}
+// relaySettings opens the message of every error of the relay's
+// environment: a *validation.Error whose Field is the variable.
+const relaySettings validation.Subject = "relay configuration"
 
-func (e *Error) Error() string {
-	return fmt.Sprintf("relay configuration: %s=%q %s: expected %s", e.Var, e.Value, e.Problem, e.Expected)
+// invalid reports the variable name, set to value, as invalid.
+func invalid(name, value, problem, fix string) error {
+	return relaySettings.InvalidValue(name, value, problem, fix)
 }
 
 var (
@@ -145,7 +139,7 @@ var (
 
 // FromEnv reads the configuration with getenv (os.Getenv in the function) and
 // validates it: each variable of the table in turn, the first invalid one
-// stopping the read with its Error.
+// stopping the read with its *validation.Error.
 func FromEnv(getenv func(string) string) (Config, error) {
 	var c Config
 	for _, v := range variables {
@@ -196,15 +190,15 @@ var variables = []variable{
 	{name: EnvTopicARN, set: setTopicARN},
 	{name: EnvPublishedAction, set: oneOf(EnvPublishedAction, "is not a known action", func(c *Config) *Action { return &c.PublishedAction }, ActionMark, ActionDelete),
 		then: pendingIndexNeedsDelete},
-	{name: EnvPublishedTTL, set: duration(EnvPublishedTTL, DefaultPublishedTTL, "a Go duration such as \"720h\", or \"0\" to keep published items forever",
+	{name: EnvPublishedTTL, set: duration(EnvPublishedTTL, DefaultPublishedTTL, "use a Go duration such as \"720h\", or \"0\" to keep published items forever",
 		func(c *Config) *time.Duration { return &c.PublishedTTL })},
-	{name: EnvReconcileMinAge, set: duration(EnvReconcileMinAge, DefaultReconcileMinAge, "a Go duration such as \"5m\"",
+	{name: EnvReconcileMinAge, set: duration(EnvReconcileMinAge, DefaultReconcileMinAge, "use a Go duration such as \"5m\"",
 		func(c *Config) *time.Duration { return &c.ReconcileMinAge })},
 }
 
 func setTableName(c *Config, v string) error {
 	if v == "" {
-		return &Error{Var: EnvTableName, Problem: "is not set", Expected: "the name of the DynamoDB table that holds the outbox items"}
+		return invalid(EnvTableName, "", "is not set", "set it to the name of the DynamoDB table that holds the outbox items")
 	}
 	c.Table.Name = v
 	return nil
@@ -215,7 +209,7 @@ func setTableName(c *Config, v string) error {
 func attribute(name string, field func(*outbox.Table) *string) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		if v != "" && !attributeName.MatchString(v) {
-			return &Error{Var: name, Value: v, Problem: "is not a valid name", Expected: "a name of 1 to 255 characters without spaces"}
+			return invalid(name, v, "is not a valid name", "use a name of 1 to 255 characters without spaces")
 		}
 		*field(&c.Table) = v
 		return nil
@@ -228,7 +222,7 @@ func setPendingShards(c *Config, v string) error {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > outbox.MaxPendingShards {
-		return &Error{Var: EnvPendingShards, Value: v, Problem: "is out of range", Expected: fmt.Sprintf("a whole number from 1 to %d", outbox.MaxPendingShards)}
+		return invalid(EnvPendingShards, v, "is out of range", fmt.Sprintf("use a whole number from 1 to %d", outbox.MaxPendingShards))
 	}
 	c.Table.PendingShards = n
 	return nil
@@ -240,7 +234,7 @@ func setFormerPrefixes(c *Config, v string) error {
 	}
 	for _, p := range strings.Split(v, ",") {
 		if strings.TrimSpace(p) == "" {
-			return &Error{Var: EnvFormerSortKeyPrefixes, Value: v, Problem: "has an empty prefix", Expected: `comma-separated prefixes such as "OUTBOX#,EVT#"`}
+			return invalid(EnvFormerSortKeyPrefixes, v, "has an empty prefix", `use comma-separated prefixes such as "OUTBOX#,EVT#"`)
 		}
 		c.Table.FormerSortKeyPrefixes = append(c.Table.FormerSortKeyPrefixes, p)
 	}
@@ -253,7 +247,7 @@ func setPendingIndexEnabled(c *Config, v string) error {
 	case "false":
 		c.Table.NoPendingIndex = true
 	default:
-		return &Error{Var: EnvPendingIndexEnabled, Value: v, Problem: "is not a boolean", Expected: `"true" or "false"`}
+		return invalid(EnvPendingIndexEnabled, v, "is not a boolean", `use "true" or "false"`)
 	}
 	return nil
 }
@@ -275,8 +269,7 @@ func setReconcileShards(c *Config, v string) error {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < c.Table.PendingShards || n > outbox.MaxPendingShards {
-		return &Error{Var: EnvReconcileShards, Value: v, Problem: "is out of range",
-			Expected: fmt.Sprintf("a whole number from %s (%d) to %d", EnvPendingShards, c.Table.PendingShards, outbox.MaxPendingShards)}
+		return invalid(EnvReconcileShards, v, "is out of range", fmt.Sprintf("use a whole number from %s (%d) to %d", EnvPendingShards, c.Table.PendingShards, outbox.MaxPendingShards))
 	}
 	c.ReconcileShards = n
 	return nil
@@ -291,7 +284,7 @@ func setEventBus(c *Config, v string) error {
 		v = DefaultEventBus
 	}
 	if !busNamePattern.MatchString(v) && !busARNPattern.MatchString(v) {
-		return &Error{Var: EnvEventBus, Value: v, Problem: "is not an event bus name or ARN", Expected: `a bus name such as "default" or an ARN such as "arn:aws:events:us-east-1:123456789012:event-bus/orders"`}
+		return invalid(EnvEventBus, v, "is not an event bus name or ARN", `use a bus name such as "default" or an ARN such as "arn:aws:events:us-east-1:123456789012:event-bus/orders"`)
 	}
 	c.EventBus = v
 	return nil
@@ -304,11 +297,11 @@ func setTopicARN(c *Config, v string) error {
 	}
 	switch {
 	case v == "":
-		return &Error{Var: EnvTopicARN, Problem: "is not set", Expected: fmt.Sprintf(`the ARN of the SNS topic, required when %s is "sns"`, EnvTarget)}
+		return invalid(EnvTopicARN, "", "is not set", fmt.Sprintf(`set it to the ARN of the SNS topic, required when %s is "sns"`, EnvTarget))
 	case !topicARN.MatchString(v):
-		return &Error{Var: EnvTopicARN, Value: v, Problem: "is not an SNS topic ARN", Expected: `an ARN such as "arn:aws:sns:us-east-1:123456789012:orders"`}
+		return invalid(EnvTopicARN, v, "is not an SNS topic ARN", `use an ARN such as "arn:aws:sns:us-east-1:123456789012:orders"`)
 	case strings.HasSuffix(v, ".fifo"):
-		return &Error{Var: EnvTopicARN, Value: v, Problem: "is a FIFO topic", Expected: "a standard topic; the relay publishes in parallel and does not set message groups"}
+		return invalid(EnvTopicARN, v, "is a FIFO topic", "use a standard topic; the relay publishes in parallel and does not set message groups")
 	}
 	c.TopicARN = v
 	return nil
@@ -331,7 +324,7 @@ func oneOf[T ~string](name, problem string, field func(*Config) *T, values ...T)
 				return nil
 			}
 		}
-		return &Error{Var: name, Value: v, Problem: problem, Expected: strings.Join(quoted, " or ")}
+		return invalid(name, v, problem, "use "+strings.Join(quoted, " or "))
 	}
 }
 
@@ -341,21 +334,20 @@ func pendingIndexNeedsDelete(c *Config, getenv func(string) string) error {
 	if !c.Table.NoPendingIndex || c.PublishedAction == ActionDelete {
 		return nil
 	}
-	return &Error{Var: EnvPendingIndexEnabled, Value: strings.TrimSpace(getenv(EnvPendingIndexEnabled)), Problem: "is false while " + EnvPublishedAction + " is " + string(c.PublishedAction),
-		Expected: fmt.Sprintf(`"true", or %s "delete": without the pending index the reconciler scans the table, which must then hold only pending and failed items`, EnvPublishedAction)}
+	return invalid(EnvPendingIndexEnabled, strings.TrimSpace(getenv(EnvPendingIndexEnabled)), "is false while "+EnvPublishedAction+" is "+string(c.PublishedAction), fmt.Sprintf(`set it to "true", or set %s to "delete": without the pending index the reconciler scans the table, which must then hold only pending and failed items`, EnvPublishedAction))
 }
 
 // duration reads a Go duration that is not negative; empty is def.
-func duration(name string, def time.Duration, expected string, field func(*Config) *time.Duration) func(*Config, string) error {
+func duration(name string, def time.Duration, fix string, field func(*Config) *time.Duration) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		d := def
 		if v != "" {
 			var err error
 			if d, err = time.ParseDuration(v); err != nil {
-				return &Error{Var: name, Value: v, Problem: "is not a duration", Expected: expected}
+				return invalid(name, v, "is not a duration", fix)
 			}
 			if d < 0 {
-				return &Error{Var: name, Value: v, Problem: "is negative", Expected: expected}
+				return invalid(name, v, "is negative", fix)
 			}
 		}
 		*field(c) = d
@@ -363,7 +355,7 @@ func duration(name string, def time.Duration, expected string, field func(*Confi
 	}
 }
 
-// tableError turns an outbox.ConfigError into an Error naming the variable.
+// tableError turns an outbox.ConfigError into an error naming the variable.
 func tableError(t outbox.Table, err error) error {
 	var ce *outbox.ConfigError
 	if !errors.As(err, &ce) {
@@ -384,5 +376,5 @@ func tableError(t outbox.Table, err error) error {
 	case "NoPendingIndex":
 		env, value = EnvPendingIndexEnabled, "false"
 	}
-	return &Error{Var: env, Value: value, Problem: ce.Problem, Expected: ce.Fix}
+	return invalid(env, value, ce.Problem, ce.Fix)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -102,7 +103,7 @@ func TestFromEnvErrors(t *testing.T) {
 		{"reconcile shards below pending shards", map[string]string{EnvPendingShards: "8", EnvReconcileShards: "4"}, EnvReconcileShards, "from OUTBOX_PENDING_SHARDS (8) to 256"},
 		{"reconcile shards not a number", map[string]string{EnvReconcileShards: "all"}, EnvReconcileShards, "256"},
 		{"pending index not a boolean", map[string]string{EnvPendingIndexEnabled: "no"}, EnvPendingIndexEnabled, `"true" or "false"`},
-		{"no pending index in mark mode", map[string]string{EnvPendingIndexEnabled: "false"}, EnvPendingIndexEnabled, `OUTBOX_PUBLISHED_ACTION "delete"`},
+		{"no pending index in mark mode", map[string]string{EnvPendingIndexEnabled: "false"}, EnvPendingIndexEnabled, `set OUTBOX_PUBLISHED_ACTION to "delete"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,12 +116,12 @@ func TestFromEnvErrors(t *testing.T) {
 				vars[k] = v
 			}
 			_, err := FromEnv(env(vars))
-			var e *Error
+			var e *validation.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("error %v (%T), want *Error", err, err)
+				t.Fatalf("error %v (%T), want *validation.Error", err, err)
 			}
-			if e.Var != tt.wantVar {
-				t.Errorf("error names %s, want %s: %v", e.Var, tt.wantVar, err)
+			if e.Field != tt.wantVar {
+				t.Errorf("error names %s, want %s: %v", e.Field, tt.wantVar, err)
 			}
 			if msg := err.Error(); !strings.Contains(msg, tt.wantVar) || !strings.Contains(msg, tt.want) {
 				t.Errorf("message %q lacks %q or %q", msg, tt.wantVar, tt.want)

@@ -20,9 +20,7 @@ func TestNaive(t *testing.T) {
 			t.Parallel()
 			fake := relaytest.New(t, table)
 			records := relaytest.Records(table, 5, 16)
-			for _, r := range records {
-				fake.PutRecord(r)
-			}
+			fake.PutRecords(records)
 			fake.EntryError = func(id string, _ int) string {
 				if id == records[2].EventID {
 					return "MalformedDetail"

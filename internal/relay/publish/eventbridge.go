@@ -86,12 +86,7 @@ func (p *EventBridge) Publish(ctx context.Context, records []outbox.Record) []Re
 		sizes = append(sizes, size)
 		index = append(index, i)
 	}
-	chunks := Chunks(sizes, MaxBatchEntries, MaxBatchBytes)
-	for _, c := range chunks {
-		for k := range c {
-			c[k] = index[c[k]]
-		}
-	}
+	chunks := acceptedChunks(sizes, index)
 	send := func(ctx context.Context, idx []int) ([]entryResult, error) {
 		in := &eventbridge.PutEventsInput{Entries: make([]types.PutEventsRequestEntry, len(idx))}
 		for k, i := range idx {

@@ -98,6 +98,19 @@ func Chunks(sizes []int, maxCount, maxBytes int) [][]int {
 	return chunks
 }
 
+// acceptedChunks is Chunks of the accepted entries, of the given sizes,
+// with each index turned into the entry's index in the batch (index[i] is
+// the batch index of accepted entry i).
+func acceptedChunks(sizes, index []int) [][]int {
+	chunks := Chunks(sizes, MaxBatchEntries, MaxBatchBytes)
+	for _, c := range chunks {
+		for k := range c {
+			c[k] = index[c[k]]
+		}
+	}
+	return chunks
+}
+
 // entryResult is what a batch call says about one of its entries.
 type entryResult struct {
 	ok      bool

@@ -90,12 +90,7 @@ func (p *SNS) Publish(ctx context.Context, records []outbox.Record) []Result {
 		sizes = append(sizes, size)
 		index = append(index, i)
 	}
-	chunks := Chunks(sizes, MaxBatchEntries, MaxBatchBytes)
-	for _, c := range chunks {
-		for k := range c {
-			c[k] = index[c[k]]
-		}
-	}
+	chunks := acceptedChunks(sizes, index)
 	send := func(ctx context.Context, idx []int) ([]entryResult, error) {
 		in := &sns.PublishBatchInput{TopicArn: aws.String(p.TopicARN), PublishBatchRequestEntries: make([]types.PublishBatchRequestEntry, len(idx))}
 		for k, i := range idx {

@@ -55,24 +55,7 @@ func New(tb testing.TB, table outbox.Table) *AWS {
 // createTable creates the outbox table with its pending index and waits
 // until it is active.
 func createTable(ctx context.Context, db *dynamodb.Client, t outbox.Table) error {
-	in := &dynamodb.CreateTableInput{
-		TableName: aws.String(t.Name),
-		AttributeDefinitions: []ddb.AttributeDefinition{
-			{AttributeName: aws.String(t.PartitionKey), AttributeType: ddb.ScalarAttributeTypeS},
-			{AttributeName: aws.String(t.SortKey), AttributeType: ddb.ScalarAttributeTypeS},
-		},
-		KeySchema: []ddb.KeySchemaElement{
-			{AttributeName: aws.String(t.PartitionKey), KeyType: ddb.KeyTypeHash},
-			{AttributeName: aws.String(t.SortKey), KeyType: ddb.KeyTypeRange},
-		},
-		BillingMode: ddb.BillingModePayPerRequest,
-	}
-	if !t.NoPendingIndex {
-		index, indexAttrs := t.PendingIndex()
-		in.AttributeDefinitions = append(in.AttributeDefinitions, indexAttrs...)
-		in.GlobalSecondaryIndexes = []ddb.GlobalSecondaryIndex{index}
-	}
-	_, err := db.CreateTable(ctx, in)
+	_, err := db.CreateTable(ctx, t.CreateTableInput())
 	if err != nil {
 		return fmt.Errorf("creating table %s: %w", t.Name, err)
 	}
@@ -87,28 +70,34 @@ func createTable(ctx context.Context, db *dynamodb.Client, t outbox.Table) error
 
 // UpdateItem is the engine's, after WriteError.
 func (f *AWS) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	done, err := f.begin(ctx, OpUpdateItem)
-	defer done()
-	if err != nil {
-		return nil, err
-	}
-	if err := f.writeError(in.Key); err != nil {
-		return nil, err
-	}
-	return f.db.UpdateItem(ctx, in, opts...)
+	return serveWrite(ctx, f, OpUpdateItem, in.Key, func() (*dynamodb.UpdateItemOutput, error) { return f.db.UpdateItem(ctx, in, opts...) })
 }
 
 // DeleteItem is the engine's, after WriteError (used by the naive relay).
 func (f *AWS) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	done, err := f.begin(ctx, OpDeleteItem)
+	return serveWrite(ctx, f, OpDeleteItem, in.Key, func() (*dynamodb.DeleteItemOutput, error) { return f.db.DeleteItem(ctx, in, opts...) })
+}
+
+// serve runs do as the call op: counted, timed, delayed and failed as
+// begin says before do runs.
+func serve[O any](ctx context.Context, f *AWS, op string, do func() (*O, error)) (*O, error) {
+	done, err := f.begin(ctx, op)
 	defer done()
 	if err != nil {
 		return nil, err
 	}
-	if err := f.writeError(in.Key); err != nil {
-		return nil, err
-	}
-	return f.db.DeleteItem(ctx, in, opts...)
+	return do()
+}
+
+// serveWrite is serve for a write of the item with key, which WriteError
+// may fail first.
+func serveWrite[O any](ctx context.Context, f *AWS, op string, key map[string]ddb.AttributeValue, do func() (*O, error)) (*O, error) {
+	return serve(ctx, f, op, func() (*O, error) {
+		if err := f.writeError(key); err != nil {
+			return nil, err
+		}
+		return do()
+	})
 }
 
 // writeError consults WriteError for the item with the given key.
@@ -186,18 +175,15 @@ func (f *AWS) sortKey(wr ddb.WriteRequest) string {
 
 // Query is the engine's. Its consumed read units are counted.
 func (f *AWS) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	done, err := f.begin(ctx, OpQuery)
-	defer done()
-	if err != nil {
-		return nil, err
-	}
-	req := *in
-	req.ReturnConsumedCapacity = ddb.ReturnConsumedCapacityTotal
-	out, err := f.db.Query(ctx, &req, opts...)
-	if err == nil {
-		f.addReadUnits(out.ConsumedCapacity)
-	}
-	return out, err
+	return serve(ctx, f, OpQuery, func() (*dynamodb.QueryOutput, error) {
+		req := *in
+		req.ReturnConsumedCapacity = ddb.ReturnConsumedCapacityTotal
+		out, err := f.db.Query(ctx, &req, opts...)
+		if err == nil {
+			f.addReadUnits(out.ConsumedCapacity)
+		}
+		return out, err
+	})
 }
 
 // Scan is the engine's, with parallel scans served here: the local stack
@@ -241,12 +227,7 @@ func segmentOf(pk string, total int32) uint32 {
 
 // DescribeTable is the engine's.
 func (f *AWS) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	done, err := f.begin(ctx, OpDescribeTable)
-	defer done()
-	if err != nil {
-		return nil, err
-	}
-	return f.db.DescribeTable(ctx, in, opts...)
+	return serve(ctx, f, OpDescribeTable, func() (*dynamodb.DescribeTableOutput, error) { return f.db.DescribeTable(ctx, in, opts...) })
 }
 
 // BatchGetItem is the engine's, after ReadError. Its read units are counted
@@ -350,8 +331,9 @@ func (f *AWS) ReadUnits() float64 {
 }
 
 // ItemSize is DynamoDB's size of an item: the lengths of its attribute names
-// and values (strings and binaries by length, numbers by their digits,
-// roughly; others a byte or the sum of their elements, plus 3 per list or map).
+// and values (strings, binaries and string sets by length, numbers about
+// one byte per two digits plus one; others a byte or the sum of their
+// elements, plus 3 per list or map).
 func ItemSize(item map[string]ddb.AttributeValue) int {
 	n := 0
 	for name, v := range item {
@@ -374,6 +356,12 @@ func valueSize(v ddb.AttributeValue) int {
 		n := 3
 		for _, e := range v.Value {
 			n += 1 + valueSize(e)
+		}
+		return n
+	case *ddb.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
 		}
 		return n
 	}

@@ -76,3 +76,18 @@ func TestQueryResumesAfterSettledPage(t *testing.T) {
 func batchDelete(table outbox.Table, r outbox.Record) *dynamodb.BatchWriteItemInput {
 	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]ddb.WriteRequest{table.Name: {table.Delete(r)}}}
 }
+
+func TestItemSize(t *testing.T) {
+	t.Parallel()
+	item := map[string]ddb.AttributeValue{
+		"pk":   &ddb.AttributeValueMemberS{Value: "ORDER#1"},                                                                  // 2 + 7
+		"n":    &ddb.AttributeValueMemberN{Value: "1234"},                                                                     // 1 + 3
+		"ok":   &ddb.AttributeValueMemberBOOL{Value: true},                                                                    // 2 + 1
+		"tags": &ddb.AttributeValueMemberSS{Value: []string{"a", "bc"}},                                                       // 4 + 3
+		"m":    &ddb.AttributeValueMemberM{Value: map[string]ddb.AttributeValue{"k": &ddb.AttributeValueMemberS{Value: "v"}}}, // 1 + 3 + 2
+		"l":    &ddb.AttributeValueMemberL{Value: []ddb.AttributeValue{&ddb.AttributeValueMemberS{Value: "xy"}}},              // 1 + 3 + 1 + 2
+	}
+	if got, want := relaytest.ItemSize(item), 9+4+3+7+6+7; got != want {
+		t.Errorf("ItemSize = %d, want %d", got, want)
+	}
+}

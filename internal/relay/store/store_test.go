@@ -22,9 +22,7 @@ func TestDeleteChunksAndDuplicates(t *testing.T) {
 	table := outbox.Table{Name: "outbox"}.WithDefaults()
 	fake := relaytest.New(t, table)
 	records := relaytest.Records(table, 51, 16)
-	for _, r := range records {
-		fake.PutRecord(r)
-	}
+	fake.PutRecords(records)
 	// The same record twice (redelivered), which BatchWriteItem would refuse
 	// within one call.
 	batch := append(append([]outbox.Record{}, records...), records[3])

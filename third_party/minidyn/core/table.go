@@ -346,12 +346,21 @@ func (t *Table) parseStartKey(schema keySchema, startkeyAttr map[string]*types.I
 
 // fetchQueryData returns the index searched (nil for the table), the primary
 // keys of the items it holds in search order, and how many there are.
+// A Query reads only the range of its partition (partition.go).
 func (t *Table) fetchQueryData(input QueryInput) (*index, iter.Seq[string], int64) {
 	if input.Index != "" {
 		i := t.Indexes[input.Index]
 		keys, n := i.primaryKeys(input.ScanIndexForward), i.count()
 
+		if hash, ok := t.partitionValue(input, i.keySchema); ok {
+			keys = i.partitionKeys(hash, input.ScanIndexForward)
+		}
+
 		return i, keys, n
+	}
+
+	if hash, ok := t.partitionValue(input, t.KeySchema); ok {
+		return nil, t.partitionKeys(hash, input.ScanIndexForward), int64(t.keys.Len())
 	}
 
 	return nil, t.primaryKeys(input.ScanIndexForward), int64(t.keys.Len())

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/interpreter/language"
 	"github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/types"
@@ -24,17 +26,16 @@ type Language struct {
 
 // Match evalute the item with given expression and attributes
 func (li *Language) Match(input MatchInput) (bool, error) {
-	l := language.NewLexer(input.Expression)
-	p := language.NewParser(l)
-	conditional := p.ParseConditionalExpression()
+	pc := parseConditional(input.Expression)
+	conditional, errs := pc.conditional, pc.errs
 
-	if len(p.Errors()) != 0 {
-		detail := strings.Join(p.Errors(), "; ")
+	if len(errs) != 0 {
+		detail := strings.Join(errs, "; ")
 		if input.ExpressionType == ExpressionTypeKey {
 			return false, fmt.Errorf("Invalid KeyConditionExpression: %w; %s", ErrSyntaxError, detail) //nolint:staticcheck,ST1005 // DynamoDB ValidationException wording (parity)
 		}
 
-		return false, fmt.Errorf("%w: %s", ErrSyntaxError, strings.Join(p.Errors(), "\n"))
+		return false, fmt.Errorf("%w: %s", ErrSyntaxError, strings.Join(errs, "\n"))
 	}
 
 	if conditional.Expression == nil {
@@ -56,11 +57,7 @@ func (li *Language) Match(input MatchInput) (bool, error) {
 
 	env.Aliases = aliases
 
-	item := map[string]*types.Item{}
-
-	maps.Copy(item, input.Item)
-
-	err := env.AddAttributes(item)
+	err := env.AddAttributes(referenced(input.Item, pc.words, input.Aliases))
 	if err != nil {
 		return false, fmt.Errorf("%w: %s", ErrUnsupportedFeature, err.Error())
 	}
@@ -85,6 +82,72 @@ func (li *Language) Match(input MatchInput) (bool, error) {
 	}
 
 	return result == language.TRUE, nil
+}
+
+// parsedConditions holds the conditional expressions Match parsed: a
+// Query or Scan matches one expression against every candidate item, and
+// evaluation only reads the syntax tree. It is emptied when it holds
+// maxParsedConditions expressions.
+var parsedConditions struct {
+	sync.Mutex
+	exprs map[string]parsedCondition
+}
+
+type parsedCondition struct {
+	conditional *language.ConditionalExpression
+	errs        []string
+	words       []string
+}
+
+const maxParsedConditions = 1024
+
+// parseConditional parses a conditional expression once.
+func parseConditional(expr string) parsedCondition {
+	parsedConditions.Lock()
+	pc, ok := parsedConditions.exprs[expr]
+	parsedConditions.Unlock()
+
+	if ok {
+		return pc
+	}
+
+	p := language.NewParser(language.NewLexer(expr))
+	pc = parsedCondition{conditional: p.ParseConditionalExpression(), errs: p.Errors(), words: expressionWord.FindAllString(expr, -1)}
+
+	parsedConditions.Lock()
+	if parsedConditions.exprs == nil || len(parsedConditions.exprs) >= maxParsedConditions {
+		parsedConditions.exprs = map[string]parsedCondition{}
+	}
+
+	parsedConditions.exprs[expr] = pc
+	parsedConditions.Unlock()
+
+	return pc
+}
+
+// expressionWord finds the names an expression can refer to: attribute
+// names, the parts of document paths, and #name placeholders (with
+// function names and keywords besides, which name no attribute).
+var expressionWord = regexp.MustCompile(`#?[A-Za-z_][A-Za-z0-9_]*`)
+
+// referenced returns the attributes of item that an expression with the
+// given words can read: evaluating a condition converts only those, not
+// every attribute of every candidate item.
+func referenced(item map[string]*types.Item, words []string, aliases map[string]string) map[string]*types.Item {
+	out := make(map[string]*types.Item, len(words))
+
+	for _, w := range words {
+		name := w
+		if strings.HasPrefix(w, "#") {
+			name = aliases[w]
+		}
+
+		if v, ok := item[name]; ok {
+			out[name] = v
+		}
+	}
+
+	return out
 }
 
 // matchExpressionLabel maps a MatchInput expression type to its DynamoDB expression label

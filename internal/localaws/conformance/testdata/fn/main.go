@@ -35,26 +35,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/conformance"
 )
-
-// Received is one record as the function saw it.
-type Received struct {
-	Seq          string                       `json:"seq"`
-	EventName    string                       `json:"eventName"`
-	PK           string                       `json:"pk"`
-	SK           string                       `json:"sk"`
-	UserIdentity *events.DynamoDBUserIdentity `json:"userIdentity,omitempty"`
-}
-
-// Report is the message sent to RECORD_QUEUE_URL.
-type Report struct {
-	Phase     string     `json:"phase"`
-	RequestID string     `json:"requestId"`
-	PID       int        `json:"pid"`
-	AtNanos   int64      `json:"atNanos"`
-	Records   []Received `json:"records"`
-	Failed    []string   `json:"failed,omitempty"`
-}
 
 type command struct {
 	Action string `json:"action"`
@@ -104,7 +86,7 @@ func handle(ctx context.Context, raw json.RawMessage) (any, error) {
 }
 
 func handleStream(ctx context.Context, at int64, ev events.DynamoDBEvent) (any, error) {
-	rep := Report{Phase: "start", PID: os.Getpid(), AtNanos: at}
+	rep := conformance.Report{Phase: "start", PID: os.Getpid(), AtNanos: at}
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		rep.RequestID = lc.AwsRequestID
 	}
@@ -112,7 +94,7 @@ func handleStream(ctx context.Context, at int64, ev events.DynamoDBEvent) (any, 
 	var failed []string
 	mu.Lock()
 	for _, r := range ev.Records {
-		rc := Received{Seq: r.Change.SequenceNumber, EventName: r.EventName, UserIdentity: r.UserIdentity}
+		rc := conformance.Received{Seq: r.Change.SequenceNumber, EventName: r.EventName, UserIdentity: r.UserIdentity}
 		if v, ok := r.Change.Keys["PK"]; ok && v.DataType() == events.DataTypeString {
 			rc.PK = v.String()
 		}
@@ -157,7 +139,7 @@ func handleStream(ctx context.Context, at int64, ev events.DynamoDBEvent) (any, 
 	return resp, nil
 }
 
-func send(ctx context.Context, rep Report) error {
+func send(ctx context.Context, rep conformance.Report) error {
 	url := os.Getenv("RECORD_QUEUE_URL")
 	if url == "" {
 		return nil

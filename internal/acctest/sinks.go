@@ -1,0 +1,180 @@
+package acctest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Sink is an SQS queue that receives what the pipeline publishes: through
+// an EventBridge rule, or an SNS subscription.
+type Sink struct {
+	Env      *Env
+	QueueURL string
+	QueueARN string
+}
+
+// NewQueue creates a queue, deleted when the test ends, with the policy
+// that policy builds from its ARN (none when nil).
+func (e *Env) NewQueue(name string, policy func(arn string) string) Sink {
+	e.T.Helper()
+	c := sqs.NewFromConfig(e.Cfg)
+	out, err := c.CreateQueue(e.Ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	if err != nil {
+		e.T.Fatalf("creating queue %s: %v", name, err)
+	}
+	url := aws.ToString(out.QueueUrl)
+	e.T.Cleanup(func() { _, _ = c.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(url)}) })
+	attrs, err := c.GetQueueAttributes(e.Ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	s := Sink{Env: e, QueueURL: url, QueueARN: attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]}
+	if policy != nil {
+		if _, err := c.SetQueueAttributes(e.Ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": policy(s.QueueARN)}}); err != nil {
+			e.T.Fatalf("setting the policy of %s: %v", name, err)
+		}
+	}
+	return s
+}
+
+// QueuePolicy builds a queue policy that lets service send messages on
+// behalf of sourceARN.
+func QueuePolicy(service, sourceARN string) func(string) string {
+	return func(queueARN string) string {
+		b, _ := json.Marshal(map[string]any{
+			"Version": "2012-10-17",
+			"Statement": []any{map[string]any{
+				"Effect": "Allow", "Principal": map[string]any{"Service": service},
+				"Action": "sqs:SendMessage", "Resource": queueARN,
+				"Condition": map[string]any{"ArnEquals": map[string]any{"aws:SourceArn": sourceARN}},
+			}},
+		})
+		return string(b)
+	}
+}
+
+// NewBusSink creates a queue and a rule on the default bus that sends it
+// every event of source.
+func (e *Env) NewBusSink(source string) Sink {
+	e.T.Helper()
+	eb := eventbridge.NewFromConfig(e.Cfg)
+	rule := e.Name("acc-sink")
+	pattern, _ := json.Marshal(map[string]any{"source": []string{source}})
+	out, err := eb.PutRule(e.Ctx, &eventbridge.PutRuleInput{Name: aws.String(rule), EventPattern: aws.String(string(pattern))})
+	if err != nil {
+		e.T.Fatalf("creating rule: %v", err)
+	}
+	s := e.NewQueue(e.Name("acc-bus-sink"), QueuePolicy("events.amazonaws.com", aws.ToString(out.RuleArn)))
+	if _, err := eb.PutTargets(e.Ctx, &eventbridge.PutTargetsInput{Rule: aws.String(rule), Targets: []ebtypes.Target{{Id: aws.String("sink"), Arn: aws.String(s.QueueARN)}}}); err != nil {
+		e.T.Fatalf("adding the rule's target: %v", err)
+	}
+	e.T.Cleanup(func() {
+		ctx := context.Background()
+		_, _ = eb.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), Ids: []string{"sink"}})
+		_, _ = eb.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule)})
+	})
+	return s
+}
+
+// NewTopicSink creates a topic and a queue subscribed to it; it returns
+// the topic's ARN.
+func (e *Env) NewTopicSink() (Sink, string) {
+	e.T.Helper()
+	c := sns.NewFromConfig(e.Cfg)
+	out, err := c.CreateTopic(e.Ctx, &sns.CreateTopicInput{Name: aws.String(e.Name("acc-topic"))})
+	if err != nil {
+		e.T.Fatalf("creating topic: %v", err)
+	}
+	topic := aws.ToString(out.TopicArn)
+	e.T.Cleanup(func() { _, _ = c.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: aws.String(topic)}) })
+	s := e.NewQueue(e.Name("acc-topic-sink"), QueuePolicy("sns.amazonaws.com", topic))
+	if _, err := c.Subscribe(e.Ctx, &sns.SubscribeInput{TopicArn: aws.String(topic), Protocol: aws.String("sqs"), Endpoint: aws.String(s.QueueARN)}); err != nil {
+		e.T.Fatalf("subscribing the queue: %v", err)
+	}
+	return s, topic
+}
+
+// Event is what a consumer sees: the EventBridge envelope (also the SNS
+// message body).
+type Event struct {
+	ID         string `json:"id"`
+	Source     string `json:"source"`
+	DetailType string `json:"detail-type"`
+	Detail     struct {
+		Metadata struct {
+			EventID    string `json:"eventId"`
+			OccurredAt string `json:"occurredAt"`
+		} `json:"metadata"`
+		Data json.RawMessage `json:"data"`
+	} `json:"detail"`
+}
+
+// Receive drains the queue until every id in want has arrived, and returns
+// the events by event id.
+func (s Sink) Receive(want []outbox.Record) (map[string]Event, error) {
+	c := sqs.NewFromConfig(s.Env.Cfg)
+	got := map[string]Event{}
+	err := Wait(s.Env.Ctx, "receiving the published events", func() error {
+		out, err := c.ReceiveMessage(s.Env.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(s.QueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+		if err != nil {
+			return err
+		}
+		for _, m := range out.Messages {
+			body := aws.ToString(m.Body)
+			var n struct {
+				Type    string `json:"Type"`
+				Message string `json:"Message"`
+			}
+			if json.Unmarshal([]byte(body), &n) == nil && n.Type == "Notification" {
+				body = n.Message
+			}
+			var ev Event
+			if err := json.Unmarshal([]byte(body), &ev); err != nil {
+				return fmt.Errorf("message %q: %w", body, err)
+			}
+			got[ev.Detail.Metadata.EventID] = ev
+			_, _ = c.DeleteMessage(s.Env.Ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(s.QueueURL), ReceiptHandle: m.ReceiptHandle})
+		}
+		var missing []string
+		for _, r := range want {
+			if _, ok := got[r.EventID]; !ok {
+				missing = append(missing, r.EventID)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("%d of %d events missing", len(missing), len(want))
+		}
+		return nil
+	})
+	return got, err
+}
+
+// CheckEvents checks the envelope of every received event against the
+// record written.
+func CheckEvents(want []outbox.Record, got map[string]Event) error {
+	for _, r := range want {
+		ev := got[r.EventID]
+		if ev.Source != r.Source || ev.DetailType != r.DetailType || ev.Detail.Metadata.EventID != r.EventID || ev.ID == "" {
+			return fmt.Errorf("event %s arrived as %+v; want source %q, detail-type %q", r.EventID, ev, r.Source, r.DetailType)
+		}
+		var wantData, gotData any
+		_ = json.Unmarshal(r.Detail, &wantData)
+		if err := json.Unmarshal(ev.Detail.Data, &gotData); err != nil || fmt.Sprint(wantData) != fmt.Sprint(gotData) {
+			return fmt.Errorf("event %s: detail.data = %s, want %s", r.EventID, ev.Detail.Data, r.Detail)
+		}
+		if ev.Detail.Metadata.OccurredAt == "" {
+			return fmt.Errorf("event %s has no detail.metadata.occurredAt", r.EventID)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+package localawstest_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+)
+
+// fatalRecorder is a testing.TB whose Fatalf records instead of stopping.
+type fatalRecorder struct {
+	testing.TB
+	failed string
+}
+
+func (r *fatalRecorder) Helper() {}
+func (r *fatalRecorder) Fatalf(format string, args ...any) {
+	r.failed = fmt.Sprintf(format, args...)
+}
+
+func TestWantError(t *testing.T) {
+	t.Parallel()
+	wrapped := fmt.Errorf("deleting: %w", &types.QueueDoesNotExist{Message: new("gone")})
+	ok := &fatalRecorder{TB: t}
+	if got := localawstest.ErrorAs[*types.QueueDoesNotExist](ok, wrapped, "DeleteQueue"); got == nil || ok.failed != "" {
+		t.Errorf("a wrapped QueueDoesNotExist: got %v, failure %q; want it returned and no failure", got, ok.failed)
+	}
+	other := &fatalRecorder{TB: t}
+	localawstest.WantError[*types.QueueDoesNotExist](other, &types.PurgeQueueInProgress{}, "DeleteQueue")
+	if other.failed == "" {
+		t.Error("another error type passed")
+	}
+	none := &fatalRecorder{TB: t}
+	localawstest.WantError[*types.QueueDoesNotExist](none, nil, "DeleteQueue")
+	if none.failed == "" {
+		t.Error("a nil error passed")
+	}
+}

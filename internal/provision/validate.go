@@ -1,0 +1,270 @@
+package provision
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Validation patterns, from the limits of the services involved.
+var (
+	// Lambda function names allow [A-Za-z0-9_-]; IAM role names are a
+	// superset. MaxNameLength leaves room for the longest suffix.
+	namePattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	tableNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+	busNamePattern   = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
+	busARNPattern    = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
+	topicARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+)
+
+// MaxNameLength is the longest Spec.Name: the longest component name
+// (Name + "-reconciler") must fit the 64 characters of Lambda and IAM.
+const MaxNameLength = 64 - len(suffixReconciler)
+
+// logRetentionDays are the values CloudWatch Logs accepts.
+var logRetentionDays = []int32{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
+
+// ValidationError names the field of a Spec at fault and the fix; its
+// Field is the path of the field, as in Go ("Mapping.BatchSize").
+type ValidationError = validation.Error
+
+// pipelineSettings opens the message of every ValidationError of a Spec.
+const pipelineSettings validation.Subject = "outbox pipeline"
+
+// invalidAgainst is invalid for a check of field against related fields.
+func invalidAgainst(field string, related []string, fix, problem string, args ...any) error {
+	return pipelineSettings.InvalidAgainst(field, related, fix, problem, args...)
+}
+
+func invalid(field, fix, problem string, args ...any) error {
+	return pipelineSettings.Invalid(field, fix, problem, args...)
+}
+
+// Validate reports the problems of s that can be found without AWS, each
+// a *ValidationError, joined (errors.Join): the first of each group of
+// settings (name, table, target, ...). It applies the defaults first, so a
+// Spec with only a Name is valid.
+func (s Spec) Validate() error {
+	s = s.WithDefaults()
+	var errs []error
+	for _, check := range []func() error{
+		s.validateName, s.validateTable, s.validateTarget, s.validatePublished, s.validateArchitecture,
+		func() error { return s.Relay.validate("Relay") }, s.Mapping.validate, s.validateQueue,
+		s.validateReconciler, s.validateAlarms, s.validateProvisioning, s.validateTags,
+	} {
+		if err := check(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s Spec) validateName() error {
+	switch {
+	case s.Name == "":
+		return invalid("Name", "set a name such as \"orders\"; it prefixes every component", "is empty")
+	case len(s.Name) > MaxNameLength:
+		return invalid("Name", fmt.Sprintf("use at most %d characters", MaxNameLength), "is %d characters long", len(s.Name))
+	case !namePattern.MatchString(s.Name):
+		return invalid("Name", "use letters, digits, hyphens and underscores, starting with a letter or digit", "%q has characters that Lambda and IAM names do not allow", s.Name)
+	}
+	return nil
+}
+
+func (s Spec) validatePublished() error {
+	switch s.PublishedAction {
+	case config.ActionMark, config.ActionDelete:
+	default:
+		return invalid("PublishedAction", `use "mark" or "delete"`, "is %q", s.PublishedAction)
+	}
+	if *s.PublishedTTL < 0 {
+		return invalid("PublishedTTL", "use a number of days of 0 (keep published items forever) or more, such as 30 days (720h)", "is negative (%s, %d days)", *s.PublishedTTL, int64(*s.PublishedTTL/(24*time.Hour)))
+	}
+	if *s.PublishedTTL > 0 && *s.PublishedTTL < time.Second {
+		return invalid("PublishedTTL", "use whole seconds: the TTL attribute holds Unix seconds", "is %s", *s.PublishedTTL)
+	}
+	return nil
+}
+
+func (s Spec) validateArchitecture() error {
+	switch s.Architecture {
+	case ArchARM64, ArchX86_64:
+		return nil
+	}
+	return invalid("Architecture", `use "arm64" or "x86_64"`, "is %q", s.Architecture)
+}
+
+func (s Spec) validateQueue() error {
+	q := s.DeadLetterQueue
+	if q.MessageRetentionSeconds < 60 || q.MessageRetentionSeconds > 1209600 {
+		return invalid("DeadLetterQueue.MessageRetentionSeconds", "use 60 to 1209600 seconds (14 days)", "is %d", q.MessageRetentionSeconds)
+	}
+	return nil
+}
+
+func (s Spec) validateReconciler() error {
+	if s.Reconciler.Disabled {
+		return nil
+	}
+	r := s.Reconciler
+	if problem, fix := CheckScheduleExpression(r.ScheduleExpression); problem != "" {
+		return invalid("Reconciler.ScheduleExpression", fix, "%s", problem)
+	}
+	if r.MinAge < time.Second {
+		return invalid("Reconciler.MinAge", "use at least a few seconds, typically longer than the stream's delivery delay, such as 5m", "is %s", r.MinAge)
+	}
+	if err := r.Function.validate("Reconciler.Function"); err != nil {
+		return err
+	}
+	return r.validateOverlap()
+}
+
+func (s Spec) validateTags() error {
+	return pipelineSettings.Tags("Tags", s.Tags)
+}
+
+// validateOverlap rejects a rate schedule whose interval is shorter than
+// the reconciler's timeout: a run could then start before the previous one
+// ended, and overlapping runs republish the same items and compete for the
+// same capacity. An interval equal to the timeout cannot overlap, since a
+// run ends at its timeout; the defaults (rate(5 minutes), 300 seconds) are
+// such a pair. Cron expressions are not checked.
+func (r ReconcilerSpec) validateOverlap() error {
+	m := rateExpression.FindStringSubmatch(r.ScheduleExpression)
+	if m == nil {
+		return nil
+	}
+	// The pattern allows only digits: a parse error means more than an
+	// int64 holds, far longer than any timeout.
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		n = math.MaxInt64
+	}
+	if n < 1 {
+		return invalid("Reconciler.ScheduleExpression", `use a rate of at least 1, such as "rate(5 minutes)"`, "is %q", r.ScheduleExpression)
+	}
+	unit := int64(60)
+	switch {
+	case strings.HasPrefix(m[2], "hour"):
+		unit = 3600
+	case strings.HasPrefix(m[2], "day"):
+		unit = 86400
+	}
+	timeout := int64(r.Function.Timeout)
+	if n >= (timeout+unit-1)/unit {
+		// n*unit >= timeout, without overflowing.
+		return nil
+	}
+	interval := n * unit
+	return invalidAgainst("Reconciler.ScheduleExpression", []string{"Reconciler.Function.Timeout"},
+		fmt.Sprintf(`use an interval of at least the timeout, such as "rate(%d minutes)", or lower the reconciler's timeout to at most %d seconds`, (timeout+59)/60, interval),
+		"is %q, every %d seconds, shorter than the reconciler's timeout (%d seconds): a run could start before the previous one ends",
+		r.ScheduleExpression, interval, timeout)
+}
+
+func (s Spec) validateTable() error {
+	if s.Table.Existing && strings.TrimSpace(s.Table.Name) == "" {
+		return invalid("Table.Name", "name the existing table to adopt", "is empty")
+	}
+	t := s.OutboxTable()
+	if !tableNamePattern.MatchString(t.Name) {
+		return invalid("Table.Name", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.Name)
+	}
+	if err := t.Validate(); err != nil {
+		if ce := (*outbox.ConfigError)(nil); errors.As(err, &ce) {
+			return invalid("Table."+ce.Field, tableFields(ce.Fix), "%s", tableFields(ce.Problem))
+		}
+		return err
+	}
+	for _, a := range []struct{ field, name string }{
+		{"Table.PartitionKey", t.PartitionKey}, {"Table.SortKey", t.SortKey},
+		{"Table.TTLAttribute", t.TTLAttribute}, {"Table.PendingIndexName", t.PendingIndexName},
+	} {
+		if len(a.name) > 255 || strings.ContainsAny(a.name, " \t\n") {
+			return invalid(a.field, "use 1 to 255 characters without spaces", "is %q", a.name)
+		}
+	}
+	if t.TTLAttribute == t.PartitionKey || t.TTLAttribute == t.SortKey {
+		return invalid("Table.TTLAttribute", "use an attribute that is not a key: DynamoDB would delete items by their key's value, and the relay could not set it", "%q is a key attribute of the table", t.TTLAttribute)
+	}
+	if len(t.PendingIndexName) < 3 || !tableNamePattern.MatchString(t.PendingIndexName) {
+		return invalid("Table.PendingIndexName", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.PendingIndexName)
+	}
+	return nil
+}
+
+func (s Spec) validateTarget() error {
+	switch s.Target.Type {
+	case config.TargetEventBridge:
+		if s.Target.TopicARN != "" {
+			return invalid("Target.TopicARN", `remove it, or set Target.Type to "sns"`, "is set for an eventbridge target")
+		}
+		b := s.Target.EventBus
+		if !busNamePattern.MatchString(b) && !busARNPattern.MatchString(b) {
+			return invalid("Target.EventBus", `use a bus name such as "default" or an event bus ARN`, "is %q", b)
+		}
+	case config.TargetSNS:
+		a := s.Target.TopicARN
+		switch {
+		case a == "":
+			return invalid("Target.TopicARN", "set the ARN of the standard SNS topic", "is empty")
+		case !topicARNPattern.MatchString(a):
+			return invalid("Target.TopicARN", `use an ARN such as "arn:aws:sns:us-east-1:123456789012:orders"`, "is %q", a)
+		case strings.HasSuffix(a, ".fifo"):
+			return invalid("Target.TopicARN", "use a standard topic; the relay publishes in parallel without message groups", "is a FIFO topic")
+		}
+	default:
+		return invalid("Target.Type", `use "eventbridge" or "sns"`, "is %q", s.Target.Type)
+	}
+	return nil
+}
+
+func (f FunctionSpec) validate(field string) error {
+	switch {
+	case f.MemorySize < 128 || f.MemorySize > 10240:
+		return invalid(field+".MemorySize", "use 128 to 10240 MB", "is %d", f.MemorySize)
+	case f.Timeout < 1 || f.Timeout > 900:
+		return invalid(field+".Timeout", "use 1 to 900 seconds", "is %d", f.Timeout)
+	case f.ReservedConcurrency != nil && *f.ReservedConcurrency < 1:
+		return invalid(field+".ReservedConcurrency", "use 1 or more, or leave it unset for unreserved concurrency: with 0 the function never runs and no event is published", "is %d", *f.ReservedConcurrency)
+	}
+	for _, d := range logRetentionDays {
+		if d == f.LogRetentionDays {
+			return nil
+		}
+	}
+	return invalid(field+".LogRetentionDays", fmt.Sprintf("use one of %v", logRetentionDays), "is %d", f.LogRetentionDays)
+}
+
+func (m MappingSpec) validate() error {
+	switch {
+	case m.BatchSize < 1 || m.BatchSize > 10000:
+		return invalid("Mapping.BatchSize", "use 1 to 10000", "is %d", m.BatchSize)
+	case m.MaximumBatchingWindowSeconds < 0 || m.MaximumBatchingWindowSeconds > 300:
+		return invalid("Mapping.MaximumBatchingWindowSeconds", "use 0 to 300 seconds", "is %d", m.MaximumBatchingWindowSeconds)
+	case m.ParallelizationFactor < 1 || m.ParallelizationFactor > 10:
+		return invalid("Mapping.ParallelizationFactor", "use 1 to 10", "is %d", m.ParallelizationFactor)
+	case *m.MaximumRetryAttempts < -1 || *m.MaximumRetryAttempts > 10000:
+		return invalid("Mapping.MaximumRetryAttempts", "use -1 (retry until the record expires) to 10000", "is %d", *m.MaximumRetryAttempts)
+	}
+	if a := *m.MaximumRecordAgeSeconds; a != -1 && (a < 60 || a > 604800) {
+		return invalid("Mapping.MaximumRecordAgeSeconds", "use -1 (no limit) or 60 to 604800 seconds", "is %d", a)
+	}
+	return nil
+}
+
+// tableFields names the fields of outbox.Table in a message as the
+// fields of TableSpec (PartitionKey as Table.PartitionKey).
+func tableFields(msg string) string {
+	return outboxTableField.ReplaceAllString(msg, "Table.$1")
+}
+
+var outboxTableField = regexp.MustCompile(`\b(PartitionKey|SortKeyPrefix|SortKey|TTLAttribute|PendingIndexName|PendingShards)\b`)
