@@ -72,6 +72,15 @@ func (e env) roleClients(t *testing.T, roleArn string) (*dynamodb.Client, *sts.C
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }), sts.NewFromConfig(cfg)
 }
 
+// createRole creates a role at path / with the trust policy.
+func (e env) createRole(t *testing.T, name, trust string) {
+	t.Helper()
+	_, err := e.iam.CreateRole(context.Background(), &awsiam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(trust)})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // wantCode fails the test unless err is an AWS API error with code.
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
@@ -218,9 +227,7 @@ func TestListRolesPaginates(t *testing.T) {
 	e := start(t, 0)
 	ctx := context.Background()
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
-		if _, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(n), AssumeRolePolicyDocument: aws.String(lambdaTrust)}); err != nil {
-			t.Fatal(err)
-		}
+		e.createRole(t, n, lambdaTrust)
 	}
 	var names []string
 	p := awsiam.NewListRolesPaginator(e.iam, &awsiam.ListRolesInput{MaxItems: aws.Int32(2)})
@@ -277,9 +284,7 @@ func TestCustomerManagedPolicies(t *testing.T) {
 		t.Fatalf("ListPolicies = %d, %v", len(all.Policies), err)
 	}
 
-	if _, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("w"), AssumeRolePolicyDocument: aws.String(lambdaTrust)}); err != nil {
-		t.Fatal(err)
-	}
+	e.createRole(t, "w", lambdaTrust)
 	if _, err := e.iam.AttachRolePolicy(ctx, &awsiam.AttachRolePolicyInput{RoleName: aws.String("w"), PolicyArn: aws.String(arn)}); err != nil {
 		t.Fatal(err)
 	}
@@ -315,9 +320,7 @@ func TestCallerIdentityAndAssumeRole(t *testing.T) {
 		t.Fatalf("admin identity = %s %s %s", aws.ToString(id.Arn), aws.ToString(id.Account), aws.ToString(id.UserId))
 	}
 	for name, trust := range map[string]string{"lambda-only": lambdaTrust, "assumable": accountTrust} {
-		if _, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(trust)}); err != nil {
-			t.Fatal(err)
-		}
+		e.createRole(t, name, trust)
 	}
 	_, err = e.sts.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::000000000000:role/lambda-only"), RoleSessionName: aws.String("s1")})
 	ae := apiError(t, err, "AccessDenied")
@@ -365,9 +368,7 @@ func TestAuthorizerEvaluatesRolePolicies(t *testing.T) {
 	t.Parallel()
 	e := start(t, 0)
 	ctx := context.Background()
-	if _, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("fn"), AssumeRolePolicyDocument: aws.String(lambdaTrust)}); err != nil {
-		t.Fatal(err)
-	}
+	e.createRole(t, "fn", lambdaTrust)
 	roleArn := "arn:aws:iam::000000000000:role/fn"
 	ddb, _ := e.roleClients(t, roleArn)
 
@@ -413,9 +414,7 @@ func TestManagedPolicyGrantsAccess(t *testing.T) {
 	t.Parallel()
 	e := start(t, 0)
 	ctx := context.Background()
-	if _, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("fn"), AssumeRolePolicyDocument: aws.String(lambdaTrust)}); err != nil {
-		t.Fatal(err)
-	}
+	e.createRole(t, "fn", lambdaTrust)
 	p := awsapi.Principal{RoleArn: "arn:aws:iam::000000000000:role/fn", ARN: "arn:aws:sts::000000000000:assumed-role/fn/s"}
 	stream := tableArn + "/stream/2026-01-01T00:00:00.000"
 	if err := e.svc.Authorize(p, "dynamodb:GetRecords", stream); err == nil {
@@ -458,9 +457,7 @@ func TestRoleAssumableBy(t *testing.T) {
 	for account, want := range map[string]bool{"000000000000": true, "111122223333": false} {
 		name := "sched-" + account
 		trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"scheduler.amazonaws.com"},"Action":"sts:AssumeRole","Condition":{"StringEquals":{"aws:SourceAccount":"` + account + `"}}}]}`
-		if _, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(trust)}); err != nil {
-			t.Fatal(err)
-		}
+		e.createRole(t, name, trust)
 		if err := e.svc.RoleAssumableBy("arn:aws:iam::000000000000:role/"+name, "scheduler.amazonaws.com"); (err == nil) != want {
 			t.Errorf("trust conditioned on account %s: err = %v, want assumable %v", account, err, want)
 		}
