@@ -148,7 +148,7 @@ func (s *Service) operations() awsapi.Operations {
 		"UpdateRole":                    {Handle: s.onRole("iam:UpdateRole", write, updateRole)},
 		"UpdateAssumeRolePolicy":        {Handle: s.onRole("iam:UpdateAssumeRolePolicy", write, s.updateAssumeRolePolicy)},
 		"DeleteRole":                    {Handle: s.onRole("iam:DeleteRole", write, s.deleteRole)},
-		"ListRoles":                     {Handle: awsapi.FromForm(s.listRoles)},
+		"ListRoles":                     {Handle: s.onList("iam:ListRoles", "role/", s.listRoles)},
 		"TagRole":                       {Handle: s.onRole("iam:TagRole", write, tagRole)},
 		"UntagRole":                     {Handle: s.onRole("iam:UntagRole", write, untagRole)},
 		"ListRoleTags":                  {Handle: s.onRole("iam:ListRoleTags", read, listRoleTags)},
@@ -165,7 +165,7 @@ func (s *Service) operations() awsapi.Operations {
 		"GetPolicy":                     {Handle: s.onPolicy("iam:GetPolicy", read, s.getPolicy)},
 		"GetPolicyVersion":              {Handle: s.onPolicy("iam:GetPolicyVersion", read, getPolicyVersion)},
 		"DeletePolicy":                  {Handle: s.onPolicy("iam:DeletePolicy", write, s.deletePolicy)},
-		"ListPolicies":                  {Handle: awsapi.FromForm(s.listPolicies)},
+		"ListPolicies":                  {Handle: s.onList("iam:ListPolicies", "policy/", s.listPolicies)},
 	}
 }
 
@@ -507,13 +507,21 @@ func (s *Service) deleteRole(_ url.Values, r *role) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) listRoles(req *awsapi.Request, f url.Values) (any, error) {
-	if err := req.Authorize("iam:ListRoles", s.env.GlobalARN("iam", "role/")); err != nil {
-		return nil, err
-	}
+// onList returns the handler of a list operation: it authorises action on
+// the account's resource (role/, policy/) and runs h under the read lock.
+func (s *Service) onList(action, resource string, h func(f url.Values) (any, error)) func(*awsapi.Request) (any, error) {
+	return awsapi.FromForm(func(req *awsapi.Request, f url.Values) (any, error) {
+		if err := req.Authorize(action, s.env.GlobalARN("iam", resource)); err != nil {
+			return nil, err
+		}
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		return h(f)
+	})
+}
+
+func (s *Service) listRoles(f url.Values) (any, error) {
 	prefix := f.Get("PathPrefix")
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	var roles []*role
 	for _, r := range s.roles {
 		if strings.HasPrefix(r.path, prefix) {
@@ -568,18 +576,13 @@ func (s *Service) deletePolicy(_ url.Values, p *managedPolicy) (any, error) {
 	return nil, nil
 }
 
-func (s *Service) listPolicies(req *awsapi.Request, f url.Values) (any, error) {
-	if err := req.Authorize("iam:ListPolicies", s.env.GlobalARN("iam", "policy/")); err != nil {
-		return nil, err
-	}
+func (s *Service) listPolicies(f url.Values) (any, error) {
 	scope := f.Get("Scope")
 	if scope == "" {
 		scope = "All"
 	}
 	onlyAttached := f.Get("OnlyAttached") == "true"
 	prefix := f.Get("PathPrefix")
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	var ps []*managedPolicy
 	for _, p := range s.policies {
 		if (scope == "AWS" && !p.awsManaged) || (scope == "Local" && p.awsManaged) {
