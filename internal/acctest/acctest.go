@@ -28,6 +28,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -82,6 +83,24 @@ func Main(m *testing.M) {
 		}
 	}
 	os.Exit(m.Run())
+}
+
+// TerraformCLI skips t unless TF_ACC is set, and returns the Terraform CLI
+// that tests running the real CLI use: TF_ACC_TERRAFORM_PATH, or bin/terraform
+// below root, the module's root directory.
+func TerraformCLI(t *testing.T, root string) string {
+	t.Helper()
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skipf("acceptance tests run with %s=1", resource.EnvTfAcc)
+	}
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		tf = filepath.Join(root, "bin", "terraform")
+	}
+	if _, err := os.Stat(tf); err != nil {
+		t.Fatalf("the Terraform CLI: %v (make tools builds it)", err)
+	}
+	return tf
 }
 
 // Env is where one acceptance test function runs: its own local stack,

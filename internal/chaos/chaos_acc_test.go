@@ -27,6 +27,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
@@ -142,23 +143,6 @@ func (o options) drainDeadline() time.Duration {
 	return 5*time.Minute + time.Duration(o.events)*20*time.Millisecond
 }
 
-// acc skips the test unless acceptance tests are enabled, and returns the
-// Terraform CLI to run.
-func acc(t *testing.T) string {
-	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance tests run with TF_ACC=1 (make test, make chaos)")
-	}
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		tf = filepath.Join(root, "bin", "terraform")
-	}
-	if _, err := os.Stat(tf); err != nil {
-		t.Fatalf("the Terraform CLI: %v (make tools builds it)", err)
-	}
-	return tf
-}
-
 // outputs of testdata/main.tf.
 type outputs struct {
 	TableName         string `json:"table_name"`
@@ -247,7 +231,7 @@ func clientConfig(stack *localaws.Stack) aws.Config {
 // events while faults are injected, then checks that every committed event
 // reached the consumer and that every poison event is FAILED.
 func TestChaos(t *testing.T) {
-	tf := acc(t)
+	tf := acctest.TerraformCLI(t, root)
 	o := optionsFromEnv(t)
 	budget := 15*time.Minute + o.writeFor + o.drainDeadline() + time.Duration(o.events)*10*time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
@@ -1106,16 +1090,16 @@ func (r *run) settled(ctx context.Context) (failed map[string]string, pending in
 			return nil, 0, fmt.Errorf("scanning the table: %w", err)
 		}
 		for _, item := range out.Items {
-			status := stringAttr(item, outbox.AttrStatus)
+			status := acctest.AttrS(item, outbox.AttrStatus)
 			if status == string(outbox.StatusPending) {
 				pending++
 				continue
 			}
-			id := stringAttr(item, r.table.SortKey)
+			id := acctest.AttrS(item, r.table.SortKey)
 			for _, c := range r.contract.all() {
 				id = strings.TrimPrefix(id, c.table.SortKeyPrefix)
 			}
-			failed[id] = stringAttr(item, outbox.AttrLastError)
+			failed[id] = acctest.AttrS(item, outbox.AttrLastError)
 		}
 	}
 	return failed, pending, nil
@@ -1143,8 +1127,8 @@ func (r *run) explainLost(ctx context.Context) {
 		for _, item := range out.Items {
 			found++
 			r.t.Logf("  %s: status=%s attempts=%s lastError=%q pendingShard=%s",
-				stringAttr(item, outbox.AttrEventID), stringAttr(item, outbox.AttrStatus), numAttr(item, outbox.AttrAttempts),
-				stringAttr(item, outbox.AttrLastError), stringAttr(item, outbox.AttrPendingShard))
+				acctest.AttrS(item, outbox.AttrEventID), acctest.AttrS(item, outbox.AttrStatus), acctest.AttrN(item, outbox.AttrAttempts),
+				acctest.AttrS(item, outbox.AttrLastError), acctest.AttrS(item, outbox.AttrPendingShard))
 		}
 	}
 }
@@ -1163,20 +1147,6 @@ func values(ids []string) map[string]ddbtypes.AttributeValue {
 		v[":v"+strconv.Itoa(i)] = &ddbtypes.AttributeValueMemberS{Value: id}
 	}
 	return v
-}
-
-func stringAttr(item map[string]ddbtypes.AttributeValue, name string) string {
-	if s, ok := item[name].(*ddbtypes.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
-}
-
-func numAttr(item map[string]ddbtypes.AttributeValue, name string) string {
-	if n, ok := item[name].(*ddbtypes.AttributeValueMemberN); ok {
-		return n.Value
-	}
-	return ""
 }
 
 // newID returns a fresh event id.

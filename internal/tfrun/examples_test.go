@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
@@ -23,23 +24,6 @@ import (
 )
 
 const root = "../.."
-
-// acc skips the test unless acceptance tests are enabled, and returns the
-// Terraform CLI to run.
-func acc(t *testing.T) string {
-	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance tests run with TF_ACC=1 (make test)")
-	}
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		tf = filepath.Join(root, "bin", "terraform")
-	}
-	if _, err := os.Stat(tf); err != nil {
-		t.Fatalf("the Terraform CLI: %v (make tools builds it)", err)
-	}
-	return tf
-}
 
 // tlog sends Terraform's output to the test log.
 type tlog struct{ t *testing.T }
@@ -54,7 +38,7 @@ func (w tlog) Write(p []byte) (int, error) {
 // Writer, checks that each subscription receives exactly its events, and
 // destroys everything.
 func TestAccExamplesComplete(t *testing.T) {
-	tf := acc(t)
+	tf := acctest.TerraformCLI(t, root)
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -164,7 +148,7 @@ func TestAccExamplesComplete(t *testing.T) {
 // TestAccExamplesValidate runs terraform init (through the mirror) and
 // validate in every directory of examples/.
 func TestAccExamplesValidate(t *testing.T) {
-	tf := acc(t)
+	tf := acctest.TerraformCLI(t, root)
 	t.Parallel()
 	// The subtests run in parallel, after this function returns.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
@@ -76,7 +77,7 @@ func (reg *moduleRegistry) paths() []string {
 // a configuration that uses it by that address on the local stack, with the
 // provider built from this checkout: what a user of the registry does.
 func TestAccModuleFromRegistry(t *testing.T) {
-	tf := acc(t)
+	tf := acctest.TerraformCLI(t, root)
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

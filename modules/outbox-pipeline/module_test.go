@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 )
@@ -28,13 +29,7 @@ func (w tlog) Write(p []byte) (int, error) {
 // imported with an import block, plans no change, and its writer_table
 // output holds.
 func TestAccModuleImport(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance tests run with TF_ACC=1")
-	}
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		tf = filepath.Join(root, "bin", "terraform")
-	}
+	tf := acctest.TerraformCLI(t, root)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	stack := localawstest.Start(t)
