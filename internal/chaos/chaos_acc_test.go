@@ -769,8 +769,12 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 // only while an invocation runs: one sent with none running is armed for
 // the next, which could come after the faults clear.
 func (r *run) killer(ctx context.Context, stop <-chan struct{}) {
-	relay, reconciler := r.out.RelayFunctionName, r.out.reconcilerName()
-	var nextRelay, nextReconciler int64 = 1, 1
+	targets := []*killTarget{
+		{fn: r.out.RelayFunctionName, every: r.o.killEvery, kills: &r.kills, next: 1,
+			progress: func(mappingInvocations int64) int64 { return mappingInvocations }},
+		{fn: r.out.reconcilerName(), every: 3, kills: &r.reconcilerKills, next: 1,
+			progress: func(int64) int64 { return r.fired.Load() }},
+	}
 	poll := time.NewTicker(100 * time.Millisecond)
 	defer poll.Stop()
 	for {
@@ -786,31 +790,41 @@ func (r *run) killer(ctx context.Context, stop <-chan struct{}) {
 			r.fail(fmt.Errorf("reading the mapping's counters: %w", err))
 			return
 		}
-		if ms.Counters.Invocations >= nextRelay {
-			killed, err := r.killRunning(ctx, relay)
-			if err != nil {
+		for _, k := range targets {
+			if err := r.killPaced(ctx, k, k.progress(ms.Counters.Invocations)); err != nil {
 				r.fail(err)
 				return
-			}
-			if killed {
-				r.kills.Add(1)
-				r.killed(relay)
-				nextRelay = ms.Counters.Invocations + r.o.killEvery
-			}
-		}
-		if fired := r.fired.Load(); fired >= nextReconciler {
-			killed, err := r.killRunning(ctx, reconciler)
-			if err != nil {
-				r.fail(err)
-				return
-			}
-			if killed {
-				r.reconcilerKills.Add(1)
-				r.killed(reconciler)
-				nextReconciler = fired + 3
 			}
 		}
 	}
+}
+
+// killTarget is a function the killer kills once every `every` steps of its
+// progress counter.
+type killTarget struct {
+	fn string
+	// progress is the target's counter, given the mapping's invocations.
+	progress func(mappingInvocations int64) int64
+	every    int64
+	kills    *atomic.Int64
+	// next is the progress from which the next kill is due.
+	next int64
+}
+
+// killPaced kills a running process of k once its progress reaches k.next,
+// and counts the kill.
+func (r *run) killPaced(ctx context.Context, k *killTarget, progress int64) error {
+	if progress < k.next {
+		return nil
+	}
+	killed, err := r.killRunning(ctx, k.fn)
+	if err != nil || !killed {
+		return err
+	}
+	k.kills.Add(1)
+	r.killed(k.fn)
+	k.next = progress + k.every
+	return nil
 }
 
 // killRunning kills a process of fn if one is running an invocation.
