@@ -78,8 +78,7 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 		resp.Diagnostics.Append(diags...)
 		return
 	}
-	var sr resource.SchemaResponse
-	r.Schema(ctx, resource.SchemaRequest{}, &sr)
+	sch := r.schema(ctx)
 	for _, err := range joined(m.spec(tags, specOptions{validating: true}).Validate()) {
 		var ve *provision.ValidationError
 		if !errors.As(err, &ve) {
@@ -90,7 +89,7 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 		if !ok {
 			p = path.Root("name")
 		}
-		if len(ve.Related) == 0 && validatorsReject(ctx, sr.Schema, req.Config, p) {
+		if len(ve.Related) == 0 && validatorsReject(ctx, sch, req.Config, p) {
 			continue // the attribute's validators report it, with the others
 		}
 		if anyUnknown(ctx, req.Config, append([]string{ve.Field}, ve.Related...)) {

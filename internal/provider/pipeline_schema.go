@@ -72,6 +72,13 @@ const awsTableLifecycle = "If the table is also managed with `hashicorp/aws`'s `
 	"`lifecycle { ignore_changes = [stream_enabled, stream_view_type, global_secondary_index, attribute, ttl, tags[\"outbox:adopted-by\"], tags_all[\"outbox:adopted-by\"]] }` on the table. " +
 	"An adopted table is tagged `outbox:adopted-by = <name>`: a second pipeline refuses to adopt it (or another pipeline's dedicated table), so that destroying one never removes what the other uses."
 
+// schema is the resource's schema, as Schema returns it.
+func (r *PipelineResource) schema(ctx context.Context) schema.Schema {
+	var sr resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &sr)
+	return sr.Schema
+}
+
 // Schema describes the resource.
 func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{

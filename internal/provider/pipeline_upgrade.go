@@ -38,9 +38,8 @@ func (r *PipelineResource) UpgradeState(ctx context.Context) map[int64]resource.
 }
 
 func (r *PipelineResource) upgrade(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-	var sr resource.SchemaResponse
-	r.Schema(ctx, resource.SchemaRequest{}, &sr)
-	typ := sr.Schema.Type().TerraformType(ctx)
+	sch := r.schema(ctx)
+	typ := sch.Type().TerraformType(ctx)
 	if req.RawState == nil {
 		resp.Diagnostics.AddError("Upgrading the outbox pipeline's state", "The state to upgrade is empty: report this as a bug of the provider.")
 		return
@@ -51,8 +50,8 @@ func (r *PipelineResource) upgrade(ctx context.Context, req resource.UpgradeStat
 		resp.Diagnostics.AddError("Upgrading the outbox pipeline's state", fmt.Sprintf("Reading the older state: %v.", err))
 		return
 	}
-	old := tfsdk.State{Schema: sr.Schema, Raw: raw}
-	resp.Diagnostics.Append(fillDefaults(ctx, &old, path.Empty(), sr.Schema.Attributes)...)
+	old := tfsdk.State{Schema: sch, Raw: raw}
+	resp.Diagnostics.Append(fillDefaults(ctx, &old, path.Empty(), sch.Attributes)...)
 	var m PipelineResourceModel
 	resp.Diagnostics.Append(old.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

@@ -28,10 +28,9 @@ func TestPipelineStateUpgradeV0(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := &PipelineResource{}
-	var sr resource.SchemaResponse
-	r.Schema(ctx, resource.SchemaRequest{}, &sr)
-	if sr.Schema.Version != 2 {
-		t.Fatalf("schema version %d, want 2", sr.Schema.Version)
+	sch := r.schema(ctx)
+	if sch.Version != 2 {
+		t.Fatalf("schema version %d, want 2", sch.Version)
 	}
 	v0 := map[string]any{
 		"id": "orders", "name": "orders", "table_name": "orders-outbox", "ttl_attribute_in_use": "expiresAt",
@@ -47,7 +46,7 @@ func TestPipelineStateUpgradeV0(t *testing.T) {
 	if !ok {
 		t.Fatal("no upgrader from version 0")
 	}
-	resp := resource.UpgradeStateResponse{State: tfsdk.State{Schema: sr.Schema}}
+	resp := resource.UpgradeStateResponse{State: tfsdk.State{Schema: sch}}
 	upgrader.StateUpgrader(ctx, resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: raw}}, &resp)
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("upgrade: %v", resp.Diagnostics)
@@ -79,7 +78,7 @@ func TestPipelineStateUpgradeV0(t *testing.T) {
 			m.ForceDestroy, m.Table, m.PendingIndex, m.Reconciler, m.IAM)
 	}
 	// A state with an attribute no version knows is refused with a message.
-	resp = resource.UpgradeStateResponse{State: tfsdk.State{Schema: sr.Schema}}
+	resp = resource.UpgradeStateResponse{State: tfsdk.State{Schema: sch}}
 	upgrader.StateUpgrader(ctx, resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: []byte(`{"name":"orders","bogus":1}`)}}, &resp)
 	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics[0].Detail(), "older state") {
 		t.Errorf("an unknown attribute upgraded: %v", resp.Diagnostics)
@@ -146,9 +145,8 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := &PipelineResource{}
-	var sr resource.SchemaResponse
-	r.Schema(ctx, resource.SchemaRequest{}, &sr)
-	typ := sr.Schema.Type().TerraformType(ctx)
+	sch := r.schema(ctx)
+	typ := sch.Type().TerraformType(ctx)
 	spec := provision.Spec{Name: "orders"}.WithDefaults()
 	predicted := spec.Predicted(provision.Account{Partition: "aws", Region: "us-east-1", ID: "123456789012"})
 	sha, err := r.relayCode().SHA256(string(spec.Architecture))
@@ -173,7 +171,7 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := resource.UpgradeStateResponse{State: tfsdk.State{Schema: sr.Schema}}
+	resp := resource.UpgradeStateResponse{State: tfsdk.State{Schema: sch}}
 	r.UpgradeState(ctx)[1].StateUpgrader(ctx, resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: raw}}, &resp)
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("upgrade: %v", resp.Diagnostics)
@@ -242,9 +240,8 @@ func planPipeline(t *testing.T, prior, proposed, config tftypes.Value) (tftypes.
 func TestPipelinePlanUnknownObject(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var sr resource.SchemaResponse
-	NewPipelineResource().Schema(ctx, resource.SchemaRequest{}, &sr)
-	typ := sr.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	sch := (&PipelineResource{}).schema(ctx)
+	typ := sch.Type().TerraformType(ctx).(tftypes.Object)
 	config := map[string]tftypes.Value{}
 	for name, at := range typ.AttributeTypes {
 		config[name] = tftypes.NewValue(at, nil)
