@@ -89,6 +89,18 @@ func (h *harness) stored(n int) []outbox.Record {
 	return records
 }
 
+// handleInserts hands the relay the stream batch of the insertion of
+// records, and returns the sequence numbers it reports failed.
+func (h *harness) handleInserts(t *testing.T, records []outbox.Record) []string {
+	t.Helper()
+	table := h.fake.Table
+	resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return failures(resp)
+}
+
 func failures(resp events.DynamoDBEventResponse) []string {
 	ids := []string{}
 	for _, f := range resp.BatchItemFailures {
@@ -444,11 +456,7 @@ func TestStreamWholeCallErrors(t *testing.T) {
 			h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 			h.fake.CallError = tt.callErr
 			records := h.stored(3)
-			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := len(resp.BatchItemFailures); got != tt.wantFailures {
+			if got := len(h.handleInserts(t, records)); got != tt.wantFailures {
 				t.Errorf("%d failures, want %d", got, tt.wantFailures)
 			}
 			for i, r := range records {
@@ -517,8 +525,7 @@ func fakeDelete(f *relaytest.AWS, table outbox.Table, r outbox.Record) {
 
 func TestStreamDeleteUnprocessed(t *testing.T) {
 	t.Parallel()
-	table := layouts["dedicated"]
-	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionDelete))
+	h := newHarness(t, testConfig(layouts["dedicated"], config.TargetEventBridge, config.ActionDelete))
 	records := h.stored(60)
 	h.fake.Unprocessed = func(sk string, attempt int) bool {
 		switch sk {
@@ -529,11 +536,7 @@ func TestStreamDeleteUnprocessed(t *testing.T) {
 		}
 		return false
 	}
-	resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := failures(resp), []string{relaytest.SequenceNumber(59)}; !slices.Equal(got, want) {
+	if got, want := h.handleInserts(t, records), []string{relaytest.SequenceNumber(59)}; !slices.Equal(got, want) {
 		t.Errorf("batchItemFailures = %v, want %v", got, want)
 	}
 	for i, r := range records {
@@ -562,12 +565,8 @@ func TestStreamOversize(t *testing.T) {
 			// Written by a writer that does not check the size.
 			records[1].Detail = json.RawMessage(`{"blob":"` + strings.Repeat("a", outbox.MaxEntryBytes) + `"}`)
 			h.fake.PutRecords(records)
-			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(resp.BatchItemFailures) != 0 {
-				t.Errorf("failures %v: a too large event must not block the shard", failures(resp))
+			if failed := h.handleInserts(t, records); len(failed) != 0 {
+				t.Errorf("failures %v: a too large event must not block the shard", failed)
 			}
 			want := []string{"PUBLISHED", "FAILED", "PUBLISHED"}
 			for i, r := range records {
@@ -604,12 +603,8 @@ func TestPutEventsChunking(t *testing.T) {
 				h := newHarness(t, testConfig(table, target, config.ActionDelete))
 				records := relaytest.Records(table, tt.n, tt.bytes)
 				h.fake.PutRecords(records)
-				resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(resp.BatchItemFailures) != 0 {
-					t.Fatalf("failures %v", failures(resp))
+				if failed := h.handleInserts(t, records); len(failed) != 0 {
+					t.Fatalf("failures %v", failed)
 				}
 				if got := len(h.fake.Published()); got != tt.wantPublish {
 					t.Errorf("published %d, want %d", got, tt.wantPublish)
