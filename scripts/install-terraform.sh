@@ -13,13 +13,9 @@
 # The result lacks only the cloud state backends, which tests do not use.
 set -euo pipefail
 
-version=${1:?usage: $0 VERSION DEST}
-dest=${2:?usage: $0 VERSION DEST}
-version=${version#v}
-
 # shellcheck source=copy-go-module.sh
 . "$(dirname "$0")/copy-go-module.sh"
-copy_go_module github.com/hashicorp/terraform "$version"
+copy_go_module github.com/hashicorp/terraform "$@"
 cd "$work/src"
 
 # The nested modules named by go.mod's replace directives (./internal/...),

@@ -11,13 +11,9 @@
 # exactly VERSION.
 set -euo pipefail
 
-version=${1:?usage: $0 VERSION DEST}
-dest=${2:?usage: $0 VERSION DEST}
-version=${version#v}
-
 # shellcheck source=copy-go-module.sh
 . "$(dirname "$0")/copy-go-module.sh"
-copy_go_module github.com/opentofu/opentofu "$version"
+copy_go_module github.com/opentofu/opentofu "$@"
 
 mkdir -p "$(dirname "$dest")"
 echo "building OpenTofu ${version} into ${dest}"
