@@ -123,28 +123,31 @@ func validatorsReject(ctx context.Context, s schema.Schema, config tfsdk.Config,
 	}
 	switch a := a.(type) {
 	case schema.Int64Attribute:
-		var v types.Int64
-		if config.GetAttribute(ctx, p, &v).HasError() {
-			return false
-		}
-		for _, val := range a.Validators {
+		return anyRejects(ctx, config, p, a.Validators, func(val validator.Int64, v types.Int64) diag.Diagnostics {
 			var resp validator.Int64Response
 			val.ValidateInt64(ctx, validator.Int64Request{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
-			if resp.Diagnostics.HasError() {
-				return true
-			}
-		}
+			return resp.Diagnostics
+		})
 	case schema.StringAttribute:
-		var v types.String
-		if config.GetAttribute(ctx, p, &v).HasError() {
-			return false
-		}
-		for _, val := range a.Validators {
+		return anyRejects(ctx, config, p, a.Validators, func(val validator.String, v types.String) diag.Diagnostics {
 			var resp validator.StringResponse
 			val.ValidateString(ctx, validator.StringRequest{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
-			if resp.Diagnostics.HasError() {
-				return true
-			}
+			return resp.Diagnostics
+		})
+	}
+	return false
+}
+
+// anyRejects reports whether one of validators, run by validate, rejects
+// the configured value at p.
+func anyRejects[V any, T attr.Value](ctx context.Context, config tfsdk.Config, p path.Path, validators []V, validate func(V, T) diag.Diagnostics) bool {
+	var v T
+	if config.GetAttribute(ctx, p, &v).HasError() {
+		return false
+	}
+	for _, val := range validators {
+		if validate(val, v).HasError() {
+			return true
 		}
 	}
 	return false

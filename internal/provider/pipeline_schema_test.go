@@ -167,3 +167,43 @@ func TestAlarmsBlockMapping(t *testing.T) {
 		t.Errorf("alarm_arns without alarms = %v, want null", m.AlarmARNs)
 	}
 }
+
+// validatorsReject tells ValidateConfig which of Spec.Validate's errors the
+// schema's validators report already: an out-of-range number or a value
+// outside an enum, not a valid one.
+func TestValidatorsReject(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sch := (&PipelineResource{}).schema(ctx)
+	typ := sch.Type().TerraformType(ctx).(tftypes.Object)
+	// config is the configuration whose only value is object.attribute.
+	config := func(object, attribute string, v tftypes.Value) tfsdk.Config {
+		top := map[string]tftypes.Value{}
+		for name, at := range typ.AttributeTypes {
+			top[name] = tftypes.NewValue(at, nil)
+		}
+		objType := typ.AttributeTypes[object].(tftypes.Object)
+		fields := map[string]tftypes.Value{}
+		for name, at := range objType.AttributeTypes {
+			fields[name] = tftypes.NewValue(at, nil)
+		}
+		fields[attribute] = v
+		top[object] = tftypes.NewValue(objType, fields)
+		return tfsdk.Config{Schema: sch, Raw: tftypes.NewValue(typ, top)}
+	}
+	for _, tt := range []struct {
+		object, attribute string
+		value             tftypes.Value
+		want              bool
+	}{
+		{"relay", "batch_size", tftypes.NewValue(tftypes.Number, 0), true},
+		{"relay", "batch_size", tftypes.NewValue(tftypes.Number, 100), false},
+		{"published", "action", tftypes.NewValue(tftypes.String, "archive"), true},
+		{"published", "action", tftypes.NewValue(tftypes.String, "delete"), false},
+	} {
+		p := path.Root(tt.object).AtName(tt.attribute)
+		if got := validatorsReject(ctx, sch, config(tt.object, tt.attribute, tt.value), p); got != tt.want {
+			t.Errorf("%s = %v: validatorsReject = %v, want %v", p, tt.value, got, tt.want)
+		}
+	}
+}
