@@ -90,20 +90,8 @@ resource "terraform_data" "dependent" {
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				PreConfig: func() {
-					if _, err := ddb.DeleteTable(e.Ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name + "-outbox")}); err != nil {
-						t.Fatalf("deleting the table out of band: %v", err)
-					}
-					if err := acctest.Wait(e.Ctx, "the table gone", func() error {
-						if _, err := ddb.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name + "-outbox")}); err == nil {
-							return fmt.Errorf("still there")
-						}
-						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: config,
+				PreConfig: func() { e.deleteTable(t, ddb, name+"-outbox") },
+				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
@@ -166,19 +154,16 @@ func TestAccPipeline_driftShown(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					if _, err := lc.UpdateEventSourceMapping(e.Ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)}); err != nil {
-						t.Fatalf("changing the mapping out of band: %v", err)
-					}
-					// As a change made by hand, long before the next apply.
-					if err := acctest.Wait(e.Ctx, "the mapping enabled again", func() error {
+					// As a change made by hand, long before the next apply:
+					// the mapping is enabled again.
+					change := sdkCall(e.Ctx, lc.UpdateEventSourceMapping, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)})
+					e.outOfBand(t, "changing the mapping", change, "the mapping enabled again", func() error {
 						out, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 						if err != nil || aws.ToString(out.State) != "Enabled" {
 							return fmt.Errorf("state %v: %w", out, err)
 						}
 						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
+					})
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -222,16 +207,51 @@ func TestAccPipeline_driftShown(t *testing.T) {
 // until the update is done.
 func changeFunction(t *testing.T, e *accEnv, lc *lambda.Client, in *lambda.UpdateFunctionConfigurationInput) {
 	t.Helper()
-	if _, err := lc.UpdateFunctionConfiguration(e.Ctx, in); err != nil {
-		t.Fatalf("changing the function out of band: %v", err)
-	}
-	if err := acctest.Wait(e.Ctx, "the function updated", func() error {
+	e.outOfBand(t, "changing the function", sdkCall(e.Ctx, lc.UpdateFunctionConfiguration, in), "the function updated", func() error {
 		out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: in.FunctionName})
 		if err != nil || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
 			return fmt.Errorf("function %v: %w", out, err)
 		}
 		return nil
-	}); err != nil {
+	})
+}
+
+// deleteTable deletes a table out of band and waits until it is gone.
+func (e *accEnv) deleteTable(t *testing.T, ddb *dynamodb.Client, name string) {
+	t.Helper()
+	e.deleteOutOfBand(t, "the table", sdkCall(e.Ctx, ddb.DeleteTable, &dynamodb.DeleteTableInput{TableName: aws.String(name)}),
+		sdkCall(e.Ctx, ddb.DescribeTable, &dynamodb.DescribeTableInput{TableName: aws.String(name)}))
+}
+
+// deleteOutOfBand deletes a component (what) out of band with del, and
+// waits until it is gone: until get fails.
+func (e *accEnv) deleteOutOfBand(t *testing.T, what string, del, get func() error) {
+	t.Helper()
+	e.outOfBand(t, "deleting "+what, del, what+" gone", func() error {
+		if get() == nil {
+			return fmt.Errorf("still there")
+		}
+		return nil
+	})
+}
+
+// sdkCall is the AWS SDK call op with input in, as a function that returns
+// only its error.
+func sdkCall[In, Out, Options any](ctx context.Context, op func(context.Context, In, ...func(*Options)) (Out, error), in In) func() error {
+	return func() error {
+		_, err := op(ctx, in)
+		return err
+	}
+}
+
+// outOfBand makes a change by hand (what names it in the failure) and
+// waits until done, which settled names, reports no error.
+func (e *accEnv) outOfBand(t *testing.T, what string, change func() error, settled string, done func() error) {
+	t.Helper()
+	if err := change(); err != nil {
+		t.Fatalf("%s out of band: %v", what, err)
+	}
+	if err := acctest.Wait(e.Ctx, settled, done); err != nil {
 		t.Fatal(err)
 	}
 }

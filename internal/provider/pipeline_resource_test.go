@@ -621,18 +621,8 @@ func TestAccPipeline_drift(t *testing.T) {
 // until it is gone.
 func deleteMapping(t *testing.T, e *accEnv, lc *lambda.Client, uuid string) {
 	t.Helper()
-	if _, err := lc.DeleteEventSourceMapping(e.Ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(uuid)}); err != nil {
-		t.Fatalf("deleting the mapping out of band: %v", err)
-	}
-	if err := acctest.Wait(e.Ctx, "the mapping gone", func() error {
-		_, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
-		if err == nil {
-			return fmt.Errorf("still there")
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	e.deleteOutOfBand(t, "the mapping", sdkCall(e.Ctx, lc.DeleteEventSourceMapping, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(uuid)}),
+		sdkCall(e.Ctx, lc.GetEventSourceMapping, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)}))
 }
 
 // deletePipeline deletes every component of a pipeline out of band.

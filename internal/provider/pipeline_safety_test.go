@@ -244,19 +244,7 @@ resource "terraform_data" "dependent" {
 				Check:  e.deliverMarked(s, table, orders, 1),
 			},
 			{
-				PreConfig: func() {
-					if _, err := ddb.DeleteTable(e.Ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table.Name)}); err != nil {
-						t.Fatalf("deleting the table out of band: %v", err)
-					}
-					if err := acctest.Wait(e.Ctx, "the table gone", func() error {
-						if _, err := ddb.DescribeTable(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table.Name)}); err == nil {
-							return fmt.Errorf("still there")
-						}
-						return nil
-					}); err != nil {
-						t.Fatal(err)
-					}
-				},
+				PreConfig:        func() { e.deleteTable(t, ddb, table.Name) },
 				Config:           config,
 				ConfigPlanChecks: repair,
 				Check:            e.deliverMarked(s, table, orders, 10),
