@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -27,17 +24,7 @@ func TestWarnUndeliveredOnReplace(t *testing.T) {
 	r := &PipelineResource{resourceBase{data: &ProviderData{AWS: cfg}}}
 	c := r.clients()
 	table := outbox.Table{Name: "warned-outbox"}.WithDefaults()
-	if _, err := c.DynamoDB.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName: aws.String(table.Name), BillingMode: ddbtypes.BillingModePayPerRequest,
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{
-			{AttributeName: aws.String(table.PartitionKey), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String(table.SortKey), AttributeType: ddbtypes.ScalarAttributeTypeS},
-		},
-		KeySchema: []ddbtypes.KeySchemaElement{
-			{AttributeName: aws.String(table.PartitionKey), KeyType: ddbtypes.KeyTypeHash},
-			{AttributeName: aws.String(table.SortKey), KeyType: ddbtypes.KeyTypeRange},
-		},
-	}); err != nil {
+	if _, err := c.DynamoDB.CreateTable(ctx, table.CreateTableInput()); err != nil {
 		t.Fatal(err)
 	}
 	state := PipelineResourceModel{Name: types.StringValue("warned"), TableName: types.StringValue(table.Name), ForceDestroy: types.BoolValue(false)}
