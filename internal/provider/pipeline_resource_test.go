@@ -67,8 +67,7 @@ const fastRelay = `
 func TestAccPipeline_dedicatedTable(t *testing.T) {
 	e := newAccEnv(t)
 	d := e.newDelivery("orders")
-	name, orders, s, before := d.name, d.orders, d.sink, d.before
-	table := outbox.Table{Name: name + "-outbox"}
+	name, orders, table, s, before := d.name, d.orders, d.table, d.sink, d.before
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.CheckDestroy(name, before),
@@ -254,20 +253,15 @@ func TestAccPipeline_snsTarget(t *testing.T) {
 // the items stay pending, so nothing is lost.
 func TestAccPipeline_relayFailure(t *testing.T) {
 	e := newAccEnv(t)
-	if e.Ctl == nil {
-		t.Skip("fault injection needs the local stack's control API")
-	}
-	name := e.Name("faulty")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
+	e.needsFaults()
+	f := e.newFixture("faulty")
 	before := e.Inventory()
-	table := outbox.Table{Name: name + "-outbox"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
+		CheckDestroy:             e.CheckDestroy(f.name, before),
 		Steps: []resource.TestStep{{
 			// The events stay pending: destroy deletes them.
-			Config: e.PipelineConfig(name, `
+			Config: e.PipelineConfig(f.name, `
   force_destroy = true
   relay = {
     architecture            = "x86_64"
@@ -282,7 +276,7 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 				if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
 					return err
 				}
-				records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
+				records, err := e.WriteOrders(e.Writer(f.table), f.orders, "com.example.orders", 1, 3, false)
 				if err != nil {
 					return err
 				}
@@ -318,7 +312,7 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 					return fmt.Errorf("the dead-letter record is not the mapping's failure record: %s", failure)
 				}
 				// Nothing is lost: every item is still pending, in the index.
-				return e.WaitItems(table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
+				return e.WaitItems(f.table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
 					if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) || acctest.AttrS(item, "outboxPendingShard") == "" {
 						return fmt.Errorf("is %v; want it PENDING in the index", item)
 					}
@@ -338,12 +332,9 @@ func TestAccPipeline_reconciler(t *testing.T) {
 			t.Skip("the local AWS stack does not serve EventBridge Scheduler yet: the reconciler cannot be created")
 		}
 	}
-	if e.Ctl == nil {
-		t.Skip("fault injection needs the local stack's control API")
-	}
+	e.needsFaults()
 	d := e.newDelivery("recon")
-	name, orders, s, before := d.name, d.orders, d.sink, d.before
-	table := outbox.Table{Name: name + "-outbox"}
+	name, orders, table, s, before := d.name, d.orders, d.table, d.sink, d.before
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.CheckDestroy(name, before),
@@ -556,8 +547,7 @@ func TestAccPipeline_import(t *testing.T) {
 func TestAccPipeline_drift(t *testing.T) {
 	e := newAccEnv(t)
 	d := e.newDelivery("drift")
-	name, orders, s, before := d.name, d.orders, d.sink, d.before
-	table := outbox.Table{Name: name + "-outbox"}
+	name, orders, table, s, before := d.name, d.orders, d.table, d.sink, d.before
 	config := e.PipelineConfig(name, fastRelay)
 	lc := lambda.NewFromConfig(e.Cfg)
 	var mappingUUID string
@@ -846,18 +836,40 @@ func (e *accEnv) deliverMarked(s acctest.Sink, table outbox.Table, orders string
 	return e.Deliver(s, table, orders, from, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
 }
 
-// delivery is what a test of delivery starts from: the pipeline's name,
-// the application's orders table, a sink of the default bus for the
-// orders' events, and the inventory before the pipeline (for CheckDestroy).
-type delivery struct {
+// fixture is what a test of a pipeline starts from: the pipeline's name,
+// its dedicated table, and the application's orders table (created).
+type fixture struct {
 	name, orders string
-	sink         acctest.Sink
-	before       map[string][]string
+	table        outbox.Table
+}
+
+func (e *accEnv) newFixture(base string) fixture {
+	f := fixture{name: e.Name(base), orders: e.Name("acc-orders")}
+	f.table = outbox.Table{Name: f.name + "-outbox"}
+	e.CreateAppTable(f.orders, "")
+	return f
+}
+
+// needsFaults skips the test where the local stack's control API, which
+// injects faults, is missing: on AWS.
+func (e *accEnv) needsFaults() {
+	e.T.Helper()
+	if e.Ctl == nil {
+		e.T.Skip("fault injection needs the local stack's control API")
+	}
+}
+
+// delivery is what a test of delivery starts from: the fixture, a sink of
+// the default bus for the orders' events, and the inventory before the
+// pipeline (for CheckDestroy).
+type delivery struct {
+	fixture
+	sink   acctest.Sink
+	before map[string][]string
 }
 
 func (e *accEnv) newDelivery(base string) delivery {
-	d := delivery{name: e.Name(base), orders: e.Name("acc-orders")}
-	e.CreateAppTable(d.orders, "")
+	d := delivery{fixture: e.newFixture(base)}
 	d.sink = e.NewBusSink("com.example.orders")
 	d.before = e.Snapshot()
 	return d

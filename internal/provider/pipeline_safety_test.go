@@ -52,15 +52,11 @@ func (e *accEnv) checkTableProtection(table string, protection, pitr bool) resou
 // point-in-time recovery are on by default and change in place.
 func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	e := newAccEnv(t)
-	if e.Ctl == nil {
-		t.Skip("fault injection needs the local stack's control API")
-	}
-	name := e.Name("guarded")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
+	e.needsFaults()
+	f := e.newFixture("guarded")
+	name := f.name
 	before := e.Inventory()
-	table := outbox.Table{Name: name + "-outbox"}
-	pending := e.pendingOrders(table, orders)
+	pending := e.pendingOrders(f.table, f.orders)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.CheckDestroy(name, before),
@@ -141,8 +137,7 @@ func (e *accEnv) pendingOrders(table outbox.Table, orders string) resource.TestC
 func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 	e := newAccEnv(t)
 	d := e.newDelivery("gsifree")
-	name, orders, s, before := d.name, d.orders, d.sink, d.before
-	table := outbox.Table{Name: name + "-outbox"}
+	name, orders, table, s, before := d.name, d.orders, d.table, d.sink, d.before
 	config := func(index string) string {
 		return e.PipelineConfig(name, fastRelay+`
   published = {
@@ -219,8 +214,7 @@ func TestAccPipeline_missingTarget(t *testing.T) {
 func TestAccPipeline_driftDoesNotCascade(t *testing.T) {
 	e := newAccEnv(t)
 	d := e.newDelivery("cascade")
-	name, orders, s, before := d.name, d.orders, d.sink, d.before
-	table := outbox.Table{Name: name + "-outbox"}
+	name, orders, table, s, before := d.name, d.orders, d.table, d.sink, d.before
 	config := e.PipelineConfig(name, fastRelay+`
   table = {
     deletion_protection = false
