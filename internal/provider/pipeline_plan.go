@@ -46,13 +46,9 @@ func (in planInputs) noReconcilerWarning() diag.Diagnostics {
 // ARN, the writer's settings), plans replacements that AWS cannot apply in
 // place, and turns drift found by Read into an update.
 func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return // destroy
-	}
 	var plan PipelineResourceModel
-	unknownObjects, diags := getPlan(ctx, req.Plan, &plan)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	unknownObjects, ok := getPlan(ctx, req, resp, &plan)
+	if !ok {
 		return
 	}
 	tags, _ := r.plannedTags(ctx, plan.Tags, &plan.TagsAll, &resp.Diagnostics)

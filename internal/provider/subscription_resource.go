@@ -284,13 +284,9 @@ func (m *SubscriptionResourceModel) validateUnset() diag.Diagnostics {
 // ModifyPlan computes the merged tags and turns drift found by Read into an
 // update that repairs it.
 func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return // destroy
-	}
 	var plan SubscriptionResourceModel
-	unknownObjects, diags := getPlan(ctx, req.Plan, &plan)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	unknownObjects, ok := getPlan(ctx, req, resp, &plan)
+	if !ok {
 		return
 	}
 	r.plannedTags(ctx, plan.Tags, &plan.TagsAll, &resp.Diagnostics)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -111,15 +112,23 @@ func getConfig(ctx context.Context, c tfsdk.Config, m any) diag.Diagnostics {
 	return c.Get(ctx, m)
 }
 
-// getPlan reads a plan into the model that m points to, and returns the
-// paths of its unknown objects, for setPlan.
-func getPlan(ctx context.Context, p tfsdk.Plan, m any) ([]path.Path, diag.Diagnostics) {
-	raw, unknown, err := knownObjects(p.Raw, objectPaths(reflect.TypeOf(m).Elem(), path.Empty()))
-	if err != nil {
-		return nil, objectsError(err)
+// getPlan reads the plan of a create or an update into the model that m
+// points to, and returns the paths of its unknown objects, for setPlan. It
+// returns false for a destroy, which has nothing to plan, and after an
+// error, which it adds to resp.
+func getPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, m any) ([]path.Path, bool) {
+	if req.Plan.Raw.IsNull() {
+		return nil, false // destroy
 	}
+	raw, unknown, err := knownObjects(req.Plan.Raw, objectPaths(reflect.TypeOf(m).Elem(), path.Empty()))
+	if err != nil {
+		resp.Diagnostics.Append(objectsError(err)...)
+		return nil, false
+	}
+	p := req.Plan
 	p.Raw = raw
-	return unknown, p.Get(ctx, m)
+	resp.Diagnostics.Append(p.Get(ctx, m)...)
+	return unknown, !resp.Diagnostics.HasError()
 }
 
 // setPlan writes the model that m points to into the plan, with the
