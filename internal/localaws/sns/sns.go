@@ -77,7 +77,7 @@ type Service struct {
 	mu      sync.Mutex
 	topics  map[string]*topic // by ARN
 	subs    map[string]*subscription
-	metrics map[string]*Metrics // by topic ARN
+	metrics awsapi.Counters[Metrics] // by topic ARN
 
 	ops awsapi.Operations
 	bg  *awsapi.Background // deliveries in flight
@@ -99,7 +99,7 @@ type subscription struct {
 func New(env *awsapi.Env, deps Deps) *Service {
 	lc := awsapi.NewLifecycle()
 	s := &Service{Lifecycle: lc, env: env, deps: deps, topics: map[string]*topic{}, subs: map[string]*subscription{},
-		metrics: map[string]*Metrics{}, bg: lc.Background}
+		bg: lc.Background}
 	s.ops = s.operations()
 	s.Lists(&s.mu, s.inventory)
 	return s
@@ -129,24 +129,7 @@ func (s *Service) RegisterControl(c *awsapi.Control) {
 
 // Metrics returns the delivery counters by topic ARN.
 func (s *Service) Metrics() map[string]Metrics {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]Metrics{}
-	for k, v := range s.metrics {
-		out[k] = *v
-	}
-	return out
-}
-
-func (s *Service) count(topicArn string, fn func(*Metrics)) {
-	s.mu.Lock()
-	m := s.metrics[topicArn]
-	if m == nil {
-		m = &Metrics{}
-		s.metrics[topicArn] = m
-	}
-	fn(m)
-	s.mu.Unlock()
+	return s.metrics.Snapshot()
 }
 
 func errNotFound(format string, args ...any) *awsapi.Error {
@@ -873,18 +856,13 @@ func (s *Service) fanOut(t *topic, m outgoing) {
 			subs = append(subs, c)
 		}
 	}
-	mt := s.metrics[t.arn]
-	if mt == nil {
-		mt = &Metrics{}
-		s.metrics[t.arn] = mt
-	}
-	mt.NumberOfMessagesPublished++
 	s.mu.Unlock()
+	s.metrics.Count(t.arn, func(x *Metrics) { x.NumberOfMessagesPublished++ })
 	now := s.env.Time().UTC()
 	for _, sub := range subs {
 		s.bg.Go(func() {
 			err := s.deliver(sub, m, now)
-			s.count(t.arn, func(x *Metrics) {
+			s.metrics.Count(t.arn, func(x *Metrics) {
 				if err != nil {
 					x.NumberOfNotificationsFailed++
 				} else {
