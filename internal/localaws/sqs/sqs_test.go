@@ -86,6 +86,22 @@ func queueAttributes(t *testing.T, c *awssqs.Client, url string, names ...types.
 	return out.Attributes
 }
 
+// wantQueueAttributes reads all attributes of a queue and fails the test
+// where one of want differs; it returns the attributes read.
+func wantQueueAttributes(t *testing.T, c *awssqs.Client, url, what string, want map[string]string) map[string]string {
+	t.Helper()
+	attrs := queueAttributes(t, c, url)
+	for k, v := range want {
+		if attrs[k] != v {
+			t.Errorf("%s: attribute %s = %q, want %q", what, k, attrs[k], v)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return attrs
+}
+
 func testQueueLifecycle(t *testing.T, p protocol) {
 	stack, _, c := start(t, p)
 	ctx := context.Background()
@@ -155,16 +171,11 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 func checkQueueAttributes(t *testing.T, c *awssqs.Client, url string) (dlq string) {
 	t.Helper()
 	ctx := context.Background()
-	attrs := queueAttributes(t, c, url)
-	for k, want := range map[string]string{
+	attrs := wantQueueAttributes(t, c, url, "defaults", map[string]string{
 		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "262144",
 		"ReceiveMessageWaitTimeSeconds": "0", "ApproximateNumberOfMessages": "0", "SqsManagedSseEnabled": "true",
 		"QueueArn": "arn:aws:sqs:us-east-1:000000000000:orders",
-	} {
-		if attrs[k] != want {
-			t.Errorf("attribute %s = %q, want %q", k, attrs[k], want)
-		}
-	}
+	})
 	if ts, _ := strconv.ParseInt(attrs["CreatedTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).Unix() {
 		t.Errorf("CreatedTimestamp %q", attrs["CreatedTimestamp"])
 	}
@@ -230,19 +241,13 @@ func testSendReceiveDelete(t *testing.T, p protocol) {
 	if len(again.Messages) != 0 {
 		t.Fatal("an in-flight message was received again")
 	}
-	attrs := queueAttributes(t, c, url)
-	if attrs["ApproximateNumberOfMessagesNotVisible"] != "1" || attrs["ApproximateNumberOfMessages"] != "0" {
-		t.Fatalf("counts %v", attrs)
-	}
+	wantQueueAttributes(t, c, url, "in flight", map[string]string{"ApproximateNumberOfMessagesNotVisible": "1", "ApproximateNumberOfMessages": "0"})
 	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: aws.String("garbage")})
 	localawstest.WantError[*types.ReceiptHandleIsInvalid](t, err, "bad handle")
-	attrs = queueAttributes(t, c, url)
-	if attrs["ApproximateNumberOfMessagesNotVisible"] != "0" {
-		t.Fatalf("after delete %v", attrs)
-	}
+	wantQueueAttributes(t, c, url, "after delete", map[string]string{"ApproximateNumberOfMessagesNotVisible": "0"})
 }
 
 func testBatches(t *testing.T, p protocol) {
@@ -269,10 +274,7 @@ func testBatches(t *testing.T, p protocol) {
 	}
 	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
 	localawstest.WantError[*types.TooManyEntriesInBatchRequest](t, err, "11 entries")
-	attrs := queueAttributes(t, c, url)
-	if attrs["ApproximateNumberOfMessages"] != "1" || attrs["ApproximateNumberOfMessagesDelayed"] != "1" {
-		t.Fatalf("counts %v", attrs)
-	}
+	wantQueueAttributes(t, c, url, "after batch", map[string]string{"ApproximateNumberOfMessages": "1", "ApproximateNumberOfMessagesDelayed": "1"})
 	got, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10})
 	if err != nil || len(got.Messages) != 1 || *got.Messages[0].Body != "one" {
 		t.Fatalf("receive %+v %v", got, err)
@@ -302,10 +304,7 @@ func testBatches(t *testing.T, p protocol) {
 	}
 	_, err = c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)})
 	localawstest.WantError[*types.PurgeQueueInProgress](t, err, "second purge")
-	attrs = queueAttributes(t, c, url)
-	if attrs["ApproximateNumberOfMessagesDelayed"] != "0" {
-		t.Fatalf("after purge %v", attrs)
-	}
+	wantQueueAttributes(t, c, url, "after purge", map[string]string{"ApproximateNumberOfMessagesDelayed": "0"})
 }
 
 func testLongPollingReturnsEarly(t *testing.T, p protocol) {
