@@ -696,3 +696,32 @@ func TestConsumedCapacity(t *testing.T) {
 		t.Errorf("ConsumedCapacity without asking = %+v", none.ConsumedCapacity)
 	}
 }
+
+// TestStreamPageLimits checks the Limit rule ListStreams and DescribeStream
+// share: absent is 100, and only 1 to 100 is accepted.
+func TestStreamPageLimits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, localddb.Options{})
+	e.createTable(t, "orders", "KEYS_ONLY")
+	arn := aws.String(e.streamArn(t, "orders"))
+	list := func(limit *int32) error {
+		_, err := e.streams.ListStreams(ctx, &dynamodbstreams.ListStreamsInput{Limit: limit})
+		return err
+	}
+	describe := func(limit *int32) error {
+		_, err := e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: arn, Limit: limit})
+		return err
+	}
+	for name, call := range map[string]func(*int32) error{"ListStreams": list, "DescribeStream": describe} {
+		for _, ok := range []*int32{nil, aws.Int32(1), aws.Int32(100)} {
+			if err := call(ok); err != nil {
+				t.Errorf("%s Limit %v: %v", name, aws.ToInt32(ok), err)
+			}
+		}
+		for _, bad := range []int32{-1, 101} {
+			if err := call(aws.Int32(bad)); localawstest.ErrorCode(err) != "ValidationException" {
+				t.Errorf("%s Limit %d = %v, want ValidationException", name, bad, err)
+			}
+		}
+	}
+}
