@@ -457,31 +457,8 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 	if err != nil {
 		return nil, err
 	}
-	if ss := in.StreamSpecification; ss != nil {
-		switch {
-		case ss.StreamEnabled && t.stream != nil:
-			return nil, awsapi.ValidationException("Table already has an enabled stream: TableName: %s", t.name)
-		case ss.StreamEnabled && ss.StreamViewType == "":
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required")
-		case ss.StreamEnabled:
-			if err := validateViewType(ss.StreamViewType); err != nil {
-				return nil, err
-			}
-		case ss.StreamViewType != "":
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified")
-		case t.stream == nil:
-			return nil, awsapi.ValidationException("Table has no stream to disable: TableName: %s", t.name)
-		}
-		if len(in.GlobalSecondaryIndexUpdates) > 0 {
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: You cannot create or delete index while changing stream status")
-		}
-	}
-	if len(in.GlobalSecondaryIndexUpdates) > 0 && len(in.AttributeDefinitions) == 0 {
-		for _, u := range in.GlobalSecondaryIndexUpdates {
-			if u.Create != nil {
-				return nil, awsapi.ValidationException("One or more parameter values were invalid: AttributeDefinitions must be specified when creating a global secondary index")
-			}
-		}
+	if err := validateStreamUpdate(t, in); err != nil {
+		return nil, err
 	}
 	var enc *sse
 	if in.SSESpecification != nil {
@@ -492,71 +469,127 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 		enc = &e
 	}
 	defs := mergeDefs(t.attrDefs, in.AttributeDefinitions)
-	var created []*index
-	for _, u := range in.GlobalSecondaryIndexUpdates {
+	if err := validateIndexUpdates(t, defs, in.GlobalSecondaryIndexUpdates); err != nil {
+		return nil, err
+	}
+	var created, deleted []*index
+	if len(in.GlobalSecondaryIndexUpdates) > 0 {
+		if created, deleted, err = s.applyIndexUpdatesLocked(t, defs, in.GlobalSecondaryIndexUpdates); err != nil {
+			return nil, err
+		}
+	}
+	applyTableSettings(t, in, enc)
+	if ss := in.StreamSpecification; ss != nil {
+		s.applyStreamUpdateLocked(t, ss)
+	}
+	return map[string]any{"TableDescription": s.describeUpdateLocked(t, created, deleted)}, nil
+}
+
+// validateStreamUpdate checks an UpdateTable's StreamSpecification against
+// the table's stream, and that GSI updates ask for the index attributes.
+func validateStreamUpdate(t *table, in *updateTableInput) error {
+	if ss := in.StreamSpecification; ss != nil {
+		switch {
+		case ss.StreamEnabled && t.stream != nil:
+			return awsapi.ValidationException("Table already has an enabled stream: TableName: %s", t.name)
+		case ss.StreamEnabled && ss.StreamViewType == "":
+			return awsapi.ValidationException("One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required")
+		case ss.StreamEnabled:
+			if err := validateViewType(ss.StreamViewType); err != nil {
+				return err
+			}
+		case ss.StreamViewType != "":
+			return awsapi.ValidationException("One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified")
+		case t.stream == nil:
+			return awsapi.ValidationException("Table has no stream to disable: TableName: %s", t.name)
+		}
+		if len(in.GlobalSecondaryIndexUpdates) > 0 {
+			return awsapi.ValidationException("One or more parameter values were invalid: You cannot create or delete index while changing stream status")
+		}
+	}
+	if len(in.GlobalSecondaryIndexUpdates) > 0 && len(in.AttributeDefinitions) == 0 {
+		for _, u := range in.GlobalSecondaryIndexUpdates {
+			if u.Create != nil {
+				return awsapi.ValidationException("One or more parameter values were invalid: AttributeDefinitions must be specified when creating a global secondary index")
+			}
+		}
+	}
+	return nil
+}
+
+// validateIndexUpdates checks that each GSI update names an index that
+// exists (Update, Delete) or not yet (Create), with keys defs defines.
+func validateIndexUpdates(t *table, defs []attrDef, updates []gsiUpdate) error {
+	for _, u := range updates {
 		switch {
 		case u.Create != nil:
 			if t.index(u.Create.IndexName) != nil {
-				return nil, awsapi.ValidationException("Attempting to create an index which already exists")
+				return awsapi.ValidationException("Attempting to create an index which already exists")
 			}
 			if err := validateKeys(t.keySchema, defs, append(append([]*index(nil), t.gsis...), u.Create), t.lsis); err != nil {
-				return nil, err
+				return err
 			}
 		case u.Delete != nil:
 			if t.index(u.Delete.IndexName) == nil {
-				return nil, awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Delete.IndexName)
+				return awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Delete.IndexName)
 			}
 		case u.Update != nil:
 			if t.index(u.Update.IndexName) == nil {
-				return nil, awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Update.IndexName)
+				return awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Update.IndexName)
 			}
 		}
 	}
+	return nil
+}
 
-	var deleted []*index
-	if len(in.GlobalSecondaryIndexUpdates) > 0 {
-		for _, u := range in.GlobalSecondaryIndexUpdates {
-			if u.Create != nil && u.Create.Projection.ProjectionType == "" {
-				u.Create.Projection.ProjectionType = "ALL"
-			}
+// applyIndexUpdatesLocked applies validated GSI updates to the engine and
+// the table, backfills the created indexes, and returns the indexes
+// created and deleted.
+func (s *Service) applyIndexUpdatesLocked(t *table, defs []attrDef, updates []gsiUpdate) (created, deleted []*index, err error) {
+	for _, u := range updates {
+		if u.Create != nil && u.Create.Projection.ProjectionType == "" {
+			u.Create.Projection.ProjectionType = "ALL"
 		}
-		var mIn mini.UpdateTableInput
-		if err := convert(map[string]any{"TableName": t.name, "AttributeDefinitions": defs, "GlobalSecondaryIndexUpdates": in.GlobalSecondaryIndexUpdates}, &mIn); err != nil {
-			return nil, err
-		}
-		if _, err := s.engine.UpdateTable(bg, &mIn); err != nil {
-			return nil, engineError(err)
-		}
-		t.attrDefs = defs
-		for _, u := range in.GlobalSecondaryIndexUpdates {
-			switch {
-			case u.Create != nil:
-				i := u.Create
-				i.status = "CREATING"
-				i.readyAt = s.env.Time()
-				t.gsis = append(t.gsis, i)
-				created = append(created, i)
-			case u.Delete != nil:
-				for k, i := range t.gsis {
-					if i.IndexName == u.Delete.IndexName {
-						deleted = append(deleted, i)
-						t.gsis = append(t.gsis[:k], t.gsis[k+1:]...)
-						break
-					}
-				}
-			case u.Update != nil:
-				if i := t.index(u.Update.IndexName); i != nil && u.Update.ProvisionedThroughput != nil {
-					i.ProvisionedThroughput = u.Update.ProvisionedThroughput
-				}
-			}
-		}
-		if len(created) > 0 {
-			if err := s.backfillLocked(t); err != nil {
-				return nil, err
-			}
-		}
-		t.attrDefs = pruneDefs(t)
 	}
+	var mIn mini.UpdateTableInput
+	if err := convert(map[string]any{"TableName": t.name, "AttributeDefinitions": defs, "GlobalSecondaryIndexUpdates": updates}, &mIn); err != nil {
+		return nil, nil, err
+	}
+	if _, err := s.engine.UpdateTable(bg, &mIn); err != nil {
+		return nil, nil, engineError(err)
+	}
+	t.attrDefs = defs
+	for _, u := range updates {
+		switch {
+		case u.Create != nil:
+			i := u.Create
+			i.status = "CREATING"
+			i.readyAt = s.env.Time()
+			t.gsis = append(t.gsis, i)
+			created = append(created, i)
+		case u.Delete != nil:
+			if k := slices.IndexFunc(t.gsis, func(i *index) bool { return i.IndexName == u.Delete.IndexName }); k >= 0 {
+				deleted = append(deleted, t.gsis[k])
+				t.gsis = append(t.gsis[:k], t.gsis[k+1:]...)
+			}
+		case u.Update != nil:
+			if i := t.index(u.Update.IndexName); i != nil && u.Update.ProvisionedThroughput != nil {
+				i.ProvisionedThroughput = u.Update.ProvisionedThroughput
+			}
+		}
+	}
+	if len(created) > 0 {
+		if err := s.backfillLocked(t); err != nil {
+			return nil, nil, err
+		}
+	}
+	t.attrDefs = pruneDefs(t)
+	return created, deleted, nil
+}
+
+// applyTableSettings sets the billing, throughput, deletion protection,
+// encryption (enc, nil to keep) and class an UpdateTable asks for.
+func applyTableSettings(t *table, in *updateTableInput, enc *sse) {
 	if in.BillingMode != "" {
 		t.billingMode = in.BillingMode
 		if in.BillingMode == "PAY_PER_REQUEST" {
@@ -575,41 +608,47 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 	if in.TableClass != "" {
 		t.tableClass = in.TableClass
 	}
-	if ss := in.StreamSpecification; ss != nil {
-		if ss.StreamEnabled {
-			prev := ""
-			if t.latestStream != nil {
-				prev = t.latestStream.label
-			}
-			t.stream = s.streams.create(t.name, t.arn, t.hashKey(), ss.StreamViewType, prev)
-			t.latestStream = t.stream
-		} else {
-			s.streams.disable(t.stream.arn)
-			t.stream = nil
-		}
+}
+
+// applyStreamUpdateLocked enables a new stream (labelled after the latest)
+// or disables the table's stream, as validated.
+func (s *Service) applyStreamUpdateLocked(t *table, ss *streamSpec) {
+	if !ss.StreamEnabled {
+		s.streams.disable(t.stream.arn)
+		t.stream = nil
+		return
 	}
+	prev := ""
+	if t.latestStream != nil {
+		prev = t.latestStream.label
+	}
+	t.stream = s.streams.create(t.name, t.arn, t.hashKey(), ss.StreamViewType, prev)
+	t.latestStream = t.stream
+}
+
+// describeUpdateLocked is UpdateTable's TableDescription: UPDATING, with
+// the indexes created CREATING and those deleted DELETING.
+func (s *Service) describeUpdateLocked(t *table, created, deleted []*index) map[string]any {
 	d := s.describeLocked(t)
 	d["TableStatus"] = "UPDATING"
-	if len(created) > 0 || len(deleted) > 0 {
-		var g []map[string]any
-		if list, ok := d["GlobalSecondaryIndexes"].([]map[string]any); ok {
-			g = list
-		}
-		for _, m := range g {
-			for _, c := range created {
-				if m["IndexName"] == c.IndexName {
-					m["IndexStatus"] = "CREATING"
-					m["Backfilling"] = false
-				}
+	if len(created) == 0 && len(deleted) == 0 {
+		return d
+	}
+	g, _ := d["GlobalSecondaryIndexes"].([]map[string]any)
+	for _, m := range g {
+		for _, c := range created {
+			if m["IndexName"] == c.IndexName {
+				m["IndexStatus"] = "CREATING"
+				m["Backfilling"] = false
 			}
 		}
-		for _, i := range deleted {
-			g = append(g, map[string]any{"IndexName": i.IndexName, "KeySchema": i.KeySchema, "Projection": i.Projection,
-				"IndexStatus": "DELETING", "IndexArn": t.arn + "/index/" + i.IndexName})
-		}
-		d["GlobalSecondaryIndexes"] = g
 	}
-	return map[string]any{"TableDescription": d}, nil
+	for _, i := range deleted {
+		g = append(g, map[string]any{"IndexName": i.IndexName, "KeySchema": i.KeySchema, "Projection": i.Projection,
+			"IndexStatus": "DELETING", "IndexArn": t.arn + "/index/" + i.IndexName})
+	}
+	d["GlobalSecondaryIndexes"] = g
+	return d
 }
 
 func mergeDefs(old, add []attrDef) []attrDef {
