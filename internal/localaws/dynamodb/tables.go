@@ -163,32 +163,8 @@ func (s *Service) createTable(req *awsapi.Request, in *createTableInput) (any, e
 	if err := req.Authorize("dynamodb:CreateTable", s.tableArn(in.TableName)); err != nil {
 		return nil, err
 	}
-	if in.BillingMode == "" {
-		in.BillingMode = "PROVISIONED"
-	}
-	switch in.BillingMode {
-	case "PROVISIONED":
-		if in.ProvisionedThroughput == nil {
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
-		}
-	case "PAY_PER_REQUEST":
-		if in.ProvisionedThroughput != nil {
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
-		}
-	default:
-		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
-	}
-	if ss := in.StreamSpecification; ss != nil {
-		switch {
-		case ss.StreamEnabled && ss.StreamViewType == "":
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream enabled, UpdateViewType is required")
-		case !ss.StreamEnabled && ss.StreamViewType != "":
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream disabled, UpdateViewType should not be specified")
-		case ss.StreamEnabled:
-			if err := validateViewType(ss.StreamViewType); err != nil {
-				return nil, err
-			}
-		}
+	if err := validateCreateBillingAndStream(in); err != nil {
+		return nil, err
 	}
 	if err := validateKeys(in.KeySchema, in.AttributeDefinitions, in.GlobalSecondaryIndexes, in.LocalSecondaryIndexes); err != nil {
 		return nil, err
@@ -240,6 +216,40 @@ func (s *Service) createTable(req *awsapi.Request, in *createTableInput) (any, e
 	d := s.describeLocked(t)
 	d["TableStatus"] = "CREATING"
 	return map[string]any{"TableDescription": d}, nil
+}
+
+// validateCreateBillingAndStream checks (and defaults to PROVISIONED) a
+// CreateTable's billing mode against its throughput, and its stream
+// specification.
+func validateCreateBillingAndStream(in *createTableInput) error {
+	if in.BillingMode == "" {
+		in.BillingMode = "PROVISIONED"
+	}
+	switch in.BillingMode {
+	case "PROVISIONED":
+		if in.ProvisionedThroughput == nil {
+			return awsapi.ValidationException("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+		}
+	case "PAY_PER_REQUEST":
+		if in.ProvisionedThroughput != nil {
+			return awsapi.ValidationException("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		}
+	default:
+		return awsapi.ValidationException("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	if ss := in.StreamSpecification; ss != nil {
+		switch {
+		case ss.StreamEnabled && ss.StreamViewType == "":
+			return awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream enabled, UpdateViewType is required")
+		case !ss.StreamEnabled && ss.StreamViewType != "":
+			return awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream disabled, UpdateViewType should not be specified")
+		case ss.StreamEnabled:
+			if err := validateViewType(ss.StreamViewType); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func validateViewType(v string) error {
@@ -347,47 +357,17 @@ func (s *Service) describeLocked(t *table) map[string]any {
 	if t.tableClass != "" {
 		d["TableClassSummary"] = map[string]any{"TableClass": t.tableClass}
 	}
-	renderIndex := func(i *index, global bool) map[string]any {
-		n, size := s.countLocked(t.name, i.IndexName)
-		m := map[string]any{
-			"IndexName":      i.IndexName,
-			"KeySchema":      i.KeySchema,
-			"Projection":     i.Projection,
-			"IndexArn":       t.arn + "/index/" + i.IndexName,
-			"ItemCount":      n,
-			"IndexSizeBytes": size,
-		}
-		if global {
-			status := i.status
-			if status == "CREATING" && !now.Before(i.readyAt) {
-				i.status, status = "ACTIVE", "ACTIVE"
-			}
-			m["IndexStatus"] = status
-			if status == "CREATING" {
-				m["Backfilling"] = false
-			}
-			pt := map[string]any{"ReadCapacityUnits": 0, "WriteCapacityUnits": 0, "NumberOfDecreasesToday": 0}
-			if i.ProvisionedThroughput != nil {
-				pt["ReadCapacityUnits"], pt["WriteCapacityUnits"] = i.ProvisionedThroughput.ReadCapacityUnits, i.ProvisionedThroughput.WriteCapacityUnits
-			}
-			m["ProvisionedThroughput"] = pt
-			if t.billingMode == "PAY_PER_REQUEST" {
-				m["WarmThroughput"] = onDemandWarmThroughput()
-			}
-		}
-		return m
-	}
 	if len(t.gsis) > 0 {
 		var g []map[string]any
 		for _, i := range t.gsis {
-			g = append(g, renderIndex(i, true))
+			g = append(g, s.describeIndexLocked(t, i, true, now))
 		}
 		d["GlobalSecondaryIndexes"] = g
 	}
 	if len(t.lsis) > 0 {
 		var l []map[string]any
 		for _, i := range t.lsis {
-			l = append(l, renderIndex(i, false))
+			l = append(l, s.describeIndexLocked(t, i, false, now))
 		}
 		d["LocalSecondaryIndexes"] = l
 	}
@@ -399,6 +379,39 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		d["LatestStreamLabel"] = t.latestStream.label
 	}
 	return d
+}
+
+// describeIndexLocked renders a GSI (global) or LSI description of t at
+// now; a GSI whose backfill time has come becomes ACTIVE. Callers hold s.mu.
+func (s *Service) describeIndexLocked(t *table, i *index, global bool, now time.Time) map[string]any {
+	n, size := s.countLocked(t.name, i.IndexName)
+	m := map[string]any{
+		"IndexName":      i.IndexName,
+		"KeySchema":      i.KeySchema,
+		"Projection":     i.Projection,
+		"IndexArn":       t.arn + "/index/" + i.IndexName,
+		"ItemCount":      n,
+		"IndexSizeBytes": size,
+	}
+	if global {
+		status := i.status
+		if status == "CREATING" && !now.Before(i.readyAt) {
+			i.status, status = "ACTIVE", "ACTIVE"
+		}
+		m["IndexStatus"] = status
+		if status == "CREATING" {
+			m["Backfilling"] = false
+		}
+		pt := map[string]any{"ReadCapacityUnits": 0, "WriteCapacityUnits": 0, "NumberOfDecreasesToday": 0}
+		if i.ProvisionedThroughput != nil {
+			pt["ReadCapacityUnits"], pt["WriteCapacityUnits"] = i.ProvisionedThroughput.ReadCapacityUnits, i.ProvisionedThroughput.WriteCapacityUnits
+		}
+		m["ProvisionedThroughput"] = pt
+		if t.billingMode == "PAY_PER_REQUEST" {
+			m["WarmThroughput"] = onDemandWarmThroughput()
+		}
+	}
+	return m
 }
 
 // onDemandWarmThroughput is the warm throughput of a new on-demand table
