@@ -2,7 +2,6 @@ package dynamodb_test
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,10 +32,7 @@ func TestTableLifecycle(t *testing.T) {
 	_, err := e.ddb.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("orders"), BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}}})
-	var inUse *types.ResourceInUseException
-	if !errors.As(err, &inUse) {
-		t.Errorf("duplicate CreateTable error = %v", err)
-	}
+	localawstest.WantError[*types.ResourceInUseException](t, err, "duplicate CreateTable")
 
 	d, err := e.ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("orders")})
 	if err != nil {
@@ -103,14 +99,9 @@ func TestTableLifecycle(t *testing.T) {
 		t.Fatalf("DeleteTable = %+v, %v", del, err)
 	}
 	_, err = e.ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("orders")})
-	var rnf *types.ResourceNotFoundException
-	if !errors.As(err, &rnf) {
-		t.Errorf("DescribeTable after delete = %v", err)
-	}
+	localawstest.WantError[*types.ResourceNotFoundException](t, err, "DescribeTable after delete")
 	_, err = e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("orders"), Item: map[string]types.AttributeValue{"PK": s("a"), "SK": s("b")}})
-	if !errors.As(err, &rnf) {
-		t.Errorf("PutItem after delete = %v", err)
-	}
+	localawstest.WantError[*types.ResourceNotFoundException](t, err, "PutItem after delete")
 	// The deleted table's stream stays readable, disabled.
 	ds, err := e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: tb.LatestStreamArn})
 	if err != nil || ds.StreamDescription.StreamStatus != stypes.StreamStatusDisabled {
@@ -368,8 +359,7 @@ func TestStreamDisableEnableGivesNewArn(t *testing.T) {
 	}
 	_, err = e.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("orders"),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}})
-	var ve interface{ ErrorCode() string }
-	if !errors.As(err, &ve) || ve.ErrorCode() != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Errorf("disabling twice = %v", err)
 	}
 
@@ -383,7 +373,7 @@ func TestStreamDisableEnableGivesNewArn(t *testing.T) {
 	}
 	_, err = e.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("orders"),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}})
-	if !errors.As(err, &ve) || ve.ErrorCode() != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Errorf("enabling an enabled stream = %v", err)
 	}
 	put("3")
@@ -453,8 +443,7 @@ func TestShardIteratorTypes(t *testing.T) {
 		t.Errorf("past the end = %v", got)
 	}
 	_, err := e.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String("garbage")})
-	var ve interface{ ErrorCode() string }
-	if !errors.As(err, &ve) || ve.ErrorCode() != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Errorf("garbage iterator = %v", err)
 	}
 }

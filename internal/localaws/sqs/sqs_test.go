@@ -13,7 +13,6 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/schemas"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
@@ -117,8 +116,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	localawstest.WantError[*types.QueueNameExists](t, err, "create with other attributes")
 	// The JSON protocol carries the awsQuery code in x-amzn-query-error;
 	// awsQuery has it as the error's Code, which the SDK maps to the type.
-	var api smithy.APIError
-	if p.Name == "json" && (!errors.As(err, &api) || api.ErrorCode() != "QueueAlreadyExists") {
+	if p.Name == "json" && (localawstest.ErrorCode(err) != "QueueAlreadyExists") {
 		t.Fatalf("error code %v, want the query code QueueAlreadyExists", err)
 	}
 
@@ -160,7 +158,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders")})
 	localawstest.WantError[*types.QueueDeletedRecently](t, err, "recreate at once")
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("bad name!")})
-	if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" {
+	if localawstest.ErrorCode(err) != "InvalidParameterValue" {
 		t.Fatalf("bad name: %v", err)
 	}
 }
@@ -295,8 +293,7 @@ func testBatches(t *testing.T, p protocol) {
 		t.Fatalf("delete batch %+v %v", del, err)
 	}
 	_, err = c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 11})
-	var api smithy.APIError
-	if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" {
+	if localawstest.ErrorCode(err) != "InvalidParameterValue" {
 		t.Fatalf("MaxNumberOfMessages 11: %v", err)
 	}
 	if _, err := c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)}); err != nil {
@@ -442,8 +439,7 @@ func testRolePrincipalsAndDeliver(t *testing.T, p protocol) {
 	role := awssqs.NewFromConfig(localawstest.ConfigWithCredentials(stack, akid, secret, token))
 
 	_, err := role.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x")})
-	var api smithy.APIError
-	if !errors.As(err, &api) || api.ErrorCode() != "AccessDenied" {
+	if localawstest.ErrorCode(err) != "AccessDenied" {
 		t.Fatalf("send without permission: %v", err)
 	}
 	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:role/sender"},"Action":"sqs:SendMessage","Resource":"%s"}]}`, arn)
