@@ -34,6 +34,16 @@ func TestTableLifecycle(t *testing.T) {
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}}})
 	localawstest.WantError[*types.ResourceInUseException](t, err, "duplicate CreateTable")
 
+	tb := describeCreatedTable(t, e)
+	checkListTablesPages(t, e)
+	checkTagsAndTTL(t, e, tb.TableArn)
+	checkDeleteKeepsStream(t, e, tb.LatestStreamArn)
+}
+
+// describeCreatedTable checks DescribeTable of the table "orders" that
+// TestTableLifecycle created: active, on demand, streamed, with its GSI.
+func describeCreatedTable(t *testing.T, e *env) *types.TableDescription {
+	t.Helper()
 	d, err := e.ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("orders")})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +65,12 @@ func TestTableLifecycle(t *testing.T) {
 	if tb.CreationDateTime == nil || time.Since(*tb.CreationDateTime) > time.Minute {
 		t.Errorf("CreationDateTime = %v", tb.CreationDateTime)
 	}
+	return tb
+}
 
+// checkListTablesPages checks ListTables paging over "accounts" and "orders".
+func checkListTablesPages(t *testing.T, e *env) {
+	t.Helper()
 	e.createTable(t, "accounts", "")
 	lt, err := e.ddb.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
 	if err != nil {
@@ -68,8 +83,11 @@ func TestTableLifecycle(t *testing.T) {
 	if !reflect.DeepEqual(lt.TableNames, []string{"orders"}) || lt.LastEvaluatedTableName != nil {
 		t.Errorf("ListTables page 2 = %v", lt.TableNames)
 	}
+}
 
-	arn := tb.TableArn
+// checkTagsAndTTL tags and untags the table of arn, and enables TTL on "orders".
+func checkTagsAndTTL(t *testing.T, e *env, arn *string) {
+	t.Helper()
 	if _, err := e.ddb.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: arn, Tags: []types.Tag{{Key: aws.String("team"), Value: aws.String("a")}, {Key: aws.String("env"), Value: aws.String("dev")}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +98,6 @@ func TestTableLifecycle(t *testing.T) {
 	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "team" {
 		t.Errorf("ListTagsOfResource = %+v, %v", tags, err)
 	}
-
 	ttl, err := e.ddb.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String("orders")})
 	if err != nil || ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusDisabled {
 		t.Errorf("DescribeTimeToLive = %+v, %v", ttl, err)
@@ -93,7 +110,12 @@ func TestTableLifecycle(t *testing.T) {
 	if ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusEnabled || aws.ToString(ttl.TimeToLiveDescription.AttributeName) != "expiresAt" {
 		t.Errorf("TTL after enable = %+v", ttl.TimeToLiveDescription)
 	}
+}
 
+// checkDeleteKeepsStream deletes "orders" and checks that its stream (of
+// streamArn) stays readable, disabled, when the table is created again.
+func checkDeleteKeepsStream(t *testing.T, e *env, streamArn *string) {
+	t.Helper()
 	del, err := e.ddb.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("orders")})
 	if err != nil || del.TableDescription.TableStatus != types.TableStatusDeleting {
 		t.Fatalf("DeleteTable = %+v, %v", del, err)
@@ -103,16 +125,16 @@ func TestTableLifecycle(t *testing.T) {
 	_, err = e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("orders"), Item: map[string]types.AttributeValue{"PK": s("a"), "SK": s("b")}})
 	localawstest.WantError[*types.ResourceNotFoundException](t, err, "PutItem after delete")
 	// The deleted table's stream stays readable, disabled.
-	ds, err := e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: tb.LatestStreamArn})
+	ds, err := e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: streamArn})
 	if err != nil || ds.StreamDescription.StreamStatus != stypes.StreamStatusDisabled {
 		t.Errorf("stream after DeleteTable = %+v, %v", ds, err)
 	}
 	// A table created again at once gets a stream of its own.
 	e.createTable(t, "orders", "KEYS_ONLY")
-	if again := e.streamArn(t, "orders"); again == aws.ToString(tb.LatestStreamArn) {
+	if again := e.streamArn(t, "orders"); again == aws.ToString(streamArn) {
 		t.Errorf("recreated table reuses stream %s", again)
 	}
-	ds, err = e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: tb.LatestStreamArn})
+	ds, err = e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: streamArn})
 	if err != nil || ds.StreamDescription.StreamStatus != stypes.StreamStatusDisabled {
 		t.Errorf("old stream after recreating the table = %+v, %v", ds, err)
 	}
