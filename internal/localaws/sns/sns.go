@@ -403,24 +403,20 @@ func (s *Service) createTopic(req *awsapi.Request, f form) (any, error) {
 }
 
 func (s *Service) getTopicAttributes(req *awsapi.Request, f form) (any, error) {
-	t, err := s.topicFor(req, get(f, "TopicArn"), "sns:GetTopicAttributes")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	attrs := map[string]string{"TopicArn": t.arn, "Owner": s.env.AccountID, "EffectiveDeliveryPolicy": `{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false}}`}
-	maps.Copy(attrs, t.attrs)
-	confirmed := 0
-	for _, sa := range t.subs {
-		if s.subs[sa] != nil {
-			confirmed++
+	return underLock(s, s.topicFor, req, get(f, "TopicArn"), "sns:GetTopicAttributes", func(t *topic) (any, error) {
+		attrs := map[string]string{"TopicArn": t.arn, "Owner": s.env.AccountID, "EffectiveDeliveryPolicy": `{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false}}`}
+		maps.Copy(attrs, t.attrs)
+		confirmed := 0
+		for _, sa := range t.subs {
+			if s.subs[sa] != nil {
+				confirmed++
+			}
 		}
-	}
-	attrs["SubscriptionsConfirmed"] = strconv.Itoa(confirmed)
-	attrs["SubscriptionsPending"] = "0"
-	attrs["SubscriptionsDeleted"] = "0"
-	return xmlMap("Attributes", attrs), nil
+		attrs["SubscriptionsConfirmed"] = strconv.Itoa(confirmed)
+		attrs["SubscriptionsPending"] = "0"
+		attrs["SubscriptionsDeleted"] = "0"
+		return xmlMap("Attributes", attrs), nil
+	})
 }
 
 func (s *Service) setTopicAttributes(req *awsapi.Request, f form) (any, error) {
@@ -585,24 +581,33 @@ func (s *Service) subFor(req *awsapi.Request, arn, action string) (*subscription
 	return sub, nil
 }
 
-func (s *Service) unsubscribe(req *awsapi.Request, f form) (any, error) {
-	sub, err := s.subFor(req, get(f, "SubscriptionArn"), "sns:Unsubscribe")
+// underLock finds a topic or subscription by arn with find, which
+// authorises action on it, then runs fn on it under s.mu.
+func underLock[T any](s *Service, find func(req *awsapi.Request, arn, action string) (T, error), req *awsapi.Request, arn, action string,
+	fn func(T) (any, error)) (any, error) {
+	v, err := find(req, arn, action)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.subs, sub.arn)
-	if t := s.topics[sub.topicArn]; t != nil {
-		kept := t.subs[:0]
-		for _, a := range t.subs {
-			if a != sub.arn {
-				kept = append(kept, a)
+	return fn(v)
+}
+
+func (s *Service) unsubscribe(req *awsapi.Request, f form) (any, error) {
+	return underLock(s, s.subFor, req, get(f, "SubscriptionArn"), "sns:Unsubscribe", func(sub *subscription) (any, error) {
+		delete(s.subs, sub.arn)
+		if t := s.topics[sub.topicArn]; t != nil {
+			kept := t.subs[:0]
+			for _, a := range t.subs {
+				if a != sub.arn {
+					kept = append(kept, a)
+				}
 			}
+			t.subs = kept
 		}
-		t.subs = kept
-	}
-	return nil, nil
+		return nil, nil
+	})
 }
 
 func (s *Service) listSubscriptions(req *awsapi.Request, f form, topicArn string) (any, error) {
@@ -647,16 +652,12 @@ func (s *Service) listSubscriptions(req *awsapi.Request, f form, topicArn string
 }
 
 func (s *Service) getSubscriptionAttributes(req *awsapi.Request, f form) (any, error) {
-	sub, err := s.subFor(req, get(f, "SubscriptionArn"), "sns:GetSubscriptionAttributes")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	attrs := map[string]string{"SubscriptionArn": sub.arn, "TopicArn": sub.topicArn, "Protocol": sub.protocol, "Endpoint": sub.endpoint,
-		"Owner": s.env.AccountID, "PendingConfirmation": "false", "ConfirmationWasAuthenticated": "true", "SubscriptionPrincipal": "arn:aws:iam::" + s.env.AccountID + ":root"}
-	maps.Copy(attrs, sub.attrs)
-	return xmlMap("Attributes", attrs), nil
+	return underLock(s, s.subFor, req, get(f, "SubscriptionArn"), "sns:GetSubscriptionAttributes", func(sub *subscription) (any, error) {
+		attrs := map[string]string{"SubscriptionArn": sub.arn, "TopicArn": sub.topicArn, "Protocol": sub.protocol, "Endpoint": sub.endpoint,
+			"Owner": s.env.AccountID, "PendingConfirmation": "false", "ConfirmationWasAuthenticated": "true", "SubscriptionPrincipal": "arn:aws:iam::" + s.env.AccountID + ":root"}
+		maps.Copy(attrs, sub.attrs)
+		return xmlMap("Attributes", attrs), nil
+	})
 }
 
 func (s *Service) setSubscriptionAttributes(req *awsapi.Request, f form) (any, error) {
@@ -672,13 +673,7 @@ func (s *Service) setSubscriptionAttributes(req *awsapi.Request, f form) (any, e
 // withTags authorises action on the request's ResourceArn, a topic, and
 // runs fn with its tags under the lock.
 func (s *Service) withTags(req *awsapi.Request, f form, action string, fn func(tags map[string]string) (any, error)) (any, error) {
-	t, err := s.topicFor(req, get(f, "ResourceArn"), action)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fn(t.tags)
+	return underLock(s, s.topicFor, req, get(f, "ResourceArn"), action, func(t *topic) (any, error) { return fn(t.tags) })
 }
 
 func (s *Service) tagResource(req *awsapi.Request, f form) (any, error) {
