@@ -27,8 +27,10 @@ package acctest
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +103,17 @@ func TerraformCLI(t *testing.T, root string) string {
 		t.Fatalf("the Terraform CLI: %v (make tools builds it)", err)
 	}
 	return tf
+}
+
+// TestLog is a writer that sends what is written to it, such as
+// Terraform's output, to the log of t.
+func TestLog(t *testing.T) io.Writer { return testLog{t} }
+
+type testLog struct{ t *testing.T }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }
 
 // Env is where one acceptance test function runs: its own local stack,

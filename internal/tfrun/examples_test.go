@@ -25,14 +25,6 @@ import (
 
 const root = "../.."
 
-// tlog sends Terraform's output to the test log.
-type tlog struct{ t *testing.T }
-
-func (w tlog) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
-
 // TestAccExamplesComplete applies examples/complete with the real CLI and
 // the provider built from this checkout, writes orders with the outbox
 // Writer, checks that each subscription receives exactly its events, and
@@ -49,7 +41,7 @@ func TestAccExamplesComplete(t *testing.T) {
 	// x86_64 functions start faster here than arm64 ones under qemu; the
 	// demo runs the example's default.
 	vars := []tfrun.Var{{Name: "architecture", Value: "x86_64"}}
-	d, err := demo.Deploy(ctx, root, tf, t.TempDir(), stack.Endpoint(), stack.Options().Region, tlog{t}, vars...)
+	d, err := demo.Deploy(ctx, root, tf, t.TempDir(), stack.Endpoint(), stack.Options().Region, acctest.TestLog(t), vars...)
 	destroyed := false
 	if d != nil {
 		t.Cleanup(func() {

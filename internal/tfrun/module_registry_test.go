@@ -136,7 +136,7 @@ output "table_name" {
 		t.Fatal(err)
 	}
 	run := inst.Runner(work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
-	run.Log = tlog{t}
+	run.Log = acctest.TestLog(t)
 	if err := run.Init(ctx); err != nil {
 		t.Fatalf("terraform init: %v", err)
 	}
@@ -171,7 +171,7 @@ output "table_name" {
 
 	// The module repository's example refers to the module at its root.
 	example := inst.Runner(filepath.Join(released, "examples", "basic"), nil)
-	example.Log = tlog{t}
+	example.Log = acctest.TestLog(t)
 	if err := example.Init(ctx); err != nil {
 		t.Fatalf("init of the released examples/basic: %v", err)
 	}

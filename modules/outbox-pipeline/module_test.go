@@ -18,13 +18,6 @@ import (
 
 const root = "../.."
 
-type tlog struct{ t *testing.T }
-
-func (w tlog) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
-
 // TestAccModuleImport: the module's pipeline, removed from the state and
 // imported with an import block, plans no change, and its writer_table
 // output holds.
@@ -33,7 +26,7 @@ func TestAccModuleImport(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	stack := localawstest.Start(t)
-	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: tlog{t}})
+	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +63,7 @@ output "writer_table" {
 }
 `)
 	run := inst.Runner(work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
-	run.Log = tlog{t}
+	run.Log = acctest.TestLog(t)
 	if err := run.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
