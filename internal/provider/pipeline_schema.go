@@ -17,9 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -89,12 +87,8 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"Applications write events with the `outbox` Go package (or any writer following its record contract) in the same `TransactWriteItems` as their data.\n\n" +
 			"Every component is named after `name`. The relay code is embedded in the provider: a new provider release with new relay code plans an in-place update of the functions (`relay_package_sha256`).",
 		Attributes: map[string]schema.Attribute{
-			"name": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: fmt.Sprintf("Name of the pipeline, the prefix of every component it creates (`<name>-outbox` table, `<name>-relay` function, `<name>-relay-dlq` queue, `<name>-reconciler`...). "+
-					"1 to %d letters, digits, hyphens and underscores. Changing it replaces the pipeline.", provision.MaxNameLength),
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"name": nameAttr("pipeline", ", the prefix of every component it creates (`<name>-outbox` table, `<name>-relay` function, `<name>-relay-dlq` queue, `<name>-reconciler`...)",
+				provision.MaxNameLength),
 			"tags": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Tags of every component that takes tags (not of an adopted table). Merged with the provider's `default_tags`; these win on conflicts.",

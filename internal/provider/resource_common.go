@@ -115,6 +115,19 @@ func computedStringAttr(desc string) schema.StringAttribute {
 	}
 }
 
+// nameAttr is the name attribute of a resource (what), which names its
+// components (as components tells, after "Name of the <what>"): 1 to
+// maxLength letters, digits, hyphens and underscores. Changing it replaces
+// the resource.
+func nameAttr(what, components string, maxLength int) schema.StringAttribute {
+	return schema.StringAttribute{
+		Required: true,
+		MarkdownDescription: fmt.Sprintf("Name of the %s%s. 1 to %d letters, digits, hyphens and underscores. Changing it replaces the %s.",
+			what, components, maxLength, what),
+		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+	}
+}
+
 // withWaitLog returns ctx whose long waits (such as SQS's 60 seconds before
 // a deleted queue's name can be reused) are logged at INFO with their
 // reason.

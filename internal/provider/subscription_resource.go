@@ -60,13 +60,8 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"delivery is at least once, so consumers deduplicate on `detail.metadata.eventId`. " +
 			"The rule is called `name`, the queues `name` and `name-dlq`.",
 		Attributes: map[string]schema.Attribute{
-			"id": computedStringAttr("The subscription's name, its import id."),
-			"name": schema.StringAttribute{
-				Required: true,
-				MarkdownDescription: fmt.Sprintf("Name of the subscription: of the rule (`<name>`), the queue (`<name>`) and the dead-letter queue (`<name>-dlq`). "+
-					"1 to %d letters, digits, hyphens and underscores. Changing it replaces the subscription.", subscription.MaxNameLength),
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"id":   computedStringAttr("The subscription's name, its import id."),
+			"name": nameAttr("subscription", ": of the rule (`<name>`), the queue (`<name>`) and the dead-letter queue (`<name>-dlq`)", subscription.MaxNameLength),
 			"event_bus": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(subscription.DefaultEventBus),
 				MarkdownDescription: "Name or ARN of the EventBridge bus of the rule, typically `outbox_pipeline.<name>.target_arn`. Defaults to `default`. " +
