@@ -52,6 +52,12 @@ func optStringAttr(desc, def string, v ...validator.String) schema.StringAttribu
 	}
 }
 
+// optionalStringAttr is an optional string without a default: unset, it
+// is null.
+func optionalStringAttr(desc string, v ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, MarkdownDescription: desc, Validators: v}
+}
+
 // optBoolAttr is an optional bool with a default, which its description
 // states.
 func optBoolAttr(desc string, def bool) schema.BoolAttribute {
@@ -128,22 +134,16 @@ func tableAttribute() schema.SingleNestedAttribute {
 		"When adopting, the pipeline enables the stream with `NEW_IMAGE` if it is off (an existing `NEW_IMAGE` or `NEW_AND_OLD_IMAGES` stream is kept; `KEYS_ONLY` and `OLD_IMAGE` are an error, since the relay needs the new image), "+
 		"adds the pending index if missing and enables TTL unless the table already has a TTL attribute, which is reused. Destroying the pipeline reverts only what it added. "+awsTableLifecycle,
 		map[string]schema.Attribute{
-			"existing": optBoolAttr("Adopt the existing table `name` instead of creating a dedicated one. Outbox items then sit beside the application's items, under their aggregate's partition key. Changing it replaces the pipeline.", false),
-			"name": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Name of the table. Required when `existing`; for a dedicated table it defaults to `<name>-outbox`. Changing it replaces the pipeline.",
-			},
+			"existing":      optBoolAttr("Adopt the existing table `name` instead of creating a dedicated one. Outbox items then sit beside the application's items, under their aggregate's partition key. Changing it replaces the pipeline.", false),
+			"name":          optionalStringAttr("Name of the table. Required when `existing`; for a dedicated table it defaults to `<name>-outbox`. Changing it replaces the pipeline."),
 			"partition_key": optStringAttr("Partition key attribute (a string). An adopted table must have this key. Changing it replaces the pipeline.", outbox.DefaultPartitionKey),
 			"sort_key":      optStringAttr("Sort key attribute (a string). An adopted table must have this key. Changing it replaces the pipeline.", outbox.DefaultSortKey),
 			"sort_key_prefix": optStringAttr("Prefix of the sort key of every outbox item. The event source mapping's filter passes only inserts of items with this prefix to the relay, "+
 				"so the application's own items never invoke it.", outbox.DefaultSortKeyPrefix),
 			"ttl_attribute": optStringAttr("TTL attribute (Unix seconds) of published items. On an adopted table that already has TTL enabled, its own attribute is used instead (see `ttl_attribute_in_use`). "+
 				"Changing it replaces the pipeline.", outbox.DefaultTTLAttribute),
-			"deletion_protection": optBoolAttr("Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table.", true),
-			"kms_key_arn": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "ARN of a customer managed KMS key that encrypts a dedicated table (`server_side_encryption` of `aws_dynamodb_table`); unset uses the AWS owned key. Changed in place. Not allowed on an adopted table.",
-			},
+			"deletion_protection":    optBoolAttr("Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table.", true),
+			"kms_key_arn":            optionalStringAttr("ARN of a customer managed KMS key that encrypts a dedicated table (`server_side_encryption` of `aws_dynamodb_table`); unset uses the AWS owned key. Changed in place. Not allowed on an adopted table."),
 			"point_in_time_recovery": optBoolAttr("Point-in-time recovery (continuous backups) of a dedicated table. Ignored for an adopted table.", true),
 		})
 }
@@ -152,15 +152,8 @@ func tableAttribute() schema.SingleNestedAttribute {
 func targetAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("Where the relay publishes: an EventBridge bus (`event_bus`, the account's `default` bus when neither is set) or a standard SNS topic (`topic_arn`).",
 		map[string]schema.Attribute{
-			"event_bus": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Name or ARN of the EventBridge bus. Defaults to `default`. Conflicts with `topic_arn`.",
-				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("topic_arn"))},
-			},
-			"topic_arn": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "ARN of a standard (not FIFO) SNS topic. The message body is an EventBridge-style envelope. Conflicts with `event_bus`. Unset, the pipeline publishes to `event_bus`.",
-			},
+			"event_bus": optionalStringAttr("Name or ARN of the EventBridge bus. Defaults to `default`. Conflicts with `topic_arn`.", stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("topic_arn"))),
+			"topic_arn": optionalStringAttr("ARN of a standard (not FIFO) SNS topic. The message body is an EventBridge-style envelope. Conflicts with `event_bus`. Unset, the pipeline publishes to `event_bus`."),
 		})
 }
 
@@ -210,10 +203,7 @@ func deadLetterAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("The SQS queue that receives the metadata of batches whose retries ran out. The items themselves stay pending.",
 		map[string]schema.Attribute{
 			"message_retention_seconds": optIntAttr("Retention of the queue, 60 to 1209600 seconds.", provision.DefaultQueueRetentionSeconds, int64validator.Between(60, 1209600)),
-			"kms_master_key_id": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "KMS key that encrypts the queue; unset uses SQS-managed encryption (SSE-SQS).",
-			},
+			"kms_master_key_id":         optionalStringAttr("KMS key that encrypts the queue; unset uses SQS-managed encryption (SSE-SQS)."),
 		})
 }
 
@@ -228,11 +218,8 @@ func alarmsAttribute() schema.SingleNestedAttribute {
 		"`<name>-environment-errors` (`Outbox` `PublishErrors` with `ErrorClass = environment` above 0: a missing permission, bus or topic, or a disabled KMS key; the events stay pending until it is fixed). "+
 		"The relay's alarms have a 60-second period. Unset (null), there are no alarms; removing it deletes them.",
 		map[string]schema.Attribute{
-			"enabled": optBoolAttr("Create the alarms; `false` deletes them and keeps the settings.", true),
-			"sns_topic_arn": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "SNS topic notified when an alarm goes to `ALARM` and back to `OK`. Unset, the alarms notify nothing.",
-			},
+			"enabled":       optBoolAttr("Create the alarms; `false` deletes them and keeps the settings.", true),
+			"sns_topic_arn": optionalStringAttr("SNS topic notified when an alarm goes to `ALARM` and back to `OK`. Unset, the alarms notify nothing."),
 			"relay_errors_threshold": optIntAttr("Relay function errors per minute, for `evaluation_periods` minutes, that raise `relay_errors`; 1 or more.",
 				provision.DefaultRelayErrorsThreshold, int64validator.AtLeast(1)),
 			"iterator_age_threshold_seconds": optIntAttr("Age in seconds of the last stream record the relay read above which `iterator_age` raises, 1 to 86400 (a stream keeps records 24 hours).",
@@ -251,11 +238,8 @@ func alarmsAttribute() schema.SingleNestedAttribute {
 func iamAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("Settings of every role the pipeline creates (relay, reconciler and scheduler roles).",
 		map[string]schema.Attribute{
-			"permissions_boundary": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "ARN of a managed policy set as the permissions boundary of every role, as `aws_iam_role`'s `permissions_boundary`. It must allow what the roles' policies grant, or the functions fail. Unset, the roles have none. Changed in place.",
-			},
-			"path": optStringAttr("Path of every role, as `aws_iam_role`'s `path`. IAM cannot move a role: changing it recreates the roles in place of the old ones, and the functions and the schedule switch to them.", "/"),
+			"permissions_boundary": optionalStringAttr("ARN of a managed policy set as the permissions boundary of every role, as `aws_iam_role`'s `permissions_boundary`. It must allow what the roles' policies grant, or the functions fail. Unset, the roles have none. Changed in place."),
+			"path":                 optStringAttr("Path of every role, as `aws_iam_role`'s `path`. IAM cannot move a role: changing it recreates the roles in place of the old ones, and the functions and the schedule switch to them.", "/"),
 		})
 }
 
@@ -280,12 +264,9 @@ func relayAttribute() schema.SingleNestedAttribute {
 		},
 		"tracing_mode": optStringAttr("X-Ray tracing of both functions, as `aws_lambda_function`'s `tracing_config.mode`: `PassThrough` or `Active`. Active adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` to the roles.", provision.DefaultTracingMode,
 			stringvalidator.OneOf(provision.TracingModes...)),
-		"kms_key_arn": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "ARN of a customer managed KMS key that encrypts both functions' environment variables; unset uses Lambda's key. The roles get `kms:Decrypt` on it.",
-		},
-		"logging":    relayLoggingAttribute(),
-		"vpc_config": relayVPCConfigAttribute(),
+		"kms_key_arn": optionalStringAttr("ARN of a customer managed KMS key that encrypts both functions' environment variables; unset uses Lambda's key. The roles get `kms:Decrypt` on it."),
+		"logging":     relayLoggingAttribute(),
+		"vpc_config":  relayVPCConfigAttribute(),
 	}
 	return defaultedObject("The relay function and its event source mapping on the table's stream.", attrs)
 }
