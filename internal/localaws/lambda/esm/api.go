@@ -3,9 +3,7 @@ package esm
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,7 +62,7 @@ func New(cfg Config) *Service {
 	s := &Service{Lifecycle: awsapi.NewLifecycle(), cfg: cfg, env: cfg.Env, mappings: map[string]*mapping{}}
 	s.Routes = awsapi.NewRoutes(s.operations())
 	s.Lists(&s.mu, s.inventory)
-	s.OnStop(s.stopPollers)
+	s.OnStop(awsapi.StopEach(&s.mu, &s.closed, s.mappings, (*mapping).stopPoller))
 	return s
 }
 
@@ -143,17 +141,6 @@ func withInput(h func(req *awsapi.Request, m *mapping, in *mappingInput) (any, e
 func (s *Service) inventory(add func(string)) {
 	for _, id := range s.order {
 		add(s.mappings[id].arn)
-	}
-}
-
-// stopPollers stops every poller when the service closes.
-func (s *Service) stopPollers() {
-	s.mu.Lock()
-	s.closed = true
-	ms := slices.Collect(maps.Values(s.mappings))
-	s.mu.Unlock()
-	for _, m := range ms {
-		m.stopPoller()
 	}
 }
 
