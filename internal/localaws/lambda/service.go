@@ -223,4 +223,3 @@ func (s *Service) inventory(add func(string)) {
 		add(f.arn)
 	}
 }
-
