@@ -37,9 +37,7 @@ func TestPermissionsBoundaryCapsTheRole(t *testing.T) {
 		t.Errorf("role ARN %s does not carry the path", roleArn)
 	}
 	putTable := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:PutItem","Resource":"` + tableArn + `"}]}`
-	if _, err := e.iam.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("bounded"), PolicyName: aws.String("p"), PolicyDocument: aws.String(putTable)}); err != nil {
-		t.Fatal(err)
-	}
+	e.putRolePolicy(t, "bounded", "p", putTable)
 	got, err := e.iam.GetRole(ctx, &awsiam.GetRoleInput{RoleName: aws.String("bounded")})
 	if err != nil || got.Role.PermissionsBoundary == nil || aws.ToString(got.Role.PermissionsBoundary.PermissionsBoundaryArn) != boundary {
 		t.Fatalf("GetRole does not report the boundary: %+v (%v)", got, err)
