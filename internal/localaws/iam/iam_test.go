@@ -73,6 +73,17 @@ func (e env) roleClients(t *testing.T, roleArn string) (*dynamodb.Client, *sts.C
 }
 
 // createRole creates a role at path / with the trust policy.
+// createPolicy creates the customer managed policy name and fails t if it
+// cannot.
+func (e env) createPolicy(t *testing.T, name, doc string) *iamtypes.Policy {
+	t.Helper()
+	out, err := e.iam.CreatePolicy(t.Context(), &awsiam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Policy
+}
+
 // putRolePolicy puts the inline policy name on role and fails t if it
 // cannot.
 func (e env) putRolePolicy(t *testing.T, role, name, doc string) {
@@ -115,6 +126,15 @@ func apiError(t *testing.T, err error, code string) smithy.APIError {
 	var ae smithy.APIError
 	errors.As(err, &ae)
 	return ae
+}
+
+// wantMessage fails the test unless err is an AWS API error with code
+// whose message contains fragment.
+func wantMessage(t *testing.T, err error, code, fragment string) {
+	t.Helper()
+	if ae := apiError(t, err, code); !strings.Contains(ae.ErrorMessage(), fragment) {
+		t.Fatalf("message %q, want it to contain %q", ae.ErrorMessage(), fragment)
+	}
 }
 
 func putItem(ctx context.Context, c *dynamodb.Client) error {
@@ -272,15 +292,12 @@ func TestCustomerManagedPolicies(t *testing.T) {
 	e := start(t, 0)
 	ctx := context.Background()
 	doc := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:PutItem","Resource":"` + tableArn + `"}]}`
-	out, err := e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("writer"), PolicyDocument: aws.String(doc)})
-	if err != nil {
-		t.Fatal(err)
+	created := e.createPolicy(t, "writer", doc)
+	arn := aws.ToString(created.Arn)
+	if arn != "arn:aws:iam::000000000000:policy/writer" || aws.ToString(created.DefaultVersionId) != "v1" || !strings.HasPrefix(aws.ToString(created.PolicyId), "ANPA") {
+		t.Fatalf("CreatePolicy = %+v", created)
 	}
-	arn := aws.ToString(out.Policy.Arn)
-	if arn != "arn:aws:iam::000000000000:policy/writer" || aws.ToString(out.Policy.DefaultVersionId) != "v1" || !strings.HasPrefix(aws.ToString(out.Policy.PolicyId), "ANPA") {
-		t.Fatalf("CreatePolicy = %+v", out.Policy)
-	}
-	_, err = e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("bad"),
+	_, err := e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("bad"),
 		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*"}]}`)})
 	wantCode(t, err, "MalformedPolicyDocument")
 	v, err := e.iam.GetPolicyVersion(ctx, &awsiam.GetPolicyVersionInput{PolicyArn: aws.String(arn), VersionId: aws.String("v1")})
@@ -378,10 +395,7 @@ func TestCallerIdentityAndAssumeRole(t *testing.T) {
 	// Nor call IAM.
 	_, err = awsiam.NewFromConfig(localawstest.ConfigWithCredentials(e.stack, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))).
 		ListRoles(ctx, &awsiam.ListRolesInput{})
-	ae = apiError(t, err, "AccessDenied")
-	if !strings.Contains(ae.ErrorMessage(), "because no identity-based policy allows the iam:ListRoles action") {
-		t.Fatalf("message %q", ae.ErrorMessage())
-	}
+	wantMessage(t, err, "AccessDenied", "because no identity-based policy allows the iam:ListRoles action")
 }
 
 func TestAuthorizerEvaluatesRolePolicies(t *testing.T) {
