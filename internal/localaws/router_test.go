@@ -114,18 +114,13 @@ func TestJSON10ResultsAndTypedErrors(t *testing.T) {
 	}
 
 	_, err = c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{}})
-	var tce *ddbtypes.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		t.Fatalf("TransactWriteItems error = %v", err)
-	}
+	tce := localawstest.ErrorAs[*ddbtypes.TransactionCanceledException](t, err, "TransactWriteItems")
 	if len(tce.CancellationReasons) != 2 || aws.ToString(tce.CancellationReasons[1].Code) != "ConditionalCheckFailed" {
 		t.Fatalf("CancellationReasons = %+v", tce.CancellationReasons)
 	}
 
 	_, err = c.DeleteBackup(ctx, &dynamodb.DeleteBackupInput{BackupArn: aws.String("x")})
-	if code := localawstest.ErrorCode(err); code != "UnknownOperationException" {
-		t.Fatalf("DeleteBackup error = %v", err)
-	}
+	wantCode(t, err, "UnknownOperationException", "DeleteBackup")
 }
 
 func TestCRC32Header(t *testing.T) {
@@ -148,14 +143,21 @@ func TestCRC32Header(t *testing.T) {
 	}
 }
 
+// wantCode fails t unless err is an AWS API error with code; what names
+// the call.
+func wantCode(t *testing.T, err error, code, what string) {
+	t.Helper()
+	if got := localawstest.ErrorCode(err); got != code {
+		t.Fatalf("%s: %v, want %s", what, err, code)
+	}
+}
+
 func TestUnknownTargetAndService(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	c := dynamodb.NewFromConfig(localawstest.Config(s), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	_, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{})
-	if code := localawstest.ErrorCode(err); code != "UnknownOperationException" {
-		t.Fatalf("error = %v, want UnknownOperationException", err)
-	}
+	wantCode(t, err, "UnknownOperationException", "ListTables")
 	var re interface{ HTTPStatusCode() int }
 	if !errors.As(err, &re) || re.HTTPStatusCode() != 400 {
 		t.Fatalf("status = %v", err)
@@ -163,9 +165,7 @@ func TestUnknownTargetAndService(t *testing.T) {
 
 	sc := sns.NewFromConfig(localawstest.Config(s), func(o *sns.Options) { o.RetryMaxAttempts = 1 })
 	_, err = sc.ListTopics(context.Background(), &sns.ListTopicsInput{})
-	if code := localawstest.ErrorCode(err); code != "InvalidAction" {
-		t.Fatalf("sns error = %v, want InvalidAction", err)
-	}
+	wantCode(t, err, "InvalidAction", "ListTopics")
 }
 
 func TestQueryCompatibleJSON(t *testing.T) {
@@ -184,10 +184,7 @@ func TestQueryCompatibleJSON(t *testing.T) {
 	s := newStack(t, f)
 	c := sqs.NewFromConfig(localawstest.Config(s), func(o *sqs.Options) { o.RetryMaxAttempts = 1 })
 	_, err := c.GetQueueUrl(context.Background(), &sqs.GetQueueUrlInput{QueueName: aws.String("q")})
-	var qdne *sqstypes.QueueDoesNotExist
-	if !errors.As(err, &qdne) {
-		t.Fatalf("error = %v, want QueueDoesNotExist", err)
-	}
+	qdne := localawstest.ErrorAs[*sqstypes.QueueDoesNotExist](t, err, "GetQueueUrl")
 	if qdne.ErrorCode() != "AWS.SimpleQueueService.NonExistentQueue" {
 		t.Fatalf("ErrorCode = %s", qdne.ErrorCode())
 	}
@@ -208,10 +205,7 @@ func TestJSON11TypedError(t *testing.T) {
 	s := newStack(t, f)
 	c := eventbridge.NewFromConfig(localawstest.Config(s), func(o *eventbridge.Options) { o.RetryMaxAttempts = 1 })
 	_, err := c.DescribeEventBus(context.Background(), &eventbridge.DescribeEventBusInput{Name: aws.String("b")})
-	var rnf *ebtypes.ResourceNotFoundException
-	if !errors.As(err, &rnf) {
-		t.Fatalf("error = %v", err)
-	}
+	localawstest.WantError[*ebtypes.ResourceNotFoundException](t, err, "DescribeEventBus")
 }
 
 type topicList struct {
@@ -250,10 +244,7 @@ func TestQueryProtocolRoutedByCredentialScope(t *testing.T) {
 		t.Fatalf("Topics = %+v", out.Topics)
 	}
 	_, err = c.GetTopicAttributes(context.Background(), &sns.GetTopicAttributesInput{TopicArn: aws.String("x")})
-	var nf *snstypes.NotFoundException
-	if !errors.As(err, &nf) {
-		t.Fatalf("error = %v, want NotFoundException", err)
-	}
+	localawstest.WantError[*snstypes.NotFoundException](t, err, "GetTopicAttributes")
 }
 
 func TestRESTJSONTypedErrorAndRaw(t *testing.T) {
@@ -295,9 +286,7 @@ func TestRESTJSONTypedErrorAndRaw(t *testing.T) {
 		t.Fatalf("Invoke = %q %q", aws.ToString(out.FunctionError), out.Payload)
 	}
 	_, err = c.ListLayers(context.Background(), &lambda.ListLayersInput{})
-	if code := localawstest.ErrorCode(err); code != "UnknownOperationException" {
-		t.Fatalf("ListLayers error = %v", err)
-	}
+	wantCode(t, err, "UnknownOperationException", "ListLayers")
 }
 
 func TestRPCv2CBOR(t *testing.T) {
@@ -321,9 +310,7 @@ func TestRPCv2CBOR(t *testing.T) {
 		t.Fatalf("Metrics = %+v", out.Metrics)
 	}
 	_, err = c.GetDashboard(context.Background(), &cloudwatch.GetDashboardInput{DashboardName: aws.String("d")})
-	if code := localawstest.ErrorCode(err); code != "ResourceNotFound" {
-		t.Fatalf("error = %v", err)
-	}
+	wantCode(t, err, "ResourceNotFound", "GetDashboard")
 }
 
 func TestPrincipalsAndAuthorizer(t *testing.T) {
