@@ -96,7 +96,7 @@ func TestJSON10ResultsAndTypedErrors(t *testing.T) {
 	t.Parallel()
 	f := ddbFake()
 	s := newStack(t, f)
-	c := dynamodb.NewFromConfig(localawstest.Config(s), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	c := dynamodb.NewFromConfig(oneAttempt(s))
 	ctx := context.Background()
 
 	out, err := c.ListTables(ctx, &dynamodb.ListTablesInput{})
@@ -143,6 +143,14 @@ func TestCRC32Header(t *testing.T) {
 	}
 }
 
+// oneAttempt is the stack's client configuration without retries, so that
+// an error reaches the test at once.
+func oneAttempt(s *localaws.Stack) aws.Config {
+	cfg := localawstest.Config(s)
+	cfg.RetryMaxAttempts = 1
+	return cfg
+}
+
 // wantCode fails t unless err is an AWS API error with code; what names
 // the call.
 func wantCode(t *testing.T, err error, code, what string) {
@@ -155,7 +163,7 @@ func wantCode(t *testing.T, err error, code, what string) {
 func TestUnknownTargetAndService(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	c := dynamodb.NewFromConfig(localawstest.Config(s), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	c := dynamodb.NewFromConfig(oneAttempt(s))
 	_, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{})
 	wantCode(t, err, "UnknownOperationException", "ListTables")
 	var re interface{ HTTPStatusCode() int }
@@ -163,7 +171,7 @@ func TestUnknownTargetAndService(t *testing.T) {
 		t.Fatalf("status = %v", err)
 	}
 
-	sc := sns.NewFromConfig(localawstest.Config(s), func(o *sns.Options) { o.RetryMaxAttempts = 1 })
+	sc := sns.NewFromConfig(oneAttempt(s))
 	_, err = sc.ListTopics(context.Background(), &sns.ListTopicsInput{})
 	wantCode(t, err, "InvalidAction", "ListTopics")
 }
@@ -182,7 +190,7 @@ func TestQueryCompatibleJSON(t *testing.T) {
 		},
 	}
 	s := newStack(t, f)
-	c := sqs.NewFromConfig(localawstest.Config(s), func(o *sqs.Options) { o.RetryMaxAttempts = 1 })
+	c := sqs.NewFromConfig(oneAttempt(s))
 	_, err := c.GetQueueUrl(context.Background(), &sqs.GetQueueUrlInput{QueueName: aws.String("q")})
 	qdne := localawstest.ErrorAs[*sqstypes.QueueDoesNotExist](t, err, "GetQueueUrl")
 	if qdne.ErrorCode() != "AWS.SimpleQueueService.NonExistentQueue" {
@@ -203,7 +211,7 @@ func TestJSON11TypedError(t *testing.T) {
 		},
 	}
 	s := newStack(t, f)
-	c := eventbridge.NewFromConfig(localawstest.Config(s), func(o *eventbridge.Options) { o.RetryMaxAttempts = 1 })
+	c := eventbridge.NewFromConfig(oneAttempt(s))
 	_, err := c.DescribeEventBus(context.Background(), &eventbridge.DescribeEventBusInput{Name: aws.String("b")})
 	localawstest.WantError[*ebtypes.ResourceNotFoundException](t, err, "DescribeEventBus")
 }
@@ -235,7 +243,7 @@ func TestQueryProtocolRoutedByCredentialScope(t *testing.T) {
 		},
 	}
 	s := newStack(t, f)
-	c := sns.NewFromConfig(localawstest.Config(s), func(o *sns.Options) { o.RetryMaxAttempts = 1 })
+	c := sns.NewFromConfig(oneAttempt(s))
 	out, err := c.ListTopics(context.Background(), &sns.ListTopicsInput{})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +277,7 @@ func TestRESTJSONTypedErrorAndRaw(t *testing.T) {
 		},
 	}
 	s := newStack(t, restFake{f})
-	c := lambda.NewFromConfig(localawstest.Config(s), func(o *lambda.Options) { o.RetryMaxAttempts = 1 })
+	c := lambda.NewFromConfig(oneAttempt(s))
 	_, err := c.GetFunction(context.Background(), &lambda.GetFunctionInput{FunctionName: aws.String("f")})
 	var rnf *lambdatypes.ResourceNotFoundException
 	if !errors.As(err, &rnf) || !strings.Contains(rnf.ErrorMessage(), "function:f") {
@@ -301,7 +309,7 @@ func TestRPCv2CBOR(t *testing.T) {
 		},
 	}
 	s := newStack(t, f)
-	c := cloudwatch.NewFromConfig(localawstest.Config(s), func(o *cloudwatch.Options) { o.RetryMaxAttempts = 1 })
+	c := cloudwatch.NewFromConfig(oneAttempt(s))
 	out, err := c.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{})
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +390,7 @@ func TestFaultInjection(t *testing.T) {
 	s := newStack(t, f)
 	ctl := localawstest.Control(s)
 	ctx := context.Background()
-	c := dynamodb.NewFromConfig(localawstest.Config(s), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	c := dynamodb.NewFromConfig(oneAttempt(s))
 	put := func() error {
 		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: map[string]ddbtypes.AttributeValue{"PK": &ddbtypes.AttributeValueMemberS{Value: "a"}}})
 		return err
