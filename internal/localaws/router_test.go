@@ -384,6 +384,50 @@ func TestPrincipalsAndAuthorizer(t *testing.T) {
 	}
 }
 
+// checkLatencyFault adds latency to put, then removes the rule (twice:
+// the second is not found).
+func checkLatencyFault(t *testing.T, ctl *control.Client, put func() error) {
+	t.Helper()
+	ctx := t.Context()
+	lat, err := ctl.AddFault(ctx, control.FaultRule{Service: "*", Operation: "PutItem", Latency: awsapi.Duration(150 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := put(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Fatalf("latency not added: %v", d)
+	}
+	if err := ctl.RemoveFault(ctx, lat.ID); err != nil {
+		t.Fatal(err)
+	}
+	var ce *control.Error
+	if err := ctl.RemoveFault(ctx, lat.ID); !errors.As(err, &ce) || ce.Status != 404 {
+		t.Fatalf("second remove = %v", err)
+	}
+}
+
+// checkRateFault fails about half of the puts with a rate of 0.5.
+func checkRateFault(t *testing.T, ctl *control.Client, put func() error) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := ctl.AddFault(ctx, control.FaultRule{Service: "fakeddb", Operation: "PutItem", Code: "ThrottlingException", Rate: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for i := 0; i < 200; i++ {
+		if put() != nil {
+			failed++
+		}
+	}
+	if failed < 50 || failed > 150 {
+		t.Fatalf("rate 0.5 failed %d of 200", failed)
+	}
+	_ = ctl.ClearFaults(ctx)
+}
+
 func TestFaultInjection(t *testing.T) {
 	t.Parallel()
 	f := ddbFake()
@@ -431,40 +475,8 @@ func TestFaultInjection(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Latency only.
-	lat, err := ctl.AddFault(ctx, control.FaultRule{Service: "*", Operation: "PutItem", Latency: awsapi.Duration(150 * time.Millisecond)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if err := put(); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d < 150*time.Millisecond {
-		t.Fatalf("latency not added: %v", d)
-	}
-	if err := ctl.RemoveFault(ctx, lat.ID); err != nil {
-		t.Fatal(err)
-	}
-	var ce *control.Error
-	if err := ctl.RemoveFault(ctx, lat.ID); !errors.As(err, &ce) || ce.Status != 404 {
-		t.Fatalf("second remove = %v", err)
-	}
-
-	// Rate.
-	if _, err := ctl.AddFault(ctx, control.FaultRule{Service: "fakeddb", Operation: "PutItem", Code: "ThrottlingException", Rate: 0.5}); err != nil {
-		t.Fatal(err)
-	}
-	failed := 0
-	for i := 0; i < 200; i++ {
-		if put() != nil {
-			failed++
-		}
-	}
-	if failed < 50 || failed > 150 {
-		t.Fatalf("rate 0.5 failed %d of 200", failed)
-	}
-	_ = ctl.ClearFaults(ctx)
+	checkLatencyFault(t, ctl, put)
+	checkRateFault(t, ctl, put)
 
 	// Invalid rules are rejected.
 	if _, err := ctl.AddFault(ctx, control.FaultRule{Service: "x", Rate: 2, Code: "X"}); err == nil {
