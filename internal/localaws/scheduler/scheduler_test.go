@@ -314,23 +314,27 @@ func TestScheduleValidation(t *testing.T) {
 	_, err = e.sched.CreateSchedule(ctx, input("bad", "rate(1 hour)", "not-a-role"))
 	apiError[*types.ValidationException](t, err, "at 'target.roleArn' failed to satisfy constraint")
 
+	for _, c := range []struct {
+		change func(in *scheduler.CreateScheduleInput)
+		want   string
+	}{
+		{func(in *scheduler.CreateScheduleInput) {
+			in.Target.Arn = aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/orders")
+		}, "Invalid target arn arn:aws:dynamodb:us-east-1:000000000000:table/orders."},
+		{func(in *scheduler.CreateScheduleInput) { in.ScheduleExpressionTimezone = aws.String("Mars/Olympus") }, "Invalid timezone Mars/Olympus."},
+		{func(in *scheduler.CreateScheduleInput) {
+			in.FlexibleTimeWindow = &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeFlexible}
+		}, "MaximumWindowInMinutes must be provided"},
+		{func(in *scheduler.CreateScheduleInput) {
+			in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(186)}
+		}, "Member must have value between 0 and 185"},
+	} {
+		bad := input("bad", "rate(1 hour)", role)
+		c.change(bad)
+		_, err = e.sched.CreateSchedule(ctx, bad)
+		apiError[*types.ValidationException](t, err, c.want)
+	}
 	bad := input("bad", "rate(1 hour)", role)
-	bad.Target.Arn = aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/orders")
-	_, err = e.sched.CreateSchedule(ctx, bad)
-	apiError[*types.ValidationException](t, err, "Invalid target arn arn:aws:dynamodb:us-east-1:000000000000:table/orders.")
-	bad = input("bad", "rate(1 hour)", role)
-	bad.ScheduleExpressionTimezone = aws.String("Mars/Olympus")
-	_, err = e.sched.CreateSchedule(ctx, bad)
-	apiError[*types.ValidationException](t, err, "Invalid timezone Mars/Olympus.")
-	bad = input("bad", "rate(1 hour)", role)
-	bad.FlexibleTimeWindow = &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeFlexible}
-	_, err = e.sched.CreateSchedule(ctx, bad)
-	apiError[*types.ValidationException](t, err, "MaximumWindowInMinutes must be provided")
-	bad = input("bad", "rate(1 hour)", role)
-	bad.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(186)}
-	_, err = e.sched.CreateSchedule(ctx, bad)
-	apiError[*types.ValidationException](t, err, "Member must have value between 0 and 185")
-	bad = input("bad", "rate(1 hour)", role)
 	bad.GroupName = aws.String("nogroup")
 	_, err = e.sched.CreateSchedule(ctx, bad)
 	apiError[*types.ResourceNotFoundException](t, err, "Schedule group nogroup does not exist.")
