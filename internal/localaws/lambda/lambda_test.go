@@ -23,6 +23,114 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
+// checkTags tags and untags the function arn (tagged team).
+func (h *harness) checkTags(t *testing.T, arn string) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := h.client.TagResource(ctx, &awslambda.TagResourceInput{Resource: aws.String(arn), Tags: map[string]string{"x": "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.UntagResource(ctx, &awslambda.UntagResourceInput{Resource: aws.String(arn), TagKeys: []string{"team"}}); err != nil {
+		t.Fatal(err)
+	}
+	tags, err := h.client.ListTags(ctx, &awslambda.ListTagsInput{Resource: aws.String(arn)})
+	if err != nil || len(tags.Tags) != 1 || tags.Tags["x"] != "y" {
+		t.Fatalf("ListTags = %v, %v", tags, err)
+	}
+}
+
+// checkConcurrency puts, reads and deletes the reserved concurrency of
+// the function name.
+func (h *harness) checkConcurrency(t *testing.T, name string) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := h.client.GetFunctionConcurrency(ctx, &awslambda.GetFunctionConcurrencyInput{FunctionName: aws.String(name)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.PutFunctionConcurrency(ctx, &awslambda.PutFunctionConcurrencyInput{FunctionName: aws.String(name), ReservedConcurrentExecutions: aws.Int32(4)}); err != nil {
+		t.Fatal(err)
+	}
+	gc, err := h.client.GetFunctionConcurrency(ctx, &awslambda.GetFunctionConcurrencyInput{FunctionName: aws.String(name)})
+	if err != nil || aws.ToInt32(gc.ReservedConcurrentExecutions) != 4 {
+		t.Fatalf("GetFunctionConcurrency = %v, %v", gc, err)
+	}
+	if g, _ := h.client.GetFunction(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String(name)}); g.Concurrency == nil || aws.ToInt32(g.Concurrency.ReservedConcurrentExecutions) != 4 {
+		t.Fatalf("GetFunction Concurrency = %+v", g.Concurrency)
+	}
+	if _, err := h.client.DeleteFunctionConcurrency(ctx, &awslambda.DeleteFunctionConcurrencyInput{FunctionName: aws.String(name)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkResourcePolicy adds and removes a permission of the function
+// "life" (ARN arn) for EventBridge.
+func (h *harness) checkResourcePolicy(t *testing.T, arn string) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := h.client.GetPolicy(ctx, &awslambda.GetPolicyInput{FunctionName: aws.String("life")}); !isCode(err, "ResourceNotFoundException") {
+		t.Fatalf("GetPolicy without policy: %v", err)
+	}
+	ap, err := h.client.AddPermission(ctx, &awslambda.AddPermissionInput{FunctionName: aws.String("life"), StatementId: aws.String("events"),
+		Action: aws.String("lambda:InvokeFunction"), Principal: aws.String("events.amazonaws.com"), SourceArn: aws.String("arn:aws:events:us-east-1:000000000000:rule/r")})
+	if err != nil || !strings.Contains(aws.ToString(ap.Statement), `"Service":"events.amazonaws.com"`) {
+		t.Fatalf("AddPermission = %v, %v", ap, err)
+	}
+	if _, err := h.client.AddPermission(ctx, &awslambda.AddPermissionInput{FunctionName: aws.String("life"), StatementId: aws.String("events"),
+		Action: aws.String("lambda:InvokeFunction"), Principal: aws.String("events.amazonaws.com")}); !isCode(err, "ResourceConflictException") {
+		t.Fatalf("duplicate AddPermission: %v", err)
+	}
+	pol, err := h.client.GetPolicy(ctx, &awslambda.GetPolicyInput{FunctionName: aws.String("life")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Statement []struct {
+			Sid       string
+			Resource  string
+			Condition map[string]map[string]string
+		}
+	}
+	if err := json.Unmarshal([]byte(aws.ToString(pol.Policy)), &doc); err != nil || len(doc.Statement) != 1 || doc.Statement[0].Resource != arn ||
+		doc.Statement[0].Condition["ArnLike"]["AWS:SourceArn"] != "arn:aws:events:us-east-1:000000000000:rule/r" {
+		t.Fatalf("GetPolicy = %s (%v)", aws.ToString(pol.Policy), err)
+	}
+	if p, ok := h.svc.FunctionPolicy(arn); !ok || p != aws.ToString(pol.Policy) {
+		t.Fatalf("FunctionPolicy = %q %v", p, ok)
+	}
+	if _, err := h.client.RemovePermission(ctx, &awslambda.RemovePermissionInput{FunctionName: aws.String("life"), StatementId: aws.String("events")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.client.RemovePermission(ctx, &awslambda.RemovePermissionInput{FunctionName: aws.String("life"), StatementId: aws.String("events")}); !isCode(err, "ResourceNotFoundException") {
+		t.Fatalf("RemovePermission twice: %v", err)
+	}
+}
+
+// checkUpdates updates the configuration, then the code (created as code,
+// with createdSha), of the function "life": each update refuses the next until
+// it is done.
+func (h *harness) checkUpdates(t *testing.T, code []byte, createdSha string) {
+	t.Helper()
+	ctx := t.Context()
+	up, err := h.client.UpdateFunctionConfiguration(ctx, &awslambda.UpdateFunctionConfigurationInput{FunctionName: aws.String("life"), Timeout: aws.Int32(7), MemorySize: aws.Int32(256)})
+	if err != nil || up.LastUpdateStatus != types.LastUpdateStatusInProgress || aws.ToInt32(up.Timeout) != 7 {
+		t.Fatalf("UpdateFunctionConfiguration = %+v, %v", up, err)
+	}
+	if _, err := h.client.UpdateFunctionCode(ctx, &awslambda.UpdateFunctionCodeInput{FunctionName: aws.String("life"), ZipFile: code}); !isCode(err, "ResourceConflictException") {
+		t.Fatalf("update while InProgress: %v", err)
+	}
+	if err := awslambda.NewFunctionUpdatedV2Waiter(h.client, func(o *awslambda.FunctionUpdatedV2WaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 100*time.Millisecond
+	}).Wait(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("life")}, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	code2 := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 2\n")})
+	uc, err := h.client.UpdateFunctionCode(ctx, &awslambda.UpdateFunctionCodeInput{FunctionName: aws.String("life"), ZipFile: code2})
+	if err != nil || aws.ToString(uc.CodeSha256) == createdSha {
+		t.Fatalf("UpdateFunctionCode = %+v, %v", uc, err)
+	}
+	h.waitActive(t, "life")
+}
+
 func TestFunctionLifecycle(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -65,24 +173,7 @@ func TestFunctionLifecycle(t *testing.T) {
 		t.Fatalf("duplicate CreateFunction: %v", err)
 	}
 
-	up, err := h.client.UpdateFunctionConfiguration(ctx, &awslambda.UpdateFunctionConfigurationInput{FunctionName: aws.String("life"), Timeout: aws.Int32(7), MemorySize: aws.Int32(256)})
-	if err != nil || up.LastUpdateStatus != types.LastUpdateStatusInProgress || aws.ToInt32(up.Timeout) != 7 {
-		t.Fatalf("UpdateFunctionConfiguration = %+v, %v", up, err)
-	}
-	if _, err := h.client.UpdateFunctionCode(ctx, &awslambda.UpdateFunctionCodeInput{FunctionName: aws.String("life"), ZipFile: code}); !isCode(err, "ResourceConflictException") {
-		t.Fatalf("update while InProgress: %v", err)
-	}
-	if err := awslambda.NewFunctionUpdatedV2Waiter(h.client, func(o *awslambda.FunctionUpdatedV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 100*time.Millisecond
-	}).Wait(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("life")}, 10*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	code2 := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 2\n")})
-	uc, err := h.client.UpdateFunctionCode(ctx, &awslambda.UpdateFunctionCodeInput{FunctionName: aws.String("life"), ZipFile: code2})
-	if err != nil || aws.ToString(uc.CodeSha256) == aws.ToString(out.CodeSha256) {
-		t.Fatalf("UpdateFunctionCode = %+v, %v", uc, err)
-	}
-	h.waitActive(t, "life")
+	h.checkUpdates(t, code, aws.ToString(out.CodeSha256))
 
 	g, err := h.client.GetFunction(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("arn:aws:lambda:us-east-1:000000000000:function:life")})
 	if err != nil {
@@ -92,74 +183,10 @@ func TestFunctionLifecycle(t *testing.T) {
 		t.Fatalf("GetFunction = %+v", g)
 	}
 
-	// Tags.
 	arn := aws.ToString(out.FunctionArn)
-	if _, err := h.client.TagResource(ctx, &awslambda.TagResourceInput{Resource: aws.String(arn), Tags: map[string]string{"x": "y"}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.client.UntagResource(ctx, &awslambda.UntagResourceInput{Resource: aws.String(arn), TagKeys: []string{"team"}}); err != nil {
-		t.Fatal(err)
-	}
-	tags, err := h.client.ListTags(ctx, &awslambda.ListTagsInput{Resource: aws.String(arn)})
-	if err != nil || len(tags.Tags) != 1 || tags.Tags["x"] != "y" {
-		t.Fatalf("ListTags = %v, %v", tags, err)
-	}
-
-	// Reserved concurrency.
-	if _, err := h.client.GetFunctionConcurrency(ctx, &awslambda.GetFunctionConcurrencyInput{FunctionName: aws.String("life")}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.client.PutFunctionConcurrency(ctx, &awslambda.PutFunctionConcurrencyInput{FunctionName: aws.String("life"), ReservedConcurrentExecutions: aws.Int32(4)}); err != nil {
-		t.Fatal(err)
-	}
-	gc, err := h.client.GetFunctionConcurrency(ctx, &awslambda.GetFunctionConcurrencyInput{FunctionName: aws.String("life")})
-	if err != nil || aws.ToInt32(gc.ReservedConcurrentExecutions) != 4 {
-		t.Fatalf("GetFunctionConcurrency = %v, %v", gc, err)
-	}
-	if g, _ := h.client.GetFunction(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("life")}); g.Concurrency == nil || aws.ToInt32(g.Concurrency.ReservedConcurrentExecutions) != 4 {
-		t.Fatalf("GetFunction Concurrency = %+v", g.Concurrency)
-	}
-	if _, err := h.client.DeleteFunctionConcurrency(ctx, &awslambda.DeleteFunctionConcurrencyInput{FunctionName: aws.String("life")}); err != nil {
-		t.Fatal(err)
-	}
-
-	// Resource policy.
-	if _, err := h.client.GetPolicy(ctx, &awslambda.GetPolicyInput{FunctionName: aws.String("life")}); !isCode(err, "ResourceNotFoundException") {
-		t.Fatalf("GetPolicy without policy: %v", err)
-	}
-	ap, err := h.client.AddPermission(ctx, &awslambda.AddPermissionInput{FunctionName: aws.String("life"), StatementId: aws.String("events"),
-		Action: aws.String("lambda:InvokeFunction"), Principal: aws.String("events.amazonaws.com"), SourceArn: aws.String("arn:aws:events:us-east-1:000000000000:rule/r")})
-	if err != nil || !strings.Contains(aws.ToString(ap.Statement), `"Service":"events.amazonaws.com"`) {
-		t.Fatalf("AddPermission = %v, %v", ap, err)
-	}
-	if _, err := h.client.AddPermission(ctx, &awslambda.AddPermissionInput{FunctionName: aws.String("life"), StatementId: aws.String("events"),
-		Action: aws.String("lambda:InvokeFunction"), Principal: aws.String("events.amazonaws.com")}); !isCode(err, "ResourceConflictException") {
-		t.Fatalf("duplicate AddPermission: %v", err)
-	}
-	pol, err := h.client.GetPolicy(ctx, &awslambda.GetPolicyInput{FunctionName: aws.String("life")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Statement []struct {
-			Sid       string
-			Resource  string
-			Condition map[string]map[string]string
-		}
-	}
-	if err := json.Unmarshal([]byte(aws.ToString(pol.Policy)), &doc); err != nil || len(doc.Statement) != 1 || doc.Statement[0].Resource != arn ||
-		doc.Statement[0].Condition["ArnLike"]["AWS:SourceArn"] != "arn:aws:events:us-east-1:000000000000:rule/r" {
-		t.Fatalf("GetPolicy = %s (%v)", aws.ToString(pol.Policy), err)
-	}
-	if p, ok := h.svc.FunctionPolicy(arn); !ok || p != aws.ToString(pol.Policy) {
-		t.Fatalf("FunctionPolicy = %q %v", p, ok)
-	}
-	if _, err := h.client.RemovePermission(ctx, &awslambda.RemovePermissionInput{FunctionName: aws.String("life"), StatementId: aws.String("events")}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.client.RemovePermission(ctx, &awslambda.RemovePermissionInput{FunctionName: aws.String("life"), StatementId: aws.String("events")}); !isCode(err, "ResourceNotFoundException") {
-		t.Fatalf("RemovePermission twice: %v", err)
-	}
+	h.checkTags(t, arn)
+	h.checkConcurrency(t, "life")
+	h.checkResourcePolicy(t, arn)
 
 	if a, r, st, ok := h.svc.FunctionInfo("life"); !ok || a != arn || r != roleArn || st != "Active" {
 		t.Fatalf("FunctionInfo = %q %q %q %v", a, r, st, ok)
