@@ -64,11 +64,7 @@ func TestLambdaWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lambda.NewFunctionActiveV2Waiter(lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
-	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String("wired")}, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	lambdatest.WaitActive(ctx, t, lam, "wired")
 	out, err := lam.Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String("wired"), Payload: []byte(`{"action":"log","message":"via-stack"}`)})
 	if err != nil || out.FunctionError != nil {
 		t.Fatalf("Invoke = %v, %v", out, err)

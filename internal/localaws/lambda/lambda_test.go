@@ -163,11 +163,7 @@ func TestFunctionLifecycle(t *testing.T) {
 	if _, err := h.client.UpdateFunctionConfiguration(ctx, &awslambda.UpdateFunctionConfigurationInput{FunctionName: aws.String("life"), Timeout: aws.Int32(5)}); !isCode(err, "ResourceConflictException") {
 		t.Fatalf("update while Pending: %v", err)
 	}
-	if err := awslambda.NewFunctionActiveV2Waiter(h.client, func(o *awslambda.FunctionActiveV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 100*time.Millisecond
-	}).Wait(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("life")}, 10*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	lambdatest.WaitActive(ctx, t, h.client, "life")
 	if _, err := h.client.CreateFunction(ctx, &awslambda.CreateFunctionInput{FunctionName: aws.String("life"), Runtime: types.RuntimeProvidedal2023,
 		Role: aws.String(roleArn), Code: &types.FunctionCode{ZipFile: code}}); !isCode(err, "ResourceConflictException") {
 		t.Fatalf("duplicate CreateFunction: %v", err)

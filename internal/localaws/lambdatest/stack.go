@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 )
 
@@ -45,5 +46,17 @@ func WaitForLogs(ctx context.Context, t testing.TB, logs *cloudwatchlogs.Client,
 			t.Fatalf("log group %s: found %v of %q (last error %v)", group, found, wants, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// WaitActive waits up to 30 s, with the SDK's FunctionActiveV2 waiter
+// polling every 50 to 200 ms, until the function name is Active, and
+// fails t otherwise.
+func WaitActive(ctx context.Context, t testing.TB, client *lambda.Client, name string) {
+	t.Helper()
+	if err := lambda.NewFunctionActiveV2Waiter(client, func(o *lambda.FunctionActiveV2WaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
+	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)}, 30*time.Second); err != nil {
+		t.Fatalf("waiting for function %s to be Active: %v", name, err)
 	}
 }

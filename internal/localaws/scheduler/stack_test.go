@@ -4,7 +4,6 @@ import (
 	"context"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
@@ -41,11 +40,7 @@ func TestStackScheduleInvokesFunction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lambda.NewFunctionActiveV2Waiter(lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
-	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String("scheduled")}, 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	lambdatest.WaitActive(ctx, t, lam, "scheduled")
 	role := e.role(t, "sched", "scheduler.amazonaws.com", "lambda:InvokeFunction")
 	if _, err := sched.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
 		Name: aws.String("every-day"), ScheduleExpression: aws.String("rate(1 day)"),
