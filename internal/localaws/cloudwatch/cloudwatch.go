@@ -160,89 +160,10 @@ func validPeriod(p float64) bool {
 }
 
 func (s *Service) putMetricAlarm(req *awsapi.Request, in doc) (any, error) {
+	if err := validateAlarm(in); err != nil {
+		return nil, err
+	}
 	name := str(in, "AlarmName")
-	if name == "" {
-		return nil, missing("AlarmName")
-	}
-	if len(name) > 255 {
-		return nil, validation("1 validation error detected: Value '%s' at 'alarmName' failed to satisfy constraint: Member must have length less than or equal to 255", name)
-	}
-	evals, ok := num(in, "EvaluationPeriods")
-	if !ok {
-		return nil, missing("EvaluationPeriods")
-	}
-	if evals < 1 {
-		return nil, validation("1 validation error detected: Value '%v' at 'evaluationPeriods' failed to satisfy constraint: Member must have value greater than or equal to 1", evals)
-	}
-	cmp := str(in, "ComparisonOperator")
-	if cmp == "" {
-		return nil, missing("ComparisonOperator")
-	}
-	if !oneOf(cmp, comparisons) {
-		return nil, validation("1 validation error detected: Value '%s' at 'comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: [%s]", cmp, strings.Join(comparisons, ", "))
-	}
-	if d, ok := num(in, "DatapointsToAlarm"); ok && (d < 1 || d > evals) {
-		return nil, invalidValue("DatapointsToAlarm must be between 1 and EvaluationPeriods.")
-	}
-	if t := str(in, "TreatMissingData"); t != "" && !oneOf(t, missingData) {
-		return nil, invalidValue("Invalid value for TreatMissingData: %s. Valid values are: breaching, notBreaching, ignore, missing", t)
-	}
-	_, hasThreshold := num(in, "Threshold")
-	thresholdMetric := str(in, "ThresholdMetricId")
-	if !hasThreshold && thresholdMetric == "" {
-		return nil, invalidCombination("Exactly one element of Threshold or ThresholdMetricId must be specified.")
-	}
-	metricName := str(in, "MetricName")
-	namespace := str(in, "Namespace")
-	stat := str(in, "Statistic")
-	ext := str(in, "ExtendedStatistic")
-	metrics := list(in, "Metrics")
-	if len(metrics) > 0 {
-		if metricName != "" || namespace != "" || stat != "" || ext != "" {
-			return nil, invalidCombination("The parameters MetricName, Namespace, Statistic, ExtendedStatistic, Dimensions, Period and Unit cannot be specified together with Metrics.")
-		}
-		returning := 0
-		for _, m := range metrics {
-			mm, _ := m.(doc)
-			if id := str(mm, "Id"); id == "" {
-				return nil, missing("Metrics.member.N.Id")
-			}
-			_, hasStat := mm["MetricStat"]
-			expr := str(mm, "Expression")
-			if hasStat == (expr != "") {
-				return nil, invalidCombination("Exactly one element of the metrics list should have either MetricStat or Expression.")
-			}
-			if rd, ok := mm["ReturnData"].(bool); !ok || rd {
-				returning++
-			}
-		}
-		if returning != 1 && thresholdMetric == "" {
-			return nil, invalidValue("Exactly one element of the metrics list should return data.")
-		}
-	} else {
-		if metricName == "" {
-			return nil, missing("MetricName")
-		}
-		if namespace == "" {
-			return nil, missing("Namespace")
-		}
-		if (stat == "") == (ext == "") {
-			return nil, invalidCombination("Exactly one of Statistic or ExtendedStatistic must be specified.")
-		}
-		if stat != "" && !oneOf(stat, statistics) {
-			return nil, validation("1 validation error detected: Value '%s' at 'statistic' failed to satisfy constraint: Member must satisfy enum value set: [%s]", stat, strings.Join(statistics, ", "))
-		}
-		p, ok := num(in, "Period")
-		if !ok {
-			return nil, missing("Period")
-		}
-		if !validPeriod(p) {
-			return nil, invalidValue("Period must be 10, 20, 30 or a multiple of 60.")
-		}
-		if len(list(in, "Dimensions")) > 30 {
-			return nil, invalidValue("The collection Dimensions must not have a size greater than 30.")
-		}
-	}
 	tags, terr := tagsOf(in)
 	if terr != nil {
 		return nil, terr
@@ -267,6 +188,109 @@ func (s *Service) putMetricAlarm(req *awsapi.Request, in doc) (any, error) {
 	}
 	s.alarms[name] = &alarm{name: name, arn: arn, config: config, tags: tags, updated: now, state: now}
 	return nil, nil
+}
+
+// validateAlarm checks a PutMetricAlarm input as CloudWatch does, in its
+// order: name, evaluation, comparison and threshold, then the metric.
+func validateAlarm(in doc) error {
+	name := str(in, "AlarmName")
+	if name == "" {
+		return missing("AlarmName")
+	}
+	if len(name) > 255 {
+		return validation("1 validation error detected: Value '%s' at 'alarmName' failed to satisfy constraint: Member must have length less than or equal to 255", name)
+	}
+	evals, ok := num(in, "EvaluationPeriods")
+	if !ok {
+		return missing("EvaluationPeriods")
+	}
+	if evals < 1 {
+		return validation("1 validation error detected: Value '%v' at 'evaluationPeriods' failed to satisfy constraint: Member must have value greater than or equal to 1", evals)
+	}
+	cmp := str(in, "ComparisonOperator")
+	if cmp == "" {
+		return missing("ComparisonOperator")
+	}
+	if !oneOf(cmp, comparisons) {
+		return validation("1 validation error detected: Value '%s' at 'comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: [%s]", cmp, strings.Join(comparisons, ", "))
+	}
+	if d, ok := num(in, "DatapointsToAlarm"); ok && (d < 1 || d > evals) {
+		return invalidValue("DatapointsToAlarm must be between 1 and EvaluationPeriods.")
+	}
+	if t := str(in, "TreatMissingData"); t != "" && !oneOf(t, missingData) {
+		return invalidValue("Invalid value for TreatMissingData: %s. Valid values are: breaching, notBreaching, ignore, missing", t)
+	}
+	_, hasThreshold := num(in, "Threshold")
+	thresholdMetric := str(in, "ThresholdMetricId")
+	if !hasThreshold && thresholdMetric == "" {
+		return invalidCombination("Exactly one element of Threshold or ThresholdMetricId must be specified.")
+	}
+	if metrics := list(in, "Metrics"); len(metrics) > 0 {
+		return validateMetricMath(in, metrics, thresholdMetric)
+	}
+	return validateSingleMetric(in)
+}
+
+// validateMetricMath checks an alarm on metric math: Metrics and none of
+// the single metric's fields, each metric with an Id and either MetricStat
+// or Expression, and one returning data unless a ThresholdMetricId is set.
+func validateMetricMath(in doc, metrics []any, thresholdMetric string) error {
+	for _, f := range []string{"MetricName", "Namespace", "Statistic", "ExtendedStatistic"} {
+		if str(in, f) != "" {
+			return invalidCombination("The parameters MetricName, Namespace, Statistic, ExtendedStatistic, Dimensions, Period and Unit cannot be specified together with Metrics.")
+		}
+	}
+	returning := 0
+	for _, m := range metrics {
+		mm, _ := m.(doc)
+		if id := str(mm, "Id"); id == "" {
+			return missing("Metrics.member.N.Id")
+		}
+		_, hasStat := mm["MetricStat"]
+		expr := str(mm, "Expression")
+		if hasStat == (expr != "") {
+			return invalidCombination("Exactly one element of the metrics list should have either MetricStat or Expression.")
+		}
+		if rd, ok := mm["ReturnData"].(bool); !ok || rd {
+			returning++
+		}
+	}
+	if returning != 1 && thresholdMetric == "" {
+		return invalidValue("Exactly one element of the metrics list should return data.")
+	}
+	return nil
+}
+
+// validateSingleMetric checks an alarm on one metric: its name, namespace,
+// one statistic, a period and at most 30 dimensions.
+func validateSingleMetric(in doc) error {
+	metricName := str(in, "MetricName")
+	namespace := str(in, "Namespace")
+	stat := str(in, "Statistic")
+	ext := str(in, "ExtendedStatistic")
+	if metricName == "" {
+		return missing("MetricName")
+	}
+	if namespace == "" {
+		return missing("Namespace")
+	}
+	if (stat == "") == (ext == "") {
+		return invalidCombination("Exactly one of Statistic or ExtendedStatistic must be specified.")
+	}
+	if stat != "" && !oneOf(stat, statistics) {
+		return validation("1 validation error detected: Value '%s' at 'statistic' failed to satisfy constraint: Member must satisfy enum value set: [%s]", stat, strings.Join(statistics, ", "))
+	}
+	p, ok := num(in, "Period")
+	if !ok {
+		return missing("Period")
+	}
+	if !validPeriod(p) {
+		return invalidValue("Period must be 10, 20, 30 or a multiple of 60.")
+	}
+	if len(list(in, "Dimensions")) > 30 {
+		return invalidValue("The collection Dimensions must not have a size greater than 30.")
+	}
+	return nil
 }
 
 func tagsOf(in doc) ([]kv, *awsapi.Error) {

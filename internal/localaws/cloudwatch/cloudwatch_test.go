@@ -2,7 +2,6 @@ package cloudwatch_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	cw "github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/schemas"
 	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
-	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/transport/http/protocol/awsjson"
 	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
 
@@ -52,14 +50,6 @@ var modelled = map[string]string{
 	"InvalidParameterValue":       "InvalidParameterValueException",
 	"InvalidParameterCombination": "InvalidParameterCombinationException",
 	"MissingParameter":            "MissingRequiredParameterException",
-}
-
-func errorCode(err error) string {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
-	}
-	return ""
 }
 
 func testAlarmCRUD(t *testing.T, p protocol) {
@@ -152,7 +142,7 @@ func checkAlarmUpdateAndDelete(t *testing.T, c *cw.Client, in *cw.PutMetricAlarm
 		t.Fatalf("after delete = %+v, %v", out, err)
 	}
 	_, err = c.DeleteAlarms(ctx, &cw.DeleteAlarmsInput{AlarmNames: []string{"outbox-dlq-depth"}})
-	if code := errorCode(err); code != "ResourceNotFound" {
+	if code := localawstest.ErrorCode(err); code != "ResourceNotFound" {
 		t.Fatalf("delete missing = %v", err)
 	}
 }
@@ -213,7 +203,7 @@ func testPutMetricAlarmValidation(t *testing.T, p protocol) {
 			// the modelled error and reports by its name.
 			want = modelled[want]
 		}
-		if code := errorCode(err); code != want {
+		if code := localawstest.ErrorCode(err); code != want {
 			t.Errorf("%s: error %v, want code %q", tc.name, err, want)
 		}
 	}

@@ -2,7 +2,8 @@ package differential_test
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -65,12 +66,7 @@ func (ts tableSpec) input() *dynamodb.CreateTableInput {
 		KeySchema:   schema(ts.pk, ts.sk),
 		BillingMode: ddbtypes.BillingModePayPerRequest,
 	}
-	names := make([]string, 0, len(ts.gsis))
-	for name := range ts.gsis {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(ts.gsis)) {
 		k := ts.gsis[name]
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, ddbtypes.GlobalSecondaryIndex{
 			IndexName:  aws.String(name),
@@ -81,19 +77,10 @@ func (ts tableSpec) input() *dynamodb.CreateTableInput {
 	if ts.stream != "" {
 		in.StreamSpecification = &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: ts.stream}
 	}
-	for _, name := range sortedKeysOf(defs) {
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		in.AttributeDefinitions = append(in.AttributeDefinitions, ddbtypes.AttributeDefinition{AttributeName: aws.String(name), AttributeType: defs[name]})
 	}
 	return in
-}
-
-func sortedKeysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (r *run) ddb() *dynamodb.Client { return dynamodb.NewFromConfig(r.cfg) }
@@ -167,7 +154,7 @@ func TestDifferentialDynamoDBTables(t *testing.T) {
 		dttl, err := r.ddb().DescribeTimeToLive(r.ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(ts.name)})
 		r.rec("DescribeTimeToLive", dttl, err)
 		list, err := r.ddb().ListTables(r.ctx, &dynamodb.ListTablesInput{})
-		listed := err == nil && contains(list.TableNames, ts.name)
+		listed := err == nil && slices.Contains(list.TableNames, ts.name)
 		r.note("ListTables lists the table", listed)
 		put, err := r.ddb().PutItem(r.ctx, &dynamodb.PutItemInput{TableName: aws.String("diff-no-such-table"), Item: vals("PK", s("a"), "SK", s("b"))})
 		r.rec("PutItem missing table", put, err)
@@ -178,15 +165,6 @@ func TestDifferentialDynamoDBTables(t *testing.T) {
 		del, err := r.ddb().DeleteTable(r.ctx, &dynamodb.DeleteTableInput{TableName: aws.String(ts.name)})
 		r.rec("DeleteTable", del, err)
 	})
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestDifferentialDynamoDBIndexKeysThroughUpdateItem: many items gain GSI keys

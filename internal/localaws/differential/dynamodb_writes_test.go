@@ -2,6 +2,7 @@ package differential_test
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 
@@ -90,7 +91,7 @@ func TestDifferentialDynamoDBConditionalUpdates(t *testing.T) {
 				in.ConditionExpression = aws.String(u.cond)
 				in.ReturnValuesOnConditionCheckFailure = ddbtypes.ReturnValuesOnConditionCheckFailureAllOld
 			}
-			if u.expr != "" && (contains([]string{"SET with condition", "SET with a failing condition"}, u.name)) {
+			if u.expr != "" && slices.Contains([]string{"SET with condition", "SET with a failing condition"}, u.name) {
 				in.ExpressionAttributeNames = map[string]string{"#s": "status"}
 			}
 			out, err := r.ddb().UpdateItem(r.ctx, in)

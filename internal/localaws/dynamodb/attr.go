@@ -47,54 +47,42 @@ func fromWire(v *mini.AttributeValue) *AttributeValue {
 	if v == nil {
 		return nil
 	}
-	out := &AttributeValue{B: v.B, BOOL: v.BOOL, BS: v.BS, N: v.N, NS: v.NS, NULL: v.NULL, S: v.S, SS: v.SS}
-	if v.L != nil {
-		out.L = make([]*AttributeValue, len(v.L))
-		for i, e := range v.L {
-			out.L[i] = fromWire(e)
-		}
-	}
-	if v.M != nil {
-		out.M = fromWireItem(v.M)
-	}
-	return out
+	return &AttributeValue{B: v.B, BOOL: v.BOOL, BS: v.BS, N: v.N, NS: v.NS, NULL: v.NULL, S: v.S, SS: v.SS,
+		L: convertList(v.L, fromWire), M: fromWireItem(v.M)}
 }
 
-func fromWireItem(m wireItem) Item {
-	if m == nil {
-		return nil
-	}
-	out := make(Item, len(m))
-	for k, v := range m {
-		out[k] = fromWire(v)
-	}
-	return out
-}
+func fromWireItem(m wireItem) Item { return convertMap(m, fromWire) }
 
 func toWire(v *AttributeValue) *mini.AttributeValue {
 	if v == nil {
 		return nil
 	}
-	out := &mini.AttributeValue{B: v.B, BOOL: v.BOOL, BS: v.BS, N: v.N, NS: v.NS, NULL: v.NULL, S: v.S, SS: v.SS}
-	if v.L != nil {
-		out.L = make([]*mini.AttributeValue, len(v.L))
-		for i, e := range v.L {
-			out.L[i] = toWire(e)
-		}
+	return &mini.AttributeValue{B: v.B, BOOL: v.BOOL, BS: v.BS, N: v.N, NS: v.NS, NULL: v.NULL, S: v.S, SS: v.SS,
+		L: convertList(v.L, toWire), M: toWireItem(v.M)}
+}
+
+func toWireItem(m Item) wireItem { return convertMap(m, toWire) }
+
+// convertList converts each element of l with convert; nil stays nil.
+func convertList[A, B any](l []A, convert func(A) B) []B {
+	if l == nil {
+		return nil
 	}
-	if v.M != nil {
-		out.M = toWireItem(v.M)
+	out := make([]B, len(l))
+	for i, e := range l {
+		out[i] = convert(e)
 	}
 	return out
 }
 
-func toWireItem(m Item) wireItem {
+// convertMap converts each value of m with convert; nil stays nil.
+func convertMap[A, B any](m map[string]A, convert func(A) B) map[string]B {
 	if m == nil {
 		return nil
 	}
-	out := make(wireItem, len(m))
+	out := make(map[string]B, len(m))
 	for k, v := range m {
-		out[k] = toWire(v)
+		out[k] = convert(v)
 	}
 	return out
 }
@@ -117,17 +105,9 @@ func fromSDK(v ddbtypes.AttributeValue) *AttributeValue {
 	case *ddbtypes.AttributeValueMemberNULL:
 		return &AttributeValue{NULL: &t}
 	case *ddbtypes.AttributeValueMemberSS:
-		out := &AttributeValue{SS: make([]*string, len(x.Value))}
-		for i := range x.Value {
-			out.SS[i] = &x.Value[i]
-		}
-		return out
+		return &AttributeValue{SS: pointers(x.Value)}
 	case *ddbtypes.AttributeValueMemberNS:
-		out := &AttributeValue{NS: make([]*string, len(x.Value))}
-		for i := range x.Value {
-			out.NS[i] = &x.Value[i]
-		}
-		return out
+		return &AttributeValue{NS: pointers(x.Value)}
 	case *ddbtypes.AttributeValueMemberBS:
 		return &AttributeValue{BS: x.Value}
 	case *ddbtypes.AttributeValueMemberL:
@@ -142,16 +122,16 @@ func fromSDK(v ddbtypes.AttributeValue) *AttributeValue {
 	return nil
 }
 
-func fromSDKItem(m map[string]ddbtypes.AttributeValue) Item {
-	if m == nil {
-		return nil
-	}
-	out := make(Item, len(m))
-	for k, v := range m {
-		out[k] = fromSDK(v)
+// pointers points at each element of l (a set's members, never nil).
+func pointers(l []string) []*string {
+	out := make([]*string, len(l))
+	for i := range l {
+		out[i] = &l[i]
 	}
 	return out
 }
+
+func fromSDKItem(m map[string]ddbtypes.AttributeValue) Item { return convertMap(m, fromSDK) }
 
 // sizeOf approximates DynamoDB's item size rules: attribute names plus
 // value bytes (numbers about half their digits, one byte per list or map

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func batchKeys(ids []string) []map[string]types.AttributeValue {
@@ -64,11 +65,11 @@ func TestBatchGetItemConsistentReadAndCapacity(t *testing.T) {
 		}
 	}
 	dup := batchKeys([]string{"000", "000"})
-	if _, err := e.ddb.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"items": {Keys: dup}}}); apiCode(err) != "ValidationException" ||
+	if _, err := e.ddb.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"items": {Keys: dup}}}); localawstest.ErrorCode(err) != "ValidationException" ||
 		!strings.Contains(err.Error(), "duplicates") {
 		t.Fatalf("duplicate keys = %v; want ValidationException", err)
 	}
-	if _, err := e.ddb.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"items": {Keys: batchKeys(append(ids, "100"))}}}); apiCode(err) != "ValidationException" {
+	if _, err := e.ddb.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"items": {Keys: batchKeys(append(ids, "100"))}}}); localawstest.ErrorCode(err) != "ValidationException" {
 		t.Fatalf("101 keys = %v; want ValidationException", err)
 	}
 }
@@ -174,7 +175,7 @@ func TestParallelScanSegmentsPartitionTheTable(t *testing.T) {
 		{TableName: aws.String("scan"), Segment: aws.Int32(2), TotalSegments: aws.Int32(2)},
 		{TableName: aws.String("scan"), Segment: aws.Int32(0), TotalSegments: aws.Int32(1000001)},
 	} {
-		if _, err := e.ddb.Scan(ctx, bad); apiCode(err) != "ValidationException" {
+		if _, err := e.ddb.Scan(ctx, bad); localawstest.ErrorCode(err) != "ValidationException" {
 			t.Errorf("Scan Segment=%v TotalSegments=%v = %v; want ValidationException", aws.ToInt32(bad.Segment), aws.ToInt32(bad.TotalSegments), err)
 		}
 	}

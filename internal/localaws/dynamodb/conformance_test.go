@@ -2,7 +2,6 @@ package dynamodb_test
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,11 +32,18 @@ func TestTableLifecycle(t *testing.T) {
 	_, err := e.ddb.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("orders"), BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}}})
-	var inUse *types.ResourceInUseException
-	if !errors.As(err, &inUse) {
-		t.Errorf("duplicate CreateTable error = %v", err)
-	}
+	localawstest.WantError[*types.ResourceInUseException](t, err, "duplicate CreateTable")
 
+	tb := describeCreatedTable(t, e)
+	checkListTablesPages(t, e)
+	checkTagsAndTTL(t, e, tb.TableArn)
+	checkDeleteKeepsStream(t, e, tb.LatestStreamArn)
+}
+
+// describeCreatedTable checks DescribeTable of the table "orders" that
+// TestTableLifecycle created: active, on demand, streamed, with its GSI.
+func describeCreatedTable(t *testing.T, e *env) *types.TableDescription {
+	t.Helper()
 	d, err := e.ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("orders")})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +65,12 @@ func TestTableLifecycle(t *testing.T) {
 	if tb.CreationDateTime == nil || time.Since(*tb.CreationDateTime) > time.Minute {
 		t.Errorf("CreationDateTime = %v", tb.CreationDateTime)
 	}
+	return tb
+}
 
+// checkListTablesPages checks ListTables paging over "accounts" and "orders".
+func checkListTablesPages(t *testing.T, e *env) {
+	t.Helper()
 	e.createTable(t, "accounts", "")
 	lt, err := e.ddb.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
 	if err != nil {
@@ -72,8 +83,11 @@ func TestTableLifecycle(t *testing.T) {
 	if !reflect.DeepEqual(lt.TableNames, []string{"orders"}) || lt.LastEvaluatedTableName != nil {
 		t.Errorf("ListTables page 2 = %v", lt.TableNames)
 	}
+}
 
-	arn := tb.TableArn
+// checkTagsAndTTL tags and untags the table of arn, and enables TTL on "orders".
+func checkTagsAndTTL(t *testing.T, e *env, arn *string) {
+	t.Helper()
 	if _, err := e.ddb.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: arn, Tags: []types.Tag{{Key: aws.String("team"), Value: aws.String("a")}, {Key: aws.String("env"), Value: aws.String("dev")}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +98,6 @@ func TestTableLifecycle(t *testing.T) {
 	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "team" {
 		t.Errorf("ListTagsOfResource = %+v, %v", tags, err)
 	}
-
 	ttl, err := e.ddb.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String("orders")})
 	if err != nil || ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusDisabled {
 		t.Errorf("DescribeTimeToLive = %+v, %v", ttl, err)
@@ -97,31 +110,31 @@ func TestTableLifecycle(t *testing.T) {
 	if ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusEnabled || aws.ToString(ttl.TimeToLiveDescription.AttributeName) != "expiresAt" {
 		t.Errorf("TTL after enable = %+v", ttl.TimeToLiveDescription)
 	}
+}
 
+// checkDeleteKeepsStream deletes "orders" and checks that its stream (of
+// streamArn) stays readable, disabled, when the table is created again.
+func checkDeleteKeepsStream(t *testing.T, e *env, streamArn *string) {
+	t.Helper()
 	del, err := e.ddb.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("orders")})
 	if err != nil || del.TableDescription.TableStatus != types.TableStatusDeleting {
 		t.Fatalf("DeleteTable = %+v, %v", del, err)
 	}
 	_, err = e.ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("orders")})
-	var rnf *types.ResourceNotFoundException
-	if !errors.As(err, &rnf) {
-		t.Errorf("DescribeTable after delete = %v", err)
-	}
+	localawstest.WantError[*types.ResourceNotFoundException](t, err, "DescribeTable after delete")
 	_, err = e.ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("orders"), Item: map[string]types.AttributeValue{"PK": s("a"), "SK": s("b")}})
-	if !errors.As(err, &rnf) {
-		t.Errorf("PutItem after delete = %v", err)
-	}
+	localawstest.WantError[*types.ResourceNotFoundException](t, err, "PutItem after delete")
 	// The deleted table's stream stays readable, disabled.
-	ds, err := e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: tb.LatestStreamArn})
+	ds, err := e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: streamArn})
 	if err != nil || ds.StreamDescription.StreamStatus != stypes.StreamStatusDisabled {
 		t.Errorf("stream after DeleteTable = %+v, %v", ds, err)
 	}
 	// A table created again at once gets a stream of its own.
 	e.createTable(t, "orders", "KEYS_ONLY")
-	if again := e.streamArn(t, "orders"); again == aws.ToString(tb.LatestStreamArn) {
+	if again := e.streamArn(t, "orders"); again == aws.ToString(streamArn) {
 		t.Errorf("recreated table reuses stream %s", again)
 	}
-	ds, err = e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: tb.LatestStreamArn})
+	ds, err = e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: streamArn})
 	if err != nil || ds.StreamDescription.StreamStatus != stypes.StreamStatusDisabled {
 		t.Errorf("old stream after recreating the table = %+v, %v", ds, err)
 	}
@@ -368,8 +381,7 @@ func TestStreamDisableEnableGivesNewArn(t *testing.T) {
 	}
 	_, err = e.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("orders"),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}})
-	var ve interface{ ErrorCode() string }
-	if !errors.As(err, &ve) || ve.ErrorCode() != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Errorf("disabling twice = %v", err)
 	}
 
@@ -383,7 +395,7 @@ func TestStreamDisableEnableGivesNewArn(t *testing.T) {
 	}
 	_, err = e.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("orders"),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}})
-	if !errors.As(err, &ve) || ve.ErrorCode() != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Errorf("enabling an enabled stream = %v", err)
 	}
 	put("3")
@@ -453,8 +465,7 @@ func TestShardIteratorTypes(t *testing.T) {
 		t.Errorf("past the end = %v", got)
 	}
 	_, err := e.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String("garbage")})
-	var ve interface{ ErrorCode() string }
-	if !errors.As(err, &ve) || ve.ErrorCode() != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Errorf("garbage iterator = %v", err)
 	}
 }
@@ -694,5 +705,34 @@ func TestConsumedCapacity(t *testing.T) {
 	none, _ := e.ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("outbox"), Key: map[string]types.AttributeValue{"PK": s("1"), "SK": s("1")}})
 	if none.ConsumedCapacity != nil {
 		t.Errorf("ConsumedCapacity without asking = %+v", none.ConsumedCapacity)
+	}
+}
+
+// TestStreamPageLimits checks the Limit rule ListStreams and DescribeStream
+// share: absent is 100, and only 1 to 100 is accepted.
+func TestStreamPageLimits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, localddb.Options{})
+	e.createTable(t, "orders", "KEYS_ONLY")
+	arn := aws.String(e.streamArn(t, "orders"))
+	list := func(limit *int32) error {
+		_, err := e.streams.ListStreams(ctx, &dynamodbstreams.ListStreamsInput{Limit: limit})
+		return err
+	}
+	describe := func(limit *int32) error {
+		_, err := e.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: arn, Limit: limit})
+		return err
+	}
+	for name, call := range map[string]func(*int32) error{"ListStreams": list, "DescribeStream": describe} {
+		for _, ok := range []*int32{nil, aws.Int32(1), aws.Int32(100)} {
+			if err := call(ok); err != nil {
+				t.Errorf("%s Limit %v: %v", name, aws.ToInt32(ok), err)
+			}
+		}
+		for _, bad := range []int32{-1, 101} {
+			if err := call(aws.Int32(bad)); localawstest.ErrorCode(err) != "ValidationException" {
+				t.Errorf("%s Limit %d = %v, want ValidationException", name, bad, err)
+			}
+		}
 	}
 }

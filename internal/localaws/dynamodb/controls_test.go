@@ -1,7 +1,6 @@
 package dynamodb_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
@@ -17,14 +15,6 @@ import (
 
 func keyOnlyTable(name string) *dynamodb.CreateTableInput {
 	return localawstest.TableInput(name, "PK", "", "")
-}
-
-func apiCode(err error) string {
-	var api smithy.APIError
-	if errors.As(err, &api) {
-		return api.ErrorCode()
-	}
-	return ""
 }
 
 func (e *env) describe(t *testing.T, name string) *types.TableDescription {
@@ -49,7 +39,7 @@ func TestDeletionProtectionRefusesDeleteTable(t *testing.T) {
 		t.Fatal("CreateTable with DeletionProtectionEnabled: the table does not report it")
 	}
 	_, err = e.ddb.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("protected")})
-	if apiCode(err) != "ValidationException" || !strings.Contains(err.Error(), "protected against deletion") {
+	if localawstest.ErrorCode(err) != "ValidationException" || !strings.Contains(err.Error(), "protected against deletion") {
 		t.Fatalf("DeleteTable of a protected table = %v; want ValidationException about deletion protection", err)
 	}
 	e.describe(t, "protected") // still there
@@ -74,7 +64,7 @@ func TestDeletionProtectionRefusesDeleteTable(t *testing.T) {
 	if _, err := e.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("later"), DeletionProtectionEnabled: aws.Bool(true)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ddb.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("later")}); apiCode(err) != "ValidationException" {
+	if _, err := e.ddb.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("later")}); localawstest.ErrorCode(err) != "ValidationException" {
 		t.Fatalf("DeleteTable after UpdateTable turned protection on = %v", err)
 	}
 }
@@ -123,7 +113,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 	}
 	_, err = e.ddb.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("pitr"),
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true), RecoveryPeriodInDays: aws.Int32(36)}})
-	if apiCode(err) != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Fatalf("RecoveryPeriodInDays 36 = %v; want ValidationException", err)
 	}
 
@@ -190,7 +180,7 @@ func TestServerSideEncryptionDescription(t *testing.T) {
 
 	bad := keyOnlyTable("bad")
 	bad.SSESpecification = &types.SSESpecification{Enabled: aws.Bool(false), KMSMasterKeyId: aws.String(keyArn)}
-	if _, err := e.ddb.CreateTable(ctx, bad); apiCode(err) != "ValidationException" {
+	if _, err := e.ddb.CreateTable(ctx, bad); localawstest.ErrorCode(err) != "ValidationException" {
 		t.Fatalf("KMSMasterKeyId with SSE disabled = %v; want ValidationException", err)
 	}
 }

@@ -46,11 +46,9 @@ func (a *streamsAPI) listStreams(req *awsapi.Request, in *listStreamsInput) (any
 	if err := req.Authorize("dynamodb:ListStreams", resource); err != nil {
 		return nil, err
 	}
-	if in.Limit == 0 {
-		in.Limit = 100
-	}
-	if in.Limit < 1 || in.Limit > 100 {
-		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", in.Limit)
+	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		return nil, err
 	}
 	all := a.svc.streams.List(in.TableName)
 	sort.Slice(all, func(i, j int) bool { return all[i].StreamArn < all[j].StreamArn })
@@ -60,7 +58,7 @@ func (a *streamsAPI) listStreams(req *awsapi.Request, in *listStreamsInput) (any
 		if in.ExclusiveStartStreamArn != "" && st.StreamArn <= in.ExclusiveStartStreamArn {
 			continue
 		}
-		if len(streams) == in.Limit {
+		if len(streams) == limit {
 			out["LastEvaluatedStreamArn"] = streams[len(streams)-1]["StreamArn"]
 			break
 		}
@@ -68,6 +66,18 @@ func (a *streamsAPI) listStreams(req *awsapi.Request, in *listStreamsInput) (any
 	}
 	out["Streams"] = streams
 	return out, nil
+}
+
+// pageLimit is the Limit of a ListStreams or DescribeStream page: 100 when
+// absent, else between 1 and 100.
+func pageLimit(limit int) (int, error) {
+	if limit == 0 {
+		return 100, nil
+	}
+	if limit < 1 || limit > 100 {
+		return 0, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", limit)
+	}
+	return limit, nil
 }
 
 type describeStreamInput struct {
@@ -80,11 +90,9 @@ func (a *streamsAPI) describeStream(req *awsapi.Request, in *describeStreamInput
 	if err := req.Authorize("dynamodb:DescribeStream", in.StreamArn); err != nil {
 		return nil, err
 	}
-	if in.Limit < 0 || in.Limit > 100 {
-		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", in.Limit)
-	}
-	if in.Limit == 0 {
-		in.Limit = 100
+	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		return nil, err
 	}
 	s := a.svc.streams
 	info, err := s.Describe(in.StreamArn)
@@ -103,7 +111,7 @@ func (a *streamsAPI) describeStream(req *awsapi.Request, in *describeStreamInput
 	}
 	a.svc.mu.Unlock()
 
-	shards, last := shardPage(all, in.ExclusiveStartShardId, in.Limit)
+	shards, last := shardPage(all, in.ExclusiveStartShardId, limit)
 	d := map[string]any{
 		"StreamArn":               info.StreamArn,
 		"StreamLabel":             info.StreamLabel,

@@ -163,32 +163,8 @@ func (s *Service) createTable(req *awsapi.Request, in *createTableInput) (any, e
 	if err := req.Authorize("dynamodb:CreateTable", s.tableArn(in.TableName)); err != nil {
 		return nil, err
 	}
-	if in.BillingMode == "" {
-		in.BillingMode = "PROVISIONED"
-	}
-	switch in.BillingMode {
-	case "PROVISIONED":
-		if in.ProvisionedThroughput == nil {
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
-		}
-	case "PAY_PER_REQUEST":
-		if in.ProvisionedThroughput != nil {
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
-		}
-	default:
-		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
-	}
-	if ss := in.StreamSpecification; ss != nil {
-		switch {
-		case ss.StreamEnabled && ss.StreamViewType == "":
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream enabled, UpdateViewType is required")
-		case !ss.StreamEnabled && ss.StreamViewType != "":
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream disabled, UpdateViewType should not be specified")
-		case ss.StreamEnabled:
-			if err := validateViewType(ss.StreamViewType); err != nil {
-				return nil, err
-			}
-		}
+	if err := validateCreateBillingAndStream(in); err != nil {
+		return nil, err
 	}
 	if err := validateKeys(in.KeySchema, in.AttributeDefinitions, in.GlobalSecondaryIndexes, in.LocalSecondaryIndexes); err != nil {
 		return nil, err
@@ -240,6 +216,40 @@ func (s *Service) createTable(req *awsapi.Request, in *createTableInput) (any, e
 	d := s.describeLocked(t)
 	d["TableStatus"] = "CREATING"
 	return map[string]any{"TableDescription": d}, nil
+}
+
+// validateCreateBillingAndStream checks (and defaults to PROVISIONED) a
+// CreateTable's billing mode against its throughput, and its stream
+// specification.
+func validateCreateBillingAndStream(in *createTableInput) error {
+	if in.BillingMode == "" {
+		in.BillingMode = "PROVISIONED"
+	}
+	switch in.BillingMode {
+	case "PROVISIONED":
+		if in.ProvisionedThroughput == nil {
+			return awsapi.ValidationException("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+		}
+	case "PAY_PER_REQUEST":
+		if in.ProvisionedThroughput != nil {
+			return awsapi.ValidationException("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		}
+	default:
+		return awsapi.ValidationException("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	if ss := in.StreamSpecification; ss != nil {
+		switch {
+		case ss.StreamEnabled && ss.StreamViewType == "":
+			return awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream enabled, UpdateViewType is required")
+		case !ss.StreamEnabled && ss.StreamViewType != "":
+			return awsapi.ValidationException("One or more parameter values were invalid: Table is being created with a stream disabled, UpdateViewType should not be specified")
+		case ss.StreamEnabled:
+			if err := validateViewType(ss.StreamViewType); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func validateViewType(v string) error {
@@ -347,47 +357,17 @@ func (s *Service) describeLocked(t *table) map[string]any {
 	if t.tableClass != "" {
 		d["TableClassSummary"] = map[string]any{"TableClass": t.tableClass}
 	}
-	renderIndex := func(i *index, global bool) map[string]any {
-		n, size := s.countLocked(t.name, i.IndexName)
-		m := map[string]any{
-			"IndexName":      i.IndexName,
-			"KeySchema":      i.KeySchema,
-			"Projection":     i.Projection,
-			"IndexArn":       t.arn + "/index/" + i.IndexName,
-			"ItemCount":      n,
-			"IndexSizeBytes": size,
-		}
-		if global {
-			status := i.status
-			if status == "CREATING" && !now.Before(i.readyAt) {
-				i.status, status = "ACTIVE", "ACTIVE"
-			}
-			m["IndexStatus"] = status
-			if status == "CREATING" {
-				m["Backfilling"] = false
-			}
-			pt := map[string]any{"ReadCapacityUnits": 0, "WriteCapacityUnits": 0, "NumberOfDecreasesToday": 0}
-			if i.ProvisionedThroughput != nil {
-				pt["ReadCapacityUnits"], pt["WriteCapacityUnits"] = i.ProvisionedThroughput.ReadCapacityUnits, i.ProvisionedThroughput.WriteCapacityUnits
-			}
-			m["ProvisionedThroughput"] = pt
-			if t.billingMode == "PAY_PER_REQUEST" {
-				m["WarmThroughput"] = onDemandWarmThroughput()
-			}
-		}
-		return m
-	}
 	if len(t.gsis) > 0 {
 		var g []map[string]any
 		for _, i := range t.gsis {
-			g = append(g, renderIndex(i, true))
+			g = append(g, s.describeIndexLocked(t, i, true, now))
 		}
 		d["GlobalSecondaryIndexes"] = g
 	}
 	if len(t.lsis) > 0 {
 		var l []map[string]any
 		for _, i := range t.lsis {
-			l = append(l, renderIndex(i, false))
+			l = append(l, s.describeIndexLocked(t, i, false, now))
 		}
 		d["LocalSecondaryIndexes"] = l
 	}
@@ -399,6 +379,39 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		d["LatestStreamLabel"] = t.latestStream.label
 	}
 	return d
+}
+
+// describeIndexLocked renders a GSI (global) or LSI description of t at
+// now; a GSI whose backfill time has come becomes ACTIVE. Callers hold s.mu.
+func (s *Service) describeIndexLocked(t *table, i *index, global bool, now time.Time) map[string]any {
+	n, size := s.countLocked(t.name, i.IndexName)
+	m := map[string]any{
+		"IndexName":      i.IndexName,
+		"KeySchema":      i.KeySchema,
+		"Projection":     i.Projection,
+		"IndexArn":       t.arn + "/index/" + i.IndexName,
+		"ItemCount":      n,
+		"IndexSizeBytes": size,
+	}
+	if global {
+		status := i.status
+		if status == "CREATING" && !now.Before(i.readyAt) {
+			i.status, status = "ACTIVE", "ACTIVE"
+		}
+		m["IndexStatus"] = status
+		if status == "CREATING" {
+			m["Backfilling"] = false
+		}
+		pt := map[string]any{"ReadCapacityUnits": 0, "WriteCapacityUnits": 0, "NumberOfDecreasesToday": 0}
+		if i.ProvisionedThroughput != nil {
+			pt["ReadCapacityUnits"], pt["WriteCapacityUnits"] = i.ProvisionedThroughput.ReadCapacityUnits, i.ProvisionedThroughput.WriteCapacityUnits
+		}
+		m["ProvisionedThroughput"] = pt
+		if t.billingMode == "PAY_PER_REQUEST" {
+			m["WarmThroughput"] = onDemandWarmThroughput()
+		}
+	}
+	return m
 }
 
 // onDemandWarmThroughput is the warm throughput of a new on-demand table
@@ -457,31 +470,8 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 	if err != nil {
 		return nil, err
 	}
-	if ss := in.StreamSpecification; ss != nil {
-		switch {
-		case ss.StreamEnabled && t.stream != nil:
-			return nil, awsapi.ValidationException("Table already has an enabled stream: TableName: %s", t.name)
-		case ss.StreamEnabled && ss.StreamViewType == "":
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required")
-		case ss.StreamEnabled:
-			if err := validateViewType(ss.StreamViewType); err != nil {
-				return nil, err
-			}
-		case ss.StreamViewType != "":
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified")
-		case t.stream == nil:
-			return nil, awsapi.ValidationException("Table has no stream to disable: TableName: %s", t.name)
-		}
-		if len(in.GlobalSecondaryIndexUpdates) > 0 {
-			return nil, awsapi.ValidationException("One or more parameter values were invalid: You cannot create or delete index while changing stream status")
-		}
-	}
-	if len(in.GlobalSecondaryIndexUpdates) > 0 && len(in.AttributeDefinitions) == 0 {
-		for _, u := range in.GlobalSecondaryIndexUpdates {
-			if u.Create != nil {
-				return nil, awsapi.ValidationException("One or more parameter values were invalid: AttributeDefinitions must be specified when creating a global secondary index")
-			}
-		}
+	if err := validateStreamUpdate(t, in); err != nil {
+		return nil, err
 	}
 	var enc *sse
 	if in.SSESpecification != nil {
@@ -492,71 +482,127 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 		enc = &e
 	}
 	defs := mergeDefs(t.attrDefs, in.AttributeDefinitions)
-	var created []*index
-	for _, u := range in.GlobalSecondaryIndexUpdates {
+	if err := validateIndexUpdates(t, defs, in.GlobalSecondaryIndexUpdates); err != nil {
+		return nil, err
+	}
+	var created, deleted []*index
+	if len(in.GlobalSecondaryIndexUpdates) > 0 {
+		if created, deleted, err = s.applyIndexUpdatesLocked(t, defs, in.GlobalSecondaryIndexUpdates); err != nil {
+			return nil, err
+		}
+	}
+	applyTableSettings(t, in, enc)
+	if ss := in.StreamSpecification; ss != nil {
+		s.applyStreamUpdateLocked(t, ss)
+	}
+	return map[string]any{"TableDescription": s.describeUpdateLocked(t, created, deleted)}, nil
+}
+
+// validateStreamUpdate checks an UpdateTable's StreamSpecification against
+// the table's stream, and that GSI updates ask for the index attributes.
+func validateStreamUpdate(t *table, in *updateTableInput) error {
+	if ss := in.StreamSpecification; ss != nil {
+		switch {
+		case ss.StreamEnabled && t.stream != nil:
+			return awsapi.ValidationException("Table already has an enabled stream: TableName: %s", t.name)
+		case ss.StreamEnabled && ss.StreamViewType == "":
+			return awsapi.ValidationException("One or more parameter values were invalid: If stream is being enabled then UpdateViewType is required")
+		case ss.StreamEnabled:
+			if err := validateViewType(ss.StreamViewType); err != nil {
+				return err
+			}
+		case ss.StreamViewType != "":
+			return awsapi.ValidationException("One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified")
+		case t.stream == nil:
+			return awsapi.ValidationException("Table has no stream to disable: TableName: %s", t.name)
+		}
+		if len(in.GlobalSecondaryIndexUpdates) > 0 {
+			return awsapi.ValidationException("One or more parameter values were invalid: You cannot create or delete index while changing stream status")
+		}
+	}
+	if len(in.GlobalSecondaryIndexUpdates) > 0 && len(in.AttributeDefinitions) == 0 {
+		for _, u := range in.GlobalSecondaryIndexUpdates {
+			if u.Create != nil {
+				return awsapi.ValidationException("One or more parameter values were invalid: AttributeDefinitions must be specified when creating a global secondary index")
+			}
+		}
+	}
+	return nil
+}
+
+// validateIndexUpdates checks that each GSI update names an index that
+// exists (Update, Delete) or not yet (Create), with keys defs defines.
+func validateIndexUpdates(t *table, defs []attrDef, updates []gsiUpdate) error {
+	for _, u := range updates {
 		switch {
 		case u.Create != nil:
 			if t.index(u.Create.IndexName) != nil {
-				return nil, awsapi.ValidationException("Attempting to create an index which already exists")
+				return awsapi.ValidationException("Attempting to create an index which already exists")
 			}
 			if err := validateKeys(t.keySchema, defs, append(append([]*index(nil), t.gsis...), u.Create), t.lsis); err != nil {
-				return nil, err
+				return err
 			}
 		case u.Delete != nil:
 			if t.index(u.Delete.IndexName) == nil {
-				return nil, awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Delete.IndexName)
+				return awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Delete.IndexName)
 			}
 		case u.Update != nil:
 			if t.index(u.Update.IndexName) == nil {
-				return nil, awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Update.IndexName)
+				return awsapi.ResourceNotFoundException("Requested resource not found: Index %s not found", u.Update.IndexName)
 			}
 		}
 	}
+	return nil
+}
 
-	var deleted []*index
-	if len(in.GlobalSecondaryIndexUpdates) > 0 {
-		for _, u := range in.GlobalSecondaryIndexUpdates {
-			if u.Create != nil && u.Create.Projection.ProjectionType == "" {
-				u.Create.Projection.ProjectionType = "ALL"
-			}
+// applyIndexUpdatesLocked applies validated GSI updates to the engine and
+// the table, backfills the created indexes, and returns the indexes
+// created and deleted.
+func (s *Service) applyIndexUpdatesLocked(t *table, defs []attrDef, updates []gsiUpdate) (created, deleted []*index, err error) {
+	for _, u := range updates {
+		if u.Create != nil && u.Create.Projection.ProjectionType == "" {
+			u.Create.Projection.ProjectionType = "ALL"
 		}
-		var mIn mini.UpdateTableInput
-		if err := convert(map[string]any{"TableName": t.name, "AttributeDefinitions": defs, "GlobalSecondaryIndexUpdates": in.GlobalSecondaryIndexUpdates}, &mIn); err != nil {
-			return nil, err
-		}
-		if _, err := s.engine.UpdateTable(bg, &mIn); err != nil {
-			return nil, engineError(err)
-		}
-		t.attrDefs = defs
-		for _, u := range in.GlobalSecondaryIndexUpdates {
-			switch {
-			case u.Create != nil:
-				i := u.Create
-				i.status = "CREATING"
-				i.readyAt = s.env.Time()
-				t.gsis = append(t.gsis, i)
-				created = append(created, i)
-			case u.Delete != nil:
-				for k, i := range t.gsis {
-					if i.IndexName == u.Delete.IndexName {
-						deleted = append(deleted, i)
-						t.gsis = append(t.gsis[:k], t.gsis[k+1:]...)
-						break
-					}
-				}
-			case u.Update != nil:
-				if i := t.index(u.Update.IndexName); i != nil && u.Update.ProvisionedThroughput != nil {
-					i.ProvisionedThroughput = u.Update.ProvisionedThroughput
-				}
-			}
-		}
-		if len(created) > 0 {
-			if err := s.backfillLocked(t); err != nil {
-				return nil, err
-			}
-		}
-		t.attrDefs = pruneDefs(t)
 	}
+	var mIn mini.UpdateTableInput
+	if err := convert(map[string]any{"TableName": t.name, "AttributeDefinitions": defs, "GlobalSecondaryIndexUpdates": updates}, &mIn); err != nil {
+		return nil, nil, err
+	}
+	if _, err := s.engine.UpdateTable(bg, &mIn); err != nil {
+		return nil, nil, engineError(err)
+	}
+	t.attrDefs = defs
+	for _, u := range updates {
+		switch {
+		case u.Create != nil:
+			i := u.Create
+			i.status = "CREATING"
+			i.readyAt = s.env.Time()
+			t.gsis = append(t.gsis, i)
+			created = append(created, i)
+		case u.Delete != nil:
+			if k := slices.IndexFunc(t.gsis, func(i *index) bool { return i.IndexName == u.Delete.IndexName }); k >= 0 {
+				deleted = append(deleted, t.gsis[k])
+				t.gsis = append(t.gsis[:k], t.gsis[k+1:]...)
+			}
+		case u.Update != nil:
+			if i := t.index(u.Update.IndexName); i != nil && u.Update.ProvisionedThroughput != nil {
+				i.ProvisionedThroughput = u.Update.ProvisionedThroughput
+			}
+		}
+	}
+	if len(created) > 0 {
+		if err := s.backfillLocked(t); err != nil {
+			return nil, nil, err
+		}
+	}
+	t.attrDefs = pruneDefs(t)
+	return created, deleted, nil
+}
+
+// applyTableSettings sets the billing, throughput, deletion protection,
+// encryption (enc, nil to keep) and class an UpdateTable asks for.
+func applyTableSettings(t *table, in *updateTableInput, enc *sse) {
 	if in.BillingMode != "" {
 		t.billingMode = in.BillingMode
 		if in.BillingMode == "PAY_PER_REQUEST" {
@@ -575,41 +621,47 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 	if in.TableClass != "" {
 		t.tableClass = in.TableClass
 	}
-	if ss := in.StreamSpecification; ss != nil {
-		if ss.StreamEnabled {
-			prev := ""
-			if t.latestStream != nil {
-				prev = t.latestStream.label
-			}
-			t.stream = s.streams.create(t.name, t.arn, t.hashKey(), ss.StreamViewType, prev)
-			t.latestStream = t.stream
-		} else {
-			s.streams.disable(t.stream.arn)
-			t.stream = nil
-		}
+}
+
+// applyStreamUpdateLocked enables a new stream (labelled after the latest)
+// or disables the table's stream, as validated.
+func (s *Service) applyStreamUpdateLocked(t *table, ss *streamSpec) {
+	if !ss.StreamEnabled {
+		s.streams.disable(t.stream.arn)
+		t.stream = nil
+		return
 	}
+	prev := ""
+	if t.latestStream != nil {
+		prev = t.latestStream.label
+	}
+	t.stream = s.streams.create(t.name, t.arn, t.hashKey(), ss.StreamViewType, prev)
+	t.latestStream = t.stream
+}
+
+// describeUpdateLocked is UpdateTable's TableDescription: UPDATING, with
+// the indexes created CREATING and those deleted DELETING.
+func (s *Service) describeUpdateLocked(t *table, created, deleted []*index) map[string]any {
 	d := s.describeLocked(t)
 	d["TableStatus"] = "UPDATING"
-	if len(created) > 0 || len(deleted) > 0 {
-		var g []map[string]any
-		if list, ok := d["GlobalSecondaryIndexes"].([]map[string]any); ok {
-			g = list
-		}
-		for _, m := range g {
-			for _, c := range created {
-				if m["IndexName"] == c.IndexName {
-					m["IndexStatus"] = "CREATING"
-					m["Backfilling"] = false
-				}
+	if len(created) == 0 && len(deleted) == 0 {
+		return d
+	}
+	g, _ := d["GlobalSecondaryIndexes"].([]map[string]any)
+	for _, m := range g {
+		for _, c := range created {
+			if m["IndexName"] == c.IndexName {
+				m["IndexStatus"] = "CREATING"
+				m["Backfilling"] = false
 			}
 		}
-		for _, i := range deleted {
-			g = append(g, map[string]any{"IndexName": i.IndexName, "KeySchema": i.KeySchema, "Projection": i.Projection,
-				"IndexStatus": "DELETING", "IndexArn": t.arn + "/index/" + i.IndexName})
-		}
-		d["GlobalSecondaryIndexes"] = g
 	}
-	return map[string]any{"TableDescription": d}, nil
+	for _, i := range deleted {
+		g = append(g, map[string]any{"IndexName": i.IndexName, "KeySchema": i.KeySchema, "Projection": i.Projection,
+			"IndexStatus": "DELETING", "IndexArn": t.arn + "/index/" + i.IndexName})
+	}
+	d["GlobalSecondaryIndexes"] = g
+	return d
 }
 
 func mergeDefs(old, add []attrDef) []attrDef {

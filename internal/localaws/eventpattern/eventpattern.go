@@ -483,62 +483,12 @@ func number(v any) (float64, bool) {
 func matchValue(m matcher, v any) bool {
 	switch m.kind {
 	case kExact:
-		switch want := m.value.(type) {
-		case nil:
-			return v == nil
-		case string:
-			s, ok := v.(string)
-			return ok && s == want
-		case bool:
-			b, ok := v.(bool)
-			return ok && b == want
-		case float64:
-			f, ok := number(v)
-			return ok && f == want
-		}
-		return false
+		return matchExact(m.value, v)
 	case kPrefix, kSuffix, kEqualsIgnoreCase, kWildcard:
 		s, ok := v.(string)
-		if !ok {
-			return false
-		}
-		if m.ignoreCase || m.kind == kEqualsIgnoreCase {
-			s = strings.ToLower(s)
-		}
-		switch m.kind {
-		case kPrefix:
-			return strings.HasPrefix(s, m.str)
-		case kSuffix:
-			return strings.HasSuffix(s, m.str)
-		case kEqualsIgnoreCase:
-			return s == m.str
-		default:
-			return wildcard(m.str, s)
-		}
+		return ok && matchString(m, s)
 	case kNumeric:
-		f, ok := number(v)
-		if !ok || math.IsNaN(f) {
-			return false
-		}
-		for _, c := range m.ranges {
-			var hold bool
-			switch c.op {
-			case "=":
-				hold = f == c.v
-			case "<":
-				hold = f < c.v
-			case "<=":
-				hold = f <= c.v
-			case ">":
-				hold = f > c.v
-			case ">=":
-				hold = f >= c.v
-			}
-			if !hold {
-				return false
-			}
-		}
-		return true
+		return matchNumeric(m.ranges, v)
 	case kAnythingBut:
 		// Only values of the type of the excluded ones can match: an
 		// anything-but on strings matches strings only.
@@ -560,6 +510,70 @@ func matchValue(m matcher, v any) bool {
 		return err == nil && m.prefix.Contains(a)
 	}
 	return false
+}
+
+// matchExact matches v against an exact value: null, a string, a boolean
+// or a number (compared as numbers).
+func matchExact(want, v any) bool {
+	switch want := want.(type) {
+	case nil:
+		return v == nil
+	case string:
+		s, ok := v.(string)
+		return ok && s == want
+	case bool:
+		b, ok := v.(bool)
+		return ok && b == want
+	case float64:
+		f, ok := number(v)
+		return ok && f == want
+	}
+	return false
+}
+
+// matchString applies a prefix, suffix, equals-ignore-case or wildcard
+// matcher to the string s.
+func matchString(m matcher, s string) bool {
+	if m.ignoreCase || m.kind == kEqualsIgnoreCase {
+		s = strings.ToLower(s)
+	}
+	switch m.kind {
+	case kPrefix:
+		return strings.HasPrefix(s, m.str)
+	case kSuffix:
+		return strings.HasSuffix(s, m.str)
+	case kEqualsIgnoreCase:
+		return s == m.str
+	default:
+		return wildcard(m.str, s)
+	}
+}
+
+// matchNumeric holds when v is a number within every range.
+func matchNumeric(ranges []numCond, v any) bool {
+	f, ok := number(v)
+	if !ok || math.IsNaN(f) {
+		return false
+	}
+	for _, c := range ranges {
+		var hold bool
+		switch c.op {
+		case "=":
+			hold = f == c.v
+		case "<":
+			hold = f < c.v
+		case "<=":
+			hold = f <= c.v
+		case ">":
+			hold = f > c.v
+		case ">=":
+			hold = f >= c.v
+		}
+		if !hold {
+			return false
+		}
+	}
+	return true
 }
 
 func sameType(m matcher, v any) bool {

@@ -57,7 +57,7 @@ type Service struct {
 
 	mu      sync.Mutex
 	buses   map[string]*bus
-	metrics map[string]*RuleMetrics // by rule ARN
+	metrics awsapi.Counters[RuleMetrics] // by rule ARN
 
 	ops awsapi.Operations
 
@@ -103,7 +103,7 @@ type RuleMetrics struct {
 // New returns an EventBridge service with the default bus.
 func New(env *awsapi.Env, deps Deps) *Service {
 	lc := awsapi.NewLifecycle()
-	s := &Service{Lifecycle: lc, env: env, deps: deps, buses: map[string]*bus{}, metrics: map[string]*RuleMetrics{}, bg: lc.Background}
+	s := &Service{Lifecycle: lc, env: env, deps: deps, buses: map[string]*bus{}, bg: lc.Background}
 	s.Lists(&s.mu, s.inventory)
 	s.buses[DefaultBus] = &bus{name: DefaultBus, arn: env.ARN("events", "event-bus/default"), created: env.Time(),
 		tags: map[string]string{}, rules: map[string]*rule{}}
@@ -137,24 +137,7 @@ func (s *Service) RegisterControl(c *awsapi.Control) {
 
 // Metrics returns the delivery counters by rule ARN.
 func (s *Service) Metrics() map[string]RuleMetrics {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[string]RuleMetrics, len(s.metrics))
-	for k, v := range s.metrics {
-		out[k] = *v
-	}
-	return out
-}
-
-func (s *Service) count(ruleArn string, fn func(m *RuleMetrics)) {
-	s.mu.Lock()
-	m := s.metrics[ruleArn]
-	if m == nil {
-		m = &RuleMetrics{}
-		s.metrics[ruleArn] = m
-	}
-	fn(m)
-	s.mu.Unlock()
+	return s.metrics.Snapshot()
 }
 
 // operations is the table of the operations served, each decoded into its
@@ -884,12 +867,7 @@ func (s *Service) route(ev *Event) {
 			if r.compiled == nil || r.state == "DISABLED" || !r.compiled.Matches(body) {
 				continue
 			}
-			m := s.metrics[r.arn]
-			if m == nil {
-				m = &RuleMetrics{}
-				s.metrics[r.arn] = m
-			}
-			m.MatchedEvents++
+			s.metrics.Count(r.arn, func(m *RuleMetrics) { m.MatchedEvents++ })
 			for _, t := range r.targets {
 				ds = append(ds, delivery{ruleArn: r.arn, target: t})
 			}
@@ -899,7 +877,7 @@ func (s *Service) route(ev *Event) {
 	for _, d := range ds {
 		s.bg.Go(func() {
 			err := s.deliver(d, body)
-			s.count(d.ruleArn, func(m *RuleMetrics) {
+			s.metrics.Count(d.ruleArn, func(m *RuleMetrics) {
 				m.Invocations++
 				if err != nil {
 					m.FailedInvocations++

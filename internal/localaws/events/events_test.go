@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -125,8 +124,7 @@ func TestBusesAndRules(t *testing.T) {
 		t.Fatalf("PutTargets %+v %v", pt, err)
 	}
 	_, err = e.eb.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders")})
-	var api smithy.APIError
-	if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Fatalf("delete rule with targets: %v", err)
 	}
 	targets, err := e.eb.ListTargetsByRule(ctx, &eventbridge.ListTargetsByRuleInput{Rule: aws.String("r1"), EventBusName: aws.String("orders")})
@@ -140,7 +138,7 @@ func TestBusesAndRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.eb.DeleteEventBus(ctx, &eventbridge.DeleteEventBusInput{Name: aws.String("default")})
-	if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Fatalf("delete default bus: %v", err)
 	}
 	if _, err := e.eb.DeleteEventBus(ctx, &eventbridge.DeleteEventBusInput{Name: aws.String("orders")}); err != nil {
@@ -194,8 +192,7 @@ func TestPutEventsPerEntryResults(t *testing.T) {
 		many[i] = entry("shop", "A", `{}`, "")
 	}
 	_, err = e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: many})
-	var api smithy.APIError
-	if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
+	if localawstest.ErrorCode(err) != "ValidationException" {
 		t.Fatalf("11 entries: %v", err)
 	}
 	// Injected per-entry faults.

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -17,13 +16,7 @@ func TestInventoryLeavesOutStreams(t *testing.T) {
 	RequireServices(t, stack, "dynamodb")
 	ctl, ctx := Control(stack), context.Background()
 	before := Inventory(ctx, t, ctl)
-	_, err := dynamodb.NewFromConfig(Config(stack)).CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("streamed"),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
-	})
+	_, err := dynamodb.NewFromConfig(Config(stack)).CreateTable(ctx, TableInput("streamed", "id", "", types.StreamViewTypeNewImage))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,15 +52,13 @@ func TestLogGroups(t *testing.T) {
 	_, err := c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("/other")})
 	localawstest.WantError[*cwltypes.ResourceAlreadyExistsException](t, err, "duplicate")
 	_, err = c.CreateLogGroup(ctx, &cwl.CreateLogGroupInput{LogGroupName: aws.String("bad name")})
-	invalid := localawstest.ErrorAs[*cwltypes.InvalidParameterException](t, err, "bad name")
+	localawstest.WantError[*cwltypes.InvalidParameterException](t, err, "bad name")
 
 	if _, err := c.PutRetentionPolicy(ctx, &cwl.PutRetentionPolicyInput{LogGroupName: aws.String("/aws/lambda/relay"), RetentionInDays: aws.Int32(14)}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.PutRetentionPolicy(ctx, &cwl.PutRetentionPolicyInput{LogGroupName: aws.String("/aws/lambda/relay"), RetentionInDays: aws.Int32(15)})
-	if !errors.As(err, &invalid) {
-		t.Fatalf("retention 15 = %v", err)
-	}
+	localawstest.WantError[*cwltypes.InvalidParameterException](t, err, "retention 15")
 	out, err := c.DescribeLogGroups(ctx, &cwl.DescribeLogGroupsInput{LogGroupNamePrefix: aws.String("/aws/lambda/")})
 	if err != nil {
 		t.Fatal(err)

@@ -77,7 +77,7 @@ type Service struct {
 	mu      sync.Mutex
 	topics  map[string]*topic // by ARN
 	subs    map[string]*subscription
-	metrics map[string]*Metrics // by topic ARN
+	metrics awsapi.Counters[Metrics] // by topic ARN
 
 	ops awsapi.Operations
 	bg  *awsapi.Background // deliveries in flight
@@ -99,7 +99,7 @@ type subscription struct {
 func New(env *awsapi.Env, deps Deps) *Service {
 	lc := awsapi.NewLifecycle()
 	s := &Service{Lifecycle: lc, env: env, deps: deps, topics: map[string]*topic{}, subs: map[string]*subscription{},
-		metrics: map[string]*Metrics{}, bg: lc.Background}
+		bg: lc.Background}
 	s.ops = s.operations()
 	s.Lists(&s.mu, s.inventory)
 	return s
@@ -129,24 +129,7 @@ func (s *Service) RegisterControl(c *awsapi.Control) {
 
 // Metrics returns the delivery counters by topic ARN.
 func (s *Service) Metrics() map[string]Metrics {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]Metrics{}
-	for k, v := range s.metrics {
-		out[k] = *v
-	}
-	return out
-}
-
-func (s *Service) count(topicArn string, fn func(*Metrics)) {
-	s.mu.Lock()
-	m := s.metrics[topicArn]
-	if m == nil {
-		m = &Metrics{}
-		s.metrics[topicArn] = m
-	}
-	fn(m)
-	s.mu.Unlock()
+	return s.metrics.Snapshot()
 }
 
 func errNotFound(format string, args ...any) *awsapi.Error {
@@ -420,24 +403,20 @@ func (s *Service) createTopic(req *awsapi.Request, f form) (any, error) {
 }
 
 func (s *Service) getTopicAttributes(req *awsapi.Request, f form) (any, error) {
-	t, err := s.topicFor(req, get(f, "TopicArn"), "sns:GetTopicAttributes")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	attrs := map[string]string{"TopicArn": t.arn, "Owner": s.env.AccountID, "EffectiveDeliveryPolicy": `{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false}}`}
-	maps.Copy(attrs, t.attrs)
-	confirmed := 0
-	for _, sa := range t.subs {
-		if s.subs[sa] != nil {
-			confirmed++
+	return underLock(s, s.topicFor, req, get(f, "TopicArn"), "sns:GetTopicAttributes", func(t *topic) (any, error) {
+		attrs := map[string]string{"TopicArn": t.arn, "Owner": s.env.AccountID, "EffectiveDeliveryPolicy": `{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false}}`}
+		maps.Copy(attrs, t.attrs)
+		confirmed := 0
+		for _, sa := range t.subs {
+			if s.subs[sa] != nil {
+				confirmed++
+			}
 		}
-	}
-	attrs["SubscriptionsConfirmed"] = strconv.Itoa(confirmed)
-	attrs["SubscriptionsPending"] = "0"
-	attrs["SubscriptionsDeleted"] = "0"
-	return xmlMap("Attributes", attrs), nil
+		attrs["SubscriptionsConfirmed"] = strconv.Itoa(confirmed)
+		attrs["SubscriptionsPending"] = "0"
+		attrs["SubscriptionsDeleted"] = "0"
+		return xmlMap("Attributes", attrs), nil
+	})
 }
 
 func (s *Service) setTopicAttributes(req *awsapi.Request, f form) (any, error) {
@@ -602,24 +581,33 @@ func (s *Service) subFor(req *awsapi.Request, arn, action string) (*subscription
 	return sub, nil
 }
 
-func (s *Service) unsubscribe(req *awsapi.Request, f form) (any, error) {
-	sub, err := s.subFor(req, get(f, "SubscriptionArn"), "sns:Unsubscribe")
+// underLock finds a topic or subscription by arn with find, which
+// authorises action on it, then runs fn on it under s.mu.
+func underLock[T any](s *Service, find func(req *awsapi.Request, arn, action string) (T, error), req *awsapi.Request, arn, action string,
+	fn func(T) (any, error)) (any, error) {
+	v, err := find(req, arn, action)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.subs, sub.arn)
-	if t := s.topics[sub.topicArn]; t != nil {
-		kept := t.subs[:0]
-		for _, a := range t.subs {
-			if a != sub.arn {
-				kept = append(kept, a)
+	return fn(v)
+}
+
+func (s *Service) unsubscribe(req *awsapi.Request, f form) (any, error) {
+	return underLock(s, s.subFor, req, get(f, "SubscriptionArn"), "sns:Unsubscribe", func(sub *subscription) (any, error) {
+		delete(s.subs, sub.arn)
+		if t := s.topics[sub.topicArn]; t != nil {
+			kept := t.subs[:0]
+			for _, a := range t.subs {
+				if a != sub.arn {
+					kept = append(kept, a)
+				}
 			}
+			t.subs = kept
 		}
-		t.subs = kept
-	}
-	return nil, nil
+		return nil, nil
+	})
 }
 
 func (s *Service) listSubscriptions(req *awsapi.Request, f form, topicArn string) (any, error) {
@@ -664,16 +652,12 @@ func (s *Service) listSubscriptions(req *awsapi.Request, f form, topicArn string
 }
 
 func (s *Service) getSubscriptionAttributes(req *awsapi.Request, f form) (any, error) {
-	sub, err := s.subFor(req, get(f, "SubscriptionArn"), "sns:GetSubscriptionAttributes")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	attrs := map[string]string{"SubscriptionArn": sub.arn, "TopicArn": sub.topicArn, "Protocol": sub.protocol, "Endpoint": sub.endpoint,
-		"Owner": s.env.AccountID, "PendingConfirmation": "false", "ConfirmationWasAuthenticated": "true", "SubscriptionPrincipal": "arn:aws:iam::" + s.env.AccountID + ":root"}
-	maps.Copy(attrs, sub.attrs)
-	return xmlMap("Attributes", attrs), nil
+	return underLock(s, s.subFor, req, get(f, "SubscriptionArn"), "sns:GetSubscriptionAttributes", func(sub *subscription) (any, error) {
+		attrs := map[string]string{"SubscriptionArn": sub.arn, "TopicArn": sub.topicArn, "Protocol": sub.protocol, "Endpoint": sub.endpoint,
+			"Owner": s.env.AccountID, "PendingConfirmation": "false", "ConfirmationWasAuthenticated": "true", "SubscriptionPrincipal": "arn:aws:iam::" + s.env.AccountID + ":root"}
+		maps.Copy(attrs, sub.attrs)
+		return xmlMap("Attributes", attrs), nil
+	})
 }
 
 func (s *Service) setSubscriptionAttributes(req *awsapi.Request, f form) (any, error) {
@@ -689,13 +673,7 @@ func (s *Service) setSubscriptionAttributes(req *awsapi.Request, f form) (any, e
 // withTags authorises action on the request's ResourceArn, a topic, and
 // runs fn with its tags under the lock.
 func (s *Service) withTags(req *awsapi.Request, f form, action string, fn func(tags map[string]string) (any, error)) (any, error) {
-	t, err := s.topicFor(req, get(f, "ResourceArn"), action)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fn(t.tags)
+	return underLock(s, s.topicFor, req, get(f, "ResourceArn"), action, func(t *topic) (any, error) { return fn(t.tags) })
 }
 
 func (s *Service) tagResource(req *awsapi.Request, f form) (any, error) {
@@ -873,18 +851,13 @@ func (s *Service) fanOut(t *topic, m outgoing) {
 			subs = append(subs, c)
 		}
 	}
-	mt := s.metrics[t.arn]
-	if mt == nil {
-		mt = &Metrics{}
-		s.metrics[t.arn] = mt
-	}
-	mt.NumberOfMessagesPublished++
 	s.mu.Unlock()
+	s.metrics.Count(t.arn, func(x *Metrics) { x.NumberOfMessagesPublished++ })
 	now := s.env.Time().UTC()
 	for _, sub := range subs {
 		s.bg.Go(func() {
 			err := s.deliver(sub, m, now)
-			s.count(t.arn, func(x *Metrics) {
+			s.metrics.Count(t.arn, func(x *Metrics) {
 				if err != nil {
 					x.NumberOfNotificationsFailed++
 				} else {

@@ -3,7 +3,6 @@ package sns_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	awssns "github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sns/types"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -264,8 +262,7 @@ func TestTopicTags(t *testing.T) {
 		many = append(many, types.Tag{Key: aws.String(fmt.Sprintf("k%02d", i)), Value: aws.String("v")})
 	}
 	_, err := c.TagResource(ctx, &awssns.TagResourceInput{ResourceArn: arn, Tags: many})
-	var api smithy.APIError
-	if !errors.As(err, &api) || api.ErrorCode() != "TagLimitExceeded" {
+	if localawstest.ErrorCode(err) != "TagLimitExceeded" {
 		t.Fatalf("51 tags: %v, want TagLimitExceeded", err)
 	}
 	_, err = c.ListTagsForResource(ctx, &awssns.ListTagsForResourceInput{ResourceArn: aws.String("arn:aws:sns:us-east-1:000000000000:none")})

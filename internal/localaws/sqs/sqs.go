@@ -279,6 +279,18 @@ func (s *Service) queueFor(req *awsapi.Request, queueURL, action string) (*queue
 	return q, nil
 }
 
+// lockedQueue resolves and authorises the queue of queueURL for action,
+// then runs fn on it under s.mu; fn's result is the response.
+func (s *Service) lockedQueue(req *awsapi.Request, queueURL, action string, fn func(q *queue) (any, error)) (any, error) {
+	q, err := s.queueFor(req, queueURL, action)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn(q)
+}
+
 // ---- attributes ----
 
 type attrSpec struct {
@@ -494,55 +506,51 @@ type getQueueAttributesInput struct {
 }
 
 func (s *Service) getQueueAttributes(req *awsapi.Request, in *getQueueAttributesInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:GetQueueAttributes")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.env.Time()
-	s.sweep(q, now)
-	all := map[string]string{}
-	for k, v := range q.attrs {
-		all[k] = v
-	}
-	visible, inflight, delayed := 0, 0, 0
-	for _, m := range q.msgs {
-		switch {
-		case m.inflight && now.Before(m.availableAt):
-			inflight++
-		case !m.inflight && now.Before(m.availableAt):
-			delayed++
-		default:
-			visible++
+	return s.lockedQueue(req, in.QueueUrl, "sqs:GetQueueAttributes", func(q *queue) (any, error) {
+		now := s.env.Time()
+		s.sweep(q, now)
+		all := map[string]string{}
+		for k, v := range q.attrs {
+			all[k] = v
 		}
-	}
-	all["ApproximateNumberOfMessages"] = strconv.Itoa(visible)
-	all["ApproximateNumberOfMessagesNotVisible"] = strconv.Itoa(inflight)
-	all["ApproximateNumberOfMessagesDelayed"] = strconv.Itoa(delayed)
-	all["CreatedTimestamp"] = strconv.FormatInt(q.created.Unix(), 10)
-	all["LastModifiedTimestamp"] = strconv.FormatInt(q.modified.Unix(), 10)
-	all["QueueArn"] = q.arn
-	out := map[string]string{}
-	for _, name := range in.AttributeNames {
-		if name == "All" {
-			return map[string]any{"Attributes": all}, nil
-		}
-		if _, settable := intAttrs[name]; !settable && !computedAttrs[name] {
-			switch name {
-			case "Policy", "RedrivePolicy", "RedriveAllowPolicy", "KmsMasterKeyId", "SqsManagedSseEnabled":
+		visible, inflight, delayed := 0, 0, 0
+		for _, m := range q.msgs {
+			switch {
+			case m.inflight && now.Before(m.availableAt):
+				inflight++
+			case !m.inflight && now.Before(m.availableAt):
+				delayed++
 			default:
-				return nil, errInvalidAttributeName(name)
+				visible++
 			}
 		}
-		if v, ok := all[name]; ok {
-			out[name] = v
+		all["ApproximateNumberOfMessages"] = strconv.Itoa(visible)
+		all["ApproximateNumberOfMessagesNotVisible"] = strconv.Itoa(inflight)
+		all["ApproximateNumberOfMessagesDelayed"] = strconv.Itoa(delayed)
+		all["CreatedTimestamp"] = strconv.FormatInt(q.created.Unix(), 10)
+		all["LastModifiedTimestamp"] = strconv.FormatInt(q.modified.Unix(), 10)
+		all["QueueArn"] = q.arn
+		out := map[string]string{}
+		for _, name := range in.AttributeNames {
+			if name == "All" {
+				return map[string]any{"Attributes": all}, nil
+			}
+			if _, settable := intAttrs[name]; !settable && !computedAttrs[name] {
+				switch name {
+				case "Policy", "RedrivePolicy", "RedriveAllowPolicy", "KmsMasterKeyId", "SqsManagedSseEnabled":
+				default:
+					return nil, errInvalidAttributeName(name)
+				}
+			}
+			if v, ok := all[name]; ok {
+				out[name] = v
+			}
 		}
-	}
-	if len(out) == 0 {
-		return map[string]any{}, nil
-	}
-	return map[string]any{"Attributes": out}, nil
+		if len(out) == 0 {
+			return map[string]any{}, nil
+		}
+		return map[string]any{"Attributes": out}, nil
+	})
 }
 
 type setQueueAttributesInput struct {
@@ -551,22 +559,18 @@ type setQueueAttributesInput struct {
 }
 
 func (s *Service) setQueueAttributes(req *awsapi.Request, in *setQueueAttributesInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:SetQueueAttributes")
-	if err != nil {
-		return nil, err
-	}
-	if in.Attributes == nil {
-		return nil, errMissingParameter("Attribute.Name")
-	}
-	attrs, err := normaliseAttrs(in.Attributes)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q.apply(attrs)
-	q.modified = s.env.Time()
-	return nil, nil
+	return s.lockedQueue(req, in.QueueUrl, "sqs:SetQueueAttributes", func(q *queue) (any, error) {
+		if in.Attributes == nil {
+			return nil, errMissingParameter("Attribute.Name")
+		}
+		attrs, err := normaliseAttrs(in.Attributes)
+		if err != nil {
+			return nil, err
+		}
+		q.apply(attrs)
+		q.modified = s.env.Time()
+		return nil, nil
+	})
 }
 
 type listQueuesInput struct {
@@ -624,42 +628,34 @@ func (s *Service) listQueues(req *awsapi.Request, in *listQueuesInput) (any, err
 type deleteQueueInput struct{ QueueUrl string }
 
 func (s *Service) deleteQueue(req *awsapi.Request, in *deleteQueueInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:DeleteQueue")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.queues[q.name] == q {
-		delete(s.queues, q.name)
-		s.deleted[q.name] = s.env.Time()
-		close(q.notify)
-		q.notify = make(chan struct{})
-	}
-	return nil, nil
+	return s.lockedQueue(req, in.QueueUrl, "sqs:DeleteQueue", func(q *queue) (any, error) {
+		if s.queues[q.name] == q {
+			delete(s.queues, q.name)
+			s.deleted[q.name] = s.env.Time()
+			close(q.notify)
+			q.notify = make(chan struct{})
+		}
+		return nil, nil
+	})
 }
 
 type purgeQueueInput struct{ QueueUrl string }
 
 func (s *Service) purgeQueue(req *awsapi.Request, in *purgeQueueInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:PurgeQueue")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.env.Time()
-	if !q.purgedAt.IsZero() && now.Sub(q.purgedAt) < s.PurgeInterval {
-		return nil, sqsError("PurgeQueueInProgress", "AWS.SimpleQueueService.PurgeQueueInProgress",
-			"Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
-	}
-	q.purgedAt = now
-	for _, m := range q.msgs {
-		m.deleted = true
-	}
-	q.msgs = nil
-	q.receipts = map[string]*message{}
-	return nil, nil
+	return s.lockedQueue(req, in.QueueUrl, "sqs:PurgeQueue", func(q *queue) (any, error) {
+		now := s.env.Time()
+		if !q.purgedAt.IsZero() && now.Sub(q.purgedAt) < s.PurgeInterval {
+			return nil, sqsError("PurgeQueueInProgress", "AWS.SimpleQueueService.PurgeQueueInProgress",
+				"Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
+		}
+		q.purgedAt = now
+		for _, m := range q.msgs {
+			m.deleted = true
+		}
+		q.msgs = nil
+		q.receipts = map[string]*message{}
+		return nil, nil
+	})
 }
 
 type tagQueueInput struct {
@@ -668,28 +664,24 @@ type tagQueueInput struct {
 }
 
 func (s *Service) tagQueue(req *awsapi.Request, in *tagQueueInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:TagQueue")
-	if err != nil {
-		return nil, err
-	}
-	if len(in.Tags) == 0 {
-		return nil, errMissingParameter("Tags")
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(q.tags)
-	for k := range in.Tags {
-		if _, ok := q.tags[k]; !ok {
-			n++
+	return s.lockedQueue(req, in.QueueUrl, "sqs:TagQueue", func(q *queue) (any, error) {
+		if len(in.Tags) == 0 {
+			return nil, errMissingParameter("Tags")
 		}
-	}
-	if n > 50 {
-		return nil, errInvalidParameter("Too many tags added for queue %s.", q.name)
-	}
-	for k, v := range in.Tags {
-		q.tags[k] = v
-	}
-	return nil, nil
+		n := len(q.tags)
+		for k := range in.Tags {
+			if _, ok := q.tags[k]; !ok {
+				n++
+			}
+		}
+		if n > 50 {
+			return nil, errInvalidParameter("Too many tags added for queue %s.", q.name)
+		}
+		for k, v := range in.Tags {
+			q.tags[k] = v
+		}
+		return nil, nil
+	})
 }
 
 type untagQueueInput struct {
@@ -698,54 +690,42 @@ type untagQueueInput struct {
 }
 
 func (s *Service) untagQueue(req *awsapi.Request, in *untagQueueInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:UntagQueue")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, k := range in.TagKeys {
-		delete(q.tags, k)
-	}
-	return nil, nil
+	return s.lockedQueue(req, in.QueueUrl, "sqs:UntagQueue", func(q *queue) (any, error) {
+		for _, k := range in.TagKeys {
+			delete(q.tags, k)
+		}
+		return nil, nil
+	})
 }
 
 type listQueueTagsInput struct{ QueueUrl string }
 
 func (s *Service) listQueueTags(req *awsapi.Request, in *listQueueTagsInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:ListQueueTags")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(q.tags) == 0 {
-		return map[string]any{}, nil
-	}
-	tags := make(map[string]string, len(q.tags))
-	for k, v := range q.tags {
-		tags[k] = v
-	}
-	return map[string]any{"Tags": tags}, nil
+	return s.lockedQueue(req, in.QueueUrl, "sqs:ListQueueTags", func(q *queue) (any, error) {
+		if len(q.tags) == 0 {
+			return map[string]any{}, nil
+		}
+		tags := make(map[string]string, len(q.tags))
+		for k, v := range q.tags {
+			tags[k] = v
+		}
+		return map[string]any{"Tags": tags}, nil
+	})
 }
 
 type listDeadLetterSourceQueuesInput struct{ QueueUrl string }
 
 func (s *Service) listDeadLetterSourceQueues(req *awsapi.Request, in *listDeadLetterSourceQueuesInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:ListDeadLetterSourceQueues")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	urls := []string{}
-	for _, src := range s.queues {
-		if rp, ok := parseRedrive(src.attrs["RedrivePolicy"]); ok && rp.DeadLetterTargetArn == q.arn {
-			urls = append(urls, s.queueURL(src.name))
+	return s.lockedQueue(req, in.QueueUrl, "sqs:ListDeadLetterSourceQueues", func(q *queue) (any, error) {
+		urls := []string{}
+		for _, src := range s.queues {
+			if rp, ok := parseRedrive(src.attrs["RedrivePolicy"]); ok && rp.DeadLetterTargetArn == q.arn {
+				urls = append(urls, s.queueURL(src.name))
+			}
 		}
-	}
-	sort.Strings(urls)
-	return map[string]any{"queueUrls": urls}, nil
+		sort.Strings(urls)
+		return map[string]any{"queueUrls": urls}, nil
+	})
 }
 
 // ---- in-process contract ----

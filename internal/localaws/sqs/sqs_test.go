@@ -13,7 +13,6 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/schemas"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
@@ -86,6 +85,22 @@ func queueAttributes(t *testing.T, c *awssqs.Client, url string, names ...types.
 	return out.Attributes
 }
 
+// wantQueueAttributes reads all attributes of a queue and fails the test
+// where one of want differs; it returns the attributes read.
+func wantQueueAttributes(t *testing.T, c *awssqs.Client, url, what string, want map[string]string) map[string]string {
+	t.Helper()
+	attrs := queueAttributes(t, c, url)
+	for k, v := range want {
+		if attrs[k] != v {
+			t.Errorf("%s: attribute %s = %q, want %q", what, k, attrs[k], v)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return attrs
+}
+
 func testQueueLifecycle(t *testing.T, p protocol) {
 	stack, _, c := start(t, p)
 	ctx := context.Background()
@@ -101,8 +116,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	localawstest.WantError[*types.QueueNameExists](t, err, "create with other attributes")
 	// The JSON protocol carries the awsQuery code in x-amzn-query-error;
 	// awsQuery has it as the error's Code, which the SDK maps to the type.
-	var api smithy.APIError
-	if p.Name == "json" && (!errors.As(err, &api) || api.ErrorCode() != "QueueAlreadyExists") {
+	if p.Name == "json" && (localawstest.ErrorCode(err) != "QueueAlreadyExists") {
 		t.Fatalf("error code %v, want the query code QueueAlreadyExists", err)
 	}
 
@@ -144,7 +158,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders")})
 	localawstest.WantError[*types.QueueDeletedRecently](t, err, "recreate at once")
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("bad name!")})
-	if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" {
+	if localawstest.ErrorCode(err) != "InvalidParameterValue" {
 		t.Fatalf("bad name: %v", err)
 	}
 }
@@ -155,16 +169,11 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 func checkQueueAttributes(t *testing.T, c *awssqs.Client, url string) (dlq string) {
 	t.Helper()
 	ctx := context.Background()
-	attrs := queueAttributes(t, c, url)
-	for k, want := range map[string]string{
+	attrs := wantQueueAttributes(t, c, url, "defaults", map[string]string{
 		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "262144",
 		"ReceiveMessageWaitTimeSeconds": "0", "ApproximateNumberOfMessages": "0", "SqsManagedSseEnabled": "true",
 		"QueueArn": "arn:aws:sqs:us-east-1:000000000000:orders",
-	} {
-		if attrs[k] != want {
-			t.Errorf("attribute %s = %q, want %q", k, attrs[k], want)
-		}
-	}
+	})
 	if ts, _ := strconv.ParseInt(attrs["CreatedTimestamp"], 10, 64); ts < time.Now().Add(-time.Minute).Unix() {
 		t.Errorf("CreatedTimestamp %q", attrs["CreatedTimestamp"])
 	}
@@ -230,19 +239,13 @@ func testSendReceiveDelete(t *testing.T, p protocol) {
 	if len(again.Messages) != 0 {
 		t.Fatal("an in-flight message was received again")
 	}
-	attrs := queueAttributes(t, c, url)
-	if attrs["ApproximateNumberOfMessagesNotVisible"] != "1" || attrs["ApproximateNumberOfMessages"] != "0" {
-		t.Fatalf("counts %v", attrs)
-	}
+	wantQueueAttributes(t, c, url, "in flight", map[string]string{"ApproximateNumberOfMessagesNotVisible": "1", "ApproximateNumberOfMessages": "0"})
 	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: aws.String("garbage")})
 	localawstest.WantError[*types.ReceiptHandleIsInvalid](t, err, "bad handle")
-	attrs = queueAttributes(t, c, url)
-	if attrs["ApproximateNumberOfMessagesNotVisible"] != "0" {
-		t.Fatalf("after delete %v", attrs)
-	}
+	wantQueueAttributes(t, c, url, "after delete", map[string]string{"ApproximateNumberOfMessagesNotVisible": "0"})
 }
 
 func testBatches(t *testing.T, p protocol) {
@@ -269,10 +272,7 @@ func testBatches(t *testing.T, p protocol) {
 	}
 	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
 	localawstest.WantError[*types.TooManyEntriesInBatchRequest](t, err, "11 entries")
-	attrs := queueAttributes(t, c, url)
-	if attrs["ApproximateNumberOfMessages"] != "1" || attrs["ApproximateNumberOfMessagesDelayed"] != "1" {
-		t.Fatalf("counts %v", attrs)
-	}
+	wantQueueAttributes(t, c, url, "after batch", map[string]string{"ApproximateNumberOfMessages": "1", "ApproximateNumberOfMessagesDelayed": "1"})
 	got, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10})
 	if err != nil || len(got.Messages) != 1 || *got.Messages[0].Body != "one" {
 		t.Fatalf("receive %+v %v", got, err)
@@ -293,8 +293,7 @@ func testBatches(t *testing.T, p protocol) {
 		t.Fatalf("delete batch %+v %v", del, err)
 	}
 	_, err = c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 11})
-	var api smithy.APIError
-	if !errors.As(err, &api) || api.ErrorCode() != "InvalidParameterValue" {
+	if localawstest.ErrorCode(err) != "InvalidParameterValue" {
 		t.Fatalf("MaxNumberOfMessages 11: %v", err)
 	}
 	if _, err := c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)}); err != nil {
@@ -302,10 +301,7 @@ func testBatches(t *testing.T, p protocol) {
 	}
 	_, err = c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)})
 	localawstest.WantError[*types.PurgeQueueInProgress](t, err, "second purge")
-	attrs = queueAttributes(t, c, url)
-	if attrs["ApproximateNumberOfMessagesDelayed"] != "0" {
-		t.Fatalf("after purge %v", attrs)
-	}
+	wantQueueAttributes(t, c, url, "after purge", map[string]string{"ApproximateNumberOfMessagesDelayed": "0"})
 }
 
 func testLongPollingReturnsEarly(t *testing.T, p protocol) {
@@ -443,8 +439,7 @@ func testRolePrincipalsAndDeliver(t *testing.T, p protocol) {
 	role := awssqs.NewFromConfig(localawstest.ConfigWithCredentials(stack, akid, secret, token))
 
 	_, err := role.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x")})
-	var api smithy.APIError
-	if !errors.As(err, &api) || api.ErrorCode() != "AccessDenied" {
+	if localawstest.ErrorCode(err) != "AccessDenied" {
 		t.Fatalf("send without permission: %v", err)
 	}
 	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:role/sender"},"Action":"sqs:SendMessage","Resource":"%s"}]}`, arn)

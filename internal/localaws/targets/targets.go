@@ -6,7 +6,6 @@ package targets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iampolicy"
@@ -42,42 +41,42 @@ type Grant struct {
 // Queue resolves the SQS service and checks that the policy of queueArn
 // allows the grant sqs:SendMessage.
 func (d Deps[Q]) Queue(g Grant, queueArn string) (Q, error) {
-	var zero Q
-	if d.Queues == nil {
-		return zero, errors.New("no SQS service in the stack")
-	}
-	q, err := d.Queues()
-	if err != nil {
-		return zero, err
-	}
-	policy, exists := q.QueuePolicy(queueArn)
-	if !exists {
-		return zero, fmt.Errorf("queue %s does not exist", queueArn)
-	}
-	if err := g.check(policy, "sqs:SendMessage", queueArn); err != nil {
-		return zero, err
-	}
-	return q, nil
+	return resolve(g, receiver{"SQS", "sqs:SendMessage", "queue %s does not exist"}, d.Queues,
+		func(q Q) (string, bool) { return q.QueuePolicy(queueArn) }, queueArn)
 }
 
 // Function resolves the Lambda service and checks that the resource policy
 // of function allows the grant lambda:InvokeFunction.
 func (d Deps[Q]) Function(g Grant, function string) (FunctionInvoker, error) {
-	if d.Functions == nil {
-		return nil, errors.New("no Lambda service in the stack")
+	return resolve(g, receiver{"Lambda", "lambda:InvokeFunction", "function %s does not exist or has no resource policy"}, d.Functions,
+		func(f FunctionInvoker) (string, bool) { return f.FunctionPolicy(function) }, function)
+}
+
+// receiver is a kind of delivery target: the service that receives, the
+// action its resource policy must allow, and the error format of a
+// resource it does not have.
+type receiver struct{ service, action, missing string }
+
+// resolve resolves the receiving service with get, reads the resource
+// policy of resource with policyOf, and checks that it allows the grant
+// r.action.
+func resolve[T any](g Grant, r receiver, get func() (T, error), policyOf func(T) (string, bool), resource string) (T, error) {
+	var zero T
+	if get == nil {
+		return zero, fmt.Errorf("no %s service in the stack", r.service)
 	}
-	f, err := d.Functions()
+	svc, err := get()
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	policy, ok := f.FunctionPolicy(function)
+	policy, ok := policyOf(svc)
 	if !ok {
-		return nil, fmt.Errorf("function %s does not exist or has no resource policy", function)
+		return zero, fmt.Errorf(r.missing, resource)
 	}
-	if err := g.check(policy, "lambda:InvokeFunction", function); err != nil {
-		return nil, err
+	if err := g.check(policy, r.action, resource); err != nil {
+		return zero, err
 	}
-	return f, nil
+	return svc, nil
 }
 
 func (g Grant) check(policy, action, resource string) error {
