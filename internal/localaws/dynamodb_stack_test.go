@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
@@ -27,6 +28,40 @@ func (a allowList) Authorize(p awsapi.Principal, action, resource string) error 
 	return errors.New("no identity-based policy allows the action")
 }
 
+// checkRoleSessions checks that role sessions are authorised per table,
+// index and stream ARN.
+func checkRoleSessions(t *testing.T, s *localaws.Stack, tableArn, streamArn string) {
+	t.Helper()
+	ctx := t.Context()
+	s.Env().SetAuthorizer(allowList{
+		"dynamodb:PutItem " + tableArn:               true,
+		"dynamodb:Query " + tableArn + "/index/GSI1": true,
+		"dynamodb:DescribeStream " + streamArn:       true,
+	})
+	akid, secret, token := s.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/relay")
+	roleCfg := localawstest.ConfigWithCredentials(s, akid, secret, token)
+	role := dynamodb.NewFromConfig(roleCfg, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	if _, err := role.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("outbox"),
+		Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "1"}, "GSI1PK": &types.AttributeValueMemberS{Value: "P"}}}); err != nil {
+		t.Fatalf("allowed PutItem: %v", err)
+	}
+	if _, err := role.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("outbox"), IndexName: aws.String("GSI1"),
+		KeyConditionExpression:    aws.String("GSI1PK = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "P"}}}); err != nil {
+		t.Fatalf("allowed index Query: %v", err)
+	}
+	_, err := role.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("outbox"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "1"}}})
+	var ae interface{ ErrorCode() string }
+	if !errors.As(err, &ae) || ae.ErrorCode() != "AccessDeniedException" {
+		t.Fatalf("denied DeleteItem = %v", err)
+	}
+	roleStreams := dynamodbstreams.NewFromConfig(roleCfg)
+	if _, err := roleStreams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(streamArn)}); err != nil {
+		t.Fatalf("allowed DescribeStream: %v", err)
+	}
+	s.Env().SetAuthorizer(nil)
+}
+
 func TestDynamoDBThroughTheStack(t *testing.T) {
 	t.Parallel()
 	s := localawstest.Start(t)
@@ -35,17 +70,12 @@ func TestDynamoDBThroughTheStack(t *testing.T) {
 	ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	streams := dynamodbstreams.NewFromConfig(cfg)
 
-	_, err := ddb.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("outbox"),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("GSI1PK"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("GSI1"),
-			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("GSI1PK"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}},
-		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
-	})
-	if err != nil {
+	in := localawstest.TableInput("outbox", "PK", "", types.StreamViewTypeNewImage)
+	in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("GSI1PK"), AttributeType: types.ScalarAttributeTypeS})
+	in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{{IndexName: aws.String("GSI1"),
+		KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("GSI1PK"), KeyType: types.KeyTypeHash}},
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}
+	if _, err := ddb.CreateTable(ctx, in); err != nil {
 		t.Fatal(err)
 	}
 	w := dynamodb.NewTableExistsWaiter(ddb)
@@ -69,34 +99,7 @@ func TestDynamoDBThroughTheStack(t *testing.T) {
 		t.Errorf("inventory = %v", res["dynamodb"])
 	}
 
-	// Role sessions are authorised per table, index and stream ARN.
-	s.Env().SetAuthorizer(allowList{
-		"dynamodb:PutItem " + tableArn:               true,
-		"dynamodb:Query " + tableArn + "/index/GSI1": true,
-		"dynamodb:DescribeStream " + streamArn:       true,
-	})
-	akid, secret, token := s.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/relay")
-	roleCfg := localawstest.ConfigWithCredentials(s, akid, secret, token)
-	role := dynamodb.NewFromConfig(roleCfg, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
-	if _, err := role.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("outbox"),
-		Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "1"}, "GSI1PK": &types.AttributeValueMemberS{Value: "P"}}}); err != nil {
-		t.Fatalf("allowed PutItem: %v", err)
-	}
-	if _, err := role.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("outbox"), IndexName: aws.String("GSI1"),
-		KeyConditionExpression:    aws.String("GSI1PK = :p"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "P"}}}); err != nil {
-		t.Fatalf("allowed index Query: %v", err)
-	}
-	_, err = role.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("outbox"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "1"}}})
-	var ae interface{ ErrorCode() string }
-	if !errors.As(err, &ae) || ae.ErrorCode() != "AccessDeniedException" {
-		t.Fatalf("denied DeleteItem = %v", err)
-	}
-	roleStreams := dynamodbstreams.NewFromConfig(roleCfg)
-	if _, err := roleStreams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(streamArn)}); err != nil {
-		t.Fatalf("allowed DescribeStream: %v", err)
-	}
-	s.Env().SetAuthorizer(nil)
+	checkRoleSessions(t, s, tableArn, streamArn)
 
 	// Injected faults reach the SDK as typed errors.
 	ctl := localawstest.Control(s)

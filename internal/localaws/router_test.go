@@ -96,7 +96,7 @@ func TestJSON10ResultsAndTypedErrors(t *testing.T) {
 	t.Parallel()
 	f := ddbFake()
 	s := newStack(t, f)
-	c := dynamodb.NewFromConfig(localawstest.Config(s), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	c := dynamodb.NewFromConfig(oneAttempt(s))
 	ctx := context.Background()
 
 	out, err := c.ListTables(ctx, &dynamodb.ListTablesInput{})
@@ -114,18 +114,13 @@ func TestJSON10ResultsAndTypedErrors(t *testing.T) {
 	}
 
 	_, err = c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{}})
-	var tce *ddbtypes.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		t.Fatalf("TransactWriteItems error = %v", err)
-	}
+	tce := localawstest.ErrorAs[*ddbtypes.TransactionCanceledException](t, err, "TransactWriteItems")
 	if len(tce.CancellationReasons) != 2 || aws.ToString(tce.CancellationReasons[1].Code) != "ConditionalCheckFailed" {
 		t.Fatalf("CancellationReasons = %+v", tce.CancellationReasons)
 	}
 
 	_, err = c.DeleteBackup(ctx, &dynamodb.DeleteBackupInput{BackupArn: aws.String("x")})
-	if code := localawstest.ErrorCode(err); code != "UnknownOperationException" {
-		t.Fatalf("DeleteBackup error = %v", err)
-	}
+	wantCode(t, err, "UnknownOperationException", "DeleteBackup")
 }
 
 func TestCRC32Header(t *testing.T) {
@@ -148,24 +143,37 @@ func TestCRC32Header(t *testing.T) {
 	}
 }
 
+// oneAttempt is the stack's client configuration without retries, so that
+// an error reaches the test at once.
+func oneAttempt(s *localaws.Stack) aws.Config {
+	cfg := localawstest.Config(s)
+	cfg.RetryMaxAttempts = 1
+	return cfg
+}
+
+// wantCode fails t unless err is an AWS API error with code; what names
+// the call.
+func wantCode(t *testing.T, err error, code, what string) {
+	t.Helper()
+	if got := localawstest.ErrorCode(err); got != code {
+		t.Fatalf("%s: %v, want %s", what, err, code)
+	}
+}
+
 func TestUnknownTargetAndService(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	c := dynamodb.NewFromConfig(localawstest.Config(s), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	c := dynamodb.NewFromConfig(oneAttempt(s))
 	_, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{})
-	if code := localawstest.ErrorCode(err); code != "UnknownOperationException" {
-		t.Fatalf("error = %v, want UnknownOperationException", err)
-	}
+	wantCode(t, err, "UnknownOperationException", "ListTables")
 	var re interface{ HTTPStatusCode() int }
 	if !errors.As(err, &re) || re.HTTPStatusCode() != 400 {
 		t.Fatalf("status = %v", err)
 	}
 
-	sc := sns.NewFromConfig(localawstest.Config(s), func(o *sns.Options) { o.RetryMaxAttempts = 1 })
+	sc := sns.NewFromConfig(oneAttempt(s))
 	_, err = sc.ListTopics(context.Background(), &sns.ListTopicsInput{})
-	if code := localawstest.ErrorCode(err); code != "InvalidAction" {
-		t.Fatalf("sns error = %v, want InvalidAction", err)
-	}
+	wantCode(t, err, "InvalidAction", "ListTopics")
 }
 
 func TestQueryCompatibleJSON(t *testing.T) {
@@ -182,12 +190,9 @@ func TestQueryCompatibleJSON(t *testing.T) {
 		},
 	}
 	s := newStack(t, f)
-	c := sqs.NewFromConfig(localawstest.Config(s), func(o *sqs.Options) { o.RetryMaxAttempts = 1 })
+	c := sqs.NewFromConfig(oneAttempt(s))
 	_, err := c.GetQueueUrl(context.Background(), &sqs.GetQueueUrlInput{QueueName: aws.String("q")})
-	var qdne *sqstypes.QueueDoesNotExist
-	if !errors.As(err, &qdne) {
-		t.Fatalf("error = %v, want QueueDoesNotExist", err)
-	}
+	qdne := localawstest.ErrorAs[*sqstypes.QueueDoesNotExist](t, err, "GetQueueUrl")
 	if qdne.ErrorCode() != "AWS.SimpleQueueService.NonExistentQueue" {
 		t.Fatalf("ErrorCode = %s", qdne.ErrorCode())
 	}
@@ -206,12 +211,9 @@ func TestJSON11TypedError(t *testing.T) {
 		},
 	}
 	s := newStack(t, f)
-	c := eventbridge.NewFromConfig(localawstest.Config(s), func(o *eventbridge.Options) { o.RetryMaxAttempts = 1 })
+	c := eventbridge.NewFromConfig(oneAttempt(s))
 	_, err := c.DescribeEventBus(context.Background(), &eventbridge.DescribeEventBusInput{Name: aws.String("b")})
-	var rnf *ebtypes.ResourceNotFoundException
-	if !errors.As(err, &rnf) {
-		t.Fatalf("error = %v", err)
-	}
+	localawstest.WantError[*ebtypes.ResourceNotFoundException](t, err, "DescribeEventBus")
 }
 
 type topicList struct {
@@ -241,7 +243,7 @@ func TestQueryProtocolRoutedByCredentialScope(t *testing.T) {
 		},
 	}
 	s := newStack(t, f)
-	c := sns.NewFromConfig(localawstest.Config(s), func(o *sns.Options) { o.RetryMaxAttempts = 1 })
+	c := sns.NewFromConfig(oneAttempt(s))
 	out, err := c.ListTopics(context.Background(), &sns.ListTopicsInput{})
 	if err != nil {
 		t.Fatal(err)
@@ -250,10 +252,7 @@ func TestQueryProtocolRoutedByCredentialScope(t *testing.T) {
 		t.Fatalf("Topics = %+v", out.Topics)
 	}
 	_, err = c.GetTopicAttributes(context.Background(), &sns.GetTopicAttributesInput{TopicArn: aws.String("x")})
-	var nf *snstypes.NotFoundException
-	if !errors.As(err, &nf) {
-		t.Fatalf("error = %v, want NotFoundException", err)
-	}
+	localawstest.WantError[*snstypes.NotFoundException](t, err, "GetTopicAttributes")
 }
 
 func TestRESTJSONTypedErrorAndRaw(t *testing.T) {
@@ -278,7 +277,7 @@ func TestRESTJSONTypedErrorAndRaw(t *testing.T) {
 		},
 	}
 	s := newStack(t, restFake{f})
-	c := lambda.NewFromConfig(localawstest.Config(s), func(o *lambda.Options) { o.RetryMaxAttempts = 1 })
+	c := lambda.NewFromConfig(oneAttempt(s))
 	_, err := c.GetFunction(context.Background(), &lambda.GetFunctionInput{FunctionName: aws.String("f")})
 	var rnf *lambdatypes.ResourceNotFoundException
 	if !errors.As(err, &rnf) || !strings.Contains(rnf.ErrorMessage(), "function:f") {
@@ -295,9 +294,7 @@ func TestRESTJSONTypedErrorAndRaw(t *testing.T) {
 		t.Fatalf("Invoke = %q %q", aws.ToString(out.FunctionError), out.Payload)
 	}
 	_, err = c.ListLayers(context.Background(), &lambda.ListLayersInput{})
-	if code := localawstest.ErrorCode(err); code != "UnknownOperationException" {
-		t.Fatalf("ListLayers error = %v", err)
-	}
+	wantCode(t, err, "UnknownOperationException", "ListLayers")
 }
 
 func TestRPCv2CBOR(t *testing.T) {
@@ -312,7 +309,7 @@ func TestRPCv2CBOR(t *testing.T) {
 		},
 	}
 	s := newStack(t, f)
-	c := cloudwatch.NewFromConfig(localawstest.Config(s), func(o *cloudwatch.Options) { o.RetryMaxAttempts = 1 })
+	c := cloudwatch.NewFromConfig(oneAttempt(s))
 	out, err := c.ListMetrics(context.Background(), &cloudwatch.ListMetricsInput{})
 	if err != nil {
 		t.Fatal(err)
@@ -321,9 +318,7 @@ func TestRPCv2CBOR(t *testing.T) {
 		t.Fatalf("Metrics = %+v", out.Metrics)
 	}
 	_, err = c.GetDashboard(context.Background(), &cloudwatch.GetDashboardInput{DashboardName: aws.String("d")})
-	if code := localawstest.ErrorCode(err); code != "ResourceNotFound" {
-		t.Fatalf("error = %v", err)
-	}
+	wantCode(t, err, "ResourceNotFound", "GetDashboard")
 }
 
 func TestPrincipalsAndAuthorizer(t *testing.T) {
@@ -389,13 +384,57 @@ func TestPrincipalsAndAuthorizer(t *testing.T) {
 	}
 }
 
+// checkLatencyFault adds latency to put, then removes the rule (twice:
+// the second is not found).
+func checkLatencyFault(t *testing.T, ctl *control.Client, put func() error) {
+	t.Helper()
+	ctx := t.Context()
+	lat, err := ctl.AddFault(ctx, control.FaultRule{Service: "*", Operation: "PutItem", Latency: awsapi.Duration(150 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := put(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Fatalf("latency not added: %v", d)
+	}
+	if err := ctl.RemoveFault(ctx, lat.ID); err != nil {
+		t.Fatal(err)
+	}
+	var ce *control.Error
+	if err := ctl.RemoveFault(ctx, lat.ID); !errors.As(err, &ce) || ce.Status != 404 {
+		t.Fatalf("second remove = %v", err)
+	}
+}
+
+// checkRateFault fails about half of the puts with a rate of 0.5.
+func checkRateFault(t *testing.T, ctl *control.Client, put func() error) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := ctl.AddFault(ctx, control.FaultRule{Service: "fakeddb", Operation: "PutItem", Code: "ThrottlingException", Rate: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for i := 0; i < 200; i++ {
+		if put() != nil {
+			failed++
+		}
+	}
+	if failed < 50 || failed > 150 {
+		t.Fatalf("rate 0.5 failed %d of 200", failed)
+	}
+	_ = ctl.ClearFaults(ctx)
+}
+
 func TestFaultInjection(t *testing.T) {
 	t.Parallel()
 	f := ddbFake()
 	s := newStack(t, f)
 	ctl := localawstest.Control(s)
 	ctx := context.Background()
-	c := dynamodb.NewFromConfig(localawstest.Config(s), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	c := dynamodb.NewFromConfig(oneAttempt(s))
 	put := func() error {
 		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: map[string]ddbtypes.AttributeValue{"PK": &ddbtypes.AttributeValueMemberS{Value: "a"}}})
 		return err
@@ -436,40 +475,8 @@ func TestFaultInjection(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Latency only.
-	lat, err := ctl.AddFault(ctx, control.FaultRule{Service: "*", Operation: "PutItem", Latency: awsapi.Duration(150 * time.Millisecond)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if err := put(); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d < 150*time.Millisecond {
-		t.Fatalf("latency not added: %v", d)
-	}
-	if err := ctl.RemoveFault(ctx, lat.ID); err != nil {
-		t.Fatal(err)
-	}
-	var ce *control.Error
-	if err := ctl.RemoveFault(ctx, lat.ID); !errors.As(err, &ce) || ce.Status != 404 {
-		t.Fatalf("second remove = %v", err)
-	}
-
-	// Rate.
-	if _, err := ctl.AddFault(ctx, control.FaultRule{Service: "fakeddb", Operation: "PutItem", Code: "ThrottlingException", Rate: 0.5}); err != nil {
-		t.Fatal(err)
-	}
-	failed := 0
-	for i := 0; i < 200; i++ {
-		if put() != nil {
-			failed++
-		}
-	}
-	if failed < 50 || failed > 150 {
-		t.Fatalf("rate 0.5 failed %d of 200", failed)
-	}
-	_ = ctl.ClearFaults(ctx)
+	checkLatencyFault(t, ctl, put)
+	checkRateFault(t, ctl, put)
 
 	// Invalid rules are rejected.
 	if _, err := ctl.AddFault(ctx, control.FaultRule{Service: "x", Rate: 2, Code: "X"}); err == nil {

@@ -25,8 +25,8 @@ func init() {
 				}
 				return MappingStreams(d.Streams()), nil
 			},
-			Functions: func() (esm.Functions, error) { return lookupService[esm.Functions](s, "lambda") },
-			Queues:    func() (esm.Queues, error) { return lookupService[esm.Queues](s, "sqs") },
+			Functions: dependency[esm.Functions](s, "lambda"),
+			Queues:    dependency[esm.Queues](s, "sqs"),
 			Compile: func(pattern string) (esm.Matcher, error) {
 				return eventpattern.Compile(pattern)
 			},

@@ -1,18 +1,18 @@
-package localaws
+package localaws_test
 
 import (
 	"context"
-	"log/slog"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // TestESMStreamsTTLUserIdentity checks that the records the event source
@@ -20,28 +20,11 @@ import (
 // spelling ({"type","principalId"}), which the function receives and
 // filters match, not in GetRecords' spelling ({"Type","PrincipalId"}).
 func TestESMStreamsTTLUserIdentity(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s, err := Start(ctx, Options{Addr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	ddb := dynamodb.NewFromConfig(aws.Config{
-		Region: s.Options().Region, BaseEndpoint: aws.String(s.Endpoint()),
-		Credentials: credentials.NewStaticCredentialsProvider("AKIDLOCALADMIN", "secret", ""),
-	})
-	out, err := ddb.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("ttl-table"),
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: ddbtypes.ScalarAttributeTypeS}},
-		KeySchema:            []ddbtypes.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: ddbtypes.KeyTypeHash}},
-		BillingMode:          ddbtypes.BillingModePayPerRequest,
-		StreamSpecification:  &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: ddbtypes.StreamViewTypeKeysOnly},
-	})
+	t.Parallel()
+	ctx := context.Background()
+	s := localawstest.Start(t, func(o *localaws.Options) { o.TTLSweepInterval = 50 * time.Millisecond })
+	ddb := dynamodb.NewFromConfig(localawstest.Config(s))
+	out, err := ddb.CreateTable(ctx, localawstest.TableInput("ttl-table", "pk", "", ddbtypes.StreamViewTypeKeysOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +39,7 @@ func TestESMStreamsTTLUserIdentity(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	streams := MappingStreams(s.DynamoDB().Streams())
+	streams := localaws.MappingStreams(s.DynamoDB().Streams())
 	shards, err := streams.Shards(streamArn)
 	if err != nil || len(shards) != 1 {
 		t.Fatalf("shards of the stream: %v, %v; want one", shards, err)

@@ -10,9 +10,9 @@ func init() {
 		// Without iam, execution roles are not checked; without logs,
 		// function logs go to the stack logger only.
 		svc, err := lambda.New(s.Env(), lambda.Options{
-			Roles:       func() lambda.RoleChecker { return optionalService[lambda.RoleChecker](s, "iam") },
-			Permissions: func() lambda.PermissionChecker { return optionalService[lambda.PermissionChecker](s, "iam") },
-			Logs:        func() lambda.LogSink { return optionalService[lambda.LogSink](s, "logs") },
+			Roles:       optionalDependency[lambda.RoleChecker](s, "iam"),
+			Permissions: optionalDependency[lambda.PermissionChecker](s, "iam"),
+			Logs:        optionalDependency[lambda.LogSink](s, "logs"),
 		})
 		if err != nil {
 			return nil, err

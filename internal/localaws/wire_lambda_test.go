@@ -45,10 +45,7 @@ func TestLambdaWiring(t *testing.T) {
 	in := &lambda.CreateFunctionInput{
 		FunctionName: aws.String("wired"), Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"),
 		Role: bad.Role.Arn, Code: &lambdatypes.FunctionCode{ZipFile: code},
-		Architectures: []lambdatypes.Architecture{map[string]lambdatypes.Architecture{"arm64": lambdatypes.ArchitectureArm64}[runtime.GOARCH]},
-	}
-	if in.Architectures[0] == "" {
-		in.Architectures[0] = lambdatypes.ArchitectureX8664
+		Architectures: []lambdatypes.Architecture{lambdatest.HostArchitecture()},
 	}
 	_, err = lam.CreateFunction(ctx, in)
 	var ipv *lambdatypes.InvalidParameterValueException
@@ -67,11 +64,7 @@ func TestLambdaWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lambda.NewFunctionActiveV2Waiter(lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
-	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String("wired")}, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	lambdatest.WaitActive(ctx, t, lam, "wired")
 	out, err := lam.Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String("wired"), Payload: []byte(`{"action":"log","message":"via-stack"}`)})
 	if err != nil || out.FunctionError != nil {
 		t.Fatalf("Invoke = %v, %v", out, err)
@@ -79,26 +72,5 @@ func TestLambdaWiring(t *testing.T) {
 	if res := s.Router().Inventory()["lambda"]; len(res) != 1 || !strings.HasSuffix(res[0], ":function:wired") {
 		t.Fatalf("inventory = %v", res)
 	}
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		ev, err := logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{LogGroupName: aws.String("/aws/lambda/wired")})
-		found := map[string]bool{}
-		if err == nil {
-			for _, e := range ev.Events {
-				m := aws.ToString(e.Message)
-				for _, want := range []string{"stdout: via-stack", "START RequestId:", "REPORT RequestId:"} {
-					if strings.Contains(m, want) {
-						found[want] = true
-					}
-				}
-			}
-		}
-		if len(found) == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("function logs in CloudWatch Logs: found %v (error %v)", found, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	lambdatest.WaitForLogs(ctx, t, logs, "/aws/lambda/wired", "stdout: via-stack", "START RequestId:", "REPORT RequestId:")
 }

@@ -8,11 +8,9 @@ import (
 func init() {
 	registerService("scheduler", func(s *Stack) ([]awsapi.Service, error) {
 		return []awsapi.Service{scheduler.New(s.Env(), scheduler.Deps{
-			Functions: func() (scheduler.FunctionInvoker, error) {
-				return lookupService[scheduler.FunctionInvoker](s, "lambda")
-			},
-			Queues: func() (scheduler.QueueSink, error) { return lookupService[scheduler.QueueSink](s, "sqs") },
-			Roles:  func() scheduler.RoleChecker { return optionalService[scheduler.RoleChecker](s, "iam") },
+			Functions: dependency[scheduler.FunctionInvoker](s, "lambda"),
+			Queues:    dependency[scheduler.QueueSink](s, "sqs"),
+			Roles:     optionalDependency[scheduler.RoleChecker](s, "iam"),
 		}, scheduler.Options{})}, nil
 	})
 }

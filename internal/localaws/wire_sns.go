@@ -16,7 +16,7 @@ func init() {
 				}
 				return snsQueues{q}, nil
 			},
-			Functions: func() (sns.FunctionInvoker, error) { return lookupService[sns.FunctionInvoker](s, "lambda") },
+			Functions: dependency[sns.FunctionInvoker](s, "lambda"),
 		})}, nil
 	})
 }

@@ -2,6 +2,8 @@ package awsapi
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -43,6 +45,21 @@ func (l *Lifecycle) Lists(lock sync.Locker, list func(add func(string))) {
 // and before it waits for the Background: stopping runners, pollers and
 // processes, waking long polls. Stops run in the order they were added.
 func (l *Lifecycle) OnStop(fn func()) { l.stops = append(l.stops, fn) }
+
+// StopEach returns a stop for OnStop that marks the service closed and
+// takes the values of held, both under lock, then stops each value outside
+// the lock, so that a stop may wait for work that takes the lock.
+func StopEach[K comparable, V any](lock sync.Locker, closed *bool, held map[K]V, stop func(V)) func() {
+	return func() {
+		lock.Lock()
+		*closed = true
+		values := slices.Collect(maps.Values(held))
+		lock.Unlock()
+		for _, v := range values {
+			stop(v)
+		}
+	}
+}
 
 // OnCleanup adds work Close does after the Background's work has returned
 // (removing files); its errors are Close's.

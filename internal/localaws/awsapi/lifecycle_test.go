@@ -2,6 +2,7 @@ package awsapi
 
 import (
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -69,5 +70,29 @@ func TestCounters(t *testing.T) {
 	c.Count("arn:a", func(m *metrics) { m.Sent++ })
 	if snap["arn:a"].Sent != 1 {
 		t.Fatal("a snapshot changes with the counters")
+	}
+}
+
+func TestStopEach(t *testing.T) {
+	t.Parallel()
+	var (
+		held    bool
+		closed  bool
+		stopped []string
+	)
+	lock := lockFunc(func(locked bool) { held = locked })
+	stop := StopEach(lock, &closed, map[int]string{1: "a", 2: "b"}, func(v string) {
+		if held {
+			t.Error("a value is stopped with the lock held")
+		}
+		if !closed {
+			t.Error("a value is stopped before the service is marked closed")
+		}
+		stopped = append(stopped, v)
+	})
+	stop()
+	slices.Sort(stopped)
+	if !closed || !slices.Equal(stopped, []string{"a", "b"}) || held {
+		t.Fatalf("closed %v, stopped %v, lock held after: %v", closed, stopped, held)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda/esm"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -239,31 +240,42 @@ func TestReportBatchItemFailures(t *testing.T) {
 	}
 }
 
-// onFailureRecord is the documented invocation record of a DynamoDB
-// stream mapping's on-failure destination.
-type onFailureRecord struct {
-	RequestContext struct {
-		RequestID              string `json:"requestId"`
-		FunctionArn            string `json:"functionArn"`
-		Condition              string `json:"condition"`
-		ApproximateInvokeCount int    `json:"approximateInvokeCount"`
-	} `json:"requestContext"`
-	ResponseContext struct {
-		StatusCode      int    `json:"statusCode"`
-		ExecutedVersion string `json:"executedVersion"`
-		FunctionError   string `json:"functionError"`
-	} `json:"responseContext"`
-	Version            string `json:"version"`
-	Timestamp          string `json:"timestamp"`
-	DDBStreamBatchInfo struct {
-		ShardID                         string `json:"shardId"`
-		StartSequenceNumber             string `json:"startSequenceNumber"`
-		EndSequenceNumber               string `json:"endSequenceNumber"`
-		ApproximateArrivalOfFirstRecord string `json:"approximateArrivalOfFirstRecord"`
-		ApproximateArrivalOfLastRecord  string `json:"approximateArrivalOfLastRecord"`
-		BatchSize                       int    `json:"batchSize"`
-		StreamArn                       string `json:"streamArn"`
-	} `json:"DDBStreamBatchInfo"`
+// onFailureKeys are the members of the documented invocation record of a
+// DynamoDB stream mapping's on-failure destination, by section ("" for
+// the top level).
+var onFailureKeys = map[string][]string{
+	"":                   {"requestContext", "responseContext", "version", "timestamp", "DDBStreamBatchInfo"},
+	"requestContext":     {"requestId", "functionArn", "condition", "approximateInvokeCount"},
+	"responseContext":    {"statusCode", "executedVersion", "functionError"},
+	"DDBStreamBatchInfo": {"shardId", "startSequenceNumber", "endSequenceNumber", "approximateArrivalOfFirstRecord", "approximateArrivalOfLastRecord", "batchSize", "streamArn"},
+}
+
+// checkOnFailureKeys fails t unless body carries exactly the documented
+// members of an on-failure record: metadata, never the records.
+func checkOnFailureKeys(t *testing.T, body string) {
+	t.Helper()
+	for section, keys := range onFailureKeys {
+		var raw map[string]json.RawMessage
+		doc := []byte(body)
+		if section != "" {
+			var top map[string]json.RawMessage
+			if err := json.Unmarshal(doc, &top); err != nil {
+				t.Fatal(err)
+			}
+			doc = top[section]
+		}
+		if err := json.Unmarshal(doc, &raw); err != nil {
+			t.Fatalf("on-failure record section %q: %v: %s", section, err, body)
+		}
+		for _, k := range keys {
+			if _, ok := raw[k]; !ok {
+				t.Errorf("the on-failure record has no %q in section %q: %s", k, section, body)
+			}
+		}
+		if len(raw) != len(keys) {
+			t.Errorf("the on-failure record's section %q has %d members, want %v: %s", section, len(raw), keys, body)
+		}
+	}
 }
 
 // TestBisectBatchOnFunctionError: a poison record makes the function
@@ -307,19 +319,8 @@ func TestBisectBatchOnFunctionError(t *testing.T) {
 		}
 		return false, "no message"
 	})
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(body), &raw); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"requestContext", "responseContext", "version", "timestamp", "DDBStreamBatchInfo"} {
-		if _, ok := raw[k]; !ok {
-			t.Errorf("the on-failure record has no %s: %s", k, body)
-		}
-	}
-	if len(raw) != 5 {
-		t.Errorf("the on-failure record carries more than the metadata: %s", body)
-	}
-	var rec onFailureRecord
+	checkOnFailureKeys(t, body)
+	var rec esm.OnFailureRecord
 	if err := json.Unmarshal([]byte(body), &rec); err != nil {
 		t.Fatal(err)
 	}

@@ -3,32 +3,17 @@ package control
 import (
 	"context"
 	"net/http"
-	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/scheduler"
 )
 
 // FireResult is the outcome of the first attempt of a fired schedule.
-type FireResult struct {
-	ScheduleArn   string    `json:"scheduleArn"`
-	ExecutionID   string    `json:"executionId"`
-	ScheduledTime time.Time `json:"scheduledTime"`
-	// Invoked is true when the target accepted the invocation; otherwise
-	// ErrorCode and ErrorMessage say why, and retries and the dead-letter
-	// queue follow in the background.
-	Invoked      bool   `json:"invoked"`
-	ErrorCode    string `json:"errorCode,omitempty"`
-	ErrorMessage string `json:"errorMessage,omitempty"`
-}
+type FireResult = scheduler.FireResult
 
 // ScheduleMetrics are an EventBridge Scheduler schedule's counters:
 // invocation attempts, failed attempts, dead-letter deliveries and
 // failures, and occurrences dropped with no dead-letter queue.
-type ScheduleMetrics struct {
-	Invocations          int64 `json:"invocations"`
-	FailedInvocations    int64 `json:"failedInvocations"`
-	DeadLetterDeliveries int64 `json:"deadLetterDeliveries"`
-	DeadLetterFailures   int64 `json:"deadLetterFailures"`
-	Dropped              int64 `json:"dropped"`
-}
+type ScheduleMetrics = scheduler.Metrics
 
 // FireSchedule fires a schedule now (POST /_localaws/schedules/fire). An
 // empty group is the default group. It returns once the first attempt is

@@ -16,11 +16,7 @@ func TestPermissionsBoundaryCapsTheRole(t *testing.T) {
 	e := start(t, 0)
 	ctx := t.Context()
 	onlyLogs := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"logs:*","Resource":"*"}]}`
-	p, err := e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("only-logs"), PolicyDocument: aws.String(onlyLogs)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	boundary := aws.ToString(p.Policy.Arn)
+	boundary := aws.ToString(e.createPolicy(t, "only-logs", onlyLogs).Arn)
 	if _, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("x"), AssumeRolePolicyDocument: aws.String(lambdaTrust),
 		PermissionsBoundary: aws.String("arn:aws:iam::000000000000:policy/missing")}); err == nil {
 		t.Fatal("CreateRole accepted a boundary that does not exist")
@@ -37,18 +33,15 @@ func TestPermissionsBoundaryCapsTheRole(t *testing.T) {
 		t.Errorf("role ARN %s does not carry the path", roleArn)
 	}
 	putTable := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:PutItem","Resource":"` + tableArn + `"}]}`
-	if _, err := e.iam.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("bounded"), PolicyName: aws.String("p"), PolicyDocument: aws.String(putTable)}); err != nil {
-		t.Fatal(err)
-	}
+	e.putRolePolicy(t, "bounded", "p", putTable)
 	got, err := e.iam.GetRole(ctx, &awsiam.GetRoleInput{RoleName: aws.String("bounded")})
 	if err != nil || got.Role.PermissionsBoundary == nil || aws.ToString(got.Role.PermissionsBoundary.PermissionsBoundaryArn) != boundary {
 		t.Fatalf("GetRole does not report the boundary: %+v (%v)", got, err)
 	}
 	ddb, _ := e.roleClients(t, roleArn)
 	err = putItem(ctx, ddb)
-	if ae := apiError(t, err, "AccessDeniedException"); !strings.Contains(ae.ErrorMessage(), "no permissions boundary allows the dynamodb:PutItem action") {
-		t.Errorf("the denial does not name the boundary: %s", ae.ErrorMessage())
-	}
+	// The denial names the boundary.
+	wantMessage(t, err, "AccessDeniedException", "no permissions boundary allows the dynamodb:PutItem action")
 	if _, err := e.iam.DeletePolicy(ctx, &awsiam.DeletePolicyInput{PolicyArn: aws.String(boundary)}); err == nil {
 		t.Error("DeletePolicy deleted a policy in use as a boundary")
 	}

@@ -73,6 +73,35 @@ func (e env) roleClients(t *testing.T, roleArn string) (*dynamodb.Client, *sts.C
 }
 
 // createRole creates a role at path / with the trust policy.
+// createPolicy creates the customer managed policy name and fails t if it
+// cannot.
+func (e env) createPolicy(t *testing.T, name, doc string) *iamtypes.Policy {
+	t.Helper()
+	out, err := e.iam.CreatePolicy(t.Context(), &awsiam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Policy
+}
+
+// putRolePolicy puts the inline policy name on role and fails t if it
+// cannot.
+func (e env) putRolePolicy(t *testing.T, role, name, doc string) {
+	t.Helper()
+	if _, err := e.iam.PutRolePolicy(t.Context(), &awsiam.PutRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(name), PolicyDocument: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// attach attaches the managed policy policyArn to role and fails t if it
+// cannot.
+func (e env) attach(t *testing.T, role, policyArn string) {
+	t.Helper()
+	if _, err := e.iam.AttachRolePolicy(t.Context(), &awsiam.AttachRolePolicyInput{RoleName: aws.String(role), PolicyArn: aws.String(policyArn)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (e env) createRole(t *testing.T, name, trust string) {
 	t.Helper()
 	_, err := e.iam.CreateRole(context.Background(), &awsiam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(trust)})
@@ -99,10 +128,81 @@ func apiError(t *testing.T, err error, code string) smithy.APIError {
 	return ae
 }
 
+// wantMessage fails the test unless err is an AWS API error with code
+// whose message contains fragment.
+func wantMessage(t *testing.T, err error, code, fragment string) {
+	t.Helper()
+	if ae := apiError(t, err, code); !strings.Contains(ae.ErrorMessage(), fragment) {
+		t.Fatalf("message %q, want it to contain %q", ae.ErrorMessage(), fragment)
+	}
+}
+
 func putItem(ctx context.Context, c *dynamodb.Client) error {
 	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("orders"),
 		Item: map[string]ddbtypes.AttributeValue{"PK": &ddbtypes.AttributeValueMemberS{Value: "a"}}})
 	return err
+}
+
+// checkRoleUpdates updates the role "relay" (tagged team) and its tags.
+func (e env) checkRoleUpdates(t *testing.T) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := e.iam.UpdateRole(ctx, &awsiam.UpdateRoleInput{RoleName: aws.String("relay"), Description: aws.String("new")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.iam.UpdateAssumeRolePolicy(ctx, &awsiam.UpdateAssumeRolePolicyInput{RoleName: aws.String("relay"), PolicyDocument: aws.String(accountTrust)}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := e.iam.GetRole(ctx, &awsiam.GetRoleInput{RoleName: aws.String("relay")})
+	if doc, _ := url.QueryUnescape(aws.ToString(got.Role.AssumeRolePolicyDocument)); aws.ToString(got.Role.Description) != "new" || doc != accountTrust {
+		t.Fatalf("after update: %+v", got.Role)
+	}
+
+	if _, err := e.iam.TagRole(ctx, &awsiam.TagRoleInput{RoleName: aws.String("relay"), Tags: []iamtypes.Tag{{Key: aws.String("env"), Value: aws.String("test")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.iam.UntagRole(ctx, &awsiam.UntagRoleInput{RoleName: aws.String("relay"), TagKeys: []string{"team"}}); err != nil {
+		t.Fatal(err)
+	}
+	tags, err := e.iam.ListRoleTags(ctx, &awsiam.ListRoleTagsInput{RoleName: aws.String("relay")})
+	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "env" {
+		t.Fatalf("ListRoleTags = %+v, %v", tags, err)
+	}
+}
+
+// checkDeleteRole deletes the role "relay", which has the inline policy
+// "put" and the managed policy attached: DeleteRole refuses until both are
+// gone.
+func (e env) checkDeleteRole(t *testing.T, attached string) {
+	t.Helper()
+	ctx := t.Context()
+	var conflict *iamtypes.DeleteConflictException
+	_, err := e.iam.DeleteRole(ctx, &awsiam.DeleteRoleInput{RoleName: aws.String("relay")})
+	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), "must detach all policies first") {
+		t.Fatalf("DeleteRole with attached policy = %v", err)
+	}
+	if _, err := e.iam.DetachRolePolicy(ctx, &awsiam.DetachRolePolicyInput{RoleName: aws.String("relay"), PolicyArn: aws.String(attached)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.iam.DeleteRole(ctx, &awsiam.DeleteRoleInput{RoleName: aws.String("relay")})
+	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), "must delete policies first") {
+		t.Fatalf("DeleteRole with inline policy = %v", err)
+	}
+	if _, err := e.iam.DeleteRolePolicy(ctx, &awsiam.DeleteRolePolicyInput{RoleName: aws.String("relay"), PolicyName: aws.String("put")}); err != nil {
+		t.Fatal(err)
+	}
+	roles, err := e.iam.ListRoles(ctx, &awsiam.ListRolesInput{})
+	if err != nil || len(roles.Roles) != 1 {
+		t.Fatalf("ListRoles = %+v, %v", roles, err)
+	}
+	if _, err := e.iam.DeleteRole(ctx, &awsiam.DeleteRoleInput{RoleName: aws.String("relay")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.iam.GetRole(ctx, &awsiam.GetRoleInput{RoleName: aws.String("relay")})
+	localawstest.WantError[*iamtypes.NoSuchEntityException](t, err, "GetRole after delete")
+	if !strings.Contains(err.Error(), "The role with name relay cannot be found.") {
+		t.Fatalf("GetRole after delete = %v", err)
+	}
 }
 
 func TestRoleLifecycle(t *testing.T) {
@@ -126,15 +226,9 @@ func TestRoleLifecycle(t *testing.T) {
 		t.Fatalf("trust document %q", aws.ToString(r.AssumeRolePolicyDocument))
 	}
 	_, err = e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("relay"), AssumeRolePolicyDocument: aws.String(lambdaTrust)})
-	var exists *iamtypes.EntityAlreadyExistsException
-	if !errors.As(err, &exists) {
-		t.Fatalf("duplicate CreateRole = %v", err)
-	}
+	localawstest.WantError[*iamtypes.EntityAlreadyExistsException](t, err, "duplicate CreateRole")
 	_, err = e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("bad"), AssumeRolePolicyDocument: aws.String(`{"Statement":`)})
-	var malformed *iamtypes.MalformedPolicyDocumentException
-	if !errors.As(err, &malformed) {
-		t.Fatalf("malformed trust = %v", err)
-	}
+	localawstest.WantError[*iamtypes.MalformedPolicyDocumentException](t, err, "malformed trust")
 
 	got, err := e.iam.GetRole(ctx, &awsiam.GetRoleInput{RoleName: aws.String("relay")})
 	if err != nil {
@@ -143,32 +237,10 @@ func TestRoleLifecycle(t *testing.T) {
 	if aws.ToString(got.Role.Description) != "relay role" || len(got.Role.Tags) != 1 || aws.ToString(got.Role.Tags[0].Value) != "outbox" {
 		t.Fatalf("GetRole = %+v", got.Role)
 	}
-	if _, err := e.iam.UpdateRole(ctx, &awsiam.UpdateRoleInput{RoleName: aws.String("relay"), Description: aws.String("new")}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.iam.UpdateAssumeRolePolicy(ctx, &awsiam.UpdateAssumeRolePolicyInput{RoleName: aws.String("relay"), PolicyDocument: aws.String(accountTrust)}); err != nil {
-		t.Fatal(err)
-	}
-	got, _ = e.iam.GetRole(ctx, &awsiam.GetRoleInput{RoleName: aws.String("relay")})
-	if doc, _ := url.QueryUnescape(aws.ToString(got.Role.AssumeRolePolicyDocument)); aws.ToString(got.Role.Description) != "new" || doc != accountTrust {
-		t.Fatalf("after update: %+v", got.Role)
-	}
-
-	if _, err := e.iam.TagRole(ctx, &awsiam.TagRoleInput{RoleName: aws.String("relay"), Tags: []iamtypes.Tag{{Key: aws.String("env"), Value: aws.String("test")}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.iam.UntagRole(ctx, &awsiam.UntagRoleInput{RoleName: aws.String("relay"), TagKeys: []string{"team"}}); err != nil {
-		t.Fatal(err)
-	}
-	tags, err := e.iam.ListRoleTags(ctx, &awsiam.ListRoleTagsInput{RoleName: aws.String("relay")})
-	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "env" {
-		t.Fatalf("ListRoleTags = %+v, %v", tags, err)
-	}
+	e.checkRoleUpdates(t)
 
 	policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:PutItem","Resource":"*"}]}`
-	if _, err := e.iam.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("relay"), PolicyName: aws.String("put"), PolicyDocument: aws.String(policy)}); err != nil {
-		t.Fatal(err)
-	}
+	e.putRolePolicy(t, "relay", "put", policy)
 	gp, err := e.iam.GetRolePolicy(ctx, &awsiam.GetRolePolicyInput{RoleName: aws.String("relay"), PolicyName: aws.String("put")})
 	if err != nil {
 		t.Fatal(err)
@@ -181,45 +253,15 @@ func TestRoleLifecycle(t *testing.T) {
 		t.Fatalf("ListRolePolicies = %+v, %v", lp, err)
 	}
 	basic := "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
-	if _, err := e.iam.AttachRolePolicy(ctx, &awsiam.AttachRolePolicyInput{RoleName: aws.String("relay"), PolicyArn: aws.String(basic)}); err != nil {
-		t.Fatal(err)
-	}
+	e.attach(t, "relay", basic)
 	_, err = e.iam.AttachRolePolicy(ctx, &awsiam.AttachRolePolicyInput{RoleName: aws.String("relay"), PolicyArn: aws.String("arn:aws:iam::aws:policy/Nope")})
-	var nse *iamtypes.NoSuchEntityException
-	if !errors.As(err, &nse) {
-		t.Fatalf("attach unknown = %v", err)
-	}
+	localawstest.WantError[*iamtypes.NoSuchEntityException](t, err, "attach unknown")
 	la, err := e.iam.ListAttachedRolePolicies(ctx, &awsiam.ListAttachedRolePoliciesInput{RoleName: aws.String("relay")})
 	if err != nil || len(la.AttachedPolicies) != 1 || aws.ToString(la.AttachedPolicies[0].PolicyName) != "AWSLambdaBasicExecutionRole" {
 		t.Fatalf("ListAttachedRolePolicies = %+v, %v", la, err)
 	}
 
-	var conflict *iamtypes.DeleteConflictException
-	_, err = e.iam.DeleteRole(ctx, &awsiam.DeleteRoleInput{RoleName: aws.String("relay")})
-	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), "must detach all policies first") {
-		t.Fatalf("DeleteRole with attached policy = %v", err)
-	}
-	if _, err := e.iam.DetachRolePolicy(ctx, &awsiam.DetachRolePolicyInput{RoleName: aws.String("relay"), PolicyArn: aws.String(basic)}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = e.iam.DeleteRole(ctx, &awsiam.DeleteRoleInput{RoleName: aws.String("relay")})
-	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), "must delete policies first") {
-		t.Fatalf("DeleteRole with inline policy = %v", err)
-	}
-	if _, err := e.iam.DeleteRolePolicy(ctx, &awsiam.DeleteRolePolicyInput{RoleName: aws.String("relay"), PolicyName: aws.String("put")}); err != nil {
-		t.Fatal(err)
-	}
-	roles, err := e.iam.ListRoles(ctx, &awsiam.ListRolesInput{})
-	if err != nil || len(roles.Roles) != 1 {
-		t.Fatalf("ListRoles = %+v, %v", roles, err)
-	}
-	if _, err := e.iam.DeleteRole(ctx, &awsiam.DeleteRoleInput{RoleName: aws.String("relay")}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = e.iam.GetRole(ctx, &awsiam.GetRoleInput{RoleName: aws.String("relay")})
-	if !errors.As(err, &nse) || !strings.Contains(err.Error(), "The role with name relay cannot be found.") {
-		t.Fatalf("GetRole after delete = %v", err)
-	}
+	e.checkDeleteRole(t, basic)
 }
 
 func TestListRolesPaginates(t *testing.T) {
@@ -250,15 +292,12 @@ func TestCustomerManagedPolicies(t *testing.T) {
 	e := start(t, 0)
 	ctx := context.Background()
 	doc := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:PutItem","Resource":"` + tableArn + `"}]}`
-	out, err := e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("writer"), PolicyDocument: aws.String(doc)})
-	if err != nil {
-		t.Fatal(err)
+	created := e.createPolicy(t, "writer", doc)
+	arn := aws.ToString(created.Arn)
+	if arn != "arn:aws:iam::000000000000:policy/writer" || aws.ToString(created.DefaultVersionId) != "v1" || !strings.HasPrefix(aws.ToString(created.PolicyId), "ANPA") {
+		t.Fatalf("CreatePolicy = %+v", created)
 	}
-	arn := aws.ToString(out.Policy.Arn)
-	if arn != "arn:aws:iam::000000000000:policy/writer" || aws.ToString(out.Policy.DefaultVersionId) != "v1" || !strings.HasPrefix(aws.ToString(out.Policy.PolicyId), "ANPA") {
-		t.Fatalf("CreatePolicy = %+v", out.Policy)
-	}
-	_, err = e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("bad"),
+	_, err := e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("bad"),
 		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*"}]}`)})
 	wantCode(t, err, "MalformedPolicyDocument")
 	v, err := e.iam.GetPolicyVersion(ctx, &awsiam.GetPolicyVersionInput{PolicyArn: aws.String(arn), VersionId: aws.String("v1")})
@@ -285,9 +324,7 @@ func TestCustomerManagedPolicies(t *testing.T) {
 	}
 
 	e.createRole(t, "w", lambdaTrust)
-	if _, err := e.iam.AttachRolePolicy(ctx, &awsiam.AttachRolePolicyInput{RoleName: aws.String("w"), PolicyArn: aws.String(arn)}); err != nil {
-		t.Fatal(err)
-	}
+	e.attach(t, "w", arn)
 	gp, _ := e.iam.GetPolicy(ctx, &awsiam.GetPolicyInput{PolicyArn: aws.String(arn)})
 	if aws.ToInt32(gp.Policy.AttachmentCount) != 1 {
 		t.Fatalf("AttachmentCount = %d", aws.ToInt32(gp.Policy.AttachmentCount))
@@ -358,10 +395,7 @@ func TestCallerIdentityAndAssumeRole(t *testing.T) {
 	// Nor call IAM.
 	_, err = awsiam.NewFromConfig(localawstest.ConfigWithCredentials(e.stack, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))).
 		ListRoles(ctx, &awsiam.ListRolesInput{})
-	ae = apiError(t, err, "AccessDenied")
-	if !strings.Contains(ae.ErrorMessage(), "because no identity-based policy allows the iam:ListRoles action") {
-		t.Fatalf("message %q", ae.ErrorMessage())
-	}
+	wantMessage(t, err, "AccessDenied", "because no identity-based policy allows the iam:ListRoles action")
 }
 
 func TestAuthorizerEvaluatesRolePolicies(t *testing.T) {
@@ -381,9 +415,7 @@ func TestAuthorizerEvaluatesRolePolicies(t *testing.T) {
 	}
 
 	allow := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:PutItem"],"Resource":"` + tableArn + `"}]}`
-	if _, err := e.iam.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("fn"), PolicyName: aws.String("put"), PolicyDocument: aws.String(allow)}); err != nil {
-		t.Fatal(err)
-	}
+	e.putRolePolicy(t, "fn", "put", allow)
 	if err := putItem(ctx, ddb); err != nil {
 		t.Fatalf("PutItem with inline policy: %v", err)
 	}
@@ -393,17 +425,13 @@ func TestAuthorizerEvaluatesRolePolicies(t *testing.T) {
 	wantCode(t, err, "AccessDeniedException")
 
 	// An explicit Deny overrides the Allow, including a managed policy's.
-	if _, err := e.iam.AttachRolePolicy(ctx, &awsiam.AttachRolePolicyInput{RoleName: aws.String("fn"), PolicyArn: aws.String("arn:aws:iam::aws:policy/AdministratorAccess")}); err != nil {
-		t.Fatal(err)
-	}
+	e.attach(t, "fn", "arn:aws:iam::aws:policy/AdministratorAccess")
 	if _, err = ddb.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("orders"),
 		Key: map[string]ddbtypes.AttributeValue{"PK": &ddbtypes.AttributeValueMemberS{Value: "a"}}}); err != nil {
 		t.Fatalf("DeleteItem with AdministratorAccess: %v", err)
 	}
 	deny := `{"Version":"2012-10-17","Statement":{"Effect":"Deny","Action":"dynamodb:Put*","Resource":"*"}}`
-	if _, err := e.iam.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("fn"), PolicyName: aws.String("deny"), PolicyDocument: aws.String(deny)}); err != nil {
-		t.Fatal(err)
-	}
+	e.putRolePolicy(t, "fn", "deny", deny)
 	ae = apiError(t, putItem(ctx, ddb), "AccessDeniedException")
 	if !strings.HasSuffix(ae.ErrorMessage(), "on resource: "+tableArn+" with an explicit deny in an identity-based policy") {
 		t.Fatalf("message %q", ae.ErrorMessage())

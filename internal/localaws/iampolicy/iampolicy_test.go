@@ -38,12 +38,7 @@ func TestEvaluateIdentity(t *testing.T) {
 	sendFromOther.SourceArn = "arn:aws:events:us-east-1:999999999999:rule/x"
 	sendFromOther.SourceAccount = "999999999999"
 
-	tests := []struct {
-		name     string
-		policies []string
-		req      iampolicy.Request
-		want     iampolicy.Decision
-	}{
+	checkDecisions(t, "Evaluate", iampolicy.Evaluate, []decision[[]string]{
 		{"no policies", nil, put, iampolicy.NotAllowed},
 		{"exact allow", []string{allowPut}, put, iampolicy.Allow},
 		{"other action", []string{allowPut}, del, iampolicy.NotAllowed},
@@ -74,15 +69,7 @@ func TestEvaluateIdentity(t *testing.T) {
 		{"principal arn other role", []string{principalArnCond}, iampolicy.Request{Action: "x:y", Resource: "*", PrincipalArn: "arn:aws:sts::111122223333:assumed-role/other/s"}, iampolicy.NotAllowed},
 		{"null true absent", []string{nullCond}, send, iampolicy.Allow},
 		{"null true present", []string{nullCond}, sendFromRule, iampolicy.NotAllowed},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := iampolicy.Evaluate(tc.policies, tc.req); got != tc.want {
-				t.Fatalf("Evaluate = %v, want %v", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestEvaluateResource(t *testing.T) {
@@ -95,12 +82,7 @@ func TestEvaluateResource(t *testing.T) {
 	noPrincipal := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`
 	notPrincipal := `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","NotPrincipal":{"Service":"lambda.amazonaws.com"},"Action":"*","Resource":"*"}]}`
 
-	tests := []struct {
-		name   string
-		policy string
-		req    iampolicy.Request
-		want   iampolicy.Decision
-	}{
+	checkDecisions(t, "EvaluateResource", iampolicy.EvaluateResource, []decision[string]{
 		{"service with source arn", queuePolicy, iampolicy.Request{Action: "sqs:SendMessage", Resource: queueArn, PrincipalService: "events.amazonaws.com", SourceArn: ruleArn}, iampolicy.Allow},
 		{"service wrong source arn", queuePolicy, iampolicy.Request{Action: "sqs:SendMessage", Resource: queueArn, PrincipalService: "events.amazonaws.com", SourceArn: ruleArn + "x"}, iampolicy.NotAllowed},
 		{"service no source arn", queuePolicy, iampolicy.Request{Action: "sqs:SendMessage", Resource: queueArn, PrincipalService: "events.amazonaws.com"}, iampolicy.NotAllowed},
@@ -120,12 +102,27 @@ func TestEvaluateResource(t *testing.T) {
 		{"not principal excludes the named", notPrincipal, iampolicy.Request{Action: "x:y", Resource: "t", PrincipalService: "lambda.amazonaws.com"}, iampolicy.NotAllowed},
 		{"not principal denies others", notPrincipal, iampolicy.Request{Action: "x:y", Resource: "t", PrincipalArn: roleSession}, iampolicy.Deny},
 		{"malformed", `{"Statement":[{"Effect":"Allow"}]}`, iampolicy.Request{Action: "x:y"}, iampolicy.NotAllowed},
-	}
-	for _, tc := range tests {
+	})
+}
+
+// decision is a case of an evaluation: policy, evaluated for req, decides
+// want.
+type decision[P any] struct {
+	name   string
+	policy P
+	req    iampolicy.Request
+	want   iampolicy.Decision
+}
+
+// checkDecisions runs a parallel subtest a case, evaluated by fn (named
+// name).
+func checkDecisions[P any](t *testing.T, name string, fn func(P, iampolicy.Request) iampolicy.Decision, cases []decision[P]) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := iampolicy.EvaluateResource(tc.policy, tc.req); got != tc.want {
-				t.Fatalf("EvaluateResource = %v, want %v", got, tc.want)
+			if got := fn(tc.policy, tc.req); got != tc.want {
+				t.Fatalf("%s = %v, want %v", name, got, tc.want)
 			}
 		})
 	}

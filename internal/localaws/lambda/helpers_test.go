@@ -125,7 +125,7 @@ func (h *harness) create(t testing.TB, name string, mod func(*awslambda.CreateFu
 		Role:          aws.String(roleArn),
 		Handler:       aws.String("bootstrap"),
 		Code:          &types.FunctionCode{ZipFile: bootstrapZip(t, runtime.GOARCH)},
-		Architectures: []types.Architecture{hostArch()},
+		Architectures: []types.Architecture{lambdatest.HostArchitecture()},
 		Timeout:       aws.Int32(10),
 	}
 	if mod != nil {
@@ -156,13 +156,6 @@ func (h *harness) waitActive(t testing.TB, name string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-func hostArch() types.Architecture {
-	if runtime.GOARCH == "arm64" {
-		return types.ArchitectureArm64
-	}
-	return types.ArchitectureX8664
 }
 
 type fnResponse struct {

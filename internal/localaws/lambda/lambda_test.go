@@ -23,77 +23,10 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
-func TestFunctionLifecycle(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	ctx := context.Background()
-	code := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 1\n")})
-	sum := sha256.Sum256(code)
-
-	out, err := h.client.CreateFunction(ctx, &awslambda.CreateFunctionInput{
-		FunctionName:  aws.String("life"),
-		Runtime:       types.RuntimeProvidedal2023,
-		Role:          aws.String(roleArn),
-		Handler:       aws.String("bootstrap"),
-		Code:          &types.FunctionCode{ZipFile: code},
-		Architectures: []types.Architecture{types.ArchitectureArm64},
-		Environment:   &types.Environment{Variables: map[string]string{"A": "1"}},
-		Tags:          map[string]string{"team": "core"},
-		LoggingConfig: &types.LoggingConfig{LogGroup: aws.String("/custom/life")},
-		Description:   aws.String("d"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.State != types.StatePending || aws.ToString(out.Version) != "$LATEST" ||
-		aws.ToString(out.CodeSha256) != base64.StdEncoding.EncodeToString(sum[:]) || out.CodeSize != int64(len(code)) ||
-		aws.ToInt32(out.Timeout) != 3 || aws.ToInt32(out.MemorySize) != 128 || out.Architectures[0] != types.ArchitectureArm64 ||
-		aws.ToString(out.LoggingConfig.LogGroup) != "/custom/life" || out.Environment.Variables["A"] != "1" ||
-		aws.ToString(out.FunctionArn) != "arn:aws:lambda:us-east-1:000000000000:function:life" {
-		t.Fatalf("CreateFunction = %+v", out)
-	}
-	if _, err := h.client.UpdateFunctionConfiguration(ctx, &awslambda.UpdateFunctionConfigurationInput{FunctionName: aws.String("life"), Timeout: aws.Int32(5)}); !isCode(err, "ResourceConflictException") {
-		t.Fatalf("update while Pending: %v", err)
-	}
-	if err := awslambda.NewFunctionActiveV2Waiter(h.client, func(o *awslambda.FunctionActiveV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 100*time.Millisecond
-	}).Wait(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("life")}, 10*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.client.CreateFunction(ctx, &awslambda.CreateFunctionInput{FunctionName: aws.String("life"), Runtime: types.RuntimeProvidedal2023,
-		Role: aws.String(roleArn), Code: &types.FunctionCode{ZipFile: code}}); !isCode(err, "ResourceConflictException") {
-		t.Fatalf("duplicate CreateFunction: %v", err)
-	}
-
-	up, err := h.client.UpdateFunctionConfiguration(ctx, &awslambda.UpdateFunctionConfigurationInput{FunctionName: aws.String("life"), Timeout: aws.Int32(7), MemorySize: aws.Int32(256)})
-	if err != nil || up.LastUpdateStatus != types.LastUpdateStatusInProgress || aws.ToInt32(up.Timeout) != 7 {
-		t.Fatalf("UpdateFunctionConfiguration = %+v, %v", up, err)
-	}
-	if _, err := h.client.UpdateFunctionCode(ctx, &awslambda.UpdateFunctionCodeInput{FunctionName: aws.String("life"), ZipFile: code}); !isCode(err, "ResourceConflictException") {
-		t.Fatalf("update while InProgress: %v", err)
-	}
-	if err := awslambda.NewFunctionUpdatedV2Waiter(h.client, func(o *awslambda.FunctionUpdatedV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 100*time.Millisecond
-	}).Wait(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("life")}, 10*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	code2 := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 2\n")})
-	uc, err := h.client.UpdateFunctionCode(ctx, &awslambda.UpdateFunctionCodeInput{FunctionName: aws.String("life"), ZipFile: code2})
-	if err != nil || aws.ToString(uc.CodeSha256) == aws.ToString(out.CodeSha256) {
-		t.Fatalf("UpdateFunctionCode = %+v, %v", uc, err)
-	}
-	h.waitActive(t, "life")
-
-	g, err := h.client.GetFunction(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("arn:aws:lambda:us-east-1:000000000000:function:life")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if aws.ToInt32(g.Configuration.MemorySize) != 256 || g.Tags["team"] != "core" || g.Code == nil || !strings.HasPrefix(aws.ToString(g.Code.Location), h.url) {
-		t.Fatalf("GetFunction = %+v", g)
-	}
-
-	// Tags.
-	arn := aws.ToString(out.FunctionArn)
+// checkTags tags and untags the function arn (tagged team).
+func (h *harness) checkTags(t *testing.T, arn string) {
+	t.Helper()
+	ctx := t.Context()
 	if _, err := h.client.TagResource(ctx, &awslambda.TagResourceInput{Resource: aws.String(arn), Tags: map[string]string{"x": "y"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -104,26 +37,36 @@ func TestFunctionLifecycle(t *testing.T) {
 	if err != nil || len(tags.Tags) != 1 || tags.Tags["x"] != "y" {
 		t.Fatalf("ListTags = %v, %v", tags, err)
 	}
+}
 
-	// Reserved concurrency.
-	if _, err := h.client.GetFunctionConcurrency(ctx, &awslambda.GetFunctionConcurrencyInput{FunctionName: aws.String("life")}); err != nil {
+// checkConcurrency puts, reads and deletes the reserved concurrency of
+// the function name.
+func (h *harness) checkConcurrency(t *testing.T, name string) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := h.client.GetFunctionConcurrency(ctx, &awslambda.GetFunctionConcurrencyInput{FunctionName: aws.String(name)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.client.PutFunctionConcurrency(ctx, &awslambda.PutFunctionConcurrencyInput{FunctionName: aws.String("life"), ReservedConcurrentExecutions: aws.Int32(4)}); err != nil {
+	if _, err := h.client.PutFunctionConcurrency(ctx, &awslambda.PutFunctionConcurrencyInput{FunctionName: aws.String(name), ReservedConcurrentExecutions: aws.Int32(4)}); err != nil {
 		t.Fatal(err)
 	}
-	gc, err := h.client.GetFunctionConcurrency(ctx, &awslambda.GetFunctionConcurrencyInput{FunctionName: aws.String("life")})
+	gc, err := h.client.GetFunctionConcurrency(ctx, &awslambda.GetFunctionConcurrencyInput{FunctionName: aws.String(name)})
 	if err != nil || aws.ToInt32(gc.ReservedConcurrentExecutions) != 4 {
 		t.Fatalf("GetFunctionConcurrency = %v, %v", gc, err)
 	}
-	if g, _ := h.client.GetFunction(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("life")}); g.Concurrency == nil || aws.ToInt32(g.Concurrency.ReservedConcurrentExecutions) != 4 {
+	if g, _ := h.client.GetFunction(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String(name)}); g.Concurrency == nil || aws.ToInt32(g.Concurrency.ReservedConcurrentExecutions) != 4 {
 		t.Fatalf("GetFunction Concurrency = %+v", g.Concurrency)
 	}
-	if _, err := h.client.DeleteFunctionConcurrency(ctx, &awslambda.DeleteFunctionConcurrencyInput{FunctionName: aws.String("life")}); err != nil {
+	if _, err := h.client.DeleteFunctionConcurrency(ctx, &awslambda.DeleteFunctionConcurrencyInput{FunctionName: aws.String(name)}); err != nil {
 		t.Fatal(err)
 	}
+}
 
-	// Resource policy.
+// checkResourcePolicy adds and removes a permission of the function
+// "life" (ARN arn) for EventBridge.
+func (h *harness) checkResourcePolicy(t *testing.T, arn string) {
+	t.Helper()
+	ctx := t.Context()
 	if _, err := h.client.GetPolicy(ctx, &awslambda.GetPolicyInput{FunctionName: aws.String("life")}); !isCode(err, "ResourceNotFoundException") {
 		t.Fatalf("GetPolicy without policy: %v", err)
 	}
@@ -160,6 +103,86 @@ func TestFunctionLifecycle(t *testing.T) {
 	if _, err := h.client.RemovePermission(ctx, &awslambda.RemovePermissionInput{FunctionName: aws.String("life"), StatementId: aws.String("events")}); !isCode(err, "ResourceNotFoundException") {
 		t.Fatalf("RemovePermission twice: %v", err)
 	}
+}
+
+// checkUpdates updates the configuration, then the code (created as code,
+// with createdSha), of the function "life": each update refuses the next until
+// it is done.
+func (h *harness) checkUpdates(t *testing.T, code []byte, createdSha string) {
+	t.Helper()
+	ctx := t.Context()
+	up, err := h.client.UpdateFunctionConfiguration(ctx, &awslambda.UpdateFunctionConfigurationInput{FunctionName: aws.String("life"), Timeout: aws.Int32(7), MemorySize: aws.Int32(256)})
+	if err != nil || up.LastUpdateStatus != types.LastUpdateStatusInProgress || aws.ToInt32(up.Timeout) != 7 {
+		t.Fatalf("UpdateFunctionConfiguration = %+v, %v", up, err)
+	}
+	if _, err := h.client.UpdateFunctionCode(ctx, &awslambda.UpdateFunctionCodeInput{FunctionName: aws.String("life"), ZipFile: code}); !isCode(err, "ResourceConflictException") {
+		t.Fatalf("update while InProgress: %v", err)
+	}
+	if err := awslambda.NewFunctionUpdatedV2Waiter(h.client, func(o *awslambda.FunctionUpdatedV2WaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 100*time.Millisecond
+	}).Wait(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("life")}, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	code2 := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 2\n")})
+	uc, err := h.client.UpdateFunctionCode(ctx, &awslambda.UpdateFunctionCodeInput{FunctionName: aws.String("life"), ZipFile: code2})
+	if err != nil || aws.ToString(uc.CodeSha256) == createdSha {
+		t.Fatalf("UpdateFunctionCode = %+v, %v", uc, err)
+	}
+	h.waitActive(t, "life")
+}
+
+func TestFunctionLifecycle(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	code := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 1\n")})
+	sum := sha256.Sum256(code)
+
+	out, err := h.client.CreateFunction(ctx, &awslambda.CreateFunctionInput{
+		FunctionName:  aws.String("life"),
+		Runtime:       types.RuntimeProvidedal2023,
+		Role:          aws.String(roleArn),
+		Handler:       aws.String("bootstrap"),
+		Code:          &types.FunctionCode{ZipFile: code},
+		Architectures: []types.Architecture{types.ArchitectureArm64},
+		Environment:   &types.Environment{Variables: map[string]string{"A": "1"}},
+		Tags:          map[string]string{"team": "core"},
+		LoggingConfig: &types.LoggingConfig{LogGroup: aws.String("/custom/life")},
+		Description:   aws.String("d"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.State != types.StatePending || aws.ToString(out.Version) != "$LATEST" ||
+		aws.ToString(out.CodeSha256) != base64.StdEncoding.EncodeToString(sum[:]) || out.CodeSize != int64(len(code)) ||
+		aws.ToInt32(out.Timeout) != 3 || aws.ToInt32(out.MemorySize) != 128 || out.Architectures[0] != types.ArchitectureArm64 ||
+		aws.ToString(out.LoggingConfig.LogGroup) != "/custom/life" || out.Environment.Variables["A"] != "1" ||
+		aws.ToString(out.FunctionArn) != "arn:aws:lambda:us-east-1:000000000000:function:life" {
+		t.Fatalf("CreateFunction = %+v", out)
+	}
+	if _, err := h.client.UpdateFunctionConfiguration(ctx, &awslambda.UpdateFunctionConfigurationInput{FunctionName: aws.String("life"), Timeout: aws.Int32(5)}); !isCode(err, "ResourceConflictException") {
+		t.Fatalf("update while Pending: %v", err)
+	}
+	lambdatest.WaitActive(ctx, t, h.client, "life")
+	if _, err := h.client.CreateFunction(ctx, &awslambda.CreateFunctionInput{FunctionName: aws.String("life"), Runtime: types.RuntimeProvidedal2023,
+		Role: aws.String(roleArn), Code: &types.FunctionCode{ZipFile: code}}); !isCode(err, "ResourceConflictException") {
+		t.Fatalf("duplicate CreateFunction: %v", err)
+	}
+
+	h.checkUpdates(t, code, aws.ToString(out.CodeSha256))
+
+	g, err := h.client.GetFunction(ctx, &awslambda.GetFunctionInput{FunctionName: aws.String("arn:aws:lambda:us-east-1:000000000000:function:life")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToInt32(g.Configuration.MemorySize) != 256 || g.Tags["team"] != "core" || g.Code == nil || !strings.HasPrefix(aws.ToString(g.Code.Location), h.url) {
+		t.Fatalf("GetFunction = %+v", g)
+	}
+
+	arn := aws.ToString(out.FunctionArn)
+	h.checkTags(t, arn)
+	h.checkConcurrency(t, "life")
+	h.checkResourcePolicy(t, arn)
 
 	if a, r, st, ok := h.svc.FunctionInfo("life"); !ok || a != arn || r != roleArn || st != "Active" {
 		t.Fatalf("FunctionInfo = %q %q %q %v", a, r, st, ok)

@@ -309,15 +309,7 @@ func command(bootstrap, arch string) (string, []string, error) {
 func (inst *instance) start() error {
 	spec := inst.spec
 	s := inst.p.s
-	bootstrap := filepath.Join(spec.codeDir, "bootstrap")
-	st, err := os.Stat(bootstrap)
-	if err != nil || st.IsDir() {
-		return entrypointError("Couldn't find valid bootstrap(s): [/var/task/bootstrap /opt/bootstrap]")
-	}
-	if st.Mode().Perm()&0o111 == 0 {
-		return entrypointError("fork/exec /var/task/bootstrap: permission denied")
-	}
-	exe, args, err := command(bootstrap, spec.arch)
+	exe, args, err := entrypoint(spec)
 	if err != nil {
 		return err
 	}
@@ -330,33 +322,9 @@ func (inst *instance) start() error {
 	inst.stream = now.Format("2006/01/02") + "/[$LATEST]" + randomHex(16)
 	sess := s.env.Credentials.IssueRoleSession(spec.role, spec.name, credentialLifetime)
 
-	env := []string{
-		"PATH=/usr/local/bin:/usr/bin:/bin:/opt/bin",
-		"LANG=en_US.UTF-8",
-		"TZ=:UTC",
-		"LAMBDA_TASK_ROOT=" + spec.codeDir,
-		"LAMBDA_RUNTIME_DIR=" + spec.codeDir,
-		"_HANDLER=" + spec.handler,
-		"AWS_REGION=" + s.env.Region,
-		"AWS_DEFAULT_REGION=" + s.env.Region,
-		"AWS_LAMBDA_FUNCTION_NAME=" + spec.name,
-		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
-		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=" + strconv.Itoa(spec.memory),
-		"AWS_LAMBDA_INITIALIZATION_TYPE=on-demand",
-		"AWS_LAMBDA_LOG_GROUP_NAME=" + spec.logGroup,
-		"AWS_LAMBDA_LOG_STREAM_NAME=" + inst.stream,
-		"AWS_LAMBDA_RUNTIME_API=" + ln.Addr().String(),
-		"AWS_ACCESS_KEY_ID=" + sess.AccessKeyID,
-		"AWS_SECRET_ACCESS_KEY=" + sess.SecretAccessKey,
-		"AWS_SESSION_TOKEN=" + sess.SessionToken,
-		"AWS_ENDPOINT_URL=" + s.env.Endpoint,
-	}
-	for k, v := range spec.env {
-		env = append(env, k+"="+v)
-	}
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = spec.codeDir
-	cmd.Env = env
+	cmd.Env = inst.environment(ln.Addr().String(), sess)
 	out, err := newOutput(inst.logLine)
 	if err != nil {
 		_ = ln.Close()
@@ -365,14 +333,7 @@ func (inst *instance) start() error {
 	inst.out = out
 	cmd.Stdout, cmd.Stderr = out.stdoutW, out.stderrW
 	inst.cmd = cmd
-
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /2018-06-01/runtime/invocation/next", inst.next)
-	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/response", inst.response)
-	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/error", inst.invocationError)
-	mux.HandleFunc("POST /2018-06-01/runtime/init/error", inst.initError)
-	inst.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = inst.srv.Serve(ln) }()
+	inst.serveRuntimeAPI(ln)
 
 	inst.p.mu.Lock()
 	inst.spawnedAt = time.Now()
@@ -394,6 +355,63 @@ func (inst *instance) start() error {
 		_ = cmd.Process.Kill()
 	}
 	return nil
+}
+
+// entrypoint finds the function's bootstrap and the command that runs it
+// on this host.
+func entrypoint(spec runSpec) (string, []string, error) {
+	bootstrap := filepath.Join(spec.codeDir, "bootstrap")
+	st, err := os.Stat(bootstrap)
+	if err != nil || st.IsDir() {
+		return "", nil, entrypointError("Couldn't find valid bootstrap(s): [/var/task/bootstrap /opt/bootstrap]")
+	}
+	if st.Mode().Perm()&0o111 == 0 {
+		return "", nil, entrypointError("fork/exec /var/task/bootstrap: permission denied")
+	}
+	return command(bootstrap, spec.arch)
+}
+
+// environment is the process environment of a Lambda runtime, with the
+// Runtime API at runtimeAPI and the execution role's session.
+func (inst *instance) environment(runtimeAPI string, sess awsapi.RoleSession) []string {
+	spec := inst.spec
+	s := inst.p.s
+	env := []string{
+		"PATH=/usr/local/bin:/usr/bin:/bin:/opt/bin",
+		"LANG=en_US.UTF-8",
+		"TZ=:UTC",
+		"LAMBDA_TASK_ROOT=" + spec.codeDir,
+		"LAMBDA_RUNTIME_DIR=" + spec.codeDir,
+		"_HANDLER=" + spec.handler,
+		"AWS_REGION=" + s.env.Region,
+		"AWS_DEFAULT_REGION=" + s.env.Region,
+		"AWS_LAMBDA_FUNCTION_NAME=" + spec.name,
+		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=" + strconv.Itoa(spec.memory),
+		"AWS_LAMBDA_INITIALIZATION_TYPE=on-demand",
+		"AWS_LAMBDA_LOG_GROUP_NAME=" + spec.logGroup,
+		"AWS_LAMBDA_LOG_STREAM_NAME=" + inst.stream,
+		"AWS_LAMBDA_RUNTIME_API=" + runtimeAPI,
+		"AWS_ACCESS_KEY_ID=" + sess.AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY=" + sess.SecretAccessKey,
+		"AWS_SESSION_TOKEN=" + sess.SessionToken,
+		"AWS_ENDPOINT_URL=" + s.env.Endpoint,
+	}
+	for k, v := range spec.env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// serveRuntimeAPI serves the Runtime API on ln.
+func (inst *instance) serveRuntimeAPI(ln net.Listener) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /2018-06-01/runtime/invocation/next", inst.next)
+	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/response", inst.response)
+	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/error", inst.invocationError)
+	mux.HandleFunc("POST /2018-06-01/runtime/init/error", inst.initError)
+	inst.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = inst.srv.Serve(ln) }()
 }
 
 // entryError is a failure to start a function's process: the invocation
@@ -670,10 +688,7 @@ func (s *Service) runOnce(_ context.Context, f *function, spec runSpec, payload 
 	if err != nil {
 		var ee *entryError
 		if errors.As(err, &ee) {
-			id := awsapi.NewUUID()
-			msg := "RequestId: " + id + " Error: " + ee.msg
-			s.emitLog(spec.logGroup, "", msg)
-			return result{payload: errorPayload("Runtime.InvalidEntrypoint", msg), functionError: "Unhandled", errorType: "Runtime.InvalidEntrypoint"}, false, nil
+			return s.entrypointFailed(spec, ee), false, nil
 		}
 		return result{}, false, err
 	}
@@ -689,37 +704,46 @@ func (s *Service) runOnce(_ context.Context, f *function, spec runSpec, payload 
 	f.pool.mu.Unlock()
 	inst.work <- inv
 
+	if s.await(inst, inv, spec, cold) {
+		f.pool.release(inst)
+		return result{}, true, nil
+	}
+	res = s.report(inst, inv, spec, cold)
+	f.pool.release(inst)
+	return res, false, nil
+}
+
+// entrypointFailed is the result of an invocation whose process could not
+// start, logged as Lambda logs it.
+func (s *Service) entrypointFailed(spec runSpec, ee *entryError) result {
+	msg := "RequestId: " + awsapi.NewUUID() + " Error: " + ee.msg
+	s.emitLog(spec.logGroup, "", msg)
+	return result{payload: errorPayload("Runtime.InvalidEntrypoint", msg), functionError: "Unhandled", errorType: "Runtime.InvalidEntrypoint"}
+}
+
+// await waits until inv is finished, timing it out at its deadline (or
+// after the init timeout when it never started). It returns true when a
+// warm process died before it received inv, which may then run elsewhere.
+func (s *Service) await(inst *instance, inv *invocation, spec runSpec, cold bool) (retry bool) {
+	p := inst.p
 	initWait := time.NewTimer(s.opts.InitTimeout + spec.timeout)
 	defer initWait.Stop()
 	var timeout <-chan time.Time
 	started := inv.started
-	for done := false; !done; {
+	for {
 		select {
 		case <-started:
 			started = nil
-			f.pool.mu.Lock()
+			p.mu.Lock()
 			deadline := inv.deadline
-			f.pool.mu.Unlock()
+			p.mu.Unlock()
 			t := time.NewTimer(time.Until(deadline))
 			defer t.Stop()
 			timeout = t.C
 		case <-inv.done:
-			done = true
+			return false
 		case <-inst.dead:
-			// wait has failed the invocation, unless the process died
-			// before it was assigned.
-			f.pool.mu.Lock()
-			if !inv.finished && inv.startedAt.IsZero() && !cold {
-				f.pool.mu.Unlock()
-				f.pool.release(inst)
-				return result{}, true, nil
-			}
-			if !inv.finished {
-				msg := "RequestId: " + inv.id + " Error: Runtime exited without providing a reason"
-				inv.finishLocked(result{payload: errorPayload("Runtime.ExitError", msg), functionError: "Unhandled", errorType: "Runtime.ExitError"})
-			}
-			f.pool.mu.Unlock()
-			done = true
+			return p.died(inv, cold)
 		case <-timeout:
 			s.timeout(inst, inv, spec)
 		case <-initWait.C:
@@ -728,15 +752,36 @@ func (s *Service) runOnce(_ context.Context, f *function, spec runSpec, payload 
 			}
 		}
 	}
+}
+
+// died settles inv after its process died. wait has failed the
+// invocation, unless the process died before it was assigned: then retry
+// is true, for a warm process.
+func (p *pool) died(inv *invocation, cold bool) (retry bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !inv.finished && inv.startedAt.IsZero() && !cold {
+		return true
+	}
+	if !inv.finished {
+		msg := "RequestId: " + inv.id + " Error: Runtime exited without providing a reason"
+		inv.finishLocked(result{payload: errorPayload("Runtime.ExitError", msg), functionError: "Unhandled", errorType: "Runtime.ExitError"})
+	}
+	return false
+}
+
+// report collects the result of the finished inv and writes its END and
+// REPORT lines.
+func (s *Service) report(inst *instance, inv *invocation, spec runSpec, cold bool) result {
 	// Let the output the function wrote before answering reach the log.
 	inst.out.drain(50 * time.Millisecond)
-	f.pool.mu.Lock()
-	res = inv.res
+	inst.p.mu.Lock()
+	res := inv.res
 	res.logs = inv.logs
 	if cold {
 		res.initDuration = inst.initDur
 	}
-	f.pool.mu.Unlock()
+	inst.p.mu.Unlock()
 	s.emitLog(spec.logGroup, inst.stream, "END RequestId: "+inv.id)
 	report := fmt.Sprintf("REPORT RequestId: %s\tDuration: %.2f ms\tBilled Duration: %d ms\tMemory Size: %d MB\tMax Memory Used: %d MB",
 		inv.id, float64(res.duration.Microseconds())/1000, int64(res.duration/time.Millisecond)+1, spec.memory, min(spec.memory, 32))
@@ -748,8 +793,7 @@ func (s *Service) runOnce(_ context.Context, f *function, spec runSpec, payload 
 	}
 	s.emitLog(spec.logGroup, inst.stream, report)
 	res.logs = append(res.logs, "END RequestId: "+inv.id, report)
-	f.pool.release(inst)
-	return res, false, nil
+	return res
 }
 
 // timeout fails an invocation that ran out of time and kills its process.

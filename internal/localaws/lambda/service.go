@@ -19,10 +19,8 @@
 package lambda
 
 import (
-	"maps"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,7 +135,8 @@ func New(env *awsapi.Env, opts Options) (*Service, error) {
 	s := &Service{Lifecycle: awsapi.NewLifecycle(), env: env, opts: opts, dir: dir, functions: map[string]*function{}}
 	s.routes = awsapi.NewRoutes(s.operations())
 	s.Lists(&s.mu, s.inventory)
-	s.OnStop(s.stopFunctions)
+	// Every function process stops when the service closes.
+	s.OnStop(awsapi.StopEach(&s.mu, &s.closed, s.functions, func(f *function) { f.pool.shutdown() }))
 	s.OnCleanup(func() error { return os.RemoveAll(s.dir) })
 	return s, nil
 }
@@ -222,16 +221,5 @@ func (s *Service) Handle(req *awsapi.Request) (any, error) {
 func (s *Service) inventory(add func(string)) {
 	for _, f := range s.functions {
 		add(f.arn)
-	}
-}
-
-// stopFunctions stops every function process when the service closes.
-func (s *Service) stopFunctions() {
-	s.mu.Lock()
-	s.closed = true
-	fns := slices.Collect(maps.Values(s.functions))
-	s.mu.Unlock()
-	for _, f := range fns {
-		f.pool.shutdown()
 	}
 }

@@ -152,6 +152,21 @@ func (e env) role(t *testing.T, name, service string, actions ...string) string 
 	return aws.ToString(out.Role.Arn)
 }
 
+// schedulerRole creates the role "sched", which EventBridge Scheduler may
+// assume, allowed actions.
+func (e env) schedulerRole(t *testing.T, actions ...string) string {
+	t.Helper()
+	return e.role(t, "sched", "scheduler.amazonaws.com", actions...)
+}
+
+// create creates a schedule and fails t if it cannot.
+func (e env) create(t *testing.T, in *scheduler.CreateScheduleInput) {
+	t.Helper()
+	if _, err := e.sched.CreateSchedule(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func input(name, expr, roleArn string) *scheduler.CreateScheduleInput {
 	return &scheduler.CreateScheduleInput{
 		Name: aws.String(name), ScheduleExpression: aws.String(expr),
@@ -183,11 +198,40 @@ func apiError[T error](t *testing.T, err error, message string) {
 	}
 }
 
+// checkUpdateReplaces updates the schedule "nightly", created from in,
+// and checks that UpdateSchedule replaces the whole configuration.
+func (e env) checkUpdateReplaces(t *testing.T, role string, in *scheduler.CreateScheduleInput) {
+	t.Helper()
+	ctx := t.Context()
+	_, err := e.sched.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{
+		Name: aws.String("nightly"), ScheduleExpression: aws.String("rate(10 minutes)"),
+		FlexibleTimeWindow: &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeOff},
+		Target: &types.Target{Arn: aws.String(functionArn), RoleArn: aws.String(role),
+			RetryPolicy: &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(0)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.sched.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("nightly"), GroupName: aws.String("default")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(got.ScheduleExpression) != "rate(10 minutes)" || got.State != types.ScheduleStateEnabled || got.Description != nil ||
+		got.StartDate != nil || got.KmsKeyArn != nil || aws.ToString(got.ScheduleExpressionTimezone) != "UTC" ||
+		got.Target.Input != nil || got.Target.DeadLetterConfig != nil || aws.ToInt32(got.Target.RetryPolicy.MaximumRetryAttempts) != 0 ||
+		!got.LastModificationDate.After(got.CreationDate.Add(-time.Millisecond)) {
+		t.Fatalf("GetSchedule after UpdateSchedule = %+v %+v", got, got.Target)
+	}
+	_, err = e.sched.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{Name: aws.String("missing"), ScheduleExpression: aws.String("rate(1 hour)"),
+		FlexibleTimeWindow: in.FlexibleTimeWindow, Target: in.Target})
+	apiError[*types.ResourceNotFoundException](t, err, "Schedule missing does not exist.")
+}
+
 func TestScheduleCRUD(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	ctx := context.Background()
-	role := e.role(t, "sched", "scheduler.amazonaws.com", "lambda:InvokeFunction")
+	role := e.schedulerRole(t, "lambda:InvokeFunction")
 	in := input("nightly", "cron(0 3 * * ? *)", role)
 	in.Description = aws.String("nightly job")
 	in.ScheduleExpressionTimezone = aws.String("Europe/Paris")
@@ -233,29 +277,7 @@ func TestScheduleCRUD(t *testing.T) {
 		t.Fatalf("GetSchedule target = %+v", tg)
 	}
 
-	// UpdateSchedule replaces the whole configuration.
-	_, err = e.sched.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{
-		Name: aws.String("nightly"), ScheduleExpression: aws.String("rate(10 minutes)"),
-		FlexibleTimeWindow: &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeOff},
-		Target: &types.Target{Arn: aws.String(functionArn), RoleArn: aws.String(role),
-			RetryPolicy: &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(0)}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err = e.sched.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("nightly"), GroupName: aws.String("default")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if aws.ToString(got.ScheduleExpression) != "rate(10 minutes)" || got.State != types.ScheduleStateEnabled || got.Description != nil ||
-		got.StartDate != nil || got.KmsKeyArn != nil || aws.ToString(got.ScheduleExpressionTimezone) != "UTC" ||
-		got.Target.Input != nil || got.Target.DeadLetterConfig != nil || aws.ToInt32(got.Target.RetryPolicy.MaximumRetryAttempts) != 0 ||
-		!got.LastModificationDate.After(got.CreationDate.Add(-time.Millisecond)) {
-		t.Fatalf("GetSchedule after UpdateSchedule = %+v %+v", got, got.Target)
-	}
-	_, err = e.sched.UpdateSchedule(ctx, &scheduler.UpdateScheduleInput{Name: aws.String("missing"), ScheduleExpression: aws.String("rate(1 hour)"),
-		FlexibleTimeWindow: in.FlexibleTimeWindow, Target: in.Target})
-	apiError[*types.ResourceNotFoundException](t, err, "Schedule missing does not exist.")
+	e.checkUpdateReplaces(t, role, in)
 
 	if _, err := e.sched.DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String("nightly"), ClientToken: aws.String("del-1")}); err != nil {
 		t.Fatal(err)
@@ -275,7 +297,7 @@ func TestScheduleValidation(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	ctx := context.Background()
-	role := e.role(t, "sched", "scheduler.amazonaws.com")
+	role := e.schedulerRole(t)
 	lambdaRole := e.role(t, "fn", "lambda.amazonaws.com")
 	for _, expr := range []string{"rate(0 minutes)", "rate(1 minutes)", "cron(0 12 * * * *)", "cron(0 12 * *)", "at(2024-01-01 10:00:00)", "every day"} {
 		_, err := e.sched.CreateSchedule(ctx, input("bad", expr, role))
@@ -292,23 +314,27 @@ func TestScheduleValidation(t *testing.T) {
 	_, err = e.sched.CreateSchedule(ctx, input("bad", "rate(1 hour)", "not-a-role"))
 	apiError[*types.ValidationException](t, err, "at 'target.roleArn' failed to satisfy constraint")
 
+	for _, c := range []struct {
+		change func(in *scheduler.CreateScheduleInput)
+		want   string
+	}{
+		{func(in *scheduler.CreateScheduleInput) {
+			in.Target.Arn = aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/orders")
+		}, "Invalid target arn arn:aws:dynamodb:us-east-1:000000000000:table/orders."},
+		{func(in *scheduler.CreateScheduleInput) { in.ScheduleExpressionTimezone = aws.String("Mars/Olympus") }, "Invalid timezone Mars/Olympus."},
+		{func(in *scheduler.CreateScheduleInput) {
+			in.FlexibleTimeWindow = &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeFlexible}
+		}, "MaximumWindowInMinutes must be provided"},
+		{func(in *scheduler.CreateScheduleInput) {
+			in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(186)}
+		}, "Member must have value between 0 and 185"},
+	} {
+		bad := input("bad", "rate(1 hour)", role)
+		c.change(bad)
+		_, err = e.sched.CreateSchedule(ctx, bad)
+		apiError[*types.ValidationException](t, err, c.want)
+	}
 	bad := input("bad", "rate(1 hour)", role)
-	bad.Target.Arn = aws.String("arn:aws:dynamodb:us-east-1:000000000000:table/orders")
-	_, err = e.sched.CreateSchedule(ctx, bad)
-	apiError[*types.ValidationException](t, err, "Invalid target arn arn:aws:dynamodb:us-east-1:000000000000:table/orders.")
-	bad = input("bad", "rate(1 hour)", role)
-	bad.ScheduleExpressionTimezone = aws.String("Mars/Olympus")
-	_, err = e.sched.CreateSchedule(ctx, bad)
-	apiError[*types.ValidationException](t, err, "Invalid timezone Mars/Olympus.")
-	bad = input("bad", "rate(1 hour)", role)
-	bad.FlexibleTimeWindow = &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeFlexible}
-	_, err = e.sched.CreateSchedule(ctx, bad)
-	apiError[*types.ValidationException](t, err, "MaximumWindowInMinutes must be provided")
-	bad = input("bad", "rate(1 hour)", role)
-	bad.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(186)}
-	_, err = e.sched.CreateSchedule(ctx, bad)
-	apiError[*types.ValidationException](t, err, "Member must have value between 0 and 185")
-	bad = input("bad", "rate(1 hour)", role)
 	bad.GroupName = aws.String("nogroup")
 	_, err = e.sched.CreateSchedule(ctx, bad)
 	apiError[*types.ResourceNotFoundException](t, err, "Schedule group nogroup does not exist.")
@@ -318,11 +344,72 @@ func TestScheduleValidation(t *testing.T) {
 	}
 }
 
+// scheduleNames lists schedule summaries as group/name.
+func scheduleNames(summaries []types.ScheduleSummary) []string {
+	var names []string
+	for _, s := range summaries {
+		names = append(names, aws.ToString(s.GroupName)+"/"+aws.ToString(s.Name))
+	}
+	return names
+}
+
+// list is ListSchedules as group/name.
+func (e env) list(t *testing.T, in *scheduler.ListSchedulesInput) []string {
+	t.Helper()
+	out, err := e.sched.ListSchedules(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scheduleNames(out.Schedules)
+}
+
+// listPaged lists every schedule, size a page, and checks each summary's
+// target.
+func (e env) listPaged(t *testing.T, size int32) (names []string, pages int) {
+	t.Helper()
+	p := scheduler.NewListSchedulesPaginator(e.sched, &scheduler.ListSchedulesInput{MaxResults: aws.Int32(size)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, s := range out.Schedules {
+			if aws.ToString(s.Target.Arn) != functionArn {
+				t.Fatalf("summary target = %+v", s.Target)
+			}
+		}
+		names = append(names, scheduleNames(out.Schedules)...)
+	}
+	return names, pages
+}
+
+// checkGroupTags tags and untags the group groupArn (created with
+// team=a), and checks that schedules take no tags.
+func (e env) checkGroupTags(t *testing.T, groupArn string) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := e.sched.TagResource(ctx, &scheduler.TagResourceInput{ResourceArn: aws.String(groupArn),
+		Tags: []types.Tag{{Key: aws.String("env"), Value: aws.String("test")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.sched.UntagResource(ctx, &scheduler.UntagResourceInput{ResourceArn: aws.String(groupArn), TagKeys: []string{"team"}}); err != nil {
+		t.Fatal(err)
+	}
+	tags, err := e.sched.ListTagsForResource(ctx, &scheduler.ListTagsForResourceInput{ResourceArn: aws.String(groupArn)})
+	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "env" || aws.ToString(tags.Tags[0].Value) != "test" {
+		t.Fatalf("ListTagsForResource = %+v, %v", tags, err)
+	}
+	_, err = e.sched.TagResource(ctx, &scheduler.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:000000000000:schedule/default/a1"),
+		Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}})
+	apiError[*types.ValidationException](t, err, "schedule groups only")
+}
+
 func TestListSchedulesAndGroups(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	ctx := context.Background()
-	role := e.role(t, "sched", "scheduler.amazonaws.com")
+	role := e.schedulerRole(t)
 	g, err := e.sched.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("jobs"),
 		Tags: []types.Tag{{Key: aws.String("team"), Value: aws.String("a")}}})
 	if err != nil {
@@ -339,9 +426,7 @@ func TestListSchedulesAndGroups(t *testing.T) {
 		if n == "a3" {
 			in.State = types.ScheduleStateDisabled
 		}
-		if _, err := e.sched.CreateSchedule(ctx, in); err != nil {
-			t.Fatal(err)
-		}
+		e.create(t, in)
 	}
 	in := input("a1", "rate(1 hour)", role)
 	in.GroupName = aws.String("jobs")
@@ -349,45 +434,18 @@ func TestListSchedulesAndGroups(t *testing.T) {
 		t.Fatalf("a schedule name is unique per group only: %v", err)
 	}
 
-	var names []string
-	p := scheduler.NewListSchedulesPaginator(e.sched, &scheduler.ListSchedulesInput{MaxResults: aws.Int32(2)})
-	pages := 0
-	for p.HasMorePages() {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages++
-		for _, s := range out.Schedules {
-			names = append(names, aws.ToString(s.GroupName)+"/"+aws.ToString(s.Name))
-			if aws.ToString(s.Target.Arn) != functionArn {
-				t.Fatalf("summary target = %+v", s.Target)
-			}
-		}
-	}
+	names, pages := e.listPaged(t, 2)
 	want := []string{"default/a1", "default/a2", "default/a3", "default/b1", "default/b2", "jobs/a1"}
 	if !slices.Equal(names, want) || pages != 3 {
 		t.Fatalf("paged ListSchedules = %v in %d pages", names, pages)
 	}
-	list := func(in *scheduler.ListSchedulesInput) []string {
-		t.Helper()
-		out, err := e.sched.ListSchedules(ctx, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n []string
-		for _, s := range out.Schedules {
-			n = append(n, aws.ToString(s.GroupName)+"/"+aws.ToString(s.Name))
-		}
-		return n
-	}
-	if got := list(&scheduler.ListSchedulesInput{NamePrefix: aws.String("a"), GroupName: aws.String("default")}); !slices.Equal(got, []string{"default/a1", "default/a2", "default/a3"}) {
+	if got := e.list(t, &scheduler.ListSchedulesInput{NamePrefix: aws.String("a"), GroupName: aws.String("default")}); !slices.Equal(got, []string{"default/a1", "default/a2", "default/a3"}) {
 		t.Fatalf("NamePrefix and GroupName: %v", got)
 	}
-	if got := list(&scheduler.ListSchedulesInput{State: types.ScheduleStateDisabled}); !slices.Equal(got, []string{"default/a3"}) {
+	if got := e.list(t, &scheduler.ListSchedulesInput{State: types.ScheduleStateDisabled}); !slices.Equal(got, []string{"default/a3"}) {
 		t.Fatalf("State DISABLED: %v", got)
 	}
-	if got := list(&scheduler.ListSchedulesInput{GroupName: aws.String("jobs")}); !slices.Equal(got, []string{"jobs/a1"}) {
+	if got := e.list(t, &scheduler.ListSchedulesInput{GroupName: aws.String("jobs")}); !slices.Equal(got, []string{"jobs/a1"}) {
 		t.Fatalf("GroupName jobs: %v", got)
 	}
 
@@ -397,21 +455,7 @@ func TestListSchedulesAndGroups(t *testing.T) {
 		t.Fatalf("ListScheduleGroups = %+v, %v", groups, err)
 	}
 
-	// Tags belong to groups.
-	if _, err := e.sched.TagResource(ctx, &scheduler.TagResourceInput{ResourceArn: aws.String(groupArn),
-		Tags: []types.Tag{{Key: aws.String("env"), Value: aws.String("test")}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.sched.UntagResource(ctx, &scheduler.UntagResourceInput{ResourceArn: aws.String(groupArn), TagKeys: []string{"team"}}); err != nil {
-		t.Fatal(err)
-	}
-	tags, err := e.sched.ListTagsForResource(ctx, &scheduler.ListTagsForResourceInput{ResourceArn: aws.String(groupArn)})
-	if err != nil || len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Key) != "env" || aws.ToString(tags.Tags[0].Value) != "test" {
-		t.Fatalf("ListTagsForResource = %+v, %v", tags, err)
-	}
-	_, err = e.sched.TagResource(ctx, &scheduler.TagResourceInput{ResourceArn: aws.String("arn:aws:scheduler:us-east-1:000000000000:schedule/default/a1"),
-		Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}})
-	apiError[*types.ValidationException](t, err, "schedule groups only")
+	e.checkGroupTags(t, groupArn)
 
 	inv := e.stack.Router().Inventory()["scheduler"]
 	if !slices.Contains(inv, groupArn) || !slices.Contains(inv, "arn:aws:scheduler:us-east-1:000000000000:schedule/jobs/a1") ||
@@ -426,7 +470,7 @@ func TestListSchedulesAndGroups(t *testing.T) {
 	}
 	_, err = e.sched.GetScheduleGroup(ctx, &scheduler.GetScheduleGroupInput{Name: aws.String("jobs")})
 	apiError[*types.ResourceNotFoundException](t, err, "")
-	if got := list(&scheduler.ListSchedulesInput{GroupName: aws.String("jobs")}); len(got) != 0 {
+	if got := e.list(t, &scheduler.ListSchedulesInput{GroupName: aws.String("jobs")}); len(got) != 0 {
 		t.Fatalf("deleting a group keeps its schedules: %v", got)
 	}
 }
@@ -435,12 +479,10 @@ func TestFireInvokesTargetAsRole(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	ctx := context.Background()
-	role := e.role(t, "sched", "scheduler.amazonaws.com", "lambda:InvokeFunction")
+	role := e.schedulerRole(t, "lambda:InvokeFunction")
 	in := input("now", "rate(1 day)", role)
 	in.Target.Input = aws.String(`{"schedule":"<aws.scheduler.schedule-arn>","attempt":<aws.scheduler.attempt-number>}`)
-	if _, err := e.sched.CreateSchedule(ctx, in); err != nil {
-		t.Fatal(err)
-	}
+	e.create(t, in)
 	res, err := e.ctl.FireSchedule(ctx, "", "now")
 	if err != nil {
 		t.Fatal(err)
@@ -466,10 +508,8 @@ func TestRateScheduleFiresOnItsClock(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	ctx := context.Background()
-	role := e.role(t, "sched", "scheduler.amazonaws.com", "lambda:InvokeFunction")
-	if _, err := e.sched.CreateSchedule(ctx, input("tick", "rate(1 minute)", role)); err != nil {
-		t.Fatal(err)
-	}
+	role := e.schedulerRole(t, "lambda:InvokeFunction")
+	e.create(t, input("tick", "rate(1 minute)", role))
 	eventually(t, "the runner to wait for its first minute", func() bool { return e.clock.pending() == 1 })
 	e.clock.Advance(59 * time.Second)
 	if n := len(e.lambda.invocations()); n != 0 {
@@ -494,9 +534,7 @@ func TestRateScheduleFiresOnItsClock(t *testing.T) {
 	// An at() schedule fires once and, with DELETE, is deleted after.
 	at := input("once", "at("+e.clock.Now().Add(90*time.Second).Format("2006-01-02T15:04:05")+")", role)
 	at.ActionAfterCompletion = types.ActionAfterCompletionDelete
-	if _, err := e.sched.CreateSchedule(ctx, at); err != nil {
-		t.Fatal(err)
-	}
+	e.create(t, at)
 	eventually(t, "the at() runner to wait", func() bool { return e.clock.pending() == 2 })
 	e.clock.Advance(2 * time.Minute)
 	eventually(t, "the at() schedule to fire and be deleted", func() bool {
@@ -521,7 +559,7 @@ func TestDeniedRoleDeadLetters(t *testing.T) {
 	e := start(t)
 	ctx := context.Background()
 	// The role may send to the DLQ but not invoke the function.
-	role := e.role(t, "sched", "scheduler.amazonaws.com", "sqs:SendMessage")
+	role := e.schedulerRole(t, "sqs:SendMessage")
 	q, err := e.sqs.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("dlq")})
 	if err != nil {
 		t.Fatal(err)
@@ -529,9 +567,7 @@ func TestDeniedRoleDeadLetters(t *testing.T) {
 	in := input("denied", "rate(1 day)", role)
 	in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(2)}
 	in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String("arn:aws:sqs:us-east-1:000000000000:dlq")}
-	if _, err := e.sched.CreateSchedule(ctx, in); err != nil {
-		t.Fatal(err)
-	}
+	e.create(t, in)
 	res, err := e.ctl.FireSchedule(ctx, "default", "denied")
 	if err != nil {
 		t.Fatal(err)

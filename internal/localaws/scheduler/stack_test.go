@@ -3,9 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"runtime"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
@@ -35,22 +33,14 @@ func TestStackScheduleInvokesFunction(t *testing.T) {
 	lam := lambda.NewFromConfig(cfg)
 	sched := scheduler.NewFromConfig(cfg)
 	fnRole := e.role(t, "fn", "lambda.amazonaws.com")
-	arch := lambdatypes.ArchitectureX8664
-	if runtime.GOARCH == "arm64" {
-		arch = lambdatypes.ArchitectureArm64
-	}
 	fn, err := lam.CreateFunction(ctx, &lambda.CreateFunctionInput{
 		FunctionName: aws.String("scheduled"), Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"),
-		Role: aws.String(fnRole), Code: &lambdatypes.FunctionCode{ZipFile: code}, Architectures: []lambdatypes.Architecture{arch},
+		Role: aws.String(fnRole), Code: &lambdatypes.FunctionCode{ZipFile: code}, Architectures: []lambdatypes.Architecture{lambdatest.HostArchitecture()},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lambda.NewFunctionActiveV2Waiter(lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
-		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
-	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String("scheduled")}, 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	lambdatest.WaitActive(ctx, t, lam, "scheduled")
 	role := e.role(t, "sched", "scheduler.amazonaws.com", "lambda:InvokeFunction")
 	if _, err := sched.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
 		Name: aws.String("every-day"), ScheduleExpression: aws.String("rate(1 day)"),
@@ -65,25 +55,7 @@ func TestStackScheduleInvokesFunction(t *testing.T) {
 		t.Fatalf("FireSchedule = %+v, %v", res, err)
 	}
 	logs := cloudwatchlogs.NewFromConfig(cfg)
-	want := "scheduled " + res.ExecutionID
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, err := logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{LogGroupName: aws.String("/aws/lambda/scheduled")})
-		if err == nil && func() bool {
-			for _, ev := range out.Events {
-				if strings.Contains(aws.ToString(ev.Message), want) {
-					return true
-				}
-			}
-			return false
-		}() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the function did not log %q (last error %v)", want, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	lambdatest.WaitForLogs(ctx, t, logs, "/aws/lambda/scheduled", "scheduled "+res.ExecutionID)
 	if inv := s.Router().Inventory()["scheduler"]; len(inv) != 1 || inv[0] != "arn:aws:scheduler:us-east-1:000000000000:schedule/default/every-day" {
 		t.Fatalf("inventory = %v", inv)
 	}

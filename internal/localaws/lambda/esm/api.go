@@ -3,9 +3,7 @@ package esm
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,7 +62,7 @@ func New(cfg Config) *Service {
 	s := &Service{Lifecycle: awsapi.NewLifecycle(), cfg: cfg, env: cfg.Env, mappings: map[string]*mapping{}}
 	s.Routes = awsapi.NewRoutes(s.operations())
 	s.Lists(&s.mu, s.inventory)
-	s.OnStop(s.stopPollers)
+	s.OnStop(awsapi.StopEach(&s.mu, &s.closed, s.mappings, (*mapping).stopPoller))
 	return s
 }
 
@@ -143,17 +141,6 @@ func withInput(h func(req *awsapi.Request, m *mapping, in *mappingInput) (any, e
 func (s *Service) inventory(add func(string)) {
 	for _, id := range s.order {
 		add(s.mappings[id].arn)
-	}
-}
-
-// stopPollers stops every poller when the service closes.
-func (s *Service) stopPollers() {
-	s.mu.Lock()
-	s.closed = true
-	ms := slices.Collect(maps.Values(s.mappings))
-	s.mu.Unlock()
-	for _, m := range ms {
-		m.stopPoller()
 	}
 }
 
@@ -253,17 +240,39 @@ func (s *Service) applyInput(in *mappingInput, st *Settings, create bool) error 
 		st.MaximumRecordAgeInSeconds = -1
 		st.FunctionResponseTypes = []string{}
 	}
-	if in.BatchSize != nil {
-		st.BatchSize = int(*in.BatchSize)
+	if err := applyScalars(in, st); err != nil {
+		return err
 	}
-	if in.MaximumBatchingWindowInSeconds != nil {
-		st.MaximumBatchingWindowInSeconds = int(*in.MaximumBatchingWindowInSeconds)
+	if err := applyDestination(in.DestinationConfig, st); err != nil {
+		return err
 	}
-	if in.ParallelizationFactor != nil {
-		st.ParallelizationFactor = int(*in.ParallelizationFactor)
+	if err := s.applyFilters(in.FilterCriteria, st); err != nil {
+		return err
 	}
-	if in.MaximumRetryAttempts != nil {
-		st.MaximumRetryAttempts = int(*in.MaximumRetryAttempts)
+	if err := applyStartingPosition(in, st, create); err != nil {
+		return err
+	}
+	if len(in.Topics) > 0 || len(in.Queues) > 0 || len(in.SourceAccessConfigurations) > 0 {
+		return InvalidParameterValueException("Unsupported parameter for given event source mapping type.")
+	}
+	return nil
+}
+
+// applyScalars applies the numbers, flags and response types that in sets.
+func applyScalars(in *mappingInput, st *Settings) error {
+	for _, f := range []struct {
+		from *int64
+		to   *int
+	}{
+		{in.BatchSize, &st.BatchSize},
+		{in.MaximumBatchingWindowInSeconds, &st.MaximumBatchingWindowInSeconds},
+		{in.ParallelizationFactor, &st.ParallelizationFactor},
+		{in.MaximumRetryAttempts, &st.MaximumRetryAttempts},
+		{in.TumblingWindowInSeconds, &st.TumblingWindowInSeconds},
+	} {
+		if f.from != nil {
+			*f.to = int(*f.from)
+		}
 	}
 	if in.MaximumRecordAgeInSeconds != nil {
 		age := int(*in.MaximumRecordAgeInSeconds)
@@ -275,65 +284,82 @@ func (s *Service) applyInput(in *mappingInput, st *Settings, create bool) error 
 	if in.BisectBatchOnFunctionError != nil {
 		st.BisectBatchOnFunctionError = *in.BisectBatchOnFunctionError
 	}
-	if in.TumblingWindowInSeconds != nil {
-		st.TumblingWindowInSeconds = int(*in.TumblingWindowInSeconds)
-	}
 	if in.FunctionResponseTypes != nil {
 		st.FunctionResponseTypes = append([]string{}, *in.FunctionResponseTypes...)
 	}
-	if in.DestinationConfig != nil {
-		if in.DestinationConfig.OnSuccess != nil && in.DestinationConfig.OnSuccess.Destination != nil {
-			return InvalidParameterValueException("Unsupported DestinationConfig parameter for given event source mapping type.")
-		}
-		st.OnFailureDestination = ""
-		if of := in.DestinationConfig.OnFailure; of != nil && of.Destination != nil && *of.Destination != "" {
-			a, err := awsapi.ParseARN(*of.Destination)
-			if err != nil || (a.Service != "sqs" && a.Service != "sns") {
-				return InvalidParameterValueException("The provided destination config DestinationConfig(onSuccess=null, onFailure=OnFailure(destination=%s)) is invalid.", *of.Destination)
-			}
-			if a.Service != "sqs" {
-				return InvalidParameterValueException("Only SQS queues are supported as on-failure destinations by this endpoint: %s", *of.Destination)
-			}
-			st.OnFailureDestination = *of.Destination
-		}
+	return nil
+}
+
+// applyDestination applies an on-failure destination: an SQS queue, as
+// this endpoint supports no other.
+func applyDestination(dc *wireDestinationConfig, st *Settings) error {
+	if dc == nil {
+		return nil
 	}
-	if in.FilterCriteria != nil {
-		if len(in.FilterCriteria.Filters) > maxFilters {
-			return InvalidParameterValueException("The maximum number of filters per event source mapping is %d.", maxFilters)
-		}
-		filters := []string{}
-		for _, f := range in.FilterCriteria.Filters {
-			if f.Pattern == nil {
-				return InvalidParameterValueException("Invalid filter pattern definition.")
-			}
-			if s.cfg.Compile == nil {
-				return awsapi.InternalFailure("filter criteria are not available: no pattern matcher configured")
-			}
-			if _, err := s.cfg.Compile(*f.Pattern); err != nil {
-				return InvalidParameterValueException("Invalid filter pattern definition.")
-			}
-			filters = append(filters, *f.Pattern)
-		}
-		st.Filters = filters
+	if dc.OnSuccess != nil && dc.OnSuccess.Destination != nil {
+		return InvalidParameterValueException("Unsupported DestinationConfig parameter for given event source mapping type.")
 	}
-	if create {
-		if in.StartingPosition == nil {
-			return InvalidParameterValueException("1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not be null")
-		}
-		st.StartingPosition = *in.StartingPosition
-		if st.StartingPosition == "AT_TIMESTAMP" {
-			return InvalidParameterValueException("Unsupported starting position for DynamoDB stream event source: AT_TIMESTAMP. AT_TIMESTAMP is supported only for Amazon Kinesis streams, Amazon DocumentDB, Amazon MSK, and self-managed Apache Kafka.")
-		}
-		if in.StartingPositionTimestamp != nil {
-			return InvalidParameterValueException("StartingPositionTimestamp can only be specified with StartingPosition AT_TIMESTAMP.")
-		}
-	} else if in.StartingPosition != nil || in.StartingPositionTimestamp != nil {
-		// UpdateEventSourceMapping has no StartingPosition member; the
-		// SDK never sends it.
-		return InvalidParameterValueException("StartingPosition cannot be updated.")
+	st.OnFailureDestination = ""
+	of := dc.OnFailure
+	if of == nil || of.Destination == nil || *of.Destination == "" {
+		return nil
 	}
-	if len(in.Topics) > 0 || len(in.Queues) > 0 || len(in.SourceAccessConfigurations) > 0 {
-		return InvalidParameterValueException("Unsupported parameter for given event source mapping type.")
+	a, err := awsapi.ParseARN(*of.Destination)
+	if err != nil || (a.Service != "sqs" && a.Service != "sns") {
+		return InvalidParameterValueException("The provided destination config DestinationConfig(onSuccess=null, onFailure=OnFailure(destination=%s)) is invalid.", *of.Destination)
+	}
+	if a.Service != "sqs" {
+		return InvalidParameterValueException("Only SQS queues are supported as on-failure destinations by this endpoint: %s", *of.Destination)
+	}
+	st.OnFailureDestination = *of.Destination
+	return nil
+}
+
+// applyFilters compiles and applies the filter patterns of fc.
+func (s *Service) applyFilters(fc *wireFilterCriteria, st *Settings) error {
+	if fc == nil {
+		return nil
+	}
+	if len(fc.Filters) > maxFilters {
+		return InvalidParameterValueException("The maximum number of filters per event source mapping is %d.", maxFilters)
+	}
+	filters := []string{}
+	for _, f := range fc.Filters {
+		if f.Pattern == nil {
+			return InvalidParameterValueException("Invalid filter pattern definition.")
+		}
+		if s.cfg.Compile == nil {
+			return awsapi.InternalFailure("filter criteria are not available: no pattern matcher configured")
+		}
+		if _, err := s.cfg.Compile(*f.Pattern); err != nil {
+			return InvalidParameterValueException("Invalid filter pattern definition.")
+		}
+		filters = append(filters, *f.Pattern)
+	}
+	st.Filters = filters
+	return nil
+}
+
+// applyStartingPosition requires a DynamoDB starting position on create
+// and refuses one on update.
+func applyStartingPosition(in *mappingInput, st *Settings, create bool) error {
+	if !create {
+		if in.StartingPosition != nil || in.StartingPositionTimestamp != nil {
+			// UpdateEventSourceMapping has no StartingPosition member; the
+			// SDK never sends it.
+			return InvalidParameterValueException("StartingPosition cannot be updated.")
+		}
+		return nil
+	}
+	if in.StartingPosition == nil {
+		return InvalidParameterValueException("1 validation error detected: Value null at 'startingPosition' failed to satisfy constraint: Member must not be null")
+	}
+	st.StartingPosition = *in.StartingPosition
+	if st.StartingPosition == "AT_TIMESTAMP" {
+		return InvalidParameterValueException("Unsupported starting position for DynamoDB stream event source: AT_TIMESTAMP. AT_TIMESTAMP is supported only for Amazon Kinesis streams, Amazon DocumentDB, Amazon MSK, and self-managed Apache Kafka.")
+	}
+	if in.StartingPositionTimestamp != nil {
+		return InvalidParameterValueException("StartingPositionTimestamp can only be specified with StartingPosition AT_TIMESTAMP.")
 	}
 	return nil
 }

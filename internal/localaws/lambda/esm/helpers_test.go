@@ -239,9 +239,18 @@ func newFixture(t testing.TB) *fixture {
 	}
 	f.env = awsapi.NewEnv("", "", nil)
 	f.env.SetAuthorizer(f.auth)
+	f.client = lambda.NewFromConfig(f.serve(t, func() (esm.Streams, error) { return f.stream, nil }))
+	return f
+}
+
+// serve starts the mapping service, reading streams, behind a router with
+// the services also, and returns the configuration of a client of the
+// router. The service is closed when t ends.
+func (f *fixture) serve(t testing.TB, streams func() (esm.Streams, error), also ...awsapi.Service) aws.Config {
+	t.Helper()
 	f.svc = esm.New(esm.Config{
 		Env:          f.env,
-		Streams:      func() (esm.Streams, error) { return f.stream, nil },
+		Streams:      streams,
 		Functions:    func() (esm.Functions, error) { return f.fns, nil },
 		Queues:       func() (esm.Queues, error) { return f.queues, nil },
 		Compile:      func(p string) (esm.Matcher, error) { return eventpattern.Compile(p) },
@@ -249,8 +258,10 @@ func newFixture(t testing.TB) *fixture {
 		Transition:   20 * time.Millisecond,
 	})
 	router := awsapi.NewRouter(f.env)
-	if err := router.Register(f.svc); err != nil {
-		t.Fatal(err)
+	for _, s := range append(also, f.svc) {
+		if err := router.Register(s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	srv := httptest.NewServer(router)
 	t.Cleanup(func() {
@@ -259,12 +270,11 @@ func newFixture(t testing.TB) *fixture {
 			t.Error(err)
 		}
 	})
-	f.client = lambda.NewFromConfig(aws.Config{
+	return aws.Config{
 		Region:       "us-east-1",
 		Credentials:  credentials.NewStaticCredentialsProvider("AKIDADMIN", "secret", ""),
 		BaseEndpoint: aws.String(srv.URL),
-	})
-	return f
+	}
 }
 
 // create creates a mapping and waits until it is Enabled (or Disabled).

@@ -574,9 +574,6 @@ func (p *pollerRun) laneLoop(ctx context.Context, sr *shardRun, l *lane) {
 	}
 }
 
-// process delivers one batch until it succeeds or is discarded. It returns
-// false when ctx ended first (the records stay unprocessed and are read
-// again from the checkpoint by the next poller).
 // functionFailed counts a function error on batch. With
 // BisectBatchOnFunctionError and more than one record, the two halves are
 // processed in its place: bisected is true and ok their outcome.
@@ -591,111 +588,168 @@ func (p *pollerRun) functionFailed(ctx context.Context, shardID string, batch []
 	return p.process(ctx, shardID, batch[:half]) && p.process(ctx, shardID, batch[half:]), true
 }
 
+// process delivers one batch until it succeeds or is discarded. It returns
+// false when ctx ended first (the records stay unprocessed and are read
+// again from the checkpoint by the next poller).
 func (p *pollerRun) process(ctx context.Context, shardID string, batch []*pendingRecord) bool {
-	m := p.m
-	st := p.settings
-	invokes := 0
-	var resp lastResponse
-	for len(batch) > 0 {
-		if ctx.Err() != nil {
+	d := &delivery{p: p, shardID: shardID, batch: batch}
+	for len(d.batch) > 0 {
+		if ctx.Err() != nil || !p.waitUnpaused(ctx) {
 			return false
 		}
-		for m.isPaused() {
-			if !sleep(ctx, p.interval) {
-				return false
-			}
-		}
-		if st.MaximumRecordAgeInSeconds >= 0 {
-			maxAge := time.Duration(st.MaximumRecordAgeInSeconds) * time.Second
-			now := p.now()
-			k := 0
-			for k < len(batch) && now.Sub(batch[k].rec.ApproximateCreationDateTime) > maxAge {
-				k++
-			}
-			if k > 0 {
-				m.counters.expired.Add(int64(k))
-				p.discard(shardID, ConditionRecordAgeExceeded, invokes, resp, batch[:k])
-				batch = batch[k:]
-				continue
-			}
-		}
-		fns, err := m.svc.functions()
-		if err != nil {
-			if !sleep(ctx, p.interval) {
-				return false
-			}
+		if d.dropExpired() {
 			continue
 		}
-		base, _ := splitQualifier(st.FunctionArn)
-		if _, _, _, ok := fns.FunctionInfo(base); !ok {
-			m.setResult(ResultFunctionNotFound)
-			if !sleep(ctx, p.interval) {
-				return false
-			}
-			continue
-		}
-		payload := eventPayload(batch)
-		m.counters.invocations.Add(1)
-		invokes++
-		resp = lastResponse{requestID: awsapi.NewUUID(), statusCode: 200}
-		out, fnErr, err := fns.InvokeSync(ctx, st.FunctionArn, payload)
-		if ctx.Err() != nil {
-			return false
-		}
-		failed := false
-		switch {
-		case err != nil:
-			m.counters.invokeErrors.Add(1)
-			resp.statusCode = statusOf(err)
-			if _, _, _, ok := fns.FunctionInfo(base); !ok {
-				m.setResult(ResultFunctionNotFound)
-				invokes--
-				if !sleep(ctx, p.interval) {
-					return false
-				}
-				continue
-			}
-			m.setResult(ResultFunctionFailed)
-			failed = true
-		case fnErr != "":
-			resp.functionError = fnErr
-			if ok, bisected := p.functionFailed(ctx, shardID, batch); bisected {
+		if fns, ok := p.target(); ok {
+			if done, ok := d.invoke(ctx, fns); done {
 				return ok
 			}
-			failed = true
-		case st.reportBatchItemFailures():
-			lowest, ok := batchItemFailures(out, batch)
-			switch {
-			case !ok:
-				if ok, bisected := p.functionFailed(ctx, shardID, batch); bisected {
-					return ok
-				}
-				failed = true
-			case lowest >= 0:
-				m.counters.partial.Add(1)
-				m.counters.succeeded.Add(int64(lowest))
-				p.finish(batch[:lowest])
-				batch = batch[lowest:]
-				m.setResult(ResultOK)
-				failed = true
-			}
-		}
-		if !failed {
-			m.counters.succeeded.Add(int64(len(batch)))
-			p.finish(batch)
-			m.setResult(ResultOK)
-			return true
-		}
-		if st.MaximumRetryAttempts >= 0 && invokes > st.MaximumRetryAttempts {
-			m.counters.exhausted.Add(1)
-			p.discard(shardID, ConditionRetryAttemptsExhausted, invokes, resp, batch)
-			return true
 		}
 		if !sleep(ctx, p.interval) {
 			return false
 		}
 	}
 	return true
+}
+
+// waitUnpaused waits while the mapping is paused. It returns false when
+// ctx ended first.
+func (p *pollerRun) waitUnpaused(ctx context.Context) bool {
+	for p.m.isPaused() {
+		if !sleep(ctx, p.interval) {
+			return false
+		}
+	}
+	return true
+}
+
+// target returns the functions service when the mapping's function
+// exists; otherwise the batch waits for it.
+func (p *pollerRun) target() (Functions, bool) {
+	fns, err := p.m.svc.functions()
+	if err != nil {
+		return nil, false
+	}
+	if _, _, _, ok := fns.FunctionInfo(p.functionBase()); !ok {
+		p.m.setResult(ResultFunctionNotFound)
+		return nil, false
+	}
+	return fns, true
+}
+
+// functionBase is the mapping's function ARN without its qualifier.
+func (p *pollerRun) functionBase() string {
+	base, _ := splitQualifier(p.settings.FunctionArn)
+	return base
+}
+
+// delivery is one batch on its way to the function: the records not yet
+// delivered, the invocations so far and the last response.
+type delivery struct {
+	p       *pollerRun
+	shardID string
+	batch   []*pendingRecord
+	invokes int
+	resp    lastResponse
+}
+
+// dropExpired discards the leading records older than
+// MaximumRecordAgeInSeconds and reports whether there were any.
+func (d *delivery) dropExpired() bool {
+	st := d.p.settings
+	if st.MaximumRecordAgeInSeconds < 0 {
+		return false
+	}
+	maxAge := time.Duration(st.MaximumRecordAgeInSeconds) * time.Second
+	now := d.p.now()
+	k := 0
+	for k < len(d.batch) && now.Sub(d.batch[k].rec.ApproximateCreationDateTime) > maxAge {
+		k++
+	}
+	if k == 0 {
+		return false
+	}
+	d.p.m.counters.expired.Add(int64(k))
+	d.p.discard(d.shardID, ConditionRecordAgeExceeded, d.invokes, d.resp, d.batch[:k])
+	d.batch = d.batch[k:]
+	return true
+}
+
+// invoke calls the function once with the batch. done reports that the
+// batch is settled, with ok as process returns it; otherwise the records
+// left are tried again after the poll interval.
+func (d *delivery) invoke(ctx context.Context, fns Functions) (done, ok bool) {
+	p, m := d.p, d.p.m
+	payload := eventPayload(d.batch)
+	m.counters.invocations.Add(1)
+	d.invokes++
+	d.resp = lastResponse{requestID: awsapi.NewUUID(), statusCode: 200}
+	out, fnErr, err := fns.InvokeSync(ctx, p.settings.FunctionArn, payload)
+	switch {
+	case ctx.Err() != nil:
+		return true, false
+	case err != nil:
+		return d.invokeFailed(fns, err)
+	case fnErr != "":
+		d.resp.functionError = fnErr
+		return d.functionFailed(ctx)
+	case p.settings.reportBatchItemFailures():
+		lowest, valid := batchItemFailures(out, d.batch)
+		if !valid {
+			return d.functionFailed(ctx)
+		}
+		if lowest >= 0 {
+			m.counters.partial.Add(1)
+			d.succeeded(lowest)
+			return d.retryOrDiscard()
+		}
+	}
+	d.succeeded(len(d.batch))
+	return true, true
+}
+
+// succeeded finishes the first n records of the batch.
+func (d *delivery) succeeded(n int) {
+	d.p.m.counters.succeeded.Add(int64(n))
+	d.p.finish(d.batch[:n])
+	d.batch = d.batch[n:]
+	d.p.m.setResult(ResultOK)
+}
+
+// invokeFailed handles an Invoke call that failed. An invocation of a
+// function deleted meanwhile does not count as an attempt.
+func (d *delivery) invokeFailed(fns Functions, err error) (done, ok bool) {
+	m := d.p.m
+	m.counters.invokeErrors.Add(1)
+	d.resp.statusCode = statusOf(err)
+	if _, _, _, found := fns.FunctionInfo(d.p.functionBase()); !found {
+		m.setResult(ResultFunctionNotFound)
+		d.invokes--
+		return false, false
+	}
+	m.setResult(ResultFunctionFailed)
+	return d.retryOrDiscard()
+}
+
+// functionFailed handles a function error: the batch is bisected, or
+// retried.
+func (d *delivery) functionFailed(ctx context.Context) (done, ok bool) {
+	if ok, bisected := d.p.functionFailed(ctx, d.shardID, d.batch); bisected {
+		return true, ok
+	}
+	return d.retryOrDiscard()
+}
+
+// retryOrDiscard follows a failed attempt: the batch is discarded once
+// MaximumRetryAttempts is spent, and tried again otherwise.
+func (d *delivery) retryOrDiscard() (done, ok bool) {
+	st := d.p.settings
+	if st.MaximumRetryAttempts >= 0 && d.invokes > st.MaximumRetryAttempts {
+		d.p.m.counters.exhausted.Add(1)
+		d.p.discard(d.shardID, ConditionRetryAttemptsExhausted, d.invokes, d.resp, d.batch)
+		return true, true
+	}
+	return false, false
 }
 
 func statusOf(err error) int {

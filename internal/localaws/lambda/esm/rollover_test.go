@@ -3,7 +3,6 @@ package esm_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"sync"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -22,7 +20,6 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda/esm"
 )
 
@@ -42,34 +39,9 @@ func newDDBFixture(t *testing.T, shards int) *ddbFixture {
 	f.env.Now = func() time.Time { return time.Now().Add(time.Duration(f.offset.Load())) }
 	f.env.SetAuthorizer(f.auth)
 	f.ddb = localddb.New(f.env, localddb.Options{StreamShards: shards, StreamShardLifetime: time.Hour, TTLSweepInterval: -1})
-	f.svc = esm.New(esm.Config{
-		Env:          f.env,
-		Streams:      func() (esm.Streams, error) { return localaws.MappingStreams(f.ddb.Streams()), nil },
-		Functions:    func() (esm.Functions, error) { return f.fns, nil },
-		Queues:       func() (esm.Queues, error) { return f.queues, nil },
-		Compile:      func(p string) (esm.Matcher, error) { return eventpattern.Compile(p) },
-		PollInterval: testInterval,
-		Transition:   20 * time.Millisecond,
-	})
-	router := awsapi.NewRouter(f.env)
-	for _, s := range []awsapi.Service{f.ddb, f.ddb.StreamsAPI(), f.svc} {
-		if err := router.Register(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := httptest.NewServer(router)
-	t.Cleanup(func() {
-		srv.Close()
-		if err := f.svc.Close(); err != nil {
-			t.Error(err)
-		}
-		_ = f.ddb.Close()
-	})
-	cfg := aws.Config{
-		Region:       "us-east-1",
-		Credentials:  credentials.NewStaticCredentialsProvider("AKIDADMIN", "secret", ""),
-		BaseEndpoint: aws.String(srv.URL),
-	}
+	// Closed after the mapping service, which reads its streams.
+	t.Cleanup(func() { _ = f.ddb.Close() })
+	cfg := f.serve(t, func() (esm.Streams, error) { return localaws.MappingStreams(f.ddb.Streams()), nil }, f.ddb, f.ddb.StreamsAPI())
 	f.client = lambda.NewFromConfig(cfg)
 	f.db = dynamodb.NewFromConfig(cfg)
 	return f
