@@ -25,6 +25,44 @@ func TestAccModuleImport(t *testing.T) {
 	tf := acctest.TerraformCLI(t, root)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
+	run, write := applyModule(ctx, t, tf)
+	if _, err := run.Run(ctx, "state", "rm", "module.p.outbox_pipeline.this"); err != nil {
+		t.Fatal(err)
+	}
+	write("import.tf", "import {\n  to = module.p.outbox_pipeline.this\n  id = \"imp\"\n}\n")
+	res, err := run.Run(ctx, "plan", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Stdout, "Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.") {
+		t.Fatalf("the import plans more than the import:\n%s", res.Stdout)
+	}
+	if err := run.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var w struct {
+		Name          string `json:"name"`
+		SortKeyPrefix string `json:"sort_key_prefix"`
+		PendingShards int    `json:"pending_shards"`
+	}
+	if err := run.OutputInto(ctx, "writer_table", &w); err != nil {
+		t.Fatal(err)
+	}
+	if w.Name != "imp-outbox" || w.SortKeyPrefix != "OUTBOX#" || w.PendingShards != 16 {
+		t.Errorf("writer_table = %+v", w)
+	}
+	res, err = run.Run(ctx, "plan", "-input=false", "-no-color", "-detailed-exitcode")
+	if err != nil {
+		t.Fatalf("the plan after the import is not empty: %v\n%s", err, res.Stdout)
+	}
+}
+
+// applyModule applies, on a local stack of its own, a configuration of the
+// module (the directory imported beside the staged module) whose pipeline
+// is "imp", and destroys it when the test ends. write adds a file to that
+// configuration.
+func applyModule(ctx context.Context, t *testing.T, tf string) (*tfrun.Runner, func(name, src string)) {
+	t.Helper()
 	stack := localawstest.Start(t)
 	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
 	if err != nil {
@@ -75,33 +113,5 @@ output "writer_table" {
 			t.Errorf("destroying: %v", err)
 		}
 	})
-	if _, err := run.Run(ctx, "state", "rm", "module.p.outbox_pipeline.this"); err != nil {
-		t.Fatal(err)
-	}
-	write("import.tf", "import {\n  to = module.p.outbox_pipeline.this\n  id = \"imp\"\n}\n")
-	res, err := run.Run(ctx, "plan", "-input=false", "-no-color")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(res.Stdout, "Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.") {
-		t.Fatalf("the import plans more than the import:\n%s", res.Stdout)
-	}
-	if err := run.Apply(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var w struct {
-		Name          string `json:"name"`
-		SortKeyPrefix string `json:"sort_key_prefix"`
-		PendingShards int    `json:"pending_shards"`
-	}
-	if err := run.OutputInto(ctx, "writer_table", &w); err != nil {
-		t.Fatal(err)
-	}
-	if w.Name != "imp-outbox" || w.SortKeyPrefix != "OUTBOX#" || w.PendingShards != 16 {
-		t.Errorf("writer_table = %+v", w)
-	}
-	res, err = run.Run(ctx, "plan", "-input=false", "-no-color", "-detailed-exitcode")
-	if err != nil {
-		t.Fatalf("the plan after the import is not empty: %v\n%s", err, res.Stdout)
-	}
+	return run, write
 }
