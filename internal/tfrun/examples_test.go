@@ -68,54 +68,16 @@ func TestAccExamplesComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	tally := demo.NewTally(demo.Routes)
-	consumeCtx, stopConsumers := context.WithCancel(ctx)
-	var consumers sync.WaitGroup
-	errs := make(chan error, len(o.SubscriptionQueueURLs))
-	q := sqs.NewFromConfig(cfg)
-	for sub, url := range o.SubscriptionQueueURLs {
-		consumers.Add(1)
-		go func() {
-			defer consumers.Done()
-			if err := demo.Consume(consumeCtx, q, url, sub, tally); err != nil {
-				errs <- err
-			}
-		}()
-	}
+	errs, stopConsumers := startConsumers(ctx, t, sqs.NewFromConfig(cfg), o.SubscriptionQueueURLs, tally)
 	const orders = 10
-	for i := range orders {
-		id := fmt.Sprintf("acc-%02d", i)
-		if err := demo.PlaceOrder(ctx, w, id, float64(i)+0.5, tally); err != nil {
-			t.Fatal(err)
-		}
-		if i%2 == 0 {
-			if err := demo.CancelOrder(ctx, w, id, tally); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	placeOrders(ctx, t, w, tally, orders)
 	// The order items share the table with their events.
 	if out, err := ddb.Scan(ctx, &dynamodb.ScanInput{TableName: &o.TableName}); err != nil || out.Count != orders*2+orders/2 {
 		t.Errorf("the table holds %d items (%v), want %d orders and %d events", out.Count, err, orders, orders+orders/2)
 	}
 
-	deadline := time.Now().Add(2 * time.Minute)
-	for p := tally.Progress(); p.Delivered < p.Written; p = tally.Progress() {
-		if time.Now().After(deadline) {
-			t.Errorf("delivered %d of %d events within 2 minutes", p.Delivered, p.Written)
-			break
-		}
-		select {
-		case err := <-errs:
-			t.Fatal(err)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	waitDelivered(t, tally, errs)
 	stopConsumers()
-	consumers.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	s := tally.Summary()
 	t.Log(s.String())
 	want := map[string]int{"billing": orders, "shipping": orders + orders/2}
@@ -134,6 +96,66 @@ func TestAccExamplesComplete(t *testing.T) {
 	destroyed = true
 	if after := localawstest.Inventory(ctx, t, ctl); !localawstest.SameInventory(before, after) {
 		t.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// startConsumers receives the events of each subscription's queue (urls,
+// by subscription) into tally. Their errors arrive on errs; stop ends them,
+// waits for them and reports the errors left.
+func startConsumers(ctx context.Context, t *testing.T, q *sqs.Client, urls map[string]string, tally *demo.Tally) (errs <-chan error, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var consumers sync.WaitGroup
+	ch := make(chan error, len(urls))
+	for sub, url := range urls {
+		consumers.Add(1)
+		go func() {
+			defer consumers.Done()
+			if err := demo.Consume(ctx, q, url, sub, tally); err != nil {
+				ch <- err
+			}
+		}()
+	}
+	return ch, func() {
+		cancel()
+		consumers.Wait()
+		close(ch)
+		for err := range ch {
+			t.Error(err)
+		}
+	}
+}
+
+// placeOrders places n orders with w, and cancels every second one.
+func placeOrders(ctx context.Context, t *testing.T, w *outbox.Writer, tally *demo.Tally, n int) {
+	t.Helper()
+	for i := range n {
+		id := fmt.Sprintf("acc-%02d", i)
+		if err := demo.PlaceOrder(ctx, w, id, float64(i)+0.5, tally); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			if err := demo.CancelOrder(ctx, w, id, tally); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// waitDelivered waits up to 2 minutes until the consumers have received
+// every event written, and fails on the first error of a consumer.
+func waitDelivered(t *testing.T, tally *demo.Tally, errs <-chan error) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for p := tally.Progress(); p.Delivered < p.Written; p = tally.Progress() {
+		if time.Now().After(deadline) {
+			t.Errorf("delivered %d of %d events within 2 minutes", p.Delivered, p.Written)
+			return
+		}
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
 
