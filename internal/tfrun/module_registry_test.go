@@ -82,24 +82,7 @@ func TestAccModuleFromRegistry(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
-	released := filepath.Join(t.TempDir(), "terraform-outbox-outbox-pipeline")
-	script := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "release-module.sh"),
-		"-p", tfrun.DefaultProviderVersion, "-t", moduleVersion, released)
-	if out, err := script.CombinedOutput(); err != nil {
-		t.Fatalf("scripts/release-module.sh: %v\n%s", err, out)
-	}
-	for _, f := range []string{"main.tf", "variables.tf", "outputs.tf", "versions.tf", "README.md", "examples/basic/main.tf"} {
-		if _, err := os.Stat(filepath.Join(released, f)); err != nil {
-			t.Errorf("the module's repository lacks %s at its root: %v", f, err)
-		}
-	}
-	if out, err := exec.Command("git", "-C", released, "tag", "--points-at", "HEAD").Output(); err != nil || strings.TrimSpace(string(out)) != "v"+moduleVersion {
-		t.Errorf("the module's repository HEAD is tagged %q (%v), want v%s", out, err, moduleVersion)
-	}
-	archive, err := tarGz(released)
-	if err != nil {
-		t.Fatal(err)
-	}
+	released, archive := releaseModule(ctx, t)
 	reg := &moduleRegistry{archive: archive}
 	srv := httptest.NewServer(reg)
 	defer srv.Close()
@@ -113,26 +96,7 @@ func TestAccModuleFromRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	config := fmt.Sprintf(`module "orders" {
-  source  = "%s/%s/%s"
-  version = "~> %s"
-
-  name = "regmod"
-  relay = {
-    architecture = "x86_64"
-  }
-  subscriptions = {
-    billing = {
-      sources = ["com.example.orders"]
-    }
-  }
-}
-
-output "table_name" {
-  value = module.orders.table_name
-}
-`, moduleNamespace, moduleName, moduleProvider, moduleVersion)
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(registryModuleConfig()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := inst.Runner(work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
@@ -170,6 +134,63 @@ output "table_name" {
 	destroyed = true
 
 	// The module repository's example refers to the module at its root.
+	validateReleasedExample(ctx, t, inst, released)
+}
+
+// releaseModule runs scripts/release-module.sh, checks the repository it
+// makes (the module at its root, HEAD tagged with the version) and returns
+// its directory and its archive.
+func releaseModule(ctx context.Context, t *testing.T) (string, []byte) {
+	t.Helper()
+	released := filepath.Join(t.TempDir(), "terraform-outbox-outbox-pipeline")
+	script := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "release-module.sh"),
+		"-p", tfrun.DefaultProviderVersion, "-t", moduleVersion, released)
+	if out, err := script.CombinedOutput(); err != nil {
+		t.Fatalf("scripts/release-module.sh: %v\n%s", err, out)
+	}
+	for _, f := range []string{"main.tf", "variables.tf", "outputs.tf", "versions.tf", "README.md", "examples/basic/main.tf"} {
+		if _, err := os.Stat(filepath.Join(released, f)); err != nil {
+			t.Errorf("the module's repository lacks %s at its root: %v", f, err)
+		}
+	}
+	if out, err := exec.Command("git", "-C", released, "tag", "--points-at", "HEAD").Output(); err != nil || strings.TrimSpace(string(out)) != "v"+moduleVersion {
+		t.Errorf("the module's repository HEAD is tagged %q (%v), want v%s", out, err, moduleVersion)
+	}
+	archive, err := tarGz(released)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return released, archive
+}
+
+// registryModuleConfig is a configuration that uses the module by its
+// registry address.
+func registryModuleConfig() string {
+	return fmt.Sprintf(`module "orders" {
+  source  = "%s/%s/%s"
+  version = "~> %s"
+
+  name = "regmod"
+  relay = {
+    architecture = "x86_64"
+  }
+  subscriptions = {
+    billing = {
+      sources = ["com.example.orders"]
+    }
+  }
+}
+
+output "table_name" {
+  value = module.orders.table_name
+}
+`, moduleNamespace, moduleName, moduleProvider, moduleVersion)
+}
+
+// validateReleasedExample initialises and validates the released
+// repository's examples/basic.
+func validateReleasedExample(ctx context.Context, t *testing.T, inst *tfrun.Installation, released string) {
+	t.Helper()
 	example := inst.Runner(filepath.Join(released, "examples", "basic"), nil)
 	example.Log = acctest.TestLog(t)
 	if err := example.Init(ctx); err != nil {
