@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,7 +40,7 @@ type alarm struct {
 	updated, state time.Time
 }
 
-type kv struct{ Key, Value string }
+type kv = awsapi.Tag
 
 // doc is a JSON object of the API's JSON form, numbers as json.Number.
 type doc = map[string]any
@@ -302,24 +301,12 @@ func tagsOf(in doc) ([]kv, *awsapi.Error) {
 		if k == "" || len(k) > 128 || len(v) > 256 {
 			return nil, invalidValue("Tag keys must be between 1 and 128 characters and values at most 256.")
 		}
-		out = mergeTags(out, []kv{{k, v}})
+		out = awsapi.MergeTags(out, []kv{{Key: k, Value: v}})
 	}
 	if len(out) > 50 {
 		return nil, invalidValue("The number of tags exceeds the limit of 50.")
 	}
 	return out, nil
-}
-
-func mergeTags(old, add []kv) []kv {
-	out := slices.Clone(old)
-	for _, t := range add {
-		if i := slices.IndexFunc(out, func(o kv) bool { return o.Key == t.Key }); i >= 0 {
-			out[i].Value = t.Value
-		} else {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // metricAlarm renders an alarm as a MetricAlarm.
@@ -475,7 +462,7 @@ func (s *Service) tagging(req *awsapi.Request, in doc) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		merged := mergeTags(a.tags, tags)
+		merged := awsapi.MergeTags(a.tags, tags)
 		if len(merged) > 50 {
 			return nil, invalidValue("The number of tags exceeds the limit of 50.")
 		}

@@ -239,27 +239,13 @@ func namesWithPrefix[V any](m map[string]V, prefix string) []string {
 	return names
 }
 
-type tag struct{ Key, Value string }
+type tag = awsapi.Tag
 
 func tagMap(tags []tag) (map[string]string, error) {
-	m := map[string]string{}
-	for _, t := range tags {
-		if t.Key == "" || len(t.Key) > 128 || len(t.Value) > 256 {
-			return nil, awsapi.ValidationException("Invalid tag key or value.")
-		}
-		m[t.Key] = t.Value
-	}
-	return m, nil
+	return awsapi.TagMap(tags, func(tag) *awsapi.Error { return awsapi.ValidationException("Invalid tag key or value.") })
 }
 
-func tagList(m map[string]string) []tag {
-	out := make([]tag, 0, len(m))
-	for k, v := range m {
-		out = append(out, tag{k, v})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
-}
+func tagList(m map[string]string) []tag { return awsapi.TagList(m) }
 
 func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -93,18 +92,6 @@ func listFrom(f url.Values, prefix string) []string {
 		}
 		out = append(out, f.Get(key))
 	}
-}
-
-func mergeTags(old, add []tag) []tag {
-	out := slices.Clone(old)
-	for _, t := range add {
-		if i := slices.IndexFunc(out, func(o tag) bool { return o.Key == t.Key }); i >= 0 {
-			out[i].Value = t.Value
-		} else {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 func checkTags(tags []tag) *awsapi.Error {

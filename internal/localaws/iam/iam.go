@@ -44,7 +44,7 @@ type Service struct {
 	policies map[string]*managedPolicy
 }
 
-type tag struct{ Key, Value string }
+type tag = awsapi.Tag
 
 type role struct {
 	name, path, id, arn string

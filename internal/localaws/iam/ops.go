@@ -276,7 +276,7 @@ func (s *Service) updateAssumeRolePolicy(f url.Values, r *role) (any, error) {
 }
 
 func tagRole(f url.Values, r *role) (any, error) {
-	tags := mergeTags(r.tags, tagsFrom(f, "Tags"))
+	tags := awsapi.MergeTags(r.tags, tagsFrom(f, "Tags"))
 	if err := checkTags(tags); err != nil {
 		return nil, err
 	}

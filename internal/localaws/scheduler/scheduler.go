@@ -756,17 +756,12 @@ func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
 
 // ---- groups ----
 
-type tag struct{ Key, Value string }
+type tag = awsapi.Tag
 
 func tagMap(tags []tag) (map[string]string, error) {
-	m := map[string]string{}
-	for _, t := range tags {
-		if t.Key == "" || len(t.Key) > 128 || len(t.Value) > 256 {
-			return nil, constraint(t.Key, "tags.member.key", "Member must have length between 1 and 128")
-		}
-		m[t.Key] = t.Value
-	}
-	return m, nil
+	return awsapi.TagMap(tags, func(t tag) *awsapi.Error {
+		return constraint(t.Key, "tags.member.key", "Member must have length between 1 and 128")
+	})
 }
 
 // groupInput is the body of CreateScheduleGroup.
@@ -904,12 +899,7 @@ func (s *Service) untagResource(req *awsapi.Request) (any, error) {
 
 func (s *Service) listTags(req *awsapi.Request) (any, error) {
 	return s.onTagged(req, "scheduler:ListTagsForResource", func(g *group) (any, error) {
-		out := make([]tag, 0, len(g.tags))
-		for k, v := range g.tags {
-			out = append(out, tag{k, v})
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-		return map[string]any{"Tags": out}, nil
+		return map[string]any{"Tags": awsapi.TagList(g.tags)}, nil
 	})
 }
 

@@ -1,0 +1,47 @@
+package awsapi
+
+import (
+	"slices"
+	"strings"
+)
+
+// Tag is one tag, as the services' JSON and Query forms spell it.
+type Tag struct{ Key, Value string }
+
+// MergeTags returns old with add applied, as TagResource does: a key
+// already there takes the new value, a new key is appended.
+func MergeTags(old, add []Tag) []Tag {
+	out := slices.Clone(old)
+	for _, t := range add {
+		if i := slices.IndexFunc(out, func(o Tag) bool { return o.Key == t.Key }); i >= 0 {
+			out[i].Value = t.Value
+		} else {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// TagMap returns tags as a map. A tag whose key is empty or longer than
+// 128 characters, or whose value is longer than 256, is refused with the
+// error that invalid returns for it.
+func TagMap(tags []Tag, invalid func(Tag) *Error) (map[string]string, error) {
+	m := map[string]string{}
+	for _, t := range tags {
+		if t.Key == "" || len(t.Key) > 128 || len(t.Value) > 256 {
+			return nil, invalid(t)
+		}
+		m[t.Key] = t.Value
+	}
+	return m, nil
+}
+
+// TagList returns m as tags sorted by key.
+func TagList(m map[string]string) []Tag {
+	out := make([]Tag, 0, len(m))
+	for k, v := range m {
+		out = append(out, Tag{Key: k, Value: v})
+	}
+	slices.SortFunc(out, func(a, b Tag) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
