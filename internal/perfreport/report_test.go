@@ -6,7 +6,9 @@ import (
 	"time"
 )
 
-func TestWriteMarkdown(t *testing.T) {
+// sampleReport is a fixed report of every section.
+func sampleReport(t *testing.T) Report {
+	t.Helper()
 	bench, err := ParseBench(strings.NewReader(sampleBench))
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +51,11 @@ func TestWriteMarkdown(t *testing.T) {
 			Apply:   ApplyResult{TerraformSkipped: "no Terraform CLI", Create: []time.Duration{time.Second}},
 		},
 	}
+	return r
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	r := sampleReport(t)
 	var b strings.Builder
 	if err := r.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
