@@ -85,77 +85,118 @@ func (h Histogram) WritePNG(w io.Writer) error {
 		h.Height = 440
 	}
 	edges, shares := h.Bins()
+	c := newCanvas(h, shares)
+	c.drawGrid()
+	c.drawBars(shares)
+	c.drawAxes(edges)
+	c.drawMarkersAndLegend(edges)
+	return png.Encode(w, c.img)
+}
+
+// Margins of the plot area in the image, in pixels.
+const plotLeft, plotRight, plotTop, plotBottom = 64, 24, 84, 56
+
+var (
+	gridColor = color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
+	inkColor  = color.RGBA{0x22, 0x22, 0x22, 0xff}
+)
+
+// canvas is a histogram's image and the geometry of its plot area.
+type canvas struct {
+	h            Histogram
+	img          *image.RGBA
+	plotW, plotH int
+	x0, y0       int // origin, bottom left
+	yMax         float64
+	bins         int
+	binW         float64
+}
+
+// newCanvas makes a white image of the histogram's size and scales the y
+// axis to the highest share.
+func newCanvas(h Histogram, shares [][]float64) *canvas {
 	img := image.NewRGBA(image.Rect(0, 0, h.Width, h.Height))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
-
-	const left, right, top, bottom = 64, 24, 84, 56
-	plotW, plotH := h.Width-left-right, h.Height-top-bottom
-	x0, y0 := left, h.Height-bottom // origin, bottom left
+	c := &canvas{h: h, img: img, plotW: h.Width - plotLeft - plotRight, plotH: h.Height - plotTop - plotBottom,
+		x0: plotLeft, y0: h.Height - plotBottom}
 	peak := 0.0
 	for _, s := range shares {
 		for _, v := range s {
 			peak = math.Max(peak, v)
 		}
 	}
-	yMax := math.Max(0.05, math.Ceil(peak*1.1*20)/20) // a multiple of 5%, with headroom
-	grid := color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
-	ink := color.RGBA{0x22, 0x22, 0x22, 0xff}
+	c.yMax = math.Max(0.05, math.Ceil(peak*1.1*20)/20) // a multiple of 5%, with headroom
+	c.bins = len(shares[0])
+	c.binW = float64(c.plotW) / float64(c.bins)
+	return c
+}
 
-	// Horizontal grid lines and y labels, every 5% (or 10% when tall).
+// drawGrid draws horizontal grid lines and y labels, every 5% (or 10%
+// when tall).
+func (c *canvas) drawGrid() {
 	step := 0.05
-	if yMax > 0.5 {
+	if c.yMax > 0.5 {
 		step = 0.1
 	}
-	for v := 0.0; v <= yMax+1e-9; v += step {
-		y := y0 - int(v/yMax*float64(plotH))
-		hline(img, x0, x0+plotW, y, grid)
-		label(img, fmt.Sprintf("%.0f%%", v*100), x0-8, y+4, ink, alignRight)
+	for v := 0.0; v <= c.yMax+1e-9; v += step {
+		y := c.y0 - int(v/c.yMax*float64(c.plotH))
+		hline(c.img, c.x0, c.x0+c.plotW, y, gridColor)
+		label(c.img, fmt.Sprintf("%.0f%%", v*100), c.x0-8, y+4, inkColor, alignRight)
 	}
-	bins := len(shares[0])
-	binW := float64(plotW) / float64(bins)
-	barW := math.Max(1, (binW-2)/float64(len(shares)))
-	for b := range bins {
+}
+
+// drawBars draws each bin's bars, the series side by side.
+func (c *canvas) drawBars(shares [][]float64) {
+	barW := math.Max(1, (c.binW-2)/float64(len(shares)))
+	for b := range c.bins {
 		for si, s := range shares {
-			bx := x0 + int(float64(b)*binW) + 1 + int(float64(si)*barW)
-			bh := int(s[b] / yMax * float64(plotH))
-			fill(img, image.Rect(bx, y0-bh, bx+int(math.Ceil(barW)), y0), h.Series[si].Color)
+			bx := c.x0 + int(float64(b)*c.binW) + 1 + int(float64(si)*barW)
+			bh := int(s[b] / c.yMax * float64(c.plotH))
+			fill(c.img, image.Rect(bx, c.y0-bh, bx+int(math.Ceil(barW)), c.y0), c.h.Series[si].Color)
 		}
 	}
+}
+
+// drawAxes draws the x labels, the axes and the titles.
+func (c *canvas) drawAxes(edges []time.Duration) {
+	x0, y0, ink := c.x0, c.y0, inkColor
 	// X labels: every few bins, so that they do not overlap.
-	every := max(1, int(math.Ceil(56/binW)))
+	every := max(1, int(math.Ceil(56/c.binW)))
 	for i, e := range edges {
 		if i%every != 0 && i != len(edges)-1 {
 			continue
 		}
-		x := x0 + int(float64(i)*binW)
-		vline(img, x, y0, y0+4, ink)
-		label(img, fmt.Sprint(e.Milliseconds()), x, y0+18, ink, alignCenter)
+		x := x0 + int(float64(i)*c.binW)
+		vline(c.img, x, y0, y0+4, ink)
+		label(c.img, fmt.Sprint(e.Milliseconds()), x, y0+18, ink, alignCenter)
 	}
-	label(img, "overflow", x0+int(float64(bins-1)*binW+binW/2), y0+32, ink, alignCenter)
-	label(img, "latency from commit to arrival on the subscription queue (ms); bins of "+fmt.Sprint(h.BinWidth.Milliseconds())+" ms", x0+plotW/2, h.Height-8, ink, alignCenter)
-	hline(img, x0, x0+plotW, y0, ink)
-	vline(img, x0, top, y0, ink)
-	label(img, "share of events", 8, top-10, ink, alignLeft)
-	label(img, h.Title, h.Width/2, 20, ink, alignCenter)
+	label(c.img, "overflow", x0+int(float64(c.bins-1)*c.binW+c.binW/2), y0+32, ink, alignCenter)
+	label(c.img, "latency from commit to arrival on the subscription queue (ms); bins of "+fmt.Sprint(c.h.BinWidth.Milliseconds())+" ms", x0+c.plotW/2, c.h.Height-8, ink, alignCenter)
+	hline(c.img, x0, x0+c.plotW, y0, ink)
+	vline(c.img, x0, plotTop, y0, ink)
+	label(c.img, "share of events", 8, plotTop-10, ink, alignLeft)
+	label(c.img, c.h.Title, c.h.Width/2, 20, ink, alignCenter)
+}
 
-	// Percentile markers and legend.
-	for si, s := range h.Series {
+// drawMarkersAndLegend draws, per series, dashed lines at its p50 and p99
+// (inside the regular bins) and its legend line.
+func (c *canvas) drawMarkersAndLegend(edges []time.Duration) {
+	for si, s := range c.h.Series {
 		for _, p := range []float64{50, 99} {
 			v := stats.Percentile(s.Values, p)
-			x := x0 + int(float64(v)/float64(h.BinWidth)*binW)
+			x := c.x0 + int(float64(v)/float64(c.h.BinWidth)*c.binW)
 			if v >= edges[len(edges)-1] {
 				continue
 			}
-			dashed(img, x, top, y0, s.Color)
-			boxed(img, fmt.Sprintf("%s p%.0f", s.Name, p), x+3, top+14+16*si, s.Color)
+			dashed(c.img, x, plotTop, c.y0, s.Color)
+			boxed(c.img, fmt.Sprintf("%s p%.0f", s.Name, p), x+3, plotTop+14+16*si, s.Color)
 		}
 		ly := 42 + 18*si
-		lx := x0 + 8
-		fill(img, image.Rect(lx, ly-9, lx+14, ly+3), s.Color)
-		label(img, fmt.Sprintf("%s: p50 %s, p99 %s, n=%d (dashed lines: p50 and p99)", s.Name,
-			roundMs(stats.Percentile(s.Values, 50)), roundMs(stats.Percentile(s.Values, 99)), len(s.Values)), lx+20, ly+2, ink, alignLeft)
+		lx := c.x0 + 8
+		fill(c.img, image.Rect(lx, ly-9, lx+14, ly+3), s.Color)
+		label(c.img, fmt.Sprintf("%s: p50 %s, p99 %s, n=%d (dashed lines: p50 and p99)", s.Name,
+			roundMs(stats.Percentile(s.Values, 50)), roundMs(stats.Percentile(s.Values, 99)), len(s.Values)), lx+20, ly+2, inkColor, alignLeft)
 	}
-	return png.Encode(w, img)
 }
 
 func roundMs(d time.Duration) string {
