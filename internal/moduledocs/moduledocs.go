@@ -106,87 +106,125 @@ func ReadModuleDoc(dir string) (*ModuleDoc, error) {
 	return doc, nil
 }
 
+// add records what block b of a module file (whose text is src) adds to
+// the tables.
 func (d *ModuleDoc) add(b *hcl.Block, src []byte) error {
-	attrs, diags := b.Body.JustAttributes()
 	switch b.Type {
 	case "resource", "data":
-		prefix := ""
-		if b.Type == "data" {
-			prefix = "data."
-		}
-		d.Resources = append(d.Resources, prefix+b.Labels[0]+"."+b.Labels[1])
+		d.addResource(b)
 	case "terraform":
-		body, ok := b.Body.(*hclsyntax.Body)
-		if !ok {
-			return errors.New("terraform block is not native syntax")
+		return d.addRequirements(b)
+	case "variable":
+		return d.addVariable(b, src)
+	case "output":
+		return d.addOutput(b)
+	}
+	return nil
+}
+
+// addResource lists a resource or data block as type.name (data.type.name).
+func (d *ModuleDoc) addResource(b *hcl.Block) {
+	prefix := ""
+	if b.Type == "data" {
+		prefix = "data."
+	}
+	d.Resources = append(d.Resources, prefix+b.Labels[0]+"."+b.Labels[1])
+}
+
+// addRequirements reads required_version and required_providers of a
+// terraform block.
+func (d *ModuleDoc) addRequirements(b *hcl.Block) error {
+	body, ok := b.Body.(*hclsyntax.Body)
+	if !ok {
+		return errors.New("terraform block is not native syntax")
+	}
+	if a, ok := body.Attributes["required_version"]; ok {
+		v, err := stringValue(a.Expr)
+		if err != nil {
+			return err
 		}
-		if a, ok := body.Attributes["required_version"]; ok {
-			v, err := stringValue(a.Expr)
+		d.RequiredVersion = v
+	}
+	for _, rp := range body.Blocks {
+		if rp.Type != "required_providers" {
+			continue
+		}
+		for name, a := range rp.Body.Attributes {
+			p, err := providerRequirement(name, a.Expr)
 			if err != nil {
 				return err
 			}
-			d.RequiredVersion = v
+			d.Providers = append(d.Providers, p)
 		}
-		for _, rp := range body.Blocks {
-			if rp.Type != "required_providers" {
-				continue
-			}
-			for name, a := range rp.Body.Attributes {
-				p := ProviderRequirement{Name: name}
-				if obj, ok := a.Expr.(*hclsyntax.ObjectConsExpr); ok {
-					for _, item := range obj.Items {
-						k := hcl.ExprAsKeyword(item.KeyExpr)
-						v, err := stringValue(item.ValueExpr)
-						if err != nil {
-							return err
-						}
-						switch k {
-						case "source":
-							p.Source = v
-						case "version":
-							p.Version = v
-						}
-					}
-				}
-				d.Providers = append(d.Providers, p)
-			}
+	}
+	return nil
+}
+
+// providerRequirement reads one entry of required_providers: an object
+// with source and version.
+func providerRequirement(name string, e hclsyntax.Expression) (ProviderRequirement, error) {
+	p := ProviderRequirement{Name: name}
+	obj, ok := e.(*hclsyntax.ObjectConsExpr)
+	if !ok {
+		return p, nil
+	}
+	for _, item := range obj.Items {
+		k := hcl.ExprAsKeyword(item.KeyExpr)
+		v, err := stringValue(item.ValueExpr)
+		if err != nil {
+			return p, err
 		}
-	case "variable":
-		body, ok := b.Body.(*hclsyntax.Body)
-		if !ok {
-			return errors.New("variable block is not native syntax")
+		switch k {
+		case "source":
+			p.Source = v
+		case "version":
+			p.Version = v
 		}
-		v := Variable{Name: b.Labels[0], Required: true}
-		for name, a := range body.Attributes {
-			switch name {
-			case "description":
-				s, err := stringValue(a.Expr)
-				if err != nil {
-					return err
-				}
-				v.Description = s
-			case "type":
-				v.Type = sourceText(a.Expr.Range(), src)
-			case "default":
-				v.Default = sourceText(a.Expr.Range(), src)
-				v.Required = false
-			}
-		}
-		d.Variables = append(d.Variables, v)
-	case "output":
-		if diags.HasErrors() {
-			return diags
-		}
-		o := Output{Name: b.Labels[0]}
-		if a, ok := attrs["description"]; ok {
+	}
+	return p, nil
+}
+
+// addVariable reads a variable's description, type and default.
+func (d *ModuleDoc) addVariable(b *hcl.Block, src []byte) error {
+	body, ok := b.Body.(*hclsyntax.Body)
+	if !ok {
+		return errors.New("variable block is not native syntax")
+	}
+	v := Variable{Name: b.Labels[0], Required: true}
+	for name, a := range body.Attributes {
+		switch name {
+		case "description":
 			s, err := stringValue(a.Expr)
 			if err != nil {
 				return err
 			}
-			o.Description = s
+			v.Description = s
+		case "type":
+			v.Type = sourceText(a.Expr.Range(), src)
+		case "default":
+			v.Default = sourceText(a.Expr.Range(), src)
+			v.Required = false
 		}
-		d.Outputs = append(d.Outputs, o)
 	}
+	d.Variables = append(d.Variables, v)
+	return nil
+}
+
+// addOutput reads an output's description.
+func (d *ModuleDoc) addOutput(b *hcl.Block) error {
+	attrs, diags := b.Body.JustAttributes()
+	if diags.HasErrors() {
+		return diags
+	}
+	o := Output{Name: b.Labels[0]}
+	if a, ok := attrs["description"]; ok {
+		s, err := stringValue(a.Expr)
+		if err != nil {
+			return err
+		}
+		o.Description = s
+	}
+	d.Outputs = append(d.Outputs, o)
 	return nil
 }
 
