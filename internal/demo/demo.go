@@ -187,86 +187,181 @@ func AWSConfig(endpoint, region string) aws.Config {
 // step failed or events were lost.
 func Run(ctx context.Context, o Options) (Summary, error) {
 	o.defaults()
-	started := time.Now()
-	say := func(format string, args ...any) { _, _ = fmt.Fprintf(o.Out, format+"\n", args...) }
-
-	stack, err := localaws.Start(ctx, localaws.Options{Addr: o.Addr, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return Summary{}, fmt.Errorf("starting the local AWS stack: %w", err)
+	r := &demoRun{o: o, started: time.Now()}
+	if err := r.startStack(ctx); err != nil {
+		return Summary{}, err
 	}
-	defer func() { _ = stack.Close() }()
-	region := stack.Options().Region
-	say("local AWS stack: %s (region %s)", stack.Endpoint(), region)
-
-	workDir, err := os.MkdirTemp("", "outbox-demo-")
-	if err != nil {
+	defer func() { _ = r.stack.Close() }()
+	if err := r.makeWorkDir(); err != nil {
 		return Summary{}, err
 	}
 	if !o.Keep {
-		defer func() { _ = os.RemoveAll(workDir) }()
+		defer func() { _ = os.RemoveAll(r.workDir) }()
 	}
-	var vars []tfrun.Var
-	if o.Architecture != "" {
-		vars = append(vars, tfrun.Var{Name: "architecture", Value: o.Architecture})
+	err := r.apply(ctx)
+	defer func() { _ = r.teardown(ctx) }()
+	if err != nil {
+		return Summary{}, err
 	}
-	say("applying examples/complete with Terraform (provider built from this checkout)...")
-	d, err := Deploy(ctx, o.Root, o.Terraform, workDir, stack.Endpoint(), region, o.Log, vars...)
-	tornDown := false
-	teardown := func() error {
-		if d == nil || o.Keep || tornDown {
-			return nil
-		}
-		tornDown = true
-		say("destroying examples/complete...")
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
-		defer cancel()
-		start := time.Now()
-		if err := d.Runner.Destroy(dctx, vars...); err != nil {
-			return fmt.Errorf("destroying: %w", err)
-		}
-		say("destroyed in %s", time.Since(start).Round(time.Second))
+	if err := r.checkDeployment(); err != nil {
+		return Summary{}, err
+	}
+	tally, err := r.deliver(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	return r.report(ctx, tally)
+}
+
+// demoRun is the state of one Run, phase to phase.
+type demoRun struct {
+	o        Options
+	started  time.Time
+	stack    *localaws.Stack
+	region   string
+	workDir  string
+	vars     []tfrun.Var
+	d        *Deployment
+	tornDown bool
+}
+
+func (r *demoRun) say(format string, args ...any) {
+	_, _ = fmt.Fprintf(r.o.Out, format+"\n", args...)
+}
+
+// startStack starts the local AWS stack in this process.
+func (r *demoRun) startStack(ctx context.Context) error {
+	stack, err := localaws.Start(ctx, localaws.Options{Addr: r.o.Addr, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return fmt.Errorf("starting the local AWS stack: %w", err)
+	}
+	r.stack = stack
+	r.region = stack.Options().Region
+	r.say("local AWS stack: %s (region %s)", stack.Endpoint(), r.region)
+	return nil
+}
+
+// makeWorkDir makes the directory the example is staged and applied in.
+func (r *demoRun) makeWorkDir() error {
+	workDir, err := os.MkdirTemp("", "outbox-demo-")
+	if err != nil {
+		return err
+	}
+	r.workDir = workDir
+	return nil
+}
+
+// apply applies examples/complete on the stack. A failed apply may still
+// leave a deployment to tear down.
+func (r *demoRun) apply(ctx context.Context) error {
+	if r.o.Architecture != "" {
+		r.vars = append(r.vars, tfrun.Var{Name: "architecture", Value: r.o.Architecture})
+	}
+	r.say("applying examples/complete with Terraform (provider built from this checkout)...")
+	d, err := Deploy(ctx, r.o.Root, r.o.Terraform, r.workDir, r.stack.Endpoint(), r.region, r.o.Log, r.vars...)
+	r.d = d
+	return err
+}
+
+// teardown destroys the example once, unless there is none or it is kept.
+func (r *demoRun) teardown(ctx context.Context) error {
+	if r.d == nil || r.o.Keep || r.tornDown {
 		return nil
 	}
-	defer func() { _ = teardown() }()
-	if err != nil {
-		return Summary{}, err
+	r.tornDown = true
+	r.say("destroying examples/complete...")
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	if err := r.d.Runner.Destroy(dctx, r.vars...); err != nil {
+		return fmt.Errorf("destroying: %w", err)
 	}
-	say("applied in %s: table %s, bus %s, %d subscriptions", d.Duration.Round(time.Second), d.Outputs.TableName, d.Outputs.EventBusARN, len(d.Outputs.SubscriptionQueueURLs))
+	r.say("destroyed in %s", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// checkDeployment reports the applied example and checks that it has every
+// subscription of Routes.
+func (r *demoRun) checkDeployment() error {
+	d := r.d
+	r.say("applied in %s: table %s, bus %s, %d subscriptions", d.Duration.Round(time.Second), d.Outputs.TableName, d.Outputs.EventBusARN, len(d.Outputs.SubscriptionQueueURLs))
 	for sub := range Routes {
 		if d.Outputs.SubscriptionQueueURLs[sub] == "" {
-			return Summary{}, fmt.Errorf("the example has no subscription %q (outputs: %v)", sub, d.Outputs.SubscriptionQueueURLs)
+			return fmt.Errorf("the example has no subscription %q (outputs: %v)", sub, d.Outputs.SubscriptionQueueURLs)
 		}
 	}
+	return nil
+}
 
-	cfg := AWSConfig(stack.Endpoint(), region)
+// deliver starts the consumers, writes orders for the run's duration, waits
+// for delivery (up to Settle) and stops the consumers. The tally holds
+// what was written and received.
+func (r *demoRun) deliver(ctx context.Context) (*Tally, error) {
+	cfg := AWSConfig(r.stack.Endpoint(), r.region)
 	ddb := dynamodb.NewFromConfig(cfg)
 	q := sqs.NewFromConfig(cfg)
-	w, err := outbox.NewWriter(ddb, d.Outputs.WriterTable.Table())
+	w, err := outbox.NewWriter(ddb, r.d.Outputs.WriterTable.Table())
 	if err != nil {
-		return Summary{}, err
+		return nil, err
 	}
 	tally := NewTally(Routes)
+	c := r.startConsumers(ctx, q, tally)
+	defer c.stop()
+	writersDone, writeErrs := r.startWriters(ctx, w, tally)
 
-	consumeCtx, stopConsumers := context.WithCancel(ctx)
-	defer stopConsumers()
-	var consumers sync.WaitGroup
-	consumeErrs := make(chan error, 2*len(Routes))
-	for sub, url := range d.Outputs.SubscriptionQueueURLs {
+	prog := &progress{o: r.o, ddb: ddb, q: q, table: r.d.Outputs.WriterTable.Table().WithDefaults(), tally: tally, dlqs: r.d.deadLetterQueues()}
+	prog.until(ctx, writersDone)
+	select {
+	case err := <-writeErrs:
+		return nil, err
+	default:
+	}
+	prog.until(ctx, waitDelivered(ctx, tally, r.o.Settle))
+	prog.finish(ctx)
+	c.stop()
+	c.wg.Wait()
+	select {
+	case err := <-c.errs:
+		return nil, err
+	default:
+	}
+	return tally, nil
+}
+
+// consumers are the goroutines reading the subscriptions' queues.
+type consumers struct {
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+	errs chan error
+}
+
+// startConsumers starts two consumers on the queue of every subscription
+// of Routes.
+func (r *demoRun) startConsumers(ctx context.Context, q *sqs.Client, tally *Tally) *consumers {
+	consumeCtx, stop := context.WithCancel(ctx)
+	c := &consumers{stop: stop, errs: make(chan error, 2*len(Routes))}
+	for sub, url := range r.d.Outputs.SubscriptionQueueURLs {
 		if _, ok := Routes[sub]; !ok {
 			continue
 		}
 		for range 2 {
-			consumers.Add(1)
+			c.wg.Add(1)
 			go func() {
-				defer consumers.Done()
+				defer c.wg.Done()
 				if err := Consume(consumeCtx, q, url, sub, tally); err != nil {
-					consumeErrs <- err
+					c.errs <- err
 				}
 			}()
 		}
 	}
+	return c
+}
 
-	say("writing orders with %d writers for %s...", o.Writers, o.Duration)
+// startWriters starts the writers; done is closed when they all stopped,
+// errs holds their errors.
+func (r *demoRun) startWriters(ctx context.Context, w *outbox.Writer, tally *Tally) (done <-chan struct{}, errs <-chan error) {
+	o := r.o
+	r.say("writing orders with %d writers for %s...", o.Writers, o.Duration)
 	until := time.Now().Add(o.Duration)
 	var writers sync.WaitGroup
 	writeErrs := make(chan error, o.Writers)
@@ -279,21 +374,19 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 			}
 		}()
 	}
-
-	prog := &progress{o: o, ddb: ddb, q: q, table: d.Outputs.WriterTable.Table().WithDefaults(), tally: tally, dlqs: d.deadLetterQueues()}
 	writersDone := make(chan struct{})
 	go func() { writers.Wait(); close(writersDone) }()
-	prog.until(ctx, writersDone)
-	select {
-	case err := <-writeErrs:
-		return Summary{}, err
-	default:
-	}
+	return writersDone, writeErrs
+}
+
+// waitDelivered returns a channel closed when every written event was
+// delivered, settle has passed or ctx is done.
+func waitDelivered(ctx context.Context, tally *Tally, settle time.Duration) <-chan struct{} {
 	settled := make(chan struct{})
 	go func() {
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
-		deadline := time.After(o.Settle)
+		deadline := time.After(settle)
 		for {
 			p := tally.Progress()
 			if p.Delivered == p.Written {
@@ -311,38 +404,42 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 			}
 		}
 	}()
-	prog.until(ctx, settled)
-	prog.finish(ctx)
-	stopConsumers()
-	consumers.Wait()
-	select {
-	case err := <-consumeErrs:
-		return Summary{}, err
-	default:
-	}
+	return settled
+}
 
+// report tears the example down, prints the summary (and, with Keep, how
+// to reach the stack, which then runs until ctx is done) and fails when
+// events were lost.
+func (r *demoRun) report(ctx context.Context, tally *Tally) (Summary, error) {
 	s := tally.Summary()
-	if err := teardown(); err != nil {
+	if err := r.teardown(ctx); err != nil {
 		return s, err
 	}
-	say("")
-	say("ran in %s", time.Since(started).Round(time.Second))
-	if o.Keep {
-		tf, _ := filepath.Abs(o.Terraform)
-		say("the stack and the example keep running (--keep):")
-		say("  endpoint:  %s", stack.Endpoint())
-		say("  env:       export AWS_ENDPOINT_URL=%s AWS_REGION=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s", stack.Endpoint(), region, AccessKeyID, SecretAccessKey)
-		say("  terraform: cd %s && TF_CLI_CONFIG_FILE=%s %s output", d.Runner.Dir, filepath.Join(workDir, "tf", "terraform.rc"), tf)
-		say("  stop:      press Ctrl-C (the stack lives in this process; its resources go with it; then rm -rf %s)", workDir)
+	r.say("")
+	r.say("ran in %s", time.Since(r.started).Round(time.Second))
+	if r.o.Keep {
+		r.sayHowToReach()
 	}
-	say("%s", s.String())
-	if o.Keep {
+	r.say("%s", s.String())
+	if r.o.Keep {
 		<-ctx.Done()
 	}
 	if s.Lost > 0 {
 		return s, fmt.Errorf("%d of %d events were not delivered to every subscription", s.Lost, s.Written)
 	}
 	return s, nil
+}
+
+// sayHowToReach prints the endpoint, environment and Terraform command of
+// the kept stack and example.
+func (r *demoRun) sayHowToReach() {
+	tf, _ := filepath.Abs(r.o.Terraform)
+	endpoint := r.stack.Endpoint()
+	r.say("the stack and the example keep running (--keep):")
+	r.say("  endpoint:  %s", endpoint)
+	r.say("  env:       export AWS_ENDPOINT_URL=%s AWS_REGION=%s AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s", endpoint, r.region, AccessKeyID, SecretAccessKey)
+	r.say("  terraform: cd %s && TF_CLI_CONFIG_FILE=%s %s output", r.d.Runner.Dir, filepath.Join(r.workDir, "tf", "terraform.rc"), tf)
+	r.say("  stop:      press Ctrl-C (the stack lives in this process; its resources go with it; then rm -rf %s)", r.workDir)
 }
 
 func (d *Deployment) deadLetterQueues() []string {
