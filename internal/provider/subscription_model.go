@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
@@ -45,17 +46,16 @@ type SubscriptionResourceModel struct {
 // state), so that the plan shows an update and apply repairs them.
 func (m *SubscriptionResourceModel) planRepairs(d awsops.Drift) {
 	drifted := d.Components()
-	v := reflect.ValueOf(m).Elem()
-	for i := range v.NumField() {
-		components := v.Type().Field(i).Tag.Get("drift")
-		s, ok := v.Field(i).Interface().(types.String)
+	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(_ path.Path, f reflect.StructField, v reflect.Value) {
+		components := f.Tag.Get("drift")
+		s, ok := v.Interface().(types.String)
 		if components == "" || !ok {
-			continue
+			return
 		}
 		if s.IsNull() || slices.ContainsFunc(strings.Split(components, ","), func(c string) bool { return slices.Contains(drifted, c) }) {
-			v.Field(i).Set(reflect.ValueOf(types.StringUnknown()))
+			v.Set(reflect.ValueOf(types.StringUnknown()))
 		}
-	}
+	})
 }
 
 // SubscriptionQueueModel is the queue object of outbox_subscription.
