@@ -157,13 +157,16 @@ func (c *CLI) report(err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	if msg := err.Error(); msg != "" {
+	code := exitCode(err)
+	if msg := err.Error(); code == ExitInterrupted {
+		_, _ = fmt.Fprintln(c.Stderr, "outbox: interrupted before the work was done:", msg)
+	} else if msg != "" {
 		_, _ = fmt.Fprintln(c.Stderr, "outbox:", msg)
 	}
 	if ee := (*exitError)(nil); errors.As(err, &ee) && ee.hint != "" {
 		_, _ = fmt.Fprintln(c.Stderr, ee.hint)
 	}
-	return exitCode(err)
+	return code
 }
 
 // commonFlags declares the flags of every subcommand.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
@@ -436,5 +437,22 @@ func TestReconcileWithoutReconciler(t *testing.T) {
 	_, err := (&Clients{}).Reconcile(context.Background(), p, nil)
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "orders-reconciler does not exist") || !strings.Contains(err.Error(), "enable reconciler") {
 		t.Errorf("Reconcile without a reconciler = %v", err)
+	}
+}
+
+// A signal (the command's context canceled) stops the work with its own
+// exit code.
+func TestInterruptedExits130(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	cli := &CLI{Stdout: &out, Stderr: &errOut, Config: func(context.Context, Settings) (aws.Config, error) {
+		return aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:9"),
+			Credentials: credentials.NewStaticCredentialsProvider("AKID", "secret", "")}, nil
+	}}
+	code := cli.Run(ctx, []string{"drain", "orders", "--json"})
+	if code != ExitInterrupted || out.Len() != 0 || !strings.HasPrefix(errOut.String(), "outbox: interrupted before the work was done: ") {
+		t.Errorf("outbox drain, interrupted: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }
