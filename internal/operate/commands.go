@@ -227,6 +227,7 @@ func requeue(ctx context.Context, e *env, events []FailedEvent, now bool, out Re
 	out.Requeued, out.Skipped = res.Requeued, res.Skipped
 	if !e.json {
 		e.printf("requeued %s to PENDING (%s no longer FAILED)\n", plural(res.Requeued, "event", "events"), plural(res.Skipped, "was", "were"))
+		e.flush()
 	}
 	if err != nil {
 		return err
@@ -241,7 +242,7 @@ func requeue(ctx context.Context, e *env, events []FailedEvent, now bool, out Re
 		}
 		out.Reconciler, incomplete = runs.finish(total)
 	case res.Requeued > 0:
-		e.notef("the reconciler publishes them on its next run; pass --now to run it at once")
+		e.notef("the reconciler publishes the requeued events on its next run; pass --now to run it at once")
 	}
 	if err := e.result(out, func() {}); err != nil {
 		return err
@@ -263,6 +264,7 @@ func (l *runLog) report(r reconcile.Report) {
 	if !l.e.json {
 		l.e.printf("reconciler run %d: found %d, published %d, left pending %d, poison %d, complete %t\n",
 			len(l.runs.Runs), r.Found, r.Published, r.Failed, r.Poison, r.Complete)
+		l.e.flush()
 	}
 }
 
