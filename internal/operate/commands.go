@@ -244,6 +244,7 @@ func requeue(ctx context.Context, e *env, events []FailedEvent, now bool, out Re
 	case res.Requeued > 0:
 		e.notef("the reconciler publishes the requeued events on its next run; pass --now to run it at once")
 	}
+	// Without --json, the text was written as the work went.
 	if err := e.result(out, func() {}); err != nil {
 		return err
 	}
