@@ -108,7 +108,8 @@ resource "terraform_data" "dependent" {
 }
 
 // expectChange is a plan check of one attribute of a block of the
-// pipeline's planned change: its value before and after.
+// pipeline's planned change (a top-level attribute without block): its
+// value before and after.
 type expectChange struct {
 	block, attr   string
 	before, after any
@@ -121,6 +122,9 @@ func (c expectChange) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 		}
 		get := func(v any) any {
 			m, _ := v.(map[string]any)
+			if c.block == "" {
+				return m[c.attr]
+			}
 			block, _ := m[c.block].(map[string]any)
 			return block[c.attr]
 		}
