@@ -220,3 +220,50 @@ func (e *accEnv) unprotectTable(t *testing.T, ddb *dynamodb.Client, table string
 		TableName: aws.String(table), PointInTimeRecoverySpecification: &ddbtypes.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(false)},
 	}), "point-in-time recovery off", func() error { return e.checkTableProtection(table, false, false)(nil) })
 }
+
+// TestAccPipeline_adoptedStreamViewType: an adopted table's stream changed
+// by hand to KEYS_ONLY plans the view type back, but the apply refuses to
+// replace another's stream and names the fix; once the owner enables a
+// NEW_IMAGE stream again, the apply moves the mapping to it.
+func TestAccPipeline_adoptedStreamViewType(t *testing.T) {
+	e := newAccEnv(t)
+	name, app := e.Name("adoptview"), e.Name("acc-adoptview")
+	e.CreateAppTable(app, ddbtypes.StreamViewTypeNewImage)
+	before := e.Snapshot()
+	ddb := dynamodb.NewFromConfig(e.Cfg)
+	config := e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
+  table = {
+    existing      = true
+    name          = %q
+    partition_key = "pk"
+    sort_key      = "sk"
+  }`, app))
+	var first string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.CheckDestroy(name, before),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(st *terraform.State) error {
+					first = stateAttr(st, "stream_arn")
+					return nil
+				},
+			},
+			{
+				PreConfig: func() { e.setStreamViewType(t, ddb, app, ddbtypes.StreamViewTypeKeysOnly) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectChange{attr: "stream_view_type", before: "KEYS_ONLY", after: "NEW_IMAGE"},
+				}},
+				ExpectError: words("its stream has view type KEYS_ONLY, which lacks the new image that the relay reads: change it to NEW_IMAGE or NEW_AND_OLD_IMAGES"),
+			},
+			{
+				PreConfig: func() { e.setStreamViewType(t, ddb, app, ddbtypes.StreamViewTypeNewImage) },
+				Config:    config,
+				Check:     e.checkStreamRepaired(app, &first),
+			},
+			emptyPlanStep(config),
+		},
+	})
+}

@@ -41,6 +41,22 @@ func (in planInputs) noReconcilerWarning() diag.Diagnostics {
 	return diags
 }
 
+// adoptedStreamWarning says, for a plan of a pipeline whose adopted table's
+// stream lacks the new image (its view type changed by hand), that apply
+// will fail until the table's owner changes it back: the pipeline does not
+// replace another's stream.
+func (in planInputs) adoptedStreamWarning() diag.Diagnostics {
+	var diags diag.Diagnostics
+	if in.prior == nil || !in.spec.Table.Existing || in.prior.StreamViewType.IsNull() || provision.HasNewImage(str(in.prior.StreamViewType)) {
+		return diags
+	}
+	diags.AddAttributeWarning(path.Root("stream_view_type"), "The adopted table's stream lacks the new image",
+		fmt.Sprintf("The stream of the table %s has view type %s, which lacks the new image that the relay reads, and the pipeline does not replace the stream of a table it adopted. "+
+			"Apply will fail until the stream is NEW_IMAGE or NEW_AND_OLD_IMAGES again (disable it, then enable it with that view type). Events written meanwhile stay PENDING; the reconciler publishes them.",
+			str(in.prior.TableName), str(in.prior.StreamViewType)))
+	return diags
+}
+
 // ModifyPlan computes what is known at plan time (the names and ARNs that
 // follow from name, merged tags, the relay package's checksum, the target's
 // ARN, the writer's settings), plans replacements that AWS cannot apply in
@@ -75,6 +91,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		in.account = r.callerAccount()
 	}
 	resp.Diagnostics.Append(in.noReconcilerWarning()...)
+	resp.Diagnostics.Append(in.adoptedStreamWarning()...)
 	r.planPackage(&plan, in, &resp.Diagnostics)
 	in.planComputedStrings(&plan)
 	in.planAlarmARNs(&plan)
