@@ -75,9 +75,10 @@ func attrValueOf(v reflect.Value, target reflect.Type) (attr.Value, bool) {
 
 // changedUnseen reports whether one of the components changed out of band
 // in a way the plan does not otherwise show: no drift-tagged setting of it
-// differs between the prior state and the plan. The plan then marks the
-// component's computed attributes unknown, so that it shows an update and
-// apply repairs the component.
+// differs between the prior state and the plan. A plan that would
+// otherwise change nothing then marks the component's computed attributes
+// unknown (planUnseenDrift), so that it shows an update and apply repairs
+// the component.
 func (in planInputs) changedUnseen(plan *PipelineResourceModel, components []string) bool {
 	for _, c := range in.drift.Changed {
 		if slices.Contains(components, c.Component) && !settingsDiffer(in.prior, plan, c.Component) {

@@ -188,10 +188,11 @@ func (in planInputs) hasDrift(components ...string) bool {
 // planComputedStrings plans every computed string: null for the
 // reconciler's when it is disabled; unknown where the repair of a change
 // found by Read gives it a new value (a stream of the wrong view type is
-// replaced); the predicted value where there is one (a component deleted out of
-// band was cleared by Read, so its predicted ARN shows its re-creation);
-// unknown where drift will change it; otherwise what the framework planned
-// (the state's value for stable attributes).
+// replaced); the predicted value where there is one (a component deleted
+// out of band was cleared by Read, so its predicted ARN shows its
+// re-creation); unknown where drift will change it; otherwise what the
+// framework planned (the state's value for stable attributes). A change
+// that no setting shows is left to planUnseenDrift.
 func (in planInputs) planComputedStrings(plan *PipelineResourceModel) {
 	p := in.predicted()
 	for _, c := range computedStrings {
