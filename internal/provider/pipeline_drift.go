@@ -110,6 +110,17 @@ func settingsDiffer(a, b *PipelineResourceModel, component string) bool {
 	return differ
 }
 
+// foundChanged returns the changed components whose settings Lookup read
+// from the components that Read observed: the mapping only when Lookup
+// found the same one (it looks for it by function, not by UUID), so that
+// the settings of no mapping never show as zeros.
+func foundChanged(changed []string, observed, found provision.State) []string {
+	if found.MappingUUID == observed.MappingUUID {
+		return changed
+	}
+	return slices.DeleteFunc(slices.Clone(changed), func(c string) bool { return c == provision.ComponentMapping })
+}
+
 // changedComponents returns the components that Read found changed.
 func changedComponents(d provision.Drift) []string {
 	var out []string

@@ -323,3 +323,22 @@ output "settings" {
 		},
 	})
 }
+
+// The mapping's settings are shown only from the mapping that Read
+// observed: one that Lookup did not find (or found another of) shows none.
+func TestFoundChanged(t *testing.T) {
+	t.Parallel()
+	changed := []string{provision.ComponentMapping, provision.ComponentTable}
+	observed := provision.State{MappingUUID: "a"}
+	if got := foundChanged(changed, observed, provision.State{MappingUUID: "a"}); len(got) != 2 {
+		t.Errorf("same mapping: %v, want both components", got)
+	}
+	for _, other := range []string{"", "b"} {
+		if got := foundChanged(changed, observed, provision.State{MappingUUID: other}); len(got) != 1 || got[0] != provision.ComponentTable {
+			t.Errorf("mapping %q found: %v, want the table only", other, got)
+		}
+	}
+	if len(changed) != 2 {
+		t.Errorf("the argument changed: %v", changed)
+	}
+}
