@@ -316,5 +316,13 @@ func TestFilterPolicies(t *testing.T) {
 		if err != nil || sa.Attributes["FilterPolicy"] == "" || sa.Attributes["FilterPolicyScope"] == "" {
 			t.Fatalf("subscription attributes %v %v: want the policy and its scope", sa, err)
 		}
+		if sa.Attributes["FilterPolicyScope"] == "MessageBody" {
+			_, err := c.SetSubscriptionAttributes(ctx, &awssns.SetSubscriptionAttributesInput{SubscriptionArn: s.SubscriptionArn,
+				AttributeName: aws.String("FilterPolicyScope"), AttributeValue: aws.String("MessageAttributes")})
+			wantInvalid(t, err, "a nested policy on message attributes")
+		}
 	}
+	_, err = c.Subscribe(ctx, &awssns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String("arn:aws:sqs:us-east-1:000000000000:nested"),
+		Attributes: map[string]string{"FilterPolicy": `{"detail":{"region":["eu-west-1"]}}`}})
+	wantInvalid(t, err, "a nested policy in the default scope")
 }

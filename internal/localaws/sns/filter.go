@@ -40,6 +40,9 @@ func compileFilter(attrs map[string]string) (*filter, error) {
 	if policy == "" {
 		return nil, nil
 	}
+	if scope != scopeBody && nested(policy) {
+		return nil, errInvalid("Invalid parameter: Filter policy scope MessageAttributes does not support nested filter policy")
+	}
 	p, err := eventpattern.Compile(policy)
 	if err != nil {
 		reason := err.Error()
@@ -50,6 +53,21 @@ func compileFilter(attrs map[string]string) (*filter, error) {
 		return nil, errInvalid("Invalid parameter: FilterPolicy: %s", reason)
 	}
 	return &filter{pattern: p, body: scope == scopeBody}, nil
+}
+
+// nested reports whether a policy has a key whose value is an object (but
+// $or's): message attributes are flat, only a body has nested keys.
+func nested(policy string) bool {
+	var m map[string]any
+	if json.Unmarshal([]byte(policy), &m) != nil {
+		return false // Compile reports it
+	}
+	for k, v := range m {
+		if _, isObject := v.(map[string]any); isObject && k != "$or" {
+			return true
+		}
+	}
+	return false
 }
 
 // matches reports whether the message passes the filter; a nil filter

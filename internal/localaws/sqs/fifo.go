@@ -124,8 +124,9 @@ type fifoIDs struct {
 
 // checkFifoIDs checks the group and deduplication ids of a send to q and
 // returns them, with the deduplication id computed from the body under
-// ContentBasedDeduplication. delaySet is a per-message DelaySeconds.
-func checkFifoIDs(q *queue, groupID, dedupID, body string, delaySet bool) (fifoIDs, error) {
+// ContentBasedDeduplication. delay is a per-message DelaySeconds, nil
+// when none was given.
+func checkFifoIDs(q *queue, groupID, dedupID, body string, delay *int) (fifoIDs, error) {
 	if !q.isFIFO() {
 		if dedupID != "" {
 			return fifoIDs{}, errInvalidParameter("Value %s for parameter MessageDeduplicationId is invalid. Reason: The request includes a parameter that is not valid for this queue type.", dedupID)
@@ -135,8 +136,8 @@ func checkFifoIDs(q *queue, groupID, dedupID, body string, delaySet bool) (fifoI
 		}
 		return fifoIDs{groupID: groupID}, nil
 	}
-	if delaySet {
-		return fifoIDs{}, errInvalidParameter("The request include parameter that is not valid for this queue type. Reason: DelaySeconds cannot be set per message on a FIFO queue; set the queue's DelaySeconds instead.")
+	if delay != nil {
+		return fifoIDs{}, errInvalidParameter("Value %d for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.", *delay)
 	}
 	if groupID == "" {
 		return fifoIDs{}, errMissingParameter("MessageGroupId")

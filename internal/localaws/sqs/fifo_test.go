@@ -29,6 +29,8 @@ func TestFifoReceiveRequestAttemptID(t *testing.T) { eachProtocol(t, testFifoRec
 
 func TestFifoDeadLetterQueue(t *testing.T) { eachProtocol(t, testFifoDeadLetterQueue) }
 
+func TestFifoLongPollWakesOnDelete(t *testing.T) { eachProtocol(t, testFifoLongPollWakesOnDelete) }
+
 // clock is the stack's clock, moved on by the test.
 type clock struct{ offset atomic.Int64 }
 
@@ -316,5 +318,49 @@ func testFifoDeadLetterQueue(t *testing.T, p protocol) {
 	wantBodies(t, got, "the dead-letter queue keeps the group's order", "a1", "a2")
 	if msgs[0].Attributes["MessageGroupId"] != "a" || msgs[0].Attributes["MessageDeduplicationId"] != "a1" {
 		t.Fatalf("dead-lettered message attributes %v", msgs[0].Attributes)
+	}
+}
+
+// testFifoLongPollWakesOnDelete checks that a long poll held back by a
+// group in flight returns the group's next message as soon as the one in
+// flight is deleted, well before its visibility timeout (30 s) would.
+func testFifoLongPollWakesOnDelete(t *testing.T, p protocol) {
+	svc, c, _ := startWithClock(t, p)
+	ctx := context.Background()
+	url := fifoQueue(t, c, "poll.fifo", nil)
+	sendFifo(t, c, url, "g", "m1")
+	sendFifo(t, c, url, "g", "m2")
+	_, held := receiveBodies(t, c, url, 1)
+	type result struct {
+		bodies []string
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 20})
+		r := result{err: err}
+		if err == nil {
+			for _, m := range out.Messages {
+				r.bodies = append(r.bodies, *m.Body)
+			}
+		}
+		done <- r
+	}()
+	for deadline := time.Now().Add(10 * time.Second); svc.Waiting() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the long poll never waited")
+		}
+	}
+	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: held[0].ReceiptHandle}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		wantBodies(t, r.bodies, "the long poll after the delete", "m2")
+	case <-time.After(10 * time.Second): // half the poll's wait: it was not woken
+		t.Fatal("the long poll did not return when the group's message in flight was deleted")
 	}
 }

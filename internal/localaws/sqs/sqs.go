@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -75,6 +76,7 @@ type Service struct {
 	queues  map[string]*queue // by name
 	deleted map[string]time.Time
 	closed  chan struct{} // closed by Close: long polls return at once
+	waiting atomic.Int32  // long polls parked in wait
 }
 
 type queue struct {
@@ -992,13 +994,13 @@ type sendEntry struct {
 	MessageDeduplicationId string
 }
 
-// put is a message to enqueue: delay < 0 is the queue's; delaySet tells a
-// per-message DelaySeconds (which FIFO queues refuse).
+// put is a message to enqueue: delay < 0 is the queue's; perMessage is a
+// DelaySeconds given with the message (which FIFO queues refuse).
 type put struct {
 	body             string
 	attrs            map[string]MessageAttribute
 	delay            int
-	delaySet         bool
+	perMessage       *int
 	groupID, dedupID string
 	sender           string
 }
@@ -1013,7 +1015,7 @@ func (s *Service) send(q *queue, req *awsapi.Request, e sendEntry) (sent, error)
 	p := put{body: e.MessageBody, attrs: e.MessageAttributes, delay: -1, groupID: e.MessageGroupId, dedupID: e.MessageDeduplicationId,
 		sender: senderID(req.Principal)}
 	if e.DelaySeconds != nil {
-		p.delay, p.delaySet = *e.DelaySeconds, true
+		p.delay, p.perMessage = *e.DelaySeconds, e.DelaySeconds
 		if p.delay < 0 {
 			return sent{}, errInvalidParameter("Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900.", p.delay)
 		}
@@ -1033,7 +1035,7 @@ func (s *Service) put(q *queue, p put) (sent, error) {
 	if err != nil {
 		return sent{}, err
 	}
-	ids, err := checkFifoIDs(q, p.groupID, p.dedupID, p.body, p.delaySet)
+	ids, err := checkFifoIDs(q, p.groupID, p.dedupID, p.body, p.perMessage)
 	if err != nil {
 		return sent{}, err
 	}
@@ -1412,19 +1414,28 @@ func (s *Service) poll(ctx context.Context, q *queue, args receiveArgs, wait tim
 				remaining = max0(d) + time.Millisecond
 			}
 		}
-		t := time.NewTimer(remaining)
-		select {
-		case <-notify:
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, nil
-		case <-s.closed:
-			t.Stop()
+		if !s.wait(ctx, notify, remaining) {
 			return nil, nil
 		}
-		t.Stop()
 	}
+}
+
+// wait parks a long poll until notify is closed or d passes (true), or
+// until ctx ends or the service closes (false).
+func (s *Service) wait(ctx context.Context, notify <-chan struct{}, d time.Duration) bool {
+	s.waiting.Add(1)
+	defer s.waiting.Add(-1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-notify:
+	case <-t.C:
+	case <-ctx.Done():
+		return false
+	case <-s.closed:
+		return false
+	}
+	return true
 }
 
 func max0(d time.Duration) time.Duration {
