@@ -46,14 +46,13 @@ func (t *topic) isFIFO() bool { return t.fifoTopic }
 // deduplication ids of the window, and the deliveries in order.
 type fifoState struct {
 	sequence uint64
-	dedup    map[string]published
+	dedup    awsapi.Window[published]
 	ordered  serial
 }
 
 // published is a message a deduplication id was first published with.
 type published struct {
 	id, sequence string
-	at           time.Time
 }
 
 // checkTopicName checks a CreateTopic name against the topic type asked.
@@ -121,25 +120,17 @@ func (s *Service) admit(t *topic, m *outgoing) (fresh bool, err error) {
 		return err == nil, err
 	}
 	now := s.env.Time()
-	for k, p := range t.fifo.dedup {
-		if now.Sub(p.at) >= s.DeduplicationWindow {
-			delete(t.fifo.dedup, k)
-		}
-	}
 	key := m.dedupID
 	if t.attrs["FifoThroughputScope"] == "MessageGroup" {
 		key = m.groupID + "\x00" + m.dedupID
 	}
-	if p, dup := t.fifo.dedup[key]; dup {
+	if p, dup := t.fifo.dedup.Get(key, now, s.DeduplicationWindow); dup {
 		m.id, m.sequence = p.id, p.sequence
 		return false, nil
 	}
 	t.fifo.sequence++
 	m.sequence = strconv.FormatUint(sequenceBase+t.fifo.sequence, 10)
-	if t.fifo.dedup == nil {
-		t.fifo.dedup = map[string]published{}
-	}
-	t.fifo.dedup[key] = published{id: m.id, sequence: m.sequence, at: now}
+	t.fifo.dedup.Put(key, published{id: m.id, sequence: m.sequence}, now)
 	return true, nil
 }
 
