@@ -1,11 +1,11 @@
 package sqs
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 )
 
 // FIFO queues, as the SQS Developer Guide and API Reference document them:
@@ -18,7 +18,7 @@ import (
 
 // DefaultDeduplicationWindow is the deduplication interval of FIFO queues
 // and of ReceiveRequestAttemptId: five minutes.
-const DefaultDeduplicationWindow = 5 * time.Minute
+const DefaultDeduplicationWindow = awsapi.DeduplicationWindow
 
 // The attributes only FIFO queues have, and their defaults.
 var fifoDefaults = map[string]string{
@@ -32,13 +32,6 @@ var fifoEnums = map[string][]string{
 }
 
 var fifoNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,75}\.fifo$`)
-
-// tokenRE is MessageGroupId, MessageDeduplicationId and
-// ReceiveRequestAttemptId: 1 to 128 alphanumeric or punctuation characters.
-var tokenRE = regexp.MustCompile("^[A-Za-z0-9!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~]{1,128}$")
-
-// sequenceBase makes sequence numbers 20 digits long, as SQS's are.
-const sequenceBase uint64 = 10_000_000_000_000_000_000
 
 func (q *queue) isFIFO() bool { return q.attrs["FifoQueue"] == "true" }
 
@@ -131,7 +124,7 @@ func checkFifoIDs(q *queue, groupID, dedupID, body string, delay *int) (fifoIDs,
 		if dedupID != "" {
 			return fifoIDs{}, errInvalidParameter("Value %s for parameter MessageDeduplicationId is invalid. Reason: The request includes a parameter that is not valid for this queue type.", dedupID)
 		}
-		if groupID != "" && !tokenRE.MatchString(groupID) {
+		if groupID != "" && !awsapi.FIFOTokenRE.MatchString(groupID) {
 			return fifoIDs{}, errInvalidParameter("Value %s for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.", groupID)
 		}
 		return fifoIDs{groupID: groupID}, nil
@@ -142,16 +135,15 @@ func checkFifoIDs(q *queue, groupID, dedupID, body string, delay *int) (fifoIDs,
 	if groupID == "" {
 		return fifoIDs{}, errMissingParameter("MessageGroupId")
 	}
-	if !tokenRE.MatchString(groupID) {
+	if !awsapi.FIFOTokenRE.MatchString(groupID) {
 		return fifoIDs{}, errInvalidParameter("Value %s for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.", groupID)
 	}
 	if dedupID == "" {
 		if q.attrs["ContentBasedDeduplication"] != "true" {
 			return fifoIDs{}, errInvalidParameter("The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
 		}
-		sum := sha256.Sum256([]byte(body))
-		dedupID = hex.EncodeToString(sum[:])
-	} else if !tokenRE.MatchString(dedupID) {
+		dedupID = awsapi.ContentDeduplicationID(body)
+	} else if !awsapi.FIFOTokenRE.MatchString(dedupID) {
 		return fifoIDs{}, errInvalidParameter("Value %s for parameter MessageDeduplicationId is invalid. Reason: MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length.", dedupID)
 	}
 	return fifoIDs{groupID: groupID, dedupID: dedupID}, nil
@@ -184,7 +176,7 @@ func (s *Service) stamp(q *queue, m *message, ids fifoIDs) {
 		return
 	}
 	q.sequence++
-	m.sequence = strconv.FormatUint(sequenceBase+q.sequence, 10)
+	m.sequence = awsapi.SequenceNumber(q.sequence)
 	q.dedup.Put(q.dedupKey(ids), dedupRecord{messageID: m.id, sequence: m.sequence}, m.sent)
 }
 
@@ -281,7 +273,7 @@ type receiveAttempt struct {
 
 // checkAttemptID validates a ReceiveRequestAttemptId.
 func checkAttemptID(id string) error {
-	if id != "" && !tokenRE.MatchString(id) {
+	if id != "" && !awsapi.FIFOTokenRE.MatchString(id) {
 		return errInvalidParameter("Value %s for parameter ReceiveRequestAttemptId is invalid. Reason: ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.", id)
 	}
 	return nil

@@ -1306,7 +1306,7 @@ func (s *Service) moveToDeadLetter(q *queue, m *message, dlq *queue, now time.Ti
 		sent: m.sent, senderID: m.senderID, availableAt: now, groupID: m.groupID, dedupID: m.dedupID}
 	if dlq.isFIFO() {
 		dlq.sequence++
-		c.sequence = strconv.FormatUint(sequenceBase+dlq.sequence, 10)
+		c.sequence = awsapi.SequenceNumber(dlq.sequence)
 	}
 	s.enqueue(dlq, c)
 }
