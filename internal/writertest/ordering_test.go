@@ -237,3 +237,50 @@ func balance(ctx context.Context, t *testing.T, client *dynamodb.Client, table o
 	}
 	return n.Value
 }
+
+// TestSequenceItemIsNoOutboxItem: the sequence item an ordered write leaves
+// is found neither in the pending index nor by the scan of a table without
+// it, so no relay or reconciler takes it for an event.
+func TestSequenceItemIsNoOutboxItem(t *testing.T) {
+	t.Parallel()
+	_, client := startDynamoDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, table := range []outbox.Table{
+		{Name: "indexed", PendingShards: 1},
+		{Name: "scanned", NoPendingIndex: true},
+	} {
+		table = table.WithDefaults()
+		createTable(ctx, t, client, table.CreateTableInput())
+		e := orderPlaced()
+		e.OrderingKey = hotKey
+		records, err := newWriter(t, client, table).Write(ctx, nil, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found []map[string]types.AttributeValue
+		if table.NoPendingIndex {
+			out, err := client.Scan(ctx, table.PendingScan(0, 1, fixedNow.Add(time.Hour), fixedNow.Add(time.Hour)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = out.Items
+		} else {
+			out, err := client.Query(ctx, table.PendingQuery(0, fixedNow.Add(time.Hour)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = out.Items
+		}
+		if len(found) != 1 {
+			t.Fatalf("%s: the pending items are %v, want the event only", table.Name, found)
+		}
+		if r, err := table.ParseItem(found[0]); err != nil || r.EventID != records[0].EventID || r.Sequence != 1 {
+			t.Errorf("%s: pending item %+v (%v), want event %s with sequence 1", table.Name, r, err, records[0].EventID)
+		}
+		seq, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table.Name), Key: table.SequenceKey(hotKey), ConsistentRead: aws.Bool(true)})
+		if err != nil || seq.Item == nil || table.IsOutboxSortKey(table.SequenceKey(hotKey)[table.SortKey].(*types.AttributeValueMemberS).Value) {
+			t.Errorf("%s: sequence item %v (%v)", table.Name, seq, err)
+		}
+	}
+}
