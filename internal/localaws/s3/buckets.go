@@ -1,9 +1,13 @@
 package s3
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/xml"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,10 +170,12 @@ func noContent(req *awsapi.Request) *awsapi.Raw {
 }
 
 type listBucketsResult struct {
-	XMLName xml.Name      `xml:"ListAllMyBucketsResult"`
-	Xmlns   string        `xml:"xmlns,attr"`
-	Owner   owner         `xml:"Owner"`
-	Buckets []bucketEntry `xml:"Buckets>Bucket"`
+	XMLName           xml.Name      `xml:"ListAllMyBucketsResult"`
+	Xmlns             string        `xml:"xmlns,attr"`
+	Owner             owner         `xml:"Owner"`
+	Buckets           []bucketEntry `xml:"Buckets>Bucket"`
+	Prefix            string        `xml:"Prefix,omitempty"`
+	ContinuationToken string        `xml:"ContinuationToken,omitempty"`
 }
 
 type owner struct {
@@ -183,17 +189,49 @@ type bucketEntry struct {
 	BucketRegion string `xml:"BucketRegion"`
 }
 
-func (s *Service) owner() owner { return owner{ID: s.env.AccountID} }
+// owner is the account's owner entry: its canonical user id, an opaque
+// 64-digit hex string (here derived from the account id).
+func (s *Service) owner() owner {
+	sum := sha256.Sum256([]byte("canonical-user:" + s.env.AccountID))
+	return owner{ID: hex.EncodeToString(sum[:])}
+}
 
+// listBuckets lists the buckets in name order, filtered by prefix and
+// bucket-region, max-buckets at a time (10,000 when filtered or continued,
+// as AWS pages); the continuation token is the last name listed, encoded.
 func (s *Service) listBuckets(req *awsapi.Request) (any, error) {
 	if err := s.authorize(req, nil, "s3:ListAllMyBuckets", "*"); err != nil {
 		return nil, err
 	}
+	q := req.Query()
+	limit := 10000
+	if v := q.Get("max-buckets"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10000 {
+			return nil, errInvalidArgument("Argument max-buckets must be an integer between 1 and 10000")
+		}
+		limit = n
+	}
+	after := ""
+	if tok := q.Get("continuation-token"); tok != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil {
+			return nil, errInvalidArgument("The continuation token provided is incorrect")
+		}
+		after = string(raw)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := listBucketsResult{Xmlns: xmlns, Owner: s.owner(), Buckets: []bucketEntry{}}
+	out := listBucketsResult{Xmlns: xmlns, Owner: s.owner(), Buckets: []bucketEntry{}, Prefix: q.Get("prefix")}
 	for _, name := range sortedKeys(s.buckets) {
 		b := s.buckets[name]
+		if name <= after || !strings.HasPrefix(name, out.Prefix) || (q.Get("bucket-region") != "" && b.region != q.Get("bucket-region")) {
+			continue
+		}
+		if len(out.Buckets) == limit {
+			out.ContinuationToken = base64.RawURLEncoding.EncodeToString([]byte(out.Buckets[limit-1].Name))
+			break
+		}
 		out.Buckets = append(out.Buckets, bucketEntry{Name: name, CreationDate: isoTime(b.created), BucketRegion: b.region})
 	}
 	return out, nil

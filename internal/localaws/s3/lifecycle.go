@@ -60,6 +60,11 @@ type lifecycleExpiration struct {
 	ExpiredObjectDeleteMarker *bool   `xml:"ExpiredObjectDeleteMarker,omitempty"`
 }
 
+// transitionMinimum is the header both lifecycle operations answer with:
+// the default minimum object size for transitions, which this stack does
+// not perform.
+const transitionMinimum = "x-amz-transition-default-minimum-object-size"
+
 func (s *Service) putLifecycle(req *awsapi.Request) (any, error) {
 	var in lifecycleConfiguration
 	if err := readConfig(req, &in); err != nil {
@@ -70,7 +75,7 @@ func (s *Service) putLifecycle(req *awsapi.Request) (any, error) {
 	}
 	return s.withBucket(req, "s3:PutLifecycleConfiguration", "", func(b *bucket) (any, error) {
 		b.lifecycle = &in
-		return &awsapi.Raw{Header: s3Header(req, http.Header{"x-amz-transition-default-minimum-object-size": {"all_storage_classes_128K"}})}, nil
+		return &awsapi.Raw{Header: s3Header(req, http.Header{transitionMinimum: {"all_storage_classes_128K"}})}, nil
 	})
 }
 
@@ -170,7 +175,12 @@ func (s *Service) getLifecycle(req *awsapi.Request) (any, error) {
 		}
 		out := *b.lifecycle
 		out.Xmlns = xmlns
-		return out, nil
+		body, err := xml.Marshal(out)
+		if err != nil {
+			return nil, err
+		}
+		return &awsapi.Raw{Header: s3Header(req, http.Header{"Content-Type": {"application/xml"}, transitionMinimum: {"all_storage_classes_128K"}}),
+			Body: append([]byte(xml.Header), body...)}, nil
 	})
 }
 
