@@ -52,6 +52,9 @@ type payload struct {
 // x-amz-content-sha256, when a hash, must match.
 func readPayload(req *awsapi.Request) (payload, error) {
 	h := req.HTTP.Header
+	if req.HTTP.ContentLength > awsapi.MaxBodyBytes {
+		return payload{}, awsapi.NewError("EntityTooLarge", "Your proposed upload exceeds the maximum allowed size")
+	}
 	sha := h.Get("x-amz-content-sha256")
 	if strings.HasPrefix(sha, "STREAMING-") || strings.Contains(h.Get("Content-Encoding"), "aws-chunked") {
 		p, err := decodeChunked(req.Body)

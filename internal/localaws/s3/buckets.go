@@ -24,6 +24,7 @@ type bucket struct {
 	publicAccess *publicAccessBlock
 	encryption   *encryptionConfiguration
 	lifecycle    *lifecycleConfiguration
+	uploads      map[string]*upload // multipart uploads in progress, by id
 }
 
 func (b *bucket) arn() string { return "arn:aws:s3:::" + b.name }

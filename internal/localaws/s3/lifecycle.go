@@ -29,10 +29,14 @@ type lifecycleRule struct {
 	// Actions this stack keeps but does not apply: transitions and
 	// noncurrent versions (no storage classes, no versioning) and
 	// incomplete multipart uploads (no multipart upload).
-	Transitions           []innerXML `xml:"Transition,omitempty"`
-	NoncurrentTransitions []innerXML `xml:"NoncurrentVersionTransition,omitempty"`
-	NoncurrentExpiration  *innerXML  `xml:"NoncurrentVersionExpiration,omitempty"`
-	AbortIncomplete       *innerXML  `xml:"AbortIncompleteMultipartUpload,omitempty"`
+	Transitions           []innerXML       `xml:"Transition,omitempty"`
+	NoncurrentTransitions []innerXML       `xml:"NoncurrentVersionTransition,omitempty"`
+	NoncurrentExpiration  *innerXML        `xml:"NoncurrentVersionExpiration,omitempty"`
+	AbortIncomplete       *abortIncomplete `xml:"AbortIncompleteMultipartUpload,omitempty"`
+}
+
+type abortIncomplete struct {
+	DaysAfterInitiation int `xml:"DaysAfterInitiation"`
 }
 
 type innerXML struct {
@@ -100,6 +104,10 @@ func checkLifecycle(c *lifecycleConfiguration) error {
 			return errMalformedXML()
 		case r.Prefix != nil && r.Filter != nil:
 			return errMalformedXML()
+		case r.AbortIncomplete != nil && r.AbortIncomplete.DaysAfterInitiation <= 0:
+			return errInvalidArgument("'DaysAfterInitiation' for AbortIncompleteMultipartUpload action must be a positive integer")
+		case r.AbortIncomplete != nil && r.Filter != nil && (r.Filter.Tag != nil || (r.Filter.And != nil && len(r.Filter.And.Tags) > 0)):
+			return errInvalidRequest("AbortIncompleteMultipartUpload cannot be specified with Tags.")
 		case r.Expiration == nil && len(r.Transitions) == 0 && len(r.NoncurrentTransitions) == 0 && r.NoncurrentExpiration == nil && r.AbortIncomplete == nil:
 			return errInvalidRequest("At least one action needs to be specified in a rule")
 		}
@@ -238,12 +246,25 @@ func (r *lifecycleRule) expiry(o *object) (time.Time, bool) {
 	if e.Days == nil {
 		return time.Time{}, false
 	}
-	t := o.modified.UTC().Add(time.Duration(*e.Days) * 24 * time.Hour)
+	return nextMidnight(o.modified, *e.Days), true
+}
+
+// nextMidnight is the midnight UTC at or after t plus days.
+func nextMidnight(t time.Time, days int) time.Time {
+	t = t.UTC().Add(time.Duration(days) * 24 * time.Hour)
 	midnight := t.Truncate(24 * time.Hour)
 	if midnight.Before(t) {
 		midnight = midnight.Add(24 * time.Hour)
 	}
-	return midnight, true
+	return midnight
+}
+
+// abortsAt is when an enabled rule aborts the incomplete upload u.
+func (r *lifecycleRule) abortsAt(u *upload) (time.Time, bool) {
+	if r.Status != "Enabled" || r.AbortIncomplete == nil || !r.matches(u.object) {
+		return time.Time{}, false
+	}
+	return nextMidnight(u.initiated, r.AbortIncomplete.DaysAfterInitiation), true
 }
 
 // expiration is the earliest expiry of o by the bucket's rules and the id
@@ -284,7 +305,8 @@ func (s *Service) sweepLoop() {
 }
 
 // SweepLifecycle deletes, now, every object whose lifecycle expiration
-// has come on the stack's clock, and returns how many it deleted.
+// has come on the stack's clock and aborts the incomplete multipart
+// uploads whose rules say so; it returns how many objects it deleted.
 func (s *Service) SweepLifecycle() int {
 	now := s.env.Time()
 	s.mu.Lock()
@@ -295,6 +317,17 @@ func (s *Service) SweepLifecycle() int {
 			if at, _, ok := b.expiration(o); ok && !now.Before(at) {
 				delete(b.objects, key)
 				n++
+			}
+		}
+		if b.lifecycle == nil {
+			continue
+		}
+		for id, u := range b.uploads {
+			for i := range b.lifecycle.Rules {
+				if at, ok := b.lifecycle.Rules[i].abortsAt(u); ok && !now.Before(at) {
+					delete(b.uploads, id)
+					break
+				}
 			}
 		}
 	}

@@ -57,26 +57,8 @@ func (s *Service) putObject(req *awsapi.Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		o := &object{key: key, data: p.data, etag: etagOf(p.data), modified: s.env.Time().UTC(), header: http.Header{},
-			tags: tags, storageClass: h.Get("x-amz-storage-class"), sse: sse, checksumAlg: alg, checksum: sum}
-		for _, name := range storedHeaders {
-			if v := h.Get(name); v != "" {
-				o.header.Set(name, v)
-			}
-		}
-		if ce := contentEncoding(h.Get("Content-Encoding")); ce != "" {
-			o.header.Set("Content-Encoding", ce)
-		} else {
-			o.header.Del("Content-Encoding")
-		}
-		if o.header.Get("Content-Type") == "" {
-			o.header.Set("Content-Type", "binary/octet-stream")
-		}
-		for name, vs := range h {
-			if strings.HasPrefix(strings.ToLower(name), "x-amz-meta-") {
-				o.header[name] = vs
-			}
-		}
+		o := newObject(key, h, p.data, s.env.Time().UTC())
+		o.tags, o.sse, o.checksumAlg, o.checksum = tags, sse, alg, sum
 		b.objects[key] = o
 		out := s3Header(req, http.Header{"ETag": {o.etag}})
 		sse.write(out)
@@ -87,6 +69,31 @@ func (s *Service) putObject(req *awsapi.Request) (any, error) {
 		s.writeExpiration(out, b, o)
 		return &awsapi.Raw{Header: out}, nil
 	})
+}
+
+// newObject is an object of data with the representation headers,
+// metadata and storage class of request headers h.
+func newObject(key string, h http.Header, data []byte, now time.Time) *object {
+	o := &object{key: key, data: data, etag: etagOf(data), modified: now, header: http.Header{}, storageClass: h.Get("x-amz-storage-class")}
+	for _, name := range storedHeaders {
+		if v := h.Get(name); v != "" {
+			o.header.Set(name, v)
+		}
+	}
+	if ce := contentEncoding(h.Get("Content-Encoding")); ce != "" {
+		o.header.Set("Content-Encoding", ce)
+	} else {
+		o.header.Del("Content-Encoding")
+	}
+	if o.header.Get("Content-Type") == "" {
+		o.header.Set("Content-Type", "binary/octet-stream")
+	}
+	for name, vs := range h {
+		if strings.HasPrefix(strings.ToLower(name), "x-amz-meta-") {
+			o.header[name] = vs
+		}
+	}
+	return o
 }
 
 // contentEncoding is Content-Encoding without aws-chunked, which only

@@ -6,7 +6,10 @@
 // configuration, bucket policy, public access block and default encryption.
 // Objects: PutObject (single part, aws-chunked bodies decoded, Content-MD5
 // and x-amz-checksum-* verified), GetObject (with Range), HeadObject,
-// DeleteObject, DeleteObjects, ListObjectsV2 and object tagging.
+// DeleteObject, DeleteObjects, ListObjectsV2, object tagging and multipart
+// upload (CreateMultipartUpload, UploadPart, CompleteMultipartUpload,
+// AbortMultipartUpload; parts of at least 5 MiB but the last, ETag
+// "<md5 of the parts' md5s>-<parts>").
 //
 // Addressing: path-style (http://127.0.0.1:4566/bucket/key, which the Go
 // SDK uses for an IP endpoint) and virtual-hosted style, where the Host
@@ -17,7 +20,8 @@
 // Lifecycle expiration runs in a background sweep on the stack's clock
 // (Options.LifecycleSweepInterval); SweepLifecycle runs one now. Objects
 // expire, as AWS computes it, at the midnight UTC that follows their
-// creation time plus the rule's Days (or at the rule's Date).
+// creation time plus the rule's Days (or at the rule's Date); incomplete
+// multipart uploads are aborted by AbortIncompleteMultipartUpload.
 //
 // Bucket policies are evaluated by the stack's IAM policy evaluator for
 // every request on the bucket and its objects: an explicit Deny refuses the
@@ -28,10 +32,12 @@
 // X-Forwarded-Proto: http, the proxy header of a request first made over
 // plain HTTP: tests send it to see a TLS-only policy refuse a request.
 //
-// Known differences from AWS: no versioning, multipart upload, CopyObject,
-// ACLs, presigned URLs or ListObjects (version 1); SSE-KMS is recorded and
-// echoed (no KMS service checks the key); the sweep runs every
-// LifecycleSweepInterval rather than once a day.
+// Known differences from AWS: no versioning, CopyObject, UploadPartCopy,
+// ListParts, ListMultipartUploads, ACLs, presigned URLs or ListObjects
+// (version 1); a multipart object keeps no checksum of its own; SSE-KMS is
+// recorded and echoed (no KMS service checks the key); request bodies are
+// limited to the router's 64 MiB (EntityTooLarge above); the sweep runs
+// every LifecycleSweepInterval rather than once a day.
 package s3
 
 import (
@@ -149,6 +155,10 @@ func (s *Service) operations() awsapi.Operations {
 		"PutObjectTagging":                {Route: "PUT /{Bucket}/{Key...}?tagging", Handle: s.putObjectTagging},
 		"GetObjectTagging":                {Route: "GET /{Bucket}/{Key...}?tagging", Handle: s.getObjectTagging},
 		"DeleteObjectTagging":             {Route: "DELETE /{Bucket}/{Key...}?tagging", Handle: s.deleteObjectTagging},
+		"CreateMultipartUpload":           {Route: "POST /{Bucket}/{Key...}?uploads", Handle: s.createMultipartUpload},
+		"UploadPart":                      {Route: "PUT /{Bucket}/{Key...}?partNumber&uploadId", Handle: s.uploadPart},
+		"CompleteMultipartUpload":         {Route: "POST /{Bucket}/{Key...}?uploadId", Handle: s.completeMultipartUpload},
+		"AbortMultipartUpload":            {Route: "DELETE /{Bucket}/{Key...}?uploadId", Handle: s.abortMultipartUpload},
 	}
 }
 
