@@ -5,12 +5,15 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	locals3 "github.com/outboxkit/terraform-provider-outbox/internal/localaws/s3"
 )
 
 func uploadParts(t *testing.T, c *s3.Client, key string, parts ...[]byte) (string, []types.CompletedPart) {
@@ -68,4 +71,39 @@ func TestMultipartUpload(t *testing.T) {
 	_, err = c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("parts"), Key: aws.String("small"), UploadId: &small,
 		PartNumber: aws.Int32(1), Body: strings.NewReader("z")})
 	wantCode(t, err, "NoSuchUpload", 404)
+}
+
+// TestLifecycleAbortsIncompleteUploads: AbortIncompleteMultipartUpload
+// aborts an upload at the midnight UTC after its initiation plus the days.
+func TestLifecycleAbortsIncompleteUploads(t *testing.T) {
+	t.Parallel()
+	clk := newClock(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	s.Env().Now = clk.Now
+	svc := locals3.New(s.Env(), locals3.Options{LifecycleSweepInterval: -1})
+	if err := s.Register(svc); err != nil {
+		t.Fatal(err)
+	}
+	c, ctx := client(s), context.Background()
+	mustBucket(t, c, "parts")
+	if _, err := c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: aws.String("parts"),
+		LifecycleConfiguration: &types.BucketLifecycleConfiguration{Rules: []types.LifecycleRule{{ID: aws.String("abort"),
+			Status: types.ExpirationStatusEnabled, Filter: &types.LifecycleRuleFilter{Prefix: aws.String("")},
+			AbortIncompleteMultipartUpload: &types.AbortIncompleteMultipartUpload{DaysAfterInitiation: aws.Int32(2)}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := uploadParts(t, c, "stale", []byte("x"))
+	part := func() error {
+		_, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("parts"), Key: aws.String("stale"), UploadId: &id,
+			PartNumber: aws.Int32(2), Body: strings.NewReader("y")})
+		return err
+	}
+	clk.advance(61 * time.Hour) // 2026-03-03 23:00, before the midnight after two days.
+	svc.SweepLifecycle()
+	if err := part(); err != nil {
+		t.Fatalf("UploadPart before the abort: %v", err)
+	}
+	clk.advance(time.Hour)
+	svc.SweepLifecycle()
+	wantCode(t, part(), "NoSuchUpload", 404)
 }
