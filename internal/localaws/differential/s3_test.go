@@ -148,12 +148,13 @@ func TestDifferentialS3Objects(t *testing.T) {
 		dtags, err := c.DeleteObjectTagging(r.ctx, &s3.DeleteObjectTaggingInput{Bucket: b, Key: aws.String("claims/a.json")})
 		r.rec("DeleteObjectTagging", dtags, err)
 		s3Lists(r, c)
+		s3Multipart(r, c)
 		dbk, err := c.DeleteBucket(r.ctx, &s3.DeleteBucketInput{Bucket: b})
 		r.rec("DeleteBucket not empty", dbk, err)
 		dels, err := c.DeleteObjects(r.ctx, &s3.DeleteObjectsInput{Bucket: b, Delete: &s3types.Delete{Objects: []s3types.ObjectIdentifier{
 			{Key: aws.String("claims/a.json")}, {Key: aws.String("claims/b.json")}, {Key: aws.String("never")}}}})
 		r.rec("DeleteObjects", dels, err)
-		for _, k := range []string{"claims/sub/c.json", "other.txt", "never"} {
+		for _, k := range []string{"claims/sub/c.json", "other.txt", "never", "multi"} {
 			del, err := c.DeleteObject(r.ctx, &s3.DeleteObjectInput{Bucket: b, Key: aws.String(k)})
 			r.rec("DeleteObject "+k, del, err)
 		}
@@ -211,4 +212,45 @@ func s3Lists(r *run, c *s3.Client) {
 	}
 	list, err = c.ListObjectsV2(r.ctx, &s3.ListObjectsV2Input{Bucket: aws.String("diff-no-bucket")})
 	r.rec("ListObjectsV2 missing bucket", list, err)
+}
+
+// s3Multipart uploads an object in two parts (5 MiB and a tail), fails to
+// complete one with a small first part, and aborts it.
+func s3Multipart(r *run, c *s3.Client) {
+	b := aws.String(s3Bucket)
+	upload := func(name, key string, parts ...[]byte) (*string, []s3types.CompletedPart) {
+		mu, err := c.CreateMultipartUpload(r.ctx, &s3.CreateMultipartUploadInput{Bucket: b, Key: aws.String(key), ContentType: aws.String("application/pdf")})
+		r.rec(name+" CreateMultipartUpload", mu, err)
+		if err != nil {
+			return nil, nil
+		}
+		var done []s3types.CompletedPart
+		for i, p := range parts {
+			out, err := c.UploadPart(r.ctx, &s3.UploadPartInput{Bucket: b, Key: aws.String(key), UploadId: mu.UploadId,
+				PartNumber: aws.Int32(int32(i + 1)), Body: strings.NewReader(string(p))})
+			r.rec(name+" UploadPart", out, err)
+			if err == nil {
+				done = append(done, s3types.CompletedPart{PartNumber: aws.Int32(int32(i + 1)), ETag: out.ETag})
+			}
+		}
+		return mu.UploadId, done
+	}
+	id, parts := upload("multi", "multi", []byte(strings.Repeat("a", 5<<20)), []byte("tail"))
+	if id != nil {
+		done, err := c.CompleteMultipartUpload(r.ctx, &s3.CompleteMultipartUploadInput{Bucket: b, Key: aws.String("multi"), UploadId: id,
+			MultipartUpload: &s3types.CompletedMultipartUpload{Parts: parts}})
+		r.rec("multi CompleteMultipartUpload", done, err)
+		head, err := c.HeadObject(r.ctx, &s3.HeadObjectInput{Bucket: b, Key: aws.String("multi")})
+		r.rec("multi HeadObject", head, err)
+	}
+	id, parts = upload("small", "small", []byte("x"), []byte("y"))
+	if id != nil {
+		done, err := c.CompleteMultipartUpload(r.ctx, &s3.CompleteMultipartUploadInput{Bucket: b, Key: aws.String("small"), UploadId: id,
+			MultipartUpload: &s3types.CompletedMultipartUpload{Parts: parts}})
+		r.rec("small CompleteMultipartUpload", done, err)
+		abort, err := c.AbortMultipartUpload(r.ctx, &s3.AbortMultipartUploadInput{Bucket: b, Key: aws.String("small"), UploadId: id})
+		r.rec("small AbortMultipartUpload", abort, err)
+		abort, err = c.AbortMultipartUpload(r.ctx, &s3.AbortMultipartUploadInput{Bucket: b, Key: aws.String("small"), UploadId: id})
+		r.rec("small AbortMultipartUpload again", abort, err)
+	}
 }

@@ -161,7 +161,7 @@ func (s *Service) completeMultipartUpload(req *awsapi.Request) (any, error) {
 		out := s3Header(req, http.Header{"Content-Type": {"application/xml"}})
 		o.sse.write(out)
 		s.writeExpiration(out, b, o)
-		body, err := xml.Marshal(completeResult{Xmlns: xmlns, Location: "/" + b.name + "/" + o.key, Bucket: b.name, Key: o.key, ETag: o.etag})
+		body, err := xml.Marshal(completeResult{Xmlns: xmlns, Location: s.env.Endpoint + "/" + b.name + "/" + o.key, Bucket: b.name, Key: o.key, ETag: o.etag})
 		if err != nil {
 			return nil, err
 		}
