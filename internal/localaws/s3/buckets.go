@@ -137,6 +137,9 @@ func (s *Service) withBucket(req *awsapi.Request, action, key string, fn func(b 
 	if !ok {
 		return nil, errNoSuchBucket(name)
 	}
+	if owner := req.HTTP.Header.Get("x-amz-expected-bucket-owner"); owner != "" && owner != s.env.AccountID {
+		return nil, errAccessDenied("Access Denied")
+	}
 	resource := b.arn()
 	if key != "" {
 		resource += "/" + key

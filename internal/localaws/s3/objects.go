@@ -57,6 +57,9 @@ func (s *Service) putObject(req *awsapi.Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := writePreconditions(h, b.objects[key]); err != nil {
+			return nil, err
+		}
 		o := newObject(key, h, p.data, s.env.Time().UTC())
 		o.tags, o.sse, o.checksumAlg, o.checksum = tags, sse, alg, sum
 		b.objects[key] = o
@@ -224,6 +227,25 @@ func preconditions(h http.Header, o *object) int {
 		return http.StatusNotModified
 	}
 	return 0
+}
+
+// writePreconditions applies the conditional writes of PutObject:
+// If-None-Match "*" refuses to overwrite an object, If-Match requires the
+// current object to have that ETag.
+func writePreconditions(h http.Header, current *object) error {
+	failed := awsapi.NewError("PreconditionFailed", "At least one of the pre-conditions you specified did not hold").WithStatus(http.StatusPreconditionFailed)
+	if h.Get("If-None-Match") == "*" && current != nil {
+		return failed
+	}
+	if m := h.Get("If-Match"); m != "" {
+		if current == nil {
+			return errNoSuchKey("")
+		}
+		if !etagMatches(m, current.etag) {
+			return failed
+		}
+	}
+	return nil
 }
 
 func etagMatches(list, etag string) bool {

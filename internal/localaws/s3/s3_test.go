@@ -537,3 +537,26 @@ func TestLifecycleExpiresByTag(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestConditionalWrites: If-None-Match "*" refuses to overwrite, If-Match
+// requires the current ETag, and a wrong expected bucket owner is denied.
+func TestConditionalWrites(t *testing.T) {
+	t.Parallel()
+	s := localawstest.Start(t)
+	c, ctx := client(s), context.Background()
+	mustBucket(t, c, "once")
+	first := put(t, c, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), Body: strings.NewReader("1"), IfNoneMatch: aws.String("*")})
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), Body: strings.NewReader("2"), IfNoneMatch: aws.String("*")})
+	wantCode(t, err, "PreconditionFailed", 412)
+	_, err = c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), Body: strings.NewReader("2"), IfMatch: aws.String(`"0"`)})
+	wantCode(t, err, "PreconditionFailed", 412)
+	put(t, c, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), Body: strings.NewReader("2"), IfMatch: first.ETag})
+	if body, _ := read(t, c, &s3.GetObjectInput{Bucket: aws.String("once"), Key: aws.String("k")}); string(body) != "2" {
+		t.Fatalf("after the If-Match put: %q", body)
+	}
+	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), ExpectedBucketOwner: aws.String("111122223333")})
+	wantCode(t, err, "AccessDenied", 403)
+	if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), ExpectedBucketOwner: aws.String("000000000000")}); err != nil {
+		t.Fatalf("HeadObject with the right owner: %v", err)
+	}
+}
