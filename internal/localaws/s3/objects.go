@@ -57,7 +57,7 @@ func (s *Service) putObject(req *awsapi.Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := writePreconditions(h, b.objects[key]); err != nil {
+		if err := writePreconditions(h, key, b.objects[key]); err != nil {
 			return nil, err
 		}
 		o := newObject(key, h, p.data, s.env.Time().UTC())
@@ -231,15 +231,15 @@ func preconditions(h http.Header, o *object) int {
 
 // writePreconditions applies the conditional writes of PutObject:
 // If-None-Match "*" refuses to overwrite an object, If-Match requires the
-// current object to have that ETag.
-func writePreconditions(h http.Header, current *object) error {
+// current object to have that ETag (and an object: 404 without one).
+func writePreconditions(h http.Header, key string, current *object) error {
 	failed := awsapi.NewError("PreconditionFailed", "At least one of the pre-conditions you specified did not hold").WithStatus(http.StatusPreconditionFailed)
 	if h.Get("If-None-Match") == "*" && current != nil {
 		return failed
 	}
 	if m := h.Get("If-Match"); m != "" {
 		if current == nil {
-			return errNoSuchKey("")
+			return errNoSuchKey(key)
 		}
 		if !etagMatches(m, current.etag) {
 			return failed

@@ -550,6 +550,8 @@ func TestConditionalWrites(t *testing.T) {
 	wantCode(t, err, "PreconditionFailed", 412)
 	_, err = c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), Body: strings.NewReader("2"), IfMatch: aws.String(`"0"`)})
 	wantCode(t, err, "PreconditionFailed", 412)
+	_, err = c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("new"), Body: strings.NewReader("2"), IfMatch: first.ETag})
+	wantCode(t, err, "NoSuchKey", 404)
 	put(t, c, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), Body: strings.NewReader("2"), IfMatch: first.ETag})
 	if body, _ := read(t, c, &s3.GetObjectInput{Bucket: aws.String("once"), Key: aws.String("k")}); string(body) != "2" {
 		t.Fatalf("after the If-Match put: %q", body)
