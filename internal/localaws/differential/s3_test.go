@@ -137,6 +137,8 @@ func TestDifferentialS3Objects(t *testing.T) {
 			put, err = c.PutObject(r.ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String(k), Body: strings.NewReader(k)})
 			r.rec("PutObject "+k, put, err)
 		}
+		put, err = c.PutObject(r.ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String("other.txt"), Body: strings.NewReader("again"), IfNoneMatch: aws.String("*")})
+		r.rec("PutObject If-None-Match over an object", put, err)
 		s3Reads(r, c)
 		tags, err := c.GetObjectTagging(r.ctx, &s3.GetObjectTaggingInput{Bucket: b, Key: aws.String("claims/a.json")})
 		r.rec("GetObjectTagging", tags, err)
