@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/s3"
 )
 
 func main() {
@@ -58,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	account := fs.String("account", "000000000000", "the stack's account id")
 	retention := fs.Duration("stream-retention", localaws.DefaultStreamRetention, "DynamoDB stream record retention")
 	ttlSweep := fs.Duration("ttl-sweep-interval", localaws.DefaultTTLSweepInterval, "interval of the DynamoDB TTL sweeper")
+	lifecycleSweep := fs.Duration("lifecycle-sweep-interval", s3.DefaultLifecycleSweepInterval, "interval of the S3 lifecycle expiration sweep (negative: never)")
 	iterLife := fs.Duration("stream-iterator-lifetime", 15*time.Minute, "how long a DynamoDB Streams shard iterator stays valid")
 	shards := fs.Int("stream-shards", 1, "shards per DynamoDB stream; records go to a shard by a hash of the partition key")
 	shardLife := fs.Duration("stream-shard-lifetime", 0, "how long stream shards take records before they close and child shards open (0: never)")
@@ -98,6 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		AccountID:              *account,
 		StreamRetention:        *retention,
 		TTLSweepInterval:       *ttlSweep,
+		LifecycleSweepInterval: *lifecycleSweep,
 		StreamIteratorLifetime: *iterLife,
 		StreamShards:           *shards,
 		StreamShardLifetime:    *shardLife,

@@ -63,6 +63,10 @@ type Options struct {
 	// TTLSweepInterval is how often expired items are deleted by DynamoDB
 	// TTL; default 1s (AWS takes up to days; tests want it fast).
 	TTLSweepInterval time.Duration
+	// LifecycleSweepInterval is how often S3 deletes the objects its
+	// buckets' lifecycle rules expire, on the stack's clock; default 1s
+	// (AWS applies the rules once a day). Negative: never.
+	LifecycleSweepInterval time.Duration
 	// StreamIteratorLifetime is how long a DynamoDB Streams shard iterator
 	// stays valid; default 15 minutes, as on AWS.
 	StreamIteratorLifetime time.Duration

@@ -17,7 +17,9 @@ type Operation struct {
 	// service's Smithy model has it: "GET /2015-03-31/functions/{FunctionName}".
 	// A label matches one non-empty path segment, a greedy label
 	// ({ResourceArn...}) the rest of the path; the handler reads them with
-	// Request.PathValue. See Routes.
+	// Request.PathValue. A query after the path ("?tagging",
+	// "?list-type=2") names parameters the request must carry; the route
+	// with the most literals and query parameters wins. See Routes.
 	Route string
 }
 

@@ -25,6 +25,10 @@ type route struct {
 	// segments are literals, labels ("{Name}") and, last only, a greedy
 	// label ("{Name...}").
 	segments []string
+	// query are the query parameters the request must carry, as the
+	// Smithy model's "?tagging" or "?list-type=2" (value "" when only the
+	// name is required).
+	query map[string]string
 }
 
 // NewRoutes compiles the Route of every operation of ops. A malformed
@@ -54,13 +58,25 @@ func compileRoute(op, pattern string) (route, error) {
 	if !ok || method == "" || !strings.HasPrefix(path, "/") {
 		return route{}, fmt.Errorf("operation %s: route %q is not \"METHOD /path\"", op, pattern)
 	}
+	path, rawQuery, _ := strings.Cut(path, "?")
 	segs := splitPath(path)
 	for i, s := range segs {
 		if strings.HasSuffix(s, "...}") && i != len(segs)-1 {
 			return route{}, fmt.Errorf("operation %s: route %q has a greedy label before its end", op, pattern)
 		}
 	}
-	return route{op: op, method: method, segments: segs}, nil
+	rt := route{op: op, method: method, segments: segs}
+	for _, q := range strings.Split(rawQuery, "&") {
+		if q == "" {
+			continue
+		}
+		if rt.query == nil {
+			rt.query = map[string]string{}
+		}
+		name, value, _ := strings.Cut(q, "=")
+		rt.query[name] = value
+	}
+	return rt, nil
 }
 
 // splitPath splits a path into its segments, leading and trailing slashes
@@ -70,7 +86,7 @@ func splitPath(p string) []string {
 }
 
 func (rt route) literals() int {
-	n := 0
+	n := len(rt.query)
 	for _, s := range rt.segments {
 		if !strings.HasPrefix(s, "{") {
 			n++
@@ -82,7 +98,7 @@ func (rt route) literals() int {
 // match returns the labels of the request's path when it matches the
 // route, or nil. Labels are unescaped; a greedy label keeps the slashes.
 func (rt route) match(r *http.Request) map[string]string {
-	if r.Method != rt.method {
+	if r.Method != rt.method || !rt.queryMatches(r.URL.Query()) {
 		return nil
 	}
 	parts := splitPath(r.URL.EscapedPath())
@@ -113,6 +129,16 @@ func (rt route) match(r *http.Request) map[string]string {
 		labels[name] = v
 	}
 	return labels
+}
+
+// queryMatches reports whether q carries the route's query parameters.
+func (rt route) queryMatches(q url.Values) bool {
+	for name, want := range rt.query {
+		if !q.Has(name) || (want != "" && q.Get(name) != want) {
+			return false
+		}
+	}
+	return true
 }
 
 // ResolveOperation implements OperationResolver: the operation whose route

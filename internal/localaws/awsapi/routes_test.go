@@ -62,3 +62,27 @@ func TestRoutesRejectMalformedPatterns(t *testing.T) {
 		}()
 	}
 }
+
+// TestRoutesWithQuery: a route's query parameters must be present (with
+// their value when given), and the route naming more of them wins.
+func TestRoutesWithQuery(t *testing.T) {
+	t.Parallel()
+	routes := NewRoutes(Operations{
+		"PutObject":        {Route: "PUT /{Bucket}/{Key...}"},
+		"PutObjectTagging": {Route: "PUT /{Bucket}/{Key...}?tagging"},
+		"ListObjectsV2":    {Route: "GET /{Bucket}?list-type=2"},
+	})
+	cases := []struct{ method, target, op string }{
+		{"PUT", "/b/k/x", "PutObject"},
+		{"PUT", "/b/k/x?tagging", "PutObjectTagging"},
+		{"PUT", "/b/k/x?tagging=", "PutObjectTagging"},
+		{"GET", "/b?list-type=2&prefix=a", "ListObjectsV2"},
+		{"GET", "/b?list-type=1", ""},
+		{"GET", "/b", ""},
+	}
+	for _, c := range cases {
+		if op := routes.ResolveOperation(httptest.NewRequest(c.method, c.target, nil)); op != c.op {
+			t.Errorf("%s %s resolves to %q, want %q", c.method, c.target, op, c.op)
+		}
+	}
+}

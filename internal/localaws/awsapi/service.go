@@ -23,6 +23,9 @@ const (
 	RESTJSON
 	// RPCv2CBOR is smithy rpcv2Cbor: CloudWatch (monitoring).
 	RPCv2CBOR
+	// RESTXML is restXml: S3. Results are a *Raw, nil (an empty 200) or a
+	// value encoded with encoding/xml; errors are S3's <Error> document.
+	RESTXML
 )
 
 // String names the protocol.
@@ -38,6 +41,8 @@ func (p Protocol) String() string {
 		return "restJson1"
 	case RPCv2CBOR:
 		return "rpcv2Cbor"
+	case RESTXML:
+		return "restXml"
 	}
 	return "unknown"
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -27,6 +29,8 @@ func WriteResult(w http.ResponseWriter, spec Spec, req *Request, v any) {
 	switch spec.Protocol {
 	case Query:
 		writeQueryResult(w, spec, req.Operation, req.RequestID, v)
+	case RESTXML:
+		writeRESTXMLResult(w, spec, req.RequestID, v)
 	case RPCv2CBOR:
 		body, err := cborBody(v)
 		if err != nil {
@@ -84,6 +88,8 @@ func WriteError(w http.ResponseWriter, spec Spec, requestID string, e *Error) {
 	switch spec.Protocol {
 	case Query:
 		writeQueryError(w, spec, requestID, e)
+	case RESTXML:
+		writeRESTXMLError(w, spec, requestID, e)
 	case RESTJSON:
 		typ := "Service"
 		if e.Sender {
@@ -160,6 +166,11 @@ func writeRaw(w http.ResponseWriter, spec Spec, requestID string, raw *Raw) {
 	status := raw.Status
 	if status == 0 {
 		status = http.StatusOK
+	}
+	if n := raw.Header.Get("Content-Length"); n != "" && len(raw.Body) == 0 {
+		// A HEAD response tells the length of the body it does not send.
+		w.WriteHeader(status)
+		return
 	}
 	writeBody(w, spec, status, raw.Body)
 }
@@ -247,6 +258,58 @@ func writeQueryError(w http.ResponseWriter, spec Spec, requestID string, e *Erro
 	_ = xml.EscapeText(&buf, []byte(e.Message))
 	buf.WriteString("</Message></Error><RequestId>" + requestID + "</RequestId></ErrorResponse>")
 	w.Header().Set("Content-Type", "text/xml")
+	writeBody(w, spec, e.Status(), buf.Bytes())
+}
+
+// xmlDeclaration opens restXml documents, as S3 writes them.
+const xmlDeclaration = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
+
+// writeRESTXMLResult writes a restXml result: nil is an empty 200, []byte
+// is a document written as is, anything else is encoded with encoding/xml
+// (its XMLName names the root element).
+func writeRESTXMLResult(w http.ResponseWriter, spec Spec, requestID string, v any) {
+	h := w.Header()
+	h.Set("x-amz-request-id", requestID)
+	var body []byte
+	switch x := v.(type) {
+	case nil:
+	case []byte:
+		body = x
+	default:
+		b, err := xml.Marshal(v)
+		if err != nil {
+			WriteError(w, spec, requestID, InternalFailure("encoding response: %v", err))
+			return
+		}
+		body = append([]byte(xmlDeclaration), b...)
+		h.Set("Content-Type", "application/xml")
+	}
+	writeBody(w, spec, http.StatusOK, body)
+}
+
+// writeRESTXMLError writes S3's error document: <Error> with Code, Message,
+// the error's Fields as further elements (BucketName, Key) and RequestId.
+func writeRESTXMLError(w http.ResponseWriter, spec Spec, requestID string, e *Error) {
+	var buf bytes.Buffer
+	buf.WriteString(xmlDeclaration + "<Error><Code>")
+	_ = xml.EscapeText(&buf, []byte(e.Code))
+	buf.WriteString("</Code><Message>")
+	_ = xml.EscapeText(&buf, []byte(e.Message))
+	buf.WriteString("</Message>")
+	keys := make([]string, 0, len(e.Fields))
+	for k := range e.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		buf.WriteString("<" + k + ">")
+		_ = xml.EscapeText(&buf, []byte(fmt.Sprint(e.Fields[k])))
+		buf.WriteString("</" + k + ">")
+	}
+	buf.WriteString("<RequestId>" + requestID + "</RequestId></Error>")
+	h := w.Header()
+	h.Set("Content-Type", "application/xml")
+	h.Set("x-amz-request-id", requestID)
 	writeBody(w, spec, e.Status(), buf.Bytes())
 }
 

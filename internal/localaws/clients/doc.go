@@ -10,7 +10,10 @@
 //     rule, write an outbox item with TransactWriteItems as the record
 //     contract guide shows, receive the documented envelope, delete it;
 //   - every fenced code block of docs/guides, in its language, as written
-//     (guides_test.go).
+//     (guides_test.go);
+//   - S3 through the AWS CLI (sh/s3.sh): s3api calls with a checksum,
+//     tagging and lifecycle rules, and `aws s3 cp` of a file that goes up
+//     in a multipart upload and comes down in ranged GETs.
 //
 // scripts/install-clients.sh installs the clients (apt-get and npm ci of
 // js/package-lock.json); `make testclients` runs it first. Without the

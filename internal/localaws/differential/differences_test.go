@@ -194,7 +194,7 @@ var differences = append([]decision{
 	{Scenario: "cloudwatch/alarms", Paths: []string{"DescribeAlarms/MetricAlarms[0].StateReasonData", "DescribeAlarms/MetricAlarms[0].StateTransitionedTimestamp"},
 		Verdict: unspecified, Ours: "no StateReasonData; StateTransitionedTimestamp at creation", Moto: "StateReasonData {}; no StateTransitionedTimestamp",
 		Why: "A new alarm has no evaluation data (an empty JSON object or none say the same) and has made no transition yet; the creation time and no value are both readings of the field.", Source: "https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_MetricAlarm.html"},
-}, fifoDifferences()...)
+}, slices.Concat(fifoDifferences(), s3Decisions)...)
 
 // queueAttributeDecisions decides, for a scenario's GetQueueAttributes
 // steps, the differences every queue shows (as in sqs/queues).

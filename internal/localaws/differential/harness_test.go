@@ -158,6 +158,7 @@ var idFields = map[string]bool{
 	"SequenceNumberForOrdering": true, "MD5OfMessageAttributes": true, "MD5OfBody": true,
 	"nextForwardToken": true, "nextBackwardToken": true, "NextForwardToken": true,
 	"NextBackwardToken": true, "NextSequenceToken": true, "UploadSequenceToken": true,
+	"UploadId": true,
 }
 
 // epochTimes name fields whose values are epoch times in whole seconds

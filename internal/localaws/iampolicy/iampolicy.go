@@ -69,6 +69,9 @@ type Request struct {
 	// resource.
 	SourceArn     string
 	SourceAccount string
+	// Context holds further condition keys of the request, by lower-case
+	// name ("aws:securetransport", "s3:x-amz-server-side-encryption").
+	Context map[string]string
 }
 
 // Policy is a parsed policy document.
@@ -483,6 +486,8 @@ func contextValue(key string, req Request) (string, bool) {
 		case req.PrincipalArn != "":
 			v = "User"
 		}
+	default:
+		v = req.Context[strings.ToLower(key)]
 	}
 	return v, v != ""
 }

@@ -173,3 +173,22 @@ func TestMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateResourceContextKeys: a Deny on aws:SecureTransport applies
+// to the requests whose context says "false", and to no other.
+func TestEvaluateResourceContextKeys(t *testing.T) {
+	t.Parallel()
+	doc := `{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*",
+"Resource":"arn:aws:s3:::b/*","Condition":{"Bool":{"aws:SecureTransport":false}}}]}`
+	req := iampolicy.Request{Action: "s3:GetObject", Resource: "arn:aws:s3:::b/k", PrincipalArn: "arn:aws:iam::000000000000:root"}
+	for secure, want := range map[string]iampolicy.Decision{"false": iampolicy.Deny, "true": iampolicy.NotAllowed} {
+		req.Context = map[string]string{"aws:securetransport": secure}
+		if got := iampolicy.EvaluateResource(doc, req); got != want {
+			t.Errorf("aws:SecureTransport %s: %v, want %v", secure, got, want)
+		}
+	}
+	req.Context = nil
+	if got := iampolicy.EvaluateResource(doc, req); got != iampolicy.NotAllowed {
+		t.Errorf("without the key: %v, want NotAllowed", got)
+	}
+}

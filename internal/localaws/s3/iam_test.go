@@ -1,0 +1,46 @@
+package s3_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+)
+
+// TestIdentityPolicies: a role session may do what its identity policies
+// allow on the bucket's objects, and nothing else.
+func TestIdentityPolicies(t *testing.T) {
+	t.Parallel()
+	s := localawstest.Start(t)
+	ctx := context.Background()
+	admin := client(s)
+	mustBucket(t, admin, "grants")
+	roles := iam.NewFromConfig(localawstest.Config(s))
+	if _, err := roles.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("writer"),
+		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := roles.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("writer"), PolicyName: aws.String("claims"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:PutObject","s3:GetObject"],"Resource":"arn:aws:s3:::grants/claims/*"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	akid, secret, token := s.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/writer")
+	cfg := localawstest.ConfigWithCredentials(s, akid, secret, token)
+	cfg.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenSupported
+	writer := s3.NewFromConfig(cfg)
+	put(t, writer, &s3.PutObjectInput{Bucket: aws.String("grants"), Key: aws.String("claims/1"), Body: strings.NewReader("x")})
+	if body, _ := read(t, writer, &s3.GetObjectInput{Bucket: aws.String("grants"), Key: aws.String("claims/1")}); string(body) != "x" {
+		t.Fatalf("GetObject = %q", body)
+	}
+	_, err := writer.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("grants"), Key: aws.String("elsewhere"), Body: strings.NewReader("x")})
+	wantCode(t, err, "AccessDenied", 403)
+	_, err = writer.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("grants"), Key: aws.String("claims/1")})
+	wantCode(t, err, "AccessDenied", 403)
+	_, err = writer.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("grants")})
+	wantCode(t, err, "AccessDenied", 403)
+}
