@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 )
 
 // commands are the subcommands, in the order of the help.
@@ -266,7 +267,7 @@ func replayFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	fs.Var(timeFlag{t: &o.Filter.Until, now: time.Now}, "until", "end of the window, exclusive (default: now)")
 	fs.StringVar(&o.Filter.Source, "source", "", "only events of this source")
 	fs.StringVar(&o.Filter.DetailType, "detail-type", "", "only events of this detail type")
-	fs.StringVar(&o.Target, "target", "", "event bus name or ARN, or SNS topic ARN (default: the pipeline's target)")
+	fs.StringVar(&o.Target, "target", "", target.Addresses()+" (default: the pipeline's target)")
 	fs.Float64Var(&o.Rate, "rate", 0, "most events published per second (default: no limit)")
 	return func(ctx context.Context, e *env) error {
 		if o.Filter.Since.IsZero() {

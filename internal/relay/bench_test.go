@@ -46,7 +46,7 @@ func newHandler(tb testing.TB, impl string, fake *relaytest.AWS, cfg config.Conf
 		if impl == "relay-lagging" {
 			clock = now
 		}
-		r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{Now: func() time.Time { return clock }})
+		r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return clock }})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -184,7 +184,7 @@ func BenchmarkReconcileReads(b *testing.B) {
 				records := relaytest.Records(table, pending, 256)
 				fake := relaytest.New(b, table)
 				cfg := testConfig(table, config.TargetEventBridge, config.ActionDelete)
-				r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{Now: func() time.Time { return now }})
+				r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return now }})
 				if err != nil {
 					b.Fatal(err)
 				}

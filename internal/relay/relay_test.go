@@ -20,6 +20,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -41,10 +42,20 @@ var layouts = map[string]outbox.Table{
 // testConfig returns a relay configuration for table.
 func testConfig(table outbox.Table, target config.Target, action config.Action) config.Config {
 	return config.Config{
-		Table: table, Target: target, EventBus: "orders-bus",
-		TopicARN:        "arn:aws:sns:us-east-1:123456789012:orders",
+		Table: table, Target: targetSettings(target),
 		PublishedAction: action, PublishedTTL: 720 * time.Hour, ReconcileMinAge: 5 * time.Minute,
 	}
+}
+
+// targetSettings are the test target of each kind.
+func targetSettings(t config.Target) target.Settings {
+	switch t {
+	case target.SNS:
+		return target.Settings{Type: t, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders"}
+	case target.SQS:
+		return target.Settings{Type: t, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}
+	}
+	return target.Settings{Type: t, EventBus: "orders-bus"}
 }
 
 // noSleep retries at once.
@@ -70,7 +81,7 @@ func newHarnessAt(t *testing.T, cfg config.Config, at time.Time) *harness {
 	t.Helper()
 	h := &harness{now: at, fake: relaytest.New(t, cfg.Table), logs: &bytes.Buffer{}, metrics: &bytes.Buffer{}}
 	policy := noSleep
-	r, err := relay.New(cfg, relay.Clients{DynamoDB: h.fake, EventBridge: h.fake, SNS: h.fake}, relay.Options{
+	r, err := relay.New(cfg, relay.Clients{DynamoDB: h.fake, Target: h.fake}, relay.Options{
 		Log: newLogger(h.logs), Metrics: h.metrics, FunctionName: "outbox-relay",
 		Now: func() time.Time { return at }, Retry: &policy,
 	})

@@ -1,0 +1,85 @@
+package target
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash/fnv"
+	"strings"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// FIFO targets (SQS FIFO queues, SNS FIFO topics) take two more fields per
+// message: the group, whose messages are delivered in order, and the
+// deduplication id, which the service uses to drop a second copy within
+// five minutes. The group is the item's partition key (its aggregate), the
+// deduplication id its event id; the relay's retries of one event then
+// reach consumers once.
+
+// fifoSuffix ends the name of every FIFO queue and topic.
+const fifoSuffix = ".fifo"
+
+// isFIFO reports whether the ARN names a FIFO queue or topic.
+func isFIFO(arn string) bool { return strings.HasSuffix(arn, fifoSuffix) }
+
+// maxFIFOID is the longest MessageGroupId and MessageDeduplicationId.
+const maxFIFOID = 128
+
+// fifoID is v when SQS and SNS accept it as a group or deduplication id (1
+// to 128 characters, letters, digits and ASCII punctuation), or else the
+// hex SHA-256 of v, which they accept and which keeps equal values equal.
+func fifoID(v string) string {
+	if validFIFOID(v) {
+		return v
+	}
+	sum := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(sum[:])
+}
+
+func validFIFOID(v string) bool {
+	if v == "" || len(v) > maxFIFOID {
+		return false
+	}
+	for _, c := range []byte(v) {
+		if c < '!' || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// MessageGroupID is the group of a record's message on a FIFO target: its
+// partition key.
+func MessageGroupID(r outbox.Record) string { return fifoID(r.PartitionKey) }
+
+// MessageDeduplicationID is the deduplication id of a record's message on a
+// FIFO target: its event id.
+func MessageDeduplicationID(r outbox.Record) string { return fifoID(r.EventID) }
+
+// fifoLanes splits the accepted entries (index[i] is the record of entry i,
+// sizes[i] its size) into at most lanes lanes, every group in one lane, and
+// each lane into chunks, keeping the records' order: a lane's chunks are
+// sent one after the other, so one group's messages reach the target in
+// order, while the lanes run in parallel.
+func fifoLanes(groups []string, sizes, index []int, maxBytes, lanes int) [][][]int {
+	if lanes <= 0 {
+		lanes = publish.DefaultConcurrency
+	}
+	laneSizes := make([][]int, lanes)
+	laneIndex := make([][]int, lanes)
+	for i, g := range groups {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(g))
+		l := int(h.Sum32() % uint32(lanes))
+		laneSizes[l] = append(laneSizes[l], sizes[i])
+		laneIndex[l] = append(laneIndex[l], index[i])
+	}
+	var out [][][]int
+	for l := range lanes {
+		if len(laneIndex[l]) > 0 {
+			out = append(out, publish.AcceptedChunks(laneSizes[l], laneIndex[l], maxBytes))
+		}
+	}
+	return out
+}
