@@ -25,12 +25,17 @@ func init() {
 // raw delivery carries.
 type snsQueues struct{ q *sqs.Service }
 
-func (a snsQueues) DeliverAttributes(queueArn, body string, attributes map[string]sns.Attribute) (string, error) {
-	attrs := make(map[string]sqs.MessageAttribute, len(attributes))
-	for k, v := range attributes {
+func (a snsQueues) DeliverAttributes(queueArn string, m sns.QueueMessage) (string, error) {
+	return a.q.DeliverTo(queueArn, sqsDelivery(m))
+}
+
+// sqsDelivery is the SQS delivery of a message SNS delivers to a queue.
+func sqsDelivery(m sns.QueueMessage) sqs.Delivery {
+	attrs := make(map[string]sqs.MessageAttribute, len(m.Attributes))
+	for k, v := range m.Attributes {
 		attrs[k] = sqs.MessageAttribute{DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue}
 	}
-	return a.q.DeliverMessage(queueArn, body, attrs)
+	return sqs.Delivery{Body: m.Body, Attributes: attrs, GroupID: m.GroupID, DeduplicationID: m.DeduplicationID}
 }
 
 func (a snsQueues) QueuePolicy(queueArn string) (string, bool) { return a.q.QueuePolicy(queueArn) }

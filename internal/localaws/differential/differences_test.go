@@ -1,5 +1,7 @@
 package differential_test
 
+import "slices"
+
 // Documentation cited by the decisions.
 const (
 	ddbAPI     = "https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/"
@@ -11,6 +13,7 @@ const (
 	iamAPI     = "https://docs.aws.amazon.com/IAM/latest/APIReference/"
 	snsAPI     = "https://docs.aws.amazon.com/sns/latest/api/"
 	sqsAPI     = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/"
+	sqsGuide   = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/"
 	tableDescs = "CreateTable/TableDescription."
 )
 
@@ -30,7 +33,7 @@ var tableSteps = []string{"CreateTable/TableDescription.", "DescribeTable/Table.
 // differences decides every difference between the local stack and moto.
 // docs/localaws-differences.md is rendered from it
 // (TestDifferentialTableDoc).
-var differences = []decision{
+var differences = append([]decision{
 	// DynamoDB tables.
 	{Scenario: "dynamodb/tables", Paths: paths(tableSteps, "GlobalSecondaryIndexes[0].IndexArn", "GlobalSecondaryIndexes[0].IndexSizeBytes", "GlobalSecondaryIndexes[0].ItemCount"),
 		Verdict: motoWrong, Ours: "describes each GSI's IndexArn, IndexSizeBytes and ItemCount", Moto: "omits them",
@@ -191,4 +194,91 @@ var differences = []decision{
 	{Scenario: "cloudwatch/alarms", Paths: []string{"DescribeAlarms/MetricAlarms[0].StateReasonData", "DescribeAlarms/MetricAlarms[0].StateTransitionedTimestamp"},
 		Verdict: unspecified, Ours: "no StateReasonData; StateTransitionedTimestamp at creation", Moto: "StateReasonData {}; no StateTransitionedTimestamp",
 		Why: "A new alarm has no evaluation data (an empty JSON object or none say the same) and has made no transition yet; the creation time and no value are both readings of the field.", Source: "https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_MetricAlarm.html"},
+}, fifoDifferences()...)
+
+// queueAttributeDecisions decides, for a scenario's GetQueueAttributes
+// steps, the differences every queue shows (as in sqs/queues).
+func queueAttributeDecisions(scenario string, steps ...string) []decision {
+	return []decision{
+		{Scenario: scenario, Paths: paths(steps, "/Attributes.CreatedTimestamp", "/Attributes.LastModifiedTimestamp"),
+			Verdict: motoWrong, Ours: "whole seconds", Moto: "seconds with a fraction",
+			Why: "CreatedTimestamp and LastModifiedTimestamp are epoch times in seconds (integers).", Source: sqsAPI + "API_GetQueueAttributes.html"},
+		{Scenario: scenario, Paths: paths(steps, "/Attributes.MaximumMessageSize"),
+			Verdict: unspecified, Ours: "262144 (256 KiB)", Moto: "1048576 (1 MiB)",
+			Why: "SQS raised the largest allowed message to 1 MiB in 2025; references disagree on the default of a new queue. Clients read the attribute.", Source: sqsAPI + "API_SetQueueAttributes.html"},
+	}
+}
+
+// fifoDifferences decides the differences of the FIFO scenarios.
+func fifoDifferences() []decision {
+	return slices.Concat(
+		queueAttributeDecisions("sqs/fifo", "GetQueueAttributes diff-fifo.fifo"),
+		sqsFIFODecisions,
+		queueAttributeDecisions("sqs/fifo-redrive", "GetQueueAttributes diff-fifo-dlq.fifo", "GetQueueAttributes diff-fifo-src.fifo"),
+		sqsFIFORedriveDecisions,
+		queueAttributeDecisions("sns/fifo", "GetQueueAttributes diff-sns-target.fifo"),
+		snsFIFODecisions,
+	)
+}
+
+var sqsFIFODecisions = []decision{
+	{Scenario: "sqs/fifo", Paths: []string{"CreateQueue .fifo name without FifoQueue/*"},
+		Verdict: motoWrong, Ours: "InvalidParameterValue", Moto: "creates the queue",
+		Why: "Without FifoQueue=true SQS creates a standard queue, whose name is alphanumeric characters, hyphens and underscores only; a .fifo name is a FIFO queue's and needs FifoQueue=true.", Source: sqsAPI + "API_CreateQueue.html"},
+	{Scenario: "sqs/fifo", Paths: []string{"CreateQueue perMessageGroupId with queue scope/*"},
+		Verdict: motoWrong, Ours: "InvalidAttributeValue", Moto: "creates the queue",
+		Why: "FifoThroughputLimit perMessageGroupId is allowed only when DeduplicationScope is messageGroup.", Source: sqsAPI + "API_CreateQueue.html"},
+	{Scenario: "sqs/fifo", Paths: []string{"CreateQueue ContentBasedDeduplication on a standard queue/*"},
+		Verdict: motoWrong, Ours: "InvalidAttributeName", Moto: "creates the queue",
+		Why: "ContentBasedDeduplication, DeduplicationScope and FifoThroughputLimit apply only to FIFO queues; a standard queue does not know them.", Source: sqsAPI + "API_CreateQueue.html"},
+	{Scenario: "sqs/fifo", Paths: []string{"a duplicate has the original's MessageId"},
+		Verdict: unspecified, Ours: "answers a duplicate send with the original message's MessageId", Moto: "a new MessageId (the message is still not delivered twice)",
+		Why: "A send with a deduplication id of the last five minutes is accepted and not delivered again; which MessageId the answer carries is not documented.", Source: sqsGuide + "FIFO-key-terms.html"},
+	{Scenario: "sqs/fifo", Paths: []string{"SendMessageBatch/Successful[*].SequenceNumber", "receive 10 while group a is in flight*/Attributes.SequenceNumber",
+		"receive after a1 is deleted*/Attributes.SequenceNumber"},
+		Verdict: motoWrong, Ours: "a SequenceNumber for every message sent to a FIFO queue, by SendMessageBatch too", Moto: "none for messages sent by SendMessageBatch",
+		Why: "SendMessageBatchResultEntry has the SequenceNumber SQS assigns to each FIFO message, and ReceiveMessage returns it as the SequenceNumber system attribute.", Source: sqsAPI + "API_SendMessageBatchResultEntry.html"},
+	{Scenario: "sqs/fifo", Paths: []string{"SendMessageBatch without MessageGroupId/*"},
+		Verdict: unspecified, Ours: "fails the entry (MissingParameter in Failed)", Moto: "fails the whole request with MissingParameter",
+		Why: "SendMessageBatch reports each message's result individually, but the API reference does not say whether a missing MessageGroupId fails its entry or the request; a client handles both.", Source: sqsAPI + "API_SendMessageBatch.html"},
+	{Scenario: "sqs/fifo", Paths: []string{"SetQueueAttributes FifoQueue"},
+		Verdict: motoWrong, Ours: "InvalidAttributeName", Moto: "accepts it",
+		Why: "FifoQueue can be given only at queue creation; an existing queue's type cannot be changed.", Source: sqsAPI + "API_CreateQueue.html"},
+	{Scenario: "sqs/fifo", Paths: []string{"SendMessage with a deduplication id to a standard queue"},
+		Verdict: motoWrong, Ours: "InvalidParameterValue", Moto: "sends the message",
+		Why: "MessageDeduplicationId applies only to FIFO queues; a standard queue refuses the parameter as not valid for its queue type.", Source: sqsAPI + "API_SendMessage.html"},
+}
+
+var sqsFIFORedriveDecisions = []decision{
+	{Scenario: "sqs/fifo-redrive", Paths: []string{"CreateQueue FIFO with a standard dead-letter queue/*"},
+		Verdict: unspecified, Ours: "InvalidParameterValue", Moto: "InvalidParameterCombination",
+		Why: "Both refuse the redrive policy, as AWS does (a FIFO queue's dead-letter queue must be FIFO); the API reference does not name the error code.", Source: sqsGuide + "sqs-dead-letter-queues.html"},
+	{Scenario: "sqs/fifo-redrive", Paths: []string{"CreateQueue standard with a FIFO dead-letter queue/*"},
+		Verdict: motoWrong, Ours: "InvalidParameterValue", Moto: "creates the queue",
+		Why: "A dead-letter queue must be of the source queue's type: a standard queue can only use a standard dead-letter queue.", Source: sqsGuide + "sqs-configure-dead-letter-queue.html"},
+	{Scenario: "sqs/fifo-redrive", Paths: []string{"dead-letter queue*/Body", "dead-letter queue*/Attributes.MessageDeduplicationId"},
+		Verdict: motoWrong, Ours: "g1, g2, g3: the group's order", Moto: "g3, g1, g2",
+		Why: "A FIFO queue delivers a group's messages in the order sent; each message moves to the (FIFO) dead-letter queue when it would be received again, so the dead-letter queue receives them in that order.", Source: sqsGuide + "FIFO-queues-understanding-logic.html"},
+}
+
+var snsFIFODecisions = []decision{
+	{Scenario: "sns/fifo", Paths: []string{"GetTopicAttributes/Attributes.EffectiveDeliveryPolicy.*", "GetTopicAttributes/Attributes.DeliveryPolicy"},
+		Verdict: motoWrong, Ours: `an EffectiveDeliveryPolicy with the HTTP/S policy under "http"`, Moto: `an older shape without "http", and an empty DeliveryPolicy`,
+		Why: `The delivery policy JSON nests the default retry policy under "http"; an unset DeliveryPolicy is not returned.`, Source: "https://docs.aws.amazon.com/sns/latest/dg/sns-message-delivery-retries.html"},
+	{Scenario: "sns/fifo", Paths: []string{"GetTopicAttributes/Attributes.SignatureVersion"},
+		Verdict: unspecified, Ours: `"1"`, Moto: "absent",
+		Why: "SignatureVersion defaults to 1 (SHA1); whether the default is listed among the topic's attributes is not documented.", Source: snsAPI + "API_GetTopicAttributes.html"},
+	{Scenario: "sns/fifo", Paths: []string{"GetSubscriptionAttributes/Attributes.SubscriptionPrincipal"},
+		Verdict: unspecified, Ours: "the ARN of the principal that subscribed", Moto: "absent",
+		Why: "SNS answers with SubscriptionPrincipal in practice, but the API reference's list of subscription attributes does not name it; no client here reads it.", Source: snsAPI + "API_GetSubscriptionAttributes.html"},
+	{Scenario: "sns/fifo", Paths: []string{"Publish without MessageGroupId/*"},
+		Verdict: motoWrong, Ours: "InvalidParameter", Moto: "MissingParameter",
+		Why: "Publish's errors are InvalidParameter (\"a request parameter does not comply with the associated constraints\"), InvalidParameterValue and others; MissingParameter is not one of them.", Source: snsAPI + "API_Publish.html"},
+	{Scenario: "sns/fifo", Paths: []string{"Publish a1/SequenceNumber", "Publish a filtered out/SequenceNumber", "Publish a1 again/SequenceNumber", "Publish a2/SequenceNumber",
+		"PublishBatch/Successful[*].SequenceNumber", "Publish by content/SequenceNumber", "Publish by content again/SequenceNumber"},
+		Verdict: motoWrong, Ours: "a SequenceNumber in every Publish and PublishBatch result of a FIFO topic", Moto: "none",
+		Why: "For FIFO topics Publish and PublishBatch return the SequenceNumber SNS assigns to each message.", Source: snsAPI + "API_PublishBatchResultEntry.html"},
+	{Scenario: "sns/fifo", Paths: []string{"a duplicate has the original's MessageId", "a duplicate by content has the original's MessageId"},
+		Verdict: unspecified, Ours: "answers a duplicate publish with the original message's MessageId", Moto: "a new MessageId (the message is still not delivered twice)",
+		Why: "A message with a deduplication id of the last five minutes is accepted and not delivered; which MessageId the answer carries is not documented.", Source: snsAPI + "API_PublishBatchRequestEntry.html"},
 }

@@ -1,6 +1,7 @@
 // Package sns is Amazon SNS (awsQuery) for the local AWS stack: standard
-// topics, SQS and Lambda subscriptions, Publish and PublishBatch, message
-// attributes and tags.
+// and FIFO topics (fifo.go), SQS and Lambda subscriptions with filter
+// policies (filter.go), Publish and PublishBatch, message attributes and
+// tags.
 //
 // Publishing delivers asynchronously to every subscription. Delivery to an
 // SQS queue happens only when the queue policy allows the service principal
@@ -51,8 +52,16 @@ type Attribute struct {
 
 // QueueSink delivers to SQS queues (the sqs service).
 type QueueSink interface {
-	DeliverAttributes(queueArn, body string, attributes map[string]Attribute) (messageID string, err error)
+	DeliverAttributes(queueArn string, m QueueMessage) (messageID string, err error)
 	QueuePolicy(queueArn string) (policyJSON string, exists bool)
+}
+
+// QueueMessage is a message delivered to a queue: a FIFO topic's to a FIFO
+// queue carries its group and deduplication ids.
+type QueueMessage struct {
+	Body                     string
+	Attributes               map[string]Attribute
+	GroupID, DeduplicationID string
 }
 
 // FunctionInvoker invokes Lambda functions (the lambda service).
@@ -66,6 +75,9 @@ type Metrics struct {
 	NumberOfMessagesPublished      int64 `json:"numberOfMessagesPublished"`
 	NumberOfNotificationsDelivered int64 `json:"numberOfNotificationsDelivered"`
 	NumberOfNotificationsFailed    int64 `json:"numberOfNotificationsFailed"`
+	// NumberOfNotificationsFilteredOut counts the deliveries a
+	// subscription's filter policy rejected.
+	NumberOfNotificationsFilteredOut int64 `json:"numberOfNotificationsFilteredOut"`
 }
 
 // Service is the SNS service.
@@ -73,6 +85,10 @@ type Service struct {
 	*awsapi.Lifecycle
 	env  *awsapi.Env
 	deps Deps
+
+	// DeduplicationWindow is how long a FIFO topic remembers a
+	// deduplication id; DefaultDeduplicationWindow by default.
+	DeduplicationWindow time.Duration
 
 	mu      sync.Mutex
 	topics  map[string]*topic // by ARN
@@ -88,18 +104,22 @@ type topic struct {
 	attrs     map[string]string
 	tags      map[string]string
 	subs      []string
+	fifoTopic bool // FifoTopic, set at creation
+	fifo      fifoState
 }
 
 type subscription struct {
 	arn, topicArn, protocol, endpoint string
 	attrs                             map[string]string
+	filter                            *filter
+	fifoTopic                         bool
 }
 
 // New returns an empty SNS service.
 func New(env *awsapi.Env, deps Deps) *Service {
 	lc := awsapi.NewLifecycle()
 	s := &Service{Lifecycle: lc, env: env, deps: deps, topics: map[string]*topic{}, subs: map[string]*subscription{},
-		bg: lc.Background}
+		bg: lc.Background, DeduplicationWindow: DefaultDeduplicationWindow}
 	s.ops = s.operations()
 	s.Lists(&s.mu, s.inventory)
 	return s
@@ -270,6 +290,14 @@ func esc(s string) string {
 
 func el(name, v string) string { return "<" + name + ">" + esc(v) + "</" + name + ">" }
 
+// optionalEl is el, or nothing for an empty value.
+func optionalEl(name, v string) string {
+	if v == "" {
+		return ""
+	}
+	return el(name, v)
+}
+
 func xmlMap(name string, m map[string]string) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -298,6 +326,17 @@ var settableTopicAttrs = map[string]bool{
 	"TracingConfig": true, "DataProtectionPolicy": true, "ArchivePolicy": true,
 	"SQSSuccessFeedbackRoleArn": true, "SQSFailureFeedbackRoleArn": true, "SQSSuccessFeedbackSampleRate": true,
 	"LambdaSuccessFeedbackRoleArn": true, "LambdaFailureFeedbackRoleArn": true, "LambdaSuccessFeedbackSampleRate": true,
+}
+
+// topicAttrValidator checks the attributes of a topic, a FIFO topic when
+// fifo.
+func topicAttrValidator(fifo bool) func(k, v string) error {
+	return func(k, v string) error {
+		if known, err := validateFifoTopicAttr(fifo, k, v); known {
+			return err
+		}
+		return validateTopicAttr(k, v)
+	}
 }
 
 func validateTopicAttr(k, v string) error {
@@ -361,16 +400,17 @@ func (s *Service) authorizeFound(req *awsapi.Request, action, arn, param, what s
 
 func (s *Service) createTopic(req *awsapi.Request, f form) (any, error) {
 	name := get(f, "Name")
-	if !topicNameRE.MatchString(name) {
-		return nil, errInvalid("Invalid parameter: Topic Name")
-	}
 	attrs := queryMap(f, "Attributes", "key", "value")
-	if attrs["FifoTopic"] == "true" || strings.HasSuffix(name, ".fifo") {
-		return nil, errInvalid("Invalid parameter: FIFO topics are not supported by this endpoint")
+	fifo := attrs["FifoTopic"] == "true"
+	if err := checkTopicName(name, fifo); err != nil {
+		return nil, err
+	}
+	if v, ok := attrs["FifoTopic"]; ok && v != "true" && v != "false" {
+		return nil, errInvalid("Invalid parameter: Attributes Reason: FifoTopic: Invalid value [%s]", v)
 	}
 	delete(attrs, "FifoTopic")
 	for k, v := range attrs {
-		if err := validateTopicAttr(k, v); err != nil {
+		if err := topicAttrValidator(fifo)(k, v); err != nil {
 			return nil, err
 		}
 	}
@@ -394,7 +434,11 @@ func (s *Service) createTopic(req *awsapi.Request, f form) (any, error) {
 		}
 		return el("TopicArn", arn), nil
 	}
-	t := &topic{name: name, arn: arn, attrs: map[string]string{"Policy": s.defaultPolicy(arn), "DisplayName": "", "SignatureVersion": "1"}, tags: tags}
+	t := &topic{name: name, arn: arn, attrs: map[string]string{"Policy": s.defaultPolicy(arn), "DisplayName": "", "SignatureVersion": "1"}, tags: tags,
+		fifoTopic: fifo}
+	if fifo {
+		t.attrs["FifoTopic"], t.attrs["ContentBasedDeduplication"] = "true", "false"
+	}
 	for k, v := range attrs {
 		t.attrs[k] = v
 	}
@@ -424,7 +468,7 @@ func (s *Service) setTopicAttributes(req *awsapi.Request, f form) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.setAttribute(f, validateTopicAttr, func(k, v string) {
+	return s.setAttribute(f, topicAttrValidator(t.isFIFO()), func(k, v string) {
 		if k == "Policy" && v == "" {
 			v = s.defaultPolicy(t.arn)
 		}
@@ -539,11 +583,18 @@ func (s *Service) subscribe(req *awsapi.Request, f form) (any, error) {
 	default:
 		return nil, errInvalid("Invalid parameter: Protocol %s is not supported by this endpoint", protocol)
 	}
+	if err := checkFifoEndpoint(t, protocol, endpoint); err != nil {
+		return nil, err
+	}
 	attrs := queryMap(f, "Attributes", "key", "value")
 	for k, v := range attrs {
 		if err := validateSubAttr(k, v); err != nil {
 			return nil, err
 		}
+	}
+	flt, err := compileFilter(attrs)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -558,10 +609,11 @@ func (s *Service) subscribe(req *awsapi.Request, f form) (any, error) {
 		}
 	}
 	sub := &subscription{arn: t.arn + ":" + awsapi.NewUUID(), topicArn: t.arn, protocol: protocol, endpoint: endpoint,
-		attrs: map[string]string{"RawMessageDelivery": "false"}}
+		attrs: map[string]string{"RawMessageDelivery": "false"}, filter: flt, fifoTopic: t.isFIFO()}
 	for k, v := range attrs {
 		sub.attrs[k] = v
 	}
+	defaultFilterScope(sub.attrs)
 	s.subs[sub.arn] = sub
 	t.subs = append(t.subs, sub.arn)
 	return el("SubscriptionArn", sub.arn), nil
@@ -665,7 +717,24 @@ func (s *Service) setSubscriptionAttributes(req *awsapi.Request, f form) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return s.setAttribute(f, validateSubAttr, func(k, v string) { sub.attrs[k] = v })
+	k, v := get(f, "AttributeName"), get(f, "AttributeValue")
+	s.mu.Lock()
+	next := maps.Clone(sub.attrs)
+	s.mu.Unlock()
+	next[k] = v
+	flt, err := compileFilter(next)
+	if err != nil {
+		return nil, err
+	}
+	return s.setAttribute(f, validateSubAttr, func(k, v string) {
+		if v == "" && (k == "FilterPolicy" || k == "FilterPolicyScope") {
+			delete(sub.attrs, k)
+		} else {
+			sub.attrs[k] = v
+		}
+		defaultFilterScope(sub.attrs)
+		sub.filter = flt
+	})
 }
 
 // ---- tags ----
@@ -713,6 +782,9 @@ type outgoing struct {
 	id, subject, message string
 	attrs                map[string]Attribute
 	structure            string
+	// FIFO topics: the message group, deduplication id and sequence
+	// number.
+	groupID, dedupID, sequence string
 }
 
 func messageSize(message string, attrs map[string]Attribute) int {
@@ -761,12 +833,12 @@ func (s *Service) publish(req *awsapi.Request, f form) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := outgoing{id: awsapi.NewUUID(), subject: get(f, "Subject"), message: get(f, "Message"), attrs: attrs, structure: get(f, "MessageStructure")}
-	if err := s.validateMessage(m.message, m.structure, m.subject, attrs); err != nil {
+	m := readOutgoing(f, "")
+	m.attrs = attrs
+	if err := s.send(t, &m, nil); err != nil {
 		return nil, err
 	}
-	s.fanOut(t, m)
-	return el("MessageId", m.id), nil
+	return el("MessageId", m.id) + optionalEl("SequenceNumber", m.sequence), nil
 }
 
 var batchIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
@@ -777,9 +849,9 @@ func (s *Service) publishBatch(req *awsapi.Request, f form) (any, error) {
 		return nil, err
 	}
 	type entry struct {
-		id, message, subject, structure string
-		attrs                           map[string]Attribute
-		err                             error
+		id  string
+		m   outgoing
+		err error
 	}
 	var entries []entry
 	for i := 1; ; i++ {
@@ -788,8 +860,8 @@ func (s *Service) publishBatch(req *awsapi.Request, f form) (any, error) {
 		if !ok {
 			break
 		}
-		e := entry{id: id[0], message: get(f, base+"Message"), subject: get(f, base+"Subject"), structure: get(f, base+"MessageStructure")}
-		e.attrs, e.err = queryAttributes(f, base+"MessageAttributes")
+		e := entry{id: id[0], m: readOutgoing(f, base)}
+		e.m.attrs, e.err = queryAttributes(f, base+"MessageAttributes")
 		entries = append(entries, e)
 	}
 	if len(entries) == 0 {
@@ -808,7 +880,7 @@ func (s *Service) publishBatch(req *awsapi.Request, f form) (any, error) {
 			return nil, awsapi.NewError("BatchEntryIdsNotDistinct", "Two or more batch entries in the request have the same Id")
 		}
 		seen[e.id] = true
-		total += messageSize(e.message, e.attrs)
+		total += messageSize(e.m.message, e.m.attrs)
 	}
 	if total > MaxMessageBytes {
 		return nil, awsapi.NewError("BatchRequestTooLong", "The length of all the messages put together is more than the limit")
@@ -817,12 +889,12 @@ func (s *Service) publishBatch(req *awsapi.Request, f form) (any, error) {
 	for _, e := range entries {
 		err := e.err
 		if err == nil {
-			err = s.validateMessage(e.message, e.structure, e.subject, e.attrs)
-		}
-		if err == nil {
-			if code, msg, hit := s.env.Faults.EntryFault("sns", "PublishBatch"); hit {
-				err = &awsapi.Error{Code: code, Message: msg, Sender: code != "InternalError" && code != "InternalFailure"}
-			}
+			err = s.send(t, &e.m, func() error {
+				if code, msg, hit := s.env.Faults.EntryFault("sns", "PublishBatch"); hit {
+					return &awsapi.Error{Code: code, Message: msg, Sender: code != "InternalError" && code != "InternalFailure"}
+				}
+				return nil
+			})
 		}
 		if err != nil {
 			ae := awsapi.AsError(err)
@@ -830,11 +902,38 @@ func (s *Service) publishBatch(req *awsapi.Request, f form) (any, error) {
 				el("SenderFault", strconv.FormatBool(ae.Sender)) + "</member>")
 			continue
 		}
-		m := outgoing{id: awsapi.NewUUID(), subject: e.subject, message: e.message, attrs: e.attrs, structure: e.structure}
-		s.fanOut(t, m)
-		ok.WriteString("<member>" + el("Id", e.id) + el("MessageId", m.id) + "</member>")
+		ok.WriteString("<member>" + el("Id", e.id) + el("MessageId", e.m.id) + optionalEl("SequenceNumber", e.m.sequence) + "</member>")
 	}
 	return "<Successful>" + ok.String() + "</Successful><Failed>" + failed.String() + "</Failed>", nil
+}
+
+// readOutgoing reads a published message's parameters under prefix (a
+// PublishBatch entry's, or "" for Publish's), but its attributes.
+func readOutgoing(f form, prefix string) outgoing {
+	return outgoing{id: awsapi.NewUUID(), subject: get(f, prefix+"Subject"), message: get(f, prefix+"Message"), structure: get(f, prefix+"MessageStructure"),
+		groupID: get(f, prefix+"MessageGroupId"), dedupID: get(f, prefix+"MessageDeduplicationId")}
+}
+
+// send validates a published message, then (when fault, if any, passes)
+// admits it and fans it out; a FIFO duplicate succeeds with the original's
+// ids and is not delivered again.
+func (s *Service) send(t *topic, m *outgoing, fault func() error) error {
+	if err := s.validateMessage(m.message, m.structure, m.subject, m.attrs); err != nil {
+		return err
+	}
+	if fault != nil {
+		if err := fault(); err != nil {
+			return err
+		}
+	}
+	fresh, err := s.admit(t, m)
+	if err != nil {
+		return err
+	}
+	if fresh {
+		s.fanOut(t, *m)
+	}
+	return nil
 }
 
 // fanOut delivers a published message to every subscription, asynchronously.
@@ -854,20 +953,37 @@ func (s *Service) fanOut(t *topic, m outgoing) {
 	s.mu.Unlock()
 	s.metrics.Count(t.arn, func(x *Metrics) { x.NumberOfMessagesPublished++ })
 	now := s.env.Time().UTC()
-	for _, sub := range subs {
-		s.bg.Go(func() {
-			err := s.deliver(sub, m, now)
-			s.metrics.Count(t.arn, func(x *Metrics) {
-				if err != nil {
-					x.NumberOfNotificationsFailed++
-				} else {
-					x.NumberOfNotificationsDelivered++
-				}
-			})
-			if err != nil {
-				s.env.Logger.Warn("SNS delivery failed", "subscription", sub.arn, "endpoint", sub.endpoint, "error", err)
+	if t.isFIFO() {
+		// One delivery after the other keeps each group's order.
+		t.fifo.ordered.run(s.bg, func() {
+			for _, sub := range subs {
+				s.deliverCounted(t, sub, m, now)
 			}
 		})
+		return
+	}
+	for _, sub := range subs {
+		s.bg.Go(func() { s.deliverCounted(t, sub, m, now) })
+	}
+}
+
+// deliverCounted delivers m to sub unless its filter policy rejects it,
+// and counts the outcome.
+func (s *Service) deliverCounted(t *topic, sub subscription, m outgoing, at time.Time) {
+	if !sub.filter.matches(m) {
+		s.metrics.Count(t.arn, func(x *Metrics) { x.NumberOfNotificationsFilteredOut++ })
+		return
+	}
+	err := s.deliver(sub, m, at)
+	s.metrics.Count(t.arn, func(x *Metrics) {
+		if err != nil {
+			x.NumberOfNotificationsFailed++
+		} else {
+			x.NumberOfNotificationsDelivered++
+		}
+	})
+	if err != nil {
+		s.env.Logger.Warn("SNS delivery failed", "subscription", sub.arn, "endpoint", sub.endpoint, "error", err)
 	}
 }
 
@@ -895,6 +1011,9 @@ func (s *Service) notification(sub subscription, m outgoing, at time.Time, lambd
 		"Signature":      signature(),
 		"SigningCertURL": "https://sns." + s.env.Region + ".amazonaws.com/SimpleNotificationService-local.pem",
 		"UnsubscribeURL": s.env.Endpoint + "/?Action=Unsubscribe&SubscriptionArn=" + sub.arn,
+	}
+	if m.sequence != "" {
+		n["SequenceNumber"] = m.sequence
 	}
 	if lambda {
 		n["SigningCertUrl"], n["UnsubscribeUrl"] = n["SigningCertURL"], n["UnsubscribeURL"]
@@ -936,15 +1055,18 @@ func (s *Service) deliver(sub subscription, m outgoing, at time.Time) error {
 		if err != nil {
 			return err
 		}
-		if sub.attrs["RawMessageDelivery"] == "true" {
-			_, err = q.DeliverAttributes(sub.endpoint, s.messageFor(m, "sqs"), m.attrs)
-			return err
+		qm := QueueMessage{Body: s.messageFor(m, "sqs"), Attributes: m.attrs}
+		if sub.attrs["RawMessageDelivery"] != "true" {
+			body, err := json.Marshal(s.notification(sub, m, at, false))
+			if err != nil {
+				return err
+			}
+			qm = QueueMessage{Body: string(body)}
 		}
-		body, err := json.Marshal(s.notification(sub, m, at, false))
-		if err != nil {
-			return err
+		if sub.fifoTopic && isFIFOQueue(sub.endpoint) {
+			qm.GroupID, qm.DeduplicationID = m.groupID, m.dedupID
 		}
-		_, err = q.DeliverAttributes(sub.endpoint, string(body), nil)
+		_, err = q.DeliverAttributes(sub.endpoint, qm)
 		return err
 	case "lambda":
 		fn, err := s.deps.Function(g, sub.endpoint)

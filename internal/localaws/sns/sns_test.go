@@ -22,19 +22,26 @@ import (
 
 type queues struct{ q *sqs.Service }
 
-func (a queues) DeliverAttributes(arn, body string, attrs map[string]sns.Attribute) (string, error) {
-	m := map[string]sqs.MessageAttribute{}
-	for k, v := range attrs {
-		m[k] = sqs.MessageAttribute{DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue}
+func (a queues) DeliverAttributes(arn string, m sns.QueueMessage) (string, error) {
+	attrs := map[string]sqs.MessageAttribute{}
+	for k, v := range m.Attributes {
+		attrs[k] = sqs.MessageAttribute{DataType: v.DataType, StringValue: v.StringValue, BinaryValue: v.BinaryValue}
 	}
-	return a.q.DeliverMessage(arn, body, m)
+	return a.q.DeliverTo(arn, sqs.Delivery{Body: m.Body, Attributes: attrs, GroupID: m.GroupID, DeduplicationID: m.DeduplicationID})
 }
 
 func (a queues) QueuePolicy(arn string) (string, bool) { return a.q.QueuePolicy(arn) }
 
 func start(t *testing.T) (*sns.Service, *awssns.Client, *awssqs.Client) {
 	t.Helper()
+	return startWithClock(t, nil)
+}
+
+// startWithClock starts SNS and SQS on the clock now (time.Now when nil).
+func startWithClock(t *testing.T, now func() time.Time) (*sns.Service, *awssns.Client, *awssqs.Client) {
+	t.Helper()
 	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	stack.Env().Now = now
 	q := sqs.New(stack.Env())
 	svc := sns.New(stack.Env(), sns.Deps{Queues: func() (sns.QueueSink, error) { return queues{q}, nil }})
 	for _, s := range []awsapi.Service{q, svc} {

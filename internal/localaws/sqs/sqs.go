@@ -1,4 +1,4 @@
-// Package sqs is Amazon SQS (standard queues) for the local AWS stack, in
+// Package sqs is Amazon SQS (standard and FIFO queues) for the local AWS stack, in
 // the AWS JSON 1.0 protocol the current SDK speaks (X-Amz-Target
 // AmazonSQS.*), with awsQuery-compatible error codes, and in the awsQuery
 // (XML) protocol of older SDKs and CLIs, which the router transcodes
@@ -8,7 +8,9 @@
 // polling (a waiting ReceiveMessage returns as soon as a message is
 // available), the redrive policy (a message received more than
 // maxReceiveCount times moves to the dead-letter queue when it would be
-// received again) and the retention period.
+// received again) and the retention period. FIFO queues (fifo.go) keep the
+// order of each message group, hold a group back while one of its messages
+// is in flight, deduplicate sends for five minutes and number messages.
 //
 // Other services of the stack deliver messages with Deliver (no
 // authorisation: the caller checks the queue policy, read with
@@ -29,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -61,6 +64,10 @@ type Service struct {
 	// PurgeInterval is the minimum time between two purges of a queue
 	// (PurgeQueueInProgress); RecreateDelay by default.
 	PurgeInterval time.Duration
+	// DeduplicationWindow is how long a FIFO queue remembers a
+	// deduplication id, and a ReceiveRequestAttemptId its messages;
+	// DefaultDeduplicationWindow (five minutes) by default.
+	DeduplicationWindow time.Duration
 
 	ops    awsapi.Operations
 	shapes awsapi.Shapes
@@ -69,6 +76,7 @@ type Service struct {
 	queues  map[string]*queue // by name
 	deleted map[string]time.Time
 	closed  chan struct{} // closed by Close: long polls return at once
+	waiting atomic.Int32  // long polls parked in wait
 }
 
 type queue struct {
@@ -81,6 +89,11 @@ type queue struct {
 	receipts  map[string]*message
 	purgedAt  time.Time
 	notify    chan struct{} // closed and replaced when a message is added
+	// FIFO queues: the last sequence number given, the deduplication ids
+	// of the window and the receive attempts to answer again.
+	sequence uint64
+	dedup    map[string]dedupRecord
+	attempts map[string]receiveAttempt
 }
 
 type message struct {
@@ -97,6 +110,10 @@ type message struct {
 	inflight      bool
 	deleted       bool
 	lastReceiptAt time.Time
+	// FIFO: the group, deduplication id and sequence number; the current
+	// receipt handle and the ReceiveRequestAttemptId that received it.
+	groupID, dedupID, sequence string
+	handle, attempt            string
 }
 
 // MessageAttribute is an SQS message attribute.
@@ -112,6 +129,7 @@ func New(env *awsapi.Env) *Service {
 		env:                   env,
 		DeletedRecentlyWindow: RecreateDelay,
 		PurgeInterval:         RecreateDelay,
+		DeduplicationWindow:   DefaultDeduplicationWindow,
 		queues:                map[string]*queue{},
 		deleted:               map[string]time.Time{},
 		closed:                make(chan struct{}),
@@ -313,11 +331,16 @@ var computedAttrs = map[string]bool{
 	"LastModifiedTimestamp": true, "QueueArn": true,
 }
 
-func defaultAttrs() map[string]string {
+func defaultAttrs(fifo bool) map[string]string {
 	m := map[string]string{"SqsManagedSseEnabled": "true"}
 	for k, v := range intAttrs {
 		if k != "KmsDataKeyReusePeriodSeconds" {
 			m[k] = v.def
+		}
+	}
+	if fifo {
+		for k, v := range fifoDefaults {
+			m[k] = v
 		}
 	}
 	return m
@@ -344,9 +367,9 @@ func parseRedrive(s string) (redrivePolicy, bool) {
 	return redrivePolicy{DeadLetterTargetArn: raw.DeadLetterTargetArn, MaxReceiveCount: n}, true
 }
 
-// normaliseAttrs validates settable attributes and returns them in the
-// form GetQueueAttributes reports.
-func normaliseAttrs(in map[string]string) (map[string]string, error) {
+// normaliseAttrs validates settable attributes of a queue (a FIFO queue
+// when fifo) and returns them in the form GetQueueAttributes reports.
+func normaliseAttrs(in map[string]string, fifo bool) (map[string]string, error) {
 	out := map[string]string{}
 	for k, v := range in {
 		if spec, ok := intAttrs[k]; ok {
@@ -385,7 +408,13 @@ func normaliseAttrs(in map[string]string) (map[string]string, error) {
 			}
 			out[k] = strconv.FormatBool(b)
 		case "FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit":
-			return nil, sqsError("InvalidAttributeName", "InvalidAttributeName", "Unknown Attribute %s.", k)
+			n, err := normaliseFifoAttr(k, v, fifo)
+			if err != nil {
+				return nil, err
+			}
+			if n != "" {
+				out[k] = n
+			}
 		default:
 			return nil, errInvalidAttributeName(k)
 		}
@@ -431,18 +460,19 @@ func (s *Service) createQueue(req *awsapi.Request, in *createQueueInput) (any, e
 	if in.QueueName == "" {
 		return nil, errMissingParameter("QueueName")
 	}
-	if strings.HasSuffix(in.QueueName, ".fifo") {
-		return nil, sqsError("UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation", "FIFO queues are not supported by this endpoint.")
-	}
-	if !queueNameRE.MatchString(in.QueueName) {
-		return nil, errInvalidParameter("Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length")
+	fifo := in.Attributes["FifoQueue"] == "true"
+	if err := checkQueueName(in.QueueName, fifo); err != nil {
+		return nil, err
 	}
 	arn := s.env.ARN("sqs", in.QueueName)
 	if err := req.Authorize("sqs:CreateQueue", arn); err != nil {
 		return nil, accessDenied(req, "sqs:CreateQueue", arn)
 	}
-	attrs, err := normaliseAttrs(in.Attributes)
+	attrs, err := normaliseAttrs(in.Attributes, fifo)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkThroughput(attrs); err != nil {
 		return nil, err
 	}
 	if len(in.Tags) > 50 {
@@ -451,11 +481,14 @@ func (s *Service) createQueue(req *awsapi.Request, in *createQueueInput) (any, e
 	now := s.env.Time()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.checkRedriveTarget(fifo, attrs["RedrivePolicy"]); err != nil {
+		return nil, err
+	}
 	if q, ok := s.queues[in.QueueName]; ok {
 		for k, v := range attrs {
 			cur, has := q.attrs[k]
 			if !has {
-				cur = defaultAttrs()[k]
+				cur = defaultAttrs(fifo)[k]
 			}
 			if cur != v {
 				return nil, sqsError("QueueNameExists", "QueueAlreadyExists",
@@ -470,7 +503,7 @@ func (s *Service) createQueue(req *awsapi.Request, in *createQueueInput) (any, e
 	}
 	q := &queue{
 		name: in.QueueName, arn: arn, created: now, modified: now,
-		attrs: defaultAttrs(), tags: map[string]string{}, receipts: map[string]*message{},
+		attrs: defaultAttrs(fifo), tags: map[string]string{}, receipts: map[string]*message{},
 		notify: make(chan struct{}),
 	}
 	q.apply(attrs)
@@ -537,7 +570,8 @@ func (s *Service) getQueueAttributes(req *awsapi.Request, in *getQueueAttributes
 			}
 			if _, settable := intAttrs[name]; !settable && !computedAttrs[name] {
 				switch name {
-				case "Policy", "RedrivePolicy", "RedriveAllowPolicy", "KmsMasterKeyId", "SqsManagedSseEnabled":
+				case "Policy", "RedrivePolicy", "RedriveAllowPolicy", "KmsMasterKeyId", "SqsManagedSseEnabled",
+					"FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit":
 				default:
 					return nil, errInvalidAttributeName(name)
 				}
@@ -563,8 +597,18 @@ func (s *Service) setQueueAttributes(req *awsapi.Request, in *setQueueAttributes
 		if in.Attributes == nil {
 			return nil, errMissingParameter("Attribute.Name")
 		}
-		attrs, err := normaliseAttrs(in.Attributes)
+		if _, ok := in.Attributes["FifoQueue"]; ok {
+			// The queue type is chosen at creation only.
+			return nil, errInvalidAttributeName("FifoQueue")
+		}
+		attrs, err := normaliseAttrs(in.Attributes, q.isFIFO())
 		if err != nil {
+			return nil, err
+		}
+		if err := checkThroughput(q.merged(attrs)); err != nil {
+			return nil, err
+		}
+		if err := s.checkRedriveTarget(q.isFIFO(), attrs["RedrivePolicy"]); err != nil {
 			return nil, err
 		}
 		q.apply(attrs)
@@ -744,18 +788,32 @@ func (s *Service) Deliver(queueArn, body string, attributes map[string]string) (
 
 // DeliverMessage is Deliver with typed message attributes.
 func (s *Service) DeliverMessage(queueArn, body string, attributes map[string]MessageAttribute) (string, error) {
+	return s.DeliverTo(queueArn, Delivery{Body: body, Attributes: attributes})
+}
+
+// Delivery is a message another service of the stack delivers; a FIFO
+// queue requires GroupID, and DeduplicationID unless it has
+// ContentBasedDeduplication.
+type Delivery struct {
+	Body                     string
+	Attributes               map[string]MessageAttribute
+	GroupID, DeduplicationID string
+}
+
+// DeliverTo is Deliver of a Delivery. A duplicate of a FIFO queue's
+// deduplication window succeeds with the original's message id.
+func (s *Service) DeliverTo(queueArn string, d Delivery) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.byARN(queueArn)
 	if q == nil {
 		return "", fmt.Errorf("delivering to %s: %w", queueArn, errNoQueue())
 	}
-	m, err := s.newMessage(q, body, attributes, -1, "AIDAAWSSERVICE")
+	r, err := s.put(q, put{body: d.Body, attrs: d.Attributes, delay: -1, groupID: d.GroupID, dedupID: d.DeduplicationID, sender: "AIDAAWSSERVICE"})
 	if err != nil {
 		return "", fmt.Errorf("delivering to %s: %w", queueArn, err)
 	}
-	s.enqueue(q, m)
-	return m.id, nil
+	return r.id, nil
 }
 
 // QueuePolicy returns the queue's Policy attribute; exists is false when the
@@ -908,6 +966,11 @@ func (s *Service) newMessage(q *queue, body string, attrs map[string]MessageAttr
 // enqueue adds a message and wakes long polls; s.mu must be held.
 func (s *Service) enqueue(q *queue, m *message) {
 	q.msgs = append(q.msgs, m)
+	q.wake()
+}
+
+// wake wakes the long polls of q; s.mu must be held.
+func (q *queue) wake() {
 	close(q.notify)
 	q.notify = make(chan struct{})
 }
@@ -923,31 +986,67 @@ func senderID(p awsapi.Principal) string {
 }
 
 type sendEntry struct {
-	Id                string
-	MessageBody       string
-	DelaySeconds      *int
-	MessageAttributes map[string]MessageAttribute
+	Id                     string
+	MessageBody            string
+	DelaySeconds           *int
+	MessageAttributes      map[string]MessageAttribute
+	MessageGroupId         string
+	MessageDeduplicationId string
 }
 
-func (s *Service) send(q *queue, req *awsapi.Request, e sendEntry) (*message, error) {
-	delay := -1
+// put is a message to enqueue: delay < 0 is the queue's; perMessage is a
+// DelaySeconds given with the message (which FIFO queues refuse).
+type put struct {
+	body             string
+	attrs            map[string]MessageAttribute
+	delay            int
+	perMessage       *int
+	groupID, dedupID string
+	sender           string
+}
+
+// sent is a send's result: the message enqueued, or the original of a
+// duplicate.
+type sent struct {
+	id, md5Body, md5Attrs, sequence string
+}
+
+func (s *Service) send(q *queue, req *awsapi.Request, e sendEntry) (sent, error) {
+	p := put{body: e.MessageBody, attrs: e.MessageAttributes, delay: -1, groupID: e.MessageGroupId, dedupID: e.MessageDeduplicationId,
+		sender: senderID(req.Principal)}
 	if e.DelaySeconds != nil {
-		delay = *e.DelaySeconds
-		if delay < 0 {
-			return nil, errInvalidParameter("Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900.", delay)
+		p.delay, p.perMessage = *e.DelaySeconds, e.DelaySeconds
+		if p.delay < 0 {
+			return sent{}, errInvalidParameter("Value %d for parameter DelaySeconds is invalid. Reason: DelaySeconds must be >= 0 and <= 900.", p.delay)
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.queues[q.name] != q {
-		return nil, errNoQueue()
+		return sent{}, errNoQueue()
 	}
-	m, err := s.newMessage(q, e.MessageBody, e.MessageAttributes, delay, senderID(req.Principal))
+	return s.put(q, p)
+}
+
+// put validates and enqueues a message, or answers a FIFO duplicate with
+// its original; s.mu must be held.
+func (s *Service) put(q *queue, p put) (sent, error) {
+	m, err := s.newMessage(q, p.body, p.attrs, p.delay, p.sender)
 	if err != nil {
-		return nil, err
+		return sent{}, err
 	}
+	ids, err := checkFifoIDs(q, p.groupID, p.dedupID, p.body, p.perMessage)
+	if err != nil {
+		return sent{}, err
+	}
+	if q.isFIFO() {
+		if r, dup := s.duplicate(q, ids, m.sent); dup {
+			return sent{id: r.messageID, md5Body: m.md5Body, md5Attrs: m.md5Attrs, sequence: r.sequence}, nil
+		}
+	}
+	s.stamp(q, m, ids)
 	s.enqueue(q, m)
-	return m, nil
+	return sent{id: m.id, md5Body: m.md5Body, md5Attrs: m.md5Attrs, sequence: m.sequence}, nil
 }
 
 type sendMessageInput struct {
@@ -967,6 +1066,9 @@ func (s *Service) sendMessage(req *awsapi.Request, in *sendMessageInput) (any, e
 	out := map[string]string{"MessageId": m.id, "MD5OfMessageBody": m.md5Body}
 	if m.md5Attrs != "" {
 		out["MD5OfMessageAttributes"] = m.md5Attrs
+	}
+	if m.sequence != "" {
+		out["SequenceNumber"] = m.sequence
 	}
 	return out, nil
 }
@@ -1042,6 +1144,7 @@ func (s *Service) sendMessageBatch(req *awsapi.Request, in *sendMessageBatchInpu
 		MessageId              string
 		MD5OfMessageBody       string
 		MD5OfMessageAttributes string `json:",omitempty"`
+		SequenceNumber         string `json:",omitempty"`
 	}
 	successful, failed := []ok{}, []batchFailure{}
 	for _, e := range in.Entries {
@@ -1050,7 +1153,7 @@ func (s *Service) sendMessageBatch(req *awsapi.Request, in *sendMessageBatchInpu
 			failed = append(failed, failure(e.Id, err))
 			continue
 		}
-		successful = append(successful, ok{Id: e.Id, MessageId: m.id, MD5OfMessageBody: m.md5Body, MD5OfMessageAttributes: m.md5Attrs})
+		successful = append(successful, ok{Id: e.Id, MessageId: m.id, MD5OfMessageBody: m.md5Body, MD5OfMessageAttributes: m.md5Attrs, SequenceNumber: m.sequence})
 	}
 	return map[string]any{"Successful": successful, "Failed": failed}, nil
 }
@@ -1082,20 +1185,59 @@ type receivedMessage struct {
 	MessageAttributes      map[string]MessageAttribute `json:",omitempty"`
 }
 
-// take receives up to maxMessages visible messages; s.mu must be held. It
+// receiveArgs are a ReceiveMessage's settings.
+type receiveArgs struct {
+	maxMessages         int
+	visibility          time.Duration
+	sysNames, attrNames []string
+	attemptID           string
+}
+
+// take receives up to r.maxMessages visible messages; s.mu must be held. It
 // returns the messages and when the next message becomes visible (zero if
 // none).
-func (s *Service) take(q *queue, maxMessages int, visibility time.Duration, sysNames, attrNames []string) ([]receivedMessage, time.Time) {
+func (s *Service) take(q *queue, r receiveArgs) ([]receivedMessage, time.Time) {
 	now := s.env.Time()
 	s.sweep(q, now)
-	var out []receivedMessage
-	var next time.Time
-	rp, hasRedrive := parseRedrive(q.attrs["RedrivePolicy"])
-	var dlq *queue
-	if hasRedrive {
-		dlq = s.byARN(rp.DeadLetterTargetArn)
+	if r.attemptID != "" && q.isFIFO() {
+		if out, ok := s.retryAttempt(q, r.attemptID, r.visibility, now); ok {
+			return out, time.Time{}
+		}
 	}
+	candidates, next := receivable(q, now)
+	dlq, maxReceives := s.deadLetterQueue(q)
+	var out []receivedMessage
+	var taken []*message
 	moved := false
+	for _, m := range candidates {
+		if len(out) >= r.maxMessages {
+			break
+		}
+		if dlq != nil && m.receiveCount >= maxReceives {
+			s.moveToDeadLetter(m, dlq, now)
+			moved = true
+			continue
+		}
+		handle := receiveOne(q, m, r.visibility, now)
+		out = append(out, s.render(m, handle, r.sysNames, r.attrNames))
+		taken = append(taken, m)
+	}
+	if moved {
+		s.sweep(q, now)
+	}
+	s.recordAttempt(q, r.attemptID, taken, out, now)
+	return out, next
+}
+
+// receivable lists the messages a receive may return, in the order it
+// returns them, and when the next hidden one becomes visible; s.mu must be
+// held.
+func receivable(q *queue, now time.Time) ([]*message, time.Time) {
+	if q.isFIFO() {
+		return fifoCandidates(q, now)
+	}
+	var out []*message
+	var next time.Time
 	for _, m := range q.msgs {
 		if m.deleted {
 			continue
@@ -1106,33 +1248,51 @@ func (s *Service) take(q *queue, maxMessages int, visibility time.Duration, sysN
 			}
 			continue
 		}
-		if len(out) >= maxMessages {
-			break
-		}
-		if dlq != nil && dlq != q && m.receiveCount >= rp.MaxReceiveCount {
-			// Moved to the dead-letter queue; the enqueue time is kept.
-			m.deleted = true
-			moved = true
-			c := &message{id: m.id, body: m.body, md5Body: m.md5Body, md5Attrs: m.md5Attrs, attrs: m.attrs,
-				sent: m.sent, senderID: m.senderID, availableAt: now}
-			s.enqueue(dlq, c)
-			continue
-		}
-		m.receiveCount++
-		if m.firstReceive.IsZero() {
-			m.firstReceive = now
-		}
-		m.inflight = true
-		m.availableAt = now.Add(visibility)
-		m.lastReceiptAt = now
-		handle := base64.RawURLEncoding.EncodeToString([]byte(q.name + " " + m.id + " " + awsapi.NewUUID()))
-		q.receipts[handle] = m
-		out = append(out, s.render(m, handle, sysNames, attrNames))
-	}
-	if moved {
-		s.sweep(q, now)
+		out = append(out, m)
 	}
 	return out, next
+}
+
+// deadLetterQueue is the queue q's redrive policy moves messages to, and
+// after how many receives; nil when q has none. s.mu must be held.
+func (s *Service) deadLetterQueue(q *queue) (*queue, int) {
+	rp, ok := parseRedrive(q.attrs["RedrivePolicy"])
+	if !ok {
+		return nil, 0
+	}
+	if dlq := s.byARN(rp.DeadLetterTargetArn); dlq != nil && dlq != q {
+		return dlq, rp.MaxReceiveCount
+	}
+	return nil, 0
+}
+
+// moveToDeadLetter moves m to the dead-letter queue; the enqueue time, and
+// a FIFO message's group and deduplication id, are kept. s.mu must be held.
+func (s *Service) moveToDeadLetter(m *message, dlq *queue, now time.Time) {
+	m.deleted = true
+	c := &message{id: m.id, body: m.body, md5Body: m.md5Body, md5Attrs: m.md5Attrs, attrs: m.attrs,
+		sent: m.sent, senderID: m.senderID, availableAt: now, groupID: m.groupID, dedupID: m.dedupID}
+	if dlq.isFIFO() {
+		dlq.sequence++
+		c.sequence = strconv.FormatUint(sequenceBase+dlq.sequence, 10)
+	}
+	s.enqueue(dlq, c)
+}
+
+// receiveOne marks m received, in flight for visibility, and returns its
+// new receipt handle; s.mu must be held.
+func receiveOne(q *queue, m *message, visibility time.Duration, now time.Time) string {
+	m.receiveCount++
+	if m.firstReceive.IsZero() {
+		m.firstReceive = now
+	}
+	m.inflight = true
+	m.availableAt = now.Add(visibility)
+	m.lastReceiptAt = now
+	m.handle = base64.RawURLEncoding.EncodeToString([]byte(q.name + " " + m.id + " " + awsapi.NewUUID()))
+	m.attempt = ""
+	q.receipts[m.handle] = m
+	return m.handle
 }
 
 func wants(names []string, name string) bool {
@@ -1154,6 +1314,9 @@ func (s *Service) render(m *message, handle string, sysNames, attrNames []string
 		"SentTimestamp":                    strconv.FormatInt(m.sent.UnixMilli(), 10),
 		"ApproximateReceiveCount":          strconv.Itoa(m.receiveCount),
 		"ApproximateFirstReceiveTimestamp": strconv.FormatInt(m.firstReceive.UnixMilli(), 10),
+	}
+	for k, v := range fifoSystemAttributes(m) {
+		sys[k] = v
 	}
 	for k, v := range sys {
 		if wants(sysNames, k) {
@@ -1184,6 +1347,7 @@ type receiveMessageInput struct {
 	MaxNumberOfMessages         *int
 	VisibilityTimeout           *int
 	WaitTimeSeconds             *int
+	ReceiveRequestAttemptId     string
 }
 
 func (s *Service) receiveMessage(req *awsapi.Request, in *receiveMessageInput) (any, error) {
@@ -1214,8 +1378,12 @@ func (s *Service) receiveMessage(req *awsapi.Request, in *receiveMessageInput) (
 		}
 		wait = time.Duration(*in.WaitTimeSeconds) * time.Second
 	}
-	sysNames := append(append([]string{}, in.AttributeNames...), in.MessageSystemAttributeNames...)
-	msgs, err := s.poll(req.Context(), q, maxMessages, visibility, wait, sysNames, in.MessageAttributeNames)
+	if err := checkAttemptID(in.ReceiveRequestAttemptId); err != nil {
+		return nil, err
+	}
+	args := receiveArgs{maxMessages: maxMessages, visibility: visibility, attemptID: in.ReceiveRequestAttemptId,
+		sysNames: append(append([]string{}, in.AttributeNames...), in.MessageSystemAttributeNames...), attrNames: in.MessageAttributeNames}
+	msgs, err := s.poll(req.Context(), q, args, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -1226,7 +1394,7 @@ func (s *Service) receiveMessage(req *awsapi.Request, in *receiveMessageInput) (
 }
 
 // poll receives messages, waiting up to wait for the first one.
-func (s *Service) poll(ctx context.Context, q *queue, maxMessages int, visibility, wait time.Duration, sysNames, attrNames []string) ([]receivedMessage, error) {
+func (s *Service) poll(ctx context.Context, q *queue, args receiveArgs, wait time.Duration) ([]receivedMessage, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		s.mu.Lock()
@@ -1234,7 +1402,7 @@ func (s *Service) poll(ctx context.Context, q *queue, maxMessages int, visibilit
 			s.mu.Unlock()
 			return nil, errNoQueue()
 		}
-		msgs, next := s.take(q, maxMessages, visibility, sysNames, attrNames)
+		msgs, next := s.take(q, args)
 		notify := q.notify
 		s.mu.Unlock()
 		remaining := time.Until(deadline)
@@ -1246,19 +1414,28 @@ func (s *Service) poll(ctx context.Context, q *queue, maxMessages int, visibilit
 				remaining = max0(d) + time.Millisecond
 			}
 		}
-		t := time.NewTimer(remaining)
-		select {
-		case <-notify:
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, nil
-		case <-s.closed:
-			t.Stop()
+		if !s.wait(ctx, notify, remaining) {
 			return nil, nil
 		}
-		t.Stop()
 	}
+}
+
+// wait parks a long poll until notify is closed or d passes (true), or
+// until ctx ends or the service closes (false).
+func (s *Service) wait(ctx context.Context, notify <-chan struct{}, d time.Duration) bool {
+	s.waiting.Add(1)
+	defer s.waiting.Add(-1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-notify:
+	case <-t.C:
+	case <-ctx.Done():
+		return false
+	case <-s.closed:
+		return false
+	}
+	return true
 }
 
 func max0(d time.Duration) time.Duration {
@@ -1300,6 +1477,9 @@ func (s *Service) deleteOne(q *queue, handle string) error {
 	if !m.deleted {
 		m.deleted = true
 		s.sweep(q, s.env.Time())
+		if q.isFIFO() {
+			q.wake() // the next message of the group is receivable
+		}
 	}
 	return nil
 }
@@ -1380,6 +1560,7 @@ func (s *Service) changeVisibility(q *queue, handle string, timeout int) error {
 		return errInvalidParameter("Value %d for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [43200 seconds]", timeout)
 	}
 	m.availableAt = now.Add(time.Duration(timeout) * time.Second)
+	m.attempt = "" // a receive attempt of a changed message is not retried
 	if timeout == 0 {
 		close(q.notify)
 		q.notify = make(chan struct{})
