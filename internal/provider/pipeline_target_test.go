@@ -36,7 +36,7 @@ func targetBlock(attribute, arn string) string {
 // ARN in target_arn, delivering to sink; the relay's target changed by
 // hand (drift) planned as an update that repairs it, after which delivery
 // works again; an empty plan; and an import that matches the state.
-func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, block, arn string) []resource.TestStep {
+func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, block, arn string, checks ...resource.TestCheckFunc) []resource.TestStep {
 	config := e.PipelineConfig(f.name, fastRelay+block)
 	marked := func(from int) resource.TestCheckFunc {
 		return e.Deliver(sink, f.table, f.orders, from, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
@@ -47,7 +47,7 @@ func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, blo
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringExact(arn)),
 			},
-			Check: marked(1),
+			Check: resource.ComposeTestCheckFunc(append([]resource.TestCheckFunc{marked(1)}, checks...)...),
 		},
 		{
 			PreConfig: func() {
@@ -120,6 +120,55 @@ func TestAccPipeline_targetSQS(t *testing.T) {
 		CheckDestroy:             e.CheckDestroy(f.name, before),
 		Steps:                    e.targetKindSteps(t, f, sink, targetBlock("queue_arn", sink.QueueARN), sink.QueueARN),
 	})
+}
+
+// TestAccPipeline_targetSQSFIFO sends to an SQS FIFO queue: each event in
+// its aggregate's group, deduplicated by its event id, and each
+// aggregate's events in the order written.
+func TestAccPipeline_targetSQSFIFO(t *testing.T) {
+	e := newAccEnv(t)
+	f := e.newFixture("tofifo")
+	sink := e.NewFIFOQueue(e.Name("acc-target")+".fifo", nil)
+	before := e.Snapshot()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.CheckDestroy(f.name, before),
+		Steps:                    e.targetKindSteps(t, f, sink, targetBlock("queue_arn", sink.QueueARN), sink.QueueARN, e.deliverInGroups(f, sink)),
+	})
+}
+
+// TestAccPipeline_targetSNSFIFO publishes to an SNS FIFO topic, with an SQS
+// FIFO queue subscribed (raw delivery): groups, deduplication ids and
+// order reach the queue.
+func TestAccPipeline_targetSNSFIFO(t *testing.T) {
+	e := newAccEnv(t)
+	f := e.newFixture("tofifotopic")
+	sink, topic := e.NewFIFOTopicSink()
+	before := e.Snapshot()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy:             e.CheckDestroy(f.name, before),
+		Steps:                    e.targetKindSteps(t, f, sink, targetBlock("topic_arn", topic), topic, e.deliverInGroups(f, sink)),
+	})
+}
+
+// deliverInGroups writes five events of each of three orders, round by
+// round, and checks what the FIFO queue receives (acctest.CheckFIFO).
+func (e *accEnv) deliverInGroups(f fixture, sink acctest.Sink) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		records, err := e.WriteAggregates(e.Writer(f.table), f.orders, []string{"ORDER#a", "ORDER#b", "ORDER#c"}, 5)
+		if err != nil {
+			return err
+		}
+		got, err := sink.ReceiveFIFO(records)
+		if err != nil {
+			return err
+		}
+		if err := acctest.CheckFIFO(records, got); err != nil {
+			return err
+		}
+		return e.WaitItems(f.table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+	}
 }
 
 // denySend refuses every sqs:SendMessage on the queue, by its policy.
