@@ -47,6 +47,9 @@ func testConfig(table outbox.Table, target config.Target, action config.Action) 
 	}
 }
 
+// targetKinds are the kinds of target, each tested.
+var targetKinds = target.Types()
+
 // targetSettings are the test target of each kind.
 func targetSettings(t config.Target) target.Settings {
 	switch t {
@@ -162,7 +165,7 @@ func (h *harness) metric(t *testing.T, name string) float64 {
 func TestStreamMixedBatch(t *testing.T) {
 	t.Parallel()
 	for layoutName, table := range layouts {
-		for _, target := range []config.Target{config.TargetEventBridge, config.TargetSNS} {
+		for _, target := range targetKinds {
 			for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
 				t.Run(fmt.Sprintf("%s/%s/%s", layoutName, target, action), func(t *testing.T) {
 					t.Parallel()
@@ -181,7 +184,7 @@ func TestStreamMixedBatch(t *testing.T) {
 					// Writes: one publishing call, then 3 marks or 1 batch
 					// delete, plus 1 FAILED mark.
 					wantPublishCalls := 1
-					if got := h.fake.Calls(relaytest.OpPutEvents) + h.fake.Calls(relaytest.OpPublishBatch); got != wantPublishCalls {
+					if got := h.fake.Calls(relaytest.OpPutEvents) + h.fake.Calls(relaytest.OpPublishBatch) + h.fake.Calls(relaytest.OpSendMessageBatch); got != wantPublishCalls {
 						t.Errorf("publish calls = %d, want %d", got, wantPublishCalls)
 					}
 				})
@@ -323,7 +326,7 @@ func checkPublished(t *testing.T, target config.Target, p relaytest.Published, r
 		if p.TraceHeader != r.TraceHeader {
 			t.Errorf("%s: trace header %q, want %q", r.EventID, p.TraceHeader, r.TraceHeader)
 		}
-	case config.TargetSNS:
+	case config.TargetSNS, config.TargetSQS:
 		if p.Body != string(r.EnvelopeJSON()) {
 			t.Errorf("%s: message %s, want %s", r.EventID, p.Body, r.EnvelopeJSON())
 		}
@@ -368,7 +371,7 @@ func TestStreamPublishFailures(t *testing.T) {
 		{"ThrottlingException", "", ""}, // 5: retried, then published
 		{"InternalFailure", "InternalFailure", "InternalFailure", ""}, // 6: out of attempts (3)
 	}
-	for _, target := range []config.Target{config.TargetEventBridge, config.TargetSNS} {
+	for _, target := range targetKinds {
 		t.Run(string(target), func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, testConfig(table, target, config.ActionMark))
@@ -381,10 +384,15 @@ func TestStreamPublishFailures(t *testing.T) {
 			h.fake.EntryError = func(id string, attempt int) string {
 				s := byID[id]
 				code := s[min(attempt, len(s))-1]
-				if target == config.TargetSNS {
+				switch target {
+				case config.TargetSNS:
 					// SNS's names for the same failures.
 					code = map[string]string{"InternalFailure": "InternalError", "ThrottlingException": "Throttled",
 						"MalformedDetail": "InvalidParameter", "AccessDeniedException": "AuthorizationError"}[code]
+				case config.TargetSQS:
+					// SQS's.
+					code = map[string]string{"InternalFailure": "InternalError", "ThrottlingException": "RequestThrottled",
+						"MalformedDetail": "InvalidMessageContents", "AccessDeniedException": "AccessDenied"}[code]
 				}
 				return code
 			}
@@ -418,10 +426,11 @@ func TestStreamPublishFailures(t *testing.T) {
 					t.Errorf("PublishErrors{ErrorClass=%s} = %v, want %v", class, got, want)
 				}
 			}
-			hint := "the relay role may lack events:PutEvents on the bus orders-bus"
-			if target == config.TargetSNS {
-				hint = "the relay role may lack sns:Publish on the topic arn:aws:sns:us-east-1:123456789012:orders"
-			}
+			hint := map[config.Target]string{
+				config.TargetEventBridge: "the relay role may lack events:PutEvents on the bus orders-bus",
+				config.TargetSNS:         "the relay role may lack sns:Publish on the topic arn:aws:sns:us-east-1:123456789012:orders",
+				config.TargetSQS:         "the relay role may lack sqs:SendMessage on the queue arn:aws:sqs:us-east-1:123456789012:orders",
+			}[target]
 			if !strings.Contains(h.logs.String(), hint) {
 				t.Errorf("logs lack the hint %q:\n%s", hint, h.logs.String())
 			}
@@ -568,7 +577,7 @@ func TestStreamDeleteUnprocessed(t *testing.T) {
 func TestStreamOversize(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
-	for _, target := range []config.Target{config.TargetEventBridge, config.TargetSNS} {
+	for _, target := range targetKinds {
 		t.Run(string(target), func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, testConfig(table, target, config.ActionMark))
@@ -608,7 +617,7 @@ func TestPutEventsChunking(t *testing.T) {
 		{"by bytes and count", 23, 30 * 1024, 3, 23}, // 8 entries of ~30 KB fit in 256 KB
 	}
 	for _, tt := range tests {
-		for _, target := range []config.Target{config.TargetEventBridge, config.TargetSNS} {
+		for _, target := range targetKinds {
 			t.Run(tt.name+"/"+string(target), func(t *testing.T) {
 				t.Parallel()
 				h := newHarness(t, testConfig(table, target, config.ActionDelete))
@@ -620,7 +629,7 @@ func TestPutEventsChunking(t *testing.T) {
 				if got := len(h.fake.Published()); got != tt.wantPublish {
 					t.Errorf("published %d, want %d", got, tt.wantPublish)
 				}
-				calls := h.fake.Calls(relaytest.OpPutEvents) + h.fake.Calls(relaytest.OpPublishBatch)
+				calls := h.fake.Calls(relaytest.OpPutEvents) + h.fake.Calls(relaytest.OpPublishBatch) + h.fake.Calls(relaytest.OpSendMessageBatch)
 				if calls != tt.wantCalls {
 					t.Errorf("%d calls, want %d", calls, tt.wantCalls)
 				}
