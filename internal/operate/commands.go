@@ -46,9 +46,9 @@ func commands() []command {
 		{
 			name: "replay", summary: "Publish PUBLISHED events of a time window again, in order, with their original ids",
 			args:        " --since T",
-			help:        "Only a pipeline whose published.action is \"mark\" keeps published events (for published.ttl). The\nevents are published as the relay published them, so consumers deduplicate on detail.metadata.eventId.\n--target sends them to another event bus (name or ARN) or SNS topic (ARN).",
+			help:        "Only a pipeline whose published.action is \"mark\" keeps published events (for published.ttl). The\nevents are published as the relay published them, so consumers deduplicate on detail.metadata.eventId.\n--target sends them to another event bus (name or ARN), SNS topic or SQS queue (ARN).",
 			example:     "outbox replay orders --since 2026-11-23 --until 2026-11-30 --detail-type OrderPlaced --target arn:aws:events:eu-west-1:123456789012:event-bus/analytics --rate 100",
-			permissions: []string{"dynamodb:Scan", "events:PutEvents", "sns:Publish"},
+			permissions: append([]string{"dynamodb:Scan"}, target.PublishActions()...),
 			flags:       replayFlags,
 		},
 		{

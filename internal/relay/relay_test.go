@@ -50,6 +50,10 @@ func testConfig(table outbox.Table, target config.Target, action config.Action) 
 // targetKinds are the kinds of target, each tested.
 var targetKinds = target.Types()
 
+// targetSQS is the sqs kind, for the tests whose target variable hides
+// package target.
+const targetSQS = target.SQS
+
 // targetSettings are the test target of each kind.
 func targetSettings(t config.Target) target.Settings {
 	switch t {
@@ -326,7 +330,7 @@ func checkPublished(t *testing.T, target config.Target, p relaytest.Published, r
 		if p.TraceHeader != r.TraceHeader {
 			t.Errorf("%s: trace header %q, want %q", r.EventID, p.TraceHeader, r.TraceHeader)
 		}
-	case config.TargetSNS, config.TargetSQS:
+	case config.TargetSNS, targetSQS:
 		if p.Body != string(r.EnvelopeJSON()) {
 			t.Errorf("%s: message %s, want %s", r.EventID, p.Body, r.EnvelopeJSON())
 		}
@@ -389,7 +393,7 @@ func TestStreamPublishFailures(t *testing.T) {
 					// SNS's names for the same failures.
 					code = map[string]string{"InternalFailure": "InternalError", "ThrottlingException": "Throttled",
 						"MalformedDetail": "InvalidParameter", "AccessDeniedException": "AuthorizationError"}[code]
-				case config.TargetSQS:
+				case targetSQS:
 					// SQS's.
 					code = map[string]string{"InternalFailure": "InternalError", "ThrottlingException": "RequestThrottled",
 						"MalformedDetail": "InvalidMessageContents", "AccessDeniedException": "AccessDenied"}[code]
@@ -429,7 +433,7 @@ func TestStreamPublishFailures(t *testing.T) {
 			hint := map[config.Target]string{
 				config.TargetEventBridge: "the relay role may lack events:PutEvents on the bus orders-bus",
 				config.TargetSNS:         "the relay role may lack sns:Publish on the topic arn:aws:sns:us-east-1:123456789012:orders",
-				config.TargetSQS:         "the relay role may lack sqs:SendMessage on the queue arn:aws:sqs:us-east-1:123456789012:orders",
+				targetSQS:                "the relay role may lack sqs:SendMessage on the queue arn:aws:sqs:us-east-1:123456789012:orders",
 			}[target]
 			if !strings.Contains(h.logs.String(), hint) {
 				t.Errorf("logs lack the hint %q:\n%s", hint, h.logs.String())

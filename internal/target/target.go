@@ -11,6 +11,16 @@
 //
 // The package imports no framework: the relay Lambda imports it for its
 // publishers.
+//
+// # The relay's environment variables
+//
+//	Variable          Default             Form
+//	OUTBOX_TARGET     eventbridge         eventbridge, sns or sqs: the kind
+//	OUTBOX_EVENT_BUS  default             event bus name or ARN (eventbridge)
+//	OUTBOX_TOPIC_ARN  (required for sns)  SNS topic ARN, standard or FIFO
+//	OUTBOX_QUEUE_ARN  (required for sqs)  SQS queue ARN, standard or FIFO
+//
+// A kind's variables are read only for that kind.
 package target
 
 import (
@@ -407,6 +417,16 @@ func (s Settings) Permission() Permission {
 		return Permission{}
 	}
 	return k.Permission()
+}
+
+// PublishActions are the IAM actions of every kind's permission, the
+// default kind's first.
+func PublishActions() []string {
+	var out []string
+	for _, k := range Kinds() {
+		out = append(out, k.Permission().Actions...)
+	}
+	return out
 }
 
 // NewPublisher is the publisher of s, the one the relay, the reconciler

@@ -12,10 +12,7 @@
 //	OUTBOX_TTL_ATTRIBUTE       expiresAt            attribute name (the table's TTL attribute)
 //	OUTBOX_PENDING_INDEX_NAME  outbox-pending       name of the sparse pending index
 //	OUTBOX_PENDING_SHARDS      16                   whole number from 1 to 256
-//	OUTBOX_TARGET              eventbridge          eventbridge, sns or sqs (the kinds of package target)
-//	OUTBOX_EVENT_BUS           default              event bus name or ARN (eventbridge)
-//	OUTBOX_TOPIC_ARN           (required for sns)   SNS topic ARN, standard or FIFO
-//	OUTBOX_QUEUE_ARN           (required for sqs)   SQS queue ARN, standard or FIFO
+//	OUTBOX_TARGET              eventbridge          a kind of package target, whose variables it lists
 //	OUTBOX_PUBLISHED_ACTION    mark                 mark or delete
 //	OUTBOX_PUBLISHED_TTL       720h                 Go duration; 0 = no expiry (mark)
 //	OUTBOX_RECONCILE_MIN_AGE   5m                   Go duration
@@ -80,7 +77,6 @@ type Target = target.Type
 const (
 	TargetEventBridge = target.EventBridge
 	TargetSNS         = target.SNS
-	TargetSQS         = target.SQS
 )
 
 // Action is what happens to an item once its event is published.
