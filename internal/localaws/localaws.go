@@ -89,6 +89,11 @@ type Options struct {
 	// role cannot be assumed by services and the authorizer keeps the
 	// previous permissions, like IAM's eventual consistency. Default 0.
 	IAMPropagationDelay time.Duration
+	// DeduplicationWindow is how long SQS FIFO queues and SNS FIFO topics
+	// remember a deduplication id (and SQS a ReceiveRequestAttemptId).
+	// Default five minutes, as on AWS; tests shorten it to see a
+	// duplicate delivered again after the window without waiting.
+	DeduplicationWindow time.Duration
 	// Logger receives one line per request; default discards.
 	Logger *slog.Logger
 	// Disable lists services (by Spec.Name or builder name) not to start.

@@ -8,7 +8,7 @@ import (
 
 func init() {
 	registerService("sns", func(s *Stack) ([]awsapi.Service, error) {
-		return []awsapi.Service{sns.New(s.Env(), sns.Deps{
+		svc := sns.New(s.Env(), sns.Deps{
 			Queues: func() (sns.QueueSink, error) {
 				q, err := lookupService[*sqs.Service](s, "sqs")
 				if err != nil {
@@ -17,7 +17,11 @@ func init() {
 				return snsQueues{q}, nil
 			},
 			Functions: dependency[sns.FunctionInvoker](s, "lambda"),
-		})}, nil
+		})
+		if w := s.Options().DeduplicationWindow; w > 0 {
+			svc.DeduplicationWindow = w
+		}
+		return []awsapi.Service{svc}, nil
 	})
 }
 

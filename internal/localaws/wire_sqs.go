@@ -7,6 +7,10 @@ import (
 
 func init() {
 	registerService("sqs", func(s *Stack) ([]awsapi.Service, error) {
-		return []awsapi.Service{sqs.New(s.Env())}, nil
+		svc := sqs.New(s.Env())
+		if w := s.Options().DeduplicationWindow; w > 0 {
+			svc.DeduplicationWindow = w
+		}
+		return []awsapi.Service{svc}, nil
 	})
 }

@@ -216,7 +216,7 @@ func fifoDifferences() []decision {
 		sqsFIFODecisions,
 		queueAttributeDecisions("sqs/fifo-redrive", "GetQueueAttributes diff-fifo-dlq.fifo", "GetQueueAttributes diff-fifo-src.fifo"),
 		sqsFIFORedriveDecisions,
-		queueAttributeDecisions("sns/fifo", "GetQueueAttributes diff-sns-target.fifo"),
+		queueAttributeDecisions("sns/fifo", "GetQueueAttributes diff-sns-target.fifo", "GetQueueAttributes diff-sns-body.fifo"),
 		snsFIFODecisions,
 	)
 }
@@ -261,6 +261,10 @@ var sqsFIFORedriveDecisions = []decision{
 		Why: "A FIFO queue delivers a group's messages in the order sent; each message moves to the (FIFO) dead-letter queue when it would be received again, so the dead-letter queue receives them in that order.", Source: sqsGuide + "FIFO-queues-understanding-logic.html"},
 }
 
+// wrapped is the path of the notifications the body-filtered FIFO
+// subscription receives.
+const wrapped = "delivered to the FIFO queue filtering on the body*/Body."
+
 var snsFIFODecisions = []decision{
 	{Scenario: "sns/fifo", Paths: []string{"GetTopicAttributes/Attributes.EffectiveDeliveryPolicy.*", "GetTopicAttributes/Attributes.DeliveryPolicy"},
 		Verdict: motoWrong, Ours: `an EffectiveDeliveryPolicy with the HTTP/S policy under "http"`, Moto: `an older shape without "http", and an empty DeliveryPolicy`,
@@ -278,6 +282,15 @@ var snsFIFODecisions = []decision{
 		"PublishBatch/Successful[*].SequenceNumber", "Publish by content/SequenceNumber", "Publish by content again/SequenceNumber"},
 		Verdict: motoWrong, Ours: "a SequenceNumber in every Publish and PublishBatch result of a FIFO topic", Moto: "none",
 		Why: "For FIFO topics Publish and PublishBatch return the SequenceNumber SNS assigns to each message.", Source: snsAPI + "API_PublishBatchResultEntry.html"},
+	{Scenario: "sns/fifo", Paths: []string{wrapped + "SequenceNumber"},
+		Verdict: unspecified, Ours: "the message's SequenceNumber in the notification a FIFO topic delivers", Moto: "no SequenceNumber",
+		Why: "The documented notification fields do not list SequenceNumber, while SNS's FIFO examples show it in the notifications of FIFO topics; a consumer reads the fields it needs and ignores the others.", Source: "https://docs.aws.amazon.com/sns/latest/dg/sns-message-and-json-formats.html"},
+	{Scenario: "sns/fifo", Paths: []string{wrapped + "SignatureVersion"},
+		Verdict: motoWrong, Ours: `"1", the topic's SignatureVersion`, Moto: `"2"`,
+		Why: "A notification is signed with the topic's SignatureVersion, which is 1 (SHA1) unless set.", Source: snsAPI + "API_SetTopicAttributes.html"},
+	{Scenario: "sns/fifo", Paths: []string{wrapped + "Signature", wrapped + "SigningCertURL", wrapped + "UnsubscribeURL"},
+		Verdict: unspecified, Ours: "a random Signature, a certificate URL of the region, an UnsubscribeURL at the stack's endpoint", Moto: "a random Signature, a certificate URL with a random name, an UnsubscribeURL at AWS's endpoint",
+		Why: "Neither endpoint holds SNS's signing key, so no signature can be verified; the unsubscribe link is the SNS endpoint's, which for the stack is its own.", Source: "https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html"},
 	{Scenario: "sns/fifo", Paths: []string{"a duplicate has the original's MessageId", "a duplicate by content has the original's MessageId"},
 		Verdict: unspecified, Ours: "answers a duplicate publish with the original message's MessageId", Moto: "a new MessageId (the message is still not delivered twice)",
 		Why: "A message with a deduplication id of the last five minutes is accepted and not delivered; which MessageId the answer carries is not documented.", Source: snsAPI + "API_PublishBatchRequestEntry.html"},

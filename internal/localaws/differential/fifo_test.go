@@ -229,8 +229,14 @@ func TestDifferentialSNSFIFO(t *testing.T) {
 			sa, err := c.GetSubscriptionAttributes(r.ctx, &sns.GetSubscriptionAttributesInput{SubscriptionArn: sub.SubscriptionArn})
 			r.rec("GetSubscriptionAttributes", sa, err)
 		}
+		bodyURL, bodyARN := r.fifoQueue("diff-sns-body.fifo", nil)
+		r.allowSend(bodyURL, bodyARN, "sns.amazonaws.com", *topic.TopicArn)
+		bodySub, err := c.Subscribe(r.ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(bodyARN),
+			Attributes: map[string]string{"FilterPolicyScope": "MessageBody", "FilterPolicy": `{"n":[{"prefix":"b"}]}`}})
+		r.rec("Subscribe with a MessageBody filter policy", bodySub, err)
 		r.snsFIFOPublish(c, *topic.TopicArn)
 		r.drainFIFO("delivered to the FIFO queue", url, 4)
+		r.drainFIFO("delivered to the FIFO queue filtering on the body", bodyURL, 2)
 		r.snsContentDeduplication(c)
 	})
 }

@@ -1,13 +1,9 @@
 package sns
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 )
@@ -22,16 +18,9 @@ import (
 // queues.
 
 // DefaultDeduplicationWindow is the deduplication interval of FIFO topics.
-const DefaultDeduplicationWindow = 5 * time.Minute
+const DefaultDeduplicationWindow = awsapi.DeduplicationWindow
 
 var fifoTopicNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,251}\.fifo$`)
-
-// tokenRE is MessageGroupId and MessageDeduplicationId: 1 to 128
-// alphanumeric or punctuation characters.
-var tokenRE = regexp.MustCompile("^[A-Za-z0-9!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~]{1,128}$")
-
-// sequenceBase makes sequence numbers 20 digits long, as SNS's are.
-const sequenceBase uint64 = 10_000_000_000_000_000_000
 
 // fifoTopicAttrs are the attributes only FIFO topics have, with their
 // checks.
@@ -46,14 +35,13 @@ func (t *topic) isFIFO() bool { return t.fifoTopic }
 // deduplication ids of the window, and the deliveries in order.
 type fifoState struct {
 	sequence uint64
-	dedup    map[string]published
+	dedup    awsapi.Window[published]
 	ordered  serial
 }
 
 // published is a message a deduplication id was first published with.
 type published struct {
 	id, sequence string
-	at           time.Time
 }
 
 // checkTopicName checks a CreateTopic name against the topic type asked.
@@ -96,16 +84,15 @@ func fifoIDs(t *topic, m *outgoing) error {
 	if m.groupID == "" {
 		return errInvalid("Invalid parameter: The MessageGroupId parameter is required for FIFO topics")
 	}
-	if !tokenRE.MatchString(m.groupID) {
+	if !awsapi.FIFOTokenRE.MatchString(m.groupID) {
 		return errInvalid("Invalid parameter: MessageGroupId Reason: MessageGroupId can only include alphanumeric and punctuation characters, 1 to 128 in length")
 	}
 	if m.dedupID == "" {
 		if t.attrs["ContentBasedDeduplication"] != "true" {
 			return errInvalid("Invalid parameter: The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
 		}
-		sum := sha256.Sum256([]byte(m.message))
-		m.dedupID = hex.EncodeToString(sum[:])
-	} else if !tokenRE.MatchString(m.dedupID) {
+		m.dedupID = awsapi.ContentDeduplicationID(m.message)
+	} else if !awsapi.FIFOTokenRE.MatchString(m.dedupID) {
 		return errInvalid("Invalid parameter: MessageDeduplicationId Reason: MessageDeduplicationId can only include alphanumeric and punctuation characters, 1 to 128 in length")
 	}
 	return nil
@@ -121,25 +108,17 @@ func (s *Service) admit(t *topic, m *outgoing) (fresh bool, err error) {
 		return err == nil, err
 	}
 	now := s.env.Time()
-	for k, p := range t.fifo.dedup {
-		if now.Sub(p.at) >= s.DeduplicationWindow {
-			delete(t.fifo.dedup, k)
-		}
-	}
 	key := m.dedupID
 	if t.attrs["FifoThroughputScope"] == "MessageGroup" {
 		key = m.groupID + "\x00" + m.dedupID
 	}
-	if p, dup := t.fifo.dedup[key]; dup {
+	if p, dup := t.fifo.dedup.Get(key, now, s.DeduplicationWindow); dup {
 		m.id, m.sequence = p.id, p.sequence
 		return false, nil
 	}
 	t.fifo.sequence++
-	m.sequence = strconv.FormatUint(sequenceBase+t.fifo.sequence, 10)
-	if t.fifo.dedup == nil {
-		t.fifo.dedup = map[string]published{}
-	}
-	t.fifo.dedup[key] = published{id: m.id, sequence: m.sequence, at: now}
+	m.sequence = awsapi.SequenceNumber(t.fifo.sequence)
+	t.fifo.dedup.Put(key, published{id: m.id, sequence: m.sequence}, now)
 	return true, nil
 }
 

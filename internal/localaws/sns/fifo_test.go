@@ -200,7 +200,7 @@ func bodies(msgs []sqstypes.Message) []string {
 // TestFifoFanOutToFifoQueues publishes two groups to a FIFO topic with
 // content-based deduplication and checks each FIFO subscription receives
 // its messages in order per group, with the group and deduplication ids,
-// filtered by its policy.
+// filtered by its policy, and a standard queue all of them, without ids.
 func TestFifoFanOutToFifoQueues(t *testing.T) {
 	t.Parallel()
 	svc, c, q := start(t)
@@ -210,6 +210,7 @@ func TestFifoFanOutToFifoQueues(t *testing.T) {
 	placed := subscribedQueue(t, c, q, arn, "placed.fifo", map[string]string{"RawMessageDelivery": "true",
 		"FilterPolicy": `{"source":["orders"],"detail-type":[{"prefix":"Order"}]}`})
 	byBody := subscribedQueue(t, c, q, arn, "body.fifo", map[string]string{"FilterPolicyScope": "MessageBody", "FilterPolicy": `{"n":[{"numeric":[">=",5]}]}`})
+	standard := subscribedQueue(t, c, q, arn, "standard", map[string]string{"RawMessageDelivery": "true"})
 	const perGroup = 8
 	var published int64
 	for i := range perGroup {
@@ -230,7 +231,7 @@ func TestFifoFanOutToFifoQueues(t *testing.T) {
 	if _, err := c.Publish(ctx, &awssns.PublishInput{TopicArn: aws.String(arn), Message: aws.String(`{"group":"a","n":0}`), MessageGroupId: aws.String("a")}); err != nil {
 		t.Fatal(err) // a duplicate by content: not delivered
 	}
-	settled(t, svc, arn, 3*published)
+	settled(t, svc, arn, 4*published)
 
 	checkGroups(t, "all.fifo", drain(t, q, all), perGroup, func(int) bool { return true })
 	checkGroups(t, "placed.fifo", drain(t, q, placed), perGroup, func(n int) bool { return n%2 == 0 })
@@ -243,6 +244,15 @@ func TestFifoFanOutToFifoQueues(t *testing.T) {
 		wrapped[i].Body = aws.String(n.Message)
 	}
 	checkGroups(t, "body.fifo", wrapped, perGroup, func(n int) bool { return n >= 5 })
+	plain := drain(t, q, standard)
+	if len(plain) != int(published) {
+		t.Fatalf("standard queue: %d messages, want %d", len(plain), published)
+	}
+	for _, m := range plain {
+		if _, has := m.Attributes["MessageGroupId"]; has {
+			t.Fatalf("a standard queue's message has a MessageGroupId: %v", m.Attributes)
+		}
+	}
 }
 
 // checkGroups checks that msgs hold, for groups a and b, the messages

@@ -1,11 +1,11 @@
 package sqs
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 )
 
 // FIFO queues, as the SQS Developer Guide and API Reference document them:
@@ -18,7 +18,7 @@ import (
 
 // DefaultDeduplicationWindow is the deduplication interval of FIFO queues
 // and of ReceiveRequestAttemptId: five minutes.
-const DefaultDeduplicationWindow = 5 * time.Minute
+const DefaultDeduplicationWindow = awsapi.DeduplicationWindow
 
 // The attributes only FIFO queues have, and their defaults.
 var fifoDefaults = map[string]string{
@@ -32,13 +32,6 @@ var fifoEnums = map[string][]string{
 }
 
 var fifoNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,75}\.fifo$`)
-
-// tokenRE is MessageGroupId, MessageDeduplicationId and
-// ReceiveRequestAttemptId: 1 to 128 alphanumeric or punctuation characters.
-var tokenRE = regexp.MustCompile("^[A-Za-z0-9!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~]{1,128}$")
-
-// sequenceBase makes sequence numbers 20 digits long, as SQS's are.
-const sequenceBase uint64 = 10_000_000_000_000_000_000
 
 func (q *queue) isFIFO() bool { return q.attrs["FifoQueue"] == "true" }
 
@@ -131,7 +124,7 @@ func checkFifoIDs(q *queue, groupID, dedupID, body string, delay *int) (fifoIDs,
 		if dedupID != "" {
 			return fifoIDs{}, errInvalidParameter("Value %s for parameter MessageDeduplicationId is invalid. Reason: The request includes a parameter that is not valid for this queue type.", dedupID)
 		}
-		if groupID != "" && !tokenRE.MatchString(groupID) {
+		if groupID != "" && !awsapi.FIFOTokenRE.MatchString(groupID) {
 			return fifoIDs{}, errInvalidParameter("Value %s for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.", groupID)
 		}
 		return fifoIDs{groupID: groupID}, nil
@@ -142,16 +135,15 @@ func checkFifoIDs(q *queue, groupID, dedupID, body string, delay *int) (fifoIDs,
 	if groupID == "" {
 		return fifoIDs{}, errMissingParameter("MessageGroupId")
 	}
-	if !tokenRE.MatchString(groupID) {
+	if !awsapi.FIFOTokenRE.MatchString(groupID) {
 		return fifoIDs{}, errInvalidParameter("Value %s for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.", groupID)
 	}
 	if dedupID == "" {
 		if q.attrs["ContentBasedDeduplication"] != "true" {
 			return fifoIDs{}, errInvalidParameter("The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
 		}
-		sum := sha256.Sum256([]byte(body))
-		dedupID = hex.EncodeToString(sum[:])
-	} else if !tokenRE.MatchString(dedupID) {
+		dedupID = awsapi.ContentDeduplicationID(body)
+	} else if !awsapi.FIFOTokenRE.MatchString(dedupID) {
 		return fifoIDs{}, errInvalidParameter("Value %s for parameter MessageDeduplicationId is invalid. Reason: MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length.", dedupID)
 	}
 	return fifoIDs{groupID: groupID, dedupID: dedupID}, nil
@@ -161,7 +153,6 @@ func checkFifoIDs(q *queue, groupID, dedupID, body string, delay *int) (fifoIDs,
 // with it.
 type dedupRecord struct {
 	messageID, sequence string
-	at                  time.Time
 }
 
 func (q *queue) dedupKey(ids fifoIDs) string {
@@ -174,13 +165,7 @@ func (q *queue) dedupKey(ids fifoIDs) string {
 // duplicate returns the message an id of q's window was first sent with;
 // s.mu must be held.
 func (s *Service) duplicate(q *queue, ids fifoIDs, now time.Time) (dedupRecord, bool) {
-	for k, r := range q.dedup {
-		if now.Sub(r.at) >= s.DeduplicationWindow {
-			delete(q.dedup, k)
-		}
-	}
-	r, ok := q.dedup[q.dedupKey(ids)]
-	return r, ok
+	return q.dedup.Get(q.dedupKey(ids), now, s.DeduplicationWindow)
 }
 
 // stamp gives a FIFO message its ids and sequence number and records its
@@ -191,53 +176,96 @@ func (s *Service) stamp(q *queue, m *message, ids fifoIDs) {
 		return
 	}
 	q.sequence++
-	m.sequence = strconv.FormatUint(sequenceBase+q.sequence, 10)
-	if q.dedup == nil {
-		q.dedup = map[string]dedupRecord{}
-	}
-	q.dedup[q.dedupKey(ids)] = dedupRecord{messageID: m.id, sequence: m.sequence, at: m.sent}
+	m.sequence = awsapi.SequenceNumber(q.sequence)
+	q.dedup.Put(q.dedupKey(ids), dedupRecord{messageID: m.id, sequence: m.sequence}, m.sent)
 }
 
 // fifoCandidates orders the receivable messages of a FIFO queue: of each
-// group not blocked by a message in flight (or not yet visible), its
-// messages in order, up to the first one that is not receivable; groups by
-// their oldest message, a group's messages together, as SQS returns as many
-// messages of one group as it can. s.mu must be held.
-func fifoCandidates(q *queue, now time.Time) (order []*message, next time.Time) {
-	blocked := map[string]bool{}
-	for _, m := range q.msgs {
-		if !m.deleted && m.inflight && now.Before(m.availableAt) {
-			blocked[m.groupID] = true
-		}
+// group without a message in flight, its messages in order up to the first
+// one not yet visible; groups by their oldest message, a group's messages
+// together, as SQS returns as many messages of one group as it can. It
+// stops looking once it holds maxMessages that deadLettered does not move
+// away. s.mu must be held.
+func fifoCandidates(q *queue, now time.Time, maxMessages int, deadLettered func(*message) bool) (order []*message, next time.Time) {
+	type group struct {
+		blocked bool
+		msgs    []*message
 	}
-	byGroup := map[string][]*message{}
-	var groups []string
+	groups := map[string]*group{}
+	var seen []*group
+	total := 0
 	for _, m := range q.msgs {
-		if m.deleted || blocked[m.groupID] {
+		if total >= maxMessages {
+			break
+		}
+		if q.gone(m, now) {
+			continue
+		}
+		g := groups[m.groupID]
+		if g == nil {
+			busy, until := q.groupInFlight(m.groupID, now)
+			g = &group{blocked: busy}
+			groups[m.groupID], seen = g, append(seen, g)
+			next = earliest(next, until)
+		}
+		if g.blocked {
 			continue
 		}
 		if now.Before(m.availableAt) {
-			blocked[m.groupID] = true
-			if next.IsZero() || m.availableAt.Before(next) {
-				next = m.availableAt
-			}
+			g.blocked = true
+			next = earliest(next, m.availableAt)
 			continue
 		}
-		if _, seen := byGroup[m.groupID]; !seen {
-			groups = append(groups, m.groupID)
+		g.msgs = append(g.msgs, m)
+		if !deadLettered(m) {
+			total++
 		}
-		byGroup[m.groupID] = append(byGroup[m.groupID], m)
 	}
-	for _, g := range groups {
-		order = append(order, byGroup[g]...)
+	for _, g := range seen {
+		order = append(order, g.msgs...)
 	}
 	return order, next
+}
+
+// earliest is the earlier of two times, zero meaning none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || !b.IsZero() && b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// inFlight records a FIFO message just received; s.mu must be held.
+func (q *queue) inFlight(m *message) {
+	if q.received == nil {
+		q.received = map[string][]*message{}
+	}
+	q.received[m.groupID] = append(q.received[m.groupID], m)
+}
+
+// groupInFlight reports whether a message of group is in flight, and until
+// when the first of them is; it forgets the received messages that are
+// deleted or visible again. s.mu must be held.
+func (q *queue) groupInFlight(group string, now time.Time) (bool, time.Time) {
+	kept := q.received[group][:0]
+	var until time.Time
+	for _, m := range q.received[group] {
+		if !m.deleted && now.Before(m.availableAt) {
+			kept = append(kept, m)
+			until = earliest(until, m.availableAt)
+		}
+	}
+	if len(kept) == 0 {
+		delete(q.received, group)
+		return false, time.Time{}
+	}
+	q.received[group] = kept
+	return true, until
 }
 
 // receiveAttempt is a ReceiveMessage of a FIFO queue with a
 // ReceiveRequestAttemptId: what it returned, for a retry.
 type receiveAttempt struct {
-	at       time.Time
 	msgs     []*message
 	handles  []string
 	rendered []receivedMessage
@@ -245,7 +273,7 @@ type receiveAttempt struct {
 
 // checkAttemptID validates a ReceiveRequestAttemptId.
 func checkAttemptID(id string) error {
-	if id != "" && !tokenRE.MatchString(id) {
+	if id != "" && !awsapi.FIFOTokenRE.MatchString(id) {
 		return errInvalidParameter("Value %s for parameter ReceiveRequestAttemptId is invalid. Reason: ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.", id)
 	}
 	return nil
@@ -256,14 +284,13 @@ func checkAttemptID(id string) error {
 // visibility changed, the same messages and receipt handles, with their
 // visibility timeout reset. s.mu must be held.
 func (s *Service) retryAttempt(q *queue, id string, visibility time.Duration, now time.Time) ([]receivedMessage, bool) {
-	a, ok := q.attempts[id]
-	if !ok || now.Sub(a.at) >= s.DeduplicationWindow {
-		delete(q.attempts, id)
+	a, ok := q.attempts.Get(id, now, s.DeduplicationWindow)
+	if !ok {
 		return nil, false
 	}
 	for i, m := range a.msgs {
 		if m.deleted || m.attempt != id || m.handle != a.handles[i] || !now.Before(m.availableAt) {
-			delete(q.attempts, id)
+			q.attempts.Delete(id)
 			return nil, false
 		}
 	}
@@ -279,20 +306,12 @@ func (s *Service) recordAttempt(q *queue, id string, taken []*message, rendered 
 	if id == "" || !q.isFIFO() || len(taken) == 0 {
 		return
 	}
-	if q.attempts == nil {
-		q.attempts = map[string]receiveAttempt{}
-	}
-	for k, a := range q.attempts {
-		if now.Sub(a.at) >= s.DeduplicationWindow {
-			delete(q.attempts, k)
-		}
-	}
-	a := receiveAttempt{at: now, msgs: taken, rendered: rendered}
+	a := receiveAttempt{msgs: taken, rendered: rendered}
 	for _, m := range taken {
 		m.attempt = id
 		a.handles = append(a.handles, m.handle)
 	}
-	q.attempts[id] = a
+	q.attempts.Put(id, a, now)
 }
 
 // fifoSystemAttributes are the system attributes of a FIFO message (and

@@ -92,8 +92,10 @@ type queue struct {
 	// FIFO queues: the last sequence number given, the deduplication ids
 	// of the window and the receive attempts to answer again.
 	sequence uint64
-	dedup    map[string]dedupRecord
-	attempts map[string]receiveAttempt
+	dedup    awsapi.Window[dedupRecord]
+	attempts awsapi.Window[receiveAttempt]
+	received map[string][]*message // by group: received, maybe still in flight
+	dead     int                   // messages deleted but still in msgs
 }
 
 type message struct {
@@ -696,7 +698,7 @@ func (s *Service) purgeQueue(req *awsapi.Request, in *purgeQueueInput) (any, err
 		for _, m := range q.msgs {
 			m.deleted = true
 		}
-		q.msgs = nil
+		q.msgs, q.dead = nil, 0
 		q.receipts = map[string]*message{}
 		return nil, nil
 	})
@@ -1158,21 +1160,49 @@ func (s *Service) sendMessageBatch(req *awsapi.Request, in *sendMessageBatchInpu
 	return map[string]any{"Successful": successful, "Failed": failed}, nil
 }
 
-// sweep drops expired messages; s.mu must be held.
+// sweep drops deleted and expired messages; s.mu must be held.
 func (s *Service) sweep(q *queue, now time.Time) {
-	retention := time.Duration(q.intAttr("MessageRetentionPeriod")) * time.Second
 	kept := q.msgs[:0]
 	for _, m := range q.msgs {
-		if m.deleted || now.Sub(m.sent) >= retention {
-			m.deleted = true
-			continue
+		if !q.gone(m, now) {
+			kept = append(kept, m)
 		}
-		kept = append(kept, m)
 	}
 	for i := len(kept); i < len(q.msgs); i++ {
 		q.msgs[i] = nil
 	}
 	q.msgs = kept
+	q.dead = 0
+}
+
+// gone reports whether m is deleted, or past the queue's retention period
+// (and so deleted now); s.mu must be held.
+func (q *queue) gone(m *message, now time.Time) bool {
+	if m.deleted {
+		return true
+	}
+	if now.Sub(m.sent) >= time.Duration(q.intAttr("MessageRetentionPeriod"))*time.Second {
+		m.deleted = true
+		q.dead++
+		return true
+	}
+	return false
+}
+
+// drop deletes m, drops the deleted messages at the head of the queue, and
+// the others once they are most of it, so that deleting costs no scan of
+// every message; s.mu must be held.
+func (s *Service) drop(q *queue, m *message, now time.Time) {
+	m.deleted = true
+	q.dead++
+	for len(q.msgs) > 0 && q.msgs[0].deleted {
+		q.msgs[0] = nil
+		q.msgs = q.msgs[1:]
+		q.dead--
+	}
+	if q.dead > 32 && q.dead*2 > len(q.msgs) {
+		s.sweep(q, now)
+	}
 }
 
 type receivedMessage struct {
@@ -1198,57 +1228,58 @@ type receiveArgs struct {
 // none).
 func (s *Service) take(q *queue, r receiveArgs) ([]receivedMessage, time.Time) {
 	now := s.env.Time()
-	s.sweep(q, now)
 	if r.attemptID != "" && q.isFIFO() {
 		if out, ok := s.retryAttempt(q, r.attemptID, r.visibility, now); ok {
 			return out, time.Time{}
 		}
 	}
-	candidates, next := receivable(q, now)
 	dlq, maxReceives := s.deadLetterQueue(q)
+	deadLettered := func(m *message) bool { return dlq != nil && m.receiveCount >= maxReceives }
+	candidates, next := receivable(q, now, r.maxMessages, deadLettered)
 	var out []receivedMessage
 	var taken []*message
-	moved := false
 	for _, m := range candidates {
 		if len(out) >= r.maxMessages {
 			break
 		}
-		if dlq != nil && m.receiveCount >= maxReceives {
-			s.moveToDeadLetter(m, dlq, now)
-			moved = true
+		if deadLettered(m) {
+			s.moveToDeadLetter(q, m, dlq, now)
 			continue
 		}
 		handle := receiveOne(q, m, r.visibility, now)
 		out = append(out, s.render(m, handle, r.sysNames, r.attrNames))
 		taken = append(taken, m)
 	}
-	if moved {
-		s.sweep(q, now)
-	}
 	s.recordAttempt(q, r.attemptID, taken, out, now)
 	return out, next
 }
 
-// receivable lists the messages a receive may return, in the order it
+// receivable lists the messages a receive of up to maxMessages may return
+// (or move to the dead-letter queue: deadLettered), in the order it
 // returns them, and when the next hidden one becomes visible; s.mu must be
 // held.
-func receivable(q *queue, now time.Time) ([]*message, time.Time) {
+func receivable(q *queue, now time.Time, maxMessages int, deadLettered func(*message) bool) ([]*message, time.Time) {
 	if q.isFIFO() {
-		return fifoCandidates(q, now)
+		return fifoCandidates(q, now, maxMessages, deadLettered)
 	}
 	var out []*message
 	var next time.Time
+	total := 0
 	for _, m := range q.msgs {
-		if m.deleted {
+		if total >= maxMessages {
+			break
+		}
+		if q.gone(m, now) {
 			continue
 		}
 		if now.Before(m.availableAt) {
-			if next.IsZero() || m.availableAt.Before(next) {
-				next = m.availableAt
-			}
+			next = earliest(next, m.availableAt)
 			continue
 		}
 		out = append(out, m)
+		if !deadLettered(m) {
+			total++
+		}
 	}
 	return out, next
 }
@@ -1266,15 +1297,16 @@ func (s *Service) deadLetterQueue(q *queue) (*queue, int) {
 	return nil, 0
 }
 
-// moveToDeadLetter moves m to the dead-letter queue; the enqueue time, and
-// a FIFO message's group and deduplication id, are kept. s.mu must be held.
-func (s *Service) moveToDeadLetter(m *message, dlq *queue, now time.Time) {
-	m.deleted = true
+// moveToDeadLetter moves m from q to the dead-letter queue; the enqueue
+// time, and a FIFO message's group and deduplication id, are kept. s.mu
+// must be held.
+func (s *Service) moveToDeadLetter(q *queue, m *message, dlq *queue, now time.Time) {
+	s.drop(q, m, now)
 	c := &message{id: m.id, body: m.body, md5Body: m.md5Body, md5Attrs: m.md5Attrs, attrs: m.attrs,
 		sent: m.sent, senderID: m.senderID, availableAt: now, groupID: m.groupID, dedupID: m.dedupID}
 	if dlq.isFIFO() {
 		dlq.sequence++
-		c.sequence = strconv.FormatUint(sequenceBase+dlq.sequence, 10)
+		c.sequence = awsapi.SequenceNumber(dlq.sequence)
 	}
 	s.enqueue(dlq, c)
 }
@@ -1292,6 +1324,9 @@ func receiveOne(q *queue, m *message, visibility time.Duration, now time.Time) s
 	m.handle = base64.RawURLEncoding.EncodeToString([]byte(q.name + " " + m.id + " " + awsapi.NewUUID()))
 	m.attempt = ""
 	q.receipts[m.handle] = m
+	if q.isFIFO() {
+		q.inFlight(m)
+	}
 	return m.handle
 }
 
@@ -1475,8 +1510,7 @@ func (s *Service) deleteOne(q *queue, handle string) error {
 	}
 	delete(q.receipts, handle)
 	if !m.deleted {
-		m.deleted = true
-		s.sweep(q, s.env.Time())
+		s.drop(q, m, s.env.Time())
 		if q.isFIFO() {
 			q.wake() // the next message of the group is receivable
 		}
