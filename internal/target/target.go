@@ -193,15 +193,6 @@ func quotedTypes() string {
 	return strings.Join(q, ", ")
 }
 
-// mustKind is Kind for Settings already validated.
-func (s Settings) mustKind() Kind {
-	k, err := s.Kind()
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
-
 // WithDefaults returns s with the default kind when it has none, and its
 // kind's defaults.
 func (s Settings) WithDefaults() Settings {
@@ -247,17 +238,18 @@ func (s Settings) ARN(a Account) string {
 	return k.ARN(s.WithDefaults(), a)
 }
 
-// allSettings are the settings of every kind, each with its kind.
-func allSettings() (out []struct {
+// kindSetting is a setting with its kind.
+type kindSetting struct {
 	Kind
 	Setting
-}) {
+}
+
+// allSettings are the settings of every kind, each with its kind.
+func allSettings() []kindSetting {
+	var out []kindSetting
 	for _, k := range Kinds() {
 		for _, set := range k.Settings() {
-			out = append(out, struct {
-				Kind
-				Setting
-			}{k, set})
+			out = append(out, kindSetting{k, set})
 		}
 	}
 	return out
@@ -286,12 +278,15 @@ func (s Settings) Validate(subject validation.Subject, prefix string) error {
 }
 
 // Env is the relay's environment for s (with its defaults): OUTBOX_TARGET
-// and its kind's variables.
+// and its kind's variables (none for an unknown kind, which the relay
+// refuses).
 func (s Settings) Env() map[string]string {
 	s = s.WithDefaults()
 	env := map[string]string{EnvTarget: string(s.Type)}
-	for _, set := range s.mustKind().Settings() {
-		env[set.Env] = *set.Value(&s)
+	if k, err := s.Kind(); err == nil {
+		for _, set := range k.Settings() {
+			env[set.Env] = *set.Value(&s)
+		}
 	}
 	return env
 }
