@@ -3,7 +3,6 @@ package target
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"hash/fnv"
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
@@ -58,25 +57,37 @@ func MessageGroupID(r outbox.Record) string { return fifoID(r.PartitionKey) }
 func MessageDeduplicationID(r outbox.Record) string { return fifoID(r.EventID) }
 
 // fifoLanes splits the accepted entries (index[i] is the record of entry i,
-// sizes[i] its size) into at most lanes lanes, every group in one lane, and
-// each lane into chunks, keeping the records' order: a lane's chunks are
-// sent one after the other, so one group's messages reach the target in
-// order, while the lanes run in parallel.
-func fifoLanes(groups []string, sizes, index []int, maxBytes, lanes int) [][][]int {
-	if lanes <= 0 {
-		lanes = publish.DefaultConcurrency
+// sizes[i] its size) into lanes, every group in one lane, and each lane
+// into chunks, keeping the records' order: a lane's chunks are sent one
+// after the other, so one group's messages reach the target in order,
+// while the lanes run in parallel. There are as many lanes as full calls
+// the entries make (at most maxLanes), and a group joins the lane with the
+// fewest entries when it first appears: distinct groups fill every call,
+// and only a group with more events than a call holds takes more than one
+// round trip.
+func fifoLanes(groups []string, sizes, index []int, maxBytes, maxLanes int) [][][]int {
+	if maxLanes <= 0 {
+		maxLanes = publish.DefaultConcurrency
 	}
-	laneSizes := make([][]int, lanes)
-	laneIndex := make([][]int, lanes)
+	n := min(maxLanes, max(1, (len(groups)+publish.MaxBatchEntries-1)/publish.MaxBatchEntries))
+	laneSizes := make([][]int, n)
+	laneIndex := make([][]int, n)
+	laneOf := map[string]int{}
 	for i, g := range groups {
-		h := fnv.New32a()
-		_, _ = h.Write([]byte(g))
-		l := int(h.Sum32() % uint32(lanes))
+		l, ok := laneOf[g]
+		if !ok {
+			for k := range n {
+				if len(laneIndex[k]) < len(laneIndex[l]) {
+					l = k
+				}
+			}
+			laneOf[g] = l
+		}
 		laneSizes[l] = append(laneSizes[l], sizes[i])
 		laneIndex[l] = append(laneIndex[l], index[i])
 	}
 	var out [][][]int
-	for l := range lanes {
+	for l := range n {
 		if len(laneIndex[l]) > 0 {
 			out = append(out, publish.AcceptedChunks(laneSizes[l], laneIndex[l], maxBytes))
 		}

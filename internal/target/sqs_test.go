@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -173,6 +174,45 @@ func TestFIFOID(t *testing.T) {
 		got := fifoID(v)
 		if got == v || !validFIFOID(got) || got != fifoID(v) {
 			t.Errorf("fifoID(%q) = %q: want a stable valid id other than the key", v, got)
+		}
+	}
+}
+
+// TestFIFOLanes: distinct groups fill every call, one lane each; a group
+// with more events than a call holds keeps them in one lane, in order.
+func TestFIFOLanes(t *testing.T) {
+	t.Parallel()
+	lanesOf := func(groups []string) [][][]int {
+		sizes, index := make([]int, len(groups)), make([]int, len(groups))
+		for i := range groups {
+			sizes[i], index[i] = 1, i
+		}
+		return fifoLanes(groups, sizes, index, SQSMaxBatchBytes, 0)
+	}
+	var distinct []string
+	for i := range 100 {
+		distinct = append(distinct, "order-"+strconv.Itoa(i))
+	}
+	lanes := lanesOf(distinct)
+	if len(lanes) != 10 {
+		t.Fatalf("%d lanes for 100 groups, want 10", len(lanes))
+	}
+	for _, l := range lanes {
+		if len(l) != 1 || len(l[0]) != publish.MaxBatchEntries {
+			t.Errorf("lane %v: want one full call", l)
+		}
+	}
+	hot := append(slices.Repeat([]string{"hot"}, 25), distinct[:15]...)
+	for _, l := range lanesOf(hot) {
+		var seq []int
+		for _, c := range l {
+			seq = append(seq, c...)
+		}
+		if !slices.IsSorted(seq) {
+			t.Errorf("lane %v is out of order", l)
+		}
+		if slices.Contains(seq, 0) && !slices.Contains(seq, 24) {
+			t.Errorf("the hot group is split across lanes: %v", l)
 		}
 	}
 }
