@@ -41,14 +41,32 @@ type fakeBatchTarget struct {
 	accepted []message
 }
 
-func (f *fakeBatchTarget) entry(id, body, group, dedup *string, attrs map[string]string) (ok bool, code string, sender bool) {
-	if f.fail != nil {
-		if code, sender = f.fail(aws.ToString(body)); code != "" {
-			return false, code, sender
+// fakeEntry is one entry of a SendMessageBatch or PublishBatch call, and
+// what became of it.
+type fakeEntry struct {
+	body, group, dedup *string
+	attrs              map[string]string
+	code               string
+	sender             bool
+}
+
+// call accepts or fails the entries of one call to url.
+func (f *fakeBatchTarget) call(url string, entries []fakeEntry) {
+	f.delay()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	total := 0
+	for i := range entries {
+		e := &entries[i]
+		total += len(aws.ToString(e.body))
+		if f.fail != nil {
+			if e.code, e.sender = f.fail(aws.ToString(e.body)); e.code != "" {
+				continue
+			}
 		}
+		f.accepted = append(f.accepted, message{body: aws.ToString(e.body), group: aws.ToString(e.group), dedup: aws.ToString(e.dedup), attrs: e.attrs})
 	}
-	f.accepted = append(f.accepted, message{body: aws.ToString(body), group: aws.ToString(group), dedup: aws.ToString(dedup), attrs: attrs})
-	return true, "", false
+	f.urls, f.sizes, f.bytes = append(f.urls, url), append(f.sizes, len(entries)), append(f.bytes, total)
 }
 
 func (f *fakeBatchTarget) delay() {
@@ -57,51 +75,44 @@ func (f *fakeBatchTarget) delay() {
 	}
 }
 
-func (f *fakeBatchTarget) call(url string, n, bytes int) {
-	f.urls, f.sizes, f.bytes = append(f.urls, url), append(f.sizes, n), append(f.bytes, bytes)
-}
-
 func (f *fakeBatchTarget) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
-	f.delay()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := &sqs.SendMessageBatchOutput{}
-	total := 0
-	for _, e := range in.Entries {
-		total += len(aws.ToString(e.MessageBody))
-		attrs := map[string]string{}
+	entries := make([]fakeEntry, len(in.Entries))
+	for i, e := range in.Entries {
+		entries[i] = fakeEntry{body: e.MessageBody, group: e.MessageGroupId, dedup: e.MessageDeduplicationId, attrs: map[string]string{}}
 		for k, v := range e.MessageAttributes {
-			attrs[k] = aws.ToString(v.StringValue)
-		}
-		if ok, code, sender := f.entry(e.Id, e.MessageBody, e.MessageGroupId, e.MessageDeduplicationId, attrs); ok {
-			out.Successful = append(out.Successful, sqstypes.SendMessageBatchResultEntry{Id: e.Id, MessageId: aws.String("m")})
-		} else {
-			out.Failed = append(out.Failed, sqstypes.BatchResultErrorEntry{Id: e.Id, Code: aws.String(code), Message: aws.String("x"), SenderFault: sender})
+			entries[i].attrs[k] = aws.ToString(v.StringValue)
 		}
 	}
-	f.call(aws.ToString(in.QueueUrl), len(in.Entries), total)
+	f.call(aws.ToString(in.QueueUrl), entries)
+	out := &sqs.SendMessageBatchOutput{}
+	for i, e := range entries {
+		if e.code == "" {
+			out.Successful = append(out.Successful, sqstypes.SendMessageBatchResultEntry{Id: in.Entries[i].Id, MessageId: aws.String("m")})
+		} else {
+			out.Failed = append(out.Failed, sqstypes.BatchResultErrorEntry{Id: in.Entries[i].Id, Code: aws.String(e.code), Message: aws.String("x"), SenderFault: e.sender})
+		}
+	}
 	return out, nil
 }
 
 func (f *fakeBatchTarget) PublishBatch(_ context.Context, in *sns.PublishBatchInput, _ ...func(*sns.Options)) (*sns.PublishBatchOutput, error) {
-	f.delay()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := &sns.PublishBatchOutput{}
-	total := 0
-	for _, e := range in.PublishBatchRequestEntries {
-		total += len(aws.ToString(e.Message))
-		attrs := map[string]string{}
+	entries := make([]fakeEntry, len(in.PublishBatchRequestEntries))
+	for i, e := range in.PublishBatchRequestEntries {
+		entries[i] = fakeEntry{body: e.Message, group: e.MessageGroupId, dedup: e.MessageDeduplicationId, attrs: map[string]string{}}
 		for k, v := range e.MessageAttributes {
-			attrs[k] = aws.ToString(v.StringValue)
-		}
-		if ok, code, sender := f.entry(e.Id, e.Message, e.MessageGroupId, e.MessageDeduplicationId, attrs); ok {
-			out.Successful = append(out.Successful, snstypes.PublishBatchResultEntry{Id: e.Id, MessageId: aws.String("m")})
-		} else {
-			out.Failed = append(out.Failed, snstypes.BatchResultErrorEntry{Id: e.Id, Code: aws.String(code), Message: aws.String("x"), SenderFault: sender})
+			entries[i].attrs[k] = aws.ToString(v.StringValue)
 		}
 	}
-	f.call(aws.ToString(in.TopicArn), len(in.PublishBatchRequestEntries), total)
+	f.call(aws.ToString(in.TopicArn), entries)
+	out := &sns.PublishBatchOutput{}
+	for i, e := range entries {
+		id := in.PublishBatchRequestEntries[i].Id
+		if e.code == "" {
+			out.Successful = append(out.Successful, snstypes.PublishBatchResultEntry{Id: id, MessageId: aws.String("m")})
+		} else {
+			out.Failed = append(out.Failed, snstypes.BatchResultErrorEntry{Id: id, Code: aws.String(e.code), Message: aws.String("x"), SenderFault: e.sender})
+		}
+	}
 	return out, nil
 }
 
