@@ -31,6 +31,8 @@ require (
 	github.com/outboxkit/terraform-provider-outbox/third_party/minidyn v0.0.0-20261201132747-fddd75d1729c
 	golang.org/x/image v0.38.0
 	golang.org/x/mod v0.35.0
+	golang.org/x/sys v0.43.0
+	golang.org/x/term v0.42.0
 )
 
 require (
@@ -107,7 +109,6 @@ require (
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
 	golang.org/x/net v0.52.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.43.0 // indirect
 	golang.org/x/text v0.36.0 // indirect
 	golang.org/x/tools v0.43.0 // indirect
 	google.golang.org/appengine v1.6.8 // indirect

@@ -5,8 +5,10 @@
 //	go install ./cmd/outbox
 //	outbox status orders --region eu-west-1
 //
-// See the operations guide (docs/guides/operations.md) for every subcommand
-// and the IAM permissions each needs.
+// Results go to standard output (as JSON with --json); progress, notes and
+// errors to standard error. See the operations guide
+// (docs/guides/operations.md) for every subcommand, its exit codes and the
+// IAM permissions each needs.
 package main
 
 import (
@@ -20,13 +22,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	cli := &operate.CLI{Stdout: os.Stdout, Stderr: os.Stderr, Terminal: isTerminal(os.Stdout)}
+	cli := &operate.CLI{Stdout: os.Stdout, Stderr: os.Stderr, Terminal: operate.IsTerminal(os.Stderr)}
 	code := cli.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

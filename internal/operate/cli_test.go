@@ -5,13 +5,17 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
@@ -36,51 +40,226 @@ func testCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 func TestHelpListsSubcommands(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
-		out, _, code := testCLI(t, args...)
-		if code != ExitOK {
-			t.Errorf("outbox %v exited %d", args, code)
+		out, errOut, code := testCLI(t, args...)
+		if code != ExitOK || errOut != "" {
+			t.Errorf("outbox %v exited %d, stderr %q", args, code, errOut)
 		}
 		for _, name := range subcommands {
 			if !strings.Contains(out, "\n  "+name+" ") {
 				t.Errorf("outbox %v does not list %s:\n%s", args, name, out)
 			}
 		}
-	}
-	if _, _, code := testCLI(t); code != ExitUsage {
-		t.Errorf("outbox without arguments exited %d, want %d", code, ExitUsage)
-	}
-}
-
-func TestSubcommandHelpHasExample(t *testing.T) {
-	t.Parallel()
-	for _, name := range subcommands {
-		for _, args := range [][]string{{name, "--help"}, {"help", name}} {
-			out, _, code := testCLI(t, args...)
-			if code != ExitOK || !strings.Contains(out, "Example:\n  outbox "+name+" ") || !strings.Contains(out, "-endpoint-url") {
-				t.Errorf("outbox %v: exit %d, no example or no common flags:\n%s", args, code, out)
+		for _, c := range exitCodes {
+			if !strings.Contains(out, fmt.Sprintf("\n  %-3d  %s\n", c.code, c.meaning)) {
+				t.Errorf("outbox %v does not list exit code %d:\n%s", args, c.code, out)
 			}
 		}
 	}
+	// Without a subcommand, the usage is the error: on standard error.
+	if out, errOut, code := testCLI(t); code != ExitUsage || out != "" || !strings.Contains(errOut, "Subcommands:") {
+		t.Errorf("outbox without arguments: exit %d, stdout %q, stderr %q; want %d, the usage on stderr", code, out, errOut, ExitUsage)
+	}
 }
 
+// singleDashFlag is a long flag spelled with one dash, as the flag package
+// prints them.
+var singleDashFlag = regexp.MustCompile(`(^|\s)-[a-z][a-z-]+`)
+
+func TestSubcommandHelp(t *testing.T) {
+	t.Parallel()
+	for _, name := range subcommands {
+		for _, args := range [][]string{{name, "--help"}, {"help", name}, {name, "-h"}} {
+			out, errOut, code := testCLI(t, args...)
+			if code != ExitOK || errOut != "" || !strings.Contains(out, "Example:\n  outbox "+name+" ") {
+				t.Errorf("outbox %v: exit %d, stderr %q, no example:\n%s", args, code, errOut, out)
+			}
+			for _, want := range []string{"\n  --endpoint-url URL ", "\n  --region REGION ", "\n  --json ", "Exit codes:\n"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("outbox %v lacks %q:\n%s", args, want, out)
+				}
+			}
+			_, flags, _ := strings.Cut(out, "Flags:\n")
+			if m := singleDashFlag.FindString(flags); m != "" {
+				t.Errorf("outbox %v spells a flag %q:\n%s", args, m, flags)
+			}
+			if strings.Contains(flags, " value ") {
+				t.Errorf("outbox %v has a flag whose placeholder is \"value\":\n%s", args, flags)
+			}
+		}
+	}
+	out, _, _ := testCLI(t, "replay", "--help")
+	for _, want := range []string{"\n  --since DURATION|TIME ", "\n  --until DURATION|TIME ", "\n  --rate N ", "\n  --target BUS|TOPIC|QUEUE "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay's help lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = testCLI(t, "drain", "--help")
+	if !strings.Contains(out, "\n  --timeout DURATION ") || !strings.Contains(out, "(default 10m)") {
+		t.Errorf("drain's help lacks --timeout DURATION (default 10m):\n%s", out)
+	}
+}
+
+// A wrong command line writes nothing on standard output (a pipe to jq
+// gets nothing), and on standard error the error once and where the usage
+// is.
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"stauts", "orders"}, `unknown subcommand "stauts"`},
-		{[]string{"status"}, "takes one pipeline name, got 0"},
-		{[]string{"status", "a", "b"}, "takes one pipeline name, got 2"},
-		{[]string{"failed", "orders", "--since", "yesterday"}, `"yesterday" is not a time`},
-		{[]string{"drain", "orders", "--timeout", "soon"}, "invalid value"},
-		{[]string{"requeue", "orders", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"stauts", "orders"}, `unknown subcommand "stauts": use one of status, failed`},
+		{[]string{"status"}, "takes one pipeline name, got 0 arguments"},
+		{[]string{"status", "a", "b"}, "takes one pipeline name, got 2 arguments"},
+		{[]string{"status", ""}, "takes one pipeline name"},
+		{[]string{"status", "x", "--jsn"}, "flag provided but not defined: --jsn"},
+		{[]string{"status", "x", "-jsn"}, "flag provided but not defined: --jsn"},
+		{[]string{"failed", "orders", "--since", "yesterday"}, `invalid value "yesterday" for flag --since: "yesterday" is not a time`},
+		{[]string{"failed", "orders", "--since"}, "flag needs an argument: --since"},
+		{[]string{"failed", "orders", "--since", "2999-01-01"}, "--since 2999-01-01T00:00:00Z is in the future"},
+		{[]string{"drain", "orders", "--timeout", "soon"}, `"soon" is not a duration: use a number and a unit`},
+		{[]string{"drain", "orders", "--timeout", "-1m"}, `"-1m" is not a duration`},
+		{[]string{"drain", "orders", "--interval", "0s"}, "--interval must be longer than 0s"},
+		{[]string{"status", "orders", "--stuck-after", "0s"}, "--stuck-after must be longer than 0s"},
+		{[]string{"requeue", "orders", "--bogus"}, "flag provided but not defined: --bogus"},
+		{[]string{"replay", "orders"}, "replay needs --since"},
+		{[]string{"replay", "orders", "--since", "1h", "--rate", "-5"}, `"-5" is not a rate`},
+		{[]string{"redrive", "orders", "--visibility", "13h"}, "--visibility 13h is out of range"},
 	} {
-		_, errOut, code := testCLI(t, tc.args...)
-		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
-			t.Errorf("outbox %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, ExitUsage, tc.want)
+		out, errOut, code := testCLI(t, tc.args...)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, tc.want) {
+			t.Errorf("outbox %v: exit %d, stdout %q, stderr %q; want exit %d, nothing on stdout and %q", tc.args, code, out, errOut, ExitUsage, tc.want)
+		}
+		if n := strings.Count(errOut, "outbox: "); n != 1 {
+			t.Errorf("outbox %v writes %d errors, want 1: %q", tc.args, n, errOut)
+		}
+		if !strings.Contains(errOut, "--help\" for") || strings.Contains(errOut, "Flags:") {
+			t.Errorf("outbox %v: stderr %q has no hint to --help, or the whole usage", tc.args, errOut)
 		}
 	}
+}
+
+// A flag may be spelled with one or two dashes, before or after the
+// pipeline's name, and with its value after "=".
+func TestFlagSpellings(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"drain", "orders", "--timeout", "1m"}, {"drain", "orders", "-timeout", "1m"},
+		{"drain", "--timeout=1m", "orders"}, {"drain", "-timeout=1m", "orders", "--json"},
+	} {
+		_, errOut, code := testCLIWithConfigError(t, args...)
+		if code != ExitNotFound || !strings.Contains(errOut, "no AWS region is set") {
+			t.Errorf("outbox %v: exit %d, %q; want the flags accepted and the missing region reported", args, code, errOut)
+		}
+	}
+}
+
+// An empty or inverted replay window is a usage error naming both flags
+// and the fix, before anything reaches AWS.
+func TestReplayRefusesAnEmptyWindow(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"replay", "orders", "--since", "30m", "--until", "2h"},
+		{"replay", "orders", "--since", "2026-11-30", "--until", "2026-11-30"},
+		{"replay", "orders", "--until", "2026-11-29", "--since", "2026-11-30T10:00:00Z"},
+	} {
+		out, errOut, code := testCLI(t, args...)
+		for _, want := range []string{"the window is empty", "--until (", "is not after --since (", "for example --since 2h --until 30m"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("outbox %v: stderr %q lacks %q", args, errOut, want)
+			}
+		}
+		if code != ExitUsage || out != "" {
+			t.Errorf("outbox %v: exit %d, stdout %q; want %d and nothing", args, code, out, ExitUsage)
+		}
+	}
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	if err := checkWindow(now.Add(-2*time.Hour), now.Add(-30*time.Minute), now); err != nil {
+		t.Errorf("checkWindow refuses --since 2h --until 30m: %v", err)
+	}
+	if err := checkWindow(now.Add(-2*time.Hour), time.Time{}, now); err != nil {
+		t.Errorf("checkWindow refuses --since 2h without --until: %v", err)
+	}
+	err := checkWindow(now.Add(-30*time.Minute), now.Add(-2*time.Hour), now)
+	if err == nil || !strings.Contains(err.Error(), "(2026-12-01T10:00:00Z, 2h0m0s ago) is not after --since (2026-12-01T11:30:00Z, 30m0s ago)") {
+		t.Errorf("checkWindow(--since 30m --until 2h) = %v", err)
+	}
+}
+
+// Each outcome has its own exit code, decided from the error's type.
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	denied := &smithy.GenericAPIError{Code: "AccessDeniedException"}
+	unknownKey := &smithy.GenericAPIError{Code: "UnrecognizedClientException"}
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, ExitOK},
+		{stuck("3 events are still pending"), ExitStuck},
+		{fmt.Errorf("redrive: %w", stuck("left")), ExitStuck},
+		{usageError("drain", "bad"), ExitUsage},
+		{fmt.Errorf("pipeline %q: %w", "x", ErrNotFound), ExitNotFound},
+		{notFoundError{errors.New("no AWS region is set")}, ExitNotFound},
+		{fmt.Errorf("replay: %w", ErrNothingToReplay), ExitNotFound},
+		{call("dynamodb:Scan", "table t", unknownKey), ExitNotFound},
+		{call("dynamodb:Scan", "table t", denied), ExitFailed},
+		{call("dynamodb:Scan", "table t", &smithy.GenericAPIError{Code: "ThrottlingException"}), ExitFailed},
+		{errors.New("connection refused"), ExitFailed},
+		{fmt.Errorf("waiting: %w", context.Canceled), ExitInterrupted},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+// The AWS configuration's own failures: no region, or a profile that
+// does not exist, are "not found".
+func TestConfigNotFound(t *testing.T) {
+	isolateAWSEnv(t)
+	if _, err := LoadConfig(context.Background(), Settings{}); exitCode(err) != ExitNotFound || !strings.Contains(err.Error(), "no AWS region is set: pass --region") {
+		t.Errorf("LoadConfig without a region = %v (exit %d)", err, exitCode(err))
+	}
+	_, err := LoadConfig(context.Background(), Settings{Region: "eu-west-1", Profile: "nosuch"})
+	if exitCode(err) != ExitNotFound || !strings.Contains(err.Error(), `the AWS profile "nosuch" does not exist`) {
+		t.Errorf("LoadConfig with an unknown profile = %v (exit %d)", err, exitCode(err))
+	}
+	_, err = LoadConfig(context.Background(), Settings{Region: "eu-west-1"})
+	if exitCode(err) != ExitNotFound || !strings.Contains(err.Error(), "no AWS credentials were found: pass --profile") {
+		t.Errorf("LoadConfig without credentials = %v (exit %d)", err, exitCode(err))
+	}
+}
+
+// isolateAWSEnv clears the AWS configuration of the environment, so that
+// the default chain finds no region, profile or credentials.
+func isolateAWSEnv(t *testing.T) {
+	t.Helper()
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AWS_") {
+			t.Setenv(k, "")
+			_ = os.Unsetenv(k)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_CONFIG_FILE", empty)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", empty)
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+}
+
+// testCLIWithConfigError runs a command line whose AWS configuration
+// fails as without a region.
+func testCLIWithConfigError(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cli := &CLI{Stdout: &out, Stderr: &errOut, Config: func(context.Context, Settings) (aws.Config, error) {
+		return aws.Config{}, notFoundError{errors.New("no AWS region is set: pass --region")}
+	}}
+	code = cli.Run(context.Background(), args)
+	return out.String(), errOut.String(), code
 }
 
 func TestParseTime(t *testing.T) {
@@ -181,29 +360,6 @@ func TestParseReconcileRun(t *testing.T) {
 	}
 }
 
-func TestProgress(t *testing.T) {
-	t.Parallel()
-	var tty bytes.Buffer
-	p := &progress{w: &tty, terminal: true}
-	p.update("a")
-	p.update("b")
-	p.done("c")
-	if got := tty.String(); got != "\r\033[Ka\r\033[Kb\r\033[Kc\n" {
-		t.Errorf("terminal progress = %q", got)
-	}
-	var plain bytes.Buffer
-	p = &progress{w: &plain}
-	p.update("a")
-	p.update("b") // within plainEvery of a: not printed
-	p.done("c")
-	if got := plain.String(); got != "a\nc\n" {
-		t.Errorf("plain progress = %q", got)
-	}
-	if got := bar(5, 10); got != "[===============               ] 5/10  50%" {
-		t.Errorf("bar = %q", got)
-	}
-}
-
 func newTestFlagSet() *flag.FlagSet {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -283,5 +439,22 @@ func TestReconcileWithoutReconciler(t *testing.T) {
 	_, err := (&Clients{}).Reconcile(context.Background(), p, nil)
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "orders-reconciler does not exist") || !strings.Contains(err.Error(), "enable reconciler") {
 		t.Errorf("Reconcile without a reconciler = %v", err)
+	}
+}
+
+// A signal (the command's context canceled) stops the work with its own
+// exit code.
+func TestInterruptedExits130(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	cli := &CLI{Stdout: &out, Stderr: &errOut, Config: func(context.Context, Settings) (aws.Config, error) {
+		return aws.Config{Region: "eu-west-1", BaseEndpoint: aws.String("http://127.0.0.1:9"),
+			Credentials: credentials.NewStaticCredentialsProvider("AKID", "secret", "")}, nil
+	}}
+	code := cli.Run(ctx, []string{"drain", "orders", "--json"})
+	if code != ExitInterrupted || out.Len() != 0 || !strings.HasPrefix(errOut.String(), "outbox: interrupted before the work was done: ") {
+		t.Errorf("outbox drain, interrupted: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 }

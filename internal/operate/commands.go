@@ -3,6 +3,7 @@ package operate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -45,7 +46,7 @@ func commands() []command {
 		},
 		{
 			name: "replay", summary: "Publish PUBLISHED events of a time window again, in order, with their original ids",
-			args:        " --since T",
+			args:        " --since DURATION|TIME",
 			help:        "Only a pipeline whose published.action is \"mark\" keeps published events (for published.ttl). The\nevents are published as the relay published them, so consumers deduplicate on detail.metadata.eventId.\n--target sends them to another event bus (name or ARN), SNS topic or SQS queue (ARN).",
 			example:     "outbox replay orders --since 2026-11-23 --until 2026-11-30 --detail-type OrderPlaced --target arn:aws:events:eu-west-1:123456789012:event-bus/analytics --rate 100",
 			permissions: append([]string{"dynamodb:Scan"}, target.PublishActions()...),
@@ -61,33 +62,37 @@ func commands() []command {
 	}
 }
 
-func statusFlags(fs *flag.FlagSet) func(context.Context, *env) error {
-	asJSON := fs.Bool("json", false, "print the status as JSON")
-	stuckAfter := fs.Duration("stuck-after", 15*time.Minute, "pending age from which an event counts as stuck")
-	return func(ctx context.Context, e *env) error {
-		s, err := e.clients.Status(ctx, e.pipeline, StatusOptions{StuckAfter: *stuckAfter})
-		if err != nil {
-			return err
-		}
-		if *asJSON {
+func statusFlags(fs *flag.FlagSet) action {
+	stuckAfter := 15 * time.Minute
+	fs.Var(durationValue(&stuckAfter), "stuck-after", "a pending event older than `DURATION` counts as stuck")
+	return action{
+		check: func() error { return positive("--stuck-after", stuckAfter) },
+		run: func(ctx context.Context, e *env) error {
+			s, err := e.clients.Status(ctx, e.pipeline, StatusOptions{StuckAfter: stuckAfter})
+			if err != nil {
+				return err
+			}
 			if s.Problems == nil {
 				s.Problems = []string{}
 			}
-			if err := e.printJSON(s); err != nil {
+			if err := e.result(s, func() { printStatus(e, s) }); err != nil {
 				return err
 			}
-		} else {
-			printStatus(e, s)
-		}
-		if !s.Healthy {
-			return &exitError{code: ExitStuck}
-		}
-		return nil
+			if !s.Healthy {
+				return &exitError{code: ExitStuck}
+			}
+			return nil
+		},
 	}
 }
 
-// printJSON prints v as indented JSON, with <, > and & as they are.
-func (e *env) printJSON(v any) error {
+// result prints v as JSON with --json, and runs text otherwise.
+func (e *env) result(v any, text func()) error {
+	if !e.json {
+		text()
+		return nil
+	}
+	e.progress.clear()
 	enc := json.NewEncoder(e.out)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -138,201 +143,314 @@ func printStatus(e *env, s Status) {
 
 // filterFlags declares the filters of failed and requeue.
 func filterFlags(fs *flag.FlagSet, f *Filter) {
-	fs.Var(timeFlag{t: &f.Since, now: time.Now}, "since", "only events that failed since this time (RFC 3339, date, or age such as 2h or 7d)")
-	fs.StringVar(&f.Reason, "reason", "", "only events whose last error contains this text")
-	fs.StringVar(&f.Source, "source", "", "only events of this source")
+	fs.Var(timeValue(&f.Since), "since", "only events that failed since `DURATION|TIME`: an age (2h, 7d), a date or an RFC 3339 time")
+	fs.StringVar(&f.Reason, "reason", "", "only events whose last error contains `TEXT`")
+	fs.StringVar(&f.Source, "source", "", "only events of this `SOURCE`")
 }
 
-func failedFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+func failedFlags(fs *flag.FlagSet) action {
 	var f Filter
 	filterFlags(fs, &f)
-	asJSON := fs.Bool("json", false, "print the events as JSON")
-	return func(ctx context.Context, e *env) error {
-		list, err := e.clients.Failed(ctx, e.pipeline, f)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
+	return action{
+		check: func() error { return notInFuture("--since", f.Since) },
+		run: func(ctx context.Context, e *env) error {
+			list, err := e.clients.Failed(ctx, e.pipeline, f)
+			if err != nil {
+				return err
+			}
 			if list.Events == nil {
 				list.Events = []FailedEvent{}
 			}
-			return e.printJSON(list)
-		}
-		printFailed(e, list.Events)
-		e.printf("%d FAILED events\n", len(list.Events))
-		if list.Broken > 0 {
-			e.printf("%d more FAILED items break the record contract and can never be published\n", list.Broken)
-		}
-		return nil
+			return e.result(list, func() {
+				printFailed(e, list.Events)
+				e.printf("%s\n", plural(len(list.Events), "FAILED event", "FAILED events"))
+				if list.Broken > 0 {
+					e.printf("%s the record contract and can never be published\n", plural(list.Broken, "more FAILED item breaks", "more FAILED items break"))
+				}
+			})
+		},
 	}
 }
 
+// printFailed lists events: AGE is the time since the event occurred,
+// FAILED AT the time it was marked FAILED (what --since filters on).
 func printFailed(e *env, events []FailedEvent) {
 	if len(events) == 0 {
 		return
 	}
-	e.printf("ID\tSOURCE\tDETAIL-TYPE\tAGE\tLAST ERROR\n")
+	e.printf("ID\tSOURCE\tDETAIL-TYPE\tAGE\tFAILED AT\tLAST ERROR\n")
 	for _, ev := range events {
 		r := ev.Record
-		e.printf("%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, round(e.now.Sub(r.OccurredAt)), r.LastError)
+		failedAt := "-"
+		if !ev.FailedAt.IsZero() {
+			failedAt = ev.FailedAt.UTC().Format(time.RFC3339)
+		}
+		e.printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, round(e.now.Sub(r.OccurredAt)), failedAt, r.LastError)
 	}
 }
 
-func requeueFlags(fs *flag.FlagSet) func(context.Context, *env) error {
+func requeueFlags(fs *flag.FlagSet) action {
 	var f Filter
 	filterFlags(fs, &f)
-	fs.Var(listFlag{&f.IDs}, "id", "only these event ids (repeat the flag or separate with commas)")
-	dryRun := fs.Bool("dry-run", false, "print what would be requeued and change nothing")
+	fs.Var(listFlag{&f.IDs}, "id", "only the events of this `ID` (repeat the flag, or separate the ids with commas)")
+	dryRun := fs.Bool("dry-run", false, "list what would be requeued, and change nothing")
 	now := fs.Bool("now", false, "invoke the reconciler once requeued, instead of waiting for its schedule")
-	return func(ctx context.Context, e *env) error {
-		list, err := e.clients.Failed(ctx, e.pipeline, f)
-		if err != nil {
-			return err
-		}
-		if missing := missingIDs(f.IDs, list.Events); len(missing) > 0 {
-			return stuck("no FAILED event has the id %s: check it with `outbox failed %s`", strings.Join(missing, ", "), e.pipeline.Name)
-		}
-		if *dryRun {
-			printFailed(e, list.Events)
-			e.printf("would requeue %d FAILED events (dry run: nothing changed)\n", len(list.Events))
-			return nil
-		}
-		total := len(list.Events)
-		res, err := e.clients.Requeue(ctx, e.pipeline, list.Events, func(done int) {
-			e.progress.update("requeueing %s", bar(done, total))
-		})
-		e.progress.done("requeued %d events to PENDING (%d were no longer FAILED)", res.Requeued, res.Skipped)
-		if err != nil {
-			return err
-		}
-		if !*now {
-			e.printf("the reconciler publishes them on its next run; pass --now to run it at once\n")
-			return nil
-		}
-		return runReconciler(ctx, e)
+	return action{
+		check: func() error { return notInFuture("--since", f.Since) },
+		run: func(ctx context.Context, e *env) error {
+			list, err := e.clients.Failed(ctx, e.pipeline, f)
+			if err != nil {
+				return err
+			}
+			if missing := missingIDs(f.IDs, list.Events); len(missing) > 0 {
+				return notFoundError{fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", strings.Join(missing, ", "), e.pipeline.Name)}
+			}
+			out := RequeueOutput{Pipeline: e.pipeline.Name, DryRun: *dryRun, Selected: len(list.Events), Events: list.Events}
+			if out.Events == nil {
+				out.Events = []FailedEvent{}
+			}
+			if *dryRun {
+				return e.result(out, func() {
+					printFailed(e, list.Events)
+					e.printf("would requeue %s (dry run: nothing changed)\n", plural(len(list.Events), "FAILED event", "FAILED events"))
+				})
+			}
+			return requeue(ctx, e, list.Events, *now, out)
+		},
 	}
 }
 
-// runReconciler invokes the reconciler and reports its runs.
-func runReconciler(ctx context.Context, e *env) error {
-	run := 0
-	r, err := e.clients.Reconcile(ctx, e.pipeline, func(r reconcile.Report) {
-		run++
-		e.progress.done("reconciler run %d: found %d, published %d, left pending %d, poison %d, complete %t",
-			run, r.Found, r.Published, r.Failed, r.Poison, r.Complete)
+// requeue requeues events, reconciles with --now, and prints out.
+func requeue(ctx context.Context, e *env, events []FailedEvent, now bool, out RequeueOutput) error {
+	res, err := e.clients.Requeue(ctx, e.pipeline, events, func(done int) {
+		e.progress.count("requeueing", done, len(events))
 	})
+	out.Requeued, out.Skipped = res.Requeued, res.Skipped
+	if !e.json {
+		e.printf("requeued %s to PENDING (%s no longer FAILED)\n", plural(res.Requeued, "event", "events"), plural(res.Skipped, "was", "were"))
+		e.flush()
+	}
 	if err != nil {
 		return err
 	}
-	if r.Failed > 0 || !r.Complete {
-		return stuck("%d events are still pending after %d reconciler runs: see `outbox status %s` and the reconciler's log group %s", r.Failed, run, e.pipeline.Name, e.pipeline.Names.ReconcilerLogGroup)
+	var incomplete error
+	switch {
+	case now:
+		runs := newRunLog(e)
+		total, err := e.clients.Reconcile(ctx, e.pipeline, runs.report)
+		if err != nil {
+			return err
+		}
+		out.Reconciler, incomplete = runs.finish(total)
+	case res.Requeued > 0:
+		e.notef("the reconciler publishes the requeued events on its next run; pass --now to run it at once")
+	}
+	// Without --json, the text was written as the work went.
+	if err := e.result(out, func() {}); err != nil {
+		return err
+	}
+	return incomplete
+}
+
+// runLog collects the reconciler's runs, and prints each as it ends
+// (without --json).
+type runLog struct {
+	e    *env
+	runs ReconcilerRuns
+}
+
+func newRunLog(e *env) *runLog { return &runLog{e: e, runs: ReconcilerRuns{Runs: []ReconcileRun{}}} }
+
+func (l *runLog) report(r reconcile.Report) {
+	l.runs.Runs = append(l.runs.Runs, ReconcileRun{Time: time.Now().UTC(), Found: r.Found, Published: r.Published, Failed: r.Failed, Poison: r.Poison, Complete: r.Complete})
+	if !l.e.json {
+		l.e.printf("reconciler run %d: found %d, published %d, left pending %d, poison %d, complete %t\n",
+			len(l.runs.Runs), r.Found, r.Published, r.Failed, r.Poison, r.Complete)
+		l.e.flush()
+	}
+}
+
+// finish returns the runs with the sum of their reports, and a stuck
+// error when they left events pending.
+func (l *runLog) finish(total reconcile.Report) (*ReconcilerRuns, error) {
+	l.runs.LeftPending, l.runs.Complete = total.Failed, total.Complete
+	if total.Failed > 0 || !total.Complete {
+		return &l.runs, stuck("%s still pending after %s: see `outbox status %s` and the reconciler's log group %s",
+			plural(total.Failed, "event is", "events are"), plural(len(l.runs.Runs), "reconciler run", "reconciler runs"), l.e.pipeline.Name, l.e.pipeline.Names.ReconcilerLogGroup)
+	}
+	return &l.runs, nil
+}
+
+func drainFlags(fs *flag.FlagSet) action {
+	o := DrainOptions{Timeout: 10 * time.Minute, Interval: 2 * time.Second}
+	fs.Var(durationValue(&o.Timeout), "timeout", "wait at most `DURATION`")
+	fs.Var(durationValue(&o.Interval), "interval", "count the pending events every `DURATION`")
+	return action{
+		check: func() error { return errors.Join(positive("--timeout", o.Timeout), positive("--interval", o.Interval)) },
+		run: func(ctx context.Context, e *env) error {
+			e.notef("waiting until no event of %s is pending (at most %s).\nThis does not stop the application's writers: stop them first if the outbox must stay empty.", e.pipeline.Name, formatDuration(o.Timeout))
+			first := -1
+			o.Progress = func(p DrainProgress) {
+				if first < 0 {
+					first = p.Pending
+				}
+				e.progress.show(drainLine(e.progress.terminal, first, p))
+			}
+			res, err := e.clients.Drain(ctx, e.pipeline, o)
+			if err != nil {
+				return err
+			}
+			out := DrainOutput{Pipeline: e.pipeline.Name, Drained: res.Drained, Pending: res.Pending, RatePerSecond: res.Rate,
+				ElapsedSeconds: res.Elapsed.Seconds(), TimeoutSeconds: o.Timeout.Seconds()}
+			err = e.result(out, func() {
+				if res.Drained {
+					e.printf("drained: no event of %s is pending (%s)\n", e.pipeline.Name, round(res.Elapsed))
+					return
+				}
+				e.printf("timed out after %s: %s still pending\n", round(res.Elapsed), plural(res.Pending, "event", "events"))
+			})
+			if err == nil && !res.Drained {
+				err = stuck("pipeline %s still has %s pending: see `outbox status %s`", e.pipeline.Name, plural(res.Pending, "event", "events"), e.pipeline.Name)
+			}
+			return err
+		},
+	}
+}
+
+// drainLine describes a count of drain: with a bar of the events gone
+// since the first count on a terminal.
+func drainLine(terminal bool, first int, p DrainProgress) string {
+	left := "time left unknown"
+	if p.Left > 0 {
+		left = "about " + round(p.Left).String() + " left"
+	}
+	line := fmt.Sprintf("pending %d, %.1f/s, %s (%s elapsed)", p.Pending, p.Rate, left, round(p.Elapsed))
+	if terminal {
+		return "draining " + bar(first-p.Pending, first) + " " + line
+	}
+	return line
+}
+
+func replayFlags(fs *flag.FlagSet) action {
+	var o ReplayOptions
+	fs.Var(timeValue(&o.Filter.Since), "since", "replay the events that occurred since `DURATION|TIME`: an age (24h, 7d), a date or an RFC 3339 time (required)")
+	fs.Var(timeValue(&o.Filter.Until), "until", "and before `DURATION|TIME`, exclusive (default: now)")
+	fs.StringVar(&o.Filter.Source, "source", "", "only events of this `SOURCE`")
+	fs.StringVar(&o.Filter.DetailType, "detail-type", "", "only events of this `DETAIL_TYPE`")
+	fs.StringVar(&o.Target, "target", "", "publish to `BUS|TOPIC|QUEUE`: "+target.Addresses()+" (default: the pipeline's target)")
+	fs.Var(rateValue(&o.Rate), "rate", "publish at most `N` events a second (default: no limit)")
+	return action{
+		check: func() error { return checkWindow(o.Filter.Since, o.Filter.Until, time.Now()) },
+		run: func(ctx context.Context, e *env) error {
+			o.Progress = func(done, total int) { e.progress.count("replaying", done, total) }
+			start := time.Now()
+			res, err := e.clients.Replay(ctx, e.pipeline, o)
+			if err != nil {
+				return err
+			}
+			out := newReplayOutput(e.pipeline.Name, o.Filter, start, res)
+			err = e.result(out, func() {
+				window := "no event in the window"
+				if res.Selected > 0 {
+					window = fmt.Sprintf("occurred %s to %s", res.First.UTC().Format(time.RFC3339), res.Last.UTC().Format(time.RFC3339))
+				}
+				e.printf("replayed %d of %s to %s in %s (%s)\n", res.Published, plural(res.Selected, "event", "events"), res.Target, round(time.Since(start)), window)
+				for _, r := range res.Reasons {
+					e.printf("  %d\t%s\n", r.Count, r.Reason)
+				}
+			})
+			if err == nil && res.Failed > 0 {
+				err = stuck("%s not published; run the same replay again once the cause is fixed", plural(res.Failed, "event was", "events were"))
+			}
+			return err
+		},
+	}
+}
+
+func redriveFlags(fs *flag.FlagSet) action {
+	o := RedriveOptions{Visibility: 5 * time.Minute}
+	fs.BoolVar(&o.DryRun, "dry-run", false, "list the batches, and change nothing")
+	fs.Var(durationValue(&o.Visibility), "visibility", "hide the messages from other readers for `DURATION` while redrive works")
+	return action{
+		check: func() error {
+			if o.Visibility < time.Second || o.Visibility > 12*time.Hour {
+				return fmt.Errorf("--visibility %s is out of range: SQS hides a message for 1s to 12h; use a time longer than the redrive takes, such as 5m", formatDuration(o.Visibility))
+			}
+			return nil
+		},
+		run: func(ctx context.Context, e *env) error { return redrive(ctx, e, o) },
+	}
+}
+
+func redrive(ctx context.Context, e *env, o RedriveOptions) error {
+	queue := e.pipeline.Names.DeadLetterQueue
+	o.Batches = func(msgs []DLQMessage) {
+		if e.json {
+			return
+		}
+		e.printf("%s in the dead-letter queue %s\n", plural(len(msgs), "batch", "batches"), queue)
+		for _, m := range msgs {
+			e.printf("  %s\n", m)
+		}
+		e.flush()
+	}
+	runs := newRunLog(e)
+	o.Report = runs.report
+	res, err := e.clients.Redrive(ctx, e.pipeline, o)
+	if err != nil {
+		return err
+	}
+	var reconciled *ReconcilerRuns
+	if !o.DryRun && len(res.Messages) > 0 {
+		reconciled, _ = runs.finish(res.Reconcile) // the messages left say what is incomplete
+	}
+	out := newRedriveOutput(e.pipeline.Name, queue, o.DryRun, res, reconciled)
+	err = e.result(out, func() {
+		if !o.DryRun && len(res.Messages) > 0 {
+			e.printf("deleted %d of %s: their events are published\n", out.Deleted, plural(len(res.Messages), "message", "messages"))
+		}
+	})
+	switch {
+	case err != nil:
+		return err
+	case len(res.Messages) == 0 && res.InFlight > 0:
+		return stuck("%s held by another reader (a redrive still running?): try again once they are visible", plural(res.InFlight, "message is", "messages are"))
+	case out.Left > 0:
+		return stuck("%s in the queue (%s they may hold still pending): see `outbox status %s`, then redrive again",
+			plural(out.Left, "message stays", "messages stay"), plural(res.Pending, "event", "events"), e.pipeline.Name)
 	}
 	return nil
 }
 
-func drainFlags(fs *flag.FlagSet) func(context.Context, *env) error {
-	var o DrainOptions
-	fs.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "longest wait")
-	fs.DurationVar(&o.Interval, "interval", 2*time.Second, "pause between two counts")
-	return func(ctx context.Context, e *env) error {
-		e.printf("waiting until no event of %s is pending (at most %s).\nThis does not stop the application's writers: stop them first if the outbox must stay empty.\n", e.pipeline.Name, o.Timeout)
-		e.flush()
-		o.Progress = func(p DrainProgress) {
-			if p.Elapsed == 0 {
-				e.progress.update("pending %d", p.Pending)
-				return
-			}
-			left := "time left unknown"
-			if p.Left > 0 {
-				left = "about " + round(p.Left).String() + " left"
-			}
-			e.progress.update("pending %d, %.1f/s, %s (%s elapsed)", p.Pending, p.Rate, left, round(p.Elapsed))
-		}
-		res, err := e.clients.Drain(ctx, e.pipeline, o)
-		if err != nil {
-			return err
-		}
-		if !res.Drained {
-			e.progress.done("timed out after %s: %d events still pending", round(res.Elapsed), res.Pending)
-			return stuck("%d events of %s are still pending: see `outbox status %s`", res.Pending, e.pipeline.Name, e.pipeline.Name)
-		}
-		e.progress.done("drained: no event of %s is pending (%s)", e.pipeline.Name, round(res.Elapsed))
-		return nil
+// positive refuses a duration of 0.
+func positive(flagName string, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%s must be longer than 0s, such as 30s or 15m", flagName)
 	}
+	return nil
 }
 
-func replayFlags(fs *flag.FlagSet) func(context.Context, *env) error {
-	var o ReplayOptions
-	fs.Var(timeFlag{t: &o.Filter.Since, now: time.Now}, "since", "start of the window of occurrence (required; RFC 3339, date, or age such as 24h or 7d)")
-	fs.Var(timeFlag{t: &o.Filter.Until, now: time.Now}, "until", "end of the window, exclusive (default: now)")
-	fs.StringVar(&o.Filter.Source, "source", "", "only events of this source")
-	fs.StringVar(&o.Filter.DetailType, "detail-type", "", "only events of this detail type")
-	fs.StringVar(&o.Target, "target", "", target.Addresses()+" (default: the pipeline's target)")
-	fs.Float64Var(&o.Rate, "rate", 0, "most events published per second (default: no limit)")
-	return func(ctx context.Context, e *env) error {
-		if o.Filter.Since.IsZero() {
-			return usageError("replay needs --since, for example --since 24h (see outbox replay --help)")
-		}
-		o.Progress = func(done, total int) { e.progress.update("replaying %s", bar(done, total)) }
-		start := time.Now()
-		res, err := e.clients.Replay(ctx, e.pipeline, o)
-		if err != nil {
-			return err
-		}
-		window := "no event in the window"
-		if res.Selected > 0 {
-			window = fmt.Sprintf("occurred %s to %s", res.First.Format(time.RFC3339), res.Last.Format(time.RFC3339))
-		}
-		e.progress.done("replayed %d of %d events to %s in %s (%s)", res.Published, res.Selected, res.Target, round(time.Since(start)), window)
-		if res.Failed > 0 {
-			for _, r := range res.Reasons {
-				e.printf("  %d\t%s\n", r.Count, r.Reason)
-			}
-			return stuck("%d events were not published; run the same replay again once the cause is fixed", res.Failed)
-		}
-		return nil
+// notInFuture refuses a --since after now: nothing can be selected.
+func notInFuture(flagName string, t time.Time) error {
+	if t.After(time.Now()) {
+		return fmt.Errorf("%s %s is in the future, so it selects nothing: pass a past time or an age, such as 2h or 7d", flagName, t.UTC().Format(time.RFC3339))
 	}
+	return nil
 }
 
-func redriveFlags(fs *flag.FlagSet) func(context.Context, *env) error {
-	var o RedriveOptions
-	fs.BoolVar(&o.DryRun, "dry-run", false, "report the batches and change nothing")
-	fs.DurationVar(&o.Visibility, "visibility", 5*time.Minute, "how long the messages stay hidden from other readers while redrive works")
-	return func(ctx context.Context, e *env) error {
-		o.Batches = func(msgs []DLQMessage) {
-			e.printf("%s in the dead-letter queue %s\n", plural(len(msgs), "batch", "batches"), e.pipeline.Names.DeadLetterQueue)
-			for _, m := range msgs {
-				e.printf("  %s\n", m)
-			}
-			e.flush()
-		}
-		run := 0
-		o.Report = func(r reconcile.Report) {
-			run++
-			e.progress.done("reconciler run %d: found %d, published %d, left pending %d, poison %d, complete %t", run, r.Found, r.Published, r.Failed, r.Poison, r.Complete)
-		}
-		res, err := e.clients.Redrive(ctx, e.pipeline, o)
-		if err != nil {
-			return err
-		}
-		if len(res.Messages) == 0 && res.InFlight > 0 {
-			return stuck("%s held by another reader (a redrive still running?): try again once they are visible", plural(res.InFlight, "message is", "messages are"))
-		}
-		if o.DryRun || len(res.Messages) == 0 {
-			return nil
-		}
-		deleted := 0
-		for _, m := range res.Messages {
-			if m.Deleted {
-				deleted++
-			}
-		}
-		e.printf("deleted %d of %s: their events are published\n", deleted, plural(len(res.Messages), "message", "messages"))
-		if deleted < len(res.Messages) {
-			return stuck("%d messages stay in the queue (%d events they may hold are still pending): see `outbox status %s`, then redrive again", len(res.Messages)-deleted, res.Pending, e.pipeline.Name)
-		}
-		return nil
+// checkWindow refuses a replay window that is missing or empty.
+func checkWindow(since, until, now time.Time) error {
+	if since.IsZero() {
+		return errors.New("replay needs --since, the start of the window, for example --since 24h")
 	}
+	if err := notInFuture("--since", since); err != nil {
+		return err
+	}
+	if !until.IsZero() && !until.After(since) {
+		return fmt.Errorf("the window is empty: --until (%s, %s ago) is not after --since (%s, %s ago); an age counts back from now, so the larger age is the earlier time: pass the earlier time to --since, for example --since 2h --until 30m",
+			until.UTC().Format(time.RFC3339), round(now.Sub(until)), since.UTC().Format(time.RFC3339), round(now.Sub(since)))
+	}
+	return nil
 }
 
 // plural returns "1 event" or "n events".

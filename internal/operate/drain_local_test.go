@@ -33,13 +33,19 @@ func TestLocalDrain(t *testing.T) {
 	if code != ExitStuck {
 		t.Errorf("drain with the mapping paused exited %d, want %d", code, ExitStuck)
 	}
-	for _, want := range []string{"does not stop the application's writers", "timed out after", "3 events still pending"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("drain's output lacks %q", want)
+	if !strings.Contains(out, "timed out after") || !strings.Contains(out, "3 events still pending") {
+		t.Errorf("drain's result does not say what is left: %q", out)
+	}
+	for _, want := range []string{"does not stop the application's writers", "pipeline drain still has 3 events pending"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("drain's standard error lacks %q: %q", want, errOut)
 		}
 	}
-	if !strings.Contains(errOut, "3 events of drain are still pending") {
-		t.Errorf("drain's error lacks what is left: %q", errOut)
+	out, _, code = d.runOn(true, "drain", "drain", "--timeout", "1s", "--interval", "200ms", "--json")
+	var res DrainOutput
+	parseJSON(t, out, &res)
+	if code != ExitStuck || res.Drained || res.Pending != 3 || res.Pipeline != "drain" || res.TimeoutSeconds != 1 || res.ElapsedSeconds < 1 {
+		t.Errorf("drain --json with the mapping paused: exit %d, %+v", code, res)
 	}
 	if out, _, _ := d.run("status", "drain"); !strings.Contains(out, "reconciler          disabled") {
 		t.Errorf("status does not say the reconciler is disabled")
@@ -52,6 +58,12 @@ func TestLocalDrain(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "drained: no event of drain is pending") {
 		t.Errorf("drain after resuming: exit %d", code)
 	}
+	out, _, code = d.run("drain", "drain", "--json")
+	res = DrainOutput{}
+	parseJSON(t, out, &res)
+	if code != ExitOK || !res.Drained || res.Pending != 0 || res.TimeoutSeconds != 600 {
+		t.Errorf("drain --json once drained: exit %d, %+v", code, res)
+	}
 
 	// A component deleted out of band is named, with the fix.
 	if _, err := sqs.NewFromConfig(d.cfg).DeleteQueue(d.ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(d.state.QueueURL)}); err != nil {
@@ -61,7 +73,7 @@ func TestLocalDrain(t *testing.T) {
 	if code != ExitStuck || !strings.Contains(out, "dead-letter queue   missing (drain-relay-dlq)") || !strings.Contains(out, "run terraform apply to recreate it") {
 		t.Errorf("status without its DLQ: exit %d", code)
 	}
-	if _, errOut, code := d.run("redrive", "drain"); code != ExitStuck || !strings.Contains(errOut, "dead-letter queue drain-relay-dlq does not exist: run terraform apply") {
+	if _, errOut, code := d.run("redrive", "drain"); code != ExitNotFound || !strings.Contains(errOut, "dead-letter queue drain-relay-dlq does not exist: run terraform apply") {
 		t.Errorf("redrive without its DLQ: exit %d, %q", code, errOut)
 	}
 }

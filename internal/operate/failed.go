@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -20,24 +21,48 @@ type FailedEvent struct {
 	FailedAt time.Time
 }
 
+// failedEventJSON is a FailedEvent as `outbox failed --json` prints it.
+type failedEventJSON struct {
+	EventID      string `json:"eventId"`
+	PartitionKey string `json:"partitionKey"`
+	SortKey      string `json:"sortKey"`
+	Source       string `json:"source"`
+	DetailType   string `json:"detailType"`
+	OccurredAt   string `json:"occurredAt"`
+	// FailedAt is absent when the item does not record it.
+	FailedAt  string `json:"failedAt,omitempty"`
+	Attempts  int    `json:"attempts"`
+	LastError string `json:"lastError"`
+}
+
 // MarshalJSON writes the event as `outbox failed --json` prints it.
 func (e FailedEvent) MarshalJSON() ([]byte, error) {
 	r := e.Record
-	out := struct {
-		EventID      string `json:"eventId"`
-		PartitionKey string `json:"partitionKey"`
-		SortKey      string `json:"sortKey"`
-		Source       string `json:"source"`
-		DetailType   string `json:"detailType"`
-		OccurredAt   string `json:"occurredAt"`
-		FailedAt     string `json:"failedAt,omitempty"`
-		Attempts     int    `json:"attempts"`
-		LastError    string `json:"lastError"`
-	}{r.EventID, r.PartitionKey, r.SortKey, r.Source, r.DetailType, r.OccurredAt.Format(outbox.TimeFormat), "", r.Attempts, r.LastError}
+	out := failedEventJSON{r.EventID, r.PartitionKey, r.SortKey, r.Source, r.DetailType, r.OccurredAt.UTC().Format(outbox.TimeFormat), "", r.Attempts, r.LastError}
 	if !e.FailedAt.IsZero() {
 		out.FailedAt = e.FailedAt.UTC().Format(outbox.TimeFormat)
 	}
 	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *FailedEvent) UnmarshalJSON(b []byte) error {
+	var in failedEventJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	occurred, err := time.Parse(time.RFC3339Nano, in.OccurredAt)
+	if err != nil {
+		return fmt.Errorf("occurredAt: %w", err)
+	}
+	*e = FailedEvent{Record: outbox.Record{EventID: in.EventID, PartitionKey: in.PartitionKey, SortKey: in.SortKey, Source: in.Source,
+		DetailType: in.DetailType, OccurredAt: occurred, Attempts: in.Attempts, LastError: in.LastError, Status: outbox.StatusFailed}}
+	if in.FailedAt != "" {
+		if e.FailedAt, err = time.Parse(time.RFC3339Nano, in.FailedAt); err != nil {
+			return fmt.Errorf("failedAt: %w", err)
+		}
+	}
+	return nil
 }
 
 // FailedList is the result of Failed.

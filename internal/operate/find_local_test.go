@@ -18,7 +18,7 @@ func TestLocalUnknownPipelineThroughEndpointURL(t *testing.T) {
 	var out, errOut bytes.Buffer
 	cli := &CLI{Stdout: &out, Stderr: &errOut}
 	code := cli.Run(context.Background(), []string{"status", "nosuch", "--endpoint-url", stack.Endpoint(), "--region", stack.Options().Region})
-	if code != ExitStuck || !strings.Contains(errOut.String(), "relay function nosuch-relay does not exist") || !strings.Contains(errOut.String(), "--region") {
+	if code != ExitNotFound || !strings.Contains(errOut.String(), "relay function nosuch-relay does not exist") || !strings.Contains(errOut.String(), "--region") {
 		t.Errorf("status of an unknown pipeline: exit %d, stderr %q", code, errOut.String())
 	}
 }

@@ -75,14 +75,35 @@ func deploy(t *testing.T, spec provision.Spec) *deployed {
 	return &deployed{t: t, ctx: ctx, stack: stack, cfg: cfg, spec: spec, state: st, writer: w, ddb: ddb}
 }
 
-// run runs the command line and returns its output and exit code.
+// run runs the command line, its standard error not a terminal, and
+// returns its output and exit code.
 func (d *deployed) run(args ...string) (stdout, stderr string, code int) {
 	d.t.Helper()
+	return d.runOn(false, args...)
+}
+
+// runOn runs the command line with standard error on a terminal or not.
+func (d *deployed) runOn(terminal bool, args ...string) (stdout, stderr string, code int) {
+	d.t.Helper()
 	var out, errOut bytes.Buffer
-	cli := &CLI{Stdout: &out, Stderr: &errOut, Config: func(context.Context, Settings) (aws.Config, error) { return d.cfg, nil }}
+	cli := &CLI{Stdout: &out, Stderr: &errOut, Terminal: terminal, Config: func(context.Context, Settings) (aws.Config, error) { return d.cfg, nil }}
 	code = cli.Run(d.ctx, args)
-	d.t.Logf("$ outbox %s\n%s%s(exit %d)", strings.Join(args, " "), out.String(), errOut.String(), code)
+	d.t.Logf("$ outbox %s\n%s%q\n(exit %d)", strings.Join(args, " "), out.String(), errOut.String(), code)
 	return out.String(), errOut.String(), code
+}
+
+// parseJSON decodes the --json output of a subcommand into v, refusing
+// fields that v does not document and anything after the document.
+func parseJSON(t *testing.T, out string, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("the output is not the documented JSON: %v\n%s", err, out)
+	}
+	if dec.More() {
+		t.Fatalf("the output has more than one JSON document:\n%s", out)
+	}
 }
 
 // write commits events through the outbox writer.

@@ -74,15 +74,24 @@ func (e *PermissionError) Unwrap() error { return e.Err }
 // call wraps err, from the IAM action on resource: an access error becomes a
 // *PermissionError that names the permission to grant; any other error says
 // which call failed.
+//
+// Credentials that AWS does not know are a "not found" error
+// (ErrNotFound), with what to check.
 func call(action, resource string, err error) error {
-	if err == nil {
+	switch {
+	case err == nil:
 		return nil
-	}
-	if isAccessDenied(err) {
+	case hasCode(err, unknownCredentialCodes...):
+		return notFoundError{fmt.Errorf("%s on %s: AWS does not know the credentials (unknown, expired or mistyped keys): renew them, or check --profile: %w", action, resource, err)}
+	case isAccessDenied(err):
 		return &PermissionError{Action: action, Resource: resource, Err: err}
 	}
 	return fmt.Errorf("%s on %s: %w", action, resource, err)
 }
+
+// unknownCredentialCodes are the error codes of a request signed with
+// credentials that AWS does not accept.
+var unknownCredentialCodes = []string{"UnrecognizedClientException", "InvalidClientTokenId", "ExpiredToken", "ExpiredTokenException", "InvalidSignatureException", "SignatureDoesNotMatch"}
 
 func isAccessDenied(err error) bool {
 	var ae smithy.APIError
@@ -91,7 +100,7 @@ func isAccessDenied(err error) bool {
 	}
 	code := ae.ErrorCode()
 	return strings.Contains(code, "AccessDenied") || code == "AuthorizationError" ||
-		code == "UnauthorizedOperation" || code == "UnrecognizedClientException" || code == "NotAuthorized"
+		code == "UnauthorizedOperation" || code == "NotAuthorized"
 }
 
 func hasCode(err error, codes ...string) bool {

@@ -6,62 +6,124 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
-// progress shows the state of long work: on a terminal one line redrawn in
-// place, otherwise a plain line at most every plainEvery. It is a display:
-// errors writing it are ignored; the command's output reports its own.
+// progress shows long work to the person watching it, on standard error.
+// On a terminal it is one line redrawn in place: a bar with the counts, the
+// rate and the time left. Elsewhere (a log, a pipe) nothing is redrawn: a
+// plain line comes every plainEvery, the first once the work has lasted
+// that long, so that short work writes none; the command's result says
+// how it ended. Errors writing progress are ignored: it is a display.
 type progress struct {
 	mu       sync.Mutex // updates may come from several goroutines
 	w        io.Writer
 	terminal bool
-	last     time.Time
-	drawn    bool
-	// flush, when not nil, writes out what other writers of w buffered.
-	flush func()
+	// width is the terminal's width; 0 when unknown.
+	width int
+	now   func() time.Time
+	start time.Time
+	// last is when the last line was written (or the start).
+	last  time.Time
+	drawn bool
 }
 
-// plainEvery is the least time between two progress lines off a terminal.
-const plainEvery = 5 * time.Second
+const (
+	// plainEvery is the time between two progress lines off a terminal.
+	plainEvery = 5 * time.Second
+	// redrawEvery is the least time between two redraws on a terminal.
+	redrawEvery = 100 * time.Millisecond
+	// barWidth is the width of the bar between its brackets.
+	barWidth = 24
+)
 
-func (p *progress) update(format string, args ...any) {
-	line := fmt.Sprintf(format, args...)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.flush != nil {
-		p.flush()
+func newProgress(w io.Writer, terminal bool) *progress {
+	p := &progress{w: w, terminal: terminal, now: time.Now}
+	if terminal {
+		p.width = terminalWidth(w)
+	}
+	p.start = p.now()
+	p.last = p.start
+	return p
+}
+
+// IsTerminal reports whether w is a terminal, as progress needs to know.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return width
+		}
+	}
+	return 0
+}
+
+// count shows done of total items of the work called verb ("requeueing"),
+// with the rate since the start and the time left at that rate.
+func (p *progress) count(verb string, done, total int) {
+	elapsed := p.now().Sub(p.start)
+	rate := 0.0
+	if elapsed > 0 {
+		rate = float64(done) / elapsed.Seconds()
+	}
+	left := "time left unknown"
+	if rate > 0 {
+		left = "about " + round(time.Duration(float64(total-done)/rate*float64(time.Second))).String() + " left"
+	}
+	pct := 100
+	if total > 0 {
+		pct = done * 100 / total
 	}
 	if p.terminal {
-		_, _ = fmt.Fprintf(p.w, "\r\033[K%s", line)
-		p.drawn = true
+		p.show(fmt.Sprintf("%s %s %d/%d %d%%, %.1f/s, %s", verb, bar(done, total), done, total, pct, rate, left))
 		return
 	}
-	if now := time.Now(); p.last.IsZero() || now.Sub(p.last) >= plainEvery {
-		_, _ = fmt.Fprintln(p.w, line)
-		p.last = now
-	}
+	p.show(fmt.Sprintf("%s: %d of %d (%d%%), %.1f/s, %s (%s elapsed)", verb, done, total, pct, rate, left, round(elapsed)))
 }
 
-// done ends the progress line with a last line.
-func (p *progress) done(format string, args ...any) {
+// show writes line: redrawn on a terminal, at most every plainEvery
+// elsewhere.
+func (p *progress) show(line string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.flush != nil {
-		p.flush()
+	now := p.now()
+	if !p.terminal {
+		if now.Sub(p.last) >= plainEvery {
+			_, _ = fmt.Fprintln(p.w, line)
+			p.last = now
+		}
+		return
 	}
+	if p.drawn && now.Sub(p.last) < redrawEvery {
+		return
+	}
+	if p.width > 0 && len(line) >= p.width {
+		line = line[:p.width-1]
+	}
+	_, _ = fmt.Fprintf(p.w, "\r\033[K%s", line)
+	p.drawn, p.last = true, now
+}
+
+// clear erases the line drawn on a terminal, before other output.
+func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.drawn {
 		_, _ = fmt.Fprint(p.w, "\r\033[K")
 		p.drawn = false
 	}
-	_, _ = fmt.Fprintf(p.w, format+"\n", args...)
 }
 
-// bar draws a progress bar of done out of total.
+// bar draws done out of total as a bar.
 func bar(done, total int) string {
-	const width = 30
-	if total <= 0 {
-		return "[" + strings.Repeat("=", width) + "]"
+	n := barWidth
+	if total > 0 {
+		n = min(max(done, 0)*barWidth/total, barWidth)
 	}
-	n := done * width / total
-	return fmt.Sprintf("[%s%s] %d/%d %3d%%", strings.Repeat("=", n), strings.Repeat(" ", width-n), done, total, done*100/total)
+	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", barWidth-n) + "]"
 }

@@ -181,3 +181,39 @@ func (m DLQMessage) String() string {
 		b.ApproximateArrivalOfFirstRecord, b.ApproximateArrivalOfLastRecord,
 		m.Batch.RequestContext.Condition, m.Batch.RequestContext.ApproximateInvokeCount)
 }
+
+// dlqMessageJSON is a DLQMessage as `outbox redrive --json` lists it.
+type dlqMessageJSON struct {
+	ShardID             string `json:"shardId"`
+	StartSequenceNumber string `json:"startSequenceNumber"`
+	EndSequenceNumber   string `json:"endSequenceNumber"`
+	BatchSize           int    `json:"batchSize"`
+	FirstArrival        string `json:"firstArrival"`
+	LastArrival         string `json:"lastArrival"`
+	Condition           string `json:"condition"`
+	InvokeCount         int    `json:"invokeCount"`
+	Unreadable          bool   `json:"unreadable"`
+	Settled             bool   `json:"settled"`
+	Deleted             bool   `json:"deleted"`
+}
+
+// MarshalJSON writes the message as `outbox redrive --json` lists it.
+func (m DLQMessage) MarshalJSON() ([]byte, error) {
+	b, rc := m.Batch.Info, m.Batch.RequestContext
+	return json.Marshal(dlqMessageJSON{b.ShardID, b.StartSequenceNumber, b.EndSequenceNumber, b.BatchSize, b.ApproximateArrivalOfFirstRecord,
+		b.ApproximateArrivalOfLastRecord, rc.Condition, rc.ApproximateInvokeCount, m.Unreadable, m.Settled, m.Deleted})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (m *DLQMessage) UnmarshalJSON(data []byte) error {
+	var in dlqMessageJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return err
+	}
+	*m = DLQMessage{Unreadable: in.Unreadable, Settled: in.Settled, Deleted: in.Deleted}
+	b := &m.Batch.Info
+	b.ShardID, b.StartSequenceNumber, b.EndSequenceNumber, b.BatchSize = in.ShardID, in.StartSequenceNumber, in.EndSequenceNumber, in.BatchSize
+	b.ApproximateArrivalOfFirstRecord, b.ApproximateArrivalOfLastRecord = in.FirstArrival, in.LastArrival
+	m.Batch.RequestContext.Condition, m.Batch.RequestContext.ApproximateInvokeCount = in.Condition, in.InvokeCount
+	return nil
+}

@@ -49,6 +49,18 @@ func TestLocalRedrive(t *testing.T) {
 	if out, _, code := d.run("redrive", "redrive", "--dry-run"); code != ExitOK || !strings.Contains(out, "RetryAttemptsExhausted") {
 		t.Errorf("redrive --dry-run: exit %d, no batch reported", code)
 	}
+	out, _, code := d.run("redrive", "redrive", "--dry-run", "--json")
+	var dry RedriveOutput
+	parseJSON(t, out, &dry)
+	if code != ExitOK || !dry.DryRun || dry.Queue != "redrive-relay-dlq" || len(dry.Messages) == 0 || dry.Deleted != 0 || dry.Left != 0 || dry.Reconciler != nil {
+		t.Errorf("redrive --dry-run --json: exit %d, %+v", code, dry)
+	}
+	if len(dry.Messages) > 0 {
+		m := dry.Messages[0]
+		if m.Batch.RequestContext.Condition != "RetryAttemptsExhausted" || m.Batch.Info.ShardID == "" || m.Batch.Info.BatchSize < 1 || m.Deleted || m.Settled || m.Unreadable {
+			t.Errorf("redrive --json reports the batch as %+v", m)
+		}
+	}
 	if err := ctl.RemoveFault(d.ctx, fault.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +71,7 @@ func TestLocalRedrive(t *testing.T) {
 			perms = append(findPermissions, c.permissions...)
 		}
 	}
-	out, _, code := d.runAs("redrive-operator", perms, "redrive", "redrive")
+	out, _, code = d.runAs("redrive-operator", perms, "redrive", "redrive")
 	if code != ExitOK {
 		t.Fatalf("redrive: exit %d", code)
 	}
@@ -71,5 +83,11 @@ func TestLocalRedrive(t *testing.T) {
 	sub.waitFor(t, idsOf(recs))
 	if out, _, code := d.run("status", "redrive"); code != ExitOK || !strings.Contains(out, "dead-letter queue   0 messages, 0 in flight") {
 		t.Errorf("status after redrive: exit %d", code)
+	}
+	out, _, code = d.run("redrive", "redrive", "--json")
+	var empty RedriveOutput
+	parseJSON(t, out, &empty)
+	if code != ExitOK || empty.DryRun || len(empty.Messages) != 0 || empty.Deleted != 0 || empty.Left != 0 || empty.InFlight != 0 || empty.Reconciler != nil {
+		t.Errorf("redrive --json of an empty queue: exit %d, %+v", code, empty)
 	}
 }

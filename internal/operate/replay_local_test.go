@@ -106,8 +106,18 @@ func TestLocalReplayToTopic(t *testing.T) {
 		n, err := NewClients(d.cfg).pendingCount(context.Background(), pendingOf(d.writer.Table()), farFuture(time.Now()))
 		return err == nil && n == 0
 	})
-	if out, _, code := d.run("replay", "topic", "--since", "1h", "--target", topic); code != ExitOK || !strings.Contains(out, "replayed 2 of 2 events to "+topic) {
-		t.Fatalf("replay to a topic: exit %d", code)
+	out, errOut, code := d.run("replay", "topic", "--since", "1h", "--target", topic, "--json")
+	var res ReplayOutput
+	parseJSON(t, out, &res)
+	if code != ExitOK || res.Pipeline != "topic" || res.Target != topic || res.Selected != 2 || res.Published != 2 || res.Failed != 0 || len(res.Reasons) != 0 {
+		t.Fatalf("replay --json to a topic: exit %d, %+v", code, res)
+	}
+	if res.FirstOccurredAt == nil || !res.FirstOccurredAt.Equal(recs[0].OccurredAt) || res.LastOccurredAt == nil || !res.LastOccurredAt.Equal(recs[1].OccurredAt) ||
+		time.Since(res.Since) < time.Hour || !res.Until.After(res.Since) {
+		t.Errorf("replay --json reports the window %v to %v, events %v to %v", res.Since, res.Until, res.FirstOccurredAt, res.LastOccurredAt)
+	}
+	if strings.Contains(errOut, "outbox: ") {
+		t.Errorf("replay --json wrote an error: %q", errOut)
 	}
 	topicSink.waitFor(t, idsOf(recs))
 	topicSink.mu.Lock()

@@ -3,6 +3,7 @@ package operate
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -48,6 +49,9 @@ func TestLocalStatusFailedRequeue(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "250 FAILED events") || !strings.Contains(out, failed[0].EventID) || strings.Contains(out, failed[1].EventID) {
 		t.Errorf("failed --reason AccessDenied: exit %d, output does not list exactly the 250 events", code)
 	}
+	if !regexp.MustCompile(`\n`+failed[0].EventID+` .* OrderPlaced +[0-9.]+m?s +20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ +EventBridge: AccessDenied`).MatchString(out) || !strings.Contains(out, " AGE ") || !strings.Contains(out, " FAILED AT ") {
+		t.Errorf("failed does not show the time of failure:\n%s", out[:min(len(out), 400)])
+	}
 	if out, _, _ := d.run("failed", "ops", "--source", "com.example.other"); !strings.Contains(out, "0 FAILED events") {
 		t.Errorf("failed --source of another source lists events")
 	}
@@ -59,9 +63,19 @@ func TestLocalStatusFailedRequeue(t *testing.T) {
 		t.Errorf("requeue --dry-run changed the FAILED events")
 	}
 
-	out, _, code = d.run("requeue", "ops", "--now")
-	if code != ExitOK || !strings.Contains(out, fmt.Sprintf("requeued %d events to PENDING", n)) {
-		t.Fatalf("requeue --now: exit %d", code)
+	// On a terminal, the bar is drawn on standard error; the result is
+	// one JSON document on standard output.
+	out, errOut, code := d.runOn(true, "requeue", "ops", "--now", "--json")
+	var res RequeueOutput
+	parseJSON(t, out, &res)
+	if code != ExitOK || res.Pipeline != "ops" || res.DryRun || res.Selected != n || res.Requeued != n || res.Skipped != 0 || len(res.Events) != n {
+		t.Fatalf("requeue --now --json: exit %d, selected %d, requeued %d, skipped %d, %d events", code, res.Selected, res.Requeued, res.Skipped, len(res.Events))
+	}
+	if r := res.Reconciler; r == nil || len(r.Runs) == 0 || r.Runs[0].Found != n || r.Runs[0].Published != n || r.LeftPending != 0 || !r.Complete {
+		t.Errorf("requeue --now --json reports the reconciler as %+v", r)
+	}
+	if !strings.Contains(errOut, "\r\033[Krequeueing [") || !strings.HasSuffix(errOut, "\r\033[K") || strings.Contains(out, "\r") {
+		t.Errorf("the progress on a terminal is not a bar on standard error, cleared at the end: %q", errOut)
 	}
 	sub.waitFor(t, idsOf(failed))
 
@@ -90,12 +104,22 @@ func TestLocalRequeueByID(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, code := d.run("requeue", "byid", "--id", failed[1].EventID+",01M8RGR9R8HAZQ43G0GT5HEM5C"); code != ExitStuck || !strings.Contains(errOut, "no FAILED event has the id 01M8RGR9R8HAZQ43G0GT5HEM5C") {
-		t.Errorf("requeue of an unknown id: exit %d", code)
+	if out, errOut, code := d.run("requeue", "byid", "--id", failed[1].EventID+",01M8RGR9R8HAZQ43G0GT5HEM5C", "--json"); code != ExitNotFound || out != "" || !strings.Contains(errOut, "no FAILED event has the id 01M8RGR9R8HAZQ43G0GT5HEM5C") {
+		t.Errorf("requeue of an unknown id: exit %d, stdout %q", code, out)
 	}
-	out, _, code := d.run("requeue", "byid", "--id", failed[1].EventID)
-	if code != ExitOK || !strings.Contains(out, "requeued 1 events") {
+	out, _, code := d.run("requeue", "byid", "--id", failed[1].EventID, "--dry-run", "--json")
+	var dry RequeueOutput
+	parseJSON(t, out, &dry)
+	if code != ExitOK || !dry.DryRun || dry.Selected != 1 || dry.Requeued != 0 || len(dry.Events) != 1 || dry.Events[0].Record.EventID != failed[1].EventID || dry.Reconciler != nil {
+		t.Errorf("requeue --dry-run --json: exit %d, %+v", code, dry)
+	}
+	// Off a terminal, short work writes no progress.
+	out, errOut, code := d.run("requeue", "byid", "--id", failed[1].EventID)
+	if code != ExitOK || !strings.Contains(out, "requeued 1 event to PENDING (0 were no longer FAILED)\n") {
 		t.Fatalf("requeue --id: exit %d", code)
+	}
+	if strings.ContainsAny(errOut, "\r\033") || strings.Contains(errOut, "requeueing") || !strings.Contains(errOut, "pass --now to run it at once") {
+		t.Errorf("requeue off a terminal wrote %q on standard error, want only the note about --now", errOut)
 	}
 	out, _, _ = d.run("failed", "byid")
 	if !strings.Contains(out, "2 FAILED events\n") || strings.Contains(out, failed[1].EventID) || strings.Contains(out, "record contract") {

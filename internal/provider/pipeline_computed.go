@@ -20,6 +20,11 @@ type computedAttr struct {
 	reconciler bool
 	// components whose drift (missing or changed) may change the value.
 	components []string
+	// replacedBy are the changes found by Read whose repair gives the value
+	// a new one: a component ("stream") or a field of one
+	// ("event_source_mapping.event_source_arn"). Other changes are repaired
+	// in place.
+	replacedBy []string
 	model      func(*PipelineResourceModel) *types.String
 	state      func(*provision.State) *string
 }
@@ -32,14 +37,18 @@ var computedStrings = []computedAttr{
 	{name: "table_arn", desc: "ARN of the outbox table.", stable: true, components: []string{provision.ComponentTable},
 		model: func(m *PipelineResourceModel) *types.String { return &m.TableARN }, state: func(s *provision.State) *string { return &s.TableARN }},
 	{name: "stream_arn", desc: "ARN of the table's stream that the relay reads.", stable: true,
-		components: []string{provision.ComponentTable, provision.ComponentStream},
-		model:      func(m *PipelineResourceModel) *types.String { return &m.StreamARN }, state: func(s *provision.State) *string { return &s.StreamARN }},
+		components: []string{provision.ComponentTable, provision.ComponentStream}, replacedBy: []string{provision.ComponentStream},
+		model: func(m *PipelineResourceModel) *types.String { return &m.StreamARN }, state: func(s *provision.State) *string { return &s.StreamARN }},
+	{name: "stream_view_type", desc: "View type of the table's stream: `NEW_IMAGE`, or `NEW_AND_OLD_IMAGES` on an adopted table that has it; both carry the new image that the relay reads. " +
+		"A stream changed by hand to another view type shows here, and the next apply replaces it with a `NEW_IMAGE` stream on a dedicated table (the relay's mapping moves to it; events written meanwhile stay `PENDING` until the reconciler publishes them), or fails on an adopted table, whose stream is its owner's.",
+		stable: true, components: []string{provision.ComponentTable, provision.ComponentStream},
+		model: func(m *PipelineResourceModel) *types.String { return &m.StreamViewType }, state: func(s *provision.State) *string { return &s.StreamViewType }},
 	{name: "pending_index_arn", desc: "ARN of the sparse pending index.", stable: true,
 		components: []string{provision.ComponentTable, provision.ComponentPendingIndex},
 		model:      func(m *PipelineResourceModel) *types.String { return &m.PendingIndexARN }, state: func(s *provision.State) *string { return &s.PendingIndexARN }},
 	{name: "ttl_attribute_in_use", desc: "The table's TTL attribute that published items expire on: `table.ttl_attribute`, or the attribute an adopted table already had.", stable: true,
-		components: []string{provision.ComponentTable, provision.ComponentTTL},
-		model:      func(m *PipelineResourceModel) *types.String { return &m.TTLAttributeInUse }, state: func(s *provision.State) *string { return &s.TTLAttribute }},
+		components: []string{provision.ComponentTable, provision.ComponentTTL}, replacedBy: []string{provision.ComponentTTL},
+		model: func(m *PipelineResourceModel) *types.String { return &m.TTLAttributeInUse }, state: func(s *provision.State) *string { return &s.TTLAttribute }},
 	{name: "target_arn", desc: "ARN of the event bus or topic the pipeline publishes to.",
 		model: func(m *PipelineResourceModel) *types.String { return &m.TargetARN }, state: func(s *provision.State) *string { return &s.TargetARN }},
 	{name: "dead_letter_queue_url", desc: "URL of the relay's dead-letter queue (`<name>-relay-dlq`).", stable: true,
@@ -61,8 +70,8 @@ var computedStrings = []computedAttr{
 		components: []string{provision.ComponentRelayLogGroup},
 		model:      func(m *PipelineResourceModel) *types.String { return &m.RelayLogGroup }, state: func(s *provision.State) *string { return &s.RelayLogGroup }},
 	{name: "event_source_mapping_uuid", desc: "UUID of the event source mapping of the relay on the stream.", stable: true,
-		components: []string{provision.ComponentMapping},
-		model:      func(m *PipelineResourceModel) *types.String { return &m.EventSourceMappingID }, state: func(s *provision.State) *string { return &s.MappingUUID }},
+		components: []string{provision.ComponentMapping}, replacedBy: []string{provision.ComponentStream, provision.ComponentMapping + ".event_source_arn"},
+		model: func(m *PipelineResourceModel) *types.String { return &m.EventSourceMappingID }, state: func(s *provision.State) *string { return &s.MappingUUID }},
 	{name: "reconciler_function_arn", desc: "ARN of the reconciler function (`<name>-reconciler`); null when the reconciler is disabled.", stable: true, reconciler: true,
 		components: []string{provision.ComponentReconcilerFunction},
 		model:      func(m *PipelineResourceModel) *types.String { return &m.ReconcilerFunctionARN }, state: func(s *provision.State) *string { return &s.ReconcilerFunctionARN }},

@@ -75,9 +75,10 @@ func attrValueOf(v reflect.Value, target reflect.Type) (attr.Value, bool) {
 
 // changedUnseen reports whether one of the components changed out of band
 // in a way the plan does not otherwise show: no drift-tagged setting of it
-// differs between the prior state and the plan. The plan then marks the
-// component's computed attributes unknown, so that it shows an update and
-// apply repairs the component.
+// differs between the prior state and the plan. A plan that would
+// otherwise change nothing then marks the component's computed attributes
+// unknown (planUnseenDrift), so that it shows an update and apply repairs
+// the component.
 func (in planInputs) changedUnseen(plan *PipelineResourceModel, components []string) bool {
 	for _, c := range in.drift.Changed {
 		if slices.Contains(components, c.Component) && !settingsDiffer(in.prior, plan, c.Component) {
@@ -107,6 +108,17 @@ func settingsDiffer(a, b *PipelineResourceModel, component string) bool {
 		}
 	})
 	return differ
+}
+
+// foundChanged returns the changed components whose settings Lookup read
+// from the components that Read observed: the mapping only when Lookup
+// found the same one (it looks for it by function, not by UUID), so that
+// the settings of no mapping never show as zeros.
+func foundChanged(changed []string, observed, found provision.State) []string {
+	if found.MappingUUID == observed.MappingUUID {
+		return changed
+	}
+	return slices.DeleteFunc(slices.Clone(changed), func(c string) bool { return c == provision.ComponentMapping })
 }
 
 // changedComponents returns the components that Read found changed.

@@ -37,6 +37,7 @@ type PipelineResourceModel struct {
 	TableName             types.String `tfsdk:"table_name"`
 	TableARN              types.String `tfsdk:"table_arn"`
 	StreamARN             types.String `tfsdk:"stream_arn"`
+	StreamViewType        types.String `tfsdk:"stream_view_type"`
 	PendingIndexARN       types.String `tfsdk:"pending_index_arn"`
 	TTLAttributeInUse     types.String `tfsdk:"ttl_attribute_in_use"`
 	TargetARN             types.String `tfsdk:"target_arn"`
@@ -66,9 +67,9 @@ type TableModel struct {
 	SortKeyPrefix types.String `tfsdk:"sort_key_prefix" spec:"Table.SortKeyPrefix"`
 	TTLAttribute  types.String `tfsdk:"ttl_attribute" spec:"Table.TTLAttribute"`
 
-	KMSKeyARN           types.String `tfsdk:"kms_key_arn" spec:"Table.KMSKeyARN"`
-	DeletionProtection  types.Bool   `tfsdk:"deletion_protection" spec:"Table.DeletionProtection"`
-	PointInTimeRecovery types.Bool   `tfsdk:"point_in_time_recovery" spec:"Table.PointInTimeRecovery"`
+	KMSKeyARN           types.String `tfsdk:"kms_key_arn" spec:"Table.KMSKeyARN" drift:"table"`
+	DeletionProtection  types.Bool   `tfsdk:"deletion_protection" spec:"Table.DeletionProtection" drift:"table"`
+	PointInTimeRecovery types.Bool   `tfsdk:"point_in_time_recovery" spec:"Table.PointInTimeRecovery" drift:"table"`
 }
 
 // TargetModel is the target object.

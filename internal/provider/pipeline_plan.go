@@ -41,6 +41,22 @@ func (in planInputs) noReconcilerWarning() diag.Diagnostics {
 	return diags
 }
 
+// adoptedStreamWarning says, for a plan of a pipeline whose adopted table's
+// stream lacks the new image (its view type changed by hand), that apply
+// will fail until the table's owner changes it back: the pipeline does not
+// replace another's stream.
+func (in planInputs) adoptedStreamWarning() diag.Diagnostics {
+	var diags diag.Diagnostics
+	if in.prior == nil || !in.spec.Table.Existing || in.prior.StreamViewType.IsNull() || provision.HasNewImage(str(in.prior.StreamViewType)) {
+		return diags
+	}
+	diags.AddAttributeWarning(path.Root("stream_view_type"), "The adopted table's stream lacks the new image",
+		fmt.Sprintf("The stream of the table %s has view type %s, which lacks the new image that the relay reads, and the pipeline does not replace the stream of a table it adopted. "+
+			"Apply will fail until the stream is NEW_IMAGE or NEW_AND_OLD_IMAGES again (disable it, then enable it with that view type). Events written meanwhile stay PENDING; the reconciler publishes them.",
+			str(in.prior.TableName), str(in.prior.StreamViewType)))
+	return diags
+}
+
 // ModifyPlan computes what is known at plan time (the names and ARNs that
 // follow from name, merged tags, the relay package's checksum, the target's
 // ARN, the writer's settings), plans replacements that AWS cannot apply in
@@ -75,11 +91,13 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		in.account = r.callerAccount()
 	}
 	resp.Diagnostics.Append(in.noReconcilerWarning()...)
+	resp.Diagnostics.Append(in.adoptedStreamWarning()...)
 	r.planPackage(&plan, in, &resp.Diagnostics)
 	in.planComputedStrings(&plan)
 	in.planAlarmARNs(&plan)
 	plan.Writer = in.writer(&plan)
 	plan.PendingIndexARN = plannedIndexARN(in.spec, plan.PendingIndexARN)
+	plan.StreamViewType = in.plannedViewType()
 	if in.prior != nil {
 		plannedMovedARNs(*in.prior, in.spec, &plan)
 		resp.RequiresReplace = append(resp.RequiresReplace, in.replacements(ctx, &plan)...)
@@ -88,6 +106,9 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 	}
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
+	if in.prior != nil && !resp.Diagnostics.HasError() && resp.Plan.Raw.Equal(req.State.Raw) && in.planUnseenDrift(&plan) {
+		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
+	}
 }
 
 // callerAccount is the account and region that the provider's credentials
@@ -165,12 +186,13 @@ func (in planInputs) hasDrift(components ...string) bool {
 }
 
 // planComputedStrings plans every computed string: null for the
-// reconciler's when it is disabled; unknown for a component changed out of
-// band in a way no setting shows (so the plan is an update that repairs
-// it); the predicted value where there is one (a component deleted out of
-// band was cleared by Read, so its predicted ARN shows its re-creation);
-// unknown where drift will change it; otherwise what the framework planned
-// (the state's value for stable attributes).
+// reconciler's when it is disabled; unknown where the repair of a change
+// found by Read gives it a new value (a stream of the wrong view type is
+// replaced); the predicted value where there is one (a component deleted
+// out of band was cleared by Read, so its predicted ARN shows its
+// re-creation); unknown where drift will change it; otherwise what the
+// framework planned (the state's value for stable attributes). A change
+// that no setting shows is left to planUnseenDrift.
 func (in planInputs) planComputedStrings(plan *PipelineResourceModel) {
 	p := in.predicted()
 	for _, c := range computedStrings {
@@ -181,7 +203,7 @@ func (in planInputs) planComputedStrings(plan *PipelineResourceModel) {
 		switch predicted := *c.state(&p); {
 		case c.reconciler && !in.reconcilerOn():
 			*v = types.StringNull()
-		case in.prior != nil && in.changedUnseen(plan, c.components):
+		case in.prior != nil && in.replaced(c):
 			*v = types.StringUnknown()
 		case predicted != "":
 			*v = types.StringValue(predicted)
@@ -245,4 +267,55 @@ func (in planInputs) replacements(ctx context.Context, plan *PipelineResourceMod
 		out = append(out, path.Root("table"))
 	}
 	return out
+}
+
+// replaced reports whether Read found a change whose repair gives the
+// computed string a new value (see computedAttr.replacedBy).
+func (in planInputs) replaced(c computedAttr) bool {
+	for _, ch := range in.drift.Changed {
+		if slices.Contains(c.replacedBy, ch.Component) {
+			return true
+		}
+		for _, f := range ch.Fields {
+			if slices.Contains(c.replacedBy, ch.Component+"."+f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// planUnseenDrift turns a plan that changes nothing, while Read found
+// components changed out of band in a way that no setting shows (a
+// function's environment, a role's policy), into an update that repairs
+// them: it plans their computed strings unknown. A plan that changes
+// anything else is an update already, and Update repairs every component,
+// so the values that do not change stay known. It reports whether it
+// changed the plan.
+func (in planInputs) planUnseenDrift(plan *PipelineResourceModel) bool {
+	changed := false
+	for _, c := range computedStrings {
+		if v := c.model(plan); !v.IsNull() && in.changedUnseen(plan, c.components) {
+			*v, changed = types.StringUnknown(), true
+		}
+	}
+	return changed
+}
+
+// plannedViewType is the view type of the table's stream after apply: the
+// stream's when it carries the new image; else NEW_IMAGE, the stream that
+// apply creates on a dedicated table (new, or replacing one changed by
+// hand); unknown for an adopted table whose stream was not read yet.
+func (in planInputs) plannedViewType() types.String {
+	if !in.tableKnown {
+		return types.StringUnknown()
+	}
+	sameTable := in.prior != nil && str(in.prior.TableName) == in.spec.Table.Name && !in.missing(provision.ComponentTable)
+	switch {
+	case sameTable && provision.HasNewImage(str(in.prior.StreamViewType)):
+		return in.prior.StreamViewType
+	case in.spec.Table.Existing && (!sameTable || in.prior.StreamViewType.IsNull()):
+		return types.StringUnknown()
+	}
+	return types.StringValue(provision.StreamViewNewImage)
 }

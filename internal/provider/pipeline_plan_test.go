@@ -108,7 +108,8 @@ resource "terraform_data" "dependent" {
 }
 
 // expectChange is a plan check of one attribute of a block of the
-// pipeline's planned change: its value before and after.
+// pipeline's planned change (a top-level attribute without block): its
+// value before and after.
 type expectChange struct {
 	block, attr   string
 	before, after any
@@ -121,6 +122,9 @@ func (c expectChange) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 		}
 		get := func(v any) any {
 			m, _ := v.(map[string]any)
+			if c.block == "" {
+				return m[c.attr]
+			}
 			block, _ := m[c.block].(map[string]any)
 			return block[c.attr]
 		}
@@ -318,4 +322,23 @@ output "settings" {
 			},
 		},
 	})
+}
+
+// The mapping's settings are shown only from the mapping that Read
+// observed: one that Lookup did not find (or found another of) shows none.
+func TestFoundChanged(t *testing.T) {
+	t.Parallel()
+	changed := []string{provision.ComponentMapping, provision.ComponentTable}
+	observed := provision.State{MappingUUID: "a"}
+	if got := foundChanged(changed, observed, provision.State{MappingUUID: "a"}); len(got) != 2 {
+		t.Errorf("same mapping: %v, want both components", got)
+	}
+	for _, other := range []string{"", "b"} {
+		if got := foundChanged(changed, observed, provision.State{MappingUUID: other}); len(got) != 1 || got[0] != provision.ComponentTable {
+			t.Errorf("mapping %q found: %v, want the table only", other, got)
+		}
+	}
+	if len(changed) != 2 {
+		t.Errorf("the argument changed: %v", changed)
+	}
 }

@@ -243,8 +243,8 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 	state.setState(observed)
 	if changed := changedComponents(drift); len(changed) > 0 {
 		// Show what was changed out of band: the plan restores it.
-		if spec, _, err := r.clients().Lookup(ctx, state.Name.ValueString()); err == nil {
-			state.showObserved(spec, changed)
+		if spec, found, err := r.clients().Lookup(ctx, state.Name.ValueString()); err == nil {
+			state.showObserved(spec, foundChanged(changed, observed, found))
 		}
 	}
 	recordPipeline(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)

@@ -2,7 +2,7 @@ package provider
 
 import (
 	"context"
-	"fmt"
+	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -11,6 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 var _ resource.ResourceWithUpgradeState = &PipelineResource{}
@@ -19,43 +22,71 @@ var _ resource.ResourceWithUpgradeState = &PipelineResource{}
 // UpgradeState for the upgrades of older states.
 const pipelineSchemaVersion = 2
 
-// UpgradeState upgrades states of older schema versions. Blocks and single
-// nested attributes have the same shape in a state, so one upgrade serves
-// every older version:
+// UpgradeState upgrades states of older schema versions, each read with its
+// own frozen schema and model (pipeline_upgrade_prior.go):
 //
 //   - 0 to 1 added the computed writer object, filled in here from the
-//     settings and the table's name and TTL attribute, and optional
-//     settings with a default (force_destroy, table.deletion_protection,
-//     reconciler.schedule_timezone...);
+//     settings and the table's name and TTL attribute;
 //   - 1 to 2 turned the blocks into single nested attributes with defaults:
 //     an omitted block was null, an omitted object is the object of its
 //     defaults.
 //
-// Null attributes and objects that have a default get it, so that the first
-// plan after the upgrade shows only what the new defaults change.
+// Null settings that have a default get it, except where the version that
+// wrote the state did otherwise: a state without force_destroy comes from a
+// provider that created tables without deletion protection or point-in-time
+// recovery, so the upgraded state records them off, and the first plan
+// shows that the defaults turn them on.
 func (r *PipelineResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{0: {StateUpgrader: r.upgrade}, 1: {StateUpgrader: r.upgrade}}
+	return map[int64]resource.StateUpgrader{
+		0: {PriorSchema: priorSchema(ctx, 0, pipelineModelV0{}), StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+			var old pipelineModelV0
+			if priorState(ctx, req, &old, &resp.Diagnostics) {
+				r.upgrade(ctx, old, resp)
+			}
+		}},
+		1: {PriorSchema: priorSchema(ctx, 1, pipelineModelV1{}), StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+			var old pipelineModelV1
+			if priorState(ctx, req, &old, &resp.Diagnostics) {
+				r.upgrade(ctx, old.pipelineModelV0, resp) // the writer is computed again
+			}
+		}},
+	}
 }
 
-func (r *PipelineResource) upgrade(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+// priorState reads the state to upgrade, which the framework decoded with
+// the version's prior schema, into its frozen model.
+func priorState(ctx context.Context, req resource.UpgradeStateRequest, old any, diags *diag.Diagnostics) bool {
+	if req.State == nil {
+		diags.AddError("Upgrading the outbox pipeline's state", "The state to upgrade is empty: report this as a bug of the provider.")
+		return false
+	}
+	diags.Append(req.State.Get(ctx, old)...)
+	return !diags.HasError()
+}
+
+// upgrade writes the state of today's schema that a state of version 0 or 1
+// (old) describes.
+func (r *PipelineResource) upgrade(ctx context.Context, old pipelineModelV0, resp *resource.UpgradeStateResponse) {
 	sch := r.schema(ctx)
-	typ := sch.Type().TerraformType(ctx)
-	if req.RawState == nil {
-		resp.Diagnostics.AddError("Upgrading the outbox pipeline's state", "The state to upgrade is empty: report this as a bug of the provider.")
-		return
-	}
-	// Attributes that an older version lacks are read as null.
-	raw, err := req.RawState.Unmarshal(typ)
-	if err != nil {
-		resp.Diagnostics.AddError("Upgrading the outbox pipeline's state", fmt.Sprintf("Reading the older state: %v.", err))
-		return
-	}
-	old := tfsdk.State{Schema: sch, Raw: raw}
-	resp.Diagnostics.Append(fillDefaults(ctx, &old, path.Empty(), sch.Attributes)...)
 	var m PipelineResourceModel
-	resp.Diagnostics.Append(old.Get(ctx, &m)...)
+	copyByName(reflect.ValueOf(&m).Elem(), reflect.ValueOf(old))
+	m.Writer = types.ObjectNull(writerAttrTypes())
+	resp.State = tfsdk.State{Schema: sch}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	resp.Diagnostics.Append(fillDefaults(ctx, &resp.State, path.Empty(), sch.Attributes)...)
+	resp.Diagnostics.Append(resp.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if old.ForceDestroy.IsNull() && !m.Table.Existing.ValueBool() {
+		// Written before the table's protection settings existed: the table
+		// has neither.
+		m.Table.DeletionProtection, m.Table.PointInTimeRecovery = types.BoolValue(false), types.BoolValue(false)
+	}
+	if !m.Table.Existing.ValueBool() && !m.StreamARN.IsNull() {
+		// Those versions enabled a dedicated table's stream as NEW_IMAGE;
+		// Read reports another view type.
+		m.StreamViewType = types.StringValue(provision.StreamViewNewImage)
 	}
 	m.Writer = writerValue(m.spec(nil, specOptions{}).WithDefaults(), m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

@@ -5,15 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -42,17 +45,9 @@ func TestPipelineStateUpgradeV0(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	upgrader, ok := r.UpgradeState(ctx)[0]
-	if !ok {
-		t.Fatal("no upgrader from version 0")
-	}
-	resp := resource.UpgradeStateResponse{State: tfsdk.State{Schema: sch}}
-	upgrader.StateUpgrader(ctx, resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: raw}}, &resp)
-	if resp.Diagnostics.HasError() {
-		t.Fatalf("upgrade: %v", resp.Diagnostics)
-	}
+	upgraded := upgradePipeline(t, 0, raw)
 	var m PipelineResourceModel
-	if diags := resp.State.Get(ctx, &m); diags.HasError() {
+	if diags := (tfsdk.State{Schema: sch, Raw: upgraded}).Get(ctx, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
 	w := m.Writer.Attributes()
@@ -69,19 +64,17 @@ func TestPipelineStateUpgradeV0(t *testing.T) {
 	}
 	// Settings that version 0 lacks take their defaults in the blocks the
 	// state has, absent blocks become the objects of their defaults, and
-	// the alarms stay off.
-	if !m.ForceDestroy.Equal(types.BoolValue(false)) || !m.Table.DeletionProtection.Equal(types.BoolValue(true)) ||
-		!m.Table.PointInTimeRecovery.Equal(types.BoolValue(true)) || !m.PendingIndex.Enabled.Equal(types.BoolValue(true)) ||
+	// the alarms stay off; a state without force_destroy is older than the
+	// table's protection settings, and its table has neither.
+	if !m.ForceDestroy.Equal(types.BoolValue(false)) || !m.Table.DeletionProtection.Equal(types.BoolValue(false)) ||
+		!m.Table.PointInTimeRecovery.Equal(types.BoolValue(false)) || !m.PendingIndex.Enabled.Equal(types.BoolValue(true)) ||
 		!m.Table.KMSKeyARN.IsNull() || m.Reconciler == nil || !m.Reconciler.Enabled.ValueBool() || m.IAM == nil || m.IAM.Path.ValueString() != "/" ||
 		m.Alarms != nil || m.Table.SortKeyPrefix.ValueString() != "EVT#" {
 		t.Errorf("defaults after the upgrade: force_destroy %s, table %+v, pending_index %+v, reconciler %v, iam %v",
 			m.ForceDestroy, m.Table, m.PendingIndex, m.Reconciler, m.IAM)
 	}
-	// A state with an attribute no version knows is refused with a message.
-	resp = resource.UpgradeStateResponse{State: tfsdk.State{Schema: sch}}
-	upgrader.StateUpgrader(ctx, resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: []byte(`{"name":"orders","bogus":1}`)}}, &resp)
-	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics[0].Detail(), "older state") {
-		t.Errorf("an unknown attribute upgraded: %v", resp.Diagnostics)
+	if !m.StreamViewType.IsNull() {
+		t.Errorf("stream_view_type %s without a stream, want null", m.StreamViewType)
 	}
 }
 
@@ -165,19 +158,16 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 	v1["reconciler_role_arn"] = "arn:aws:iam::123456789012:role/orders-reconciler"
 	v1["scheduler_role_arn"] = "arn:aws:iam::123456789012:role/orders-scheduler"
 	v1["schedule_arn"] = "arn:aws:scheduler:us-east-1:123456789012:schedule/default/orders-reconcile"
+	v1["stream_arn"] = predicted.TableARN + "/stream/2026-01-01T00:00:00.000"
 	v1["writer"] = map[string]any{"table_name": predicted.TableName, "partition_key": "PK", "sort_key": "SK", "sort_key_prefix": "OUTBOX#",
 		"pending_index_name": "outbox-pending", "pending_index_shards": 16, "ttl_attribute": predicted.TTLAttribute}
 	raw, err := json.Marshal(v1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := resource.UpgradeStateResponse{State: tfsdk.State{Schema: sch}}
-	r.UpgradeState(ctx)[1].StateUpgrader(ctx, resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: raw}}, &resp)
-	if resp.Diagnostics.HasError() {
-		t.Fatalf("upgrade: %v", resp.Diagnostics)
-	}
+	upgraded := upgradePipeline(t, 1, raw)
 	var m PipelineResourceModel
-	if diags := resp.State.Get(ctx, &m); diags.HasError() {
+	if diags := (tfsdk.State{Schema: sch, Raw: upgraded}).Get(ctx, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
 	if m.Table == nil || m.Table.SortKeyPrefix.ValueString() != "OUTBOX#" || m.Relay == nil || m.Relay.Logging == nil ||
@@ -189,10 +179,42 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 		config[name] = tftypes.NewValue(at, nil)
 	}
 	config["name"] = tftypes.NewValue(tftypes.String, "orders")
-	planned, requiresReplace := planPipeline(t, resp.State.Raw, resp.State.Raw, tftypes.NewValue(typ, config))
-	if diffs, err := planned.Diff(resp.State.Raw); err != nil || len(diffs) > 0 || len(requiresReplace) > 0 {
+	planned, requiresReplace := planPipeline(t, upgraded, upgraded, tftypes.NewValue(typ, config))
+	if diffs, err := planned.Diff(upgraded); err != nil || len(diffs) > 0 || len(requiresReplace) > 0 {
 		t.Errorf("the plan after the upgrade changes %v (%v), replaces %v", diffs, err, requiresReplace)
 	}
+}
+
+// upgradePipeline upgrades a state of an older schema version with the
+// provider's server as Terraform does: the framework decodes it with the
+// version's prior schema and calls its upgrader.
+func upgradePipeline(t *testing.T, version int64, raw []byte) tftypes.Value {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
+		TypeName: "outbox_pipeline", Version: version, RawState: &tfprotov6.RawState{JSON: raw},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			t.Fatalf("upgrade: %s: %s", d.Summary, d.Detail)
+		}
+	}
+	typ := (&PipelineResource{}).schema(ctx).Type().TerraformType(ctx)
+	upgraded, err := resp.UpgradedState.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return upgraded
 }
 
 // planPipeline plans outbox_pipeline with the provider's server as
@@ -200,6 +222,13 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 // where the configuration leaves an optional and computed value null, the
 // configuration elsewhere.
 func planPipeline(t *testing.T, prior, proposed, config tftypes.Value) (tftypes.Value, []*tftypes.AttributePath) {
+	t.Helper()
+	return planPipelineWith(t, nil, prior, proposed, config)
+}
+
+// planPipelineWith is planPipeline with the prior private state that Read
+// recorded (the drift it found).
+func planPipelineWith(t *testing.T, private []byte, prior, proposed, config tftypes.Value) (tftypes.Value, []*tftypes.AttributePath) {
 	t.Helper()
 	ctx := context.Background()
 	srv, err := providerserver.NewProtocol6WithError(New("test")())()
@@ -217,7 +246,7 @@ func planPipeline(t *testing.T, prior, proposed, config tftypes.Value) (tftypes.
 		return &d
 	}
 	resp, err := srv.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-		TypeName: "outbox_pipeline", PriorState: dv(prior), ProposedNewState: dv(proposed), Config: dv(config),
+		TypeName: "outbox_pipeline", PriorState: dv(prior), ProposedNewState: dv(proposed), Config: dv(config), PriorPrivate: private,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -269,5 +298,245 @@ func TestPipelinePlanUnknownObject(t *testing.T) {
 	}
 	if !at("alarms").IsNull() || !at("relay", "vpc_config").IsNull() {
 		t.Errorf("planned alarms %v, relay.vpc_config %v: want null", at("alarms"), at("relay", "vpc_config"))
+	}
+}
+
+// A version 1 state written before the table's protection settings existed
+// (no force_destroy, no table block: the blocks' syntax) upgrades to a table
+// without deletion protection or point-in-time recovery, as that provider
+// left it: the first plan of the same configuration names both changes,
+// from false to true, and keeps known the values that do not change.
+func TestPipelineStateUpgradeV1PlansProtection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sch := (&PipelineResource{}).schema(ctx)
+	typ := sch.Type().TerraformType(ctx).(tftypes.Object)
+	const account = "arn:aws:dynamodb:us-east-1:123456789012:table/orders-outbox"
+	v1 := map[string]any{
+		"id": "orders", "name": "orders", "table": nil, "relay": nil, "reconciler": nil, "tags_all": map[string]string{},
+		"table_name": "orders-outbox", "table_arn": account, "stream_arn": account + "/stream/2026-01-01T00:00:00.000",
+		"pending_index_arn": account + "/index/outbox-pending", "ttl_attribute_in_use": "expiresAt",
+		"target_arn":            "arn:aws:events:us-east-1:123456789012:event-bus/default",
+		"dead_letter_queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/orders-relay-dlq",
+		"dead_letter_queue_arn": "arn:aws:sqs:us-east-1:123456789012:orders-relay-dlq",
+		"relay_function_name":   "orders-relay", "relay_function_arn": "arn:aws:lambda:us-east-1:123456789012:function:orders-relay",
+		"relay_role_arn": "arn:aws:iam::123456789012:role/orders-relay", "relay_log_group": "/aws/lambda/orders-relay",
+		"event_source_mapping_uuid": "8c5b1d64-0000-4000-8000-000000000001",
+		"reconciler_function_arn":   "arn:aws:lambda:us-east-1:123456789012:function:orders-reconciler",
+		"reconciler_role_arn":       "arn:aws:iam::123456789012:role/orders-reconciler", "reconciler_log_group": "/aws/lambda/orders-reconciler",
+		"scheduler_role_arn":   "arn:aws:iam::123456789012:role/orders-scheduler",
+		"schedule_arn":         "arn:aws:scheduler:us-east-1:123456789012:schedule/default/orders-reconcile",
+		"relay_package_sha256": "the previous release's package",
+		"writer": map[string]any{"table_name": "orders-outbox", "partition_key": "PK", "sort_key": "SK", "sort_key_prefix": "OUTBOX#",
+			"pending_index_name": "outbox-pending", "pending_index_shards": 16, "ttl_attribute": "expiresAt"},
+	}
+	raw, err := json.Marshal(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upgraded := upgradePipeline(t, 1, raw)
+	config := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		config[name] = tftypes.NewValue(at, nil)
+	}
+	config["name"] = tftypes.NewValue(tftypes.String, "orders")
+	planned, requiresReplace := planPipeline(t, upgraded, upgraded, tftypes.NewValue(typ, config))
+	if len(requiresReplace) > 0 {
+		t.Errorf("the plan after the upgrade replaces %v", requiresReplace)
+	}
+	at := func(v tftypes.Value, steps ...string) tftypes.Value {
+		p := tftypes.NewAttributePath()
+		for _, s := range steps {
+			p = p.WithAttributeName(s)
+		}
+		got, _, err := tftypes.WalkAttributePath(v, p)
+		if err != nil {
+			t.Fatalf("%v: %v", steps, err)
+		}
+		return got.(tftypes.Value)
+	}
+	for _, setting := range []string{"deletion_protection", "point_in_time_recovery"} {
+		before, after := at(upgraded, "table", setting), at(planned, "table", setting)
+		if !before.Equal(tftypes.NewValue(tftypes.Bool, false)) || !after.Equal(tftypes.NewValue(tftypes.Bool, true)) {
+			t.Errorf("table.%s: planned %v -> %v, want false -> true", setting, before, after)
+		}
+	}
+	for _, name := range []string{"table_arn", "stream_arn", "relay_role_arn", "pending_index_arn", "event_source_mapping_uuid", "relay_function_arn", "target_arn"} {
+		if got := at(planned, name); !got.IsKnown() || !got.Equal(tftypes.NewValue(tftypes.String, v1[name])) {
+			t.Errorf("%s planned %v, want the state's %v", name, got, v1[name])
+		}
+	}
+	if got := at(planned, "stream_view_type"); !got.Equal(tftypes.NewValue(tftypes.String, "NEW_IMAGE")) || !got.Equal(at(upgraded, "stream_view_type")) {
+		t.Errorf("stream_view_type planned %v, upgraded %v; want NEW_IMAGE, unchanged", got, at(upgraded, "stream_view_type"))
+	}
+}
+
+// TestAccPipeline_upgradeFromV1: a pipeline made by a release of schema
+// version 1 that predates the table's protection settings (its table has
+// neither; its state has no force_destroy and no table block) is upgraded,
+// refreshed and planned by this provider's server on the local stack, as
+// Terraform's first plan does: the plan names deletion_protection and
+// point_in_time_recovery going from false to true, and keeps every value
+// that does not change known, the ARNs as the state has them.
+func TestAccPipeline_upgradeFromV1(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.Name("upgrade")
+	ctx := e.Ctx
+	c := provision.New(e.Cfg, (&PipelineResource{}).relayCode())
+	off := false
+	spec := provision.Spec{Name: name, Table: provision.TableSpec{DeletionProtection: &off, PointInTimeRecovery: &off}, Reconciler: provision.ReconcilerSpec{Disabled: true}}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("creating the pipeline as the earlier release did: %v", err)
+	}
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
+	olderRelayPolicy(t, e, st.RelayRoleName)
+	v1 := map[string]any{"id": name, "name": name, "tags_all": map[string]string{},
+		"reconciler": map[string]any{"enabled": false}, "writer": map[string]any{"table_name": st.TableName}}
+	for _, a := range computedStrings {
+		if v := *a.state(&st); v != "" && a.name != "stream_view_type" {
+			v1[a.name] = v
+		}
+	}
+	raw, err := json.Marshal(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := configuredServer(t, e)
+	upgraded := upgradePipeline(t, 1, raw)
+	refreshed, private := readPipeline(t, srv, upgraded)
+	sch := (&PipelineResource{}).schema(ctx)
+	typ := sch.Type().TerraformType(ctx).(tftypes.Object)
+	config := map[string]tftypes.Value{}
+	for n, at := range typ.AttributeTypes {
+		config[n] = tftypes.NewValue(at, nil)
+	}
+	config["name"] = tftypes.NewValue(tftypes.String, name)
+	reconciler := typ.AttributeTypes["reconciler"].(tftypes.Object)
+	settings := map[string]tftypes.Value{}
+	for n, at := range reconciler.AttributeTypes {
+		settings[n] = tftypes.NewValue(at, nil)
+	}
+	settings["enabled"] = tftypes.NewValue(tftypes.Bool, false)
+	config["reconciler"] = tftypes.NewValue(reconciler, settings)
+	planned, requiresReplace := planPipelineWith(t, private, refreshed, refreshed, tftypes.NewValue(typ, config))
+	if len(requiresReplace) > 0 {
+		t.Errorf("the first plan replaces %v", requiresReplace)
+	}
+	for _, setting := range []string{"deletion_protection", "point_in_time_recovery"} {
+		before, after := upgradedAt(t, refreshed, "table", setting), upgradedAt(t, planned, "table", setting)
+		if !before.Equal(tftypes.NewValue(tftypes.Bool, false)) || !after.Equal(tftypes.NewValue(tftypes.Bool, true)) {
+			t.Errorf("table.%s: planned %v -> %v, want false -> true", setting, before, after)
+		}
+	}
+	for _, a := range computedStrings {
+		if v := *a.state(&st); v != "" {
+			if got := upgradedAt(t, planned, a.name); !got.Equal(tftypes.NewValue(tftypes.String, v)) {
+				t.Errorf("%s planned %v, want the pipeline's %s", a.name, got, v)
+			}
+		}
+	}
+}
+
+// olderRelayPolicy gives the relay's role the policy of a release before
+// the relay read its batch's items (no dynamodb:BatchGetItem), as a
+// pipeline made by it has: drift of the role that no attribute shows.
+func olderRelayPolicy(t *testing.T, e *accEnv, role string) {
+	t.Helper()
+	c := iam.NewFromConfig(e.Cfg)
+	out, err := c.GetRolePolicy(e.Ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(provision.RelayPolicyName)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := url.QueryUnescape(aws.ToString(out.PolicyDocument))
+	if err != nil {
+		t.Fatal(err)
+	}
+	older := strings.ReplaceAll(doc, `"dynamodb:BatchGetItem",`, "")
+	if older == doc {
+		t.Fatalf("the relay's policy has no dynamodb:BatchGetItem to remove: %s", doc)
+	}
+	if _, err := c.PutRolePolicy(e.Ctx, &iam.PutRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(provision.RelayPolicyName), PolicyDocument: aws.String(older)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// upgradedAt is the value at an attribute path of a pipeline's state or
+// plan.
+func upgradedAt(t *testing.T, v tftypes.Value, steps ...string) tftypes.Value {
+	t.Helper()
+	p := tftypes.NewAttributePath()
+	for _, s := range steps {
+		p = p.WithAttributeName(s)
+	}
+	got, _, err := tftypes.WalkAttributePath(v, p)
+	if err != nil {
+		t.Fatalf("%v: %v", steps, err)
+	}
+	return got.(tftypes.Value)
+}
+
+// configuredServer is the provider's server, configured for the test's
+// environment as its provider block (ProviderConfig) does.
+func configuredServer(t *testing.T, e *accEnv) tfprotov6.ProviderServer {
+	t.Helper()
+	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := srv.GetProviderSchema(e.Ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := schemas.Provider.ValueType().(tftypes.Object)
+	config := map[string]tftypes.Value{}
+	for n, at := range typ.AttributeTypes {
+		config[n] = tftypes.NewValue(at, nil)
+	}
+	config["region"] = tftypes.NewValue(tftypes.String, "us-east-1")
+	if e.Stack != nil {
+		config["endpoint_url"] = tftypes.NewValue(tftypes.String, e.Stack.Endpoint())
+	} else {
+		config["region"] = tftypes.NewValue(tftypes.String, e.Cfg.Region)
+	}
+	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.ConfigureProvider(e.Ctx, &tfprotov6.ConfigureProviderRequest{Config: &dv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failOnErrors(t, "configuring the provider", resp.Diagnostics)
+	return srv
+}
+
+// readPipeline refreshes a pipeline's state with the provider's server,
+// without private state (as after an upgrade from a release that kept
+// none), and returns the new state and private state.
+func readPipeline(t *testing.T, srv tfprotov6.ProviderServer, state tftypes.Value) (tftypes.Value, []byte) {
+	t.Helper()
+	dv, err := tfprotov6.NewDynamicValue(state.Type(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: "outbox_pipeline", CurrentState: &dv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failOnErrors(t, "reading the pipeline", resp.Diagnostics)
+	read, err := resp.NewState.Unmarshal(state.Type())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read, resp.Private
+}
+
+func failOnErrors(t *testing.T, what string, diags []*tfprotov6.Diagnostic) {
+	t.Helper()
+	for _, d := range diags {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			t.Fatalf("%s: %s: %s", what, d.Summary, d.Detail)
+		}
 	}
 }

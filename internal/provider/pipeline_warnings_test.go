@@ -82,3 +82,32 @@ func TestNoReconcilerWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestAdoptedStreamWarning: a plan of a pipeline whose adopted table's
+// stream was changed by hand to KEYS_ONLY warns, on stream_view_type, that
+// apply will fail until the stream has the new image again; a dedicated
+// table's, whose stream apply replaces, or one with the new image does not.
+func TestAdoptedStreamWarning(t *testing.T) {
+	t.Parallel()
+	adopted := provision.Spec{Table: provision.TableSpec{Existing: true, Name: "shop"}}
+	prior := func(view string) *PipelineResourceModel {
+		return &PipelineResourceModel{TableName: types.StringValue("shop"), StreamViewType: types.StringValue(view)}
+	}
+	diags := planInputs{spec: adopted, prior: prior("KEYS_ONLY")}.adoptedStreamWarning()
+	if len(diags) != 1 || diags.WarningsCount() != 1 || !strings.Contains(diags[0].Detail(), "KEYS_ONLY") || !strings.Contains(diags[0].Detail(), "Apply will fail") {
+		t.Fatalf("adopted KEYS_ONLY stream: %v, want one warning naming the view type", diags)
+	}
+	if w, ok := diags[0].(diag.DiagnosticWithPath); !ok || !w.Path().Equal(path.Root("stream_view_type")) {
+		t.Errorf("the warning is not on stream_view_type: %v", diags[0])
+	}
+	for name, in := range map[string]planInputs{
+		"dedicated":           {prior: prior("KEYS_ONLY")},
+		"new image":           {spec: adopted, prior: prior("NEW_AND_OLD_IMAGES")},
+		"creation":            {spec: adopted},
+		"not yet read (null)": {spec: adopted, prior: &PipelineResourceModel{StreamViewType: types.StringNull()}},
+	} {
+		if d := in.adoptedStreamWarning(); len(d) != 0 {
+			t.Errorf("%s: %v, want no warning", name, d)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -139,23 +140,35 @@ func (c *Pipeline) lookupQueue(ctx context.Context, p *pass) error {
 	return nil
 }
 
+// lookupMapping finds the relay function's mapping: the one on the
+// table's stream, else one left on an earlier stream (the stream was
+// disabled and enabled again), which Update moves to the stream. Its
+// settings are those of the mapping found, never zeros.
 func (c *Pipeline) lookupMapping(ctx context.Context, p *pass) error {
-	st := p.st
-	mappings, err := c.Lambda.ListEventSourceMappings(ctx, &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(p.names().RelayFunction)})
-	if err != nil {
-		return fmt.Errorf("listing event source mappings: %w", err)
+	var found *lambdatypes.EventSourceMappingConfiguration
+	pages := lambda.NewListEventSourceMappingsPaginator(c.Lambda, &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(p.names().RelayFunction)})
+	for pages.HasMorePages() && (found == nil || aws.ToString(found.EventSourceArn) != p.st.StreamARN) {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("listing event source mappings: %w", err)
+		}
+		for _, m := range page.EventSourceMappings {
+			if aws.ToString(m.State) == mappingDeleting {
+				continue
+			}
+			if found == nil || aws.ToString(m.EventSourceArn) == p.st.StreamARN {
+				found = &m
+			}
+		}
 	}
-	for _, m := range mappings.EventSourceMappings {
-		if st.StreamARN != "" && aws.ToString(m.EventSourceArn) != st.StreamARN {
-			continue
-		}
-		st.MappingUUID = aws.ToString(m.UUID)
-		p.s.Mapping = MappingSpec{
-			BatchSize: aws.ToInt32(m.BatchSize), MaximumBatchingWindowSeconds: aws.ToInt32(m.MaximumBatchingWindowInSeconds),
-			ParallelizationFactor: aws.ToInt32(m.ParallelizationFactor), MaximumRetryAttempts: m.MaximumRetryAttempts,
-			MaximumRecordAgeSeconds: m.MaximumRecordAgeInSeconds, BisectBatchOnFunctionError: m.BisectBatchOnFunctionError,
-		}
-		break
+	if found == nil {
+		return nil
+	}
+	p.st.MappingUUID = aws.ToString(found.UUID)
+	p.s.Mapping = MappingSpec{
+		BatchSize: aws.ToInt32(found.BatchSize), MaximumBatchingWindowSeconds: aws.ToInt32(found.MaximumBatchingWindowInSeconds),
+		ParallelizationFactor: aws.ToInt32(found.ParallelizationFactor), MaximumRetryAttempts: found.MaximumRetryAttempts,
+		MaximumRecordAgeSeconds: found.MaximumRecordAgeInSeconds, BisectBatchOnFunctionError: found.BisectBatchOnFunctionError,
 	}
 	return nil
 }

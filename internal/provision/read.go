@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -156,7 +155,7 @@ func (c *Pipeline) readTable(ctx context.Context, s Spec, st *State, d *Drift) e
 	}
 	if st.StreamARN == "" {
 		d.AddMissing(ComponentStream)
-	} else if v := desc.StreamSpecification.StreamViewType; v != types.StreamViewTypeNewImage && v != types.StreamViewTypeNewAndOldImages {
+	} else if !HasNewImage(st.StreamViewType) {
 		d.AddChanged(ComponentStream, "stream_view_type")
 	}
 	t := s.OutboxTable()

@@ -15,6 +15,8 @@ type State struct {
 	TableARN  string `json:"TableARN"`
 	// StreamARN is the table's latest stream.
 	StreamARN string `json:"StreamARN"`
+	// StreamViewType is the view type of that stream, as last observed.
+	StreamViewType string `json:"StreamViewType,omitempty"`
 	// TableOwned is true when the pipeline created the table (and deletes it).
 	TableOwned bool `json:"TableOwned"`
 	// TTLAttribute is the table's TTL attribute: Spec.Table.TTLAttribute, or

@@ -88,9 +88,10 @@ func (c *Pipeline) recordTable(st *State, desc *types.TableDescription) error {
 		return fmt.Errorf("reading the account from the table ARN: %w", err)
 	}
 	st.Partition, st.Region, st.AccountID = a.Partition, a.Region, a.ID
-	st.StreamARN = ""
+	st.StreamARN, st.StreamViewType = "", ""
 	if desc.StreamSpecification != nil && aws.ToBool(desc.StreamSpecification.StreamEnabled) {
 		st.StreamARN = aws.ToString(desc.LatestStreamArn)
+		st.StreamViewType = string(desc.StreamSpecification.StreamViewType)
 	}
 	return nil
 }
@@ -160,13 +161,32 @@ func checkKeys(s Spec, desc *types.TableDescription) error {
 	return nil
 }
 
+// StreamViewNewImage is the view type of the stream that the pipeline
+// enables.
+const StreamViewNewImage = string(types.StreamViewTypeNewImage)
+
+// HasNewImage reports whether a stream of the view type carries the new
+// image of an item, which the relay reads.
+func HasNewImage(viewType string) bool {
+	return viewType == string(types.StreamViewTypeNewImage) || viewType == string(types.StreamViewTypeNewAndOldImages)
+}
+
+// ensureStream enables the table's stream as NEW_IMAGE. A stream of another
+// view type that lacks the new image is replaced on a dedicated table
+// (DynamoDB changes a view type only by disabling the stream and enabling
+// a new one, once the table is ACTIVE again) and refused on an adopted one.
+// The mapping then moves to the new stream (ensureMapping); events written
+// meanwhile are still PENDING, and the reconciler publishes them.
 func (c *Pipeline) ensureStream(ctx context.Context, st *State, desc *types.TableDescription) error {
 	if spec := desc.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
-		switch spec.StreamViewType {
-		case types.StreamViewTypeNewImage, types.StreamViewTypeNewAndOldImages:
+		if HasNewImage(string(spec.StreamViewType)) {
 			return nil
-		default:
+		}
+		if !st.TableOwned {
 			return fmt.Errorf("its stream has view type %s, which lacks the new image that the relay reads: change it to NEW_IMAGE or NEW_AND_OLD_IMAGES (disable the stream, then enable it with that view type) and apply again", spec.StreamViewType)
+		}
+		if err := c.disableStream(ctx, st.TableName); err != nil {
+			return fmt.Errorf("replacing its stream of view type %s with a NEW_IMAGE one: %w", spec.StreamViewType, err)
 		}
 	}
 	_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
@@ -184,6 +204,21 @@ func (c *Pipeline) ensureStream(ctx context.Context, st *State, desc *types.Tabl
 		return err
 	}
 	return c.recordTable(st, d)
+}
+
+// disableStream disables the table's stream and waits until the table is
+// ACTIVE again, when another stream may be enabled. The disabled stream
+// stays readable for 24 hours, so a mapping on it finishes its records.
+func (c *Pipeline) disableStream(ctx context.Context, table string) error {
+	_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:           aws.String(table),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)},
+	})
+	if err != nil {
+		return fmt.Errorf("disabling the stream: %w", err)
+	}
+	_, err = c.waitTableActive(ctx, table)
+	return err
 }
 
 func (c *Pipeline) ensurePendingIndex(ctx context.Context, s Spec, st *State) error {
@@ -365,7 +400,7 @@ func (c *Pipeline) deleteTable(ctx context.Context, st *State) error {
 }
 
 func (st *State) clearTable() {
-	st.TableName, st.TableARN, st.StreamARN, st.PendingIndexARN, st.TTLAttribute = "", "", "", "", ""
+	st.TableName, st.TableARN, st.StreamARN, st.StreamViewType, st.PendingIndexARN, st.TTLAttribute = "", "", "", "", "", ""
 	st.TableOwned, st.Added = false, Added{}
 }
 
