@@ -52,6 +52,8 @@
 //   - outboxPendingSince is occurredAt in Unix milliseconds: the sort key of
 //     the pending index, which the reconciler queries for old pending events.
 //   - traceHeader (optional) is an X-Ray trace header passed to EventBridge.
+//   - outboxOrderingKey and outboxSequence (both or neither) make the event
+//     ordered; see Ordered events.
 //   - The Put is conditioned on attribute_not_exists of the partition key, so
 //     an id is never written twice.
 //
@@ -73,6 +75,30 @@
 // is removed and attempts falls back by one, on the condition that the item
 // is pending and still under that hold, so the event's next try is not kept
 // out by a hold and is not counted. Writers never set either.
+//
+// # Ordered events
+//
+// An event that names an ordering key (Event.OrderingKey, or with
+// WithOrdering its partition key) is ordered: it carries outboxOrderingKey
+// and outboxSequence, its number among the events of that key, from 1,
+// without gaps. The last number given out is kept in the key's sequence
+// item in the same table (partition key the ordering key, sort key
+// SequenceSortKey "OUTBOX-SEQ", attribute outboxSequence), which is not an
+// outbox item: its sort key does not begin with the prefix and it has no
+// status. Write reads the item with a strongly consistent GetItem (last),
+// numbers the events of the key last+1, last+2, ... in the order given, and
+// adds to the same transaction one Update of the item per key:
+//
+//	SET #seq = :next, #key = :key   condition  #seq = :last
+//	                                (attribute_not_exists(#seq) when last is 0)
+//
+// When another writer advanced the key first, the condition fails, DynamoDB
+// cancels the transaction and nothing is written; Write returns a
+// *SequenceConflictError (errors.Is(err, ErrSequenceConflict)), and the
+// caller reads its data again and retries. ActionsAfter builds the same
+// actions from a last sequence the caller knows. The ordering key is 1 to
+// 128 letters, digits and punctuation: it can be a FIFO message group id.
+// The published metadata carries orderingKey and sequence.
 //
 // # Without the pending index
 //

@@ -3,6 +3,7 @@ package outbox
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Problems with an event, found before anything is written. Each EventError
@@ -17,7 +18,15 @@ var (
 	ErrMissingPartitionKey = errors.New("partition key is empty")
 	ErrInvalidEventID      = errors.New("event id is not a ULID")
 	ErrTooManyActions      = errors.New("transaction has more than 100 actions")
+	ErrInvalidOrderingKey  = errors.New("ordering key is not 1 to 128 letters, digits and punctuation")
+	ErrMissingOrderingKey  = errors.New("ordering key is empty")
+	ErrSequenceUnknown     = errors.New("last sequence of the ordering key is unknown")
 )
+
+// ErrSequenceConflict is what a *SequenceConflictError wraps: another writer
+// took the next sequence number of an ordering key first. Nothing was
+// written; read the data again and retry the whole write.
+var ErrSequenceConflict = errors.New("another writer advanced the sequence of the ordering key first")
 
 // EventError reports why an event was rejected. Nothing was written.
 type EventError struct {
@@ -49,6 +58,25 @@ func (e *TransactionError) Error() string {
 }
 
 func (e *TransactionError) Unwrap() error { return e.Err }
+
+// SequenceConflictError reports a transaction cancelled because another
+// writer advanced the sequence of one of its ordering keys first, or was
+// advancing it at the same moment. Nothing was written. It wraps both
+// ErrSequenceConflict and DynamoDB's TransactionCanceledException, for
+// errors.Is and errors.As.
+type SequenceConflictError struct {
+	// OrderingKeys are the keys whose sequence item refused the write.
+	OrderingKeys []string
+	// Err is the cancellation DynamoDB returned.
+	Err error
+}
+
+func (e *SequenceConflictError) Error() string {
+	return fmt.Sprintf("outbox sequence of ordering key %q: %v; nothing was written: read the data again and retry the write (%v)",
+		strings.Join(e.OrderingKeys, `", "`), ErrSequenceConflict, e.Err)
+}
+
+func (e *SequenceConflictError) Unwrap() []error { return []error{ErrSequenceConflict, e.Err} }
 
 // ConfigError reports a Table that cannot work.
 type ConfigError struct {

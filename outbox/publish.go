@@ -18,6 +18,10 @@ type Metadata struct {
 	EventID string `json:"eventId"`
 	// OccurredAt is when the event happened, in TimeFormat.
 	OccurredAt string `json:"occurredAt"`
+	// OrderingKey and Sequence are set for an ordered event only: its
+	// aggregate and its number among the aggregate's events, from 1.
+	OrderingKey string `json:"orderingKey,omitempty"`
+	Sequence    int64  `json:"sequence,omitempty"`
 }
 
 // Envelope is the SNS message body: the fields of EventBridge's event
@@ -38,8 +42,11 @@ const eventBridgeTimeBytes = 14
 // PublishedDetail returns the detail to publish for r.
 func (r Record) PublishedDetail() PublishedDetail {
 	return PublishedDetail{
-		Metadata: Metadata{EventID: r.EventID, OccurredAt: r.OccurredAt.UTC().Format(TimeFormat)},
-		Data:     r.Detail,
+		Metadata: Metadata{
+			EventID: r.EventID, OccurredAt: r.OccurredAt.UTC().Format(TimeFormat),
+			OrderingKey: r.OrderingKey, Sequence: r.Sequence,
+		},
+		Data: r.Detail,
 	}
 }
 

@@ -45,6 +45,12 @@ type Event struct {
 	OccurredAt time.Time
 	// TraceHeader is an optional X-Ray trace header.
 	TraceHeader string
+	// OrderingKey makes the event ordered: it names the aggregate whose
+	// events are published in sequence (on FIFO targets, the message group
+	// id), and the writer gives the event the key's next sequence number.
+	// With WithOrdering it defaults to PartitionKey. 1 to 128 letters,
+	// digits and punctuation.
+	OrderingKey string
 }
 
 // Record is an outbox item as stored.
@@ -67,11 +73,18 @@ type Record struct {
 	// NextAttemptAt (Unix milliseconds) is when a relay's hold on the item
 	// ends; 0 when none was taken.
 	NextAttemptAt int64
+	// OrderingKey and Sequence are set on an ordered event: its aggregate
+	// and its number among the aggregate's events, from 1. Both are empty
+	// on an unordered one.
+	OrderingKey string
+	Sequence    int64
 }
 
-// newRecord validates e and returns the pending record it becomes. index
+// newRecord validates e and returns the pending record it becomes, with its
+// ordering key (ordered says every event is ordered) but without its
+// sequence; the caller checks its size once the sequence is set. index
 // identifies the event in errors.
-func (t Table) newRecord(e Event, index int, now time.Time) (Record, error) {
+func (t Table) newRecord(e Event, index int, now time.Time, ordered bool) (Record, error) {
 	fail := func(field string, err error, fix string) (Record, error) {
 		return Record{}, &EventError{Index: index, Field: field, Err: err, Fix: fix}
 	}
@@ -122,10 +135,41 @@ func (t Table) newRecord(e Event, index int, now time.Time) (Record, error) {
 		r.PendingShard = PendingShardKey(t.ShardFor(id))
 		r.PendingSince = occurred.UnixMilli()
 	}
-	if size := r.PublishedSize(); size > MaxEntryBytes {
-		return fail("Detail", ErrEventTooLarge, fmt.Sprintf("the published event would be %d bytes; keep it under %d, for example by publishing a reference to the data instead of the data", size, MaxEntryBytes))
+	key, err := orderingKeyOf(e, ordered, index)
+	r.OrderingKey = key
+	return r, err
+}
+
+// orderingKeyOf returns e's ordering key: OrderingKey, or with ordered its
+// partition key; "" for an unordered event.
+func orderingKeyOf(e Event, ordered bool, index int) (string, error) {
+	fail := func(err error, fix string) (string, error) {
+		return "", &EventError{Index: index, Field: "OrderingKey", Err: err, Fix: fix}
 	}
-	return r, nil
+	switch {
+	case e.OrderingKey != "":
+		if !validOrderingKey(e.OrderingKey) {
+			return fail(ErrInvalidOrderingKey, "use at most 128 letters, digits and punctuation, without spaces: the key becomes the FIFO message group id")
+		}
+		return e.OrderingKey, nil
+	case !ordered:
+		return "", nil
+	case e.PartitionKey == "":
+		return fail(ErrMissingOrderingKey, "set OrderingKey (or PartitionKey) to the key of the aggregate the event belongs to: in a dedicated table the partition key defaults to the event's own sort key, which orders nothing")
+	case !validOrderingKey(e.PartitionKey):
+		return fail(ErrInvalidOrderingKey, fmt.Sprintf("the partition key %q cannot be the ordering key: set OrderingKey to at most 128 letters, digits and punctuation, without spaces", e.PartitionKey))
+	}
+	return e.PartitionKey, nil
+}
+
+// checkSize fails when the published form of r, the event at index, would
+// exceed MaxEntryBytes.
+func (r Record) checkSize(index int) error {
+	if size := r.PublishedSize(); size > MaxEntryBytes {
+		return &EventError{Index: index, Field: "Detail", Err: ErrEventTooLarge,
+			Fix: fmt.Sprintf("the published event would be %d bytes; keep it under %d, for example by publishing a reference to the data instead of the data", size, MaxEntryBytes)}
+	}
+	return nil
 }
 
 // compactObject returns raw without insignificant space, if it is a JSON object.
@@ -166,6 +210,10 @@ func (t Table) Item(r Record) map[string]types.AttributeValue {
 	if r.TraceHeader != "" {
 		item[AttrTraceHeader] = &types.AttributeValueMemberS{Value: r.TraceHeader}
 	}
+	if r.Sequence > 0 {
+		item[AttrOrderingKey] = &types.AttributeValueMemberS{Value: r.OrderingKey}
+		item[AttrSequence] = numberValue(r.Sequence)
+	}
 	return item
 }
 
@@ -199,6 +247,8 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 		LastError:     p.str(AttrLastError, false),
 		ExpiresAt:     p.num(t.TTLAttribute),
 		NextAttemptAt: p.num(AttrNextAttemptAt),
+		OrderingKey:   p.str(AttrOrderingKey, false),
+		Sequence:      p.num(AttrSequence),
 	}
 	r.OccurredAt = p.time(AttrOccurredAt, true)
 	r.PublishedAt = p.time(AttrPublishedAt, false)
@@ -222,7 +272,30 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 		return Record{}, &RecordError{Attribute: AttrDetail, Problem: "is not a JSON object"}
 	}
 	r.Detail = compact
+	if err := checkOrdering(item, r); err != nil {
+		return Record{}, err
+	}
 	return r, nil
+}
+
+// checkOrdering reports an item whose ordering attributes break the
+// contract: both or neither, a valid key and a sequence from 1.
+func checkOrdering(item map[string]types.AttributeValue, r Record) error {
+	_, hasKey := item[AttrOrderingKey]
+	_, hasSequence := item[AttrSequence]
+	switch {
+	case hasKey && !hasSequence:
+		return &RecordError{Attribute: AttrSequence, Problem: "is missing while " + AttrOrderingKey + " is set"}
+	case hasSequence && !hasKey:
+		return &RecordError{Attribute: AttrOrderingKey, Problem: "is missing while " + AttrSequence + " is set"}
+	case !hasKey:
+		return nil
+	case !validOrderingKey(r.OrderingKey):
+		return &RecordError{Attribute: AttrOrderingKey, Problem: "is not 1 to 128 letters, digits and punctuation"}
+	case r.Sequence < 1:
+		return &RecordError{Attribute: AttrSequence, Problem: "is less than 1"}
+	}
+	return nil
 }
 
 // itemParser collects the first problem while reading attributes.

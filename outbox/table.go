@@ -28,6 +28,14 @@ const (
 	// reconciler run publishes the item. It doubles as the backoff of an
 	// item whose publishing or marking keeps failing.
 	AttrNextAttemptAt = "nextAttemptAt"
+	// AttrOrderingKey is the ordering key of an ordered event: the aggregate
+	// whose events are published in sequence. On the key's sequence item it
+	// repeats the key.
+	AttrOrderingKey = "outboxOrderingKey"
+	// AttrSequence is, on an ordered event, its number among the events of
+	// its ordering key (from 1, without gaps); on the key's sequence item
+	// (sort key SequenceSortKey), the last number given out.
+	AttrSequence = "outboxSequence"
 )
 
 // Defaults of a Table.
@@ -144,7 +152,7 @@ var contractAttributes = map[string]struct{}{
 	AttrEventID: {}, AttrSource: {}, AttrDetailType: {}, AttrDetail: {}, AttrOccurredAt: {},
 	AttrStatus: {}, AttrPendingShard: {}, AttrPendingSince: {}, AttrTraceHeader: {},
 	AttrAttempts: {}, AttrLastError: {}, AttrPublishedAt: {}, AttrFailedAt: {}, AttrVersion: {},
-	AttrNextAttemptAt: {},
+	AttrNextAttemptAt: {}, AttrOrderingKey: {}, AttrSequence: {},
 }
 
 // SortKeyFor returns the sort key value of the event with the given id.

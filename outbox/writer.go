@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,9 +19,10 @@ type TransactWriter interface {
 // Writer turns events into outbox items inside the caller's transaction.
 // It is safe for concurrent use.
 type Writer struct {
-	table  Table
-	client TransactWriter
-	now    func() time.Time
+	table   Table
+	client  TransactWriter
+	now     func() time.Time
+	ordered bool
 }
 
 // WriterOption configures a Writer.
@@ -29,7 +31,13 @@ type WriterOption func(*Writer)
 // WithClock makes the Writer read the time from now; for tests.
 func WithClock(now func() time.Time) WriterOption { return func(w *Writer) { w.now = now } }
 
+// WithOrdering makes every event the Writer writes ordered: an event without
+// OrderingKey takes its PartitionKey as ordering key. Without it, only
+// events that set OrderingKey are ordered.
+func WithOrdering() WriterOption { return func(w *Writer) { w.ordered = true } }
+
 // NewWriter returns a Writer for table. client may be nil if only Put is used.
+// Ordered events also need the client's GetItem (ItemReader).
 func NewWriter(client TransactWriter, table Table, opts ...WriterOption) (*Writer, error) {
 	table = table.WithDefaults()
 	if err := table.Validate(); err != nil {
@@ -38,6 +46,11 @@ func NewWriter(client TransactWriter, table Table, opts ...WriterOption) (*Write
 	w := &Writer{table: table, client: client, now: time.Now}
 	for _, opt := range opts {
 		opt(w)
+	}
+	if w.ordered {
+		if err := table.orderingProblem(); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -48,10 +61,19 @@ func (w *Writer) Table() Table { return w.table }
 // Put validates e and returns the transaction action that stores it, to be
 // appended to the caller's own TransactWriteItems, and the record it writes.
 // The Put is conditioned on the item not existing, so an event id is never
-// written twice.
+// written twice. An ordered event needs a second action, on its key's
+// sequence item: write it with Write or ActionsAfter.
 func (w *Writer) Put(e Event) (types.TransactWriteItem, Record, error) {
-	r, err := w.table.newRecord(e, 0, w.now())
+	records, err := w.records([]Event{e})
 	if err != nil {
+		return types.TransactWriteItem{}, Record{}, err
+	}
+	r := records[0]
+	if r.OrderingKey != "" {
+		return types.TransactWriteItem{}, Record{}, &EventError{Index: 0, Field: "OrderingKey", Err: ErrSequenceUnknown,
+			Fix: "an ordered event also advances its key's sequence item: write it with Write, or with ActionsAfter and the key's last sequence"}
+	}
+	if err := r.checkSize(0); err != nil {
 		return types.TransactWriteItem{}, Record{}, err
 	}
 	return w.put(r), r, nil
@@ -70,15 +92,37 @@ func (w *Writer) put(r Record) types.TransactWriteItem {
 // call: all of them are written, or none. Every event is validated first; on
 // a validation error nothing is sent. It returns the records written, in the
 // order of events.
+//
+// For ordered events it first reads the last sequence of their ordering keys
+// (LastSequences). When another writer advanced one of them in between, the
+// transaction is cancelled and Write returns a *SequenceConflictError
+// (errors.Is(err, ErrSequenceConflict)): nothing was written, and the caller
+// reads its data again and retries.
 func (w *Writer) Write(ctx context.Context, items []types.TransactWriteItem, events ...Event) ([]Record, error) {
 	if w.client == nil {
 		return nil, fmt.Errorf("outbox writer has no DynamoDB client: pass one to NewWriter")
 	}
-	actions, records, err := w.Actions(items, events...)
+	records, err := w.records(events)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkActions(items, records); err != nil {
+		return nil, err
+	}
+	var last map[string]int64
+	if keys := orderingKeys(records); len(keys) > 0 {
+		if last, err = w.LastSequences(ctx, keys...); err != nil {
+			return nil, err
+		}
+	}
+	actions, records, err := w.assemble(last, items, records)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := w.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions}); err != nil {
+		if conflict := w.table.SequenceConflict(actions, err); conflict != nil {
+			err = conflict
+		}
 		return nil, fmt.Errorf("writing %d items and %d outbox events to %s: %w", len(items), len(events), w.table.Name, err)
 	}
 	return records, nil
@@ -86,21 +130,100 @@ func (w *Writer) Write(ctx context.Context, items []types.TransactWriteItem, eve
 
 // Actions validates the events and returns the caller's items followed by
 // one Put per event, ready for TransactWriteItems, with the records written.
+// Ordered events need the last sequence of their keys: use ActionsAfter.
 func (w *Writer) Actions(items []types.TransactWriteItem, events ...Event) ([]types.TransactWriteItem, []Record, error) {
-	if n := len(items) + len(events); n > MaxTransactionActions {
-		return nil, nil, &TransactionError{Actions: n, Err: ErrTooManyActions}
+	return w.ActionsAfter(nil, items, events...)
+}
+
+// ActionsAfter is Actions for ordered events too: last holds the last
+// sequence of each of their ordering keys (0 for a key without events), as
+// LastSequences reads it or as the caller keeps it. The events of a key get
+// the numbers after it, in the order given, and the actions end with one
+// AdvanceSequence per key, conditioned on last. A cancelled transaction of
+// these actions whose SequenceConflict is not nil was refused because last
+// was out of date.
+func (w *Writer) ActionsAfter(last map[string]int64, items []types.TransactWriteItem, events ...Event) ([]types.TransactWriteItem, []Record, error) {
+	records, err := w.records(events)
+	if err != nil {
+		return nil, nil, err
 	}
+	return w.assemble(last, items, records)
+}
+
+// records validates events and returns their records, without sequences.
+func (w *Writer) records(events []Event) ([]Record, error) {
 	now := w.now()
-	actions := make([]types.TransactWriteItem, 0, len(items)+len(events))
-	actions = append(actions, items...)
 	records := make([]Record, 0, len(events))
 	for i, e := range events {
-		r, err := w.table.newRecord(e, i, now)
+		r, err := w.table.newRecord(e, i, now, w.ordered)
 		if err != nil {
+			return nil, err
+		}
+		if r.OrderingKey != "" && !w.ordered {
+			if err := w.table.orderingProblem(); err != nil {
+				return nil, err
+			}
+		}
+		records = append(records, r)
+	}
+	return records, nil
+}
+
+// orderingKeys returns the distinct ordering keys of records, in the order
+// they first appear.
+func orderingKeys(records []Record) []string {
+	var keys []string
+	for _, r := range records {
+		if r.OrderingKey != "" && !slices.Contains(keys, r.OrderingKey) {
+			keys = append(keys, r.OrderingKey)
+		}
+	}
+	return keys
+}
+
+// checkActions fails when the transaction would have more actions than
+// DynamoDB allows: the items, one per record, one per ordering key.
+func checkActions(items []types.TransactWriteItem, records []Record) error {
+	if n := len(items) + len(records) + len(orderingKeys(records)); n > MaxTransactionActions {
+		return &TransactionError{Actions: n, Err: ErrTooManyActions}
+	}
+	return nil
+}
+
+// assemble numbers the ordered records after last, checks their sizes and
+// returns the items, one Put per record and one AdvanceSequence per ordering
+// key, with the records.
+func (w *Writer) assemble(last map[string]int64, items []types.TransactWriteItem, records []Record) ([]types.TransactWriteItem, []Record, error) {
+	keys := orderingKeys(records)
+	if err := checkActions(items, records); err != nil {
+		return nil, nil, err
+	}
+	next := make(map[string]int64, len(keys))
+	for i := range records {
+		r := &records[i]
+		if r.OrderingKey != "" {
+			if _, ok := next[r.OrderingKey]; !ok {
+				n, known := last[r.OrderingKey]
+				if !known || n < 0 {
+					return nil, nil, &EventError{Index: i, Field: "OrderingKey", Err: ErrSequenceUnknown,
+						Fix: fmt.Sprintf("pass the last sequence of %q (0 if it has no events yet), as Writer.LastSequences reads it, or write with Write", r.OrderingKey)}
+				}
+				next[r.OrderingKey] = n
+			}
+			next[r.OrderingKey]++
+			r.Sequence = next[r.OrderingKey]
+		}
+		if err := r.checkSize(i); err != nil {
 			return nil, nil, err
 		}
+	}
+	actions := make([]types.TransactWriteItem, 0, len(items)+len(records)+len(keys))
+	actions = append(actions, items...)
+	for _, r := range records {
 		actions = append(actions, w.put(r))
-		records = append(records, r)
+	}
+	for _, key := range keys {
+		actions = append(actions, w.table.AdvanceSequence(key, last[key], next[key]))
 	}
 	return actions, records, nil
 }

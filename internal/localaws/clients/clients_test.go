@@ -70,15 +70,21 @@ func TestClients(t *testing.T) {
 		})
 	})
 
+	t.Run("sequence conflicts", func(t *testing.T) { checkConflictHelpers(t, endpoint) })
+
 	t.Run("guides", func(t *testing.T) {
 		seedFailedEvents(t, db)
 		checks := map[string]func(t *testing.T, out string){
 			// Every event the examples write gets published.
 			"record-contract.md": func(t *testing.T, out string) {
 				ids := printedEvents(out)
-				if len(ids) != 7 { // Go twice, TypeScript and DocumentClient in CommonJS and in ESM, Python
-					t.Fatalf("the examples printed %d event ids, want 7:\n%s", len(ids), out)
+				// Go twice, TypeScript and DocumentClient in CommonJS and in
+				// ESM, Python; then the ordered examples' two events each: Go,
+				// TypeScript in CommonJS and in ESM, Python.
+				if len(ids) != 15 {
+					t.Fatalf("the examples printed %d event ids, want 15:\n%s", len(ids), out)
 				}
+				checkOrderedExamples(t, db, out, 8)
 				waitStatus(t, db, "shop", ids, "PUBLISHED")
 			},
 			// The requeue examples put the FAILED events back to PENDING.
