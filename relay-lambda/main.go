@@ -20,8 +20,6 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
-	"github.com/aws/aws-sdk-go-v2/service/sns"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
@@ -60,15 +58,9 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("loading the AWS configuration: %w", err)
 	}
-	clients := relay.Clients{DynamoDB: dynamodb.NewFromConfig(awsCfg)}
-	switch cfg.Target {
-	case config.TargetSNS:
-		clients.SNS = sns.NewFromConfig(awsCfg)
-	default:
-		clients.EventBridge = eventbridge.NewFromConfig(awsCfg)
-	}
-	log.Info("relay configured", "table", cfg.Table.Name, "target", cfg.Target, "eventBus", cfg.EventBus,
-		"topicArn", cfg.TopicARN, "publishedAction", cfg.PublishedAction, "publishedTtl", cfg.PublishedTTL.String(),
+	clients := relay.Clients{DynamoDB: dynamodb.NewFromConfig(awsCfg), AWS: awsCfg}
+	log.Info("relay configured", "table", cfg.Table.Name, "target", cfg.Target.Type, "targetAddress", cfg.Target.Address(),
+		"publishedAction", cfg.PublishedAction, "publishedTtl", cfg.PublishedTTL.String(),
 		"pendingShards", cfg.Table.PendingShards, "reconcileShards", cfg.ReconcileShards,
 		"formerSortKeyPrefixes", cfg.Table.FormerSortKeyPrefixes, "pendingIndexEnabled", !cfg.Table.NoPendingIndex,
 		"reconcileMinAge", cfg.ReconcileMinAge.String())

@@ -64,6 +64,26 @@ func (e *Env) WriteOrders(w *outbox.Writer, ordersTable, source string, from, n 
 	return records, nil
 }
 
+// WriteAggregates writes n events of each aggregate, the aggregate's
+// partition key being the outbox item's, round by round (one event of each
+// aggregate, then the next), and returns the records in the order written.
+func (e *Env) WriteAggregates(w *outbox.Writer, ordersTable string, aggregates []string, n int) ([]outbox.Record, error) {
+	var records []outbox.Record
+	for i := range n {
+		for k, pk := range aggregates {
+			order := 1000*k + i
+			ev := outbox.Event{PartitionKey: pk, Source: "com.example.orders", DetailType: "OrderChanged",
+				Detail: json.RawMessage(fmt.Sprintf(`{"order":%q,"seq":%d}`, pk, i))}
+			rs, err := w.Write(e.Ctx, []ddbtypes.TransactWriteItem{OrderItem(ordersTable, pk, fmt.Sprintf("ORDER#%d", order), order)}, ev)
+			if err != nil {
+				return nil, err
+			}
+			records = append(records, rs...)
+		}
+	}
+	return records, nil
+}
+
 // Writer is an outbox writer on table.
 func (e *Env) Writer(table outbox.Table) *outbox.Writer {
 	e.T.Helper()

@@ -27,8 +27,21 @@ type Sink struct {
 // that policy builds from its ARN (none when nil).
 func (e *Env) NewQueue(name string, policy func(arn string) string) Sink {
 	e.T.Helper()
+	return e.newQueue(name, nil, policy)
+}
+
+// NewFIFOQueue creates a FIFO queue called name, which ends in ".fifo",
+// deleted when the test ends, with the policy that policy builds (none
+// when nil). Messages are deduplicated by their deduplication id.
+func (e *Env) NewFIFOQueue(name string, policy func(arn string) string) Sink {
+	e.T.Helper()
+	return e.newQueue(name, map[string]string{"FifoQueue": "true"}, policy)
+}
+
+func (e *Env) newQueue(name string, queueAttrs map[string]string, policy func(arn string) string) Sink {
+	e.T.Helper()
 	c := sqs.NewFromConfig(e.Cfg)
-	out, err := c.CreateQueue(e.Ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	out, err := c.CreateQueue(e.Ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: queueAttrs})
 	if err != nil {
 		e.T.Fatalf("creating queue %s: %v", name, err)
 	}
@@ -102,6 +115,96 @@ func (e *Env) NewTopicSink() (Sink, string) {
 		e.T.Fatalf("subscribing the queue: %v", err)
 	}
 	return s, topic
+}
+
+// NewFIFOTopicSink creates a FIFO topic and a FIFO queue subscribed to it
+// with raw message delivery; it returns the topic's ARN.
+func (e *Env) NewFIFOTopicSink() (Sink, string) {
+	e.T.Helper()
+	c := sns.NewFromConfig(e.Cfg)
+	out, err := c.CreateTopic(e.Ctx, &sns.CreateTopicInput{Name: aws.String(e.Name("acc-topic") + ".fifo"), Attributes: map[string]string{"FifoTopic": "true"}})
+	if err != nil {
+		e.T.Fatalf("creating FIFO topic: %v", err)
+	}
+	topic := aws.ToString(out.TopicArn)
+	e.T.Cleanup(func() { _, _ = c.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: aws.String(topic)}) })
+	s := e.NewFIFOQueue(e.Name("acc-topic-sink")+".fifo", QueuePolicy("sns.amazonaws.com", topic))
+	if _, err := c.Subscribe(e.Ctx, &sns.SubscribeInput{TopicArn: aws.String(topic), Protocol: aws.String("sqs"), Endpoint: aws.String(s.QueueARN),
+		Attributes: map[string]string{"RawMessageDelivery": "true"}}); err != nil {
+		e.T.Fatalf("subscribing the FIFO queue: %v", err)
+	}
+	return s, topic
+}
+
+// FIFOMessage is what a FIFO queue delivered of one event.
+type FIFOMessage struct {
+	Event
+	GroupID, DeduplicationID string
+}
+
+// ReceiveFIFO drains the FIFO queue until every id in want has arrived,
+// and returns the messages in the order received.
+func (s Sink) ReceiveFIFO(want []outbox.Record) ([]FIFOMessage, error) {
+	c := sqs.NewFromConfig(s.Env.Cfg)
+	var got []FIFOMessage
+	seen := map[string]bool{}
+	err := Wait(s.Env.Ctx, "receiving the published events from the FIFO queue", func() error {
+		out, err := c.ReceiveMessage(s.Env.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(s.QueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+		if err != nil {
+			return err
+		}
+		for _, m := range out.Messages {
+			var ev Event
+			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil {
+				return fmt.Errorf("message %q: %w", aws.ToString(m.Body), err)
+			}
+			got = append(got, FIFOMessage{Event: ev, GroupID: m.Attributes["MessageGroupId"], DeduplicationID: m.Attributes["MessageDeduplicationId"]})
+			seen[ev.Detail.Metadata.EventID] = true
+			if _, err := c.DeleteMessage(s.Env.Ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(s.QueueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				return err
+			}
+		}
+		missing := 0
+		for _, r := range want {
+			if !seen[r.EventID] {
+				missing++
+			}
+		}
+		if missing > 0 {
+			return fmt.Errorf("%d of %d events missing", missing, len(want))
+		}
+		return nil
+	})
+	return got, err
+}
+
+// CheckFIFO checks what a FIFO queue delivered of want: each event once,
+// in its item's partition key's group with its event id as deduplication
+// id, and each group's events in the order they were written.
+func CheckFIFO(want []outbox.Record, got []FIFOMessage) error {
+	written := map[string]int{} // event id: position in want
+	for i, r := range want {
+		written[r.EventID] = i
+	}
+	last := map[string]int{} // group: position of its last event received
+	for _, m := range got {
+		id := m.Detail.Metadata.EventID
+		i, ok := written[id]
+		if !ok {
+			return fmt.Errorf("event %s arrived, or arrived twice, unexpectedly", id)
+		}
+		r := want[i]
+		if m.GroupID != r.PartitionKey || m.DeduplicationID != r.EventID {
+			return fmt.Errorf("event %s arrived in group %q with deduplication id %q; want %q and %q", id, m.GroupID, m.DeduplicationID, r.PartitionKey, r.EventID)
+		}
+		if prev, ok := last[m.GroupID]; ok && i < prev {
+			return fmt.Errorf("group %s: event %s arrived after %s, which was written later", m.GroupID, id, want[prev].EventID)
+		}
+		last[m.GroupID] = i
+		delete(written, id)
+	}
+	return nil
 }
 
 // Event is what a consumer sees: the EventBridge envelope (also the SNS

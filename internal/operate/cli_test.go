@@ -20,7 +20,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 )
 
 var subcommands = []string{"status", "failed", "requeue", "drain", "replay", "redrive"}
@@ -88,7 +88,7 @@ func TestSubcommandHelp(t *testing.T) {
 		}
 	}
 	out, _, _ := testCLI(t, "replay", "--help")
-	for _, want := range []string{"\n  --since DURATION|TIME ", "\n  --until DURATION|TIME ", "\n  --rate N ", "\n  --target BUS|TOPIC "} {
+	for _, want := range []string{"\n  --since DURATION|TIME ", "\n  --until DURATION|TIME ", "\n  --rate N ", "\n  --target BUS|TOPIC|QUEUE "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("replay's help lacks %q:\n%s", want, out)
 		}
@@ -402,31 +402,33 @@ func TestGuideListsThePermissions(t *testing.T) {
 func TestReplayTargets(t *testing.T) {
 	t.Parallel()
 	c := &Clients{}
-	ebPipeline := &Pipeline{Config: config.Config{Target: config.TargetEventBridge, EventBus: "orders"}}
-	snsPipeline := &Pipeline{Config: config.Config{Target: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}}
+	ebPipeline := &Pipeline{Config: config.Config{Target: target.Settings{Type: config.TargetEventBridge, EventBus: "orders"}}}
+	snsPipeline := &Pipeline{Config: config.Config{Target: target.Settings{Type: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}}}
 	for _, tc := range []struct {
-		p              *Pipeline
-		target, want   string
-		wantSNS, fails bool
+		p                       *Pipeline
+		target, want            string
+		wantSNS, wantSQS, fails bool
 	}{
 		{p: ebPipeline, want: "orders"},
 		{p: snsPipeline, want: "arn:aws:sns:eu-west-1:123456789012:orders", wantSNS: true},
 		{p: snsPipeline, target: "analytics", want: "analytics"},
 		{p: ebPipeline, target: "arn:aws:events:eu-west-1:123456789012:event-bus/analytics", want: "arn:aws:events:eu-west-1:123456789012:event-bus/analytics"},
 		{p: ebPipeline, target: "arn:aws:sns:eu-west-1:123456789012:analytics", want: "arn:aws:sns:eu-west-1:123456789012:analytics", wantSNS: true},
-		{p: ebPipeline, target: "arn:aws:sqs:eu-west-1:123456789012:queue", fails: true},
+		{p: ebPipeline, target: "arn:aws:sqs:eu-west-1:123456789012:queue", want: "arn:aws:sqs:eu-west-1:123456789012:queue", wantSQS: true},
+		{p: ebPipeline, target: "arn:aws:lambda:eu-west-1:123456789012:function:f", fails: true},
 		{p: ebPipeline, target: "arn:nope", fails: true},
 	} {
 		pub, got, err := c.publisher(tc.p, tc.target)
 		if tc.fails {
-			if err == nil || !strings.Contains(err.Error(), "event bus name, an event bus ARN or an SNS topic ARN") {
+			if err == nil || !strings.Contains(err.Error(), "an event bus name, or the ARN of an event bus, SNS topic or SQS queue") {
 				t.Errorf("publisher(%q) = %v, want an error naming the accepted targets", tc.target, err)
 			}
 			continue
 		}
-		_, isSNS := pub.(*publish.SNS)
-		if err != nil || got != tc.want || isSNS != tc.wantSNS {
-			t.Errorf("publisher(%q) = %T %q %v; want %q, SNS %t", tc.target, pub, got, err, tc.want, tc.wantSNS)
+		_, isSNS := pub.(*target.SNSPublisher)
+		_, isSQS := pub.(*target.SQSPublisher)
+		if err != nil || got != tc.want || isSNS != tc.wantSNS || isSQS != tc.wantSQS {
+			t.Errorf("publisher(%q) = %T %q %v; want %q, SNS %t, SQS %t", tc.target, pub, got, err, tc.want, tc.wantSNS, tc.wantSQS)
 		}
 	}
 }

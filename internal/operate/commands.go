@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 )
 
 // commands are the subcommands, in the order of the help.
@@ -46,9 +47,9 @@ func commands() []command {
 		{
 			name: "replay", summary: "Publish PUBLISHED events of a time window again, in order, with their original ids",
 			args:        " --since DURATION|TIME",
-			help:        "Only a pipeline whose published.action is \"mark\" keeps published events (for published.ttl). The\nevents are published as the relay published them, so consumers deduplicate on detail.metadata.eventId.\n--target sends them to another event bus (name or ARN) or SNS topic (ARN).",
+			help:        "Only a pipeline whose published.action is \"mark\" keeps published events (for published.ttl). The\nevents are published as the relay published them, so consumers deduplicate on detail.metadata.eventId.\n--target sends them to another event bus (name or ARN), SNS topic or SQS queue (ARN).",
 			example:     "outbox replay orders --since 2026-11-23 --until 2026-11-30 --detail-type OrderPlaced --target arn:aws:events:eu-west-1:123456789012:event-bus/analytics --rate 100",
-			permissions: []string{"dynamodb:Scan", "events:PutEvents", "sns:Publish"},
+			permissions: append([]string{"dynamodb:Scan"}, target.PublishActions()...),
 			flags:       replayFlags,
 		},
 		{
@@ -336,7 +337,7 @@ func replayFlags(fs *flag.FlagSet) action {
 	fs.Var(timeValue(&o.Filter.Until), "until", "and before `DURATION|TIME`, exclusive (default: now)")
 	fs.StringVar(&o.Filter.Source, "source", "", "only events of this `SOURCE`")
 	fs.StringVar(&o.Filter.DetailType, "detail-type", "", "only events of this `DETAIL_TYPE`")
-	fs.StringVar(&o.Target, "target", "", "publish to `BUS|TOPIC`: an event bus name or ARN, or an SNS topic ARN (default: the pipeline's target)")
+	fs.StringVar(&o.Target, "target", "", "publish to `BUS|TOPIC|QUEUE`: "+target.Addresses()+" (default: the pipeline's target)")
 	fs.Var(rateValue(&o.Rate), "rate", "publish at most `N` events a second (default: no limit)")
 	return action{
 		check: func() error { return checkWindow(o.Filter.Since, o.Filter.Until, time.Now()) },

@@ -36,13 +36,8 @@ func (p *Pipeline) pending() pendingSet {
 	return pendingSet{table: p.Config.Table, shards: p.Config.ReconcileShards}
 }
 
-// Target describes where p publishes: the bus or the topic.
-func (p *Pipeline) Target() string {
-	if p.Config.Target == config.TargetSNS {
-		return p.Config.TopicARN
-	}
-	return p.Config.EventBus
-}
+// Target describes where p publishes: the bus, the topic or the queue.
+func (p *Pipeline) Target() string { return p.Config.Target.Address() }
 
 // Find finds the pipeline called name: its relay function must exist.
 func (c *Clients) Find(ctx context.Context, name string) (*Pipeline, error) {

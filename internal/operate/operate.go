@@ -34,6 +34,8 @@ type Clients struct {
 	EventBridge *eventbridge.Client
 	SNS         *sns.Client
 	Logs        *cloudwatchlogs.Client
+	// AWS builds the client of the target that replay publishes to.
+	AWS aws.Config
 }
 
 // NewClients builds the clients from cfg.
@@ -45,6 +47,7 @@ func NewClients(cfg aws.Config) *Clients {
 		EventBridge: eventbridge.NewFromConfig(cfg),
 		SNS:         sns.NewFromConfig(cfg),
 		Logs:        cloudwatchlogs.NewFromConfig(cfg),
+		AWS:         cfg,
 	}
 }
 

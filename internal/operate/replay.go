@@ -6,15 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -27,8 +26,8 @@ type ReplayOptions struct {
 	// Filter selects the events by the time they occurred (Since is
 	// required), source and detail type.
 	Filter Filter
-	// Target is an event bus (name or ARN) or an SNS topic ARN; empty
-	// means the pipeline's own target.
+	// Target is an event bus name, or the ARN of a bus, a topic or a queue
+	// (target.ForAddress); empty means the pipeline's own target.
 	Target string
 	// Rate caps the events published per second; 0 means no cap.
 	Rate float64
@@ -125,27 +124,16 @@ func (c *Clients) publishPaced(ctx context.Context, pub publish.Publisher, recor
 	return nil
 }
 
-// publisher returns the relay's publisher for target (the pipeline's own
-// when empty) and the target's description.
-func (c *Clients) publisher(p *Pipeline, target string) (publish.Publisher, string, error) {
-	if target == "" {
-		if p.Config.Target == config.TargetSNS {
-			return &publish.SNS{Client: c.SNS, TopicARN: p.Config.TopicARN, Retry: retry.Default, Concurrency: 1}, p.Config.TopicARN, nil
+// publisher returns the relay's publisher for address (the pipeline's own
+// target when empty) and the target's address.
+func (c *Clients) publisher(p *Pipeline, address string) (publish.Publisher, string, error) {
+	s := p.Config.Target
+	if address != "" {
+		var err error
+		if s, err = target.ForAddress(address); err != nil {
+			return nil, "", fmt.Errorf("--target %w; pass %s", err, target.Addresses())
 		}
-		return &publish.EventBridge{Client: c.EventBridge, EventBus: p.Config.EventBus, Retry: retry.Default, Concurrency: 1}, p.Config.EventBus, nil
 	}
-	if !strings.HasPrefix(target, "arn:") {
-		return &publish.EventBridge{Client: c.EventBridge, EventBus: target, Retry: retry.Default, Concurrency: 1}, target, nil
-	}
-	arn, err := provision.ParseARN(target)
-	if err != nil {
-		return nil, "", fmt.Errorf("--target %w: pass an event bus name, an event bus ARN or an SNS topic ARN", err)
-	}
-	switch arn.Service {
-	case "sns":
-		return &publish.SNS{Client: c.SNS, TopicARN: target, Retry: retry.Default, Concurrency: 1}, target, nil
-	case "events":
-		return &publish.EventBridge{Client: c.EventBridge, EventBus: target, Retry: retry.Default, Concurrency: 1}, target, nil
-	}
-	return nil, "", fmt.Errorf("--target %q is a %s ARN: pass an event bus name, an event bus ARN or an SNS topic ARN", target, arn.Service)
+	pub, err := target.NewPublisher(c.AWS, s, target.PublisherOptions{Retry: retry.Default, Concurrency: 1})
+	return pub, s.WithDefaults().Address(), err
 }

@@ -188,7 +188,7 @@ func relayUnits(ctx context.Context, ddb *dynamodb.Client, eb *eventbridge.Clien
 	if run.impl == ModeNaive {
 		handle = (&naive.Relay{DynamoDB: ddb, EventBridge: eb, Config: rc}).HandleStream
 	} else {
-		r, err := relay.New(rc, relay.Clients{DynamoDB: ddb, EventBridge: eb}, relay.Options{})
+		r, err := relay.New(rc, relay.Clients{DynamoDB: ddb, Target: eb}, relay.Options{})
 		if err != nil {
 			return err
 		}

@@ -119,23 +119,6 @@ func (t *TableModel) spec(o specOptions) provision.TableSpec {
 	return s
 }
 
-// spec maps the target object; nil or without topic_arn, EventBridge.
-func (t *TargetModel) spec(o specOptions) provision.TargetSpec {
-	s := provision.TargetSpec{Type: config.TargetEventBridge}
-	if t == nil {
-		return s
-	}
-	if !t.TopicARN.IsNull() {
-		s.Type = config.TargetSNS
-		s.TopicARN = str(t.TopicARN)
-		if o.validating && t.TopicARN.IsUnknown() {
-			s.TopicARN = placeholderTopicARN
-		}
-	}
-	s.EventBus = str(t.EventBus)
-	return s
-}
-
 func (r *RelayModel) function() provision.FunctionSpec {
 	return provision.FunctionSpec{
 		MemorySize: i32(r.MemorySize), Timeout: i32(r.Timeout),
@@ -278,12 +261,7 @@ func modelFromSpec(s provision.Spec, st provision.State, defaultTags map[string]
 	s = s.WithDefaults()
 	m := PipelineResourceModel{Name: types.StringValue(s.Name), ForceDestroy: types.BoolValue(s.ForceDestroy)}
 	m.Table = tableModelFromSpec(s, d, st)
-	m.Target = &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringNull()}
-	if s.Target.Type == config.TargetSNS {
-		m.Target.TopicARN = types.StringValue(s.Target.TopicARN)
-	} else if s.Target.EventBus != d.Target.EventBus {
-		m.Target.EventBus = types.StringValue(s.Target.EventBus)
-	}
+	m.Target = targetModelFromSpec(s.Target)
 	m.Published = &PublishedModel{Action: types.StringValue(string(s.PublishedAction)), TTLDays: types.Int64Value(int64(*s.PublishedTTL / (24 * time.Hour)))}
 	m.PendingIndex = &PendingIndexModel{Name: types.StringValue(s.Table.PendingIndexName), Shards: types.Int64Value(int64(s.Table.PendingShards)),
 		Enabled: types.BoolValue(!s.Table.PendingIndexDisabled)}

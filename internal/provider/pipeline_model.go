@@ -76,6 +76,7 @@ type TableModel struct {
 type TargetModel struct {
 	EventBus types.String `tfsdk:"event_bus" spec:"Target.EventBus"`
 	TopicARN types.String `tfsdk:"topic_arn" spec:"Target.TopicARN"`
+	QueueARN types.String `tfsdk:"queue_arn" spec:"Target.QueueARN"`
 }
 
 // RelayModel is the relay object: the relay function and its event source

@@ -24,7 +24,7 @@ func specLeaves(t reflect.Type, prefix string) []string {
 		}
 		name := prefix + f.Name
 		ft := f.Type
-		if ft.Kind() == reflect.Struct && ft.PkgPath() == t.PkgPath() {
+		if ft.Kind() == reflect.Struct && (ft.PkgPath() == t.PkgPath() || ft == reflect.TypeFor[provision.TargetSpec]()) {
 			out = append(out, specLeaves(ft, name+".")...)
 			continue
 		}

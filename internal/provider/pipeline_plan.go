@@ -131,7 +131,7 @@ func (in *planInputs) setKnown(plan *PipelineResourceModel) {
 	t := plan.Table
 	in.tableKnown = in.nameKnown && (t == nil || (!t.Name.IsUnknown() && !t.Existing.IsUnknown() &&
 		!t.TTLAttribute.IsUnknown() && !t.PartitionKey.IsUnknown() && !t.SortKey.IsUnknown() && !t.SortKeyPrefix.IsUnknown()))
-	in.targetKnown = plan.Target == nil || (!plan.Target.EventBus.IsUnknown() && !plan.Target.TopicARN.IsUnknown())
+	in.targetKnown = targetKnown(plan.Target)
 	in.reconcilerKnown = plan.Reconciler == nil || !plan.Reconciler.Enabled.IsUnknown()
 	in.alarmsKnown = plan.Alarms == nil || (!plan.Alarms.Enabled.IsUnknown() && in.reconcilerKnown)
 }

@@ -702,9 +702,13 @@ var invalidPipelines = []struct {
     event_bus = "orders"
     topic_arn = "arn:aws:sns:us-east-1:123456789012:orders"
   }`, `Attribute "target.topic_arn" cannot be specified when "target.event_bus" is specified`},
-	{"p", `target = { topic_arn = "arn:aws:sns:us-east-1:123456789012:orders.fifo" }`, `target.topic_arn is a FIFO topic: use a standard topic`},
-	{"p", `target = { topic_arn = "orders" }`, `target.topic_arn is "orders": use an ARN such as`},
-	{"p", `target = { event_bus = "bad bus" }`, `target.event_bus is "bad bus": use a bus name such as "default" or an event bus ARN`},
+	{"p", `target = {
+    topic_arn = "arn:aws:sns:us-east-1:123456789012:orders"
+    queue_arn = "arn:aws:sqs:us-east-1:123456789012:orders"
+  }`, `Attribute "target.queue_arn" cannot be specified when "target.topic_arn" is specified`},
+	{"p", `target = { topic_arn = "orders" }`, `target.topic_arn is "orders", not an SNS topic ARN: use an ARN such as`},
+	{"p", `target = { queue_arn = "arn:aws:sns:us-east-1:123456789012:orders" }`, `target.queue_arn is "arn:aws:sns:us-east-1:123456789012:orders", not an SQS queue ARN: use an ARN such as "arn:aws:sqs:`},
+	{"p", `target = { event_bus = "bad bus" }`, `target.event_bus is "bad bus", not an event bus name or ARN: use a bus name such as "default" or an ARN`},
 	{"p", `table = { existing = true }`, `table.name is required with table.existing = true: name the existing table to adopt`},
 	{"p", `table = {
     partition_key = "id"

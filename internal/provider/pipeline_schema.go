@@ -148,15 +148,6 @@ func tableAttribute() schema.SingleNestedAttribute {
 		})
 }
 
-// targetAttribute is the target object.
-func targetAttribute() schema.SingleNestedAttribute {
-	return defaultedObject("Where the relay publishes: an EventBridge bus (`event_bus`, the account's `default` bus when neither is set) or a standard SNS topic (`topic_arn`).",
-		map[string]schema.Attribute{
-			"event_bus": optionalStringAttr("Name or ARN of the EventBridge bus. Defaults to `default`. Conflicts with `topic_arn`.", stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("topic_arn"))),
-			"topic_arn": optionalStringAttr("ARN of a standard (not FIFO) SNS topic. The message body is an EventBridge-style envelope. Conflicts with `event_bus`. Unset, the pipeline publishes to `event_bus`."),
-		})
-}
-
 // publishedAttribute is the published object.
 func publishedAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("What the relay does with an item once its event is published.",

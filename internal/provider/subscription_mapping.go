@@ -52,7 +52,7 @@ func setOfStrings(v []string) types.Set {
 // (default_tags and tags); null or unknown values mean the defaults.
 func (m *SubscriptionResourceModel) spec(ctx context.Context, tags map[string]string) (subscription.Spec, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	s := subscription.Spec{Name: str(m.Name), EventBus: str(m.EventBus), EventPattern: str(m.EventPattern), Tags: tags}
+	s := subscription.Spec{Name: str(m.Name), EventBus: str(m.EventBus), EventPattern: str(m.EventPattern), TopicARN: str(m.TopicARN), Tags: tags}
 	var d diag.Diagnostics
 	s.Sources, d = stringSet(ctx, m.Sources)
 	diags.Append(d...)
@@ -80,6 +80,7 @@ func (m *SubscriptionResourceModel) subscriptionState() subscription.State {
 		Name: str(m.Name), EventBusName: subscription.BusName(str(m.EventBus)), RuleARN: str(m.RuleARN),
 		QueueURL: str(m.QueueURL), QueueARN: str(m.QueueARN),
 		DeadLetterQueueURL: str(m.DeadLetterQueueURL), DeadLetterQueueARN: str(m.DeadLetterQueueARN),
+		TopicARN: str(m.TopicARN), SubscriptionARN: str(m.SubscriptionARN),
 	}
 }
 
@@ -91,6 +92,7 @@ func (m *SubscriptionResourceModel) setState(st subscription.State) {
 	m.QueueARN = optString(st.QueueARN)
 	m.DeadLetterQueueURL = optString(st.DeadLetterQueueURL)
 	m.DeadLetterQueueARN = optString(st.DeadLetterQueueARN)
+	m.SubscriptionARN = optString(st.SubscriptionARN)
 }
 
 // subscriptionModelFromSpec builds the configuration part of the model from
@@ -101,6 +103,7 @@ func subscriptionModelFromSpec(s subscription.Spec, st subscription.State, defau
 	m := SubscriptionResourceModel{
 		Name: types.StringValue(s.Name), EventBus: types.StringValue(s.EventBus),
 		Sources: setOfStrings(s.Sources), DetailTypes: setOfStrings(s.DetailTypes), EventPattern: optString(s.EventPattern),
+		TopicARN: optString(s.TopicARN),
 	}
 	q := s.Queue
 	m.Queue = &SubscriptionQueueModel{
@@ -125,6 +128,7 @@ var subscriptionFieldPaths = map[string]path.Path{
 	"Sources":                            path.Root("sources"),
 	"DetailTypes":                        path.Root("detail_types"),
 	"EventPattern":                       path.Root("event_pattern"),
+	"TopicARN":                           path.Root("topic_arn"),
 	"Queue.VisibilityTimeoutSeconds":     path.Root("queue").AtName("visibility_timeout_seconds"),
 	"Queue.MessageRetentionSeconds":      path.Root("queue").AtName("message_retention_seconds"),
 	"Queue.ReceiveWaitTimeSeconds":       path.Root("queue").AtName("receive_wait_time_seconds"),

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 )
 
 // SubscriptionResourceModel is the outbox_subscription resource. Objects
@@ -22,6 +23,7 @@ type SubscriptionResourceModel struct {
 	Sources      types.Set    `tfsdk:"sources"`
 	DetailTypes  types.Set    `tfsdk:"detail_types"`
 	EventPattern types.String `tfsdk:"event_pattern"`
+	TopicARN     types.String `tfsdk:"topic_arn"`
 
 	Queue      *SubscriptionQueueModel      `tfsdk:"queue"`
 	DeadLetter *SubscriptionDeadLetterModel `tfsdk:"dead_letter"`
@@ -33,8 +35,10 @@ type SubscriptionResourceModel struct {
 	// The computed identifiers. Their drift tag names the components
 	// (subscription.DriftComponents) whose drift the plan shows as an
 	// update of the attribute: the queue policy and the target belong to
-	// the delivery path of the rule.
+	// the delivery path of the rule. The first component named is the one
+	// the identifier belongs to.
 	RuleARN            types.String `tfsdk:"rule_arn" drift:"rule,queue_policy,target"`
+	SubscriptionARN    types.String `tfsdk:"subscription_arn" drift:"topic_subscription,queue_policy"`
 	QueueURL           types.String `tfsdk:"queue_url" drift:"queue"`
 	QueueARN           types.String `tfsdk:"queue_arn" drift:"queue"`
 	DeadLetterQueueURL types.String `tfsdk:"dead_letter_queue_url" drift:"dead_letter_queue"`
@@ -43,13 +47,16 @@ type SubscriptionResourceModel struct {
 
 // planRepairs plans unknown the computed identifiers of the components that
 // Read found missing or changed, and those it found gone (null in the
-// state), so that the plan shows an update and apply repairs them.
+// state), so that the plan shows an update and apply repairs them. The
+// identifiers of components that the subscription does not have (a rule,
+// for a topic subscription) stay as they are.
 func (m *SubscriptionResourceModel) planRepairs(d awsops.Drift) {
 	drifted := d.Components()
+	unused := subscription.UnusedComponents(str(m.TopicARN) != "")
 	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(_ path.Path, f reflect.StructField, v reflect.Value) {
 		components := f.Tag.Get("drift")
 		s, ok := v.Interface().(types.String)
-		if components == "" || !ok {
+		if components == "" || !ok || slices.Contains(unused, strings.Split(components, ",")[0]) {
 			return
 		}
 		if s.IsNull() || slices.ContainsFunc(strings.Split(components, ","), func(c string) bool { return slices.Contains(drifted, c) }) {

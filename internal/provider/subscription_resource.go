@@ -58,7 +58,10 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"and delivers them to the consumer's own SQS queue, with its own dead-letter queue (redrive) and a queue policy that lets only that rule send.\n\n" +
 			"Messages are EventBridge events whose `detail` is the outbox envelope `{\"metadata\":{\"eventId\",\"occurredAt\"},\"data\":{...}}`; " +
 			"delivery is at least once, so consumers deduplicate on `detail.metadata.eventId`. " +
-			"The rule is called `name`, the queues `name` and `name-dlq`.",
+			"The rule is called `name`, the queues `name` and `name-dlq`.\n\n" +
+			"For a pipeline that publishes to an SNS topic, `topic_arn` subscribes the queue to the topic instead of a rule: raw message delivery, " +
+			"so that each message is the published event itself, and a filter policy on its `source` and `detail-type` message attributes. " +
+			"To a FIFO topic both queues are FIFO queues (`name.fifo`, `name-dlq.fifo`), which receive each aggregate's events in order.",
 		Attributes: map[string]schema.Attribute{
 			"id":   computedStringAttr("The subscription's name, its import id."),
 			"name": nameAttr("subscription", ": of the rule (`<name>`), the queue (`<name>`) and the dead-letter queue (`<name>-dlq`)", subscription.MaxNameLength),
@@ -84,6 +87,18 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 					"Conflicts with `sources` and `detail_types`; one of the three is required.",
 				Validators:    []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("sources"), path.MatchRoot("detail_types"))},
 				PlanModifiers: []planmodifier.String{semanticJSON{}},
+			},
+			"topic_arn": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "ARN of an SNS topic to subscribe the queue to instead of a rule on `event_bus`, typically `outbox_pipeline.<name>.target_arn` of a pipeline that publishes to a topic. " +
+					"The subscription has raw message delivery (the queue receives the published event itself) and a filter policy on the `source` and `detail-type` message attributes, built from `sources` and `detail_types`. " +
+					"To a FIFO topic (`.fifo`), both queues are FIFO queues (`<name>.fifo`, `<name>-dlq.fifo`), and each order's events arrive in order. Conflicts with `event_bus` and `event_pattern`. Changing it replaces the subscription.",
+				Validators:    []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("event_bus"), path.MatchRoot("event_pattern"))},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"subscription_arn": schema.StringAttribute{
+				Computed: true, PlanModifiers: stable,
+				MarkdownDescription: "ARN of the queue's subscription to `topic_arn`; null for a subscription on a bus. Planned unknown when the subscription or the queue policy needs a repair.",
 			},
 			"tags": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,

@@ -15,10 +15,7 @@ func (s Spec) WithDefaults() Spec {
 	s.Table.Name = t.Name
 	s.Table.DeletionProtection = cmp.Or(s.Table.DeletionProtection, ptr(true))
 	s.Table.PointInTimeRecovery = cmp.Or(s.Table.PointInTimeRecovery, ptr(true))
-	s.Target.Type = cmp.Or(s.Target.Type, config.TargetEventBridge)
-	if s.Target.Type == config.TargetEventBridge && s.Target.EventBus == "" {
-		s.Target.EventBus = config.DefaultEventBus
-	}
+	s.Target = s.Target.WithDefaults()
 	s.PublishedAction = cmp.Or(s.PublishedAction, config.ActionMark)
 	s.PublishedTTL = cmp.Or(s.PublishedTTL, ptr(config.DefaultPublishedTTL))
 	s.Architecture = cmp.Or(s.Architecture, DefaultArchitecture)

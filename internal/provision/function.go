@@ -33,7 +33,6 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 		config.EnvTTLAttribute:     ttlAttribute,
 		config.EnvPendingIndexName: t.PendingIndexName,
 		config.EnvPendingShards:    strconv.Itoa(t.PendingShards),
-		config.EnvTarget:           string(s.Target.Type),
 		config.EnvPublishedAction:  string(s.PublishedAction),
 		config.EnvPublishedTTL:     s.PublishedTTL.String(),
 		config.EnvReconcileMinAge:  s.Reconciler.MinAge.String(),
@@ -41,11 +40,7 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 	if s.Table.PendingIndexDisabled {
 		env[config.EnvPendingIndexEnabled] = "false"
 	}
-	if s.Target.Type == config.TargetSNS {
-		env[config.EnvTopicARN] = s.Target.TopicARN
-	} else {
-		env[config.EnvEventBus] = s.Target.EventBus
-	}
+	maps.Copy(env, s.Target.Env())
 	return env
 }
 

@@ -89,7 +89,7 @@ func specFromEnv(name string, rc config.Config, env map[string]string) Spec {
 			PendingIndexName: rc.Table.PendingIndexName, PendingShards: rc.Table.PendingShards,
 			PendingIndexDisabled: env[config.EnvPendingIndexEnabled] == "false",
 		},
-		Target:          TargetSpec{Type: rc.Target, EventBus: rc.EventBus, TopicARN: rc.TopicARN},
+		Target:          rc.Target,
 		PublishedAction: rc.PublishedAction,
 		PublishedTTL:    ptr(rc.PublishedTTL),
 		Reconciler:      ReconcilerSpec{MinAge: rc.ReconcileMinAge},

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 )
 
 // Suffixes of the component names.
@@ -136,14 +136,6 @@ func (a Account) arn(service, resource string) string {
 	return ARN{Partition: a.Partition, Service: service, Region: a.Region, Account: a.ID, Resource: resource}.String()
 }
 
-// EventBusARN returns the ARN of an event bus given by name or ARN.
-func (a Account) EventBusARN(bus string) string {
-	if strings.HasPrefix(bus, "arn:") {
-		return bus
-	}
-	return a.arn("events", "event-bus/"+bus)
-}
-
 // LogGroupARN returns the ARN of a log group's streams, the resource of
 // logs:CreateLogStream and logs:PutLogEvents.
 func (a Account) LogGroupARN(group string) string {
@@ -157,10 +149,8 @@ func StreamsARN(tableARN string) string { return tableARN + "/stream/*" }
 // IndexARN returns the ARN of a table's index.
 func IndexARN(tableARN, index string) string { return tableARN + "/index/" + index }
 
-// TargetARN returns the ARN that the pipeline publishes to.
+// TargetARN returns the ARN that the pipeline publishes to; "" when it
+// needs an account that is not known.
 func (s Spec) TargetARN(a Account) string {
-	if s.Target.Type == config.TargetSNS {
-		return s.Target.TopicARN
-	}
-	return a.EventBusARN(s.Target.EventBus)
+	return s.Target.ARN(target.Account(a))
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -44,11 +45,12 @@ func TestARNs(t *testing.T) {
 		t.Errorf("AccountOf = %+v", a)
 	}
 	for got, want := range map[string]string{
-		a.EventBusARN("default"):                        "arn:aws:events:eu-west-1:123456789012:event-bus/default",
-		a.EventBusARN("arn:aws:events:x:1:event-bus/b"): "arn:aws:events:x:1:event-bus/b",
-		a.LogGroupARN("/aws/lambda/orders-relay"):       "arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/orders-relay:*",
-		StreamsARN(table):                               table + "/stream/*",
-		IndexARN(table, "outbox-pending"):               table + "/index/outbox-pending",
+		Spec{}.TargetARN(a): "arn:aws:events:eu-west-1:123456789012:event-bus/default",
+		Spec{Target: TargetSpec{EventBus: "arn:aws:events:x:1:event-bus/b"}}.TargetARN(a):              "arn:aws:events:x:1:event-bus/b",
+		Spec{Target: TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:eu-west-1:1:q"}}.TargetARN(a): "arn:aws:sqs:eu-west-1:1:q",
+		a.LogGroupARN("/aws/lambda/orders-relay"):                                                      "arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/orders-relay:*",
+		StreamsARN(table):                 table + "/stream/*",
+		IndexARN(table, "outbox-pending"): table + "/index/outbox-pending",
 		Spec{Target: TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:1:t"}}.TargetARN(a): "arn:aws:sns:eu-west-1:1:t",
 		indexName(IndexARN(table, "outbox-pending")):                                                         "outbox-pending",
 	} {

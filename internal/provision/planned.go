@@ -22,13 +22,10 @@ func (s Spec) Predicted(a Account) State {
 	if !s.Reconciler.Disabled {
 		st.ReconcilerFunctionName, st.ReconcilerLogGroup = n.ReconcilerFunction, n.ReconcilerLogGroup
 	}
-	if s.Target.Type != "" && s.Target.TopicARN != "" {
-		st.TargetARN = s.TargetARN(a)
-	}
+	st.TargetARN = s.TargetARN(a)
 	if a.ID == "" || a.Partition == "" || a.Region == "" {
 		return st
 	}
-	st.TargetARN = s.TargetARN(a)
 	st.TableARN = a.arn("dynamodb", "table/"+s.Table.Name)
 	if !s.Table.PendingIndexDisabled {
 		st.PendingIndexARN = IndexARN(st.TableARN, s.Table.PendingIndexName)

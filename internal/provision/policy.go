@@ -39,11 +39,8 @@ func (s Spec) resources(a Account, tableARN, queueARN string) Resources {
 }
 
 func publishStatement(s Spec, r Resources) Statement {
-	if s.Target.Type == config.TargetSNS {
-		// PublishBatch is authorised by sns:Publish.
-		return allow("PublishToTopic", []string{"sns:Publish"}, r.TargetARN)
-	}
-	return allow("PublishToBus", []string{"events:PutEvents"}, r.TargetARN)
+	p := s.Target.Permission()
+	return allow(p.Sid, p.Actions, r.TargetARN)
 }
 
 // RelayPolicy is the inline policy of the relay's role: read the stream,

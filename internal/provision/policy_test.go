@@ -6,6 +6,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/golden"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -21,11 +22,13 @@ func TestPolicyDocuments(t *testing.T) {
 	eventBridge := Spec{Name: "orders"}.WithDefaults()
 	sns := Spec{Name: "orders", PublishedAction: config.ActionDelete,
 		Target: TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}}.WithDefaults()
+	sqs := Spec{Name: "orders", Target: TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"}}.WithDefaults()
 	for name, doc := range map[string]PolicyDocument{
 		"relay_eventbridge_mark": RelayPolicy(eventBridge, eventBridge.resources(a, goldenTable, goldenQueue)),
 		"relay_sns_delete":       RelayPolicy(sns, sns.resources(a, goldenTable, goldenQueue)),
 		"reconciler_eventbridge": ReconcilerPolicy(eventBridge, eventBridge.resources(a, goldenTable, goldenQueue)),
 		"reconciler_sns":         ReconcilerPolicy(sns, sns.resources(a, goldenTable, goldenQueue)),
+		"relay_sqs_mark":         RelayPolicy(sqs, sqs.resources(a, goldenTable, goldenQueue)),
 		"scheduler":              SchedulerPolicy("arn:aws:lambda:eu-west-1:123456789012:function:orders-reconciler"),
 		"trust_lambda":           TrustPolicy("lambda.amazonaws.com", ""),
 		"trust_scheduler":        TrustPolicy("scheduler.amazonaws.com", "123456789012"),

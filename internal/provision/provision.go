@@ -11,11 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
-	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 
@@ -60,9 +58,9 @@ type Pipeline struct {
 	Scheduler *scheduler.Client
 	// CloudWatch holds the pipeline's alarms.
 	CloudWatch *cloudwatch.Client
-	// EventBridge and SNS are read to check that the target exists.
-	EventBridge *eventbridge.Client
-	SNS         *sns.Client
+	// AWS builds the client that checks that the target exists, whatever
+	// its kind.
+	AWS aws.Config
 	// Region is the region of the clients; a target elsewhere is refused.
 	Region string
 	// Code is the relay package.
@@ -81,17 +79,16 @@ type Pipeline struct {
 // New returns a Pipeline whose clients are built from cfg.
 func New(cfg aws.Config, code RelayCode) *Pipeline {
 	return &Pipeline{
-		DynamoDB:    dynamodb.NewFromConfig(cfg),
-		SQS:         sqs.NewFromConfig(cfg),
-		Lambda:      lambda.NewFromConfig(cfg),
-		IAM:         iam.NewFromConfig(cfg),
-		Logs:        cloudwatchlogs.NewFromConfig(cfg),
-		Scheduler:   scheduler.NewFromConfig(cfg),
-		CloudWatch:  cloudwatch.NewFromConfig(cfg),
-		EventBridge: eventbridge.NewFromConfig(cfg),
-		SNS:         sns.NewFromConfig(cfg),
-		Region:      cfg.Region,
-		Code:        code,
+		DynamoDB:   dynamodb.NewFromConfig(cfg),
+		SQS:        sqs.NewFromConfig(cfg),
+		Lambda:     lambda.NewFromConfig(cfg),
+		IAM:        iam.NewFromConfig(cfg),
+		Logs:       cloudwatchlogs.NewFromConfig(cfg),
+		Scheduler:  scheduler.NewFromConfig(cfg),
+		CloudWatch: cloudwatch.NewFromConfig(cfg),
+		AWS:        cfg,
+		Region:     cfg.Region,
+		Code:       code,
 	}
 }
 

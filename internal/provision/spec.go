@@ -19,6 +19,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 )
 
 // Architecture is the instruction set of the functions.
@@ -134,15 +135,9 @@ type TableSpec struct {
 	KMSKeyARN string
 }
 
-// TargetSpec is the publishing target: an EventBridge bus or an SNS topic.
-type TargetSpec struct {
-	// Type is eventbridge (default) or sns.
-	Type config.Target
-	// EventBus is a bus name or ARN; default "default".
-	EventBus string
-	// TopicARN is the standard SNS topic (sns).
-	TopicARN string
-}
+// TargetSpec is the publishing target: a kind of package target (an
+// EventBridge bus, an SNS topic, an SQS queue) and its settings.
+type TargetSpec = target.Settings
 
 // FunctionSpec configures one function.
 type FunctionSpec struct {

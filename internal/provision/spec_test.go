@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 )
 
 // validateCases are Specs that Validate accepts (field "") or refuses on
@@ -39,8 +40,21 @@ var validateCases = []struct {
 	}, ""},
 	{"fifo topic", func(s *Spec) {
 		s.Target = TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"}
-	}, "Target.TopicARN"},
-	{"unknown target", func(s *Spec) { s.Target.Type = "sqs" }, "Target.Type"},
+	}, ""},
+	{"queue", func(s *Spec) {
+		s.Target = TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}
+	}, ""},
+	{"fifo queue", func(s *Spec) {
+		s.Target = TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"}
+	}, ""},
+	{"sqs without queue", func(s *Spec) { s.Target.Type = target.SQS }, "Target.QueueARN"},
+	{"topic as queue", func(s *Spec) {
+		s.Target = TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sns:us-east-1:123456789012:orders"}
+	}, "Target.QueueARN"},
+	{"queue on sns", func(s *Spec) {
+		s.Target = TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders", QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}
+	}, "Target.QueueARN"},
+	{"unknown target", func(s *Spec) { s.Target.Type = "kinesis" }, "Target.Type"},
 	{"unknown action", func(s *Spec) { s.PublishedAction = "archive" }, "PublishedAction"},
 	{"negative ttl", func(s *Spec) { s.PublishedTTL = ptr(-time.Hour) }, "PublishedTTL"},
 	{"zero ttl", func(s *Spec) { s.PublishedTTL = ptr(time.Duration(0)) }, ""},
@@ -150,6 +164,7 @@ func TestEnvironmentIsValidRelayConfig(t *testing.T) {
 		{Name: "orders", Table: TableSpec{Existing: true, Name: "app", PartitionKey: "pk", SortKey: "sk", SortKeyPrefix: "EVT#"},
 			Target:          TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"},
 			PublishedAction: config.ActionDelete, PublishedTTL: ptr(time.Duration(0)), Reconciler: ReconcilerSpec{MinAge: time.Minute}},
+		{Name: "orders", Target: TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"}},
 	} {
 		env := s.Environment("ttl")
 		c, err := config.FromEnv(func(k string) string { return env[k] })
@@ -158,9 +173,8 @@ func TestEnvironmentIsValidRelayConfig(t *testing.T) {
 		}
 		want := s.WithDefaults()
 		if c.Table.Name != want.Table.Name || c.Table.SortKeyPrefix != want.Table.SortKeyPrefix || c.Table.TTLAttribute != "ttl" ||
-			c.Target != want.Target.Type || c.PublishedAction != want.PublishedAction ||
-			c.PublishedTTL != *want.PublishedTTL || c.ReconcileMinAge != want.Reconciler.MinAge ||
-			c.EventBus != want.Target.EventBus || c.TopicARN != want.Target.TopicARN {
+			c.Target != want.Target || c.PublishedAction != want.PublishedAction ||
+			c.PublishedTTL != *want.PublishedTTL || c.ReconcileMinAge != want.Reconciler.MinAge {
 			t.Errorf("relay configuration %+v does not match the spec %+v", c, want)
 		}
 	}

@@ -20,8 +20,6 @@ var (
 	// superset. MaxNameLength leaves room for the longest suffix.
 	namePattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 	tableNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
-	busNamePattern   = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
-	busARNPattern    = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
 	topicARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
 )
 
@@ -202,29 +200,7 @@ func (s Spec) validateTable() error {
 }
 
 func (s Spec) validateTarget() error {
-	switch s.Target.Type {
-	case config.TargetEventBridge:
-		if s.Target.TopicARN != "" {
-			return invalid("Target.TopicARN", `remove it, or set Target.Type to "sns"`, "is set for an eventbridge target")
-		}
-		b := s.Target.EventBus
-		if !busNamePattern.MatchString(b) && !busARNPattern.MatchString(b) {
-			return invalid("Target.EventBus", `use a bus name such as "default" or an event bus ARN`, "is %q", b)
-		}
-	case config.TargetSNS:
-		a := s.Target.TopicARN
-		switch {
-		case a == "":
-			return invalid("Target.TopicARN", "set the ARN of the standard SNS topic", "is empty")
-		case !topicARNPattern.MatchString(a):
-			return invalid("Target.TopicARN", `use an ARN such as "arn:aws:sns:us-east-1:123456789012:orders"`, "is %q", a)
-		case strings.HasSuffix(a, ".fifo"):
-			return invalid("Target.TopicARN", "use a standard topic; the relay publishes in parallel without message groups", "is a FIFO topic")
-		}
-	default:
-		return invalid("Target.Type", `use "eventbridge" or "sns"`, "is %q", s.Target.Type)
-	}
-	return nil
+	return s.Target.Validate(pipelineSettings, "Target")
 }
 
 func (f FunctionSpec) validate(field string) error {

@@ -3,6 +3,8 @@ package relay_test
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/naive"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -46,7 +49,7 @@ func newHandler(tb testing.TB, impl string, fake *relaytest.AWS, cfg config.Conf
 		if impl == "relay-lagging" {
 			clock = now
 		}
-		r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{Now: func() time.Time { return clock }})
+		r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return clock }})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -170,6 +173,75 @@ func TestCallsPerEvent(t *testing.T) {
 	}
 }
 
+// kindTargets are a target of every kind, FIFO ones included.
+var kindTargets = map[string]target.Settings{
+	"eventbridge": targetSettings(target.EventBridge),
+	"sns":         targetSettings(target.SNS),
+	"sns-fifo":    {Type: target.SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"},
+	"sqs":         targetSettings(target.SQS),
+	"sqs-fifo":    {Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"},
+}
+
+// kindHandler is the relay, in mark mode, for the target s.
+func kindHandler(tb testing.TB, fake *relaytest.AWS, table outbox.Table, s target.Settings) streamHandler {
+	cfg := testConfig(table, s.Type, config.ActionMark)
+	cfg.Target = s
+	r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return streamNow }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r.HandleStream
+}
+
+// BenchmarkTargetKinds relays a batch of 100 events of distinct aggregates
+// to every kind of target, with 3 ms per call, and reports the round trips
+// per batch and the calls per event: a FIFO target's groups fill its calls
+// as a standard target's events do.
+func BenchmarkTargetKinds(b *testing.B) {
+	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
+	records := relaytest.Records(table, batchSize, 256)
+	ev := relaytest.StreamEvent(table, relaytest.Inserts(table, records)...)
+	for _, name := range slices.Sorted(maps.Keys(kindTargets)) {
+		b.Run(name, func(b *testing.B) {
+			fake := relaytest.New(b, table)
+			fake.Latency = 3 * time.Millisecond
+			h := kindHandler(b, fake, table, kindTargets[name])
+			var roundTrips, calls int
+			for b.Loop() {
+				b.StopTimer()
+				fake.PutRecords(records)
+				fake.ResetCounters()
+				b.StartTimer()
+				rt, c := relayBatch(b, h, fake, records, ev)
+				roundTrips, calls = roundTrips+rt, calls+c
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(roundTrips)/n, "roundtrips/batch")
+			b.ReportMetric(float64(calls)/n/batchSize, "calls/event")
+		})
+	}
+}
+
+// TestCallsPerEventByKind guards BenchmarkTargetKinds's calls: every kind,
+// FIFO included, within the relay's target of calls per event (a FIFO
+// target's groups fill its calls). The round trips, which depend on the
+// machine's load, are the benchmark's to report.
+func TestCallsPerEventByKind(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
+	records := relaytest.Records(table, batchSize, 256)
+	ev := relaytest.StreamEvent(table, relaytest.Inserts(table, records)...)
+	for name, s := range kindTargets {
+		t.Run(name, func(t *testing.T) {
+			fake := relaytest.New(t, table)
+			h := kindHandler(t, fake, table, s)
+			if _, calls := runBatch(t, h, fake, records, ev); float64(calls)/batchSize > maxCallsPerEventMark {
+				t.Errorf("%.2f calls/event, want at most %.2f", float64(calls)/batchSize, maxCallsPerEventMark)
+			}
+		})
+	}
+}
+
 // BenchmarkReconcileReads runs the reconciler over a table holding pending
 // old events, with and without the pending index, and reports the read
 // units of a run (as DynamoDB reports them for the queries or scans, plus
@@ -184,7 +256,7 @@ func BenchmarkReconcileReads(b *testing.B) {
 				records := relaytest.Records(table, pending, 256)
 				fake := relaytest.New(b, table)
 				cfg := testConfig(table, config.TargetEventBridge, config.ActionDelete)
-				r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{Now: func() time.Time { return now }})
+				r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return now }})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -26,7 +26,7 @@ func FuzzHandle(f *testing.F) {
 	fake := relaytest.New(f, table)
 	policy := noSleep
 	r, err := relay.New(testConfig(table, config.TargetEventBridge, config.ActionMark),
-		relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{Now: func() time.Time { return now }, Retry: &policy})
+		relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return now }, Retry: &policy})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -202,7 +202,7 @@ func TestStreamSkipsHeldItems(t *testing.T) {
 func newRelay(t *testing.T, cfg config.Config, fake *relaytest.AWS, clock func() time.Time) *relay.Relay {
 	t.Helper()
 	policy := noSleep
-	r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, EventBridge: fake}, relay.Options{Now: clock, Retry: &policy})
+	r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: clock, Retry: &policy})
 	if err != nil {
 		t.Fatal(err)
 	}

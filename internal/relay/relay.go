@@ -62,8 +62,10 @@
 //   - dynamodb:Query on the table's pending index (reconcile mode), or
 //     dynamodb:Scan and dynamodb:DescribeTable on the table when it has no
 //     pending index;
-//   - events:PutEvents on the bus (eventbridge target), or sns:Publish on
-//     the topic, which also authorizes PublishBatch (sns target).
+//   - the publishing action of the target's kind on the target (package
+//     target): events:PutEvents on the bus, sns:Publish on the topic
+//     (which authorizes PublishBatch), sqs:SendMessage on the queue (which
+//     authorizes SendMessageBatch).
 //
 // Without dynamodb:BatchGetItem the stream relay still publishes, from the
 // stream images, and logs a warning: events may then be published twice.
@@ -83,14 +85,15 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -114,12 +117,15 @@ type DynamoDBAPI interface {
 	reconcile.ReadAPI
 }
 
-// Clients are the AWS clients of the relay. Only the client of the
-// configured target is needed.
+// Clients are the AWS clients of the relay.
 type Clients struct {
-	DynamoDB    DynamoDBAPI
-	EventBridge publish.EventBridgeAPI
-	SNS         publish.SNSAPI
+	DynamoDB DynamoDBAPI
+	// AWS is the configuration the target's client is built from
+	// (target.NewPublisher).
+	AWS aws.Config
+	// Target, when not nil, is the target's client instead: a fake of the
+	// kind's API (target.EventBridgeAPI, SNSAPI, SQSAPI) in tests.
+	Target any
 }
 
 // Options tune a Relay; the zero value is the production setting.
@@ -171,18 +177,9 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if now == nil {
 		now = time.Now
 	}
-	var pub publish.Publisher
-	switch cfg.Target {
-	case config.TargetSNS:
-		if clients.SNS == nil {
-			return nil, errors.New("relay: the sns target needs an SNS client")
-		}
-		pub = &publish.SNS{Client: clients.SNS, TopicARN: cfg.TopicARN, Retry: policy}
-	default:
-		if clients.EventBridge == nil {
-			return nil, errors.New("relay: the eventbridge target needs an EventBridge client")
-		}
-		pub = &publish.EventBridge{Client: clients.EventBridge, EventBus: cfg.EventBus, Retry: policy, Region: opts.Region}
+	pub, err := target.NewPublisher(clients.AWS, cfg.Target, target.PublisherOptions{Retry: policy, Region: opts.Region, Client: clients.Target})
+	if err != nil {
+		return nil, fmt.Errorf("relay: %w", err)
 	}
 	st := &store.Store{Client: clients.DynamoDB, Table: cfg.Table, TTL: cfg.PublishedTTL, Now: now, Retry: policy}
 	if cfg.PublishedAction == config.ActionDelete {

@@ -20,6 +20,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -41,10 +42,27 @@ var layouts = map[string]outbox.Table{
 // testConfig returns a relay configuration for table.
 func testConfig(table outbox.Table, target config.Target, action config.Action) config.Config {
 	return config.Config{
-		Table: table, Target: target, EventBus: "orders-bus",
-		TopicARN:        "arn:aws:sns:us-east-1:123456789012:orders",
+		Table: table, Target: targetSettings(target),
 		PublishedAction: action, PublishedTTL: 720 * time.Hour, ReconcileMinAge: 5 * time.Minute,
 	}
+}
+
+// targetKinds are the kinds of target, each tested.
+var targetKinds = target.Types()
+
+// targetSQS is the sqs kind, for the tests whose target variable hides
+// package target.
+const targetSQS = target.SQS
+
+// targetSettings are the test target of each kind.
+func targetSettings(t config.Target) target.Settings {
+	switch t {
+	case target.SNS:
+		return target.Settings{Type: t, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders"}
+	case target.SQS:
+		return target.Settings{Type: t, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}
+	}
+	return target.Settings{Type: t, EventBus: "orders-bus"}
 }
 
 // noSleep retries at once.
@@ -70,7 +88,7 @@ func newHarnessAt(t *testing.T, cfg config.Config, at time.Time) *harness {
 	t.Helper()
 	h := &harness{now: at, fake: relaytest.New(t, cfg.Table), logs: &bytes.Buffer{}, metrics: &bytes.Buffer{}}
 	policy := noSleep
-	r, err := relay.New(cfg, relay.Clients{DynamoDB: h.fake, EventBridge: h.fake, SNS: h.fake}, relay.Options{
+	r, err := relay.New(cfg, relay.Clients{DynamoDB: h.fake, Target: h.fake}, relay.Options{
 		Log: newLogger(h.logs), Metrics: h.metrics, FunctionName: "outbox-relay",
 		Now: func() time.Time { return at }, Retry: &policy,
 	})
@@ -151,7 +169,7 @@ func (h *harness) metric(t *testing.T, name string) float64 {
 func TestStreamMixedBatch(t *testing.T) {
 	t.Parallel()
 	for layoutName, table := range layouts {
-		for _, target := range []config.Target{config.TargetEventBridge, config.TargetSNS} {
+		for _, target := range targetKinds {
 			for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
 				t.Run(fmt.Sprintf("%s/%s/%s", layoutName, target, action), func(t *testing.T) {
 					t.Parallel()
@@ -170,7 +188,7 @@ func TestStreamMixedBatch(t *testing.T) {
 					// Writes: one publishing call, then 3 marks or 1 batch
 					// delete, plus 1 FAILED mark.
 					wantPublishCalls := 1
-					if got := h.fake.Calls(relaytest.OpPutEvents) + h.fake.Calls(relaytest.OpPublishBatch); got != wantPublishCalls {
+					if got := h.fake.Calls(relaytest.OpPutEvents) + h.fake.Calls(relaytest.OpPublishBatch) + h.fake.Calls(relaytest.OpSendMessageBatch); got != wantPublishCalls {
 						t.Errorf("publish calls = %d, want %d", got, wantPublishCalls)
 					}
 				})
@@ -312,7 +330,7 @@ func checkPublished(t *testing.T, target config.Target, p relaytest.Published, r
 		if p.TraceHeader != r.TraceHeader {
 			t.Errorf("%s: trace header %q, want %q", r.EventID, p.TraceHeader, r.TraceHeader)
 		}
-	case config.TargetSNS:
+	case config.TargetSNS, targetSQS:
 		if p.Body != string(r.EnvelopeJSON()) {
 			t.Errorf("%s: message %s, want %s", r.EventID, p.Body, r.EnvelopeJSON())
 		}
@@ -357,7 +375,7 @@ func TestStreamPublishFailures(t *testing.T) {
 		{"ThrottlingException", "", ""}, // 5: retried, then published
 		{"InternalFailure", "InternalFailure", "InternalFailure", ""}, // 6: out of attempts (3)
 	}
-	for _, target := range []config.Target{config.TargetEventBridge, config.TargetSNS} {
+	for _, target := range targetKinds {
 		t.Run(string(target), func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, testConfig(table, target, config.ActionMark))
@@ -370,10 +388,15 @@ func TestStreamPublishFailures(t *testing.T) {
 			h.fake.EntryError = func(id string, attempt int) string {
 				s := byID[id]
 				code := s[min(attempt, len(s))-1]
-				if target == config.TargetSNS {
+				switch target {
+				case config.TargetSNS:
 					// SNS's names for the same failures.
 					code = map[string]string{"InternalFailure": "InternalError", "ThrottlingException": "Throttled",
 						"MalformedDetail": "InvalidParameter", "AccessDeniedException": "AuthorizationError"}[code]
+				case targetSQS:
+					// SQS's.
+					code = map[string]string{"InternalFailure": "InternalError", "ThrottlingException": "RequestThrottled",
+						"MalformedDetail": "InvalidMessageContents", "AccessDeniedException": "AccessDenied"}[code]
 				}
 				return code
 			}
@@ -407,10 +430,11 @@ func TestStreamPublishFailures(t *testing.T) {
 					t.Errorf("PublishErrors{ErrorClass=%s} = %v, want %v", class, got, want)
 				}
 			}
-			hint := "the relay role may lack events:PutEvents on the bus orders-bus"
-			if target == config.TargetSNS {
-				hint = "the relay role may lack sns:Publish on the topic arn:aws:sns:us-east-1:123456789012:orders"
-			}
+			hint := map[config.Target]string{
+				config.TargetEventBridge: "the relay role may lack events:PutEvents on the bus orders-bus",
+				config.TargetSNS:         "the relay role may lack sns:Publish on the topic arn:aws:sns:us-east-1:123456789012:orders",
+				targetSQS:                "the relay role may lack sqs:SendMessage on the queue arn:aws:sqs:us-east-1:123456789012:orders",
+			}[target]
 			if !strings.Contains(h.logs.String(), hint) {
 				t.Errorf("logs lack the hint %q:\n%s", hint, h.logs.String())
 			}
@@ -557,7 +581,7 @@ func TestStreamDeleteUnprocessed(t *testing.T) {
 func TestStreamOversize(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
-	for _, target := range []config.Target{config.TargetEventBridge, config.TargetSNS} {
+	for _, target := range targetKinds {
 		t.Run(string(target), func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, testConfig(table, target, config.ActionMark))
@@ -597,7 +621,7 @@ func TestPutEventsChunking(t *testing.T) {
 		{"by bytes and count", 23, 30 * 1024, 3, 23}, // 8 entries of ~30 KB fit in 256 KB
 	}
 	for _, tt := range tests {
-		for _, target := range []config.Target{config.TargetEventBridge, config.TargetSNS} {
+		for _, target := range targetKinds {
 			t.Run(tt.name+"/"+string(target), func(t *testing.T) {
 				t.Parallel()
 				h := newHarness(t, testConfig(table, target, config.ActionDelete))
@@ -609,7 +633,7 @@ func TestPutEventsChunking(t *testing.T) {
 				if got := len(h.fake.Published()); got != tt.wantPublish {
 					t.Errorf("published %d, want %d", got, tt.wantPublish)
 				}
-				calls := h.fake.Calls(relaytest.OpPutEvents) + h.fake.Calls(relaytest.OpPublishBatch)
+				calls := h.fake.Calls(relaytest.OpPutEvents) + h.fake.Calls(relaytest.OpPublishBatch) + h.fake.Calls(relaytest.OpSendMessageBatch)
 				if calls != tt.wantCalls {
 					t.Errorf("%d calls, want %d", calls, tt.wantCalls)
 				}

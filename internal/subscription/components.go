@@ -1,9 +1,11 @@
 package subscription
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -65,8 +67,8 @@ var components = []component{
 	},
 	{
 		recorded: func(st State) bool { return st.RuleARN != "" },
-		ensure:   (*Provisioner).ensureRuleAndTarget,
-		read:     (*Provisioner).readRule,
+		ensure:   onBus((*Provisioner).ensureRuleAndTarget),
+		read:     onBus((*Provisioner).readRule),
 		remove: func(c *Provisioner, ctx context.Context, st *State) error {
 			if st.RuleARN == "" {
 				return nil
@@ -77,8 +79,35 @@ var components = []component{
 			st.RuleARN = ""
 			return nil
 		},
-		lookup: (*Provisioner).lookupRule,
+		lookup: onBus((*Provisioner).lookupRule),
 	},
+	{
+		recorded: func(st State) bool { return st.SubscriptionARN != "" },
+		ensure:   onTopic((*Provisioner).ensureTopicSubscription),
+		read:     onTopic((*Provisioner).readTopicSubscription),
+		remove:   (*Provisioner).removeTopicSubscription,
+		lookup:   onTopic((*Provisioner).lookupTopicSubscription),
+	},
+}
+
+// onBus is step for a subscription on a bus, nothing for one to a topic;
+// onTopic the other way round.
+func onBus(step func(*Provisioner, context.Context, *pass) error) func(*Provisioner, context.Context, *pass) error {
+	return func(c *Provisioner, ctx context.Context, p *pass) error {
+		if p.st.TopicARN != "" {
+			return nil
+		}
+		return step(c, ctx, p)
+	}
+}
+
+func onTopic(step func(*Provisioner, context.Context, *pass) error) func(*Provisioner, context.Context, *pass) error {
+	return func(c *Provisioner, ctx context.Context, p *pass) error {
+		if p.st.TopicARN == "" {
+			return nil
+		}
+		return step(c, ctx, p)
+	}
 }
 
 // removeQueue deletes the queue whose URL and ARN fields gives.
@@ -109,13 +138,17 @@ func (c *Provisioner) ensureQueueAndPolicy(ctx context.Context, p *pass) error {
 	if err != nil {
 		return err
 	}
-	p.ruleARN = st.RuleARN
-	if p.ruleARN == "" {
-		if p.ruleARN, err = RuleARN(st.QueueARN, st.EventBusName, p.n.Rule); err != nil {
-			return fmt.Errorf("creating queue policy (%s): %w", p.n.Queue, err)
+	source := st.TopicARN
+	if source == "" {
+		p.ruleARN = st.RuleARN
+		if p.ruleARN == "" {
+			if p.ruleARN, err = RuleARN(st.QueueARN, st.EventBusName, p.n.Rule); err != nil {
+				return fmt.Errorf("creating queue policy (%s): %w", p.n.Queue, err)
+			}
 		}
+		source = p.ruleARN
 	}
-	if err := c.ensurePolicy(ctx, st.QueueURL, QueuePolicy(st.QueueARN, p.ruleARN)); err != nil {
+	if err := c.ensurePolicy(ctx, st.QueueURL, QueuePolicy(st.QueueARN, source)); err != nil {
 		return fmt.Errorf("setting queue policy (%s): %w", p.n.Queue, err)
 	}
 	return nil
@@ -185,14 +218,14 @@ func (p *pass) readQueueAttributes(attrs map[string]string) {
 		dlq = "(missing)"
 	}
 	p.d.AddChanged(ComponentQueue, attributeDiff(attrs, queueAttributes(p.s, dlq))...)
-	ruleARN := st.RuleARN
-	if ruleARN == "" {
-		ruleARN, _ = RuleARN(st.QueueARN, st.EventBusName, p.n.Rule)
+	source := cmp.Or(st.TopicARN, st.RuleARN)
+	if source == "" {
+		source, _ = RuleARN(st.QueueARN, st.EventBusName, p.n.Rule)
 	}
 	switch policy := attrs[attrPolicy]; {
 	case policy == "":
 		p.d.AddMissing(ComponentQueuePolicy)
-	case !awsops.SamePolicy(policy, QueuePolicy(st.QueueARN, ruleARN).JSON()):
+	case !awsops.SamePolicy(policy, QueuePolicy(st.QueueARN, source).JSON()):
 		p.d.AddChanged(ComponentQueuePolicy, "policy")
 	}
 }
@@ -250,8 +283,11 @@ func (c *Provisioner) lookupQueue(ctx context.Context, p *pass) error {
 	if rp, ok := parseRedrive(attrs[attrRedrivePolicy]); ok {
 		s.Queue.MaxReceiveCount = int32(rp.MaxReceiveCount)
 	}
-	if bus, _, ok := ParseRuleARN(RuleARNOfPolicy(attrs[attrPolicy])); ok {
+	source := RuleARNOfPolicy(attrs[attrPolicy])
+	if bus, _, ok := ParseRuleARN(source); ok {
 		s.EventBus, st.EventBusName = bus, bus
+	} else if strings.HasPrefix(source, "arn:") && strings.Split(source, ":")[2] == "sns" {
+		s.TopicARN, st.TopicARN = source, source
 	}
 	out, err := c.SQS.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(url)})
 	if err != nil {

@@ -2,6 +2,7 @@ package subscription
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -13,15 +14,20 @@ type PolicyDocument = awsops.PolicyDocument
 type Statement = awsops.Statement
 
 // QueuePolicy is the queue's resource policy: EventBridge may send to the
-// queue on behalf of the subscription's rule, and of nothing else.
-func QueuePolicy(queueARN, ruleARN string) PolicyDocument {
+// queue on behalf of the subscription's rule (sourceARN), and of nothing
+// else; or, for a topic subscription, SNS on behalf of the topic.
+func QueuePolicy(queueARN, sourceARN string) PolicyDocument {
+	principal := eventBridgeServicePrincipal
+	if strings.HasPrefix(sourceARN, "arn:") && strings.Split(sourceARN, ":")[2] == "sns" {
+		principal = snsServicePrincipal
+	}
 	return PolicyDocument{Version: queuePolicyVersion, Statement: []Statement{{
 		Sid:       queuePolicySid,
 		Effect:    "Allow",
-		Principal: map[string]string{"Service": eventBridgeServicePrincipal},
+		Principal: map[string]string{"Service": principal},
 		Action:    []string{"sqs:SendMessage"},
 		Resource:  []string{queueARN},
-		Condition: map[string]map[string]string{"ArnEquals": {"aws:SourceArn": ruleARN}},
+		Condition: map[string]map[string]string{"ArnEquals": {"aws:SourceArn": sourceARN}},
 	}}}
 }
 

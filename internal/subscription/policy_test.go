@@ -45,3 +45,13 @@ func TestSubscriptionSamePolicy(t *testing.T) {
 		t.Error("documents for different rules compare equal")
 	}
 }
+
+// TestSubscriptionTopicQueuePolicy: the queue of a topic subscription lets
+// SNS send on behalf of the topic, and of nothing else.
+func TestSubscriptionTopicQueuePolicy(t *testing.T) {
+	t.Parallel()
+	st := QueuePolicy(goldenQueue, goldenTopic).Statement[0]
+	if st.Principal["Service"] != "sns.amazonaws.com" || st.Condition["ArnEquals"]["aws:SourceArn"] != goldenTopic {
+		t.Errorf("statement %+v", st)
+	}
+}

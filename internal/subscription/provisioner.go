@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
@@ -20,6 +21,8 @@ var ErrNotFound = errors.New("outbox subscription not found")
 type Provisioner struct {
 	SQS    *sqs.Client
 	Events *eventbridge.Client
+	// SNS subscribes the queue of a topic subscription.
+	SNS *sns.Client
 	// WaitTimeout bounds each wait (SQS accepting a recently deleted
 	// queue's name again); default 3 minutes. The context's deadline
 	// applies as well.
@@ -30,7 +33,7 @@ type Provisioner struct {
 
 // New returns a Provisioner whose clients are built from cfg.
 func New(cfg aws.Config) *Provisioner {
-	return &Provisioner{SQS: sqs.NewFromConfig(cfg), Events: eventbridge.NewFromConfig(cfg)}
+	return &Provisioner{SQS: sqs.NewFromConfig(cfg), Events: eventbridge.NewFromConfig(cfg), SNS: sns.NewFromConfig(cfg)}
 }
 
 func (c *Provisioner) waitTimeout() time.Duration {

@@ -25,6 +25,7 @@ const (
 	attrSSE               = string(types.QueueAttributeNameSqsManagedSseEnabled)
 	attrPolicy            = string(types.QueueAttributeNamePolicy)
 	attrQueueARN          = string(types.QueueAttributeNameQueueArn)
+	attrFIFO              = string(types.QueueAttributeNameFifoQueue)
 )
 
 type queueSpec struct {
@@ -48,20 +49,29 @@ func encryption(attrs map[string]string, key string) map[string]string {
 // deadLetterAttributes are the attributes of the dead-letter queue; s has
 // its defaults.
 func deadLetterAttributes(s Spec) map[string]string {
-	return encryption(map[string]string{
+	return fifo(s, encryption(map[string]string{
 		attrRetention: strconv.Itoa(int(s.DeadLetter.MessageRetentionSeconds)),
-	}, s.Queue.KMSMasterKeyID)
+	}, s.Queue.KMSMasterKeyID))
+}
+
+// fifo makes both queues of a subscription to a FIFO topic FIFO queues
+// (a FIFO queue's dead-letter queue is a FIFO queue too).
+func fifo(s Spec, attrs map[string]string) map[string]string {
+	if s.FIFO() {
+		attrs[attrFIFO] = "true"
+	}
+	return attrs
 }
 
 // queueAttributes are the attributes of the queue, redriving to the
 // dead-letter queue dlqARN; s has its defaults.
 func queueAttributes(s Spec, dlqARN string) map[string]string {
-	return encryption(map[string]string{
+	return fifo(s, encryption(map[string]string{
 		attrVisibilityTimeout: strconv.Itoa(int(*s.Queue.VisibilityTimeoutSeconds)),
 		attrRetention:         strconv.Itoa(int(s.Queue.MessageRetentionSeconds)),
 		attrReceiveWait:       strconv.Itoa(int(s.Queue.ReceiveWaitTimeSeconds)),
 		attrRedrivePolicy:     RedrivePolicy(dlqARN, s.Queue.MaxReceiveCount),
-	}, s.Queue.KMSMasterKeyID)
+	}, s.Queue.KMSMasterKeyID))
 }
 
 // RedrivePolicy is the queue's redrive policy: after maxReceiveCount

@@ -20,10 +20,22 @@ const (
 	ComponentQueuePolicy     = "queue_policy"
 	ComponentRule            = "rule"
 	ComponentTarget          = "target"
+	// ComponentTopicSubscription is the queue's subscription to the topic
+	// of a topic subscription.
+	ComponentTopicSubscription = "topic_subscription"
 )
 
 // DriftComponents are the components that a Drift may name.
-var DriftComponents = []string{ComponentDeadLetterQueue, ComponentQueue, ComponentQueuePolicy, ComponentRule, ComponentTarget}
+var DriftComponents = []string{ComponentDeadLetterQueue, ComponentQueue, ComponentQueuePolicy, ComponentRule, ComponentTarget, ComponentTopicSubscription}
+
+// UnusedComponents are the components that a subscription to a topic (or
+// else to a bus) does not have.
+func UnusedComponents(topic bool) []string {
+	if topic {
+		return []string{ComponentRule, ComponentTarget}
+	}
+	return []string{ComponentTopicSubscription}
+}
 
 // Change and Drift report what Read found different from the Spec (see
 // awsops.Drift); Update repairs all of it in place.
@@ -43,7 +55,8 @@ func (c *Provisioner) Read(ctx context.Context, s Spec, st State) (State, Drift,
 		return st, d, ErrNotFound
 	}
 	st.EventBusName = cmp.Or(st.EventBusName, BusName(s.EventBus))
-	p := &pass{s: s, st: &st, n: NamesFor(st.Name), d: &d}
+	st.TopicARN = cmp.Or(st.TopicARN, s.TopicARN)
+	p := &pass{s: s, st: &st, n: st.names(), d: &d}
 	for _, k := range components {
 		if err := k.read(c, ctx, p); err != nil {
 			return st, d, err
@@ -65,6 +78,10 @@ func (c *Provisioner) Lookup(ctx context.Context, name string) (Spec, State, err
 		s:  Spec{Name: name, EventBus: DefaultEventBus},
 		st: &State{Name: name, EventBusName: DefaultEventBus},
 		n:  NamesFor(name),
+	}
+	if url, _, err := c.queueByName(ctx, NamesOf(name, true).Queue); err == nil && url != "" {
+		// A subscription to a FIFO topic.
+		p.n = NamesOf(name, true)
 	}
 	for _, k := range components {
 		if err := k.lookup(c, ctx, p); err != nil {

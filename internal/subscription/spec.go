@@ -2,7 +2,10 @@
 // AWS: an EventBridge rule that matches the events by source and detail type
 // (or by a full event pattern) and delivers them to the consumer's own SQS
 // queue, with its own dead-letter queue (redrive) and a queue policy that
-// lets only that rule send.
+// lets only that rule send. For a pipeline that publishes to an SNS topic,
+// the queue is subscribed to the topic instead (raw message delivery, a
+// filter policy on the source and detail-type message attributes), and to
+// a FIFO topic both queues are FIFO queues.
 //
 // It knows nothing of Terraform. The provider maps its schema to a Spec,
 // records the State that Create and Update return, and plans repairs from
@@ -42,6 +45,8 @@ const (
 	tagSubscription                   = "outbox:subscription"
 	queueTargetID                     = "outbox-subscription"
 	eventBridgeServicePrincipal       = "events.amazonaws.com"
+	snsServicePrincipal               = "sns.amazonaws.com"
+	fifoSuffix                        = ".fifo"
 	queuePolicySid                    = "AllowSubscriptionRule"
 	queuePolicyVersion                = "2012-10-17"
 )
@@ -70,6 +75,12 @@ type Spec struct {
 	// EventPattern is a complete EventBridge pattern (a JSON object); it
 	// excludes Sources and DetailTypes.
 	EventPattern string
+	// TopicARN, when set, is the SNS topic the queue subscribes to instead
+	// of a rule on EventBus: Sources and DetailTypes become the
+	// subscription's filter policy on the message attributes, and a FIFO
+	// topic (".fifo") gets FIFO queues. Changing it replaces the
+	// subscription.
+	TopicARN string
 	// Queue is the consumer's queue.
 	Queue QueueSpec
 	// DeadLetter is the queue that receives what the consumer failed to
@@ -109,9 +120,29 @@ type Names struct {
 }
 
 // NamesFor returns the component names of the subscription called name.
-func NamesFor(name string) Names {
-	return Names{Rule: name, Queue: name, DeadLetterQueue: name + suffixDeadLetterQueue}
+func NamesFor(name string) Names { return NamesOf(name, false) }
+
+// NamesOf returns the component names of the subscription called name,
+// whose queues are FIFO queues when fifo is set (their names end in
+// ".fifo").
+func NamesOf(name string, fifo bool) Names {
+	n := Names{Rule: name, Queue: name, DeadLetterQueue: name + suffixDeadLetterQueue}
+	if fifo {
+		n.Queue, n.DeadLetterQueue = n.Queue+fifoSuffix, n.DeadLetterQueue+fifoSuffix
+	}
+	return n
 }
+
+// Names returns the component names of s.
+func (s Spec) Names() Names { return NamesOf(s.Name, s.FIFO()) }
+
+// FIFO reports whether s subscribes to a FIFO topic, with FIFO queues.
+func (s Spec) FIFO() bool { return strings.HasSuffix(s.TopicARN, fifoSuffix) }
+
+// FilterPolicy is the topic subscription's filter policy, on the source
+// and detail-type message attributes the relay sets: the same document as
+// the pattern that Sources and DetailTypes build.
+func (s Spec) FilterPolicy() string { return BuildPattern(s.Sources, s.DetailTypes) }
 
 // WithDefaults returns s with every unset field set to its default.
 func (s Spec) WithDefaults() Spec {
@@ -179,6 +210,7 @@ var (
 	namePattern    = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 	busNamePattern = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
 	busARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
+	topicPattern   = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
 )
 
 // ValidationError names the field of a Spec at fault and the fix; its
@@ -206,6 +238,9 @@ func (s Spec) Validate() error {
 	}
 	if !busNamePattern.MatchString(s.EventBus) && !busARNPattern.MatchString(s.EventBus) {
 		return invalid("EventBus", `use a bus name such as "default" or an event bus ARN, such as an outbox_pipeline's target_arn`, "is %q", s.EventBus)
+	}
+	if err := s.validateTopic(); err != nil {
+		return err
 	}
 	if err := s.validatePattern(); err != nil {
 		return err
@@ -239,6 +274,22 @@ func (s Spec) Validate() error {
 			"is %d", d.MessageRetentionSeconds)
 	}
 	return subscriptionSettings.Tags("Tags", s.Tags)
+}
+
+// validateTopic checks the topic of a topic subscription, which has no
+// rule: neither a bus nor a full event pattern.
+func (s Spec) validateTopic() error {
+	switch {
+	case s.TopicARN == "":
+		return nil
+	case !topicPattern.MatchString(s.TopicARN):
+		return invalid("TopicARN", `use an SNS topic ARN, such as an outbox_pipeline's target_arn`, "is %q", s.TopicARN)
+	case BusName(s.EventBus) != DefaultEventBus:
+		return invalid("EventBus", "remove it: a topic subscription has no rule on a bus", "is set with TopicARN")
+	case s.EventPattern != "":
+		return invalid("EventPattern", "use sources and detail_types, which become the filter policy on the message attributes", "is set with TopicARN")
+	}
+	return nil
 }
 
 func (s Spec) validatePattern() error {

@@ -113,6 +113,9 @@ func TestSubscriptionValidate(t *testing.T) {
 		{func(s *Spec) { s.DeadLetter.MessageRetentionSeconds = 30 }, "DeadLetter.MessageRetentionSeconds", "is 30"},
 		{func(s *Spec) { s.DeadLetter.MessageRetentionSeconds = 3600 }, "DeadLetter.MessageRetentionSeconds", "at least the queue's"},
 		{func(s *Spec) { s.Tags = map[string]string{"AWS:x": "y"} }, "Tags", "reserved"},
+		{func(s *Spec) { s.TopicARN = "orders" }, "TopicARN", `"orders"`},
+		{func(s *Spec) { s.TopicARN, s.EventBus = goldenTopic, "orders" }, "EventBus", "no rule on a bus"},
+		{func(s *Spec) { s.TopicARN, s.Sources, s.EventPattern = goldenTopic, nil, `{"source":["a"]}` }, "EventPattern", "filter policy"},
 	} {
 		s := ok
 		c.edit(&s)
@@ -121,5 +124,31 @@ func TestSubscriptionValidate(t *testing.T) {
 		if !errors.As(err, &ve) || ve.Field != c.field || !strings.Contains(err.Error(), c.text) || ve.Fix == "" {
 			t.Errorf("Validate() = %v; want a problem of %s with %q and a fix", err, c.field, c.text)
 		}
+	}
+}
+
+const goldenTopic = "arn:aws:sns:eu-west-1:123456789012:orders.fifo"
+
+// TestSubscriptionTopicNames: a subscription to a FIFO topic has FIFO
+// queues, named with ".fifo", and the filter policy of its sources and
+// detail types.
+func TestSubscriptionTopicNames(t *testing.T) {
+	t.Parallel()
+	s := Spec{Name: "billing", TopicARN: goldenTopic, Sources: []string{"com.example.orders"}, DetailTypes: []string{"OrderChanged"}}.WithDefaults()
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Names(); n.Queue != "billing.fifo" || n.DeadLetterQueue != "billing-dlq.fifo" {
+		t.Errorf("names %+v", n)
+	}
+	if q, d := queueAttributes(s, "dlq"), deadLetterAttributes(s); q[attrFIFO] != "true" || d[attrFIFO] != "true" {
+		t.Errorf("queue %v, dead-letter queue %v: want FIFO queues", q, d)
+	}
+	if got := topicSubscriptionAttributes(s); got[attrRawDelivery] != "true" || got[attrFilterPolicy] != `{"detail-type":["OrderChanged"],"source":["com.example.orders"]}` {
+		t.Errorf("subscription attributes %v", got)
+	}
+	standard := Spec{Name: "billing", TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}
+	if n := standard.Names(); n != NamesFor("billing") || queueAttributes(standard.WithDefaults(), "dlq")[attrFIFO] != "" {
+		t.Errorf("a standard topic's subscription has names %+v", n)
 	}
 }

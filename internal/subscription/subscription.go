@@ -26,7 +26,15 @@ type State struct {
 
 	DeadLetterQueueURL string
 	DeadLetterQueueARN string
+
+	// TopicARN is the topic of a topic subscription, SubscriptionARN its
+	// subscription of the queue.
+	TopicARN        string
+	SubscriptionARN string
 }
+
+// names are the component names of the subscription st records.
+func (s State) names() Names { return NamesOf(s.Name, strings.HasSuffix(s.TopicARN, fifoSuffix)) }
 
 // tags returns the tags of every tagged component: Spec.Tags and the
 // subscription's name.
@@ -90,8 +98,11 @@ func (c *Provisioner) apply(ctx context.Context, s Spec, st *State) error {
 	if st.EventBusName != "" && st.EventBusName != bus {
 		return fmt.Errorf("updating outbox subscription (%s): the event bus changed from %s to %s, which requires replacing the subscription", s.Name, st.EventBusName, bus)
 	}
-	st.Name, st.EventBusName = s.Name, bus
-	p := &pass{s: s, st: st, n: NamesFor(s.Name)}
+	if st.TopicARN != "" && st.TopicARN != s.TopicARN {
+		return fmt.Errorf("updating outbox subscription (%s): the topic changed from %s to %s, which requires replacing the subscription", s.Name, st.TopicARN, s.TopicARN)
+	}
+	st.Name, st.EventBusName, st.TopicARN = s.Name, bus, s.TopicARN
+	p := &pass{s: s, st: st, n: s.Names()}
 	for _, k := range components {
 		if err := k.ensure(c, ctx, p); err != nil {
 			return err

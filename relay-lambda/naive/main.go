@@ -40,14 +40,14 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Target != config.TargetEventBridge {
+	if cfg.Target.Type != config.TargetEventBridge {
 		return nil, errors.New("the naive relay publishes to EventBridge only: set OUTBOX_TARGET=eventbridge")
 	}
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loading the AWS configuration: %w", err)
 	}
-	log.Info("naive relay configured", "table", cfg.Table.Name, "eventBus", cfg.EventBus,
+	log.Info("naive relay configured", "table", cfg.Table.Name, "eventBus", cfg.Target.EventBus,
 		"publishedAction", cfg.PublishedAction, "publishedTtl", cfg.PublishedTTL.String())
 	return &naive.Relay{
 		DynamoDB:    dynamodb.NewFromConfig(awsCfg),

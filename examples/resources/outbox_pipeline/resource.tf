@@ -67,3 +67,21 @@ resource "outbox_pipeline" "shop" {
     sns_topic_arn = var.alerts_topic_arn
   }
 }
+
+# Events sent to an SQS FIFO queue: each message's group is the item's
+# partition key, so one order's events arrive in the order written, and its
+# deduplication id is the event id, so a copy sent again within five
+# minutes is dropped.
+variable "billing_queue_arn" {
+  type        = string
+  description = "ARN of the billing service's SQS FIFO queue."
+  default     = "arn:aws:sqs:eu-west-1:123456789012:billing.fifo"
+}
+
+resource "outbox_pipeline" "billing" {
+  name = "billing"
+
+  target = {
+    queue_arn = var.billing_queue_arn
+  }
+}

@@ -12,9 +12,7 @@
 //	OUTBOX_TTL_ATTRIBUTE       expiresAt            attribute name (the table's TTL attribute)
 //	OUTBOX_PENDING_INDEX_NAME  outbox-pending       name of the sparse pending index
 //	OUTBOX_PENDING_SHARDS      16                   whole number from 1 to 256
-//	OUTBOX_TARGET              eventbridge          eventbridge or sns
-//	OUTBOX_EVENT_BUS           default              event bus name or ARN (eventbridge)
-//	OUTBOX_TOPIC_ARN           (required for sns)   standard SNS topic ARN
+//	OUTBOX_TARGET              eventbridge          a kind of package target, whose variables it lists
 //	OUTBOX_PUBLISHED_ACTION    mark                 mark or delete
 //	OUTBOX_PUBLISHED_TTL       720h                 Go duration; 0 = no expiry (mark)
 //	OUTBOX_RECONCILE_MIN_AGE   5m                   Go duration
@@ -22,9 +20,9 @@
 //	OUTBOX_RECONCILE_SHARDS    OUTBOX_PENDING_SHARDS  pending index shards the reconciler queries (≥ OUTBOX_PENDING_SHARDS)
 //	OUTBOX_PENDING_INDEX_ENABLED  true              false: no pending index; the reconciler scans the (dedicated, delete-mode) table
 //
-// The table defaults are those of package outbox. OUTBOX_EVENT_BUS is ignored
-// when the target is sns, OUTBOX_TOPIC_ARN when it is eventbridge, and
-// OUTBOX_PUBLISHED_TTL when the published action is delete.
+// The table defaults are those of package outbox. The variables of a target
+// kind (package target) are read only for that kind, and
+// OUTBOX_PUBLISHED_TTL is ignored when the published action is delete.
 //
 // The standard AWS variables (AWS_REGION, AWS_ENDPOINT_URL and the service
 // specific AWS_ENDPOINT_URL_* variables, credentials) are read by the AWS SDK,
@@ -39,6 +37,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -52,9 +51,9 @@ const (
 	EnvTTLAttribute     = "OUTBOX_TTL_ATTRIBUTE"
 	EnvPendingIndexName = "OUTBOX_PENDING_INDEX_NAME"
 	EnvPendingShards    = "OUTBOX_PENDING_SHARDS"
-	EnvTarget           = "OUTBOX_TARGET"
-	EnvEventBus         = "OUTBOX_EVENT_BUS"
-	EnvTopicARN         = "OUTBOX_TOPIC_ARN"
+	EnvTarget           = target.EnvTarget
+	EnvEventBus         = target.EnvEventBus
+	EnvTopicARN         = target.EnvTopicARN
 	EnvPublishedAction  = "OUTBOX_PUBLISHED_ACTION"
 	EnvPublishedTTL     = "OUTBOX_PUBLISHED_TTL"
 	EnvReconcileMinAge  = "OUTBOX_RECONCILE_MIN_AGE"
@@ -71,13 +70,13 @@ const (
 	EnvPendingIndexEnabled = "OUTBOX_PENDING_INDEX_ENABLED"
 )
 
-// Target is where events are published.
-type Target string
+// Target is the kind of target events are published to.
+type Target = target.Type
 
 // Targets.
 const (
-	TargetEventBridge Target = "eventbridge"
-	TargetSNS         Target = "sns"
+	TargetEventBridge = target.EventBridge
+	TargetSNS         = target.SNS
 )
 
 // Action is what happens to an item once its event is published.
@@ -93,7 +92,7 @@ const (
 
 // Defaults of the relay-specific settings.
 const (
-	DefaultEventBus        = "default"
+	DefaultEventBus        = target.DefaultEventBus
 	DefaultPublishedTTL    = 720 * time.Hour
 	DefaultReconcileMinAge = 5 * time.Minute
 )
@@ -102,12 +101,8 @@ const (
 type Config struct {
 	// Table is the outbox table, with defaults applied.
 	Table outbox.Table
-	// Target is the publishing target.
-	Target Target
-	// EventBus is the event bus name or ARN (eventbridge target).
-	EventBus string
-	// TopicARN is the SNS topic (sns target).
-	TopicARN string
+	// Target is where events are published.
+	Target target.Settings
 	// PublishedAction says whether published items are marked or deleted.
 	PublishedAction Action
 	// PublishedTTL is how long marked items are kept; 0 means forever.
@@ -131,10 +126,7 @@ func invalid(name, value, problem, fix string) error {
 
 var (
 	// Event bus names: EventBridge's pattern for EventBusName.
-	busNamePattern = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
-	busARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
-	topicARN       = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
-	attributeName  = regexp.MustCompile(`^[^\s]{1,255}$`)
+	attributeName = regexp.MustCompile(`^[^\s]{1,255}$`)
 )
 
 // FromEnv reads the configuration with getenv (os.Getenv in the function) and
@@ -185,9 +177,7 @@ var variables = []variable{
 	{name: EnvFormerSortKeyPrefixes, raw: true, set: setFormerPrefixes},
 	{name: EnvPendingIndexEnabled, set: setPendingIndexEnabled, then: completeTable},
 	{name: EnvReconcileShards, set: setReconcileShards},
-	{name: EnvTarget, set: oneOf(EnvTarget, "is not a known target", func(c *Config) *Target { return &c.Target }, TargetEventBridge, TargetSNS)},
-	{name: EnvEventBus, set: setEventBus},
-	{name: EnvTopicARN, set: setTopicARN},
+	{name: EnvTarget, set: func(*Config, string) error { return nil }, then: setTarget},
 	{name: EnvPublishedAction, set: oneOf(EnvPublishedAction, "is not a known action", func(c *Config) *Action { return &c.PublishedAction }, ActionMark, ActionDelete),
 		then: pendingIndexNeedsDelete},
 	{name: EnvPublishedTTL, set: duration(EnvPublishedTTL, DefaultPublishedTTL, "use a Go duration such as \"720h\", or \"0\" to keep published items forever",
@@ -275,36 +265,11 @@ func setReconcileShards(c *Config, v string) error {
 	return nil
 }
 
-// setEventBus reads the bus of the eventbridge target.
-func setEventBus(c *Config, v string) error {
-	if c.Target != TargetEventBridge {
-		return nil
-	}
-	if v == "" {
-		v = DefaultEventBus
-	}
-	if !busNamePattern.MatchString(v) && !busARNPattern.MatchString(v) {
-		return invalid(EnvEventBus, v, "is not an event bus name or ARN", `use a bus name such as "default" or an ARN such as "arn:aws:events:us-east-1:123456789012:event-bus/orders"`)
-	}
-	c.EventBus = v
-	return nil
-}
-
-// setTopicARN reads the topic of the sns target.
-func setTopicARN(c *Config, v string) error {
-	if c.Target != TargetSNS {
-		return nil
-	}
-	switch {
-	case v == "":
-		return invalid(EnvTopicARN, "", "is not set", fmt.Sprintf(`set it to the ARN of the SNS topic, required when %s is "sns"`, EnvTarget))
-	case !topicARN.MatchString(v):
-		return invalid(EnvTopicARN, v, "is not an SNS topic ARN", `use an ARN such as "arn:aws:sns:us-east-1:123456789012:orders"`)
-	case strings.HasSuffix(v, ".fifo"):
-		return invalid(EnvTopicARN, v, "is a FIFO topic", "use a standard topic; the relay publishes in parallel and does not set message groups")
-	}
-	c.TopicARN = v
-	return nil
+// setTarget reads the target: OUTBOX_TARGET and its kind's variables.
+func setTarget(c *Config, getenv func(string) string) error {
+	t, err := target.FromEnv(relaySettings, getenv)
+	c.Target = t
+	return err
 }
 
 // oneOf reads one of values, in any case; empty is the first.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -23,8 +24,7 @@ func TestFromEnvDefaults(t *testing.T) {
 	}
 	want := Config{
 		Table:           outbox.Table{Name: "orders"}.WithDefaults(),
-		Target:          TargetEventBridge,
-		EventBus:        "default",
+		Target:          target.Settings{Type: TargetEventBridge, EventBus: "default"},
 		PublishedAction: ActionMark,
 		PublishedTTL:    720 * time.Hour,
 		ReconcileMinAge: 5 * time.Minute,
@@ -51,7 +51,7 @@ func TestFromEnvAll(t *testing.T) {
 		Table: outbox.Table{Name: "app", Layout: outbox.LayoutDedicated, PartitionKey: "pk", SortKey: "sk", SortKeyPrefix: "EVT#",
 			TTLAttribute: "ttl", PendingIndexName: "pending", PendingShards: 32,
 			FormerSortKeyPrefixes: []string{"OUTBOX#", " OLD#"}, NoPendingIndex: true},
-		Target: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders",
+		Target:          target.Settings{Type: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"},
 		PublishedAction: ActionDelete, PublishedTTL: 0, ReconcileMinAge: 90 * time.Second,
 		ReconcileShards: 64,
 	}
@@ -67,8 +67,31 @@ func TestFromEnvBusARN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.EventBus != arn {
-		t.Errorf("bus %q", c.EventBus)
+	if c.Target.EventBus != arn || c.Target.TopicARN != "" {
+		t.Errorf("target %+v", c.Target)
+	}
+}
+
+// TestFromEnvTargets: each kind reads its own variable, FIFO queues and
+// topics included, and ignores the others'.
+func TestFromEnvTargets(t *testing.T) {
+	t.Parallel()
+	for _, want := range []target.Settings{
+		{Type: target.SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"},
+		{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"},
+		{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"},
+	} {
+		vars := map[string]string{EnvTableName: "t", EnvEventBus: "ignored"}
+		for k, v := range want.Env() {
+			vars[k] = v
+		}
+		c, err := FromEnv(env(vars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Target != want {
+			t.Errorf("target %+v, want %+v", c.Target, want)
+		}
 	}
 }
 
@@ -89,12 +112,13 @@ func TestFromEnvErrors(t *testing.T) {
 		{"reserved ttl", map[string]string{EnvTTLAttribute: "eventId"}, EnvTTLAttribute, "outbox item"},
 		{"blank prefix", map[string]string{EnvSortKeyPrefix: "  "}, EnvSortKeyPrefix, "prefix"},
 		{"key with space", map[string]string{EnvPartitionKey: "my key"}, EnvPartitionKey, "without spaces"},
-		{"unknown target", map[string]string{EnvTarget: "kinesis"}, EnvTarget, `"eventbridge" or "sns"`},
+		{"unknown target", map[string]string{EnvTarget: "kinesis"}, EnvTarget, `"eventbridge", "sns", "sqs"`},
 		{"bad bus", map[string]string{EnvEventBus: "my bus!"}, EnvEventBus, "bus name"},
 		{"bad bus arn", map[string]string{EnvEventBus: "arn:aws:sns:us-east-1:123456789012:orders"}, EnvEventBus, "ARN"},
-		{"sns without topic", map[string]string{EnvTarget: "sns"}, EnvTopicARN, "required"},
+		{"sns without topic", map[string]string{EnvTarget: "sns"}, EnvTopicARN, "not set"},
 		{"bad topic", map[string]string{EnvTarget: "sns", EnvTopicARN: "orders"}, EnvTopicARN, "arn:aws:sns"},
-		{"fifo topic", map[string]string{EnvTarget: "sns", EnvTopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"}, EnvTopicARN, "standard topic"},
+		{"sqs without queue", map[string]string{EnvTarget: "sqs"}, target.EnvQueueARN, "not set"},
+		{"bad queue", map[string]string{EnvTarget: "SQS", target.EnvQueueARN: "arn:aws:sns:us-east-1:123456789012:orders"}, target.EnvQueueARN, "arn:aws:sqs"},
 		{"unknown action", map[string]string{EnvPublishedAction: "archive"}, EnvPublishedAction, `"mark" or "delete"`},
 		{"ttl not a duration", map[string]string{EnvPublishedTTL: "30 days"}, EnvPublishedTTL, "Go duration"},
 		{"ttl negative", map[string]string{EnvPublishedTTL: "-1h"}, EnvPublishedTTL, "Go duration"},

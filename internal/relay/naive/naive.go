@@ -74,7 +74,7 @@ func (r *Relay) relay(ctx context.Context, rec events.DynamoDBEventRecord) error
 		return err
 	}
 	entry := ebtypes.PutEventsRequestEntry{
-		EventBusName: aws.String(r.Config.EventBus),
+		EventBusName: aws.String(r.Config.Target.EventBus),
 		Source:       aws.String(record.Source),
 		DetailType:   aws.String(record.DetailType),
 		Detail:       aws.String(string(record.DetailJSON())),

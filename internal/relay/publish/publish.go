@@ -1,7 +1,8 @@
-// Package publish sends outbox records to their target, EventBridge or SNS,
-// in as few parallel batch calls as the service limits allow, and reports one
-// result per record: published, failed (worth trying again later) or rejected
-// (the target will never accept it).
+// Package publish is what every target kind's publisher shares (the kinds
+// themselves are in package target): the result of one record, published,
+// failed (worth trying again later) or rejected (the target will never
+// accept it), and the Batcher that sends records in as few parallel batch
+// calls as the service limits allow and retries the entries worth retrying.
 //
 // Only a fault of the event itself is a rejection: a detail the target calls
 // malformed, an invalid field of the entry, an event over the size limit.
@@ -19,7 +20,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
-// Limits shared by PutEvents and PublishBatch.
+// Limits shared by PutEvents, PublishBatch and SendMessageBatch.
 const (
 	// MaxBatchEntries is the number of entries one call accepts.
 	MaxBatchEntries = 10
@@ -98,11 +99,11 @@ func Chunks(sizes []int, maxCount, maxBytes int) [][]int {
 	return chunks
 }
 
-// acceptedChunks is Chunks of the accepted entries, of the given sizes,
+// AcceptedChunks is Chunks of the accepted entries, of the given sizes,
 // with each index turned into the entry's index in the batch (index[i] is
 // the batch index of accepted entry i).
-func acceptedChunks(sizes, index []int) [][]int {
-	chunks := Chunks(sizes, MaxBatchEntries, MaxBatchBytes)
+func AcceptedChunks(sizes, index []int, maxBytes int) [][]int {
+	chunks := Chunks(sizes, MaxBatchEntries, maxBytes)
 	for _, c := range chunks {
 		for k := range c {
 			c[k] = index[c[k]]
@@ -111,60 +112,78 @@ func acceptedChunks(sizes, index []int) [][]int {
 	return chunks
 }
 
-// entryResult is what a batch call says about one of its entries.
-type entryResult struct {
-	ok      bool
-	code    string
-	message string
+// EntryResult is what a batch call says about one of its entries.
+type EntryResult struct {
+	OK      bool
+	Code    string
+	Message string
 }
 
-// sendFunc makes one batch call for the entries with the given indexes and
-// returns one entryResult per index, or an error for the whole call.
-type sendFunc func(ctx context.Context, idx []int) ([]entryResult, error)
+// SendFunc makes one batch call for the entries with the given indexes and
+// returns one EntryResult per index, or an error for the whole call.
+type SendFunc func(ctx context.Context, idx []int) ([]EntryResult, error)
 
-// batcher runs batch calls in parallel and retries retryable entries.
-type batcher struct {
-	target      string
-	policy      retry.Policy
-	concurrency int
-	// poison holds the entry error codes that reject the event.
-	poison map[string]struct{}
-	// hint names the probable fix of an entry error code, or of a call
+// Batcher runs batch calls in parallel and retries retryable entries.
+type Batcher struct {
+	// Target names the service in reasons ("EventBridge").
+	Target      string
+	Policy      retry.Policy
+	Concurrency int
+	// Poison holds the entry error codes that reject the event.
+	Poison map[string]struct{}
+	// Hint names the probable fix of an entry error code, or of a call
 	// error's code.
-	hint func(code string) string
+	Hint func(code string) string
 }
 
-// run sends every chunk, in parallel, and fills results (indexed like the
+func (b Batcher) concurrency() int {
+	if b.Concurrency <= 0 {
+		return DefaultConcurrency
+	}
+	return b.Concurrency
+}
+
+// Run sends every chunk, in parallel, and fills results (indexed like the
 // records). Entries that fail with a retryable code, and whole calls that
 // fail with a transient error, are sent again with backoff while the policy
 // allows; what still fails is Failed. Other entry errors are Rejected.
-func (b batcher) run(ctx context.Context, chunks [][]int, send sendFunc, results []Result) {
-	concurrency := b.concurrency
-	if concurrency <= 0 {
-		concurrency = DefaultConcurrency
+func (b Batcher) Run(ctx context.Context, chunks [][]int, send SendFunc, results []Result) {
+	lanes := make([][][]int, len(chunks))
+	for i, c := range chunks {
+		lanes[i] = [][]int{c}
 	}
-	sem := make(chan struct{}, concurrency)
+	b.RunLanes(ctx, lanes, send, results)
+}
+
+// RunLanes is Run for chunks in lanes: the lanes run in parallel, the
+// chunks of one lane one after the other, in order, so that entries of one
+// lane reach the target in the order of the lane (a FIFO target's message
+// group keeps its order).
+func (b Batcher) RunLanes(ctx context.Context, lanes [][][]int, send SendFunc, results []Result) {
+	sem := make(chan struct{}, b.concurrency())
 	var wg sync.WaitGroup
-	for _, chunk := range chunks {
+	for _, lane := range lanes {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			b.runChunk(ctx, chunk, send, results)
+			for _, chunk := range lane {
+				b.runChunk(ctx, chunk, send, results)
+			}
 		}()
 	}
 	wg.Wait()
 }
 
-func (b batcher) runChunk(ctx context.Context, pending []int, send sendFunc, results []Result) {
+func (b Batcher) runChunk(ctx context.Context, pending []int, send SendFunc, results []Result) {
 	for attempt := 1; ; attempt++ {
 		var again []int
 		out, err := send(ctx, pending)
 		if err != nil {
 			class := retry.ClassifyError(err)
 			for _, i := range pending {
-				results[i] = Result{Status: Failed, Reason: fmt.Sprintf("%s call failed: %v", b.target, err),
-					Retries: results[i].Retries, Class: class, Hint: b.hint(retry.ErrorCode(err))}
+				results[i] = Result{Status: Failed, Reason: fmt.Sprintf("%s call failed: %v", b.Target, err),
+					Retries: results[i].Retries, Class: class, Hint: b.Hint(retry.ErrorCode(err))}
 			}
 			if retry.IsTransient(err) {
 				again = pending
@@ -172,7 +191,7 @@ func (b batcher) runChunk(ctx context.Context, pending []int, send sendFunc, res
 		} else {
 			again = b.settle(pending, out, results)
 		}
-		if len(again) == 0 || !b.policy.Backoff(ctx, attempt) {
+		if len(again) == 0 || !b.Policy.Backoff(ctx, attempt) {
 			return
 		}
 		for _, i := range again {
@@ -184,24 +203,30 @@ func (b batcher) runChunk(ctx context.Context, pending []int, send sendFunc, res
 
 // settle records the results of one call and returns the entries worth
 // sending again at once: throttled or failed inside the service.
-func (b batcher) settle(pending []int, out []entryResult, results []Result) (again []int) {
+func (b Batcher) settle(pending []int, out []EntryResult, results []Result) (again []int) {
 	for k, i := range pending {
 		e := out[k]
-		if e.ok {
+		if e.OK {
 			results[i].Status, results[i].Reason, results[i].Class, results[i].Hint = Published, "", "", ""
 			continue
 		}
-		class := retry.ClassifyCode(e.code, b.poison)
-		r := Result{Status: Failed, Reason: fmt.Sprintf("%s: %s: %s", b.target, e.code, e.message), Retries: results[i].Retries, Class: class}
+		class := retry.ClassifyCode(e.Code, b.Poison)
+		r := Result{Status: Failed, Reason: fmt.Sprintf("%s: %s: %s", b.Target, e.Code, e.Message), Retries: results[i].Retries, Class: class}
 		switch class {
 		case retry.ClassPoison:
-			r.Status, r.Reason = Rejected, fmt.Sprintf("%s rejected the event: %s: %s", b.target, e.code, e.message)
+			r.Status, r.Reason = Rejected, fmt.Sprintf("%s rejected the event: %s: %s", b.Target, e.Code, e.Message)
 		case retry.ClassThrottling, retry.ClassTransient:
 			again = append(again, i)
 		default:
-			r.Hint = b.hint(e.code)
+			r.Hint = b.Hint(e.Code)
 		}
 		results[i] = r
 	}
 	return again
+}
+
+// TooLarge is the result of a record whose entry, of size bytes, is over
+// the limit of the target service.
+func TooLarge(service string, size, limit int) Result {
+	return Result{Status: Rejected, Class: retry.ClassPoison, Reason: fmt.Sprintf("the event is %d bytes; %s accepts at most %d", size, service, limit)}
 }

@@ -248,58 +248,88 @@ func (f *AWS) PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, _ .
 
 // PublishBatch enforces the limits of 10 messages, 256 KB and unique ids.
 func (f *AWS) PublishBatch(ctx context.Context, in *sns.PublishBatchInput, _ ...func(*sns.Options)) (*sns.PublishBatchOutput, error) {
-	done, err := f.begin(ctx, OpPublishBatch)
+	entries := make([]message, len(in.PublishBatchRequestEntries))
+	for i, e := range in.PublishBatchRequestEntries {
+		entries[i] = message{id: aws.ToString(e.Id), body: aws.ToString(e.Message), attrs: map[string]string{}}
+		for name, v := range e.MessageAttributes {
+			entries[i].attrs[name] = aws.ToString(v.StringValue)
+			entries[i].attrBytes += len(name) + len(aws.ToString(v.DataType)) + len(aws.ToString(v.StringValue))
+		}
+	}
+	results, err := f.sendMessages(ctx, OpPublishBatch, "sns", entries, outbox.MaxEntryBytes)
+	if err != nil {
+		return nil, err
+	}
+	out := &sns.PublishBatchOutput{}
+	for i, r := range results {
+		id := aws.String(entries[i].id)
+		if r.code != "" {
+			out.Failed = append(out.Failed, snstypes.BatchResultErrorEntry{Id: id, Code: aws.String(r.code), Message: aws.String("injected"), SenderFault: r.sender})
+		} else {
+			out.Successful = append(out.Successful, snstypes.PublishBatchResultEntry{Id: id, MessageId: aws.String("sns-" + r.eventID)})
+		}
+	}
+	return out, nil
+}
+
+// message is one entry of PublishBatch or SendMessageBatch.
+type message struct {
+	id, body  string
+	attrs     map[string]string
+	attrBytes int // what the attributes count towards the batch's size
+}
+
+// messageResult is what became of a message: published, or failed with
+// code, the sender's fault or not.
+type messageResult struct {
+	eventID string
+	code    string
+	sender  bool
+}
+
+// sendMessages is PublishBatch and SendMessageBatch: up to 10 messages of
+// unique ids and at most maxBytes together; each fails as EntryError says
+// (the sender's fault unless SNSSenderFault says otherwise) or is recorded
+// as published to target.
+func (f *AWS) sendMessages(ctx context.Context, op, target string, entries []message, maxBytes int) ([]messageResult, error) {
+	done, err := f.begin(ctx, op)
 	defer done()
 	if err != nil {
 		return nil, err
 	}
-	entries := in.PublishBatchRequestEntries
 	if len(entries) == 0 || len(entries) > 10 {
 		return nil, apiError("TooManyEntriesInBatchRequest", fmt.Sprintf("%d entries", len(entries)))
 	}
 	size := 0
 	ids := map[string]bool{}
 	for _, e := range entries {
-		size += len(aws.ToString(e.Message))
-		for name, v := range e.MessageAttributes {
-			size += len(name) + len(aws.ToString(v.DataType)) + len(aws.ToString(v.StringValue))
-		}
-		if ids[aws.ToString(e.Id)] {
+		size += len(e.body) + e.attrBytes
+		if ids[e.id] {
 			return nil, apiError("BatchEntryIdsNotDistinct", "duplicate id")
 		}
-		ids[aws.ToString(e.Id)] = true
+		ids[e.id] = true
 	}
-	if size > outbox.MaxEntryBytes {
+	if size > maxBytes {
 		return nil, apiError("BatchRequestTooLong", fmt.Sprintf("%d bytes", size))
 	}
-	out := &sns.PublishBatchOutput{}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, e := range entries {
+	results := make([]messageResult, len(entries))
+	for i, e := range entries {
 		var env outbox.Envelope
-		_ = json.Unmarshal([]byte(aws.ToString(e.Message)), &env)
-		code := ""
+		_ = json.Unmarshal([]byte(e.body), &env)
+		results[i].eventID = env.ID
 		if f.EntryError != nil {
-			code = f.EntryError(env.ID, f.attempt("publish:"+env.ID))
+			results[i].code = f.EntryError(env.ID, f.attempt("publish:"+env.ID))
 		}
-		if code != "" {
-			sender := true
-			if f.SNSSenderFault != nil {
-				sender = f.SNSSenderFault(code)
-			}
-			out.Failed = append(out.Failed, snstypes.BatchResultErrorEntry{Id: e.Id, Code: aws.String(code), Message: aws.String("injected"), SenderFault: sender})
+		if results[i].code != "" {
+			results[i].sender = f.SNSSenderFault == nil || f.SNSSenderFault(results[i].code)
 			continue
-		}
-		attrs := map[string]string{}
-		for name, v := range e.MessageAttributes {
-			attrs[name] = aws.ToString(v.StringValue)
 		}
 		t, _ := time.Parse(time.RFC3339, env.Time)
 		f.published = append(f.published, Published{
-			Target: "sns", EventID: env.ID, Source: env.Source, DetailType: env.DetailType,
-			Body: aws.ToString(e.Message), Time: t, Attributes: attrs,
+			Target: target, EventID: env.ID, Source: env.Source, DetailType: env.DetailType, Body: e.body, Time: t, Attributes: e.attrs,
 		})
-		out.Successful = append(out.Successful, snstypes.PublishBatchResultEntry{Id: e.Id, MessageId: aws.String("sns-" + env.ID)})
 	}
-	return out, nil
+	return results, nil
 }

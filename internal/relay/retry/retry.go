@@ -156,6 +156,9 @@ var Classes = []Class{ClassEnvironment, ClassThrottling, ClassPoison, ClassTrans
 var extraThrottleCodes = map[string]struct{}{
 	"Throttled":     {},
 	"KMSThrottling": {},
+	// SQS: its own throttling, and KMS's of the queue's key.
+	"RequestThrottled": {},
+	"KmsThrottled":     {},
 }
 
 // IsThrottleCode reports whether an error code asks the caller to slow down.

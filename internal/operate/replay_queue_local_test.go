@@ -1,0 +1,99 @@
+package operate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// A pipeline that sends to an SQS queue, and a replay of its events to a
+// second queue: both receive the same messages, published by the one
+// publisher of package target.
+func TestLocalReplayQueueToQueue(t *testing.T) {
+	t.Parallel()
+	d := deployQueueTarget(t, "replay-queues")
+	own := d.consume(target.QueueURL(d.spec.Target.QueueARN))
+	second := d.newQueue("replay-second")
+	const source = "com.example.queues"
+	var events []outbox.Event
+	for i := range 5 {
+		events = append(events, outbox.Event{Source: source, DetailType: "Queued", Detail: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))})
+	}
+	recs := d.write(events...)
+	own.waitFor(t, idsOf(recs))
+	waitUntil(t, "every event marked PUBLISHED", func() bool {
+		n, err := NewClients(d.cfg).pendingCount(context.Background(), pendingOf(d.writer.Table()), farFuture(time.Now()))
+		return err == nil && n == 0
+	})
+	copies := d.consume(target.QueueURL(second))
+	since := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	out, errOut, code := d.run("replay", "replay-queues", "--since", since, "--target", second)
+	if code != ExitOK || !strings.Contains(out, "replayed 5 of 5 events to "+second) {
+		t.Fatalf("replay: exit %d: %s%s", code, out, errOut)
+	}
+	copies.waitFor(t, idsOf(recs))
+	for _, r := range recs {
+		own.mu.Lock()
+		body := own.bodies[r.EventID]
+		own.mu.Unlock()
+		copies.mu.Lock()
+		replayed := copies.bodies[r.EventID]
+		copies.mu.Unlock()
+		if body == "" || body != replayed {
+			t.Errorf("event %s: replayed %s, the relay sent %s", r.EventID, replayed, body)
+		}
+	}
+}
+
+// deployQueueTarget deploys a pipeline called name that sends to a queue
+// of its own.
+func deployQueueTarget(t *testing.T, name string) *deployed {
+	t.Helper()
+	probe := deploy(t, provision.Spec{Name: name + "-probe", Reconciler: provision.ReconcilerSpec{Disabled: true}})
+	queueARN := probe.newQueue(name + "-target")
+	return deployOn(t, probe, provision.Spec{Name: name, Target: provision.TargetSpec{Type: target.SQS, QueueARN: queueARN}})
+}
+
+// newQueue creates a queue on d's stack and returns its ARN.
+func (d *deployed) newQueue(name string) string {
+	d.t.Helper()
+	q := sqs.NewFromConfig(d.cfg)
+	out, err := q.CreateQueue(d.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	attrs, err := q.GetQueueAttributes(d.ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+}
+
+// deployOn creates the pipeline of spec on the stack of on.
+func deployOn(t *testing.T, on *deployed, spec provision.Spec) *deployed {
+	t.Helper()
+	pc := provision.New(on.cfg, provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
+	pc.PropagationTimeout, pc.WaitTimeout, pc.PollInterval = 30*time.Second, time.Minute, 200*time.Millisecond
+	spec.Architecture = nativeArch()
+	st, err := pc.Create(on.ctx, spec)
+	if err != nil {
+		t.Fatalf("creating pipeline %s: %v", spec.Name, err)
+	}
+	w, err := outbox.NewWriter(on.ddb, spec.WithDefaults().OutboxTable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &deployed{t: t, ctx: on.ctx, stack: on.stack, cfg: on.cfg, spec: spec, state: st, writer: w, ddb: on.ddb}
+}

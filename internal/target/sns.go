@@ -1,0 +1,231 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sns/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// SNS is the kind that publishes to an SNS topic with PublishBatch.
+const SNS Type = "sns"
+
+// EnvTopicARN is the sns kind's topic, standard or FIFO.
+const EnvTopicARN = "OUTBOX_TOPIC_ARN"
+
+// Message attributes set on every SNS and SQS message, for subscription
+// filter policies and consumers.
+const (
+	AttrSource     = "source"
+	AttrDetailType = "detail-type"
+)
+
+var topicARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+
+func init() { register(snsKind{}) }
+
+type snsKind struct{}
+
+func (snsKind) Type() Type      { return SNS }
+func (snsKind) Service() string { return "sns" }
+func (snsKind) What() string    { return "SNS topic" }
+
+func (snsKind) Settings() []Setting {
+	return []Setting{{
+		Field: "TopicARN", Env: EnvTopicARN,
+		Value: func(s *Settings) *string { return &s.TopicARN },
+		Check: func(v string) (string, string) {
+			return arnCheck(v, "SNS topic", "arn:aws:sns:us-east-1:123456789012:orders", topicARNPattern.MatchString)
+		},
+	}}
+}
+
+func (snsKind) ARN(s Settings, _ Account) string { return s.TopicARN }
+
+// Permission: PublishBatch is authorised by sns:Publish.
+func (snsKind) Permission() Permission {
+	return Permission{Sid: "PublishToTopic", Actions: []string{"sns:Publish"}}
+}
+
+func (snsKind) Exists(ctx context.Context, cfg aws.Config, s Settings) error {
+	_, err := sns.NewFromConfig(cfg).GetTopicAttributes(ctx, &sns.GetTopicAttributesInput{TopicArn: aws.String(s.TopicARN)})
+	return err
+}
+
+func (snsKind) Publisher(cfg aws.Config, s Settings, o PublisherOptions) (publish.Publisher, error) {
+	c, err := client(o, SNS, func() SNSAPI { return sns.NewFromConfig(cfg) })
+	if err != nil {
+		return nil, err
+	}
+	return &SNSPublisher{Client: c, TopicARN: s.TopicARN, Retry: o.Retry, Concurrency: o.Concurrency}, nil
+}
+
+// SNSAPI is the part of the SNS client the relay uses.
+type SNSAPI interface {
+	PublishBatch(ctx context.Context, in *sns.PublishBatchInput, opts ...func(*sns.Options)) (*sns.PublishBatchOutput, error)
+}
+
+// SNSPublisher publishes with PublishBatch: up to 10 messages and 256 KB
+// per call, calls in parallel. The message is the record's EnvelopeJSON,
+// with the source and detail type also as string message attributes. To a
+// FIFO topic, each message has its group (MessageGroupID) and
+// deduplication id (MessageDeduplicationID), and the messages of one group
+// are sent one call after the other, in order.
+type SNSPublisher struct {
+	Client   SNSAPI
+	TopicARN string
+	// Retry bounds the retries of throttled and internally failed messages.
+	Retry retry.Policy
+	// Concurrency bounds the calls in flight; 0 means DefaultConcurrency.
+	Concurrency int
+}
+
+var _ publish.Publisher = (*SNSPublisher)(nil)
+
+// snsPoison are the PublishBatch entry codes that mean the message itself is
+// invalid: its body or attributes (PublishBatch errors in the SNS API
+// reference). Authorization, missing topic and KMS codes are not among them.
+var snsPoison = map[string]struct{}{"InvalidParameter": {}, "InvalidParameterValue": {}, "ValidationException": {}}
+
+// hint names the probable fix of a PublishBatch error code.
+func (p *SNSPublisher) hint(code string) string {
+	switch {
+	case code == "AuthorizationError", strings.HasPrefix(code, "AccessDenied"), code == "InvalidClientTokenId":
+		return fmt.Sprintf("the relay role may lack sns:Publish on the topic %s", p.TopicARN)
+	case strings.HasPrefix(code, "KMS"):
+		return fmt.Sprintf("the KMS key of the topic %s may be disabled or missing, or its policy may deny sns", p.TopicARN)
+	case code == "NotFound", strings.Contains(code, "NotFound"):
+		return fmt.Sprintf("the topic %s may not exist", p.TopicARN)
+	case code == "InvalidSecurity":
+		return fmt.Sprintf("the topic %s may require requests over HTTPS with Signature Version 4", p.TopicARN)
+	}
+	return "unknown error code: the event stays pending and is retried; check the topic " + p.TopicARN + " and the relay role"
+}
+
+// MessageSize is what SNS and SQS count for a message: the body and, for
+// each attribute, its name, data type and value.
+func MessageSize(body string, attrs map[string]types.MessageAttributeValue) int {
+	n := len(body)
+	for name, v := range attrs {
+		n += len(name) + len(aws.ToString(v.DataType)) + len(aws.ToString(v.StringValue)) + len(v.BinaryValue)
+	}
+	return n
+}
+
+// snsEntry is the message of a record.
+func snsEntry(r outbox.Record, fifo bool) types.PublishBatchRequestEntry {
+	e := types.PublishBatchRequestEntry{
+		Message: aws.String(string(r.EnvelopeJSON())),
+		MessageAttributes: map[string]types.MessageAttributeValue{
+			AttrSource:     {DataType: aws.String("String"), StringValue: aws.String(r.Source)},
+			AttrDetailType: {DataType: aws.String("String"), StringValue: aws.String(r.DetailType)},
+		},
+	}
+	if fifo {
+		e.MessageGroupId = aws.String(MessageGroupID(r))
+		e.MessageDeduplicationId = aws.String(MessageDeduplicationID(r))
+	}
+	return e
+}
+
+// Publish implements publish.Publisher.
+func (p *SNSPublisher) Publish(ctx context.Context, records []outbox.Record) []publish.Result {
+	results := make([]publish.Result, len(records))
+	entries := make([]types.PublishBatchRequestEntry, len(records))
+	fifo := isFIFO(p.TopicARN)
+	var sizes, index []int
+	var groups []string
+	for i, r := range records {
+		entries[i] = snsEntry(r, fifo)
+		size := MessageSize(aws.ToString(entries[i].Message), entries[i].MessageAttributes)
+		if size > publish.MaxBatchBytes {
+			results[i] = publish.TooLarge("SNS", size, publish.MaxBatchBytes)
+			continue
+		}
+		sizes, index, groups = append(sizes, size), append(index, i), append(groups, aws.ToString(entries[i].MessageGroupId))
+	}
+	send := func(ctx context.Context, idx []int) ([]publish.EntryResult, error) {
+		in := &sns.PublishBatchInput{TopicArn: aws.String(p.TopicARN), PublishBatchRequestEntries: make([]types.PublishBatchRequestEntry, len(idx))}
+		for k, i := range idx {
+			e := entries[i]
+			e.Id = aws.String(strconv.Itoa(k)) // unique within the call
+			in.PublishBatchRequestEntries[k] = e
+		}
+		out, err := p.Client.PublishBatch(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return batchResults(len(idx), "PublishBatch", snsOutcomes(out)), nil
+	}
+	b := publish.Batcher{Target: "SNS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: snsPoison, Hint: p.hint}
+	if fifo {
+		b.RunLanes(ctx, fifoLanes(groups, sizes, index, publish.MaxBatchBytes, p.Concurrency), send, results)
+	} else {
+		b.Run(ctx, publish.AcceptedChunks(sizes, index, publish.MaxBatchBytes), send, results)
+	}
+	return results
+}
+
+func snsOutcomes(out *sns.PublishBatchOutput) []outcome {
+	var o []outcome
+	for _, s := range out.Successful {
+		o = append(o, outcome{id: s.Id, ok: true})
+	}
+	for _, f := range out.Failed {
+		o = append(o, outcome{id: f.Id, code: aws.ToString(f.Code), message: aws.ToString(f.Message), senderFault: f.SenderFault})
+	}
+	return o
+}
+
+// outcome is one entry of the Successful or Failed lists of a batch call
+// that names its entries by Id (PublishBatch, SendMessageBatch).
+type outcome struct {
+	id            *string
+	ok            bool
+	code, message string
+	senderFault   bool
+}
+
+// batchResults turns the outcomes of a call of n entries, whose ids are
+// their positions, into one EntryResult per entry. A server-side fault is
+// worth retrying whatever its code; an entry the call does not mention is
+// an internal error, retried too.
+func batchResults(n int, op string, outcomes []outcome) []publish.EntryResult {
+	res := make([]publish.EntryResult, n)
+	seen := make([]bool, n)
+	for _, o := range outcomes {
+		k, ok := entryIndex(o.id, n)
+		if !ok {
+			continue
+		}
+		switch {
+		case o.ok:
+			res[k] = publish.EntryResult{OK: true}
+		case !o.senderFault && !retry.IsTransientCode(o.code):
+			res[k] = publish.EntryResult{Code: "InternalError", Message: o.code + ": " + o.message}
+		default:
+			res[k] = publish.EntryResult{Code: o.code, Message: o.message}
+		}
+		seen[k] = true
+	}
+	for k := range res {
+		if !seen[k] {
+			res[k] = publish.EntryResult{Code: "InternalError", Message: op + " returned no result for the message"}
+		}
+	}
+	return res
+}
+
+func entryIndex(id *string, n int) (int, bool) {
+	k, err := strconv.Atoi(aws.ToString(id))
+	return k, err == nil && k >= 0 && k < n
+}

@@ -1,0 +1,218 @@
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+const (
+	testQueue     = "arn:aws:sqs:eu-west-1:123456789012:orders"
+	testFIFOQueue = "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"
+)
+
+func TestQueueURL(t *testing.T) {
+	t.Parallel()
+	for arn, want := range map[string]string{
+		testFIFOQueue: "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo",
+		"arn:aws-cn:sqs:cn-north-1:123456789012:q": "https://sqs.cn-north-1.amazonaws.com.cn/123456789012/q",
+	} {
+		if got := QueueURL(arn); got != want {
+			t.Errorf("QueueURL(%s) = %s, want %s", arn, got, want)
+		}
+	}
+}
+
+// TestSQSSendsEnvelopes: 25 events go out in calls of 10, 10 and 5 to the
+// queue's URL; each body is the published event, with the source and
+// detail type as message attributes, and no FIFO fields on a standard
+// queue.
+func TestSQSSendsEnvelopes(t *testing.T) {
+	t.Parallel()
+	fake := &fakeBatchTarget{}
+	p := &SQSPublisher{Client: fake, QueueARN: testQueue, Retry: noWait, Concurrency: 1}
+	records := aggregateRecords([]string{"order-1"}, 25, `{"total":3}`)
+	for i, r := range p.Publish(context.Background(), records) {
+		if r.Status != publish.Published {
+			t.Fatalf("record %d: %+v", i, r)
+		}
+	}
+	if !slices.Equal(fake.sizes, []int{10, 10, 5}) || fake.urls[0] != QueueURL(testQueue) {
+		t.Errorf("calls %v to %v; want [10 10 5] to %s", fake.sizes, fake.urls, QueueURL(testQueue))
+	}
+	for i, m := range fake.accepted {
+		var ev outbox.Envelope
+		if err := json.Unmarshal([]byte(m.body), &ev); err != nil || ev.Detail.Metadata.EventID != records[i].EventID || string(ev.Detail.Data) != `{"total":3}` {
+			t.Fatalf("message %d: %s (%v)", i, m.body, err)
+		}
+		if m.attrs[AttrSource] != "com.example.orders" || m.attrs[AttrDetailType] != "OrderPlaced" || m.group != "" || m.dedup != "" {
+			t.Fatalf("message %d: attributes %v, group %q, dedup %q", i, m.attrs, m.group, m.dedup)
+		}
+	}
+}
+
+// TestSQSBatchBytes: no call carries more than SQSMaxBatchBytes, and an
+// event over the limit of one message is rejected without being sent.
+func TestSQSBatchBytes(t *testing.T) {
+	t.Parallel()
+	fake := &fakeBatchTarget{}
+	p := &SQSPublisher{Client: fake, QueueARN: testQueue, Retry: noWait}
+	big := `{"blob":"` + strings.Repeat("x", 100*1024) + `"}`
+	records := aggregateRecords([]string{"order-1"}, 5, big)
+	records = append(records, aggregateRecords([]string{"order-2"}, 1, `{"blob":"`+strings.Repeat("x", outbox.MaxEntryBytes)+`"}`)...)
+	res := p.Publish(context.Background(), records)
+	for _, b := range fake.bytes {
+		if b > SQSMaxBatchBytes {
+			t.Errorf("a call carried %d bytes, over %d", b, SQSMaxBatchBytes)
+		}
+	}
+	if len(fake.accepted) != 5 || res[5].Status != publish.Rejected || res[5].Class != retry.ClassPoison || !strings.Contains(res[5].Reason, "SQS accepts at most") {
+		t.Errorf("accepted %d, last %+v; want 5 sent and the oversize event rejected", len(fake.accepted), res[5])
+	}
+}
+
+// TestSQSErrorClasses: only a fault of the message is poison; access, a
+// missing queue and KMS stay pending with a hint; throttling and server
+// faults are retried.
+func TestSQSErrorClasses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		code   string
+		sender bool
+		status publish.Status
+		class  retry.Class
+		hint   string
+	}{
+		{"InvalidMessageContents", true, publish.Rejected, retry.ClassPoison, ""},
+		{"InvalidParameterValue", true, publish.Rejected, retry.ClassPoison, ""},
+		{"AccessDenied", true, publish.Failed, retry.ClassEnvironment, "may lack sqs:SendMessage on the queue " + testQueue},
+		{"KmsAccessDenied", true, publish.Failed, retry.ClassEnvironment, "kms:GenerateDataKey"},
+		{"KmsDisabled", true, publish.Failed, retry.ClassEnvironment, "KMS key of the queue"},
+		{"AWS.SimpleQueueService.NonExistentQueue", true, publish.Failed, retry.ClassEnvironment, "may not exist"},
+		{"KmsThrottled", true, publish.Failed, retry.ClassThrottling, ""},
+		{"RequestThrottled", true, publish.Failed, retry.ClassThrottling, ""},
+		{"Whatever", true, publish.Failed, retry.ClassEnvironment, "unknown error code"},
+		{"Whatever", false, publish.Failed, retry.ClassTransient, ""}, // a server fault
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			t.Parallel()
+			fake := &fakeBatchTarget{fail: func(string) (string, bool) { return tt.code, tt.sender }}
+			p := &SQSPublisher{Client: fake, QueueARN: testQueue, Retry: noWait}
+			res := p.Publish(context.Background(), aggregateRecords([]string{"o"}, 1, `{}`))[0]
+			if res.Status != tt.status || res.Class != tt.class || !strings.Contains(res.Hint, tt.hint) {
+				t.Errorf("%+v; want %v, %s, hint with %q", res, tt.status, tt.class, tt.hint)
+			}
+		})
+	}
+}
+
+// TestFIFOGroupsAndOrder: to a FIFO queue and a FIFO topic, each message's
+// group is its item's partition key and its deduplication id its event id,
+// and every group's messages are accepted in the order written, with
+// batches of 10 and the groups in parallel.
+func TestFIFOGroupsAndOrder(t *testing.T) {
+	t.Parallel()
+	aggregates := []string{"order-1", "order-2", "order 3 with spaces", strings.Repeat("z", 200)}
+	records := aggregateRecords(aggregates, 30, `{}`)
+	for _, tc := range []struct {
+		name string
+		pub  func(*fakeBatchTarget) publish.Publisher
+	}{
+		{"sqs", func(f *fakeBatchTarget) publish.Publisher {
+			return &SQSPublisher{Client: f, QueueARN: testFIFOQueue, Retry: noWait}
+		}},
+		{"sns", func(f *fakeBatchTarget) publish.Publisher {
+			return &SNSPublisher{Client: f, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders.fifo", Retry: noWait}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fake := &fakeBatchTarget{jitter: true}
+			for i, r := range tc.pub(fake).Publish(context.Background(), records) {
+				if r.Status != publish.Published {
+					t.Fatalf("record %d: %+v", i, r)
+				}
+			}
+			next := map[string]int{} // group: index of its next record
+			byGroup := map[string][]outbox.Record{}
+			for _, r := range records {
+				byGroup[MessageGroupID(r)] = append(byGroup[MessageGroupID(r)], r)
+			}
+			for _, m := range fake.accepted {
+				if !validFIFOID(m.group) || !validFIFOID(m.dedup) {
+					t.Fatalf("group %q or deduplication id %q is not a valid FIFO id", m.group, m.dedup)
+				}
+				want := byGroup[m.group][next[m.group]]
+				if m.dedup != MessageDeduplicationID(want) {
+					t.Fatalf("group %q: got %s, want %s next", m.group, m.dedup, want.EventID)
+				}
+				next[m.group]++
+			}
+			if len(fake.accepted) != len(records) || len(byGroup) != len(aggregates) || slices.Max(fake.sizes) != publish.MaxBatchEntries {
+				t.Errorf("accepted %d of %d in %d groups, calls %v", len(fake.accepted), len(records), len(byGroup), fake.sizes)
+			}
+		})
+	}
+}
+
+// TestFIFOID: a partition key that SQS and SNS accept is the group as is;
+// another is hashed, and equal keys hash alike.
+func TestFIFOID(t *testing.T) {
+	t.Parallel()
+	if got := fifoID("order#42"); got != "order#42" {
+		t.Errorf("fifoID(order#42) = %q", got)
+	}
+	for _, v := range []string{"order 42", "ordré", strings.Repeat("a", 129), ""} {
+		got := fifoID(v)
+		if got == v || !validFIFOID(got) || got != fifoID(v) {
+			t.Errorf("fifoID(%q) = %q: want a stable valid id other than the key", v, got)
+		}
+	}
+}
+
+// TestFIFOLanes: distinct groups fill every call, one lane each; a group
+// with more events than a call holds keeps them in one lane, in order.
+func TestFIFOLanes(t *testing.T) {
+	t.Parallel()
+	lanesOf := func(groups []string) [][][]int {
+		sizes, index := make([]int, len(groups)), make([]int, len(groups))
+		for i := range groups {
+			sizes[i], index[i] = 1, i
+		}
+		return fifoLanes(groups, sizes, index, SQSMaxBatchBytes, 0)
+	}
+	var distinct []string
+	for i := range 100 {
+		distinct = append(distinct, "order-"+strconv.Itoa(i))
+	}
+	lanes := lanesOf(distinct)
+	if len(lanes) != 10 {
+		t.Fatalf("%d lanes for 100 groups, want 10", len(lanes))
+	}
+	for _, l := range lanes {
+		if len(l) != 1 || len(l[0]) != publish.MaxBatchEntries {
+			t.Errorf("lane %v: want one full call", l)
+		}
+	}
+	hot := append(slices.Repeat([]string{"hot"}, 25), distinct[:15]...)
+	for _, l := range lanesOf(hot) {
+		var seq []int
+		for _, c := range l {
+			seq = append(seq, c...)
+		}
+		if !slices.IsSorted(seq) {
+			t.Errorf("lane %v is out of order", l)
+		}
+		if slices.Contains(seq, 0) && !slices.Contains(seq, 24) {
+			t.Errorf("the hot group is split across lanes: %v", l)
+		}
+	}
+}
