@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -106,4 +108,16 @@ func readEntry(item map[string]types.AttributeValue) entry {
 		e.leaseExpiresAt, _ = strconv.ParseInt(v.Value, 10, 64)
 	}
 	return e
+}
+
+// TableInput is the definition of an inbox table: the string partition key
+// AttrEventID alone, on demand. Enable its TTL on AttrExpiresAt
+// (UpdateTimeToLive) so that completed entries go after the retention.
+func TableInput(name string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(AttrEventID), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(AttrEventID), KeyType: types.KeyTypeHash}},
+	}
 }
