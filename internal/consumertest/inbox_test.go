@@ -200,3 +200,26 @@ func TestFailureReleasesTheLease(t *testing.T) {
 		t.Errorf("100 effects: %v, want ErrTooManyEffects", err)
 	}
 }
+
+// Without effects the completion is one UpdateItem, on the same condition:
+// an attempt whose lease was taken over cannot complete either.
+func TestLeaseLostWithoutEffects(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	first, second := e.inbox(), e.inbox()
+	const id = "01NOEFFECTS"
+	hash := hashOf(t, `{"orderId":"4"}`)
+	_, err := first.Process(context.Background(), id, hash, func(ctx context.Context, _ *consumer.Tx) error {
+		e.clock.Advance(time.Minute + time.Millisecond)
+		if out, err := second.Process(ctx, id, hash, func(context.Context, *consumer.Tx) error { return nil }); err != nil || out != consumer.Applied {
+			t.Errorf("the takeover: %v, %v", out, err)
+		}
+		return nil
+	})
+	if !errors.Is(err, consumer.ErrLeaseLost) {
+		t.Fatalf("the stalled attempt's completion: %v, want ErrLeaseLost", err)
+	}
+	if out, err := first.Process(context.Background(), id, hash, effectOnce(id, nil)); err != nil || out != consumer.Duplicate {
+		t.Errorf("a redelivery after both: %v, %v, want a duplicate", out, err)
+	}
+}
