@@ -94,7 +94,8 @@ func (c *Consumer[T]) HandleSQS(ctx context.Context, ev events.SQSEvent) (events
 			}
 		}
 	}
-	return resp, c.flush()
+	c.flush(ctx)
+	return resp, nil
 }
 
 func (c *Consumer[T]) applyMessage(ctx context.Context, m events.SQSMessage) error {
@@ -116,9 +117,7 @@ func (c *Consumer[T]) HandleEventBridge(ctx context.Context, ev events.EventBrid
 	if err != nil {
 		c.failed(ctx, ev.ID, err)
 	}
-	if ferr := c.flush(); ferr != nil && err == nil {
-		err = ferr
-	}
+	c.flush(ctx)
 	return err
 }
 
@@ -127,6 +126,11 @@ func (c *Consumer[T]) failed(ctx context.Context, deliveryID string, err error) 
 	c.inbox.log.WarnContext(ctx, "delivery failed", "deliveryId", deliveryID, "error", err.Error())
 }
 
-func (c *Consumer[T]) flush() error {
-	return c.inbox.metrics.Flush(c.metricsW, c.function, c.now())
+// flush writes the invocation's metrics. A failure is logged, never the
+// invocation's: failing a batch whose events were applied would only
+// deliver it again.
+func (c *Consumer[T]) flush(ctx context.Context) {
+	if err := c.inbox.metrics.Flush(c.metricsW, c.function, c.now()); err != nil {
+		c.inbox.log.WarnContext(ctx, "writing the metrics failed", "error", err.Error())
+	}
 }

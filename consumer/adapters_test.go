@@ -188,3 +188,18 @@ func TestHandleEventBridge(t *testing.T) {
 
 // nopClient is a Client the adapter tests never reach.
 type nopClient struct{ Client }
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("stdout closed") }
+
+// A metrics write that fails does not fail the batch, whose events were
+// applied.
+func TestMetricsFailureDoesNotFailTheBatch(t *testing.T) {
+	t.Parallel()
+	c, applied := fakeConsumer(t, failingWriter{})
+	resp, err := c.HandleSQS(context.Background(), events.SQSEvent{Records: []events.SQSMessage{message("a", "", false)}})
+	if err != nil || len(resp.BatchItemFailures) != 0 || !slices.Equal(*applied, []string{"a"}) {
+		t.Errorf("HandleSQS with a failing metrics writer: %+v, %v, applied %v", resp, err, *applied)
+	}
+}
