@@ -137,21 +137,25 @@ func (tx *Tx) Len() int { return len(tx.items) }
 // the entry together with the effects fn added to tx. A completed event is
 // a Duplicate and fn does not run. The errors: ErrPayloadMismatch (a
 // *PayloadMismatchError), ErrInProgress, ErrLeaseLost, ErrTooManyEffects,
-// fn's own error, or a DynamoDB error; after any of them but the first two
-// the lease is released, so that the next delivery may try at once.
+// fn's own error, or a DynamoDB error. After fn's error, ErrTooManyEffects
+// or a failed completion the lease is released, so that the next delivery
+// may try at once. A completion refused by a condition wrote nothing; one
+// whose outcome is unknown (a network error) is settled by the next
+// delivery, a Duplicate if it was written.
 func (in *Inbox) Process(ctx context.Context, eventID, hash string, fn func(ctx context.Context, tx *Tx) error) (Outcome, error) {
 	if eventID == "" || hash == "" {
 		return 0, fmt.Errorf("%w: empty event id or payload hash", ErrMalformedEvent)
 	}
 	a := attempt{eventID: eventID, hash: hash, token: in.newToken(), leaseExpires: in.now().Add(in.lease)}
-	if dup, err := in.acquire(ctx, a); err != nil || dup {
-		if dup {
-			return Duplicate, nil
-		}
+	duplicate, err := in.acquire(ctx, a)
+	if err != nil {
 		return 0, err
 	}
+	if duplicate {
+		return Duplicate, nil
+	}
 	tx := &Tx{}
-	err := fn(ctx, tx)
+	err = fn(ctx, tx)
 	if err == nil && tx.Len() > MaxEffects {
 		err = fmt.Errorf("%w: %d effects, at most %d", ErrTooManyEffects, tx.Len(), MaxEffects)
 	}
