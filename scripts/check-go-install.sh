@@ -4,7 +4,8 @@
 #
 # The version is not published, so this writes a file-based module proxy
 # holding the root module at HEAD as $VERSION, and each nested module (the
-# writer, outbox/, and the minidyn fork, third_party/minidyn) at the version
+# writer, outbox/, the consumer kit, consumer/, and the minidyn fork,
+# third_party/minidyn) at the version
 # go.mod requires, built from the git revision that version names (the
 # commit of a pseudo-version, or the tag DIR/vX.Y.Z), as the public proxy
 # would serve them. Every other module comes from the

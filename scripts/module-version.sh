@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The versions of the nested modules that the root module requires: the
-# writer (outbox/) and the maintained minidyn fork (third_party/minidyn).
+# writer (outbox/), the consumer kit (consumer/) and the maintained minidyn
+# fork (third_party/minidyn).
 #
 # Local builds use the nested modules of the checkout (go.work). A `go
 # install ...@v` and the release use the versions go.mod requires, so go.mod
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 ROOT_MOD=github.com/outboxkit/terraform-provider-outbox
 # NESTED are the nested modules' directories; each one's module path is
 # ROOT_MOD/DIR and its release tags are DIR/vX.Y.Z.
-NESTED="outbox third_party/minidyn"
+NESTED="outbox consumer third_party/minidyn"
 
 module_of() { echo "$ROOT_MOD/$1"; }
 

@@ -87,6 +87,8 @@ func TestClients(t *testing.T) {
 				checkOrderedExamples(t, db, out, 8)
 				waitStatus(t, db, "shop", ids, "PUBLISHED")
 			},
+			// Each language applies its event once and shares the Go kit's inbox.
+			"inbox-contract.md": func(t *testing.T, out string) { checkInboxGuide(t, db, out) },
 			// The requeue examples put the FAILED events back to PENDING.
 			"operations.md": func(t *testing.T, _ string) {
 				waitStatus(t, db, "orders-outbox", failedIDs, "PENDING")

@@ -1,0 +1,209 @@
+package consumertest_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/consumer"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// deliveries is a local stack with SNS, EventBridge and SQS, delivering
+// events as the relay publishes them to the queues a consumer reads.
+type deliveries struct {
+	t      *testing.T
+	queues *sqs.Client
+	topics *sns.Client
+	bus    *eventbridge.Client
+	ddb    *dynamodb.Client
+}
+
+func newDeliveries(t *testing.T) *deliveries {
+	t.Helper()
+	cfg := localawstest.Config(localawstest.Start(t))
+	return &deliveries{t: t, queues: sqs.NewFromConfig(cfg), topics: sns.NewFromConfig(cfg), bus: eventbridge.NewFromConfig(cfg), ddb: dynamodb.NewFromConfig(cfg)}
+}
+
+// queue creates a queue that SNS and EventBridge may send to and returns
+// its URL and ARN.
+func (d *deliveries) queue(name string) (string, string) {
+	d.t.Helper()
+	arn := "arn:aws:sqs:us-east-1:000000000000:" + name
+	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":["sns.amazonaws.com","events.amazonaws.com"]},"Action":"sqs:SendMessage","Resource":%q}]}`, arn)
+	attrs := map[string]string{"Policy": policy}
+	if len(name) > 5 && name[len(name)-5:] == ".fifo" {
+		attrs["FifoQueue"] = "true"
+	}
+	out, err := d.queues.CreateQueue(context.Background(), &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return *out.QueueUrl, arn
+}
+
+// receive receives n messages from a queue, as a Lambda SQS event.
+func (d *deliveries) receive(url, arn string, n int) events.SQSEvent {
+	d.t.Helper()
+	var ev events.SQSEvent
+	deadline := time.Now().Add(30 * time.Second)
+	for len(ev.Records) < n && time.Now().Before(deadline) {
+		out, err := d.queues.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(url),
+			MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+		if err != nil {
+			d.t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			ev.Records = append(ev.Records, events.SQSMessage{MessageId: *m.MessageId, ReceiptHandle: *m.ReceiptHandle,
+				Body: *m.Body, Attributes: m.Attributes, EventSourceARN: arn, EventSource: "aws:sqs"})
+		}
+	}
+	if len(ev.Records) != n {
+		d.t.Fatalf("received %d messages from %s, want %d", len(ev.Records), url, n)
+	}
+	return ev
+}
+
+// publishSNS publishes r as the relay does to a topic: the envelope, with
+// the source and detail-type attributes.
+func (d *deliveries) publishSNS(topicARN string, r outbox.Record, group string) {
+	d.t.Helper()
+	in := &sns.PublishInput{TopicArn: aws.String(topicARN), Message: aws.String(string(r.EnvelopeJSON())),
+		MessageAttributes: map[string]snstypes.MessageAttributeValue{
+			"source":      {DataType: aws.String("String"), StringValue: aws.String(r.Source)},
+			"detail-type": {DataType: aws.String("String"), StringValue: aws.String(r.DetailType)},
+		}}
+	if group != "" {
+		in.MessageGroupId, in.MessageDeduplicationId = aws.String(group), aws.String(r.EventID)
+	}
+	if _, err := d.topics.Publish(context.Background(), in); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// The same event through an EventBridge rule, an SNS subscription and an
+// SNS raw subscription, each into its queue, and directly: every delivery
+// unwraps to the event, whose effect happens once.
+func TestDeliveredShapesApplyOnce(t *testing.T) {
+	t.Parallel()
+	d := newDeliveries(t)
+	ctx := context.Background()
+	e := &engine{t: t, client: &countingClient{Client: d.ddb}, clock: &clock{now: time.Now()}}
+	for _, in := range []*dynamodb.CreateTableInput{consumer.TableInput(inboxTable), localawstest.TableInput(ledgerTable, "pk", "", "")} {
+		if _, err := d.ddb.CreateTable(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ebURL, ebARN := d.queue("billing-eventbridge")
+	snsURL, snsARN := d.queue("billing-sns")
+	rawURL, rawARN := d.queue("billing-sns-raw")
+	topic, err := d.topics.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("orders")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for arn, raw := range map[string]string{snsARN: "false", rawARN: "true"} {
+		if _, err := d.topics.Subscribe(ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"),
+			Endpoint: aws.String(arn), Attributes: map[string]string{"RawMessageDelivery": raw}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.bus.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("billing"), EventPattern: aws.String(`{"source":["com.example.orders"]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.bus.PutTargets(ctx, &eventbridge.PutTargetsInput{Rule: aws.String("billing"),
+		Targets: []ebtypes.Target{{Id: aws.String("queue"), Arn: aws.String(ebARN)}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	r := record("01DELIVERED", `{"orderId":"1234","total":42.5}`)
+	d.publishSNS(*topic.TopicArn, r, "")
+	out, err := d.bus.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []ebtypes.PutEventsRequestEntry{{
+		Source: aws.String(r.Source), DetailType: aws.String(r.DetailType), Detail: aws.String(string(r.DetailJSON())), Time: aws.Time(r.OccurredAt),
+	}}})
+	if err != nil || out.FailedEntryCount != 0 {
+		t.Fatalf("PutEvents: %+v, %v", out, err)
+	}
+
+	c := newConsumer(t, e)
+	var batch events.SQSEvent
+	for _, q := range [][2]string{{ebURL, ebARN}, {snsURL, snsARN}, {rawURL, rawARN}} {
+		batch.Records = append(batch.Records, d.receive(q[0], q[1], 1).Records...)
+	}
+	resp, err := c.HandleSQS(ctx, batch)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("HandleSQS: %+v, %v", resp, err)
+	}
+	if err := c.HandleEventBridge(ctx, events.EventBridgeEvent{Source: r.Source, DetailType: r.DetailType, Detail: r.DetailJSON()}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.applied(r.EventID); n != 1 || len(c.seen) != 1 {
+		t.Errorf("effect applied %d times, handler ran %d times, want 1 and 1", n, len(c.seen))
+	}
+}
+
+// An SNS FIFO topic delivers to a FIFO queue; the failure of one message
+// stops its group's later messages in the batch, and not the other group.
+func TestDeliveredFIFOStopsOnlyTheFailedGroup(t *testing.T) {
+	t.Parallel()
+	d := newDeliveries(t)
+	ctx := context.Background()
+	e := &engine{t: t, client: &countingClient{Client: d.ddb}, clock: &clock{now: time.Now()}}
+	for _, in := range []*dynamodb.CreateTableInput{consumer.TableInput(inboxTable), localawstest.TableInput(ledgerTable, "pk", "", "")} {
+		if _, err := d.ddb.CreateTable(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url, arn := d.queue("billing.fifo")
+	topic, err := d.topics.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("orders.fifo"), Attributes: map[string]string{"FifoTopic": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.topics.Subscribe(ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"),
+		Endpoint: aws.String(arn), Attributes: map[string]string{"RawMessageDelivery": "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	sent := []struct{ id, group, detail string }{
+		{"01A1", "customer-a", `{"orderId":"a1"}`}, {"01B1", "customer-b", `{"orderId":"b1"}`},
+		{"01A2", "customer-a", `{"orderId":"a2","fail":true}`}, {"01A3", "customer-a", `{"orderId":"a3"}`},
+		{"01B2", "customer-b", `{"orderId":"b2"}`},
+	}
+	for _, s := range sent {
+		d.publishSNS(*topic.TopicArn, record(s.id, s.detail), s.group)
+	}
+	batch := d.receive(url, arn, len(sent))
+	c := newConsumer(t, e)
+	resp, err := c.HandleSQS(ctx, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failedEvents []string
+	for _, f := range resp.BatchItemFailures {
+		for _, m := range batch.Records {
+			if m.MessageId == f.ItemIdentifier {
+				failedEvents = append(failedEvents, m.Attributes["MessageDeduplicationId"])
+			}
+		}
+	}
+	if !slices.Equal(failedEvents, []string{"01A2", "01A3"}) {
+		t.Errorf("failed events %v, want 01A2 and 01A3", failedEvents)
+	}
+	for id, want := range map[string]int{"01A1": 1, "01B1": 1, "01A2": 0, "01A3": 0, "01B2": 1} {
+		if n := e.applied(id); n != want {
+			t.Errorf("%s applied %d times, want %d", id, n, want)
+		}
+	}
+}
