@@ -46,7 +46,14 @@ func TestAccModuleTargetChecks(t *testing.T) {
 		{"FIFO topic with subscriptions", "topic_arn = " + topic + "\n  subscriptions = " + billing, "Plan: 2 to add"},
 		{"FIFO queue", "queue_arn = " + queue, "Plan: 1 to add"},
 		{"longest FIFO queue name", `queue_arn = "arn:aws:sqs:us-east-1:123456789012:` + strings.Repeat("q", 75) + `.fifo"`, "Plan: 1 to add"},
+		{"topic unknown at plan", "topic_arn = terraform_data.topic.output\n  subscriptions = " + billing, "Plan: 3 to add"},
 	}
+	// Resources beside the module call, by case: a topic created in the
+	// same configuration, such as an aws_sns_topic, is unknown at plan.
+	extra := map[string]string{"topic unknown at plan": `resource "terraform_data" "topic" {
+  input = "arn:aws:sns:us-east-1:123456789012:created.fifo"
+}
+`}
 	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +66,7 @@ func TestAccModuleTargetChecks(t *testing.T) {
 	run := inst.Runner(work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			writeModuleCall(t, work, c.args)
+			writeModuleCall(t, work, c.args, extra[c.name])
 			if i == 0 {
 				if err := run.Init(ctx); err != nil {
 					t.Fatal(err)
@@ -78,8 +85,8 @@ func TestAccModuleTargetChecks(t *testing.T) {
 }
 
 // writeModuleCall writes, as work's main.tf, a call of the module with the
-// given arguments.
-func writeModuleCall(t *testing.T, work, args string) {
+// given arguments, followed by extra.
+func writeModuleCall(t *testing.T, work, args, extra string) {
 	t.Helper()
 	src := `terraform {
   required_providers {
@@ -93,7 +100,7 @@ module "p" {
   alarms = null
   ` + args + `
 }
-`
+` + extra
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}

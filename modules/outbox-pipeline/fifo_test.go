@@ -34,17 +34,8 @@ func TestAccModuleFIFOTopic(t *testing.T) {
 	e.CreateAppTable("fifomod-orders", "")
 	run := applyFIFOExample(e, tf, topic)
 
-	var table struct {
-		Name          string `json:"name"`
-		PartitionKey  string `json:"partition_key"`
-		SortKey       string `json:"sort_key"`
-		SortKeyPrefix string `json:"sort_key_prefix"`
-		TTLAttribute  string `json:"ttl_attribute"`
-		PendingIndex  string `json:"pending_index"`
-		PendingShards int    `json:"pending_shards"`
-	}
 	var queues, subscriptions map[string]string
-	for name, v := range map[string]any{"writer_table": &table, "subscription_queue_urls": &queues, "subscription_topic_subscription_arns": &subscriptions} {
+	for name, v := range map[string]any{"subscription_queue_urls": &queues, "subscription_topic_subscription_arns": &subscriptions} {
 		if err := run.OutputInto(e.Ctx, name, v); err != nil {
 			t.Fatal(err)
 		}
@@ -52,8 +43,7 @@ func TestAccModuleFIFOTopic(t *testing.T) {
 	checkFIFOQueues(e, queues, []string{"billing", "shipping"})
 	checkTopicSubscriptions(e, topic, subscriptions, []string{"billing", "shipping"})
 
-	outboxTable := outbox.Table{Name: table.Name, PartitionKey: table.PartitionKey, SortKey: table.SortKey, SortKeyPrefix: table.SortKeyPrefix,
-		TTLAttribute: table.TTLAttribute, PendingIndexName: table.PendingIndex, PendingShards: table.PendingShards}
+	outboxTable := writerTable(e, run)
 	w := e.Writer(outboxTable)
 	changed, err := e.WriteAggregates(w, "fifomod-orders", []string{"ORDER#a", "ORDER#b"}, 4)
 	if err != nil {
@@ -76,11 +66,83 @@ func TestAccModuleFIFOTopic(t *testing.T) {
 	}
 }
 
-// applyFIFOExample stages the modules, applies the FIFO example (with an
-// override file for x86_64 functions and a fast mapping) on e's stack and
-// destroys it when the test ends. The runner passes the example's
-// variables in the environment.
+// TestAccModuleFIFOQueue applies the module with an SQS FIFO queue of the
+// local stack as its target: the queue receives every event, each order's
+// in order in the order's group; target_arn is the queue and event_bus_arn
+// null.
+func TestAccModuleFIFOQueue(t *testing.T) {
+	tf := acctest.TerraformCLI(t, root)
+	e := acctest.New(t)
+	sink := e.NewFIFOQueue("fifoq-consumer.fifo", nil)
+	e.CreateAppTable("fifoq-orders", "")
+	config := fmt.Sprintf(`terraform {
+  required_providers {
+    outbox = { source = "outboxkit/outbox" }
+  }
+}
+
+module "p" {
+  source    = "../modules/outbox-pipeline"
+  name      = "fifoq"
+  queue_arn = %q
+  relay = {
+    architecture            = "x86_64"
+    batch_size              = 10
+    batching_window_seconds = 0
+  }
+}
+
+output "writer_table" {
+  value = module.p.writer_table
+}
+
+output "targets" {
+  value = { target = module.p.target_arn, bus = module.p.event_bus_arn }
+}
+`, sink.QueueARN)
+	run := applyStaged(e, tf, "queue", map[string]string{"main.tf": config}, nil)
+	var targets struct {
+		Target string  `json:"target"`
+		Bus    *string `json:"bus"`
+	}
+	if err := run.OutputInto(e.Ctx, "targets", &targets); err != nil {
+		t.Fatal(err)
+	}
+	if targets.Target != sink.QueueARN || targets.Bus != nil {
+		t.Errorf("target_arn = %q, event_bus_arn = %v; want %q and null", targets.Target, targets.Bus, sink.QueueARN)
+	}
+	table := writerTable(e, run)
+	events, err := e.WriteAggregates(e.Writer(table), "fifoq-orders", []string{"ORDER#a", "ORDER#b"}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	receiveInOrder(e, sink.QueueURL, events)
+	if err := e.WaitItems(table, events, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// applyFIFOExample applies the FIFO example, with an override file for
+// x86_64 functions and a fast mapping, and its variables in the
+// environment.
 func applyFIFOExample(e *acctest.Env, tf, topic string) *tfrun.Runner {
+	e.T.Helper()
+	override := `module "orders_outbox" {
+  relay = {
+    architecture            = "x86_64"
+    batch_size              = 10
+    batching_window_seconds = 0
+  }
+}
+`
+	return applyStaged(e, tf, fifoExample, map[string]string{"test_override.tf": override},
+		map[string]string{"TF_VAR_name": "fifomod", "TF_VAR_topic_arn": topic})
+}
+
+// applyStaged stages the modules, adds files to the configuration in dir
+// (relative to the staged root), applies it on e's stack with env added to
+// the runner's environment, and destroys it when the test ends.
+func applyStaged(e *acctest.Env, tf, dir string, files, env map[string]string) *tfrun.Runner {
 	t := e.T
 	t.Helper()
 	inst, err := tfrun.Setup(e.Ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
@@ -91,21 +153,20 @@ func applyFIFOExample(e *acctest.Env, tf, topic string) *tfrun.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := filepath.Join(staged, fifoExample)
-	override := `module "orders_outbox" {
-  relay = {
-    architecture            = "x86_64"
-    batch_size              = 10
-    batching_window_seconds = 0
-  }
-}
-`
-	if err := os.WriteFile(filepath.Join(work, "test_override.tf"), []byte(override), 0o644); err != nil {
+	work := filepath.Join(staged, dir)
+	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := tfrun.AWSEnv(e.Stack.Endpoint(), e.Stack.Options().Region)
-	env["TF_VAR_name"], env["TF_VAR_topic_arn"] = "fifomod", topic
-	run := inst.Runner(work, env)
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runEnv := tfrun.AWSEnv(e.Stack.Endpoint(), e.Stack.Options().Region)
+	for k, v := range env {
+		runEnv[k] = v
+	}
+	run := inst.Runner(work, runEnv)
 	run.Log = acctest.TestLog(t)
 	if err := run.Init(e.Ctx); err != nil {
 		t.Fatal(err)
@@ -119,6 +180,25 @@ func applyFIFOExample(e *acctest.Env, tf, topic string) *tfrun.Runner {
 		}
 	})
 	return run
+}
+
+// writerTable is the outbox table of the writer_table output.
+func writerTable(e *acctest.Env, run *tfrun.Runner) outbox.Table {
+	e.T.Helper()
+	var table struct {
+		Name          string `json:"name"`
+		PartitionKey  string `json:"partition_key"`
+		SortKey       string `json:"sort_key"`
+		SortKeyPrefix string `json:"sort_key_prefix"`
+		TTLAttribute  string `json:"ttl_attribute"`
+		PendingIndex  string `json:"pending_index"`
+		PendingShards int    `json:"pending_shards"`
+	}
+	if err := run.OutputInto(e.Ctx, "writer_table", &table); err != nil {
+		e.T.Fatal(err)
+	}
+	return outbox.Table{Name: table.Name, PartitionKey: table.PartitionKey, SortKey: table.SortKey, SortKeyPrefix: table.SortKeyPrefix,
+		TTLAttribute: table.TTLAttribute, PendingIndexName: table.PendingIndex, PendingShards: table.PendingShards}
 }
 
 // newFIFOTopic creates the SNS FIFO topic name, deleted when the test ends.
