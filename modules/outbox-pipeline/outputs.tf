@@ -41,13 +41,13 @@ output "writer_table" {
 }
 
 output "target_arn" {
-  description = "ARN of the event bus or SNS topic the pipeline publishes to."
+  description = "ARN of the event bus, SNS topic or SQS queue the pipeline publishes to."
   value       = outbox_pipeline.this.target_arn
 }
 
 output "event_bus_arn" {
-  description = "ARN of the event bus the pipeline publishes to; null when it publishes to an SNS topic."
-  value       = var.topic_arn == null ? outbox_pipeline.this.target_arn : null
+  description = "ARN of the event bus the pipeline publishes to; null when it publishes to an SNS topic or an SQS queue."
+  value       = var.topic_arn == null && var.queue_arn == null ? outbox_pipeline.this.target_arn : null
 }
 
 output "relay_function_name" {
@@ -100,10 +100,11 @@ output "alarm_arns" {
 ################################################################################
 
 output "subscriptions" {
-  description = "Every subscription by key: its rule ARN, queue URL and ARN, and dead-letter queue URL and ARN."
+  description = "Every subscription by key: its name, its rule ARN (null on a topic) or its SNS subscription's ARN `subscription_arn` (null on a bus), its queue URL and ARN, and its dead-letter queue URL and ARN (ending in `.fifo` on a FIFO topic)."
   value = { for k, s in outbox_subscription.this : k => {
     name                  = s.name
     rule_arn              = s.rule_arn
+    subscription_arn      = s.subscription_arn
     queue_url             = s.queue_url
     queue_arn             = s.queue_arn
     dead_letter_queue_url = s.dead_letter_queue_url
@@ -122,6 +123,11 @@ output "subscription_queue_arns" {
 }
 
 output "subscription_rule_arns" {
-  description = "ARN of each subscription's EventBridge rule, by key."
-  value       = { for k, s in outbox_subscription.this : k => s.rule_arn }
+  description = "ARN of each subscription's EventBridge rule, by key; empty when the pipeline publishes to an SNS topic (see `subscription_topic_subscription_arns`)."
+  value       = local.subscribes_to_topic ? {} : { for k, s in outbox_subscription.this : k => s.rule_arn }
+}
+
+output "subscription_topic_subscription_arns" {
+  description = "ARN of each subscription's SNS subscription to the pipeline's topic, by key; empty when the pipeline publishes to an event bus (see `subscription_rule_arns`)."
+  value       = local.subscribes_to_topic ? { for k, s in outbox_subscription.this : k => s.subscription_arn } : {}
 }

@@ -43,19 +43,30 @@ variable "table" {
 }
 
 variable "event_bus" {
-  description = "Name or ARN of the EventBridge bus the relay publishes to. `null` (the default) publishes to the account's `default` bus, unless `topic_arn` is set."
+  description = "Name or ARN of the EventBridge bus the relay publishes to. `null` (the default) publishes to the account's `default` bus, unless `topic_arn` or `queue_arn` is set. Conflicts with `topic_arn` and `queue_arn`."
   type        = string
   default     = null
 }
 
 variable "topic_arn" {
-  description = "ARN of a standard SNS topic to publish to instead of an EventBridge bus. Conflicts with `event_bus` and with `subscriptions`, which are EventBridge rules."
+  description = "ARN of an SNS topic, standard or FIFO (`.fifo`), to publish to instead of an EventBridge bus. To a FIFO topic, each message's group is the item's partition key (an aggregate's events arrive in order) and its deduplication id the event id. The `subscriptions` then subscribe their queues to it (FIFO queues to a FIFO topic). Conflicts with `event_bus` and `queue_arn`."
   type        = string
   default     = null
 
   validation {
-    condition     = var.topic_arn == null || can(regex("^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$", var.topic_arn))
-    error_message = "topic_arn must be the ARN of a standard (not FIFO) SNS topic."
+    condition     = var.topic_arn == null || can(regex("^arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}(\\.fifo)?$", var.topic_arn))
+    error_message = "topic_arn must be the ARN of an SNS topic, standard or FIFO, such as \"arn:aws:sns:us-east-1:123456789012:orders\" or \"arn:aws:sns:us-east-1:123456789012:orders.fifo\"."
+  }
+}
+
+variable "queue_arn" {
+  description = "ARN of an SQS queue, standard or FIFO (`.fifo`), to send the events to instead of publishing to a bus or a topic: the message body is the published event's JSON, with `source` and `detail-type` as message attributes; to a FIFO queue, each message's group is the item's partition key and its deduplication id the event id. The queue is the pipeline's one consumer, so `subscriptions` must be empty. Conflicts with `event_bus` and `topic_arn`."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.queue_arn == null || can(regex("^arn:aws[a-z-]*:sqs:[a-z0-9-]+:[0-9]{12}:([A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\\.fifo)$", var.queue_arn))
+    error_message = "queue_arn must be the ARN of an SQS queue, standard or FIFO, whose name (with .fifo) is at most 80 characters, such as \"arn:aws:sqs:us-east-1:123456789012:orders\" or \"arn:aws:sqs:us-east-1:123456789012:orders.fifo\"."
   }
 }
 
@@ -168,8 +179,8 @@ variable "dead_letter" {
 
 variable "subscriptions" {
   description = <<-EOT
-    Consumers of the pipeline's events, by key: each is an EventBridge rule on the pipeline's bus delivering to its own SQS queue, with a dead-letter queue.
-    Match with `sources` and/or `detail_types`, or with a full `event_pattern` (JSON). The subscription (its rule and queue; the dead-letter queue adds `-dlq`) is named `<name>-<key>` unless `name` is set.
+    Consumers of the pipeline's events, by key, each with its own SQS queue and dead-letter queue. On a bus, each is an EventBridge rule on the pipeline's bus delivering to its queue; when the pipeline publishes to `topic_arn`, each is its queue's subscription to that topic, with raw message delivery and a filter policy on `sources` and `detail_types` (to a FIFO topic, both queues are FIFO queues, `<name>.fifo` and `<name>-dlq.fifo`, receiving each aggregate's events in order). Not with `queue_arn`, whose queue is the one consumer.
+    Match with `sources` and/or `detail_types`, or, on a bus only, with a full `event_pattern` (JSON). The subscription (its rule and queue; the dead-letter queue adds `-dlq`) is named `<name>-<key>` unless `name` is set.
     `queue` (`visibility_timeout_seconds`, `message_retention_seconds`, `receive_wait_time_seconds`, `max_receive_count`, `kms_master_key_id`) and `dead_letter` (`message_retention_seconds`) pass settings to the queues; unset attributes take the provider's defaults (30 s visibility, 4 days' retention, 5 receives before dead-lettering, 14 days in the dead-letter queue).
   EOT
   type = map(object({

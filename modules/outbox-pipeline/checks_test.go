@@ -1,0 +1,149 @@
+package outboxpipeline_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+)
+
+// TestAccModuleTargetChecks plans configurations of the module's target
+// settings on a local stack: combinations that the provider or the
+// subscriptions would refuse fail at plan with the module's message naming
+// the setting and the fix, and FIFO topics and queues plan.
+func TestAccModuleTargetChecks(t *testing.T) {
+	tf := acctest.TerraformCLI(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	stack := localawstest.Start(t)
+	const (
+		topic     = `"arn:aws:sns:us-east-1:123456789012:orders.fifo"`
+		queue     = `"arn:aws:sqs:us-east-1:123456789012:orders.fifo"`
+		billing   = `{ billing = { sources = ["com.example.orders"] } }`
+		byPattern = `{ audit = { event_pattern = jsonencode({ source = ["com.example.orders"] }) } }`
+	)
+	cases := []struct {
+		name, args, want string
+	}{
+		{"two targets", "topic_arn = " + topic + "\n  queue_arn = " + queue,
+			"Set at most one of event_bus, topic_arn and queue_arn (queue_arn, topic_arn are set)"},
+		{"bus and topic", `event_bus = "orders"` + "\n  topic_arn = " + topic,
+			"Set at most one of event_bus, topic_arn and queue_arn (event_bus, topic_arn are set)"},
+		{"queue with subscriptions", "queue_arn = " + queue + "\n  subscriptions = " + billing,
+			"with queue_arn, that queue is the pipeline's one consumer. Remove subscriptions"},
+		{"topic with an event pattern", "topic_arn = " + topic + "\n  subscriptions = " + byPattern,
+			"Subscriptions audit set event_pattern, which only an EventBridge rule matches"},
+		{"queue name too long", `queue_arn = "arn:aws:sqs:us-east-1:123456789012:` + strings.Repeat("q", 76) + `.fifo"`,
+			"queue_arn must be the ARN of an SQS queue, standard or FIFO, whose name (with .fifo) is at most 80 characters"},
+		{"topic as queue", "queue_arn = " + topic, "queue_arn must be the ARN of an SQS queue"},
+		{"queue as topic", "topic_arn = " + queue, "topic_arn must be the ARN of an SNS topic, standard or FIFO"},
+		{"FIFO topic with subscriptions", "topic_arn = " + topic + "\n  subscriptions = " + billing, "Plan: 2 to add"},
+		{"FIFO queue", "queue_arn = " + queue, "Plan: 1 to add"},
+		{"longest FIFO queue name", `queue_arn = "arn:aws:sqs:us-east-1:123456789012:` + strings.Repeat("q", 75) + `.fifo"`, "Plan: 1 to add"},
+		{"topic unknown at plan", "topic_arn = terraform_data.topic.output\n  subscriptions = " + billing, "Plan: 3 to add"},
+	}
+	// Resources beside the module call, by case: a topic created in the
+	// same configuration, such as an aws_sns_topic, is unknown at plan.
+	extra := map[string]string{"topic unknown at plan": `resource "terraform_data" "topic" {
+  input = "arn:aws:sns:us-east-1:123456789012:created.fifo"
+}
+`}
+	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged, err := tfrun.Stage(root, t.TempDir(), "modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(staged, "checks")
+	run := inst.Runner(work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			writeModuleCall(t, work, c.args, extra[c.name])
+			if i == 0 {
+				if err := run.Init(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := run.Run(ctx, "plan", "-input=false", "-no-color")
+			out := flatten(res.Stdout + res.Stderr)
+			if !strings.Contains(out, c.want) {
+				t.Errorf("plan (err %v) does not say %q:\n%s", err, c.want, out)
+			}
+			if strings.HasPrefix(c.want, "Plan:") != (err == nil) {
+				t.Errorf("plan: %v", err)
+			}
+		})
+	}
+}
+
+// writeModuleCall writes, as work's main.tf, a call of the module with the
+// given arguments, followed by extra.
+func writeModuleCall(t *testing.T, work, args, extra string) {
+	t.Helper()
+	src := `terraform {
+  required_providers {
+    outbox = { source = "outboxkit/outbox" }
+  }
+}
+
+module "p" {
+  source = "../modules/outbox-pipeline"
+  name   = "checks"
+  alarms = null
+  ` + args + `
+}
+` + extra
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flatten is Terraform's output on one line, without the frame of its
+// diagnostics, whose text it wraps.
+func flatten(s string) string {
+	return strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╷", " ", "╵", " ").Replace(s)), " ")
+}
+
+// TestAccModuleExamplesValidate initialises and validates every example of
+// the module.
+func TestAccModuleExamplesValidate(t *testing.T) {
+	tf := acctest.TerraformCLI(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged, err := tfrun.Stage(root, t.TempDir(), "modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := filepath.Glob(filepath.Join(staged, "modules", "outbox-pipeline", "examples", "*", "main.tf"))
+	if err != nil || len(examples) < 2 {
+		t.Fatalf("examples: %v (%v)", examples, err)
+	}
+	for _, main := range examples {
+		dir := filepath.Dir(main)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			run := inst.Runner(dir, nil)
+			run.Log = acctest.TestLog(t)
+			if err := run.Init(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := run.Validate(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
