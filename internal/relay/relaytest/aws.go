@@ -95,6 +95,7 @@ type AWS struct {
 	published []Published
 	attempts  map[string]int
 	readUnits float64
+	lockstep  *lockstep
 }
 
 // span is when one call started and ended.
@@ -111,13 +112,18 @@ func (f *AWS) begin(ctx context.Context, op string) (done func(), err error) {
 	n := f.calls[op]
 	i := len(f.spans)
 	f.spans = append(f.spans, span{start: time.Now()})
-	hook := f.CallError
+	hook, gate := f.CallError, f.lockstep
 	f.mu.Unlock()
 	done = func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if i < len(f.spans) {
 			f.spans[i].end = time.Now()
+		}
+	}
+	if gate != nil {
+		if err := gate.wait(ctx, op); err != nil {
+			return done, err
 		}
 	}
 	if f.Latency > 0 {
@@ -181,11 +187,11 @@ func (f *AWS) RoundTrips() int {
 	return longest
 }
 
-// ResetCounters forgets the calls made so far.
+// ResetCounters forgets the calls made so far, and ends Lockstep.
 func (f *AWS) ResetCounters() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls, f.spans, f.attempts, f.published, f.readUnits = nil, nil, nil, nil, 0
+	f.calls, f.spans, f.attempts, f.published, f.readUnits, f.lockstep = nil, nil, nil, nil, 0, nil
 }
 
 // Published returns the events published so far.
