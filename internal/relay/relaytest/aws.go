@@ -7,7 +7,9 @@
 // outbox table and its pending index, and forwards the relay's DynamoDB calls
 // to it through the AWS SDK. EventBridge and SNS are recorded in memory, with
 // their service limits enforced. Around every call the fake adds a fixed
-// latency, call counters and failure injection.
+// latency, call counters and failure injection, and optionally holds calls
+// in lockstep to count a caller's round trips whatever the machine's load
+// (AWS.Lockstep).
 package relaytest
 
 import (
@@ -168,6 +170,8 @@ func (f *AWS) Calls(op string) int {
 // RoundTrips returns the number of sequential round trips made so far: the
 // length of the longest chain of calls in which each call started after the
 // previous one had ended. Calls that overlap are concurrent and count once.
+// It measures wall-clock overlap, which a loaded machine stretches: a figure
+// for benchmarks; tests count round trips with Lockstep.
 func (f *AWS) RoundTrips() int {
 	f.mu.Lock()
 	spans := slices.Clone(f.spans)
