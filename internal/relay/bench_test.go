@@ -121,26 +121,45 @@ func BenchmarkRelay(b *testing.B) {
 	}
 }
 
-// TestCallsPerEvent guards the benchmark's targets without timing anything
-// but the round trips, measured with a latency large enough to be robust.
+// roundTrips are the waves of calls, each in flight all at once, in which
+// the relay relays a 100-record batch: the status check (a read, or a hold
+// per item when the stream lags), 10 PutEvents, then a mark per item or 4
+// BatchWriteItem deletes.
+func roundTrips(impl string, action config.Action) []relaytest.Wave {
+	check := relaytest.Wave{Op: relaytest.OpBatchGetItem, Calls: 1}
+	if impl == "relay-lagging" {
+		check = relaytest.Wave{Op: relaytest.OpUpdateItem, Calls: batchSize}
+	}
+	settle := relaytest.Wave{Op: relaytest.OpUpdateItem, Calls: batchSize}
+	if action == config.ActionDelete {
+		settle = relaytest.Wave{Op: relaytest.OpBatchWriteItem, Calls: batchSize / 25}
+	}
+	return []relaytest.Wave{check, {Op: relaytest.OpPutEvents, Calls: batchSize / 10}, settle}
+}
+
+// TestCallsPerEvent guards the benchmark's targets without timing anything:
+// the calls and reads per event, and the round trips, counted by holding
+// every call until its whole wave is in flight (relaytest.AWS.Lockstep), so
+// that a relay making its calls in more sequential round trips, or more
+// calls, fails however loaded the machine is.
 func TestCallsPerEvent(t *testing.T) {
 	t.Parallel()
 	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
 	records := relaytest.Records(table, batchSize, 256)
 	ev := relaytest.StreamEvent(table, relaytest.Inserts(table, records)...)
 	tests := []struct {
-		impl           string
-		action         config.Action
-		wantCalls      float64 // at most, per event
-		wantRoundTrips int     // at most, per batch; 0: not measured
+		impl       string
+		action     config.Action
+		wantCalls  float64 // at most, per event
+		roundTrips bool    // whether the round trips are guarded
 	}{
-		{"relay", config.ActionMark, maxCallsPerEventMark, maxRoundTrips},
-		{"relay", config.ActionDelete, maxCallsPerEventDelete, maxRoundTrips},
+		{"relay", config.ActionMark, maxCallsPerEventMark, true},
+		{"relay", config.ActionDelete, maxCallsPerEventDelete, true},
 		// Lagging: 100 holds instead of 1 read.
-		{"relay-lagging", config.ActionMark, maxCallsPerEventMark + 0.99, maxRoundTrips},
-		{"relay-lagging", config.ActionDelete, maxCallsPerEventDelete + 0.99, maxRoundTrips},
-		{"naive", config.ActionMark, 2, 0},
-		{"naive", config.ActionDelete, 2, 0},
+		{"relay-lagging", config.ActionMark, maxCallsPerEventMark + 0.99, true},
+		{"relay-lagging", config.ActionDelete, maxCallsPerEventDelete + 0.99, true},
+		{"naive", config.ActionMark, 2, false},
+		{"naive", config.ActionDelete, 2, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.impl+"/"+string(tt.action), func(t *testing.T) {
@@ -160,14 +179,19 @@ func TestCallsPerEvent(t *testing.T) {
 			if tt.impl == "naive" && perEvent != 2 {
 				t.Errorf("naive relay: %.2f calls/event, want 2", perEvent)
 			}
-			if tt.wantRoundTrips == 0 {
+			if !tt.roundTrips {
 				return
 			}
-			fake.Latency = 20 * time.Millisecond
-			rt, _ := runBatch(t, h, fake, records, ev)
-			t.Logf("%s/%s: %d round trips", tt.impl, tt.action, rt)
-			if rt > tt.wantRoundTrips {
-				t.Errorf("%d sequential round trips per batch, want at most %d", rt, tt.wantRoundTrips)
+			want := roundTrips(tt.impl, tt.action)
+			fake.PutRecords(records)
+			fake.ResetCounters()
+			// The timeout only ends a wave that would never fill.
+			fake.Lockstep(want, 30*time.Second)
+			relayBatch(t, h, fake, records, ev)
+			got := fake.Waves()
+			t.Logf("%s/%s: round trips %v", tt.impl, tt.action, got)
+			if !slices.Equal(got, want) || len(got) > maxRoundTrips {
+				t.Errorf("calls in round trips %v, want %v (at most %d)", got, want, maxRoundTrips)
 			}
 		})
 	}

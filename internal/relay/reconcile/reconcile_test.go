@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,17 +79,56 @@ func TestPaging(t *testing.T) {
 	}
 }
 
+// nearingDeadline is an invocation's context whose deadline, far off at
+// first, comes near when approach is called, as it would after a slow run;
+// the context ends at its deadline.
+type nearingDeadline struct {
+	context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	deadline time.Time
+}
+
+func withNearingDeadline(far time.Duration) *nearingDeadline {
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &nearingDeadline{Context: ctx, cancel: cancel}
+	d.approach(far)
+	return d
+}
+
+// approach moves the deadline to left from now.
+func (d *nearingDeadline) approach(left time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.deadline = time.Now().Add(left)
+	time.AfterFunc(left, d.cancel)
+}
+
+func (d *nearingDeadline) Deadline() (time.Time, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.deadline, true
+}
+
 func TestDeadline(t *testing.T) {
 	t.Parallel()
+	const pageSize, pagesInTime = 5, 3
 	table, fake, records := setup(t, 1, 100)
-	// A page takes at least four sequential calls (query, hold, publish,
-	// marks): 200 ms, and the engine's own time, well within the margin, so 20
-	// pages take longer than the deadline allows.
-	fake.Latency = 50 * time.Millisecond
-	r := newReconciler(table, fake, 5)
-	r.StopMargin = time.Second // capped to a quarter of the time left
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
+	r := newReconciler(table, fake, pageSize)
+	// The margin is 30 s: the quarter of the 10 minutes left at the start
+	// does not cap it. While the third page is being queried, the deadline
+	// comes within the margin, 20 s away: that page is processed, no other
+	// page is started, and Run returns well before the deadline.
+	r.StopMargin = 30 * time.Second
+	ctx := withNearingDeadline(10 * time.Minute)
+	defer ctx.cancel()
+	fake.CallError = func(op string, n int) error {
+		if op == relaytest.OpQuery && n == pagesInTime {
+			ctx.approach(20 * time.Second)
+		}
+		return nil
+	}
 	rep := r.Run(ctx, time.Minute, metrics.New())
 	if ctx.Err() != nil {
 		t.Error("Run did not return before the deadline")
@@ -96,8 +136,12 @@ func TestDeadline(t *testing.T) {
 	if rep.Complete || rep.RemainingShards != 1 {
 		t.Errorf("report %+v: want incomplete", rep)
 	}
-	if rep.Found == 0 || rep.Found >= 100 || rep.Published != rep.Found || rep.Failed != 0 {
-		t.Errorf("report %+v: want some pages fully processed", rep)
+	const found = pagesInTime * pageSize
+	if rep.Found != found || rep.Published != found || rep.Failed != 0 {
+		t.Errorf("report %+v: want the %d pages started in time fully processed, %d events", rep, pagesInTime, found)
+	}
+	if got := fake.Calls(relaytest.OpQuery); got != pagesInTime {
+		t.Errorf("%d queries, want %d: no page started within the margin", got, pagesInTime)
 	}
 	pending := 0
 	for _, rec := range records {
@@ -109,14 +153,14 @@ func TestDeadline(t *testing.T) {
 			t.Errorf("record %s: %s", rec.EventID, fake.Status(rec))
 		}
 	}
-	if pending != 100-rep.Found {
-		t.Errorf("%d pending, want %d", pending, 100-rep.Found)
+	if pending != 100-found {
+		t.Errorf("%d pending, want %d", pending, 100-found)
 	}
 
 	// The next run picks up the rest.
-	fake.Latency = 0
+	fake.CallError = nil
 	rep2 := r.Run(context.Background(), time.Minute, metrics.New())
-	if !rep2.Complete || rep2.Found != 100-rep.Found || rep2.Published != rep2.Found {
+	if !rep2.Complete || rep2.Found != 100-found || rep2.Published != rep2.Found {
 		t.Errorf("second run %+v", rep2)
 	}
 }

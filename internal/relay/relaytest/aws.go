@@ -7,7 +7,9 @@
 // outbox table and its pending index, and forwards the relay's DynamoDB calls
 // to it through the AWS SDK. EventBridge and SNS are recorded in memory, with
 // their service limits enforced. Around every call the fake adds a fixed
-// latency, call counters and failure injection.
+// latency, call counters and failure injection, and optionally holds calls
+// in lockstep to count a caller's round trips whatever the machine's load
+// (AWS.Lockstep).
 package relaytest
 
 import (
@@ -95,6 +97,7 @@ type AWS struct {
 	published []Published
 	attempts  map[string]int
 	readUnits float64
+	lockstep  *lockstep
 }
 
 // span is when one call started and ended.
@@ -111,13 +114,18 @@ func (f *AWS) begin(ctx context.Context, op string) (done func(), err error) {
 	n := f.calls[op]
 	i := len(f.spans)
 	f.spans = append(f.spans, span{start: time.Now()})
-	hook := f.CallError
+	hook, gate := f.CallError, f.lockstep
 	f.mu.Unlock()
 	done = func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if i < len(f.spans) {
 			f.spans[i].end = time.Now()
+		}
+	}
+	if gate != nil {
+		if err := gate.wait(ctx, op); err != nil {
+			return done, err
 		}
 	}
 	if f.Latency > 0 {
@@ -162,6 +170,8 @@ func (f *AWS) Calls(op string) int {
 // RoundTrips returns the number of sequential round trips made so far: the
 // length of the longest chain of calls in which each call started after the
 // previous one had ended. Calls that overlap are concurrent and count once.
+// It measures wall-clock overlap, which a loaded machine stretches: a figure
+// for benchmarks; tests count round trips with Lockstep.
 func (f *AWS) RoundTrips() int {
 	f.mu.Lock()
 	spans := slices.Clone(f.spans)
@@ -181,11 +191,11 @@ func (f *AWS) RoundTrips() int {
 	return longest
 }
 
-// ResetCounters forgets the calls made so far.
+// ResetCounters forgets the calls made so far, and ends Lockstep.
 func (f *AWS) ResetCounters() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls, f.spans, f.attempts, f.published, f.readUnits = nil, nil, nil, nil, 0
+	f.calls, f.spans, f.attempts, f.published, f.readUnits, f.lockstep = nil, nil, nil, nil, 0, nil
 }
 
 // Published returns the events published so far.
