@@ -174,11 +174,7 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 		m.Relay.BatchSize.ValueInt64() != provision.DefaultBatchSize || m.Reconciler == nil || m.Alarms != nil || m.Relay.VPCConfig != nil {
 		t.Fatalf("upgraded objects: table %+v, relay %+v, reconciler %+v, alarms %+v", m.Table, m.Relay, m.Reconciler, m.Alarms)
 	}
-	config := map[string]tftypes.Value{}
-	for name, at := range typ.(tftypes.Object).AttributeTypes {
-		config[name] = tftypes.NewValue(at, nil)
-	}
-	config["name"] = tftypes.NewValue(tftypes.String, "orders")
+	config := ordersConfig(typ.(tftypes.Object))
 	planned, requiresReplace := planPipeline(t, upgraded, upgraded, tftypes.NewValue(typ, config))
 	if diffs, err := planned.Diff(upgraded); err != nil || len(diffs) > 0 || len(requiresReplace) > 0 {
 		t.Errorf("the plan after the upgrade changes %v (%v), replaces %v", diffs, err, requiresReplace)
@@ -271,24 +267,10 @@ func TestPipelinePlanUnknownObject(t *testing.T) {
 	ctx := context.Background()
 	sch := (&PipelineResource{}).schema(ctx)
 	typ := sch.Type().TerraformType(ctx).(tftypes.Object)
-	config := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		config[name] = tftypes.NewValue(at, nil)
-	}
-	config["name"] = tftypes.NewValue(tftypes.String, "orders")
+	config := ordersConfig(typ)
 	config["table"] = tftypes.NewValue(typ.AttributeTypes["table"], tftypes.UnknownValue)
 	planned, _ := planPipeline(t, tftypes.NewValue(typ, nil), tftypes.NewValue(typ, config), tftypes.NewValue(typ, config))
-	at := func(steps ...string) tftypes.Value {
-		p := tftypes.NewAttributePath()
-		for _, s := range steps {
-			p = p.WithAttributeName(s)
-		}
-		v, _, err := tftypes.WalkAttributePath(planned, p)
-		if err != nil {
-			t.Fatalf("%v: %v", steps, err)
-		}
-		return v.(tftypes.Value)
-	}
+	at := func(steps ...string) tftypes.Value { return upgradedAt(t, planned, steps...) }
 	if at("table").IsKnown() || at("table_name").IsKnown() || at("writer", "sort_key_prefix").IsKnown() {
 		t.Errorf("planned table %v, table_name %v, writer %v: want unknown", at("table"), at("table_name"), at("writer"))
 	}
@@ -335,26 +317,12 @@ func TestPipelineStateUpgradeV1PlansProtection(t *testing.T) {
 		t.Fatal(err)
 	}
 	upgraded := upgradePipeline(t, 1, raw)
-	config := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		config[name] = tftypes.NewValue(at, nil)
-	}
-	config["name"] = tftypes.NewValue(tftypes.String, "orders")
+	config := ordersConfig(typ)
 	planned, requiresReplace := planPipeline(t, upgraded, upgraded, tftypes.NewValue(typ, config))
 	if len(requiresReplace) > 0 {
 		t.Errorf("the plan after the upgrade replaces %v", requiresReplace)
 	}
-	at := func(v tftypes.Value, steps ...string) tftypes.Value {
-		p := tftypes.NewAttributePath()
-		for _, s := range steps {
-			p = p.WithAttributeName(s)
-		}
-		got, _, err := tftypes.WalkAttributePath(v, p)
-		if err != nil {
-			t.Fatalf("%v: %v", steps, err)
-		}
-		return got.(tftypes.Value)
-	}
+	at := func(v tftypes.Value, steps ...string) tftypes.Value { return upgradedAt(t, v, steps...) }
 	for _, setting := range []string{"deletion_protection", "point_in_time_recovery"} {
 		before, after := at(upgraded, "table", setting), at(planned, "table", setting)
 		if !before.Equal(tftypes.NewValue(tftypes.Bool, false)) || !after.Equal(tftypes.NewValue(tftypes.Bool, true)) {
@@ -459,6 +427,17 @@ func olderRelayPolicy(t *testing.T, e *accEnv, role string) {
 	if _, err := c.PutRolePolicy(e.Ctx, &iam.PutRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(provision.RelayPolicyName), PolicyDocument: aws.String(older)}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ordersConfig is the configuration of a pipeline named orders, every
+// other attribute null.
+func ordersConfig(typ tftypes.Object) map[string]tftypes.Value {
+	config := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		config[name] = tftypes.NewValue(at, nil)
+	}
+	config["name"] = tftypes.NewValue(tftypes.String, "orders")
+	return config
 }
 
 // upgradedAt is the value at an attribute path of a pipeline's state or
