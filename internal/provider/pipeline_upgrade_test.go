@@ -187,24 +187,14 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 func upgradePipeline(t *testing.T, version int64, raw []byte) tftypes.Value {
 	t.Helper()
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
-		t.Fatal(err)
-	}
+	srv, _ := newTestServer(ctx, t)
 	resp, err := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
 		TypeName: "outbox_pipeline", Version: version, RawState: &tfprotov6.RawState{JSON: raw},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range resp.Diagnostics {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			t.Fatalf("upgrade: %s: %s", d.Summary, d.Detail)
-		}
-	}
+	failOnErrors(t, "upgrade", resp.Diagnostics)
 	typ := (&PipelineResource{}).schema(ctx).Type().TerraformType(ctx)
 	upgraded, err := resp.UpgradedState.Unmarshal(typ)
 	if err != nil {
@@ -227,13 +217,7 @@ func planPipeline(t *testing.T, prior, proposed, config tftypes.Value) (tftypes.
 func planPipelineWith(t *testing.T, private []byte, prior, proposed, config tftypes.Value) (tftypes.Value, []*tftypes.AttributePath) {
 	t.Helper()
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
-		t.Fatal(err)
-	}
+	srv, _ := newTestServer(ctx, t)
 	dv := func(v tftypes.Value) *tfprotov6.DynamicValue {
 		d, err := tfprotov6.NewDynamicValue(v.Type(), v)
 		if err != nil {
@@ -247,11 +231,7 @@ func planPipelineWith(t *testing.T, private []byte, prior, proposed, config tfty
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range resp.Diagnostics {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			t.Fatalf("plan: %s: %s", d.Summary, d.Detail)
-		}
-	}
+	failOnErrors(t, "plan", resp.Diagnostics)
 	planned, err := resp.PlannedState.Unmarshal(prior.Type())
 	if err != nil {
 		t.Fatal(err)
@@ -429,13 +409,34 @@ func olderRelayPolicy(t *testing.T, e *accEnv, role string) {
 	}
 }
 
+// nullAttributes is every attribute of an object type, null.
+func nullAttributes(typ tftypes.Object) map[string]tftypes.Value {
+	values := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		values[name] = tftypes.NewValue(at, nil)
+	}
+	return values
+}
+
+// newTestServer is the provider's server, its schemas read as Terraform
+// reads them before any other call.
+func newTestServer(ctx context.Context, t *testing.T) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
+	t.Helper()
+	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, schemas
+}
+
 // ordersConfig is the configuration of a pipeline named orders, every
 // other attribute null.
 func ordersConfig(typ tftypes.Object) map[string]tftypes.Value {
-	config := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		config[name] = tftypes.NewValue(at, nil)
-	}
+	config := nullAttributes(typ)
 	config["name"] = tftypes.NewValue(tftypes.String, "orders")
 	return config
 }
@@ -459,19 +460,9 @@ func upgradedAt(t *testing.T, v tftypes.Value, steps ...string) tftypes.Value {
 // environment as its provider block (ProviderConfig) does.
 func configuredServer(t *testing.T, e *accEnv) tfprotov6.ProviderServer {
 	t.Helper()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas, err := srv.GetProviderSchema(e.Ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, schemas := newTestServer(e.Ctx, t)
 	typ := schemas.Provider.ValueType().(tftypes.Object)
-	config := map[string]tftypes.Value{}
-	for n, at := range typ.AttributeTypes {
-		config[n] = tftypes.NewValue(at, nil)
-	}
+	config := nullAttributes(typ)
 	config["region"] = tftypes.NewValue(tftypes.String, "us-east-1")
 	if e.Stack != nil {
 		config["endpoint_url"] = tftypes.NewValue(tftypes.String, e.Stack.Endpoint())
@@ -511,6 +502,8 @@ func readPipeline(t *testing.T, srv tfprotov6.ProviderServer, state tftypes.Valu
 	return read, resp.Private
 }
 
+// failOnErrors ends the test at the first error among a call's
+// diagnostics.
 func failOnErrors(t *testing.T, what string, diags []*tfprotov6.Diagnostic) {
 	t.Helper()
 	for _, d := range diags {
