@@ -17,7 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/consumer"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -36,6 +35,14 @@ func newDeliveries(t *testing.T) *deliveries {
 	t.Helper()
 	cfg := localawstest.Config(localawstest.Start(t))
 	return &deliveries{t: t, queues: sqs.NewFromConfig(cfg), topics: sns.NewFromConfig(cfg), bus: eventbridge.NewFromConfig(cfg), ddb: dynamodb.NewFromConfig(cfg)}
+}
+
+// engine creates the inbox and ledger tables in the stack's DynamoDB and
+// returns an engine of them, its clock at the present.
+func (d *deliveries) engine(ctx context.Context) *engine {
+	d.t.Helper()
+	createTables(ctx, d.t, d.ddb)
+	return &engine{t: d.t, client: &countingClient{Client: d.ddb}, clock: &clock{now: time.Now()}}
 }
 
 // queue creates a queue that SNS and EventBridge may send to and returns
@@ -102,12 +109,7 @@ func TestDeliveredShapesApplyOnce(t *testing.T) {
 	t.Parallel()
 	d := newDeliveries(t)
 	ctx := context.Background()
-	e := &engine{t: t, client: &countingClient{Client: d.ddb}, clock: &clock{now: time.Now()}}
-	for _, in := range []*dynamodb.CreateTableInput{consumer.TableInput(inboxTable), localawstest.TableInput(ledgerTable, "pk", "", "")} {
-		if _, err := d.ddb.CreateTable(ctx, in); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e := d.engine(ctx)
 	ebURL, ebARN := d.queue("billing-eventbridge")
 	snsURL, snsARN := d.queue("billing-sns")
 	rawURL, rawARN := d.queue("billing-sns-raw")
@@ -161,12 +163,7 @@ func TestDeliveredFIFOStopsOnlyTheFailedGroup(t *testing.T) {
 	t.Parallel()
 	d := newDeliveries(t)
 	ctx := context.Background()
-	e := &engine{t: t, client: &countingClient{Client: d.ddb}, clock: &clock{now: time.Now()}}
-	for _, in := range []*dynamodb.CreateTableInput{consumer.TableInput(inboxTable), localawstest.TableInput(ledgerTable, "pk", "", "")} {
-		if _, err := d.ddb.CreateTable(ctx, in); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e := d.engine(ctx)
 	url, arn := d.queue("billing.fifo")
 	topic, err := d.topics.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("orders.fifo"), Attributes: map[string]string{"FifoTopic": "true"}})
 	if err != nil {

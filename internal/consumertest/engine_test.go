@@ -42,12 +42,18 @@ func newEngine(t *testing.T) *engine {
 	client := dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	createTables(ctx, t, client)
+	return &engine{t: t, client: &countingClient{Client: client}, clock: &clock{now: time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC)}}
+}
+
+// createTables creates the inbox table and the ledger table.
+func createTables(ctx context.Context, t *testing.T, client *dynamodb.Client) {
+	t.Helper()
 	for _, in := range []*dynamodb.CreateTableInput{consumer.TableInput(inboxTable), localawstest.TableInput(ledgerTable, "pk", "", "")} {
 		if _, err := client.CreateTable(ctx, in); err != nil {
 			t.Fatalf("creating table %s: %v", *in.TableName, err)
 		}
 	}
-	return &engine{t: t, client: &countingClient{Client: client}, clock: &clock{now: time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC)}}
 }
 
 // inbox returns an inbox of the engine with its own metrics, on the

@@ -148,28 +148,35 @@ func filterFlags(fs *flag.FlagSet, f *Filter) {
 	fs.StringVar(&f.Source, "source", "", "only events of this `SOURCE`")
 }
 
-func failedFlags(fs *flag.FlagSet) action {
-	var f Filter
-	filterFlags(fs, &f)
+// failedAction is an action on the FAILED events that the filter flags,
+// added to fs, select: run is given them.
+func failedAction(fs *flag.FlagSet, f *Filter, run func(ctx context.Context, e *env, list FailedList) error) action {
+	filterFlags(fs, f)
 	return action{
 		check: func() error { return notInFuture("--since", f.Since) },
 		run: func(ctx context.Context, e *env) error {
-			list, err := e.clients.Failed(ctx, e.pipeline, f)
+			list, err := e.clients.Failed(ctx, e.pipeline, *f)
 			if err != nil {
 				return err
 			}
-			if list.Events == nil {
-				list.Events = []FailedEvent{}
-			}
-			return e.result(list, func() {
-				printFailed(e, list.Events)
-				e.printf("%s\n", plural(len(list.Events), "FAILED event", "FAILED events"))
-				if list.Broken > 0 {
-					e.printf("%s the record contract and can never be published\n", plural(list.Broken, "more FAILED item breaks", "more FAILED items break"))
-				}
-			})
+			return run(ctx, e, list)
 		},
 	}
+}
+
+func failedFlags(fs *flag.FlagSet) action {
+	return failedAction(fs, &Filter{}, func(_ context.Context, e *env, list FailedList) error {
+		if list.Events == nil {
+			list.Events = []FailedEvent{}
+		}
+		return e.result(list, func() {
+			printFailed(e, list.Events)
+			e.printf("%s\n", plural(len(list.Events), "FAILED event", "FAILED events"))
+			if list.Broken > 0 {
+				e.printf("%s the record contract and can never be published\n", plural(list.Broken, "more FAILED item breaks", "more FAILED items break"))
+			}
+		})
+	})
 }
 
 // printFailed lists events: AGE is the time since the event occurred,
@@ -191,33 +198,25 @@ func printFailed(e *env, events []FailedEvent) {
 
 func requeueFlags(fs *flag.FlagSet) action {
 	var f Filter
-	filterFlags(fs, &f)
 	fs.Var(listFlag{&f.IDs}, "id", "only the events of this `ID` (repeat the flag, or separate the ids with commas)")
 	dryRun := fs.Bool("dry-run", false, "list what would be requeued, and change nothing")
 	now := fs.Bool("now", false, "invoke the reconciler once requeued, instead of waiting for its schedule")
-	return action{
-		check: func() error { return notInFuture("--since", f.Since) },
-		run: func(ctx context.Context, e *env) error {
-			list, err := e.clients.Failed(ctx, e.pipeline, f)
-			if err != nil {
-				return err
-			}
-			if missing := missingIDs(f.IDs, list.Events); len(missing) > 0 {
-				return notFoundError{fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", strings.Join(missing, ", "), e.pipeline.Name)}
-			}
-			out := RequeueOutput{Pipeline: e.pipeline.Name, DryRun: *dryRun, Selected: len(list.Events), Events: list.Events}
-			if out.Events == nil {
-				out.Events = []FailedEvent{}
-			}
-			if *dryRun {
-				return e.result(out, func() {
-					printFailed(e, list.Events)
-					e.printf("would requeue %s (dry run: nothing changed)\n", plural(len(list.Events), "FAILED event", "FAILED events"))
-				})
-			}
-			return requeue(ctx, e, list.Events, *now, out)
-		},
-	}
+	return failedAction(fs, &f, func(ctx context.Context, e *env, list FailedList) error {
+		if missing := missingIDs(f.IDs, list.Events); len(missing) > 0 {
+			return notFoundError{fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", strings.Join(missing, ", "), e.pipeline.Name)}
+		}
+		out := RequeueOutput{Pipeline: e.pipeline.Name, DryRun: *dryRun, Selected: len(list.Events), Events: list.Events}
+		if out.Events == nil {
+			out.Events = []FailedEvent{}
+		}
+		if *dryRun {
+			return e.result(out, func() {
+				printFailed(e, list.Events)
+				e.printf("would requeue %s (dry run: nothing changed)\n", plural(len(list.Events), "FAILED event", "FAILED events"))
+			})
+		}
+		return requeue(ctx, e, list.Events, *now, out)
+	})
 }
 
 // requeue requeues events, reconciles with --now, and prints out.

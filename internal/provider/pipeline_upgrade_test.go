@@ -174,11 +174,7 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 		m.Relay.BatchSize.ValueInt64() != provision.DefaultBatchSize || m.Reconciler == nil || m.Alarms != nil || m.Relay.VPCConfig != nil {
 		t.Fatalf("upgraded objects: table %+v, relay %+v, reconciler %+v, alarms %+v", m.Table, m.Relay, m.Reconciler, m.Alarms)
 	}
-	config := map[string]tftypes.Value{}
-	for name, at := range typ.(tftypes.Object).AttributeTypes {
-		config[name] = tftypes.NewValue(at, nil)
-	}
-	config["name"] = tftypes.NewValue(tftypes.String, "orders")
+	config := ordersConfig(typ.(tftypes.Object))
 	planned, requiresReplace := planPipeline(t, upgraded, upgraded, tftypes.NewValue(typ, config))
 	if diffs, err := planned.Diff(upgraded); err != nil || len(diffs) > 0 || len(requiresReplace) > 0 {
 		t.Errorf("the plan after the upgrade changes %v (%v), replaces %v", diffs, err, requiresReplace)
@@ -191,24 +187,14 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 func upgradePipeline(t *testing.T, version int64, raw []byte) tftypes.Value {
 	t.Helper()
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
-		t.Fatal(err)
-	}
+	srv, _ := newTestServer(ctx, t)
 	resp, err := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
 		TypeName: "outbox_pipeline", Version: version, RawState: &tfprotov6.RawState{JSON: raw},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range resp.Diagnostics {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			t.Fatalf("upgrade: %s: %s", d.Summary, d.Detail)
-		}
-	}
+	failOnErrors(t, "upgrade", resp.Diagnostics)
 	typ := (&PipelineResource{}).schema(ctx).Type().TerraformType(ctx)
 	upgraded, err := resp.UpgradedState.Unmarshal(typ)
 	if err != nil {
@@ -231,13 +217,7 @@ func planPipeline(t *testing.T, prior, proposed, config tftypes.Value) (tftypes.
 func planPipelineWith(t *testing.T, private []byte, prior, proposed, config tftypes.Value) (tftypes.Value, []*tftypes.AttributePath) {
 	t.Helper()
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
-		t.Fatal(err)
-	}
+	srv, _ := newTestServer(ctx, t)
 	dv := func(v tftypes.Value) *tfprotov6.DynamicValue {
 		d, err := tfprotov6.NewDynamicValue(v.Type(), v)
 		if err != nil {
@@ -251,11 +231,7 @@ func planPipelineWith(t *testing.T, private []byte, prior, proposed, config tfty
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range resp.Diagnostics {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			t.Fatalf("plan: %s: %s", d.Summary, d.Detail)
-		}
-	}
+	failOnErrors(t, "plan", resp.Diagnostics)
 	planned, err := resp.PlannedState.Unmarshal(prior.Type())
 	if err != nil {
 		t.Fatal(err)
@@ -271,24 +247,10 @@ func TestPipelinePlanUnknownObject(t *testing.T) {
 	ctx := context.Background()
 	sch := (&PipelineResource{}).schema(ctx)
 	typ := sch.Type().TerraformType(ctx).(tftypes.Object)
-	config := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		config[name] = tftypes.NewValue(at, nil)
-	}
-	config["name"] = tftypes.NewValue(tftypes.String, "orders")
+	config := ordersConfig(typ)
 	config["table"] = tftypes.NewValue(typ.AttributeTypes["table"], tftypes.UnknownValue)
 	planned, _ := planPipeline(t, tftypes.NewValue(typ, nil), tftypes.NewValue(typ, config), tftypes.NewValue(typ, config))
-	at := func(steps ...string) tftypes.Value {
-		p := tftypes.NewAttributePath()
-		for _, s := range steps {
-			p = p.WithAttributeName(s)
-		}
-		v, _, err := tftypes.WalkAttributePath(planned, p)
-		if err != nil {
-			t.Fatalf("%v: %v", steps, err)
-		}
-		return v.(tftypes.Value)
-	}
+	at := func(steps ...string) tftypes.Value { return upgradedAt(t, planned, steps...) }
 	if at("table").IsKnown() || at("table_name").IsKnown() || at("writer", "sort_key_prefix").IsKnown() {
 		t.Errorf("planned table %v, table_name %v, writer %v: want unknown", at("table"), at("table_name"), at("writer"))
 	}
@@ -335,26 +297,12 @@ func TestPipelineStateUpgradeV1PlansProtection(t *testing.T) {
 		t.Fatal(err)
 	}
 	upgraded := upgradePipeline(t, 1, raw)
-	config := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		config[name] = tftypes.NewValue(at, nil)
-	}
-	config["name"] = tftypes.NewValue(tftypes.String, "orders")
+	config := ordersConfig(typ)
 	planned, requiresReplace := planPipeline(t, upgraded, upgraded, tftypes.NewValue(typ, config))
 	if len(requiresReplace) > 0 {
 		t.Errorf("the plan after the upgrade replaces %v", requiresReplace)
 	}
-	at := func(v tftypes.Value, steps ...string) tftypes.Value {
-		p := tftypes.NewAttributePath()
-		for _, s := range steps {
-			p = p.WithAttributeName(s)
-		}
-		got, _, err := tftypes.WalkAttributePath(v, p)
-		if err != nil {
-			t.Fatalf("%v: %v", steps, err)
-		}
-		return got.(tftypes.Value)
-	}
+	at := func(v tftypes.Value, steps ...string) tftypes.Value { return upgradedAt(t, v, steps...) }
 	for _, setting := range []string{"deletion_protection", "point_in_time_recovery"} {
 		before, after := at(upgraded, "table", setting), at(planned, "table", setting)
 		if !before.Equal(tftypes.NewValue(tftypes.Bool, false)) || !after.Equal(tftypes.NewValue(tftypes.Bool, true)) {
@@ -461,6 +409,38 @@ func olderRelayPolicy(t *testing.T, e *accEnv, role string) {
 	}
 }
 
+// nullAttributes is every attribute of an object type, null.
+func nullAttributes(typ tftypes.Object) map[string]tftypes.Value {
+	values := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		values[name] = tftypes.NewValue(at, nil)
+	}
+	return values
+}
+
+// newTestServer is the provider's server, its schemas read as Terraform
+// reads them before any other call.
+func newTestServer(ctx context.Context, t *testing.T) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
+	t.Helper()
+	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, schemas
+}
+
+// ordersConfig is the configuration of a pipeline named orders, every
+// other attribute null.
+func ordersConfig(typ tftypes.Object) map[string]tftypes.Value {
+	config := nullAttributes(typ)
+	config["name"] = tftypes.NewValue(tftypes.String, "orders")
+	return config
+}
+
 // upgradedAt is the value at an attribute path of a pipeline's state or
 // plan.
 func upgradedAt(t *testing.T, v tftypes.Value, steps ...string) tftypes.Value {
@@ -480,19 +460,9 @@ func upgradedAt(t *testing.T, v tftypes.Value, steps ...string) tftypes.Value {
 // environment as its provider block (ProviderConfig) does.
 func configuredServer(t *testing.T, e *accEnv) tfprotov6.ProviderServer {
 	t.Helper()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas, err := srv.GetProviderSchema(e.Ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, schemas := newTestServer(e.Ctx, t)
 	typ := schemas.Provider.ValueType().(tftypes.Object)
-	config := map[string]tftypes.Value{}
-	for n, at := range typ.AttributeTypes {
-		config[n] = tftypes.NewValue(at, nil)
-	}
+	config := nullAttributes(typ)
 	config["region"] = tftypes.NewValue(tftypes.String, "us-east-1")
 	if e.Stack != nil {
 		config["endpoint_url"] = tftypes.NewValue(tftypes.String, e.Stack.Endpoint())
@@ -532,6 +502,8 @@ func readPipeline(t *testing.T, srv tfprotov6.ProviderServer, state tftypes.Valu
 	return read, resp.Private
 }
 
+// failOnErrors ends the test at the first error among a call's
+// diagnostics.
 func failOnErrors(t *testing.T, what string, diags []*tfprotov6.Diagnostic) {
 	t.Helper()
 	for _, d := range diags {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -132,4 +135,29 @@ func aggregateRecords(aggregates []string, n int, detail string) []outbox.Record
 		}
 	}
 	return rs
+}
+
+// errorClassCase is an entry error code a batch call returns and what the
+// publisher makes of it: the status, the class and a part of the hint.
+type errorClassCase struct {
+	code   string
+	sender bool
+	status publish.Status
+	class  retry.Class
+	hint   string
+}
+
+// checkErrorClasses publishes, for each case, one record whose entry fails
+// with the case's code, and checks the result.
+func checkErrorClasses(t *testing.T, tests []errorClassCase, publishOne func(code string, sender bool) publish.Result) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			t.Parallel()
+			res := publishOne(tt.code, tt.sender)
+			if res.Status != tt.status || res.Class != tt.class || !strings.Contains(res.Hint, tt.hint) {
+				t.Errorf("%+v; want %v, %s, hint with %q", res, tt.status, tt.class, tt.hint)
+			}
+		})
+	}
 }

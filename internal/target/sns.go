@@ -139,40 +139,24 @@ func snsEntry(r outbox.Record, fifo bool) types.PublishBatchRequestEntry {
 
 // Publish implements publish.Publisher.
 func (p *SNSPublisher) Publish(ctx context.Context, records []outbox.Record) []publish.Result {
-	results := make([]publish.Result, len(records))
-	entries := make([]types.PublishBatchRequestEntry, len(records))
-	fifo := isFIFO(p.TopicARN)
-	var sizes, index []int
-	var groups []string
-	for i, r := range records {
-		entries[i] = snsEntry(r, fifo)
-		size := MessageSize(aws.ToString(entries[i].Message), entries[i].MessageAttributes)
-		if size > publish.MaxBatchBytes {
-			results[i] = publish.TooLarge("SNS", size, publish.MaxBatchBytes)
-			continue
-		}
-		sizes, index, groups = append(sizes, size), append(index, i), append(groups, aws.ToString(entries[i].MessageGroupId))
-	}
-	send := func(ctx context.Context, idx []int) ([]publish.EntryResult, error) {
-		in := &sns.PublishBatchInput{TopicArn: aws.String(p.TopicARN), PublishBatchRequestEntries: make([]types.PublishBatchRequestEntry, len(idx))}
-		for k, i := range idx {
-			e := entries[i]
-			e.Id = aws.String(strconv.Itoa(k)) // unique within the call
-			in.PublishBatchRequestEntries[k] = e
-		}
-		out, err := p.Client.PublishBatch(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return batchResults(len(idx), "PublishBatch", snsOutcomes(out)), nil
-	}
-	b := publish.Batcher{Target: "SNS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: snsPoison, Hint: p.hint}
-	if fifo {
-		b.RunLanes(ctx, fifoLanes(groups, sizes, index, publish.MaxBatchBytes, p.Concurrency), send, results)
-	} else {
-		b.Run(ctx, publish.AcceptedChunks(sizes, index, publish.MaxBatchBytes), send, results)
-	}
-	return results
+	return idBatch[types.PublishBatchRequestEntry]{
+		batcher:       publish.Batcher{Target: "SNS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: snsPoison, Hint: p.hint},
+		maxBatchBytes: publish.MaxBatchBytes,
+		fifo:          isFIFO(p.TopicARN),
+		entry:         snsEntry,
+		size: func(e types.PublishBatchRequestEntry) int {
+			return MessageSize(aws.ToString(e.Message), e.MessageAttributes)
+		},
+		group: func(e types.PublishBatchRequestEntry) string { return aws.ToString(e.MessageGroupId) },
+		setID: func(e *types.PublishBatchRequestEntry, id string) { e.Id = aws.String(id) },
+		call: func(ctx context.Context, entries []types.PublishBatchRequestEntry) ([]publish.EntryResult, error) {
+			out, err := p.Client.PublishBatch(ctx, &sns.PublishBatchInput{TopicArn: aws.String(p.TopicARN), PublishBatchRequestEntries: entries})
+			if err != nil {
+				return nil, err
+			}
+			return batchResults(len(entries), "PublishBatch", snsOutcomes(out)), nil
+		},
+	}.publish(ctx, records)
 }
 
 func snsOutcomes(out *sns.PublishBatchOutput) []outcome {

@@ -2,7 +2,6 @@ package target
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,13 +29,7 @@ func (s *scriptedSNS) PublishBatch(_ context.Context, in *sns.PublishBatchInput,
 
 func TestSNSErrorClasses(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		code   string
-		sender bool
-		status publish.Status
-		class  retry.Class
-		hint   string
-	}{
+	tests := []errorClassCase{
 		{"InvalidParameter", true, publish.Rejected, retry.ClassPoison, ""},
 		{"InvalidParameterValue", true, publish.Rejected, retry.ClassPoison, ""},
 		{"AuthorizationError", true, publish.Failed, retry.ClassEnvironment, "may lack sns:Publish on the topic arn:aws:sns:us-east-1:123456789012:orders"},
@@ -49,14 +42,8 @@ func TestSNSErrorClasses(t *testing.T) {
 		{"Whatever", false, publish.Failed, retry.ClassTransient, ""}, // a server fault
 	}
 	policy := retry.Policy{Attempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}
-	for _, tt := range tests {
-		t.Run(tt.code, func(t *testing.T) {
-			t.Parallel()
-			p := &SNSPublisher{Client: &scriptedSNS{code: tt.code, sender: tt.sender}, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders", Retry: policy}
-			res := p.Publish(context.Background(), records(1))[0]
-			if res.Status != tt.status || res.Class != tt.class || !strings.Contains(res.Hint, tt.hint) {
-				t.Errorf("%+v; want %v, %s, hint with %q", res, tt.status, tt.class, tt.hint)
-			}
-		})
-	}
+	checkErrorClasses(t, tests, func(code string, sender bool) publish.Result {
+		p := &SNSPublisher{Client: &scriptedSNS{code: code, sender: sender}, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders", Retry: policy}
+		return p.Publish(context.Background(), records(1))[0]
+	})
 }

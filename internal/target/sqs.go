@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -166,41 +165,23 @@ func sqsMessageSize(e types.SendMessageBatchRequestEntry) int {
 
 // Publish implements publish.Publisher.
 func (p *SQSPublisher) Publish(ctx context.Context, records []outbox.Record) []publish.Result {
-	results := make([]publish.Result, len(records))
-	entries := make([]types.SendMessageBatchRequestEntry, len(records))
-	fifo := isFIFO(p.QueueARN)
-	var sizes, index []int
-	var groups []string
-	for i, r := range records {
-		entries[i] = sqsEntry(r, fifo)
-		size := sqsMessageSize(entries[i])
-		if size > outbox.MaxEntryBytes {
-			results[i] = publish.TooLarge("SQS", size, outbox.MaxEntryBytes)
-			continue
-		}
-		sizes, index, groups = append(sizes, size), append(index, i), append(groups, aws.ToString(entries[i].MessageGroupId))
-	}
 	url := aws.String(QueueURL(p.QueueARN))
-	send := func(ctx context.Context, idx []int) ([]publish.EntryResult, error) {
-		in := &sqs.SendMessageBatchInput{QueueUrl: url, Entries: make([]types.SendMessageBatchRequestEntry, len(idx))}
-		for k, i := range idx {
-			e := entries[i]
-			e.Id = aws.String(strconv.Itoa(k)) // unique within the call
-			in.Entries[k] = e
-		}
-		out, err := p.Client.SendMessageBatch(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return batchResults(len(idx), "SendMessageBatch", sqsOutcomes(out)), nil
-	}
-	b := publish.Batcher{Target: "SQS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: sqsPoison, Hint: p.hint}
-	if fifo {
-		b.RunLanes(ctx, fifoLanes(groups, sizes, index, SQSMaxBatchBytes, p.Concurrency), send, results)
-	} else {
-		b.Run(ctx, publish.AcceptedChunks(sizes, index, SQSMaxBatchBytes), send, results)
-	}
-	return results
+	return idBatch[types.SendMessageBatchRequestEntry]{
+		batcher:       publish.Batcher{Target: "SQS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: sqsPoison, Hint: p.hint},
+		maxBatchBytes: SQSMaxBatchBytes,
+		fifo:          isFIFO(p.QueueARN),
+		entry:         sqsEntry,
+		size:          sqsMessageSize,
+		group:         func(e types.SendMessageBatchRequestEntry) string { return aws.ToString(e.MessageGroupId) },
+		setID:         func(e *types.SendMessageBatchRequestEntry, id string) { e.Id = aws.String(id) },
+		call: func(ctx context.Context, entries []types.SendMessageBatchRequestEntry) ([]publish.EntryResult, error) {
+			out, err := p.Client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: url, Entries: entries})
+			if err != nil {
+				return nil, err
+			}
+			return batchResults(len(entries), "SendMessageBatch", sqsOutcomes(out)), nil
+		},
+	}.publish(ctx, records)
 }
 
 func sqsOutcomes(out *sqs.SendMessageBatchOutput) []outcome {

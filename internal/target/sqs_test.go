@@ -83,13 +83,7 @@ func TestSQSBatchBytes(t *testing.T) {
 // faults are retried.
 func TestSQSErrorClasses(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		code   string
-		sender bool
-		status publish.Status
-		class  retry.Class
-		hint   string
-	}{
+	tests := []errorClassCase{
 		{"InvalidMessageContents", true, publish.Rejected, retry.ClassPoison, ""},
 		{"InvalidParameterValue", true, publish.Rejected, retry.ClassPoison, ""},
 		{"AccessDenied", true, publish.Failed, retry.ClassEnvironment, "may lack sqs:SendMessage on the queue " + testQueue},
@@ -101,17 +95,11 @@ func TestSQSErrorClasses(t *testing.T) {
 		{"Whatever", true, publish.Failed, retry.ClassEnvironment, "unknown error code"},
 		{"Whatever", false, publish.Failed, retry.ClassTransient, ""}, // a server fault
 	}
-	for _, tt := range tests {
-		t.Run(tt.code, func(t *testing.T) {
-			t.Parallel()
-			fake := &fakeBatchTarget{fail: func(string) (string, bool) { return tt.code, tt.sender }}
-			p := &SQSPublisher{Client: fake, QueueARN: testQueue, Retry: noWait}
-			res := p.Publish(context.Background(), aggregateRecords([]string{"o"}, 1, `{}`))[0]
-			if res.Status != tt.status || res.Class != tt.class || !strings.Contains(res.Hint, tt.hint) {
-				t.Errorf("%+v; want %v, %s, hint with %q", res, tt.status, tt.class, tt.hint)
-			}
-		})
-	}
+	checkErrorClasses(t, tests, func(code string, sender bool) publish.Result {
+		fake := &fakeBatchTarget{fail: func(string) (string, bool) { return code, sender }}
+		p := &SQSPublisher{Client: fake, QueueARN: testQueue, Retry: noWait}
+		return p.Publish(context.Background(), aggregateRecords([]string{"o"}, 1, `{}`))[0]
+	})
 }
 
 // TestFIFOGroupsAndOrder: to a FIFO queue and a FIFO topic, each message's

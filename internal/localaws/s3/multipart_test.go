@@ -38,9 +38,7 @@ func uploadParts(t *testing.T, c *s3.Client, key string, parts ...[]byte) (strin
 
 func TestMultipartUpload(t *testing.T) {
 	t.Parallel()
-	s := localawstest.Start(t)
-	c, ctx := client(s), context.Background()
-	mustBucket(t, c, "parts")
+	c, ctx := newBucket(t, "parts")
 	first, last := bytes.Repeat([]byte("a"), 5<<20), []byte("tail")
 	id, parts := uploadParts(t, c, "doc.pdf", first, last)
 	if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("parts"), Key: aws.String("doc.pdf")}); localawstest.ErrorCode(err) != "NotFound" {

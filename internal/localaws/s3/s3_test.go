@@ -62,6 +62,15 @@ func mustBucket(t *testing.T, c *s3.Client, name string) {
 	}
 }
 
+// newBucket starts a local stack with a bucket of that name and returns
+// an S3 client of it.
+func newBucket(t *testing.T, name string) (*s3.Client, context.Context) {
+	t.Helper()
+	c := client(localawstest.Start(t))
+	mustBucket(t, c, name)
+	return c, context.Background()
+}
+
 func put(t *testing.T, c *s3.Client, in *s3.PutObjectInput) *s3.PutObjectOutput {
 	t.Helper()
 	out, err := c.PutObject(context.Background(), in)
@@ -153,9 +162,7 @@ func TestRegionalEndpoint(t *testing.T) {
 
 func TestObjects(t *testing.T) {
 	t.Parallel()
-	s := localawstest.Start(t)
-	c, ctx := client(s), context.Background()
-	mustBucket(t, c, "objects")
+	c, ctx := newBucket(t, "objects")
 	out := put(t, c, &s3.PutObjectInput{Bucket: aws.String("objects"), Key: aws.String("dir/a b.json"), Body: strings.NewReader(`{"n":1}`),
 		ContentType: aws.String("application/json"), Metadata: map[string]string{"origin": "writer"}, Tagging: aws.String("state=uncommitted&kind=claim")})
 	if md := md5.Sum([]byte(`{"n":1}`)); aws.ToString(out.ETag) != `"`+hex.EncodeToString(md[:])+`"` {
@@ -221,9 +228,7 @@ func testTagging(t *testing.T, c *s3.Client) {
 
 func TestListAndDeleteObjects(t *testing.T) {
 	t.Parallel()
-	s := localawstest.Start(t)
-	c, ctx := client(s), context.Background()
-	mustBucket(t, c, "listing")
+	c, ctx := newBucket(t, "listing")
 	keys := []string{"a/1", "a/2", "a/3", "b/1", "b/x/1", "c", "d"}
 	for _, k := range keys {
 		put(t, c, &s3.PutObjectInput{Bucket: aws.String("listing"), Key: aws.String(k), Body: strings.NewReader(k)})
@@ -282,9 +287,7 @@ func TestListAndDeleteObjects(t *testing.T) {
 
 func TestChecksumsAndLargeObjects(t *testing.T) {
 	t.Parallel()
-	s := localawstest.Start(t)
-	c, ctx := client(s), context.Background()
-	mustBucket(t, c, "sums")
+	c, ctx := newBucket(t, "sums")
 	data := make([]byte, 10<<20)
 	_, _ = rand.Read(data)
 	sum := sha256.Sum256(data)
@@ -387,9 +390,7 @@ func TestVirtualHostedStyle(t *testing.T) {
 
 func TestServerSideEncryption(t *testing.T) {
 	t.Parallel()
-	s := localawstest.Start(t)
-	c, ctx := client(s), context.Background()
-	mustBucket(t, c, "sse")
+	c, ctx := newBucket(t, "sse")
 	enc, err := c.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: aws.String("sse")})
 	if err != nil || enc.ServerSideEncryptionConfiguration.Rules[0].ApplyServerSideEncryptionByDefault.SSEAlgorithm != types.ServerSideEncryptionAes256 {
 		t.Fatalf("default GetBucketEncryption = %+v, %v", enc, err)
@@ -542,9 +543,7 @@ func TestLifecycleExpiresByTag(t *testing.T) {
 // requires the current ETag, and a wrong expected bucket owner is denied.
 func TestConditionalWrites(t *testing.T) {
 	t.Parallel()
-	s := localawstest.Start(t)
-	c, ctx := client(s), context.Background()
-	mustBucket(t, c, "once")
+	c, ctx := newBucket(t, "once")
 	first := put(t, c, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), Body: strings.NewReader("1"), IfNoneMatch: aws.String("*")})
 	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("once"), Key: aws.String("k"), Body: strings.NewReader("2"), IfNoneMatch: aws.String("*")})
 	wantCode(t, err, "PreconditionFailed", 412)

@@ -1,0 +1,60 @@
+package target
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// idBatch is a batch call that names its entries by Id, their positions
+// in the call (SNS PublishBatch, SQS SendMessageBatch), and what differs
+// between the services: the entry of a record, its size, its group, and
+// the call itself.
+type idBatch[E any] struct {
+	batcher publish.Batcher
+	// maxBatchBytes is the total size of the entries of one call.
+	maxBatchBytes int
+	fifo          bool
+	entry         func(r outbox.Record, fifo bool) E
+	size          func(E) int
+	group         func(E) string
+	setID         func(*E, string)
+	// call sends the entries, their ids set, in one call.
+	call func(ctx context.Context, entries []E) ([]publish.EntryResult, error)
+}
+
+// publish sends the records in calls of up to 10 entries and
+// maxBatchBytes, calls in parallel; to a FIFO target, the entries of one
+// group one call after the other, in order. An entry over
+// outbox.MaxEntryBytes is not sent.
+func (c idBatch[E]) publish(ctx context.Context, records []outbox.Record) []publish.Result {
+	results := make([]publish.Result, len(records))
+	entries := make([]E, len(records))
+	var sizes, index []int
+	var groups []string
+	for i, r := range records {
+		entries[i] = c.entry(r, c.fifo)
+		size := c.size(entries[i])
+		if size > outbox.MaxEntryBytes {
+			results[i] = publish.TooLarge(c.batcher.Target, size, outbox.MaxEntryBytes)
+			continue
+		}
+		sizes, index, groups = append(sizes, size), append(index, i), append(groups, c.group(entries[i]))
+	}
+	send := func(ctx context.Context, idx []int) ([]publish.EntryResult, error) {
+		batch := make([]E, len(idx))
+		for k, i := range idx {
+			batch[k] = entries[i]
+			c.setID(&batch[k], strconv.Itoa(k)) // unique within the call
+		}
+		return c.call(ctx, batch)
+	}
+	if c.fifo {
+		c.batcher.RunLanes(ctx, fifoLanes(groups, sizes, index, c.maxBatchBytes, c.batcher.Concurrency), send, results)
+	} else {
+		c.batcher.Run(ctx, publish.AcceptedChunks(sizes, index, c.maxBatchBytes), send, results)
+	}
+	return results
+}
