@@ -21,7 +21,7 @@ if bad=$(grep -Ev "$allowed" <<<"$built"); then
 	echo "$bad" >&2
 	exit 1
 fi
-if go list -m all | grep -q '^github\.com/outboxkit/terraform-provider-outbox\(/outbox\)\?$'; then
+if grep -q '^github\.com/outboxkit/terraform-provider-outbox\(/outbox\)\?$' <<<"$(go list -m all)"; then
 	echo "check-consumer-module: the kit requires the root module or the writer" >&2
 	exit 1
 fi

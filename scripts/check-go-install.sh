@@ -61,7 +61,7 @@ for cmd in $COMMANDS; do
 		echo "$info" >&2
 		exit 1
 	}
-	if go list -deps "./$cmd" | grep -qx "$WRITER_MOD"; then
+	if grep -qx "$WRITER_MOD" <<<"$(go list -deps "./$cmd")"; then
 		grep -q "dep[[:space:]]*$WRITER_MOD[[:space:]]*$writer_version" <<<"$info" || {
 			echo "check-go-install: $name does not use $WRITER_MOD $writer_version:" >&2
 			echo "$info" >&2

@@ -99,10 +99,10 @@ for p in $PLATFORMS; do
 	[[ $p == windows_* ]] && bin=$bin.exe
 	[ -f "$zip" ] || fail "$zip is missing"
 	grep -q " outbox_${version}_${p}.zip$" "$sums" || fail "$sums does not list $(basename "$zip")"
-	unzip -Z1 "$zip" | grep -qx "$bin" || fail "$zip does not hold $bin: $(unzip -Z1 "$zip" | tr '\n' ' ')"
+	grep -qx "$bin" <<<"$(unzip -Z1 "$zip")" || fail "$zip does not hold $bin: $(unzip -Z1 "$zip" | tr '\n' ' ')"
 done
 unzip -q "$DIST/outbox_${version}_linux_amd64.zip" -d "$work/outbox"
-"$work/outbox/outbox" --help 2>&1 | grep -q "redrive" || fail "outbox --help of the linux/amd64 binary does not list its subcommands"
+grep -q "redrive" <<<"$("$work/outbox/outbox" --help 2>&1)" || fail "outbox --help of the linux/amd64 binary does not list its subcommands"
 
 out=$("$work/linux_amd64/${PROJECT}_v${version}" -version) || fail "-version of the linux/amd64 binary failed: $out"
 head -1 <<<"$out" | grep -q "^$PROJECT $version " || fail "-version prints $(head -1 <<<"$out"), want $PROJECT $version"

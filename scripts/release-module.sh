@@ -66,14 +66,17 @@ policy_range() {
 	IFS=. read -r major minor _ <<<"$1"
 	if [ "$major" = 0 ]; then echo "~> 0.$minor.0"; else echo "~> $major.$minor"; fi
 }
-# README and examples state the same range.
-if ! git show "HEAD:$MODULE_DIR/README.md" | grep -qF "\`$constraint\`"; then
+# README and examples state the same range. Each file is read whole before
+# grep looks at it: with pipefail, `git show | grep -q` fails at random when
+# grep exits on the first match while git show is still writing (SIGPIPE).
+if ! grep -qF "\`$constraint\`" <<<"$(git show "HEAD:$MODULE_DIR/README.md")"; then
 	echo "release-module: $MODULE_DIR/README.md does not state the provider range $constraint (run go run ./tools/tfdocs $MODULE_DIR and update its Versions section)" >&2
 	exit 1
 fi
 for example in $(git ls-tree -r --name-only HEAD "$MODULE_DIR/examples" | grep '\.tf$'); do
-	if git show "HEAD:$example" | grep -q 'source *= *"outboxkit/outbox"' &&
-		! git show "HEAD:$example" | grep -qF "version = \"$constraint\""; then
+	text=$(git show "HEAD:$example")
+	if grep -q 'source *= *"outboxkit/outbox"' <<<"$text" &&
+		! grep -qF "version = \"$constraint\"" <<<"$text"; then
 		echo "release-module: $example does not require the provider range $constraint" >&2
 		exit 1
 	fi
