@@ -160,12 +160,22 @@ func (p *SNSPublisher) Publish(ctx context.Context, records []outbox.Record) []p
 }
 
 func snsOutcomes(out *sns.PublishBatchOutput) []outcome {
-	var o []outcome
-	for _, s := range out.Successful {
-		o = append(o, outcome{id: s.Id, ok: true})
+	return outcomesOf(out.Successful, out.Failed,
+		func(s types.PublishBatchResultEntry) *string { return s.Id },
+		func(f types.BatchResultErrorEntry) outcome {
+			return outcome{id: f.Id, code: aws.ToString(f.Code), message: aws.ToString(f.Message), senderFault: f.SenderFault}
+		})
+}
+
+// outcomesOf lists the outcomes of a batch call's Successful and Failed
+// entries.
+func outcomesOf[S, F any](successful []S, failed []F, id func(S) *string, failure func(F) outcome) []outcome {
+	o := make([]outcome, 0, len(successful)+len(failed))
+	for _, s := range successful {
+		o = append(o, outcome{id: id(s), ok: true})
 	}
-	for _, f := range out.Failed {
-		o = append(o, outcome{id: f.Id, code: aws.ToString(f.Code), message: aws.ToString(f.Message), senderFault: f.SenderFault})
+	for _, f := range failed {
+		o = append(o, failure(f))
 	}
 	return o
 }

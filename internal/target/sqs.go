@@ -185,12 +185,9 @@ func (p *SQSPublisher) Publish(ctx context.Context, records []outbox.Record) []p
 }
 
 func sqsOutcomes(out *sqs.SendMessageBatchOutput) []outcome {
-	var o []outcome
-	for _, s := range out.Successful {
-		o = append(o, outcome{id: s.Id, ok: true})
-	}
-	for _, f := range out.Failed {
-		o = append(o, outcome{id: f.Id, code: aws.ToString(f.Code), message: aws.ToString(f.Message), senderFault: f.SenderFault})
-	}
-	return o
+	return outcomesOf(out.Successful, out.Failed,
+		func(s types.SendMessageBatchResultEntry) *string { return s.Id },
+		func(f types.BatchResultErrorEntry) outcome {
+			return outcome{id: f.Id, code: aws.ToString(f.Code), message: aws.ToString(f.Message), senderFault: f.SenderFault}
+		})
 }
