@@ -23,6 +23,11 @@ type Metadata struct {
 	// aggregate and its number among the aggregate's events, from 1.
 	OrderingKey string `json:"orderingKey,omitempty"`
 	Sequence    int64  `json:"sequence,omitempty"`
+	// TraceParent and TraceState are the W3C trace context of the span
+	// that published the event (the writer's when the relay records no
+	// spans); empty when the event was written without one.
+	TraceParent string `json:"traceparent,omitempty"`
+	TraceState  string `json:"tracestate,omitempty"`
 }
 
 // Envelope is the SNS message body: the fields of EventBridge's event
@@ -46,6 +51,7 @@ func (r Record) PublishedDetail() PublishedDetail {
 		Metadata: Metadata{
 			EventID: r.EventID, OccurredAt: r.OccurredAt.UTC().Format(TimeFormat),
 			OrderingKey: r.OrderingKey, Sequence: r.Sequence,
+			TraceParent: r.TraceParent, TraceState: r.TraceState,
 		},
 		Data: r.Detail,
 	}
@@ -118,7 +124,8 @@ var Formats = []Format{FormatOutbox, FormatCloudEvents}
 // carries the extensions sequence (its sequence number, zero-padded to 19
 // digits so that, as the extension requires, the strings order as the
 // numbers do) and partitionkey (its ordering key, the FIFO message group
-// id).
+// id). An event written with a trace context carries the distributed
+// tracing extension's traceparent and tracestate.
 type CloudEvent struct {
 	SpecVersion     string          `json:"specversion"`
 	ID              string          `json:"id"`
@@ -130,6 +137,8 @@ type CloudEvent struct {
 	Data            json.RawMessage `json:"data"`
 	Sequence        string          `json:"sequence,omitempty"`
 	PartitionKey    string          `json:"partitionkey,omitempty"`
+	TraceParent     string          `json:"traceparent,omitempty"`
+	TraceState      string          `json:"tracestate,omitempty"`
 }
 
 // CloudEventSequence is the sequence extension's value for sequence n.
@@ -141,6 +150,7 @@ func (r Record) CloudEvent() CloudEvent {
 		SpecVersion: "1.0", ID: r.EventID, Source: r.Source, Type: r.DetailType,
 		Subject: r.PartitionKey, Time: r.OccurredAt.UTC().Format(TimeFormat),
 		DataContentType: "application/json", Data: r.Detail,
+		TraceParent: r.TraceParent, TraceState: r.TraceState,
 	}
 	if r.OrderingKey != "" {
 		ce.Subject, ce.PartitionKey = r.OrderingKey, r.OrderingKey

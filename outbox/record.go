@@ -45,6 +45,10 @@ type Event struct {
 	OccurredAt time.Time
 	// TraceHeader is an optional X-Ray trace header.
 	TraceHeader string
+	// TraceParent and TraceState are the W3C trace context of the code
+	// that wrote the event; WithTraceContext (and Write) set them from the
+	// caller's context.
+	TraceParent, TraceState string
 	// OrderingKey makes the event ordered: it names the aggregate whose
 	// events are published in sequence (on FIFO targets, the message group
 	// id), and the writer gives the event the key's next sequence number.
@@ -66,10 +70,13 @@ type Record struct {
 	PendingShard string
 	PendingSince int64
 	TraceHeader  string
-	Attempts     int
-	LastError    string
-	PublishedAt  time.Time
-	ExpiresAt    int64
+	// TraceParent and TraceState are the W3C trace context the event was
+	// written in; empty when none.
+	TraceParent, TraceState string
+	Attempts                int
+	LastError               string
+	PublishedAt             time.Time
+	ExpiresAt               int64
 	// NextAttemptAt (Unix milliseconds) is when a relay's hold on the item
 	// ends; 0 when none was taken.
 	NextAttemptAt int64
@@ -130,6 +137,11 @@ func (t Table) newRecord(e Event, index int, now time.Time, ordered bool) (Recor
 		OccurredAt:   occurred,
 		Status:       StatusPending,
 		TraceHeader:  e.TraceHeader,
+		TraceParent:  e.TraceParent,
+		TraceState:   e.TraceState,
+	}
+	if r.TraceParent != "" && !validTraceParent(r.TraceParent) {
+		return fail("TraceParent", ErrInvalidTraceParent, "pass a W3C traceparent such as \"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\", or leave it empty")
 	}
 	if !t.NoPendingIndex {
 		r.PendingShard = PendingShardKey(t.ShardFor(id))
@@ -210,6 +222,12 @@ func (t Table) Item(r Record) map[string]types.AttributeValue {
 	if r.TraceHeader != "" {
 		item[AttrTraceHeader] = &types.AttributeValueMemberS{Value: r.TraceHeader}
 	}
+	if r.TraceParent != "" {
+		item[AttrTraceParent] = &types.AttributeValueMemberS{Value: r.TraceParent}
+		if r.TraceState != "" {
+			item[AttrTraceState] = &types.AttributeValueMemberS{Value: r.TraceState}
+		}
+	}
 	if r.Sequence > 0 {
 		item[AttrOrderingKey] = &types.AttributeValueMemberS{Value: r.OrderingKey}
 		item[AttrSequence] = numberValue(r.Sequence)
@@ -243,6 +261,8 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 		PendingShard:  p.str(AttrPendingShard, false),
 		PendingSince:  p.num(AttrPendingSince),
 		TraceHeader:   p.str(AttrTraceHeader, false),
+		TraceParent:   p.str(AttrTraceParent, false),
+		TraceState:    p.str(AttrTraceState, false),
 		Attempts:      int(p.num(AttrAttempts)),
 		LastError:     p.str(AttrLastError, false),
 		ExpiresAt:     p.num(t.TTLAttribute),

@@ -152,7 +152,7 @@ var contractAttributes = map[string]struct{}{
 	AttrEventID: {}, AttrSource: {}, AttrDetailType: {}, AttrDetail: {}, AttrOccurredAt: {},
 	AttrStatus: {}, AttrPendingShard: {}, AttrPendingSince: {}, AttrTraceHeader: {},
 	AttrAttempts: {}, AttrLastError: {}, AttrPublishedAt: {}, AttrFailedAt: {}, AttrVersion: {},
-	AttrNextAttemptAt: {}, AttrOrderingKey: {}, AttrSequence: {},
+	AttrNextAttemptAt: {}, AttrOrderingKey: {}, AttrSequence: {}, AttrTraceParent: {}, AttrTraceState: {},
 }
 
 // SortKeyFor returns the sort key value of the event with the given id.

@@ -102,7 +102,11 @@ func (w *Writer) Write(ctx context.Context, items []types.TransactWriteItem, eve
 	if w.client == nil {
 		return nil, fmt.Errorf("outbox writer has no DynamoDB client: pass one to NewWriter")
 	}
-	records, err := w.records(events)
+	traced := make([]Event, len(events))
+	for i, e := range events {
+		traced[i] = e.WithTraceContext(ctx)
+	}
+	records, err := w.records(traced)
 	if err != nil {
 		return nil, err
 	}
