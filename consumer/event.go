@@ -24,6 +24,11 @@ type Event[T any] struct {
 	RawData json.RawMessage
 	// PayloadHash is PayloadHash(RawData), stored in the inbox entry.
 	PayloadHash string
+	// TraceParent and TraceState are the W3C trace context the event was
+	// published in (metadata.traceparent, a CloudEvent's traceparent
+	// extension); empty when it was written without one. Apply continues
+	// that trace.
+	TraceParent, TraceState string
 }
 
 // published is an event's envelope: EventBridge's, or the SNS message body
@@ -40,12 +45,16 @@ type published struct {
 // EventBridge detail or SNS or SQS message body.
 type publishedDetail struct {
 	Metadata struct {
-		EventID    string `json:"eventId"`
-		OccurredAt string `json:"occurredAt"`
+		EventID     string `json:"eventId"`
+		OccurredAt  string `json:"occurredAt"`
+		TraceParent string `json:"traceparent"`
+		TraceState  string `json:"tracestate"`
 	} `json:"metadata"`
 	Data json.RawMessage `json:"data"`
 
 	SpecVersion string `json:"specversion"`
+	TraceParent string `json:"traceparent"`
+	TraceState  string `json:"tracestate"`
 	ID          string `json:"id"`
 	Source      string `json:"source"`
 	Type        string `json:"type"`
@@ -59,6 +68,7 @@ func (d *publishedDetail) cloudEvent(source, detailType *string) bool {
 		return false
 	}
 	d.Metadata.EventID, d.Metadata.OccurredAt = d.ID, d.Time
+	d.Metadata.TraceParent, d.Metadata.TraceState = d.TraceParent, d.TraceState
 	*source, *detailType = d.Source, d.Type
 	return true
 }
@@ -126,7 +136,8 @@ func decodeEvent[T any](source, detailType string, detail json.RawMessage) (Even
 	if len(d.Data) == 0 {
 		return Event[T]{}, fmt.Errorf("%w: event %s has no data", ErrMalformedEvent, d.Metadata.EventID)
 	}
-	e := Event[T]{ID: d.Metadata.EventID, Source: source, DetailType: detailType, RawData: d.Data}
+	e := Event[T]{ID: d.Metadata.EventID, Source: source, DetailType: detailType, RawData: d.Data,
+		TraceParent: d.Metadata.TraceParent, TraceState: d.Metadata.TraceState}
 	var err error
 	if e.OccurredAt, err = time.Parse(timeFormat, d.Metadata.OccurredAt); err != nil {
 		return Event[T]{}, fmt.Errorf("%w: event %s: its time %q is not %s", ErrMalformedEvent, e.ID, d.Metadata.OccurredAt, timeFormat)
