@@ -9,8 +9,10 @@ import (
 // PublishedDetail is the detail of every published event: the stored object
 // under data, and what consumers need to deduplicate and order under metadata.
 type PublishedDetail struct {
-	Metadata Metadata        `json:"metadata"`
-	Data     json.RawMessage `json:"data"`
+	Metadata Metadata `json:"metadata"`
+	// Data is the stored object; absent for a claim-checked event, whose
+	// metadata.dataRef says where it is.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // Metadata travels with every published event.
@@ -28,6 +30,24 @@ type Metadata struct {
 	// spans); empty when the event was written without one.
 	TraceParent string `json:"traceparent,omitempty"`
 	TraceState  string `json:"tracestate,omitempty"`
+	// DataRef is where a claim-checked event's data is, instead of data.
+	DataRef *PublishedDataRef `json:"dataRef,omitempty"`
+}
+
+// PublishedDataRef is the published reference to a claim-checked event's
+// data: its S3 URI, SHA-256 (hex) and size.
+type PublishedDataRef struct {
+	URI    string `json:"uri"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// published returns the published form of d; nil for nil.
+func (d *DataRef) published() *PublishedDataRef {
+	if d == nil {
+		return nil
+	}
+	return &PublishedDataRef{URI: d.URI(), SHA256: d.SHA256, Size: d.Size}
 }
 
 // Envelope is the SNS message body: the fields of EventBridge's event
@@ -51,7 +71,7 @@ func (r Record) PublishedDetail() PublishedDetail {
 		Metadata: Metadata{
 			EventID: r.EventID, OccurredAt: r.OccurredAt.UTC().Format(TimeFormat),
 			OrderingKey: r.OrderingKey, Sequence: r.Sequence,
-			TraceParent: r.TraceParent, TraceState: r.TraceState,
+			TraceParent: r.TraceParent, TraceState: r.TraceState, DataRef: r.DataRef.published(),
 		},
 		Data: r.Detail,
 	}
@@ -124,7 +144,8 @@ var Formats = []Format{FormatOutbox, FormatCloudEvents}
 // carries the extensions sequence (its sequence number, zero-padded to 19
 // digits so that, as the extension requires, the strings order as the
 // numbers do) and partitionkey (its ordering key, the FIFO message group
-// id). An event written with a trace context carries the distributed
+// id). A claim-checked event has no data but the dataref extension (its
+// S3 URI) and datasha256 (the data's SHA-256, in hex). An event written with a trace context carries the distributed
 // tracing extension's traceparent and tracestate.
 type CloudEvent struct {
 	SpecVersion     string          `json:"specversion"`
@@ -134,7 +155,9 @@ type CloudEvent struct {
 	Subject         string          `json:"subject,omitempty"`
 	Time            string          `json:"time"`
 	DataContentType string          `json:"datacontenttype"`
-	Data            json.RawMessage `json:"data"`
+	Data            json.RawMessage `json:"data,omitempty"`
+	DataRef         string          `json:"dataref,omitempty"`
+	DataSHA256      string          `json:"datasha256,omitempty"`
 	Sequence        string          `json:"sequence,omitempty"`
 	PartitionKey    string          `json:"partitionkey,omitempty"`
 	TraceParent     string          `json:"traceparent,omitempty"`
@@ -151,6 +174,9 @@ func (r Record) CloudEvent() CloudEvent {
 		Subject: r.PartitionKey, Time: r.OccurredAt.UTC().Format(TimeFormat),
 		DataContentType: "application/json", Data: r.Detail,
 		TraceParent: r.TraceParent, TraceState: r.TraceState,
+	}
+	if r.DataRef != nil {
+		ce.DataRef, ce.DataSHA256 = r.DataRef.URI(), r.DataRef.SHA256
 	}
 	if r.OrderingKey != "" {
 		ce.Subject, ce.PartitionKey = r.OrderingKey, r.OrderingKey

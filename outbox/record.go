@@ -80,6 +80,9 @@ type Record struct {
 	// NextAttemptAt (Unix milliseconds) is when a relay's hold on the item
 	// ends; 0 when none was taken.
 	NextAttemptAt int64
+	// DataRef is where the data of a claim-checked event is; Detail is then
+	// empty.
+	DataRef *DataRef
 	// OrderingKey and Sequence are set on an ordered event: its aggregate
 	// and its number among the aggregate's events, from 1. Both are empty
 	// on an unordered one.
@@ -179,7 +182,7 @@ func orderingKeyOf(e Event, ordered bool, index int) (string, error) {
 func (r Record) checkSize(index int) error {
 	if size := r.PublishedSize(); size > MaxEntryBytes {
 		return &EventError{Index: index, Field: "Detail", Err: ErrEventTooLarge,
-			Fix: fmt.Sprintf("the published event would be %d bytes; keep it under %d, for example by publishing a reference to the data instead of the data", size, MaxEntryBytes)}
+			Fix: fmt.Sprintf("the published event would be %d bytes; keep it under %d, or give the Writer WithClaimCheck and write it with Write, which stores data of up to 10 MiB in S3 and publishes its reference", size, MaxEntryBytes)}
 	}
 	return nil
 }
@@ -211,7 +214,11 @@ func (t Table) Item(r Record) map[string]types.AttributeValue {
 	item[AttrEventID] = &types.AttributeValueMemberS{Value: r.EventID}
 	item[AttrSource] = &types.AttributeValueMemberS{Value: r.Source}
 	item[AttrDetailType] = &types.AttributeValueMemberS{Value: r.DetailType}
-	item[AttrDetail] = &types.AttributeValueMemberS{Value: string(r.Detail)}
+	if r.DataRef != nil {
+		item[AttrDataRef] = dataRefValue(*r.DataRef)
+	} else {
+		item[AttrDetail] = &types.AttributeValueMemberS{Value: string(r.Detail)}
+	}
 	item[AttrOccurredAt] = &types.AttributeValueMemberS{Value: r.OccurredAt.UTC().Format(TimeFormat)}
 	item[AttrStatus] = &types.AttributeValueMemberS{Value: string(r.Status)}
 	item[AttrVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(ContractVersion)}
@@ -272,7 +279,11 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 	}
 	r.OccurredAt = p.time(AttrOccurredAt, true)
 	r.PublishedAt = p.time(AttrPublishedAt, false)
-	detail := p.str(AttrDetail, true)
+	ref, err := parseDataRef(item)
+	if err != nil {
+		return Record{}, err
+	}
+	detail := p.str(AttrDetail, ref == nil)
 	if p.err != nil {
 		return Record{}, p.err
 	}
@@ -287,11 +298,13 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 	default:
 		return Record{}, &RecordError{Attribute: AttrStatus, Problem: fmt.Sprintf("is %q", r.Status)}
 	}
-	compact, ok := compactObject(json.RawMessage(detail))
-	if !ok {
-		return Record{}, &RecordError{Attribute: AttrDetail, Problem: "is not a JSON object"}
+	if r.DataRef = ref; ref == nil {
+		compact, ok := compactObject(json.RawMessage(detail))
+		if !ok {
+			return Record{}, &RecordError{Attribute: AttrDetail, Problem: "is not a JSON object"}
+		}
+		r.Detail = compact
 	}
-	r.Detail = compact
 	if err := checkOrdering(item, r); err != nil {
 		return Record{}, err
 	}

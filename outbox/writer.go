@@ -23,6 +23,7 @@ type Writer struct {
 	client  TransactWriter
 	now     func() time.Time
 	ordered bool
+	claim   *claimCheck
 }
 
 // WriterOption configures a Writer.
@@ -108,6 +109,9 @@ func (w *Writer) Write(ctx context.Context, items []types.TransactWriteItem, eve
 	}
 	records, err := w.records(traced)
 	if err != nil {
+		return nil, err
+	}
+	if err := w.storeClaims(ctx, records); err != nil {
 		return nil, err
 	}
 	if err := checkActions(items, records); err != nil {
