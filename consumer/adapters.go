@@ -25,6 +25,7 @@ type Consumer[T any] struct {
 	metricsW io.Writer
 	function string
 	tracer   trace.Tracer
+	objects  ObjectGetter
 	now      func() time.Time
 	// process is inbox.Process; tests of the adapters replace it.
 	process func(ctx context.Context, id, hash string, fn func(context.Context, *Tx) error) (Outcome, error)
@@ -37,6 +38,7 @@ type consumerSettings struct {
 	metricsW io.Writer
 	function string
 	tracers  trace.TracerProvider
+	objects  ObjectGetter
 }
 
 // WithTracerProvider sets what makes the consumer spans (default
@@ -68,16 +70,21 @@ func New[T any](inbox *Inbox, handle Handler[T], opts ...ConsumerOption) (*Consu
 		o(&s)
 	}
 	return &Consumer[T]{inbox: inbox, handle: handle, metricsW: s.metricsW, function: s.function,
-		tracer: s.tracers.Tracer(TracerName), now: inbox.now, process: inbox.Process}, nil
+		tracer: s.tracers.Tracer(TracerName), objects: s.objects, now: inbox.now, process: inbox.Process}, nil
 }
 
 // Apply applies one unwrapped event, in a consumer span that continues the
-// event's trace (see trace.go).
+// event's trace (see trace.go). A claim-checked event's data is fetched
+// and its hash checked first (see claimcheck.go).
 func (c *Consumer[T]) Apply(ctx context.Context, e Event[T]) (Outcome, error) {
 	ctx, span := c.startSpan(ctx, e.ID, e.DetailType, e.TraceParent, e.TraceState)
-	outcome, err := c.process(ctx, e.ID, e.PayloadHash, func(ctx context.Context, tx *Tx) error {
-		return c.handle(ctx, e, tx)
-	})
+	var outcome Outcome
+	err := c.resolve(ctx, &e)
+	if err == nil {
+		outcome, err = c.process(ctx, e.ID, e.PayloadHash, func(ctx context.Context, tx *Tx) error {
+			return c.handle(ctx, e, tx)
+		})
+	}
 	endSpan(span, outcome, err)
 	return outcome, err
 }

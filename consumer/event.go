@@ -24,6 +24,9 @@ type Event[T any] struct {
 	RawData json.RawMessage
 	// PayloadHash is PayloadHash(RawData), stored in the inbox entry.
 	PayloadHash string
+	// DataRef is where a claim-checked event's data is, until Apply has
+	// fetched it and checked its hash; nil for an event published whole.
+	DataRef *DataRef
 	// TraceParent and TraceState are the W3C trace context the event was
 	// published in (metadata.traceparent, a CloudEvent's traceparent
 	// extension); empty when it was written without one. Apply continues
@@ -45,10 +48,11 @@ type published struct {
 // EventBridge detail or SNS or SQS message body.
 type publishedDetail struct {
 	Metadata struct {
-		EventID     string `json:"eventId"`
-		OccurredAt  string `json:"occurredAt"`
-		TraceParent string `json:"traceparent"`
-		TraceState  string `json:"tracestate"`
+		EventID     string   `json:"eventId"`
+		OccurredAt  string   `json:"occurredAt"`
+		TraceParent string   `json:"traceparent"`
+		TraceState  string   `json:"tracestate"`
+		DataRef     *DataRef `json:"dataRef"`
 	} `json:"metadata"`
 	Data json.RawMessage `json:"data"`
 
@@ -59,6 +63,8 @@ type publishedDetail struct {
 	Source      string `json:"source"`
 	Type        string `json:"type"`
 	Time        string `json:"time"`
+	CEDataRef   string `json:"dataref"`
+	DataSHA256  string `json:"datasha256"`
 }
 
 // cloudEvent reports whether d is a CloudEvent, and moves its attributes
@@ -69,6 +75,9 @@ func (d *publishedDetail) cloudEvent(source, detailType *string) bool {
 	}
 	d.Metadata.EventID, d.Metadata.OccurredAt = d.ID, d.Time
 	d.Metadata.TraceParent, d.Metadata.TraceState = d.TraceParent, d.TraceState
+	if d.CEDataRef != "" {
+		d.Metadata.DataRef = &DataRef{URI: d.CEDataRef, SHA256: d.DataSHA256}
+	}
 	*source, *detailType = d.Source, d.Type
 	return true
 }
@@ -133,20 +142,30 @@ func decodeEvent[T any](source, detailType string, detail json.RawMessage) (Even
 	if d.Metadata.EventID == "" {
 		return Event[T]{}, fmt.Errorf("%w: the detail has no metadata.eventId", ErrMalformedEvent)
 	}
-	if len(d.Data) == 0 {
-		return Event[T]{}, fmt.Errorf("%w: event %s has no data", ErrMalformedEvent, d.Metadata.EventID)
-	}
-	e := Event[T]{ID: d.Metadata.EventID, Source: source, DetailType: detailType, RawData: d.Data,
+	e := Event[T]{ID: d.Metadata.EventID, Source: source, DetailType: detailType, DataRef: d.Metadata.DataRef,
 		TraceParent: d.Metadata.TraceParent, TraceState: d.Metadata.TraceState}
 	var err error
 	if e.OccurredAt, err = time.Parse(timeFormat, d.Metadata.OccurredAt); err != nil {
 		return Event[T]{}, fmt.Errorf("%w: event %s: its time %q is not %s", ErrMalformedEvent, e.ID, d.Metadata.OccurredAt, timeFormat)
 	}
-	if e.PayloadHash, err = PayloadHash(d.Data); err != nil {
-		return Event[T]{}, fmt.Errorf("%w: event %s: %w", ErrMalformedEvent, e.ID, err)
+	switch {
+	case len(d.Data) > 0:
+		return e, e.setData(d.Data)
+	case e.DataRef == nil:
+		return Event[T]{}, fmt.Errorf("%w: event %s has no data", ErrMalformedEvent, d.Metadata.EventID)
 	}
-	if err := json.Unmarshal(d.Data, &e.Data); err != nil {
-		return Event[T]{}, fmt.Errorf("%w: event %s: decoding data into %T: %w", ErrMalformedEvent, e.ID, e.Data, err)
+	return e, nil // its data is fetched before it is applied
+}
+
+// setData decodes the event's data and hashes it.
+func (e *Event[T]) setData(data json.RawMessage) error {
+	var err error
+	if e.PayloadHash, err = PayloadHash(data); err != nil {
+		return fmt.Errorf("%w: event %s: %w", ErrMalformedEvent, e.ID, err)
 	}
-	return e, nil
+	if err := json.Unmarshal(data, &e.Data); err != nil {
+		return fmt.Errorf("%w: event %s: decoding data into %T: %w", ErrMalformedEvent, e.ID, e.Data, err)
+	}
+	e.RawData = data
+	return nil
 }
