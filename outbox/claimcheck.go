@@ -43,6 +43,15 @@ const (
 	ClaimMetaSortKey      = "outbox-sort-key"
 )
 
+// The tag the relay puts on a claim-checked object once its event is
+// published: the bucket's lifecycle rule expires tagged objects with the
+// items' TTL, and the sweep never removes a tagged one, even when its item
+// is gone (deleted once published).
+const (
+	ClaimStateTag       = "outbox-state"
+	ClaimStatePublished = "published"
+)
+
 // DataRef is where a claim-checked event's data is.
 type DataRef struct {
 	Bucket string `json:"bucket"`

@@ -28,8 +28,9 @@ func blob(n int) json.RawMessage {
 
 // TestClaimCheckFromWriterToConsumer: events from a few bytes to 10 MiB
 // are written (the large ones with their data in S3), published in either
-// envelope and applied with their data whole and hash-checked; an object
-// changed after writing is refused, never applied.
+// envelope (their objects then tagged published) and applied with their
+// data whole and hash-checked; an object changed after writing is refused,
+// never applied.
 func TestClaimCheckFromWriterToConsumer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -72,6 +73,12 @@ func TestClaimCheckFromWriterToConsumer(t *testing.T) {
 			}
 		}
 	}
+	for _, r := range stored[2:] {
+		tags, err := objects.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String("claims"), Key: aws.String(r.DataRef.Key)})
+		if err != nil || len(tags.TagSet) != 1 || *tags.TagSet[0].Key != outbox.ClaimStateTag || *tags.TagSet[0].Value != outbox.ClaimStatePublished {
+			t.Errorf("the published event's object %s has the tags %+v, %v", r.DataRef.Key, tags, err)
+		}
+	}
 	tampered := stored[3]
 	if _, err := objects.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("claims"), Key: aws.String(tampered.DataRef.Key), Body: bytes.NewReader(blob(10))}); err != nil {
 		t.Fatal(err)
@@ -107,7 +114,7 @@ func consumeClaims(ctx context.Context, t *testing.T, objects *s3.Client, record
 	d := newDeliveries(t)
 	e := d.engine(ctx)
 	url, arn := d.queue(fmt.Sprintf("claims-%s-%d", f, len(records)))
-	pub, err := target.NewPublisher(aws.Config{}, target.Settings{Type: target.SQS, QueueARN: arn, Envelope: f}, target.PublisherOptions{Client: d.queues})
+	pub, err := target.NewPublisher(aws.Config{}, target.Settings{Type: target.SQS, QueueARN: arn, Envelope: f}, target.PublisherOptions{Client: d.queues, Objects: objects})
 	if err != nil {
 		t.Fatal(err)
 	}

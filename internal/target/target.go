@@ -109,6 +109,9 @@ type PublisherOptions struct {
 	Concurrency int
 	// Region is the caller's region, named in hints; "" when unknown.
 	Region string
+	// Objects, when not nil, replaces the S3 client that tags the objects
+	// of published claim-checked events; a fake in tests.
+	Objects ObjectTagger
 	// TracerProvider makes the publishing spans; nil means OpenTelemetry's
 	// global one.
 	TracerProvider trace.TracerProvider
@@ -480,7 +483,7 @@ func NewPublisher(cfg aws.Config, s Settings, o PublisherOptions) (publish.Publi
 	if err != nil {
 		return nil, err
 	}
-	return newTracedPublisher(p, o.TracerProvider, s), nil
+	return newTracedPublisher(newClaimTagger(p, cfg, o), o.TracerProvider, s), nil
 }
 
 // client returns o.Client as the kind's API, or the client that build
