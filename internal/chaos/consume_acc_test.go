@@ -377,10 +377,10 @@ func (c *consumeRun) reuseIDs(ctx context.Context, ids <-chan string) {
 	}
 }
 
-// waitCompleted waits, within a minute, until the event's inbox entry is
-// COMPLETED.
+// waitCompleted waits, within five minutes (a backlog of the full run's
+// size), until the event's inbox entry is COMPLETED.
 func (c *consumeRun) waitCompleted(ctx context.Context, id string) error {
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		out, err := c.ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(c.inbox), ConsistentRead: aws.Bool(true),
 			Key: map[string]ddbtypes.AttributeValue{consumer.AttrEventID: &ddbtypes.AttributeValueMemberS{Value: id}}})
@@ -391,7 +391,7 @@ func (c *consumeRun) waitCompleted(ctx context.Context, id string) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("event %s did not complete within a minute (inbox entry %v)", id, out.Item)
+			return fmt.Errorf("event %s did not complete within five minutes (inbox entry %v)", id, out.Item)
 		}
 		if !sleepUntil(ctx, time.Now().Add(200*time.Millisecond)) {
 			return ctx.Err()
@@ -579,16 +579,26 @@ func (c *consumeRun) progress(ctx context.Context, start time.Time) {
 // kills done, no invocation runs and the subscription's queue has been
 // empty for two seconds: every message was deleted or dead-lettered.
 func (c *consumeRun) drain(ctx context.Context, published, killed <-chan struct{}) error {
-	for _, ch := range []<-chan struct{}{published, killed} {
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return fmt.Errorf("publishing and killing: %w", ctx.Err())
-		}
+	select {
+	case <-published:
+	case <-ctx.Done():
+		return fmt.Errorf("publishing: %w", ctx.Err())
 	}
 	deadline := time.Now().Add(2*time.Minute + time.Duration(c.o.events)*5*time.Millisecond)
 	var emptySince time.Time
 	for {
+		select {
+		case <-killed:
+		default:
+			// The kills still due need invocations to land in.
+			if time.Now().After(deadline) {
+				return fmt.Errorf("killed %d of %d consumer processes before the queue drained", c.kills.Load(), c.o.kills)
+			}
+			if !sleepUntil(ctx, time.Now().Add(250*time.Millisecond)) {
+				return ctx.Err()
+			}
+			continue
+		}
 		depth, err := (&run{sqs: c.sqs}).queueDepth(ctx, c.sub.QueueURL)
 		if err != nil {
 			return err
