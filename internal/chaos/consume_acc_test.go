@@ -108,6 +108,7 @@ type consumeRun struct {
 	logs      *cloudwatchlogs.Client
 	publisher *target.EventBridgePublisher
 	sub       subscription.State
+	region    string
 	inbox     string
 	ledger    string
 
@@ -205,7 +206,7 @@ func newConsumeRun(ctx context.Context, t *testing.T, o consumeOptions) *consume
 		t: t, o: o, ctl: localawstest.Control(stack), sqs: sqs.NewFromConfig(cfg),
 		deleter: sqs.NewFromConfig(cfg, func(so *sqs.Options) { so.Retryer = aws.NopRetryer{} }),
 		ddb:     dynamodb.NewFromConfig(cfg), lambda: lambda.NewFromConfig(cfg), logs: cloudwatchlogs.NewFromConfig(cfg),
-		inbox: consumeName + "-inbox", ledger: consumeName + "-ledger",
+		region: stack.Options().Region, inbox: consumeName + "-inbox", ledger: consumeName + "-ledger",
 		tally: NewTally(), hashes: map[string]string{}, impostors: map[string]string{},
 	}
 	bus, err := eventbridge.NewFromConfig(cfg).CreateEventBus(ctx, &eventbridge.CreateEventBusInput{Name: aws.String("orders")})
@@ -255,7 +256,7 @@ func (c *consumeRun) createFunction(ctx context.Context, stack *localaws.Stack, 
 		c.t.Fatal(err)
 	}
 	arn := func(table string) string {
-		return "arn:aws:dynamodb:" + stack.Options().Region + ":000000000000:table/" + table
+		return "arn:aws:dynamodb:" + c.region + ":" + stack.Options().AccountID + ":table/" + table
 	}
 	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:PutItem","dynamodb:UpdateItem"],"Resource":[%q,%q]}]}`,
 		arn(c.inbox), arn(c.ledger))
@@ -469,7 +470,7 @@ func (c *consumeRun) batch(ctx context.Context, msgs []sqstypes.Message) events.
 		ev.Records = append(ev.Records, events.SQSMessage{
 			MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: body,
 			Md5OfBody: aws.ToString(m.MD5OfBody), Attributes: m.Attributes, EventSource: "aws:sqs",
-			EventSourceARN: c.sub.QueueARN, AWSRegion: "us-east-1",
+			EventSourceARN: c.sub.QueueARN, AWSRegion: c.region,
 		})
 	}
 	return ev
