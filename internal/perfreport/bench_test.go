@@ -22,6 +22,10 @@ BenchmarkReconcileReads/index/pending=100-2 	      20	   1000 ns/op	         9.5
 BenchmarkReconcileReads/scan/pending=0-2    	      20	   1000 ns/op	         0.5000 readunits/run
 PASS
 ok  	github.com/outboxkit/terraform-provider-outbox/internal/relay	34.500s
+pkg: github.com/outboxkit/terraform-provider-outbox/internal/consumertest
+BenchmarkConsumerOverhead/plain-2    	      20	 400000000 ns/op	         2.000 wru/msg	        10.20 p50-added-ms/msg	        19.50 p99-added-ms/msg
+BenchmarkConsumerOverhead/effect-2   	      20	 500000000 ns/op	         4.000 wru/msg	        10.10 p50-added-ms/msg	        22.40 p99-added-ms/msg
+PASS
 `
 
 func TestParseBench(t *testing.T) {
@@ -29,7 +33,7 @@ func TestParseBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Benchmarks) != 7 || out.CPU != "AMD EPYC" {
+	if len(out.Benchmarks) != 9 || out.CPU != "AMD EPYC" {
 		t.Fatalf("parsed %d benchmarks, cpu %q: %+v", len(out.Benchmarks), out.CPU, out.Benchmarks)
 	}
 	b, ok := out.Find("BenchmarkRelay/relay/delete")
