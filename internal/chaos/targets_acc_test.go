@@ -1,0 +1,126 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+)
+
+// chaosTarget is one kind of target the suite runs on: what the
+// configuration takes as given, the relay's publish call and its faults.
+// Everything else (the writers, the kills, the stream, the record
+// contract, the consumer of the subscription's queue) is the same for every
+// kind. Adding a kind is one row of chaosTargets.
+type chaosTarget struct {
+	// name is the value of CHAOS_TARGET and the line's target=.
+	name string
+	// fifo says the target deduplicates by MessageDeduplicationId, so that
+	// the run's duplicates must stay within MaxFIFODuplicateShare.
+	fifo bool
+	// what names the target in the log ("bus", "topic").
+	what string
+	// prepare creates what testdata/main.tf is given rather than builds,
+	// and returns the variables that name it; nil for nothing.
+	prepare func(ctx context.Context, cfg aws.Config, name string) ([]tfrun.Var, error)
+	// service, operation and permission are the relay's publish call and
+	// the IAM action that allows it.
+	service, operation, permission string
+	// faults are the publish call's faults for the whole run: entries and
+	// calls that fail with retryable codes, and entries refused for the
+	// environment (a denied principal, an unusable KMS key).
+	faults []control.FaultRule
+	// missing is how the target answers while it does not exist.
+	missing control.FaultRule
+}
+
+// chaosTargets are the kinds the suite runs on; the first is the default.
+var chaosTargets = []chaosTarget{
+	{
+		name: "eventbridge", what: "bus", service: "events", operation: "PutEvents", permission: "events:PutEvents",
+		faults: []control.FaultRule{
+			{Entry: true, Code: "InternalFailure", Rate: 0.05, Message: "chaos: entry internal failure"},
+			{Entry: true, Code: "ThrottlingException", Rate: 0.05, Message: "chaos: entry throttled"},
+			{Code: "ThrottlingException", Rate: 0.05, Message: "chaos: rate exceeded"},
+			{Code: "InternalFailure", Rate: 0.03, Message: "chaos: internal failure"},
+			{Entry: true, Code: "AccessDeniedException", Rate: 0.02, Message: "chaos: not authorized to put events on this bus"},
+			{Entry: true, Code: "KMSAccessDeniedException", Rate: 0.02, Message: "chaos: the bus's KMS key denies access"},
+		},
+		// Per entry, as EventBridge answers for a bus that does not exist.
+		// (Deleting the bus itself would take the consumer's rule with it,
+		// and events published in the moment between its re-creation and
+		// the rule's would match nothing: EventBridge drops them, whatever
+		// the publisher does.)
+		missing: control.FaultRule{Entry: true, Code: "ResourceNotFoundException", Message: "Event bus default does not exist."},
+	},
+	{
+		name: "sns-fifo", fifo: true, what: "topic", prepare: fifoTopic,
+		service: "sns", operation: "PublishBatch", permission: "sns:Publish",
+		// The codes of the SNS API reference: Throttled (HTTP 429),
+		// InternalError (500), AuthorizationError, KMSAccessDenied.
+		faults: []control.FaultRule{
+			{Entry: true, Code: "InternalError", Rate: 0.05, Message: "chaos: entry internal error"},
+			{Entry: true, Code: "Throttled", Rate: 0.05, Message: "chaos: entry throttled"},
+			{Code: "Throttled", HTTPStatus: 429, Rate: 0.05, Message: "chaos: rate exceeded"},
+			{Code: "InternalError", Rate: 0.03, Message: "chaos: internal error"},
+			{Entry: true, Code: "AuthorizationError", Rate: 0.02, Message: "chaos: not authorized to publish to this topic"},
+			{Entry: true, Code: "KMSAccessDenied", Rate: 0.02, Message: "chaos: the topic's KMS key denies access"},
+		},
+		// A whole call, as SNS answers for a topic that does not exist.
+		// (Deleting the topic would delete the consumer's subscription.)
+		missing: control.FaultRule{Code: "NotFound", HTTPStatus: 404, Message: "Topic does not exist"},
+	},
+}
+
+// targetFromEnv is the kind CHAOS_TARGET names, the first by default.
+func targetFromEnv(t *testing.T) chaosTarget {
+	t.Helper()
+	v := os.Getenv("CHAOS_TARGET")
+	var names []string
+	for _, k := range chaosTargets {
+		if v == "" || v == k.name {
+			return k
+		}
+		names = append(names, k.name)
+	}
+	t.Fatalf("CHAOS_TARGET=%q: want one of %s", v, strings.Join(names, ", "))
+	return chaosTarget{}
+}
+
+// rules are the kind's faults on its publish call.
+func (k chaosTarget) rules() []control.FaultRule {
+	out := make([]control.FaultRule, len(k.faults))
+	for i, f := range k.faults {
+		f.Service, f.Operation = k.service, k.operation
+		out[i] = f
+	}
+	return out
+}
+
+// missingRule is the kind's answer for a missing target, on its publish
+// call.
+func (k chaosTarget) missingRule() control.FaultRule {
+	f := k.missing
+	f.Service, f.Operation = k.service, k.operation
+	return f
+}
+
+// fifoTopic creates the SNS FIFO topic <name>-orders.fifo, which the
+// pipeline publishes to and the consumer's queue subscribes to. It lives
+// as long as the stack.
+func fifoTopic(ctx context.Context, cfg aws.Config, name string) ([]tfrun.Var, error) {
+	out, err := sns.NewFromConfig(cfg).CreateTopic(ctx, &sns.CreateTopicInput{
+		Name: aws.String(name + "-orders.fifo"), Attributes: map[string]string{"FifoTopic": "true"},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the FIFO topic: %w", err)
+	}
+	return []tfrun.Var{{Name: "topic_arn", Value: aws.ToString(out.TopicArn)}}, nil
+}
