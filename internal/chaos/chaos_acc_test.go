@@ -153,6 +153,7 @@ type outputs struct {
 	ReconcilerARN     string `json:"reconciler_function_arn"`
 	ScheduleARN       string `json:"schedule_arn"`
 	ConsumerQueueURL  string `json:"consumer_queue_url"`
+	TargetARN         string `json:"target_arn"`
 }
 
 // reconcilerName is the reconciler function's name, from its ARN.
@@ -191,6 +192,9 @@ type run struct {
 
 	// Counted by the writers, the injectors and the drain.
 	writeRetries, kills, reconcilerKills, fires, fired, fireSkips atomic.Int64
+	// refusedMidRun counts the publish entries refused by entry faults
+	// removed mid-run, which the final fault list no longer shows.
+	refusedMidRun atomic.Int64
 	// killLog is every kill, for the duplicates' causes.
 	killMu  sync.Mutex
 	killLog []killAt
@@ -405,6 +409,9 @@ func TestChaos(t *testing.T) {
 	if err := ctl.ClearFaults(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := ctl.AddFault(ctx, kind.countingRule()); err != nil {
+		t.Fatal(err)
+	}
 	cleared := time.Now()
 	if _, err := ctl.ResumeMapping(ctx, r.out.MappingUUID); err != nil {
 		t.Fatal(err)
@@ -468,6 +475,9 @@ func TestChaos(t *testing.T) {
 		r.out.RelayFunctionName: time.Duration(o.relayTimeout) * time.Second, r.out.reconcilerName(): time.Duration(o.reconcilerTimeout) * time.Second,
 	})
 	t.Logf("duplicates: %d repeats, %d of events first received near a kill; kills=%d bound=%d", repeats, near, res.Kills, res.DuplicateBound)
+	if err := r.deduplication(ctx, faults, res.Written); err != nil {
+		t.Error(err)
+	}
 	t.Log(r.contract)
 	if err := r.contract.check(); err != nil {
 		t.Error(err)

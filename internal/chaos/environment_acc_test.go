@@ -176,6 +176,9 @@ func targetMissing(ctx context.Context, r *run) (func(context.Context) (bool, er
 				fired = f.Fired
 			}
 		}
+		if rule.Entry {
+			r.refusedMidRun.Add(int64(fired))
+		}
 		return fired > 0, r.ctl.RemoveFault(ctx, rule.ID)
 	}, nil
 }

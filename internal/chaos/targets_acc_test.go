@@ -3,13 +3,17 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 )
@@ -39,6 +43,10 @@ type chaosTarget struct {
 	faults []control.FaultRule
 	// missing is how the target answers while it does not exist.
 	missing control.FaultRule
+	// fresh, on a deduplicating target, reads how many messages the
+	// target at arn took as new (not duplicates of the window); nil when
+	// it does not deduplicate.
+	fresh func(ctx context.Context, ctl *control.Client, arn string) (int, error)
 }
 
 // chaosTargets are the kinds the suite runs on; the first is the default.
@@ -61,7 +69,7 @@ var chaosTargets = []chaosTarget{
 		missing: control.FaultRule{Entry: true, Code: "ResourceNotFoundException", Message: "Event bus default does not exist."},
 	},
 	{
-		name: "sns-fifo", fifo: true, what: "topic", prepare: fifoTopic,
+		name: "sns-fifo", fifo: true, what: "topic", prepare: fifoTopic, fresh: topicMessagesPublished,
 		service: "sns", operation: "PublishBatch", permission: "sns:Publish",
 		// The codes of the SNS API reference: Throttled (HTTP 429),
 		// InternalError (500), AuthorizationError, KMSAccessDenied.
@@ -94,14 +102,68 @@ func targetFromEnv(t *testing.T) chaosTarget {
 	return chaosTarget{}
 }
 
-// rules are the kind's faults on its publish call.
+// rules are the kind's faults on its publish call, and the rule that
+// counts its entries.
 func (k chaosTarget) rules() []control.FaultRule {
 	out := make([]control.FaultRule, len(k.faults))
 	for i, f := range k.faults {
 		f.Service, f.Operation = k.service, k.operation
 		out[i] = f
 	}
-	return out
+	return append(out, k.countingRule())
+}
+
+// countingRule fires for every entry of the publish call that reaches the
+// target's per-entry checks (valid entries: the target validates first)
+// and fails none, so that its Fired counts them. The control API takes no
+// rule without a code or a latency, so it has a latency, which per-entry
+// rules do not apply.
+func (k chaosTarget) countingRule() control.FaultRule {
+	return control.FaultRule{Service: k.service, Operation: k.operation, Entry: true, Latency: awsapi.Duration(time.Microsecond)}
+}
+
+// isCounting reports whether f is k's counting rule.
+func (k chaosTarget) isCounting(f control.FaultRule) bool {
+	return f.Entry && f.Code == "" && f.Service == k.service && f.Operation == k.operation
+}
+
+// accepted is how many entries of the publish call the target accepted,
+// from the rules as they stood before the faults cleared (during) and at
+// the end (after, with only the counting rule): every entry counted, less
+// those an injected entry fault refused.
+func (k chaosTarget) accepted(during, after []control.FaultRule) int {
+	n := 0
+	for _, f := range append(slices.Clone(during), after...) {
+		switch {
+		case k.isCounting(f):
+			n += f.Fired
+		case f.Entry && f.Service == k.service && f.Operation == k.operation:
+			n -= f.Fired
+		}
+	}
+	return n
+}
+
+// deduplication logs what the target took from the relay: the messages it
+// accepted for the events written and, on a deduplicating target, how
+// many of them it took as new and so how many republished ones its
+// deduplication absorbed.
+func (r *run) deduplication(ctx context.Context, during []control.FaultRule, written int) error {
+	after, err := r.ctl.Faults(ctx)
+	if err != nil {
+		return err
+	}
+	accepted := r.kind.accepted(during, after) - int(r.refusedMidRun.Load())
+	line := fmt.Sprintf("%s: the %s accepted %d messages for the %d events written", r.kind.name, r.kind.what, accepted, written)
+	if r.kind.fresh != nil {
+		fresh, err := r.kind.fresh(ctx, r.ctl, r.out.TargetARN)
+		if err != nil {
+			return err
+		}
+		line += fmt.Sprintf(", %d of them as new: its deduplication absorbed %d republished messages", fresh, accepted-fresh)
+	}
+	r.t.Log(line)
+	return nil
 }
 
 // missingRule is the kind's answer for a missing target, on its publish
@@ -123,4 +185,23 @@ func fifoTopic(ctx context.Context, cfg aws.Config, name string) ([]tfrun.Var, e
 		return nil, fmt.Errorf("creating the FIFO topic: %w", err)
 	}
 	return []tfrun.Var{{Name: "topic_arn", Value: aws.ToString(out.TopicArn)}}, nil
+}
+
+// topicMessagesPublished reads the topic's NumberOfMessagesPublished from
+// the stack's SNS counters, which count a FIFO topic's new messages, not
+// the duplicates it accepts without delivering.
+func topicMessagesPublished(ctx context.Context, ctl *control.Client, arn string) (int, error) {
+	var out struct {
+		Topics map[string]struct {
+			Published int `json:"numberOfMessagesPublished"`
+		} `json:"topics"`
+	}
+	if err := ctl.Do(ctx, http.MethodGet, "sns/metrics", nil, &out); err != nil {
+		return 0, fmt.Errorf("reading the SNS counters: %w", err)
+	}
+	t, ok := out.Topics[arn]
+	if !ok {
+		return 0, fmt.Errorf("the SNS counters have no topic %s", arn)
+	}
+	return t.Published, nil
 }

@@ -165,6 +165,10 @@ output "schedule_arn" {
   value = outbox_pipeline.chaos.schedule_arn
 }
 
+output "target_arn" {
+  value = outbox_pipeline.chaos.target_arn
+}
+
 output "consumer_queue_url" {
   value = outbox_subscription.consumer.queue_url
 }
