@@ -1,10 +1,11 @@
 // Package chaos proves the outbox under faults and load: a pipeline and a
 // subscription applied through Terraform on the local AWS stack, writers
-// committing events while the stack fails PutEvents calls and entries,
-// throttles the relay's writes, kills relay processes mid-invocation,
-// holds the stream mapping past the stream's retention, rolls the
-// stream's shards over, breaks the environment (the relay's permission,
-// the bus) and, while events are pending, changes the record contract
+// committing events while the stack fails the target's publish calls and
+// entries (PutEvents, PublishBatch), throttles the relay's writes, kills
+// relay processes mid-invocation, holds the stream mapping past the
+// stream's retention, rolls the stream's shards over, breaks the
+// environment (the relay's permission, the bus or topic) and, while events
+// are pending, changes the record contract
 // (table.sort_key_prefix, a lower pending_index.shards) with a second
 // apply; then every committed event must reach the consumer, none may be
 // stranded, and every poison event must be set aside as FAILED.

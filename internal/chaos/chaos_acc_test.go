@@ -409,7 +409,7 @@ func TestChaos(t *testing.T) {
 	if err := ctl.ClearFaults(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctl.AddFault(ctx, kind.countingRule()); err != nil {
+	if err := r.recount(ctx); err != nil {
 		t.Fatal(err)
 	}
 	cleared := time.Now()

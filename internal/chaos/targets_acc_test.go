@@ -45,7 +45,9 @@ type chaosTarget struct {
 	missing control.FaultRule
 	// fresh, on a deduplicating target, reads how many messages the
 	// target at arn took as new (not duplicates of the window); nil when
-	// it does not deduplicate.
+	// it does not deduplicate. With it, the run counts the entries of the
+	// publish call that the target accepted (countingRule), which must be
+	// the entries it authorized and validated.
 	fresh func(ctx context.Context, ctl *control.Client, arn string) (int, error)
 }
 
@@ -102,22 +104,29 @@ func targetFromEnv(t *testing.T) chaosTarget {
 	return chaosTarget{}
 }
 
-// rules are the kind's faults on its publish call, and the rule that
-// counts its entries.
+// rules are the kind's faults on its publish call and, on a deduplicating
+// target, the rule that counts its entries.
 func (k chaosTarget) rules() []control.FaultRule {
 	out := make([]control.FaultRule, len(k.faults))
 	for i, f := range k.faults {
 		f.Service, f.Operation = k.service, k.operation
 		out[i] = f
 	}
-	return append(out, k.countingRule())
+	if k.fresh != nil {
+		out = append(out, k.countingRule())
+	}
+	return out
 }
 
 // countingRule fires for every entry of the publish call that reaches the
-// target's per-entry checks (valid entries: the target validates first)
-// and fails none, so that its Fired counts them. The control API takes no
-// rule without a code or a latency, so it has a latency, which per-entry
-// rules do not apply.
+// target's per-entry faults, and fails none, so that its Fired counts
+// them. SNS authorizes the call and validates each message before, and
+// only checks the FIFO ids after, so that the count, less the entries the
+// injected faults refused, is of the messages it accepted. (EventBridge
+// authorizes each entry after its faults: a count there would include
+// the entries refused while the relay's permission is revoked.) The
+// control API takes no rule without a code or a latency, so it has a
+// latency, which per-entry rules do not apply.
 func (k chaosTarget) countingRule() control.FaultRule {
 	return control.FaultRule{Service: k.service, Operation: k.operation, Entry: true, Latency: awsapi.Duration(time.Microsecond)}
 }
@@ -144,25 +153,35 @@ func (k chaosTarget) accepted(during, after []control.FaultRule) int {
 	return n
 }
 
-// deduplication logs what the target took from the relay: the messages it
-// accepted for the events written and, on a deduplicating target, how
-// many of them it took as new and so how many republished ones its
-// deduplication absorbed.
+// recount adds the counting rule again once the faults are cleared, on a
+// deduplicating target: the drain publishes too.
+func (r *run) recount(ctx context.Context) error {
+	if r.kind.fresh == nil {
+		return nil
+	}
+	_, err := r.ctl.AddFault(ctx, r.kind.countingRule())
+	return err
+}
+
+// deduplication logs, on a deduplicating target, how many messages it
+// accepted from the relay for the events written, how many of them it
+// took as new, and so how many republished ones its deduplication
+// absorbed.
 func (r *run) deduplication(ctx context.Context, during []control.FaultRule, written int) error {
+	if r.kind.fresh == nil {
+		return nil
+	}
 	after, err := r.ctl.Faults(ctx)
 	if err != nil {
 		return err
 	}
 	accepted := r.kind.accepted(during, after) - int(r.refusedMidRun.Load())
-	line := fmt.Sprintf("%s: the %s accepted %d messages for the %d events written", r.kind.name, r.kind.what, accepted, written)
-	if r.kind.fresh != nil {
-		fresh, err := r.kind.fresh(ctx, r.ctl, r.out.TargetARN)
-		if err != nil {
-			return err
-		}
-		line += fmt.Sprintf(", %d of them as new: its deduplication absorbed %d republished messages", fresh, accepted-fresh)
+	fresh, err := r.kind.fresh(ctx, r.ctl, r.out.TargetARN)
+	if err != nil {
+		return err
 	}
-	r.t.Log(line)
+	r.t.Logf("%s: the %s accepted %d messages for the %d events written, %d of them as new: its deduplication absorbed %d republished messages",
+		r.kind.name, r.kind.what, accepted, written, fresh, accepted-fresh)
 	return nil
 }
 
