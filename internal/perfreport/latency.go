@@ -25,7 +25,8 @@ const dynamoDBSource = "estimate within AWS's stated \"single-digit millisecond\
 
 // AWSLatencyModel is the per-call latency model of the "AWS model"
 // scenario: every call the relays, the writers and the consumer kit make on
-// the measured path.
+// the measured path, and the publish call of every target kind
+// (BenchmarkTargetKinds).
 // No AWS document gives per-call percentiles; each figure is an estimate
 // marked as such, chosen within what AWS states publicly.
 var AWSLatencyModel = []CallLatency{
@@ -39,6 +40,7 @@ var AWSLatencyModel = []CallLatency{
 	{"dynamodb", "Query", 5 * time.Millisecond, 15 * time.Millisecond, dynamoDBSource},
 	{"events", "PutEvents", 20 * time.Millisecond, 60 * time.Millisecond, "estimate: AWS publishes no PutEvents call latency; 20 ms is the figure the project measured the naive relay with, the tail a 3× estimate"},
 	{"sns", "PublishBatch", 15 * time.Millisecond, 50 * time.Millisecond, "estimate: AWS publishes no Publish call latency"},
+	{"sqs", "SendMessageBatch", 15 * time.Millisecond, 50 * time.Millisecond, "estimate: AWS publishes no SendMessage call latency; set as SNS's"},
 }
 
 // ApplyLatencyModel adds the model's latencies to the stack through its
