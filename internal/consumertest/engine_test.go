@@ -28,7 +28,7 @@ const (
 // engine is an inbox table and a ledger table (the handlers' effects: one
 // counter item per event) in the local AWS stack's DynamoDB.
 type engine struct {
-	t      *testing.T
+	t      testing.TB
 	client *countingClient
 	clock  *clock
 }

@@ -31,6 +31,7 @@ ok  	github.com/outboxkit/terraform-provider-outbox/internal/relay	34.500s
 pkg: github.com/outboxkit/terraform-provider-outbox/internal/consumertest
 BenchmarkConsumerOverhead/plain-2    	      20	 400000000 ns/op	         2.000 wru/msg	        10.20 p50-added-ms/msg	        19.50 p99-added-ms/msg
 BenchmarkConsumerOverhead/effect-2   	      20	 500000000 ns/op	         4.000 wru/msg	        10.10 p50-added-ms/msg	        22.40 p99-added-ms/msg
+BenchmarkClaimCheck-2   	       20	2874285619 ns/op	         3.479 MiB/s	         3.479 events/s	         3.000 s3requests/event	         1.000 sweeps3requests/event	         4.000 wru/event
 PASS
 `
 
@@ -39,7 +40,7 @@ func TestParseBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Benchmarks) != 14 || out.CPU != "AMD EPYC" {
+	if len(out.Benchmarks) != 15 || out.CPU != "AMD EPYC" {
 		t.Fatalf("parsed %d benchmarks, cpu %q: %+v", len(out.Benchmarks), out.CPU, out.Benchmarks)
 	}
 	b, ok := out.Find("BenchmarkRelay/relay/delete")

@@ -23,10 +23,16 @@ type CallLatency struct {
 // dynamoDBSource is the public statement behind the DynamoDB figures.
 const dynamoDBSource = "estimate within AWS's stated \"single-digit millisecond\" latency of DynamoDB requests in a Region (https://aws.amazon.com/dynamodb/); batch and transactional calls touch several items or partitions, so they are set higher"
 
+// s3Source is the public statement behind the S3 figures, which are for
+// objects of about 1 MiB (the claim check's); the model does not scale
+// them with the size.
+const s3Source = "estimate: AWS gives median latencies \"in the tens of milliseconds\" for requests under 512 KB and advises retrying one after 2 s (https://docs.aws.amazon.com/whitepapers/latest/s3-optimizing-performance-best-practices/timeouts-and-retries-for-latency-sensitive-applications.html); a 1 MiB body adds its transfer"
+
 // AWSLatencyModel is the per-call latency model of the "AWS model"
 // scenario: every call the relays, the writers and the consumer kit make on
-// the measured path, and the publish call of every target kind
-// (BenchmarkTargetKinds).
+// the measured path, the publish call of every target kind
+// (BenchmarkTargetKinds) and the claim check's S3 calls
+// (BenchmarkClaimCheck).
 // No AWS document gives per-call percentiles; each figure is an estimate
 // marked as such, chosen within what AWS states publicly.
 var AWSLatencyModel = []CallLatency{
@@ -41,6 +47,10 @@ var AWSLatencyModel = []CallLatency{
 	{"events", "PutEvents", 20 * time.Millisecond, 60 * time.Millisecond, "estimate: AWS publishes no PutEvents call latency; 20 ms is the figure the project measured the naive relay with, the tail a 3× estimate"},
 	{"sns", "PublishBatch", 15 * time.Millisecond, 50 * time.Millisecond, "estimate: AWS publishes no Publish call latency"},
 	{"sqs", "SendMessageBatch", 15 * time.Millisecond, 50 * time.Millisecond, "estimate: AWS publishes no SendMessage call latency; set as SNS's"},
+	{"s3", "PutObject", 40 * time.Millisecond, 200 * time.Millisecond, s3Source},
+	{"s3", "GetObject", 30 * time.Millisecond, 150 * time.Millisecond, s3Source},
+	{"s3", "PutObjectTagging", 20 * time.Millisecond, 80 * time.Millisecond, s3Source},
+	{"s3", "HeadObject", 15 * time.Millisecond, 60 * time.Millisecond, s3Source},
 }
 
 // ApplyLatencyModel adds the model's latencies to the stack through its

@@ -99,6 +99,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	r.writeCeiling(p)
 	r.writeUnits(p)
 	r.writeConsumer(p)
+	r.writeClaimCheck(p)
 	r.writeDeployment(p)
 	writeMethod(p)
 	_, err = io.WriteString(w, b.String())

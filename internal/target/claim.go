@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -38,10 +39,13 @@ func newClaimTagger(p publish.Publisher, cfg aws.Config, o PublisherOptions) cla
 	return claimTagger{Publisher: p, objects: objects}
 }
 
-// Publish implements publish.Publisher.
+// Publish implements publish.Publisher. The objects are tagged in
+// parallel, as the entries were published.
 func (p claimTagger) Publish(ctx context.Context, records []outbox.Record) []publish.Result {
 	results := p.Publisher.Publish(ctx, records)
 	var objects ObjectTagger
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, publish.DefaultConcurrency)
 	for i, r := range records {
 		if r.DataRef == nil || results[i].Status != publish.Published {
 			continue
@@ -49,11 +53,16 @@ func (p claimTagger) Publish(ctx context.Context, records []outbox.Record) []pub
 		if objects == nil {
 			objects = p.objects()
 		}
-		if err := tagPublished(ctx, objects, *r.DataRef); err != nil {
-			results[i] = publish.Result{Status: publish.Failed, Class: retry.ClassifyError(err), Reason: err.Error(),
-				Hint: fmt.Sprintf("the relay role may lack s3:PutObjectTagging on %s", r.DataRef.URI())}
-		}
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if err := tagPublished(ctx, objects, *r.DataRef); err != nil {
+				results[i] = publish.Result{Status: publish.Failed, Class: retry.ClassifyError(err), Reason: err.Error(),
+					Hint: fmt.Sprintf("the relay role may lack s3:PutObjectTagging on %s", r.DataRef.URI())}
+			}
+		})
 	}
+	wg.Wait()
 	return results
 }
 
