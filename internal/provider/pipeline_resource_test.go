@@ -663,26 +663,26 @@ var invalidPipelines = []struct {
 }{
 	{"bad name!", ``, `name "bad name!" has characters that Lambda and IAM names do not allow: use letters, digits`},
 	{strings.Repeat("n", 60), ``, `name is 60 characters long: use at most 53 characters`},
-	{"p", `relay = { batch_size = 0 }`, `Attribute relay.batch_size value must be between 1 and 10000, got: 0`},
-	{"p", `relay = { batching_window_seconds = 301 }`, `Attribute relay.batching_window_seconds value must be between 0 and 300, got: 301`},
-	{"p", `relay = { parallelization_factor = 11 }`, `Attribute relay.parallelization_factor value must be between 1 and 10, got: 11`},
-	{"p", `relay = { maximum_retry_attempts = -2 }`, `Attribute relay.maximum_retry_attempts value must be between -1 and 10000, got: -2`},
-	{"p", `relay = { maximum_record_age_seconds = 30 }`, `value must be between 60 and 604800, got: 30`},
-	{"p", `relay = { memory_size = 64 }`, `Attribute relay.memory_size value must be between 128 and 10240, got: 64`},
-	{"p", `relay = { timeout = 901 }`, `Attribute relay.timeout value must be between 1 and 900, got: 901`},
-	{"p", `relay = { architecture = "sparc" }`, `Attribute relay.architecture value must be one of: ["arm64" "x86_64"], got: "sparc"`},
-	{"p", `relay = { log_retention_days = 2 }`, `Attribute relay.log_retention_days value must be one of: ["1" "3" "5" "7" "14"`},
-	{"p", `published = { action = "archive" }`, `Attribute published.action value must be one of: ["mark" "delete"], got: "archive"`},
-	{"p", `published = { ttl_days = -1 }`, `Attribute published.ttl_days value must be at least 0, got: -1`},
-	{"p", `pending_index = { shards = 300 }`, `Attribute pending_index.shards value must be between 1 and 256, got: 300`},
+	{"p", `relay = { batch_size = 0 }`, `relay.batch_size is 0: use 1 to 10000`},
+	{"p", `relay = { batching_window_seconds = 301 }`, `relay.batching_window_seconds is 301: use 0 to 300 seconds`},
+	{"p", `relay = { parallelization_factor = 11 }`, `relay.parallelization_factor is 11: use 1 to 10`},
+	{"p", `relay = { maximum_retry_attempts = -2 }`, `relay.maximum_retry_attempts is -2: use -1 (retry until the record expires) to 10000`},
+	{"p", `relay = { maximum_record_age_seconds = 30 }`, `relay.maximum_record_age_seconds is 30: use -1 (no limit) or 60 to 604800 seconds`},
+	{"p", `relay = { memory_size = 64 }`, `relay.memory_size is 64: use 128 to 10240 MB`},
+	{"p", `relay = { timeout = 901 }`, `relay.timeout is 901: use 1 to 900 seconds`},
+	{"p", `relay = { architecture = "sparc" }`, `relay.architecture is "sparc": use "arm64" or "x86_64"`},
+	{"p", `relay = { log_retention_days = 2 }`, `relay.log_retention_days is 2: use one of 1, 3, 5, 7, 14`},
+	{"p", `published = { action = "archive" }`, `published.action is "archive": use "mark" or "delete"`},
+	{"p", `published = { ttl_days = -1 }`, `published.ttl_days is -1: use 0 (keep published items forever) or more days`},
+	{"p", `pending_index = { shards = 300 }`, `pending_index.shards is 300: use 1 to 256`},
 	{"p", `reconciler = { schedule_expression = "every 5 minutes" }`, `reconciler.schedule_expression "every 5 minutes" is neither a rate, a cron nor an at expression: use "rate(5 minutes)"`},
 	{"p", `reconciler = { schedule_expression = "rate(1 minute)" }`, `reconciler.schedule_expression is "rate(1 minute)", every 60 seconds, shorter than the reconciler's timeout (300 seconds): a run could start before the previous one ends: use an interval of at least the timeout, such as "rate(5 minutes)", or lower the reconciler's timeout to at most 60 seconds`},
-	{"p", `reconciler = { min_age_seconds = 0 }`, `Attribute reconciler.min_age_seconds value must be at least 1, got: 0`},
-	{"p", `reconciler = { min_age_seconds = -5 }`, `Attribute reconciler.min_age_seconds value must be at least 1, got: -5`},
+	{"p", `reconciler = { min_age_seconds = 0 }`, `reconciler.min_age_seconds is 0: use 1 or more seconds, longer than the stream's usual delivery delay`},
+	{"p", `reconciler = { min_age_seconds = -5 }`, `reconciler.min_age_seconds is -5: use 1 or more seconds`},
 	{"p", `table = { name = "" }`, `table.name is empty: remove it to use the default, or set a value`},
-	{"p", `pending_index = { shards = 0 }`, `Attribute pending_index.shards value must be between 1 and 256, got: 0`},
-	{"p", `dead_letter = { message_retention_seconds = 30 }`, `Attribute dead_letter.message_retention_seconds value must be between 60 and 1209600, got: 30`},
-	{"p", `relay = { tracing_mode = "On" }`, `Attribute relay.tracing_mode value must be one of: ["PassThrough" "Active"], got: "On"`},
+	{"p", `pending_index = { shards = 0 }`, `pending_index.shards is 0: use 1 to 256`},
+	{"p", `dead_letter = { message_retention_seconds = 30 }`, `dead_letter.message_retention_seconds is 30: use 60 to 1209600 seconds (14 days)`},
+	{"p", `relay = { tracing_mode = "On" }`, `relay.tracing_mode is "On": use "PassThrough" or "Active"`},
 	{"p", `relay = {
     logging = { application_log_level = "DEBUG" }
   }`, `relay.logging.application_log_level is set with the Text log format: set the log format to "JSON"`},
@@ -692,7 +692,7 @@ var invalidPipelines = []struct {
 	{"p", `iam = { path = "outbox" }`, `iam.path is "outbox": use a path that begins and ends with "/"`},
 	{"p", `iam = { permissions_boundary = "boundary" }`, `iam.permissions_boundary is "boundary": use the ARN of a managed policy`},
 	{"p", `reconciler = { schedule_timezone = "Mars/Olympus" }`, `reconciler.schedule_timezone is "Mars/Olympus": use an IANA time zone`},
-	{"p", `reconciler = { flexible_time_window_minutes = 1441 }`, `Attribute reconciler.flexible_time_window_minutes value must be between 0 and 1440, got: 1441`},
+	{"p", `reconciler = { flexible_time_window_minutes = 1441 }`, `reconciler.flexible_time_window_minutes is 1441: use 0 (run exactly on schedule) to 1440 minutes`},
 	{"p", `table = {
     existing    = true
     name        = "app"
@@ -713,16 +713,16 @@ var invalidPipelines = []struct {
 	{"p", `table = {
     partition_key = "id"
     sort_key      = "id"
-  }`, `table.sort_key equals table.partition_key: use two different key attribute names`},
+  }`, `table.sort_key equals the partition key ("id"): use two different key attribute names`},
 	{"p", `table = { sort_key_prefix = " " }`, `table.sort_key_prefix is blank`},
 	{"p", `tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
-	{"p", `alarms = { relay_errors_threshold = 0 }`, `Attribute alarms.relay_errors_threshold value must be at least 1, got: 0`},
+	{"p", `alarms = { relay_errors_threshold = 0 }`, `alarms.relay_errors_threshold is 0: use 1 or more errors per minute`},
 	{"p", `alarms = { sns_topic_arn = "alerts" }`, `alarms.sns_topic_arn is "alerts": use an SNS topic ARN such as`},
-	{"p", `alarms = { iterator_age_threshold_seconds = 90000 }`, `Attribute alarms.iterator_age_threshold_seconds value must be between 1 and 86400, got: 90000`},
-	{"p", `alarms = { treat_missing_data = "ok" }`, `Attribute alarms.treat_missing_data value must be one of: ["breaching" "notBreaching" "ignore" "missing"], got: "ok"`},
+	{"p", `alarms = { iterator_age_threshold_seconds = 90000 }`, `alarms.iterator_age_threshold_seconds is 90000: use 1 to 86400 seconds: a stream keeps records 24 hours`},
+	{"p", `alarms = { treat_missing_data = "ok" }`, `alarms.treat_missing_data is "ok": use "breaching", "notBreaching", "ignore" or "missing"`},
 	{"p", `alarms = { oldest_pending_age_threshold_seconds = 120 }`, `alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`},
 	{"p", `relay = { timeout = 1.5 }`, `relay.timeout is 1.5: it must be a whole number, such as 1 or 2`},
-	{"p", `relay = { reserved_concurrency = 0 }`, `Attribute relay.reserved_concurrency value must be at least 1, got: 0`},
+	{"p", `relay = { reserved_concurrency = 0 }`, `relay.reserved_concurrency is 0: use 1 or more, or leave it unset for unreserved concurrency`},
 	{"p", `reconciler = { schedule_expression = "rate(1 minutes)" }`, `reconciler.schedule_expression "rate(1 minutes)" has a plural unit for a value of 1: write "rate(1 minute)"`},
 	{"p", `reconciler = { schedule_expression = "rate(10 minute)" }`, `reconciler.schedule_expression "rate(10 minute)" has a singular unit for a value other than 1: write "rate(10 minutes)"`},
 	{"p", `reconciler = { schedule_expression = "cron(0 * * * *)" }`, `reconciler.schedule_expression "cron(0 * * * *)" has 5 fields: use the six fields`},
@@ -732,11 +732,11 @@ var invalidPipelines = []struct {
 	{"p", `relay = {
     batch_size  = 0
     memory_size = 64
-  }`, `relay.batch_size value must be between 1 and 10000`},
+  }`, `relay.batch_size is 0: use 1 to 10000`},
 	{"p", `relay = {
     batch_size  = 0
     memory_size = 64
-  }`, `relay.memory_size value must be between 128 and 10240`},
+  }`, `relay.memory_size is 64: use 128 to 10240 MB`},
 	{"p", `alarms = { evaluation_periods = 2000 }`, `alarms.evaluation_periods is 2000: use 1 to 1440 one-minute periods`},
 }
 
