@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
@@ -92,7 +91,7 @@ func TestAccPipeline_alarms(t *testing.T) {
 	inPlace := func(pre func(), check resource.TestCheckFunc) resource.TestStep {
 		return resource.TestStep{
 			PreConfig: pre, Config: withAlarms(5), ConfigPlanChecks: update, Check: check,
-			ConfigStateChecks: []statecheck.StateCheck{arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns"))},
+			ConfigStateChecks: []statecheck.StateCheck{arnsKept.AddStateValue(accResource, attrPath("alarm_arns"))},
 		}
 	}
 	resource.Test(t, resource.TestCase{
@@ -102,9 +101,9 @@ func TestAccPipeline_alarms(t *testing.T) {
 			{
 				Config: withAlarms(2),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), alarmARNs(name)),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarms").AtMapKey("evaluation_periods"), knownvalue.Int64Exact(1)),
-					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
+					statecheck.ExpectKnownValue(accResource, attrPath("alarm_arns"), alarmARNs(name)),
+					statecheck.ExpectKnownValue(accResource, attrPath("alarms.evaluation_periods"), knownvalue.Int64Exact(1)),
+					arnsKept.AddStateValue(accResource, attrPath("alarm_arns")),
 				},
 				Check: e.checkAlarms(name, topic),
 			},
@@ -131,7 +130,7 @@ func TestAccPipeline_alarms(t *testing.T) {
 				Config:           config(""),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(accResource, attrPath("alarm_arns"), knownvalue.Null()),
 				},
 				Check: e.noAlarms(name),
 			},

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -53,7 +52,7 @@ func TestAccPipeline_streamViewTypeDrift(t *testing.T) {
 			{
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_view_type"), knownvalue.StringExact("NEW_IMAGE")),
+					statecheck.ExpectKnownValue(accResource, attrPath("stream_view_type"), knownvalue.StringExact("NEW_IMAGE")),
 				},
 				Check: func(st *terraform.State) error {
 					firstStream = stateAttr(st, "stream_arn")
@@ -72,15 +71,15 @@ func TestAccPipeline_streamViewTypeDrift(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 					expectChange{attr: "stream_view_type", before: "KEYS_ONLY", after: "NEW_IMAGE"},
-					plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("stream_arn")),
-					plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("event_source_mapping_uuid")),
+					plancheck.ExpectUnknownValue(accResource, attrPath("stream_arn")),
+					plancheck.ExpectUnknownValue(accResource, attrPath("event_source_mapping_uuid")),
 					// The mapping's settings read as they are.
 					expectChange{block: "relay", attr: "batch_size", before: 10, after: 10},
 					expectChange{block: "relay", attr: "parallelization_factor", before: 1, after: 1},
-					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("table_arn"), knownvalue.NotNull()),
+					plancheck.ExpectKnownValue(accResource, attrPath("table_arn"), knownvalue.NotNull()),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_view_type"), knownvalue.StringExact("NEW_IMAGE")),
+					statecheck.ExpectKnownValue(accResource, attrPath("stream_view_type"), knownvalue.StringExact("NEW_IMAGE")),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					e.checkStreamRepaired(table.Name, &firstStream),
@@ -181,7 +180,7 @@ func TestAccPipeline_protectionDrift(t *testing.T) {
 		expectChange{block: "table", attr: "point_in_time_recovery", before: false, after: true},
 	}
 	for _, a := range arns {
-		known = append(known, plancheck.ExpectKnownValue(accResource, tfjsonpath.New(a), knownvalue.StringRegexp(regexp.MustCompile(`.`))))
+		known = append(known, plancheck.ExpectKnownValue(accResource, attrPath(a), knownvalue.StringRegexp(regexp.MustCompile(`.`))))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
@@ -193,8 +192,8 @@ func TestAccPipeline_protectionDrift(t *testing.T) {
 				Config:           config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("deletion_protection"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("point_in_time_recovery"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(accResource, attrPath("table.deletion_protection"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(accResource, attrPath("table.point_in_time_recovery"), knownvalue.Bool(true)),
 				},
 				Check: e.checkTableProtection(table, true, true),
 			},

@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // TestAccPipeline_rename: renaming the minimal pipeline (only name) plans a
@@ -32,16 +31,16 @@ func TestAccPipeline_rename(t *testing.T) {
 	}
 	known := func(name string) []plancheck.PlanCheck {
 		return []plancheck.PlanCheck{
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("id"), knownvalue.StringExact(name)),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_name"), knownvalue.StringExact(name+"-relay")),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-relay")),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-reconciler")),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+			plancheck.ExpectKnownValue(accResource, attrPath("id"), knownvalue.StringExact(name)),
+			plancheck.ExpectKnownValue(accResource, attrPath("relay_function_name"), knownvalue.StringExact(name+"-relay")),
+			plancheck.ExpectKnownValue(accResource, attrPath("relay_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-relay")),
+			plancheck.ExpectKnownValue(accResource, attrPath("reconciler_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-reconciler")),
+			plancheck.ExpectKnownValue(accResource, attrPath("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
 			// The account is the credentials' (STS GetCallerIdentity).
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:lambda:us-east-1:\d{12}:function:`+name+`-relay$`))),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("table_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:dynamodb:us-east-1:\d{12}:table/`+name+`-outbox$`))),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:events:us-east-1:\d{12}:event-bus/default$`))),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("writer"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+			plancheck.ExpectKnownValue(accResource, attrPath("relay_function_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:lambda:us-east-1:\d{12}:function:`+name+`-relay$`))),
+			plancheck.ExpectKnownValue(accResource, attrPath("table_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:dynamodb:us-east-1:\d{12}:table/`+name+`-outbox$`))),
+			plancheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:events:us-east-1:\d{12}:event-bus/default$`))),
+			plancheck.ExpectKnownValue(accResource, attrPath("writer"), knownvalue.ObjectExact(map[string]knownvalue.Check{
 				"table_name":           knownvalue.StringExact(name + "-outbox"),
 				"partition_key":        knownvalue.StringExact("PK"),
 				"sort_key":             knownvalue.StringExact("SK"),
@@ -95,11 +94,11 @@ resource "terraform_data" "dependent" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
-					plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("stream_arn")),
-					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+					plancheck.ExpectUnknownValue(accResource, attrPath("stream_arn")),
+					plancheck.ExpectKnownValue(accResource, attrPath("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.NotNull()),
 				},
 			},
 			emptyPlanStep(config),
@@ -173,7 +172,7 @@ func TestAccPipeline_driftShown(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 					expectChange{block: "relay", attr: "batch_size", before: 5, after: 10},
-					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
+					plancheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
 				}},
 			},
 			{

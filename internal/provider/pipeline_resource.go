@@ -267,18 +267,15 @@ func (r *PipelineResource) Delete(ctx context.Context, req resource.DeleteReques
 
 // ImportState imports a pipeline by name: `terraform import outbox_pipeline.x NAME`.
 func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	name, ok := r.importName(req.ID, "orders", &resp.Diagnostics)
-	if !ok || !r.begin(&resp.Diagnostics) {
-		return
+	var spec provision.Spec
+	var st provision.State
+	absent := func(name string) string {
+		return fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", name, provision.NamesFor(name).RelayFunction)
 	}
-	spec, st, err := r.clients().Lookup(ctx, name)
-	if errors.Is(err, provision.ErrNotFound) {
-		r.failed(&resp.Diagnostics, "Importing", name,
-			fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", name, provision.NamesFor(name).RelayFunction))
-		return
-	}
-	if err != nil {
-		r.failed(&resp.Diagnostics, "Importing", name, err.Error())
+	if !r.lookUp(req.ID, "orders", &resp.Diagnostics, provision.ErrNotFound, absent, func(name string) (err error) {
+		spec, st, err = r.clients().Lookup(ctx, name)
+		return err
+	}) {
 		return
 	}
 	m := modelFromSpec(spec, st, r.defaultTags())

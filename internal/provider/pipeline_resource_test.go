@@ -34,6 +34,17 @@ import (
 
 const accResource = "outbox_pipeline.test"
 
+// attrPath is the path of an attribute in a state or plan, dotted as in
+// configurations: "relay.batch_size".
+func attrPath(dotted string) tfjsonpath.Path {
+	steps := strings.Split(dotted, ".")
+	p := tfjsonpath.New(steps[0])
+	for _, s := range steps[1:] {
+		p = p.AtMapKey(s)
+	}
+	return p
+}
+
 func TestMain(m *testing.M) { acctest.Main(m) }
 
 // accEnv is the environment of one acceptance test function, with the
@@ -75,17 +86,17 @@ func TestAccPipeline_dedicatedTable(t *testing.T) {
 			{
 				Config: e.PipelineConfig(name, fastRelay+`  tags = { team = "orders" }`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("id"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(name+"-outbox")),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_name"), knownvalue.StringExact(name+"-relay")),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+name+`-outbox/stream/`))),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("dead_letter_queue_url"), knownvalue.StringRegexp(regexp.MustCompile(name+`-relay-dlq$`))),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "x86_64"))),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_function_arn"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("orders")})),
+					statecheck.ExpectKnownValue(accResource, attrPath("id"), knownvalue.StringExact(name)),
+					statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(name+"-outbox")),
+					statecheck.ExpectKnownValue(accResource, attrPath("relay_function_name"), knownvalue.StringExact(name+"-relay")),
+					statecheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+name+`-outbox/stream/`))),
+					statecheck.ExpectKnownValue(accResource, attrPath("dead_letter_queue_url"), knownvalue.StringRegexp(regexp.MustCompile(name+`-relay-dlq$`))),
+					statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
+					statecheck.ExpectKnownValue(accResource, attrPath("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+					statecheck.ExpectKnownValue(accResource, attrPath("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "x86_64"))),
+					statecheck.ExpectKnownValue(accResource, attrPath("reconciler_function_arn"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(accResource, attrPath("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("orders")})),
 				},
 				Check: e.Deliver(s, table, orders, 1, 5, "items marked PUBLISHED with a TTL", acctest.PublishedWithTTL("expiresAt")),
 			},
@@ -141,9 +152,9 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
     sort_key      = "sk"
   }`, app)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(app)),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+app+`/stream/`))),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
+				statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(app)),
+				statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+app+`/stream/`))),
+				statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
 			},
 			Check: func(st *terraform.State) error {
 				// Aggregate items only: the filter drops them before the relay.
@@ -241,7 +252,7 @@ func TestAccPipeline_snsTarget(t *testing.T) {
     topic_arn = %q
   }`, topic)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringExact(topic)),
+				statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
 			},
 			Check: e.Deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
 		}},
@@ -351,8 +362,8 @@ func TestAccPipeline_reconciler(t *testing.T) {
     timeout             = 60
   }`),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("schedule_arn"), knownvalue.NotNull()),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_function_arn"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(accResource, attrPath("schedule_arn"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(accResource, attrPath("reconciler_function_arn"), knownvalue.NotNull()),
 			},
 			Check: func(st *terraform.State) error {
 				fault, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"})
@@ -382,14 +393,7 @@ func TestAccPipeline_reconciler(t *testing.T) {
 				if err := fireSchedule(e, name+"-reconcile"); err != nil {
 					return err
 				}
-				got, err := s.Receive(records)
-				if err != nil {
-					return err
-				}
-				if err := acctest.CheckEvents(records, got); err != nil {
-					return err
-				}
-				return e.WaitItems(table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+				return e.receiveMarked(s, table, records)
 			},
 		}},
 	})
@@ -441,14 +445,14 @@ func TestAccPipeline_updates(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:            e.PipelineConfig(name, body(100, 256, "x86_64", "OUTBOX#")),
-				ConfigStateChecks: []statecheck.StateCheck{mappingKept.AddStateValue(accResource, tfjsonpath.New("event_source_mapping_uuid"))},
+				ConfigStateChecks: []statecheck.StateCheck{mappingKept.AddStateValue(accResource, attrPath("event_source_mapping_uuid"))},
 			},
 			{
 				Config:           e.PipelineConfig(name, body(25, 512, "x86_64", "EVT#")),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
-					mappingKept.AddStateValue(accResource, tfjsonpath.New("event_source_mapping_uuid")),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay").AtMapKey("batch_size"), knownvalue.Int64Exact(25)),
+					mappingKept.AddStateValue(accResource, attrPath("event_source_mapping_uuid")),
+					statecheck.ExpectKnownValue(accResource, attrPath("relay.batch_size"), knownvalue.Int64Exact(25)),
 				},
 				Check: func(*terraform.State) error {
 					out, err := lambda.NewFromConfig(e.Cfg).GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
@@ -465,7 +469,7 @@ func TestAccPipeline_updates(t *testing.T) {
 				Config:           e.PipelineConfig(name, body(25, 512, "arm64", "EVT#")),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "arm64"))),
+					statecheck.ExpectKnownValue(accResource, attrPath("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "arm64"))),
 				},
 			},
 			{
@@ -474,7 +478,7 @@ func TestAccPipeline_updates(t *testing.T) {
 					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(e.Name("upd2")+"-outbox")),
+					statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(e.Name("upd2")+"-outbox")),
 				},
 			},
 		},
@@ -571,7 +575,7 @@ func TestAccPipeline_drift(t *testing.T) {
 				Config:           config,
 				ConfigPlanChecks: repair,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					func(st *terraform.State) error {
@@ -808,18 +812,18 @@ resource "outbox_pipeline" "test" {
 		Steps: []resource.TestStep{{
 			Config: config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("table")),
-				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("reconciler")),
-				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("writer").AtMapKey("sort_key_prefix")),
-				plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay").AtMapKey("batch_size"), knownvalue.Int64Exact(provision.DefaultBatchSize)),
-				plancheck.ExpectKnownValue(accResource, tfjsonpath.New("published").AtMapKey("ttl_days"), knownvalue.Int64Exact(30)),
+				plancheck.ExpectUnknownValue(accResource, attrPath("table")),
+				plancheck.ExpectUnknownValue(accResource, attrPath("reconciler")),
+				plancheck.ExpectUnknownValue(accResource, attrPath("writer.sort_key_prefix")),
+				plancheck.ExpectKnownValue(accResource, attrPath("relay.batch_size"), knownvalue.Int64Exact(provision.DefaultBatchSize)),
+				plancheck.ExpectKnownValue(accResource, attrPath("published.ttl_days"), knownvalue.Int64Exact(30)),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("sort_key_prefix"), knownvalue.StringExact("EVT#")),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("partition_key"), knownvalue.StringExact("PK")),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler").AtMapKey("min_age_seconds"), knownvalue.Int64Exact(60)),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler").AtMapKey("timeout"), knownvalue.Int64Exact(provision.DefaultReconcilerTimeout)),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("writer").AtMapKey("sort_key_prefix"), knownvalue.StringExact("EVT#")),
+				statecheck.ExpectKnownValue(accResource, attrPath("table.sort_key_prefix"), knownvalue.StringExact("EVT#")),
+				statecheck.ExpectKnownValue(accResource, attrPath("table.partition_key"), knownvalue.StringExact("PK")),
+				statecheck.ExpectKnownValue(accResource, attrPath("reconciler.min_age_seconds"), knownvalue.Int64Exact(60)),
+				statecheck.ExpectKnownValue(accResource, attrPath("reconciler.timeout"), knownvalue.Int64Exact(provision.DefaultReconcilerTimeout)),
+				statecheck.ExpectKnownValue(accResource, attrPath("writer.sort_key_prefix"), knownvalue.StringExact("EVT#")),
 			},
 		}},
 	})

@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -64,7 +63,7 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 			{
 				Config: e.PipelineConfig(name, fastRelay),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(accResource, attrPath("force_destroy"), knownvalue.Bool(false)),
 				},
 				Check: resource.ComposeTestCheckFunc(e.checkTableProtection(name+"-outbox", true, true), pending),
 			},
@@ -160,7 +159,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 			{
 				Config: config("    enabled = false"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.Null()),
 				},
 				Check: e.Deliver(s, table, orders, 1, 3, "items deleted", acctest.Deleted),
 			},
@@ -168,7 +167,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				Config:           config("    enabled = true"),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
+					statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
 				},
 				Check: e.Deliver(s, table, orders, 10, 3, "items deleted", acctest.Deleted),
 			},
@@ -176,7 +175,7 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
 				Config:           config(`    name = "pending-v2"`),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/pending-v2$`))),
+					statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/pending-v2$`))),
 				},
 				Check: e.Deliver(s, table, orders, 20, 3, "items deleted", acctest.Deleted),
 			},
@@ -227,7 +226,7 @@ resource "terraform_data" "dependent" {
 	repair := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 		plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 		plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
-		plancheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
+		plancheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
 	}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(),
@@ -306,7 +305,7 @@ func TestAccPipeline_controls(t *testing.T) {
 			{
 				Config: controlled(open),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_role_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:role/outbox/`+name+`-relay$`))),
+					statecheck.ExpectKnownValue(accResource, attrPath("relay_role_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:role/outbox/`+name+`-relay$`))),
 				},
 				Check: resource.ComposeTestCheckFunc(checkFunction("Active", "JSON", 2),
 					e.Deliver(s, table, orders, 1, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),

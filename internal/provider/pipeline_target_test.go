@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
@@ -45,7 +44,7 @@ func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, blo
 		{
 			Config: config,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringExact(arn)),
+				statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(arn)),
 			},
 			Check: resource.ComposeTestCheckFunc(append([]resource.TestCheckFunc{marked(1)}, checks...)...),
 		},
@@ -225,20 +224,13 @@ func TestAccPipeline_targetSwitch(t *testing.T) {
 			{
 				Config: body(targetBlock("topic_arn", topic)),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringExact(topic)),
+					statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
 				},
 				Check: func(*terraform.State) error {
 					if err := e.reconcileNow(f.name + "-reconciler"); err != nil {
 						return err
 					}
-					got, err := topicSink.Receive(pending)
-					if err != nil {
-						return err
-					}
-					if err := acctest.CheckEvents(pending, got); err != nil {
-						return err
-					}
-					return e.WaitItems(f.table, pending, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+					return e.receiveMarked(topicSink, f.table, pending)
 				},
 			},
 		},

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -48,7 +48,7 @@ func TestLimitsReachTheirAttributes(t *testing.T) {
 				}
 			}
 		}
-		if !hasLimitValidator(a) {
+		if _, ok := limitValidatorOf(a); !ok {
 			t.Errorf("%s has no validator of its limit", dotted(p))
 		}
 	}
@@ -64,7 +64,8 @@ func TestLimitsReachTheirAttributes(t *testing.T) {
 	}
 }
 
-func hasLimitValidator(a schema.Attribute) bool {
+// limitValidatorOf is the validator of the limit of a, if it has one.
+func limitValidatorOf(a schema.Attribute) (limitValidator, bool) {
 	var vs []any
 	switch a := a.(type) {
 	case schema.Int64Attribute:
@@ -77,11 +78,11 @@ func hasLimitValidator(a schema.Attribute) bool {
 		}
 	}
 	for _, v := range vs {
-		if _, ok := v.(limitValidator); ok {
-			return true
+		if lv, ok := v.(limitValidator); ok {
+			return lv, true
 		}
 	}
-	return false
+	return limitValidator{}, false
 }
 
 func subscriptionSchema() schema.Schema {
@@ -157,36 +158,26 @@ func TestLimitDiagnosticIsTheSpecCheck(t *testing.T) {
 	}
 }
 
-// runValidators runs the validators of the attribute at p on config.
+// runValidators runs the limit's validator of the attribute at p on config.
 func runValidators(t *testing.T, sch schema.Schema, config tfsdk.Config, p path.Path) diag.Diagnostics {
 	t.Helper()
 	ctx := context.Background()
 	a, diags := sch.AttributeAtPath(ctx, p)
-	if diags.HasError() {
-		t.Fatal(diags)
+	lv, ok := limitValidatorOf(a)
+	if diags.HasError() || !ok {
+		t.Fatalf("%s has no limit: %v", p, diags)
 	}
-	var out diag.Diagnostics
-	switch a := a.(type) {
-	case schema.Int64Attribute:
-		var v types.Int64
-		out.Append(config.GetAttribute(ctx, p, &v)...)
-		for _, val := range a.Validators {
-			var resp validator.Int64Response
-			val.ValidateInt64(ctx, validator.Int64Request{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
-			out.Append(resp.Diagnostics...)
-		}
-	case schema.StringAttribute:
-		var v types.String
-		out.Append(config.GetAttribute(ctx, p, &v)...)
-		for _, val := range a.Validators {
-			var resp validator.StringResponse
-			val.ValidateString(ctx, validator.StringRequest{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
-			out.Append(resp.Diagnostics...)
-		}
+	var v attr.Value
+	diags.Append(config.GetAttribute(ctx, p, &v)...)
+	switch v := v.(type) {
+	case types.Int64:
+		lv.check(p, v.ValueInt64(), &diags)
+	case types.String:
+		lv.check(p, v.ValueString(), &diags)
 	default:
-		t.Fatalf("%s is a %T", p, a)
+		t.Fatalf("%s is a %T", p, v)
 	}
-	return out
+	return diags
 }
 
 // Every setting maps to its Spec field and back: a Spec of values other

@@ -412,18 +412,15 @@ func (r *SubscriptionResource) Delete(ctx context.Context, req resource.DeleteRe
 // ImportState imports a subscription by name:
 // `terraform import outbox_subscription.x NAME`.
 func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	name, ok := r.importName(req.ID, "billing", &resp.Diagnostics)
-	if !ok || !r.begin(&resp.Diagnostics) {
-		return
+	var s subscription.Spec
+	var st subscription.State
+	absent := func(name string) string {
+		return fmt.Sprintf("No outbox subscription named %q exists in this account and region: neither its queue nor its rule on the default bus was found.", name)
 	}
-	s, st, err := r.clients().Lookup(ctx, name)
-	if errors.Is(err, subscription.ErrNotFound) {
-		r.failed(&resp.Diagnostics, "Importing", name,
-			fmt.Sprintf("No outbox subscription named %q exists in this account and region: neither its queue nor its rule on the default bus was found.", name))
-		return
-	}
-	if err != nil {
-		r.failed(&resp.Diagnostics, "Importing", name, err.Error())
+	if !r.lookUp(req.ID, "billing", &resp.Diagnostics, subscription.ErrNotFound, absent, func(name string) (err error) {
+		s, st, err = r.clients().Lookup(ctx, name)
+		return err
+	}) {
 		return
 	}
 	m := subscriptionModelFromSpec(s, st, r.defaultTags())

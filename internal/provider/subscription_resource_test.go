@@ -25,7 +25,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -225,7 +224,7 @@ func TestAccSubscription_pipeline(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:            config1,
-				ConfigStateChecks: append(placedNames(name+"-placed"), ruleKept.AddStateValue(accCancelled, tfjsonpath.New("rule_arn"))),
+				ConfigStateChecks: append(placedNames(name+"-placed"), ruleKept.AddStateValue(accCancelled, attrPath("rule_arn"))),
 				Check: resource.ComposeTestCheckFunc(
 					func(st *terraform.State) error { return e.checkSubscriptionQueues(st, accPlaced, 30, 5) },
 					e.deliverTo(table, orders, 1, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
@@ -238,7 +237,7 @@ func TestAccSubscription_pipeline(t *testing.T) {
 					plancheck.ExpectResourceAction(accCancelled, plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction(accPlaced, plancheck.ResourceActionNoop),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{ruleKept.AddStateValue(accCancelled, tfjsonpath.New("rule_arn"))},
+				ConfigStateChecks: []statecheck.StateCheck{ruleKept.AddStateValue(accCancelled, attrPath("rule_arn"))},
 				Check: resource.ComposeTestCheckFunc(
 					func(st *terraform.State) error { return e.checkSubscriptionQueues(st, accCancelled, 60, 3) },
 					e.deliverTo(table, orders, 10, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled", "OrderRefunded"}}),
@@ -251,7 +250,7 @@ func TestAccSubscription_pipeline(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectNonEmptyPlan(),
 					plancheck.ExpectResourceAction(accPlaced, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(accPlaced, tfjsonpath.New("rule_arn")),
+					plancheck.ExpectUnknownValue(accPlaced, attrPath("rule_arn")),
 				}},
 				Check: e.deliverTo(table, orders, 20, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
 			},
@@ -288,11 +287,11 @@ func TestAccSubscription_pipeline(t *testing.T) {
 // of the subscription called name.
 func placedNames(name string) []statecheck.StateCheck {
 	return []statecheck.StateCheck{
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("id"), knownvalue.StringExact(name)),
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("queue_url"), knownvalue.StringRegexp(regexp.MustCompile(`/`+name+`$`))),
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("dead_letter_queue_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:`+name+`-dlq$`))),
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("billing")})),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("id"), knownvalue.StringExact(name)),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("queue_url"), knownvalue.StringRegexp(regexp.MustCompile(`/`+name+`$`))),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("dead_letter_queue_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:`+name+`-dlq$`))),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("billing")})),
 	}
 }
 
@@ -387,9 +386,9 @@ resource "outbox_subscription" "test" {
 			{
 				Config: config(pattern),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("event_bus"), knownvalue.StringExact("default")),
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{
+					statecheck.ExpectKnownValue(accSub, attrPath("event_bus"), knownvalue.StringExact("default")),
+					statecheck.ExpectKnownValue(accSub, attrPath("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
+					statecheck.ExpectKnownValue(accSub, attrPath("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{
 						"env": knownvalue.StringExact("test"), "team": knownvalue.StringExact("audit"),
 					})),
 				},

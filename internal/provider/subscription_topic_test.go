@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 )
@@ -45,8 +44,8 @@ resource "outbox_subscription" "test" {
 			{
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("rule_arn"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("subscription_arn"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(accSub, attrPath("rule_arn"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(accSub, attrPath("subscription_arn"), knownvalue.NotNull()),
 				},
 				Check: func(st *terraform.State) error {
 					subscriptionARN = st.RootModule().Resources[accSub].Primary.Attributes["subscription_arn"]
