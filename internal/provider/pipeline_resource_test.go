@@ -53,6 +53,13 @@ type accEnv struct{ *acctest.Env }
 
 func newAccEnv(t *testing.T) *accEnv { return &accEnv{acctest.New(t)} }
 
+// run runs the steps of a test with this provider; destroyed (or nil)
+// checks, after the last, that nothing is left.
+func (e *accEnv) run(t *testing.T, destroyed resource.TestCheckFunc, steps []resource.TestStep) {
+	t.Helper()
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: e.factories(), CheckDestroy: destroyed, Steps: steps})
+}
+
 func (e *accEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"outbox": providerserver.NewProtocol6WithError(New("acctest")()),
@@ -79,38 +86,34 @@ func TestAccPipeline_dedicatedTable(t *testing.T) {
 	e := newAccEnv(t)
 	d := e.newDelivery("orders")
 	name, orders, table, s, before := d.name, d.orders, d.table, d.sink, d.before
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: e.PipelineConfig(name, fastRelay+`  tags = { team = "orders" }`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, attrPath("id"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(name+"-outbox")),
-					statecheck.ExpectKnownValue(accResource, attrPath("relay_function_name"), knownvalue.StringExact(name+"-relay")),
-					statecheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+name+`-outbox/stream/`))),
-					statecheck.ExpectKnownValue(accResource, attrPath("dead_letter_queue_url"), knownvalue.StringRegexp(regexp.MustCompile(name+`-relay-dlq$`))),
-					statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
-					statecheck.ExpectKnownValue(accResource, attrPath("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
-					statecheck.ExpectKnownValue(accResource, attrPath("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "x86_64"))),
-					statecheck.ExpectKnownValue(accResource, attrPath("reconciler_function_arn"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(accResource, attrPath("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("orders")})),
-				},
-				Check: e.Deliver(s, table, orders, 1, 5, "items marked PUBLISHED with a TTL", acctest.PublishedWithTTL("expiresAt")),
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: e.PipelineConfig(name, fastRelay+`  tags = { team = "orders" }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("id"), knownvalue.StringExact(name)),
+				statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(name+"-outbox")),
+				statecheck.ExpectKnownValue(accResource, attrPath("relay_function_name"), knownvalue.StringExact(name+"-relay")),
+				statecheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+name+`-outbox/stream/`))),
+				statecheck.ExpectKnownValue(accResource, attrPath("dead_letter_queue_url"), knownvalue.StringRegexp(regexp.MustCompile(name+`-relay-dlq$`))),
+				statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
+				statecheck.ExpectKnownValue(accResource, attrPath("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+				statecheck.ExpectKnownValue(accResource, attrPath("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "x86_64"))),
+				statecheck.ExpectKnownValue(accResource, attrPath("reconciler_function_arn"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(accResource, attrPath("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("orders")})),
 			},
-			{
-				Config: e.PipelineConfig(name, fastRelay+`
+			Check: e.Deliver(s, table, orders, 1, 5, "items marked PUBLISHED with a TTL", acctest.PublishedWithTTL("expiresAt")),
+		},
+		{
+			Config: e.PipelineConfig(name, fastRelay+`
   published = {
     action = "delete"
   }
   tags = { team = "orders" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-				}},
-				Check: e.Deliver(s, table, orders, 100, 5, "items deleted", acctest.Deleted),
-			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+			}},
+			Check: e.Deliver(s, table, orders, 100, 5, "items deleted", acctest.Deleted),
 		},
 	})
 }
@@ -135,58 +138,54 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 	table := outbox.Table{Name: app, Layout: outbox.LayoutShared, PartitionKey: "pk", SortKey: "sk"}
 	ddb := dynamodb.NewFromConfig(e.Cfg)
 	destroyed := e.CheckDestroy(name, before)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy: func(st *terraform.State) error {
-			if err := destroyed(st); err != nil {
-				return err
-			}
-			return adoptedTableReverted(e, ddb, app)
-		},
-		Steps: []resource.TestStep{{
-			Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
+	e.run(t, func(st *terraform.State) error {
+		if err := destroyed(st); err != nil {
+			return err
+		}
+		return adoptedTableReverted(e, ddb, app)
+	}, []resource.TestStep{{
+		Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
   table = {
     existing      = true
     name          = %q
     partition_key = "pk"
     sort_key      = "sk"
   }`, app)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(app)),
-				statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+app+`/stream/`))),
-				statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
-			},
-			Check: func(st *terraform.State) error {
-				// Aggregate items only: the filter drops them before the relay.
-				const plain = 6
-				for i := range plain {
-					if _, err := ddb.PutItem(e.Ctx, &dynamodb.PutItemInput{TableName: aws.String(app), Item: map[string]ddbtypes.AttributeValue{
-						"pk": &ddbtypes.AttributeValueMemberS{Value: fmt.Sprintf("CUSTOMER#%d", i)}, "sk": &ddbtypes.AttributeValueMemberS{Value: "PROFILE"},
-					}}); err != nil {
-						return err
-					}
-				}
-				uuid := stateAttr(st, "event_source_mapping_uuid")
-				if err := filteredWithoutInvoking(e, uuid, plain); err != nil {
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(app)),
+			statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+app+`/stream/`))),
+			statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
+		},
+		Check: func(st *terraform.State) error {
+			// Aggregate items only: the filter drops them before the relay.
+			const plain = 6
+			for i := range plain {
+				if _, err := ddb.PutItem(e.Ctx, &dynamodb.PutItemInput{TableName: aws.String(app), Item: map[string]ddbtypes.AttributeValue{
+					"pk": &ddbtypes.AttributeValueMemberS{Value: fmt.Sprintf("CUSTOMER#%d", i)}, "sk": &ddbtypes.AttributeValueMemberS{Value: "PROFILE"},
+				}}); err != nil {
 					return err
 				}
-				// Orders with their events, beside the aggregates.
-				if err := e.Deliver(s, table, app, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st); err != nil {
+			}
+			uuid := stateAttr(st, "event_source_mapping_uuid")
+			if err := filteredWithoutInvoking(e, uuid, plain); err != nil {
+				return err
+			}
+			// Orders with their events, beside the aggregates.
+			if err := e.Deliver(s, table, app, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st); err != nil {
+				return err
+			}
+			if e.Ctl != nil {
+				ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
+				if err != nil {
 					return err
 				}
-				if e.Ctl != nil {
-					ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
-					if err != nil {
-						return err
-					}
-					if ms.Counters.Invocations == 0 || ms.Counters.RecordsSucceeded < 4 {
-						return fmt.Errorf("the outbox items did not go through the relay: %+v", ms.Counters)
-					}
+				if ms.Counters.Invocations == 0 || ms.Counters.RecordsSucceeded < 4 {
+					return fmt.Errorf("the outbox items did not go through the relay: %+v", ms.Counters)
 				}
-				return nil
-			},
-		}},
-	})
+			}
+			return nil
+		},
+	}})
 }
 
 // adoptedTableReverted checks that the adopted table survived its
@@ -243,20 +242,16 @@ func TestAccPipeline_snsTarget(t *testing.T) {
 	e.CreateAppTable(orders, "")
 	s, topic := e.NewTopicSink()
 	before := e.Snapshot()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{{
-			Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{{
+		Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
   target = {
     topic_arn = %q
   }`, topic)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
-			},
-			Check: e.Deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
-		}},
-	})
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
+		},
+		Check: e.Deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+	}})
 }
 
 // TestAccPipeline_relayFailure: while PutEvents fails, the mapping's
@@ -267,12 +262,9 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 	e.needsFaults()
 	f := e.newFixture("faulty")
 	before := e.Inventory()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(f.name, before),
-		Steps: []resource.TestStep{{
-			// The events stay pending: destroy deletes them.
-			Config: e.PipelineConfig(f.name, `
+	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{{
+		// The events stay pending: destroy deletes them.
+		Config: e.PipelineConfig(f.name, `
   force_destroy = true
   relay = {
     architecture            = "x86_64"
@@ -283,55 +275,54 @@ func TestAccPipeline_relayFailure(t *testing.T) {
   reconciler = {
     enabled = false
   }`),
-			Check: func(st *terraform.State) error {
-				if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
-					return err
-				}
-				records, err := e.WriteOrders(e.Writer(f.table), f.orders, "com.example.orders", 1, 3, false)
+		Check: func(st *terraform.State) error {
+			if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+				return err
+			}
+			records, err := e.WriteOrders(e.Writer(f.table), f.orders, "com.example.orders", 1, 3, false)
+			if err != nil {
+				return err
+			}
+			dlq := acctest.Sink{Env: e.Env, QueueURL: stateAttr(st, "dead_letter_queue_url")}
+			c := sqs.NewFromConfig(e.Cfg)
+			var failure string
+			if err := acctest.Wait(e.Ctx, "the dead-letter queue receiving the failed batch", func() error {
+				out, err := c.ReceiveMessage(e.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq.QueueURL), WaitTimeSeconds: 1})
 				if err != nil {
 					return err
 				}
-				dlq := acctest.Sink{Env: e.Env, QueueURL: stateAttr(st, "dead_letter_queue_url")}
-				c := sqs.NewFromConfig(e.Cfg)
-				var failure string
-				if err := acctest.Wait(e.Ctx, "the dead-letter queue receiving the failed batch", func() error {
-					out, err := c.ReceiveMessage(e.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq.QueueURL), WaitTimeSeconds: 1})
-					if err != nil {
-						return err
-					}
-					if len(out.Messages) == 0 {
-						return fmt.Errorf("no message yet")
-					}
-					failure = aws.ToString(out.Messages[0].Body)
-					return nil
-				}); err != nil {
-					return err
+				if len(out.Messages) == 0 {
+					return fmt.Errorf("no message yet")
 				}
-				var meta struct {
-					RequestContext struct {
-						Condition string `json:"condition"`
-					} `json:"requestContext"`
-					DDBStreamBatchInfo struct {
-						BatchSize int    `json:"batchSize"`
-						StreamARN string `json:"streamArn"`
-					} `json:"DDBStreamBatchInfo"`
+				failure = aws.ToString(out.Messages[0].Body)
+				return nil
+			}); err != nil {
+				return err
+			}
+			var meta struct {
+				RequestContext struct {
+					Condition string `json:"condition"`
+				} `json:"requestContext"`
+				DDBStreamBatchInfo struct {
+					BatchSize int    `json:"batchSize"`
+					StreamARN string `json:"streamArn"`
+				} `json:"DDBStreamBatchInfo"`
+			}
+			if err := json.Unmarshal([]byte(failure), &meta); err != nil {
+				return fmt.Errorf("the dead-letter record is not JSON: %s: %w", failure, err)
+			}
+			if meta.DDBStreamBatchInfo.BatchSize == 0 || meta.DDBStreamBatchInfo.StreamARN != stateAttr(st, "stream_arn") {
+				return fmt.Errorf("the dead-letter record is not the mapping's failure record: %s", failure)
+			}
+			// Nothing is lost: every item is still pending, in the index.
+			return e.WaitItems(f.table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
+				if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) || acctest.AttrS(item, "outboxPendingShard") == "" {
+					return fmt.Errorf("is %v; want it PENDING in the index", item)
 				}
-				if err := json.Unmarshal([]byte(failure), &meta); err != nil {
-					return fmt.Errorf("the dead-letter record is not JSON: %s: %w", failure, err)
-				}
-				if meta.DDBStreamBatchInfo.BatchSize == 0 || meta.DDBStreamBatchInfo.StreamARN != stateAttr(st, "stream_arn") {
-					return fmt.Errorf("the dead-letter record is not the mapping's failure record: %s", failure)
-				}
-				// Nothing is lost: every item is still pending, in the index.
-				return e.WaitItems(f.table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
-					if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) || acctest.AttrS(item, "outboxPendingShard") == "" {
-						return fmt.Errorf("is %v; want it PENDING in the index", item)
-					}
-					return nil
-				})
-			},
-		}},
-	})
+				return nil
+			})
+		},
+	}})
 }
 
 // TestAccPipeline_reconciler: after an outage of the target, the
@@ -346,11 +337,8 @@ func TestAccPipeline_reconciler(t *testing.T) {
 	e.needsFaults()
 	d := e.newDelivery("recon")
 	name, orders, table, s, before := d.name, d.orders, d.table, d.sink, d.before
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{{
-			Config: e.PipelineConfig(name, `
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{{
+		Config: e.PipelineConfig(name, `
   relay = {
     architecture           = "x86_64"
     maximum_retry_attempts = 0
@@ -361,42 +349,41 @@ func TestAccPipeline_reconciler(t *testing.T) {
     min_age_seconds     = 1
     timeout             = 60
   }`),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, attrPath("schedule_arn"), knownvalue.NotNull()),
-				statecheck.ExpectKnownValue(accResource, attrPath("reconciler_function_arn"), knownvalue.NotNull()),
-			},
-			Check: func(st *terraform.State) error {
-				fault, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"})
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(accResource, attrPath("schedule_arn"), knownvalue.NotNull()),
+			statecheck.ExpectKnownValue(accResource, attrPath("reconciler_function_arn"), knownvalue.NotNull()),
+		},
+		Check: func(st *terraform.State) error {
+			fault, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"})
+			if err != nil {
+				return err
+			}
+			records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
+			if err != nil {
+				return err
+			}
+			uuid := stateAttr(st, "event_source_mapping_uuid")
+			if err := acctest.Wait(e.Ctx, "the mapping giving up on the batch", func() error {
+				ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
 				if err != nil {
 					return err
 				}
-				records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
-				if err != nil {
-					return err
+				if ms.Counters.OnFailureSent == 0 {
+					return fmt.Errorf("nothing dead-lettered yet: %+v", ms.Counters)
 				}
-				uuid := stateAttr(st, "event_source_mapping_uuid")
-				if err := acctest.Wait(e.Ctx, "the mapping giving up on the batch", func() error {
-					ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
-					if err != nil {
-						return err
-					}
-					if ms.Counters.OnFailureSent == 0 {
-						return fmt.Errorf("nothing dead-lettered yet: %+v", ms.Counters)
-					}
-					return nil
-				}); err != nil {
-					return err
-				}
-				if err := e.Ctl.RemoveFault(e.Ctx, fault.ID); err != nil {
-					return err
-				}
-				if err := fireSchedule(e, name+"-reconcile"); err != nil {
-					return err
-				}
-				return e.receiveMarked(s, table, records)
-			},
-		}},
-	})
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := e.Ctl.RemoveFault(e.Ctx, fault.ID); err != nil {
+				return err
+			}
+			if err := fireSchedule(e, name+"-reconcile"); err != nil {
+				return err
+			}
+			return e.receiveMarked(s, table, records)
+		},
+	}})
 }
 
 // fireSchedule runs a schedule once: it invokes the schedule's target with
@@ -439,47 +426,43 @@ func TestAccPipeline_updates(t *testing.T) {
   }`, arch, batch, memory, prefix)
 	}
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(e.Name("upd2"), before),
-		Steps: []resource.TestStep{
-			{
-				Config:            e.PipelineConfig(name, body(100, 256, "x86_64", "OUTBOX#")),
-				ConfigStateChecks: []statecheck.StateCheck{mappingKept.AddStateValue(accResource, attrPath("event_source_mapping_uuid"))},
+	e.run(t, e.CheckDestroy(e.Name("upd2"), before), []resource.TestStep{
+		{
+			Config:            e.PipelineConfig(name, body(100, 256, "x86_64", "OUTBOX#")),
+			ConfigStateChecks: []statecheck.StateCheck{mappingKept.AddStateValue(accResource, attrPath("event_source_mapping_uuid"))},
+		},
+		{
+			Config:           e.PipelineConfig(name, body(25, 512, "x86_64", "EVT#")),
+			ConfigPlanChecks: update,
+			ConfigStateChecks: []statecheck.StateCheck{
+				mappingKept.AddStateValue(accResource, attrPath("event_source_mapping_uuid")),
+				statecheck.ExpectKnownValue(accResource, attrPath("relay.batch_size"), knownvalue.Int64Exact(25)),
 			},
-			{
-				Config:           e.PipelineConfig(name, body(25, 512, "x86_64", "EVT#")),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					mappingKept.AddStateValue(accResource, attrPath("event_source_mapping_uuid")),
-					statecheck.ExpectKnownValue(accResource, attrPath("relay.batch_size"), knownvalue.Int64Exact(25)),
-				},
-				Check: func(*terraform.State) error {
-					out, err := lambda.NewFromConfig(e.Cfg).GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
-					if err != nil {
-						return err
-					}
-					if aws.ToInt32(out.MemorySize) != 512 || out.Environment.Variables["OUTBOX_SORT_KEY_PREFIX"] != "EVT#" {
-						return fmt.Errorf("the relay function was not updated: memory %d, env %v", aws.ToInt32(out.MemorySize), out.Environment.Variables)
-					}
-					return nil
-				},
+			Check: func(*terraform.State) error {
+				out, err := lambda.NewFromConfig(e.Cfg).GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+				if err != nil {
+					return err
+				}
+				if aws.ToInt32(out.MemorySize) != 512 || out.Environment.Variables["OUTBOX_SORT_KEY_PREFIX"] != "EVT#" {
+					return fmt.Errorf("the relay function was not updated: memory %d, env %v", aws.ToInt32(out.MemorySize), out.Environment.Variables)
+				}
+				return nil
 			},
-			{
-				Config:           e.PipelineConfig(name, body(25, 512, "arm64", "EVT#")),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, attrPath("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "arm64"))),
-				},
+		},
+		{
+			Config:           e.PipelineConfig(name, body(25, 512, "arm64", "EVT#")),
+			ConfigPlanChecks: update,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "arm64"))),
 			},
-			{
-				Config: e.PipelineConfig(e.Name("upd2"), body(25, 512, "arm64", "EVT#")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(e.Name("upd2")+"-outbox")),
-				},
+		},
+		{
+			Config: e.PipelineConfig(e.Name("upd2"), body(25, 512, "arm64", "EVT#")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(e.Name("upd2")+"-outbox")),
 			},
 		},
 	})
@@ -512,35 +495,31 @@ func TestAccPipeline_import(t *testing.T) {
     enabled = false
   }
   tags = { team = "imports" }`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{Config: config},
-			{
-				Config:            config,
-				ResourceName:      accResource,
-				ImportState:       true,
-				ImportStateId:     name,
-				ImportStateVerify: true,
-			},
-			{
-				Config:          config,
-				ResourceName:    accResource,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   name,
-			},
-			{
-				// terraform plan -generate-config-out writes a
-				// configuration that imports with no change.
-				Config:          e.ProviderConfig(),
-				ResourceName:    accResource,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   name,
-				GenerateConfig:  true,
-			},
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{Config: config},
+		{
+			Config:            config,
+			ResourceName:      accResource,
+			ImportState:       true,
+			ImportStateId:     name,
+			ImportStateVerify: true,
+		},
+		{
+			Config:          config,
+			ResourceName:    accResource,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   name,
+		},
+		{
+			// terraform plan -generate-config-out writes a
+			// configuration that imports with no change.
+			Config:          e.ProviderConfig(),
+			ResourceName:    accResource,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   name,
+			GenerateConfig:  true,
 		},
 	})
 }
@@ -559,54 +538,50 @@ func TestAccPipeline_drift(t *testing.T) {
 		plancheck.ExpectNonEmptyPlan(),
 		plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 	}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: func(st *terraform.State) error {
-					mappingUUID = stateAttr(st, "event_source_mapping_uuid")
-					return e.deliverMarked(s, table, orders, 1)(st)
-				},
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: config,
+			Check: func(st *terraform.State) error {
+				mappingUUID = stateAttr(st, "event_source_mapping_uuid")
+				return e.deliverMarked(s, table, orders, 1)(st)
 			},
-			{
-				PreConfig:        func() { deleteMapping(t, e, lc, mappingUUID) },
-				Config:           config,
-				ConfigPlanChecks: repair,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
-				},
-				Check: resource.ComposeTestCheckFunc(
-					func(st *terraform.State) error {
-						if got := stateAttr(st, "event_source_mapping_uuid"); got == mappingUUID {
-							return fmt.Errorf("the mapping was not recreated")
-						}
-						return nil
-					},
-					e.deliverMarked(s, table, orders, 10),
-				),
+		},
+		{
+			PreConfig:        func() { deleteMapping(t, e, lc, mappingUUID) },
+			Config:           config,
+			ConfigPlanChecks: repair,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
 			},
-			{
-				PreConfig: func() {
-					if _, err := lc.DeleteFunction(e.Ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name + "-relay")}); err != nil {
-						t.Fatalf("deleting the relay function out of band: %v", err)
+			Check: resource.ComposeTestCheckFunc(
+				func(st *terraform.State) error {
+					if got := stateAttr(st, "event_source_mapping_uuid"); got == mappingUUID {
+						return fmt.Errorf("the mapping was not recreated")
 					}
+					return nil
 				},
-				Config:           config,
-				ConfigPlanChecks: repair,
-				Check:            e.deliverMarked(s, table, orders, 20),
+				e.deliverMarked(s, table, orders, 10),
+			),
+		},
+		{
+			PreConfig: func() {
+				if _, err := lc.DeleteFunction(e.Ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name + "-relay")}); err != nil {
+					t.Fatalf("deleting the relay function out of band: %v", err)
+				}
 			},
-			// An empty plan once repaired.
-			emptyPlanStep(config),
-			{
-				PreConfig: func() { deletePipeline(t, e, name) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
-				}},
-				Check: e.deliverMarked(s, table, orders, 30),
-			},
+			Config:           config,
+			ConfigPlanChecks: repair,
+			Check:            e.deliverMarked(s, table, orders, 20),
+		},
+		// An empty plan once repaired.
+		emptyPlanStep(config),
+		{
+			PreConfig: func() { deletePipeline(t, e, name) },
+			Config:    config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
+			}},
+			Check: e.deliverMarked(s, table, orders, 30),
 		},
 	})
 }
@@ -654,10 +629,7 @@ func TestAccPipeline_invalid(t *testing.T) {
 			ExpectError: words(c.want),
 		})
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps:                    steps,
-	})
+	e.run(t, nil, steps)
 }
 
 // invalidPipelines are the configurations of TestAccPipeline_invalid: a
@@ -765,19 +737,16 @@ resource "outbox_pipeline" "test" {
   }
 }
 `
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps: []resource.TestStep{{
-			Config:             strings.Replace(config, "  alarms = {\n    oldest_pending_age_threshold_seconds = 120\n  }\n", "", 1),
-			PlanOnly:           true,
-			ExpectNonEmptyPlan: true,
-		}, {
-			// With the timeout known, a conflict is reported at plan.
-			Config:      strings.Replace(config, "terraform_data.timeout.output", "50", 1),
-			PlanOnly:    true,
-			ExpectError: words(`alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`),
-		}},
-	})
+	e.run(t, nil, []resource.TestStep{{
+		Config:             strings.Replace(config, "  alarms = {\n    oldest_pending_age_threshold_seconds = 120\n  }\n", "", 1),
+		PlanOnly:           true,
+		ExpectNonEmptyPlan: true,
+	}, {
+		// With the timeout known, a conflict is reported at plan.
+		Config:      strings.Replace(config, "terraform_data.timeout.output", "50", 1),
+		PlanOnly:    true,
+		ExpectError: words(`alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`),
+	}})
 }
 
 // TestAccPipeline_unknownObjectAtPlan: whole objects known only at apply
@@ -807,26 +776,23 @@ resource "outbox_pipeline" "test" {
   }
 }
 `, name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps: []resource.TestStep{{
-			Config: config,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectUnknownValue(accResource, attrPath("table")),
-				plancheck.ExpectUnknownValue(accResource, attrPath("reconciler")),
-				plancheck.ExpectUnknownValue(accResource, attrPath("writer.sort_key_prefix")),
-				plancheck.ExpectKnownValue(accResource, attrPath("relay.batch_size"), knownvalue.Int64Exact(provision.DefaultBatchSize)),
-				plancheck.ExpectKnownValue(accResource, attrPath("published.ttl_days"), knownvalue.Int64Exact(30)),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, attrPath("table.sort_key_prefix"), knownvalue.StringExact("EVT#")),
-				statecheck.ExpectKnownValue(accResource, attrPath("table.partition_key"), knownvalue.StringExact("PK")),
-				statecheck.ExpectKnownValue(accResource, attrPath("reconciler.min_age_seconds"), knownvalue.Int64Exact(60)),
-				statecheck.ExpectKnownValue(accResource, attrPath("reconciler.timeout"), knownvalue.Int64Exact(provision.DefaultReconcilerTimeout)),
-				statecheck.ExpectKnownValue(accResource, attrPath("writer.sort_key_prefix"), knownvalue.StringExact("EVT#")),
-			},
+	e.run(t, nil, []resource.TestStep{{
+		Config: config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectUnknownValue(accResource, attrPath("table")),
+			plancheck.ExpectUnknownValue(accResource, attrPath("reconciler")),
+			plancheck.ExpectUnknownValue(accResource, attrPath("writer.sort_key_prefix")),
+			plancheck.ExpectKnownValue(accResource, attrPath("relay.batch_size"), knownvalue.Int64Exact(provision.DefaultBatchSize)),
+			plancheck.ExpectKnownValue(accResource, attrPath("published.ttl_days"), knownvalue.Int64Exact(30)),
 		}},
-	})
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(accResource, attrPath("table.sort_key_prefix"), knownvalue.StringExact("EVT#")),
+			statecheck.ExpectKnownValue(accResource, attrPath("table.partition_key"), knownvalue.StringExact("PK")),
+			statecheck.ExpectKnownValue(accResource, attrPath("reconciler.min_age_seconds"), knownvalue.Int64Exact(60)),
+			statecheck.ExpectKnownValue(accResource, attrPath("reconciler.timeout"), knownvalue.Int64Exact(provision.DefaultReconcilerTimeout)),
+			statecheck.ExpectKnownValue(accResource, attrPath("writer.sort_key_prefix"), knownvalue.StringExact("EVT#")),
+		},
+	}})
 }
 
 // emptyPlanStep checks that config plans no change: what the steps before
