@@ -14,7 +14,7 @@ import (
 // field of the Spec it sets, and its attribute's description in the
 // schema. From the tag come the mapping both ways (model to Spec, and Spec
 // to model on import and in drift), the attribute's default (the default
-// Spec's value: declaredSchema), its validator and the allowed values in
+// Spec's value: declareSettings), its validator and the allowed values in
 // its description (the Spec's limit: provision.Limit), and the attribute
 // path of the Spec's errors (specFieldPaths).
 //

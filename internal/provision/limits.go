@@ -23,10 +23,12 @@ type fieldLimit struct {
 }
 
 var (
-	memorySizes       = validation.Range{Min: 128, Max: 10240, Unit: "MB"}
-	timeouts          = validation.Range{Min: 1, Max: 900, Unit: "seconds"}
-	logRetentions     = validation.Values(int64s(logRetentionDays))
-	queueRetentions   = validation.Range{Min: 60, Max: 1209600, Unit: "seconds", Hint: " (14 days)"}
+	memorySizes     = validation.Range{Min: 128, Max: 10240, Unit: "MB"}
+	timeouts        = validation.Range{Min: 1, Max: 900, Unit: "seconds"}
+	logRetentions   = validation.Values(int64s(logRetentionDays))
+	queueRetentions = validation.Range{Min: 60, Max: 1209600, Unit: "seconds", Hint: " (14 days)"}
+	concurrencies   = validation.Range{Min: 1, Max: validation.NoMax,
+		Hint: ", or leave it unset for unreserved concurrency: with 0 the function never runs and no event is published"}
 	scheduleExpressed = validation.Rule{Text: "an EventBridge Scheduler expression: `rate(...)`, `cron(...)` with six fields, or `at(...)`", Func: CheckScheduleExpression}
 )
 
@@ -42,16 +44,16 @@ var limits = map[string]fieldLimit{
 	"Mapping.MaximumRetryAttempts":         {limit: validation.Range{Min: -1, Max: 10000, MinMeans: "retry until the record expires"}},
 	"Mapping.MaximumRecordAgeSeconds": {limit: validation.Range{Min: 60, Max: 604800, Unit: "seconds",
 		Or: &validation.Special{Value: -1, Means: "no limit"}}},
-	"Relay.MemorySize":       {limit: memorySizes},
-	"Relay.Timeout":          {limit: timeouts},
-	"Relay.LogRetentionDays": {limit: logRetentions},
-	"Relay.ReservedConcurrency": {limit: validation.Range{Min: 1, Max: validation.NoMax,
-		Hint: ", or leave it unset for unreserved concurrency: with 0 the function never runs and no event is published"}},
-	"Reconciler.Function.MemorySize":       {limit: memorySizes},
-	"Reconciler.Function.Timeout":          {limit: timeouts},
-	"Reconciler.Function.LogRetentionDays": {limit: logRetentions},
-	"Reconciler.ScheduleExpression":        {limit: scheduleExpressed},
-	"Reconciler.FlexibleTimeWindowMinutes": {limit: validation.Range{Min: 0, Max: 1440, Unit: "minutes", MinMeans: "run exactly on schedule"}},
+	"Relay.MemorySize":                        {limit: memorySizes},
+	"Relay.Timeout":                           {limit: timeouts},
+	"Relay.LogRetentionDays":                  {limit: logRetentions},
+	"Relay.ReservedConcurrency":               {limit: concurrencies},
+	"Reconciler.Function.MemorySize":          {limit: memorySizes},
+	"Reconciler.Function.Timeout":             {limit: timeouts},
+	"Reconciler.Function.LogRetentionDays":    {limit: logRetentions},
+	"Reconciler.Function.ReservedConcurrency": {limit: concurrencies},
+	"Reconciler.ScheduleExpression":           {limit: scheduleExpressed},
+	"Reconciler.FlexibleTimeWindowMinutes":    {limit: validation.Range{Min: 0, Max: 1440, Unit: "minutes", MinMeans: "run exactly on schedule"}},
 	"Reconciler.MinAge": {unit: time.Second, limit: validation.Range{Min: 1, Max: validation.NoMax, Unit: "seconds",
 		Hint: ", longer than the stream's usual delivery delay, such as 300"}},
 	"DeadLetterQueue.MessageRetentionSeconds": {limit: queueRetentions},
@@ -100,9 +102,13 @@ func (s Spec) validateLimits() []error {
 	return errs
 }
 
-// specField is the field of a Spec value at a dotted path.
+// specField is the field of a Spec value at a dotted path; invalid when
+// there is none.
 func specField(v reflect.Value, field string) reflect.Value {
 	for _, name := range strings.Split(field, ".") {
+		if v.Kind() != reflect.Struct {
+			return reflect.Value{}
+		}
 		v = v.FieldByName(name)
 	}
 	return v
@@ -111,6 +117,9 @@ func specField(v reflect.Value, field string) reflect.Value {
 // limitValue is the value that a limit checks: an int64 (a duration in
 // units) or a string; false for nil or "".
 func limitValue(v reflect.Value, unit time.Duration) (any, bool) {
+	if !v.IsValid() {
+		return nil, false
+	}
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return nil, false
