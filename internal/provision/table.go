@@ -36,14 +36,14 @@ func (c *Pipeline) ensureTable(ctx context.Context, s Spec, st *State) error {
 	owned := !s.Table.Existing
 	if desc == nil {
 		if !owned {
-			return fmt.Errorf("adopting table (%s): it does not exist: create it first, or leave Table.Existing unset to have the pipeline create a dedicated table", t.Name)
+			return fmt.Errorf("adopting table (%s): %w", t.Name, invalid("Table.Existing", "create the table first, or leave it unset to have the pipeline create a dedicated table", "is set, but the table does not exist"))
 		}
 		if desc, err = c.createTable(ctx, s); err != nil {
 			return fmt.Errorf("creating table (%s): %w", t.Name, err)
 		}
 		st.TableName, st.TableOwned = t.Name, true
 	} else if owned && st.TableName == "" {
-		return fmt.Errorf("creating table (%s): a table of that name already exists: adopt it with Table.Existing, or choose another pipeline name", t.Name)
+		return fmt.Errorf("creating table (%s): %w", t.Name, invalid("Table.Existing", "set it to adopt the table, or choose another pipeline name", "is unset, but a table of that name already exists"))
 	}
 	verb := "adopting"
 	if owned {
@@ -153,7 +153,8 @@ func checkKeys(s Spec, desc *types.TableDescription) error {
 		}
 	}
 	if hash != t.PartitionKey || rng != t.SortKey {
-		return fmt.Errorf("its key is (%q, %q) but the pipeline expects (%q, %q): set Table.PartitionKey and Table.SortKey to the table's key attributes (the outbox needs a sort key)", hash, rng, t.PartitionKey, t.SortKey)
+		return invalidAgainst("Table.PartitionKey", []string{"Table.SortKey"}, "set it and the sort key to the table's key attributes (the outbox needs a sort key)",
+			"and the sort key are (%q, %q), but the table's key is (%q, %q)", t.PartitionKey, t.SortKey, hash, rng)
 	}
 	if types_[hash] != types.ScalarAttributeTypeS || types_[rng] != types.ScalarAttributeTypeS {
 		return fmt.Errorf("its key attributes %q and %q must both be strings (S) to hold outbox items: use a table with string keys", hash, rng)
@@ -248,7 +249,8 @@ func (c *Pipeline) ensurePendingIndex(ctx context.Context, s Spec, st *State) er
 			continue
 		}
 		if !sameKeySchema(g.KeySchema, index.KeySchema) {
-			return fmt.Errorf("its index %s has another key schema than the pending index (%s HASH, %s RANGE): rename Table.PendingIndexName, or remove that index", t.PendingIndexName, *index.KeySchema[0].AttributeName, *index.KeySchema[1].AttributeName)
+			return invalid("Table.PendingIndexName", "rename it, or remove that index", "%q names an index of the table with another key schema than the pending index (%s HASH, %s RANGE)",
+				t.PendingIndexName, *index.KeySchema[0].AttributeName, *index.KeySchema[1].AttributeName)
 		}
 		if g.IndexStatus != types.IndexStatusActive {
 			_, err := c.waitTableActive(ctx, st.TableName)
