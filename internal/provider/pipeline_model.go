@@ -78,6 +78,7 @@ type TargetModel struct {
 	EventBus types.String `tfsdk:"event_bus" spec:"Target.EventBus"`
 	TopicARN types.String `tfsdk:"topic_arn" spec:"Target.TopicARN"`
 	QueueARN types.String `tfsdk:"queue_arn" spec:"Target.QueueARN"`
+	Envelope types.String `tfsdk:"envelope" spec:"Target.Envelope"`
 }
 
 // RelayModel is the relay object: the relay function and its event source

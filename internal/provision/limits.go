@@ -11,6 +11,15 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
+// envelopeFormats are the formats the relay publishes in.
+func envelopeFormats() []string {
+	var out []string
+	for _, f := range outbox.Formats {
+		out = append(out, string(f))
+	}
+	return out
+}
+
 // LogRetentionDaysAllowed returns the retentions, in days, that CloudWatch
 // Logs accepts.
 func LogRetentionDaysAllowed() []int32 { return slices.Clone(logRetentionDays) }
@@ -59,6 +68,7 @@ var limits = map[string]fieldLimit{
 	"DeadLetterQueue.MessageRetentionSeconds": {limit: queueRetentions},
 	"Table.PendingShards":                     {limit: validation.Range{Min: 1, Max: outbox.MaxPendingShards}},
 	"PublishedAction":                         {limit: validation.Choice{"mark", "delete"}},
+	"Target.Envelope":                         {limit: validation.Choice(envelopeFormats())},
 	"PublishedTTL": {unit: 24 * time.Hour, limit: validation.Range{Min: 0, Max: validation.NoMax, Unit: "days",
 		MinMeans: "keep published items forever"}},
 	"Architecture":                            {limit: validation.Choice{string(ArchARM64), string(ArchX86_64)}},
