@@ -110,29 +110,6 @@ var components = []component{
 	alarmsComponent,
 }
 
-func relaySpec(s *Spec) *FunctionSpec      { return &s.Relay }
-func reconcilerSpec(s *Spec) *FunctionSpec { return &s.Reconciler.Function }
-
-func relayLogGroupField(st *State) *string { return &st.RelayLogGroup }
-
-// relayFunctionTags are the relay function's tags: on an adopted table,
-// they record what the pipeline added to it.
-func relayFunctionTags(s Spec, st State) map[string]string {
-	tags := s.tags()
-	if added := st.Added.tag(); added != "" {
-		tags[TagAdded] = added
-	}
-	return tags
-}
-
-func (n Names) relayLogGroup() string      { return n.RelayLogGroup }
-func (n Names) relayRole() string          { return n.RelayRole }
-func (n Names) relayFunction() string      { return n.RelayFunction }
-func (n Names) reconcilerLogGroup() string { return n.ReconcilerLogGroup }
-func (n Names) reconcilerRole() string     { return n.ReconcilerRole }
-func (n Names) reconcilerFunction() string { return n.ReconcilerFunction }
-func (n Names) schedulerRole() string      { return n.SchedulerRole }
-
 // described is how errors name a component: "relay log group".
 func described(component string) string { return strings.ReplaceAll(component, "_", " ") }
 
@@ -205,82 +182,20 @@ func (s State) Exists() bool {
 	return slices.ContainsFunc(components, func(k component) bool { return k.recorded != nil && k.recorded(s) })
 }
 
-var tableComponent = component{
-	name:     ComponentTable,
-	recorded: func(st State) bool { return st.TableName != "" },
-	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
-	read: func(c *Pipeline, ctx context.Context, p *pass) error {
-		if err := c.readTable(ctx, p.s, p.st, p.d); err != nil {
-			return err
-		}
-		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
-		return nil
-	},
-	remove: (*Pipeline).deleteTable,
-	lookup: (*Pipeline).lookupTable,
-}
-
-// layoutComponent records what the table may still hold from earlier
-// settings, before the functions and the mapping take it from the State.
-var layoutComponent = component{
-	ensure: func(c *Pipeline, ctx context.Context, p *pass) error { return c.trackLayout(ctx, p.s, p.st) },
-}
-
-// targetComponent records the bus or topic that the functions publish to.
-var targetComponent = component{
-	ensure: func(_ *Pipeline, _ context.Context, p *pass) error {
-		p.st.TargetARN = p.s.TargetARN(p.st.account())
-		return nil
-	},
-	lookup: func(_ *Pipeline, _ context.Context, p *pass) error {
-		p.st.TargetARN = p.s.WithDefaults().TargetARN(p.st.account())
-		return nil
-	},
-}
-
-var queueComponent = component{
-	name:     ComponentDeadLetterQueue,
-	recorded: func(st State) bool { return st.QueueURL != "" },
-	ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
-		if err := c.ensureQueue(ctx, p.s, p.st); err != nil {
-			return err
-		}
-		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
-		return nil
-	},
-	read:   (*Pipeline).readQueue,
-	remove: (*Pipeline).deleteQueue,
-	lookup: (*Pipeline).lookupQueue,
-}
-
-var mappingComponent = component{
-	name:     ComponentMapping,
-	required: true,
-	recorded: func(st State) bool { return st.MappingUUID != "" },
-	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
-	read:     (*Pipeline).readMapping,
-	remove:   (*Pipeline).deleteMapping,
-	lookup:   (*Pipeline).lookupMapping,
-}
-
-var scheduleComponent = component{
-	name:       ComponentSchedule,
-	reconciler: true,
-	required:   true,
-	recorded:   func(st State) bool { return st.ScheduleName != "" },
-	ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
-		return c.ensureSchedule(ctx, p.s, p.st, p.st.ScheduleName != "")
-	},
-	read:   (*Pipeline).readSchedule,
-	remove: (*Pipeline).deleteSchedule,
-	lookup: (*Pipeline).lookupSchedule,
-}
-
-// alarmsComponent is the alarms, which report each its own drift.
-var alarmsComponent = component{
-	recorded: func(st State) bool { return st.Alarms.Exists() },
-	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureAlarms(ctx, p.s, p.st) },
-	read:     func(c *Pipeline, ctx context.Context, p *pass) error { return c.readAlarms(ctx, p.s, p.st, p.d) },
-	remove:   func(c *Pipeline, ctx context.Context, st *State) error { return c.deleteAlarms(ctx, st) },
-	lookup:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.lookupAlarms(ctx, &p.s, p.st) },
-}
+// Components of a pipeline, as named in a Drift.
+const (
+	ComponentTable              = "table"
+	ComponentStream             = "stream"
+	ComponentPendingIndex       = "pending_index"
+	ComponentTTL                = "ttl"
+	ComponentDeadLetterQueue    = "dead_letter_queue"
+	ComponentRelayLogGroup      = "relay_log_group"
+	ComponentRelayRole          = "relay_role"
+	ComponentRelayFunction      = "relay_function"
+	ComponentMapping            = "event_source_mapping"
+	ComponentReconcilerLogGroup = "reconciler_log_group"
+	ComponentReconcilerRole     = "reconciler_role"
+	ComponentReconcilerFunction = "reconciler_function"
+	ComponentSchedulerRole      = "scheduler_role"
+	ComponentSchedule           = "schedule"
+)

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
 
 // Environment returns the relay's environment variables (package
@@ -320,3 +320,60 @@ func (f functionDef) component() component {
 		},
 	}
 }
+
+// readFunction records drift of a function and returns its code's SHA-256.
+func (c *Pipeline) readFunction(ctx context.Context, component string, name, arn *string, f functionSpec, d *Drift) (string, error) {
+	have, err := c.getFunction(ctx, *name)
+	if err != nil {
+		return "", fmt.Errorf("reading function (%s): %w", *name, err)
+	}
+	if have == nil {
+		d.AddMissing(component)
+		*name, *arn = "", ""
+		return "", nil
+	}
+	*arn = aws.ToString(have.Configuration.FunctionArn)
+	sha := aws.ToString(have.Configuration.CodeSha256)
+	f.sha = sha // code changes are reported through RelayPackageSHA256
+	cfg, code := functionDiff(f, have)
+	fields := append(cfg, code...)
+	var current *int32
+	if have.Concurrency != nil {
+		current = have.Concurrency.ReservedConcurrentExecutions
+	}
+	if want := f.config.ReservedConcurrency; (want == nil) != (current == nil) || (want != nil && *want != *current) {
+		fields = append(fields, "reserved_concurrency")
+	}
+	d.AddChanged(component, fields...)
+	return sha, nil
+}
+
+// functionTags returns the function's tags without those the pipeline
+// manages.
+func functionTags(out *lambda.GetFunctionOutput) map[string]string {
+	tags := maps.Clone(out.Tags)
+	for k := range tags {
+		if strings.HasPrefix(k, "outbox:") {
+			delete(tags, k)
+		}
+	}
+	return tags
+}
+
+func relaySpec(s *Spec) *FunctionSpec { return &s.Relay }
+
+func reconcilerSpec(s *Spec) *FunctionSpec { return &s.Reconciler.Function }
+
+// relayFunctionTags are the relay function's tags: on an adopted table,
+// they record what the pipeline added to it.
+func relayFunctionTags(s Spec, st State) map[string]string {
+	tags := s.tags()
+	if added := st.Added.tag(); added != "" {
+		tags[TagAdded] = added
+	}
+	return tags
+}
+
+func (n Names) relayFunction() string { return n.RelayFunction }
+
+func (n Names) reconcilerFunction() string { return n.ReconcilerFunction }

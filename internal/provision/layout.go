@@ -132,3 +132,21 @@ func (c *Pipeline) highestShardInUse(ctx context.Context, table string, t outbox
 	}
 	return -1, nil
 }
+
+// layoutComponent records what the table may still hold from earlier
+// settings, before the functions and the mapping take it from the State.
+var layoutComponent = component{
+	ensure: func(c *Pipeline, ctx context.Context, p *pass) error { return c.trackLayout(ctx, p.s, p.st) },
+}
+
+// layoutFromEnv reads the Layout from the relay's environment.
+func layoutFromEnv(env map[string]string, prefix string, shards int) Layout {
+	l := Layout{SortKeyPrefix: prefix, PendingShards: shards}
+	if v := env[config.EnvFormerSortKeyPrefixes]; v != "" {
+		l.FormerSortKeyPrefixes = strings.Split(v, ",")
+	}
+	if n, err := strconv.Atoi(env[config.EnvReconcileShards]); err == nil && n > shards {
+		l.ReconcileShards = n
+	}
+	return l
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -222,5 +223,59 @@ func (c *Pipeline) deleteMapping(ctx context.Context, st *State) error {
 		return fmt.Errorf("deleting event source mapping (%s): %w", uuid, err)
 	}
 	st.MappingUUID = ""
+	return nil
+}
+
+var mappingComponent = component{
+	name:     ComponentMapping,
+	required: true,
+	recorded: func(st State) bool { return st.MappingUUID != "" },
+	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
+	read:     (*Pipeline).readMapping,
+	remove:   (*Pipeline).deleteMapping,
+	lookup:   (*Pipeline).lookupMapping,
+}
+
+func (c *Pipeline) readMapping(ctx context.Context, p *pass) error {
+	st := p.st
+	return readRecorded(p, ComponentMapping, "event source mapping", st.MappingUUID,
+		func() (*lambda.GetEventSourceMappingOutput, bool, error) {
+			have, err := c.getMapping(ctx, st.MappingUUID)
+			return have, have != nil, err
+		},
+		func() { st.MappingUUID = "" },
+		func(have *lambda.GetEventSourceMappingOutput) []string { return mappingDiff(p.s, *st, have) })
+}
+
+// lookupMapping finds the relay function's mapping: the one on the
+// table's stream, else one left on an earlier stream (the stream was
+// disabled and enabled again), which Update moves to the stream. Its
+// settings are those of the mapping found, never zeros.
+func (c *Pipeline) lookupMapping(ctx context.Context, p *pass) error {
+	var found *lambdatypes.EventSourceMappingConfiguration
+	pages := lambda.NewListEventSourceMappingsPaginator(c.Lambda, &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(p.names().RelayFunction)})
+	for pages.HasMorePages() && (found == nil || aws.ToString(found.EventSourceArn) != p.st.StreamARN) {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("listing event source mappings: %w", err)
+		}
+		for _, m := range page.EventSourceMappings {
+			if aws.ToString(m.State) == mappingDeleting {
+				continue
+			}
+			if found == nil || aws.ToString(m.EventSourceArn) == p.st.StreamARN {
+				found = &m
+			}
+		}
+	}
+	if found == nil {
+		return nil
+	}
+	p.st.MappingUUID = aws.ToString(found.UUID)
+	p.s.Mapping = MappingSpec{
+		BatchSize: aws.ToInt32(found.BatchSize), MaximumBatchingWindowSeconds: aws.ToInt32(found.MaximumBatchingWindowInSeconds),
+		ParallelizationFactor: aws.ToInt32(found.ParallelizationFactor), MaximumRetryAttempts: found.MaximumRetryAttempts,
+		MaximumRecordAgeSeconds: found.MaximumRecordAgeInSeconds, BisectBatchOnFunctionError: found.BisectBatchOnFunctionError,
+	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -90,4 +91,63 @@ func (c *Pipeline) deleteQueue(ctx context.Context, st *State) error {
 		st.QueueURL, st.QueueARN = "", ""
 	}
 	return err
+}
+
+var queueComponent = component{
+	name:     ComponentDeadLetterQueue,
+	recorded: func(st State) bool { return st.QueueURL != "" },
+	ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+		if err := c.ensureQueue(ctx, p.s, p.st); err != nil {
+			return err
+		}
+		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
+		return nil
+	},
+	read:   (*Pipeline).readQueue,
+	remove: (*Pipeline).deleteQueue,
+	lookup: (*Pipeline).lookupQueue,
+}
+
+func (c *Pipeline) readQueue(ctx context.Context, p *pass) error {
+	st := p.st
+	return readRecorded(p, ComponentDeadLetterQueue, "dead-letter queue", st.QueueURL,
+		func() (map[string]string, bool, error) {
+			attrs, err := c.queue(ctx, st.QueueURL)
+			return attrs, attrs != nil, err
+		},
+		func() { st.QueueURL, st.QueueARN = "", "" },
+		func(attrs map[string]string) []string {
+			var fields []string
+			for k, v := range queueAttributes(p.s.DeadLetterQueue) {
+				if attrs[k] != v && (k != string(sqstypes.QueueAttributeNameSqsManagedSseEnabled) || v != "false" || attrs[k] != "") {
+					fields = append(fields, k)
+				}
+			}
+			return sortedStrings(fields)
+		})
+}
+
+func (c *Pipeline) lookupQueue(ctx context.Context, p *pass) error {
+	// A queue that cannot be read is left out of the import.
+	q, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(p.names().DeadLetterQueue)})
+	if err != nil {
+		return nil //nolint:nilerr // see above
+	}
+	p.st.QueueURL = aws.ToString(q.QueueUrl)
+	if attrs, err := c.queue(ctx, p.st.QueueURL); err == nil && attrs != nil {
+		p.st.QueueARN = attrs[string(sqstypes.QueueAttributeNameQueueArn)]
+		if v, err := strconv.Atoi(attrs[string(sqstypes.QueueAttributeNameMessageRetentionPeriod)]); err == nil {
+			p.s.DeadLetterQueue.MessageRetentionSeconds = int32(v)
+		}
+		p.s.DeadLetterQueue.KMSMasterKeyID = attrs[string(sqstypes.QueueAttributeNameKmsMasterKeyId)]
+	}
+	return nil
+}
+
+func sortedStrings(s []string) []string {
+	m := map[string]string{}
+	for _, e := range s {
+		m[e] = ""
+	}
+	return awsops.SortedKeys(m)
 }

@@ -134,3 +134,63 @@ func (c *Pipeline) deleteSchedule(ctx context.Context, st *State) error {
 	st.ScheduleName, st.ScheduleARN, st.ScheduleGroup = "", "", ""
 	return nil
 }
+
+func (c *Pipeline) readSchedule(ctx context.Context, p *pass) error {
+	st := p.st
+	return readRecorded(p, ComponentSchedule, "reconcile schedule", st.ScheduleName,
+		func() (*scheduler.GetScheduleOutput, bool, error) {
+			have, err := c.getSchedule(ctx, st.ScheduleName, st.group())
+			return have, have != nil, err
+		},
+		func() { st.ScheduleName, st.ScheduleARN = "", "" },
+		func(have *scheduler.GetScheduleOutput) []string { return scheduleDiff(p.s, *st, have) })
+}
+
+func (c *Pipeline) lookupSchedule(ctx context.Context, p *pass) error {
+	n, r := p.names(), &p.s.Reconciler
+	// A schedule that cannot be read is left out of the import.
+	sch, err := c.findSchedule(ctx, n.Schedule)
+	if err != nil || sch == nil {
+		return nil //nolint:nilerr // see above
+	}
+	p.st.ScheduleName, p.st.ScheduleARN = n.Schedule, aws.ToString(sch.Arn)
+	if g := aws.ToString(sch.GroupName); g != ScheduleGroup {
+		p.st.ScheduleGroup, r.ScheduleGroup = g, g
+	}
+	r.ScheduleTimezone = aws.ToString(sch.ScheduleExpressionTimezone)
+	if w := sch.FlexibleTimeWindow; w != nil {
+		r.FlexibleTimeWindowMinutes = aws.ToInt32(w.MaximumWindowInMinutes)
+	}
+	r.ScheduleExpression = aws.ToString(sch.ScheduleExpression)
+	return nil
+}
+
+// findSchedule finds the pipeline's schedule in any group.
+func (c *Pipeline) findSchedule(ctx context.Context, name string) (*scheduler.GetScheduleOutput, error) {
+	p := scheduler.NewListSchedulesPaginator(c.Scheduler, &scheduler.ListSchedulesInput{NamePrefix: aws.String(name)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, sch := range page.Schedules {
+			if aws.ToString(sch.Name) == name {
+				return c.getSchedule(ctx, name, aws.ToString(sch.GroupName))
+			}
+		}
+	}
+	return nil, nil
+}
+
+var scheduleComponent = component{
+	name:       ComponentSchedule,
+	reconciler: true,
+	required:   true,
+	recorded:   func(st State) bool { return st.ScheduleName != "" },
+	ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+		return c.ensureSchedule(ctx, p.s, p.st, p.st.ScheduleName != "")
+	},
+	read:   (*Pipeline).readSchedule,
+	remove: (*Pipeline).deleteSchedule,
+	lookup: (*Pipeline).lookupSchedule,
+}

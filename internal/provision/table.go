@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -478,4 +479,273 @@ func (c *Pipeline) syncTableTags(ctx context.Context, arn string, want map[strin
 		_, err := c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: dynamoTags(set)})
 		return err
 	})
+}
+
+func (c *Pipeline) readTable(ctx context.Context, s Spec, st *State, d *Drift) error {
+	if st.TableName == "" {
+		return nil
+	}
+	desc, err := c.describeTable(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
+	}
+	if desc == nil {
+		d.AddMissing(ComponentTable)
+		if st.TableOwned {
+			st.clearTable()
+		}
+		return nil
+	}
+	if err := c.recordTable(st, desc); err != nil {
+		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
+	}
+	if err := c.readTableProtection(ctx, s, *st, desc, d); err != nil {
+		return err
+	}
+	if st.StreamARN == "" {
+		d.AddMissing(ComponentStream)
+	} else if !HasNewImage(st.StreamViewType) {
+		d.AddChanged(ComponentStream, "stream_view_type")
+	}
+	t := s.OutboxTable()
+	index, _ := t.PendingIndex()
+	found := false
+	for _, g := range desc.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) == t.PendingIndexName {
+			found = true
+			if !sameKeySchema(g.KeySchema, index.KeySchema) {
+				d.AddChanged(ComponentPendingIndex, "key_schema")
+			}
+		}
+	}
+	switch {
+	case s.Table.PendingIndexDisabled && found:
+		d.AddChanged(ComponentPendingIndex, "enabled")
+	case !s.Table.PendingIndexDisabled && !found:
+		d.AddMissing(ComponentPendingIndex)
+	}
+	attr, err := c.ttlStatus(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading table (%s) TTL: %w", st.TableName, err)
+	}
+	switch {
+	case attr == "":
+		d.AddMissing(ComponentTTL)
+	case st.TTLAttribute != "" && attr != st.TTLAttribute:
+		d.AddChanged(ComponentTTL, "attribute_name")
+	}
+	return nil
+}
+
+func (c *Pipeline) lookupTable(ctx context.Context, p *pass) error {
+	s, st, t := &p.s, p.st, p.rc.Table
+	desc, err := c.describeTable(ctx, t.Name)
+	if err != nil {
+		return fmt.Errorf("reading table (%s): %w", t.Name, err)
+	}
+	if desc != nil {
+		if err := c.recordTable(st, desc); err != nil {
+			return err
+		}
+		tags, _ := c.tableTags(ctx, st.TableARN)
+		st.TableOwned = t.Name == p.names().Table && tags[TagPipeline] == s.Name
+		st.TTLAttribute = t.TTLAttribute
+		st.PendingIndexARN = IndexARN(st.TableARN, t.PendingIndexName)
+		s.Table.DeletionProtection = ptr(aws.ToBool(desc.DeletionProtectionEnabled))
+		s.Table.KMSKeyARN = tableKMSKey(desc)
+		if pitr, err := c.pointInTimeRecovery(ctx, t.Name); err == nil {
+			s.Table.PointInTimeRecovery = ptr(pitr)
+		}
+	}
+	s.Table.Existing = !st.TableOwned
+	if !st.TableOwned {
+		st.Added = parseAdded(p.functions[ComponentRelayFunction].Tags[TagAdded])
+	}
+	return nil
+}
+
+// tableTags returns the tags of the table arn, every page of them.
+func (c *Pipeline) tableTags(ctx context.Context, arn string) (map[string]string, error) {
+	tags := map[string]string{}
+	var token *string
+	for {
+		out, err := c.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn), NextToken: token})
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(tags, awsops.TagMap(out.Tags, func(t types.Tag) (*string, *string) { return t.Key, t.Value }))
+		if token = out.NextToken; token == nil {
+			return tags, nil
+		}
+	}
+}
+
+var tableComponent = component{
+	name:     ComponentTable,
+	recorded: func(st State) bool { return st.TableName != "" },
+	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
+	read: func(c *Pipeline, ctx context.Context, p *pass) error {
+		if err := c.readTable(ctx, p.s, p.st, p.d); err != nil {
+			return err
+		}
+		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
+		return nil
+	},
+	remove: (*Pipeline).deleteTable,
+	lookup: (*Pipeline).lookupTable,
+}
+
+// pointInTimeRecovery reports whether the table has point-in-time recovery.
+func (c *Pipeline) pointInTimeRecovery(ctx context.Context, table string) (bool, error) {
+	out, err := c.DynamoDB.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+	if err != nil {
+		return false, err
+	}
+	d := out.ContinuousBackupsDescription
+	return d != nil && d.PointInTimeRecoveryDescription != nil &&
+		d.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == types.PointInTimeRecoveryStatusEnabled, nil
+}
+
+// ensureTableProtection brings the deletion protection and point-in-time
+// recovery of a dedicated table to the Spec's.
+func (c *Pipeline) ensureTableProtection(ctx context.Context, s Spec, st *State) error {
+	desc, err := c.describeTable(ctx, st.TableName)
+	if err != nil || desc == nil {
+		return fmt.Errorf("reading it: %w", errors.Join(err, errIfNil(desc)))
+	}
+	if want := *s.Table.DeletionProtection; aws.ToBool(desc.DeletionProtectionEnabled) != want {
+		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName: aws.String(st.TableName), DeletionProtectionEnabled: aws.Bool(want),
+		}); err != nil {
+			return fmt.Errorf("setting its deletion protection to %t: %w", want, err)
+		}
+		if _, err := c.waitTableActive(ctx, st.TableName); err != nil {
+			return err
+		}
+	}
+	if want := s.Table.KMSKeyARN; tableKMSKey(desc) != want {
+		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName: aws.String(st.TableName), SSESpecification: tableSSE(want),
+		}); err != nil {
+			return fmt.Errorf("setting its encryption key to %q: %w", want, err)
+		}
+		if _, err := c.waitTableActive(ctx, st.TableName); err != nil {
+			return err
+		}
+	}
+	have, err := c.pointInTimeRecovery(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading its point-in-time recovery: %w", err)
+	}
+	if want := *s.Table.PointInTimeRecovery; have != want {
+		if _, err := c.DynamoDB.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{
+			TableName:                        aws.String(st.TableName),
+			PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(want)},
+		}); err != nil {
+			return fmt.Errorf("setting its point-in-time recovery to %t: %w", want, err)
+		}
+	}
+	return nil
+}
+
+// readTableProtection records drift of the protection settings of a
+// dedicated table.
+func (c *Pipeline) readTableProtection(ctx context.Context, s Spec, st State, desc *types.TableDescription, d *Drift) error {
+	if !st.TableOwned {
+		return nil
+	}
+	var fields []string
+	if aws.ToBool(desc.DeletionProtectionEnabled) != *s.Table.DeletionProtection {
+		fields = append(fields, "deletion_protection")
+	}
+	if tableKMSKey(desc) != s.Table.KMSKeyARN {
+		fields = append(fields, "kms_key_arn")
+	}
+	pitr, err := c.pointInTimeRecovery(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading table (%s) point-in-time recovery: %w", st.TableName, err)
+	}
+	if pitr != *s.Table.PointInTimeRecovery {
+		fields = append(fields, "point_in_time_recovery")
+	}
+	d.AddChanged(ComponentTable, fields...)
+	return nil
+}
+
+// unprotectTable turns off the deletion protection of a table about to be
+// deleted. Delete calls it only after checkUndelivered passed.
+func (c *Pipeline) unprotectTable(ctx context.Context, table string) error {
+	desc, err := c.describeTable(ctx, table)
+	if err != nil || desc == nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
+		return err
+	}
+	if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName: aws.String(table), DeletionProtectionEnabled: aws.Bool(false),
+	}); err != nil {
+		return err
+	}
+	_, err = c.waitTableActive(ctx, table)
+	return err
+}
+
+// tableSSE is the SSESpecification of a customer managed key, or of the
+// AWS owned key when key is empty.
+func tableSSE(key string) *types.SSESpecification {
+	if key == "" {
+		return &types.SSESpecification{Enabled: aws.Bool(false)}
+	}
+	return &types.SSESpecification{Enabled: aws.Bool(true), SSEType: types.SSETypeKms, KMSMasterKeyId: aws.String(key)}
+}
+
+// tableKMSKey is the ARN of the table's KMS key; "" for the AWS owned key.
+func tableKMSKey(d *types.TableDescription) string {
+	if d.SSEDescription == nil || d.SSEDescription.Status != types.SSEStatusEnabled {
+		return ""
+	}
+	return aws.ToString(d.SSEDescription.KMSMasterKeyArn)
+}
+
+// TagAdoptedBy is set on an adopted table to the name of the pipeline that
+// adopted it. A table holds the outbox of one pipeline: a second pipeline
+// that finds the tag refuses to adopt the table, so that it can never
+// revert the stream, index or TTL that the first one still needs.
+const TagAdoptedBy = "outbox:adopted-by"
+
+// claimTable checks that no other pipeline owns or adopted the table, and
+// tags an adopted one with the pipeline's name.
+func (c *Pipeline) claimTable(ctx context.Context, s Spec, arn string) error {
+	tags, err := c.tableTags(ctx, arn)
+	if err != nil {
+		return fmt.Errorf("reading its tags: %w", err)
+	}
+	for _, k := range []string{TagAdoptedBy, TagPipeline} {
+		if other := tags[k]; other != "" && other != s.Name {
+			return fmt.Errorf("it belongs to the outbox pipeline %s (tag %s): a table holds the outbox of one pipeline, since the pipelines would undo each other's stream, index and TTL; "+
+				"give this pipeline its own table, or use pipeline %s's", other, k, other)
+		}
+	}
+	if !s.Table.Existing || tags[TagAdoptedBy] == s.Name {
+		return nil
+	}
+	_, err = c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{
+		ResourceArn: aws.String(arn), Tags: []types.Tag{{Key: aws.String(TagAdoptedBy), Value: aws.String(s.Name)}},
+	})
+	if err != nil {
+		return fmt.Errorf("tagging it %s=%s: %w", TagAdoptedBy, s.Name, err)
+	}
+	return nil
+}
+
+// releaseTable removes the adoption tag of the pipeline from an adopted
+// table, if it is the pipeline's own.
+func (c *Pipeline) releaseTable(ctx context.Context, st *State) error {
+	if st.TableARN == "" {
+		return nil
+	}
+	tags, err := c.tableTags(ctx, st.TableARN)
+	if err != nil || tags[TagAdoptedBy] != st.Name {
+		return err
+	}
+	_, err = c.DynamoDB.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(st.TableARN), TagKeys: []string{TagAdoptedBy}})
+	return err
 }

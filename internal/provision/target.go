@@ -11,3 +11,15 @@ import (
 func (c *Pipeline) checkTarget(ctx context.Context, s Spec) error {
 	return target.Check(ctx, c.AWS, s.Target, c.Region)
 }
+
+// targetComponent records the bus or topic that the functions publish to.
+var targetComponent = component{
+	ensure: func(_ *Pipeline, _ context.Context, p *pass) error {
+		p.st.TargetARN = p.s.TargetARN(p.st.account())
+		return nil
+	},
+	lookup: func(_ *Pipeline, _ context.Context, p *pass) error {
+		p.st.TargetARN = p.s.WithDefaults().TargetARN(p.st.account())
+		return nil
+	},
+}

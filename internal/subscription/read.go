@@ -3,12 +3,7 @@ package subscription
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -93,50 +88,4 @@ func (c *Provisioner) Lookup(ctx context.Context, name string) (Spec, State, err
 	}
 	p.s.Tags = ownTags(p.tags)
 	return p.s, *p.st, nil
-}
-
-func (c *Provisioner) queueByName(ctx context.Context, name string) (string, map[string]string, error) {
-	out, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
-	if awsops.IsNotFound(err) {
-		return "", nil, nil
-	}
-	if err != nil {
-		return "", nil, err
-	}
-	url := aws.ToString(out.QueueUrl)
-	attrs, err := c.queue(ctx, url)
-	return url, attrs, err
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}
-
-// splitPattern returns the sources and detail types of a pattern that
-// BuildPattern could have built, or else the pattern itself.
-func splitPattern(p string) (sources, detailTypes []string, pattern string) {
-	var m map[string][]string
-	if err := json.Unmarshal([]byte(p), &m); err != nil || len(m) == 0 {
-		return nil, nil, p
-	}
-	for k := range m {
-		if k != "source" && k != "detail-type" {
-			return nil, nil, p
-		}
-	}
-	sources, detailTypes = m["source"], m["detail-type"]
-	if BuildPattern(sources, detailTypes) != canonical(p) {
-		return nil, nil, p
-	}
-	return sources, detailTypes, ""
-}
-
-// canonical is p with sorted keys and no spaces.
-func canonical(p string) string {
-	var v any
-	if json.Unmarshal([]byte(p), &v) != nil {
-		return p
-	}
-	return jsonOf(v)
 }

@@ -2,6 +2,7 @@ package subscription
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -159,4 +160,110 @@ func (c *Provisioner) deleteRule(ctx context.Context, bus, rule string) error {
 		return fmt.Errorf("deleting rule (%s): %w", rule, err)
 	}
 	return nil
+}
+
+// ensureRuleAndTarget ensures the rule and its target, the queue.
+func (c *Provisioner) ensureRuleAndTarget(ctx context.Context, p *pass) error {
+	st := p.st
+	arn, err := c.ensureRule(ctx, p.s, st.RuleARN != "")
+	if arn != "" {
+		st.RuleARN = arn
+	}
+	if err != nil {
+		return err
+	}
+	if arn != p.ruleARN {
+		// The rule's ARN is not the one derived from the queue's account:
+		// let the actual rule send.
+		if err := c.ensurePolicy(ctx, st.QueueURL, QueuePolicy(st.QueueARN, arn)); err != nil {
+			return fmt.Errorf("setting queue policy (%s): %w", p.n.Queue, err)
+		}
+	}
+	return c.ensureTarget(ctx, st.EventBusName, p.n.Rule, st.QueueARN)
+}
+
+func (c *Provisioner) readRule(ctx context.Context, p *pass) error {
+	st := p.st
+	if st.RuleARN != "" {
+		have, err := c.getRule(ctx, st.EventBusName, p.n.Rule)
+		if err != nil {
+			return fmt.Errorf("reading rule (%s): %w", p.n.Rule, err)
+		}
+		if have == nil {
+			st.RuleARN = ""
+		} else {
+			st.RuleARN = aws.ToString(have.Arn)
+			p.d.AddChanged(ComponentRule, ruleDiff(p.s, have)...)
+			t, err := c.target(ctx, st.EventBusName, p.n.Rule)
+			if err != nil {
+				return fmt.Errorf("reading the target of rule (%s): %w", p.n.Rule, err)
+			}
+			switch {
+			case t == nil:
+				p.d.AddMissing(ComponentTarget)
+			case aws.ToString(t.Arn) != st.QueueARN:
+				p.d.AddChanged(ComponentTarget, "arn")
+			}
+		}
+	}
+	if st.RuleARN == "" {
+		p.d.AddMissing(ComponentRule)
+		p.d.AddMissing(ComponentTarget)
+	}
+	return nil
+}
+
+// lookupRule records the rule, on the bus that the queue's policy names,
+// and its pattern as the Spec gave it.
+func (c *Provisioner) lookupRule(ctx context.Context, p *pass) error {
+	s, st := &p.s, p.st
+	rule, err := c.getRule(ctx, st.EventBusName, p.n.Rule)
+	if err != nil {
+		return fmt.Errorf("reading rule (%s): %w", p.n.Rule, err)
+	}
+	if rule == nil {
+		return nil
+	}
+	st.RuleARN = aws.ToString(rule.Arn)
+	pattern := aws.ToString(rule.EventPattern)
+	s.Sources, s.DetailTypes, s.EventPattern = splitPattern(pattern)
+	rt, err := c.ruleTags(ctx, st.RuleARN)
+	if err != nil {
+		return fmt.Errorf("reading the tags of rule (%s): %w", p.n.Rule, err)
+	}
+	if rt[TagPattern] == "event_pattern" {
+		s.Sources, s.DetailTypes, s.EventPattern = nil, nil, pattern
+	}
+	if p.tags == nil {
+		p.tags = rt
+	}
+	return nil
+}
+
+// splitPattern returns the sources and detail types of a pattern that
+// BuildPattern could have built, or else the pattern itself.
+func splitPattern(p string) (sources, detailTypes []string, pattern string) {
+	var m map[string][]string
+	if err := json.Unmarshal([]byte(p), &m); err != nil || len(m) == 0 {
+		return nil, nil, p
+	}
+	for k := range m {
+		if k != "source" && k != "detail-type" {
+			return nil, nil, p
+		}
+	}
+	sources, detailTypes = m["source"], m["detail-type"]
+	if BuildPattern(sources, detailTypes) != canonical(p) {
+		return nil, nil, p
+	}
+	return sources, detailTypes, ""
+}
+
+// canonical is p with sorted keys and no spaces.
+func canonical(p string) string {
+	var v any
+	if json.Unmarshal([]byte(p), &v) != nil {
+		return p
+	}
+	return jsonOf(v)
 }

@@ -1,0 +1,34 @@
+package subscription
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+func (c *Provisioner) readDeadLetterQueue(ctx context.Context, p *pass) error {
+	st := p.st
+	return c.readQueueOf(ctx, p, "dead-letter queue", p.n.DeadLetterQueue, &st.DeadLetterQueueURL, &st.DeadLetterQueueARN, func(attrs map[string]string) {
+		p.d.AddChanged(ComponentDeadLetterQueue, attributeDiff(attrs, deadLetterAttributes(p.s))...)
+	}, ComponentDeadLetterQueue)
+}
+
+func (c *Provisioner) lookupDeadLetterQueue(ctx context.Context, p *pass) error {
+	url, attrs, err := c.queueByName(ctx, p.n.DeadLetterQueue)
+	if err != nil {
+		return fmt.Errorf("reading dead-letter queue (%s): %w", p.n.DeadLetterQueue, err)
+	}
+	if attrs != nil {
+		p.st.DeadLetterQueueURL, p.st.DeadLetterQueueARN = url, attrs[attrQueueARN]
+		p.s.DeadLetter.MessageRetentionSeconds = int32(atoi(attrs[attrRetention]))
+	}
+	return nil
+}
+
+// deadLetterAttributes are the attributes of the dead-letter queue; s has
+// its defaults.
+func deadLetterAttributes(s Spec) map[string]string {
+	return fifo(s, encryption(map[string]string{
+		attrRetention: strconv.Itoa(int(s.DeadLetter.MessageRetentionSeconds)),
+	}, s.Queue.KMSMasterKeyID))
+}
