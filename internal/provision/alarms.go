@@ -357,12 +357,12 @@ func (a AlarmARNs) Map() map[string]string {
 func (a AlarmARNs) Exists() bool { return a != AlarmARNs{} }
 
 // alarmsComponent is the alarms, which report each its own drift.
-var alarmsComponent = component{
-	recorded: func(st State) bool { return st.Alarms.Exists() },
-	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureAlarms(ctx, p.s, p.st) },
-	read:     func(c *Pipeline, ctx context.Context, p *pass) error { return c.readAlarms(ctx, p.s, p.st, p.d) },
-	remove:   func(c *Pipeline, ctx context.Context, st *State) error { return c.deleteAlarms(ctx, st) },
-	lookup:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.lookupAlarms(ctx, &p.s, p.st) },
+var alarmsComponent = componentDef{
+	Recorded: func(st State) bool { return st.Alarms.Exists() },
+	Ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureAlarms(ctx, p.s, p.st) },
+	Read:     func(c *Pipeline, ctx context.Context, p *pass) error { return c.readAlarms(ctx, p.s, p.st, p.d) },
+	Remove:   func(c *Pipeline, ctx context.Context, st *State) error { return c.deleteAlarms(ctx, st) },
+	Lookup:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.lookupAlarms(ctx, &p.s, p.st) },
 }
 
 // describeAlarms returns the metric alarms that exist among names, by name.

@@ -269,11 +269,11 @@ func (f functionDef) spec(p *pass) functionSpec {
 	}
 }
 
-func (f functionDef) component() component {
-	return component{
-		name: f.name, reconciler: f.reconciler, required: f.reconciler,
-		recorded: func(st State) bool { name, _ := f.fields(&st); return *name != "" },
-		ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+func (f functionDef) component() componentDef {
+	return componentDef{
+		Name: f.name, Wanted: reconcilerOnly(f.reconciler), Required: f.reconciler,
+		Recorded: func(st State) bool { name, _ := f.fields(&st); return *name != "" },
+		Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
 			name, arn := f.fields(p.st)
 			spec := f.spec(p)
 			spec.tags, spec.zip, spec.sha = f.tags(p.s, *p.st), p.zip, p.sha
@@ -283,7 +283,7 @@ func (f functionDef) component() component {
 			}
 			return err
 		},
-		read: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Read: func(c *Pipeline, ctx context.Context, p *pass) error {
 			name, arn := f.fields(p.st)
 			if *name == "" {
 				return nil
@@ -296,7 +296,7 @@ func (f functionDef) component() component {
 			}
 			return err
 		},
-		remove: func(c *Pipeline, ctx context.Context, st *State) error {
+		Remove: func(c *Pipeline, ctx context.Context, st *State) error {
 			name, arn := f.fields(st)
 			if err := c.deleteFunction(ctx, described(f.name), *name); err != nil {
 				return err
@@ -304,7 +304,7 @@ func (f functionDef) component() component {
 			*name, *arn = "", ""
 			return nil
 		},
-		lookup: func(_ *Pipeline, _ context.Context, p *pass) error {
+		Lookup: func(_ *Pipeline, _ context.Context, p *pass) error {
 			out := p.functions[f.name]
 			if out == nil {
 				return nil

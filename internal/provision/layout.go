@@ -135,8 +135,8 @@ func (c *Pipeline) highestShardInUse(ctx context.Context, table string, t outbox
 
 // layoutComponent records what the table may still hold from earlier
 // settings, before the functions and the mapping take it from the State.
-var layoutComponent = component{
-	ensure: func(c *Pipeline, ctx context.Context, p *pass) error { return c.trackLayout(ctx, p.s, p.st) },
+var layoutComponent = componentDef{
+	Ensure: func(c *Pipeline, ctx context.Context, p *pass) error { return c.trackLayout(ctx, p.s, p.st) },
 }
 
 // layoutFromEnv reads the Layout from the relay's environment.

@@ -83,12 +83,12 @@ type logGroupDef struct {
 	function func(*Spec) *FunctionSpec
 }
 
-func (g logGroupDef) component() component {
+func (g logGroupDef) component() componentDef {
 	what := described(g.name)
-	return component{
-		name: g.name, reconciler: g.reconciler, required: g.reconciler,
-		recorded: func(st State) bool { return *g.field(&st) != "" },
-		ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+	return componentDef{
+		Name: g.name, Wanted: reconcilerOnly(g.reconciler), Required: g.reconciler,
+		Recorded: func(st State) bool { return *g.field(&st) != "" },
+		Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
 			name, field := g.logGroup(p.names()), g.field(p.st)
 			owned, err := c.ensureLogGroup(ctx, what, name, g.function(&p.s).LogRetentionDays, p.s.tags(), p.st.account(), *field != "")
 			if owned {
@@ -96,17 +96,17 @@ func (g logGroupDef) component() component {
 			}
 			return err
 		},
-		read: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Read: func(c *Pipeline, ctx context.Context, p *pass) error {
 			return c.readLogGroup(ctx, g.name, g.field(p.st), g.function(&p.s).LogRetentionDays, p.d)
 		},
-		remove: func(c *Pipeline, ctx context.Context, st *State) error {
+		Remove: func(c *Pipeline, ctx context.Context, st *State) error {
 			if err := c.deleteLogGroup(ctx, what, *g.field(st)); err != nil {
 				return err
 			}
 			*g.field(st) = ""
 			return nil
 		},
-		lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
 			name := g.logGroup(p.names())
 			// A log group that cannot be read is left as Lookup found it.
 			if retention, exists, err := c.logGroup(ctx, name); err == nil && exists {

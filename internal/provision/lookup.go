@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/component"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
 
@@ -20,7 +21,7 @@ func (c *Pipeline) Lookup(ctx context.Context, name string) (Spec, State, error)
 	if err != nil {
 		return Spec{}, State{}, fmt.Errorf("importing outbox pipeline (%s): %w", name, err)
 	}
-	if err := c.lookupComponents(ctx, p); err != nil {
+	if err := component.Lookup(ctx, components, c, p); err != nil {
 		return p.s, *p.st, fmt.Errorf("importing outbox pipeline (%s): %w", name, err)
 	}
 	return p.s, *p.st, nil

@@ -226,14 +226,14 @@ func (c *Pipeline) deleteMapping(ctx context.Context, st *State) error {
 	return nil
 }
 
-var mappingComponent = component{
-	name:     ComponentMapping,
-	required: true,
-	recorded: func(st State) bool { return st.MappingUUID != "" },
-	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
-	read:     (*Pipeline).readMapping,
-	remove:   (*Pipeline).deleteMapping,
-	lookup:   (*Pipeline).lookupMapping,
+var mappingComponent = componentDef{
+	Name:     ComponentMapping,
+	Required: true,
+	Recorded: func(st State) bool { return st.MappingUUID != "" },
+	Ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
+	Read:     (*Pipeline).readMapping,
+	Remove:   (*Pipeline).deleteMapping,
+	Lookup:   (*Pipeline).lookupMapping,
 }
 
 func (c *Pipeline) readMapping(ctx context.Context, p *pass) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/component"
 )
 
 // ErrNotFound is returned by Read and Lookup when nothing of the pipeline
@@ -56,7 +57,7 @@ func (c *Pipeline) apply(ctx context.Context, s Spec, st *State) error {
 		return fmt.Errorf("creating relay function (%s): %w", NamesFor(s.Name).RelayFunction, err)
 	}
 	st.Name, st.ForceDestroy = s.Name, s.ForceDestroy
-	if err := c.ensureComponents(ctx, &pass{s: s, st: st, zip: zip, sha: sha}); err != nil {
+	if err := component.Ensure(ctx, components, c, &pass{s: s, st: st, zip: zip, sha: sha}); err != nil {
 		return err
 	}
 	st.RelayPackageSHA256 = sha
@@ -102,7 +103,7 @@ func (c *Pipeline) Delete(ctx context.Context, st State) (State, error) {
 	if err := c.checkUndelivered(ctx, st); err != nil {
 		return st, err
 	}
-	if err := c.removeComponents(ctx, &st); err != nil {
+	if err := component.Remove(ctx, components, c, &st); err != nil {
 		return st, err
 	}
 	return State{}, nil

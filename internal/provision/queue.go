@@ -93,19 +93,19 @@ func (c *Pipeline) deleteQueue(ctx context.Context, st *State) error {
 	return err
 }
 
-var queueComponent = component{
-	name:     ComponentDeadLetterQueue,
-	recorded: func(st State) bool { return st.QueueURL != "" },
-	ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+var queueComponent = componentDef{
+	Name:     ComponentDeadLetterQueue,
+	Recorded: func(st State) bool { return st.QueueURL != "" },
+	Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
 		if err := c.ensureQueue(ctx, p.s, p.st); err != nil {
 			return err
 		}
 		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
 		return nil
 	},
-	read:   (*Pipeline).readQueue,
-	remove: (*Pipeline).deleteQueue,
-	lookup: (*Pipeline).lookupQueue,
+	Read:   (*Pipeline).readQueue,
+	Remove: (*Pipeline).deleteQueue,
+	Lookup: (*Pipeline).lookupQueue,
 }
 
 func (c *Pipeline) readQueue(ctx context.Context, p *pass) error {

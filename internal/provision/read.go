@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/component"
 )
 
 // Change and Drift report what Read found different from the Spec (see
@@ -25,7 +26,7 @@ func (c *Pipeline) Read(ctx context.Context, s Spec, st State) (State, Drift, er
 		return st, d, ErrNotFound
 	}
 	s = s.WithDefaults()
-	if err := c.readComponents(ctx, &pass{s: s, st: &st, d: &d}); err != nil {
+	if err := component.Read(ctx, components, c, &pass{s: s, st: &st, d: &d}); err != nil {
 		return st, d, err
 	}
 	if s.Reconciler.Disabled && (st.ReconcilerFunctionName != "" || st.ScheduleName != "") {

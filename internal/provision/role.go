@@ -173,12 +173,12 @@ type roleDef struct {
 	givesIAM bool
 }
 
-func (r roleDef) component() component {
+func (r roleDef) component() componentDef {
 	what := described(r.name)
-	return component{
-		name: r.name, reconciler: r.reconciler, required: r.reconciler,
-		recorded: func(st State) bool { name, _ := r.fields(&st); return *name != "" },
-		ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+	return componentDef{
+		Name: r.name, Wanted: reconcilerOnly(r.reconciler), Required: r.reconciler,
+		Recorded: func(st State) bool { name, _ := r.fields(&st); return *name != "" },
+		Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
 			name, arn := r.fields(p.st)
 			spec := roleSpec{
 				what: what, name: r.role(p.names()), service: r.service, policyName: r.policyName,
@@ -193,11 +193,11 @@ func (r roleDef) component() component {
 			}
 			return err
 		},
-		read: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Read: func(c *Pipeline, ctx context.Context, p *pass) error {
 			name, arn := r.fields(p.st)
 			return c.readRole(ctx, r.name, name, arn, r.policyName, r.policy(p), p.s.IAM, p.d)
 		},
-		remove: func(c *Pipeline, ctx context.Context, st *State) error {
+		Remove: func(c *Pipeline, ctx context.Context, st *State) error {
 			name, arn := r.fields(st)
 			if err := c.deleteRole(ctx, what, *name); err != nil {
 				return err
@@ -205,7 +205,7 @@ func (r roleDef) component() component {
 			*name, *arn = "", ""
 			return nil
 		},
-		lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
 			role := r.role(p.names())
 			// A role that cannot be read is left out of the import.
 			if out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err == nil {

@@ -182,15 +182,15 @@ func (c *Pipeline) findSchedule(ctx context.Context, name string) (*scheduler.Ge
 	return nil, nil
 }
 
-var scheduleComponent = component{
-	name:       ComponentSchedule,
-	reconciler: true,
-	required:   true,
-	recorded:   func(st State) bool { return st.ScheduleName != "" },
-	ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+var scheduleComponent = componentDef{
+	Name:     ComponentSchedule,
+	Wanted:   reconcilerEnabled,
+	Required: true,
+	Recorded: func(st State) bool { return st.ScheduleName != "" },
+	Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
 		return c.ensureSchedule(ctx, p.s, p.st, p.st.ScheduleName != "")
 	},
-	read:   (*Pipeline).readSchedule,
-	remove: (*Pipeline).deleteSchedule,
-	lookup: (*Pipeline).lookupSchedule,
+	Read:   (*Pipeline).readSchedule,
+	Remove: (*Pipeline).deleteSchedule,
+	Lookup: (*Pipeline).lookupSchedule,
 }

@@ -580,19 +580,19 @@ func (c *Pipeline) tableTags(ctx context.Context, arn string) (map[string]string
 	}
 }
 
-var tableComponent = component{
-	name:     ComponentTable,
-	recorded: func(st State) bool { return st.TableName != "" },
-	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
-	read: func(c *Pipeline, ctx context.Context, p *pass) error {
+var tableComponent = componentDef{
+	Name:     ComponentTable,
+	Recorded: func(st State) bool { return st.TableName != "" },
+	Ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
+	Read: func(c *Pipeline, ctx context.Context, p *pass) error {
 		if err := c.readTable(ctx, p.s, p.st, p.d); err != nil {
 			return err
 		}
 		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
 		return nil
 	},
-	remove: (*Pipeline).deleteTable,
-	lookup: (*Pipeline).lookupTable,
+	Remove: (*Pipeline).deleteTable,
+	Lookup: (*Pipeline).lookupTable,
 }
 
 // pointInTimeRecovery reports whether the table has point-in-time recovery.

@@ -13,12 +13,12 @@ func (c *Pipeline) checkTarget(ctx context.Context, s Spec) error {
 }
 
 // targetComponent records the bus or topic that the functions publish to.
-var targetComponent = component{
-	ensure: func(_ *Pipeline, _ context.Context, p *pass) error {
+var targetComponent = componentDef{
+	Ensure: func(_ *Pipeline, _ context.Context, p *pass) error {
 		p.st.TargetARN = p.s.TargetARN(p.st.account())
 		return nil
 	},
-	lookup: func(_ *Pipeline, _ context.Context, p *pass) error {
+	Lookup: func(_ *Pipeline, _ context.Context, p *pass) error {
 		p.st.TargetARN = p.s.WithDefaults().TargetARN(p.st.account())
 		return nil
 	},

@@ -6,6 +6,19 @@ import (
 	"strconv"
 )
 
+var deadLetterQueueComponent = componentDef{
+	Name:     ComponentDeadLetterQueue,
+	Recorded: func(st State) bool { return st.DeadLetterQueueURL != "" },
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
+		return c.ensureQueue(ctx, queueSpec{
+			what: "dead-letter queue", name: p.n.DeadLetterQueue, attrs: deadLetterAttributes(p.s), tags: p.s.tags(),
+		}, &p.st.DeadLetterQueueURL, &p.st.DeadLetterQueueARN)
+	},
+	Read:   (*Provisioner).readDeadLetterQueue,
+	Remove: removeQueue("dead-letter queue", func(st *State) (*string, *string) { return &st.DeadLetterQueueURL, &st.DeadLetterQueueARN }),
+	Lookup: (*Provisioner).lookupDeadLetterQueue,
+}
+
 func (c *Provisioner) readDeadLetterQueue(ctx context.Context, p *pass) error {
 	st := p.st
 	return c.readQueueOf(ctx, p, "dead-letter queue", p.n.DeadLetterQueue, &st.DeadLetterQueueURL, &st.DeadLetterQueueARN, func(attrs map[string]string) {

@@ -17,6 +17,15 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
+var queueComponent = componentDef{
+	Name:     ComponentQueue,
+	Recorded: func(st State) bool { return st.QueueURL != "" },
+	Ensure:   (*Provisioner).ensureQueueAndPolicy,
+	Read:     (*Provisioner).readQueue,
+	Remove:   removeQueue("queue", func(st *State) (*string, *string) { return &st.QueueURL, &st.QueueARN }),
+	Lookup:   (*Provisioner).lookupQueue,
+}
+
 // SQS attribute names.
 const (
 	attrVisibilityTimeout = string(types.QueueAttributeNameVisibilityTimeout)

@@ -6,18 +6,7 @@ import (
 	"fmt"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
-)
-
-// Components of a subscription, as named in a Drift.
-const (
-	ComponentDeadLetterQueue = "dead_letter_queue"
-	ComponentQueue           = "queue"
-	ComponentQueuePolicy     = "queue_policy"
-	ComponentRule            = "rule"
-	ComponentTarget          = "target"
-	// ComponentTopicSubscription is the queue's subscription to the topic
-	// of a topic subscription.
-	ComponentTopicSubscription = "topic_subscription"
+	"github.com/outboxkit/terraform-provider-outbox/internal/component"
 )
 
 // DriftComponents are the components that a Drift may name.
@@ -52,10 +41,8 @@ func (c *Provisioner) Read(ctx context.Context, s Spec, st State) (State, Drift,
 	st.EventBusName = cmp.Or(st.EventBusName, BusName(s.EventBus))
 	st.TopicARN = cmp.Or(st.TopicARN, s.TopicARN)
 	p := &pass{s: s, st: &st, n: st.names(), d: &d}
-	for _, k := range components {
-		if err := k.read(c, ctx, p); err != nil {
-			return st, d, err
-		}
+	if err := component.Read(ctx, components, c, p); err != nil {
+		return st, d, err
 	}
 	if !st.Exists() {
 		return st, d, ErrNotFound
@@ -78,10 +65,8 @@ func (c *Provisioner) Lookup(ctx context.Context, name string) (Spec, State, err
 		// A subscription to a FIFO topic.
 		p.n = NamesOf(name, true)
 	}
-	for _, k := range components {
-		if err := k.lookup(c, ctx, p); err != nil {
-			return p.s, *p.st, fmt.Errorf("importing outbox subscription (%s): %w", name, err)
-		}
+	if err := component.Lookup(ctx, components, c, p); err != nil {
+		return p.s, *p.st, fmt.Errorf("importing outbox subscription (%s): %w", name, err)
 	}
 	if !p.st.Exists() {
 		return p.s, *p.st, fmt.Errorf("importing outbox subscription (%s): neither the queue %s nor the rule %s exists: %w", name, p.n.Queue, p.n.Rule, ErrNotFound)
