@@ -12,17 +12,14 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// QueueAttributes returns the attributes of the queue at url, or nil when
-// it does not exist.
+// QueueAttributes returns the attributes of the queue at url, or a
+// NotFoundError when it does not exist.
 func QueueAttributes(ctx context.Context, client *sqs.Client, url string) (map[string]string, error) {
 	out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll},
 	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, NotFound("queue", url, err)
 	}
 	return out.Attributes, nil
 }

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 func TestLocalScheduleControls(t *testing.T) {
@@ -27,7 +30,7 @@ func TestLocalScheduleControls(t *testing.T) {
 	check := func(when, group, tz string, window int32) {
 		t.Helper()
 		have, err := c.getSchedule(ctx, st.ScheduleName, group)
-		if err != nil || have == nil {
+		if err != nil {
 			t.Fatalf("%s: no schedule in group %s (%v)", when, group, err)
 		}
 		if aws.ToString(have.ScheduleExpressionTimezone) != tz || aws.ToInt32(have.FlexibleTimeWindow.MaximumWindowInMinutes) != window {
@@ -65,7 +68,7 @@ func TestLocalScheduleControls(t *testing.T) {
 	spec.Reconciler.ScheduleTimezone, spec.Reconciler.FlexibleTimeWindowMinutes, spec.Reconciler.ScheduleGroup = "", 0, ""
 	st = mustUpdate(t, ctx, c, spec, st, "Update")
 	check("updated", ScheduleGroup, "UTC", 0)
-	if old, err := c.getSchedule(ctx, st.ScheduleName, "ops"); err != nil || old != nil {
+	if _, err := c.getSchedule(ctx, st.ScheduleName, "ops"); !errors.Is(err, awsops.ErrNotFound) {
 		t.Fatalf("the schedule is still in group ops after the move (%v)", err)
 	}
 	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
@@ -92,7 +95,7 @@ func TestLocalLambdaControls(t *testing.T) {
 	get := func() *lambda.GetFunctionOutput {
 		t.Helper()
 		fn, err := c.getFunction(ctx, st.RelayFunctionName)
-		if err != nil || fn == nil {
+		if err != nil {
 			t.Fatalf("reading the relay function: %v", err)
 		}
 		return fn

@@ -3,6 +3,7 @@ package provision
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -58,23 +59,25 @@ type functionSpec struct {
 	sha      string
 }
 
-// getFunction returns the function, or nil when it does not exist.
+// getFunction returns the function, or a NotFoundError when it does not
+// exist.
 func (c *Pipeline) getFunction(ctx context.Context, name string) (*lambda.GetFunctionOutput, error) {
 	out, err := c.Lambda.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
+	if err != nil {
+		return nil, awsops.NotFound("function", name, err)
 	}
-	return out, err
+	return out, nil
 }
 
 func (c *Pipeline) ensureFunction(ctx context.Context, f functionSpec, known bool) (string, error) {
 	have, err := c.getFunction(ctx, f.name)
-	if err != nil {
+	absent := errors.Is(err, awsops.ErrNotFound)
+	if err != nil && !absent {
 		return "", fmt.Errorf("reading %s (%s): %w", f.what, f.name, err)
 	}
 	var arn string
 	switch {
-	case have == nil:
+	case absent:
 		tracing, logging, kms, vpc := f.controls.requests()
 		in := &lambda.CreateFunctionInput{
 			TracingConfig: tracing, LoggingConfig: logging, VpcConfig: vpc,
@@ -324,13 +327,13 @@ func (f functionDef) component() componentDef {
 // readFunction records drift of a function and returns its code's SHA-256.
 func (c *Pipeline) readFunction(ctx context.Context, component string, name, arn *string, f functionSpec, d *Drift) (string, error) {
 	have, err := c.getFunction(ctx, *name)
-	if err != nil {
-		return "", fmt.Errorf("reading function (%s): %w", *name, err)
-	}
-	if have == nil {
+	if errors.Is(err, awsops.ErrNotFound) {
 		d.AddMissing(component)
 		*name, *arn = "", ""
 		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading function (%s): %w", *name, err)
 	}
 	*arn = aws.ToString(have.Configuration.FunctionArn)
 	sha := aws.ToString(have.Configuration.CodeSha256)

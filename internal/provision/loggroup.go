@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -10,26 +11,28 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-// logGroup returns the retention of the log group, and whether it exists.
-func (c *Pipeline) logGroup(ctx context.Context, name string) (retention int32, exists bool, err error) {
+// logGroup returns the retention of the log group, or a NotFoundError when
+// it does not exist.
+func (c *Pipeline) logGroup(ctx context.Context, name string) (retention int32, err error) {
 	out, err := c.Logs.DescribeLogGroups(ctx, &cloudwatchlogs.DescribeLogGroupsInput{LogGroupNamePrefix: aws.String(name)})
 	if err != nil {
-		return 0, false, err
+		return 0, err
 	}
 	for _, g := range out.LogGroups {
 		if aws.ToString(g.LogGroupName) == name {
-			return aws.ToInt32(g.RetentionInDays), true, nil
+			return aws.ToInt32(g.RetentionInDays), nil
 		}
 	}
-	return 0, false, nil
+	return 0, &awsops.NotFoundError{Kind: "log group", ID: name}
 }
 
 // ensureLogGroup creates the log group or brings its retention and tags to
 // the desired ones. owned reports whether the group now exists and belongs
 // to the pipeline, even when a later step failed.
 func (c *Pipeline) ensureLogGroup(ctx context.Context, what, name string, retention int32, tags map[string]string, a Account, known bool) (owned bool, err error) {
-	have, exists, err := c.logGroup(ctx, name)
-	if err != nil {
+	have, err := c.logGroup(ctx, name)
+	exists := !errors.Is(err, awsops.ErrNotFound)
+	if err != nil && exists {
 		return known, fmt.Errorf("reading %s (%s): %w", what, name, err)
 	}
 	switch {
@@ -97,7 +100,11 @@ func (g logGroupDef) component() componentDef {
 			return err
 		},
 		Read: func(c *Pipeline, ctx context.Context, p *pass) error {
-			return c.readLogGroup(ctx, g.name, g.field(p.st), g.function(&p.s).LogRetentionDays, p.d)
+			field, want := g.field(p.st), g.function(&p.s).LogRetentionDays
+			return readRecorded(p, g.name, "log group", *field,
+				func() (int32, error) { return c.logGroup(ctx, *field) },
+				func() { *field = "" },
+				func(have int32) []string { return changedIf(have != want, "retention_in_days") })
 		},
 		Remove: func(c *Pipeline, ctx context.Context, st *State) error {
 			if err := c.deleteLogGroup(ctx, what, *g.field(st)); err != nil {
@@ -109,32 +116,15 @@ func (g logGroupDef) component() componentDef {
 		Lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
 			name := g.logGroup(p.names())
 			// A log group that cannot be read is left as Lookup found it.
-			if retention, exists, err := c.logGroup(ctx, name); err == nil && exists {
+			switch retention, err := c.logGroup(ctx, name); {
+			case err == nil:
 				*g.field(p.st), g.function(&p.s).LogRetentionDays = name, retention
-			} else if err == nil {
+			case errors.Is(err, awsops.ErrNotFound):
 				*g.field(p.st) = ""
 			}
 			return nil
 		},
 	}
-}
-
-func (c *Pipeline) readLogGroup(ctx context.Context, component string, name *string, retention int32, d *Drift) error {
-	if *name == "" {
-		return nil
-	}
-	have, exists, err := c.logGroup(ctx, *name)
-	if err != nil {
-		return fmt.Errorf("reading log group (%s): %w", *name, err)
-	}
-	switch {
-	case !exists:
-		d.AddMissing(component)
-		*name = ""
-	case have != retention:
-		d.AddChanged(component, "retention_in_days")
-	}
-	return nil
 }
 
 func relayLogGroupField(st *State) *string { return &st.RelayLogGroup }

@@ -2,11 +2,13 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/component"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
@@ -33,11 +35,11 @@ func (c *Pipeline) Lookup(ctx context.Context, name string) (Spec, State, error)
 func (c *Pipeline) lookupFunctions(ctx context.Context, name string) (*pass, error) {
 	n := NamesFor(name)
 	fn, err := c.getFunction(ctx, n.RelayFunction)
+	if errors.Is(err, awsops.ErrNotFound) {
+		return nil, fmt.Errorf("relay function %s does not exist: %w", n.RelayFunction, ErrNotFound)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading relay function (%s): %w", n.RelayFunction, err)
-	}
-	if fn == nil {
-		return nil, fmt.Errorf("relay function %s does not exist: %w", n.RelayFunction, ErrNotFound)
 	}
 	var env map[string]string
 	if fn.Configuration.Environment != nil {
@@ -47,8 +49,9 @@ func (c *Pipeline) lookupFunctions(ctx context.Context, name string) (*pass, err
 	if err != nil {
 		return nil, fmt.Errorf("the relay function's environment: %w", err)
 	}
+	// A missing reconciler function is recorded as nil.
 	rfn, err := c.getFunction(ctx, n.ReconcilerFunction)
-	if err != nil {
+	if err = awsops.IgnoreNotFound(err); err != nil {
 		return nil, fmt.Errorf("reading reconciler function (%s): %w", n.ReconcilerFunction, err)
 	}
 	s := specFromEnv(name, rc, env)

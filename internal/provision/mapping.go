@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -19,18 +20,15 @@ const (
 	mappingDeleting = "Deleting"
 )
 
-// getMapping returns the mapping, or nil when it does not exist (or is being
-// deleted).
+// getMapping returns the mapping, or a NotFoundError when it does not exist
+// (or is being deleted).
 func (c *Pipeline) getMapping(ctx context.Context, uuid string) (*lambda.GetEventSourceMappingOutput, error) {
 	out, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, awsops.NotFound("event source mapping", uuid, err)
 	}
 	if aws.ToString(out.State) == mappingDeleting {
-		return nil, nil
+		return nil, &awsops.NotFoundError{Kind: "event source mapping", ID: uuid}
 	}
 	return out, nil
 }
@@ -78,12 +76,11 @@ func (c *Pipeline) ensureMapping(ctx context.Context, s Spec, st *State) error {
 	}
 	if st.MappingUUID != "" {
 		have, err := c.getMapping(ctx, st.MappingUUID)
-		if err != nil {
-			return fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
-		}
 		switch {
-		case have == nil:
+		case errors.Is(err, awsops.ErrNotFound):
 			st.MappingUUID = ""
+		case err != nil:
+			return fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
 		case aws.ToString(have.EventSourceArn) != st.StreamARN:
 			// The stream was re-enabled: a mapping cannot move to the new
 			// stream, so it is replaced.
@@ -239,10 +236,7 @@ var mappingComponent = componentDef{
 func (c *Pipeline) readMapping(ctx context.Context, p *pass) error {
 	st := p.st
 	return readRecorded(p, ComponentMapping, "event source mapping", st.MappingUUID,
-		func() (*lambda.GetEventSourceMappingOutput, bool, error) {
-			have, err := c.getMapping(ctx, st.MappingUUID)
-			return have, have != nil, err
-		},
+		func() (*lambda.GetEventSourceMappingOutput, error) { return c.getMapping(ctx, st.MappingUUID) },
 		func() { st.MappingUUID = "" },
 		func(have *lambda.GetEventSourceMappingOutput) []string { return mappingDiff(p.s, *st, have) })
 }

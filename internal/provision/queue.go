@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -38,10 +39,10 @@ func (c *Pipeline) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	want := queueAttributes(s.DeadLetterQueue)
 	if st.QueueURL != "" {
 		have, err := c.queue(ctx, st.QueueURL)
-		if err != nil {
+		if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 			return fmt.Errorf("reading dead-letter queue (%s): %w", name, err)
 		}
-		if have != nil {
+		if err == nil {
 			changed := map[string]string{}
 			for k, v := range want {
 				if have[k] != v {
@@ -74,9 +75,6 @@ func (c *Pipeline) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	attrs, err := c.queue(ctx, st.QueueURL)
 	if err != nil {
 		return fmt.Errorf("reading dead-letter queue (%s) after creating it: %w", name, err)
-	}
-	if attrs == nil {
-		return fmt.Errorf("reading dead-letter queue (%s) after creating it: SQS reports it does not exist", name)
 	}
 	st.QueueARN = attrs[string(types.QueueAttributeNameQueueArn)]
 	return nil
@@ -111,10 +109,7 @@ var queueComponent = componentDef{
 func (c *Pipeline) readQueue(ctx context.Context, p *pass) error {
 	st := p.st
 	return readRecorded(p, ComponentDeadLetterQueue, "dead-letter queue", st.QueueURL,
-		func() (map[string]string, bool, error) {
-			attrs, err := c.queue(ctx, st.QueueURL)
-			return attrs, attrs != nil, err
-		},
+		func() (map[string]string, error) { return c.queue(ctx, st.QueueURL) },
 		func() { st.QueueURL, st.QueueARN = "", "" },
 		func(attrs map[string]string) []string {
 			var fields []string
@@ -134,7 +129,7 @@ func (c *Pipeline) lookupQueue(ctx context.Context, p *pass) error {
 		return nil //nolint:nilerr // see above
 	}
 	p.st.QueueURL = aws.ToString(q.QueueUrl)
-	if attrs, err := c.queue(ctx, p.st.QueueURL); err == nil && attrs != nil {
+	if attrs, err := c.queue(ctx, p.st.QueueURL); err == nil {
 		p.st.QueueARN = attrs[string(sqstypes.QueueAttributeNameQueueArn)]
 		if v, err := strconv.Atoi(attrs[string(sqstypes.QueueAttributeNameMessageRetentionPeriod)]); err == nil {
 			p.s.DeadLetterQueue.MessageRetentionSeconds = int32(v)

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
@@ -38,23 +39,31 @@ func (c *Pipeline) Read(ctx context.Context, s Spec, st State) (State, Drift, er
 	return st, d, nil
 }
 
-// readRecorded reads the component recorded as id, if any, with get, which
-// reports whether it exists: a missing one is recorded in the drift and
-// cleared from the State (forget), so that Update recreates it; the fields
-// of one that exists are compared by diff.
-func readRecorded[T any](p *pass, component, what, id string, get func() (T, bool, error), forget func(), diff func(T) []string) error {
+// readRecorded reads the component recorded as id, if any, with get: a
+// missing one (a NotFoundError) is recorded in the drift and cleared from
+// the State (forget), so that Update recreates it; the fields of one that
+// exists are compared by diff.
+func readRecorded[T any](p *pass, component, what, id string, get func() (T, error), forget func(), diff func(T) []string) error {
 	if id == "" {
 		return nil
 	}
-	have, ok, err := get()
-	if err != nil {
-		return fmt.Errorf("reading %s (%s): %w", what, id, err)
-	}
-	if !ok {
+	have, err := get()
+	if errors.Is(err, awsops.ErrNotFound) {
 		p.d.AddMissing(component)
 		forget()
 		return nil
 	}
+	if err != nil {
+		return fmt.Errorf("reading %s (%s): %w", what, id, err)
+	}
 	p.d.AddChanged(component, diff(have)...)
+	return nil
+}
+
+// changedIf is field when changed holds, else nothing: a diff of one field.
+func changedIf(changed bool, field string) []string {
+	if changed {
+		return []string{field}
+	}
 	return nil
 }

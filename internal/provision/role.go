@@ -85,24 +85,28 @@ func (c *Pipeline) ensureRole(ctx context.Context, r roleSpec, known bool) (stri
 	return aws.ToString(out.Role.Arn), nil
 }
 
-// rolePolicy returns the role's inline policy document, "" when the role or
-// the policy does not exist, and whether the role exists.
-func (c *Pipeline) rolePolicy(ctx context.Context, role, policy string) (doc string, have *iamtypes.Role, err error) {
+// roleAndPolicy is a role and its inline policy document, "" when the
+// policy does not exist.
+type roleAndPolicy struct {
+	role *iamtypes.Role
+	doc  string
+}
+
+// rolePolicy returns the role with its inline policy document, or a
+// NotFoundError when the role does not exist.
+func (c *Pipeline) rolePolicy(ctx context.Context, role, policy string) (roleAndPolicy, error) {
 	got, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)})
 	if err != nil {
-		if awsops.IsNotFound(err) {
-			return "", nil, nil
-		}
-		return "", nil, err
+		return roleAndPolicy{}, awsops.NotFound("role", role, err)
 	}
 	out, err := c.IAM.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policy)})
 	if awsops.IsNotFound(err) {
-		return "", got.Role, nil
+		return roleAndPolicy{role: got.Role}, nil
 	}
 	if err != nil {
-		return "", got.Role, err
+		return roleAndPolicy{role: got.Role}, err
 	}
-	return decodePolicy(aws.ToString(out.PolicyDocument)), got.Role, nil
+	return roleAndPolicy{role: got.Role, doc: decodePolicy(aws.ToString(out.PolicyDocument))}, nil
 }
 
 // decodePolicy undoes the URL encoding of documents returned by IAM.
@@ -195,7 +199,13 @@ func (r roleDef) component() componentDef {
 		},
 		Read: func(c *Pipeline, ctx context.Context, p *pass) error {
 			name, arn := r.fields(p.st)
-			return c.readRole(ctx, r.name, name, arn, r.policyName, r.policy(p), p.s.IAM, p.d)
+			want := r.policy(p).JSON()
+			return readRecorded(p, r.name, "role", *name,
+				func() (roleAndPolicy, error) { return c.rolePolicy(ctx, *name, r.policyName) },
+				func() { *name, *arn = "", "" },
+				func(have roleAndPolicy) []string {
+					return append(roleControlsDiff(p.s.IAM, have.role), changedIf(!awsops.SamePolicy(have.doc, want), "policy")...)
+				})
 		},
 		Remove: func(c *Pipeline, ctx context.Context, st *State) error {
 			name, arn := r.fields(st)
@@ -220,26 +230,6 @@ func (r roleDef) component() componentDef {
 	}
 }
 
-func (c *Pipeline) readRole(ctx context.Context, component string, name, arn *string, policyName string, want PolicyDocument, i IAMSpec, d *Drift) error {
-	if *name == "" {
-		return nil
-	}
-	doc, role, err := c.rolePolicy(ctx, *name, policyName)
-	if err != nil {
-		return fmt.Errorf("reading role (%s): %w", *name, err)
-	}
-	if role == nil {
-		d.AddMissing(component)
-		*name, *arn = "", ""
-		return nil
-	}
-	fields := roleControlsDiff(i, role)
-	if !awsops.SamePolicy(doc, want.JSON()) {
-		fields = append(fields, "policy")
-	}
-	d.AddChanged(component, fields...)
-	return nil
-}
 
 func (n Names) relayRole() string { return n.RelayRole }
 

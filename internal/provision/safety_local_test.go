@@ -209,7 +209,7 @@ func relayEnv(t *testing.T, ctx context.Context, c *Pipeline, st State) (map[str
 		t.Fatal(err)
 	}
 	m, err := c.getMapping(ctx, st.MappingUUID)
-	if err != nil || m == nil || m.FilterCriteria == nil || len(m.FilterCriteria.Filters) != 1 {
+	if err != nil || m.FilterCriteria == nil || len(m.FilterCriteria.Filters) != 1 {
 		t.Fatalf("reading the mapping's filter: %v", err)
 	}
 	return fn.Configuration.Environment.Variables, aws.ToString(m.FilterCriteria.Filters[0].Pattern)

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,10 +25,10 @@ func (st State) group() string {
 
 func (c *Pipeline) getSchedule(ctx context.Context, name, group string) (*scheduler.GetScheduleOutput, error) {
 	out, err := c.Scheduler.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String(name), GroupName: aws.String(group)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
+	if err != nil {
+		return nil, awsops.NotFound("reconcile schedule", name, err)
 	}
-	return out, err
+	return out, nil
 }
 
 // flexibleWindow is the schedule's flexible time window.
@@ -68,7 +69,8 @@ func (c *Pipeline) ensureSchedule(ctx context.Context, s Spec, st *State, known 
 		known = false
 	}
 	have, err := c.getSchedule(ctx, name, group)
-	if err != nil {
+	absent := errors.Is(err, awsops.ErrNotFound)
+	if err != nil && !absent {
 		return fmt.Errorf("reading reconcile schedule (%s in group %s): %w", name, group, err)
 	}
 	r := s.Reconciler
@@ -80,7 +82,7 @@ func (c *Pipeline) ensureSchedule(ctx context.Context, s Spec, st *State, known 
 	}
 	desc := aws.String("Outbox pipeline " + s.Name + ": republishes pending events that the stream missed")
 	switch {
-	case have == nil:
+	case absent:
 		var out *scheduler.CreateScheduleOutput
 		err := c.retryPropagation(ctx, func() (err error) {
 			out, err = c.Scheduler.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
@@ -138,10 +140,7 @@ func (c *Pipeline) deleteSchedule(ctx context.Context, st *State) error {
 func (c *Pipeline) readSchedule(ctx context.Context, p *pass) error {
 	st := p.st
 	return readRecorded(p, ComponentSchedule, "reconcile schedule", st.ScheduleName,
-		func() (*scheduler.GetScheduleOutput, bool, error) {
-			have, err := c.getSchedule(ctx, st.ScheduleName, st.group())
-			return have, have != nil, err
-		},
+		func() (*scheduler.GetScheduleOutput, error) { return c.getSchedule(ctx, st.ScheduleName, st.group()) },
 		func() { st.ScheduleName, st.ScheduleARN = "", "" },
 		func(have *scheduler.GetScheduleOutput) []string { return scheduleDiff(p.s, *st, have) })
 }
@@ -150,7 +149,7 @@ func (c *Pipeline) lookupSchedule(ctx context.Context, p *pass) error {
 	n, r := p.names(), &p.s.Reconciler
 	// A schedule that cannot be read is left out of the import.
 	sch, err := c.findSchedule(ctx, n.Schedule)
-	if err != nil || sch == nil {
+	if err != nil {
 		return nil //nolint:nilerr // see above
 	}
 	p.st.ScheduleName, p.st.ScheduleARN = n.Schedule, aws.ToString(sch.Arn)
@@ -165,7 +164,8 @@ func (c *Pipeline) lookupSchedule(ctx context.Context, p *pass) error {
 	return nil
 }
 
-// findSchedule finds the pipeline's schedule in any group.
+// findSchedule finds the pipeline's schedule in any group, or returns a
+// NotFoundError.
 func (c *Pipeline) findSchedule(ctx context.Context, name string) (*scheduler.GetScheduleOutput, error) {
 	p := scheduler.NewListSchedulesPaginator(c.Scheduler, &scheduler.ListSchedulesInput{NamePrefix: aws.String(name)})
 	for p.HasMorePages() {
@@ -179,7 +179,7 @@ func (c *Pipeline) findSchedule(ctx context.Context, name string) (*scheduler.Ge
 			}
 		}
 	}
-	return nil, nil
+	return nil, &awsops.NotFoundError{Kind: "reconcile schedule", ID: name}
 }
 
 var scheduleComponent = componentDef{

@@ -13,14 +13,12 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-// describeTable returns the table, or nil when it does not exist.
+// describeTable returns the table, or a NotFoundError when it does not
+// exist.
 func (c *Pipeline) describeTable(ctx context.Context, name string) (*types.TableDescription, error) {
 	out, err := c.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, awsops.NotFound("table", name, err)
 	}
 	return out.Table, nil
 }
@@ -31,11 +29,12 @@ func (c *Pipeline) describeTable(ctx context.Context, name string) (*types.Table
 func (c *Pipeline) ensureTable(ctx context.Context, s Spec, st *State) error {
 	t := s.OutboxTable()
 	desc, err := c.describeTable(ctx, t.Name)
-	if err != nil {
+	absent := errors.Is(err, awsops.ErrNotFound)
+	if err != nil && !absent {
 		return fmt.Errorf("reading table (%s): %w", t.Name, err)
 	}
 	owned := !s.Table.Existing
-	if desc == nil {
+	if absent {
 		if !owned {
 			return fmt.Errorf("adopting table (%s): it does not exist: create it first, or leave Table.Existing unset to have the pipeline create a dedicated table", t.Name)
 		}
@@ -118,11 +117,11 @@ func (c *Pipeline) waitTableActive(ctx context.Context, name string) (*types.Tab
 	var desc *types.TableDescription
 	err := c.waitFor(ctx, "table "+name+" to be ACTIVE", func(ctx context.Context) (bool, error) {
 		d, err := c.describeTable(ctx, name)
+		if errors.Is(err, awsops.ErrNotFound) {
+			return false, errors.New("the table disappeared")
+		}
 		if err != nil {
 			return false, err
-		}
-		if d == nil {
-			return false, errors.New("the table disappeared")
 		}
 		desc = d
 		if d.TableStatus != types.TableStatusActive {
@@ -225,8 +224,8 @@ func (c *Pipeline) disableStream(ctx context.Context, table string) error {
 func (c *Pipeline) ensurePendingIndex(ctx context.Context, s Spec, st *State) error {
 	t := s.OutboxTable()
 	desc, err := c.describeTable(ctx, st.TableName)
-	if err != nil || desc == nil {
-		return fmt.Errorf("reading it: %w", errors.Join(err, errIfNil(desc)))
+	if err != nil {
+		return fmt.Errorf("reading it: %w", err)
 	}
 	index, attrs := t.PendingIndex()
 	if s.Table.PendingIndexDisabled {
@@ -292,8 +291,8 @@ func (c *Pipeline) dropFormerPendingIndex(ctx context.Context, st *State) error 
 // until it is gone.
 func (c *Pipeline) deleteIndex(ctx context.Context, table, index string) error {
 	desc, err := c.describeTable(ctx, table)
-	if err != nil || desc == nil || !hasIndex(desc, index) {
-		return err
+	if err != nil || !hasIndex(desc, index) {
+		return awsops.IgnoreNotFound(err)
 	}
 	_, err = c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName:                   aws.String(table),
@@ -304,19 +303,13 @@ func (c *Pipeline) deleteIndex(ctx context.Context, table, index string) error {
 	}
 	return c.waitFor(ctx, "index "+index+" to be deleted", func(ctx context.Context) (bool, error) {
 		d, err := c.describeTable(ctx, table)
-		if err != nil || d == nil {
-			return d == nil, err
+		if err != nil {
+			return errors.Is(err, awsops.ErrNotFound), awsops.IgnoreNotFound(err)
 		}
 		return !hasIndex(d, index) && d.TableStatus == types.TableStatusActive, nil
 	})
 }
 
-func errIfNil(d *types.TableDescription) error {
-	if d == nil {
-		return errors.New("the table does not exist")
-	}
-	return nil
-}
 
 func sameKeySchema(a, b []types.KeySchemaElement) bool {
 	if len(a) != len(b) {
@@ -384,8 +377,8 @@ func (c *Pipeline) deleteTable(ctx context.Context, st *State) error {
 			return fmt.Errorf("deleting table (%s): %w", st.TableName, err)
 		}
 		err = c.waitFor(ctx, "table "+st.TableName+" to be deleted", func(ctx context.Context) (bool, error) {
-			d, err := c.describeTable(ctx, st.TableName)
-			return d == nil, err
+			_, err := c.describeTable(ctx, st.TableName)
+			return errors.Is(err, awsops.ErrNotFound), awsops.IgnoreNotFound(err)
 		})
 		if err != nil {
 			return fmt.Errorf("deleting table (%s): %w", st.TableName, err)
@@ -406,12 +399,12 @@ func (st *State) clearTable() {
 }
 
 func (c *Pipeline) revertAdopted(ctx context.Context, st *State) error {
-	desc, err := c.describeTable(ctx, st.TableName)
+	_, err := c.describeTable(ctx, st.TableName)
+	if errors.Is(err, awsops.ErrNotFound) {
+		return nil // the table is gone: nothing to revert
+	}
 	if err != nil {
 		return err
-	}
-	if desc == nil {
-		return nil // the table is gone: nothing to revert
 	}
 	if st.Added.TTL {
 		_, err := c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
@@ -486,15 +479,15 @@ func (c *Pipeline) readTable(ctx context.Context, s Spec, st *State, d *Drift) e
 		return nil
 	}
 	desc, err := c.describeTable(ctx, st.TableName)
-	if err != nil {
-		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
-	}
-	if desc == nil {
+	if errors.Is(err, awsops.ErrNotFound) {
 		d.AddMissing(ComponentTable)
 		if st.TableOwned {
 			st.clearTable()
 		}
 		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
 	}
 	if err := c.recordTable(st, desc); err != nil {
 		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
@@ -540,10 +533,10 @@ func (c *Pipeline) readTable(ctx context.Context, s Spec, st *State, d *Drift) e
 func (c *Pipeline) lookupTable(ctx context.Context, p *pass) error {
 	s, st, t := &p.s, p.st, p.rc.Table
 	desc, err := c.describeTable(ctx, t.Name)
-	if err != nil {
+	if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 		return fmt.Errorf("reading table (%s): %w", t.Name, err)
 	}
-	if desc != nil {
+	if err == nil {
 		if err := c.recordTable(st, desc); err != nil {
 			return err
 		}
@@ -610,8 +603,8 @@ func (c *Pipeline) pointInTimeRecovery(ctx context.Context, table string) (bool,
 // recovery of a dedicated table to the Spec's.
 func (c *Pipeline) ensureTableProtection(ctx context.Context, s Spec, st *State) error {
 	desc, err := c.describeTable(ctx, st.TableName)
-	if err != nil || desc == nil {
-		return fmt.Errorf("reading it: %w", errors.Join(err, errIfNil(desc)))
+	if err != nil {
+		return fmt.Errorf("reading it: %w", err)
 	}
 	if want := *s.Table.DeletionProtection; aws.ToBool(desc.DeletionProtectionEnabled) != want {
 		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
@@ -676,8 +669,8 @@ func (c *Pipeline) readTableProtection(ctx context.Context, s Spec, st State, de
 // deleted. Delete calls it only after checkUndelivered passed.
 func (c *Pipeline) unprotectTable(ctx context.Context, table string) error {
 	desc, err := c.describeTable(ctx, table)
-	if err != nil || desc == nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
-		return err
+	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
+		return awsops.IgnoreNotFound(err)
 	}
 	if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName: aws.String(table), DeletionProtectionEnabled: aws.Bool(false),

@@ -69,7 +69,7 @@ func TestLocalStreamViewTypeRepairedOnDedicatedTable(t *testing.T) {
 		t.Errorf("after Update: stream %+v %s, state %s; want a new NEW_IMAGE stream", desc.StreamSpecification, aws.ToString(desc.LatestStreamArn), st.StreamARN)
 	}
 	m, err := c.getMapping(ctx, st.MappingUUID)
-	if err != nil || m == nil || aws.ToString(m.EventSourceArn) != st.StreamARN {
+	if err != nil || aws.ToString(m.EventSourceArn) != st.StreamARN {
 		t.Errorf("after Update the mapping is %+v (%v); want it on %s", m, err, st.StreamARN)
 	}
 	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {

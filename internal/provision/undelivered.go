@@ -60,8 +60,8 @@ func (c *Pipeline) CountUndelivered(ctx context.Context, table string, prefixes 
 	filter := "#status IN (:pending, :failed)"
 	if len(prefixes) > 0 {
 		desc, err := c.describeTable(ctx, table)
-		if err != nil || desc == nil {
-			return u, err
+		if err != nil {
+			return u, awsops.IgnoreNotFound(err)
 		}
 		names["#sk"] = rangeKey(desc)
 		var terms []string

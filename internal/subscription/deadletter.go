@@ -2,8 +2,11 @@ package subscription
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 var deadLetterQueueComponent = componentDef{
@@ -28,13 +31,14 @@ func (c *Provisioner) readDeadLetterQueue(ctx context.Context, p *pass) error {
 
 func (c *Provisioner) lookupDeadLetterQueue(ctx context.Context, p *pass) error {
 	url, attrs, err := c.queueByName(ctx, p.n.DeadLetterQueue)
+	if errors.Is(err, awsops.ErrNotFound) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("reading dead-letter queue (%s): %w", p.n.DeadLetterQueue, err)
 	}
-	if attrs != nil {
-		p.st.DeadLetterQueueURL, p.st.DeadLetterQueueARN = url, attrs[attrQueueARN]
-		p.s.DeadLetter.MessageRetentionSeconds = int32(atoi(attrs[attrRetention]))
-	}
+	p.st.DeadLetterQueueURL, p.st.DeadLetterQueueARN = url, attrs[attrQueueARN]
+	p.s.DeadLetter.MessageRetentionSeconds = int32(atoi(attrs[attrRetention]))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package subscription
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -63,10 +64,10 @@ func RuleARNOfPolicy(policy string) string {
 // ensurePolicy sets the queue's policy unless it already means doc.
 func (c *Provisioner) ensurePolicy(ctx context.Context, url string, doc PolicyDocument) error {
 	have, err := c.queue(ctx, url)
-	if err != nil {
+	if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 		return err
 	}
-	if have != nil && awsops.SamePolicy(have[attrPolicy], doc.JSON()) {
+	if err == nil && awsops.SamePolicy(have[attrPolicy], doc.JSON()) {
 		return nil
 	}
 	_, err = c.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{attrPolicy: doc.JSON()}})

@@ -144,10 +144,10 @@ func (c *Provisioner) queue(ctx context.Context, url string) (map[string]string,
 func (c *Provisioner) ensureQueue(ctx context.Context, q queueSpec, url, arn *string) error {
 	if *url != "" {
 		have, err := c.queue(ctx, *url)
-		if err != nil {
+		if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 			return fmt.Errorf("reading %s (%s): %w", q.what, q.name, err)
 		}
-		if have != nil {
+		if err == nil {
 			changed := map[string]string{}
 			for _, k := range attributeDiff(have, q.attrs) {
 				changed[k] = q.attrs[k]
@@ -181,9 +181,6 @@ func (c *Provisioner) ensureQueue(ctx context.Context, q queueSpec, url, arn *st
 	}
 	*url = aws.ToString(out.QueueUrl)
 	attrs, err := c.queue(ctx, *url)
-	if err == nil && attrs == nil {
-		err = errors.New("the queue is not found")
-	}
 	if err != nil {
 		return fmt.Errorf("reading %s (%s) after creating it: %w", q.what, q.name, err)
 	}
@@ -248,12 +245,12 @@ func (c *Provisioner) readQueue(ctx context.Context, p *pass) error {
 func (c *Provisioner) readQueueOf(ctx context.Context, p *pass, what, name string, url, arn *string, seen func(map[string]string), missing ...string) error {
 	if *url != "" {
 		attrs, err := c.queue(ctx, *url)
-		if err != nil {
-			return fmt.Errorf("reading %s (%s): %w", what, name, err)
-		}
-		if attrs == nil {
+		switch {
+		case errors.Is(err, awsops.ErrNotFound):
 			*url, *arn = "", ""
-		} else {
+		case err != nil:
+			return fmt.Errorf("reading %s (%s): %w", what, name, err)
+		default:
 			*arn = attrs[attrQueueARN]
 			seen(attrs)
 		}
@@ -291,11 +288,11 @@ func (p *pass) readQueueAttributes(attrs map[string]string) {
 func (c *Provisioner) lookupQueue(ctx context.Context, p *pass) error {
 	s, st := &p.s, p.st
 	url, attrs, err := c.queueByName(ctx, p.n.Queue)
+	if errors.Is(err, awsops.ErrNotFound) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("reading queue (%s): %w", p.n.Queue, err)
-	}
-	if attrs == nil {
-		return nil
 	}
 	st.QueueURL, st.QueueARN = url, attrs[attrQueueARN]
 	vt := int32(atoi(attrs[attrVisibilityTimeout]))
@@ -322,13 +319,12 @@ func (c *Provisioner) lookupQueue(ctx context.Context, p *pass) error {
 	return nil
 }
 
+// queueByName returns the URL and attributes of the queue called name, or a
+// NotFoundError when it does not exist.
 func (c *Provisioner) queueByName(ctx context.Context, name string) (string, map[string]string, error) {
 	out, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
-	if awsops.IsNotFound(err) {
-		return "", nil, nil
-	}
 	if err != nil {
-		return "", nil, err
+		return "", nil, awsops.NotFound("queue", name, err)
 	}
 	url := aws.ToString(out.QueueUrl)
 	attrs, err := c.queue(ctx, url)

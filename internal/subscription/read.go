@@ -61,7 +61,7 @@ func (c *Provisioner) Lookup(ctx context.Context, name string) (Spec, State, err
 		st: &State{Name: name, EventBusName: DefaultEventBus},
 		n:  NamesFor(name),
 	}
-	if url, _, err := c.queueByName(ctx, NamesOf(name, true).Queue); err == nil && url != "" {
+	if _, _, err := c.queueByName(ctx, NamesOf(name, true).Queue); err == nil {
 		// A subscription to a FIFO topic.
 		p.n = NamesOf(name, true)
 	}

@@ -3,6 +3,7 @@ package subscription
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -39,10 +40,10 @@ func ruleDescription(name string) string {
 // exist.
 func (c *Provisioner) getRule(ctx context.Context, bus, name string) (*eventbridge.DescribeRuleOutput, error) {
 	out, err := c.Events.DescribeRule(ctx, &eventbridge.DescribeRuleInput{Name: aws.String(name), EventBusName: aws.String(bus)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
+	if err != nil {
+		return nil, awsops.NotFound("rule", name, err)
 	}
-	return out, err
+	return out, nil
 }
 
 // ruleDiff returns the settings of the rule that differ from s.
@@ -64,14 +65,15 @@ func (c *Provisioner) ensureRule(ctx context.Context, s Spec, exists bool) (stri
 	n := NamesFor(s.Name)
 	bus := BusName(s.EventBus)
 	have, err := c.getRule(ctx, bus, n.Rule)
-	if err != nil {
+	found := !errors.Is(err, awsops.ErrNotFound)
+	if err != nil && found {
 		return "", fmt.Errorf("reading rule (%s): %w", n.Rule, err)
 	}
 	tags := s.ruleTags()
-	if have != nil && !exists {
+	if found && !exists {
 		return "", fmt.Errorf("creating rule (%s): a rule of that name already exists on the bus %s (%s): delete it, import it, or choose another subscription name", n.Rule, bus, aws.ToString(have.Arn))
 	}
-	if have != nil && len(ruleDiff(s, have)) == 0 {
+	if found && len(ruleDiff(s, have)) == 0 {
 		arn := aws.ToString(have.Arn)
 		if err := c.syncRuleTags(ctx, arn, tags); err != nil {
 			return arn, fmt.Errorf("tagging rule (%s): %w", n.Rule, err)
@@ -137,16 +139,16 @@ func (c *Provisioner) target(ctx context.Context, bus, rule string) (*types.Targ
 			return &t, nil
 		}
 	}
-	return nil, nil
+	return nil, &awsops.NotFoundError{Kind: "target of rule", ID: rule}
 }
 
 // ensureTarget makes the queue the rule's target.
 func (c *Provisioner) ensureTarget(ctx context.Context, bus, rule, queueARN string) error {
 	have, err := c.target(ctx, bus, rule)
-	if err != nil {
+	if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 		return fmt.Errorf("reading the target of rule (%s): %w", rule, err)
 	}
-	if have != nil && aws.ToString(have.Arn) == queueARN {
+	if err == nil && aws.ToString(have.Arn) == queueARN {
 		return nil
 	}
 	out, err := c.Events.PutTargets(ctx, &eventbridge.PutTargetsInput{
@@ -204,21 +206,20 @@ func (c *Provisioner) readRule(ctx context.Context, p *pass) error {
 	st := p.st
 	if st.RuleARN != "" {
 		have, err := c.getRule(ctx, st.EventBusName, p.n.Rule)
-		if err != nil {
-			return fmt.Errorf("reading rule (%s): %w", p.n.Rule, err)
-		}
-		if have == nil {
+		switch {
+		case errors.Is(err, awsops.ErrNotFound):
 			st.RuleARN = ""
-		} else {
+		case err != nil:
+			return fmt.Errorf("reading rule (%s): %w", p.n.Rule, err)
+		default:
 			st.RuleARN = aws.ToString(have.Arn)
 			p.d.AddChanged(ComponentRule, ruleDiff(p.s, have)...)
 			t, err := c.target(ctx, st.EventBusName, p.n.Rule)
-			if err != nil {
-				return fmt.Errorf("reading the target of rule (%s): %w", p.n.Rule, err)
-			}
 			switch {
-			case t == nil:
+			case errors.Is(err, awsops.ErrNotFound):
 				p.d.AddMissing(ComponentTarget)
+			case err != nil:
+				return fmt.Errorf("reading the target of rule (%s): %w", p.n.Rule, err)
 			case aws.ToString(t.Arn) != st.QueueARN:
 				p.d.AddChanged(ComponentTarget, "arn")
 			}
@@ -236,11 +237,11 @@ func (c *Provisioner) readRule(ctx context.Context, p *pass) error {
 func (c *Provisioner) lookupRule(ctx context.Context, p *pass) error {
 	s, st := &p.s, p.st
 	rule, err := c.getRule(ctx, st.EventBusName, p.n.Rule)
+	if errors.Is(err, awsops.ErrNotFound) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("reading rule (%s): %w", p.n.Rule, err)
-	}
-	if rule == nil {
-		return nil
 	}
 	st.RuleARN = aws.ToString(rule.Arn)
 	pattern := aws.ToString(rule.EventPattern)
