@@ -230,7 +230,6 @@ func (r roleDef) component() componentDef {
 	}
 }
 
-
 func (n Names) relayRole() string { return n.RelayRole }
 
 func (n Names) reconcilerRole() string { return n.ReconcilerRole }

@@ -310,7 +310,6 @@ func (c *Pipeline) deleteIndex(ctx context.Context, table, index string) error {
 	})
 }
 
-
 func sameKeySchema(a, b []types.KeySchemaElement) bool {
 	if len(a) != len(b) {
 		return false
