@@ -15,7 +15,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
-// Defaults of the schema that are not the pipeline package's.
+// Defaults of the schema that are not package provision's.
 const (
 	defaultPublishedTTLDays = 30
 	defaultMinAgeSeconds    = 300

@@ -48,7 +48,7 @@ type PipelineResource struct {
 	resourceBase
 }
 
-func (r *PipelineResource) clients() *provision.Pipeline {
+func (r *PipelineResource) clients() *provision.Provisioner {
 	return provision.New(r.data.AWS, r.relayCode())
 }
 
@@ -208,7 +208,7 @@ func recordPipeline(ctx context.Context, m *PipelineResourceModel, st provision.
 	diags.Append(state.Set(ctx, m)...)
 }
 
-// errorDetail is the detail of an error of the pipeline package, with the
+// errorDetail is the detail of an error of package provision, with the
 // fields of provision.Spec it names written as attribute paths.
 func errorDetail(err error) string {
 	if errors.Is(err, provision.ErrNoRelayCode) || errors.Is(err, relaypackage.ErrNotBuilt) {
@@ -312,7 +312,7 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// validateUnset reports the empty strings of objects: the pipeline package
+// validateUnset reports the empty strings of objects: package provision
 // reads them as "use the default", which is not what a configuration that
 // spells them out means. (Explicit zeros are refused by the attributes'
 // validators.)

@@ -359,14 +359,14 @@ func (a AlarmARNs) Exists() bool { return a != AlarmARNs{} }
 // alarmsComponent is the alarms, which report each its own drift.
 var alarmsComponent = componentDef{
 	Recorded: func(st State) bool { return st.Alarms.Exists() },
-	Ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureAlarms(ctx, p.s, p.st) },
-	Read:     func(c *Pipeline, ctx context.Context, p *pass) error { return c.readAlarms(ctx, p.s, p.st, p.d) },
-	Remove:   func(c *Pipeline, ctx context.Context, st *State) error { return c.deleteAlarms(ctx, st) },
-	Lookup:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.lookupAlarms(ctx, &p.s, p.st) },
+	Ensure:   func(c *Provisioner, ctx context.Context, p *pass) error { return c.ensureAlarms(ctx, p.s, p.st) },
+	Read:     func(c *Provisioner, ctx context.Context, p *pass) error { return c.readAlarms(ctx, p.s, p.st, p.d) },
+	Remove:   func(c *Provisioner, ctx context.Context, st *State) error { return c.deleteAlarms(ctx, st) },
+	Lookup:   func(c *Provisioner, ctx context.Context, p *pass) error { return c.lookupAlarms(ctx, &p.s, p.st) },
 }
 
 // describeAlarms returns the metric alarms that exist among names, by name.
-func (c *Pipeline) describeAlarms(ctx context.Context, names []string) (map[string]types.MetricAlarm, error) {
+func (c *Provisioner) describeAlarms(ctx context.Context, names []string) (map[string]types.MetricAlarm, error) {
 	out := map[string]types.MetricAlarm{}
 	if len(names) == 0 {
 		return out, nil
@@ -388,7 +388,7 @@ func (c *Pipeline) describeAlarms(ctx context.Context, names []string) (map[stri
 
 // ensureAlarms creates or updates the alarms that s asks for and deletes
 // the recorded ones it no longer asks for.
-func (c *Pipeline) ensureAlarms(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureAlarms(ctx context.Context, s Spec, st *State) error {
 	defs := AlarmDefinitions(s)
 	wanted := map[string]bool{}
 	var names []string
@@ -447,7 +447,7 @@ func (c *Pipeline) ensureAlarms(ctx context.Context, s Spec, st *State) error {
 
 func cloudWatchTag(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} }
 
-func (c *Pipeline) syncAlarmTags(ctx context.Context, arn string, want map[string]string) error {
+func (c *Provisioner) syncAlarmTags(ctx context.Context, arn string, want map[string]string) error {
 	out, err := c.CloudWatch.ListTagsForResource(ctx, &cloudwatch.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
 	if err != nil {
 		return err
@@ -464,7 +464,7 @@ func (c *Pipeline) syncAlarmTags(ctx context.Context, arn string, want map[strin
 
 // deleteAlarms deletes the recorded alarms of keys (every alarm when none
 // is given); alarms already gone are skipped.
-func (c *Pipeline) deleteAlarms(ctx context.Context, st *State, keys ...string) error {
+func (c *Provisioner) deleteAlarms(ctx context.Context, st *State, keys ...string) error {
 	if len(keys) == 0 {
 		keys = AlarmKeys
 	}
@@ -503,7 +503,7 @@ func (c *Pipeline) deleteAlarms(ctx context.Context, st *State, keys ...string) 
 
 // readAlarms records the drift of the alarms: missing, changed, not
 // recorded although s asks for them, or recorded although it does not.
-func (c *Pipeline) readAlarms(ctx context.Context, s Spec, st *State, d *Drift) error {
+func (c *Provisioner) readAlarms(ctx context.Context, s Spec, st *State, d *Drift) error {
 	n := NamesFor(st.Name)
 	var names []string
 	for _, k := range AlarmKeys {
@@ -547,7 +547,7 @@ func (c *Pipeline) readAlarms(ctx context.Context, s Spec, st *State, d *Drift) 
 
 // lookupAlarms records the pipeline's existing alarms in st and their
 // settings in s, for import.
-func (c *Pipeline) lookupAlarms(ctx context.Context, s *Spec, st *State) error {
+func (c *Provisioner) lookupAlarms(ctx context.Context, s *Spec, st *State) error {
 	n := NamesFor(s.Name)
 	var names []string
 	for _, k := range AlarmKeys {

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 )
 
-func describeAll(t *testing.T, ctx context.Context, c *Pipeline, prefix string) map[string]types.MetricAlarm {
+func describeAll(t *testing.T, ctx context.Context, c *Provisioner, prefix string) map[string]types.MetricAlarm {
 	t.Helper()
 	out, err := c.CloudWatch.DescribeAlarms(ctx, &cloudwatch.DescribeAlarmsInput{AlarmNamePrefix: aws.String(prefix)})
 	if err != nil {
@@ -25,7 +25,7 @@ func describeAll(t *testing.T, ctx context.Context, c *Pipeline, prefix string) 
 	return got
 }
 
-func alarmTags(t *testing.T, ctx context.Context, c *Pipeline, arn string) map[string]string {
+func alarmTags(t *testing.T, ctx context.Context, c *Provisioner, arn string) map[string]string {
 	t.Helper()
 	out, err := c.CloudWatch.ListTagsForResource(ctx, &cloudwatch.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
 	if err != nil {
@@ -104,7 +104,7 @@ func TestLocalAlarms(t *testing.T) {
 
 // checkCreatedAlarms checks the alarms that Create made for spec and
 // returns their ARNs.
-func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Pipeline, spec Spec, st State) map[string]string {
+func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Provisioner, spec Spec, st State) map[string]string {
 	t.Helper()
 	n := NamesFor(spec.Name)
 	arns := st.Alarms.Map()
@@ -155,7 +155,7 @@ func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Pipeline, spec Spe
 
 // checkAlarmsInPlace updates thresholds, periods and tags in place: the
 // ARNs stay.
-func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Pipeline, spec Spec, st State, arns map[string]string) (Spec, State) {
+func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Provisioner, spec Spec, st State, arns map[string]string) (Spec, State) {
 	t.Helper()
 	n := NamesFor(spec.Name)
 	updated := spec
@@ -192,7 +192,7 @@ func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Pipeline, spec Spe
 
 // checkAlarmsDisabled disables the reconciler, whose alarm goes, then the
 // alarms block, and all go.
-func checkAlarmsDisabled(t *testing.T, ctx context.Context, c *Pipeline, updated Spec, st3 State) (Spec, State) {
+func checkAlarmsDisabled(t *testing.T, ctx context.Context, c *Provisioner, updated Spec, st3 State) (Spec, State) {
 	t.Helper()
 	n := NamesFor(updated.Name)
 	updated.Reconciler.Disabled = true

@@ -14,7 +14,7 @@ import (
 // removes them in the reverse order, and Read and Lookup go through them in
 // the same order. The components of the reconciler are wanted only while
 // it is enabled: Apply removes them when it is disabled.
-type componentDef = component.Component[*Pipeline, *pass, State]
+type componentDef = component.Component[*Provisioner, *pass, State]
 
 // pass is what the steps of one Apply, Read or Lookup share.
 type pass struct {

@@ -61,7 +61,7 @@ type functionSpec struct {
 
 // getFunction returns the function, or a NotFoundError when it does not
 // exist.
-func (c *Pipeline) getFunction(ctx context.Context, name string) (*lambda.GetFunctionOutput, error) {
+func (c *Provisioner) getFunction(ctx context.Context, name string) (*lambda.GetFunctionOutput, error) {
 	out, err := c.Lambda.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)})
 	if err != nil {
 		return nil, awsops.NotFound("function", name, err)
@@ -69,7 +69,7 @@ func (c *Pipeline) getFunction(ctx context.Context, name string) (*lambda.GetFun
 	return out, nil
 }
 
-func (c *Pipeline) ensureFunction(ctx context.Context, f functionSpec, known bool) (string, error) {
+func (c *Provisioner) ensureFunction(ctx context.Context, f functionSpec, known bool) (string, error) {
 	have, err := c.getFunction(ctx, f.name)
 	absent := errors.Is(err, awsops.ErrNotFound)
 	if err != nil && !absent {
@@ -157,7 +157,7 @@ func functionDiff(f functionSpec, have *lambda.GetFunctionOutput) (config, code 
 	return config, code
 }
 
-func (c *Pipeline) updateFunction(ctx context.Context, f functionSpec, have *lambda.GetFunctionOutput) error {
+func (c *Provisioner) updateFunction(ctx context.Context, f functionSpec, have *lambda.GetFunctionOutput) error {
 	cfgDiff, codeDiff := functionDiff(f, have)
 	if len(cfgDiff) > 0 {
 		tracing, logging, kms, vpc := f.controls.requests()
@@ -198,7 +198,7 @@ func (c *Pipeline) updateFunction(ctx context.Context, f functionSpec, have *lam
 	return c.syncFunctionTags(ctx, aws.ToString(have.Configuration.FunctionArn), have.Tags, f.tags)
 }
 
-func (c *Pipeline) ensureConcurrency(ctx context.Context, f functionSpec, have *lambda.GetFunctionOutput) error {
+func (c *Provisioner) ensureConcurrency(ctx context.Context, f functionSpec, have *lambda.GetFunctionOutput) error {
 	var current *int32
 	if have != nil && have.Concurrency != nil {
 		current = have.Concurrency.ReservedConcurrentExecutions
@@ -216,7 +216,7 @@ func (c *Pipeline) ensureConcurrency(ctx context.Context, f functionSpec, have *
 
 // waitFunctionReady waits until the function is Active and its last update
 // Successful.
-func (c *Pipeline) waitFunctionReady(ctx context.Context, name string) error {
+func (c *Provisioner) waitFunctionReady(ctx context.Context, name string) error {
 	return c.waitFor(ctx, "function "+name+" to be active", func(ctx context.Context) (bool, error) {
 		cfg, err := c.Lambda.GetFunctionConfiguration(ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name)})
 		if err != nil {
@@ -233,7 +233,7 @@ func (c *Pipeline) waitFunctionReady(ctx context.Context, name string) error {
 	})
 }
 
-func (c *Pipeline) syncFunctionTags(ctx context.Context, arn string, have, want map[string]string) error {
+func (c *Provisioner) syncFunctionTags(ctx context.Context, arn string, have, want map[string]string) error {
 	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
 		_, err := c.Lambda.UntagResource(ctx, &lambda.UntagResourceInput{Resource: aws.String(arn), TagKeys: keys})
 		return err
@@ -243,7 +243,7 @@ func (c *Pipeline) syncFunctionTags(ctx context.Context, arn string, have, want 
 	})
 }
 
-func (c *Pipeline) deleteFunction(ctx context.Context, what, name string) error {
+func (c *Provisioner) deleteFunction(ctx context.Context, what, name string) error {
 	return awsops.Delete(ctx, what, name, func(ctx context.Context, name string) error {
 		_, err := c.Lambda.DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name)})
 		return err
@@ -276,7 +276,7 @@ func (f functionDef) component() componentDef {
 	return componentDef{
 		Name: f.name, Wanted: reconcilerOnly(f.reconciler), Required: f.reconciler,
 		Recorded: func(st State) bool { name, _ := f.fields(&st); return *name != "" },
-		Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name, arn := f.fields(p.st)
 			spec := f.spec(p)
 			spec.tags, spec.zip, spec.sha = f.tags(p.s, *p.st), p.zip, p.sha
@@ -286,7 +286,7 @@ func (f functionDef) component() componentDef {
 			}
 			return err
 		},
-		Read: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Read: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name, arn := f.fields(p.st)
 			if *name == "" {
 				return nil
@@ -299,7 +299,7 @@ func (f functionDef) component() componentDef {
 			}
 			return err
 		},
-		Remove: func(c *Pipeline, ctx context.Context, st *State) error {
+		Remove: func(c *Provisioner, ctx context.Context, st *State) error {
 			name, arn := f.fields(st)
 			if err := c.deleteFunction(ctx, described(f.name), *name); err != nil {
 				return err
@@ -307,7 +307,7 @@ func (f functionDef) component() componentDef {
 			*name, *arn = "", ""
 			return nil
 		},
-		Lookup: func(_ *Pipeline, _ context.Context, p *pass) error {
+		Lookup: func(_ *Provisioner, _ context.Context, p *pass) error {
 			out := p.functions[f.name]
 			if out == nil {
 				return nil
@@ -325,7 +325,7 @@ func (f functionDef) component() componentDef {
 }
 
 // readFunction records drift of a function and returns its code's SHA-256.
-func (c *Pipeline) readFunction(ctx context.Context, component string, name, arn *string, f functionSpec, d *Drift) (string, error) {
+func (c *Provisioner) readFunction(ctx context.Context, component string, name, arn *string, f functionSpec, d *Drift) (string, error) {
 	have, err := c.getFunction(ctx, *name)
 	if errors.Is(err, awsops.ErrNotFound) {
 		d.AddMissing(component)

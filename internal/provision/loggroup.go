@@ -13,7 +13,7 @@ import (
 
 // logGroup returns the retention of the log group, or a NotFoundError when
 // it does not exist.
-func (c *Pipeline) logGroup(ctx context.Context, name string) (retention int32, err error) {
+func (c *Provisioner) logGroup(ctx context.Context, name string) (retention int32, err error) {
 	out, err := c.Logs.DescribeLogGroups(ctx, &cloudwatchlogs.DescribeLogGroupsInput{LogGroupNamePrefix: aws.String(name)})
 	if err != nil {
 		return 0, err
@@ -29,7 +29,7 @@ func (c *Pipeline) logGroup(ctx context.Context, name string) (retention int32, 
 // ensureLogGroup creates the log group or brings its retention and tags to
 // the desired ones. owned reports whether the group now exists and belongs
 // to the pipeline, even when a later step failed.
-func (c *Pipeline) ensureLogGroup(ctx context.Context, what, name string, retention int32, tags map[string]string, a Account, known bool) (owned bool, err error) {
+func (c *Provisioner) ensureLogGroup(ctx context.Context, what, name string, retention int32, tags map[string]string, a Account, known bool) (owned bool, err error) {
 	have, err := c.logGroup(ctx, name)
 	exists := !errors.Is(err, awsops.ErrNotFound)
 	if err != nil && exists {
@@ -55,7 +55,7 @@ func (c *Pipeline) ensureLogGroup(ctx context.Context, what, name string, retent
 	return true, nil
 }
 
-func (c *Pipeline) syncLogTags(ctx context.Context, arn string, want map[string]string) error {
+func (c *Provisioner) syncLogTags(ctx context.Context, arn string, want map[string]string) error {
 	out, err := c.Logs.ListTagsForResource(ctx, &cloudwatchlogs.ListTagsForResourceInput{ResourceArn: aws.String(arn)})
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (c *Pipeline) syncLogTags(ctx context.Context, arn string, want map[string]
 	})
 }
 
-func (c *Pipeline) deleteLogGroup(ctx context.Context, what, name string) error {
+func (c *Provisioner) deleteLogGroup(ctx context.Context, what, name string) error {
 	return awsops.Delete(ctx, what, name, func(ctx context.Context, name string) error {
 		_, err := c.Logs.DeleteLogGroup(ctx, &cloudwatchlogs.DeleteLogGroupInput{LogGroupName: aws.String(name)})
 		return err
@@ -91,7 +91,7 @@ func (g logGroupDef) component() componentDef {
 	return componentDef{
 		Name: g.name, Wanted: reconcilerOnly(g.reconciler), Required: g.reconciler,
 		Recorded: func(st State) bool { return *g.field(&st) != "" },
-		Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name, field := g.logGroup(p.names()), g.field(p.st)
 			owned, err := c.ensureLogGroup(ctx, what, name, g.function(&p.s).LogRetentionDays, p.s.tags(), p.st.account(), *field != "")
 			if owned {
@@ -99,21 +99,21 @@ func (g logGroupDef) component() componentDef {
 			}
 			return err
 		},
-		Read: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Read: func(c *Provisioner, ctx context.Context, p *pass) error {
 			field, want := g.field(p.st), g.function(&p.s).LogRetentionDays
 			return readRecorded(p, g.name, "log group", *field,
 				func() (int32, error) { return c.logGroup(ctx, *field) },
 				func() { *field = "" },
 				func(have int32) []string { return changedIf(have != want, "retention_in_days") })
 		},
-		Remove: func(c *Pipeline, ctx context.Context, st *State) error {
+		Remove: func(c *Provisioner, ctx context.Context, st *State) error {
 			if err := c.deleteLogGroup(ctx, what, *g.field(st)); err != nil {
 				return err
 			}
 			*g.field(st) = ""
 			return nil
 		},
-		Lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Lookup: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name := g.logGroup(p.names())
 			// A log group that cannot be read is left as Lookup found it.
 			switch retention, err := c.logGroup(ctx, name); {

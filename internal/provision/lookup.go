@@ -18,7 +18,7 @@ import (
 // function's environment gives the table and target; the other components
 // are found by their names. It returns ErrNotFound when the relay function
 // does not exist.
-func (c *Pipeline) Lookup(ctx context.Context, name string) (Spec, State, error) {
+func (c *Provisioner) Lookup(ctx context.Context, name string) (Spec, State, error) {
 	p, err := c.lookupFunctions(ctx, name)
 	if err != nil {
 		return Spec{}, State{}, fmt.Errorf("importing outbox pipeline (%s): %w", name, err)
@@ -32,7 +32,7 @@ func (c *Pipeline) Lookup(ctx context.Context, name string) (Spec, State, error)
 // lookupFunctions finds the functions: the relay's environment gives the
 // Spec's table and target, and a missing reconciler function means that the
 // reconciler is disabled.
-func (c *Pipeline) lookupFunctions(ctx context.Context, name string) (*pass, error) {
+func (c *Provisioner) lookupFunctions(ctx context.Context, name string) (*pass, error) {
 	n := NamesFor(name)
 	fn, err := c.getFunction(ctx, n.RelayFunction)
 	if errors.Is(err, awsops.ErrNotFound) {

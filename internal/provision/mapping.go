@@ -22,7 +22,7 @@ const (
 
 // getMapping returns the mapping, or a NotFoundError when it does not exist
 // (or is being deleted).
-func (c *Pipeline) getMapping(ctx context.Context, uuid string) (*lambda.GetEventSourceMappingOutput, error) {
+func (c *Provisioner) getMapping(ctx context.Context, uuid string) (*lambda.GetEventSourceMappingOutput, error) {
 	out, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 	if err != nil {
 		return nil, awsops.NotFound("event source mapping", uuid, err)
@@ -63,7 +63,7 @@ func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []s
 	return diff
 }
 
-func (c *Pipeline) ensureMapping(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureMapping(ctx context.Context, s Spec, st *State) error {
 	if st.MappingUUID == "" {
 		// The relay function is the pipeline's own, so a mapping of it on
 		// the stream is too (one whose creation was not recorded); one
@@ -120,7 +120,7 @@ func mappingInput(s Spec, st *State) *lambda.CreateEventSourceMappingInput {
 
 // updateMapping brings the recorded mapping to the settings of
 // mappingInput that can change in place.
-func (c *Pipeline) updateMapping(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) updateMapping(ctx context.Context, s Spec, st *State) error {
 	in := mappingInput(s, st)
 	_, err := c.Lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{
 		UUID: aws.String(st.MappingUUID), FunctionName: in.FunctionName, Enabled: in.Enabled,
@@ -138,7 +138,7 @@ func (c *Pipeline) updateMapping(ctx context.Context, s Spec, st *State) error {
 	return nil
 }
 
-func (c *Pipeline) createMapping(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) createMapping(ctx context.Context, s Spec, st *State) error {
 	in := mappingInput(s, st)
 	var out *lambda.CreateEventSourceMappingOutput
 	err := c.retryPropagation(ctx, func() (err error) {
@@ -157,7 +157,7 @@ func (c *Pipeline) createMapping(ctx context.Context, s Spec, st *State) error {
 
 // findMapping returns the mapping of the relay function on the stream, or
 // "" when there is none, after waiting for mappings being deleted to go.
-func (c *Pipeline) findMapping(ctx context.Context, st *State) (string, error) {
+func (c *Provisioner) findMapping(ctx context.Context, st *State) (string, error) {
 	var uuid string
 	err := c.waitFor(ctx, "event source mappings of "+st.RelayFunctionName+" to be deleted", func(ctx context.Context) (bool, error) {
 		uuid = ""
@@ -183,7 +183,7 @@ func (c *Pipeline) findMapping(ctx context.Context, st *State) (string, error) {
 	return uuid, err
 }
 
-func (c *Pipeline) waitMappingEnabled(ctx context.Context, uuid string) error {
+func (c *Provisioner) waitMappingEnabled(ctx context.Context, uuid string) error {
 	return c.waitFor(ctx, "event source mapping "+uuid+" to be enabled", func(ctx context.Context) (bool, error) {
 		out, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 		if err != nil {
@@ -200,7 +200,7 @@ func (c *Pipeline) waitMappingEnabled(ctx context.Context, uuid string) error {
 }
 
 // deleteMapping deletes the mapping and waits until it is gone.
-func (c *Pipeline) deleteMapping(ctx context.Context, st *State) error {
+func (c *Provisioner) deleteMapping(ctx context.Context, st *State) error {
 	if st.MappingUUID == "" {
 		return nil
 	}
@@ -227,13 +227,13 @@ var mappingComponent = componentDef{
 	Name:     ComponentMapping,
 	Required: true,
 	Recorded: func(st State) bool { return st.MappingUUID != "" },
-	Ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
-	Read:     (*Pipeline).readMapping,
-	Remove:   (*Pipeline).deleteMapping,
-	Lookup:   (*Pipeline).lookupMapping,
+	Ensure:   func(c *Provisioner, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
+	Read:     (*Provisioner).readMapping,
+	Remove:   (*Provisioner).deleteMapping,
+	Lookup:   (*Provisioner).lookupMapping,
 }
 
-func (c *Pipeline) readMapping(ctx context.Context, p *pass) error {
+func (c *Provisioner) readMapping(ctx context.Context, p *pass) error {
 	st := p.st
 	return readRecorded(p, ComponentMapping, "event source mapping", st.MappingUUID,
 		func() (*lambda.GetEventSourceMappingOutput, error) { return c.getMapping(ctx, st.MappingUUID) },
@@ -245,7 +245,7 @@ func (c *Pipeline) readMapping(ctx context.Context, p *pass) error {
 // table's stream, else one left on an earlier stream (the stream was
 // disabled and enabled again), which Update moves to the stream. Its
 // settings are those of the mapping found, never zeros.
-func (c *Pipeline) lookupMapping(ctx context.Context, p *pass) error {
+func (c *Provisioner) lookupMapping(ctx context.Context, p *pass) error {
 	var found *lambdatypes.EventSourceMappingConfiguration
 	pages := lambda.NewListEventSourceMappingsPaginator(c.Lambda, &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(p.names().RelayFunction)})
 	for pages.HasMorePages() && (found == nil || aws.ToString(found.EventSourceArn) != p.st.StreamARN) {

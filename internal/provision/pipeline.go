@@ -21,7 +21,7 @@ const TagAdded = "outbox:added"
 
 // Create builds every component of the pipeline described by s. If a step
 // fails, it removes what it built, as awsops.Create describes.
-func (c *Pipeline) Create(ctx context.Context, s Spec) (State, error) {
+func (c *Provisioner) Create(ctx context.Context, s Spec) (State, error) {
 	return awsops.Create(ctx, c.waitTimeout(), func(ctx context.Context, st *State) error {
 		return c.apply(ctx, s, st)
 	}, c.Delete)
@@ -34,14 +34,14 @@ func (c *Pipeline) Create(ctx context.Context, s Spec) (State, error) {
 // (see Read). Changes listed by ReplacementFields cannot be applied here.
 // Update returns the new State even on error, so that the provider records
 // partial progress.
-func (c *Pipeline) Update(ctx context.Context, s Spec, st State) (State, error) {
+func (c *Provisioner) Update(ctx context.Context, s Spec, st State) (State, error) {
 	err := c.apply(ctx, s, &st)
 	return st, err
 }
 
 // apply creates or updates every component, recording each in st as soon
 // as it exists.
-func (c *Pipeline) apply(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) apply(ctx context.Context, s Spec, st *State) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func parseAdded(tag string) Added {
 // already gone are skipped; on an adopted table only what the pipeline added
 // is reverted. It returns what remains (an empty State on success), so that
 // a failed delete can be retried.
-func (c *Pipeline) Delete(ctx context.Context, st State) (State, error) {
+func (c *Provisioner) Delete(ctx context.Context, st State) (State, error) {
 	// Nothing is removed while the table holds undelivered events: the
 	// relay and the reconciler are what delivers them.
 	if err := c.checkUndelivered(ctx, st); err != nil {

@@ -55,9 +55,9 @@ func testCode(t *testing.T, content string) RelayCode {
 }
 
 // startStack starts a local stack and skips the test when it does not serve
-// every service needed yet. It returns the stack, a Pipeline of it and the
+// every service needed yet. It returns the stack, a Provisioner of it and the
 // test's context (testContext).
-func startStack(t *testing.T, services ...string) (*localaws.Stack, *Pipeline, context.Context) {
+func startStack(t *testing.T, services ...string) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
 	stack := localawstest.Start(t)
 	localawstest.RequireServices(t, stack, services...)
@@ -86,7 +86,7 @@ func checkInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, wa
 	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
 }
 
-func mustCreate(t *testing.T, ctx context.Context, c *Pipeline, s Spec) State {
+func mustCreate(t *testing.T, ctx context.Context, c *Provisioner, s Spec) State {
 	t.Helper()
 	st, err := c.Create(ctx, s)
 	if err != nil {
@@ -96,7 +96,7 @@ func mustCreate(t *testing.T, ctx context.Context, c *Pipeline, s Spec) State {
 }
 
 // mustUpdate updates st to s; what names the update in the failure.
-func mustUpdate(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State, what string) State {
+func mustUpdate(t *testing.T, ctx context.Context, c *Provisioner, s Spec, st State, what string) State {
 	t.Helper()
 	st, err := c.Update(ctx, s, st)
 	if err != nil {
@@ -107,14 +107,14 @@ func mustUpdate(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State
 
 // mustDelete deletes the pipeline of st; what names the deletion in the
 // failure.
-func mustDelete(t *testing.T, ctx context.Context, c *Pipeline, st State, what string) {
+func mustDelete(t *testing.T, ctx context.Context, c *Provisioner, st State, what string) {
 	t.Helper()
 	if _, err := c.Delete(ctx, st); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
 
-func mustRead(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State) (State, Drift) {
+func mustRead(t *testing.T, ctx context.Context, c *Provisioner, s Spec, st State) (State, Drift) {
 	t.Helper()
 	got, drift, err := c.Read(ctx, s, st)
 	if err != nil {
@@ -187,7 +187,7 @@ func TestLocalLifecycleDedicatedTable(t *testing.T) {
 
 // checkDeleteAll deletes the pipeline st, checks that it leaves nothing
 // beyond the inventory before, and that deleting again is harmless.
-func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c *Pipeline, before map[string][]string, updated Spec, st2 State) {
+func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c *Provisioner, before map[string][]string, updated Spec, st2 State) {
 	t.Helper()
 	rest, err := c.Delete(ctx, st2)
 	if err != nil {
@@ -274,7 +274,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 }
 
 // createAppTable creates an application table keyed by pk and sk.
-func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string, stream types.StreamViewType) {
+func createAppTable(t *testing.T, ctx context.Context, c *Provisioner, name string, stream types.StreamViewType) {
 	t.Helper()
 	if _, err := c.DynamoDB.CreateTable(ctx, localawstest.TableInput(name, "pk", "sk", stream)); err != nil {
 		t.Fatalf("creating the application table: %v", err)

@@ -30,11 +30,11 @@ func queueAttributes(q QueueSpec) map[string]string {
 
 // queue returns the attributes of the queue at url, or nil when it does not
 // exist.
-func (c *Pipeline) queue(ctx context.Context, url string) (map[string]string, error) {
+func (c *Provisioner) queue(ctx context.Context, url string) (map[string]string, error) {
 	return awsops.QueueAttributes(ctx, c.SQS, url)
 }
 
-func (c *Pipeline) ensureQueue(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	name := NamesFor(s.Name).DeadLetterQueue
 	want := queueAttributes(s.DeadLetterQueue)
 	if st.QueueURL != "" {
@@ -80,7 +80,7 @@ func (c *Pipeline) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	return nil
 }
 
-func (c *Pipeline) deleteQueue(ctx context.Context, st *State) error {
+func (c *Provisioner) deleteQueue(ctx context.Context, st *State) error {
 	err := awsops.Delete(ctx, "dead-letter queue", st.QueueURL, func(ctx context.Context, url string) error {
 		_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
 		return err
@@ -94,19 +94,19 @@ func (c *Pipeline) deleteQueue(ctx context.Context, st *State) error {
 var queueComponent = componentDef{
 	Name:     ComponentDeadLetterQueue,
 	Recorded: func(st State) bool { return st.QueueURL != "" },
-	Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 		if err := c.ensureQueue(ctx, p.s, p.st); err != nil {
 			return err
 		}
 		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
 		return nil
 	},
-	Read:   (*Pipeline).readQueue,
-	Remove: (*Pipeline).deleteQueue,
-	Lookup: (*Pipeline).lookupQueue,
+	Read:   (*Provisioner).readQueue,
+	Remove: (*Provisioner).deleteQueue,
+	Lookup: (*Provisioner).lookupQueue,
 }
 
-func (c *Pipeline) readQueue(ctx context.Context, p *pass) error {
+func (c *Provisioner) readQueue(ctx context.Context, p *pass) error {
 	st := p.st
 	return readRecorded(p, ComponentDeadLetterQueue, "dead-letter queue", st.QueueURL,
 		func() (map[string]string, error) { return c.queue(ctx, st.QueueURL) },
@@ -122,7 +122,7 @@ func (c *Pipeline) readQueue(ctx context.Context, p *pass) error {
 		})
 }
 
-func (c *Pipeline) lookupQueue(ctx context.Context, p *pass) error {
+func (c *Provisioner) lookupQueue(ctx context.Context, p *pass) error {
 	// A queue that cannot be read is left out of the import.
 	q, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(p.names().DeadLetterQueue)})
 	if err != nil {

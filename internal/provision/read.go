@@ -21,7 +21,7 @@ type (
 // that Update recreates them), and the Drift. RelayPackageSHA256 is the code
 // that the relay function actually runs. When nothing recorded exists any
 // more, Read returns ErrNotFound.
-func (c *Pipeline) Read(ctx context.Context, s Spec, st State) (State, Drift, error) {
+func (c *Provisioner) Read(ctx context.Context, s Spec, st State) (State, Drift, error) {
 	var d Drift
 	if !st.Exists() {
 		return st, d, ErrNotFound

@@ -30,7 +30,7 @@ type roleSpec struct {
 // ensureRole creates the role or brings its trust policy, inline policy and
 // tags to the desired ones. known says whether the State records the role:
 // an unrecorded role of the same name is someone else's.
-func (c *Pipeline) ensureRole(ctx context.Context, r roleSpec, known bool) (string, error) {
+func (c *Provisioner) ensureRole(ctx context.Context, r roleSpec, known bool) (string, error) {
 	trust := TrustPolicy(r.service, r.sourceAccount).JSON()
 	if r.iam.Path == "" {
 		r.iam.Path = "/"
@@ -94,7 +94,7 @@ type roleAndPolicy struct {
 
 // rolePolicy returns the role with its inline policy document, or a
 // NotFoundError when the role does not exist.
-func (c *Pipeline) rolePolicy(ctx context.Context, role, policy string) (roleAndPolicy, error) {
+func (c *Provisioner) rolePolicy(ctx context.Context, role, policy string) (roleAndPolicy, error) {
 	got, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)})
 	if err != nil {
 		return roleAndPolicy{}, awsops.NotFound("role", role, err)
@@ -121,7 +121,7 @@ func iamTags(tags map[string]string) []iamtypes.Tag {
 	return awsops.TagList(tags, func(k, v *string) iamtypes.Tag { return iamtypes.Tag{Key: k, Value: v} })
 }
 
-func (c *Pipeline) syncRoleTags(ctx context.Context, role string, current []iamtypes.Tag, want map[string]string) error {
+func (c *Provisioner) syncRoleTags(ctx context.Context, role string, current []iamtypes.Tag, want map[string]string) error {
 	have := awsops.TagMap(current, func(t iamtypes.Tag) (*string, *string) { return t.Key, t.Value })
 	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
 		_, err := c.IAM.UntagRole(ctx, &iam.UntagRoleInput{RoleName: aws.String(role), TagKeys: keys})
@@ -134,7 +134,7 @@ func (c *Pipeline) syncRoleTags(ctx context.Context, role string, current []iamt
 
 // deleteRole deletes the role and its inline policies; a role already gone
 // is not an error.
-func (c *Pipeline) deleteRole(ctx context.Context, what, role string) error {
+func (c *Provisioner) deleteRole(ctx context.Context, what, role string) error {
 	if role == "" {
 		return nil
 	}
@@ -182,7 +182,7 @@ func (r roleDef) component() componentDef {
 	return componentDef{
 		Name: r.name, Wanted: reconcilerOnly(r.reconciler), Required: r.reconciler,
 		Recorded: func(st State) bool { name, _ := r.fields(&st); return *name != "" },
-		Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name, arn := r.fields(p.st)
 			spec := roleSpec{
 				what: what, name: r.role(p.names()), service: r.service, policyName: r.policyName,
@@ -197,7 +197,7 @@ func (r roleDef) component() componentDef {
 			}
 			return err
 		},
-		Read: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Read: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name, arn := r.fields(p.st)
 			want := r.policy(p).JSON()
 			return readRecorded(p, r.name, "role", *name,
@@ -207,7 +207,7 @@ func (r roleDef) component() componentDef {
 					return append(roleControlsDiff(p.s.IAM, have.role), changedIf(!awsops.SamePolicy(have.doc, want), "policy")...)
 				})
 		},
-		Remove: func(c *Pipeline, ctx context.Context, st *State) error {
+		Remove: func(c *Provisioner, ctx context.Context, st *State) error {
 			name, arn := r.fields(st)
 			if err := c.deleteRole(ctx, what, *name); err != nil {
 				return err
@@ -215,7 +215,7 @@ func (r roleDef) component() componentDef {
 			*name, *arn = "", ""
 			return nil
 		},
-		Lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Lookup: func(c *Provisioner, ctx context.Context, p *pass) error {
 			role := r.role(p.names())
 			// A role that cannot be read is left out of the import.
 			if out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err == nil {

@@ -19,7 +19,7 @@ import (
 
 // writeEvents writes n outbox events to the pipeline's table and returns
 // their records.
-func writeEvents(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Table, n int) []outbox.Record {
+func writeEvents(t *testing.T, ctx context.Context, c *Provisioner, table outbox.Table, n int) []outbox.Record {
 	t.Helper()
 	w, err := outbox.NewWriter(c.DynamoDB, table)
 	if err != nil {
@@ -39,7 +39,7 @@ func writeEvents(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Ta
 	return records
 }
 
-func markFailed(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Table, r outbox.Record) {
+func markFailed(t *testing.T, ctx context.Context, c *Provisioner, table outbox.Table, r outbox.Record) {
 	t.Helper()
 	if _, err := c.DynamoDB.UpdateItem(ctx, table.MarkFailed(r, "test", time.Now())); err != nil {
 		t.Fatalf("marking %s failed: %v", r.EventID, err)
@@ -178,7 +178,7 @@ func TestLocalPendingIndexRenameKeepsPendingItems(t *testing.T) {
 }
 
 // countIndex counts the items of the pending index, shard by shard.
-func countIndex(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Table) int32 {
+func countIndex(t *testing.T, ctx context.Context, c *Provisioner, table outbox.Table) int32 {
 	t.Helper()
 	var n int32
 	for shard := range table.PendingShards {
@@ -202,7 +202,7 @@ func countIndex(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Tab
 
 // relayEnv returns the relay function's environment and its mapping's
 // filter.
-func relayEnv(t *testing.T, ctx context.Context, c *Pipeline, st State) (map[string]string, string) {
+func relayEnv(t *testing.T, ctx context.Context, c *Provisioner, st State) (map[string]string, string) {
 	t.Helper()
 	fn, err := c.getFunction(ctx, st.RelayFunctionName)
 	if err != nil {
@@ -215,7 +215,7 @@ func relayEnv(t *testing.T, ctx context.Context, c *Pipeline, st State) (map[str
 	return fn.Configuration.Environment.Variables, aws.ToString(m.FilterCriteria.Filters[0].Pattern)
 }
 
-func deleteItems(t *testing.T, ctx context.Context, c *Pipeline, table outbox.Table, records []outbox.Record) {
+func deleteItems(t *testing.T, ctx context.Context, c *Provisioner, table outbox.Table, records []outbox.Record) {
 	t.Helper()
 	for _, r := range records {
 		if _, err := c.DynamoDB.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table.Name), Key: table.Key(r)}); err != nil {

@@ -23,7 +23,7 @@ func (st State) group() string {
 	return st.ScheduleGroup
 }
 
-func (c *Pipeline) getSchedule(ctx context.Context, name, group string) (*scheduler.GetScheduleOutput, error) {
+func (c *Provisioner) getSchedule(ctx context.Context, name, group string) (*scheduler.GetScheduleOutput, error) {
 	out, err := c.Scheduler.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String(name), GroupName: aws.String(group)})
 	if err != nil {
 		return nil, awsops.NotFound("reconcile schedule", name, err)
@@ -59,7 +59,7 @@ func scheduleDiff(s Spec, st State, have *scheduler.GetScheduleOutput) []string 
 	return diff
 }
 
-func (c *Pipeline) ensureSchedule(ctx context.Context, s Spec, st *State, known bool) error {
+func (c *Provisioner) ensureSchedule(ctx context.Context, s Spec, st *State, known bool) error {
 	name, group := NamesFor(s.Name).Schedule, s.Reconciler.ScheduleGroup
 	if known && st.group() != group {
 		// A schedule cannot move between groups: it is recreated.
@@ -125,7 +125,7 @@ func (c *Pipeline) ensureSchedule(ctx context.Context, s Spec, st *State, known 
 	return nil
 }
 
-func (c *Pipeline) deleteSchedule(ctx context.Context, st *State) error {
+func (c *Provisioner) deleteSchedule(ctx context.Context, st *State) error {
 	if st.ScheduleName == "" {
 		return nil
 	}
@@ -137,7 +137,7 @@ func (c *Pipeline) deleteSchedule(ctx context.Context, st *State) error {
 	return nil
 }
 
-func (c *Pipeline) readSchedule(ctx context.Context, p *pass) error {
+func (c *Provisioner) readSchedule(ctx context.Context, p *pass) error {
 	st := p.st
 	return readRecorded(p, ComponentSchedule, "reconcile schedule", st.ScheduleName,
 		func() (*scheduler.GetScheduleOutput, error) { return c.getSchedule(ctx, st.ScheduleName, st.group()) },
@@ -145,7 +145,7 @@ func (c *Pipeline) readSchedule(ctx context.Context, p *pass) error {
 		func(have *scheduler.GetScheduleOutput) []string { return scheduleDiff(p.s, *st, have) })
 }
 
-func (c *Pipeline) lookupSchedule(ctx context.Context, p *pass) error {
+func (c *Provisioner) lookupSchedule(ctx context.Context, p *pass) error {
 	n, r := p.names(), &p.s.Reconciler
 	// A schedule that cannot be read is left out of the import.
 	sch, err := c.findSchedule(ctx, n.Schedule)
@@ -166,7 +166,7 @@ func (c *Pipeline) lookupSchedule(ctx context.Context, p *pass) error {
 
 // findSchedule finds the pipeline's schedule in any group, or returns a
 // NotFoundError.
-func (c *Pipeline) findSchedule(ctx context.Context, name string) (*scheduler.GetScheduleOutput, error) {
+func (c *Provisioner) findSchedule(ctx context.Context, name string) (*scheduler.GetScheduleOutput, error) {
 	p := scheduler.NewListSchedulesPaginator(c.Scheduler, &scheduler.ListSchedulesInput{NamePrefix: aws.String(name)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
@@ -187,10 +187,10 @@ var scheduleComponent = componentDef{
 	Wanted:   reconcilerEnabled,
 	Required: true,
 	Recorded: func(st State) bool { return st.ScheduleName != "" },
-	Ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 		return c.ensureSchedule(ctx, p.s, p.st, p.st.ScheduleName != "")
 	},
-	Read:   (*Pipeline).readSchedule,
-	Remove: (*Pipeline).deleteSchedule,
-	Lookup: (*Pipeline).lookupSchedule,
+	Read:   (*Provisioner).readSchedule,
+	Remove: (*Provisioner).deleteSchedule,
+	Lookup: (*Provisioner).lookupSchedule,
 }

@@ -15,7 +15,7 @@ import (
 
 // describeTable returns the table, or a NotFoundError when it does not
 // exist.
-func (c *Pipeline) describeTable(ctx context.Context, name string) (*types.TableDescription, error) {
+func (c *Provisioner) describeTable(ctx context.Context, name string) (*types.TableDescription, error) {
 	out, err := c.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	if err != nil {
 		return nil, awsops.NotFound("table", name, err)
@@ -26,7 +26,7 @@ func (c *Pipeline) describeTable(ctx context.Context, name string) (*types.Table
 // ensureTable creates the dedicated table or adopts the existing one, and
 // makes sure it has a usable stream, the pending index and TTL. It records
 // in st what it created or added.
-func (c *Pipeline) ensureTable(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureTable(ctx context.Context, s Spec, st *State) error {
 	t := s.OutboxTable()
 	desc, err := c.describeTable(ctx, t.Name)
 	absent := errors.Is(err, awsops.ErrNotFound)
@@ -81,7 +81,7 @@ func (c *Pipeline) ensureTable(ctx context.Context, s Spec, st *State) error {
 	return nil
 }
 
-func (c *Pipeline) recordTable(st *State, desc *types.TableDescription) error {
+func (c *Provisioner) recordTable(st *State, desc *types.TableDescription) error {
 	st.TableARN = aws.ToString(desc.TableArn)
 	a, err := AccountOf(st.TableARN)
 	if err != nil {
@@ -96,7 +96,7 @@ func (c *Pipeline) recordTable(st *State, desc *types.TableDescription) error {
 	return nil
 }
 
-func (c *Pipeline) createTable(ctx context.Context, s Spec) (*types.TableDescription, error) {
+func (c *Provisioner) createTable(ctx context.Context, s Spec) (*types.TableDescription, error) {
 	t := s.OutboxTable()
 	t.NoPendingIndex = s.Table.PendingIndexDisabled
 	in := t.CreateTableInput()
@@ -113,7 +113,7 @@ func (c *Pipeline) createTable(ctx context.Context, s Spec) (*types.TableDescrip
 }
 
 // waitTableActive waits until the table and all its indexes are ACTIVE.
-func (c *Pipeline) waitTableActive(ctx context.Context, name string) (*types.TableDescription, error) {
+func (c *Provisioner) waitTableActive(ctx context.Context, name string) (*types.TableDescription, error) {
 	var desc *types.TableDescription
 	err := c.waitFor(ctx, "table "+name+" to be ACTIVE", func(ctx context.Context) (bool, error) {
 		d, err := c.describeTable(ctx, name)
@@ -177,7 +177,7 @@ func HasNewImage(viewType string) bool {
 // a new one, once the table is ACTIVE again) and refused on an adopted one.
 // The mapping then moves to the new stream (ensureMapping); events written
 // meanwhile are still PENDING, and the reconciler publishes them.
-func (c *Pipeline) ensureStream(ctx context.Context, st *State, desc *types.TableDescription) error {
+func (c *Provisioner) ensureStream(ctx context.Context, st *State, desc *types.TableDescription) error {
 	if spec := desc.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
 		if HasNewImage(string(spec.StreamViewType)) {
 			return nil
@@ -209,7 +209,7 @@ func (c *Pipeline) ensureStream(ctx context.Context, st *State, desc *types.Tabl
 // disableStream disables the table's stream and waits until the table is
 // ACTIVE again, when another stream may be enabled. The disabled stream
 // stays readable for 24 hours, so a mapping on it finishes its records.
-func (c *Pipeline) disableStream(ctx context.Context, table string) error {
+func (c *Provisioner) disableStream(ctx context.Context, table string) error {
 	_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName:           aws.String(table),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)},
@@ -221,7 +221,7 @@ func (c *Pipeline) disableStream(ctx context.Context, table string) error {
 	return err
 }
 
-func (c *Pipeline) ensurePendingIndex(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensurePendingIndex(ctx context.Context, s Spec, st *State) error {
 	t := s.OutboxTable()
 	desc, err := c.describeTable(ctx, st.TableName)
 	if err != nil {
@@ -276,7 +276,7 @@ func (c *Pipeline) ensurePendingIndex(ctx context.Context, s Spec, st *State) er
 // dropFormerPendingIndex deletes the pending index that a rename replaced,
 // once the functions query the new one. DynamoDB backfills a new index from
 // the table's items, so the pending items are all in the new one.
-func (c *Pipeline) dropFormerPendingIndex(ctx context.Context, st *State) error {
+func (c *Provisioner) dropFormerPendingIndex(ctx context.Context, st *State) error {
 	if st.FormerPendingIndex == "" || !st.TableOwned {
 		return nil
 	}
@@ -289,7 +289,7 @@ func (c *Pipeline) dropFormerPendingIndex(ctx context.Context, st *State) error 
 
 // deleteIndex deletes a global secondary index, if it exists, and waits
 // until it is gone.
-func (c *Pipeline) deleteIndex(ctx context.Context, table, index string) error {
+func (c *Provisioner) deleteIndex(ctx context.Context, table, index string) error {
 	desc, err := c.describeTable(ctx, table)
 	if err != nil || !hasIndex(desc, index) {
 		return awsops.IgnoreNotFound(err)
@@ -324,7 +324,7 @@ func sameKeySchema(a, b []types.KeySchemaElement) bool {
 
 // ttlStatus returns the table's TTL attribute when TTL is enabled or being
 // enabled, else "".
-func (c *Pipeline) ttlStatus(ctx context.Context, table string) (string, error) {
+func (c *Provisioner) ttlStatus(ctx context.Context, table string) (string, error) {
 	out, err := c.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
 	if err != nil {
 		return "", err
@@ -336,7 +336,7 @@ func (c *Pipeline) ttlStatus(ctx context.Context, table string) (string, error) 
 	return "", nil
 }
 
-func (c *Pipeline) ensureTTL(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureTTL(ctx context.Context, s Spec, st *State) error {
 	attr, err := c.ttlStatus(ctx, st.TableName)
 	if err != nil {
 		return fmt.Errorf("reading its TTL: %w", err)
@@ -363,7 +363,7 @@ func (c *Pipeline) ensureTTL(ctx context.Context, s Spec, st *State) error {
 
 // deleteTable deletes an owned table, or reverts what the pipeline added to
 // an adopted one. It clears from st what it removed.
-func (c *Pipeline) deleteTable(ctx context.Context, st *State) error {
+func (c *Provisioner) deleteTable(ctx context.Context, st *State) error {
 	if st.TableName == "" {
 		return nil
 	}
@@ -397,7 +397,7 @@ func (st *State) clearTable() {
 	st.TableOwned, st.Added = false, Added{}
 }
 
-func (c *Pipeline) revertAdopted(ctx context.Context, st *State) error {
+func (c *Provisioner) revertAdopted(ctx context.Context, st *State) error {
 	_, err := c.describeTable(ctx, st.TableName)
 	if errors.Is(err, awsops.ErrNotFound) {
 		return nil // the table is gone: nothing to revert
@@ -459,7 +459,7 @@ func dynamoTags(tags map[string]string) []types.Tag {
 	return awsops.TagList(tags, func(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} })
 }
 
-func (c *Pipeline) syncTableTags(ctx context.Context, arn string, want map[string]string) error {
+func (c *Provisioner) syncTableTags(ctx context.Context, arn string, want map[string]string) error {
 	have, err := c.tableTags(ctx, arn)
 	if err != nil {
 		return err
@@ -473,7 +473,7 @@ func (c *Pipeline) syncTableTags(ctx context.Context, arn string, want map[strin
 	})
 }
 
-func (c *Pipeline) readTable(ctx context.Context, s Spec, st *State, d *Drift) error {
+func (c *Provisioner) readTable(ctx context.Context, s Spec, st *State, d *Drift) error {
 	if st.TableName == "" {
 		return nil
 	}
@@ -529,7 +529,7 @@ func (c *Pipeline) readTable(ctx context.Context, s Spec, st *State, d *Drift) e
 	return nil
 }
 
-func (c *Pipeline) lookupTable(ctx context.Context, p *pass) error {
+func (c *Provisioner) lookupTable(ctx context.Context, p *pass) error {
 	s, st, t := &p.s, p.st, p.rc.Table
 	desc, err := c.describeTable(ctx, t.Name)
 	if err != nil && !errors.Is(err, awsops.ErrNotFound) {
@@ -557,7 +557,7 @@ func (c *Pipeline) lookupTable(ctx context.Context, p *pass) error {
 }
 
 // tableTags returns the tags of the table arn, every page of them.
-func (c *Pipeline) tableTags(ctx context.Context, arn string) (map[string]string, error) {
+func (c *Provisioner) tableTags(ctx context.Context, arn string) (map[string]string, error) {
 	tags := map[string]string{}
 	var token *string
 	for {
@@ -575,20 +575,20 @@ func (c *Pipeline) tableTags(ctx context.Context, arn string) (map[string]string
 var tableComponent = componentDef{
 	Name:     ComponentTable,
 	Recorded: func(st State) bool { return st.TableName != "" },
-	Ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
-	Read: func(c *Pipeline, ctx context.Context, p *pass) error {
+	Ensure:   func(c *Provisioner, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
+	Read: func(c *Provisioner, ctx context.Context, p *pass) error {
 		if err := c.readTable(ctx, p.s, p.st, p.d); err != nil {
 			return err
 		}
 		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
 		return nil
 	},
-	Remove: (*Pipeline).deleteTable,
-	Lookup: (*Pipeline).lookupTable,
+	Remove: (*Provisioner).deleteTable,
+	Lookup: (*Provisioner).lookupTable,
 }
 
 // pointInTimeRecovery reports whether the table has point-in-time recovery.
-func (c *Pipeline) pointInTimeRecovery(ctx context.Context, table string) (bool, error) {
+func (c *Provisioner) pointInTimeRecovery(ctx context.Context, table string) (bool, error) {
 	out, err := c.DynamoDB.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
 	if err != nil {
 		return false, err
@@ -600,7 +600,7 @@ func (c *Pipeline) pointInTimeRecovery(ctx context.Context, table string) (bool,
 
 // ensureTableProtection brings the deletion protection and point-in-time
 // recovery of a dedicated table to the Spec's.
-func (c *Pipeline) ensureTableProtection(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureTableProtection(ctx context.Context, s Spec, st *State) error {
 	desc, err := c.describeTable(ctx, st.TableName)
 	if err != nil {
 		return fmt.Errorf("reading it: %w", err)
@@ -642,7 +642,7 @@ func (c *Pipeline) ensureTableProtection(ctx context.Context, s Spec, st *State)
 
 // readTableProtection records drift of the protection settings of a
 // dedicated table.
-func (c *Pipeline) readTableProtection(ctx context.Context, s Spec, st State, desc *types.TableDescription, d *Drift) error {
+func (c *Provisioner) readTableProtection(ctx context.Context, s Spec, st State, desc *types.TableDescription, d *Drift) error {
 	if !st.TableOwned {
 		return nil
 	}
@@ -666,7 +666,7 @@ func (c *Pipeline) readTableProtection(ctx context.Context, s Spec, st State, de
 
 // unprotectTable turns off the deletion protection of a table about to be
 // deleted. Delete calls it only after checkUndelivered passed.
-func (c *Pipeline) unprotectTable(ctx context.Context, table string) error {
+func (c *Provisioner) unprotectTable(ctx context.Context, table string) error {
 	desc, err := c.describeTable(ctx, table)
 	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
 		return awsops.IgnoreNotFound(err)
@@ -705,7 +705,7 @@ const TagAdoptedBy = "outbox:adopted-by"
 
 // claimTable checks that no other pipeline owns or adopted the table, and
 // tags an adopted one with the pipeline's name.
-func (c *Pipeline) claimTable(ctx context.Context, s Spec, arn string) error {
+func (c *Provisioner) claimTable(ctx context.Context, s Spec, arn string) error {
 	tags, err := c.tableTags(ctx, arn)
 	if err != nil {
 		return fmt.Errorf("reading its tags: %w", err)
@@ -730,7 +730,7 @@ func (c *Pipeline) claimTable(ctx context.Context, s Spec, arn string) error {
 
 // releaseTable removes the adoption tag of the pipeline from an adopted
 // table, if it is the pipeline's own.
-func (c *Pipeline) releaseTable(ctx context.Context, st *State) error {
+func (c *Provisioner) releaseTable(ctx context.Context, st *State) error {
 	if st.TableARN == "" {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 
 // setViewType changes the view type of the table's stream as a person
 // would: disabled, then enabled again with viewType.
-func setViewType(t *testing.T, ctx context.Context, c *Pipeline, table string, viewType types.StreamViewType) {
+func setViewType(t *testing.T, ctx context.Context, c *Provisioner, table string, viewType types.StreamViewType) {
 	t.Helper()
 	if err := c.disableStream(ctx, table); err != nil {
 		t.Fatal(err)
