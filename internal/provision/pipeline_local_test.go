@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
@@ -56,72 +57,25 @@ func testCode(t *testing.T, content string) RelayCode {
 
 // startStack starts a local stack and skips the test when it does not serve
 // every service needed yet. It returns the stack, a Provisioner of it and the
-// test's context (testContext).
+// test's context.
 func startStack(t *testing.T, services ...string) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
-	stack := localawstest.Start(t)
-	localawstest.RequireServices(t, stack, services...)
+	stack, ctx := componenttest.Start(t, services...)
 	c := New(localawstest.Config(stack), testCode(t, "v1"))
 	c.PropagationTimeout = 10 * time.Second
-	c.WaitTimeout = 30 * time.Second
-	c.PollInterval = 200 * time.Millisecond
-	return stack, c, testContext(t)
+	c.WaitTimeout, c.PollInterval = componenttest.WaitTimeout, componenttest.PollInterval
+	return stack, c, ctx
 }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[string][]string {
-	t.Helper()
-	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
-}
-
-// checkInventory reports a stack whose inventory is no longer want: what
-// left or removed resources.
-func checkInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, want map[string][]string, what string) {
-	t.Helper()
-	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
-}
-
-func mustCreate(t *testing.T, ctx context.Context, c *Provisioner, s Spec) State {
-	t.Helper()
-	st, err := c.Create(ctx, s)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
-	return st
-}
-
-// mustUpdate updates st to s; what names the update in the failure.
-func mustUpdate(t *testing.T, ctx context.Context, c *Provisioner, s Spec, st State, what string) State {
-	t.Helper()
-	st, err := c.Update(ctx, s, st)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	return st
-}
-
-// mustDelete deletes the pipeline of st; what names the deletion in the
-// failure.
-func mustDelete(t *testing.T, ctx context.Context, c *Provisioner, st State, what string) {
-	t.Helper()
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
-func mustRead(t *testing.T, ctx context.Context, c *Provisioner, s Spec, st State) (State, Drift) {
-	t.Helper()
-	got, drift, err := c.Read(ctx, s, st)
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	return got, drift
-}
+var (
+	testContext    = componenttest.Context
+	inventory      = componenttest.Inventory
+	checkInventory = componenttest.CheckInventory
+	mustCreate     = componenttest.MustCreate[Spec, State]
+	mustUpdate     = componenttest.MustUpdate[Spec, State]
+	mustRead       = componenttest.MustRead[Spec, State]
+	mustDelete     = componenttest.MustDelete[Spec, State]
+)
 
 func TestLocalLifecycleDedicatedTable(t *testing.T) {
 	t.Parallel()

@@ -14,6 +14,7 @@ import (
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
@@ -24,27 +25,20 @@ const deadline = time.Minute
 
 func startStack(t *testing.T) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
-	stack := localawstest.Start(t)
-	localawstest.RequireServices(t, stack, "sqs", "events")
+	stack, ctx := componenttest.Start(t, "sqs", "events")
 	c := New(localawstest.Config(stack))
-	c.WaitTimeout = 30 * time.Second
-	c.PollInterval = 200 * time.Millisecond
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
+	c.WaitTimeout, c.PollInterval = componenttest.WaitTimeout, componenttest.PollInterval
 	return stack, c, ctx
 }
 
-func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[string][]string {
-	t.Helper()
-	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
-}
-
-// checkInventory reports a stack whose inventory is no longer want: what
-// left or removed resources.
-func checkInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, want map[string][]string, what string) {
-	t.Helper()
-	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
-}
+var (
+	inventory      = componenttest.Inventory
+	checkInventory = componenttest.CheckInventory
+	mustCreate     = componenttest.MustCreate[Spec, State]
+	mustUpdate     = componenttest.MustUpdate[Spec, State]
+	mustRead       = componenttest.MustRead[Spec, State]
+	mustDelete     = componenttest.MustDelete[Spec, State]
+)
 
 // publish puts one event on bus per detail type.
 func publish(t *testing.T, ctx context.Context, c *Provisioner, bus, source string, detailTypes ...string) {
@@ -95,15 +89,6 @@ func receive(t *testing.T, ctx context.Context, c *Provisioner, url string, n in
 	return got
 }
 
-func mustRead(t *testing.T, ctx context.Context, c *Provisioner, s Spec, st State) (State, Drift) {
-	t.Helper()
-	got, d, err := c.Read(ctx, s, st)
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	return got, d
-}
-
 // TestSubscriptionLocalLifecycle: create on a custom bus, deliver only the
 // matching events, repair a rule deleted out of band, update in place, look
 // up for import, delete without leftovers.
@@ -121,10 +106,7 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 		Sources: []string{"com.example.orders"}, DetailTypes: []string{"OrderPlaced"},
 		Tags: map[string]string{"team": "billing"},
 	}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := mustCreate(t, ctx, c, spec)
 	if want, _ := RuleARN(st.QueueARN, "orders", "billing"); st.RuleARN != want || st.EventBusName != "orders" {
 		t.Errorf("rule %s on bus %s, want %s on orders", st.RuleARN, st.EventBusName, want)
 	}
@@ -144,10 +126,7 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 	if observed.RuleARN != "" || !slices.Contains(d.Missing, ComponentRule) || !slices.Contains(d.Missing, ComponentTarget) {
 		t.Errorf("Read after the rule's deletion: rule %q, drift %s", observed.RuleARN, d)
 	}
-	st, err = c.Update(ctx, spec, observed)
-	if err != nil {
-		t.Fatalf("Update repairing the rule: %v", err)
-	}
+	st = mustUpdate(t, ctx, c, spec, observed, "Update repairing the rule")
 	if _, d := mustRead(t, ctx, c, spec, st); !d.None() {
 		t.Errorf("drift after the repair: %s", d)
 	}
@@ -169,10 +148,7 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 	spec2.EventPattern = `{"source": ["com.example.orders"], "detail-type": ["OrderCancelled"]}`
 	spec2.Queue = QueueSpec{VisibilityTimeoutSeconds: &vt, ReceiveWaitTimeSeconds: 5, MaxReceiveCount: 3}
 	spec2.Tags = map[string]string{"team": "finance"}
-	st2, err := c.Update(ctx, spec2, st)
-	if err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st2 := mustUpdate(t, ctx, c, spec2, st, "Update")
 	if st2 != st {
 		t.Errorf("Update in place changed identifiers: %+v -> %+v", st, st2)
 	}
@@ -269,15 +245,10 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	st, err = c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create while the names are refused: %v", err)
-	}
+	st = mustCreate(t, ctx, c, spec)
 	if st.QueueURL == "" || st.DeadLetterQueueURL == "" || st.RuleARN == "" {
 		t.Errorf("Create recorded %+v", st)
 	}
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
+	mustDelete(t, ctx, c, st, "Delete")
 	checkInventory(t, ctx, stack, before, "Delete")
 }
