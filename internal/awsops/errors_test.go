@@ -24,7 +24,7 @@ func TestNotFoundIsTypedForEveryServicesWord(t *testing.T) {
 
 func TestNotFoundKeepsOtherErrors(t *testing.T) {
 	other := &smithy.GenericAPIError{Code: "AccessDeniedException"}
-	if err := NotFound("table", "t", other); err != other || errors.Is(err, ErrNotFound) || IsNotFound(err) {
+	if err := NotFound("table", "t", other); !errors.Is(err, other) || errors.Is(err, ErrNotFound) || IsNotFound(err) {
 		t.Errorf("NotFound(%v) = %v", other, err)
 	}
 	if err := NotFound("table", "t", nil); err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
-	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -246,7 +245,7 @@ func (c *Provisioner) readMapping(ctx context.Context, p *pass) error {
 // disabled and enabled again), which Update moves to the stream. Its
 // settings are those of the mapping found, never zeros.
 func (c *Provisioner) lookupMapping(ctx context.Context, p *pass) error {
-	var found *lambdatypes.EventSourceMappingConfiguration
+	var found *types.EventSourceMappingConfiguration
 	pages := lambda.NewListEventSourceMappingsPaginator(c.Lambda, &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(p.names().RelayFunction)})
 	for pages.HasMorePages() && (found == nil || aws.ToString(found.EventSourceArn) != p.st.StreamARN) {
 		page, err := pages.NextPage(ctx)

@@ -68,7 +68,6 @@ func startStack(t *testing.T, services ...string) (*localaws.Stack, *Provisioner
 }
 
 var (
-	testContext    = componenttest.Context
 	inventory      = componenttest.Inventory
 	checkInventory = componenttest.CheckInventory
 	mustCreate     = componenttest.MustCreate[Spec, State]

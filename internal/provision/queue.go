@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -114,7 +113,7 @@ func (c *Provisioner) readQueue(ctx context.Context, p *pass) error {
 		func(attrs map[string]string) []string {
 			var fields []string
 			for k, v := range queueAttributes(p.s.DeadLetterQueue) {
-				if attrs[k] != v && (k != string(sqstypes.QueueAttributeNameSqsManagedSseEnabled) || v != "false" || attrs[k] != "") {
+				if attrs[k] != v && (k != string(types.QueueAttributeNameSqsManagedSseEnabled) || v != "false" || attrs[k] != "") {
 					fields = append(fields, k)
 				}
 			}
@@ -130,11 +129,11 @@ func (c *Provisioner) lookupQueue(ctx context.Context, p *pass) error {
 	}
 	p.st.QueueURL = aws.ToString(q.QueueUrl)
 	if attrs, err := c.queue(ctx, p.st.QueueURL); err == nil {
-		p.st.QueueARN = attrs[string(sqstypes.QueueAttributeNameQueueArn)]
-		if v, err := strconv.Atoi(attrs[string(sqstypes.QueueAttributeNameMessageRetentionPeriod)]); err == nil {
+		p.st.QueueARN = attrs[string(types.QueueAttributeNameQueueArn)]
+		if v, err := strconv.Atoi(attrs[string(types.QueueAttributeNameMessageRetentionPeriod)]); err == nil {
 			p.s.DeadLetterQueue.MessageRetentionSeconds = int32(v)
 		}
-		p.s.DeadLetterQueue.KMSMasterKeyID = attrs[string(sqstypes.QueueAttributeNameKmsMasterKeyId)]
+		p.s.DeadLetterQueue.KMSMasterKeyID = attrs[string(types.QueueAttributeNameKmsMasterKeyId)]
 	}
 	return nil
 }
