@@ -67,22 +67,16 @@ func startStack(t *testing.T, services ...string) (*localaws.Stack, *Provisioner
 	return stack, c, ctx
 }
 
-var (
-	inventory      = componenttest.Inventory
-	checkInventory = componenttest.CheckInventory
-	mustCreate     = componenttest.MustCreate[Spec, State]
-	mustUpdate     = componenttest.MustUpdate[Spec, State]
-	mustRead       = componenttest.MustRead[Spec, State]
-	mustDelete     = componenttest.MustDelete[Spec, State]
-)
+// must makes the Provisioner's calls, failing the test on an error.
+var must componenttest.Must[Spec, State]
 
 func TestLocalLifecycleDedicatedTable(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 
 	spec := Spec{Name: "orders", Reconciler: ReconcilerSpec{Disabled: true}, Tags: map[string]string{"team": "payments"}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	if !st.TableOwned || st.StreamARN == "" || st.MappingUUID == "" || st.QueueARN == "" || st.RelayFunctionARN == "" {
 		t.Fatalf("Create returned an incomplete state: %+v", st)
 	}
@@ -91,7 +85,7 @@ func TestLocalLifecycleDedicatedTable(t *testing.T) {
 		t.Errorf("RelayPackageSHA256 = %q, want %q", st.RelayPackageSHA256, sha)
 	}
 
-	got, drift := mustRead(t, ctx, c, spec, st)
+	got, drift := must.Read(t, ctx, c, spec, st)
 	if !drift.None() {
 		t.Fatalf("Read after Create reports drift: %s", drift)
 	}
@@ -124,11 +118,11 @@ func TestLocalLifecycleDedicatedTable(t *testing.T) {
 	if st2.RelayPackageSHA256 != newSHA || newSHA == sha {
 		t.Errorf("RelayPackageSHA256 after update = %q, want %q", st2.RelayPackageSHA256, newSHA)
 	}
-	if _, drift := mustRead(t, ctx, c, updated, st2); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, updated, st2); !drift.None() {
 		t.Fatalf("Read after Update reports drift: %s", drift)
 	}
 	// The old spec now differs in every updated component.
-	_, drift = mustRead(t, ctx, c, spec, st2)
+	_, drift = must.Read(t, ctx, c, spec, st2)
 	for _, comp := range []string{ComponentMapping, ComponentRelayFunction, ComponentRelayLogGroup, ComponentDeadLetterQueue} {
 		if !slices.ContainsFunc(drift.Changed, func(ch Change) bool { return ch.Component == comp }) {
 			t.Errorf("Read against the old spec does not report %s: %s", comp, drift)
@@ -149,7 +143,7 @@ func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c 
 	if rest.Exists() {
 		t.Errorf("Delete left state: %+v", rest)
 	}
-	checkInventory(t, ctx, stack, before, "Delete")
+	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 	// Deleting again is harmless.
 	if _, err := c.Delete(ctx, st2); err != nil {
 		t.Errorf("second Delete: %v", err)
@@ -163,7 +157,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "drift", Reconciler: ReconcilerSpec{Disabled: true}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 
 	// The mapping, deleted out of band.
@@ -174,7 +168,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	var drift Drift
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		observed, drift = mustRead(t, ctx, c, spec, st)
+		observed, drift = must.Read(t, ctx, c, spec, st)
 		if slices.Contains(drift.Missing, ComponentMapping) || time.Now().After(deadline) {
 			break
 		}
@@ -196,7 +190,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	if _, err := c.Lambda.DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(st.RelayFunctionName)}); err != nil {
 		t.Fatal(err)
 	}
-	observed, drift = mustRead(t, ctx, c, spec, st)
+	observed, drift = must.Read(t, ctx, c, spec, st)
 	if !slices.Contains(drift.Missing, ComponentRelayFunction) {
 		t.Fatalf("Read after deleting the function: drift %s", drift)
 	}
@@ -205,7 +199,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 		t.Fatalf("Update (repair of the function): %v", err)
 	}
 	st = repaired
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after the repair reports drift: %s", drift)
 	}
 
@@ -217,7 +211,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	if foundState.MappingUUID != st.MappingUUID || foundState.TableARN != st.TableARN || !foundState.TableOwned || !found.Reconciler.Disabled {
 		t.Errorf("Lookup = %+v, %+v; want the state %+v", found, foundState, st)
 	}
-	if _, drift := mustRead(t, ctx, c, found, foundState); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, found, foundState); !drift.None() {
 		t.Errorf("the imported spec drifts: %s", drift)
 	}
 	if _, _, err := c.Lookup(ctx, "nothing"); !errors.Is(err, ErrNotFound) {
@@ -248,15 +242,15 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 
 	spec := Spec{Name: "app", Table: TableSpec{Existing: true, Name: "app", PartitionKey: "pk", SortKey: "sk"},
 		Reconciler: ReconcilerSpec{Disabled: true}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	if st.TableOwned || st.Added != (Added{Stream: true, PendingIndex: true}) || st.TTLAttribute != "ttl" {
 		t.Fatalf("adoption recorded %+v, TTL %q; want stream and index added, TTL attribute ttl kept", st.Added, st.TTLAttribute)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after adoption reports drift: %s", drift)
 	}
 	fn, err := c.getFunction(ctx, st.RelayFunctionName)
@@ -267,7 +261,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 		t.Errorf("OUTBOX_TTL_ATTRIBUTE = %q, want the table's own ttl", got)
 	}
 
-	mustDelete(t, ctx, c, st, "Delete")
+	must.Delete(t, ctx, c, st, "Delete")
 	desc, err := c.describeTable(ctx, "app")
 	if err != nil {
 		t.Fatalf("the adopted table is gone: %v", err)
@@ -281,26 +275,26 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	if attr, err := c.ttlStatus(ctx, "app"); err != nil || attr != "ttl" {
 		t.Errorf("the table's own TTL = %q, %v; want it kept", attr, err)
 	}
-	checkInventory(t, ctx, stack, before, "Delete")
+	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 }
 
 func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
 	createAppTable(t, ctx, c, "keys", types.StreamViewTypeKeysOnly)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 	_, err := c.Create(ctx, Spec{Name: "keys", Table: TableSpec{Existing: true, Name: "keys", PartitionKey: "pk", SortKey: "sk"},
 		Reconciler: ReconcilerSpec{Disabled: true}})
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("NEW_IMAGE")) {
 		t.Fatalf("Create on a KEYS_ONLY stream = %v, want an error naming the remedy", err)
 	}
-	checkInventory(t, ctx, stack, before, "the failed Create")
+	componenttest.CheckInventory(t, ctx, stack, before, "the failed Create")
 }
 
 func TestLocalCreateFailureCleansUp(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 	ctl := localawstest.Control(stack)
 	if _, err := ctl.AddFault(ctx, control.FaultRule{
 		Service: "lambda", Operation: "CreateEventSourceMapping",
@@ -315,7 +309,7 @@ func TestLocalCreateFailureCleansUp(t *testing.T) {
 	if st.Exists() {
 		t.Errorf("Create returned a state although it cleaned up: %+v", st)
 	}
-	checkInventory(t, ctx, stack, before, "the failed Create")
+	componenttest.CheckInventory(t, ctx, stack, before, "the failed Create")
 }
 
 func TestLocalRetriesIAMPropagation(t *testing.T) {
@@ -334,33 +328,33 @@ func TestLocalRetriesIAMPropagation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create while IAM propagates: %v", err)
 	}
-	mustDelete(t, ctx, c, st, "Delete")
+	must.Delete(t, ctx, c, st, "Delete")
 }
 
 func TestLocalReconciler(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, append(coreServices, "scheduler")...)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 	spec := Spec{Name: "recon"}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	if st.ScheduleARN == "" || st.ReconcilerFunctionARN == "" || st.SchedulerRoleARN == "" {
 		t.Fatalf("Create returned no reconciler: %+v", st)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Create reports drift: %s", drift)
 	}
 	updated := spec
 	updated.Reconciler.ScheduleExpression = "rate(10 minutes)"
 	updated.Reconciler.MinAge = 15 * time.Minute
-	st = mustUpdate(t, ctx, c, updated, st, "Update")
-	if _, drift := mustRead(t, ctx, c, updated, st); !drift.None() {
+	st = must.Update(t, ctx, c, updated, st, "Update")
+	if _, drift := must.Read(t, ctx, c, updated, st); !drift.None() {
 		t.Fatalf("Read after Update reports drift: %s", drift)
 	}
 	updated.Reconciler.Disabled = true
-	st = mustUpdate(t, ctx, c, updated, st, "Update (disable the reconciler)")
+	st = must.Update(t, ctx, c, updated, st, "Update (disable the reconciler)")
 	if st.ScheduleName != "" || st.ReconcilerFunctionName != "" || st.SchedulerRoleName != "" {
 		t.Errorf("disabling the reconciler left %+v", st)
 	}
-	mustDelete(t, ctx, c, st, "Delete")
-	checkInventory(t, ctx, stack, before, "Delete")
+	must.Delete(t, ctx, c, st, "Delete")
+	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 }

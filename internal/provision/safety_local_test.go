@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -49,10 +50,10 @@ func markFailed(t *testing.T, ctx context.Context, c *Provisioner, table outbox.
 func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 
 	spec := Spec{Name: "guarded", Reconciler: ReconcilerSpec{Disabled: true}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	desc, err := c.describeTable(ctx, st.TableName)
 	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
 		t.Fatalf("the dedicated table has no deletion protection by default (err %v)", err)
@@ -67,7 +68,7 @@ func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 	table := spec.OutboxTable()
 	records := writeEvents(t, ctx, c, table, 3)
 	markFailed(t, ctx, c, table, records[0])
-	withEvents := inventory(t, ctx, stack)
+	withEvents := componenttest.Inventory(t, ctx, stack)
 
 	_, err = c.Delete(ctx, st)
 	var ue *UndeliveredError
@@ -79,7 +80,7 @@ func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
 	}
-	if got := inventory(t, ctx, stack); !localawstest.SameInventory(got, withEvents) {
+	if got := componenttest.Inventory(t, ctx, stack); !localawstest.SameInventory(got, withEvents) {
 		t.Fatalf("the refused Delete removed components:\n got %v\nwant %v", got, withEvents)
 	}
 	if u, err := c.CountUndelivered(ctx, st.TableName, nil); err != nil || u.Total() != 3 {
@@ -100,8 +101,8 @@ func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 	if st, err = c.Update(ctx, spec, st); err != nil || !st.ForceDestroy {
 		t.Fatalf("Update to force destroy: %v (ForceDestroy %t)", err, st.ForceDestroy)
 	}
-	mustDelete(t, ctx, c, st, "Delete under force destroy")
-	checkInventory(t, ctx, stack, before, "Delete")
+	must.Delete(t, ctx, c, st, "Delete under force destroy")
+	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 }
 
 func TestLocalProtectionUpdatesInPlace(t *testing.T) {
@@ -109,7 +110,7 @@ func TestLocalProtectionUpdatesInPlace(t *testing.T) {
 	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "unprotected", Reconciler: ReconcilerSpec{Disabled: true},
 		Table: TableSpec{DeletionProtection: ptr(false), PointInTimeRecovery: ptr(false)}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	check := func(wantProtection, wantPITR bool) {
 		t.Helper()
@@ -127,19 +128,19 @@ func TestLocalProtectionUpdatesInPlace(t *testing.T) {
 	}
 	check(false, false)
 	spec.Table.DeletionProtection, spec.Table.PointInTimeRecovery = nil, nil
-	if _, drift := mustRead(t, ctx, c, spec, st); !strings.Contains(drift.String(), "deletion_protection") || !strings.Contains(drift.String(), "point_in_time_recovery") {
+	if _, drift := must.Read(t, ctx, c, spec, st); !strings.Contains(drift.String(), "deletion_protection") || !strings.Contains(drift.String(), "point_in_time_recovery") {
 		t.Fatalf("Read does not report the protection settings as changed: %s", drift)
 	}
-	st = mustUpdate(t, ctx, c, spec, st, "Update")
+	st = must.Update(t, ctx, c, spec, st, "Update")
 	check(true, true)
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("drift after Update: %s", drift)
 	}
 	// Out of band, then repaired.
 	if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(st.TableName), DeletionProtectionEnabled: aws.Bool(false)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !strings.Contains(drift.String(), "deletion_protection") {
+	if _, drift := must.Read(t, ctx, c, spec, st); !strings.Contains(drift.String(), "deletion_protection") {
 		t.Fatalf("Read misses deletion protection turned off out of band: %s", drift)
 	}
 }
@@ -148,7 +149,7 @@ func TestLocalPendingIndexRenameKeepsPendingItems(t *testing.T) {
 	t.Parallel()
 	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "renamed", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	writeEvents(t, ctx, c, spec.OutboxTable(), 5)
 	tableARN := st.TableARN
@@ -157,7 +158,7 @@ func TestLocalPendingIndexRenameKeepsPendingItems(t *testing.T) {
 		t.Fatalf("a new pending index name of a dedicated table replaces the pipeline: %v", f)
 	}
 	spec.Table.PendingIndexName = "pending-v2"
-	st = mustUpdate(t, ctx, c, spec, st, "Update")
+	st = must.Update(t, ctx, c, spec, st, "Update")
 	if st.TableARN != tableARN || indexName(st.PendingIndexARN) != "pending-v2" || st.FormerPendingIndex != "" {
 		t.Fatalf("after the rename: table %s (was %s), index %s, former %q", st.TableARN, tableARN, st.PendingIndexARN, st.FormerPendingIndex)
 	}
@@ -228,14 +229,14 @@ func TestLocalSortKeyPrefixChangeKeepsFormerPrefix(t *testing.T) {
 	t.Parallel()
 	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "prefixed", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	old := spec.OutboxTable()
 	records := writeEvents(t, ctx, c, old, 3)
 
 	spec.Table.SortKeyPrefix = "EVT#"
 	for i := range 2 {
-		st = mustUpdate(t, ctx, c, spec, st, fmt.Sprintf("Update %d", i))
+		st = must.Update(t, ctx, c, spec, st, fmt.Sprintf("Update %d", i))
 		env, filter := relayEnv(t, ctx, c, st)
 		if env["OUTBOX_SORT_KEY_PREFIX"] != "EVT#" || env["OUTBOX_FORMER_SORT_KEY_PREFIXES"] != "OUTBOX#" {
 			t.Fatalf("Update %d with 3 events pending under OUTBOX#: environment %v", i, env)
@@ -243,12 +244,12 @@ func TestLocalSortKeyPrefixChangeKeepsFormerPrefix(t *testing.T) {
 		if !strings.Contains(filter, `"prefix":"OUTBOX#"`) || !strings.Contains(filter, `"prefix":"EVT#"`) {
 			t.Fatalf("Update %d: the mapping's filter drops the former prefix: %s", i, filter)
 		}
-		if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 			t.Fatalf("drift after Update %d: %s", i, drift)
 		}
 	}
 	deleteItems(t, ctx, c, old, records) // delivered
-	st = mustUpdate(t, ctx, c, spec, st, "Update after delivery")
+	st = must.Update(t, ctx, c, spec, st, "Update after delivery")
 	env, filter := relayEnv(t, ctx, c, st)
 	if _, ok := env["OUTBOX_FORMER_SORT_KEY_PREFIXES"]; ok || strings.Contains(filter, "OUTBOX#") || len(st.Layout.FormerSortKeyPrefixes) != 0 {
 		t.Fatalf("the former prefix outlives its events: environment %v, filter %s", env, filter)
@@ -259,7 +260,7 @@ func TestLocalFewerShardsKeepReconcilingTheHigherOnes(t *testing.T) {
 	t.Parallel()
 	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "sharded", Reconciler: ReconcilerSpec{Disabled: true}, ForceDestroy: true}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	table := spec.OutboxTable()
 	records := writeEvents(t, ctx, c, table, 12)
@@ -272,16 +273,16 @@ func TestLocalFewerShardsKeepReconcilingTheHigherOnes(t *testing.T) {
 	}
 
 	spec.Table.PendingShards = 4
-	st = mustUpdate(t, ctx, c, spec, st, "Update")
+	st = must.Update(t, ctx, c, spec, st, "Update")
 	if env, _ := relayEnv(t, ctx, c, st); env["OUTBOX_PENDING_SHARDS"] != "4" || env["OUTBOX_RECONCILE_SHARDS"] != "16" {
 		t.Fatalf("after lowering the shards to 4: environment %v", env)
 	}
-	st = mustUpdate(t, ctx, c, spec, st, "second Update")
+	st = must.Update(t, ctx, c, spec, st, "second Update")
 	if env, _ := relayEnv(t, ctx, c, st); env["OUTBOX_RECONCILE_SHARDS"] != fmt.Sprint(highest+1) {
 		t.Fatalf("with events up to shard %d: OUTBOX_RECONCILE_SHARDS = %q", highest, env["OUTBOX_RECONCILE_SHARDS"])
 	}
 	deleteItems(t, ctx, c, table, records)
-	st = mustUpdate(t, ctx, c, spec, st, "Update after delivery")
+	st = must.Update(t, ctx, c, spec, st, "Update after delivery")
 	if env, _ := relayEnv(t, ctx, c, st); env["OUTBOX_RECONCILE_SHARDS"] != "" || st.Layout.ReconcileShards != 0 {
 		t.Fatalf("the higher shards are still reconciled once empty: environment %v", env)
 	}
@@ -313,7 +314,7 @@ func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "gsifree", PublishedAction: "delete", Reconciler: ReconcilerSpec{Disabled: true},
 		Table: TableSpec{PendingIndexDisabled: true}, ForceDestroy: true}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	check := func(when string, index bool) {
 		t.Helper()
@@ -326,7 +327,7 @@ func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 			t.Fatalf("%s: index %t, OUTBOX_PENDING_INDEX_ENABLED %q, PendingIndexARN %q; want the index %t",
 				when, hasIndex(desc, outbox.DefaultPendingIndexName), env["OUTBOX_PENDING_INDEX_ENABLED"], st.PendingIndexARN, index)
 		}
-		if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+		if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 			t.Fatalf("%s: drift %s", when, drift)
 		}
 	}
@@ -337,13 +338,13 @@ func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 	if f := ReplacementFields(Spec{Name: "gsifree", Table: TableSpec{PendingIndexDisabled: true}}, spec); len(f) != 0 {
 		t.Fatalf("switching the pending index replaces the pipeline: %v", f)
 	}
-	st = mustUpdate(t, ctx, c, spec, st, "Update enabling the index")
+	st = must.Update(t, ctx, c, spec, st, "Update enabling the index")
 	check("index enabled", true)
 	if n := countIndex(t, ctx, c, spec.OutboxTable()); n != 4 {
 		t.Fatalf("the new index holds %d of the 4 pending events", n)
 	}
 	spec.Table.PendingIndexDisabled = true
-	st = mustUpdate(t, ctx, c, spec, st, "Update disabling the index")
+	st = must.Update(t, ctx, c, spec, st, "Update disabling the index")
 	check("index disabled", false)
 	if u, err := c.CountUndelivered(ctx, st.TableName, nil); err != nil || u.Pending != 4 {
 		t.Fatalf("after the switches the table holds %v (%v), want the 4 pending events", u, err)
@@ -353,7 +354,7 @@ func TestLocalPendingIndexSwitchesInPlace(t *testing.T) {
 func TestLocalCreateRefusesMissingTarget(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, append(coreServices, "events", "sns")...)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 	for _, tc := range []struct {
 		target TargetSpec
 		want   string
@@ -370,7 +371,7 @@ func TestLocalCreateRefusesMissingTarget(t *testing.T) {
 			t.Errorf("Create with target %+v recorded %+v", tc.target, st)
 		}
 	}
-	checkInventory(t, ctx, stack, before, "refused creations")
+	componenttest.CheckInventory(t, ctx, stack, before, "refused creations")
 }
 
 func TestLocalSecondAdoptionRefused(t *testing.T) {
@@ -388,7 +389,7 @@ func TestLocalSecondAdoptionRefused(t *testing.T) {
 	if tags, err := c.tableTags(ctx, st.TableARN); err != nil || tags[TagAdoptedBy] != "first" {
 		t.Fatalf("the adopted table's tags %v (%v), want %s=first", tags, err, TagAdoptedBy)
 	}
-	withFirst := inventory(t, ctx, stack)
+	withFirst := componenttest.Inventory(t, ctx, stack)
 
 	second, err := c.Create(ctx, adopt("second"))
 	if err == nil || !strings.Contains(err.Error(), "belongs to the outbox pipeline first") {
@@ -397,8 +398,8 @@ func TestLocalSecondAdoptionRefused(t *testing.T) {
 	if second.Exists() {
 		t.Errorf("the refused adoption left %+v", second)
 	}
-	checkInventory(t, ctx, stack, withFirst, "the refused adoption")
-	if _, drift := mustRead(t, ctx, c, first, st); !drift.None() {
+	componenttest.CheckInventory(t, ctx, stack, withFirst, "the refused adoption")
+	if _, drift := must.Read(t, ctx, c, first, st); !drift.None() {
 		t.Fatalf("the refused adoption reverted what the first pipeline needs: %s", drift)
 	}
 	// A dedicated table of another pipeline cannot be adopted either.
@@ -413,7 +414,7 @@ func TestLocalSecondAdoptionRefused(t *testing.T) {
 		t.Fatalf("adopting another pipeline's dedicated table: %v", err)
 	}
 
-	mustDelete(t, ctx, c, st, "Delete first")
+	must.Delete(t, ctx, c, st, "Delete first")
 	if tags, err := c.tableTags(ctx, st.TableARN); err != nil || tags[TagAdoptedBy] != "" {
 		t.Errorf("after Delete the table's tags are %v (%v), want no %s", tags, err, TagAdoptedBy)
 	}

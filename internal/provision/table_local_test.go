@@ -37,14 +37,14 @@ func TestLocalStreamViewTypeRepairedOnDedicatedTable(t *testing.T) {
 	t.Parallel()
 	_, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "views", Reconciler: ReconcilerSpec{Disabled: true}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	if st.StreamViewType != StreamViewNewImage {
 		t.Fatalf("created stream view type %q, want NEW_IMAGE", st.StreamViewType)
 	}
 	setViewType(t, ctx, c, st.TableName, types.StreamViewTypeKeysOnly)
 
-	observed, drift := mustRead(t, ctx, c, spec, st)
+	observed, drift := must.Read(t, ctx, c, spec, st)
 	if observed.StreamViewType != "KEYS_ONLY" || observed.StreamARN == st.StreamARN || !slices.Contains(drift.Components(), ComponentStream) {
 		t.Fatalf("Read: view type %q, stream %s (was %s), drift %s; want KEYS_ONLY, a new stream, stream drift", observed.StreamViewType, observed.StreamARN, st.StreamARN, drift)
 	}
@@ -72,7 +72,7 @@ func TestLocalStreamViewTypeRepairedOnDedicatedTable(t *testing.T) {
 	if err != nil || aws.ToString(m.EventSourceArn) != st.StreamARN {
 		t.Errorf("after Update the mapping is %+v (%v); want it on %s", m, err, st.StreamARN)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Errorf("Read after the repair reports drift: %s", drift)
 	}
 }
@@ -84,10 +84,10 @@ func TestLocalStreamViewTypeRefusedOnAdoptedTable(t *testing.T) {
 	_, c, ctx := startStack(t, coreServices...)
 	createAppTable(t, ctx, c, "shop", types.StreamViewTypeNewImage)
 	spec := Spec{Name: "shop", Table: TableSpec{Existing: true, Name: "shop", PartitionKey: "pk", SortKey: "sk"}, Reconciler: ReconcilerSpec{Disabled: true}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	setViewType(t, ctx, c, "shop", types.StreamViewTypeKeysOnly)
-	observed, _ := mustRead(t, ctx, c, spec, st)
+	observed, _ := must.Read(t, ctx, c, spec, st)
 	_, err := c.Update(ctx, spec, observed)
 	if err == nil || !strings.Contains(err.Error(), "change it to NEW_IMAGE") {
 		t.Fatalf("Update on an adopted KEYS_ONLY stream = %v, want the fix", err)

@@ -58,8 +58,12 @@ func CheckInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, wa
 	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
 }
 
-// MustCreate creates s.
-func MustCreate[S, St any](t *testing.T, ctx context.Context, c Provisioner[S, St], s S) St {
+// Must makes the calls of a provisioner of S and St, failing the test on
+// an error: a package's tests declare one (var must Must[Spec, State]).
+type Must[S, St any] struct{}
+
+// Create creates s.
+func (Must[S, St]) Create(t *testing.T, ctx context.Context, c Provisioner[S, St], s S) St {
 	t.Helper()
 	st, err := c.Create(ctx, s)
 	if err != nil {
@@ -68,8 +72,8 @@ func MustCreate[S, St any](t *testing.T, ctx context.Context, c Provisioner[S, S
 	return st
 }
 
-// MustUpdate updates st to s; what names the update in the failure.
-func MustUpdate[S, St any](t *testing.T, ctx context.Context, c Provisioner[S, St], s S, st St, what string) St {
+// Update updates st to s; what names the update in the failure.
+func (Must[S, St]) Update(t *testing.T, ctx context.Context, c Provisioner[S, St], s S, st St, what string) St {
 	t.Helper()
 	st, err := c.Update(ctx, s, st)
 	if err != nil {
@@ -78,8 +82,8 @@ func MustUpdate[S, St any](t *testing.T, ctx context.Context, c Provisioner[S, S
 	return st
 }
 
-// MustRead reads st against s.
-func MustRead[S, St any](t *testing.T, ctx context.Context, c Provisioner[S, St], s S, st St) (St, awsops.Drift) {
+// Read reads st against s.
+func (Must[S, St]) Read(t *testing.T, ctx context.Context, c Provisioner[S, St], s S, st St) (St, awsops.Drift) {
 	t.Helper()
 	got, drift, err := c.Read(ctx, s, st)
 	if err != nil {
@@ -88,9 +92,8 @@ func MustRead[S, St any](t *testing.T, ctx context.Context, c Provisioner[S, St]
 	return got, drift
 }
 
-// MustDelete deletes what st records; what names the deletion in the
-// failure.
-func MustDelete[S, St any](t *testing.T, ctx context.Context, c Provisioner[S, St], st St, what string) {
+// Delete deletes what st records; what names the deletion in the failure.
+func (Must[S, St]) Delete(t *testing.T, ctx context.Context, c Provisioner[S, St], st St, what string) {
 	t.Helper()
 	if _, err := c.Delete(ctx, st); err != nil {
 		t.Fatalf("%s: %v", what, err)
