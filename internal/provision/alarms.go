@@ -317,25 +317,16 @@ type AlarmARNs struct {
 }
 
 func (a *AlarmARNs) field(key string) *string {
-	switch key {
-	case AlarmDLQNotEmpty:
-		return &a.DLQNotEmpty
-	case AlarmRelayErrors:
-		return &a.RelayErrors
-	case AlarmIteratorAge:
-		return &a.IteratorAge
-	case AlarmOldestPendingAge:
-		return &a.OldestPendingAge
-	case AlarmEventsFailed:
-		return &a.EventsFailed
-	case AlarmEnvironmentErrors:
-		return &a.EnvironmentErrors
-	case AlarmReconcilerEventsFailed:
-		return &a.ReconcilerEventsFailed
-	case AlarmReconcilerEnvironmentErrors:
-		return &a.ReconcilerEnvironmentErrors
+	fields := map[string]*string{
+		AlarmDLQNotEmpty: &a.DLQNotEmpty, AlarmRelayErrors: &a.RelayErrors,
+		AlarmIteratorAge: &a.IteratorAge, AlarmOldestPendingAge: &a.OldestPendingAge,
+		AlarmEventsFailed: &a.EventsFailed, AlarmEnvironmentErrors: &a.EnvironmentErrors,
+		AlarmReconcilerEventsFailed: &a.ReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors: &a.ReconcilerEnvironmentErrors,
 	}
-	panic("pipeline: unknown alarm key " + key)
+	if f, ok := fields[key]; ok {
+		return f
+	}
+	panic("provision: unknown alarm key " + key)
 }
 
 func (a AlarmARNs) get(key string) string { return *a.field(key) }

@@ -223,13 +223,9 @@ func (c *Provisioner) deleteMapping(ctx context.Context, st *State) error {
 }
 
 var mappingComponent = componentDef{
-	Name:     ComponentMapping,
-	Required: true,
-	Recorded: func(st State) bool { return st.MappingUUID != "" },
-	Ensure:   func(c *Provisioner, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
-	Read:     (*Provisioner).readMapping,
-	Remove:   (*Provisioner).deleteMapping,
-	Lookup:   (*Provisioner).lookupMapping,
+	Name: ComponentMapping, Required: true, Recorded: func(st State) bool { return st.MappingUUID != "" },
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
+	Read:   (*Provisioner).readMapping, Remove: (*Provisioner).deleteMapping, Lookup: (*Provisioner).lookupMapping,
 }
 
 func (c *Provisioner) readMapping(ctx context.Context, p *pass) error {

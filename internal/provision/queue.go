@@ -91,8 +91,7 @@ func (c *Provisioner) deleteQueue(ctx context.Context, st *State) error {
 }
 
 var queueComponent = componentDef{
-	Name:     ComponentDeadLetterQueue,
-	Recorded: func(st State) bool { return st.QueueURL != "" },
+	Name: ComponentDeadLetterQueue, Recorded: func(st State) bool { return st.QueueURL != "" },
 	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 		if err := c.ensureQueue(ctx, p.s, p.st); err != nil {
 			return err
@@ -100,9 +99,7 @@ var queueComponent = componentDef{
 		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
 		return nil
 	},
-	Read:   (*Provisioner).readQueue,
-	Remove: (*Provisioner).deleteQueue,
-	Lookup: (*Provisioner).lookupQueue,
+	Read: (*Provisioner).readQueue, Remove: (*Provisioner).deleteQueue, Lookup: (*Provisioner).lookupQueue,
 }
 
 func (c *Provisioner) readQueue(ctx context.Context, p *pass) error {

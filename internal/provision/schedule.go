@@ -183,14 +183,10 @@ func (c *Provisioner) findSchedule(ctx context.Context, name string) (*scheduler
 }
 
 var scheduleComponent = componentDef{
-	Name:     ComponentSchedule,
-	Wanted:   reconcilerEnabled,
-	Required: true,
+	Name: ComponentSchedule, Wanted: reconcilerEnabled, Required: true,
 	Recorded: func(st State) bool { return st.ScheduleName != "" },
 	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 		return c.ensureSchedule(ctx, p.s, p.st, p.st.ScheduleName != "")
 	},
-	Read:   (*Provisioner).readSchedule,
-	Remove: (*Provisioner).deleteSchedule,
-	Lookup: (*Provisioner).lookupSchedule,
+	Read: (*Provisioner).readSchedule, Remove: (*Provisioner).deleteSchedule, Lookup: (*Provisioner).lookupSchedule,
 }

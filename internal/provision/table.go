@@ -573,9 +573,8 @@ func (c *Provisioner) tableTags(ctx context.Context, arn string) (map[string]str
 }
 
 var tableComponent = componentDef{
-	Name:     ComponentTable,
-	Recorded: func(st State) bool { return st.TableName != "" },
-	Ensure:   func(c *Provisioner, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
+	Name: ComponentTable, Recorded: func(st State) bool { return st.TableName != "" },
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
 	Read: func(c *Provisioner, ctx context.Context, p *pass) error {
 		if err := c.readTable(ctx, p.s, p.st, p.d); err != nil {
 			return err
@@ -583,8 +582,7 @@ var tableComponent = componentDef{
 		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
 		return nil
 	},
-	Remove: (*Provisioner).deleteTable,
-	Lookup: (*Provisioner).lookupTable,
+	Remove: (*Provisioner).deleteTable, Lookup: (*Provisioner).lookupTable,
 }
 
 // pointInTimeRecovery reports whether the table has point-in-time recovery.

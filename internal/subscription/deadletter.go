@@ -10,8 +10,7 @@ import (
 )
 
 var deadLetterQueueComponent = componentDef{
-	Name:     ComponentDeadLetterQueue,
-	Recorded: func(st State) bool { return st.DeadLetterQueueURL != "" },
+	Name: ComponentDeadLetterQueue, Recorded: func(st State) bool { return st.DeadLetterQueueURL != "" },
 	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 		return c.ensureQueue(ctx, queueSpec{
 			what: "dead-letter queue", name: p.n.DeadLetterQueue, attrs: deadLetterAttributes(p.s), tags: p.s.tags(),

@@ -18,12 +18,10 @@ import (
 )
 
 var queueComponent = componentDef{
-	Name:     ComponentQueue,
-	Recorded: func(st State) bool { return st.QueueURL != "" },
-	Ensure:   (*Provisioner).ensureQueueAndPolicy,
-	Read:     (*Provisioner).readQueue,
-	Remove:   removeQueue("queue", func(st *State) (*string, *string) { return &st.QueueURL, &st.QueueARN }),
-	Lookup:   (*Provisioner).lookupQueue,
+	Name: ComponentQueue, Recorded: func(st State) bool { return st.QueueURL != "" },
+	Ensure: (*Provisioner).ensureQueueAndPolicy, Read: (*Provisioner).readQueue,
+	Remove: removeQueue("queue", func(st *State) (*string, *string) { return &st.QueueURL, &st.QueueARN }),
+	Lookup: (*Provisioner).lookupQueue,
 }
 
 // SQS attribute names.

@@ -14,10 +14,8 @@ import (
 )
 
 var ruleComponent = componentDef{
-	Name:     ComponentRule,
-	Recorded: func(st State) bool { return st.RuleARN != "" },
-	Ensure:   onBus((*Provisioner).ensureRuleAndTarget),
-	Read:     onBus((*Provisioner).readRule),
+	Name: ComponentRule, Recorded: func(st State) bool { return st.RuleARN != "" },
+	Ensure: onBus((*Provisioner).ensureRuleAndTarget), Read: onBus((*Provisioner).readRule),
 	Remove: func(c *Provisioner, ctx context.Context, st *State) error {
 		if st.RuleARN == "" {
 			return nil

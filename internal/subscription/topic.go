@@ -13,12 +13,9 @@ import (
 )
 
 var topicSubscriptionComponent = componentDef{
-	Name:     ComponentTopicSubscription,
-	Recorded: func(st State) bool { return st.SubscriptionARN != "" },
-	Ensure:   onTopic((*Provisioner).ensureTopicSubscription),
-	Read:     onTopic((*Provisioner).readTopicSubscription),
-	Remove:   (*Provisioner).removeTopicSubscription,
-	Lookup:   onTopic((*Provisioner).lookupTopicSubscription),
+	Name: ComponentTopicSubscription, Recorded: func(st State) bool { return st.SubscriptionARN != "" },
+	Ensure: onTopic((*Provisioner).ensureTopicSubscription), Read: onTopic((*Provisioner).readTopicSubscription),
+	Remove: (*Provisioner).removeTopicSubscription, Lookup: onTopic((*Provisioner).lookupTopicSubscription),
 }
 
 // Attributes of the queue's subscription to the topic.
