@@ -9,18 +9,6 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-var deadLetterQueueComponent = componentDef{
-	Name: ComponentDeadLetterQueue, Recorded: func(st State) bool { return st.DeadLetterQueueURL != "" },
-	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
-		return c.ensureQueue(ctx, queueSpec{
-			what: "dead-letter queue", name: p.n.DeadLetterQueue, attrs: deadLetterAttributes(p.s), tags: p.s.tags(),
-		}, &p.st.DeadLetterQueueURL, &p.st.DeadLetterQueueARN)
-	},
-	Read:   (*Provisioner).readDeadLetterQueue,
-	Remove: removeQueue("dead-letter queue", func(st *State) (*string, *string) { return &st.DeadLetterQueueURL, &st.DeadLetterQueueARN }),
-	Lookup: (*Provisioner).lookupDeadLetterQueue,
-}
-
 func (c *Provisioner) readDeadLetterQueue(ctx context.Context, p *pass) error {
 	st := p.st
 	return c.readQueueOf(ctx, p, "dead-letter queue", p.n.DeadLetterQueue, &st.DeadLetterQueueURL, &st.DeadLetterQueueARN, func(attrs map[string]string) {
@@ -47,4 +35,16 @@ func deadLetterAttributes(s Spec) map[string]string {
 	return fifo(s, encryption(map[string]string{
 		attrRetention: strconv.Itoa(int(s.DeadLetter.MessageRetentionSeconds)),
 	}, s.Queue.KMSMasterKeyID))
+}
+
+var deadLetterQueueComponent = componentDef{
+	Name: ComponentDeadLetterQueue, Recorded: func(st State) bool { return st.DeadLetterQueueURL != "" },
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
+		return c.ensureQueue(ctx, queueSpec{
+			what: "dead-letter queue", name: p.n.DeadLetterQueue, attrs: deadLetterAttributes(p.s), tags: p.s.tags(),
+		}, &p.st.DeadLetterQueueURL, &p.st.DeadLetterQueueARN)
+	},
+	Read:   (*Provisioner).readDeadLetterQueue,
+	Remove: removeQueue("dead-letter queue", func(st *State) (*string, *string) { return &st.DeadLetterQueueURL, &st.DeadLetterQueueARN }),
+	Lookup: (*Provisioner).lookupDeadLetterQueue,
 }

@@ -17,13 +17,6 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-var queueComponent = componentDef{
-	Name: ComponentQueue, Recorded: func(st State) bool { return st.QueueURL != "" },
-	Ensure: (*Provisioner).ensureQueueAndPolicy, Read: (*Provisioner).readQueue,
-	Remove: removeQueue("queue", func(st *State) (*string, *string) { return &st.QueueURL, &st.QueueARN }),
-	Lookup: (*Provisioner).lookupQueue,
-}
-
 // SQS attribute names.
 const (
 	attrVisibilityTimeout = string(types.QueueAttributeNameVisibilityTimeout)
@@ -332,4 +325,11 @@ func (c *Provisioner) queueByName(ctx context.Context, name string) (string, map
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+var queueComponent = componentDef{
+	Name: ComponentQueue, Recorded: func(st State) bool { return st.QueueURL != "" },
+	Ensure: (*Provisioner).ensureQueueAndPolicy, Read: (*Provisioner).readQueue,
+	Remove: removeQueue("queue", func(st *State) (*string, *string) { return &st.QueueURL, &st.QueueARN }),
+	Lookup: (*Provisioner).lookupQueue,
 }

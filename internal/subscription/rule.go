@@ -13,22 +13,6 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-var ruleComponent = componentDef{
-	Name: ComponentRule, Recorded: func(st State) bool { return st.RuleARN != "" },
-	Ensure: onBus((*Provisioner).ensureRuleAndTarget), Read: onBus((*Provisioner).readRule),
-	Remove: func(c *Provisioner, ctx context.Context, st *State) error {
-		if st.RuleARN == "" {
-			return nil
-		}
-		if err := c.deleteRule(ctx, st.EventBusName, NamesFor(st.Name).Rule); err != nil {
-			return err
-		}
-		st.RuleARN = ""
-		return nil
-	},
-	Lookup: onBus((*Provisioner).lookupRule),
-}
-
 // ruleDescription is the description of every subscription's rule.
 func ruleDescription(name string) string {
 	return "Outbox subscription " + name + ": delivers matching events to the queue " + NamesFor(name).Queue
@@ -283,4 +267,20 @@ func canonical(p string) string {
 		return p
 	}
 	return jsonOf(v)
+}
+
+var ruleComponent = componentDef{
+	Name: ComponentRule, Recorded: func(st State) bool { return st.RuleARN != "" },
+	Ensure: onBus((*Provisioner).ensureRuleAndTarget), Read: onBus((*Provisioner).readRule),
+	Remove: func(c *Provisioner, ctx context.Context, st *State) error {
+		if st.RuleARN == "" {
+			return nil
+		}
+		if err := c.deleteRule(ctx, st.EventBusName, NamesFor(st.Name).Rule); err != nil {
+			return err
+		}
+		st.RuleARN = ""
+		return nil
+	},
+	Lookup: onBus((*Provisioner).lookupRule),
 }

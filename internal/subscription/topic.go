@@ -12,12 +12,6 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-var topicSubscriptionComponent = componentDef{
-	Name: ComponentTopicSubscription, Recorded: func(st State) bool { return st.SubscriptionARN != "" },
-	Ensure: onTopic((*Provisioner).ensureTopicSubscription), Read: onTopic((*Provisioner).readTopicSubscription),
-	Remove: (*Provisioner).removeTopicSubscription, Lookup: onTopic((*Provisioner).lookupTopicSubscription),
-}
-
 // Attributes of the queue's subscription to the topic.
 const (
 	attrRawDelivery  = "RawMessageDelivery"
@@ -155,4 +149,10 @@ func (c *Provisioner) lookupTopicSubscription(ctx context.Context, p *pass) erro
 		}
 	}
 	return nil
+}
+
+var topicSubscriptionComponent = componentDef{
+	Name: ComponentTopicSubscription, Recorded: func(st State) bool { return st.SubscriptionARN != "" },
+	Ensure: onTopic((*Provisioner).ensureTopicSubscription), Read: onTopic((*Provisioner).readTopicSubscription),
+	Remove: (*Provisioner).removeTopicSubscription, Lookup: onTopic((*Provisioner).lookupTopicSubscription),
 }
