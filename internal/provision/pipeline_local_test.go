@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
@@ -218,77 +216,6 @@ func TestLocalDriftAndRepair(t *testing.T) {
 		t.Errorf("Lookup of a missing pipeline = %v, want ErrNotFound", err)
 	}
 	_ = stack
-}
-
-// createAppTable creates an application table keyed by pk and sk.
-func createAppTable(t *testing.T, ctx context.Context, c *Provisioner, name string, stream types.StreamViewType) {
-	t.Helper()
-	if _, err := c.DynamoDB.CreateTable(ctx, localawstest.TableInput(name, "pk", "sk", stream)); err != nil {
-		t.Fatalf("creating the application table: %v", err)
-	}
-	if _, err := c.waitTableActive(ctx, name); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
-	t.Parallel()
-	stack, c, ctx := startStack(t, coreServices...)
-	createAppTable(t, ctx, c, "app", "")
-	// The application already expires items on its own attribute.
-	if _, err := c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-		TableName:               aws.String("app"),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	before := componenttest.Inventory(t, ctx, stack)
-
-	spec := Spec{Name: "app", Table: TableSpec{Existing: true, Name: "app", PartitionKey: "pk", SortKey: "sk"},
-		Reconciler: ReconcilerSpec{Disabled: true}}
-	st := must.Create(t, ctx, c, spec)
-	if st.TableOwned || st.Added != (Added{Stream: true, PendingIndex: true}) || st.TTLAttribute != "ttl" {
-		t.Fatalf("adoption recorded %+v, TTL %q; want stream and index added, TTL attribute ttl kept", st.Added, st.TTLAttribute)
-	}
-	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
-		t.Fatalf("Read after adoption reports drift: %s", drift)
-	}
-	fn, err := c.getFunction(ctx, st.RelayFunctionName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := fn.Configuration.Environment.Variables["OUTBOX_TTL_ATTRIBUTE"]; got != "ttl" {
-		t.Errorf("OUTBOX_TTL_ATTRIBUTE = %q, want the table's own ttl", got)
-	}
-
-	must.Delete(t, ctx, c, st, "Delete")
-	desc, err := c.describeTable(ctx, "app")
-	if err != nil {
-		t.Fatalf("the adopted table is gone: %v", err)
-	}
-	if desc.StreamSpecification != nil && aws.ToBool(desc.StreamSpecification.StreamEnabled) {
-		t.Error("the stream that the pipeline enabled is still enabled")
-	}
-	if len(desc.GlobalSecondaryIndexes) != 0 {
-		t.Errorf("the pending index is still there: %v", desc.GlobalSecondaryIndexes)
-	}
-	if attr, err := c.ttlStatus(ctx, "app"); err != nil || attr != "ttl" {
-		t.Errorf("the table's own TTL = %q, %v; want it kept", attr, err)
-	}
-	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
-}
-
-func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
-	t.Parallel()
-	stack, c, ctx := startStack(t, coreServices...)
-	createAppTable(t, ctx, c, "keys", types.StreamViewTypeKeysOnly)
-	before := componenttest.Inventory(t, ctx, stack)
-	_, err := c.Create(ctx, Spec{Name: "keys", Table: TableSpec{Existing: true, Name: "keys", PartitionKey: "pk", SortKey: "sk"},
-		Reconciler: ReconcilerSpec{Disabled: true}})
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("NEW_IMAGE")) {
-		t.Fatalf("Create on a KEYS_ONLY stream = %v, want an error naming the remedy", err)
-	}
-	componenttest.CheckInventory(t, ctx, stack, before, "the failed Create")
 }
 
 func TestLocalCreateFailureCleansUp(t *testing.T) {
