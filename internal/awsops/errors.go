@@ -58,6 +58,20 @@ func isNotFoundCode(err error) bool {
 	return false
 }
 
+// IsConflict reports whether err says that the resource is busy with
+// another change (a mapping being deleted, a table being updated).
+func IsConflict(err error) bool {
+	var ae smithy.APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	switch ae.ErrorCode() {
+	case "ResourceConflictException", "ResourceInUseException", "ConflictException":
+		return true
+	}
+	return false
+}
+
 // IgnoreNotFound returns nil for a not-found error, else err.
 func IgnoreNotFound(err error) error {
 	if IsNotFound(err) {

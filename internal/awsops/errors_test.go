@@ -37,3 +37,14 @@ func TestNotFoundKeepsOtherErrors(t *testing.T) {
 		t.Errorf("text %q", got)
 	}
 }
+
+func TestIsConflict(t *testing.T) {
+	for code, want := range map[string]bool{"ResourceConflictException": true, "ResourceInUseException": true, "ConflictException": true, "ResourceNotFoundException": false} {
+		if got := IsConflict(fmt.Errorf("deleting: %w", &smithy.GenericAPIError{Code: code})); got != want {
+			t.Errorf("IsConflict(%s) = %t, want %t", code, got, want)
+		}
+	}
+	if IsConflict(errors.New("ConflictException")) {
+		t.Error("IsConflict reads an error's text")
+	}
+}

@@ -205,7 +205,7 @@ func (c *Provisioner) deleteMapping(ctx context.Context, st *State) error {
 	}
 	uuid := st.MappingUUID
 	_, err := c.Lambda.DeleteEventSourceMapping(ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(uuid)})
-	if err := awsops.IgnoreNotFound(err); err != nil && !isConflict(err) {
+	if err := awsops.IgnoreNotFound(err); err != nil && !awsops.IsConflict(err) {
 		return fmt.Errorf("deleting event source mapping (%s): %w", uuid, err)
 	}
 	err = c.waitFor(ctx, "event source mapping "+uuid+" to be deleted", func(ctx context.Context) (bool, error) {

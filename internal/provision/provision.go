@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -157,16 +156,4 @@ func (c *Provisioner) waiter() awsops.Waiter {
 // what describes the condition for the error.
 func (c *Provisioner) waitFor(ctx context.Context, what string, check func(context.Context) (bool, error)) error {
 	return c.waiter().For(ctx, what, check)
-}
-
-func isConflict(err error) bool {
-	var ae smithy.APIError
-	if !errors.As(err, &ae) {
-		return false
-	}
-	switch ae.ErrorCode() {
-	case "ResourceConflictException", "ResourceInUseException", "ConflictException":
-		return true
-	}
-	return false
 }
