@@ -66,19 +66,19 @@ func (c *Provisioner) ensureRule(ctx context.Context, s Spec, exists bool) (stri
 		Name: aws.String(n.Rule), EventBusName: aws.String(bus), EventPattern: aws.String(s.Pattern()),
 		State: types.RuleStateEnabled, Description: aws.String(ruleDescription(s.Name)),
 	}
-	if have == nil {
+	if !found {
 		in.Tags = awsops.TagList(tags, eventsTag)
 	}
 	out, err := c.Events.PutRule(ctx, in)
 	verb := "updating"
-	if have == nil {
+	if !found {
 		verb = "creating"
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s rule (%s): %w", verb, n.Rule, err)
 	}
 	arn := aws.ToString(out.RuleArn)
-	if have != nil {
+	if found {
 		if err := c.syncRuleTags(ctx, arn, tags); err != nil {
 			return arn, fmt.Errorf("tagging rule (%s): %w", n.Rule, err)
 		}
