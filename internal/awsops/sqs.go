@@ -58,16 +58,11 @@ func SyncQueueTags(ctx context.Context, client *sqs.Client, url string, want map
 	if err != nil {
 		return err
 	}
-	set, remove := TagDiff(out.Tags, want)
-	if len(remove) > 0 {
-		if _, err := client.UntagQueue(ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		if _, err := client.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: set}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return SyncTags(ctx, out.Tags, want, func(ctx context.Context, keys []string) error {
+		_, err := client.UntagQueue(ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: keys})
+		return err
+	}, func(ctx context.Context, set map[string]string) error {
+		_, err := client.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: set})
+		return err
+	})
 }
