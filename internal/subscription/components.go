@@ -88,6 +88,9 @@ var components = []component{
 		remove:   (*Provisioner).removeTopicSubscription,
 		lookup:   onTopic((*Provisioner).lookupTopicSubscription),
 	},
+	// Last, so that Delete refuses to delete a protected inbox before it
+	// deleted anything else.
+	inboxComponent,
 }
 
 // onBus is step for a subscription on a bus, nothing for one to a topic;

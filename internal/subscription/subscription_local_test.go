@@ -25,7 +25,7 @@ const deadline = time.Minute
 func startStack(t *testing.T) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
 	stack := localawstest.Start(t)
-	localawstest.RequireServices(t, stack, "sqs", "events")
+	localawstest.RequireServices(t, stack, "sqs", "events", "dynamodb")
 	c := New(localawstest.Config(stack))
 	c.WaitTimeout = 30 * time.Second
 	c.PollInterval = 200 * time.Millisecond
