@@ -70,6 +70,7 @@ func (m *SubscriptionResourceModel) spec(ctx context.Context, tags map[string]st
 	if dl := m.DeadLetter; dl != nil {
 		s.DeadLetter.MessageRetentionSeconds = i32(dl.MessageRetentionSeconds)
 	}
+	s.Inbox = m.Inbox.inboxSpec()
 	return s, diags
 }
 
@@ -80,7 +81,7 @@ func (m *SubscriptionResourceModel) subscriptionState() subscription.State {
 		Name: str(m.Name), EventBusName: subscription.BusName(str(m.EventBus)), RuleARN: str(m.RuleARN),
 		QueueURL: str(m.QueueURL), QueueARN: str(m.QueueARN),
 		DeadLetterQueueURL: str(m.DeadLetterQueueURL), DeadLetterQueueARN: str(m.DeadLetterQueueARN),
-		TopicARN: str(m.TopicARN), SubscriptionARN: str(m.SubscriptionARN),
+		TopicARN: str(m.TopicARN), SubscriptionARN: str(m.SubscriptionARN), Inbox: m.Inbox.inboxState(),
 	}
 }
 
@@ -93,6 +94,7 @@ func (m *SubscriptionResourceModel) setState(st subscription.State) {
 	m.DeadLetterQueueURL = optString(st.DeadLetterQueueURL)
 	m.DeadLetterQueueARN = optString(st.DeadLetterQueueARN)
 	m.SubscriptionARN = optString(st.SubscriptionARN)
+	m.setInboxState(st)
 }
 
 // subscriptionModelFromSpec builds the configuration part of the model from
@@ -114,6 +116,7 @@ func subscriptionModelFromSpec(s subscription.Spec, st subscription.State, defau
 		KMSMasterKeyID:           optString(q.KMSMasterKeyID),
 	}
 	m.DeadLetter = &SubscriptionDeadLetterModel{MessageRetentionSeconds: types.Int64Value(int64(s.DeadLetter.MessageRetentionSeconds))}
+	m.Inbox = inboxModelFromSpec(s, st)
 	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
 	m.Timeouts = nullTimeouts()
 	m.setState(st)
@@ -135,5 +138,6 @@ var subscriptionFieldPaths = map[string]path.Path{
 	"Queue.MaxReceiveCount":              path.Root("queue").AtName("max_receive_count"),
 	"Queue.KMSMasterKeyID":               path.Root("queue").AtName("kms_master_key_id"),
 	"DeadLetter.MessageRetentionSeconds": path.Root("dead_letter").AtName("message_retention_seconds"),
+	"Inbox.KMSKeyARN":                    path.Root("inbox").AtName("kms_key_arn"),
 	"Tags":                               path.Root("tags"),
 }

@@ -27,6 +27,7 @@ type SubscriptionResourceModel struct {
 
 	Queue      *SubscriptionQueueModel      `tfsdk:"queue"`
 	DeadLetter *SubscriptionDeadLetterModel `tfsdk:"dead_letter"`
+	Inbox      *SubscriptionInboxModel      `tfsdk:"inbox"`
 
 	Tags     types.Map      `tfsdk:"tags"`
 	TagsAll  types.Map      `tfsdk:"tags_all"`
