@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -39,16 +40,44 @@ const suffixInbox = "-inbox"
 // InboxTTLAttribute is the inbox table's TTL attribute, the kit's.
 const InboxTTLAttribute = consumer.AttrExpiresAt
 
-// InboxSpec configures the inbox table, <name>-inbox.
+// InboxSpec configures the inbox table: a dedicated one, <name>-inbox, or
+// an existing table that the subscription adopts.
 type InboxSpec struct {
-	// DeletionProtection; nil means true. While it is on, Delete (and an
-	// Update that removes the inbox) refuses to delete the table.
+	// Existing makes the subscription adopt the table called Name instead
+	// of creating one: it checks the key, enables TTL on the kit's
+	// attribute if TTL is off, and tags the table as the inbox of this
+	// subscription (TagInboxOf), so that no other subscription adopts it.
+	// Delete reverts what it added and never deletes the table.
+	Existing bool
+	// Name of the adopted table; required when Existing, empty otherwise.
+	Name string
+	// DeletionProtection of a dedicated table; nil means true. While it is
+	// on, Delete (and an Update that removes the inbox) refuses to delete
+	// the table. Ignored for an adopted table.
 	DeletionProtection *bool
-	// PointInTimeRecovery; nil means true.
+	// PointInTimeRecovery of a dedicated table; nil means true. Ignored
+	// for an adopted table.
 	PointInTimeRecovery *bool
-	// KMSKeyARN encrypts the table with a customer managed key; empty uses
-	// the AWS owned key. Changed in place.
+	// KMSKeyARN encrypts a dedicated table with a customer managed key;
+	// empty uses the AWS owned key. Changed in place. Not allowed on an
+	// adopted table.
 	KMSKeyARN string
+}
+
+// Tags on an adopted inbox table. Two consumers sharing an inbox would
+// skip each other's events as duplicates: TagInboxOf names the one
+// subscription whose inbox it is. TagInboxTTL records that the subscription
+// enabled the table's TTL, which Delete then disables again.
+const (
+	TagInboxOf  = "outbox:inbox-of"
+	TagInboxTTL = "outbox:inbox-ttl-enabled-by"
+)
+
+func (in InboxSpec) tableName(subscription string) string {
+	if in.Existing {
+		return in.Name
+	}
+	return InboxTableName(subscription)
 }
 
 // InboxState is what exists of the inbox table, and the settings it was
@@ -56,6 +85,8 @@ type InboxSpec struct {
 type InboxState struct {
 	TableName string
 	TableARN  string
+	// Adopted is set for an existing table that the subscription adopted.
+	Adopted bool
 	// TTLAttribute is the attribute TTL is enabled on; empty when it is off.
 	TTLAttribute        string
 	DeletionProtection  bool
@@ -87,37 +118,83 @@ var inboxComponent = component{
 	lookup:   (*Provisioner).lookupInbox,
 }
 
-// ensureInbox creates or updates the inbox table, or removes it when the
-// Spec no longer has one.
+// ensureInbox creates, adopts or updates the inbox table, or removes it
+// when the Spec no longer has one.
 func (c *Provisioner) ensureInbox(ctx context.Context, p *pass) error {
 	st := p.st
 	if p.s.Inbox == nil {
 		return c.removeInbox(ctx, st)
 	}
-	in, name := p.s.Inbox.withDefaults(), InboxTableName(p.s.Name)
+	in := p.s.Inbox.withDefaults()
+	name, verb := in.tableName(p.s.Name), "updating"
+	if st.Inbox.TableName != "" && (st.Inbox.TableName != name || st.Inbox.Adopted != in.Existing) {
+		// Another table: the former one goes first, as removing the inbox
+		// would remove it.
+		if err := c.removeInbox(ctx, st); err != nil {
+			return err
+		}
+	}
 	desc, err := c.describeTable(ctx, name)
 	if err != nil {
 		return fmt.Errorf("reading inbox table (%s): %w", name, err)
 	}
 	switch {
+	case desc == nil && in.Existing:
+		return fmt.Errorf("adopting inbox table (%s): it does not exist: create it first (string partition key %s), or leave inbox.existing unset to have the subscription create one", name, consumer.AttrEventID)
 	case desc == nil:
 		if desc, err = c.createInbox(ctx, name, in, p.s.tags()); err != nil {
 			return fmt.Errorf("creating inbox table (%s): %w", name, err)
 		}
+	case in.Existing:
+		verb = "adopting"
 	case st.Inbox.TableName == "":
-		return fmt.Errorf("creating inbox table (%s): a table of that name already exists: delete it, import the subscription, or choose another subscription name", name)
+		return fmt.Errorf("creating inbox table (%s): a table of that name already exists: adopt it with inbox.existing and inbox.name, import the subscription, or choose another subscription name", name)
 	}
-	st.Inbox.TableName, st.Inbox.TableARN = name, aws.ToString(desc.TableArn)
+	st.Inbox.TableName, st.Inbox.TableARN, st.Inbox.Adopted = name, aws.ToString(desc.TableArn), in.Existing
 	if err := checkInboxKey(desc); err != nil {
-		return fmt.Errorf("updating inbox table (%s): %w", name, err)
+		return fmt.Errorf("%s inbox table (%s): %w", verb, name, err)
 	}
-	if err := c.ensureInboxSettings(ctx, name, in, desc); err != nil {
-		return fmt.Errorf("updating inbox table (%s): %w", name, err)
+	if in.Existing {
+		err = c.adoptInbox(ctx, p.s.Name, st.Inbox)
+	} else {
+		err = c.ensureInboxSettings(ctx, name, in, desc)
+		if err == nil {
+			err = c.syncTableTags(ctx, st.Inbox.TableARN, p.s.tags())
+		}
 	}
-	if err := c.syncTableTags(ctx, st.Inbox.TableARN, p.s.tags()); err != nil {
-		return fmt.Errorf("tagging inbox table (%s): %w", name, err)
+	if err != nil {
+		return fmt.Errorf("%s inbox table (%s): %w", verb, name, err)
 	}
 	return c.observeInbox(ctx, &st.Inbox)
+}
+
+// adoptInbox claims the adopted table for the subscription and enables its
+// TTL if it is off, recording that it did.
+func (c *Provisioner) adoptInbox(ctx context.Context, subscription string, in InboxState) error {
+	tags, err := c.tableTags(ctx, in.TableARN)
+	if err != nil {
+		return fmt.Errorf("reading its tags: %w", err)
+	}
+	for _, k := range []string{TagInboxOf, TagSubscription} {
+		if v := tags[k]; v != "" && v != subscription {
+			return fmt.Errorf("it is the inbox of the subscription %s (tag %s): two consumers sharing an inbox would skip each other's events; give this subscription an inbox of its own", v, k)
+		}
+	}
+	claim := map[string]string{TagInboxOf: subscription}
+	added, err := c.enableInboxTTL(ctx, in.TableName)
+	if err != nil {
+		return err
+	}
+	if added {
+		claim[TagInboxTTL] = subscription
+	}
+	_, err = c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{
+		ResourceArn: aws.String(in.TableARN), Tags: awsops.TagList(claim, func(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} }),
+	})
+	if err != nil {
+		return fmt.Errorf("tagging it %s=%s: %w", TagInboxOf, subscription, err)
+	}
+	return nil
 }
 
 func (c *Provisioner) createInbox(ctx context.Context, name string, in InboxSpec, tags map[string]string) (*types.TableDescription, error) {
@@ -151,7 +228,7 @@ func checkInboxKey(desc *types.TableDescription) error {
 // ensureInboxSettings brings the TTL, deletion protection, key and
 // point-in-time recovery of the table to in.
 func (c *Provisioner) ensureInboxSettings(ctx context.Context, name string, in InboxSpec, desc *types.TableDescription) error {
-	if err := c.ensureInboxTTL(ctx, name); err != nil {
+	if _, err := c.enableInboxTTL(ctx, name); err != nil {
 		return err
 	}
 	if want := *in.DeletionProtection; aws.ToBool(desc.DeletionProtectionEnabled) != want {
@@ -179,27 +256,27 @@ func (c *Provisioner) ensureInboxSettings(ctx context.Context, name string, in I
 	return nil
 }
 
-// ensureInboxTTL enables TTL on the kit's attribute. A table has one TTL
-// attribute: TTL on another one is refused, since the kit's entries would
-// never expire.
-func (c *Provisioner) ensureInboxTTL(ctx context.Context, name string) error {
+// enableInboxTTL enables TTL on the kit's attribute, and reports whether
+// it did. A table has one TTL attribute: TTL on another one is refused,
+// since the kit's entries would never expire.
+func (c *Provisioner) enableInboxTTL(ctx context.Context, name string) (bool, error) {
 	attr, err := c.ttlAttribute(ctx, name)
 	switch {
 	case err != nil:
-		return fmt.Errorf("reading its TTL: %w", err)
+		return false, fmt.Errorf("reading its TTL: %w", err)
 	case attr == InboxTTLAttribute:
-		return nil
+		return false, nil
 	case attr != "":
-		return fmt.Errorf("its TTL is enabled on %s, but the inbox's entries expire on %s: disable TTL on the table and apply again", attr, InboxTTLAttribute)
+		return false, fmt.Errorf("its TTL is enabled on %s, but the inbox's entries expire on %s: disable TTL on the table and apply again", attr, InboxTTLAttribute)
 	}
 	_, err = c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String(name),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(InboxTTLAttribute), Enabled: aws.Bool(true)},
 	})
 	if err != nil {
-		return fmt.Errorf("enabling TTL on %s: %w", InboxTTLAttribute, err)
+		return false, fmt.Errorf("enabling TTL on %s: %w", InboxTTLAttribute, err)
 	}
-	return nil
+	return true, nil
 }
 
 // observeInbox records the table's settings in in; it clears in when the
@@ -241,7 +318,15 @@ func (c *Provisioner) readInbox(ctx context.Context, p *pass) error {
 		p.d.AddMissing(ComponentInbox)
 		return nil
 	}
-	p.d.AddChanged(ComponentInbox, inboxDiff(p.s.Inbox.withDefaults(), st.Inbox)...)
+	if in := p.s.Inbox.withDefaults(); in.Existing {
+		// An adopted table's own settings are its owner's: only the TTL the
+		// kit needs is the subscription's.
+		var f awsops.Fields
+		f.Add(st.Inbox.TTLAttribute != InboxTTLAttribute, InboxFieldTTL)
+		p.d.AddChanged(ComponentInbox, f...)
+	} else {
+		p.d.AddChanged(ComponentInbox, inboxDiff(in, st.Inbox)...)
+	}
 	return nil
 }
 
@@ -280,6 +365,13 @@ func (c *Provisioner) removeInbox(ctx context.Context, st *State) error {
 	if err != nil {
 		return fmt.Errorf("reading inbox table (%s): %w", name, err)
 	}
+	if desc != nil && st.Inbox.Adopted {
+		if err := c.releaseInbox(ctx, st.Name, st.Inbox); err != nil {
+			return fmt.Errorf("reverting changes to inbox table (%s): %w", name, err)
+		}
+		st.Inbox = InboxState{}
+		return nil
+	}
 	if desc != nil && aws.ToBool(desc.DeletionProtectionEnabled) {
 		return &InboxProtectedError{Subscription: st.Name, Table: name}
 	}
@@ -298,6 +390,35 @@ func (c *Provisioner) removeInbox(ctx context.Context, st *State) error {
 	}
 	st.Inbox = InboxState{}
 	return nil
+}
+
+// releaseInbox reverts what adoptInbox did: the TTL it enabled, and its
+// tags. The table stays.
+func (c *Provisioner) releaseInbox(ctx context.Context, subscription string, in InboxState) error {
+	tags, err := c.tableTags(ctx, in.TableARN)
+	if err != nil {
+		return fmt.Errorf("reading its tags: %w", err)
+	}
+	if tags[TagInboxTTL] == subscription {
+		_, err := c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName:               aws.String(in.TableName),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(InboxTTLAttribute), Enabled: aws.Bool(false)},
+		})
+		if err != nil && !strings.Contains(err.Error(), "TimeToLive is already disabled") {
+			return fmt.Errorf("disabling TTL on %s: %w", InboxTTLAttribute, err)
+		}
+	}
+	var remove []string
+	for _, k := range []string{TagInboxOf, TagInboxTTL} {
+		if tags[k] == subscription {
+			remove = append(remove, k)
+		}
+	}
+	if len(remove) == 0 {
+		return nil
+	}
+	_, err = c.DynamoDB.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(in.TableARN), TagKeys: remove})
+	return err
 }
 
 // lookupInbox records the inbox table of the subscription, for import: the
@@ -486,4 +607,27 @@ func kmsStatement(sid string, actions []string, key, accountARN string) Statemen
 		st.Resource = []string{inAccount("key/" + key)}
 	}
 	return st
+}
+
+// tableNamePattern is DynamoDB's rule for table names.
+var tableNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+
+// validateInbox checks the inbox's settings.
+func (s Spec) validateInbox() error {
+	in := s.Inbox
+	switch {
+	case in == nil:
+		return nil
+	case in.Existing && in.Name == "":
+		return invalid("Inbox.Name", "set the name of the table to adopt, or remove existing to have the subscription create one", "is empty with Existing")
+	case in.Existing && !tableNamePattern.MatchString(in.Name):
+		return invalid("Inbox.Name", "use 3 to 255 letters, digits, underscores, hyphens and dots, as DynamoDB table names", "is %q", in.Name)
+	case !in.Existing && in.Name != "":
+		return invalid("Inbox.Name", "remove it: a dedicated inbox is called <name>-inbox; or set existing = true to adopt that table", "is set without Existing")
+	case in.Existing && in.KMSKeyARN != "":
+		return invalid("Inbox.KMSKeyARN", "remove it: an adopted table keeps its own encryption", "is set with Existing")
+	case in.KMSKeyARN != "" && !kmsKeyARNPattern.MatchString(in.KMSKeyARN):
+		return invalid("Inbox.KMSKeyARN", "use the ARN of a KMS key (arn:aws:kms:<region>:<account>:key/<id>), such as aws_kms_key.<name>.arn", "is %q", in.KMSKeyARN)
+	}
+	return nil
 }

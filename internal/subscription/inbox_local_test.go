@@ -143,3 +143,73 @@ func TestConsumerPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestSubscriptionLocalInboxAdopted: an existing table is adopted (TTL
+// enabled, claimed), refused to a second subscription, and on Delete
+// released, not deleted.
+func TestSubscriptionLocalInboxAdopted(t *testing.T) {
+	t.Parallel()
+	stack, c, ctx := startStack(t)
+	localawstest.RequireServices(t, stack, "dynamodb")
+	if _, err := c.DynamoDB.CreateTable(ctx, consumer.TableInput("shared-inbox")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.waitTableActive(ctx, "shared-inbox"); err != nil {
+		t.Fatal(err)
+	}
+	before := inventory(t, ctx, stack)
+
+	spec := Spec{Name: "ledger", Sources: []string{"com.example.orders"}, Inbox: &InboxSpec{Existing: true, Name: "shared-inbox"}}
+	st, err := c.Create(ctx, spec)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if !st.Inbox.Adopted || st.Inbox.TableName != "shared-inbox" || st.Inbox.TTLAttribute != consumer.AttrExpiresAt {
+		t.Errorf("inbox after Create: %+v", st.Inbox)
+	}
+	tags, err := c.tableTags(ctx, st.Inbox.TableARN)
+	if err != nil || tags[TagInboxOf] != "ledger" || tags[TagInboxTTL] != "ledger" || tags[TagSubscription] != "" {
+		t.Errorf("tags of the adopted table: %v (%v)", tags, err)
+	}
+	if _, d := mustRead(t, ctx, c, spec, st); !d.None() {
+		t.Errorf("drift right after adopting: %s", d)
+	}
+
+	other := Spec{Name: "audit", Sources: []string{"com.example.orders"}, Inbox: &InboxSpec{Existing: true, Name: "shared-inbox"}}
+	if _, err := c.Create(ctx, other); err == nil || !strings.Contains(err.Error(), "inbox of the subscription ledger") {
+		t.Errorf("a second subscription adopting the inbox: %v", err)
+	}
+
+	if _, err := c.Delete(ctx, st); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	checkInventory(t, ctx, stack, before, "Delete of a subscription with an adopted inbox")
+	ttl, err := c.ttlAttribute(ctx, "shared-inbox")
+	tags, terr := c.tableTags(ctx, st.Inbox.TableARN)
+	if err != nil || terr != nil || ttl != "" || len(tags) != 0 {
+		t.Errorf("the released table: TTL %q (%v), tags %v (%v); want TTL off and no tags", ttl, err, tags, terr)
+	}
+}
+
+func TestInboxValidation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in    InboxSpec
+		field string
+	}{
+		{InboxSpec{Existing: true}, "Inbox.Name"},
+		{InboxSpec{Name: "x-inbox"}, "Inbox.Name"},
+		{InboxSpec{Existing: true, Name: "a b"}, "Inbox.Name"},
+		{InboxSpec{Existing: true, Name: "ok-inbox", KMSKeyARN: "arn:aws:kms:us-east-1:123456789012:key/1"}, "Inbox.KMSKeyARN"},
+		{InboxSpec{KMSKeyARN: "alias/x"}, "Inbox.KMSKeyARN"},
+	} {
+		err := Spec{Name: "s", Sources: []string{"x"}, Inbox: &tc.in}.Validate()
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Field != tc.field {
+			t.Errorf("%+v: %v, want an error on %s", tc.in, err, tc.field)
+		}
+	}
+	if err := (Spec{Name: "s", Sources: []string{"x"}, Inbox: &InboxSpec{Existing: true, Name: "ok-inbox"}}).Validate(); err != nil {
+		t.Errorf("an adopted inbox: %v", err)
+	}
+}

@@ -277,8 +277,8 @@ func (s Spec) Validate() error {
 			fmt.Sprintf("use at least the queue's message_retention_seconds (%d): a dead letter keeps the time it was first enqueued, so it would expire before anyone could inspect it", q.MessageRetentionSeconds),
 			"is %d", d.MessageRetentionSeconds)
 	}
-	if s.Inbox != nil && s.Inbox.KMSKeyARN != "" && !kmsKeyARNPattern.MatchString(s.Inbox.KMSKeyARN) {
-		return invalid("Inbox.KMSKeyARN", "use the ARN of a KMS key (arn:aws:kms:<region>:<account>:key/<id>), such as aws_kms_key.<name>.arn", "is %q", s.Inbox.KMSKeyARN)
+	if err := s.validateInbox(); err != nil {
+		return err
 	}
 	return subscriptionSettings.Tags("Tags", s.Tags)
 }
