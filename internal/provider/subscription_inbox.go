@@ -19,6 +19,8 @@ import (
 // table; Read keeps the values it observed, so that a setting changed by
 // hand plans "false -> true" and apply repairs it.
 type SubscriptionInboxModel struct {
+	Existing            types.Bool   `tfsdk:"existing"`
+	Name                types.String `tfsdk:"name"`
 	DeletionProtection  types.Bool   `tfsdk:"deletion_protection"`
 	PointInTimeRecovery types.Bool   `tfsdk:"point_in_time_recovery"`
 	KMSKeyARN           types.String `tfsdk:"kms_key_arn"`
@@ -38,13 +40,19 @@ func subscriptionInboxAttribute() schema.SingleNestedAttribute {
 		"A consumer built with the kit applies each event once: `inbox.table_name` is the table to pass to `consumer.NewInbox`, and `inbox.consumer_policy_json` the IAM policy its role needs. "+
 		"Omitted, the subscription has no inbox. Removing it deletes the table, which its deletion protection refuses.",
 		map[string]schema.Attribute{
+			"existing": optBoolAttr("Adopt the existing table `name` as the inbox instead of creating `<name>-inbox`: the subscription checks its key (the string partition key `eventId` alone), "+
+				"enables TTL on `expiresAt` if TTL is off, and tags the table `outbox:inbox-of = <name>`, so that no other subscription adopts it (two consumers sharing an inbox would skip each other's events). "+
+				"Destroying the subscription, or removing `inbox`, reverts what it added and keeps the table. "+
+				"If the table is also managed with `hashicorp/aws`, add `lifecycle { ignore_changes = [ttl, tags[\"outbox:inbox-of\"], tags[\"outbox:inbox-ttl-enabled-by\"], tags_all] }` to it. "+
+				"Changing it, or `name`, moves the inbox to the other table (removing the former one as removing `inbox` does).", false),
+			"name": optionalStringAttr("Name of the table to adopt; required when `existing`, not allowed otherwise."),
 			"deletion_protection": optBoolAttr("Deletion protection of the inbox table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. "+
 				"While it is on, destroying the subscription (or removing `inbox`) fails before anything is deleted: the table records which events were applied, "+
-				"and without it every event delivered again would be applied again. Set it to `false` and apply before destroying.", true),
-			"point_in_time_recovery": optBoolAttr("Point-in-time recovery (continuous backups) of the inbox table.", true),
+				"and without it every event delivered again would be applied again. Set it to `false` and apply before destroying. Ignored for an adopted table.", true),
+			"point_in_time_recovery": optBoolAttr("Point-in-time recovery (continuous backups) of the inbox table. Ignored for an adopted table.", true),
 			"kms_key_arn": optionalStringAttr("ARN of a customer managed KMS key that encrypts the inbox table (`server_side_encryption` of `aws_dynamodb_table`); unset uses the AWS owned key. " +
-				"Changed in place. `consumer_policy_json` then grants `kms:Decrypt` and `kms:GenerateDataKey` on it."),
-			"table_name": schema.StringAttribute{Computed: true, PlanModifiers: stable, MarkdownDescription: "Name of the inbox table, `<name>-inbox`: the table of `consumer.NewInbox`."},
+				"Changed in place. Not allowed on an adopted table. `consumer_policy_json` then grants `kms:Decrypt` and `kms:GenerateDataKey` on it (and on an adopted table's own key)."),
+			"table_name": schema.StringAttribute{Computed: true, PlanModifiers: stable, MarkdownDescription: "Name of the inbox table, `<name>-inbox` (or the adopted `name`): the table of `consumer.NewInbox`."},
 			"table_arn": schema.StringAttribute{
 				Computed: true, PlanModifiers: stable,
 				MarkdownDescription: "ARN of the inbox table. Planned unknown when the table is missing or one of its settings changed out of band.",
@@ -70,7 +78,10 @@ func (m *SubscriptionInboxModel) inboxSpec() *subscription.InboxSpec {
 	if m == nil {
 		return nil
 	}
-	return &subscription.InboxSpec{DeletionProtection: boolptr(m.DeletionProtection), PointInTimeRecovery: boolptr(m.PointInTimeRecovery), KMSKeyARN: str(m.KMSKeyARN)}
+	return &subscription.InboxSpec{
+		Existing: isTrue(m.Existing), Name: str(m.Name),
+		DeletionProtection: boolptr(m.DeletionProtection), PointInTimeRecovery: boolptr(m.PointInTimeRecovery), KMSKeyARN: str(m.KMSKeyARN),
+	}
 }
 
 // inboxState returns the subscription.InboxState recorded in the object.
@@ -78,7 +89,7 @@ func (m *SubscriptionInboxModel) inboxState() subscription.InboxState {
 	if m == nil {
 		return subscription.InboxState{}
 	}
-	return subscription.InboxState{TableName: str(m.TableName), TableARN: str(m.TableARN), TTLAttribute: str(m.TTLAttribute)}
+	return subscription.InboxState{TableName: str(m.TableName), TableARN: str(m.TableARN), TTLAttribute: str(m.TTLAttribute), Adopted: isTrue(m.Existing)}
 }
 
 // setInboxState records the inbox's computed attributes. An inbox that
@@ -91,7 +102,12 @@ func (m *SubscriptionResourceModel) setInboxState(st subscription.State) {
 		return
 	}
 	if m.Inbox == nil {
-		m.Inbox = &SubscriptionInboxModel{}
+		m.Inbox = &SubscriptionInboxModel{Existing: types.BoolValue(in.Adopted), Name: types.StringNull()}
+		if in.Adopted {
+			m.Inbox.Name = types.StringValue(in.TableName)
+		}
+		m.Inbox.DeletionProtection, m.Inbox.PointInTimeRecovery = types.BoolValue(in.DeletionProtection), types.BoolValue(in.PointInTimeRecovery)
+		m.Inbox.KMSKeyARN = types.StringNull()
 		m.showInbox(in)
 	}
 	i := m.Inbox
@@ -105,7 +121,8 @@ func (m *SubscriptionResourceModel) setInboxState(st subscription.State) {
 // showInbox sets the inbox's settings to the values observed, as Read
 // does, so that the plan shows what changed out of band.
 func (m *SubscriptionResourceModel) showInbox(in subscription.InboxState) {
-	if m.Inbox == nil || in.TableName == "" {
+	if m.Inbox == nil || in.TableName == "" || in.Adopted {
+		// An adopted table's own settings are ignored.
 		return
 	}
 	m.Inbox.DeletionProtection = types.BoolValue(in.DeletionProtection)
@@ -127,8 +144,13 @@ func (m *SubscriptionResourceModel) planInbox() {
 	if i == nil {
 		return
 	}
-	i.ConsumerPolicyJSON = types.StringUnknown()
 	known := func(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }
+	if isTrue(i.Existing) && known(i.TableARN) && known(i.ConsumerPolicyJSON) {
+		// The policy names an adopted table's own key, which only apply
+		// and refresh observe: it stays as they recorded it.
+		return
+	}
+	i.ConsumerPolicyJSON = types.StringUnknown()
 	if known(m.QueueARN) && known(i.TableARN) && !i.KMSKeyARN.IsUnknown() && (m.Queue == nil || !m.Queue.KMSMasterKeyID.IsUnknown()) {
 		i.ConsumerPolicyJSON = types.StringValue(subscription.ConsumerPolicy(str(m.QueueARN), m.queueKMSKey(), str(i.TableARN), str(i.KMSKeyARN)).JSON())
 	}
@@ -140,6 +162,7 @@ func inboxModelFromSpec(s subscription.Spec, st subscription.State) *Subscriptio
 		return nil
 	}
 	return &SubscriptionInboxModel{
+		Existing: types.BoolValue(false), Name: types.StringNull(),
 		DeletionProtection: types.BoolValue(st.Inbox.DeletionProtection), PointInTimeRecovery: types.BoolValue(st.Inbox.PointInTimeRecovery),
 		KMSKeyARN: optString(st.Inbox.KMSKeyARN),
 	}
@@ -156,6 +179,10 @@ func (m *SubscriptionResourceModel) validateInboxUnset() diag.Diagnostics {
 		p := path.Root("inbox").AtName("kms_key_arn")
 		diags.AddAttributeError(p, "Invalid outbox subscription configuration", fmt.Sprintf("%s is empty: remove it to use the AWS owned key, or set the ARN of a KMS key.", dotted(p)))
 	}
+	if v := m.Inbox.Name; !v.IsNull() && !v.IsUnknown() && v.ValueString() == "" {
+		p := path.Root("inbox").AtName("name")
+		diags.AddAttributeError(p, "Invalid outbox subscription configuration", fmt.Sprintf("%s is empty: set the name of the table to adopt, or remove it with existing.", dotted(p)))
+	}
 	return diags
 }
 
@@ -170,4 +197,21 @@ func (c constantString) MarkdownDescription(ctx context.Context) string { return
 
 func (c constantString) PlanModifyString(_ context.Context, _ planmodifier.StringRequest, resp *planmodifier.StringResponse) {
 	resp.PlanValue = types.StringValue(string(c))
+}
+
+// placeholders fills in what is not known yet when the configuration is
+// validated, so that only known values are checked then.
+func (m *SubscriptionInboxModel) placeholders(in *subscription.InboxSpec) {
+	if m == nil || in == nil {
+		return
+	}
+	if m.Existing.IsUnknown() {
+		in.Existing = in.Name != "" || m.Name.IsUnknown()
+	}
+	if m.Name.IsUnknown() {
+		in.Name = "unknown-until-apply"
+		if !in.Existing {
+			in.Name = ""
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -289,4 +290,53 @@ func (e *accEnv) receiveOne(url, arn string) (events.SQSMessage, error) {
 		err = fmt.Errorf("the message is not a published event: %s", msg.Body)
 	}
 	return msg, err
+}
+
+// TestAccSubscription_inboxAdopted: an existing table is adopted as the
+// inbox, delivers once, plans nothing more, and on destroy keeps the table
+// with its TTL turned off again. Bad inbox settings fail at plan.
+func TestAccSubscription_inboxAdopted(t *testing.T) {
+	e := newAccEnv(t)
+	name := e.Name("adopt")
+	orders, shared := e.Name("acc-orders"), e.Name("acc-inbox")
+	e.CreateAppTable(orders, "")
+	ddb := dynamodb.NewFromConfig(e.Cfg)
+	if _, err := ddb.CreateTable(e.Ctx, consumer.TableInput(shared)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(shared)})
+	})
+	if err := dynamodb.NewTableExistsWaiter(ddb).Wait(e.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(shared)}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	before := e.Snapshot()
+	adopted := e.inboxConfig(name, fmt.Sprintf("  inbox = { existing = true, name = %q }", shared))
+	invalid := func(inbox, want string) resource.TestStep {
+		return resource.TestStep{Config: e.inboxConfig(name, inbox), PlanOnly: true, ExpectError: words(want)}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: e.factories(),
+		CheckDestroy: e.checkSubscriptionsDestroyed(before, resource.ComposeTestCheckFunc(e.CheckDestroy(name, before), func(*terraform.State) error {
+			out, err := ddb.DescribeTimeToLive(e.Ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(shared)})
+			if err != nil || out.TimeToLiveDescription.TimeToLiveStatus != ddbtypes.TimeToLiveStatusDisabled {
+				return fmt.Errorf("the adopted table's TTL after destroy: %+v (%w), want disabled again", out, err)
+			}
+			return nil
+		}), name+"-payments"),
+		Steps: []resource.TestStep{
+			invalid(`  inbox = { name = "x-inbox" }`, `inbox.name is set without Existing: remove it`),
+			invalid(`  inbox = { existing = true }`, `inbox.name is empty with Existing: set the name of the table to adopt`),
+			invalid(`  inbox = { kms_key_arn = "alias/x" }`, `inbox.kms_key_arn is "alias/x": use the ARN of a KMS key`),
+			{
+				Config: adopted,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("inbox").AtMapKey("table_name"), knownvalue.StringExact(shared)),
+					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("inbox").AtMapKey("ttl_attribute"), knownvalue.StringExact(consumer.AttrExpiresAt)),
+				},
+				Check: resource.ComposeTestCheckFunc(e.checkInboxTTL(shared), checkConsumerPolicy, e.applyOnce(outbox.Table{Name: name + "-outbox"}, orders)),
+			},
+			emptyPlanStep(adopted),
+		},
+	})
 }

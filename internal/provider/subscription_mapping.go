@@ -139,5 +139,6 @@ var subscriptionFieldPaths = map[string]path.Path{
 	"Queue.KMSMasterKeyID":               path.Root("queue").AtName("kms_master_key_id"),
 	"DeadLetter.MessageRetentionSeconds": path.Root("dead_letter").AtName("message_retention_seconds"),
 	"Inbox.KMSKeyARN":                    path.Root("inbox").AtName("kms_key_arn"),
+	"Inbox.Name":                         path.Root("inbox").AtName("name"),
 	"Tags":                               path.Root("tags"),
 }

@@ -237,6 +237,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 	if q := m.Queue; q != nil && q.VisibilityTimeoutSeconds.IsUnknown() {
 		s.Queue.VisibilityTimeoutSeconds = nil
 	}
+	m.Inbox.placeholders(s.Inbox)
 	err := s.Validate()
 	if err == nil {
 		return
