@@ -34,6 +34,9 @@ var components = []componentDef{
 	queueComponent,
 	ruleComponent,
 	topicSubscriptionComponent,
+	// Last, so that Delete refuses to delete a protected inbox before it
+	// deleted anything else.
+	inboxComponent,
 }
 
 // onBus is step for a subscription on a bus, nothing for one to a topic;

@@ -10,7 +10,7 @@ import (
 )
 
 // DriftComponents are the components that a Drift may name.
-var DriftComponents = []string{ComponentDeadLetterQueue, ComponentQueue, ComponentQueuePolicy, ComponentRule, ComponentTarget, ComponentTopicSubscription}
+var DriftComponents = []string{ComponentDeadLetterQueue, ComponentQueue, ComponentQueuePolicy, ComponentRule, ComponentTarget, ComponentTopicSubscription, ComponentInbox}
 
 // UnusedComponents are the components that a subscription to a topic (or
 // else to a bus) does not have.

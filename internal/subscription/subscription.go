@@ -31,6 +31,9 @@ type State struct {
 	// subscription of the queue.
 	TopicARN        string
 	SubscriptionARN string
+
+	// Inbox is the inbox table; its TableName is empty when there is none.
+	Inbox InboxState
 }
 
 // names are the component names of the subscription st records.

@@ -25,7 +25,7 @@ const deadline = time.Minute
 
 func startStack(t *testing.T) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
-	stack, ctx := componenttest.Start(t, "sqs", "events")
+	stack, ctx := componenttest.Start(t, "sqs", "events", "dynamodb")
 	c := New(localawstest.Config(stack))
 	c.WaitTimeout, c.PollInterval = componenttest.WaitTimeout, componenttest.PollInterval
 	return stack, c, ctx
