@@ -46,7 +46,7 @@ type PipelineResource struct {
 	resourceBase
 }
 
-func (r *PipelineResource) clients() *provision.Pipeline {
+func (r *PipelineResource) clients() *provision.Provisioner {
 	return provision.New(r.data.AWS, r.relayCode())
 }
 
@@ -169,9 +169,9 @@ func recordPipeline(ctx context.Context, m *PipelineResourceModel, st provision.
 	diags.Append(state.Set(ctx, m)...)
 }
 
-// errorDetail is the detail of an error of the pipeline package: each
-// invalid setting it holds (a ValidationError, maybe wrapped) written with
-// its attribute path, built from the error's field.
+// errorDetail is the detail of an error of package provision: each invalid
+// setting it holds (a ValidationError, maybe wrapped) written with its
+// attribute path, built from the error's field.
 func errorDetail(err error) string {
 	lines := make([]string, 0, 1)
 	for _, e := range joined(err) {
@@ -283,7 +283,7 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// validateUnset reports the empty strings of objects: the pipeline package
+// validateUnset reports the empty strings of objects: package provision
 // reads them as "use the default", which is not what a configuration that
 // spells them out means. (Explicit zeros are refused by the attributes'
 // validators.)

@@ -30,6 +30,7 @@ func partlyUnknown(v types.Set) bool {
 func (m *SubscriptionResourceModel) spec(tags map[string]string) subscription.Spec {
 	s := subscription.Spec{Tags: tags}
 	modelToSpec(m, &s)
+	s.Inbox = m.Inbox.inboxSpec()
 	return s
 }
 
@@ -40,7 +41,7 @@ func (m *SubscriptionResourceModel) subscriptionState() subscription.State {
 		Name: str(m.Name), EventBusName: subscription.BusName(str(m.EventBus)), RuleARN: str(m.RuleARN),
 		QueueURL: str(m.QueueURL), QueueARN: str(m.QueueARN),
 		DeadLetterQueueURL: str(m.DeadLetterQueueURL), DeadLetterQueueARN: str(m.DeadLetterQueueARN),
-		TopicARN: str(m.TopicARN), SubscriptionARN: str(m.SubscriptionARN),
+		TopicARN: str(m.TopicARN), SubscriptionARN: str(m.SubscriptionARN), Inbox: m.Inbox.inboxState(),
 	}
 }
 
@@ -53,6 +54,7 @@ func (m *SubscriptionResourceModel) setState(st subscription.State) {
 	m.DeadLetterQueueURL = optString(st.DeadLetterQueueURL)
 	m.DeadLetterQueueARN = optString(st.DeadLetterQueueARN)
 	m.SubscriptionARN = optString(st.SubscriptionARN)
+	m.setInboxState(st)
 }
 
 // subscriptionModelFromSpec builds the configuration part of the model from
@@ -60,7 +62,9 @@ func (m *SubscriptionResourceModel) setState(st subscription.State) {
 // configuration that omits them has them.
 func subscriptionModelFromSpec(s subscription.Spec, st subscription.State, defaultTags map[string]string) SubscriptionResourceModel {
 	var m SubscriptionResourceModel
-	specToModel(s.WithDefaults(), &m)
+	s = s.WithDefaults()
+	specToModel(s, &m)
+	m.Inbox = inboxModelFromSpec(s, st)
 	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
 	m.Timeouts = nullTimeouts()
 	m.setState(st)
@@ -68,5 +72,10 @@ func subscriptionModelFromSpec(s subscription.Spec, st subscription.State, defau
 }
 
 // subscriptionFieldPaths maps the fields of subscription.Spec to
-// attributes, from the model's spec tags.
-var subscriptionFieldPaths = sync.OnceValue(func() map[string]path.Path { return fieldPaths(reflect.TypeFor[SubscriptionResourceModel]()) })
+// attributes, from the model's spec tags and the inbox's fields.
+var subscriptionFieldPaths = sync.OnceValue(func() map[string]path.Path {
+	paths := fieldPaths(reflect.TypeFor[SubscriptionResourceModel]())
+	paths["Inbox.KMSKeyARN"] = path.Root("inbox").AtName("kms_key_arn")
+	paths["Inbox.Name"] = path.Root("inbox").AtName("name")
+	return paths
+})

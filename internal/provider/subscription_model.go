@@ -28,6 +28,7 @@ type SubscriptionResourceModel struct {
 
 	Queue      *SubscriptionQueueModel      `tfsdk:"queue"`
 	DeadLetter *SubscriptionDeadLetterModel `tfsdk:"dead_letter"`
+	Inbox      *SubscriptionInboxModel      `tfsdk:"inbox"`
 
 	Tags     types.Map      `tfsdk:"tags" spec:"Tags"`
 	TagsAll  types.Map      `tfsdk:"tags_all"`

@@ -103,7 +103,7 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"tags": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Tags of the rule and both queues. Merged with the provider's `default_tags`; these win on conflicts.",
+				MarkdownDescription: "Tags of the rule, both queues and the inbox table. Merged with the provider's `default_tags`; these win on conflicts.",
 			},
 			"tags_all": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
@@ -119,6 +119,7 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"dead_letter_queue_arn": computedStringAttr("ARN of the dead-letter queue."),
 			"queue":                 subscriptionQueueAttribute(),
 			"dead_letter":           subscriptionDeadLetterAttribute(),
+			"inbox":                 subscriptionInboxAttribute(),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
@@ -206,7 +207,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if diags := m.validateUnset(); diags.HasError() {
+	if diags := append(m.validateUnset(), m.validateInboxUnset()...); diags.HasError() {
 		resp.Diagnostics.Append(diags...)
 		return
 	}
@@ -237,6 +238,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 	if q := m.Queue; q != nil && q.VisibilityTimeoutSeconds.IsUnknown() {
 		s.Queue.VisibilityTimeoutSeconds = nil
 	}
+	m.Inbox.placeholders(s.Inbox)
 	err := s.Validate()
 	if err == nil {
 		return
@@ -311,6 +313,7 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	drift, diags := loadDrift(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	plan.planRepairs(drift)
+	plan.planInbox()
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
 }
 
@@ -373,6 +376,7 @@ func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		r.failed(&resp.Diagnostics, "Reading", state.Name.ValueString(), err.Error())
 		return
 	}
+	state.showInbox(observed.Inbox)
 	recordSubscription(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
