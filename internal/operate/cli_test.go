@@ -425,8 +425,8 @@ func TestReplayTargets(t *testing.T) {
 			}
 			continue
 		}
-		_, isSNS := pub.(*target.SNSPublisher)
-		_, isSQS := pub.(*target.SQSPublisher)
+		_, isSNS := target.KindPublisher(pub).(*target.SNSPublisher)
+		_, isSQS := target.KindPublisher(pub).(*target.SQSPublisher)
 		if err != nil || got != tc.want || isSNS != tc.wantSNS || isSQS != tc.wantSQS {
 			t.Errorf("publisher(%q) = %T %q %v; want %q, SNS %t, SQS %t", tc.target, pub, got, err, tc.want, tc.wantSNS, tc.wantSQS)
 		}

@@ -81,6 +81,9 @@ func (c *Clients) Drain(ctx context.Context, p *Pipeline, o DrainOptions) (Drain
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
+			// The result's elapsed time is the whole wait, not the time of
+			// its last count, which a slow count leaves short of the timeout.
+			pr.Elapsed = time.Since(start)
 			return DrainResult{DrainProgress: pr}, nil
 		}
 		select {

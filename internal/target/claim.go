@@ -74,3 +74,18 @@ func tagPublished(ctx context.Context, objects ObjectTagger, ref outbox.DataRef)
 	}
 	return nil
 }
+
+// Unwrap returns the publisher that p wraps.
+func (p claimTagger) Unwrap() publish.Publisher { return p.Publisher }
+
+// KindPublisher returns the kind's own publisher inside what NewPublisher
+// returns (an *EventBridgePublisher, *SNSPublisher or *SQSPublisher).
+func KindPublisher(p publish.Publisher) publish.Publisher {
+	for {
+		w, ok := p.(interface{ Unwrap() publish.Publisher })
+		if !ok {
+			return p
+		}
+		p = w.Unwrap()
+	}
+}

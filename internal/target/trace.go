@@ -118,3 +118,6 @@ func traceHeader(r outbox.Record) *string {
 	}
 	return aws.String(h)
 }
+
+// Unwrap returns the publisher that p wraps.
+func (p tracedPublisher) Unwrap() publish.Publisher { return p.Publisher }
