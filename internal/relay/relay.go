@@ -187,6 +187,9 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	}
 	p := &batch.Processor{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log,
 		Table: cfg.Table.Name, NoPendingIndex: cfg.Table.NoPendingIndex}
+	if cfg.Ordered {
+		p.Cursors = st
+	}
 	out := opts.Metrics
 	if out == nil {
 		out = io.Discard
@@ -204,13 +207,21 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		processor: p,
 		reconciler: &reconcile.Reconciler{
 			Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
-			Now: now, Retry: policy, Log: log,
+			Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
 		},
 		log:          log,
 		metricsOut:   out,
 		functionName: opts.FunctionName,
 		now:          now,
 	}, nil
+}
+
+// orderedCursors is the cursor store of an ordered relay, nil otherwise.
+func orderedCursors(cfg config.Config, st *store.Store) reconcile.Cursors {
+	if !cfg.Ordered {
+		return nil
+	}
+	return st
 }
 
 // Handle is the Lambda handler: it chooses the mode from the payload.

@@ -103,6 +103,10 @@ const (
 	LeftPending
 	// Skipped: the item is not pending; there is nothing to publish.
 	Skipped
+	// Waiting: an ordered event whose key has an earlier event not yet
+	// published (Outcome.Missing); it stays pending, unpublished, until that
+	// one is.
+	Waiting
 )
 
 func (s Status) String() string {
@@ -115,6 +119,8 @@ func (s Status) String() string {
 		return "left pending"
 	case Skipped:
 		return "skipped"
+	case Waiting:
+		return "waiting"
 	}
 	return "unknown"
 }
@@ -131,6 +137,13 @@ type Outcome struct {
 	Class retry.Class
 	// Hint names the probable fix of a LeftPending outcome, when known.
 	Hint string
+	// Missing is, for a Waiting outcome, the sequence of the key's event
+	// it waits for.
+	Missing int64
+	// Blocked is true for a Waiting outcome whose key's next event is
+	// FAILED: it waits until that one is requeued and published, or
+	// skipped.
+	Blocked bool
 }
 
 // Store is what the processor needs from the outbox table.
@@ -157,6 +170,9 @@ type Processor struct {
 	// NoPendingIndex is true when the table has no pending index: an item
 	// whose publishing failed is then not given the index keys.
 	NoPendingIndex bool
+	// Cursors, when not nil, turns ordered mode on: events with a sequence
+	// go through the gate (gate.go), in order per ordering key.
+	Cursors CursorStore
 }
 
 // Process publishes the pending items among items and records the result:
@@ -168,7 +184,7 @@ type Processor struct {
 func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Recorder) []Outcome {
 	w := &wave{outcomes: make([]Outcome, len(items))}
 	var toPublish []outbox.Record
-	var publishIdx []int
+	var publishIdx, orderedIdx []int
 	for i, it := range items {
 		switch {
 		case it.Skip != "":
@@ -181,12 +197,17 @@ func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Record
 			w.outcomes[i] = Outcome{Status: LeftPending, Reason: it.Busy}
 		case it.Record.Status != outbox.StatusPending:
 			w.outcomes[i] = Outcome{Status: Skipped, Reason: "status is " + string(it.Record.Status)}
+		case p.Cursors != nil && it.Record.Sequence > 0:
+			orderedIdx = append(orderedIdx, i)
 		default:
 			toPublish = append(toPublish, it.Record)
 			publishIdx = append(publishIdx, i)
 		}
 	}
 	retried := 0
+	if len(orderedIdx) > 0 {
+		retried += p.gate(ctx, items, orderedIdx, w, m)
+	}
 	if len(toPublish) > 0 {
 		results := p.Publisher.Publish(ctx, toPublish)
 		at := p.now()
@@ -214,6 +235,9 @@ func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Record
 		}
 	}
 	p.write(ctx, w, items)
+	for _, c := range w.copies {
+		w.outcomes[c[0]] = w.outcomes[c[1]]
+	}
 	p.report(ctx, items, w.outcomes, retried, m)
 	return w.outcomes
 }
@@ -228,6 +252,9 @@ type wave struct {
 	reasons      []string
 	unindexed    []outbox.Record // failed, and lacking the pending index keys
 	released     []outbox.Record // failed, and held by this invocation
+	// copies are pairs of items: the first (another delivery of the same
+	// ordered event) takes the outcome of the second.
+	copies [][2]int
 }
 
 func (w *wave) addPoison(i int, r outbox.Record, reason string) {

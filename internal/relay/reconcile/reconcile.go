@@ -84,6 +84,10 @@ type Reconciler struct {
 	// Retry bounds the retries of throttled queries.
 	Retry retry.Policy
 	Log   *slog.Logger
+	// Ordered, when not nil, is the cursor store of an ordered relay: the
+	// ordered events that wait for an earlier event of their key are tried
+	// again at the end of the run (ordered.go).
+	Ordered Cursors
 }
 
 // Report is the result of a run, returned as the invocation's response.
@@ -114,6 +118,11 @@ type Report struct {
 	// ReadUnits are the read capacity units the queries or scans consumed,
 	// as DynamoDB reported them.
 	ReadUnits float64 `json:"readUnits"`
+	// Waiting counts ordered events left pending because an earlier event
+	// of their key is not published yet.
+	Waiting int `json:"waiting"`
+	// Blocked counts those of them whose key waits behind a FAILED event.
+	Blocked int `json:"blocked"`
 }
 
 // Run sweeps every shard or segment for events pending since before
@@ -137,6 +146,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	var mu sync.Mutex
 	report := Report{MinAgeSeconds: minAge.Seconds()}
 	var oldest int64 // pendingSince of the oldest event found, Unix ms
+	var waiting sweepResult // the ordered events that wait, of every shard
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
 	sem := make(chan struct{}, concurrency)
@@ -155,6 +165,8 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 			report.Poison += s.poison
 			report.Skipped += s.skipped
 			report.ReadUnits += s.readUnits
+			waiting.waiting = append(waiting.waiting, s.waiting[:min(len(s.waiting), MaxWaiting-len(waiting.waiting))]...)
+			waiting.blocked += s.blocked
 			if !s.complete {
 				report.RemainingShards++
 			}
@@ -165,6 +177,9 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	}
 	wg.Wait()
 	report.Complete = report.RemainingShards == 0
+	if r.Ordered != nil {
+		r.retryWaiting(ctx, waiting, minAge, margin, m, &report)
+	}
 	if oldest > 0 {
 		report.OldestPendingAgeSeconds = now.Sub(time.UnixMilli(oldest)).Seconds()
 	}
@@ -178,6 +193,10 @@ type sweepResult struct {
 	complete                                  bool
 	oldest                                    int64
 	readUnits                                 float64
+	// waiting are the ordered events that wait for an earlier one, blocked
+	// counts those of them behind a FAILED event.
+	waiting []batch.Item
+	blocked int
 }
 
 // sweep processes one shard or segment, page by page.
@@ -260,8 +279,15 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 }
 
 func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
-	for _, o := range r.Processor.Process(ctx, items, m) {
+	for i, o := range r.Processor.Process(ctx, items, m) {
 		switch o.Status {
+		case batch.Waiting:
+			if o.Blocked {
+				res.blocked++
+			}
+			if len(res.waiting) < MaxWaiting {
+				res.waiting = append(res.waiting, batch.Item{Record: items[i].Record})
+			}
 		case batch.Published:
 			res.published++
 		case batch.Poison:

@@ -1,0 +1,172 @@
+package outbox
+
+import (
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Publishing ordered events. A relay in ordered mode publishes event n of an
+// ordering key only once n-1 was accepted by the target. What it has
+// published is kept in the key's cursor item, in the same table: partition
+// key the ordering key, sort key CursorSortKey, AttrPublishedSequence the
+// last sequence published. The relay advances the cursor after the target
+// accepted the events (AdvanceCursor), and only then marks or deletes their
+// items, so that a crash in between republishes an event (consumers and the
+// FIFO deduplication drop the copy) but never skips one: an item whose
+// sequence is not above the cursor is settled without being published again.
+
+// CursorSortKey is the sort key of every cursor item. Like SequenceSortKey
+// it does not begin with the default sort key prefix and carries no status,
+// so neither the stream filter nor a query of pending or failed events sees
+// it.
+const CursorSortKey = "OUTBOX-CURSOR"
+
+// Cursor is what a key's cursor item says.
+type Cursor struct {
+	// Exists is false when the key has no cursor item: no event of it was
+	// published in ordered mode.
+	Exists bool
+	// Published is the last sequence published; 0 for none.
+	Published int64
+	// Blocked is the sequence of a FAILED event the later events wait
+	// behind, or 0.
+	Blocked int64
+}
+
+// Next is the sequence of the key's next event to publish.
+func (c Cursor) Next() int64 { return c.Published + 1 }
+
+// IsBlocked reports whether the key's next event is FAILED.
+func (c Cursor) IsBlocked() bool { return c.Blocked > 0 && c.Blocked == c.Next() }
+
+// CursorKey returns the primary key of the cursor item of orderingKey.
+func (t Table) CursorKey(orderingKey string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		t.PartitionKey: stringValue(orderingKey),
+		t.SortKey:      stringValue(CursorSortKey),
+	}
+}
+
+// CursorRecord is a Record that holds only the key of the cursor item of
+// orderingKey, for the requests that take records (CurrentItems).
+func (t Table) CursorRecord(orderingKey string) Record {
+	return Record{PartitionKey: orderingKey, SortKey: CursorSortKey}
+}
+
+// ParseCursor decodes a cursor item; nil is a key without one.
+func ParseCursor(item map[string]types.AttributeValue) (Cursor, error) {
+	if item == nil {
+		return Cursor{}, nil
+	}
+	p := itemParser{item: item}
+	c := Cursor{Exists: true, Published: p.num(AttrPublishedSequence), Blocked: p.num(AttrBlockedSequence)}
+	if p.err == nil && (c.Published < 0 || c.Blocked < 0) {
+		p.fail(AttrPublishedSequence, "is negative")
+	}
+	return c, p.err
+}
+
+// AdvanceCursor returns the update that records that the events of
+// orderingKey up to to were published, by a relay that found the cursor at
+// from and had the events from+1 to to accepted by the target, in order.
+// It applies while the cursor is from or between from and to (another relay
+// published some of them meanwhile), so the cursor never moves back; a
+// failed condition means it is already at to or beyond. The update clears
+// the blocked mark: the event that held the key is behind it. It returns
+// the cursor as it was on a failed condition.
+func (t Table) AdvanceCursor(orderingKey string, from, to int64) *dynamodb.UpdateItemInput {
+	values := map[string]types.AttributeValue{":to": numberValue(to), ":key": stringValue(orderingKey)}
+	condition := "attribute_not_exists(#pub) OR #pub < :to"
+	if from > 0 {
+		condition = "#pub >= :from AND #pub < :to"
+		values[":from"] = numberValue(from)
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(t.Name),
+		Key:                       t.CursorKey(orderingKey),
+		UpdateExpression:          aws.String("SET #pub = :to, #key = :key REMOVE #blocked"),
+		ConditionExpression:       aws.String(condition),
+		ExpressionAttributeNames:  map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey, "#blocked": AttrBlockedSequence},
+		ExpressionAttributeValues: values,
+	}
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	return in
+}
+
+// BlockCursor returns the update that marks orderingKey as held by its
+// FAILED event of the given sequence, so that relays tell a key waiting
+// behind a poison event from one waiting for an event still in flight.
+// It applies only while that event is the key's next (the cursor is below
+// it), so a late mark never holds a key that moved on.
+func (t Table) BlockCursor(orderingKey string, sequence int64) *dynamodb.UpdateItemInput {
+	values := map[string]types.AttributeValue{":seq": numberValue(sequence), ":key": stringValue(orderingKey), ":last": numberValue(sequence - 1)}
+	return &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(t.Name),
+		Key:                       t.CursorKey(orderingKey),
+		UpdateExpression:          aws.String("SET #blocked = :seq, #key = :key"),
+		ConditionExpression:       aws.String(cursorAt(sequence - 1)),
+		ExpressionAttributeNames:  map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey, "#blocked": AttrBlockedSequence},
+		ExpressionAttributeValues: values,
+	}
+}
+
+// cursorAt is the condition that the cursor (#pub) is at :last, the value
+// last: for 0, also a key without a cursor item.
+func cursorAt(last int64) string {
+	if last == 0 {
+		return "attribute_not_exists(#pub) OR #pub = :last"
+	}
+	return "#pub = :last"
+}
+
+// StartCursor returns the update that creates the cursor of orderingKey
+// at published, for a key whose events began before ordered mode (it has
+// no cursor item, and its lowest pending event is published+1). It applies
+// only to a key without a cursor.
+func (t Table) StartCursor(orderingKey string, published int64) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(t.Name),
+		Key:                       t.CursorKey(orderingKey),
+		UpdateExpression:          aws.String("SET #pub = :pub, #key = :key"),
+		ConditionExpression:       aws.String("attribute_not_exists(#pub)"),
+		ExpressionAttributeNames:  map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pub": numberValue(published), ":key": stringValue(orderingKey)},
+	}
+}
+
+// SkipActions returns the transaction by which an operator skips the
+// FAILED ordered event r, so that the later events of its key are
+// published: the item becomes SKIPPED (kept, without expiry, with when it
+// was skipped), and the key's cursor moves past it. It applies only while r
+// is FAILED and is the key's next event (the cursor is r.Sequence-1), so
+// that no other event is skipped with it.
+func (t Table) SkipActions(r Record, now time.Time) []types.TransactWriteItem {
+	cursorValues := map[string]types.AttributeValue{
+		":seq": numberValue(r.Sequence), ":key": stringValue(r.OrderingKey), ":last": numberValue(r.Sequence - 1),
+	}
+	return []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName:                aws.String(t.Name),
+			Key:                      t.Key(r),
+			UpdateExpression:         aws.String("SET #status = :skipped, #skippedAt = :now"),
+			ConditionExpression:      aws.String("#status = :failed AND #key = :key AND #seq = :seq"),
+			ExpressionAttributeNames: map[string]string{"#status": AttrStatus, "#skippedAt": AttrSkippedAt, "#key": AttrOrderingKey, "#seq": AttrSequence},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":skipped": stringValue(string(StatusSkipped)), ":failed": stringValue(string(StatusFailed)),
+				":now": stringValue(now.UTC().Format(TimeFormat)), ":key": stringValue(r.OrderingKey), ":seq": numberValue(r.Sequence),
+			},
+		}},
+		{Update: &types.Update{
+			TableName:                 aws.String(t.Name),
+			Key:                       t.CursorKey(r.OrderingKey),
+			UpdateExpression:          aws.String("SET #pub = :seq, #key = :key REMOVE #blocked"),
+			ConditionExpression:       aws.String(cursorAt(r.Sequence - 1)),
+			ExpressionAttributeNames:  map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey, "#blocked": AttrBlockedSequence},
+			ExpressionAttributeValues: cursorValues,
+		}},
+	}
+}
+
