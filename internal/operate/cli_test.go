@@ -23,7 +23,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 )
 
-var subcommands = []string{"status", "failed", "requeue", "drain", "replay", "redrive"}
+var subcommands = []string{"status", "failed", "requeue", "skip", "drain", "replay", "redrive"}
 
 // testCLI runs a command line that must not reach AWS.
 func testCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
