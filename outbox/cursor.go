@@ -169,4 +169,3 @@ func (t Table) SkipActions(r Record, now time.Time) []types.TransactWriteItem {
 		}},
 	}
 }
-

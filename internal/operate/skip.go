@@ -25,9 +25,6 @@ type SkipOutput struct {
 	Skipped bool `json:"skipped"`
 }
 
-// errNotOrdered is returned by Skip for an event without a sequence.
-var errNotOrdered = errors.New("not an ordered event")
-
 // failedEvent finds the FAILED event with the given id.
 func (c *Clients) failedEvent(ctx context.Context, p *Pipeline, eventID string) (FailedEvent, error) {
 	list, err := c.Failed(ctx, p, Filter{IDs: []string{eventID}})
@@ -39,7 +36,7 @@ func (c *Clients) failedEvent(ctx context.Context, p *Pipeline, eventID string) 
 	}
 	e := list.Events[0]
 	if e.Record.Sequence == 0 {
-		return e, fmt.Errorf("event %s is %w: no event waits behind it, so there is nothing to skip; `outbox requeue %s --id %s` publishes it once its cause is fixed", eventID, errNotOrdered, p.Name, eventID)
+		return e, usageError("skip", "event %s is not an ordered event: no event waits behind it, so there is nothing to skip; `outbox requeue %s --id %s` publishes it once its cause is fixed", eventID, p.Name, eventID)
 	}
 	return e, nil
 }
