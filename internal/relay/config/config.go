@@ -117,7 +117,8 @@ type Config struct {
 	ReconcileMinAge time.Duration
 	// ReconcileShards is the number of pending index shards the reconciler
 	// queries, 0 to ReconcileShards-1: at least Table.PendingShards.
-	ReconcileShards int	// Ordered is true in ordered mode: events with a sequence are published
+	ReconcileShards int
+	// Ordered is true in ordered mode: events with a sequence are published
 	// in sequence per ordering key (package batch's gate).
 	Ordered bool
 }

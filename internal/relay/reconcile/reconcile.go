@@ -145,7 +145,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 
 	var mu sync.Mutex
 	report := Report{MinAgeSeconds: minAge.Seconds()}
-	var oldest int64 // pendingSince of the oldest event found, Unix ms
+	var oldest int64        // pendingSince of the oldest event found, Unix ms
 	var waiting sweepResult // the ordered events that wait, of every shard
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
