@@ -122,18 +122,28 @@ func cursorAt(last int64) string {
 	return "#pub = :last"
 }
 
-// StartCursor returns the update that creates the cursor of orderingKey
-// at published, for a key whose events began before ordered mode (it has
-// no cursor item, and its lowest pending event is published+1). It applies
-// only to a key without a cursor.
-func (t Table) StartCursor(orderingKey string, published int64) *dynamodb.UpdateItemInput {
+// StartCursor returns the update that moves the cursor of orderingKey,
+// found as found, to published, for a key whose lowest pending event is
+// published+1 while the cursor is below it and no FAILED event holds the
+// key: its events were written before ordered mode was on (no cursor), or
+// published while it was off (the cursor stayed behind). It applies only
+// while the cursor is as found and not blocked at its next event.
+func (t Table) StartCursor(orderingKey string, found Cursor, published int64) *dynamodb.UpdateItemInput {
+	names := map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey}
+	values := map[string]types.AttributeValue{":pub": numberValue(published), ":key": stringValue(orderingKey)}
+	condition := "attribute_not_exists(#pub)"
+	if found.Exists {
+		condition = "#pub = :found AND (attribute_not_exists(#blocked) OR #blocked <> :next)"
+		names["#blocked"] = AttrBlockedSequence
+		values[":found"], values[":next"] = numberValue(found.Published), numberValue(found.Next())
+	}
 	return &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(t.Name),
 		Key:                       t.CursorKey(orderingKey),
 		UpdateExpression:          aws.String("SET #pub = :pub, #key = :key"),
-		ConditionExpression:       aws.String("attribute_not_exists(#pub)"),
-		ExpressionAttributeNames:  map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pub": numberValue(published), ":key": stringValue(orderingKey)},
+		ConditionExpression:       aws.String(condition),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
 	}
 }
 

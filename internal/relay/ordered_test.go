@@ -353,6 +353,43 @@ func TestOrderedKeyStartsWithoutCursor(t *testing.T) {
 	}
 }
 
+// TestOrderedKeyResumesAfterOrderedModeWasOff: a cursor that stayed behind
+// while ordered mode was off moves to the key's lowest pending event, but
+// never past a held one: a relay may be publishing it.
+func TestOrderedKeyResumesAfterOrderedModeWasOff(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	cursorAt := func(h *harness, key string, n int64) {
+		h.fake.Put(map[string]types.AttributeValue{
+			table.PartitionKey: &types.AttributeValueMemberS{Value: key}, table.SortKey: &types.AttributeValueMemberS{Value: outbox.CursorSortKey},
+			outbox.AttrPublishedSequence: nAttr(n),
+		})
+	}
+	h := newHarnessAt(t, orderedConfig(table, config.ActionMark), now)
+	records := orderedRecords(table, []string{"k"}, 6)
+	cursorAt(h, "k", 2)
+	h.fake.PutRecords(records[4:]) // 3 and 4 were published while ordered mode was off
+	if report := reconcileWith(t, h, now); report.Published != 2 {
+		t.Errorf("report %+v, want events 5 and 6 published", report)
+	}
+	if c := cursor(t, h, "k"); c.Published != 6 {
+		t.Errorf("cursor at %d, want 6", c.Published)
+	}
+
+	held := newHarnessAt(t, orderedConfig(table, config.ActionMark), now)
+	cursorAt(held, "k", 2)
+	held.fake.PutRecords(records[3:])
+	third := table.Item(records[2])
+	third[outbox.AttrNextAttemptAt] = nAttr(now.Add(time.Minute).UnixMilli())
+	held.fake.Put(third)
+	if report := reconcileWith(t, held, now); report.Published != 0 {
+		t.Errorf("with event 3 held: report %+v, want nothing published", report)
+	}
+	if c := cursor(t, held, "k"); c.Published != 2 {
+		t.Errorf("with event 3 held: cursor at %d, want it left at 2", c.Published)
+	}
+}
+
 // TestOrderedUnsequencedEvents: events without a sequence are published as
 // in unordered mode, beside ordered ones.
 func TestOrderedUnsequencedEvents(t *testing.T) {

@@ -29,7 +29,7 @@ const maxWaitingPasses = 8
 // one.
 type Cursors interface {
 	Cursors(ctx context.Context, keys []string) ([]outbox.Cursor, []error)
-	StartCursors(ctx context.Context, keys []string, published []int64) []error
+	StartCursors(ctx context.Context, keys []string, found []outbox.Cursor, published []int64) []error
 }
 
 // retryWaiting processes the waiting events of the sweep (last) again
@@ -38,7 +38,7 @@ type Cursors interface {
 // events began before ordered mode (startCursors).
 func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge, margin time.Duration, m *metrics.Recorder, report *Report) {
 	if report.Complete && len(last.waiting) > 0 {
-		r.startCursors(ctx, last.waiting, minAge)
+		r.startCursors(ctx, last, minAge)
 	}
 	for pass := 0; pass < maxWaitingPasses && len(last.waiting) > 0 && retry.TimeLeft(ctx, margin); pass++ {
 		var res sweepResult
@@ -54,34 +54,40 @@ func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge,
 	report.Waiting, report.Blocked = len(last.waiting), last.blocked
 }
 
-// startCursors starts the cursor of every key that has none and whose
-// lowest waiting event has been pending for more than twice the minimum
-// age: a key whose events were written before ordered mode was switched on,
-// and whose earlier events the unordered relay published. A sweep that
-// found every pending event found no lower one, so the key resumes at its
-// lowest pending event instead of waiting forever for one that is gone.
-func (r *Reconciler) startCursors(ctx context.Context, waiting []batch.Item, minAge time.Duration) {
-	keys, lowest := lowestWaiting(waiting)
+// startCursors moves the cursor of every key that waits for an event no
+// pending item holds, up to the key's lowest pending event, when no FAILED
+// event holds the key and its lowest waiting event has been pending for
+// more than twice the minimum age. Such a key's earlier events were
+// published before ordered mode was switched on (it has no cursor), or
+// while it was off (its cursor stayed behind): the sweep found every
+// pending event of the key, held ones included, and none lower, so the key
+// resumes at its lowest instead of waiting forever for events that are
+// gone. A young key is left alone: its first event may still be on its way.
+func (r *Reconciler) startCursors(ctx context.Context, sweep sweepResult, minAge time.Duration) {
+	keys, lowest := lowestWaiting(sweep.waiting)
 	cursors, errs := r.Ordered.Cursors(ctx, keys)
 	cutoff := r.now().Add(-2 * minAge).UnixMilli()
 	var start []string
+	var found []outbox.Cursor
 	var published []int64
 	for i, k := range keys {
-		low := lowest[k]
-		if errs[i] != nil || cursors[i].Exists || low.Sequence <= 1 || pendingSince(low) > cutoff {
+		low, ok := sweep.lowest[k]
+		c := cursors[i]
+		if !ok || errs[i] != nil || c.IsBlocked() || low <= c.Next() || pendingSince(lowest[k]) > cutoff {
 			continue
 		}
-		start, published = append(start, k), append(published, low.Sequence-1)
+		start, found, published = append(start, k), append(found, c), append(published, low-1)
 	}
 	if len(start) == 0 {
 		return
 	}
-	for i, err := range r.Ordered.StartCursors(ctx, start, published) {
+	for i, err := range r.Ordered.StartCursors(ctx, start, found, published) {
 		if err != nil {
-			r.log().WarnContext(ctx, "starting the cursor of an ordering key failed; its events wait for the next run", "orderingKey", start[i], "error", err)
+			r.log().WarnContext(ctx, "moving the cursor of an ordering key to its lowest pending event failed; its events wait for the next run", "orderingKey", start[i], "error", err)
 			continue
 		}
-		r.log().InfoContext(ctx, "ordering key without cursor started at its lowest pending event", "orderingKey", start[i], "sequence", published[i]+1)
+		r.log().InfoContext(ctx, "ordering key resumed at its lowest pending event: the events before it were published outside ordered mode",
+			"orderingKey", start[i], "from", found[i].Published, "sequence", published[i]+1)
 	}
 }
 

@@ -167,6 +167,11 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 			report.ReadUnits += s.readUnits
 			waiting.waiting = append(waiting.waiting, s.waiting[:min(len(s.waiting), MaxWaiting-len(waiting.waiting))]...)
 			waiting.blocked += s.blocked
+			var all []batch.Item
+			for k, low := range s.lowest {
+				all = append(all, batch.Item{Record: outbox.Record{OrderingKey: k, Sequence: low}})
+			}
+			waiting.note(all)
 			if !s.complete {
 				report.RemainingShards++
 			}
@@ -197,6 +202,24 @@ type sweepResult struct {
 	// counts those of them behind a FAILED event.
 	waiting []batch.Item
 	blocked int
+	// lowest is, per ordering key, the lowest sequence found pending.
+	lowest map[string]int64
+}
+
+// note notes the lowest sequence of each key among the ordered items.
+func (res *sweepResult) note(items []batch.Item) {
+	for _, it := range items {
+		r := it.Record
+		if r.Sequence == 0 || it.Malformed != nil {
+			continue
+		}
+		if res.lowest == nil {
+			res.lowest = map[string]int64{}
+		}
+		if low, ok := res.lowest[r.OrderingKey]; !ok || r.Sequence < low {
+			res.lowest[r.OrderingKey] = r.Sequence
+		}
+	}
 }
 
 // sweep processes one shard or segment, page by page.
@@ -226,6 +249,7 @@ func (r *Reconciler) sweep(ctx context.Context, src source, margin time.Duration
 			}
 		}
 		res.found += len(items)
+		res.note(items)
 		if len(items) > 0 {
 			r.process(ctx, r.hold(ctx, items), m, &res)
 		}

@@ -64,6 +64,11 @@ func (r *Reconciler) sources(ctx context.Context, cutoff, now time.Time) []sourc
 	for shard := range shards {
 		out[shard] = source{name: fmt.Sprintf("shard %d", shard), page: func(ctx context.Context, limit int32, start map[string]types.AttributeValue) (page, error) {
 			in := r.Table.DuePendingQuery(shard, cutoff, now)
+			if r.Ordered != nil {
+				// Held events too: a held event is present, and a key's
+				// cursor is never started past it (startCursors).
+				in = r.Table.PendingQuery(shard, cutoff)
+			}
 			in.Limit, in.ExclusiveStartKey = aws.Int32(limit), maps.Clone(start)
 			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 			out, err := retried(ctx, r, func() (*dynamodb.QueryOutput, error) { return r.Client.Query(ctx, in) })

@@ -73,11 +73,11 @@ func (s *Store) BlockCursors(ctx context.Context, keys []string, sequences []int
 	})
 }
 
-// StartCursors creates the cursors of keys whose events began before
-// ordered mode (outbox.Table.StartCursor), in parallel; a key that has a
-// cursor keeps it. It returns one error per key.
-func (s *Store) StartCursors(ctx context.Context, keys []string, published []int64) []error {
+// StartCursors moves the cursors of keys, found as found, to published
+// (outbox.Table.StartCursor), in parallel; a cursor that changed meanwhile
+// is left as it is. It returns one error per key.
+func (s *Store) StartCursors(ctx context.Context, keys []string, found []outbox.Cursor, published []int64) []error {
 	return s.update(ctx, len(keys), func(i int) *dynamodb.UpdateItemInput {
-		return s.Table.StartCursor(keys[i], published[i])
+		return s.Table.StartCursor(keys[i], found[i], published[i])
 	})
 }
