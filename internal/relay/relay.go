@@ -48,6 +48,18 @@
 // not kept out by a hold. An event published but not marked stays held:
 // the hold is its backoff.
 //
+// # Ordered mode
+//
+// With OUTBOX_ORDERED=true (a FIFO queue or topic only), events with a
+// sequence go through package batch's gate: event n of an ordering key is
+// published only once n-1 was accepted, as the key's cursor item
+// (outbox.CursorSortKey) records. An event after a gap stays pending: its
+// record is retried by the stream while it is young and its key is not held
+// by a FAILED event (waitsForStream), and is otherwise left to the
+// reconciler, which tries the waiting events again once it has swept every
+// shard. DESIGN.md explains the order of publishing, advancing the cursor
+// and settling, and what each costs.
+//
 // # What the function needs
 //
 // Configuration: the OUTBOX_* environment variables of package config.
@@ -56,8 +68,9 @@
 // and a stream view type with new images (NEW_IMAGE or NEW_AND_OLD_IMAGES).
 // Execution role, besides the stream read permissions of the mapping:
 //
-//   - dynamodb:BatchGetItem (the status check) and dynamodb:UpdateItem
-//     (holds, marks, poison events, pending index keys) on the table, and
+//   - dynamodb:BatchGetItem (the status check, the cursors of ordered
+//     mode) and dynamodb:UpdateItem (holds, marks, poison events, pending
+//     index keys, cursors) on the table, and
 //     dynamodb:BatchWriteItem (delete mode);
 //   - dynamodb:Query on the table's pending index (reconcile mode), or
 //     dynamodb:Scan and dynamodb:DescribeTable on the table when it has no
