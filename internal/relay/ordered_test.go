@@ -408,3 +408,22 @@ func TestOrderedUnsequencedEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedWaitingEventGetsIndexKeys: an event written without the
+// pending index keys that waits behind a gap gets them, so that the
+// reconciler finds it if the stream's retries run out.
+func TestOrderedWaitingEventGetsIndexKeys(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	h := newHarness(t, orderedConfig(table, config.ActionMark))
+	records := orderedRecords(table, []string{"k"}, 2)
+	second := records[1]
+	second.PendingShard, second.PendingSince = "", 0
+	h.fake.PutRecord(second)
+	if got := h.stream(t, []outbox.Record{second}); len(got) != 1 {
+		t.Fatalf("batchItemFailures = %v, want the waiting event's", got)
+	}
+	if _, ok := h.fake.Item(second.PartitionKey, second.SortKey)[outbox.AttrPendingShard]; !ok {
+		t.Errorf("the waiting event has no %s: the reconciler cannot find it", outbox.AttrPendingShard)
+	}
+}

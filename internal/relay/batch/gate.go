@@ -107,7 +107,7 @@ func (p *Processor) plan(items []Item, l *lane, group []int, w *wave) {
 			l.run = append(l.run, []int{i})
 			next++
 		default:
-			w.wait(items, i, l, next)
+			p.wait(items, i, l, next, w)
 		}
 	}
 }
@@ -170,7 +170,7 @@ func (p *Processor) stop(items []Item, l *lane, round int, w *wave) {
 	l.stopped = true
 	for _, entry := range l.run[round+1:] {
 		for _, i := range entry {
-			w.wait(items, i, l, l.cursor.Published+int64(round)+1)
+			p.wait(items, i, l, l.cursor.Published+int64(round)+1, w)
 		}
 	}
 }
@@ -265,8 +265,9 @@ func (w *wave) settle(i int, r outbox.Record) {
 }
 
 // wait leaves item i pending: it follows a gap in its key's sequence at
-// missing. A hold taken on it is released.
-func (w *wave) wait(items []Item, i int, l *lane, missing int64) {
+// missing. A hold taken on it is released; an item without the pending
+// index keys gets them, so that the reconciler finds it.
+func (p *Processor) wait(items []Item, i int, l *lane, missing int64, w *wave) {
 	o := Outcome{Status: Waiting, Blocked: l.cursor.IsBlocked() && missing == l.cursor.Next(), Missing: missing}
 	switch {
 	case o.Blocked:
@@ -277,7 +278,7 @@ func (w *wave) wait(items []Item, i int, l *lane, missing int64) {
 		o.Reason = fmt.Sprintf("waits for event %d of ordering key %q to be published", missing, l.key)
 	}
 	w.outcomes[i] = o
-	w.release(items, i)
+	p.unpublished(items, i, w)
 }
 
 // release gives back the hold of item i, if this invocation took one.
