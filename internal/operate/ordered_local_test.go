@@ -57,7 +57,6 @@ func TestLocalOrderedPipeline(t *testing.T) {
 		if top[k] != n {
 			t.Errorf("key %s: received up to %d in order, want %d", k, top[k], n)
 		}
-		k, n := k, n
 		waitUntil(t, "the cursor of "+k+" at its last event", func() bool {
 			c, err := d.cursor(d.writer.Table(), k)
 			return err == nil && c.Published == n
