@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
@@ -303,13 +304,55 @@ func TestOrderedPoisonHoldsItsKeyOnly(t *testing.T) {
 	// Requeued after a fix, the event and those behind it are published
 	// in order by the reconciler.
 	h.fake.EntryError = nil
-	h.fake.Put(table.Item(poison)) // as outbox requeue leaves it: PENDING
+	if _, err := h.fake.UpdateItem(context.Background(), table.Requeue(poison)); err != nil {
+		t.Fatalf("requeueing the poison event: %v", err)
+	}
 	report := reconcileWith(t, h, now)
 	if report.Published != 3 || report.Waiting != 0 {
 		t.Errorf("report %+v: want events 2 to 4 of bad published", report)
 	}
 	if top := checkInOrder(t, publishedOrder(h, records)); top["bad"] != 4 {
 		t.Errorf("bad published up to %d after requeue, want 4", top["bad"])
+	}
+}
+
+// TestOrderedSkipReleasesKey: once an operator skipped the FAILED event
+// (outbox.Table.SkipActions, applied here one update after the other), the
+// reconciler publishes the events behind it, and never the skipped one.
+func TestOrderedSkipReleasesKey(t *testing.T) {
+	t.Parallel()
+	table := layouts["shared"]
+	h := newHarness(t, orderedConfig(table, config.ActionDelete))
+	records := orderedRecords(table, []string{"k"}, 3)
+	h.fake.PutRecords(records)
+	h.fake.EntryError = func(id string, _ int) string {
+		if id == records[1].EventID {
+			return "InvalidMessageContents"
+		}
+		return ""
+	}
+	if got := h.stream(t, records); len(got) != 0 {
+		t.Fatalf("batchItemFailures = %v", got)
+	}
+	skipped := records[1]
+	skipped.Status = outbox.StatusFailed
+	for _, action := range table.SkipActions(skipped, now) {
+		u := action.Update
+		if _, err := h.fake.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
+			ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
+		}); err != nil {
+			t.Fatalf("skipping: %v", err)
+		}
+	}
+	if report := reconcileWith(t, h, now); report.Published != 1 {
+		t.Errorf("report %+v, want event 3 published", report)
+	}
+	if order := publishedOrder(h, records); !slices.Equal(order["k"], []int64{1, 3}) {
+		t.Errorf("published %v, want 1 then 3", order["k"])
+	}
+	if got := h.fake.Status(skipped); got != string(outbox.StatusSkipped) {
+		t.Errorf("skipped event: status %q, want SKIPPED", got)
 	}
 }
 
