@@ -289,7 +289,7 @@ func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (reconcile.
 	r.flush(ctx, m)
 	r.log.InfoContext(ctx, "reconcile finished",
 		"found", report.Found, "published", report.Published, "failed", report.Failed,
-		"poison", report.Poison, "skipped", report.Skipped, "complete", report.Complete,
+		"poison", report.Poison, "skipped", report.Skipped, "waiting", report.Waiting, "blocked", report.Blocked, "complete", report.Complete,
 		"remainingShards", report.RemainingShards, "oldestPendingAgeSeconds", report.OldestPendingAgeSeconds,
 		"minAgeSeconds", report.MinAgeSeconds, "durationMs", r.now().Sub(start).Milliseconds())
 	return report, nil
