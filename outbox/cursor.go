@@ -1,6 +1,8 @@
 package outbox
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,15 +28,30 @@ const CursorSortKey = "OUTBOX-CURSOR"
 
 // Cursor is what a key's cursor item says.
 type Cursor struct {
-	// Exists is false when the key has no cursor item: no event of it was
-	// published in ordered mode.
+	// Exists is false when the key's cursor has no published sequence: no
+	// event of it was published in ordered mode (its cursor item, if any,
+	// only registers waiting events).
 	Exists bool
 	// Published is the last sequence published; 0 for none.
 	Published int64
 	// Blocked is the sequence of a FAILED event the later events wait
 	// behind, or 0.
 	Blocked int64
+	// Waiting are the events that a relay found after a gap and left to
+	// whoever publishes the event before them (RegisterWaiting), by
+	// sequence: the primary key of each, partition key then sort key.
+	Waiting map[int64][2]string
 }
+
+// WaitingAttributePrefix starts the name of each attribute of a cursor item
+// that registers a waiting event: the prefix, then the event's sequence.
+// Its value is a list of the event's partition and sort key.
+const WaitingAttributePrefix = "outboxWaiting#"
+
+// MaxWaitingRegistered bounds the waiting events a cursor item registers,
+// so that it stays small: a cursor item is read and written for every
+// batch of its key.
+const MaxWaitingRegistered = 64
 
 // Next is the sequence of the key's next event to publish.
 func (c Cursor) Next() int64 { return c.Published + 1 }
@@ -62,11 +79,65 @@ func ParseCursor(item map[string]types.AttributeValue) (Cursor, error) {
 		return Cursor{}, nil
 	}
 	p := itemParser{item: item}
-	c := Cursor{Exists: true, Published: p.num(AttrPublishedSequence), Blocked: p.num(AttrBlockedSequence)}
+	_, started := item[AttrPublishedSequence]
+	c := Cursor{Exists: started, Published: p.num(AttrPublishedSequence), Blocked: p.num(AttrBlockedSequence)}
 	if p.err == nil && (c.Published < 0 || c.Blocked < 0) {
 		p.fail(AttrPublishedSequence, "is negative")
 	}
+	for name, v := range item {
+		seq, ok := strings.CutPrefix(name, WaitingAttributePrefix)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(seq, 10, 64)
+		key, isList := v.(*types.AttributeValueMemberL)
+		if err != nil || !isList || len(key.Value) != 2 {
+			p.fail(name, "is not a sequence with the list of a partition and a sort key")
+			continue
+		}
+		pk, _ := key.Value[0].(*types.AttributeValueMemberS)
+		sk, _ := key.Value[1].(*types.AttributeValueMemberS)
+		if pk == nil || sk == nil {
+			p.fail(name, "is not a list of two strings")
+			continue
+		}
+		if c.Waiting == nil {
+			c.Waiting = map[int64][2]string{}
+		}
+		c.Waiting[n] = [2]string{pk.Value, sk.Value}
+	}
 	return c, p.err
+}
+
+// waitingName is the attribute of a cursor item that registers the waiting
+// event of sequence n.
+func waitingName(n int64) string { return WaitingAttributePrefix + strconv.FormatInt(n, 10) }
+
+// RegisterWaiting returns the update that registers, on the cursor of
+// orderingKey, events that wait after a gap (all of that key, lowest first),
+// so that the relay that publishes the event before them publishes them
+// next (Cursor.Waiting). It applies only while the gap is still there: the
+// cursor is below the lowest event's predecessor. A failed condition means
+// that the gap closed meanwhile: the events may be published at once.
+func (t Table) RegisterWaiting(orderingKey string, waiting []Record) *dynamodb.UpdateItemInput {
+	names := map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey}
+	values := map[string]types.AttributeValue{":key": stringValue(orderingKey), ":below": numberValue(waiting[0].Sequence - 1)}
+	set := "SET #key = :key"
+	for i, r := range waiting {
+		n, v := "#w"+strconv.Itoa(i), ":w"+strconv.Itoa(i)
+		names[n] = waitingName(r.Sequence)
+		values[v] = &types.AttributeValueMemberL{Value: []types.AttributeValue{stringValue(r.PartitionKey), stringValue(r.SortKey)}}
+		set += ", " + n + " = " + v
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(t.Name),
+		Key:                                 t.CursorKey(orderingKey),
+		UpdateExpression:                    aws.String(set),
+		ConditionExpression:                 aws.String("attribute_not_exists(#pub) OR #pub < :below"),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
 }
 
 // AdvanceCursor returns the update that records that the events of
@@ -77,23 +148,35 @@ func ParseCursor(item map[string]types.AttributeValue) (Cursor, error) {
 // failed condition means it is already at to or beyond. The update clears
 // the blocked mark: the event that held the key is behind it. It returns
 // the cursor as it was on a failed condition.
-func (t Table) AdvanceCursor(orderingKey string, from, to int64) *dynamodb.UpdateItemInput {
+//
+// The waiting events registered on the cursor that the move covers (done,
+// as the relay read them) are removed, and the update returns the cursor as
+// updated, with the events registered after the new position, for the relay
+// to publish next; on a failed condition, the cursor as it was.
+func (t Table) AdvanceCursor(orderingKey string, from, to int64, done []int64) *dynamodb.UpdateItemInput {
 	values := map[string]types.AttributeValue{":to": numberValue(to), ":key": stringValue(orderingKey)}
+	names := map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey, "#blocked": AttrBlockedSequence}
 	condition := "attribute_not_exists(#pub) OR #pub < :to"
 	if from > 0 {
 		condition = "#pub >= :from AND #pub < :to"
 		values[":from"] = numberValue(from)
 	}
-	in := &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(t.Name),
-		Key:                       t.CursorKey(orderingKey),
-		UpdateExpression:          aws.String("SET #pub = :to, #key = :key REMOVE #blocked"),
-		ConditionExpression:       aws.String(condition),
-		ExpressionAttributeNames:  map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey, "#blocked": AttrBlockedSequence},
-		ExpressionAttributeValues: values,
+	remove := "#blocked"
+	for i, n := range done {
+		name := "#d" + strconv.Itoa(i)
+		names[name] = waitingName(n)
+		remove += ", " + name
 	}
-	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	return in
+	return &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(t.Name),
+		Key:                                 t.CursorKey(orderingKey),
+		UpdateExpression:                    aws.String("SET #pub = :to, #key = :key REMOVE " + remove),
+		ConditionExpression:                 aws.String(condition),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
 }
 
 // BlockCursor returns the update that marks orderingKey as held by its

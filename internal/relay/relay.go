@@ -201,7 +201,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	p := &batch.Processor{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log,
 		Table: cfg.Table.Name, NoPendingIndex: cfg.Table.NoPendingIndex}
 	if cfg.Ordered {
-		p.Cursors = st
+		p.Cursors, p.Layout = st, cfg.Table
 	}
 	out := opts.Metrics
 	if out == nil {

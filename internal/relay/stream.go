@@ -74,7 +74,7 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 // reconciler publishes the event when its turn comes, and no other key
 // waits for it.
 func (r *Relay) waitsForStream(it batch.Item, o batch.Outcome) bool {
-	return o.Status == batch.Waiting && !o.Blocked && r.now().Sub(pendingSince(it.Record)) < r.minAge/2
+	return o.Status == batch.Waiting && !o.Blocked && !o.Registered && r.now().Sub(pendingSince(it.Record)) < r.minAge/2
 }
 
 // current replaces the stream images of pending items with their current

@@ -144,6 +144,10 @@ type Outcome struct {
 	// FAILED: it waits until that one is requeued and published, or
 	// skipped.
 	Blocked bool
+	// Registered is true for a Waiting outcome registered on its key's
+	// cursor: the relay that publishes the event it waits for publishes it
+	// next.
+	Registered bool
 }
 
 // Store is what the processor needs from the outbox table.
@@ -173,6 +177,9 @@ type Processor struct {
 	// Cursors, when not nil, turns ordered mode on: events with a sequence
 	// go through the gate (gate.go), in order per ordering key.
 	Cursors CursorStore
+	// Layout is the outbox table, by which the gate reads the events
+	// registered on a cursor.
+	Layout outbox.Table
 }
 
 // Process publishes the pending items among items and records the result:
@@ -182,6 +189,12 @@ type Processor struct {
 // lack them). It returns one Outcome per
 // item and adds to the counts and latencies of m.
 func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Recorder) []Outcome {
+	return p.process(ctx, items, m, 0)
+}
+
+// process is Process at depth: the number of passes of the gate before it
+// in this invocation (gate.go's next).
+func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Recorder, depth int) []Outcome {
 	w := &wave{outcomes: make([]Outcome, len(items))}
 	var toPublish []outbox.Record
 	var publishIdx, orderedIdx []int
@@ -239,6 +252,9 @@ func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Record
 		w.outcomes[c[0]] = w.outcomes[c[1]]
 	}
 	p.report(ctx, items, w.outcomes, retried, m)
+	if len(w.chain) > 0 || len(w.again) > 0 {
+		p.next(ctx, items, w, m, depth)
+	}
 	return w.outcomes
 }
 
@@ -255,6 +271,11 @@ type wave struct {
 	// copies are pairs of items: the first (another delivery of the same
 	// ordered event) takes the outcome of the second.
 	copies [][2]int
+	// chain are the registered events that follow a cursor this wave
+	// advanced; again the items whose gap closed while they were being
+	// registered. Both go through the gate once more (gate.go's next).
+	chain []outbox.Record
+	again []int
 }
 
 func (w *wave) addPoison(i int, r outbox.Record, reason string) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
@@ -29,14 +31,22 @@ import (
 // CursorStore is what the gate needs of the table; *store.Store is one.
 type CursorStore interface {
 	Cursors(ctx context.Context, keys []string) ([]outbox.Cursor, []error)
-	AdvanceCursors(ctx context.Context, moves []store.CursorMove) []error
+	AdvanceCursors(ctx context.Context, moves []store.CursorMove) ([]outbox.Cursor, []error)
 	BlockCursors(ctx context.Context, keys []string, sequences []int64) []error
+	RegisterWaiting(ctx context.Context, keys []string, waiting [][]outbox.Record) []store.Registration
+	Current(ctx context.Context, records []outbox.Record) ([]map[string]types.AttributeValue, []error)
 }
+
+// maxGateDepth bounds the passes of the gate one Process makes: the first,
+// then those over the events registered after the cursors it advanced.
+const maxGateDepth = 8
 
 // lane is one ordering key's events in a batch.
 type lane struct {
 	key    string
 	cursor outbox.Cursor
+	// items are the key's items in the batch, in order of sequence.
+	items []int
 	// run holds the items that follow the cursor without a gap, in order
 	// of sequence; each entry lists the items of one sequence (a record
 	// delivered twice), the first one published.
@@ -55,6 +65,7 @@ func (p *Processor) gate(ctx context.Context, items []Item, idx []int, w *wave, 
 	retried := p.publishRuns(ctx, items, lanes, w, m)
 	p.advance(ctx, items, lanes, w)
 	p.block(ctx, items, lanes, w)
+	p.register(ctx, items, lanes, w)
 	return retried
 }
 
@@ -82,7 +93,7 @@ func (p *Processor) lanes(ctx context.Context, items []Item, idx []int, w *wave)
 			continue
 		}
 		slices.SortStableFunc(group, func(a, b int) int { return cmp.Compare(items[a].Record.Sequence, items[b].Record.Sequence) })
-		l := &lane{key: k, cursor: cursors[n]}
+		l := &lane{key: k, cursor: cursors[n], items: group}
 		p.plan(items, l, group, w)
 		lanes = append(lanes, l)
 	}
@@ -196,15 +207,26 @@ func (p *Processor) advance(ctx context.Context, items []Item, lanes []*lane, w 
 	var moved []*lane
 	for _, l := range lanes {
 		if l.accepted > 0 {
-			moves = append(moves, store.CursorMove{Key: l.key, From: l.cursor.Published, To: l.cursor.Published + int64(l.accepted)})
+			from, to := l.cursor.Published, l.cursor.Published+int64(l.accepted)
+			var done []int64
+			for n := range l.cursor.Waiting {
+				if n <= to {
+					done = append(done, n)
+				}
+			}
+			slices.Sort(done)
+			moves = append(moves, store.CursorMove{Key: l.key, From: from, To: to, Done: done})
 			moved = append(moved, l)
 		}
 	}
 	if len(moves) == 0 {
 		return
 	}
-	errs := p.Cursors.AdvanceCursors(ctx, moves)
+	cursors, errs := p.Cursors.AdvanceCursors(ctx, moves)
 	for n, l := range moved {
+		if errs[n] == nil {
+			w.chain = append(w.chain, registeredAfter(cursors[n], l.key)...)
+		}
 		for _, entry := range l.run[:l.accepted] {
 			for k, i := range entry {
 				switch {
@@ -253,6 +275,105 @@ func (p *Processor) block(ctx context.Context, items []Item, lanes []*lane, w *w
 				w.outcomes[k].Reason = fmt.Sprintf("waits behind the FAILED event %d of ordering key %q", seqs[n], keys[n])
 			}
 		}
+	}
+}
+
+// registeredAfter returns the events registered on c that follow it
+// without a gap: the ones to publish next. A cursor another relay moved
+// further (not Exists) is that relay's to follow.
+func registeredAfter(c outbox.Cursor, key string) []outbox.Record {
+	var next []outbox.Record
+	for n := c.Next(); c.Exists; n++ {
+		loc, ok := c.Waiting[n]
+		if !ok {
+			break
+		}
+		next = append(next, outbox.Record{PartitionKey: loc[0], SortKey: loc[1], OrderingKey: key, Sequence: n})
+	}
+	return next
+}
+
+// register registers on their keys' cursors the items that wait after a
+// gap (not behind a FAILED event), so that whoever publishes the event
+// they wait for publishes them next, and they need no retry. A key whose
+// gap closed meanwhile has its items gone through the gate again.
+func (p *Processor) register(ctx context.Context, items []Item, lanes []*lane, w *wave) {
+	var keys []string
+	var waiting [][]outbox.Record
+	var idx [][]int
+	for _, l := range lanes {
+		var recs []outbox.Record
+		var is []int
+		for _, i := range l.waiting(w) {
+			r := items[i].Record
+			if _, known := l.cursor.Waiting[r.Sequence]; known {
+				w.outcomes[i].Registered = true
+				continue
+			}
+			if len(recs) == 0 || recs[len(recs)-1].Sequence != r.Sequence {
+				recs = append(recs, r)
+			}
+			is = append(is, i)
+		}
+		if len(recs) == 0 || len(l.cursor.Waiting)+len(recs) > outbox.MaxWaitingRegistered {
+			continue
+		}
+		keys, waiting, idx = append(keys, l.key), append(waiting, recs), append(idx, is)
+	}
+	if len(keys) == 0 {
+		return
+	}
+	for n, reg := range p.Cursors.RegisterWaiting(ctx, keys, waiting) {
+		for _, i := range idx[n] {
+			switch {
+			case reg.Registered:
+				w.outcomes[i].Registered = true
+			case reg.Closed:
+				w.again = append(w.again, i)
+			}
+		}
+	}
+}
+
+// waiting returns l's items that wait after a gap, not behind a FAILED
+// event, in order of sequence.
+func (l *lane) waiting(w *wave) []int {
+	var out []int
+	for _, i := range l.items {
+		if o := w.outcomes[i]; o.Status == Waiting && !o.Blocked {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// next runs the gate once more over the registered events that follow the
+// cursors this wave advanced (read again, as they are now) and over the
+// items whose gap closed while they were registered; the latter take the
+// outcome of that pass. It stops at maxGateDepth passes.
+func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.Recorder, depth int) {
+	if depth+1 >= maxGateDepth || ctx.Err() != nil {
+		return
+	}
+	var more []Item
+	if len(w.chain) > 0 {
+		found, errs := p.Cursors.Current(ctx, w.chain)
+		for k, item := range found {
+			if errs[k] == nil && item != nil {
+				more = append(more, Parse(p.Layout, item))
+			}
+		}
+	}
+	first := len(more)
+	for _, i := range w.again {
+		more = append(more, Item{Record: items[i].Record})
+	}
+	if len(more) == 0 {
+		return
+	}
+	outcomes := p.process(ctx, more, m, depth+1)
+	for k, i := range w.again {
+		w.outcomes[i] = outcomes[first+k]
 	}
 }
 

@@ -35,33 +35,71 @@ func (s *Store) Cursors(ctx context.Context, keys []string) ([]outbox.Cursor, []
 }
 
 // CursorMove is one advance of a key's cursor: the relay found it at From
-// and had the events From+1 to To accepted.
+// and had the events From+1 to To accepted; Done are the waiting events
+// registered on the cursor (outbox.Cursor.Waiting) that the move covers.
 type CursorMove struct {
 	Key      string
 	From, To int64
+	Done     []int64
 }
 
 // AdvanceCursors advances each key's cursor (outbox.Table.AdvanceCursor),
-// in parallel. It returns one error per move: nil when the cursor is at
-// the move's To or beyond, whoever moved it.
-func (s *Store) AdvanceCursors(ctx context.Context, moves []CursorMove) []error {
+// in parallel. It returns, per move, the cursor as this move left it, with
+// the events registered after it (Exists is false when another relay moved
+// it further: that one publishes what follows), and an error: nil when the
+// cursor is at the move's To or beyond, whoever moved it.
+func (s *Store) AdvanceCursors(ctx context.Context, moves []CursorMove) ([]outbox.Cursor, []error) {
+	cursors := make([]outbox.Cursor, len(moves))
 	errs := make([]error, len(moves))
 	s.parallel(len(moves), func(i int) {
 		m := moves[i]
-		_, err := s.updateOne(ctx, s.Table.AdvanceCursor(m.Key, m.From, m.To))
+		out, err := s.updateOne(ctx, s.Table.AdvanceCursor(m.Key, m.From, m.To, m.Done))
 		var ccf *types.ConditionalCheckFailedException
-		if errors.As(err, &ccf) {
+		switch {
+		case errors.As(err, &ccf):
 			// Another relay moved the cursor first: it is at To or beyond,
 			// unless it is below From, which no relay does.
 			c, perr := outbox.ParseCursor(ccf.Item)
 			if perr == nil && c.Published >= m.To {
 				return
 			}
-			err = fmt.Errorf("the cursor of ordering key %q in %s is at %d, not between %d and %d: %w", m.Key, s.Table.Name, c.Published, m.From, m.To-1, err)
+			errs[i] = fmt.Errorf("the cursor of ordering key %q in %s is at %d, not between %d and %d: %w", m.Key, s.Table.Name, c.Published, m.From, m.To-1, err)
+		case err != nil:
+			errs[i] = err
+		default:
+			cursors[i], errs[i] = outbox.ParseCursor(out.Attributes)
 		}
-		errs[i] = err
 	})
-	return errs
+	return cursors, errs
+}
+
+// Registration is the result of registering a key's waiting events.
+type Registration struct {
+	// Registered is true when the cursor holds them now.
+	Registered bool
+	// Closed is true when the gap closed meanwhile: the cursor, as it is
+	// now, has moved up to them.
+	Closed bool
+	Err    error
+}
+
+// RegisterWaiting registers each key's waiting events on its cursor
+// (outbox.Table.RegisterWaiting), in parallel.
+func (s *Store) RegisterWaiting(ctx context.Context, keys []string, waiting [][]outbox.Record) []Registration {
+	out := make([]Registration, len(keys))
+	s.parallel(len(keys), func(i int) {
+		_, err := s.updateOne(ctx, s.Table.RegisterWaiting(keys[i], waiting[i]))
+		var ccf *types.ConditionalCheckFailedException
+		switch {
+		case err == nil:
+			out[i].Registered = true
+		case errors.As(err, &ccf):
+			out[i].Closed = true
+		default:
+			out[i].Err = err
+		}
+	})
+	return out
 }
 
 // BlockCursors marks each key as held by its FAILED event of the given
