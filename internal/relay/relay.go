@@ -53,11 +53,12 @@
 // With OUTBOX_ORDERED=true (a FIFO queue or topic only), events with a
 // sequence go through package batch's gate: event n of an ordering key is
 // published only once n-1 was accepted, as the key's cursor item
-// (outbox.CursorSortKey) records. An event after a gap stays pending: its
-// record is retried by the stream while it is young and its key is not held
-// by a FAILED event (waitsForStream), and is otherwise left to the
-// reconciler, which tries the waiting events again once it has swept every
-// shard. DESIGN.md explains the order of publishing, advancing the cursor
+// (outbox.CursorSortKey) records. An event after a gap stays pending,
+// registered on the cursor, and the invocation that publishes its
+// predecessor publishes it next; one the cursor could not register is
+// retried by the stream while it is young and its key is not held by a
+// FAILED event (waitsForStream). The reconciler, which tries the waiting
+// events again once it has swept every shard, is the backstop. DESIGN.md explains the order of publishing, advancing the cursor
 // and settling, and what each costs.
 //
 // # What the function needs
