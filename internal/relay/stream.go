@@ -64,11 +64,12 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 }
 
 // waitsForStream reports whether an ordered event that waits for an
-// earlier event of its key is retried by the stream (a batch item failure)
-// rather than left to the reconciler: while it is young, and its key is not
-// held by a FAILED event, the earlier event is most likely in flight (in
-// another shard's batch, or in this batch's retry), and the retry publishes
-// it soon after. Retrying holds the shard's later records, so it lasts only
+// earlier event of its key is retried by the stream (a batch item failure).
+// An event registered on its key's cursor is not: the relay that publishes
+// the earlier one publishes it next. One that could not be registered is,
+// while it is young and its key is not held by a FAILED event: the earlier
+// event is most likely in flight (in another shard's batch, or in this
+// batch's retry), and the retry publishes it soon after. Retrying holds the shard's later records, so it lasts only
 // while the event is younger than half the reconciler's minimum age; after
 // that, and at once behind a FAILED event, the record is done with and the
 // reconciler publishes the event when its turn comes, and no other key
