@@ -414,7 +414,11 @@ func TestOrderedSkipReleasesKey(t *testing.T) {
 // reconcileWith runs a reconciler on h's table at clock at.
 func reconcileWith(t *testing.T, h *harness, at time.Time) reconcile.Report {
 	t.Helper()
-	cfg := orderedConfig(h.fake.Table, config.ActionMark)
+	action := config.ActionMark
+	if h.fake.Table.NoPendingIndex {
+		action = config.ActionDelete
+	}
+	cfg := orderedConfig(h.fake.Table, action)
 	r, err := relay.New(cfg, relay.Clients{DynamoDB: h.fake, Target: h.fake}, relay.Options{Now: func() time.Time { return at }, Retry: &noSleep})
 	if err != nil {
 		t.Fatal(err)
@@ -456,14 +460,25 @@ func TestOrderedKeyStartsWithoutCursor(t *testing.T) {
 // never past a held one: a relay may be publishing it.
 func TestOrderedKeyResumesAfterOrderedModeWasOff(t *testing.T) {
 	t.Parallel()
-	table := layouts["dedicated"]
+	for name, table := range map[string]outbox.Table{
+		"pending index": layouts["dedicated"],
+		"scan":          outbox.Table{Name: "orders-outbox", NoPendingIndex: true}.WithDefaults(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkResumesAfterOff(t, table)
+		})
+	}
+}
+
+func checkResumesAfterOff(t *testing.T, table outbox.Table) {
 	cursorAt := func(h *harness, key string, n int64) {
 		h.fake.Put(map[string]types.AttributeValue{
 			table.PartitionKey: &types.AttributeValueMemberS{Value: key}, table.SortKey: &types.AttributeValueMemberS{Value: outbox.CursorSortKey},
 			outbox.AttrPublishedSequence: nAttr(n),
 		})
 	}
-	h := newHarnessAt(t, orderedConfig(table, config.ActionMark), now)
+	h := newHarnessAt(t, orderedConfig(table, config.ActionDelete), now)
 	records := orderedRecords(table, []string{"k"}, 6)
 	cursorAt(h, "k", 2)
 	h.fake.PutRecords(records[4:]) // 3 and 4 were published while ordered mode was off
@@ -474,7 +489,7 @@ func TestOrderedKeyResumesAfterOrderedModeWasOff(t *testing.T) {
 		t.Errorf("cursor at %d, want 6", c.Published)
 	}
 
-	held := newHarnessAt(t, orderedConfig(table, config.ActionMark), now)
+	held := newHarnessAt(t, orderedConfig(table, config.ActionDelete), now)
 	cursorAt(held, "k", 2)
 	held.fake.PutRecords(records[3:])
 	third := table.Item(records[2])
