@@ -25,6 +25,13 @@ const MaxWaiting = 10000
 // maxWaitingPasses bounds the passes over the waiting events of a run.
 const maxWaitingPasses = 8
 
+// MinStartAge is the least time a key's lowest waiting event has been
+// pending before the reconciler moves the key's cursor up to it, whatever
+// the run's minimum age (an operator's run has none): an event written
+// just before may not be in the pending index yet, which is a global
+// secondary index, read eventually consistent.
+const MinStartAge = 10 * time.Minute
+
 // Cursors is what the reconciler needs of the cursor items; *store.Store is
 // one.
 type Cursors interface {
@@ -66,7 +73,7 @@ func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge,
 func (r *Reconciler) startCursors(ctx context.Context, sweep sweepResult, minAge time.Duration) {
 	keys, lowest := lowestWaiting(sweep.waiting)
 	cursors, errs := r.Ordered.Cursors(ctx, keys)
-	cutoff := r.now().Add(-2 * minAge).UnixMilli()
+	cutoff := r.now().Add(-max(2*minAge, MinStartAge)).UnixMilli()
 	var start []string
 	var found []outbox.Cursor
 	var published []int64

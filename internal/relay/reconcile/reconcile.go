@@ -92,7 +92,8 @@ type Reconciler struct {
 
 // Report is the result of a run, returned as the invocation's response.
 type Report struct {
-	// Found counts pending events older than the minimum age.
+	// Found counts pending events older than the minimum age (in ordered
+	// mode, those held by a relay too).
 	Found int `json:"found"`
 	// Published counts events published and marked (or deleted).
 	Published int `json:"published"`
