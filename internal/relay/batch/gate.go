@@ -160,6 +160,11 @@ func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane
 		for k, res := range results {
 			l, i := from[k], from[k].run[round][0]
 			retried += res.Retries
+			if res.Status != publish.Published {
+				for _, d := range l.run[round][1:] {
+					w.copies = append(w.copies, [2]int{d, i})
+				}
+			}
 			switch res.Status {
 			case publish.Published:
 				l.accepted++
