@@ -76,6 +76,8 @@ var specFieldsWithoutAttribute = map[string]string{
 	"Target.Type": "target",
 	// The reconciler's concurrency is not configurable.
 	"Reconciler.Function.ReservedConcurrency": "reconciler",
+	// Ordered mode has no attribute yet; it needs a FIFO target.
+	"Ordered": "target",
 }
 
 // dottedField writes a Spec field as its attribute path in configurations
