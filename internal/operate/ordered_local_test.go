@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -37,6 +39,20 @@ func TestLocalOrderedPipeline(t *testing.T) {
 	written = append(written, d.write(orderedEvent("acct-1", 10), orderedEvent("acct-1", 11), orderedEvent("acct-1", 12))...)
 	got.waitFor(t, idsOf(written))
 
+	// A FAILED ordered event, requeued, is published by the reconciler
+	// under its role's permissions.
+	failed := d.putFailed(1, "com.example.ordered", func(int) string { return "SQS rejected the event: InvalidMessageContents" })[0]
+	table := d.writer.Table()
+	d.update(&dynamodb.UpdateItemInput{
+		TableName: aws.String(table.Name), Key: table.Key(failed),
+		UpdateExpression:          aws.String("SET #key = :key, #seq = :seq"),
+		ExpressionAttributeNames:  map[string]string{"#key": outbox.AttrOrderingKey, "#seq": outbox.AttrSequence},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":key": &types.AttributeValueMemberS{Value: "acct-9"}, ":seq": nAttrOf(1)},
+	})
+	if out, errOut, code := d.run("requeue", "ordered", "--id", failed.EventID, "--now"); code != ExitOK {
+		t.Fatalf("requeue --now of an ordered event: exit %d:\n%s%s", code, out, errOut)
+	}
+	got.waitFor(t, []string{failed.EventID})
 	got.mu.Lock()
 	seen := append([]receivedEvent(nil), got.seen...)
 	got.mu.Unlock()
@@ -52,7 +68,7 @@ func TestLocalOrderedPipeline(t *testing.T) {
 			top[m.OrderingKey] = m.Sequence
 		}
 	}
-	want := map[string]int64{"acct-1": 7, "acct-2": 4, "acct-3": 4}
+	want := map[string]int64{"acct-1": 7, "acct-2": 4, "acct-3": 4, "acct-9": 1}
 	for k, n := range want {
 		if top[k] != n {
 			t.Errorf("key %s: received up to %d in order, want %d", k, top[k], n)
