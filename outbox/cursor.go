@@ -37,6 +37,12 @@ type Cursor struct {
 	// Blocked is the sequence of a FAILED event the later events wait
 	// behind, or 0.
 	Blocked int64
+	// Started is the sequence at which the reconciler started the cursor
+	// for a key whose earlier events were published outside ordered mode
+	// (StartCursor), or 0: an event below it that is still pending (a
+	// FAILED one requeued) never went through the cursor, and is published
+	// late rather than taken for published.
+	Started int64
 	// Waiting are the events that a relay found after a gap and left to
 	// whoever publishes the event before them (RegisterWaiting), by
 	// sequence: the primary key of each, partition key then sort key.
@@ -80,7 +86,7 @@ func ParseCursor(item map[string]types.AttributeValue) (Cursor, error) {
 	}
 	p := itemParser{item: item}
 	_, started := item[AttrPublishedSequence]
-	c := Cursor{Exists: started, Published: p.num(AttrPublishedSequence), Blocked: p.num(AttrBlockedSequence)}
+	c := Cursor{Exists: started, Published: p.num(AttrPublishedSequence), Blocked: p.num(AttrBlockedSequence), Started: p.num(AttrStartedSequence)}
 	if p.err == nil && (c.Published < 0 || c.Blocked < 0) {
 		p.fail(AttrPublishedSequence, "is negative")
 	}
@@ -212,8 +218,8 @@ func cursorAt(last int64) string {
 // published while it was off (the cursor stayed behind). It applies only
 // while the cursor is as found and not blocked at its next event.
 func (t Table) StartCursor(orderingKey string, found Cursor, published int64) *dynamodb.UpdateItemInput {
-	names := map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey}
-	values := map[string]types.AttributeValue{":pub": numberValue(published), ":key": stringValue(orderingKey)}
+	names := map[string]string{"#pub": AttrPublishedSequence, "#key": AttrOrderingKey, "#started": AttrStartedSequence}
+	values := map[string]types.AttributeValue{":pub": numberValue(published), ":key": stringValue(orderingKey), ":started": numberValue(published + 1)}
 	condition := "attribute_not_exists(#pub)"
 	if found.Exists {
 		condition = "#pub = :found AND (attribute_not_exists(#blocked) OR #blocked <> :next)"
@@ -223,7 +229,7 @@ func (t Table) StartCursor(orderingKey string, found Cursor, published int64) *d
 	return &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(t.Name),
 		Key:                       t.CursorKey(orderingKey),
-		UpdateExpression:          aws.String("SET #pub = :pub, #key = :key"),
+		UpdateExpression:          aws.String("SET #pub = :pub, #key = :key, #started = :started"),
 		ConditionExpression:       aws.String(condition),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,

@@ -20,10 +20,10 @@ func TestParseCursor(t *testing.T) {
 		return &types.AttributeValueMemberL{Value: []types.AttributeValue{s(pk), s(sk)}}
 	}
 	c, err := outbox.ParseCursor(map[string]types.AttributeValue{
-		outbox.AttrPublishedSequence: n("4"), outbox.AttrBlockedSequence: n("5"),
+		outbox.AttrPublishedSequence: n("4"), outbox.AttrBlockedSequence: n("5"), outbox.AttrStartedSequence: n("3"),
 		outbox.WaitingAttributePrefix + "7": key("OUTBOX#A", "OUTBOX#A"),
 	})
-	if err != nil || !c.Exists || c.Published != 4 || !c.IsBlocked() || c.Next() != 5 || c.Waiting[7] != [2]string{"OUTBOX#A", "OUTBOX#A"} {
+	if err != nil || !c.Exists || c.Published != 4 || !c.IsBlocked() || c.Next() != 5 || c.Started != 3 || c.Waiting[7] != [2]string{"OUTBOX#A", "OUTBOX#A"} {
 		t.Errorf("ParseCursor = %+v, %v", c, err)
 	}
 	if c, err := outbox.ParseCursor(map[string]types.AttributeValue{outbox.WaitingAttributePrefix + "2": key("a", "b")}); err != nil || c.Exists || c.Next() != 1 || len(c.Waiting) != 1 {

@@ -44,6 +44,10 @@ const (
 	// key's FAILED event that the later events wait behind; it counts only
 	// while it is AttrPublishedSequence + 1.
 	AttrBlockedSequence = "outboxBlockedSequence"
+	// AttrStartedSequence is, on a key's cursor item, the sequence at which
+	// the reconciler started the cursor of a key whose earlier events were
+	// published outside ordered mode.
+	AttrStartedSequence = "outboxStartedSequence"
 	// AttrSkippedAt is when an operator skipped an ordered event.
 	AttrSkippedAt = "skippedAt"
 )
@@ -167,7 +171,7 @@ var contractAttributes = map[string]struct{}{
 	AttrStatus: {}, AttrPendingShard: {}, AttrPendingSince: {}, AttrTraceHeader: {},
 	AttrAttempts: {}, AttrLastError: {}, AttrPublishedAt: {}, AttrFailedAt: {}, AttrVersion: {},
 	AttrNextAttemptAt: {}, AttrOrderingKey: {}, AttrSequence: {},
-	AttrPublishedSequence: {}, AttrBlockedSequence: {}, AttrSkippedAt: {},
+	AttrPublishedSequence: {}, AttrBlockedSequence: {}, AttrStartedSequence: {}, AttrSkippedAt: {},
 }
 
 // SortKeyFor returns the sort key value of the event with the given id.

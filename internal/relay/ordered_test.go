@@ -451,6 +451,18 @@ func TestOrderedKeyStartsWithoutCursor(t *testing.T) {
 	if order := publishedOrder(h, records); !slices.Equal(order["k"], []int64{4, 5, 6}) {
 		t.Errorf("published %v, want 4, 5, 6", order["k"])
 	}
+	// An event of the key that was FAILED then, requeued now, is below the
+	// cursor but never went through it: it is published late, not dropped.
+	h.fake.PutRecord(records[1])
+	if got := h.stream(t, records[1:2]); len(got) != 0 {
+		t.Fatalf("the requeued event 2: batchItemFailures = %v", got)
+	}
+	if order := publishedOrder(h, records); !slices.Equal(order["k"], []int64{4, 5, 6, 2}) {
+		t.Errorf("published %v, want 4, 5, 6, then 2 late", order["k"])
+	}
+	if got := h.fake.Status(records[1]); got != string(outbox.StatusPublished) {
+		t.Errorf("the requeued event 2: status %q, want PUBLISHED", got)
+	}
 	// A young key is not started: its first event may be in flight.
 	young := newHarness(t, orderedConfig(table, config.ActionMark))
 	fresh := orderedRecords(table, []string{"k"}, 3)

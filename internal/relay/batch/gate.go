@@ -47,6 +47,8 @@ type lane struct {
 	cursor outbox.Cursor
 	// items are the key's items in the batch, in order of sequence.
 	items []int
+	// late are the items below the sequence the cursor was started at.
+	late []int
 	// run holds the items that follow the cursor without a gap, in order
 	// of sequence; each entry lists the items of one sequence (a record
 	// delivered twice), the first one published.
@@ -62,7 +64,8 @@ type lane struct {
 // the number of retried entries.
 func (p *Processor) gate(ctx context.Context, items []Item, idx []int, w *wave, m *metrics.Recorder) int {
 	lanes := p.lanes(ctx, items, idx, w)
-	retried := p.publishRuns(ctx, items, lanes, w, m)
+	retried := p.publishLate(ctx, items, lanes, w, m)
+	retried += p.publishRuns(ctx, items, lanes, w, m)
 	p.advance(ctx, items, lanes, w)
 	p.block(ctx, items, lanes, w)
 	p.register(ctx, items, lanes, w)
@@ -111,6 +114,10 @@ func (p *Processor) plan(items []Item, l *lane, group []int, w *wave) {
 		switch {
 		case k > 0 && r.Sequence == items[group[k-1]].Record.Sequence:
 			p.sameSequence(items, l, group[k-1], i, w)
+		case r.Sequence < l.cursor.Started:
+			// Never went through the cursor: pending since before ordered
+			// mode began for its key (a FAILED event requeued).
+			l.late = append(l.late, i)
 		case r.Sequence <= l.cursor.Published:
 			// Published before a crash kept it from being settled.
 			w.settle(i, r)
@@ -179,6 +186,42 @@ func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane
 			}
 		}
 	}
+}
+
+// publishLate publishes the events below the sequence their key's cursor
+// was started at (outbox.Cursor.Started), out of order: they were pending
+// (FAILED, then requeued) when ordered mode began for their key, and an
+// event is never dropped. They are settled once published, and leave the
+// cursor as it is.
+func (p *Processor) publishLate(ctx context.Context, items []Item, lanes []*lane, w *wave, m *metrics.Recorder) int {
+	var late []outbox.Record
+	var idx []int
+	for _, l := range lanes {
+		for _, i := range l.late {
+			late, idx = append(late, items[i].Record), append(idx, i)
+		}
+	}
+	if len(late) == 0 {
+		return 0
+	}
+	p.log().WarnContext(ctx, "ordered events pending since before ordered mode began for their key are published out of order", "events", len(late))
+	retried := 0
+	at := p.now()
+	for k, res := range p.Publisher.Publish(ctx, late) {
+		i := idx[k]
+		retried += res.Retries
+		switch res.Status {
+		case publish.Published:
+			w.settle(i, late[k])
+			m.Observe(metrics.PublishLatency, metrics.Milliseconds, float64(at.Sub(late[k].OccurredAt).Milliseconds()))
+		case publish.Rejected:
+			w.addPoison(i, late[k], res.Reason)
+		default:
+			w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}
+			p.unpublished(items, i, w)
+		}
+	}
+	return retried
 }
 
 // stop ends l's run at entry round, which failed: the entries after it wait.
