@@ -29,7 +29,7 @@ require (
 	github.com/hashicorp/terraform-plugin-testing v1.16.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/outboxkit/terraform-provider-outbox/consumer v0.0.0-20261201220516-81c7269e9257
-	github.com/outboxkit/terraform-provider-outbox/outbox v0.0.0-20261202011215-ac56beaf1946
+	github.com/outboxkit/terraform-provider-outbox/outbox v0.0.0-20261202012029-779feea2f855
 	github.com/outboxkit/terraform-provider-outbox/third_party/minidyn v0.0.0-20261201132747-fddd75d1729c
 	golang.org/x/image v0.38.0
 	golang.org/x/mod v0.35.0
