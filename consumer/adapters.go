@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Handler applies one event; it adds its DynamoDB writes to tx, which the
@@ -22,6 +24,8 @@ type Consumer[T any] struct {
 	handle   Handler[T]
 	metricsW io.Writer
 	function string
+	tracer   trace.Tracer
+	objects  ObjectGetter
 	now      func() time.Time
 	// process is inbox.Process; tests of the adapters replace it.
 	process func(ctx context.Context, id, hash string, fn func(context.Context, *Tx) error) (Outcome, error)
@@ -33,6 +37,15 @@ type ConsumerOption func(*consumerSettings)
 type consumerSettings struct {
 	metricsW io.Writer
 	function string
+	tracers  trace.TracerProvider
+	objects  ObjectGetter
+}
+
+// WithTracerProvider sets what makes the consumer spans (default
+// OpenTelemetry's global TracerProvider, which records nothing unless the
+// application sets one).
+func WithTracerProvider(tp trace.TracerProvider) ConsumerOption {
+	return func(s *consumerSettings) { s.tracers = tp }
 }
 
 // WithMetricsWriter sets where the adapters write the metrics after each
@@ -52,19 +65,28 @@ func New[T any](inbox *Inbox, handle Handler[T], opts ...ConsumerOption) (*Consu
 	if inbox == nil || handle == nil {
 		return nil, errors.New("consumer: New needs an inbox and a handler")
 	}
-	s := consumerSettings{metricsW: os.Stdout, function: os.Getenv("AWS_LAMBDA_FUNCTION_NAME")}
+	s := consumerSettings{metricsW: os.Stdout, function: os.Getenv("AWS_LAMBDA_FUNCTION_NAME"), tracers: otel.GetTracerProvider()}
 	for _, o := range opts {
 		o(&s)
 	}
 	return &Consumer[T]{inbox: inbox, handle: handle, metricsW: s.metricsW, function: s.function,
-		now: inbox.now, process: inbox.Process}, nil
+		tracer: s.tracers.Tracer(TracerName), objects: s.objects, now: inbox.now, process: inbox.Process}, nil
 }
 
-// Apply applies one unwrapped event.
+// Apply applies one unwrapped event, in a consumer span that continues the
+// event's trace (see trace.go). A claim-checked event's data is fetched
+// and its hash checked first (see claimcheck.go).
 func (c *Consumer[T]) Apply(ctx context.Context, e Event[T]) (Outcome, error) {
-	return c.process(ctx, e.ID, e.PayloadHash, func(ctx context.Context, tx *Tx) error {
-		return c.handle(ctx, e, tx)
-	})
+	ctx, span := c.startSpan(ctx, e.ID, e.DetailType, e.TraceParent, e.TraceState)
+	var outcome Outcome
+	err := c.resolve(ctx, &e)
+	if err == nil {
+		outcome, err = c.process(ctx, e.ID, e.PayloadHash, func(ctx context.Context, tx *Tx) error {
+			return c.handle(ctx, e, tx)
+		})
+	}
+	endSpan(span, outcome, err)
+	return outcome, err
 }
 
 // HandleSQS is the handler of a Lambda function whose event source is a

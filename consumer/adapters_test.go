@@ -29,8 +29,12 @@ func eventBridgeBody() string {
 	return `{"version":"0","id":"6f0c1f5e-aaaa","detail-type":"OrderPlaced","source":"com.example.orders","account":"123456789012","time":"2026-11-30T10:15:00Z","region":"eu-west-1","resources":[],"detail":` + detailJSON + `}`
 }
 
-func snsNotificationBody() string {
-	msg, _ := json.Marshal(envelopeJSON)
+// cloudEventJSON is the same event with the cloudevents envelope.
+const cloudEventJSON = `{"specversion":"1.0","id":"01M8NZ6R8V7V3B9Q2M4K8D1X6R","source":"com.example.orders","type":"OrderPlaced","subject":"ORDER#1234",` +
+	`"time":"2026-11-30T10:15:00.123Z","datacontenttype":"application/json","data":{"orderId":"1234","total":42.5}}`
+
+func snsNotificationBody(message string) string {
+	msg, _ := json.Marshal(message)
 	return `{"Type":"Notification","MessageId":"m-1","TopicArn":"arn:aws:sns:eu-west-1:123456789012:orders","Message":` + string(msg) +
 		`,"Timestamp":"2026-11-30T10:15:01.000Z","MessageAttributes":{"source":{"Type":"String","Value":"com.example.orders"}}}`
 }
@@ -38,7 +42,9 @@ func snsNotificationBody() string {
 func TestDecodeBodyShapes(t *testing.T) {
 	t.Parallel()
 	for name, body := range map[string]string{
-		"eventbridge": eventBridgeBody(), "sns-notification": snsNotificationBody(), "sns-raw": envelopeJSON,
+		"eventbridge": eventBridgeBody(), "sns-notification": snsNotificationBody(envelopeJSON), "sns-raw": envelopeJSON,
+		"cloudevents-raw": cloudEventJSON, "cloudevents-sns-notification": snsNotificationBody(cloudEventJSON),
+		"cloudevents-eventbridge": strings.Replace(eventBridgeBody(), detailJSON, cloudEventJSON, 1),
 	} {
 		e, err := decodeBody[order](body)
 		if err != nil {
@@ -55,10 +61,13 @@ func TestDecodeBodyShapes(t *testing.T) {
 	}
 	for name, body := range map[string]string{
 		"not json": `nope`, "no detail": `{"source":"x"}`, "no event id": `{"detail":{"metadata":{},"data":{}}}`,
-		"no data":       `{"detail":{"metadata":{"eventId":"a","occurredAt":"2026-11-30T10:15:00.123Z"}}}`,
-		"bad time":      `{"detail":{"metadata":{"eventId":"a","occurredAt":"yesterday"},"data":{}}}`,
-		"data mismatch": `{"detail":{"metadata":{"eventId":"a","occurredAt":"2026-11-30T10:15:00.123Z"},"data":{"total":"x"}}}`,
-		"sns message":   `{"Type":"Notification","TopicArn":"arn:aws:sns:eu-west-1:1:t","Message":"not json"}`,
+		"no data":                 `{"detail":{"metadata":{"eventId":"a","occurredAt":"2026-11-30T10:15:00.123Z"}}}`,
+		"bad time":                `{"detail":{"metadata":{"eventId":"a","occurredAt":"yesterday"},"data":{}}}`,
+		"data mismatch":           `{"detail":{"metadata":{"eventId":"a","occurredAt":"2026-11-30T10:15:00.123Z"},"data":{"total":"x"}}}`,
+		"sns message":             `{"Type":"Notification","TopicArn":"arn:aws:sns:eu-west-1:1:t","Message":"not json"}`,
+		"cloudevent without id":   `{"specversion":"1.0","source":"s","type":"t","time":"2026-11-30T10:15:00Z","data":{}}`,
+		"cloudevent bad time":     `{"specversion":"1.0","id":"a","source":"s","type":"t","time":"today","data":{}}`,
+		"cloudevent without data": `{"specversion":"1.0","id":"a","source":"s","type":"t","time":"2026-11-30T10:15:00Z"}`,
 	} {
 		if _, err := decodeBody[order](body); !errors.Is(err, ErrMalformedEvent) {
 			t.Errorf("%s: error %v, want ErrMalformedEvent", name, err)

@@ -12,17 +12,26 @@ const OccurredAtFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // Event is one published outbox event, unwrapped from its delivery.
 type Event[T any] struct {
-	// ID is metadata.eventId, the key of the inbox.
+	// ID is metadata.eventId (a CloudEvent's id), the key of the inbox.
 	ID string
-	// Source and DetailType are the event's source and detail-type.
+	// Source and DetailType are the event's source and detail-type (a
+	// CloudEvent's source and type).
 	Source, DetailType string
-	// OccurredAt is metadata.occurredAt.
+	// OccurredAt is metadata.occurredAt (a CloudEvent's time).
 	OccurredAt time.Time
 	// Data is the decoded data; RawData its JSON as delivered.
 	Data    T
 	RawData json.RawMessage
 	// PayloadHash is PayloadHash(RawData), stored in the inbox entry.
 	PayloadHash string
+	// DataRef is where a claim-checked event's data is, until Apply has
+	// fetched it and checked its hash; nil for an event published whole.
+	DataRef *DataRef
+	// TraceParent and TraceState are the W3C trace context the event was
+	// published in (metadata.traceparent, a CloudEvent's traceparent
+	// extension); empty when it was written without one. Apply continues
+	// that trace.
+	TraceParent, TraceState string
 }
 
 // published is an event's envelope: EventBridge's, or the SNS message body
@@ -33,13 +42,44 @@ type published struct {
 	Detail     json.RawMessage `json:"detail"`
 }
 
-// publishedDetail is the published detail: metadata and data.
+// publishedDetail is the published detail in either envelope format: the
+// outbox's ({"metadata", "data"}), or a CloudEvent in structured JSON mode
+// (specversion, id, source, type, time, data), which is the whole
+// EventBridge detail or SNS or SQS message body.
 type publishedDetail struct {
 	Metadata struct {
-		EventID    string `json:"eventId"`
-		OccurredAt string `json:"occurredAt"`
+		EventID     string   `json:"eventId"`
+		OccurredAt  string   `json:"occurredAt"`
+		TraceParent string   `json:"traceparent"`
+		TraceState  string   `json:"tracestate"`
+		DataRef     *DataRef `json:"dataRef"`
 	} `json:"metadata"`
 	Data json.RawMessage `json:"data"`
+
+	SpecVersion string `json:"specversion"`
+	TraceParent string `json:"traceparent"`
+	TraceState  string `json:"tracestate"`
+	ID          string `json:"id"`
+	Source      string `json:"source"`
+	Type        string `json:"type"`
+	Time        string `json:"time"`
+	CEDataRef   string `json:"dataref"`
+	DataSHA256  string `json:"datasha256"`
+}
+
+// cloudEvent reports whether d is a CloudEvent, and moves its attributes
+// to where the outbox format keeps them.
+func (d *publishedDetail) cloudEvent(source, detailType *string) bool {
+	if d.SpecVersion == "" {
+		return false
+	}
+	d.Metadata.EventID, d.Metadata.OccurredAt = d.ID, d.Time
+	d.Metadata.TraceParent, d.Metadata.TraceState = d.TraceParent, d.TraceState
+	if d.CEDataRef != "" {
+		d.Metadata.DataRef = &DataRef{URI: d.CEDataRef, SHA256: d.DataSHA256}
+	}
+	*source, *detailType = d.Source, d.Type
+	return true
 }
 
 // snsNotification is the part of SNS's notification JSON (an SQS
@@ -56,7 +96,8 @@ type snsNotification struct {
 func decodeBody[T any](body string) (Event[T], error) {
 	var probe struct {
 		snsNotification
-		Detail json.RawMessage `json:"detail"`
+		Detail      json.RawMessage `json:"detail"`
+		SpecVersion string          `json:"specversion"`
 	}
 	if err := json.Unmarshal([]byte(body), &probe); err != nil {
 		return Event[T]{}, fmt.Errorf("%w: the message body is not JSON: %w", ErrMalformedEvent, err)
@@ -66,7 +107,13 @@ func decodeBody[T any](body string) (Event[T], error) {
 		if err := json.Unmarshal([]byte(probe.Message), &env); err != nil {
 			return Event[T]{}, fmt.Errorf("%w: the SNS notification's Message is not an event envelope: %w", ErrMalformedEvent, err)
 		}
+		if env.Detail == nil {
+			return decodeEvent[T]("", "", json.RawMessage(probe.Message))
+		}
 		return decodeEvent[T](env.Source, env.DetailType, env.Detail)
+	}
+	if probe.SpecVersion != "" {
+		return decodeEvent[T]("", "", json.RawMessage(body))
 	}
 	var env published
 	if err := json.Unmarshal([]byte(body), &env); err != nil {
@@ -75,7 +122,8 @@ func decodeBody[T any](body string) (Event[T], error) {
 	return decodeEvent[T](env.Source, env.DetailType, env.Detail)
 }
 
-// decodeEvent reads a published detail.
+// decodeEvent reads a published detail, or a CloudEvent, whose source and
+// type are its own.
 func decodeEvent[T any](source, detailType string, detail json.RawMessage) (Event[T], error) {
 	if len(bytes.TrimSpace(detail)) == 0 {
 		return Event[T]{}, fmt.Errorf("%w: no detail", ErrMalformedEvent)
@@ -84,22 +132,40 @@ func decodeEvent[T any](source, detailType string, detail json.RawMessage) (Even
 	if err := json.Unmarshal(detail, &d); err != nil {
 		return Event[T]{}, fmt.Errorf("%w: the detail is not {\"metadata\":...,\"data\":...}: %w", ErrMalformedEvent, err)
 	}
+	timeFormat := OccurredAtFormat
+	if d.cloudEvent(&source, &detailType) {
+		timeFormat = time.RFC3339Nano
+		if d.ID == "" {
+			return Event[T]{}, fmt.Errorf("%w: the CloudEvent has no id", ErrMalformedEvent)
+		}
+	}
 	if d.Metadata.EventID == "" {
 		return Event[T]{}, fmt.Errorf("%w: the detail has no metadata.eventId", ErrMalformedEvent)
 	}
-	if len(d.Data) == 0 {
+	e := Event[T]{ID: d.Metadata.EventID, Source: source, DetailType: detailType, DataRef: d.Metadata.DataRef,
+		TraceParent: d.Metadata.TraceParent, TraceState: d.Metadata.TraceState}
+	var err error
+	if e.OccurredAt, err = time.Parse(timeFormat, d.Metadata.OccurredAt); err != nil {
+		return Event[T]{}, fmt.Errorf("%w: event %s: its time %q is not %s", ErrMalformedEvent, e.ID, d.Metadata.OccurredAt, timeFormat)
+	}
+	switch {
+	case len(d.Data) > 0:
+		return e, e.setData(d.Data)
+	case e.DataRef == nil:
 		return Event[T]{}, fmt.Errorf("%w: event %s has no data", ErrMalformedEvent, d.Metadata.EventID)
 	}
-	e := Event[T]{ID: d.Metadata.EventID, Source: source, DetailType: detailType, RawData: d.Data}
+	return e, nil // its data is fetched before it is applied
+}
+
+// setData decodes the event's data and hashes it.
+func (e *Event[T]) setData(data json.RawMessage) error {
 	var err error
-	if e.OccurredAt, err = time.Parse(OccurredAtFormat, d.Metadata.OccurredAt); err != nil {
-		return Event[T]{}, fmt.Errorf("%w: event %s: metadata.occurredAt %q is not %s", ErrMalformedEvent, e.ID, d.Metadata.OccurredAt, OccurredAtFormat)
+	if e.PayloadHash, err = PayloadHash(data); err != nil {
+		return fmt.Errorf("%w: event %s: %w", ErrMalformedEvent, e.ID, err)
 	}
-	if e.PayloadHash, err = PayloadHash(d.Data); err != nil {
-		return Event[T]{}, fmt.Errorf("%w: event %s: %w", ErrMalformedEvent, e.ID, err)
+	if err := json.Unmarshal(data, &e.Data); err != nil {
+		return fmt.Errorf("%w: event %s: decoding data into %T: %w", ErrMalformedEvent, e.ID, e.Data, err)
 	}
-	if err := json.Unmarshal(d.Data, &e.Data); err != nil {
-		return Event[T]{}, fmt.Errorf("%w: event %s: decoding data into %T: %w", ErrMalformedEvent, e.ID, e.Data, err)
-	}
-	return e, nil
+	e.RawData = data
+	return nil
 }

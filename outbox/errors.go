@@ -21,6 +21,7 @@ var (
 	ErrInvalidOrderingKey  = errors.New("ordering key is not 1 to 128 letters, digits and punctuation")
 	ErrMissingOrderingKey  = errors.New("ordering key is empty")
 	ErrSequenceUnknown     = errors.New("last sequence of the ordering key is unknown")
+	ErrInvalidTraceParent  = errors.New("trace parent is not a W3C traceparent")
 )
 
 // ErrSequenceConflict is what a *SequenceConflictError wraps: another writer

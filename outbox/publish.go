@@ -2,14 +2,17 @@ package outbox
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
 // PublishedDetail is the detail of every published event: the stored object
 // under data, and what consumers need to deduplicate and order under metadata.
 type PublishedDetail struct {
-	Metadata Metadata        `json:"metadata"`
-	Data     json.RawMessage `json:"data"`
+	Metadata Metadata `json:"metadata"`
+	// Data is the stored object; absent for a claim-checked event, whose
+	// metadata.dataRef says where it is.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // Metadata travels with every published event.
@@ -22,6 +25,29 @@ type Metadata struct {
 	// aggregate and its number among the aggregate's events, from 1.
 	OrderingKey string `json:"orderingKey,omitempty"`
 	Sequence    int64  `json:"sequence,omitempty"`
+	// TraceParent and TraceState are the W3C trace context of the span
+	// that published the event (the writer's when the relay records no
+	// spans); empty when the event was written without one.
+	TraceParent string `json:"traceparent,omitempty"`
+	TraceState  string `json:"tracestate,omitempty"`
+	// DataRef is where a claim-checked event's data is, instead of data.
+	DataRef *PublishedDataRef `json:"dataRef,omitempty"`
+}
+
+// PublishedDataRef is the published reference to a claim-checked event's
+// data: its S3 URI, SHA-256 (hex) and size.
+type PublishedDataRef struct {
+	URI    string `json:"uri"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// published returns the published form of d; nil for nil.
+func (d *DataRef) published() *PublishedDataRef {
+	if d == nil {
+		return nil
+	}
+	return &PublishedDataRef{URI: d.URI(), SHA256: d.SHA256, Size: d.Size}
 }
 
 // Envelope is the SNS message body: the fields of EventBridge's event
@@ -45,6 +71,7 @@ func (r Record) PublishedDetail() PublishedDetail {
 		Metadata: Metadata{
 			EventID: r.EventID, OccurredAt: r.OccurredAt.UTC().Format(TimeFormat),
 			OrderingKey: r.OrderingKey, Sequence: r.Sequence,
+			TraceParent: r.TraceParent, TraceState: r.TraceState, DataRef: r.DataRef.published(),
 		},
 		Data: r.Detail,
 	}
@@ -78,12 +105,113 @@ func (r Record) EnvelopeJSON() []byte {
 
 // EventBridgeEntrySize is the size EventBridge counts for r's PutEvents entry
 // (Time, Source, DetailType and Detail; the relay sets no resources).
-func (r Record) EventBridgeEntrySize() int {
-	return eventBridgeTimeBytes + len(r.Source) + len(r.DetailType) + len(r.DetailJSON())
+func (r Record) EventBridgeEntrySize() int { return r.EventBridgeEntrySizeIn(FormatOutbox) }
+
+// PublishedSize is the largest size of r on any target in any format: its
+// EventBridge entry and its SNS or SQS message body, each in every
+// envelope format. The event must fit whichever the pipeline uses.
+func (r Record) PublishedSize() int {
+	size := 0
+	for _, f := range Formats {
+		size = max(size, r.EventBridgeEntrySizeIn(f), len(r.MessageIn(f)))
+	}
+	return size
 }
 
-// PublishedSize is the larger of r's EventBridge entry size and SNS message
-// size: the event must fit either target.
-func (r Record) PublishedSize() int {
-	return max(r.EventBridgeEntrySize(), len(r.EnvelopeJSON()))
+// Envelope formats: how a target carries an event, the pipeline's
+// target.envelope.
+type Format string
+
+const (
+	// FormatOutbox is the outbox's own shape, the default: on EventBridge
+	// the detail is the PublishedDetail ({"metadata", "data"}); on SNS and
+	// SQS the message body is the Envelope, EventBridge's event envelope
+	// around that detail.
+	FormatOutbox Format = "outbox"
+	// FormatCloudEvents is a CloudEvents 1.0 event in structured JSON mode:
+	// the EventBridge detail and the SNS or SQS message body alike.
+	FormatCloudEvents Format = "cloudevents"
+)
+
+// Formats are the envelope formats, the default first.
+var Formats = []Format{FormatOutbox, FormatCloudEvents}
+
+// CloudEvent is an event in the CloudEvents 1.0 JSON format
+// (https://github.com/cloudevents/spec/blob/v1.0.2/cloudevents/formats/json-format.md).
+// Its id is the event id, source and type the event's source and detail
+// type, subject its aggregate (the ordering key of an ordered event, else
+// the item's partition key), and data the stored detail. An ordered event
+// carries the extensions sequence (its sequence number, zero-padded to 19
+// digits so that, as the extension requires, the strings order as the
+// numbers do) and partitionkey (its ordering key, the FIFO message group
+// id). A claim-checked event has no data but the dataref extension (its
+// S3 URI) and datasha256 (the data's SHA-256, in hex). An event written with a trace context carries the distributed
+// tracing extension's traceparent and tracestate.
+type CloudEvent struct {
+	SpecVersion     string          `json:"specversion"`
+	ID              string          `json:"id"`
+	Source          string          `json:"source"`
+	Type            string          `json:"type"`
+	Subject         string          `json:"subject,omitempty"`
+	Time            string          `json:"time"`
+	DataContentType string          `json:"datacontenttype"`
+	Data            json.RawMessage `json:"data,omitempty"`
+	DataRef         string          `json:"dataref,omitempty"`
+	DataSHA256      string          `json:"datasha256,omitempty"`
+	Sequence        string          `json:"sequence,omitempty"`
+	PartitionKey    string          `json:"partitionkey,omitempty"`
+	TraceParent     string          `json:"traceparent,omitempty"`
+	TraceState      string          `json:"tracestate,omitempty"`
+}
+
+// CloudEventSequence is the sequence extension's value for sequence n.
+func CloudEventSequence(n int64) string { return fmt.Sprintf("%019d", n) }
+
+// CloudEvent returns r as a CloudEvent.
+func (r Record) CloudEvent() CloudEvent {
+	ce := CloudEvent{
+		SpecVersion: "1.0", ID: r.EventID, Source: r.Source, Type: r.DetailType,
+		Subject: r.PartitionKey, Time: r.OccurredAt.UTC().Format(TimeFormat),
+		DataContentType: "application/json", Data: r.Detail,
+		TraceParent: r.TraceParent, TraceState: r.TraceState,
+	}
+	if r.DataRef != nil {
+		ce.DataRef, ce.DataSHA256 = r.DataRef.URI(), r.DataRef.SHA256
+	}
+	if r.OrderingKey != "" {
+		ce.Subject, ce.PartitionKey = r.OrderingKey, r.OrderingKey
+		ce.Sequence = CloudEventSequence(r.Sequence)
+	}
+	return ce
+}
+
+// CloudEventJSON returns r as a CloudEvent in structured JSON mode.
+func (r Record) CloudEventJSON() []byte {
+	b, err := json.Marshal(r.CloudEvent())
+	if err != nil {
+		panic("outbox: marshalling CloudEvent: " + err.Error())
+	}
+	return b
+}
+
+// DetailIn returns the EventBridge detail of r in format f.
+func (r Record) DetailIn(f Format) []byte {
+	if f == FormatCloudEvents {
+		return r.CloudEventJSON()
+	}
+	return r.DetailJSON()
+}
+
+// MessageIn returns the SNS or SQS message body of r in format f.
+func (r Record) MessageIn(f Format) []byte {
+	if f == FormatCloudEvents {
+		return r.CloudEventJSON()
+	}
+	return r.EnvelopeJSON()
+}
+
+// EventBridgeEntrySizeIn is the size EventBridge counts for r's PutEvents
+// entry in format f.
+func (r Record) EventBridgeEntrySizeIn(f Format) int {
+	return eventBridgeTimeBytes + len(r.Source) + len(r.DetailType) + len(r.DetailIn(f))
 }

@@ -45,6 +45,10 @@ type Event struct {
 	OccurredAt time.Time
 	// TraceHeader is an optional X-Ray trace header.
 	TraceHeader string
+	// TraceParent and TraceState are the W3C trace context of the code
+	// that wrote the event; WithTraceContext (and Write) set them from the
+	// caller's context.
+	TraceParent, TraceState string
 	// OrderingKey makes the event ordered: it names the aggregate whose
 	// events are published in sequence (on FIFO targets, the message group
 	// id), and the writer gives the event the key's next sequence number.
@@ -66,13 +70,19 @@ type Record struct {
 	PendingShard string
 	PendingSince int64
 	TraceHeader  string
-	Attempts     int
-	LastError    string
-	PublishedAt  time.Time
-	ExpiresAt    int64
+	// TraceParent and TraceState are the W3C trace context the event was
+	// written in; empty when none.
+	TraceParent, TraceState string
+	Attempts                int
+	LastError               string
+	PublishedAt             time.Time
+	ExpiresAt               int64
 	// NextAttemptAt (Unix milliseconds) is when a relay's hold on the item
 	// ends; 0 when none was taken.
 	NextAttemptAt int64
+	// DataRef is where the data of a claim-checked event is; Detail is then
+	// empty.
+	DataRef *DataRef
 	// OrderingKey and Sequence are set on an ordered event: its aggregate
 	// and its number among the aggregate's events, from 1. Both are empty
 	// on an unordered one.
@@ -130,6 +140,11 @@ func (t Table) newRecord(e Event, index int, now time.Time, ordered bool) (Recor
 		OccurredAt:   occurred,
 		Status:       StatusPending,
 		TraceHeader:  e.TraceHeader,
+		TraceParent:  e.TraceParent,
+		TraceState:   e.TraceState,
+	}
+	if r.TraceParent != "" && !validTraceParent(r.TraceParent) {
+		return fail("TraceParent", ErrInvalidTraceParent, "pass a W3C traceparent such as \"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\", or leave it empty")
 	}
 	if !t.NoPendingIndex {
 		r.PendingShard = PendingShardKey(t.ShardFor(id))
@@ -167,7 +182,7 @@ func orderingKeyOf(e Event, ordered bool, index int) (string, error) {
 func (r Record) checkSize(index int) error {
 	if size := r.PublishedSize(); size > MaxEntryBytes {
 		return &EventError{Index: index, Field: "Detail", Err: ErrEventTooLarge,
-			Fix: fmt.Sprintf("the published event would be %d bytes; keep it under %d, for example by publishing a reference to the data instead of the data", size, MaxEntryBytes)}
+			Fix: fmt.Sprintf("the published event would be %d bytes; keep it under %d, or give the Writer WithClaimCheck and write it with Write, which stores data of up to 10 MiB in S3 and publishes its reference", size, MaxEntryBytes)}
 	}
 	return nil
 }
@@ -199,7 +214,11 @@ func (t Table) Item(r Record) map[string]types.AttributeValue {
 	item[AttrEventID] = &types.AttributeValueMemberS{Value: r.EventID}
 	item[AttrSource] = &types.AttributeValueMemberS{Value: r.Source}
 	item[AttrDetailType] = &types.AttributeValueMemberS{Value: r.DetailType}
-	item[AttrDetail] = &types.AttributeValueMemberS{Value: string(r.Detail)}
+	if r.DataRef != nil {
+		item[AttrDataRef] = dataRefValue(*r.DataRef)
+	} else {
+		item[AttrDetail] = &types.AttributeValueMemberS{Value: string(r.Detail)}
+	}
 	item[AttrOccurredAt] = &types.AttributeValueMemberS{Value: r.OccurredAt.UTC().Format(TimeFormat)}
 	item[AttrStatus] = &types.AttributeValueMemberS{Value: string(r.Status)}
 	item[AttrVersion] = &types.AttributeValueMemberN{Value: strconv.Itoa(ContractVersion)}
@@ -209,6 +228,12 @@ func (t Table) Item(r Record) map[string]types.AttributeValue {
 	}
 	if r.TraceHeader != "" {
 		item[AttrTraceHeader] = &types.AttributeValueMemberS{Value: r.TraceHeader}
+	}
+	if r.TraceParent != "" {
+		item[AttrTraceParent] = &types.AttributeValueMemberS{Value: r.TraceParent}
+		if r.TraceState != "" {
+			item[AttrTraceState] = &types.AttributeValueMemberS{Value: r.TraceState}
+		}
 	}
 	if r.Sequence > 0 {
 		item[AttrOrderingKey] = &types.AttributeValueMemberS{Value: r.OrderingKey}
@@ -243,6 +268,8 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 		PendingShard:  p.str(AttrPendingShard, false),
 		PendingSince:  p.num(AttrPendingSince),
 		TraceHeader:   p.str(AttrTraceHeader, false),
+		TraceParent:   p.str(AttrTraceParent, false),
+		TraceState:    p.str(AttrTraceState, false),
 		Attempts:      int(p.num(AttrAttempts)),
 		LastError:     p.str(AttrLastError, false),
 		ExpiresAt:     p.num(t.TTLAttribute),
@@ -252,7 +279,11 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 	}
 	r.OccurredAt = p.time(AttrOccurredAt, true)
 	r.PublishedAt = p.time(AttrPublishedAt, false)
-	detail := p.str(AttrDetail, true)
+	ref, err := parseDataRef(item)
+	if err != nil {
+		return Record{}, err
+	}
+	detail := p.str(AttrDetail, ref == nil)
 	if p.err != nil {
 		return Record{}, p.err
 	}
@@ -267,11 +298,13 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 	default:
 		return Record{}, &RecordError{Attribute: AttrStatus, Problem: fmt.Sprintf("is %q", r.Status)}
 	}
-	compact, ok := compactObject(json.RawMessage(detail))
-	if !ok {
-		return Record{}, &RecordError{Attribute: AttrDetail, Problem: "is not a JSON object"}
+	if r.DataRef = ref; ref == nil {
+		compact, ok := compactObject(json.RawMessage(detail))
+		if !ok {
+			return Record{}, &RecordError{Attribute: AttrDetail, Problem: "is not a JSON object"}
+		}
+		r.Detail = compact
 	}
-	r.Detail = compact
 	if err := checkOrdering(item, r); err != nil {
 		return Record{}, err
 	}

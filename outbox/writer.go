@@ -23,6 +23,7 @@ type Writer struct {
 	client  TransactWriter
 	now     func() time.Time
 	ordered bool
+	claim   *claimCheck
 }
 
 // WriterOption configures a Writer.
@@ -102,8 +103,15 @@ func (w *Writer) Write(ctx context.Context, items []types.TransactWriteItem, eve
 	if w.client == nil {
 		return nil, fmt.Errorf("outbox writer has no DynamoDB client: pass one to NewWriter")
 	}
-	records, err := w.records(events)
+	traced := make([]Event, len(events))
+	for i, e := range events {
+		traced[i] = e.WithTraceContext(ctx)
+	}
+	records, err := w.records(traced)
 	if err != nil {
+		return nil, err
+	}
+	if err := w.storeClaims(ctx, records); err != nil {
 		return nil, err
 	}
 	if err := checkActions(items, records); err != nil {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # go mod tidy for the repository's modules (root, outbox/, consumer/,
-# third_party/minidyn/, examples/writer-app/), each on its own (go mod tidy
+# third_party/minidyn/, examples/writer-app/, examples/consumer-lambda/), each on its own (go mod tidy
 # ignores go.work).
 #
 #   scripts/go-mod-tidy.sh          # tidy them
@@ -20,7 +20,7 @@ mapfile -t nested < <(FROM_WORKTREE=1 scripts/module-version.sh proxy-args)
 go run ./tools/modproxy -out "$proxy" "${nested[@]}" >/dev/null
 
 status=0
-for dir in . outbox consumer third_party/minidyn examples/writer-app; do
+for dir in . outbox consumer third_party/minidyn examples/writer-app examples/consumer-lambda; do
 	(
 		cd "$dir"
 		GOWORK=off GONOSUMDB="$ROOT_MOD" GOPROXY="file://$proxy,$(go env GOPROXY)" go mod tidy "${flags[@]}"

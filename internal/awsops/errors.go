@@ -8,9 +8,41 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// IsNotFound reports whether err says that the resource does not exist, in
-// any of the services' words.
+// ErrNotFound is what every NotFoundError is (errors.Is).
+var ErrNotFound = errors.New("not found")
+
+// NotFoundError says that a resource does not exist. The functions that
+// find one resource return it for an absent one, so that absence has one
+// sign: check it with errors.Is(err, ErrNotFound), or errors.As for the
+// resource.
+type NotFoundError struct {
+	Kind string // "table", "event source mapping"
+	ID   string // its name, ARN or URL
+	// Err is the service's error that said so, if any.
+	Err error
+}
+
+func (e *NotFoundError) Error() string        { return fmt.Sprintf("%s %s does not exist", e.Kind, e.ID) }
+func (e *NotFoundError) Unwrap() error        { return e.Err }
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// NotFound returns a NotFoundError of kind and id when err says that the
+// resource does not exist, else err.
+func NotFound(kind, id string, err error) error {
+	if isNotFoundCode(err) {
+		return &NotFoundError{Kind: kind, ID: id, Err: err}
+	}
+	return err
+}
+
+// IsNotFound reports whether err says that the resource does not exist: a
+// NotFoundError, or a service's error in any of the services' words.
 func IsNotFound(err error) bool {
+	return errors.Is(err, ErrNotFound) || isNotFoundCode(err)
+}
+
+// isNotFoundCode is the one place that knows the services' not-found codes.
+func isNotFoundCode(err error) bool {
 	var ae smithy.APIError
 	if !errors.As(err, &ae) {
 		return false
@@ -21,6 +53,20 @@ func IsNotFound(err error) bool {
 		"TableNotFoundException", "ResourceNotFound",
 		// SNS (GetTopicAttributes of a missing topic).
 		"NotFound":
+		return true
+	}
+	return false
+}
+
+// IsConflict reports whether err says that the resource is busy with
+// another change (a mapping being deleted, a table being updated).
+func IsConflict(err error) bool {
+	var ae smithy.APIError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	switch ae.ErrorCode() {
+	case "ResourceConflictException", "ResourceInUseException", "ConflictException":
 		return true
 	}
 	return false

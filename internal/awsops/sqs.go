@@ -12,17 +12,14 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// QueueAttributes returns the attributes of the queue at url, or nil when
-// it does not exist.
+// QueueAttributes returns the attributes of the queue at url, or a
+// NotFoundError when it does not exist.
 func QueueAttributes(ctx context.Context, client *sqs.Client, url string) (map[string]string, error) {
 	out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll},
 	})
-	if IsNotFound(err) {
-		return nil, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, NotFound("queue", url, err)
 	}
 	return out.Attributes, nil
 }
@@ -61,16 +58,11 @@ func SyncQueueTags(ctx context.Context, client *sqs.Client, url string, want map
 	if err != nil {
 		return err
 	}
-	set, remove := TagDiff(out.Tags, want)
-	if len(remove) > 0 {
-		if _, err := client.UntagQueue(ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: remove}); err != nil {
-			return err
-		}
-	}
-	if len(set) > 0 {
-		if _, err := client.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: set}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return SyncTags(ctx, out.Tags, want, func(ctx context.Context, keys []string) error {
+		_, err := client.UntagQueue(ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: keys})
+		return err
+	}, func(ctx context.Context, set map[string]string) error {
+		_, err := client.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: set})
+		return err
+	})
 }

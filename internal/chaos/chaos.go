@@ -1,19 +1,46 @@
 // Package chaos proves the outbox under faults and load: a pipeline and a
 // subscription applied through Terraform on the local AWS stack, writers
-// committing events while the stack fails PutEvents calls and entries,
-// throttles the relay's writes, kills relay processes mid-invocation,
-// holds the stream mapping past the stream's retention, rolls the
-// stream's shards over, breaks the environment (the relay's permission,
-// the bus) and, while events are pending, changes the record contract
+// committing events while the stack fails the target's publish calls and
+// entries (PutEvents, PublishBatch), throttles the relay's writes, kills
+// relay processes mid-invocation, holds the stream mapping past the
+// stream's retention, rolls the stream's shards over, breaks the
+// environment (the relay's permission, the bus or topic) and, while events
+// are pending, changes the record contract
 // (table.sort_key_prefix, a lower pending_index.shards) with a second
 // apply; then every committed event must reach the consumer, none may be
 // stranded, and every poison event must be set aside as FAILED.
 //
 // The test (TestChaos) runs with TF_ACC=1: 2,000 events by default (make
 // test), 50,000 with make chaos. CHAOS_EVENTS and CHAOS_WRITERS change the
-// count and the number of writers. It ends with one line:
+// count and the number of writers; CHAOS_TARGET the kind of target the
+// pipeline publishes to: eventbridge (the default: the account's bus, a
+// rule to the consumer's queue) or sns-fifo (an SNS FIFO topic, the
+// consumer's SQS FIFO queue subscribed with raw delivery). It ends with one
+// line:
 //
-//	chaos: written=N delivered=N lost=0 duplicates=D kills=K stranded=0 failed_poison=P dlq=Q drain_s=S
+//	chaos: target=T written=N delivered=N lost=0 duplicates=D dup_pct=X kills=K stranded=0 failed_poison=P dlq=Q drain_s=S
+//
+// On a FIFO target the broker's deduplication (five minutes, by
+// MessageDeduplicationId, the event id) absorbs the relay's republishing,
+// so the duplicates that reach the consumer must stay within
+// MaxFIFODuplicateShare of the events.
+//
+// TestConsumeChaos proves the consumer kit (consumer/) the same way: events
+// published as the relay publishes them go through a subscription
+// (subscription.Provisioner, the code outbox_subscription runs) to a
+// consumer function built with the kit (internal/chaos/consumer), run by
+// the local stack's Lambda as real processes, while a share of the messages
+// is delivered again (events published twice, messages sent twice, deletes
+// that fail so that the visibility timeout expires) and processes are
+// killed mid-invocation; the test takes the part of Lambda's SQS event
+// source mapping, which the local stack does not provide. Every event's
+// effect, a counter in a ledger table committed in the completing
+// transaction, must have happened exactly once, and every id reused with
+// another payload must be detected and dead-lettered. 2,000 events by
+// default (make test), 50,000 with make chaos (CONSUME_EVENTS, CONSUME_KILLS).
+// It ends with one line:
+//
+//	consume: events=N effects_once=N redelivered=R kills=K takeovers=T mismatches_injected=M mismatches_detected=M lost=0 wrong=0 unfinished=0 dlq=Q dlq_applied=A run_s=S
 package chaos
 
 import (
@@ -194,18 +221,40 @@ type Result struct {
 	DLQ int
 	// Drain is the time from the faults clearing to quiescence.
 	Drain time.Duration
+	// Target names the kind of target the run published to; FIFO says
+	// whether it deduplicates, and so whether MaxFIFODuplicateShare holds.
+	Target string
+	FIFO   bool
+}
+
+// MaxFIFODuplicateShare is the most duplicates, as a share of the events
+// written, that may reach the consumer of a FIFO target: 0.5 %.
+const MaxFIFODuplicateShare = 0.005
+
+// DuplicatePercent is the duplicates as a percentage of the events
+// written.
+func (r Result) DuplicatePercent() float64 {
+	if r.Written == 0 {
+		return 0
+	}
+	return 100 * float64(r.Duplicates) / float64(r.Written)
 }
 
 // Line is the one-line summary the suite ends with.
 func (r Result) Line() string {
-	return fmt.Sprintf("chaos: written=%d delivered=%d lost=%d duplicates=%d kills=%d stranded=%d failed_poison=%d dlq=%d drain_s=%.1f",
-		r.Written, r.Delivered, r.Lost, r.Duplicates, r.Kills, r.Stranded, r.FailedPoison, r.DLQ, r.Drain.Seconds())
+	target := ""
+	if r.Target != "" {
+		target = "target=" + r.Target + " "
+	}
+	return fmt.Sprintf("chaos: %swritten=%d delivered=%d lost=%d duplicates=%d dup_pct=%.2f kills=%d stranded=%d failed_poison=%d dlq=%d drain_s=%.1f",
+		target, r.Written, r.Delivered, r.Lost, r.Duplicates, r.DuplicatePercent(), r.Kills, r.Stranded, r.FailedPoison, r.DLQ, r.Drain.Seconds())
 }
 
 // Check returns every violated guarantee: an event lost or stranded, a
 // poison event not set aside or delivered, an event received that was
-// never written, more duplicates than the kills explain, or nothing
-// written at all.
+// never written, more duplicates than the kills explain or, on a FIFO
+// target, than MaxFIFODuplicateShare of the events, or nothing written at
+// all.
 func (r Result) Check() error {
 	var errs []error
 	if r.Written == 0 {
@@ -231,6 +280,10 @@ func (r Result) Check() error {
 	}
 	if r.Duplicates > r.DuplicateBound {
 		errs = append(errs, fmt.Errorf("%d duplicates, more than the %d that %d kills explain", r.Duplicates, r.DuplicateBound, r.Kills))
+	}
+	if r.FIFO && float64(r.Duplicates) > MaxFIFODuplicateShare*float64(r.Written) {
+		errs = append(errs, fmt.Errorf("%d duplicates reached the FIFO consumer, %.2f %% of the %d events, more than the %.1f %% the broker's deduplication allows",
+			r.Duplicates, r.DuplicatePercent(), r.Written, 100*MaxFIFODuplicateShare))
 	}
 	return errors.Join(errs...)
 }

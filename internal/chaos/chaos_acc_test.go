@@ -153,6 +153,7 @@ type outputs struct {
 	ReconcilerARN     string `json:"reconciler_function_arn"`
 	ScheduleARN       string `json:"schedule_arn"`
 	ConsumerQueueURL  string `json:"consumer_queue_url"`
+	TargetARN         string `json:"target_arn"`
 }
 
 // reconcilerName is the reconciler function's name, from its ARN.
@@ -174,6 +175,7 @@ func (o outputs) schedule() (group, name string) {
 type run struct {
 	t    *testing.T
 	o    options
+	kind chaosTarget
 	ctl  *control.Client
 	ddb  *dynamodb.Client
 	sqs  *sqs.Client
@@ -190,6 +192,9 @@ type run struct {
 
 	// Counted by the writers, the injectors and the drain.
 	writeRetries, kills, reconcilerKills, fires, fired, fireSkips atomic.Int64
+	// refusedMidRun counts the publish entries refused by entry faults
+	// removed mid-run, which the final fault list no longer shows.
+	refusedMidRun atomic.Int64
 	// killLog is every kill, for the duplicates' causes.
 	killMu  sync.Mutex
 	killLog []killAt
@@ -227,12 +232,14 @@ func clientConfig(stack *localaws.Stack) aws.Config {
 	return cfg
 }
 
-// TestChaos applies a pipeline and a subscription through Terraform, writes
-// events while faults are injected, then checks that every committed event
-// reached the consumer and that every poison event is FAILED.
+// TestChaos applies a pipeline and a subscription through Terraform, on the
+// kind of target CHAOS_TARGET names (chaosTargets), writes events while
+// faults are injected, then checks that every committed event reached the
+// consumer and that every poison event is FAILED.
 func TestChaos(t *testing.T) {
 	tf := acctest.TerraformCLI(t, root)
 	o := optionsFromEnv(t)
+	kind := targetFromEnv(t)
 	budget := 15*time.Minute + o.writeFor + o.drainDeadline() + time.Duration(o.events)*10*time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
@@ -270,8 +277,15 @@ func TestChaos(t *testing.T) {
 		{Name: "reconciler_timeout", Value: strconv.Itoa(o.reconcilerTimeout)},
 		{Name: "pending_shards", Value: strconv.Itoa(o.pendingShards)},
 	}
-	t.Logf("%d events from %d writers over at least %s; relay batch_size=%d parallelization_factor=%d timeout=%ds; reconciler timeout=%ds; a kill every %d relay invocations",
-		o.events, o.writers, o.writeFor, o.batchSize, o.parallelization, o.relayTimeout, o.reconcilerTimeout, o.killEvery)
+	if kind.prepare != nil {
+		given, err := kind.prepare(ctx, cfg, "chaos")
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars = append(vars, given...)
+	}
+	t.Logf("target %s; %d events from %d writers over at least %s; relay batch_size=%d parallelization_factor=%d timeout=%ds; reconciler timeout=%ds; a kill every %d relay invocations",
+		kind.name, o.events, o.writers, o.writeFor, o.batchSize, o.parallelization, o.relayTimeout, o.reconcilerTimeout, o.killEvery)
 	if err := tfr.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +317,7 @@ func TestChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &run{
-		t: t, o: o, ctl: ctl, tally: NewTally(), pipelineName: "chaos",
+		t: t, o: o, kind: kind, ctl: ctl, tally: NewTally(), pipelineName: "chaos",
 		ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), iam: iam.NewFromConfig(cfg), logs: cloudwatchlogs.NewFromConfig(cfg),
 	}
 	if err := json.Unmarshal(b, &r.out); err != nil {
@@ -395,6 +409,9 @@ func TestChaos(t *testing.T) {
 	if err := ctl.ClearFaults(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if err := r.recount(ctx); err != nil {
+		t.Fatal(err)
+	}
 	cleared := time.Now()
 	if _, err := ctl.ResumeMapping(ctx, r.out.MappingUUID); err != nil {
 		t.Fatal(err)
@@ -417,6 +434,7 @@ func TestChaos(t *testing.T) {
 	watching.Wait()
 
 	res := r.tally.Result()
+	res.Target, res.FIFO = kind.name, kind.fifo
 	res.Drain = quiet.Sub(cleared)
 	failed, pending, err := r.settled(ctx)
 	if err != nil {
@@ -457,6 +475,9 @@ func TestChaos(t *testing.T) {
 		r.out.RelayFunctionName: time.Duration(o.relayTimeout) * time.Second, r.out.reconcilerName(): time.Duration(o.reconcilerTimeout) * time.Second,
 	})
 	t.Logf("duplicates: %d repeats, %d of events first received near a kill; kills=%d bound=%d", repeats, near, res.Kills, res.DuplicateBound)
+	if err := r.deduplication(ctx, faults, res.Written); err != nil {
+		t.Error(err)
+	}
 	t.Log(r.contract)
 	if err := r.contract.check(); err != nil {
 		t.Error(err)
@@ -666,20 +687,15 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 // the first resume, have been played. It returns the fault rules as they
 // stand before clearing, with how often each fired.
 func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan struct{}) []control.FaultRule {
-	rules := []control.FaultRule{
-		// PutEvents: entries fail with retryable codes, calls are
-		// throttled or fail outright.
-		{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Rate: 0.05, Message: "chaos: entry internal failure"},
-		{Service: "events", Operation: "PutEvents", Entry: true, Code: "ThrottlingException", Rate: 0.05, Message: "chaos: entry throttled"},
-		{Service: "events", Operation: "PutEvents", Code: "ThrottlingException", Rate: 0.05, Message: "chaos: rate exceeded"},
-		{Service: "events", Operation: "PutEvents", Code: "InternalFailure", Rate: 0.03, Message: "chaos: internal failure"},
+	// The publish call: entries fail with retryable codes or for the
+	// environment, calls are throttled or fail outright.
+	rules := append(r.kind.rules(), []control.FaultRule{
 		// DynamoDB throttles the relay's marks; the writers' transactions
 		// now and then, so that they retry.
 		{Service: "dynamodb", Operation: "UpdateItem", Code: "ProvisionedThroughputExceededException", Rate: 0.08, Message: "chaos: throughput exceeded"},
 		{Service: "dynamodb", Operation: "UpdateItem", Code: "ThrottlingException", Rate: 0.03, Message: "chaos: throttled"},
 		{Service: "dynamodb", Operation: "TransactWriteItems", Code: "ThrottlingException", Rate: 0.02, Message: "chaos: throttled"},
-	}
-	rules = append(rules, environmentEntryFaults...)
+	}...)
 	if r.o.action == "delete" {
 		rules = append(rules, control.FaultRule{Service: "dynamodb", Operation: "BatchWriteItem", Code: "ProvisionedThroughputExceededException", Rate: 0.1, Message: "chaos: throughput exceeded"})
 	}

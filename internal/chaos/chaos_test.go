@@ -51,8 +51,17 @@ func TestResultCheck(t *testing.T) {
 	if err := good.Check(); err != nil {
 		t.Errorf("a clean run fails: %v", err)
 	}
-	if got, want := good.Line(), "chaos: written=10 delivered=10 lost=0 duplicates=3 kills=2 stranded=0 failed_poison=2 dlq=1 drain_s=1.5"; got != want {
+	if got, want := good.Line(), "chaos: written=10 delivered=10 lost=0 duplicates=3 dup_pct=30.00 kills=2 stranded=0 failed_poison=2 dlq=1 drain_s=1.5"; got != want {
 		t.Errorf("line = %q, want %q", got, want)
+	}
+	named := good
+	named.Target = "sns-fifo"
+	if got, want := named.Line(), "chaos: target=sns-fifo written=10 delivered=10 lost=0 duplicates=3 dup_pct=30.00 kills=2 stranded=0 failed_poison=2 dlq=1 drain_s=1.5"; got != want {
+		t.Errorf("line = %q, want %q", got, want)
+	}
+	fifo := Result{Written: 1000, Delivered: 1000, Duplicates: 5, Kills: 2, DuplicateBound: 50, PoisonInjected: 2, FailedPoison: 2, FIFO: true}
+	if err := fifo.Check(); err != nil {
+		t.Errorf("a FIFO run with 0.5 %% duplicates fails: %v", err)
 	}
 	for name, c := range map[string]struct {
 		mutate func(*Result)
@@ -65,8 +74,10 @@ func TestResultCheck(t *testing.T) {
 		"unknown":          {func(r *Result) { r.Unknown = 2 }, "2 events were delivered that were never written"},
 		"stranded":         {func(r *Result) { r.Stranded = 1 }, "1 valid events are still PENDING or FAILED"},
 		"duplicates":       {func(r *Result) { r.Duplicates = 5 }, "5 duplicates, more than the 4 that 2 kills explain"},
-		"nothing written":  {func(r *Result) { r.Written, r.Delivered = 0, 0 }, "no event was written"},
-		"no poison":        {func(r *Result) { r.PoisonInjected, r.FailedPoison = 0, 0 }, "no poison event was injected"},
+		"fifo duplicates": {func(r *Result) { r.Written, r.Delivered, r.DuplicateBound, r.FIFO = 400, 400, 10, true },
+			"3 duplicates reached the FIFO consumer, 0.75 % of the 400 events, more than the 0.5 %"},
+		"nothing written": {func(r *Result) { r.Written, r.Delivered = 0, 0 }, "no event was written"},
+		"no poison":       {func(r *Result) { r.PoisonInjected, r.FailedPoison = 0, 0 }, "no poison event was injected"},
 	} {
 		r := good
 		c.mutate(&r)

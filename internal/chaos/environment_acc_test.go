@@ -12,19 +12,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // Faults of the environment rather than of the event: they get fixed, and
 // every event they touched must then go out with nobody's help.
-
-// environmentEntryFaults are per-entry PutEvents failures that say the
-// environment is wrong: a denied principal, an unusable KMS key.
-var environmentEntryFaults = []control.FaultRule{
-	{Service: "events", Operation: "PutEvents", Entry: true, Code: "AccessDeniedException", Rate: 0.02, Message: "chaos: not authorized to put events on this bus"},
-	{Service: "events", Operation: "PutEvents", Entry: true, Code: "KMSAccessDeniedException", Rate: 0.02, Message: "chaos: the bus's KMS key denies access"},
-}
 
 // environmentSpell is one fault of the environment held for a while, then
 // fixed.
@@ -38,18 +30,20 @@ type environmentSpell struct {
 }
 
 // environmentSpells are the faults of the environment the run goes
-// through, timed from the mapping's first resume: the relay then works
-// through the backlog the pause left, so the spells meet it.
-var environmentSpells = []environmentSpell{
-	{name: "relay role loses events:PutEvents", after: 0, hold: 20 * time.Second, start: revokePutEvents},
-	{name: "target bus missing", after: 22 * time.Second, hold: 10 * time.Second, start: busMissing},
+// through on target k, timed from the mapping's first resume: the relay
+// then works through the backlog the pause left, so the spells meet it.
+func environmentSpells(k chaosTarget) []environmentSpell {
+	return []environmentSpell{
+		{name: "relay role loses " + k.permission, after: 0, hold: 20 * time.Second, start: revokePublish},
+		{name: "target " + k.what + " missing", after: 22 * time.Second, hold: 10 * time.Second, start: targetMissing},
+	}
 }
 
 // environmentChaos plays the spells, one after the other, from start, and
 // reports through r.fail any that could not be played or never met the
 // relay.
 func (r *run) environmentChaos(ctx context.Context, start time.Time) {
-	for _, sp := range environmentSpells {
+	for _, sp := range environmentSpells(r.kind) {
 		if !sleepUntil(ctx, start.Add(sp.after)) {
 			return
 		}
@@ -71,10 +65,11 @@ func (r *run) environmentChaos(ctx context.Context, start time.Time) {
 	}
 }
 
-// revokePutEvents removes events:PutEvents from the relay role's policy, as
-// a rogue IAM change would, and puts the policy back when fixed. The fault
-// was met when the relay's PutEvents calls were denied meanwhile.
-func revokePutEvents(ctx context.Context, r *run) (func(context.Context) (bool, error), error) {
+// revokePublish removes the target's publish permission (events:PutEvents,
+// sns:Publish) from the relay role's policy, as a rogue IAM change would,
+// and puts the policy back when fixed. The fault was met when the relay's
+// publish calls were denied meanwhile.
+func revokePublish(ctx context.Context, r *run) (func(context.Context) (bool, error), error) {
 	names := provision.NamesFor(r.pipelineName)
 	in := &iam.GetRolePolicyInput{RoleName: aws.String(names.RelayRole), PolicyName: aws.String(names.RelayPolicyName)}
 	out, err := r.iam.GetRolePolicy(ctx, in)
@@ -85,7 +80,7 @@ func revokePutEvents(ctx context.Context, r *run) (func(context.Context) (bool, 
 	if err != nil {
 		return nil, err
 	}
-	revoked, err := withoutAction(original, "events:PutEvents")
+	revoked, err := withoutAction(original, r.kind.permission)
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +97,8 @@ func revokePutEvents(ctx context.Context, r *run) (func(context.Context) (bool, 
 			return false, err
 		}
 		// The IAM denial's own words, not those of the injected per-entry
-		// AccessDeniedException.
-		return r.relayLogged(ctx, `"is not authorized to perform: events:PutEvents"`, from)
+		// denials.
+		return r.relayLogged(ctx, `"is not authorized to perform: `+r.kind.permission+`"`, from)
 	}, nil
 }
 
@@ -163,16 +158,10 @@ func withoutAction(doc, action string) (string, error) {
 	return string(b), err
 }
 
-// busMissing makes every PutEvents entry fail as EventBridge answers for a
-// bus that does not exist, until fixed. (Deleting the bus itself would take
-// the consumer's rule with it, and events published in the moment between
-// its re-creation and the rule's would match nothing: EventBridge drops
-// them, whatever the publisher does.)
-func busMissing(ctx context.Context, r *run) (func(context.Context) (bool, error), error) {
-	rule, err := r.ctl.AddFault(ctx, control.FaultRule{
-		Service: "events", Operation: "PutEvents", Entry: true, Code: "ResourceNotFoundException",
-		Message: "Event bus default does not exist.",
-	})
+// targetMissing makes every publish fail as the target answers when it
+// does not exist (chaosTarget.missing), until fixed.
+func targetMissing(ctx context.Context, r *run) (func(context.Context) (bool, error), error) {
+	rule, err := r.ctl.AddFault(ctx, r.kind.missingRule())
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +175,9 @@ func busMissing(ctx context.Context, r *run) (func(context.Context) (bool, error
 			if f.ID == rule.ID {
 				fired = f.Fired
 			}
+		}
+		if rule.Entry {
+			r.refusedMidRun.Add(int64(fired))
 		}
 		return fired > 0, r.ctl.RemoveFault(ctx, rule.ID)
 	}, nil

@@ -24,14 +24,14 @@ import (
 // deliveries is a local stack with SNS, EventBridge and SQS, delivering
 // events as the relay publishes them to the queues a consumer reads.
 type deliveries struct {
-	t      *testing.T
+	t      testing.TB
 	queues *sqs.Client
 	topics *sns.Client
 	bus    *eventbridge.Client
 	ddb    *dynamodb.Client
 }
 
-func newDeliveries(t *testing.T) *deliveries {
+func newDeliveries(t testing.TB) *deliveries {
 	t.Helper()
 	cfg := localawstest.Config(localawstest.Start(t))
 	return &deliveries{t: t, queues: sqs.NewFromConfig(cfg), topics: sns.NewFromConfig(cfg), bus: eventbridge.NewFromConfig(cfg), ddb: dynamodb.NewFromConfig(cfg)}

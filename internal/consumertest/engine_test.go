@@ -28,7 +28,7 @@ const (
 // engine is an inbox table and a ledger table (the handlers' effects: one
 // counter item per event) in the local AWS stack's DynamoDB.
 type engine struct {
-	t      *testing.T
+	t      testing.TB
 	client *countingClient
 	clock  *clock
 }
@@ -47,7 +47,7 @@ func newEngine(t *testing.T) *engine {
 }
 
 // createTables creates the inbox table and the ledger table.
-func createTables(ctx context.Context, t *testing.T, client *dynamodb.Client) {
+func createTables(ctx context.Context, t testing.TB, client *dynamodb.Client) {
 	t.Helper()
 	for _, in := range []*dynamodb.CreateTableInput{consumer.TableInput(inboxTable), localawstest.TableInput(ledgerTable, "pk", "", "")} {
 		if _, err := client.CreateTable(ctx, in); err != nil {
@@ -118,7 +118,7 @@ func attrS(item map[string]types.AttributeValue, name string) string {
 	return ""
 }
 
-func hashOf(t *testing.T, data string) string {
+func hashOf(t testing.TB, data string) string {
 	t.Helper()
 	h, err := consumer.PayloadHash(json.RawMessage(data))
 	if err != nil {

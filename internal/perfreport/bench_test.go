@@ -3,6 +3,7 @@ package perfreport
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 const sampleBench = `goos: linux
@@ -20,8 +21,18 @@ BenchmarkRelay/naive/mark-2         	      20	 794714379 ns/op	         2.000 ca
 BenchmarkRelay/naive/delete         	      20	 756298977 ns/op	         2.000 calls/event	       200.0 roundtrips/batch
 BenchmarkReconcileReads/index/pending=100-2 	      20	   1000 ns/op	         9.500 readunits/run	         0.09500 readunits/event
 BenchmarkReconcileReads/scan/pending=0-2    	      20	   1000 ns/op	         0.5000 readunits/run
+BenchmarkTargetKinds/eventbridge-2         	      20	 145417788 ns/op	         1.110 calls/event	       687.7 events/s	         0.1000 publishcalls/event	         3.000 roundtrips/batch
+BenchmarkTargetKinds/sns-2                 	      20	 134681332 ns/op	         1.110 calls/event	       742.5 events/s	         0.1000 publishcalls/event	         3.050 roundtrips/batch
+BenchmarkTargetKinds/sns-fifo-2            	      20	 165320119 ns/op	         1.111 calls/event	       604.9 events/s	         0.1000 publishcalls/event	         3.100 roundtrips/batch
+BenchmarkTargetKinds/sqs-2                 	      20	 104528684 ns/op	         1.110 calls/event	       956.7 events/s	         0.1000 publishcalls/event	         3.000 roundtrips/batch
+BenchmarkTargetKinds/sqs-fifo-2            	      20	 107097022 ns/op	         1.111 calls/event	       933.7 events/s	         0.1000 publishcalls/event	         3.050 roundtrips/batch
 PASS
 ok  	github.com/outboxkit/terraform-provider-outbox/internal/relay	34.500s
+pkg: github.com/outboxkit/terraform-provider-outbox/internal/consumertest
+BenchmarkConsumerOverhead/plain-2    	      20	 400000000 ns/op	         2.000 wru/msg	        10.20 p50-added-ms/msg	        19.50 p99-added-ms/msg
+BenchmarkConsumerOverhead/effect-2   	      20	 500000000 ns/op	         4.000 wru/msg	        10.10 p50-added-ms/msg	        22.40 p99-added-ms/msg
+BenchmarkClaimCheck-2   	       20	2874285619 ns/op	         3.479 MiB/s	         3.479 events/s	         3.000 s3requests/event	         1.000 sweeps3requests/event	         4.000 wru/event
+PASS
 `
 
 func TestParseBench(t *testing.T) {
@@ -29,7 +40,7 @@ func TestParseBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Benchmarks) != 7 || out.CPU != "AMD EPYC" {
+	if len(out.Benchmarks) != 15 || out.CPU != "AMD EPYC" {
 		t.Fatalf("parsed %d benchmarks, cpu %q: %+v", len(out.Benchmarks), out.CPU, out.Benchmarks)
 	}
 	b, ok := out.Find("BenchmarkRelay/relay/delete")
@@ -88,5 +99,69 @@ func TestReconcileReads(t *testing.T) {
 	}
 	if rb[0].ReadsPerEvent != 1 {
 		t.Errorf("relay/mark reads/event = %v, want 1", rb[0].ReadsPerEvent)
+	}
+}
+
+func TestTargetKinds(t *testing.T) {
+	out, err := ParseBench(strings.NewReader(sampleBench))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds, err := out.TargetKinds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kinds) != len(TargetKindLimits) {
+		t.Fatalf("%d kinds, want %d", len(kinds), len(TargetKindLimits))
+	}
+	if k := kinds[2]; k.Name != "sns-fifo" || k.EventsPerSecond != 604.9 || k.CallsPerEvent != 1.111 || k.PublishCallsPerEvent != 0.1 || k.RoundTrips != 3.1 || k.Entries != 10 {
+		t.Errorf("sns-fifo = %+v", k)
+	}
+	none, err := ParseBench(strings.NewReader(strings.ReplaceAll(sampleBench, "BenchmarkTargetKinds/", "BenchmarkOther/")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kinds, err := none.TargetKinds(); err != nil || kinds != nil {
+		t.Errorf("without the benchmark: %+v, %v; want none and no error", kinds, err)
+	}
+	some, _ := ParseBench(strings.NewReader(strings.Replace(sampleBench, "BenchmarkTargetKinds/sqs-2", "BenchmarkOther-2", 1)))
+	if _, err := some.TargetKinds(); err == nil || !strings.Contains(err.Error(), "BenchmarkTargetKinds/sqs") {
+		t.Errorf("one kind missing: error %v, want one naming it", err)
+	}
+	noRate, _ := ParseBench(strings.NewReader(strings.Replace(sampleBench, "687.7 events/s", "687.7 other/unit", 1)))
+	if _, err := noRate.TargetKinds(); err == nil || !strings.Contains(err.Error(), "events/s") {
+		t.Errorf("a metric missing: error %v, want one naming it", err)
+	}
+}
+
+// TestModelLatency draws the model's latency by operation: within the
+// model's spread around its median, and none for an operation it lacks;
+// each operation is in the model once.
+func TestModelLatency(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range AWSLatencyModel {
+		if seen[c.Operation] {
+			t.Errorf("operation %s is in the model twice: ModelLatency tells calls apart by operation alone", c.Operation)
+		}
+		seen[c.Operation] = true
+	}
+	draw := ModelLatency(AWSLatencyModel)
+	if d := draw("NoSuchOperation"); d != 0 {
+		t.Errorf("an operation outside the model takes %s", d)
+	}
+	var below int
+	const n = 2000
+	for range n {
+		d := draw("PutEvents")
+		if d <= 0 || d > time.Second {
+			t.Fatalf("PutEvents draw %s", d)
+		}
+		if d < 20*time.Millisecond {
+			below++
+		}
+	}
+	// The median is 20 ms: about half the draws are below it.
+	if below < n*4/10 || below > n*6/10 {
+		t.Errorf("%d of %d PutEvents draws below the 20 ms median", below, n)
 	}
 }

@@ -160,7 +160,7 @@ func (e *benchEnv) scenario(ctx context.Context, o Options, name string, model [
 	sc := Scenario{Name: name, Model: model}
 	say("scenario %s:", name)
 	if model != nil {
-		remove, err := applyLatencyModel(ctx, e.ctl, model)
+		remove, err := ApplyLatencyModel(ctx, e.ctl, model)
 		if err != nil {
 			return sc, err
 		}
@@ -245,7 +245,7 @@ func (e *benchEnv) latency(ctx context.Context, o Options, name string, say func
 // size and parallelization, under the AWS latency model.
 func (e *benchEnv) measureCeiling(ctx context.Context, o Options, say func(string, ...any)) (Ceiling, error) {
 	c := Ceiling{BatchSize: CeilingBatchSize, ParallelizationFactor: CeilingParallelization}
-	remove, err := applyLatencyModel(ctx, e.ctl, AWSLatencyModel)
+	remove, err := ApplyLatencyModel(ctx, e.ctl, AWSLatencyModel)
 	if err != nil {
 		return c, err
 	}

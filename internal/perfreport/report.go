@@ -89,12 +89,17 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	r.writeHeader(p)
 	r.writeSummary(p, bench)
 	writeCriticalPath(p, rb)
+	if err := r.writeTargetKinds(p); err != nil {
+		return err
+	}
 	r.writeModel(p)
 	for _, sc := range []Scenario{r.Stack.Local, r.Stack.Model} {
 		r.writeScenario(p, sc)
 	}
 	r.writeCeiling(p)
 	r.writeUnits(p)
+	r.writeConsumer(p)
+	r.writeClaimCheck(p)
 	r.writeDeployment(p)
 	writeMethod(p)
 	_, err = io.WriteString(w, b.String())

@@ -63,7 +63,7 @@ func (r Report) writeScenario(p func(string, ...any), sc Scenario) {
 		p("Every call of the relays and writers is slowed by the [AWS latency model](#the-aws-latency-model).")
 	}
 	p("")
-	p("Both relays run as real `bootstrap` processes (%s, native) on the local AWS stack, each deployed as its own pipeline with `provision.Pipeline.Create` (defaults: batch size 100, no batching window, parallelization 1, bisect on, reconciler off) and a subscription made with `internal/subscription` (an EventBridge rule on the event's source → an SQS queue, long-polled by 4 consumers, 20 s wait). Each event is committed with an application item in one `TransactWriteItems` (`outbox.Writer`), with a 200-byte detail.", s.Architecture)
+	p("Both relays run as real `bootstrap` processes (%s, native) on the local AWS stack, each deployed as its own pipeline with `provision.Provisioner.Create` (defaults: batch size 100, no batching window, parallelization 1, bisect on, reconciler off) and a subscription made with `internal/subscription` (an EventBridge rule on the event's source → an SQS queue, long-polled by 4 consumers, 20 s wait). Each event is committed with an application item in one `TransactWriteItems` (`outbox.Writer`), with a 200-byte detail.", s.Architecture)
 	p("")
 	p("**Latency** is from the return of `TransactWriteItems` to the consumer's `ReceiveMessage` returning the event; %d events per relay, committed at random intervals averaging %s (Poisson arrivals) by one writer per relay, both relays at once, after a warm-up.", s.Options.LatencyEvents, s.Options.Interval)
 	p("")

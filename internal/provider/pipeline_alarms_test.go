@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
@@ -92,49 +91,45 @@ func TestAccPipeline_alarms(t *testing.T) {
 	inPlace := func(pre func(), check resource.TestCheckFunc) resource.TestStep {
 		return resource.TestStep{
 			PreConfig: pre, Config: withAlarms(5), ConfigPlanChecks: update, Check: check,
-			ConfigStateChecks: []statecheck.StateCheck{arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns"))},
+			ConfigStateChecks: []statecheck.StateCheck{arnsKept.AddStateValue(accResource, attrPath("alarm_arns"))},
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: withAlarms(2),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), alarmARNs(name)),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarms").AtMapKey("evaluation_periods"), knownvalue.Int64Exact(1)),
-					arnsKept.AddStateValue(accResource, tfjsonpath.New("alarm_arns")),
-				},
-				Check: e.checkAlarms(name, topic),
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: withAlarms(2),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("alarm_arns"), alarmARNs(name)),
+				statecheck.ExpectKnownValue(accResource, attrPath("alarms.evaluation_periods"), knownvalue.Int64Exact(1)),
+				arnsKept.AddStateValue(accResource, attrPath("alarm_arns")),
 			},
-			// A threshold changes in place.
-			inPlace(nil, e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic)),
-			// An alarm deleted out of band is recreated.
-			inPlace(func() {
-				if _, err := cloudwatch.NewFromConfig(e.Cfg).DeleteAlarms(e.Ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
-					t.Fatalf("deleting an alarm out of band: %v", err)
-				}
-			}, e.checkAlarm(n.AlarmIteratorAge, "AWS/Lambda", "IteratorAge", n.RelayFunction, 120000, topic)),
-			// An alarm changed out of band is reset.
-			inPlace(func() { e.changeThreshold(t, n.AlarmRelayErrors, 99) },
-				e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic)),
-			{
-				Config:            withAlarms(5),
-				ResourceName:      accResource,
-				ImportState:       true,
-				ImportStateId:     name,
-				ImportStateVerify: true,
+			Check: e.checkAlarms(name, topic),
+		},
+		// A threshold changes in place.
+		inPlace(nil, e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic)),
+		// An alarm deleted out of band is recreated.
+		inPlace(func() {
+			if _, err := cloudwatch.NewFromConfig(e.Cfg).DeleteAlarms(e.Ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
+				t.Fatalf("deleting an alarm out of band: %v", err)
+			}
+		}, e.checkAlarm(n.AlarmIteratorAge, "AWS/Lambda", "IteratorAge", n.RelayFunction, 120000, topic)),
+		// An alarm changed out of band is reset.
+		inPlace(func() { e.changeThreshold(t, n.AlarmRelayErrors, 99) },
+			e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic)),
+		{
+			Config:            withAlarms(5),
+			ResourceName:      accResource,
+			ImportState:       true,
+			ImportStateId:     name,
+			ImportStateVerify: true,
+		},
+		{
+			// Removing the object deletes the alarms.
+			Config:           config(""),
+			ConfigPlanChecks: update,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("alarm_arns"), knownvalue.Null()),
 			},
-			{
-				// Removing the object deletes the alarms.
-				Config:           config(""),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("alarm_arns"), knownvalue.Null()),
-				},
-				Check: e.noAlarms(name),
-			},
+			Check: e.noAlarms(name),
 		},
 	})
 }

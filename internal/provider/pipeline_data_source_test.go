@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // TestAccPipelineDataSource: the data source finds a pipeline by name and
@@ -29,19 +28,16 @@ data "outbox_pipeline" "test" {
 `
 	const ds = "data.outbox_pipeline.test"
 	same := func(attr string) statecheck.StateCheck {
-		return statecheck.CompareValuePairs(accResource, tfjsonpath.New(attr), ds, tfjsonpath.New(attr), compare.ValuesSame())
+		return statecheck.CompareValuePairs(accResource, attrPath(attr), ds, attrPath(attr), compare.ValuesSame())
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps: []resource.TestStep{{
-			Config: config,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("writer").AtMapKey("sort_key_prefix"), knownvalue.StringExact("EVT#")),
-				statecheck.ExpectKnownValue(ds, tfjsonpath.New("writer").AtMapKey("pending_index_shards"), knownvalue.Int64Exact(4)),
-				same("writer"), same("id"), same("table_arn"), same("stream_arn"), same("pending_index_arn"), same("target_arn"),
-				same("dead_letter_queue_url"), same("dead_letter_queue_arn"), same("relay_function_arn"), same("relay_role_arn"),
-				same("relay_log_group"), same("event_source_mapping_uuid"), same("reconciler_function_arn"),
-			},
-		}},
-	})
+	e.run(t, nil, []resource.TestStep{{
+		Config: config,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(ds, attrPath("writer.sort_key_prefix"), knownvalue.StringExact("EVT#")),
+			statecheck.ExpectKnownValue(ds, attrPath("writer.pending_index_shards"), knownvalue.Int64Exact(4)),
+			same("writer"), same("id"), same("table_arn"), same("stream_arn"), same("pending_index_arn"), same("target_arn"),
+			same("dead_letter_queue_url"), same("dead_letter_queue_arn"), same("relay_function_arn"), same("relay_role_arn"),
+			same("relay_log_group"), same("event_source_mapping_uuid"), same("reconciler_function_arn"),
+		},
+	}})
 }

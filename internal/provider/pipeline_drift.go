@@ -3,11 +3,9 @@ package provider
 import (
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
@@ -20,57 +18,16 @@ import (
 // showObserved sets the drift-tagged settings of the components that
 // changed to the values observed.
 func (m *PipelineResourceModel) showObserved(observed provision.Spec, changed []string) {
+	spec := reflect.ValueOf(observed)
 	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(_ path.Path, f reflect.StructField, v reflect.Value) {
-		if !slices.Contains(changed, f.Tag.Get("drift")) || f.Tag.Get("spec") == "" {
+		t, ok := parseSpecTag(f.Tag.Get("spec"))
+		if !ok || !slices.Contains(changed, f.Tag.Get("drift")) {
 			return
 		}
-		if val, ok := attrValueOf(specField(reflect.ValueOf(observed), f.Tag.Get("spec")), v.Type()); ok {
+		if val, ok := t.value(t.fieldIn(spec), v.Type()); ok {
 			v.Set(reflect.ValueOf(val))
 		}
 	})
-}
-
-// specField returns the field of a Spec at a dotted path (Mapping.BatchSize).
-func specField(v reflect.Value, field string) reflect.Value {
-	for _, name := range strings.Split(field, ".") {
-		if v.Kind() != reflect.Struct {
-			return reflect.Value{}
-		}
-		v = v.FieldByName(name)
-	}
-	return v
-}
-
-// attrValueOf converts a Spec value to the model's attribute type; false
-// when there is no value to show (nil, empty, or another kind).
-func attrValueOf(v reflect.Value, target reflect.Type) (attr.Value, bool) {
-	if !v.IsValid() {
-		return nil, false
-	}
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return nil, false
-		}
-		v = v.Elem()
-	}
-	var out attr.Value
-	switch v.Kind() {
-	case reflect.Int, reflect.Int32, reflect.Int64:
-		out = types.Int64Value(v.Int())
-	case reflect.Bool:
-		out = types.BoolValue(v.Bool())
-	case reflect.String:
-		if v.String() == "" {
-			return nil, false
-		}
-		out = types.StringValue(v.String())
-	default:
-		return nil, false
-	}
-	if reflect.TypeOf(out) != target {
-		return nil, false
-	}
-	return out, true
 }
 
 // changedUnseen reports whether one of the components changed out of band

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -46,57 +45,53 @@ func TestAccPipeline_streamViewTypeDrift(t *testing.T) {
 	ddb := dynamodb.NewFromConfig(e.Cfg)
 	var firstStream string
 	var pending []outbox.Record
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_view_type"), knownvalue.StringExact("NEW_IMAGE")),
-				},
-				Check: func(st *terraform.State) error {
-					firstStream = stateAttr(st, "stream_arn")
-					return e.deliverMarked(s, table, orders, 1)(st)
-				},
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("stream_view_type"), knownvalue.StringExact("NEW_IMAGE")),
 			},
-			{
-				PreConfig: func() {
-					e.setStreamViewType(t, ddb, table.Name, ddbtypes.StreamViewTypeKeysOnly)
-					var err error
-					if pending, err = e.WriteOrders(e.Writer(table), orders, "com.example.orders", 10, 3, false); err != nil {
-						t.Fatalf("writing orders while the stream is KEYS_ONLY: %v", err)
-					}
-				},
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-					expectChange{attr: "stream_view_type", before: "KEYS_ONLY", after: "NEW_IMAGE"},
-					plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("stream_arn")),
-					plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("event_source_mapping_uuid")),
-					// The mapping's settings read as they are.
-					expectChange{block: "relay", attr: "batch_size", before: 10, after: 10},
-					expectChange{block: "relay", attr: "parallelization_factor", before: 1, after: 1},
-					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("table_arn"), knownvalue.NotNull()),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_view_type"), knownvalue.StringExact("NEW_IMAGE")),
-				},
-				Check: resource.ComposeTestCheckFunc(
-					e.checkStreamRepaired(table.Name, &firstStream),
-					func(*terraform.State) error {
-						// The events written meanwhile are PENDING: the
-						// reconciler publishes them.
-						if err := fireSchedule(e, name+"-reconcile"); err != nil {
-							return err
-						}
-						return e.receiveMarked(s, table, pending)
-					},
-					e.deliverMarked(s, table, orders, 20),
-				),
+			Check: func(st *terraform.State) error {
+				firstStream = stateAttr(st, "stream_arn")
+				return e.deliverMarked(s, table, orders, 1)(st)
 			},
-			emptyPlanStep(config),
 		},
+		{
+			PreConfig: func() {
+				e.setStreamViewType(t, ddb, table.Name, ddbtypes.StreamViewTypeKeysOnly)
+				var err error
+				if pending, err = e.WriteOrders(e.Writer(table), orders, "com.example.orders", 10, 3, false); err != nil {
+					t.Fatalf("writing orders while the stream is KEYS_ONLY: %v", err)
+				}
+			},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				expectChange{attr: "stream_view_type", before: "KEYS_ONLY", after: "NEW_IMAGE"},
+				plancheck.ExpectUnknownValue(accResource, attrPath("stream_arn")),
+				plancheck.ExpectUnknownValue(accResource, attrPath("event_source_mapping_uuid")),
+				// The mapping's settings read as they are.
+				expectChange{block: "relay", attr: "batch_size", before: 10, after: 10},
+				expectChange{block: "relay", attr: "parallelization_factor", before: 1, after: 1},
+				plancheck.ExpectKnownValue(accResource, attrPath("table_arn"), knownvalue.NotNull()),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("stream_view_type"), knownvalue.StringExact("NEW_IMAGE")),
+			},
+			Check: resource.ComposeTestCheckFunc(
+				e.checkStreamRepaired(table.Name, &firstStream),
+				func(*terraform.State) error {
+					// The events written meanwhile are PENDING: the
+					// reconciler publishes them.
+					if err := fireSchedule(e, name+"-reconcile"); err != nil {
+						return err
+					}
+					return e.receiveMarked(s, table, pending)
+				},
+				e.deliverMarked(s, table, orders, 20),
+			),
+		},
+		emptyPlanStep(config),
 	})
 }
 
@@ -181,25 +176,21 @@ func TestAccPipeline_protectionDrift(t *testing.T) {
 		expectChange{block: "table", attr: "point_in_time_recovery", before: false, after: true},
 	}
 	for _, a := range arns {
-		known = append(known, plancheck.ExpectKnownValue(accResource, tfjsonpath.New(a), knownvalue.StringRegexp(regexp.MustCompile(`.`))))
+		known = append(known, plancheck.ExpectKnownValue(accResource, attrPath(a), knownvalue.StringRegexp(regexp.MustCompile(`.`))))
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{Config: config, Check: e.checkTableProtection(table, true, true)},
-			{
-				PreConfig:        func() { e.unprotectTable(t, ddb, table) },
-				Config:           config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("deletion_protection"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("point_in_time_recovery"), knownvalue.Bool(true)),
-				},
-				Check: e.checkTableProtection(table, true, true),
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{Config: config, Check: e.checkTableProtection(table, true, true)},
+		{
+			PreConfig:        func() { e.unprotectTable(t, ddb, table) },
+			Config:           config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("table.deletion_protection"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(accResource, attrPath("table.point_in_time_recovery"), knownvalue.Bool(true)),
 			},
-			emptyPlanStep(config),
+			Check: e.checkTableProtection(table, true, true),
 		},
+		emptyPlanStep(config),
 	})
 }
 
@@ -239,31 +230,27 @@ func TestAccPipeline_adoptedStreamViewType(t *testing.T) {
     sort_key      = "sk"
   }`, app))
 	var first string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: func(st *terraform.State) error {
-					first = stateAttr(st, "stream_arn")
-					return nil
-				},
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: config,
+			Check: func(st *terraform.State) error {
+				first = stateAttr(st, "stream_arn")
+				return nil
 			},
-			{
-				PreConfig: func() { e.setStreamViewType(t, ddb, app, ddbtypes.StreamViewTypeKeysOnly) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectChange{attr: "stream_view_type", before: "KEYS_ONLY", after: "NEW_IMAGE"},
-				}},
-				ExpectError: words("its stream has view type KEYS_ONLY, which lacks the new image that the relay reads: change it to NEW_IMAGE or NEW_AND_OLD_IMAGES"),
-			},
-			{
-				PreConfig: func() { e.setStreamViewType(t, ddb, app, ddbtypes.StreamViewTypeNewImage) },
-				Config:    config,
-				Check:     e.checkStreamRepaired(app, &first),
-			},
-			emptyPlanStep(config),
 		},
+		{
+			PreConfig: func() { e.setStreamViewType(t, ddb, app, ddbtypes.StreamViewTypeKeysOnly) },
+			Config:    config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				expectChange{attr: "stream_view_type", before: "KEYS_ONLY", after: "NEW_IMAGE"},
+			}},
+			ExpectError: words("its stream has view type KEYS_ONLY, which lacks the new image that the relay reads: change it to NEW_IMAGE or NEW_AND_OLD_IMAGES"),
+		},
+		{
+			PreConfig: func() { e.setStreamViewType(t, ddb, app, ddbtypes.StreamViewTypeNewImage) },
+			Config:    config,
+			Check:     e.checkStreamRepaired(app, &first),
+		},
+		emptyPlanStep(config),
 	})
 }

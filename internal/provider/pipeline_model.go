@@ -10,8 +10,9 @@ import (
 // every setting in it; plans and states hold the objects with defaults
 // whole, and alarms and relay.vpc_config nil when they are off.
 //
-// Tags of the settings: spec names the field of pipeline.Spec that the
-// attribute sets; drift names the component (pipeline.Component...) whose
+// Tags of the settings: spec names the field of provision.Spec that the
+// attribute sets, and how (settings.go: the setting's declaration); drift
+// names the component (pipeline.Component...) whose
 // value Read reports in the state when it finds that component changed out
 // of band, so that the plan shows the value it will restore.
 type PipelineResourceModel struct {
@@ -77,6 +78,7 @@ type TargetModel struct {
 	EventBus types.String `tfsdk:"event_bus" spec:"Target.EventBus"`
 	TopicARN types.String `tfsdk:"topic_arn" spec:"Target.TopicARN"`
 	QueueARN types.String `tfsdk:"queue_arn" spec:"Target.QueueARN"`
+	Envelope types.String `tfsdk:"envelope" spec:"Target.Envelope"`
 }
 
 // RelayModel is the relay object: the relay function and its event source
@@ -116,21 +118,21 @@ type RelayVPCConfigModel struct {
 // PublishedModel is the published object.
 type PublishedModel struct {
 	Action  types.String `tfsdk:"action" spec:"PublishedAction"`
-	TTLDays types.Int64  `tfsdk:"ttl_days" spec:"PublishedTTL"`
+	TTLDays types.Int64  `tfsdk:"ttl_days" spec:"PublishedTTL,days"`
 }
 
 // PendingIndexModel is the pending_index object.
 type PendingIndexModel struct {
 	Name    types.String `tfsdk:"name" spec:"Table.PendingIndexName"`
 	Shards  types.Int64  `tfsdk:"shards" spec:"Table.PendingShards"`
-	Enabled types.Bool   `tfsdk:"enabled" spec:"Table.PendingIndexDisabled"`
+	Enabled types.Bool   `tfsdk:"enabled" spec:"Table.PendingIndexDisabled,not"`
 }
 
 // ReconcilerModel is the reconciler object.
 type ReconcilerModel struct {
-	Enabled            types.Bool   `tfsdk:"enabled" spec:"Reconciler.Disabled"`
+	Enabled            types.Bool   `tfsdk:"enabled" spec:"Reconciler.Disabled,not"`
 	ScheduleExpression types.String `tfsdk:"schedule_expression" spec:"Reconciler.ScheduleExpression" drift:"schedule"`
-	MinAgeSeconds      types.Int64  `tfsdk:"min_age_seconds" spec:"Reconciler.MinAge"`
+	MinAgeSeconds      types.Int64  `tfsdk:"min_age_seconds" spec:"Reconciler.MinAge,seconds"`
 	MemorySize         types.Int64  `tfsdk:"memory_size" spec:"Reconciler.Function.MemorySize" drift:"reconciler_function"`
 	Timeout            types.Int64  `tfsdk:"timeout" spec:"Reconciler.Function.Timeout" drift:"reconciler_function"`
 	LogRetentionDays   types.Int64  `tfsdk:"log_retention_days" spec:"Reconciler.Function.LogRetentionDays" drift:"reconciler_log_group"`

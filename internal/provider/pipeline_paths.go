@@ -2,8 +2,6 @@ package provider
 
 import (
 	"reflect"
-	"sort"
-	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -15,15 +13,19 @@ import (
 // to attribute paths from these tags; TestSpecFieldPaths walks every field
 // of pipeline.Spec and fails on one without an attribute.
 
-var specFieldPaths = sync.OnceValue(func() map[string]path.Path {
+var specFieldPaths = sync.OnceValue(func() map[string]path.Path { return fieldPaths(reflect.TypeFor[PipelineResourceModel]()) })
+
+// fieldPaths maps the Spec fields that the settings of a model type set
+// to their attribute paths.
+func fieldPaths(model reflect.Type) map[string]path.Path {
 	out := map[string]path.Path{}
-	walkModel(reflect.TypeFor[PipelineResourceModel](), path.Empty(), func(p path.Path, f reflect.StructField) {
-		if spec := f.Tag.Get("spec"); spec != "" {
-			out[spec] = p
+	walkModel(model, path.Empty(), func(p path.Path, f reflect.StructField) {
+		if t, ok := parseSpecTag(f.Tag.Get("spec")); ok {
+			out[t.field] = p
 		}
 	})
 	return out
-})
+}
 
 // walkModel calls fn for every attribute field of a model struct type, with
 // its attribute path, descending into objects (pointers to structs).
@@ -78,36 +80,6 @@ var specFieldsWithoutAttribute = map[string]string{
 	"Reconciler.Function.ReservedConcurrency": "reconciler",
 	// Ordered mode has no attribute yet; it needs a FIFO target.
 	"Ordered": "target",
-}
-
-// dottedField writes a Spec field as its attribute path in configurations
-// (Mapping.BatchSize as relay.batch_size).
-func dottedField(field string) string {
-	if p, ok := attributePath(field); ok {
-		return dotted(p)
-	}
-	return field
-}
-
-// attributeNames rewrites the Spec fields named in a message as their
-// attribute paths, longest first so that Table.Name does not spoil
-// Table.NameX.
-func attributeNames(msg string) string {
-	fields := make([]string, 0, len(specFieldPaths()))
-	for f := range specFieldPaths() {
-		fields = append(fields, f)
-	}
-	for f := range specFieldsWithoutAttribute {
-		fields = append(fields, f)
-	}
-	sort.Slice(fields, func(i, j int) bool { return len(fields[i]) > len(fields[j]) })
-	for _, f := range fields {
-		// Only dotted fields: Name alone is also an English word.
-		if strings.Contains(f, ".") && strings.Contains(msg, f) {
-			msg = strings.ReplaceAll(msg, f, dottedField(f))
-		}
-	}
-	return msg
 }
 
 // walkModelValues calls fn for every attribute value of a model, with its

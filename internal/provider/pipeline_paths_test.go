@@ -75,18 +75,10 @@ func TestSpecFieldPaths(t *testing.T) {
 	}
 }
 
-func TestAttributeNames(t *testing.T) {
+func TestFieldWithoutAttribute(t *testing.T) {
 	t.Parallel()
-	got := attributeNames("set Table.PartitionKey and Table.SortKey to the table's keys; Table.PendingIndexName and Mapping.BatchSize")
-	want := "set table.partition_key and table.sort_key to the table's keys; pending_index.name and relay.batch_size"
-	if got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
 	if p, _ := attributePath("Target.Type"); !p.Equal(path.Root("target")) {
 		t.Errorf("Target.Type at %s", p)
-	}
-	if strings.Contains(attributeNames("Name of the pipeline"), "name of") {
-		t.Error("a bare Name was rewritten")
 	}
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // TestAccPipeline_rename: renaming the minimal pipeline (only name) plans a
@@ -32,16 +31,16 @@ func TestAccPipeline_rename(t *testing.T) {
 	}
 	known := func(name string) []plancheck.PlanCheck {
 		return []plancheck.PlanCheck{
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("id"), knownvalue.StringExact(name)),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_name"), knownvalue.StringExact(name+"-relay")),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-relay")),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-reconciler")),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+			plancheck.ExpectKnownValue(accResource, attrPath("id"), knownvalue.StringExact(name)),
+			plancheck.ExpectKnownValue(accResource, attrPath("relay_function_name"), knownvalue.StringExact(name+"-relay")),
+			plancheck.ExpectKnownValue(accResource, attrPath("relay_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-relay")),
+			plancheck.ExpectKnownValue(accResource, attrPath("reconciler_log_group"), knownvalue.StringExact("/aws/lambda/"+name+"-reconciler")),
+			plancheck.ExpectKnownValue(accResource, attrPath("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
 			// The account is the credentials' (STS GetCallerIdentity).
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:lambda:us-east-1:\d{12}:function:`+name+`-relay$`))),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("table_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:dynamodb:us-east-1:\d{12}:table/`+name+`-outbox$`))),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:events:us-east-1:\d{12}:event-bus/default$`))),
-			plancheck.ExpectKnownValue(accResource, tfjsonpath.New("writer"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+			plancheck.ExpectKnownValue(accResource, attrPath("relay_function_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:lambda:us-east-1:\d{12}:function:`+name+`-relay$`))),
+			plancheck.ExpectKnownValue(accResource, attrPath("table_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:dynamodb:us-east-1:\d{12}:table/`+name+`-outbox$`))),
+			plancheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:events:us-east-1:\d{12}:event-bus/default$`))),
+			plancheck.ExpectKnownValue(accResource, attrPath("writer"), knownvalue.ObjectExact(map[string]knownvalue.Check{
 				"table_name":           knownvalue.StringExact(name + "-outbox"),
 				"partition_key":        knownvalue.StringExact("PK"),
 				"sort_key":             knownvalue.StringExact("SK"),
@@ -52,19 +51,16 @@ func TestAccPipeline_rename(t *testing.T) {
 			})),
 		}
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps: []resource.TestStep{
-			{
-				Config:           minimal(first),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known(first)},
-			},
-			{
-				Config: minimal(second),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(known(second),
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
-				)},
-			},
+	e.run(t, nil, []resource.TestStep{
+		{
+			Config:           minimal(first),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known(first)},
+		},
+		{
+			Config: minimal(second),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(known(second),
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
+			)},
 		},
 	})
 }
@@ -85,25 +81,22 @@ resource "terraform_data" "dependent" {
 }
 `
 	ddb := dynamodb.NewFromConfig(e.Cfg)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps: []resource.TestStep{
-			{Config: config},
-			{
-				PreConfig: func() { e.deleteTable(t, ddb, name+"-outbox") },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-					plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
-					plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("stream_arn")),
-					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.NotNull()),
-				},
+	e.run(t, nil, []resource.TestStep{
+		{Config: config},
+		{
+			PreConfig: func() { e.deleteTable(t, ddb, name+"-outbox") },
+			Config:    config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
+				plancheck.ExpectUnknownValue(accResource, attrPath("stream_arn")),
+				plancheck.ExpectKnownValue(accResource, attrPath("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.NotNull()),
 			},
-			emptyPlanStep(config),
 		},
+		emptyPlanStep(config),
 	})
 }
 
@@ -146,64 +139,61 @@ func TestAccPipeline_driftShown(t *testing.T) {
 	config := e.PipelineConfig(name, fastRelay)
 	lc := lambda.NewFromConfig(e.Cfg)
 	var uuid string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: func(st *terraform.State) error {
-					uuid = stateAttr(st, "event_source_mapping_uuid")
-					return nil
-				},
+	e.run(t, nil, []resource.TestStep{
+		{
+			Config: config,
+			Check: func(st *terraform.State) error {
+				uuid = stateAttr(st, "event_source_mapping_uuid")
+				return nil
 			},
-			{
-				PreConfig: func() {
-					// As a change made by hand, long before the next apply:
-					// the mapping is enabled again.
-					change := sdkCall(e.Ctx, lc.UpdateEventSourceMapping, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)})
-					e.outOfBand(t, "changing the mapping", change, "the mapping enabled again", func() error {
-						out, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
-						if err != nil || aws.ToString(out.State) != "Enabled" {
-							return fmt.Errorf("state %v: %w", out, err)
-						}
-						return nil
-					})
-				},
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-					expectChange{block: "relay", attr: "batch_size", before: 5, after: 10},
-					plancheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
-				}},
-			},
-			{
-				// A change that no setting shows (the function's
-				// environment) still plans an update that repairs it.
-				PreConfig: func() {
-					changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
-						FunctionName: aws.String(name + "-relay"), Environment: &lambdatypes.Environment{Variables: map[string]string{"CHANGED": "by hand"}},
-					})
-				},
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-				}},
-			},
-			{
-				// A control of the functions changed by hand is shown too.
-				PreConfig: func() {
-					changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
-						FunctionName: aws.String(name + "-relay"), TracingConfig: &lambdatypes.TracingConfig{Mode: lambdatypes.TracingModeActive},
-					})
-				},
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-					expectChange{block: "relay", attr: "tracing_mode", before: "Active", after: "PassThrough"},
-				}},
-			},
-			emptyPlanStep(config),
 		},
+		{
+			PreConfig: func() {
+				// As a change made by hand, long before the next apply:
+				// the mapping is enabled again.
+				change := sdkCall(e.Ctx, lc.UpdateEventSourceMapping, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), BatchSize: aws.Int32(5)})
+				e.outOfBand(t, "changing the mapping", change, "the mapping enabled again", func() error {
+					out, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
+					if err != nil || aws.ToString(out.State) != "Enabled" {
+						return fmt.Errorf("state %v: %w", out, err)
+					}
+					return nil
+				})
+			},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				expectChange{block: "relay", attr: "batch_size", before: 5, after: 10},
+				plancheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
+			}},
+		},
+		{
+			// A change that no setting shows (the function's
+			// environment) still plans an update that repairs it.
+			PreConfig: func() {
+				changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
+					FunctionName: aws.String(name + "-relay"), Environment: &lambdatypes.Environment{Variables: map[string]string{"CHANGED": "by hand"}},
+				})
+			},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+			}},
+		},
+		{
+			// A control of the functions changed by hand is shown too.
+			PreConfig: func() {
+				changeFunction(t, e, lc, &lambda.UpdateFunctionConfigurationInput{
+					FunctionName: aws.String(name + "-relay"), TracingConfig: &lambdatypes.TracingConfig{Mode: lambdatypes.TracingModeActive},
+				})
+			},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				expectChange{block: "relay", attr: "tracing_mode", before: "Active", after: "PassThrough"},
+			}},
+		},
+		emptyPlanStep(config),
 	})
 }
 
@@ -296,30 +286,27 @@ output "settings" {
 		"iam_path":            knownvalue.StringExact("/"),
 		"no_alarms":           knownvalue.Bool(true),
 	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps: []resource.TestStep{
-			{
-				Config:            config,
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownOutputValue("settings", want)}},
-				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("settings", want)},
-			},
-			{
-				// The import reads whole objects: the minimal
-				// configuration plans no change.
-				Config:          config,
-				ResourceName:    accResource,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   name,
-			},
-			{
-				Config:            config,
-				ResourceName:      accResource,
-				ImportState:       true,
-				ImportStateId:     name,
-				ImportStateVerify: true,
-			},
+	e.run(t, nil, []resource.TestStep{
+		{
+			Config:            config,
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownOutputValue("settings", want)}},
+			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("settings", want)},
+		},
+		{
+			// The import reads whole objects: the minimal
+			// configuration plans no change.
+			Config:          config,
+			ResourceName:    accResource,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   name,
+		},
+		{
+			Config:            config,
+			ResourceName:      accResource,
+			ImportState:       true,
+			ImportStateId:     name,
+			ImportStateVerify: true,
 		},
 	})
 }

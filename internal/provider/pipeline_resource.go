@@ -12,8 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -48,7 +46,7 @@ type PipelineResource struct {
 	resourceBase
 }
 
-func (r *PipelineResource) clients() *provision.Pipeline {
+func (r *PipelineResource) clients() *provision.Provisioner {
 	return provision.New(r.data.AWS, r.relayCode())
 }
 
@@ -70,27 +68,18 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 		resp.Diagnostics.Append(m.Tags.ElementsAs(ctx, &tags, true)...)
 	}
 	if m.Table != nil && m.Table.Existing.ValueBool() && m.Table.Name.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("table").AtName("name"), "Invalid outbox pipeline configuration",
-			"table.name is required with table.existing = true: name the existing table to adopt.")
+		resp.Diagnostics.Append(fieldDiagnostic(pipelineInvalid, path.Root("table").AtName("name"), "is required with table.existing = true", "name the existing table to adopt"))
 		return
 	}
 	if diags := m.validateUnset(); diags.HasError() {
 		resp.Diagnostics.Append(diags...)
 		return
 	}
-	sch := r.schema(ctx)
 	for _, err := range joined(m.spec(tags, specOptions{validating: true}).Validate()) {
 		var ve *provision.ValidationError
 		if !errors.As(err, &ve) {
-			resp.Diagnostics.AddError("Invalid outbox pipeline configuration", err.Error())
+			resp.Diagnostics.AddError(pipelineInvalid, err.Error())
 			continue
-		}
-		p, ok := attributePath(ve.Field)
-		if !ok {
-			p = path.Root("name")
-		}
-		if len(ve.Related) == 0 && validatorsReject(ctx, sch, req.Config, p) {
-			continue // the attribute's validators report it, with the others
 		}
 		if anyUnknown(ctx, req.Config, append([]string{ve.Field}, ve.Related...)) {
 			// A check against a value known only at apply (read as its
@@ -98,9 +87,20 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 			// validates again.
 			continue
 		}
-		resp.Diagnostics.AddAttributeError(p, "Invalid outbox pipeline configuration",
-			fmt.Sprintf("%s %s: %s.", dotted(p), attributeNames(ve.Problem), attributeNames(ve.Fix)))
+		// A limit's error is the diagnostic of the attribute's validator
+		// (limitValidator) when both see the value: the framework shows
+		// it once.
+		resp.Diagnostics.Append(fieldDiagnostic(pipelineInvalid, specErrorPath(ve.Field), ve.Problem, ve.Fix))
 	}
+}
+
+// specErrorPath is the attribute path of a Spec field in an error: name
+// for a field that no attribute sets.
+func specErrorPath(field string) path.Path {
+	if p, ok := attributePath(field); ok {
+		return p
+	}
+	return path.Root("name")
 }
 
 // joined returns the errors that errors.Join joined, or err alone.
@@ -112,45 +112,6 @@ func joined(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-// validatorsReject reports whether the validators of the attribute at p
-// reject its configured value: they report the problem themselves.
-func validatorsReject(ctx context.Context, s schema.Schema, config tfsdk.Config, p path.Path) bool {
-	a, diags := s.AttributeAtPath(ctx, p)
-	if diags.HasError() {
-		return false
-	}
-	switch a := a.(type) {
-	case schema.Int64Attribute:
-		return anyRejects(ctx, config, p, a.Validators, func(val validator.Int64, v types.Int64) diag.Diagnostics {
-			var resp validator.Int64Response
-			val.ValidateInt64(ctx, validator.Int64Request{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
-			return resp.Diagnostics
-		})
-	case schema.StringAttribute:
-		return anyRejects(ctx, config, p, a.Validators, func(val validator.String, v types.String) diag.Diagnostics {
-			var resp validator.StringResponse
-			val.ValidateString(ctx, validator.StringRequest{Path: p, PathExpression: p.Expression(), ConfigValue: v, Config: config}, &resp)
-			return resp.Diagnostics
-		})
-	}
-	return false
-}
-
-// anyRejects reports whether one of validators, run by validate, rejects
-// the configured value at p.
-func anyRejects[V any, T attr.Value](ctx context.Context, config tfsdk.Config, p path.Path, validators []V, validate func(V, T) diag.Diagnostics) bool {
-	var v T
-	if config.GetAttribute(ctx, p, &v).HasError() {
-		return false
-	}
-	for _, val := range validators {
-		if validate(val, v).HasError() {
-			return true
-		}
-	}
-	return false
 }
 
 // anyUnknown reports whether the value of one of the Spec's fields is
@@ -208,13 +169,26 @@ func recordPipeline(ctx context.Context, m *PipelineResourceModel, st provision.
 	diags.Append(state.Set(ctx, m)...)
 }
 
-// errorDetail is the detail of an error of the pipeline package, with the
-// fields of provision.Spec it names written as attribute paths.
+// errorDetail is the detail of an error of package provision: each invalid
+// setting it holds (a ValidationError, maybe wrapped) written with its
+// attribute path, built from the error's field.
 func errorDetail(err error) string {
-	if errors.Is(err, provision.ErrNoRelayCode) || errors.Is(err, relaypackage.ErrNotBuilt) {
-		return attributeNames(err.Error()) + "\n\nThis build of the provider does not embed the relay Lambda package. Build it with `make relay` (or `go generate ./internal/relaypackage`), then rebuild the provider with `make build`."
+	lines := make([]string, 0, 1)
+	for _, e := range joined(err) {
+		msg := e.Error()
+		var ve *provision.ValidationError
+		if errors.As(e, &ve) {
+			// The message that wraps it, with the field at its attribute.
+			at := fmt.Sprintf("%s %s %s: %s", ve.Subject, dotted(specErrorPath(ve.Field)), ve.Problem, ve.Fix)
+			msg = strings.Replace(msg, ve.Error(), at, 1)
+		}
+		lines = append(lines, msg)
 	}
-	return attributeNames(err.Error())
+	detail := strings.Join(lines, "\n")
+	if errors.Is(err, provision.ErrNoRelayCode) || errors.Is(err, relaypackage.ErrNotBuilt) {
+		detail += "\n\nThis build of the provider does not embed the relay Lambda package. Build it with `make relay` (or `go generate ./internal/relaypackage`), then rebuild the provider with `make build`."
+	}
+	return detail
 }
 
 // Read observes every component. Components deleted out of band are
@@ -293,18 +267,15 @@ func (r *PipelineResource) Delete(ctx context.Context, req resource.DeleteReques
 
 // ImportState imports a pipeline by name: `terraform import outbox_pipeline.x NAME`.
 func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	name, ok := r.importName(req.ID, "orders", &resp.Diagnostics)
-	if !ok || !r.begin(&resp.Diagnostics) {
-		return
+	var spec provision.Spec
+	var st provision.State
+	absent := func(name string) string {
+		return fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", name, provision.NamesFor(name).RelayFunction)
 	}
-	spec, st, err := r.clients().Lookup(ctx, name)
-	if errors.Is(err, provision.ErrNotFound) {
-		r.failed(&resp.Diagnostics, "Importing", name,
-			fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", name, provision.NamesFor(name).RelayFunction))
-		return
-	}
-	if err != nil {
-		r.failed(&resp.Diagnostics, "Importing", name, err.Error())
+	if !r.lookUp(req.ID, "orders", &resp.Diagnostics, provision.ErrNotFound, absent, func(name string) (err error) {
+		spec, st, err = r.clients().Lookup(ctx, name)
+		return err
+	}) {
 		return
 	}
 	m := modelFromSpec(spec, st, r.defaultTags())
@@ -312,7 +283,7 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// validateUnset reports the empty strings of objects: the pipeline package
+// validateUnset reports the empty strings of objects: package provision
 // reads them as "use the default", which is not what a configuration that
 // spells them out means. (Explicit zeros are refused by the attributes'
 // validators.)
@@ -321,7 +292,7 @@ func (m *PipelineResourceModel) validateUnset() diag.Diagnostics {
 	walkModelValues(reflect.ValueOf(m).Elem(), path.Empty(), func(p path.Path, _ reflect.StructField, v reflect.Value) {
 		s, ok := v.Interface().(types.String)
 		if ok && len(p.Steps()) > 1 && !s.IsNull() && !s.IsUnknown() && s.ValueString() == "" {
-			diags.AddAttributeError(p, "Invalid outbox pipeline configuration", fmt.Sprintf("%s is empty: remove it to use the default, or set a value.", dotted(p)))
+			diags.Append(fieldDiagnostic(pipelineInvalid, p, "is empty", "remove it to use the default, or set a value"))
 		}
 	})
 	return diags

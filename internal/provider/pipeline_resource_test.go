@@ -34,6 +34,17 @@ import (
 
 const accResource = "outbox_pipeline.test"
 
+// attrPath is the path of an attribute in a state or plan, dotted as in
+// configurations: "relay.batch_size".
+func attrPath(dotted string) tfjsonpath.Path {
+	steps := strings.Split(dotted, ".")
+	p := tfjsonpath.New(steps[0])
+	for _, s := range steps[1:] {
+		p = p.AtMapKey(s)
+	}
+	return p
+}
+
 func TestMain(m *testing.M) { acctest.Main(m) }
 
 // accEnv is the environment of one acceptance test function, with the
@@ -41,6 +52,13 @@ func TestMain(m *testing.M) { acctest.Main(m) }
 type accEnv struct{ *acctest.Env }
 
 func newAccEnv(t *testing.T) *accEnv { return &accEnv{acctest.New(t)} }
+
+// run runs the steps of a test with this provider; destroyed (or nil)
+// checks, after the last, that nothing is left.
+func (e *accEnv) run(t *testing.T, destroyed resource.TestCheckFunc, steps []resource.TestStep) {
+	t.Helper()
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: e.factories(), CheckDestroy: destroyed, Steps: steps})
+}
 
 func (e *accEnv) factories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
@@ -68,38 +86,34 @@ func TestAccPipeline_dedicatedTable(t *testing.T) {
 	e := newAccEnv(t)
 	d := e.newDelivery("orders")
 	name, orders, table, s, before := d.name, d.orders, d.table, d.sink, d.before
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: e.PipelineConfig(name, fastRelay+`  tags = { team = "orders" }`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("id"), knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(name+"-outbox")),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_function_name"), knownvalue.StringExact(name+"-relay")),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+name+`-outbox/stream/`))),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("dead_letter_queue_url"), knownvalue.StringRegexp(regexp.MustCompile(name+`-relay-dlq$`))),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "x86_64"))),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_function_arn"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("orders")})),
-				},
-				Check: e.Deliver(s, table, orders, 1, 5, "items marked PUBLISHED with a TTL", acctest.PublishedWithTTL("expiresAt")),
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: e.PipelineConfig(name, fastRelay+`  tags = { team = "orders" }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("id"), knownvalue.StringExact(name)),
+				statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(name+"-outbox")),
+				statecheck.ExpectKnownValue(accResource, attrPath("relay_function_name"), knownvalue.StringExact(name+"-relay")),
+				statecheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+name+`-outbox/stream/`))),
+				statecheck.ExpectKnownValue(accResource, attrPath("dead_letter_queue_url"), knownvalue.StringRegexp(regexp.MustCompile(name+`-relay-dlq$`))),
+				statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
+				statecheck.ExpectKnownValue(accResource, attrPath("ttl_attribute_in_use"), knownvalue.StringExact("expiresAt")),
+				statecheck.ExpectKnownValue(accResource, attrPath("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "x86_64"))),
+				statecheck.ExpectKnownValue(accResource, attrPath("reconciler_function_arn"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(accResource, attrPath("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("orders")})),
 			},
-			{
-				Config: e.PipelineConfig(name, fastRelay+`
+			Check: e.Deliver(s, table, orders, 1, 5, "items marked PUBLISHED with a TTL", acctest.PublishedWithTTL("expiresAt")),
+		},
+		{
+			Config: e.PipelineConfig(name, fastRelay+`
   published = {
     action = "delete"
   }
   tags = { team = "orders" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-				}},
-				Check: e.Deliver(s, table, orders, 100, 5, "items deleted", acctest.Deleted),
-			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+			}},
+			Check: e.Deliver(s, table, orders, 100, 5, "items deleted", acctest.Deleted),
 		},
 	})
 }
@@ -124,58 +138,54 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 	table := outbox.Table{Name: app, Layout: outbox.LayoutShared, PartitionKey: "pk", SortKey: "sk"}
 	ddb := dynamodb.NewFromConfig(e.Cfg)
 	destroyed := e.CheckDestroy(name, before)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy: func(st *terraform.State) error {
-			if err := destroyed(st); err != nil {
-				return err
-			}
-			return adoptedTableReverted(e, ddb, app)
-		},
-		Steps: []resource.TestStep{{
-			Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
+	e.run(t, func(st *terraform.State) error {
+		if err := destroyed(st); err != nil {
+			return err
+		}
+		return adoptedTableReverted(e, ddb, app)
+	}, []resource.TestStep{{
+		Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
   table = {
     existing      = true
     name          = %q
     partition_key = "pk"
     sort_key      = "sk"
   }`, app)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(app)),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+app+`/stream/`))),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
-			},
-			Check: func(st *terraform.State) error {
-				// Aggregate items only: the filter drops them before the relay.
-				const plain = 6
-				for i := range plain {
-					if _, err := ddb.PutItem(e.Ctx, &dynamodb.PutItemInput{TableName: aws.String(app), Item: map[string]ddbtypes.AttributeValue{
-						"pk": &ddbtypes.AttributeValueMemberS{Value: fmt.Sprintf("CUSTOMER#%d", i)}, "sk": &ddbtypes.AttributeValueMemberS{Value: "PROFILE"},
-					}}); err != nil {
-						return err
-					}
-				}
-				uuid := stateAttr(st, "event_source_mapping_uuid")
-				if err := filteredWithoutInvoking(e, uuid, plain); err != nil {
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(app)),
+			statecheck.ExpectKnownValue(accResource, attrPath("stream_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:table/`+app+`/stream/`))),
+			statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
+		},
+		Check: func(st *terraform.State) error {
+			// Aggregate items only: the filter drops them before the relay.
+			const plain = 6
+			for i := range plain {
+				if _, err := ddb.PutItem(e.Ctx, &dynamodb.PutItemInput{TableName: aws.String(app), Item: map[string]ddbtypes.AttributeValue{
+					"pk": &ddbtypes.AttributeValueMemberS{Value: fmt.Sprintf("CUSTOMER#%d", i)}, "sk": &ddbtypes.AttributeValueMemberS{Value: "PROFILE"},
+				}}); err != nil {
 					return err
 				}
-				// Orders with their events, beside the aggregates.
-				if err := e.Deliver(s, table, app, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st); err != nil {
+			}
+			uuid := stateAttr(st, "event_source_mapping_uuid")
+			if err := filteredWithoutInvoking(e, uuid, plain); err != nil {
+				return err
+			}
+			// Orders with their events, beside the aggregates.
+			if err := e.Deliver(s, table, app, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st); err != nil {
+				return err
+			}
+			if e.Ctl != nil {
+				ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
+				if err != nil {
 					return err
 				}
-				if e.Ctl != nil {
-					ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
-					if err != nil {
-						return err
-					}
-					if ms.Counters.Invocations == 0 || ms.Counters.RecordsSucceeded < 4 {
-						return fmt.Errorf("the outbox items did not go through the relay: %+v", ms.Counters)
-					}
+				if ms.Counters.Invocations == 0 || ms.Counters.RecordsSucceeded < 4 {
+					return fmt.Errorf("the outbox items did not go through the relay: %+v", ms.Counters)
 				}
-				return nil
-			},
-		}},
-	})
+			}
+			return nil
+		},
+	}})
 }
 
 // adoptedTableReverted checks that the adopted table survived its
@@ -232,20 +242,16 @@ func TestAccPipeline_snsTarget(t *testing.T) {
 	e.CreateAppTable(orders, "")
 	s, topic := e.NewTopicSink()
 	before := e.Snapshot()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{{
-			Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{{
+		Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
   target = {
     topic_arn = %q
   }`, topic)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringExact(topic)),
-			},
-			Check: e.Deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
-		}},
-	})
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
+		},
+		Check: e.Deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+	}})
 }
 
 // TestAccPipeline_relayFailure: while PutEvents fails, the mapping's
@@ -256,12 +262,9 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 	e.needsFaults()
 	f := e.newFixture("faulty")
 	before := e.Inventory()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(f.name, before),
-		Steps: []resource.TestStep{{
-			// The events stay pending: destroy deletes them.
-			Config: e.PipelineConfig(f.name, `
+	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{{
+		// The events stay pending: destroy deletes them.
+		Config: e.PipelineConfig(f.name, `
   force_destroy = true
   relay = {
     architecture            = "x86_64"
@@ -272,55 +275,54 @@ func TestAccPipeline_relayFailure(t *testing.T) {
   reconciler = {
     enabled = false
   }`),
-			Check: func(st *terraform.State) error {
-				if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
-					return err
-				}
-				records, err := e.WriteOrders(e.Writer(f.table), f.orders, "com.example.orders", 1, 3, false)
+		Check: func(st *terraform.State) error {
+			if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+				return err
+			}
+			records, err := e.WriteOrders(e.Writer(f.table), f.orders, "com.example.orders", 1, 3, false)
+			if err != nil {
+				return err
+			}
+			dlq := acctest.Sink{Env: e.Env, QueueURL: stateAttr(st, "dead_letter_queue_url")}
+			c := sqs.NewFromConfig(e.Cfg)
+			var failure string
+			if err := acctest.Wait(e.Ctx, "the dead-letter queue receiving the failed batch", func() error {
+				out, err := c.ReceiveMessage(e.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq.QueueURL), WaitTimeSeconds: 1})
 				if err != nil {
 					return err
 				}
-				dlq := acctest.Sink{Env: e.Env, QueueURL: stateAttr(st, "dead_letter_queue_url")}
-				c := sqs.NewFromConfig(e.Cfg)
-				var failure string
-				if err := acctest.Wait(e.Ctx, "the dead-letter queue receiving the failed batch", func() error {
-					out, err := c.ReceiveMessage(e.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq.QueueURL), WaitTimeSeconds: 1})
-					if err != nil {
-						return err
-					}
-					if len(out.Messages) == 0 {
-						return fmt.Errorf("no message yet")
-					}
-					failure = aws.ToString(out.Messages[0].Body)
-					return nil
-				}); err != nil {
-					return err
+				if len(out.Messages) == 0 {
+					return fmt.Errorf("no message yet")
 				}
-				var meta struct {
-					RequestContext struct {
-						Condition string `json:"condition"`
-					} `json:"requestContext"`
-					DDBStreamBatchInfo struct {
-						BatchSize int    `json:"batchSize"`
-						StreamARN string `json:"streamArn"`
-					} `json:"DDBStreamBatchInfo"`
+				failure = aws.ToString(out.Messages[0].Body)
+				return nil
+			}); err != nil {
+				return err
+			}
+			var meta struct {
+				RequestContext struct {
+					Condition string `json:"condition"`
+				} `json:"requestContext"`
+				DDBStreamBatchInfo struct {
+					BatchSize int    `json:"batchSize"`
+					StreamARN string `json:"streamArn"`
+				} `json:"DDBStreamBatchInfo"`
+			}
+			if err := json.Unmarshal([]byte(failure), &meta); err != nil {
+				return fmt.Errorf("the dead-letter record is not JSON: %s: %w", failure, err)
+			}
+			if meta.DDBStreamBatchInfo.BatchSize == 0 || meta.DDBStreamBatchInfo.StreamARN != stateAttr(st, "stream_arn") {
+				return fmt.Errorf("the dead-letter record is not the mapping's failure record: %s", failure)
+			}
+			// Nothing is lost: every item is still pending, in the index.
+			return e.WaitItems(f.table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
+				if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) || acctest.AttrS(item, "outboxPendingShard") == "" {
+					return fmt.Errorf("is %v; want it PENDING in the index", item)
 				}
-				if err := json.Unmarshal([]byte(failure), &meta); err != nil {
-					return fmt.Errorf("the dead-letter record is not JSON: %s: %w", failure, err)
-				}
-				if meta.DDBStreamBatchInfo.BatchSize == 0 || meta.DDBStreamBatchInfo.StreamARN != stateAttr(st, "stream_arn") {
-					return fmt.Errorf("the dead-letter record is not the mapping's failure record: %s", failure)
-				}
-				// Nothing is lost: every item is still pending, in the index.
-				return e.WaitItems(f.table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
-					if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) || acctest.AttrS(item, "outboxPendingShard") == "" {
-						return fmt.Errorf("is %v; want it PENDING in the index", item)
-					}
-					return nil
-				})
-			},
-		}},
-	})
+				return nil
+			})
+		},
+	}})
 }
 
 // TestAccPipeline_reconciler: after an outage of the target, the
@@ -335,11 +337,8 @@ func TestAccPipeline_reconciler(t *testing.T) {
 	e.needsFaults()
 	d := e.newDelivery("recon")
 	name, orders, table, s, before := d.name, d.orders, d.table, d.sink, d.before
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{{
-			Config: e.PipelineConfig(name, `
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{{
+		Config: e.PipelineConfig(name, `
   relay = {
     architecture           = "x86_64"
     maximum_retry_attempts = 0
@@ -350,49 +349,41 @@ func TestAccPipeline_reconciler(t *testing.T) {
     min_age_seconds     = 1
     timeout             = 60
   }`),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("schedule_arn"), knownvalue.NotNull()),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler_function_arn"), knownvalue.NotNull()),
-			},
-			Check: func(st *terraform.State) error {
-				fault, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"})
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(accResource, attrPath("schedule_arn"), knownvalue.NotNull()),
+			statecheck.ExpectKnownValue(accResource, attrPath("reconciler_function_arn"), knownvalue.NotNull()),
+		},
+		Check: func(st *terraform.State) error {
+			fault, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"})
+			if err != nil {
+				return err
+			}
+			records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
+			if err != nil {
+				return err
+			}
+			uuid := stateAttr(st, "event_source_mapping_uuid")
+			if err := acctest.Wait(e.Ctx, "the mapping giving up on the batch", func() error {
+				ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
 				if err != nil {
 					return err
 				}
-				records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
-				if err != nil {
-					return err
+				if ms.Counters.OnFailureSent == 0 {
+					return fmt.Errorf("nothing dead-lettered yet: %+v", ms.Counters)
 				}
-				uuid := stateAttr(st, "event_source_mapping_uuid")
-				if err := acctest.Wait(e.Ctx, "the mapping giving up on the batch", func() error {
-					ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
-					if err != nil {
-						return err
-					}
-					if ms.Counters.OnFailureSent == 0 {
-						return fmt.Errorf("nothing dead-lettered yet: %+v", ms.Counters)
-					}
-					return nil
-				}); err != nil {
-					return err
-				}
-				if err := e.Ctl.RemoveFault(e.Ctx, fault.ID); err != nil {
-					return err
-				}
-				if err := fireSchedule(e, name+"-reconcile"); err != nil {
-					return err
-				}
-				got, err := s.Receive(records)
-				if err != nil {
-					return err
-				}
-				if err := acctest.CheckEvents(records, got); err != nil {
-					return err
-				}
-				return e.WaitItems(table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
-			},
-		}},
-	})
+				return nil
+			}); err != nil {
+				return err
+			}
+			if err := e.Ctl.RemoveFault(e.Ctx, fault.ID); err != nil {
+				return err
+			}
+			if err := fireSchedule(e, name+"-reconcile"); err != nil {
+				return err
+			}
+			return e.receiveMarked(s, table, records)
+		},
+	}})
 }
 
 // fireSchedule runs a schedule once: it invokes the schedule's target with
@@ -435,47 +426,43 @@ func TestAccPipeline_updates(t *testing.T) {
   }`, arch, batch, memory, prefix)
 	}
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(e.Name("upd2"), before),
-		Steps: []resource.TestStep{
-			{
-				Config:            e.PipelineConfig(name, body(100, 256, "x86_64", "OUTBOX#")),
-				ConfigStateChecks: []statecheck.StateCheck{mappingKept.AddStateValue(accResource, tfjsonpath.New("event_source_mapping_uuid"))},
+	e.run(t, e.CheckDestroy(e.Name("upd2"), before), []resource.TestStep{
+		{
+			Config:            e.PipelineConfig(name, body(100, 256, "x86_64", "OUTBOX#")),
+			ConfigStateChecks: []statecheck.StateCheck{mappingKept.AddStateValue(accResource, attrPath("event_source_mapping_uuid"))},
+		},
+		{
+			Config:           e.PipelineConfig(name, body(25, 512, "x86_64", "EVT#")),
+			ConfigPlanChecks: update,
+			ConfigStateChecks: []statecheck.StateCheck{
+				mappingKept.AddStateValue(accResource, attrPath("event_source_mapping_uuid")),
+				statecheck.ExpectKnownValue(accResource, attrPath("relay.batch_size"), knownvalue.Int64Exact(25)),
 			},
-			{
-				Config:           e.PipelineConfig(name, body(25, 512, "x86_64", "EVT#")),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					mappingKept.AddStateValue(accResource, tfjsonpath.New("event_source_mapping_uuid")),
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay").AtMapKey("batch_size"), knownvalue.Int64Exact(25)),
-				},
-				Check: func(*terraform.State) error {
-					out, err := lambda.NewFromConfig(e.Cfg).GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
-					if err != nil {
-						return err
-					}
-					if aws.ToInt32(out.MemorySize) != 512 || out.Environment.Variables["OUTBOX_SORT_KEY_PREFIX"] != "EVT#" {
-						return fmt.Errorf("the relay function was not updated: memory %d, env %v", aws.ToInt32(out.MemorySize), out.Environment.Variables)
-					}
-					return nil
-				},
+			Check: func(*terraform.State) error {
+				out, err := lambda.NewFromConfig(e.Cfg).GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name + "-relay")})
+				if err != nil {
+					return err
+				}
+				if aws.ToInt32(out.MemorySize) != 512 || out.Environment.Variables["OUTBOX_SORT_KEY_PREFIX"] != "EVT#" {
+					return fmt.Errorf("the relay function was not updated: memory %d, env %v", aws.ToInt32(out.MemorySize), out.Environment.Variables)
+				}
+				return nil
 			},
-			{
-				Config:           e.PipelineConfig(name, body(25, 512, "arm64", "EVT#")),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "arm64"))),
-				},
+		},
+		{
+			Config:           e.PipelineConfig(name, body(25, 512, "arm64", "EVT#")),
+			ConfigPlanChecks: update,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("relay_package_sha256"), knownvalue.StringExact(acctest.RelaySHA(t, "arm64"))),
 			},
-			{
-				Config: e.PipelineConfig(e.Name("upd2"), body(25, 512, "arm64", "EVT#")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table_name"), knownvalue.StringExact(e.Name("upd2")+"-outbox")),
-				},
+		},
+		{
+			Config: e.PipelineConfig(e.Name("upd2"), body(25, 512, "arm64", "EVT#")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("table_name"), knownvalue.StringExact(e.Name("upd2")+"-outbox")),
 			},
 		},
 	})
@@ -508,35 +495,31 @@ func TestAccPipeline_import(t *testing.T) {
     enabled = false
   }
   tags = { team = "imports" }`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{Config: config},
-			{
-				Config:            config,
-				ResourceName:      accResource,
-				ImportState:       true,
-				ImportStateId:     name,
-				ImportStateVerify: true,
-			},
-			{
-				Config:          config,
-				ResourceName:    accResource,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   name,
-			},
-			{
-				// terraform plan -generate-config-out writes a
-				// configuration that imports with no change.
-				Config:          e.ProviderConfig(),
-				ResourceName:    accResource,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   name,
-				GenerateConfig:  true,
-			},
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{Config: config},
+		{
+			Config:            config,
+			ResourceName:      accResource,
+			ImportState:       true,
+			ImportStateId:     name,
+			ImportStateVerify: true,
+		},
+		{
+			Config:          config,
+			ResourceName:    accResource,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   name,
+		},
+		{
+			// terraform plan -generate-config-out writes a
+			// configuration that imports with no change.
+			Config:          e.ProviderConfig(),
+			ResourceName:    accResource,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   name,
+			GenerateConfig:  true,
 		},
 	})
 }
@@ -555,54 +538,50 @@ func TestAccPipeline_drift(t *testing.T) {
 		plancheck.ExpectNonEmptyPlan(),
 		plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 	}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: func(st *terraform.State) error {
-					mappingUUID = stateAttr(st, "event_source_mapping_uuid")
-					return e.deliverMarked(s, table, orders, 1)(st)
-				},
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: config,
+			Check: func(st *terraform.State) error {
+				mappingUUID = stateAttr(st, "event_source_mapping_uuid")
+				return e.deliverMarked(s, table, orders, 1)(st)
 			},
-			{
-				PreConfig:        func() { deleteMapping(t, e, lc, mappingUUID) },
-				Config:           config,
-				ConfigPlanChecks: repair,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("event_source_mapping_uuid"), knownvalue.NotNull()),
-				},
-				Check: resource.ComposeTestCheckFunc(
-					func(st *terraform.State) error {
-						if got := stateAttr(st, "event_source_mapping_uuid"); got == mappingUUID {
-							return fmt.Errorf("the mapping was not recreated")
-						}
-						return nil
-					},
-					e.deliverMarked(s, table, orders, 10),
-				),
+		},
+		{
+			PreConfig:        func() { deleteMapping(t, e, lc, mappingUUID) },
+			Config:           config,
+			ConfigPlanChecks: repair,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("event_source_mapping_uuid"), knownvalue.NotNull()),
 			},
-			{
-				PreConfig: func() {
-					if _, err := lc.DeleteFunction(e.Ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name + "-relay")}); err != nil {
-						t.Fatalf("deleting the relay function out of band: %v", err)
+			Check: resource.ComposeTestCheckFunc(
+				func(st *terraform.State) error {
+					if got := stateAttr(st, "event_source_mapping_uuid"); got == mappingUUID {
+						return fmt.Errorf("the mapping was not recreated")
 					}
+					return nil
 				},
-				Config:           config,
-				ConfigPlanChecks: repair,
-				Check:            e.deliverMarked(s, table, orders, 20),
+				e.deliverMarked(s, table, orders, 10),
+			),
+		},
+		{
+			PreConfig: func() {
+				if _, err := lc.DeleteFunction(e.Ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name + "-relay")}); err != nil {
+					t.Fatalf("deleting the relay function out of band: %v", err)
+				}
 			},
-			// An empty plan once repaired.
-			emptyPlanStep(config),
-			{
-				PreConfig: func() { deletePipeline(t, e, name) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
-				}},
-				Check: e.deliverMarked(s, table, orders, 30),
-			},
+			Config:           config,
+			ConfigPlanChecks: repair,
+			Check:            e.deliverMarked(s, table, orders, 20),
+		},
+		// An empty plan once repaired.
+		emptyPlanStep(config),
+		{
+			PreConfig: func() { deletePipeline(t, e, name) },
+			Config:    config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
+			}},
+			Check: e.deliverMarked(s, table, orders, 30),
 		},
 	})
 }
@@ -650,10 +629,7 @@ func TestAccPipeline_invalid(t *testing.T) {
 			ExpectError: words(c.want),
 		})
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps:                    steps,
-	})
+	e.run(t, nil, steps)
 }
 
 // invalidPipelines are the configurations of TestAccPipeline_invalid: a
@@ -663,26 +639,26 @@ var invalidPipelines = []struct {
 }{
 	{"bad name!", ``, `name "bad name!" has characters that Lambda and IAM names do not allow: use letters, digits`},
 	{strings.Repeat("n", 60), ``, `name is 60 characters long: use at most 53 characters`},
-	{"p", `relay = { batch_size = 0 }`, `Attribute relay.batch_size value must be between 1 and 10000, got: 0`},
-	{"p", `relay = { batching_window_seconds = 301 }`, `Attribute relay.batching_window_seconds value must be between 0 and 300, got: 301`},
-	{"p", `relay = { parallelization_factor = 11 }`, `Attribute relay.parallelization_factor value must be between 1 and 10, got: 11`},
-	{"p", `relay = { maximum_retry_attempts = -2 }`, `Attribute relay.maximum_retry_attempts value must be between -1 and 10000, got: -2`},
-	{"p", `relay = { maximum_record_age_seconds = 30 }`, `value must be between 60 and 604800, got: 30`},
-	{"p", `relay = { memory_size = 64 }`, `Attribute relay.memory_size value must be between 128 and 10240, got: 64`},
-	{"p", `relay = { timeout = 901 }`, `Attribute relay.timeout value must be between 1 and 900, got: 901`},
-	{"p", `relay = { architecture = "sparc" }`, `Attribute relay.architecture value must be one of: ["arm64" "x86_64"], got: "sparc"`},
-	{"p", `relay = { log_retention_days = 2 }`, `Attribute relay.log_retention_days value must be one of: ["1" "3" "5" "7" "14"`},
-	{"p", `published = { action = "archive" }`, `Attribute published.action value must be one of: ["mark" "delete"], got: "archive"`},
-	{"p", `published = { ttl_days = -1 }`, `Attribute published.ttl_days value must be at least 0, got: -1`},
-	{"p", `pending_index = { shards = 300 }`, `Attribute pending_index.shards value must be between 1 and 256, got: 300`},
+	{"p", `relay = { batch_size = 0 }`, `relay.batch_size is 0: use 1 to 10000`},
+	{"p", `relay = { batching_window_seconds = 301 }`, `relay.batching_window_seconds is 301: use 0 to 300 seconds`},
+	{"p", `relay = { parallelization_factor = 11 }`, `relay.parallelization_factor is 11: use 1 to 10`},
+	{"p", `relay = { maximum_retry_attempts = -2 }`, `relay.maximum_retry_attempts is -2: use -1 (retry until the record expires) to 10000`},
+	{"p", `relay = { maximum_record_age_seconds = 30 }`, `relay.maximum_record_age_seconds is 30: use -1 (no limit) or 60 to 604800 seconds`},
+	{"p", `relay = { memory_size = 64 }`, `relay.memory_size is 64: use 128 to 10240 MB`},
+	{"p", `relay = { timeout = 901 }`, `relay.timeout is 901: use 1 to 900 seconds`},
+	{"p", `relay = { architecture = "sparc" }`, `relay.architecture is "sparc": use "arm64" or "x86_64"`},
+	{"p", `relay = { log_retention_days = 2 }`, `relay.log_retention_days is 2: use one of 1, 3, 5, 7, 14`},
+	{"p", `published = { action = "archive" }`, `published.action is "archive": use "mark" or "delete"`},
+	{"p", `published = { ttl_days = -1 }`, `published.ttl_days is -1: use 0 (keep published items forever) or more days`},
+	{"p", `pending_index = { shards = 300 }`, `pending_index.shards is 300: use 1 to 256`},
 	{"p", `reconciler = { schedule_expression = "every 5 minutes" }`, `reconciler.schedule_expression "every 5 minutes" is neither a rate, a cron nor an at expression: use "rate(5 minutes)"`},
 	{"p", `reconciler = { schedule_expression = "rate(1 minute)" }`, `reconciler.schedule_expression is "rate(1 minute)", every 60 seconds, shorter than the reconciler's timeout (300 seconds): a run could start before the previous one ends: use an interval of at least the timeout, such as "rate(5 minutes)", or lower the reconciler's timeout to at most 60 seconds`},
-	{"p", `reconciler = { min_age_seconds = 0 }`, `Attribute reconciler.min_age_seconds value must be at least 1, got: 0`},
-	{"p", `reconciler = { min_age_seconds = -5 }`, `Attribute reconciler.min_age_seconds value must be at least 1, got: -5`},
+	{"p", `reconciler = { min_age_seconds = 0 }`, `reconciler.min_age_seconds is 0: use 1 or more seconds, longer than the stream's usual delivery delay`},
+	{"p", `reconciler = { min_age_seconds = -5 }`, `reconciler.min_age_seconds is -5: use 1 or more seconds`},
 	{"p", `table = { name = "" }`, `table.name is empty: remove it to use the default, or set a value`},
-	{"p", `pending_index = { shards = 0 }`, `Attribute pending_index.shards value must be between 1 and 256, got: 0`},
-	{"p", `dead_letter = { message_retention_seconds = 30 }`, `Attribute dead_letter.message_retention_seconds value must be between 60 and 1209600, got: 30`},
-	{"p", `relay = { tracing_mode = "On" }`, `Attribute relay.tracing_mode value must be one of: ["PassThrough" "Active"], got: "On"`},
+	{"p", `pending_index = { shards = 0 }`, `pending_index.shards is 0: use 1 to 256`},
+	{"p", `dead_letter = { message_retention_seconds = 30 }`, `dead_letter.message_retention_seconds is 30: use 60 to 1209600 seconds (14 days)`},
+	{"p", `relay = { tracing_mode = "On" }`, `relay.tracing_mode is "On": use "PassThrough" or "Active"`},
 	{"p", `relay = {
     logging = { application_log_level = "DEBUG" }
   }`, `relay.logging.application_log_level is set with the Text log format: set the log format to "JSON"`},
@@ -692,7 +668,7 @@ var invalidPipelines = []struct {
 	{"p", `iam = { path = "outbox" }`, `iam.path is "outbox": use a path that begins and ends with "/"`},
 	{"p", `iam = { permissions_boundary = "boundary" }`, `iam.permissions_boundary is "boundary": use the ARN of a managed policy`},
 	{"p", `reconciler = { schedule_timezone = "Mars/Olympus" }`, `reconciler.schedule_timezone is "Mars/Olympus": use an IANA time zone`},
-	{"p", `reconciler = { flexible_time_window_minutes = 1441 }`, `Attribute reconciler.flexible_time_window_minutes value must be between 0 and 1440, got: 1441`},
+	{"p", `reconciler = { flexible_time_window_minutes = 1441 }`, `reconciler.flexible_time_window_minutes is 1441: use 0 (run exactly on schedule) to 1440 minutes`},
 	{"p", `table = {
     existing    = true
     name        = "app"
@@ -713,16 +689,16 @@ var invalidPipelines = []struct {
 	{"p", `table = {
     partition_key = "id"
     sort_key      = "id"
-  }`, `table.sort_key equals table.partition_key: use two different key attribute names`},
+  }`, `table.sort_key equals the partition key ("id"): use two different key attribute names`},
 	{"p", `table = { sort_key_prefix = " " }`, `table.sort_key_prefix is blank`},
 	{"p", `tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
-	{"p", `alarms = { relay_errors_threshold = 0 }`, `Attribute alarms.relay_errors_threshold value must be at least 1, got: 0`},
+	{"p", `alarms = { relay_errors_threshold = 0 }`, `alarms.relay_errors_threshold is 0: use 1 or more errors per minute`},
 	{"p", `alarms = { sns_topic_arn = "alerts" }`, `alarms.sns_topic_arn is "alerts": use an SNS topic ARN such as`},
-	{"p", `alarms = { iterator_age_threshold_seconds = 90000 }`, `Attribute alarms.iterator_age_threshold_seconds value must be between 1 and 86400, got: 90000`},
-	{"p", `alarms = { treat_missing_data = "ok" }`, `Attribute alarms.treat_missing_data value must be one of: ["breaching" "notBreaching" "ignore" "missing"], got: "ok"`},
+	{"p", `alarms = { iterator_age_threshold_seconds = 90000 }`, `alarms.iterator_age_threshold_seconds is 90000: use 1 to 86400 seconds: a stream keeps records 24 hours`},
+	{"p", `alarms = { treat_missing_data = "ok" }`, `alarms.treat_missing_data is "ok": use "breaching", "notBreaching", "ignore" or "missing"`},
 	{"p", `alarms = { oldest_pending_age_threshold_seconds = 120 }`, `alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`},
 	{"p", `relay = { timeout = 1.5 }`, `relay.timeout is 1.5: it must be a whole number, such as 1 or 2`},
-	{"p", `relay = { reserved_concurrency = 0 }`, `Attribute relay.reserved_concurrency value must be at least 1, got: 0`},
+	{"p", `relay = { reserved_concurrency = 0 }`, `relay.reserved_concurrency is 0: use 1 or more, or leave it unset for unreserved concurrency`},
 	{"p", `reconciler = { schedule_expression = "rate(1 minutes)" }`, `reconciler.schedule_expression "rate(1 minutes)" has a plural unit for a value of 1: write "rate(1 minute)"`},
 	{"p", `reconciler = { schedule_expression = "rate(10 minute)" }`, `reconciler.schedule_expression "rate(10 minute)" has a singular unit for a value other than 1: write "rate(10 minutes)"`},
 	{"p", `reconciler = { schedule_expression = "cron(0 * * * *)" }`, `reconciler.schedule_expression "cron(0 * * * *)" has 5 fields: use the six fields`},
@@ -732,11 +708,11 @@ var invalidPipelines = []struct {
 	{"p", `relay = {
     batch_size  = 0
     memory_size = 64
-  }`, `relay.batch_size value must be between 1 and 10000`},
+  }`, `relay.batch_size is 0: use 1 to 10000`},
 	{"p", `relay = {
     batch_size  = 0
     memory_size = 64
-  }`, `relay.memory_size value must be between 128 and 10240`},
+  }`, `relay.memory_size is 64: use 128 to 10240 MB`},
 	{"p", `alarms = { evaluation_periods = 2000 }`, `alarms.evaluation_periods is 2000: use 1 to 1440 one-minute periods`},
 }
 
@@ -761,19 +737,16 @@ resource "outbox_pipeline" "test" {
   }
 }
 `
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps: []resource.TestStep{{
-			Config:             strings.Replace(config, "  alarms = {\n    oldest_pending_age_threshold_seconds = 120\n  }\n", "", 1),
-			PlanOnly:           true,
-			ExpectNonEmptyPlan: true,
-		}, {
-			// With the timeout known, a conflict is reported at plan.
-			Config:      strings.Replace(config, "terraform_data.timeout.output", "50", 1),
-			PlanOnly:    true,
-			ExpectError: words(`alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`),
-		}},
-	})
+	e.run(t, nil, []resource.TestStep{{
+		Config:             strings.Replace(config, "  alarms = {\n    oldest_pending_age_threshold_seconds = 120\n  }\n", "", 1),
+		PlanOnly:           true,
+		ExpectNonEmptyPlan: true,
+	}, {
+		// With the timeout known, a conflict is reported at plan.
+		Config:      strings.Replace(config, "terraform_data.timeout.output", "50", 1),
+		PlanOnly:    true,
+		ExpectError: words(`alarms.oldest_pending_age_threshold_seconds is 120: use more than the reconciler's min age (300 seconds)`),
+	}})
 }
 
 // TestAccPipeline_unknownObjectAtPlan: whole objects known only at apply
@@ -803,26 +776,23 @@ resource "outbox_pipeline" "test" {
   }
 }
 `, name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps: []resource.TestStep{{
-			Config: config,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("table")),
-				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("reconciler")),
-				plancheck.ExpectUnknownValue(accResource, tfjsonpath.New("writer").AtMapKey("sort_key_prefix")),
-				plancheck.ExpectKnownValue(accResource, tfjsonpath.New("relay").AtMapKey("batch_size"), knownvalue.Int64Exact(provision.DefaultBatchSize)),
-				plancheck.ExpectKnownValue(accResource, tfjsonpath.New("published").AtMapKey("ttl_days"), knownvalue.Int64Exact(30)),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("sort_key_prefix"), knownvalue.StringExact("EVT#")),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("table").AtMapKey("partition_key"), knownvalue.StringExact("PK")),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler").AtMapKey("min_age_seconds"), knownvalue.Int64Exact(60)),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("reconciler").AtMapKey("timeout"), knownvalue.Int64Exact(provision.DefaultReconcilerTimeout)),
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("writer").AtMapKey("sort_key_prefix"), knownvalue.StringExact("EVT#")),
-			},
+	e.run(t, nil, []resource.TestStep{{
+		Config: config,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectUnknownValue(accResource, attrPath("table")),
+			plancheck.ExpectUnknownValue(accResource, attrPath("reconciler")),
+			plancheck.ExpectUnknownValue(accResource, attrPath("writer.sort_key_prefix")),
+			plancheck.ExpectKnownValue(accResource, attrPath("relay.batch_size"), knownvalue.Int64Exact(provision.DefaultBatchSize)),
+			plancheck.ExpectKnownValue(accResource, attrPath("published.ttl_days"), knownvalue.Int64Exact(30)),
 		}},
-	})
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(accResource, attrPath("table.sort_key_prefix"), knownvalue.StringExact("EVT#")),
+			statecheck.ExpectKnownValue(accResource, attrPath("table.partition_key"), knownvalue.StringExact("PK")),
+			statecheck.ExpectKnownValue(accResource, attrPath("reconciler.min_age_seconds"), knownvalue.Int64Exact(60)),
+			statecheck.ExpectKnownValue(accResource, attrPath("reconciler.timeout"), knownvalue.Int64Exact(provision.DefaultReconcilerTimeout)),
+			statecheck.ExpectKnownValue(accResource, attrPath("writer.sort_key_prefix"), knownvalue.StringExact("EVT#")),
+		},
+	}})
 }
 
 // emptyPlanStep checks that config plans no change: what the steps before

@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -57,56 +56,52 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	name := f.name
 	before := e.Inventory()
 	pending := e.pendingOrders(f.table, f.orders)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: e.PipelineConfig(name, fastRelay),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
-				},
-				Check: resource.ComposeTestCheckFunc(e.checkTableProtection(name+"-outbox", true, true), pending),
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: e.PipelineConfig(name, fastRelay),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("force_destroy"), knownvalue.Bool(false)),
 			},
-			{
-				// A replacement deletes the table: refused.
-				Config: e.PipelineConfig(name, fastRelay+`
+			Check: resource.ComposeTestCheckFunc(e.checkTableProtection(name+"-outbox", true, true), pending),
+		},
+		{
+			// A replacement deletes the table: refused.
+			Config: e.PipelineConfig(name, fastRelay+`
   table = {
     partition_key = "pk"
   }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*outbox\s+drain`),
-			},
-			{
-				Config:      e.PipelineConfig(name, fastRelay),
-				Destroy:     true,
-				ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*force_destroy\s+=\s+true`),
-			},
-			// Nothing was deleted: the pipeline is as it was.
-			emptyPlanStep(e.PipelineConfig(name, fastRelay)),
-			{
-				Config: e.PipelineConfig(name, fastRelay+`
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionDestroyBeforeCreate),
+			}},
+			ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*outbox\s+drain`),
+		},
+		{
+			Config:      e.PipelineConfig(name, fastRelay),
+			Destroy:     true,
+			ExpectError: regexp.MustCompile(`holds 3 PENDING\s+and\s+0\s+FAILED\s+events(.|\s)*force_destroy\s+=\s+true`),
+		},
+		// Nothing was deleted: the pipeline is as it was.
+		emptyPlanStep(e.PipelineConfig(name, fastRelay)),
+		{
+			Config: e.PipelineConfig(name, fastRelay+`
   force_destroy = true
   table = {
     deletion_protection    = false
     point_in_time_recovery = false
   }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-				}},
-				Check: e.checkTableProtection(name+"-outbox", false, false),
-			},
-			{
-				// Back on, in place; destroy then deletes the pending events.
-				Config: e.PipelineConfig(name, fastRelay+`
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+			}},
+			Check: e.checkTableProtection(name+"-outbox", false, false),
+		},
+		{
+			// Back on, in place; destroy then deletes the pending events.
+			Config: e.PipelineConfig(name, fastRelay+`
   force_destroy = true`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-				}},
-				Check: e.checkTableProtection(name+"-outbox", true, true),
-			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+			}},
+			Check: e.checkTableProtection(name+"-outbox", true, true),
 		},
 	})
 }
@@ -148,43 +143,39 @@ func TestAccPipeline_pendingIndexInPlace(t *testing.T) {
   }`)
 	}
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config:      e.PipelineConfig(name, fastRelay+"\n  pending_index = {\n    enabled = false\n  }"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`pending_index.enabled is off with the published action\s+"mark"`),
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config:      e.PipelineConfig(name, fastRelay+"\n  pending_index = {\n    enabled = false\n  }"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`pending_index.enabled is off with the published action\s+"mark"`),
+		},
+		{
+			Config: config("    enabled = false"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.Null()),
 			},
-			{
-				Config: config("    enabled = false"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.Null()),
-				},
-				Check: e.Deliver(s, table, orders, 1, 3, "items deleted", acctest.Deleted),
+			Check: e.Deliver(s, table, orders, 1, 3, "items deleted", acctest.Deleted),
+		},
+		{
+			Config:           config("    enabled = true"),
+			ConfigPlanChecks: update,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
 			},
-			{
-				Config:           config("    enabled = true"),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/outbox-pending$`))),
-				},
-				Check: e.Deliver(s, table, orders, 10, 3, "items deleted", acctest.Deleted),
+			Check: e.Deliver(s, table, orders, 10, 3, "items deleted", acctest.Deleted),
+		},
+		{
+			Config:           config(`    name = "pending-v2"`),
+			ConfigPlanChecks: update,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/pending-v2$`))),
 			},
-			{
-				Config:           config(`    name = "pending-v2"`),
-				ConfigPlanChecks: update,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("pending_index_arn"), knownvalue.StringRegexp(regexp.MustCompile(`/index/pending-v2$`))),
-				},
-				Check: e.Deliver(s, table, orders, 20, 3, "items deleted", acctest.Deleted),
-			},
-			{
-				Config:           config("    enabled = false"),
-				ConfigPlanChecks: update,
-				Check:            e.Deliver(s, table, orders, 30, 3, "items deleted", acctest.Deleted),
-			},
+			Check: e.Deliver(s, table, orders, 20, 3, "items deleted", acctest.Deleted),
+		},
+		{
+			Config:           config("    enabled = false"),
+			ConfigPlanChecks: update,
+			Check:            e.Deliver(s, table, orders, 30, 3, "items deleted", acctest.Deleted),
 		},
 	})
 }
@@ -195,17 +186,13 @@ func TestAccPipeline_missingTarget(t *testing.T) {
 	e := newAccEnv(t)
 	name := e.Name("untargeted")
 	before := e.Snapshot()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{{
-			Config: e.PipelineConfig(name, fastRelay+`
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{{
+		Config: e.PipelineConfig(name, fastRelay+`
   target = {
     event_bus = "no-such-bus"
   }`),
-			ExpectError: regexp.MustCompile(`event\s+bus\s+\(no-such-bus\):\s+it\s+does\s+not\s+exist\s+in\s+us-east-1:\s+create\s+it\s+first`),
-		}},
-	})
+		ExpectError: regexp.MustCompile(`event\s+bus\s+\(no-such-bus\):\s+it\s+does\s+not\s+exist\s+in\s+us-east-1:\s+create\s+it\s+first`),
+	}})
 }
 
 // TestAccPipeline_driftDoesNotCascade: the table or its stream removed out
@@ -227,36 +214,32 @@ resource "terraform_data" "dependent" {
 	repair := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 		plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 		plancheck.ExpectResourceAction("terraform_data.dependent", plancheck.ResourceActionNoop),
-		plancheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
+		plancheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:event-bus/default$`))),
 	}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check:  e.deliverMarked(s, table, orders, 1),
-			},
-			{
-				PreConfig:        func() { e.deleteTable(t, ddb, table.Name) },
-				Config:           config,
-				ConfigPlanChecks: repair,
-				Check:            e.deliverMarked(s, table, orders, 10),
-			},
-			{
-				PreConfig: func() {
-					if _, err := ddb.UpdateTable(e.Ctx, &dynamodb.UpdateTableInput{
-						TableName: aws.String(table.Name), StreamSpecification: &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(false)},
-					}); err != nil {
-						t.Fatalf("disabling the stream out of band: %v", err)
-					}
-				},
-				Config:           config,
-				ConfigPlanChecks: repair,
-				Check:            e.deliverMarked(s, table, orders, 20),
-			},
-			emptyPlanStep(config),
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: config,
+			Check:  e.deliverMarked(s, table, orders, 1),
 		},
+		{
+			PreConfig:        func() { e.deleteTable(t, ddb, table.Name) },
+			Config:           config,
+			ConfigPlanChecks: repair,
+			Check:            e.deliverMarked(s, table, orders, 10),
+		},
+		{
+			PreConfig: func() {
+				if _, err := ddb.UpdateTable(e.Ctx, &dynamodb.UpdateTableInput{
+					TableName: aws.String(table.Name), StreamSpecification: &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(false)},
+				}); err != nil {
+					t.Fatalf("disabling the stream out of band: %v", err)
+				}
+			},
+			Config:           config,
+			ConfigPlanChecks: repair,
+			Check:            e.deliverMarked(s, table, orders, 20),
+		},
+		emptyPlanStep(config),
 	})
 }
 
@@ -294,35 +277,31 @@ func TestAccPipeline_controls(t *testing.T) {
 		return e.checkControls(name, tracing, format, subnets)
 	}
 	table := outbox.Table{Name: name + "-outbox"}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(name, before),
-		Steps: []resource.TestStep{
-			{
-				// IAM refuses a boundary that does not exist; nothing is left.
-				Config:      controlled("arn:aws:iam::000000000000:policy/no-such-boundary"),
-				ExpectError: regexp.MustCompile(`no-such-boundary\s+does\s+not\s+exist`),
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			// IAM refuses a boundary that does not exist; nothing is left.
+			Config:      controlled("arn:aws:iam::000000000000:policy/no-such-boundary"),
+			ExpectError: regexp.MustCompile(`no-such-boundary\s+does\s+not\s+exist`),
+		},
+		{
+			Config: controlled(open),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("relay_role_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:role/outbox/`+name+`-relay$`))),
 			},
-			{
-				Config: controlled(open),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("relay_role_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:role/outbox/`+name+`-relay$`))),
-				},
-				Check: resource.ComposeTestCheckFunc(checkFunction("Active", "JSON", 2),
-					e.Deliver(s, table, orders, 1, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
-			},
-			{
-				Config: e.PipelineConfig(name, `
+			Check: resource.ComposeTestCheckFunc(checkFunction("Active", "JSON", 2),
+				e.Deliver(s, table, orders, 1, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
+		},
+		{
+			Config: e.PipelineConfig(name, `
   relay = {
     architecture = "x86_64"
     batch_size   = 10
   }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeTestCheckFunc(checkFunction("PassThrough", "Text", 0),
-					e.Deliver(s, table, orders, 10, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
-			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+			}},
+			Check: resource.ComposeTestCheckFunc(checkFunction("PassThrough", "Text", 0),
+				e.Deliver(s, table, orders, 10, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
 		},
 	})
 }

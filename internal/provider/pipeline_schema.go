@@ -4,27 +4,21 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // The settings of outbox_pipeline are single nested attributes, one
@@ -34,34 +28,10 @@ import (
 // is known at plan). An object whose absence means "off" (alarms,
 // relay.vpc_config) is null when omitted.
 
-// optIntAttr is an optional whole number with a default, which its
-// description states, checked at plan time by the validators.
-func optIntAttr(desc string, def int64, v ...validator.Int64) schema.Int64Attribute {
-	return schema.Int64Attribute{
-		Optional: true, Computed: true, Default: int64default.StaticInt64(def), CustomType: wholeNumberType{},
-		MarkdownDescription: withDefault(desc, fmt.Sprint(def)), Validators: v,
-	}
-}
-
-// optStringAttr is an optional string with a default, which its
-// description states, checked at plan time by the validators.
-func optStringAttr(desc, def string, v ...validator.String) schema.StringAttribute {
-	return schema.StringAttribute{
-		Optional: true, Computed: true, Default: stringdefault.StaticString(def),
-		MarkdownDescription: withDefault(desc, fmt.Sprintf("%q", def)), Validators: v,
-	}
-}
-
 // optionalStringAttr is an optional string without a default: unset, it
 // is null.
 func optionalStringAttr(desc string, v ...validator.String) schema.StringAttribute {
 	return schema.StringAttribute{Optional: true, MarkdownDescription: desc, Validators: v}
-}
-
-// optBoolAttr is an optional bool with a default, which its description
-// states.
-func optBoolAttr(desc string, def bool) schema.BoolAttribute {
-	return schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(def), MarkdownDescription: withDefault(desc, fmt.Sprint(def))}
 }
 
 // withDefault appends the default to a description that does not state it.
@@ -99,8 +69,8 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Tags of every component that takes tags (not of an adopted table). Merged with the provider's `default_tags`; these win on conflicts.",
 			},
-			"force_destroy": optBoolAttr("Let destroy (or a replacement) delete a dedicated table that still holds `PENDING` or `FAILED` events, which are then lost, as `aws_s3_bucket`'s `force_destroy`. "+
-				"Without it, destroy fails with the counts: deliver the events first (`outbox drain <name>`, `outbox requeue <name>`). Apply it before the destroy: destroy reads the value in the state.", false),
+			"force_destroy": boolSetting("Let destroy (or a replacement) delete a dedicated table that still holds `PENDING` or `FAILED` events, which are then lost, as `aws_s3_bucket`'s `force_destroy`. " +
+				"Without it, destroy fails with the counts: deliver the events first (`outbox drain <name>`, `outbox requeue <name>`). Apply it before the destroy: destroy reads the value in the state."),
 			"tags_all": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The tags applied: the provider's `default_tags` merged with `tags`.",
@@ -126,6 +96,27 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		},
 	}
 	maps.Copy(resp.Schema.Attributes, computedStringAttributes())
+	declareSettings(resp.Schema.Attributes, pipelineSettings)
+}
+
+// pipelineSettings declares the settings of outbox_pipeline: their
+// defaults are those of provision.Spec, where an object of alarms enables
+// them; their limits, provision's.
+var pipelineSettings = settingsDeclaration{
+	model:    reflect.TypeFor[PipelineResourceModel](),
+	defaults: pipelineDefaults(),
+	limit:    provision.Limit,
+	summary:  pipelineInvalid,
+}
+
+// pipelineInvalid is the summary of an invalid pipeline setting.
+const pipelineInvalid = "Invalid outbox pipeline configuration"
+
+// pipelineDefaults is the Spec of the defaults of every setting.
+func pipelineDefaults() provision.Spec {
+	d := provision.Spec{}.WithDefaults()
+	d.Alarms.Enabled = true // present, the alarms object enables them
+	return d
 }
 
 // tableAttribute is the table object.
@@ -134,17 +125,17 @@ func tableAttribute() schema.SingleNestedAttribute {
 		"When adopting, the pipeline enables the stream with `NEW_IMAGE` if it is off (an existing `NEW_IMAGE` or `NEW_AND_OLD_IMAGES` stream is kept; `KEYS_ONLY` and `OLD_IMAGE` are an error, since the relay needs the new image), "+
 		"adds the pending index if missing and enables TTL unless the table already has a TTL attribute, which is reused. Destroying the pipeline reverts only what it added. "+awsTableLifecycle,
 		map[string]schema.Attribute{
-			"existing":      optBoolAttr("Adopt the existing table `name` instead of creating a dedicated one. Outbox items then sit beside the application's items, under their aggregate's partition key. Changing it replaces the pipeline.", false),
+			"existing":      boolSetting("Adopt the existing table `name` instead of creating a dedicated one. Outbox items then sit beside the application's items, under their aggregate's partition key. Changing it replaces the pipeline."),
 			"name":          optionalStringAttr("Name of the table. Required when `existing`; for a dedicated table it defaults to `<name>-outbox`. Changing it replaces the pipeline."),
-			"partition_key": optStringAttr("Partition key attribute (a string). An adopted table must have this key. Changing it replaces the pipeline.", outbox.DefaultPartitionKey),
-			"sort_key":      optStringAttr("Sort key attribute (a string). An adopted table must have this key. Changing it replaces the pipeline.", outbox.DefaultSortKey),
-			"sort_key_prefix": optStringAttr("Prefix of the sort key of every outbox item. The event source mapping's filter passes only inserts of items with this prefix to the relay, "+
-				"so the application's own items never invoke it.", outbox.DefaultSortKeyPrefix),
-			"ttl_attribute": optStringAttr("TTL attribute (Unix seconds) of published items. On an adopted table that already has TTL enabled, its own attribute is used instead (see `ttl_attribute_in_use`). "+
-				"Changing it replaces the pipeline.", outbox.DefaultTTLAttribute),
-			"deletion_protection":    optBoolAttr("Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table.", true),
+			"partition_key": stringSetting("Partition key attribute (a string). An adopted table must have this key. Changing it replaces the pipeline."),
+			"sort_key":      stringSetting("Sort key attribute (a string). An adopted table must have this key. Changing it replaces the pipeline."),
+			"sort_key_prefix": stringSetting("Prefix of the sort key of every outbox item. The event source mapping's filter passes only inserts of items with this prefix to the relay, " +
+				"so the application's own items never invoke it."),
+			"ttl_attribute": stringSetting("TTL attribute (Unix seconds) of published items. On an adopted table that already has TTL enabled, its own attribute is used instead (see `ttl_attribute_in_use`). " +
+				"Changing it replaces the pipeline."),
+			"deletion_protection":    boolSetting("Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table."),
 			"kms_key_arn":            optionalStringAttr("ARN of a customer managed KMS key that encrypts a dedicated table (`server_side_encryption` of `aws_dynamodb_table`); unset uses the AWS owned key. Changed in place. Not allowed on an adopted table."),
-			"point_in_time_recovery": optBoolAttr("Point-in-time recovery (continuous backups) of a dedicated table. Ignored for an adopted table.", true),
+			"point_in_time_recovery": boolSetting("Point-in-time recovery (continuous backups) of a dedicated table. Ignored for an adopted table."),
 		})
 }
 
@@ -152,9 +143,8 @@ func tableAttribute() schema.SingleNestedAttribute {
 func publishedAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("What the relay does with an item once its event is published.",
 		map[string]schema.Attribute{
-			"action": optStringAttr("`mark` (status `PUBLISHED`, removed from the pending index, expiring after `ttl_days`) or `delete`.", string(config.ActionMark), stringvalidator.OneOf(string(config.ActionMark), string(config.ActionDelete))),
-			"ttl_days": optIntAttr("Days a marked item is kept before DynamoDB TTL deletes it; 0 keeps it forever. Ignored with `delete`.",
-				defaultPublishedTTLDays, int64validator.AtLeast(0)),
+			"action":   stringSetting("`mark` (status `PUBLISHED`, removed from the pending index, expiring after `ttl_days`) or `delete`."),
+			"ttl_days": intSetting("Days a marked item is kept before DynamoDB TTL deletes it: {limit}. Ignored with `delete`."),
 		})
 }
 
@@ -162,13 +152,12 @@ func publishedAttribute() schema.SingleNestedAttribute {
 func pendingIndexAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("The sparse, sharded global secondary index of pending items that the reconciler queries.",
 		map[string]schema.Attribute{
-			"name": optStringAttr("Name of the index. On a dedicated table a new name is built in place: the new index is created (DynamoDB backfills it with the pending items), "+
-				"the functions switch to it, then the old one is dropped. On an adopted table changing it replaces the pipeline.", outbox.DefaultPendingIndexName),
-			"shards": optIntAttr("Number of index partitions (`PENDING#0..n-1`), 1 to 256; each takes up to 1,000 writes a second. "+
-				"Lowering it strands nothing: the reconciler keeps querying the higher shards until they are empty (checked on each apply).", outbox.DefaultPendingShards,
-				int64validator.Between(1, outbox.MaxPendingShards)),
-			"enabled": optBoolAttr("Keep the pending index. `false` is allowed only with a dedicated table and `published.action = \"delete\"`: the table then holds only pending and failed items, "+
-				"and the reconciler finds old pending items with a parallel `Scan` instead (one write unit less per event). Switching it is an update in place: the index is built (DynamoDB backfills it) or dropped after the functions switch.", true),
+			"name": stringSetting("Name of the index. On a dedicated table a new name is built in place: the new index is created (DynamoDB backfills it with the pending items), " +
+				"the functions switch to it, then the old one is dropped. On an adopted table changing it replaces the pipeline."),
+			"shards": intSetting("Number of index partitions (`PENDING#0..n-1`), {limit}; each takes up to 1,000 writes a second. " +
+				"Lowering it strands nothing: the reconciler keeps querying the higher shards until they are empty (checked on each apply)."),
+			"enabled": boolSetting("Keep the pending index. `false` is allowed only with a dedicated table and `published.action = \"delete\"`: the table then holds only pending and failed items, " +
+				"and the reconciler finds old pending items with a parallel `Scan` instead (one write unit less per event). Switching it is an update in place: the index is built (DynamoDB backfills it) or dropped after the functions switch."),
 		})
 }
 
@@ -176,16 +165,15 @@ func pendingIndexAttribute() schema.SingleNestedAttribute {
 func reconcilerAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("The reconciler: a function run on a schedule that republishes pending items older than `min_age_seconds` (missed by the stream, or dead-lettered).",
 		map[string]schema.Attribute{
-			"enabled":             optBoolAttr("Create the reconciler. Disabling it removes the function, its schedule and roles.", true),
-			"schedule_expression": optStringAttr("EventBridge Scheduler expression, `rate(...)` or `cron(...)`.", provision.DefaultScheduleExpression, scheduleExpressionValidator{}),
-			"schedule_timezone":   optStringAttr("IANA time zone of a `cron(...)` schedule, as `aws_scheduler_schedule`'s `schedule_expression_timezone`.", provision.DefaultScheduleTimezone),
-			"flexible_time_window_minutes": optIntAttr("Minutes by which Scheduler may delay a run (its flexible time window, 1 to 1440); 0 runs exactly on schedule.", 0,
-				int64validator.Between(0, 1440)),
-			"schedule_group":     optStringAttr("Existing EventBridge Scheduler group of the schedule (`aws_scheduler_schedule_group`). Changing it moves the schedule (it is recreated in the new group).", provision.ScheduleGroup),
-			"min_age_seconds":    optIntAttr("Age in seconds a pending item must reach before the reconciler republishes it; longer than the stream's usual delivery delay.", defaultMinAgeSeconds, int64validator.AtLeast(1)),
-			"memory_size":        optIntAttr("Memory of the reconciler function, 128 to 10240 MB.", provision.DefaultReconcilerMemory, int64validator.Between(128, 10240)),
-			"timeout":            optIntAttr("Timeout of the reconciler function, 1 to 900 seconds.", provision.DefaultReconcilerTimeout, int64validator.Between(1, 900)),
-			"log_retention_days": optIntAttr("Retention of the reconciler's log group.", provision.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
+			"enabled":                      boolSetting("Create the reconciler. Disabling it removes the function, its schedule and roles."),
+			"schedule_expression":          stringSetting("EventBridge Scheduler expression, `rate(...)` or `cron(...)`."),
+			"schedule_timezone":            stringSetting("IANA time zone of a `cron(...)` schedule, as `aws_scheduler_schedule`'s `schedule_expression_timezone`."),
+			"flexible_time_window_minutes": intSetting("Minutes by which Scheduler may delay a run (its flexible time window): {limit}."),
+			"schedule_group":               stringSetting("Existing EventBridge Scheduler group of the schedule (`aws_scheduler_schedule_group`). Changing it moves the schedule (it is recreated in the new group)."),
+			"min_age_seconds":              intSetting("Age a pending item must reach before the reconciler republishes it, {limit}; longer than the stream's usual delivery delay."),
+			"memory_size":                  intSetting("Memory of the reconciler function, {limit}."),
+			"timeout":                      intSetting("Timeout of the reconciler function, {limit}."),
+			"log_retention_days":           intSetting("Retention of the reconciler's log group in days, one of the values CloudWatch Logs accepts: {limit}."),
 		})
 }
 
@@ -193,7 +181,7 @@ func reconcilerAttribute() schema.SingleNestedAttribute {
 func deadLetterAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("The SQS queue that receives the metadata of batches whose retries ran out. The items themselves stay pending.",
 		map[string]schema.Attribute{
-			"message_retention_seconds": optIntAttr("Retention of the queue, 60 to 1209600 seconds.", provision.DefaultQueueRetentionSeconds, int64validator.Between(60, 1209600)),
+			"message_retention_seconds": intSetting("Retention of the queue, {limit}."),
 			"kms_master_key_id":         optionalStringAttr("KMS key that encrypts the queue; unset uses SQS-managed encryption (SSE-SQS)."),
 		})
 }
@@ -209,19 +197,16 @@ func alarmsAttribute() schema.SingleNestedAttribute {
 		"`<name>-environment-errors` (`Outbox` `PublishErrors` with `ErrorClass = environment` above 0: a missing permission, bus or topic, or a disabled KMS key; the events stay pending until it is fixed). "+
 		"The relay's alarms have a 60-second period. Unset (null), there are no alarms; removing it deletes them.",
 		map[string]schema.Attribute{
-			"enabled":       optBoolAttr("Create the alarms; `false` deletes them and keeps the settings.", true),
-			"sns_topic_arn": optionalStringAttr("SNS topic notified when an alarm goes to `ALARM` and back to `OK`. Unset, the alarms notify nothing."),
-			"relay_errors_threshold": optIntAttr("Relay function errors per minute, for `evaluation_periods` minutes, that raise `relay_errors`; 1 or more.",
-				provision.DefaultRelayErrorsThreshold, int64validator.AtLeast(1)),
-			"iterator_age_threshold_seconds": optIntAttr("Age in seconds of the last stream record the relay read above which `iterator_age` raises, 1 to 86400 (a stream keeps records 24 hours).",
-				provision.DefaultIteratorAgeThresholdSeconds, int64validator.Between(1, 86400)),
-			"oldest_pending_age_threshold_seconds": optIntAttr("Age in seconds of the oldest pending event, as the reconciler reports it, above which `oldest_pending_age` raises. "+
-				"More than `reconciler.min_age_seconds`: the reconciler reports only events older than that, and republishes them.",
-				provision.DefaultOldestPendingAgeThresholdSeconds, int64validator.AtLeast(1)),
-			"evaluation_periods": optIntAttr("Consecutive periods over the threshold that raise `relay_errors`, `iterator_age` and `oldest_pending_age`; "+
-				"a period times this number is at most one day. `dlq_not_empty` raises on the first message.", provision.DefaultAlarmEvaluationPeriods, int64validator.AtLeast(1)),
-			"treat_missing_data": optStringAttr("How `relay_errors`, `iterator_age` and `oldest_pending_age` treat periods without data: `notBreaching`, `breaching`, `ignore` or `missing`. "+
-				"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue.", provision.DefaultTreatMissingData, stringvalidator.OneOf("breaching", "notBreaching", "ignore", "missing")),
+			"enabled":                        boolSetting("Create the alarms; `false` deletes them and keeps the settings."),
+			"sns_topic_arn":                  optionalStringAttr("SNS topic notified when an alarm goes to `ALARM` and back to `OK`. Unset, the alarms notify nothing."),
+			"relay_errors_threshold":         intSetting("Relay function errors per minute, for `evaluation_periods` minutes, that raise `relay_errors`: {limit}."),
+			"iterator_age_threshold_seconds": intSetting("Age of the last stream record the relay read above which `iterator_age` raises, {limit} (a stream keeps records 24 hours)."),
+			"oldest_pending_age_threshold_seconds": intSetting("Age of the oldest pending event, as the reconciler reports it, above which `oldest_pending_age` raises, {limit}. " +
+				"More than `reconciler.min_age_seconds`: the reconciler reports only events older than that, and republishes them."),
+			"evaluation_periods": intSetting("Consecutive periods over the threshold that raise `relay_errors`, `iterator_age` and `oldest_pending_age`, {limit}; " +
+				"a period times this number is at most one day. `dlq_not_empty` raises on the first message."),
+			"treat_missing_data": stringSetting("How `relay_errors`, `iterator_age` and `oldest_pending_age` treat periods without data: {limit}. " +
+				"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue."),
 		})
 }
 
@@ -230,34 +215,28 @@ func iamAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("Settings of every role the pipeline creates (relay, reconciler and scheduler roles).",
 		map[string]schema.Attribute{
 			"permissions_boundary": optionalStringAttr("ARN of a managed policy set as the permissions boundary of every role, as `aws_iam_role`'s `permissions_boundary`. It must allow what the roles' policies grant, or the functions fail. Unset, the roles have none. Changed in place."),
-			"path":                 optStringAttr("Path of every role, as `aws_iam_role`'s `path`. IAM cannot move a role: changing it recreates the roles in place of the old ones, and the functions and the schedule switch to them.", "/"),
+			"path":                 stringSetting("Path of every role, as `aws_iam_role`'s `path`. IAM cannot move a role: changing it recreates the roles in place of the old ones, and the functions and the schedule switch to them."),
 		})
 }
 
 // relayAttribute is the relay object: the relay function and its event source mapping.
 func relayAttribute() schema.SingleNestedAttribute {
 	attrs := map[string]schema.Attribute{
-		"batch_size":                 optIntAttr("Largest batch of stream records per invocation, 1 to 10000.", provision.DefaultBatchSize, int64validator.Between(1, 10000)),
-		"batching_window_seconds":    optIntAttr("How long the mapping gathers records before invoking, 0 to 300 seconds.", 0, int64validator.Between(0, 300)),
-		"parallelization_factor":     optIntAttr("Concurrent batches per shard, 1 to 10. Events of one item stay ordered.", provision.DefaultParallelizationFactor, int64validator.Between(1, 10)),
-		"maximum_retry_attempts":     optIntAttr("Retries of a failed batch before its metadata goes to the dead-letter queue, -1 (until the record expires) to 10000. The items stay pending and the reconciler republishes them.", provision.DefaultMaximumRetryAttempts, int64validator.Between(-1, 10000)),
-		"maximum_record_age_seconds": optIntAttr("Age after which a record is no longer retried: -1 (no limit) or 60 to 604800 seconds.", provision.DefaultMaximumRecordAgeSeconds, int64validator.Any(int64validator.OneOf(-1), int64validator.Between(60, 604800))),
-		"bisect_on_error":            optBoolAttr("Split a failed batch in two and retry each half.", provision.DefaultBisectBatchOnError),
-		"memory_size":                optIntAttr("Memory of the relay function, 128 to 10240 MB.", provision.DefaultRelayMemory, int64validator.Between(128, 10240)),
-		"timeout":                    optIntAttr("Timeout of the relay function, 1 to 900 seconds.", provision.DefaultRelayTimeout, int64validator.Between(1, 900)),
-		"architecture":               optStringAttr("Instruction set of both functions: `arm64` or `x86_64`.", string(provision.DefaultArchitecture), stringvalidator.OneOf(string(provision.ArchARM64), string(provision.ArchX86_64))),
-		"log_retention_days": optIntAttr("Retention of the relay's log group, one of the values CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ...).",
-			provision.DefaultLogRetentionDays, int64validator.OneOf(logRetentionDays()...)),
-		"reserved_concurrency": schema.Int64Attribute{
-			Optional: true, CustomType: wholeNumberType{},
-			Validators:          []validator.Int64{int64validator.AtLeast(1)},
-			MarkdownDescription: "Reserved concurrency of the relay function; unset leaves it unreserved.",
-		},
-		"tracing_mode": optStringAttr("X-Ray tracing of both functions, as `aws_lambda_function`'s `tracing_config.mode`: `PassThrough` or `Active`. Active adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` to the roles.", provision.DefaultTracingMode,
-			stringvalidator.OneOf(provision.TracingModes...)),
-		"kms_key_arn": optionalStringAttr("ARN of a customer managed KMS key that encrypts both functions' environment variables; unset uses Lambda's key. The roles get `kms:Decrypt` on it."),
-		"logging":     relayLoggingAttribute(),
-		"vpc_config":  relayVPCConfigAttribute(),
+		"batch_size":                 intSetting("Largest batch of stream records per invocation, {limit}."),
+		"batching_window_seconds":    intSetting("How long the mapping gathers records before invoking, {limit}."),
+		"parallelization_factor":     intSetting("Concurrent batches per shard, {limit}. Events of one item stay ordered."),
+		"maximum_retry_attempts":     intSetting("Retries of a failed batch before its metadata goes to the dead-letter queue, {limit}. The items stay pending and the reconciler republishes them."),
+		"maximum_record_age_seconds": intSetting("Age after which a record is no longer retried: {limit}."),
+		"bisect_on_error":            boolSetting("Split a failed batch in two and retry each half."),
+		"memory_size":                intSetting("Memory of the relay function, {limit}."),
+		"timeout":                    intSetting("Timeout of the relay function, {limit}."),
+		"architecture":               stringSetting("Instruction set of both functions: {limit}."),
+		"log_retention_days":         intSetting("Retention of the relay's log group in days, one of the values CloudWatch Logs accepts: {limit}."),
+		"reserved_concurrency":       optionalIntAttr("Reserved concurrency of the relay function, {limit}; unset leaves it unreserved."),
+		"tracing_mode":               stringSetting("X-Ray tracing of both functions, as `aws_lambda_function`'s `tracing_config.mode`: {limit}. Active adds `xray:PutTraceSegments` and `xray:PutTelemetryRecords` to the roles."),
+		"kms_key_arn":                optionalStringAttr("ARN of a customer managed KMS key that encrypts both functions' environment variables; unset uses Lambda's key. The roles get `kms:Decrypt` on it."),
+		"logging":                    relayLoggingAttribute(),
+		"vpc_config":                 relayVPCConfigAttribute(),
 	}
 	return defaultedObject("The relay function and its event source mapping on the table's stream.", attrs)
 }
@@ -266,15 +245,9 @@ func relayAttribute() schema.SingleNestedAttribute {
 func relayLoggingAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("Logging of both functions, as `aws_lambda_function`'s `logging_config`. The log levels need `log_format = \"JSON\"`.",
 		map[string]schema.Attribute{
-			"log_format": optStringAttr("`Text` or `JSON`.", provision.DefaultLogFormat, stringvalidator.OneOf(provision.LogFormats...)),
-			"application_log_level": schema.StringAttribute{
-				Optional: true, Validators: []validator.String{stringvalidator.OneOf(provision.ApplicationLogLevels...)},
-				MarkdownDescription: "Lowest level of the functions' own logs that Lambda keeps: `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR` or `FATAL`. With `JSON`, unset means `INFO`.",
-			},
-			"system_log_level": schema.StringAttribute{
-				Optional: true, Validators: []validator.String{stringvalidator.OneOf(provision.SystemLogLevels...)},
-				MarkdownDescription: "Lowest level of Lambda's platform logs that it keeps: `DEBUG`, `INFO` or `WARN`. With `JSON`, unset means `INFO`.",
-			},
+			"log_format":            stringSetting("{limit}."),
+			"application_log_level": optionalStringAttr("Lowest level of the functions' own logs that Lambda keeps: {limit}. With `JSON`, unset means `INFO`."),
+			"system_log_level":      optionalStringAttr("Lowest level of Lambda's platform logs that it keeps: {limit}. With `JSON`, unset means `INFO`."),
 		})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // targetAttr is the attribute of the target object that chooses one kind
@@ -59,6 +60,11 @@ func targetAttribute() schema.SingleNestedAttribute {
 		}
 		attrs[a.name] = optionalStringAttr(a.desc+" Conflicts with "+joinWords(others)+".", v...)
 	}
+	attrs["envelope"] = stringSetting("The format of every event the relay publishes, on every kind, {limit}: `outbox`, the outbox's own " +
+		"(the detail `{\"metadata\":{\"eventId\":...},\"data\":...}`, on SNS and SQS inside an EventBridge-style envelope), or `cloudevents`, " +
+		"a CloudEvents 1.0 event in structured JSON mode (`id` the event id, `subject` the aggregate, the `sequence` and `partitionkey` extensions " +
+		"for ordered events, `dataref` for a claim check, `traceparent` for a traced one). EventBridge's `source` and `detail-type` and the message " +
+		"attributes are the same in either. See the record contract guide.")
 	return defaultedObject("Where the relay publishes: an EventBridge bus (`event_bus`, the account's `default` bus when no attribute is set), an SNS topic (`topic_arn`) or an SQS queue (`queue_arn`); standard or FIFO for the topic and the queue.", attrs)
 }
 
@@ -98,6 +104,9 @@ func (t *TargetModel) spec(o specOptions) provision.TargetSpec {
 			*set.Value(&s) = a.placeholder
 		}
 	}
+	if !t.Envelope.IsUnknown() {
+		s.Envelope = outbox.Format(str(t.Envelope))
+	}
 	return s
 }
 
@@ -119,6 +128,7 @@ func targetModelFromSpec(s provision.TargetSpec) *TargetModel {
 		}
 		*a.value(m) = v
 	}
+	m.Envelope = types.StringValue(string(s.WithDefaults().Envelope))
 	return m
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
@@ -45,7 +44,7 @@ func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, blo
 		{
 			Config: config,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringExact(arn)),
+				statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(arn)),
 			},
 			Check: resource.ComposeTestCheckFunc(append([]resource.TestCheckFunc{marked(1)}, checks...)...),
 		},
@@ -115,11 +114,7 @@ func TestAccPipeline_targetSQS(t *testing.T) {
 	f := e.newFixture("toqueue")
 	sink := e.NewQueue(e.Name("acc-target"), nil)
 	before := e.Snapshot()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(f.name, before),
-		Steps:                    e.targetKindSteps(t, f, sink, targetBlock("queue_arn", sink.QueueARN), sink.QueueARN),
-	})
+	e.run(t, e.CheckDestroy(f.name, before), e.targetKindSteps(t, f, sink, targetBlock("queue_arn", sink.QueueARN), sink.QueueARN))
 }
 
 // TestAccPipeline_targetSQSFIFO sends to an SQS FIFO queue: each event in
@@ -130,11 +125,7 @@ func TestAccPipeline_targetSQSFIFO(t *testing.T) {
 	f := e.newFixture("tofifo")
 	sink := e.NewFIFOQueue(e.Name("acc-target")+".fifo", nil)
 	before := e.Snapshot()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(f.name, before),
-		Steps:                    e.targetKindSteps(t, f, sink, targetBlock("queue_arn", sink.QueueARN), sink.QueueARN, e.deliverInGroups(f, sink)),
-	})
+	e.run(t, e.CheckDestroy(f.name, before), e.targetKindSteps(t, f, sink, targetBlock("queue_arn", sink.QueueARN), sink.QueueARN, e.deliverInGroups(f, sink)))
 }
 
 // TestAccPipeline_targetSNSFIFO publishes to an SNS FIFO topic, with an SQS
@@ -145,11 +136,7 @@ func TestAccPipeline_targetSNSFIFO(t *testing.T) {
 	f := e.newFixture("tofifotopic")
 	sink, topic := e.NewFIFOTopicSink()
 	before := e.Snapshot()
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(f.name, before),
-		Steps:                    e.targetKindSteps(t, f, sink, targetBlock("topic_arn", topic), topic, e.deliverInGroups(f, sink)),
-	})
+	e.run(t, e.CheckDestroy(f.name, before), e.targetKindSteps(t, f, sink, targetBlock("topic_arn", topic), topic, e.deliverInGroups(f, sink)))
 }
 
 // deliverInGroups writes five events of each of three orders, round by
@@ -207,39 +194,28 @@ func TestAccPipeline_targetSwitch(t *testing.T) {
   }`+block)
 	}
 	var pending []outbox.Record
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.CheckDestroy(f.name, before),
-		Steps: []resource.TestStep{
-			{
-				Config: body(targetBlock("queue_arn", queue.QueueARN)),
-				Check: func(st *terraform.State) error {
-					e.denySend(t, queue)
-					var err error
-					if pending, err = e.WriteOrders(e.Writer(f.table), f.orders, "com.example.orders", 1, 6, false); err != nil {
-						return err
-					}
-					return e.waitRefused(st, f.table, pending)
-				},
+	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{
+		{
+			Config: body(targetBlock("queue_arn", queue.QueueARN)),
+			Check: func(st *terraform.State) error {
+				e.denySend(t, queue)
+				var err error
+				if pending, err = e.WriteOrders(e.Writer(f.table), f.orders, "com.example.orders", 1, 6, false); err != nil {
+					return err
+				}
+				return e.waitRefused(st, f.table, pending)
 			},
-			{
-				Config: body(targetBlock("topic_arn", topic)),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accResource, tfjsonpath.New("target_arn"), knownvalue.StringExact(topic)),
-				},
-				Check: func(*terraform.State) error {
-					if err := e.reconcileNow(f.name + "-reconciler"); err != nil {
-						return err
-					}
-					got, err := topicSink.Receive(pending)
-					if err != nil {
-						return err
-					}
-					if err := acctest.CheckEvents(pending, got); err != nil {
-						return err
-					}
-					return e.WaitItems(f.table, pending, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
-				},
+		},
+		{
+			Config: body(targetBlock("topic_arn", topic)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
+			},
+			Check: func(*terraform.State) error {
+				if err := e.reconcileNow(f.name + "-reconciler"); err != nil {
+					return err
+				}
+				return e.receiveMarked(topicSink, f.table, pending)
 			},
 		},
 	})

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -23,7 +22,8 @@ var _ resource.ResourceWithUpgradeState = &PipelineResource{}
 const pipelineSchemaVersion = 2
 
 // UpgradeState upgrades states of older schema versions, each read with its
-// own frozen schema and model (pipeline_upgrade_prior.go):
+// own frozen schema (pipeline_upgrade_prior.go), whose values are copied to
+// the attributes of the same path today:
 //
 //   - 0 to 1 added the computed writer object, filled in here from the
 //     settings and the table's name and TTL attribute;
@@ -37,48 +37,35 @@ const pipelineSchemaVersion = 2
 // recovery, so the upgraded state records them off, and the first plan
 // shows that the defaults turn them on.
 func (r *PipelineResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{
-		0: {PriorSchema: priorSchema(ctx, 0, pipelineModelV0{}), StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-			var old pipelineModelV0
-			if priorState(ctx, req, &old, &resp.Diagnostics) {
-				r.upgrade(ctx, old, resp)
-			}
-		}},
-		1: {PriorSchema: priorSchema(ctx, 1, pipelineModelV1{}), StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-			var old pipelineModelV1
-			if priorState(ctx, req, &old, &resp.Diagnostics) {
-				r.upgrade(ctx, old.pipelineModelV0, resp) // the writer is computed again
-			}
-		}},
-	}
-}
-
-// priorState reads the state to upgrade, which the framework decoded with
-// the version's prior schema, into its frozen model.
-func priorState(ctx context.Context, req resource.UpgradeStateRequest, old any, diags *diag.Diagnostics) bool {
-	if req.State == nil {
-		diags.AddError("Upgrading the outbox pipeline's state", "The state to upgrade is empty: report this as a bug of the provider.")
-		return false
-	}
-	diags.Append(req.State.Get(ctx, old)...)
-	return !diags.HasError()
+	upgrader := resource.StateUpgrader{StateUpgrader: r.upgrade}
+	v0, v1 := upgrader, upgrader // the writer of version 1 is computed again
+	v0.PriorSchema, v1.PriorSchema = priorSchema(ctx, 0), priorSchema(ctx, 1)
+	return map[int64]resource.StateUpgrader{0: v0, 1: v1}
 }
 
 // upgrade writes the state of today's schema that a state of version 0 or 1
-// (old) describes.
-func (r *PipelineResource) upgrade(ctx context.Context, old pipelineModelV0, resp *resource.UpgradeStateResponse) {
+// describes.
+func (r *PipelineResource) upgrade(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+	if req.State == nil {
+		resp.Diagnostics.AddError("Upgrading the outbox pipeline's state", "The state to upgrade is empty: report this as a bug of the provider.")
+		return
+	}
 	sch := r.schema(ctx)
-	var m PipelineResourceModel
-	copyByName(reflect.ValueOf(&m).Elem(), reflect.ValueOf(old))
-	m.Writer = types.ObjectNull(writerAttrTypes())
 	resp.State = tfsdk.State{Schema: sch}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	noMap := types.MapNull(types.StringType)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &PipelineResourceModel{
+		Tags: noMap, TagsAll: noMap, AlarmARNs: noMap, Timeouts: nullTimeouts(), Writer: types.ObjectNull(writerAttrTypes()),
+	})...)
+	resp.Diagnostics.Append(copyPrior(ctx, *req.State, &resp.State, path.Empty(), pipelineV0)...)
 	resp.Diagnostics.Append(fillDefaults(ctx, &resp.State, path.Empty(), sch.Attributes)...)
+	var m PipelineResourceModel
+	var forceDestroy types.Bool
 	resp.Diagnostics.Append(resp.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("force_destroy"), &forceDestroy)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if old.ForceDestroy.IsNull() && !m.Table.Existing.ValueBool() {
+	if forceDestroy.IsNull() && !m.Table.Existing.ValueBool() {
 		// Written before the table's protection settings existed: the table
 		// has neither.
 		m.Table.DeletionProtection, m.Table.PointInTimeRecovery = types.BoolValue(false), types.BoolValue(false)
@@ -90,6 +77,39 @@ func (r *PipelineResource) upgrade(ctx context.Context, old pipelineModelV0, res
 	}
 	m.Writer = writerValue(m.spec(nil, specOptions{}).WithDefaults(), m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// copyPrior copies the values under at of the prior state, whose frozen
+// block is b, to the attributes of the same path that today's state has;
+// a block the prior state has not (null) stays null, and takes its
+// defaults.
+func copyPrior(ctx context.Context, prior tfsdk.State, st *tfsdk.State, at path.Path, b priorBlock) diag.Diagnostics {
+	var diags diag.Diagnostics
+	names := []string{}
+	for name := range b.attrs {
+		names = append(names, name)
+	}
+	if at.Equal(path.Empty()) {
+		names = append(names, "timeouts")
+	}
+	for _, name := range names {
+		p := at.AtName(name)
+		var v attr.Value
+		diags.Append(prior.GetAttribute(ctx, p, &v)...)
+		if _, err := st.Schema.AttributeAtPath(ctx, p); err.HasError() && name != "timeouts" {
+			continue // removed since
+		}
+		diags.Append(st.SetAttribute(ctx, p, v)...)
+	}
+	for name, nested := range b.blocks {
+		p := at.AtName(name)
+		var v attr.Value
+		if diags.Append(prior.GetAttribute(ctx, p, &v)...); v == nil || v.IsNull() {
+			continue
+		}
+		diags.Append(copyPrior(ctx, prior, st, p, nested)...)
+	}
+	return diags
 }
 
 // fillDefaults sets the null attributes under at that have a default to

@@ -2,7 +2,7 @@ package provider
 
 import (
 	"context"
-	"reflect"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -12,237 +12,123 @@ import (
 
 // This file freezes the past: the outbox_pipeline states of schema versions
 // 0 and 1, which had blocks. Nothing here follows today's schema; a
-// setting added, renamed or removed today leaves it as it is.
+// setting added, renamed or removed today leaves it as it is. The upgrade
+// copies each value of a prior state to the attribute of the same path
+// and type today, if there is one (pipeline_upgrade.go).
 //
-// Both versions grew without a version change, so each model is the union
-// of what its states may hold, and an attribute that a state lacks reads as
-// null: force_destroy and the table's deletion_protection,
+// Both versions grew without a version change, so each schema is the
+// union of what its states may hold, and an attribute that a state lacks
+// reads as null: force_destroy and the table's deletion_protection,
 // point_in_time_recovery and kms_key_arn came with the same change, later
 // than the first states of either version.
 
-// pipelineModelV0 is a state of version 0: the settings' blocks (null when
+// priorBlock is a frozen object: its attributes by type (each optional and
+// computed: a prior schema only decodes) and its blocks.
+type priorBlock struct {
+	attrs  map[string]attr.Type
+	blocks map[string]priorBlock
+}
+
+var (
+	priorString = types.StringType
+	priorNumber = types.Int64Type
+	priorBool   = types.BoolType
+	priorSet    = types.SetType{ElemType: types.StringType}
+	priorMap    = types.MapType{ElemType: types.StringType}
+)
+
+// typed gives each of names the type t; maps of them are merged.
+func typed(t attr.Type, names ...string) map[string]attr.Type {
+	out := make(map[string]attr.Type, len(names))
+	for _, n := range names {
+		out[n] = t
+	}
+	return out
+}
+
+func merged(parts ...map[string]attr.Type) map[string]attr.Type {
+	out := map[string]attr.Type{}
+	for _, p := range parts {
+		maps.Copy(out, p)
+	}
+	return out
+}
+
+// pipelineV0 is a state of version 0: the settings' blocks (null when
 // omitted) and the computed attributes.
-type pipelineModelV0 struct {
-	ID   types.String `tfsdk:"id"`
-	Name types.String `tfsdk:"name"`
-
-	Table        *tableModelV0        `tfsdk:"table"`
-	Target       *targetModelV0       `tfsdk:"target"`
-	Relay        *relayModelV0        `tfsdk:"relay"`
-	Published    *publishedModelV0    `tfsdk:"published"`
-	PendingIndex *pendingIndexModelV0 `tfsdk:"pending_index"`
-	Reconciler   *reconcilerModelV0   `tfsdk:"reconciler"`
-	DeadLetter   *deadLetterModelV0   `tfsdk:"dead_letter"`
-	Alarms       *alarmsModelV0       `tfsdk:"alarms"`
-	IAM          *iamModelV0          `tfsdk:"iam"`
-
-	ForceDestroy types.Bool `tfsdk:"force_destroy"`
-
-	Tags     types.Map      `tfsdk:"tags"`
-	TagsAll  types.Map      `tfsdk:"tags_all"`
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
-
-	TableName             types.String `tfsdk:"table_name"`
-	TableARN              types.String `tfsdk:"table_arn"`
-	StreamARN             types.String `tfsdk:"stream_arn"`
-	PendingIndexARN       types.String `tfsdk:"pending_index_arn"`
-	TTLAttributeInUse     types.String `tfsdk:"ttl_attribute_in_use"`
-	TargetARN             types.String `tfsdk:"target_arn"`
-	DeadLetterQueueURL    types.String `tfsdk:"dead_letter_queue_url"`
-	DeadLetterQueueARN    types.String `tfsdk:"dead_letter_queue_arn"`
-	RelayFunctionName     types.String `tfsdk:"relay_function_name"`
-	RelayFunctionARN      types.String `tfsdk:"relay_function_arn"`
-	RelayRoleARN          types.String `tfsdk:"relay_role_arn"`
-	RelayLogGroup         types.String `tfsdk:"relay_log_group"`
-	EventSourceMappingID  types.String `tfsdk:"event_source_mapping_uuid"`
-	ReconcilerFunctionARN types.String `tfsdk:"reconciler_function_arn"`
-	ReconcilerRoleARN     types.String `tfsdk:"reconciler_role_arn"`
-	ReconcilerLogGroup    types.String `tfsdk:"reconciler_log_group"`
-	SchedulerRoleARN      types.String `tfsdk:"scheduler_role_arn"`
-	ScheduleARN           types.String `tfsdk:"schedule_arn"`
-	RelayPackageSHA256    types.String `tfsdk:"relay_package_sha256"`
-	AlarmARNs             types.Map    `tfsdk:"alarm_arns"`
+var pipelineV0 = priorBlock{
+	attrs: merged(
+		typed(priorString, "id", "name", "table_name", "table_arn", "stream_arn", "pending_index_arn", "ttl_attribute_in_use", "target_arn",
+			"dead_letter_queue_url", "dead_letter_queue_arn", "relay_function_name", "relay_function_arn", "relay_role_arn", "relay_log_group",
+			"event_source_mapping_uuid", "reconciler_function_arn", "reconciler_role_arn", "reconciler_log_group", "scheduler_role_arn",
+			"schedule_arn", "relay_package_sha256"),
+		typed(priorBool, "force_destroy"),
+		typed(priorMap, "tags", "tags_all", "alarm_arns"),
+	),
+	blocks: map[string]priorBlock{
+		"table": {attrs: merged(typed(priorBool, "existing", "deletion_protection", "point_in_time_recovery"),
+			typed(priorString, "name", "partition_key", "sort_key", "sort_key_prefix", "ttl_attribute", "kms_key_arn"))},
+		"target": {attrs: typed(priorString, "event_bus", "topic_arn")},
+		"relay": {
+			attrs: merged(typed(priorNumber, "batch_size", "batching_window_seconds", "parallelization_factor", "maximum_retry_attempts",
+				"maximum_record_age_seconds", "memory_size", "timeout", "log_retention_days", "reserved_concurrency"),
+				typed(priorBool, "bisect_on_error"), typed(priorString, "architecture", "tracing_mode", "kms_key_arn")),
+			blocks: map[string]priorBlock{
+				"logging":    {attrs: typed(priorString, "log_format", "application_log_level", "system_log_level")},
+				"vpc_config": {attrs: typed(priorSet, "subnet_ids", "security_group_ids")},
+			},
+		},
+		"published":     {attrs: merged(typed(priorString, "action"), typed(priorNumber, "ttl_days"))},
+		"pending_index": {attrs: merged(typed(priorString, "name"), typed(priorNumber, "shards"), typed(priorBool, "enabled"))},
+		"reconciler": {attrs: merged(typed(priorBool, "enabled"), typed(priorString, "schedule_expression", "schedule_timezone", "schedule_group"),
+			typed(priorNumber, "min_age_seconds", "memory_size", "timeout", "log_retention_days", "flexible_time_window_minutes"))},
+		"dead_letter": {attrs: merged(typed(priorNumber, "message_retention_seconds"), typed(priorString, "kms_master_key_id"))},
+		"alarms": {attrs: merged(typed(priorBool, "enabled"), typed(priorString, "sns_topic_arn", "treat_missing_data"),
+			typed(priorNumber, "relay_errors_threshold", "iterator_age_threshold_seconds", "oldest_pending_age_threshold_seconds", "evaluation_periods"))},
+		"iam": {attrs: typed(priorString, "permissions_boundary", "path")},
+	},
 }
 
-// pipelineModelV1 is a state of version 1: version 0 and the computed
-// writer object.
-type pipelineModelV1 struct {
-	pipelineModelV0
-	Writer types.Object `tfsdk:"writer"`
-}
-
-type tableModelV0 struct {
-	Existing            types.Bool   `tfsdk:"existing"`
-	Name                types.String `tfsdk:"name"`
-	PartitionKey        types.String `tfsdk:"partition_key"`
-	SortKey             types.String `tfsdk:"sort_key"`
-	SortKeyPrefix       types.String `tfsdk:"sort_key_prefix"`
-	TTLAttribute        types.String `tfsdk:"ttl_attribute"`
-	KMSKeyARN           types.String `tfsdk:"kms_key_arn"`
-	DeletionProtection  types.Bool   `tfsdk:"deletion_protection"`
-	PointInTimeRecovery types.Bool   `tfsdk:"point_in_time_recovery"`
-}
-
-type targetModelV0 struct {
-	EventBus types.String `tfsdk:"event_bus"`
-	TopicARN types.String `tfsdk:"topic_arn"`
-}
-
-type relayModelV0 struct {
-	BatchSize               types.Int64            `tfsdk:"batch_size"`
-	BatchingWindowSeconds   types.Int64            `tfsdk:"batching_window_seconds"`
-	ParallelizationFactor   types.Int64            `tfsdk:"parallelization_factor"`
-	MaximumRetryAttempts    types.Int64            `tfsdk:"maximum_retry_attempts"`
-	MaximumRecordAgeSeconds types.Int64            `tfsdk:"maximum_record_age_seconds"`
-	BisectOnError           types.Bool             `tfsdk:"bisect_on_error"`
-	MemorySize              types.Int64            `tfsdk:"memory_size"`
-	Timeout                 types.Int64            `tfsdk:"timeout"`
-	Architecture            types.String           `tfsdk:"architecture"`
-	LogRetentionDays        types.Int64            `tfsdk:"log_retention_days"`
-	ReservedConcurrency     types.Int64            `tfsdk:"reserved_concurrency"`
-	TracingMode             types.String           `tfsdk:"tracing_mode"`
-	KMSKeyARN               types.String           `tfsdk:"kms_key_arn"`
-	Logging                 *relayLoggingModelV0   `tfsdk:"logging"`
-	VPCConfig               *relayVPCConfigModelV0 `tfsdk:"vpc_config"`
-}
-
-type relayLoggingModelV0 struct {
-	LogFormat           types.String `tfsdk:"log_format"`
-	ApplicationLogLevel types.String `tfsdk:"application_log_level"`
-	SystemLogLevel      types.String `tfsdk:"system_log_level"`
-}
-
-type relayVPCConfigModelV0 struct {
-	SubnetIDs        types.Set `tfsdk:"subnet_ids"`
-	SecurityGroupIDs types.Set `tfsdk:"security_group_ids"`
-}
-
-type publishedModelV0 struct {
-	Action  types.String `tfsdk:"action"`
-	TTLDays types.Int64  `tfsdk:"ttl_days"`
-}
-
-type pendingIndexModelV0 struct {
-	Name    types.String `tfsdk:"name"`
-	Shards  types.Int64  `tfsdk:"shards"`
-	Enabled types.Bool   `tfsdk:"enabled"`
-}
-
-type reconcilerModelV0 struct {
-	Enabled                   types.Bool   `tfsdk:"enabled"`
-	ScheduleExpression        types.String `tfsdk:"schedule_expression"`
-	MinAgeSeconds             types.Int64  `tfsdk:"min_age_seconds"`
-	MemorySize                types.Int64  `tfsdk:"memory_size"`
-	Timeout                   types.Int64  `tfsdk:"timeout"`
-	LogRetentionDays          types.Int64  `tfsdk:"log_retention_days"`
-	ScheduleTimezone          types.String `tfsdk:"schedule_timezone"`
-	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes"`
-	ScheduleGroup             types.String `tfsdk:"schedule_group"`
-}
-
-type deadLetterModelV0 struct {
-	MessageRetentionSeconds types.Int64  `tfsdk:"message_retention_seconds"`
-	KMSMasterKeyID          types.String `tfsdk:"kms_master_key_id"`
-}
-
-type alarmsModelV0 struct {
-	Enabled                          types.Bool   `tfsdk:"enabled"`
-	SNSTopicARN                      types.String `tfsdk:"sns_topic_arn"`
-	RelayErrorsThreshold             types.Int64  `tfsdk:"relay_errors_threshold"`
-	IteratorAgeThresholdSeconds      types.Int64  `tfsdk:"iterator_age_threshold_seconds"`
-	OldestPendingAgeThresholdSeconds types.Int64  `tfsdk:"oldest_pending_age_threshold_seconds"`
-	EvaluationPeriods                types.Int64  `tfsdk:"evaluation_periods"`
-	TreatMissingData                 types.String `tfsdk:"treat_missing_data"`
-}
-
-type iamModelV0 struct {
-	PermissionsBoundary types.String `tfsdk:"permissions_boundary"`
-	Path                types.String `tfsdk:"path"`
-}
-
-// writerTypesV1 are the attributes of version 1's writer object.
+// writerTypesV1 are the attributes of version 1's writer object, which
+// version 1 added to version 0.
 var writerTypesV1 = map[string]attr.Type{
 	"table_name": types.StringType, "partition_key": types.StringType, "sort_key": types.StringType,
 	"sort_key_prefix": types.StringType, "pending_index_name": types.StringType,
 	"pending_index_shards": types.Int64Type, "ttl_attribute": types.StringType,
 }
 
-// priorSchema is the schema of the states that model (pipelineModelV0 or
-// pipelineModelV1) reads: each setting optional and computed (a prior
-// schema only decodes), each block a single nested block. It follows
-// from the frozen model, so that the two cannot disagree.
-func priorSchema(ctx context.Context, version int64, model any) *schema.Schema {
-	attrs, blocks := priorAttributes(ctx, reflect.TypeOf(model))
+// priorSchema is the schema of the states of a version: version 0's
+// blocks and attributes, the timeouts block and, from version 1, the
+// writer.
+func priorSchema(ctx context.Context, version int64) *schema.Schema {
+	attrs, blocks := priorAttributes(pipelineV0)
+	if version >= 1 {
+		attrs["writer"] = schema.ObjectAttribute{Computed: true, AttributeTypes: writerTypesV1}
+	}
+	blocks["timeouts"] = timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})
 	return &schema.Schema{Version: version, Attributes: attrs, Blocks: blocks}
 }
 
-// priorAttributes are the attributes and blocks of a frozen model struct.
-func priorAttributes(ctx context.Context, t reflect.Type) (map[string]schema.Attribute, map[string]schema.Block) {
+// priorAttributes are the schema attributes and blocks of a frozen block.
+func priorAttributes(b priorBlock) (map[string]schema.Attribute, map[string]schema.Block) {
 	attrs, blocks := map[string]schema.Attribute{}, map[string]schema.Block{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Anonymous {
-			a, b := priorAttributes(ctx, f.Type)
-			for k, v := range a {
-				attrs[k] = v
-			}
-			for k, v := range b {
-				blocks[k] = v
-			}
-			continue
-		}
-		name := f.Tag.Get("tfsdk")
-		switch f.Type {
-		case reflect.TypeOf(types.String{}):
+	for name, t := range b.attrs {
+		switch t {
+		case priorString:
 			attrs[name] = schema.StringAttribute{Optional: true, Computed: true}
-		case reflect.TypeOf(types.Int64{}):
+		case priorNumber:
 			attrs[name] = schema.Int64Attribute{Optional: true, Computed: true}
-		case reflect.TypeOf(types.Bool{}):
+		case priorBool:
 			attrs[name] = schema.BoolAttribute{Optional: true, Computed: true}
-		case reflect.TypeOf(types.Map{}):
-			attrs[name] = schema.MapAttribute{Optional: true, Computed: true, ElementType: types.StringType}
-		case reflect.TypeOf(types.Set{}):
+		case priorSet:
 			attrs[name] = schema.SetAttribute{Optional: true, Computed: true, ElementType: types.StringType}
-		case reflect.TypeOf(types.Object{}):
-			attrs[name] = schema.ObjectAttribute{Computed: true, AttributeTypes: writerTypesV1}
-		case reflect.TypeOf(timeouts.Value{}):
-			blocks[name] = timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})
-		default: // a pointer to a block's struct
-			a, b := priorAttributes(ctx, f.Type.Elem())
-			blocks[name] = schema.SingleNestedBlock{Attributes: a, Blocks: b}
+		case priorMap:
+			attrs[name] = schema.MapAttribute{Optional: true, Computed: true, ElementType: types.StringType}
 		}
+	}
+	for name, nested := range b.blocks {
+		a, bl := priorAttributes(nested)
+		blocks[name] = schema.SingleNestedBlock{Attributes: a, Blocks: bl}
 	}
 	return attrs, blocks
-}
-
-// copyByName sets the fields of the struct dst to the fields of the struct
-// src that have the same tfsdk name and type, descending into the objects
-// that src has; the others stay as they are (null).
-func copyByName(dst, src reflect.Value) {
-	for i := range src.NumField() {
-		f, v := src.Type().Field(i), src.Field(i)
-		if f.Anonymous {
-			copyByName(dst, v)
-			continue
-		}
-		d, ok := fieldByTfsdk(dst, f.Tag.Get("tfsdk"))
-		switch {
-		case !ok:
-		case v.Type() == d.Type():
-			d.Set(v)
-		case v.Kind() == reflect.Pointer && d.Kind() == reflect.Pointer && !v.IsNil():
-			d.Set(reflect.New(d.Type().Elem()))
-			copyByName(d.Elem(), v.Elem())
-		}
-	}
-}
-
-// fieldByTfsdk is the field of the struct v whose tfsdk name is name.
-func fieldByTfsdk(v reflect.Value, name string) (reflect.Value, bool) {
-	for i := range v.NumField() {
-		if v.Type().Field(i).Tag.Get("tfsdk") == name {
-			return v.Field(i), true
-		}
-	}
-	return reflect.Value{}, false
 }

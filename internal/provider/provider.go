@@ -1,5 +1,5 @@
 // Package provider is the Terraform framework glue of the outbox provider:
-// schemas, models and their mapping to the pipeline package, which does the
+// schemas, models and their mapping to packages provision and subscription, which do the
 // AWS work.
 package provider
 

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -72,14 +73,26 @@ func (b *resourceBase) failed(diags *diag.Diagnostics, operation, name, detail s
 	diags.AddError(fmt.Sprintf("%s %s (%s)", operation, b.what, name), detail)
 }
 
-// importName is the name that an import id gives; false, with an error
-// that shows the command, when the id is empty.
-func (b *resourceBase) importName(id, example string, diags *diag.Diagnostics) (string, bool) {
+// lookUp runs lookup, on import, for the name that the import id gives
+// (example shows one). It reports an empty id with the command, a lookup
+// that returns notFound with absent's detail, and another error; false
+// after one.
+func (b *resourceBase) lookUp(id, example string, diags *diag.Diagnostics, notFound error, absent func(name string) string, lookup func(name string) error) bool {
 	name := strings.TrimSpace(id)
 	if name == "" {
 		diags.AddError("Importing "+b.what, fmt.Sprintf("The import id is the %s's name, as in `terraform import outbox%s.%s %s`.", strings.TrimPrefix(b.what, "outbox "), b.suffix, example, example))
+		return false
 	}
-	return name, name != ""
+	if !b.begin(diags) {
+		return false
+	}
+	switch err := lookup(name); {
+	case errors.Is(err, notFound):
+		b.failed(diags, "Importing", name, absent(name))
+	case err != nil:
+		b.failed(diags, "Importing", name, err.Error())
+	}
+	return !diags.HasError()
 }
 
 // plannedTags merges the provider's default tags with tags into tagsAll:

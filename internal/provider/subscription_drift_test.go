@@ -17,7 +17,18 @@ import (
 func TestSubscriptionDriftTags(t *testing.T) {
 	t.Parallel()
 	shown := map[string]bool{}
-	for f := range reflect.TypeFor[SubscriptionResourceModel]().Fields() {
+	var fields []reflect.StructField
+	var collect func(reflect.Type)
+	collect = func(t reflect.Type) {
+		for f := range t.Fields() {
+			if f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct {
+				collect(f.Type.Elem())
+			}
+			fields = append(fields, f)
+		}
+	}
+	collect(reflect.TypeFor[SubscriptionResourceModel]())
+	for _, f := range fields {
 		for c := range strings.SplitSeq(f.Tag.Get("drift"), ",") {
 			if c == "" {
 				continue

@@ -15,20 +15,22 @@ import (
 
 // SubscriptionResourceModel is the outbox_subscription resource. Objects
 // are pointers: nil (in a configuration that omits one) means the defaults
-// of every setting in it; plans and states hold them whole.
+// of every setting in it; plans and states hold them whole. The spec tag
+// of a setting names the field of subscription.Spec it sets (settings.go).
 type SubscriptionResourceModel struct {
 	ID           types.String `tfsdk:"id"`
-	Name         types.String `tfsdk:"name"`
-	EventBus     types.String `tfsdk:"event_bus"`
-	Sources      types.Set    `tfsdk:"sources"`
-	DetailTypes  types.Set    `tfsdk:"detail_types"`
-	EventPattern types.String `tfsdk:"event_pattern"`
-	TopicARN     types.String `tfsdk:"topic_arn"`
+	Name         types.String `tfsdk:"name" spec:"Name"`
+	EventBus     types.String `tfsdk:"event_bus" spec:"EventBus"`
+	Sources      types.Set    `tfsdk:"sources" spec:"Sources"`
+	DetailTypes  types.Set    `tfsdk:"detail_types" spec:"DetailTypes"`
+	EventPattern types.String `tfsdk:"event_pattern" spec:"EventPattern"`
+	TopicARN     types.String `tfsdk:"topic_arn" spec:"TopicARN"`
 
 	Queue      *SubscriptionQueueModel      `tfsdk:"queue"`
 	DeadLetter *SubscriptionDeadLetterModel `tfsdk:"dead_letter"`
+	Inbox      *SubscriptionInboxModel      `tfsdk:"inbox"`
 
-	Tags     types.Map      `tfsdk:"tags"`
+	Tags     types.Map      `tfsdk:"tags" spec:"Tags"`
 	TagsAll  types.Map      `tfsdk:"tags_all"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 
@@ -67,15 +69,15 @@ func (m *SubscriptionResourceModel) planRepairs(d awsops.Drift) {
 
 // SubscriptionQueueModel is the queue object of outbox_subscription.
 type SubscriptionQueueModel struct {
-	VisibilityTimeoutSeconds types.Int64  `tfsdk:"visibility_timeout_seconds"`
-	MessageRetentionSeconds  types.Int64  `tfsdk:"message_retention_seconds"`
-	ReceiveWaitTimeSeconds   types.Int64  `tfsdk:"receive_wait_time_seconds"`
-	MaxReceiveCount          types.Int64  `tfsdk:"max_receive_count"`
-	KMSMasterKeyID           types.String `tfsdk:"kms_master_key_id"`
+	VisibilityTimeoutSeconds types.Int64  `tfsdk:"visibility_timeout_seconds" spec:"Queue.VisibilityTimeoutSeconds"`
+	MessageRetentionSeconds  types.Int64  `tfsdk:"message_retention_seconds" spec:"Queue.MessageRetentionSeconds"`
+	ReceiveWaitTimeSeconds   types.Int64  `tfsdk:"receive_wait_time_seconds" spec:"Queue.ReceiveWaitTimeSeconds"`
+	MaxReceiveCount          types.Int64  `tfsdk:"max_receive_count" spec:"Queue.MaxReceiveCount"`
+	KMSMasterKeyID           types.String `tfsdk:"kms_master_key_id" spec:"Queue.KMSMasterKeyID"`
 }
 
 // SubscriptionDeadLetterModel is the dead_letter object of
 // outbox_subscription.
 type SubscriptionDeadLetterModel struct {
-	MessageRetentionSeconds types.Int64 `tfsdk:"message_retention_seconds"`
+	MessageRetentionSeconds types.Int64 `tfsdk:"message_retention_seconds" spec:"DeadLetter.MessageRetentionSeconds"`
 }

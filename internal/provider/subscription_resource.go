@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"tags": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Tags of the rule and both queues. Merged with the provider's `default_tags`; these win on conflicts.",
+				MarkdownDescription: "Tags of the rule, both queues and the inbox table. Merged with the provider's `default_tags`; these win on conflicts.",
 			},
 			"tags_all": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
@@ -118,22 +119,27 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"dead_letter_queue_arn": computedStringAttr("ARN of the dead-letter queue."),
 			"queue":                 subscriptionQueueAttribute(),
 			"dead_letter":           subscriptionDeadLetterAttribute(),
+			"inbox":                 subscriptionInboxAttribute(),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
+	declareSettings(resp.Schema.Attributes, settingsDeclaration{
+		model: reflect.TypeFor[SubscriptionResourceModel](), defaults: subscription.Spec{}.WithDefaults(), summary: subscriptionInvalid,
+	})
 }
+
+// subscriptionInvalid is the summary of an invalid subscription setting.
+const subscriptionInvalid = "Invalid outbox subscription configuration"
 
 // subscriptionQueueAttribute is the queue object of outbox_subscription.
 func subscriptionQueueAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("The consumer's queue.", map[string]schema.Attribute{
-		"visibility_timeout_seconds": optIntAttr("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message.",
-			subscription.DefaultVisibilityTimeoutSeconds),
-		"message_retention_seconds": optIntAttr("How long the queue keeps a message, 60 to 1209600 seconds (14 days).", subscription.DefaultMessageRetentionSeconds),
-		"receive_wait_time_seconds": optIntAttr("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds.", 0),
-		"max_receive_count": optIntAttr("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000.",
-			subscription.DefaultMaxReceiveCount),
+		"visibility_timeout_seconds": intSetting("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message."),
+		"message_retention_seconds":  intSetting("How long the queue keeps a message, 60 to 1209600 seconds (14 days)."),
+		"receive_wait_time_seconds":  intSetting("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds."),
+		"max_receive_count":          intSetting("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000."),
 		"kms_master_key_id": schema.StringAttribute{
 			Optional: true,
 			MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
@@ -146,8 +152,8 @@ func subscriptionQueueAttribute() schema.SingleNestedAttribute {
 // outbox_subscription.
 func subscriptionDeadLetterAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.", map[string]schema.Attribute{
-		"message_retention_seconds": optIntAttr("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, "+
-			"since a dead letter keeps the time it was first enqueued.", subscription.DefaultDeadLetterRetentionSeconds),
+		"message_retention_seconds": intSetting("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, " +
+			"since a dead letter keeps the time it was first enqueued."),
 	})
 }
 
@@ -201,7 +207,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if diags := m.validateUnset(); diags.HasError() {
+	if diags := append(m.validateUnset(), m.validateInboxUnset()...); diags.HasError() {
 		resp.Diagnostics.Append(diags...)
 		return
 	}
@@ -218,11 +224,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 	if !m.Tags.IsUnknown() && !m.Tags.IsNull() {
 		resp.Diagnostics.Append(m.Tags.ElementsAs(ctx, &tags, true)...)
 	}
-	s, diags := m.spec(ctx, tags)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	s := m.spec(tags)
 	// Placeholders for what is not known yet.
 	if m.Name.IsUnknown() {
 		s.Name = "unknown-until-apply"
@@ -236,6 +238,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 	if q := m.Queue; q != nil && q.VisibilityTimeoutSeconds.IsUnknown() {
 		s.Queue.VisibilityTimeoutSeconds = nil
 	}
+	m.Inbox.placeholders(s.Inbox)
 	err := s.Validate()
 	if err == nil {
 		return
@@ -245,7 +248,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 		resp.Diagnostics.AddError("Invalid outbox subscription configuration", err.Error())
 		return
 	}
-	p, ok := subscriptionFieldPaths[ve.Field]
+	p, ok := subscriptionFieldPaths()[ve.Field]
 	if !ok {
 		p = path.Root("name")
 	}
@@ -253,8 +256,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 		// The default is at fault only because the queue keeps messages longer.
 		p = path.Root("queue").AtName("message_retention_seconds")
 	}
-	resp.Diagnostics.AddAttributeError(p, "Invalid outbox subscription configuration",
-		fmt.Sprintf("%s %s: %s.", dotted(p), ve.Problem, ve.Fix))
+	resp.Diagnostics.Append(fieldDiagnostic(subscriptionInvalid, p, ve.Problem, ve.Fix))
 }
 
 // validateUnset reports explicit zeros and empty strings that the
@@ -311,6 +313,7 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 	drift, diags := loadDrift(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	plan.planRepairs(drift)
+	plan.planInbox()
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan, unknownObjects)...)
 }
 
@@ -318,9 +321,7 @@ func (r *SubscriptionResource) ModifyPlan(ctx context.Context, req resource.Modi
 // recorded in tags_all.
 func (r *SubscriptionResource) applySpec(ctx context.Context, m *SubscriptionResourceModel, diags *diag.Diagnostics) subscription.Spec {
 	tags, _ := r.plannedTags(ctx, m.Tags, &m.TagsAll, diags)
-	s, d := m.spec(ctx, tags)
-	diags.Append(d...)
-	return s
+	return m.spec(tags)
 }
 
 // recordSubscription sets the model's computed attributes from st and
@@ -365,10 +366,7 @@ func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	if !r.begin(&resp.Diagnostics, req.State.Get(ctx, &state)) {
 		return
 	}
-	s, diags := state.spec(ctx, stateTags(ctx, state.TagsAll, &resp.Diagnostics))
-	if !r.begin(&resp.Diagnostics, diags) {
-		return
-	}
+	s := state.spec(stateTags(ctx, state.TagsAll, &resp.Diagnostics))
 	observed, drift, err := r.clients().Read(ctx, s, state.subscriptionState())
 	if errors.Is(err, subscription.ErrNotFound) {
 		resp.State.RemoveResource(ctx)
@@ -378,6 +376,7 @@ func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadReques
 		r.failed(&resp.Diagnostics, "Reading", state.Name.ValueString(), err.Error())
 		return
 	}
+	state.showInbox(observed.Inbox)
 	recordSubscription(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
@@ -417,18 +416,15 @@ func (r *SubscriptionResource) Delete(ctx context.Context, req resource.DeleteRe
 // ImportState imports a subscription by name:
 // `terraform import outbox_subscription.x NAME`.
 func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	name, ok := r.importName(req.ID, "billing", &resp.Diagnostics)
-	if !ok || !r.begin(&resp.Diagnostics) {
-		return
+	var s subscription.Spec
+	var st subscription.State
+	absent := func(name string) string {
+		return fmt.Sprintf("No outbox subscription named %q exists in this account and region: neither its queue nor its rule on the default bus was found.", name)
 	}
-	s, st, err := r.clients().Lookup(ctx, name)
-	if errors.Is(err, subscription.ErrNotFound) {
-		r.failed(&resp.Diagnostics, "Importing", name,
-			fmt.Sprintf("No outbox subscription named %q exists in this account and region: neither its queue nor its rule on the default bus was found.", name))
-		return
-	}
-	if err != nil {
-		r.failed(&resp.Diagnostics, "Importing", name, err.Error())
+	if !r.lookUp(req.ID, "billing", &resp.Diagnostics, subscription.ErrNotFound, absent, func(name string) (err error) {
+		s, st, err = r.clients().Lookup(ctx, name)
+		return err
+	}) {
 		return
 	}
 	m := subscriptionModelFromSpec(s, st, r.defaultTags())

@@ -25,7 +25,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -219,67 +218,63 @@ func TestAccSubscription_pipeline(t *testing.T) {
 	config1 := e.subscriptionsConfig(name, placedBody, cancelledBody)
 	config2 := e.subscriptionsConfig(name, placedBody, cancelledPatternBody)
 	ruleKept := statecheck.CompareValue(compare.ValuesSame())
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSubscriptionsDestroyed(before, e.CheckDestroy(name, before), name+"-placed", name+"-cancelled"),
-		Steps: []resource.TestStep{
-			{
-				Config:            config1,
-				ConfigStateChecks: append(placedNames(name+"-placed"), ruleKept.AddStateValue(accCancelled, tfjsonpath.New("rule_arn"))),
-				Check: resource.ComposeTestCheckFunc(
-					func(st *terraform.State) error { return e.checkSubscriptionQueues(st, accPlaced, 30, 5) },
-					e.deliverTo(table, orders, 1, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
-				),
-			},
-			{
-				// The pattern and the queue change in place.
-				Config: config2,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accCancelled, plancheck.ResourceActionUpdate),
-					plancheck.ExpectResourceAction(accPlaced, plancheck.ResourceActionNoop),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{ruleKept.AddStateValue(accCancelled, tfjsonpath.New("rule_arn"))},
-				Check: resource.ComposeTestCheckFunc(
-					func(st *terraform.State) error { return e.checkSubscriptionQueues(st, accCancelled, 60, 3) },
-					e.deliverTo(table, orders, 10, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled", "OrderRefunded"}}),
-				),
-			},
-			{
-				// The rule deleted out of band: the plan repairs it.
-				PreConfig: func() { deleteRule(t, e, name+"-placed") },
-				Config:    config2,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectNonEmptyPlan(),
-					plancheck.ExpectResourceAction(accPlaced, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(accPlaced, tfjsonpath.New("rule_arn")),
-				}},
-				Check: e.deliverTo(table, orders, 20, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
-			},
-			{Config: config2, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-			{
-				Config:            config2,
-				ResourceName:      accCancelled,
-				ImportState:       true,
-				ImportStateId:     name + "-cancelled",
-				ImportStateVerify: true,
-				// Imported as the bus's name; the configuration gives its ARN,
-				// the same bus (the plan below is empty).
-				ImportStateVerifyIgnore: []string{"event_bus"},
-			},
-			{
-				Config:          config2,
-				ResourceName:    accCancelled,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   name + "-cancelled",
-			},
-			{
-				Config:          config2,
-				ResourceName:    accPlaced,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   name + "-placed",
-			},
+	e.run(t, e.checkSubscriptionsDestroyed(before, e.CheckDestroy(name, before), name+"-placed", name+"-cancelled"), []resource.TestStep{
+		{
+			Config:            config1,
+			ConfigStateChecks: append(placedNames(name+"-placed"), ruleKept.AddStateValue(accCancelled, attrPath("rule_arn"))),
+			Check: resource.ComposeTestCheckFunc(
+				func(st *terraform.State) error { return e.checkSubscriptionQueues(st, accPlaced, 30, 5) },
+				e.deliverTo(table, orders, 1, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
+			),
+		},
+		{
+			// The pattern and the queue change in place.
+			Config: config2,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accCancelled, plancheck.ResourceActionUpdate),
+				plancheck.ExpectResourceAction(accPlaced, plancheck.ResourceActionNoop),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{ruleKept.AddStateValue(accCancelled, attrPath("rule_arn"))},
+			Check: resource.ComposeTestCheckFunc(
+				func(st *terraform.State) error { return e.checkSubscriptionQueues(st, accCancelled, 60, 3) },
+				e.deliverTo(table, orders, 10, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled", "OrderRefunded"}}),
+			),
+		},
+		{
+			// The rule deleted out of band: the plan repairs it.
+			PreConfig: func() { deleteRule(t, e, name+"-placed") },
+			Config:    config2,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectNonEmptyPlan(),
+				plancheck.ExpectResourceAction(accPlaced, plancheck.ResourceActionUpdate),
+				plancheck.ExpectUnknownValue(accPlaced, attrPath("rule_arn")),
+			}},
+			Check: e.deliverTo(table, orders, 20, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
+		},
+		{Config: config2, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		{
+			Config:            config2,
+			ResourceName:      accCancelled,
+			ImportState:       true,
+			ImportStateId:     name + "-cancelled",
+			ImportStateVerify: true,
+			// Imported as the bus's name; the configuration gives its ARN,
+			// the same bus (the plan below is empty).
+			ImportStateVerifyIgnore: []string{"event_bus"},
+		},
+		{
+			Config:          config2,
+			ResourceName:    accCancelled,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   name + "-cancelled",
+		},
+		{
+			Config:          config2,
+			ResourceName:    accPlaced,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   name + "-placed",
 		},
 	})
 }
@@ -288,11 +283,11 @@ func TestAccSubscription_pipeline(t *testing.T) {
 // of the subscription called name.
 func placedNames(name string) []statecheck.StateCheck {
 	return []statecheck.StateCheck{
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("id"), knownvalue.StringExact(name)),
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("queue_url"), knownvalue.StringRegexp(regexp.MustCompile(`/`+name+`$`))),
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("dead_letter_queue_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:`+name+`-dlq$`))),
-		statecheck.ExpectKnownValue(accPlaced, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("billing")})),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("id"), knownvalue.StringExact(name)),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("queue_url"), knownvalue.StringRegexp(regexp.MustCompile(`/`+name+`$`))),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("dead_letter_queue_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:`+name+`-dlq$`))),
+		statecheck.ExpectKnownValue(accPlaced, attrPath("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{"team": knownvalue.StringExact("billing")})),
 	}
 }
 
@@ -380,44 +375,40 @@ resource "outbox_subscription" "test" {
   "detail": { "data": { "total": [ { "numeric": [">", 100] } ] } },
   "source": [ "com.example.orders" ]
 }`
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSubscriptionsDestroyed(before, nil, name),
-		Steps: []resource.TestStep{
-			{
-				Config: config(pattern),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("event_bus"), knownvalue.StringExact("default")),
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{
-						"env": knownvalue.StringExact("test"), "team": knownvalue.StringExact("audit"),
-					})),
-				},
+	e.run(t, e.checkSubscriptionsDestroyed(before, nil, name), []resource.TestStep{
+		{
+			Config: config(pattern),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accSub, attrPath("event_bus"), knownvalue.StringExact("default")),
+				statecheck.ExpectKnownValue(accSub, attrPath("rule_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:rule/`+name+`$`))),
+				statecheck.ExpectKnownValue(accSub, attrPath("tags_all"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"env": knownvalue.StringExact("test"), "team": knownvalue.StringExact("audit"),
+				})),
 			},
-			emptyPlanStep(config(reformatted)),
-			{
-				Config:            config(pattern),
-				ResourceName:      accSub,
-				ImportState:       true,
-				ImportStateId:     name,
-				ImportStateVerify: true,
-			},
-			{
-				Config:          config(reformatted),
-				ResourceName:    accSub,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   name,
-			},
-			{
-				// Deleted out of band entirely: removed from the state and
-				// created again (under new queue names' 60-second rule).
-				PreConfig: func() { deleteSubscription(t, e, name) },
-				Config:    config(pattern),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accSub, plancheck.ResourceActionCreate),
-				}},
-			},
+		},
+		emptyPlanStep(config(reformatted)),
+		{
+			Config:            config(pattern),
+			ResourceName:      accSub,
+			ImportState:       true,
+			ImportStateId:     name,
+			ImportStateVerify: true,
+		},
+		{
+			Config:          config(reformatted),
+			ResourceName:    accSub,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   name,
+		},
+		{
+			// Deleted out of band entirely: removed from the state and
+			// created again (under new queue names' 60-second rule).
+			PreConfig: func() { deleteSubscription(t, e, name) },
+			Config:    config(pattern),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accSub, plancheck.ResourceActionCreate),
+			}},
 		},
 	})
 }
@@ -477,8 +468,5 @@ resource "outbox_subscription" "test" {
 			ExpectError: words(c.want),
 		})
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		Steps:                    steps,
-	})
+	e.run(t, nil, steps)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 )
@@ -38,40 +37,36 @@ resource "outbox_subscription" "test" {
 }
 `, sub)
 	var subscriptionARN string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: e.factories(),
-		CheckDestroy:             e.checkSubscriptionsDestroyed(before, e.CheckDestroy(f.name, before)),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("rule_arn"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("subscription_arn"), knownvalue.NotNull()),
-				},
-				Check: func(st *terraform.State) error {
-					subscriptionARN = st.RootModule().Resources[accSub].Primary.Attributes["subscription_arn"]
-					return e.checkFIFOSubscription(st, f)
-				},
+	e.run(t, e.checkSubscriptionsDestroyed(before, e.CheckDestroy(f.name, before)), []resource.TestStep{
+		{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accSub, attrPath("rule_arn"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(accSub, attrPath("subscription_arn"), knownvalue.NotNull()),
 			},
-			{
-				PreConfig: func() {
-					e.outOfBand(t, "unsubscribing the queue", sdkCall(e.Ctx, sns.NewFromConfig(e.Cfg).Unsubscribe, &sns.UnsubscribeInput{SubscriptionArn: aws.String(subscriptionARN)}),
-						"the subscription gone", func() error { return nil })
-				},
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(accSub, plancheck.ResourceActionUpdate),
-				}},
-				Check: func(st *terraform.State) error { return e.checkFIFOSubscription(st, f) },
+			Check: func(st *terraform.State) error {
+				subscriptionARN = st.RootModule().Resources[accSub].Primary.Attributes["subscription_arn"]
+				return e.checkFIFOSubscription(st, f)
 			},
-			emptyPlanStep(config),
-			{
-				Config:            config,
-				ResourceName:      accSub,
-				ImportState:       true,
-				ImportStateId:     sub,
-				ImportStateVerify: true,
+		},
+		{
+			PreConfig: func() {
+				e.outOfBand(t, "unsubscribing the queue", sdkCall(e.Ctx, sns.NewFromConfig(e.Cfg).Unsubscribe, &sns.UnsubscribeInput{SubscriptionArn: aws.String(subscriptionARN)}),
+					"the subscription gone", func() error { return nil })
 			},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accSub, plancheck.ResourceActionUpdate),
+			}},
+			Check: func(st *terraform.State) error { return e.checkFIFOSubscription(st, f) },
+		},
+		emptyPlanStep(config),
+		{
+			Config:            config,
+			ResourceName:      accSub,
+			ImportState:       true,
+			ImportStateId:     sub,
+			ImportStateVerify: true,
 		},
 	})
 }

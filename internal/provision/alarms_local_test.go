@@ -10,9 +10,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
 )
 
-func describeAll(t *testing.T, ctx context.Context, c *Pipeline, prefix string) map[string]types.MetricAlarm {
+func describeAll(t *testing.T, ctx context.Context, c *Provisioner, prefix string) map[string]types.MetricAlarm {
 	t.Helper()
 	out, err := c.CloudWatch.DescribeAlarms(ctx, &cloudwatch.DescribeAlarmsInput{AlarmNamePrefix: aws.String(prefix)})
 	if err != nil {
@@ -25,7 +27,7 @@ func describeAll(t *testing.T, ctx context.Context, c *Pipeline, prefix string) 
 	return got
 }
 
-func alarmTags(t *testing.T, ctx context.Context, c *Pipeline, arn string) map[string]string {
+func alarmTags(t *testing.T, ctx context.Context, c *Provisioner, arn string) map[string]string {
 	t.Helper()
 	out, err := c.CloudWatch.ListTagsForResource(ctx, &cloudwatch.ListTagsForResourceInput{ResourceARN: aws.String(arn)})
 	if err != nil {
@@ -48,19 +50,19 @@ func hasChange(d Drift, component, field string) bool {
 func TestLocalAlarms(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, append(coreServices, "scheduler", "cloudwatch")...)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 	n := NamesFor("alarmed")
 
 	spec := Spec{Name: "alarmed", Tags: map[string]string{"team": "orders"},
 		Alarms: AlarmsSpec{Enabled: true, SNSTopicARN: "arn:aws:sns:us-east-1:000000000000:alerts"}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	arns := checkCreatedAlarms(t, ctx, c, spec, st)
 	updated, st2 := checkAlarmsInPlace(t, ctx, c, spec, st, arns)
 	// An alarm deleted out of band is reported missing and recreated.
 	if _, err := c.CloudWatch.DeleteAlarms(ctx, &cloudwatch.DeleteAlarmsInput{AlarmNames: []string{n.AlarmIteratorAge}}); err != nil {
 		t.Fatal(err)
 	}
-	observed, drift := mustRead(t, ctx, c, updated, st2)
+	observed, drift := must.Read(t, ctx, c, updated, st2)
 	if !slices.Equal(drift.Missing, []string{AlarmComponent(AlarmIteratorAge)}) || observed.Alarms.IteratorAge != "" {
 		t.Fatalf("Read after deleting an alarm: %s, state %+v", drift, observed.Alarms)
 	}
@@ -71,7 +73,7 @@ func TestLocalAlarms(t *testing.T) {
 	if st3.Alarms != st2.Alarms {
 		t.Errorf("repair recorded %+v, want %+v", st3.Alarms, st2.Alarms)
 	}
-	if _, drift := mustRead(t, ctx, c, updated, st3); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, updated, st3); !drift.None() {
 		t.Fatalf("Read after the repair reports drift: %s", drift)
 	}
 
@@ -83,7 +85,7 @@ func TestLocalAlarms(t *testing.T) {
 	if found.Alarms != updated.Alarms.withDefaults() || foundState.Alarms != st3.Alarms {
 		t.Errorf("Lookup found %+v, %+v; want %+v, %+v", found.Alarms, foundState.Alarms, updated.Alarms.withDefaults(), st3.Alarms)
 	}
-	if _, drift := mustRead(t, ctx, c, found, foundState); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, found, foundState); !drift.None() {
 		t.Errorf("the imported spec drifts: %s", drift)
 	}
 
@@ -98,13 +100,13 @@ func TestLocalAlarms(t *testing.T) {
 	if len(st6.Alarms.Map()) != 5 {
 		t.Errorf("re-enabled alarms: %v", st6.Alarms.Map())
 	}
-	mustDelete(t, ctx, c, st6, "Delete")
-	checkInventory(t, ctx, stack, before, "Delete")
+	must.Delete(t, ctx, c, st6, "Delete")
+	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 }
 
 // checkCreatedAlarms checks the alarms that Create made for spec and
 // returns their ARNs.
-func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Pipeline, spec Spec, st State) map[string]string {
+func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Provisioner, spec Spec, st State) map[string]string {
 	t.Helper()
 	n := NamesFor(spec.Name)
 	arns := st.Alarms.Map()
@@ -147,7 +149,7 @@ func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Pipeline, spec Spe
 	if f := got["alarmed-reconciler-events-failed"]; aws.ToString(f.MetricName) != "EventsFailed" || aws.ToString(f.Dimensions[0].Value) != n.ReconcilerFunction {
 		t.Errorf("reconciler_events_failed alarm = %+v", f)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Create reports drift: %s", drift)
 	}
 	return arns
@@ -155,7 +157,7 @@ func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Pipeline, spec Spe
 
 // checkAlarmsInPlace updates thresholds, periods and tags in place: the
 // ARNs stay.
-func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Pipeline, spec Spec, st State, arns map[string]string) (Spec, State) {
+func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Provisioner, spec Spec, st State, arns map[string]string) (Spec, State) {
 	t.Helper()
 	n := NamesFor(spec.Name)
 	updated := spec
@@ -180,10 +182,10 @@ func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Pipeline, spec Spe
 	if tags := alarmTags(t, ctx, c, arns[AlarmRelayErrors]); tags["team"] != "payments" {
 		t.Errorf("tags after Update: %v", tags)
 	}
-	if _, drift := mustRead(t, ctx, c, updated, st2); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, updated, st2); !drift.None() {
 		t.Fatalf("Read after Update reports drift: %s", drift)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st2); !hasChange(drift, AlarmComponent(AlarmRelayErrors), "threshold") ||
+	if _, drift := must.Read(t, ctx, c, spec, st2); !hasChange(drift, AlarmComponent(AlarmRelayErrors), "threshold") ||
 		!hasChange(drift, AlarmComponent(AlarmIteratorAge), "evaluation_periods") {
 		t.Errorf("Read against the old spec: %s; want the thresholds and periods", drift)
 	}
@@ -192,7 +194,7 @@ func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Pipeline, spec Spe
 
 // checkAlarmsDisabled disables the reconciler, whose alarm goes, then the
 // alarms block, and all go.
-func checkAlarmsDisabled(t *testing.T, ctx context.Context, c *Pipeline, updated Spec, st3 State) (Spec, State) {
+func checkAlarmsDisabled(t *testing.T, ctx context.Context, c *Provisioner, updated Spec, st3 State) (Spec, State) {
 	t.Helper()
 	n := NamesFor(updated.Name)
 	updated.Reconciler.Disabled = true
@@ -206,10 +208,10 @@ func checkAlarmsDisabled(t *testing.T, ctx context.Context, c *Pipeline, updated
 	if _, ok := describeAll(t, ctx, c, "alarmed-")[n.AlarmOldestPendingAge]; ok {
 		t.Error("the oldest_pending_age alarm outlived the reconciler")
 	}
-	if _, drift := mustRead(t, ctx, c, updated, st4); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, updated, st4); !drift.None() {
 		t.Fatalf("Read without the reconciler reports drift: %s", drift)
 	}
-	if _, drift := mustRead(t, ctx, c, Spec{Name: "alarmed", Tags: updated.Tags, Reconciler: updated.Reconciler}, st4); !hasChange(drift, AlarmComponent(AlarmDLQNotEmpty), "disabled") {
+	if _, drift := must.Read(t, ctx, c, Spec{Name: "alarmed", Tags: updated.Tags, Reconciler: updated.Reconciler}, st4); !hasChange(drift, AlarmComponent(AlarmDLQNotEmpty), "disabled") {
 		t.Errorf("Read of alarms that the spec no longer has: %s", drift)
 	}
 	updated.Alarms = AlarmsSpec{}

@@ -86,7 +86,7 @@ func TestAlarmsValidation(t *testing.T) {
 		{"periods", Spec{Alarms: on(AlarmsSpec{EvaluationPeriods: 1441})}, "Alarms.EvaluationPeriods", "is 1441: use 1 to 1440"},
 		{"missing data", Spec{Alarms: on(AlarmsSpec{TreatMissingData: "ok"})}, "Alarms.TreatMissingData", `is "ok": use "breaching"`},
 		{"oldest negative", Spec{Reconciler: ReconcilerSpec{Disabled: true}, Alarms: on(AlarmsSpec{OldestPendingAgeThresholdSeconds: -1})},
-			"Alarms.OldestPendingAgeThresholdSeconds", "is -1: use 1 second or more"},
+			"Alarms.OldestPendingAgeThresholdSeconds", "is -1: use 1 or more seconds"},
 		{"oldest below min age", Spec{Reconciler: ReconcilerSpec{MinAge: 20 * time.Minute}, Alarms: on(AlarmsSpec{})},
 			"Alarms.OldestPendingAgeThresholdSeconds", "is 900: use more than the reconciler's min age (1200 seconds)"},
 		{"periods of a daily reconciler", Spec{Reconciler: ReconcilerSpec{ScheduleExpression: "rate(12 hours)"}, Alarms: on(AlarmsSpec{EvaluationPeriods: 3})},

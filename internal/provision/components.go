@@ -1,40 +1,20 @@
 package provision
 
 import (
-	"context"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/component"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
 
-// component is one part of a pipeline. Apply ensures the components in the
-// order of the components table, Delete removes them in the reverse order,
-// and Read and Lookup go through them in the same order, so that a step
-// finds in the State what the steps before it recorded. A nil step does
-// nothing.
-type component struct {
-	// name is the component in a Drift; "" for a step that records settings
-	// rather than a resource.
-	name string
-	// reconciler is true for the components that exist only while the
-	// reconciler is enabled: Apply removes them when it is disabled.
-	reconciler bool
-	// required is true when Read reports the component missing while the
-	// State does not record it (a create that stopped before it).
-	required bool
-	// recorded reports whether the State records the component.
-	recorded func(State) bool
-
-	// The steps take the Pipeline first, so that methods such as
-	// (*Pipeline).readQueue serve as steps.
-	ensure func(*Pipeline, context.Context, *pass) error
-	read   func(*Pipeline, context.Context, *pass) error
-	remove func(*Pipeline, context.Context, *State) error
-	lookup func(*Pipeline, context.Context, *pass) error
-}
+// componentDef is one part of a pipeline (see package component): Apply
+// ensures the components in the order of the components table, Delete
+// removes them in the reverse order, and Read and Lookup go through them in
+// the same order. The components of the reconciler are wanted only while
+// it is enabled: Apply removes them when it is disabled.
+type componentDef = component.Component[*Provisioner, *pass, State]
 
 // pass is what the steps of one Apply, Read or Lookup share.
 type pass struct {
@@ -54,9 +34,19 @@ type pass struct {
 	rc config.Config
 }
 
-// wants reports whether the Spec asks for the component.
-func (p *pass) wants(k component) bool {
-	return !k.reconciler || !p.s.Reconciler.Disabled
+func (p *pass) State() *State            { return p.st }
+func (p *pass) Missing(component string) { p.d.AddMissing(component) }
+
+// reconcilerEnabled is Wanted for the components of the reconciler.
+func reconcilerEnabled(p *pass) bool { return !p.s.Reconciler.Disabled }
+
+// reconcilerOnly is reconcilerEnabled for a component of the reconciler,
+// nil (always wanted) for another.
+func reconcilerOnly(reconciler bool) func(*pass) bool {
+	if reconciler {
+		return reconcilerEnabled
+	}
+	return nil
 }
 
 // names are the names of the pipeline's components.
@@ -67,7 +57,7 @@ func (p *pass) names() Names { return NamesFor(p.s.Name) }
 // groups, the mapping the relay function and the queue, the schedule the
 // reconciler function), and the alarms, which watch the reconciler, go
 // last.
-var components = []component{
+var components = []componentDef{
 	tableComponent,
 	layoutComponent,
 	targetComponent,
@@ -110,177 +100,26 @@ var components = []component{
 	alarmsComponent,
 }
 
-func relaySpec(s *Spec) *FunctionSpec      { return &s.Relay }
-func reconcilerSpec(s *Spec) *FunctionSpec { return &s.Reconciler.Function }
-
-func relayLogGroupField(st *State) *string { return &st.RelayLogGroup }
-
-// relayFunctionTags are the relay function's tags: on an adopted table,
-// they record what the pipeline added to it.
-func relayFunctionTags(s Spec, st State) map[string]string {
-	tags := s.tags()
-	if added := st.Added.tag(); added != "" {
-		tags[TagAdded] = added
-	}
-	return tags
-}
-
-func (n Names) relayLogGroup() string      { return n.RelayLogGroup }
-func (n Names) relayRole() string          { return n.RelayRole }
-func (n Names) relayFunction() string      { return n.RelayFunction }
-func (n Names) reconcilerLogGroup() string { return n.ReconcilerLogGroup }
-func (n Names) reconcilerRole() string     { return n.ReconcilerRole }
-func (n Names) reconcilerFunction() string { return n.ReconcilerFunction }
-func (n Names) schedulerRole() string      { return n.SchedulerRole }
-
 // described is how errors name a component: "relay log group".
 func described(component string) string { return strings.ReplaceAll(component, "_", " ") }
 
-// ensureComponents creates or updates the components that s asks for, then
-// removes, in the reverse order, those it no longer asks for: after the
-// alarms that watch them.
-func (c *Pipeline) ensureComponents(ctx context.Context, p *pass) error {
-	for _, k := range components {
-		if k.ensure != nil && p.wants(k) {
-			if err := k.ensure(c, ctx, p); err != nil {
-				return err
-			}
-		}
-	}
-	for _, k := range slices.Backward(components) {
-		if k.remove != nil && !p.wants(k) {
-			if err := k.remove(c, ctx, p.st); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// readComponents observes the components, clearing in the State those that
-// no longer exist, and records their drift.
-func (c *Pipeline) readComponents(ctx context.Context, p *pass) error {
-	for _, k := range components {
-		if k.read == nil {
-			continue
-		}
-		if err := k.read(c, ctx, p); err != nil {
-			return err
-		}
-		if k.required && p.wants(k) && !k.recorded(*p.st) {
-			p.d.AddMissing(k.name)
-		}
-	}
-	return nil
-}
-
-// removeComponents removes every component in the reverse order of
-// creation, clearing each in st once it is gone.
-func (c *Pipeline) removeComponents(ctx context.Context, st *State) error {
-	for _, k := range slices.Backward(components) {
-		if k.remove != nil {
-			if err := k.remove(c, ctx, st); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// lookupComponents finds the components that the Spec found so far asks
-// for.
-func (c *Pipeline) lookupComponents(ctx context.Context, p *pass) error {
-	for _, k := range components {
-		if k.lookup != nil && p.wants(k) {
-			if err := k.lookup(c, ctx, p); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // Exists reports whether anything of the pipeline is recorded.
-func (s State) Exists() bool {
-	return slices.ContainsFunc(components, func(k component) bool { return k.recorded != nil && k.recorded(s) })
-}
+func (s State) Exists() bool { return component.Recorded(components, s) }
 
-var tableComponent = component{
-	name:     ComponentTable,
-	recorded: func(st State) bool { return st.TableName != "" },
-	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
-	read: func(c *Pipeline, ctx context.Context, p *pass) error {
-		if err := c.readTable(ctx, p.s, p.st, p.d); err != nil {
-			return err
-		}
-		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
-		return nil
-	},
-	remove: (*Pipeline).deleteTable,
-	lookup: (*Pipeline).lookupTable,
-}
-
-// layoutComponent records what the table may still hold from earlier
-// settings, before the functions and the mapping take it from the State.
-var layoutComponent = component{
-	ensure: func(c *Pipeline, ctx context.Context, p *pass) error { return c.trackLayout(ctx, p.s, p.st) },
-}
-
-// targetComponent records the bus or topic that the functions publish to.
-var targetComponent = component{
-	ensure: func(_ *Pipeline, _ context.Context, p *pass) error {
-		p.st.TargetARN = p.s.TargetARN(p.st.account())
-		return nil
-	},
-	lookup: func(_ *Pipeline, _ context.Context, p *pass) error {
-		p.st.TargetARN = p.s.WithDefaults().TargetARN(p.st.account())
-		return nil
-	},
-}
-
-var queueComponent = component{
-	name:     ComponentDeadLetterQueue,
-	recorded: func(st State) bool { return st.QueueURL != "" },
-	ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
-		if err := c.ensureQueue(ctx, p.s, p.st); err != nil {
-			return err
-		}
-		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
-		return nil
-	},
-	read:   (*Pipeline).readQueue,
-	remove: (*Pipeline).deleteQueue,
-	lookup: (*Pipeline).lookupQueue,
-}
-
-var mappingComponent = component{
-	name:     ComponentMapping,
-	required: true,
-	recorded: func(st State) bool { return st.MappingUUID != "" },
-	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
-	read:     (*Pipeline).readMapping,
-	remove:   (*Pipeline).deleteMapping,
-	lookup:   (*Pipeline).lookupMapping,
-}
-
-var scheduleComponent = component{
-	name:       ComponentSchedule,
-	reconciler: true,
-	required:   true,
-	recorded:   func(st State) bool { return st.ScheduleName != "" },
-	ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
-		return c.ensureSchedule(ctx, p.s, p.st, p.st.ScheduleName != "")
-	},
-	read:   (*Pipeline).readSchedule,
-	remove: (*Pipeline).deleteSchedule,
-	lookup: (*Pipeline).lookupSchedule,
-}
-
-// alarmsComponent is the alarms, which report each its own drift.
-var alarmsComponent = component{
-	recorded: func(st State) bool { return st.Alarms.Exists() },
-	ensure:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.ensureAlarms(ctx, p.s, p.st) },
-	read:     func(c *Pipeline, ctx context.Context, p *pass) error { return c.readAlarms(ctx, p.s, p.st, p.d) },
-	remove:   func(c *Pipeline, ctx context.Context, st *State) error { return c.deleteAlarms(ctx, st) },
-	lookup:   func(c *Pipeline, ctx context.Context, p *pass) error { return c.lookupAlarms(ctx, &p.s, p.st) },
-}
+// Components of a pipeline, as named in a Drift.
+const (
+	ComponentTable              = "table"
+	ComponentStream             = "stream"
+	ComponentPendingIndex       = "pending_index"
+	ComponentTTL                = "ttl"
+	ComponentDeadLetterQueue    = "dead_letter_queue"
+	ComponentRelayLogGroup      = "relay_log_group"
+	ComponentRelayRole          = "relay_role"
+	ComponentRelayFunction      = "relay_function"
+	ComponentMapping            = "event_source_mapping"
+	ComponentReconcilerLogGroup = "reconciler_log_group"
+	ComponentReconcilerRole     = "reconciler_role"
+	ComponentReconcilerFunction = "reconciler_function"
+	ComponentSchedulerRole      = "scheduler_role"
+	ComponentSchedule           = "schedule"
+)

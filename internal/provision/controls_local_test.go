@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
 func TestLocalScheduleControls(t *testing.T) {
@@ -22,12 +25,12 @@ func TestLocalScheduleControls(t *testing.T) {
 	spec := Spec{Name: "scheduled", Reconciler: ReconcilerSpec{
 		ScheduleExpression: "cron(0/10 * * * ? *)", ScheduleTimezone: "Europe/Paris", FlexibleTimeWindowMinutes: 3, ScheduleGroup: "ops",
 	}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	check := func(when, group, tz string, window int32) {
 		t.Helper()
 		have, err := c.getSchedule(ctx, st.ScheduleName, group)
-		if err != nil || have == nil {
+		if err != nil {
 			t.Fatalf("%s: no schedule in group %s (%v)", when, group, err)
 		}
 		if aws.ToString(have.ScheduleExpressionTimezone) != tz || aws.ToInt32(have.FlexibleTimeWindow.MaximumWindowInMinutes) != window {
@@ -35,7 +38,7 @@ func TestLocalScheduleControls(t *testing.T) {
 		}
 	}
 	check("created", "ops", "Europe/Paris", 3)
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Create: %s", drift)
 	}
 	found, _, err := c.Lookup(ctx, "scheduled")
@@ -57,18 +60,18 @@ func TestLocalScheduleControls(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !hasChange(drift, ComponentSchedule, "schedule_timezone") {
+	if _, drift := must.Read(t, ctx, c, spec, st); !hasChange(drift, ComponentSchedule, "schedule_timezone") {
 		t.Fatalf("Read misses a time zone changed out of band: %s", drift)
 	}
 
 	// In place: the default group, time zone and no window.
 	spec.Reconciler.ScheduleTimezone, spec.Reconciler.FlexibleTimeWindowMinutes, spec.Reconciler.ScheduleGroup = "", 0, ""
-	st = mustUpdate(t, ctx, c, spec, st, "Update")
+	st = must.Update(t, ctx, c, spec, st, "Update")
 	check("updated", ScheduleGroup, "UTC", 0)
-	if old, err := c.getSchedule(ctx, st.ScheduleName, "ops"); err != nil || old != nil {
+	if _, err := c.getSchedule(ctx, st.ScheduleName, "ops"); !errors.Is(err, awsops.ErrNotFound) {
 		t.Fatalf("the schedule is still in group ops after the move (%v)", err)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Update: %s", drift)
 	}
 	for _, bad := range []ReconcilerSpec{{ScheduleTimezone: "Mars/Olympus"}, {FlexibleTimeWindowMinutes: 1441}, {ScheduleGroup: "no spaces"}} {
@@ -87,12 +90,12 @@ func TestLocalLambdaControls(t *testing.T) {
 		SubnetIDs: []string{"subnet-0a1", "subnet-0b2"}, SecurityGroupIDs: []string{"sg-0c3"},
 	}
 	spec := Spec{Name: "controlled", Reconciler: ReconcilerSpec{Disabled: true}, Controls: controls}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	get := func() *lambda.GetFunctionOutput {
 		t.Helper()
 		fn, err := c.getFunction(ctx, st.RelayFunctionName)
-		if err != nil || fn == nil {
+		if err != nil {
 			t.Fatalf("reading the relay function: %v", err)
 		}
 		return fn
@@ -100,7 +103,7 @@ func TestLocalLambdaControls(t *testing.T) {
 	if got := lookupControls(get()); !reflect.DeepEqual(got, controls) {
 		t.Fatalf("the relay function has the controls %+v, want %+v", got, controls)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Create: %s", drift)
 	}
 	found, _, err := c.Lookup(ctx, "controlled")
@@ -116,16 +119,16 @@ func TestLocalLambdaControls(t *testing.T) {
 	if err := c.waitFunctionReady(ctx, st.RelayFunctionName); err != nil {
 		t.Fatal(err)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !hasChange(drift, ComponentRelayFunction, "tracing_mode") {
+	if _, drift := must.Read(t, ctx, c, spec, st); !hasChange(drift, ComponentRelayFunction, "tracing_mode") {
 		t.Fatalf("Read misses tracing turned off out of band: %s", drift)
 	}
 
 	spec.Controls = LambdaControls{}
-	st = mustUpdate(t, ctx, c, spec, st, "Update to the defaults")
+	st = must.Update(t, ctx, c, spec, st, "Update to the defaults")
 	if got, want := lookupControls(get()), (LambdaControls{}).withDefaults(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after Update the controls are %+v, want %+v", got, want)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Update: %s", drift)
 	}
 	for _, bad := range []LambdaControls{
@@ -169,7 +172,7 @@ func TestLocalIAMControls(t *testing.T) {
 	}
 	boundary := aws.ToString(p.Policy.Arn)
 	spec := Spec{Name: "bounded", IAM: IAMSpec{PermissionsBoundary: boundary, Path: "/outbox/"}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	roles := func() []string { return []string{st.RelayRoleName, st.ReconcilerRoleName, st.SchedulerRoleName} }
 	check := func(when, path, boundary string) {
@@ -188,7 +191,7 @@ func TestLocalIAMControls(t *testing.T) {
 	if !strings.Contains(st.RelayRoleARN, ":role/outbox/bounded-relay") {
 		t.Errorf("relay role ARN %s", st.RelayRoleARN)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Create: %s", drift)
 	}
 	found, _, err := c.Lookup(ctx, "bounded")
@@ -198,22 +201,22 @@ func TestLocalIAMControls(t *testing.T) {
 	if _, err := c.IAM.DeleteRolePermissionsBoundary(ctx, &iam.DeleteRolePermissionsBoundaryInput{RoleName: aws.String(st.RelayRoleName)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !hasChange(drift, ComponentRelayRole, "permissions_boundary") {
+	if _, drift := must.Read(t, ctx, c, spec, st); !hasChange(drift, ComponentRelayRole, "permissions_boundary") {
 		t.Fatalf("Read misses the boundary removed out of band: %s", drift)
 	}
-	st = mustUpdate(t, ctx, c, spec, st, "Update (repair)")
+	st = must.Update(t, ctx, c, spec, st, "Update (repair)")
 	check("repaired", "/outbox/", boundary)
 
 	// No boundary, the default path: the roles move, and the functions
 	// and the schedule follow them.
 	spec.IAM = IAMSpec{}
-	st = mustUpdate(t, ctx, c, spec, st, "Update")
+	st = must.Update(t, ctx, c, spec, st, "Update")
 	check("updated", "/", "")
 	fn, err := c.getFunction(ctx, st.RelayFunctionName)
 	if err != nil || aws.ToString(fn.Configuration.Role) != st.RelayRoleARN || strings.Contains(st.RelayRoleARN, "/outbox/") {
 		t.Fatalf("the relay function runs as %s, the state says %s (%v)", aws.ToString(fn.Configuration.Role), st.RelayRoleARN, err)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Update: %s", drift)
 	}
 	for _, bad := range []IAMSpec{{PermissionsBoundary: "boundary"}, {Path: "outbox"}, {Path: "/outbox"}} {
@@ -228,7 +231,7 @@ func TestLocalTableKMSKey(t *testing.T) {
 	_, c, ctx := startStack(t, coreServices...)
 	key := "arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 	spec := Spec{Name: "encrypted", Reconciler: ReconcilerSpec{Disabled: true}, Table: TableSpec{KMSKeyARN: key}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 	keyOf := func() string {
 		t.Helper()
@@ -241,14 +244,14 @@ func TestLocalTableKMSKey(t *testing.T) {
 	if got := keyOf(); got != key {
 		t.Fatalf("the table's key is %q, want %q", got, key)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Create: %s", drift)
 	}
 	spec.Table.KMSKeyARN = ""
-	if _, drift := mustRead(t, ctx, c, spec, st); !hasChange(drift, ComponentTable, "kms_key_arn") {
+	if _, drift := must.Read(t, ctx, c, spec, st); !hasChange(drift, ComponentTable, "kms_key_arn") {
 		t.Fatalf("Read misses the key change: %s", drift)
 	}
-	st = mustUpdate(t, ctx, c, spec, st, "Update")
+	st = must.Update(t, ctx, c, spec, st, "Update")
 	if got := keyOf(); got != "" {
 		t.Fatalf("after Update the table's key is %q, want the AWS owned key", got)
 	}

@@ -3,17 +3,18 @@ package provision
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
 
 // Environment returns the relay's environment variables (package
@@ -61,23 +62,25 @@ type functionSpec struct {
 	sha      string
 }
 
-// getFunction returns the function, or nil when it does not exist.
-func (c *Pipeline) getFunction(ctx context.Context, name string) (*lambda.GetFunctionOutput, error) {
+// getFunction returns the function, or a NotFoundError when it does not
+// exist.
+func (c *Provisioner) getFunction(ctx context.Context, name string) (*lambda.GetFunctionOutput, error) {
 	out, err := c.Lambda.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(name)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
+	if err != nil {
+		return nil, awsops.NotFound("function", name, err)
 	}
-	return out, err
+	return out, nil
 }
 
-func (c *Pipeline) ensureFunction(ctx context.Context, f functionSpec, known bool) (string, error) {
+func (c *Provisioner) ensureFunction(ctx context.Context, f functionSpec, known bool) (string, error) {
 	have, err := c.getFunction(ctx, f.name)
-	if err != nil {
+	absent := errors.Is(err, awsops.ErrNotFound)
+	if err != nil && !absent {
 		return "", fmt.Errorf("reading %s (%s): %w", f.what, f.name, err)
 	}
 	var arn string
 	switch {
-	case have == nil:
+	case absent:
 		tracing, logging, kms, vpc := f.controls.requests()
 		in := &lambda.CreateFunctionInput{
 			TracingConfig: tracing, LoggingConfig: logging, VpcConfig: vpc,
@@ -157,7 +160,7 @@ func functionDiff(f functionSpec, have *lambda.GetFunctionOutput) (config, code 
 	return config, code
 }
 
-func (c *Pipeline) updateFunction(ctx context.Context, f functionSpec, have *lambda.GetFunctionOutput) error {
+func (c *Provisioner) updateFunction(ctx context.Context, f functionSpec, have *lambda.GetFunctionOutput) error {
 	cfgDiff, codeDiff := functionDiff(f, have)
 	if len(cfgDiff) > 0 {
 		tracing, logging, kms, vpc := f.controls.requests()
@@ -198,7 +201,7 @@ func (c *Pipeline) updateFunction(ctx context.Context, f functionSpec, have *lam
 	return c.syncFunctionTags(ctx, aws.ToString(have.Configuration.FunctionArn), have.Tags, f.tags)
 }
 
-func (c *Pipeline) ensureConcurrency(ctx context.Context, f functionSpec, have *lambda.GetFunctionOutput) error {
+func (c *Provisioner) ensureConcurrency(ctx context.Context, f functionSpec, have *lambda.GetFunctionOutput) error {
 	var current *int32
 	if have != nil && have.Concurrency != nil {
 		current = have.Concurrency.ReservedConcurrentExecutions
@@ -216,7 +219,7 @@ func (c *Pipeline) ensureConcurrency(ctx context.Context, f functionSpec, have *
 
 // waitFunctionReady waits until the function is Active and its last update
 // Successful.
-func (c *Pipeline) waitFunctionReady(ctx context.Context, name string) error {
+func (c *Provisioner) waitFunctionReady(ctx context.Context, name string) error {
 	return c.waitFor(ctx, "function "+name+" to be active", func(ctx context.Context) (bool, error) {
 		cfg, err := c.Lambda.GetFunctionConfiguration(ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(name)})
 		if err != nil {
@@ -233,7 +236,7 @@ func (c *Pipeline) waitFunctionReady(ctx context.Context, name string) error {
 	})
 }
 
-func (c *Pipeline) syncFunctionTags(ctx context.Context, arn string, have, want map[string]string) error {
+func (c *Provisioner) syncFunctionTags(ctx context.Context, arn string, have, want map[string]string) error {
 	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
 		_, err := c.Lambda.UntagResource(ctx, &lambda.UntagResourceInput{Resource: aws.String(arn), TagKeys: keys})
 		return err
@@ -243,7 +246,7 @@ func (c *Pipeline) syncFunctionTags(ctx context.Context, arn string, have, want 
 	})
 }
 
-func (c *Pipeline) deleteFunction(ctx context.Context, what, name string) error {
+func (c *Provisioner) deleteFunction(ctx context.Context, what, name string) error {
 	return awsops.Delete(ctx, what, name, func(ctx context.Context, name string) error {
 		_, err := c.Lambda.DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(name)})
 		return err
@@ -272,11 +275,11 @@ func (f functionDef) spec(p *pass) functionSpec {
 	}
 }
 
-func (f functionDef) component() component {
-	return component{
-		name: f.name, reconciler: f.reconciler, required: f.reconciler,
-		recorded: func(st State) bool { name, _ := f.fields(&st); return *name != "" },
-		ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+func (f functionDef) component() componentDef {
+	return componentDef{
+		Name: f.name, Wanted: reconcilerOnly(f.reconciler), Required: f.reconciler,
+		Recorded: func(st State) bool { name, _ := f.fields(&st); return *name != "" },
+		Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name, arn := f.fields(p.st)
 			spec := f.spec(p)
 			spec.tags, spec.zip, spec.sha = f.tags(p.s, *p.st), p.zip, p.sha
@@ -286,7 +289,7 @@ func (f functionDef) component() component {
 			}
 			return err
 		},
-		read: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Read: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name, arn := f.fields(p.st)
 			if *name == "" {
 				return nil
@@ -299,7 +302,7 @@ func (f functionDef) component() component {
 			}
 			return err
 		},
-		remove: func(c *Pipeline, ctx context.Context, st *State) error {
+		Remove: func(c *Provisioner, ctx context.Context, st *State) error {
 			name, arn := f.fields(st)
 			if err := c.deleteFunction(ctx, described(f.name), *name); err != nil {
 				return err
@@ -307,7 +310,7 @@ func (f functionDef) component() component {
 			*name, *arn = "", ""
 			return nil
 		},
-		lookup: func(_ *Pipeline, _ context.Context, p *pass) error {
+		Lookup: func(_ *Provisioner, _ context.Context, p *pass) error {
 			out := p.functions[f.name]
 			if out == nil {
 				return nil
@@ -323,3 +326,60 @@ func (f functionDef) component() component {
 		},
 	}
 }
+
+// readFunction records drift of a function and returns its code's SHA-256.
+func (c *Provisioner) readFunction(ctx context.Context, component string, name, arn *string, f functionSpec, d *Drift) (string, error) {
+	have, err := c.getFunction(ctx, *name)
+	if errors.Is(err, awsops.ErrNotFound) {
+		d.AddMissing(component)
+		*name, *arn = "", ""
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading function (%s): %w", *name, err)
+	}
+	*arn = aws.ToString(have.Configuration.FunctionArn)
+	sha := aws.ToString(have.Configuration.CodeSha256)
+	f.sha = sha // code changes are reported through RelayPackageSHA256
+	cfg, code := functionDiff(f, have)
+	fields := append(cfg, code...)
+	var current *int32
+	if have.Concurrency != nil {
+		current = have.Concurrency.ReservedConcurrentExecutions
+	}
+	if want := f.config.ReservedConcurrency; (want == nil) != (current == nil) || (want != nil && *want != *current) {
+		fields = append(fields, "reserved_concurrency")
+	}
+	d.AddChanged(component, fields...)
+	return sha, nil
+}
+
+// functionTags returns the function's tags without those the pipeline
+// manages.
+func functionTags(out *lambda.GetFunctionOutput) map[string]string {
+	tags := maps.Clone(out.Tags)
+	for k := range tags {
+		if strings.HasPrefix(k, "outbox:") {
+			delete(tags, k)
+		}
+	}
+	return tags
+}
+
+func relaySpec(s *Spec) *FunctionSpec { return &s.Relay }
+
+func reconcilerSpec(s *Spec) *FunctionSpec { return &s.Reconciler.Function }
+
+// relayFunctionTags are the relay function's tags: on an adopted table,
+// they record what the pipeline added to it.
+func relayFunctionTags(s Spec, st State) map[string]string {
+	tags := s.tags()
+	if added := st.Added.tag(); added != "" {
+		tags[TagAdded] = added
+	}
+	return tags
+}
+
+func (n Names) relayFunction() string { return n.RelayFunction }
+
+func (n Names) reconcilerFunction() string { return n.ReconcilerFunction }

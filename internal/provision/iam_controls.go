@@ -55,7 +55,7 @@ func roleControlsDiff(i IAMSpec, r *iamtypes.Role) []string {
 }
 
 // syncBoundary brings the role's permissions boundary to the spec's.
-func (c *Pipeline) syncBoundary(ctx context.Context, name string, i IAMSpec, r *iamtypes.Role) error {
+func (c *Provisioner) syncBoundary(ctx context.Context, name string, i IAMSpec, r *iamtypes.Role) error {
 	switch have := roleBoundary(r); {
 	case have == i.PermissionsBoundary:
 		return nil

@@ -54,7 +54,7 @@ func (s Spec) environment(st State) map[string]string {
 // trackLayout records in st the prefixes and shards that a change leaves
 // behind, and forgets those that no item needs any more. It runs before the
 // functions and the mapping are updated, which take it from st.
-func (c *Pipeline) trackLayout(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) trackLayout(ctx context.Context, s Spec, st *State) error {
 	t := s.OutboxTable()
 	l := &st.Layout
 	changed := false
@@ -88,7 +88,7 @@ func (c *Pipeline) trackLayout(ctx context.Context, s Spec, st *State) error {
 // layoutInUse returns the former prefixes of l that undelivered items
 // still use, and the shard count that may still hold items (0 when no
 // more than t.PendingShards).
-func (c *Pipeline) layoutInUse(ctx context.Context, table string, t outbox.Table, l Layout) ([]string, int, error) {
+func (c *Provisioner) layoutInUse(ctx context.Context, table string, t outbox.Table, l Layout) ([]string, int, error) {
 	var keep []string
 	for _, p := range l.FormerSortKeyPrefixes {
 		u, err := c.CountUndelivered(ctx, table, []string{p})
@@ -114,7 +114,7 @@ func (c *Pipeline) layoutInUse(ctx context.Context, table string, t outbox.Table
 
 // highestShardInUse returns the highest pending index shard below limit,
 // and at or above t.PendingShards, that holds an item; -1 when none does.
-func (c *Pipeline) highestShardInUse(ctx context.Context, table string, t outbox.Table, limit int) (int, error) {
+func (c *Provisioner) highestShardInUse(ctx context.Context, table string, t outbox.Table, limit int) (int, error) {
 	for n := limit - 1; n >= t.PendingShards; n-- {
 		out, err := c.DynamoDB.Query(ctx, &dynamodb.QueryInput{
 			TableName: aws.String(table), IndexName: aws.String(t.PendingIndexName),
@@ -131,4 +131,22 @@ func (c *Pipeline) highestShardInUse(ctx context.Context, table string, t outbox
 		}
 	}
 	return -1, nil
+}
+
+// layoutComponent records what the table may still hold from earlier
+// settings, before the functions and the mapping take it from the State.
+var layoutComponent = componentDef{
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error { return c.trackLayout(ctx, p.s, p.st) },
+}
+
+// layoutFromEnv reads the Layout from the relay's environment.
+func layoutFromEnv(env map[string]string, prefix string, shards int) Layout {
+	l := Layout{SortKeyPrefix: prefix, PendingShards: shards}
+	if v := env[config.EnvFormerSortKeyPrefixes]; v != "" {
+		l.FormerSortKeyPrefixes = strings.Split(v, ",")
+	}
+	if n, err := strconv.Atoi(env[config.EnvReconcileShards]); err == nil && n > shards {
+		l.ReconcileShards = n
+	}
+	return l
 }

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,18 +19,15 @@ const (
 	mappingDeleting = "Deleting"
 )
 
-// getMapping returns the mapping, or nil when it does not exist (or is being
-// deleted).
-func (c *Pipeline) getMapping(ctx context.Context, uuid string) (*lambda.GetEventSourceMappingOutput, error) {
+// getMapping returns the mapping, or a NotFoundError when it does not exist
+// (or is being deleted).
+func (c *Provisioner) getMapping(ctx context.Context, uuid string) (*lambda.GetEventSourceMappingOutput, error) {
 	out, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, awsops.NotFound("event source mapping", uuid, err)
 	}
 	if aws.ToString(out.State) == mappingDeleting {
-		return nil, nil
+		return nil, &awsops.NotFoundError{Kind: "event source mapping", ID: uuid}
 	}
 	return out, nil
 }
@@ -64,7 +62,7 @@ func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []s
 	return diff
 }
 
-func (c *Pipeline) ensureMapping(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureMapping(ctx context.Context, s Spec, st *State) error {
 	if st.MappingUUID == "" {
 		// The relay function is the pipeline's own, so a mapping of it on
 		// the stream is too (one whose creation was not recorded); one
@@ -77,12 +75,11 @@ func (c *Pipeline) ensureMapping(ctx context.Context, s Spec, st *State) error {
 	}
 	if st.MappingUUID != "" {
 		have, err := c.getMapping(ctx, st.MappingUUID)
-		if err != nil {
-			return fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
-		}
 		switch {
-		case have == nil:
+		case errors.Is(err, awsops.ErrNotFound):
 			st.MappingUUID = ""
+		case err != nil:
+			return fmt.Errorf("reading event source mapping (%s): %w", st.MappingUUID, err)
 		case aws.ToString(have.EventSourceArn) != st.StreamARN:
 			// The stream was re-enabled: a mapping cannot move to the new
 			// stream, so it is replaced.
@@ -122,7 +119,7 @@ func mappingInput(s Spec, st *State) *lambda.CreateEventSourceMappingInput {
 
 // updateMapping brings the recorded mapping to the settings of
 // mappingInput that can change in place.
-func (c *Pipeline) updateMapping(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) updateMapping(ctx context.Context, s Spec, st *State) error {
 	in := mappingInput(s, st)
 	_, err := c.Lambda.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{
 		UUID: aws.String(st.MappingUUID), FunctionName: in.FunctionName, Enabled: in.Enabled,
@@ -140,7 +137,7 @@ func (c *Pipeline) updateMapping(ctx context.Context, s Spec, st *State) error {
 	return nil
 }
 
-func (c *Pipeline) createMapping(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) createMapping(ctx context.Context, s Spec, st *State) error {
 	in := mappingInput(s, st)
 	var out *lambda.CreateEventSourceMappingOutput
 	err := c.retryPropagation(ctx, func() (err error) {
@@ -159,7 +156,7 @@ func (c *Pipeline) createMapping(ctx context.Context, s Spec, st *State) error {
 
 // findMapping returns the mapping of the relay function on the stream, or
 // "" when there is none, after waiting for mappings being deleted to go.
-func (c *Pipeline) findMapping(ctx context.Context, st *State) (string, error) {
+func (c *Provisioner) findMapping(ctx context.Context, st *State) (string, error) {
 	var uuid string
 	err := c.waitFor(ctx, "event source mappings of "+st.RelayFunctionName+" to be deleted", func(ctx context.Context) (bool, error) {
 		uuid = ""
@@ -185,7 +182,7 @@ func (c *Pipeline) findMapping(ctx context.Context, st *State) (string, error) {
 	return uuid, err
 }
 
-func (c *Pipeline) waitMappingEnabled(ctx context.Context, uuid string) error {
+func (c *Provisioner) waitMappingEnabled(ctx context.Context, uuid string) error {
 	return c.waitFor(ctx, "event source mapping "+uuid+" to be enabled", func(ctx context.Context) (bool, error) {
 		out, err := c.Lambda.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 		if err != nil {
@@ -202,13 +199,13 @@ func (c *Pipeline) waitMappingEnabled(ctx context.Context, uuid string) error {
 }
 
 // deleteMapping deletes the mapping and waits until it is gone.
-func (c *Pipeline) deleteMapping(ctx context.Context, st *State) error {
+func (c *Provisioner) deleteMapping(ctx context.Context, st *State) error {
 	if st.MappingUUID == "" {
 		return nil
 	}
 	uuid := st.MappingUUID
 	_, err := c.Lambda.DeleteEventSourceMapping(ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(uuid)})
-	if err := awsops.IgnoreNotFound(err); err != nil && !isConflict(err) {
+	if err := awsops.IgnoreNotFound(err); err != nil && !awsops.IsConflict(err) {
 		return fmt.Errorf("deleting event source mapping (%s): %w", uuid, err)
 	}
 	err = c.waitFor(ctx, "event source mapping "+uuid+" to be deleted", func(ctx context.Context) (bool, error) {
@@ -222,5 +219,52 @@ func (c *Pipeline) deleteMapping(ctx context.Context, st *State) error {
 		return fmt.Errorf("deleting event source mapping (%s): %w", uuid, err)
 	}
 	st.MappingUUID = ""
+	return nil
+}
+
+var mappingComponent = componentDef{
+	Name: ComponentMapping, Required: true, Recorded: func(st State) bool { return st.MappingUUID != "" },
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error { return c.ensureMapping(ctx, p.s, p.st) },
+	Read:   (*Provisioner).readMapping, Remove: (*Provisioner).deleteMapping, Lookup: (*Provisioner).lookupMapping,
+}
+
+func (c *Provisioner) readMapping(ctx context.Context, p *pass) error {
+	st := p.st
+	return readRecorded(p, ComponentMapping, "event source mapping", st.MappingUUID,
+		func() (*lambda.GetEventSourceMappingOutput, error) { return c.getMapping(ctx, st.MappingUUID) },
+		func() { st.MappingUUID = "" },
+		func(have *lambda.GetEventSourceMappingOutput) []string { return mappingDiff(p.s, *st, have) })
+}
+
+// lookupMapping finds the relay function's mapping: the one on the
+// table's stream, else one left on an earlier stream (the stream was
+// disabled and enabled again), which Update moves to the stream. Its
+// settings are those of the mapping found, never zeros.
+func (c *Provisioner) lookupMapping(ctx context.Context, p *pass) error {
+	var found *types.EventSourceMappingConfiguration
+	pages := lambda.NewListEventSourceMappingsPaginator(c.Lambda, &lambda.ListEventSourceMappingsInput{FunctionName: aws.String(p.names().RelayFunction)})
+	for pages.HasMorePages() && (found == nil || aws.ToString(found.EventSourceArn) != p.st.StreamARN) {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("listing event source mappings: %w", err)
+		}
+		for _, m := range page.EventSourceMappings {
+			if aws.ToString(m.State) == mappingDeleting {
+				continue
+			}
+			if found == nil || aws.ToString(m.EventSourceArn) == p.st.StreamARN {
+				found = &m
+			}
+		}
+	}
+	if found == nil {
+		return nil
+	}
+	p.st.MappingUUID = aws.ToString(found.UUID)
+	p.s.Mapping = MappingSpec{
+		BatchSize: aws.ToInt32(found.BatchSize), MaximumBatchingWindowSeconds: aws.ToInt32(found.MaximumBatchingWindowInSeconds),
+		ParallelizationFactor: aws.ToInt32(found.ParallelizationFactor), MaximumRetryAttempts: found.MaximumRetryAttempts,
+		MaximumRecordAgeSeconds: found.MaximumRecordAgeInSeconds, BisectBatchOnFunctionError: found.BisectBatchOnFunctionError,
+	}
 	return nil
 }

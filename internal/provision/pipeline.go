@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/component"
 )
 
 // ErrNotFound is returned by Read and Lookup when nothing of the pipeline
@@ -20,7 +21,7 @@ const TagAdded = "outbox:added"
 
 // Create builds every component of the pipeline described by s. If a step
 // fails, it removes what it built, as awsops.Create describes.
-func (c *Pipeline) Create(ctx context.Context, s Spec) (State, error) {
+func (c *Provisioner) Create(ctx context.Context, s Spec) (State, error) {
 	return awsops.Create(ctx, c.waitTimeout(), func(ctx context.Context, st *State) error {
 		return c.apply(ctx, s, st)
 	}, c.Delete)
@@ -33,14 +34,14 @@ func (c *Pipeline) Create(ctx context.Context, s Spec) (State, error) {
 // (see Read). Changes listed by ReplacementFields cannot be applied here.
 // Update returns the new State even on error, so that the provider records
 // partial progress.
-func (c *Pipeline) Update(ctx context.Context, s Spec, st State) (State, error) {
+func (c *Provisioner) Update(ctx context.Context, s Spec, st State) (State, error) {
 	err := c.apply(ctx, s, &st)
 	return st, err
 }
 
 // apply creates or updates every component, recording each in st as soon
 // as it exists.
-func (c *Pipeline) apply(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) apply(ctx context.Context, s Spec, st *State) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func (c *Pipeline) apply(ctx context.Context, s Spec, st *State) error {
 		return fmt.Errorf("creating relay function (%s): %w", NamesFor(s.Name).RelayFunction, err)
 	}
 	st.Name, st.ForceDestroy = s.Name, s.ForceDestroy
-	if err := c.ensureComponents(ctx, &pass{s: s, st: st, zip: zip, sha: sha}); err != nil {
+	if err := component.Ensure(ctx, components, c, &pass{s: s, st: st, zip: zip, sha: sha}); err != nil {
 		return err
 	}
 	st.RelayPackageSHA256 = sha
@@ -96,13 +97,13 @@ func parseAdded(tag string) Added {
 // already gone are skipped; on an adopted table only what the pipeline added
 // is reverted. It returns what remains (an empty State on success), so that
 // a failed delete can be retried.
-func (c *Pipeline) Delete(ctx context.Context, st State) (State, error) {
+func (c *Provisioner) Delete(ctx context.Context, st State) (State, error) {
 	// Nothing is removed while the table holds undelivered events: the
 	// relay and the reconciler are what delivers them.
 	if err := c.checkUndelivered(ctx, st); err != nil {
 		return st, err
 	}
-	if err := c.removeComponents(ctx, &st); err != nil {
+	if err := component.Remove(ctx, components, c, &st); err != nil {
 		return st, err
 	}
 	return State{}, nil

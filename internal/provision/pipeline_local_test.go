@@ -14,10 +14,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
@@ -55,81 +54,27 @@ func testCode(t *testing.T, content string) RelayCode {
 }
 
 // startStack starts a local stack and skips the test when it does not serve
-// every service needed yet. It returns the stack, a Pipeline of it and the
-// test's context (testContext).
-func startStack(t *testing.T, services ...string) (*localaws.Stack, *Pipeline, context.Context) {
+// every service needed yet. It returns the stack, a Provisioner of it and the
+// test's context.
+func startStack(t *testing.T, services ...string) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
-	stack := localawstest.Start(t)
-	localawstest.RequireServices(t, stack, services...)
+	stack, ctx := componenttest.Start(t, services...)
 	c := New(localawstest.Config(stack), testCode(t, "v1"))
 	c.PropagationTimeout = 10 * time.Second
-	c.WaitTimeout = 30 * time.Second
-	c.PollInterval = 200 * time.Millisecond
-	return stack, c, testContext(t)
+	c.WaitTimeout, c.PollInterval = componenttest.WaitTimeout, componenttest.PollInterval
+	return stack, c, ctx
 }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[string][]string {
-	t.Helper()
-	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
-}
-
-// checkInventory reports a stack whose inventory is no longer want: what
-// left or removed resources.
-func checkInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, want map[string][]string, what string) {
-	t.Helper()
-	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
-}
-
-func mustCreate(t *testing.T, ctx context.Context, c *Pipeline, s Spec) State {
-	t.Helper()
-	st, err := c.Create(ctx, s)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
-	return st
-}
-
-// mustUpdate updates st to s; what names the update in the failure.
-func mustUpdate(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State, what string) State {
-	t.Helper()
-	st, err := c.Update(ctx, s, st)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	return st
-}
-
-// mustDelete deletes the pipeline of st; what names the deletion in the
-// failure.
-func mustDelete(t *testing.T, ctx context.Context, c *Pipeline, st State, what string) {
-	t.Helper()
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
-func mustRead(t *testing.T, ctx context.Context, c *Pipeline, s Spec, st State) (State, Drift) {
-	t.Helper()
-	got, drift, err := c.Read(ctx, s, st)
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	return got, drift
-}
+// must makes the Provisioner's calls, failing the test on an error.
+var must componenttest.Must[Spec, State]
 
 func TestLocalLifecycleDedicatedTable(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 
 	spec := Spec{Name: "orders", Reconciler: ReconcilerSpec{Disabled: true}, Tags: map[string]string{"team": "payments"}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	if !st.TableOwned || st.StreamARN == "" || st.MappingUUID == "" || st.QueueARN == "" || st.RelayFunctionARN == "" {
 		t.Fatalf("Create returned an incomplete state: %+v", st)
 	}
@@ -138,7 +83,7 @@ func TestLocalLifecycleDedicatedTable(t *testing.T) {
 		t.Errorf("RelayPackageSHA256 = %q, want %q", st.RelayPackageSHA256, sha)
 	}
 
-	got, drift := mustRead(t, ctx, c, spec, st)
+	got, drift := must.Read(t, ctx, c, spec, st)
 	if !drift.None() {
 		t.Fatalf("Read after Create reports drift: %s", drift)
 	}
@@ -171,11 +116,11 @@ func TestLocalLifecycleDedicatedTable(t *testing.T) {
 	if st2.RelayPackageSHA256 != newSHA || newSHA == sha {
 		t.Errorf("RelayPackageSHA256 after update = %q, want %q", st2.RelayPackageSHA256, newSHA)
 	}
-	if _, drift := mustRead(t, ctx, c, updated, st2); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, updated, st2); !drift.None() {
 		t.Fatalf("Read after Update reports drift: %s", drift)
 	}
 	// The old spec now differs in every updated component.
-	_, drift = mustRead(t, ctx, c, spec, st2)
+	_, drift = must.Read(t, ctx, c, spec, st2)
 	for _, comp := range []string{ComponentMapping, ComponentRelayFunction, ComponentRelayLogGroup, ComponentDeadLetterQueue} {
 		if !slices.ContainsFunc(drift.Changed, func(ch Change) bool { return ch.Component == comp }) {
 			t.Errorf("Read against the old spec does not report %s: %s", comp, drift)
@@ -187,7 +132,7 @@ func TestLocalLifecycleDedicatedTable(t *testing.T) {
 
 // checkDeleteAll deletes the pipeline st, checks that it leaves nothing
 // beyond the inventory before, and that deleting again is harmless.
-func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c *Pipeline, before map[string][]string, updated Spec, st2 State) {
+func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c *Provisioner, before map[string][]string, updated Spec, st2 State) {
 	t.Helper()
 	rest, err := c.Delete(ctx, st2)
 	if err != nil {
@@ -196,7 +141,7 @@ func checkDeleteAll(t *testing.T, ctx context.Context, stack *localaws.Stack, c 
 	if rest.Exists() {
 		t.Errorf("Delete left state: %+v", rest)
 	}
-	checkInventory(t, ctx, stack, before, "Delete")
+	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 	// Deleting again is harmless.
 	if _, err := c.Delete(ctx, st2); err != nil {
 		t.Errorf("second Delete: %v", err)
@@ -210,7 +155,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
 	spec := Spec{Name: "drift", Reconciler: ReconcilerSpec{Disabled: true}}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
 
 	// The mapping, deleted out of band.
@@ -221,7 +166,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	var drift Drift
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		observed, drift = mustRead(t, ctx, c, spec, st)
+		observed, drift = must.Read(t, ctx, c, spec, st)
 		if slices.Contains(drift.Missing, ComponentMapping) || time.Now().After(deadline) {
 			break
 		}
@@ -243,7 +188,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	if _, err := c.Lambda.DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(st.RelayFunctionName)}); err != nil {
 		t.Fatal(err)
 	}
-	observed, drift = mustRead(t, ctx, c, spec, st)
+	observed, drift = must.Read(t, ctx, c, spec, st)
 	if !slices.Contains(drift.Missing, ComponentRelayFunction) {
 		t.Fatalf("Read after deleting the function: drift %s", drift)
 	}
@@ -252,7 +197,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 		t.Fatalf("Update (repair of the function): %v", err)
 	}
 	st = repaired
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after the repair reports drift: %s", drift)
 	}
 
@@ -264,7 +209,7 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	if foundState.MappingUUID != st.MappingUUID || foundState.TableARN != st.TableARN || !foundState.TableOwned || !found.Reconciler.Disabled {
 		t.Errorf("Lookup = %+v, %+v; want the state %+v", found, foundState, st)
 	}
-	if _, drift := mustRead(t, ctx, c, found, foundState); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, found, foundState); !drift.None() {
 		t.Errorf("the imported spec drifts: %s", drift)
 	}
 	if _, _, err := c.Lookup(ctx, "nothing"); !errors.Is(err, ErrNotFound) {
@@ -273,81 +218,10 @@ func TestLocalDriftAndRepair(t *testing.T) {
 	_ = stack
 }
 
-// createAppTable creates an application table keyed by pk and sk.
-func createAppTable(t *testing.T, ctx context.Context, c *Pipeline, name string, stream types.StreamViewType) {
-	t.Helper()
-	if _, err := c.DynamoDB.CreateTable(ctx, localawstest.TableInput(name, "pk", "sk", stream)); err != nil {
-		t.Fatalf("creating the application table: %v", err)
-	}
-	if _, err := c.waitTableActive(ctx, name); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
-	t.Parallel()
-	stack, c, ctx := startStack(t, coreServices...)
-	createAppTable(t, ctx, c, "app", "")
-	// The application already expires items on its own attribute.
-	if _, err := c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-		TableName:               aws.String("app"),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	before := inventory(t, ctx, stack)
-
-	spec := Spec{Name: "app", Table: TableSpec{Existing: true, Name: "app", PartitionKey: "pk", SortKey: "sk"},
-		Reconciler: ReconcilerSpec{Disabled: true}}
-	st := mustCreate(t, ctx, c, spec)
-	if st.TableOwned || st.Added != (Added{Stream: true, PendingIndex: true}) || st.TTLAttribute != "ttl" {
-		t.Fatalf("adoption recorded %+v, TTL %q; want stream and index added, TTL attribute ttl kept", st.Added, st.TTLAttribute)
-	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
-		t.Fatalf("Read after adoption reports drift: %s", drift)
-	}
-	fn, err := c.getFunction(ctx, st.RelayFunctionName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := fn.Configuration.Environment.Variables["OUTBOX_TTL_ATTRIBUTE"]; got != "ttl" {
-		t.Errorf("OUTBOX_TTL_ATTRIBUTE = %q, want the table's own ttl", got)
-	}
-
-	mustDelete(t, ctx, c, st, "Delete")
-	desc, err := c.describeTable(ctx, "app")
-	if err != nil || desc == nil {
-		t.Fatalf("the adopted table is gone: %v", err)
-	}
-	if desc.StreamSpecification != nil && aws.ToBool(desc.StreamSpecification.StreamEnabled) {
-		t.Error("the stream that the pipeline enabled is still enabled")
-	}
-	if len(desc.GlobalSecondaryIndexes) != 0 {
-		t.Errorf("the pending index is still there: %v", desc.GlobalSecondaryIndexes)
-	}
-	if attr, err := c.ttlStatus(ctx, "app"); err != nil || attr != "ttl" {
-		t.Errorf("the table's own TTL = %q, %v; want it kept", attr, err)
-	}
-	checkInventory(t, ctx, stack, before, "Delete")
-}
-
-func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
-	t.Parallel()
-	stack, c, ctx := startStack(t, coreServices...)
-	createAppTable(t, ctx, c, "keys", types.StreamViewTypeKeysOnly)
-	before := inventory(t, ctx, stack)
-	_, err := c.Create(ctx, Spec{Name: "keys", Table: TableSpec{Existing: true, Name: "keys", PartitionKey: "pk", SortKey: "sk"},
-		Reconciler: ReconcilerSpec{Disabled: true}})
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("NEW_IMAGE")) {
-		t.Fatalf("Create on a KEYS_ONLY stream = %v, want an error naming the remedy", err)
-	}
-	checkInventory(t, ctx, stack, before, "the failed Create")
-}
-
 func TestLocalCreateFailureCleansUp(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 	ctl := localawstest.Control(stack)
 	if _, err := ctl.AddFault(ctx, control.FaultRule{
 		Service: "lambda", Operation: "CreateEventSourceMapping",
@@ -362,7 +236,7 @@ func TestLocalCreateFailureCleansUp(t *testing.T) {
 	if st.Exists() {
 		t.Errorf("Create returned a state although it cleaned up: %+v", st)
 	}
-	checkInventory(t, ctx, stack, before, "the failed Create")
+	componenttest.CheckInventory(t, ctx, stack, before, "the failed Create")
 }
 
 func TestLocalRetriesIAMPropagation(t *testing.T) {
@@ -381,33 +255,33 @@ func TestLocalRetriesIAMPropagation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create while IAM propagates: %v", err)
 	}
-	mustDelete(t, ctx, c, st, "Delete")
+	must.Delete(t, ctx, c, st, "Delete")
 }
 
 func TestLocalReconciler(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, append(coreServices, "scheduler")...)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 	spec := Spec{Name: "recon"}
-	st := mustCreate(t, ctx, c, spec)
+	st := must.Create(t, ctx, c, spec)
 	if st.ScheduleARN == "" || st.ReconcilerFunctionARN == "" || st.SchedulerRoleARN == "" {
 		t.Fatalf("Create returned no reconciler: %+v", st)
 	}
-	if _, drift := mustRead(t, ctx, c, spec, st); !drift.None() {
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Fatalf("Read after Create reports drift: %s", drift)
 	}
 	updated := spec
 	updated.Reconciler.ScheduleExpression = "rate(10 minutes)"
 	updated.Reconciler.MinAge = 15 * time.Minute
-	st = mustUpdate(t, ctx, c, updated, st, "Update")
-	if _, drift := mustRead(t, ctx, c, updated, st); !drift.None() {
+	st = must.Update(t, ctx, c, updated, st, "Update")
+	if _, drift := must.Read(t, ctx, c, updated, st); !drift.None() {
 		t.Fatalf("Read after Update reports drift: %s", drift)
 	}
 	updated.Reconciler.Disabled = true
-	st = mustUpdate(t, ctx, c, updated, st, "Update (disable the reconciler)")
+	st = must.Update(t, ctx, c, updated, st, "Update (disable the reconciler)")
 	if st.ScheduleName != "" || st.ReconcilerFunctionName != "" || st.SchedulerRoleName != "" {
 		t.Errorf("disabling the reconciler left %+v", st)
 	}
-	mustDelete(t, ctx, c, st, "Delete")
-	checkInventory(t, ctx, stack, before, "Delete")
+	must.Delete(t, ctx, c, st, "Delete")
+	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -47,9 +46,9 @@ func (c RelayCode) get(arch Architecture) (zip []byte, sha string, err error) {
 	return zip, sha, nil
 }
 
-// Pipeline provisions outbox pipelines: it holds the AWS clients and the
+// Provisioner provisions outbox pipelines: it holds the AWS clients and the
 // settings that Create, Read, Update and Delete use.
-type Pipeline struct {
+type Provisioner struct {
 	DynamoDB  *dynamodb.Client
 	SQS       *sqs.Client
 	Lambda    *lambda.Client
@@ -76,9 +75,9 @@ type Pipeline struct {
 	PollInterval time.Duration
 }
 
-// New returns a Pipeline whose clients are built from cfg.
-func New(cfg aws.Config, code RelayCode) *Pipeline {
-	return &Pipeline{
+// New returns a Provisioner whose clients are built from cfg.
+func New(cfg aws.Config, code RelayCode) *Provisioner {
+	return &Provisioner{
 		DynamoDB:   dynamodb.NewFromConfig(cfg),
 		SQS:        sqs.NewFromConfig(cfg),
 		Lambda:     lambda.NewFromConfig(cfg),
@@ -92,15 +91,15 @@ func New(cfg aws.Config, code RelayCode) *Pipeline {
 	}
 }
 
-func (c *Pipeline) propagation() time.Duration {
+func (c *Provisioner) propagation() time.Duration {
 	return awsops.PositiveOr(c.PropagationTimeout, 2*time.Minute)
 }
 
-func (c *Pipeline) waitTimeout() time.Duration {
+func (c *Provisioner) waitTimeout() time.Duration {
 	return awsops.PositiveOr(c.WaitTimeout, 10*time.Minute)
 }
 
-func (c *Pipeline) pollInterval() time.Duration {
+func (c *Provisioner) pollInterval() time.Duration {
 	return awsops.PositiveOr(c.PollInterval, awsops.DefaultPollInterval)
 }
 
@@ -130,7 +129,7 @@ func isIAMPropagation(err error) bool {
 
 // retryPropagation calls fn until it succeeds, fails with an error that is
 // not an IAM propagation error, or the propagation timeout passes.
-func (c *Pipeline) retryPropagation(ctx context.Context, fn func() error) error {
+func (c *Provisioner) retryPropagation(ctx context.Context, fn func() error) error {
 	ctx, cancel := context.WithTimeout(ctx, c.propagation())
 	defer cancel()
 	delay := 250 * time.Millisecond
@@ -149,24 +148,12 @@ func (c *Pipeline) retryPropagation(ctx context.Context, fn func() error) error 
 }
 
 // waiter bounds the waits for a component to become ready.
-func (c *Pipeline) waiter() awsops.Waiter {
+func (c *Provisioner) waiter() awsops.Waiter {
 	return awsops.Waiter{Timeout: c.waitTimeout(), MaxDelay: c.pollInterval()}
 }
 
 // waitFor polls check until it reports done, fails, or the wait times out.
 // what describes the condition for the error.
-func (c *Pipeline) waitFor(ctx context.Context, what string, check func(context.Context) (bool, error)) error {
+func (c *Provisioner) waitFor(ctx context.Context, what string, check func(context.Context) (bool, error)) error {
 	return c.waiter().For(ctx, what, check)
-}
-
-func isConflict(err error) bool {
-	var ae smithy.APIError
-	if !errors.As(err, &ae) {
-		return false
-	}
-	switch ae.ErrorCode() {
-	case "ResourceConflictException", "ResourceInUseException", "ConflictException":
-		return true
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -28,19 +29,19 @@ func queueAttributes(q QueueSpec) map[string]string {
 
 // queue returns the attributes of the queue at url, or nil when it does not
 // exist.
-func (c *Pipeline) queue(ctx context.Context, url string) (map[string]string, error) {
+func (c *Provisioner) queue(ctx context.Context, url string) (map[string]string, error) {
 	return awsops.QueueAttributes(ctx, c.SQS, url)
 }
 
-func (c *Pipeline) ensureQueue(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	name := NamesFor(s.Name).DeadLetterQueue
 	want := queueAttributes(s.DeadLetterQueue)
 	if st.QueueURL != "" {
 		have, err := c.queue(ctx, st.QueueURL)
-		if err != nil {
+		if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 			return fmt.Errorf("reading dead-letter queue (%s): %w", name, err)
 		}
-		if have != nil {
+		if err == nil {
 			changed := map[string]string{}
 			for k, v := range want {
 				if have[k] != v {
@@ -74,14 +75,11 @@ func (c *Pipeline) ensureQueue(ctx context.Context, s Spec, st *State) error {
 	if err != nil {
 		return fmt.Errorf("reading dead-letter queue (%s) after creating it: %w", name, err)
 	}
-	if attrs == nil {
-		return fmt.Errorf("reading dead-letter queue (%s) after creating it: SQS reports it does not exist", name)
-	}
 	st.QueueARN = attrs[string(types.QueueAttributeNameQueueArn)]
 	return nil
 }
 
-func (c *Pipeline) deleteQueue(ctx context.Context, st *State) error {
+func (c *Provisioner) deleteQueue(ctx context.Context, st *State) error {
 	err := awsops.Delete(ctx, "dead-letter queue", st.QueueURL, func(ctx context.Context, url string) error {
 		_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
 		return err
@@ -90,4 +88,57 @@ func (c *Pipeline) deleteQueue(ctx context.Context, st *State) error {
 		st.QueueURL, st.QueueARN = "", ""
 	}
 	return err
+}
+
+var queueComponent = componentDef{
+	Name: ComponentDeadLetterQueue, Recorded: func(st State) bool { return st.QueueURL != "" },
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
+		if err := c.ensureQueue(ctx, p.s, p.st); err != nil {
+			return err
+		}
+		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
+		return nil
+	},
+	Read: (*Provisioner).readQueue, Remove: (*Provisioner).deleteQueue, Lookup: (*Provisioner).lookupQueue,
+}
+
+func (c *Provisioner) readQueue(ctx context.Context, p *pass) error {
+	st := p.st
+	return readRecorded(p, ComponentDeadLetterQueue, "dead-letter queue", st.QueueURL,
+		func() (map[string]string, error) { return c.queue(ctx, st.QueueURL) },
+		func() { st.QueueURL, st.QueueARN = "", "" },
+		func(attrs map[string]string) []string {
+			var fields []string
+			for k, v := range queueAttributes(p.s.DeadLetterQueue) {
+				if attrs[k] != v && (k != string(types.QueueAttributeNameSqsManagedSseEnabled) || v != "false" || attrs[k] != "") {
+					fields = append(fields, k)
+				}
+			}
+			return sortedStrings(fields)
+		})
+}
+
+func (c *Provisioner) lookupQueue(ctx context.Context, p *pass) error {
+	// A queue that cannot be read is left out of the import.
+	q, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(p.names().DeadLetterQueue)})
+	if err != nil {
+		return nil //nolint:nilerr // see above
+	}
+	p.st.QueueURL = aws.ToString(q.QueueUrl)
+	if attrs, err := c.queue(ctx, p.st.QueueURL); err == nil {
+		p.st.QueueARN = attrs[string(types.QueueAttributeNameQueueArn)]
+		if v, err := strconv.Atoi(attrs[string(types.QueueAttributeNameMessageRetentionPeriod)]); err == nil {
+			p.s.DeadLetterQueue.MessageRetentionSeconds = int32(v)
+		}
+		p.s.DeadLetterQueue.KMSMasterKeyID = attrs[string(types.QueueAttributeNameKmsMasterKeyId)]
+	}
+	return nil
+}
+
+func sortedStrings(s []string) []string {
+	m := map[string]string{}
+	for _, e := range s {
+		m[e] = ""
+	}
+	return awsops.SortedKeys(m)
 }

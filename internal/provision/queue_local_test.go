@@ -36,5 +36,5 @@ func TestLocalCreateWaitsForQueueDeletedRecently(t *testing.T) {
 			t.Errorf("the injected refusal did not fire twice: %+v", f)
 		}
 	}
-	mustDelete(t, ctx, c, st, "Delete")
+	must.Delete(t, ctx, c, st, "Delete")
 }

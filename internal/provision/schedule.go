@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,12 +23,12 @@ func (st State) group() string {
 	return st.ScheduleGroup
 }
 
-func (c *Pipeline) getSchedule(ctx context.Context, name, group string) (*scheduler.GetScheduleOutput, error) {
+func (c *Provisioner) getSchedule(ctx context.Context, name, group string) (*scheduler.GetScheduleOutput, error) {
 	out, err := c.Scheduler.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String(name), GroupName: aws.String(group)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
+	if err != nil {
+		return nil, awsops.NotFound("reconcile schedule", name, err)
 	}
-	return out, err
+	return out, nil
 }
 
 // flexibleWindow is the schedule's flexible time window.
@@ -58,7 +59,7 @@ func scheduleDiff(s Spec, st State, have *scheduler.GetScheduleOutput) []string 
 	return diff
 }
 
-func (c *Pipeline) ensureSchedule(ctx context.Context, s Spec, st *State, known bool) error {
+func (c *Provisioner) ensureSchedule(ctx context.Context, s Spec, st *State, known bool) error {
 	name, group := NamesFor(s.Name).Schedule, s.Reconciler.ScheduleGroup
 	if known && st.group() != group {
 		// A schedule cannot move between groups: it is recreated.
@@ -68,7 +69,8 @@ func (c *Pipeline) ensureSchedule(ctx context.Context, s Spec, st *State, known 
 		known = false
 	}
 	have, err := c.getSchedule(ctx, name, group)
-	if err != nil {
+	absent := errors.Is(err, awsops.ErrNotFound)
+	if err != nil && !absent {
 		return fmt.Errorf("reading reconcile schedule (%s in group %s): %w", name, group, err)
 	}
 	r := s.Reconciler
@@ -80,7 +82,7 @@ func (c *Pipeline) ensureSchedule(ctx context.Context, s Spec, st *State, known 
 	}
 	desc := aws.String("Outbox pipeline " + s.Name + ": republishes pending events that the stream missed")
 	switch {
-	case have == nil:
+	case absent:
 		var out *scheduler.CreateScheduleOutput
 		err := c.retryPropagation(ctx, func() (err error) {
 			out, err = c.Scheduler.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
@@ -123,7 +125,7 @@ func (c *Pipeline) ensureSchedule(ctx context.Context, s Spec, st *State, known 
 	return nil
 }
 
-func (c *Pipeline) deleteSchedule(ctx context.Context, st *State) error {
+func (c *Provisioner) deleteSchedule(ctx context.Context, st *State) error {
 	if st.ScheduleName == "" {
 		return nil
 	}
@@ -133,4 +135,58 @@ func (c *Pipeline) deleteSchedule(ctx context.Context, st *State) error {
 	}
 	st.ScheduleName, st.ScheduleARN, st.ScheduleGroup = "", "", ""
 	return nil
+}
+
+func (c *Provisioner) readSchedule(ctx context.Context, p *pass) error {
+	st := p.st
+	return readRecorded(p, ComponentSchedule, "reconcile schedule", st.ScheduleName,
+		func() (*scheduler.GetScheduleOutput, error) { return c.getSchedule(ctx, st.ScheduleName, st.group()) },
+		func() { st.ScheduleName, st.ScheduleARN = "", "" },
+		func(have *scheduler.GetScheduleOutput) []string { return scheduleDiff(p.s, *st, have) })
+}
+
+func (c *Provisioner) lookupSchedule(ctx context.Context, p *pass) error {
+	n, r := p.names(), &p.s.Reconciler
+	// A schedule that cannot be read is left out of the import.
+	sch, err := c.findSchedule(ctx, n.Schedule)
+	if err != nil {
+		return nil //nolint:nilerr // see above
+	}
+	p.st.ScheduleName, p.st.ScheduleARN = n.Schedule, aws.ToString(sch.Arn)
+	if g := aws.ToString(sch.GroupName); g != ScheduleGroup {
+		p.st.ScheduleGroup, r.ScheduleGroup = g, g
+	}
+	r.ScheduleTimezone = aws.ToString(sch.ScheduleExpressionTimezone)
+	if w := sch.FlexibleTimeWindow; w != nil {
+		r.FlexibleTimeWindowMinutes = aws.ToInt32(w.MaximumWindowInMinutes)
+	}
+	r.ScheduleExpression = aws.ToString(sch.ScheduleExpression)
+	return nil
+}
+
+// findSchedule finds the pipeline's schedule in any group, or returns a
+// NotFoundError.
+func (c *Provisioner) findSchedule(ctx context.Context, name string) (*scheduler.GetScheduleOutput, error) {
+	p := scheduler.NewListSchedulesPaginator(c.Scheduler, &scheduler.ListSchedulesInput{NamePrefix: aws.String(name)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, sch := range page.Schedules {
+			if aws.ToString(sch.Name) == name {
+				return c.getSchedule(ctx, name, aws.ToString(sch.GroupName))
+			}
+		}
+	}
+	return nil, &awsops.NotFoundError{Kind: "reconcile schedule", ID: name}
+}
+
+var scheduleComponent = componentDef{
+	Name: ComponentSchedule, Wanted: reconcilerEnabled, Required: true,
+	Recorded: func(st State) bool { return st.ScheduleName != "" },
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
+		return c.ensureSchedule(ctx, p.s, p.st, p.st.ScheduleName != "")
+	},
+	Read: (*Provisioner).readSchedule, Remove: (*Provisioner).deleteSchedule, Lookup: (*Provisioner).lookupSchedule,
 }

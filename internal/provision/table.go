@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -12,14 +13,12 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
 
-// describeTable returns the table, or nil when it does not exist.
-func (c *Pipeline) describeTable(ctx context.Context, name string) (*types.TableDescription, error) {
+// describeTable returns the table, or a NotFoundError when it does not
+// exist.
+func (c *Provisioner) describeTable(ctx context.Context, name string) (*types.TableDescription, error) {
 	out, err := c.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, awsops.NotFound("table", name, err)
 	}
 	return out.Table, nil
 }
@@ -27,23 +26,24 @@ func (c *Pipeline) describeTable(ctx context.Context, name string) (*types.Table
 // ensureTable creates the dedicated table or adopts the existing one, and
 // makes sure it has a usable stream, the pending index and TTL. It records
 // in st what it created or added.
-func (c *Pipeline) ensureTable(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureTable(ctx context.Context, s Spec, st *State) error {
 	t := s.OutboxTable()
 	desc, err := c.describeTable(ctx, t.Name)
-	if err != nil {
+	absent := errors.Is(err, awsops.ErrNotFound)
+	if err != nil && !absent {
 		return fmt.Errorf("reading table (%s): %w", t.Name, err)
 	}
 	owned := !s.Table.Existing
-	if desc == nil {
+	if absent {
 		if !owned {
-			return fmt.Errorf("adopting table (%s): it does not exist: create it first, or leave Table.Existing unset to have the pipeline create a dedicated table", t.Name)
+			return fmt.Errorf("adopting table (%s): %w", t.Name, invalid("Table.Existing", "create the table first, or leave it unset to have the pipeline create a dedicated table", "is set, but the table does not exist"))
 		}
 		if desc, err = c.createTable(ctx, s); err != nil {
 			return fmt.Errorf("creating table (%s): %w", t.Name, err)
 		}
 		st.TableName, st.TableOwned = t.Name, true
 	} else if owned && st.TableName == "" {
-		return fmt.Errorf("creating table (%s): a table of that name already exists: adopt it with Table.Existing, or choose another pipeline name", t.Name)
+		return fmt.Errorf("creating table (%s): %w", t.Name, invalid("Table.Existing", "set it to adopt the table, or choose another pipeline name", "is unset, but a table of that name already exists"))
 	}
 	verb := "adopting"
 	if owned {
@@ -81,7 +81,7 @@ func (c *Pipeline) ensureTable(ctx context.Context, s Spec, st *State) error {
 	return nil
 }
 
-func (c *Pipeline) recordTable(st *State, desc *types.TableDescription) error {
+func (c *Provisioner) recordTable(st *State, desc *types.TableDescription) error {
 	st.TableARN = aws.ToString(desc.TableArn)
 	a, err := AccountOf(st.TableARN)
 	if err != nil {
@@ -96,7 +96,7 @@ func (c *Pipeline) recordTable(st *State, desc *types.TableDescription) error {
 	return nil
 }
 
-func (c *Pipeline) createTable(ctx context.Context, s Spec) (*types.TableDescription, error) {
+func (c *Provisioner) createTable(ctx context.Context, s Spec) (*types.TableDescription, error) {
 	t := s.OutboxTable()
 	t.NoPendingIndex = s.Table.PendingIndexDisabled
 	in := t.CreateTableInput()
@@ -113,15 +113,15 @@ func (c *Pipeline) createTable(ctx context.Context, s Spec) (*types.TableDescrip
 }
 
 // waitTableActive waits until the table and all its indexes are ACTIVE.
-func (c *Pipeline) waitTableActive(ctx context.Context, name string) (*types.TableDescription, error) {
+func (c *Provisioner) waitTableActive(ctx context.Context, name string) (*types.TableDescription, error) {
 	var desc *types.TableDescription
 	err := c.waitFor(ctx, "table "+name+" to be ACTIVE", func(ctx context.Context) (bool, error) {
 		d, err := c.describeTable(ctx, name)
+		if errors.Is(err, awsops.ErrNotFound) {
+			return false, errors.New("the table disappeared")
+		}
 		if err != nil {
 			return false, err
-		}
-		if d == nil {
-			return false, errors.New("the table disappeared")
 		}
 		desc = d
 		if d.TableStatus != types.TableStatusActive {
@@ -153,7 +153,8 @@ func checkKeys(s Spec, desc *types.TableDescription) error {
 		}
 	}
 	if hash != t.PartitionKey || rng != t.SortKey {
-		return fmt.Errorf("its key is (%q, %q) but the pipeline expects (%q, %q): set Table.PartitionKey and Table.SortKey to the table's key attributes (the outbox needs a sort key)", hash, rng, t.PartitionKey, t.SortKey)
+		return invalidAgainst("Table.PartitionKey", []string{"Table.SortKey"}, "set it and the sort key to the table's key attributes (the outbox needs a sort key)",
+			"and the sort key are (%q, %q), but the table's key is (%q, %q)", t.PartitionKey, t.SortKey, hash, rng)
 	}
 	if types_[hash] != types.ScalarAttributeTypeS || types_[rng] != types.ScalarAttributeTypeS {
 		return fmt.Errorf("its key attributes %q and %q must both be strings (S) to hold outbox items: use a table with string keys", hash, rng)
@@ -177,7 +178,7 @@ func HasNewImage(viewType string) bool {
 // a new one, once the table is ACTIVE again) and refused on an adopted one.
 // The mapping then moves to the new stream (ensureMapping); events written
 // meanwhile are still PENDING, and the reconciler publishes them.
-func (c *Pipeline) ensureStream(ctx context.Context, st *State, desc *types.TableDescription) error {
+func (c *Provisioner) ensureStream(ctx context.Context, st *State, desc *types.TableDescription) error {
 	if spec := desc.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
 		if HasNewImage(string(spec.StreamViewType)) {
 			return nil
@@ -209,7 +210,7 @@ func (c *Pipeline) ensureStream(ctx context.Context, st *State, desc *types.Tabl
 // disableStream disables the table's stream and waits until the table is
 // ACTIVE again, when another stream may be enabled. The disabled stream
 // stays readable for 24 hours, so a mapping on it finishes its records.
-func (c *Pipeline) disableStream(ctx context.Context, table string) error {
+func (c *Provisioner) disableStream(ctx context.Context, table string) error {
 	_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName:           aws.String(table),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)},
@@ -221,11 +222,11 @@ func (c *Pipeline) disableStream(ctx context.Context, table string) error {
 	return err
 }
 
-func (c *Pipeline) ensurePendingIndex(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensurePendingIndex(ctx context.Context, s Spec, st *State) error {
 	t := s.OutboxTable()
 	desc, err := c.describeTable(ctx, st.TableName)
-	if err != nil || desc == nil {
-		return fmt.Errorf("reading it: %w", errors.Join(err, errIfNil(desc)))
+	if err != nil {
+		return fmt.Errorf("reading it: %w", err)
 	}
 	index, attrs := t.PendingIndex()
 	if s.Table.PendingIndexDisabled {
@@ -248,7 +249,8 @@ func (c *Pipeline) ensurePendingIndex(ctx context.Context, s Spec, st *State) er
 			continue
 		}
 		if !sameKeySchema(g.KeySchema, index.KeySchema) {
-			return fmt.Errorf("its index %s has another key schema than the pending index (%s HASH, %s RANGE): rename Table.PendingIndexName, or remove that index", t.PendingIndexName, *index.KeySchema[0].AttributeName, *index.KeySchema[1].AttributeName)
+			return invalid("Table.PendingIndexName", "rename it, or remove that index", "%q names an index of the table with another key schema than the pending index (%s HASH, %s RANGE)",
+				t.PendingIndexName, *index.KeySchema[0].AttributeName, *index.KeySchema[1].AttributeName)
 		}
 		if g.IndexStatus != types.IndexStatusActive {
 			_, err := c.waitTableActive(ctx, st.TableName)
@@ -276,7 +278,7 @@ func (c *Pipeline) ensurePendingIndex(ctx context.Context, s Spec, st *State) er
 // dropFormerPendingIndex deletes the pending index that a rename replaced,
 // once the functions query the new one. DynamoDB backfills a new index from
 // the table's items, so the pending items are all in the new one.
-func (c *Pipeline) dropFormerPendingIndex(ctx context.Context, st *State) error {
+func (c *Provisioner) dropFormerPendingIndex(ctx context.Context, st *State) error {
 	if st.FormerPendingIndex == "" || !st.TableOwned {
 		return nil
 	}
@@ -289,10 +291,10 @@ func (c *Pipeline) dropFormerPendingIndex(ctx context.Context, st *State) error 
 
 // deleteIndex deletes a global secondary index, if it exists, and waits
 // until it is gone.
-func (c *Pipeline) deleteIndex(ctx context.Context, table, index string) error {
+func (c *Provisioner) deleteIndex(ctx context.Context, table, index string) error {
 	desc, err := c.describeTable(ctx, table)
-	if err != nil || desc == nil || !hasIndex(desc, index) {
-		return err
+	if err != nil || !hasIndex(desc, index) {
+		return awsops.IgnoreNotFound(err)
 	}
 	_, err = c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName:                   aws.String(table),
@@ -303,18 +305,11 @@ func (c *Pipeline) deleteIndex(ctx context.Context, table, index string) error {
 	}
 	return c.waitFor(ctx, "index "+index+" to be deleted", func(ctx context.Context) (bool, error) {
 		d, err := c.describeTable(ctx, table)
-		if err != nil || d == nil {
-			return d == nil, err
+		if err != nil {
+			return errors.Is(err, awsops.ErrNotFound), awsops.IgnoreNotFound(err)
 		}
 		return !hasIndex(d, index) && d.TableStatus == types.TableStatusActive, nil
 	})
-}
-
-func errIfNil(d *types.TableDescription) error {
-	if d == nil {
-		return errors.New("the table does not exist")
-	}
-	return nil
 }
 
 func sameKeySchema(a, b []types.KeySchemaElement) bool {
@@ -331,7 +326,7 @@ func sameKeySchema(a, b []types.KeySchemaElement) bool {
 
 // ttlStatus returns the table's TTL attribute when TTL is enabled or being
 // enabled, else "".
-func (c *Pipeline) ttlStatus(ctx context.Context, table string) (string, error) {
+func (c *Provisioner) ttlStatus(ctx context.Context, table string) (string, error) {
 	out, err := c.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
 	if err != nil {
 		return "", err
@@ -343,7 +338,7 @@ func (c *Pipeline) ttlStatus(ctx context.Context, table string) (string, error) 
 	return "", nil
 }
 
-func (c *Pipeline) ensureTTL(ctx context.Context, s Spec, st *State) error {
+func (c *Provisioner) ensureTTL(ctx context.Context, s Spec, st *State) error {
 	attr, err := c.ttlStatus(ctx, st.TableName)
 	if err != nil {
 		return fmt.Errorf("reading its TTL: %w", err)
@@ -370,7 +365,7 @@ func (c *Pipeline) ensureTTL(ctx context.Context, s Spec, st *State) error {
 
 // deleteTable deletes an owned table, or reverts what the pipeline added to
 // an adopted one. It clears from st what it removed.
-func (c *Pipeline) deleteTable(ctx context.Context, st *State) error {
+func (c *Provisioner) deleteTable(ctx context.Context, st *State) error {
 	if st.TableName == "" {
 		return nil
 	}
@@ -383,8 +378,8 @@ func (c *Pipeline) deleteTable(ctx context.Context, st *State) error {
 			return fmt.Errorf("deleting table (%s): %w", st.TableName, err)
 		}
 		err = c.waitFor(ctx, "table "+st.TableName+" to be deleted", func(ctx context.Context) (bool, error) {
-			d, err := c.describeTable(ctx, st.TableName)
-			return d == nil, err
+			_, err := c.describeTable(ctx, st.TableName)
+			return errors.Is(err, awsops.ErrNotFound), awsops.IgnoreNotFound(err)
 		})
 		if err != nil {
 			return fmt.Errorf("deleting table (%s): %w", st.TableName, err)
@@ -404,13 +399,13 @@ func (st *State) clearTable() {
 	st.TableOwned, st.Added = false, Added{}
 }
 
-func (c *Pipeline) revertAdopted(ctx context.Context, st *State) error {
-	desc, err := c.describeTable(ctx, st.TableName)
+func (c *Provisioner) revertAdopted(ctx context.Context, st *State) error {
+	_, err := c.describeTable(ctx, st.TableName)
+	if errors.Is(err, awsops.ErrNotFound) {
+		return nil // the table is gone: nothing to revert
+	}
 	if err != nil {
 		return err
-	}
-	if desc == nil {
-		return nil // the table is gone: nothing to revert
 	}
 	if st.Added.TTL {
 		_, err := c.DynamoDB.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
@@ -466,7 +461,7 @@ func dynamoTags(tags map[string]string) []types.Tag {
 	return awsops.TagList(tags, func(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} })
 }
 
-func (c *Pipeline) syncTableTags(ctx context.Context, arn string, want map[string]string) error {
+func (c *Provisioner) syncTableTags(ctx context.Context, arn string, want map[string]string) error {
 	have, err := c.tableTags(ctx, arn)
 	if err != nil {
 		return err
@@ -478,4 +473,271 @@ func (c *Pipeline) syncTableTags(ctx context.Context, arn string, want map[strin
 		_, err := c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: dynamoTags(set)})
 		return err
 	})
+}
+
+func (c *Provisioner) readTable(ctx context.Context, s Spec, st *State, d *Drift) error {
+	if st.TableName == "" {
+		return nil
+	}
+	desc, err := c.describeTable(ctx, st.TableName)
+	if errors.Is(err, awsops.ErrNotFound) {
+		d.AddMissing(ComponentTable)
+		if st.TableOwned {
+			st.clearTable()
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
+	}
+	if err := c.recordTable(st, desc); err != nil {
+		return fmt.Errorf("reading table (%s): %w", st.TableName, err)
+	}
+	if err := c.readTableProtection(ctx, s, *st, desc, d); err != nil {
+		return err
+	}
+	if st.StreamARN == "" {
+		d.AddMissing(ComponentStream)
+	} else if !HasNewImage(st.StreamViewType) {
+		d.AddChanged(ComponentStream, "stream_view_type")
+	}
+	t := s.OutboxTable()
+	index, _ := t.PendingIndex()
+	found := false
+	for _, g := range desc.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) == t.PendingIndexName {
+			found = true
+			if !sameKeySchema(g.KeySchema, index.KeySchema) {
+				d.AddChanged(ComponentPendingIndex, "key_schema")
+			}
+		}
+	}
+	switch {
+	case s.Table.PendingIndexDisabled && found:
+		d.AddChanged(ComponentPendingIndex, "enabled")
+	case !s.Table.PendingIndexDisabled && !found:
+		d.AddMissing(ComponentPendingIndex)
+	}
+	attr, err := c.ttlStatus(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading table (%s) TTL: %w", st.TableName, err)
+	}
+	switch {
+	case attr == "":
+		d.AddMissing(ComponentTTL)
+	case st.TTLAttribute != "" && attr != st.TTLAttribute:
+		d.AddChanged(ComponentTTL, "attribute_name")
+	}
+	return nil
+}
+
+func (c *Provisioner) lookupTable(ctx context.Context, p *pass) error {
+	s, st, t := &p.s, p.st, p.rc.Table
+	desc, err := c.describeTable(ctx, t.Name)
+	if err != nil && !errors.Is(err, awsops.ErrNotFound) {
+		return fmt.Errorf("reading table (%s): %w", t.Name, err)
+	}
+	if err == nil {
+		if err := c.recordTable(st, desc); err != nil {
+			return err
+		}
+		tags, _ := c.tableTags(ctx, st.TableARN)
+		st.TableOwned = t.Name == p.names().Table && tags[TagPipeline] == s.Name
+		st.TTLAttribute = t.TTLAttribute
+		st.PendingIndexARN = IndexARN(st.TableARN, t.PendingIndexName)
+		s.Table.DeletionProtection = ptr(aws.ToBool(desc.DeletionProtectionEnabled))
+		s.Table.KMSKeyARN = tableKMSKey(desc)
+		if pitr, err := c.pointInTimeRecovery(ctx, t.Name); err == nil {
+			s.Table.PointInTimeRecovery = ptr(pitr)
+		}
+	}
+	s.Table.Existing = !st.TableOwned
+	if !st.TableOwned {
+		st.Added = parseAdded(p.functions[ComponentRelayFunction].Tags[TagAdded])
+	}
+	return nil
+}
+
+// tableTags returns the tags of the table arn, every page of them.
+func (c *Provisioner) tableTags(ctx context.Context, arn string) (map[string]string, error) {
+	tags := map[string]string{}
+	var token *string
+	for {
+		out, err := c.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn), NextToken: token})
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(tags, awsops.TagMap(out.Tags, func(t types.Tag) (*string, *string) { return t.Key, t.Value }))
+		if token = out.NextToken; token == nil {
+			return tags, nil
+		}
+	}
+}
+
+var tableComponent = componentDef{
+	Name: ComponentTable, Recorded: func(st State) bool { return st.TableName != "" },
+	Ensure: func(c *Provisioner, ctx context.Context, p *pass) error { return c.ensureTable(ctx, p.s, p.st) },
+	Read: func(c *Provisioner, ctx context.Context, p *pass) error {
+		if err := c.readTable(ctx, p.s, p.st, p.d); err != nil {
+			return err
+		}
+		p.res = p.s.resources(p.st.account(), p.st.TableARN, p.st.QueueARN)
+		return nil
+	},
+	Remove: (*Provisioner).deleteTable, Lookup: (*Provisioner).lookupTable,
+}
+
+// pointInTimeRecovery reports whether the table has point-in-time recovery.
+func (c *Provisioner) pointInTimeRecovery(ctx context.Context, table string) (bool, error) {
+	out, err := c.DynamoDB.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+	if err != nil {
+		return false, err
+	}
+	d := out.ContinuousBackupsDescription
+	return d != nil && d.PointInTimeRecoveryDescription != nil &&
+		d.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == types.PointInTimeRecoveryStatusEnabled, nil
+}
+
+// ensureTableProtection brings the deletion protection and point-in-time
+// recovery of a dedicated table to the Spec's.
+func (c *Provisioner) ensureTableProtection(ctx context.Context, s Spec, st *State) error {
+	desc, err := c.describeTable(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading it: %w", err)
+	}
+	if want := *s.Table.DeletionProtection; aws.ToBool(desc.DeletionProtectionEnabled) != want {
+		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName: aws.String(st.TableName), DeletionProtectionEnabled: aws.Bool(want),
+		}); err != nil {
+			return fmt.Errorf("setting its deletion protection to %t: %w", want, err)
+		}
+		if _, err := c.waitTableActive(ctx, st.TableName); err != nil {
+			return err
+		}
+	}
+	if want := s.Table.KMSKeyARN; tableKMSKey(desc) != want {
+		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName: aws.String(st.TableName), SSESpecification: tableSSE(want),
+		}); err != nil {
+			return fmt.Errorf("setting its encryption key to %q: %w", want, err)
+		}
+		if _, err := c.waitTableActive(ctx, st.TableName); err != nil {
+			return err
+		}
+	}
+	have, err := c.pointInTimeRecovery(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading its point-in-time recovery: %w", err)
+	}
+	if want := *s.Table.PointInTimeRecovery; have != want {
+		if _, err := c.DynamoDB.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{
+			TableName:                        aws.String(st.TableName),
+			PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(want)},
+		}); err != nil {
+			return fmt.Errorf("setting its point-in-time recovery to %t: %w", want, err)
+		}
+	}
+	return nil
+}
+
+// readTableProtection records drift of the protection settings of a
+// dedicated table.
+func (c *Provisioner) readTableProtection(ctx context.Context, s Spec, st State, desc *types.TableDescription, d *Drift) error {
+	if !st.TableOwned {
+		return nil
+	}
+	var fields []string
+	if aws.ToBool(desc.DeletionProtectionEnabled) != *s.Table.DeletionProtection {
+		fields = append(fields, "deletion_protection")
+	}
+	if tableKMSKey(desc) != s.Table.KMSKeyARN {
+		fields = append(fields, "kms_key_arn")
+	}
+	pitr, err := c.pointInTimeRecovery(ctx, st.TableName)
+	if err != nil {
+		return fmt.Errorf("reading table (%s) point-in-time recovery: %w", st.TableName, err)
+	}
+	if pitr != *s.Table.PointInTimeRecovery {
+		fields = append(fields, "point_in_time_recovery")
+	}
+	d.AddChanged(ComponentTable, fields...)
+	return nil
+}
+
+// unprotectTable turns off the deletion protection of a table about to be
+// deleted. Delete calls it only after checkUndelivered passed.
+func (c *Provisioner) unprotectTable(ctx context.Context, table string) error {
+	desc, err := c.describeTable(ctx, table)
+	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
+		return awsops.IgnoreNotFound(err)
+	}
+	if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName: aws.String(table), DeletionProtectionEnabled: aws.Bool(false),
+	}); err != nil {
+		return err
+	}
+	_, err = c.waitTableActive(ctx, table)
+	return err
+}
+
+// tableSSE is the SSESpecification of a customer managed key, or of the
+// AWS owned key when key is empty.
+func tableSSE(key string) *types.SSESpecification {
+	if key == "" {
+		return &types.SSESpecification{Enabled: aws.Bool(false)}
+	}
+	return &types.SSESpecification{Enabled: aws.Bool(true), SSEType: types.SSETypeKms, KMSMasterKeyId: aws.String(key)}
+}
+
+// tableKMSKey is the ARN of the table's KMS key; "" for the AWS owned key.
+func tableKMSKey(d *types.TableDescription) string {
+	if d.SSEDescription == nil || d.SSEDescription.Status != types.SSEStatusEnabled {
+		return ""
+	}
+	return aws.ToString(d.SSEDescription.KMSMasterKeyArn)
+}
+
+// TagAdoptedBy is set on an adopted table to the name of the pipeline that
+// adopted it. A table holds the outbox of one pipeline: a second pipeline
+// that finds the tag refuses to adopt the table, so that it can never
+// revert the stream, index or TTL that the first one still needs.
+const TagAdoptedBy = "outbox:adopted-by"
+
+// claimTable checks that no other pipeline owns or adopted the table, and
+// tags an adopted one with the pipeline's name.
+func (c *Provisioner) claimTable(ctx context.Context, s Spec, arn string) error {
+	tags, err := c.tableTags(ctx, arn)
+	if err != nil {
+		return fmt.Errorf("reading its tags: %w", err)
+	}
+	for _, k := range []string{TagAdoptedBy, TagPipeline} {
+		if other := tags[k]; other != "" && other != s.Name {
+			return fmt.Errorf("it belongs to the outbox pipeline %s (tag %s): a table holds the outbox of one pipeline, since the pipelines would undo each other's stream, index and TTL; "+
+				"give this pipeline its own table, or use pipeline %s's", other, k, other)
+		}
+	}
+	if !s.Table.Existing || tags[TagAdoptedBy] == s.Name {
+		return nil
+	}
+	_, err = c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{
+		ResourceArn: aws.String(arn), Tags: []types.Tag{{Key: aws.String(TagAdoptedBy), Value: aws.String(s.Name)}},
+	})
+	if err != nil {
+		return fmt.Errorf("tagging it %s=%s: %w", TagAdoptedBy, s.Name, err)
+	}
+	return nil
+}
+
+// releaseTable removes the adoption tag of the pipeline from an adopted
+// table, if it is the pipeline's own.
+func (c *Provisioner) releaseTable(ctx context.Context, st *State) error {
+	if st.TableARN == "" {
+		return nil
+	}
+	tags, err := c.tableTags(ctx, st.TableARN)
+	if err != nil || tags[TagAdoptedBy] != st.Name {
+		return err
+	}
+	_, err = c.DynamoDB.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(st.TableARN), TagKeys: []string{TagAdoptedBy}})
+	return err
 }

@@ -8,6 +8,18 @@ import (
 
 // checkTarget verifies, before anything is built or changed, that the
 // target exists and is in the clients' region (target.Check).
-func (c *Pipeline) checkTarget(ctx context.Context, s Spec) error {
+func (c *Provisioner) checkTarget(ctx context.Context, s Spec) error {
 	return target.Check(ctx, c.AWS, s.Target, c.Region)
+}
+
+// targetComponent records the bus or topic that the functions publish to.
+var targetComponent = componentDef{
+	Ensure: func(_ *Provisioner, _ context.Context, p *pass) error {
+		p.st.TargetARN = p.s.TargetARN(p.st.account())
+		return nil
+	},
+	Lookup: func(_ *Provisioner, _ context.Context, p *pass) error {
+		p.st.TargetARN = p.s.WithDefaults().TargetARN(p.st.account())
+		return nil
+	},
 }

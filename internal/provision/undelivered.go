@@ -47,7 +47,7 @@ func (e *UndeliveredError) Error() string {
 // recorded in st whose sort key begins with one of prefixes (every outbox
 // item when prefixes is empty). It scans the table with a consistent read:
 // FAILED items are not in the pending index.
-func (c *Pipeline) CountUndelivered(ctx context.Context, table string, prefixes []string) (Undelivered, error) {
+func (c *Provisioner) CountUndelivered(ctx context.Context, table string, prefixes []string) (Undelivered, error) {
 	var u Undelivered
 	if table == "" {
 		return u, nil
@@ -60,8 +60,8 @@ func (c *Pipeline) CountUndelivered(ctx context.Context, table string, prefixes 
 	filter := "#status IN (:pending, :failed)"
 	if len(prefixes) > 0 {
 		desc, err := c.describeTable(ctx, table)
-		if err != nil || desc == nil {
-			return u, err
+		if err != nil {
+			return u, awsops.IgnoreNotFound(err)
 		}
 		names["#sk"] = rangeKey(desc)
 		var terms []string
@@ -107,7 +107,7 @@ func rangeKey(d *types.TableDescription) string {
 
 // checkUndelivered refuses the deletion of an owned table that holds
 // undelivered events, unless st.ForceDestroy.
-func (c *Pipeline) checkUndelivered(ctx context.Context, st State) error {
+func (c *Provisioner) checkUndelivered(ctx context.Context, st State) error {
 	if !st.TableOwned || st.TableName == "" || st.ForceDestroy {
 		return nil
 	}

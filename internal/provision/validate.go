@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -47,22 +47,35 @@ func invalid(field, fix, problem string, args ...any) error {
 }
 
 // Validate reports the problems of s that can be found without AWS, each
-// a *ValidationError, joined (errors.Join): the first of each group of
-// settings (name, table, target, ...). It applies the defaults first, so a
+// a *ValidationError, joined (errors.Join): every value outside its limit
+// (limits.go), then the first problem of each group of settings (name,
+// table, target, ...), one error per field. It applies the defaults first, so a
 // Spec with only a Name is valid.
 func (s Spec) Validate() error {
 	s = s.WithDefaults()
-	var errs []error
+	errs := s.validateLimits()
 	for _, check := range []func() error{
-		s.validateName, s.validateTable, s.validateTarget, s.validatePublished, s.validateArchitecture,
-		func() error { return s.Relay.validate("Relay") }, s.Mapping.validate, s.validateQueue,
+		s.validateName, s.validateTable, s.validateTarget, s.validatePublished,
 		s.validateReconciler, s.validateAlarms, s.validateProvisioning, s.validateTags,
 	} {
-		if err := check(); err != nil {
+		if err := check(); err != nil && !reported(errs, err) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// reported reports whether errs has an error of the field that err is
+// about: one error per field, the limit's first.
+func reported(errs []error, err error) bool {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return false
+	}
+	return slices.ContainsFunc(errs, func(e error) bool {
+		var other *ValidationError
+		return errors.As(e, &other) && other.Field == ve.Field
+	})
 }
 
 func (s Spec) validateName() error {
@@ -78,11 +91,6 @@ func (s Spec) validateName() error {
 }
 
 func (s Spec) validatePublished() error {
-	switch s.PublishedAction {
-	case config.ActionMark, config.ActionDelete:
-	default:
-		return invalid("PublishedAction", `use "mark" or "delete"`, "is %q", s.PublishedAction)
-	}
 	if *s.PublishedTTL < 0 {
 		return invalid("PublishedTTL", "use a number of days of 0 (keep published items forever) or more, such as 30 days (720h)", "is negative (%s, %d days)", *s.PublishedTTL, int64(*s.PublishedTTL/(24*time.Hour)))
 	}
@@ -92,37 +100,11 @@ func (s Spec) validatePublished() error {
 	return nil
 }
 
-func (s Spec) validateArchitecture() error {
-	switch s.Architecture {
-	case ArchARM64, ArchX86_64:
-		return nil
-	}
-	return invalid("Architecture", `use "arm64" or "x86_64"`, "is %q", s.Architecture)
-}
-
-func (s Spec) validateQueue() error {
-	q := s.DeadLetterQueue
-	if q.MessageRetentionSeconds < 60 || q.MessageRetentionSeconds > 1209600 {
-		return invalid("DeadLetterQueue.MessageRetentionSeconds", "use 60 to 1209600 seconds (14 days)", "is %d", q.MessageRetentionSeconds)
-	}
-	return nil
-}
-
 func (s Spec) validateReconciler() error {
 	if s.Reconciler.Disabled {
 		return nil
 	}
-	r := s.Reconciler
-	if problem, fix := CheckScheduleExpression(r.ScheduleExpression); problem != "" {
-		return invalid("Reconciler.ScheduleExpression", fix, "%s", problem)
-	}
-	if r.MinAge < time.Second {
-		return invalid("Reconciler.MinAge", "use at least a few seconds, typically longer than the stream's delivery delay, such as 5m", "is %s", r.MinAge)
-	}
-	if err := r.Function.validate("Reconciler.Function"); err != nil {
-		return err
-	}
-	return r.validateOverlap()
+	return s.Reconciler.validateOverlap()
 }
 
 func (s Spec) validateTags() error {
@@ -176,9 +158,13 @@ func (s Spec) validateTable() error {
 	if !tableNamePattern.MatchString(t.Name) {
 		return invalid("Table.Name", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.Name)
 	}
+	if t.SortKey == t.PartitionKey {
+		return invalidAgainst("Table.SortKey", []string{"Table.PartitionKey"}, "use two different key attribute names", "equals the partition key (%q)", t.PartitionKey)
+	}
 	if err := t.Validate(); err != nil {
+		// The fields of outbox.Table are those of TableSpec.
 		if ce := (*outbox.ConfigError)(nil); errors.As(err, &ce) {
-			return invalid("Table."+ce.Field, tableFields(ce.Fix), "%s", tableFields(ce.Problem))
+			return invalid("Table."+ce.Field, ce.Fix, "%s", ce.Problem)
 		}
 		return err
 	}
@@ -212,45 +198,3 @@ func (s Spec) validateTarget() error {
 	}
 	return nil
 }
-
-func (f FunctionSpec) validate(field string) error {
-	switch {
-	case f.MemorySize < 128 || f.MemorySize > 10240:
-		return invalid(field+".MemorySize", "use 128 to 10240 MB", "is %d", f.MemorySize)
-	case f.Timeout < 1 || f.Timeout > 900:
-		return invalid(field+".Timeout", "use 1 to 900 seconds", "is %d", f.Timeout)
-	case f.ReservedConcurrency != nil && *f.ReservedConcurrency < 1:
-		return invalid(field+".ReservedConcurrency", "use 1 or more, or leave it unset for unreserved concurrency: with 0 the function never runs and no event is published", "is %d", *f.ReservedConcurrency)
-	}
-	for _, d := range logRetentionDays {
-		if d == f.LogRetentionDays {
-			return nil
-		}
-	}
-	return invalid(field+".LogRetentionDays", fmt.Sprintf("use one of %v", logRetentionDays), "is %d", f.LogRetentionDays)
-}
-
-func (m MappingSpec) validate() error {
-	switch {
-	case m.BatchSize < 1 || m.BatchSize > 10000:
-		return invalid("Mapping.BatchSize", "use 1 to 10000", "is %d", m.BatchSize)
-	case m.MaximumBatchingWindowSeconds < 0 || m.MaximumBatchingWindowSeconds > 300:
-		return invalid("Mapping.MaximumBatchingWindowSeconds", "use 0 to 300 seconds", "is %d", m.MaximumBatchingWindowSeconds)
-	case m.ParallelizationFactor < 1 || m.ParallelizationFactor > 10:
-		return invalid("Mapping.ParallelizationFactor", "use 1 to 10", "is %d", m.ParallelizationFactor)
-	case *m.MaximumRetryAttempts < -1 || *m.MaximumRetryAttempts > 10000:
-		return invalid("Mapping.MaximumRetryAttempts", "use -1 (retry until the record expires) to 10000", "is %d", *m.MaximumRetryAttempts)
-	}
-	if a := *m.MaximumRecordAgeSeconds; a != -1 && (a < 60 || a > 604800) {
-		return invalid("Mapping.MaximumRecordAgeSeconds", "use -1 (no limit) or 60 to 604800 seconds", "is %d", a)
-	}
-	return nil
-}
-
-// tableFields names the fields of outbox.Table in a message as the
-// fields of TableSpec (PartitionKey as Table.PartitionKey).
-func tableFields(msg string) string {
-	return outboxTableField.ReplaceAllString(msg, "Table.$1")
-}
-
-var outboxTableField = regexp.MustCompile(`\b(PartitionKey|SortKeyPrefix|SortKey|TTLAttribute|PendingIndexName|PendingShards)\b`)

@@ -40,14 +40,11 @@ func (s Spec) validateProvisioning() error {
 	return nil
 }
 
-// validateSchedule checks the time zone, flexible window and group of the
-// schedule as EventBridge Scheduler does.
+// validateSchedule checks the time zone and group of the schedule as
+// EventBridge Scheduler does (its flexible window has a limit).
 func (r ReconcilerSpec) validateSchedule() error {
 	if _, err := time.LoadLocation(r.ScheduleTimezone); err != nil || r.ScheduleTimezone == "Local" {
 		return invalid("Reconciler.ScheduleTimezone", `use an IANA time zone such as "UTC" or "Europe/Paris"`, "is %q", r.ScheduleTimezone)
-	}
-	if m := r.FlexibleTimeWindowMinutes; m < 0 || m > 1440 {
-		return invalid("Reconciler.FlexibleTimeWindowMinutes", "use 1 to 1440 minutes, or 0 to run exactly on schedule", "is %d", m)
 	}
 	if !scheduleGroupPattern.MatchString(r.ScheduleGroup) {
 		return invalid("Reconciler.ScheduleGroup", "use 1 to 64 letters, digits, '-', '_' or '.', naming an existing schedule group", "is %q", r.ScheduleGroup)

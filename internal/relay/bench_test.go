@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/perfreport"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/naive"
@@ -217,10 +218,16 @@ func kindHandler(tb testing.TB, fake *relaytest.AWS, table outbox.Table, s targe
 	return r.HandleStream
 }
 
+// publishOps are the target kinds' publish calls.
+var publishOps = []string{relaytest.OpPutEvents, relaytest.OpPublishBatch, relaytest.OpSendMessageBatch}
+
 // BenchmarkTargetKinds relays a batch of 100 events of distinct aggregates
-// to every kind of target, with 3 ms per call, and reports the round trips
-// per batch and the calls per event: a FIFO target's groups fill its calls
-// as a standard target's events do.
+// to every kind of target, every call slowed by a draw of the AWS latency
+// model (perfreport.AWSLatencyModel), and reports one invocation's events
+// per second, the round trips per batch, the calls per event and the
+// target's calls per event: a FIFO target's groups fill its calls as a
+// standard target's events do. The performance report's per-kind table
+// (perfreport.TargetKindLimits) is made from it.
 func BenchmarkTargetKinds(b *testing.B) {
 	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
 	records := relaytest.Records(table, batchSize, 256)
@@ -228,20 +235,28 @@ func BenchmarkTargetKinds(b *testing.B) {
 	for _, name := range slices.Sorted(maps.Keys(kindTargets)) {
 		b.Run(name, func(b *testing.B) {
 			fake := relaytest.New(b, table)
-			fake.Latency = 3 * time.Millisecond
+			fake.CallLatency = perfreport.ModelLatency(perfreport.AWSLatencyModel)
 			h := kindHandler(b, fake, table, kindTargets[name])
-			var roundTrips, calls int
+			var roundTrips, calls, publishCalls int
+			var elapsed time.Duration
 			for b.Loop() {
 				b.StopTimer()
 				fake.PutRecords(records)
 				fake.ResetCounters()
 				b.StartTimer()
+				start := time.Now()
 				rt, c := relayBatch(b, h, fake, records, ev)
+				elapsed += time.Since(start)
 				roundTrips, calls = roundTrips+rt, calls+c
+				for _, op := range publishOps {
+					publishCalls += fake.Calls(op)
+				}
 			}
 			n := float64(b.N)
 			b.ReportMetric(float64(roundTrips)/n, "roundtrips/batch")
 			b.ReportMetric(float64(calls)/n/batchSize, "calls/event")
+			b.ReportMetric(float64(publishCalls)/n/batchSize, "publishcalls/event")
+			b.ReportMetric(n*batchSize/elapsed.Seconds(), "events/s")
 		})
 	}
 }

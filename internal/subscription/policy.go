@@ -1,8 +1,13 @@
 package subscription
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -54,4 +59,17 @@ func RuleARNOfPolicy(policy string) string {
 		}
 	}
 	return ""
+}
+
+// ensurePolicy sets the queue's policy unless it already means doc.
+func (c *Provisioner) ensurePolicy(ctx context.Context, url string, doc PolicyDocument) error {
+	have, err := c.queue(ctx, url)
+	if err != nil && !errors.Is(err, awsops.ErrNotFound) {
+		return err
+	}
+	if err == nil && awsops.SamePolicy(have[attrPolicy], doc.JSON()) {
+		return nil
+	}
+	_, err = c.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{attrPolicy: doc.JSON()}})
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -23,6 +24,8 @@ type Provisioner struct {
 	Events *eventbridge.Client
 	// SNS subscribes the queue of a topic subscription.
 	SNS *sns.Client
+	// DynamoDB holds the inbox table.
+	DynamoDB *dynamodb.Client
 	// WaitTimeout bounds each wait (SQS accepting a recently deleted
 	// queue's name again); default 3 minutes. The context's deadline
 	// applies as well.
@@ -33,7 +36,7 @@ type Provisioner struct {
 
 // New returns a Provisioner whose clients are built from cfg.
 func New(cfg aws.Config) *Provisioner {
-	return &Provisioner{SQS: sqs.NewFromConfig(cfg), Events: eventbridge.NewFromConfig(cfg), SNS: sns.NewFromConfig(cfg)}
+	return &Provisioner{SQS: sqs.NewFromConfig(cfg), Events: eventbridge.NewFromConfig(cfg), SNS: sns.NewFromConfig(cfg), DynamoDB: dynamodb.NewFromConfig(cfg)}
 }
 
 func (c *Provisioner) waitTimeout() time.Duration {

@@ -1,12 +1,14 @@
 package subscription
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -44,14 +46,6 @@ func encryption(attrs map[string]string, key string) map[string]string {
 		attrs[attrSSE] = "true"
 	}
 	return attrs
-}
-
-// deadLetterAttributes are the attributes of the dead-letter queue; s has
-// its defaults.
-func deadLetterAttributes(s Spec) map[string]string {
-	return fifo(s, encryption(map[string]string{
-		attrRetention: strconv.Itoa(int(s.DeadLetter.MessageRetentionSeconds)),
-	}, s.Queue.KMSMasterKeyID))
 }
 
 // fifo makes both queues of a subscription to a FIFO topic FIFO queues
@@ -141,10 +135,10 @@ func (c *Provisioner) queue(ctx context.Context, url string) (map[string]string,
 func (c *Provisioner) ensureQueue(ctx context.Context, q queueSpec, url, arn *string) error {
 	if *url != "" {
 		have, err := c.queue(ctx, *url)
-		if err != nil {
+		if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 			return fmt.Errorf("reading %s (%s): %w", q.what, q.name, err)
 		}
-		if have != nil {
+		if err == nil {
 			changed := map[string]string{}
 			for _, k := range attributeDiff(have, q.attrs) {
 				changed[k] = q.attrs[k]
@@ -178,9 +172,6 @@ func (c *Provisioner) ensureQueue(ctx context.Context, q queueSpec, url, arn *st
 	}
 	*url = aws.ToString(out.QueueUrl)
 	attrs, err := c.queue(ctx, *url)
-	if err == nil && attrs == nil {
-		err = errors.New("the queue is not found")
-	}
 	if err != nil {
 		return fmt.Errorf("reading %s (%s) after creating it: %w", q.what, q.name, err)
 	}
@@ -188,22 +179,157 @@ func (c *Provisioner) ensureQueue(ctx context.Context, q queueSpec, url, arn *st
 	return nil
 }
 
-// ensurePolicy sets the queue's policy unless it already means doc.
-func (c *Provisioner) ensurePolicy(ctx context.Context, url string, doc PolicyDocument) error {
-	have, err := c.queue(ctx, url)
-	if err != nil {
-		return err
-	}
-	if have != nil && awsops.SamePolicy(have[attrPolicy], doc.JSON()) {
-		return nil
-	}
-	_, err = c.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{attrPolicy: doc.JSON()}})
-	return err
-}
-
 func (c *Provisioner) deleteQueue(ctx context.Context, what, url string) error {
 	return awsops.Delete(ctx, what, url, func(ctx context.Context, url string) error {
 		_, err := c.SQS.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
 		return err
 	})
+}
+
+// removeQueue deletes the queue whose URL and ARN fields gives.
+func removeQueue(what string, fields func(*State) (url, arn *string)) func(*Provisioner, context.Context, *State) error {
+	return func(c *Provisioner, ctx context.Context, st *State) error {
+		url, arn := fields(st)
+		if err := c.deleteQueue(ctx, what, *url); err != nil {
+			return err
+		}
+		*url, *arn = "", ""
+		return nil
+	}
+}
+
+// ensureQueueAndPolicy ensures the queue and its policy, which lets the
+// rule send to it: the rule's ARN is derived from the queue's account when
+// the rule does not exist yet.
+func (c *Provisioner) ensureQueueAndPolicy(ctx context.Context, p *pass) error {
+	st := p.st
+	err := c.ensureQueue(ctx, queueSpec{
+		what: "queue", name: p.n.Queue, attrs: queueAttributes(p.s, st.DeadLetterQueueARN), tags: p.s.tags(),
+	}, &st.QueueURL, &st.QueueARN)
+	if err != nil {
+		return err
+	}
+	source := st.TopicARN
+	if source == "" {
+		p.ruleARN = st.RuleARN
+		if p.ruleARN == "" {
+			if p.ruleARN, err = RuleARN(st.QueueARN, st.EventBusName, p.n.Rule); err != nil {
+				return fmt.Errorf("creating queue policy (%s): %w", p.n.Queue, err)
+			}
+		}
+		source = p.ruleARN
+	}
+	if err := c.ensurePolicy(ctx, st.QueueURL, QueuePolicy(st.QueueARN, source)); err != nil {
+		return fmt.Errorf("setting queue policy (%s): %w", p.n.Queue, err)
+	}
+	return nil
+}
+
+func (c *Provisioner) readQueue(ctx context.Context, p *pass) error {
+	st := p.st
+	return c.readQueueOf(ctx, p, "queue", p.n.Queue, &st.QueueURL, &st.QueueARN, p.readQueueAttributes, ComponentQueue, ComponentQueuePolicy)
+}
+
+// readQueueOf reads the recorded queue of url and arn, clearing both when
+// it no longer exists: seen records the drift of a queue that exists, and
+// the missing components are reported when it does not.
+func (c *Provisioner) readQueueOf(ctx context.Context, p *pass, what, name string, url, arn *string, seen func(map[string]string), missing ...string) error {
+	if *url != "" {
+		attrs, err := c.queue(ctx, *url)
+		switch {
+		case errors.Is(err, awsops.ErrNotFound):
+			*url, *arn = "", ""
+		case err != nil:
+			return fmt.Errorf("reading %s (%s): %w", what, name, err)
+		default:
+			*arn = attrs[attrQueueARN]
+			seen(attrs)
+		}
+	}
+	if *url == "" {
+		for _, m := range missing {
+			p.d.AddMissing(m)
+		}
+	}
+	return nil
+}
+
+// readQueueAttributes records the drift of the queue's settings and policy.
+func (p *pass) readQueueAttributes(attrs map[string]string) {
+	st := p.st
+	dlq := st.DeadLetterQueueARN
+	if dlq == "" {
+		dlq = "(missing)"
+	}
+	p.d.AddChanged(ComponentQueue, attributeDiff(attrs, queueAttributes(p.s, dlq))...)
+	source := cmp.Or(st.TopicARN, st.RuleARN)
+	if source == "" {
+		source, _ = RuleARN(st.QueueARN, st.EventBusName, p.n.Rule)
+	}
+	switch policy := attrs[attrPolicy]; {
+	case policy == "":
+		p.d.AddMissing(ComponentQueuePolicy)
+	case !awsops.SamePolicy(policy, QueuePolicy(st.QueueARN, source).JSON()):
+		p.d.AddChanged(ComponentQueuePolicy, "policy")
+	}
+}
+
+// lookupQueue records the queue, its settings, its tags and, from its
+// policy, the bus that the rule is on.
+func (c *Provisioner) lookupQueue(ctx context.Context, p *pass) error {
+	s, st := &p.s, p.st
+	url, attrs, err := c.queueByName(ctx, p.n.Queue)
+	if errors.Is(err, awsops.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading queue (%s): %w", p.n.Queue, err)
+	}
+	st.QueueURL, st.QueueARN = url, attrs[attrQueueARN]
+	vt := int32(atoi(attrs[attrVisibilityTimeout]))
+	s.Queue = QueueSpec{
+		VisibilityTimeoutSeconds: &vt,
+		MessageRetentionSeconds:  int32(atoi(attrs[attrRetention])),
+		ReceiveWaitTimeSeconds:   int32(atoi(attrs[attrReceiveWait])),
+		KMSMasterKeyID:           attrs[attrKMSKey],
+	}
+	if rp, ok := parseRedrive(attrs[attrRedrivePolicy]); ok {
+		s.Queue.MaxReceiveCount = int32(rp.MaxReceiveCount)
+	}
+	source := RuleARNOfPolicy(attrs[attrPolicy])
+	if bus, _, ok := ParseRuleARN(source); ok {
+		s.EventBus, st.EventBusName = bus, bus
+	} else if strings.HasPrefix(source, "arn:") && strings.Split(source, ":")[2] == "sns" {
+		s.TopicARN, st.TopicARN = source, source
+	}
+	out, err := c.SQS.ListQueueTags(ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(url)})
+	if err != nil {
+		return fmt.Errorf("reading the tags of queue (%s): %w", p.n.Queue, err)
+	}
+	p.tags = out.Tags
+	return nil
+}
+
+// queueByName returns the URL and attributes of the queue called name, or a
+// NotFoundError when it does not exist.
+func (c *Provisioner) queueByName(ctx context.Context, name string) (string, map[string]string, error) {
+	out, err := c.SQS.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+	if err != nil {
+		return "", nil, awsops.NotFound("queue", name, err)
+	}
+	url := aws.ToString(out.QueueUrl)
+	attrs, err := c.queue(ctx, url)
+	return url, attrs, err
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+var queueComponent = componentDef{
+	Name: ComponentQueue, Recorded: func(st State) bool { return st.QueueURL != "" },
+	Ensure: (*Provisioner).ensureQueueAndPolicy, Read: (*Provisioner).readQueue,
+	Remove: removeQueue("queue", func(st *State) (*string, *string) { return &st.QueueURL, &st.QueueARN }),
+	Lookup: (*Provisioner).lookupQueue,
 }

@@ -2,6 +2,8 @@ package subscription
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,10 +22,10 @@ func ruleDescription(name string) string {
 // exist.
 func (c *Provisioner) getRule(ctx context.Context, bus, name string) (*eventbridge.DescribeRuleOutput, error) {
 	out, err := c.Events.DescribeRule(ctx, &eventbridge.DescribeRuleInput{Name: aws.String(name), EventBusName: aws.String(bus)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
+	if err != nil {
+		return nil, awsops.NotFound("rule", name, err)
 	}
-	return out, err
+	return out, nil
 }
 
 // ruleDiff returns the settings of the rule that differ from s.
@@ -45,14 +47,15 @@ func (c *Provisioner) ensureRule(ctx context.Context, s Spec, exists bool) (stri
 	n := NamesFor(s.Name)
 	bus := BusName(s.EventBus)
 	have, err := c.getRule(ctx, bus, n.Rule)
-	if err != nil {
+	found := !errors.Is(err, awsops.ErrNotFound)
+	if err != nil && found {
 		return "", fmt.Errorf("reading rule (%s): %w", n.Rule, err)
 	}
 	tags := s.ruleTags()
-	if have != nil && !exists {
+	if found && !exists {
 		return "", fmt.Errorf("creating rule (%s): a rule of that name already exists on the bus %s (%s): delete it, import it, or choose another subscription name", n.Rule, bus, aws.ToString(have.Arn))
 	}
-	if have != nil && len(ruleDiff(s, have)) == 0 {
+	if found && len(ruleDiff(s, have)) == 0 {
 		arn := aws.ToString(have.Arn)
 		if err := c.syncRuleTags(ctx, arn, tags); err != nil {
 			return arn, fmt.Errorf("tagging rule (%s): %w", n.Rule, err)
@@ -63,19 +66,19 @@ func (c *Provisioner) ensureRule(ctx context.Context, s Spec, exists bool) (stri
 		Name: aws.String(n.Rule), EventBusName: aws.String(bus), EventPattern: aws.String(s.Pattern()),
 		State: types.RuleStateEnabled, Description: aws.String(ruleDescription(s.Name)),
 	}
-	if have == nil {
+	if !found {
 		in.Tags = awsops.TagList(tags, eventsTag)
 	}
 	out, err := c.Events.PutRule(ctx, in)
 	verb := "updating"
-	if have == nil {
+	if !found {
 		verb = "creating"
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s rule (%s): %w", verb, n.Rule, err)
 	}
 	arn := aws.ToString(out.RuleArn)
-	if have != nil {
+	if found {
 		if err := c.syncRuleTags(ctx, arn, tags); err != nil {
 			return arn, fmt.Errorf("tagging rule (%s): %w", n.Rule, err)
 		}
@@ -118,16 +121,16 @@ func (c *Provisioner) target(ctx context.Context, bus, rule string) (*types.Targ
 			return &t, nil
 		}
 	}
-	return nil, nil
+	return nil, &awsops.NotFoundError{Kind: "target of rule", ID: rule}
 }
 
 // ensureTarget makes the queue the rule's target.
 func (c *Provisioner) ensureTarget(ctx context.Context, bus, rule, queueARN string) error {
 	have, err := c.target(ctx, bus, rule)
-	if err != nil {
+	if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 		return fmt.Errorf("reading the target of rule (%s): %w", rule, err)
 	}
-	if have != nil && aws.ToString(have.Arn) == queueARN {
+	if err == nil && aws.ToString(have.Arn) == queueARN {
 		return nil
 	}
 	out, err := c.Events.PutTargets(ctx, &eventbridge.PutTargetsInput{
@@ -159,4 +162,125 @@ func (c *Provisioner) deleteRule(ctx context.Context, bus, rule string) error {
 		return fmt.Errorf("deleting rule (%s): %w", rule, err)
 	}
 	return nil
+}
+
+// ensureRuleAndTarget ensures the rule and its target, the queue.
+func (c *Provisioner) ensureRuleAndTarget(ctx context.Context, p *pass) error {
+	st := p.st
+	arn, err := c.ensureRule(ctx, p.s, st.RuleARN != "")
+	if arn != "" {
+		st.RuleARN = arn
+	}
+	if err != nil {
+		return err
+	}
+	if arn != p.ruleARN {
+		// The rule's ARN is not the one derived from the queue's account:
+		// let the actual rule send.
+		if err := c.ensurePolicy(ctx, st.QueueURL, QueuePolicy(st.QueueARN, arn)); err != nil {
+			return fmt.Errorf("setting queue policy (%s): %w", p.n.Queue, err)
+		}
+	}
+	return c.ensureTarget(ctx, st.EventBusName, p.n.Rule, st.QueueARN)
+}
+
+func (c *Provisioner) readRule(ctx context.Context, p *pass) error {
+	st := p.st
+	if st.RuleARN != "" {
+		have, err := c.getRule(ctx, st.EventBusName, p.n.Rule)
+		switch {
+		case errors.Is(err, awsops.ErrNotFound):
+			st.RuleARN = ""
+		case err != nil:
+			return fmt.Errorf("reading rule (%s): %w", p.n.Rule, err)
+		default:
+			st.RuleARN = aws.ToString(have.Arn)
+			p.d.AddChanged(ComponentRule, ruleDiff(p.s, have)...)
+			t, err := c.target(ctx, st.EventBusName, p.n.Rule)
+			switch {
+			case errors.Is(err, awsops.ErrNotFound):
+				p.d.AddMissing(ComponentTarget)
+			case err != nil:
+				return fmt.Errorf("reading the target of rule (%s): %w", p.n.Rule, err)
+			case aws.ToString(t.Arn) != st.QueueARN:
+				p.d.AddChanged(ComponentTarget, "arn")
+			}
+		}
+	}
+	if st.RuleARN == "" {
+		p.d.AddMissing(ComponentRule)
+		p.d.AddMissing(ComponentTarget)
+	}
+	return nil
+}
+
+// lookupRule records the rule, on the bus that the queue's policy names,
+// and its pattern as the Spec gave it.
+func (c *Provisioner) lookupRule(ctx context.Context, p *pass) error {
+	s, st := &p.s, p.st
+	rule, err := c.getRule(ctx, st.EventBusName, p.n.Rule)
+	if errors.Is(err, awsops.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading rule (%s): %w", p.n.Rule, err)
+	}
+	st.RuleARN = aws.ToString(rule.Arn)
+	pattern := aws.ToString(rule.EventPattern)
+	s.Sources, s.DetailTypes, s.EventPattern = splitPattern(pattern)
+	rt, err := c.ruleTags(ctx, st.RuleARN)
+	if err != nil {
+		return fmt.Errorf("reading the tags of rule (%s): %w", p.n.Rule, err)
+	}
+	if rt[TagPattern] == "event_pattern" {
+		s.Sources, s.DetailTypes, s.EventPattern = nil, nil, pattern
+	}
+	if p.tags == nil {
+		p.tags = rt
+	}
+	return nil
+}
+
+// splitPattern returns the sources and detail types of a pattern that
+// BuildPattern could have built, or else the pattern itself.
+func splitPattern(p string) (sources, detailTypes []string, pattern string) {
+	var m map[string][]string
+	if err := json.Unmarshal([]byte(p), &m); err != nil || len(m) == 0 {
+		return nil, nil, p
+	}
+	for k := range m {
+		if k != "source" && k != "detail-type" {
+			return nil, nil, p
+		}
+	}
+	sources, detailTypes = m["source"], m["detail-type"]
+	if BuildPattern(sources, detailTypes) != canonical(p) {
+		return nil, nil, p
+	}
+	return sources, detailTypes, ""
+}
+
+// canonical is p with sorted keys and no spaces.
+func canonical(p string) string {
+	var v any
+	if json.Unmarshal([]byte(p), &v) != nil {
+		return p
+	}
+	return jsonOf(v)
+}
+
+var ruleComponent = componentDef{
+	Name: ComponentRule, Recorded: func(st State) bool { return st.RuleARN != "" },
+	Ensure: onBus((*Provisioner).ensureRuleAndTarget), Read: onBus((*Provisioner).readRule),
+	Remove: func(c *Provisioner, ctx context.Context, st *State) error {
+		if st.RuleARN == "" {
+			return nil
+		}
+		if err := c.deleteRule(ctx, st.EventBusName, NamesFor(st.Name).Rule); err != nil {
+			return err
+		}
+		st.RuleARN = ""
+		return nil
+	},
+	Lookup: onBus((*Provisioner).lookupRule),
 }

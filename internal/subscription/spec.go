@@ -86,7 +86,10 @@ type Spec struct {
 	// DeadLetter is the queue that receives what the consumer failed to
 	// process MaxReceiveCount times.
 	DeadLetter DeadLetterSpec
-	// Tags of the rule and both queues.
+	// Inbox, when set, is the consumer kit's inbox table, <Name>-inbox;
+	// nil means none.
+	Inbox *InboxSpec
+	// Tags of the rule, both queues and the inbox table.
 	Tags map[string]string
 }
 
@@ -207,10 +210,11 @@ func sortedUnique(v []string) []string {
 var (
 	// A rule name allows [.-_A-Za-z0-9]{1,64} and a queue name
 	// [-_A-Za-z0-9]{1,80}: the name must fit both, with "-dlq".
-	namePattern    = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-	busNamePattern = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
-	busARNPattern  = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
-	topicPattern   = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
+	namePattern      = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	busNamePattern   = regexp.MustCompile(`^[/\.\-_A-Za-z0-9]{1,256}$`)
+	busARNPattern    = regexp.MustCompile(`^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus/[/\.\-_A-Za-z0-9]{1,256}$`)
+	kmsKeyARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[A-Za-z0-9-]+$`)
+	topicPattern     = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
 )
 
 // ValidationError names the field of a Spec at fault and the fix; its
@@ -272,6 +276,9 @@ func (s Spec) Validate() error {
 		return invalid("DeadLetter.MessageRetentionSeconds",
 			fmt.Sprintf("use at least the queue's message_retention_seconds (%d): a dead letter keeps the time it was first enqueued, so it would expire before anyone could inspect it", q.MessageRetentionSeconds),
 			"is %d", d.MessageRetentionSeconds)
+	}
+	if err := s.validateInbox(); err != nil {
+		return err
 	}
 	return subscriptionSettings.Tags("Tags", s.Tags)
 }

@@ -3,10 +3,10 @@ package subscription
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/component"
 )
 
 // State records what exists: the identifiers of the components. An empty
@@ -31,6 +31,9 @@ type State struct {
 	// subscription of the queue.
 	TopicARN        string
 	SubscriptionARN string
+
+	// Inbox is the inbox table; its TableName is empty when there is none.
+	Inbox InboxState
 }
 
 // names are the component names of the subscription st records.
@@ -103,22 +106,15 @@ func (c *Provisioner) apply(ctx context.Context, s Spec, st *State) error {
 	}
 	st.Name, st.EventBusName, st.TopicARN = s.Name, bus, s.TopicARN
 	p := &pass{s: s, st: st, n: s.Names()}
-	for _, k := range components {
-		if err := k.ensure(c, ctx, p); err != nil {
-			return err
-		}
-	}
-	return nil
+	return component.Ensure(ctx, components, c, p)
 }
 
 // Delete removes the subscription in the reverse order of creation.
 // Components already gone are skipped. It returns what remains (an empty
 // State on success), so that a failed delete can be retried.
 func (c *Provisioner) Delete(ctx context.Context, st State) (State, error) {
-	for _, k := range slices.Backward(components) {
-		if err := k.remove(c, ctx, &st); err != nil {
-			return st, err
-		}
+	if err := component.Remove(ctx, components, c, &st); err != nil {
+		return st, err
 	}
 	return State{}, nil
 }

@@ -14,6 +14,7 @@ import (
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
@@ -24,27 +25,14 @@ const deadline = time.Minute
 
 func startStack(t *testing.T) (*localaws.Stack, *Provisioner, context.Context) {
 	t.Helper()
-	stack := localawstest.Start(t)
-	localawstest.RequireServices(t, stack, "sqs", "events")
+	stack, ctx := componenttest.Start(t, "sqs", "events", "dynamodb")
 	c := New(localawstest.Config(stack))
-	c.WaitTimeout = 30 * time.Second
-	c.PollInterval = 200 * time.Millisecond
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
+	c.WaitTimeout, c.PollInterval = componenttest.WaitTimeout, componenttest.PollInterval
 	return stack, c, ctx
 }
 
-func inventory(t *testing.T, ctx context.Context, stack *localaws.Stack) map[string][]string {
-	t.Helper()
-	return localawstest.Inventory(ctx, t, localawstest.Control(stack))
-}
-
-// checkInventory reports a stack whose inventory is no longer want: what
-// left or removed resources.
-func checkInventory(t *testing.T, ctx context.Context, stack *localaws.Stack, want map[string][]string, what string) {
-	t.Helper()
-	localawstest.CheckInventory(ctx, t, localawstest.Control(stack), want, what)
-}
+// must makes the Provisioner's calls, failing the test on an error.
+var must componenttest.Must[Spec, State]
 
 // publish puts one event on bus per detail type.
 func publish(t *testing.T, ctx context.Context, c *Provisioner, bus, source string, detailTypes ...string) {
@@ -95,15 +83,6 @@ func receive(t *testing.T, ctx context.Context, c *Provisioner, url string, n in
 	return got
 }
 
-func mustRead(t *testing.T, ctx context.Context, c *Provisioner, s Spec, st State) (State, Drift) {
-	t.Helper()
-	got, d, err := c.Read(ctx, s, st)
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	return got, d
-}
-
 // TestSubscriptionLocalLifecycle: create on a custom bus, deliver only the
 // matching events, repair a rule deleted out of band, update in place, look
 // up for import, delete without leftovers.
@@ -114,21 +93,18 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 
 	spec := Spec{
 		Name: "billing", EventBus: aws.ToString(bus.EventBusArn),
 		Sources: []string{"com.example.orders"}, DetailTypes: []string{"OrderPlaced"},
 		Tags: map[string]string{"team": "billing"},
 	}
-	st, err := c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	st := must.Create(t, ctx, c, spec)
 	if want, _ := RuleARN(st.QueueARN, "orders", "billing"); st.RuleARN != want || st.EventBusName != "orders" {
 		t.Errorf("rule %s on bus %s, want %s on orders", st.RuleARN, st.EventBusName, want)
 	}
-	if _, d := mustRead(t, ctx, c, spec, st); !d.None() {
+	if _, d := must.Read(t, ctx, c, spec, st); !d.None() {
 		t.Errorf("drift right after Create: %s", d)
 	}
 	checkQueueAndDelivery(t, ctx, c, st)
@@ -140,15 +116,12 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 	if _, err := c.Events.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String("billing"), EventBusName: aws.String("orders")}); err != nil {
 		t.Fatal(err)
 	}
-	observed, d := mustRead(t, ctx, c, spec, st)
+	observed, d := must.Read(t, ctx, c, spec, st)
 	if observed.RuleARN != "" || !slices.Contains(d.Missing, ComponentRule) || !slices.Contains(d.Missing, ComponentTarget) {
 		t.Errorf("Read after the rule's deletion: rule %q, drift %s", observed.RuleARN, d)
 	}
-	st, err = c.Update(ctx, spec, observed)
-	if err != nil {
-		t.Fatalf("Update repairing the rule: %v", err)
-	}
-	if _, d := mustRead(t, ctx, c, spec, st); !d.None() {
+	st = must.Update(t, ctx, c, spec, observed, "Update repairing the rule")
+	if _, d := must.Read(t, ctx, c, spec, st); !d.None() {
 		t.Errorf("drift after the repair: %s", d)
 	}
 	publish(t, ctx, c, "orders", "com.example.orders", "OrderPlaced")
@@ -158,7 +131,7 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 	if _, err := c.SQS.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(st.QueueURL), Attributes: map[string]string{attrPolicy: QueuePolicy(st.QueueARN, "arn:aws:events:us-east-1:000000000000:rule/other").JSON()}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, d := mustRead(t, ctx, c, spec, st); len(d.Changed) != 1 || d.Changed[0].Component != ComponentQueuePolicy {
+	if _, d := must.Read(t, ctx, c, spec, st); len(d.Changed) != 1 || d.Changed[0].Component != ComponentQueuePolicy {
 		t.Errorf("drift of a changed policy: %s", d)
 	}
 
@@ -169,14 +142,11 @@ func TestSubscriptionLocalLifecycle(t *testing.T) {
 	spec2.EventPattern = `{"source": ["com.example.orders"], "detail-type": ["OrderCancelled"]}`
 	spec2.Queue = QueueSpec{VisibilityTimeoutSeconds: &vt, ReceiveWaitTimeSeconds: 5, MaxReceiveCount: 3}
 	spec2.Tags = map[string]string{"team": "finance"}
-	st2, err := c.Update(ctx, spec2, st)
-	if err != nil {
-		t.Fatalf("Update: %v", err)
-	}
+	st2 := must.Update(t, ctx, c, spec2, st, "Update")
 	if st2 != st {
 		t.Errorf("Update in place changed identifiers: %+v -> %+v", st, st2)
 	}
-	if _, d := mustRead(t, ctx, c, spec2, st2); !d.None() {
+	if _, d := must.Read(t, ctx, c, spec2, st2); !d.None() {
 		t.Errorf("drift after Update: %s", d)
 	}
 	publish(t, ctx, c, "orders", "com.example.orders", "OrderPlaced", "OrderCancelled")
@@ -233,7 +203,7 @@ func checkLookupAndDelete(t *testing.T, ctx context.Context, stack *localaws.Sta
 	if err != nil || rest.Exists() {
 		t.Fatalf("Delete: %v, left %+v", err, rest)
 	}
-	checkInventory(t, ctx, stack, before, "Delete")
+	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 	if _, _, err := c.Read(ctx, spec2, st2); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Read after Delete: %v, want ErrNotFound", err)
 	}
@@ -248,7 +218,7 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t)
 	ctl := localawstest.Control(stack)
-	before := inventory(t, ctx, stack)
+	before := componenttest.Inventory(t, ctx, stack)
 	spec := Spec{Name: "audit", DetailTypes: []string{"OrderPlaced"}}
 
 	if _, err := ctl.AddFault(ctx, control.FaultRule{Service: "events", Operation: "PutTargets", Count: 1, Code: "InternalException", Message: "injected"}); err != nil {
@@ -258,7 +228,7 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	if err == nil || st.Exists() {
 		t.Fatalf("Create with a failing PutTargets: %v, recorded %+v", err, st)
 	}
-	checkInventory(t, ctx, stack, before, "a failed Create")
+	componenttest.CheckInventory(t, ctx, stack, before, "a failed Create")
 
 	// A name refused as if its queue had just been deleted (the real
 	// refusal of "audit" would last 60 seconds) is waited out.
@@ -269,15 +239,10 @@ func TestSubscriptionLocalCreateCleansUp(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	st, err = c.Create(ctx, spec)
-	if err != nil {
-		t.Fatalf("Create while the names are refused: %v", err)
-	}
+	st = must.Create(t, ctx, c, spec)
 	if st.QueueURL == "" || st.DeadLetterQueueURL == "" || st.RuleARN == "" {
 		t.Errorf("Create recorded %+v", st)
 	}
-	if _, err := c.Delete(ctx, st); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
-	checkInventory(t, ctx, stack, before, "Delete")
+	must.Delete(t, ctx, c, st, "Delete")
+	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 }

@@ -2,6 +2,7 @@ package subscription
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -45,15 +46,12 @@ func topicSubscriptionDiff(have, want map[string]string) []string {
 	return out
 }
 
-// topicSubscription returns the attributes of the subscription arn, or nil
-// when it does not exist.
+// topicSubscription returns the attributes of the subscription arn, or a
+// NotFoundError when it does not exist.
 func (c *Provisioner) topicSubscription(ctx context.Context, arn string) (map[string]string, error) {
 	out, err := c.SNS.GetSubscriptionAttributes(ctx, &sns.GetSubscriptionAttributesInput{SubscriptionArn: aws.String(arn)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, awsops.NotFound("topic subscription", arn, err)
 	}
 	return out.Attributes, nil
 }
@@ -65,10 +63,10 @@ func (c *Provisioner) ensureTopicSubscription(ctx context.Context, p *pass) erro
 	want := topicSubscriptionAttributes(p.s)
 	if st.SubscriptionARN != "" {
 		have, err := c.topicSubscription(ctx, st.SubscriptionARN)
-		if err != nil {
+		if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 			return fmt.Errorf("reading the subscription of queue (%s) to topic (%s): %w", p.n.Queue, st.TopicARN, err)
 		}
-		if have != nil && have["Endpoint"] == st.QueueARN {
+		if err == nil && have["Endpoint"] == st.QueueARN {
 			for _, k := range topicSubscriptionDiff(have, want) {
 				if _, err := c.SNS.SetSubscriptionAttributes(ctx, &sns.SetSubscriptionAttributesInput{
 					SubscriptionArn: aws.String(st.SubscriptionARN), AttributeName: aws.String(k), AttributeValue: aws.String(want[k]),
@@ -96,12 +94,11 @@ func (c *Provisioner) readTopicSubscription(ctx context.Context, p *pass) error 
 	st := p.st
 	if st.SubscriptionARN != "" {
 		have, err := c.topicSubscription(ctx, st.SubscriptionARN)
-		if err != nil {
-			return fmt.Errorf("reading the subscription of queue (%s) to topic (%s): %w", p.n.Queue, st.TopicARN, err)
-		}
 		switch {
-		case have == nil:
+		case errors.Is(err, awsops.ErrNotFound):
 			st.SubscriptionARN = ""
+		case err != nil:
+			return fmt.Errorf("reading the subscription of queue (%s) to topic (%s): %w", p.n.Queue, st.TopicARN, err)
 		case have["Endpoint"] != st.QueueARN:
 			p.d.AddChanged(ComponentTopicSubscription, "endpoint")
 		default:
@@ -144,7 +141,7 @@ func (c *Provisioner) lookupTopicSubscription(ctx context.Context, p *pass) erro
 			}
 			st.SubscriptionARN = aws.ToString(sub.SubscriptionArn)
 			attrs, err := c.topicSubscription(ctx, st.SubscriptionARN)
-			if err != nil {
+			if err != nil && !errors.Is(err, awsops.ErrNotFound) {
 				return fmt.Errorf("reading the subscription of queue (%s) to topic (%s): %w", p.n.Queue, st.TopicARN, err)
 			}
 			s.Sources, s.DetailTypes, _ = splitPattern(attrs[attrFilterPolicy])
@@ -152,4 +149,10 @@ func (c *Provisioner) lookupTopicSubscription(ctx context.Context, p *pass) erro
 		}
 	}
 	return nil
+}
+
+var topicSubscriptionComponent = componentDef{
+	Name: ComponentTopicSubscription, Recorded: func(st State) bool { return st.SubscriptionARN != "" },
+	Ensure: onTopic((*Provisioner).ensureTopicSubscription), Read: onTopic((*Provisioner).readTopicSubscription),
+	Remove: (*Provisioner).removeTopicSubscription, Lookup: onTopic((*Provisioner).lookupTopicSubscription),
 }

@@ -8,6 +8,19 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
+// messageAttributes are the string message attributes of r's SNS or SQS
+// message, each made by value: its source and detail type, and its trace
+// context when it has one.
+func messageAttributes[V any](r outbox.Record, value func(string) V) map[string]V {
+	attrs := map[string]V{AttrSource: value(r.Source), AttrDetailType: value(r.DetailType)}
+	for name, v := range map[string]string{AttrTraceParent: r.TraceParent, AttrTraceState: r.TraceState} {
+		if v != "" {
+			attrs[name] = value(v)
+		}
+	}
+	return attrs
+}
+
 // idBatch is a batch call that names its entries by Id, their positions
 // in the call (SNS PublishBatch, SQS SendMessageBatch), and what differs
 // between the services: the entry of a record, its size, its group, and
@@ -17,10 +30,13 @@ type idBatch[E any] struct {
 	// maxBatchBytes is the total size of the entries of one call.
 	maxBatchBytes int
 	fifo          bool
-	entry         func(r outbox.Record, fifo bool) E
-	size          func(E) int
-	group         func(E) string
-	setID         func(*E, string)
+	// format is the envelope of the message bodies.
+	format outbox.Format
+	// entry is the entry of a record whose message body is body.
+	entry func(r outbox.Record, body string, fifo bool) E
+	size  func(E) int
+	group func(E) string
+	setID func(*E, string)
 	// call sends the entries, their ids set, in one call.
 	call func(ctx context.Context, entries []E) ([]publish.EntryResult, error)
 }
@@ -35,7 +51,7 @@ func (c idBatch[E]) publish(ctx context.Context, records []outbox.Record) []publ
 	var sizes, index []int
 	var groups []string
 	for i, r := range records {
-		entries[i] = c.entry(r, c.fifo)
+		entries[i] = c.entry(r, string(r.MessageIn(c.format)), c.fifo)
 		size := c.size(entries[i])
 		if size > outbox.MaxEntryBytes {
 			results[i] = publish.TooLarge(c.batcher.Target, size, outbox.MaxEntryBytes)

@@ -79,7 +79,7 @@ func (eventBridgeKind) Publisher(cfg aws.Config, s Settings, o PublisherOptions)
 	if err != nil {
 		return nil, err
 	}
-	return &EventBridgePublisher{Client: c, EventBus: s.EventBus, Retry: o.Retry, Concurrency: o.Concurrency, Region: o.Region}, nil
+	return &EventBridgePublisher{Client: c, EventBus: s.EventBus, Envelope: s.Envelope, Retry: o.Retry, Concurrency: o.Concurrency, Region: o.Region}, nil
 }
 
 // EventBridgeAPI is the part of the EventBridge client the relay uses.
@@ -89,12 +89,14 @@ type EventBridgeAPI interface {
 
 // EventBridgePublisher publishes with PutEvents: up to 10 entries and 256 KB per
 // call, calls in parallel. An entry's source and detail type are the
-// record's, its detail is the record's DetailJSON, its time the record's
+// record's, its detail is the record's DetailIn the Envelope, its time the record's
 // OccurredAt, and its trace header the record's, when set.
 type EventBridgePublisher struct {
 	Client EventBridgeAPI
 	// EventBus is the bus name or ARN.
 	EventBus string
+	// Envelope is the detail's format; "" is outbox.FormatOutbox.
+	Envelope outbox.Format
 	// Retry bounds the retries of throttled and internally failed entries.
 	Retry retry.Policy
 	// Concurrency bounds the calls in flight; 0 means DefaultConcurrency.
@@ -137,7 +139,7 @@ func (p *EventBridgePublisher) Publish(ctx context.Context, records []outbox.Rec
 	var sizes []int
 	var index []int // position in records of each entry that is sent
 	for i, r := range records {
-		size := r.EventBridgeEntrySize()
+		size := r.EventBridgeEntrySizeIn(p.Envelope)
 		if size > publish.MaxBatchBytes {
 			results[i] = publish.TooLarge("EventBridge", size, publish.MaxBatchBytes)
 			continue
@@ -146,12 +148,10 @@ func (p *EventBridgePublisher) Publish(ctx context.Context, records []outbox.Rec
 			EventBusName: aws.String(p.EventBus),
 			Source:       aws.String(r.Source),
 			DetailType:   aws.String(r.DetailType),
-			Detail:       aws.String(string(r.DetailJSON())),
+			Detail:       aws.String(string(r.DetailIn(p.Envelope))),
 			Time:         aws.Time(r.OccurredAt),
 		}
-		if r.TraceHeader != "" {
-			entries[i].TraceHeader = aws.String(r.TraceHeader)
-		}
+		entries[i].TraceHeader = traceHeader(r)
 		sizes = append(sizes, size)
 		index = append(index, i)
 	}

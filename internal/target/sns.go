@@ -66,7 +66,7 @@ func (snsKind) Publisher(cfg aws.Config, s Settings, o PublisherOptions) (publis
 	if err != nil {
 		return nil, err
 	}
-	return &SNSPublisher{Client: c, TopicARN: s.TopicARN, Retry: o.Retry, Concurrency: o.Concurrency}, nil
+	return &SNSPublisher{Client: c, TopicARN: s.TopicARN, Envelope: s.Envelope, Retry: o.Retry, Concurrency: o.Concurrency}, nil
 }
 
 // SNSAPI is the part of the SNS client the relay uses.
@@ -75,7 +75,7 @@ type SNSAPI interface {
 }
 
 // SNSPublisher publishes with PublishBatch: up to 10 messages and 256 KB
-// per call, calls in parallel. The message is the record's EnvelopeJSON,
+// per call, calls in parallel. The message is the record's MessageIn its Envelope,
 // with the source and detail type also as string message attributes. To a
 // FIFO topic, each message has its group (MessageGroupID) and
 // deduplication id (MessageDeduplicationID), and the messages of one group
@@ -83,6 +83,8 @@ type SNSAPI interface {
 type SNSPublisher struct {
 	Client   SNSAPI
 	TopicARN string
+	// Envelope is the message body's format; "" is outbox.FormatOutbox.
+	Envelope outbox.Format
 	// Retry bounds the retries of throttled and internally failed messages.
 	Retry retry.Policy
 	// Concurrency bounds the calls in flight; 0 means DefaultConcurrency.
@@ -122,13 +124,12 @@ func MessageSize(body string, attrs map[string]types.MessageAttributeValue) int 
 }
 
 // snsEntry is the message of a record.
-func snsEntry(r outbox.Record, fifo bool) types.PublishBatchRequestEntry {
+func snsEntry(r outbox.Record, body string, fifo bool) types.PublishBatchRequestEntry {
 	e := types.PublishBatchRequestEntry{
-		Message: aws.String(string(r.EnvelopeJSON())),
-		MessageAttributes: map[string]types.MessageAttributeValue{
-			AttrSource:     {DataType: aws.String("String"), StringValue: aws.String(r.Source)},
-			AttrDetailType: {DataType: aws.String("String"), StringValue: aws.String(r.DetailType)},
-		},
+		Message: aws.String(body),
+		MessageAttributes: messageAttributes(r, func(v string) types.MessageAttributeValue {
+			return types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+		}),
 	}
 	if fifo {
 		e.MessageGroupId = aws.String(MessageGroupID(r))
@@ -143,6 +144,7 @@ func (p *SNSPublisher) Publish(ctx context.Context, records []outbox.Record) []p
 		batcher:       publish.Batcher{Target: "SNS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: snsPoison, Hint: p.hint},
 		maxBatchBytes: publish.MaxBatchBytes,
 		fifo:          isFIFO(p.TopicARN),
+		format:        p.Envelope,
 		entry:         snsEntry,
 		size: func(e types.PublishBatchRequestEntry) int {
 			return MessageSize(aws.ToString(e.Message), e.MessageAttributes)
@@ -160,12 +162,22 @@ func (p *SNSPublisher) Publish(ctx context.Context, records []outbox.Record) []p
 }
 
 func snsOutcomes(out *sns.PublishBatchOutput) []outcome {
-	var o []outcome
-	for _, s := range out.Successful {
-		o = append(o, outcome{id: s.Id, ok: true})
+	return outcomesOf(out.Successful, out.Failed,
+		func(s types.PublishBatchResultEntry) *string { return s.Id },
+		func(f types.BatchResultErrorEntry) outcome {
+			return outcome{id: f.Id, code: aws.ToString(f.Code), message: aws.ToString(f.Message), senderFault: f.SenderFault}
+		})
+}
+
+// outcomesOf lists the outcomes of a batch call's Successful and Failed
+// entries.
+func outcomesOf[S, F any](successful []S, failed []F, id func(S) *string, failure func(F) outcome) []outcome {
+	o := make([]outcome, 0, len(successful)+len(failed))
+	for _, s := range successful {
+		o = append(o, outcome{id: id(s), ok: true})
 	}
-	for _, f := range out.Failed {
-		o = append(o, outcome{id: f.Id, code: aws.ToString(f.Code), message: aws.ToString(f.Message), senderFault: f.SenderFault})
+	for _, f := range failed {
+		o = append(o, failure(f))
 	}
 	return o
 }

@@ -72,7 +72,7 @@ func (sqsKind) Publisher(cfg aws.Config, s Settings, o PublisherOptions) (publis
 	if err != nil {
 		return nil, err
 	}
-	return &SQSPublisher{Client: c, QueueARN: s.QueueARN, Retry: o.Retry, Concurrency: o.Concurrency}, nil
+	return &SQSPublisher{Client: c, QueueARN: s.QueueARN, Envelope: s.Envelope, Retry: o.Retry, Concurrency: o.Concurrency}, nil
 }
 
 // dnsSuffixes are the DNS suffixes of the partitions whose suffix is not
@@ -101,13 +101,15 @@ type SQSAPI interface {
 
 // SQSPublisher sends with SendMessageBatch: up to 10 messages and
 // SQSMaxBatchBytes per call, calls in parallel. The message body is the
-// record's EnvelopeJSON, as on SNS, with the source and detail type as
+// record's MessageIn its Envelope, as on SNS, with the source and detail type as
 // string message attributes. To a FIFO queue, each message has its group
 // (MessageGroupID) and deduplication id (MessageDeduplicationID), and the
 // messages of one group are sent one call after the other, in order.
 type SQSPublisher struct {
 	Client   SQSAPI
 	QueueARN string
+	// Envelope is the message body's format; "" is outbox.FormatOutbox.
+	Envelope outbox.Format
 	// Retry bounds the retries of throttled and internally failed messages.
 	Retry retry.Policy
 	// Concurrency bounds the calls in flight; 0 means DefaultConcurrency.
@@ -138,13 +140,12 @@ func (p *SQSPublisher) hint(code string) string {
 }
 
 // sqsEntry is the message of a record.
-func sqsEntry(r outbox.Record, fifo bool) types.SendMessageBatchRequestEntry {
+func sqsEntry(r outbox.Record, body string, fifo bool) types.SendMessageBatchRequestEntry {
 	e := types.SendMessageBatchRequestEntry{
-		MessageBody: aws.String(string(r.EnvelopeJSON())),
-		MessageAttributes: map[string]types.MessageAttributeValue{
-			AttrSource:     {DataType: aws.String("String"), StringValue: aws.String(r.Source)},
-			AttrDetailType: {DataType: aws.String("String"), StringValue: aws.String(r.DetailType)},
-		},
+		MessageBody: aws.String(body),
+		MessageAttributes: messageAttributes(r, func(v string) types.MessageAttributeValue {
+			return types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+		}),
 	}
 	if fifo {
 		e.MessageGroupId = aws.String(MessageGroupID(r))
@@ -170,6 +171,7 @@ func (p *SQSPublisher) Publish(ctx context.Context, records []outbox.Record) []p
 		batcher:       publish.Batcher{Target: "SQS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: sqsPoison, Hint: p.hint},
 		maxBatchBytes: SQSMaxBatchBytes,
 		fifo:          isFIFO(p.QueueARN),
+		format:        p.Envelope,
 		entry:         sqsEntry,
 		size:          sqsMessageSize,
 		group:         func(e types.SendMessageBatchRequestEntry) string { return aws.ToString(e.MessageGroupId) },
@@ -185,12 +187,9 @@ func (p *SQSPublisher) Publish(ctx context.Context, records []outbox.Record) []p
 }
 
 func sqsOutcomes(out *sqs.SendMessageBatchOutput) []outcome {
-	var o []outcome
-	for _, s := range out.Successful {
-		o = append(o, outcome{id: s.Id, ok: true})
-	}
-	for _, f := range out.Failed {
-		o = append(o, outcome{id: f.Id, code: aws.ToString(f.Code), message: aws.ToString(f.Message), senderFault: f.SenderFault})
-	}
-	return o
+	return outcomesOf(out.Successful, out.Failed,
+		func(s types.SendMessageBatchResultEntry) *string { return s.Id },
+		func(f types.BatchResultErrorEntry) outcome {
+			return outcome{id: f.Id, code: aws.ToString(f.Code), message: aws.ToString(f.Message), senderFault: f.SenderFault}
+		})
 }

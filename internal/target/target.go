@@ -19,6 +19,8 @@
 //	OUTBOX_EVENT_BUS  default             event bus name or ARN (eventbridge)
 //	OUTBOX_TOPIC_ARN  (required for sns)  SNS topic ARN, standard or FIFO
 //	OUTBOX_QUEUE_ARN  (required for sqs)  SQS queue ARN, standard or FIFO
+//	OUTBOX_ENVELOPE   outbox              outbox or cloudevents: the format
+//	                                      of what every kind publishes
 //
 // A kind's variables are read only for that kind.
 package target
@@ -30,15 +32,21 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // EnvTarget is the relay's environment variable that names the kind.
 const EnvTarget = "OUTBOX_TARGET"
+
+// EnvEnvelope is the relay's environment variable that names the envelope
+// format, for every kind.
+const EnvEnvelope = "OUTBOX_ENVELOPE"
 
 // Type names a kind: the value of OUTBOX_TARGET.
 type Type string
@@ -54,6 +62,9 @@ type Settings struct {
 	TopicARN string
 	// QueueARN is the SQS queue, standard or FIFO (sqs).
 	QueueARN string
+	// Envelope is the format of what is published, on every kind; empty
+	// means outbox.FormatOutbox.
+	Envelope outbox.Format
 }
 
 // Setting is one setting of a kind: a string field of Settings and the
@@ -98,6 +109,12 @@ type PublisherOptions struct {
 	Concurrency int
 	// Region is the caller's region, named in hints; "" when unknown.
 	Region string
+	// Objects, when not nil, replaces the S3 client that tags the objects
+	// of published claim-checked events; a fake in tests.
+	Objects ObjectTagger
+	// TracerProvider makes the publishing spans; nil means OpenTelemetry's
+	// global one.
+	TracerProvider trace.TracerProvider
 	// Client, when not nil, replaces the client the kind builds from the
 	// AWS configuration: a fake of the kind's API (EventBridgeAPI, SNSAPI,
 	// SQSAPI) in tests.
@@ -185,6 +202,26 @@ func (s Settings) Kind() (Kind, error) {
 	return nil, fmt.Errorf("unknown target %q: use %s", s.Type, quotedTypes())
 }
 
+// envelopeFromEnv reads OUTBOX_ENVELOPE: unset is outbox.FormatOutbox.
+func envelopeFromEnv(subject validation.Subject, getenv func(string) string) (outbox.Format, error) {
+	f := outbox.Format(strings.ToLower(strings.TrimSpace(getenv(EnvEnvelope))))
+	switch {
+	case f == "":
+		return outbox.FormatOutbox, nil
+	case !slices.Contains(outbox.Formats, f):
+		return "", subject.InvalidValue(EnvEnvelope, getenv(EnvEnvelope), "is not an envelope format", "use "+quotedFormats())
+	}
+	return f, nil
+}
+
+func quotedFormats() string {
+	var q []string
+	for _, f := range outbox.Formats {
+		q = append(q, fmt.Sprintf("%q", f))
+	}
+	return strings.Join(q, ", ")
+}
+
 func quotedTypes() string {
 	var q []string
 	for _, t := range Types() {
@@ -198,6 +235,9 @@ func quotedTypes() string {
 func (s Settings) WithDefaults() Settings {
 	if s.Type == "" {
 		s.Type = Default
+	}
+	if s.Envelope == "" {
+		s.Envelope = outbox.FormatOutbox
 	}
 	k, err := s.Kind()
 	if err != nil {
@@ -264,6 +304,9 @@ func (s Settings) Validate(subject validation.Subject, prefix string) error {
 	if err != nil {
 		return subject.Invalid(prefix+".Type", "use "+quotedTypes(), "is %q", s.Type)
 	}
+	if !slices.Contains(outbox.Formats, s.Envelope) {
+		return subject.Invalid(prefix+".Envelope", "use "+quotedFormats(), "is %q", s.Envelope)
+	}
 	for _, o := range allSettings() {
 		v := *o.Value(&s)
 		if o.Type() == k.Type() {
@@ -282,7 +325,7 @@ func (s Settings) Validate(subject validation.Subject, prefix string) error {
 // refuses).
 func (s Settings) Env() map[string]string {
 	s = s.WithDefaults()
-	env := map[string]string{EnvTarget: string(s.Type)}
+	env := map[string]string{EnvTarget: string(s.Type), EnvEnvelope: string(s.Envelope)}
 	if k, err := s.Kind(); err == nil {
 		for _, set := range k.Settings() {
 			env[set.Env] = *set.Value(&s)
@@ -294,7 +337,7 @@ func (s Settings) Env() map[string]string {
 // EnvNames are the environment variables of every kind, OUTBOX_TARGET
 // first.
 func EnvNames() []string {
-	names := []string{EnvTarget}
+	names := []string{EnvTarget, EnvEnvelope}
 	for _, o := range allSettings() {
 		names = append(names, o.Env)
 	}
@@ -311,6 +354,9 @@ func FromEnv(subject validation.Subject, getenv func(string) string) (Settings, 
 		return Settings{}, subject.InvalidValue(EnvTarget, getenv(EnvTarget), "is not a known target", "use "+quotedTypes())
 	}
 	s.Type = k.Type()
+	if s.Envelope, err = envelopeFromEnv(subject, getenv); err != nil {
+		return Settings{}, err
+	}
 	for _, set := range k.Settings() {
 		v := strings.TrimSpace(getenv(set.Env))
 		if v == "" {
@@ -433,7 +479,11 @@ func NewPublisher(cfg aws.Config, s Settings, o PublisherOptions) (publish.Publi
 	if err != nil {
 		return nil, err
 	}
-	return k.Publisher(cfg, s, o)
+	p, err := k.Publisher(cfg, s, o)
+	if err != nil {
+		return nil, err
+	}
+	return newTracedPublisher(newClaimTagger(p, cfg, o), o.TracerProvider, s), nil
 }
 
 // client returns o.Client as the kind's API, or the client that build

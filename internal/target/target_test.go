@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // samples are valid settings of every kind; a new kind adds its own.
@@ -49,7 +50,7 @@ func TestKindsAreComplete(t *testing.T) {
 		}
 		env := s.Env()
 		got, err := FromEnv(testSubject, func(name string) string { return env[name] })
-		if err != nil || got != s {
+		if err != nil || got != s.WithDefaults() {
 			t.Errorf("%s: FromEnv(%v) = %+v, %v", k.Type(), env, got, err)
 		}
 		if got, err := ForAddress(s.Address()); err != nil || got != s {
@@ -86,7 +87,7 @@ func TestValidateNamesTheField(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	t.Parallel()
-	if s := (Settings{}).WithDefaults(); s != (Settings{Type: EventBridge, EventBus: DefaultEventBus}) {
+	if s := (Settings{}).WithDefaults(); s != (Settings{Type: EventBridge, EventBus: DefaultEventBus, Envelope: outbox.FormatOutbox}) {
 		t.Errorf("defaults %+v", s)
 	}
 	a := Account{Partition: "aws", Region: "eu-west-1", ID: "123456789012"}

@@ -54,4 +54,5 @@ resource "outbox_subscription" "this" {
 
   queue       = each.value.queue
   dead_letter = each.value.dead_letter
+  inbox       = each.value.inbox
 }

@@ -100,7 +100,7 @@ output "alarm_arns" {
 ################################################################################
 
 output "subscriptions" {
-  description = "Every subscription by key: its name, its rule ARN (null on a topic) or its SNS subscription's ARN `subscription_arn` (null on a bus), its queue URL and ARN, and its dead-letter queue URL and ARN (ending in `.fifo` on a FIFO topic)."
+  description = "Every subscription by key: its name, its rule ARN (null on a topic) or its SNS subscription's ARN `subscription_arn` (null on a bus), its queue URL and ARN, its dead-letter queue URL and ARN (ending in `.fifo` on a FIFO topic), and, with an `inbox`, the inbox table's name and ARN and the consumer's IAM policy `consumer_policy_json` (all null without one)."
   value = { for k, s in outbox_subscription.this : k => {
     name                  = s.name
     rule_arn              = s.rule_arn
@@ -109,7 +109,20 @@ output "subscriptions" {
     queue_arn             = s.queue_arn
     dead_letter_queue_url = s.dead_letter_queue_url
     dead_letter_queue_arn = s.dead_letter_queue_arn
+    inbox_table_name      = try(s.inbox.table_name, null)
+    inbox_table_arn       = try(s.inbox.table_arn, null)
+    consumer_policy_json  = try(s.inbox.consumer_policy_json, null)
   } }
+}
+
+output "subscription_inbox_table_names" {
+  description = "Name of the inbox table of each subscription that has an `inbox`, by key: the table of the consumer kit's `consumer.NewInbox`."
+  value       = { for k, s in outbox_subscription.this : k => s.inbox.table_name if s.inbox != null }
+}
+
+output "subscription_consumer_policies" {
+  description = "The least-privilege IAM policy document (JSON) of the consumer of each subscription that has an `inbox`, by key: receiving its queue and applying events with the kit's inbox. Attach it to the consumer's role."
+  value       = { for k, s in outbox_subscription.this : k => s.inbox.consumer_policy_json if s.inbox != null }
 }
 
 output "subscription_queue_urls" {

@@ -182,6 +182,7 @@ variable "subscriptions" {
     Consumers of the pipeline's events, by key, each with its own SQS queue and dead-letter queue. On a bus, each is an EventBridge rule on the pipeline's bus delivering to its queue; when the pipeline publishes to `topic_arn`, each is its queue's subscription to that topic, with raw message delivery and a filter policy on `sources` and `detail_types` (to a FIFO topic, both queues are FIFO queues, `<name>.fifo` and `<name>-dlq.fifo`, receiving each aggregate's events in order). Not with `queue_arn`, whose queue is the one consumer.
     Match with `sources` and/or `detail_types`, or, on a bus only, with a full `event_pattern` (JSON). The subscription (its rule and queue; the dead-letter queue adds `-dlq`) is named `<name>-<key>` unless `name` is set.
     `queue` (`visibility_timeout_seconds`, `message_retention_seconds`, `receive_wait_time_seconds`, `max_receive_count`, `kms_master_key_id`) and `dead_letter` (`message_retention_seconds`) pass settings to the queues; unset attributes take the provider's defaults (30 s visibility, 4 days' retention, 5 receives before dead-lettering, 14 days in the dead-letter queue).
+    `inbox` (`deletion_protection`, `point_in_time_recovery`, `kms_key_arn`; or `existing = true` and `name` to adopt a table) gives the subscription the consumer kit's inbox table, `<subscription name>-inbox`, so that a consumer built with the kit applies each event once; unset attributes take the provider's defaults (protection and point-in-time recovery on, the AWS owned key). While its deletion protection is on, destroying the subscription fails. Omitted, there is no inbox.
   EOT
   type = map(object({
     name          = optional(string)
@@ -198,6 +199,13 @@ variable "subscriptions" {
     dead_letter = optional(object({
       message_retention_seconds = optional(number)
     }), {})
+    inbox = optional(object({
+      existing               = optional(bool)
+      name                   = optional(string)
+      deletion_protection    = optional(bool)
+      point_in_time_recovery = optional(bool)
+      kms_key_arn            = optional(string)
+    }))
     tags = optional(map(string), {})
   }))
   default  = {}

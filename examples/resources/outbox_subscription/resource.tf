@@ -16,6 +16,11 @@ resource "outbox_subscription" "billing" {
     receive_wait_time_seconds  = 20
   }
 
+  # The consumer kit's inbox table, billing-orders-inbox, so that the
+  # consumer applies each event once; deletion protection and
+  # point-in-time recovery are on by default.
+  inbox = {}
+
   tags = {
     team = "billing"
   }
@@ -47,4 +52,14 @@ resource "outbox_subscription" "fraud" {
 
 output "billing_queue_url" {
   value = outbox_subscription.billing.queue_url
+}
+
+# What billing's consumer passes to consumer.NewInbox, and the policy of its
+# role.
+output "billing_inbox_table" {
+  value = outbox_subscription.billing.inbox.table_name
+}
+
+output "billing_consumer_policy" {
+  value = outbox_subscription.billing.inbox.consumer_policy_json
 }

@@ -2,7 +2,10 @@
 # for the chaos suite: the x86_64 relay (no emulation), batches that bisect
 # (sized by the suite for its event count), few retries before the
 # dead-letter queue, and a reconciler that republishes anything pending for
-# more than a few seconds, scheduled no more often than its timeout. Region,
+# more than a few seconds, scheduled no more often than its timeout. The
+# target is the account's default bus, or the SNS topic topic_arn names (the
+# suite creates it): the consumer's queue then subscribes to the topic, a
+# FIFO queue with a FIFO dead-letter queue to a FIFO topic. Region,
 # credentials and endpoint come from the environment.
 
 terraform {
@@ -76,6 +79,12 @@ variable "pending_shards" {
   default     = 16
 }
 
+variable "topic_arn" {
+  description = "SNS topic the pipeline publishes to and the consumer's queue subscribes to; null for the default EventBridge bus."
+  type        = string
+  default     = null
+}
+
 provider "outbox" {}
 
 resource "outbox_pipeline" "chaos" {
@@ -90,6 +99,10 @@ resource "outbox_pipeline" "chaos" {
 
   pending_index = {
     shards = var.pending_shards
+  }
+
+  target = {
+    topic_arn = var.topic_arn
   }
 
   relay = {
@@ -114,7 +127,8 @@ resource "outbox_pipeline" "chaos" {
 
 resource "outbox_subscription" "consumer" {
   name      = "${var.name}-consumer"
-  event_bus = outbox_pipeline.chaos.target_arn
+  event_bus = var.topic_arn == null ? outbox_pipeline.chaos.target_arn : null
+  topic_arn = var.topic_arn == null ? null : outbox_pipeline.chaos.target_arn
   sources   = [var.source_name]
 
   queue = {
@@ -149,6 +163,10 @@ output "reconciler_function_arn" {
 
 output "schedule_arn" {
   value = outbox_pipeline.chaos.schedule_arn
+}
+
+output "target_arn" {
+  value = outbox_pipeline.chaos.target_arn
 }
 
 output "consumer_queue_url" {

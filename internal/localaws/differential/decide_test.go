@@ -26,22 +26,23 @@ const (
 
 // decision decides the differences of one scenario whose path matches.
 type decision struct {
-	Scenario string
+	Scenario string `yaml:"scenario"`
 	// Paths are globs over "step/field.path" (see difference.path);
 	// * matches any run of characters. Every path must match a difference
 	// on every run, so that a decision cannot outlive its cause.
-	Paths   []string
-	Verdict verdict
+	Paths   []string `yaml:"paths"`
+	Verdict verdict  `yaml:"verdict"`
 	// Ours and Moto say what each endpoint does.
-	Ours, Moto string
+	Ours string `yaml:"ours"`
+	Moto string `yaml:"moto"`
 	// Why explains the verdict.
-	Why string
+	Why string `yaml:"why"`
 	// Source is AWS's documentation for the verdict (required for
 	// motoWrong).
-	Source string
+	Source string `yaml:"source"`
 	// Intermittent marks a difference one side shows on some runs only:
 	// the decision may then match nothing.
-	Intermittent bool
+	Intermittent bool `yaml:"intermittent"`
 
 	first string // the first difference matched on this run (oursWrong)
 }
@@ -84,7 +85,7 @@ func decide(t *testing.T, scenario string, diffs []difference) {
 		}
 	}
 	if undecided > 0 {
-		t.Logf("%d undecided differences: fix our stack, or decide each in differences_test.go (then go test ./internal/localaws/differential -run TestDifferentialTableDoc -update)", undecided)
+		t.Logf("%d undecided differences: fix our stack, or decide each in testdata/decisions.yaml (then go test ./internal/localaws/differential -run TestDifferentialTableDoc -update)", undecided)
 	}
 	reported := map[*decision]bool{}
 	for _, u := range uses {

@@ -6,7 +6,7 @@
 // and request ids.
 //
 // Every difference fails the suite unless the difference table
-// (differences_test.go, rendered into docs/localaws-differences.md) decides
+// (testdata/decisions.yaml, rendered into docs/localaws-differences.md) decides
 // it: moto wrong (with AWS's documentation cited), our stack wrong (a bug
 // to fix), or unspecified (both acceptable). An entry that no longer
 // matches a difference fails the suite too, so the table stays true.

@@ -48,7 +48,7 @@ func renderDoc() string {
 	var b strings.Builder
 	b.WriteString(`# The local stack against moto: decided differences
 
-<!-- Generated from internal/localaws/differential/differences_test.go by
+<!-- Generated from internal/localaws/differential/testdata/decisions.yaml by
 go test ./internal/localaws/differential -run TestDifferentialTableDoc -update. Do not edit. -->
 
 The differential suite (` + "`make test-differential`" + `, part of ` + "`make test`" + `) makes the same

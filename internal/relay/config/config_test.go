@@ -24,7 +24,7 @@ func TestFromEnvDefaults(t *testing.T) {
 	}
 	want := Config{
 		Table:           outbox.Table{Name: "orders"}.WithDefaults(),
-		Target:          target.Settings{Type: TargetEventBridge, EventBus: "default"},
+		Target:          target.Settings{Type: TargetEventBridge, EventBus: "default", Envelope: outbox.FormatOutbox},
 		PublishedAction: ActionMark,
 		PublishedTTL:    720 * time.Hour,
 		ReconcileMinAge: 5 * time.Minute,
@@ -51,7 +51,7 @@ func TestFromEnvAll(t *testing.T) {
 		Table: outbox.Table{Name: "app", Layout: outbox.LayoutDedicated, PartitionKey: "pk", SortKey: "sk", SortKeyPrefix: "EVT#",
 			TTLAttribute: "ttl", PendingIndexName: "pending", PendingShards: 32,
 			FormerSortKeyPrefixes: []string{"OUTBOX#", " OLD#"}, NoPendingIndex: true},
-		Target:          target.Settings{Type: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"},
+		Target:          target.Settings{Type: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders", Envelope: outbox.FormatOutbox},
 		PublishedAction: ActionDelete, PublishedTTL: 0, ReconcileMinAge: 90 * time.Second,
 		ReconcileShards: 64,
 	}
@@ -87,13 +87,13 @@ func TestFromEnvBusARN(t *testing.T) {
 }
 
 // TestFromEnvTargets: each kind reads its own variable, FIFO queues and
-// topics included, and ignores the others'.
+// topics included, and ignores the others'; every kind reads the envelope.
 func TestFromEnvTargets(t *testing.T) {
 	t.Parallel()
 	for _, want := range []target.Settings{
-		{Type: target.SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"},
-		{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"},
-		{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"},
+		{Type: target.SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo", Envelope: outbox.FormatOutbox},
+		{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders", Envelope: outbox.FormatCloudEvents},
+		{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo", Envelope: outbox.FormatOutbox},
 	} {
 		vars := map[string]string{EnvTableName: "t", EnvEventBus: "ignored"}
 		for k, v := range want.Env() {

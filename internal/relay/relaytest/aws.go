@@ -5,11 +5,11 @@
 // The fake's DynamoDB is a real engine: every fake created with New runs its
 // own in-process local AWS stack (internal/localaws, DynamoDB only) with the
 // outbox table and its pending index, and forwards the relay's DynamoDB calls
-// to it through the AWS SDK. EventBridge and SNS are recorded in memory, with
-// their service limits enforced. Around every call the fake adds a fixed
-// latency, call counters and failure injection, and optionally holds calls
-// in lockstep to count a caller's round trips whatever the machine's load
-// (AWS.Lockstep).
+// to it through the AWS SDK. EventBridge, SNS and SQS are recorded in
+// memory, with their service limits enforced. Around every call the fake
+// adds a fixed latency (and, with CallLatency, one drawn per call), call
+// counters and failure injection, and optionally holds calls in lockstep to
+// count a caller's round trips whatever the machine's load (AWS.Lockstep).
 package relaytest
 
 import (
@@ -65,6 +65,9 @@ type AWS struct {
 	Table outbox.Table
 	// Latency is added to every call.
 	Latency time.Duration
+	// CallLatency, when set, returns more latency for one call of op (a
+	// draw of a latency model), added to Latency.
+	CallLatency func(op string) time.Duration
 
 	// EntryError returns the error code of an entry of PutEvents or
 	// PublishBatch, "" for success. attempt counts the sends of that event,
@@ -114,8 +117,11 @@ func (f *AWS) begin(ctx context.Context, op string) (done func(), err error) {
 	n := f.calls[op]
 	i := len(f.spans)
 	f.spans = append(f.spans, span{start: time.Now()})
-	hook, gate := f.CallError, f.lockstep
+	hook, gate, latency := f.CallError, f.lockstep, f.Latency
 	f.mu.Unlock()
+	if f.CallLatency != nil {
+		latency += f.CallLatency(op)
+	}
 	done = func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -128,8 +134,8 @@ func (f *AWS) begin(ctx context.Context, op string) (done func(), err error) {
 			return done, err
 		}
 	}
-	if f.Latency > 0 {
-		t := time.NewTimer(f.Latency)
+	if latency > 0 {
+		t := time.NewTimer(latency)
 		select {
 		case <-ctx.Done():
 			t.Stop()

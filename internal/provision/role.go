@@ -6,7 +6,6 @@ import (
 	"net/url"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 
@@ -31,7 +30,7 @@ type roleSpec struct {
 // ensureRole creates the role or brings its trust policy, inline policy and
 // tags to the desired ones. known says whether the State records the role:
 // an unrecorded role of the same name is someone else's.
-func (c *Pipeline) ensureRole(ctx context.Context, r roleSpec, known bool) (string, error) {
+func (c *Provisioner) ensureRole(ctx context.Context, r roleSpec, known bool) (string, error) {
 	trust := TrustPolicy(r.service, r.sourceAccount).JSON()
 	if r.iam.Path == "" {
 		r.iam.Path = "/"
@@ -86,24 +85,28 @@ func (c *Pipeline) ensureRole(ctx context.Context, r roleSpec, known bool) (stri
 	return aws.ToString(out.Role.Arn), nil
 }
 
-// rolePolicy returns the role's inline policy document, "" when the role or
-// the policy does not exist, and whether the role exists.
-func (c *Pipeline) rolePolicy(ctx context.Context, role, policy string) (doc string, have *iamtypes.Role, err error) {
+// roleAndPolicy is a role and its inline policy document, "" when the
+// policy does not exist.
+type roleAndPolicy struct {
+	role *iamtypes.Role
+	doc  string
+}
+
+// rolePolicy returns the role with its inline policy document, or a
+// NotFoundError when the role does not exist.
+func (c *Provisioner) rolePolicy(ctx context.Context, role, policy string) (roleAndPolicy, error) {
 	got, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)})
 	if err != nil {
-		if awsops.IsNotFound(err) {
-			return "", nil, nil
-		}
-		return "", nil, err
+		return roleAndPolicy{}, awsops.NotFound("role", role, err)
 	}
 	out, err := c.IAM.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(policy)})
 	if awsops.IsNotFound(err) {
-		return "", got.Role, nil
+		return roleAndPolicy{role: got.Role}, nil
 	}
 	if err != nil {
-		return "", got.Role, err
+		return roleAndPolicy{role: got.Role}, err
 	}
-	return decodePolicy(aws.ToString(out.PolicyDocument)), got.Role, nil
+	return roleAndPolicy{role: got.Role, doc: decodePolicy(aws.ToString(out.PolicyDocument))}, nil
 }
 
 // decodePolicy undoes the URL encoding of documents returned by IAM.
@@ -118,7 +121,7 @@ func iamTags(tags map[string]string) []iamtypes.Tag {
 	return awsops.TagList(tags, func(k, v *string) iamtypes.Tag { return iamtypes.Tag{Key: k, Value: v} })
 }
 
-func (c *Pipeline) syncRoleTags(ctx context.Context, role string, current []iamtypes.Tag, want map[string]string) error {
+func (c *Provisioner) syncRoleTags(ctx context.Context, role string, current []iamtypes.Tag, want map[string]string) error {
 	have := awsops.TagMap(current, func(t iamtypes.Tag) (*string, *string) { return t.Key, t.Value })
 	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
 		_, err := c.IAM.UntagRole(ctx, &iam.UntagRoleInput{RoleName: aws.String(role), TagKeys: keys})
@@ -131,7 +134,7 @@ func (c *Pipeline) syncRoleTags(ctx context.Context, role string, current []iamt
 
 // deleteRole deletes the role and its inline policies; a role already gone
 // is not an error.
-func (c *Pipeline) deleteRole(ctx context.Context, what, role string) error {
+func (c *Provisioner) deleteRole(ctx context.Context, what, role string) error {
 	if role == "" {
 		return nil
 	}
@@ -158,69 +161,6 @@ func (c *Pipeline) deleteRole(ctx context.Context, what, role string) error {
 	return nil
 }
 
-// logGroup returns the retention of the log group, and whether it exists.
-func (c *Pipeline) logGroup(ctx context.Context, name string) (retention int32, exists bool, err error) {
-	out, err := c.Logs.DescribeLogGroups(ctx, &cloudwatchlogs.DescribeLogGroupsInput{LogGroupNamePrefix: aws.String(name)})
-	if err != nil {
-		return 0, false, err
-	}
-	for _, g := range out.LogGroups {
-		if aws.ToString(g.LogGroupName) == name {
-			return aws.ToInt32(g.RetentionInDays), true, nil
-		}
-	}
-	return 0, false, nil
-}
-
-// ensureLogGroup creates the log group or brings its retention and tags to
-// the desired ones. owned reports whether the group now exists and belongs
-// to the pipeline, even when a later step failed.
-func (c *Pipeline) ensureLogGroup(ctx context.Context, what, name string, retention int32, tags map[string]string, a Account, known bool) (owned bool, err error) {
-	have, exists, err := c.logGroup(ctx, name)
-	if err != nil {
-		return known, fmt.Errorf("reading %s (%s): %w", what, name, err)
-	}
-	switch {
-	case !exists:
-		if _, err := c.Logs.CreateLogGroup(ctx, &cloudwatchlogs.CreateLogGroupInput{LogGroupName: aws.String(name), Tags: tags}); err != nil {
-			return false, fmt.Errorf("creating %s (%s): %w", what, name, err)
-		}
-	case !known:
-		return false, fmt.Errorf("creating %s (%s): a log group of that name already exists: delete it or choose another pipeline name", what, name)
-	default:
-		if err := c.syncLogTags(ctx, a.arn("logs", "log-group:"+name), tags); err != nil {
-			return true, fmt.Errorf("tagging %s (%s): %w", what, name, err)
-		}
-	}
-	if have != retention || !exists {
-		if _, err := c.Logs.PutRetentionPolicy(ctx, &cloudwatchlogs.PutRetentionPolicyInput{LogGroupName: aws.String(name), RetentionInDays: aws.Int32(retention)}); err != nil {
-			return true, fmt.Errorf("setting the retention of %s (%s): %w", what, name, err)
-		}
-	}
-	return true, nil
-}
-
-func (c *Pipeline) syncLogTags(ctx context.Context, arn string, want map[string]string) error {
-	out, err := c.Logs.ListTagsForResource(ctx, &cloudwatchlogs.ListTagsForResourceInput{ResourceArn: aws.String(arn)})
-	if err != nil {
-		return err
-	}
-	return awsops.SyncTags(ctx, out.Tags, want, func(ctx context.Context, keys []string) error {
-		_, err := c.Logs.UntagResource(ctx, &cloudwatchlogs.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: keys})
-		return err
-	}, func(ctx context.Context, set map[string]string) error {
-		_, err := c.Logs.TagResource(ctx, &cloudwatchlogs.TagResourceInput{ResourceArn: aws.String(arn), Tags: set})
-		return err
-	})
-}
-
-func (c *Pipeline) deleteLogGroup(ctx context.Context, what, name string) error {
-	return awsops.Delete(ctx, what, name, func(ctx context.Context, name string) error {
-		_, err := c.Logs.DeleteLogGroup(ctx, &cloudwatchlogs.DeleteLogGroupInput{LogGroupName: aws.String(name)})
-		return err
-	})
-}
-
 // roleDef is a role of the pipeline as a component.
 type roleDef struct {
 	name       string // the component
@@ -237,12 +177,12 @@ type roleDef struct {
 	givesIAM bool
 }
 
-func (r roleDef) component() component {
+func (r roleDef) component() componentDef {
 	what := described(r.name)
-	return component{
-		name: r.name, reconciler: r.reconciler, required: r.reconciler,
-		recorded: func(st State) bool { name, _ := r.fields(&st); return *name != "" },
-		ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
+	return componentDef{
+		Name: r.name, Wanted: reconcilerOnly(r.reconciler), Required: r.reconciler,
+		Recorded: func(st State) bool { name, _ := r.fields(&st); return *name != "" },
+		Ensure: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name, arn := r.fields(p.st)
 			spec := roleSpec{
 				what: what, name: r.role(p.names()), service: r.service, policyName: r.policyName,
@@ -257,11 +197,17 @@ func (r roleDef) component() component {
 			}
 			return err
 		},
-		read: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Read: func(c *Provisioner, ctx context.Context, p *pass) error {
 			name, arn := r.fields(p.st)
-			return c.readRole(ctx, r.name, name, arn, r.policyName, r.policy(p), p.s.IAM, p.d)
+			want := r.policy(p).JSON()
+			return readRecorded(p, r.name, "role", *name,
+				func() (roleAndPolicy, error) { return c.rolePolicy(ctx, *name, r.policyName) },
+				func() { *name, *arn = "", "" },
+				func(have roleAndPolicy) []string {
+					return append(roleControlsDiff(p.s.IAM, have.role), changedIf(!awsops.SamePolicy(have.doc, want), "policy")...)
+				})
 		},
-		remove: func(c *Pipeline, ctx context.Context, st *State) error {
+		Remove: func(c *Provisioner, ctx context.Context, st *State) error {
 			name, arn := r.fields(st)
 			if err := c.deleteRole(ctx, what, *name); err != nil {
 				return err
@@ -269,7 +215,7 @@ func (r roleDef) component() component {
 			*name, *arn = "", ""
 			return nil
 		},
-		lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
+		Lookup: func(c *Provisioner, ctx context.Context, p *pass) error {
 			role := r.role(p.names())
 			// A role that cannot be read is left out of the import.
 			if out, err := c.IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)}); err == nil {
@@ -284,48 +230,8 @@ func (r roleDef) component() component {
 	}
 }
 
-// logGroupDef is a function's log group as a component.
-type logGroupDef struct {
-	name       string // the component
-	reconciler bool
-	logGroup   func(Names) string
-	field      func(*State) *string
-	// function is the settings of the function that logs to it.
-	function func(*Spec) *FunctionSpec
-}
+func (n Names) relayRole() string { return n.RelayRole }
 
-func (g logGroupDef) component() component {
-	what := described(g.name)
-	return component{
-		name: g.name, reconciler: g.reconciler, required: g.reconciler,
-		recorded: func(st State) bool { return *g.field(&st) != "" },
-		ensure: func(c *Pipeline, ctx context.Context, p *pass) error {
-			name, field := g.logGroup(p.names()), g.field(p.st)
-			owned, err := c.ensureLogGroup(ctx, what, name, g.function(&p.s).LogRetentionDays, p.s.tags(), p.st.account(), *field != "")
-			if owned {
-				*field = name
-			}
-			return err
-		},
-		read: func(c *Pipeline, ctx context.Context, p *pass) error {
-			return c.readLogGroup(ctx, g.name, g.field(p.st), g.function(&p.s).LogRetentionDays, p.d)
-		},
-		remove: func(c *Pipeline, ctx context.Context, st *State) error {
-			if err := c.deleteLogGroup(ctx, what, *g.field(st)); err != nil {
-				return err
-			}
-			*g.field(st) = ""
-			return nil
-		},
-		lookup: func(c *Pipeline, ctx context.Context, p *pass) error {
-			name := g.logGroup(p.names())
-			// A log group that cannot be read is left as Lookup found it.
-			if retention, exists, err := c.logGroup(ctx, name); err == nil && exists {
-				*g.field(p.st), g.function(&p.s).LogRetentionDays = name, retention
-			} else if err == nil {
-				*g.field(p.st) = ""
-			}
-			return nil
-		},
-	}
-}
+func (n Names) reconcilerRole() string { return n.ReconcilerRole }
+
+func (n Names) schedulerRole() string { return n.SchedulerRole }

@@ -1,0 +1,123 @@
+package consumertest_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/outboxkit/terraform-provider-outbox/consumer"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/perfreport"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/claimsweep"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// countingS3 counts the S3 requests of the claim check.
+type countingS3 struct {
+	*s3.Client
+	calls atomic.Int64
+}
+
+func (c *countingS3) PutObject(ctx context.Context, in *s3.PutObjectInput, opts ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
+	c.calls.Add(1)
+	return c.Client.PutObject(ctx, in, opts...)
+}
+
+func (c *countingS3) GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	c.calls.Add(1)
+	return c.Client.GetObject(ctx, in, opts...)
+}
+
+func (c *countingS3) PutObjectTagging(ctx context.Context, in *s3.PutObjectTaggingInput, opts ...func(*s3.Options)) (*s3.PutObjectTaggingOutput, error) {
+	c.calls.Add(1)
+	return c.Client.PutObjectTagging(ctx, in, opts...)
+}
+
+func (c *countingS3) HeadObject(ctx context.Context, in *s3.HeadObjectInput, opts ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
+	c.calls.Add(1)
+	return c.Client.HeadObject(ctx, in, opts...)
+}
+
+// BenchmarkClaimCheck writes events of 1 MiB with the claim check, publishes
+// them to an SQS queue and applies them with the consumer kit, under the
+// AWS latency model: events and MiB per second end to end (one writer, one
+// relay batch, one consumer batch of 10), S3 requests per event on the way
+// (the writer's put, the relay's tag, the consumer's get) and in the sweep,
+// and the write units of the writer's transaction per event.
+func BenchmarkClaimCheck(b *testing.B) {
+	const batch, size = 10, 1 << 20
+	ctx := context.Background()
+	stack := localawstest.Start(b)
+	cfg := localawstest.Config(stack)
+	d := newDeliveries(b)
+	e := d.engine(ctx)
+	objects := &countingS3{Client: s3.NewFromConfig(cfg)}
+	units := perfreport.NewCapacityCounter()
+	ddb := dynamodb.NewFromConfig(cfg, units.Option)
+	table := outbox.Table{Name: "files"}.WithDefaults()
+	if _, err := objects.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("claims")}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ddb.CreateTable(ctx, table.CreateTableInput()); err != nil {
+		b.Fatal(err)
+	}
+	remove, err := perfreport.ApplyLatencyModel(ctx, localawstest.Control(stack), perfreport.AWSLatencyModel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = remove() })
+	w, err := outbox.NewWriter(ddb, table, outbox.WithClaimCheck(objects, "claims"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	url, arn := d.queue("claims")
+	pub, err := target.NewPublisher(aws.Config{}, target.Settings{Type: target.SQS, QueueARN: arn}, target.PublisherOptions{Client: d.queues, Objects: objects})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := consumer.New(e.inbox(), func(context.Context, consumer.Event[map[string]any], *consumer.Tx) error { return nil },
+		consumer.WithObjectStore(objects), consumer.WithMetricsWriter(&discard{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	units.Reset()
+	b.ResetTimer()
+	for range b.N {
+		var written []outbox.Record
+		for range batch {
+			rs, err := w.Write(ctx, nil, outbox.Event{Source: "com.example.files", DetailType: "FileStored", Detail: blob(size)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			written = append(written, rs...)
+		}
+		for _, res := range pub.Publish(ctx, written) {
+			if res.Status != publish.Published {
+				b.Fatalf("publishing: %+v", res)
+			}
+		}
+		if resp, err := c.HandleSQS(ctx, d.receive(url, arn, batch)); err != nil || len(resp.BatchItemFailures) != 0 {
+			b.Fatalf("HandleSQS: %+v, %v", resp, err)
+		}
+	}
+	b.StopTimer()
+	events := float64(b.N * batch)
+	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(events*size/(1<<20)/b.Elapsed().Seconds(), "MiB/s")
+	b.ReportMetric(float64(objects.calls.Load())/events, "s3requests/event")
+	b.ReportMetric(units.Units(table.Name).Total()/events, "wru/event")
+	objects.calls.Store(0)
+	sweep := claimsweep.Sweeper{S3: objects, Items: ddb, Table: table, Bucket: "claims",
+		Now: func() time.Time { return time.Now().Add(claimsweep.DefaultGrace + time.Minute) }}
+	if _, err := sweep.Sweep(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(objects.calls.Load())/events, "sweeps3requests/event")
+}

@@ -1,0 +1,368 @@
+package tfrun_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/consumer"
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// consumerOutputs are the outputs of examples/consumer-lambda.
+type consumerOutputs struct {
+	Writer struct {
+		TableName string `json:"table_name"`
+	} `json:"writer"`
+	QueueURL       string `json:"queue_url"`
+	QueueARN       string `json:"queue_arn"`
+	InboxTable     string `json:"inbox_table_name"`
+	ConsumerPolicy string `json:"consumer_policy_json"`
+}
+
+// consumerExample is the function of examples/consumer-lambda deployed on
+// the local stack.
+type consumerExample struct {
+	cfg      aws.Config
+	out      consumerOutputs
+	function string
+	counts   string
+}
+
+// TestAccExamplesConsumerLambda applies examples/consumer-lambda, deploys
+// its function (built from main.go) with a role that has only the
+// subscription's consumer policy and the counter's statement, writes
+// orders, and delivers the queue's messages to the function as an SQS event
+// source mapping with ReportBatchItemFailures does, each batch twice and
+// some messages sent again: the counter is the number of orders, and every
+// inbox entry is completed. Then it destroys everything.
+func TestAccExamplesConsumerLambda(t *testing.T) {
+	tf := acctest.TerraformCLI(t, root)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	stack := localawstest.Start(t)
+	ctl := localawstest.Control(stack)
+	before := localawstest.Inventory(ctx, t, ctl)
+	zip := buildConsumerLambda(t)
+
+	rel := filepath.Join("examples", "consumer-lambda")
+	staged, err := tfrun.Stage(root, t.TempDir(), rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := inst.Runner(filepath.Join(staged, rel), tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
+	run.Log = acctest.TestLog(t)
+	vars := []tfrun.Var{{Name: "architecture", Value: "x86_64"}}
+	if err := run.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	destroyed := false
+	t.Cleanup(func() {
+		if !destroyed {
+			unprotected := append(vars, tfrun.Var{Name: "inbox_deletion_protection", Value: "false"})
+			if err := run.Apply(context.Background(), unprotected...); err != nil {
+				t.Errorf("turning the inbox's protection off after a failure: %v", err)
+			}
+			if err := run.Destroy(context.Background(), unprotected...); err != nil {
+				t.Errorf("destroying after a failure: %v", err)
+			}
+		}
+	})
+	if err := run.Apply(ctx, vars...); err != nil {
+		t.Fatalf("applying %s: %v", rel, err)
+	}
+	ex := &consumerExample{cfg: demo.AWSConfig(stack.Endpoint(), stack.Options().Region), function: "payments-consumer", counts: "payments-counts"}
+	for name, v := range map[string]any{"writer": &ex.out.Writer, "queue_url": &ex.out.QueueURL, "queue_arn": &ex.out.QueueARN,
+		"inbox_table_name": &ex.out.InboxTable, "consumer_policy_json": &ex.out.ConsumerPolicy} {
+		if err := run.OutputInto(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ex.deploy(ctx, t, zip)
+
+	const orders = 6
+	ex.placeOrders(ctx, t, orders)
+	ex.deliverUntilApplied(ctx, t, orders)
+	ex.checkInbox(ctx, t, orders)
+	ex.remove(ctx, t)
+
+	// The inbox is protected: destroy fails before deleting anything, and
+	// goes through once the protection is off.
+	if err := run.Destroy(ctx, vars...); err == nil {
+		t.Fatal("destroy succeeded although the inbox's deletion protection is on")
+	}
+	vars = append(vars, tfrun.Var{Name: "inbox_deletion_protection", Value: "false"})
+	if err := run.Apply(ctx, vars...); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Destroy(ctx, vars...); err != nil {
+		t.Fatalf("destroying %s: %v", rel, err)
+	}
+	destroyed = true
+	if after := localawstest.Inventory(ctx, t, ctl); !localawstest.SameInventory(before, after) {
+		t.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// buildConsumerLambda builds examples/consumer-lambda, a module of its own,
+// for this host's architecture and returns its deployment package.
+func buildConsumerLambda(t *testing.T) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "bootstrap")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", out, ".")
+	cmd.Dir = filepath.Join(root, "examples", "consumer-lambda")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOOS=linux", "GOARCH="+runtime.GOARCH, "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building examples/consumer-lambda: %v\n%s", err, msg)
+	}
+	bin, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lambdatest.ZipOf(t, map[string][]byte{"bootstrap": bin})
+}
+
+// deploy creates what the example's README deploys with hashicorp/aws: the
+// counts table, the role with the consumer policy and the counter's
+// statement, and the function.
+func (ex *consumerExample) deploy(ctx context.Context, t *testing.T, zip []byte) {
+	t.Helper()
+	ddb := dynamodb.NewFromConfig(ex.cfg)
+	in := consumer.TableInput(ex.counts)
+	in.AttributeDefinitions[0].AttributeName, in.KeySchema[0].AttributeName = aws.String("id"), aws.String("id")
+	counts, err := ddb.CreateTable(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := iam.NewFromConfig(ex.cfg)
+	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sts:AssumeRole","Principal":{"Service":"lambda.amazonaws.com"}}]}`
+	role, err := roles.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(ex.function), AssumeRolePolicyDocument: aws.String(trust)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	countsPolicy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:UpdateItem","Resource":%q}]}`, aws.ToString(counts.TableDescription.TableArn))
+	for name, doc := range map[string]string{"consumer": ex.out.ConsumerPolicy, "counts": countsPolicy} {
+		if _, err := roles.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(ex.function), PolicyName: aws.String(name), PolicyDocument: aws.String(doc)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fn := lambda.NewFromConfig(ex.cfg)
+	if _, err := fn.CreateFunction(ctx, &lambda.CreateFunctionInput{
+		FunctionName: aws.String(ex.function), Role: role.Role.Arn, Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"),
+		Architectures: []lambdatypes.Architecture{lambdatest.HostArchitecture()}, Code: &lambdatypes.FunctionCode{ZipFile: zip}, Timeout: aws.Int32(30),
+		Environment: &lambdatypes.Environment{Variables: map[string]string{"INBOX_TABLE": ex.out.InboxTable, "COUNTS_TABLE": ex.counts}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	lambdatest.WaitActive(ctx, t, fn, ex.function)
+}
+
+// remove deletes what deploy created, and the function's log group.
+func (ex *consumerExample) remove(ctx context.Context, t *testing.T) {
+	t.Helper()
+	roles := iam.NewFromConfig(ex.cfg)
+	steps := []func() error{
+		func() error {
+			_, err := lambda.NewFromConfig(ex.cfg).DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(ex.function)})
+			return err
+		},
+		func() error {
+			_, err := cloudwatchlogs.NewFromConfig(ex.cfg).DeleteLogGroup(ctx, &cloudwatchlogs.DeleteLogGroupInput{LogGroupName: aws.String("/aws/lambda/" + ex.function)})
+			return err
+		},
+		func() error {
+			for _, p := range []string{"consumer", "counts"} {
+				if _, err := roles.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(ex.function), PolicyName: aws.String(p)}); err != nil {
+					return err
+				}
+			}
+			_, err := roles.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(ex.function)})
+			return err
+		},
+		func() error {
+			_, err := dynamodb.NewFromConfig(ex.cfg).DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(ex.counts)})
+			return err
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			t.Errorf("removing the example's function: %v", err)
+		}
+	}
+}
+
+// placeOrders writes n OrderPlaced events with the outbox writer.
+func (ex *consumerExample) placeOrders(ctx context.Context, t *testing.T, n int) {
+	t.Helper()
+	w, err := outbox.NewWriter(dynamodb.NewFromConfig(ex.cfg), outbox.Table{Name: ex.out.Writer.TableName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		detail := fmt.Sprintf(`{"orderId":"order-%d","total":%d}`, i, 10+i)
+		if _, err := w.Write(ctx, nil, outbox.Event{Source: "com.example.orders", DetailType: "OrderPlaced", Detail: json.RawMessage(detail)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// deliverUntilApplied plays the SQS event source mapping of the README:
+// it receives batches from the queue and invokes the function with each,
+// deleting the messages it did not report failed. Every batch is delivered
+// twice (a redelivery after a lost delete), and the first message of each
+// batch is sent to the queue again (a duplicate). It returns once the
+// counter shows n orders and the queue is empty, and fails after the
+// deadline.
+func (ex *consumerExample) deliverUntilApplied(ctx context.Context, t *testing.T, n int) {
+	t.Helper()
+	q := sqs.NewFromConfig(ex.cfg)
+	duplicated := 0
+	err := acctest.Wait(ctx, fmt.Sprintf("%d orders applied", n), func() error {
+		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(ex.out.QueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+		if err != nil {
+			return err
+		}
+		if len(out.Messages) > 0 {
+			if err := ex.deliver(ctx, q, out.Messages); err != nil {
+				return err
+			}
+			if duplicated < 3 {
+				duplicated++
+				if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(ex.out.QueueURL), MessageBody: out.Messages[0].Body}); err != nil {
+					return err
+				}
+			}
+			return errors.New("messages were still arriving")
+		}
+		if got := ex.counter(ctx); got != n || duplicated == 0 {
+			return fmt.Errorf("the counter shows %d orders, want %d (%d duplicates sent)", got, n, duplicated)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deliver invokes the function twice with the batch, as the SQS event
+// source does, and deletes the messages that neither invocation reported
+// failed.
+func (ex *consumerExample) deliver(ctx context.Context, q *sqs.Client, msgs []sqstypes.Message) error {
+	ev := events.SQSEvent{}
+	for _, m := range msgs {
+		ev.Records = append(ev.Records, events.SQSMessage{
+			MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: aws.ToString(m.Body),
+			EventSource: "aws:sqs", EventSourceARN: ex.out.QueueARN, AWSRegion: ex.cfg.Region,
+		})
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	failed := map[string]bool{}
+	for range 2 {
+		out, err := lambda.NewFromConfig(ex.cfg).Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String(ex.function), Payload: payload})
+		if err != nil {
+			return err
+		}
+		if out.FunctionError != nil {
+			return fmt.Errorf("the function failed: %s: %s", aws.ToString(out.FunctionError), out.Payload)
+		}
+		var resp events.SQSEventResponse
+		if err := json.Unmarshal(out.Payload, &resp); err != nil {
+			return fmt.Errorf("the function's response %s: %w", out.Payload, err)
+		}
+		for _, f := range resp.BatchItemFailures {
+			failed[f.ItemIdentifier] = true
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("the function reported %d of %d messages failed; its log:\n%s", len(failed), len(msgs), ex.log(ctx))
+	}
+	for _, m := range msgs {
+		if _, err := q.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(ex.out.QueueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// log is the function's log, for a failure's message.
+func (ex *consumerExample) log(ctx context.Context) string {
+	out, err := cloudwatchlogs.NewFromConfig(ex.cfg).FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{LogGroupName: aws.String("/aws/lambda/" + ex.function)})
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, e := range out.Events {
+		b.WriteString(aws.ToString(e.Message))
+	}
+	// The last lines tell the cause.
+	const tail = 4000
+	if s := b.String(); len(s) > tail {
+		return "..." + s[len(s)-tail:]
+	}
+	return b.String()
+}
+
+// counter is the orders the function counted; -1 when it cannot be read.
+func (ex *consumerExample) counter(ctx context.Context) int {
+	out, err := dynamodb.NewFromConfig(ex.cfg).GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(ex.counts), ConsistentRead: aws.Bool(true),
+		Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "orders-placed"}},
+	})
+	if err != nil {
+		return -1
+	}
+	n := 0
+	if v, ok := out.Item["orders"].(*ddbtypes.AttributeValueMemberN); ok {
+		_, _ = fmt.Sscan(v.Value, &n)
+	}
+	return n
+}
+
+// checkInbox checks that the inbox holds n entries, all completed.
+func (ex *consumerExample) checkInbox(ctx context.Context, t *testing.T, n int) {
+	t.Helper()
+	out, err := dynamodb.NewFromConfig(ex.cfg).Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(ex.out.InboxTable), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Items) != n {
+		t.Errorf("the inbox holds %d entries, want %d", len(out.Items), n)
+	}
+	for _, item := range out.Items {
+		if s := acctest.AttrS(item, consumer.AttrStatus); s != consumer.StatusCompleted {
+			t.Errorf("inbox entry %s is %s, want %s", acctest.AttrS(item, consumer.AttrEventID), s, consumer.StatusCompleted)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package outbox_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// TestCloudEvent: a record's CloudEvent carries its id, source, type,
+// aggregate, time and data, and an ordered record's sequence as a string
+// that orders as the numbers do.
+func TestCloudEvent(t *testing.T) {
+	t.Parallel()
+	r := outbox.Record{PartitionKey: "ORDER#1", EventID: "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF", Source: "com.example.orders", DetailType: "OrderPlaced",
+		Detail: json.RawMessage(`{"total":42}`), OccurredAt: time.Date(2026, 12, 2, 10, 0, 0, 5e6, time.UTC)}
+	var got map[string]any
+	if err := json.Unmarshal(r.CloudEventJSON(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"specversion": "1.0", "id": r.EventID, "source": r.Source, "type": r.DetailType, "subject": "ORDER#1",
+		"time": "2026-12-02T10:00:00.005Z", "datacontenttype": "application/json", "data": map[string]any{"total": 42.0}}
+	if len(got) != len(want) {
+		t.Errorf("CloudEvent %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if k != "data" && got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	r.OrderingKey, r.Sequence = "customer-7", 9
+	ce := r.CloudEvent()
+	if ce.Subject != "customer-7" || ce.PartitionKey != "customer-7" || ce.Sequence != "0000000000000000009" {
+		t.Errorf("ordered CloudEvent %+v", ce)
+	}
+	if !(outbox.CloudEventSequence(9) < outbox.CloudEventSequence(10)) {
+		t.Error("sequence 9 does not order before 10 as a string")
+	}
+}
+
+// TestPublishedSizeCoversEveryFormat: the size the writer checks is at
+// least the size of the entry and of the message in every format.
+func TestPublishedSizeCoversEveryFormat(t *testing.T) {
+	t.Parallel()
+	r := outbox.Record{PartitionKey: strings.Repeat("P", 900), EventID: "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF", Source: "s", DetailType: "d",
+		Detail: json.RawMessage(`{}`), OccurredAt: time.Unix(0, 0)}
+	for _, f := range outbox.Formats {
+		if n := max(r.EventBridgeEntrySizeIn(f), len(r.MessageIn(f))); r.PublishedSize() < n {
+			t.Errorf("PublishedSize %d < %d in format %s", r.PublishedSize(), n, f)
+		}
+	}
+	if r.PublishedSize() <= len(r.EnvelopeJSON()) {
+		t.Errorf("a long aggregate makes the CloudEvent the largest, but PublishedSize is %d", r.PublishedSize())
+	}
+}
