@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -427,11 +429,36 @@ func TestReplayTargets(t *testing.T) {
 			}
 			continue
 		}
+		pub = innerPublisher(pub)
 		_, isSNS := pub.(*target.SNSPublisher)
 		_, isSQS := pub.(*target.SQSPublisher)
 		if err != nil || got != tc.want || isSNS != tc.wantSNS || isSQS != tc.wantSQS {
 			t.Errorf("publisher(%q) = %T %q %v; want %q, SNS %t, SQS %t", tc.target, pub, got, err, tc.want, tc.wantSNS, tc.wantSQS)
 		}
+	}
+}
+
+// innerPublisher returns the kind's publisher under the wrappers of
+// package target (tracing, claim checks), each of which embeds the
+// publish.Publisher it wraps.
+func innerPublisher(p publish.Publisher) publish.Publisher {
+	for {
+		v := reflect.ValueOf(p)
+		for v.Kind() == reflect.Pointer && !v.IsNil() {
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return p
+		}
+		f := v.FieldByName("Publisher")
+		if !f.IsValid() || !f.CanInterface() {
+			return p
+		}
+		inner, ok := f.Interface().(publish.Publisher)
+		if !ok || inner == nil {
+			return p
+		}
+		p = inner
 	}
 }
 
