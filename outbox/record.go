@@ -294,7 +294,7 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 		return Record{}, &RecordError{Attribute: AttrEventID, Problem: "does not match the sort key"}
 	}
 	switch r.Status {
-	case StatusPending, StatusPublished, StatusFailed:
+	case StatusPending, StatusPublished, StatusFailed, StatusSkipped:
 	default:
 		return Record{}, &RecordError{Attribute: AttrStatus, Problem: fmt.Sprintf("is %q", r.Status)}
 	}

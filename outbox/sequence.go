@@ -54,21 +54,28 @@ func validOrderingKey(key string) bool {
 	return true
 }
 
-// orderingProblem reports a table whose sequence items would look like
-// outbox items: a current or former sort key prefix begins SequenceSortKey.
+// orderingProblem reports a table whose sequence or cursor items would look
+// like outbox items: a current or former sort key prefix begins
+// SequenceSortKey or CursorSortKey.
 func (t Table) orderingProblem() error {
 	for i, p := range t.SortKeyPrefixes() {
-		if strings.HasPrefix(SequenceSortKey, p) {
-			field := "SortKeyPrefix"
-			if i > 0 {
-				field = "FormerSortKeyPrefixes"
+		for _, sk := range []string{SequenceSortKey, CursorSortKey} {
+			if strings.HasPrefix(sk, p) {
+				field := "SortKeyPrefix"
+				if i > 0 {
+					field = "FormerSortKeyPrefixes"
+				}
+				return &ConfigError{Field: field, Problem: fmt.Sprintf("%q begins the sort key %q of the ordering items", p, sk),
+					Fix: `ordered events need a prefix that does not, such as the default "OUTBOX#"`}
 			}
-			return &ConfigError{Field: field, Problem: fmt.Sprintf("%q begins the sort key %q of the sequence items", p, SequenceSortKey),
-				Fix: `ordered events need a prefix that does not, such as the default "OUTBOX#"`}
 		}
 	}
 	return nil
 }
+
+// OrderingProblem reports a table whose sort key prefixes keep it from
+// holding ordered events (see orderingProblem); nil when it can.
+func (t Table) OrderingProblem() error { return t.orderingProblem() }
 
 // SequenceKey returns the primary key of the sequence item of orderingKey.
 func (t Table) SequenceKey(orderingKey string) map[string]types.AttributeValue {

@@ -36,6 +36,20 @@ const (
 	// its ordering key (from 1, without gaps); on the key's sequence item
 	// (sort key SequenceSortKey), the last number given out.
 	AttrSequence = "outboxSequence"
+	// AttrPublishedSequence is, on a key's cursor item (sort key
+	// CursorSortKey), the last sequence of the key published: every event of
+	// the key up to it was accepted by the target, in order.
+	AttrPublishedSequence = "outboxPublishedSequence"
+	// AttrBlockedSequence is, on a key's cursor item, the sequence of the
+	// key's FAILED event that the later events wait behind; it counts only
+	// while it is AttrPublishedSequence + 1.
+	AttrBlockedSequence = "outboxBlockedSequence"
+	// AttrStartedSequence is, on a key's cursor item, the sequence at which
+	// the reconciler started the cursor of a key whose earlier events were
+	// published outside ordered mode.
+	AttrStartedSequence = "outboxStartedSequence"
+	// AttrSkippedAt is when an operator skipped an ordered event.
+	AttrSkippedAt = "skippedAt"
 )
 
 // Defaults of a Table.
@@ -62,6 +76,10 @@ const (
 	StatusPending   Status = "PENDING"
 	StatusPublished Status = "PUBLISHED"
 	StatusFailed    Status = "FAILED"
+	// StatusSkipped is an ordered event that an operator skipped (SkipActions)
+	// so that the later events of its key could be published; it is kept,
+	// without expiry, for inspection.
+	StatusSkipped Status = "SKIPPED"
 )
 
 // Layout says where outbox items live.
@@ -153,6 +171,7 @@ var contractAttributes = map[string]struct{}{
 	AttrStatus: {}, AttrPendingShard: {}, AttrPendingSince: {}, AttrTraceHeader: {},
 	AttrAttempts: {}, AttrLastError: {}, AttrPublishedAt: {}, AttrFailedAt: {}, AttrVersion: {},
 	AttrNextAttemptAt: {}, AttrOrderingKey: {}, AttrSequence: {}, AttrTraceParent: {}, AttrTraceState: {},
+	AttrPublishedSequence: {}, AttrBlockedSequence: {}, AttrStartedSequence: {}, AttrSkippedAt: {},
 }
 
 // SortKeyFor returns the sort key value of the event with the given id.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,9 +22,10 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
-var subcommands = []string{"status", "failed", "requeue", "drain", "replay", "redrive"}
+var subcommands = []string{"status", "failed", "requeue", "skip", "drain", "replay", "redrive"}
 
 // testCLI runs a command line that must not reach AWS.
 func testCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -433,6 +435,7 @@ func TestReplayTargets(t *testing.T) {
 	}
 }
 
+
 func TestReconcileWithoutReconciler(t *testing.T) {
 	t.Parallel()
 	p := &Pipeline{Name: "orders", Names: provision.NamesFor("orders")}
@@ -456,5 +459,24 @@ func TestInterruptedExits130(t *testing.T) {
 	code := cli.Run(ctx, []string{"drain", "orders", "--json"})
 	if code != ExitInterrupted || out.Len() != 0 || !strings.HasPrefix(errOut.String(), "outbox: interrupted before the work was done: ") {
 		t.Errorf("outbox drain, interrupted: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+}
+
+// TestReplayInSequence: replay puts each key's ordered events in the order
+// of their sequence, in the places its events hold, and leaves unordered
+// events where their time puts them.
+func TestReplayInSequence(t *testing.T) {
+	t.Parallel()
+	rec := func(id, key string, seq int64) outbox.Record {
+		return outbox.Record{EventID: id, OrderingKey: key, Sequence: seq}
+	}
+	records := []outbox.Record{rec("a3", "a", 3), rec("x", "", 0), rec("b1", "b", 1), rec("a1", "a", 1), rec("a2", "a", 2)}
+	inSequence(records)
+	var got []string
+	for _, r := range records {
+		got = append(got, r.EventID)
+	}
+	if want := []string{"a1", "x", "b1", "a2", "a3"}; !slices.Equal(got, want) {
+		t.Errorf("replay order %v, want %v", got, want)
 	}
 }

@@ -20,22 +20,29 @@ func commands() []command {
 			name: "status", summary: "Show pending events by age, failed events, the DLQ, the mapping and the reconciler",
 			help:        "Exits 0 when healthy and 1 when something is stuck: FAILED events, batches in the dead-letter queue,\na pending event older than --stuck-after, or a mapping that is not enabled. Each problem comes with what to do.",
 			example:     "outbox status orders --region eu-west-1 --json",
-			permissions: []string{"dynamodb:Query", "dynamodb:Scan", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "lambda:ListEventSourceMappings", "logs:FilterLogEvents"},
+			permissions: []string{"dynamodb:Query", "dynamodb:Scan", "dynamodb:GetItem", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "lambda:ListEventSourceMappings", "logs:FilterLogEvents"},
 			flags:       statusFlags,
 		},
 		{
 			name: "failed", summary: "List FAILED events with id, source, detail-type, age and last error",
 			help:        "--since applies to the time the event was marked FAILED.",
 			example:     `outbox failed orders --since 2h --reason AccessDenied --source com.example.orders`,
-			permissions: []string{"dynamodb:Scan"},
+			permissions: []string{"dynamodb:Scan", "dynamodb:GetItem"},
 			flags:       failedFlags,
 		},
 		{
 			name: "requeue", summary: "Put FAILED events back to PENDING, for the reconciler to publish",
 			help:        "Selects the FAILED events with the filters of `outbox failed`, or by --id. Requeued events get their\npending-index keys back, so the reconciler's next run publishes them; --now invokes it at once.",
 			example:     "outbox requeue orders --since 2h --reason AccessDenied --now",
-			permissions: []string{"dynamodb:Scan", "dynamodb:UpdateItem", "lambda:InvokeFunction"},
+			permissions: []string{"dynamodb:Scan", "dynamodb:GetItem", "dynamodb:UpdateItem", "lambda:InvokeFunction"},
 			flags:       requeueFlags,
+		},
+		{
+			name: "skip", summary: "Skip a FAILED ordered event, so that the later events of its key are published",
+			help:        "An ordered event that failed holds the later events of its ordering key. Fix its cause and requeue it\nwhen it must be published; skip it when it must not: it becomes SKIPPED (kept, with the time it was\nskipped) and its key's cursor moves past it, so the reconciler's next run publishes the events behind\nit. Only the key's next event can be skipped. Without --yes, skip shows the event and changes nothing.",
+			example:     "outbox skip orders --event-id 01JDQ4Z6X0V8W3M5K2R7T9B1CE --yes",
+			permissions: []string{"dynamodb:Scan", "dynamodb:GetItem", "dynamodb:TransactWriteItems"},
+			flags:       skipFlags,
 		},
 		{
 			name: "drain", summary: "Wait until no event is pending, with progress, up to --timeout",
@@ -116,6 +123,9 @@ func printStatus(e *env, s Status) {
 	for _, r := range s.Failed.TopReasons {
 		line("", "%6d  %s", r.Count, r.Reason)
 	}
+	for _, k := range s.Failed.Keys {
+		line("", "ordering key %s held by %s (event %d), %d waiting behind it", k.OrderingKey, k.EventID, k.Sequence, k.WaitingBehind)
+	}
 	if s.DLQ.Missing {
 		line("dead-letter queue", "missing (%s)", s.DLQ.Name)
 	} else {
@@ -171,6 +181,7 @@ func failedFlags(fs *flag.FlagSet) action {
 		}
 		return e.result(list, func() {
 			printFailed(e, list.Events)
+			printWaiting(e, list.Events)
 			e.printf("%s\n", plural(len(list.Events), "FAILED event", "FAILED events"))
 			if list.Broken > 0 {
 				e.printf("%s the record contract and can never be published\n", plural(list.Broken, "more FAILED item breaks", "more FAILED items break"))
@@ -193,6 +204,50 @@ func printFailed(e *env, events []FailedEvent) {
 			failedAt = ev.FailedAt.UTC().Format(time.RFC3339)
 		}
 		e.printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, round(e.now.Sub(r.OccurredAt)), failedAt, r.LastError)
+	}
+}
+
+// printWaiting says, for each ordered event of events, how many events of
+// its key wait behind it.
+func printWaiting(e *env, events []FailedEvent) {
+	for _, ev := range events {
+		if r := ev.Record; r.Sequence > 0 {
+			e.printf("ordering key %s: %s is event %d, %s behind it\n", r.OrderingKey, r.EventID, r.Sequence, plural(int(ev.WaitingBehind), "event waits", "events wait"))
+		}
+	}
+}
+
+func skipFlags(fs *flag.FlagSet) action {
+	eventID := fs.String("event-id", "", "the `ID` of the FAILED ordered event to skip (required)")
+	yes := fs.Bool("yes", false, "skip it; without --yes, show what would be skipped and change nothing")
+	return action{
+		check: func() error {
+			if *eventID == "" {
+				return errors.New("skip needs --event-id, the id of the FAILED ordered event: `outbox failed` lists them")
+			}
+			return nil
+		},
+		run: func(ctx context.Context, e *env) error {
+			ev, err := e.clients.failedEvent(ctx, e.pipeline, *eventID)
+			if err != nil {
+				return err
+			}
+			out := SkipOutput{Pipeline: e.pipeline.Name, DryRun: !*yes, Event: ev}
+			if !*yes {
+				return e.result(out, func() {
+					printFailed(e, []FailedEvent{ev})
+					printWaiting(e, []FailedEvent{ev})
+					e.printf("would skip event %s (dry run: nothing changed; pass --yes to skip it)\n", ev.Record.EventID)
+				})
+			}
+			if err := e.clients.Skip(ctx, e.pipeline, ev, time.Now()); err != nil {
+				return err
+			}
+			out.Skipped = true
+			r := ev.Record
+			e.notef("skipped event %s, event %d of ordering key %s: it stays in the table as SKIPPED; the reconciler's next run publishes the %s behind it", r.EventID, r.Sequence, r.OrderingKey, plural(int(ev.WaitingBehind), "event", "events"))
+			return e.result(out, func() { e.printf("skipped %s\n", r.EventID) })
+		},
 	}
 }
 

@@ -19,6 +19,10 @@ type FailedEvent struct {
 	Record outbox.Record
 	// FailedAt is when it was marked FAILED (zero if the item does not say).
 	FailedAt time.Time
+	// WaitingBehind counts, for an ordered event, the events of its
+	// ordering key written after it: none of them is published until it is
+	// requeued and published, or skipped.
+	WaitingBehind int64
 }
 
 // failedEventJSON is a FailedEvent as `outbox failed --json` prints it.
@@ -33,12 +37,21 @@ type failedEventJSON struct {
 	FailedAt  string `json:"failedAt,omitempty"`
 	Attempts  int    `json:"attempts"`
 	LastError string `json:"lastError"`
+	// OrderingKey, Sequence and WaitingBehind are those of an ordered
+	// event; absent for an unordered one.
+	OrderingKey   string `json:"orderingKey,omitempty"`
+	Sequence      int64  `json:"sequence,omitempty"`
+	WaitingBehind *int64 `json:"waitingBehind,omitempty"`
 }
 
 // MarshalJSON writes the event as `outbox failed --json` prints it.
 func (e FailedEvent) MarshalJSON() ([]byte, error) {
 	r := e.Record
-	out := failedEventJSON{r.EventID, r.PartitionKey, r.SortKey, r.Source, r.DetailType, r.OccurredAt.UTC().Format(outbox.TimeFormat), "", r.Attempts, r.LastError}
+	out := failedEventJSON{EventID: r.EventID, PartitionKey: r.PartitionKey, SortKey: r.SortKey, Source: r.Source, DetailType: r.DetailType,
+		OccurredAt: r.OccurredAt.UTC().Format(outbox.TimeFormat), Attempts: r.Attempts, LastError: r.LastError}
+	if r.Sequence > 0 {
+		out.OrderingKey, out.Sequence, out.WaitingBehind = r.OrderingKey, r.Sequence, &e.WaitingBehind
+	}
 	if !e.FailedAt.IsZero() {
 		out.FailedAt = e.FailedAt.UTC().Format(outbox.TimeFormat)
 	}
@@ -56,7 +69,11 @@ func (e *FailedEvent) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("occurredAt: %w", err)
 	}
 	*e = FailedEvent{Record: outbox.Record{EventID: in.EventID, PartitionKey: in.PartitionKey, SortKey: in.SortKey, Source: in.Source,
-		DetailType: in.DetailType, OccurredAt: occurred, Attempts: in.Attempts, LastError: in.LastError, Status: outbox.StatusFailed}}
+		DetailType: in.DetailType, OccurredAt: occurred, Attempts: in.Attempts, LastError: in.LastError, Status: outbox.StatusFailed,
+		OrderingKey: in.OrderingKey, Sequence: in.Sequence}}
+	if in.WaitingBehind != nil {
+		e.WaitingBehind = *in.WaitingBehind
+	}
 	if in.FailedAt != "" {
 		if e.FailedAt, err = time.Parse(time.RFC3339Nano, in.FailedAt); err != nil {
 			return fmt.Errorf("failedAt: %w", err)
@@ -101,7 +118,10 @@ func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList
 	slices.SortFunc(list.Events, func(a, b FailedEvent) int {
 		return cmp.Or(a.Record.OccurredAt.Compare(b.Record.OccurredAt), cmp.Compare(a.Record.EventID, b.Record.EventID))
 	})
-	return list, err
+	if err != nil {
+		return list, err
+	}
+	return list, c.waitingBehind(ctx, t, list.Events)
 }
 
 // ReasonCount is how many failed events share a reason.

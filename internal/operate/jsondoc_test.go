@@ -11,7 +11,7 @@ import (
 
 // jsonOutputs are the types each subcommand prints with --json.
 var jsonOutputs = map[string]any{
-	"status": Status{}, "failed": FailedList{}, "requeue": RequeueOutput{},
+	"status": Status{}, "failed": FailedList{}, "requeue": RequeueOutput{}, "skip": SkipOutput{},
 	"drain": DrainOutput{}, "replay": ReplayOutput{}, "redrive": RedriveOutput{},
 }
 

@@ -76,11 +76,43 @@ func (c *Clients) Replay(ctx context.Context, p *Pipeline, o ReplayOptions) (Rep
 	slices.SortFunc(records, func(a, b outbox.Record) int {
 		return cmp.Or(a.OccurredAt.Compare(b.OccurredAt), cmp.Compare(a.EventID, b.EventID))
 	})
+	inSequence(records)
 	res := ReplayResult{Target: target, Selected: len(records)}
 	if len(records) > 0 {
 		res.First, res.Last = records[0].OccurredAt, records[len(records)-1].OccurredAt
 	}
 	return res, c.publishPaced(ctx, pub, records, o, &res)
+}
+
+// inSequence puts the ordered events among records, sorted by occurrence,
+// in the order of their sequence within each ordering key, in the places
+// the key's events hold: a key's events are replayed in the order they were
+// published, whatever their times of occurrence say (a writer's clock, or
+// an OccurredAt the application set), and the keys stay interleaved by
+// time.
+func inSequence(records []outbox.Record) {
+	places := map[string][]int{}
+	var keys []string
+	for i, r := range records {
+		if r.Sequence == 0 {
+			continue
+		}
+		if _, ok := places[r.OrderingKey]; !ok {
+			keys = append(keys, r.OrderingKey)
+		}
+		places[r.OrderingKey] = append(places[r.OrderingKey], i)
+	}
+	for _, k := range keys {
+		idx := places[k]
+		key := make([]outbox.Record, len(idx))
+		for n, i := range idx {
+			key[n] = records[i]
+		}
+		slices.SortStableFunc(key, func(a, b outbox.Record) int { return cmp.Compare(a.Sequence, b.Sequence) })
+		for n, i := range idx {
+			records[i] = key[n]
+		}
+	}
 }
 
 // publishPaced publishes records batch by batch, in order, at most o.Rate

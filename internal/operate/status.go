@@ -1,10 +1,12 @@
 package operate
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +63,39 @@ type FailedStatus struct {
 	Total      int           `json:"total"`
 	Broken     int           `json:"broken"`
 	TopReasons []ReasonCount `json:"topReasons"`
+	// Keys are the ordering keys whose FAILED events hold later events,
+	// the most held first.
+	Keys []HeldKey `json:"keys"`
+}
+
+// HeldKey is an ordering key held by a FAILED event.
+type HeldKey struct {
+	OrderingKey string `json:"orderingKey"`
+	// EventID and Sequence are the key's earliest FAILED event's.
+	EventID  string `json:"eventId"`
+	Sequence int64  `json:"sequence"`
+	// WaitingBehind counts the events of the key written after it.
+	WaitingBehind int64 `json:"waitingBehind"`
+}
+
+// heldKeys returns the keys of the ordered events among events, each with
+// its earliest FAILED event, the most held first.
+func heldKeys(events []FailedEvent) []HeldKey {
+	byKey := map[string]HeldKey{}
+	for _, e := range events {
+		r := e.Record
+		if h, ok := byKey[r.OrderingKey]; r.Sequence > 0 && (!ok || r.Sequence < h.Sequence) {
+			byKey[r.OrderingKey] = HeldKey{OrderingKey: r.OrderingKey, EventID: r.EventID, Sequence: r.Sequence, WaitingBehind: e.WaitingBehind}
+		}
+	}
+	keys := make([]HeldKey, 0, len(byKey))
+	for _, h := range byKey {
+		keys = append(keys, h)
+	}
+	slices.SortFunc(keys, func(a, b HeldKey) int {
+		return cmp.Or(cmp.Compare(b.WaitingBehind, a.WaitingBehind), cmp.Compare(a.OrderingKey, b.OrderingKey))
+	})
+	return keys
 }
 
 // QueueStatus is the dead-letter queue's depth.
@@ -164,6 +199,7 @@ func (c *Clients) failedStatus(ctx context.Context, p *Pipeline, fs *FailedStatu
 		return err
 	}
 	fs.Total, fs.Broken, fs.TopReasons = len(list.Events)+list.Broken, list.Broken, topReasons(list.Events, 5)
+	fs.Keys = heldKeys(list.Events)
 	return nil
 }
 
@@ -257,6 +293,10 @@ func problems(name string, s Status, stuckAfter time.Duration) []string {
 	var out []string
 	if s.Failed.Total > 0 {
 		out = append(out, fmt.Sprintf("%s FAILED: list them with `outbox failed %s`, fix the cause, then `outbox requeue %s --now`", plural(s.Failed.Total, "event is", "events are"), name, name))
+	}
+	for _, k := range s.Failed.Keys {
+		out = append(out, fmt.Sprintf("ordering key %s is held by its FAILED event %s (event %d), %s behind it: fix the cause and `outbox requeue %s --id %s --now`, or `outbox skip %s --event-id %s --yes`",
+			k.OrderingKey, k.EventID, k.Sequence, plural(int(k.WaitingBehind), "event waits", "events wait"), name, k.EventID, name, k.EventID))
 	}
 	if s.DLQ.Missing {
 		out = append(out, fmt.Sprintf("the dead-letter queue %s does not exist: the mapping cannot record the batches that run out of retries; run terraform apply to recreate it", s.DLQ.Name))

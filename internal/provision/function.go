@@ -41,6 +41,9 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 	if s.Table.PendingIndexDisabled {
 		env[config.EnvPendingIndexEnabled] = "false"
 	}
+	if s.Ordered {
+		env[config.EnvOrdered] = "true"
+	}
 	maps.Copy(env, s.Target.Env())
 	return env
 }

@@ -86,6 +86,7 @@ func specFromEnv(name string, rc config.Config, env map[string]string) Spec {
 		Target:          rc.Target,
 		PublishedAction: rc.PublishedAction,
 		PublishedTTL:    ptr(rc.PublishedTTL),
+		Ordered:         rc.Ordered,
 		Reconciler:      ReconcilerSpec{MinAge: rc.ReconcileMinAge},
 	}
 }

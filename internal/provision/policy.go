@@ -63,7 +63,8 @@ func RelayPolicy(s Spec, r Resources) PolicyDocument {
 }
 
 // ReconcilerPolicy is the inline policy of the reconciler's role: query the
-// pending index, settle items, publish and write its logs.
+// pending index, settle items (in ordered mode, read the cursors too),
+// publish and write its logs.
 func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 	find := allow("QueryPendingIndex", []string{"dynamodb:Query"}, IndexARN(r.TableARN, s.OutboxTable().PendingIndexName))
 	if s.Table.PendingIndexDisabled {
@@ -71,9 +72,14 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 		// reconciler scans it, in segments sized from DescribeTable.
 		find = allow("ScanOutboxTable", []string{"dynamodb:DescribeTable", "dynamodb:Scan"}, r.TableARN)
 	}
+	settle := []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}
+	if s.Ordered {
+		// The cursors of ordered mode, and the events registered on them.
+		settle = append([]string{"dynamodb:BatchGetItem"}, settle...)
+	}
 	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
 		find,
-		allow("SettleOutboxItems", []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}, r.TableARN),
+		allow("SettleOutboxItems", settle, r.TableARN),
 		publishStatement(s, r),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
 	}, s.WithDefaults().Controls.controlStatements()...)}

@@ -69,6 +69,9 @@ type Spec struct {
 	PublishedAction config.Action
 	// PublishedTTL is how long marked items are kept (nil: 720h; 0: forever).
 	PublishedTTL *time.Duration
+	// Ordered is the relay's ordered mode: each ordering key's events are
+	// published in sequence. Only for a FIFO queue or topic.
+	Ordered bool
 	// Architecture of both functions: arm64 (default) or x86_64.
 	Architecture Architecture
 	// Relay is the function that the stream invokes.

@@ -186,5 +186,15 @@ func (s Spec) validateTable() error {
 }
 
 func (s Spec) validateTarget() error {
-	return s.Target.Validate(pipelineSettings, "Target")
+	if err := s.Target.Validate(pipelineSettings, "Target"); err != nil || !s.Ordered {
+		return err
+	}
+	if !s.Target.FIFO() {
+		return invalidAgainst("Ordered", []string{"Target"}, "publish to an SNS FIFO topic or an SQS FIFO queue (an ARN ending in .fifo), or turn ordering off",
+			"is on while the target is %s, which does not keep an order per key", s.Target.Describe())
+	}
+	if ce := (*outbox.ConfigError)(nil); errors.As(s.OutboxTable().OrderingProblem(), &ce) {
+		return invalidAgainst("Table."+ce.Field, []string{"Ordered"}, ce.Fix, "%s", ce.Problem)
+	}
+	return nil
 }

@@ -48,6 +48,19 @@
 // not kept out by a hold. An event published but not marked stays held:
 // the hold is its backoff.
 //
+// # Ordered mode
+//
+// With OUTBOX_ORDERED=true (a FIFO queue or topic only), events with a
+// sequence go through package batch's gate: event n of an ordering key is
+// published only once n-1 was accepted, as the key's cursor item
+// (outbox.CursorSortKey) records. An event after a gap stays pending,
+// registered on the cursor, and the invocation that publishes its
+// predecessor publishes it next; one the cursor could not register is
+// retried by the stream while it is young and its key is not held by a
+// FAILED event (waitsForStream). The reconciler, which tries the waiting
+// events again once it has swept every shard, is the backstop. DESIGN.md explains the order of publishing, advancing the cursor
+// and settling, and what each costs.
+//
 // # What the function needs
 //
 // Configuration: the OUTBOX_* environment variables of package config.
@@ -56,8 +69,9 @@
 // and a stream view type with new images (NEW_IMAGE or NEW_AND_OLD_IMAGES).
 // Execution role, besides the stream read permissions of the mapping:
 //
-//   - dynamodb:BatchGetItem (the status check) and dynamodb:UpdateItem
-//     (holds, marks, poison events, pending index keys) on the table, and
+//   - dynamodb:BatchGetItem (the status check, the cursors of ordered
+//     mode) and dynamodb:UpdateItem (holds, marks, poison events, pending
+//     index keys, cursors) on the table, and
 //     dynamodb:BatchWriteItem (delete mode);
 //   - dynamodb:Query on the table's pending index (reconcile mode), or
 //     dynamodb:Scan and dynamodb:DescribeTable on the table when it has no
@@ -187,6 +201,9 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	}
 	p := &batch.Processor{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log,
 		Table: cfg.Table.Name, NoPendingIndex: cfg.Table.NoPendingIndex}
+	if cfg.Ordered {
+		p.Cursors, p.Layout = st, cfg.Table
+	}
 	out := opts.Metrics
 	if out == nil {
 		out = io.Discard
@@ -204,13 +221,21 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		processor: p,
 		reconciler: &reconcile.Reconciler{
 			Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
-			Now: now, Retry: policy, Log: log,
+			Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
 		},
 		log:          log,
 		metricsOut:   out,
 		functionName: opts.FunctionName,
 		now:          now,
 	}, nil
+}
+
+// orderedCursors is the cursor store of an ordered relay, nil otherwise.
+func orderedCursors(cfg config.Config, st *store.Store) reconcile.Cursors {
+	if !cfg.Ordered {
+		return nil
+	}
+	return st
 }
 
 // Handle is the Lambda handler: it chooses the mode from the payload.
@@ -265,7 +290,7 @@ func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (reconcile.
 	r.flush(ctx, m)
 	r.log.InfoContext(ctx, "reconcile finished",
 		"found", report.Found, "published", report.Published, "failed", report.Failed,
-		"poison", report.Poison, "skipped", report.Skipped, "complete", report.Complete,
+		"poison", report.Poison, "skipped", report.Skipped, "waiting", report.Waiting, "blocked", report.Blocked, "complete", report.Complete,
 		"remainingShards", report.RemainingShards, "oldestPendingAgeSeconds", report.OldestPendingAgeSeconds,
 		"minAgeSeconds", report.MinAgeSeconds, "durationMs", r.now().Sub(start).Milliseconds())
 	return report, nil

@@ -45,7 +45,7 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 	counts := map[batch.Status]int{}
 	for k, o := range outcomes {
 		counts[o.Status]++
-		if o.Status != batch.LeftPending {
+		if o.Status != batch.LeftPending && !r.waitsForStream(items[k], o) {
 			continue
 		}
 		seq := ev.Records[source[k]].Change.SequenceNumber
@@ -58,9 +58,24 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 	r.flush(ctx, m)
 	r.log.InfoContext(ctx, "stream batch processed",
 		"records", len(ev.Records), "outboxRecords", len(items), "skipped", skipped+counts[batch.Skipped],
-		"published", counts[batch.Published], "poison", counts[batch.Poison],
+		"published", counts[batch.Published], "poison", counts[batch.Poison], "waiting", counts[batch.Waiting],
 		"batchItemFailures", len(resp.BatchItemFailures))
 	return resp, nil
+}
+
+// waitsForStream reports whether an ordered event that waits for an
+// earlier event of its key is retried by the stream (a batch item failure).
+// An event registered on its key's cursor is not: the relay that publishes
+// the earlier one publishes it next. One that could not be registered is,
+// while it is young and its key is not held by a FAILED event: the earlier
+// event is most likely in flight (in another shard's batch, or in this
+// batch's retry), and the retry publishes it soon after. Retrying holds the shard's later records, so it lasts only
+// while the event is younger than half the reconciler's minimum age; after
+// that, and at once behind a FAILED event, the record is done with and the
+// reconciler publishes the event when its turn comes, and no other key
+// waits for it.
+func (r *Relay) waitsForStream(it batch.Item, o batch.Outcome) bool {
+	return o.Status == batch.Waiting && !o.Blocked && !o.Registered && r.now().Sub(pendingSince(it.Record)) < r.minAge/2
 }
 
 // current replaces the stream images of pending items with their current

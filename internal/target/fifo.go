@@ -12,8 +12,9 @@ import (
 // FIFO targets (SQS FIFO queues, SNS FIFO topics) take two more fields per
 // message: the group, whose messages are delivered in order, and the
 // deduplication id, which the service uses to drop a second copy within
-// five minutes. The group is the item's partition key (its aggregate), the
-// deduplication id its event id; the relay's retries of one event then
+// five minutes. The group is the event's ordering key, or for an unordered
+// event the item's partition key (its aggregate), the deduplication id its
+// event id; the relay's retries of one event then
 // reach consumers once.
 
 // fifoSuffix ends the name of every FIFO queue and topic.
@@ -48,9 +49,14 @@ func validFIFOID(v string) bool {
 	return true
 }
 
-// MessageGroupID is the group of a record's message on a FIFO target: its
-// partition key.
-func MessageGroupID(r outbox.Record) string { return fifoID(r.PartitionKey) }
+// MessageGroupID is the group of a record's message on a FIFO target: the
+// ordering key of an ordered event, or else its partition key.
+func MessageGroupID(r outbox.Record) string {
+	if r.OrderingKey != "" {
+		return fifoID(r.OrderingKey)
+	}
+	return fifoID(r.PartitionKey)
+}
 
 // MessageDeduplicationID is the deduplication id of a record's message on a
 // FIFO target: its event id.
@@ -93,4 +99,11 @@ func fifoLanes(groups []string, sizes, index []int, maxBytes, maxLanes int) [][]
 		}
 	}
 	return out
+}
+
+// FIFO reports whether s publishes to a FIFO queue or topic, which keep
+// the order of each message group: the targets an ordered relay may have.
+func (s Settings) FIFO() bool {
+	s = s.WithDefaults()
+	return (s.Type == SNS || s.Type == SQS) && isFIFO(s.Address())
 }

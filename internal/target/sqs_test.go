@@ -166,6 +166,37 @@ func TestFIFOID(t *testing.T) {
 	}
 }
 
+// TestMessageGroupIDOfOrderedEvent: an ordered event's group is its
+// ordering key, whatever its partition key; an unordered one's its
+// partition key.
+func TestMessageGroupIDOfOrderedEvent(t *testing.T) {
+	t.Parallel()
+	ordered := outbox.Record{PartitionKey: "OUTBOX#01J", OrderingKey: "account-7", Sequence: 3}
+	if got := MessageGroupID(ordered); got != "account-7" {
+		t.Errorf("group of an ordered event = %q, want its ordering key account-7", got)
+	}
+	if got := MessageGroupID(outbox.Record{PartitionKey: "order#42"}); got != "order#42" {
+		t.Errorf("group of an unordered event = %q, want its partition key", got)
+	}
+}
+
+// TestSettingsFIFO: only FIFO queues and topics are FIFO targets; a bus
+// whose name ends like one is not.
+func TestSettingsFIFO(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[Settings]bool{
+		{Type: SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"}: true,
+		{Type: SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"}: true,
+		{Type: SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}:      false,
+		{Type: SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders"}:      false,
+		{Type: EventBridge, EventBus: "orders.fifo"}:                            false,
+	} {
+		if got := s.FIFO(); got != want {
+			t.Errorf("%s: FIFO() = %t, want %t", s.Describe(), got, want)
+		}
+	}
+}
+
 // TestFIFOLanes: distinct groups fill every call, one lane each; a group
 // with more events than a call holds keeps them in one lane, in order.
 func TestFIFOLanes(t *testing.T) {

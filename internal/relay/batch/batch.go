@@ -103,6 +103,10 @@ const (
 	LeftPending
 	// Skipped: the item is not pending; there is nothing to publish.
 	Skipped
+	// Waiting: an ordered event whose key has an earlier event not yet
+	// published (Outcome.Missing); it stays pending, unpublished, until that
+	// one is.
+	Waiting
 )
 
 func (s Status) String() string {
@@ -115,6 +119,8 @@ func (s Status) String() string {
 		return "left pending"
 	case Skipped:
 		return "skipped"
+	case Waiting:
+		return "waiting"
 	}
 	return "unknown"
 }
@@ -131,6 +137,17 @@ type Outcome struct {
 	Class retry.Class
 	// Hint names the probable fix of a LeftPending outcome, when known.
 	Hint string
+	// Missing is, for a Waiting outcome, the sequence of the key's event
+	// it waits for.
+	Missing int64
+	// Blocked is true for a Waiting outcome whose key's next event is
+	// FAILED: it waits until that one is requeued and published, or
+	// skipped.
+	Blocked bool
+	// Registered is true for a Waiting outcome registered on its key's
+	// cursor: the relay that publishes the event it waits for publishes it
+	// next.
+	Registered bool
 }
 
 // Store is what the processor needs from the outbox table.
@@ -157,6 +174,12 @@ type Processor struct {
 	// NoPendingIndex is true when the table has no pending index: an item
 	// whose publishing failed is then not given the index keys.
 	NoPendingIndex bool
+	// Cursors, when not nil, turns ordered mode on: events with a sequence
+	// go through the gate (gate.go), in order per ordering key.
+	Cursors CursorStore
+	// Layout is the outbox table, by which the gate reads the events
+	// registered on a cursor.
+	Layout outbox.Table
 }
 
 // Process publishes the pending items among items and records the result:
@@ -166,9 +189,15 @@ type Processor struct {
 // lack them). It returns one Outcome per
 // item and adds to the counts and latencies of m.
 func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Recorder) []Outcome {
+	return p.process(ctx, items, m, 0)
+}
+
+// process is Process at depth: the number of passes of the gate before it
+// in this invocation (gate.go's next).
+func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Recorder, depth int) []Outcome {
 	w := &wave{outcomes: make([]Outcome, len(items))}
 	var toPublish []outbox.Record
-	var publishIdx []int
+	var publishIdx, orderedIdx []int
 	for i, it := range items {
 		switch {
 		case it.Skip != "":
@@ -181,12 +210,17 @@ func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Record
 			w.outcomes[i] = Outcome{Status: LeftPending, Reason: it.Busy}
 		case it.Record.Status != outbox.StatusPending:
 			w.outcomes[i] = Outcome{Status: Skipped, Reason: "status is " + string(it.Record.Status)}
+		case p.Cursors != nil && it.Record.Sequence > 0:
+			orderedIdx = append(orderedIdx, i)
 		default:
 			toPublish = append(toPublish, it.Record)
 			publishIdx = append(publishIdx, i)
 		}
 	}
 	retried := 0
+	if len(orderedIdx) > 0 {
+		retried += p.gate(ctx, items, orderedIdx, w, m)
+	}
 	if len(toPublish) > 0 {
 		results := p.Publisher.Publish(ctx, toPublish)
 		at := p.now()
@@ -214,7 +248,13 @@ func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Record
 		}
 	}
 	p.write(ctx, w, items)
+	for _, c := range w.copies {
+		w.outcomes[c[0]] = w.outcomes[c[1]]
+	}
 	p.report(ctx, items, w.outcomes, retried, m)
+	if len(w.chain) > 0 || len(w.again) > 0 {
+		p.next(ctx, items, w, m, depth)
+	}
 	return w.outcomes
 }
 
@@ -228,6 +268,14 @@ type wave struct {
 	reasons      []string
 	unindexed    []outbox.Record // failed, and lacking the pending index keys
 	released     []outbox.Record // failed, and held by this invocation
+	// copies are pairs of items: the first (another delivery of the same
+	// ordered event) takes the outcome of the second.
+	copies [][2]int
+	// chain are the registered events that follow a cursor this wave
+	// advanced; again the items whose gap closed while they were being
+	// registered. Both go through the gate once more (gate.go's next).
+	chain []outbox.Record
+	again []int
 }
 
 func (w *wave) addPoison(i int, r outbox.Record, reason string) {

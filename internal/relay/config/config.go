@@ -19,6 +19,7 @@
 //	OUTBOX_FORMER_SORT_KEY_PREFIXES  (none)         comma-separated former prefixes still accepted (spaces are part of a prefix)
 //	OUTBOX_RECONCILE_SHARDS    OUTBOX_PENDING_SHARDS  pending index shards the reconciler queries (≥ OUTBOX_PENDING_SHARDS)
 //	OUTBOX_PENDING_INDEX_ENABLED  true              false: no pending index; the reconciler scans the (dedicated, delete-mode) table
+//	OUTBOX_ORDERED             false                true: ordered mode, each ordering key's events published in sequence (FIFO targets only)
 //
 // The table defaults are those of package outbox. The variables of a target
 // kind (package target) are read only for that kind, and
@@ -68,6 +69,10 @@ const (
 	// EnvPendingIndexEnabled is "false" for a pipeline without a pending
 	// index (dedicated table, delete mode): the reconciler then scans.
 	EnvPendingIndexEnabled = "OUTBOX_PENDING_INDEX_ENABLED"
+	// EnvOrdered is "true" for ordered mode: an event with a sequence is
+	// published only once its key's earlier events are. Only a FIFO queue
+	// or topic keeps that order to the consumer.
+	EnvOrdered = "OUTBOX_ORDERED"
 )
 
 // Target is the kind of target events are published to.
@@ -113,6 +118,9 @@ type Config struct {
 	// ReconcileShards is the number of pending index shards the reconciler
 	// queries, 0 to ReconcileShards-1: at least Table.PendingShards.
 	ReconcileShards int
+	// Ordered is true in ordered mode: events with a sequence are published
+	// in sequence per ordering key (package batch's gate).
+	Ordered bool
 }
 
 // relaySettings opens the message of every error of the relay's
@@ -182,6 +190,7 @@ var variables = []variable{
 		then: pendingIndexNeedsDelete},
 	{name: EnvPublishedTTL, set: duration(EnvPublishedTTL, DefaultPublishedTTL, "use a Go duration such as \"720h\", or \"0\" to keep published items forever",
 		func(c *Config) *time.Duration { return &c.PublishedTTL })},
+	{name: EnvOrdered, set: setOrdered, then: orderedNeedsFIFO},
 	{name: EnvReconcileMinAge, set: duration(EnvReconcileMinAge, DefaultReconcileMinAge, "use a Go duration such as \"5m\"",
 		func(c *Config) *time.Duration { return &c.ReconcileMinAge })},
 }
@@ -302,6 +311,34 @@ func pendingIndexNeedsDelete(c *Config, getenv func(string) string) error {
 	return invalid(EnvPendingIndexEnabled, strings.TrimSpace(getenv(EnvPendingIndexEnabled)), "is false while "+EnvPublishedAction+" is "+string(c.PublishedAction), fmt.Sprintf(`set it to "true", or set %s to "delete": without the pending index the reconciler scans the table, which must then hold only pending and failed items`, EnvPublishedAction))
 }
 
+func setOrdered(c *Config, v string) error {
+	switch strings.ToLower(v) {
+	case "", "false":
+	case "true":
+		c.Ordered = true
+	default:
+		return invalid(EnvOrdered, v, "is not a boolean", `use "true" or "false"`)
+	}
+	return nil
+}
+
+// orderedNeedsFIFO refuses ordered mode for a target that does not keep
+// the order of a group, and for a table whose sort key prefixes would make
+// the cursor items look like outbox items.
+func orderedNeedsFIFO(c *Config, _ func(string) string) error {
+	if !c.Ordered {
+		return nil
+	}
+	if !c.Target.FIFO() {
+		return invalid(EnvOrdered, "true", "is set while the target is "+c.Target.Describe()+", which does not keep an order per key",
+			fmt.Sprintf("publish to an SNS FIFO topic or an SQS FIFO queue (an ARN ending in .fifo) with %s, or set %s to \"false\"", EnvTarget, EnvOrdered))
+	}
+	if err := c.Table.OrderingProblem(); err != nil {
+		return tableError(c.Table, err)
+	}
+	return nil
+}
+
 // duration reads a Go duration that is not negative; empty is def.
 func duration(name string, def time.Duration, fix string, field func(*Config) *time.Duration) func(*Config, string) error {
 	return func(c *Config, v string) error {
@@ -340,6 +377,8 @@ func tableError(t outbox.Table, err error) error {
 		env, value = EnvPendingShards, strconv.Itoa(t.PendingShards)
 	case "NoPendingIndex":
 		env, value = EnvPendingIndexEnabled, "false"
+	case "FormerSortKeyPrefixes":
+		env, value = EnvFormerSortKeyPrefixes, strings.Join(t.FormerSortKeyPrefixes, ",")
 	}
 	return invalid(env, value, ce.Problem, ce.Fix)
 }

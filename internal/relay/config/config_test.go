@@ -60,6 +60,20 @@ func TestFromEnvAll(t *testing.T) {
 	}
 }
 
+// TestFromEnvOrdered: ordered mode is off by default and on for a FIFO
+// queue or topic.
+func TestFromEnvOrdered(t *testing.T) {
+	t.Parallel()
+	vars := map[string]string{EnvTableName: "t", EnvTarget: "sns", EnvTopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"}
+	if c, err := FromEnv(env(vars)); err != nil || c.Ordered {
+		t.Fatalf("without %s: ordered %t, error %v; want off", EnvOrdered, c.Ordered, err)
+	}
+	vars[EnvOrdered] = "TRUE"
+	if c, err := FromEnv(env(vars)); err != nil || !c.Ordered {
+		t.Fatalf("with %s=TRUE: ordered %t, error %v; want on", EnvOrdered, c.Ordered, err)
+	}
+}
+
 func TestFromEnvBusARN(t *testing.T) {
 	t.Parallel()
 	arn := "arn:aws:events:us-east-1:123456789012:event-bus/orders"
@@ -128,6 +142,10 @@ func TestFromEnvErrors(t *testing.T) {
 		{"reconcile shards not a number", map[string]string{EnvReconcileShards: "all"}, EnvReconcileShards, "256"},
 		{"pending index not a boolean", map[string]string{EnvPendingIndexEnabled: "no"}, EnvPendingIndexEnabled, `"true" or "false"`},
 		{"no pending index in mark mode", map[string]string{EnvPendingIndexEnabled: "false"}, EnvPendingIndexEnabled, `set OUTBOX_PUBLISHED_ACTION to "delete"`},
+		{"ordered not a boolean", map[string]string{EnvOrdered: "yes"}, EnvOrdered, `"true" or "false"`},
+		{"ordered to a bus", map[string]string{EnvOrdered: "true"}, EnvOrdered, "SNS FIFO topic or an SQS FIFO queue"},
+		{"ordered to a standard queue", map[string]string{EnvOrdered: "true", EnvTarget: "sqs", target.EnvQueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}, EnvOrdered, "does not keep an order per key"},
+		{"ordered with a prefix of the cursor", map[string]string{EnvOrdered: "true", EnvSortKeyPrefix: "OUTBOX-", EnvTarget: "sqs", target.EnvQueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"}, EnvSortKeyPrefix, "OUTBOX#"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

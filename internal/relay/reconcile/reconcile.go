@@ -84,11 +84,16 @@ type Reconciler struct {
 	// Retry bounds the retries of throttled queries.
 	Retry retry.Policy
 	Log   *slog.Logger
+	// Ordered, when not nil, is the cursor store of an ordered relay: the
+	// ordered events that wait for an earlier event of their key are tried
+	// again at the end of the run (ordered.go).
+	Ordered Cursors
 }
 
 // Report is the result of a run, returned as the invocation's response.
 type Report struct {
-	// Found counts pending events older than the minimum age.
+	// Found counts pending events older than the minimum age (in ordered
+	// mode, those held by a relay too).
 	Found int `json:"found"`
 	// Published counts events published and marked (or deleted).
 	Published int `json:"published"`
@@ -114,6 +119,11 @@ type Report struct {
 	// ReadUnits are the read capacity units the queries or scans consumed,
 	// as DynamoDB reported them.
 	ReadUnits float64 `json:"readUnits"`
+	// Waiting counts ordered events left pending because an earlier event
+	// of their key is not published yet.
+	Waiting int `json:"waiting"`
+	// Blocked counts those of them whose key waits behind a FAILED event.
+	Blocked int `json:"blocked"`
 }
 
 // Run sweeps every shard or segment for events pending since before
@@ -136,7 +146,8 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 
 	var mu sync.Mutex
 	report := Report{MinAgeSeconds: minAge.Seconds()}
-	var oldest int64 // pendingSince of the oldest event found, Unix ms
+	var oldest int64        // pendingSince of the oldest event found, Unix ms
+	var waiting sweepResult // the ordered events that wait, of every shard
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
 	sem := make(chan struct{}, concurrency)
@@ -155,6 +166,13 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 			report.Poison += s.poison
 			report.Skipped += s.skipped
 			report.ReadUnits += s.readUnits
+			waiting.waiting = append(waiting.waiting, s.waiting[:min(len(s.waiting), MaxWaiting-len(waiting.waiting))]...)
+			waiting.blocked += s.blocked
+			var all []batch.Item
+			for k, low := range s.lowest {
+				all = append(all, batch.Item{Record: outbox.Record{OrderingKey: k, Sequence: low}})
+			}
+			waiting.note(all)
 			if !s.complete {
 				report.RemainingShards++
 			}
@@ -165,6 +183,9 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	}
 	wg.Wait()
 	report.Complete = report.RemainingShards == 0
+	if r.Ordered != nil {
+		r.retryWaiting(ctx, waiting, minAge, margin, m, &report)
+	}
 	if oldest > 0 {
 		report.OldestPendingAgeSeconds = now.Sub(time.UnixMilli(oldest)).Seconds()
 	}
@@ -178,6 +199,28 @@ type sweepResult struct {
 	complete                                  bool
 	oldest                                    int64
 	readUnits                                 float64
+	// waiting are the ordered events that wait for an earlier one, blocked
+	// counts those of them behind a FAILED event.
+	waiting []batch.Item
+	blocked int
+	// lowest is, per ordering key, the lowest sequence found pending.
+	lowest map[string]int64
+}
+
+// note notes the lowest sequence of each key among the ordered items.
+func (res *sweepResult) note(items []batch.Item) {
+	for _, it := range items {
+		r := it.Record
+		if r.Sequence == 0 || it.Malformed != nil {
+			continue
+		}
+		if res.lowest == nil {
+			res.lowest = map[string]int64{}
+		}
+		if low, ok := res.lowest[r.OrderingKey]; !ok || r.Sequence < low {
+			res.lowest[r.OrderingKey] = r.Sequence
+		}
+	}
 }
 
 // sweep processes one shard or segment, page by page.
@@ -207,6 +250,7 @@ func (r *Reconciler) sweep(ctx context.Context, src source, margin time.Duration
 			}
 		}
 		res.found += len(items)
+		res.note(items)
 		if len(items) > 0 {
 			r.process(ctx, r.hold(ctx, items), m, &res)
 		}
@@ -260,8 +304,15 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 }
 
 func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
-	for _, o := range r.Processor.Process(ctx, items, m) {
+	for i, o := range r.Processor.Process(ctx, items, m) {
 		switch o.Status {
+		case batch.Waiting:
+			if o.Blocked {
+				res.blocked++
+			}
+			if len(res.waiting) < MaxWaiting {
+				res.waiting = append(res.waiting, batch.Item{Record: items[i].Record})
+			}
 		case batch.Published:
 			res.published++
 		case batch.Poison:

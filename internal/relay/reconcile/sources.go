@@ -25,6 +25,10 @@ const (
 	MaxScanSegments = 64
 )
 
+// neverHeld is a time after every hold's end: the queries' "not held at"
+// for a sweep that reads held events too.
+var neverHeld = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // page is one page of pending items.
 type page struct {
 	items     []map[string]types.AttributeValue
@@ -42,6 +46,11 @@ type source struct {
 // sources returns the shards of the pending index to query, 0 to Shards-1,
 // or, for a table without the index, the segments of a parallel Scan.
 func (r *Reconciler) sources(ctx context.Context, cutoff, now time.Time) []source {
+	if r.Ordered != nil {
+		// Held events too: a held event is present, and a key's cursor is
+		// never started past it (startCursors). No hold ends after this.
+		now = neverHeld
+	}
 	if r.Table.NoPendingIndex {
 		n := r.scanSegments(ctx)
 		out := make([]source, n)

@@ -1,0 +1,100 @@
+package operate
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// An ordered pipeline on a FIFO queue, its relay the built bootstrap behind
+// the stack's event source mapping: the events of each key, written one
+// transaction at a time and three in one transaction, in a dedicated table
+// where each lives in a partition of its own, reach the consumer in
+// sequence, each key's cursor ends at its last event, and nothing is left
+// pending.
+func TestLocalOrderedPipeline(t *testing.T) {
+	t.Parallel()
+	probe := deploy(t, provision.Spec{Name: "ordered-probe", Reconciler: provision.ReconcilerSpec{Disabled: true}})
+	queueARN := probe.newFIFOQueue("ordered-target.fifo")
+	d := deployOn(t, probe, provision.Spec{Name: "ordered", Ordered: true, Target: provision.TargetSpec{Type: target.SQS, QueueARN: queueARN}})
+	got := d.consume(target.QueueURL(queueARN))
+
+	keys := []string{"acct-1", "acct-2", "acct-3"}
+	var written []outbox.Record
+	for round := range 4 {
+		for _, k := range keys {
+			written = append(written, d.write(orderedEvent(k, round))...)
+		}
+	}
+	written = append(written, d.write(orderedEvent("acct-1", 10), orderedEvent("acct-1", 11), orderedEvent("acct-1", 12))...)
+	got.waitFor(t, idsOf(written))
+
+	// A FAILED ordered event, requeued, is published by the reconciler
+	// under its role's permissions.
+	failed := d.putFailed(1, "com.example.ordered", func(int) string { return "SQS rejected the event: InvalidMessageContents" })[0]
+	table := d.writer.Table()
+	d.update(&dynamodb.UpdateItemInput{
+		TableName: aws.String(table.Name), Key: table.Key(failed),
+		UpdateExpression:          aws.String("SET #key = :key, #seq = :seq"),
+		ExpressionAttributeNames:  map[string]string{"#key": outbox.AttrOrderingKey, "#seq": outbox.AttrSequence},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":key": &types.AttributeValueMemberS{Value: "acct-9"}, ":seq": nAttrOf(1)},
+	})
+	if out, errOut, code := d.run("requeue", "ordered", "--id", failed.EventID, "--now"); code != ExitOK {
+		t.Fatalf("requeue --now of an ordered event: exit %d:\n%s%s", code, out, errOut)
+	}
+	got.waitFor(t, []string{failed.EventID})
+	got.mu.Lock()
+	seen := append([]receivedEvent(nil), got.seen...)
+	got.mu.Unlock()
+	top := map[string]int64{}
+	for _, e := range seen {
+		m := e.Detail.Metadata
+		switch {
+		case m.Sequence <= top[m.OrderingKey]:
+			// A second copy.
+		case m.Sequence != top[m.OrderingKey]+1:
+			t.Errorf("key %s: event %d arrived after %d", m.OrderingKey, m.Sequence, top[m.OrderingKey])
+		default:
+			top[m.OrderingKey] = m.Sequence
+		}
+	}
+	want := map[string]int64{"acct-1": 7, "acct-2": 4, "acct-3": 4, "acct-9": 1}
+	for k, n := range want {
+		if top[k] != n {
+			t.Errorf("key %s: received up to %d in order, want %d", k, top[k], n)
+		}
+		waitUntil(t, "the cursor of "+k+" at its last event", func() bool {
+			c, err := d.cursor(d.writer.Table(), k)
+			return err == nil && c.Published == n
+		})
+	}
+}
+
+func orderedEvent(key string, i int) outbox.Event {
+	return outbox.Event{Source: "com.example.ordered", DetailType: "Posted", OrderingKey: key, Detail: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))}
+}
+
+// newFIFOQueue creates a FIFO queue on d's stack and returns its ARN.
+func (d *deployed) newFIFOQueue(name string) string {
+	d.t.Helper()
+	q := sqs.NewFromConfig(d.cfg)
+	out, err := q.CreateQueue(d.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: map[string]string{"FifoQueue": "true"}})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	attrs, err := q.GetQueueAttributes(d.ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+}

@@ -1,0 +1,107 @@
+package operate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// SkipOutput is what `outbox skip --json` prints.
+type SkipOutput struct {
+	Pipeline string `json:"pipeline"`
+	// DryRun is true without --yes: nothing was changed.
+	DryRun bool `json:"dryRun"`
+	// Event is the FAILED event, as `outbox failed --json` lists it.
+	Event FailedEvent `json:"event"`
+	// Skipped is true once the event is SKIPPED and its key's cursor moved
+	// past it.
+	Skipped bool `json:"skipped"`
+}
+
+// failedEvent finds the FAILED event with the given id.
+func (c *Clients) failedEvent(ctx context.Context, p *Pipeline, eventID string) (FailedEvent, error) {
+	list, err := c.Failed(ctx, p, Filter{IDs: []string{eventID}})
+	if err != nil {
+		return FailedEvent{}, err
+	}
+	if len(list.Events) == 0 {
+		return FailedEvent{}, notFoundError{fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", eventID, p.Name)}
+	}
+	e := list.Events[0]
+	if e.Record.Sequence == 0 {
+		return e, usageError("skip", "event %s is not an ordered event: no event waits behind it, so there is nothing to skip; `outbox requeue %s --id %s` publishes it once its cause is fixed", eventID, p.Name, eventID)
+	}
+	return e, nil
+}
+
+// Skip marks the FAILED ordered event SKIPPED and moves its key's cursor
+// past it, in one transaction (outbox.Table.SkipActions), so that the
+// reconciler publishes the events that wait behind it. It refuses an event
+// that is not its key's next one: skipping it would skip those before it.
+func (c *Clients) Skip(ctx context.Context, p *Pipeline, e FailedEvent, now time.Time) error {
+	t := p.Table()
+	r := e.Record
+	actions := t.SkipActions(r, now)
+	_, err := c.DynamoDB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions})
+	var canceled *types.TransactionCanceledException
+	if !errors.As(err, &canceled) {
+		return call("dynamodb:TransactWriteItems", "table "+t.Name, err)
+	}
+	reasons := canceled.CancellationReasons
+	failed := func(i int) bool { return i < len(reasons) && aws.ToString(reasons[i].Code) == "ConditionalCheckFailed" }
+	switch {
+	case failed(0):
+		return stuck("event %s is no longer FAILED (requeued or skipped meanwhile): see `outbox failed %s`", r.EventID, p.Name)
+	case failed(1):
+		cur, err := c.cursor(ctx, t, r.OrderingKey)
+		if err != nil {
+			return err
+		}
+		return stuck("event %s is event %d of ordering key %q, but the key's next event to publish is %d: skip that one first (`outbox failed %s` lists it), or requeue it",
+			r.EventID, r.Sequence, r.OrderingKey, cur.Next(), p.Name)
+	}
+	return fmt.Errorf("skipping event %s: %w", r.EventID, err)
+}
+
+// cursor reads the cursor of an ordering key.
+func (c *Clients) cursor(ctx context.Context, t outbox.Table, key string) (outbox.Cursor, error) {
+	out, err := c.DynamoDB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.Name), Key: t.CursorKey(key), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return outbox.Cursor{}, call("dynamodb:GetItem", "table "+t.Name, err)
+	}
+	return outbox.ParseCursor(out.Item)
+}
+
+// waitingBehind sets, on each ordered event, how many events of its key
+// were written after it: none of them is published before it is (once
+// requeued) or is skipped. One strongly consistent read of the key's
+// sequence item per key.
+func (c *Clients) waitingBehind(ctx context.Context, t outbox.Table, events []FailedEvent) error {
+	last := map[string]int64{}
+	for i := range events {
+		r := events[i].Record
+		if r.Sequence == 0 {
+			continue
+		}
+		n, ok := last[r.OrderingKey]
+		if !ok {
+			out, err := c.DynamoDB.GetItem(ctx, t.LastSequenceInput(r.OrderingKey))
+			if err != nil {
+				return call("dynamodb:GetItem", "table "+t.Name, err)
+			}
+			if n, err = outbox.ParseLastSequence(out.Item); err != nil {
+				return fmt.Errorf("the sequence item of ordering key %q: %w", r.OrderingKey, err)
+			}
+			last[r.OrderingKey] = n
+		}
+		events[i].WaitingBehind = max(n-r.Sequence, 0)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package operate
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Three FAILED ordered events of one key: failed and status show the key
+// and what waits behind each; skip shows and changes nothing without --yes,
+// refuses an event that is not the key's next, and with --yes marks the
+// next one SKIPPED and moves the cursor past it, once.
+func TestLocalSkip(t *testing.T) {
+	t.Parallel()
+	d := deploy(t, provision.Spec{Name: "skip"})
+	table := d.writer.Table()
+	events := d.putFailed(3, "com.example.skip", func(int) string { return "SQS rejected the event: InvalidMessageContents" })
+	for i, r := range events {
+		d.update(&dynamodb.UpdateItemInput{
+			TableName: aws.String(table.Name), Key: table.Key(r),
+			UpdateExpression:          aws.String("SET #key = :key, #seq = :seq"),
+			ExpressionAttributeNames:  map[string]string{"#key": outbox.AttrOrderingKey, "#seq": outbox.AttrSequence},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":key": &types.AttributeValueMemberS{Value: "acct-1"}, ":seq": nAttrOf(i + 1)},
+		})
+	}
+	seq := table.SequenceKey("acct-1")
+	seq[outbox.AttrSequence] = nAttrOf(3)
+	if _, err := d.ddb.PutItem(d.ctx, &dynamodb.PutItemInput{TableName: aws.String(table.Name), Item: seq}); err != nil {
+		t.Fatal(err)
+	}
+	plain := d.putFailed(1, "com.example.skip", func(int) string { return "EventBridge: MalformedDetail" })[0]
+
+	if _, errOut, code := d.run("skip", "skip"); code != ExitUsage || !strings.Contains(errOut, "--event-id") {
+		t.Errorf("skip without --event-id: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := d.run("skip", "skip", "--event-id", plain.EventID, "--yes"); code != ExitUsage || !strings.Contains(errOut, "not an ordered event") {
+		t.Errorf("skip of an unordered event: exit %d, %q", code, errOut)
+	}
+	out, _, code := d.run("skip", "skip", "--event-id", events[0].EventID)
+	if code != ExitOK || !strings.Contains(out, "would skip event "+events[0].EventID) || !strings.Contains(out, "is event 1, 2 events wait behind it") {
+		t.Errorf("skip without --yes: exit %d:\n%s", code, out)
+	}
+	if got := d.status(table, events[0]); got != string(outbox.StatusFailed) {
+		t.Fatalf("skip without --yes left the event %s, want FAILED", got)
+	}
+	if _, errOut, code := d.run("skip", "skip", "--event-id", events[1].EventID, "--yes"); code != ExitStuck || !strings.Contains(errOut, "next event to publish is 1") {
+		t.Errorf("skip of event 2 while 1 is next: exit %d, %q", code, errOut)
+	}
+
+	out, errOut, code := d.run("skip", "skip", "--event-id", events[0].EventID, "--yes", "--json")
+	var res SkipOutput
+	parseJSON(t, out, &res)
+	if code != ExitOK || !res.Skipped || res.DryRun || res.Event.Record.EventID != events[0].EventID || res.Event.WaitingBehind != 2 || !strings.Contains(errOut, "skipped event "+events[0].EventID) {
+		t.Fatalf("skip --yes --json: exit %d, %+v, stderr %q", code, res, errOut)
+	}
+	if got := d.status(table, events[0]); got != string(outbox.StatusSkipped) {
+		t.Errorf("skipped event is %s, want SKIPPED", got)
+	}
+	c, err := d.cursor(table, "acct-1")
+	if err != nil || c.Published != 1 {
+		t.Errorf("cursor after skip: %+v, %v; want at 1", c, err)
+	}
+	if _, _, code := d.run("skip", "skip", "--event-id", events[0].EventID, "--yes"); code != ExitNotFound {
+		t.Errorf("skipping it again: exit %d, want %d", code, ExitNotFound)
+	}
+
+	out, _, _ = d.run("status", "skip", "--json")
+	var s Status
+	parseJSON(t, out, &s)
+	if len(s.Failed.Keys) != 1 || s.Failed.Keys[0] != (HeldKey{OrderingKey: "acct-1", EventID: events[1].EventID, Sequence: 2, WaitingBehind: 1}) {
+		t.Errorf("status --json failed.keys = %+v, want acct-1 held by event 2 with 1 behind it", s.Failed.Keys)
+	}
+	if !strings.Contains(strings.Join(s.Problems, "\n"), "outbox skip skip --event-id "+events[1].EventID) {
+		t.Errorf("status problems do not say how to release the key: %v", s.Problems)
+	}
+}
+
+func nAttrOf(n int) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.Itoa(n)}
+}
+
+// update makes one UpdateItem.
+func (d *deployed) update(in *dynamodb.UpdateItemInput) {
+	d.t.Helper()
+	if _, err := d.ddb.UpdateItem(d.ctx, in); err != nil {
+		d.t.Fatalf("updating an item: %v", err)
+	}
+}
+
+// status returns the status of r's item.
+func (d *deployed) status(table outbox.Table, r outbox.Record) string {
+	d.t.Helper()
+	out, err := d.ddb.GetItem(d.ctx, &dynamodb.GetItemInput{TableName: aws.String(table.Name), Key: table.Key(r), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	s, _ := out.Item[outbox.AttrStatus].(*types.AttributeValueMemberS)
+	if s == nil {
+		return ""
+	}
+	return s.Value
+}
+
+// cursor reads an ordering key's cursor.
+func (d *deployed) cursor(table outbox.Table, key string) (outbox.Cursor, error) {
+	return (&Clients{DynamoDB: d.ddb}).cursor(d.ctx, table, key)
+}

@@ -1,0 +1,458 @@
+package batch
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// The gate publishes ordered events (those with a sequence) in ordered
+// mode: event n of an ordering key only once n-1 was accepted by the
+// target. It reads each key's cursor (the last sequence published), settles
+// without publishing what the cursor already covers, and publishes the run
+// that follows the cursor without a gap, in rounds: one event per key per
+// round, so that a failed entry can never be overtaken by a later event of
+// its key in the same call. A key stops at its first event that fails; what
+// follows waits. Once the target accepted a key's events, the cursor is
+// advanced, and only then are their items marked or deleted (the writing
+// wave): a crash in between republishes (the cursor is behind), never skips.
+// A poison event is marked FAILED only once its key's cursor says it is
+// blocked by it, so that a key waiting behind a FAILED event is known as
+// such.
+
+// CursorStore is what the gate needs of the table; *store.Store is one.
+type CursorStore interface {
+	Cursors(ctx context.Context, keys []string) ([]outbox.Cursor, []error)
+	AdvanceCursors(ctx context.Context, moves []store.CursorMove) ([]outbox.Cursor, []error)
+	BlockCursors(ctx context.Context, keys []string, sequences []int64) []error
+	RegisterWaiting(ctx context.Context, keys []string, waiting [][]outbox.Record) []store.Registration
+	Current(ctx context.Context, records []outbox.Record) ([]map[string]types.AttributeValue, []error)
+}
+
+// maxGateDepth bounds the passes of the gate one Process makes: the first,
+// then those over the events registered after the cursors it advanced.
+const maxGateDepth = 8
+
+// lane is one ordering key's events in a batch.
+type lane struct {
+	key    string
+	cursor outbox.Cursor
+	// items are the key's items in the batch, in order of sequence.
+	items []int
+	// late are the items below the sequence the cursor was started at.
+	late []int
+	// run holds the items that follow the cursor without a gap, in order
+	// of sequence; each entry lists the items of one sequence (a record
+	// delivered twice), the first one published.
+	run [][]int
+	// accepted counts the run's entries the target accepted, in order.
+	accepted int
+	// stopped is true once an entry of the run failed.
+	stopped bool
+}
+
+// gate runs the ordered items of items (their indexes in idx) through the
+// gate, filling their outcomes in w and adding to its writes. It returns
+// the number of retried entries.
+func (p *Processor) gate(ctx context.Context, items []Item, idx []int, w *wave, m *metrics.Recorder) int {
+	lanes := p.lanes(ctx, items, idx, w)
+	retried := p.publishLate(ctx, items, lanes, w, m)
+	retried += p.publishRuns(ctx, items, lanes, w, m)
+	p.advance(ctx, items, lanes, w)
+	p.block(ctx, items, lanes, w)
+	p.register(ctx, items, lanes, w)
+	return retried
+}
+
+// lanes groups the items by ordering key, reads the keys' cursors and plans
+// each key: settled, run or waiting.
+func (p *Processor) lanes(ctx context.Context, items []Item, idx []int, w *wave) []*lane {
+	byKey := map[string][]int{}
+	var keys []string
+	for _, i := range idx {
+		k := items[i].Record.OrderingKey
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], i)
+	}
+	cursors, errs := p.Cursors.Cursors(ctx, keys)
+	var lanes []*lane
+	for n, k := range keys {
+		group := byKey[k]
+		if errs[n] != nil {
+			for _, i := range group {
+				w.outcomes[i] = p.storeFailure(errs[n], false)
+				w.release(items, i)
+			}
+			continue
+		}
+		slices.SortStableFunc(group, func(a, b int) int { return cmp.Compare(items[a].Record.Sequence, items[b].Record.Sequence) })
+		l := &lane{key: k, cursor: cursors[n], items: group}
+		p.plan(items, l, group, w)
+		lanes = append(lanes, l)
+	}
+	return lanes
+}
+
+// plan sorts one key's items, in order of sequence, into those the cursor
+// covers (settled without publishing), the run after the cursor, and those
+// after a gap (waiting).
+func (p *Processor) plan(items []Item, l *lane, group []int, w *wave) {
+	next := l.cursor.Next()
+	for k := 0; k < len(group); k++ {
+		i := group[k]
+		r := items[i].Record
+		switch {
+		case k > 0 && r.Sequence == items[group[k-1]].Record.Sequence:
+			p.sameSequence(items, l, group[k-1], i, w)
+		case r.Sequence < l.cursor.Started:
+			// Never went through the cursor: pending since before ordered
+			// mode began for its key (a FAILED event requeued).
+			l.late = append(l.late, i)
+		case r.Sequence <= l.cursor.Published:
+			// Published before a crash kept it from being settled.
+			w.settle(i, r)
+		case r.Sequence == next:
+			l.run = append(l.run, []int{i})
+			next++
+		default:
+			p.wait(items, i, l, next, w)
+		}
+	}
+}
+
+// sameSequence places item i, whose sequence is that of item prev: a second
+// delivery of the same event shares its outcome; another event with the
+// same sequence breaks the contract.
+func (p *Processor) sameSequence(items []Item, l *lane, prev, i int, w *wave) {
+	r, first := items[i].Record, items[prev].Record
+	if r.EventID != first.EventID {
+		w.addPoison(i, r, fmt.Sprintf("sequence %d of ordering key %q is also the event %s's: a sequence is given to one event only", r.Sequence, l.key, first.EventID))
+		return
+	}
+	if n := len(l.run); n > 0 && l.run[n-1][0] == prev {
+		l.run[n-1] = append(l.run[n-1], i)
+		return
+	}
+	w.copies = append(w.copies, [2]int{i, prev})
+}
+
+// publishRuns publishes the runs of lanes in rounds, one event per key per
+// round, and returns the retried entries.
+func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane, w *wave, m *metrics.Recorder) int {
+	retried := 0
+	for round := 0; ; round++ {
+		var batch []outbox.Record
+		var from []*lane
+		for _, l := range lanes {
+			if !l.stopped && round < len(l.run) {
+				batch = append(batch, items[l.run[round][0]].Record)
+				from = append(from, l)
+			}
+		}
+		if len(batch) == 0 {
+			return retried
+		}
+		results := p.Publisher.Publish(ctx, batch)
+		at := p.now()
+		for k, res := range results {
+			l, i := from[k], from[k].run[round][0]
+			retried += res.Retries
+			if res.Status != publish.Published {
+				for _, d := range l.run[round][1:] {
+					w.copies = append(w.copies, [2]int{d, i})
+				}
+			}
+			switch res.Status {
+			case publish.Published:
+				l.accepted++
+				m.Observe(metrics.PublishLatency, metrics.Milliseconds, float64(at.Sub(batch[k].OccurredAt).Milliseconds()))
+			case publish.Rejected:
+				w.outcomes[i] = Outcome{Status: Poison, Reason: res.Reason, Class: res.Class}
+				p.stop(items, l, round, w)
+			default:
+				w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}
+				p.unpublished(items, i, w)
+				p.stop(items, l, round, w)
+			}
+		}
+	}
+}
+
+// publishLate publishes the events below the sequence their key's cursor
+// was started at (outbox.Cursor.Started), out of order: they were pending
+// (FAILED, then requeued) when ordered mode began for their key, and an
+// event is never dropped. They are settled once published, and leave the
+// cursor as it is.
+func (p *Processor) publishLate(ctx context.Context, items []Item, lanes []*lane, w *wave, m *metrics.Recorder) int {
+	var late []outbox.Record
+	var idx []int
+	for _, l := range lanes {
+		for _, i := range l.late {
+			late, idx = append(late, items[i].Record), append(idx, i)
+		}
+	}
+	if len(late) == 0 {
+		return 0
+	}
+	p.log().WarnContext(ctx, "ordered events pending since before ordered mode began for their key are published out of order", "events", len(late))
+	retried := 0
+	at := p.now()
+	for k, res := range p.Publisher.Publish(ctx, late) {
+		i := idx[k]
+		retried += res.Retries
+		switch res.Status {
+		case publish.Published:
+			w.settle(i, late[k])
+			m.Observe(metrics.PublishLatency, metrics.Milliseconds, float64(at.Sub(late[k].OccurredAt).Milliseconds()))
+		case publish.Rejected:
+			w.addPoison(i, late[k], res.Reason)
+		default:
+			w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}
+			p.unpublished(items, i, w)
+		}
+	}
+	return retried
+}
+
+// stop ends l's run at entry round, which failed: the entries after it wait.
+func (p *Processor) stop(items []Item, l *lane, round int, w *wave) {
+	l.stopped = true
+	for _, entry := range l.run[round+1:] {
+		for _, i := range entry {
+			p.wait(items, i, l, l.cursor.Published+int64(round)+1, w)
+		}
+	}
+}
+
+// unpublished releases the hold of an item whose publishing failed, or
+// gives it the pending index keys it lacks.
+func (p *Processor) unpublished(items []Item, i int, w *wave) {
+	r := items[i].Record
+	switch {
+	case items[i].Held:
+		w.released = append(w.released, r)
+	case r.PendingShard == "" && !p.NoPendingIndex:
+		w.unindexed = append(w.unindexed, r)
+	}
+}
+
+// advance moves the cursor of every key whose events were accepted, and
+// then lets the writing wave settle them; an event whose cursor could not
+// be moved stays pending (published, but not recorded), and is published
+// again on its next try.
+func (p *Processor) advance(ctx context.Context, items []Item, lanes []*lane, w *wave) {
+	var moves []store.CursorMove
+	var moved []*lane
+	for _, l := range lanes {
+		if l.accepted > 0 {
+			from, to := l.cursor.Published, l.cursor.Published+int64(l.accepted)
+			var done []int64
+			for n := range l.cursor.Waiting {
+				if n <= to {
+					done = append(done, n)
+				}
+			}
+			slices.Sort(done)
+			moves = append(moves, store.CursorMove{Key: l.key, From: from, To: to, Done: done})
+			moved = append(moved, l)
+		}
+	}
+	if len(moves) == 0 {
+		return
+	}
+	cursors, errs := p.Cursors.AdvanceCursors(ctx, moves)
+	for n, l := range moved {
+		if errs[n] == nil {
+			w.chain = append(w.chain, registeredAfter(cursors[n], l.key)...)
+		}
+		for _, entry := range l.run[:l.accepted] {
+			for k, i := range entry {
+				switch {
+				case errs[n] != nil:
+					w.outcomes[i] = p.storeFailure(fmt.Errorf("advancing the cursor of ordering key %q: %w", l.key, errs[n]), true)
+				case k == 0:
+					w.settle(i, items[i].Record)
+				default:
+					w.copies = append(w.copies, [2]int{i, entry[0]})
+				}
+			}
+		}
+	}
+}
+
+// block marks the keys stopped by a poison event as blocked by it, then
+// lets the writing wave mark the event FAILED. An event whose key could not
+// be marked stays pending, to be tried again.
+func (p *Processor) block(ctx context.Context, items []Item, lanes []*lane, w *wave) {
+	var keys []string
+	var seqs []int64
+	var heads, laneOf []int
+	for n, l := range lanes {
+		if !l.stopped || l.accepted >= len(l.run) {
+			continue
+		}
+		if i := l.run[l.accepted][0]; w.outcomes[i].Status == Poison {
+			keys, seqs, heads = append(keys, l.key), append(seqs, items[i].Record.Sequence), append(heads, i)
+			laneOf = append(laneOf, n)
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	errs := p.Cursors.BlockCursors(ctx, keys, seqs)
+	for n, i := range heads {
+		if errs[n] != nil {
+			w.outcomes[i] = p.storeFailure(fmt.Errorf("marking ordering key %q blocked by its poison event: %w", keys[n], errs[n]), false)
+			p.unpublished(items, i, w)
+			continue
+		}
+		w.addPoison(i, items[i].Record, w.outcomes[i].Reason)
+		for _, entry := range lanes[laneOf[n]].run[lanes[laneOf[n]].accepted+1:] {
+			for _, k := range entry {
+				w.outcomes[k].Blocked = true
+				w.outcomes[k].Reason = fmt.Sprintf("waits behind the FAILED event %d of ordering key %q", seqs[n], keys[n])
+			}
+		}
+	}
+}
+
+// registeredAfter returns the events registered on c that follow it
+// without a gap: the ones to publish next. A cursor another relay moved
+// further (not Exists) is that relay's to follow.
+func registeredAfter(c outbox.Cursor, key string) []outbox.Record {
+	var next []outbox.Record
+	for n := c.Next(); c.Exists; n++ {
+		loc, ok := c.Waiting[n]
+		if !ok {
+			break
+		}
+		next = append(next, outbox.Record{PartitionKey: loc[0], SortKey: loc[1], OrderingKey: key, Sequence: n})
+	}
+	return next
+}
+
+// register registers on their keys' cursors the items that wait after a
+// gap (not behind a FAILED event), so that whoever publishes the event
+// they wait for publishes them next, and they need no retry. A key whose
+// gap closed meanwhile has its items gone through the gate again.
+func (p *Processor) register(ctx context.Context, items []Item, lanes []*lane, w *wave) {
+	var keys []string
+	var waiting [][]outbox.Record
+	var idx [][]int
+	for _, l := range lanes {
+		var recs []outbox.Record
+		var is []int
+		for _, i := range l.waiting(w) {
+			r := items[i].Record
+			if _, known := l.cursor.Waiting[r.Sequence]; known {
+				w.outcomes[i].Registered = true
+				continue
+			}
+			if len(recs) == 0 || recs[len(recs)-1].Sequence != r.Sequence {
+				recs = append(recs, r)
+			}
+			is = append(is, i)
+		}
+		if len(recs) == 0 || len(l.cursor.Waiting)+len(recs) > outbox.MaxWaitingRegistered {
+			continue
+		}
+		keys, waiting, idx = append(keys, l.key), append(waiting, recs), append(idx, is)
+	}
+	if len(keys) == 0 {
+		return
+	}
+	for n, reg := range p.Cursors.RegisterWaiting(ctx, keys, waiting) {
+		for _, i := range idx[n] {
+			switch {
+			case reg.Registered:
+				w.outcomes[i].Registered = true
+			case reg.Closed:
+				w.again = append(w.again, i)
+			}
+		}
+	}
+}
+
+// waiting returns l's items that wait after a gap, not behind a FAILED
+// event, in order of sequence.
+func (l *lane) waiting(w *wave) []int {
+	var out []int
+	for _, i := range l.items {
+		if o := w.outcomes[i]; o.Status == Waiting && !o.Blocked {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// next runs the gate once more over the registered events that follow the
+// cursors this wave advanced (read again, as they are now) and over the
+// items whose gap closed while they were registered; the latter take the
+// outcome of that pass. It stops at maxGateDepth passes.
+func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.Recorder, depth int) {
+	if depth+1 >= maxGateDepth || ctx.Err() != nil {
+		return
+	}
+	var more []Item
+	if len(w.chain) > 0 {
+		found, errs := p.Cursors.Current(ctx, w.chain)
+		for k, item := range found {
+			if errs[k] == nil && item != nil {
+				more = append(more, Parse(p.Layout, item))
+			}
+		}
+	}
+	first := len(more)
+	for _, i := range w.again {
+		more = append(more, Item{Record: items[i].Record})
+	}
+	if len(more) == 0 {
+		return
+	}
+	outcomes := p.process(ctx, more, m, depth+1)
+	for k, i := range w.again {
+		w.outcomes[i] = outcomes[first+k]
+	}
+}
+
+// settle records that item i's event is published, for the writing wave
+// to mark or delete.
+func (w *wave) settle(i int, r outbox.Record) {
+	w.outcomes[i] = Outcome{Status: Published, EventPublished: true}
+	w.published = append(w.published, r)
+	w.publishedIdx = append(w.publishedIdx, i)
+}
+
+// wait leaves item i pending: it follows a gap in its key's sequence at
+// missing. A hold taken on it is released; an item without the pending
+// index keys gets them, so that the reconciler finds it.
+func (p *Processor) wait(items []Item, i int, l *lane, missing int64, w *wave) {
+	o := Outcome{Status: Waiting, Blocked: l.cursor.IsBlocked() && missing == l.cursor.Next(), Missing: missing}
+	switch {
+	case o.Blocked:
+		o.Reason = fmt.Sprintf("waits behind the FAILED event %d of ordering key %q", missing, l.key)
+	case !l.cursor.Exists:
+		o.Reason = fmt.Sprintf("waits for event %d of ordering key %q, which has no cursor yet", missing, l.key)
+	default:
+		o.Reason = fmt.Sprintf("waits for event %d of ordering key %q to be published", missing, l.key)
+	}
+	w.outcomes[i] = o
+	p.unpublished(items, i, w)
+}
+
+// release gives back the hold of item i, if this invocation took one.
+func (w *wave) release(items []Item, i int) {
+	if items[i].Held {
+		w.released = append(w.released, items[i].Record)
+	}
+}
