@@ -99,22 +99,49 @@ func (in *Inbox) completedPut(a attempt) *types.Put {
 	}
 }
 
-// putCompleted writes the COMPLETED entry alone. It returns the entry that
-// refused it, if one did.
+// putCompleted writes the COMPLETED entry alone, retrying it after a
+// TransactionConflict. It returns the entry that refused it, if one did.
 func (in *Inbox) putCompleted(ctx context.Context, p *types.Put) (refusedBy map[string]types.AttributeValue, err error) {
-	_, err = in.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
-		ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
-		ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
-	})
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
-		return storedEntry(failed.Item, p)
+	for try := 1; ; try++ {
+		_, err = in.client.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
+			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
+		})
+		var failed *types.ConditionalCheckFailedException
+		if errors.As(err, &failed) {
+			return storedEntry(failed.Item, p)
+		}
+		var conflict *types.TransactionConflictException
+		if !errors.As(err, &conflict) {
+			break
+		}
+		if retry, waitErr := in.afterConflict(ctx, p, try); !retry {
+			if waitErr != nil {
+				return nil, waitErr
+			}
+			break
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("consumer: completing event %s in %s: %w", eventIDOf(p), aws.ToString(p.TableName), err)
 	}
 	return nil, nil
+}
+
+// afterConflict waits before the next try of a commit that a
+// TransactionConflict refused, and reports whether to make it: not after
+// conflictAttempts tries (err nil: the caller reports the conflict), nor
+// once ctx ended.
+func (in *Inbox) afterConflict(ctx context.Context, p *types.Put, try int) (retry bool, err error) {
+	if try >= conflictAttempts {
+		return false, nil
+	}
+	in.log.InfoContext(ctx, "transaction conflict, retrying", "eventId", eventIDOf(p), "attempt", try)
+	if err := sleep(ctx, conflictBackoff<<(try-1)); err != nil {
+		return false, fmt.Errorf("consumer: retrying the commit of event %s: %w", eventIDOf(p), err)
+	}
+	return true, nil
 }
 
 // commitEffects writes the COMPLETED entry with the effects in one
@@ -137,12 +164,14 @@ func (in *Inbox) commitEffects(ctx context.Context, p *types.Put, effects []type
 		if i := reasonIndex(reasons, "ConditionalCheckFailed"); i >= 0 {
 			return nil, fmt.Errorf("consumer: effect %d of event %s failed its condition (nothing was written): %w", i, eventIDOf(p), err)
 		}
-		if reasonIndex(reasons, "TransactionConflict") < 0 || try == conflictAttempts {
+		if reasonIndex(reasons, "TransactionConflict") < 0 {
 			break
 		}
-		in.log.InfoContext(ctx, "transaction conflict, retrying", "eventId", eventIDOf(p), "attempt", try)
-		if err := sleep(ctx, conflictBackoff<<(try-1)); err != nil {
-			return nil, fmt.Errorf("consumer: retrying the commit of event %s: %w", eventIDOf(p), err)
+		if retry, waitErr := in.afterConflict(ctx, p, try); !retry {
+			if waitErr != nil {
+				return nil, waitErr
+			}
+			break
 		}
 	}
 	if err != nil {

@@ -142,12 +142,21 @@ func TestEffectsOnlyBesideALease(t *testing.T) {
 	}
 }
 
-// conflictingClient cancels the first conflicts TransactWriteItems calls
-// with a TransactionConflict on the inbox entry, as DynamoDB does when
-// another request writes one of the items at the same time.
+// conflictingClient refuses the first conflicts writes for a conflict, as
+// DynamoDB does when another request writes one of the items at the same
+// time: a TransactWriteItems is cancelled with a TransactionConflict on the
+// inbox entry, a PutItem fails with a TransactionConflictException.
 type conflictingClient struct {
 	consumer.Client
 	conflicts, calls atomic.Int64
+}
+
+func (c *conflictingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.calls.Add(1)
+	if c.conflicts.Add(-1) >= 0 {
+		return nil, &types.TransactionConflictException{Message: aws.String("Transaction is ongoing for the item")}
+	}
+	return c.Client.PutItem(ctx, in, opts...)
 }
 
 func (c *conflictingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
@@ -191,6 +200,19 @@ func TestEffectsOnlyRetriesTransactionConflicts(t *testing.T) {
 	}
 	if n := e.applied("01CONFLICTS"); n != 0 || e.entry("01CONFLICTS") != nil {
 		t.Errorf("a cancelled commit wrote: effect %d, entry %v", n, e.entry("01CONFLICTS"))
+	}
+
+	// Without effects, the put alone is retried the same way.
+	none := func(context.Context, *consumer.Tx) error { return nil }
+	client.conflicts.Store(2)
+	client.calls.Store(0)
+	if out, err := in.ProcessEffectsOnly(ctx, "01PUTCONFLICT", hash, none); out != consumer.Applied || err != nil || client.calls.Load() != 3 {
+		t.Fatalf("a put after 2 conflicts: %v, %v in %d calls, want applied in 3", out, err, client.calls.Load())
+	}
+	client.conflicts.Store(100)
+	var conflict *types.TransactionConflictException
+	if _, err := in.ProcessEffectsOnly(ctx, "01PUTCONFLICTS", hash, none); !errors.As(err, &conflict) || e.entry("01PUTCONFLICTS") != nil {
+		t.Errorf("a put after conflicts without end: %v, entry %v, want the conflict and no entry", err, e.entry("01PUTCONFLICTS"))
 	}
 }
 
