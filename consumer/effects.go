@@ -35,10 +35,11 @@ func EffectsOnly() ConsumerOption { return func(s *consumerSettings) { s.effects
 // in one TransactWriteItems (a conditional PutItem when fn added none). The
 // entry's put is conditioned like the lease's (AcquireCondition): the event
 // is new, or an attempt of Process let its lease expire. It is for
-// handlers whose only side effects are those writes: fn may run more than
-// once for one event (concurrent deliveries, redeliveries of a completed
-// event), but only one of its transactions commits, so the effects happen
-// exactly once. A refused put is decided from the entry DynamoDB returns
+// handlers whose only side effects are those writes: fn runs before the
+// inbox is consulted, so it may run more than once for one event
+// (concurrent deliveries, redeliveries of a completed event, a reused id),
+// but only one of its transactions commits, so the effects happen exactly
+// once, and nothing fn added for a duplicate or a mismatch is written. A refused put is decided from the entry DynamoDB returns
 // (ReturnValuesOnConditionCheckFailure ALL_OLD), the payload hash first: a
 // Duplicate, ErrPayloadMismatch or ErrInProgress (a Process attempt holds
 // the lease). A transaction cancelled for a TransactionConflict is retried.
