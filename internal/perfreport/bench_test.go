@@ -32,8 +32,8 @@ pkg: github.com/outboxkit/terraform-provider-outbox/internal/consumertest
 BenchmarkConsumerOverhead/plain-2    	      20	 400000000 ns/op	         2.000 inbox-wru/msg	        10.20 p50-added-ms/msg	        19.50 p99-added-ms/msg	         2.000 wru/msg
 BenchmarkConsumerOverhead/effect-2   	      20	 500000000 ns/op	         3.000 inbox-wru/msg	        10.10 p50-added-ms/msg	        22.40 p99-added-ms/msg	         4.000 wru/msg
 BenchmarkConsumerOverhead/effects-only-2  	      20	 139844674 ns/op	         2.000 inbox-wru/msg	         5.145 p50-added-ms/msg	        17.55 p99-added-ms/msg	         3.000 wru/msg
-BenchmarkConsumerBatch/concurrency-1-2    	      20	 143472344 ns/op	        13.44 invocation-ms/msg
-BenchmarkConsumerBatch/concurrency-10-2   	      20	  30052142 ns/op	         3.017 invocation-ms/msg
+BenchmarkConsumerBatch/concurrency-1-2    	      20	 143472344 ns/op	        13.44 invocation-ms/msg	        -1.300 p99-added-invocation-ms/msg
+BenchmarkConsumerBatch/concurrency-10-2   	      20	  30052142 ns/op	         3.017 invocation-ms/msg	         4.200 p99-added-invocation-ms/msg
 PASS
 `
 
