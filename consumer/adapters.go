@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -26,7 +25,9 @@ type Consumer[T any] struct {
 	function string
 	tracer   trace.Tracer
 	objects  ObjectGetter
-	now      func() time.Time
+	// concurrency is how many messages of a batch HandleSQS applies at once.
+	concurrency int
+	now         func() time.Time
 	// process is inbox.Process; tests of the adapters replace it.
 	process func(ctx context.Context, id, hash string, fn func(context.Context, *Tx) error) (Outcome, error)
 }
@@ -35,10 +36,12 @@ type Consumer[T any] struct {
 type ConsumerOption func(*consumerSettings)
 
 type consumerSettings struct {
-	metricsW io.Writer
-	function string
-	tracers  trace.TracerProvider
-	objects  ObjectGetter
+	metricsW    io.Writer
+	function    string
+	effectsOnly bool
+	concurrency int
+	tracers     trace.TracerProvider
+	objects     ObjectGetter
 }
 
 // WithTracerProvider sets what makes the consumer spans (default
@@ -65,12 +68,19 @@ func New[T any](inbox *Inbox, handle Handler[T], opts ...ConsumerOption) (*Consu
 	if inbox == nil || handle == nil {
 		return nil, errors.New("consumer: New needs an inbox and a handler")
 	}
-	s := consumerSettings{metricsW: os.Stdout, function: os.Getenv("AWS_LAMBDA_FUNCTION_NAME"), tracers: otel.GetTracerProvider()}
+	s := consumerSettings{metricsW: os.Stdout, function: os.Getenv("AWS_LAMBDA_FUNCTION_NAME"), concurrency: DefaultConcurrency, tracers: otel.GetTracerProvider()}
 	for _, o := range opts {
 		o(&s)
 	}
+	if s.concurrency < 1 {
+		return nil, fmt.Errorf("consumer: WithConcurrency needs at least 1 message at a time, not %d", s.concurrency)
+	}
+	process := inbox.Process
+	if s.effectsOnly {
+		process = inbox.ProcessEffectsOnly
+	}
 	return &Consumer[T]{inbox: inbox, handle: handle, metricsW: s.metricsW, function: s.function,
-		tracer: s.tracers.Tracer(TracerName), objects: s.objects, now: inbox.now, process: inbox.Process}, nil
+		tracer: s.tracers.Tracer(TracerName), objects: s.objects, concurrency: s.concurrency, now: inbox.now, process: process}, nil
 }
 
 // Apply applies one unwrapped event, in a consumer span that continues the
@@ -92,41 +102,46 @@ func (c *Consumer[T]) Apply(ctx context.Context, e Event[T]) (Outcome, error) {
 // HandleSQS is the handler of a Lambda function whose event source is a
 // subscription's queue, with ReportBatchItemFailures: it applies each
 // message's event and reports the failed ones by message id, so that only
-// they are delivered again. On a FIFO queue, a failed message stops its
-// message group: every later message of the group in the batch is reported
-// failed too, unprocessed, and the other groups go on.
+// they are delivered again. The messages of a standard queue are applied
+// concurrently, WithConcurrency at a time, those of one event in order (a
+// duplicate in the batch is skipped, not in progress). On a FIFO queue the
+// message groups are applied concurrently and each group's messages in
+// order; a failed message stops its group: every later message of the group
+// in the batch is reported failed too, unprocessed, and the other groups go
+// on.
 func (c *Consumer[T]) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	var resp events.SQSEventResponse
-	stopped := map[string]bool{}
-	for _, m := range ev.Records {
-		group := ""
-		if strings.HasSuffix(m.EventSourceARN, ".fifo") {
-			group = m.Attributes["MessageGroupId"]
-		}
-		if group != "" && stopped[group] {
-			c.failed(ctx, m.MessageId, fmt.Errorf("an earlier message of group %s failed", group))
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
-			continue
-		}
-		if err := c.applyMessage(ctx, m); err != nil {
-			c.failed(ctx, m.MessageId, err)
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
-			if group != "" {
-				stopped[group] = true
+	decoded := make([]Event[T], len(ev.Records))
+	errs := make([]error, len(ev.Records))
+	for i, m := range ev.Records {
+		decoded[i], errs[i] = decodeBody[T](m.Body)
+	}
+	failed := make([]bool, len(ev.Records))
+	runLanes(c.concurrency, sqsLanes(ev.Records, decoded, errs), func(lane []int) {
+		for n, i := range lane {
+			err := errs[i]
+			if err == nil {
+				_, err = c.Apply(ctx, decoded[i])
 			}
+			if err != nil {
+				c.failed(ctx, ev.Records[i].MessageId, err)
+				for _, later := range lane[n+1:] {
+					c.failed(ctx, ev.Records[later].MessageId, fmt.Errorf("%s failed", earlierInLane(ev.Records[i], decoded[i])))
+				}
+				for _, stopped := range lane[n:] {
+					failed[stopped] = true
+				}
+				return
+			}
+		}
+	})
+	var resp events.SQSEventResponse
+	for i, m := range ev.Records {
+		if failed[i] {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
 		}
 	}
 	c.flush(ctx)
 	return resp, nil
-}
-
-func (c *Consumer[T]) applyMessage(ctx context.Context, m events.SQSMessage) error {
-	e, err := decodeBody[T](m.Body)
-	if err != nil {
-		return err
-	}
-	_, err = c.Apply(ctx, e)
-	return err
 }
 
 // HandleEventBridge is the handler of a Lambda function that a rule invokes

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,10 +85,13 @@ func fakeConsumer(t *testing.T, metrics io.Writer) (*Consumer[map[string]any], *
 		t.Fatal(err)
 	}
 	var applied []string
+	var mu sync.Mutex
 	c, err := New(inbox, func(_ context.Context, e Event[map[string]any], _ *Tx) error {
 		if e.Data["fail"] == true {
 			return errors.New("handler failed")
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		applied = append(applied, e.ID)
 		return nil
 	}, WithMetricsWriter(metrics), WithFunctionName("billing"))
@@ -133,6 +137,7 @@ func TestHandleSQSReportsFailedMessages(t *testing.T) {
 	if got, want := failures(resp), []string{"msg-b", "msg-c"}; !slices.Equal(got, want) {
 		t.Errorf("failures %v, want %v", got, want)
 	}
+	slices.Sort(*applied) // a standard queue's messages are applied concurrently
 	if want := []string{"a", "d"}; !slices.Equal(*applied, want) {
 		t.Errorf("applied %v, want %v", *applied, want)
 	}
@@ -152,6 +157,7 @@ func TestHandleSQSFIFOStopsTheFailedGroup(t *testing.T) {
 	if got, want := failures(resp), []string{"msg-g1-2", "msg-g1-3", "msg-g1-4"}; !slices.Equal(got, want) {
 		t.Errorf("failures %v, want %v", got, want)
 	}
+	slices.Sort(*applied) // the groups are applied concurrently
 	if want := []string{"g1-1", "g2-1", "g2-2", "g3-1"}; !slices.Equal(*applied, want) {
 		t.Errorf("applied %v, want %v", *applied, want)
 	}

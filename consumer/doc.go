@@ -24,6 +24,14 @@
 // whose lease was taken over commits nothing (ErrLeaseLost). Those effects
 // happen exactly once.
 //
+// A handler whose only side effects are those writes needs no lease: with
+// EffectsOnly (Inbox.ProcessEffectsOnly) the handler runs first, and one
+// TransactWriteItems puts the entry already COMPLETED with its writes, in
+// one round trip. Two concurrent deliveries may both run the handler; only
+// one transaction commits, and the other learns from the stored entry that
+// the cancellation returns whether it was a duplicate or a payload
+// mismatch.
+//
 // Any other side effect (an HTTP call, an email, a payment API) happens at
 // least once: the lease keeps a second attempt from starting while the first
 // is alive, and completion ends all further attempts, but an attempt that
@@ -40,7 +48,9 @@
 //
 // Consumer[T] unwraps what subscriptions deliver to a Lambda function and
 // calls a Handler with a typed Event[T]: SQS events (HandleSQS, with partial
-// batch responses; on a FIFO queue a failure stops its message group), whose
+// batch responses, a batch's messages applied concurrently, WithConcurrency;
+// on a FIFO queue its message groups concurrently, each in order, and a
+// failure stops its message group), whose
 // body is an EventBridge event (a rule's target), an SNS notification or an
 // SNS raw message; and direct EventBridge events (HandleEventBridge).
 //

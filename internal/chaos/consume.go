@@ -58,6 +58,9 @@ type ConsumeResult struct {
 	// Kills counts consumer processes killed mid-invocation; Takeovers the
 	// leases of killed attempts that a later attempt took over.
 	Kills, Takeovers int
+	// EffectsOnly says the consumer applied events without a lease
+	// (consumer.EffectsOnly): a killed attempt leaves nothing to take over.
+	EffectsOnly bool
 	// MismatchesInjected counts the ids reused with another payload;
 	// MismatchesDetected those the kit reported as payload mismatches and
 	// whose impostor was dead-lettered, never applied.
@@ -110,7 +113,10 @@ func (r ConsumeResult) Check(kills, redeliveredPercent int) error {
 	if r.Kills < kills {
 		errs = append(errs, fmt.Errorf("%d consumer processes were killed, want %d", r.Kills, kills))
 	}
-	if r.Takeovers == 0 {
+	switch {
+	case r.EffectsOnly && r.Takeovers != 0:
+		errs = append(errs, fmt.Errorf("%d leases were taken over by a consumer that takes none", r.Takeovers))
+	case !r.EffectsOnly && r.Takeovers == 0:
 		errs = append(errs, errors.New("no lease was taken over: no kill left an event in progress"))
 	}
 	if r.Redelivered*100 < r.Events*redeliveredPercent {

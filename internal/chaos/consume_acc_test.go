@@ -71,6 +71,9 @@ const (
 // consumeOptions of a consumer chaos run, from the environment.
 type consumeOptions struct {
 	events, kills, impostors, pollers int
+	// effectsOnly runs the consumer with consumer.EffectsOnly, without a
+	// lease (CONSUME_EFFECTS_ONLY=1).
+	effectsOnly bool
 	// rate paces the publisher, in events per second.
 	rate int
 }
@@ -87,6 +90,7 @@ func consumeOptionsFromEnv(t *testing.T) consumeOptions {
 	o.pollers, o.rate = envInt(t, "CONSUME_POLLERS", pollers), envInt(t, "CONSUME_RATE", 500)
 	o.kills = envInt(t, "CONSUME_KILLS", max(10, o.events/500))
 	o.impostors = max(10, o.events/1000)
+	o.effectsOnly = os.Getenv("CONSUME_EFFECTS_ONLY") == "1"
 	return o
 }
 
@@ -150,8 +154,8 @@ func TestConsumeChaos(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute+time.Duration(o.events)*20*time.Millisecond)
 	defer cancel()
 	c := newConsumeRun(ctx, t, o)
-	t.Logf("%d events at %d a second to %d concurrent invocations; %d kills, %d reused ids; lease %s, timeout %s, visibility %ds",
-		o.events, o.rate, o.pollers, o.kills, o.impostors, consumeLease, consumeTimeout, consumeVisibility)
+	t.Logf("%d events at %d a second to %d concurrent invocations; %d kills, %d reused ids; lease %s, timeout %s, visibility %ds; effects only %t",
+		o.events, o.rate, o.pollers, o.kills, o.impostors, consumeLease, consumeTimeout, consumeVisibility, o.effectsOnly)
 
 	start := time.Now()
 	pollCtx, stopPolling := context.WithCancel(ctx)
@@ -271,6 +275,7 @@ func (c *consumeRun) createFunction(ctx context.Context, stack *localaws.Stack, 
 		Environment: &lambdatypes.Environment{Variables: map[string]string{
 			"INBOX_TABLE": c.inbox, "LEDGER_TABLE": c.ledger,
 			"LEASE_MS": strconv.Itoa(int(consumeLease.Milliseconds())), "WORK_MS": strconv.Itoa(int(consumeWork.Milliseconds())),
+			"EFFECTS_ONLY": strconv.FormatBool(c.o.effectsOnly),
 		}},
 	}); err != nil {
 		c.t.Fatal(err)
@@ -629,7 +634,8 @@ func (c *consumeRun) drain(ctx context.Context, published, killed <-chan struct{
 // result reads what the run left: the ledger's effects, the inbox entries,
 // the dead-letter queue and what the consumer logged.
 func (c *consumeRun) result(ctx context.Context) (ConsumeResult, error) {
-	res := ConsumeResult{Events: c.tally.Result().Written, Redelivered: len(c.tally.Duplicates(1 << 30)), Kills: int(c.kills.Load())}
+	res := ConsumeResult{Events: c.tally.Result().Written, Redelivered: len(c.tally.Duplicates(1 << 30)), Kills: int(c.kills.Load()),
+		EffectsOnly: c.o.effectsOnly}
 	c.mu.Lock()
 	hashes, impostors := maps.Clone(c.hashes), maps.Clone(c.impostors)
 	c.mu.Unlock()

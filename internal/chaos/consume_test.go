@@ -18,6 +18,11 @@ func TestConsumeResultCheck(t *testing.T) {
 	if err := good.Check(2, 30); err != nil {
 		t.Errorf("a clean run fails: %v", err)
 	}
+	leaseless := good
+	leaseless.EffectsOnly, leaseless.Takeovers = true, 0
+	if err := leaseless.Check(2, 30); err != nil {
+		t.Errorf("a clean lease-less run fails: %v", err)
+	}
 	want := "consume: events=10 effects_once=10 redelivered=3 kills=2 takeovers=1 mismatches_injected=2 mismatches_detected=2 lost=0 wrong=0 unfinished=0 dlq=3 dlq_applied=1 run_s=1.5"
 	if got := good.Line(); got != want {
 		t.Errorf("line = %q, want %q", got, want)
@@ -26,16 +31,17 @@ func TestConsumeResultCheck(t *testing.T) {
 		mutate func(*ConsumeResult)
 		want   string
 	}{
-		"lost":              {func(r *ConsumeResult) { r.EffectsOnce, r.Lost = 9, 1 }, "1 events never had their effect"},
-		"applied twice":     {func(r *ConsumeResult) { r.EffectsOnce, r.Wrong = 9, 1 }, "9 of 10 events had their effect exactly once"},
-		"stray effect":      {func(r *ConsumeResult) { r.Wrong = 1 }, "1 effects happened more than once"},
-		"unfinished":        {func(r *ConsumeResult) { r.Unfinished = 1 }, "1 inbox entries are not COMPLETED"},
-		"mismatch missed":   {func(r *ConsumeResult) { r.MismatchesDetected = 1 }, "1 of 2 reused ids were detected"},
-		"no reused id":      {func(r *ConsumeResult) { r.MismatchesInjected, r.MismatchesDetected = 0, 0 }, "no id was reused"},
-		"too few kills":     {func(r *ConsumeResult) { r.Kills = 1 }, "1 consumer processes were killed, want 2"},
-		"no takeover":       {func(r *ConsumeResult) { r.Takeovers = 0 }, "no lease was taken over"},
-		"few redeliveries":  {func(r *ConsumeResult) { r.Redelivered = 2 }, "2 of 10 events were delivered again, fewer than 30 %"},
-		"nothing published": {func(r *ConsumeResult) { r.Events, r.EffectsOnce = 0, 0 }, "no event was published"},
+		"lost":                {func(r *ConsumeResult) { r.EffectsOnce, r.Lost = 9, 1 }, "1 events never had their effect"},
+		"applied twice":       {func(r *ConsumeResult) { r.EffectsOnce, r.Wrong = 9, 1 }, "9 of 10 events had their effect exactly once"},
+		"stray effect":        {func(r *ConsumeResult) { r.Wrong = 1 }, "1 effects happened more than once"},
+		"unfinished":          {func(r *ConsumeResult) { r.Unfinished = 1 }, "1 inbox entries are not COMPLETED"},
+		"mismatch missed":     {func(r *ConsumeResult) { r.MismatchesDetected = 1 }, "1 of 2 reused ids were detected"},
+		"no reused id":        {func(r *ConsumeResult) { r.MismatchesInjected, r.MismatchesDetected = 0, 0 }, "no id was reused"},
+		"too few kills":       {func(r *ConsumeResult) { r.Kills = 1 }, "1 consumer processes were killed, want 2"},
+		"no takeover":         {func(r *ConsumeResult) { r.Takeovers = 0 }, "no lease was taken over"},
+		"lease-less takeover": {func(r *ConsumeResult) { r.EffectsOnly = true }, "1 leases were taken over"},
+		"few redeliveries":    {func(r *ConsumeResult) { r.Redelivered = 2 }, "2 of 10 events were delivered again, fewer than 30 %"},
+		"nothing published":   {func(r *ConsumeResult) { r.Events, r.EffectsOnce = 0, 0 }, "no event was published"},
 	} {
 		r := good
 		c.mutate(&r)

@@ -2,12 +2,14 @@ package consumertest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/oklog/ulid/v2"
 
@@ -27,37 +29,123 @@ const (
 	benchConcurrency = 4
 )
 
+// The handlers of BenchmarkConsumerOverhead: how each applies a message.
+const (
+	// handlerPlain has no side effect: Inbox.Process, the lease's PutItem,
+	// then the completion's UpdateItem.
+	handlerPlain = "plain"
+	// handlerEffect's effect is a counter update: Inbox.Process, the
+	// lease's PutItem, then the completion with the effect in one
+	// TransactWriteItems.
+	handlerEffect = "effect"
+	// handlerEffectsOnly's effect is the same update, without a lease:
+	// Inbox.ProcessEffectsOnly, the COMPLETED entry's put with the effect in
+	// one TransactWriteItems.
+	handlerEffectsOnly = "effects-only"
+)
+
 // BenchmarkConsumerOverhead measures what the kit adds to each message
 // under the AWS latency model (perfreport.AWSLatencyModel, which the local
-// stack adds to every DynamoDB call), for a handler without side effects
-// (plain) and for one whose effect is a counter update (effect). Each
-// message is applied twice, one after the other under the same load:
-// without the kit (the effect written with an UpdateItem of the handler's
-// own, at least once) and with it (Inbox.Process: the lease's PutItem, then
-// the completion, alone or with the effect in one TransactWriteItems). It
-// reports the write request units per message the kit adds, from the
-// ConsumedCapacity DynamoDB returns (perfreport.CapacityCounter), and the
-// per-message latency it adds at the median and the 99th percentile.
+// stack adds to every DynamoDB call), for each handler above. Each message
+// is applied twice, one after the other under the same load: without the
+// kit (the effect written with an UpdateItem of the handler's own, at least
+// once) and with it. It reports the write request units per message the kit
+// adds (its writes to the inbox and the ledger minus the handler's own,
+// from the ConsumedCapacity DynamoDB returns: perfreport.CapacityCounter),
+// the part of them that is the inbox entry's, and the per-message latency
+// it adds at the median and the 99th percentile.
 func BenchmarkConsumerOverhead(b *testing.B) {
-	for _, effect := range []bool{false, true} {
-		name := "plain"
-		if effect {
-			name = "effect"
-		}
-		b.Run(name, func(b *testing.B) {
-			ob := newOverheadBench(b, effect)
+	for _, handler := range []string{handlerPlain, handlerEffect, handlerEffectsOnly} {
+		b.Run(handler, func(b *testing.B) {
+			ob := newOverheadBench(b, handler)
 			var without, with []time.Duration
 			for b.Loop() {
 				w, k := ob.apply(b)
 				without, with = append(without, w...), append(with, k...)
 			}
 			n := float64(len(with))
-			kit := ob.kitUnits.Units(inboxTable).Total() + ob.kitUnits.Units(ledgerTable).Total()
+			inbox := ob.kitUnits.Units(inboxTable).Total()
+			kit := inbox + ob.kitUnits.Units(ledgerTable).Total()
 			b.ReportMetric((kit-ob.ownUnits.Units(ledgerTable).Total())/n, perfreport.UnitConsumerWRU)
+			b.ReportMetric(inbox/n, perfreport.UnitConsumerInboxWRU)
 			b.ReportMetric(addedMs(without, with, 50), perfreport.UnitConsumerP50)
 			b.ReportMetric(addedMs(without, with, 99), perfreport.UnitConsumerP99)
 		})
 	}
+}
+
+// BenchmarkConsumerBatch measures the invocation time per message of
+// HandleSQS for a batch of batchSize new messages on a standard queue,
+// under the AWS latency model, with the effects-only handler, applied one
+// at a time (concurrency-1) and all at once (concurrency-10). It is the
+// function's duration divided among the batch, not a message's latency:
+// each message still waits for its own round trip.
+func BenchmarkConsumerBatch(b *testing.B) {
+	for _, concurrency := range []int{1, consumer.DefaultConcurrency} {
+		b.Run(fmt.Sprintf("concurrency-%d", concurrency), func(b *testing.B) {
+			ob := newOverheadBench(b, handlerEffectsOnly)
+			c, err := consumer.New(ob.inbox, func(_ context.Context, e consumer.Event[json.RawMessage], tx *consumer.Tx) error {
+				tx.Add(countEffect(e.ID))
+				return nil
+			}, consumer.EffectsOnly(), consumer.WithConcurrency(concurrency), consumer.WithMetricsWriter(io.Discard))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var invocations, own []time.Duration
+			for b.Loop() {
+				batch := sqsBatch(benchBatchSize)
+				start := time.Now()
+				resp, err := c.HandleSQS(context.Background(), batch)
+				invocations = append(invocations, time.Since(start))
+				if err != nil || len(resp.BatchItemFailures) != 0 {
+					b.Fatalf("HandleSQS: %+v, %v", resp, err)
+				}
+				own = append(own, ob.ownBatch(b, concurrency))
+			}
+			perMessage := func(d []time.Duration, p float64) float64 {
+				return float64(stats.Percentile(d, p)) / float64(time.Millisecond) / benchBatchSize
+			}
+			b.ReportMetric(perMessage(invocations, 50), perfreport.UnitConsumerInvocationMs)
+			b.ReportMetric(perMessage(invocations, 99)-perMessage(own, 99), perfreport.UnitConsumerInvocationP99Added)
+		})
+	}
+}
+
+// ownBatch is the invocation a handler without the kit makes of a batch:
+// each message's effect, the same counter update, written at least once by
+// the handler itself, as many at once as the kit applies.
+func (ob *overheadBench) ownBatch(b *testing.B, concurrency int) time.Duration {
+	start := time.Now()
+	slots := make(chan struct{}, concurrency)
+	var wg sync.WaitGroup
+	for range benchBatchSize {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			u := countEffect(ulid.Make().String()).Update
+			if _, err := ob.own.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key,
+				UpdateExpression: u.UpdateExpression, ExpressionAttributeValues: u.ExpressionAttributeValues}); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// benchBatchSize is a batch of BenchmarkConsumerBatch: the event source
+// mapping's default batch size.
+const benchBatchSize = 10
+
+// sqsBatch is a standard queue's batch of n new events.
+func sqsBatch(n int) events.SQSEvent {
+	var batch events.SQSEvent
+	for range n {
+		r := record(ulid.Make().String(), `{"orderId":"1234","total":42.5}`)
+		batch.Records = append(batch.Records, sqsMessage("m-"+r.EventID, string(r.EnvelopeJSON()),
+			"arn:aws:sqs:us-east-1:123456789012:billing", ""))
+	}
+	return batch
 }
 
 // addedMs is the p-th percentile of with minus that of without, in
@@ -70,13 +158,13 @@ func addedMs(without, with []time.Duration, p float64) float64 {
 // the inbox and ledger tables, and two clients whose writes are counted
 // apart: the handler's own and the kit's.
 type overheadBench struct {
-	effect             bool
+	handler            string
 	own                *dynamodb.Client
 	inbox              *consumer.Inbox
 	ownUnits, kitUnits *perfreport.CapacityCounter
 }
 
-func newOverheadBench(b *testing.B, effect bool) *overheadBench {
+func newOverheadBench(b *testing.B, handler string) *overheadBench {
 	b.Helper()
 	stack := localawstest.Start(b, func(o *localaws.Options) { o.NoServices = true })
 	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
@@ -94,7 +182,7 @@ func newOverheadBench(b *testing.B, effect bool) *overheadBench {
 			b.Error(err)
 		}
 	})
-	ob := &overheadBench{effect: effect, ownUnits: perfreport.NewCapacityCounter(), kitUnits: perfreport.NewCapacityCounter()}
+	ob := &overheadBench{handler: handler, ownUnits: perfreport.NewCapacityCounter(), kitUnits: perfreport.NewCapacityCounter()}
 	ob.own = dynamodb.NewFromConfig(cfg, ob.ownUnits.Option)
 	ob.inbox, err = consumer.NewInbox(dynamodb.NewFromConfig(cfg, ob.kitUnits.Option), inboxTable,
 		consumer.WithLogger(consumer.NewLogger(io.Discard, nil)))
@@ -137,7 +225,8 @@ func (ob *overheadBench) apply(b *testing.B) (without, with []time.Duration) {
 func (ob *overheadBench) applyOne(id, hash string) (without, with time.Duration, err error) {
 	ctx := context.Background()
 	start := time.Now()
-	if ob.effect {
+	effect := ob.handler != handlerPlain
+	if effect {
 		u := countEffect("OWN#" + id).Update
 		if _, err := ob.own.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key,
 			UpdateExpression: u.UpdateExpression, ExpressionAttributeValues: u.ExpressionAttributeValues}); err != nil {
@@ -145,18 +234,22 @@ func (ob *overheadBench) applyOne(id, hash string) (without, with time.Duration,
 		}
 	}
 	without = time.Since(start)
+	process := ob.inbox.Process
+	if ob.handler == handlerEffectsOnly {
+		process = ob.inbox.ProcessEffectsOnly
+	}
 	start = time.Now()
-	out, err := ob.inbox.Process(ctx, id, hash, func(_ context.Context, tx *consumer.Tx) error {
-		if ob.effect {
+	out, err := process(ctx, id, hash, func(_ context.Context, tx *consumer.Tx) error {
+		if effect {
 			tx.Add(countEffect(id))
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("Process: %w", err)
+		return 0, 0, fmt.Errorf("processing: %w", err)
 	}
 	if out != consumer.Applied {
-		return 0, 0, fmt.Errorf("Process = %s, want applied", out)
+		return 0, 0, fmt.Errorf("processing = %s, want applied", out)
 	}
 	return without, time.Since(start), nil
 }

@@ -29,8 +29,11 @@ BenchmarkTargetKinds/sqs-fifo-2            	      20	 107097022 ns/op	         1
 PASS
 ok  	github.com/outboxkit/terraform-provider-outbox/internal/relay	34.500s
 pkg: github.com/outboxkit/terraform-provider-outbox/internal/consumertest
-BenchmarkConsumerOverhead/plain-2    	      20	 400000000 ns/op	         2.000 wru/msg	        10.20 p50-added-ms/msg	        19.50 p99-added-ms/msg
-BenchmarkConsumerOverhead/effect-2   	      20	 500000000 ns/op	         4.000 wru/msg	        10.10 p50-added-ms/msg	        22.40 p99-added-ms/msg
+BenchmarkConsumerOverhead/plain-2    	      20	 400000000 ns/op	         2.000 inbox-wru/msg	        10.20 p50-added-ms/msg	        19.50 p99-added-ms/msg	         2.000 wru/msg
+BenchmarkConsumerOverhead/effect-2   	      20	 500000000 ns/op	         3.000 inbox-wru/msg	        10.10 p50-added-ms/msg	        22.40 p99-added-ms/msg	         4.000 wru/msg
+BenchmarkConsumerOverhead/effects-only-2  	      20	 139844674 ns/op	         2.000 inbox-wru/msg	         5.145 p50-added-ms/msg	        17.55 p99-added-ms/msg	         3.000 wru/msg
+BenchmarkConsumerBatch/concurrency-1-2    	      20	 143472344 ns/op	        13.44 invocation-ms/msg	        -1.300 p99-added-invocation-ms/msg
+BenchmarkConsumerBatch/concurrency-10-2   	      20	  30052142 ns/op	         3.017 invocation-ms/msg	         4.200 p99-added-invocation-ms/msg
 BenchmarkClaimCheck-2   	       20	2874285619 ns/op	         3.479 MiB/s	         3.479 events/s	         3.000 s3requests/event	         1.000 sweeps3requests/event	         4.000 wru/event
 PASS
 `
@@ -40,7 +43,7 @@ func TestParseBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Benchmarks) != 15 || out.CPU != "AMD EPYC" {
+	if len(out.Benchmarks) != 18 || out.CPU != "AMD EPYC" {
 		t.Fatalf("parsed %d benchmarks, cpu %q: %+v", len(out.Benchmarks), out.CPU, out.Benchmarks)
 	}
 	b, ok := out.Find("BenchmarkRelay/relay/delete")

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -56,13 +57,19 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
+	var opts []consumer.ConsumerOption
+	if effectsOnly, err := strconv.ParseBool(cmp.Or(getenv("EFFECTS_ONLY"), "false")); err != nil {
+		return nil, fmt.Errorf("EFFECTS_ONLY=%q: want true or false", getenv("EFFECTS_ONLY"))
+	} else if effectsOnly {
+		opts = append(opts, consumer.EffectsOnly())
+	}
 	return consumer.New(inbox, func(ctx context.Context, e consumer.Event[chaos.Order], tx *consumer.Tx) error {
 		if work > 0 {
 			time.Sleep(work)
 		}
 		tx.Add(chaos.Effect(ledger, e))
 		return nil
-	})
+	}, opts...)
 }
 
 // millis reads a duration in milliseconds from the environment.
