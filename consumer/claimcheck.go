@@ -53,8 +53,10 @@ func fetch(ctx context.Context, client ObjectGetter, ref DataRef) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("fetching %s: %w", ref.URI, err)
 	}
-	defer out.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(out.Body, maxClaimBytes+1))
+	if cerr := out.Body.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", ref.URI, err)
 	}

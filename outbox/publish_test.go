@@ -35,7 +35,7 @@ func TestCloudEvent(t *testing.T) {
 	if ce.Subject != "customer-7" || ce.PartitionKey != "customer-7" || ce.Sequence != "0000000000000000009" {
 		t.Errorf("ordered CloudEvent %+v", ce)
 	}
-	if !(outbox.CloudEventSequence(9) < outbox.CloudEventSequence(10)) {
+	if outbox.CloudEventSequence(9) >= outbox.CloudEventSequence(10) {
 		t.Error("sequence 9 does not order before 10 as a string")
 	}
 }

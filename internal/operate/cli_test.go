@@ -435,7 +435,6 @@ func TestReplayTargets(t *testing.T) {
 	}
 }
 
-
 func TestReconcileWithoutReconciler(t *testing.T) {
 	t.Parallel()
 	p := &Pipeline{Name: "orders", Names: provision.NamesFor("orders")}

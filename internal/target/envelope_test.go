@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"sync"
 	"testing"
@@ -154,12 +155,13 @@ func TestEnvelopeSetting(t *testing.T) {
 		t.Errorf("FromEnv = %+v, %v", got, err)
 	}
 	_, err := FromEnv(testSubject, func(n string) string { return map[string]string{EnvEnvelope: "avro"}[n] })
-	if ve, ok := err.(*validation.Error); !ok || ve.Field != EnvEnvelope {
+	var ve *validation.Error
+	if !errors.As(err, &ve) || ve.Field != EnvEnvelope {
 		t.Errorf("FromEnv with OUTBOX_ENVELOPE=avro = %v", err)
 	}
 	s.Envelope = "avro"
 	err = s.Validate(testSubject, "Target")
-	if ve, ok := err.(*validation.Error); !ok || ve.Field != "Target.Envelope" {
+	if !errors.As(err, &ve) || ve.Field != "Target.Envelope" {
 		t.Errorf("Validate with envelope avro = %v", err)
 	}
 }
