@@ -23,6 +23,7 @@ type PipelineResourceModel struct {
 	Target       *TargetModel       `tfsdk:"target"`
 	Relay        *RelayModel        `tfsdk:"relay"`
 	Published    *PublishedModel    `tfsdk:"published"`
+	Ordering     *OrderingModel     `tfsdk:"ordering"`
 	PendingIndex *PendingIndexModel `tfsdk:"pending_index"`
 	Reconciler   *ReconcilerModel   `tfsdk:"reconciler"`
 	DeadLetter   *DeadLetterModel   `tfsdk:"dead_letter"`
@@ -119,6 +120,11 @@ type RelayVPCConfigModel struct {
 type PublishedModel struct {
 	Action  types.String `tfsdk:"action" spec:"PublishedAction"`
 	TTLDays types.Int64  `tfsdk:"ttl_days" spec:"PublishedTTL,days"`
+}
+
+// OrderingModel is the ordering object.
+type OrderingModel struct {
+	Enabled types.Bool `tfsdk:"enabled" spec:"Ordered"`
 }
 
 // PendingIndexModel is the pending_index object.

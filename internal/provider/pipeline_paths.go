@@ -78,8 +78,6 @@ var specFieldsWithoutAttribute = map[string]string{
 	"Target.Type": "target",
 	// The reconciler's concurrency is not configurable.
 	"Reconciler.Function.ReservedConcurrency": "reconciler",
-	// Ordered mode has no attribute yet; it needs a FIFO target.
-	"Ordered": "target",
 }
 
 // walkModelValues calls fn for every attribute value of a model, with its

@@ -85,6 +85,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"target":        targetAttribute(),
 			"relay":         relayAttribute(),
 			"published":     publishedAttribute(),
+			"ordering":      orderingAttribute(),
 			"pending_index": pendingIndexAttribute(),
 			"reconciler":    reconcilerAttribute(),
 			"dead_letter":   deadLetterAttribute(),
@@ -145,6 +146,18 @@ func publishedAttribute() schema.SingleNestedAttribute {
 		map[string]schema.Attribute{
 			"action":   stringSetting("`mark` (status `PUBLISHED`, removed from the pending index, expiring after `ttl_days`) or `delete`."),
 			"ttl_days": intSetting("Days a marked item is kept before DynamoDB TTL deletes it: {limit}. Ignored with `delete`."),
+		})
+}
+
+// orderingAttribute is the ordering object.
+func orderingAttribute() schema.SingleNestedAttribute {
+	return defaultedObject("Ordered delivery per aggregate, for a FIFO target (an SNS FIFO topic or an SQS FIFO queue). See the record contract guide's ordered events.",
+		map[string]schema.Attribute{
+			"enabled": boolSetting("Publish each ordering key's events in the order of their sequence, and none before the one before it is published: " +
+				"the relay, the reconciler and `outbox requeue` and `replay` hold an event until its predecessor is published, a failed event holds its own key only " +
+				"(`outbox failed` and `outbox status` show the key and what waits behind it; `outbox requeue` or `outbox skip` releases it), " +
+				"and each key's progress is kept in a cursor item in the table. The FIFO message group is the event's ordering key. " +
+				"Events written without a sequence are published as before. Switching it on or off strands nothing: a key without a cursor starts at its lowest pending event."),
 		})
 }
 

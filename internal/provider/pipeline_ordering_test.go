@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// TestAccPipeline_ordered applies an ordered pipeline to an SQS FIFO queue:
+// each aggregate's events, numbered by the writer, arrive in their group in
+// the order of their sequence; the import reads the mode back; ordering on
+// a standard queue is refused, naming the attribute and the fix.
+func TestAccPipeline_ordered(t *testing.T) {
+	e := newAccEnv(t)
+	f := e.newFixture("ordered")
+	sink := e.NewFIFOQueue(e.Name("acc-ordered")+".fifo", nil)
+	standard := e.NewQueue(e.Name("acc-unordered"), nil)
+	before := e.Snapshot()
+	config := func(queue string) string {
+		return e.PipelineConfig(f.name, fastRelay+fmt.Sprintf(`
+  target   = { queue_arn = %q }
+  ordering = { enabled = true }`, queue))
+	}
+	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{
+		{Config: config(standard.QueueARN), ExpectError: regexp.MustCompile(`(?s)ordering.*FIFO`)},
+		{
+			Config:            config(sink.QueueARN),
+			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(accResource, attrPath("ordering.enabled"), knownvalue.Bool(true))},
+			Check:             e.deliverInSequence(f, sink),
+		},
+		{Config: config(sink.QueueARN), ResourceName: accResource, ImportState: true, ImportStateId: f.name, ImportStateVerify: true},
+	})
+}
+
+// deliverInSequence writes five ordered events of each of three orders,
+// round by round, and checks that each order's events arrive in its group
+// in sequence, numbered 1 to 5.
+func (e *accEnv) deliverInSequence(f fixture, sink acctest.Sink) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		w, err := outbox.NewWriter(dynamodb.NewFromConfig(e.Cfg), f.table, outbox.WithOrdering())
+		if err != nil {
+			return err
+		}
+		records, err := e.WriteAggregates(w, f.orders, []string{"ORDER#a", "ORDER#b", "ORDER#c"}, 5)
+		if err != nil {
+			return err
+		}
+		next := map[string]int64{}
+		for _, r := range records {
+			if next[r.OrderingKey]++; r.Sequence != next[r.OrderingKey] {
+				return fmt.Errorf("event %s of %s has sequence %d, want %d", r.EventID, r.OrderingKey, r.Sequence, next[r.OrderingKey])
+			}
+		}
+		got, err := sink.ReceiveFIFO(records)
+		if err != nil {
+			return err
+		}
+		return acctest.CheckFIFO(records, got)
+	}
+}
