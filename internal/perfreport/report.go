@@ -100,6 +100,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	r.writeUnits(p)
 	r.writeConsumer(p)
 	r.writeClaimCheck(p)
+	r.writeOrdered(p)
 	r.writeDeployment(p)
 	writeMethod(p)
 	_, err = io.WriteString(w, b.String())
