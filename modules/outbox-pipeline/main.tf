@@ -7,9 +7,10 @@ resource "outbox_pipeline" "this" {
   # A null setting takes the provider's default, as an omitted one does: an
   # imported pipeline then plans no change.
   table         = var.table
-  target        = { event_bus = var.event_bus, topic_arn = var.topic_arn, queue_arn = var.queue_arn }
+  target        = { event_bus = var.event_bus, topic_arn = var.topic_arn, queue_arn = var.queue_arn, envelope = var.envelope }
   relay         = var.relay
   published     = var.published
+  ordering      = var.ordering
   pending_index = var.pending_index
   reconciler    = var.reconciler
   dead_letter   = var.dead_letter

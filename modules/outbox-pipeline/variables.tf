@@ -104,6 +104,27 @@ variable "relay" {
   }
 }
 
+variable "envelope" {
+  description = "The format of every event the relay publishes: `\"outbox\"` (the default: `{\"metadata\", \"data\"}`, on SNS and SQS inside an EventBridge-style envelope) or `\"cloudevents\"` (a CloudEvents 1.0 event in structured JSON mode). See the record contract guide."
+  type        = string
+  default     = "outbox"
+  nullable    = false
+
+  validation {
+    condition     = contains(["outbox", "cloudevents"], var.envelope)
+    error_message = "envelope must be outbox or cloudevents."
+  }
+}
+
+variable "ordering" {
+  description = "Ordered delivery per aggregate: `enabled = true` publishes each ordering key's events in the order of their sequence, none before the one before it; the target must be a FIFO topic or queue (`topic_arn` or `queue_arn` ending in `.fifo`), which the provider checks at plan."
+  type = object({
+    enabled = optional(bool, false)
+  })
+  default  = {}
+  nullable = false
+}
+
 variable "published" {
   description = "What the relay does with an item once its event is published: `action = \"mark\"` (the default: status `PUBLISHED`, expiring after `ttl_days`, 30 by default; 0 keeps it) or `\"delete\"`."
   type = object({
