@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Handler applies one event; it adds its DynamoDB writes to tx, which the
@@ -44,9 +44,11 @@ type consumerSettings struct {
 	objects     ObjectGetter
 }
 
-// WithTracerProvider sets what makes the consumer spans (default
-// OpenTelemetry's global TracerProvider, which records nothing unless the
-// application sets one).
+// WithTracerProvider sets what makes the consumer spans, such as
+// otel.GetTracerProvider() of an application that sets up OpenTelemetry;
+// without it the kit records no spans (the handler's context still carries
+// the event's trace context). The kit does not read OpenTelemetry's global
+// provider itself, so that it builds only the tracing API.
 func WithTracerProvider(tp trace.TracerProvider) ConsumerOption {
 	return func(s *consumerSettings) { s.tracers = tp }
 }
@@ -68,7 +70,7 @@ func New[T any](inbox *Inbox, handle Handler[T], opts ...ConsumerOption) (*Consu
 	if inbox == nil || handle == nil {
 		return nil, errors.New("consumer: New needs an inbox and a handler")
 	}
-	s := consumerSettings{metricsW: os.Stdout, function: os.Getenv("AWS_LAMBDA_FUNCTION_NAME"), concurrency: DefaultConcurrency, tracers: otel.GetTracerProvider()}
+	s := consumerSettings{metricsW: os.Stdout, function: os.Getenv("AWS_LAMBDA_FUNCTION_NAME"), concurrency: DefaultConcurrency, tracers: noop.NewTracerProvider()}
 	for _, o := range opts {
 		o(&s)
 	}
