@@ -42,6 +42,7 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 		env[config.EnvPendingIndexEnabled] = "false"
 	}
 	maps.Copy(env, s.Target.Env())
+	maps.Copy(env, s.claimEnvironment())
 	return env
 }
 
