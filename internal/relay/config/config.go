@@ -19,6 +19,8 @@
 //	OUTBOX_FORMER_SORT_KEY_PREFIXES  (none)         comma-separated former prefixes still accepted (spaces are part of a prefix)
 //	OUTBOX_RECONCILE_SHARDS    OUTBOX_PENDING_SHARDS  pending index shards the reconciler queries (≥ OUTBOX_PENDING_SHARDS)
 //	OUTBOX_PENDING_INDEX_ENABLED  true              false: no pending index; the reconciler scans the (dedicated, delete-mode) table
+//	OUTBOX_CLAIM_BUCKET        (none)               the claim-check bucket: the reconciler sweeps its uncommitted objects after each run
+//	OUTBOX_CLAIM_SWEEP_WINDOW  2h                   Go duration: how far back each sweep looks (≥ twice the reconciler's period)
 //
 // The table defaults are those of package outbox. The variables of a target
 // kind (package target) are read only for that kind, and
@@ -68,6 +70,11 @@ const (
 	// EnvPendingIndexEnabled is "false" for a pipeline without a pending
 	// index (dedicated table, delete mode): the reconciler then scans.
 	EnvPendingIndexEnabled = "OUTBOX_PENDING_INDEX_ENABLED"
+	// EnvClaimBucket is the claim-check bucket whose uncommitted objects
+	// the reconciler removes (package claimsweep); unset, there is no sweep.
+	EnvClaimBucket = "OUTBOX_CLAIM_BUCKET"
+	// EnvClaimSweepWindow is the sweep's window of object keys.
+	EnvClaimSweepWindow = "OUTBOX_CLAIM_SWEEP_WINDOW"
 )
 
 // Target is the kind of target events are published to.
@@ -92,9 +99,10 @@ const (
 
 // Defaults of the relay-specific settings.
 const (
-	DefaultEventBus        = target.DefaultEventBus
-	DefaultPublishedTTL    = 720 * time.Hour
-	DefaultReconcileMinAge = 5 * time.Minute
+	DefaultEventBus         = target.DefaultEventBus
+	DefaultPublishedTTL     = 720 * time.Hour
+	DefaultReconcileMinAge  = 5 * time.Minute
+	DefaultClaimSweepWindow = 2 * time.Hour
 )
 
 // Config is the relay's validated configuration.
@@ -113,6 +121,11 @@ type Config struct {
 	// ReconcileShards is the number of pending index shards the reconciler
 	// queries, 0 to ReconcileShards-1: at least Table.PendingShards.
 	ReconcileShards int
+	// ClaimBucket is the claim-check bucket that the reconciler sweeps;
+	// empty for none.
+	ClaimBucket string
+	// ClaimSweepWindow is how far back a sweep looks.
+	ClaimSweepWindow time.Duration
 }
 
 // relaySettings opens the message of every error of the relay's
@@ -184,6 +197,9 @@ var variables = []variable{
 		func(c *Config) *time.Duration { return &c.PublishedTTL })},
 	{name: EnvReconcileMinAge, set: duration(EnvReconcileMinAge, DefaultReconcileMinAge, "use a Go duration such as \"5m\"",
 		func(c *Config) *time.Duration { return &c.ReconcileMinAge })},
+	{name: EnvClaimBucket, set: func(c *Config, v string) error { c.ClaimBucket = v; return nil }},
+	{name: EnvClaimSweepWindow, set: duration(EnvClaimSweepWindow, DefaultClaimSweepWindow, "use a Go duration such as \"2h\", at least twice the reconciler's period",
+		func(c *Config) *time.Duration { return &c.ClaimSweepWindow })},
 }
 
 func setTableName(c *Config, v string) error {
