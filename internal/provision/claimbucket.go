@@ -3,6 +3,7 @@ package provision
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -414,76 +415,158 @@ func (c *Provisioner) bucketSettings(ctx context.Context, bucket string) (bucket
 }
 
 // claimBucketDiff names the settings of the bucket that differ from the
-// Spec's: of an adopted bucket, only its public access block, the
-// pipeline's lifecycle rules and its adoption tag.
+// Spec's (see ClaimBucketSettings).
 func claimBucketDiff(s Spec, st State, have bucketSettings) []string {
+	want, got := ClaimBucketSettings(s, st.account()), describeBucket(st.ClaimBucketOwned, have)
 	var fields []string
-	add := func(changed bool, field string) { fields = append(fields, changedIf(changed, field)...) }
-	add(!allBlocked(have.publicAcc), "public_access_block")
-	add(!sameRules(outboxRules(have.rules), s.claimLifecycleRules()), "lifecycle")
-	if !st.ClaimBucketOwned {
-		add(have.tags[TagAdoptedBy] != s.Name, "tags")
-		return fields
+	for _, k := range awsops.SortedKeys(want) {
+		fields = append(fields, changedIf(got[k] != want[k], k)...)
 	}
-	add(!sameEncryption(have.encryption, claimEncryptionRule(s.ClaimCheck.KMSKeyARN)), "encryption")
-	add(!awsops.SamePolicy(have.policy, claimBucketPolicy(st.ClaimBucketARN).JSON()), "policy")
-	set, remove := awsops.TagDiff(have.tags, s.tags())
-	add(len(set)+len(remove) > 0, "tags")
 	return fields
 }
 
-func outboxRules(rules []s3types.LifecycleRule) []s3types.LifecycleRule {
-	return slices.DeleteFunc(slices.Clone(rules), func(r s3types.LifecycleRule) bool { return !isOutboxRule(r) })
+// Settings of the bucket that the pipeline keeps, as ClaimBucketSettings
+// names them.
+const (
+	BucketPublicAccessBlock = "public_access_block"
+	BucketEncryption        = "encryption"
+	BucketPolicy            = "policy"
+	BucketLifecycle         = "lifecycle"
+	BucketTags              = "tags"
+)
+
+// ClaimBucketSettings describes the settings that the pipeline keeps on
+// its claim-check bucket, as the pipeline sets them; ObservedClaimBucket
+// describes them as they are, so that a change out of band shows with its
+// values. An adopted bucket has only its public access block, the
+// pipeline's lifecycle rules and its adoption tag. Nil without a bucket.
+func ClaimBucketSettings(s Spec, a Account) map[string]string {
+	s = s.WithDefaults()
+	if !s.ClaimCheck.Enabled {
+		return nil
+	}
+	enc := claimEncryptionRule(s.ClaimCheck.KMSKeyARN)
+	want := bucketSettings{publicAcc: &blockAllPublicAccess, encryption: &enc, rules: s.claimLifecycleRules(),
+		policy: claimBucketPolicy(a.ClaimBucketARN(s.ClaimCheck.BucketName)).JSON(), tags: s.tags()}
+	if s.ClaimCheck.Existing {
+		want.tags = map[string]string{TagAdoptedBy: s.Name}
+	}
+	return describeBucket(!s.ClaimCheck.Existing, want)
 }
 
-func isOutboxRule(r s3types.LifecycleRule) bool {
-	id := aws.ToString(r.ID)
-	return id == ruleExpirePublished || id == ruleAbortMultipart
+// ObservedClaimBucket describes the recorded bucket's settings as they
+// are (see ClaimBucketSettings).
+func (c *Provisioner) ObservedClaimBucket(ctx context.Context, st State) (map[string]string, error) {
+	if st.ClaimBucket == "" {
+		return nil, nil
+	}
+	have, err := c.bucketSettings(ctx, st.ClaimBucket)
+	if err != nil {
+		return nil, fmt.Errorf("reading claim-check bucket (%s): %w", st.ClaimBucket, err)
+	}
+	return describeBucket(st.ClaimBucketOwned, have), nil
 }
 
-// sameRules compares the pipeline's rules by what they do.
-func sameRules(have, want []s3types.LifecycleRule) bool {
-	key := func(r s3types.LifecycleRule) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s|%s", aws.ToString(r.ID), r.Status)
-		if f := r.Filter; f != nil {
-			fmt.Fprintf(&b, "|p=%s", aws.ToString(f.Prefix))
-			if f.And != nil {
-				fmt.Fprintf(&b, "|ap=%s", aws.ToString(f.And.Prefix))
-				for _, t := range f.And.Tags {
-					fmt.Fprintf(&b, "|t=%s=%s", aws.ToString(t.Key), aws.ToString(t.Value))
-				}
-			}
-		}
-		if r.Expiration != nil {
-			fmt.Fprintf(&b, "|exp=%d", aws.ToInt32(r.Expiration.Days))
-		}
-		if r.AbortIncompleteMultipartUpload != nil {
-			fmt.Fprintf(&b, "|abort=%d", aws.ToInt32(r.AbortIncompleteMultipartUpload.DaysAfterInitiation))
-		}
-		return b.String()
+// describeBucket describes the settings of a bucket that the pipeline
+// keeps: of an adopted one, only those it adds.
+func describeBucket(owned bool, b bucketSettings) map[string]string {
+	out := map[string]string{
+		BucketPublicAccessBlock: describePublicAccess(b.publicAcc),
+		BucketLifecycle:         describeRules(outboxRules(b.rules)),
 	}
-	if len(have) != len(want) {
-		return false
-	}
-	keys := func(rs []s3types.LifecycleRule) []string {
-		var out []string
-		for _, r := range rs {
-			out = append(out, key(r))
-		}
-		slices.Sort(out)
+	if !owned {
+		out[BucketTags] = describeTags(map[string]string{TagAdoptedBy: b.tags[TagAdoptedBy]})
 		return out
 	}
-	return slices.Equal(keys(have), keys(want))
+	out[BucketEncryption] = describeEncryption(b.encryption)
+	out[BucketPolicy] = "none"
+	if b.policy != "" {
+		out[BucketPolicy] = compactPolicy(b.policy)
+	}
+	out[BucketTags] = describeTags(b.tags)
+	return out
 }
 
-func sameEncryption(have *s3types.ServerSideEncryptionRule, want s3types.ServerSideEncryptionRule) bool {
-	if have == nil || have.ApplyServerSideEncryptionByDefault == nil {
-		return false
+func describePublicAccess(c *s3types.PublicAccessBlockConfiguration) string {
+	if c == nil {
+		return "none"
 	}
-	h, w := have.ApplyServerSideEncryptionByDefault, want.ApplyServerSideEncryptionByDefault
-	return h.SSEAlgorithm == w.SSEAlgorithm && aws.ToString(h.KMSMasterKeyID) == aws.ToString(w.KMSMasterKeyID) &&
-		aws.ToBool(have.BucketKeyEnabled) == aws.ToBool(want.BucketKeyEnabled)
+	return fmt.Sprintf("BlockPublicAcls=%t, BlockPublicPolicy=%t, IgnorePublicAcls=%t, RestrictPublicBuckets=%t",
+		aws.ToBool(c.BlockPublicAcls), aws.ToBool(c.BlockPublicPolicy), aws.ToBool(c.IgnorePublicAcls), aws.ToBool(c.RestrictPublicBuckets))
+}
+
+func describeEncryption(r *s3types.ServerSideEncryptionRule) string {
+	if r == nil || r.ApplyServerSideEncryptionByDefault == nil {
+		return "none"
+	}
+	d := r.ApplyServerSideEncryptionByDefault
+	out := string(d.SSEAlgorithm)
+	if k := aws.ToString(d.KMSMasterKeyID); k != "" {
+		out += " with " + k
+	}
+	if aws.ToBool(r.BucketKeyEnabled) {
+		out += ", S3 Bucket Key"
+	}
+	return out
+}
+
+// describeRules describes lifecycle rules by what they do, sorted.
+func describeRules(rules []s3types.LifecycleRule) string {
+	if len(rules) == 0 {
+		return "none"
+	}
+	var out []string
+	for _, r := range rules {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s (%s", aws.ToString(r.ID), r.Status)
+		if f := r.Filter; f != nil && f.And != nil {
+			fmt.Fprintf(&b, ", prefix %s", aws.ToString(f.And.Prefix))
+			for _, t := range f.And.Tags {
+				fmt.Fprintf(&b, ", tag %s=%s", aws.ToString(t.Key), aws.ToString(t.Value))
+			}
+		} else if f != nil && f.Prefix != nil {
+			fmt.Fprintf(&b, ", prefix %s", aws.ToString(f.Prefix))
+		}
+		if r.Expiration != nil {
+			fmt.Fprintf(&b, ", expire after %d days", aws.ToInt32(r.Expiration.Days))
+		}
+		if r.AbortIncompleteMultipartUpload != nil {
+			fmt.Fprintf(&b, ", abort incomplete uploads after %d days", aws.ToInt32(r.AbortIncompleteMultipartUpload.DaysAfterInitiation))
+		}
+		b.WriteString(")")
+		out = append(out, b.String())
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
+}
+
+// describeTags lists the tags, but those AWS manages (aws:...), as
+// key=value sorted by key.
+func describeTags(tags map[string]string) string {
+	var out []string
+	for _, k := range awsops.SortedKeys(tags) {
+		if !strings.HasPrefix(strings.ToLower(k), "aws:") && tags[k] != "" {
+			out = append(out, k+"="+tags[k])
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
+}
+
+// compactPolicy is a policy document in compact JSON, its one-element
+// lists unwrapped and keys sorted, so that equal policies read the same.
+func compactPolicy(doc string) string {
+	var v any
+	if json.Unmarshal([]byte(doc), &v) != nil {
+		return doc
+	}
+	b, err := json.Marshal(awsops.NormalisedPolicy(v))
+	if err != nil {
+		return doc
+	}
+	return string(b)
 }
 
 // removeClaimBucket deletes a dedicated bucket, emptied first, or releases
@@ -736,4 +819,14 @@ func ClaimConsumerPolicy(s Spec, a Account) *PolicyDocument {
 	return &PolicyDocument{Version: policyVersion, Statement: append([]Statement{
 		allow("GetClaims", []string{"s3:GetObject"}, claimObjects(r.ClaimBucketARN)),
 	}, claimKMS(r, "kms:Decrypt")...)}
+}
+
+// outboxRules are the pipeline's rules among a bucket's.
+func outboxRules(rules []s3types.LifecycleRule) []s3types.LifecycleRule {
+	return slices.DeleteFunc(slices.Clone(rules), func(r s3types.LifecycleRule) bool { return !isOutboxRule(r) })
+}
+
+func isOutboxRule(r s3types.LifecycleRule) bool {
+	id := aws.ToString(r.ID)
+	return id == ruleExpirePublished || id == ruleAbortMultipart
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -70,7 +71,7 @@ func TestLocalClaimBucketCreatedWithEverySetting(t *testing.T) {
 	if !strings.Contains(b.policy, "aws:SecureTransport") || !strings.Contains(b.policy, `"Deny"`) {
 		t.Errorf("policy = %s, want a deny without TLS", b.policy)
 	}
-	if !sameRules(b.rules, spec.WithDefaults().claimLifecycleRules()) || aws.ToInt32(b.rules[0].Expiration.Days) != 7 {
+	if describeRules(b.rules) != describeRules(spec.WithDefaults().claimLifecycleRules()) || aws.ToInt32(b.rules[0].Expiration.Days) != 7 {
 		t.Errorf("lifecycle rules = %+v, want published objects expiring after 7 days and uploads aborted after 1", b.rules)
 	}
 	if b.tags["team"] != "media" || b.tags[TagPipeline] != "media" {
@@ -120,11 +121,26 @@ func TestLocalClaimBucketDriftRepaired(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, d := must.Read(t, ctx, c, spec, st)
-	want := []string{"public_access_block", "lifecycle", "encryption", "policy", "tags"}
+	want := []string{"encryption", "lifecycle", "policy", "public_access_block", "tags"}
 	if got := changedFields(d, ComponentClaimBucket); !slices.Equal(got, want) {
 		t.Fatalf("drift of the bucket = %v, want %v", got, want)
 	}
+	observed, err := c.ObservedClaimBucket(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSettings := ClaimBucketSettings(spec, st.account())
+	t.Logf("observed %v\nwant %v", observed, wantSettings)
+	for k, v := range map[string]string{BucketPublicAccessBlock: "BlockPublicAcls=false", BucketPolicy: "none", BucketLifecycle: "none",
+		BucketEncryption: "aws:kms with " + testClaimKey, BucketTags: "team=other"} {
+		if observed[k] != v && !strings.HasPrefix(observed[k], v) {
+			t.Errorf("observed %s = %q, want it to show %q", k, observed[k], v)
+		}
+	}
 	st = must.Update(t, ctx, c, spec, st, "repairing the bucket")
+	if repaired, err := c.ObservedClaimBucket(ctx, st); err != nil || !maps.Equal(repaired, wantSettings) {
+		t.Errorf("after the repair the bucket is %v (%v), want %v", repaired, err, wantSettings)
+	}
 	if _, d := must.Read(t, ctx, c, spec, st); len(d.Components()) > 0 {
 		t.Errorf("drift after the repair: %+v", d)
 	}
@@ -177,7 +193,7 @@ func TestLocalClaimBucketAdopted(t *testing.T) {
 		have.encryption.ApplyServerSideEncryptionByDefault.SSEAlgorithm != s3types.ServerSideEncryptionAes256 {
 		t.Errorf("adopted bucket: owned=%v tags=%v policy=%q encryption=%+v; want tagged, its own settings kept", st.ClaimBucketOwned, have.tags, have.policy, have.encryption)
 	}
-	if len(have.rules) != 3 || !sameRules(outboxRules(have.rules), spec.WithDefaults().claimLifecycleRules()) {
+	if len(have.rules) != 3 || describeRules(outboxRules(have.rules)) != describeRules(spec.WithDefaults().claimLifecycleRules()) {
 		t.Errorf("lifecycle rules = %+v, want its own and the pipeline's two", have.rules)
 	}
 	if _, err := c.Create(ctx, claimSpec("second", ClaimCheckSpec{Existing: true, BucketName: "shared-media"})); err == nil ||
