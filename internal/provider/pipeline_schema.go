@@ -89,6 +89,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"reconciler":    reconcilerAttribute(),
 			"dead_letter":   deadLetterAttribute(),
 			"alarms":        alarmsAttribute(),
+			"claim_check":   claimCheckAttribute(),
 			"iam":           iamAttribute(),
 		},
 		Blocks: map[string]schema.Block{
@@ -116,6 +117,7 @@ const pipelineInvalid = "Invalid outbox pipeline configuration"
 func pipelineDefaults() provision.Spec {
 	d := provision.Spec{}.WithDefaults()
 	d.Alarms.Enabled = true // present, the alarms object enables them
+	d.ClaimCheck.Enabled = true
 	return d
 }
 

@@ -95,6 +95,14 @@ func TestLocalClaimBucketCreatedWithEverySetting(t *testing.T) {
 	if err == nil {
 		t.Error("a request without TLS was allowed")
 	}
+	found, fst, err := c.Lookup(ctx, "media")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (ClaimCheckSpec{Enabled: true, BucketName: "media-claims", KMSKeyARN: testClaimKey}); found.ClaimCheck != want ||
+		fst.ClaimBucket != st.ClaimBucket || fst.ClaimBucketARN != st.ClaimBucketARN || !fst.ClaimBucketOwned {
+		t.Errorf("Lookup found %+v, state %q %q owned=%v; want %+v", found.ClaimCheck, fst.ClaimBucket, fst.ClaimBucketARN, fst.ClaimBucketOwned, want)
+	}
 	must.Delete(t, ctx, c, st, "the pipeline")
 	if _, err := c.bucketTags(ctx, "media-claims"); !errors.Is(err, awsops.ErrNotFound) {
 		t.Errorf("the bucket remains after delete: %v", err)

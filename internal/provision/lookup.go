@@ -87,5 +87,6 @@ func specFromEnv(name string, rc config.Config, env map[string]string) Spec {
 		PublishedAction: rc.PublishedAction,
 		PublishedTTL:    ptr(rc.PublishedTTL),
 		Reconciler:      ReconcilerSpec{MinAge: rc.ReconcileMinAge},
+		ClaimCheck:      ClaimCheckSpec{Enabled: rc.ClaimBucket != "", BucketName: rc.ClaimBucket},
 	}
 }
