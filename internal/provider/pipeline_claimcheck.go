@@ -39,7 +39,7 @@ func claimCheckAttribute() schema.SingleNestedAttribute {
 		"Unset (null), there is no bucket, and the writer refuses events too large to publish.",
 		map[string]schema.Attribute{
 			"enabled":     boolSetting("Provision the bucket; `false` removes it (as destroy does) and keeps the settings."),
-			"bucket_name": optionalStringAttr("Name of the bucket. Required when `existing`; for a dedicated bucket it defaults to `<name>-claims`. Changing it moves the claim check to the new bucket: the old one is removed as on destroy."),
+			"bucket_name": optionalStringAttr("Name of the bucket, {limit}. Required when `existing`; for a dedicated bucket it defaults to `<name>-claims`. Changing it moves the claim check to the new bucket: the old one is removed as on destroy."),
 			"existing": boolSetting("Adopt the existing bucket `bucket_name` instead of creating one. Its public access must be blocked; the pipeline tags it `outbox:adopted-by = <name>` and adds its two lifecycle rules (`outbox-expire-published`, `outbox-abort-incomplete-uploads`) beside the bucket's own, " +
 				"and leaves its encryption, policy and other tags alone. Destroy removes the rules and the tag, and keeps the objects."),
 			"kms_key_arn":          optionalStringAttr("ARN of a KMS key that encrypts a dedicated bucket's objects (SSE-KMS, with an S3 Bucket Key); unset uses SSE-S3. Give it to the writer too (`writer.claim_kms_key_arn`, `outbox.WithClaimKMSKey`)."),

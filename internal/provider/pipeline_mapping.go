@@ -176,7 +176,8 @@ func modelFromSpec(s provision.Spec, st provision.State, defaultTags map[string]
 	}
 	if !s.ClaimCheck.Enabled {
 		m.ClaimCheck = nil
-	} else if !s.ClaimCheck.Existing && s.ClaimCheck.BucketName == d.ClaimCheck.BucketName {
+	} else if dflt := (provision.Spec{Name: s.Name, ClaimCheck: provision.ClaimCheckSpec{Enabled: true}}).WithDefaults(); !s.ClaimCheck.Existing &&
+		s.ClaimCheck.BucketName == dflt.ClaimCheck.BucketName {
 		m.ClaimCheck.BucketName = types.StringNull()
 	}
 	if len(s.Controls.SubnetIDs) == 0 {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -76,8 +77,19 @@ const (
 // (without the dots that break virtual-hosted TLS).
 var bucketNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`)
 
+// bucketNamed is the limit of a bucket's name.
+var bucketNamed = validation.Rule{Text: "a bucket name: 3 to 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit", Func: checkBucketName}
+
+func checkBucketName(name string) (problem, fix string) {
+	if bucketNamePattern.MatchString(name) && !strings.Contains(name, "--") {
+		return "", ""
+	}
+	return fmt.Sprintf("%q is not a valid bucket name", name),
+		"use 3 to 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit (set claim_check.bucket_name when the pipeline's name does not make one)"
+}
+
 func (c ClaimCheckSpec) withDefaults(name string) ClaimCheckSpec {
-	if c.BucketName == "" && !c.Existing && name != "" {
+	if c.BucketName == "" && c.Enabled && !c.Existing && name != "" {
 		c.BucketName = name + suffixClaims
 	}
 	return c
@@ -90,9 +102,6 @@ func (s Spec) validateClaimCheck() error {
 		return nil
 	case cc.Existing && cc.BucketName == "":
 		return invalid("ClaimCheck.BucketName", "name the bucket to adopt", "is required with claim_check.existing")
-	case !bucketNamePattern.MatchString(cc.BucketName) || strings.Contains(cc.BucketName, "--"):
-		return invalid("ClaimCheck.BucketName", "use 3 to 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit (set claim_check.bucket_name when the pipeline's name does not make one)",
-			"%q is not a valid bucket name", cc.BucketName)
 	case cc.KMSKeyARN != "" && !strings.HasPrefix(cc.KMSKeyARN, "arn:"):
 		return invalid("ClaimCheck.KMSKeyARN", "use the key's ARN (arn:aws:kms:<region>:<account>:key/<id>)", "%q is not an ARN", cc.KMSKeyARN)
 	case s.PublishedAction == config.ActionMark && s.PublishedTTL != nil && *s.PublishedTTL == 0:
