@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,9 +10,11 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -20,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -35,7 +39,9 @@ const blockedAll = "BlockPublicAcls=true, BlockPublicPolicy=true, IgnorePublicAc
 // their data fetched from the bucket has the published hash; the objects of
 // the published events are tagged. The public access block turned off by
 // hand shows in the plan with its values and is restored; import reads the
-// claim check back; destroy empties and deletes the bucket.
+// claim check back; destroy empties and deletes the bucket. The reconciler
+// function, with its role's grants, sweeps an object whose transaction
+// never committed and reports it.
 func TestAccPipeline_claimCheck(t *testing.T) {
 	e := newAccEnv(t)
 	f := e.newFixture("claimcheck")
@@ -43,7 +49,12 @@ func TestAccPipeline_claimCheck(t *testing.T) {
 	bucket := f.name + "-claims"
 	objects := s3.NewFromConfig(e.Cfg)
 	before := e.Snapshot()
-	config := e.PipelineConfig(f.name, fastRelay+fmt.Sprintf(`
+	config := e.PipelineConfig(f.name, fmt.Sprintf(`
+  relay = {
+    architecture            = "x86_64"
+    batch_size              = 10
+    batching_window_seconds = 0
+  }
   target = {
     queue_arn = %q
   }
@@ -59,7 +70,7 @@ func TestAccPipeline_claimCheck(t *testing.T) {
 				statecheck.ExpectKnownValue(accResource, attrPath("claim_check.bucket_arn"), knownvalue.StringExact("arn:aws:s3:::"+bucket)),
 				statecheck.ExpectKnownValue(accResource, attrPath("claim_check.bucket_settings.public_access_block"), knownvalue.StringExact(blockedAll)),
 			},
-			Check: e.deliverClaimChecked(f, sink, objects),
+			Check: resource.ComposeTestCheckFunc(e.deliverClaimChecked(f, sink, objects), e.reconcilerSweeps(objects, bucket)),
 		},
 		{Config: config, ResourceName: accResource, ImportState: true, ImportStateId: f.name, ImportStateVerify: true},
 		{
@@ -239,4 +250,42 @@ func (c expectBucketSetting) CheckPlan(_ context.Context, req plancheck.CheckPla
 		return
 	}
 	resp.Error = fmt.Errorf("no change of %s planned", accResource)
+}
+
+// reconcilerSweeps puts an object as a writer would have an hour ago for a
+// transaction that never committed, invokes the reconciler function and
+// checks that its sweep removed it and said so.
+func (e *accEnv) reconcilerSweeps(objects *s3.Client, bucket string) resource.TestCheckFunc {
+	return func(st *terraform.State) error {
+		id := ulid.MustNew(ulid.Timestamp(time.Now().Add(-time.Hour)), rand.Reader).String()
+		key := outbox.ClaimObjectPrefix + id
+		if _, err := objects.PutObject(e.Ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(`{"never":"committed"}`),
+			Metadata: map[string]string{outbox.ClaimMetaPartitionKey: "OUTBOX%23" + id, outbox.ClaimMetaSortKey: "OUTBOX%23" + id}}); err != nil {
+			return fmt.Errorf("putting an uncommitted object: %w", err)
+		}
+		out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{FunctionName: aws.String(stateAttr(st, "reconciler_function_arn")),
+			Payload: []byte(`{"action":"reconcile"}`)})
+		if err != nil {
+			return fmt.Errorf("invoking the reconciler: %w", err)
+		}
+		var rep struct {
+			Claims *struct {
+				Examined, Removed int
+				Error             string
+			} `json:"claims"`
+		}
+		if err := json.Unmarshal(out.Payload, &rep); err != nil {
+			return fmt.Errorf("the reconciler's report %s: %w", out.Payload, err)
+		}
+		if out.FunctionError != nil || rep.Claims == nil {
+			return fmt.Errorf("the reconciler's report %s: want its sweep's counts", out.Payload)
+		}
+		if rep.Claims.Removed != 1 || rep.Claims.Error != "" {
+			return fmt.Errorf("the sweep reported %+v, want the uncommitted object removed", *rep.Claims)
+		}
+		if _, err := objects.HeadObject(e.Ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}); err == nil {
+			return fmt.Errorf("s3://%s/%s is still there after the sweep", bucket, key)
+		}
+		return nil
+	}
 }
