@@ -268,3 +268,35 @@ func TestLocalClaimBucketForceDestroyEmptiesIt(t *testing.T) {
 }
 
 func ignoreOut[T any](_ T, err error) error { return err }
+
+// TestLocalClaimBucketGuardOnAdoptedTable: an adopted table is never
+// deleted, so the table's guard lets a destroy through; the bucket's own
+// guard stops it, before anything is removed, while an undelivered event's
+// data is in the bucket.
+func TestLocalClaimBucketGuardOnAdoptedTable(t *testing.T) {
+	t.Parallel()
+	_, c, ctx := startStack(t, claimServices...)
+	createAppTable(t, ctx, c, "shop", "")
+	spec := claimSpec("shop", ClaimCheckSpec{})
+	spec.Table = TableSpec{Existing: true, Name: "shop", PartitionKey: "pk", SortKey: "sk"}
+	st := must.Create(t, ctx, c, spec)
+	rec := writeClaimed(t, ctx, c, spec)
+	var claims *UndeliveredClaimsError
+	left, err := c.Delete(ctx, st)
+	if !errors.As(err, &claims) || claims.Pending != 1 || claims.Bucket != "shop-claims" {
+		t.Fatalf("Delete = %v, want UndeliveredClaimsError of 1 PENDING event in shop-claims", err)
+	}
+	if left.RelayFunctionName == "" || left.ClaimBucket == "" {
+		t.Fatalf("Delete removed components before refusing: %+v", left)
+	}
+	if _, err := c.getFunction(ctx, st.RelayFunctionName); err != nil {
+		t.Fatalf("the relay function is gone after the refusal: %v", err)
+	}
+	if _, err := c.DynamoDB.UpdateItem(ctx, spec.WithDefaults().OutboxTable().MarkPublished(rec, time.Now(), time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	must.Delete(t, ctx, c, st, "the delivered pipeline")
+	if _, err := c.bucketTags(ctx, "shop-claims"); !errors.Is(err, awsops.ErrNotFound) {
+		t.Errorf("the dedicated bucket of an adopted table remains after delete: %v", err)
+	}
+}
