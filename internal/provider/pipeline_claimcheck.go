@@ -88,13 +88,17 @@ func (in planInputs) claimCheckKnown(plan *PipelineResourceModel) bool {
 
 // showObservedClaimBucket shows, in a state that Read found the bucket
 // changed in, the bucket's settings as they are, so that the plan shows
-// each change with its value.
-func (r *PipelineResource) showObservedClaimBucket(ctx context.Context, m *PipelineResourceModel, st provision.State, changed []string) {
-	if m.ClaimCheck == nil || !slices.Contains(changed, provision.ComponentClaimBucket) {
-		return
-	}
-	if observed, err := r.clients().ObservedClaimBucket(ctx, st); err == nil && observed != nil {
-		m.ClaimCheck.BucketSettings = tagsValue(observed)
+// each change with its value; of a bucket gone, no ARN and no settings, so
+// that the plan shows them coming back.
+func (r *PipelineResource) showObservedClaimBucket(ctx context.Context, m *PipelineResourceModel, st provision.State, d provision.Drift) {
+	switch {
+	case m.ClaimCheck == nil:
+	case slices.Contains(d.Missing, provision.ComponentClaimBucket):
+		m.ClaimCheck.BucketARN, m.ClaimCheck.BucketSettings = types.StringNull(), types.MapNull(types.StringType)
+	case slices.Contains(changedComponents(d), provision.ComponentClaimBucket):
+		if observed, err := r.clients().ObservedClaimBucket(ctx, st); err == nil && observed != nil {
+			m.ClaimCheck.BucketSettings = tagsValue(observed)
+		}
 	}
 }
 

@@ -39,9 +39,9 @@ const blockedAll = "BlockPublicAcls=true, BlockPublicPolicy=true, IgnorePublicAc
 // their data fetched from the bucket has the published hash; the objects of
 // the published events are tagged. The public access block turned off by
 // hand shows in the plan with its values and is restored; import reads the
-// claim check back; destroy empties and deletes the bucket. The reconciler
-// function, with its role's grants, sweeps an object whose transaction
-// never committed and reports it.
+// claim check back; a bucket deleted by hand is recreated; destroy empties
+// and deletes the bucket. The reconciler function, with its role's grants,
+// sweeps an object whose transaction never committed and reports it.
 func TestAccPipeline_claimCheck(t *testing.T) {
 	e := newAccEnv(t)
 	f := e.newFixture("claimcheck")
@@ -98,8 +98,33 @@ func TestAccPipeline_claimCheck(t *testing.T) {
 				return nil
 			},
 		},
+		{
+			PreConfig: func() { e.deleteBucket(t, objects, bucket) },
+			Config:    config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(accResource, attrPath("claim_check.bucket_arn"), knownvalue.StringExact("arn:aws:s3:::"+bucket)),
+			}},
+			Check: e.deliverClaimChecked(f, sink, objects),
+		},
 		emptyPlanStep(config),
 	})
+}
+
+// deleteBucket empties and deletes a bucket by hand.
+func (e *accEnv) deleteBucket(t *testing.T, objects *s3.Client, bucket string) {
+	t.Helper()
+	list, err := objects.ListObjectsV2(e.Ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range list.Contents {
+		if _, err := objects.DeleteObject(e.Ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: o.Key}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.outOfBand(t, "deleting the bucket", sdkCall(e.Ctx, objects.DeleteBucket, &s3.DeleteBucketInput{Bucket: aws.String(bucket)}), "bucket gone",
+		func() error { return nil })
 }
 
 // deliverClaimChecked writes events of 1 KiB, 300 KiB and 5 MiB with the

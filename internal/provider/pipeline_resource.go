@@ -220,8 +220,8 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 		if spec, found, err := r.clients().Lookup(ctx, state.Name.ValueString()); err == nil {
 			state.showObserved(spec, foundChanged(changed, observed, found))
 		}
-		r.showObservedClaimBucket(ctx, &state, observed, changed)
 	}
+	r.showObservedClaimBucket(ctx, &state, observed, drift)
 	recordPipeline(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
