@@ -146,7 +146,7 @@ func publishedAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("What the relay does with an item once its event is published.",
 		map[string]schema.Attribute{
 			"action":   stringSetting("`mark` (status `PUBLISHED`, removed from the pending index, expiring after `ttl_days`) or `delete`."),
-			"ttl_days": intSetting("Days a marked item is kept before DynamoDB TTL deletes it: {limit}. Ignored with `delete`."),
+			"ttl_days": intSetting("Days a marked item is kept before DynamoDB TTL deletes it: {limit}. Ignored with `delete`. The objects of published events in the claim-check bucket (`claim_check`) expire after as many days, at least 1, in either action."),
 		})
 }
 

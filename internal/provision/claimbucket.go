@@ -117,13 +117,11 @@ func (a Account) ClaimBucketARN(bucket string) string {
 }
 
 // claimExpiryDays is how long a published object is kept: the published
-// items' TTL, at least one day (delete mode keeps no item).
+// items' TTL (published.ttl_days, which in delete mode sets only this), at
+// least one day.
 func (s Spec) claimExpiryDays() int32 {
-	days := int32(config.DefaultPublishedTTL / (24 * time.Hour))
-	if s.PublishedTTL != nil && s.PublishedAction != config.ActionDelete {
-		days = int32(*s.PublishedTTL / (24 * time.Hour))
-	}
-	return max(days, 1)
+	ttl := cmp.Or(s.PublishedTTL, ptr(config.DefaultPublishedTTL))
+	return max(int32(*ttl/(24*time.Hour)), 1)
 }
 
 // claimSweepWindow is the window of the reconciler's sweep: twice its

@@ -76,3 +76,22 @@ func TestClaimCheckPoliciesAndEnvironment(t *testing.T) {
 		t.Error("a pipeline without claim check has its grants or environment")
 	}
 }
+
+func TestClaimExpiryFollowsPublishedTTL(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		action config.Action
+		ttl    *time.Duration
+		days   int32
+	}{
+		{config.ActionMark, nil, 30},
+		{config.ActionMark, ptr(72 * time.Hour), 3},
+		{config.ActionDelete, ptr(48 * time.Hour), 2},
+		{config.ActionDelete, ptr(time.Duration(0)), 1},
+	} {
+		s := Spec{Name: "media", PublishedAction: tt.action, PublishedTTL: tt.ttl, ClaimCheck: ClaimCheckSpec{Enabled: true}}.WithDefaults()
+		if got := s.claimExpiryDays(); got != tt.days {
+			t.Errorf("%s with TTL %v: published objects expire after %d days, want %d", tt.action, tt.ttl, got, tt.days)
+		}
+	}
+}
