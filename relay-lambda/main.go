@@ -63,7 +63,7 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 		"publishedAction", cfg.PublishedAction, "publishedTtl", cfg.PublishedTTL.String(),
 		"pendingShards", cfg.Table.PendingShards, "reconcileShards", cfg.ReconcileShards,
 		"formerSortKeyPrefixes", cfg.Table.FormerSortKeyPrefixes, "pendingIndexEnabled", !cfg.Table.NoPendingIndex,
-		"reconcileMinAge", cfg.ReconcileMinAge.String())
+		"reconcileMinAge", cfg.ReconcileMinAge.String(), "claimBucket", cfg.ClaimBucket, "claimSweepWindow", cfg.ClaimSweepWindow.String())
 	return relay.New(cfg, clients, relay.Options{
 		Log:          log,
 		Metrics:      os.Stdout,

@@ -51,8 +51,11 @@ func isNotFoundCode(err error) bool {
 	case "ResourceNotFoundException", "NoSuchEntity", "NoSuchEntityException",
 		"AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist", "NotFoundException",
 		"TableNotFoundException", "ResourceNotFound",
-		// SNS (GetTopicAttributes of a missing topic).
-		"NotFound":
+		// SNS (GetTopicAttributes of a missing topic), S3's HeadBucket.
+		"NotFound",
+		// S3: a bucket, and a bucket's configurations that it has none of.
+		"NoSuchBucket", "NoSuchTagSet", "NoSuchLifecycleConfiguration", "NoSuchBucketPolicy",
+		"NoSuchPublicAccessBlockConfiguration", "ServerSideEncryptionConfigurationNotFoundError":
 		return true
 	}
 	return false

@@ -44,6 +44,10 @@ func SamePolicy(a, b string) bool {
 	return reflect.DeepEqual(normalise(x), normalise(y))
 }
 
+// NormalisedPolicy is a decoded policy document with its one-element
+// lists unwrapped (see SamePolicy).
+func NormalisedPolicy(v any) any { return normalise(v) }
+
 // normalise turns one-element lists into their element, so that "Action":
 // "x" and "Action": ["x"] compare equal.
 func normalise(v any) any {

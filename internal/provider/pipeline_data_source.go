@@ -92,7 +92,7 @@ func (d *PipelineDataSource) Read(ctx context.Context, req datasource.ReadReques
 	m := PipelineResourceModel{Name: types.StringValue(n)}
 	m.setComputedStrings(st)
 	m.ID = types.StringValue(n)
-	m.Writer = writerValue(spec.WithDefaults(), m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true})
+	m.Writer = writerValue(spec.WithDefaults(), m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true, claim: true})
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("writer"), m.Writer)...)
 	for _, c := range computedStrings {

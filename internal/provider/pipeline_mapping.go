@@ -41,6 +41,10 @@ func (m *PipelineResourceModel) spec(tags map[string]string, o specOptions) prov
 		// Present, the object enables the alarms unless it says not to.
 		s.Alarms.Enabled = !isFalse(a.Enabled)
 	}
+	if cc := m.ClaimCheck; cc != nil {
+		// Likewise the claim check.
+		s.ClaimCheck.Enabled = !isFalse(cc.Enabled)
+	}
 	if o.validating {
 		m.placeholders(&s)
 	}
@@ -77,7 +81,8 @@ func (m *PipelineResourceModel) setState(st provision.State) {
 	m.setComputedStrings(st)
 	m.AlarmARNs = alarmARNsValue(st.Alarms.Map())
 	s := m.spec(nil, specOptions{}).WithDefaults()
-	m.Writer = writerValue(s, m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true})
+	m.Writer = writerValue(s, m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true, claim: true})
+	m.claimCheckOutputs(s, st.Account(), true)
 }
 
 // alarmARNsValue is alarm_arns: null when there are no alarms.
@@ -168,6 +173,12 @@ func modelFromSpec(s provision.Spec, st provision.State, defaultTags map[string]
 	m.Target = targetModelFromSpec(s.Target)
 	if !s.Alarms.Enabled {
 		m.Alarms = nil
+	}
+	if !s.ClaimCheck.Enabled {
+		m.ClaimCheck = nil
+	} else if dflt := (provision.Spec{Name: s.Name, ClaimCheck: provision.ClaimCheckSpec{Enabled: true}}).WithDefaults(); !s.ClaimCheck.Existing &&
+		s.ClaimCheck.BucketName == dflt.ClaimCheck.BucketName {
+		m.ClaimCheck.BucketName = types.StringNull()
 	}
 	if len(s.Controls.SubnetIDs) == 0 {
 		m.Relay.VPCConfig = nil

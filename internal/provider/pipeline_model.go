@@ -28,6 +28,7 @@ type PipelineResourceModel struct {
 	Reconciler   *ReconcilerModel   `tfsdk:"reconciler"`
 	DeadLetter   *DeadLetterModel   `tfsdk:"dead_letter"`
 	Alarms       *AlarmsModel       `tfsdk:"alarms"`
+	ClaimCheck   *ClaimCheckModel   `tfsdk:"claim_check"`
 	IAM          *IAMModel          `tfsdk:"iam"`
 
 	ForceDestroy types.Bool `tfsdk:"force_destroy" spec:"ForceDestroy"`

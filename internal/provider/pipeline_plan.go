@@ -95,6 +95,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	r.planPackage(&plan, in, &resp.Diagnostics)
 	in.planComputedStrings(&plan)
 	in.planAlarmARNs(&plan)
+	plan.claimCheckOutputs(in.spec, in.account, in.claimCheckKnown(&plan))
 	plan.Writer = in.writer(&plan)
 	plan.PendingIndexARN = plannedIndexARN(in.spec, plan.PendingIndexARN)
 	plan.StreamViewType = in.plannedViewType()

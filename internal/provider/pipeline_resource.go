@@ -221,6 +221,7 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 			state.showObserved(spec, foundChanged(changed, observed, found))
 		}
 	}
+	r.showObservedClaimBucket(ctx, &state, observed, drift)
 	recordPipeline(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)
 }
 

@@ -90,6 +90,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"reconciler":    reconcilerAttribute(),
 			"dead_letter":   deadLetterAttribute(),
 			"alarms":        alarmsAttribute(),
+			"claim_check":   claimCheckAttribute(),
 			"iam":           iamAttribute(),
 		},
 		Blocks: map[string]schema.Block{
@@ -117,6 +118,7 @@ const pipelineInvalid = "Invalid outbox pipeline configuration"
 func pipelineDefaults() provision.Spec {
 	d := provision.Spec{}.WithDefaults()
 	d.Alarms.Enabled = true // present, the alarms object enables them
+	d.ClaimCheck.Enabled = true
 	return d
 }
 
@@ -145,7 +147,7 @@ func publishedAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("What the relay does with an item once its event is published.",
 		map[string]schema.Attribute{
 			"action":   stringSetting("`mark` (status `PUBLISHED`, removed from the pending index, expiring after `ttl_days`) or `delete`."),
-			"ttl_days": intSetting("Days a marked item is kept before DynamoDB TTL deletes it: {limit}. Ignored with `delete`."),
+			"ttl_days": intSetting("Days a marked item is kept before DynamoDB TTL deletes it: {limit}. Ignored with `delete`. The objects of published events in the claim-check bucket (`claim_check`) expire after as many days, at least 1, in either action."),
 		})
 }
 

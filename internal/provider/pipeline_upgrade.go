@@ -75,7 +75,7 @@ func (r *PipelineResource) upgrade(ctx context.Context, req resource.UpgradeStat
 		// Read reports another view type.
 		m.StreamViewType = types.StringValue(provision.StreamViewNewImage)
 	}
-	m.Writer = writerValue(m.spec(nil, specOptions{}).WithDefaults(), m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true})
+	m.Writer = writerValue(m.spec(nil, specOptions{}).WithDefaults(), m.TableName, m.TTLAttributeInUse, writerKnown{table: true, pendingIndex: true, claim: true})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

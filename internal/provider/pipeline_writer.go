@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -24,6 +25,8 @@ var writerAttributes = []struct {
 	{"pending_index_name", "Name of the sparse pending index. Writers set its keys even when the pipeline has none (`pending_index.enabled = false`), so that turning the index back on finds every pending item.", types.StringType},
 	{"pending_index_shards", "Number of shards of the pending index: the writer sets `PENDING#<n>` with n below it.", types.Int64Type},
 	{"ttl_attribute", "TTL attribute of the table (what `ttl_attribute_in_use` says).", types.StringType},
+	{"claim_bucket", "The claim-check bucket, for `outbox.WithClaimCheck`; null without `claim_check`.", types.StringType},
+	{"claim_kms_key_arn", "The KMS key of the claim-checked objects, for `outbox.WithClaimKMSKey`; null for SSE-S3.", types.StringType},
 }
 
 const writerDescription = "What an application's writer needs, in one object: " +
@@ -72,7 +75,7 @@ func writerValue(s provision.Spec, tableName, ttl types.String, known writerKnow
 	if known.pendingIndex {
 		shards = types.Int64Value(int64(s.Table.PendingShards))
 	}
-	return types.ObjectValueMust(writerAttrTypes(), map[string]attr.Value{
+	values := map[string]attr.Value{
 		"table_name":           tableName,
 		"partition_key":        strOr(s.Table.PartitionKey, known.table),
 		"sort_key":             strOr(s.Table.SortKey, known.table),
@@ -80,16 +83,19 @@ func writerValue(s provision.Spec, tableName, ttl types.String, known writerKnow
 		"pending_index_name":   strOr(s.Table.PendingIndexName, known.pendingIndex),
 		"pending_index_shards": shards,
 		"ttl_attribute":        ttl,
-	})
+	}
+	maps.Copy(values, writerClaimValues(s, known.claim))
+	return types.ObjectValueMust(writerAttrTypes(), values)
 }
 
 // writerKnown says which settings of the writer are known.
-type writerKnown struct{ table, pendingIndex bool }
+type writerKnown struct{ table, pendingIndex, claim bool }
 
 func (in planInputs) writer(plan *PipelineResourceModel) types.Object {
 	pi := plan.PendingIndex
 	return writerValue(in.spec, plan.TableName, plan.TTLAttributeInUse, writerKnown{
 		table:        in.tableKnown,
 		pendingIndex: pi == nil || (!pi.Name.IsUnknown() && !pi.Shards.IsUnknown()),
+		claim:        plan.ClaimCheck == nil || (in.nameKnown && !plan.ClaimCheck.Enabled.IsUnknown() && !plan.ClaimCheck.BucketName.IsUnknown() && !plan.ClaimCheck.KMSKeyARN.IsUnknown()),
 	})
 }

@@ -59,6 +59,7 @@ func (p *pass) names() Names { return NamesFor(p.s.Name) }
 // last.
 var components = []componentDef{
 	tableComponent,
+	claimBucketComponent,
 	layoutComponent,
 	targetComponent,
 	queueComponent,

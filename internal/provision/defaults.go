@@ -33,6 +33,7 @@ func (s Spec) WithDefaults() Spec {
 	s.Reconciler.ScheduleTimezone = cmp.Or(s.Reconciler.ScheduleTimezone, DefaultScheduleTimezone)
 	s.Reconciler.ScheduleGroup = cmp.Or(s.Reconciler.ScheduleGroup, ScheduleGroup)
 	s.Alarms = s.Alarms.withDefaults()
+	s.ClaimCheck = s.ClaimCheck.withDefaults(s.Name)
 	s.Controls = s.Controls.withDefaults()
 	s.IAM.Path = cmp.Or(s.IAM.Path, "/")
 	return s

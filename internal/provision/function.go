@@ -45,6 +45,7 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 		env[config.EnvOrdered] = "true"
 	}
 	maps.Copy(env, s.Target.Env())
+	maps.Copy(env, s.claimEnvironment())
 	return env
 }
 

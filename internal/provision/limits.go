@@ -45,7 +45,7 @@ var (
 // Validate checks them (Limit gives them to a caller that checks a value
 // before it is a Spec, as Terraform's validators do, and documents them).
 // Reconciler.* fields are checked only with the reconciler, Alarms.* only
-// with the alarms.
+// with the alarms, ClaimCheck.* only with the claim check.
 var limits = map[string]fieldLimit{
 	"Mapping.BatchSize":                    {limit: validation.Range{Min: 1, Max: 10000}},
 	"Mapping.MaximumBatchingWindowSeconds": {limit: validation.Range{Min: 0, Max: 300, Unit: "seconds"}},
@@ -82,6 +82,7 @@ var limits = map[string]fieldLimit{
 	"Alarms.EvaluationPeriods": {limit: validation.Range{Min: 1, Max: maxEvaluationSeconds / alarmPeriod, Unit: "one-minute periods",
 		Hint: " (CloudWatch evaluates at most one day)"}},
 	"Alarms.TreatMissingData": {limit: validation.Choice(TreatMissingDataValues)},
+	"ClaimCheck.BucketName":   {limit: bucketNamed},
 }
 
 // Limit returns the values that a field of Spec allows ("Mapping.BatchSize"),
@@ -99,7 +100,8 @@ func (s Spec) validateLimits() []error {
 	var errs []error
 	v := reflect.ValueOf(s)
 	for _, field := range slices.Sorted(maps.Keys(limits)) {
-		if (strings.HasPrefix(field, "Reconciler.") && s.Reconciler.Disabled) || (strings.HasPrefix(field, "Alarms.") && !s.Alarms.Enabled) {
+		if (strings.HasPrefix(field, "Reconciler.") && s.Reconciler.Disabled) || (strings.HasPrefix(field, "Alarms.") && !s.Alarms.Enabled) ||
+			(strings.HasPrefix(field, "ClaimCheck.") && !s.ClaimCheck.Enabled) {
 			continue
 		}
 		l := limits[field]

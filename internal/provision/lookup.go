@@ -88,5 +88,6 @@ func specFromEnv(name string, rc config.Config, env map[string]string) Spec {
 		PublishedTTL:    ptr(rc.PublishedTTL),
 		Ordered:         rc.Ordered,
 		Reconciler:      ReconcilerSpec{MinAge: rc.ReconcileMinAge},
+		ClaimCheck:      ClaimCheckSpec{Enabled: rc.ClaimBucket != "", BucketName: rc.ClaimBucket},
 	}
 }

@@ -103,6 +103,9 @@ func (c *Provisioner) Delete(ctx context.Context, st State) (State, error) {
 	if err := c.checkUndelivered(ctx, st); err != nil {
 		return st, err
 	}
+	if err := c.checkUndeliveredClaims(ctx, st); err != nil {
+		return st, err
+	}
 	if err := component.Remove(ctx, components, c, &st); err != nil {
 		return st, err
 	}

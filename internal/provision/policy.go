@@ -25,6 +25,10 @@ type Resources struct {
 	// RelayLogs and ReconLogs cover the streams of the functions' log groups.
 	RelayLogs string
 	ReconLogs string
+	// ClaimBucketARN is the claim-check bucket; empty without one.
+	ClaimBucketARN string
+	// ClaimKMSKeyARN encrypts its objects; empty for SSE-S3.
+	ClaimKMSKeyARN string
 }
 
 func (s Spec) resources(a Account, tableARN, queueARN string) Resources {
@@ -35,6 +39,9 @@ func (s Spec) resources(a Account, tableARN, queueARN string) Resources {
 		TargetARN: s.TargetARN(a),
 		RelayLogs: a.LogGroupARN(n.RelayLogGroup),
 		ReconLogs: a.LogGroupARN(n.ReconcilerLogGroup),
+		// Claim-check bucket: see claimbucket.go.
+		ClaimBucketARN: s.claimBucketARN(a),
+		ClaimKMSKeyARN: s.ClaimCheck.KMSKeyARN,
 	}
 }
 
@@ -59,7 +66,7 @@ func RelayPolicy(s Spec, r Resources) PolicyDocument {
 		publishStatement(s, r),
 		allow("SendToDeadLetterQueue", []string{"sqs:SendMessage"}, r.QueueARN),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.RelayLogs),
-	}, s.WithDefaults().Controls.controlStatements()...)}
+	}, append(s.WithDefaults().Controls.controlStatements(), relayClaimStatements(r)...)...)}
 }
 
 // ReconcilerPolicy is the inline policy of the reconciler's role: query the
@@ -82,7 +89,7 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 		allow("SettleOutboxItems", settle, r.TableARN),
 		publishStatement(s, r),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
-	}, s.WithDefaults().Controls.controlStatements()...)}
+	}, append(s.WithDefaults().Controls.controlStatements(), reconcilerClaimStatements(r)...)...)}
 }
 
 // SchedulerPolicy is the inline policy of the schedule's role: invoke the

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -57,6 +58,8 @@ type Provisioner struct {
 	Scheduler *scheduler.Client
 	// CloudWatch holds the pipeline's alarms.
 	CloudWatch *cloudwatch.Client
+	// S3 holds the claim-check bucket.
+	S3 *s3.Client
 	// AWS builds the client that checks that the target exists, whatever
 	// its kind.
 	AWS aws.Config
@@ -85,6 +88,7 @@ func New(cfg aws.Config, code RelayCode) *Provisioner {
 		Logs:       cloudwatchlogs.NewFromConfig(cfg),
 		Scheduler:  scheduler.NewFromConfig(cfg),
 		CloudWatch: cloudwatch.NewFromConfig(cfg),
+		S3:         s3.NewFromConfig(cfg),
 		AWS:        cfg,
 		Region:     cfg.Region,
 		Code:       code,

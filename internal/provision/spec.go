@@ -90,6 +90,9 @@ type Spec struct {
 	Reconciler ReconcilerSpec
 	// Alarms are the CloudWatch alarms on the pipeline; none by default.
 	Alarms AlarmsSpec
+	// ClaimCheck is the bucket of the events too large to publish whole;
+	// none by default.
+	ClaimCheck ClaimCheckSpec
 	// Tags are applied to every component that takes tags (not to an
 	// adopted table).
 	Tags map[string]string

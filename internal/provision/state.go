@@ -35,6 +35,12 @@ type State struct {
 	// ForceDestroy is Spec.ForceDestroy as last applied: Delete removes a
 	// table with undelivered events only with it.
 	ForceDestroy bool `json:"ForceDestroy,omitempty"`
+	// ClaimBucket is the claim-check bucket and ClaimBucketARN its ARN;
+	// ClaimBucketOwned is true when the pipeline created it (and deletes
+	// it), false when it adopted it.
+	ClaimBucket      string `json:"ClaimBucket,omitempty"`
+	ClaimBucketARN   string `json:"ClaimBucketARN,omitempty"`
+	ClaimBucketOwned bool   `json:"ClaimBucketOwned,omitempty"`
 	// TargetARN is the bus or topic the functions publish to.
 	TargetARN string `json:"TargetARN"`
 

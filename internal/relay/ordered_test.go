@@ -432,7 +432,7 @@ func reconcileWith(t *testing.T, h *harness, at time.Time, minAgeSeconds ...floa
 	if err != nil {
 		t.Fatal(err)
 	}
-	return report
+	return report.Report
 }
 
 // TestOrderedKeyStartsWithoutCursor: a key whose earlier events the relay

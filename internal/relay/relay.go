@@ -102,6 +102,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/claimsweep"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
@@ -140,6 +141,9 @@ type Clients struct {
 	// Target, when not nil, is the target's client instead: a fake of the
 	// kind's API (target.EventBridgeAPI, SNSAPI, SQSAPI) in tests.
 	Target any
+	// S3, when not nil, is the claim sweep's client instead of one built
+	// from AWS (see claims.go).
+	S3 claimsweep.S3API
 }
 
 // Options tune a Relay; the zero value is the production setting.
@@ -168,6 +172,7 @@ type Relay struct {
 	hold         store.HoldPolicy
 	processor    *batch.Processor
 	reconciler   *reconcile.Reconciler
+	claims       *claimsweep.Sweeper
 	log          *slog.Logger
 	metricsOut   io.Writer
 	functionName string
@@ -213,7 +218,12 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		hold = *opts.Hold
 	}
 	shards := max(cfg.ReconcileShards, cfg.Table.PendingShards)
+	claims, err := newClaimSweeper(cfg, clients, opts)
+	if err != nil {
+		return nil, err
+	}
 	return &Relay{
+		claims:    claims,
 		table:     cfg.Table,
 		minAge:    cfg.ReconcileMinAge,
 		store:     st,
@@ -272,15 +282,15 @@ func (r *Relay) Handle(ctx context.Context, payload json.RawMessage) (any, error
 
 var errUnknownPayload = errors.New(`unsupported payload: expected a DynamoDB stream batch ({"Records":[...]}) or a reconcile request ({"action":"reconcile","minAgeSeconds":300})`)
 
-// Reconcile runs reconcile mode.
-func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (reconcile.Report, error) {
+// Reconcile runs reconcile mode, then the claim sweep (claims.go).
+func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (ReconcileReport, error) {
 	if req.Action != ActionReconcile {
-		return reconcile.Report{}, fmt.Errorf(`unknown action %q: the only action is "reconcile"`, req.Action)
+		return ReconcileReport{}, fmt.Errorf(`unknown action %q: the only action is "reconcile"`, req.Action)
 	}
 	minAge := r.minAge
 	if req.MinAgeSeconds != nil {
 		if *req.MinAgeSeconds < 0 || *req.MinAgeSeconds > maxMinAgeSeconds {
-			return reconcile.Report{}, fmt.Errorf("minAgeSeconds is %v: expected a number of seconds from 0 to %d (a year)", *req.MinAgeSeconds, maxMinAgeSeconds)
+			return ReconcileReport{}, fmt.Errorf("minAgeSeconds is %v: expected a number of seconds from 0 to %d (a year)", *req.MinAgeSeconds, maxMinAgeSeconds)
 		}
 		minAge = time.Duration(*req.MinAgeSeconds * float64(time.Second))
 	}
@@ -293,7 +303,7 @@ func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (reconcile.
 		"poison", report.Poison, "skipped", report.Skipped, "waiting", report.Waiting, "blocked", report.Blocked, "complete", report.Complete,
 		"remainingShards", report.RemainingShards, "oldestPendingAgeSeconds", report.OldestPendingAgeSeconds,
 		"minAgeSeconds", report.MinAgeSeconds, "durationMs", r.now().Sub(start).Milliseconds())
-	return report, nil
+	return r.sweepClaims(ctx, report), nil
 }
 
 func (r *Relay) flush(ctx context.Context, m *metrics.Recorder) {

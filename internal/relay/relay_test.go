@@ -729,7 +729,7 @@ func TestReconcile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rep := got.(reconcile.Report)
+				rep := got.(relay.ReconcileReport).Report
 				if rep.ReadUnits <= 0 {
 					t.Errorf("report's read units %v, want them counted", rep.ReadUnits)
 				}
@@ -752,12 +752,12 @@ func TestReconcile(t *testing.T) {
 				}
 				// A second run finds nothing.
 				got, _ = h.relay.Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`))
-				if rep := got.(reconcile.Report); rep.Found != 0 || !rep.Complete {
+				if rep := got.(relay.ReconcileReport); rep.Found != 0 || !rep.Complete {
 					t.Errorf("second run: %+v", rep)
 				}
 				// With min age 0, the young events are published.
 				got, _ = h.relay.Handle(context.Background(), json.RawMessage(`{"action":"reconcile","minAgeSeconds":0}`))
-				if rep := got.(reconcile.Report); rep.Found != 5 || rep.Published != 5 {
+				if rep := got.(relay.ReconcileReport); rep.Found != 5 || rep.Published != 5 {
 					t.Errorf("min age 0: %+v", rep)
 				}
 			})

@@ -35,6 +35,13 @@ type Authorizer interface {
 	Authorize(p Principal, action, resourceArn string) error
 }
 
+// ContextAuthorizer is an Authorizer that also evaluates the conditions of
+// identity-based policies on the request's own condition keys (s3:prefix),
+// given by lower-case name. The IAM service implements it.
+type ContextAuthorizer interface {
+	AuthorizeContext(p Principal, action, resourceArn string, keys map[string]string) error
+}
+
 // RoleSession are temporary credentials issued for a role.
 type RoleSession struct {
 	Principal

@@ -77,6 +77,13 @@ func (r *Request) Context() context.Context {
 // text ("with an explicit deny in an identity-based policy"), prefixed with
 // "because " unless it starts with "because " or "with ".
 func (r *Request) Authorize(action, resourceArn string) error {
+	return r.AuthorizeContext(action, resourceArn, nil)
+}
+
+// AuthorizeContext is Authorize with the request's condition keys (by
+// lower-case name), which the identity-based policies' conditions may test
+// (see ContextAuthorizer).
+func (r *Request) AuthorizeContext(action, resourceArn string, keys map[string]string) error {
 	if r.Env == nil {
 		return nil
 	}
@@ -84,7 +91,12 @@ func (r *Request) Authorize(action, resourceArn string) error {
 	if a == nil {
 		return nil
 	}
-	err := a.Authorize(r.Principal, action, resourceArn)
+	var err error
+	if ca, ok := a.(ContextAuthorizer); ok && len(keys) > 0 {
+		err = ca.AuthorizeContext(r.Principal, action, resourceArn, keys)
+	} else {
+		err = a.Authorize(r.Principal, action, resourceArn)
+	}
 	if err == nil {
 		return nil
 	}

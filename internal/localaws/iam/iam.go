@@ -232,6 +232,12 @@ func effectiveSnapshot(snaps []snapshot, now time.Time, delay time.Duration) (sn
 // no identity-based policy allows the X action", "with an explicit deny in
 // an identity-based policy").
 func (s *Service) Authorize(p awsapi.Principal, action, resourceArn string) error {
+	return s.AuthorizeContext(p, action, resourceArn, nil)
+}
+
+// AuthorizeContext implements awsapi.ContextAuthorizer: Authorize, with
+// the request's condition keys for the policies' conditions.
+func (s *Service) AuthorizeContext(p awsapi.Principal, action, resourceArn string, keys map[string]string) error {
 	if p.Admin {
 		return nil
 	}
@@ -243,7 +249,7 @@ func (s *Service) Authorize(p awsapi.Principal, action, resourceArn string) erro
 		}
 		s.mu.RUnlock()
 	}
-	req := iampolicy.Request{Action: action, Resource: resourceArn, PrincipalArn: p.ARN}
+	req := iampolicy.Request{Action: action, Resource: resourceArn, PrincipalArn: p.ARN, Context: keys}
 	identity := iampolicy.Evaluate(snap.docs, req)
 	boundary, bounded := boundaryDecision(snap.boundary, req)
 	switch {

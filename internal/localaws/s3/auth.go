@@ -11,7 +11,8 @@ import (
 // authorize decides a request on resource: an explicit Deny of the
 // bucket's policy refuses it, whoever calls (the account's root keeps the
 // policy operations, as on AWS, so that a policy cannot lock its owner
-// out); otherwise the caller's identity policies decide.
+// out); otherwise the caller's identity policies decide, their conditions
+// tested on the same condition keys (s3:prefix).
 func (s *Service) authorize(req *awsapi.Request, b *bucket, action, resource string) error {
 	ownerKeepsPolicy := req.Principal.Admin && strings.HasSuffix(action, "BucketPolicy")
 	if b != nil && b.policy != "" && !ownerKeepsPolicy {
@@ -23,7 +24,7 @@ func (s *Service) authorize(req *awsapi.Request, b *bucket, action, resource str
 				" on resource: \"" + resource + "\" with an explicit deny in a resource-based policy")
 		}
 	}
-	err := req.Authorize(action, resource)
+	err := req.AuthorizeContext(action, resource, conditionKeys(req))
 	var e *awsapi.Error
 	if errors.As(err, &e) && e.Code == "AccessDeniedException" {
 		return errAccessDenied(e.Message)

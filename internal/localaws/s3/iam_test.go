@@ -44,3 +44,31 @@ func TestIdentityPolicies(t *testing.T) {
 	_, err = writer.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("grants")})
 	wantCode(t, err, "AccessDenied", 403)
 }
+
+// TestIdentityPolicyConditions: an identity policy's condition on s3:prefix
+// is tested on the request's prefix: listing outbox/ is allowed, listing
+// the bucket whole or another prefix is not.
+func TestIdentityPolicyConditions(t *testing.T) {
+	t.Parallel()
+	s := localawstest.Start(t)
+	ctx := context.Background()
+	mustBucket(t, client(s), "listed")
+	roles := iam.NewFromConfig(localawstest.Config(s))
+	if _, err := roles.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("sweeper"),
+		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := roles.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("sweeper"), PolicyName: aws.String("list"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:ListBucket","Resource":"arn:aws:s3:::listed","Condition":{"StringLike":{"s3:prefix":"outbox/*"}}}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	akid, secret, token := s.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/sweeper")
+	sweeper := s3.NewFromConfig(localawstest.ConfigWithCredentials(s, akid, secret, token))
+	if _, err := sweeper.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("listed"), Prefix: aws.String("outbox/")}); err != nil {
+		t.Errorf("listing the allowed prefix: %v", err)
+	}
+	for _, prefix := range []*string{nil, aws.String("other/")} {
+		_, err := sweeper.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("listed"), Prefix: prefix})
+		wantCode(t, err, "AccessDenied", 403)
+	}
+}

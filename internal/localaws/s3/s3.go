@@ -26,7 +26,7 @@
 // Bucket policies are evaluated by the stack's IAM policy evaluator for
 // every request on the bucket and its objects: an explicit Deny refuses the
 // request (AccessDenied); otherwise the caller's identity policies decide
-// (Request.Authorize). aws:SecureTransport is "true" for requests received
+// (Request.AuthorizeContext), their conditions tested on the same keys. aws:SecureTransport is "true" for requests received
 // over TLS and, since the stack's plain-HTTP listener stands in for AWS's
 // HTTPS endpoints, for plain-HTTP requests too, unless they carry
 // X-Forwarded-Proto: http, the proxy header of a request first made over

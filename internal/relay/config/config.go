@@ -20,6 +20,8 @@
 //	OUTBOX_RECONCILE_SHARDS    OUTBOX_PENDING_SHARDS  pending index shards the reconciler queries (≥ OUTBOX_PENDING_SHARDS)
 //	OUTBOX_PENDING_INDEX_ENABLED  true              false: no pending index; the reconciler scans the (dedicated, delete-mode) table
 //	OUTBOX_ORDERED             false                true: ordered mode, each ordering key's events published in sequence (FIFO targets only)
+//	OUTBOX_CLAIM_BUCKET        (none)               the claim-check bucket: the reconciler sweeps its uncommitted objects after each run
+//	OUTBOX_CLAIM_SWEEP_WINDOW  2h                   Go duration: how far back each sweep looks (≥ twice the reconciler's period)
 //
 // The table defaults are those of package outbox. The variables of a target
 // kind (package target) are read only for that kind, and
@@ -73,6 +75,11 @@ const (
 	// published only once its key's earlier events are. Only a FIFO queue
 	// or topic keeps that order to the consumer.
 	EnvOrdered = "OUTBOX_ORDERED"
+	// EnvClaimBucket is the claim-check bucket whose uncommitted objects
+	// the reconciler removes (package claimsweep); unset, there is no sweep.
+	EnvClaimBucket = "OUTBOX_CLAIM_BUCKET"
+	// EnvClaimSweepWindow is the sweep's window of object keys.
+	EnvClaimSweepWindow = "OUTBOX_CLAIM_SWEEP_WINDOW"
 )
 
 // Target is the kind of target events are published to.
@@ -97,9 +104,10 @@ const (
 
 // Defaults of the relay-specific settings.
 const (
-	DefaultEventBus        = target.DefaultEventBus
-	DefaultPublishedTTL    = 720 * time.Hour
-	DefaultReconcileMinAge = 5 * time.Minute
+	DefaultEventBus         = target.DefaultEventBus
+	DefaultPublishedTTL     = 720 * time.Hour
+	DefaultReconcileMinAge  = 5 * time.Minute
+	DefaultClaimSweepWindow = 2 * time.Hour
 )
 
 // Config is the relay's validated configuration.
@@ -121,6 +129,11 @@ type Config struct {
 	// Ordered is true in ordered mode: events with a sequence are published
 	// in sequence per ordering key (package batch's gate).
 	Ordered bool
+	// ClaimBucket is the claim-check bucket that the reconciler sweeps;
+	// empty for none.
+	ClaimBucket string
+	// ClaimSweepWindow is how far back a sweep looks.
+	ClaimSweepWindow time.Duration
 }
 
 // relaySettings opens the message of every error of the relay's
@@ -193,6 +206,9 @@ var variables = []variable{
 	{name: EnvOrdered, set: setOrdered, then: orderedNeedsFIFO},
 	{name: EnvReconcileMinAge, set: duration(EnvReconcileMinAge, DefaultReconcileMinAge, "use a Go duration such as \"5m\"",
 		func(c *Config) *time.Duration { return &c.ReconcileMinAge })},
+	{name: EnvClaimBucket, set: func(c *Config, v string) error { c.ClaimBucket = v; return nil }},
+	{name: EnvClaimSweepWindow, set: duration(EnvClaimSweepWindow, DefaultClaimSweepWindow, "use a Go duration such as \"2h\", at least twice the reconciler's period",
+		func(c *Config) *time.Duration { return &c.ClaimSweepWindow })},
 }
 
 func setTableName(c *Config, v string) error {

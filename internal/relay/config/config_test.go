@@ -29,6 +29,8 @@ func TestFromEnvDefaults(t *testing.T) {
 		PublishedTTL:    720 * time.Hour,
 		ReconcileMinAge: 5 * time.Minute,
 		ReconcileShards: 16,
+		// No claim-check bucket, no sweep; its window keeps its default.
+		ClaimSweepWindow: DefaultClaimSweepWindow,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
@@ -43,6 +45,7 @@ func TestFromEnvAll(t *testing.T) {
 		EnvTarget: "sns", EnvTopicARN: "arn:aws:sns:eu-west-1:123456789012:orders",
 		EnvPublishedAction: "delete", EnvPublishedTTL: "0", EnvReconcileMinAge: "90s",
 		EnvFormerSortKeyPrefixes: "OUTBOX#, OLD#", EnvReconcileShards: "64", EnvPendingIndexEnabled: "false",
+		EnvClaimBucket: "app-claims", EnvClaimSweepWindow: "10h",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +56,7 @@ func TestFromEnvAll(t *testing.T) {
 			FormerSortKeyPrefixes: []string{"OUTBOX#", " OLD#"}, NoPendingIndex: true},
 		Target:          target.Settings{Type: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders", Envelope: outbox.FormatOutbox},
 		PublishedAction: ActionDelete, PublishedTTL: 0, ReconcileMinAge: 90 * time.Second,
-		ReconcileShards: 64,
+		ReconcileShards: 64, ClaimBucket: "app-claims", ClaimSweepWindow: 10 * time.Hour,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
