@@ -48,6 +48,9 @@ func TestAccPipeline_rename(t *testing.T) {
 				"pending_index_name":   knownvalue.StringExact("outbox-pending"),
 				"pending_index_shards": knownvalue.Int64Exact(16),
 				"ttl_attribute":        knownvalue.StringExact("expiresAt"),
+				// Without claim_check there is no bucket to write to.
+				"claim_bucket":      knownvalue.Null(),
+				"claim_kms_key_arn": knownvalue.Null(),
 			})),
 		}
 	}
