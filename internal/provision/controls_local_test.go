@@ -239,7 +239,7 @@ func TestLocalTableKMSKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tableKMSKey(d)
+		return awsops.TableKMSKey(d)
 	}
 	if got := keyOf(); got != key {
 		t.Fatalf("the table's key is %q, want %q", got, key)

@@ -104,7 +104,7 @@ func (c *Provisioner) createTable(ctx context.Context, s Spec) (*types.TableDesc
 	in.Tags = dynamoTags(s.tags())
 	in.DeletionProtectionEnabled = s.Table.DeletionProtection
 	if s.Table.KMSKeyARN != "" {
-		in.SSESpecification = tableSSE(s.Table.KMSKeyARN)
+		in.SSESpecification = awsops.TableSSE(s.Table.KMSKeyARN)
 	}
 	if _, err := c.DynamoDB.CreateTable(ctx, in); err != nil {
 		return nil, err
@@ -324,22 +324,8 @@ func sameKeySchema(a, b []types.KeySchemaElement) bool {
 	return true
 }
 
-// ttlStatus returns the table's TTL attribute when TTL is enabled or being
-// enabled, else "".
-func (c *Provisioner) ttlStatus(ctx context.Context, table string) (string, error) {
-	out, err := c.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
-	if err != nil {
-		return "", err
-	}
-	if d := out.TimeToLiveDescription; d != nil &&
-		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
-		return aws.ToString(d.AttributeName), nil
-	}
-	return "", nil
-}
-
 func (c *Provisioner) ensureTTL(ctx context.Context, s Spec, st *State) error {
-	attr, err := c.ttlStatus(ctx, st.TableName)
+	attr, err := awsops.TTLAttribute(ctx, c.DynamoDB, st.TableName)
 	if err != nil {
 		return fmt.Errorf("reading its TTL: %w", err)
 	}
@@ -518,7 +504,7 @@ func (c *Provisioner) readTable(ctx context.Context, s Spec, st *State, d *Drift
 	case !s.Table.PendingIndexDisabled && !found:
 		d.AddMissing(ComponentPendingIndex)
 	}
-	attr, err := c.ttlStatus(ctx, st.TableName)
+	attr, err := awsops.TTLAttribute(ctx, c.DynamoDB, st.TableName)
 	if err != nil {
 		return fmt.Errorf("reading table (%s) TTL: %w", st.TableName, err)
 	}
@@ -546,8 +532,8 @@ func (c *Provisioner) lookupTable(ctx context.Context, p *pass) error {
 		st.TTLAttribute = t.TTLAttribute
 		st.PendingIndexARN = IndexARN(st.TableARN, t.PendingIndexName)
 		s.Table.DeletionProtection = ptr(aws.ToBool(desc.DeletionProtectionEnabled))
-		s.Table.KMSKeyARN = tableKMSKey(desc)
-		if pitr, err := c.pointInTimeRecovery(ctx, t.Name); err == nil {
+		s.Table.KMSKeyARN = awsops.TableKMSKey(desc)
+		if pitr, err := awsops.PointInTimeRecovery(ctx, c.DynamoDB, t.Name); err == nil {
 			s.Table.PointInTimeRecovery = ptr(pitr)
 		}
 	}
@@ -587,17 +573,6 @@ var tableComponent = componentDef{
 	Remove: (*Provisioner).deleteTable, Lookup: (*Provisioner).lookupTable,
 }
 
-// pointInTimeRecovery reports whether the table has point-in-time recovery.
-func (c *Provisioner) pointInTimeRecovery(ctx context.Context, table string) (bool, error) {
-	out, err := c.DynamoDB.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
-	if err != nil {
-		return false, err
-	}
-	d := out.ContinuousBackupsDescription
-	return d != nil && d.PointInTimeRecoveryDescription != nil &&
-		d.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == types.PointInTimeRecoveryStatusEnabled, nil
-}
-
 // ensureTableProtection brings the deletion protection and point-in-time
 // recovery of a dedicated table to the Spec's.
 func (c *Provisioner) ensureTableProtection(ctx context.Context, s Spec, st *State) error {
@@ -615,9 +590,9 @@ func (c *Provisioner) ensureTableProtection(ctx context.Context, s Spec, st *Sta
 			return err
 		}
 	}
-	if want := s.Table.KMSKeyARN; tableKMSKey(desc) != want {
+	if want := s.Table.KMSKeyARN; awsops.TableKMSKey(desc) != want {
 		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
-			TableName: aws.String(st.TableName), SSESpecification: tableSSE(want),
+			TableName: aws.String(st.TableName), SSESpecification: awsops.TableSSE(want),
 		}); err != nil {
 			return fmt.Errorf("setting its encryption key to %q: %w", want, err)
 		}
@@ -625,7 +600,7 @@ func (c *Provisioner) ensureTableProtection(ctx context.Context, s Spec, st *Sta
 			return err
 		}
 	}
-	have, err := c.pointInTimeRecovery(ctx, st.TableName)
+	have, err := awsops.PointInTimeRecovery(ctx, c.DynamoDB, st.TableName)
 	if err != nil {
 		return fmt.Errorf("reading its point-in-time recovery: %w", err)
 	}
@@ -650,10 +625,10 @@ func (c *Provisioner) readTableProtection(ctx context.Context, s Spec, st State,
 	if aws.ToBool(desc.DeletionProtectionEnabled) != *s.Table.DeletionProtection {
 		fields = append(fields, "deletion_protection")
 	}
-	if tableKMSKey(desc) != s.Table.KMSKeyARN {
+	if awsops.TableKMSKey(desc) != s.Table.KMSKeyARN {
 		fields = append(fields, "kms_key_arn")
 	}
-	pitr, err := c.pointInTimeRecovery(ctx, st.TableName)
+	pitr, err := awsops.PointInTimeRecovery(ctx, c.DynamoDB, st.TableName)
 	if err != nil {
 		return fmt.Errorf("reading table (%s) point-in-time recovery: %w", st.TableName, err)
 	}
@@ -678,23 +653,6 @@ func (c *Provisioner) unprotectTable(ctx context.Context, table string) error {
 	}
 	_, err = c.waitTableActive(ctx, table)
 	return err
-}
-
-// tableSSE is the SSESpecification of a customer managed key, or of the
-// AWS owned key when key is empty.
-func tableSSE(key string) *types.SSESpecification {
-	if key == "" {
-		return &types.SSESpecification{Enabled: aws.Bool(false)}
-	}
-	return &types.SSESpecification{Enabled: aws.Bool(true), SSEType: types.SSETypeKms, KMSMasterKeyId: aws.String(key)}
-}
-
-// tableKMSKey is the ARN of the table's KMS key; "" for the AWS owned key.
-func tableKMSKey(d *types.TableDescription) string {
-	if d.SSEDescription == nil || d.SSEDescription.Status != types.SSEStatusEnabled {
-		return ""
-	}
-	return aws.ToString(d.SSEDescription.KMSMasterKeyArn)
 }
 
 // TagAdoptedBy is set on an adopted table to the name of the pipeline that

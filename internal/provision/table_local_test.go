@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -156,7 +157,7 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	if len(desc.GlobalSecondaryIndexes) != 0 {
 		t.Errorf("the pending index is still there: %v", desc.GlobalSecondaryIndexes)
 	}
-	if attr, err := c.ttlStatus(ctx, "app"); err != nil || attr != "ttl" {
+	if attr, err := awsops.TTLAttribute(ctx, c.DynamoDB, "app"); err != nil || attr != "ttl" {
 		t.Errorf("the table's own TTL = %q, %v; want it kept", attr, err)
 	}
 	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
@@ -188,7 +189,7 @@ func TestLocalProtectionUpdatesInPlace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pitr, err := c.pointInTimeRecovery(ctx, st.TableName)
+		pitr, err := awsops.PointInTimeRecovery(ctx, c.DynamoDB, st.TableName)
 		if err != nil {
 			t.Fatal(err)
 		}

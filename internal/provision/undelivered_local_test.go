@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -57,7 +58,7 @@ func TestLocalDeleteKeepsUndeliveredEvents(t *testing.T) {
 	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
 		t.Fatalf("the dedicated table has no deletion protection by default (err %v)", err)
 	}
-	if on, err := c.pointInTimeRecovery(ctx, st.TableName); err != nil || !on {
+	if on, err := awsops.PointInTimeRecovery(ctx, c.DynamoDB, st.TableName); err != nil || !on {
 		t.Fatalf("the dedicated table has no point-in-time recovery by default: %t, %v", on, err)
 	}
 	if _, err := c.DynamoDB.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(st.TableName)}); err == nil {

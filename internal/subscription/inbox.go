@@ -200,7 +200,7 @@ func (c *Provisioner) createInbox(ctx context.Context, name string, in InboxSpec
 	input.DeletionProtectionEnabled = in.DeletionProtection
 	input.Tags = awsops.TagList(tags, func(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} })
 	if in.KMSKeyARN != "" {
-		input.SSESpecification = tableSSE(in.KMSKeyARN)
+		input.SSESpecification = awsops.TableSSE(in.KMSKeyARN)
 	}
 	if _, err := c.DynamoDB.CreateTable(ctx, input); err != nil {
 		return nil, err
@@ -234,12 +234,12 @@ func (c *Provisioner) ensureInboxSettings(ctx context.Context, name string, in I
 			return fmt.Errorf("setting its deletion protection to %t: %w", want, err)
 		}
 	}
-	if want := in.KMSKeyARN; tableKMSKey(desc) != want {
-		if err := c.updateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), SSESpecification: tableSSE(want)}); err != nil {
+	if want := in.KMSKeyARN; awsops.TableKMSKey(desc) != want {
+		if err := c.updateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), SSESpecification: awsops.TableSSE(want)}); err != nil {
 			return fmt.Errorf("setting its encryption key to %q: %w", want, err)
 		}
 	}
-	have, err := c.pointInTimeRecovery(ctx, name)
+	have, err := awsops.PointInTimeRecovery(ctx, c.DynamoDB, name)
 	if err != nil {
 		return fmt.Errorf("reading its point-in-time recovery: %w", err)
 	}
@@ -258,7 +258,7 @@ func (c *Provisioner) ensureInboxSettings(ctx context.Context, name string, in I
 // it did. A table has one TTL attribute: TTL on another one is refused,
 // since the kit's entries would never expire.
 func (c *Provisioner) enableInboxTTL(ctx context.Context, name string) (bool, error) {
-	attr, err := c.ttlAttribute(ctx, name)
+	attr, err := awsops.TTLAttribute(ctx, c.DynamoDB, name)
 	switch {
 	case err != nil:
 		return false, fmt.Errorf("reading its TTL: %w", err)
@@ -290,11 +290,11 @@ func (c *Provisioner) observeInbox(ctx context.Context, in *InboxState) error {
 	}
 	in.TableARN = aws.ToString(desc.TableArn)
 	in.DeletionProtection = aws.ToBool(desc.DeletionProtectionEnabled)
-	in.KMSKeyARN = tableKMSKey(desc)
-	if in.TTLAttribute, err = c.ttlAttribute(ctx, in.TableName); err != nil {
+	in.KMSKeyARN = awsops.TableKMSKey(desc)
+	if in.TTLAttribute, err = awsops.TTLAttribute(ctx, c.DynamoDB, in.TableName); err != nil {
 		return fmt.Errorf("reading the TTL of inbox table (%s): %w", in.TableName, err)
 	}
-	if in.PointInTimeRecovery, err = c.pointInTimeRecovery(ctx, in.TableName); err != nil {
+	if in.PointInTimeRecovery, err = awsops.PointInTimeRecovery(ctx, c.DynamoDB, in.TableName); err != nil {
 		return fmt.Errorf("reading the point-in-time recovery of inbox table (%s): %w", in.TableName, err)
 	}
 	return nil
@@ -482,48 +482,6 @@ func (c *Provisioner) waitTableActive(ctx context.Context, name string) (*types.
 		return d.TableStatus == types.TableStatusActive, nil
 	})
 	return desc, err
-}
-
-// ttlAttribute returns the table's TTL attribute when TTL is enabled or
-// being enabled, else "".
-func (c *Provisioner) ttlAttribute(ctx context.Context, table string) (string, error) {
-	out, err := c.DynamoDB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
-	if err != nil {
-		return "", err
-	}
-	if d := out.TimeToLiveDescription; d != nil &&
-		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
-		return aws.ToString(d.AttributeName), nil
-	}
-	return "", nil
-}
-
-// pointInTimeRecovery reports whether the table has point-in-time recovery.
-func (c *Provisioner) pointInTimeRecovery(ctx context.Context, table string) (bool, error) {
-	out, err := c.DynamoDB.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
-	if err != nil {
-		return false, err
-	}
-	d := out.ContinuousBackupsDescription
-	return d != nil && d.PointInTimeRecoveryDescription != nil &&
-		d.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == types.PointInTimeRecoveryStatusEnabled, nil
-}
-
-// tableSSE is the SSESpecification of a customer managed key, or of the
-// AWS owned key when key is empty.
-func tableSSE(key string) *types.SSESpecification {
-	if key == "" {
-		return &types.SSESpecification{Enabled: aws.Bool(false)}
-	}
-	return &types.SSESpecification{Enabled: aws.Bool(true), SSEType: types.SSETypeKms, KMSMasterKeyId: aws.String(key)}
-}
-
-// tableKMSKey is the ARN of the table's KMS key; "" for the AWS owned key.
-func tableKMSKey(d *types.TableDescription) string {
-	if d.SSEDescription == nil || d.SSEDescription.Status != types.SSEStatusEnabled {
-		return ""
-	}
-	return aws.ToString(d.SSEDescription.KMSMasterKeyArn)
 }
 
 func (c *Provisioner) tableTags(ctx context.Context, arn string) (map[string]string, error) {

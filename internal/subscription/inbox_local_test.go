@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
@@ -185,7 +186,7 @@ func TestSubscriptionLocalInboxAdopted(t *testing.T) {
 		t.Fatalf("Delete: %v", err)
 	}
 	componenttest.CheckInventory(t, ctx, stack, before, "Delete of a subscription with an adopted inbox")
-	ttl, err := c.ttlAttribute(ctx, "shared-inbox")
+	ttl, err := awsops.TTLAttribute(ctx, c.DynamoDB, "shared-inbox")
 	tags, terr := c.tableTags(ctx, st.Inbox.TableARN)
 	if err != nil || terr != nil || ttl != "" || len(tags) != 0 {
 		t.Errorf("the released table: TTL %q (%v), tags %v (%v); want TTL off and no tags", ttl, err, tags, terr)

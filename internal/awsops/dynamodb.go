@@ -1,0 +1,54 @@
+package awsops
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The settings of a DynamoDB table that both a pipeline's table and a
+// subscription's inbox have: TTL, point-in-time recovery and KMS.
+
+// TTLAttribute returns the table's TTL attribute when TTL is enabled or
+// being enabled, else "".
+func TTLAttribute(ctx context.Context, c *dynamodb.Client, table string) (string, error) {
+	out, err := c.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+	if err != nil {
+		return "", err
+	}
+	if d := out.TimeToLiveDescription; d != nil &&
+		(d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+		return aws.ToString(d.AttributeName), nil
+	}
+	return "", nil
+}
+
+// PointInTimeRecovery reports whether the table has point-in-time recovery.
+func PointInTimeRecovery(ctx context.Context, c *dynamodb.Client, table string) (bool, error) {
+	out, err := c.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+	if err != nil {
+		return false, err
+	}
+	d := out.ContinuousBackupsDescription
+	return d != nil && d.PointInTimeRecoveryDescription != nil &&
+		d.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == types.PointInTimeRecoveryStatusEnabled, nil
+}
+
+// TableSSE is the SSESpecification of a customer managed key, or of the
+// AWS owned key when key is empty.
+func TableSSE(key string) *types.SSESpecification {
+	if key == "" {
+		return &types.SSESpecification{Enabled: aws.Bool(false)}
+	}
+	return &types.SSESpecification{Enabled: aws.Bool(true), SSEType: types.SSETypeKms, KMSMasterKeyId: aws.String(key)}
+}
+
+// TableKMSKey is the ARN of the table's KMS key; "" for the AWS owned key.
+func TableKMSKey(d *types.TableDescription) string {
+	if d.SSEDescription == nil || d.SSEDescription.Status != types.SSEStatusEnabled {
+		return ""
+	}
+	return aws.ToString(d.SSEDescription.KMSMasterKeyArn)
+}
