@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -16,16 +15,9 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
-
-// cancelled is a DynamoDB client whose transactions never commit: the
-// writer stored the object, the item never exists.
-type cancelled struct{ *dynamodb.Client }
-
-func (cancelled) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return nil, errors.New("TransactionCanceledException")
-}
 
 // TestReconcileSweepsClaims: with OUTBOX_CLAIM_BUCKET, a reconcile run
 // sweeps the bucket afterwards: the object of a transaction that never
@@ -50,7 +42,7 @@ func TestReconcileSweepsClaims(t *testing.T) {
 	}
 	event := outbox.Event{Source: "com.example.files", DetailType: "FileStored",
 		Detail: json.RawMessage(`{"blob":"` + strings.Repeat("x", outbox.MaxEntryBytes) + `"}`)}
-	for _, client := range []outbox.TransactWriter{ddb, cancelled{ddb}} {
+	for _, client := range []outbox.TransactWriter{ddb, relaytest.CancelledTransactions{Client: ddb}} {
 		w, err := outbox.NewWriter(client, rc.Table, outbox.WithClaimCheck(objects, "orders-claims"))
 		if err != nil {
 			t.Fatal(err)

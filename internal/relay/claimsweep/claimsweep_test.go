@@ -3,7 +3,6 @@ package claimsweep_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -15,16 +14,9 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/claimsweep"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
-
-// failingTransactions is a DynamoDB client whose transactions are
-// cancelled: the writer has stored the object, the item never commits.
-type failingTransactions struct{ *dynamodb.Client }
-
-func (failingTransactions) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return nil, errors.New("TransactionCanceledException")
-}
 
 func large(tag string) outbox.Event {
 	return outbox.Event{PartitionKey: "FILE#" + tag, Source: "com.example.files", DetailType: "FileStored",
@@ -52,7 +44,7 @@ func TestSweepRemovesOnlyUncommittedObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failing, err := outbox.NewWriter(failingTransactions{ddb}, table, outbox.WithClaimCheck(objects, "claims"))
+	failing, err := outbox.NewWriter(relaytest.CancelledTransactions{Client: ddb}, table, outbox.WithClaimCheck(objects, "claims"))
 	if err != nil {
 		t.Fatal(err)
 	}
