@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -62,11 +63,15 @@ func (d *deliveries) queue(name string) (string, string) {
 	return *out.QueueUrl, arn
 }
 
-// receive receives n messages from a queue, as a Lambda SQS event.
+// receive receives n messages from a queue, as a Lambda SQS event. It
+// first waits for all n to arrive: a FIFO queue returns none of a group's
+// later messages while an earlier one is in flight, so receiving before
+// the last delivery would hold that group until the visibility timeout.
 func (d *deliveries) receive(url, arn string, n int) events.SQSEvent {
 	d.t.Helper()
-	var ev events.SQSEvent
 	deadline := time.Now().Add(30 * time.Second)
+	d.awaitVisible(url, n, deadline)
+	var ev events.SQSEvent
 	for len(ev.Records) < n && time.Now().Before(deadline) {
 		out, err := d.queues.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(url),
 			MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
@@ -83,6 +88,27 @@ func (d *deliveries) receive(url, arn string, n int) events.SQSEvent {
 		d.t.Fatalf("received %d messages from %s, want %d", len(ev.Records), url, n)
 	}
 	return ev
+}
+
+// awaitVisible waits until the queue holds n visible messages.
+func (d *deliveries) awaitVisible(url string, n int, deadline time.Time) {
+	d.t.Helper()
+	want := strconv.Itoa(n)
+	for {
+		out, err := d.queues.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
+		if err != nil {
+			d.t.Fatal(err)
+		}
+		got := out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)]
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("%s holds %s visible messages, want %d", url, got, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // publishSNS publishes r as the relay does to a topic: the envelope, with
