@@ -108,14 +108,52 @@ func (r Record) EnvelopeJSON() []byte {
 func (r Record) EventBridgeEntrySize() int { return r.EventBridgeEntrySizeIn(FormatOutbox) }
 
 // PublishedSize is the largest size of r on any target in any format: its
-// EventBridge entry and its SNS or SQS message body, each in every
-// envelope format. The event must fit whichever the pipeline uses.
+// EventBridge entry and its SNS or SQS message (the body and the message
+// attributes), each in every envelope format. The event must fit
+// whichever the pipeline uses.
 func (r Record) PublishedSize() int {
 	size := 0
 	for _, f := range Formats {
-		size = max(size, r.EventBridgeEntrySizeIn(f), len(r.MessageIn(f)))
+		size = max(size, r.EventBridgeEntrySizeIn(f), r.MessageSizeIn(f))
 	}
 	return size
+}
+
+// The string message attributes of every SNS and SQS message the relay
+// publishes: the event's source and detail type, for subscription filter
+// policies, and the W3C trace context of an event written with one, as
+// OpenTelemetry's messaging instrumentations read it.
+const (
+	MessageAttrSource      = "source"
+	MessageAttrDetailType  = "detail-type"
+	MessageAttrTraceParent = "traceparent"
+	MessageAttrTraceState  = "tracestate"
+)
+
+// messageAttrDataType is the data type of every message attribute.
+const messageAttrDataType = "String"
+
+// MessageAttributes are the string message attributes of r's SNS or SQS
+// message, by name. The relay publishes an event's trace context as that
+// of its own span, a W3C traceparent of the same length.
+func (r Record) MessageAttributes() map[string]string {
+	attrs := map[string]string{MessageAttrSource: r.Source, MessageAttrDetailType: r.DetailType}
+	for name, v := range map[string]string{MessageAttrTraceParent: r.TraceParent, MessageAttrTraceState: r.TraceState} {
+		if v != "" {
+			attrs[name] = v
+		}
+	}
+	return attrs
+}
+
+// MessageSizeIn is what SNS and SQS count for r's message in format f: the
+// body and, for each message attribute, its name, data type and value.
+func (r Record) MessageSizeIn(f Format) int {
+	n := len(r.MessageIn(f))
+	for name, v := range r.MessageAttributes() {
+		n += len(name) + len(messageAttrDataType) + len(v)
+	}
+	return n
 }
 
 // Envelope formats: how a target carries an event, the pipeline's

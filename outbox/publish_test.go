@@ -41,15 +41,25 @@ func TestCloudEvent(t *testing.T) {
 }
 
 // TestPublishedSizeCoversEveryFormat: the size the writer checks is at
-// least the size of the entry and of the message in every format.
+// least the size of the entry and of the message in every format, and a
+// message's size counts its attributes, as SNS and SQS do.
 func TestPublishedSizeCoversEveryFormat(t *testing.T) {
 	t.Parallel()
 	r := outbox.Record{PartitionKey: strings.Repeat("P", 900), EventID: "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF", Source: "s", DetailType: "d",
 		Detail: json.RawMessage(`{}`), OccurredAt: time.Unix(0, 0)}
 	for _, f := range outbox.Formats {
-		if n := max(r.EventBridgeEntrySizeIn(f), len(r.MessageIn(f))); r.PublishedSize() < n {
+		if n := max(r.EventBridgeEntrySizeIn(f), r.MessageSizeIn(f)); r.PublishedSize() < n {
 			t.Errorf("PublishedSize %d < %d in format %s", r.PublishedSize(), n, f)
 		}
+	}
+	traced := r
+	traced.TraceParent, traced.TraceState = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "vendor=blue"
+	// source, detail-type, traceparent and tracestate, each with its
+	// data type "String".
+	attrs := len("source"+"String"+"s") + len("detail-type"+"String"+"d") +
+		len("traceparent"+"String") + len(traced.TraceParent) + len("tracestate"+"String"+"vendor=blue")
+	if got, want := traced.MessageSizeIn(outbox.FormatOutbox), len(traced.MessageIn(outbox.FormatOutbox))+attrs; got != want {
+		t.Errorf("MessageSizeIn = %d, want the body and the attributes, %d", got, want)
 	}
 	if r.PublishedSize() <= len(r.EnvelopeJSON()) {
 		t.Errorf("a long aggregate makes the CloudEvent the largest, but PublishedSize is %d", r.PublishedSize())

@@ -8,15 +8,12 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
-// messageAttributes are the string message attributes of r's SNS or SQS
-// message, each made by value: its source and detail type, and its trace
-// context when it has one.
+// messageAttributes are r's message attributes (outbox.MessageAttributes),
+// each made by value.
 func messageAttributes[V any](r outbox.Record, value func(string) V) map[string]V {
-	attrs := map[string]V{AttrSource: value(r.Source), AttrDetailType: value(r.DetailType)}
-	for name, v := range map[string]string{AttrTraceParent: r.TraceParent, AttrTraceState: r.TraceState} {
-		if v != "" {
-			attrs[name] = value(v)
-		}
+	attrs := map[string]V{}
+	for name, v := range r.MessageAttributes() {
+		attrs[name] = value(v)
 	}
 	return attrs
 }

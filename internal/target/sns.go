@@ -22,13 +22,6 @@ const SNS Type = "sns"
 // EnvTopicARN is the sns kind's topic, standard or FIFO.
 const EnvTopicARN = "OUTBOX_TOPIC_ARN"
 
-// Message attributes set on every SNS and SQS message, for subscription
-// filter policies and consumers.
-const (
-	AttrSource     = "source"
-	AttrDetailType = "detail-type"
-)
-
 var topicARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$`)
 
 func init() { register(snsKind{}) }

@@ -52,7 +52,7 @@ func TestSQSSendsEnvelopes(t *testing.T) {
 		if err := json.Unmarshal([]byte(m.body), &ev); err != nil || ev.Detail.Metadata.EventID != records[i].EventID || string(ev.Detail.Data) != `{"total":3}` {
 			t.Fatalf("message %d: %s (%v)", i, m.body, err)
 		}
-		if m.attrs[AttrSource] != "com.example.orders" || m.attrs[AttrDetailType] != "OrderPlaced" || m.group != "" || m.dedup != "" {
+		if m.attrs[outbox.MessageAttrSource] != "com.example.orders" || m.attrs[outbox.MessageAttrDetailType] != "OrderPlaced" || m.group != "" || m.dedup != "" {
 			t.Fatalf("message %d: attributes %v, group %q, dedup %q", i, m.attrs, m.group, m.dedup)
 		}
 	}
@@ -232,6 +232,30 @@ func TestFIFOLanes(t *testing.T) {
 		}
 		if slices.Contains(seq, 0) && !slices.Contains(seq, 24) {
 			t.Errorf("the hot group is split across lanes: %v", l)
+		}
+	}
+}
+
+// TestMessageSizeIsTheContracts: the size SNS and SQS count for the
+// message the relay sends, body and attributes, is the size the writer
+// checks (outbox.Record.MessageSizeIn), in every format, with and without
+// a trace context, so that an event the writer accepts is never refused
+// by a topic or a queue for its size.
+func TestMessageSizeIsTheContracts(t *testing.T) {
+	t.Parallel()
+	r := aggregateRecords([]string{"order-1"}, 1, `{"total":3}`)[0]
+	traced := r
+	traced.TraceParent, traced.TraceState = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "vendor=blue"
+	for _, rec := range []outbox.Record{r, traced} {
+		for _, f := range outbox.Formats {
+			body := string(rec.MessageIn(f))
+			sns := snsEntry(rec, body, true)
+			if got, want := MessageSize(body, sns.MessageAttributes), rec.MessageSizeIn(f); got != want {
+				t.Errorf("SNS message in %s: %d bytes, the writer counts %d", f, got, want)
+			}
+			if got, want := sqsMessageSize(sqsEntry(rec, body, true)), rec.MessageSizeIn(f); got != want {
+				t.Errorf("SQS message in %s: %d bytes, the writer counts %d", f, got, want)
+			}
 		}
 	}
 }

@@ -19,13 +19,6 @@ import (
 // operations command's replay.
 const TracerName = "github.com/outboxkit/terraform-provider-outbox/relay"
 
-// Message attributes of the W3C trace context on SNS and SQS messages, as
-// OpenTelemetry's messaging instrumentations read them.
-const (
-	AttrTraceParent = "traceparent"
-	AttrTraceState  = "tracestate"
-)
-
 // tracedPublisher continues each event's trace: for an event written with
 // a trace context it starts a producer span, child of the writer's span
 // (and linked to the span of the caller's context, an invocation of the

@@ -51,11 +51,11 @@ func TestMessagesCarryThePublishingSpan(t *testing.T) {
 		if len(ended) != 1 || ended[0].Parent().SpanID().String() != "00f067aa0ba902b7" {
 			t.Fatalf("%s: spans %v, want one child of the writer's", kind, ended)
 		}
-		sent := f.accepted[0].attrs[AttrTraceParent]
+		sent := f.accepted[0].attrs[outbox.MessageAttrTraceParent]
 		if traceSpanID(outbox.ContextWithTrace(context.Background(), sent, "")) != ended[0].SpanContext().SpanID().String() {
 			t.Errorf("%s: the message's traceparent %q is not the publishing span's", kind, sent)
 		}
-		if _, ok := f.accepted[1].attrs[AttrTraceParent]; ok {
+		if _, ok := f.accepted[1].attrs[outbox.MessageAttrTraceParent]; ok {
 			t.Errorf("%s: an untraced event carries %v", kind, f.accepted[1].attrs)
 		}
 	}
