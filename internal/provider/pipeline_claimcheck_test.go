@@ -208,27 +208,37 @@ func checkClaimedBody(ctx context.Context, objects *s3.Client, b publishedBody, 
 		}
 		return nil
 	}
-	bucket, key, ok := strings.Cut(strings.TrimPrefix(ref.URI, "s3://"), "/")
-	if !ok || len(b.Detail.Data) > 0 {
-		return fmt.Errorf("dataRef %+v with data %d bytes", ref, len(b.Detail.Data))
+	if len(b.Detail.Data) > 0 || ref.Size != int64(len(want)) {
+		return fmt.Errorf("dataRef %+v with data %d bytes; want a reference to the %d bytes written alone", ref, len(b.Detail.Data), len(want))
+	}
+	return fetchClaimed(ctx, objects, ref.URI, ref.SHA256, want)
+}
+
+// fetchClaimed fetches the object of a published reference (an S3 URI)
+// and checks that its content has the published SHA-256, is the data
+// written and is encrypted.
+func fetchClaimed(ctx context.Context, objects *s3.Client, uri, sha string, want []byte) error {
+	bucket, key, ok := strings.Cut(strings.TrimPrefix(uri, "s3://"), "/")
+	if !ok || !strings.HasPrefix(uri, "s3://") {
+		return fmt.Errorf("the reference %q is not an s3://bucket/key URI", uri)
 	}
 	out, err := objects.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
-		return fmt.Errorf("fetching %s: %w", ref.URI, err)
+		return fmt.Errorf("fetching %s: %w", uri, err)
 	}
 	body, err := io.ReadAll(out.Body)
 	if cerr := out.Body.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", ref.URI, err)
+		return fmt.Errorf("reading %s: %w", uri, err)
 	}
 	sum := sha256.Sum256(body)
-	if hex.EncodeToString(sum[:]) != ref.SHA256 || int64(len(body)) != ref.Size || string(body) != string(want) {
-		return fmt.Errorf("the object of %d bytes does not match its reference %+v or the data written (%d bytes)", len(body), ref, len(want))
+	if hex.EncodeToString(sum[:]) != sha || string(body) != string(want) {
+		return fmt.Errorf("the object %s of %d bytes does not match its published SHA-256 %s or the data written (%d bytes)", uri, len(body), sha, len(want))
 	}
 	if out.ServerSideEncryption == "" {
-		return fmt.Errorf("%s is not encrypted", ref.URI)
+		return fmt.Errorf("%s is not encrypted", uri)
 	}
 	return nil
 }

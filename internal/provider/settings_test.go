@@ -16,17 +16,39 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
+	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 )
 
-// Every limit of a Spec field reaches its attribute: its validator, and
-// the allowed values in its description.
+// Every limit of a Spec field, the pipeline's and the subscription's,
+// reaches its attribute: its validator, and the allowed values in its
+// description.
 func TestLimitsReachTheirAttributes(t *testing.T) {
 	t.Parallel()
 	sch := (&PipelineResource{}).schema(context.Background())
+	if n := checkLimitsReach(t, sch, specFieldPaths(), provision.Limit); n < 20 {
+		t.Errorf("%d settings of the pipeline have a limit", n)
+	}
+	if n := checkLimitsReach(t, subscriptionSchema(), subscriptionFieldPaths(), subscription.Limit); n != 5 {
+		t.Errorf("%d settings of the subscription have a limit, want its 5 whole numbers", n)
+	}
+	for _, s := range []schema.Schema{sch, subscriptionSchema()} {
+		eachAttribute(s.Attributes, "", func(n string, a schema.Attribute) {
+			if strings.Contains(a.GetMarkdownDescription(), limitMark) {
+				t.Errorf("%s: %s in a description without a limit", n, limitMark)
+			}
+		})
+	}
+}
+
+// checkLimitsReach checks that each Spec field in paths that has a limit
+// has its validator and states the limit in its attribute's description;
+// it returns how many have one.
+func checkLimitsReach(t *testing.T, sch schema.Schema, paths map[string]path.Path, limitOf func(string) (validation.Limit, bool)) int {
+	t.Helper()
 	limited := 0
-	for field, p := range specFieldPaths() {
-		l, ok := provision.Limit(field)
+	for field, p := range paths {
+		l, ok := limitOf(field)
 		if !ok {
 			continue
 		}
@@ -52,16 +74,7 @@ func TestLimitsReachTheirAttributes(t *testing.T) {
 			t.Errorf("%s has no validator of its limit", dotted(p))
 		}
 	}
-	if limited < 20 {
-		t.Errorf("%d settings have a limit", limited)
-	}
-	for _, s := range []schema.Schema{sch, subscriptionSchema()} {
-		eachAttribute(s.Attributes, "", func(n string, a schema.Attribute) {
-			if strings.Contains(a.GetMarkdownDescription(), limitMark) {
-				t.Errorf("%s: %s in a description without a limit", n, limitMark)
-			}
-		})
-	}
+	return limited
 }
 
 // limitValidatorOf is the validator of the limit of a, if it has one.

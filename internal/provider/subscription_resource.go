@@ -126,7 +126,7 @@ func (r *SubscriptionResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		},
 	}
 	declareSettings(resp.Schema.Attributes, settingsDeclaration{
-		model: reflect.TypeFor[SubscriptionResourceModel](), defaults: subscription.Spec{}.WithDefaults(), summary: subscriptionInvalid,
+		model: reflect.TypeFor[SubscriptionResourceModel](), defaults: subscription.Spec{}.WithDefaults(), limit: subscription.Limit, summary: subscriptionInvalid,
 	})
 }
 
@@ -136,10 +136,10 @@ const subscriptionInvalid = "Invalid outbox subscription configuration"
 // subscriptionQueueAttribute is the queue object of outbox_subscription.
 func subscriptionQueueAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("The consumer's queue.", map[string]schema.Attribute{
-		"visibility_timeout_seconds": intSetting("How long a received message stays hidden from other consumers, 0 to 43200 seconds; longer than the consumer takes to process a message."),
-		"message_retention_seconds":  intSetting("How long the queue keeps a message, 60 to 1209600 seconds (14 days)."),
-		"receive_wait_time_seconds":  intSetting("Long polling: how long `ReceiveMessage` waits for a message, 0 to 20 seconds."),
-		"max_receive_count":          intSetting("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, 1 to 1000."),
+		"visibility_timeout_seconds": intSetting("How long a received message stays hidden from other consumers, {limit}; longer than the consumer takes to process a message."),
+		"message_retention_seconds":  intSetting("How long the queue keeps a message, {limit} (14 days)."),
+		"receive_wait_time_seconds":  intSetting("Long polling: how long `ReceiveMessage` waits for a message, {limit}."),
+		"max_receive_count":          intSetting("Receives of a message that was not deleted before SQS moves it to the dead-letter queue, {limit}."),
 		"kms_master_key_id": schema.StringAttribute{
 			Optional: true,
 			MarkdownDescription: "KMS key (id, ARN or alias) that encrypts both queues; unset uses SQS-managed encryption (SSE-SQS). " +
@@ -152,7 +152,7 @@ func subscriptionQueueAttribute() schema.SingleNestedAttribute {
 // outbox_subscription.
 func subscriptionDeadLetterAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("The dead-letter queue, which receives the messages that the consumer failed to process `queue.max_receive_count` times.", map[string]schema.Attribute{
-		"message_retention_seconds": intSetting("How long the dead-letter queue keeps a message, 60 to 1209600 seconds; at least `queue.message_retention_seconds`, " +
+		"message_retention_seconds": intSetting("How long the dead-letter queue keeps a message, {limit}; at least `queue.message_retention_seconds`, " +
 			"since a dead letter keeps the time it was first enqueued."),
 	})
 }
@@ -259,15 +259,11 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 	resp.Diagnostics.Append(fieldDiagnostic(subscriptionInvalid, p, ve.Problem, ve.Fix))
 }
 
-// validateUnset reports explicit zeros and empty strings that the
-// subscription package would read as "use the default".
+// validateUnset reports empty strings and sets that the subscription
+// package would read as "use the default". An explicit 0 that it would
+// read so is outside the attribute's limit, which its validator reports.
 func (m *SubscriptionResourceModel) validateUnset() diag.Diagnostics {
 	var diags diag.Diagnostics
-	zero := func(p path.Path, v types.Int64, fix string) {
-		if !v.IsNull() && !v.IsUnknown() && v.ValueInt64() == 0 {
-			diags.AddAttributeError(p, "Invalid outbox subscription configuration", fmt.Sprintf("%s is 0: %s.", dotted(p), fix))
-		}
-	}
 	empty := func(p path.Path, v types.String, fix string) {
 		if !v.IsNull() && !v.IsUnknown() && strings.TrimSpace(v.ValueString()) == "" {
 			diags.AddAttributeError(p, "Invalid outbox subscription configuration", fmt.Sprintf("%s is empty: %s.", dotted(p), fix))
@@ -283,12 +279,7 @@ func (m *SubscriptionResourceModel) validateUnset() diag.Diagnostics {
 	}
 	if q := m.Queue; q != nil {
 		p := path.Root("queue")
-		zero(p.AtName("message_retention_seconds"), q.MessageRetentionSeconds, "use 60 to 1209600 seconds (14 days)")
-		zero(p.AtName("max_receive_count"), q.MaxReceiveCount, "use 1 to 1000 receives before a message goes to the dead-letter queue")
 		empty(p.AtName("kms_master_key_id"), q.KMSMasterKeyID, "remove it to use SQS-managed encryption, or set a KMS key id, ARN or alias")
-	}
-	if d := m.DeadLetter; d != nil {
-		zero(path.Root("dead_letter").AtName("message_retention_seconds"), d.MessageRetentionSeconds, "use 60 to 1209600 seconds (14 days)")
 	}
 	return diags
 }

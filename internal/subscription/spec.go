@@ -36,11 +36,6 @@ const (
 	DefaultMaxReceiveCount            = 5
 	DefaultDeadLetterRetentionSeconds = 1209600
 	MaxNameLength                     = 64
-	maxRetentionSeconds               = 1209600
-	minRetentionSeconds               = 60
-	maxVisibilityTimeoutSeconds       = 43200
-	maxReceiveWaitTimeSeconds         = 20
-	maxMaxReceiveCount                = 1000
 	suffixDeadLetterQueue             = "-dlq"
 	tagSubscription                   = "outbox:subscription"
 	queueTargetID                     = "outbox-subscription"
@@ -95,13 +90,14 @@ type Spec struct {
 
 // QueueSpec configures the consumer's queue.
 type QueueSpec struct {
-	// VisibilityTimeoutSeconds, 0 to 43200; nil: 30.
+	// VisibilityTimeoutSeconds; nil: 30. The limits of the numeric fields
+	// are in limits.go.
 	VisibilityTimeoutSeconds *int32
-	// MessageRetentionSeconds, 60 to 1209600; default 345600 (4 days).
+	// MessageRetentionSeconds; default 345600 (4 days).
 	MessageRetentionSeconds int32
-	// ReceiveWaitTimeSeconds, 0 to 20: long polling of ReceiveMessage.
+	// ReceiveWaitTimeSeconds: long polling of ReceiveMessage.
 	ReceiveWaitTimeSeconds int32
-	// MaxReceiveCount, 1 to 1000, is how many receives a message gets
+	// MaxReceiveCount is how many receives a message gets
 	// before SQS moves it to the dead-letter queue; default 5.
 	MaxReceiveCount int32
 	// KMSMasterKeyID encrypts both queues with a KMS key; empty uses
@@ -111,7 +107,7 @@ type QueueSpec struct {
 
 // DeadLetterSpec configures the dead-letter queue.
 type DeadLetterSpec struct {
-	// MessageRetentionSeconds, 60 to 1209600; default 1209600 (14 days).
+	// MessageRetentionSeconds; default 1209600 (14 days).
 	MessageRetentionSeconds int32
 }
 
@@ -249,26 +245,12 @@ func (s Spec) Validate() error {
 	if err := s.validatePattern(); err != nil {
 		return err
 	}
-	q := s.Queue
-	switch v := *q.VisibilityTimeoutSeconds; {
-	case v < 0 || v > maxVisibilityTimeoutSeconds:
-		return invalid("Queue.VisibilityTimeoutSeconds", "use 0 to 43200 seconds (12 hours)", "is %d", v)
+	if err := s.validateLimits(); err != nil {
+		return err
 	}
-	if q.MessageRetentionSeconds < minRetentionSeconds || q.MessageRetentionSeconds > maxRetentionSeconds {
-		return invalid("Queue.MessageRetentionSeconds", "use 60 to 1209600 seconds (14 days)", "is %d", q.MessageRetentionSeconds)
-	}
-	if q.ReceiveWaitTimeSeconds < 0 || q.ReceiveWaitTimeSeconds > maxReceiveWaitTimeSeconds {
-		return invalid("Queue.ReceiveWaitTimeSeconds", "use 0 to 20 seconds", "is %d", q.ReceiveWaitTimeSeconds)
-	}
-	if q.MaxReceiveCount < 1 || q.MaxReceiveCount > maxMaxReceiveCount {
-		return invalid("Queue.MaxReceiveCount", "use 1 to 1000 receives before a message goes to the dead-letter queue", "is %d", q.MaxReceiveCount)
-	}
+	q, d := s.Queue, s.DeadLetter
 	if strings.TrimSpace(q.KMSMasterKeyID) != q.KMSMasterKeyID {
 		return invalid("Queue.KMSMasterKeyID", "remove the surrounding spaces", "is %q", q.KMSMasterKeyID)
-	}
-	d := s.DeadLetter
-	if d.MessageRetentionSeconds < minRetentionSeconds || d.MessageRetentionSeconds > maxRetentionSeconds {
-		return invalid("DeadLetter.MessageRetentionSeconds", "use 60 to 1209600 seconds (14 days)", "is %d", d.MessageRetentionSeconds)
 	}
 	if d.MessageRetentionSeconds < q.MessageRetentionSeconds {
 		// A dead letter keeps its original enqueue time: it would expire

@@ -14,7 +14,7 @@ import (
 )
 
 // TestAccModuleTargetChecks plans configurations of the module's target
-// settings on a local stack: combinations that the provider or the
+// and claim-check settings on a local stack: combinations that the provider or the
 // subscriptions would refuse fail at plan with the module's message naming
 // the setting and the fix, and FIFO topics and queues plan.
 func TestAccModuleTargetChecks(t *testing.T) {
@@ -47,6 +47,13 @@ func TestAccModuleTargetChecks(t *testing.T) {
 		{"FIFO queue", "queue_arn = " + queue, "Plan: 1 to add"},
 		{"longest FIFO queue name", `queue_arn = "arn:aws:sqs:us-east-1:123456789012:` + strings.Repeat("q", 75) + `.fifo"`, "Plan: 1 to add"},
 		{"topic unknown at plan", "topic_arn = terraform_data.topic.output\n  subscriptions = " + billing, "Plan: 3 to add"},
+		{"claim check adopting no bucket", "claim_check = { existing = true }",
+			"claim_check.bucket_name is required with claim_check.existing = true: name the bucket to adopt."},
+		{"claim bucket name", `claim_check = { bucket_name = "Invoices_2026" }`,
+			"claim_check.bucket_name must be a bucket name: 3 to 63 lowercase letters, digits and hyphens"},
+		{"claim bucket name with two hyphens", `claim_check = { bucket_name = "invoices--2026" }`,
+			"claim_check.bucket_name must be a bucket name"},
+		{"claim check", `claim_check = { bucket_name = "invoices-2026" }`, "Plan: 1 to add"},
 	}
 	// Resources beside the module call, by case: a topic created in the
 	// same configuration, such as an aws_sns_topic, is unknown at plan.

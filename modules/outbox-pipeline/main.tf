@@ -15,6 +15,7 @@ resource "outbox_pipeline" "this" {
   reconciler    = var.reconciler
   dead_letter   = var.dead_letter
   alarms        = var.alarms
+  claim_check   = var.claim_check
 
   lifecycle {
     precondition {

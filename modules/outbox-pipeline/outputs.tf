@@ -95,6 +95,17 @@ output "alarm_arns" {
   value       = outbox_pipeline.this.alarm_arns != null ? outbox_pipeline.this.alarm_arns : {}
 }
 
+output "claim_check" {
+  description = "What the application's writer and the consumers' roles need of the claim-check bucket: `bucket_name` and `kms_key_arn` (null for SSE-S3), for `outbox.WithClaimCheck` and `outbox.WithClaimKMSKey`; `bucket_arn`; `writer_policy_json`, the IAM policy of the role that writes claim-checked events (`s3:PutObject` on `outbox/*`, and the key's grants with `kms_key_arn`); `consumer_policy_json`, that of a consumer's role that fetches their data (`s3:GetObject` on `outbox/*`, and `kms:Decrypt` with `kms_key_arn`). Every attribute is null without a bucket (`claim_check` null, or `enabled = false`)."
+  value = {
+    bucket_name          = outbox_pipeline.this.writer.claim_bucket
+    bucket_arn           = try(outbox_pipeline.this.claim_check.bucket_arn, null)
+    kms_key_arn          = outbox_pipeline.this.writer.claim_kms_key_arn
+    writer_policy_json   = try(outbox_pipeline.this.claim_check.writer_policy_json, null)
+    consumer_policy_json = try(outbox_pipeline.this.claim_check.consumer_policy_json, null)
+  }
+}
+
 ################################################################################
 # Subscriptions
 ################################################################################

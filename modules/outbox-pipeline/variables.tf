@@ -194,6 +194,32 @@ variable "dead_letter" {
   }
 }
 
+variable "claim_check" {
+  description = "The claim-check bucket, for events too large to publish whole (over 256 KiB published, up to 10 MiB): the writer (`outbox.WithClaimCheck`) stores their data there with its SHA-256, the relay publishes the reference (`metadata.dataRef`, or a CloudEvent's `dataref`) and the consumer kit fetches it and checks the hash (`consumer.WithObjectStore`). `{}` creates a dedicated bucket, `<name>-claims` (or `bucket_name`), encrypted (SSE-S3, or SSE-KMS with `kms_key_arn`), its public access blocked, TLS only, published objects expiring after `published.ttl_days` (at least 1); `existing = true` with `bucket_name` adopts a bucket instead; `enabled = false` removes the bucket and keeps the settings. Destroy never removes a bucket holding the data of undelivered events, unless `force_destroy`. `null` (the default): no bucket, and the writer refuses events too large to publish. The `claim_check` output holds what the writer and the consumers' roles need. See the `claim_check` object of `outbox_pipeline`."
+  type = object({
+    enabled     = optional(bool)
+    bucket_name = optional(string)
+    existing    = optional(bool)
+    kms_key_arn = optional(string)
+  })
+  default = null
+
+  validation {
+    condition     = try(var.claim_check.bucket_name, null) == null || (can(regex("^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$", var.claim_check.bucket_name)) && !strcontains(coalesce(try(var.claim_check.bucket_name, null), "-"), "--"))
+    error_message = "claim_check.bucket_name must be a bucket name: 3 to 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit."
+  }
+
+  validation {
+    condition     = !coalesce(try(var.claim_check.existing, null), false) || try(var.claim_check.bucket_name, null) != null
+    error_message = "claim_check.bucket_name is required with claim_check.existing = true: name the bucket to adopt."
+  }
+
+  validation {
+    condition     = try(var.claim_check.kms_key_arn, null) == null || can(regex("^arn:aws[a-z-]*:kms:", coalesce(try(var.claim_check.kms_key_arn, null), "x")))
+    error_message = "claim_check.kms_key_arn must be the ARN of a KMS key (arn:aws:kms:<region>:<account>:key/<id>)."
+  }
+}
+
 ################################################################################
 # Subscriptions
 ################################################################################
