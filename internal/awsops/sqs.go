@@ -10,7 +10,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 )
+
+// QueueRetentions is how long SQS can keep a message
+// (MessageRetentionPeriod), in every queue: the pipeline's dead-letter
+// queue and the subscription's queues alike.
+var QueueRetentions = validation.Range{Min: 60, Max: 1209600, Unit: "seconds", Hint: " (14 days)"}
 
 // QueueAttributes returns the attributes of the queue at url, or a
 // NotFoundError when it does not exist.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -32,11 +33,10 @@ type fieldLimit struct {
 }
 
 var (
-	memorySizes     = validation.Range{Min: 128, Max: 10240, Unit: "MB"}
-	timeouts        = validation.Range{Min: 1, Max: 900, Unit: "seconds"}
-	logRetentions   = validation.Values(int64s(logRetentionDays))
-	queueRetentions = validation.Range{Min: 60, Max: 1209600, Unit: "seconds", Hint: " (14 days)"}
-	concurrencies   = validation.Range{Min: 1, Max: validation.NoMax,
+	memorySizes   = validation.Range{Min: 128, Max: 10240, Unit: "MB"}
+	timeouts      = validation.Range{Min: 1, Max: 900, Unit: "seconds"}
+	logRetentions = validation.Values(int64s(logRetentionDays))
+	concurrencies = validation.Range{Min: 1, Max: validation.NoMax,
 		Hint: ", or leave it unset for unreserved concurrency: with 0 the function never runs and no event is published"}
 	scheduleExpressed = validation.Rule{Text: "an EventBridge Scheduler expression: `rate(...)`, `cron(...)` with six fields, or `at(...)`", Func: CheckScheduleExpression}
 )
@@ -65,7 +65,7 @@ var limits = map[string]fieldLimit{
 	"Reconciler.FlexibleTimeWindowMinutes":    {limit: validation.Range{Min: 0, Max: 1440, Unit: "minutes", MinMeans: "run exactly on schedule"}},
 	"Reconciler.MinAge": {unit: time.Second, limit: validation.Range{Min: 1, Max: validation.NoMax, Unit: "seconds",
 		Hint: ", longer than the stream's usual delivery delay, such as 300"}},
-	"DeadLetterQueue.MessageRetentionSeconds": {limit: queueRetentions},
+	"DeadLetterQueue.MessageRetentionSeconds": {limit: awsops.QueueRetentions},
 	"Table.PendingShards":                     {limit: validation.Range{Min: 1, Max: outbox.MaxPendingShards}},
 	"PublishedAction":                         {limit: validation.Choice{"mark", "delete"}},
 	"Target.Envelope":                         {limit: validation.Choice(envelopeFormats())},

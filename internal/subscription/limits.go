@@ -1,9 +1,9 @@
 package subscription
 
-import "github.com/outboxkit/terraform-provider-outbox/internal/validation"
-
-// queueRetentions is how long SQS keeps a message, in either queue.
-var queueRetentions = validation.Range{Min: 60, Max: 1209600, Unit: "seconds", Hint: " (14 days)"}
+import (
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
+)
 
 // fieldLimit is the limit of a whole-number field of Spec, and the field's
 // value in a Spec with defaults.
@@ -20,11 +20,11 @@ type fieldLimit struct {
 var limits = []fieldLimit{
 	{"Queue.VisibilityTimeoutSeconds", validation.Range{Min: 0, Max: 43200, Unit: "seconds", Hint: " (12 hours)"},
 		func(s Spec) int32 { return *s.Queue.VisibilityTimeoutSeconds }},
-	{"Queue.MessageRetentionSeconds", queueRetentions, func(s Spec) int32 { return s.Queue.MessageRetentionSeconds }},
+	{"Queue.MessageRetentionSeconds", awsops.QueueRetentions, func(s Spec) int32 { return s.Queue.MessageRetentionSeconds }},
 	{"Queue.ReceiveWaitTimeSeconds", validation.Range{Min: 0, Max: 20, Unit: "seconds"}, func(s Spec) int32 { return s.Queue.ReceiveWaitTimeSeconds }},
 	{"Queue.MaxReceiveCount", validation.Range{Min: 1, Max: 1000, Unit: "receives", Hint: " before a message goes to the dead-letter queue"},
 		func(s Spec) int32 { return s.Queue.MaxReceiveCount }},
-	{"DeadLetter.MessageRetentionSeconds", queueRetentions, func(s Spec) int32 { return s.DeadLetter.MessageRetentionSeconds }},
+	{"DeadLetter.MessageRetentionSeconds", awsops.QueueRetentions, func(s Spec) int32 { return s.DeadLetter.MessageRetentionSeconds }},
 }
 
 // Limit returns the values that a field of Spec allows
