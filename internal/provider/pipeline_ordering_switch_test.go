@@ -117,6 +117,14 @@ func TestAccPipeline_orderingSwitched(t *testing.T) {
 				return e.checkNothingStranded(f, pending)
 			},
 		},
+		{
+			// A mapping disabled by hand, with no setting changed, plans
+			// the update that enables it again.
+			PreConfig:        func() { e.disableMapping(t, uuid) },
+			Config:           config(false),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate)}},
+		},
+		emptyPlanStep(config(false)),
 	})
 }
 
@@ -125,6 +133,18 @@ func TestAccPipeline_orderingSwitched(t *testing.T) {
 // writeOrderedBatches (orders numbered from `from`) and returns their
 // records, their items PENDING.
 func (e *accEnv) writeWhileRelayStopped(t *testing.T, uuid string, f fixture, from int) []outbox.Record {
+	t.Helper()
+	e.disableMapping(t, uuid)
+	records, err := e.writeOrderedBatches(f, from)
+	if err != nil {
+		t.Fatalf("writing ordered events while the relay is stopped: %v", err)
+	}
+	return records
+}
+
+// disableMapping disables the event source mapping uuid out of band and
+// waits until it is Disabled.
+func (e *accEnv) disableMapping(t *testing.T, uuid string) {
 	t.Helper()
 	lc := lambda.NewFromConfig(e.Cfg)
 	e.outOfBand(t, "disabling the event source mapping",
@@ -139,11 +159,6 @@ func (e *accEnv) writeWhileRelayStopped(t *testing.T, uuid string, f fixture, fr
 			}
 			return nil
 		})
-	records, err := e.writeOrderedBatches(f, from)
-	if err != nil {
-		t.Fatalf("writing ordered events while the relay is stopped: %v", err)
-	}
-	return records
 }
 
 // writeOrderedBatches writes, with an ordered writer, two events of each
