@@ -53,21 +53,7 @@ func TestLocalOrderedPipeline(t *testing.T) {
 		t.Fatalf("requeue --now of an ordered event: exit %d:\n%s%s", code, out, errOut)
 	}
 	got.waitFor(t, []string{failed.EventID})
-	got.mu.Lock()
-	seen := append([]receivedEvent(nil), got.seen...)
-	got.mu.Unlock()
-	top := map[string]int64{}
-	for _, e := range seen {
-		m := e.Detail.Metadata
-		switch {
-		case m.Sequence <= top[m.OrderingKey]:
-			// A second copy.
-		case m.Sequence != top[m.OrderingKey]+1:
-			t.Errorf("key %s: event %d arrived after %d", m.OrderingKey, m.Sequence, top[m.OrderingKey])
-		default:
-			top[m.OrderingKey] = m.Sequence
-		}
-	}
+	top := checkSequenced(t, got)
 	want := map[string]int64{"acct-1": 7, "acct-2": 4, "acct-3": 4, "acct-9": 1}
 	for k, n := range want {
 		if top[k] != n {

@@ -30,6 +30,8 @@ BenchmarkOrdered/unordered-2         	       5	 206921896 ns/op	         1.110 c
 BenchmarkOrdered/keys-1-2            	       5	2046169008 ns/op	         2.030 calls/event	        48.87 events/s
 BenchmarkOrdered/keys-10-2           	       5	 442834735 ns/op	         1.220 calls/event	       225.8 events/s
 BenchmarkOrdered/keys-1000-2         	       5	 321034323 ns/op	         2.120 calls/event	       311.5 events/s
+BenchmarkOrderedPoison/keys-10-2     	      20	 805870802 ns/op	       280.7 clean-p99-ms	         1.087 p99-ratio	       305.1 poisoned-p99-ms
+BenchmarkOrderedPoison/keys-1000-2   	      20	1044656205 ns/op	       313.3 clean-p99-ms	         2.310 p99-ratio	       723.7 poisoned-p99-ms
 PASS
 ok  	github.com/outboxkit/terraform-provider-outbox/internal/relay	34.500s
 pkg: github.com/outboxkit/terraform-provider-outbox/internal/consumertest
@@ -47,7 +49,7 @@ func TestParseBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Benchmarks) != 22 || out.CPU != "AMD EPYC" {
+	if len(out.Benchmarks) != 24 || out.CPU != "AMD EPYC" {
 		t.Fatalf("parsed %d benchmarks, cpu %q: %+v", len(out.Benchmarks), out.CPU, out.Benchmarks)
 	}
 	b, ok := out.Find("BenchmarkRelay/relay/delete")

@@ -1,14 +1,18 @@
 package relay_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/perfreport"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/stats"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -31,41 +35,152 @@ func BenchmarkOrdered(b *testing.B) {
 			name = "unordered"
 		}
 		b.Run(name, func(b *testing.B) {
-			fake := relaytest.New(b, table)
-			fake.CallLatency = perfreport.ModelLatency(perfreport.AWSLatencyModel)
 			cfg := orderedConfig(table, config.ActionMark)
 			cfg.Ordered = c.ordered
-			r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return streamNow }})
-			if err != nil {
-				b.Fatal(err)
-			}
-			keys := make([]string, c.keys)
-			for i := range keys {
-				keys[i] = fmt.Sprintf("ORDER#%d", i)
-			}
-			next, written := map[string]int64{}, 0
+			load := newOrderedLoad(b, cfg, c.keys)
 			var calls int
 			var elapsed time.Duration
 			for b.Loop() {
 				b.StopTimer()
-				records := relaytest.Records(table, batchSize, 256)
-				for i := range records {
-					k := keys[(written+i)%len(keys)]
-					next[k]++
-					records[i].OrderingKey, records[i].Sequence = k, next[k]
-				}
-				written += batchSize
-				ev := relaytest.StreamEvent(table, relaytest.Inserts(table, records)...)
-				fake.PutRecords(records)
-				fake.ResetCounters()
+				records, ev := load.next()
 				b.StartTimer()
 				start := time.Now()
-				_, n := relayBatch(b, r.HandleStream, fake, records, ev)
+				_, n := relayBatch(b, load.handle, load.fake, records, ev)
 				elapsed, calls = elapsed+time.Since(start), calls+n
 			}
 			events := float64(b.N * batchSize)
-			b.ReportMetric(events/elapsed.Seconds(), "events/s")
-			b.ReportMetric(float64(calls)/events, "calls/event")
+			b.ReportMetric(events/elapsed.Seconds(), perfreport.UnitOrderedEventsPerSec)
+			b.ReportMetric(float64(calls)/events, perfreport.UnitOrderedCalls)
 		})
+	}
+}
+
+// BenchmarkOrderedPoison measures what a poisoned key costs the others:
+// the load of BenchmarkOrdered in ordered mode (batches of 100 events over
+// 10 or 1,000 keys, to an SQS FIFO queue under the AWS latency model),
+// relayed in each iteration by two pipelines: a clean one, and one whose
+// target refuses the first event of one key for good (the entry fails with
+// InvalidMessageContents), so that the key's every later event waits
+// behind it. It reports the p99 delivery latency of the other keys' events
+// (from the start of the invocation to the target accepting the event) in
+// both, and the ratio, bounded by perfreport.MaxPoisonedLatencyRatio.
+func BenchmarkOrderedPoison(b *testing.B) {
+	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
+	for _, keys := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("keys-%d", keys), func(b *testing.B) {
+			cfg := orderedConfig(table, config.ActionMark)
+			clean, poisoned := newOrderedLoad(b, cfg, keys), newOrderedLoad(b, cfg, keys)
+			poisoned.poison()
+			for b.Loop() {
+				clean.relayMeasured(b)
+				poisoned.relayMeasured(b)
+			}
+			c, p := stats.Percentile(clean.latencies, 99), stats.Percentile(poisoned.latencies, 99)
+			b.ReportMetric(float64(c)/float64(time.Millisecond), perfreport.UnitPoisonCleanP99)
+			b.ReportMetric(float64(p)/float64(time.Millisecond), perfreport.UnitPoisonedP99)
+			b.ReportMetric(float64(p)/float64(c), perfreport.UnitPoisonRatio)
+		})
+	}
+}
+
+// orderedLoad is a relay under the AWS latency model and the ordered
+// events it is fed: batches spread round-robin over the keys, each event
+// numbered its key's next sequence.
+type orderedLoad struct {
+	table  outbox.Table
+	fake   *relaytest.AWS
+	handle streamHandler
+	keys   []string
+	seq    map[string]int64
+	sent   int
+	// refused is the event id the target refuses, once poison chose it.
+	refused  string
+	poisoned bool
+	// latencies are the delivery latencies of the events of every key
+	// but the first (the one poison poisons), of relayMeasured.
+	latencies []time.Duration
+}
+
+func newOrderedLoad(b *testing.B, cfg config.Config, keys int) *orderedLoad {
+	b.Helper()
+	l := &orderedLoad{table: cfg.Table, fake: relaytest.New(b, cfg.Table), seq: map[string]int64{}}
+	l.fake.CallLatency = perfreport.ModelLatency(perfreport.AWSLatencyModel)
+	r, err := relay.New(cfg, relay.Clients{DynamoDB: l.fake, Target: l.fake}, relay.Options{Now: func() time.Time { return streamNow }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	l.handle = r.HandleStream
+	for i := range keys {
+		l.keys = append(l.keys, fmt.Sprintf("ORDER#%d", i))
+	}
+	return l
+}
+
+// poison makes the target refuse the first event of the first key that
+// the load sends, from then on.
+func (l *orderedLoad) poison() {
+	l.poisoned = true
+	l.fake.EntryError = func(id string, _ int) string {
+		if id == l.refused {
+			return "InvalidMessageContents"
+		}
+		return ""
+	}
+}
+
+// next stores the next batch of pending items and returns their records
+// and stream event, the fake's counters reset.
+func (l *orderedLoad) next() ([]outbox.Record, events.DynamoDBEvent) {
+	records := relaytest.Records(l.table, batchSize, 256)
+	for i := range records {
+		k := l.keys[(l.sent+i)%len(l.keys)]
+		l.seq[k]++
+		records[i].OrderingKey, records[i].Sequence = k, l.seq[k]
+		if l.poisoned && l.refused == "" && k == l.keys[0] {
+			l.refused = records[i].EventID
+		}
+	}
+	l.sent += batchSize
+	l.fake.PutRecords(records)
+	l.fake.ResetCounters()
+	return records, relaytest.StreamEvent(l.table, relaytest.Inserts(l.table, records)...)
+}
+
+// relayMeasured relays the next batch and notes the delivery latency of
+// every event of the other keys than the first. It fails when the batch
+// asks for a retry, when an event of the first key is published while it
+// is poisoned, or when any other event is not.
+func (l *orderedLoad) relayMeasured(b *testing.B) {
+	b.Helper()
+	records, ev := l.next()
+	start := time.Now()
+	resp, err := l.handle(context.Background(), ev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(resp.BatchItemFailures) != 0 {
+		b.Fatalf("%d batch item failures, want none: a poisoned key holds no shard", len(resp.BatchItemFailures))
+	}
+	keyOf := map[string]string{}
+	want := 0
+	for _, r := range records {
+		keyOf[r.EventID] = r.OrderingKey
+		if r.OrderingKey != l.keys[0] {
+			want++
+		}
+	}
+	got := 0
+	for _, p := range l.fake.Published() {
+		if keyOf[p.EventID] == l.keys[0] {
+			if l.poisoned {
+				b.Fatalf("event %s of the poisoned key published", p.EventID)
+			}
+			continue
+		}
+		l.latencies = append(l.latencies, p.Accepted.Sub(start))
+		got++
+	}
+	if got != want {
+		b.Fatalf("%d events of the other keys published, want %d", got, want)
 	}
 }

@@ -562,3 +562,32 @@ func TestOrderedWaitingEventGetsIndexKeys(t *testing.T) {
 		t.Errorf("the waiting event has no %s: the reconciler cannot find it", outbox.AttrPendingShard)
 	}
 }
+
+// TestOrderedReconcileCountsChainedEvents: the events registered on a
+// key's cursor that a reconciler run publishes after the event they waited
+// for, without having found them itself (they are younger than its
+// minimum age), count as published in its report.
+func TestOrderedReconcileCountsChainedEvents(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	h := newHarness(t, orderedConfig(table, config.ActionMark))
+	records := orderedRecords(table, []string{"k"}, 4)
+	first := &records[0]
+	first.OccurredAt = first.OccurredAt.Add(-time.Hour)
+	first.PendingSince = first.OccurredAt.UnixMilli()
+	h.fake.PutRecords(records)
+	if got := h.stream(t, records[1:]); len(got) != 0 {
+		t.Fatalf("batchItemFailures = %v, want none: the events are registered", got)
+	}
+	if c := cursor(t, h, "k"); len(c.Waiting) != 3 {
+		t.Fatalf("cursor %+v: want events 2 to 4 registered", c)
+	}
+	h.fake.ResetCounters()
+	report := reconcileWith(t, h, streamNow, time.Minute.Seconds())
+	if report.Found != 1 || report.Published != 4 || report.Waiting != 0 {
+		t.Errorf("report %+v: want event 1 found, it and the 3 registered after it published", report)
+	}
+	if order := publishedOrder(h, records); !slices.Equal(order["k"], []int64{1, 2, 3, 4}) {
+		t.Errorf("published %v, want 1 to 4", order["k"])
+	}
+}

@@ -148,6 +148,11 @@ type Outcome struct {
 	// cursor: the relay that publishes the event it waits for publishes it
 	// next.
 	Registered bool
+	// Chained counts the events registered on the key's cursor that were
+	// published after this one in the same Process, in order (gate.go's
+	// next): they have no item of their own, so their outcomes are counted
+	// here, on the item whose publishing moved the cursor past their gap.
+	Chained int
 }
 
 // Store is what the processor needs from the outbox table.
@@ -272,10 +277,12 @@ type wave struct {
 	// ordered event) takes the outcome of the second.
 	copies [][2]int
 	// chain are the registered events that follow a cursor this wave
-	// advanced; again the items whose gap closed while they were being
-	// registered. Both go through the gate once more (gate.go's next).
-	chain []outbox.Record
-	again []int
+	// advanced, chainedBy the item whose publishing advanced it, for each;
+	// again the items whose gap closed while they were being registered.
+	// Both go through the gate once more (gate.go's next).
+	chain     []outbox.Record
+	chainedBy []int
+	again     []int
 }
 
 func (w *wave) addPoison(i int, r outbox.Record, reason string) {

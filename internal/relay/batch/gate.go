@@ -273,7 +273,12 @@ func (p *Processor) advance(ctx context.Context, items []Item, lanes []*lane, w 
 	cursors, errs := p.Cursors.AdvanceCursors(ctx, moves)
 	for n, l := range moved {
 		if errs[n] == nil {
-			w.chain = append(w.chain, registeredAfter(cursors[n], l.key)...)
+			next := registeredAfter(cursors[n], l.key)
+			w.chain = append(w.chain, next...)
+			last := l.run[l.accepted-1][0]
+			for range next {
+				w.chainedBy = append(w.chainedBy, last)
+			}
 		}
 		for _, entry := range l.run[:l.accepted] {
 			for k, i := range entry {
@@ -404,11 +409,13 @@ func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.
 		return
 	}
 	var more []Item
+	var chainedBy []int // for each of more's chained events, the item it counts on
 	if len(w.chain) > 0 {
 		found, errs := p.Cursors.Current(ctx, w.chain)
 		for k, item := range found {
 			if errs[k] == nil && item != nil {
 				more = append(more, Parse(p.Layout, item))
+				chainedBy = append(chainedBy, w.chainedBy[k])
 			}
 		}
 	}
@@ -420,6 +427,13 @@ func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.
 		return
 	}
 	outcomes := p.process(ctx, more, m, depth+1)
+	for k, i := range chainedBy {
+		if o := outcomes[k]; o.Status == Published {
+			w.outcomes[i].Chained += 1 + o.Chained
+		} else {
+			w.outcomes[i].Chained += o.Chained
+		}
+	}
 	for k, i := range w.again {
 		w.outcomes[i] = outcomes[first+k]
 	}

@@ -95,7 +95,9 @@ type Report struct {
 	// Found counts pending events older than the minimum age (in ordered
 	// mode, those held by a relay too).
 	Found int `json:"found"`
-	// Published counts events published and marked (or deleted).
+	// Published counts events published and marked (or deleted), those
+	// registered on a cursor and published after the event they waited
+	// for included (batch.Outcome.Chained).
 	Published int `json:"published"`
 	// Failed counts events left pending after publishing or marking failed;
 	// the next run tries them again.
@@ -305,6 +307,7 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 
 func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
 	for i, o := range r.Processor.Process(ctx, items, m) {
+		res.published += o.Chained
 		switch o.Status {
 		case batch.Waiting:
 			if o.Blocked {

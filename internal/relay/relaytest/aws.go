@@ -56,6 +56,9 @@ type Published struct {
 	EventBus    string
 	TraceHeader string
 	Attributes  map[string]string
+	// Accepted is when the fake accepted the event, at the end of the
+	// call's latency.
+	Accepted time.Time
 }
 
 // AWS is the fake; create it with New. Set the exported hooks before use;
@@ -255,7 +258,7 @@ func (f *AWS) PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, _ .
 		f.published = append(f.published, Published{
 			Target: "eventbridge", EventID: id, Source: aws.ToString(e.Source), DetailType: aws.ToString(e.DetailType),
 			Body: aws.ToString(e.Detail), Time: aws.ToTime(e.Time), EventBus: aws.ToString(e.EventBusName),
-			TraceHeader: aws.ToString(e.TraceHeader),
+			TraceHeader: aws.ToString(e.TraceHeader), Accepted: time.Now(),
 		})
 		out.Entries = append(out.Entries, ebtypes.PutEventsResultEntry{EventId: aws.String("eb-" + id)})
 	}
@@ -345,6 +348,7 @@ func (f *AWS) sendMessages(ctx context.Context, op, target string, entries []mes
 		t, _ := time.Parse(time.RFC3339, env.Time)
 		f.published = append(f.published, Published{
 			Target: target, EventID: env.ID, Source: env.Source, DetailType: env.DetailType, Body: e.body, Time: t, Attributes: e.attrs,
+			Accepted: time.Now(),
 		})
 	}
 	return results, nil
