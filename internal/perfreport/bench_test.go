@@ -26,10 +26,10 @@ BenchmarkTargetKinds/sns-2                 	      20	 134681332 ns/op	         1
 BenchmarkTargetKinds/sns-fifo-2            	      20	 165320119 ns/op	         1.111 calls/event	       604.9 events/s	         0.1000 publishcalls/event	         3.100 roundtrips/batch
 BenchmarkTargetKinds/sqs-2                 	      20	 104528684 ns/op	         1.110 calls/event	       956.7 events/s	         0.1000 publishcalls/event	         3.000 roundtrips/batch
 BenchmarkTargetKinds/sqs-fifo-2            	      20	 107097022 ns/op	         1.111 calls/event	       933.7 events/s	         0.1000 publishcalls/event	         3.050 roundtrips/batch
-BenchmarkOrdered/unordered-2         	       5	 206921896 ns/op	         1.110 calls/event	       483.3 events/s
-BenchmarkOrdered/keys-1-2            	       5	2046169008 ns/op	         2.030 calls/event	        48.87 events/s
-BenchmarkOrdered/keys-10-2           	       5	 442834735 ns/op	         1.220 calls/event	       225.8 events/s
-BenchmarkOrdered/keys-1000-2         	       5	 321034323 ns/op	         2.120 calls/event	       311.5 events/s
+BenchmarkOrdered/unordered-2         	       5	 206921896 ns/op	         1.110 calls/event	       483.3 events/s	         2.000 wru/event
+BenchmarkOrdered/keys-1-2            	       5	2046169008 ns/op	         2.030 calls/event	        48.87 events/s	         2.010 wru/event
+BenchmarkOrdered/keys-10-2           	       5	 442834735 ns/op	         1.220 calls/event	       225.8 events/s	         2.100 wru/event
+BenchmarkOrdered/keys-1000-2         	       5	 321034323 ns/op	         2.120 calls/event	       311.5 events/s	         3.000 wru/event
 BenchmarkOrderedPoison/keys-10-2     	      20	 805870802 ns/op	       280.7 clean-p99-ms	         1.087 p99-ratio	       305.1 poisoned-p99-ms
 BenchmarkOrderedPoison/keys-1000-2   	      20	1044656205 ns/op	       313.3 clean-p99-ms	         2.310 p99-ratio	       723.7 poisoned-p99-ms
 PASS

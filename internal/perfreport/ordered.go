@@ -3,10 +3,12 @@ package perfreport
 import "fmt"
 
 // The metrics of BenchmarkOrdered (internal/relay): one invocation's
-// events per second and calls per event, ordered and not.
+// events per second, calls per event and the relay's DynamoDB write units
+// per event, ordered and not.
 const (
 	UnitOrderedEventsPerSec = "events/s"
 	UnitOrderedCalls        = "calls/event"
+	UnitOrderedWriteUnits   = "wru/event"
 )
 
 // The metrics of BenchmarkOrderedPoison (internal/relay): the p99 delivery
@@ -37,9 +39,9 @@ func (r Report) writeOrdered(p func(string, ...any)) {
 	p("## Ordered delivery")
 	p("From `BenchmarkOrdered` in `internal/relay`: batches of 100 ordered events to an SQS FIFO queue under the AWS latency model, spread over 1, 10 or 1,000 ordering keys, ordered mode on, beside the same events with it off (each key a FIFO group, no cursor).")
 	p("")
-	p("| events over | events/s | of unordered | AWS calls per event |")
-	p("| --- | ---: | ---: | ---: |")
-	p("| unordered | %.0f | 100 %% | %.2f |", base.Metrics[UnitOrderedEventsPerSec], base.Metrics[UnitOrderedCalls])
+	p("| events over | events/s | of unordered | AWS calls per event | relay's write units per event |")
+	p("| --- | ---: | ---: | ---: | ---: |")
+	p("| unordered | %.0f | 100 %% | %.2f | %.2f |", base.Metrics[UnitOrderedEventsPerSec], base.Metrics[UnitOrderedCalls], base.Metrics[UnitOrderedWriteUnits])
 	for _, keys := range []int{1, 10, 1000} {
 		b, ok := r.Bench.Find(fmt.Sprintf("BenchmarkOrdered/keys-%d", keys))
 		if !ok {
@@ -50,7 +52,7 @@ func (r Report) writeOrdered(p func(string, ...any)) {
 		if keys == 1000 {
 			mark = " (" + withinShare(share) + ")"
 		}
-		p("| %d keys | %.0f | %.0f %%%s | %.2f |", keys, b.Metrics[UnitOrderedEventsPerSec], 100*share, mark, b.Metrics[UnitOrderedCalls])
+		p("| %d keys | %.0f | %.0f %%%s | %.2f | %.2f |", keys, b.Metrics[UnitOrderedEventsPerSec], 100*share, mark, b.Metrics[UnitOrderedCalls], b.Metrics[UnitOrderedWriteUnits])
 	}
 	p("")
 	p("Ordered mode sends one event of a key per call, so that a failed entry is never overtaken by a later event of its key, and reads and advances each key's cursor item once per batch (one consistent read and one conditional write; the write is 1 unit per started KB). One key is therefore bounded by one publish and one cursor round trip per event; many keys share the calls as unordered events do, plus the cursors. The FIFO targets' own bound for one key is far above that: a message group lives in one partition of an SQS FIFO queue, which takes 300 API calls a second (3,000 messages with batches of 10) without high throughput mode (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html); an SNS FIFO topic takes 3,000 messages and 20 MB a second for the whole topic in its default throughput scope, the regional limits in message-group scope, and documents no bound of one group (https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.aws_sns.FifoThroughputScope.html).")

@@ -20,7 +20,8 @@ import (
 // queue under the AWS latency model, the events spread over 1, 10 or 1,000
 // ordering keys, with ordered mode on and, as the baseline, off (the same
 // events, each key a FIFO group, no cursor): one invocation's events per
-// second and AWS calls per event. Ordered mode sends one event of a key per
+// second, AWS calls per event and the relay's DynamoDB write units per
+// event (marking each event published, and the cursors). Ordered mode sends one event of a key per
 // call and reads and advances each key's cursor once per batch, so a batch
 // of one key takes a call per event, and of many keys the calls of the
 // unordered relay plus the cursors'.
@@ -39,6 +40,7 @@ func BenchmarkOrdered(b *testing.B) {
 			cfg.Ordered = c.ordered
 			load := newOrderedLoad(b, cfg, c.keys)
 			var calls int
+			var units float64
 			var elapsed time.Duration
 			for b.Loop() {
 				b.StopTimer()
@@ -47,10 +49,12 @@ func BenchmarkOrdered(b *testing.B) {
 				start := time.Now()
 				_, n := relayBatch(b, load.handle, load.fake, records, ev)
 				elapsed, calls = elapsed+time.Since(start), calls+n
+				units += load.fake.WriteUnits()
 			}
 			events := float64(b.N * batchSize)
 			b.ReportMetric(events/elapsed.Seconds(), perfreport.UnitOrderedEventsPerSec)
 			b.ReportMetric(float64(calls)/events, perfreport.UnitOrderedCalls)
+			b.ReportMetric(units/events, perfreport.UnitOrderedWriteUnits)
 		})
 	}
 }

@@ -68,14 +68,32 @@ func createTable(ctx context.Context, db *dynamodb.Client, t outbox.Table) error
 	return nil
 }
 
-// UpdateItem is the engine's, after WriteError.
+// UpdateItem is the engine's, after WriteError. Its consumed write units
+// are counted.
 func (f *AWS) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return serveWrite(ctx, f, OpUpdateItem, in.Key, func() (*dynamodb.UpdateItemOutput, error) { return f.db.UpdateItem(ctx, in, opts...) })
+	return serveWrite(ctx, f, OpUpdateItem, in.Key, func() (*dynamodb.UpdateItemOutput, error) {
+		req := *in
+		req.ReturnConsumedCapacity = ddb.ReturnConsumedCapacityTotal
+		out, err := f.db.UpdateItem(ctx, &req, opts...)
+		if err == nil && out.ConsumedCapacity != nil {
+			f.addWriteUnits(*out.ConsumedCapacity)
+		}
+		return out, err
+	})
 }
 
 // DeleteItem is the engine's, after WriteError (used by the naive relay).
+// Its consumed write units are counted.
 func (f *AWS) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return serveWrite(ctx, f, OpDeleteItem, in.Key, func() (*dynamodb.DeleteItemOutput, error) { return f.db.DeleteItem(ctx, in, opts...) })
+	return serveWrite(ctx, f, OpDeleteItem, in.Key, func() (*dynamodb.DeleteItemOutput, error) {
+		req := *in
+		req.ReturnConsumedCapacity = ddb.ReturnConsumedCapacityTotal
+		out, err := f.db.DeleteItem(ctx, &req, opts...)
+		if err == nil && out.ConsumedCapacity != nil {
+			f.addWriteUnits(*out.ConsumedCapacity)
+		}
+		return out, err
+	})
 }
 
 // serve runs do as the call op: counted, timed, delayed and failed as
@@ -121,7 +139,7 @@ func (f *AWS) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		return nil, err
 	}
 	if f.Unprocessed == nil {
-		return f.db.BatchWriteItem(ctx, in, opts...)
+		return f.batchWrite(ctx, in, opts...)
 	}
 	n := 0
 	kept := map[string][]ddb.WriteRequest{}
@@ -140,7 +158,7 @@ func (f *AWS) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	}
 	f.mu.Unlock()
 	if len(aside) == 0 {
-		return f.db.BatchWriteItem(ctx, in, opts...)
+		return f.batchWrite(ctx, in, opts...)
 	}
 	// The engine sees only the kept requests; the limit is on the call.
 	if n > 25 {
@@ -150,7 +168,7 @@ func (f *AWS) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 	if len(kept) > 0 {
 		req := *in
 		req.RequestItems = kept
-		if out, err = f.db.BatchWriteItem(ctx, &req, opts...); err != nil {
+		if out, err = f.batchWrite(ctx, &req, opts...); err != nil {
 			return nil, err
 		}
 	}
@@ -161,6 +179,18 @@ func (f *AWS) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		out.UnprocessedItems[table] = append(out.UnprocessedItems[table], reqs...)
 	}
 	return out, nil
+}
+
+// batchWrite is the engine's BatchWriteItem, its consumed write units
+// counted.
+func (f *AWS) batchWrite(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	req := *in
+	req.ReturnConsumedCapacity = ddb.ReturnConsumedCapacityTotal
+	out, err := f.db.BatchWriteItem(ctx, &req, opts...)
+	if err == nil {
+		f.addWriteUnits(out.ConsumedCapacity...)
+	}
+	return out, err
 }
 
 func (f *AWS) sortKey(wr ddb.WriteRequest) string {
@@ -320,6 +350,23 @@ func (f *AWS) addReadUnits(c *ddb.ConsumedCapacity) {
 	f.mu.Lock()
 	f.readUnits += aws.ToFloat64(c.CapacityUnits)
 	f.mu.Unlock()
+}
+
+func (f *AWS) addWriteUnits(c ...ddb.ConsumedCapacity) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, cc := range c {
+		f.writeUnits += aws.ToFloat64(cc.CapacityUnits)
+	}
+}
+
+// WriteUnits returns the write capacity units that UpdateItem, DeleteItem
+// and BatchWriteItem consumed (the table's and its indexes') since the
+// last ResetCounters.
+func (f *AWS) WriteUnits() float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writeUnits
 }
 
 // ReadUnits returns the read capacity units consumed since the last

@@ -91,3 +91,29 @@ func TestItemSize(t *testing.T) {
 		t.Errorf("ItemSize = %d, want %d", got, want)
 	}
 }
+
+// TestWriteUnitsCounted: the write units of the relay's writes are counted
+// as DynamoDB reports them (an item under 1 KB and its pending-index entry
+// removed: 2), per write call, and ResetCounters forgets them.
+func TestWriteUnitsCounted(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "outbox"}.WithDefaults()
+	fake := relaytest.New(t, table)
+	records := relaytest.Records(table, 2, 16)
+	fake.PutRecords(records)
+	ctx := context.Background()
+	mark := table.MarkPublished(records[0], relaytest.Clock, time.Hour)
+	if _, err := fake.UpdateItem(ctx, mark); err != nil {
+		t.Fatal(err)
+	}
+	if got := fake.WriteUnits(); got != 2 {
+		t.Errorf("after marking one event published: %v write units, want 2 (the item and its index entry)", got)
+	}
+	fake.ResetCounters()
+	if _, err := fake.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table.Name), Key: table.Key(records[1])}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fake.WriteUnits(); got != 2 {
+		t.Errorf("after deleting one pending event: %v write units, want 2", got)
+	}
+}
