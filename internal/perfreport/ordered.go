@@ -37,6 +37,7 @@ func (r Report) writeOrdered(p func(string, ...any)) {
 		return
 	}
 	p("## Ordered delivery")
+	p("")
 	p("From `BenchmarkOrdered` in `internal/relay`: batches of 100 ordered events to an SQS FIFO queue under the AWS latency model, spread over 1, 10 or 1,000 ordering keys, ordered mode on, beside the same events with it off (each key a FIFO group, no cursor).")
 	p("")
 	p("| events over | events/s | of unordered | AWS calls per event | relay's write units per event |")
@@ -52,12 +53,20 @@ func (r Report) writeOrdered(p func(string, ...any)) {
 		if keys == 1000 {
 			mark = " (" + withinShare(share) + ")"
 		}
-		p("| %d keys | %.0f | %.0f %%%s | %.2f | %.2f |", keys, b.Metrics[UnitOrderedEventsPerSec], 100*share, mark, b.Metrics[UnitOrderedCalls], b.Metrics[UnitOrderedWriteUnits])
+		p("| %s | %.0f | %.0f %%%s | %.2f | %.2f |", keyCount(keys), b.Metrics[UnitOrderedEventsPerSec], 100*share, mark, b.Metrics[UnitOrderedCalls], b.Metrics[UnitOrderedWriteUnits])
 	}
 	p("")
 	p("Ordered mode sends one event of a key per call, so that a failed entry is never overtaken by a later event of its key, and reads and advances each key's cursor item once per batch (one consistent read and one conditional write; the write is 1 unit per started KB). One key is therefore bounded by one publish and one cursor round trip per event; many keys share the calls as unordered events do, plus the cursors. The FIFO targets' own bound for one key is far above that: a message group lives in one partition of an SQS FIFO queue, which takes 300 API calls a second (3,000 messages with batches of 10) without high throughput mode (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html); an SNS FIFO topic takes 3,000 messages and 20 MB a second for the whole topic in its default throughput scope, the regional limits in message-group scope, and documents no bound of one group (https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.aws_sns.FifoThroughputScope.html).")
 	p("")
 	r.writePoisoned(p)
+}
+
+// keyCount is "1 key", "10 keys".
+func keyCount(n int) string {
+	if n == 1 {
+		return "1 key"
+	}
+	return fmt.Sprintf("%d keys", n)
 }
 
 func withinShare(share float64) string {
@@ -83,6 +92,7 @@ func (r Report) writePoisoned(p func(string, ...any)) {
 		return
 	}
 	p("### A poisoned key")
+	p("")
 	p("From `BenchmarkOrderedPoison` in `internal/relay`: the same ordered load relayed by two pipelines in turn, one clean, one whose target refuses the first event of one key for good (a poison event: marked FAILED, its key's cursor blocked, every later event of the key waiting behind it). The p99 delivery latency (from the start of the invocation to the target accepting the event) of the other keys' events, in both.")
 	p("")
 	p("| events over | p99, no poison | p99, one key poisoned | ratio |")
