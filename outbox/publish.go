@@ -3,6 +3,7 @@ package outbox
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -107,14 +108,16 @@ func (r Record) EnvelopeJSON() []byte {
 // (Time, Source, DetailType and Detail; the relay sets no resources).
 func (r Record) EventBridgeEntrySize() int { return r.EventBridgeEntrySizeIn(FormatOutbox) }
 
-// PublishedSize is the largest size of r on any target in any format: its
-// EventBridge entry and its SNS or SQS message (the body and the message
-// attributes), each in every envelope format. The event must fit
-// whichever the pipeline uses.
+// PublishedSize is the largest size of r on any target in any format: the
+// event EventBridge delivers to a rule's target (larger than its PutEvents
+// entry, whose fields it holds) and its SNS or SQS message (the body and
+// the message attributes), each in every envelope format. The event must
+// fit whichever the pipeline uses, and the consumer's SQS queue
+// (MaxEntryBytes by default) must take what the target delivers.
 func (r Record) PublishedSize() int {
 	size := 0
 	for _, f := range Formats {
-		size = max(size, r.EventBridgeEntrySizeIn(f), r.MessageSizeIn(f))
+		size = max(size, r.EventBridgeEntrySizeIn(f), r.EventBridgeEventSizeIn(f), r.MessageSizeIn(f))
 	}
 	return size
 }
@@ -154,6 +157,39 @@ func (r Record) MessageSizeIn(f Format) int {
 		n += len(name) + len(messageAttrDataType) + len(v)
 	}
 	return n
+}
+
+// eventBridgeEvent is the event EventBridge delivers to a rule's targets:
+// the entry's fields in its event envelope.
+type eventBridgeEvent struct {
+	Version    string          `json:"version"`
+	ID         string          `json:"id"`
+	DetailType string          `json:"detail-type"`
+	Source     string          `json:"source"`
+	Account    string          `json:"account"`
+	Time       string          `json:"time"`
+	Region     string          `json:"region"`
+	Resources  []string        `json:"resources"`
+	Detail     json.RawMessage `json:"detail"`
+}
+
+// eventBridgeRegionBytes is room for the longest region name.
+const eventBridgeRegionBytes = 16
+
+// EventBridgeEventSizeIn is the size of the event EventBridge delivers to
+// a rule's target for r's entry in format f: the detail in EventBridge's
+// envelope, with EventBridge's own id (a UUID), the account, the region
+// (counted at the longest name) and no resources (the relay sets none).
+// An SQS queue of MaxEntryBytes refuses an event over that size, and
+// EventBridge drops it once its retries are spent.
+func (r Record) EventBridgeEventSizeIn(f Format) int {
+	b, err := json.Marshal(eventBridgeEvent{Version: "0", ID: strings.Repeat("0", 36), DetailType: r.DetailType, Source: r.Source,
+		Account: strings.Repeat("0", 12), Time: r.OccurredAt.UTC().Format(time.RFC3339), Region: strings.Repeat("x", eventBridgeRegionBytes),
+		Resources: []string{}, Detail: json.RawMessage("0")})
+	if err != nil {
+		panic("outbox: marshalling an EventBridge event: " + err.Error())
+	}
+	return len(b) - len("0") + len(r.DetailIn(f))
 }
 
 // Envelope formats: how a target carries an event, the pipeline's

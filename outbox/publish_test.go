@@ -48,7 +48,7 @@ func TestPublishedSizeCoversEveryFormat(t *testing.T) {
 	r := outbox.Record{PartitionKey: strings.Repeat("P", 900), EventID: "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF", Source: "s", DetailType: "d",
 		Detail: json.RawMessage(`{}`), OccurredAt: time.Unix(0, 0)}
 	for _, f := range outbox.Formats {
-		if n := max(r.EventBridgeEntrySizeIn(f), r.MessageSizeIn(f)); r.PublishedSize() < n {
+		if n := max(r.EventBridgeEntrySizeIn(f), r.EventBridgeEventSizeIn(f), r.MessageSizeIn(f)); r.PublishedSize() < n {
 			t.Errorf("PublishedSize %d < %d in format %s", r.PublishedSize(), n, f)
 		}
 	}
@@ -63,5 +63,33 @@ func TestPublishedSizeCoversEveryFormat(t *testing.T) {
 	}
 	if r.PublishedSize() <= len(r.EnvelopeJSON()) {
 		t.Errorf("a long aggregate makes the CloudEvent the largest, but PublishedSize is %d", r.PublishedSize())
+	}
+}
+
+// TestEventBridgeEventSize: the event EventBridge delivers to a rule's
+// target (an SQS queue) is larger than the PutEvents entry and the SNS
+// message; its size, as counted, is at least that of the event as
+// EventBridge writes it, in every region, so that an event the writer
+// publishes whole fits a queue of MaxEntryBytes.
+func TestEventBridgeEventSize(t *testing.T) {
+	t.Parallel()
+	r := outbox.Record{PartitionKey: "ORDER#1", EventID: "01JDQ8Z7K5V6W3X2Y1Z0ABCDEF", Source: "com.example.orders", DetailType: "OrderPlaced",
+		Detail: json.RawMessage(`{"total":42}`), OccurredAt: time.Date(2026, 12, 2, 10, 0, 0, 5e6, time.UTC)}
+	for _, region := range []string{"us-east-1", "ap-southeast-5", "us-isof-south-1"} {
+		for _, f := range outbox.Formats {
+			delivered, err := json.Marshal(map[string]any{
+				"version": "0", "id": "6a7e8feb-b491-4cf7-a9f1-bf3703467718", "detail-type": r.DetailType, "source": r.Source,
+				"account": "123456789012", "time": "2026-12-02T10:00:00Z", "region": region, "resources": []string{}, "detail": json.RawMessage(r.DetailIn(f)),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.EventBridgeEventSizeIn(f); got < len(delivered) || got > len(delivered)+8 {
+				t.Errorf("%s, %s: EventBridgeEventSizeIn = %d, the delivered event is %d bytes", region, f, got, len(delivered))
+			}
+			if r.EventBridgeEventSizeIn(f) <= max(r.EventBridgeEntrySizeIn(f), len(r.MessageIn(f))) || r.PublishedSize() < r.EventBridgeEventSizeIn(f) {
+				t.Errorf("%s: the delivered event (%d bytes) is not the largest form, or PublishedSize (%d) misses it", f, r.EventBridgeEventSizeIn(f), r.PublishedSize())
+			}
+		}
 	}
 }

@@ -41,6 +41,16 @@
 // It ends with one line:
 //
 //	consume: events=N effects_once=N redelivered=R kills=K takeovers=T mismatches_injected=M mismatches_detected=M lost=0 wrong=0 unfinished=0 dlq=Q dlq_applied=A run_s=S
+//
+// TestChaosClaimCheck is TestChaos with the pipeline's claim check on:
+// events of 2 B to 10 MiB (ClaimBands), S3 faults, transactions that never
+// commit, a consumer that applies every event with the consumer kit (which
+// fetches and verifies claim-checked data), then the claim sweep and the
+// published items' TTL. 500 events by default (make test), 10,000 with
+// make chaos (CLAIM_EVENTS). It ends with TestChaos's line and
+// ClaimResult.Line:
+//
+//	claimcheck: events=N delivered=N verified=N lost=0 claimed=C bytes=B ... orphans_written=O orphans_removed=O orphans_left=0 objects_kept=C untagged=0 left_after_ttl=0 ...
 package chaos
 
 import (

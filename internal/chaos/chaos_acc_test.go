@@ -154,6 +154,7 @@ type outputs struct {
 	ScheduleARN       string `json:"schedule_arn"`
 	ConsumerQueueURL  string `json:"consumer_queue_url"`
 	TargetARN         string `json:"target_arn"`
+	ClaimBucket       string `json:"claim_bucket"`
 }
 
 // reconcilerName is the reconciler function's name, from its ARN.
@@ -189,6 +190,9 @@ type run struct {
 	table    outbox.Table
 	contract *contractChange
 	tally    *Tally
+	// claims is the claim-check run's part (claimcheck_acc_test.go); nil
+	// in TestChaos.
+	claims *claimRun
 
 	// Counted by the writers, the injectors and the drain.
 	writeRetries, kills, reconcilerKills, fires, fired, fireSkips atomic.Int64
@@ -236,10 +240,13 @@ func clientConfig(stack *localaws.Stack) aws.Config {
 // kind of target CHAOS_TARGET names (chaosTargets), writes events while
 // faults are injected, then checks that every committed event reached the
 // consumer and that every poison event is FAILED.
-func TestChaos(t *testing.T) {
+func TestChaos(t *testing.T) { runChaos(t, targetFromEnv(t), nil) }
+
+// runChaos is the run of TestChaos on kind and, with claims, of
+// TestChaosClaimCheck.
+func runChaos(t *testing.T, kind chaosTarget, claims *claimPlan) {
 	tf := acctest.TerraformCLI(t, root)
 	o := optionsFromEnv(t)
-	kind := targetFromEnv(t)
 	budget := 15*time.Minute + o.writeFor + o.drainDeadline() + time.Duration(o.events)*10*time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
@@ -250,9 +257,14 @@ func TestChaos(t *testing.T) {
 		so.StreamShardLifetime = shardLifetime
 		// The collector target cmd/localaws runs with: the stack holds
 		// every item in memory, and Go's default target spends a fifth
-		// of the run's CPU marking it.
-		so.GCPercent = 400
+		// of the run's CPU marking it. (The claim-check run keeps Go's
+		// default: its objects would make that five times a heap of
+		// gigabytes.)
+		if claims == nil {
+			so.GCPercent = 400
+		}
 	})
+	claims.useClock(stack)
 	ctl := localawstest.Control(stack)
 	cfg := clientConfig(stack)
 
@@ -277,6 +289,7 @@ func TestChaos(t *testing.T) {
 		{Name: "reconciler_timeout", Value: strconv.Itoa(o.reconcilerTimeout)},
 		{Name: "pending_shards", Value: strconv.Itoa(o.pendingShards)},
 	}
+	vars = append(vars, claims.vars()...)
 	if kind.prepare != nil {
 		given, err := kind.prepare(ctx, cfg, "chaos")
 		if err != nil {
@@ -328,7 +341,10 @@ func TestChaos(t *testing.T) {
 	}
 	t.Logf("applied in %s: %+v", time.Since(applyStart).Round(time.Second), r.out)
 	r.table = outbox.Table{Name: r.out.TableName, Layout: outbox.LayoutShared, PendingShards: o.pendingShards}.WithDefaults()
-	if r.contract, err = newContractChange(r.ddb, r.table, o.newPendingShards); err != nil {
+	if r.claims, err = claims.start(ctx, r, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if r.contract, err = newContractChange(r.ddb, r.table, o.newPendingShards, r.claims.writerOptions()...); err != nil {
 		t.Fatal(err)
 	}
 	changeContract := func(ctx context.Context) error {
@@ -382,6 +398,7 @@ func TestChaos(t *testing.T) {
 	}
 	writers.Go(func() { r.writePoison(ctx, start) })
 	writers.Go(func() { r.contract.run(ctx, r, start, changeContract) })
+	writers.Go(func() { r.claims.writeOrphans(ctx, r, start) })
 	var wroteIn time.Duration
 	go func() { writers.Wait(); wroteIn = time.Since(start); close(writersDone) }()
 
@@ -498,6 +515,7 @@ func TestChaos(t *testing.T) {
 	for id := range poison {
 		t.Errorf("poison event %s is not FAILED", id)
 	}
+	r.claims.finish(ctx, r, faults)
 }
 
 // progress logs how many events were written and delivered every 30
@@ -566,6 +584,9 @@ func (r *run) write(ctx context.Context, writer int, start time.Time, next *atom
 			ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced",
 			Detail: json.RawMessage(fmt.Sprintf(`{"orderId":%q,"n":%d}`, pk, n)),
 		}
+		if r.claims != nil {
+			ev.Detail = r.claims.data(id, n)
+		}
 		c := r.contract.current.Load()
 		committed := r.commit(ctx, pk, c.table.SortKeyFor(id), func() error {
 			_, err := c.w.Write(ctx, []ddbtypes.TransactWriteItem{order}, ev)
@@ -574,6 +595,7 @@ func (r *run) write(ctx context.Context, writer int, start time.Time, next *atom
 		if committed {
 			r.tally.Written(id)
 			r.contract.committed(c)
+			r.claims.committed(id)
 		}
 	}
 }
@@ -696,6 +718,7 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 		{Service: "dynamodb", Operation: "UpdateItem", Code: "ThrottlingException", Rate: 0.03, Message: "chaos: throttled"},
 		{Service: "dynamodb", Operation: "TransactWriteItems", Code: "ThrottlingException", Rate: 0.02, Message: "chaos: throttled"},
 	}...)
+	rules = append(rules, r.claims.faults()...)
 	if r.o.action == "delete" {
 		rules = append(rules, control.FaultRule{Service: "dynamodb", Operation: "BatchWriteItem", Code: "ProvisionedThroughputExceededException", Rate: 0.1, Message: "chaos: throughput exceeded"})
 	}
@@ -926,8 +949,14 @@ func (r *run) consume(ctx context.Context) {
 			return
 		}
 		now := time.Now()
+		// The claim-check run applies the messages with the consumer kit;
+		// those it fails stay, to be received again.
+		failed := r.claims.apply(ctx, out.Messages)
 		var entries []sqstypes.DeleteMessageBatchRequestEntry
 		for i, m := range out.Messages {
+			if failed[aws.ToString(m.MessageId)] {
+				continue
+			}
 			var ev struct {
 				Source string `json:"source"`
 				Detail struct {

@@ -785,21 +785,23 @@ func relayClaimStatements(r Resources) []Statement {
 	return []Statement{allow("TagPublishedClaims", []string{"s3:PutObjectTagging"}, claimObjects(r.ClaimBucketARN))}
 }
 
-// reconcilerClaimStatements let the reconciler's sweep (package claimsweep)
-// list the claim-checked objects, read their metadata (HeadObject is
-// authorised by s3:GetObject) and tags, read their items and remove the
-// uncommitted ones.
+// reconcilerClaimStatements let the reconciler tag the objects of the
+// claim-checked events it republishes, as the relay does (without it such
+// an event is republished on every run and never marked), and let its
+// sweep (package claimsweep) list the claim-checked objects, read their
+// metadata (HeadObject is authorised by s3:GetObject) and tags, read their
+// items and remove the uncommitted ones.
 func reconcilerClaimStatements(r Resources) []Statement {
 	if r.ClaimBucketARN == "" {
 		return nil
 	}
 	list := allow("ListClaims", []string{"s3:ListBucket"}, r.ClaimBucketARN)
 	list.Condition = map[string]map[string]string{"StringLike": {"s3:prefix": outbox.ClaimObjectPrefix + "*"}}
-	return []Statement{
+	return append(relayClaimStatements(r),
 		list,
 		allow("SweepClaims", []string{"s3:DeleteObject", "s3:GetObject", "s3:GetObjectTagging"}, claimObjects(r.ClaimBucketARN)),
 		allow("ReadClaimItems", []string{"dynamodb:GetItem"}, r.TableARN),
-	}
+	)
 }
 
 // ClaimWriterPolicy is the policy an application's writer needs to store

@@ -51,7 +51,9 @@ func TestClaimCheckPoliciesAndEnvironment(t *testing.T) {
 			t.Errorf("relay policy lacks %s:\n%s", want, relay)
 		}
 	}
-	for _, want := range []string{`"s3:ListBucket"`, `"s3:prefix": "outbox/*"`, `"s3:DeleteObject"`, `"s3:GetObject"`, `"s3:GetObjectTagging"`, `"dynamodb:GetItem"`, objects} {
+	// The reconciler republishes claim-checked events too, and tags their
+	// objects as the relay does.
+	for _, want := range []string{`"s3:PutObjectTagging"`, `"s3:ListBucket"`, `"s3:prefix": "outbox/*"`, `"s3:DeleteObject"`, `"s3:GetObject"`, `"s3:GetObjectTagging"`, `"dynamodb:GetItem"`, objects} {
 		if !strings.Contains(recon, want) {
 			t.Errorf("reconciler policy lacks %s:\n%s", want, recon)
 		}

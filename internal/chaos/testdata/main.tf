@@ -85,6 +85,12 @@ variable "topic_arn" {
   default     = null
 }
 
+variable "claim_check" {
+  description = "Provision the claim-check bucket (the claim-check run)."
+  type        = bool
+  default     = false
+}
+
 provider "outbox" {}
 
 resource "outbox_pipeline" "chaos" {
@@ -123,6 +129,8 @@ resource "outbox_pipeline" "chaos" {
     min_age_seconds     = var.reconciler_min_age_seconds
     timeout             = var.reconciler_timeout
   }
+
+  claim_check = var.claim_check ? {} : null
 }
 
 resource "outbox_subscription" "consumer" {
@@ -167,6 +175,10 @@ output "schedule_arn" {
 
 output "target_arn" {
   value = outbox_pipeline.chaos.target_arn
+}
+
+output "claim_bucket" {
+  value = outbox_pipeline.chaos.writer.claim_bucket
 }
 
 output "consumer_queue_url" {
