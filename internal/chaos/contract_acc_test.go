@@ -52,8 +52,9 @@ type contractChange struct {
 }
 
 // newContractChange returns the change from base's settings (those of the
-// first apply) to the new prefix and the lower shard count.
-func newContractChange(ddb outbox.TransactWriter, base outbox.Table, newPendingShards int) (*contractChange, error) {
+// first apply) to the new prefix and the lower shard count, with writers
+// made with opts.
+func newContractChange(ddb outbox.TransactWriter, base outbox.Table, newPendingShards int, opts ...outbox.WriterOption) (*contractChange, error) {
 	if newPendingShards >= base.PendingShards {
 		return nil, fmt.Errorf("the new contract's %d pending shards do not lower the %d of the former", newPendingShards, base.PendingShards)
 	}
@@ -65,7 +66,7 @@ func newContractChange(ddb outbox.TransactWriter, base outbox.Table, newPendingS
 		name  string
 		table outbox.Table
 	}{{&cc.former, "former", base}, {&cc.next, "new", next}} {
-		w, err := outbox.NewWriter(ddb, c.table)
+		w, err := outbox.NewWriter(ddb, c.table, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("the %s contract: %w", c.name, err)
 		}
