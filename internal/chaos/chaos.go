@@ -14,16 +14,20 @@
 // test), 50,000 with make chaos. CHAOS_EVENTS and CHAOS_WRITERS change the
 // count and the number of writers; CHAOS_TARGET the kind of target the
 // pipeline publishes to: eventbridge (the default: the account's bus, a
-// rule to the consumer's queue) or sns-fifo (an SNS FIFO topic, the
-// consumer's SQS FIFO queue subscribed with raw delivery). It ends with one
-// line:
+// rule to the consumer's queue), sns-fifo (an SNS FIFO topic, the
+// consumer's SQS FIFO queue subscribed with raw delivery) or
+// sns-fifo-ordered (the same, the pipeline in ordered mode, the writers
+// writing ordered events on 1,000 keys, 10 of them hot, some transactions
+// with three events of one key). It ends with one line:
 //
 //	chaos: target=T written=N delivered=N lost=0 duplicates=D dup_pct=X kills=K stranded=0 failed_poison=P dlq=Q drain_s=S
 //
 // On a FIFO target the broker's deduplication (five minutes, by
 // MessageDeduplicationId, the event id) absorbs the relay's republishing,
 // so the duplicates that reach the consumer must stay within
-// MaxFIFODuplicateShare of the events.
+// MaxFIFODuplicateShare of the events. The ordered run's line adds
+// " inversions=0 gaps=0" (KeyOrder): no event first received after a later
+// one of its key, and no sequence missing below a key's highest received.
 //
 // TestConsumeChaos proves the consumer kit (consumer/) the same way: events
 // published as the relay publishes them go through a subscription
@@ -235,6 +239,11 @@ type Result struct {
 	// whether it deduplicates, and so whether MaxFIFODuplicateShare holds.
 	Target string
 	FIFO   bool
+	// Ordered says the run wrote ordered events through a pipeline in
+	// ordered mode, and so whether the order's counts (KeyOrder) are part of
+	// the line and of the check: Inversions, Gaps and Unsequenced.
+	Ordered                       bool
+	Inversions, Gaps, Unsequenced int
 }
 
 // MaxFIFODuplicateShare is the most duplicates, as a share of the events
@@ -256,15 +265,20 @@ func (r Result) Line() string {
 	if r.Target != "" {
 		target = "target=" + r.Target + " "
 	}
-	return fmt.Sprintf("chaos: %swritten=%d delivered=%d lost=%d duplicates=%d dup_pct=%.2f kills=%d stranded=%d failed_poison=%d dlq=%d drain_s=%.1f",
+	line := fmt.Sprintf("chaos: %swritten=%d delivered=%d lost=%d duplicates=%d dup_pct=%.2f kills=%d stranded=%d failed_poison=%d dlq=%d drain_s=%.1f",
 		target, r.Written, r.Delivered, r.Lost, r.Duplicates, r.DuplicatePercent(), r.Kills, r.Stranded, r.FailedPoison, r.DLQ, r.Drain.Seconds())
+	if r.Ordered {
+		line += fmt.Sprintf(" inversions=%d gaps=%d", r.Inversions, r.Gaps)
+	}
+	return line
 }
 
 // Check returns every violated guarantee: an event lost or stranded, a
 // poison event not set aside or delivered, an event received that was
 // never written, more duplicates than the kills explain or, on a FIFO
-// target, than MaxFIFODuplicateShare of the events, or nothing written at
-// all.
+// target, than MaxFIFODuplicateShare of the events, on an ordered run an
+// event received out of its key's order, a gap or an event without a
+// sequence (orderProblems), or nothing written at all.
 func (r Result) Check() error {
 	var errs []error
 	if r.Written == 0 {
@@ -291,6 +305,7 @@ func (r Result) Check() error {
 	if r.Duplicates > r.DuplicateBound {
 		errs = append(errs, fmt.Errorf("%d duplicates, more than the %d that %d kills explain", r.Duplicates, r.DuplicateBound, r.Kills))
 	}
+	errs = append(errs, r.orderProblems()...)
 	if r.FIFO && float64(r.Duplicates) > MaxFIFODuplicateShare*float64(r.Written) {
 		errs = append(errs, fmt.Errorf("%d duplicates reached the FIFO consumer, %.2f %% of the %d events, more than the %.1f %% the broker's deduplication allows",
 			r.Duplicates, r.DuplicatePercent(), r.Written, 100*MaxFIFODuplicateShare))

@@ -193,6 +193,8 @@ type run struct {
 	// claims is the claim-check run's part (claimcheck_acc_test.go); nil
 	// in TestChaos.
 	claims *claimRun
+	// ordered is what an ordered run counts; nil for another run.
+	ordered *orderedRun
 
 	// Counted by the writers, the injectors and the drain.
 	writeRetries, kills, reconcilerKills, fires, fired, fireSkips atomic.Int64
@@ -288,6 +290,7 @@ func runChaos(t *testing.T, kind chaosTarget, claims *claimPlan) {
 		{Name: "relay_timeout", Value: strconv.Itoa(o.relayTimeout)},
 		{Name: "reconciler_timeout", Value: strconv.Itoa(o.reconcilerTimeout)},
 		{Name: "pending_shards", Value: strconv.Itoa(o.pendingShards)},
+		{Name: "ordering_enabled", Value: strconv.FormatBool(kind.ordered)},
 	}
 	vars = append(vars, claims.vars()...)
 	if kind.prepare != nil {
@@ -330,7 +333,7 @@ func runChaos(t *testing.T, kind chaosTarget, claims *claimPlan) {
 		t.Fatal(err)
 	}
 	r := &run{
-		t: t, o: o, kind: kind, ctl: ctl, tally: NewTally(), pipelineName: "chaos",
+		t: t, o: o, kind: kind, ctl: ctl, tally: NewTally(), pipelineName: "chaos", ordered: kind.newOrderedRun(),
 		ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), iam: iam.NewFromConfig(cfg), logs: cloudwatchlogs.NewFromConfig(cfg),
 	}
 	if err := json.Unmarshal(b, &r.out); err != nil {
@@ -344,7 +347,7 @@ func runChaos(t *testing.T, kind chaosTarget, claims *claimPlan) {
 	if r.claims, err = claims.start(ctx, r, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if r.contract, err = newContractChange(r.ddb, r.table, o.newPendingShards, r.claims.writerOptions()...); err != nil {
+	if r.contract, err = newContractChange(r.ddb, r.table, o.newPendingShards, append(kind.writerOptions(), r.claims.writerOptions()...)...); err != nil {
 		t.Fatal(err)
 	}
 	changeContract := func(ctx context.Context) error {
@@ -393,8 +396,12 @@ func runChaos(t *testing.T, kind chaosTarget, claims *claimPlan) {
 	writersDone := make(chan struct{})
 	var writers sync.WaitGroup
 	var next atomic.Int64
+	write := r.write
+	if r.ordered != nil {
+		write = r.writeOrdered
+	}
 	for i := range o.writers {
-		writers.Go(func() { r.write(ctx, i, start, &next) })
+		writers.Go(func() { write(ctx, i, start, &next) })
 	}
 	writers.Go(func() { r.writePoison(ctx, start) })
 	writers.Go(func() { r.contract.run(ctx, r, start, changeContract) })
@@ -452,6 +459,7 @@ func runChaos(t *testing.T, kind chaosTarget, claims *claimPlan) {
 
 	res := r.tally.Result()
 	res.Target, res.FIFO = kind.name, kind.fifo
+	r.ordered.fill(t, &res)
 	res.Drain = quiet.Sub(cleared)
 	failed, pending, err := r.settled(ctx)
 	if err != nil {
@@ -556,16 +564,7 @@ func (r *run) write(ctx context.Context, writer int, start time.Time, next *atom
 		if n >= int64(r.o.events) {
 			return
 		}
-		if n >= int64(r.o.events)*3/4 {
-			// The last quarter waits for the new contract, so that both
-			// are written whatever the apply takes.
-			select {
-			case <-r.contract.switched:
-			case <-ctx.Done():
-				return
-			}
-		}
-		if !sleepUntil(ctx, start.Add(time.Duration(n)*r.o.writeFor/time.Duration(r.o.events))) {
+		if !r.turn(ctx, start, n) {
 			return
 		}
 		id := newID()
@@ -598,6 +597,20 @@ func (r *run) write(ctx context.Context, writer int, start time.Time, next *atom
 			r.claims.committed(id)
 		}
 	}
+}
+
+// turn waits for event n's turn in the paced schedule, and reports whether
+// it came. The last quarter of the events also waits for the new contract,
+// so that both are written whatever the apply takes.
+func (r *run) turn(ctx context.Context, start time.Time, n int64) bool {
+	if n >= int64(r.o.events)*3/4 {
+		select {
+		case <-r.contract.switched:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return sleepUntil(ctx, start.Add(time.Duration(n)*r.o.writeFor/time.Duration(r.o.events)))
 }
 
 // commit runs a write until it commits, up to 5 attempts. A failed attempt
@@ -649,7 +662,10 @@ var poisonKinds = []string{"oversize", "not-json", "no-source"}
 // with OUTBOX# sort keys and pending-index keys like any event, bypassing
 // the Writer's validation: an oversize detail (over 256 KB, the item under
 // 400 KB) with its order in a transaction, a detail that is not JSON with
-// PutItem, and an item without a source in a transaction.
+// PutItem, and an item without a source in a transaction. On an ordered
+// run each is its key's first ordered event and starts the key's sequence
+// in the same transaction, so that the one not in JSON is written with it
+// instead of with PutItem.
 func (r *run) writePoison(ctx context.Context, start time.Time) {
 	total := r.o.poisonPerKind() * len(poisonKinds)
 	for i := range total {
@@ -660,11 +676,15 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 		id := newID()
 		pk := fmt.Sprintf("ORDER#poison-%03d", i)
 		c := r.contract.current.Load()
-		put, _, err := c.w.Put(outbox.Event{ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)})
+		// The event's Put and, from a writer of ordered events, the action
+		// that starts its key's sequence.
+		actions, _, err := c.w.ActionsAfter(map[string]int64{pk: 0}, nil,
+			outbox.Event{ID: id, PartitionKey: pk, Source: eventSource, DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)})
 		if err != nil {
 			r.fail(err)
 			return
 		}
+		put, sequence := actions[0], actions[1:]
 		item := put.Put.Item
 		order := ddbtypes.TransactWriteItem{Put: &ddbtypes.Put{
 			TableName: aws.String(r.table.Name),
@@ -678,12 +698,16 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 		case "oversize":
 			item[outbox.AttrDetail] = &ddbtypes.AttributeValueMemberS{Value: `{"blob":"` + strings.Repeat("x", 270*1024) + `"}`}
 			write = func() error {
-				_, err := r.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{order, put}})
+				_, err := r.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]ddbtypes.TransactWriteItem{order, put}, sequence...)})
 				return err
 			}
 		case "not-json":
 			item[outbox.AttrDetail] = &ddbtypes.AttributeValueMemberS{Value: `orderId=` + pk + ` {not json`}
 			write = func() error {
+				if len(sequence) > 0 {
+					_, err := r.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]ddbtypes.TransactWriteItem{put}, sequence...)})
+					return err
+				}
 				_, err := r.ddb.PutItem(ctx, &dynamodb.PutItemInput{
 					TableName: put.Put.TableName, Item: item,
 					ConditionExpression: put.Put.ConditionExpression, ExpressionAttributeNames: put.Put.ExpressionAttributeNames,
@@ -693,7 +717,7 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 		default:
 			delete(item, outbox.AttrSource)
 			write = func() error {
-				_, err := r.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{order, put}})
+				_, err := r.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]ddbtypes.TransactWriteItem{order, put}, sequence...)})
 				return err
 			}
 		}
@@ -961,7 +985,9 @@ func (r *run) consume(ctx context.Context) {
 				Source string `json:"source"`
 				Detail struct {
 					Metadata struct {
-						EventID string `json:"eventId"`
+						EventID     string `json:"eventId"`
+						OrderingKey string `json:"orderingKey"`
+						Sequence    int64  `json:"sequence"`
 					} `json:"metadata"`
 				} `json:"detail"`
 			}
@@ -970,6 +996,7 @@ func (r *run) consume(ctx context.Context) {
 				r.fail(fmt.Errorf("the consumer received a message that is not an outbox event: %.300q", body))
 			} else {
 				r.tally.Received(ev.Detail.Metadata.EventID, now)
+				r.ordered.received(ev.Detail.Metadata.EventID, ev.Detail.Metadata.OrderingKey, ev.Detail.Metadata.Sequence)
 			}
 			entries = append(entries, sqstypes.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle})
 		}

@@ -53,7 +53,7 @@ type contractChange struct {
 
 // newContractChange returns the change from base's settings (those of the
 // first apply) to the new prefix and the lower shard count, with writers
-// of opts.
+// made with opts.
 func newContractChange(ddb outbox.TransactWriter, base outbox.Table, newPendingShards int, opts ...outbox.WriterOption) (*contractChange, error) {
 	if newPendingShards >= base.PendingShards {
 		return nil, fmt.Errorf("the new contract's %d pending shards do not lower the %d of the former", newPendingShards, base.PendingShards)

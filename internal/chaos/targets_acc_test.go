@@ -49,6 +49,10 @@ type chaosTarget struct {
 	// publish call that the target accepted (countingRule), which must be
 	// the entries it authorized and validated.
 	fresh func(ctx context.Context, ctl *control.Client, arn string) (int, error)
+	// ordered, on a FIFO target, applies the pipeline in ordered mode and
+	// writes ordered events on a few hot keys among many
+	// (ordered_acc_test.go), whose order per key the consumer checks.
+	ordered bool
 }
 
 // chaosTargets are the kinds the suite runs on; the first is the default.
@@ -70,23 +74,28 @@ var chaosTargets = []chaosTarget{
 		// the publisher does.)
 		missing: control.FaultRule{Entry: true, Code: "ResourceNotFoundException", Message: "Event bus default does not exist."},
 	},
-	{
-		name: "sns-fifo", fifo: true, what: "topic", prepare: fifoTopic, fresh: topicMessagesPublished,
-		service: "sns", operation: "PublishBatch", permission: "sns:Publish",
-		// The codes of the SNS API reference: Throttled (HTTP 429),
-		// InternalError (500), AuthorizationError, KMSAccessDenied.
-		faults: []control.FaultRule{
-			{Entry: true, Code: "InternalError", Rate: 0.05, Message: "chaos: entry internal error"},
-			{Entry: true, Code: "Throttled", Rate: 0.05, Message: "chaos: entry throttled"},
-			{Code: "Throttled", HTTPStatus: 429, Rate: 0.05, Message: "chaos: rate exceeded"},
-			{Code: "InternalError", Rate: 0.03, Message: "chaos: internal error"},
-			{Entry: true, Code: "AuthorizationError", Rate: 0.02, Message: "chaos: not authorized to publish to this topic"},
-			{Entry: true, Code: "KMSAccessDenied", Rate: 0.02, Message: "chaos: the topic's KMS key denies access"},
-		},
-		// A whole call, as SNS answers for a topic that does not exist.
-		// (Deleting the topic would delete the consumer's subscription.)
-		missing: control.FaultRule{Code: "NotFound", HTTPStatus: 404, Message: "Topic does not exist"},
+	snsFIFO,
+	snsFIFO.withOrdering(),
+}
+
+// snsFIFO is the SNS FIFO topic, with the consumer's SQS FIFO queue
+// subscribed.
+var snsFIFO = chaosTarget{
+	name: "sns-fifo", fifo: true, what: "topic", prepare: fifoTopic, fresh: topicMessagesPublished,
+	service: "sns", operation: "PublishBatch", permission: "sns:Publish",
+	// The codes of the SNS API reference: Throttled (HTTP 429),
+	// InternalError (500), AuthorizationError, KMSAccessDenied.
+	faults: []control.FaultRule{
+		{Entry: true, Code: "InternalError", Rate: 0.05, Message: "chaos: entry internal error"},
+		{Entry: true, Code: "Throttled", Rate: 0.05, Message: "chaos: entry throttled"},
+		{Code: "Throttled", HTTPStatus: 429, Rate: 0.05, Message: "chaos: rate exceeded"},
+		{Code: "InternalError", Rate: 0.03, Message: "chaos: internal error"},
+		{Entry: true, Code: "AuthorizationError", Rate: 0.02, Message: "chaos: not authorized to publish to this topic"},
+		{Entry: true, Code: "KMSAccessDenied", Rate: 0.02, Message: "chaos: the topic's KMS key denies access"},
 	},
+	// A whole call, as SNS answers for a topic that does not exist.
+	// (Deleting the topic would delete the consumer's subscription.)
+	missing: control.FaultRule{Code: "NotFound", HTTPStatus: 404, Message: "Topic does not exist"},
 }
 
 // targetFromEnv is the kind CHAOS_TARGET names, the first by default.

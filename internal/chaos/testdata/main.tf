@@ -5,8 +5,9 @@
 # more than a few seconds, scheduled no more often than its timeout. The
 # target is the account's default bus, or the SNS topic topic_arn names (the
 # suite creates it): the consumer's queue then subscribes to the topic, a
-# FIFO queue with a FIFO dead-letter queue to a FIFO topic. Region,
-# credentials and endpoint come from the environment.
+# FIFO queue with a FIFO dead-letter queue to a FIFO topic, in ordered mode
+# when ordering_enabled is set. Region, credentials and endpoint come from
+# the environment.
 
 terraform {
   required_version = ">= 1.5"
@@ -91,6 +92,12 @@ variable "claim_check" {
   default     = false
 }
 
+variable "ordering_enabled" {
+  description = "Ordered mode: each ordering key's events published in sequence (a FIFO topic_arn only)."
+  type        = bool
+  default     = false
+}
+
 provider "outbox" {}
 
 resource "outbox_pipeline" "chaos" {
@@ -122,6 +129,10 @@ resource "outbox_pipeline" "chaos" {
 
   published = {
     action = var.published_action
+  }
+
+  ordering = {
+    enabled = var.ordering_enabled
   }
 
   reconciler = {

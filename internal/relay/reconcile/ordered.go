@@ -13,10 +13,14 @@ import (
 // In ordered mode the pages of a sweep hold the events of one key in any
 // order, each shard its own: an event whose predecessor is on a later page,
 // or on another shard's page, waits when its page is processed. The
-// reconciler keeps those events (up to MaxWaiting) and, once every shard
-// is swept, processes them again, all keys at once, as long as that
-// publishes anything: the gate sorts each key's events, so one more pass
-// publishes a key's whole backlog in order, however its pages came.
+// reconciler keeps those events (up to MaxWaiting) and, once the sweep
+// ends, processes them again, all keys at once, as long as that publishes
+// anything: the gate sorts each key's events, so one more pass publishes a
+// key's whole backlog in order, however its pages came. A backlog larger
+// than one run can sweep is taken oldest first: the shards are swept in
+// rounds, a page of each at a time (sweepInTurns), so that each key's
+// oldest events are found together, and the sweep stops in time to leave
+// WaitingShare of the run to those passes.
 
 // MaxWaiting bounds the waiting events a run keeps in memory to try again;
 // those beyond it wait for the next run.
@@ -24,6 +28,23 @@ const MaxWaiting = 10000
 
 // maxWaitingPasses bounds the passes over the waiting events of a run.
 const maxWaitingPasses = 8
+
+// WaitingShare is the share of an ordered run's time, after the stop
+// margin, that the sweep leaves to the passes over the waiting events: a
+// sweep that used the whole run would leave them none, and a backlog
+// larger than one run's sweep would then never be published, each run
+// finding events whose predecessors it found too and publishing none.
+const WaitingShare = 1.0 / 3
+
+// sweepMargin is the time before the deadline from which the sweep starts
+// no page: margin, and in ordered mode WaitingShare of the rest.
+func (r *Reconciler) sweepMargin(ctx context.Context, margin time.Duration) time.Duration {
+	deadline, ok := ctx.Deadline()
+	if r.Ordered == nil || !ok {
+		return margin
+	}
+	return margin + time.Duration(float64(max(time.Until(deadline)-margin, 0))*WaitingShare)
+}
 
 // MinStartAge is the least time a key's lowest waiting event has been
 // pending before the reconciler moves the key's cursor up to it, whatever

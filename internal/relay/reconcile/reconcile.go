@@ -58,7 +58,8 @@ type Processor interface {
 
 // Reconciler queries every shard of the pending index (or scans every
 // segment of a table without it) for old pending events and processes them,
-// page by page, shards or segments in parallel.
+// page by page, in rounds of one page of every shard or segment, several
+// at once.
 type Reconciler struct {
 	Client ReadAPI
 	Table  outbox.Table
@@ -146,44 +147,38 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 		concurrency = DefaultConcurrency
 	}
 
-	var mu sync.Mutex
 	report := Report{MinAgeSeconds: minAge.Seconds()}
 	var oldest int64        // pendingSince of the oldest event found, Unix ms
 	var waiting sweepResult // the ordered events that wait, of every shard
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
-	sem := make(chan struct{}, concurrency)
-	var wg sync.WaitGroup
-	for _, src := range sources {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			s := r.sweep(ctx, src, margin, m)
-			mu.Lock()
-			defer mu.Unlock()
-			report.Found += s.found
-			report.Published += s.published
-			report.Failed += s.failed
-			report.Poison += s.poison
-			report.Skipped += s.skipped
-			report.ReadUnits += s.readUnits
-			waiting.waiting = append(waiting.waiting, s.waiting[:min(len(s.waiting), MaxWaiting-len(waiting.waiting))]...)
-			waiting.blocked += s.blocked
-			var all []batch.Item
-			for k, low := range s.lowest {
-				all = append(all, batch.Item{Record: outbox.Record{OrderingKey: k, Sequence: low}})
-			}
-			waiting.note(all)
-			if !s.complete {
-				report.RemainingShards++
-			}
-			if s.oldest > 0 && (oldest == 0 || s.oldest < oldest) {
-				oldest = s.oldest
-			}
-		}()
+	sweeps := make([]*sweeper, len(sources))
+	for i, src := range sources {
+		sweeps[i] = &sweeper{src: src}
 	}
-	wg.Wait()
+	r.sweepInTurns(ctx, sweeps, concurrency, r.sweepMargin(ctx, margin), m)
+	for _, sw := range sweeps {
+		s := sw.res
+		report.Found += s.found
+		report.Published += s.published
+		report.Failed += s.failed
+		report.Poison += s.poison
+		report.Skipped += s.skipped
+		report.ReadUnits += s.readUnits
+		waiting.waiting = append(waiting.waiting, s.waiting[:min(len(s.waiting), MaxWaiting-len(waiting.waiting))]...)
+		waiting.blocked += s.blocked
+		var all []batch.Item
+		for k, low := range s.lowest {
+			all = append(all, batch.Item{Record: outbox.Record{OrderingKey: k, Sequence: low}})
+		}
+		waiting.note(all)
+		if !s.complete {
+			report.RemainingShards++
+		}
+		if s.oldest > 0 && (oldest == 0 || s.oldest < oldest) {
+			oldest = s.oldest
+		}
+	}
 	report.Complete = report.RemainingShards == 0
 	if r.Ordered != nil {
 		r.retryWaiting(ctx, waiting, minAge, margin, m, &report)
@@ -225,43 +220,81 @@ func (res *sweepResult) note(items []batch.Item) {
 	}
 }
 
-// sweep processes one shard or segment, page by page.
-func (r *Reconciler) sweep(ctx context.Context, src source, margin time.Duration, m *metrics.Recorder) sweepResult {
-	var res sweepResult
-	var start map[string]types.AttributeValue
+// sweeper is the sweep of one shard or segment: where its next page
+// starts, and what it found.
+type sweeper struct {
+	src   source
+	start map[string]types.AttributeValue
+	res   sweepResult
+}
+
+// sweepInTurns sweeps every source a page at a time, in rounds: a round
+// processes the next page of every source not yet swept (concurrency pages
+// at once), and the next round starts once it is done. A run that cannot
+// sweep everything has so read the oldest pages of every source rather
+// than some sources whole: the events of an ordering key are in every
+// shard, and its oldest ones are found together.
+func (r *Reconciler) sweepInTurns(ctx context.Context, sweeps []*sweeper, concurrency int, margin time.Duration, m *metrics.Recorder) {
+	active := sweeps
+	for len(active) > 0 {
+		more := make([]bool, len(active))
+		sem := make(chan struct{}, concurrency)
+		var wg sync.WaitGroup
+		for i, s := range active {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				more[i] = r.sweepPage(ctx, s, margin, m)
+			})
+		}
+		wg.Wait()
+		var next []*sweeper
+		for i, s := range active {
+			if more[i] {
+				next = append(next, s)
+			}
+		}
+		active = next
+	}
+}
+
+// sweepPage processes the next page of s, and reports whether s has more
+// to sweep: false once it is swept to its end, a query failed, or no page
+// may be started within margin of the deadline.
+func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Duration, m *metrics.Recorder) bool {
+	if !retry.TimeLeft(ctx, margin) {
+		r.log().InfoContext(ctx, "reconcile stopped before the deadline", "source", s.src.name)
+		return false
+	}
 	pageSize := r.PageSize
 	if pageSize <= 0 {
 		pageSize = DefaultPageSize
 	}
-	for {
-		if !retry.TimeLeft(ctx, margin) {
-			r.log().InfoContext(ctx, "reconcile stopped before the deadline", "source", src.name)
-			return res
-		}
-		pg, err := src.page(ctx, pageSize, start)
-		if err != nil {
-			r.log().ErrorContext(ctx, "finding pending items failed", "source", src.name, "error", err)
-			return res
-		}
-		res.readUnits += pg.readUnits
-		items := make([]batch.Item, len(pg.items))
-		for i, raw := range pg.items {
-			items[i] = batch.ParsePending(r.Table, raw)
-			if since := pendingSince(items[i].Record); since > 0 && (res.oldest == 0 || since < res.oldest) {
-				res.oldest = since
-			}
-		}
-		res.found += len(items)
-		res.note(items)
-		if len(items) > 0 {
-			r.process(ctx, r.hold(ctx, items), m, &res)
-		}
-		if len(pg.last) == 0 {
-			res.complete = true
-			return res
-		}
-		start = pg.last
+	pg, err := s.src.page(ctx, pageSize, s.start)
+	if err != nil {
+		r.log().ErrorContext(ctx, "finding pending items failed", "source", s.src.name, "error", err)
+		return false
 	}
+	res := &s.res
+	res.readUnits += pg.readUnits
+	items := make([]batch.Item, len(pg.items))
+	for i, raw := range pg.items {
+		items[i] = batch.ParsePending(r.Table, raw)
+		if since := pendingSince(items[i].Record); since > 0 && (res.oldest == 0 || since < res.oldest) {
+			res.oldest = since
+		}
+	}
+	res.found += len(items)
+	res.note(items)
+	if len(items) > 0 {
+		r.process(ctx, r.hold(ctx, items), m, res)
+	}
+	if len(pg.last) == 0 {
+		res.complete = true
+		return false
+	}
+	s.start = pg.last
+	return true
 }
 
 func pendingSince(rec outbox.Record) int64 {

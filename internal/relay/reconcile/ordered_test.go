@@ -1,0 +1,120 @@
+package reconcile_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// newOrderedReconciler is an ordered relay's reconciler, the gate in front
+// of the target and the cursors, with the clock clock.
+func newOrderedReconciler(table outbox.Table, fake *relaytest.AWS, pageSize int32, clock func() time.Time) *reconcile.Reconciler {
+	st := &store.Store{Client: fake, Table: table, TTL: time.Hour, Now: clock, Retry: noSleep}
+	p := &batch.Processor{
+		Publisher: &target.EventBridgePublisher{Client: fake, EventBus: "default", Retry: noSleep},
+		Store:     st, Action: config.ActionMark, Now: clock, Cursors: st, Layout: table,
+	}
+	return &reconcile.Reconciler{Client: fake, Table: table, Processor: p, Holder: st, Now: clock, PageSize: pageSize, Retry: noSleep, Ordered: st}
+}
+
+// orderedBacklog puts perKey ordered events of each key, written in turn
+// (the sequences 1, 1, ..., 2, 2, ...), pending and never published: a
+// backlog the stream no longer holds. The events go to the pending shards
+// in turn, so that each key's events are in several shards, and each
+// shard's oldest events are the oldest of the table.
+func orderedBacklog(t *testing.T, shards int, keys []string, perKey int) (outbox.Table, *relaytest.AWS, []outbox.Record) {
+	t.Helper()
+	table, fake, _ := setup(t, shards, 0)
+	records := relaytest.Records(table, len(keys)*perKey, 16)
+	for i := range records {
+		r := &records[i]
+		r.OrderingKey, r.Sequence = keys[i%len(keys)], int64(i/len(keys)+1)
+		r.PendingShard = outbox.PendingShardKey(i % shards)
+	}
+	fake.PutRecords(records)
+	return table, fake, records
+}
+
+// TestOrderedBacklogLargerThanARun: a backlog of ordered events that one
+// run cannot sweep, each key's events spread over every shard, as after a
+// relay outage longer than the stream's retention. Every page costs time,
+// and the deadline comes near before the last shards are reached. A run
+// still publishes each key's oldest events in order: it reads the shards
+// in turns, a page at a time, so that what it found is the oldest of every
+// shard, and it stops sweeping in time to go over the events that waited
+// for an earlier one found on another shard. Swept a shard after another,
+// and out of time for the waiting events, each run would find events whose
+// predecessors are on shards it does not reach, publish none of them, and
+// find them again on the next run, for ever.
+func TestOrderedBacklogLargerThanARun(t *testing.T) {
+	t.Parallel()
+	const shards, perKey, pageSize = 8, 150, 10
+	keys := []string{"k1", "k2"}
+	table, fake, records := orderedBacklog(t, shards, keys, perKey)
+	// Each run comes a reconciler period after the last: the events that
+	// waited in it are due again.
+	at := now
+	r := newOrderedReconciler(table, fake, pageSize, func() time.Time { return at })
+	r.StopMargin = 30 * time.Second
+	// The 300 events take 30 full pages and a last one per shard: 38
+	// queries. Each query takes 20 s of the run's 10 minutes, so that the
+	// sweep could start 28 of them before the margin; it leaves a third of
+	// the time to the waiting events, and starts 19. In turns, those are
+	// at least the first two pages of every shard: the 160 oldest events.
+	const far, perPage = 10 * time.Minute, 20 * time.Second
+	for run := 1; ; run++ {
+		at = at.Add(2 * time.Minute)
+		ctx := withNearingDeadline(far)
+		base := fake.Calls(relaytest.OpQuery)
+		fake.CallError = func(op string, n int) error {
+			if op == relaytest.OpQuery {
+				ctx.approach(far - time.Duration(n-base)*perPage)
+			}
+			return nil
+		}
+		rep := r.Run(ctx, time.Minute, metrics.New())
+		ctx.cancel()
+		published := 0
+		for _, rec := range records {
+			if fake.Status(rec) == string(outbox.StatusPublished) {
+				published++
+			}
+		}
+		t.Logf("run %d: %d of %d events published; %+v", run, published, len(records), rep)
+		if run == 1 && published < 160 {
+
+			t.Errorf("the first run published %d of the %d events, want the 160 oldest at least", published, len(records))
+		}
+		if published == len(records) {
+			break
+		}
+		if run == 4 {
+			t.Fatalf("after %d runs, %d of %d events published", run, published, len(records))
+		}
+	}
+	seen := map[string]int64{}
+	for _, p := range fake.Published() {
+		for _, rec := range records {
+			if rec.EventID != p.EventID {
+				continue
+			}
+			if rec.Sequence != seen[rec.OrderingKey]+1 {
+				t.Errorf("key %s: event %d published after %d", rec.OrderingKey, rec.Sequence, seen[rec.OrderingKey])
+			}
+			seen[rec.OrderingKey] = max(seen[rec.OrderingKey], rec.Sequence)
+		}
+	}
+	for _, k := range keys {
+		if seen[k] != perKey {
+			t.Errorf("key %s: published up to %d, want %d", k, seen[k], perKey)
+		}
+	}
+}
