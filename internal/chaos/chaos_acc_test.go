@@ -62,6 +62,9 @@ type options struct {
 	// killEvery is how many relay invocations the mapping starts between
 	// two kills of a running one.
 	killEvery int64
+	// duplicatePercent caps the duplicates of a short run, as a share of
+	// the events written, below what the kills explain (duplicateBound).
+	duplicatePercent int
 	// pendingShards is the pending index's shard count of the first
 	// apply; newPendingShards the lower one the mid-run apply sets.
 	pendingShards, newPendingShards int
@@ -101,7 +104,7 @@ func optionsFromEnv(t *testing.T) options {
 		action:   os.Getenv("CHAOS_PUBLISHED_ACTION"),
 		// The short form's settings: small batches, so that a couple of
 		// thousand events make enough invocations to kill and bisect.
-		batchSize: 25, parallelization: 1, relayTimeout: 30, reconcilerTimeout: 60, killEvery: 7,
+		batchSize: 25, parallelization: 1, relayTimeout: 30, reconcilerTimeout: 60, killEvery: 7, duplicatePercent: 5,
 		pendingShards: outbox.DefaultPendingShards, newPendingShards: 4,
 	}
 	if o.events >= largeRun {
@@ -126,11 +129,12 @@ func optionsFromEnv(t *testing.T) options {
 }
 
 // duplicateBound is the most duplicates kills can explain: one batch's
-// worth of events per kill and, in the short run, 5 % of the events.
+// worth of events per kill and, in the short run, duplicatePercent of the
+// events.
 func (o options) duplicateBound(kills, written int) int {
 	bound := kills * o.batchSize
 	if o.events < largeRun {
-		bound = min(bound, written*5/100)
+		bound = min(bound, written*o.duplicatePercent/100)
 	}
 	return bound
 }
@@ -249,6 +253,7 @@ func TestChaos(t *testing.T) { runChaos(t, targetFromEnv(t), nil) }
 func runChaos(t *testing.T, kind chaosTarget, claims *claimPlan) {
 	tf := acctest.TerraformCLI(t, root)
 	o := optionsFromEnv(t)
+	claims.tune(&o)
 	budget := 15*time.Minute + o.writeFor + o.drainDeadline() + time.Duration(o.events)*10*time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()

@@ -22,13 +22,16 @@ type ObjectTagger interface {
 
 // claimTagger tags the object of every claim-checked event it published
 // (outbox.ClaimStateTag), before the relay marks or deletes the item: from
-// then on the bucket's lifecycle rule, not the sweep, removes it. An event
-// whose object cannot be tagged is reported failed, to be published again
-// (a duplicate the consumers drop), so that its item is never deleted while
+// then on the bucket's lifecycle rule, not the sweep, removes it. A
+// throttled or internally failed tagging is retried under the relay's
+// policy, since the event is already published. An event whose object
+// still cannot be tagged is reported failed, to be published again (a
+// duplicate the consumers drop), so that its item is never deleted while
 // its object looks uncommitted.
 type claimTagger struct {
 	publish.Publisher
 	objects func() ObjectTagger
+	retry   retry.Policy
 }
 
 func newClaimTagger(p publish.Publisher, cfg aws.Config, o PublisherOptions) claimTagger {
@@ -36,7 +39,7 @@ func newClaimTagger(p publish.Publisher, cfg aws.Config, o PublisherOptions) cla
 	if o.Objects != nil {
 		objects = func() ObjectTagger { return o.Objects }
 	}
-	return claimTagger{Publisher: p, objects: objects}
+	return claimTagger{Publisher: p, objects: objects, retry: o.Retry}
 }
 
 // Publish implements publish.Publisher. The objects are tagged in
@@ -56,7 +59,7 @@ func (p claimTagger) Publish(ctx context.Context, records []outbox.Record) []pub
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			if err := tagPublished(ctx, objects, *r.DataRef); err != nil {
+			if err := p.tag(ctx, objects, *r.DataRef); err != nil {
 				results[i] = publish.Result{Status: publish.Failed, Class: retry.ClassifyError(err), Reason: err.Error(),
 					Hint: fmt.Sprintf("the relay role may lack s3:PutObjectTagging on %s", r.DataRef.URI())}
 			}
@@ -64,6 +67,16 @@ func (p claimTagger) Publish(ctx context.Context, records []outbox.Record) []pub
 	}
 	wg.Wait()
 	return results
+}
+
+// tag tags ref's object published, retrying transient errors under
+// p.retry.
+func (p claimTagger) tag(ctx context.Context, objects ObjectTagger, ref outbox.DataRef) error {
+	err := tagPublished(ctx, objects, ref)
+	for attempt := 1; err != nil && retry.IsTransient(err) && p.retry.Backoff(ctx, attempt); attempt++ {
+		err = tagPublished(ctx, objects, ref)
+	}
+	return err
 }
 
 func tagPublished(ctx context.Context, objects ObjectTagger, ref outbox.DataRef) error {
