@@ -26,14 +26,7 @@ func TestClaimCheckValidation(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := tt.spec.Validate()
-			var ve *ValidationError
-			switch {
-			case tt.field == "" && err != nil:
-				t.Fatalf("Validate() = %v, want nil", err)
-			case tt.field != "" && (!errors.As(err, &ve) || ve.Field != tt.field || ve.Fix == ""):
-				t.Fatalf("Validate() = %v, want an error of %s with a fix", err, tt.field)
-			}
+			wantValidation(t, tt.spec, tt.field)
 		})
 	}
 }
@@ -95,5 +88,19 @@ func TestClaimExpiryFollowsPublishedTTL(t *testing.T) {
 		if got := s.claimExpiryDays(); got != tt.days {
 			t.Errorf("%s with TTL %v: published objects expire after %d days, want %d", tt.action, tt.ttl, got, tt.days)
 		}
+	}
+}
+
+// wantValidation fails t unless s.Validate() accepts s (field "") or
+// refuses it with a *ValidationError on field that names a fix.
+func wantValidation(t *testing.T, s Spec, field string) {
+	t.Helper()
+	err := s.Validate()
+	var ve *ValidationError
+	switch {
+	case field == "" && err != nil:
+		t.Fatalf("Validate() = %v, want nil", err)
+	case field != "" && (!errors.As(err, &ve) || ve.Field != field || ve.Fix == ""):
+		t.Fatalf("Validate() = %v, want a *ValidationError on %s with a fix", err, field)
 	}
 }

@@ -1,7 +1,6 @@
 package provision
 
 import (
-	"errors"
 	"slices"
 	"testing"
 
@@ -27,14 +26,7 @@ func TestOrderedSpec(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := tt.spec.Validate()
-			var ve *ValidationError
-			switch {
-			case tt.field == "" && err != nil:
-				t.Fatalf("Validate() = %v, want nil", err)
-			case tt.field != "" && (!errors.As(err, &ve) || ve.Field != tt.field || ve.Fix == ""):
-				t.Fatalf("Validate() = %v, want a *ValidationError on %s with a fix", err, tt.field)
-			}
+			wantValidation(t, tt.spec, tt.field)
 		})
 	}
 	s := Spec{Name: "orders", Ordered: true, Target: fifo}

@@ -45,11 +45,12 @@ func BenchmarkOrdered(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				records, ev := load.next()
+				load.capacity.Reset()
 				b.StartTimer()
 				start := time.Now()
 				_, n := relayBatch(b, load.handle, load.fake, records, ev)
 				elapsed, calls = elapsed+time.Since(start), calls+n
-				units += load.fake.WriteUnits()
+				units += load.capacity.Units(cfg.Table.Name).Total()
 			}
 			events := float64(b.N * batchSize)
 			b.ReportMetric(events/elapsed.Seconds(), perfreport.UnitOrderedEventsPerSec)
@@ -91,12 +92,14 @@ func BenchmarkOrderedPoison(b *testing.B) {
 // events it is fed: batches spread round-robin over the keys, each event
 // numbered its key's next sequence.
 type orderedLoad struct {
-	table  outbox.Table
-	fake   *relaytest.AWS
-	handle streamHandler
-	keys   []string
-	seq    map[string]int64
-	sent   int
+	table outbox.Table
+	fake  *relaytest.AWS
+	// capacity counts the write units of every call through fake.
+	capacity *perfreport.CapacityCounter
+	handle   streamHandler
+	keys     []string
+	seq      map[string]int64
+	sent     int
 	// refused is the event id the target refuses, once poison chose it.
 	refused  string
 	poisoned bool
@@ -107,7 +110,8 @@ type orderedLoad struct {
 
 func newOrderedLoad(b *testing.B, cfg config.Config, keys int) *orderedLoad {
 	b.Helper()
-	l := &orderedLoad{table: cfg.Table, fake: relaytest.New(b, cfg.Table), seq: map[string]int64{}}
+	capacity := perfreport.NewCapacityCounter()
+	l := &orderedLoad{table: cfg.Table, fake: relaytest.New(b, cfg.Table, capacity.Option), capacity: capacity, seq: map[string]int64{}}
 	l.fake.CallLatency = perfreport.ModelLatency(perfreport.AWSLatencyModel)
 	r, err := relay.New(cfg, relay.Clients{DynamoDB: l.fake, Target: l.fake}, relay.Options{Now: func() time.Time { return streamNow }})
 	if err != nil {

@@ -97,14 +97,13 @@ type AWS struct {
 	tb testing.TB
 	db *dynamodb.Client // the engine
 
-	mu         sync.Mutex
-	calls      map[string]int
-	spans      []span
-	published  []Published
-	attempts   map[string]int
-	readUnits  float64
-	writeUnits float64
-	lockstep   *lockstep
+	mu        sync.Mutex
+	calls     map[string]int
+	spans     []span
+	published []Published
+	attempts  map[string]int
+	readUnits float64
+	lockstep  *lockstep
 }
 
 // span is when one call started and ended.
@@ -205,7 +204,7 @@ func (f *AWS) RoundTrips() int {
 func (f *AWS) ResetCounters() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.calls, f.spans, f.attempts, f.published, f.readUnits, f.writeUnits, f.lockstep = nil, nil, nil, nil, 0, 0, nil
+	f.calls, f.spans, f.attempts, f.published, f.readUnits, f.lockstep = nil, nil, nil, nil, 0, nil
 }
 
 // Published returns the events published so far.

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/perfreport"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -92,28 +93,31 @@ func TestItemSize(t *testing.T) {
 	}
 }
 
-// TestWriteUnitsCounted: the write units of the relay's writes are counted
-// as DynamoDB reports them (an item under 1 KB and its pending-index entry
-// removed: 2), per write call, and ResetCounters forgets them.
+// TestWriteUnitsCounted: the options New is given reach the fake's client
+// of its engine, so that a perfreport.CapacityCounter counts the write
+// units of the relay's writes as DynamoDB reports them (an item under 1 KB
+// and its pending-index entry removed: 2).
 func TestWriteUnitsCounted(t *testing.T) {
 	t.Parallel()
 	table := outbox.Table{Name: "outbox"}.WithDefaults()
-	fake := relaytest.New(t, table)
+	counter := perfreport.NewCapacityCounter()
+	fake := relaytest.New(t, table, counter.Option)
 	records := relaytest.Records(table, 2, 16)
 	fake.PutRecords(records)
+	counter.Reset()
 	ctx := context.Background()
 	mark := table.MarkPublished(records[0], relaytest.Clock, time.Hour)
 	if _, err := fake.UpdateItem(ctx, mark); err != nil {
 		t.Fatal(err)
 	}
-	if got := fake.WriteUnits(); got != 2 {
+	if got := counter.Units(table.Name).Total(); got != 2 {
 		t.Errorf("after marking one event published: %v write units, want 2 (the item and its index entry)", got)
 	}
-	fake.ResetCounters()
+	counter.Reset()
 	if _, err := fake.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table.Name), Key: table.Key(records[1])}); err != nil {
 		t.Fatal(err)
 	}
-	if got := fake.WriteUnits(); got != 2 {
+	if got := counter.Units(table.Name).Total(); got != 2 {
 		t.Errorf("after deleting one pending event: %v write units, want 2", got)
 	}
 }
