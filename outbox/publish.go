@@ -117,7 +117,12 @@ func (r Record) EventBridgeEntrySize() int { return r.EventBridgeEntrySizeIn(For
 func (r Record) PublishedSize() int {
 	size := 0
 	for _, f := range Formats {
-		size = max(size, r.EventBridgeEntrySizeIn(f), r.EventBridgeEventSizeIn(f), r.MessageSizeIn(f))
+		detail := r.DetailIn(f)
+		body := detail // a CloudEvent is the detail and the message body alike
+		if f != FormatCloudEvents {
+			body = r.MessageIn(f)
+		}
+		size = max(size, r.eventBridgeEntrySize(len(detail)), r.eventBridgeEventSize(len(detail)), r.messageSize(len(body)))
 	}
 	return size
 }
@@ -151,8 +156,11 @@ func (r Record) MessageAttributes() map[string]string {
 
 // MessageSizeIn is what SNS and SQS count for r's message in format f: the
 // body and, for each message attribute, its name, data type and value.
-func (r Record) MessageSizeIn(f Format) int {
-	n := len(r.MessageIn(f))
+func (r Record) MessageSizeIn(f Format) int { return r.messageSize(len(r.MessageIn(f))) }
+
+// messageSize is MessageSizeIn for a body of the given length.
+func (r Record) messageSize(body int) int {
+	n := body
 	for name, v := range r.MessageAttributes() {
 		n += len(name) + len(messageAttrDataType) + len(v)
 	}
@@ -183,13 +191,19 @@ const eventBridgeRegionBytes = 16
 // An SQS queue of MaxEntryBytes refuses an event over that size, and
 // EventBridge drops it once its retries are spent.
 func (r Record) EventBridgeEventSizeIn(f Format) int {
+	return r.eventBridgeEventSize(len(r.DetailIn(f)))
+}
+
+// eventBridgeEventSize is EventBridgeEventSizeIn for a detail of the given
+// length.
+func (r Record) eventBridgeEventSize(detail int) int {
 	b, err := json.Marshal(eventBridgeEvent{Version: "0", ID: strings.Repeat("0", 36), DetailType: r.DetailType, Source: r.Source,
 		Account: strings.Repeat("0", 12), Time: r.OccurredAt.UTC().Format(time.RFC3339), Region: strings.Repeat("x", eventBridgeRegionBytes),
 		Resources: []string{}, Detail: json.RawMessage("0")})
 	if err != nil {
 		panic("outbox: marshalling an EventBridge event: " + err.Error())
 	}
-	return len(b) - len("0") + len(r.DetailIn(f))
+	return len(b) - len("0") + detail
 }
 
 // Envelope formats: how a target carries an event, the pipeline's
@@ -287,5 +301,11 @@ func (r Record) MessageIn(f Format) []byte {
 // EventBridgeEntrySizeIn is the size EventBridge counts for r's PutEvents
 // entry in format f.
 func (r Record) EventBridgeEntrySizeIn(f Format) int {
-	return eventBridgeTimeBytes + len(r.Source) + len(r.DetailType) + len(r.DetailIn(f))
+	return r.eventBridgeEntrySize(len(r.DetailIn(f)))
+}
+
+// eventBridgeEntrySize is EventBridgeEntrySizeIn for a detail of the given
+// length.
+func (r Record) eventBridgeEntrySize(detail int) int {
+	return eventBridgeTimeBytes + len(r.Source) + len(r.DetailType) + detail
 }
