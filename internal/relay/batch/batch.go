@@ -148,11 +148,12 @@ type Outcome struct {
 	// cursor: the relay that publishes the event it waits for publishes it
 	// next.
 	Registered bool
-	// Chained counts the events registered on the key's cursor that were
-	// published after this one in the same Process, in order (gate.go's
-	// next): they have no item of their own, so their outcomes are counted
-	// here, on the item whose publishing moved the cursor past their gap.
-	Chained int
+	// Chained are the event ids of the events registered on the key's
+	// cursor that were published after this one in the same Process, in
+	// order (gate.go's next): they have no item of their own in the batch,
+	// so their outcomes are given here, on the item whose publishing moved
+	// the cursor past their gap.
+	Chained []string
 }
 
 // Store is what the processor needs from the outbox table.

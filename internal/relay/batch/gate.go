@@ -429,10 +429,9 @@ func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.
 	outcomes := p.process(ctx, more, m, depth+1)
 	for k, i := range chainedBy {
 		if o := outcomes[k]; o.Status == Published {
-			w.outcomes[i].Chained += 1 + o.Chained
-		} else {
-			w.outcomes[i].Chained += o.Chained
+			w.outcomes[i].Chained = append(w.outcomes[i].Chained, more[k].Record.EventID)
 		}
+		w.outcomes[i].Chained = append(w.outcomes[i].Chained, outcomes[k].Chained...)
 	}
 	for k, i := range w.again {
 		w.outcomes[i] = outcomes[first+k]

@@ -69,13 +69,13 @@ func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge,
 		r.startCursors(ctx, last, minAge)
 	}
 	for pass := 0; pass < maxWaitingPasses && len(last.waiting) > 0 && retry.TimeLeft(ctx, margin); pass++ {
-		var res sweepResult
+		res := sweepResult{published: last.published}
 		r.process(ctx, last.waiting, m, &res)
-		report.Published += res.published
+		report.Published += res.publishedCount
 		report.Failed += res.failed
 		report.Poison += res.poison
 		last = res
-		if res.published == 0 {
+		if res.publishedCount == 0 {
 			break
 		}
 	}

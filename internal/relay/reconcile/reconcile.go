@@ -148,19 +148,20 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	}
 
 	report := Report{MinAgeSeconds: minAge.Seconds()}
-	var oldest int64        // pendingSince of the oldest event found, Unix ms
-	var waiting sweepResult // the ordered events that wait, of every shard
+	var oldest int64                             // pendingSince of the oldest event found, Unix ms
+	published := &eventSet{}                     // the events published in this run
+	waiting := sweepResult{published: published} // the ordered events that wait, of every shard
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
 	sweeps := make([]*sweeper, len(sources))
 	for i, src := range sources {
-		sweeps[i] = &sweeper{src: src}
+		sweeps[i] = &sweeper{src: src, res: sweepResult{published: published}}
 	}
 	r.sweepInTurns(ctx, sweeps, concurrency, r.sweepMargin(ctx, margin), m)
 	for _, sw := range sweeps {
 		s := sw.res
 		report.Found += s.found
-		report.Published += s.published
+		report.Published += s.publishedCount
 		report.Failed += s.failed
 		report.Poison += s.poison
 		report.Skipped += s.skipped
@@ -192,10 +193,14 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 }
 
 type sweepResult struct {
-	found, published, failed, poison, skipped int
-	complete                                  bool
-	oldest                                    int64
-	readUnits                                 float64
+	found, publishedCount, failed, poison, skipped int
+	// published are the events the run published, shared by its sweeps:
+	// an event published after the one it waited for (batch.Outcome.Chained)
+	// may also be on a later page, settled there, and counts once.
+	published *eventSet
+	complete  bool
+	oldest    int64
+	readUnits float64
 	// waiting are the ordered events that wait for an earlier one, blocked
 	// counts those of them behind a FAILED event.
 	waiting []batch.Item
@@ -340,7 +345,9 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 
 func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
 	for i, o := range r.Processor.Process(ctx, items, m) {
-		res.published += o.Chained
+		for _, id := range o.Chained {
+			res.countPublished(id)
+		}
 		switch o.Status {
 		case batch.Waiting:
 			if o.Blocked {
@@ -350,7 +357,7 @@ func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics
 				res.waiting = append(res.waiting, batch.Item{Record: items[i].Record})
 			}
 		case batch.Published:
-			res.published++
+			res.countPublished(items[i].Record.EventID)
 		case batch.Poison:
 			res.poison++
 		case batch.LeftPending:
@@ -373,4 +380,35 @@ func (r *Reconciler) log() *slog.Logger {
 		return r.Log
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// countPublished counts the event id published, once per run.
+func (res *sweepResult) countPublished(id string) {
+	if res.published.add(id) {
+		res.publishedCount++
+	}
+}
+
+// eventSet is a set of event ids, safe for concurrent use; a nil set
+// takes every id as new.
+type eventSet struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+}
+
+// add adds id and reports whether it was not in the set.
+func (s *eventSet) add(id string) bool {
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.ids[id]; ok {
+		return false
+	}
+	if s.ids == nil {
+		s.ids = map[string]struct{}{}
+	}
+	s.ids[id] = struct{}{}
+	return true
 }
