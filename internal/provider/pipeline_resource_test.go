@@ -174,16 +174,7 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 			if err := e.Deliver(s, table, app, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st); err != nil {
 				return err
 			}
-			if e.Ctl != nil {
-				ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
-				if err != nil {
-					return err
-				}
-				if ms.Counters.Invocations == 0 || ms.Counters.RecordsSucceeded < 4 {
-					return fmt.Errorf("the outbox items did not go through the relay: %+v", ms.Counters)
-				}
-			}
-			return nil
+			return wentThroughRelay(e, uuid, 4)
 		},
 	}})
 }
@@ -203,6 +194,25 @@ func adoptedTableReverted(e *accEnv, ddb *dynamodb.Client, app string) error {
 		return fmt.Errorf("the pending index that the pipeline added is still there")
 	}
 	return nil
+}
+
+// wentThroughRelay waits, on the local stack, until the mapping counts at
+// least n records that the relay succeeded on. The items are marked
+// PUBLISHED inside the invocation, before the mapping counts its result.
+func wentThroughRelay(e *accEnv, uuid string, n int64) error {
+	if e.Ctl == nil {
+		return nil
+	}
+	return acctest.Wait(e.Ctx, "the outbox items going through the relay", func() error {
+		ms, err := e.Ctl.MappingStatus(e.Ctx, uuid)
+		if err != nil {
+			return err
+		}
+		if ms.Counters.Invocations == 0 || ms.Counters.RecordsSucceeded < n {
+			return fmt.Errorf("the mapping counts %+v, want %d records succeeded", ms.Counters, n)
+		}
+		return nil
+	})
 }
 
 // filteredWithoutInvoking checks, on the local stack, that the mapping
