@@ -79,11 +79,20 @@ func TestLocalStatusFailedRequeue(t *testing.T) {
 	}
 	sub.waitFor(t, idsOf(failed))
 
-	out, _, code = d.run("status", "ops", "--json")
+	// status reads the reconciler's run from its log group. The stack
+	// waits at most 50 ms for a function's output before answering its
+	// invocation, so on a loaded machine the run's line may reach the log
+	// group after requeue has returned: wait for it, then check the whole
+	// status.
 	var s Status
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
-		t.Fatalf("status --json is not JSON: %v", err)
-	}
+	waitUntil(t, "status reporting the reconciler's run", func() bool {
+		out, _, code = d.run("status", "ops", "--json")
+		s = Status{}
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatalf("status --json is not JSON: %v", err)
+		}
+		return s.Reconciler.LastRun != nil
+	})
 	if code != ExitOK || !s.Healthy || s.Failed.Total != 0 || s.Pending.Total != 0 || s.Mapping.State != "Enabled" {
 		t.Errorf("status after the requeue: exit %d, %+v", code, s)
 	}
