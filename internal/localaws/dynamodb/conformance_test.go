@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
@@ -470,16 +472,41 @@ func TestShardIteratorTypes(t *testing.T) {
 	}
 }
 
+// stoppedClock is a stack clock that moves only when the test advances it,
+// so that a retention or a lifetime passes exactly where the test says,
+// however slowly the calls around it run.
+type stoppedClock struct{ ns atomic.Int64 }
+
+func newStoppedClock() *stoppedClock {
+	c := &stoppedClock{}
+	c.ns.Store(time.Now().UnixNano())
+	return c
+}
+
+func (c *stoppedClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *stoppedClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// newStoppedEnv is newEnv on a stopped clock.
+func newStoppedEnv(t *testing.T, opts localddb.Options) (*env, *stoppedClock) {
+	t.Helper()
+	clock := newStoppedClock()
+	a := awsapi.NewEnv("", "", nil)
+	a.Now = clock.now
+	return newEnvWith(t, opts, a), clock
+}
+
 func TestTrimmedAndExpired(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, localddb.Options{StreamRetention: 300 * time.Millisecond, IteratorLifetime: 2 * time.Second})
+	// The clock moves only past the old record's retention: the new record
+	// stays readable, and the old iterator valid, until the end.
+	e, clock := newStoppedEnv(t, localddb.Options{StreamRetention: 300 * time.Millisecond, IteratorLifetime: 2 * time.Second})
 	e.createTable(t, "orders", "KEYS_ONLY")
 	arn := e.streamArn(t, "orders")
 	put := func(pk string) { e.putKey(t, "orders", pk) }
 	put("old")
 	old := e.records(t, arn)
 	oldIt := e.iterator(t, arn, stypes.ShardIteratorTypeTrimHorizon, "")
-	time.Sleep(400 * time.Millisecond)
+	clock.advance(400 * time.Millisecond)
 	put("new")
 
 	_, err := e.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(oldIt)})
@@ -496,10 +523,10 @@ func TestTrimmedAndExpired(t *testing.T) {
 		t.Fatalf("TRIM_HORIZON after trimming = %+v", recs)
 	}
 
-	e2 := newEnv(t, localddb.Options{IteratorLifetime: 50 * time.Millisecond})
+	e2, clock2 := newStoppedEnv(t, localddb.Options{IteratorLifetime: 50 * time.Millisecond})
 	e2.createTable(t, "orders", "KEYS_ONLY")
 	it := e2.iterator(t, e2.streamArn(t, "orders"), stypes.ShardIteratorTypeTrimHorizon, "")
-	time.Sleep(100 * time.Millisecond)
+	clock2.advance(100 * time.Millisecond)
 	_, err = e2.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(it)})
 	localawstest.WantError[*stypes.ExpiredIteratorException](t, err, "expired iterator")
 }
