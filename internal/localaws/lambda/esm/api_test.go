@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -145,6 +146,10 @@ func TestCreateChecksTheExecutionRole(t *testing.T) {
 func TestLifecycleConflictsAndList(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
+	// The update below must reach the service while the mapping is still
+	// Creating: the fixture's 20 ms transition is too short a window on a
+	// loaded machine, so this one lasts a second.
+	f.svc.SetTransition(time.Second)
 	out, err := f.client.CreateEventSourceMapping(ctx, &lambda.CreateEventSourceMappingInput{
 		EventSourceArn: aws.String(streamArn), FunctionName: aws.String(fnName), StartingPosition: types.EventSourcePositionLatest,
 	})
@@ -158,6 +163,7 @@ func TestLifecycleConflictsAndList(t *testing.T) {
 	if !errors.As(err, &inUse) {
 		t.Fatalf("update while Creating: %v", err)
 	}
+	f.svc.SetTransition(testTransition)
 	f.waitState(t, id, "Enabled")
 	// A second mapping of the same stream and function conflicts.
 	_, err = f.client.CreateEventSourceMapping(ctx, &lambda.CreateEventSourceMappingInput{

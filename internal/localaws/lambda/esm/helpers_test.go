@@ -229,6 +229,9 @@ type fixture struct {
 
 const testInterval = 10 * time.Millisecond
 
+// testTransition is how long the fixture's transient states last.
+const testTransition = 20 * time.Millisecond
+
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{
@@ -255,7 +258,7 @@ func (f *fixture) serve(t testing.TB, streams func() (esm.Streams, error), also 
 		Queues:       func() (esm.Queues, error) { return f.queues, nil },
 		Compile:      func(p string) (esm.Matcher, error) { return eventpattern.Compile(p) },
 		PollInterval: testInterval,
-		Transition:   20 * time.Millisecond,
+		Transition:   testTransition,
 	})
 	router := awsapi.NewRouter(f.env)
 	for _, s := range append(also, f.svc) {
