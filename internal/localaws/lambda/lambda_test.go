@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
@@ -133,7 +134,11 @@ func (h *harness) checkUpdates(t *testing.T, code []byte, createdSha string) {
 
 func TestFunctionLifecycle(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	// The updates refused while the function is Pending, then while an
+	// update is InProgress, must reach the service within that state: the
+	// harness's 50 ms is too short a window on a loaded machine, so here
+	// each state lasts a second.
+	h := newHarness(t, func(o *lambda.Options) { o.StateDelay = time.Second })
 	ctx := context.Background()
 	code := lambdatest.ZipOf(t, map[string][]byte{"bootstrap": []byte("#!/bin/sh\nexit 1\n")})
 	sum := sha256.Sum256(code)
