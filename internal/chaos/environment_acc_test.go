@@ -103,18 +103,31 @@ func revokePublish(ctx context.Context, r *run) (func(context.Context) (bool, er
 }
 
 // relayLogged reports whether the relay logged term since from: what an
-// operator would search its log group for.
+// operator would search its log group for. A function's output can reach
+// its log group after its invocation answered, so the search is repeated
+// for up to logLag before it gives up.
 func (r *run) relayLogged(ctx context.Context, term string, from time.Time) (bool, error) {
-	out, err := r.logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{
-		LogGroupName:  aws.String(provision.NamesFor(r.pipelineName).RelayLogGroup),
-		FilterPattern: aws.String(term),
-		StartTime:     aws.Int64(from.UnixMilli()),
-		Limit:         aws.Int32(1),
-	})
-	if err != nil {
-		return false, fmt.Errorf("searching the relay's logs for %s: %w", term, err)
+	const logLag = 10 * time.Second
+	give := time.Now().Add(logLag)
+	for {
+		out, err := r.logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{
+			LogGroupName:  aws.String(provision.NamesFor(r.pipelineName).RelayLogGroup),
+			FilterPattern: aws.String(term),
+			StartTime:     aws.Int64(from.UnixMilli()),
+			Limit:         aws.Int32(1),
+		})
+		if err != nil {
+			return false, fmt.Errorf("searching the relay's logs for %s: %w", term, err)
+		}
+		if len(out.Events) > 0 || time.Now().After(give) {
+			return len(out.Events) > 0, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
-	return len(out.Events) > 0, nil
 }
 
 // withoutAction returns the policy document doc with action removed from
