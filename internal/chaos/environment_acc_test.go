@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
@@ -102,14 +104,15 @@ func revokePublish(ctx context.Context, r *run) (func(context.Context) (bool, er
 	}, nil
 }
 
+// errNotLogged is relayLogged's condition not yet met.
+var errNotLogged = errors.New("not in the relay's log group yet")
+
 // relayLogged reports whether the relay logged term since from: what an
 // operator would search its log group for. A function's output can reach
 // its log group after its invocation answered, so the search is repeated
-// for up to logLag before it gives up.
+// until acctest.Wait gives up.
 func (r *run) relayLogged(ctx context.Context, term string, from time.Time) (bool, error) {
-	const logLag = 10 * time.Second
-	give := time.Now().Add(logLag)
-	for {
+	err := acctest.Wait(ctx, "the relay logging "+term, func() error {
 		out, err := r.logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{
 			LogGroupName:  aws.String(provision.NamesFor(r.pipelineName).RelayLogGroup),
 			FilterPattern: aws.String(term),
@@ -117,17 +120,17 @@ func (r *run) relayLogged(ctx context.Context, term string, from time.Time) (boo
 			Limit:         aws.Int32(1),
 		})
 		if err != nil {
-			return false, fmt.Errorf("searching the relay's logs for %s: %w", term, err)
+			return fmt.Errorf("searching the relay's logs for %s: %w", term, err)
 		}
-		if len(out.Events) > 0 || time.Now().After(give) {
-			return len(out.Events) > 0, nil
+		if len(out.Events) == 0 {
+			return errNotLogged
 		}
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+		return nil
+	})
+	if errors.Is(err, errNotLogged) {
+		return false, nil
 	}
+	return err == nil, err
 }
 
 // withoutAction returns the policy document doc with action removed from

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -472,26 +471,12 @@ func TestShardIteratorTypes(t *testing.T) {
 	}
 }
 
-// stoppedClock is a stack clock that moves only when the test advances it,
-// so that a retention or a lifetime passes exactly where the test says,
-// however slowly the calls around it run.
-type stoppedClock struct{ ns atomic.Int64 }
-
-func newStoppedClock() *stoppedClock {
-	c := &stoppedClock{}
-	c.ns.Store(time.Now().UnixNano())
-	return c
-}
-
-func (c *stoppedClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
-func (c *stoppedClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
-
 // newStoppedEnv is newEnv on a stopped clock.
-func newStoppedEnv(t *testing.T, opts localddb.Options) (*env, *stoppedClock) {
+func newStoppedEnv(t *testing.T, opts localddb.Options) (*env, *localawstest.Clock) {
 	t.Helper()
-	clock := newStoppedClock()
+	clock := localawstest.NewClock(time.Now())
 	a := awsapi.NewEnv("", "", nil)
-	a.Now = clock.now
+	a.Now = clock.Now
 	return newEnvWith(t, opts, a), clock
 }
 
@@ -506,7 +491,7 @@ func TestTrimmedAndExpired(t *testing.T) {
 	put("old")
 	old := e.records(t, arn)
 	oldIt := e.iterator(t, arn, stypes.ShardIteratorTypeTrimHorizon, "")
-	clock.advance(400 * time.Millisecond)
+	clock.Advance(400 * time.Millisecond)
 	put("new")
 
 	_, err := e.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(oldIt)})
@@ -526,7 +511,7 @@ func TestTrimmedAndExpired(t *testing.T) {
 	e2, clock2 := newStoppedEnv(t, localddb.Options{IteratorLifetime: 50 * time.Millisecond})
 	e2.createTable(t, "orders", "KEYS_ONLY")
 	it := e2.iterator(t, e2.streamArn(t, "orders"), stypes.ShardIteratorTypeTrimHorizon, "")
-	clock2.advance(100 * time.Millisecond)
+	clock2.Advance(100 * time.Millisecond)
 	_, err = e2.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(it)})
 	localawstest.WantError[*stypes.ExpiredIteratorException](t, err, "expired iterator")
 }

@@ -75,7 +75,7 @@ func TestMultipartUpload(t *testing.T) {
 // aborts an upload at the midnight UTC after its initiation plus the days.
 func TestLifecycleAbortsIncompleteUploads(t *testing.T) {
 	t.Parallel()
-	clk := newClock(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	clk := localawstest.NewClock(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
 	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
 	s.Env().Now = clk.Now
 	svc := locals3.New(s.Env(), locals3.Options{LifecycleSweepInterval: -1})
@@ -96,12 +96,12 @@ func TestLifecycleAbortsIncompleteUploads(t *testing.T) {
 			PartNumber: aws.Int32(2), Body: strings.NewReader("y")})
 		return err
 	}
-	clk.advance(61 * time.Hour) // 2026-03-03 23:00, before the midnight after two days.
+	clk.Advance(61 * time.Hour) // 2026-03-03 23:00, before the midnight after two days.
 	svc.SweepLifecycle()
 	if err := part(); err != nil {
 		t.Fatalf("UploadPart before the abort: %v", err)
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	svc.SweepLifecycle()
 	wantCode(t, part(), "NoSuchUpload", 404)
 }

@@ -470,16 +470,9 @@ func TestBucketPolicyAndPublicAccessBlock(t *testing.T) {
 	}
 }
 
-// clock is a settable stack clock.
-type clock struct{ now atomic.Int64 }
-
-func (c *clock) Now() time.Time          { return time.Unix(0, c.now.Load()).UTC() }
-func (c *clock) advance(d time.Duration) { c.now.Add(int64(d)) }
-func newClock(t time.Time) *clock        { c := &clock{}; c.now.Store(t.UnixNano()); return c }
-
 func TestLifecycleExpiresByTag(t *testing.T) {
 	t.Parallel()
-	clk := newClock(time.Date(2026, 3, 1, 15, 30, 0, 0, time.UTC))
+	clk := localawstest.NewClock(time.Date(2026, 3, 1, 15, 30, 0, 0, time.UTC))
 	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
 	s.Env().Now = clk.Now
 	svc := locals3.New(s.Env(), locals3.Options{LifecycleSweepInterval: 5 * time.Millisecond})
@@ -513,11 +506,11 @@ func TestLifecycleExpiresByTag(t *testing.T) {
 	if err != nil || aws.ToString(head.Expiration) != `expiry-date="Tue, 03 Mar 2026 00:00:00 GMT", rule-id="uncommitted"` {
 		t.Fatalf("HeadObject Expiration = %q, %v", aws.ToString(head.Expiration), err)
 	}
-	clk.advance(32 * time.Hour) // 2026-03-02 23:30: not yet.
+	clk.Advance(32 * time.Hour) // 2026-03-02 23:30: not yet.
 	if n := svc.SweepLifecycle(); n != 0 {
 		t.Fatalf("SweepLifecycle before the expiry deleted %d objects", n)
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("expiring"), Key: aws.String("claims/a")})
