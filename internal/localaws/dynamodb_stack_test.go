@@ -51,8 +51,7 @@ func checkRoleSessions(t *testing.T, s *localaws.Stack, tableArn, streamArn stri
 		t.Fatalf("allowed index Query: %v", err)
 	}
 	_, err := role.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("outbox"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "1"}}})
-	var ae interface{ ErrorCode() string }
-	if !errors.As(err, &ae) || ae.ErrorCode() != "AccessDeniedException" {
+	if localawstest.ErrorCode(err) != "AccessDeniedException" {
 		t.Fatalf("denied DeleteItem = %v", err)
 	}
 	roleStreams := dynamodbstreams.NewFromConfig(roleCfg)

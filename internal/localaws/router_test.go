@@ -378,10 +378,7 @@ func TestPrincipalsAndAuthorizer(t *testing.T) {
 	old := sts.NewFromConfig(localawstest.ConfigWithCredentials(s, expired.AccessKeyID, expired.SecretAccessKey, expired.SessionToken),
 		func(o *sts.Options) { o.RetryMaxAttempts = 1 })
 	_, err = old.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
-	var ete interface{ ErrorCode() string }
-	if !errors.As(err, &ete) || ete.ErrorCode() != "ExpiredTokenException" {
-		t.Fatalf("expired error = %v", err)
-	}
+	wantCode(t, err, "ExpiredTokenException", "GetCallerIdentity with expired credentials")
 }
 
 // checkLatencyFault adds latency to put, then removes the rule (twice:
