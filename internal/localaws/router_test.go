@@ -351,8 +351,7 @@ func TestPrincipalsAndAuthorizer(t *testing.T) {
 	}
 
 	roleArn := "arn:aws:iam::000000000000:role/service/relay"
-	akid, secret, token := s.Env().Credentials.IssueRoleCredentials(roleArn)
-	role := sts.NewFromConfig(localawstest.ConfigWithCredentials(s, akid, secret, token))
+	role := sts.NewFromConfig(localawstest.RoleConfig(s, roleArn))
 	out, err = role.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
 		t.Fatal(err)
