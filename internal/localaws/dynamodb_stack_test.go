@@ -38,8 +38,7 @@ func checkRoleSessions(t *testing.T, s *localaws.Stack, tableArn, streamArn stri
 		"dynamodb:Query " + tableArn + "/index/GSI1": true,
 		"dynamodb:DescribeStream " + streamArn:       true,
 	})
-	akid, secret, token := s.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/relay")
-	roleCfg := localawstest.ConfigWithCredentials(s, akid, secret, token)
+	roleCfg := localawstest.RoleConfig(s, "arn:aws:iam::000000000000:role/relay")
 	role := dynamodb.NewFromConfig(roleCfg, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	if _, err := role.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("outbox"),
 		Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "1"}, "GSI1PK": &types.AttributeValueMemberS{Value: "P"}}}); err != nil {
@@ -51,8 +50,7 @@ func checkRoleSessions(t *testing.T, s *localaws.Stack, tableArn, streamArn stri
 		t.Fatalf("allowed index Query: %v", err)
 	}
 	_, err := role.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("outbox"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "1"}}})
-	var ae interface{ ErrorCode() string }
-	if !errors.As(err, &ae) || ae.ErrorCode() != "AccessDeniedException" {
+	if localawstest.ErrorCode(err) != "AccessDeniedException" {
 		t.Fatalf("denied DeleteItem = %v", err)
 	}
 	roleStreams := dynamodbstreams.NewFromConfig(roleCfg)

@@ -351,8 +351,7 @@ func TestPrincipalsAndAuthorizer(t *testing.T) {
 	}
 
 	roleArn := "arn:aws:iam::000000000000:role/service/relay"
-	akid, secret, token := s.Env().Credentials.IssueRoleCredentials(roleArn)
-	role := sts.NewFromConfig(localawstest.ConfigWithCredentials(s, akid, secret, token))
+	role := sts.NewFromConfig(localawstest.RoleConfig(s, roleArn))
 	out, err = role.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
 		t.Fatal(err)
@@ -378,10 +377,7 @@ func TestPrincipalsAndAuthorizer(t *testing.T) {
 	old := sts.NewFromConfig(localawstest.ConfigWithCredentials(s, expired.AccessKeyID, expired.SecretAccessKey, expired.SessionToken),
 		func(o *sts.Options) { o.RetryMaxAttempts = 1 })
 	_, err = old.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
-	var ete interface{ ErrorCode() string }
-	if !errors.As(err, &ete) || ete.ErrorCode() != "ExpiredTokenException" {
-		t.Fatalf("expired error = %v", err)
-	}
+	wantCode(t, err, "ExpiredTokenException", "GetCallerIdentity with expired credentials")
 }
 
 // checkLatencyFault adds latency to put, then removes the rule (twice:

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
@@ -471,20 +470,11 @@ func TestShardIteratorTypes(t *testing.T) {
 	}
 }
 
-// newStoppedEnv is newEnv on a stopped clock.
-func newStoppedEnv(t *testing.T, opts localddb.Options) (*env, *localawstest.Clock) {
-	t.Helper()
-	clock := localawstest.NewClock(time.Now())
-	a := awsapi.NewEnv("", "", nil)
-	a.Now = clock.Now
-	return newEnvWith(t, opts, a), clock
-}
-
 func TestTrimmedAndExpired(t *testing.T) {
 	t.Parallel()
 	// The clock moves only past the old record's retention: the new record
 	// stays readable, and the old iterator valid, until the end.
-	e, clock := newStoppedEnv(t, localddb.Options{StreamRetention: 300 * time.Millisecond, IteratorLifetime: 2 * time.Second})
+	e, clock := newStoppedEnv(t, localddb.Options{StreamRetention: 300 * time.Millisecond, IteratorLifetime: 2 * time.Second}, time.Now())
 	e.createTable(t, "orders", "KEYS_ONLY")
 	arn := e.streamArn(t, "orders")
 	put := func(pk string) { e.putKey(t, "orders", pk) }
@@ -508,7 +498,7 @@ func TestTrimmedAndExpired(t *testing.T) {
 		t.Fatalf("TRIM_HORIZON after trimming = %+v", recs)
 	}
 
-	e2, clock2 := newStoppedEnv(t, localddb.Options{IteratorLifetime: 50 * time.Millisecond})
+	e2, clock2 := newStoppedEnv(t, localddb.Options{IteratorLifetime: 50 * time.Millisecond}, time.Now())
 	e2.createTable(t, "orders", "KEYS_ONLY")
 	it := e2.iterator(t, e2.streamArn(t, "orders"), stypes.ShardIteratorTypeTrimHorizon, "")
 	clock2.Advance(100 * time.Millisecond)

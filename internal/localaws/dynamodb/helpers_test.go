@@ -15,6 +15,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 type env struct {
@@ -29,6 +30,16 @@ type env struct {
 func newEnv(t testing.TB, opts localddb.Options) *env {
 	t.Helper()
 	return newEnvWith(t, opts, awsapi.NewEnv("", "", nil))
+}
+
+// newStoppedEnv is newEnv on a clock stopped at start, which moves only
+// when the test moves it.
+func newStoppedEnv(t testing.TB, opts localddb.Options, start time.Time) (*env, *localawstest.Clock) {
+	t.Helper()
+	clock := localawstest.NewClock(start)
+	a := awsapi.NewEnv("", "", nil)
+	a.Now = clock.Now
+	return newEnvWith(t, opts, a), clock
 }
 
 // newEnvWith is newEnv on a given stack environment (a set clock).

@@ -233,13 +233,11 @@ func (s *Service) putItem(req *awsapi.Request, in *mini.PutItemInput) (any, erro
 	}
 	cur := s.itemLocked(t, key)
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: cur})
-	out := map[string]any{}
-	if rv == "ALL_OLD" && old != nil {
-		out["Attributes"] = old
+	var attrs Item
+	if rv == "ALL_OLD" {
+		attrs = old
 	}
-	c := newConsumed()
-	c.write(t, old, cur, 1)
-	return c.single(out, in.ReturnConsumedCapacity), nil
+	return wroteItem(t, old, cur, attrs, in.ReturnConsumedCapacity), nil
 }
 
 func (s *Service) getItem(req *awsapi.Request, in *mini.GetItemInput) (any, error) {
@@ -313,13 +311,7 @@ func (s *Service) updateItem(req *awsapi.Request, in *mini.UpdateItemInput) (any
 			}
 		}
 	}
-	resp := map[string]any{}
-	if len(attrs) > 0 {
-		resp["Attributes"] = attrs
-	}
-	c := newConsumed()
-	c.write(t, old, cur, 1)
-	return c.single(resp, in.ReturnConsumedCapacity), nil
+	return wroteItem(t, old, cur, attrs, in.ReturnConsumedCapacity), nil
 }
 
 func (s *Service) deleteItem(req *awsapi.Request, in *mini.DeleteItemInput) (any, error) {
@@ -342,13 +334,20 @@ func (s *Service) deleteItem(req *awsapi.Request, in *mini.DeleteItemInput) (any
 		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: s.itemLocked(t, key)})
-	resp := map[string]any{}
-	if len(out.Attributes) > 0 {
-		resp["Attributes"] = out.Attributes
+	return wroteItem(t, old, nil, out.Attributes, in.ReturnConsumedCapacity), nil
+}
+
+// wroteItem is the response of a write of one item of t from old to cur
+// (nil when deleted): attrs as its Attributes when there are any, and the
+// capacity the write consumed when mode asks for it.
+func wroteItem[V any](t *table, old, cur Item, attrs map[string]V, mode ddbtypes.ReturnConsumedCapacity) map[string]any {
+	out := map[string]any{}
+	if len(attrs) > 0 {
+		out["Attributes"] = attrs
 	}
 	c := newConsumed()
-	c.write(t, old, nil, 1)
-	return c.single(resp, in.ReturnConsumedCapacity), nil
+	c.write(t, old, cur, 1)
+	return c.single(out, mode)
 }
 
 func (s *Service) indexArn(t *table, indexName *string) (string, error) {

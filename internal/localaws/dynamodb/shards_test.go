@@ -2,7 +2,6 @@ package dynamodb_test
 
 import (
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,27 +11,22 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // shardEnv is a service with several shards per stream that roll over
 // every hour of a clock the test moves.
 type shardEnv struct {
 	*env
-	offset atomic.Int64 // nanoseconds added to the wall clock
+	clock *localawstest.Clock
 }
 
 func newShardEnv(t *testing.T, shards int) *shardEnv {
 	t.Helper()
-	se := &shardEnv{}
-	a := awsapi.NewEnv("", "", nil)
-	a.Now = func() time.Time { return time.Now().Add(time.Duration(se.offset.Load())) }
-	se.env = newEnvWith(t, localddb.Options{StreamShards: shards, StreamShardLifetime: time.Hour, TTLSweepInterval: -1}, a)
-	return se
+	e, clock := newStoppedEnv(t, localddb.Options{StreamShards: shards, StreamShardLifetime: time.Hour, TTLSweepInterval: -1}, time.Now())
+	return &shardEnv{env: e, clock: clock}
 }
-
-func (se *shardEnv) advance(d time.Duration) { se.offset.Add(int64(d)) }
 
 // putVersion writes version v of item key: a MODIFY after the first.
 func (se *shardEnv) putVersion(t *testing.T, key string, v int) {
@@ -115,7 +109,7 @@ func TestStreamShardsAndRollover(t *testing.T) {
 
 	for v := 0; v <= rollovers; v++ {
 		if v > 0 {
-			se.advance(time.Hour + time.Second)
+			se.clock.Advance(time.Hour + time.Second)
 		}
 		for k := range keys {
 			se.putVersion(t, fmt.Sprintf("K%02d", k), v)

@@ -2,7 +2,6 @@ package dynamodb_test
 
 import (
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // ttlEnv is an env whose clock the test sets (epoch seconds) and whose
@@ -20,18 +19,15 @@ import (
 // enabled on attr.
 type ttlEnv struct {
 	*env
-	clock atomic.Int64
+	clock *localawstest.Clock
 }
 
 const ttlT0 = 1_800_000_000
 
 func newTTLEnv(t *testing.T, attr string) *ttlEnv {
 	t.Helper()
-	te := &ttlEnv{}
-	te.clock.Store(ttlT0)
-	a := awsapi.NewEnv("", "", nil)
-	a.Now = func() time.Time { return time.Unix(te.clock.Load(), 0) }
-	te.env = newEnvWith(t, localddb.Options{TTLSweepInterval: -1}, a)
+	e, clock := newStoppedEnv(t, localddb.Options{TTLSweepInterval: -1}, time.Unix(ttlT0, 0))
+	te := &ttlEnv{env: e, clock: clock}
 	te.createTable(t, "sessions", "NEW_AND_OLD_IMAGES")
 	if attr != "" {
 		te.setTTL(t, attr, true)
@@ -98,7 +94,7 @@ func (te *ttlEnv) wantTTLRemoves(t *testing.T, n int) {
 
 // sweepAt sets the clock to ttlT0+offset seconds and sweeps.
 func (te *ttlEnv) sweepAt(offset int64) {
-	te.clock.Store(ttlT0 + offset)
+	te.clock.Set(time.Unix(ttlT0+offset, 0))
 	te.svc.SweepTTL()
 }
 

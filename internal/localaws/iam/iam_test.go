@@ -67,8 +67,7 @@ func start(t *testing.T, delay time.Duration) env {
 
 func (e env) roleClients(t *testing.T, roleArn string) (*dynamodb.Client, *sts.Client) {
 	t.Helper()
-	akid, secret, token := e.stack.Env().Credentials.IssueRoleCredentials(roleArn)
-	cfg := localawstest.ConfigWithCredentials(e.stack, akid, secret, token)
+	cfg := localawstest.RoleConfig(e.stack, roleArn)
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }), sts.NewFromConfig(cfg)
 }
 

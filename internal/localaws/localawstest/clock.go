@@ -23,3 +23,6 @@ func (c *Clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
 
 // Advance moves the clock on by d.
 func (c *Clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// Set moves the clock to t, which may be before its time.
+func (c *Clock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }

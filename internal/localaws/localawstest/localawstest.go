@@ -100,6 +100,13 @@ func ConfigWithCredentials(s *localaws.Stack, akid, secret, token string) aws.Co
 	return cfg
 }
 
+// RoleConfig is Config with credentials the stack issues for a session of
+// the role roleArn.
+func RoleConfig(s *localaws.Stack, roleArn string) aws.Config {
+	akid, secret, token := s.Env().Credentials.IssueRoleCredentials(roleArn)
+	return ConfigWithCredentials(s, akid, secret, token)
+}
+
 // Control returns a control API client for the stack.
 func Control(s *localaws.Stack) *control.Client {
 	return control.New(s.Endpoint(), nil)
