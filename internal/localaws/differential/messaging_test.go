@@ -24,8 +24,11 @@ func (r *run) sqs() *sqs.Client { return sqs.NewFromConfig(r.cfg) }
 
 // queue creates a queue and returns its URL and ARN (recording only
 // failures).
-func (r *run) queue(name string) (string, string) {
-	out, err := r.sqs().CreateQueue(r.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+func (r *run) queue(name string) (string, string) { return r.queueWith(name, nil) }
+
+// queueWith is queue with attributes (such as those of a FIFO queue).
+func (r *run) queueWith(name string, attributes map[string]string) (string, string) {
+	out, err := r.sqs().CreateQueue(r.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attributes})
 	if err != nil {
 		r.rec("CreateQueue "+name, nil, err)
 		return "", ""
