@@ -566,6 +566,18 @@ func TestRateScheduleFiresOnItsClock(t *testing.T) {
 	}
 }
 
+// receive receives the messages of a queue, with their system and message
+// attributes, and fails t unless there are want of them.
+func (e env) receive(t *testing.T, url *string, want int) []sqstypes.Message {
+	t.Helper()
+	out, err := e.sqs.ReceiveMessage(t.Context(), &awssqs.ReceiveMessageInput{QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: []string{"All"},
+		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+	if err != nil || len(out.Messages) != want {
+		t.Fatalf("ReceiveMessage = %+v, %v; want %d messages", out, err, want)
+	}
+	return out.Messages
+}
+
 func TestDeniedRoleDeadLetters(t *testing.T) {
 	t.Parallel()
 	e := start(t)
@@ -597,11 +609,7 @@ func TestDeniedRoleDeadLetters(t *testing.T) {
 	if want := (control.ScheduleMetrics{Invocations: 3, FailedInvocations: 3, DeadLetterDeliveries: 1}); m[arn] != want {
 		t.Fatalf("metrics = %+v, want %+v", m[arn], want)
 	}
-	out, err := e.sqs.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MessageAttributeNames: []string{"All"}, MaxNumberOfMessages: 10})
-	if err != nil || len(out.Messages) != 1 {
-		t.Fatalf("ReceiveMessage = %+v, %v", out, err)
-	}
-	msg := out.Messages[0]
+	msg := e.receive(t, q.QueueUrl, 1)[0]
 	if aws.ToString(msg.Body) != `{"hello":"world"}` {
 		t.Fatalf("dead-letter body = %s", aws.ToString(msg.Body))
 	}
@@ -659,18 +667,14 @@ func TestFIFOQueueTarget(t *testing.T) {
 	if err != nil || got.Target.SqsParameters == nil || aws.ToString(got.Target.SqsParameters.MessageGroupId) != "jobs" {
 		t.Fatalf("GetSchedule = %+v, %v", got, err)
 	}
-	out, err := e.sqs.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: urls["jobs.fifo"], MaxNumberOfMessages: 10,
-		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
-	if err != nil || len(out.Messages) != 2 {
-		t.Fatalf("ReceiveMessage = %+v, %v; want the two grouped messages", out, err)
-	}
-	for _, m := range out.Messages {
+	msgs := e.receive(t, urls["jobs.fifo"], 2)
+	for _, m := range msgs {
 		sum := sha256.Sum256([]byte(aws.ToString(m.Body)))
 		if m.Attributes["MessageGroupId"] != "jobs" || m.Attributes["MessageDeduplicationId"] != hex.EncodeToString(sum[:]) {
 			t.Fatalf("message %s has attributes %v", aws.ToString(m.Body), m.Attributes)
 		}
 	}
-	if out.Messages[0].Body == out.Messages[1].Body {
-		t.Fatalf("both fires sent %s", aws.ToString(out.Messages[0].Body))
+	if aws.ToString(msgs[0].Body) == aws.ToString(msgs[1].Body) {
+		t.Fatalf("both fires sent %s", aws.ToString(msgs[0].Body))
 	}
 }
