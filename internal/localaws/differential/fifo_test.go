@@ -227,14 +227,7 @@ func TestDifferentialSNSFIFO(t *testing.T) {
 		attrs, err := c.GetTopicAttributes(r.ctx, &sns.GetTopicAttributesInput{TopicArn: topic.TopicArn})
 		r.rec("GetTopicAttributes", attrs, err)
 		url, arn := r.fifoQueue("diff-sns-target.fifo", nil)
-		r.allowSend(url, arn, "sns.amazonaws.com", *topic.TopicArn)
-		sub, err := c.Subscribe(r.ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(arn), ReturnSubscriptionArn: true,
-			Attributes: map[string]string{"RawMessageDelivery": "true", "FilterPolicy": `{"source":["orders"]}`}})
-		r.rec("Subscribe", sub, err)
-		if sub != nil {
-			sa, err := c.GetSubscriptionAttributes(r.ctx, &sns.GetSubscriptionAttributesInput{SubscriptionArn: sub.SubscriptionArn})
-			r.rec("GetSubscriptionAttributes", sa, err)
-		}
+		r.subscribeQueue(c, *topic.TopicArn, url, arn, map[string]string{"RawMessageDelivery": "true", "FilterPolicy": `{"source":["orders"]}`})
 		bodyURL, bodyARN := r.fifoQueue("diff-sns-body.fifo", nil)
 		r.allowSend(bodyURL, bodyARN, "sns.amazonaws.com", *topic.TopicArn)
 		bodySub, err := c.Subscribe(r.ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(bodyARN),
