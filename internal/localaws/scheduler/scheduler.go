@@ -181,6 +181,12 @@ type deadLetterConfig struct {
 	Arn string `json:",omitempty"`
 }
 
+// sqsParameters are a target's SqsParameters: the message group of the
+// messages it sends to a FIFO queue.
+type sqsParameters struct {
+	MessageGroupId *string `json:",omitempty"`
+}
+
 type target struct {
 	Arn              string
 	RoleArn          string
@@ -188,12 +194,6 @@ type target struct {
 	RetryPolicy      *retryPolicy      `json:",omitempty"`
 	DeadLetterConfig *deadLetterConfig `json:",omitempty"`
 	SqsParameters    *sqsParameters    `json:",omitempty"`
-}
-
-// sqsParameters are a target's SqsParameters: the message group of the
-// messages it sends to a FIFO queue.
-type sqsParameters struct {
-	MessageGroupId *string `json:",omitempty"`
 }
 
 // messageGroup is the message group of the target's SQS messages, "" for
