@@ -58,6 +58,12 @@ func summarise(msgs []sqstypes.Message) []map[string]any {
 // drainFIFO receives and deletes (bounded) until want messages arrived,
 // and records them in the order received.
 func (r *run) drainFIFO(name, url string, want int) {
+	r.note(name, summarise(r.collectFIFO(name, url, want)))
+}
+
+// collectFIFO receives and deletes (bounded) until want messages arrived,
+// and returns them in the order received (recording only failures).
+func (r *run) collectFIFO(name, url string, want int) []sqstypes.Message {
 	var got []sqstypes.Message
 	deadline := time.Now().Add(deliveryTimeout)
 	for len(got) < want && time.Now().Before(deadline) && r.ctx.Err() == nil {
@@ -66,17 +72,17 @@ func (r *run) drainFIFO(name, url string, want int) {
 				sqstypes.MessageSystemAttributeNameMessageDeduplicationId}})
 		if err != nil {
 			r.rec(name+" ReceiveMessage failed", nil, err)
-			return
+			return got
 		}
 		for _, m := range out.Messages {
 			if _, err := r.sqs().DeleteMessage(r.ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
 				r.rec(name+" DeleteMessage failed", nil, err)
-				return
+				return got
 			}
 		}
 		got = append(got, out.Messages...)
 	}
-	r.note(name, summarise(got))
+	return got
 }
 
 func (r *run) sendFIFO(name, url, group, dedup, body string) *sqs.SendMessageOutput {
@@ -221,14 +227,7 @@ func TestDifferentialSNSFIFO(t *testing.T) {
 		attrs, err := c.GetTopicAttributes(r.ctx, &sns.GetTopicAttributesInput{TopicArn: topic.TopicArn})
 		r.rec("GetTopicAttributes", attrs, err)
 		url, arn := r.fifoQueue("diff-sns-target.fifo", nil)
-		r.allowSend(url, arn, "sns.amazonaws.com", *topic.TopicArn)
-		sub, err := c.Subscribe(r.ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(arn), ReturnSubscriptionArn: true,
-			Attributes: map[string]string{"RawMessageDelivery": "true", "FilterPolicy": `{"source":["orders"]}`}})
-		r.rec("Subscribe", sub, err)
-		if sub != nil {
-			sa, err := c.GetSubscriptionAttributes(r.ctx, &sns.GetSubscriptionAttributesInput{SubscriptionArn: sub.SubscriptionArn})
-			r.rec("GetSubscriptionAttributes", sa, err)
-		}
+		r.subscribeQueue(c, *topic.TopicArn, url, arn, map[string]string{"RawMessageDelivery": "true", "FilterPolicy": `{"source":["orders"]}`})
 		bodyURL, bodyARN := r.fifoQueue("diff-sns-body.fifo", nil)
 		r.allowSend(bodyURL, bodyARN, "sns.amazonaws.com", *topic.TopicArn)
 		bodySub, err := c.Subscribe(r.ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(bodyARN),

@@ -24,8 +24,11 @@ func (r *run) sqs() *sqs.Client { return sqs.NewFromConfig(r.cfg) }
 
 // queue creates a queue and returns its URL and ARN (recording only
 // failures).
-func (r *run) queue(name string) (string, string) {
-	out, err := r.sqs().CreateQueue(r.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+func (r *run) queue(name string) (string, string) { return r.queueWith(name, nil) }
+
+// queueWith is queue with attributes (such as those of a FIFO queue).
+func (r *run) queueWith(name string, attributes map[string]string) (string, string) {
+	out, err := r.sqs().CreateQueue(r.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attributes})
 	if err != nil {
 		r.rec("CreateQueue "+name, nil, err)
 		return "", ""
@@ -145,6 +148,19 @@ func (r *run) allowSend(url, queueARN, principal, sourceARN string) {
 	r.rec("SetQueueAttributes Policy", nil, err)
 }
 
+// subscribeQueue lets a topic send to a queue and subscribes the queue with
+// attributes, recording the subscription and its attributes.
+func (r *run) subscribeQueue(c *sns.Client, topicARN, url, queueARN string, attributes map[string]string) {
+	r.allowSend(url, queueARN, "sns.amazonaws.com", topicARN)
+	sub, err := c.Subscribe(r.ctx, &sns.SubscribeInput{TopicArn: aws.String(topicARN), Protocol: aws.String("sqs"), Endpoint: aws.String(queueARN),
+		Attributes: attributes, ReturnSubscriptionArn: true})
+	r.rec("Subscribe", sub, err)
+	if sub != nil {
+		sa, err := c.GetSubscriptionAttributes(r.ctx, &sns.GetSubscriptionAttributesInput{SubscriptionArn: sub.SubscriptionArn})
+		r.rec("GetSubscriptionAttributes", sa, err)
+	}
+}
+
 func TestDifferentialSNS(t *testing.T) {
 	t.Parallel()
 	compare(t, "sns/topics", func(r *run) {
@@ -155,16 +171,9 @@ func TestDifferentialSNS(t *testing.T) {
 			return
 		}
 		url, arn := r.queue("diff-sns-target")
-		r.allowSend(url, arn, "sns.amazonaws.com", *topic.TopicArn)
-		sub, err := c.Subscribe(r.ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(arn),
-			Attributes: map[string]string{"RawMessageDelivery": "true"}, ReturnSubscriptionArn: true})
-		r.rec("Subscribe", sub, err)
+		r.subscribeQueue(c, *topic.TopicArn, url, arn, map[string]string{"RawMessageDelivery": "true"})
 		attrs, err := c.GetTopicAttributes(r.ctx, &sns.GetTopicAttributesInput{TopicArn: topic.TopicArn})
 		r.rec("GetTopicAttributes", attrs, err)
-		if sub != nil {
-			sa, err := c.GetSubscriptionAttributes(r.ctx, &sns.GetSubscriptionAttributesInput{SubscriptionArn: sub.SubscriptionArn})
-			r.rec("GetSubscriptionAttributes", sa, err)
-		}
 		pub, err := c.Publish(r.ctx, &sns.PublishInput{TopicArn: topic.TopicArn, Message: aws.String(`{"n":1}`)})
 		r.rec("Publish", pub, err)
 		pb, err := c.PublishBatch(r.ctx, &sns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: []snstypes.PublishBatchRequestEntry{

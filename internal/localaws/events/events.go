@@ -8,7 +8,10 @@
 // aws:SourceArn the rule's ARN where the policy says so), delivery to a
 // Lambda function requires its resource policy to allow it; otherwise the
 // delivery fails silently, as on AWS, and counts as a failed invocation
-// (GET /_localaws/events/metrics).
+// (GET /_localaws/events/metrics). A FIFO queue target needs SqsParameters
+// with the MessageGroupId of its messages, and the queue needs
+// ContentBasedDeduplication: EventBridge gives no deduplication id, so
+// delivery to a FIFO queue without it fails.
 package events
 
 import (
@@ -37,9 +40,10 @@ const (
 	ServicePrincipal    = "events.amazonaws.com"
 )
 
-// QueueSink delivers to SQS queues (the sqs service).
+// QueueSink delivers to SQS queues (the sqs service), to a message group
+// for a FIFO queue.
 type QueueSink interface {
-	Deliver(queueArn, body string, attributes map[string]string) (messageID string, err error)
+	DeliverToGroup(queueArn, groupID, body string, attributes map[string]string) (messageID string, err error)
 	QueuePolicy(queueArn string) (policyJSON string, exists bool)
 }
 
@@ -85,11 +89,36 @@ type rule struct {
 }
 
 type target struct {
-	Id        string
-	Arn       string
-	RoleArn   string `json:",omitempty"`
-	Input     string `json:",omitempty"`
-	InputPath string `json:",omitempty"`
+	Id            string
+	Arn           string
+	RoleArn       string         `json:",omitempty"`
+	Input         string         `json:",omitempty"`
+	InputPath     string         `json:",omitempty"`
+	SqsParameters *sqsParameters `json:",omitempty"`
+}
+
+// sqsParameters are a target's SqsParameters: the message group of the
+// messages it sends to a FIFO queue.
+type sqsParameters struct {
+	MessageGroupId string `json:",omitempty"`
+}
+
+// MaxMessageGroupIDLength is the longest SqsParameters.MessageGroupId.
+const MaxMessageGroupIDLength = 100
+
+// messageGroup is the message group of the target's SQS messages, "" for
+// none.
+func (t target) messageGroup() string {
+	if t.SqsParameters == nil {
+		return ""
+	}
+	return t.SqsParameters.MessageGroupId
+}
+
+// isFIFOQueue tells whether arn is an SQS FIFO queue's.
+func isFIFOQueue(arn string) bool {
+	a, err := awsapi.ParseARN(arn)
+	return err == nil && a.Service == "sqs" && strings.HasSuffix(a.Resource, ".fifo")
 }
 
 // RuleMetrics are a rule's delivery counters, named as EventBridge's
@@ -529,6 +558,9 @@ func (s *Service) putTargets(req *awsapi.Request, in *putTargetsInput) (any, err
 	if len(in.Targets) == 0 || len(in.Targets) > 10 {
 		return nil, awsapi.ValidationException("1 validation error detected: Value at 'targets' failed to satisfy constraint: Member must have length between 1 and 10")
 	}
+	if err := checkSqsParameters(in.Targets); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.authorizedRule(req, "events:PutTargets", in.EventBusName, in.Rule)
@@ -568,6 +600,21 @@ func (s *Service) putTargets(req *awsapi.Request, in *putTargetsInput) (any, err
 		}
 	}
 	return map[string]any{"FailedEntryCount": len(fails), "FailedEntries": fails}, nil
+}
+
+// checkSqsParameters refuses the whole request, before its rule is looked
+// up, when a target is a FIFO queue without SqsParameters (the queue needs a
+// message group) or has a MessageGroupId over its length limit.
+func checkSqsParameters(ts []target) error {
+	for i, t := range ts {
+		if t.SqsParameters == nil && isFIFOQueue(t.Arn) {
+			return awsapi.ValidationException("Parameter(s) SqsParameters must be specified for target: %s.", t.Id)
+		}
+		if g := t.messageGroup(); len(g) > MaxMessageGroupIDLength {
+			return awsapi.ValidationException("1 validation error detected: Value '%s' at 'targets.%d.member.sqsParameters.messageGroupId' failed to satisfy constraint: Member must have length less than or equal to %d", g, i+1, MaxMessageGroupIDLength)
+		}
+	}
+	return nil
 }
 
 type removeTargetsInput struct {
@@ -906,7 +953,7 @@ func (s *Service) deliver(d delivery, body []byte) error {
 		if err != nil {
 			return err
 		}
-		_, err = q.Deliver(d.target.Arn, string(payload), nil)
+		_, err = q.DeliverToGroup(d.target.Arn, d.target.messageGroup(), string(payload), nil)
 		return err
 	case "lambda":
 		f, err := s.deps.Function(g, d.target.Arn)

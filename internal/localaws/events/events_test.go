@@ -2,6 +2,8 @@ package events_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -346,5 +349,81 @@ func TestRuleToLambdaAndInput(t *testing.T) {
 	m := waitMetrics(t, e, *rule.RuleArn, func(control.RuleMetrics) bool { return true })
 	if m.MatchedEvents != 2 {
 		t.Fatalf("disabled rule matched: %+v", m)
+	}
+}
+
+// TestRuleToFIFOQueue delivers to FIFO queue targets: PutTargets requires
+// SqsParameters of one, before it looks the rule up; the messages take its
+// MessageGroupId as their group and their body's SHA-256 as their
+// deduplication id, so a queue without ContentBasedDeduplication fails the
+// delivery.
+func TestRuleToFIFOQueue(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	urls := map[string]*string{}
+	for name, cbd := range map[string]string{"ordered.fifo": "true", "nocbd.fifo": "false"} {
+		arn := "arn:aws:sqs:us-east-1:000000000000:" + name
+		policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"events.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"` + arn + `"}]}`
+		q, err := e.sqs.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name),
+			Attributes: map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": cbd, "Policy": policy}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		urls[name] = q.QueueUrl
+	}
+	rule, err := e.eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("fifo"), EventPattern: aws.String(`{"source":["shop"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := func(id, queue string, p *types.SqsParameters) types.Target {
+		return types.Target{Id: aws.String(id), Arn: aws.String("arn:aws:sqs:us-east-1:000000000000:" + queue), SqsParameters: p}
+	}
+	orders := &types.SqsParameters{MessageGroupId: aws.String("orders")}
+	for _, c := range []struct {
+		rule    string
+		targets []types.Target
+		want    string
+	}{
+		{"missing", []types.Target{target("a", "ordered.fifo", nil)}, "Parameter(s) SqsParameters must be specified for target: a."},
+		{"fifo", []types.Target{target("a", "ordered.fifo", orders), target("n", "nocbd.fifo", nil)}, "Parameter(s) SqsParameters must be specified for target: n."},
+		{"fifo", []types.Target{target("a", "ordered.fifo", &types.SqsParameters{MessageGroupId: aws.String(strings.Repeat("g", 101))})},
+			"at 'targets.1.member.sqsParameters.messageGroupId' failed to satisfy constraint: Member must have length less than or equal to 100"},
+	} {
+		_, err := e.eb.PutTargets(ctx, &eventbridge.PutTargetsInput{Rule: aws.String(c.rule), Targets: c.targets})
+		if localawstest.ErrorCode(err) != "ValidationException" || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("PutTargets to rule %s: %v, want ValidationException %q", c.rule, err, c.want)
+		}
+	}
+	pt, err := e.eb.PutTargets(ctx, &eventbridge.PutTargetsInput{Rule: aws.String("fifo"), Targets: []types.Target{
+		target("a", "ordered.fifo", orders), target("n", "nocbd.fifo", orders)}})
+	if err != nil || pt.FailedEntryCount != 0 {
+		t.Fatalf("PutTargets %+v %v", pt, err)
+	}
+	lt, err := e.eb.ListTargetsByRule(ctx, &eventbridge.ListTargetsByRuleInput{Rule: aws.String("fifo")})
+	if err != nil || len(lt.Targets) != 2 || aws.ToString(lt.Targets[0].SqsParameters.MessageGroupId) != "orders" {
+		t.Fatalf("ListTargetsByRule %+v %v", lt, err)
+	}
+	entry := types.PutEventsRequestEntry{Source: aws.String("shop"), DetailType: aws.String("OrderPlaced"), Detail: aws.String(`{"n":1}`)}
+	if out, err := e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []types.PutEventsRequestEntry{entry, entry}}); err != nil || out.FailedEntryCount != 0 {
+		t.Fatalf("PutEvents %+v %v", out, err)
+	}
+	m := waitMetrics(t, e, *rule.RuleArn, func(m control.RuleMetrics) bool { return m.Invocations == 4 })
+	if m.FailedInvocations != 2 {
+		t.Fatalf("metrics %+v, want the two deliveries to the queue without ContentBasedDeduplication failed", m)
+	}
+	out, err := e.sqs.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: urls["ordered.fifo"], MaxNumberOfMessages: 10,
+		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+	if err != nil || len(out.Messages) != 2 {
+		t.Fatalf("ReceiveMessage %+v %v, want both events", out, err)
+	}
+	for _, msg := range out.Messages {
+		sum := sha256.Sum256([]byte(aws.ToString(msg.Body)))
+		if msg.Attributes["MessageGroupId"] != "orders" || msg.Attributes["MessageDeduplicationId"] != hex.EncodeToString(sum[:]) {
+			t.Fatalf("message %s has attributes %v", aws.ToString(msg.Body), msg.Attributes)
+		}
+	}
+	if b := receiveOne(t, e.sqs, *urls["nocbd.fifo"], 0); b != nil {
+		t.Fatalf("event delivered to the queue without ContentBasedDeduplication: %s", *b)
 	}
 }

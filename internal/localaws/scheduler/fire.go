@@ -320,7 +320,7 @@ func (s *Service) attempt(p plan, execID string, scheduled time.Time, attemptNo 
 		if err != nil {
 			return err
 		}
-		_, err = q.Deliver(t.Arn, body, nil)
+		_, err = q.DeliverToGroup(t.Arn, t.messageGroup(), body, nil)
 		return err
 	}
 	return awsapi.ValidationException("unsupported target %s", t.Arn)
@@ -331,7 +331,9 @@ func (s *Service) queues() (QueueSink, error) {
 }
 
 // deadLetter sends an occurrence whose retries are exhausted to the DLQ,
-// with the body the target would have received and AWS's attributes.
+// with the body the target would have received and AWS's attributes. The
+// DLQ is a standard queue (dlqArnRE refuses a FIFO queue's ARN, as AWS
+// does), so its messages have no group.
 func (s *Service) deadLetter(p plan, execID string, scheduled time.Time, last *awsapi.Error, retries int, condition string) {
 	dlq := p.cfg.target.DeadLetterConfig
 	if dlq == nil || dlq.Arn == "" {
@@ -353,7 +355,7 @@ func (s *Service) deadLetter(p plan, execID string, scheduled time.Time, last *a
 	if err == nil {
 		var q QueueSink
 		if q, err = s.queues(); err == nil {
-			_, err = q.Deliver(dlq.Arn, payload(p, execID, scheduled, retries+1), attrs)
+			_, err = q.DeliverToGroup(dlq.Arn, "", payload(p, execID, scheduled, retries+1), attrs)
 		}
 	}
 	if err != nil {

@@ -12,7 +12,10 @@
 // attributes AWS documents (ERROR_CODE, ERROR_MESSAGE, EXECUTION_ID,
 // EXHAUSTED_RETRY_CONDITION, IS_PAYLOAD_TRUNCATED, RETRY_ATTEMPTS,
 // SCHEDULED_TIME, SCHEDULE_ARN, TARGET_ARN), which the role must be allowed
-// to send to.
+// to send to. An SQS FIFO queue target takes its messages' group from
+// SqsParameters.MessageGroupId and needs ContentBasedDeduplication, since
+// the scheduler gives no deduplication id; a dead-letter queue is a standard
+// queue, as AWS refuses a FIFO queue's ARN there.
 //
 // Control routes:
 //
@@ -29,7 +32,6 @@ package scheduler
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
@@ -61,9 +63,10 @@ type FunctionInvoker interface {
 	InvokeAsync(ctx context.Context, function string, payload []byte) error
 }
 
-// QueueSink delivers messages to SQS queues (the sqs service).
+// QueueSink delivers messages to SQS queues (the sqs service), to a
+// message group for a FIFO queue.
 type QueueSink interface {
-	Deliver(queueArn, body string, attributes map[string]string) (messageID string, err error)
+	DeliverToGroup(queueArn, groupID, body string, attributes map[string]string) (messageID string, err error)
 }
 
 // RoleChecker tells whether a role can be assumed by a service principal
@@ -178,13 +181,28 @@ type deadLetterConfig struct {
 	Arn string `json:",omitempty"`
 }
 
+// sqsParameters are a target's SqsParameters: the message group of the
+// messages it sends to a FIFO queue.
+type sqsParameters struct {
+	MessageGroupId *string `json:",omitempty"`
+}
+
 type target struct {
 	Arn              string
 	RoleArn          string
 	Input            *string           `json:",omitempty"`
 	RetryPolicy      *retryPolicy      `json:",omitempty"`
 	DeadLetterConfig *deadLetterConfig `json:",omitempty"`
-	SqsParameters    json.RawMessage   `json:",omitempty"`
+	SqsParameters    *sqsParameters    `json:",omitempty"`
+}
+
+// messageGroup is the message group of the target's SQS messages, "" for
+// none.
+func (t target) messageGroup() string {
+	if t.SqsParameters == nil || t.SqsParameters.MessageGroupId == nil {
+		return ""
+	}
+	return *t.SqsParameters.MessageGroupId
 }
 
 // New returns a scheduler with the default schedule group.
@@ -468,6 +486,11 @@ func (c *config) setTarget(t target) error {
 	t.RetryPolicy = &rp
 	if t.DeadLetterConfig != nil && t.DeadLetterConfig.Arn != "" && !dlqArnRE.MatchString(t.DeadLetterConfig.Arn) {
 		return constraint(t.DeadLetterConfig.Arn, "target.deadLetterConfig.arn", `Member must satisfy regular expression pattern: arn:aws(-[a-z]+)?:sqs:[a-z0-9\-]+:\d{12}:[a-zA-Z0-9\-_]+`)
+	}
+	if p := t.SqsParameters; p != nil && p.MessageGroupId != nil {
+		if n := len(*p.MessageGroupId); n < 1 || n > 128 {
+			return constraint(*p.MessageGroupId, "target.sqsParameters.messageGroupId", "Member must have length between 1 and 128")
+		}
 	}
 	if t.Input != nil && len(*t.Input) > 8192 {
 		return constraint("***", "target.input", "Member must have length less than or equal to 8192")

@@ -2,6 +2,8 @@ package scheduler_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -328,6 +331,15 @@ func TestScheduleValidation(t *testing.T) {
 		{func(in *scheduler.CreateScheduleInput) {
 			in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(186)}
 		}, "Member must have value between 0 and 185"},
+		{func(in *scheduler.CreateScheduleInput) {
+			in.Target.SqsParameters = &types.SqsParameters{MessageGroupId: aws.String("")}
+		}, "at 'target.sqsParameters.messageGroupId' failed to satisfy constraint: Member must have length between 1 and 128"},
+		{func(in *scheduler.CreateScheduleInput) {
+			in.Target.SqsParameters = &types.SqsParameters{MessageGroupId: aws.String(strings.Repeat("g", 129))}
+		}, "at 'target.sqsParameters.messageGroupId' failed to satisfy constraint: Member must have length between 1 and 128"},
+		{func(in *scheduler.CreateScheduleInput) {
+			in.Target.DeadLetterConfig = &types.DeadLetterConfig{Arn: aws.String("arn:aws:sqs:us-east-1:000000000000:dlq.fifo")}
+		}, "at 'target.deadLetterConfig.arn' failed to satisfy constraint"},
 	} {
 		bad := input("bad", "rate(1 hour)", role)
 		c.change(bad)
@@ -554,6 +566,18 @@ func TestRateScheduleFiresOnItsClock(t *testing.T) {
 	}
 }
 
+// receive receives the messages of a queue, with their system and message
+// attributes, and fails t unless there are want of them.
+func (e env) receive(t *testing.T, url *string, want int) []sqstypes.Message {
+	t.Helper()
+	out, err := e.sqs.ReceiveMessage(t.Context(), &awssqs.ReceiveMessageInput{QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: []string{"All"},
+		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+	if err != nil || len(out.Messages) != want {
+		t.Fatalf("ReceiveMessage = %+v, %v; want %d messages", out, err, want)
+	}
+	return out.Messages
+}
+
 func TestDeniedRoleDeadLetters(t *testing.T) {
 	t.Parallel()
 	e := start(t)
@@ -585,11 +609,7 @@ func TestDeniedRoleDeadLetters(t *testing.T) {
 	if want := (control.ScheduleMetrics{Invocations: 3, FailedInvocations: 3, DeadLetterDeliveries: 1}); m[arn] != want {
 		t.Fatalf("metrics = %+v, want %+v", m[arn], want)
 	}
-	out, err := e.sqs.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MessageAttributeNames: []string{"All"}, MaxNumberOfMessages: 10})
-	if err != nil || len(out.Messages) != 1 {
-		t.Fatalf("ReceiveMessage = %+v, %v", out, err)
-	}
-	msg := out.Messages[0]
+	msg := e.receive(t, q.QueueUrl, 1)[0]
 	if aws.ToString(msg.Body) != `{"hello":"world"}` {
 		t.Fatalf("dead-letter body = %s", aws.ToString(msg.Body))
 	}
@@ -602,5 +622,59 @@ func TestDeniedRoleDeadLetters(t *testing.T) {
 	}
 	if calls := e.lambda.invocations(); len(calls) != 0 {
 		t.Fatalf("a denied role invoked the function: %v", calls)
+	}
+}
+
+// TestFIFOQueueTarget fires schedules whose target is a FIFO queue: the
+// messages take SqsParameters.MessageGroupId as their group and their body's
+// SHA-256 as their deduplication id; without a group, or to a queue without
+// ContentBasedDeduplication, the invocation fails as SendMessage would.
+func TestFIFOQueueTarget(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ctx := context.Background()
+	role := e.schedulerRole(t, "sqs:SendMessage")
+	urls := map[string]*string{}
+	for name, cbd := range map[string]string{"jobs.fifo": "true", "nocbd.fifo": "false"} {
+		q, err := e.sqs.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name),
+			Attributes: map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": cbd}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		urls[name] = q.QueueUrl
+	}
+	for _, c := range []struct{ name, queue, group, wantCode string }{
+		{"grouped", "jobs.fifo", "jobs", ""},
+		{"ungrouped", "jobs.fifo", "", "MissingParameter"},
+		{"no-content-deduplication", "nocbd.fifo", "jobs", "InvalidParameterValue"},
+	} {
+		in := input(c.name, "rate(1 day)", role)
+		in.Target.Arn = aws.String("arn:aws:sqs:us-east-1:000000000000:" + c.queue)
+		in.Target.Input = aws.String(`{"execution":"<aws.scheduler.execution-id>"}`)
+		in.Target.RetryPolicy = &types.RetryPolicy{MaximumRetryAttempts: aws.Int32(0)}
+		if c.group != "" {
+			in.Target.SqsParameters = &types.SqsParameters{MessageGroupId: aws.String(c.group)}
+		}
+		e.create(t, in)
+		for range 2 {
+			res, err := e.ctl.FireSchedule(ctx, "", c.name)
+			if err != nil || res.Invoked != (c.wantCode == "") || res.ErrorCode != c.wantCode {
+				t.Fatalf("FireSchedule %s = %+v, %v; want error code %q", c.name, res, err, c.wantCode)
+			}
+		}
+	}
+	got, err := e.sched.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("grouped")})
+	if err != nil || got.Target.SqsParameters == nil || aws.ToString(got.Target.SqsParameters.MessageGroupId) != "jobs" {
+		t.Fatalf("GetSchedule = %+v, %v", got, err)
+	}
+	msgs := e.receive(t, urls["jobs.fifo"], 2)
+	for _, m := range msgs {
+		sum := sha256.Sum256([]byte(aws.ToString(m.Body)))
+		if m.Attributes["MessageGroupId"] != "jobs" || m.Attributes["MessageDeduplicationId"] != hex.EncodeToString(sum[:]) {
+			t.Fatalf("message %s has attributes %v", aws.ToString(m.Body), m.Attributes)
+		}
+	}
+	if aws.ToString(msgs[0].Body) == aws.ToString(msgs[1].Body) {
+		t.Fatalf("both fires sent %s", aws.ToString(msgs[0].Body))
 	}
 }

@@ -788,6 +788,19 @@ func (s *Service) Deliver(queueArn, body string, attributes map[string]string) (
 	return s.DeliverMessage(queueArn, body, attrs)
 }
 
+// DeliverToGroup is Deliver to the message group groupID, as EventBridge
+// and EventBridge Scheduler deliver to a target queue: a FIFO queue
+// requires the group and deduplicates by content, so it needs
+// ContentBasedDeduplication; a standard queue takes "" (or a fair queue's
+// group).
+func (s *Service) DeliverToGroup(queueArn, groupID, body string, attributes map[string]string) (string, error) {
+	d := Delivery{Body: body, GroupID: groupID, Attributes: make(map[string]MessageAttribute, len(attributes))}
+	for k, v := range attributes {
+		d.Attributes[k] = MessageAttribute{DataType: "String", StringValue: v}
+	}
+	return s.DeliverTo(queueArn, d)
+}
+
 // DeliverMessage is Deliver with typed message attributes.
 func (s *Service) DeliverMessage(queueArn, body string, attributes map[string]MessageAttribute) (string, error) {
 	return s.DeliverTo(queueArn, Delivery{Body: body, Attributes: attributes})
