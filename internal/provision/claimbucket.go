@@ -346,46 +346,29 @@ func (c *Provisioner) bucketTags(ctx context.Context, bucket string) (map[string
 
 func (c *Provisioner) publicAccessBlock(ctx context.Context, bucket string) (*s3types.PublicAccessBlockConfiguration, error) {
 	out, err := c.S3.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String(bucket)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out.PublicAccessBlockConfiguration, nil
+	return awsops.Found(out, err, func(o *s3.GetPublicAccessBlockOutput) *s3types.PublicAccessBlockConfiguration {
+		return o.PublicAccessBlockConfiguration
+	})
 }
 
 func (c *Provisioner) lifecycleRules(ctx context.Context, bucket string) ([]s3types.LifecycleRule, error) {
 	out, err := c.S3.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(bucket)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out.Rules, nil
+	return awsops.Found(out, err, func(o *s3.GetBucketLifecycleConfigurationOutput) []s3types.LifecycleRule { return o.Rules })
 }
 
 func (c *Provisioner) encryptionRule(ctx context.Context, bucket string) (*s3types.ServerSideEncryptionRule, error) {
 	out, err := c.S3.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: aws.String(bucket)})
-	if awsops.IsNotFound(err) || (err == nil && (out.ServerSideEncryptionConfiguration == nil || len(out.ServerSideEncryptionConfiguration.Rules) == 0)) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &out.ServerSideEncryptionConfiguration.Rules[0], nil
+	return awsops.Found(out, err, func(o *s3.GetBucketEncryptionOutput) *s3types.ServerSideEncryptionRule {
+		if o.ServerSideEncryptionConfiguration == nil || len(o.ServerSideEncryptionConfiguration.Rules) == 0 {
+			return nil
+		}
+		return &o.ServerSideEncryptionConfiguration.Rules[0]
+	})
 }
 
 func (c *Provisioner) bucketPolicy(ctx context.Context, bucket string) (string, error) {
 	out, err := c.S3.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(bucket)})
-	if awsops.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return aws.ToString(out.Policy), nil
+	return awsops.Found(out, err, func(o *s3.GetBucketPolicyOutput) string { return aws.ToString(o.Policy) })
 }
 
 // readClaimBucket compares the recorded bucket with the Spec: each setting

@@ -449,13 +449,7 @@ func (c *Provisioner) lookupInbox(ctx context.Context, p *pass) error {
 // describeTable returns the table, or nil when it does not exist.
 func (c *Provisioner) describeTable(ctx context.Context, name string) (*types.TableDescription, error) {
 	out, err := c.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out.Table, nil
+	return awsops.Found(out, err, func(o *dynamodb.DescribeTableOutput) *types.TableDescription { return o.Table })
 }
 
 // updateTable updates the table and waits until it is ACTIVE again.
