@@ -791,26 +791,26 @@ func reconcilerClaimStatements(r Resources) []Statement {
 // claim-checked data (outbox.WithClaimCheck): PutObject under outbox/,
 // and the key's GenerateDataKey with SSE-KMS. Nil without a bucket.
 func ClaimWriterPolicy(s Spec, a Account) *PolicyDocument {
-	r := s.resources(a, "", "")
-	if r.ClaimBucketARN == "" {
-		return nil
-	}
-	return &PolicyDocument{Version: policyVersion, Statement: append([]Statement{
-		allow("PutClaims", []string{"s3:PutObject"}, claimObjects(r.ClaimBucketARN)),
-	}, claimKMS(r, "kms:GenerateDataKey", "kms:Decrypt")...)}
+	return claimPolicy(s, a, "PutClaims", "s3:PutObject", "kms:GenerateDataKey", "kms:Decrypt")
 }
 
 // ClaimConsumerPolicy is the policy a consumer needs to fetch
 // claim-checked data: GetObject under outbox/, and the key's Decrypt with
 // SSE-KMS. Nil without a bucket.
 func ClaimConsumerPolicy(s Spec, a Account) *PolicyDocument {
+	return claimPolicy(s, a, "GetClaims", "s3:GetObject", "kms:Decrypt")
+}
+
+// claimPolicy allows action on the claim-checked objects, under sid, and
+// the kms actions on the bucket's key with SSE-KMS. Nil without a bucket.
+func claimPolicy(s Spec, a Account, sid, action string, kms ...string) *PolicyDocument {
 	r := s.resources(a, "", "")
 	if r.ClaimBucketARN == "" {
 		return nil
 	}
 	return &PolicyDocument{Version: policyVersion, Statement: append([]Statement{
-		allow("GetClaims", []string{"s3:GetObject"}, claimObjects(r.ClaimBucketARN)),
-	}, claimKMS(r, "kms:Decrypt")...)}
+		allow(sid, []string{action}, claimObjects(r.ClaimBucketARN)),
+	}, claimKMS(r, kms...)...)}
 }
 
 // outboxRules are the pipeline's rules among a bucket's.
