@@ -210,14 +210,19 @@ func (c *Provisioner) ensureStream(ctx context.Context, st *State, desc *types.T
 // ACTIVE again, when another stream may be enabled. The disabled stream
 // stays readable for 24 hours, so a mapping on it finishes its records.
 func (c *Provisioner) disableStream(ctx context.Context, table string) error {
-	_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+	return c.updateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName:           aws.String(table),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)},
-	})
-	if err != nil {
-		return fmt.Errorf("disabling the stream: %w", err)
+	}, "disabling the stream")
+}
+
+// updateTable makes the change of in to the table and waits until the
+// table is ACTIVE again; what names the change in the error of the update.
+func (c *Provisioner) updateTable(ctx context.Context, in *dynamodb.UpdateTableInput, what string) error {
+	if _, err := c.DynamoDB.UpdateTable(ctx, in); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	_, err = c.waitTableActive(ctx, table)
+	_, err := c.waitTableActive(ctx, aws.ToString(in.TableName))
 	return err
 }
 
@@ -546,22 +551,16 @@ func (c *Provisioner) ensureTableProtection(ctx context.Context, s Spec, st *Sta
 		return fmt.Errorf("reading it: %w", err)
 	}
 	if want := *s.Table.DeletionProtection; aws.ToBool(desc.DeletionProtectionEnabled) != want {
-		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		if err := c.updateTable(ctx, &dynamodb.UpdateTableInput{
 			TableName: aws.String(st.TableName), DeletionProtectionEnabled: aws.Bool(want),
-		}); err != nil {
-			return fmt.Errorf("setting its deletion protection to %t: %w", want, err)
-		}
-		if _, err := c.waitTableActive(ctx, st.TableName); err != nil {
+		}, fmt.Sprintf("setting its deletion protection to %t", want)); err != nil {
 			return err
 		}
 	}
 	if want := s.Table.KMSKeyARN; awsops.TableKMSKey(desc) != want {
-		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		if err := c.updateTable(ctx, &dynamodb.UpdateTableInput{
 			TableName: aws.String(st.TableName), SSESpecification: awsops.TableSSE(want),
-		}); err != nil {
-			return fmt.Errorf("setting its encryption key to %q: %w", want, err)
-		}
-		if _, err := c.waitTableActive(ctx, st.TableName); err != nil {
+		}, fmt.Sprintf("setting its encryption key to %q", want)); err != nil {
 			return err
 		}
 	}
@@ -611,13 +610,9 @@ func (c *Provisioner) unprotectTable(ctx context.Context, table string) error {
 	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
 		return awsops.IgnoreNotFound(err)
 	}
-	if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+	return c.updateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName: aws.String(table), DeletionProtectionEnabled: aws.Bool(false),
-	}); err != nil {
-		return err
-	}
-	_, err = c.waitTableActive(ctx, table)
-	return err
+	}, "UpdateTable")
 }
 
 // TagAdoptedBy is set on an adopted table to the name of the pipeline that
