@@ -2,6 +2,7 @@ package awsops
 
 import (
 	"context"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -51,4 +52,40 @@ func TableKMSKey(d *types.TableDescription) string {
 		return ""
 	}
 	return aws.ToString(d.SSEDescription.KMSMasterKeyArn)
+}
+
+// TableTags returns the tags of the table arn, every page of them.
+func TableTags(ctx context.Context, c *dynamodb.Client, arn string) (map[string]string, error) {
+	tags := map[string]string{}
+	var token *string
+	for {
+		out, err := c.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn), NextToken: token})
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(tags, TagMap(out.Tags, func(t types.Tag) (*string, *string) { return t.Key, t.Value }))
+		if token = out.NextToken; token == nil {
+			return tags, nil
+		}
+	}
+}
+
+// TableTagList returns tags as DynamoDB tags, sorted by key.
+func TableTagList(tags map[string]string) []types.Tag {
+	return TagList(tags, func(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} })
+}
+
+// SyncTableTags brings the tags of the table arn to want.
+func SyncTableTags(ctx context.Context, c *dynamodb.Client, arn string, want map[string]string) error {
+	have, err := TableTags(ctx, c, arn)
+	if err != nil {
+		return err
+	}
+	return SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
+		_, err := c.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: keys})
+		return err
+	}, func(ctx context.Context, set map[string]string) error {
+		_, err := c.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: TableTagList(set)})
+		return err
+	})
 }

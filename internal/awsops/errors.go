@@ -83,6 +83,17 @@ func IgnoreNotFound(err error) error {
 	return err
 }
 
+// Found returns what get takes from the output of a call that reads a
+// resource or a configuration, or the zero value (none) when err reports
+// that it does not exist.
+func Found[O, T any](out *O, err error, get func(*O) T) (T, error) {
+	var none T
+	if err != nil {
+		return none, IgnoreNotFound(err)
+	}
+	return get(out), nil
+}
+
 // Delete deletes the resource id with del, unless id is empty (nothing was
 // recorded); a resource already gone is no error. what names the resource
 // in the error ("relay function").

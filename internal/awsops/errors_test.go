@@ -48,3 +48,19 @@ func TestIsConflict(t *testing.T) {
 		t.Error("IsConflict reads an error's text")
 	}
 }
+
+func TestFoundIsNoneWhenNotFound(t *testing.T) {
+	type output struct{ Value *int }
+	get := func(o *output) *int { return o.Value }
+	n := 7
+	if v, err := Found(&output{Value: &n}, nil, get); err != nil || v != &n {
+		t.Errorf("Found of an output = %v, %v", v, err)
+	}
+	if v, err := Found(nil, &smithy.GenericAPIError{Code: "NoSuchLifecycleConfiguration"}, get); err != nil || v != nil {
+		t.Errorf("Found of a missing configuration = %v, %v; want none", v, err)
+	}
+	denied := &smithy.GenericAPIError{Code: "AccessDenied"}
+	if v, err := Found(nil, denied, get); !errors.Is(err, denied) || v != nil {
+		t.Errorf("Found of a refusal = %v, %v; want the error", v, err)
+	}
+}

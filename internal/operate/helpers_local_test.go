@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
@@ -24,6 +23,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -204,21 +204,13 @@ func (d *deployed) topicConsumer(name string) (*consumer, string) {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	q := sqs.NewFromConfig(d.cfg)
-	queue, err := q.CreateQueue(d.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	attrs, err := q.GetQueueAttributes(d.ctx, &sqs.GetQueueAttributesInput{QueueUrl: queue.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	queueARN := attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+	queueARN := d.newQueue(name)
+	queueURL := aws.String(target.QueueURL(queueARN))
 	policy, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": []map[string]any{{
 		"Effect": "Allow", "Principal": map[string]string{"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage", "Resource": queueARN,
 		"Condition": map[string]any{"ArnEquals": map[string]string{"aws:SourceArn": aws.ToString(topic.TopicArn)}},
 	}}})
-	if _, err := q.SetQueueAttributes(d.ctx, &sqs.SetQueueAttributesInput{QueueUrl: queue.QueueUrl, Attributes: map[string]string{"Policy": string(policy)}}); err != nil {
+	if _, err := sqs.NewFromConfig(d.cfg).SetQueueAttributes(d.ctx, &sqs.SetQueueAttributesInput{QueueUrl: queueURL, Attributes: map[string]string{"Policy": string(policy)}}); err != nil {
 		d.t.Fatal(err)
 	}
 	if _, err := sns.NewFromConfig(d.cfg).Subscribe(d.ctx, &sns.SubscribeInput{
@@ -227,7 +219,7 @@ func (d *deployed) topicConsumer(name string) (*consumer, string) {
 	}); err != nil {
 		d.t.Fatal(err)
 	}
-	return d.consume(aws.ToString(queue.QueueUrl)), aws.ToString(topic.TopicArn)
+	return d.consume(*queueURL), aws.ToString(topic.TopicArn)
 }
 
 func (c *consumer) read(ctx context.Context, q *sqs.Client, url string) {

@@ -8,8 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
@@ -24,10 +22,8 @@ import (
 // pending.
 func TestLocalOrderedPipeline(t *testing.T) {
 	t.Parallel()
-	probe := deploy(t, provision.Spec{Name: "ordered-probe", Reconciler: provision.ReconcilerSpec{Disabled: true}})
-	queueARN := probe.newFIFOQueue("ordered-target.fifo")
-	d := deployOn(t, probe, provision.Spec{Name: "ordered", Ordered: true, Target: provision.TargetSpec{Type: target.SQS, QueueARN: queueARN}})
-	got := d.consume(target.QueueURL(queueARN))
+	d := deployQueueTarget(t, "ordered-target.fifo", provision.Spec{Name: "ordered", Ordered: true})
+	got := d.consume(target.QueueURL(d.spec.Target.QueueARN))
 
 	keys := []string{"acct-1", "acct-2", "acct-3"}
 	var written []outbox.Record
@@ -68,19 +64,4 @@ func TestLocalOrderedPipeline(t *testing.T) {
 
 func orderedEvent(key string, i int) outbox.Event {
 	return outbox.Event{Source: "com.example.ordered", DetailType: "Posted", OrderingKey: key, Detail: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))}
-}
-
-// newFIFOQueue creates a FIFO queue on d's stack and returns its ARN.
-func (d *deployed) newFIFOQueue(name string) string {
-	d.t.Helper()
-	q := sqs.NewFromConfig(d.cfg)
-	out, err := q.CreateQueue(d.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: map[string]string{"FifoQueue": "true"}})
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	attrs, err := q.GetQueueAttributes(d.ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	return attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
 }

@@ -29,14 +29,12 @@ import (
 // drops to 0 and the key's cursor ends at its last event.
 func TestOrderedPoisonedKeyResumesAfterRequeue(t *testing.T) {
 	t.Parallel()
-	probe := deploy(t, provision.Spec{Name: "poison-probe", Reconciler: provision.ReconcilerSpec{Disabled: true}})
-	queueARN := probe.newFIFOQueue("poison-target.fifo")
-	d := deployOn(t, probe, provision.Spec{
-		Name: "poisoned", Ordered: true, Target: provision.TargetSpec{Type: target.SQS, QueueARN: queueARN},
+	d := deployQueueTarget(t, "poison-target.fifo", provision.Spec{
+		Name: "poisoned", Ordered: true,
 		// The test runs the schedule itself, once.
 		Reconciler: provision.ReconcilerSpec{ScheduleExpression: "rate(1 day)", MinAge: 2 * time.Second},
 	})
-	got := d.consume(target.QueueURL(queueARN))
+	got := d.consume(target.QueueURL(d.spec.Target.QueueARN))
 	const held, other = "acct-held", "acct-other"
 	var written, delivered, behind []outbox.Record
 	for i := range 5 {

@@ -23,7 +23,7 @@ import (
 // publisher of package target.
 func TestLocalReplayQueueToQueue(t *testing.T) {
 	t.Parallel()
-	d := deployQueueTarget(t, "replay-queues")
+	d := deployQueueTarget(t, "replay-queues-target", provision.Spec{Name: "replay-queues"})
 	own := d.consume(target.QueueURL(d.spec.Target.QueueARN))
 	second := d.newQueue("replay-second")
 	const source = "com.example.queues"
@@ -57,28 +57,33 @@ func TestLocalReplayQueueToQueue(t *testing.T) {
 	}
 }
 
-// deployQueueTarget deploys a pipeline called name that sends to a queue
-// of its own.
-func deployQueueTarget(t *testing.T, name string) *deployed {
+// deployQueueTarget deploys the pipeline of spec, sending to a queue of
+// its own called queue, created on the stack of a probe pipeline first.
+func deployQueueTarget(t *testing.T, queue string, spec provision.Spec) *deployed {
 	t.Helper()
-	probe := deploy(t, provision.Spec{Name: name + "-probe", Reconciler: provision.ReconcilerSpec{Disabled: true}})
-	queueARN := probe.newQueue(name + "-target")
-	return deployOn(t, probe, provision.Spec{Name: name, Target: provision.TargetSpec{Type: target.SQS, QueueARN: queueARN}})
+	probe := deploy(t, provision.Spec{Name: spec.Name + "-probe", Reconciler: provision.ReconcilerSpec{Disabled: true}})
+	spec.Target = provision.TargetSpec{Type: target.SQS, QueueARN: probe.newQueue(queue)}
+	return deployOn(t, probe, spec)
 }
 
-// newQueue creates a queue on d's stack and returns its ARN.
+// newQueue creates a queue on d's stack, FIFO when its name ends in .fifo,
+// and returns its ARN.
 func (d *deployed) newQueue(name string) string {
 	d.t.Helper()
+	var attrs map[string]string
+	if strings.HasSuffix(name, ".fifo") {
+		attrs = map[string]string{"FifoQueue": "true"}
+	}
 	q := sqs.NewFromConfig(d.cfg)
-	out, err := q.CreateQueue(d.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	out, err := q.CreateQueue(d.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	attrs, err := q.GetQueueAttributes(d.ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	got, err := q.GetQueueAttributes(d.ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	return attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+	return got.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
 }
 
 // deployOn creates the pipeline of spec on the stack of on.

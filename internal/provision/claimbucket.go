@@ -346,46 +346,29 @@ func (c *Provisioner) bucketTags(ctx context.Context, bucket string) (map[string
 
 func (c *Provisioner) publicAccessBlock(ctx context.Context, bucket string) (*s3types.PublicAccessBlockConfiguration, error) {
 	out, err := c.S3.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String(bucket)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out.PublicAccessBlockConfiguration, nil
+	return awsops.Found(out, err, func(o *s3.GetPublicAccessBlockOutput) *s3types.PublicAccessBlockConfiguration {
+		return o.PublicAccessBlockConfiguration
+	})
 }
 
 func (c *Provisioner) lifecycleRules(ctx context.Context, bucket string) ([]s3types.LifecycleRule, error) {
 	out, err := c.S3.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(bucket)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out.Rules, nil
+	return awsops.Found(out, err, func(o *s3.GetBucketLifecycleConfigurationOutput) []s3types.LifecycleRule { return o.Rules })
 }
 
 func (c *Provisioner) encryptionRule(ctx context.Context, bucket string) (*s3types.ServerSideEncryptionRule, error) {
 	out, err := c.S3.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: aws.String(bucket)})
-	if awsops.IsNotFound(err) || (err == nil && (out.ServerSideEncryptionConfiguration == nil || len(out.ServerSideEncryptionConfiguration.Rules) == 0)) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &out.ServerSideEncryptionConfiguration.Rules[0], nil
+	return awsops.Found(out, err, func(o *s3.GetBucketEncryptionOutput) *s3types.ServerSideEncryptionRule {
+		if o.ServerSideEncryptionConfiguration == nil || len(o.ServerSideEncryptionConfiguration.Rules) == 0 {
+			return nil
+		}
+		return &o.ServerSideEncryptionConfiguration.Rules[0]
+	})
 }
 
 func (c *Provisioner) bucketPolicy(ctx context.Context, bucket string) (string, error) {
 	out, err := c.S3.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(bucket)})
-	if awsops.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return aws.ToString(out.Policy), nil
+	return awsops.Found(out, err, func(o *s3.GetBucketPolicyOutput) string { return aws.ToString(o.Policy) })
 }
 
 // readClaimBucket compares the recorded bucket with the Spec: each setting
@@ -808,26 +791,26 @@ func reconcilerClaimStatements(r Resources) []Statement {
 // claim-checked data (outbox.WithClaimCheck): PutObject under outbox/,
 // and the key's GenerateDataKey with SSE-KMS. Nil without a bucket.
 func ClaimWriterPolicy(s Spec, a Account) *PolicyDocument {
-	r := s.resources(a, "", "")
-	if r.ClaimBucketARN == "" {
-		return nil
-	}
-	return &PolicyDocument{Version: policyVersion, Statement: append([]Statement{
-		allow("PutClaims", []string{"s3:PutObject"}, claimObjects(r.ClaimBucketARN)),
-	}, claimKMS(r, "kms:GenerateDataKey", "kms:Decrypt")...)}
+	return claimPolicy(s, a, "PutClaims", "s3:PutObject", "kms:GenerateDataKey", "kms:Decrypt")
 }
 
 // ClaimConsumerPolicy is the policy a consumer needs to fetch
 // claim-checked data: GetObject under outbox/, and the key's Decrypt with
 // SSE-KMS. Nil without a bucket.
 func ClaimConsumerPolicy(s Spec, a Account) *PolicyDocument {
+	return claimPolicy(s, a, "GetClaims", "s3:GetObject", "kms:Decrypt")
+}
+
+// claimPolicy allows action on the claim-checked objects, under sid, and
+// the kms actions on the bucket's key with SSE-KMS. Nil without a bucket.
+func claimPolicy(s Spec, a Account, sid, action string, kms ...string) *PolicyDocument {
 	r := s.resources(a, "", "")
 	if r.ClaimBucketARN == "" {
 		return nil
 	}
 	return &PolicyDocument{Version: policyVersion, Statement: append([]Statement{
-		allow("GetClaims", []string{"s3:GetObject"}, claimObjects(r.ClaimBucketARN)),
-	}, claimKMS(r, "kms:Decrypt")...)}
+		allow(sid, []string{action}, claimObjects(r.ClaimBucketARN)),
+	}, claimKMS(r, kms...)...)}
 }
 
 // outboxRules are the pipeline's rules among a bucket's.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/component"
 )
 
@@ -20,11 +19,9 @@ var ErrNotFound = errors.New("outbox pipeline not found")
 const TagAdded = "outbox:added"
 
 // Create builds every component of the pipeline described by s. If a step
-// fails, it removes what it built, as awsops.Create describes.
+// fails, it removes what it built, as component.Create describes.
 func (c *Provisioner) Create(ctx context.Context, s Spec) (State, error) {
-	return awsops.Create(ctx, c.waitTimeout(), func(ctx context.Context, st *State) error {
-		return c.apply(ctx, s, st)
-	}, c.Delete)
+	return component.Create(ctx, c.waitTimeout(), s, c.apply, c.Delete)
 }
 
 // Update brings the pipeline recorded in st to s in place: mapping settings,
@@ -35,20 +32,12 @@ func (c *Provisioner) Create(ctx context.Context, s Spec) (State, error) {
 // Update returns the new State even on error, so that the provider records
 // partial progress.
 func (c *Provisioner) Update(ctx context.Context, s Spec, st State) (State, error) {
-	err := c.apply(ctx, s, &st)
-	return st, err
+	return component.Update(ctx, s, st, c.apply)
 }
 
-// apply creates or updates every component, recording each in st as soon
-// as it exists.
+// apply creates or updates every component of s, valid and with its
+// defaults (component.Apply), recording each in st as soon as it exists.
 func (c *Provisioner) apply(ctx context.Context, s Spec, st *State) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	s = s.WithDefaults()
-	if st.Name != "" && st.Name != s.Name {
-		return fmt.Errorf("updating outbox pipeline (%s): the name changed to %s, which requires replacing the pipeline", st.Name, s.Name)
-	}
 	if err := c.checkTarget(ctx, s); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@
 package provision
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
@@ -204,6 +205,15 @@ type ReconcilerSpec struct {
 	// ScheduleGroup is the existing EventBridge Scheduler group of the
 	// schedule; default "default". Changing it moves the schedule.
 	ScheduleGroup string
+}
+
+// CheckInPlace returns an error when the pipeline recorded in st has
+// another name than s: a new name replaces the pipeline.
+func (s Spec) CheckInPlace(st State) error {
+	if st.Name != "" && st.Name != s.Name {
+		return fmt.Errorf("updating outbox pipeline (%s): the name changed to %s, which requires replacing the pipeline", st.Name, s.Name)
+	}
+	return nil
 }
 
 // ReplacementFields returns the fields whose change, from one Spec to the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -74,7 +73,7 @@ func (c *Provisioner) ensureTable(ctx context.Context, s Spec, st *State) error 
 		}
 	}
 	if owned && st.TableARN != "" {
-		if err := c.syncTableTags(ctx, st.TableARN, s.tags()); err != nil {
+		if err := awsops.SyncTableTags(ctx, c.DynamoDB, st.TableARN, s.tags()); err != nil {
 			return fmt.Errorf("tagging table (%s): %w", t.Name, err)
 		}
 	}
@@ -101,7 +100,7 @@ func (c *Provisioner) createTable(ctx context.Context, s Spec) (*types.TableDesc
 	t.NoPendingIndex = s.Table.PendingIndexDisabled
 	in := t.CreateTableInput()
 	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}
-	in.Tags = dynamoTags(s.tags())
+	in.Tags = awsops.TableTagList(s.tags())
 	in.DeletionProtectionEnabled = s.Table.DeletionProtection
 	if s.Table.KMSKeyARN != "" {
 		in.SSESpecification = awsops.TableSSE(s.Table.KMSKeyARN)
@@ -211,14 +210,19 @@ func (c *Provisioner) ensureStream(ctx context.Context, st *State, desc *types.T
 // ACTIVE again, when another stream may be enabled. The disabled stream
 // stays readable for 24 hours, so a mapping on it finishes its records.
 func (c *Provisioner) disableStream(ctx context.Context, table string) error {
-	_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+	return c.updateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName:           aws.String(table),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)},
-	})
-	if err != nil {
-		return fmt.Errorf("disabling the stream: %w", err)
+	}, "disabling the stream")
+}
+
+// updateTable makes the change of in to the table and waits until the
+// table is ACTIVE again; what names the change in the error of the update.
+func (c *Provisioner) updateTable(ctx context.Context, in *dynamodb.UpdateTableInput, what string) error {
+	if _, err := c.DynamoDB.UpdateTable(ctx, in); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	_, err = c.waitTableActive(ctx, table)
+	_, err := c.waitTableActive(ctx, aws.ToString(in.TableName))
 	return err
 }
 
@@ -443,24 +447,6 @@ func hasIndex(d *types.TableDescription, name string) bool {
 	return false
 }
 
-func dynamoTags(tags map[string]string) []types.Tag {
-	return awsops.TagList(tags, func(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} })
-}
-
-func (c *Provisioner) syncTableTags(ctx context.Context, arn string, want map[string]string) error {
-	have, err := c.tableTags(ctx, arn)
-	if err != nil {
-		return err
-	}
-	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
-		_, err := c.DynamoDB.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: keys})
-		return err
-	}, func(ctx context.Context, set map[string]string) error {
-		_, err := c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: dynamoTags(set)})
-		return err
-	})
-}
-
 func (c *Provisioner) readTable(ctx context.Context, s Spec, st *State, d *Drift) error {
 	if st.TableName == "" {
 		return nil
@@ -527,7 +513,7 @@ func (c *Provisioner) lookupTable(ctx context.Context, p *pass) error {
 		if err := c.recordTable(st, desc); err != nil {
 			return err
 		}
-		tags, _ := c.tableTags(ctx, st.TableARN)
+		tags, _ := awsops.TableTags(ctx, c.DynamoDB, st.TableARN)
 		st.TableOwned = t.Name == p.names().Table && tags[TagPipeline] == s.Name
 		st.TTLAttribute = t.TTLAttribute
 		st.PendingIndexARN = IndexARN(st.TableARN, t.PendingIndexName)
@@ -542,22 +528,6 @@ func (c *Provisioner) lookupTable(ctx context.Context, p *pass) error {
 		st.Added = parseAdded(p.functions[ComponentRelayFunction].Tags[TagAdded])
 	}
 	return nil
-}
-
-// tableTags returns the tags of the table arn, every page of them.
-func (c *Provisioner) tableTags(ctx context.Context, arn string) (map[string]string, error) {
-	tags := map[string]string{}
-	var token *string
-	for {
-		out, err := c.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn), NextToken: token})
-		if err != nil {
-			return nil, err
-		}
-		maps.Copy(tags, awsops.TagMap(out.Tags, func(t types.Tag) (*string, *string) { return t.Key, t.Value }))
-		if token = out.NextToken; token == nil {
-			return tags, nil
-		}
-	}
 }
 
 var tableComponent = componentDef{
@@ -581,22 +551,16 @@ func (c *Provisioner) ensureTableProtection(ctx context.Context, s Spec, st *Sta
 		return fmt.Errorf("reading it: %w", err)
 	}
 	if want := *s.Table.DeletionProtection; aws.ToBool(desc.DeletionProtectionEnabled) != want {
-		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		if err := c.updateTable(ctx, &dynamodb.UpdateTableInput{
 			TableName: aws.String(st.TableName), DeletionProtectionEnabled: aws.Bool(want),
-		}); err != nil {
-			return fmt.Errorf("setting its deletion protection to %t: %w", want, err)
-		}
-		if _, err := c.waitTableActive(ctx, st.TableName); err != nil {
+		}, fmt.Sprintf("setting its deletion protection to %t", want)); err != nil {
 			return err
 		}
 	}
 	if want := s.Table.KMSKeyARN; awsops.TableKMSKey(desc) != want {
-		if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		if err := c.updateTable(ctx, &dynamodb.UpdateTableInput{
 			TableName: aws.String(st.TableName), SSESpecification: awsops.TableSSE(want),
-		}); err != nil {
-			return fmt.Errorf("setting its encryption key to %q: %w", want, err)
-		}
-		if _, err := c.waitTableActive(ctx, st.TableName); err != nil {
+		}, fmt.Sprintf("setting its encryption key to %q", want)); err != nil {
 			return err
 		}
 	}
@@ -646,13 +610,9 @@ func (c *Provisioner) unprotectTable(ctx context.Context, table string) error {
 	if err != nil || !aws.ToBool(desc.DeletionProtectionEnabled) {
 		return awsops.IgnoreNotFound(err)
 	}
-	if _, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+	return c.updateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName: aws.String(table), DeletionProtectionEnabled: aws.Bool(false),
-	}); err != nil {
-		return err
-	}
-	_, err = c.waitTableActive(ctx, table)
-	return err
+	}, "UpdateTable")
 }
 
 // TagAdoptedBy is set on an adopted table to the name of the pipeline that
@@ -664,7 +624,7 @@ const TagAdoptedBy = "outbox:adopted-by"
 // claimTable checks that no other pipeline owns or adopted the table, and
 // tags an adopted one with the pipeline's name.
 func (c *Provisioner) claimTable(ctx context.Context, s Spec, arn string) error {
-	tags, err := c.tableTags(ctx, arn)
+	tags, err := awsops.TableTags(ctx, c.DynamoDB, arn)
 	if err != nil {
 		return fmt.Errorf("reading its tags: %w", err)
 	}
@@ -692,7 +652,7 @@ func (c *Provisioner) releaseTable(ctx context.Context, st *State) error {
 	if st.TableARN == "" {
 		return nil
 	}
-	tags, err := c.tableTags(ctx, st.TableARN)
+	tags, err := awsops.TableTags(ctx, c.DynamoDB, st.TableARN)
 	if err != nil || tags[TagAdoptedBy] != st.Name {
 		return err
 	}

@@ -347,7 +347,7 @@ func TestLocalSecondAdoptionRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create first: %v", err)
 	}
-	if tags, err := c.tableTags(ctx, st.TableARN); err != nil || tags[TagAdoptedBy] != "first" {
+	if tags, err := awsops.TableTags(ctx, c.DynamoDB, st.TableARN); err != nil || tags[TagAdoptedBy] != "first" {
 		t.Fatalf("the adopted table's tags %v (%v), want %s=first", tags, err, TagAdoptedBy)
 	}
 	withFirst := componenttest.Inventory(t, ctx, stack)
@@ -376,7 +376,7 @@ func TestLocalSecondAdoptionRefused(t *testing.T) {
 	}
 
 	must.Delete(t, ctx, c, st, "Delete first")
-	if tags, err := c.tableTags(ctx, st.TableARN); err != nil || tags[TagAdoptedBy] != "" {
+	if tags, err := awsops.TableTags(ctx, c.DynamoDB, st.TableARN); err != nil || tags[TagAdoptedBy] != "" {
 		t.Errorf("after Delete the table's tags are %v (%v), want no %s", tags, err, TagAdoptedBy)
 	}
 }

@@ -157,7 +157,7 @@ func (c *Provisioner) ensureInbox(ctx context.Context, p *pass) error {
 	} else {
 		err = c.ensureInboxSettings(ctx, name, in, desc)
 		if err == nil {
-			err = c.syncTableTags(ctx, st.Inbox.TableARN, p.s.tags())
+			err = awsops.SyncTableTags(ctx, c.DynamoDB, st.Inbox.TableARN, p.s.tags())
 		}
 	}
 	if err != nil {
@@ -169,7 +169,7 @@ func (c *Provisioner) ensureInbox(ctx context.Context, p *pass) error {
 // adoptInbox claims the adopted table for the subscription and enables its
 // TTL if it is off, recording that it did.
 func (c *Provisioner) adoptInbox(ctx context.Context, subscription string, in InboxState) error {
-	tags, err := c.tableTags(ctx, in.TableARN)
+	tags, err := awsops.TableTags(ctx, c.DynamoDB, in.TableARN)
 	if err != nil {
 		return fmt.Errorf("reading its tags: %w", err)
 	}
@@ -393,7 +393,7 @@ func (c *Provisioner) removeInbox(ctx context.Context, st *State) error {
 // releaseInbox reverts what adoptInbox did: the TTL it enabled, and its
 // tags. The table stays.
 func (c *Provisioner) releaseInbox(ctx context.Context, subscription string, in InboxState) error {
-	tags, err := c.tableTags(ctx, in.TableARN)
+	tags, err := awsops.TableTags(ctx, c.DynamoDB, in.TableARN)
 	if err != nil {
 		return fmt.Errorf("reading its tags: %w", err)
 	}
@@ -430,7 +430,7 @@ func (c *Provisioner) lookupInbox(ctx context.Context, p *pass) error {
 	if desc == nil {
 		return nil
 	}
-	tags, err := c.tableTags(ctx, aws.ToString(desc.TableArn))
+	tags, err := awsops.TableTags(ctx, c.DynamoDB, aws.ToString(desc.TableArn))
 	if err != nil {
 		return fmt.Errorf("reading the tags of inbox table (%s): %w", name, err)
 	}
@@ -449,13 +449,7 @@ func (c *Provisioner) lookupInbox(ctx context.Context, p *pass) error {
 // describeTable returns the table, or nil when it does not exist.
 func (c *Provisioner) describeTable(ctx context.Context, name string) (*types.TableDescription, error) {
 	out, err := c.DynamoDB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-	if awsops.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out.Table, nil
+	return awsops.Found(out, err, func(o *dynamodb.DescribeTableOutput) *types.TableDescription { return o.Table })
 }
 
 // updateTable updates the table and waits until it is ACTIVE again.
@@ -482,30 +476,6 @@ func (c *Provisioner) waitTableActive(ctx context.Context, name string) (*types.
 		return d.TableStatus == types.TableStatusActive, nil
 	})
 	return desc, err
-}
-
-func (c *Provisioner) tableTags(ctx context.Context, arn string) (map[string]string, error) {
-	out, err := c.DynamoDB.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn)})
-	if err != nil {
-		return nil, err
-	}
-	return awsops.TagMap(out.Tags, func(t types.Tag) (*string, *string) { return t.Key, t.Value }), nil
-}
-
-func (c *Provisioner) syncTableTags(ctx context.Context, arn string, want map[string]string) error {
-	have, err := c.tableTags(ctx, arn)
-	if err != nil {
-		return err
-	}
-	return awsops.SyncTags(ctx, have, want, func(ctx context.Context, keys []string) error {
-		_, err := c.DynamoDB.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: keys})
-		return err
-	}, func(ctx context.Context, set map[string]string) error {
-		_, err := c.DynamoDB.TagResource(ctx, &dynamodb.TagResourceInput{
-			ResourceArn: aws.String(arn), Tags: awsops.TagList(set, func(k, v *string) types.Tag { return types.Tag{Key: k, Value: v} }),
-		})
-		return err
-	})
 }
 
 // The actions of the consumer policy.

@@ -104,7 +104,7 @@ func checkInboxShape(t *testing.T, c *Provisioner, table string) {
 	if desc.BillingModeSummary == nil || desc.BillingModeSummary.BillingMode != types.BillingModePayPerRequest {
 		t.Errorf("billing mode %+v, want PAY_PER_REQUEST", desc.BillingModeSummary)
 	}
-	tags, err := c.tableTags(ctx, aws.ToString(desc.TableArn))
+	tags, err := awsops.TableTags(ctx, c.DynamoDB, aws.ToString(desc.TableArn))
 	if err != nil || tags["team"] != "payments" || tags[TagSubscription] != "payments" {
 		t.Errorf("tags %v (%v)", tags, err)
 	}
@@ -169,7 +169,7 @@ func TestSubscriptionLocalInboxAdopted(t *testing.T) {
 	if !st.Inbox.Adopted || st.Inbox.TableName != "shared-inbox" || st.Inbox.TTLAttribute != consumer.AttrExpiresAt {
 		t.Errorf("inbox after Create: %+v", st.Inbox)
 	}
-	tags, err := c.tableTags(ctx, st.Inbox.TableARN)
+	tags, err := awsops.TableTags(ctx, c.DynamoDB, st.Inbox.TableARN)
 	if err != nil || tags[TagInboxOf] != "ledger" || tags[TagInboxTTL] != "ledger" || tags[TagSubscription] != "" {
 		t.Errorf("tags of the adopted table: %v (%v)", tags, err)
 	}
@@ -187,7 +187,7 @@ func TestSubscriptionLocalInboxAdopted(t *testing.T) {
 	}
 	componenttest.CheckInventory(t, ctx, stack, before, "Delete of a subscription with an adopted inbox")
 	ttl, err := awsops.TTLAttribute(ctx, c.DynamoDB, "shared-inbox")
-	tags, terr := c.tableTags(ctx, st.Inbox.TableARN)
+	tags, terr := awsops.TableTags(ctx, c.DynamoDB, st.Inbox.TableARN)
 	if err != nil || terr != nil || ttl != "" || len(tags) != 0 {
 		t.Errorf("the released table: TTL %q (%v), tags %v (%v); want TTL off and no tags", ttl, err, tags, terr)
 	}

@@ -265,6 +265,22 @@ func (s Spec) Validate() error {
 	return subscriptionSettings.Tags("Tags", s.Tags)
 }
 
+// CheckInPlace returns an error when the subscription recorded in st has
+// another name, event bus or topic than s: each replaces the subscription.
+func (s Spec) CheckInPlace(st State) error {
+	if st.Name != "" && st.Name != s.Name {
+		return fmt.Errorf("updating outbox subscription (%s): the name changed to %s, which requires replacing the subscription", st.Name, s.Name)
+	}
+	bus := BusName(s.EventBus)
+	if st.EventBusName != "" && st.EventBusName != bus {
+		return fmt.Errorf("updating outbox subscription (%s): the event bus changed from %s to %s, which requires replacing the subscription", s.Name, st.EventBusName, bus)
+	}
+	if st.TopicARN != "" && st.TopicARN != s.TopicARN {
+		return fmt.Errorf("updating outbox subscription (%s): the topic changed from %s to %s, which requires replacing the subscription", s.Name, st.TopicARN, s.TopicARN)
+	}
+	return nil
+}
+
 // validateTopic checks the topic of a topic subscription, which has no
 // rule: neither a bus nor a full event pattern.
 func (s Spec) validateTopic() error {

@@ -70,11 +70,9 @@ func ownTags(tags map[string]string) map[string]string {
 }
 
 // Create builds every component of the subscription described by s. If a
-// step fails, it removes what it built, as awsops.Create describes.
+// step fails, it removes what it built, as component.Create describes.
 func (c *Provisioner) Create(ctx context.Context, s Spec) (State, error) {
-	return awsops.Create(ctx, c.waitTimeout(), func(ctx context.Context, st *State) error {
-		return c.apply(ctx, s, st)
-	}, c.Delete)
+	return component.Create(ctx, c.waitTimeout(), s, c.apply, c.Delete)
 }
 
 // Update brings the subscription recorded in st to s in place: the rule's
@@ -83,28 +81,14 @@ func (c *Provisioner) Create(ctx context.Context, s Spec) (State, error) {
 // here: they replace the subscription. Update returns the new State even on
 // error, so that the provider records partial progress.
 func (c *Provisioner) Update(ctx context.Context, s Spec, st State) (State, error) {
-	err := c.apply(ctx, s, &st)
-	return st, err
+	return component.Update(ctx, s, st, c.apply)
 }
 
-// apply creates or updates every component in dependency order, recording
-// each in st as soon as it exists.
+// apply creates or updates every component of s, valid and with its
+// defaults (component.Apply), in dependency order, recording each in st as
+// soon as it exists.
 func (c *Provisioner) apply(ctx context.Context, s Spec, st *State) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	s = s.WithDefaults()
-	if st.Name != "" && st.Name != s.Name {
-		return fmt.Errorf("updating outbox subscription (%s): the name changed to %s, which requires replacing the subscription", st.Name, s.Name)
-	}
-	bus := BusName(s.EventBus)
-	if st.EventBusName != "" && st.EventBusName != bus {
-		return fmt.Errorf("updating outbox subscription (%s): the event bus changed from %s to %s, which requires replacing the subscription", s.Name, st.EventBusName, bus)
-	}
-	if st.TopicARN != "" && st.TopicARN != s.TopicARN {
-		return fmt.Errorf("updating outbox subscription (%s): the topic changed from %s to %s, which requires replacing the subscription", s.Name, st.TopicARN, s.TopicARN)
-	}
-	st.Name, st.EventBusName, st.TopicARN = s.Name, bus, s.TopicARN
+	st.Name, st.EventBusName, st.TopicARN = s.Name, BusName(s.EventBus), s.TopicARN
 	p := &pass{s: s, st: st, n: s.Names()}
 	return component.Ensure(ctx, components, c, p)
 }

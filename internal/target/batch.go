@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -16,6 +18,17 @@ func messageAttributes[V any](r outbox.Record, value func(string) V) map[string]
 		attrs[name] = value(v)
 	}
 	return attrs
+}
+
+// messageSize is what SNS and SQS count for a message: the body and, for
+// each attribute, its name, data type and value (which parts returns).
+func messageSize[V any](body *string, attrs map[string]V, parts func(V) (dataType, value *string, binary []byte)) int {
+	n := len(aws.ToString(body))
+	for name, v := range attrs {
+		dataType, value, binary := parts(v)
+		n += len(name) + len(aws.ToString(dataType)) + len(aws.ToString(value)) + len(binary)
+	}
+	return n
 }
 
 // idBatch is a batch call that names its entries by Id, their positions

@@ -106,14 +106,11 @@ func (p *SNSPublisher) hint(code string) string {
 	return "unknown error code: the event stays pending and is retried; check the topic " + p.TopicARN + " and the relay role"
 }
 
-// MessageSize is what SNS and SQS count for a message: the body and, for
-// each attribute, its name, data type and value.
-func MessageSize(body string, attrs map[string]types.MessageAttributeValue) int {
-	n := len(body)
-	for name, v := range attrs {
-		n += len(name) + len(aws.ToString(v.DataType)) + len(aws.ToString(v.StringValue)) + len(v.BinaryValue)
-	}
-	return n
+// snsMessageSize is what SNS counts for a message (messageSize).
+func snsMessageSize(e types.PublishBatchRequestEntry) int {
+	return messageSize(e.Message, e.MessageAttributes, func(v types.MessageAttributeValue) (*string, *string, []byte) {
+		return v.DataType, v.StringValue, v.BinaryValue
+	})
 }
 
 // snsEntry is the message of a record.
@@ -139,11 +136,9 @@ func (p *SNSPublisher) Publish(ctx context.Context, records []outbox.Record) []p
 		fifo:          isFIFO(p.TopicARN),
 		format:        p.Envelope,
 		entry:         snsEntry,
-		size: func(e types.PublishBatchRequestEntry) int {
-			return MessageSize(aws.ToString(e.Message), e.MessageAttributes)
-		},
-		group: func(e types.PublishBatchRequestEntry) string { return aws.ToString(e.MessageGroupId) },
-		setID: func(e *types.PublishBatchRequestEntry, id string) { e.Id = aws.String(id) },
+		size:          snsMessageSize,
+		group:         func(e types.PublishBatchRequestEntry) string { return aws.ToString(e.MessageGroupId) },
+		setID:         func(e *types.PublishBatchRequestEntry, id string) { e.Id = aws.String(id) },
 		call: func(ctx context.Context, entries []types.PublishBatchRequestEntry) ([]publish.EntryResult, error) {
 			out, err := p.Client.PublishBatch(ctx, &sns.PublishBatchInput{TopicArn: aws.String(p.TopicARN), PublishBatchRequestEntries: entries})
 			if err != nil {

@@ -154,14 +154,11 @@ func sqsEntry(r outbox.Record, body string, fifo bool) types.SendMessageBatchReq
 	return e
 }
 
-// sqsMessageSize is what SQS counts for a message: the body and each
-// attribute's name, data type and value.
+// sqsMessageSize is what SQS counts for a message (messageSize).
 func sqsMessageSize(e types.SendMessageBatchRequestEntry) int {
-	n := len(aws.ToString(e.MessageBody))
-	for name, v := range e.MessageAttributes {
-		n += len(name) + len(aws.ToString(v.DataType)) + len(aws.ToString(v.StringValue)) + len(v.BinaryValue)
-	}
-	return n
+	return messageSize(e.MessageBody, e.MessageAttributes, func(v types.MessageAttributeValue) (*string, *string, []byte) {
+		return v.DataType, v.StringValue, v.BinaryValue
+	})
 }
 
 // Publish implements publish.Publisher.

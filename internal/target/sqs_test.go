@@ -249,8 +249,7 @@ func TestMessageSizeIsTheContracts(t *testing.T) {
 	for _, rec := range []outbox.Record{r, traced} {
 		for _, f := range outbox.Formats {
 			body := string(rec.MessageIn(f))
-			sns := snsEntry(rec, body, true)
-			if got, want := MessageSize(body, sns.MessageAttributes), rec.MessageSizeIn(f); got != want {
+			if got, want := snsMessageSize(snsEntry(rec, body, true)), rec.MessageSizeIn(f); got != want {
 				t.Errorf("SNS message in %s: %d bytes, the writer counts %d", f, got, want)
 			}
 			if got, want := sqsMessageSize(sqsEntry(rec, body, true)), rec.MessageSizeIn(f); got != want {
