@@ -330,12 +330,7 @@ func TestOrderedPoisonHoldsItsKeyOnly(t *testing.T) {
 	records := orderedRecords(table, []string{"bad", "good"}, 4)
 	h.fake.PutRecords(records)
 	poison := records[2] // "bad", sequence 2
-	h.fake.EntryError = func(id string, _ int) string {
-		if id == poison.EventID {
-			return "InvalidMessageContents"
-		}
-		return ""
-	}
+	h.fake.EntryError = relaytest.FailEvent(poison.EventID, "InvalidMessageContents")
 	if got := h.stream(t, records); len(got) != 0 {
 		t.Fatalf("batchItemFailures = %v, want none: a poisoned key holds no shard", got)
 	}
@@ -380,12 +375,7 @@ func TestOrderedSkipReleasesKey(t *testing.T) {
 	h := newHarness(t, orderedConfig(table, config.ActionDelete))
 	records := orderedRecords(table, []string{"k"}, 3)
 	h.fake.PutRecords(records)
-	h.fake.EntryError = func(id string, _ int) string {
-		if id == records[1].EventID {
-			return "InvalidMessageContents"
-		}
-		return ""
-	}
+	h.fake.EntryError = relaytest.FailEvent(records[1].EventID, "InvalidMessageContents")
 	if got := h.stream(t, records); len(got) != 0 {
 		t.Fatalf("batchItemFailures = %v", got)
 	}

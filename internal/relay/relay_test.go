@@ -647,12 +647,7 @@ func TestHandleDispatch(t *testing.T) {
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 	records := h.stored(2)
-	h.fake.EntryError = func(id string, _ int) string {
-		if id == records[1].EventID {
-			return "ThrottlingException"
-		}
-		return ""
-	}
+	h.fake.EntryError = relaytest.FailEvent(records[1].EventID, "ThrottlingException")
 	tests := []struct {
 		name    string
 		payload string
