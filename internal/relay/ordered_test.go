@@ -43,6 +43,16 @@ func orderedRecords(table outbox.Table, keys []string, perKey int) []outbox.Reco
 	return records
 }
 
+// newOrderedHarness returns a harness of an ordered relay on table that
+// holds the records orderedRecords returns, pending, and those records.
+func newOrderedHarness(t *testing.T, table outbox.Table, action config.Action, keys []string, perKey int) (*harness, []outbox.Record) {
+	t.Helper()
+	h := newHarness(t, orderedConfig(table, action))
+	records := orderedRecords(table, keys, perKey)
+	h.fake.PutRecords(records)
+	return h, records
+}
+
 // publishedOrder returns, per ordering key, the sequences of the events of
 // records in the order the target accepted them, duplicates included.
 func publishedOrder(h *harness, records []outbox.Record) map[string][]int64 {
@@ -105,10 +115,8 @@ func TestOrderedOutOfOrderBatch(t *testing.T) {
 		for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
 			t.Run(layoutName+"/"+string(action), func(t *testing.T) {
 				t.Parallel()
-				h := newHarness(t, orderedConfig(table, action))
 				keys := []string{"account-1", "account-2", "account-3"}
-				records := orderedRecords(table, keys, 5)
-				h.fake.PutRecords(records)
+				h, records := newOrderedHarness(t, table, action, keys, 5)
 				shuffled := slices.Clone(records)
 				rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 				if got := h.stream(t, shuffled); len(got) != 0 {
@@ -150,9 +158,7 @@ func TestOrderedGapChainedFromCursor(t *testing.T) {
 		t.Run(string(action), func(t *testing.T) {
 			t.Parallel()
 			table := layouts["dedicated"]
-			h := newHarness(t, orderedConfig(table, action))
-			records := orderedRecords(table, []string{"k"}, 4)
-			h.fake.PutRecords(records)
+			h, records := newOrderedHarness(t, table, action, []string{"k"}, 4)
 			if got := h.stream(t, records[2:]); len(got) != 0 {
 				t.Fatalf("batchItemFailures = %v, want none: the events are registered", got)
 			}
@@ -262,9 +268,7 @@ func TestOrderedGapResolvedFromTable(t *testing.T) {
 func TestOrderedCrashBetweenPublishAndCursor(t *testing.T) {
 	t.Parallel()
 	table := layouts["shared"]
-	h := newHarness(t, orderedConfig(table, config.ActionMark))
-	records := orderedRecords(table, []string{"k"}, 4)
-	h.fake.PutRecords(records)
+	h, records := newOrderedHarness(t, table, config.ActionMark, []string{"k"}, 4)
 	h.fake.WriteError = func(sk string, _ int) error {
 		if sk == outbox.CursorSortKey {
 			return &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized to perform dynamodb:UpdateItem"}
@@ -300,9 +304,7 @@ func TestOrderedCrashBetweenPublishAndCursor(t *testing.T) {
 func TestOrderedCrashBetweenCursorAndSettle(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
-	h := newHarness(t, orderedConfig(table, config.ActionDelete))
-	records := orderedRecords(table, []string{"k"}, 5)
-	h.fake.PutRecords(records)
+	h, records := newOrderedHarness(t, table, config.ActionDelete, []string{"k"}, 5)
 	h.fake.Put(map[string]types.AttributeValue{
 		table.PartitionKey: &types.AttributeValueMemberS{Value: "k"}, table.SortKey: &types.AttributeValueMemberS{Value: outbox.CursorSortKey},
 		outbox.AttrPublishedSequence: nAttr(3),
@@ -326,9 +328,7 @@ func TestOrderedCrashBetweenCursorAndSettle(t *testing.T) {
 func TestOrderedPoisonHoldsItsKeyOnly(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
-	h := newHarness(t, orderedConfig(table, config.ActionMark))
-	records := orderedRecords(table, []string{"bad", "good"}, 4)
-	h.fake.PutRecords(records)
+	h, records := newOrderedHarness(t, table, config.ActionMark, []string{"bad", "good"}, 4)
 	poison := records[2] // "bad", sequence 2
 	h.fake.EntryError = relaytest.FailEvent(poison.EventID, "InvalidMessageContents")
 	if got := h.stream(t, records); len(got) != 0 {
@@ -372,9 +372,7 @@ func TestOrderedPoisonHoldsItsKeyOnly(t *testing.T) {
 func TestOrderedSkipReleasesKey(t *testing.T) {
 	t.Parallel()
 	table := layouts["shared"]
-	h := newHarness(t, orderedConfig(table, config.ActionDelete))
-	records := orderedRecords(table, []string{"k"}, 3)
-	h.fake.PutRecords(records)
+	h, records := newOrderedHarness(t, table, config.ActionDelete, []string{"k"}, 3)
 	h.fake.EntryError = relaytest.FailEvent(records[1].EventID, "InvalidMessageContents")
 	if got := h.stream(t, records); len(got) != 0 {
 		t.Fatalf("batchItemFailures = %v", got)
