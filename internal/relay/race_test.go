@@ -50,6 +50,18 @@ func eachAction(t *testing.T, test func(*testing.T, config.Action)) {
 	}
 }
 
+// eachLayoutAndAction runs test for each table layout and published
+// action, each a parallel subtest named layout/action.
+func eachLayoutAndAction(t *testing.T, test func(*testing.T, outbox.Table, config.Action)) {
+	t.Helper()
+	for layoutName, table := range layouts {
+		t.Run(layoutName, func(t *testing.T) {
+			t.Parallel()
+			eachAction(t, func(t *testing.T, action config.Action) { test(t, table, action) })
+		})
+	}
+}
+
 // TestLagBothPaths: the stream lags 15 s behind a 10 s minimum age, so the
 // reconciler and the stream invocation see the same 100 pending events at
 // the same time. Each event is published once: the stream relay holds the
