@@ -103,31 +103,45 @@ func (in *Inbox) completedPut(a attempt) *types.Put {
 // putCompleted writes the COMPLETED entry alone, retrying it after a
 // TransactionConflict. It returns the entry that refused it, if one did.
 func (in *Inbox) putCompleted(ctx context.Context, p *types.Put) (refusedBy map[string]types.AttributeValue, err error) {
-	for try := 1; ; try++ {
-		_, err = in.client.PutItem(ctx, &dynamodb.PutItemInput{
+	err = in.retryConflicts(ctx, p, func() error {
+		_, err := in.client.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
 			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
 		})
-		var failed *types.ConditionalCheckFailedException
-		if errors.As(err, &failed) {
-			return storedEntry(failed.Item, p)
-		}
+		return err
+	}, func(err error) bool {
 		var conflict *types.TransactionConflictException
-		if !errors.As(err, &conflict) {
-			break
-		}
-		if retry, waitErr := in.afterConflict(ctx, p, try); !retry {
-			if waitErr != nil {
-				return nil, waitErr
-			}
-			break
-		}
+		return errors.As(err, &conflict)
+	})
+	var failed *types.ConditionalCheckFailedException
+	if errors.As(err, &failed) {
+		return storedEntry(failed.Item, p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("consumer: completing event %s in %s: %w", eventIDOf(p), aws.ToString(p.TableName), err)
 	}
 	return nil, nil
+}
+
+// retryConflicts makes a commit, and makes it again each time conflicted
+// reports that a TransactionConflict refused it, while afterConflict
+// allows. It returns the last try's error, or the error of the wait
+// before the next.
+func (in *Inbox) retryConflicts(ctx context.Context, p *types.Put, commit func() error, conflicted func(error) bool) error {
+	for try := 1; ; try++ {
+		err := commit()
+		if !conflicted(err) {
+			return err
+		}
+		retry, waitErr := in.afterConflict(ctx, p, try)
+		if waitErr != nil {
+			return waitErr
+		}
+		if !retry {
+			return err
+		}
+	}
 }
 
 // afterConflict waits before the next try of a commit that a
@@ -140,7 +154,7 @@ func (in *Inbox) afterConflict(ctx context.Context, p *types.Put, try int) (retr
 	}
 	in.log.InfoContext(ctx, "transaction conflict, retrying", "eventId", eventIDOf(p), "attempt", try)
 	if err := sleep(ctx, conflictBackoff<<(try-1)); err != nil {
-		return false, fmt.Errorf("consumer: retrying the commit of event %s: %w", eventIDOf(p), err)
+		return false, fmt.Errorf("waiting to retry after a transaction conflict: %w", err)
 	}
 	return true, nil
 }
@@ -150,29 +164,30 @@ func (in *Inbox) afterConflict(ctx context.Context, p *types.Put, try int) (retr
 // the entry that refused it, if one did.
 func (in *Inbox) commitEffects(ctx context.Context, p *types.Put, effects []types.TransactWriteItem) (refusedBy map[string]types.AttributeValue, err error) {
 	items := append(append(make([]types.TransactWriteItem, 0, len(effects)+1), effects...), types.TransactWriteItem{Put: p})
-	for try := 1; ; try++ {
-		// The SDK gives each call its own client request token, kept
-		// across its own retries of the call.
-		_, err = in.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	// reasons are the cancellation reasons of a cancelled commit, one per
+	// item; nil for any other outcome.
+	reasons := func(err error) []types.CancellationReason {
 		var canceled *types.TransactionCanceledException
 		if !errors.As(err, &canceled) || len(canceled.CancellationReasons) != len(items) {
-			break
+			return nil
 		}
-		reasons := canceled.CancellationReasons
-		if code := aws.ToString(reasons[len(items)-1].Code); code == "ConditionalCheckFailed" {
-			return storedEntry(reasons[len(items)-1].Item, p)
+		return canceled.CancellationReasons
+	}
+	err = in.retryConflicts(ctx, p, func() error {
+		// The SDK gives each call its own client request token, kept
+		// across its own retries of the call.
+		_, err := in.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		return err
+	}, func(err error) bool {
+		r := reasons(err)
+		return r != nil && reasonIndex(r, "ConditionalCheckFailed") < 0 && reasonIndex(r, "TransactionConflict") >= 0
+	})
+	if r := reasons(err); r != nil {
+		if code := aws.ToString(r[len(items)-1].Code); code == "ConditionalCheckFailed" {
+			return storedEntry(r[len(items)-1].Item, p)
 		}
-		if i := reasonIndex(reasons, "ConditionalCheckFailed"); i >= 0 {
+		if i := reasonIndex(r, "ConditionalCheckFailed"); i >= 0 {
 			return nil, fmt.Errorf("consumer: effect %d of event %s failed its condition (nothing was written): %w", i, eventIDOf(p), err)
-		}
-		if reasonIndex(reasons, "TransactionConflict") < 0 {
-			break
-		}
-		if retry, waitErr := in.afterConflict(ctx, p, try); !retry {
-			if waitErr != nil {
-				return nil, waitErr
-			}
-			break
 		}
 	}
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/perfreport"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/claimsweep"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -62,12 +63,7 @@ func BenchmarkClaimCheck(b *testing.B) {
 	units := perfreport.NewCapacityCounter()
 	ddb := dynamodb.NewFromConfig(cfg, units.Option)
 	table := outbox.Table{Name: "files"}.WithDefaults()
-	if _, err := objects.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("claims")}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := ddb.CreateTable(ctx, table.CreateTableInput()); err != nil {
-		b.Fatal(err)
-	}
+	relaytest.CreateBucketAndTable(ctx, b, objects.Client, ddb, "claims", table)
 	remove, err := perfreport.ApplyLatencyModel(ctx, localawstest.Control(stack), perfreport.AWSLatencyModel)
 	if err != nil {
 		b.Fatal(err)

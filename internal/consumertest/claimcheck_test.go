@@ -17,6 +17,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -36,13 +37,8 @@ func TestClaimCheckFromWriterToConsumer(t *testing.T) {
 	ctx := context.Background()
 	cfg := localawstest.Config(localawstest.Start(t))
 	objects, ddb := s3.NewFromConfig(cfg), dynamodb.NewFromConfig(cfg)
-	if _, err := objects.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("claims")}); err != nil {
-		t.Fatal(err)
-	}
 	table := outbox.Table{Name: "orders"}.WithDefaults()
-	if _, err := ddb.CreateTable(ctx, table.CreateTableInput()); err != nil {
-		t.Fatal(err)
-	}
+	relaytest.CreateBucketAndTable(ctx, t, objects, ddb, "claims", table)
 	w, err := outbox.NewWriter(ddb, table, outbox.WithClaimCheck(objects, "claims"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +62,31 @@ func (d *deliveries) queue(name string) (string, string) {
 		d.t.Fatal(err)
 	}
 	return *out.QueueUrl, arn
+}
+
+// topic creates a topic, a FIFO one when its name ends in .fifo, and
+// returns its ARN.
+func (d *deliveries) topic(name string) string {
+	d.t.Helper()
+	attrs := map[string]string{}
+	if strings.HasSuffix(name, ".fifo") {
+		attrs["FifoTopic"] = "true"
+	}
+	out, err := d.topics.CreateTopic(context.Background(), &sns.CreateTopicInput{Name: aws.String(name), Attributes: attrs})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return *out.TopicArn
+}
+
+// subscribe subscribes a queue to a topic, with raw message delivery or
+// with SNS's envelope around each message.
+func (d *deliveries) subscribe(topicARN, queueARN string, raw bool) {
+	d.t.Helper()
+	if _, err := d.topics.Subscribe(context.Background(), &sns.SubscribeInput{TopicArn: aws.String(topicARN), Protocol: aws.String("sqs"),
+		Endpoint: aws.String(queueARN), Attributes: map[string]string{"RawMessageDelivery": strconv.FormatBool(raw)}}); err != nil {
+		d.t.Fatal(err)
+	}
 }
 
 // receive receives n messages from a queue, as a Lambda SQS event. It
@@ -139,16 +165,9 @@ func TestDeliveredShapesApplyOnce(t *testing.T) {
 	ebURL, ebARN := d.queue("billing-eventbridge")
 	snsURL, snsARN := d.queue("billing-sns")
 	rawURL, rawARN := d.queue("billing-sns-raw")
-	topic, err := d.topics.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("orders")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for arn, raw := range map[string]string{snsARN: "false", rawARN: "true"} {
-		if _, err := d.topics.Subscribe(ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"),
-			Endpoint: aws.String(arn), Attributes: map[string]string{"RawMessageDelivery": raw}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	topic := d.topic("orders")
+	d.subscribe(topic, snsARN, false)
+	d.subscribe(topic, rawARN, true)
 	if _, err := d.bus.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("billing"), EventPattern: aws.String(`{"source":["com.example.orders"]}`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +177,7 @@ func TestDeliveredShapesApplyOnce(t *testing.T) {
 	}
 
 	r := record("01DELIVERED", `{"orderId":"1234","total":42.5}`)
-	d.publishSNS(*topic.TopicArn, r, "")
+	d.publishSNS(topic, r, "")
 	out, err := d.bus.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []ebtypes.PutEventsRequestEntry{{
 		Source: aws.String(r.Source), DetailType: aws.String(r.DetailType), Detail: aws.String(string(r.DetailJSON())), Time: aws.Time(r.OccurredAt),
 	}}})
@@ -191,21 +210,15 @@ func TestDeliveredFIFOStopsOnlyTheFailedGroup(t *testing.T) {
 	ctx := context.Background()
 	e := d.engine(ctx)
 	url, arn := d.queue("billing.fifo")
-	topic, err := d.topics.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("orders.fifo"), Attributes: map[string]string{"FifoTopic": "true"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.topics.Subscribe(ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"),
-		Endpoint: aws.String(arn), Attributes: map[string]string{"RawMessageDelivery": "true"}}); err != nil {
-		t.Fatal(err)
-	}
+	topic := d.topic("orders.fifo")
+	d.subscribe(topic, arn, true)
 	sent := []struct{ id, group, detail string }{
 		{"01A1", "customer-a", `{"orderId":"a1"}`}, {"01B1", "customer-b", `{"orderId":"b1"}`},
 		{"01A2", "customer-a", `{"orderId":"a2","fail":true}`}, {"01A3", "customer-a", `{"orderId":"a3"}`},
 		{"01B2", "customer-b", `{"orderId":"b2"}`},
 	}
 	for _, s := range sent {
-		d.publishSNS(*topic.TopicArn, record(s.id, s.detail), s.group)
+		d.publishSNS(topic, record(s.id, s.detail), s.group)
 	}
 	batch := d.receive(url, arn, len(sent))
 	c := newConsumer(t, e)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,54 +23,24 @@ func TestEffectsOnlyConcurrentDuplicatesApplyOnce(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t)
 	in := e.inbox()
-	const events, deliveries = 5, 12
-	var wg sync.WaitGroup
-	var mu sync.Mutex
 	var ran atomic.Int64
-	outcomes := map[consumer.Outcome]int{}
-	errs := make(chan error, events*deliveries)
-	for ev := range events {
-		id := fmt.Sprintf("01LEASELESS%02d", ev)
-		hash := hashOf(t, fmt.Sprintf(`{"n":%d}`, ev))
-		for range deliveries {
-			wg.Go(func() {
-				out, err := in.ProcessEffectsOnly(context.Background(), id, hash, func(_ context.Context, tx *consumer.Tx) error {
-					ran.Add(1)
-					tx.Add(countEffect(id))
-					return nil
-				})
-				if err != nil {
-					errs <- err
-					return
-				}
-				mu.Lock()
-				outcomes[out]++
-				mu.Unlock()
-			})
-		}
+	ids := deliverConcurrently(t, in, "01LEASELESS", func(id, hash string) (consumer.Outcome, error) {
+		return in.ProcessEffectsOnly(context.Background(), id, hash, func(_ context.Context, tx *consumer.Tx) error {
+			ran.Add(1)
+			tx.Add(countEffect(id))
+			return nil
+		})
+	})
+	if ran.Load() != concurrentEvents*concurrentDeliveries {
+		t.Errorf("the handler ran %d times, want once per delivery (%d)", ran.Load(), concurrentEvents*concurrentDeliveries)
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if outcomes[consumer.Applied] != events || outcomes[consumer.Duplicate] != events*(deliveries-1) {
-		t.Errorf("outcomes %v, want %d applied and %d duplicates", outcomes, events, events*(deliveries-1))
-	}
-	if ran.Load() != events*deliveries {
-		t.Errorf("the handler ran %d times, want once per delivery (%d)", ran.Load(), events*deliveries)
-	}
-	for ev := range events {
-		id := fmt.Sprintf("01LEASELESS%02d", ev)
+	for ev, id := range ids {
 		if n := e.applied(id); n != 1 {
 			t.Errorf("event %d: effect applied %d times, want 1", ev, n)
 		}
 		if entry := e.entry(id); attrS(entry, consumer.AttrStatus) != consumer.StatusCompleted || attrS(entry, consumer.AttrPayloadHash) == "" {
 			t.Errorf("event %d: inbox entry %v, want COMPLETED with its hash", ev, entry)
 		}
-	}
-	if got := in.Metrics().Total(consumer.DuplicatesSkipped); got != events*(deliveries-1) {
-		t.Errorf("DuplicatesSkipped = %v, want %d", got, events*(deliveries-1))
 	}
 }
 

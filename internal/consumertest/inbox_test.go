@@ -32,35 +32,55 @@ func TestConcurrentDuplicatesApplyOnce(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t)
 	in := e.inbox()
-	const events, deliveries = 5, 12
+	ids := deliverConcurrently(t, in, "01EVENT", func(id, hash string) (consumer.Outcome, error) {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			out, err := in.Process(context.Background(), id, hash, effectOnce(id, nil))
+			if errors.Is(err, consumer.ErrInProgress) && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond) // a redelivery, after the holder completes
+				continue
+			}
+			return out, err
+		}
+	})
+	for ev, id := range ids {
+		if n := e.applied(id); n != 1 {
+			t.Errorf("event %d: effect applied %d times, want 1", ev, n)
+		}
+	}
+}
+
+// concurrentEvents and concurrentDeliveries are how many events
+// deliverConcurrently delivers, and how many times each.
+const concurrentEvents, concurrentDeliveries = 5, 12
+
+// deliverConcurrently delivers concurrentEvents events (ids prefix00,
+// prefix01, ...) concurrentDeliveries times each, all at once, and checks
+// that one delivery of each event applied it and every other one was a
+// duplicate, counted as skipped by the inbox. It returns the events' ids.
+func deliverConcurrently(t *testing.T, in *consumer.Inbox, prefix string, deliver func(id, hash string) (consumer.Outcome, error)) []string {
+	t.Helper()
+	const events, deliveries = concurrentEvents, concurrentDeliveries
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	outcomes := map[consumer.Outcome]int{}
 	errs := make(chan error, events*deliveries)
+	ids := make([]string, events)
 	for ev := range events {
-		id := fmt.Sprintf("01EVENT%02d", ev)
+		id := fmt.Sprintf("%s%02d", prefix, ev)
+		ids[ev] = id
 		hash := hashOf(t, fmt.Sprintf(`{"n":%d}`, ev))
 		for range deliveries {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				deadline := time.Now().Add(time.Minute)
-				for {
-					out, err := in.Process(context.Background(), id, hash, effectOnce(id, nil))
-					if errors.Is(err, consumer.ErrInProgress) && time.Now().Before(deadline) {
-						time.Sleep(5 * time.Millisecond) // a redelivery, after the holder completes
-						continue
-					}
-					if err != nil {
-						errs <- err
-						return
-					}
-					mu.Lock()
-					outcomes[out]++
-					mu.Unlock()
+			wg.Go(func() {
+				out, err := deliver(id, hash)
+				if err != nil {
+					errs <- err
 					return
 				}
-			}()
+				mu.Lock()
+				outcomes[out]++
+				mu.Unlock()
+			})
 		}
 	}
 	wg.Wait()
@@ -71,14 +91,10 @@ func TestConcurrentDuplicatesApplyOnce(t *testing.T) {
 	if outcomes[consumer.Applied] != events || outcomes[consumer.Duplicate] != events*(deliveries-1) {
 		t.Errorf("outcomes %v, want %d applied and %d duplicates", outcomes, events, events*(deliveries-1))
 	}
-	for ev := range events {
-		if n := e.applied(fmt.Sprintf("01EVENT%02d", ev)); n != 1 {
-			t.Errorf("event %d: effect applied %d times, want 1", ev, n)
-		}
-	}
 	if got := in.Metrics().Total(consumer.DuplicatesSkipped); got != events*(deliveries-1) {
 		t.Errorf("DuplicatesSkipped = %v, want %d", got, events*(deliveries-1))
 	}
+	return ids
 }
 
 // A crashed attempt's event is refused while its lease lasts and taken

@@ -79,32 +79,23 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	if o.LatencyEvents <= 0 {
-		o.LatencyEvents = 400
-	}
-	if o.Interval <= 0 {
-		o.Interval = 50 * time.Millisecond
-	}
-	if o.Burst <= 0 {
-		o.Burst = 1000
-	}
-	if o.BurstRuns <= 0 {
-		o.BurstRuns = 3
-	}
-	if o.CeilingBurst <= 0 {
-		o.CeilingBurst = 5000
-	}
-	if o.UnitEvents <= 0 {
-		o.UnitEvents = 100
-	}
-	if o.ColdStarts <= 0 {
-		o.ColdStarts = 3
-	}
-	if o.Applies <= 0 {
-		o.Applies = 3
-	}
+	orDefault(&o.LatencyEvents, 400)
+	orDefault(&o.Interval, 50*time.Millisecond)
+	orDefault(&o.Burst, 1000)
+	orDefault(&o.BurstRuns, 3)
+	orDefault(&o.CeilingBurst, 5000)
+	orDefault(&o.UnitEvents, 100)
+	orDefault(&o.ColdStarts, 3)
+	orDefault(&o.Applies, 3)
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+}
+
+// orDefault sets *v to def when it is zero or negative: unset.
+func orDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
 	}
 }
 

@@ -28,18 +28,13 @@ func TestReconcileSweepsClaims(t *testing.T) {
 	ctx := context.Background()
 	cfg := localawstest.Config(localawstest.Start(t))
 	objects, ddb := s3.NewFromConfig(cfg), dynamodb.NewFromConfig(cfg)
-	if _, err := objects.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("orders-claims")}); err != nil {
-		t.Fatal(err)
-	}
 	rc, err := config.FromEnv(func(k string) string {
 		return map[string]string{config.EnvTableName: "orders-outbox", config.EnvClaimBucket: "orders-claims", config.EnvClaimSweepWindow: "1h"}[k]
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ddb.CreateTable(ctx, rc.Table.CreateTableInput()); err != nil {
-		t.Fatal(err)
-	}
+	relaytest.CreateBucketAndTable(ctx, t, objects, ddb, "orders-claims", rc.Table)
 	event := outbox.Event{Source: "com.example.files", DetailType: "FileStored",
 		Detail: json.RawMessage(`{"blob":"` + strings.Repeat("x", outbox.MaxEntryBytes) + `"}`)}
 	for _, client := range []outbox.TransactWriter{ddb, relaytest.CancelledTransactions{Client: ddb}} {

@@ -43,6 +43,16 @@ func orderedRecords(table outbox.Table, keys []string, perKey int) []outbox.Reco
 	return records
 }
 
+// newOrderedHarness returns a harness of an ordered relay on table that
+// holds the records orderedRecords returns, pending, and those records.
+func newOrderedHarness(t *testing.T, table outbox.Table, action config.Action, keys []string, perKey int) (*harness, []outbox.Record) {
+	t.Helper()
+	h := newHarness(t, orderedConfig(table, action))
+	records := orderedRecords(table, keys, perKey)
+	h.fake.PutRecords(records)
+	return h, records
+}
+
 // publishedOrder returns, per ordering key, the sequences of the events of
 // records in the order the target accepted them, duplicates included.
 func publishedOrder(h *harness, records []outbox.Record) map[string][]int64 {
@@ -101,43 +111,36 @@ func (h *harness) stream(t *testing.T, records []outbox.Record) []string {
 // key's cursor ends at its last event, in both published actions.
 func TestOrderedOutOfOrderBatch(t *testing.T) {
 	t.Parallel()
-	for layoutName, table := range layouts {
-		for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
-			t.Run(layoutName+"/"+string(action), func(t *testing.T) {
-				t.Parallel()
-				h := newHarness(t, orderedConfig(table, action))
-				keys := []string{"account-1", "account-2", "account-3"}
-				records := orderedRecords(table, keys, 5)
-				h.fake.PutRecords(records)
-				shuffled := slices.Clone(records)
-				rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-				if got := h.stream(t, shuffled); len(got) != 0 {
-					t.Fatalf("batchItemFailures = %v, want none", got)
-				}
-				top := checkInOrder(t, publishedOrder(h, records))
-				for _, k := range keys {
-					if top[k] != 5 {
-						t.Errorf("key %s: published up to %d, want 5", k, top[k])
-					}
-					if c := cursor(t, h, k); c.Published != 5 {
-						t.Errorf("key %s: cursor at %d, want 5", k, c.Published)
-					}
-				}
-				if got := h.fake.Calls(relaytest.OpSendMessageBatch); got != 5 {
-					t.Errorf("%d publish calls, want 5: one round per sequence, the 3 keys together", got)
-				}
-				for _, r := range records {
-					want := string(outbox.StatusPublished)
-					if action == config.ActionDelete {
-						want = ""
-					}
-					if got := h.fake.Status(r); got != want {
-						t.Errorf("event %d of %s: status %q, want %q", r.Sequence, r.OrderingKey, got, want)
-					}
-				}
-			})
+	eachLayoutAndAction(t, func(t *testing.T, table outbox.Table, action config.Action) {
+		keys := []string{"account-1", "account-2", "account-3"}
+		h, records := newOrderedHarness(t, table, action, keys, 5)
+		shuffled := slices.Clone(records)
+		rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if got := h.stream(t, shuffled); len(got) != 0 {
+			t.Fatalf("batchItemFailures = %v, want none", got)
 		}
-	}
+		top := checkInOrder(t, publishedOrder(h, records))
+		for _, k := range keys {
+			if top[k] != 5 {
+				t.Errorf("key %s: published up to %d, want 5", k, top[k])
+			}
+			if c := cursor(t, h, k); c.Published != 5 {
+				t.Errorf("key %s: cursor at %d, want 5", k, c.Published)
+			}
+		}
+		if got := h.fake.Calls(relaytest.OpSendMessageBatch); got != 5 {
+			t.Errorf("%d publish calls, want 5: one round per sequence, the 3 keys together", got)
+		}
+		for _, r := range records {
+			want := string(outbox.StatusPublished)
+			if action == config.ActionDelete {
+				want = ""
+			}
+			if got := h.fake.Status(r); got != want {
+				t.Errorf("event %d of %s: status %q, want %q", r.Sequence, r.OrderingKey, got, want)
+			}
+		}
+	})
 }
 
 // TestOrderedGapChainedFromCursor: young events whose predecessor has not
@@ -146,43 +149,38 @@ func TestOrderedOutOfOrderBatch(t *testing.T) {
 // predecessor publishes them next, in order.
 func TestOrderedGapChainedFromCursor(t *testing.T) {
 	t.Parallel()
-	for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
-		t.Run(string(action), func(t *testing.T) {
-			t.Parallel()
-			table := layouts["dedicated"]
-			h := newHarness(t, orderedConfig(table, action))
-			records := orderedRecords(table, []string{"k"}, 4)
-			h.fake.PutRecords(records)
-			if got := h.stream(t, records[2:]); len(got) != 0 {
-				t.Fatalf("batchItemFailures = %v, want none: the events are registered", got)
+	eachAction(t, func(t *testing.T, action config.Action) {
+		table := layouts["dedicated"]
+		h, records := newOrderedHarness(t, table, action, []string{"k"}, 4)
+		if got := h.stream(t, records[2:]); len(got) != 0 {
+			t.Fatalf("batchItemFailures = %v, want none: the events are registered", got)
+		}
+		if got := h.fake.Published(); len(got) != 0 {
+			t.Fatalf("published %d events while event 2 is missing, want none", len(got))
+		}
+		if got := h.stream(t, records[1:2]); len(got) != 0 {
+			t.Fatalf("event 2: batchItemFailures = %v, want none: it registers too", got)
+		}
+		if c := cursor(t, h, "k"); len(c.Waiting) != 3 || c.Exists {
+			t.Fatalf("cursor %+v: want events 2 to 4 registered, nothing published", c)
+		}
+		if got := h.stream(t, records[:1]); len(got) != 0 {
+			t.Fatalf("event 1: batchItemFailures = %v", got)
+		}
+		order := publishedOrder(h, records)
+		if !slices.Equal(order["k"], []int64{1, 2, 3, 4}) {
+			t.Errorf("published %v, want 1 to 4", order["k"])
+		}
+		if c := cursor(t, h, "k"); c.Published != 4 || len(c.Waiting) != 0 {
+			t.Errorf("cursor %+v: want at 4 with nothing registered", c)
+		}
+		for _, r := range records {
+			want := map[config.Action]string{config.ActionMark: string(outbox.StatusPublished), config.ActionDelete: ""}[action]
+			if got := h.fake.Status(r); got != want {
+				t.Errorf("event %d: status %q, want %q", r.Sequence, got, want)
 			}
-			if got := h.fake.Published(); len(got) != 0 {
-				t.Fatalf("published %d events while event 2 is missing, want none", len(got))
-			}
-			if got := h.stream(t, records[1:2]); len(got) != 0 {
-				t.Fatalf("event 2: batchItemFailures = %v, want none: it registers too", got)
-			}
-			if c := cursor(t, h, "k"); len(c.Waiting) != 3 || c.Exists {
-				t.Fatalf("cursor %+v: want events 2 to 4 registered, nothing published", c)
-			}
-			if got := h.stream(t, records[:1]); len(got) != 0 {
-				t.Fatalf("event 1: batchItemFailures = %v", got)
-			}
-			order := publishedOrder(h, records)
-			if !slices.Equal(order["k"], []int64{1, 2, 3, 4}) {
-				t.Errorf("published %v, want 1 to 4", order["k"])
-			}
-			if c := cursor(t, h, "k"); c.Published != 4 || len(c.Waiting) != 0 {
-				t.Errorf("cursor %+v: want at 4 with nothing registered", c)
-			}
-			for _, r := range records {
-				want := map[config.Action]string{config.ActionMark: string(outbox.StatusPublished), config.ActionDelete: ""}[action]
-				if got := h.fake.Status(r); got != want {
-					t.Errorf("event %d: status %q, want %q", r.Sequence, got, want)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestOrderedGapWaitsForStreamRetry: a young event after a gap that its
@@ -262,9 +260,7 @@ func TestOrderedGapResolvedFromTable(t *testing.T) {
 func TestOrderedCrashBetweenPublishAndCursor(t *testing.T) {
 	t.Parallel()
 	table := layouts["shared"]
-	h := newHarness(t, orderedConfig(table, config.ActionMark))
-	records := orderedRecords(table, []string{"k"}, 4)
-	h.fake.PutRecords(records)
+	h, records := newOrderedHarness(t, table, config.ActionMark, []string{"k"}, 4)
 	h.fake.WriteError = func(sk string, _ int) error {
 		if sk == outbox.CursorSortKey {
 			return &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized to perform dynamodb:UpdateItem"}
@@ -300,9 +296,7 @@ func TestOrderedCrashBetweenPublishAndCursor(t *testing.T) {
 func TestOrderedCrashBetweenCursorAndSettle(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
-	h := newHarness(t, orderedConfig(table, config.ActionDelete))
-	records := orderedRecords(table, []string{"k"}, 5)
-	h.fake.PutRecords(records)
+	h, records := newOrderedHarness(t, table, config.ActionDelete, []string{"k"}, 5)
 	h.fake.Put(map[string]types.AttributeValue{
 		table.PartitionKey: &types.AttributeValueMemberS{Value: "k"}, table.SortKey: &types.AttributeValueMemberS{Value: outbox.CursorSortKey},
 		outbox.AttrPublishedSequence: nAttr(3),
@@ -326,16 +320,9 @@ func TestOrderedCrashBetweenCursorAndSettle(t *testing.T) {
 func TestOrderedPoisonHoldsItsKeyOnly(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
-	h := newHarness(t, orderedConfig(table, config.ActionMark))
-	records := orderedRecords(table, []string{"bad", "good"}, 4)
-	h.fake.PutRecords(records)
+	h, records := newOrderedHarness(t, table, config.ActionMark, []string{"bad", "good"}, 4)
 	poison := records[2] // "bad", sequence 2
-	h.fake.EntryError = func(id string, _ int) string {
-		if id == poison.EventID {
-			return "InvalidMessageContents"
-		}
-		return ""
-	}
+	h.fake.EntryError = relaytest.FailEvent(poison.EventID, "InvalidMessageContents")
 	if got := h.stream(t, records); len(got) != 0 {
 		t.Fatalf("batchItemFailures = %v, want none: a poisoned key holds no shard", got)
 	}
@@ -377,15 +364,8 @@ func TestOrderedPoisonHoldsItsKeyOnly(t *testing.T) {
 func TestOrderedSkipReleasesKey(t *testing.T) {
 	t.Parallel()
 	table := layouts["shared"]
-	h := newHarness(t, orderedConfig(table, config.ActionDelete))
-	records := orderedRecords(table, []string{"k"}, 3)
-	h.fake.PutRecords(records)
-	h.fake.EntryError = func(id string, _ int) string {
-		if id == records[1].EventID {
-			return "InvalidMessageContents"
-		}
-		return ""
-	}
+	h, records := newOrderedHarness(t, table, config.ActionDelete, []string{"k"}, 3)
+	h.fake.EntryError = relaytest.FailEvent(records[1].EventID, "InvalidMessageContents")
 	if got := h.stream(t, records); len(got) != 0 {
 		t.Fatalf("batchItemFailures = %v", got)
 	}

@@ -50,6 +50,18 @@ func eachAction(t *testing.T, test func(*testing.T, config.Action)) {
 	}
 }
 
+// eachLayoutAndAction runs test for each table layout and published
+// action, each a parallel subtest named layout/action.
+func eachLayoutAndAction(t *testing.T, test func(*testing.T, outbox.Table, config.Action)) {
+	t.Helper()
+	for layoutName, table := range layouts {
+		t.Run(layoutName, func(t *testing.T) {
+			t.Parallel()
+			eachAction(t, func(t *testing.T, action config.Action) { test(t, table, action) })
+		})
+	}
+}
+
 // TestLagBothPaths: the stream lags 15 s behind a 10 s minimum age, so the
 // reconciler and the stream invocation see the same 100 pending events at
 // the same time. Each event is published once: the stream relay holds the
@@ -222,12 +234,7 @@ func TestFailedItemGetsPendingKeys(t *testing.T) {
 		records[i].PendingShard, records[i].PendingSince = "", 0
 		h.fake.PutRecord(records[i])
 	}
-	h.fake.EntryError = func(id string, _ int) string {
-		if id == records[1].EventID {
-			return "AccessDeniedException"
-		}
-		return ""
-	}
+	h.fake.EntryError = relaytest.FailEvent(records[1].EventID, "AccessDeniedException")
 	resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
 	if err != nil || len(resp.BatchItemFailures) != 1 {
 		t.Fatalf("%v, failures %v", err, failures(resp))
@@ -321,12 +328,7 @@ func TestStreamReleasesHoldWhenPublishingFails(t *testing.T) {
 	denied := &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized to perform dynamodb:UpdateItem"}
 	// Record 0 cannot be published; record 1 is published, but only its
 	// first update (the hold) succeeds; record 2 goes through.
-	h.fake.EntryError = func(id string, _ int) string {
-		if id == records[0].EventID {
-			return "AccessDeniedException"
-		}
-		return ""
-	}
+	h.fake.EntryError = relaytest.FailEvent(records[0].EventID, "AccessDeniedException")
 	h.fake.WriteError = func(sk string, attempt int) error {
 		if sk == records[1].SortKey && attempt > 1 {
 			return denied

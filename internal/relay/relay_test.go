@@ -647,12 +647,7 @@ func TestHandleDispatch(t *testing.T) {
 	table := layouts["dedicated"]
 	h := newHarness(t, testConfig(table, config.TargetEventBridge, config.ActionMark))
 	records := h.stored(2)
-	h.fake.EntryError = func(id string, _ int) string {
-		if id == records[1].EventID {
-			return "ThrottlingException"
-		}
-		return ""
-	}
+	h.fake.EntryError = relaytest.FailEvent(records[1].EventID, "ThrottlingException")
 	tests := []struct {
 		name    string
 		payload string
@@ -695,74 +690,69 @@ func TestHandleDispatch(t *testing.T) {
 
 func TestReconcile(t *testing.T) {
 	t.Parallel()
-	for layoutName, table := range layouts {
-		for _, action := range []config.Action{config.ActionMark, config.ActionDelete} {
-			t.Run(layoutName+"/"+string(action), func(t *testing.T) {
-				t.Parallel()
-				h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, action), now)
-				old := h.stored(230) // occurred an hour before now
-				// Young events are the stream's business.
-				young := relaytest.Records(table, 5, 32)
-				for i := range young {
-					young[i].EventID = fmt.Sprintf("01JDQ9%020d", i)
-					young[i].SortKey = table.SortKeyFor(young[i].EventID)
-					if table.Layout == outbox.LayoutDedicated {
-						young[i].PartitionKey = young[i].SortKey
-					}
-					young[i].OccurredAt = now.Add(-time.Minute)
-					young[i].PendingSince = young[i].OccurredAt.UnixMilli()
-					h.fake.PutRecord(young[i])
-				}
-				// A malformed item in the index.
-				bad := table.Item(old[0])
-				bad[table.SortKey] = &types.AttributeValueMemberS{Value: table.SortKeyFor("01JDQ8Z7K5V6W3X2Y1Z0ABCDEF")}
-				bad[outbox.AttrSource] = &types.AttributeValueMemberS{Value: ""}
-				h.fake.Put(bad)
-				// One without a status: marked FAILED too, it leaves the
-				// index instead of counting as poison on every run.
-				noStatus := table.Item(old[1])
-				noStatus[table.SortKey] = &types.AttributeValueMemberS{Value: table.SortKeyFor("01JDQ8Z7K5V6W3X2Y1Z0ABCDEG")}
-				delete(noStatus, outbox.AttrStatus)
-				h.fake.Put(noStatus)
-
-				got, err := h.relay.Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`))
-				if err != nil {
-					t.Fatal(err)
-				}
-				rep := got.(relay.ReconcileReport).Report
-				if rep.ReadUnits <= 0 {
-					t.Errorf("report's read units %v, want them counted", rep.ReadUnits)
-				}
-				rep.ReadUnits = 0
-				want := reconcile.Report{Found: 232, Published: 230, Poison: 2, Complete: true,
-					OldestPendingAgeSeconds: time.Hour.Seconds(), MinAgeSeconds: 300, Segments: 16}
-				if rep != want {
-					t.Errorf("report %+v\nwant   %+v", rep, want)
-				}
-				for _, r := range young {
-					if s := h.fake.Status(r); s != string(outbox.StatusPending) {
-						t.Errorf("young event %s: %s", r.EventID, s)
-					}
-				}
-				if got := h.metric(t, "PendingFound"); got != 232 {
-					t.Errorf("PendingFound = %v", got)
-				}
-				if !strings.Contains(h.metrics.String(), `"OldestPendingAge":3600`) {
-					t.Errorf("metrics %s lack OldestPendingAge", h.metrics.String())
-				}
-				// A second run finds nothing.
-				got, _ = h.relay.Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`))
-				if rep := got.(relay.ReconcileReport); rep.Found != 0 || !rep.Complete {
-					t.Errorf("second run: %+v", rep)
-				}
-				// With min age 0, the young events are published.
-				got, _ = h.relay.Handle(context.Background(), json.RawMessage(`{"action":"reconcile","minAgeSeconds":0}`))
-				if rep := got.(relay.ReconcileReport); rep.Found != 5 || rep.Published != 5 {
-					t.Errorf("min age 0: %+v", rep)
-				}
-			})
+	eachLayoutAndAction(t, func(t *testing.T, table outbox.Table, action config.Action) {
+		h := newHarnessAt(t, testConfig(table, config.TargetEventBridge, action), now)
+		old := h.stored(230) // occurred an hour before now
+		// Young events are the stream's business.
+		young := relaytest.Records(table, 5, 32)
+		for i := range young {
+			young[i].EventID = fmt.Sprintf("01JDQ9%020d", i)
+			young[i].SortKey = table.SortKeyFor(young[i].EventID)
+			if table.Layout == outbox.LayoutDedicated {
+				young[i].PartitionKey = young[i].SortKey
+			}
+			young[i].OccurredAt = now.Add(-time.Minute)
+			young[i].PendingSince = young[i].OccurredAt.UnixMilli()
+			h.fake.PutRecord(young[i])
 		}
-	}
+		// A malformed item in the index.
+		bad := table.Item(old[0])
+		bad[table.SortKey] = &types.AttributeValueMemberS{Value: table.SortKeyFor("01JDQ8Z7K5V6W3X2Y1Z0ABCDEF")}
+		bad[outbox.AttrSource] = &types.AttributeValueMemberS{Value: ""}
+		h.fake.Put(bad)
+		// One without a status: marked FAILED too, it leaves the
+		// index instead of counting as poison on every run.
+		noStatus := table.Item(old[1])
+		noStatus[table.SortKey] = &types.AttributeValueMemberS{Value: table.SortKeyFor("01JDQ8Z7K5V6W3X2Y1Z0ABCDEG")}
+		delete(noStatus, outbox.AttrStatus)
+		h.fake.Put(noStatus)
+
+		got, err := h.relay.Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := got.(relay.ReconcileReport).Report
+		if rep.ReadUnits <= 0 {
+			t.Errorf("report's read units %v, want them counted", rep.ReadUnits)
+		}
+		rep.ReadUnits = 0
+		want := reconcile.Report{Found: 232, Published: 230, Poison: 2, Complete: true,
+			OldestPendingAgeSeconds: time.Hour.Seconds(), MinAgeSeconds: 300, Segments: 16}
+		if rep != want {
+			t.Errorf("report %+v\nwant   %+v", rep, want)
+		}
+		for _, r := range young {
+			if s := h.fake.Status(r); s != string(outbox.StatusPending) {
+				t.Errorf("young event %s: %s", r.EventID, s)
+			}
+		}
+		if got := h.metric(t, "PendingFound"); got != 232 {
+			t.Errorf("PendingFound = %v", got)
+		}
+		if !strings.Contains(h.metrics.String(), `"OldestPendingAge":3600`) {
+			t.Errorf("metrics %s lack OldestPendingAge", h.metrics.String())
+		}
+		// A second run finds nothing.
+		got, _ = h.relay.Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`))
+		if rep := got.(relay.ReconcileReport); rep.Found != 0 || !rep.Complete {
+			t.Errorf("second run: %+v", rep)
+		}
+		// With min age 0, the young events are published.
+		got, _ = h.relay.Handle(context.Background(), json.RawMessage(`{"action":"reconcile","minAgeSeconds":0}`))
+		if rep := got.(relay.ReconcileReport); rep.Found != 5 || rep.Published != 5 {
+			t.Errorf("min age 0: %+v", rep)
+		}
+	})
 }
 
 func TestStreamNoSequenceNumber(t *testing.T) {

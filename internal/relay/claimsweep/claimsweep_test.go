@@ -33,13 +33,8 @@ func TestSweepRemovesOnlyUncommittedObjects(t *testing.T) {
 	ctx := context.Background()
 	cfg := localawstest.Config(localawstest.Start(t))
 	objects, ddb := s3.NewFromConfig(cfg), dynamodb.NewFromConfig(cfg)
-	if _, err := objects.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("claims")}); err != nil {
-		t.Fatal(err)
-	}
 	table := outbox.Table{Name: "files", Layout: outbox.LayoutShared}.WithDefaults()
-	if _, err := ddb.CreateTable(ctx, table.CreateTableInput()); err != nil {
-		t.Fatal(err)
-	}
+	relaytest.CreateBucketAndTable(ctx, t, objects, ddb, "claims", table)
 	committed, err := outbox.NewWriter(ddb, table, outbox.WithClaimCheck(objects, "claims"))
 	if err != nil {
 		t.Fatal(err)

@@ -22,12 +22,7 @@ func TestNaive(t *testing.T) {
 			fake := relaytest.New(t, table)
 			records := relaytest.Records(table, 5, 16)
 			fake.PutRecords(records)
-			fake.EntryError = func(id string, _ int) string {
-				if id == records[2].EventID {
-					return "MalformedDetail"
-				}
-				return ""
-			}
+			fake.EntryError = relaytest.FailEvent(records[2].EventID, "MalformedDetail")
 			recs := append(relaytest.Inserts(table, records), relaytest.StreamRecord{EventName: "REMOVE", OldImage: table.Item(records[0])})
 			r := &naive.Relay{DynamoDB: fake, EventBridge: fake, Config: config.Config{
 				Table: table, Target: target.Settings{Type: target.EventBridge, EventBus: "default"}, PublishedAction: action, PublishedTTL: time.Hour}}

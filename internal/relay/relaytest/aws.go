@@ -265,6 +265,17 @@ func (f *AWS) PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, _ .
 	return out, nil
 }
 
+// FailEvent is an EntryError that fails every attempt of one event with
+// code and lets every other event through.
+func FailEvent(eventID, code string) func(string, int) string {
+	return func(id string, _ int) string {
+		if id == eventID {
+			return code
+		}
+		return ""
+	}
+}
+
 // PublishBatch enforces the limits of 10 messages, 256 KB and unique ids.
 func (f *AWS) PublishBatch(ctx context.Context, in *sns.PublishBatchInput, _ ...func(*sns.Options)) (*sns.PublishBatchOutput, error) {
 	entries := make([]message, len(in.PublishBatchRequestEntries))

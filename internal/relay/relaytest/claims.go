@@ -3,9 +3,26 @@ package relaytest
 import (
 	"context"
 	"errors"
+	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
+
+// CreateBucketAndTable creates the claim check's bucket and the outbox
+// table, failing t if either cannot be created.
+func CreateBucketAndTable(ctx context.Context, t testing.TB, objects *s3.Client, ddb *dynamodb.Client, bucket string, table outbox.Table) {
+	t.Helper()
+	if _, err := objects.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ddb.CreateTable(ctx, table.CreateTableInput()); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // CancelledTransactions is a DynamoDB client whose transactions are
 // cancelled: a claim-checking writer has stored the object, and its item
