@@ -83,17 +83,13 @@ func (s *Service) uploadPart(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	alg, sum, err := verifyDigests(req.HTTP.Header, p)
-	if err != nil {
-		return nil, err
-	}
 	return s.withUpload(req, "s3:PutObject", func(b *bucket, u *upload) (any, error) {
 		pt := part{data: p.data, etag: etagOf(p.data)}
 		u.parts[n] = pt
 		out := s3Header(req, http.Header{"ETag": {pt.etag}})
 		u.object.sse.write(out)
-		if alg != "" {
-			out.Set("x-amz-checksum-"+alg, sum)
+		if p.checksumAlg != "" {
+			out.Set("x-amz-checksum-"+p.checksumAlg, p.checksum)
 		}
 		return &awsapi.Raw{Header: out}, nil
 	})

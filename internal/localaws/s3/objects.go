@@ -44,20 +44,16 @@ func (s *Service) putObject(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	h := req.HTTP.Header
-	alg, sum, err := verifyDigests(h, p)
-	if err != nil {
-		return nil, err
-	}
 	return s.withNewObject(req, key, p.data, func(b *bucket, o *object) (any, error) {
 		if err := writePreconditions(h, key, b.objects[key]); err != nil {
 			return nil, err
 		}
-		o.checksumAlg, o.checksum = alg, sum
+		o.checksumAlg, o.checksum = p.checksumAlg, p.checksum
 		b.objects[key] = o
 		out := s3Header(req, http.Header{"ETag": {o.etag}})
 		o.sse.write(out)
-		if alg != "" {
-			out.Set("x-amz-checksum-"+alg, sum)
+		if o.checksumAlg != "" {
+			out.Set("x-amz-checksum-"+o.checksumAlg, o.checksum)
 			out.Set("x-amz-checksum-type", "FULL_OBJECT")
 		}
 		s.writeExpiration(out, b, o)

@@ -66,9 +66,6 @@ func readTagging(req *awsapi.Request, limit int) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := verifyDigests(req.HTTP.Header, p); err != nil {
-		return nil, err
-	}
 	var in tagging
 	if err := xml.Unmarshal(p.data, &in); err != nil {
 		return nil, errMalformedXML()
