@@ -1264,6 +1264,21 @@ func receivable(q *queue, now time.Time, maxMessages int, deadLettered func(*mes
 	}
 	var out []*message
 	var next time.Time
+	scanLive(q, now, maxMessages, deadLettered, func(m *message) bool {
+		if now.Before(m.availableAt) {
+			next = earliest(next, m.availableAt)
+			return false
+		}
+		out = append(out, m)
+		return true
+	})
+	return out, next
+}
+
+// scanLive offers take the messages of q that are not gone, in order, until
+// take has accepted maxMessages that deadLettered does not move away; s.mu
+// must be held.
+func scanLive(q *queue, now time.Time, maxMessages int, deadLettered func(*message) bool, take func(*message) bool) {
 	total := 0
 	for _, m := range q.msgs {
 		if total >= maxMessages {
@@ -1272,16 +1287,10 @@ func receivable(q *queue, now time.Time, maxMessages int, deadLettered func(*mes
 		if q.gone(m, now) {
 			continue
 		}
-		if now.Before(m.availableAt) {
-			next = earliest(next, m.availableAt)
-			continue
-		}
-		out = append(out, m)
-		if !deadLettered(m) {
+		if take(m) && !deadLettered(m) {
 			total++
 		}
 	}
-	return out, next
 }
 
 // deadLetterQueue is the queue q's redrive policy moves messages to, and
