@@ -1544,40 +1544,51 @@ type visibilityEntry struct {
 	VisibilityTimeout int
 }
 
-type deleteMessageBatchInput struct {
+// batchEntry is an entry of a batch of receipt handles; batchID is its Id,
+// under which its outcome is reported.
+type batchEntry interface{ batchID() string }
+
+func (e deleteEntry) batchID() string { return e.Id }
+
+func (e visibilityEntry) batchID() string { return e.Id }
+
+// handleBatchInput is the input of DeleteMessageBatch and
+// ChangeMessageVisibilityBatch.
+type handleBatchInput[E batchEntry] struct {
 	QueueUrl string
-	Entries  []deleteEntry
+	Entries  []E
 }
 
-func (s *Service) deleteMessageBatch(req *awsapi.Request, in *deleteMessageBatchInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:DeleteMessage")
-	if err != nil {
-		return nil, err
-	}
-	return runHandleBatch(in.Entries, func(e deleteEntry) string { return e.Id }, func(e deleteEntry) error {
+func (s *Service) deleteMessageBatch(req *awsapi.Request, in *handleBatchInput[deleteEntry]) (any, error) {
+	return runHandleBatch(s, req, in, "sqs:DeleteMessage", func(q *queue, e deleteEntry) error {
 		return s.deleteOne(q, e.ReceiptHandle)
 	})
 }
 
 // runHandleBatch serves DeleteMessageBatch and ChangeMessageVisibilityBatch:
-// it checks the entries' ids, applies do to each entry, and reports each
-// outcome under Successful or Failed.
-func runHandleBatch[E any](entries []E, id func(E) string, do func(E) error) (any, error) {
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = id(e)
+// it finds the queue (where the caller may do action), checks the entries'
+// ids, applies do to each entry, and reports each outcome under Successful
+// or Failed.
+func runHandleBatch[E batchEntry](s *Service, req *awsapi.Request, in *handleBatchInput[E], action string, do func(*queue, E) error) (any, error) {
+	q, err := s.queueFor(req, in.QueueUrl, action)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(in.Entries))
+	for i, e := range in.Entries {
+		ids[i] = e.batchID()
 	}
 	if err := checkBatch(ids); err != nil {
 		return nil, err
 	}
 	type ok struct{ Id string }
 	successful, failed := []ok{}, []batchFailure{}
-	for _, e := range entries {
-		if err := do(e); err != nil {
-			failed = append(failed, failure(id(e), err))
+	for _, e := range in.Entries {
+		if err := do(q, e); err != nil {
+			failed = append(failed, failure(e.batchID(), err))
 			continue
 		}
-		successful = append(successful, ok{Id: id(e)})
+		successful = append(successful, ok{Id: e.batchID()})
 	}
 	return map[string]any{"Successful": successful, "Failed": failed}, nil
 }
@@ -1627,17 +1638,8 @@ func (s *Service) changeMessageVisibility(req *awsapi.Request, in *changeMessage
 	return nil, s.changeVisibility(q, in.ReceiptHandle, *in.VisibilityTimeout)
 }
 
-type changeMessageVisibilityBatchInput struct {
-	QueueUrl string
-	Entries  []visibilityEntry
-}
-
-func (s *Service) changeMessageVisibilityBatch(req *awsapi.Request, in *changeMessageVisibilityBatchInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:ChangeMessageVisibility")
-	if err != nil {
-		return nil, err
-	}
-	return runHandleBatch(in.Entries, func(e visibilityEntry) string { return e.Id }, func(e visibilityEntry) error {
+func (s *Service) changeMessageVisibilityBatch(req *awsapi.Request, in *handleBatchInput[visibilityEntry]) (any, error) {
+	return runHandleBatch(s, req, in, "sqs:ChangeMessageVisibility", func(q *queue, e visibilityEntry) error {
 		return s.changeVisibility(q, e.ReceiptHandle, e.VisibilityTimeout)
 	})
 }
