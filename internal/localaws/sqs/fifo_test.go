@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,9 +11,7 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
 
 func TestFifoQueueAttributes(t *testing.T) { eachProtocol(t, testFifoQueueAttributes) }
@@ -30,27 +27,6 @@ func TestFifoReceiveRequestAttemptID(t *testing.T) { eachProtocol(t, testFifoRec
 func TestFifoDeadLetterQueue(t *testing.T) { eachProtocol(t, testFifoDeadLetterQueue) }
 
 func TestFifoLongPollWakesOnDelete(t *testing.T) { eachProtocol(t, testFifoLongPollWakesOnDelete) }
-
-// clock is the stack's clock, moved on by the test.
-type clock struct{ offset atomic.Int64 }
-
-func (c *clock) now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
-
-func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
-
-// startWithClock starts an SQS service on a clock the test moves.
-func startWithClock(t *testing.T, p protocol) (*sqs.Service, *awssqs.Client, *clock) {
-	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	clk := &clock{}
-	env := stack.Env()
-	env.Now = clk.now
-	svc := sqs.New(env)
-	if err := stack.Register(svc); err != nil {
-		t.Fatal(err)
-	}
-	return svc, awssqs.NewFromConfig(localawstest.Config(stack), p.Option), clk
-}
 
 func fifoQueue(t *testing.T, c *awssqs.Client, name string, attrs map[string]string) string {
 	t.Helper()
@@ -207,7 +183,7 @@ func testFifoGroupOrderAndVisibility(t *testing.T, p protocol) {
 	got, _ = receiveBodies(t, c, url, 10)
 	wantBodies(t, got, "a1 deleted: the rest of group a", "a2", "a3")
 
-	clk.advance(31 * time.Second) // every visibility timeout expires
+	clk.Advance(31 * time.Second) // every visibility timeout expires
 	got, _ = receiveBodies(t, c, url, 10)
 	wantBodies(t, got, "after the visibility timeout: groups by their oldest message", "b1", "b2", "a2", "a3")
 }
@@ -226,11 +202,11 @@ func testFifoDeduplication(t *testing.T, p protocol) {
 	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: msgs[0].ReceiptHandle}); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(4 * time.Minute)
+	clk.Advance(4 * time.Minute)
 	sendFifo(t, c, url, "other-group", "m1")
 	got, _ = receiveBodies(t, c, url, 10)
 	wantBodies(t, got, "deleted, in another group, inside the window", []string{}...)
-	clk.advance(61 * time.Second)
+	clk.Advance(61 * time.Second)
 	late := sendFifo(t, c, url, "g", "m1")
 	if *late.MessageId == *first.MessageId {
 		t.Fatal("a send after the window answered with the original")
