@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
 
 func TestFifoQueueAttributes(t *testing.T) { eachProtocol(t, testFifoQueueAttributes) }
@@ -132,6 +133,17 @@ func sendFifo(t *testing.T, c *awssqs.Client, url, group, body string) *awssqs.S
 	return out
 }
 
+// startFifoGroup starts an SQS service with the FIFO queue name holding m1
+// then m2, both of group g, and returns the queue's URL.
+func startFifoGroup(t *testing.T, p protocol, name string) (*sqs.Service, *awssqs.Client, string) {
+	t.Helper()
+	svc, c, _ := startWithClock(t, p)
+	url := fifoQueue(t, c, name, nil)
+	sendFifo(t, c, url, "g", "m1")
+	sendFifo(t, c, url, "g", "m2")
+	return svc, c, url
+}
+
 // receiveBodies receives up to n messages at once (visibility 30 s) and
 // returns them.
 func receiveBodies(t *testing.T, c *awssqs.Client, url string, n int32) ([]string, []types.Message) {
@@ -235,11 +247,8 @@ func testFifoDeduplication(t *testing.T, p protocol) {
 }
 
 func testFifoReceiveRequestAttemptID(t *testing.T, p protocol) {
-	_, c, _ := startWithClock(t, p)
+	_, c, url := startFifoGroup(t, p, "attempts.fifo")
 	ctx := context.Background()
-	url := fifoQueue(t, c, "attempts.fifo", nil)
-	sendFifo(t, c, url, "g", "m1")
-	sendFifo(t, c, url, "g", "m2")
 	receive := func(attempt string) []types.Message {
 		out, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 1, ReceiveRequestAttemptId: aws.String(attempt)})
 		if err != nil {
@@ -301,11 +310,8 @@ func testFifoDeadLetterQueue(t *testing.T, p protocol) {
 // group in flight returns the group's next message as soon as the one in
 // flight is deleted, well before its visibility timeout (30 s) would.
 func testFifoLongPollWakesOnDelete(t *testing.T, p protocol) {
-	svc, c, _ := startWithClock(t, p)
+	svc, c, url := startFifoGroup(t, p, "poll.fifo")
 	ctx := context.Background()
-	url := fifoQueue(t, c, "poll.fifo", nil)
-	sendFifo(t, c, url, "g", "m1")
-	sendFifo(t, c, url, "g", "m2")
 	_, held := receiveBodies(t, c, url, 1)
 	type result struct {
 		bodies []string
