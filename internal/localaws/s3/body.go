@@ -44,13 +44,29 @@ func checksumOf(alg string, data []byte) string {
 type payload struct {
 	data     []byte
 	trailers http.Header
+	// checksumAlg and checksum are the x-amz-checksum-* algorithm and
+	// value the request carried ("" when none), verified against data.
+	checksumAlg, checksum string
 }
 
-// readPayload decodes the request's body: aws-chunked (signed
+// readPayload reads the request's body (decodePayload) and checks its
+// Content-MD5 and checksum (verifyDigests).
+func readPayload(req *awsapi.Request) (payload, error) {
+	p, err := decodePayload(req)
+	if err != nil {
+		return payload{}, err
+	}
+	if p.checksumAlg, p.checksum, err = verifyDigests(req.HTTP.Header, p); err != nil {
+		return payload{}, err
+	}
+	return p, nil
+}
+
+// decodePayload decodes the request's body: aws-chunked (signed
 // STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER and
 // their trailer variants, which the SDKs send over TLS) or plain, whose
 // x-amz-content-sha256, when a hash, must match.
-func readPayload(req *awsapi.Request) (payload, error) {
+func decodePayload(req *awsapi.Request) (payload, error) {
 	h := req.HTTP.Header
 	if req.HTTP.ContentLength > awsapi.MaxBodyBytes {
 		return payload{}, awsapi.NewError("EntityTooLarge", "Your proposed upload exceeds the maximum allowed size")

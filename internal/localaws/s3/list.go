@@ -185,11 +185,7 @@ func (s *Service) deleteObjects(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	alg, _, err := verifyDigests(req.HTTP.Header, p)
-	if err != nil {
-		return nil, err
-	}
-	if alg == "" && req.HTTP.Header.Get("Content-MD5") == "" {
+	if p.checksumAlg == "" && req.HTTP.Header.Get("Content-MD5") == "" {
 		return nil, errInvalidRequest("Missing required header for this request: Content-MD5")
 	}
 	var in deleteRequest

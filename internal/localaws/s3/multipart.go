@@ -45,25 +45,14 @@ type initiateResult struct {
 // encryption are those of this request, as for PutObject.
 func (s *Service) createMultipartUpload(req *awsapi.Request) (any, error) {
 	key := objectKey(req)
-	h := req.HTTP.Header
-	tags, err := headerTags(h.Get("x-amz-tagging"))
-	if err != nil {
-		return nil, err
-	}
-	return s.withBucket(req, "s3:PutObject", key, func(b *bucket) (any, error) {
-		sse, err := s.objectSSE(h, b)
-		if err != nil {
-			return nil, err
-		}
-		o := newObject(key, h, nil, s.env.Time().UTC())
-		o.tags, o.sse = tags, sse
+	return s.withNewObject(req, key, nil, func(b *bucket, o *object) (any, error) {
 		u := &upload{id: newRuleID(), initiated: o.modified, object: o, parts: map[int]part{}}
 		if b.uploads == nil {
 			b.uploads = map[string]*upload{}
 		}
 		b.uploads[u.id] = u
 		out := s3Header(req, http.Header{"Content-Type": {"application/xml"}})
-		sse.write(out)
+		o.sse.write(out)
 		body, err := xml.Marshal(initiateResult{Xmlns: xmlns, Bucket: b.name, Key: key, UploadID: u.id})
 		if err != nil {
 			return nil, err
@@ -94,17 +83,13 @@ func (s *Service) uploadPart(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	alg, sum, err := verifyDigests(req.HTTP.Header, p)
-	if err != nil {
-		return nil, err
-	}
 	return s.withUpload(req, "s3:PutObject", func(b *bucket, u *upload) (any, error) {
 		pt := part{data: p.data, etag: etagOf(p.data)}
 		u.parts[n] = pt
 		out := s3Header(req, http.Header{"ETag": {pt.etag}})
 		u.object.sse.write(out)
-		if alg != "" {
-			out.Set("x-amz-checksum-"+alg, sum)
+		if p.checksumAlg != "" {
+			out.Set("x-amz-checksum-"+p.checksumAlg, p.checksum)
 		}
 		return &awsapi.Raw{Header: out}, nil
 	})

@@ -44,10 +44,29 @@ func (s *Service) putObject(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	h := req.HTTP.Header
-	alg, sum, err := verifyDigests(h, p)
-	if err != nil {
-		return nil, err
-	}
+	return s.withNewObject(req, key, p.data, func(b *bucket, o *object) (any, error) {
+		if err := writePreconditions(h, key, b.objects[key]); err != nil {
+			return nil, err
+		}
+		o.checksumAlg, o.checksum = p.checksumAlg, p.checksum
+		b.objects[key] = o
+		out := s3Header(req, http.Header{"ETag": {o.etag}})
+		o.sse.write(out)
+		if o.checksumAlg != "" {
+			out.Set("x-amz-checksum-"+o.checksumAlg, o.checksum)
+			out.Set("x-amz-checksum-type", "FULL_OBJECT")
+		}
+		s.writeExpiration(out, b, o)
+		return &awsapi.Raw{Header: out}, nil
+	})
+}
+
+// withNewObject runs fn, in the request's bucket and under s3:PutObject,
+// with the object a write of data to key makes: the request's headers,
+// tags (x-amz-tagging) and encryption, as PutObject and
+// CreateMultipartUpload take them.
+func (s *Service) withNewObject(req *awsapi.Request, key string, data []byte, fn func(b *bucket, o *object) (any, error)) (any, error) {
+	h := req.HTTP.Header
 	tags, err := headerTags(h.Get("x-amz-tagging"))
 	if err != nil {
 		return nil, err
@@ -57,20 +76,22 @@ func (s *Service) putObject(req *awsapi.Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := writePreconditions(h, key, b.objects[key]); err != nil {
-			return nil, err
+		o := newObject(key, h, data, s.env.Time().UTC())
+		o.tags, o.sse = tags, sse
+		return fn(b, o)
+	})
+}
+
+// withObject runs fn, in the request's bucket and under action, with the
+// request's object: NoSuchKey when there is none.
+func (s *Service) withObject(req *awsapi.Request, action string, fn func(b *bucket, o *object) (any, error)) (any, error) {
+	key := objectKey(req)
+	return s.withBucket(req, action, key, func(b *bucket) (any, error) {
+		o, ok := b.objects[key]
+		if !ok {
+			return nil, errNoSuchKey(key)
 		}
-		o := newObject(key, h, p.data, s.env.Time().UTC())
-		o.tags, o.sse, o.checksumAlg, o.checksum = tags, sse, alg, sum
-		b.objects[key] = o
-		out := s3Header(req, http.Header{"ETag": {o.etag}})
-		sse.write(out)
-		if alg != "" {
-			out.Set("x-amz-checksum-"+alg, sum)
-			out.Set("x-amz-checksum-type", "FULL_OBJECT")
-		}
-		s.writeExpiration(out, b, o)
-		return &awsapi.Raw{Header: out}, nil
+		return fn(b, o)
 	})
 }
 
@@ -172,12 +193,7 @@ func (s *Service) headObject(req *awsapi.Request) (any, error) { return s.readOb
 // readObject serves GetObject (withBody) and HeadObject: the object's
 // headers, its conditional requests and, for GetObject, a Range.
 func (s *Service) readObject(req *awsapi.Request, withBody bool) (any, error) {
-	key := objectKey(req)
-	return s.withBucket(req, "s3:GetObject", key, func(b *bucket) (any, error) {
-		o, ok := b.objects[key]
-		if !ok {
-			return nil, errNoSuchKey(key)
-		}
+	return s.withObject(req, "s3:GetObject", func(b *bucket, o *object) (any, error) {
 		h := s3Header(req, o.header.Clone())
 		h.Set("ETag", o.etag)
 		h.Set("Last-Modified", httpTime(o.modified))

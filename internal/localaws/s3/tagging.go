@@ -66,9 +66,6 @@ func readTagging(req *awsapi.Request, limit int) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := verifyDigests(req.HTTP.Header, p); err != nil {
-		return nil, err
-	}
 	var in tagging
 	if err := xml.Unmarshal(p.data, &in); err != nil {
 		return nil, errMalformedXML()
@@ -77,39 +74,24 @@ func readTagging(req *awsapi.Request, limit int) (map[string]string, error) {
 }
 
 func (s *Service) putObjectTagging(req *awsapi.Request) (any, error) {
-	key := objectKey(req)
 	tags, err := readTagging(req, maxObjectTags)
 	if err != nil {
 		return nil, err
 	}
-	return s.withBucket(req, "s3:PutObjectTagging", key, func(b *bucket) (any, error) {
-		o, ok := b.objects[key]
-		if !ok {
-			return nil, errNoSuchKey(key)
-		}
+	return s.withObject(req, "s3:PutObjectTagging", func(_ *bucket, o *object) (any, error) {
 		o.tags = tags
 		return &awsapi.Raw{Header: s3Header(req, nil)}, nil
 	})
 }
 
 func (s *Service) getObjectTagging(req *awsapi.Request) (any, error) {
-	key := objectKey(req)
-	return s.withBucket(req, "s3:GetObjectTagging", key, func(b *bucket) (any, error) {
-		o, ok := b.objects[key]
-		if !ok {
-			return nil, errNoSuchKey(key)
-		}
+	return s.withObject(req, "s3:GetObjectTagging", func(_ *bucket, o *object) (any, error) {
 		return tagSet(o.tags), nil
 	})
 }
 
 func (s *Service) deleteObjectTagging(req *awsapi.Request) (any, error) {
-	key := objectKey(req)
-	return s.withBucket(req, "s3:DeleteObjectTagging", key, func(b *bucket) (any, error) {
-		o, ok := b.objects[key]
-		if !ok {
-			return nil, errNoSuchKey(key)
-		}
+	return s.withObject(req, "s3:DeleteObjectTagging", func(_ *bucket, o *object) (any, error) {
 		o.tags = nil
 		return noContent(req), nil
 	})

@@ -193,14 +193,7 @@ func fifoCandidates(q *queue, now time.Time, maxMessages int, deadLettered func(
 	}
 	groups := map[string]*group{}
 	var seen []*group
-	total := 0
-	for _, m := range q.msgs {
-		if total >= maxMessages {
-			break
-		}
-		if q.gone(m, now) {
-			continue
-		}
+	scanLive(q, now, maxMessages, deadLettered, func(m *message) bool {
 		g := groups[m.groupID]
 		if g == nil {
 			busy, until := q.groupInFlight(m.groupID, now)
@@ -209,18 +202,16 @@ func fifoCandidates(q *queue, now time.Time, maxMessages int, deadLettered func(
 			next = earliest(next, until)
 		}
 		if g.blocked {
-			continue
+			return false
 		}
 		if now.Before(m.availableAt) {
 			g.blocked = true
 			next = earliest(next, m.availableAt)
-			continue
+			return false
 		}
 		g.msgs = append(g.msgs, m)
-		if !deadLettered(m) {
-			total++
-		}
-	}
+		return true
+	})
 	for _, g := range seen {
 		order = append(order, g.msgs...)
 	}

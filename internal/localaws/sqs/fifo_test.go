@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
@@ -30,27 +28,6 @@ func TestFifoReceiveRequestAttemptID(t *testing.T) { eachProtocol(t, testFifoRec
 func TestFifoDeadLetterQueue(t *testing.T) { eachProtocol(t, testFifoDeadLetterQueue) }
 
 func TestFifoLongPollWakesOnDelete(t *testing.T) { eachProtocol(t, testFifoLongPollWakesOnDelete) }
-
-// clock is the stack's clock, moved on by the test.
-type clock struct{ offset atomic.Int64 }
-
-func (c *clock) now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
-
-func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
-
-// startWithClock starts an SQS service on a clock the test moves.
-func startWithClock(t *testing.T, p protocol) (*sqs.Service, *awssqs.Client, *clock) {
-	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	clk := &clock{}
-	env := stack.Env()
-	env.Now = clk.now
-	svc := sqs.New(env)
-	if err := stack.Register(svc); err != nil {
-		t.Fatal(err)
-	}
-	return svc, awssqs.NewFromConfig(localawstest.Config(stack), p.Option), clk
-}
 
 func fifoQueue(t *testing.T, c *awssqs.Client, name string, attrs map[string]string) string {
 	t.Helper()
@@ -156,6 +133,17 @@ func sendFifo(t *testing.T, c *awssqs.Client, url, group, body string) *awssqs.S
 	return out
 }
 
+// startFifoGroup starts an SQS service with the FIFO queue name holding m1
+// then m2, both of group g, and returns the queue's URL.
+func startFifoGroup(t *testing.T, p protocol, name string) (*sqs.Service, *awssqs.Client, string) {
+	t.Helper()
+	svc, c, _ := startWithClock(t, p)
+	url := fifoQueue(t, c, name, nil)
+	sendFifo(t, c, url, "g", "m1")
+	sendFifo(t, c, url, "g", "m2")
+	return svc, c, url
+}
+
 // receiveBodies receives up to n messages at once (visibility 30 s) and
 // returns them.
 func receiveBodies(t *testing.T, c *awssqs.Client, url string, n int32) ([]string, []types.Message) {
@@ -207,7 +195,7 @@ func testFifoGroupOrderAndVisibility(t *testing.T, p protocol) {
 	got, _ = receiveBodies(t, c, url, 10)
 	wantBodies(t, got, "a1 deleted: the rest of group a", "a2", "a3")
 
-	clk.advance(31 * time.Second) // every visibility timeout expires
+	clk.Advance(31 * time.Second) // every visibility timeout expires
 	got, _ = receiveBodies(t, c, url, 10)
 	wantBodies(t, got, "after the visibility timeout: groups by their oldest message", "b1", "b2", "a2", "a3")
 }
@@ -226,11 +214,11 @@ func testFifoDeduplication(t *testing.T, p protocol) {
 	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: msgs[0].ReceiptHandle}); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(4 * time.Minute)
+	clk.Advance(4 * time.Minute)
 	sendFifo(t, c, url, "other-group", "m1")
 	got, _ = receiveBodies(t, c, url, 10)
 	wantBodies(t, got, "deleted, in another group, inside the window", []string{}...)
-	clk.advance(61 * time.Second)
+	clk.Advance(61 * time.Second)
 	late := sendFifo(t, c, url, "g", "m1")
 	if *late.MessageId == *first.MessageId {
 		t.Fatal("a send after the window answered with the original")
@@ -259,11 +247,8 @@ func testFifoDeduplication(t *testing.T, p protocol) {
 }
 
 func testFifoReceiveRequestAttemptID(t *testing.T, p protocol) {
-	_, c, _ := startWithClock(t, p)
+	_, c, url := startFifoGroup(t, p, "attempts.fifo")
 	ctx := context.Background()
-	url := fifoQueue(t, c, "attempts.fifo", nil)
-	sendFifo(t, c, url, "g", "m1")
-	sendFifo(t, c, url, "g", "m2")
 	receive := func(attempt string) []types.Message {
 		out, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 1, ReceiveRequestAttemptId: aws.String(attempt)})
 		if err != nil {
@@ -325,11 +310,8 @@ func testFifoDeadLetterQueue(t *testing.T, p protocol) {
 // group in flight returns the group's next message as soon as the one in
 // flight is deleted, well before its visibility timeout (30 s) would.
 func testFifoLongPollWakesOnDelete(t *testing.T, p protocol) {
-	svc, c, _ := startWithClock(t, p)
+	svc, c, url := startFifoGroup(t, p, "poll.fifo")
 	ctx := context.Background()
-	url := fifoQueue(t, c, "poll.fifo", nil)
-	sendFifo(t, c, url, "g", "m1")
-	sendFifo(t, c, url, "g", "m2")
 	_, held := receiveBodies(t, c, url, 1)
 	type result struct {
 		bodies []string

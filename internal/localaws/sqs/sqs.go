@@ -1277,6 +1277,21 @@ func receivable(q *queue, now time.Time, maxMessages int, deadLettered func(*mes
 	}
 	var out []*message
 	var next time.Time
+	scanLive(q, now, maxMessages, deadLettered, func(m *message) bool {
+		if now.Before(m.availableAt) {
+			next = earliest(next, m.availableAt)
+			return false
+		}
+		out = append(out, m)
+		return true
+	})
+	return out, next
+}
+
+// scanLive offers take the messages of q that are not gone, in order, until
+// take has accepted maxMessages that deadLettered does not move away; s.mu
+// must be held.
+func scanLive(q *queue, now time.Time, maxMessages int, deadLettered func(*message) bool, take func(*message) bool) {
 	total := 0
 	for _, m := range q.msgs {
 		if total >= maxMessages {
@@ -1285,16 +1300,10 @@ func receivable(q *queue, now time.Time, maxMessages int, deadLettered func(*mes
 		if q.gone(m, now) {
 			continue
 		}
-		if now.Before(m.availableAt) {
-			next = earliest(next, m.availableAt)
-			continue
-		}
-		out = append(out, m)
-		if !deadLettered(m) {
+		if take(m) && !deadLettered(m) {
 			total++
 		}
 	}
-	return out, next
 }
 
 // deadLetterQueue is the queue q's redrive policy moves messages to, and
@@ -1548,40 +1557,51 @@ type visibilityEntry struct {
 	VisibilityTimeout int
 }
 
-type deleteMessageBatchInput struct {
+// batchEntry is an entry of a batch of receipt handles; batchID is its Id,
+// under which its outcome is reported.
+type batchEntry interface{ batchID() string }
+
+func (e deleteEntry) batchID() string { return e.Id }
+
+func (e visibilityEntry) batchID() string { return e.Id }
+
+// handleBatchInput is the input of DeleteMessageBatch and
+// ChangeMessageVisibilityBatch.
+type handleBatchInput[E batchEntry] struct {
 	QueueUrl string
-	Entries  []deleteEntry
+	Entries  []E
 }
 
-func (s *Service) deleteMessageBatch(req *awsapi.Request, in *deleteMessageBatchInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:DeleteMessage")
-	if err != nil {
-		return nil, err
-	}
-	return runHandleBatch(in.Entries, func(e deleteEntry) string { return e.Id }, func(e deleteEntry) error {
+func (s *Service) deleteMessageBatch(req *awsapi.Request, in *handleBatchInput[deleteEntry]) (any, error) {
+	return runHandleBatch(s, req, in, "sqs:DeleteMessage", func(q *queue, e deleteEntry) error {
 		return s.deleteOne(q, e.ReceiptHandle)
 	})
 }
 
 // runHandleBatch serves DeleteMessageBatch and ChangeMessageVisibilityBatch:
-// it checks the entries' ids, applies do to each entry, and reports each
-// outcome under Successful or Failed.
-func runHandleBatch[E any](entries []E, id func(E) string, do func(E) error) (any, error) {
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = id(e)
+// it finds the queue (where the caller may do action), checks the entries'
+// ids, applies do to each entry, and reports each outcome under Successful
+// or Failed.
+func runHandleBatch[E batchEntry](s *Service, req *awsapi.Request, in *handleBatchInput[E], action string, do func(*queue, E) error) (any, error) {
+	q, err := s.queueFor(req, in.QueueUrl, action)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(in.Entries))
+	for i, e := range in.Entries {
+		ids[i] = e.batchID()
 	}
 	if err := checkBatch(ids); err != nil {
 		return nil, err
 	}
 	type ok struct{ Id string }
 	successful, failed := []ok{}, []batchFailure{}
-	for _, e := range entries {
-		if err := do(e); err != nil {
-			failed = append(failed, failure(id(e), err))
+	for _, e := range in.Entries {
+		if err := do(q, e); err != nil {
+			failed = append(failed, failure(e.batchID(), err))
 			continue
 		}
-		successful = append(successful, ok{Id: id(e)})
+		successful = append(successful, ok{Id: e.batchID()})
 	}
 	return map[string]any{"Successful": successful, "Failed": failed}, nil
 }
@@ -1631,17 +1651,8 @@ func (s *Service) changeMessageVisibility(req *awsapi.Request, in *changeMessage
 	return nil, s.changeVisibility(q, in.ReceiptHandle, *in.VisibilityTimeout)
 }
 
-type changeMessageVisibilityBatchInput struct {
-	QueueUrl string
-	Entries  []visibilityEntry
-}
-
-func (s *Service) changeMessageVisibilityBatch(req *awsapi.Request, in *changeMessageVisibilityBatchInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:ChangeMessageVisibility")
-	if err != nil {
-		return nil, err
-	}
-	return runHandleBatch(in.Entries, func(e visibilityEntry) string { return e.Id }, func(e visibilityEntry) error {
+func (s *Service) changeMessageVisibilityBatch(req *awsapi.Request, in *handleBatchInput[visibilityEntry]) (any, error) {
+	return runHandleBatch(s, req, in, "sqs:ChangeMessageVisibility", func(q *queue, e visibilityEntry) error {
 		return s.changeVisibility(q, e.ReceiptHandle, e.VisibilityTimeout)
 	})
 }

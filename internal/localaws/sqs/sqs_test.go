@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,10 +47,30 @@ func TestVisibilityTimeoutAndRedrive(t *testing.T) { eachProtocol(t, testVisibil
 
 func TestRolePrincipalsAndDeliver(t *testing.T) { eachProtocol(t, testRolePrincipalsAndDeliver) }
 
+// start starts an SQS service, on a stack of its own, and a client of it
+// speaking p.
 func start(t *testing.T, p protocol) (*localaws.Stack, *sqs.Service, *awssqs.Client) {
 	t.Helper()
+	return startOn(t, p, nil)
+}
+
+// startWithClock starts an SQS service on a clock the test moves.
+func startWithClock(t *testing.T, p protocol) (*sqs.Service, *awssqs.Client, *localawstest.Clock) {
+	t.Helper()
+	clk := localawstest.NewClock(time.Now())
+	_, svc, c := startOn(t, p, clk.Now)
+	return svc, c, clk
+}
+
+// startOn is start with the stack's clock now, or the real one when nil.
+func startOn(t *testing.T, p protocol, now func() time.Time) (*localaws.Stack, *sqs.Service, *awssqs.Client) {
+	t.Helper()
 	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	svc := sqs.New(stack.Env())
+	env := stack.Env()
+	if now != nil {
+		env.Now = now
+	}
+	svc := sqs.New(env)
 	if err := stack.Register(svc); err != nil {
 		t.Fatal(err)
 	}
@@ -400,20 +419,13 @@ func testVisibilityTimeoutAndRedrive(t *testing.T, p protocol) {
 
 func TestRetentionExpiry(t *testing.T) {
 	t.Parallel()
-	var offset atomic.Int64
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	env := stack.Env()
-	env.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
-	if err := stack.Register(sqs.New(env)); err != nil {
-		t.Fatal(err)
-	}
-	c := awssqs.NewFromConfig(localawstest.Config(stack))
+	_, c, clk := startWithClock(t, protocols[0])
 	ctx := context.Background()
 	url := createQueue(t, c, "short", map[string]string{"MessageRetentionPeriod": "60"})
 	if _, err := c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("old")}); err != nil {
 		t.Fatal(err)
 	}
-	offset.Store(int64(61 * time.Second))
+	clk.Advance(61 * time.Second)
 	out, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url)})
 	if err != nil || len(out.Messages) != 0 {
 		t.Fatalf("expired message received: %+v %v", out, err)
