@@ -141,6 +141,9 @@ pin() {
 		args+=("$(module_of "$dir")@$v=$(revision "$dir" "$v"):$dir")
 		gets+=("$(module_of "$dir")@$v")
 	done
+	# The versions go.mod requires now are served too: go get reads their
+	# go.mod files, which a new machine's module cache does not hold.
+	mapfile -t args < <({ printf '%s\n' "${args[@]}"; proxy_args; } | sort -u)
 	proxy=$(mktemp -d)
 	trap 'rm -rf "$proxy"' RETURN
 	go run ./tools/modproxy -out "$proxy" "${args[@]}" >/dev/null
