@@ -84,7 +84,7 @@ func TestAccPipeline_claimCheck(t *testing.T) {
 			Config: config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
-				expectBucketSetting{key: "public_access_block",
+				expectChange{block: "claim_check.bucket_settings", attr: "public_access_block",
 					before: "BlockPublicAcls=false, BlockPublicPolicy=false, IgnorePublicAcls=false, RestrictPublicBuckets=false", after: blockedAll},
 			}},
 			Check: func(*terraform.State) error {
@@ -264,29 +264,6 @@ func (e *accEnv) waitTaggedPublished(objects *s3.Client, records []outbox.Record
 		}
 		return nil
 	})
-}
-
-// expectBucketSetting checks that the plan changes one entry of
-// claim_check.bucket_settings from before to after.
-type expectBucketSetting struct{ key, before, after string }
-
-func (c expectBucketSetting) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	for _, rc := range req.Plan.ResourceChanges {
-		if rc.Address != accResource {
-			continue
-		}
-		get := func(v any) any {
-			m, _ := v.(map[string]any)
-			cc, _ := m["claim_check"].(map[string]any)
-			settings, _ := cc["bucket_settings"].(map[string]any)
-			return settings[c.key]
-		}
-		if before, after := get(rc.Change.Before), get(rc.Change.After); before != c.before || after != c.after {
-			resp.Error = fmt.Errorf("claim_check.bucket_settings.%s: planned %v -> %v, want %v -> %v", c.key, before, after, c.before, c.after)
-		}
-		return
-	}
-	resp.Error = fmt.Errorf("no change of %s planned", accResource)
 }
 
 // reconcilerSweeps puts an object as a writer would have an hour ago for a
