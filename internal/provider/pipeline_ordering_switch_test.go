@@ -49,14 +49,7 @@ func TestAccPipeline_orderingSwitched(t *testing.T) {
 	sink := e.NewFIFOQueue(e.Name("acc-ordswitch")+".fifo", nil)
 	before := e.Snapshot()
 	config := func(ordered bool) string {
-		return e.PipelineConfig(f.name, fmt.Sprintf(`
-  relay = {
-    architecture            = "x86_64"
-    batch_size              = 10
-    batching_window_seconds = 0
-    maximum_retry_attempts  = 2
-    bisect_on_error         = false
-  }
+		return e.PipelineConfig(f.name, fastRelayMapping+fmt.Sprintf(`
   reconciler = {
     schedule_expression = "rate(1 hour)"
   }

@@ -66,14 +66,20 @@ func (e *accEnv) factories() map[string]func() (tfprotov6.ProviderServer, error)
 	}
 }
 
-const fastRelay = `
+// fastRelayMapping is the relay object of the tests that deliver: x86_64
+// functions, and a mapping that invokes at once and retries a failed batch
+// twice, whole.
+const fastRelayMapping = `
   relay = {
     architecture            = "x86_64"
     batch_size              = 10
     batching_window_seconds = 0
     maximum_retry_attempts  = 2
     bisect_on_error         = false
-  }
+  }`
+
+// fastRelay is fastRelayMapping without a reconciler.
+const fastRelay = fastRelayMapping + `
   reconciler = {
     enabled = false
   }
