@@ -163,24 +163,17 @@ func (e *accEnv) deliverTo(table outbox.Table, ordersTable string, from int, que
 }
 
 func (e *accEnv) subscriptionsConfig(name, placed, cancelled string) string {
-	return e.ProviderConfig() + fmt.Sprintf(`
-resource "outbox_pipeline" "test" {
-  name = %[1]q
-%[2]s
-}
-
-resource "outbox_subscription" "placed" {
-  name      = "%[1]s-placed"
+	config := e.PipelineConfig(name, fastRelay)
+	for _, sub := range []struct{ res, body string }{{"placed", placed}, {"cancelled", cancelled}} {
+		config += fmt.Sprintf(`
+resource "outbox_subscription" %[2]q {
+  name      = "%[1]s-%[2]s"
   event_bus = outbox_pipeline.test.target_arn
 %[3]s
 }
-
-resource "outbox_subscription" "cancelled" {
-  name      = "%[1]s-cancelled"
-  event_bus = outbox_pipeline.test.target_arn
-%[4]s
-}
-`, name, fastRelay, placed, cancelled)
+`, name, sub.res, sub.body)
+	}
+	return config
 }
 
 // The subscriptions of TestAccSubscription_pipeline: by detail type, and
