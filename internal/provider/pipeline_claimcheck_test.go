@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -150,7 +150,7 @@ func (e *accEnv) deliverClaimChecked(f fixture, sink acctest.Sink, objects *s3.C
 		if records[0].DataRef != nil || records[1].DataRef == nil || records[2].DataRef == nil {
 			return fmt.Errorf("claim-checked: 1 KiB %v, 300 KiB %v, 5 MiB %v; want the two larger ones", records[0].DataRef != nil, records[1].DataRef != nil, records[2].DataRef != nil)
 		}
-		got, err := receiveBodies(e.Ctx, sink, records)
+		got, err := receiveBodies(sink, records)
 		if err != nil {
 			return err
 		}
@@ -175,27 +175,15 @@ type publishedBody struct {
 }
 
 // receiveBodies drains the queue until every record's event arrived.
-func receiveBodies(ctx context.Context, sink acctest.Sink, want []outbox.Record) (map[string]publishedBody, error) {
-	c := sqs.NewFromConfig(sink.Env.Cfg)
+func receiveBodies(sink acctest.Sink, want []outbox.Record) (map[string]publishedBody, error) {
 	got := map[string]publishedBody{}
-	err := acctest.Wait(ctx, "receiving the claim-checked events", func() error {
-		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(sink.QueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
-		if err != nil {
-			return err
+	err := sink.Drain("receiving the claim-checked events", want, func(m sqstypes.Message) (string, error) {
+		var b publishedBody
+		if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &b); err != nil {
+			return "", fmt.Errorf("message %.200q: %w", aws.ToString(m.Body), err)
 		}
-		for _, m := range out.Messages {
-			var b publishedBody
-			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &b); err != nil {
-				return fmt.Errorf("message %.200q: %w", aws.ToString(m.Body), err)
-			}
-			got[b.Detail.Metadata.EventID] = b
-		}
-		for _, r := range want {
-			if _, ok := got[r.EventID]; !ok {
-				return fmt.Errorf("event %s has not arrived", r.EventID)
-			}
-		}
-		return nil
+		got[b.Detail.Metadata.EventID] = b
+		return b.Detail.Metadata.EventID, nil
 	})
 	return got, err
 }
