@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	cloudevents "github.com/cloudevents/sdk-go/v2/event"
 
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -15,28 +15,17 @@ import (
 // each message body parsed as a CloudEvent (structured JSON mode) by the
 // CloudEvents SDK and valid by its rules, and returns them by id.
 func (s Sink) ReceiveCloudEvents(want []outbox.Record) (map[string]cloudevents.Event, error) {
-	c := sqs.NewFromConfig(s.Env.Cfg)
 	got := map[string]cloudevents.Event{}
-	err := Wait(s.Env.Ctx, "receiving the published CloudEvents", func() error {
-		out, err := c.ReceiveMessage(s.Env.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(s.QueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
-		if err != nil {
-			return err
+	err := s.Drain("receiving the published CloudEvents", want, func(m sqstypes.Message) (string, error) {
+		var ev cloudevents.Event
+		if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil {
+			return "", fmt.Errorf("message %q is no CloudEvent: %w", aws.ToString(m.Body), err)
 		}
-		for _, m := range out.Messages {
-			var ev cloudevents.Event
-			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil {
-				return fmt.Errorf("message %q is no CloudEvent: %w", aws.ToString(m.Body), err)
-			}
-			if err := ev.Validate(); err != nil {
-				return fmt.Errorf("message %q is no valid CloudEvent: %w", aws.ToString(m.Body), err)
-			}
-			got[ev.ID()] = ev
-			_, _ = c.DeleteMessage(s.Env.Ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(s.QueueURL), ReceiptHandle: m.ReceiptHandle})
+		if err := ev.Validate(); err != nil {
+			return "", fmt.Errorf("message %q is no valid CloudEvent: %w", aws.ToString(m.Body), err)
 		}
-		if n := missing(want, func(id string) bool { _, ok := got[id]; return ok }); n > 0 {
-			return fmt.Errorf("%d of %d events missing", n, len(want))
-		}
-		return nil
+		got[ev.ID()] = ev
+		return ev.ID(), nil
 	})
 	return got, err
 }

@@ -96,24 +96,29 @@ func (e *Env) Writer(table outbox.Table) *outbox.Writer {
 
 // WaitItems waits until every record's item satisfies ok (nil item: gone).
 func (e *Env) WaitItems(table outbox.Table, records []outbox.Record, what string, ok func(item map[string]ddbtypes.AttributeValue) error) error {
+	return Wait(e.Ctx, what, func() error { return e.CheckItems(table, records, ok) })
+}
+
+// CheckItems reads every record's item once and checks it with ok (nil
+// item: gone): the condition of WaitItems, for a wait that acts between
+// its reads.
+func (e *Env) CheckItems(table outbox.Table, records []outbox.Record, ok func(item map[string]ddbtypes.AttributeValue) error) error {
 	c := dynamodb.NewFromConfig(e.Cfg)
 	table = table.WithDefaults()
-	return Wait(e.Ctx, what, func() error {
-		for _, r := range records {
-			out, err := c.GetItem(e.Ctx, &dynamodb.GetItemInput{TableName: aws.String(table.Name), Key: table.Key(r), ConsistentRead: aws.Bool(true)})
-			if err != nil {
-				return err
-			}
-			var item map[string]ddbtypes.AttributeValue
-			if len(out.Item) > 0 {
-				item = out.Item
-			}
-			if err := ok(item); err != nil {
-				return fmt.Errorf("item of Event %s: %w", r.EventID, err)
-			}
+	for _, r := range records {
+		out, err := c.GetItem(e.Ctx, &dynamodb.GetItemInput{TableName: aws.String(table.Name), Key: table.Key(r), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
+		var item map[string]ddbtypes.AttributeValue
+		if len(out.Item) > 0 {
+			item = out.Item
+		}
+		if err := ok(item); err != nil {
+			return fmt.Errorf("item of Event %s: %w", r.EventID, err)
+		}
+	}
+	return nil
 }
 
 // AttrS is the string attribute name of item, "" if absent.

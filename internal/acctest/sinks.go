@@ -145,38 +145,45 @@ type FIFOMessage struct {
 // ReceiveFIFO drains the FIFO queue until every id in want has arrived,
 // and returns the messages in the order received.
 func (s Sink) ReceiveFIFO(want []outbox.Record) ([]FIFOMessage, error) {
-	c := sqs.NewFromConfig(s.Env.Cfg)
 	var got []FIFOMessage
+	err := s.Drain("receiving the published events from the FIFO queue", want, func(m sqstypes.Message) (string, error) {
+		var ev Event
+		if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil {
+			return "", fmt.Errorf("message %q: %w", aws.ToString(m.Body), err)
+		}
+		got = append(got, FIFOMessage{Event: ev, GroupID: m.Attributes["MessageGroupId"], DeduplicationID: m.Attributes["MessageDeduplicationId"]})
+		return ev.Detail.Metadata.EventID, nil
+	})
+	return got, err
+}
+
+// Drain receives the queue's messages (with their system attributes),
+// deleting each, until every record in want has arrived; what names the
+// wait. take reads a message and returns the event id it carries.
+func (s Sink) Drain(what string, want []outbox.Record, take func(m sqstypes.Message) (eventID string, err error)) error {
+	c := sqs.NewFromConfig(s.Env.Cfg)
 	seen := map[string]bool{}
-	err := Wait(s.Env.Ctx, "receiving the published events from the FIFO queue", func() error {
+	return Wait(s.Env.Ctx, what, func() error {
 		out, err := c.ReceiveMessage(s.Env.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(s.QueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
 			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
 		if err != nil {
 			return err
 		}
 		for _, m := range out.Messages {
-			var ev Event
-			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil {
-				return fmt.Errorf("message %q: %w", aws.ToString(m.Body), err)
+			id, err := take(m)
+			if err != nil {
+				return err
 			}
-			got = append(got, FIFOMessage{Event: ev, GroupID: m.Attributes["MessageGroupId"], DeduplicationID: m.Attributes["MessageDeduplicationId"]})
-			seen[ev.Detail.Metadata.EventID] = true
+			seen[id] = true
 			if _, err := c.DeleteMessage(s.Env.Ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(s.QueueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
 				return err
 			}
 		}
-		missing := 0
-		for _, r := range want {
-			if !seen[r.EventID] {
-				missing++
-			}
-		}
-		if missing > 0 {
-			return fmt.Errorf("%d of %d events missing", missing, len(want))
+		if n := missing(want, func(id string) bool { return seen[id] }); n > 0 {
+			return fmt.Errorf("%d of %d events missing", n, len(want))
 		}
 		return nil
 	})
-	return got, err
 }
 
 // CheckFIFO checks what a FIFO queue delivered of want: each event once,
@@ -225,39 +232,22 @@ type Event struct {
 // Receive drains the queue until every id in want has arrived, and returns
 // the events by event id.
 func (s Sink) Receive(want []outbox.Record) (map[string]Event, error) {
-	c := sqs.NewFromConfig(s.Env.Cfg)
 	got := map[string]Event{}
-	err := Wait(s.Env.Ctx, "receiving the published events", func() error {
-		out, err := c.ReceiveMessage(s.Env.Ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(s.QueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
-		if err != nil {
-			return err
+	err := s.Drain("receiving the published events", want, func(m sqstypes.Message) (string, error) {
+		body := aws.ToString(m.Body)
+		var n struct {
+			Type    string `json:"Type"`
+			Message string `json:"Message"`
 		}
-		for _, m := range out.Messages {
-			body := aws.ToString(m.Body)
-			var n struct {
-				Type    string `json:"Type"`
-				Message string `json:"Message"`
-			}
-			if json.Unmarshal([]byte(body), &n) == nil && n.Type == "Notification" {
-				body = n.Message
-			}
-			var ev Event
-			if err := json.Unmarshal([]byte(body), &ev); err != nil {
-				return fmt.Errorf("message %q: %w", body, err)
-			}
-			got[ev.Detail.Metadata.EventID] = ev
-			_, _ = c.DeleteMessage(s.Env.Ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(s.QueueURL), ReceiptHandle: m.ReceiptHandle})
+		if json.Unmarshal([]byte(body), &n) == nil && n.Type == "Notification" {
+			body = n.Message
 		}
-		var missing []string
-		for _, r := range want {
-			if _, ok := got[r.EventID]; !ok {
-				missing = append(missing, r.EventID)
-			}
+		var ev Event
+		if err := json.Unmarshal([]byte(body), &ev); err != nil {
+			return "", fmt.Errorf("message %q: %w", body, err)
 		}
-		if len(missing) > 0 {
-			return fmt.Errorf("%d of %d events missing", len(missing), len(want))
-		}
-		return nil
+		got[ev.Detail.Metadata.EventID] = ev
+		return ev.Detail.Metadata.EventID, nil
 	})
 	return got, err
 }

@@ -49,14 +49,7 @@ func TestAccPipeline_orderingSwitched(t *testing.T) {
 	sink := e.NewFIFOQueue(e.Name("acc-ordswitch")+".fifo", nil)
 	before := e.Snapshot()
 	config := func(ordered bool) string {
-		return e.PipelineConfig(f.name, fmt.Sprintf(`
-  relay = {
-    architecture            = "x86_64"
-    batch_size              = 10
-    batching_window_seconds = 0
-    maximum_retry_attempts  = 2
-    bisect_on_error         = false
-  }
+		return e.PipelineConfig(f.name, fastRelayMapping+fmt.Sprintf(`
   reconciler = {
     schedule_expression = "rate(1 hour)"
   }
@@ -74,6 +67,18 @@ func TestAccPipeline_orderingSwitched(t *testing.T) {
 	stopAndWrite := func(from int) func() {
 		return func() { pending = e.writeWhileRelayStopped(t, uuid, f, from) }
 	}
+	// delivered checks what the queue received of the pending events with
+	// check, and that none of them is stranded.
+	delivered := func(check func([]outbox.Record, []acctest.FIFOMessage) error) error {
+		got, err := sink.ReceiveFIFO(pending)
+		if err != nil {
+			return err
+		}
+		if err := check(pending, got); err != nil {
+			return err
+		}
+		return e.checkNothingStranded(f, pending)
+	}
 	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{
 		{
 			Config: config(false),
@@ -88,14 +93,7 @@ func TestAccPipeline_orderingSwitched(t *testing.T) {
 			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: switched(false, true)},
 			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(accResource, attrPath("ordering.enabled"), knownvalue.Bool(true))},
 			Check: func(*terraform.State) error {
-				got, err := sink.ReceiveFIFO(pending)
-				if err != nil {
-					return err
-				}
-				if err := acctest.CheckFIFO(pending, got); err != nil {
-					return err
-				}
-				if err := e.checkNothingStranded(f, pending); err != nil {
+				if err := delivered(acctest.CheckFIFO); err != nil {
 					return err
 				}
 				return e.checkCursorsAtLast(f.table, pending)
@@ -106,16 +104,7 @@ func TestAccPipeline_orderingSwitched(t *testing.T) {
 			Config:            config(false),
 			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: switched(true, false)},
 			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(accResource, attrPath("ordering.enabled"), knownvalue.Bool(false))},
-			Check: func(*terraform.State) error {
-				got, err := sink.ReceiveFIFO(pending)
-				if err != nil {
-					return err
-				}
-				if err := checkEachOnce(pending, got); err != nil {
-					return err
-				}
-				return e.checkNothingStranded(f, pending)
-			},
+			Check:             func(*terraform.State) error { return delivered(checkEachOnce) },
 		},
 		{
 			// A mapping disabled by hand, with no setting changed, plans

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
@@ -104,8 +105,9 @@ resource "terraform_data" "dependent" {
 }
 
 // expectChange is a plan check of one attribute of a block of the
-// pipeline's planned change (a top-level attribute without block): its
-// value before and after.
+// pipeline's planned change (a top-level attribute without block; a nested
+// block dotted, as "claim_check.bucket_settings"): its value before and
+// after.
 type expectChange struct {
 	block, attr   string
 	before, after any
@@ -118,11 +120,10 @@ func (c expectChange) CheckPlan(_ context.Context, req plancheck.CheckPlanReques
 		}
 		get := func(v any) any {
 			m, _ := v.(map[string]any)
-			if c.block == "" {
-				return m[c.attr]
+			for _, b := range strings.FieldsFunc(c.block, func(r rune) bool { return r == '.' }) {
+				m, _ = m[b].(map[string]any)
 			}
-			block, _ := m[c.block].(map[string]any)
-			return block[c.attr]
+			return m[c.attr]
 		}
 		before, after := get(rc.Change.Before), get(rc.Change.After)
 		if fmt.Sprint(before) != fmt.Sprint(c.before) || fmt.Sprint(after) != fmt.Sprint(c.after) {

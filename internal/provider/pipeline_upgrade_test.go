@@ -194,13 +194,7 @@ func upgradePipeline(t *testing.T, version int64, raw []byte) tftypes.Value {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failOnErrors(t, "upgrade", resp.Diagnostics)
-	typ := (&PipelineResource{}).schema(ctx).Type().TerraformType(ctx)
-	upgraded, err := resp.UpgradedState.Unmarshal(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return upgraded
+	return answered(t, "upgrade", resp.Diagnostics, resp.UpgradedState, (&PipelineResource{}).schema(ctx).Type().TerraformType(ctx))
 }
 
 // planPipeline plans outbox_pipeline with the provider's server as
@@ -218,25 +212,35 @@ func planPipelineWith(t *testing.T, private []byte, prior, proposed, config tfty
 	t.Helper()
 	ctx := context.Background()
 	srv, _ := newTestServer(ctx, t)
-	dv := func(v tftypes.Value) *tfprotov6.DynamicValue {
-		d, err := tfprotov6.NewDynamicValue(v.Type(), v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &d
-	}
 	resp, err := srv.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-		TypeName: "outbox_pipeline", PriorState: dv(prior), ProposedNewState: dv(proposed), Config: dv(config), PriorPrivate: private,
+		TypeName: "outbox_pipeline", PriorState: dynamicValue(t, prior), ProposedNewState: dynamicValue(t, proposed), Config: dynamicValue(t, config), PriorPrivate: private,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	failOnErrors(t, "plan", resp.Diagnostics)
-	planned, err := resp.PlannedState.Unmarshal(prior.Type())
+	return answered(t, "plan", resp.Diagnostics, resp.PlannedState, prior.Type()), resp.RequiresReplace
+}
+
+// dynamicValue is v as the protocol carries it.
+func dynamicValue(t *testing.T, v tftypes.Value) *tfprotov6.DynamicValue {
+	t.Helper()
+	d, err := tfprotov6.NewDynamicValue(v.Type(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return planned, resp.RequiresReplace
+	return &d
+}
+
+// answered is the value of type typ that a call of the server (what)
+// answered in dv; the test ends at an error among the call's diagnostics.
+func answered(t *testing.T, what string, diags []*tfprotov6.Diagnostic, dv *tfprotov6.DynamicValue, typ tftypes.Type) tftypes.Value {
+	t.Helper()
+	failOnErrors(t, what, diags)
+	v, err := dv.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // An object unknown at plan (table = var.x) stays unknown in the plan, the
@@ -469,11 +473,7 @@ func configuredServer(t *testing.T, e *accEnv) tfprotov6.ProviderServer {
 	} else {
 		config["region"] = tftypes.NewValue(tftypes.String, e.Cfg.Region)
 	}
-	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, config))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.ConfigureProvider(e.Ctx, &tfprotov6.ConfigureProviderRequest{Config: &dv})
+	resp, err := srv.ConfigureProvider(e.Ctx, &tfprotov6.ConfigureProviderRequest{Config: dynamicValue(t, tftypes.NewValue(typ, config))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,20 +486,11 @@ func configuredServer(t *testing.T, e *accEnv) tfprotov6.ProviderServer {
 // none), and returns the new state and private state.
 func readPipeline(t *testing.T, srv tfprotov6.ProviderServer, state tftypes.Value) (tftypes.Value, []byte) {
 	t.Helper()
-	dv, err := tfprotov6.NewDynamicValue(state.Type(), state)
+	resp, err := srv.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: "outbox_pipeline", CurrentState: dynamicValue(t, state)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := srv.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: "outbox_pipeline", CurrentState: &dv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	failOnErrors(t, "reading the pipeline", resp.Diagnostics)
-	read, err := resp.NewState.Unmarshal(state.Type())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return read, resp.Private
+	return answered(t, "reading the pipeline", resp.Diagnostics, resp.NewState, state.Type()), resp.Private
 }
 
 // failOnErrors ends the test at the first error among a call's

@@ -30,21 +30,16 @@ import (
 )
 
 func (e *accEnv) inboxConfig(name, inbox string) string {
-	return e.ProviderConfig() + fmt.Sprintf(`
-resource "outbox_pipeline" "test" {
-  name = %[1]q
-%[2]s
-}
-
+	return e.PipelineConfig(name, fastRelay) + fmt.Sprintf(`
 resource "outbox_subscription" "test" {
   name         = "%[1]s-payments"
   event_bus    = outbox_pipeline.test.target_arn
   sources      = ["com.example.orders"]
   detail_types = ["OrderPlaced"]
   tags         = { team = "payments" }
-%[3]s
+%[2]s
 }
-`, name, fastRelay, inbox)
+`, name, inbox)
 }
 
 // TestAccSubscription_inbox: a subscription with an inbox delivers events

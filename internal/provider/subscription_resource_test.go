@@ -163,24 +163,17 @@ func (e *accEnv) deliverTo(table outbox.Table, ordersTable string, from int, que
 }
 
 func (e *accEnv) subscriptionsConfig(name, placed, cancelled string) string {
-	return e.ProviderConfig() + fmt.Sprintf(`
-resource "outbox_pipeline" "test" {
-  name = %[1]q
-%[2]s
-}
-
-resource "outbox_subscription" "placed" {
-  name      = "%[1]s-placed"
+	config := e.PipelineConfig(name, fastRelay)
+	for _, sub := range []struct{ res, body string }{{"placed", placed}, {"cancelled", cancelled}} {
+		config += fmt.Sprintf(`
+resource "outbox_subscription" %[2]q {
+  name      = "%[1]s-%[2]s"
   event_bus = outbox_pipeline.test.target_arn
 %[3]s
 }
-
-resource "outbox_subscription" "cancelled" {
-  name      = "%[1]s-cancelled"
-  event_bus = outbox_pipeline.test.target_arn
-%[4]s
-}
-`, name, fastRelay, placed, cancelled)
+`, name, sub.res, sub.body)
+	}
+	return config
 }
 
 // The subscriptions of TestAccSubscription_pipeline: by detail type, and
@@ -417,6 +410,8 @@ resource "outbox_subscription" "test" {
 // message naming the attribute and the fix.
 func TestAccSubscription_invalid(t *testing.T) {
 	e := newAccEnv(t)
+	// orderPlacedAnd is a valid match on detail types, and setting.
+	orderPlacedAnd := func(setting string) string { return "\n  detail_types = [\"OrderPlaced\"]\n  " + setting }
 	cases := []struct{ name, body, want string }{
 		{"bad name!", `detail_types = ["OrderPlaced"]`, `name "bad name!" has characters that EventBridge rule and SQS queue names do not allow: use letters, digits, hyphens and underscores`},
 		{strings.Repeat("n", 65), `detail_types = ["OrderPlaced"]`, `name is 65 characters long: use at most 64 characters`},
@@ -430,30 +425,14 @@ func TestAccSubscription_invalid(t *testing.T) {
 		{"s", `
   sources       = ["com.example.orders"]
   event_pattern = jsonencode({ source = ["com.example.orders"] })`, `Attribute "sources" cannot be specified when "event_pattern" is specified`},
-		{"s", `
-  detail_types = ["OrderPlaced"]
-  event_bus    = "bad bus"`, `event_bus is "bad bus": use a bus name such as "default" or an event bus ARN`},
-		{"s", `
-  detail_types = ["OrderPlaced"]
-  queue = { receive_wait_time_seconds = 21 }`, `queue.receive_wait_time_seconds is 21: use 0 to 20 seconds`},
-		{"s", `
-  detail_types = ["OrderPlaced"]
-  queue = { visibility_timeout_seconds = 43201 }`, `queue.visibility_timeout_seconds is 43201: use 0 to 43200 seconds`},
-		{"s", `
-  detail_types = ["OrderPlaced"]
-  queue = { max_receive_count = 0 }`, `queue.max_receive_count is 0: use 1 to 1000 receives`},
-		{"s", `
-  detail_types = ["OrderPlaced"]
-  queue = { message_retention_seconds = 30 }`, `queue.message_retention_seconds is 30: use 60 to 1209600 seconds`},
-		{"s", `
-  detail_types = ["OrderPlaced"]
-  queue = { kms_master_key_id = "" }`, `queue.kms_master_key_id is empty: remove it to use SQS-managed encryption`},
-		{"s", `
-  detail_types = ["OrderPlaced"]
-  dead_letter = { message_retention_seconds = 3600 }`, `dead_letter.message_retention_seconds is 3600: use at least the queue's message_retention_seconds (345600)`},
-		{"s", `
-  detail_types = ["OrderPlaced"]
-  tags = { "aws:owner" = "me" }`, `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
+		{"s", orderPlacedAnd(`event_bus = "bad bus"`), `event_bus is "bad bus": use a bus name such as "default" or an event bus ARN`},
+		{"s", orderPlacedAnd(`queue = { receive_wait_time_seconds = 21 }`), `queue.receive_wait_time_seconds is 21: use 0 to 20 seconds`},
+		{"s", orderPlacedAnd(`queue = { visibility_timeout_seconds = 43201 }`), `queue.visibility_timeout_seconds is 43201: use 0 to 43200 seconds`},
+		{"s", orderPlacedAnd(`queue = { max_receive_count = 0 }`), `queue.max_receive_count is 0: use 1 to 1000 receives`},
+		{"s", orderPlacedAnd(`queue = { message_retention_seconds = 30 }`), `queue.message_retention_seconds is 30: use 60 to 1209600 seconds`},
+		{"s", orderPlacedAnd(`queue = { kms_master_key_id = "" }`), `queue.kms_master_key_id is empty: remove it to use SQS-managed encryption`},
+		{"s", orderPlacedAnd(`dead_letter = { message_retention_seconds = 3600 }`), `dead_letter.message_retention_seconds is 3600: use at least the queue's message_retention_seconds (345600)`},
+		{"s", orderPlacedAnd(`tags = { "aws:owner" = "me" }`), `tags has the key "aws:owner": remove the key: the "aws:" prefix is reserved by AWS`},
 	}
 	var steps []resource.TestStep
 	for _, c := range cases {
