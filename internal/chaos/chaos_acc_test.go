@@ -208,23 +208,27 @@ type run struct {
 	// killLog is every kill, for the duplicates' causes.
 	killMu  sync.Mutex
 	killLog []killAt
-	// errs collects the first errors of background goroutines.
+	backgroundErrors
+}
+
+// backgroundErrors collects the first errors of background goroutines.
+type backgroundErrors struct {
 	errMu sync.Mutex
 	errs  []error
 }
 
-func (r *run) fail(err error) {
-	r.errMu.Lock()
-	defer r.errMu.Unlock()
-	if len(r.errs) < 10 {
-		r.errs = append(r.errs, err)
+func (b *backgroundErrors) fail(err error) {
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	if len(b.errs) < 10 {
+		b.errs = append(b.errs, err)
 	}
 }
 
-func (r *run) failures() error {
-	r.errMu.Lock()
-	defer r.errMu.Unlock()
-	return errors.Join(r.errs...)
+func (b *backgroundErrors) failures() error {
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	return errors.Join(b.errs...)
 }
 
 // clientConfig is the stack's SDK configuration with a retryer that keeps
