@@ -149,6 +149,13 @@ func (o options) drainDeadline() time.Duration {
 
 // outputs of testdata/main.tf.
 type outputs struct {
+	pipelineAttributes `json:"pipeline"`
+	ConsumerQueueURL   string `json:"consumer_queue_url"`
+}
+
+// pipelineAttributes are the attributes of the pipeline under test that the
+// suite reads, from its output pipeline.
+type pipelineAttributes struct {
 	TableName         string `json:"table_name"`
 	StreamARN         string `json:"stream_arn"`
 	RelayFunctionName string `json:"relay_function_name"`
@@ -156,9 +163,10 @@ type outputs struct {
 	DeadLetterURL     string `json:"dead_letter_queue_url"`
 	ReconcilerARN     string `json:"reconciler_function_arn"`
 	ScheduleARN       string `json:"schedule_arn"`
-	ConsumerQueueURL  string `json:"consumer_queue_url"`
 	TargetARN         string `json:"target_arn"`
-	ClaimBucket       string `json:"claim_bucket"`
+	Writer            struct {
+		ClaimBucket string `json:"claim_bucket"`
+	} `json:"writer"`
 }
 
 // reconcilerName is the reconciler function's name, from its ARN.
