@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,21 +73,12 @@ func TestAccModuleFIFOQueue(t *testing.T) {
 	e := acctest.New(t)
 	sink := e.NewFIFOQueue("fifoq-consumer.fifo", nil)
 	e.CreateAppTable("fifoq-orders", "")
-	config := fmt.Sprintf(`terraform {
-  required_providers {
-    outbox = { source = "outboxkit/outbox" }
-  }
-}
-
+	config := requiredOutbox + fmt.Sprintf(`
 module "p" {
   source    = "../modules/outbox-pipeline"
   name      = "fifoq"
   queue_arn = %q
-  relay = {
-    architecture            = "x86_64"
-    batch_size              = 10
-    batching_window_seconds = 0
-  }
+  `+fastRelay+`
 }
 
 output "writer_table" {
@@ -128,11 +117,7 @@ output "targets" {
 func applyFIFOExample(e *acctest.Env, tf, topic string) *tfrun.Runner {
 	e.T.Helper()
 	override := `module "orders_outbox" {
-  relay = {
-    architecture            = "x86_64"
-    batch_size              = 10
-    batching_window_seconds = 0
-  }
+  ` + fastRelay + `
 }
 `
 	return applyStaged(e, tf, fifoExample, map[string]string{"test_override.tf": override},
@@ -145,22 +130,9 @@ func applyFIFOExample(e *acctest.Env, tf, topic string) *tfrun.Runner {
 func applyStaged(e *acctest.Env, tf, dir string, files, env map[string]string) *tfrun.Runner {
 	t := e.T
 	t.Helper()
-	inst, err := tfrun.Setup(e.Ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	staged, err := tfrun.Stage(root, t.TempDir(), "modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := filepath.Join(staged, dir)
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	inst, work := stageModules(e.Ctx, t, tf, dir)
 	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(work, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, work, name, src)
 	}
 	runEnv := tfrun.AWSEnv(e.Stack.Endpoint(), e.Stack.Options().Region)
 	for k, v := range env {
