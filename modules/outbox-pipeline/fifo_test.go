@@ -13,6 +13,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -154,23 +155,17 @@ func applyStaged(e *acctest.Env, tf, dir string, files, env map[string]string) *
 	return run
 }
 
-// writerTable is the outbox table of the writer_table output.
+// writerTable is the outbox table of the writer_table output: the
+// pipeline's own table, in the dedicated layout.
 func writerTable(e *acctest.Env, run *tfrun.Runner) outbox.Table {
 	e.T.Helper()
-	var table struct {
-		Name          string `json:"name"`
-		PartitionKey  string `json:"partition_key"`
-		SortKey       string `json:"sort_key"`
-		SortKeyPrefix string `json:"sort_key_prefix"`
-		TTLAttribute  string `json:"ttl_attribute"`
-		PendingIndex  string `json:"pending_index"`
-		PendingShards int    `json:"pending_shards"`
-	}
-	if err := run.OutputInto(e.Ctx, "writer_table", &table); err != nil {
+	var w demo.WriterTable
+	if err := run.OutputInto(e.Ctx, "writer_table", &w); err != nil {
 		e.T.Fatal(err)
 	}
-	return outbox.Table{Name: table.Name, PartitionKey: table.PartitionKey, SortKey: table.SortKey, SortKeyPrefix: table.SortKeyPrefix,
-		TTLAttribute: table.TTLAttribute, PendingIndexName: table.PendingIndex, PendingShards: table.PendingShards}
+	table := w.Table()
+	table.Layout = outbox.LayoutDedicated
+	return table
 }
 
 // newFIFOTopic creates the SNS FIFO topic name, deleted when the test ends.
