@@ -280,35 +280,28 @@ func (r Result) Line() string {
 // event received out of its key's order, a gap or an event without a
 // sequence (orderProblems), or nothing written at all.
 func (r Result) Check() error {
-	var errs []error
-	if r.Written == 0 {
-		errs = append(errs, errors.New("no event was written"))
+	var v violations
+	v.add(r.Written == 0, "no event was written")
+	v.add(r.Lost != 0, "%d of %d written events were never delivered", r.Lost, r.Written)
+	v.add(r.PoisonInjected == 0, "no poison event was injected")
+	v.add(r.FailedPoison != r.PoisonInjected, "%d items are FAILED, want the %d poison events", r.FailedPoison, r.PoisonInjected)
+	v.add(r.PoisonDelivered != 0, "%d poison events were delivered", r.PoisonDelivered)
+	v.add(r.Unknown != 0, "%d events were delivered that were never written", r.Unknown)
+	v.add(r.Stranded != 0, "%d valid events are still PENDING or FAILED", r.Stranded)
+	v.add(r.Duplicates > r.DuplicateBound, "%d duplicates, more than the %d that %d kills explain", r.Duplicates, r.DuplicateBound, r.Kills)
+	r.orderProblems(&v)
+	v.add(r.FIFO && float64(r.Duplicates) > MaxFIFODuplicateShare*float64(r.Written),
+		"%d duplicates reached the FIFO consumer, %.2f %% of the %d events, more than the %.1f %% the broker's deduplication allows",
+		r.Duplicates, r.DuplicatePercent(), r.Written, 100*MaxFIFODuplicateShare)
+	return errors.Join(v...)
+}
+
+// violations collects the guarantees a run broke.
+type violations []error
+
+// add records the violation that format describes when broken holds.
+func (v *violations) add(broken bool, format string, args ...any) {
+	if broken {
+		*v = append(*v, fmt.Errorf(format, args...))
 	}
-	if r.Lost != 0 {
-		errs = append(errs, fmt.Errorf("%d of %d written events were never delivered", r.Lost, r.Written))
-	}
-	if r.PoisonInjected == 0 {
-		errs = append(errs, errors.New("no poison event was injected"))
-	}
-	if r.FailedPoison != r.PoisonInjected {
-		errs = append(errs, fmt.Errorf("%d items are FAILED, want the %d poison events", r.FailedPoison, r.PoisonInjected))
-	}
-	if r.PoisonDelivered != 0 {
-		errs = append(errs, fmt.Errorf("%d poison events were delivered", r.PoisonDelivered))
-	}
-	if r.Unknown != 0 {
-		errs = append(errs, fmt.Errorf("%d events were delivered that were never written", r.Unknown))
-	}
-	if r.Stranded != 0 {
-		errs = append(errs, fmt.Errorf("%d valid events are still PENDING or FAILED", r.Stranded))
-	}
-	if r.Duplicates > r.DuplicateBound {
-		errs = append(errs, fmt.Errorf("%d duplicates, more than the %d that %d kills explain", r.Duplicates, r.DuplicateBound, r.Kills))
-	}
-	errs = append(errs, r.orderProblems()...)
-	if r.FIFO && float64(r.Duplicates) > MaxFIFODuplicateShare*float64(r.Written) {
-		errs = append(errs, fmt.Errorf("%d duplicates reached the FIFO consumer, %.2f %% of the %d events, more than the %.1f %% the broker's deduplication allows",
-			r.Duplicates, r.DuplicatePercent(), r.Written, 100*MaxFIFODuplicateShare))
-	}
-	return errors.Join(errs...)
 }

@@ -149,6 +149,13 @@ func (o options) drainDeadline() time.Duration {
 
 // outputs of testdata/main.tf.
 type outputs struct {
+	pipelineAttributes `json:"pipeline"`
+	ConsumerQueueURL   string `json:"consumer_queue_url"`
+}
+
+// pipelineAttributes are the attributes of the pipeline under test that the
+// suite reads, from its output pipeline.
+type pipelineAttributes struct {
 	TableName         string `json:"table_name"`
 	StreamARN         string `json:"stream_arn"`
 	RelayFunctionName string `json:"relay_function_name"`
@@ -156,9 +163,10 @@ type outputs struct {
 	DeadLetterURL     string `json:"dead_letter_queue_url"`
 	ReconcilerARN     string `json:"reconciler_function_arn"`
 	ScheduleARN       string `json:"schedule_arn"`
-	ConsumerQueueURL  string `json:"consumer_queue_url"`
 	TargetARN         string `json:"target_arn"`
-	ClaimBucket       string `json:"claim_bucket"`
+	Writer            struct {
+		ClaimBucket string `json:"claim_bucket"`
+	} `json:"writer"`
 }
 
 // reconcilerName is the reconciler function's name, from its ARN.
@@ -208,23 +216,27 @@ type run struct {
 	// killLog is every kill, for the duplicates' causes.
 	killMu  sync.Mutex
 	killLog []killAt
-	// errs collects the first errors of background goroutines.
+	backgroundErrors
+}
+
+// backgroundErrors collects the first errors of background goroutines.
+type backgroundErrors struct {
 	errMu sync.Mutex
 	errs  []error
 }
 
-func (r *run) fail(err error) {
-	r.errMu.Lock()
-	defer r.errMu.Unlock()
-	if len(r.errs) < 10 {
-		r.errs = append(r.errs, err)
+func (b *backgroundErrors) fail(err error) {
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	if len(b.errs) < 10 {
+		b.errs = append(b.errs, err)
 	}
 }
 
-func (r *run) failures() error {
-	r.errMu.Lock()
-	defer r.errMu.Unlock()
-	return errors.Join(r.errs...)
+func (b *backgroundErrors) failures() error {
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	return errors.Join(b.errs...)
 }
 
 // clientConfig is the stack's SDK configuration with a retryer that keeps

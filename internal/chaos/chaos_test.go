@@ -63,10 +63,7 @@ func TestResultCheck(t *testing.T) {
 	if err := fifo.Check(); err != nil {
 		t.Errorf("a FIFO run with 0.5 %% duplicates fails: %v", err)
 	}
-	for name, c := range map[string]struct {
-		mutate func(*Result)
-		want   string
-	}{
+	checkBreaches(t, good, Result.Check, map[string]breach[Result]{
 		"lost":             {func(r *Result) { r.Delivered, r.Lost = 9, 1 }, "1 of 10 written events were never delivered"},
 		"poison not set":   {func(r *Result) { r.FailedPoison = 1 }, "1 items are FAILED, want the 2 poison events"},
 		"extra failed":     {func(r *Result) { r.FailedPoison = 3 }, "3 items are FAILED"},
@@ -78,12 +75,25 @@ func TestResultCheck(t *testing.T) {
 			"3 duplicates reached the FIFO consumer, 0.75 % of the 400 events, more than the 0.5 %"},
 		"nothing written": {func(r *Result) { r.Written, r.Delivered = 0, 0 }, "no event was written"},
 		"no poison":       {func(r *Result) { r.PoisonInjected, r.FailedPoison = 0, 0 }, "no poison event was injected"},
-	} {
+	})
+}
+
+// breach is a change that breaks a clean result, and what its check must
+// then report.
+type breach[R any] struct {
+	change func(*R)
+	want   string
+}
+
+// checkBreaches applies each breach to a copy of good and fails when check
+// does not report it.
+func checkBreaches[R any](t *testing.T, good R, check func(R) error, breaches map[string]breach[R]) {
+	t.Helper()
+	for name, b := range breaches {
 		r := good
-		c.mutate(&r)
-		err := r.Check()
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: Check() = %v, want an error containing %q", name, err, c.want)
+		b.change(&r)
+		if err := check(r); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: Check() = %v, want an error containing %q", name, err, b.want)
 		}
 	}
 }

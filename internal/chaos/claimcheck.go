@@ -162,25 +162,20 @@ func (r ClaimResult) Line() string {
 // committed event missing or untagged, an object left after the TTL, or
 // no S3 fault at all.
 func (r ClaimResult) Check() error {
-	var errs []error
-	add := func(bad bool, format string, args ...any) {
-		if bad {
-			errs = append(errs, fmt.Errorf(format, args...))
-		}
-	}
-	add(r.Events == 0, "no event was written")
-	add(r.Delivered != r.Events, "%d of %d events were delivered", r.Delivered, r.Events)
-	add(r.Verified != r.Events, "%d of %d events were verified", r.Verified, r.Events)
-	add(r.WantClaimed == 0 || r.WantClaimed == r.Events, "%d of %d events were over the threshold: the run needs both paths", r.WantClaimed, r.Events)
-	add(r.Claimed != r.WantClaimed, "%d events arrived claim-checked, want the %d over the threshold", r.Claimed, r.WantClaimed)
-	add(r.IntegrityFailures != 0, "the consumer kit found %d deliveries whose data does not match its reference", r.IntegrityFailures)
-	add(r.Mismatches != 0, "%d events arrived with data other than what was written", r.Mismatches)
-	add(r.OrphansWritten == 0, "no object of an uncommitted transaction was written")
-	add(r.OrphansRemoved != r.OrphansWritten, "the sweep removed %d objects, want the %d orphans", r.OrphansRemoved, r.OrphansWritten)
-	add(r.OrphansLeft != 0, "%d objects have no item and are not of a published event", r.OrphansLeft)
-	add(r.ObjectsKept != r.Claimed, "%d objects after the sweep, want the %d of the claim-checked events", r.ObjectsKept, r.Claimed)
-	add(r.Untagged != 0, "%d objects of published events are not tagged published", r.Untagged)
-	add(r.LeftAfterTTL != 0, "%d objects are left after the published items' TTL", r.LeftAfterTTL)
-	add(r.S3Faults == 0, "no S3 fault fired")
-	return errors.Join(errs...)
+	var v violations
+	v.add(r.Events == 0, "no event was written")
+	v.add(r.Delivered != r.Events, "%d of %d events were delivered", r.Delivered, r.Events)
+	v.add(r.Verified != r.Events, "%d of %d events were verified", r.Verified, r.Events)
+	v.add(r.WantClaimed == 0 || r.WantClaimed == r.Events, "%d of %d events were over the threshold: the run needs both paths", r.WantClaimed, r.Events)
+	v.add(r.Claimed != r.WantClaimed, "%d events arrived claim-checked, want the %d over the threshold", r.Claimed, r.WantClaimed)
+	v.add(r.IntegrityFailures != 0, "the consumer kit found %d deliveries whose data does not match its reference", r.IntegrityFailures)
+	v.add(r.Mismatches != 0, "%d events arrived with data other than what was written", r.Mismatches)
+	v.add(r.OrphansWritten == 0, "no object of an uncommitted transaction was written")
+	v.add(r.OrphansRemoved != r.OrphansWritten, "the sweep removed %d objects, want the %d orphans", r.OrphansRemoved, r.OrphansWritten)
+	v.add(r.OrphansLeft != 0, "%d objects have no item and are not of a published event", r.OrphansLeft)
+	v.add(r.ObjectsKept != r.Claimed, "%d objects after the sweep, want the %d of the claim-checked events", r.ObjectsKept, r.Claimed)
+	v.add(r.Untagged != 0, "%d objects of published events are not tagged published", r.Untagged)
+	v.add(r.LeftAfterTTL != 0, "%d objects are left after the published items' TTL", r.LeftAfterTTL)
+	v.add(r.S3Faults == 0, "no S3 fault fired")
+	return errors.Join(v...)
 }

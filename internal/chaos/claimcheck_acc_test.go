@@ -144,10 +144,10 @@ func (p *claimPlan) start(ctx context.Context, r *run, cfg aws.Config) (*claimRu
 	if p == nil {
 		return nil, nil
 	}
-	if r.out.ClaimBucket == "" {
-		return nil, errors.New("the pipeline has no claim-check bucket (output claim_bucket)")
+	if r.out.Writer.ClaimBucket == "" {
+		return nil, errors.New("the pipeline has no claim-check bucket (attribute writer.claim_bucket)")
 	}
-	c := &claimRun{r: r, plan: p, bucket: r.out.ClaimBucket, s3: s3.NewFromConfig(cfg), began: time.Now(),
+	c := &claimRun{r: r, plan: p, bucket: r.out.Writer.ClaimBucket, s3: s3.NewFromConfig(cfg), began: time.Now(),
 		expect: map[string]claimExpect{}, verified: map[string]bool{}, committedIDs: map[string]bool{}, orphans: map[string]string{}}
 	var err error
 	if c.overhead, err = publishedOverhead(r.table); err != nil {

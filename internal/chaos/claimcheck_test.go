@@ -81,10 +81,7 @@ func TestClaimResultCheck(t *testing.T) {
 	if got := good.Line(); !strings.HasPrefix(got, "claimcheck: events=10 delivered=10 verified=10 lost=0 claimed=3 bytes=100") || !strings.Contains(got, "orphans_left=0") {
 		t.Errorf("line = %q", got)
 	}
-	for name, c := range map[string]struct {
-		change func(*ClaimResult)
-		want   string
-	}{
+	checkBreaches(t, good, ClaimResult.Check, map[string]breach[ClaimResult]{
 		"lost":            {func(r *ClaimResult) { r.Delivered = 9 }, "9 of 10 events were delivered"},
 		"unverified":      {func(r *ClaimResult) { r.Verified = 9 }, "9 of 10 events were verified"},
 		"not claimed":     {func(r *ClaimResult) { r.Claimed = 2 }, "2 events arrived claim-checked"},
@@ -99,11 +96,5 @@ func TestClaimResultCheck(t *testing.T) {
 		"left after TTL":  {func(r *ClaimResult) { r.LeftAfterTTL = 1 }, "left after the published items' TTL"},
 		"no S3 fault":     {func(r *ClaimResult) { r.S3Faults = 0 }, "no S3 fault"},
 		"nothing written": {func(r *ClaimResult) { *r = ClaimResult{OrphansWritten: 1, OrphansRemoved: 1, S3Faults: 1} }, "no event was written"},
-	} {
-		r := good
-		c.change(&r)
-		if err := r.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: Check() = %v, want %q", name, err, c.want)
-		}
-	}
+	})
 }

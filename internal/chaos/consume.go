@@ -88,39 +88,17 @@ func (r ConsumeResult) Line() string {
 // inject what it must: fewer kills than kills, no takeover, fewer than
 // redeliveredPercent of the events delivered again, no reused id.
 func (r ConsumeResult) Check(kills, redeliveredPercent int) error {
-	var errs []error
-	if r.Events == 0 {
-		errs = append(errs, errors.New("no event was published"))
-	}
-	if r.EffectsOnce != r.Events {
-		errs = append(errs, fmt.Errorf("%d of %d events had their effect exactly once", r.EffectsOnce, r.Events))
-	}
-	if r.Lost != 0 {
-		errs = append(errs, fmt.Errorf("%d events never had their effect", r.Lost))
-	}
-	if r.Wrong != 0 {
-		errs = append(errs, fmt.Errorf("%d effects happened more than once, with another payload, or for no published event", r.Wrong))
-	}
-	if r.Unfinished != 0 {
-		errs = append(errs, fmt.Errorf("%d inbox entries are not COMPLETED", r.Unfinished))
-	}
-	if r.MismatchesInjected == 0 {
-		errs = append(errs, errors.New("no id was reused with another payload"))
-	}
-	if r.MismatchesDetected != r.MismatchesInjected {
-		errs = append(errs, fmt.Errorf("%d of %d reused ids were detected", r.MismatchesDetected, r.MismatchesInjected))
-	}
-	if r.Kills < kills {
-		errs = append(errs, fmt.Errorf("%d consumer processes were killed, want %d", r.Kills, kills))
-	}
-	switch {
-	case r.EffectsOnly && r.Takeovers != 0:
-		errs = append(errs, fmt.Errorf("%d leases were taken over by a consumer that takes none", r.Takeovers))
-	case !r.EffectsOnly && r.Takeovers == 0:
-		errs = append(errs, errors.New("no lease was taken over: no kill left an event in progress"))
-	}
-	if r.Redelivered*100 < r.Events*redeliveredPercent {
-		errs = append(errs, fmt.Errorf("%d of %d events were delivered again, fewer than %d %%", r.Redelivered, r.Events, redeliveredPercent))
-	}
-	return errors.Join(errs...)
+	var v violations
+	v.add(r.Events == 0, "no event was published")
+	v.add(r.EffectsOnce != r.Events, "%d of %d events had their effect exactly once", r.EffectsOnce, r.Events)
+	v.add(r.Lost != 0, "%d events never had their effect", r.Lost)
+	v.add(r.Wrong != 0, "%d effects happened more than once, with another payload, or for no published event", r.Wrong)
+	v.add(r.Unfinished != 0, "%d inbox entries are not COMPLETED", r.Unfinished)
+	v.add(r.MismatchesInjected == 0, "no id was reused with another payload")
+	v.add(r.MismatchesDetected != r.MismatchesInjected, "%d of %d reused ids were detected", r.MismatchesDetected, r.MismatchesInjected)
+	v.add(r.Kills < kills, "%d consumer processes were killed, want %d", r.Kills, kills)
+	v.add(r.EffectsOnly && r.Takeovers != 0, "%d leases were taken over by a consumer that takes none", r.Takeovers)
+	v.add(!r.EffectsOnly && r.Takeovers == 0, "no lease was taken over: no kill left an event in progress")
+	v.add(r.Redelivered*100 < r.Events*redeliveredPercent, "%d of %d events were delivered again, fewer than %d %%", r.Redelivered, r.Events, redeliveredPercent)
+	return errors.Join(v...)
 }

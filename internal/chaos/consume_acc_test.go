@@ -3,7 +3,6 @@ package chaos
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -128,16 +127,7 @@ type consumeRun struct {
 	deliveries, impostorDeliveries, invocations, functionErrors atomic.Int64
 	republished, resent, lostDeletes, kills                     atomic.Int64
 
-	errMu sync.Mutex
-	errs  []error
-}
-
-func (c *consumeRun) fail(err error) {
-	c.errMu.Lock()
-	defer c.errMu.Unlock()
-	if len(c.errs) < 10 {
-		c.errs = append(c.errs, err)
-	}
+	backgroundErrors
 }
 
 // TestConsumeChaos sends events through a subscription to a consumer built
@@ -191,7 +181,7 @@ func TestConsumeChaos(t *testing.T) {
 	if drainErr != nil {
 		t.Error(drainErr)
 	}
-	if err := errors.Join(c.errs...); err != nil {
+	if err := c.failures(); err != nil {
 		t.Errorf("background errors: %v", err)
 	}
 	if err := res.Check(o.kills, consumeRedelivered); err != nil {

@@ -91,21 +91,13 @@ func (o *KeyOrder) Examples() []string {
 	return append([]string(nil), o.examples...)
 }
 
-// orderProblems are the violations of an ordered run's order: none for a
-// run that is not ordered.
-func (r Result) orderProblems() []error {
+// orderProblems adds to v the violations of an ordered run's order: none
+// for a run that is not ordered.
+func (r Result) orderProblems(v *violations) {
 	if !r.Ordered {
-		return nil
+		return
 	}
-	var errs []error
-	if r.Inversions != 0 {
-		errs = append(errs, fmt.Errorf("%d events were first received after a later event of their ordering key", r.Inversions))
-	}
-	if r.Gaps != 0 {
-		errs = append(errs, fmt.Errorf("%d sequences below their ordering key's highest received were never received", r.Gaps))
-	}
-	if r.Unsequenced != 0 {
-		errs = append(errs, fmt.Errorf("%d events were received without an ordering key and a sequence", r.Unsequenced))
-	}
-	return errs
+	v.add(r.Inversions != 0, "%d events were first received after a later event of their ordering key", r.Inversions)
+	v.add(r.Gaps != 0, "%d sequences below their ordering key's highest received were never received", r.Gaps)
+	v.add(r.Unsequenced != 0, "%d events were received without an ordering key and a sequence", r.Unsequenced)
 }

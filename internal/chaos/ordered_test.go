@@ -8,25 +8,17 @@ import (
 func TestKeyOrder(t *testing.T) {
 	t.Parallel()
 	o := NewKeyOrder()
-	// Key a: 1, 2, 2 again (a duplicate), 4, then 3: an inversion; 1
-	// again, after 4, is a duplicate, not an inversion.
-	for _, e := range []struct {
-		id  string
-		seq int64
-	}{{"a1", 1}, {"a2", 2}, {"a2", 2}, {"a4", 4}, {"a3", 3}, {"a1", 1}, {"a5", 5}} {
-		o.Received(e.id, "a", e.seq)
-	}
-	// Key b: 1 and 4, never 2 or 3: two gaps.
-	o.Received("b1", "b", 1)
-	o.Received("b4", "b", 4)
-	// Key c: 2, then 1, a first reception below 2: an inversion. An
-	// event without a sequence is counted once, however often received.
-	o.Received("c2", "c", 2)
-	o.Received("c1", "c", 1)
-	o.Received("u", "", 0)
-	o.Received("u", "", 0)
-	var r Result
-	o.Fill(&r)
+	r := receive(o,
+		// Key a: 1, 2, 2 again (a duplicate), 4, then 3: an inversion; 1
+		// again, after 4, is a duplicate, not an inversion.
+		reception{"a1", "a", 1}, reception{"a2", "a", 2}, reception{"a2", "a", 2}, reception{"a4", "a", 4},
+		reception{"a3", "a", 3}, reception{"a1", "a", 1}, reception{"a5", "a", 5},
+		// Key b: 1 and 4, never 2 or 3: two gaps.
+		reception{"b1", "b", 1}, reception{"b4", "b", 4},
+		// Key c: 2, then 1, a first reception below 2: an inversion. An
+		// event without a sequence is counted once, however often received.
+		reception{"c2", "c", 2}, reception{"c1", "c", 1},
+		reception{"u", "", 0}, reception{"u", "", 0})
 	if !r.Ordered || r.Inversions != 2 || r.Gaps != 2 || r.Unsequenced != 1 {
 		t.Errorf("result = %+v, want ordered, 2 inversions, 2 gaps, 1 unsequenced", r)
 	}
@@ -41,20 +33,32 @@ func TestKeyOrder(t *testing.T) {
 
 func TestKeyOrderInOrder(t *testing.T) {
 	t.Parallel()
-	o := NewKeyOrder()
 	// Keys interleaved, each in order, with duplicates of earlier events
 	// arriving late: no inversion, no gap.
-	o.Received("a1", "a", 1)
-	o.Received("b1", "b", 1)
-	o.Received("a2", "a", 2)
-	o.Received("b2", "b", 2)
-	o.Received("a1", "a", 1)
-	o.Received("a3", "a", 3)
-	var r Result
-	o.Fill(&r)
+	r := receive(NewKeyOrder(),
+		reception{"a1", "a", 1}, reception{"b1", "b", 1}, reception{"a2", "a", 2},
+		reception{"b2", "b", 2}, reception{"a1", "a", 1}, reception{"a3", "a", 3})
 	if r.Inversions != 0 || r.Gaps != 0 || r.Unsequenced != 0 {
 		t.Errorf("result = %+v, want no inversion, gap or unsequenced event", r)
 	}
+}
+
+// reception is an event received: its id, its ordering key and its
+// sequence.
+type reception struct {
+	id, key string
+	seq     int64
+}
+
+// receive records the receptions in o, in their order, and returns the
+// result o fills.
+func receive(o *KeyOrder, receptions ...reception) Result {
+	for _, e := range receptions {
+		o.Received(e.id, e.key, e.seq)
+	}
+	var r Result
+	o.Fill(&r)
+	return r
 }
 
 func TestResultOrdered(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -28,7 +27,6 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -63,11 +61,7 @@ type consumerExample struct {
 func TestAccExamplesConsumerLambda(t *testing.T) {
 	tf := acctest.TerraformCLI(t, root)
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	stack := localawstest.Start(t)
-	ctl := localawstest.Control(stack)
-	before := localawstest.Inventory(ctx, t, ctl)
+	ctx, stack, checkDestroyed := startExampleStack(t)
 	zip := buildConsumerLambda(t)
 
 	rel := filepath.Join("examples", "consumer-lambda")
@@ -128,9 +122,7 @@ func TestAccExamplesConsumerLambda(t *testing.T) {
 		t.Fatalf("destroying %s: %v", rel, err)
 	}
 	destroyed = true
-	if after := localawstest.Inventory(ctx, t, ctl); !localawstest.SameInventory(before, after) {
-		t.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
-	}
+	checkDestroyed()
 }
 
 // buildConsumerLambda builds examples/consumer-lambda, a module of its own,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -32,11 +33,7 @@ const root = "../.."
 func TestAccExamplesComplete(t *testing.T) {
 	tf := acctest.TerraformCLI(t, root)
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	stack := localawstest.Start(t)
-	ctl := localawstest.Control(stack)
-	before := localawstest.Inventory(ctx, t, ctl)
+	ctx, stack, checkDestroyed := startExampleStack(t)
 
 	// x86_64 functions start faster here than arm64 ones under qemu; the
 	// demo runs the example's default.
@@ -94,8 +91,23 @@ func TestAccExamplesComplete(t *testing.T) {
 		t.Fatalf("destroying examples/complete: %v", err)
 	}
 	destroyed = true
-	if after := localawstest.Inventory(ctx, t, ctl); !localawstest.SameInventory(before, after) {
-		t.Errorf("destroy left resources:\nbefore %v\nafter  %v", before, after)
+	checkDestroyed()
+}
+
+// startExampleStack starts a local stack of the test's own for an example
+// and returns a context that ends within 15 minutes, the stack, and a check,
+// to call once the example is destroyed, that the stack holds again what it
+// held before the example.
+func startExampleStack(t *testing.T) (context.Context, *localaws.Stack, func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	t.Cleanup(cancel)
+	stack := localawstest.Start(t)
+	ctl := localawstest.Control(stack)
+	before := localawstest.Inventory(ctx, t, ctl)
+	return ctx, stack, func() {
+		t.Helper()
+		localawstest.CheckInventory(ctx, t, ctl, before, "destroy")
 	}
 }
 

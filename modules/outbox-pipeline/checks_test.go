@@ -2,7 +2,6 @@ package outboxpipeline_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,15 +60,7 @@ func TestAccModuleTargetChecks(t *testing.T) {
   input = "arn:aws:sns:us-east-1:123456789012:created.fifo"
 }
 `}
-	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	staged, err := tfrun.Stage(root, t.TempDir(), "modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := filepath.Join(staged, "checks")
+	inst, work := stageModules(ctx, t, tf, "checks")
 	run := inst.Runner(work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -95,12 +86,7 @@ func TestAccModuleTargetChecks(t *testing.T) {
 // given arguments, followed by extra.
 func writeModuleCall(t *testing.T, work, args, extra string) {
 	t.Helper()
-	src := `terraform {
-  required_providers {
-    outbox = { source = "outboxkit/outbox" }
-  }
-}
-
+	src := requiredOutbox + `
 module "p" {
   source = "../modules/outbox-pipeline"
   name   = "checks"
@@ -108,12 +94,7 @@ module "p" {
   ` + args + `
 }
 ` + extra
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, work, "main.tf", src)
 }
 
 // flatten is Terraform's output on one line, without the frame of its
@@ -128,14 +109,7 @@ func TestAccModuleExamplesValidate(t *testing.T) {
 	tf := acctest.TerraformCLI(t, root)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	staged, err := tfrun.Stage(root, t.TempDir(), "modules")
-	if err != nil {
-		t.Fatal(err)
-	}
+	inst, staged := stageModules(ctx, t, tf, ".")
 	examples, err := filepath.Glob(filepath.Join(staged, "modules", "outbox-pipeline", "examples", "*", "main.tf"))
 	if err != nil || len(examples) < 2 {
 		t.Fatalf("examples: %v (%v)", examples, err)

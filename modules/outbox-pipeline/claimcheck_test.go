@@ -43,22 +43,13 @@ func TestAccModuleClaimCheck(t *testing.T) {
 			t.Errorf("the bucket %s is still there after destroy", bucket)
 		}
 	})
-	config := fmt.Sprintf(`terraform {
-  required_providers {
-    outbox = { source = "outboxkit/outbox" }
-  }
-}
-
+	config := requiredOutbox + fmt.Sprintf(`
 module "p" {
   source      = "../modules/outbox-pipeline"
   name        = "claimmod"
   queue_arn   = %q
   claim_check = {}
-  relay = {
-    architecture            = "x86_64"
-    batch_size              = 10
-    batching_window_seconds = 0
-  }
+  `+fastRelay+`
 }
 
 module "plain" {

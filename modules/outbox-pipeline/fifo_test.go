@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +13,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -75,21 +74,12 @@ func TestAccModuleFIFOQueue(t *testing.T) {
 	e := acctest.New(t)
 	sink := e.NewFIFOQueue("fifoq-consumer.fifo", nil)
 	e.CreateAppTable("fifoq-orders", "")
-	config := fmt.Sprintf(`terraform {
-  required_providers {
-    outbox = { source = "outboxkit/outbox" }
-  }
-}
-
+	config := requiredOutbox + fmt.Sprintf(`
 module "p" {
   source    = "../modules/outbox-pipeline"
   name      = "fifoq"
   queue_arn = %q
-  relay = {
-    architecture            = "x86_64"
-    batch_size              = 10
-    batching_window_seconds = 0
-  }
+  `+fastRelay+`
 }
 
 output "writer_table" {
@@ -128,11 +118,7 @@ output "targets" {
 func applyFIFOExample(e *acctest.Env, tf, topic string) *tfrun.Runner {
 	e.T.Helper()
 	override := `module "orders_outbox" {
-  relay = {
-    architecture            = "x86_64"
-    batch_size              = 10
-    batching_window_seconds = 0
-  }
+  ` + fastRelay + `
 }
 `
 	return applyStaged(e, tf, fifoExample, map[string]string{"test_override.tf": override},
@@ -145,22 +131,9 @@ func applyFIFOExample(e *acctest.Env, tf, topic string) *tfrun.Runner {
 func applyStaged(e *acctest.Env, tf, dir string, files, env map[string]string) *tfrun.Runner {
 	t := e.T
 	t.Helper()
-	inst, err := tfrun.Setup(e.Ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	staged, err := tfrun.Stage(root, t.TempDir(), "modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := filepath.Join(staged, dir)
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	inst, work := stageModules(e.Ctx, t, tf, dir)
 	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(work, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, work, name, src)
 	}
 	runEnv := tfrun.AWSEnv(e.Stack.Endpoint(), e.Stack.Options().Region)
 	for k, v := range env {
@@ -182,23 +155,17 @@ func applyStaged(e *acctest.Env, tf, dir string, files, env map[string]string) *
 	return run
 }
 
-// writerTable is the outbox table of the writer_table output.
+// writerTable is the outbox table of the writer_table output: the
+// pipeline's own table, in the dedicated layout.
 func writerTable(e *acctest.Env, run *tfrun.Runner) outbox.Table {
 	e.T.Helper()
-	var table struct {
-		Name          string `json:"name"`
-		PartitionKey  string `json:"partition_key"`
-		SortKey       string `json:"sort_key"`
-		SortKeyPrefix string `json:"sort_key_prefix"`
-		TTLAttribute  string `json:"ttl_attribute"`
-		PendingIndex  string `json:"pending_index"`
-		PendingShards int    `json:"pending_shards"`
-	}
-	if err := run.OutputInto(e.Ctx, "writer_table", &table); err != nil {
+	var w demo.WriterTable
+	if err := run.OutputInto(e.Ctx, "writer_table", &w); err != nil {
 		e.T.Fatal(err)
 	}
-	return outbox.Table{Name: table.Name, PartitionKey: table.PartitionKey, SortKey: table.SortKey, SortKeyPrefix: table.SortKeyPrefix,
-		TTLAttribute: table.TTLAttribute, PendingIndexName: table.PendingIndex, PendingShards: table.PendingShards}
+	table := w.Table()
+	table.Layout = outbox.LayoutDedicated
+	return table
 }
 
 // newFIFOTopic creates the SNS FIFO topic name, deleted when the test ends.

@@ -34,16 +34,8 @@ module "i" {
   }
 }
 
-output "inbox_tables" {
-  value = module.i.subscription_inbox_table_names
-}
-
-output "consumer_policies" {
-  value = module.i.subscription_consumer_policies
-}
-
-output "subscriptions" {
-  value = module.i.subscriptions
+output "i" {
+  value = module.i
 }
 `)
 	if err := run.Init(ctx); err != nil {
@@ -52,18 +44,20 @@ output "subscriptions" {
 	if err := run.Apply(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var tables, policies map[string]string
-	var subs map[string]struct {
-		QueueARN       string  `json:"queue_arn"`
-		InboxTableName *string `json:"inbox_table_name"`
-		InboxTableARN  *string `json:"inbox_table_arn"`
-		ConsumerPolicy *string `json:"consumer_policy_json"`
+	var out struct {
+		Tables   map[string]string `json:"subscription_inbox_table_names"`
+		Policies map[string]string `json:"subscription_consumer_policies"`
+		Subs     map[string]struct {
+			QueueARN       string  `json:"queue_arn"`
+			InboxTableName *string `json:"inbox_table_name"`
+			InboxTableARN  *string `json:"inbox_table_arn"`
+			ConsumerPolicy *string `json:"consumer_policy_json"`
+		} `json:"subscriptions"`
 	}
-	for name, v := range map[string]any{"inbox_tables": &tables, "consumer_policies": &policies, "subscriptions": &subs} {
-		if err := run.OutputInto(ctx, name, v); err != nil {
-			t.Fatal(err)
-		}
+	if err := run.OutputInto(ctx, "i", &out); err != nil {
+		t.Fatal(err)
 	}
+	tables, policies, subs := out.Tables, out.Policies, out.Subs
 	if len(tables) != 1 || tables["payments"] != "inb-payments-inbox" || len(policies) != 1 {
 		t.Fatalf("inbox tables %v, policies %v: want payments' alone", tables, policies)
 	}

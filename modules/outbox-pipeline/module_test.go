@@ -5,8 +5,6 @@ package outboxpipeline_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,31 +62,12 @@ func TestAccModuleImport(t *testing.T) {
 func applyModule(ctx context.Context, t *testing.T, tf string) (*tfrun.Runner, func(name, src string)) {
 	t.Helper()
 	stack := localawstest.Start(t)
-	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	staged, err := tfrun.Stage(root, t.TempDir(), "modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := filepath.Join(staged, "imported")
+	inst, work := stageModules(ctx, t, tf, "imported")
 	write := func(name, src string) {
 		t.Helper()
-		if err := os.MkdirAll(work, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(work, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, work, name, src)
 	}
-	write("main.tf", `
-terraform {
-  required_providers {
-    outbox = { source = "outboxkit/outbox" }
-  }
-}
-
+	write("main.tf", requiredOutbox+`
 module "p" {
   source = "../modules/outbox-pipeline"
   name   = "imp"

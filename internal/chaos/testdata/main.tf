@@ -156,40 +156,8 @@ resource "outbox_subscription" "consumer" {
   }
 }
 
-output "table_name" {
-  value = outbox_pipeline.chaos.table_name
-}
-
-output "stream_arn" {
-  value = outbox_pipeline.chaos.stream_arn
-}
-
-output "relay_function_name" {
-  value = outbox_pipeline.chaos.relay_function_name
-}
-
-output "event_source_mapping_uuid" {
-  value = outbox_pipeline.chaos.event_source_mapping_uuid
-}
-
-output "dead_letter_queue_url" {
-  value = outbox_pipeline.chaos.dead_letter_queue_url
-}
-
-output "reconciler_function_arn" {
-  value = outbox_pipeline.chaos.reconciler_function_arn
-}
-
-output "schedule_arn" {
-  value = outbox_pipeline.chaos.schedule_arn
-}
-
-output "target_arn" {
-  value = outbox_pipeline.chaos.target_arn
-}
-
-output "claim_bucket" {
-  value = outbox_pipeline.chaos.writer.claim_bucket
+output "pipeline" {
+  value = outbox_pipeline.chaos
 }
 
 output "consumer_queue_url" {

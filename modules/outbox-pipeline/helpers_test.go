@@ -1,0 +1,59 @@
+package outboxpipeline_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+)
+
+// requiredOutbox is the terraform block of the tests' configurations: the
+// provider the installation serves.
+const requiredOutbox = `terraform {
+  required_providers {
+    outbox = { source = "outboxkit/outbox" }
+  }
+}
+`
+
+// fastRelay is the relay setting of the tests that wait for events:
+// x86_64 functions (no emulation) and a mapping that sends each record at
+// once.
+const fastRelay = `relay = {
+    architecture            = "x86_64"
+    batch_size              = 10
+    batching_window_seconds = 0
+  }`
+
+// stageModules installs the provider built from this checkout for the
+// Terraform CLI tf and stages the repository's modules in a directory of
+// the test's own: it returns the installation and the directory dir of the
+// staged tree (relative to its root, beside the modules directory), which
+// it creates, for the test's configuration.
+func stageModules(ctx context.Context, t *testing.T, tf, dir string) (*tfrun.Installation, string) {
+	t.Helper()
+	inst, err := tfrun.Setup(ctx, tfrun.Options{Terraform: tf, Module: root, Dir: t.TempDir(), Log: acctest.TestLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged, err := tfrun.Stage(root, t.TempDir(), "modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(staged, dir)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return inst, work
+}
+
+// writeFile writes src as the file name of dir.
+func writeFile(t *testing.T, dir, name, src string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
