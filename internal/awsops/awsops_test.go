@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 )
 
@@ -161,5 +162,25 @@ func TestFieldsAddsOnlyChanged(t *testing.T) {
 	add(true, "state")
 	if !slices.Equal(f, Fields{"batch_size", "state"}) {
 		t.Errorf("Fields = %v, want [batch_size state]", f)
+	}
+}
+
+func TestTableActiveNeedsTheTableAndEveryIndex(t *testing.T) {
+	t.Parallel()
+	index := func(s types.IndexStatus) types.GlobalSecondaryIndexDescription {
+		return types.GlobalSecondaryIndexDescription{IndexStatus: s}
+	}
+	for name, tc := range map[string]struct {
+		d    types.TableDescription
+		want bool
+	}{
+		"active, no index":  {types.TableDescription{TableStatus: types.TableStatusActive}, true},
+		"updating":          {types.TableDescription{TableStatus: types.TableStatusUpdating}, false},
+		"index creating":    {types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: []types.GlobalSecondaryIndexDescription{index(types.IndexStatusActive), index(types.IndexStatusCreating)}}, false},
+		"table and indexes": {types.TableDescription{TableStatus: types.TableStatusActive, GlobalSecondaryIndexes: []types.GlobalSecondaryIndexDescription{index(types.IndexStatusActive)}}, true},
+	} {
+		if got := tableActive(&tc.d); got != tc.want {
+			t.Errorf("%s: tableActive = %t, want %t", name, got, tc.want)
+		}
 	}
 }

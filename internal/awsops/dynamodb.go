@@ -2,6 +2,7 @@ package awsops
 
 import (
 	"context"
+	"errors"
 	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -88,4 +89,46 @@ func SyncTableTags(ctx context.Context, c *dynamodb.Client, arn string, want map
 		_, err := c.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: TableTagList(set)})
 		return err
 	})
+}
+
+// WaitTableActive waits with w until the table name and each of its global
+// secondary indexes are ACTIVE, and returns its description then.
+func WaitTableActive(ctx context.Context, w Waiter, c *dynamodb.Client, name string) (*types.TableDescription, error) {
+	var desc *types.TableDescription
+	err := w.For(ctx, "table "+name+" to be ACTIVE", func(ctx context.Context) (bool, error) {
+		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if IsNotFound(err) {
+			return false, errors.New("the table disappeared")
+		}
+		if err != nil {
+			return false, err
+		}
+		desc = out.Table
+		return tableActive(desc), nil
+	})
+	return desc, err
+}
+
+// tableActive tells whether the table and each of its global secondary
+// indexes are ACTIVE.
+func tableActive(d *types.TableDescription) bool {
+	if d.TableStatus != types.TableStatusActive {
+		return false
+	}
+	for _, g := range d.GlobalSecondaryIndexes {
+		if g.IndexStatus != types.IndexStatusActive {
+			return false
+		}
+	}
+	return true
+}
+
+// UpdateTable makes the change of in to its table and waits with w until
+// the table is ACTIVE again.
+func UpdateTable(ctx context.Context, w Waiter, c *dynamodb.Client, in *dynamodb.UpdateTableInput) error {
+	if _, err := c.UpdateTable(ctx, in); err != nil {
+		return err
+	}
+	_, err := WaitTableActive(ctx, w, c, aws.ToString(in.TableName))
+	return err
 }

@@ -113,27 +113,7 @@ func (c *Provisioner) createTable(ctx context.Context, s Spec) (*types.TableDesc
 
 // waitTableActive waits until the table and all its indexes are ACTIVE.
 func (c *Provisioner) waitTableActive(ctx context.Context, name string) (*types.TableDescription, error) {
-	var desc *types.TableDescription
-	err := c.waitFor(ctx, "table "+name+" to be ACTIVE", func(ctx context.Context) (bool, error) {
-		d, err := c.describeTable(ctx, name)
-		if errors.Is(err, awsops.ErrNotFound) {
-			return false, errors.New("the table disappeared")
-		}
-		if err != nil {
-			return false, err
-		}
-		desc = d
-		if d.TableStatus != types.TableStatusActive {
-			return false, nil
-		}
-		for _, g := range d.GlobalSecondaryIndexes {
-			if g.IndexStatus != types.IndexStatusActive {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
-	return desc, err
+	return awsops.WaitTableActive(ctx, c.waiter(), c.DynamoDB, name)
 }
 
 func checkKeys(s Spec, desc *types.TableDescription) error {
@@ -217,13 +197,12 @@ func (c *Provisioner) disableStream(ctx context.Context, table string) error {
 }
 
 // updateTable makes the change of in to the table and waits until the
-// table is ACTIVE again; what names the change in the error of the update.
+// table is ACTIVE again; what names the change in the error.
 func (c *Provisioner) updateTable(ctx context.Context, in *dynamodb.UpdateTableInput, what string) error {
-	if _, err := c.DynamoDB.UpdateTable(ctx, in); err != nil {
+	if err := awsops.UpdateTable(ctx, c.waiter(), c.DynamoDB, in); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	_, err := c.waitTableActive(ctx, aws.ToString(in.TableName))
-	return err
+	return nil
 }
 
 func (c *Provisioner) ensurePendingIndex(ctx context.Context, s Spec, st *State) error {
@@ -612,7 +591,7 @@ func (c *Provisioner) unprotectTable(ctx context.Context, table string) error {
 	}
 	return c.updateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName: aws.String(table), DeletionProtectionEnabled: aws.Bool(false),
-	}, "UpdateTable")
+	}, "turning its deletion protection off")
 }
 
 // TagAdoptedBy is set on an adopted table to the name of the pipeline that

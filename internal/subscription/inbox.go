@@ -2,7 +2,6 @@ package subscription
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -454,28 +453,12 @@ func (c *Provisioner) describeTable(ctx context.Context, name string) (*types.Ta
 
 // updateTable updates the table and waits until it is ACTIVE again.
 func (c *Provisioner) updateTable(ctx context.Context, in *dynamodb.UpdateTableInput) error {
-	if _, err := c.DynamoDB.UpdateTable(ctx, in); err != nil {
-		return err
-	}
-	_, err := c.waitTableActive(ctx, aws.ToString(in.TableName))
-	return err
+	return awsops.UpdateTable(ctx, c.waiter(), c.DynamoDB, in)
 }
 
 // waitTableActive waits until the table is ACTIVE.
 func (c *Provisioner) waitTableActive(ctx context.Context, name string) (*types.TableDescription, error) {
-	var desc *types.TableDescription
-	err := c.waiter().For(ctx, "table "+name+" to be ACTIVE", func(ctx context.Context) (bool, error) {
-		d, err := c.describeTable(ctx, name)
-		if err == nil && d == nil {
-			err = errors.New("the table disappeared")
-		}
-		if err != nil {
-			return false, err
-		}
-		desc = d
-		return d.TableStatus == types.TableStatusActive, nil
-	})
-	return desc, err
+	return awsops.WaitTableActive(ctx, c.waiter(), c.DynamoDB, name)
 }
 
 // The actions of the consumer policy.
