@@ -372,11 +372,7 @@ func newTestFlagSet() *flag.FlagSet {
 // help does.
 func TestGuideListsThePermissions(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("../../docs/guides/operations.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	guide := string(b)
+	guide := readOperationsGuide(t)
 	_, section, ok := strings.Cut(guide, "### Permissions of the outbox command")
 	if !ok {
 		t.Fatal("the operations guide has no section on the command's permissions")

@@ -1,7 +1,6 @@
 package operate
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
-	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // With the mapping paused, drain times out, says what is left and that it
@@ -23,11 +21,7 @@ func TestLocalDrain(t *testing.T) {
 	if _, err := ctl.PauseMapping(d.ctx, d.state.MappingUUID); err != nil {
 		t.Fatal(err)
 	}
-	events := make([]outbox.Event, 3)
-	for i := range events {
-		events[i] = outbox.Event{Source: "com.example.drain", DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)}
-	}
-	d.write(events...)
+	d.write(orderPlaced("com.example.drain", 3)...)
 
 	out, errOut, code := d.run("drain", "drain", "--timeout", "2s", "--interval", "200ms")
 	if code != ExitStuck {

@@ -120,6 +120,15 @@ func (d *deployed) write(events ...outbox.Event) []outbox.Record {
 	return all
 }
 
+// orderPlaced returns n events of source with an empty detail.
+func orderPlaced(source string, n int) []outbox.Event {
+	events := make([]outbox.Event, n)
+	for i := range events {
+		events[i] = outbox.Event{Source: source, DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)}
+	}
+	return events
+}
+
 // putFailed stores n events as the relay leaves a poison event: FAILED,
 // with a reason and out of the pending index. reason(i) gives each reason.
 func (d *deployed) putFailed(n int, source string, reason func(int) string) []outbox.Record {
@@ -286,6 +295,16 @@ func idsOf(recs []outbox.Record) []string {
 		ids[i] = r.EventID
 	}
 	return ids
+}
+
+// waitPublished waits until no event of the pipeline's table is pending,
+// and fails the test otherwise.
+func (d *deployed) waitPublished() {
+	d.t.Helper()
+	waitUntil(d.t, "every event marked PUBLISHED", func() bool {
+		n, err := NewClients(d.cfg).pendingCount(context.Background(), pendingOf(d.writer.Table()), farFuture(time.Now()))
+		return err == nil && n == 0
+	})
 }
 
 // waitUntil polls cond until it holds, and fails the test otherwise.

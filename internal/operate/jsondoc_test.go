@@ -59,11 +59,7 @@ func jsonPaths(t reflect.Type, prefix string) []string {
 // every exit code.
 func TestGuideDocumentsTheOutputs(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("../../docs/guides/operations.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	guide := string(b)
+	guide := readOperationsGuide(t)
 	for _, name := range subcommands {
 		heading := "#### `outbox " + name + " --json`\n"
 		_, section, ok := strings.Cut(guide, heading)
@@ -93,4 +89,14 @@ func TestGuideDocumentsTheOutputs(t *testing.T) {
 			t.Errorf("the guide's exit codes lack %d", c.code)
 		}
 	}
+}
+
+// readOperationsGuide returns the text of the operations guide.
+func readOperationsGuide(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/guides/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

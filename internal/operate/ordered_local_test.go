@@ -5,10 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -39,12 +35,7 @@ func TestLocalOrderedPipeline(t *testing.T) {
 	// under its role's permissions.
 	failed := d.putFailed(1, "com.example.ordered", func(int) string { return "SQS rejected the event: InvalidMessageContents" })[0]
 	table := d.writer.Table()
-	d.update(&dynamodb.UpdateItemInput{
-		TableName: aws.String(table.Name), Key: table.Key(failed),
-		UpdateExpression:          aws.String("SET #key = :key, #seq = :seq"),
-		ExpressionAttributeNames:  map[string]string{"#key": outbox.AttrOrderingKey, "#seq": outbox.AttrSequence},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":key": &types.AttributeValueMemberS{Value: "acct-9"}, ":seq": nAttrOf(1)},
-	})
+	d.setOrdering(table, failed, "acct-9", 1)
 	if out, errOut, code := d.run("requeue", "ordered", "--id", failed.EventID, "--now"); code != ExitOK {
 		t.Fatalf("requeue --now of an ordered event: exit %d:\n%s%s", code, out, errOut)
 	}

@@ -1,7 +1,6 @@
 package operate
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
-	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // While EventBridge fails every call, the mapping gives up on a batch and
@@ -29,11 +27,7 @@ func TestLocalRedrive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := make([]outbox.Event, 3)
-	for i := range events {
-		events[i] = outbox.Event{Source: source, DetailType: "OrderPlaced", Detail: json.RawMessage(`{}`)}
-	}
-	recs := d.write(events...)
+	recs := d.write(orderPlaced(source, 3)...)
 	clients := NewClients(d.cfg)
 	p, err := clients.Find(d.ctx, "redrive")
 	if err != nil {

@@ -1,7 +1,6 @@
 package operate
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -42,10 +41,7 @@ func TestLocalReplayToSecondBus(t *testing.T) {
 	}
 	recs := d.write(events...)
 	own.waitFor(t, idsOf(recs))
-	waitUntil(t, "every event marked PUBLISHED", func() bool {
-		n, err := NewClients(d.cfg).pendingCount(context.Background(), pendingOf(d.writer.Table()), farFuture(time.Now()))
-		return err == nil && n == 0
-	})
+	d.waitPublished()
 
 	since, until := now.Add(-2*time.Hour-time.Minute), now.Add(-time.Hour-time.Minute)
 	out, _, code := d.run("replay", "replay", "--since", since.Format(time.RFC3339), "--until", until.Format(time.RFC3339), "--target", "analytics", "--rate", "20")
@@ -102,10 +98,7 @@ func TestLocalReplayToTopic(t *testing.T) {
 		outbox.Event{Source: source, DetailType: "B", Detail: json.RawMessage(`{"n":2}`), TraceHeader: "Root=1-5759e988-bd862e3fe1be46a994272793"},
 	)
 	own.waitFor(t, idsOf(recs))
-	waitUntil(t, "every event marked PUBLISHED", func() bool {
-		n, err := NewClients(d.cfg).pendingCount(context.Background(), pendingOf(d.writer.Table()), farFuture(time.Now()))
-		return err == nil && n == 0
-	})
+	d.waitPublished()
 	out, errOut, code := d.run("replay", "topic", "--since", "1h", "--target", topic, "--json")
 	var res ReplayOutput
 	parseJSON(t, out, &res)

@@ -1,7 +1,6 @@
 package operate
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -33,10 +32,7 @@ func TestLocalReplayQueueToQueue(t *testing.T) {
 	}
 	recs := d.write(events...)
 	own.waitFor(t, idsOf(recs))
-	waitUntil(t, "every event marked PUBLISHED", func() bool {
-		n, err := NewClients(d.cfg).pendingCount(context.Background(), pendingOf(d.writer.Table()), farFuture(time.Now()))
-		return err == nil && n == 0
-	})
+	d.waitPublished()
 	copies := d.consume(target.QueueURL(second))
 	since := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
 	out, errOut, code := d.run("replay", "replay-queues", "--since", since, "--target", second)

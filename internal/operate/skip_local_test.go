@@ -23,12 +23,7 @@ func TestLocalSkip(t *testing.T) {
 	table := d.writer.Table()
 	events := d.putFailed(3, "com.example.skip", func(int) string { return "SQS rejected the event: InvalidMessageContents" })
 	for i, r := range events {
-		d.update(&dynamodb.UpdateItemInput{
-			TableName: aws.String(table.Name), Key: table.Key(r),
-			UpdateExpression:          aws.String("SET #key = :key, #seq = :seq"),
-			ExpressionAttributeNames:  map[string]string{"#key": outbox.AttrOrderingKey, "#seq": outbox.AttrSequence},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":key": &types.AttributeValueMemberS{Value: "acct-1"}, ":seq": nAttrOf(i + 1)},
-		})
+		d.setOrdering(table, r, "acct-1", i+1)
 	}
 	seq := table.SequenceKey("acct-1")
 	seq[outbox.AttrSequence] = nAttrOf(3)
@@ -92,6 +87,17 @@ func (d *deployed) update(in *dynamodb.UpdateItemInput) {
 	if _, err := d.ddb.UpdateItem(d.ctx, in); err != nil {
 		d.t.Fatalf("updating an item: %v", err)
 	}
+}
+
+// setOrdering makes r's item the event seq of the ordering key key.
+func (d *deployed) setOrdering(table outbox.Table, r outbox.Record, key string, seq int) {
+	d.t.Helper()
+	d.update(&dynamodb.UpdateItemInput{
+		TableName: aws.String(table.Name), Key: table.Key(r),
+		UpdateExpression:          aws.String("SET #key = :key, #seq = :seq"),
+		ExpressionAttributeNames:  map[string]string{"#key": outbox.AttrOrderingKey, "#seq": outbox.AttrSequence},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":key": &types.AttributeValueMemberS{Value: key}, ":seq": nAttrOf(seq)},
+	})
 }
 
 // status returns the status of r's item.

@@ -113,11 +113,7 @@ func newOrderedLoad(b *testing.B, cfg config.Config, keys int) *orderedLoad {
 	capacity := perfreport.NewCapacityCounter()
 	l := &orderedLoad{table: cfg.Table, fake: relaytest.New(b, cfg.Table, capacity.Option), capacity: capacity, seq: map[string]int64{}}
 	l.fake.CallLatency = perfreport.ModelLatency(perfreport.AWSLatencyModel)
-	r, err := relay.New(cfg, relay.Clients{DynamoDB: l.fake, Target: l.fake}, relay.Options{Now: func() time.Time { return streamNow }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	l.handle = r.HandleStream
+	l.handle = newRelay(b, cfg, l.fake, relay.Options{Now: func() time.Time { return streamNow }}).HandleStream
 	for i := range keys {
 		l.keys = append(l.keys, fmt.Sprintf("ORDER#%d", i))
 	}

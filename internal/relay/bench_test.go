@@ -50,11 +50,7 @@ func newHandler(tb testing.TB, impl string, fake *relaytest.AWS, cfg config.Conf
 		if impl == "relay-lagging" {
 			clock = now
 		}
-		r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return clock }})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return r.HandleStream
+		return newRelay(tb, cfg, fake, relay.Options{Now: func() time.Time { return clock }}).HandleStream
 	}
 }
 
@@ -211,11 +207,7 @@ var kindTargets = map[string]target.Settings{
 func kindHandler(tb testing.TB, fake *relaytest.AWS, table outbox.Table, s target.Settings) streamHandler {
 	cfg := testConfig(table, s.Type, config.ActionMark)
 	cfg.Target = s
-	r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return streamNow }})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return r.HandleStream
+	return newRelay(tb, cfg, fake, relay.Options{Now: func() time.Time { return streamNow }}).HandleStream
 }
 
 // publishOps are the target kinds' publish calls.
@@ -295,10 +287,7 @@ func BenchmarkReconcileReads(b *testing.B) {
 				records := relaytest.Records(table, pending, 256)
 				fake := relaytest.New(b, table)
 				cfg := testConfig(table, config.TargetEventBridge, config.ActionDelete)
-				r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return now }})
-				if err != nil {
-					b.Fatal(err)
-				}
+				r := newRelay(b, cfg, fake, relay.Options{Now: func() time.Time { return now }})
 				var units float64
 				for b.Loop() {
 					b.StopTimer()

@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
@@ -26,15 +24,13 @@ import (
 func TestReconcileSweepsClaims(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg := localawstest.Config(localawstest.Start(t))
-	objects, ddb := s3.NewFromConfig(cfg), dynamodb.NewFromConfig(cfg)
 	rc, err := config.FromEnv(func(k string) string {
 		return map[string]string{config.EnvTableName: "orders-outbox", config.EnvClaimBucket: "orders-claims", config.EnvClaimSweepWindow: "1h"}[k]
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	relaytest.CreateBucketAndTable(ctx, t, objects, ddb, "orders-claims", rc.Table)
+	cfg, objects, ddb := relaytest.ClaimCheckStack(ctx, t, "orders-claims", rc.Table)
 	event := outbox.Event{Source: "com.example.files", DetailType: "FileStored",
 		Detail: json.RawMessage(`{"blob":"` + strings.Repeat("x", outbox.MaxEntryBytes) + `"}`)}
 	for _, client := range []outbox.TransactWriter{ddb, relaytest.CancelledTransactions{Client: ddb}} {

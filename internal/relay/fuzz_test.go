@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -24,12 +23,7 @@ import (
 func FuzzHandle(f *testing.F) {
 	table := layouts["dedicated"]
 	fake := relaytest.New(f, table)
-	policy := noSleep
-	r, err := relay.New(testConfig(table, config.TargetEventBridge, config.ActionMark),
-		relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: func() time.Time { return now }, Retry: &policy})
-	if err != nil {
-		f.Fatal(err)
-	}
+	r := newRelay(f, testConfig(table, config.TargetEventBridge, config.ActionMark), fake, retryingAt(func() time.Time { return now }))
 	good := relaytest.Records(table, 2, 32)
 	wrongTypes := table.Item(good[1])
 	wrongTypes[outbox.AttrDetail] = &types.AttributeValueMemberN{Value: "1"}

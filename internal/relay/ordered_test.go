@@ -400,10 +400,7 @@ func reconcileWith(t *testing.T, h *harness, at time.Time, minAgeSeconds ...floa
 		action = config.ActionDelete
 	}
 	cfg := orderedConfig(h.fake.Table, action)
-	r, err := relay.New(cfg, relay.Clients{DynamoDB: h.fake, Target: h.fake}, relay.Options{Now: func() time.Time { return at }, Retry: &noSleep})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRelay(t, cfg, h.fake, retryingAt(func() time.Time { return at }))
 	req := relay.ReconcileRequest{Action: relay.ActionReconcile}
 	if len(minAgeSeconds) > 0 {
 		req.MinAgeSeconds = &minAgeSeconds[0]

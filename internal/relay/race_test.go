@@ -117,7 +117,7 @@ func lagRun(t *testing.T, table outbox.Table, action config.Action, records []ou
 	streamCfg := cfg
 	streamCfg.ReconcileMinAge = streamMinAge
 	clock := func() time.Time { return relaytest.Clock.Add(15 * time.Second) }
-	stream, reconciler := newRelay(t, streamCfg, fake, clock), newRelay(t, cfg, fake, clock)
+	stream, reconciler := newRelay(t, streamCfg, fake, retryingAt(clock)), newRelay(t, cfg, fake, retryingAt(clock))
 	fake.PutRecords(records)
 	ev := relaytest.StreamEvent(table, relaytest.Inserts(table, records)...)
 
@@ -163,12 +163,12 @@ func TestStreamAfterReconciler(t *testing.T) {
 		cfg := testConfig(table, config.TargetEventBridge, action)
 		records := relaytest.Records(table, 50, 64)
 		fake.PutRecords(records)
-		if _, err := newRelay(t, cfg, fake, func() time.Time { return now }).Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`)); err != nil {
+		if _, err := newRelay(t, cfg, fake, retryingAt(func() time.Time { return now })).Handle(context.Background(), json.RawMessage(`{"action":"reconcile"}`)); err != nil {
 			t.Fatal(err)
 		}
 		// The stream's records come late, but they are young for a
 		// relay whose clock is a second after they occurred.
-		resp, err := newRelay(t, cfg, fake, func() time.Time { return streamNow }).HandleStream(context.Background(),
+		resp, err := newRelay(t, cfg, fake, retryingAt(func() time.Time { return streamNow })).HandleStream(context.Background(),
 			relaytest.StreamEvent(table, relaytest.Inserts(table, records)...))
 		if err != nil || len(resp.BatchItemFailures) != 0 {
 			t.Fatalf("stream: %v, %d failures", err, len(resp.BatchItemFailures))
@@ -211,16 +211,6 @@ func TestStreamSkipsHeldItems(t *testing.T) {
 	}
 }
 
-func newRelay(t *testing.T, cfg config.Config, fake *relaytest.AWS, clock func() time.Time) *relay.Relay {
-	t.Helper()
-	policy := noSleep
-	r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake}, relay.Options{Now: clock, Retry: &policy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // TestFailedItemGetsPendingKeys: an item written without the pending index
 // keys (by an old writer) whose publishing fails gets them, so that the
 // reconciler finds it once the cause is fixed; one published at once gets
@@ -250,7 +240,7 @@ func TestFailedItemGetsPendingKeys(t *testing.T) {
 	}
 	// The permission is back: the reconciler publishes it.
 	h.fake.EntryError = nil
-	rep, err := newRelay(t, testConfig(table, config.TargetEventBridge, config.ActionMark), h.fake, func() time.Time { return now }).
+	rep, err := newRelay(t, testConfig(table, config.TargetEventBridge, config.ActionMark), h.fake, retryingAt(func() time.Time { return now })).
 		Reconcile(context.Background(), relay.ReconcileRequest{Action: relay.ActionReconcile})
 	if err != nil || rep.Published != 1 {
 		t.Errorf("reconcile %+v, %v: want the failed event published", rep, err)
@@ -303,7 +293,7 @@ func TestHeldItemStaysFindable(t *testing.T) {
 	if held[0].Err != nil || held[0].Item == nil {
 		t.Fatalf("hold: %+v", held[0])
 	}
-	later := newRelay(t, cfg, fake, func() time.Time { return now.Add(2 * time.Minute) })
+	later := newRelay(t, cfg, fake, retryingAt(func() time.Time { return now.Add(2 * time.Minute) }))
 	rep, err := later.Reconcile(context.Background(), relay.ReconcileRequest{Action: relay.ActionReconcile})
 	if err != nil || rep.Published != 1 {
 		t.Errorf("reconcile after the hold: %+v, %v; want the event published", rep, err)

@@ -104,6 +104,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/claimsweep"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/logging"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
@@ -188,10 +189,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if opts.Retry != nil {
 		policy = *opts.Retry
 	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := logging.OrDiscard(opts.Log)
 	now := opts.Now
 	if now == nil {
 		now = time.Now

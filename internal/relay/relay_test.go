@@ -87,15 +87,10 @@ func newHarness(t *testing.T, cfg config.Config) *harness {
 func newHarnessAt(t *testing.T, cfg config.Config, at time.Time) *harness {
 	t.Helper()
 	h := &harness{now: at, fake: relaytest.New(t, cfg.Table), logs: &bytes.Buffer{}, metrics: &bytes.Buffer{}}
-	policy := noSleep
-	r, err := relay.New(cfg, relay.Clients{DynamoDB: h.fake, Target: h.fake}, relay.Options{
+	h.relay = newRelay(t, cfg, h.fake, relay.Options{
 		Log: newLogger(h.logs), Metrics: h.metrics, FunctionName: "outbox-relay",
-		Now: func() time.Time { return at }, Retry: &policy,
+		Now: func() time.Time { return at }, Retry: &noSleep,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.relay = r
 	return h
 }
 

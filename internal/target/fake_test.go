@@ -44,6 +44,12 @@ type fakeBatchTarget struct {
 	accepted []message
 }
 
+// failingWith is a fake whose every entry fails with code, the sender's
+// fault or not.
+func failingWith(code string, sender bool) *fakeBatchTarget {
+	return &fakeBatchTarget{fail: func(string) (string, bool) { return code, sender }}
+}
+
 // fakeEntry is one entry of a SendMessageBatch or PublishBatch call, and
 // what became of it.
 type fakeEntry struct {

@@ -3,29 +3,10 @@ package target
 import (
 	"context"
 	"testing"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sns"
-	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 )
-
-// scriptedSNS fails every message with one code.
-type scriptedSNS struct {
-	code   string
-	sender bool
-}
-
-func (s *scriptedSNS) PublishBatch(_ context.Context, in *sns.PublishBatchInput, _ ...func(*sns.Options)) (*sns.PublishBatchOutput, error) {
-	out := &sns.PublishBatchOutput{}
-	for _, e := range in.PublishBatchRequestEntries {
-		out.Failed = append(out.Failed, snstypes.BatchResultErrorEntry{Id: e.Id, Code: aws.String(s.code), Message: aws.String("x"), SenderFault: s.sender})
-	}
-	return out, nil
-}
 
 func TestSNSErrorClasses(t *testing.T) {
 	t.Parallel()
@@ -41,9 +22,8 @@ func TestSNSErrorClasses(t *testing.T) {
 		{"Throttled", true, publish.Failed, retry.ClassThrottling, ""},
 		{"Whatever", false, publish.Failed, retry.ClassTransient, ""}, // a server fault
 	}
-	policy := retry.Policy{Attempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}
 	checkErrorClasses(t, tests, func(code string, sender bool) publish.Result {
-		p := &SNSPublisher{Client: &scriptedSNS{code: code, sender: sender}, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders", Retry: policy}
+		p := &SNSPublisher{Client: failingWith(code, sender), TopicARN: "arn:aws:sns:us-east-1:123456789012:orders", Retry: noWait}
 		return p.Publish(context.Background(), records(1))[0]
 	})
 }

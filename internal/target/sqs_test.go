@@ -96,8 +96,7 @@ func TestSQSErrorClasses(t *testing.T) {
 		{"Whatever", false, publish.Failed, retry.ClassTransient, ""}, // a server fault
 	}
 	checkErrorClasses(t, tests, func(code string, sender bool) publish.Result {
-		fake := &fakeBatchTarget{fail: func(string) (string, bool) { return code, sender }}
-		p := &SQSPublisher{Client: fake, QueueARN: testQueue, Retry: noWait}
+		p := &SQSPublisher{Client: failingWith(code, sender), QueueARN: testQueue, Retry: noWait}
 		return p.Publish(context.Background(), aggregateRecords([]string{"o"}, 1, `{}`))[0]
 	})
 }

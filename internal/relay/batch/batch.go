@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/logging"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
@@ -406,9 +407,4 @@ func (p *Processor) now() time.Time {
 	return time.Now()
 }
 
-func (p *Processor) log() *slog.Logger {
-	if p.Log != nil {
-		return p.Log
-	}
-	return slog.New(slog.DiscardHandler)
-}
+func (p *Processor) log() *slog.Logger { return logging.OrDiscard(p.Log) }

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/claimsweep"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -31,10 +30,8 @@ func large(tag string) outbox.Event {
 func TestSweepRemovesOnlyUncommittedObjects(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg := localawstest.Config(localawstest.Start(t))
-	objects, ddb := s3.NewFromConfig(cfg), dynamodb.NewFromConfig(cfg)
 	table := outbox.Table{Name: "files", Layout: outbox.LayoutShared}.WithDefaults()
-	relaytest.CreateBucketAndTable(ctx, t, objects, ddb, "claims", table)
+	_, objects, ddb := relaytest.ClaimCheckStack(ctx, t, "claims", table)
 	committed, err := outbox.NewWriter(ddb, table, outbox.WithClaimCheck(objects, "claims"))
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,15 @@ func NewHandler(w io.Writer, level slog.Leveler) slog.Handler {
 	return requestIDHandler{slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})}
 }
 
+// OrDiscard returns logger, or a logger that discards every record when
+// logger is nil.
+func OrDiscard(logger *slog.Logger) *slog.Logger {
+	if logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return logger
+}
+
 // ParseLevel reads a level name (DEBUG, INFO, WARN, ERROR, as Lambda's
 // AWS_LAMBDA_LOG_LEVEL uses; TRACE and FATAL are mapped to the nearest);
 // anything else gives INFO.

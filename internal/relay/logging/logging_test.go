@@ -34,3 +34,16 @@ func TestParseLevel(t *testing.T) {
 		}
 	}
 }
+
+func TestOrDiscard(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := New(&buf, slog.LevelInfo)
+	if OrDiscard(log) != log {
+		t.Error("OrDiscard replaced a logger")
+	}
+	discard := OrDiscard(nil)
+	if discard == nil || discard.Enabled(context.Background(), slog.LevelError) {
+		t.Errorf("OrDiscard(nil) = %v, want a logger that discards every record", discard)
+	}
+}

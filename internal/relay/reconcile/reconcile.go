@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/logging"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
@@ -375,12 +376,7 @@ func (r *Reconciler) now() time.Time {
 	return time.Now()
 }
 
-func (r *Reconciler) log() *slog.Logger {
-	if r.Log != nil {
-		return r.Log
-	}
-	return slog.New(slog.DiscardHandler)
-}
+func (r *Reconciler) log() *slog.Logger { return logging.OrDiscard(r.Log) }
 
 // countPublished counts the event id published, once per run.
 func (res *sweepResult) countPublished(id string) {

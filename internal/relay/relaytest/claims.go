@@ -9,8 +9,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
+
+// ClaimCheckStack starts a local AWS stack that stops when t ends, creates
+// the claim check's bucket and the outbox table in it, and returns the
+// stack's configuration and its S3 and DynamoDB clients.
+func ClaimCheckStack(ctx context.Context, t testing.TB, bucket string, table outbox.Table) (aws.Config, *s3.Client, *dynamodb.Client) {
+	t.Helper()
+	cfg := localawstest.Config(localawstest.Start(t))
+	objects, ddb := s3.NewFromConfig(cfg), dynamodb.NewFromConfig(cfg)
+	CreateBucketAndTable(ctx, t, objects, ddb, bucket, table)
+	return cfg, objects, ddb
+}
 
 // CreateBucketAndTable creates the claim check's bucket and the outbox
 // table, failing t if either cannot be created.
