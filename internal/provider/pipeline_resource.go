@@ -63,10 +63,7 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() || m.Name.IsUnknown() {
 		return
 	}
-	var tags map[string]string
-	if !m.Tags.IsUnknown() && !m.Tags.IsNull() {
-		resp.Diagnostics.Append(m.Tags.ElementsAs(ctx, &tags, true)...)
-	}
+	tags := configuredTags(ctx, m.Tags, &resp.Diagnostics)
 	if m.Table != nil && m.Table.Existing.ValueBool() && m.Table.Name.IsNull() {
 		resp.Diagnostics.Append(fieldDiagnostic(pipelineInvalid, path.Root("table").AtName("name"), "is required with table.existing = true", "name the existing table to adopt"))
 		return

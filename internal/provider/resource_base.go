@@ -108,6 +108,16 @@ func (b *resourceBase) plannedTags(ctx context.Context, tags types.Map, tagsAll 
 	return merged, known
 }
 
+// configuredTags are the tags that a configuration sets: nil while they are
+// unset or unknown.
+func configuredTags(ctx context.Context, tags types.Map, diags *diag.Diagnostics) map[string]string {
+	var out map[string]string
+	if !tags.IsUnknown() && !tags.IsNull() {
+		diags.Append(tags.ElementsAs(ctx, &out, true)...)
+	}
+	return out
+}
+
 // stateTags are the tags a state records in tags_all.
 func stateTags(ctx context.Context, tagsAll types.Map, diags *diag.Diagnostics) map[string]string {
 	tags := map[string]string{}

@@ -220,10 +220,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 	if !m.EventPattern.IsNull() && (!m.Sources.IsNull() || !m.DetailTypes.IsNull()) {
 		return // reported by the ConflictsWith validator
 	}
-	var tags map[string]string
-	if !m.Tags.IsUnknown() && !m.Tags.IsNull() {
-		resp.Diagnostics.Append(m.Tags.ElementsAs(ctx, &tags, true)...)
-	}
+	tags := configuredTags(ctx, m.Tags, &resp.Diagnostics)
 	s := m.spec(tags)
 	// Placeholders for what is not known yet.
 	if m.Name.IsUnknown() {
