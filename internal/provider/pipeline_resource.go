@@ -203,12 +203,7 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	tags := stateTags(ctx, state.TagsAll, &resp.Diagnostics)
 	observed, drift, err := r.clients().Read(ctx, state.spec(tags, specOptions{}), st)
-	if errors.Is(err, provision.ErrNotFound) {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.failed(&resp.Diagnostics, "Reading", state.Name.ValueString(), err.Error())
+	if !r.observed(ctx, err, provision.ErrNotFound, state.Name.ValueString(), resp) {
 		return
 	}
 	state.setState(observed)

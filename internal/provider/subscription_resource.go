@@ -356,12 +356,7 @@ func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	s := state.spec(stateTags(ctx, state.TagsAll, &resp.Diagnostics))
 	observed, drift, err := r.clients().Read(ctx, s, state.subscriptionState())
-	if errors.Is(err, subscription.ErrNotFound) {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.failed(&resp.Diagnostics, "Reading", state.Name.ValueString(), err.Error())
+	if !r.observed(ctx, err, subscription.ErrNotFound, state.Name.ValueString(), resp) {
 		return
 	}
 	state.showInbox(observed.Inbox)
