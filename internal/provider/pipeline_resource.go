@@ -272,8 +272,7 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	m := modelFromSpec(spec, st, r.defaultTags())
-	resp.Diagnostics.Append(saveState(ctx, resp.Private, st, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	recordPipeline(ctx, &m, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // validateUnset reports the empty strings of objects: package provision

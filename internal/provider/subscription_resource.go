@@ -411,6 +411,5 @@ func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.Imp
 		return
 	}
 	m := subscriptionModelFromSpec(s, st, r.defaultTags())
-	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	recordSubscription(ctx, &m, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }
