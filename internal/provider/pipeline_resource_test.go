@@ -253,20 +253,18 @@ func filteredWithoutInvoking(e *accEnv, uuid string, n int64) error {
 // subscribed.
 func TestAccPipeline_snsTarget(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("notify")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
+	f := e.newFixture("notify")
 	s, topic := e.NewTopicSink()
 	before := e.Snapshot()
-	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{{
-		Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
+	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{{
+		Config: e.PipelineConfig(f.name, fastRelay+fmt.Sprintf(`
   target = {
     topic_arn = %q
   }`, topic)),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
 		},
-		Check: e.Deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+		Check: e.Deliver(s, f.table, f.orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
 	}})
 }
 

@@ -253,9 +253,8 @@ func TestAccPipeline_controls(t *testing.T) {
 	if e.Stack == nil {
 		t.Skip("the VPC, keys and boundary of this test exist only on the local stack")
 	}
-	name := e.Name("controlled")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
+	f := e.newFixture("controlled")
+	name, orders, table := f.name, f.orders, f.table
 	s := e.NewBusSink("com.example.orders")
 	policy := func(name, doc string) string {
 		out, err := iam.NewFromConfig(e.Cfg).CreatePolicy(e.Ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
@@ -276,7 +275,6 @@ func TestAccPipeline_controls(t *testing.T) {
 	checkFunction := func(tracing, format string, subnets int) resource.TestCheckFunc {
 		return e.checkControls(name, tracing, format, subnets)
 	}
-	table := outbox.Table{Name: name + "-outbox"}
 	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
 		{
 			// IAM refuses a boundary that does not exist; nothing is left.

@@ -203,11 +203,9 @@ const (
 // by name gives an empty plan.
 func TestAccSubscription_pipeline(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("subs")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
+	f := e.newFixture("subs")
 	before := e.Snapshot()
-	table := outbox.Table{Name: name + "-outbox"}
+	name, orders, table := f.name, f.orders, f.table
 	config1 := e.subscriptionsConfig(name, placedBody, cancelledBody)
 	config2 := e.subscriptionsConfig(name, placedBody, cancelledPatternBody)
 	ruleKept := statecheck.CompareValue(compare.ValuesSame())
