@@ -48,7 +48,7 @@ func TestAccPipeline_cloudEventsEnvelope(t *testing.T) {
 				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 				plancheck.ExpectKnownValue(accResource, attrPath("target.envelope"), knownvalue.StringExact("outbox")),
 			}},
-			Check: e.Deliver(sink, f.table, f.orders, 10, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+			Check: e.deliverMarked(sink, f.table, f.orders, 10, 3),
 		},
 		emptyPlanStep(plain),
 	})

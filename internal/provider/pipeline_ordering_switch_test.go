@@ -192,7 +192,7 @@ func (e *accEnv) writeOrderedBatches(f fixture, from int) ([]outbox.Record, erro
 // (out of the pending index), then checks that a reconciler run with no
 // minimum age finds nothing pending in the table.
 func (e *accEnv) checkNothingStranded(f fixture, records []outbox.Record) error {
-	if err := e.WaitItems(f.table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")); err != nil {
+	if err := e.waitMarked(f.table, records); err != nil {
 		return err
 	}
 	report, err := e.reconcileReport(f.name + "-reconciler")

@@ -177,7 +177,7 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 				return err
 			}
 			// Orders with their events, beside the aggregates.
-			if err := e.Deliver(s, table, app, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st); err != nil {
+			if err := e.deliverMarked(s, table, app, 1, 4)(st); err != nil {
 				return err
 			}
 			return wentThroughRelay(e, uuid, 4)
@@ -264,7 +264,7 @@ func TestAccPipeline_snsTarget(t *testing.T) {
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
 		},
-		Check: e.Deliver(s, f.table, f.orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+		Check: e.deliverMarked(s, f.table, f.orders, 1, 4),
 	}})
 }
 
@@ -566,7 +566,7 @@ func TestAccPipeline_drift(t *testing.T) {
 			Config: config,
 			Check: func(st *terraform.State) error {
 				mappingUUID = stateAttr(st, "event_source_mapping_uuid")
-				return e.deliverMarked(s, table, orders, 1)(st)
+				return e.deliverMarked(s, table, orders, 1, 2)(st)
 			},
 		},
 		{
@@ -583,7 +583,7 @@ func TestAccPipeline_drift(t *testing.T) {
 					}
 					return nil
 				},
-				e.deliverMarked(s, table, orders, 10),
+				e.deliverMarked(s, table, orders, 10, 2),
 			),
 		},
 		{
@@ -594,7 +594,7 @@ func TestAccPipeline_drift(t *testing.T) {
 			},
 			Config:           config,
 			ConfigPlanChecks: repair,
-			Check:            e.deliverMarked(s, table, orders, 20),
+			Check:            e.deliverMarked(s, table, orders, 20, 2),
 		},
 		// An empty plan once repaired.
 		emptyPlanStep(config),
@@ -604,7 +604,7 @@ func TestAccPipeline_drift(t *testing.T) {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
 			}},
-			Check: e.deliverMarked(s, table, orders, 30),
+			Check: e.deliverMarked(s, table, orders, 30, 2),
 		},
 	})
 }
@@ -827,10 +827,16 @@ func emptyPlanStep(config string) resource.TestStep {
 	}
 }
 
-// deliverMarked writes two orders numbered from `from` and checks that
-// their events arrive at s and that their items end marked PUBLISHED.
-func (e *accEnv) deliverMarked(s acctest.Sink, table outbox.Table, orders string, from int) resource.TestCheckFunc {
-	return e.Deliver(s, table, orders, from, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+// deliverMarked writes n orders numbered from `from` and checks that their
+// events arrive at s and that their items end marked PUBLISHED.
+func (e *accEnv) deliverMarked(s acctest.Sink, table outbox.Table, orders string, from, n int) resource.TestCheckFunc {
+	return e.Deliver(s, table, orders, from, n, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+}
+
+// waitMarked waits until the items of records in table are marked
+// PUBLISHED.
+func (e *accEnv) waitMarked(table outbox.Table, records []outbox.Record) error {
+	return e.WaitItems(table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
 }
 
 // fixture is what a test of a pipeline starts from: the pipeline's name,

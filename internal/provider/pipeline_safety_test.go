@@ -219,13 +219,13 @@ resource "terraform_data" "dependent" {
 	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
 		{
 			Config: config,
-			Check:  e.deliverMarked(s, table, orders, 1),
+			Check:  e.deliverMarked(s, table, orders, 1, 2),
 		},
 		{
 			PreConfig:        func() { e.deleteTable(t, ddb, table.Name) },
 			Config:           config,
 			ConfigPlanChecks: repair,
-			Check:            e.deliverMarked(s, table, orders, 10),
+			Check:            e.deliverMarked(s, table, orders, 10, 2),
 		},
 		{
 			PreConfig: func() {
@@ -237,7 +237,7 @@ resource "terraform_data" "dependent" {
 			},
 			Config:           config,
 			ConfigPlanChecks: repair,
-			Check:            e.deliverMarked(s, table, orders, 20),
+			Check:            e.deliverMarked(s, table, orders, 20, 2),
 		},
 		emptyPlanStep(config),
 	})
@@ -287,7 +287,7 @@ func TestAccPipeline_controls(t *testing.T) {
 				statecheck.ExpectKnownValue(accResource, attrPath("relay_role_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:role/outbox/`+name+`-relay$`))),
 			},
 			Check: resource.ComposeTestCheckFunc(checkFunction("Active", "JSON", 2),
-				e.Deliver(s, table, orders, 1, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
+				e.deliverMarked(s, table, orders, 1, 3)),
 		},
 		{
 			Config: e.PipelineConfig(name, `
@@ -299,7 +299,7 @@ func TestAccPipeline_controls(t *testing.T) {
 				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 			}},
 			Check: resource.ComposeTestCheckFunc(checkFunction("PassThrough", "Text", 0),
-				e.Deliver(s, table, orders, 10, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
+				e.deliverMarked(s, table, orders, 10, 3)),
 		},
 	})
 }

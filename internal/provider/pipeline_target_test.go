@@ -38,7 +38,7 @@ func targetBlock(attribute, arn string) string {
 func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, block, arn string, checks ...resource.TestCheckFunc) []resource.TestStep {
 	config := e.PipelineConfig(f.name, fastRelay+block)
 	marked := func(from int) resource.TestCheckFunc {
-		return e.Deliver(sink, f.table, f.orders, from, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+		return e.deliverMarked(sink, f.table, f.orders, from, 4)
 	}
 	return []resource.TestStep{
 		{
@@ -154,7 +154,7 @@ func (e *accEnv) deliverInGroups(f fixture, sink acctest.Sink) resource.TestChec
 		if err := acctest.CheckFIFO(records, got); err != nil {
 			return err
 		}
-		return e.WaitItems(f.table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+		return e.waitMarked(f.table, records)
 	}
 }
 
