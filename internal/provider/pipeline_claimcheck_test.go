@@ -72,7 +72,7 @@ func TestAccPipeline_claimCheck(t *testing.T) {
 			},
 			Check: resource.ComposeTestCheckFunc(e.deliverClaimChecked(f, sink, objects), e.reconcilerSweeps(objects, bucket)),
 		},
-		{Config: config, ResourceName: accResource, ImportState: true, ImportStateId: f.name, ImportStateVerify: true},
+		importStep(config, accResource, f.name),
 		{
 			PreConfig: func() {
 				off := aws.Bool(false)

@@ -41,7 +41,7 @@ func TestAccPipeline_cloudEventsEnvelope(t *testing.T) {
 	cloud, plain := block("cloudevents"), block("outbox")
 	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{
 		{Config: cloud, Check: e.receiveCloudEvents(f, sink, 1)},
-		{Config: cloud, ResourceName: accResource, ImportState: true, ImportStateId: f.name, ImportStateVerify: true},
+		importStep(cloud, accResource, f.name),
 		{
 			Config: plain,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{

@@ -520,20 +520,8 @@ func TestAccPipeline_import(t *testing.T) {
   tags = { team = "imports" }`)
 	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
 		{Config: config},
-		{
-			Config:            config,
-			ResourceName:      accResource,
-			ImportState:       true,
-			ImportStateId:     name,
-			ImportStateVerify: true,
-		},
-		{
-			Config:          config,
-			ResourceName:    accResource,
-			ImportState:     true,
-			ImportStateKind: resource.ImportBlockWithID,
-			ImportStateId:   name,
-		},
+		importStep(config, accResource, name),
+		importBlockStep(config, accResource, name),
 		{
 			// terraform plan -generate-config-out writes a
 			// configuration that imports with no change.
@@ -825,6 +813,22 @@ func emptyPlanStep(config string) resource.TestStep {
 		Config:           config,
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 	}
+}
+
+// importStep imports res by id (`terraform import`) with config and checks
+// that the state read matches the state before, but for the attributes
+// ignored.
+func importStep(config, res, id string, ignored ...string) resource.TestStep {
+	return resource.TestStep{
+		Config: config, ResourceName: res, ImportState: true, ImportStateId: id,
+		ImportStateVerify: true, ImportStateVerifyIgnore: ignored,
+	}
+}
+
+// importBlockStep imports res by id with an import block added to config:
+// the plan imports it with no change.
+func importBlockStep(config, res, id string) resource.TestStep {
+	return resource.TestStep{Config: config, ResourceName: res, ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: id}
 }
 
 // deliverMarked writes n orders numbered from `from` and checks that their

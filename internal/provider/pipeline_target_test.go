@@ -60,20 +60,8 @@ func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, blo
 			Check: marked(10),
 		},
 		emptyPlanStep(config),
-		{
-			Config:            config,
-			ResourceName:      accResource,
-			ImportState:       true,
-			ImportStateId:     f.name,
-			ImportStateVerify: true,
-		},
-		{
-			Config:          config,
-			ResourceName:    accResource,
-			ImportState:     true,
-			ImportStateKind: resource.ImportBlockWithID,
-			ImportStateId:   f.name,
-		},
+		importStep(config, accResource, f.name),
+		importBlockStep(config, accResource, f.name),
 	}
 }
 

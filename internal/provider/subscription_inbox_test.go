@@ -85,15 +85,8 @@ func TestAccSubscription_inbox(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(e.checkTableProtection(inboxTable, true, true), e.checkInboxTTL(inboxTable)),
 			},
 			emptyPlanStep(protected),
-			{
-				Config:            protected,
-				ResourceName:      accSub,
-				ImportState:       true,
-				ImportStateId:     sub,
-				ImportStateVerify: true,
-				// Imported as the bus's name; the configuration gives its ARN.
-				ImportStateVerifyIgnore: []string{"event_bus"},
-			},
+			// Imported as the bus's name; the configuration gives its ARN.
+			importStep(protected, accSub, sub, "event_bus"),
 			{
 				Config:      protected,
 				Destroy:     true,

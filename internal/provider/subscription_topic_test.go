@@ -61,13 +61,7 @@ resource "outbox_subscription" "test" {
 			Check: func(st *terraform.State) error { return e.checkFIFOSubscription(st, f) },
 		},
 		emptyPlanStep(config),
-		{
-			Config:            config,
-			ResourceName:      accSub,
-			ImportState:       true,
-			ImportStateId:     sub,
-			ImportStateVerify: true,
-		},
+		importStep(config, accSub, sub),
 	})
 }
 
