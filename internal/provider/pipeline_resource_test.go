@@ -416,14 +416,8 @@ func fireSchedule(e *accEnv, name string) error {
 	if err != nil {
 		return err
 	}
-	out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{FunctionName: sch.Target.Arn, Payload: []byte(aws.ToString(sch.Target.Input))})
-	if err != nil {
-		return err
-	}
-	if out.FunctionError != nil {
-		return fmt.Errorf("the reconciler failed: %s", out.Payload)
-	}
-	return nil
+	_, err = e.invokeReconciler(aws.ToString(sch.Target.Arn), aws.ToString(sch.Target.Input))
+	return err
 }
 
 // TestAccPipeline_updates: mapping and function settings change in place

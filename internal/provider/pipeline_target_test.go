@@ -200,7 +200,7 @@ func TestAccPipeline_targetSwitch(t *testing.T) {
 				statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
 			},
 			Check: func(*terraform.State) error {
-				if err := e.reconcileNow(f.name + "-reconciler"); err != nil {
+				if _, err := e.invokeReconciler(f.name+"-reconciler", reconcileAll); err != nil {
 					return err
 				}
 				return e.receiveMarked(topicSink, f.table, pending)
@@ -235,17 +235,19 @@ func (e *accEnv) waitRefused(st *terraform.State, table outbox.Table, records []
 	})
 }
 
-// reconcileNow invokes the reconciler for every pending event, whatever
-// its age.
-func (e *accEnv) reconcileNow(function string) error {
-	out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{
-		FunctionName: aws.String(function), Payload: []byte(`{"action":"reconcile","minAgeSeconds":0}`),
-	})
+// reconcileAll is the reconciler's input for a run over every pending
+// event, whatever its age.
+const reconcileAll = `{"action":"reconcile","minAgeSeconds":0}`
+
+// invokeReconciler invokes the reconciler function (a name or ARN) with
+// payload and returns its output; the function's error is an error.
+func (e *accEnv) invokeReconciler(function, payload string) ([]byte, error) {
+	out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{FunctionName: aws.String(function), Payload: []byte(payload)})
 	if err != nil {
-		return fmt.Errorf("invoking %s: %w", function, err)
+		return nil, fmt.Errorf("invoking %s: %w", function, err)
 	}
 	if out.FunctionError != nil {
-		return fmt.Errorf("%s failed: %s: %s", function, aws.ToString(out.FunctionError), out.Payload)
+		return out.Payload, fmt.Errorf("%s failed: %s: %s", function, aws.ToString(out.FunctionError), out.Payload)
 	}
-	return nil
+	return out.Payload, nil
 }
