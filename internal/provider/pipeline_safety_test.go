@@ -106,24 +106,33 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	})
 }
 
-// pendingOrders writes three orders while the bus fails (an injected
-// fault), and waits until their events are pending.
+// pendingOrders writes three orders while the bus fails, and waits until
+// their events are pending.
 func (e *accEnv) pendingOrders(table outbox.Table, orders string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
-			return err
-		}
-		records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
+		records, err := e.writeDuringOutage(table, orders)
 		if err != nil {
 			return err
 		}
-		return e.WaitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
-			if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) {
-				return fmt.Errorf("is %v; want it PENDING", item)
-			}
-			return nil
-		})
+		return e.WaitItems(table, records, "items pending", pendingItem)
 	}
+}
+
+// writeDuringOutage makes the bus fail (an injected fault), then writes
+// three orders.
+func (e *accEnv) writeDuringOutage(table outbox.Table, orders string) ([]outbox.Record, error) {
+	if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+		return nil, err
+	}
+	return e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
+}
+
+// pendingItem checks that an outbox item is PENDING.
+func pendingItem(item map[string]ddbtypes.AttributeValue) error {
+	if item == nil || acctest.AttrS(item, outbox.AttrStatus) != string(outbox.StatusPending) {
+		return fmt.Errorf("is %v; want it PENDING", item)
+	}
+	return nil
 }
 
 // TestAccPipeline_pendingIndexInPlace: a pipeline without the pending

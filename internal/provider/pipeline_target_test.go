@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -227,12 +226,7 @@ func (e *accEnv) waitRefused(st *terraform.State, table outbox.Table, records []
 	}); err != nil {
 		return err
 	}
-	return e.WaitItems(table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
-		if status := acctest.AttrS(item, outbox.AttrStatus); status != string(outbox.StatusPending) {
-			return fmt.Errorf("status %q, want PENDING", status)
-		}
-		return nil
-	})
+	return e.WaitItems(table, records, "items still pending", pendingItem)
 }
 
 // reconcileAll is the reconciler's input for a run over every pending
