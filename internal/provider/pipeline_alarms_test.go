@@ -115,13 +115,7 @@ func TestAccPipeline_alarms(t *testing.T) {
 		// An alarm changed out of band is reset.
 		inPlace(func() { e.changeThreshold(t, n.AlarmRelayErrors, 99) },
 			e.checkAlarm(n.AlarmRelayErrors, "AWS/Lambda", "Errors", n.RelayFunction, 5, topic)),
-		{
-			Config:            withAlarms(5),
-			ResourceName:      accResource,
-			ImportState:       true,
-			ImportStateId:     name,
-			ImportStateVerify: true,
-		},
+		importStep(withAlarms(5), accResource, name),
 		{
 			// Removing the object deletes the alarms.
 			Config:           config(""),

@@ -14,7 +14,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -72,7 +71,7 @@ func TestAccPipeline_claimCheck(t *testing.T) {
 			},
 			Check: resource.ComposeTestCheckFunc(e.deliverClaimChecked(f, sink, objects), e.reconcilerSweeps(objects, bucket)),
 		},
-		{Config: config, ResourceName: accResource, ImportState: true, ImportStateId: f.name, ImportStateVerify: true},
+		importStep(config, accResource, f.name),
 		{
 			PreConfig: func() {
 				off := aws.Bool(false)
@@ -265,10 +264,9 @@ func (e *accEnv) reconcilerSweeps(objects *s3.Client, bucket string) resource.Te
 			Metadata: map[string]string{outbox.ClaimMetaPartitionKey: "OUTBOX%23" + id, outbox.ClaimMetaSortKey: "OUTBOX%23" + id}}); err != nil {
 			return fmt.Errorf("putting an uncommitted object: %w", err)
 		}
-		out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{FunctionName: aws.String(stateAttr(st, "reconciler_function_arn")),
-			Payload: []byte(`{"action":"reconcile"}`)})
+		payload, err := e.invokeReconciler(stateAttr(st, "reconciler_function_arn"), `{"action":"reconcile"}`)
 		if err != nil {
-			return fmt.Errorf("invoking the reconciler: %w", err)
+			return err
 		}
 		var rep struct {
 			Claims *struct {
@@ -276,11 +274,11 @@ func (e *accEnv) reconcilerSweeps(objects *s3.Client, bucket string) resource.Te
 				Error             string
 			} `json:"claims"`
 		}
-		if err := json.Unmarshal(out.Payload, &rep); err != nil {
-			return fmt.Errorf("the reconciler's report %s: %w", out.Payload, err)
+		if err := json.Unmarshal(payload, &rep); err != nil {
+			return fmt.Errorf("the reconciler's report %s: %w", payload, err)
 		}
-		if out.FunctionError != nil || rep.Claims == nil {
-			return fmt.Errorf("the reconciler's report %s: want its sweep's counts", out.Payload)
+		if rep.Claims == nil {
+			return fmt.Errorf("the reconciler's report %s: want its sweep's counts", payload)
 		}
 		if rep.Claims.Removed != 1 || rep.Claims.Error != "" {
 			return fmt.Errorf("the sweep reported %+v, want the uncommitted object removed", *rep.Claims)

@@ -53,7 +53,7 @@ func TestAccPipeline_streamViewTypeDrift(t *testing.T) {
 			},
 			Check: func(st *terraform.State) error {
 				firstStream = stateAttr(st, "stream_arn")
-				return e.deliverMarked(s, table, orders, 1)(st)
+				return e.deliverMarked(s, table, orders, 1, 2)(st)
 			},
 		},
 		{
@@ -88,7 +88,7 @@ func TestAccPipeline_streamViewTypeDrift(t *testing.T) {
 					}
 					return e.receiveMarked(s, table, pending)
 				},
-				e.deliverMarked(s, table, orders, 20),
+				e.deliverMarked(s, table, orders, 20, 2),
 			),
 		},
 		emptyPlanStep(config),
@@ -155,7 +155,7 @@ func (e *accEnv) receiveMarked(s acctest.Sink, table outbox.Table, records []out
 	if err := acctest.CheckEvents(records, got); err != nil {
 		return err
 	}
-	return e.WaitItems(table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+	return e.waitMarked(table, records)
 }
 
 // TestAccPipeline_protectionDrift: deletion protection and point-in-time

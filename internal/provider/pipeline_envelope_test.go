@@ -41,14 +41,14 @@ func TestAccPipeline_cloudEventsEnvelope(t *testing.T) {
 	cloud, plain := block("cloudevents"), block("outbox")
 	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{
 		{Config: cloud, Check: e.receiveCloudEvents(f, sink, 1)},
-		{Config: cloud, ResourceName: accResource, ImportState: true, ImportStateId: f.name, ImportStateVerify: true},
+		importStep(cloud, accResource, f.name),
 		{
 			Config: plain,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 				plancheck.ExpectKnownValue(accResource, attrPath("target.envelope"), knownvalue.StringExact("outbox")),
 			}},
-			Check: e.Deliver(sink, f.table, f.orders, 10, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+			Check: e.deliverMarked(sink, f.table, f.orders, 10, 3),
 		},
 		emptyPlanStep(plain),
 	})

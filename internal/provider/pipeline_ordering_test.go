@@ -37,7 +37,7 @@ func TestAccPipeline_ordered(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(accResource, attrPath("ordering.enabled"), knownvalue.Bool(true))},
 			Check:             e.deliverInSequence(f, sink),
 		},
-		{Config: config(sink.QueueARN), ResourceName: accResource, ImportState: true, ImportStateId: f.name, ImportStateVerify: true},
+		importStep(config(sink.QueueARN), accResource, f.name),
 	})
 }
 

@@ -296,22 +296,10 @@ output "settings" {
 			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownOutputValue("settings", want)}},
 			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("settings", want)},
 		},
-		{
-			// The import reads whole objects: the minimal
-			// configuration plans no change.
-			Config:          config,
-			ResourceName:    accResource,
-			ImportState:     true,
-			ImportStateKind: resource.ImportBlockWithID,
-			ImportStateId:   name,
-		},
-		{
-			Config:            config,
-			ResourceName:      accResource,
-			ImportState:       true,
-			ImportStateId:     name,
-			ImportStateVerify: true,
-		},
+		// The import reads whole objects: the minimal
+		// configuration plans no change.
+		importBlockStep(config, accResource, name),
+		importStep(config, accResource, name),
 	})
 }
 

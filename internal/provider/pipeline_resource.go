@@ -63,10 +63,7 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() || m.Name.IsUnknown() {
 		return
 	}
-	var tags map[string]string
-	if !m.Tags.IsUnknown() && !m.Tags.IsNull() {
-		resp.Diagnostics.Append(m.Tags.ElementsAs(ctx, &tags, true)...)
-	}
+	tags := configuredTags(ctx, m.Tags, &resp.Diagnostics)
 	if m.Table != nil && m.Table.Existing.ValueBool() && m.Table.Name.IsNull() {
 		resp.Diagnostics.Append(fieldDiagnostic(pipelineInvalid, path.Root("table").AtName("name"), "is required with table.existing = true", "name the existing table to adopt"))
 		return
@@ -206,12 +203,7 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	tags := stateTags(ctx, state.TagsAll, &resp.Diagnostics)
 	observed, drift, err := r.clients().Read(ctx, state.spec(tags, specOptions{}), st)
-	if errors.Is(err, provision.ErrNotFound) {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.failed(&resp.Diagnostics, "Reading", state.Name.ValueString(), err.Error())
+	if !r.observed(ctx, err, provision.ErrNotFound, state.Name.ValueString(), resp) {
 		return
 	}
 	state.setState(observed)
@@ -280,8 +272,7 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	m := modelFromSpec(spec, st, r.defaultTags())
-	resp.Diagnostics.Append(saveState(ctx, resp.Private, st, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	recordPipeline(ctx, &m, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // validateUnset reports the empty strings of objects: package provision

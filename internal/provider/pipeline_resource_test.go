@@ -177,7 +177,7 @@ func TestAccPipeline_adoptedTable(t *testing.T) {
 				return err
 			}
 			// Orders with their events, beside the aggregates.
-			if err := e.Deliver(s, table, app, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))(st); err != nil {
+			if err := e.deliverMarked(s, table, app, 1, 4)(st); err != nil {
 				return err
 			}
 			return wentThroughRelay(e, uuid, 4)
@@ -253,20 +253,18 @@ func filteredWithoutInvoking(e *accEnv, uuid string, n int64) error {
 // subscribed.
 func TestAccPipeline_snsTarget(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("notify")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
+	f := e.newFixture("notify")
 	s, topic := e.NewTopicSink()
 	before := e.Snapshot()
-	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{{
-		Config: e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
+	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{{
+		Config: e.PipelineConfig(f.name, fastRelay+fmt.Sprintf(`
   target = {
     topic_arn = %q
   }`, topic)),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
 		},
-		Check: e.Deliver(s, outbox.Table{Name: name + "-outbox"}, orders, 1, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")),
+		Check: e.deliverMarked(s, f.table, f.orders, 1, 4),
 	}})
 }
 
@@ -292,10 +290,7 @@ func TestAccPipeline_relayFailure(t *testing.T) {
     enabled = false
   }`),
 		Check: func(st *terraform.State) error {
-			if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
-				return err
-			}
-			records, err := e.WriteOrders(e.Writer(f.table), f.orders, "com.example.orders", 1, 3, false)
+			records, err := e.writeDuringOutage(f.table, f.orders)
 			if err != nil {
 				return err
 			}
@@ -332,8 +327,11 @@ func TestAccPipeline_relayFailure(t *testing.T) {
 			}
 			// Nothing is lost: every item is still pending, in the index.
 			return e.WaitItems(f.table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
-				if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) || acctest.AttrS(item, "outboxPendingShard") == "" {
-					return fmt.Errorf("is %v; want it PENDING in the index", item)
+				if err := pendingItem(item); err != nil {
+					return err
+				}
+				if acctest.AttrS(item, "outboxPendingShard") == "" {
+					return fmt.Errorf("is %v; want it in the index", item)
 				}
 				return nil
 			})
@@ -418,14 +416,8 @@ func fireSchedule(e *accEnv, name string) error {
 	if err != nil {
 		return err
 	}
-	out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{FunctionName: sch.Target.Arn, Payload: []byte(aws.ToString(sch.Target.Input))})
-	if err != nil {
-		return err
-	}
-	if out.FunctionError != nil {
-		return fmt.Errorf("the reconciler failed: %s", out.Payload)
-	}
-	return nil
+	_, err = e.invokeReconciler(aws.ToString(sch.Target.Arn), aws.ToString(sch.Target.Input))
+	return err
 }
 
 // TestAccPipeline_updates: mapping and function settings change in place
@@ -522,20 +514,8 @@ func TestAccPipeline_import(t *testing.T) {
   tags = { team = "imports" }`)
 	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
 		{Config: config},
-		{
-			Config:            config,
-			ResourceName:      accResource,
-			ImportState:       true,
-			ImportStateId:     name,
-			ImportStateVerify: true,
-		},
-		{
-			Config:          config,
-			ResourceName:    accResource,
-			ImportState:     true,
-			ImportStateKind: resource.ImportBlockWithID,
-			ImportStateId:   name,
-		},
+		importStep(config, accResource, name),
+		importBlockStep(config, accResource, name),
 		{
 			// terraform plan -generate-config-out writes a
 			// configuration that imports with no change.
@@ -568,7 +548,7 @@ func TestAccPipeline_drift(t *testing.T) {
 			Config: config,
 			Check: func(st *terraform.State) error {
 				mappingUUID = stateAttr(st, "event_source_mapping_uuid")
-				return e.deliverMarked(s, table, orders, 1)(st)
+				return e.deliverMarked(s, table, orders, 1, 2)(st)
 			},
 		},
 		{
@@ -585,7 +565,7 @@ func TestAccPipeline_drift(t *testing.T) {
 					}
 					return nil
 				},
-				e.deliverMarked(s, table, orders, 10),
+				e.deliverMarked(s, table, orders, 10, 2),
 			),
 		},
 		{
@@ -596,7 +576,7 @@ func TestAccPipeline_drift(t *testing.T) {
 			},
 			Config:           config,
 			ConfigPlanChecks: repair,
-			Check:            e.deliverMarked(s, table, orders, 20),
+			Check:            e.deliverMarked(s, table, orders, 20, 2),
 		},
 		// An empty plan once repaired.
 		emptyPlanStep(config),
@@ -606,7 +586,7 @@ func TestAccPipeline_drift(t *testing.T) {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionCreate),
 			}},
-			Check: e.deliverMarked(s, table, orders, 30),
+			Check: e.deliverMarked(s, table, orders, 30, 2),
 		},
 	})
 }
@@ -829,10 +809,32 @@ func emptyPlanStep(config string) resource.TestStep {
 	}
 }
 
-// deliverMarked writes two orders numbered from `from` and checks that
-// their events arrive at s and that their items end marked PUBLISHED.
-func (e *accEnv) deliverMarked(s acctest.Sink, table outbox.Table, orders string, from int) resource.TestCheckFunc {
-	return e.Deliver(s, table, orders, from, 2, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+// importStep imports res by id (`terraform import`) with config and checks
+// that the state read matches the state before, but for the attributes
+// ignored.
+func importStep(config, res, id string, ignored ...string) resource.TestStep {
+	return resource.TestStep{
+		Config: config, ResourceName: res, ImportState: true, ImportStateId: id,
+		ImportStateVerify: true, ImportStateVerifyIgnore: ignored,
+	}
+}
+
+// importBlockStep imports res by id with an import block added to config:
+// the plan imports it with no change.
+func importBlockStep(config, res, id string) resource.TestStep {
+	return resource.TestStep{Config: config, ResourceName: res, ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: id}
+}
+
+// deliverMarked writes n orders numbered from `from` and checks that their
+// events arrive at s and that their items end marked PUBLISHED.
+func (e *accEnv) deliverMarked(s acctest.Sink, table outbox.Table, orders string, from, n int) resource.TestCheckFunc {
+	return e.Deliver(s, table, orders, from, n, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+}
+
+// waitMarked waits until the items of records in table are marked
+// PUBLISHED.
+func (e *accEnv) waitMarked(table outbox.Table, records []outbox.Record) error {
+	return e.WaitItems(table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
 }
 
 // fixture is what a test of a pipeline starts from: the pipeline's name,

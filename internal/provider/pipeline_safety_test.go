@@ -106,24 +106,33 @@ func TestAccPipeline_destroyKeepsUndeliveredEvents(t *testing.T) {
 	})
 }
 
-// pendingOrders writes three orders while the bus fails (an injected
-// fault), and waits until their events are pending.
+// pendingOrders writes three orders while the bus fails, and waits until
+// their events are pending.
 func (e *accEnv) pendingOrders(table outbox.Table, orders string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
-			return err
-		}
-		records, err := e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
+		records, err := e.writeDuringOutage(table, orders)
 		if err != nil {
 			return err
 		}
-		return e.WaitItems(table, records, "items pending", func(item map[string]ddbtypes.AttributeValue) error {
-			if item == nil || acctest.AttrS(item, "status") != string(outbox.StatusPending) {
-				return fmt.Errorf("is %v; want it PENDING", item)
-			}
-			return nil
-		})
+		return e.WaitItems(table, records, "items pending", pendingItem)
 	}
+}
+
+// writeDuringOutage makes the bus fail (an injected fault), then writes
+// three orders.
+func (e *accEnv) writeDuringOutage(table outbox.Table, orders string) ([]outbox.Record, error) {
+	if _, err := e.Ctl.AddFault(e.Ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Entry: true, Code: "InternalFailure", Message: "injected outage"}); err != nil {
+		return nil, err
+	}
+	return e.WriteOrders(e.Writer(table), orders, "com.example.orders", 1, 3, false)
+}
+
+// pendingItem checks that an outbox item is PENDING.
+func pendingItem(item map[string]ddbtypes.AttributeValue) error {
+	if item == nil || acctest.AttrS(item, outbox.AttrStatus) != string(outbox.StatusPending) {
+		return fmt.Errorf("is %v; want it PENDING", item)
+	}
+	return nil
 }
 
 // TestAccPipeline_pendingIndexInPlace: a pipeline without the pending
@@ -219,13 +228,13 @@ resource "terraform_data" "dependent" {
 	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
 		{
 			Config: config,
-			Check:  e.deliverMarked(s, table, orders, 1),
+			Check:  e.deliverMarked(s, table, orders, 1, 2),
 		},
 		{
 			PreConfig:        func() { e.deleteTable(t, ddb, table.Name) },
 			Config:           config,
 			ConfigPlanChecks: repair,
-			Check:            e.deliverMarked(s, table, orders, 10),
+			Check:            e.deliverMarked(s, table, orders, 10, 2),
 		},
 		{
 			PreConfig: func() {
@@ -237,7 +246,7 @@ resource "terraform_data" "dependent" {
 			},
 			Config:           config,
 			ConfigPlanChecks: repair,
-			Check:            e.deliverMarked(s, table, orders, 20),
+			Check:            e.deliverMarked(s, table, orders, 20, 2),
 		},
 		emptyPlanStep(config),
 	})
@@ -253,9 +262,8 @@ func TestAccPipeline_controls(t *testing.T) {
 	if e.Stack == nil {
 		t.Skip("the VPC, keys and boundary of this test exist only on the local stack")
 	}
-	name := e.Name("controlled")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
+	f := e.newFixture("controlled")
+	name, orders, table := f.name, f.orders, f.table
 	s := e.NewBusSink("com.example.orders")
 	policy := func(name, doc string) string {
 		out, err := iam.NewFromConfig(e.Cfg).CreatePolicy(e.Ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(doc)})
@@ -276,7 +284,6 @@ func TestAccPipeline_controls(t *testing.T) {
 	checkFunction := func(tracing, format string, subnets int) resource.TestCheckFunc {
 		return e.checkControls(name, tracing, format, subnets)
 	}
-	table := outbox.Table{Name: name + "-outbox"}
 	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
 		{
 			// IAM refuses a boundary that does not exist; nothing is left.
@@ -289,7 +296,7 @@ func TestAccPipeline_controls(t *testing.T) {
 				statecheck.ExpectKnownValue(accResource, attrPath("relay_role_arn"), knownvalue.StringRegexp(regexp.MustCompile(`:role/outbox/`+name+`-relay$`))),
 			},
 			Check: resource.ComposeTestCheckFunc(checkFunction("Active", "JSON", 2),
-				e.Deliver(s, table, orders, 1, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
+				e.deliverMarked(s, table, orders, 1, 3)),
 		},
 		{
 			Config: e.PipelineConfig(name, `
@@ -301,7 +308,7 @@ func TestAccPipeline_controls(t *testing.T) {
 				plancheck.ExpectResourceAction(accResource, plancheck.ResourceActionUpdate),
 			}},
 			Check: resource.ComposeTestCheckFunc(checkFunction("PassThrough", "Text", 0),
-				e.Deliver(s, table, orders, 10, 3, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))),
+				e.deliverMarked(s, table, orders, 10, 3)),
 		},
 	})
 }

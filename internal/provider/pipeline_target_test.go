@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -38,7 +37,7 @@ func targetBlock(attribute, arn string) string {
 func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, block, arn string, checks ...resource.TestCheckFunc) []resource.TestStep {
 	config := e.PipelineConfig(f.name, fastRelay+block)
 	marked := func(from int) resource.TestCheckFunc {
-		return e.Deliver(sink, f.table, f.orders, from, 4, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+		return e.deliverMarked(sink, f.table, f.orders, from, 4)
 	}
 	return []resource.TestStep{
 		{
@@ -60,20 +59,8 @@ func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, blo
 			Check: marked(10),
 		},
 		emptyPlanStep(config),
-		{
-			Config:            config,
-			ResourceName:      accResource,
-			ImportState:       true,
-			ImportStateId:     f.name,
-			ImportStateVerify: true,
-		},
-		{
-			Config:          config,
-			ResourceName:    accResource,
-			ImportState:     true,
-			ImportStateKind: resource.ImportBlockWithID,
-			ImportStateId:   f.name,
-		},
+		importStep(config, accResource, f.name),
+		importBlockStep(config, accResource, f.name),
 	}
 }
 
@@ -154,7 +141,7 @@ func (e *accEnv) deliverInGroups(f fixture, sink acctest.Sink) resource.TestChec
 		if err := acctest.CheckFIFO(records, got); err != nil {
 			return err
 		}
-		return e.WaitItems(f.table, records, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+		return e.waitMarked(f.table, records)
 	}
 }
 
@@ -212,7 +199,7 @@ func TestAccPipeline_targetSwitch(t *testing.T) {
 				statecheck.ExpectKnownValue(accResource, attrPath("target_arn"), knownvalue.StringExact(topic)),
 			},
 			Check: func(*terraform.State) error {
-				if err := e.reconcileNow(f.name + "-reconciler"); err != nil {
+				if _, err := e.invokeReconciler(f.name+"-reconciler", reconcileAll); err != nil {
 					return err
 				}
 				return e.receiveMarked(topicSink, f.table, pending)
@@ -239,25 +226,22 @@ func (e *accEnv) waitRefused(st *terraform.State, table outbox.Table, records []
 	}); err != nil {
 		return err
 	}
-	return e.WaitItems(table, records, "items still pending", func(item map[string]ddbtypes.AttributeValue) error {
-		if status := acctest.AttrS(item, outbox.AttrStatus); status != string(outbox.StatusPending) {
-			return fmt.Errorf("status %q, want PENDING", status)
-		}
-		return nil
-	})
+	return e.WaitItems(table, records, "items still pending", pendingItem)
 }
 
-// reconcileNow invokes the reconciler for every pending event, whatever
-// its age.
-func (e *accEnv) reconcileNow(function string) error {
-	out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{
-		FunctionName: aws.String(function), Payload: []byte(`{"action":"reconcile","minAgeSeconds":0}`),
-	})
+// reconcileAll is the reconciler's input for a run over every pending
+// event, whatever its age.
+const reconcileAll = `{"action":"reconcile","minAgeSeconds":0}`
+
+// invokeReconciler invokes the reconciler function (a name or ARN) with
+// payload and returns its output; the function's error is an error.
+func (e *accEnv) invokeReconciler(function, payload string) ([]byte, error) {
+	out, err := lambda.NewFromConfig(e.Cfg).Invoke(e.Ctx, &lambda.InvokeInput{FunctionName: aws.String(function), Payload: []byte(payload)})
 	if err != nil {
-		return fmt.Errorf("invoking %s: %w", function, err)
+		return nil, fmt.Errorf("invoking %s: %w", function, err)
 	}
 	if out.FunctionError != nil {
-		return fmt.Errorf("%s failed: %s: %s", function, aws.ToString(out.FunctionError), out.Payload)
+		return out.Payload, fmt.Errorf("%s failed: %s: %s", function, aws.ToString(out.FunctionError), out.Payload)
 	}
-	return nil
+	return out.Payload, nil
 }

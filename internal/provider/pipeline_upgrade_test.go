@@ -41,15 +41,7 @@ func TestPipelineStateUpgradeV0(t *testing.T) {
 		"table":         map[string]any{"existing": false, "name": nil, "partition_key": "PK", "sort_key": "SK", "sort_key_prefix": "EVT#", "ttl_attribute": "expiresAt"},
 		"pending_index": map[string]any{"name": "pending", "shards": 4},
 	}
-	raw, err := json.Marshal(v0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upgraded := upgradePipeline(t, 0, raw)
-	var m PipelineResourceModel
-	if diags := (tfsdk.State{Schema: sch, Raw: upgraded}).Get(ctx, &m); diags.HasError() {
-		t.Fatal(diags)
-	}
+	m := pipelineModel(t, upgradePipeline(t, 0, v0))
 	w := m.Writer.Attributes()
 	for k, want := range map[string]string{
 		"table_name": `"orders-outbox"`, "sort_key_prefix": `"EVT#"`, "pending_index_name": `"pending"`,
@@ -161,15 +153,8 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 	v1["stream_arn"] = predicted.TableARN + "/stream/2026-01-01T00:00:00.000"
 	v1["writer"] = map[string]any{"table_name": predicted.TableName, "partition_key": "PK", "sort_key": "SK", "sort_key_prefix": "OUTBOX#",
 		"pending_index_name": "outbox-pending", "pending_index_shards": 16, "ttl_attribute": predicted.TTLAttribute}
-	raw, err := json.Marshal(v1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upgraded := upgradePipeline(t, 1, raw)
-	var m PipelineResourceModel
-	if diags := (tfsdk.State{Schema: sch, Raw: upgraded}).Get(ctx, &m); diags.HasError() {
-		t.Fatal(diags)
-	}
+	upgraded := upgradePipeline(t, 1, v1)
+	m := pipelineModel(t, upgraded)
 	if m.Table == nil || m.Table.SortKeyPrefix.ValueString() != "OUTBOX#" || m.Relay == nil || m.Relay.Logging == nil ||
 		m.Relay.BatchSize.ValueInt64() != provision.DefaultBatchSize || m.Reconciler == nil || m.Alarms != nil || m.Relay.VPCConfig != nil {
 		t.Fatalf("upgraded objects: table %+v, relay %+v, reconciler %+v, alarms %+v", m.Table, m.Relay, m.Reconciler, m.Alarms)
@@ -181,12 +166,17 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 	}
 }
 
-// upgradePipeline upgrades a state of an older schema version with the
-// provider's server as Terraform does: the framework decodes it with the
-// version's prior schema and calls its upgrader.
-func upgradePipeline(t *testing.T, version int64, raw []byte) tftypes.Value {
+// upgradePipeline upgrades a state of an older schema version (its
+// attributes, as JSON encodes them) with the provider's server as Terraform
+// does: the framework decodes it with the version's prior schema and calls
+// its upgrader.
+func upgradePipeline(t *testing.T, version int64, state map[string]any) tftypes.Value {
 	t.Helper()
 	ctx := context.Background()
+	raw, err := json.Marshal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, _ := newTestServer(ctx, t)
 	resp, err := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
 		TypeName: "outbox_pipeline", Version: version, RawState: &tfprotov6.RawState{JSON: raw},
@@ -195,6 +185,17 @@ func upgradePipeline(t *testing.T, version int64, raw []byte) tftypes.Value {
 		t.Fatal(err)
 	}
 	return answered(t, "upgrade", resp.Diagnostics, resp.UpgradedState, (&PipelineResource{}).schema(ctx).Type().TerraformType(ctx))
+}
+
+// pipelineModel reads a pipeline's state into the resource's model.
+func pipelineModel(t *testing.T, state tftypes.Value) PipelineResourceModel {
+	t.Helper()
+	ctx := context.Background()
+	var m PipelineResourceModel
+	if diags := (tfsdk.State{Schema: (&PipelineResource{}).schema(ctx), Raw: state}).Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	return m
 }
 
 // planPipeline plans outbox_pipeline with the provider's server as
@@ -296,11 +297,7 @@ func TestPipelineStateUpgradeV1PlansProtection(t *testing.T) {
 		"writer": map[string]any{"table_name": "orders-outbox", "partition_key": "PK", "sort_key": "SK", "sort_key_prefix": "OUTBOX#",
 			"pending_index_name": "outbox-pending", "pending_index_shards": 16, "ttl_attribute": "expiresAt"},
 	}
-	raw, err := json.Marshal(v1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	upgraded := upgradePipeline(t, 1, raw)
+	upgraded := upgradePipeline(t, 1, v1)
 	config := ordersConfig(typ)
 	planned, requiresReplace := planPipeline(t, upgraded, upgraded, tftypes.NewValue(typ, config))
 	if len(requiresReplace) > 0 {
@@ -350,25 +347,15 @@ func TestAccPipeline_upgradeFromV1(t *testing.T) {
 			v1[a.name] = v
 		}
 	}
-	raw, err := json.Marshal(v1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := configuredServer(t, e)
-	upgraded := upgradePipeline(t, 1, raw)
+	upgraded := upgradePipeline(t, 1, v1)
 	refreshed, private := readPipeline(t, srv, upgraded)
 	sch := (&PipelineResource{}).schema(ctx)
 	typ := sch.Type().TerraformType(ctx).(tftypes.Object)
-	config := map[string]tftypes.Value{}
-	for n, at := range typ.AttributeTypes {
-		config[n] = tftypes.NewValue(at, nil)
-	}
+	config := nullAttributes(typ)
 	config["name"] = tftypes.NewValue(tftypes.String, name)
 	reconciler := typ.AttributeTypes["reconciler"].(tftypes.Object)
-	settings := map[string]tftypes.Value{}
-	for n, at := range reconciler.AttributeTypes {
-		settings[n] = tftypes.NewValue(at, nil)
-	}
+	settings := nullAttributes(reconciler)
 	settings["enabled"] = tftypes.NewValue(tftypes.Bool, false)
 	config["reconciler"] = tftypes.NewValue(reconciler, settings)
 	planned, requiresReplace := planPipelineWith(t, private, refreshed, refreshed, tftypes.NewValue(typ, config))

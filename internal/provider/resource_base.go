@@ -73,6 +73,21 @@ func (b *resourceBase) failed(diags *diag.Diagnostics, operation, name, detail s
 	diags.AddError(fmt.Sprintf("%s %s (%s)", operation, b.what, name), detail)
 }
 
+// observed reports whether Read observed the resource (its name given),
+// err being the error of reading it: a resource of which nothing remains
+// (notFound) is removed from the state, and another error is reported.
+func (b *resourceBase) observed(ctx context.Context, err, notFound error, name string, resp *resource.ReadResponse) bool {
+	if errors.Is(err, notFound) {
+		resp.State.RemoveResource(ctx)
+		return false
+	}
+	if err != nil {
+		b.failed(&resp.Diagnostics, "Reading", name, err.Error())
+		return false
+	}
+	return true
+}
+
 // lookUp runs lookup, on import, for the name that the import id gives
 // (example shows one). It reports an empty id with the command, a lookup
 // that returns notFound with absent's detail, and another error; false
@@ -106,6 +121,16 @@ func (b *resourceBase) plannedTags(ctx context.Context, tags types.Map, tagsAll 
 		*tagsAll = tagsValue(merged)
 	}
 	return merged, known
+}
+
+// configuredTags are the tags that a configuration sets: nil while they are
+// unset or unknown.
+func configuredTags(ctx context.Context, tags types.Map, diags *diag.Diagnostics) map[string]string {
+	var out map[string]string
+	if !tags.IsUnknown() && !tags.IsNull() {
+		diags.Append(tags.ElementsAs(ctx, &out, true)...)
+	}
+	return out
 }
 
 // stateTags are the tags a state records in tags_all.

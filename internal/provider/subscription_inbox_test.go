@@ -49,11 +49,9 @@ resource "outbox_subscription" "test" {
 // succeeds once the protection is off.
 func TestAccSubscription_inbox(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("inbox")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
+	f := e.newFixture("inbox")
 	before := e.Snapshot()
-	sub, inboxTable := name+"-payments", name+"-payments-inbox"
+	name, sub, inboxTable := f.name, f.name+"-payments", f.name+"-payments-inbox"
 	protected := e.inboxConfig(name, "  inbox = {}")
 	unprotected := e.inboxConfig(name, "  inbox = { deletion_protection = false }")
 	resource.Test(t, resource.TestCase{
@@ -71,7 +69,7 @@ func TestAccSubscription_inbox(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(
 					e.checkTableProtection(inboxTable, true, true),
 					checkConsumerPolicy,
-					e.applyOnce(outbox.Table{Name: name + "-outbox"}, orders),
+					e.applyOnce(f.table, f.orders),
 				),
 			},
 			{
@@ -87,15 +85,8 @@ func TestAccSubscription_inbox(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(e.checkTableProtection(inboxTable, true, true), e.checkInboxTTL(inboxTable)),
 			},
 			emptyPlanStep(protected),
-			{
-				Config:            protected,
-				ResourceName:      accSub,
-				ImportState:       true,
-				ImportStateId:     sub,
-				ImportStateVerify: true,
-				// Imported as the bus's name; the configuration gives its ARN.
-				ImportStateVerifyIgnore: []string{"event_bus"},
-			},
+			// Imported as the bus's name; the configuration gives its ARN.
+			importStep(protected, accSub, sub, "event_bus"),
 			{
 				Config:      protected,
 				Destroy:     true,
@@ -292,9 +283,8 @@ func (e *accEnv) receiveOne(url, arn string) (events.SQSMessage, error) {
 // with its TTL turned off again. Bad inbox settings fail at plan.
 func TestAccSubscription_inboxAdopted(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("adopt")
-	orders, shared := e.Name("acc-orders"), e.Name("acc-inbox")
-	e.CreateAppTable(orders, "")
+	f := e.newFixture("adopt")
+	name, shared := f.name, e.Name("acc-inbox")
 	ddb := dynamodb.NewFromConfig(e.Cfg)
 	if _, err := ddb.CreateTable(e.Ctx, consumer.TableInput(shared)); err != nil {
 		t.Fatal(err)
@@ -329,7 +319,7 @@ func TestAccSubscription_inboxAdopted(t *testing.T) {
 					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("inbox").AtMapKey("table_name"), knownvalue.StringExact(shared)),
 					statecheck.ExpectKnownValue(accSub, tfjsonpath.New("inbox").AtMapKey("ttl_attribute"), knownvalue.StringExact(consumer.AttrExpiresAt)),
 				},
-				Check: resource.ComposeTestCheckFunc(e.checkInboxTTL(shared), checkConsumerPolicy, e.applyOnce(outbox.Table{Name: name + "-outbox"}, orders)),
+				Check: resource.ComposeTestCheckFunc(e.checkInboxTTL(shared), checkConsumerPolicy, e.applyOnce(f.table, f.orders)),
 			},
 			emptyPlanStep(adopted),
 		},

@@ -67,7 +67,6 @@ func subscriptionModelFromSpec(s subscription.Spec, st subscription.State, defau
 	m.Inbox = inboxModelFromSpec(s, st)
 	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
 	m.Timeouts = nullTimeouts()
-	m.setState(st)
 	return m
 }
 

@@ -220,10 +220,7 @@ func (r *SubscriptionResource) ValidateConfig(ctx context.Context, req resource.
 	if !m.EventPattern.IsNull() && (!m.Sources.IsNull() || !m.DetailTypes.IsNull()) {
 		return // reported by the ConflictsWith validator
 	}
-	var tags map[string]string
-	if !m.Tags.IsUnknown() && !m.Tags.IsNull() {
-		resp.Diagnostics.Append(m.Tags.ElementsAs(ctx, &tags, true)...)
-	}
+	tags := configuredTags(ctx, m.Tags, &resp.Diagnostics)
 	s := m.spec(tags)
 	// Placeholders for what is not known yet.
 	if m.Name.IsUnknown() {
@@ -359,12 +356,7 @@ func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	s := state.spec(stateTags(ctx, state.TagsAll, &resp.Diagnostics))
 	observed, drift, err := r.clients().Read(ctx, s, state.subscriptionState())
-	if errors.Is(err, subscription.ErrNotFound) {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.failed(&resp.Diagnostics, "Reading", state.Name.ValueString(), err.Error())
+	if !r.observed(ctx, err, subscription.ErrNotFound, state.Name.ValueString(), resp) {
 		return
 	}
 	state.showInbox(observed.Inbox)
@@ -419,6 +411,5 @@ func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.Imp
 		return
 	}
 	m := subscriptionModelFromSpec(s, st, r.defaultTags())
-	resp.Diagnostics.Append(saveDrift(ctx, resp.Private, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	recordSubscription(ctx, &m, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }

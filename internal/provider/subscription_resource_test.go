@@ -203,11 +203,9 @@ const (
 // by name gives an empty plan.
 func TestAccSubscription_pipeline(t *testing.T) {
 	e := newAccEnv(t)
-	name := e.Name("subs")
-	orders := e.Name("acc-orders")
-	e.CreateAppTable(orders, "")
+	f := e.newFixture("subs")
 	before := e.Snapshot()
-	table := outbox.Table{Name: name + "-outbox"}
+	name, orders, table := f.name, f.orders, f.table
 	config1 := e.subscriptionsConfig(name, placedBody, cancelledBody)
 	config2 := e.subscriptionsConfig(name, placedBody, cancelledPatternBody)
 	ruleKept := statecheck.CompareValue(compare.ValuesSame())
@@ -245,30 +243,11 @@ func TestAccSubscription_pipeline(t *testing.T) {
 			Check: e.deliverTo(table, orders, 20, map[string][]string{accPlaced: {"OrderPlaced"}, accCancelled: {"OrderCancelled"}}),
 		},
 		{Config: config2, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-		{
-			Config:            config2,
-			ResourceName:      accCancelled,
-			ImportState:       true,
-			ImportStateId:     name + "-cancelled",
-			ImportStateVerify: true,
-			// Imported as the bus's name; the configuration gives its ARN,
-			// the same bus (the plan below is empty).
-			ImportStateVerifyIgnore: []string{"event_bus"},
-		},
-		{
-			Config:          config2,
-			ResourceName:    accCancelled,
-			ImportState:     true,
-			ImportStateKind: resource.ImportBlockWithID,
-			ImportStateId:   name + "-cancelled",
-		},
-		{
-			Config:          config2,
-			ResourceName:    accPlaced,
-			ImportState:     true,
-			ImportStateKind: resource.ImportBlockWithID,
-			ImportStateId:   name + "-placed",
-		},
+		// Imported as the bus's name; the configuration gives its ARN,
+		// the same bus (the plan below is empty).
+		importStep(config2, accCancelled, name+"-cancelled", "event_bus"),
+		importBlockStep(config2, accCancelled, name+"-cancelled"),
+		importBlockStep(config2, accPlaced, name+"-placed"),
 	})
 }
 
@@ -380,20 +359,8 @@ resource "outbox_subscription" "test" {
 			},
 		},
 		emptyPlanStep(config(reformatted)),
-		{
-			Config:            config(pattern),
-			ResourceName:      accSub,
-			ImportState:       true,
-			ImportStateId:     name,
-			ImportStateVerify: true,
-		},
-		{
-			Config:          config(reformatted),
-			ResourceName:    accSub,
-			ImportState:     true,
-			ImportStateKind: resource.ImportBlockWithID,
-			ImportStateId:   name,
-		},
+		importStep(config(pattern), accSub, name),
+		importBlockStep(config(reformatted), accSub, name),
 		{
 			// Deleted out of band entirely: removed from the state and
 			// created again (under new queue names' 60-second rule).

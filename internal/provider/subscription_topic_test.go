@@ -61,13 +61,7 @@ resource "outbox_subscription" "test" {
 			Check: func(st *terraform.State) error { return e.checkFIFOSubscription(st, f) },
 		},
 		emptyPlanStep(config),
-		{
-			Config:            config,
-			ResourceName:      accSub,
-			ImportState:       true,
-			ImportStateId:     sub,
-			ImportStateVerify: true,
-		},
+		importStep(config, accSub, sub),
 	})
 }
 
@@ -114,5 +108,5 @@ func (e *accEnv) checkFIFOSubscription(st *terraform.State, f fixture) error {
 	if err := acctest.CheckFIFO(changed, got); err != nil {
 		return fmt.Errorf("%w (the filter policy lets only OrderChanged through)", err)
 	}
-	return e.WaitItems(f.table, append(placed, changed...), "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt"))
+	return e.waitMarked(f.table, append(placed, changed...))
 }
