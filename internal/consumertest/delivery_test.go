@@ -11,7 +11,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
@@ -30,21 +29,20 @@ type deliveries struct {
 	queues *sqs.Client
 	topics *sns.Client
 	bus    *eventbridge.Client
-	ddb    *dynamodb.Client
+	cfg    aws.Config
 }
 
 func newDeliveries(t testing.TB) *deliveries {
 	t.Helper()
 	cfg := localawstest.Config(localawstest.Start(t))
-	return &deliveries{t: t, queues: sqs.NewFromConfig(cfg), topics: sns.NewFromConfig(cfg), bus: eventbridge.NewFromConfig(cfg), ddb: dynamodb.NewFromConfig(cfg)}
+	return &deliveries{t: t, queues: sqs.NewFromConfig(cfg), topics: sns.NewFromConfig(cfg), bus: eventbridge.NewFromConfig(cfg), cfg: cfg}
 }
 
 // engine creates the inbox and ledger tables in the stack's DynamoDB and
 // returns an engine of them, its clock at the present.
 func (d *deliveries) engine(ctx context.Context) *engine {
 	d.t.Helper()
-	createTables(ctx, d.t, d.ddb)
-	return &engine{t: d.t, client: &countingClient{Client: d.ddb}, clock: &clock{now: time.Now()}}
+	return newEngineOn(ctx, d.t, d.cfg, time.Now())
 }
 
 // queue creates a queue that SNS and EventBridge may send to and returns
