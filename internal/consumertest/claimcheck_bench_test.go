@@ -2,6 +2,7 @@ package consumertest_test
 
 import (
 	"context"
+	"io"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func BenchmarkClaimCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	c, err := consumer.New(e.inbox(), func(context.Context, consumer.Event[map[string]any], *consumer.Tx) error { return nil },
-		consumer.WithObjectStore(objects), consumer.WithMetricsWriter(&discard{}))
+		consumer.WithObjectStore(objects), consumer.WithMetricsWriter(io.Discard))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -123,7 +124,7 @@ func consumeClaims(ctx context.Context, t *testing.T, objects *s3.Client, record
 	c, err := consumer.New(e.inbox(), func(_ context.Context, ev consumer.Event[map[string]any], _ *consumer.Tx) error {
 		applied[ev.ID] = sha256.Sum256(ev.RawData)
 		return nil
-	}, consumer.WithObjectStore(objects), consumer.WithMetricsWriter(&discard{}))
+	}, consumer.WithObjectStore(objects), consumer.WithMetricsWriter(io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -74,7 +75,7 @@ func traceThrough(t *testing.T, f outbox.Format) {
 		}
 	}
 	c, err := consumer.New(e.inbox(), func(context.Context, consumer.Event[orderPlaced], *consumer.Tx) error { return nil },
-		consumer.WithTracerProvider(tp), consumer.WithMetricsWriter(&discard{}))
+		consumer.WithTracerProvider(tp), consumer.WithMetricsWriter(io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,3 @@ func messageID(s sdktrace.ReadOnlySpan) string {
 	}
 	return ""
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
