@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/perfreport"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/claimsweep"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -52,11 +50,7 @@ func BenchmarkClaimCheck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	url, arn := d.queue("claims")
-	pub, err := target.NewPublisher(aws.Config{}, target.Settings{Type: target.SQS, QueueARN: arn}, target.PublisherOptions{Client: d.queues, Objects: objects})
-	if err != nil {
-		b.Fatal(err)
-	}
+	q := d.targetQueue("claims", "", target.PublisherOptions{Objects: objects})
 	c, err := consumer.New(e.inbox(), func(context.Context, consumer.Event[map[string]any], *consumer.Tx) error { return nil },
 		consumer.WithObjectStore(objects), consumer.WithMetricsWriter(io.Discard))
 	if err != nil {
@@ -73,12 +67,8 @@ func BenchmarkClaimCheck(b *testing.B) {
 			}
 			written = append(written, rs...)
 		}
-		for _, res := range pub.Publish(ctx, written) {
-			if res.Status != publish.Published {
-				b.Fatalf("publishing: %+v", res)
-			}
-		}
-		if resp, err := c.HandleSQS(ctx, d.receive(url, arn, batch)); err != nil || len(resp.BatchItemFailures) != 0 {
+		q.publish(ctx, written)
+		if resp, err := c.HandleSQS(ctx, q.receive(batch)); err != nil || len(resp.BatchItemFailures) != 0 {
 			b.Fatalf("HandleSQS: %+v, %v", resp, err)
 		}
 	}
