@@ -90,6 +90,14 @@ func (e *engine) inbox(opts ...consumer.Option) *consumer.Inbox {
 	return in
 }
 
+// wantTotal fails unless the inbox's metric name totals want.
+func wantTotal(t testing.TB, in *consumer.Inbox, name string, want float64) {
+	t.Helper()
+	if got := in.Metrics().Total(name); got != want {
+		t.Errorf("%s = %v, want %v", name, got, want)
+	}
+}
+
 // countEffect is the handler's DynamoDB effect: the event's counter item
 // grows by one.
 func countEffect(eventID string) types.TransactWriteItem {

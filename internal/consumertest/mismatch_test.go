@@ -68,9 +68,7 @@ func TestPayloadMismatchOnEveryPath(t *testing.T) {
 			t.Errorf("%s: effect applied %d times, want 1", id, n)
 		}
 	}
-	if got := in.Metrics().Total(consumer.PayloadMismatches); got != 4 {
-		t.Errorf("PayloadMismatches = %v, want 4", got)
-	}
+	wantTotal(t, in, consumer.PayloadMismatches, 4)
 }
 
 // powertools-lambda-typescript#2058 and powertools-lambda-java#2260: a
