@@ -76,17 +76,31 @@ func TestDecodeBodyShapes(t *testing.T) {
 	}
 }
 
-// fakeConsumer is a Consumer whose process runs the handler unless the
-// event's data says fail.
-func fakeConsumer(t *testing.T, metrics io.Writer) (*Consumer[map[string]any], *[]string) {
+// withoutInbox is a Consumer of handle whose process runs the handler, as
+// on an event's first delivery, without reaching its inbox's client.
+func withoutInbox(t *testing.T, handle Handler[map[string]any], opts ...ConsumerOption) *Consumer[map[string]any] {
 	t.Helper()
 	inbox, err := NewInbox(nopClient{}, "inbox", WithLogger(NewLogger(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	c, err := New(inbox, handle, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.process = func(ctx context.Context, _, _ string, fn func(context.Context, *Tx) error) (Outcome, error) {
+		return Applied, fn(ctx, &Tx{})
+	}
+	return c
+}
+
+// fakeConsumer is a Consumer whose process runs the handler unless the
+// event's data says fail.
+func fakeConsumer(t *testing.T, metrics io.Writer) (*Consumer[map[string]any], *[]string) {
+	t.Helper()
 	var applied []string
 	var mu sync.Mutex
-	c, err := New(inbox, func(_ context.Context, e Event[map[string]any], _ *Tx) error {
+	c := withoutInbox(t, func(_ context.Context, e Event[map[string]any], _ *Tx) error {
 		if e.Data["fail"] == true {
 			return errors.New("handler failed")
 		}
@@ -95,12 +109,6 @@ func fakeConsumer(t *testing.T, metrics io.Writer) (*Consumer[map[string]any], *
 		applied = append(applied, e.ID)
 		return nil
 	}, WithMetricsWriter(metrics), WithFunctionName("billing"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.process = func(ctx context.Context, _, _ string, fn func(context.Context, *Tx) error) (Outcome, error) {
-		return Applied, fn(ctx, &Tx{})
-	}
 	return c, &applied
 }
 

@@ -24,6 +24,10 @@ type inFlight struct {
 	groupOverlap       bool
 }
 
+func newInFlight() *inFlight {
+	return &inFlight{order: map[string][]string{}, groupRunning: map[string]int{}}
+}
+
 func (f *inFlight) enter(group, id string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -63,11 +67,7 @@ func (f *inFlight) waitFor(n int, deadline time.Time) bool {
 // (or 10 s pass), so that a batch applied one message at a time is seen.
 func concurrentConsumer(t *testing.T, f *inFlight, atOnce int, opts ...ConsumerOption) *Consumer[map[string]any] {
 	t.Helper()
-	inbox, err := NewInbox(nopClient{}, "inbox", WithLogger(NewLogger(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(inbox, func(_ context.Context, e Event[map[string]any], _ *Tx) error {
+	return withoutInbox(t, func(_ context.Context, e Event[map[string]any], _ *Tx) error {
 		group, _, _ := strings.Cut(e.ID, "-")
 		f.enter(group, e.ID)
 		defer f.leave(group)
@@ -79,20 +79,13 @@ func concurrentConsumer(t *testing.T, f *inFlight, atOnce int, opts ...ConsumerO
 		}
 		return nil
 	}, append([]ConsumerOption{WithMetricsWriter(io.Discard)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.process = func(ctx context.Context, _, _ string, fn func(context.Context, *Tx) error) (Outcome, error) {
-		return Applied, fn(ctx, &Tx{})
-	}
-	return c
 }
 
 // On a FIFO queue the groups of a batch are applied at once, each group's
 // messages in order and one at a time, and a failure stops its group only.
 func TestHandleSQSFIFOGroupsConcurrentlyInOrder(t *testing.T) {
 	t.Parallel()
-	f := &inFlight{order: map[string][]string{}, groupRunning: map[string]int{}}
+	f := newInFlight()
 	c := concurrentConsumer(t, f, 3)
 	resp, err := c.HandleSQS(context.Background(), events.SQSEvent{Records: []events.SQSMessage{
 		message("a-1", "a", false), message("b-1", "b", false), message("a-2", "a", false), message("c-1", "c", false),
@@ -123,14 +116,14 @@ func TestHandleSQSConcurrencyBound(t *testing.T) {
 	t.Parallel()
 	batch := []events.SQSMessage{message("m1-1", "", false), message("m2-1", "", false), message("m3-1", "", false),
 		message("m4-1", "", false), message("m5-2", "", false)}
-	f := &inFlight{order: map[string][]string{}, groupRunning: map[string]int{}}
+	f := newInFlight()
 	if _, err := concurrentConsumer(t, f, 2, WithConcurrency(2)).HandleSQS(context.Background(), events.SQSEvent{Records: batch}); err != nil {
 		t.Fatal(err)
 	}
 	if f.maxAtOnce != 2 {
 		t.Errorf("at most %d handlers ran at once, want 2", f.maxAtOnce)
 	}
-	one := &inFlight{order: map[string][]string{}, groupRunning: map[string]int{}}
+	one := newInFlight()
 	c := concurrentConsumer(t, one, 1, WithConcurrency(1))
 	if _, err := c.HandleSQS(context.Background(), events.SQSEvent{Records: batch}); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -42,7 +41,7 @@ func TestWriteRecordsTheTraceContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	traced, untraced := c.calls[0].TransactItems[0].Put.Item, c.calls[1].TransactItems[0].Put.Item
-	if s(traced[outbox.AttrTraceParent]) != wantTraceParent || s(traced[outbox.AttrTraceState]) != "vendor=blue" {
+	if str(traced[outbox.AttrTraceParent]) != wantTraceParent || str(traced[outbox.AttrTraceState]) != "vendor=blue" {
 		t.Errorf("traced item has %v, %v", traced[outbox.AttrTraceParent], traced[outbox.AttrTraceState])
 	}
 	if _, ok := untraced[outbox.AttrTraceParent]; ok {
@@ -73,11 +72,4 @@ func TestWriterRefusesABadTraceParent(t *testing.T) {
 	if _, rec, err := w.Put(e); err != nil || rec.TraceParent != wantTraceParent {
 		t.Errorf("Put with the context's trace = %+v, %v", rec, err)
 	}
-}
-
-func s(v types.AttributeValue) string {
-	if m, ok := v.(*types.AttributeValueMemberS); ok {
-		return m.Value
-	}
-	return ""
 }

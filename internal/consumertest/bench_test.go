@@ -14,8 +14,6 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/perfreport"
 	"github.com/outboxkit/terraform-provider-outbox/internal/stats"
@@ -166,10 +164,7 @@ type overheadBench struct {
 
 func newOverheadBench(b *testing.B, handler string) *overheadBench {
 	b.Helper()
-	stack := localawstest.Start(b, func(o *localaws.Options) { o.NoServices = true })
-	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
-		b.Fatal(err)
-	}
+	stack := startDynamoDB(b)
 	ctx := context.Background()
 	cfg := localawstest.Config(stack)
 	createTables(ctx, b, dynamodb.NewFromConfig(cfg))

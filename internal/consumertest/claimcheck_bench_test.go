@@ -2,11 +2,11 @@ package consumertest_test
 
 import (
 	"context"
+	"io"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
@@ -14,37 +14,10 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/perfreport"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/claimsweep"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
-
-// countingS3 counts the S3 requests of the claim check.
-type countingS3 struct {
-	*s3.Client
-	calls atomic.Int64
-}
-
-func (c *countingS3) PutObject(ctx context.Context, in *s3.PutObjectInput, opts ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
-	c.calls.Add(1)
-	return c.Client.PutObject(ctx, in, opts...)
-}
-
-func (c *countingS3) GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
-	c.calls.Add(1)
-	return c.Client.GetObject(ctx, in, opts...)
-}
-
-func (c *countingS3) PutObjectTagging(ctx context.Context, in *s3.PutObjectTaggingInput, opts ...func(*s3.Options)) (*s3.PutObjectTaggingOutput, error) {
-	c.calls.Add(1)
-	return c.Client.PutObjectTagging(ctx, in, opts...)
-}
-
-func (c *countingS3) HeadObject(ctx context.Context, in *s3.HeadObjectInput, opts ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
-	c.calls.Add(1)
-	return c.Client.HeadObject(ctx, in, opts...)
-}
 
 // BenchmarkClaimCheck writes events of 1 MiB with the claim check, publishes
 // them to an SQS queue and applies them with the consumer kit, under the
@@ -59,11 +32,15 @@ func BenchmarkClaimCheck(b *testing.B) {
 	cfg := localawstest.Config(stack)
 	d := newDeliveries(b)
 	e := d.engine(ctx)
-	objects := &countingS3{Client: s3.NewFromConfig(cfg)}
+	// The S3 requests of the claim check.
+	var calls atomic.Int64
+	objects := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.APIOptions = append(o.APIOptions, countRequests(&calls, "PutObject", "GetObject", "PutObjectTagging", "HeadObject"))
+	})
 	units := perfreport.NewCapacityCounter()
 	ddb := dynamodb.NewFromConfig(cfg, units.Option)
 	table := outbox.Table{Name: "files"}.WithDefaults()
-	relaytest.CreateBucketAndTable(ctx, b, objects.Client, ddb, "claims", table)
+	relaytest.CreateBucketAndTable(ctx, b, objects, ddb, "claims", table)
 	remove, err := perfreport.ApplyLatencyModel(ctx, localawstest.Control(stack), perfreport.AWSLatencyModel)
 	if err != nil {
 		b.Fatal(err)
@@ -73,13 +50,9 @@ func BenchmarkClaimCheck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	url, arn := d.queue("claims")
-	pub, err := target.NewPublisher(aws.Config{}, target.Settings{Type: target.SQS, QueueARN: arn}, target.PublisherOptions{Client: d.queues, Objects: objects})
-	if err != nil {
-		b.Fatal(err)
-	}
+	q := d.targetQueue("claims", "", target.PublisherOptions{Objects: objects})
 	c, err := consumer.New(e.inbox(), func(context.Context, consumer.Event[map[string]any], *consumer.Tx) error { return nil },
-		consumer.WithObjectStore(objects), consumer.WithMetricsWriter(&discard{}))
+		consumer.WithObjectStore(objects), consumer.WithMetricsWriter(io.Discard))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,12 +67,8 @@ func BenchmarkClaimCheck(b *testing.B) {
 			}
 			written = append(written, rs...)
 		}
-		for _, res := range pub.Publish(ctx, written) {
-			if res.Status != publish.Published {
-				b.Fatalf("publishing: %+v", res)
-			}
-		}
-		if resp, err := c.HandleSQS(ctx, d.receive(url, arn, batch)); err != nil || len(resp.BatchItemFailures) != 0 {
+		q.publish(ctx, written)
+		if resp, err := c.HandleSQS(ctx, q.receive(batch)); err != nil || len(resp.BatchItemFailures) != 0 {
 			b.Fatalf("HandleSQS: %+v, %v", resp, err)
 		}
 	}
@@ -107,13 +76,13 @@ func BenchmarkClaimCheck(b *testing.B) {
 	events := float64(b.N * batch)
 	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(events*size/(1<<20)/b.Elapsed().Seconds(), "MiB/s")
-	b.ReportMetric(float64(objects.calls.Load())/events, "s3requests/event")
+	b.ReportMetric(float64(calls.Load())/events, "s3requests/event")
 	b.ReportMetric(units.Units(table.Name).Total()/events, "wru/event")
-	objects.calls.Store(0)
+	calls.Store(0)
 	sweep := claimsweep.Sweeper{S3: objects, Items: ddb, Table: table, Bucket: "claims",
 		Now: func() time.Time { return time.Now().Add(claimsweep.DefaultGrace + time.Minute) }}
 	if _, err := sweep.Sweep(ctx); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(objects.calls.Load())/events, "sweeps3requests/event")
+	b.ReportMetric(float64(calls.Load())/events, "sweeps3requests/event")
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -16,7 +17,6 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -109,25 +109,17 @@ func consumeClaims(ctx context.Context, t *testing.T, objects *s3.Client, record
 	t.Helper()
 	d := newDeliveries(t)
 	e := d.engine(ctx)
-	url, arn := d.queue(fmt.Sprintf("claims-%s-%d", f, len(records)))
-	pub, err := target.NewPublisher(aws.Config{}, target.Settings{Type: target.SQS, QueueARN: arn, Envelope: f}, target.PublisherOptions{Client: d.queues, Objects: objects})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, res := range pub.Publish(ctx, records) {
-		if res.Status != publish.Published {
-			t.Fatalf("publishing: %+v", res)
-		}
-	}
+	q := d.targetQueue(fmt.Sprintf("claims-%s-%d", f, len(records)), f, target.PublisherOptions{Objects: objects})
+	q.publish(ctx, records)
 	applied := map[string][32]byte{}
 	c, err := consumer.New(e.inbox(), func(_ context.Context, ev consumer.Event[map[string]any], _ *consumer.Tx) error {
 		applied[ev.ID] = sha256.Sum256(ev.RawData)
 		return nil
-	}, consumer.WithObjectStore(objects), consumer.WithMetricsWriter(&discard{}))
+	}, consumer.WithObjectStore(objects), consumer.WithMetricsWriter(io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := c.HandleSQS(ctx, d.receive(url, arn, len(records)))
+	resp, err := c.HandleSQS(ctx, q.receive(len(records)))
 	if err != nil {
 		t.Fatal(err)
 	}

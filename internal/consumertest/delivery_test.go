@@ -11,7 +11,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
@@ -20,6 +19,8 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -30,21 +31,20 @@ type deliveries struct {
 	queues *sqs.Client
 	topics *sns.Client
 	bus    *eventbridge.Client
-	ddb    *dynamodb.Client
+	cfg    aws.Config
 }
 
 func newDeliveries(t testing.TB) *deliveries {
 	t.Helper()
 	cfg := localawstest.Config(localawstest.Start(t))
-	return &deliveries{t: t, queues: sqs.NewFromConfig(cfg), topics: sns.NewFromConfig(cfg), bus: eventbridge.NewFromConfig(cfg), ddb: dynamodb.NewFromConfig(cfg)}
+	return &deliveries{t: t, queues: sqs.NewFromConfig(cfg), topics: sns.NewFromConfig(cfg), bus: eventbridge.NewFromConfig(cfg), cfg: cfg}
 }
 
 // engine creates the inbox and ledger tables in the stack's DynamoDB and
 // returns an engine of them, its clock at the present.
 func (d *deliveries) engine(ctx context.Context) *engine {
 	d.t.Helper()
-	createTables(ctx, d.t, d.ddb)
-	return &engine{t: d.t, client: &countingClient{Client: d.ddb}, clock: &clock{now: time.Now()}}
+	return newEngineOn(ctx, d.t, d.cfg, time.Now())
 }
 
 // queue creates a queue that SNS and EventBridge may send to and returns
@@ -62,6 +62,42 @@ func (d *deliveries) queue(name string) (string, string) {
 		d.t.Fatal(err)
 	}
 	return *out.QueueUrl, arn
+}
+
+// targetQueue is a queue that a relay's publisher publishes to.
+type targetQueue struct {
+	d        *deliveries
+	url, arn string
+	pub      publish.Publisher
+}
+
+// targetQueue creates a queue and a publisher to it of the envelope f (the
+// target's default when ""), with o and the stack's SQS client.
+func (d *deliveries) targetQueue(name string, f outbox.Format, o target.PublisherOptions) *targetQueue {
+	d.t.Helper()
+	url, arn := d.queue(name)
+	o.Client = d.queues
+	pub, err := target.NewPublisher(aws.Config{}, target.Settings{Type: target.SQS, QueueARN: arn, Envelope: f}, o)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return &targetQueue{d: d, url: url, arn: arn, pub: pub}
+}
+
+// publish publishes the records and fails unless each was published.
+func (q *targetQueue) publish(ctx context.Context, records []outbox.Record) {
+	q.d.t.Helper()
+	for _, res := range q.pub.Publish(ctx, records) {
+		if res.Status != publish.Published {
+			q.d.t.Fatalf("publishing: %+v", res)
+		}
+	}
+}
+
+// receive receives n messages from the queue, as a Lambda SQS event.
+func (q *targetQueue) receive(n int) events.SQSEvent {
+	q.d.t.Helper()
+	return q.d.receive(q.url, q.arn, n)
 }
 
 // topic creates a topic, a FIFO one when its name ends in .fifo, and

@@ -77,9 +77,7 @@ func TestEffectsOnlyPayloadMismatch(t *testing.T) {
 			t.Errorf("%s: effect applied %d times, want %d", id, n, want)
 		}
 	}
-	if got := in.Metrics().Total(consumer.PayloadMismatches); got != 6 {
-		t.Errorf("PayloadMismatches = %v, want 6", got)
-	}
+	wantTotal(t, in, consumer.PayloadMismatches, 6)
 }
 
 // A leased attempt in progress keeps a lease-less delivery out; after its

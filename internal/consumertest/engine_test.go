@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
@@ -26,24 +28,43 @@ const (
 )
 
 // engine is an inbox table and a ledger table (the handlers' effects: one
-// counter item per event) in the local AWS stack's DynamoDB.
+// counter item per event) in the local AWS stack's DynamoDB. Its client
+// counts the puts and reads the kit makes.
 type engine struct {
-	t      testing.TB
-	client *countingClient
-	clock  *clock
+	t          testing.TB
+	client     *dynamodb.Client
+	puts, gets atomic.Int64
+	clock      *clock
 }
 
 func newEngine(t *testing.T) *engine {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return newEngineOn(ctx, t, localawstest.Config(startDynamoDB(t)), time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
+		func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+}
+
+// newEngineOn creates the inbox and ledger tables in the DynamoDB of cfg
+// and returns an engine of them, its clock at now.
+func newEngineOn(ctx context.Context, t testing.TB, cfg aws.Config, now time.Time, opts ...func(*dynamodb.Options)) *engine {
+	t.Helper()
+	e := &engine{t: t, clock: &clock{now: now}}
+	e.client = dynamodb.NewFromConfig(cfg, append(opts, func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, countRequests(&e.puts, "PutItem"), countRequests(&e.gets, "GetItem"))
+	})...)
+	createTables(ctx, t, e.client)
+	return e
+}
+
+// startDynamoDB starts a local AWS stack that serves only DynamoDB.
+func startDynamoDB(t testing.TB) *localaws.Stack {
 	t.Helper()
 	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
 	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
 		t.Fatal(err)
 	}
-	client := dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	createTables(ctx, t, client)
-	return &engine{t: t, client: &countingClient{Client: client}, clock: &clock{now: time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC)}}
+	return stack
 }
 
 // createTables creates the inbox table and the ledger table.
@@ -67,6 +88,14 @@ func (e *engine) inbox(opts ...consumer.Option) *consumer.Inbox {
 		e.t.Fatal(err)
 	}
 	return in
+}
+
+// wantTotal fails unless the inbox's metric name totals want.
+func wantTotal(t testing.TB, in *consumer.Inbox, name string, want float64) {
+	t.Helper()
+	if got := in.Metrics().Total(name); got != want {
+		t.Errorf("%s = %v, want %v", name, got, want)
+	}
 }
 
 // countEffect is the handler's DynamoDB effect: the event's counter item
@@ -145,18 +174,17 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// countingClient counts the calls the kit makes.
-type countingClient struct {
-	*dynamodb.Client
-	puts, gets atomic.Int64
-}
-
-func (c *countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	c.puts.Add(1)
-	return c.Client.PutItem(ctx, in, opts...)
-}
-
-func (c *countingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	c.gets.Add(1)
-	return c.Client.GetItem(ctx, in, opts...)
+// countRequests is an API option of an AWS client that counts in n the
+// calls of the named operations.
+func countRequests(n *atomic.Int64, operations ...string) func(*middleware.Stack) error {
+	return func(stack *middleware.Stack) error {
+		if !slices.Contains(operations, stack.ID()) {
+			return nil
+		}
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("countRequests",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				n.Add(1)
+				return next.HandleInitialize(ctx, in)
+			}), middleware.Before)
+	}
 }

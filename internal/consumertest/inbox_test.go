@@ -91,9 +91,7 @@ func deliverConcurrently(t *testing.T, in *consumer.Inbox, prefix string, delive
 	if outcomes[consumer.Applied] != events || outcomes[consumer.Duplicate] != events*(deliveries-1) {
 		t.Errorf("outcomes %v, want %d applied and %d duplicates", outcomes, events, events*(deliveries-1))
 	}
-	if got := in.Metrics().Total(consumer.DuplicatesSkipped); got != events*(deliveries-1) {
-		t.Errorf("DuplicatesSkipped = %v, want %d", got, events*(deliveries-1))
-	}
+	wantTotal(t, in, consumer.DuplicatesSkipped, events*(deliveries-1))
 	return ids
 }
 
@@ -128,12 +126,8 @@ func TestLeaseTakeoverAfterExpiry(t *testing.T) {
 	if n := e.applied(id); n != 1 {
 		t.Errorf("effect applied %d times, want 1", n)
 	}
-	if got := second.Metrics().Total(consumer.LeasesTakenOver); got != 1 {
-		t.Errorf("LeasesTakenOver = %v, want 1", got)
-	}
-	if got := first.Metrics().Total(consumer.LeasesLost); got != 1 {
-		t.Errorf("LeasesLost = %v, want 1", got)
-	}
+	wantTotal(t, second, consumer.LeasesTakenOver, 1)
+	wantTotal(t, first, consumer.LeasesLost, 1)
 	if st := attrS(e.entry(id), consumer.AttrStatus); st != consumer.StatusCompleted {
 		t.Errorf("status %s, want COMPLETED", st)
 	}

@@ -68,9 +68,7 @@ func TestPayloadMismatchOnEveryPath(t *testing.T) {
 			t.Errorf("%s: effect applied %d times, want 1", id, n)
 		}
 	}
-	if got := in.Metrics().Total(consumer.PayloadMismatches); got != 4 {
-		t.Errorf("PayloadMismatches = %v, want 4", got)
-	}
+	wantTotal(t, in, consumer.PayloadMismatches, 4)
 }
 
 // powertools-lambda-typescript#2058 and powertools-lambda-java#2260: a
@@ -86,12 +84,12 @@ func TestPutFirstConditionFailureValidatesThePayload(t *testing.T) {
 	if _, err := in.Process(context.Background(), "01PUTFIRST", original, effectOnce("01PUTFIRST", nil)); err != nil {
 		t.Fatal(err)
 	}
-	puts, gets := e.client.puts.Load(), e.client.gets.Load()
+	puts, gets := e.puts.Load(), e.gets.Load()
 	ran := 0
 	_, err := in.Process(context.Background(), "01PUTFIRST", other, effectOnce("01PUTFIRST", &ran))
 	wantMismatch(t, "put first", err, ran, original, other)
-	if e.client.puts.Load()-puts != 1 || e.client.gets.Load() != gets {
-		t.Errorf("the duplicate took %d puts and %d reads, want one put and no read", e.client.puts.Load()-puts, e.client.gets.Load()-gets)
+	if e.puts.Load()-puts != 1 || e.gets.Load() != gets {
+		t.Errorf("the duplicate took %d puts and %d reads, want one put and no read", e.puts.Load()-puts, e.gets.Load()-gets)
 	}
 }
 

@@ -4,15 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -38,12 +37,7 @@ func traceThrough(t *testing.T, f outbox.Format) {
 	e := d.engine(ctx)
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	url, arn := d.queue("traced-" + string(f))
-	pub, err := target.NewPublisher(aws.Config{}, target.Settings{Type: target.SQS, QueueARN: arn, Envelope: f},
-		target.PublisherOptions{Client: d.queues, TracerProvider: tp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := d.targetQueue("traced-"+string(f), f, target.PublisherOptions{TracerProvider: tp})
 	table := outbox.Table{Name: "orders", Layout: outbox.LayoutShared}.WithDefaults()
 	w, err := outbox.NewWriter(nil, table)
 	if err != nil {
@@ -67,18 +61,14 @@ func traceThrough(t *testing.T, f outbox.Format) {
 		stored = append(stored, r)
 	}
 	for range 2 { // published, then published again from the stored items
-		for _, res := range pub.Publish(ctx, stored) {
-			if res.Status != publish.Published {
-				t.Fatalf("publishing: %+v", res)
-			}
-		}
+		q.publish(ctx, stored)
 	}
 	c, err := consumer.New(e.inbox(), func(context.Context, consumer.Event[orderPlaced], *consumer.Tx) error { return nil },
-		consumer.WithTracerProvider(tp), consumer.WithMetricsWriter(&discard{}))
+		consumer.WithTracerProvider(tp), consumer.WithMetricsWriter(io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp, err := c.HandleSQS(ctx, d.receive(url, arn, 2*n)); err != nil || len(resp.BatchItemFailures) != 0 {
+	if resp, err := c.HandleSQS(ctx, q.receive(2*n)); err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("HandleSQS: %+v, %v", resp, err)
 	}
 	checkConnected(t, spans.Ended(), writers, 2*n)
@@ -123,7 +113,3 @@ func messageID(s sdktrace.ReadOnlySpan) string {
 	}
 	return ""
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -51,17 +51,23 @@ func (c *concurrentWrites) record(records []outbox.Record) {
 	}
 }
 
+// balanceKey is the key of the account's balance, the data each
+// transaction writes with its events.
+func balanceKey(table outbox.Table) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		table.PartitionKey: &types.AttributeValueMemberS{Value: hotKey},
+		table.SortKey:      &types.AttributeValueMemberS{Value: "BALANCE"},
+	}
+}
+
 // transaction returns the caller's item and the events of the attempt-th
 // transaction: the account's balance grows by one, with three events of
 // hotKey, or one of hotKey and an unordered one, or one of hotKey and one of
 // otherKey.
 func transaction(table outbox.Table, attempt int64) ([]types.TransactWriteItem, []outbox.Event) {
 	balance := types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(table.Name),
-		Key: map[string]types.AttributeValue{
-			table.PartitionKey: &types.AttributeValueMemberS{Value: hotKey},
-			table.SortKey:      &types.AttributeValueMemberS{Value: "BALANCE"},
-		},
+		TableName:                 aws.String(table.Name),
+		Key:                       balanceKey(table),
 		UpdateExpression:          aws.String("ADD #balance :one"),
 		ExpressionAttributeNames:  map[string]string{"#balance": "balance"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}},
@@ -223,10 +229,7 @@ func balance(ctx context.Context, t *testing.T, client *dynamodb.Client, table o
 	t.Helper()
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(table.Name), ConsistentRead: aws.Bool(true),
-		Key: map[string]types.AttributeValue{
-			table.PartitionKey: &types.AttributeValueMemberS{Value: hotKey},
-			table.SortKey:      &types.AttributeValueMemberS{Value: "BALANCE"},
-		},
+		Key: balanceKey(table),
 	})
 	if err != nil {
 		t.Fatal(err)
