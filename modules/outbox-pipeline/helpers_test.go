@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
@@ -27,6 +28,17 @@ const fastRelay = `relay = {
     batch_size              = 10
     batching_window_seconds = 0
   }`
+
+// startModuleTest starts an acceptance test of the module: it returns a
+// context that ends within timeout, or with the test, and the Terraform
+// CLI (the test is skipped without TF_ACC).
+func startModuleTest(t *testing.T, timeout time.Duration) (context.Context, string) {
+	t.Helper()
+	tf := acctest.TerraformCLI(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return ctx, tf
+}
 
 // stageModules installs the provider built from this checkout for the
 // Terraform CLI tf and stages the repository's modules in a directory of

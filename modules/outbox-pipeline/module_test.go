@@ -20,9 +20,7 @@ const root = "../.."
 // imported with an import block, plans no change, and its writer_table
 // output holds.
 func TestAccModuleImport(t *testing.T) {
-	tf := acctest.TerraformCLI(t, root)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
+	ctx, tf := startModuleTest(t, 15*time.Minute)
 	run, write := applyModule(ctx, t, tf)
 	if _, err := run.Run(ctx, "state", "rm", "module.p.outbox_pipeline.this"); err != nil {
 		t.Fatal(err)
