@@ -139,20 +139,7 @@ func applyStaged(e *acctest.Env, tf, dir string, files, env map[string]string) *
 	for k, v := range env {
 		runEnv[k] = v
 	}
-	run := inst.Runner(work, runEnv)
-	run.Log = acctest.TestLog(t)
-	if err := run.Init(e.Ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Apply(e.Ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := run.Destroy(context.Background()); err != nil {
-			t.Errorf("destroying: %v", err)
-		}
-	})
-	return run
+	return initAndApply(e.Ctx, t, inst, work, runEnv)
 }
 
 // writerTable is the outbox table of the writer_table output: the

@@ -62,6 +62,27 @@ func stageModules(ctx context.Context, t *testing.T, tf, dir string) (*tfrun.Ins
 	return inst, work
 }
 
+// initAndApply runs init and apply in work, the configuration of inst's
+// staged tree, with env added to the runner's environment, and destroys
+// what it applied when the test ends.
+func initAndApply(ctx context.Context, t *testing.T, inst *tfrun.Installation, work string, env map[string]string) *tfrun.Runner {
+	t.Helper()
+	run := inst.Runner(work, env)
+	run.Log = acctest.TestLog(t)
+	if err := run.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := run.Destroy(context.Background()); err != nil {
+			t.Errorf("destroying: %v", err)
+		}
+	})
+	return run
+}
+
 // writeFile writes src as the file name of dir.
 func writeFile(t *testing.T, dir, name, src string) {
 	t.Helper()

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 )
@@ -77,18 +76,6 @@ output "writer_table" {
   value = module.p.writer_table
 }
 `)
-	run := inst.Runner(work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
-	run.Log = acctest.TestLog(t)
-	if err := run.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Apply(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := run.Destroy(context.Background()); err != nil {
-			t.Errorf("destroying: %v", err)
-		}
-	})
+	run := initAndApply(ctx, t, inst, work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
 	return run, write
 }
