@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 )
@@ -112,11 +111,7 @@ func TestAccModuleExamplesValidate(t *testing.T) {
 	for _, main := range examples {
 		dir := filepath.Dir(main)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			run := inst.Runner(dir, nil)
-			run.Log = acctest.TestLog(t)
-			if err := run.Init(ctx); err != nil {
-				t.Fatal(err)
-			}
+			run := initRunner(ctx, t, inst, dir, nil)
 			if err := run.Validate(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -62,16 +62,25 @@ func stageModules(ctx context.Context, t *testing.T, tf, dir string) (*tfrun.Ins
 	return inst, work
 }
 
-// initAndApply runs init and apply in work, the configuration of inst's
-// staged tree, with env added to the runner's environment, and destroys
-// what it applied when the test ends.
-func initAndApply(ctx context.Context, t *testing.T, inst *tfrun.Installation, work string, env map[string]string) *tfrun.Runner {
+// initRunner returns a runner of inst for the configuration in work, with
+// env added to its environment and its output in the test's log, once it
+// has run init.
+func initRunner(ctx context.Context, t *testing.T, inst *tfrun.Installation, work string, env map[string]string) *tfrun.Runner {
 	t.Helper()
 	run := inst.Runner(work, env)
 	run.Log = acctest.TestLog(t)
 	if err := run.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return run
+}
+
+// initAndApply runs init and apply in work, the configuration of inst's
+// staged tree, with env added to the runner's environment, and destroys
+// what it applied when the test ends.
+func initAndApply(ctx context.Context, t *testing.T, inst *tfrun.Installation, work string, env map[string]string) *tfrun.Runner {
+	t.Helper()
+	run := initRunner(ctx, t, inst, work, env)
 	if err := run.Apply(ctx); err != nil {
 		t.Fatal(err)
 	}
