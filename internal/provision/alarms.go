@@ -156,14 +156,19 @@ func reconcilerPeriod(expr string) int32 {
 	if err != nil || n < 1 {
 		return 300
 	}
-	unit := 60
+	return int32(min(int64(n)*rateUnitSeconds(m[2]), maxEvaluationSeconds))
+}
+
+// rateUnitSeconds is the length in seconds of the unit of a rate
+// expression that rateExpression matched.
+func rateUnitSeconds(unit string) int64 {
 	switch {
-	case strings.HasPrefix(m[2], "hour"):
-		unit = 3600
-	case strings.HasPrefix(m[2], "day"):
-		unit = 86400
+	case strings.HasPrefix(unit, "hour"):
+		return 3600
+	case strings.HasPrefix(unit, "day"):
+		return 86400
 	}
-	return int32(min(n*unit, maxEvaluationSeconds))
+	return 60
 }
 
 // AlarmDefinition is one CloudWatch metric alarm of a pipeline.
