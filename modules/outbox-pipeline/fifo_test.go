@@ -59,10 +59,7 @@ func TestAccModuleFIFOTopic(t *testing.T) {
 	if err := e.WaitItems(outboxTable, all, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := run.Run(e.Ctx, "plan", "-input=false", "-no-color", "-detailed-exitcode")
-	if err != nil {
-		t.Fatalf("the plan after the apply is not empty: %v\n%s", err, res.Stdout)
-	}
+	checkEmptyPlan(e.Ctx, t, run, "the apply")
 }
 
 // TestAccModuleFIFOQueue applies the module with an SQS FIFO queue of the

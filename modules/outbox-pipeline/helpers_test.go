@@ -92,6 +92,16 @@ func initAndApply(ctx context.Context, t *testing.T, inst *tfrun.Installation, w
 	return run
 }
 
+// checkEmptyPlan fails the test unless a plan, after what the test did
+// last (after), changes nothing.
+func checkEmptyPlan(ctx context.Context, t *testing.T, run *tfrun.Runner, after string) {
+	t.Helper()
+	res, err := run.Run(ctx, "plan", "-input=false", "-no-color", "-detailed-exitcode")
+	if err != nil {
+		t.Fatalf("the plan after %s is not empty: %v\n%s", after, err, res.Stdout)
+	}
+}
+
 // writeFile writes src as the file name of dir.
 func writeFile(t *testing.T, dir, name, src string) {
 	t.Helper()

@@ -46,10 +46,7 @@ func TestAccModuleImport(t *testing.T) {
 	if w.Name != "imp-outbox" || w.SortKeyPrefix != "OUTBOX#" || w.PendingShards != 16 {
 		t.Errorf("writer_table = %+v", w)
 	}
-	res, err = run.Run(ctx, "plan", "-input=false", "-no-color", "-detailed-exitcode")
-	if err != nil {
-		t.Fatalf("the plan after the import is not empty: %v\n%s", err, res.Stdout)
-	}
+	checkEmptyPlan(ctx, t, run, "the import")
 }
 
 // applyModule applies, on a local stack of its own, a configuration of the
