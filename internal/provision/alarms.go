@@ -156,14 +156,19 @@ func reconcilerPeriod(expr string) int32 {
 	if err != nil || n < 1 {
 		return 300
 	}
-	unit := 60
+	return int32(min(int64(n)*rateUnitSeconds(m[2]), maxEvaluationSeconds))
+}
+
+// rateUnitSeconds is the length in seconds of the unit of a rate
+// expression that rateExpression matched.
+func rateUnitSeconds(unit string) int64 {
 	switch {
-	case strings.HasPrefix(m[2], "hour"):
-		unit = 3600
-	case strings.HasPrefix(m[2], "day"):
-		unit = 86400
+	case strings.HasPrefix(unit, "hour"):
+		return 3600
+	case strings.HasPrefix(unit, "day"):
+		return 86400
 	}
-	return int32(min(n*unit, maxEvaluationSeconds))
+	return 60
 }
 
 // AlarmDefinition is one CloudWatch metric alarm of a pipeline.
@@ -333,6 +338,17 @@ func (a AlarmARNs) get(key string) string { return *a.field(key) }
 
 func (a *AlarmARNs) set(key, arn string) { *a.field(key) = arn }
 
+// recorded returns the names (by n) of the alarms among keys that a records.
+func (a AlarmARNs) recorded(n Names, keys []string) []string {
+	var names []string
+	for _, k := range keys {
+		if a.get(k) != "" {
+			names = append(names, n.Alarm(k))
+		}
+	}
+	return names
+}
+
 // Map returns the ARNs of the existing alarms by key.
 func (a AlarmARNs) Map() map[string]string {
 	out := map[string]string{}
@@ -459,13 +475,7 @@ func (c *Provisioner) deleteAlarms(ctx context.Context, st *State, keys ...strin
 	if len(keys) == 0 {
 		keys = AlarmKeys
 	}
-	n := NamesFor(st.Name)
-	var names []string
-	for _, k := range keys {
-		if st.Alarms.get(k) != "" {
-			names = append(names, n.Alarm(k))
-		}
-	}
+	names := st.Alarms.recorded(NamesFor(st.Name), keys)
 	if len(names) == 0 {
 		return nil
 	}
@@ -496,12 +506,7 @@ func (c *Provisioner) deleteAlarms(ctx context.Context, st *State, keys ...strin
 // recorded although s asks for them, or recorded although it does not.
 func (c *Provisioner) readAlarms(ctx context.Context, s Spec, st *State, d *Drift) error {
 	n := NamesFor(st.Name)
-	var names []string
-	for _, k := range AlarmKeys {
-		if st.Alarms.get(k) != "" {
-			names = append(names, n.Alarm(k))
-		}
-	}
+	names := st.Alarms.recorded(n, AlarmKeys)
 	have, err := c.describeAlarms(ctx, names)
 	if err != nil {
 		return fmt.Errorf("reading alarms (%s): %w", strings.Join(names, ", "), err)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -704,38 +703,12 @@ func (c *Provisioner) lookupClaimBucket(ctx context.Context, p *pass) error {
 }
 
 // countClaimed counts the PENDING and FAILED items of a table whose data
-// is in bucket, with a consistent scan (FAILED items are not in the
-// pending index).
+// is in bucket.
 func (c *Provisioner) countClaimed(ctx context.Context, table, bucket string) (Undelivered, error) {
-	var u Undelivered
-	pages := dynamodb.NewScanPaginator(c.DynamoDB, &dynamodb.ScanInput{
-		TableName: aws.String(table), ConsistentRead: aws.Bool(true),
-		FilterExpression:         aws.String("#status IN (:pending, :failed) AND #ref.#bucket = :bucket"),
-		ProjectionExpression:     aws.String("#status"),
-		ExpressionAttributeNames: map[string]string{"#status": outbox.AttrStatus, "#ref": outbox.AttrDataRef, "#bucket": "bucket"},
-		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{
-			":pending": &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusPending)},
-			":failed":  &ddbtypes.AttributeValueMemberS{Value: string(outbox.StatusFailed)},
-			":bucket":  &ddbtypes.AttributeValueMemberS{Value: bucket},
-		},
-	})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
-		if awsops.IsNotFound(err) {
-			return Undelivered{}, nil // no table, no events
-		}
-		if err != nil {
-			return u, fmt.Errorf("counting the undelivered events of table %s with data in %s: %w", table, bucket, err)
-		}
-		for _, item := range page.Items {
-			if s, ok := item[outbox.AttrStatus].(*ddbtypes.AttributeValueMemberS); ok && s.Value == string(outbox.StatusFailed) {
-				u.Failed++
-			} else {
-				u.Pending++
-			}
-		}
-	}
-	return u, nil
+	return c.countUndeliveredWhere(ctx, table, "#ref.#bucket = :bucket",
+		map[string]string{"#ref": outbox.AttrDataRef, "#bucket": "bucket"},
+		map[string]ddbtypes.AttributeValue{":bucket": &ddbtypes.AttributeValueMemberS{Value: bucket}},
+		"table "+table+" with data in "+bucket)
 }
 
 // claimBucketARN is the ARN of the Spec's claim-check bucket; empty

@@ -49,6 +49,16 @@ func writeClaimed(t *testing.T, ctx context.Context, c *Provisioner, s Spec) out
 	return recs[0]
 }
 
+// deleteWithBucket deletes the pipeline of st, what in a failure, and
+// checks that its claim-check bucket is gone with it.
+func deleteWithBucket(t *testing.T, ctx context.Context, c *Provisioner, st State, what string) {
+	t.Helper()
+	must.Delete(t, ctx, c, st, what)
+	if _, err := c.bucketTags(ctx, st.ClaimBucket); !errors.Is(err, awsops.ErrNotFound) {
+		t.Errorf("the bucket %s remains after deleting %s: %v", st.ClaimBucket, what, err)
+	}
+}
+
 func TestLocalClaimBucketCreatedWithEverySetting(t *testing.T) {
 	t.Parallel()
 	_, c, ctx := startStack(t, claimServices...)
@@ -103,10 +113,7 @@ func TestLocalClaimBucketCreatedWithEverySetting(t *testing.T) {
 		fst.ClaimBucket != st.ClaimBucket || fst.ClaimBucketARN != st.ClaimBucketARN || !fst.ClaimBucketOwned {
 		t.Errorf("Lookup found %+v, state %q %q owned=%v; want %+v", found.ClaimCheck, fst.ClaimBucket, fst.ClaimBucketARN, fst.ClaimBucketOwned, want)
 	}
-	must.Delete(t, ctx, c, st, "the pipeline")
-	if _, err := c.bucketTags(ctx, "media-claims"); !errors.Is(err, awsops.ErrNotFound) {
-		t.Errorf("the bucket remains after delete: %v", err)
-	}
+	deleteWithBucket(t, ctx, c, st, "the pipeline")
 }
 
 func TestLocalClaimBucketDriftRepaired(t *testing.T) {
@@ -247,10 +254,7 @@ func TestLocalClaimBucketDestroyGuard(t *testing.T) {
 	if _, err := c.DynamoDB.UpdateItem(ctx, spec.WithDefaults().OutboxTable().MarkPublished(rec, time.Now(), time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	must.Delete(t, ctx, c, st, "the delivered pipeline")
-	if _, err := c.bucketTags(ctx, st.ClaimBucket); !errors.Is(err, awsops.ErrNotFound) {
-		t.Errorf("the bucket remains after delete: %v", err)
-	}
+	deleteWithBucket(t, ctx, c, st, "the delivered pipeline")
 }
 
 func TestLocalClaimBucketForceDestroyEmptiesIt(t *testing.T) {
@@ -261,10 +265,7 @@ func TestLocalClaimBucketForceDestroyEmptiesIt(t *testing.T) {
 	st := must.Create(t, ctx, c, spec)
 	writeClaimed(t, ctx, c, spec)
 	writeClaimed(t, ctx, c, spec)
-	must.Delete(t, ctx, c, st, "the pipeline under force_destroy")
-	if _, err := c.bucketTags(ctx, st.ClaimBucket); !errors.Is(err, awsops.ErrNotFound) {
-		t.Errorf("the bucket remains after a forced delete: %v", err)
-	}
+	deleteWithBucket(t, ctx, c, st, "the pipeline under force_destroy")
 }
 
 func ignoreOut[T any](_ T, err error) error { return err }
@@ -295,8 +296,5 @@ func TestLocalClaimBucketGuardOnAdoptedTable(t *testing.T) {
 	if _, err := c.DynamoDB.UpdateItem(ctx, spec.WithDefaults().OutboxTable().MarkPublished(rec, time.Now(), time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	must.Delete(t, ctx, c, st, "the delivered pipeline")
-	if _, err := c.bucketTags(ctx, "shop-claims"); !errors.Is(err, awsops.ErrNotFound) {
-		t.Errorf("the dedicated bucket of an adopted table remains after delete: %v", err)
-	}
+	deleteWithBucket(t, ctx, c, st, "the delivered pipeline")
 }

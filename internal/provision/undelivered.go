@@ -52,12 +52,9 @@ func (c *Provisioner) CountUndelivered(ctx context.Context, table string, prefix
 	if table == "" {
 		return u, nil
 	}
-	names := map[string]string{"#status": outbox.AttrStatus}
-	values := map[string]types.AttributeValue{
-		":pending": &types.AttributeValueMemberS{Value: string(outbox.StatusPending)},
-		":failed":  &types.AttributeValueMemberS{Value: string(outbox.StatusFailed)},
-	}
-	filter := "#status IN (:pending, :failed)"
+	names := map[string]string{}
+	values := map[string]types.AttributeValue{}
+	cond := ""
 	if len(prefixes) > 0 {
 		desc, err := c.describeTable(ctx, table)
 		if err != nil {
@@ -70,7 +67,26 @@ func (c *Provisioner) CountUndelivered(ctx context.Context, table string, prefix
 			values[v] = &types.AttributeValueMemberS{Value: p}
 			terms = append(terms, "begins_with(#sk, "+v+")")
 		}
-		filter += " AND (" + strings.Join(terms, " OR ") + ")"
+		cond = "(" + strings.Join(terms, " OR ") + ")"
+	}
+	return c.countUndeliveredWhere(ctx, table, cond, names, values, "table "+table)
+}
+
+// countUndeliveredWhere counts the PENDING and FAILED items of table that
+// also match cond (every such item when cond is empty), whose placeholders
+// are in names and values. It scans with a consistent read: FAILED items
+// are not in the pending index. A missing table has none. what names the
+// counted items in the error.
+func (c *Provisioner) countUndeliveredWhere(ctx context.Context, table, cond string,
+	names map[string]string, values map[string]types.AttributeValue, what string,
+) (Undelivered, error) {
+	var u Undelivered
+	names["#status"] = outbox.AttrStatus
+	values[":pending"] = &types.AttributeValueMemberS{Value: string(outbox.StatusPending)}
+	values[":failed"] = &types.AttributeValueMemberS{Value: string(outbox.StatusFailed)}
+	filter := "#status IN (:pending, :failed)"
+	if cond != "" {
+		filter += " AND " + cond
 	}
 	p := dynamodb.NewScanPaginator(c.DynamoDB, &dynamodb.ScanInput{
 		TableName: aws.String(table), ConsistentRead: aws.Bool(true),
@@ -83,7 +99,7 @@ func (c *Provisioner) CountUndelivered(ctx context.Context, table string, prefix
 			return Undelivered{}, nil // no table, no events
 		}
 		if err != nil {
-			return u, fmt.Errorf("counting the undelivered events of table %s: %w", table, err)
+			return u, fmt.Errorf("counting the undelivered events of %s: %w", what, err)
 		}
 		for _, item := range page.Items {
 			if s, ok := item[outbox.AttrStatus].(*types.AttributeValueMemberS); ok && s.Value == string(outbox.StatusFailed) {

@@ -131,13 +131,7 @@ func (r ReconcilerSpec) validateOverlap() error {
 	if n < 1 {
 		return invalid("Reconciler.ScheduleExpression", `use a rate of at least 1, such as "rate(5 minutes)"`, "is %q", r.ScheduleExpression)
 	}
-	unit := int64(60)
-	switch {
-	case strings.HasPrefix(m[2], "hour"):
-		unit = 3600
-	case strings.HasPrefix(m[2], "day"):
-		unit = 86400
-	}
+	unit := rateUnitSeconds(m[2])
 	timeout := int64(r.Function.Timeout)
 	if n >= (timeout+unit-1)/unit {
 		// n*unit >= timeout, without overflowing.

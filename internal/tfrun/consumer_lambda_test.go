@@ -79,17 +79,13 @@ func TestAccExamplesConsumerLambda(t *testing.T) {
 	if err := run.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
-	destroyed := false
-	t.Cleanup(func() {
-		if !destroyed {
-			unprotected := append(vars, tfrun.Var{Name: "inbox_deletion_protection", Value: "false"})
-			if err := run.Apply(context.Background(), unprotected...); err != nil {
-				t.Errorf("turning the inbox's protection off after a failure: %v", err)
-			}
-			if err := run.Destroy(context.Background(), unprotected...); err != nil {
-				t.Errorf("destroying after a failure: %v", err)
-			}
+	destroyed := destroyOnFailure(t, func(ctx context.Context) error {
+		unprotected := append(vars, tfrun.Var{Name: "inbox_deletion_protection", Value: "false"})
+		err := run.Apply(ctx, unprotected...)
+		if err != nil {
+			err = fmt.Errorf("turning the inbox's protection off: %w", err)
 		}
+		return errors.Join(err, run.Destroy(ctx, unprotected...))
 	})
 	if err := run.Apply(ctx, vars...); err != nil {
 		t.Fatalf("applying %s: %v", rel, err)
@@ -121,7 +117,7 @@ func TestAccExamplesConsumerLambda(t *testing.T) {
 	if err := run.Destroy(ctx, vars...); err != nil {
 		t.Fatalf("destroying %s: %v", rel, err)
 	}
-	destroyed = true
+	destroyed()
 	checkDestroyed()
 }
 

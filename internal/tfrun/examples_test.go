@@ -39,16 +39,12 @@ func TestAccExamplesComplete(t *testing.T) {
 	// demo runs the example's default.
 	vars := []tfrun.Var{{Name: "architecture", Value: "x86_64"}}
 	d, err := demo.Deploy(ctx, root, tf, t.TempDir(), stack.Endpoint(), stack.Options().Region, acctest.TestLog(t), vars...)
-	destroyed := false
-	if d != nil {
-		t.Cleanup(func() {
-			if !destroyed {
-				if err := d.Runner.Destroy(context.Background(), vars...); err != nil {
-					t.Errorf("destroying after a failure: %v", err)
-				}
-			}
-		})
-	}
+	destroyed := destroyOnFailure(t, func(ctx context.Context) error {
+		if d == nil {
+			return nil
+		}
+		return d.Runner.Destroy(ctx, vars...)
+	})
 	if err != nil {
 		t.Fatalf("applying examples/complete: %v", err)
 	}
@@ -90,8 +86,22 @@ func TestAccExamplesComplete(t *testing.T) {
 	if err := d.Runner.Destroy(ctx, vars...); err != nil {
 		t.Fatalf("destroying examples/complete: %v", err)
 	}
-	destroyed = true
+	destroyed()
 	checkDestroyed()
+}
+
+// destroyOnFailure has destroy run when the test ends, unless the test
+// destroyed what it applied itself and said so by calling destroyed.
+func destroyOnFailure(t *testing.T, destroy func(context.Context) error) (destroyed func()) {
+	done := false
+	t.Cleanup(func() {
+		if !done {
+			if err := destroy(context.Background()); err != nil {
+				t.Errorf("destroying after a failure: %v", err)
+			}
+		}
+	})
+	return func() { done = true }
 }
 
 // startExampleStack starts a local stack of the test's own for an example

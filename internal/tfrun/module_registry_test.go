@@ -109,14 +109,7 @@ func TestAccModuleFromRegistry(t *testing.T) {
 	}
 	assertInstalledFromRegistry(t, work)
 
-	destroyed := false
-	t.Cleanup(func() {
-		if !destroyed {
-			if err := run.Destroy(context.Background()); err != nil {
-				t.Errorf("destroying after a failure: %v", err)
-			}
-		}
-	})
+	destroyed := destroyOnFailure(t, func(ctx context.Context) error { return run.Destroy(ctx) })
 	if err := run.Apply(ctx); err != nil {
 		t.Fatalf("terraform apply: %v", err)
 	}
@@ -131,7 +124,7 @@ func TestAccModuleFromRegistry(t *testing.T) {
 	if err := run.Destroy(ctx); err != nil {
 		t.Fatalf("terraform destroy: %v", err)
 	}
-	destroyed = true
+	destroyed()
 
 	// The module repository's example refers to the module at its root.
 	validateReleasedExample(ctx, t, inst, released)

@@ -1,13 +1,11 @@
 package outboxpipeline_test
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 )
@@ -17,9 +15,7 @@ import (
 // subscriptions would refuse fail at plan with the module's message naming
 // the setting and the fix, and FIFO topics and queues plan.
 func TestAccModuleTargetChecks(t *testing.T) {
-	tf := acctest.TerraformCLI(t, root)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	ctx, tf := startModuleTest(t, 10*time.Minute)
 	stack := localawstest.Start(t)
 	const (
 		topic     = `"arn:aws:sns:us-east-1:123456789012:orders.fifo"`
@@ -106,9 +102,7 @@ func flatten(s string) string {
 // TestAccModuleExamplesValidate initialises and validates every example of
 // the module.
 func TestAccModuleExamplesValidate(t *testing.T) {
-	tf := acctest.TerraformCLI(t, root)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	ctx, tf := startModuleTest(t, 10*time.Minute)
 	inst, staged := stageModules(ctx, t, tf, ".")
 	examples, err := filepath.Glob(filepath.Join(staged, "modules", "outbox-pipeline", "examples", "*", "main.tf"))
 	if err != nil || len(examples) < 2 {
@@ -117,11 +111,7 @@ func TestAccModuleExamplesValidate(t *testing.T) {
 	for _, main := range examples {
 		dir := filepath.Dir(main)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			run := inst.Runner(dir, nil)
-			run.Log = acctest.TestLog(t)
-			if err := run.Init(ctx); err != nil {
-				t.Fatal(err)
-			}
+			run := initRunner(ctx, t, inst, dir, nil)
 			if err := run.Validate(ctx); err != nil {
 				t.Fatal(err)
 			}

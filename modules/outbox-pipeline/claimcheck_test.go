@@ -105,10 +105,7 @@ output "plain_claim_check" {
 	if err := e.WaitItems(table, records, "the claim-checked item marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := run.Run(e.Ctx, "plan", "-input=false", "-no-color", "-detailed-exitcode")
-	if err != nil {
-		t.Fatalf("the plan after the apply is not empty: %v\n%s", err, res.Stdout)
-	}
+	checkEmptyPlan(e.Ctx, t, run, "the apply")
 }
 
 // checkClaimCheckOutput checks the claim_check output of a pipeline with a

@@ -59,10 +59,7 @@ func TestAccModuleFIFOTopic(t *testing.T) {
 	if err := e.WaitItems(outboxTable, all, "items marked PUBLISHED", acctest.PublishedWithTTL("expiresAt")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := run.Run(e.Ctx, "plan", "-input=false", "-no-color", "-detailed-exitcode")
-	if err != nil {
-		t.Fatalf("the plan after the apply is not empty: %v\n%s", err, res.Stdout)
-	}
+	checkEmptyPlan(e.Ctx, t, run, "the apply")
 }
 
 // TestAccModuleFIFOQueue applies the module with an SQS FIFO queue of the
@@ -139,20 +136,7 @@ func applyStaged(e *acctest.Env, tf, dir string, files, env map[string]string) *
 	for k, v := range env {
 		runEnv[k] = v
 	}
-	run := inst.Runner(work, runEnv)
-	run.Log = acctest.TestLog(t)
-	if err := run.Init(e.Ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Apply(e.Ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := run.Destroy(context.Background()); err != nil {
-			t.Errorf("destroying: %v", err)
-		}
-	})
-	return run
+	return initAndApply(e.Ctx, t, inst, work, runEnv)
 }
 
 // writerTable is the outbox table of the writer_table output: the

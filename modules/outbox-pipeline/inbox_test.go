@@ -1,22 +1,17 @@
 package outboxpipeline_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 )
 
 // TestAccModuleInbox: a subscription's inbox passes through the module,
 // whose outputs give the inbox table and the consumer's policy of each
 // subscription that has one, and nothing for one that has none.
 func TestAccModuleInbox(t *testing.T) {
-	tf := acctest.TerraformCLI(t, root)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
+	ctx, tf := startModuleTest(t, 15*time.Minute)
 	run, write := applyModule(ctx, t, tf)
 	write("inbox.tf", `
 module "i" {

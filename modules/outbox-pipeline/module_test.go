@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 )
@@ -20,9 +19,7 @@ const root = "../.."
 // imported with an import block, plans no change, and its writer_table
 // output holds.
 func TestAccModuleImport(t *testing.T) {
-	tf := acctest.TerraformCLI(t, root)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
+	ctx, tf := startModuleTest(t, 15*time.Minute)
 	run, write := applyModule(ctx, t, tf)
 	if _, err := run.Run(ctx, "state", "rm", "module.p.outbox_pipeline.this"); err != nil {
 		t.Fatal(err)
@@ -49,10 +46,7 @@ func TestAccModuleImport(t *testing.T) {
 	if w.Name != "imp-outbox" || w.SortKeyPrefix != "OUTBOX#" || w.PendingShards != 16 {
 		t.Errorf("writer_table = %+v", w)
 	}
-	res, err = run.Run(ctx, "plan", "-input=false", "-no-color", "-detailed-exitcode")
-	if err != nil {
-		t.Fatalf("the plan after the import is not empty: %v\n%s", err, res.Stdout)
-	}
+	checkEmptyPlan(ctx, t, run, "the import")
 }
 
 // applyModule applies, on a local stack of its own, a configuration of the
@@ -79,18 +73,6 @@ output "writer_table" {
   value = module.p.writer_table
 }
 `)
-	run := inst.Runner(work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
-	run.Log = acctest.TestLog(t)
-	if err := run.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Apply(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := run.Destroy(context.Background()); err != nil {
-			t.Errorf("destroying: %v", err)
-		}
-	})
+	run := initAndApply(ctx, t, inst, work, tfrun.AWSEnv(stack.Endpoint(), stack.Options().Region))
 	return run, write
 }
