@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"runtime"
 	"slices"
@@ -31,21 +32,9 @@ import (
 // (item → times delivered).
 func wantDelivered(t *testing.T, r *recorder, want map[string]int) {
 	t.Helper()
-	if got := r.delivered(); !mapsEqual(got, want) {
+	if got := r.delivered(); !maps.Equal(got, want) {
 		t.Fatalf("delivered %v, want %v; invocations:%s", got, want, describe(r.reports))
 	}
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestFilteredRecordsAreNeverDelivered: with the outbox filter, only
