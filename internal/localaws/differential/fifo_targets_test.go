@@ -13,13 +13,10 @@ import (
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
-	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
-)
+	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types")
 
 func TestDifferentialEventBridgeFIFO(t *testing.T) {
-	t.Parallel()
-	compare(t, "events/fifo", func(r *run) {
-		c := eventbridge.NewFromConfig(r.cfg)
+	compareOn(t, "events/fifo", eventbridge.NewFromConfig, func(r *run, c *eventbridge.Client) {
 		url, arn := r.queueWith("diff-events.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
 		plainURL, plainARN := r.queueWith("diff-events-nocbd.fifo", map[string]string{"FifoQueue": "true"})
 		if arn == "" || plainARN == "" {
@@ -85,9 +82,7 @@ func (r *run) fifoEvents(name, url string, want int) {
 }
 
 func TestDifferentialSchedulerFIFO(t *testing.T) {
-	t.Parallel()
-	compare(t, "scheduler/fifo", func(r *run) {
-		c := scheduler.NewFromConfig(r.cfg)
+	compareOn(t, "scheduler/fifo", scheduler.NewFromConfig, func(r *run, c *scheduler.Client) {
 		_, arn := r.queueWith("diff-schedule.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
 		role, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-scheduler-fifo"),
 			AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"scheduler.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)})

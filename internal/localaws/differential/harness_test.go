@@ -42,8 +42,10 @@ type scenario func(r *run)
 
 // compare runs fn against the local stack and moto, concurrently, then
 // compares the transcripts and decides every difference with the table.
+// The scenario runs in parallel with the other tests' scenarios.
 func compare(t *testing.T, name string, fn scenario) {
 	t.Helper()
+	t.Parallel()
 	oursURL, motoURL := endpoints(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
@@ -60,6 +62,13 @@ func compare(t *testing.T, name string, fn scenario) {
 		diffValues(name, ours.step(name), moto.step(name), &diffs)
 	}
 	decide(t, name, diffs)
+}
+
+// compareOn is compare with a client of one service, made by newClient
+// (such as s3.NewFromConfig) from each run's configuration.
+func compareOn[C, O any](t *testing.T, name string, newClient func(aws.Config, ...func(*O)) *C, fn func(r *run, c *C)) {
+	t.Helper()
+	compare(t, name, func(r *run) { fn(r, newClient(r.cfg)) })
 }
 
 func newRun(ctx context.Context, target, endpoint string) *run {

@@ -15,9 +15,7 @@ const (
 )
 
 func TestDifferentialIAM(t *testing.T) {
-	t.Parallel()
-	compare(t, "iam/roles", func(r *run) {
-		c := iam.NewFromConfig(r.cfg)
+	compareOn(t, "iam/roles", iam.NewFromConfig, func(r *run, c *iam.Client) {
 		pol, err := c.CreatePolicy(r.ctx, &iam.CreatePolicyInput{PolicyName: aws.String("diff-boundary"), PolicyDocument: aws.String(boundary), Path: aws.String("/diff/")})
 		r.rec("CreatePolicy", pol, err)
 		var boundaryARN *string

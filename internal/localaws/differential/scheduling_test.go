@@ -14,13 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
-	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
-)
+	"github.com/aws/smithy-go/transport/http/protocol/awsquery")
 
 func TestDifferentialScheduler(t *testing.T) {
-	t.Parallel()
-	compare(t, "scheduler/schedules", func(r *run) {
-		c := scheduler.NewFromConfig(r.cfg)
+	compareOn(t, "scheduler/schedules", scheduler.NewFromConfig, func(r *run, c *scheduler.Client) {
 		g, err := c.CreateScheduleGroup(r.ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("diff-group")})
 		r.rec("CreateScheduleGroup", g, err)
 		role, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-scheduler"),
@@ -70,9 +67,7 @@ func TestDifferentialScheduler(t *testing.T) {
 }
 
 func TestDifferentialLogs(t *testing.T) {
-	t.Parallel()
-	compare(t, "logs/groups", func(r *run) {
-		c := cloudwatchlogs.NewFromConfig(r.cfg)
+	compareOn(t, "logs/groups", cloudwatchlogs.NewFromConfig, func(r *run, c *cloudwatchlogs.Client) {
 		group := aws.String("/aws/lambda/diff-relay")
 		_, err := c.CreateLogGroup(r.ctx, &cloudwatchlogs.CreateLogGroupInput{LogGroupName: group})
 		r.rec("CreateLogGroup", nil, err)
@@ -109,7 +104,6 @@ func TestDifferentialLogs(t *testing.T) {
 }
 
 func TestDifferentialCloudWatchAlarms(t *testing.T) {
-	t.Parallel()
 	compare(t, "cloudwatch/alarms", func(r *run) {
 		c := cloudwatch.NewFromConfig(r.cfg, func(o *cloudwatch.Options) {
 			if r.target == "moto" {
