@@ -31,14 +31,11 @@ func TestLambdaWiring(t *testing.T) {
 	lam := lambda.NewFromConfig(cfg, func(o *lambda.Options) { o.RetryMaxAttempts = 1 })
 	logs := cloudwatchlogs.NewFromConfig(cfg)
 
-	trust := func(service string) *string {
-		return aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`)
-	}
-	good, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("fn"), AssumeRolePolicyDocument: trust("lambda.amazonaws.com")})
+	good, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("fn"), AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("ec2"), AssumeRolePolicyDocument: trust("ec2.amazonaws.com")})
+	bad, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("ec2"), AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("ec2.amazonaws.com"))})
 	if err != nil {
 		t.Fatal(err)
 	}

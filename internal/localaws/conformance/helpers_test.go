@@ -121,8 +121,7 @@ func streamRead(streamArn string) statement {
 // statements (none: no policy) and returns its ARN.
 func (e *awsEnv) role(name string, statements ...statement) string {
 	e.t.Helper()
-	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
-	out, err := e.iam.CreateRole(e.ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(trust)})
+	out, err := e.iam.CreateRole(e.ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))})
 	if err != nil {
 		e.t.Fatalf("CreateRole %s: %v", name, err)
 	}

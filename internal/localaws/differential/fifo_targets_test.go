@@ -13,7 +13,10 @@ import (
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
-	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types")
+	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+)
 
 func TestDifferentialEventBridgeFIFO(t *testing.T) {
 	compareOn(t, "events/fifo", eventbridge.NewFromConfig, func(r *run, c *eventbridge.Client) {
@@ -85,7 +88,7 @@ func TestDifferentialSchedulerFIFO(t *testing.T) {
 	compareOn(t, "scheduler/fifo", scheduler.NewFromConfig, func(r *run, c *scheduler.Client) {
 		_, arn := r.queueWith("diff-schedule.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
 		role, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-scheduler-fifo"),
-			AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"scheduler.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)})
+			AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("scheduler.amazonaws.com"))})
 		if err != nil || arn == "" {
 			r.rec("CreateRole", nil, err)
 			return

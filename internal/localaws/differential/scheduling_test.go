@@ -14,14 +14,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
-	"github.com/aws/smithy-go/transport/http/protocol/awsquery")
+	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+)
 
 func TestDifferentialScheduler(t *testing.T) {
 	compareOn(t, "scheduler/schedules", scheduler.NewFromConfig, func(r *run, c *scheduler.Client) {
 		g, err := c.CreateScheduleGroup(r.ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("diff-group")})
 		r.rec("CreateScheduleGroup", g, err)
 		role, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-scheduler"),
-			AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"scheduler.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)})
+			AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("scheduler.amazonaws.com"))})
 		if err != nil {
 			r.rec("CreateRole", nil, err)
 			return

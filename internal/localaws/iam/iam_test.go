@@ -22,8 +22,10 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
+// lambdaTrust lets Lambda assume a role.
+var lambdaTrust = localawstest.TrustPolicy("lambda.amazonaws.com")
+
 const (
-	lambdaTrust  = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
 	accountTrust = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:root"},"Action":"sts:AssumeRole"}]}`
 	tableArn     = "arn:aws:dynamodb:us-east-1:000000000000:table/orders"
 )

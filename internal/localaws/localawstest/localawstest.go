@@ -134,6 +134,12 @@ func ErrorCode(err error) string {
 	return ""
 }
 
+// TrustPolicy is a role trust policy that lets the AWS service principal
+// service (such as "lambda.amazonaws.com") assume the role.
+func TrustPolicy(service string) string {
+	return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`
+}
+
 // Protocol is a wire protocol an SDK client is switched to, by an option
 // of the client's Options type O (e.g. sqs.Options).
 type Protocol[O any] struct {

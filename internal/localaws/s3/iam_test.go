@@ -22,7 +22,7 @@ func TestIdentityPolicies(t *testing.T) {
 	mustBucket(t, admin, "grants")
 	roles := iam.NewFromConfig(localawstest.Config(s))
 	if _, err := roles.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("writer"),
-		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)}); err != nil {
+		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := roles.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("writer"), PolicyName: aws.String("claims"),
@@ -55,7 +55,7 @@ func TestIdentityPolicyConditions(t *testing.T) {
 	mustBucket(t, client(s), "listed")
 	roles := iam.NewFromConfig(localawstest.Config(s))
 	if _, err := roles.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("sweeper"),
-		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)}); err != nil {
+		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := roles.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("sweeper"), PolicyName: aws.String("list"),

@@ -142,7 +142,7 @@ func (e env) role(t *testing.T, name, service string, actions ...string) string 
 	t.Helper()
 	ctx := context.Background()
 	out, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(name),
-		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`)})
+		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy(service))})
 	if err != nil {
 		t.Fatal(err)
 	}
