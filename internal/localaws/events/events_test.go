@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,36 +21,16 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/events"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
-
-type fakeLambda struct {
-	mu       sync.Mutex
-	policy   string
-	payloads [][]byte
-}
-
-func (f *fakeLambda) InvokeAsync(_ context.Context, _ string, payload []byte) error {
-	f.mu.Lock()
-	f.payloads = append(f.payloads, payload)
-	f.mu.Unlock()
-	return nil
-}
-
-func (f *fakeLambda) FunctionPolicy(string) (string, bool) { return f.policy, f.policy != "" }
-
-func (f *fakeLambda) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.payloads)
-}
 
 type env struct {
 	stack  *localaws.Stack
 	eb     *eventbridge.Client
 	sqs    *awssqs.Client
-	lambda *fakeLambda
+	lambda *lambdatest.RecordingInvoker
 	ctl    *control.Client
 }
 
@@ -59,7 +38,7 @@ func start(t *testing.T) env {
 	t.Helper()
 	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
 	q := sqs.New(stack.Env())
-	fl := &fakeLambda{}
+	fl := &lambdatest.RecordingInvoker{}
 	svc := events.New(stack.Env(), events.Deps{
 		Queues:    func() (events.QueueSink, error) { return q, nil },
 		Functions: func() (events.FunctionInvoker, error) { return fl, nil },
@@ -330,16 +309,14 @@ func TestRuleToLambdaAndInput(t *testing.T) {
 	// No resource policy: the invocation fails silently.
 	put()
 	waitMetrics(t, e, *rule.RuleArn, func(m control.RuleMetrics) bool { return m.FailedInvocations == 1 })
-	if e.lambda.count() != 0 {
+	if len(e.lambda.Invocations()) != 0 {
 		t.Fatal("function invoked without a resource policy")
 	}
-	e.lambda.mu.Lock()
-	e.lambda.policy = fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"events.amazonaws.com"},"Action":"lambda:InvokeFunction","Resource":"%s","Condition":{"ArnLike":{"AWS:SourceArn":"%s"}}}]}`, fn, *rule.RuleArn)
-	e.lambda.mu.Unlock()
+	e.lambda.SetPolicy(fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"events.amazonaws.com"},"Action":"lambda:InvokeFunction","Resource":"%s","Condition":{"ArnLike":{"AWS:SourceArn":"%s"}}}]}`, fn, *rule.RuleArn))
 	put()
 	waitMetrics(t, e, *rule.RuleArn, func(m control.RuleMetrics) bool { return m.Invocations == 2 })
-	if e.lambda.count() != 1 || string(e.lambda.payloads[0]) != `{"fixed":true}` {
-		t.Fatalf("payloads %q", e.lambda.payloads)
+	if calls := e.lambda.Invocations(); len(calls) != 1 || calls[0].Payload != `{"fixed":true}` {
+		t.Fatalf("invocations %+v", calls)
 	}
 	// A disabled rule matches nothing.
 	if _, err := e.eb.DisableRule(ctx, &eventbridge.DisableRuleInput{Name: aws.String("to-fn")}); err != nil {

@@ -22,29 +22,11 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iam"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	localscheduler "github.com/outboxkit/terraform-provider-outbox/internal/localaws/scheduler"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
-
-// fakeLambda records asynchronous invocations.
-type fakeLambda struct {
-	mu    sync.Mutex
-	calls []string // function ARN + " " + payload
-}
-
-func (f *fakeLambda) InvokeAsync(_ context.Context, function string, payload []byte) error {
-	f.mu.Lock()
-	f.calls = append(f.calls, function+" "+string(payload))
-	f.mu.Unlock()
-	return nil
-}
-
-func (f *fakeLambda) invocations() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.calls)
-}
 
 // fakeClock is a manual clock: After channels fire when Advance passes
 // their deadline.
@@ -104,7 +86,7 @@ type env struct {
 	sched  *scheduler.Client
 	iam    *awsiam.Client
 	sqs    *awssqs.Client
-	lambda *fakeLambda
+	lambda *lambdatest.RecordingInvoker
 	clock  *fakeClock
 	ctl    *control.Client
 }
@@ -117,7 +99,7 @@ func start(t *testing.T) env {
 	iamSvc := iam.New(stack.Env(), iam.Options{})
 	stack.Env().SetAuthorizer(iamSvc)
 	q := sqs.New(stack.Env())
-	fl := &fakeLambda{}
+	fl := &lambdatest.RecordingInvoker{}
 	clock := &fakeClock{now: time.Now().UTC().Truncate(time.Second)}
 	svc := localscheduler.New(stack.Env(), localscheduler.Deps{
 		Functions: func() (localscheduler.FunctionInvoker, error) { return fl, nil },
@@ -503,9 +485,9 @@ func TestFireInvokesTargetAsRole(t *testing.T) {
 	if !res.Invoked || res.ScheduleArn != arn || len(res.ExecutionID) != 16 || res.ErrorCode != "" {
 		t.Fatalf("FireSchedule = %+v", res)
 	}
-	calls := e.lambda.invocations()
-	if want := functionArn + ` {"schedule":"` + arn + `","attempt":1}`; len(calls) != 1 || calls[0] != want {
-		t.Fatalf("invocations = %q, want %q", calls, want)
+	calls := e.lambda.Invocations()
+	if want := (lambdatest.Invocation{Function: functionArn, Payload: `{"schedule":"` + arn + `","attempt":1}`}); len(calls) != 1 || calls[0] != want {
+		t.Fatalf("invocations = %+v, want %+v", calls, want)
 	}
 	m, err := e.ctl.SchedulerMetrics(ctx)
 	if err != nil || m[arn] != (control.ScheduleMetrics{Invocations: 1}) {
@@ -524,16 +506,16 @@ func TestRateScheduleFiresOnItsClock(t *testing.T) {
 	e.create(t, input("tick", "rate(1 minute)", role))
 	eventually(t, "the runner to wait for its first minute", func() bool { return e.clock.pending() == 1 })
 	e.clock.Advance(59 * time.Second)
-	if n := len(e.lambda.invocations()); n != 0 {
+	if n := len(e.lambda.Invocations()); n != 0 {
 		t.Fatalf("%d invocations before the first minute", n)
 	}
 	e.clock.Advance(time.Second)
-	eventually(t, "the first invocation", func() bool { return len(e.lambda.invocations()) == 1 })
+	eventually(t, "the first invocation", func() bool { return len(e.lambda.Invocations()) == 1 })
 	eventually(t, "the runner to wait for the second minute", func() bool { return e.clock.pending() == 1 })
 	e.clock.Advance(time.Minute)
-	eventually(t, "the second invocation", func() bool { return len(e.lambda.invocations()) == 2 })
-	if got := e.lambda.invocations()[1]; got != functionArn+` {"hello":"world"}` {
-		t.Fatalf("invocation = %q", got)
+	eventually(t, "the second invocation", func() bool { return len(e.lambda.Invocations()) == 2 })
+	if got := e.lambda.Invocations()[1]; got != (lambdatest.Invocation{Function: functionArn, Payload: `{"hello":"world"}`}) {
+		t.Fatalf("invocation = %+v", got)
 	}
 
 	// Disabling stops the runner: its pending wait fires into nothing.
@@ -620,7 +602,7 @@ func TestDeniedRoleDeadLetters(t *testing.T) {
 		attr("IS_PAYLOAD_TRUNCATED") != "false" || attr("SCHEDULED_TIME") != res.ScheduledTime.UTC().Format(time.RFC3339) {
 		t.Fatalf("dead-letter attributes = %+v", msg.MessageAttributes)
 	}
-	if calls := e.lambda.invocations(); len(calls) != 0 {
+	if calls := e.lambda.Invocations(); len(calls) != 0 {
 		t.Fatalf("a denied role invoked the function: %v", calls)
 	}
 }
