@@ -58,12 +58,8 @@ func (f restFake) ResolveOperation(r *http.Request) string { return f.resolve(r)
 
 func newStack(t *testing.T, svcs ...awsapi.Service) *localaws.Stack {
 	t.Helper()
-	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	for _, svc := range svcs {
-		if err := s.Register(svc); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := localawstest.StartEmpty(t)
+	localawstest.Serve(t, s, svcs...)
 	return s
 }
 

@@ -18,7 +18,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/events"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
@@ -36,18 +35,14 @@ type env struct {
 
 func start(t *testing.T) env {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	stack := localawstest.StartEmpty(t)
 	q := sqs.New(stack.Env())
 	fl := &lambdatest.RecordingInvoker{}
 	svc := events.New(stack.Env(), events.Deps{
 		Queues:    func() (events.QueueSink, error) { return q, nil },
 		Functions: func() (events.FunctionInvoker, error) { return fl, nil },
 	})
-	for _, s := range []awsapi.Service{q, svc} {
-		if err := stack.Register(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	localawstest.Serve(t, stack, q, svc)
 	cfg := localawstest.Config(stack)
 	return env{stack, eventbridge.NewFromConfig(cfg), awssqs.NewFromConfig(cfg), fl, localawstest.Control(stack)}
 }

@@ -55,14 +55,10 @@ type env struct {
 
 func start(t *testing.T, delay time.Duration) env {
 	t.Helper()
-	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	s := localawstest.StartEmpty(t)
 	svc := iam.New(s.Env(), iam.Options{PropagationDelay: delay})
 	s.Env().SetAuthorizer(svc)
-	for _, x := range []awsapi.Service{svc, svc.STS(), tableService{}} {
-		if err := s.Register(x); err != nil {
-			t.Fatal(err)
-		}
-	}
+	localawstest.Serve(t, s, svc, svc.STS(), tableService{})
 	cfg := localawstest.Config(s)
 	return env{stack: s, svc: svc, iam: awsiam.NewFromConfig(cfg), sts: sts.NewFromConfig(cfg)}
 }

@@ -62,6 +62,24 @@ func Start(t testing.TB, opts ...func(*localaws.Options)) *localaws.Stack {
 	return s
 }
 
+// StartEmpty is Start with no service of the stack's own: the test
+// registers the services it runs with Serve.
+func StartEmpty(t testing.TB, opts ...func(*localaws.Options)) *localaws.Stack {
+	t.Helper()
+	return Start(t, append([]func(*localaws.Options){func(o *localaws.Options) { o.NoServices = true }}, opts...)...)
+}
+
+// Serve registers services with the stack s, in order, and fails t if one
+// cannot be registered.
+func Serve(t testing.TB, s *localaws.Stack, services ...awsapi.Service) {
+	t.Helper()
+	for _, svc := range services {
+		if err := s.Register(svc); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // WithLogger sends the stack's request log to t.Log.
 func WithLogger(t testing.TB) func(*localaws.Options) {
 	return func(o *localaws.Options) {

@@ -473,12 +473,10 @@ func TestBucketPolicyAndPublicAccessBlock(t *testing.T) {
 func TestLifecycleExpiresByTag(t *testing.T) {
 	t.Parallel()
 	clk := localawstest.NewClock(time.Date(2026, 3, 1, 15, 30, 0, 0, time.UTC))
-	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	s := localawstest.StartEmpty(t)
 	s.Env().Now = clk.Now
 	svc := locals3.New(s.Env(), locals3.Options{LifecycleSweepInterval: 5 * time.Millisecond})
-	if err := s.Register(svc); err != nil {
-		t.Fatal(err)
-	}
+	localawstest.Serve(t, s, svc)
 	c, ctx := client(s), context.Background()
 	mustBucket(t, c, "expiring")
 	_, err := c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String("expiring")})

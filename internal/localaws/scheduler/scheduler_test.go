@@ -19,7 +19,6 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iam"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
@@ -95,7 +94,7 @@ type env struct {
 // a manual clock.
 func start(t *testing.T) env {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	stack := localawstest.StartEmpty(t)
 	iamSvc := iam.New(stack.Env(), iam.Options{})
 	stack.Env().SetAuthorizer(iamSvc)
 	q := sqs.New(stack.Env())
@@ -106,11 +105,7 @@ func start(t *testing.T) env {
 		Queues:    func() (localscheduler.QueueSink, error) { return q, nil },
 		Roles:     func() localscheduler.RoleChecker { return iamSvc },
 	}, localscheduler.Options{Clock: clock, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 20 * time.Millisecond})
-	for _, s := range []awsapi.Service{iamSvc, q, svc} {
-		if err := stack.Register(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	localawstest.Serve(t, stack, iamSvc, q, svc)
 	cfg := localawstest.Config(stack)
 	return env{stack, scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.RetryMaxAttempts = 1 }),
 		awsiam.NewFromConfig(cfg), awssqs.NewFromConfig(cfg), fl, clock, localawstest.Control(stack)}

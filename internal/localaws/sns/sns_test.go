@@ -13,8 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns/types"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sns"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
@@ -40,15 +38,11 @@ func start(t *testing.T) (*sns.Service, *awssns.Client, *awssqs.Client) {
 // startWithClock starts SNS and SQS on the clock now (time.Now when nil).
 func startWithClock(t *testing.T, now func() time.Time) (*sns.Service, *awssns.Client, *awssqs.Client) {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	stack := localawstest.StartEmpty(t)
 	stack.Env().Now = now
 	q := sqs.New(stack.Env())
 	svc := sns.New(stack.Env(), sns.Deps{Queues: func() (sns.QueueSink, error) { return queues{q}, nil }})
-	for _, s := range []awsapi.Service{q, svc} {
-		if err := stack.Register(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	localawstest.Serve(t, stack, q, svc)
 	cfg := localawstest.Config(stack)
 	return svc, awssns.NewFromConfig(cfg), awssqs.NewFromConfig(cfg)
 }

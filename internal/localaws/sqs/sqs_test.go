@@ -65,15 +65,13 @@ func startWithClock(t *testing.T, p protocol) (*sqs.Service, *awssqs.Client, *lo
 // startOn is start with the stack's clock now, or the real one when nil.
 func startOn(t *testing.T, p protocol, now func() time.Time) (*localaws.Stack, *sqs.Service, *awssqs.Client) {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	stack := localawstest.StartEmpty(t)
 	env := stack.Env()
 	if now != nil {
 		env.Now = now
 	}
 	svc := sqs.New(env)
-	if err := stack.Register(svc); err != nil {
-		t.Fatal(err)
-	}
+	localawstest.Serve(t, stack, svc)
 	return stack, svc, awssqs.NewFromConfig(localawstest.Config(stack), p.Option)
 }
 
