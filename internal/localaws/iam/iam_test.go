@@ -495,19 +495,6 @@ func TestRoleAssumableBy(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > timeout {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return time.Since(start)
-}
-
 func TestPropagationDelay(t *testing.T) {
 	t.Parallel()
 	const delay = 300 * time.Millisecond
@@ -529,7 +516,7 @@ func TestPropagationDelay(t *testing.T) {
 	if err := rc.RoleAssumableBy(arn, "lambda.amazonaws.com"); err == nil && time.Since(begin) < delay {
 		t.Fatal("role assumable right after creation")
 	}
-	waitFor(t, 10*time.Second, "role assumable", func() bool { return rc.RoleAssumableBy(arn, "lambda.amazonaws.com") == nil })
+	localawstest.Eventually(t, 10*time.Second, "role assumable", func() bool { return rc.RoleAssumableBy(arn, "lambda.amazonaws.com") == nil })
 	if elapsed := time.Since(begin); elapsed < delay {
 		t.Fatalf("role assumable after %v, before the delay", elapsed)
 	}
@@ -547,7 +534,7 @@ func TestPropagationDelay(t *testing.T) {
 	if err := rc.RoleAssumableBy(arn, "lambda.amazonaws.com"); err == nil && time.Since(begin) < delay {
 		t.Fatal("role assumable right after a policy change")
 	}
-	waitFor(t, 10*time.Second, "permission propagated", func() bool {
+	localawstest.Eventually(t, 10*time.Second, "permission propagated", func() bool {
 		return auth.Authorize(p, "sqs:SendMessage", "arn:aws:sqs:us-east-1:000000000000:q") == nil
 	})
 	if elapsed := time.Since(begin); elapsed < delay {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -156,6 +157,19 @@ func ErrorCode(err error) string {
 // service (such as "lambda.amazonaws.com") assume the role.
 func TrustPolicy(service string) string {
 	return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`
+}
+
+// Eventually polls cond until it holds, and fails t when it still does not
+// after within; what names the awaited condition.
+func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", within, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Protocol is a wire protocol an SDK client is switched to, by an option

@@ -509,17 +509,10 @@ func TestLifecycleExpiresByTag(t *testing.T) {
 		t.Fatalf("SweepLifecycle before the expiry deleted %d objects", n)
 	}
 	clk.Advance(time.Hour)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	localawstest.Eventually(t, 10*time.Second, "claims/a to be expired by the background sweep", func() bool {
 		_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("expiring"), Key: aws.String("claims/a")})
-		if localawstest.ErrorCode(err) == "NotFound" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("claims/a not expired by the background sweep: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return localawstest.ErrorCode(err) == "NotFound"
+	})
 	for _, k := range []string{"claims/b", "other/c"} {
 		if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("expiring"), Key: aws.String(k)}); err != nil {
 			t.Fatalf("%s outside the rule's filter expired: %v", k, err)

@@ -155,16 +155,10 @@ func input(name, expr, roleArn string) *scheduler.CreateScheduleInput {
 	}
 }
 
-// eventually polls cond until it holds or the deadline passes.
+// eventually waits up to 15 s for cond.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	localawstest.Eventually(t, 15*time.Second, what, cond)
 }
 
 func apiError[T error](t *testing.T, err error, message string) {

@@ -180,13 +180,9 @@ func TestPublishToSQSAllowedAndDenied(t *testing.T) {
 	if got := receive(t, q, raw, 10); len(got) != 1 || got[0] != `{"order":1} kind=order` {
 		t.Fatalf("raw queue got %q", got)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for svc.Metrics()[*topic.TopicArn].NumberOfNotificationsFailed != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("metrics %+v", svc.Metrics())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	localawstest.Eventually(t, 10*time.Second, "the failed notification in the topic's metrics", func() bool {
+		return svc.Metrics()[*topic.TopicArn].NumberOfNotificationsFailed == 1
+	})
 	if got := receive(t, q, denied, 0); len(got) != 0 {
 		t.Fatalf("delivered to a queue whose policy does not allow the topic: %q", got)
 	}

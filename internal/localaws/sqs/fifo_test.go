@@ -328,11 +328,7 @@ func testFifoLongPollWakesOnDelete(t *testing.T, p protocol) {
 		}
 		done <- r
 	}()
-	for deadline := time.Now().Add(10 * time.Second); svc.Waiting() == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the long poll never waited")
-		}
-	}
+	localawstest.Eventually(t, 10*time.Second, "the long poll to wait", func() bool { return svc.Waiting() != 0 })
 	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: held[0].ReceiptHandle}); err != nil {
 		t.Fatal(err)
 	}
