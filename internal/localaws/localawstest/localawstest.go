@@ -153,6 +153,15 @@ func ErrorCode(err error) string {
 	return ""
 }
 
+// WantCode fails t unless err is an AWS API error with code; what names
+// the call.
+func WantCode(t testing.TB, err error, code, what string) {
+	t.Helper()
+	if got := ErrorCode(err); got != code {
+		t.Fatalf("%s: error %v (code %q), want code %s", what, err, got, code)
+	}
+}
+
 // TrustPolicy is a role trust policy that lets the AWS service principal
 // service (such as "lambda.amazonaws.com") assume the role.
 func TrustPolicy(service string) string {

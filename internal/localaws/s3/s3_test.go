@@ -46,9 +46,7 @@ func client(s *localaws.Stack, opts ...func(*s3.Options)) *s3.Client {
 // wantCode fails unless err is an API error with code and HTTP status.
 func wantCode(t *testing.T, err error, code string, status int) {
 	t.Helper()
-	if got := localawstest.ErrorCode(err); got != code {
-		t.Fatalf("error = %v, want code %s", err, code)
-	}
+	localawstest.WantCode(t, err, code, "the call")
 	var re *awshttp.ResponseError
 	if !errors.As(err, &re) || re.HTTPStatusCode() != status {
 		t.Fatalf("error = %v, want HTTP status %d", err, status)
