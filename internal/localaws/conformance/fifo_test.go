@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -20,9 +21,7 @@ import (
 func (e *awsEnv) fifoQueue(name string, attrs map[string]string) (url, arn string) {
 	e.t.Helper()
 	all := map[string]string{"FifoQueue": "true"}
-	for k, v := range attrs {
-		all[k] = v
-	}
+	maps.Copy(all, attrs)
 	out, err := e.sqs.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: all})
 	if err != nil {
 		e.t.Fatalf("CreateQueue %s: %v", name, err)

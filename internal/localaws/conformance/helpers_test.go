@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -259,9 +260,7 @@ func (e *awsEnv) eventually(within time.Duration, what string, cond func() (bool
 func (e *awsEnv) put(table, pk, sk string, extra map[string]ddbtypes.AttributeValue) {
 	e.t.Helper()
 	item := map[string]ddbtypes.AttributeValue{"PK": str(pk), "SK": str(sk)}
-	for k, v := range extra {
-		item[k] = v
-	}
+	maps.Copy(item, extra)
 	if _, err := e.ddb.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
 		e.t.Fatalf("PutItem %s/%s: %v", pk, sk, err)
 	}

@@ -2,6 +2,7 @@ package differential_test
 
 import (
 	"encoding/json"
+	"maps"
 	"testing"
 	"time"
 
@@ -16,9 +17,7 @@ import (
 // (recording the creation).
 func (r *run) fifoQueue(name string, attrs map[string]string) (string, string) {
 	all := map[string]string{"FifoQueue": "true"}
-	for k, v := range attrs {
-		all[k] = v
-	}
+	maps.Copy(all, attrs)
 	out, err := r.sqs().CreateQueue(r.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: all})
 	r.rec("CreateQueue "+name, out, err)
 	if err != nil {

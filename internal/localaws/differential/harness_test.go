@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -142,9 +143,7 @@ func (r *run) errorValue(err error) map[string]any {
 	var api smithy.APIError
 	if errors.As(err, &api) {
 		if fields, ok := r.tree(reflect.ValueOf(api), "").(map[string]any); ok {
-			for k, v := range fields {
-				out[k] = v
-			}
+			maps.Copy(out, fields)
 		}
 		delete(out, "Message")
 		delete(out, "ErrorCodeOverride")
