@@ -101,9 +101,7 @@ func TestBusesAndRules(t *testing.T) {
 		t.Fatalf("PutTargets %+v %v", pt, err)
 	}
 	_, err = e.eb.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders")})
-	if localawstest.ErrorCode(err) != "ValidationException" {
-		t.Fatalf("delete rule with targets: %v", err)
-	}
+	localawstest.WantCode(t, err, "ValidationException", "delete rule with targets")
 	targets, err := e.eb.ListTargetsByRule(ctx, &eventbridge.ListTargetsByRuleInput{Rule: aws.String("r1"), EventBusName: aws.String("orders")})
 	if err != nil || len(targets.Targets) != 1 || *targets.Targets[0].InputPath != "$.detail" {
 		t.Fatalf("ListTargetsByRule %+v %v", targets, err)
@@ -115,9 +113,7 @@ func TestBusesAndRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.eb.DeleteEventBus(ctx, &eventbridge.DeleteEventBusInput{Name: aws.String("default")})
-	if localawstest.ErrorCode(err) != "ValidationException" {
-		t.Fatalf("delete default bus: %v", err)
-	}
+	localawstest.WantCode(t, err, "ValidationException", "delete default bus")
 	if _, err := e.eb.DeleteEventBus(ctx, &eventbridge.DeleteEventBusInput{Name: aws.String("orders")}); err != nil {
 		t.Fatal(err)
 	}
@@ -169,9 +165,7 @@ func TestPutEventsPerEntryResults(t *testing.T) {
 		many[i] = entry("shop", "A", `{}`, "")
 	}
 	_, err = e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: many})
-	if localawstest.ErrorCode(err) != "ValidationException" {
-		t.Fatalf("11 entries: %v", err)
-	}
+	localawstest.WantCode(t, err, "ValidationException", "11 entries")
 	// Injected per-entry faults.
 	if _, err := e.ctl.AddFault(ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Code: "ThrottlingException", Entry: true, Count: 1}); err != nil {
 		t.Fatal(err)

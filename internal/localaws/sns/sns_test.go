@@ -259,9 +259,7 @@ func TestTopicTags(t *testing.T) {
 		many = append(many, types.Tag{Key: aws.String(fmt.Sprintf("k%02d", i)), Value: aws.String("v")})
 	}
 	_, err := c.TagResource(ctx, &awssns.TagResourceInput{ResourceArn: arn, Tags: many})
-	if localawstest.ErrorCode(err) != "TagLimitExceeded" {
-		t.Fatalf("51 tags: %v, want TagLimitExceeded", err)
-	}
+	localawstest.WantCode(t, err, "TagLimitExceeded", "51 tags")
 	_, err = c.ListTagsForResource(ctx, &awssns.ListTagsForResourceInput{ResourceArn: aws.String("arn:aws:sns:us-east-1:000000000000:none")})
 	localawstest.WantError[*types.NotFoundException](t, err, "tags of a missing topic")
 }

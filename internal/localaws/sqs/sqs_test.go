@@ -175,9 +175,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders")})
 	localawstest.WantError[*types.QueueDeletedRecently](t, err, "recreate at once")
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("bad name!")})
-	if localawstest.ErrorCode(err) != "InvalidParameterValue" {
-		t.Fatalf("bad name: %v", err)
-	}
+	localawstest.WantCode(t, err, "InvalidParameterValue", "bad name")
 }
 
 // checkQueueAttributes checks the defaults of queue url (created with
@@ -310,9 +308,7 @@ func testBatches(t *testing.T, p protocol) {
 		t.Fatalf("delete batch %+v %v", del, err)
 	}
 	_, err = c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 11})
-	if localawstest.ErrorCode(err) != "InvalidParameterValue" {
-		t.Fatalf("MaxNumberOfMessages 11: %v", err)
-	}
+	localawstest.WantCode(t, err, "InvalidParameterValue", "MaxNumberOfMessages 11")
 	if _, err := c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)}); err != nil {
 		t.Fatal(err)
 	}
@@ -449,9 +445,7 @@ func testRolePrincipalsAndDeliver(t *testing.T, p protocol) {
 	role := awssqs.NewFromConfig(localawstest.ConfigWithCredentials(stack, akid, secret, token))
 
 	_, err := role.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x")})
-	if localawstest.ErrorCode(err) != "AccessDenied" {
-		t.Fatalf("send without permission: %v", err)
-	}
+	localawstest.WantCode(t, err, "AccessDenied", "send without permission")
 	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:role/sender"},"Action":"sqs:SendMessage","Resource":"%s"}]}`, arn)
 	if _, err := admin.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": policy}}); err != nil {
 		t.Fatal(err)
