@@ -2,7 +2,6 @@ package sqs_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
@@ -426,19 +424,10 @@ func TestRetentionExpiry(t *testing.T) {
 	}
 }
 
-type denyAll struct{}
-
-func (denyAll) Authorize(p awsapi.Principal, action, resource string) error {
-	if p.Admin {
-		return nil
-	}
-	return errors.New("no identity-based policy allows the action")
-}
-
 func testRolePrincipalsAndDeliver(t *testing.T, p protocol) {
 	stack, svc, admin := start(t, p)
 	ctx := context.Background()
-	stack.Env().SetAuthorizer(denyAll{})
+	stack.Env().SetAuthorizer(localawstest.AdminsOnly{})
 	url := createQueue(t, admin, "guarded", nil)
 	arn := queueArn(t, admin, url)
 	akid, secret, token := stack.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/sender")
