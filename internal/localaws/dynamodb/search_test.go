@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -18,8 +17,7 @@ import (
 // client for it (no retries).
 func stackClient(t *testing.T) *dynamodb.Client {
 	t.Helper()
-	stack := localawstest.StartEmpty(t)
-	localawstest.Serve(t, stack, localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1}))
+	stack := localawstest.StartDynamoDB(t)
 	return dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 }
 

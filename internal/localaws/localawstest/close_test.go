@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -23,8 +22,7 @@ func TestCloseIsQuickAfterParallelCalls(t *testing.T) {
 	t.Run("stack", func(t *testing.T) {
 		// Cleanups run last in, first out: begin, the stack's, then end.
 		t.Cleanup(func() { elapsed = time.Since(begin) })
-		stack := localawstest.StartEmpty(t)
-		localawstest.Serve(t, stack, localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1}))
+		stack := localawstest.StartDynamoDB(t)
 		db := dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 		for range 3 {
 			var wg sync.WaitGroup

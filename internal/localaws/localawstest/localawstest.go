@@ -24,6 +24,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 )
 
 // clients holds the HTTP client of each stack started by Start, handed out
@@ -79,6 +80,15 @@ func Serve(t testing.TB, s *localaws.Stack, services ...awsapi.Service) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// StartDynamoDB is StartEmpty serving only DynamoDB, whose expired items
+// are deleted only when the test sweeps them.
+func StartDynamoDB(t testing.TB, opts ...func(*localaws.Options)) *localaws.Stack {
+	t.Helper()
+	s := StartEmpty(t, opts...)
+	Serve(t, s, localddb.New(s.Env(), localddb.Options{TTLSweepInterval: -1}))
+	return s
 }
 
 // WithLogger sends the stack's request log to t.Log.
