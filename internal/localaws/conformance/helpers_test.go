@@ -221,7 +221,7 @@ func (e *awsEnv) mapping(in *lambda.CreateEventSourceMappingInput) string {
 		e.t.Fatalf("CreateEventSourceMapping: %v", err)
 	}
 	uuid := aws.ToString(out.UUID)
-	e.eventually(20*time.Second, "the mapping to be Enabled", func() (bool, string) {
+	localawstest.EventuallyState(e.t, 20*time.Second, "the mapping to be Enabled", func() (bool, string) {
 		got, err := e.lam.GetEventSourceMapping(e.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 		if err != nil {
 			return false, err.Error()
@@ -237,23 +237,6 @@ func filters(patterns ...string) *lambdatypes.FilterCriteria {
 		fc.Filters = append(fc.Filters, lambdatypes.Filter{Pattern: aws.String(p)})
 	}
 	return fc
-}
-
-// eventually polls cond until it holds, failing the test after within with
-// the last state cond described.
-func (e *awsEnv) eventually(within time.Duration, what string, cond func() (bool, string)) {
-	e.t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out after %s waiting for %s; last state: %s", within, what, state)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
 }
 
 // put writes an item with string attributes and extra attributes.
@@ -396,7 +379,7 @@ func (r *recorder) delivered() map[string]int {
 // a successful invocation.
 func (r *recorder) waitDelivered(items ...string) {
 	r.e.t.Helper()
-	r.e.eventually(deliveryTimeout, "delivery of "+strings.Join(items, ", "), func() (bool, string) {
+	localawstest.EventuallyState(r.e.t, deliveryTimeout, "delivery of "+strings.Join(items, ", "), func() (bool, string) {
 		r.drain()
 		got := r.delivered()
 		for _, it := range items {
@@ -432,7 +415,7 @@ func (e *awsEnv) status(uuid string) control.MappingStatus {
 // waitCheckpoint waits until the mapping's checkpoint reaches seq.
 func (e *awsEnv) waitCheckpoint(uuid, seq string) {
 	e.t.Helper()
-	e.eventually(deliveryTimeout, "the checkpoint to reach "+seq, func() (bool, string) {
+	localawstest.EventuallyState(e.t, deliveryTimeout, "the checkpoint to reach "+seq, func() (bool, string) {
 		st := e.status(uuid)
 		if len(st.Shards) != 1 {
 			return false, "shards: " + jsonString(st.Shards)

@@ -190,20 +190,16 @@ func receiveOne(t *testing.T, c *awssqs.Client, url string, wait int32) *string 
 
 func waitMetrics(t *testing.T, e env, ruleArn string, ok func(control.RuleMetrics) bool) control.RuleMetrics {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		m, err := e.ctl.EventsMetrics(context.Background())
+	var m control.RuleMetrics
+	localawstest.EventuallyState(t, 10*time.Second, "the metrics of "+ruleArn, func() (bool, string) {
+		all, err := e.ctl.EventsMetrics(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok(m[ruleArn]) {
-			return m[ruleArn]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("metrics of %s: %+v", ruleArn, m[ruleArn])
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		m = all[ruleArn]
+		return ok(m), fmt.Sprintf("%+v", m)
+	})
+	return m
 }
 
 func TestRuleToSQSAllowedAndDenied(t *testing.T) {

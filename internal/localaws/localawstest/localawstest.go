@@ -8,6 +8,7 @@ package localawstest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -182,10 +183,26 @@ func TrustPolicy(service string) string {
 // after within; what names the awaited condition.
 func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
+	EventuallyState(t, within, what, func() (bool, string) { return cond(), "" })
+}
+
+// EventuallyState is Eventually for a condition that describes what it
+// saw: cond reports whether it holds and, when not, the state t's failure
+// shows if the wait ends there.
+func EventuallyState(t testing.TB, within time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
 	deadline := time.Now().Add(within)
-	for !cond() {
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
+			msg := fmt.Sprintf("timed out after %s waiting for %s", within, what)
+			if state != "" {
+				msg += "; last state: " + state
+			}
+			t.Fatal(msg)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
