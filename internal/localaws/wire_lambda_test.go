@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
@@ -50,14 +49,11 @@ func TestLambdaWiring(t *testing.T) {
 		t.Fatalf("CreateFunction with a role Lambda cannot assume: %v", err)
 	}
 	in.Role = good.Role.Arn
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		// IAM changes propagate with a delay, as in AWS: retry like the AWS provider.
-		if _, err = lam.CreateFunction(ctx, in); err == nil || !strings.Contains(err.Error(), "cannot be assumed") || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	// IAM changes propagate with a delay, as in AWS: retry like the AWS provider.
+	err = localawstest.RetryIAM(func() error {
+		_, err := lam.CreateFunction(ctx, in)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,21 +145,6 @@ func (e *awsEnv) putPolicy(roleName, policyName string, statements ...statement)
 	}
 }
 
-// iamRetryable reports the errors AWS returns while IAM changes propagate,
-// which the AWS provider retries.
-func iamRetryable(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := err.Error()
-	for _, s := range []string{"cannot be assumed by Lambda", "execution role does not have permissions", "ensure the role can perform"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // function deploys the test function for goarch with the role and waits
 // until it is Active. recordQueueURL receives its reports.
 func (e *awsEnv) function(name, roleArn, goarch, recordQueueURL string) string {
@@ -179,7 +164,7 @@ func (e *awsEnv) function(name, roleArn, goarch, recordQueueURL string) string {
 		Environment:   &lambdatypes.Environment{Variables: map[string]string{"RECORD_QUEUE_URL": recordQueueURL}},
 	}
 	var out *lambda.CreateFunctionOutput
-	err := retryIAM(func() (err error) {
+	err := localawstest.RetryIAM(func() (err error) {
 		out, err = e.lam.CreateFunction(e.ctx, in)
 		return err
 	})
@@ -192,19 +177,6 @@ func (e *awsEnv) function(name, roleArn, goarch, recordQueueURL string) string {
 	return aws.ToString(out.FunctionArn)
 }
 
-// retryIAM retries fn while it fails with an IAM propagation error, for a
-// bounded time, as the AWS provider does.
-func retryIAM(fn func() error) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := fn()
-		if !iamRetryable(err) || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // mapping creates an event source mapping (TRIM_HORIZON unless set) and
 // waits until it is Enabled.
 func (e *awsEnv) mapping(in *lambda.CreateEventSourceMappingInput) string {
@@ -213,7 +185,7 @@ func (e *awsEnv) mapping(in *lambda.CreateEventSourceMappingInput) string {
 		in.StartingPosition = lambdatypes.EventSourcePositionTrimHorizon
 	}
 	var out *lambda.CreateEventSourceMappingOutput
-	err := retryIAM(func() (err error) {
+	err := localawstest.RetryIAM(func() (err error) {
 		out, err = e.lam.CreateEventSourceMapping(e.ctx, in)
 		return err
 	})

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -206,6 +207,34 @@ func EventuallyState(t testing.TB, within time.Duration, what string, cond func(
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// RetryIAM retries fn while it fails with an IAM propagation error, for a
+// bounded time, as the AWS provider does.
+func RetryIAM(fn func() error) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := fn()
+		if !iamRetryable(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// iamRetryable reports the errors AWS returns while IAM changes propagate,
+// which the AWS provider retries.
+func iamRetryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	for _, s := range []string{"cannot be assumed by Lambda", "execution role does not have permissions", "ensure the role can perform"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Protocol is a wire protocol an SDK client is switched to, by an option
