@@ -22,15 +22,7 @@ func (e *awsEnv) fifoQueue(name string, attrs map[string]string) (url, arn strin
 	e.t.Helper()
 	all := map[string]string{"FifoQueue": "true"}
 	maps.Copy(all, attrs)
-	out, err := e.sqs.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: all})
-	if err != nil {
-		e.t.Fatalf("CreateQueue %s: %v", name, err)
-	}
-	a, err := e.sqs.GetQueueAttributes(e.ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return *out.QueueUrl, a.Attributes["QueueArn"]
+	return e.queueWith(name, all)
 }
 
 // TestSNSFIFOToSQSFIFO subscribes an SQS FIFO queue (with a FIFO

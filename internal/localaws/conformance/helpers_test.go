@@ -91,7 +91,13 @@ func (e *awsEnv) table(name string) (tableArn, streamArn string) {
 // queue creates a standard queue and returns its URL and ARN.
 func (e *awsEnv) queue(name string) (url, arn string) {
 	e.t.Helper()
-	out, err := e.sqs.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	return e.queueWith(name, nil)
+}
+
+// queueWith is queue with attributes (such as those of a FIFO queue).
+func (e *awsEnv) queueWith(name string, attributes map[string]string) (url, arn string) {
+	e.t.Helper()
+	out, err := e.sqs.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attributes})
 	if err != nil {
 		e.t.Fatalf("CreateQueue %s: %v", name, err)
 	}
