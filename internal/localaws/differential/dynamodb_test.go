@@ -85,8 +85,6 @@ func (ts tableSpec) input() *dynamodb.CreateTableInput {
 
 func (r *run) ddb() *dynamodb.Client { return dynamodb.NewFromConfig(r.cfg) }
 
-// createTable creates the table; it records only a failure (the
-// dynamodb/tables scenario compares the descriptions).
 // compareOnTable is compare with the table ts created first in each run.
 func compareOnTable(t *testing.T, name string, ts tableSpec, fn func(r *run, table string)) {
 	t.Helper()
@@ -96,6 +94,8 @@ func compareOnTable(t *testing.T, name string, ts tableSpec, fn func(r *run, tab
 	})
 }
 
+// createTable creates the table; it records only a failure (the
+// dynamodb/tables scenario compares the descriptions).
 func (r *run) createTable(ts tableSpec) {
 	if _, err := r.ddb().CreateTable(r.ctx, ts.input()); err != nil {
 		r.rec("CreateTable "+ts.name, nil, err)
