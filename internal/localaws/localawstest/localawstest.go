@@ -286,6 +286,16 @@ func WantError[E error](t testing.TB, err error, what string) {
 	_ = ErrorAs[E](t, err, what)
 }
 
+// WantErrorMessage is WantError for an error whose text also contains
+// fragment.
+func WantErrorMessage[E error](t testing.TB, err error, what, fragment string) {
+	t.Helper()
+	WantError[E](t, err, what)
+	if !strings.Contains(err.Error(), fragment) {
+		t.Fatalf("%s: %v, want a message containing %q", what, err, fragment)
+	}
+}
+
 // ErrorAs is WantError that returns the error of type E.
 func ErrorAs[E error](t testing.TB, err error, what string) E {
 	t.Helper()

@@ -55,3 +55,18 @@ func TestWantCode(t *testing.T) {
 		}
 	}
 }
+
+func TestWantErrorMessage(t *testing.T) {
+	t.Parallel()
+	gone := fmt.Errorf("deleting: %w", &types.QueueDoesNotExist{Message: new("queue orders is gone")})
+	ok := &fatalRecorder{TB: t}
+	localawstest.WantErrorMessage[*types.QueueDoesNotExist](ok, gone, "DeleteQueue", "orders is gone")
+	if ok.failed != "" {
+		t.Errorf("a QueueDoesNotExist with the message: failure %q, want none", ok.failed)
+	}
+	other := &fatalRecorder{TB: t}
+	localawstest.WantErrorMessage[*types.QueueDoesNotExist](other, gone, "DeleteQueue", "billing")
+	if other.failed == "" {
+		t.Error("a message without the fragment passed")
+	}
+}

@@ -163,13 +163,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 func apiError[T error](t *testing.T, err error, message string) {
 	t.Helper()
-	var target T
-	if !errors.As(err, &target) {
-		t.Fatalf("error = %v, want %T", err, target)
-	}
-	if message != "" && !strings.Contains(err.Error(), message) {
-		t.Fatalf("error = %v, want message %q", err, message)
-	}
+	localawstest.WantErrorMessage[T](t, err, "the call", message)
 }
 
 // checkUpdateReplaces updates the schedule "nightly", created from in,
