@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -71,10 +70,7 @@ func TestBusesAndRules(t *testing.T) {
 	}
 
 	_, err = e.eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("bad"), EventPattern: aws.String(`{"source":"x"}`)})
-	var invalid *types.InvalidEventPatternException
-	if !errors.As(err, &invalid) || !strings.Contains(err.Error(), "Event pattern is not valid") {
-		t.Fatalf("invalid pattern: %v", err)
-	}
+	localawstest.WantErrorMessage[*types.InvalidEventPatternException](t, err, "invalid pattern", "Event pattern is not valid")
 	rule, err := e.eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders"),
 		EventPattern: aws.String(`{"source":["shop"]}`), Description: aws.String("d")})
 	if err != nil || *rule.RuleArn != "arn:aws:events:us-east-1:000000000000:rule/orders/r1" {
