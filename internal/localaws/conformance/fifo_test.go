@@ -41,7 +41,7 @@ func TestSNSFIFOToSQSFIFO(t *testing.T) {
 	}
 	_, dlqArn := e.fifoQueue("consumer-dlq.fifo", nil)
 	redrive, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqArn, "maxReceiveCount": 1})
-	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"*","Condition":{"ArnEquals":{"aws:SourceArn":%q}}}]}`, *topic.TopicArn)
+	policy := localawstest.SendMessagePolicy("sns.amazonaws.com", "*", *topic.TopicArn)
 	url, arn := e.fifoQueue("consumer.fifo", map[string]string{"RedrivePolicy": string(redrive), "Policy": policy})
 	if _, err := topics.Subscribe(e.ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(arn),
 		Attributes: map[string]string{"RawMessageDelivery": "true", "FilterPolicy": `{"source":["orders"],"detail-type":["OrderPlaced","OrderShipped"]}`}}); err != nil {

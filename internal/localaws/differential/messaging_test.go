@@ -15,6 +15,8 @@ import (
 	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // deliveryTimeout bounds the wait for a message to reach a queue.
@@ -148,10 +150,8 @@ func (r *run) awaitDeadLetters(source, dlq string, want int) bool {
 // allowSend lets a service principal send to a queue, as SNS and
 // EventBridge require of an SQS target.
 func (r *run) allowSend(url, queueARN, principal, sourceARN string) {
-	policy, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
-		"Effect": "Allow", "Principal": map[string]any{"Service": principal}, "Action": "sqs:SendMessage", "Resource": queueARN,
-		"Condition": map[string]any{"ArnEquals": map[string]any{"aws:SourceArn": sourceARN}}}}})
-	_, err := r.sqs().SetQueueAttributes(r.ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": string(policy)}})
+	policy := localawstest.SendMessagePolicy(principal, queueARN, sourceARN)
+	_, err := r.sqs().SetQueueAttributes(r.ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": policy}})
 	r.rec("SetQueueAttributes Policy", nil, err)
 }
 

@@ -215,7 +215,7 @@ func TestRuleToSQSAllowedAndDenied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"events.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"%s","Condition":{"ArnEquals":{"aws:SourceArn":"%s"}}}]}`, allowedArn, *rule.RuleArn)
+	policy := localawstest.SendMessagePolicy("events.amazonaws.com", allowedArn, *rule.RuleArn)
 	if _, err := e.sqs.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(allowedURL), Attributes: map[string]string{"Policy": policy}}); err != nil {
 		t.Fatal(err)
 	}

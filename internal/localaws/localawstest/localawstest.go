@@ -180,6 +180,14 @@ func TrustPolicy(service string) string {
 	return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`
 }
 
+// SendMessagePolicy is a queue policy that lets the AWS service principal
+// service send messages to the queue queueArn ("*" for any) on behalf of
+// sourceArn (such as a topic or a rule).
+func SendMessagePolicy(service, queueArn, sourceArn string) string {
+	return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sqs:SendMessage","Resource":"` + queueArn +
+		`","Condition":{"ArnEquals":{"aws:SourceArn":"` + sourceArn + `"}}}]}`
+}
+
 // Eventually polls cond until it holds, and fails t when it still does not
 // after within; what names the awaited condition.
 func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {

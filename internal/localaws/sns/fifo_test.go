@@ -46,7 +46,7 @@ func subscribedQueue(t *testing.T, c *awssns.Client, q *awssqs.Client, topicArn,
 	t.Helper()
 	ctx := context.Background()
 	arn := "arn:aws:sqs:us-east-1:000000000000:" + name
-	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"%s","Condition":{"ArnEquals":{"aws:SourceArn":"%s"}}}]}`, arn, topicArn)
+	policy := localawstest.SendMessagePolicy("sns.amazonaws.com", arn, topicArn)
 	qattrs := map[string]string{"Policy": policy}
 	if len(name) > 5 && name[len(name)-5:] == ".fifo" {
 		qattrs["FifoQueue"] = "true"

@@ -143,7 +143,7 @@ func TestPublishToSQSAllowedAndDenied(t *testing.T) {
 			t.Fatal(err)
 		}
 		arn := "arn:aws:sqs:us-east-1:000000000000:" + name
-		policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"%s","Condition":{"ArnEquals":{"aws:SourceArn":"%s"}}}]}`, arn, sourceArn)
+		policy := localawstest.SendMessagePolicy("sns.amazonaws.com", arn, sourceArn)
 		if _, err := q.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: out.QueueUrl, Attributes: map[string]string{"Policy": policy}}); err != nil {
 			t.Fatal(err)
 		}
