@@ -8,20 +8,16 @@ package localawstest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -155,96 +151,6 @@ func (AdminsOnly) Authorize(p awsapi.Principal, action, _ string) error {
 	return errors.New("because no identity-based policy allows the " + action + " action")
 }
 
-// ErrorCode is the code of the AWS API error in err's chain, or "" when
-// there is none.
-func ErrorCode(err error) string {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
-	}
-	return ""
-}
-
-// WantCode fails t unless err is an AWS API error with code; what names
-// the call.
-func WantCode(t testing.TB, err error, code, what string) {
-	t.Helper()
-	if got := ErrorCode(err); got != code {
-		t.Fatalf("%s: error %v (code %q), want code %s", what, err, got, code)
-	}
-}
-
-// TrustPolicy is a role trust policy that lets the AWS service principal
-// service (such as "lambda.amazonaws.com") assume the role.
-func TrustPolicy(service string) string {
-	return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`
-}
-
-// SendMessagePolicy is a queue policy that lets the AWS service principal
-// service send messages to the queue queueArn ("*" for any) on behalf of
-// sourceArn (such as a topic or a rule).
-func SendMessagePolicy(service, queueArn, sourceArn string) string {
-	return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sqs:SendMessage","Resource":"` + queueArn +
-		`","Condition":{"ArnEquals":{"aws:SourceArn":"` + sourceArn + `"}}}]}`
-}
-
-// Eventually polls cond until it holds, and fails t when it still does not
-// after within; what names the awaited condition.
-func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	EventuallyState(t, within, what, func() (bool, string) { return cond(), "" })
-}
-
-// EventuallyState is Eventually for a condition that describes what it
-// saw: cond reports whether it holds and, when not, the state t's failure
-// shows if the wait ends there.
-func EventuallyState(t testing.TB, within time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			msg := fmt.Sprintf("timed out after %s waiting for %s", within, what)
-			if state != "" {
-				msg += "; last state: " + state
-			}
-			t.Fatal(msg)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// RetryIAM retries fn while it fails with an IAM propagation error, for a
-// bounded time, as the AWS provider does.
-func RetryIAM(fn func() error) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := fn()
-		if !iamRetryable(err) || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// iamRetryable reports the errors AWS returns while IAM changes propagate,
-// which the AWS provider retries.
-func iamRetryable(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := err.Error()
-	for _, s := range []string{"cannot be assumed by Lambda", "execution role does not have permissions", "ensure the role can perform"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // Protocol is a wire protocol an SDK client is switched to, by an option
 // of the client's Options type O (e.g. sqs.Options).
 type Protocol[O any] struct {
@@ -285,31 +191,4 @@ func TableInput(name, hashKey, rangeKey string, viewType types.StreamViewType) *
 		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: viewType}
 	}
 	return in
-}
-
-// WantError fails t unless err is, or wraps, an error of type E (such as
-// *types.QueueDoesNotExist); what names the call.
-func WantError[E error](t testing.TB, err error, what string) {
-	t.Helper()
-	_ = ErrorAs[E](t, err, what)
-}
-
-// WantErrorMessage is WantError for an error whose text also contains
-// fragment.
-func WantErrorMessage[E error](t testing.TB, err error, what, fragment string) {
-	t.Helper()
-	WantError[E](t, err, what)
-	if !strings.Contains(err.Error(), fragment) {
-		t.Fatalf("%s: %v, want a message containing %q", what, err, fragment)
-	}
-}
-
-// ErrorAs is WantError that returns the error of type E.
-func ErrorAs[E error](t testing.TB, err error, what string) E {
-	t.Helper()
-	var target E
-	if !errors.As(err, &target) {
-		t.Fatalf("%s: %v, want %T", what, err, target)
-	}
-	return target
 }
