@@ -11,11 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
-	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
-
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func TestDifferentialEventBridgeFIFO(t *testing.T) {
@@ -87,10 +84,8 @@ func (r *run) fifoEvents(name, url string, want int) {
 func TestDifferentialSchedulerFIFO(t *testing.T) {
 	compareOn(t, "scheduler/fifo", scheduler.NewFromConfig, func(r *run, c *scheduler.Client) {
 		_, arn := r.queueWith("diff-schedule.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
-		role, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-scheduler-fifo"),
-			AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("scheduler.amazonaws.com"))})
-		if err != nil || arn == "" {
-			r.rec("CreateRole", nil, err)
+		role := r.schedulerRole("diff-scheduler-fifo")
+		if role == nil || arn == "" {
 			return
 		}
 		for _, tc := range []struct {
@@ -101,7 +96,7 @@ func TestDifferentialSchedulerFIFO(t *testing.T) {
 			{"long-group", strings.Repeat("g", 129), ""},
 			{"fifo-dead-letter-queue", "jobs", strings.Replace(arn, ".fifo", "-dlq.fifo", 1)},
 		} {
-			tgt := &schedtypes.Target{Arn: aws.String(arn), RoleArn: role.Role.Arn, Input: aws.String(`{"job":"reconcile"}`),
+			tgt := &schedtypes.Target{Arn: aws.String(arn), RoleArn: role, Input: aws.String(`{"job":"reconcile"}`),
 				SqsParameters: &schedtypes.SqsParameters{MessageGroupId: aws.String(tc.group)}}
 			if tc.dlq != "" {
 				tgt.DeadLetterConfig = &schedtypes.DeadLetterConfig{Arn: aws.String(tc.dlq)}

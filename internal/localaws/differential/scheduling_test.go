@@ -23,14 +23,12 @@ func TestDifferentialScheduler(t *testing.T) {
 	compareOn(t, "scheduler/schedules", scheduler.NewFromConfig, func(r *run, c *scheduler.Client) {
 		g, err := c.CreateScheduleGroup(r.ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("diff-group")})
 		r.rec("CreateScheduleGroup", g, err)
-		role, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-scheduler"),
-			AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("scheduler.amazonaws.com"))})
-		if err != nil {
-			r.rec("CreateRole", nil, err)
+		role := r.schedulerRole("diff-scheduler")
+		if role == nil {
 			return
 		}
 		target := &schedtypes.Target{Arn: aws.String("arn:aws:lambda:us-east-1:123456789012:function:diff-reconciler"),
-			RoleArn: role.Role.Arn, Input: aws.String(`{"reconcile":true}`)}
+			RoleArn: role, Input: aws.String(`{"reconcile":true}`)}
 		for _, tc := range []struct{ name, expr, role string }{
 			{"rate", "rate(5 minutes)", ""}, {"cron", "cron(0/15 * * * ? *)", ""}, {"bad-rate-unit", "rate(5 minute)", ""},
 			{"bad-cron", "cron(0 25 * * ? *)", ""}, {"five-field-cron", "cron(0 * * * *)", ""}, {"one-time", "at(2030-01-01T00:00:00)", ""},
@@ -67,6 +65,18 @@ func TestDifferentialScheduler(t *testing.T) {
 		_, err = c.DeleteScheduleGroup(r.ctx, &scheduler.DeleteScheduleGroupInput{Name: aws.String("diff-group")})
 		r.rec("DeleteScheduleGroup", nil, err)
 	})
+}
+
+// schedulerRole creates a role the scheduler may assume and returns its
+// ARN, or nil after recording the failure.
+func (r *run) schedulerRole(name string) *string {
+	out, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String(name),
+		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("scheduler.amazonaws.com"))})
+	if err != nil {
+		r.rec("CreateRole", nil, err)
+		return nil
+	}
+	return out.Role.Arn
 }
 
 func TestDifferentialLogs(t *testing.T) {
