@@ -430,8 +430,7 @@ func testRolePrincipalsAndDeliver(t *testing.T, p protocol) {
 	stack.Env().SetAuthorizer(localawstest.AdminsOnly{})
 	url := createQueue(t, admin, "guarded", nil)
 	arn := queueArn(t, admin, url)
-	akid, secret, token := stack.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/sender")
-	role := awssqs.NewFromConfig(localawstest.ConfigWithCredentials(stack, akid, secret, token))
+	role := awssqs.NewFromConfig(localawstest.RoleConfig(stack, "arn:aws:iam::000000000000:role/sender"))
 
 	_, err := role.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x")})
 	localawstest.WantCode(t, err, "AccessDenied", "send without permission")
