@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -392,14 +393,9 @@ func diffValues(path string, a, b any, out *[]difference) {
 	am, aok := a.(map[string]any)
 	bm, bok := b.(map[string]any)
 	if aok && bok {
-		keys := map[string]bool{}
-		for k := range am {
-			keys[k] = true
-		}
-		for k := range bm {
-			keys[k] = true
-		}
-		for _, k := range sortedKeys(keys) {
+		keys := slices.AppendSeq(slices.Collect(maps.Keys(am)), maps.Keys(bm))
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
 			diffValues(joinPath(path, k), am[k], bm[k], out)
 		}
 		return
@@ -436,13 +432,4 @@ func normNumber(v any) any {
 		return float64(i)
 	}
 	return v
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
