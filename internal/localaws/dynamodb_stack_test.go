@@ -50,9 +50,7 @@ func checkRoleSessions(t *testing.T, s *localaws.Stack, tableArn, streamArn stri
 		t.Fatalf("allowed index Query: %v", err)
 	}
 	_, err := role.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("outbox"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "1"}}})
-	if localawstest.ErrorCode(err) != "AccessDeniedException" {
-		t.Fatalf("denied DeleteItem = %v", err)
-	}
+	localawstest.WantCode(t, err, "AccessDeniedException", "denied DeleteItem")
 	roleStreams := dynamodbstreams.NewFromConfig(roleCfg)
 	if _, err := roleStreams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(streamArn)}); err != nil {
 		t.Fatalf("allowed DescribeStream: %v", err)

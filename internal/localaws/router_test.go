@@ -58,12 +58,8 @@ func (f restFake) ResolveOperation(r *http.Request) string { return f.resolve(r)
 
 func newStack(t *testing.T, svcs ...awsapi.Service) *localaws.Stack {
 	t.Helper()
-	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	for _, svc := range svcs {
-		if err := s.Register(svc); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := localawstest.StartEmpty(t)
+	localawstest.Serve(t, s, svcs...)
 	return s
 }
 
@@ -120,7 +116,7 @@ func TestJSON10ResultsAndTypedErrors(t *testing.T) {
 	}
 
 	_, err = c.DeleteBackup(ctx, &dynamodb.DeleteBackupInput{BackupArn: aws.String("x")})
-	wantCode(t, err, "UnknownOperationException", "DeleteBackup")
+	localawstest.WantCode(t, err, "UnknownOperationException", "DeleteBackup")
 }
 
 func TestCRC32Header(t *testing.T) {
@@ -151,21 +147,12 @@ func oneAttempt(s *localaws.Stack) aws.Config {
 	return cfg
 }
 
-// wantCode fails t unless err is an AWS API error with code; what names
-// the call.
-func wantCode(t *testing.T, err error, code, what string) {
-	t.Helper()
-	if got := localawstest.ErrorCode(err); got != code {
-		t.Fatalf("%s: %v, want %s", what, err, code)
-	}
-}
-
 func TestUnknownTargetAndService(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	c := dynamodb.NewFromConfig(oneAttempt(s))
 	_, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{})
-	wantCode(t, err, "UnknownOperationException", "ListTables")
+	localawstest.WantCode(t, err, "UnknownOperationException", "ListTables")
 	var re interface{ HTTPStatusCode() int }
 	if !errors.As(err, &re) || re.HTTPStatusCode() != 400 {
 		t.Fatalf("status = %v", err)
@@ -173,7 +160,7 @@ func TestUnknownTargetAndService(t *testing.T) {
 
 	sc := sns.NewFromConfig(oneAttempt(s))
 	_, err = sc.ListTopics(context.Background(), &sns.ListTopicsInput{})
-	wantCode(t, err, "InvalidAction", "ListTopics")
+	localawstest.WantCode(t, err, "InvalidAction", "ListTopics")
 }
 
 func TestQueryCompatibleJSON(t *testing.T) {
@@ -294,7 +281,7 @@ func TestRESTJSONTypedErrorAndRaw(t *testing.T) {
 		t.Fatalf("Invoke = %q %q", aws.ToString(out.FunctionError), out.Payload)
 	}
 	_, err = c.ListLayers(context.Background(), &lambda.ListLayersInput{})
-	wantCode(t, err, "UnknownOperationException", "ListLayers")
+	localawstest.WantCode(t, err, "UnknownOperationException", "ListLayers")
 }
 
 func TestRPCv2CBOR(t *testing.T) {
@@ -318,7 +305,7 @@ func TestRPCv2CBOR(t *testing.T) {
 		t.Fatalf("Metrics = %+v", out.Metrics)
 	}
 	_, err = c.GetDashboard(context.Background(), &cloudwatch.GetDashboardInput{DashboardName: aws.String("d")})
-	wantCode(t, err, "ResourceNotFound", "GetDashboard")
+	localawstest.WantCode(t, err, "ResourceNotFound", "GetDashboard")
 }
 
 func TestPrincipalsAndAuthorizer(t *testing.T) {
@@ -377,7 +364,7 @@ func TestPrincipalsAndAuthorizer(t *testing.T) {
 	old := sts.NewFromConfig(localawstest.ConfigWithCredentials(s, expired.AccessKeyID, expired.SecretAccessKey, expired.SessionToken),
 		func(o *sts.Options) { o.RetryMaxAttempts = 1 })
 	_, err = old.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
-	wantCode(t, err, "ExpiredTokenException", "GetCallerIdentity with expired credentials")
+	localawstest.WantCode(t, err, "ExpiredTokenException", "GetCallerIdentity with expired credentials")
 }
 
 // checkLatencyFault adds latency to put, then removes the rule (twice:

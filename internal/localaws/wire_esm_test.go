@@ -2,6 +2,7 @@ package localaws_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda/esm"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -44,31 +46,26 @@ func TestESMStreamsTTLUserIdentity(t *testing.T) {
 	if err != nil || len(shards) != 1 {
 		t.Fatalf("shards of the stream: %v, %v; want one", shards, err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		recs, _, err := streams.Records(streamArn, shards[0].ID, "", 10)
+	var recs []esm.StreamRecord
+	localawstest.EventuallyState(t, 20*time.Second, "the INSERT and the TTL REMOVE on the stream", func() (bool, string) {
+		var err error
+		recs, _, err = streams.Records(streamArn, shards[0].ID, "", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(recs) == 2 {
-			if got, want := string(recs[1].UserIdentity), `{"type":"Service","principalId":"dynamodb.amazonaws.com"}`; recs[1].EventName != "REMOVE" || got != want {
-				t.Fatalf("TTL record %s userIdentity %s, want REMOVE %s", recs[1].EventName, got, want)
-			}
-			if recs[0].UserIdentity != nil {
-				t.Errorf("the user's INSERT has userIdentity %s", recs[0].UserIdentity)
-			}
-			m, err := eventpattern.Compile(`{"userIdentity":{"type":["Service"],"principalId":["dynamodb.amazonaws.com"]}}`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !m.Matches([]byte(`{"eventName":"REMOVE","userIdentity":` + string(recs[1].UserIdentity) + `}`)) {
-				t.Error("a userIdentity filter does not match the TTL record")
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d stream records, want the INSERT and the TTL REMOVE", len(recs))
-		}
-		time.Sleep(20 * time.Millisecond)
+		return len(recs) == 2, fmt.Sprintf("%d stream records", len(recs))
+	})
+	if got, want := string(recs[1].UserIdentity), `{"type":"Service","principalId":"dynamodb.amazonaws.com"}`; recs[1].EventName != "REMOVE" || got != want {
+		t.Fatalf("TTL record %s userIdentity %s, want REMOVE %s", recs[1].EventName, got, want)
+	}
+	if recs[0].UserIdentity != nil {
+		t.Errorf("the user's INSERT has userIdentity %s", recs[0].UserIdentity)
+	}
+	m, err := eventpattern.Compile(`{"userIdentity":{"type":["Service"],"principalId":["dynamodb.amazonaws.com"]}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Matches([]byte(`{"eventName":"REMOVE","userIdentity":` + string(recs[1].UserIdentity) + `}`)) {
+		t.Error("a userIdentity filter does not match the TTL record")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
@@ -31,14 +30,11 @@ func TestLambdaWiring(t *testing.T) {
 	lam := lambda.NewFromConfig(cfg, func(o *lambda.Options) { o.RetryMaxAttempts = 1 })
 	logs := cloudwatchlogs.NewFromConfig(cfg)
 
-	trust := func(service string) *string {
-		return aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`)
-	}
-	good, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("fn"), AssumeRolePolicyDocument: trust("lambda.amazonaws.com")})
+	good, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("fn"), AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("ec2"), AssumeRolePolicyDocument: trust("ec2.amazonaws.com")})
+	bad, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("ec2"), AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("ec2.amazonaws.com"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +49,11 @@ func TestLambdaWiring(t *testing.T) {
 		t.Fatalf("CreateFunction with a role Lambda cannot assume: %v", err)
 	}
 	in.Role = good.Role.Arn
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		// IAM changes propagate with a delay, as in AWS: retry like the AWS provider.
-		if _, err = lam.CreateFunction(ctx, in); err == nil || !strings.Contains(err.Error(), "cannot be assumed") || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	// IAM changes propagate with a delay, as in AWS: retry like the AWS provider.
+	err = localawstest.RetryIAM(func() error {
+		_, err := lam.CreateFunction(ctx, in)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

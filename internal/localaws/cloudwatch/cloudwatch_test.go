@@ -12,7 +12,6 @@ import (
 	"github.com/aws/smithy-go/transport/http/protocol/awsjson"
 	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/cloudwatch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
@@ -38,10 +37,8 @@ func TestPutMetricAlarmValidation(t *testing.T) { eachProtocol(t, testPutMetricA
 
 func start(t *testing.T, p protocol) *cw.Client {
 	t.Helper()
-	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	if err := s.Register(cloudwatch.New(s.Env())); err != nil {
-		t.Fatal(err)
-	}
+	s := localawstest.StartEmpty(t)
+	localawstest.Serve(t, s, cloudwatch.New(s.Env()))
 	return cw.NewFromConfig(localawstest.Config(s), func(o *cw.Options) { o.RetryMaxAttempts = 1 }, p.Option)
 }
 

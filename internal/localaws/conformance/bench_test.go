@@ -87,7 +87,7 @@ func BenchmarkWriteToInvocation(b *testing.B) {
 		f.put(f.table, "bench", sk, nil)
 		want := "INSERT bench/" + sk
 		var at int64
-		f.eventually(deliveryTimeout, "delivery of "+want, func() (bool, string) {
+		localawstest.EventuallyState(f.t, deliveryTimeout, "delivery of "+want, func() (bool, string) {
 			f.rec.drain()
 			for _, rep := range f.rec.phase("start") {
 				if slices.Contains(rep.Items(), want) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"runtime"
 	"slices"
@@ -31,21 +32,9 @@ import (
 // (item → times delivered).
 func wantDelivered(t *testing.T, r *recorder, want map[string]int) {
 	t.Helper()
-	if got := r.delivered(); !mapsEqual(got, want) {
+	if got := r.delivered(); !maps.Equal(got, want) {
 		t.Fatalf("delivered %v, want %v; invocations:%s", got, want, describe(r.reports))
 	}
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestFilteredRecordsAreNeverDelivered: with the outbox filter, only
@@ -92,7 +81,7 @@ func TestFilteredRecordsAreNeverDelivered(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[bool]string{false: "Disabled", true: "Enabled"}[enabled]
-		f.eventually(20*time.Second, "the mapping to be "+want, func() (bool, string) {
+		localawstest.EventuallyState(f.t, 20*time.Second, "the mapping to be "+want, func() (bool, string) {
 			got, err := f.lam.GetEventSourceMapping(f.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 			if err != nil {
 				return false, err.Error()
@@ -214,7 +203,7 @@ func TestReportBatchItemFailures(t *testing.T) {
 		in.FunctionResponseTypes = []lambdatypes.FunctionResponseType{lambdatypes.FunctionResponseTypeReportBatchItemFailures}
 	})
 	f.waitCheckpoint(uuid, seq(5))
-	f.eventually(deliveryTimeout, "three invocations", func() (bool, string) {
+	localawstest.EventuallyState(f.t, deliveryTimeout, "three invocations", func() (bool, string) {
 		f.rec.drain()
 		return len(f.rec.phase("done")) >= 3, describe(f.rec.reports)
 	})
@@ -305,7 +294,7 @@ func TestBisectBatchOnFunctionError(t *testing.T) {
 	f.waitCheckpoint(uuid, seq(4))
 
 	var body string
-	f.eventually(deliveryTimeout, "the on-failure record", func() (bool, string) {
+	localawstest.EventuallyState(f.t, deliveryTimeout, "the on-failure record", func() (bool, string) {
 		out, err := f.sqs.ReceiveMessage(f.ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlqURL), MaxNumberOfMessages: 10})
 		if err != nil {
 			return false, err.Error()
@@ -376,7 +365,7 @@ func TestTrimmedRecordsAreSkipped(t *testing.T) {
 	if seqB == "" || seqC == "" {
 		t.Fatalf("records of B and C not found in %d records", len(recs))
 	}
-	f.eventually(6*retention, "B and C to be trimmed", func() (bool, string) {
+	localawstest.EventuallyState(f.t, 6*retention, "B and C to be trimmed", func() (bool, string) {
 		_, err := f.streams.GetShardIterator(f.ctx, &dynamodbstreams.GetShardIteratorInput{
 			StreamArn: aws.String(f.streamArn), ShardId: recsShard(t, f), ShardIteratorType: streamtypes.ShardIteratorTypeAtSequenceNumber,
 			SequenceNumber: aws.String(seqC),
@@ -569,7 +558,7 @@ func TestKilledInvocationIsRetried(t *testing.T) {
 	f.put(f.table, "order#1", "OUTBOX#2", map[string]ddbtypes.AttributeValue{"sleepMs": num("3000")})
 	f.put(f.table, "order#1", "OUTBOX#3", nil)
 	uuid := f.mapping(func(in *lambda.CreateEventSourceMappingInput) { in.BatchSize = aws.Int32(10) })
-	f.eventually(deliveryTimeout, "the first invocation to start", func() (bool, string) {
+	localawstest.EventuallyState(f.t, deliveryTimeout, "the first invocation to start", func() (bool, string) {
 		f.rec.drain()
 		return len(f.rec.phase("start")) > 0, describe(f.rec.reports)
 	})

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -20,18 +21,8 @@ import (
 func (e *awsEnv) fifoQueue(name string, attrs map[string]string) (url, arn string) {
 	e.t.Helper()
 	all := map[string]string{"FifoQueue": "true"}
-	for k, v := range attrs {
-		all[k] = v
-	}
-	out, err := e.sqs.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: all})
-	if err != nil {
-		e.t.Fatalf("CreateQueue %s: %v", name, err)
-	}
-	a, err := e.sqs.GetQueueAttributes(e.ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return *out.QueueUrl, a.Attributes["QueueArn"]
+	maps.Copy(all, attrs)
+	return e.queueWith(name, all)
 }
 
 // TestSNSFIFOToSQSFIFO subscribes an SQS FIFO queue (with a FIFO
@@ -50,7 +41,7 @@ func TestSNSFIFOToSQSFIFO(t *testing.T) {
 	}
 	_, dlqArn := e.fifoQueue("consumer-dlq.fifo", nil)
 	redrive, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqArn, "maxReceiveCount": 1})
-	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"*","Condition":{"ArnEquals":{"aws:SourceArn":%q}}}]}`, *topic.TopicArn)
+	policy := localawstest.SendMessagePolicy("sns.amazonaws.com", "*", *topic.TopicArn)
 	url, arn := e.fifoQueue("consumer.fifo", map[string]string{"RedrivePolicy": string(redrive), "Policy": policy})
 	if _, err := topics.Subscribe(e.ctx, &sns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"), Endpoint: aws.String(arn),
 		Attributes: map[string]string{"RawMessageDelivery": "true", "FilterPolicy": `{"source":["orders"],"detail-type":["OrderPlaced","OrderShipped"]}`}}); err != nil {

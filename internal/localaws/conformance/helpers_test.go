@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -90,7 +91,13 @@ func (e *awsEnv) table(name string) (tableArn, streamArn string) {
 // queue creates a standard queue and returns its URL and ARN.
 func (e *awsEnv) queue(name string) (url, arn string) {
 	e.t.Helper()
-	out, err := e.sqs.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name)})
+	return e.queueWith(name, nil)
+}
+
+// queueWith is queue with attributes (such as those of a FIFO queue).
+func (e *awsEnv) queueWith(name string, attributes map[string]string) (url, arn string) {
+	e.t.Helper()
+	out, err := e.sqs.CreateQueue(e.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attributes})
 	if err != nil {
 		e.t.Fatalf("CreateQueue %s: %v", name, err)
 	}
@@ -121,8 +128,7 @@ func streamRead(streamArn string) statement {
 // statements (none: no policy) and returns its ARN.
 func (e *awsEnv) role(name string, statements ...statement) string {
 	e.t.Helper()
-	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
-	out, err := e.iam.CreateRole(e.ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(trust)})
+	out, err := e.iam.CreateRole(e.ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))})
 	if err != nil {
 		e.t.Fatalf("CreateRole %s: %v", name, err)
 	}
@@ -145,21 +151,6 @@ func (e *awsEnv) putPolicy(roleName, policyName string, statements ...statement)
 	}
 }
 
-// iamRetryable reports the errors AWS returns while IAM changes propagate,
-// which the AWS provider retries.
-func iamRetryable(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := err.Error()
-	for _, s := range []string{"cannot be assumed by Lambda", "execution role does not have permissions", "ensure the role can perform"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // function deploys the test function for goarch with the role and waits
 // until it is Active. recordQueueURL receives its reports.
 func (e *awsEnv) function(name, roleArn, goarch, recordQueueURL string) string {
@@ -179,7 +170,7 @@ func (e *awsEnv) function(name, roleArn, goarch, recordQueueURL string) string {
 		Environment:   &lambdatypes.Environment{Variables: map[string]string{"RECORD_QUEUE_URL": recordQueueURL}},
 	}
 	var out *lambda.CreateFunctionOutput
-	err := retryIAM(func() (err error) {
+	err := localawstest.RetryIAM(func() (err error) {
 		out, err = e.lam.CreateFunction(e.ctx, in)
 		return err
 	})
@@ -192,19 +183,6 @@ func (e *awsEnv) function(name, roleArn, goarch, recordQueueURL string) string {
 	return aws.ToString(out.FunctionArn)
 }
 
-// retryIAM retries fn while it fails with an IAM propagation error, for a
-// bounded time, as the AWS provider does.
-func retryIAM(fn func() error) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := fn()
-		if !iamRetryable(err) || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // mapping creates an event source mapping (TRIM_HORIZON unless set) and
 // waits until it is Enabled.
 func (e *awsEnv) mapping(in *lambda.CreateEventSourceMappingInput) string {
@@ -213,7 +191,7 @@ func (e *awsEnv) mapping(in *lambda.CreateEventSourceMappingInput) string {
 		in.StartingPosition = lambdatypes.EventSourcePositionTrimHorizon
 	}
 	var out *lambda.CreateEventSourceMappingOutput
-	err := retryIAM(func() (err error) {
+	err := localawstest.RetryIAM(func() (err error) {
 		out, err = e.lam.CreateEventSourceMapping(e.ctx, in)
 		return err
 	})
@@ -221,7 +199,7 @@ func (e *awsEnv) mapping(in *lambda.CreateEventSourceMappingInput) string {
 		e.t.Fatalf("CreateEventSourceMapping: %v", err)
 	}
 	uuid := aws.ToString(out.UUID)
-	e.eventually(20*time.Second, "the mapping to be Enabled", func() (bool, string) {
+	localawstest.EventuallyState(e.t, 20*time.Second, "the mapping to be Enabled", func() (bool, string) {
 		got, err := e.lam.GetEventSourceMapping(e.ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 		if err != nil {
 			return false, err.Error()
@@ -239,30 +217,11 @@ func filters(patterns ...string) *lambdatypes.FilterCriteria {
 	return fc
 }
 
-// eventually polls cond until it holds, failing the test after within with
-// the last state cond described.
-func (e *awsEnv) eventually(within time.Duration, what string, cond func() (bool, string)) {
-	e.t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("timed out after %s waiting for %s; last state: %s", within, what, state)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
 // put writes an item with string attributes and extra attributes.
 func (e *awsEnv) put(table, pk, sk string, extra map[string]ddbtypes.AttributeValue) {
 	e.t.Helper()
 	item := map[string]ddbtypes.AttributeValue{"PK": str(pk), "SK": str(sk)}
-	for k, v := range extra {
-		item[k] = v
-	}
+	maps.Copy(item, extra)
 	if _, err := e.ddb.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
 		e.t.Fatalf("PutItem %s/%s: %v", pk, sk, err)
 	}
@@ -398,7 +357,7 @@ func (r *recorder) delivered() map[string]int {
 // a successful invocation.
 func (r *recorder) waitDelivered(items ...string) {
 	r.e.t.Helper()
-	r.e.eventually(deliveryTimeout, "delivery of "+strings.Join(items, ", "), func() (bool, string) {
+	localawstest.EventuallyState(r.e.t, deliveryTimeout, "delivery of "+strings.Join(items, ", "), func() (bool, string) {
 		r.drain()
 		got := r.delivered()
 		for _, it := range items {
@@ -434,7 +393,7 @@ func (e *awsEnv) status(uuid string) control.MappingStatus {
 // waitCheckpoint waits until the mapping's checkpoint reaches seq.
 func (e *awsEnv) waitCheckpoint(uuid, seq string) {
 	e.t.Helper()
-	e.eventually(deliveryTimeout, "the checkpoint to reach "+seq, func() (bool, string) {
+	localawstest.EventuallyState(e.t, deliveryTimeout, "the checkpoint to reach "+seq, func() (bool, string) {
 		st := e.status(uuid)
 		if len(st.Shards) != 1 {
 			return false, "shards: " + jsonString(st.Shards)

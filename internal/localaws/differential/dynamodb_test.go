@@ -85,8 +85,6 @@ func (ts tableSpec) input() *dynamodb.CreateTableInput {
 
 func (r *run) ddb() *dynamodb.Client { return dynamodb.NewFromConfig(r.cfg) }
 
-// createTable creates the table; it records only a failure (the
-// dynamodb/tables scenario compares the descriptions).
 // compareOnTable is compare with the table ts created first in each run.
 func compareOnTable(t *testing.T, name string, ts tableSpec, fn func(r *run, table string)) {
 	t.Helper()
@@ -96,6 +94,8 @@ func compareOnTable(t *testing.T, name string, ts tableSpec, fn func(r *run, tab
 	})
 }
 
+// createTable creates the table; it records only a failure (the
+// dynamodb/tables scenario compares the descriptions).
 func (r *run) createTable(ts tableSpec) {
 	if _, err := r.ddb().CreateTable(r.ctx, ts.input()); err != nil {
 		r.rec("CreateTable "+ts.name, nil, err)
@@ -135,7 +135,6 @@ func recordPages[O any](r *run, name string, start *map[string]ddbtypes.Attribut
 }
 
 func TestDifferentialDynamoDBTables(t *testing.T) {
-	t.Parallel()
 	compare(t, "dynamodb/tables", func(r *run) {
 		ts := tableSpec{name: "diff-tables", pk: "PK:S", sk: "SK:S",
 			gsis:   map[string][2]string{"byStatus": {"GPK:S", "GSK:N"}},
@@ -171,7 +170,6 @@ func TestDifferentialDynamoDBTables(t *testing.T) {
 // through UpdateItem, then half of them lose them again; the index must
 // hold exactly the items that have its keys.
 func TestDifferentialDynamoDBIndexKeysThroughUpdateItem(t *testing.T) {
-	t.Parallel()
 	const items = 30
 	compareOnTable(t, "dynamodb/gsi-updateitem", tableSpec{name: "diff-gsi-update", pk: "PK:S", sk: "SK:S", gsis: map[string][2]string{"pending": {"GPK:S", "GSK:S"}}}, func(r *run, table string) {
 		for i := range items {
@@ -224,7 +222,6 @@ func (r *run) indexCounts(name, table string, shards int) {
 // TestDifferentialDynamoDBNumericSortOrder: numbers sort by value, not as strings,
 // on the table and on a GSI, in both directions.
 func TestDifferentialDynamoDBNumericSortOrder(t *testing.T) {
-	t.Parallel()
 	compareOnTable(t, "dynamodb/numeric-sort", tableSpec{name: "diff-numeric-sort", pk: "PK:S", sk: "N:N", gsis: map[string][2]string{"byG": {"G:S", "N:N"}}}, func(r *run, table string) {
 		for _, v := range []string{"10", "9", "-3", "1.5", "100", "-20", "0", "2e1", "0.001"} {
 			r.put(table, vals("PK", s("p"), "N", n(v), "G", s("g")))
@@ -245,7 +242,6 @@ func TestDifferentialDynamoDBNumericSortOrder(t *testing.T) {
 // TestDifferentialDynamoDBLimitWithFilter: Limit bounds the items evaluated, before
 // the filter; pages may be empty and still carry a LastEvaluatedKey.
 func TestDifferentialDynamoDBLimitWithFilter(t *testing.T) {
-	t.Parallel()
 	compareOnTable(t, "dynamodb/limit-filter", tableSpec{name: "diff-limit-filter", pk: "PK:S", sk: "SK:N"}, func(r *run, table string) {
 		for i := range 12 {
 			status := "DONE"
@@ -270,7 +266,6 @@ func TestDifferentialDynamoDBLimitWithFilter(t *testing.T) {
 // TestDifferentialDynamoDBPagingAfterDeletedStartKey: a page's LastEvaluatedKey
 // stays a valid ExclusiveStartKey after that item is deleted.
 func TestDifferentialDynamoDBPagingAfterDeletedStartKey(t *testing.T) {
-	t.Parallel()
 	compareOnTable(t, "dynamodb/paging-deleted-key", tableSpec{name: "diff-paging-deleted", pk: "PK:S", sk: "SK:S", gsis: map[string][2]string{"byG": {"G:S", "SK:S"}}}, func(r *run, table string) {
 		for i := range 8 {
 			r.put(table, vals("PK", s("p"), "SK", s(fmt.Sprintf("k%d", i)), "G", s("g")))

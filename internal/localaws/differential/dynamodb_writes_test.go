@@ -14,7 +14,6 @@ import (
 // TestDifferentialDynamoDBTransactions: a cancelled transaction reports one
 // reason per action, writes nothing, and a good one writes everything.
 func TestDifferentialDynamoDBTransactions(t *testing.T) {
-	t.Parallel()
 	compareOnTable(t, "dynamodb/transactions", tableSpec{name: "diff-transactions", pk: "PK:S", sk: "SK:S"}, func(r *run, table string) {
 		r.put(table, vals("PK", s("order#1"), "SK", s("STATE"), "v", ni(1)))
 		put := func(sk string) ddbtypes.TransactWriteItem {
@@ -56,7 +55,6 @@ func TestDifferentialDynamoDBTransactions(t *testing.T) {
 // and update actions (SET, REMOVE, ADD, DELETE, if_not_exists,
 // list_append).
 func TestDifferentialDynamoDBConditionalUpdates(t *testing.T) {
-	t.Parallel()
 	compareOnTable(t, "dynamodb/conditional", tableSpec{name: "diff-conditional", pk: "PK:S", sk: "SK:S"}, func(r *run, table string) {
 		key := vals("PK", s("p"), "SK", s("s"))
 		first, err := r.ddb().PutItem(r.ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: vals("PK", s("p"), "SK", s("s"), "status", s("PENDING"), "n", ni(1)),
@@ -110,7 +108,6 @@ func TestDifferentialDynamoDBConditionalUpdates(t *testing.T) {
 // TestDifferentialDynamoDBBatches: BatchWriteItem and BatchGetItem, with missing
 // keys, projections and their limits.
 func TestDifferentialDynamoDBBatches(t *testing.T) {
-	t.Parallel()
 	compareOnTable(t, "dynamodb/batch", tableSpec{name: "diff-batch", pk: "PK:S", sk: "SK:S"}, func(r *run, table string) {
 		var writes []ddbtypes.WriteRequest
 		for i := range 25 {

@@ -11,15 +11,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
-	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 )
 
 func TestDifferentialEventBridgeFIFO(t *testing.T) {
-	t.Parallel()
-	compare(t, "events/fifo", func(r *run) {
-		c := eventbridge.NewFromConfig(r.cfg)
+	compareOn(t, "events/fifo", eventbridge.NewFromConfig, func(r *run, c *eventbridge.Client) {
 		url, arn := r.queueWith("diff-events.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
 		plainURL, plainARN := r.queueWith("diff-events-nocbd.fifo", map[string]string{"FifoQueue": "true"})
 		if arn == "" || plainARN == "" {
@@ -85,14 +82,10 @@ func (r *run) fifoEvents(name, url string, want int) {
 }
 
 func TestDifferentialSchedulerFIFO(t *testing.T) {
-	t.Parallel()
-	compare(t, "scheduler/fifo", func(r *run) {
-		c := scheduler.NewFromConfig(r.cfg)
+	compareOn(t, "scheduler/fifo", scheduler.NewFromConfig, func(r *run, c *scheduler.Client) {
 		_, arn := r.queueWith("diff-schedule.fifo", map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"})
-		role, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-scheduler-fifo"),
-			AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"scheduler.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)})
-		if err != nil || arn == "" {
-			r.rec("CreateRole", nil, err)
+		role := r.schedulerRole("diff-scheduler-fifo")
+		if role == nil || arn == "" {
 			return
 		}
 		for _, tc := range []struct {
@@ -103,7 +96,7 @@ func TestDifferentialSchedulerFIFO(t *testing.T) {
 			{"long-group", strings.Repeat("g", 129), ""},
 			{"fifo-dead-letter-queue", "jobs", strings.Replace(arn, ".fifo", "-dlq.fifo", 1)},
 		} {
-			tgt := &schedtypes.Target{Arn: aws.String(arn), RoleArn: role.Role.Arn, Input: aws.String(`{"job":"reconcile"}`),
+			tgt := &schedtypes.Target{Arn: aws.String(arn), RoleArn: role, Input: aws.String(`{"job":"reconcile"}`),
 				SqsParameters: &schedtypes.SqsParameters{MessageGroupId: aws.String(tc.group)}}
 			if tc.dlq != "" {
 				tgt.DeadLetterConfig = &schedtypes.DeadLetterConfig{Arn: aws.String(tc.dlq)}

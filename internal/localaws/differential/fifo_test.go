@@ -2,6 +2,7 @@ package differential_test
 
 import (
 	"encoding/json"
+	"maps"
 	"testing"
 	"time"
 
@@ -16,9 +17,7 @@ import (
 // (recording the creation).
 func (r *run) fifoQueue(name string, attrs map[string]string) (string, string) {
 	all := map[string]string{"FifoQueue": "true"}
-	for k, v := range attrs {
-		all[k] = v
-	}
+	maps.Copy(all, attrs)
 	out, err := r.sqs().CreateQueue(r.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: all})
 	r.rec("CreateQueue "+name, out, err)
 	if err != nil {
@@ -96,9 +95,7 @@ func (r *run) sendFIFO(name, url, group, dedup, body string) *sqs.SendMessageOut
 }
 
 func TestDifferentialSQSFIFO(t *testing.T) {
-	t.Parallel()
-	compare(t, "sqs/fifo", func(r *run) {
-		c := r.sqs()
+	compareOn(t, "sqs/fifo", sqs.NewFromConfig, func(r *run, c *sqs.Client) {
 		create := func(step, name string, attrs map[string]string) {
 			out, err := c.CreateQueue(r.ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
 			r.rec(step, out, err)
@@ -162,9 +159,7 @@ func (r *run) fifoSettings(url string) {
 }
 
 func TestDifferentialSQSFIFORedrive(t *testing.T) {
-	t.Parallel()
-	compare(t, "sqs/fifo-redrive", func(r *run) {
-		c := r.sqs()
+	compareOn(t, "sqs/fifo-redrive", sqs.NewFromConfig, func(r *run, c *sqs.Client) {
 		dlqURL, dlqARN := r.fifoQueue("diff-fifo-dlq.fifo", nil)
 		_, stdARN := r.queue("diff-fifo-std-dlq")
 		policy := func(arn string) string {
@@ -192,29 +187,13 @@ func TestDifferentialSQSFIFORedrive(t *testing.T) {
 // the dead-letter queue (bounded), then records the dead-letter queue's
 // messages in the order received.
 func (r *run) redriveFIFO(source, dlq string, want int) {
-	deadline := time.Now().Add(deliveryTimeout)
-	for time.Now().Before(deadline) && r.ctx.Err() == nil {
-		attrs, err := r.sqs().GetQueueAttributes(r.ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(dlq),
-			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
-		if err != nil {
-			r.rec("redrive GetQueueAttributes failed", nil, err)
-			return
-		}
-		if attrs.Attributes["ApproximateNumberOfMessages"] == "3" {
-			break
-		}
-		if _, err := r.sqs().ReceiveMessage(r.ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(source), WaitTimeSeconds: 1, MaxNumberOfMessages: 10}); err != nil {
-			r.rec("redrive ReceiveMessage failed", nil, err)
-			return
-		}
+	if r.awaitDeadLetters(source, dlq, want) {
+		r.drainFIFO("dead-letter queue", dlq, want)
 	}
-	r.drainFIFO("dead-letter queue", dlq, want)
 }
 
 func TestDifferentialSNSFIFO(t *testing.T) {
-	t.Parallel()
-	compare(t, "sns/fifo", func(r *run) {
-		c := sns.NewFromConfig(r.cfg)
+	compareOn(t, "sns/fifo", sns.NewFromConfig, func(r *run, c *sns.Client) {
 		bad, err := c.CreateTopic(r.ctx, &sns.CreateTopicInput{Name: aws.String("diff-nofifo.fifo")})
 		r.rec("CreateTopic .fifo name without FifoTopic", bad, err)
 		bad, err = c.CreateTopic(r.ctx, &sns.CreateTopicInput{Name: aws.String("diff-nosuffix"), Attributes: map[string]string{"FifoTopic": "true"}})

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -42,8 +44,10 @@ type scenario func(r *run)
 
 // compare runs fn against the local stack and moto, concurrently, then
 // compares the transcripts and decides every difference with the table.
+// The scenario runs in parallel with the other tests' scenarios.
 func compare(t *testing.T, name string, fn scenario) {
 	t.Helper()
+	t.Parallel()
 	oursURL, motoURL := endpoints(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
@@ -60,6 +64,13 @@ func compare(t *testing.T, name string, fn scenario) {
 		diffValues(name, ours.step(name), moto.step(name), &diffs)
 	}
 	decide(t, name, diffs)
+}
+
+// compareOn is compare with a client of one service, made by newClient
+// (such as s3.NewFromConfig) from each run's configuration.
+func compareOn[C, O any](t *testing.T, name string, newClient func(aws.Config, ...func(*O)) *C, fn func(r *run, c *C)) {
+	t.Helper()
+	compare(t, name, func(r *run) { fn(r, newClient(r.cfg)) })
 }
 
 func newRun(ctx context.Context, target, endpoint string) *run {
@@ -133,9 +144,7 @@ func (r *run) errorValue(err error) map[string]any {
 	var api smithy.APIError
 	if errors.As(err, &api) {
 		if fields, ok := r.tree(reflect.ValueOf(api), "").(map[string]any); ok {
-			for k, v := range fields {
-				out[k] = v
-			}
+			maps.Copy(out, fields)
 		}
 		delete(out, "Message")
 		delete(out, "ErrorCodeOverride")
@@ -384,14 +393,9 @@ func diffValues(path string, a, b any, out *[]difference) {
 	am, aok := a.(map[string]any)
 	bm, bok := b.(map[string]any)
 	if aok && bok {
-		keys := map[string]bool{}
-		for k := range am {
-			keys[k] = true
-		}
-		for k := range bm {
-			keys[k] = true
-		}
-		for _, k := range sortedKeys(keys) {
+		keys := slices.AppendSeq(slices.Collect(maps.Keys(am)), maps.Keys(bm))
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
 			diffValues(joinPath(path, k), am[k], bm[k], out)
 		}
 		return
@@ -428,13 +432,4 @@ func normNumber(v any) any {
 		return float64(i)
 	}
 	return v
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

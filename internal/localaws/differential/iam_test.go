@@ -6,28 +6,27 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 const (
-	lambdaTrust = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
 	relayPolicy = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["events:PutEvents"],"Resource":"*"}]}`
 	boundary    = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["events:*","logs:*"],"Resource":"*"}]}`
 )
 
 func TestDifferentialIAM(t *testing.T) {
-	t.Parallel()
-	compare(t, "iam/roles", func(r *run) {
-		c := iam.NewFromConfig(r.cfg)
+	compareOn(t, "iam/roles", iam.NewFromConfig, func(r *run, c *iam.Client) {
 		pol, err := c.CreatePolicy(r.ctx, &iam.CreatePolicyInput{PolicyName: aws.String("diff-boundary"), PolicyDocument: aws.String(boundary), Path: aws.String("/diff/")})
 		r.rec("CreatePolicy", pol, err)
 		var boundaryARN *string
 		if pol != nil {
 			boundaryARN = pol.Policy.Arn
 		}
-		role, err := c.CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-relay"), AssumeRolePolicyDocument: aws.String(lambdaTrust),
+		role, err := c.CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-relay"), AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com")),
 			Path: aws.String("/diff/"), PermissionsBoundary: boundaryARN, Description: aws.String("relay")})
 		r.rec("CreateRole", role, err)
-		again, err := c.CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-relay"), AssumeRolePolicyDocument: aws.String(lambdaTrust)})
+		again, err := c.CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-relay"), AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))})
 		r.rec("CreateRole again", again, err)
 		bad, err := c.CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-bad-trust"), AssumeRolePolicyDocument: aws.String(`{"not":"a policy"}`)})
 		r.rec("CreateRole with a malformed trust policy", bad, err)

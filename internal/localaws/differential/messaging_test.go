@@ -15,6 +15,8 @@ import (
 	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // deliveryTimeout bounds the wait for a message to reach a queue.
@@ -75,9 +77,7 @@ func (r *run) receive(name, url string, want int) []string {
 }
 
 func TestDifferentialSQS(t *testing.T) {
-	t.Parallel()
-	compare(t, "sqs/queues", func(r *run) {
-		c := r.sqs()
+	compareOn(t, "sqs/queues", sqs.NewFromConfig, func(r *run, c *sqs.Client) {
 		dlqURL, dlqARN := r.queue("diff-sqs-dlq")
 		redrive, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqARN, "maxReceiveCount": 1})
 		q, err := c.CreateQueue(r.ctx, &sqs.CreateQueueInput{QueueName: aws.String("diff-sqs"), Attributes: map[string]string{
@@ -118,33 +118,40 @@ func TestDifferentialSQS(t *testing.T) {
 // their maxReceiveCount and moved to the dead-letter queue (bounded), then
 // records the dead-letter queue's messages.
 func (r *run) redrive(source, dlq string, want int) {
+	if r.awaitDeadLetters(source, dlq, want) {
+		r.receive("dead-letter queue", dlq, want)
+	}
+}
+
+// awaitDeadLetters receives from the source queue until the dead-letter
+// queue holds want messages or the wait ends (bounded). It reports false,
+// after recording the failure, when a call fails.
+func (r *run) awaitDeadLetters(source, dlq string, want int) bool {
 	deadline := time.Now().Add(deliveryTimeout)
 	for time.Now().Before(deadline) && r.ctx.Err() == nil {
 		attrs, err := r.sqs().GetQueueAttributes(r.ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(dlq),
 			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
 		if err != nil {
 			r.rec("redrive GetQueueAttributes failed", nil, err)
-			return
+			return false
 		}
 		if attrs.Attributes["ApproximateNumberOfMessages"] == strconv.Itoa(want) {
-			break
+			return true
 		}
 		_, err = r.sqs().ReceiveMessage(r.ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(source), WaitTimeSeconds: 1, MaxNumberOfMessages: 10})
 		if err != nil {
 			r.rec("redrive ReceiveMessage failed", nil, err)
-			return
+			return false
 		}
 	}
-	r.receive("dead-letter queue", dlq, want)
+	return true
 }
 
 // allowSend lets a service principal send to a queue, as SNS and
 // EventBridge require of an SQS target.
 func (r *run) allowSend(url, queueARN, principal, sourceARN string) {
-	policy, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
-		"Effect": "Allow", "Principal": map[string]any{"Service": principal}, "Action": "sqs:SendMessage", "Resource": queueARN,
-		"Condition": map[string]any{"ArnEquals": map[string]any{"aws:SourceArn": sourceARN}}}}})
-	_, err := r.sqs().SetQueueAttributes(r.ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": string(policy)}})
+	policy := localawstest.SendMessagePolicy(principal, queueARN, sourceARN)
+	_, err := r.sqs().SetQueueAttributes(r.ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": policy}})
 	r.rec("SetQueueAttributes Policy", nil, err)
 }
 
@@ -162,9 +169,7 @@ func (r *run) subscribeQueue(c *sns.Client, topicARN, url, queueARN string, attr
 }
 
 func TestDifferentialSNS(t *testing.T) {
-	t.Parallel()
-	compare(t, "sns/topics", func(r *run) {
-		c := sns.NewFromConfig(r.cfg)
+	compareOn(t, "sns/topics", sns.NewFromConfig, func(r *run, c *sns.Client) {
 		topic, err := c.CreateTopic(r.ctx, &sns.CreateTopicInput{Name: aws.String("diff-sns")})
 		r.rec("CreateTopic", topic, err)
 		if err != nil {
@@ -194,9 +199,7 @@ func TestDifferentialSNS(t *testing.T) {
 }
 
 func TestDifferentialEventBridge(t *testing.T) {
-	t.Parallel()
-	compare(t, "events/buses", func(r *run) {
-		c := eventbridge.NewFromConfig(r.cfg)
+	compareOn(t, "events/buses", eventbridge.NewFromConfig, func(r *run, c *eventbridge.Client) {
 		bus, err := c.CreateEventBus(r.ctx, &eventbridge.CreateEventBusInput{Name: aws.String("diff-bus")})
 		r.rec("CreateEventBus", bus, err)
 		desc, err := c.DescribeEventBus(r.ctx, &eventbridge.DescribeEventBusInput{Name: aws.String("diff-bus")})

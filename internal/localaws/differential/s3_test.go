@@ -15,9 +15,7 @@ import (
 const s3Bucket = "diff-claims"
 
 func TestDifferentialS3Buckets(t *testing.T) {
-	t.Parallel()
-	compare(t, "s3/buckets", func(r *run) {
-		c := s3.NewFromConfig(r.cfg)
+	compareOn(t, "s3/buckets", s3.NewFromConfig, func(r *run, c *s3.Client) {
 		out, err := c.CreateBucket(r.ctx, &s3.CreateBucketInput{Bucket: aws.String("diff-buckets")})
 		r.rec("CreateBucket", out, err)
 		out, err = c.CreateBucket(r.ctx, &s3.CreateBucketInput{Bucket: aws.String("diff-buckets")})
@@ -111,9 +109,7 @@ func s3Access(r *run, c *s3.Client) {
 }
 
 func TestDifferentialS3Objects(t *testing.T) {
-	t.Parallel()
-	compare(t, "s3/objects", func(r *run) {
-		c := s3.NewFromConfig(r.cfg)
+	compareOn(t, "s3/objects", s3.NewFromConfig, func(r *run, c *s3.Client) {
 		b := aws.String(s3Bucket)
 		cb, err := c.CreateBucket(r.ctx, &s3.CreateBucketInput{Bucket: b})
 		if err != nil {

@@ -15,22 +15,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func TestDifferentialScheduler(t *testing.T) {
-	t.Parallel()
-	compare(t, "scheduler/schedules", func(r *run) {
-		c := scheduler.NewFromConfig(r.cfg)
+	compareOn(t, "scheduler/schedules", scheduler.NewFromConfig, func(r *run, c *scheduler.Client) {
 		g, err := c.CreateScheduleGroup(r.ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("diff-group")})
 		r.rec("CreateScheduleGroup", g, err)
-		role, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String("diff-scheduler"),
-			AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"scheduler.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)})
-		if err != nil {
-			r.rec("CreateRole", nil, err)
+		role := r.schedulerRole("diff-scheduler")
+		if role == nil {
 			return
 		}
 		target := &schedtypes.Target{Arn: aws.String("arn:aws:lambda:us-east-1:123456789012:function:diff-reconciler"),
-			RoleArn: role.Role.Arn, Input: aws.String(`{"reconcile":true}`)}
+			RoleArn: role, Input: aws.String(`{"reconcile":true}`)}
 		for _, tc := range []struct{ name, expr, role string }{
 			{"rate", "rate(5 minutes)", ""}, {"cron", "cron(0/15 * * * ? *)", ""}, {"bad-rate-unit", "rate(5 minute)", ""},
 			{"bad-cron", "cron(0 25 * * ? *)", ""}, {"five-field-cron", "cron(0 * * * *)", ""}, {"one-time", "at(2030-01-01T00:00:00)", ""},
@@ -69,10 +67,20 @@ func TestDifferentialScheduler(t *testing.T) {
 	})
 }
 
+// schedulerRole creates a role the scheduler may assume and returns its
+// ARN, or nil after recording the failure.
+func (r *run) schedulerRole(name string) *string {
+	out, err := iam.NewFromConfig(r.cfg).CreateRole(r.ctx, &iam.CreateRoleInput{RoleName: aws.String(name),
+		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("scheduler.amazonaws.com"))})
+	if err != nil {
+		r.rec("CreateRole", nil, err)
+		return nil
+	}
+	return out.Role.Arn
+}
+
 func TestDifferentialLogs(t *testing.T) {
-	t.Parallel()
-	compare(t, "logs/groups", func(r *run) {
-		c := cloudwatchlogs.NewFromConfig(r.cfg)
+	compareOn(t, "logs/groups", cloudwatchlogs.NewFromConfig, func(r *run, c *cloudwatchlogs.Client) {
 		group := aws.String("/aws/lambda/diff-relay")
 		_, err := c.CreateLogGroup(r.ctx, &cloudwatchlogs.CreateLogGroupInput{LogGroupName: group})
 		r.rec("CreateLogGroup", nil, err)
@@ -109,7 +117,6 @@ func TestDifferentialLogs(t *testing.T) {
 }
 
 func TestDifferentialCloudWatchAlarms(t *testing.T) {
-	t.Parallel()
 	compare(t, "cloudwatch/alarms", func(r *run) {
 		c := cloudwatch.NewFromConfig(r.cfg, func(o *cloudwatch.Options) {
 			if r.target == "moto" {

@@ -14,7 +14,6 @@ import (
 // iterator types and the records of an insert, a modify and a remove, in
 // the format Lambda and other consumers parse.
 func TestDifferentialDynamoDBStreams(t *testing.T) {
-	t.Parallel()
 	compareOnTable(t, "dynamodbstreams/records", tableSpec{name: "diff-streams", pk: "PK:S", sk: "SK:S", stream: ddbtypes.StreamViewTypeNewAndOldImages}, func(r *run, table string) {
 		key := vals("PK", s("order#1"), "SK", s("OUTBOX#1"))
 		r.put(table, vals("PK", s("order#1"), "SK", s("OUTBOX#1"), "status", s("PENDING")))

@@ -525,7 +525,7 @@ func TestTTLDeletesWithServiceIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "the expired item to be deleted", func() bool {
+	localawstest.Eventually(t, 5*time.Second, "the expired item to be deleted", func() bool {
 		out, _ := e.ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("sessions"), Key: map[string]types.AttributeValue{"PK": s("expired"), "SK": s("x")}})
 		return out != nil && out.Item == nil
 	})

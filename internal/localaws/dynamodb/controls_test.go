@@ -113,9 +113,7 @@ func TestPointInTimeRecovery(t *testing.T) {
 	}
 	_, err = e.ddb.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("pitr"),
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true), RecoveryPeriodInDays: aws.Int32(36)}})
-	if localawstest.ErrorCode(err) != "ValidationException" {
-		t.Fatalf("RecoveryPeriodInDays 36 = %v; want ValidationException", err)
-	}
+	localawstest.WantCode(t, err, "ValidationException", "RecoveryPeriodInDays 36")
 
 	if _, err := e.ddb.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("pitr"),
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(false)}}); err != nil {

@@ -174,15 +174,3 @@ func eventNames(recs []stypes.Record) []string {
 	}
 	return out
 }
-
-func eventually(t testing.TB, what string, fn func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if fn() {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}

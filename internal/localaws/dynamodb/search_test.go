@@ -10,8 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -19,10 +17,7 @@ import (
 // client for it (no retries).
 func stackClient(t *testing.T) *dynamodb.Client {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
-		t.Fatal(err)
-	}
+	stack := localawstest.StartDynamoDB(t)
 	return dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 }
 

@@ -5,10 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,56 +17,31 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/events"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
-
-type fakeLambda struct {
-	mu       sync.Mutex
-	policy   string
-	payloads [][]byte
-}
-
-func (f *fakeLambda) InvokeAsync(_ context.Context, _ string, payload []byte) error {
-	f.mu.Lock()
-	f.payloads = append(f.payloads, payload)
-	f.mu.Unlock()
-	return nil
-}
-
-func (f *fakeLambda) FunctionPolicy(string) (string, bool) { return f.policy, f.policy != "" }
-
-func (f *fakeLambda) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.payloads)
-}
 
 type env struct {
 	stack  *localaws.Stack
 	eb     *eventbridge.Client
 	sqs    *awssqs.Client
-	lambda *fakeLambda
+	lambda *lambdatest.RecordingInvoker
 	ctl    *control.Client
 }
 
 func start(t *testing.T) env {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	stack := localawstest.StartEmpty(t)
 	q := sqs.New(stack.Env())
-	fl := &fakeLambda{}
+	fl := &lambdatest.RecordingInvoker{}
 	svc := events.New(stack.Env(), events.Deps{
 		Queues:    func() (events.QueueSink, error) { return q, nil },
 		Functions: func() (events.FunctionInvoker, error) { return fl, nil },
 	})
-	for _, s := range []awsapi.Service{q, svc} {
-		if err := stack.Register(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	localawstest.Serve(t, stack, q, svc)
 	cfg := localawstest.Config(stack)
 	return env{stack, eventbridge.NewFromConfig(cfg), awssqs.NewFromConfig(cfg), fl, localawstest.Control(stack)}
 }
@@ -97,10 +70,7 @@ func TestBusesAndRules(t *testing.T) {
 	}
 
 	_, err = e.eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("bad"), EventPattern: aws.String(`{"source":"x"}`)})
-	var invalid *types.InvalidEventPatternException
-	if !errors.As(err, &invalid) || !strings.Contains(err.Error(), "Event pattern is not valid") {
-		t.Fatalf("invalid pattern: %v", err)
-	}
+	localawstest.WantErrorMessage[*types.InvalidEventPatternException](t, err, "invalid pattern", "Event pattern is not valid")
 	rule, err := e.eb.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders"),
 		EventPattern: aws.String(`{"source":["shop"]}`), Description: aws.String("d")})
 	if err != nil || *rule.RuleArn != "arn:aws:events:us-east-1:000000000000:rule/orders/r1" {
@@ -127,9 +97,7 @@ func TestBusesAndRules(t *testing.T) {
 		t.Fatalf("PutTargets %+v %v", pt, err)
 	}
 	_, err = e.eb.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String("r1"), EventBusName: aws.String("orders")})
-	if localawstest.ErrorCode(err) != "ValidationException" {
-		t.Fatalf("delete rule with targets: %v", err)
-	}
+	localawstest.WantCode(t, err, "ValidationException", "delete rule with targets")
 	targets, err := e.eb.ListTargetsByRule(ctx, &eventbridge.ListTargetsByRuleInput{Rule: aws.String("r1"), EventBusName: aws.String("orders")})
 	if err != nil || len(targets.Targets) != 1 || *targets.Targets[0].InputPath != "$.detail" {
 		t.Fatalf("ListTargetsByRule %+v %v", targets, err)
@@ -141,9 +109,7 @@ func TestBusesAndRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.eb.DeleteEventBus(ctx, &eventbridge.DeleteEventBusInput{Name: aws.String("default")})
-	if localawstest.ErrorCode(err) != "ValidationException" {
-		t.Fatalf("delete default bus: %v", err)
-	}
+	localawstest.WantCode(t, err, "ValidationException", "delete default bus")
 	if _, err := e.eb.DeleteEventBus(ctx, &eventbridge.DeleteEventBusInput{Name: aws.String("orders")}); err != nil {
 		t.Fatal(err)
 	}
@@ -195,9 +161,7 @@ func TestPutEventsPerEntryResults(t *testing.T) {
 		many[i] = entry("shop", "A", `{}`, "")
 	}
 	_, err = e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: many})
-	if localawstest.ErrorCode(err) != "ValidationException" {
-		t.Fatalf("11 entries: %v", err)
-	}
+	localawstest.WantCode(t, err, "ValidationException", "11 entries")
 	// Injected per-entry faults.
 	if _, err := e.ctl.AddFault(ctx, control.FaultRule{Service: "events", Operation: "PutEvents", Code: "ThrottlingException", Entry: true, Count: 1}); err != nil {
 		t.Fatal(err)
@@ -222,20 +186,16 @@ func receiveOne(t *testing.T, c *awssqs.Client, url string, wait int32) *string 
 
 func waitMetrics(t *testing.T, e env, ruleArn string, ok func(control.RuleMetrics) bool) control.RuleMetrics {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		m, err := e.ctl.EventsMetrics(context.Background())
+	var m control.RuleMetrics
+	localawstest.EventuallyState(t, 10*time.Second, "the metrics of "+ruleArn, func() (bool, string) {
+		all, err := e.ctl.EventsMetrics(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok(m[ruleArn]) {
-			return m[ruleArn]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("metrics of %s: %+v", ruleArn, m[ruleArn])
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		m = all[ruleArn]
+		return ok(m), fmt.Sprintf("%+v", m)
+	})
+	return m
 }
 
 func TestRuleToSQSAllowedAndDenied(t *testing.T) {
@@ -255,7 +215,7 @@ func TestRuleToSQSAllowedAndDenied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"events.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"%s","Condition":{"ArnEquals":{"aws:SourceArn":"%s"}}}]}`, allowedArn, *rule.RuleArn)
+	policy := localawstest.SendMessagePolicy("events.amazonaws.com", allowedArn, *rule.RuleArn)
 	if _, err := e.sqs.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(allowedURL), Attributes: map[string]string{"Policy": policy}}); err != nil {
 		t.Fatal(err)
 	}
@@ -330,16 +290,14 @@ func TestRuleToLambdaAndInput(t *testing.T) {
 	// No resource policy: the invocation fails silently.
 	put()
 	waitMetrics(t, e, *rule.RuleArn, func(m control.RuleMetrics) bool { return m.FailedInvocations == 1 })
-	if e.lambda.count() != 0 {
+	if len(e.lambda.Invocations()) != 0 {
 		t.Fatal("function invoked without a resource policy")
 	}
-	e.lambda.mu.Lock()
-	e.lambda.policy = fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"events.amazonaws.com"},"Action":"lambda:InvokeFunction","Resource":"%s","Condition":{"ArnLike":{"AWS:SourceArn":"%s"}}}]}`, fn, *rule.RuleArn)
-	e.lambda.mu.Unlock()
+	e.lambda.SetPolicy(fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"events.amazonaws.com"},"Action":"lambda:InvokeFunction","Resource":"%s","Condition":{"ArnLike":{"AWS:SourceArn":"%s"}}}]}`, fn, *rule.RuleArn))
 	put()
 	waitMetrics(t, e, *rule.RuleArn, func(m control.RuleMetrics) bool { return m.Invocations == 2 })
-	if e.lambda.count() != 1 || string(e.lambda.payloads[0]) != `{"fixed":true}` {
-		t.Fatalf("payloads %q", e.lambda.payloads)
+	if calls := e.lambda.Invocations(); len(calls) != 1 || calls[0].Payload != `{"fixed":true}` {
+		t.Fatalf("invocations %+v", calls)
 	}
 	// A disabled rule matches nothing.
 	if _, err := e.eb.DisableRule(ctx, &eventbridge.DisableRuleInput{Name: aws.String("to-fn")}); err != nil {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // A permissions boundary caps the role's policies: an action its inline
@@ -21,7 +23,7 @@ func TestPermissionsBoundaryCapsTheRole(t *testing.T) {
 		PermissionsBoundary: aws.String("arn:aws:iam::000000000000:policy/missing")}); err == nil {
 		t.Fatal("CreateRole accepted a boundary that does not exist")
 	} else {
-		wantCode(t, err, "NoSuchEntity")
+		localawstest.WantCode(t, err, "NoSuchEntity", "CreateRole with a missing boundary")
 	}
 	out, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("bounded"), Path: aws.String("/outbox/"),
 		AssumeRolePolicyDocument: aws.String(lambdaTrust), PermissionsBoundary: aws.String(boundary)})

@@ -22,8 +22,10 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
+// lambdaTrust lets Lambda assume a role.
+var lambdaTrust = localawstest.TrustPolicy("lambda.amazonaws.com")
+
 const (
-	lambdaTrust  = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
 	accountTrust = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:root"},"Action":"sts:AssumeRole"}]}`
 	tableArn     = "arn:aws:dynamodb:us-east-1:000000000000:table/orders"
 )
@@ -53,14 +55,10 @@ type env struct {
 
 func start(t *testing.T, delay time.Duration) env {
 	t.Helper()
-	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	s := localawstest.StartEmpty(t)
 	svc := iam.New(s.Env(), iam.Options{PropagationDelay: delay})
 	s.Env().SetAuthorizer(svc)
-	for _, x := range []awsapi.Service{svc, svc.STS(), tableService{}} {
-		if err := s.Register(x); err != nil {
-			t.Fatal(err)
-		}
-	}
+	localawstest.Serve(t, s, svc, svc.STS(), tableService{})
 	cfg := localawstest.Config(s)
 	return env{stack: s, svc: svc, iam: awsiam.NewFromConfig(cfg), sts: sts.NewFromConfig(cfg)}
 }
@@ -109,19 +107,11 @@ func (e env) createRole(t *testing.T, name, trust string) {
 	}
 }
 
-// wantCode fails the test unless err is an AWS API error with code.
-func wantCode(t *testing.T, err error, code string) {
-	t.Helper()
-	if localawstest.ErrorCode(err) != code {
-		t.Fatalf("error = %v, want %s", err, code)
-	}
-}
-
 // apiError fails the test unless err is an AWS API error with code, and
 // returns that error.
 func apiError(t *testing.T, err error, code string) smithy.APIError {
 	t.Helper()
-	wantCode(t, err, code)
+	localawstest.WantCode(t, err, code, "the call")
 	var ae smithy.APIError
 	errors.As(err, &ae)
 	return ae
@@ -298,7 +288,7 @@ func TestCustomerManagedPolicies(t *testing.T) {
 	}
 	_, err := e.iam.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("bad"),
 		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*"}]}`)})
-	wantCode(t, err, "MalformedPolicyDocument")
+	localawstest.WantCode(t, err, "MalformedPolicyDocument", "CreatePolicy with a statement without a resource")
 	v, err := e.iam.GetPolicyVersion(ctx, &awsiam.GetPolicyVersionInput{PolicyArn: aws.String(arn), VersionId: aws.String("v1")})
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +323,7 @@ func TestCustomerManagedPolicies(t *testing.T) {
 		t.Fatalf("PutItem with customer managed policy: %v", err)
 	}
 	_, err = e.iam.DeletePolicy(ctx, &awsiam.DeletePolicyInput{PolicyArn: aws.String(arn)})
-	wantCode(t, err, "DeleteConflict")
+	localawstest.WantCode(t, err, "DeleteConflict", "DeletePolicy of an attached policy")
 	if _, err := e.iam.DetachRolePolicy(ctx, &awsiam.DetachRolePolicyInput{RoleName: aws.String("w"), PolicyArn: aws.String(arn)}); err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +331,7 @@ func TestCustomerManagedPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.iam.GetPolicy(ctx, &awsiam.GetPolicyInput{PolicyArn: aws.String(arn)})
-	wantCode(t, err, "NoSuchEntity")
+	localawstest.WantCode(t, err, "NoSuchEntity", "GetPolicy of a deleted policy")
 }
 
 func TestCallerIdentityAndAssumeRole(t *testing.T) {
@@ -364,7 +354,7 @@ func TestCallerIdentityAndAssumeRole(t *testing.T) {
 		t.Fatalf("message %q", ae.ErrorMessage())
 	}
 	_, err = e.sts.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::000000000000:role/missing"), RoleSessionName: aws.String("s1")})
-	wantCode(t, err, "AccessDenied")
+	localawstest.WantCode(t, err, "AccessDenied", "AssumeRole of a missing role")
 
 	ar, err := e.sts.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::000000000000:role/assumable"), RoleSessionName: aws.String("deploy"), DurationSeconds: aws.Int32(900)})
 	if err != nil {
@@ -376,7 +366,7 @@ func TestCallerIdentityAndAssumeRole(t *testing.T) {
 		t.Fatalf("AssumeRole = %+v %+v", ar.AssumedRoleUser, ar.Credentials)
 	}
 	_, err = e.sts.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::000000000000:role/assumable"), RoleSessionName: aws.String("deploy"), DurationSeconds: aws.Int32(7200)})
-	wantCode(t, err, "ValidationError")
+	localawstest.WantCode(t, err, "ValidationError", "AssumeRole for two hours")
 
 	c := ar.Credentials
 	session := sts.NewFromConfig(localawstest.ConfigWithCredentials(e.stack, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken)))
@@ -390,7 +380,7 @@ func TestCallerIdentityAndAssumeRole(t *testing.T) {
 	// A role session with no identity policy cannot assume another role
 	// trusting only the account.
 	_, err = session.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::000000000000:role/assumable"), RoleSessionName: aws.String("again")})
-	wantCode(t, err, "AccessDenied")
+	localawstest.WantCode(t, err, "AccessDenied", "AssumeRole from a role session")
 	// Nor call IAM.
 	_, err = awsiam.NewFromConfig(localawstest.ConfigWithCredentials(e.stack, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))).
 		ListRoles(ctx, &awsiam.ListRolesInput{})
@@ -421,7 +411,7 @@ func TestAuthorizerEvaluatesRolePolicies(t *testing.T) {
 	// Another action stays denied.
 	_, err = ddb.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("orders"),
 		Key: map[string]ddbtypes.AttributeValue{"PK": &ddbtypes.AttributeValueMemberS{Value: "a"}}})
-	wantCode(t, err, "AccessDeniedException")
+	localawstest.WantCode(t, err, "AccessDeniedException", "DeleteItem without permission")
 
 	// An explicit Deny overrides the Allow, including a managed policy's.
 	e.attach(t, "fn", "arn:aws:iam::aws:policy/AdministratorAccess")
@@ -497,19 +487,6 @@ func TestRoleAssumableBy(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > timeout {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return time.Since(start)
-}
-
 func TestPropagationDelay(t *testing.T) {
 	t.Parallel()
 	const delay = 300 * time.Millisecond
@@ -531,7 +508,7 @@ func TestPropagationDelay(t *testing.T) {
 	if err := rc.RoleAssumableBy(arn, "lambda.amazonaws.com"); err == nil && time.Since(begin) < delay {
 		t.Fatal("role assumable right after creation")
 	}
-	waitFor(t, 10*time.Second, "role assumable", func() bool { return rc.RoleAssumableBy(arn, "lambda.amazonaws.com") == nil })
+	localawstest.Eventually(t, 10*time.Second, "role assumable", func() bool { return rc.RoleAssumableBy(arn, "lambda.amazonaws.com") == nil })
 	if elapsed := time.Since(begin); elapsed < delay {
 		t.Fatalf("role assumable after %v, before the delay", elapsed)
 	}
@@ -549,7 +526,7 @@ func TestPropagationDelay(t *testing.T) {
 	if err := rc.RoleAssumableBy(arn, "lambda.amazonaws.com"); err == nil && time.Since(begin) < delay {
 		t.Fatal("role assumable right after a policy change")
 	}
-	waitFor(t, 10*time.Second, "permission propagated", func() bool {
+	localawstest.Eventually(t, 10*time.Second, "permission propagated", func() bool {
 		return auth.Authorize(p, "sqs:SendMessage", "arn:aws:sqs:us-east-1:000000000000:q") == nil
 	})
 	if elapsed := time.Since(begin); elapsed < delay {

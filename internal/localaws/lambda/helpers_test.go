@@ -3,6 +3,7 @@ package lambda_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"runtime"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 const roleArn = "arn:aws:iam::000000000000:role/fn-role"
@@ -142,20 +144,13 @@ func (h *harness) create(t testing.TB, name string, mod func(*awslambda.CreateFu
 
 func (h *harness) waitActive(t testing.TB, name string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	localawstest.EventuallyState(t, 20*time.Second, "function "+name+" to be Active", func() (bool, string) {
 		out, err := h.client.GetFunctionConfiguration(context.Background(), &awslambda.GetFunctionConfigurationInput{FunctionName: aws.String(name)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.State == types.StateActive && out.LastUpdateStatus == types.LastUpdateStatusSuccessful {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("function %s still %s/%s", name, out.State, out.LastUpdateStatus)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return out.State == types.StateActive && out.LastUpdateStatus == types.LastUpdateStatusSuccessful, fmt.Sprintf("%s/%s", out.State, out.LastUpdateStatus)
+	})
 }
 
 type fnResponse struct {
@@ -192,16 +187,4 @@ func decode[T any](t testing.TB, b []byte) T {
 		t.Fatalf("decoding %s: %v", b, err)
 	}
 	return v
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

@@ -347,7 +347,7 @@ func TestFunctionErrors(t *testing.T) {
 	if aws.ToString(out.FunctionError) != "Unhandled" || e.ErrorType != "Sandbox.Timedout" || !strings.Contains(e.ErrorMessage, "Task timed out after 1.00 seconds") {
 		t.Fatalf("timeout: %q %s", aws.ToString(out.FunctionError), out.Payload)
 	}
-	eventually(t, 5*time.Second, "the timeout log line", func() bool { return len(h.logs.matching("Task timed out after 1.00 seconds")) == 1 })
+	localawstest.Eventually(t, 5*time.Second, "the timeout log line", func() bool { return len(h.logs.matching("Task timed out after 1.00 seconds")) == 1 })
 
 	out = h.invoke(t, "err", map[string]any{"action": "exit"})
 	e = decode[fnError](t, out.Payload)
@@ -369,7 +369,7 @@ func TestInitFailureAndMissingBootstrap(t *testing.T) {
 	if e := decode[fnError](t, out.Payload); aws.ToString(out.FunctionError) != "Unhandled" || e.ErrorType != "Runtime.ExitError" {
 		t.Fatalf("init failure: %q %s", aws.ToString(out.FunctionError), out.Payload)
 	}
-	eventually(t, 5*time.Second, "the init failure on the log", func() bool { return len(h.logs.matching("init failed on purpose")) == 1 })
+	localawstest.Eventually(t, 5*time.Second, "the init failure on the log", func() bool { return len(h.logs.matching("init failed on purpose")) == 1 })
 
 	h.create(t, "nobootstrap", func(in *awslambda.CreateFunctionInput) {
 		in.Code = &types.FunctionCode{ZipFile: lambdatest.ZipOf(t, map[string][]byte{"main": []byte("x")})}
@@ -406,7 +406,7 @@ func TestKillControl(t *testing.T) {
 		o, _ := h.client.Invoke(ctx, &awslambda.InvokeInput{FunctionName: aws.String("victim"), Payload: []byte(`{"action":"sleep","sleepMs":5000}`)})
 		done <- o
 	}()
-	eventually(t, 10*time.Second, "a running invocation", func() bool {
+	localawstest.Eventually(t, 10*time.Second, "a running invocation", func() bool {
 		n, err := h.ctl.LambdaInstances(ctx, "victim")
 		return err == nil && n.Running == 1
 	})
@@ -457,7 +457,7 @@ func TestConcurrency(t *testing.T) {
 			pids[i] = r.PID
 		}()
 	}
-	eventually(t, 10*time.Second, "two busy processes", func() bool {
+	localawstest.Eventually(t, 10*time.Second, "two busy processes", func() bool {
 		n, err := h.ctl.LambdaInstances(ctx, "conc")
 		return err == nil && n.Busy == 2
 	})
@@ -496,7 +496,7 @@ func TestEventInvocation(t *testing.T) {
 	if err != nil || out.StatusCode != 202 || len(out.Payload) != 0 {
 		t.Fatalf("Event invoke = %+v, %v", out, err)
 	}
-	eventually(t, 10*time.Second, "the event's log lines", func() bool {
+	localawstest.Eventually(t, 10*time.Second, "the event's log lines", func() bool {
 		return len(h.logs.matching("stdout: event-ok")) == 1 && len(h.logs.matching("stderr: event-ok")) == 1 &&
 			len(h.logs.matching("REPORT RequestId: ")) == 1
 	})
@@ -513,7 +513,7 @@ func TestEventInvocation(t *testing.T) {
 	if err := h.svc.InvokeAsync(ctx, "async", []byte(`{"action":"error","message":"retry-me"}`)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "three attempts", func() bool { return len(h.logs.matching(`"errorMessage":"retry-me"`)) == 3 })
+	localawstest.Eventually(t, 10*time.Second, "three attempts", func() bool { return len(h.logs.matching(`"errorMessage":"retry-me"`)) == 3 })
 	var ae *awsapi.Error
 	if err := h.svc.InvokeAsync(ctx, "missing", nil); !errors.As(err, &ae) || ae.Code != "ResourceNotFoundException" {
 		t.Fatalf("InvokeAsync missing function: %v", err)

@@ -2,6 +2,7 @@ package lambdatest
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // HostArchitecture is the Lambda architecture of this host: a function
@@ -26,8 +29,7 @@ func HostArchitecture() types.Architecture {
 // wants, an event whose message contains it, and fails t otherwise.
 func WaitForLogs(ctx context.Context, t testing.TB, logs *cloudwatchlogs.Client, group string, wants ...string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	localawstest.EventuallyState(t, 30*time.Second, fmt.Sprintf("%q on log group %s", wants, group), func() (bool, string) {
 		out, err := logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{LogGroupName: aws.String(group)})
 		found := map[string]bool{}
 		if err == nil {
@@ -39,14 +41,8 @@ func WaitForLogs(ctx context.Context, t testing.TB, logs *cloudwatchlogs.Client,
 				}
 			}
 		}
-		if len(found) == len(wants) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("log group %s: found %v of %q (last error %v)", group, found, wants, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(found) == len(wants), fmt.Sprintf("found %v (last error %v)", found, err)
+	})
 }
 
 // WaitActive waits up to 30 s, with the SDK's FunctionActiveV2 waiter

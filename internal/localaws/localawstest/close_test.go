@@ -8,8 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -24,10 +22,7 @@ func TestCloseIsQuickAfterParallelCalls(t *testing.T) {
 	t.Run("stack", func(t *testing.T) {
 		// Cleanups run last in, first out: begin, the stack's, then end.
 		t.Cleanup(func() { elapsed = time.Since(begin) })
-		stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-		if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
-			t.Fatal(err)
-		}
+		stack := localawstest.StartDynamoDB(t)
 		db := dynamodb.NewFromConfig(localawstest.Config(stack), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 		for range 3 {
 			var wg sync.WaitGroup

@@ -18,11 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
+	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 )
 
 // clients holds the HTTP client of each stack started by Start, handed out
@@ -59,6 +59,33 @@ func Start(t testing.TB, opts ...func(*localaws.Options)) *localaws.Stack {
 			t.Errorf("closing local AWS stack: %v", err)
 		}
 	})
+	return s
+}
+
+// StartEmpty is Start with no service of the stack's own: the test
+// registers the services it runs with Serve.
+func StartEmpty(t testing.TB, opts ...func(*localaws.Options)) *localaws.Stack {
+	t.Helper()
+	return Start(t, append([]func(*localaws.Options){func(o *localaws.Options) { o.NoServices = true }}, opts...)...)
+}
+
+// Serve registers services with the stack s, in order, and fails t if one
+// cannot be registered.
+func Serve(t testing.TB, s *localaws.Stack, services ...awsapi.Service) {
+	t.Helper()
+	for _, svc := range services {
+		if err := s.Register(svc); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// StartDynamoDB is StartEmpty serving only DynamoDB, whose expired items
+// are deleted only when the test sweeps them.
+func StartDynamoDB(t testing.TB, opts ...func(*localaws.Options)) *localaws.Stack {
+	t.Helper()
+	s := StartEmpty(t, opts...)
+	Serve(t, s, localddb.New(s.Env(), localddb.Options{TTLSweepInterval: -1}))
 	return s
 }
 
@@ -124,16 +151,6 @@ func (AdminsOnly) Authorize(p awsapi.Principal, action, _ string) error {
 	return errors.New("because no identity-based policy allows the " + action + " action")
 }
 
-// ErrorCode is the code of the AWS API error in err's chain, or "" when
-// there is none.
-func ErrorCode(err error) string {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
-	}
-	return ""
-}
-
 // Protocol is a wire protocol an SDK client is switched to, by an option
 // of the client's Options type O (e.g. sqs.Options).
 type Protocol[O any] struct {
@@ -174,21 +191,4 @@ func TableInput(name, hashKey, rangeKey string, viewType types.StreamViewType) *
 		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: viewType}
 	}
 	return in
-}
-
-// WantError fails t unless err is, or wraps, an error of type E (such as
-// *types.QueueDoesNotExist); what names the call.
-func WantError[E error](t testing.TB, err error, what string) {
-	t.Helper()
-	_ = ErrorAs[E](t, err, what)
-}
-
-// ErrorAs is WantError that returns the error of type E.
-func ErrorAs[E error](t testing.TB, err error, what string) E {
-	t.Helper()
-	var target E
-	if !errors.As(err, &target) {
-		t.Fatalf("%s: %v, want %T", what, err, target)
-	}
-	return target
 }

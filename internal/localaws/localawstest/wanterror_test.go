@@ -38,3 +38,35 @@ func TestWantError(t *testing.T) {
 		t.Error("a nil error passed")
 	}
 }
+
+func TestWantCode(t *testing.T) {
+	t.Parallel()
+	wrapped := fmt.Errorf("deleting: %w", &types.QueueDoesNotExist{Message: new("gone")})
+	ok := &fatalRecorder{TB: t}
+	localawstest.WantCode(ok, wrapped, "QueueDoesNotExist", "DeleteQueue")
+	if ok.failed != "" {
+		t.Errorf("a wrapped QueueDoesNotExist: failure %q, want none", ok.failed)
+	}
+	for _, err := range []error{&types.PurgeQueueInProgress{}, nil} {
+		r := &fatalRecorder{TB: t}
+		localawstest.WantCode(r, err, "QueueDoesNotExist", "DeleteQueue")
+		if r.failed == "" {
+			t.Errorf("%v passed as QueueDoesNotExist", err)
+		}
+	}
+}
+
+func TestWantErrorMessage(t *testing.T) {
+	t.Parallel()
+	gone := fmt.Errorf("deleting: %w", &types.QueueDoesNotExist{Message: new("queue orders is gone")})
+	ok := &fatalRecorder{TB: t}
+	localawstest.WantErrorMessage[*types.QueueDoesNotExist](ok, gone, "DeleteQueue", "orders is gone")
+	if ok.failed != "" {
+		t.Errorf("a QueueDoesNotExist with the message: failure %q, want none", ok.failed)
+	}
+	other := &fatalRecorder{TB: t}
+	localawstest.WantErrorMessage[*types.QueueDoesNotExist](other, gone, "DeleteQueue", "billing")
+	if other.failed == "" {
+		t.Error("a message without the fragment passed")
+	}
+}

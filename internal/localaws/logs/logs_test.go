@@ -11,18 +11,15 @@ import (
 	cwl "github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	cwltypes "github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/logs"
 )
 
 func start(t *testing.T) (*logs.Service, *cwl.Client) {
 	t.Helper()
-	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	s := localawstest.StartEmpty(t)
 	svc := logs.New(s.Env())
-	if err := s.Register(svc); err != nil {
-		t.Fatal(err)
-	}
+	localawstest.Serve(t, s, svc)
 	return svc, cwl.NewFromConfig(localawstest.Config(s), func(o *cwl.Options) { o.RetryMaxAttempts = 1 })
 }
 

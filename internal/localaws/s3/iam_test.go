@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -20,17 +21,8 @@ func TestIdentityPolicies(t *testing.T) {
 	ctx := context.Background()
 	admin := client(s)
 	mustBucket(t, admin, "grants")
-	roles := iam.NewFromConfig(localawstest.Config(s))
-	if _, err := roles.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("writer"),
-		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := roles.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("writer"), PolicyName: aws.String("claims"),
-		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:PutObject","s3:GetObject"],"Resource":"arn:aws:s3:::grants/claims/*"}]}`)}); err != nil {
-		t.Fatal(err)
-	}
-	akid, secret, token := s.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/writer")
-	cfg := localawstest.ConfigWithCredentials(s, akid, secret, token)
+	cfg := roleSession(t, s, "writer", "claims",
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:PutObject","s3:GetObject"],"Resource":"arn:aws:s3:::grants/claims/*"}]}`)
 	cfg.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenSupported
 	writer := s3.NewFromConfig(cfg)
 	put(t, writer, &s3.PutObjectInput{Bucket: aws.String("grants"), Key: aws.String("claims/1"), Body: strings.NewReader("x")})
@@ -53,17 +45,8 @@ func TestIdentityPolicyConditions(t *testing.T) {
 	s := localawstest.Start(t)
 	ctx := context.Background()
 	mustBucket(t, client(s), "listed")
-	roles := iam.NewFromConfig(localawstest.Config(s))
-	if _, err := roles.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("sweeper"),
-		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := roles.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String("sweeper"), PolicyName: aws.String("list"),
-		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:ListBucket","Resource":"arn:aws:s3:::listed","Condition":{"StringLike":{"s3:prefix":"outbox/*"}}}]}`)}); err != nil {
-		t.Fatal(err)
-	}
-	akid, secret, token := s.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/sweeper")
-	sweeper := s3.NewFromConfig(localawstest.ConfigWithCredentials(s, akid, secret, token))
+	sweeper := s3.NewFromConfig(roleSession(t, s, "sweeper", "list",
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:ListBucket","Resource":"arn:aws:s3:::listed","Condition":{"StringLike":{"s3:prefix":"outbox/*"}}}]}`))
 	if _, err := sweeper.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("listed"), Prefix: aws.String("outbox/")}); err != nil {
 		t.Errorf("listing the allowed prefix: %v", err)
 	}
@@ -71,4 +54,22 @@ func TestIdentityPolicyConditions(t *testing.T) {
 		_, err := sweeper.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("listed"), Prefix: prefix})
 		wantCode(t, err, "AccessDenied", 403)
 	}
+}
+
+// roleSession creates the role name, which Lambda may assume, with the
+// inline policy policyName holding doc, and returns the configuration of a
+// session of it.
+func roleSession(t *testing.T, s *localaws.Stack, name, policyName, doc string) aws.Config {
+	t.Helper()
+	ctx := context.Background()
+	roles := iam.NewFromConfig(localawstest.Config(s))
+	if _, err := roles.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(name),
+		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := roles.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(policyName),
+		PolicyDocument: aws.String(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	return localawstest.RoleConfig(s, "arn:aws:iam::000000000000:role/"+name)
 }

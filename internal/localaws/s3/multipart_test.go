@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	locals3 "github.com/outboxkit/terraform-provider-outbox/internal/localaws/s3"
 )
@@ -76,12 +75,10 @@ func TestMultipartUpload(t *testing.T) {
 func TestLifecycleAbortsIncompleteUploads(t *testing.T) {
 	t.Parallel()
 	clk := localawstest.NewClock(time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
-	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	s := localawstest.StartEmpty(t)
 	s.Env().Now = clk.Now
 	svc := locals3.New(s.Env(), locals3.Options{LifecycleSweepInterval: -1})
-	if err := s.Register(svc); err != nil {
-		t.Fatal(err)
-	}
+	localawstest.Serve(t, s, svc)
 	c, ctx := client(s), context.Background()
 	mustBucket(t, c, "parts")
 	if _, err := c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: aws.String("parts"),

@@ -46,9 +46,7 @@ func client(s *localaws.Stack, opts ...func(*s3.Options)) *s3.Client {
 // wantCode fails unless err is an API error with code and HTTP status.
 func wantCode(t *testing.T, err error, code string, status int) {
 	t.Helper()
-	if got := localawstest.ErrorCode(err); got != code {
-		t.Fatalf("error = %v, want code %s", err, code)
-	}
+	localawstest.WantCode(t, err, code, "the call")
 	var re *awshttp.ResponseError
 	if !errors.As(err, &re) || re.HTTPStatusCode() != status {
 		t.Fatalf("error = %v, want HTTP status %d", err, status)
@@ -473,12 +471,10 @@ func TestBucketPolicyAndPublicAccessBlock(t *testing.T) {
 func TestLifecycleExpiresByTag(t *testing.T) {
 	t.Parallel()
 	clk := localawstest.NewClock(time.Date(2026, 3, 1, 15, 30, 0, 0, time.UTC))
-	s := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	s := localawstest.StartEmpty(t)
 	s.Env().Now = clk.Now
 	svc := locals3.New(s.Env(), locals3.Options{LifecycleSweepInterval: 5 * time.Millisecond})
-	if err := s.Register(svc); err != nil {
-		t.Fatal(err)
-	}
+	localawstest.Serve(t, s, svc)
 	c, ctx := client(s), context.Background()
 	mustBucket(t, c, "expiring")
 	_, err := c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String("expiring")})
@@ -511,17 +507,10 @@ func TestLifecycleExpiresByTag(t *testing.T) {
 		t.Fatalf("SweepLifecycle before the expiry deleted %d objects", n)
 	}
 	clk.Advance(time.Hour)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	localawstest.Eventually(t, 10*time.Second, "claims/a to be expired by the background sweep", func() bool {
 		_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("expiring"), Key: aws.String("claims/a")})
-		if localawstest.ErrorCode(err) == "NotFound" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("claims/a not expired by the background sweep: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return localawstest.ErrorCode(err) == "NotFound"
+	})
 	for _, k := range []string{"claims/b", "other/c"} {
 		if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("expiring"), Key: aws.String(k)}); err != nil {
 			t.Fatalf("%s outside the rule's filter expired: %v", k, err)

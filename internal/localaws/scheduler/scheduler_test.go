@@ -19,32 +19,13 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iam"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	localscheduler "github.com/outboxkit/terraform-provider-outbox/internal/localaws/scheduler"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
-
-// fakeLambda records asynchronous invocations.
-type fakeLambda struct {
-	mu    sync.Mutex
-	calls []string // function ARN + " " + payload
-}
-
-func (f *fakeLambda) InvokeAsync(_ context.Context, function string, payload []byte) error {
-	f.mu.Lock()
-	f.calls = append(f.calls, function+" "+string(payload))
-	f.mu.Unlock()
-	return nil
-}
-
-func (f *fakeLambda) invocations() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.calls)
-}
 
 // fakeClock is a manual clock: After channels fire when Advance passes
 // their deadline.
@@ -104,7 +85,7 @@ type env struct {
 	sched  *scheduler.Client
 	iam    *awsiam.Client
 	sqs    *awssqs.Client
-	lambda *fakeLambda
+	lambda *lambdatest.RecordingInvoker
 	clock  *fakeClock
 	ctl    *control.Client
 }
@@ -113,22 +94,18 @@ type env struct {
 // a manual clock.
 func start(t *testing.T) env {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	stack := localawstest.StartEmpty(t)
 	iamSvc := iam.New(stack.Env(), iam.Options{})
 	stack.Env().SetAuthorizer(iamSvc)
 	q := sqs.New(stack.Env())
-	fl := &fakeLambda{}
+	fl := &lambdatest.RecordingInvoker{}
 	clock := &fakeClock{now: time.Now().UTC().Truncate(time.Second)}
 	svc := localscheduler.New(stack.Env(), localscheduler.Deps{
 		Functions: func() (localscheduler.FunctionInvoker, error) { return fl, nil },
 		Queues:    func() (localscheduler.QueueSink, error) { return q, nil },
 		Roles:     func() localscheduler.RoleChecker { return iamSvc },
 	}, localscheduler.Options{Clock: clock, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 20 * time.Millisecond})
-	for _, s := range []awsapi.Service{iamSvc, q, svc} {
-		if err := stack.Register(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	localawstest.Serve(t, stack, iamSvc, q, svc)
 	cfg := localawstest.Config(stack)
 	return env{stack, scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.RetryMaxAttempts = 1 }),
 		awsiam.NewFromConfig(cfg), awssqs.NewFromConfig(cfg), fl, clock, localawstest.Control(stack)}
@@ -142,7 +119,7 @@ func (e env) role(t *testing.T, name, service string, actions ...string) string 
 	t.Helper()
 	ctx := context.Background()
 	out, err := e.iam.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(name),
-		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"` + service + `"},"Action":"sts:AssumeRole"}]}`)})
+		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy(service))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,27 +155,15 @@ func input(name, expr, roleArn string) *scheduler.CreateScheduleInput {
 	}
 }
 
-// eventually polls cond until it holds or the deadline passes.
+// eventually waits up to 15 s for cond.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	localawstest.Eventually(t, 15*time.Second, what, cond)
 }
 
 func apiError[T error](t *testing.T, err error, message string) {
 	t.Helper()
-	var target T
-	if !errors.As(err, &target) {
-		t.Fatalf("error = %v, want %T", err, target)
-	}
-	if message != "" && !strings.Contains(err.Error(), message) {
-		t.Fatalf("error = %v, want message %q", err, message)
-	}
+	localawstest.WantErrorMessage[T](t, err, "the call", message)
 }
 
 // checkUpdateReplaces updates the schedule "nightly", created from in,
@@ -503,9 +468,9 @@ func TestFireInvokesTargetAsRole(t *testing.T) {
 	if !res.Invoked || res.ScheduleArn != arn || len(res.ExecutionID) != 16 || res.ErrorCode != "" {
 		t.Fatalf("FireSchedule = %+v", res)
 	}
-	calls := e.lambda.invocations()
-	if want := functionArn + ` {"schedule":"` + arn + `","attempt":1}`; len(calls) != 1 || calls[0] != want {
-		t.Fatalf("invocations = %q, want %q", calls, want)
+	calls := e.lambda.Invocations()
+	if want := (lambdatest.Invocation{Function: functionArn, Payload: `{"schedule":"` + arn + `","attempt":1}`}); len(calls) != 1 || calls[0] != want {
+		t.Fatalf("invocations = %+v, want %+v", calls, want)
 	}
 	m, err := e.ctl.SchedulerMetrics(ctx)
 	if err != nil || m[arn] != (control.ScheduleMetrics{Invocations: 1}) {
@@ -524,16 +489,16 @@ func TestRateScheduleFiresOnItsClock(t *testing.T) {
 	e.create(t, input("tick", "rate(1 minute)", role))
 	eventually(t, "the runner to wait for its first minute", func() bool { return e.clock.pending() == 1 })
 	e.clock.Advance(59 * time.Second)
-	if n := len(e.lambda.invocations()); n != 0 {
+	if n := len(e.lambda.Invocations()); n != 0 {
 		t.Fatalf("%d invocations before the first minute", n)
 	}
 	e.clock.Advance(time.Second)
-	eventually(t, "the first invocation", func() bool { return len(e.lambda.invocations()) == 1 })
+	eventually(t, "the first invocation", func() bool { return len(e.lambda.Invocations()) == 1 })
 	eventually(t, "the runner to wait for the second minute", func() bool { return e.clock.pending() == 1 })
 	e.clock.Advance(time.Minute)
-	eventually(t, "the second invocation", func() bool { return len(e.lambda.invocations()) == 2 })
-	if got := e.lambda.invocations()[1]; got != functionArn+` {"hello":"world"}` {
-		t.Fatalf("invocation = %q", got)
+	eventually(t, "the second invocation", func() bool { return len(e.lambda.Invocations()) == 2 })
+	if got := e.lambda.Invocations()[1]; got != (lambdatest.Invocation{Function: functionArn, Payload: `{"hello":"world"}`}) {
+		t.Fatalf("invocation = %+v", got)
 	}
 
 	// Disabling stops the runner: its pending wait fires into nothing.
@@ -620,7 +585,7 @@ func TestDeniedRoleDeadLetters(t *testing.T) {
 		attr("IS_PAYLOAD_TRUNCATED") != "false" || attr("SCHEDULED_TIME") != res.ScheduledTime.UTC().Format(time.RFC3339) {
 		t.Fatalf("dead-letter attributes = %+v", msg.MessageAttributes)
 	}
-	if calls := e.lambda.invocations(); len(calls) != 0 {
+	if calls := e.lambda.Invocations(); len(calls) != 0 {
 		t.Fatalf("a denied role invoked the function: %v", calls)
 	}
 }

@@ -46,7 +46,7 @@ func subscribedQueue(t *testing.T, c *awssns.Client, q *awssqs.Client, topicArn,
 	t.Helper()
 	ctx := context.Background()
 	arn := "arn:aws:sqs:us-east-1:000000000000:" + name
-	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"%s","Condition":{"ArnEquals":{"aws:SourceArn":"%s"}}}]}`, arn, topicArn)
+	policy := localawstest.SendMessagePolicy("sns.amazonaws.com", arn, topicArn)
 	qattrs := map[string]string{"Policy": policy}
 	if len(name) > 5 && name[len(name)-5:] == ".fifo" {
 		qattrs["FifoQueue"] = "true"
@@ -65,17 +65,10 @@ func subscribedQueue(t *testing.T, c *awssns.Client, q *awssqs.Client, topicArn,
 // or filtered out, number want.
 func settled(t *testing.T, svc *sns.Service, topicArn string, want int64) {
 	t.Helper()
-	deadline := time.Now().Add(deliveryDeadline)
-	for {
+	localawstest.EventuallyState(t, deliveryDeadline, fmt.Sprintf("%d deliveries of %s", want, topicArn), func() (bool, string) {
 		m := svc.Metrics()[topicArn]
-		if m.NumberOfNotificationsDelivered+m.NumberOfNotificationsFailed+m.NumberOfNotificationsFilteredOut >= want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("deliveries of %s: %+v, want %d", topicArn, m, want)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return m.NumberOfNotificationsDelivered+m.NumberOfNotificationsFailed+m.NumberOfNotificationsFilteredOut >= want, fmt.Sprintf("%+v", m)
+	})
 }
 
 // drain receives and deletes every message of a queue, in the order

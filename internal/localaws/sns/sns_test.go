@@ -13,8 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns/types"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sns"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
@@ -40,15 +38,11 @@ func start(t *testing.T) (*sns.Service, *awssns.Client, *awssqs.Client) {
 // startWithClock starts SNS and SQS on the clock now (time.Now when nil).
 func startWithClock(t *testing.T, now func() time.Time) (*sns.Service, *awssns.Client, *awssqs.Client) {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	stack := localawstest.StartEmpty(t)
 	stack.Env().Now = now
 	q := sqs.New(stack.Env())
 	svc := sns.New(stack.Env(), sns.Deps{Queues: func() (sns.QueueSink, error) { return queues{q}, nil }})
-	for _, s := range []awsapi.Service{q, svc} {
-		if err := stack.Register(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	localawstest.Serve(t, stack, q, svc)
 	cfg := localawstest.Config(stack)
 	return svc, awssns.NewFromConfig(cfg), awssqs.NewFromConfig(cfg)
 }
@@ -149,7 +143,7 @@ func TestPublishToSQSAllowedAndDenied(t *testing.T) {
 			t.Fatal(err)
 		}
 		arn := "arn:aws:sqs:us-east-1:000000000000:" + name
-		policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"sns.amazonaws.com"},"Action":"sqs:SendMessage","Resource":"%s","Condition":{"ArnEquals":{"aws:SourceArn":"%s"}}}]}`, arn, sourceArn)
+		policy := localawstest.SendMessagePolicy("sns.amazonaws.com", arn, sourceArn)
 		if _, err := q.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: out.QueueUrl, Attributes: map[string]string{"Policy": policy}}); err != nil {
 			t.Fatal(err)
 		}
@@ -186,13 +180,9 @@ func TestPublishToSQSAllowedAndDenied(t *testing.T) {
 	if got := receive(t, q, raw, 10); len(got) != 1 || got[0] != `{"order":1} kind=order` {
 		t.Fatalf("raw queue got %q", got)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for svc.Metrics()[*topic.TopicArn].NumberOfNotificationsFailed != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("metrics %+v", svc.Metrics())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	localawstest.Eventually(t, 10*time.Second, "the failed notification in the topic's metrics", func() bool {
+		return svc.Metrics()[*topic.TopicArn].NumberOfNotificationsFailed == 1
+	})
 	if got := receive(t, q, denied, 0); len(got) != 0 {
 		t.Fatalf("delivered to a queue whose policy does not allow the topic: %q", got)
 	}
@@ -269,9 +259,7 @@ func TestTopicTags(t *testing.T) {
 		many = append(many, types.Tag{Key: aws.String(fmt.Sprintf("k%02d", i)), Value: aws.String("v")})
 	}
 	_, err := c.TagResource(ctx, &awssns.TagResourceInput{ResourceArn: arn, Tags: many})
-	if localawstest.ErrorCode(err) != "TagLimitExceeded" {
-		t.Fatalf("51 tags: %v, want TagLimitExceeded", err)
-	}
+	localawstest.WantCode(t, err, "TagLimitExceeded", "51 tags")
 	_, err = c.ListTagsForResource(ctx, &awssns.ListTagsForResourceInput{ResourceArn: aws.String("arn:aws:sns:us-east-1:000000000000:none")})
 	localawstest.WantError[*types.NotFoundException](t, err, "tags of a missing topic")
 }

@@ -38,13 +38,6 @@ func fifoQueue(t *testing.T, c *awssqs.Client, name string, attrs map[string]str
 	return createQueue(t, c, name, all)
 }
 
-func wantCode(t *testing.T, err error, code, what string) {
-	t.Helper()
-	if got := localawstest.ErrorCode(err); got != code {
-		t.Fatalf("%s: error %v (code %q), want code %s", what, err, got, code)
-	}
-}
-
 func testFifoQueueAttributes(t *testing.T, p protocol) {
 	_, c, _ := startWithClock(t, p)
 	ctx := context.Background()
@@ -52,12 +45,12 @@ func testFifoQueueAttributes(t *testing.T, p protocol) {
 		_, err := c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
 		return err
 	}
-	wantCode(t, create("orders.fifo", nil), "InvalidParameterValue", "a .fifo name without FifoQueue")
-	wantCode(t, create("orders", map[string]string{"FifoQueue": "true"}), "InvalidParameterValue", "FifoQueue without a .fifo name")
-	wantCode(t, create("orders", map[string]string{"ContentBasedDeduplication": "true"}), "InvalidAttributeName", "ContentBasedDeduplication on a standard queue")
-	wantCode(t, create("orders.fifo", map[string]string{"FifoQueue": "true", "FifoThroughputLimit": "perMessageGroupId"}),
+	localawstest.WantCode(t, create("orders.fifo", nil), "InvalidParameterValue", "a .fifo name without FifoQueue")
+	localawstest.WantCode(t, create("orders", map[string]string{"FifoQueue": "true"}), "InvalidParameterValue", "FifoQueue without a .fifo name")
+	localawstest.WantCode(t, create("orders", map[string]string{"ContentBasedDeduplication": "true"}), "InvalidAttributeName", "ContentBasedDeduplication on a standard queue")
+	localawstest.WantCode(t, create("orders.fifo", map[string]string{"FifoQueue": "true", "FifoThroughputLimit": "perMessageGroupId"}),
 		"InvalidAttributeValue", "perMessageGroupId with the queue deduplication scope")
-	wantCode(t, create("orders.fifo", map[string]string{"FifoQueue": "true", "DeduplicationScope": "topic"}), "InvalidAttributeValue", "an unknown scope")
+	localawstest.WantCode(t, create("orders.fifo", map[string]string{"FifoQueue": "true", "DeduplicationScope": "topic"}), "InvalidAttributeValue", "an unknown scope")
 	if err := create("plain", map[string]string{"FifoQueue": "false"}); err != nil {
 		t.Fatalf("FifoQueue=false on a standard queue: %v", err)
 	}
@@ -71,9 +64,9 @@ func testFifoQueueAttributes(t *testing.T, p protocol) {
 	}
 	wantQueueAttributes(t, c, url, "high throughput", high)
 	_, err := c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"DeduplicationScope": "queue"}})
-	wantCode(t, err, "InvalidAttributeValue", "the queue scope under perMessageGroupId")
+	localawstest.WantCode(t, err, "InvalidAttributeValue", "the queue scope under perMessageGroupId")
 	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"FifoQueue": "false"}})
-	wantCode(t, err, "InvalidAttributeName", "changing FifoQueue")
+	localawstest.WantCode(t, err, "InvalidAttributeName", "changing FifoQueue")
 	got := queueAttributes(t, c, url, types.QueueAttributeNameFifoQueue, types.QueueAttributeNameDeduplicationScope)
 	if len(got) != 2 || got["FifoQueue"] != "true" || got["DeduplicationScope"] != "messageGroup" {
 		t.Fatalf("named FIFO attributes: %v", got)
@@ -85,12 +78,12 @@ func testFifoSendValidation(t *testing.T, p protocol) {
 	ctx := context.Background()
 	url := aws.String(fifoQueue(t, c, "strict.fifo", nil))
 	_, err := c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: url, MessageBody: aws.String("x"), MessageDeduplicationId: aws.String("d")})
-	wantCode(t, err, "MissingParameter", "a send without MessageGroupId")
+	localawstest.WantCode(t, err, "MissingParameter", "a send without MessageGroupId")
 	_, err = c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: url, MessageBody: aws.String("x"), MessageGroupId: aws.String("g")})
-	wantCode(t, err, "InvalidParameterValue", "a send without a deduplication id")
+	localawstest.WantCode(t, err, "InvalidParameterValue", "a send without a deduplication id")
 	_, err = c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: url, MessageBody: aws.String("x"), MessageGroupId: aws.String("g"),
 		MessageDeduplicationId: aws.String("d"), DelaySeconds: 5})
-	wantCode(t, err, "InvalidParameterValue", "a per-message delay")
+	localawstest.WantCode(t, err, "InvalidParameterValue", "a per-message delay")
 	batch, err := c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: url, Entries: []types.SendMessageBatchRequestEntry{
 		{Id: aws.String("ok"), MessageBody: aws.String("x"), MessageGroupId: aws.String("g"), MessageDeduplicationId: aws.String("d")},
 		{Id: aws.String("nogroup"), MessageBody: aws.String("x"), MessageDeduplicationId: aws.String("e")},
@@ -114,7 +107,7 @@ func testFifoSendValidation(t *testing.T, p protocol) {
 	}
 	standard := aws.String(createQueue(t, c, "standard", nil))
 	_, err = c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: standard, MessageBody: aws.String("x"), MessageDeduplicationId: aws.String("d")})
-	wantCode(t, err, "InvalidParameterValue", "a deduplication id on a standard queue")
+	localawstest.WantCode(t, err, "InvalidParameterValue", "a deduplication id on a standard queue")
 	out, err := c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: standard, MessageBody: aws.String("x")})
 	if err != nil || out.SequenceNumber != nil {
 		t.Fatalf("a standard send: %+v %v", out, err)
@@ -271,7 +264,7 @@ func testFifoReceiveRequestAttemptID(t *testing.T, p protocol) {
 		t.Fatalf("attempt retried after its message was deleted: %+v, want a new receive of m2", after)
 	}
 	_, err := c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), ReceiveRequestAttemptId: aws.String("no spaces")})
-	wantCode(t, err, "InvalidParameterValue", "an invalid attempt id")
+	localawstest.WantCode(t, err, "InvalidParameterValue", "an invalid attempt id")
 }
 
 func testFifoDeadLetterQueue(t *testing.T, p protocol) {
@@ -285,9 +278,9 @@ func testFifoDeadLetterQueue(t *testing.T, p protocol) {
 	}
 	_, err := c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("src.fifo"),
 		Attributes: map[string]string{"FifoQueue": "true", "RedrivePolicy": redrive(standardDLQ)}})
-	wantCode(t, err, "InvalidParameterValue", "a FIFO queue with a standard dead-letter queue")
+	localawstest.WantCode(t, err, "InvalidParameterValue", "a FIFO queue with a standard dead-letter queue")
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("src"), Attributes: map[string]string{"RedrivePolicy": redrive(dlq)}})
-	wantCode(t, err, "InvalidParameterValue", "a standard queue with a FIFO dead-letter queue")
+	localawstest.WantCode(t, err, "InvalidParameterValue", "a standard queue with a FIFO dead-letter queue")
 
 	src := fifoQueue(t, c, "src.fifo", map[string]string{"RedrivePolicy": redrive(dlq), "VisibilityTimeout": "0"})
 	for _, b := range []string{"a1", "a2", "a3"} {
@@ -328,11 +321,7 @@ func testFifoLongPollWakesOnDelete(t *testing.T, p protocol) {
 		}
 		done <- r
 	}()
-	for deadline := time.Now().Add(10 * time.Second); svc.Waiting() == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the long poll never waited")
-		}
-	}
+	localawstest.Eventually(t, 10*time.Second, "the long poll to wait", func() bool { return svc.Waiting() != 0 })
 	if _, err := c.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: held[0].ReceiptHandle}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package sqs_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/aws/smithy-go/transport/http/protocol/awsquery"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
@@ -65,15 +63,13 @@ func startWithClock(t *testing.T, p protocol) (*sqs.Service, *awssqs.Client, *lo
 // startOn is start with the stack's clock now, or the real one when nil.
 func startOn(t *testing.T, p protocol, now func() time.Time) (*localaws.Stack, *sqs.Service, *awssqs.Client) {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
+	stack := localawstest.StartEmpty(t)
 	env := stack.Env()
 	if now != nil {
 		env.Now = now
 	}
 	svc := sqs.New(env)
-	if err := stack.Register(svc); err != nil {
-		t.Fatal(err)
-	}
+	localawstest.Serve(t, stack, svc)
 	return stack, svc, awssqs.NewFromConfig(localawstest.Config(stack), p.Option)
 }
 
@@ -177,9 +173,7 @@ func testQueueLifecycle(t *testing.T, p protocol) {
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("orders")})
 	localawstest.WantError[*types.QueueDeletedRecently](t, err, "recreate at once")
 	_, err = c.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("bad name!")})
-	if localawstest.ErrorCode(err) != "InvalidParameterValue" {
-		t.Fatalf("bad name: %v", err)
-	}
+	localawstest.WantCode(t, err, "InvalidParameterValue", "bad name")
 }
 
 // checkQueueAttributes checks the defaults of queue url (created with
@@ -312,9 +306,7 @@ func testBatches(t *testing.T, p protocol) {
 		t.Fatalf("delete batch %+v %v", del, err)
 	}
 	_, err = c.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 11})
-	if localawstest.ErrorCode(err) != "InvalidParameterValue" {
-		t.Fatalf("MaxNumberOfMessages 11: %v", err)
-	}
+	localawstest.WantCode(t, err, "InvalidParameterValue", "MaxNumberOfMessages 11")
 	if _, err := c.PurgeQueue(ctx, &awssqs.PurgeQueueInput{QueueUrl: aws.String(url)}); err != nil {
 		t.Fatal(err)
 	}
@@ -432,28 +424,16 @@ func TestRetentionExpiry(t *testing.T) {
 	}
 }
 
-type denyAll struct{}
-
-func (denyAll) Authorize(p awsapi.Principal, action, resource string) error {
-	if p.Admin {
-		return nil
-	}
-	return errors.New("no identity-based policy allows the action")
-}
-
 func testRolePrincipalsAndDeliver(t *testing.T, p protocol) {
 	stack, svc, admin := start(t, p)
 	ctx := context.Background()
-	stack.Env().SetAuthorizer(denyAll{})
+	stack.Env().SetAuthorizer(localawstest.AdminsOnly{})
 	url := createQueue(t, admin, "guarded", nil)
 	arn := queueArn(t, admin, url)
-	akid, secret, token := stack.Env().Credentials.IssueRoleCredentials("arn:aws:iam::000000000000:role/sender")
-	role := awssqs.NewFromConfig(localawstest.ConfigWithCredentials(stack, akid, secret, token))
+	role := awssqs.NewFromConfig(localawstest.RoleConfig(stack, "arn:aws:iam::000000000000:role/sender"))
 
 	_, err := role.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x")})
-	if localawstest.ErrorCode(err) != "AccessDenied" {
-		t.Fatalf("send without permission: %v", err)
-	}
+	localawstest.WantCode(t, err, "AccessDenied", "send without permission")
 	policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:role/sender"},"Action":"sqs:SendMessage","Resource":"%s"}]}`, arn)
 	if _, err := admin.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: map[string]string{"Policy": policy}}); err != nil {
 		t.Fatal(err)

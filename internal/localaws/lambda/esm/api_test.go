@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 func TestCreateReturnsEverySettingAndDefaults(t *testing.T) {
@@ -127,10 +129,8 @@ func TestCreateChecksTheExecutionRole(t *testing.T) {
 	_, err := f.client.CreateEventSourceMapping(ctx, &lambda.CreateEventSourceMappingInput{
 		EventSourceArn: aws.String(streamArn), FunctionName: aws.String(fnName), StartingPosition: types.EventSourcePositionTrimHorizon,
 	})
-	var ipe *types.InvalidParameterValueException
-	if !errors.As(err, &ipe) || !strings.Contains(err.Error(), "Cannot access stream "+streamArn+". Please ensure the role can perform the GetRecords, GetShardIterator, DescribeStream, and ListStreams Actions on your stream in IAM.") {
-		t.Fatalf("err = %v", err)
-	}
+	localawstest.WantErrorMessage[*types.InvalidParameterValueException](t, err, "CreateEventSourceMapping without stream access",
+		"Cannot access stream "+streamArn+". Please ensure the role can perform the GetRecords, GetShardIterator, DescribeStream, and ListStreams Actions on your stream in IAM.")
 	f.auth.mu.Lock()
 	f.auth.deny = map[string]bool{"sqs:SendMessage": true}
 	f.auth.mu.Unlock()
@@ -138,9 +138,8 @@ func TestCreateChecksTheExecutionRole(t *testing.T) {
 		EventSourceArn: aws.String(streamArn), FunctionName: aws.String(fnName), StartingPosition: types.EventSourcePositionTrimHorizon,
 		DestinationConfig: &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(queueArn)}},
 	})
-	if !errors.As(err, &ipe) || !strings.Contains(err.Error(), "execution role does not have permissions") {
-		t.Fatalf("err = %v", err)
-	}
+	localawstest.WantErrorMessage[*types.InvalidParameterValueException](t, err, "CreateEventSourceMapping without access to the destination",
+		"execution role does not have permissions")
 }
 
 func TestLifecycleConflictsAndList(t *testing.T) {
@@ -159,20 +158,14 @@ func TestLifecycleConflictsAndList(t *testing.T) {
 	id := aws.ToString(out.UUID)
 	// While Creating, updates and deletes are refused.
 	_, err = f.client.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(id), BatchSize: aws.Int32(5)})
-	var inUse *types.ResourceInUseException
-	if !errors.As(err, &inUse) {
-		t.Fatalf("update while Creating: %v", err)
-	}
+	localawstest.WantError[*types.ResourceInUseException](t, err, "update while Creating")
 	f.svc.SetTransition(testTransition)
 	f.waitState(t, id, "Enabled")
 	// A second mapping of the same stream and function conflicts.
 	_, err = f.client.CreateEventSourceMapping(ctx, &lambda.CreateEventSourceMappingInput{
 		EventSourceArn: aws.String(streamArn), FunctionName: aws.String(fnArn), StartingPosition: types.EventSourcePositionLatest,
 	})
-	var conflict *types.ResourceConflictException
-	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), "Please update or delete the existing mapping with UUID "+id) {
-		t.Fatalf("duplicate: %v", err)
-	}
+	localawstest.WantErrorMessage[*types.ResourceConflictException](t, err, "duplicate", "Please update or delete the existing mapping with UUID "+id)
 	up, err := f.client.UpdateEventSourceMapping(ctx, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(id), Enabled: aws.Bool(false), BatchSize: aws.Int32(7)})
 	if err != nil {
 		t.Fatal(err)

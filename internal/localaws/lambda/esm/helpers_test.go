@@ -19,6 +19,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda/esm"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 const (
@@ -321,19 +322,16 @@ func (f *fixture) waitState(t testing.TB, id string, states ...string) string {
 	return last
 }
 
-// eventually polls cond until it holds or the deadline passes.
+// eventually polls cond until it holds or the deadline passes, failing t
+// with msg.
 func eventually(t testing.TB, timeout time.Duration, cond func() bool, msg func() string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	localawstest.EventuallyState(t, timeout, "the condition", func() (bool, string) {
 		if cond() {
-			return
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v: %s", timeout, msg())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return false, msg()
+	})
 }
 
 func (f *fixture) status(t *testing.T, id string) esm.Status {

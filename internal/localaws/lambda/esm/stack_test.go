@@ -2,7 +2,6 @@ package esm_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -31,14 +30,9 @@ func TestStackWiring(t *testing.T) {
 		FunctionName:     aws.String("missing"),
 		StartingPosition: types.EventSourcePositionTrimHorizon,
 	})
-	var nf *types.ResourceNotFoundException
-	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "Function not found") {
-		t.Fatalf("create for a missing function: %v", err)
-	}
+	localawstest.WantErrorMessage[*types.ResourceNotFoundException](t, err, "create for a missing function", "Function not found")
 	_, err = client.GetEventSourceMapping(ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String("6f1e7c0e-0000-4000-8000-000000000000")})
-	if !errors.As(err, &nf) {
-		t.Fatalf("get of a missing mapping: %v", err)
-	}
+	localawstest.WantError[*types.ResourceNotFoundException](t, err, "get of a missing mapping")
 	ctl := localawstest.Control(stack)
 	if _, err := ctl.PauseMapping(ctx, "nope"); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("pausing a missing mapping: %v", err)
