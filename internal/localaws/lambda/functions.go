@@ -482,13 +482,7 @@ func (s *Service) newConfig(in *createFunctionInput) (config, error) {
 		Timeout: defaultTimeout, MemorySize: defaultMemorySize, Arch: arch,
 		LogGroup: "/aws/lambda/" + in.FunctionName, LogFormat: "Text",
 		CodeSha256: codeSha256(in.Code.ZipFile), CodeSize: int64(len(in.Code.ZipFile)), Zip: in.Code.ZipFile}
-	if in.Timeout != nil {
-		cfg.Timeout = *in.Timeout
-	}
-	if in.MemorySize != nil {
-		cfg.MemorySize = *in.MemorySize
-	}
-	if err := validateCommon(cfg.Timeout, cfg.MemorySize, in.Environment); err != nil {
+	if err := cfg.setSettings(in.Timeout, in.MemorySize, in.Environment); err != nil {
 		return config{}, err
 	}
 	if err := s.checkRole(in.Role); err != nil {
@@ -503,11 +497,26 @@ func (s *Service) newConfig(in *createFunctionInput) (config, error) {
 		return config{}, err
 	}
 	cfg.controls = ctl
-	if in.Environment != nil {
-		cfg.HasEnv = true
-		cfg.Env = maps.Clone(in.Environment.Variables)
-	}
 	return cfg, nil
+}
+
+// setSettings applies the timeout, memory size and environment an input
+// asks for, keeping those it leaves out, and checks the result.
+func (c *config) setSettings(timeout, memory *int, env *environment) error {
+	if timeout != nil {
+		c.Timeout = *timeout
+	}
+	if memory != nil {
+		c.MemorySize = *memory
+	}
+	if err := validateCommon(c.Timeout, c.MemorySize, env); err != nil {
+		return err
+	}
+	if env != nil {
+		c.HasEnv = true
+		c.Env = maps.Clone(env.Variables)
+	}
+	return nil
 }
 
 // setLogging applies the log group and format of a LoggingConfig.
@@ -760,18 +769,8 @@ func (s *Service) updateFunctionConfiguration(req *awsapi.Request, in *updateFun
 	if in.Description != nil {
 		cfg.Description = *in.Description
 	}
-	if in.Timeout != nil {
-		cfg.Timeout = *in.Timeout
-	}
-	if in.MemorySize != nil {
-		cfg.MemorySize = *in.MemorySize
-	}
-	if err := validateCommon(cfg.Timeout, cfg.MemorySize, in.Environment); err != nil {
+	if err := cfg.setSettings(in.Timeout, in.MemorySize, in.Environment); err != nil {
 		return nil, err
-	}
-	if in.Environment != nil {
-		cfg.HasEnv = true
-		cfg.Env = maps.Clone(in.Environment.Variables)
 	}
 	cfg.setLogging(in.LoggingConfig)
 	if in.Role != nil {
