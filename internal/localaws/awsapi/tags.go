@@ -22,6 +22,14 @@ func MergeTags(old, add []Tag) []Tag {
 	return out
 }
 
+// Untag removes keys from tags, as UntagResource does: a key not there
+// is ignored.
+func Untag(tags map[string]string, keys []string) {
+	for _, k := range keys {
+		delete(tags, k)
+	}
+}
+
 // TagMap returns tags as a map. A tag whose key is empty or longer than
 // 128 characters, or whose value is longer than 256, is refused with the
 // error that invalid returns for it.

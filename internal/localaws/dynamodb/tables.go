@@ -877,9 +877,7 @@ func (s *Service) untagResource(req *awsapi.Request, in *taggingInput) (any, err
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range in.TagKeys {
-		delete(t.tags, k)
-	}
+	awsapi.Untag(t.tags, in.TagKeys)
 	return struct{}{}, nil
 }
 

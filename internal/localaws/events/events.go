@@ -694,9 +694,7 @@ type untagResourceInput struct {
 
 func (s *Service) untagResource(req *awsapi.Request, in *untagResourceInput) (any, error) {
 	return s.withTags(req, "events:UntagResource", in.ResourceARN, func(tags map[string]string) any {
-		for _, k := range in.TagKeys {
-			delete(tags, k)
-		}
+		awsapi.Untag(tags, in.TagKeys)
 		return nil
 	})
 }

@@ -900,9 +900,7 @@ func (s *Service) tagResource(req *awsapi.Request, in *tagsInput) (any, error) {
 func (s *Service) untagResource(req *awsapi.Request) (any, error) {
 	keys := req.Query()["tagKeys"]
 	return s.onTagged(req, "lambda:UntagResource", func(f *function) (any, error) {
-		for _, k := range keys {
-			delete(f.tags, k)
-		}
+		awsapi.Untag(f.tags, keys)
 		return jsonStatus(http.StatusNoContent, nil)
 	})
 }

@@ -141,9 +141,7 @@ func (s *Service) untagLogGroup(req *awsapi.Request) (any, error) {
 		Tags         []string
 	}
 	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:UntagLogGroup", true, func(g *group) (any, error) {
-		for _, k := range in.Tags {
-			delete(g.tags, k)
-		}
+		awsapi.Untag(g.tags, in.Tags)
 		return nil, nil
 	})
 }
@@ -355,9 +353,7 @@ func (s *Service) tagging(req *awsapi.Request) (any, error) {
 		}
 		return nil, g.addTags(in.Tags)
 	case "UntagResource":
-		for _, k := range in.TagKeys {
-			delete(g.tags, k)
-		}
+		awsapi.Untag(g.tags, in.TagKeys)
 		return nil, nil
 	}
 	return map[string]any{"tags": copyTags(g.tags)}, nil

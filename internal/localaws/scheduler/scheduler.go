@@ -913,9 +913,7 @@ func (s *Service) tagResource(req *awsapi.Request, in *struct{ Tags []tag }) (an
 
 func (s *Service) untagResource(req *awsapi.Request) (any, error) {
 	return s.onTagged(req, "scheduler:UntagResource", func(g *group) (any, error) {
-		for _, k := range req.Query()["TagKeys"] {
-			delete(g.tags, k)
-		}
+		awsapi.Untag(g.tags, req.Query()["TagKeys"])
 		return map[string]any{}, nil
 	})
 }

@@ -757,9 +757,7 @@ func (s *Service) tagResource(req *awsapi.Request, f form) (any, error) {
 
 func (s *Service) untagResource(req *awsapi.Request, f form) (any, error) {
 	return s.withTags(req, f, "sns:UntagResource", func(tags map[string]string) (any, error) {
-		for _, k := range queryList(f, "TagKeys") {
-			delete(tags, k)
-		}
+		awsapi.Untag(tags, queryList(f, "TagKeys"))
 		return nil, nil
 	})
 }

@@ -737,9 +737,7 @@ type untagQueueInput struct {
 
 func (s *Service) untagQueue(req *awsapi.Request, in *untagQueueInput) (any, error) {
 	return s.lockedQueue(req, in.QueueUrl, "sqs:UntagQueue", func(q *queue) (any, error) {
-		for _, k := range in.TagKeys {
-			delete(q.tags, k)
-		}
+		awsapi.Untag(q.tags, in.TagKeys)
 		return nil, nil
 	})
 }
