@@ -266,10 +266,8 @@ func (s *Service) updateItem(req *awsapi.Request, in *mini.UpdateItemInput) (any
 	key := fromWireItem(in.Key)
 	removes := topLevelRemoves(aws.ToString(in.UpdateExpression), in.ExpressionAttributeNames)
 	for _, r := range removes {
-		for _, k := range t.keyNames() {
-			if r == k {
-				return nil, awsapi.ValidationException("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", r)
-			}
+		if slices.Contains(t.keyNames(), r) {
+			return nil, awsapi.ValidationException("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", r)
 		}
 	}
 	old := s.itemLocked(t, key)

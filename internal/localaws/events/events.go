@@ -21,6 +21,7 @@ import (
 	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -628,19 +629,7 @@ func (s *Service) removeTargets(req *awsapi.Request, in *removeTargetsInput) (an
 	if err != nil {
 		return nil, err
 	}
-	kept := r.targets[:0]
-	for _, t := range r.targets {
-		remove := false
-		for _, id := range in.Ids {
-			if id == t.Id {
-				remove = true
-			}
-		}
-		if !remove {
-			kept = append(kept, t)
-		}
-	}
-	r.targets = kept
+	r.targets = slices.DeleteFunc(r.targets, func(t target) bool { return slices.Contains(in.Ids, t.Id) })
 	return map[string]any{"FailedEntryCount": 0, "FailedEntries": []any{}}, nil
 }
 

@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -607,7 +608,7 @@ func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 		}
 		var sel []ordered
 		for _, st := range g.streams {
-			if len(in.LogStreamNames) > 0 && !containsString(in.LogStreamNames, st.name) {
+			if len(in.LogStreamNames) > 0 && !slices.Contains(in.LogStreamNames, st.name) {
 				continue
 			}
 			if !strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
@@ -640,13 +641,4 @@ func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 		}
 		return out, nil
 	})
-}
-
-func containsString(l []string, v string) bool {
-	for _, x := range l {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package sqs
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -58,10 +59,8 @@ func normaliseFifoAttr(k, v string, fifo bool) (string, error) {
 		return "", errInvalidAttributeName(k)
 	}
 	if enum, ok := fifoEnums[k]; ok {
-		for _, e := range enum {
-			if v == e {
-				return v, nil
-			}
+		if slices.Contains(enum, v) {
+			return v, nil
 		}
 		return "", errInvalidAttributeValue(k)
 	}

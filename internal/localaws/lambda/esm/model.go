@@ -3,6 +3,7 @@ package esm
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -121,12 +122,7 @@ type Settings struct {
 }
 
 func (s Settings) reportBatchItemFailures() bool {
-	for _, t := range s.FunctionResponseTypes {
-		if t == "ReportBatchItemFailures" {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(s.FunctionResponseTypes, "ReportBatchItemFailures")
 }
 
 // --- wire shapes (restJson1, see the lambda client's schemas) ---
