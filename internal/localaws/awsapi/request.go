@@ -97,6 +97,14 @@ func (r *Request) AuthorizeContext(action, resourceArn string, keys map[string]s
 	} else {
 		err = a.Authorize(r.Principal, action, resourceArn)
 	}
+	return denied(err, r.Principal, action, resourceArn, r.Protocol == Query || r.Wire == Query)
+}
+
+// denied turns an authorizer's answer for p into the error a service
+// returns: nil when allowed, an *Error as is, any other error as
+// AccessDeniedException (AccessDenied for the Query protocol) naming the
+// principal, action and resource.
+func denied(err error, p Principal, action, resourceArn string, query bool) error {
 	if err == nil {
 		return nil
 	}
@@ -108,8 +116,8 @@ func (r *Request) AuthorizeContext(action, resourceArn string, keys map[string]s
 	if !strings.HasPrefix(reason, "because ") && !strings.HasPrefix(reason, "with ") {
 		reason = "because " + reason
 	}
-	msg := fmt.Sprintf("User: %s is not authorized to perform: %s on resource: %s %s", r.Principal.ARN, action, resourceArn, reason)
-	if r.Protocol == Query || r.Wire == Query {
+	msg := fmt.Sprintf("User: %s is not authorized to perform: %s on resource: %s %s", p.ARN, action, resourceArn, reason)
+	if query {
 		return AccessDenied("%s", msg)
 	}
 	return AccessDeniedException("%s", msg)

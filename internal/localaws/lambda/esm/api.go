@@ -412,24 +412,11 @@ func (s *Service) qualifiedFunctionArn(name string) string {
 // rolePrincipal is the principal a mapping acts as: a Lambda session of the
 // function's execution role.
 func (s *Service) rolePrincipal(roleArn string) awsapi.Principal {
-	name := roleArn
-	if a, err := awsapi.ParseARN(roleArn); err == nil {
-		name = a.Resource[strings.LastIndex(a.Resource, "/")+1:]
-	}
-	session := "awslambda_esm"
-	return awsapi.Principal{
-		RoleArn:     roleArn,
-		SessionName: session,
-		ARN:         awsapi.ARN("sts", "", s.env.AccountID, "assumed-role/"+name+"/"+session),
-	}
+	return s.env.RolePrincipal(roleArn, "awslambda_esm")
 }
 
 func (s *Service) authorizeRole(roleArn, action, resource string) error {
-	a := s.env.Authorizer()
-	if a == nil {
-		return nil
-	}
-	return a.Authorize(s.rolePrincipal(roleArn), action, resource)
+	return s.env.AuthorizeAs(s.rolePrincipal(roleArn), action, resource)
 }
 
 // streamReadActions are the actions Lambda needs on a DynamoDB stream.
