@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -157,6 +158,21 @@ func (r *Request) Form() url.Values {
 	}
 	r.form = form
 	return form
+}
+
+// IntParam reads the optional integer parameter name of q (MaxItems,
+// Marker): def when it is absent or empty, ok false when it is not an
+// integer between lo and hi.
+func IntParam(q url.Values, name string, def, lo, hi int) (n int, ok bool) {
+	v := q.Get(name)
+	if v == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, false
+	}
+	return n, true
 }
 
 // ARN formats an ARN in the request's region and account.

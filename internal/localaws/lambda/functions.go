@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -658,13 +657,9 @@ func (s *Service) listFunctions(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	q := req.Query()
-	maxItems := 50
-	if v := q.Get("MaxItems"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 10000 {
-			return nil, invalidParameter("MaxItems must be within 1 and 10000")
-		}
-		maxItems = n
+	maxItems, ok := awsapi.IntParam(q, "MaxItems", 50, 1, 10000)
+	if !ok {
+		return nil, invalidParameter("MaxItems must be within 1 and 10000")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -7,7 +7,6 @@ import (
 	"encoding/xml"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -208,13 +207,9 @@ func (s *Service) listBuckets(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	q := req.Query()
-	limit := 10000
-	if v := q.Get("max-buckets"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 10000 {
-			return nil, errInvalidArgument("Argument max-buckets must be an integer between 1 and 10000")
-		}
-		limit = n
+	limit, ok := awsapi.IntParam(q, "max-buckets", 10000, 1, 10000)
+	if !ok {
+		return nil, errInvalidArgument("Argument max-buckets must be an integer between 1 and 10000")
 	}
 	after := ""
 	if tok := q.Get("continuation-token"); tok != "" {

@@ -3,8 +3,8 @@ package s3
 import (
 	"encoding/base64"
 	"encoding/xml"
+	"math"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -48,14 +48,11 @@ type commonPrefix struct {
 // token is opaque: the last key or prefix returned, encoded.
 func (s *Service) listObjectsV2(req *awsapi.Request) (any, error) {
 	q := req.Query()
-	maxKeys := 1000
-	if v := q.Get("max-keys"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, errInvalidArgument("Provided max-keys not an integer or within integer range")
-		}
-		maxKeys = min(n, 1000)
+	n, ok := awsapi.IntParam(q, "max-keys", 1000, 0, math.MaxInt)
+	if !ok {
+		return nil, errInvalidArgument("Provided max-keys not an integer or within integer range")
 	}
+	maxKeys := min(n, 1000)
 	after := q.Get("start-after")
 	if tok := q.Get("continuation-token"); q.Has("continuation-token") {
 		raw, err := base64.RawURLEncoding.DecodeString(tok)

@@ -3,6 +3,7 @@ package esm
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -645,21 +646,13 @@ func (s *Service) list(req *awsapi.Request) (any, error) {
 	q := req.HTTP.URL.Query()
 	srcArn := q.Get("EventSourceArn")
 	fn := q.Get("FunctionName")
-	maxItems := 100
-	if v := q.Get("MaxItems"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 10000 {
-			return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'maxItems' failed to satisfy constraint: Member must have value between 1 and 10000", v)
-		}
-		maxItems = n
+	maxItems, ok := awsapi.IntParam(q, "MaxItems", 100, 1, 10000)
+	if !ok {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'maxItems' failed to satisfy constraint: Member must have value between 1 and 10000", q.Get("MaxItems"))
 	}
-	start := 0
-	if v := q.Get("Marker"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, InvalidParameterValueException("Invalid marker: %s", v)
-		}
-		start = n
+	start, ok := awsapi.IntParam(q, "Marker", 0, 0, math.MaxInt)
+	if !ok {
+		return nil, InvalidParameterValueException("Invalid marker: %s", q.Get("Marker"))
 	}
 	var fnArn string
 	if fn != "" {
