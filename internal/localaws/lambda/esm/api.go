@@ -665,17 +665,8 @@ func (s *Service) list(req *awsapi.Request) (any, error) {
 			fnArn += ":" + qual
 		}
 	}
-	s.mu.Lock()
-	ms := make([]*mapping, 0, len(s.order))
-	for _, id := range s.order {
-		ms = append(ms, s.mappings[id])
-	}
-	s.mu.Unlock()
 	var out []Configuration
-	for _, m := range ms {
-		m.mu.Lock()
-		c := m.configurationLocked()
-		m.mu.Unlock()
+	for _, c := range s.Mappings() {
 		if srcArn != "" && c.EventSourceArn != srcArn {
 			continue
 		}
