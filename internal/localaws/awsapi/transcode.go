@@ -183,13 +183,18 @@ func scalarFromText(text string, s *smithy.Schema) any {
 			}
 			return text
 		}
-		return epochSeconds(t)
+		return EpochNumber(t)
 	}
 	return text
 }
 
-func epochSeconds(t time.Time) json.Number {
-	return json.Number(strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64))
+// Epoch is t as a JSON timestamp: seconds since the epoch, to the
+// millisecond.
+func Epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
+// EpochNumber is Epoch as a JSON number, written in decimal.
+func EpochNumber(t time.Time) json.Number {
+	return json.Number(strconv.FormatFloat(Epoch(t), 'f', -1, 64))
 }
 
 // cborToJSON converts a decoded rpcv2Cbor value to its awsJson form:

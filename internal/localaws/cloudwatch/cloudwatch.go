@@ -127,11 +127,6 @@ func strList(m doc, k string) []string {
 	return out
 }
 
-// timestamp is a time in the JSON form: epoch seconds.
-func timestamp(t time.Time) json.Number {
-	return json.Number(strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64))
-}
-
 func (s *Service) alarmArn(name string) string {
 	return s.env.ARN("cloudwatch", "alarm:"+name)
 }
@@ -306,7 +301,7 @@ func (a *alarm) metricAlarm() doc {
 	m := doc{
 		"AlarmName":                          a.name,
 		"AlarmArn":                           a.arn,
-		"AlarmConfigurationUpdatedTimestamp": timestamp(a.updated),
+		"AlarmConfigurationUpdatedTimestamp": awsapi.EpochNumber(a.updated),
 		"ActionsEnabled":                     true,
 		"OKActions":                          []any{},
 		"AlarmActions":                       []any{},
@@ -314,8 +309,8 @@ func (a *alarm) metricAlarm() doc {
 		"Dimensions":                         []any{},
 		"StateValue":                         "INSUFFICIENT_DATA",
 		"StateReason":                        "Unchecked: Initial alarm creation",
-		"StateUpdatedTimestamp":              timestamp(a.state),
-		"StateTransitionedTimestamp":         timestamp(a.state),
+		"StateUpdatedTimestamp":              awsapi.EpochNumber(a.state),
+		"StateTransitionedTimestamp":         awsapi.EpochNumber(a.state),
 	}
 	for _, k := range []string{"AlarmDescription", "ActionsEnabled", "OKActions", "AlarmActions", "InsufficientDataActions",
 		"MetricName", "Namespace", "Statistic", "ExtendedStatistic", "Dimensions", "Unit", "DatapointsToAlarm",

@@ -117,7 +117,7 @@ func (a *streamsAPI) describeStream(req *awsapi.Request, in *describeStreamInput
 		"StreamLabel":             info.StreamLabel,
 		"StreamStatus":            info.StreamStatus,
 		"StreamViewType":          info.StreamViewType,
-		"CreationRequestDateTime": float64(info.Created.UnixMilli()) / 1000,
+		"CreationRequestDateTime": awsapi.Epoch(info.Created),
 		"TableName":               info.TableName,
 		"Shards":                  shards,
 	}

@@ -336,7 +336,7 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		"TableArn":             t.arn,
 		"TableId":              t.id,
 		"TableStatus":          "ACTIVE",
-		"CreationDateTime":     float64(t.created.UnixMilli()) / 1000,
+		"CreationDateTime":     awsapi.Epoch(t.created),
 		"KeySchema":            t.keySchema,
 		"AttributeDefinitions": t.attrDefs,
 		"ItemCount":            count,

@@ -277,8 +277,6 @@ func tagMap(tags []tag) (map[string]string, error) {
 
 func tagList(m map[string]string) []tag { return awsapi.TagList(m) }
 
-func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
-
 // ---- buses ----
 
 type createEventBusInput struct {
@@ -322,7 +320,7 @@ func (s *Service) describeEventBus(req *awsapi.Request, in *busRef) (any, error)
 	if err := authorize(req, "events:DescribeEventBus", b.arn); err != nil {
 		return nil, err
 	}
-	out := map[string]any{"Name": b.name, "Arn": b.arn, "CreationTime": epoch(b.created), "LastModifiedTime": epoch(b.created)}
+	out := map[string]any{"Name": b.name, "Arn": b.arn, "CreationTime": awsapi.Epoch(b.created), "LastModifiedTime": awsapi.Epoch(b.created)}
 	if b.description != "" {
 		out["Description"] = b.description
 	}
@@ -357,7 +355,7 @@ func (s *Service) listEventBuses(req *awsapi.Request, in *listEventBusesInput) (
 	var out []map[string]any
 	for _, n := range page {
 		b := s.buses[n]
-		e := map[string]any{"Name": b.name, "Arn": b.arn, "CreationTime": epoch(b.created), "LastModifiedTime": epoch(b.created)}
+		e := map[string]any{"Name": b.name, "Arn": b.arn, "CreationTime": awsapi.Epoch(b.created), "LastModifiedTime": awsapi.Epoch(b.created)}
 		if b.description != "" {
 			e["Description"] = b.description
 		}

@@ -725,7 +725,7 @@ func (m *mapping) configurationLocked() Configuration {
 		ParallelizationFactor:          st.ParallelizationFactor,
 		EventSourceArn:                 st.EventSourceArn,
 		FunctionArn:                    st.FunctionArn,
-		LastModified:                   epochSeconds(m.lastModified),
+		LastModified:                   awsapi.Epoch(m.lastModified),
 		LastProcessingResult:           m.lastResult,
 		State:                          m.state,
 		StateTransitionReason:          m.reason,
@@ -738,7 +738,7 @@ func (m *mapping) configurationLocked() Configuration {
 		EventSourceMappingArn:          m.arn,
 	}
 	if st.StartingPositionTimestamp != nil {
-		ts := epochSeconds(*st.StartingPositionTimestamp)
+		ts := awsapi.Epoch(*st.StartingPositionTimestamp)
 		c.StartingPositionTimestamp = &ts
 	}
 	if st.OnFailureDestination != "" {

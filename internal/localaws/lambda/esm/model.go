@@ -190,7 +190,3 @@ type Configuration struct {
 	FunctionResponseTypes          []string               `json:"FunctionResponseTypes"`
 	EventSourceMappingArn          string                 `json:"EventSourceMappingArn"`
 }
-
-func epochSeconds(t time.Time) float64 {
-	return float64(t.UnixMilli()) / 1000
-}
