@@ -371,18 +371,10 @@ func (s *Service) listEventBuses(req *awsapi.Request, in *listEventBusesInput) (
 
 // paginate pages sorted names; the token is the next name.
 func paginate(names []string, token string, limit int) ([]string, string) {
-	start := 0
-	if token != "" {
-		start = sort.SearchStrings(names, token)
-	}
-	names = names[start:]
 	if limit <= 0 || limit > 100 {
 		limit = 100
 	}
-	if len(names) > limit {
-		return names[:limit], names[limit]
-	}
-	return names, ""
+	return awsapi.PageNames(names, token, limit)
 }
 
 // ---- rules ----

@@ -664,22 +664,18 @@ func (s *Service) listFunctions(req *awsapi.Request) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	names := slices.Sorted(maps.Keys(s.functions))
-	start := 0
-	if m := q.Get("Marker"); m != "" {
-		b, err := base64.RawURLEncoding.DecodeString(m)
-		if err != nil {
-			return nil, invalidParameter("Invalid marker: %s", m)
-		}
-		start = sort.SearchStrings(names, string(b))
+	marker, err := base64.RawURLEncoding.DecodeString(q.Get("Marker"))
+	if err != nil {
+		return nil, invalidParameter("Invalid marker: %s", q.Get("Marker"))
 	}
 	out := map[string]any{}
-	fns := []functionConfiguration{}
-	for i := start; i < len(names); i++ {
-		if len(fns) == maxItems {
-			out["NextMarker"] = base64.RawURLEncoding.EncodeToString([]byte(names[i]))
-			break
-		}
-		fns = append(fns, s.configurationLocked(s.functions[names[i]]))
+	page, next := awsapi.PageNames(names, string(marker), maxItems)
+	if next != "" {
+		out["NextMarker"] = base64.RawURLEncoding.EncodeToString([]byte(next))
+	}
+	fns := make([]functionConfiguration, 0, len(page))
+	for _, n := range page {
+		fns = append(fns, s.configurationLocked(s.functions[n]))
 	}
 	out["Functions"] = fns
 	return out, nil

@@ -500,7 +500,7 @@ func (s *Service) listTopics(req *awsapi.Request, f form) (any, error) {
 	}
 	s.mu.Unlock()
 	sort.Strings(arns)
-	page, next := paginate(arns, get(f, "NextToken"), 100)
+	page, next := awsapi.PageNames(arns, get(f, "NextToken"), 100)
 	var b strings.Builder
 	b.WriteString("<Topics>")
 	for _, a := range page {
@@ -511,18 +511,6 @@ func (s *Service) listTopics(req *awsapi.Request, f form) (any, error) {
 		b.WriteString(el("NextToken", next))
 	}
 	return b.String(), nil
-}
-
-func paginate(sorted []string, token string, limit int) ([]string, string) {
-	start := 0
-	if token != "" {
-		start = sort.SearchStrings(sorted, token)
-	}
-	sorted = sorted[start:]
-	if len(sorted) > limit {
-		return sorted[:limit], sorted[limit]
-	}
-	return sorted, ""
 }
 
 func (s *Service) deleteTopic(req *awsapi.Request, f form) (any, error) {
@@ -683,7 +671,7 @@ func (s *Service) listSubscriptions(req *awsapi.Request, f form, topicArn string
 		s.mu.Unlock()
 	}
 	sort.Strings(arns)
-	page, next := paginate(arns, get(f, "NextToken"), 100)
+	page, next := awsapi.PageNames(arns, get(f, "NextToken"), 100)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b strings.Builder

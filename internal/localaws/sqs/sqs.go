@@ -641,25 +641,18 @@ func (s *Service) listQueues(req *awsapi.Request, in *listQueuesInput) (any, err
 	}
 	s.mu.Unlock()
 	sort.Strings(names)
-	start := 0
-	if in.NextToken != "" {
-		b, err := base64.RawURLEncoding.DecodeString(in.NextToken)
-		if err != nil {
-			return nil, errInvalidParameter("Invalid NextToken value.")
-		}
-		start = sort.SearchStrings(names, string(b))
+	token, err := base64.RawURLEncoding.DecodeString(in.NextToken)
+	if err != nil {
+		return nil, errInvalidParameter("Invalid NextToken value.")
 	}
-	names = names[start:]
 	limit := 1000
 	if in.MaxResults > 0 {
 		limit = in.MaxResults
 	}
 	out := map[string]any{}
-	if len(names) > limit {
-		if in.MaxResults > 0 {
-			out["NextToken"] = base64.RawURLEncoding.EncodeToString([]byte(names[limit]))
-		}
-		names = names[:limit]
+	names, next := awsapi.PageNames(names, string(token), limit)
+	if next != "" && in.MaxResults > 0 {
+		out["NextToken"] = base64.RawURLEncoding.EncodeToString([]byte(next))
 	}
 	urls := make([]string, len(names))
 	for i, n := range names {
