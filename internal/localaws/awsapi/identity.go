@@ -3,6 +3,7 @@ package awsapi
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"net/http"
 	"strings"
 	"sync"
@@ -181,6 +182,14 @@ func randomID(n int) string {
 		b[i] = alphabet[int(b[i])%len(alphabet)]
 	}
 	return string(b)
+}
+
+// RandomHex returns n random bytes in hex: ids such as a stream record's
+// EventID or a log stream's suffix.
+func RandomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 func randomB64(n int) string {

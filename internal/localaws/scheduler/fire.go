@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	crand "crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -181,11 +179,7 @@ func (s *Service) complete(p plan) {
 	}
 }
 
-func newExecutionID() string {
-	var b [8]byte
-	_, _ = crand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func newExecutionID() string { return awsapi.RandomHex(8) }
 
 // fire makes the first attempt of an occurrence and leaves retries and the
 // dead-letter queue to the background.
