@@ -30,13 +30,18 @@ func Untag(tags map[string]string, keys []string) {
 	}
 }
 
-// TagMap returns tags as a map. A tag whose key is empty or longer than
-// 128 characters, or whose value is longer than 256, is refused with the
-// error that invalid returns for it.
+// TagWithinLimits reports whether a tag's key is 1 to 128 characters long
+// and its value at most 256, as AWS requires of tags.
+func TagWithinLimits(key, value string) bool {
+	return key != "" && len(key) <= 128 && len(value) <= 256
+}
+
+// TagMap returns tags as a map. A tag not within the limits of
+// TagWithinLimits is refused with the error that invalid returns for it.
 func TagMap(tags []Tag, invalid func(Tag) *Error) (map[string]string, error) {
 	m := map[string]string{}
 	for _, t := range tags {
-		if t.Key == "" || len(t.Key) > 128 || len(t.Value) > 256 {
+		if !TagWithinLimits(t.Key, t.Value) {
 			return nil, invalid(t)
 		}
 		m[t.Key] = t.Value

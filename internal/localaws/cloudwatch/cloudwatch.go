@@ -285,7 +285,7 @@ func tagsOf(in doc) ([]kv, *awsapi.Error) {
 		m, _ := t.(doc)
 		k := str(m, "Key")
 		v := str(m, "Value")
-		if k == "" || len(k) > 128 || len(v) > 256 {
+		if !awsapi.TagWithinLimits(k, v) {
 			return nil, invalidValue("Tag keys must be between 1 and 128 characters and values at most 256.")
 		}
 		out = awsapi.MergeTags(out, []kv{{Key: k, Value: v}})

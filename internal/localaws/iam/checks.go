@@ -99,7 +99,7 @@ func checkTags(tags []tag) *awsapi.Error {
 		return awsapi.NewError("LimitExceeded", "The number of tags has reached the maximum limit.")
 	}
 	for _, t := range tags {
-		if t.Key == "" || len(t.Key) > 128 || len(t.Value) > 256 {
+		if !awsapi.TagWithinLimits(t.Key, t.Value) {
 			return validationError("1 validation error detected: Value '%s' at 'tags.member.key' failed to satisfy constraint: Member must have length between 1 and 128", t.Key)
 		}
 	}
