@@ -30,3 +30,9 @@ func TestTagWithinLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestMergedLen(t *testing.T) {
+	if got := MergedLen(map[string]string{"a": "1", "b": "2"}, map[string]string{"b": "3", "c": "4"}); got != 3 {
+		t.Errorf("MergedLen = %d, want 3", got)
+	}
+}

@@ -22,6 +22,18 @@ func MergeTags(old, add []Tag) []Tag {
 	return out
 }
 
+// MergedLen is how many tags tags would hold with add applied, as
+// TagResource applies them: a key already there takes the new value.
+func MergedLen(tags, add map[string]string) int {
+	n := len(tags)
+	for k := range add {
+		if _, ok := tags[k]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
 // Untag removes keys from tags, as UntagResource does: a key not there
 // is ignored.
 func Untag(tags map[string]string, keys []string) {

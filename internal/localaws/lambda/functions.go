@@ -874,13 +874,7 @@ type tagsInput struct {
 
 func (s *Service) tagResource(req *awsapi.Request, in *tagsInput) (any, error) {
 	return s.onTagged(req, "lambda:TagResource", func(f *function) (any, error) {
-		n := len(f.tags)
-		for k := range in.Tags {
-			if _, ok := f.tags[k]; !ok {
-				n++
-			}
-		}
-		if n > 50 {
+		if awsapi.MergedLen(f.tags, in.Tags) > 50 {
 			return nil, invalidParameter("Number of tags exceeds resource tag limit.")
 		}
 		maps.Copy(f.tags, in.Tags)

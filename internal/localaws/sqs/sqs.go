@@ -707,13 +707,7 @@ func (s *Service) tagQueue(req *awsapi.Request, in *tagQueueInput) (any, error) 
 		if len(in.Tags) == 0 {
 			return nil, errMissingParameter("Tags")
 		}
-		n := len(q.tags)
-		for k := range in.Tags {
-			if _, ok := q.tags[k]; !ok {
-				n++
-			}
-		}
-		if n > 50 {
+		if awsapi.MergedLen(q.tags, in.Tags) > 50 {
 			return nil, errInvalidParameter("Too many tags added for queue %s.", q.name)
 		}
 		for k, v := range in.Tags {
