@@ -26,7 +26,11 @@ type bucket struct {
 	uploads      map[string]*upload // multipart uploads in progress, by id
 }
 
-func (b *bucket) arn() string { return "arn:aws:s3:::" + b.name }
+func (b *bucket) arn() string { return bucketArn(b.name) }
+
+// bucketArn is the ARN of the bucket name: bucket ARNs have no region or
+// account.
+func bucketArn(name string) string { return "arn:aws:s3:::" + name }
 
 // validBucketName follows the naming rules of general purpose buckets
 // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html).
@@ -76,7 +80,7 @@ func (s *Service) createBucket(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(req, nil, "s3:CreateBucket", "arn:aws:s3:::"+name); err != nil {
+	if err := s.authorize(req, nil, "s3:CreateBucket", bucketArn(name)); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()

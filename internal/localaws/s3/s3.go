@@ -96,7 +96,7 @@ func New(env *awsapi.Env, opts Options) *Service {
 	s.routes = awsapi.NewRoutes(s.operations())
 	s.Lists(&s.mu, func(add func(string)) {
 		for name := range s.buckets {
-			add("arn:aws:s3:::" + name)
+			add(bucketArn(name))
 		}
 	})
 	if opts.LifecycleSweepInterval > 0 {
