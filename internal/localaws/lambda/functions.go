@@ -488,14 +488,9 @@ func (s *Service) newConfig(in *createFunctionInput) (config, error) {
 		return config{}, err
 	}
 	cfg.setLogging(in.LoggingConfig)
-	ctl, cerr := controls{}.apply(in.controlsInput, in.LoggingConfig, cfg.LogFormat)
-	if cerr != nil {
-		return config{}, cerr
-	}
-	if err := s.checkControls(in.Role, ctl); err != nil {
+	if err := s.setControls(&cfg, in.controlsInput, in.LoggingConfig); err != nil {
 		return config{}, err
 	}
-	cfg.controls = ctl
 	return cfg, nil
 }
 
@@ -770,14 +765,9 @@ func (s *Service) updateFunctionConfiguration(req *awsapi.Request, in *updateFun
 		}
 		cfg.Role = *in.Role
 	}
-	ctl, cerr := cfg.apply(in.controlsInput, in.LoggingConfig, cfg.LogFormat)
-	if cerr != nil {
-		return nil, cerr
-	}
-	if err := s.checkControls(cfg.Role, ctl); err != nil {
+	if err := s.setControls(&cfg, in.controlsInput, in.LoggingConfig); err != nil {
 		return nil, err
 	}
-	cfg.controls = ctl
 	return s.commitUpdate(f, in.RevisionID, func() error {
 		cfg.CodeDir, cfg.Zip = f.cfg.CodeDir, f.cfg.Zip
 		f.cfg = cfg
