@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -321,11 +322,7 @@ func writeXMLShape(buf *bytes.Buffer, v any, s *smithy.Schema) {
 	if !ok {
 		return
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		ms := memberSchema(s, k)
 		writeXMLMember(buf, xmlName(ms, k), m[k], ms)
@@ -367,11 +364,7 @@ func writeXMLMember(buf *bytes.Buffer, name string, v any, s *smithy.Schema) {
 
 func writeXMLMap(buf *bytes.Buffer, name string, m map[string]any, s *smithy.Schema) {
 	keyName, valueName := xmlName(s.MapKey(), "key"), xmlName(s.MapValue(), "value")
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	flat := flattened(s)
 	if !flat {
 		open(buf, name)

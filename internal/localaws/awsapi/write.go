@@ -6,9 +6,10 @@ import (
 	"encoding/xml"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"math"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -296,11 +297,7 @@ func writeRESTXMLError(w http.ResponseWriter, spec Spec, requestID string, e *Er
 	buf.WriteString("</Code><Message>")
 	_ = xml.EscapeText(&buf, []byte(e.Message))
 	buf.WriteString("</Message>")
-	keys := make([]string, 0, len(e.Fields))
-	for k := range e.Fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(e.Fields))
 	for _, k := range keys {
 		buf.WriteString("<" + k + ">")
 		_ = xml.EscapeText(&buf, []byte(fmt.Sprint(e.Fields[k])))

@@ -5,8 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/xml"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -226,7 +228,7 @@ func (s *Service) listBuckets(req *awsapi.Request) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := listBucketsResult{Xmlns: xmlns, Owner: s.owner(), Buckets: []bucketEntry{}, Prefix: q.Get("prefix")}
-	for _, name := range sortedKeys(s.buckets) {
+	for _, name := range slices.Sorted(maps.Keys(s.buckets)) {
 		b := s.buckets[name]
 		if name <= after || !strings.HasPrefix(name, out.Prefix) || (q.Get("bucket-region") != "" && b.region != q.Get("bucket-region")) {
 			continue

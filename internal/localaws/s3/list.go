@@ -3,8 +3,10 @@ package s3
 import (
 	"encoding/base64"
 	"encoding/xml"
+	"maps"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -78,7 +80,7 @@ func (s *Service) listObjectsV2(req *awsapi.Request) (any, error) {
 
 func (s *Service) collectKeys(b *bucket, out *listBucketResult, after string, fetchOwner bool) {
 	last := ""
-	for _, key := range sortedKeys(b.objects) {
+	for _, key := range slices.Sorted(maps.Keys(b.objects)) {
 		if key <= after || !strings.HasPrefix(key, out.Prefix) {
 			continue
 		}

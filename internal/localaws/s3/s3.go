@@ -43,7 +43,6 @@ package s3
 import (
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -215,14 +214,4 @@ func objectKey(req *awsapi.Request) string {
 		return rest
 	}
 	return k
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -299,11 +299,7 @@ func optionalEl(name, v string) string {
 }
 
 func xmlMap(name string, m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	var b strings.Builder
 	b.WriteString("<" + name + ">")
 	for _, k := range keys {
@@ -494,12 +490,8 @@ func (s *Service) listTopics(req *awsapi.Request, f form) (any, error) {
 		return nil, errAuth(req, "sns:ListTopics", s.env.ARN("sns", "*"))
 	}
 	s.mu.Lock()
-	arns := make([]string, 0, len(s.topics))
-	for a := range s.topics {
-		arns = append(arns, a)
-	}
+	arns := slices.Sorted(maps.Keys(s.topics))
 	s.mu.Unlock()
-	sort.Strings(arns)
 	page, next := awsapi.PageNames(arns, get(f, "NextToken"), 100)
 	var b strings.Builder
 	b.WriteString("<Topics>")

@@ -25,8 +25,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -902,11 +904,7 @@ func MD5OfMessageAttributes(attrs map[string]MessageAttribute) string {
 	if len(attrs) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(attrs))
-	for n := range attrs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(attrs))
 	h := md5.New()
 	put := func(b []byte) {
 		var l [4]byte
