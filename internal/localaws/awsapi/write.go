@@ -97,9 +97,7 @@ func WriteError(w http.ResponseWriter, spec Spec, requestID string, e *Error) {
 			typ = "User"
 		}
 		body := map[string]any{"Type": typ, "message": e.Message}
-		for k, v := range e.Fields {
-			body[k] = v
-		}
+		maps.Copy(body, e.Fields)
 		b, _ := jsonBody(body)
 		h.Set("Content-Type", "application/json")
 		h.Set("X-Amzn-ErrorType", e.Code)
@@ -119,9 +117,7 @@ func WriteError(w http.ResponseWriter, spec Spec, requestID string, e *Error) {
 		writeBody(w, spec, e.Status(), cbor.Encode(m))
 	default:
 		body := map[string]any{"__type": errorType(spec, e.Code), "message": e.Message}
-		for k, v := range e.Fields {
-			body[k] = v
-		}
+		maps.Copy(body, e.Fields)
 		b, _ := jsonBody(body)
 		h.Set("Content-Type", jsonContentType(spec.Protocol))
 		h.Set("X-Amzn-ErrorType", e.Code)
@@ -158,9 +154,7 @@ func jsonContentType(p Protocol) string {
 
 func writeRaw(w http.ResponseWriter, spec Spec, requestID string, raw *Raw) {
 	h := w.Header()
-	for k, vs := range raw.Header {
-		h[k] = vs
-	}
+	maps.Copy(h, raw.Header)
 	if h.Get("x-amzn-RequestId") == "" {
 		h.Set("x-amzn-RequestId", requestID)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -168,9 +169,7 @@ func (s *Service) emitLocked(t *table, changes ...change) {
 
 func without(m Item, names []string) Item {
 	out := make(Item, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
+	maps.Copy(out, m)
 	for _, n := range names {
 		delete(out, n)
 	}

@@ -442,9 +442,7 @@ func (s *Service) putRule(req *awsapi.Request, in *putRuleInput) (any, error) {
 		b.rules[in.Name] = r
 	}
 	r.description, r.pattern, r.compiled, r.schedule, r.state, r.roleArn = in.Description, in.EventPattern, compiled, in.ScheduleExpression, state, in.RoleArn
-	for k, v := range tags {
-		r.tags[k] = v
-	}
+	maps.Copy(r.tags, tags)
 	return map[string]string{"RuleArn": arn}, nil
 }
 

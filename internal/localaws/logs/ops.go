@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -181,17 +182,13 @@ func (s *Service) deleteLogStream(req *awsapi.Request) (any, error) {
 
 func copyTags(t map[string]string) map[string]string {
 	out := make(map[string]string, len(t))
-	for k, v := range t {
-		out[k] = v
-	}
+	maps.Copy(out, t)
 	return out
 }
 
 func (g *group) addTags(tags map[string]string) error {
 	merged := copyTags(g.tags)
-	for k, v := range tags {
-		merged[k] = v
-	}
+	maps.Copy(merged, tags)
 	if err := checkTags(merged); err != nil {
 		return err
 	}

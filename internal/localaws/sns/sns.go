@@ -435,9 +435,7 @@ func (s *Service) createTopic(req *awsapi.Request, f form) (any, error) {
 	if fifo {
 		t.attrs["FifoTopic"], t.attrs["ContentBasedDeduplication"] = "true", "false"
 	}
-	for k, v := range attrs {
-		t.attrs[k] = v
-	}
+	maps.Copy(t.attrs, attrs)
 	s.topics[arn] = t
 	return el("TopicArn", arn), nil
 }
@@ -590,9 +588,7 @@ func (s *Service) subscribe(req *awsapi.Request, f form) (any, error) {
 	}
 	sub := &subscription{arn: t.arn + ":" + awsapi.NewUUID(), topicArn: t.arn, protocol: protocol, endpoint: endpoint,
 		attrs: map[string]string{"RawMessageDelivery": "false"}, filter: flt, fifoTopic: t.isFIFO()}
-	for k, v := range attrs {
-		sub.attrs[k] = v
-	}
+	maps.Copy(sub.attrs, attrs)
 	defaultFilterScope(sub.attrs)
 	s.subs[sub.arn] = sub
 	t.subs = append(t.subs, sub.arn)
@@ -922,9 +918,7 @@ func (s *Service) fanOut(t *topic, m outgoing) {
 		if sub := s.subs[a]; sub != nil {
 			c := *sub
 			c.attrs = map[string]string{}
-			for k, v := range sub.attrs {
-				c.attrs[k] = v
-			}
+			maps.Copy(c.attrs, sub.attrs)
 			subs = append(subs, c)
 		}
 	}

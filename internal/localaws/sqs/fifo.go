@@ -1,6 +1,7 @@
 package sqs
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -86,12 +87,8 @@ func checkThroughput(attrs map[string]string) error {
 // combinations before changing the queue.
 func (q *queue) merged(attrs map[string]string) map[string]string {
 	out := make(map[string]string, len(q.attrs)+len(attrs))
-	for k, v := range q.attrs {
-		out[k] = v
-	}
-	for k, v := range attrs {
-		out[k] = v
-	}
+	maps.Copy(out, q.attrs)
+	maps.Copy(out, attrs)
 	return out
 }
 

@@ -343,9 +343,7 @@ func defaultAttrs(fifo bool) map[string]string {
 		}
 	}
 	if fifo {
-		for k, v := range fifoDefaults {
-			m[k] = v
-		}
+		maps.Copy(m, fifoDefaults)
 	}
 	return m
 }
@@ -511,9 +509,7 @@ func (s *Service) createQueue(req *awsapi.Request, in *createQueueInput) (any, e
 		notify: make(chan struct{}),
 	}
 	q.apply(attrs)
-	for k, v := range in.Tags {
-		q.tags[k] = v
-	}
+	maps.Copy(q.tags, in.Tags)
 	s.queues[q.name] = q
 	return map[string]string{"QueueUrl": s.queueURL(q.name)}, nil
 }
@@ -547,9 +543,7 @@ func (s *Service) getQueueAttributes(req *awsapi.Request, in *getQueueAttributes
 		now := s.env.Time()
 		s.sweep(q, now)
 		all := map[string]string{}
-		for k, v := range q.attrs {
-			all[k] = v
-		}
+		maps.Copy(all, q.attrs)
 		visible, inflight, delayed := 0, 0, 0
 		for _, m := range q.msgs {
 			switch {
@@ -712,9 +706,7 @@ func (s *Service) tagQueue(req *awsapi.Request, in *tagQueueInput) (any, error) 
 		if awsapi.MergedLen(q.tags, in.Tags) > 50 {
 			return nil, errInvalidParameter("Too many tags added for queue %s.", q.name)
 		}
-		for k, v := range in.Tags {
-			q.tags[k] = v
-		}
+		maps.Copy(q.tags, in.Tags)
 		return nil, nil
 	})
 }
@@ -739,9 +731,7 @@ func (s *Service) listQueueTags(req *awsapi.Request, in *listQueueTagsInput) (an
 			return map[string]any{}, nil
 		}
 		tags := make(map[string]string, len(q.tags))
-		for k, v := range q.tags {
-			tags[k] = v
-		}
+		maps.Copy(tags, q.tags)
 		return map[string]any{"Tags": tags}, nil
 	})
 }
