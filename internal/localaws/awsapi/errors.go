@@ -3,6 +3,7 @@ package awsapi
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 )
 
@@ -59,9 +60,7 @@ func (e *Error) WithStatus(status int) *Error {
 func (e *Error) With(key string, value any) *Error {
 	c := *e
 	c.Fields = make(map[string]any, len(e.Fields)+1)
-	for k, v := range e.Fields {
-		c.Fields[k] = v
-	}
+	maps.Copy(c.Fields, e.Fields)
 	c.Fields[key] = value
 	return &c
 }

@@ -3,6 +3,7 @@ package awsapi
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"net/http"
 	"strings"
 	"sync"
@@ -79,6 +80,20 @@ func (c *Credentials) IssueRoleSession(roleArn, sessionName string, lifetime tim
 	if lifetime <= 0 {
 		lifetime = DefaultSessionDuration
 	}
+	p := c.env.RolePrincipal(roleArn, sessionName)
+	p.AccessKeyID = "ASIA" + strings.ToUpper(randomID(8))
+	p.Expiration = c.env.Time().Add(lifetime).UTC().Truncate(time.Second)
+	s := RoleSession{Principal: p, SecretAccessKey: randomB64(30), SessionToken: randomB64(96)}
+	c.mu.Lock()
+	c.sessions[s.AccessKeyID] = s
+	c.mu.Unlock()
+	return s
+}
+
+// RolePrincipal is the principal of a session opened on a role, named
+// arn:aws:sts::acct:assumed-role/name/session: what a service acts as when
+// it assumes a resource's role.
+func (e *Env) RolePrincipal(roleArn, sessionName string) Principal {
 	roleName := roleArn
 	if a, err := ParseARN(roleArn); err == nil {
 		r := strings.TrimPrefix(a.Resource, "role/")
@@ -87,21 +102,22 @@ func (c *Credentials) IssueRoleSession(roleArn, sessionName string, lifetime tim
 		}
 		roleName = r
 	}
-	s := RoleSession{
-		Principal: Principal{
-			AccessKeyID: "ASIA" + strings.ToUpper(randomID(8)),
-			RoleArn:     roleArn,
-			SessionName: sessionName,
-			ARN:         ARN("sts", "", c.env.AccountID, "assumed-role/"+roleName+"/"+sessionName),
-			Expiration:  c.env.Time().Add(lifetime).UTC().Truncate(time.Second),
-		},
-		SecretAccessKey: randomB64(30),
-		SessionToken:    randomB64(96),
+	return Principal{
+		RoleArn:     roleArn,
+		SessionName: sessionName,
+		ARN:         ARN("sts", "", e.AccountID, "assumed-role/"+roleName+"/"+sessionName),
 	}
-	c.mu.Lock()
-	c.sessions[s.AccessKeyID] = s
-	c.mu.Unlock()
-	return s
+}
+
+// AuthorizeAs checks that p, a principal a service acts as, may perform
+// action on resource. It returns nil when allowed or when no authorizer is
+// set, else the error a JSON service returns (see Request.Authorize).
+func (e *Env) AuthorizeAs(p Principal, action, resourceArn string) error {
+	a := e.Authorizer()
+	if a == nil {
+		return nil
+	}
+	return denied(a.Authorize(p, action, resourceArn), p, action, resourceArn, false)
 }
 
 // Lookup returns the role session of an issued access key id.
@@ -166,6 +182,14 @@ func randomID(n int) string {
 		b[i] = alphabet[int(b[i])%len(alphabet)]
 	}
 	return string(b)
+}
+
+// RandomHex returns n random bytes in hex: ids such as a stream record's
+// EventID or a log stream's suffix.
+func RandomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 func randomB64(n int) string {

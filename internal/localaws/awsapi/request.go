@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -97,6 +98,14 @@ func (r *Request) AuthorizeContext(action, resourceArn string, keys map[string]s
 	} else {
 		err = a.Authorize(r.Principal, action, resourceArn)
 	}
+	return denied(err, r.Principal, action, resourceArn, r.Protocol == Query || r.Wire == Query)
+}
+
+// denied turns an authorizer's answer for p into the error a service
+// returns: nil when allowed, an *Error as is, any other error as
+// AccessDeniedException (AccessDenied for the Query protocol) naming the
+// principal, action and resource.
+func denied(err error, p Principal, action, resourceArn string, query bool) error {
 	if err == nil {
 		return nil
 	}
@@ -108,8 +117,8 @@ func (r *Request) AuthorizeContext(action, resourceArn string, keys map[string]s
 	if !strings.HasPrefix(reason, "because ") && !strings.HasPrefix(reason, "with ") {
 		reason = "because " + reason
 	}
-	msg := fmt.Sprintf("User: %s is not authorized to perform: %s on resource: %s %s", r.Principal.ARN, action, resourceArn, reason)
-	if r.Protocol == Query || r.Wire == Query {
+	msg := fmt.Sprintf("User: %s is not authorized to perform: %s on resource: %s %s", p.ARN, action, resourceArn, reason)
+	if query {
 		return AccessDenied("%s", msg)
 	}
 	return AccessDeniedException("%s", msg)
@@ -149,6 +158,21 @@ func (r *Request) Form() url.Values {
 	}
 	r.form = form
 	return form
+}
+
+// IntParam reads the optional integer parameter name of q (MaxItems,
+// Marker): def when it is absent or empty, ok false when it is not an
+// integer between lo and hi.
+func IntParam(q url.Values, name string, def, lo, hi int) (n int, ok bool) {
+	v := q.Get(name)
+	if v == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, false
+	}
+	return n, true
 }
 
 // ARN formats an ARN in the request's region and account.

@@ -3,6 +3,7 @@ package awsapi
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -87,15 +88,7 @@ type Spec struct {
 
 // accepts reports whether the service answers in wire protocol p.
 func (s Spec) accepts(p Protocol) bool {
-	if p == s.Protocol {
-		return true
-	}
-	for _, x := range s.Protocols {
-		if x == p {
-			return true
-		}
-	}
-	return false
+	return p == s.Protocol || slices.Contains(s.Protocols, p)
 }
 
 // Service is one AWS service of the stack.

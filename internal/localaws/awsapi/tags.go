@@ -22,13 +22,38 @@ func MergeTags(old, add []Tag) []Tag {
 	return out
 }
 
-// TagMap returns tags as a map. A tag whose key is empty or longer than
-// 128 characters, or whose value is longer than 256, is refused with the
-// error that invalid returns for it.
+// MergedLen is how many tags tags would hold with add applied, as
+// TagResource applies them: a key already there takes the new value.
+func MergedLen(tags, add map[string]string) int {
+	n := len(tags)
+	for k := range add {
+		if _, ok := tags[k]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// Untag removes keys from tags, as UntagResource does: a key not there
+// is ignored.
+func Untag(tags map[string]string, keys []string) {
+	for _, k := range keys {
+		delete(tags, k)
+	}
+}
+
+// TagWithinLimits reports whether a tag's key is 1 to 128 characters long
+// and its value at most 256, as AWS requires of tags.
+func TagWithinLimits(key, value string) bool {
+	return key != "" && len(key) <= 128 && len(value) <= 256
+}
+
+// TagMap returns tags as a map. A tag not within the limits of
+// TagWithinLimits is refused with the error that invalid returns for it.
 func TagMap(tags []Tag, invalid func(Tag) *Error) (map[string]string, error) {
 	m := map[string]string{}
 	for _, t := range tags {
-		if t.Key == "" || len(t.Key) > 128 || len(t.Value) > 256 {
+		if !TagWithinLimits(t.Key, t.Value) {
 			return nil, invalid(t)
 		}
 		m[t.Key] = t.Value

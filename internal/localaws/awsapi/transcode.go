@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -183,13 +184,18 @@ func scalarFromText(text string, s *smithy.Schema) any {
 			}
 			return text
 		}
-		return epochSeconds(t)
+		return EpochNumber(t)
 	}
 	return text
 }
 
-func epochSeconds(t time.Time) json.Number {
-	return json.Number(strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64))
+// Epoch is t as a JSON timestamp: seconds since the epoch, to the
+// millisecond.
+func Epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
+// EpochNumber is Epoch as a JSON number, written in decimal.
+func EpochNumber(t time.Time) json.Number {
+	return json.Number(strconv.FormatFloat(Epoch(t), 'f', -1, 64))
 }
 
 // cborToJSON converts a decoded rpcv2Cbor value to its awsJson form:
@@ -316,11 +322,7 @@ func writeXMLShape(buf *bytes.Buffer, v any, s *smithy.Schema) {
 	if !ok {
 		return
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		ms := memberSchema(s, k)
 		writeXMLMember(buf, xmlName(ms, k), m[k], ms)
@@ -362,11 +364,7 @@ func writeXMLMember(buf *bytes.Buffer, name string, v any, s *smithy.Schema) {
 
 func writeXMLMap(buf *bytes.Buffer, name string, m map[string]any, s *smithy.Schema) {
 	keyName, valueName := xmlName(s.MapKey(), "key"), xmlName(s.MapValue(), "value")
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	flat := flattened(s)
 	if !flat {
 		open(buf, name)

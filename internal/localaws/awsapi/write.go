@@ -6,9 +6,10 @@ import (
 	"encoding/xml"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"math"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -96,9 +97,7 @@ func WriteError(w http.ResponseWriter, spec Spec, requestID string, e *Error) {
 			typ = "User"
 		}
 		body := map[string]any{"Type": typ, "message": e.Message}
-		for k, v := range e.Fields {
-			body[k] = v
-		}
+		maps.Copy(body, e.Fields)
 		b, _ := jsonBody(body)
 		h.Set("Content-Type", "application/json")
 		h.Set("X-Amzn-ErrorType", e.Code)
@@ -118,9 +117,7 @@ func WriteError(w http.ResponseWriter, spec Spec, requestID string, e *Error) {
 		writeBody(w, spec, e.Status(), cbor.Encode(m))
 	default:
 		body := map[string]any{"__type": errorType(spec, e.Code), "message": e.Message}
-		for k, v := range e.Fields {
-			body[k] = v
-		}
+		maps.Copy(body, e.Fields)
 		b, _ := jsonBody(body)
 		h.Set("Content-Type", jsonContentType(spec.Protocol))
 		h.Set("X-Amzn-ErrorType", e.Code)
@@ -157,9 +154,7 @@ func jsonContentType(p Protocol) string {
 
 func writeRaw(w http.ResponseWriter, spec Spec, requestID string, raw *Raw) {
 	h := w.Header()
-	for k, vs := range raw.Header {
-		h[k] = vs
-	}
+	maps.Copy(h, raw.Header)
 	if h.Get("x-amzn-RequestId") == "" {
 		h.Set("x-amzn-RequestId", requestID)
 	}
@@ -296,11 +291,7 @@ func writeRESTXMLError(w http.ResponseWriter, spec Spec, requestID string, e *Er
 	buf.WriteString("</Code><Message>")
 	_ = xml.EscapeText(&buf, []byte(e.Message))
 	buf.WriteString("</Message>")
-	keys := make([]string, 0, len(e.Fields))
-	for k := range e.Fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(e.Fields))
 	for _, k := range keys {
 		buf.WriteString("<" + k + ">")
 		_ = xml.EscapeText(&buf, []byte(fmt.Sprint(e.Fields[k])))

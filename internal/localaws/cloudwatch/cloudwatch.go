@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,11 +127,6 @@ func strList(m doc, k string) []string {
 	return out
 }
 
-// timestamp is a time in the JSON form: epoch seconds.
-func timestamp(t time.Time) json.Number {
-	return json.Number(strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64))
-}
-
 func (s *Service) alarmArn(name string) string {
 	return s.env.ARN("cloudwatch", "alarm:"+name)
 }
@@ -144,15 +140,6 @@ var (
 	statistics  = []string{"SampleCount", "Average", "Sum", "Minimum", "Maximum"}
 	missingData = []string{"breaching", "notBreaching", "ignore", "missing"}
 )
-
-func oneOf(v string, set []string) bool {
-	for _, x := range set {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
 
 func validPeriod(p float64) bool {
 	return p == 10 || p == 20 || p == 30 || (p >= 60 && math.Mod(p, 60) == 0)
@@ -210,13 +197,13 @@ func validateAlarm(in doc) error {
 	if cmp == "" {
 		return missing("ComparisonOperator")
 	}
-	if !oneOf(cmp, comparisons) {
+	if !slices.Contains(comparisons, cmp) {
 		return validation("1 validation error detected: Value '%s' at 'comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: [%s]", cmp, strings.Join(comparisons, ", "))
 	}
 	if d, ok := num(in, "DatapointsToAlarm"); ok && (d < 1 || d > evals) {
 		return invalidValue("DatapointsToAlarm must be between 1 and EvaluationPeriods.")
 	}
-	if t := str(in, "TreatMissingData"); t != "" && !oneOf(t, missingData) {
+	if t := str(in, "TreatMissingData"); t != "" && !slices.Contains(missingData, t) {
 		return invalidValue("Invalid value for TreatMissingData: %s. Valid values are: breaching, notBreaching, ignore, missing", t)
 	}
 	_, hasThreshold := num(in, "Threshold")
@@ -276,7 +263,7 @@ func validateSingleMetric(in doc) error {
 	if (stat == "") == (ext == "") {
 		return invalidCombination("Exactly one of Statistic or ExtendedStatistic must be specified.")
 	}
-	if stat != "" && !oneOf(stat, statistics) {
+	if stat != "" && !slices.Contains(statistics, stat) {
 		return validation("1 validation error detected: Value '%s' at 'statistic' failed to satisfy constraint: Member must satisfy enum value set: [%s]", stat, strings.Join(statistics, ", "))
 	}
 	p, ok := num(in, "Period")
@@ -298,7 +285,7 @@ func tagsOf(in doc) ([]kv, *awsapi.Error) {
 		m, _ := t.(doc)
 		k := str(m, "Key")
 		v := str(m, "Value")
-		if k == "" || len(k) > 128 || len(v) > 256 {
+		if !awsapi.TagWithinLimits(k, v) {
 			return nil, invalidValue("Tag keys must be between 1 and 128 characters and values at most 256.")
 		}
 		out = awsapi.MergeTags(out, []kv{{Key: k, Value: v}})
@@ -314,7 +301,7 @@ func (a *alarm) metricAlarm() doc {
 	m := doc{
 		"AlarmName":                          a.name,
 		"AlarmArn":                           a.arn,
-		"AlarmConfigurationUpdatedTimestamp": timestamp(a.updated),
+		"AlarmConfigurationUpdatedTimestamp": awsapi.EpochNumber(a.updated),
 		"ActionsEnabled":                     true,
 		"OKActions":                          []any{},
 		"AlarmActions":                       []any{},
@@ -322,8 +309,8 @@ func (a *alarm) metricAlarm() doc {
 		"Dimensions":                         []any{},
 		"StateValue":                         "INSUFFICIENT_DATA",
 		"StateReason":                        "Unchecked: Initial alarm creation",
-		"StateUpdatedTimestamp":              timestamp(a.state),
-		"StateTransitionedTimestamp":         timestamp(a.state),
+		"StateUpdatedTimestamp":              awsapi.EpochNumber(a.state),
+		"StateTransitionedTimestamp":         awsapi.EpochNumber(a.state),
 	}
 	for _, k := range []string{"AlarmDescription", "ActionsEnabled", "OKActions", "AlarmActions", "InsufficientDataActions",
 		"MetricName", "Namespace", "Statistic", "ExtendedStatistic", "Dimensions", "Unit", "DatapointsToAlarm",
@@ -373,7 +360,7 @@ func (s *Service) describeAlarms(req *awsapi.Request, in doc) (any, error) {
 	defer s.mu.RUnlock()
 	var sel []*alarm
 	for _, a := range s.alarms {
-		if len(names) > 0 && !oneOf(a.name, names) {
+		if len(names) > 0 && !slices.Contains(names, a.name) {
 			continue
 		}
 		if !strings.HasPrefix(a.name, prefix) || (state != "" && state != "INSUFFICIENT_DATA") {
@@ -384,7 +371,7 @@ func (s *Service) describeAlarms(req *awsapi.Request, in doc) (any, error) {
 		}
 		sel = append(sel, a)
 	}
-	if len(types) > 0 && !oneOf("MetricAlarm", types) {
+	if len(types) > 0 && !slices.Contains(types, "MetricAlarm") {
 		sel = nil
 	}
 	sort.Slice(sel, func(i, j int) bool { return sel[i].name < sel[j].name })
@@ -470,13 +457,7 @@ func (s *Service) tagging(req *awsapi.Request, in doc) (any, error) {
 		return nil, nil
 	case "UntagResource":
 		keys := strList(in, "TagKeys")
-		kept := a.tags[:0:0]
-		for _, t := range a.tags {
-			if !oneOf(t.Key, keys) {
-				kept = append(kept, t)
-			}
-		}
-		a.tags = kept
+		a.tags = slices.DeleteFunc(slices.Clone(a.tags), func(t awsapi.Tag) bool { return slices.Contains(keys, t.Key) })
 		return nil, nil
 	}
 	l := []any{}

@@ -160,8 +160,8 @@ func (s *Service) continuousBackupsDescription(t *table) map[string]any {
 		p = map[string]any{
 			"PointInTimeRecoveryStatus":  "ENABLED",
 			"RecoveryPeriodInDays":       t.pitr.days,
-			"EarliestRestorableDateTime": epoch(earliest),
-			"LatestRestorableDateTime":   epoch(latest),
+			"EarliestRestorableDateTime": awsapi.Epoch(earliest),
+			"LatestRestorableDateTime":   awsapi.Epoch(latest),
 		}
 	}
 	return map[string]any{"ContinuousBackupsDescription": map[string]any{
@@ -169,5 +169,3 @@ func (s *Service) continuousBackupsDescription(t *table) map[string]any {
 		"PointInTimeRecoveryDescription": p,
 	}}
 }
-
-func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }

@@ -1,8 +1,9 @@
 package dynamodb
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -127,11 +128,7 @@ func (c *consumed) render(mode ddbtypes.ReturnConsumedCapacity) []map[string]any
 		if mode == ddbtypes.ReturnConsumedCapacityIndexes {
 			m["Table"] = map[string]any{"CapacityUnits": u.table}
 			if len(u.gsis) > 0 {
-				names := make([]string, 0, len(u.gsis))
-				for n := range u.gsis {
-					names = append(names, n)
-				}
-				sort.Strings(names)
+				names := slices.Sorted(maps.Keys(u.gsis))
 				g := map[string]any{}
 				for _, n := range names {
 					g[n] = map[string]any{"CapacityUnits": u.gsis[n]}

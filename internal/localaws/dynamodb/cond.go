@@ -1,6 +1,7 @@
 package dynamodb
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -45,9 +46,7 @@ func parseCondition(label, expr string, names map[string]string) (*condition, er
 func (c *condition) match(item, values Item) (bool, error) {
 	env := language.NewEnvironment()
 	env.Aliases = map[string]string{}
-	for k, v := range c.names {
-		env.Aliases[k] = v
-	}
+	maps.Copy(env.Aliases, c.names)
 	for _, m := range []Item{item, values} {
 		var attrs map[string]*mtypes.Item
 		if err := convert(m, &attrs); err != nil {

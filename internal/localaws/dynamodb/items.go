@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -168,9 +169,7 @@ func (s *Service) emitLocked(t *table, changes ...change) {
 
 func without(m Item, names []string) Item {
 	out := make(Item, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
+	maps.Copy(out, m)
 	for _, n := range names {
 		delete(out, n)
 	}
@@ -266,10 +265,8 @@ func (s *Service) updateItem(req *awsapi.Request, in *mini.UpdateItemInput) (any
 	key := fromWireItem(in.Key)
 	removes := topLevelRemoves(aws.ToString(in.UpdateExpression), in.ExpressionAttributeNames)
 	for _, r := range removes {
-		for _, k := range t.keyNames() {
-			if r == k {
-				return nil, awsapi.ValidationException("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", r)
-			}
+		if slices.Contains(t.keyNames(), r) {
+			return nil, awsapi.ValidationException("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", r)
 		}
 	}
 	old := s.itemLocked(t, key)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	mini "github.com/outboxkit/terraform-provider-outbox/third_party/minidyn/server"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -31,16 +32,17 @@ const maxPageBytes = 1 << 20
 //     early. DynamoDB resumes at the key's position in key order, whether or
 //     not an item is still there.
 type search struct {
-	t       *table
-	index   *index // nil for the base table
-	names   map[string]string
-	values  wireItem
-	filter  string
-	project string
-	start   wireItem
-	limit   int32
-	forward bool
-	count   bool // Select COUNT: no items in the output
+	t         *table
+	indexName string
+	index     *index // nil for the base table
+	names     map[string]string
+	values    wireItem
+	filter    string
+	project   string
+	start     wireItem
+	limit     int32
+	forward   bool
+	count     bool // Select COUNT: no items in the output
 }
 
 // page is the result of a search.
@@ -256,9 +258,12 @@ func (s *Service) query(req *awsapi.Request, in *mini.QueryInput) (any, error) {
 		keyCond, aws.ToString(in.FilterExpression), aws.ToString(in.ProjectionExpression)); err != nil {
 		return nil, err
 	}
-	if in.Limit != nil && *in.Limit < 1 {
-		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.Limit)
+	q, err := newSearch(t, in.IndexName, in.ExpressionAttributeNames, in.ExpressionAttributeValues,
+		in.FilterExpression, in.ProjectionExpression, in.ExclusiveStartKey, in.Limit, in.Select)
+	if err != nil {
+		return nil, err
 	}
+	q.forward = aws.ToBool(in.ScanIndexForward) || in.ScanIndexForward == nil
 	out, err := s.engine.Query(bg, &mini.QueryInput{
 		TableName:                 in.TableName,
 		IndexName:                 in.IndexName,
@@ -270,22 +275,7 @@ func (s *Service) query(req *awsapi.Request, in *mini.QueryInput) (any, error) {
 	if err != nil {
 		return nil, engineError(err)
 	}
-	q := &search{
-		t: t, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
-		filter: aws.ToString(in.FilterExpression), project: aws.ToString(in.ProjectionExpression),
-		start: in.ExclusiveStartKey, limit: aws.ToInt32(in.Limit), forward: aws.ToBool(in.ScanIndexForward) || in.ScanIndexForward == nil,
-		count: in.Select == "COUNT",
-	}
-	if in.IndexName != nil && *in.IndexName != "" {
-		q.index = t.index(*in.IndexName)
-	}
-	p, err := q.run(out.Items)
-	if err != nil {
-		return nil, err
-	}
-	c := newConsumed()
-	c.read(t, aws.ToString(in.IndexName), p.size, aws.ToBool(in.ConsistentRead), 1)
-	return c.single(p.render(q.count), in.ReturnConsumedCapacity), nil
+	return q.respond(out.Items, in.ConsistentRead, in.ReturnConsumedCapacity)
 }
 
 func (s *Service) scan(req *awsapi.Request, in *mini.ScanInput) (any, error) {
@@ -297,8 +287,10 @@ func (s *Service) scan(req *awsapi.Request, in *mini.ScanInput) (any, error) {
 		aws.ToString(in.FilterExpression), aws.ToString(in.ProjectionExpression)); err != nil {
 		return nil, err
 	}
-	if in.Limit != nil && *in.Limit < 1 {
-		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.Limit)
+	q, err := newSearch(t, in.IndexName, in.ExpressionAttributeNames, in.ExpressionAttributeValues,
+		in.FilterExpression, in.ProjectionExpression, in.ExclusiveStartKey, in.Limit, in.Select)
+	if err != nil {
+		return nil, err
 	}
 	segment, err := scanSegment(in.Segment, in.TotalSegments)
 	if err != nil {
@@ -308,22 +300,38 @@ func (s *Service) scan(req *awsapi.Request, in *mini.ScanInput) (any, error) {
 	if err != nil {
 		return nil, engineError(err)
 	}
+	return q.respond(segment.of(q.hashKey(), out.Items), in.ConsistentRead, in.ReturnConsumedCapacity)
+}
+
+// newSearch is the search of a Query or Scan of t, or of its index
+// indexName, in key order (a Query sets its own), after checking its
+// Limit.
+func newSearch(t *table, indexName *string, names map[string]string, values wireItem,
+	filter, project *string, start wireItem, limit *int32, sel ddbtypes.Select) (*search, error) {
+	if limit != nil && *limit < 1 {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *limit)
+	}
 	q := &search{
-		t: t, names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
-		filter: aws.ToString(in.FilterExpression), project: aws.ToString(in.ProjectionExpression),
-		start: in.ExclusiveStartKey, limit: aws.ToInt32(in.Limit), forward: true,
-		count: in.Select == "COUNT",
+		t: t, indexName: aws.ToString(indexName), names: names, values: values,
+		filter: aws.ToString(filter), project: aws.ToString(project),
+		start: start, limit: aws.ToInt32(limit), forward: true, count: sel == "COUNT",
 	}
-	if in.IndexName != nil && *in.IndexName != "" {
-		q.index = t.index(*in.IndexName)
+	if q.indexName != "" {
+		q.index = t.index(q.indexName)
 	}
-	p, err := q.run(segment.of(q.hashKey(), out.Items))
+	return q, nil
+}
+
+// respond reads one page of the candidates and renders it, with the read
+// capacity the search consumed when mode asks for it.
+func (q *search) respond(candidates []wireItem, consistent *bool, mode ddbtypes.ReturnConsumedCapacity) (any, error) {
+	p, err := q.run(candidates)
 	if err != nil {
 		return nil, err
 	}
 	c := newConsumed()
-	c.read(t, aws.ToString(in.IndexName), p.size, aws.ToBool(in.ConsistentRead), 1)
-	return c.single(p.render(q.count), in.ReturnConsumedCapacity), nil
+	c.read(q.t, q.indexName, p.size, aws.ToBool(consistent), 1)
+	return c.single(p.render(q.count), mode), nil
 }
 
 // hashKey is the partition key attribute of the searched table or index.

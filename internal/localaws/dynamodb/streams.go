@@ -1,8 +1,6 @@
 package dynamodb
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"sort"
@@ -203,12 +201,6 @@ func CompareSequenceNumbers(a, b string) int {
 	return 0
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // create starts a new enabled stream for a table whose partition key is
 // hashKey. Its label is the creation time with millisecond precision,
 // unique per table.
@@ -242,7 +234,7 @@ func (s *Streams) create(table, tableArn, hashKey, viewType string, prevLabel st
 
 func (s *Streams) newShardLocked(parentID string) *shard {
 	return &shard{
-		id:       fmt.Sprintf("shardId-%020d-%s", s.env.Time().UnixMilli(), randomHex(4)),
+		id:       fmt.Sprintf("shardId-%020d-%s", s.env.Time().UnixMilli(), awsapi.RandomHex(4)),
 		parentID: parentID,
 		startSeq: s.seq + 1,
 	}
@@ -344,7 +336,7 @@ func (s *Streams) append(arn string, changes []change) {
 		s.seq++
 		r := Record{
 			AwsRegion:    s.env.Region,
-			EventID:      randomHex(16),
+			EventID:      awsapi.RandomHex(16),
 			EventName:    name,
 			EventSource:  "aws:dynamodb",
 			EventVersion: "1.1",

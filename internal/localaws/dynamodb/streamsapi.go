@@ -68,8 +68,8 @@ func (a *streamsAPI) listStreams(req *awsapi.Request, in *listStreamsInput) (any
 	return out, nil
 }
 
-// pageLimit is the Limit of a ListStreams or DescribeStream page: 100 when
-// absent, else between 1 and 100.
+// pageLimit is the Limit of a ListTables, ListStreams or DescribeStream
+// page: 100 when absent, else between 1 and 100.
 func pageLimit(limit int) (int, error) {
 	if limit == 0 {
 		return 100, nil
@@ -117,7 +117,7 @@ func (a *streamsAPI) describeStream(req *awsapi.Request, in *describeStreamInput
 		"StreamLabel":             info.StreamLabel,
 		"StreamStatus":            info.StreamStatus,
 		"StreamViewType":          info.StreamViewType,
-		"CreationRequestDateTime": float64(info.Created.UnixMilli()) / 1000,
+		"CreationRequestDateTime": awsapi.Epoch(info.Created),
 		"TableName":               info.TableName,
 		"Shards":                  shards,
 	}

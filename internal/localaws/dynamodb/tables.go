@@ -336,7 +336,7 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		"TableArn":             t.arn,
 		"TableId":              t.id,
 		"TableStatus":          "ACTIVE",
-		"CreationDateTime":     float64(t.created.UnixMilli()) / 1000,
+		"CreationDateTime":     awsapi.Epoch(t.created),
 		"KeySchema":            t.keySchema,
 		"AttributeDefinitions": t.attrDefs,
 		"ItemCount":            count,
@@ -755,11 +755,9 @@ func (s *Service) listTables(req *awsapi.Request, in *listTablesInput) (any, err
 	if err := req.Authorize("dynamodb:ListTables", "*"); err != nil {
 		return nil, err
 	}
-	if in.Limit == 0 {
-		in.Limit = 100
-	}
-	if in.Limit < 1 || in.Limit > 100 {
-		return nil, awsapi.ValidationException("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", in.Limit)
+	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	names := make([]string, 0, len(s.tables))
@@ -771,8 +769,8 @@ func (s *Service) listTables(req *awsapi.Request, in *listTablesInput) (any, err
 	s.mu.Unlock()
 	sort.Strings(names)
 	out := map[string]any{}
-	if len(names) > in.Limit {
-		names = names[:in.Limit]
+	if len(names) > limit {
+		names = names[:limit]
 		out["LastEvaluatedTableName"] = names[len(names)-1]
 	}
 	out["TableNames"] = names
@@ -877,9 +875,7 @@ func (s *Service) untagResource(req *awsapi.Request, in *taggingInput) (any, err
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range in.TagKeys {
-		delete(t.tags, k)
-	}
+	awsapi.Untag(t.tags, in.TagKeys)
 	return struct{}{}, nil
 }
 

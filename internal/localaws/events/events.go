@@ -21,6 +21,7 @@ import (
 	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -276,8 +277,6 @@ func tagMap(tags []tag) (map[string]string, error) {
 
 func tagList(m map[string]string) []tag { return awsapi.TagList(m) }
 
-func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
-
 // ---- buses ----
 
 type createEventBusInput struct {
@@ -321,7 +320,7 @@ func (s *Service) describeEventBus(req *awsapi.Request, in *busRef) (any, error)
 	if err := authorize(req, "events:DescribeEventBus", b.arn); err != nil {
 		return nil, err
 	}
-	out := map[string]any{"Name": b.name, "Arn": b.arn, "CreationTime": epoch(b.created), "LastModifiedTime": epoch(b.created)}
+	out := map[string]any{"Name": b.name, "Arn": b.arn, "CreationTime": awsapi.Epoch(b.created), "LastModifiedTime": awsapi.Epoch(b.created)}
 	if b.description != "" {
 		out["Description"] = b.description
 	}
@@ -356,7 +355,7 @@ func (s *Service) listEventBuses(req *awsapi.Request, in *listEventBusesInput) (
 	var out []map[string]any
 	for _, n := range page {
 		b := s.buses[n]
-		e := map[string]any{"Name": b.name, "Arn": b.arn, "CreationTime": epoch(b.created), "LastModifiedTime": epoch(b.created)}
+		e := map[string]any{"Name": b.name, "Arn": b.arn, "CreationTime": awsapi.Epoch(b.created), "LastModifiedTime": awsapi.Epoch(b.created)}
 		if b.description != "" {
 			e["Description"] = b.description
 		}
@@ -372,18 +371,10 @@ func (s *Service) listEventBuses(req *awsapi.Request, in *listEventBusesInput) (
 
 // paginate pages sorted names; the token is the next name.
 func paginate(names []string, token string, limit int) ([]string, string) {
-	start := 0
-	if token != "" {
-		start = sort.SearchStrings(names, token)
-	}
-	names = names[start:]
 	if limit <= 0 || limit > 100 {
 		limit = 100
 	}
-	if len(names) > limit {
-		return names[:limit], names[limit]
-	}
-	return names, ""
+	return awsapi.PageNames(names, token, limit)
 }
 
 // ---- rules ----
@@ -451,9 +442,7 @@ func (s *Service) putRule(req *awsapi.Request, in *putRuleInput) (any, error) {
 		b.rules[in.Name] = r
 	}
 	r.description, r.pattern, r.compiled, r.schedule, r.state, r.roleArn = in.Description, in.EventPattern, compiled, in.ScheduleExpression, state, in.RoleArn
-	for k, v := range tags {
-		r.tags[k] = v
-	}
+	maps.Copy(r.tags, tags)
 	return map[string]string{"RuleArn": arn}, nil
 }
 
@@ -628,19 +617,7 @@ func (s *Service) removeTargets(req *awsapi.Request, in *removeTargetsInput) (an
 	if err != nil {
 		return nil, err
 	}
-	kept := r.targets[:0]
-	for _, t := range r.targets {
-		remove := false
-		for _, id := range in.Ids {
-			if id == t.Id {
-				remove = true
-			}
-		}
-		if !remove {
-			kept = append(kept, t)
-		}
-	}
-	r.targets = kept
+	r.targets = slices.DeleteFunc(r.targets, func(t target) bool { return slices.Contains(in.Ids, t.Id) })
 	return map[string]any{"FailedEntryCount": 0, "FailedEntries": []any{}}, nil
 }
 
@@ -694,9 +671,7 @@ type untagResourceInput struct {
 
 func (s *Service) untagResource(req *awsapi.Request, in *untagResourceInput) (any, error) {
 	return s.withTags(req, "events:UntagResource", in.ResourceARN, func(tags map[string]string) any {
-		for _, k := range in.TagKeys {
-			delete(tags, k)
-		}
+		awsapi.Untag(tags, in.TagKeys)
 		return nil
 	})
 }

@@ -99,7 +99,7 @@ func checkTags(tags []tag) *awsapi.Error {
 		return awsapi.NewError("LimitExceeded", "The number of tags has reached the maximum limit.")
 	}
 	for _, t := range tags {
-		if t.Key == "" || len(t.Key) > 128 || len(t.Value) > 256 {
+		if !awsapi.TagWithinLimits(t.Key, t.Value) {
 			return validationError("1 validation error detected: Value '%s' at 'tags.member.key' failed to satisfy constraint: Member must have length between 1 and 128", t.Key)
 		}
 	}
@@ -108,20 +108,13 @@ func checkTags(tags []tag) *awsapi.Error {
 
 // paginate applies Marker and MaxItems (default 100) to n items.
 func paginate(f url.Values, n int) (start, end int, marker string, err *awsapi.Error) {
-	if m := f.Get("Marker"); m != "" {
-		v, e := strconv.Atoi(m)
-		if e != nil || v < 0 || v > n {
-			return 0, 0, "", validationError("Invalid Marker.")
-		}
-		start = v
+	start, ok := awsapi.IntParam(f, "Marker", 0, 0, n)
+	if !ok {
+		return 0, 0, "", validationError("Invalid Marker.")
 	}
-	maxItems := 100
-	if m := f.Get("MaxItems"); m != "" {
-		v, e := strconv.Atoi(m)
-		if e != nil || v < 1 || v > 1000 {
-			return 0, 0, "", validationError("1 validation error detected: Value '%s' at 'maxItems' failed to satisfy constraint: Member must have value between 1 and 1000", m)
-		}
-		maxItems = v
+	maxItems, ok := awsapi.IntParam(f, "MaxItems", 100, 1, 1000)
+	if !ok {
+		return 0, 0, "", validationError("1 validation error detected: Value '%s' at 'maxItems' failed to satisfy constraint: Member must have value between 1 and 1000", f.Get("MaxItems"))
 	}
 	end = min(start+maxItems, n)
 	if end < n {

@@ -11,9 +11,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -171,11 +172,7 @@ func (s *Service) roleByARN(arn string) *role {
 
 // currentDocs are the identity policies of a role now. Callers hold s.mu.
 func (s *Service) currentDocs(r *role) []string {
-	names := make([]string, 0, len(r.inline))
-	for n := range r.inline {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(r.inline))
 	docs := make([]string, 0, len(names)+len(r.attached))
 	for _, n := range names {
 		docs = append(docs, r.inline[n])

@@ -3,7 +3,6 @@ package iam
 import (
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -70,14 +69,11 @@ func (t *STS) assumeRole(req *awsapi.Request, f url.Values) (any, error) {
 	if !sessionNameRE.MatchString(session) {
 		return nil, validationError("1 validation error detected: Value '%s' at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*", session)
 	}
-	duration := time.Hour
-	if v := f.Get("DurationSeconds"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 900 || n > 43200 {
-			return nil, validationError("1 validation error detected: Value '%s' at 'durationSeconds' failed to satisfy constraint: Member must have value greater than or equal to 900", v)
-		}
-		duration = time.Duration(n) * time.Second
+	seconds, ok := awsapi.IntParam(f, "DurationSeconds", int(time.Hour/time.Second), 900, 43200)
+	if !ok {
+		return nil, validationError("1 validation error detected: Value '%s' at 'durationSeconds' failed to satisfy constraint: Member must have value greater than or equal to 900", f.Get("DurationSeconds"))
 	}
+	duration := time.Duration(seconds) * time.Second
 	denied := awsapi.AccessDenied("User: %s is not authorized to perform: sts:AssumeRole on resource: %s", req.Principal.ARN, roleArn)
 	s := t.iam
 	s.mu.RLock()

@@ -150,3 +150,17 @@ func (s *Service) checkControls(role string, c controls) error {
 	}
 	return nil
 }
+
+// setControls applies the controls an input asks for to cfg's, checked
+// with cfg's role and log format.
+func (s *Service) setControls(cfg *config, in controlsInput, logging *loggingConfig) error {
+	ctl, err := cfg.apply(in, logging, cfg.LogFormat)
+	if err != nil {
+		return err
+	}
+	if err := s.checkControls(cfg.Role, ctl); err != nil {
+		return err
+	}
+	cfg.controls = ctl
+	return nil
+}

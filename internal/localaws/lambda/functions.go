@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -482,32 +481,36 @@ func (s *Service) newConfig(in *createFunctionInput) (config, error) {
 		Timeout: defaultTimeout, MemorySize: defaultMemorySize, Arch: arch,
 		LogGroup: "/aws/lambda/" + in.FunctionName, LogFormat: "Text",
 		CodeSha256: codeSha256(in.Code.ZipFile), CodeSize: int64(len(in.Code.ZipFile)), Zip: in.Code.ZipFile}
-	if in.Timeout != nil {
-		cfg.Timeout = *in.Timeout
-	}
-	if in.MemorySize != nil {
-		cfg.MemorySize = *in.MemorySize
-	}
-	if err := validateCommon(cfg.Timeout, cfg.MemorySize, in.Environment); err != nil {
+	if err := cfg.setSettings(in.Timeout, in.MemorySize, in.Environment); err != nil {
 		return config{}, err
 	}
 	if err := s.checkRole(in.Role); err != nil {
 		return config{}, err
 	}
 	cfg.setLogging(in.LoggingConfig)
-	ctl, cerr := controls{}.apply(in.controlsInput, in.LoggingConfig, cfg.LogFormat)
-	if cerr != nil {
-		return config{}, cerr
-	}
-	if err := s.checkControls(in.Role, ctl); err != nil {
+	if err := s.setControls(&cfg, in.controlsInput, in.LoggingConfig); err != nil {
 		return config{}, err
 	}
-	cfg.controls = ctl
-	if in.Environment != nil {
-		cfg.HasEnv = true
-		cfg.Env = maps.Clone(in.Environment.Variables)
-	}
 	return cfg, nil
+}
+
+// setSettings applies the timeout, memory size and environment an input
+// asks for, keeping those it leaves out, and checks the result.
+func (c *config) setSettings(timeout, memory *int, env *environment) error {
+	if timeout != nil {
+		c.Timeout = *timeout
+	}
+	if memory != nil {
+		c.MemorySize = *memory
+	}
+	if err := validateCommon(c.Timeout, c.MemorySize, env); err != nil {
+		return err
+	}
+	if env != nil {
+		c.HasEnv = true
+		c.Env = maps.Clone(env.Variables)
+	}
+	return nil
 }
 
 // setLogging applies the log group and format of a LoggingConfig.
@@ -649,33 +652,25 @@ func (s *Service) listFunctions(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	q := req.Query()
-	maxItems := 50
-	if v := q.Get("MaxItems"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 10000 {
-			return nil, invalidParameter("MaxItems must be within 1 and 10000")
-		}
-		maxItems = n
+	maxItems, ok := awsapi.IntParam(q, "MaxItems", 50, 1, 10000)
+	if !ok {
+		return nil, invalidParameter("MaxItems must be within 1 and 10000")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	names := slices.Sorted(maps.Keys(s.functions))
-	start := 0
-	if m := q.Get("Marker"); m != "" {
-		b, err := base64.RawURLEncoding.DecodeString(m)
-		if err != nil {
-			return nil, invalidParameter("Invalid marker: %s", m)
-		}
-		start = sort.SearchStrings(names, string(b))
+	marker, err := base64.RawURLEncoding.DecodeString(q.Get("Marker"))
+	if err != nil {
+		return nil, invalidParameter("Invalid marker: %s", q.Get("Marker"))
 	}
 	out := map[string]any{}
-	fns := []functionConfiguration{}
-	for i := start; i < len(names); i++ {
-		if len(fns) == maxItems {
-			out["NextMarker"] = base64.RawURLEncoding.EncodeToString([]byte(names[i]))
-			break
-		}
-		fns = append(fns, s.configurationLocked(s.functions[names[i]]))
+	page, next := awsapi.PageNames(names, string(marker), maxItems)
+	if next != "" {
+		out["NextMarker"] = base64.RawURLEncoding.EncodeToString([]byte(next))
+	}
+	fns := make([]functionConfiguration, 0, len(page))
+	for _, n := range page {
+		fns = append(fns, s.configurationLocked(s.functions[n]))
 	}
 	out["Functions"] = fns
 	return out, nil
@@ -760,18 +755,8 @@ func (s *Service) updateFunctionConfiguration(req *awsapi.Request, in *updateFun
 	if in.Description != nil {
 		cfg.Description = *in.Description
 	}
-	if in.Timeout != nil {
-		cfg.Timeout = *in.Timeout
-	}
-	if in.MemorySize != nil {
-		cfg.MemorySize = *in.MemorySize
-	}
-	if err := validateCommon(cfg.Timeout, cfg.MemorySize, in.Environment); err != nil {
+	if err := cfg.setSettings(in.Timeout, in.MemorySize, in.Environment); err != nil {
 		return nil, err
-	}
-	if in.Environment != nil {
-		cfg.HasEnv = true
-		cfg.Env = maps.Clone(in.Environment.Variables)
 	}
 	cfg.setLogging(in.LoggingConfig)
 	if in.Role != nil {
@@ -780,14 +765,9 @@ func (s *Service) updateFunctionConfiguration(req *awsapi.Request, in *updateFun
 		}
 		cfg.Role = *in.Role
 	}
-	ctl, cerr := cfg.apply(in.controlsInput, in.LoggingConfig, cfg.LogFormat)
-	if cerr != nil {
-		return nil, cerr
-	}
-	if err := s.checkControls(cfg.Role, ctl); err != nil {
+	if err := s.setControls(&cfg, in.controlsInput, in.LoggingConfig); err != nil {
 		return nil, err
 	}
-	cfg.controls = ctl
 	return s.commitUpdate(f, in.RevisionID, func() error {
 		cfg.CodeDir, cfg.Zip = f.cfg.CodeDir, f.cfg.Zip
 		f.cfg = cfg
@@ -884,13 +864,7 @@ type tagsInput struct {
 
 func (s *Service) tagResource(req *awsapi.Request, in *tagsInput) (any, error) {
 	return s.onTagged(req, "lambda:TagResource", func(f *function) (any, error) {
-		n := len(f.tags)
-		for k := range in.Tags {
-			if _, ok := f.tags[k]; !ok {
-				n++
-			}
-		}
-		if n > 50 {
+		if awsapi.MergedLen(f.tags, in.Tags) > 50 {
 			return nil, invalidParameter("Number of tags exceeds resource tag limit.")
 		}
 		maps.Copy(f.tags, in.Tags)
@@ -901,9 +875,7 @@ func (s *Service) tagResource(req *awsapi.Request, in *tagsInput) (any, error) {
 func (s *Service) untagResource(req *awsapi.Request) (any, error) {
 	keys := req.Query()["tagKeys"]
 	return s.onTagged(req, "lambda:UntagResource", func(f *function) (any, error) {
-		for _, k := range keys {
-			delete(f.tags, k)
-		}
+		awsapi.Untag(f.tags, keys)
 		return jsonStatus(http.StatusNoContent, nil)
 	})
 }

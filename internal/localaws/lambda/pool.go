@@ -3,9 +3,7 @@ package lambda
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -282,12 +280,6 @@ func errorPayload(errType, msg string) []byte {
 	return b
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // command returns the executable and arguments that run bootstrap for an
 // architecture: natively, or through qemu user emulation.
 func command(bootstrap, arch string) (string, []string, error) {
@@ -319,7 +311,7 @@ func (inst *instance) start() error {
 	}
 	inst.ln = ln
 	now := s.env.Time().UTC()
-	inst.stream = now.Format("2006/01/02") + "/[$LATEST]" + randomHex(16)
+	inst.stream = now.Format("2006/01/02") + "/[$LATEST]" + awsapi.RandomHex(16)
 	sess := s.env.Credentials.IssueRoleSession(spec.role, spec.name, credentialLifetime)
 
 	cmd := exec.Command(exe, args...)
@@ -695,7 +687,7 @@ func (s *Service) runOnce(_ context.Context, f *function, spec runSpec, payload 
 	inv := &invocation{
 		id:      awsapi.NewUUID(),
 		payload: payload,
-		traceID: fmt.Sprintf("Root=1-%08x-%s;Parent=%s;Sampled=0;Lineage=1:%s:0", time.Now().Unix(), randomHex(12), randomHex(8), randomHex(4)),
+		traceID: fmt.Sprintf("Root=1-%08x-%s;Parent=%s;Sampled=0;Lineage=1:%s:0", time.Now().Unix(), awsapi.RandomHex(12), awsapi.RandomHex(8), awsapi.RandomHex(4)),
 		started: make(chan struct{}),
 		done:    make(chan struct{}),
 	}

@@ -185,7 +185,7 @@ func checkTags(tags map[string]string) *awsapi.Error {
 		return invalidParameter("1 validation error detected: Value at 'tags' failed to satisfy constraint: Member must have length less than or equal to 50")
 	}
 	for k, v := range tags {
-		if k == "" || len(k) > 128 || len(v) > 256 || strings.HasPrefix(k, "aws:") {
+		if !awsapi.TagWithinLimits(k, v) || strings.HasPrefix(k, "aws:") {
 			return invalidParameter("1 validation error detected: Value '%s' at 'tags' failed to satisfy constraint: Map keys must satisfy constraints: [Member must have length between 1 and 128]", k)
 		}
 	}

@@ -1,6 +1,8 @@
 package logs
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,9 +143,7 @@ func (s *Service) untagLogGroup(req *awsapi.Request) (any, error) {
 		Tags         []string
 	}
 	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:UntagLogGroup", true, func(g *group) (any, error) {
-		for _, k := range in.Tags {
-			delete(g.tags, k)
-		}
+		awsapi.Untag(g.tags, in.Tags)
 		return nil, nil
 	})
 }
@@ -182,17 +182,13 @@ func (s *Service) deleteLogStream(req *awsapi.Request) (any, error) {
 
 func copyTags(t map[string]string) map[string]string {
 	out := make(map[string]string, len(t))
-	for k, v := range t {
-		out[k] = v
-	}
+	maps.Copy(out, t)
 	return out
 }
 
 func (g *group) addTags(tags map[string]string) error {
 	merged := copyTags(g.tags)
-	for k, v := range tags {
-		merged[k] = v
-	}
+	maps.Copy(merged, tags)
 	if err := checkTags(merged); err != nil {
 		return err
 	}
@@ -355,9 +351,7 @@ func (s *Service) tagging(req *awsapi.Request) (any, error) {
 		}
 		return nil, g.addTags(in.Tags)
 	case "UntagResource":
-		for _, k := range in.TagKeys {
-			delete(g.tags, k)
-		}
+		awsapi.Untag(g.tags, in.TagKeys)
 		return nil, nil
 	}
 	return map[string]any{"tags": copyTags(g.tags)}, nil
@@ -611,7 +605,7 @@ func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 		}
 		var sel []ordered
 		for _, st := range g.streams {
-			if len(in.LogStreamNames) > 0 && !containsString(in.LogStreamNames, st.name) {
+			if len(in.LogStreamNames) > 0 && !slices.Contains(in.LogStreamNames, st.name) {
 				continue
 			}
 			if !strings.HasPrefix(st.name, in.LogStreamNamePrefix) {
@@ -644,13 +638,4 @@ func (s *Service) filterLogEvents(req *awsapi.Request) (any, error) {
 		}
 		return out, nil
 	})
-}
-
-func containsString(l []string, v string) bool {
-	for _, x := range l {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -5,9 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/xml"
+	"maps"
 	"net/http"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +28,11 @@ type bucket struct {
 	uploads      map[string]*upload // multipart uploads in progress, by id
 }
 
-func (b *bucket) arn() string { return "arn:aws:s3:::" + b.name }
+func (b *bucket) arn() string { return bucketArn(b.name) }
+
+// bucketArn is the ARN of the bucket name: bucket ARNs have no region or
+// account.
+func bucketArn(name string) string { return "arn:aws:s3:::" + name }
 
 // validBucketName follows the naming rules of general purpose buckets
 // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html).
@@ -77,7 +82,7 @@ func (s *Service) createBucket(req *awsapi.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(req, nil, "s3:CreateBucket", "arn:aws:s3:::"+name); err != nil {
+	if err := s.authorize(req, nil, "s3:CreateBucket", bucketArn(name)); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -208,13 +213,9 @@ func (s *Service) listBuckets(req *awsapi.Request) (any, error) {
 		return nil, err
 	}
 	q := req.Query()
-	limit := 10000
-	if v := q.Get("max-buckets"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 10000 {
-			return nil, errInvalidArgument("Argument max-buckets must be an integer between 1 and 10000")
-		}
-		limit = n
+	limit, ok := awsapi.IntParam(q, "max-buckets", 10000, 1, 10000)
+	if !ok {
+		return nil, errInvalidArgument("Argument max-buckets must be an integer between 1 and 10000")
 	}
 	after := ""
 	if tok := q.Get("continuation-token"); tok != "" {
@@ -227,7 +228,7 @@ func (s *Service) listBuckets(req *awsapi.Request) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := listBucketsResult{Xmlns: xmlns, Owner: s.owner(), Buckets: []bucketEntry{}, Prefix: q.Get("prefix")}
-	for _, name := range sortedKeys(s.buckets) {
+	for _, name := range slices.Sorted(maps.Keys(s.buckets)) {
 		b := s.buckets[name]
 		if name <= after || !strings.HasPrefix(name, out.Prefix) || (q.Get("bucket-region") != "" && b.region != q.Get("bucket-region")) {
 			continue

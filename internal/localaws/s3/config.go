@@ -3,6 +3,7 @@ package s3
 import (
 	"encoding/xml"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -59,16 +60,7 @@ func publicPolicy(p *iampolicy.Policy) bool {
 		if st.Effect != "Allow" || st.Principal == nil || len(st.Condition) > 0 {
 			continue
 		}
-		if st.Principal.Any || slicesContains(st.Principal.AWS, "*") {
-			return true
-		}
-	}
-	return false
-}
-
-func slicesContains(l []string, v string) bool {
-	for _, x := range l {
-		if x == v {
+		if st.Principal.Any || slices.Contains(st.Principal.AWS, "*") {
 			return true
 		}
 	}

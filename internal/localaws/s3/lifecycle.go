@@ -126,13 +126,7 @@ func checkFilter(f *lifecycleFilter) error {
 	if f == nil {
 		return nil
 	}
-	n := 0
-	for _, set := range []bool{f.Prefix != nil, f.Tag != nil, f.ObjectSizeGreaterThan != nil, f.ObjectSizeLessThan != nil, f.And != nil} {
-		if set {
-			n++
-		}
-	}
-	if n > 1 {
+	if countSet(f.Prefix != nil, f.Tag != nil, f.ObjectSizeGreaterThan != nil, f.ObjectSizeLessThan != nil, f.And != nil) > 1 {
 		return errMalformedXML()
 	}
 	if f.And != nil {
@@ -147,14 +141,8 @@ func checkExpiration(e *lifecycleExpiration) error {
 	if e == nil {
 		return nil
 	}
-	set := 0
-	for _, ok := range []bool{e.Days != nil, e.Date != nil, e.ExpiredObjectDeleteMarker != nil} {
-		if ok {
-			set++
-		}
-	}
 	switch {
-	case set != 1:
+	case countSet(e.Days != nil, e.Date != nil, e.ExpiredObjectDeleteMarker != nil) != 1:
 		return errMalformedXML()
 	case e.Days != nil && *e.Days <= 0:
 		return errInvalidArgument("'Days' for Expiration action must be a positive integer")
@@ -168,6 +156,17 @@ func checkExpiration(e *lifecycleExpiration) error {
 		}
 	}
 	return nil
+}
+
+// countSet is how many of the elements a choice allows one of are set.
+func countSet(set ...bool) int {
+	n := 0
+	for _, ok := range set {
+		if ok {
+			n++
+		}
+	}
+	return n
 }
 
 func newRuleID() string {

@@ -3,8 +3,10 @@ package s3
 import (
 	"encoding/base64"
 	"encoding/xml"
+	"maps"
+	"math"
 	"net/url"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -48,14 +50,11 @@ type commonPrefix struct {
 // token is opaque: the last key or prefix returned, encoded.
 func (s *Service) listObjectsV2(req *awsapi.Request) (any, error) {
 	q := req.Query()
-	maxKeys := 1000
-	if v := q.Get("max-keys"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, errInvalidArgument("Provided max-keys not an integer or within integer range")
-		}
-		maxKeys = min(n, 1000)
+	n, ok := awsapi.IntParam(q, "max-keys", 1000, 0, math.MaxInt)
+	if !ok {
+		return nil, errInvalidArgument("Provided max-keys not an integer or within integer range")
 	}
+	maxKeys := min(n, 1000)
 	after := q.Get("start-after")
 	if tok := q.Get("continuation-token"); q.Has("continuation-token") {
 		raw, err := base64.RawURLEncoding.DecodeString(tok)
@@ -81,7 +80,7 @@ func (s *Service) listObjectsV2(req *awsapi.Request) (any, error) {
 
 func (s *Service) collectKeys(b *bucket, out *listBucketResult, after string, fetchOwner bool) {
 	last := ""
-	for _, key := range sortedKeys(b.objects) {
+	for _, key := range slices.Sorted(maps.Keys(b.objects)) {
 		if key <= after || !strings.HasPrefix(key, out.Prefix) {
 			continue
 		}

@@ -43,7 +43,6 @@ package s3
 import (
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -96,7 +95,7 @@ func New(env *awsapi.Env, opts Options) *Service {
 	s.routes = awsapi.NewRoutes(s.operations())
 	s.Lists(&s.mu, func(add func(string)) {
 		for name := range s.buckets {
-			add("arn:aws:s3:::" + name)
+			add(bucketArn(name))
 		}
 	})
 	if opts.LifecycleSweepInterval > 0 {
@@ -215,14 +214,4 @@ func objectKey(req *awsapi.Request) string {
 		return rest
 	}
 	return k
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

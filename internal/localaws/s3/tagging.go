@@ -2,7 +2,9 @@ package s3
 
 import (
 	"encoding/xml"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
@@ -54,7 +56,7 @@ func checkTags(tags []tag, limit int) (map[string]string, error) {
 
 func tagSet(tags map[string]string) tagging {
 	out := tagging{Xmlns: xmlns, TagSet: []tag{}}
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		out.TagSet = append(out.TagSet, tag{Key: k, Value: tags[k]})
 	}
 	return out

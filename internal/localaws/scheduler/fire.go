@@ -1,9 +1,6 @@
 package scheduler
 
 import (
-	crand "crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -182,11 +179,7 @@ func (s *Service) complete(p plan) {
 	}
 }
 
-func newExecutionID() string {
-	var b [8]byte
-	_, _ = crand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func newExecutionID() string { return awsapi.RandomHex(8) }
 
 // fire makes the first attempt of an occurrence and leaves retries and the
 // dead-letter queue to the background.
@@ -237,38 +230,6 @@ func (s *Service) retry(p plan, execID string, scheduled time.Time, last *awsapi
 	s.deadLetter(p, execID, scheduled, last, retries, condition)
 }
 
-// rolePrincipal is the session Scheduler opens on the execution role.
-func (s *Service) rolePrincipal(roleArn, execID string) awsapi.Principal {
-	name := roleArn[strings.LastIndex(roleArn, "/")+1:]
-	return awsapi.Principal{
-		RoleArn:     roleArn,
-		SessionName: execID,
-		ARN:         awsapi.ARN("sts", "", s.env.AccountID, "assumed-role/"+name+"/"+execID),
-	}
-}
-
-// authorizeAsRole checks that the execution role may perform action on
-// resource, with the error AWS reports.
-func (s *Service) authorizeAsRole(p awsapi.Principal, action, resource string) error {
-	a := s.env.Authorizer()
-	if a == nil {
-		return nil
-	}
-	err := a.Authorize(p, action, resource)
-	if err == nil {
-		return nil
-	}
-	var e *awsapi.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	reason := err.Error()
-	if !strings.HasPrefix(reason, "because ") && !strings.HasPrefix(reason, "with ") {
-		reason = "because " + reason
-	}
-	return awsapi.AccessDeniedException("User: %s is not authorized to perform: %s on resource: %s %s", p.ARN, action, resource, reason)
-}
-
 // payload substitutes the context attributes AWS documents in the input.
 func payload(p plan, execID string, scheduled time.Time, attemptNo int) string {
 	in := "{}"
@@ -299,12 +260,13 @@ func (s *Service) attempt(p plan, execID string, scheduled time.Time, attemptNo 
 			}
 		}
 	}
-	principal := s.rolePrincipal(t.RoleArn, execID)
+	// The session Scheduler opens on the execution role.
+	principal := s.env.RolePrincipal(t.RoleArn, execID)
 	body := payload(p, execID, scheduled, attemptNo)
 	a, _ := awsapi.ParseARN(t.Arn)
 	switch a.Service {
 	case "lambda":
-		if err := s.authorizeAsRole(principal, "lambda:InvokeFunction", t.Arn); err != nil {
+		if err := s.env.AuthorizeAs(principal, "lambda:InvokeFunction", t.Arn); err != nil {
 			return err
 		}
 		fi, err := awsapi.Dependency(s.deps.Functions, "lambda", awsapi.InternalFailure)
@@ -313,7 +275,7 @@ func (s *Service) attempt(p plan, execID string, scheduled time.Time, attemptNo 
 		}
 		return fi.InvokeAsync(s.Context(), t.Arn, []byte(body))
 	case "sqs":
-		if err := s.authorizeAsRole(principal, "sqs:SendMessage", t.Arn); err != nil {
+		if err := s.env.AuthorizeAs(principal, "sqs:SendMessage", t.Arn); err != nil {
 			return err
 		}
 		q, err := s.queues()
@@ -351,7 +313,7 @@ func (s *Service) deadLetter(p plan, execID string, scheduled time.Time, last *a
 		"SCHEDULE_ARN":              p.arn,
 		"TARGET_ARN":                p.cfg.target.Arn,
 	}
-	err := s.authorizeAsRole(s.rolePrincipal(p.cfg.target.RoleArn, execID), "sqs:SendMessage", dlq.Arn)
+	err := s.env.AuthorizeAs(s.env.RolePrincipal(p.cfg.target.RoleArn, execID), "sqs:SendMessage", dlq.Arn)
 	if err == nil {
 		var q QueueSink
 		if q, err = s.queues(); err == nil {

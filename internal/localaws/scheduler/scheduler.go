@@ -614,10 +614,10 @@ func (s *Service) getSchedule(req *awsapi.Request) (any, error) {
 	out := map[string]any{
 		"ActionAfterCompletion":      c.after,
 		"Arn":                        sc.arn,
-		"CreationDate":               epoch(sc.created),
+		"CreationDate":               awsapi.Epoch(sc.created),
 		"FlexibleTimeWindow":         c.window,
 		"GroupName":                  sc.group,
-		"LastModificationDate":       epoch(sc.modified),
+		"LastModificationDate":       awsapi.Epoch(sc.modified),
 		"Name":                       sc.name,
 		"ScheduleExpression":         c.expression,
 		"ScheduleExpressionTimezone": c.timezone,
@@ -631,10 +631,10 @@ func (s *Service) getSchedule(req *awsapi.Request) (any, error) {
 		out["KmsKeyArn"] = c.kmsKeyArn
 	}
 	if c.startDate != nil {
-		out["StartDate"] = epoch(*c.startDate)
+		out["StartDate"] = awsapi.Epoch(*c.startDate)
 	}
 	if c.endDate != nil {
-		out["EndDate"] = epoch(*c.endDate)
+		out["EndDate"] = awsapi.Epoch(*c.endDate)
 	}
 	return out, nil
 }
@@ -742,8 +742,8 @@ func listed[T any](field string, q url.Values, limit int, items map[string]T, su
 
 func scheduleSummary(sc *schedule) map[string]any {
 	return map[string]any{
-		"Arn": sc.arn, "CreationDate": epoch(sc.created), "GroupName": sc.group,
-		"LastModificationDate": epoch(sc.modified), "Name": sc.name, "State": sc.cfg.state,
+		"Arn": sc.arn, "CreationDate": awsapi.Epoch(sc.created), "GroupName": sc.group,
+		"LastModificationDate": awsapi.Epoch(sc.modified), "Name": sc.name, "State": sc.cfg.state,
 		"Target": map[string]string{"Arn": sc.cfg.target.Arn},
 	}
 }
@@ -774,8 +774,6 @@ func (s *Service) listSchedules(req *awsapi.Request) (any, error) {
 	}
 	return listed("Schedules", q, limit, byKey, scheduleSummary)
 }
-
-func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
 
 // ---- groups ----
 
@@ -821,7 +819,7 @@ func (s *Service) createGroup(req *awsapi.Request, in *groupInput) (any, error) 
 }
 
 func groupSummary(g *group) map[string]any {
-	return map[string]any{"Arn": g.arn, "CreationDate": epoch(g.created), "LastModificationDate": epoch(g.modified),
+	return map[string]any{"Arn": g.arn, "CreationDate": awsapi.Epoch(g.created), "LastModificationDate": awsapi.Epoch(g.modified),
 		"Name": g.name, "State": "ACTIVE"}
 }
 
@@ -913,9 +911,7 @@ func (s *Service) tagResource(req *awsapi.Request, in *struct{ Tags []tag }) (an
 
 func (s *Service) untagResource(req *awsapi.Request) (any, error) {
 	return s.onTagged(req, "scheduler:UntagResource", func(g *group) (any, error) {
-		for _, k := range req.Query()["TagKeys"] {
-			delete(g.tags, k)
-		}
+		awsapi.Untag(g.tags, req.Query()["TagKeys"])
 		return map[string]any{}, nil
 	})
 }

@@ -299,11 +299,7 @@ func optionalEl(name, v string) string {
 }
 
 func xmlMap(name string, m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	var b strings.Builder
 	b.WriteString("<" + name + ">")
 	for _, k := range keys {
@@ -439,9 +435,7 @@ func (s *Service) createTopic(req *awsapi.Request, f form) (any, error) {
 	if fifo {
 		t.attrs["FifoTopic"], t.attrs["ContentBasedDeduplication"] = "true", "false"
 	}
-	for k, v := range attrs {
-		t.attrs[k] = v
-	}
+	maps.Copy(t.attrs, attrs)
 	s.topics[arn] = t
 	return el("TopicArn", arn), nil
 }
@@ -494,13 +488,9 @@ func (s *Service) listTopics(req *awsapi.Request, f form) (any, error) {
 		return nil, errAuth(req, "sns:ListTopics", s.env.ARN("sns", "*"))
 	}
 	s.mu.Lock()
-	arns := make([]string, 0, len(s.topics))
-	for a := range s.topics {
-		arns = append(arns, a)
-	}
+	arns := slices.Sorted(maps.Keys(s.topics))
 	s.mu.Unlock()
-	sort.Strings(arns)
-	page, next := paginate(arns, get(f, "NextToken"), 100)
+	page, next := awsapi.PageNames(arns, get(f, "NextToken"), 100)
 	var b strings.Builder
 	b.WriteString("<Topics>")
 	for _, a := range page {
@@ -511,18 +501,6 @@ func (s *Service) listTopics(req *awsapi.Request, f form) (any, error) {
 		b.WriteString(el("NextToken", next))
 	}
 	return b.String(), nil
-}
-
-func paginate(sorted []string, token string, limit int) ([]string, string) {
-	start := 0
-	if token != "" {
-		start = sort.SearchStrings(sorted, token)
-	}
-	sorted = sorted[start:]
-	if len(sorted) > limit {
-		return sorted[:limit], sorted[limit]
-	}
-	return sorted, ""
 }
 
 func (s *Service) deleteTopic(req *awsapi.Request, f form) (any, error) {
@@ -610,9 +588,7 @@ func (s *Service) subscribe(req *awsapi.Request, f form) (any, error) {
 	}
 	sub := &subscription{arn: t.arn + ":" + awsapi.NewUUID(), topicArn: t.arn, protocol: protocol, endpoint: endpoint,
 		attrs: map[string]string{"RawMessageDelivery": "false"}, filter: flt, fifoTopic: t.isFIFO()}
-	for k, v := range attrs {
-		sub.attrs[k] = v
-	}
+	maps.Copy(sub.attrs, attrs)
 	defaultFilterScope(sub.attrs)
 	s.subs[sub.arn] = sub
 	t.subs = append(t.subs, sub.arn)
@@ -683,7 +659,7 @@ func (s *Service) listSubscriptions(req *awsapi.Request, f form, topicArn string
 		s.mu.Unlock()
 	}
 	sort.Strings(arns)
-	page, next := paginate(arns, get(f, "NextToken"), 100)
+	page, next := awsapi.PageNames(arns, get(f, "NextToken"), 100)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b strings.Builder
@@ -757,9 +733,7 @@ func (s *Service) tagResource(req *awsapi.Request, f form) (any, error) {
 
 func (s *Service) untagResource(req *awsapi.Request, f form) (any, error) {
 	return s.withTags(req, f, "sns:UntagResource", func(tags map[string]string) (any, error) {
-		for _, k := range queryList(f, "TagKeys") {
-			delete(tags, k)
-		}
+		awsapi.Untag(tags, queryList(f, "TagKeys"))
 		return nil, nil
 	})
 }
@@ -944,9 +918,7 @@ func (s *Service) fanOut(t *topic, m outgoing) {
 		if sub := s.subs[a]; sub != nil {
 			c := *sub
 			c.attrs = map[string]string{}
-			for k, v := range sub.attrs {
-				c.attrs[k] = v
-			}
+			maps.Copy(c.attrs, sub.attrs)
 			subs = append(subs, c)
 		}
 	}

@@ -1,7 +1,9 @@
 package sqs
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -58,10 +60,8 @@ func normaliseFifoAttr(k, v string, fifo bool) (string, error) {
 		return "", errInvalidAttributeName(k)
 	}
 	if enum, ok := fifoEnums[k]; ok {
-		for _, e := range enum {
-			if v == e {
-				return v, nil
-			}
+		if slices.Contains(enum, v) {
+			return v, nil
 		}
 		return "", errInvalidAttributeValue(k)
 	}
@@ -87,12 +87,8 @@ func checkThroughput(attrs map[string]string) error {
 // combinations before changing the queue.
 func (q *queue) merged(attrs map[string]string) map[string]string {
 	out := make(map[string]string, len(q.attrs)+len(attrs))
-	for k, v := range q.attrs {
-		out[k] = v
-	}
-	for k, v := range attrs {
-		out[k] = v
-	}
+	maps.Copy(out, q.attrs)
+	maps.Copy(out, attrs)
 	return out
 }
 

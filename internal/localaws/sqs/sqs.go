@@ -25,8 +25,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -341,9 +343,7 @@ func defaultAttrs(fifo bool) map[string]string {
 		}
 	}
 	if fifo {
-		for k, v := range fifoDefaults {
-			m[k] = v
-		}
+		maps.Copy(m, fifoDefaults)
 	}
 	return m
 }
@@ -509,9 +509,7 @@ func (s *Service) createQueue(req *awsapi.Request, in *createQueueInput) (any, e
 		notify: make(chan struct{}),
 	}
 	q.apply(attrs)
-	for k, v := range in.Tags {
-		q.tags[k] = v
-	}
+	maps.Copy(q.tags, in.Tags)
 	s.queues[q.name] = q
 	return map[string]string{"QueueUrl": s.queueURL(q.name)}, nil
 }
@@ -545,9 +543,7 @@ func (s *Service) getQueueAttributes(req *awsapi.Request, in *getQueueAttributes
 		now := s.env.Time()
 		s.sweep(q, now)
 		all := map[string]string{}
-		for k, v := range q.attrs {
-			all[k] = v
-		}
+		maps.Copy(all, q.attrs)
 		visible, inflight, delayed := 0, 0, 0
 		for _, m := range q.msgs {
 			switch {
@@ -641,25 +637,18 @@ func (s *Service) listQueues(req *awsapi.Request, in *listQueuesInput) (any, err
 	}
 	s.mu.Unlock()
 	sort.Strings(names)
-	start := 0
-	if in.NextToken != "" {
-		b, err := base64.RawURLEncoding.DecodeString(in.NextToken)
-		if err != nil {
-			return nil, errInvalidParameter("Invalid NextToken value.")
-		}
-		start = sort.SearchStrings(names, string(b))
+	token, err := base64.RawURLEncoding.DecodeString(in.NextToken)
+	if err != nil {
+		return nil, errInvalidParameter("Invalid NextToken value.")
 	}
-	names = names[start:]
 	limit := 1000
 	if in.MaxResults > 0 {
 		limit = in.MaxResults
 	}
 	out := map[string]any{}
-	if len(names) > limit {
-		if in.MaxResults > 0 {
-			out["NextToken"] = base64.RawURLEncoding.EncodeToString([]byte(names[limit]))
-		}
-		names = names[:limit]
+	names, next := awsapi.PageNames(names, string(token), limit)
+	if next != "" && in.MaxResults > 0 {
+		out["NextToken"] = base64.RawURLEncoding.EncodeToString([]byte(next))
 	}
 	urls := make([]string, len(names))
 	for i, n := range names {
@@ -714,18 +703,10 @@ func (s *Service) tagQueue(req *awsapi.Request, in *tagQueueInput) (any, error) 
 		if len(in.Tags) == 0 {
 			return nil, errMissingParameter("Tags")
 		}
-		n := len(q.tags)
-		for k := range in.Tags {
-			if _, ok := q.tags[k]; !ok {
-				n++
-			}
-		}
-		if n > 50 {
+		if awsapi.MergedLen(q.tags, in.Tags) > 50 {
 			return nil, errInvalidParameter("Too many tags added for queue %s.", q.name)
 		}
-		for k, v := range in.Tags {
-			q.tags[k] = v
-		}
+		maps.Copy(q.tags, in.Tags)
 		return nil, nil
 	})
 }
@@ -737,9 +718,7 @@ type untagQueueInput struct {
 
 func (s *Service) untagQueue(req *awsapi.Request, in *untagQueueInput) (any, error) {
 	return s.lockedQueue(req, in.QueueUrl, "sqs:UntagQueue", func(q *queue) (any, error) {
-		for _, k := range in.TagKeys {
-			delete(q.tags, k)
-		}
+		awsapi.Untag(q.tags, in.TagKeys)
 		return nil, nil
 	})
 }
@@ -752,9 +731,7 @@ func (s *Service) listQueueTags(req *awsapi.Request, in *listQueueTagsInput) (an
 			return map[string]any{}, nil
 		}
 		tags := make(map[string]string, len(q.tags))
-		for k, v := range q.tags {
-			tags[k] = v
-		}
+		maps.Copy(tags, q.tags)
 		return map[string]any{"Tags": tags}, nil
 	})
 }
@@ -917,11 +894,7 @@ func MD5OfMessageAttributes(attrs map[string]MessageAttribute) string {
 	if len(attrs) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(attrs))
-	for n := range attrs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(attrs))
 	h := md5.New()
 	put := func(b []byte) {
 		var l [4]byte

@@ -3,6 +3,7 @@ package esm
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -412,24 +413,11 @@ func (s *Service) qualifiedFunctionArn(name string) string {
 // rolePrincipal is the principal a mapping acts as: a Lambda session of the
 // function's execution role.
 func (s *Service) rolePrincipal(roleArn string) awsapi.Principal {
-	name := roleArn
-	if a, err := awsapi.ParseARN(roleArn); err == nil {
-		name = a.Resource[strings.LastIndex(a.Resource, "/")+1:]
-	}
-	session := "awslambda_esm"
-	return awsapi.Principal{
-		RoleArn:     roleArn,
-		SessionName: session,
-		ARN:         awsapi.ARN("sts", "", s.env.AccountID, "assumed-role/"+name+"/"+session),
-	}
+	return s.env.RolePrincipal(roleArn, "awslambda_esm")
 }
 
 func (s *Service) authorizeRole(roleArn, action, resource string) error {
-	a := s.env.Authorizer()
-	if a == nil {
-		return nil
-	}
-	return a.Authorize(s.rolePrincipal(roleArn), action, resource)
+	return s.env.AuthorizeAs(s.rolePrincipal(roleArn), action, resource)
 }
 
 // streamReadActions are the actions Lambda needs on a DynamoDB stream.
@@ -658,21 +646,13 @@ func (s *Service) list(req *awsapi.Request) (any, error) {
 	q := req.HTTP.URL.Query()
 	srcArn := q.Get("EventSourceArn")
 	fn := q.Get("FunctionName")
-	maxItems := 100
-	if v := q.Get("MaxItems"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 10000 {
-			return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'maxItems' failed to satisfy constraint: Member must have value between 1 and 10000", v)
-		}
-		maxItems = n
+	maxItems, ok := awsapi.IntParam(q, "MaxItems", 100, 1, 10000)
+	if !ok {
+		return nil, awsapi.ValidationException("1 validation error detected: Value '%s' at 'maxItems' failed to satisfy constraint: Member must have value between 1 and 10000", q.Get("MaxItems"))
 	}
-	start := 0
-	if v := q.Get("Marker"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, InvalidParameterValueException("Invalid marker: %s", v)
-		}
-		start = n
+	start, ok := awsapi.IntParam(q, "Marker", 0, 0, math.MaxInt)
+	if !ok {
+		return nil, InvalidParameterValueException("Invalid marker: %s", q.Get("Marker"))
 	}
 	var fnArn string
 	if fn != "" {
@@ -685,17 +665,8 @@ func (s *Service) list(req *awsapi.Request) (any, error) {
 			fnArn += ":" + qual
 		}
 	}
-	s.mu.Lock()
-	ms := make([]*mapping, 0, len(s.order))
-	for _, id := range s.order {
-		ms = append(ms, s.mappings[id])
-	}
-	s.mu.Unlock()
 	var out []Configuration
-	for _, m := range ms {
-		m.mu.Lock()
-		c := m.configurationLocked()
-		m.mu.Unlock()
+	for _, c := range s.Mappings() {
 		if srcArn != "" && c.EventSourceArn != srcArn {
 			continue
 		}
@@ -754,7 +725,7 @@ func (m *mapping) configurationLocked() Configuration {
 		ParallelizationFactor:          st.ParallelizationFactor,
 		EventSourceArn:                 st.EventSourceArn,
 		FunctionArn:                    st.FunctionArn,
-		LastModified:                   epochSeconds(m.lastModified),
+		LastModified:                   awsapi.Epoch(m.lastModified),
 		LastProcessingResult:           m.lastResult,
 		State:                          m.state,
 		StateTransitionReason:          m.reason,
@@ -767,7 +738,7 @@ func (m *mapping) configurationLocked() Configuration {
 		EventSourceMappingArn:          m.arn,
 	}
 	if st.StartingPositionTimestamp != nil {
-		ts := epochSeconds(*st.StartingPositionTimestamp)
+		ts := awsapi.Epoch(*st.StartingPositionTimestamp)
 		c.StartingPositionTimestamp = &ts
 	}
 	if st.OnFailureDestination != "" {

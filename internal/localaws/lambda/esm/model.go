@@ -3,6 +3,7 @@ package esm
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -121,12 +122,7 @@ type Settings struct {
 }
 
 func (s Settings) reportBatchItemFailures() bool {
-	for _, t := range s.FunctionResponseTypes {
-		if t == "ReportBatchItemFailures" {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(s.FunctionResponseTypes, "ReportBatchItemFailures")
 }
 
 // --- wire shapes (restJson1, see the lambda client's schemas) ---
@@ -193,8 +189,4 @@ type Configuration struct {
 	TumblingWindowInSeconds        int                    `json:"TumblingWindowInSeconds"`
 	FunctionResponseTypes          []string               `json:"FunctionResponseTypes"`
 	EventSourceMappingArn          string                 `json:"EventSourceMappingArn"`
-}
-
-func epochSeconds(t time.Time) float64 {
-	return float64(t.UnixMilli()) / 1000
 }
