@@ -164,7 +164,7 @@ type overheadBench struct {
 
 func newOverheadBench(b *testing.B, handler string) *overheadBench {
 	b.Helper()
-	stack := startDynamoDB(b)
+	stack := localawstest.StartDynamoDB(b)
 	ctx := context.Background()
 	cfg := localawstest.Config(stack)
 	createTables(ctx, b, dynamodb.NewFromConfig(cfg))

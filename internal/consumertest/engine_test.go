@@ -17,8 +17,6 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
@@ -41,7 +39,7 @@ func newEngine(t *testing.T) *engine {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return newEngineOn(ctx, t, localawstest.Config(startDynamoDB(t)), time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
+	return newEngineOn(ctx, t, localawstest.Config(localawstest.StartDynamoDB(t)), time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC),
 		func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
 }
 
@@ -55,16 +53,6 @@ func newEngineOn(ctx context.Context, t testing.TB, cfg aws.Config, now time.Tim
 	})...)
 	createTables(ctx, t, e.client)
 	return e
-}
-
-// startDynamoDB starts a local AWS stack that serves only DynamoDB.
-func startDynamoDB(t testing.TB) *localaws.Stack {
-	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
-		t.Fatal(err)
-	}
-	return stack
 }
 
 // createTables creates the inbox table and the ledger table.

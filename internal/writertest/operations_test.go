@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
-	localddb "github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -62,10 +61,7 @@ func newEngine(t *testing.T) *engine {
 // returns it with a client of it.
 func startDynamoDB(t *testing.T, opts ...func(*dynamodb.Options)) (*localaws.Stack, *dynamodb.Client) {
 	t.Helper()
-	stack := localawstest.Start(t, func(o *localaws.Options) { o.NoServices = true })
-	if err := stack.Register(localddb.New(stack.Env(), localddb.Options{TTLSweepInterval: -1})); err != nil {
-		t.Fatal(err)
-	}
+	stack := localawstest.StartDynamoDB(t)
 	return stack, dynamodb.NewFromConfig(localawstest.Config(stack), opts...)
 }
 
