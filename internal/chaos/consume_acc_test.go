@@ -245,7 +245,7 @@ func (c *consumeRun) createFunction(ctx context.Context, stack *localaws.Stack, 
 	c.t.Helper()
 	iamc := iam.NewFromConfig(clientConfig(stack))
 	role, err := iamc.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(consumeFunction),
-		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"lambda.amazonaws.com"},"Action":"sts:AssumeRole"}]}`)})
+		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))})
 	if err != nil {
 		c.t.Fatal(err)
 	}
