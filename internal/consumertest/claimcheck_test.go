@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
-	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/target"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -35,10 +34,8 @@ func blob(n int) json.RawMessage {
 func TestClaimCheckFromWriterToConsumer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg := localawstest.Config(localawstest.Start(t))
-	objects, ddb := s3.NewFromConfig(cfg), dynamodb.NewFromConfig(cfg)
 	table := outbox.Table{Name: "orders"}.WithDefaults()
-	relaytest.CreateBucketAndTable(ctx, t, objects, ddb, "claims", table)
+	_, objects, ddb := relaytest.ClaimCheckStack(ctx, t, "claims", table)
 	w, err := outbox.NewWriter(ddb, table, outbox.WithClaimCheck(objects, "claims"))
 	if err != nil {
 		t.Fatal(err)
