@@ -37,7 +37,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -109,7 +109,7 @@ type consumeRun struct {
 	ddb       *dynamodb.Client
 	lambda    *lambda.Client
 	logs      *cloudwatchlogs.Client
-	publisher *target.EventBridgePublisher
+	publisher *targetkind.EventBridgePublisher
 	sub       subscription.State
 	region    string
 	inbox     string
@@ -207,7 +207,7 @@ func newConsumeRun(ctx context.Context, t *testing.T, o consumeOptions) *consume
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.publisher = &target.EventBridgePublisher{Client: eventbridge.NewFromConfig(cfg), EventBus: aws.ToString(bus.EventBusArn),
+	c.publisher = &targetkind.EventBridgePublisher{Client: eventbridge.NewFromConfig(cfg), EventBus: aws.ToString(bus.EventBusArn),
 		Retry: retry.Policy{Attempts: 5, Base: 50 * time.Millisecond, Max: time.Second}}
 	c.sub, err = subscription.New(cfg).Create(ctx, subscription.Spec{
 		Name: consumeName, EventBus: aws.ToString(bus.EventBusArn), Sources: []string{eventSource},

@@ -15,7 +15,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/perfreport"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/claimsweep"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -50,7 +50,7 @@ func BenchmarkClaimCheck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	q := d.targetQueue("claims", "", target.PublisherOptions{Objects: objects})
+	q := d.targetQueue("claims", "", targetkind.PublisherOptions{Objects: objects})
 	c, err := consumer.New(e.inbox(), func(context.Context, consumer.Event[map[string]any], *consumer.Tx) error { return nil },
 		consumer.WithObjectStore(objects), consumer.WithMetricsWriter(io.Discard))
 	if err != nil {

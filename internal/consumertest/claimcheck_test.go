@@ -17,7 +17,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -106,7 +106,7 @@ func consumeClaims(ctx context.Context, t *testing.T, objects *s3.Client, record
 	t.Helper()
 	d := newDeliveries(t)
 	e := d.engine(ctx)
-	q := d.targetQueue(fmt.Sprintf("claims-%s-%d", f, len(records)), f, target.PublisherOptions{Objects: objects})
+	q := d.targetQueue(fmt.Sprintf("claims-%s-%d", f, len(records)), f, targetkind.PublisherOptions{Objects: objects})
 	q.publish(ctx, records)
 	applied := map[string][32]byte{}
 	c, err := consumer.New(e.inbox(), func(_ context.Context, ev consumer.Event[map[string]any], _ *consumer.Tx) error {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -73,11 +73,11 @@ type targetQueue struct {
 
 // targetQueue creates a queue and a publisher to it of the envelope f (the
 // target's default when ""), with o and the stack's SQS client.
-func (d *deliveries) targetQueue(name string, f outbox.Format, o target.PublisherOptions) *targetQueue {
+func (d *deliveries) targetQueue(name string, f outbox.Format, o targetkind.PublisherOptions) *targetQueue {
 	d.t.Helper()
 	url, arn := d.queue(name)
 	o.Client = d.queues
-	pub, err := target.NewPublisher(aws.Config{}, target.Settings{Type: target.SQS, QueueARN: arn, Envelope: f}, o)
+	pub, err := targetkind.NewPublisher(aws.Config{}, targetkind.Settings{Type: targetkind.SQS, QueueARN: arn, Envelope: f}, o)
 	if err != nil {
 		d.t.Fatal(err)
 	}

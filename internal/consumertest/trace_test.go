@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -37,7 +37,7 @@ func traceThrough(t *testing.T, f outbox.Format) {
 	e := d.engine(ctx)
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	q := d.targetQueue("traced-"+string(f), f, target.PublisherOptions{TracerProvider: tp})
+	q := d.targetQueue("traced-"+string(f), f, targetkind.PublisherOptions{TracerProvider: tp})
 	table := outbox.Table{Name: "orders", Layout: outbox.LayoutShared}.WithDefaults()
 	w, err := outbox.NewWriter(nil, table)
 	if err != nil {

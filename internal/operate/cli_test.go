@@ -21,7 +21,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -400,8 +400,8 @@ func TestGuideListsThePermissions(t *testing.T) {
 func TestReplayTargets(t *testing.T) {
 	t.Parallel()
 	c := &Clients{}
-	ebPipeline := &Pipeline{Config: config.Config{Target: target.Settings{Type: config.TargetEventBridge, EventBus: "orders"}}}
-	snsPipeline := &Pipeline{Config: config.Config{Target: target.Settings{Type: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}}}
+	ebPipeline := &Pipeline{Config: config.Config{Target: targetkind.Settings{Type: config.TargetEventBridge, EventBus: "orders"}}}
+	snsPipeline := &Pipeline{Config: config.Config{Target: targetkind.Settings{Type: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}}}
 	for _, tc := range []struct {
 		p                       *Pipeline
 		target, want            string
@@ -423,8 +423,8 @@ func TestReplayTargets(t *testing.T) {
 			}
 			continue
 		}
-		_, isSNS := target.KindPublisher(pub).(*target.SNSPublisher)
-		_, isSQS := target.KindPublisher(pub).(*target.SQSPublisher)
+		_, isSNS := targetkind.KindPublisher(pub).(*targetkind.SNSPublisher)
+		_, isSQS := targetkind.KindPublisher(pub).(*targetkind.SQSPublisher)
 		if err != nil || got != tc.want || isSNS != tc.wantSNS || isSQS != tc.wantSQS {
 			t.Errorf("publisher(%q) = %T %q %v; want %q, SNS %t, SQS %t", tc.target, pub, got, err, tc.want, tc.wantSNS, tc.wantSQS)
 		}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
 
 // commands are the subcommands, in the order of the help.
@@ -56,7 +56,7 @@ func commands() []command {
 			args:        " --since DURATION|TIME",
 			help:        "Only a pipeline whose published.action is \"mark\" keeps published events (for published.ttl). The\nevents are published as the relay published them, so consumers deduplicate on detail.metadata.eventId.\n--target sends them to another event bus (name or ARN), SNS topic or SQS queue (ARN).",
 			example:     "outbox replay orders --since 2026-11-23 --until 2026-11-30 --detail-type OrderPlaced --target arn:aws:events:eu-west-1:123456789012:event-bus/analytics --rate 100",
-			permissions: append([]string{"dynamodb:Scan"}, target.PublishActions()...),
+			permissions: append([]string{"dynamodb:Scan"}, targetkind.PublishActions()...),
 			flags:       replayFlags,
 		},
 		{
@@ -391,7 +391,7 @@ func replayFlags(fs *flag.FlagSet) action {
 	fs.Var(timeValue(&o.Filter.Until), "until", "and before `DURATION|TIME`, exclusive (default: now)")
 	fs.StringVar(&o.Filter.Source, "source", "", "only events of this `SOURCE`")
 	fs.StringVar(&o.Filter.DetailType, "detail-type", "", "only events of this `DETAIL_TYPE`")
-	fs.StringVar(&o.Target, "target", "", "publish to `BUS|TOPIC|QUEUE`: "+target.Addresses()+" (default: the pipeline's target)")
+	fs.StringVar(&o.Target, "target", "", "publish to `BUS|TOPIC|QUEUE`: "+targetkind.Addresses()+" (default: the pipeline's target)")
 	fs.Var(rateValue(&o.Rate), "rate", "publish at most `N` events a second (default: no limit)")
 	return action{
 		check: func() error { return checkWindow(o.Filter.Since, o.Filter.Until, time.Now()) },

@@ -23,7 +23,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -214,7 +214,7 @@ func (d *deployed) topicConsumer(name string) (*consumer, string) {
 		d.t.Fatal(err)
 	}
 	queueARN := d.newQueue(name)
-	queueURL := aws.String(target.QueueURL(queueARN))
+	queueURL := aws.String(targetkind.QueueURL(queueARN))
 	policy, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": []map[string]any{{
 		"Effect": "Allow", "Principal": map[string]string{"Service": "sns.amazonaws.com"}, "Action": "sqs:SendMessage", "Resource": queueARN,
 		"Condition": map[string]any{"ArnEquals": map[string]string{"aws:SourceArn": aws.ToString(topic.TopicArn)}},

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestLocalOrderedPipeline(t *testing.T) {
 	t.Parallel()
 	d := deployQueueTarget(t, "ordered-target.fifo", provision.Spec{Name: "ordered", Ordered: true})
-	got := d.consume(target.QueueURL(d.spec.Target.QueueARN))
+	got := d.consume(targetkind.QueueURL(d.spec.Target.QueueARN))
 
 	keys := []string{"acct-1", "acct-2", "acct-3"}
 	var written []outbox.Record

@@ -14,7 +14,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -34,7 +34,7 @@ func TestOrderedPoisonedKeyResumesAfterRequeue(t *testing.T) {
 		// The test runs the schedule itself, once.
 		Reconciler: provision.ReconcilerSpec{ScheduleExpression: "rate(1 day)", MinAge: 2 * time.Second},
 	})
-	got := d.consume(target.QueueURL(d.spec.Target.QueueARN))
+	got := d.consume(targetkind.QueueURL(d.spec.Target.QueueARN))
 	const held, other = "acct-held", "acct-other"
 	var written, delivered, behind []outbox.Record
 	for i := range 5 {

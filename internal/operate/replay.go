@@ -13,7 +13,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -27,7 +27,7 @@ type ReplayOptions struct {
 	// required), source and detail type.
 	Filter Filter
 	// Target is an event bus name, or the ARN of a bus, a topic or a queue
-	// (target.ForAddress); empty means the pipeline's own target.
+	// (targetkind.ForAddress); empty means the pipeline's own target.
 	Target string
 	// Rate caps the events published per second; 0 means no cap.
 	Rate float64
@@ -162,10 +162,10 @@ func (c *Clients) publisher(p *Pipeline, address string) (publish.Publisher, str
 	s := p.Config.Target
 	if address != "" {
 		var err error
-		if s, err = target.ForAddress(address); err != nil {
-			return nil, "", fmt.Errorf("--target %w; pass %s", err, target.Addresses())
+		if s, err = targetkind.ForAddress(address); err != nil {
+			return nil, "", fmt.Errorf("--target %w; pass %s", err, targetkind.Addresses())
 		}
 	}
-	pub, err := target.NewPublisher(c.AWS, s, target.PublisherOptions{Retry: retry.Default, Concurrency: 1})
+	pub, err := targetkind.NewPublisher(c.AWS, s, targetkind.PublisherOptions{Retry: retry.Default, Concurrency: 1})
 	return pub, s.WithDefaults().Address(), err
 }

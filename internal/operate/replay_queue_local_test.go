@@ -13,7 +13,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -23,7 +23,7 @@ import (
 func TestLocalReplayQueueToQueue(t *testing.T) {
 	t.Parallel()
 	d := deployQueueTarget(t, "replay-queues-target", provision.Spec{Name: "replay-queues"})
-	own := d.consume(target.QueueURL(d.spec.Target.QueueARN))
+	own := d.consume(targetkind.QueueURL(d.spec.Target.QueueARN))
 	second := d.newQueue("replay-second")
 	const source = "com.example.queues"
 	var events []outbox.Event
@@ -33,7 +33,7 @@ func TestLocalReplayQueueToQueue(t *testing.T) {
 	recs := d.write(events...)
 	own.waitFor(t, idsOf(recs))
 	d.waitPublished()
-	copies := d.consume(target.QueueURL(second))
+	copies := d.consume(targetkind.QueueURL(second))
 	since := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
 	out, errOut, code := d.run("replay", "replay-queues", "--since", since, "--target", second)
 	if code != ExitOK || !strings.Contains(out, "replayed 5 of 5 events to "+second) {
@@ -58,7 +58,7 @@ func TestLocalReplayQueueToQueue(t *testing.T) {
 func deployQueueTarget(t *testing.T, queue string, spec provision.Spec) *deployed {
 	t.Helper()
 	probe := deploy(t, provision.Spec{Name: spec.Name + "-probe", Reconciler: provision.ReconcilerSpec{Disabled: true}})
-	spec.Target = provision.TargetSpec{Type: target.SQS, QueueARN: probe.newQueue(queue)}
+	spec.Target = provision.TargetSpec{Type: targetkind.SQS, QueueARN: probe.newQueue(queue)}
 	return deployOn(t, probe, spec)
 }
 

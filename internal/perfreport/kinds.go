@@ -7,7 +7,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
 
 // ModelLatency returns a function that draws the latency of one call of an
@@ -64,10 +64,10 @@ var TargetKindLimits = []KindLimits{
 	{Name: "sns-fifo", What: "SNS FIFO topic", Call: "PublishBatch", Entries: publish.MaxBatchEntries, Bytes: publish.MaxBatchBytes,
 		Quota:  "with `FifoThroughputScope` `Topic` (the default), 3,000 messages and 20 MB per second per topic; with `MessageGroup`, the Region's limits (deduplication then per group)",
 		Source: []string{snsQuotas, snsFIFOScope}},
-	{Name: "sqs", What: "SQS queue", Call: "SendMessageBatch", Entries: publish.MaxBatchEntries, Bytes: target.SQSMaxBatchBytes,
+	{Name: "sqs", What: "SQS queue", Call: "SendMessageBatch", Entries: publish.MaxBatchEntries, Bytes: targetkind.SQSMaxBatchBytes,
 		Quota:  "nearly unlimited API calls per second per action",
 		Source: []string{sqsMessageQuotas}},
-	{Name: "sqs-fifo", What: "SQS FIFO queue", Call: "SendMessageBatch", Entries: publish.MaxBatchEntries, Bytes: target.SQSMaxBatchBytes,
+	{Name: "sqs-fifo", What: "SQS FIFO queue", Call: "SendMessageBatch", Entries: publish.MaxBatchEntries, Bytes: targetkind.SQSMaxBatchBytes,
 		Quota:  "300 `SendMessageBatch` calls per second per partition without high throughput, so 3,000 messages a second in batches of 10; more in high-throughput mode, by Region",
 		Source: []string{sqsMessageQuotas, sqsFIFOThrottling}},
 }

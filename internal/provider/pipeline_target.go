@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -18,7 +18,7 @@ import (
 // targetAttrs: a new kind is one row, and one field of TargetModel.
 type targetAttr struct {
 	name string
-	kind target.Type
+	kind targetkind.Type
 	desc string
 	// placeholder stands for a value unknown at plan, so that the rest of
 	// the configuration can be validated; "" for a kind with a default.
@@ -27,14 +27,14 @@ type targetAttr struct {
 }
 
 var targetAttrs = []targetAttr{
-	{name: "event_bus", kind: target.EventBridge,
+	{name: "event_bus", kind: targetkind.EventBridge,
 		desc:  "Name or ARN of the EventBridge bus. Defaults to `default`.",
 		value: func(t *TargetModel) *types.String { return &t.EventBus }},
-	{name: "topic_arn", kind: target.SNS, placeholder: placeholderTopicARN,
+	{name: "topic_arn", kind: targetkind.SNS, placeholder: placeholderTopicARN,
 		desc: "ARN of an SNS topic, standard or FIFO (`.fifo`). The message is the published event's JSON, with `source` and `detail-type` as message attributes; " +
 			"to a FIFO topic, the message group is the item's partition key and the deduplication id its event id. Unset, the pipeline publishes to `event_bus`.",
 		value: func(t *TargetModel) *types.String { return &t.TopicARN }},
-	{name: "queue_arn", kind: target.SQS, placeholder: "arn:aws:sqs:us-east-1:123456789012:unknown-until-apply",
+	{name: "queue_arn", kind: targetkind.SQS, placeholder: "arn:aws:sqs:us-east-1:123456789012:unknown-until-apply",
 		desc: "ARN of an SQS queue, standard or FIFO (`.fifo`), sent to with `SendMessageBatch`. The message body is the published event's JSON, as on SNS, with `source` and `detail-type` as message attributes; " +
 			"to a FIFO queue, the message group is the item's partition key and the deduplication id its event id. Unset, the pipeline publishes to `event_bus`.",
 		value: func(t *TargetModel) *types.String { return &t.QueueARN }},
@@ -86,7 +86,7 @@ func joinWords(w []string) string {
 // spec maps the target object: the kind of the attribute that is set; nil
 // or without any, the default kind.
 func (t *TargetModel) spec(o specOptions) provision.TargetSpec {
-	s := provision.TargetSpec{Type: target.Default}
+	s := provision.TargetSpec{Type: targetkind.Default}
 	if t == nil {
 		return s
 	}
@@ -95,7 +95,7 @@ func (t *TargetModel) spec(o specOptions) provision.TargetSpec {
 		if v.IsNull() {
 			continue
 		}
-		if a.kind != target.Default || s.Type == target.Default {
+		if a.kind != targetkind.Default || s.Type == targetkind.Default {
 			s.Type = a.kind
 		}
 		set := settingOf(a.kind)
@@ -111,8 +111,8 @@ func (t *TargetModel) spec(o specOptions) provision.TargetSpec {
 }
 
 // settingOf is the first setting of kind: where it publishes.
-func settingOf(kind target.Type) target.Setting {
-	k, _ := target.Lookup(kind)
+func settingOf(kind targetkind.Type) targetkind.Setting {
+	k, _ := targetkind.Lookup(kind)
 	return k.Settings()[0]
 }
 

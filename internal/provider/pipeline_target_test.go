@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -49,7 +49,7 @@ func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, blo
 		},
 		{
 			PreConfig: func() {
-				e.retargetByHand(t, f.name+"-relay", target.Settings{Type: target.EventBridge, EventBus: "default"})
+				e.retargetByHand(t, f.name+"-relay", targetkind.Settings{Type: targetkind.EventBridge, EventBus: "default"})
 			},
 			Config: config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -66,7 +66,7 @@ func (e *accEnv) targetKindSteps(t *testing.T, f fixture, sink acctest.Sink, blo
 
 // retargetByHand points the function's target at s out of band, as a
 // person editing its environment would.
-func (e *accEnv) retargetByHand(t *testing.T, function string, s target.Settings) {
+func (e *accEnv) retargetByHand(t *testing.T, function string, s targetkind.Settings) {
 	t.Helper()
 	lc := lambda.NewFromConfig(e.Cfg)
 	out, err := lc.GetFunctionConfiguration(e.Ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(function)})
@@ -74,7 +74,7 @@ func (e *accEnv) retargetByHand(t *testing.T, function string, s target.Settings
 		t.Fatal(err)
 	}
 	env := maps.Clone(out.Environment.Variables)
-	for _, name := range target.EnvNames() {
+	for _, name := range targetkind.EnvNames() {
 		delete(env, name)
 	}
 	maps.Copy(env, s.Env())
@@ -87,8 +87,8 @@ func (e *accEnv) retargetByHand(t *testing.T, function string, s target.Settings
 			if err != nil {
 				return err
 			}
-			if out.Environment.Variables[target.EnvTarget] != string(s.Type) || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
-				return fmt.Errorf("target %q, update %s", out.Environment.Variables[target.EnvTarget], out.LastUpdateStatus)
+			if out.Environment.Variables[targetkind.EnvTarget] != string(s.Type) || out.LastUpdateStatus != lambdatypes.LastUpdateStatusSuccessful {
+				return fmt.Errorf("target %q, update %s", out.Environment.Variables[targetkind.EnvTarget], out.LastUpdateStatus)
 			}
 			return nil
 		})

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
 
 // Suffixes of the component names.
@@ -152,5 +152,5 @@ func IndexARN(tableARN, index string) string { return tableARN + "/index/" + ind
 // TargetARN returns the ARN that the pipeline publishes to; "" when it
 // needs an account that is not known.
 func (s Spec) TargetARN(a Account) string {
-	return s.Target.ARN(target.Account(a))
+	return s.Target.ARN(targetkind.Account(a))
 }

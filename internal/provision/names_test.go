@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -46,9 +46,9 @@ func TestARNs(t *testing.T) {
 	}
 	for got, want := range map[string]string{
 		Spec{}.TargetARN(a): "arn:aws:events:eu-west-1:123456789012:event-bus/default",
-		Spec{Target: TargetSpec{EventBus: "arn:aws:events:x:1:event-bus/b"}}.TargetARN(a):              "arn:aws:events:x:1:event-bus/b",
-		Spec{Target: TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:eu-west-1:1:q"}}.TargetARN(a): "arn:aws:sqs:eu-west-1:1:q",
-		a.LogGroupARN("/aws/lambda/orders-relay"):                                                      "arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/orders-relay:*",
+		Spec{Target: TargetSpec{EventBus: "arn:aws:events:x:1:event-bus/b"}}.TargetARN(a):                  "arn:aws:events:x:1:event-bus/b",
+		Spec{Target: TargetSpec{Type: targetkind.SQS, QueueARN: "arn:aws:sqs:eu-west-1:1:q"}}.TargetARN(a): "arn:aws:sqs:eu-west-1:1:q",
+		a.LogGroupARN("/aws/lambda/orders-relay"):                                                          "arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/orders-relay:*",
 		StreamsARN(table):                 table + "/stream/*",
 		IndexARN(table, "outbox-pending"): table + "/index/outbox-pending",
 		Spec{Target: TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:1:t"}}.TargetARN(a): "arn:aws:sns:eu-west-1:1:t",

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
 
 // TestOrderedSpec: ordered mode needs a FIFO target and a sort key prefix
@@ -13,7 +13,7 @@ import (
 // environment and is read back from it.
 func TestOrderedSpec(t *testing.T) {
 	t.Parallel()
-	fifo := TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"}
+	fifo := TargetSpec{Type: targetkind.SQS, QueueARN: "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"}
 	for _, tt := range []struct {
 		name  string
 		spec  Spec
@@ -21,7 +21,7 @@ func TestOrderedSpec(t *testing.T) {
 	}{
 		{"fifo queue", Spec{Name: "orders", Ordered: true, Target: fifo}, ""},
 		{"bus", Spec{Name: "orders", Ordered: true}, "Ordered"},
-		{"standard topic", Spec{Name: "orders", Ordered: true, Target: TargetSpec{Type: target.SNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}}, "Ordered"},
+		{"standard topic", Spec{Name: "orders", Ordered: true, Target: TargetSpec{Type: targetkind.SNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}}, "Ordered"},
 		{"prefix of the cursor items", Spec{Name: "orders", Ordered: true, Target: fifo, Table: TableSpec{SortKeyPrefix: "OUTBOX-"}}, "Table.SortKeyPrefix"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/golden"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 )
@@ -22,7 +22,7 @@ func TestPolicyDocuments(t *testing.T) {
 	eventBridge := Spec{Name: "orders"}.WithDefaults()
 	sns := Spec{Name: "orders", PublishedAction: config.ActionDelete,
 		Target: TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"}}.WithDefaults()
-	sqs := Spec{Name: "orders", Target: TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"}}.WithDefaults()
+	sqs := Spec{Name: "orders", Target: TargetSpec{Type: targetkind.SQS, QueueARN: "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"}}.WithDefaults()
 	for name, doc := range map[string]PolicyDocument{
 		"relay_eventbridge_mark": RelayPolicy(eventBridge, eventBridge.resources(a, goldenTable, goldenQueue)),
 		"relay_sns_delete":       RelayPolicy(sns, sns.resources(a, goldenTable, goldenQueue)),

@@ -20,7 +20,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
 
 // Architecture is the instruction set of the functions.
@@ -144,7 +144,7 @@ type TableSpec struct {
 
 // TargetSpec is the publishing target: a kind of package target (an
 // EventBridge bus, an SNS topic, an SQS queue) and its settings.
-type TargetSpec = target.Settings
+type TargetSpec = targetkind.Settings
 
 // FunctionSpec configures one function.
 type FunctionSpec struct {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
 
 // validateCases are Specs that Validate accepts (field "") or refuses on
@@ -42,14 +42,14 @@ var validateCases = []struct {
 		s.Target = TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"}
 	}, ""},
 	{"queue", func(s *Spec) {
-		s.Target = TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}
+		s.Target = TargetSpec{Type: targetkind.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}
 	}, ""},
 	{"fifo queue", func(s *Spec) {
-		s.Target = TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"}
+		s.Target = TargetSpec{Type: targetkind.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"}
 	}, ""},
-	{"sqs without queue", func(s *Spec) { s.Target.Type = target.SQS }, "Target.QueueARN"},
+	{"sqs without queue", func(s *Spec) { s.Target.Type = targetkind.SQS }, "Target.QueueARN"},
 	{"topic as queue", func(s *Spec) {
-		s.Target = TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sns:us-east-1:123456789012:orders"}
+		s.Target = TargetSpec{Type: targetkind.SQS, QueueARN: "arn:aws:sns:us-east-1:123456789012:orders"}
 	}, "Target.QueueARN"},
 	{"queue on sns", func(s *Spec) {
 		s.Target = TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders", QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}
@@ -164,7 +164,7 @@ func TestEnvironmentIsValidRelayConfig(t *testing.T) {
 		{Name: "orders", Table: TableSpec{Existing: true, Name: "app", PartitionKey: "pk", SortKey: "sk", SortKeyPrefix: "EVT#"},
 			Target:          TargetSpec{Type: config.TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders"},
 			PublishedAction: config.ActionDelete, PublishedTTL: ptr(time.Duration(0)), Reconciler: ReconcilerSpec{MinAge: time.Minute}},
-		{Name: "orders", Target: TargetSpec{Type: target.SQS, QueueARN: "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"}},
+		{Name: "orders", Target: TargetSpec{Type: targetkind.SQS, QueueARN: "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"}},
 	} {
 		env := s.Environment("ttl")
 		c, err := config.FromEnv(func(k string) string { return env[k] })

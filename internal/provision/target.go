@@ -3,13 +3,13 @@ package provision
 import (
 	"context"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
 
 // checkTarget verifies, before anything is built or changed, that the
-// target exists and is in the clients' region (target.Check).
+// target exists and is in the clients' region (targetkind.Check).
 func (c *Provisioner) checkTarget(ctx context.Context, s Spec) error {
-	return target.Check(ctx, c.AWS, s.Target, c.Region)
+	return targetkind.Check(ctx, c.AWS, s.Target, c.Region)
 }
 
 // targetComponent records the bus or topic that the functions publish to.

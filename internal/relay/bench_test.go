@@ -15,7 +15,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/naive"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -195,16 +195,16 @@ func TestCallsPerEvent(t *testing.T) {
 }
 
 // kindTargets are a target of every kind, FIFO ones included.
-var kindTargets = map[string]target.Settings{
-	"eventbridge": targetSettings(target.EventBridge),
-	"sns":         targetSettings(target.SNS),
-	"sns-fifo":    {Type: target.SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"},
-	"sqs":         targetSettings(target.SQS),
-	"sqs-fifo":    {Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"},
+var kindTargets = map[string]targetkind.Settings{
+	"eventbridge": targetSettings(targetkind.EventBridge),
+	"sns":         targetSettings(targetkind.SNS),
+	"sns-fifo":    {Type: targetkind.SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo"},
+	"sqs":         targetSettings(targetkind.SQS),
+	"sqs-fifo":    {Type: targetkind.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"},
 }
 
 // kindHandler is the relay, in mark mode, for the target s.
-func kindHandler(tb testing.TB, fake *relaytest.AWS, table outbox.Table, s target.Settings) streamHandler {
+func kindHandler(tb testing.TB, fake *relaytest.AWS, table outbox.Table, s targetkind.Settings) streamHandler {
 	cfg := testConfig(table, s.Type, config.ActionMark)
 	cfg.Target = s
 	return newRelay(tb, cfg, fake, relay.Options{Now: func() time.Time { return streamNow }}).HandleStream

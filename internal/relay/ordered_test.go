@@ -16,13 +16,13 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // orderedConfig is an ordered relay's configuration: a FIFO queue.
 func orderedConfig(table outbox.Table, action config.Action) config.Config {
-	cfg := testConfig(table, target.SQS, action)
+	cfg := testConfig(table, targetkind.SQS, action)
 	cfg.Target.QueueARN += ".fifo"
 	cfg.Ordered = true
 	return cfg

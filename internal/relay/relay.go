@@ -109,7 +109,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -137,10 +137,10 @@ type DynamoDBAPI interface {
 type Clients struct {
 	DynamoDB DynamoDBAPI
 	// AWS is the configuration the target's client is built from
-	// (target.NewPublisher).
+	// (targetkind.NewPublisher).
 	AWS aws.Config
 	// Target, when not nil, is the target's client instead: a fake of the
-	// kind's API (target.EventBridgeAPI, SNSAPI, SQSAPI) in tests.
+	// kind's API (targetkind.EventBridgeAPI, SNSAPI, SQSAPI) in tests.
 	Target any
 	// S3, when not nil, is the claim sweep's client instead of one built
 	// from AWS (see claims.go).
@@ -194,7 +194,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if now == nil {
 		now = time.Now
 	}
-	pub, err := target.NewPublisher(clients.AWS, cfg.Target, target.PublisherOptions{Retry: policy, Region: opts.Region, Client: clients.Target})
+	pub, err := targetkind.NewPublisher(clients.AWS, cfg.Target, targetkind.PublisherOptions{Retry: policy, Region: opts.Region, Client: clients.Target})
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}

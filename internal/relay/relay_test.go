@@ -20,7 +20,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -48,21 +48,21 @@ func testConfig(table outbox.Table, target config.Target, action config.Action) 
 }
 
 // targetKinds are the kinds of target, each tested.
-var targetKinds = target.Types()
+var targetKinds = targetkind.Types()
 
 // targetSQS is the sqs kind, for the tests whose target variable hides
 // package target.
-const targetSQS = target.SQS
+const targetSQS = targetkind.SQS
 
 // targetSettings are the test target of each kind.
-func targetSettings(t config.Target) target.Settings {
+func targetSettings(t config.Target) targetkind.Settings {
 	switch t {
-	case target.SNS:
-		return target.Settings{Type: t, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders"}
-	case target.SQS:
-		return target.Settings{Type: t, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}
+	case targetkind.SNS:
+		return targetkind.Settings{Type: t, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders"}
+	case targetkind.SQS:
+		return targetkind.Settings{Type: t, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}
 	}
-	return target.Settings{Type: t, EventBus: "orders-bus"}
+	return targetkind.Settings{Type: t, EventBus: "orders-bus"}
 }
 
 // noSleep retries at once.

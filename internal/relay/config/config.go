@@ -40,7 +40,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -54,9 +54,9 @@ const (
 	EnvTTLAttribute     = "OUTBOX_TTL_ATTRIBUTE"
 	EnvPendingIndexName = "OUTBOX_PENDING_INDEX_NAME"
 	EnvPendingShards    = "OUTBOX_PENDING_SHARDS"
-	EnvTarget           = target.EnvTarget
-	EnvEventBus         = target.EnvEventBus
-	EnvTopicARN         = target.EnvTopicARN
+	EnvTarget           = targetkind.EnvTarget
+	EnvEventBus         = targetkind.EnvEventBus
+	EnvTopicARN         = targetkind.EnvTopicARN
 	EnvPublishedAction  = "OUTBOX_PUBLISHED_ACTION"
 	EnvPublishedTTL     = "OUTBOX_PUBLISHED_TTL"
 	EnvReconcileMinAge  = "OUTBOX_RECONCILE_MIN_AGE"
@@ -83,12 +83,12 @@ const (
 )
 
 // Target is the kind of target events are published to.
-type Target = target.Type
+type Target = targetkind.Type
 
 // Targets.
 const (
-	TargetEventBridge = target.EventBridge
-	TargetSNS         = target.SNS
+	TargetEventBridge = targetkind.EventBridge
+	TargetSNS         = targetkind.SNS
 )
 
 // Action is what happens to an item once its event is published.
@@ -104,7 +104,7 @@ const (
 
 // Defaults of the relay-specific settings.
 const (
-	DefaultEventBus         = target.DefaultEventBus
+	DefaultEventBus         = targetkind.DefaultEventBus
 	DefaultPublishedTTL     = 720 * time.Hour
 	DefaultReconcileMinAge  = 5 * time.Minute
 	DefaultClaimSweepWindow = 2 * time.Hour
@@ -115,7 +115,7 @@ type Config struct {
 	// Table is the outbox table, with defaults applied.
 	Table outbox.Table
 	// Target is where events are published.
-	Target target.Settings
+	Target targetkind.Settings
 	// PublishedAction says whether published items are marked or deleted.
 	PublishedAction Action
 	// PublishedTTL is how long marked items are kept; 0 means forever.
@@ -292,7 +292,7 @@ func setReconcileShards(c *Config, v string) error {
 
 // setTarget reads the target: OUTBOX_TARGET and its kind's variables.
 func setTarget(c *Config, getenv func(string) string) error {
-	t, err := target.FromEnv(relaySettings, getenv)
+	t, err := targetkind.FromEnv(relaySettings, getenv)
 	c.Target = t
 	return err
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -24,7 +24,7 @@ func TestFromEnvDefaults(t *testing.T) {
 	}
 	want := Config{
 		Table:           outbox.Table{Name: "orders"}.WithDefaults(),
-		Target:          target.Settings{Type: TargetEventBridge, EventBus: "default", Envelope: outbox.FormatOutbox},
+		Target:          targetkind.Settings{Type: TargetEventBridge, EventBus: "default", Envelope: outbox.FormatOutbox},
 		PublishedAction: ActionMark,
 		PublishedTTL:    720 * time.Hour,
 		ReconcileMinAge: 5 * time.Minute,
@@ -54,7 +54,7 @@ func TestFromEnvAll(t *testing.T) {
 		Table: outbox.Table{Name: "app", Layout: outbox.LayoutDedicated, PartitionKey: "pk", SortKey: "sk", SortKeyPrefix: "EVT#",
 			TTLAttribute: "ttl", PendingIndexName: "pending", PendingShards: 32,
 			FormerSortKeyPrefixes: []string{"OUTBOX#", " OLD#"}, NoPendingIndex: true},
-		Target:          target.Settings{Type: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders", Envelope: outbox.FormatOutbox},
+		Target:          targetkind.Settings{Type: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders", Envelope: outbox.FormatOutbox},
 		PublishedAction: ActionDelete, PublishedTTL: 0, ReconcileMinAge: 90 * time.Second,
 		ReconcileShards: 64, ClaimBucket: "app-claims", ClaimSweepWindow: 10 * time.Hour,
 	}
@@ -93,10 +93,10 @@ func TestFromEnvBusARN(t *testing.T) {
 // topics included, and ignores the others'; every kind reads the envelope.
 func TestFromEnvTargets(t *testing.T) {
 	t.Parallel()
-	for _, want := range []target.Settings{
-		{Type: target.SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo", Envelope: outbox.FormatOutbox},
-		{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders", Envelope: outbox.FormatCloudEvents},
-		{Type: target.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo", Envelope: outbox.FormatOutbox},
+	for _, want := range []targetkind.Settings{
+		{Type: targetkind.SNS, TopicARN: "arn:aws:sns:us-east-1:123456789012:orders.fifo", Envelope: outbox.FormatOutbox},
+		{Type: targetkind.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders", Envelope: outbox.FormatCloudEvents},
+		{Type: targetkind.SQS, QueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo", Envelope: outbox.FormatOutbox},
 	} {
 		vars := map[string]string{EnvTableName: "t", EnvEventBus: "ignored"}
 		for k, v := range want.Env() {
@@ -134,8 +134,8 @@ func TestFromEnvErrors(t *testing.T) {
 		{"bad bus arn", map[string]string{EnvEventBus: "arn:aws:sns:us-east-1:123456789012:orders"}, EnvEventBus, "ARN"},
 		{"sns without topic", map[string]string{EnvTarget: "sns"}, EnvTopicARN, "not set"},
 		{"bad topic", map[string]string{EnvTarget: "sns", EnvTopicARN: "orders"}, EnvTopicARN, "arn:aws:sns"},
-		{"sqs without queue", map[string]string{EnvTarget: "sqs"}, target.EnvQueueARN, "not set"},
-		{"bad queue", map[string]string{EnvTarget: "SQS", target.EnvQueueARN: "arn:aws:sns:us-east-1:123456789012:orders"}, target.EnvQueueARN, "arn:aws:sqs"},
+		{"sqs without queue", map[string]string{EnvTarget: "sqs"}, targetkind.EnvQueueARN, "not set"},
+		{"bad queue", map[string]string{EnvTarget: "SQS", targetkind.EnvQueueARN: "arn:aws:sns:us-east-1:123456789012:orders"}, targetkind.EnvQueueARN, "arn:aws:sqs"},
 		{"unknown action", map[string]string{EnvPublishedAction: "archive"}, EnvPublishedAction, `"mark" or "delete"`},
 		{"ttl not a duration", map[string]string{EnvPublishedTTL: "30 days"}, EnvPublishedTTL, "Go duration"},
 		{"ttl negative", map[string]string{EnvPublishedTTL: "-1h"}, EnvPublishedTTL, "Go duration"},
@@ -147,8 +147,8 @@ func TestFromEnvErrors(t *testing.T) {
 		{"no pending index in mark mode", map[string]string{EnvPendingIndexEnabled: "false"}, EnvPendingIndexEnabled, `set OUTBOX_PUBLISHED_ACTION to "delete"`},
 		{"ordered not a boolean", map[string]string{EnvOrdered: "yes"}, EnvOrdered, `"true" or "false"`},
 		{"ordered to a bus", map[string]string{EnvOrdered: "true"}, EnvOrdered, "SNS FIFO topic or an SQS FIFO queue"},
-		{"ordered to a standard queue", map[string]string{EnvOrdered: "true", EnvTarget: "sqs", target.EnvQueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}, EnvOrdered, "does not keep an order per key"},
-		{"ordered with a prefix of the cursor", map[string]string{EnvOrdered: "true", EnvSortKeyPrefix: "OUTBOX-", EnvTarget: "sqs", target.EnvQueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"}, EnvSortKeyPrefix, "OUTBOX#"},
+		{"ordered to a standard queue", map[string]string{EnvOrdered: "true", EnvTarget: "sqs", targetkind.EnvQueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}, EnvOrdered, "does not keep an order per key"},
+		{"ordered with a prefix of the cursor", map[string]string{EnvOrdered: "true", EnvSortKeyPrefix: "OUTBOX-", EnvTarget: "sqs", targetkind.EnvQueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"}, EnvSortKeyPrefix, "OUTBOX#"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/naive"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -25,7 +25,7 @@ func TestNaive(t *testing.T) {
 			fake.EntryError = relaytest.FailEvent(records[2].EventID, "MalformedDetail")
 			recs := append(relaytest.Inserts(table, records), relaytest.StreamRecord{EventName: "REMOVE", OldImage: table.Item(records[0])})
 			r := &naive.Relay{DynamoDB: fake, EventBridge: fake, Config: config.Config{
-				Table: table, Target: target.Settings{Type: target.EventBridge, EventBus: "default"}, PublishedAction: action, PublishedTTL: time.Hour}}
+				Table: table, Target: targetkind.Settings{Type: targetkind.EventBridge, EventBus: "default"}, PublishedAction: action, PublishedTTL: time.Hour}}
 			resp, err := r.HandleStream(context.Background(), relaytest.StreamEvent(table, recs...))
 			if err != nil {
 				t.Fatal(err)

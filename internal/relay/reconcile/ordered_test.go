@@ -10,7 +10,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -19,7 +19,7 @@ import (
 func newOrderedReconciler(table outbox.Table, fake *relaytest.AWS, pageSize int32, clock func() time.Time) *reconcile.Reconciler {
 	st := &store.Store{Client: fake, Table: table, TTL: time.Hour, Now: clock, Retry: noSleep}
 	p := &batch.Processor{
-		Publisher: &target.EventBridgePublisher{Client: fake, EventBus: "default", Retry: noSleep},
+		Publisher: &targetkind.EventBridgePublisher{Client: fake, EventBus: "default", Retry: noSleep},
 		Store:     st, Action: config.ActionMark, Now: clock, Cursors: st, Layout: table,
 	}
 	return &reconcile.Reconciler{Client: fake, Table: table, Processor: p, Holder: st, Now: clock, PageSize: pageSize, Retry: noSleep, Ordered: st}

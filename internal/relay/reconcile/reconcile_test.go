@@ -15,7 +15,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/relaytest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
-	"github.com/outboxkit/terraform-provider-outbox/internal/target"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -31,7 +31,7 @@ func newReconciler(table outbox.Table, fake *relaytest.AWS, pageSize int32) *rec
 func newReconcilerAt(table outbox.Table, fake *relaytest.AWS, pageSize int32, action config.Action, clock func() time.Time) *reconcile.Reconciler {
 	st := &store.Store{Client: fake, Table: table, TTL: time.Hour, Now: clock, Retry: noSleep}
 	p := &batch.Processor{
-		Publisher: &target.EventBridgePublisher{Client: fake, EventBus: "default", Retry: noSleep},
+		Publisher: &targetkind.EventBridgePublisher{Client: fake, EventBus: "default", Retry: noSleep},
 		Store:     st, Action: action, Now: clock, NoPendingIndex: table.NoPendingIndex,
 	}
 	return &reconcile.Reconciler{Client: fake, Table: table, Processor: p, Holder: st, Now: clock, PageSize: pageSize, Retry: noSleep}

@@ -1,4 +1,4 @@
-// Package target holds the kinds of target a pipeline publishes to, each in
+// Package targetkind holds the kinds of target a pipeline publishes to, each in
 // one file: EventBridge (eventbridge.go), SNS (sns.go) and SQS (sqs.go).
 //
 // A kind is one Kind value, registered by its file: its settings with their
@@ -23,7 +23,7 @@
 //	                                      of what every kind publishes
 //
 // A kind's variables are read only for that kind.
-package target
+package targetkind
 
 import (
 	"context"
