@@ -88,6 +88,9 @@ type Record struct {
 	// on an unordered one.
 	OrderingKey string
 	Sequence    int64
+	// Origin is the AWS Region the event was written in (AttrOrigin);
+	// empty on items written without one.
+	Origin string
 }
 
 // newRecord validates e and returns the pending record it becomes, with its
@@ -239,6 +242,9 @@ func (t Table) Item(r Record) map[string]types.AttributeValue {
 		item[AttrOrderingKey] = &types.AttributeValueMemberS{Value: r.OrderingKey}
 		item[AttrSequence] = numberValue(r.Sequence)
 	}
+	if r.Origin != "" {
+		item[AttrOrigin] = &types.AttributeValueMemberS{Value: r.Origin}
+	}
 	return item
 }
 
@@ -276,6 +282,7 @@ func (t Table) parseItem(item map[string]types.AttributeValue, anyPrefix bool) (
 		NextAttemptAt: p.num(AttrNextAttemptAt),
 		OrderingKey:   p.str(AttrOrderingKey, false),
 		Sequence:      p.num(AttrSequence),
+		Origin:        p.str(AttrOrigin, false),
 	}
 	r.OccurredAt = p.time(AttrOccurredAt, true)
 	r.PublishedAt = p.time(AttrPublishedAt, false)

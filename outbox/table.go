@@ -50,6 +50,11 @@ const (
 	AttrStartedSequence = "outboxStartedSequence"
 	// AttrSkippedAt is when an operator skipped an ordered event.
 	AttrSkippedAt = "skippedAt"
+	// AttrOrigin is the AWS Region the event was written in: the Region of
+	// the writer's DynamoDB client. On a global table every replica holds
+	// every event, and the origin says which Region's pipeline publishes
+	// it. Items written without it belong to the Region they are found in.
+	AttrOrigin = "outboxOrigin"
 )
 
 // Defaults of a Table.
@@ -172,6 +177,7 @@ var contractAttributes = map[string]struct{}{
 	AttrAttempts: {}, AttrLastError: {}, AttrPublishedAt: {}, AttrFailedAt: {}, AttrVersion: {},
 	AttrNextAttemptAt: {}, AttrOrderingKey: {}, AttrSequence: {}, AttrTraceParent: {}, AttrTraceState: {},
 	AttrPublishedSequence: {}, AttrBlockedSequence: {}, AttrStartedSequence: {}, AttrSkippedAt: {},
+	AttrOrigin: {},
 }
 
 // SortKeyFor returns the sort key value of the event with the given id.

@@ -24,6 +24,7 @@ type Writer struct {
 	now     func() time.Time
 	ordered bool
 	claim   *claimCheck
+	origin  string
 }
 
 // WriterOption configures a Writer.
@@ -37,6 +38,13 @@ func WithClock(now func() time.Time) WriterOption { return func(w *Writer) { w.n
 // events that set OrderingKey are ordered.
 func WithOrdering() WriterOption { return func(w *Writer) { w.ordered = true } }
 
+// WithOrigin sets the Region stamped on every event as its origin
+// (AttrOrigin). Without it the Writer takes the Region of its DynamoDB
+// client (a *dynamodb.Client, or any client with the same Options method),
+// which is where the transaction commits; WithOrigin is for clients that
+// do not say, and for tests.
+func WithOrigin(region string) WriterOption { return func(w *Writer) { w.origin = region } }
+
 // NewWriter returns a Writer for table. client may be nil if only Put is used.
 // Ordered events also need the client's GetItem (ItemReader).
 func NewWriter(client TransactWriter, table Table, opts ...WriterOption) (*Writer, error) {
@@ -44,9 +52,12 @@ func NewWriter(client TransactWriter, table Table, opts ...WriterOption) (*Write
 	if err := table.Validate(); err != nil {
 		return nil, err
 	}
-	w := &Writer{table: table, client: client, now: time.Now}
+	w := &Writer{table: table, client: client, now: time.Now, origin: clientRegion(client)}
 	for _, opt := range opts {
 		opt(w)
+	}
+	if err := checkOrigin(w.origin); err != nil {
+		return nil, err
 	}
 	if w.ordered {
 		if err := table.orderingProblem(); err != nil {
@@ -172,6 +183,7 @@ func (w *Writer) records(events []Event) ([]Record, error) {
 				return nil, err
 			}
 		}
+		r.Origin = w.origin
 		records = append(records, r)
 	}
 	return records, nil

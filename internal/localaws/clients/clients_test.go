@@ -86,6 +86,9 @@ func TestClients(t *testing.T) {
 				}
 				checkOrderedExamples(t, db, out, 8)
 				waitStatus(t, db, "shop", ids, "PUBLISHED")
+				// The first seven, the unordered examples, pass their
+				// client's Region as the origin.
+				checkOrigins(t, db, "shop", ids[:7])
 			},
 			// Each language applies its event once and shares the Go kit's inbox.
 			"inbox-contract.md": func(t *testing.T, out string) { checkInboxGuide(t, db, out) },
@@ -182,7 +185,8 @@ func waitStatus(t *testing.T, db *dynamodb.Client, table string, ids []string, s
 	}
 }
 
-func eventStatus(db *dynamodb.Client, table, id string) (string, error) {
+// eventItem returns the item of the event id in table.
+func eventItem(db *dynamodb.Client, table, id string) (map[string]types.AttributeValue, error) {
 	out, err := db.Scan(context.Background(), &dynamodb.ScanInput{
 		TableName:                 aws.String(table),
 		FilterExpression:          aws.String("eventId = :id"),
@@ -190,17 +194,40 @@ func eventStatus(db *dynamodb.Client, table, id string) (string, error) {
 		ConsistentRead:            aws.Bool(true),
 	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if len(out.Items) != 1 {
-		return "", fmt.Errorf("%d items", len(out.Items))
+		return nil, fmt.Errorf("%d items", len(out.Items))
 	}
-	s, _ := out.Items[0]["status"].(*types.AttributeValueMemberS)
+	return out.Items[0], nil
+}
+
+// checkOrigins fails unless every event of ids in table carries the Region
+// of the stack's clients as its origin, as each language's writer stamps it.
+func checkOrigins(t *testing.T, db *dynamodb.Client, table string, ids []string) {
+	t.Helper()
+	for _, id := range ids {
+		item, err := eventItem(db, table, id)
+		if err != nil {
+			t.Fatalf("event %s: %v", id, err)
+		}
+		if got, _ := item["outboxOrigin"].(*types.AttributeValueMemberS); got == nil || got.Value != db.Options().Region {
+			t.Errorf("event %s: outboxOrigin %v, want %q", id, item["outboxOrigin"], db.Options().Region)
+		}
+	}
+}
+
+func eventStatus(db *dynamodb.Client, table, id string) (string, error) {
+	item, err := eventItem(db, table, id)
+	if err != nil {
+		return "", err
+	}
+	s, _ := item["status"].(*types.AttributeValueMemberS)
 	if s == nil {
 		return "", fmt.Errorf("no status")
 	}
 	if s.Value == "PENDING" {
-		if _, indexed := out.Items[0]["outboxPendingShard"]; !indexed {
+		if _, indexed := item["outboxPendingShard"]; !indexed {
 			return "", fmt.Errorf("pending without outboxPendingShard")
 		}
 	}
