@@ -142,12 +142,12 @@ func (m *mapping) startPoller() {
 	}
 	ctx, cancel := context.WithCancel(m.svc.Context())
 	done := make(chan struct{})
-	run := &pollerRun{m: m, settings: m.settings, shards: map[string]*shardRun{}, interval: m.svc.pollInterval()}
-	m.cancel, m.done, m.run = cancel, done, run
+	st := m.settings
+	m.cancel, m.done = cancel, done
 	m.mu.Unlock()
 	m.svc.Go(func() {
 		defer close(done)
-		run.loop(ctx)
+		st.kind.run(ctx, m, st)
 	})
 }
 
@@ -159,6 +159,11 @@ func (m *mapping) stopPoller() {
 	if cancel != nil {
 		cancel()
 		<-done
+		m.mu.Lock()
+		if m.cancel == nil {
+			m.run = nil
+		}
+		m.mu.Unlock()
 	}
 }
 
