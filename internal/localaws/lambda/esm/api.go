@@ -35,6 +35,9 @@ type Config struct {
 	// Transition is how long transient states last; DefaultTransition when
 	// zero.
 	Transition time.Duration
+	// Metrics is where mappings with MetricsConfig publish their event
+	// counts; nil, or a nil sink, publishes none.
+	Metrics func() MetricSink
 	// QueuePollers is how many batches a queue mapping without
 	// ScalingConfig processes at once; Lambda's five when zero.
 	QueuePollers int

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/cloudwatch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda/esm"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
@@ -232,6 +233,8 @@ type fixture struct {
 	sqs       *sqs.Service
 	functions esm.Functions
 	pollers   int
+	// metrics receives the mappings' metrics when set.
+	metrics *cloudwatch.Service
 }
 
 const testInterval = 10 * time.Millisecond
@@ -274,6 +277,12 @@ func (f *fixture) serve(t testing.TB, streams func() (esm.Streams, error), also 
 			return f.sqs, nil
 		},
 		QueuePollers: f.pollers,
+		Metrics: func() esm.MetricSink {
+			if f.metrics == nil {
+				return nil
+			}
+			return f.metrics
+		},
 		Queues:       func() (esm.Queues, error) { return f.queues, nil },
 		Compile:      func(p string) (esm.Matcher, error) { return eventpattern.Compile(p) },
 		PollInterval: testInterval,

@@ -188,6 +188,7 @@ func (q *queueRun) collect(ctx context.Context, msgs QueueMessages) []queueRecor
 		if len(got) == 0 && len(batch) == 0 {
 			return nil
 		}
+		m.emit(st, MetricPolled, len(got))
 		if len(batch) == 0 && len(got) > 0 {
 			deadline = time.Now().Add(time.Duration(st.MaximumBatchingWindowInSeconds) * time.Second)
 		}
@@ -196,7 +197,8 @@ func (q *queueRun) collect(ctx context.Context, msgs QueueMessages) []queueRecor
 			rec := queueRecord{msg: r, json: q.record(r)}
 			if !q.matches(rec) {
 				m.counters.filtered.Add(1)
-				q.delete(msgs, rec)
+				m.emit(st, MetricFilteredOut, 1)
+				_ = q.delete(msgs, rec)
 				continue
 			}
 			size += len(rec.json) + 1
@@ -217,16 +219,19 @@ func (q *queueRun) process(ctx context.Context, msgs QueueMessages, batch []queu
 		return
 	}
 	m.counters.invocations.Add(1)
+	m.emit(q.settings, MetricInvoked, len(batch))
 	out, fnErr, err := fns.InvokeSync(ctx, q.settings.FunctionArn, queuePayload(batch))
 	switch {
 	case ctx.Err() != nil:
 		return
 	case err != nil:
 		m.counters.invokeErrors.Add(1)
+		m.emit(q.settings, MetricFailedInvoke, len(batch))
 		m.setResult(ResultFunctionFailed)
 		return
 	case fnErr != "":
 		m.counters.fnErrors.Add(1)
+		m.emit(q.settings, MetricFailedInvoke, len(batch))
 		m.setResult(ResultFunctionFailed)
 		return
 	}
@@ -239,33 +244,38 @@ func (q *queueRun) process(ctx context.Context, msgs QueueMessages, batch []queu
 		failed, ok := failedItems(out, ids)
 		if !ok {
 			m.counters.fnErrors.Add(1)
+			m.emit(q.settings, MetricFailedInvoke, len(batch))
 			m.setResult(ResultFunctionFailed)
 			return
 		}
 		if len(failed) > 0 {
 			m.counters.partial.Add(1)
+			m.emit(q.settings, MetricFailedInvoke, len(failed))
 		}
 		for _, i := range failed {
 			keep[i] = true
 		}
 	}
 	for i, r := range batch {
-		if !keep[i] {
+		if !keep[i] && q.delete(msgs, r) {
 			m.counters.succeeded.Add(1)
-			q.delete(msgs, r)
+			m.emit(q.settings, MetricDeleted, 1)
 		}
 	}
 	m.setResult(ResultOK)
 }
 
-func (q *queueRun) delete(msgs QueueMessages, r queueRecord) {
+// delete deletes a received message; it reports whether it could.
+func (q *queueRun) delete(msgs QueueMessages, r queueRecord) bool {
 	if err := q.authorize("sqs:DeleteMessage"); err != nil {
 		q.m.setResult(ResultQueueAccess)
-		return
+		return false
 	}
 	if err := msgs.DeleteReceived(q.settings.EventSourceArn, r.msg.ReceiptHandle); err != nil {
 		q.m.svc.env.Logger.Warn("event source mapping could not delete a message", "uuid", q.m.uuid, "queue", q.settings.EventSourceArn, "error", err)
+		return false
 	}
+	return true
 }
 
 // authorize checks the function's role may do action on the queue.

@@ -13,12 +13,15 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awscloudwatch "github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/cloudwatch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda/esm"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
@@ -92,6 +95,7 @@ type queueFixture struct {
 	*fixture
 	fn  *sqsFunction
 	sqs *awssqs.Client
+	cw  *awscloudwatch.Client
 }
 
 func newQueueFixture(t *testing.T, pollers int) *queueFixture {
@@ -100,12 +104,13 @@ func newQueueFixture(t *testing.T, pollers int) *queueFixture {
 	f.env = awsapi.NewEnv("", "", nil)
 	f.env.SetAuthorizer(f.auth)
 	f.sqs = sqs.New(f.env)
+	f.metrics = cloudwatch.New(f.env)
 	fn := &sqsFunction{}
 	f.functions = fn
-	cfg := f.serve(t, func() (esm.Streams, error) { return f.stream, nil }, f.sqs)
+	cfg := f.serve(t, func() (esm.Streams, error) { return f.stream, nil }, f.sqs, f.metrics)
 	t.Cleanup(func() { _ = f.sqs.Close() })
 	f.client = lambda.NewFromConfig(cfg)
-	return &queueFixture{fixture: f, fn: fn, sqs: awssqs.NewFromConfig(cfg)}
+	return &queueFixture{fixture: f, fn: fn, sqs: awssqs.NewFromConfig(cfg), cw: awscloudwatch.NewFromConfig(cfg)}
 }
 
 // queue creates a queue with attributes and returns its URL and ARN.
@@ -420,5 +425,78 @@ func TestMetricsConfigRoundTrip(t *testing.T) {
 	}
 	if sget.MetricsConfig == nil || !slices.Equal(sget.MetricsConfig.Metrics, eventCount.Metrics) || sget.ParallelizationFactor == nil {
 		t.Errorf("stream mapping: MetricsConfig %+v, ParallelizationFactor %v", sget.MetricsConfig, sget.ParallelizationFactor)
+	}
+}
+
+// sum reads back the Sum of a mapping's metric from CloudWatch over the
+// last hour; -1 when it has no datapoint.
+func (q *queueFixture) sum(t *testing.T, uuid, metric string) float64 {
+	t.Helper()
+	now := time.Now()
+	out, err := q.cw.GetMetricStatistics(context.Background(), &awscloudwatch.GetMetricStatisticsInput{
+		Namespace: aws.String("AWS/Lambda"), MetricName: aws.String(metric),
+		Dimensions: []cwtypes.Dimension{{Name: aws.String("EventSourceMappingUUID"), Value: aws.String(uuid)}},
+		StartTime:  aws.Time(now.Add(-time.Hour)), EndTime: aws.Time(now.Add(time.Minute)), Period: aws.Int32(3600 + 60),
+		Statistics: []cwtypes.Statistic{cwtypes.StatisticSum},
+	})
+	if err != nil {
+		t.Fatalf("GetMetricStatistics %s: %v", metric, err)
+	}
+	if len(out.Datapoints) == 0 {
+		return -1
+	}
+	total := 0.0
+	for _, p := range out.Datapoints {
+		total += aws.ToFloat64(p.Sum)
+	}
+	return total
+}
+
+// TestQueueMetricsEventCount checks that a mapping with MetricsConfig
+// EventCount publishes its event counts to CloudWatch (AWS/Lambda, by
+// EventSourceMappingUUID), where they are read back, and that one without
+// it publishes none.
+func TestQueueMetricsEventCount(t *testing.T) {
+	t.Parallel()
+	q := newQueueFixture(t, 1)
+	url, arn := q.queue(t, "orders", map[string]string{"VisibilityTimeout": "1"})
+	q.fn.handler = func(ev events.SQSEvent) ([]byte, string) {
+		var failed []string
+		for _, m := range ev.Records {
+			if m.Body == `{"n":2}` && m.Attributes["ApproximateReceiveCount"] == "1" {
+				failed = append(failed, m.MessageId)
+			}
+		}
+		return reportFailures(failed...), ""
+	}
+	q.send(t, url, "", `{"n":1}`, `{"n":2}`, `{"n":3}`, `{"skip":true}`)
+	id := q.mapQueue(t, arn, &lambda.CreateEventSourceMappingInput{
+		FunctionResponseTypes: []lambdatypes.FunctionResponseType{"ReportBatchItemFailures"},
+		FilterCriteria:        &lambdatypes.FilterCriteria{Filters: []lambdatypes.Filter{{Pattern: aws.String(`{"body":{"n":[{"exists":true}]}}`)}}},
+		MetricsConfig:         &lambdatypes.EventSourceMappingMetricsConfig{Metrics: []lambdatypes.EventSourceMappingMetric{"EventCount"}},
+	})
+	eventually(t, queueWait, func() bool { return q.count(t, url) == 0 }, func() string {
+		return fmt.Sprintf("%d messages left; delivered %v", q.count(t, url), bodies(q.fn.received()))
+	})
+	want := map[string]float64{
+		"PolledEventCount":       5, // four, and the failed one again
+		"FilteredOutEventCount":  1,
+		"InvokedEventCount":      4,
+		"FailedInvokeEventCount": 1,
+		"DeletedEventCount":      3,
+	}
+	for metric, n := range want {
+		eventually(t, queueWait, func() bool { return q.sum(t, id, metric) == n }, func() string {
+			return fmt.Sprintf("%s sums to %v, want %v", metric, q.sum(t, id, metric), n)
+		})
+	}
+
+	_, other := q.queue(t, "quiet", nil)
+	quiet := q.mapQueue(t, other, &lambda.CreateEventSourceMappingInput{})
+	qurl, _ := q.sqs.GetQueueUrl(context.Background(), &awssqs.GetQueueUrlInput{QueueName: aws.String("quiet")})
+	q.send(t, aws.ToString(qurl.QueueUrl), "", "x")
+	eventually(t, queueWait, func() bool { return q.count(t, aws.ToString(qurl.QueueUrl)) == 0 }, func() string { return "the quiet queue was not drained" })
+	if got := q.sum(t, quiet, "PolledEventCount"); got != -1 {
+		t.Errorf("a mapping without MetricsConfig published PolledEventCount %v", got)
 	}
 }
