@@ -38,8 +38,6 @@ const maxFIFOBatch = 10
 // queueAccessActions are the actions Lambda needs on the queue.
 var queueAccessActions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
 
-func (queueKind) name() string { return "SQS queue" }
-
 func (queueKind) owns(arn string) bool {
 	a, err := awsapi.ParseARN(arn)
 	return err == nil && a.Service == "sqs" && a.Resource != ""

@@ -1,9 +1,6 @@
 package esm
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // sourceKind is what differs between the event sources a mapping reads (a
 // DynamoDB stream, an SQS queue): which ARNs are its own, its defaults, the
@@ -12,8 +9,6 @@ import (
 // validation of the common settings, states, control routes, the
 // invoker) is shared.
 type sourceKind interface {
-	// name names the kind in messages ("DynamoDB stream", "SQS queue").
-	name() string
 	// owns reports whether an event source ARN is of this kind.
 	owns(arn string) bool
 	// defaults sets the create defaults of the kind's settings.
@@ -77,8 +72,3 @@ func refuseMembers(in *mappingInput, members map[string]bool) error {
 
 func intPtr(v int) *int    { return &v }
 func boolPtr(v bool) *bool { return &v }
-
-// sourceNotFound is the error for a source that does not exist.
-func sourceNotFound(k sourceKind, arn string) error {
-	return InvalidParameterValueException("%s", fmt.Sprintf("%s not found: %s", k.name(), arn))
-}

@@ -19,8 +19,6 @@ var streamMembers = map[string]bool{
 	"StartingPositionTimestamp": true, "DestinationConfig": true,
 }
 
-func (streamKind) name() string { return "DynamoDB stream" }
-
 func (streamKind) owns(arn string) bool { return isStreamArn(arn) }
 
 func (streamKind) defaults(st *Settings) {
