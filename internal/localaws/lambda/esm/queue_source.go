@@ -55,9 +55,14 @@ func (queueKind) apply(s *Service, in *mappingInput, st *Settings, _ bool) error
 			st.MaximumConcurrency = int(*in.ScalingConfig.MaximumConcurrency)
 		}
 	}
-	fifo := false
+	fifo, visibility, found := false, 0, false
 	if msgs, err := s.messages(); err == nil {
-		fifo, _, _ = msgs.QueueInfo(st.EventSourceArn)
+		fifo, visibility, found = msgs.QueueInfo(st.EventSourceArn)
+	}
+	if found {
+		if err := checkVisibility(s, st, visibility); err != nil {
+			return err
+		}
 	}
 	switch {
 	case fifo && st.BatchSize > maxFIFOBatch:
@@ -66,6 +71,30 @@ func (queueKind) apply(s *Service, in *mappingInput, st *Settings, _ bool) error
 		return InvalidParameterValueException("MaximumBatchingWindowInSeconds is not supported for FIFO queues: set it to 0.")
 	case st.BatchSize > maxFIFOBatch && st.MaximumBatchingWindowInSeconds < 1:
 		return InvalidParameterValueException("Maximum batch window in seconds must be greater than 0 if maximum batch size is greater than 10: set MaximumBatchingWindowInSeconds to at least 1.")
+	}
+	return nil
+}
+
+// FunctionTimeouts is implemented by Functions that know a function's
+// timeout, which a queue's visibility timeout may not be shorter than.
+type FunctionTimeouts interface {
+	FunctionTimeout(name string) (seconds int, ok bool)
+}
+
+// checkVisibility refuses a queue whose visibility timeout is shorter than
+// the function's timeout, as Lambda does.
+func checkVisibility(s *Service, st *Settings, visibility int) error {
+	fns, err := s.functions()
+	if err != nil {
+		return err
+	}
+	ft, ok := fns.(FunctionTimeouts)
+	if !ok {
+		return nil
+	}
+	base, _ := splitQualifier(st.FunctionArn)
+	if timeout, ok := ft.FunctionTimeout(base); ok && visibility < timeout {
+		return InvalidParameterValueException("Queue visibility timeout: %d seconds is less than Function timeout: %d seconds", visibility, timeout)
 	}
 	return nil
 }

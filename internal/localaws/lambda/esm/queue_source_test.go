@@ -30,6 +30,7 @@ import (
 // response and a function error ("" for none).
 type sqsFunction struct {
 	mu      sync.Mutex
+	timeout int
 	events  []events.SQSEvent
 	handler func(ev events.SQSEvent) (out []byte, functionError string)
 }
@@ -58,6 +59,17 @@ func (f *sqsFunction) InvokeSync(_ context.Context, function string, payload []b
 	}
 	out, fnErr := h(ev)
 	return out, fnErr, nil
+}
+
+// FunctionTimeout is the function's timeout (1 second, Lambda's least,
+// unless set), which the queues' visibility timeouts may not be under.
+func (f *sqsFunction) FunctionTimeout(string) (int, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.timeout == 0 {
+		return 1, true
+	}
+	return f.timeout, true
 }
 
 // received lists the messages delivered so far, in order.
@@ -294,7 +306,7 @@ func TestQueueRedriveToDeadLetterQueue(t *testing.T) {
 	t.Parallel()
 	q := newQueueFixture(t, 1)
 	dlqURL, dlqArn := q.queue(t, "orders-dlq", nil)
-	url, arn := q.queue(t, "orders", map[string]string{"VisibilityTimeout": "0",
+	url, arn := q.queue(t, "orders", map[string]string{"VisibilityTimeout": "1",
 		"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":2}`, dlqArn)})
 	q.fn.handler = func(events.SQSEvent) ([]byte, string) { return nil, "Unhandled" }
 	q.send(t, url, "", "poison")
@@ -361,6 +373,16 @@ func TestQueueMappingValidation(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming %s", c.name, err, c.want)
 		}
 	}
+	q.fn.mu.Lock()
+	q.fn.timeout = 31
+	q.fn.mu.Unlock()
+	if _, err := q.client.CreateEventSourceMapping(context.Background(), &lambda.CreateEventSourceMappingInput{EventSourceArn: &arn, FunctionName: aws.String(fnName)}); err == nil ||
+		!strings.Contains(err.Error(), "Queue visibility timeout: 30 seconds is less than Function timeout: 31 seconds") {
+		t.Errorf("a function timeout over the queue's visibility timeout: error %v", err)
+	}
+	q.fn.mu.Lock()
+	q.fn.timeout = 0
+	q.fn.mu.Unlock()
 	q.auth.mu.Lock()
 	q.auth.deny["sqs:ReceiveMessage"] = true
 	q.auth.mu.Unlock()
