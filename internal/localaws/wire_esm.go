@@ -27,6 +27,8 @@ func init() {
 			},
 			Functions: dependency[esm.Functions](s, "lambda"),
 			Queues:    dependency[esm.Queues](s, "sqs"),
+			Messages:  dependency[esm.QueueMessages](s, "sqs"),
+			Metrics:   optionalDependency[esm.MetricSink](s, "cloudwatch"),
 			Compile: func(pattern string) (esm.Matcher, error) {
 				return eventpattern.Compile(pattern)
 			},

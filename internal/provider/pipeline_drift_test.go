@@ -141,6 +141,9 @@ func (e *accEnv) checkStreamRepaired(table string, first *string) resource.TestC
 		if aws.ToString(m.EventSourceArn) != latest || aws.ToString(m.State) != "Enabled" {
 			return fmt.Errorf("the mapping reads %s (%s), want %s", aws.ToString(m.EventSourceArn), aws.ToString(m.State), latest)
 		}
+		if m.MetricsConfig == nil || len(m.MetricsConfig.Metrics) != 1 || m.MetricsConfig.Metrics[0] != "EventCount" {
+			return fmt.Errorf("the mapping's MetricsConfig is %+v, want its EventCount metrics", m.MetricsConfig)
+		}
 		return nil
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -58,8 +59,19 @@ func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []s
 	}
 	add(len(filters) != 1 || !awsops.SamePolicy(filters[0], s.outboxTable(st).StreamFilterPattern()), "filter")
 	add(len(have.FunctionResponseTypes) != 1 || have.FunctionResponseTypes[0] != types.FunctionResponseTypeReportBatchItemFailures, "function_response_types")
+	add(have.MetricsConfig == nil || !slices.Equal(have.MetricsConfig.Metrics, relayMappingMetrics().Metrics), "metrics_config")
 	add(aws.ToString(have.State) == mappingDisabled, "enabled")
 	return diff
+}
+
+// relayMappingMetrics turns on the mapping's event counts (AWS/Lambda,
+// by EventSourceMappingUUID): how many stream records it polled, filtered
+// out (every record that is not an outbox INSERT), invoked the relay with,
+// failed to invoke, and dropped to the on-failure queue. They tell a
+// mapping that reads but invokes nothing (a filter that matches no
+// record) from one that reads nothing.
+func relayMappingMetrics() *types.EventSourceMappingMetricsConfig {
+	return &types.EventSourceMappingMetricsConfig{Metrics: []types.EventSourceMappingMetric{types.EventSourceMappingMetricEventCount}}
 }
 
 func (c *Provisioner) ensureMapping(ctx context.Context, s Spec, st *State) error {
@@ -113,6 +125,7 @@ func mappingInput(s Spec, st *State) *lambda.CreateEventSourceMappingInput {
 		DestinationConfig:              &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}},
 		FilterCriteria:                 &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}},
 		FunctionResponseTypes:          []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures},
+		MetricsConfig:                  relayMappingMetrics(),
 		Tags:                           s.tags(),
 	}
 }
@@ -127,6 +140,7 @@ func (c *Provisioner) updateMapping(ctx context.Context, s Spec, st *State) erro
 		ParallelizationFactor: in.ParallelizationFactor, MaximumRetryAttempts: in.MaximumRetryAttempts,
 		MaximumRecordAgeInSeconds: in.MaximumRecordAgeInSeconds, BisectBatchOnFunctionError: in.BisectBatchOnFunctionError,
 		DestinationConfig: in.DestinationConfig, FilterCriteria: in.FilterCriteria, FunctionResponseTypes: in.FunctionResponseTypes,
+		MetricsConfig: in.MetricsConfig,
 	})
 	if err != nil {
 		return fmt.Errorf("updating event source mapping (%s): %w", st.MappingUUID, err)

@@ -9,10 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -21,10 +21,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambdatest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
@@ -49,15 +49,18 @@ type consumerExample struct {
 	out      consumerOutputs
 	function string
 	counts   string
+	// mapping is the UUID of the queue's event source mapping.
+	mapping string
 }
 
 // TestAccExamplesConsumerLambda applies examples/consumer-lambda, deploys
 // its function (built from main.go) with a role that has only the
 // subscription's consumer policy and the counter's statement, writes
-// orders, and delivers the queue's messages to the function as an SQS event
-// source mapping with ReportBatchItemFailures does, each batch twice and
-// some messages sent again: the counter is the number of orders, and every
-// inbox entry is completed. Then it destroys everything.
+// orders, sends some of the queue's messages again, and maps the queue to
+// the function with an SQS event source mapping with
+// ReportBatchItemFailures, as the README deploys it: the counter is the
+// number of orders, and every inbox entry is completed. Then it destroys
+// everything.
 func TestAccExamplesConsumerLambda(t *testing.T) {
 	tf := acctest.TerraformCLI(t, root)
 	t.Parallel()
@@ -180,6 +183,13 @@ func (ex *consumerExample) remove(ctx context.Context, t *testing.T) {
 	roles := iam.NewFromConfig(ex.cfg)
 	steps := []func() error{
 		func() error {
+			if ex.mapping == "" {
+				return nil
+			}
+			_, err := lambda.NewFromConfig(ex.cfg).DeleteEventSourceMapping(ctx, &lambda.DeleteEventSourceMappingInput{UUID: aws.String(ex.mapping)})
+			return err
+		},
+		func() error {
 			_, err := lambda.NewFromConfig(ex.cfg).DeleteFunction(ctx, &lambda.DeleteFunctionInput{FunctionName: aws.String(ex.function)})
 			return err
 		},
@@ -223,85 +233,90 @@ func (ex *consumerExample) placeOrders(ctx context.Context, t *testing.T, n int)
 	}
 }
 
-// deliverUntilApplied plays the SQS event source mapping of the README:
-// it receives batches from the queue and invokes the function with each,
-// deleting the messages it did not report failed. Every batch is delivered
-// twice (a redelivery after a lost delete), and the first message of each
-// batch is sent to the queue again (a duplicate). It returns once the
-// counter shows n orders and the queue is empty, and fails after the
-// deadline.
+// deliverUntilApplied maps the queue to the function as the README's
+// aws_lambda_event_source_mapping does (batch size 10,
+// ReportBatchItemFailures), after sending three of the queue's messages to
+// it again (duplicates, as a redelivery after a lost delete makes them).
+// It returns once the counter shows n orders and the queue is empty, and
+// fails after the deadline or when the function reported a failure.
 func (ex *consumerExample) deliverUntilApplied(ctx context.Context, t *testing.T, n int) {
 	t.Helper()
 	q := sqs.NewFromConfig(ex.cfg)
-	duplicated := 0
-	err := acctest.Wait(ctx, fmt.Sprintf("%d orders applied", n), func() error {
-		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(ex.out.QueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+	ex.duplicate(ctx, t, q, 3)
+	fn := lambda.NewFromConfig(ex.cfg)
+	m, err := fn.CreateEventSourceMapping(ctx, &lambda.CreateEventSourceMappingInput{
+		EventSourceArn: aws.String(ex.out.QueueARN), FunctionName: aws.String(ex.function), BatchSize: aws.Int32(10),
+		FunctionResponseTypes: []lambdatypes.FunctionResponseType{lambdatypes.FunctionResponseTypeReportBatchItemFailures},
+	})
+	if err != nil {
+		t.Fatalf("mapping the queue to the function: %v", err)
+	}
+	ex.mapping = aws.ToString(m.UUID)
+	err = acctest.Wait(ctx, fmt.Sprintf("%d orders applied", n), func() error {
+		left, err := ex.depth(ctx, q)
 		if err != nil {
 			return err
 		}
-		if len(out.Messages) > 0 {
-			if err := ex.deliver(ctx, q, out.Messages); err != nil {
-				return err
-			}
-			if duplicated < 3 {
-				duplicated++
-				if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(ex.out.QueueURL), MessageBody: out.Messages[0].Body}); err != nil {
-					return err
-				}
-			}
-			return errors.New("messages were still arriving")
-		}
-		if got := ex.counter(ctx); got != n || duplicated == 0 {
-			return fmt.Errorf("the counter shows %d orders, want %d (%d duplicates sent)", got, n, duplicated)
+		if got := ex.counter(ctx); got != n || left != 0 {
+			return fmt.Errorf("the counter shows %d orders, want %d; %d messages in the queue", got, n, left)
 		}
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v; the function's log:\n%s", err, ex.log(ctx))
+	}
+	if got := ex.counter(ctx); got != n {
+		t.Fatalf("the counter shows %d orders after the queue emptied, want %d", got, n)
 	}
 }
 
-// deliver invokes the function twice with the batch, as the SQS event
-// source does, and deletes the messages that neither invocation reported
-// failed.
-func (ex *consumerExample) deliver(ctx context.Context, q *sqs.Client, msgs []sqstypes.Message) error {
-	ev := events.SQSEvent{}
-	for _, m := range msgs {
-		ev.Records = append(ev.Records, events.SQSMessage{
-			MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: aws.ToString(m.Body),
-			EventSource: "aws:sqs", EventSourceARN: ex.out.QueueARN, AWSRegion: ex.cfg.Region,
-		})
-	}
-	payload, err := json.Marshal(ev)
+// depth is the number of messages in the queue, visible or in flight.
+func (ex *consumerExample) depth(ctx context.Context, q *sqs.Client) (int, error) {
+	attrs, err := awsops.QueueAttributes(ctx, q, ex.out.QueueURL)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	failed := map[string]bool{}
-	for range 2 {
-		out, err := lambda.NewFromConfig(ex.cfg).Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String(ex.function), Payload: payload})
+	n := 0
+	for _, a := range []string{"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"} {
+		v, err := strconv.Atoi(attrs[a])
+		if err != nil {
+			return 0, fmt.Errorf("queue attribute %s = %q: %w", a, attrs[a], err)
+		}
+		n += v
+	}
+	return n, nil
+}
+
+// duplicate reads k of the messages the relay sent to the queue, makes
+// them visible again at once, and sends them to the queue again.
+func (ex *consumerExample) duplicate(ctx context.Context, t *testing.T, q *sqs.Client, k int) {
+	t.Helper()
+	var bodies []string
+	err := acctest.Wait(ctx, fmt.Sprintf("%d messages read from the queue", k), func() error {
+		if len(bodies) >= k {
+			return nil
+		}
+		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(ex.out.QueueURL), MaxNumberOfMessages: int32(k - len(bodies))})
 		if err != nil {
 			return err
 		}
-		if out.FunctionError != nil {
-			return fmt.Errorf("the function failed: %s: %s", aws.ToString(out.FunctionError), out.Payload)
+		for _, m := range out.Messages {
+			bodies = append(bodies, aws.ToString(m.Body))
+			// Visible again at once, for the mapping.
+			if _, err := q.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(ex.out.QueueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				return err
+			}
 		}
-		var resp events.SQSEventResponse
-		if err := json.Unmarshal(out.Payload, &resp); err != nil {
-			return fmt.Errorf("the function's response %s: %w", out.Payload, err)
-		}
-		for _, f := range resp.BatchItemFailures {
-			failed[f.ItemIdentifier] = true
+		return fmt.Errorf("%d of %d messages read", len(bodies), k)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bodies {
+		if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(ex.out.QueueURL), MessageBody: aws.String(b)}); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("the function reported %d of %d messages failed; its log:\n%s", len(failed), len(msgs), ex.log(ctx))
-	}
-	for _, m := range msgs {
-		if _, err := q.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(ex.out.QueueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // log is the function's log, for a failure's message.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // Control is the registry of control routes under /_localaws/. Services add
@@ -21,6 +22,9 @@ import (
 //	DELETE /_localaws/faults/{id}     remove one
 type Control struct {
 	mux *http.ServeMux
+
+	mu     sync.Mutex
+	routes []string
 }
 
 func newControl(r *Router) *Control {
@@ -81,7 +85,18 @@ func (c *Control) Handle(pattern string, h http.Handler) {
 	if method != "" {
 		path = method + " " + path
 	}
+	c.mu.Lock()
+	c.routes = append(c.routes, pattern)
+	c.mu.Unlock()
 	c.mux.Handle(path, h)
+}
+
+// Routes lists the patterns of the routes registered, in order ("POST
+// lambda/kill"): what the documentation of the control API must cover.
+func (c *Control) Routes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.routes...)
 }
 
 // HandleFunc registers a control route handler function (see Handle).

@@ -1,11 +1,14 @@
 package awsapi
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -231,7 +234,7 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 			slog.String("requestId", req.RequestID))
 	}()
 
-	body, err := io.ReadAll(io.LimitReader(hr.Body, MaxBodyBytes))
+	body, err := readBody(hr, spec)
 	if err != nil {
 		WriteError(sw, spec, req.RequestID, SerializationException("reading body: %v", err))
 		return
@@ -321,4 +324,26 @@ func unknownOperation(p Protocol, op string) *Error {
 		return InvalidAction(op)
 	}
 	return UnknownOperationException(op)
+}
+
+// readBody reads a request's body, decompressing it when the SDK
+// compressed it (Content-Encoding gzip: the request compression of
+// CloudWatch PutMetricData) for a protocol whose body is the request
+// itself; a REST body with Content-Encoding is the resource's (an S3
+// object), kept as sent.
+func readBody(hr *http.Request, spec Spec) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(hr.Body, MaxBodyBytes))
+	if err != nil || spec.Protocol == RESTJSON || spec.Protocol == RESTXML || !gzipped(hr.Header.Get("Content-Encoding")) {
+		return body, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(zr, MaxBodyBytes))
+}
+
+// gzipped reports whether a Content-Encoding lists gzip.
+func gzipped(encoding string) bool {
+	return slices.ContainsFunc(strings.Split(encoding, ","), func(e string) bool { return strings.TrimSpace(e) == "gzip" })
 }

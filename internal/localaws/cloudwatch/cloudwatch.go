@@ -1,6 +1,8 @@
 // Package cloudwatch is the local stack's CloudWatch metric alarms (service
 // monitoring, GraniteServiceVersion20100801): PutMetricAlarm,
-// DescribeAlarms, DeleteAlarms and tagging, in the three protocols AWS
+// DescribeAlarms, DeleteAlarms and tagging, and metrics (metrics.go:
+// PutMetricData, GetMetricStatistics, ListMetrics and the in-process
+// PutMetric other services publish with), in the three protocols AWS
 // serves: smithy rpcv2Cbor (current SDKs), awsJson1_0 (X-Amz-Target
 // GraniteServiceVersion20100801.*) and awsQuery (older SDKs and CLIs). The
 // handlers read and write the JSON form; the router transcodes the others
@@ -30,8 +32,9 @@ type Service struct {
 	ops    awsapi.Operations
 	shapes awsapi.Shapes
 
-	mu     sync.RWMutex
-	alarms map[string]*alarm
+	mu      sync.RWMutex
+	alarms  map[string]*alarm
+	metrics map[metricKey]*metric
 }
 
 type alarm struct {

@@ -20,6 +20,9 @@ func (s *Service) operations() awsapi.Operations {
 		"DeleteAlarms":        {Handle: withDoc(s.deleteAlarms), Input: schemas.DeleteAlarmsInput},
 		"TagResource":         {Handle: withDoc(s.tagging), Input: schemas.TagResourceInput, Output: schemas.TagResourceOutput},
 		"UntagResource":       {Handle: withDoc(s.tagging), Input: schemas.UntagResourceInput, Output: schemas.UntagResourceOutput},
+		"PutMetricData":       {Handle: withDoc(s.putMetricData), Input: schemas.PutMetricDataInput},
+		"ListMetrics":         {Handle: withDoc(s.listMetrics), Input: schemas.ListMetricsInput, Output: schemas.ListMetricsOutput},
+		"GetMetricStatistics": {Handle: withDoc(s.getMetricStatistics), Input: schemas.GetMetricStatisticsInput, Output: schemas.GetMetricStatisticsOutput},
 		"ListTagsForResource": {Handle: withDoc(s.tagging), Input: schemas.ListTagsForResourceInput, Output: schemas.ListTagsForResourceOutput},
 	}
 }

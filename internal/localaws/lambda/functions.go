@@ -941,3 +941,14 @@ func (s *Service) FunctionInfo(name string) (arn, roleArn, state string, ok bool
 	}
 	return f.arn, f.cfg.Role, f.state, true
 }
+
+// FunctionTimeout returns a function's timeout in seconds (name or ARN).
+func (s *Service) FunctionTimeout(name string) (seconds int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.lookupLocked(name, "")
+	if err != nil {
+		return 0, false
+	}
+	return f.cfg.Timeout, true
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,8 @@ type Config struct {
 	Streams   func() (Streams, error)
 	Functions func() (Functions, error)
 	Queues    func() (Queues, error)
+	// Messages is the SQS data plane queue mappings poll.
+	Messages func() (QueueMessages, error)
 	// Compile compiles a filter pattern (EventBridge pattern syntax).
 	Compile func(pattern string) (Matcher, error)
 	// PollInterval is the per-shard poll cadence; DefaultPollInterval
@@ -32,6 +35,12 @@ type Config struct {
 	// Transition is how long transient states last; DefaultTransition when
 	// zero.
 	Transition time.Duration
+	// Metrics is where mappings with MetricsConfig publish their event
+	// counts; nil, or a nil sink, publishes none.
+	Metrics func() MetricSink
+	// QueuePollers is how many batches a queue mapping without
+	// ScalingConfig processes at once; Lambda's five when zero.
+	QueuePollers int
 }
 
 // Service holds the mappings and their pollers.
@@ -183,6 +192,22 @@ func (v *violations) intRange(name string, p *int64, lo, hi int64) {
 	}
 }
 
+// metricNames are the values of MetricsConfig.Metrics the API model allows.
+var metricNames = []string{"EventCount", "ErrorCount", "KafkaMetrics"}
+
+func (v *violations) metrics(names []string) {
+	if len(names) > len(metricNames) {
+		*v = append(*v, fmt.Sprintf("Value '[%s]' at 'metricsConfig.metrics' failed to satisfy constraint: Member must have length less than or equal to %d", strings.Join(names, ", "), len(metricNames)))
+		return
+	}
+	for _, n := range names {
+		if !slices.Contains(metricNames, n) {
+			*v = append(*v, fmt.Sprintf("Value '[%s]' at 'metricsConfig.metrics' failed to satisfy constraint: Member must satisfy constraint: [Member must satisfy enum value set: [%s]]", strings.Join(names, ", "), strings.Join(metricNames, ", ")))
+			return
+		}
+	}
+}
+
 func (v violations) err() error {
 	if len(v) == 0 {
 		return nil
@@ -202,6 +227,12 @@ func validateModel(in *mappingInput) error {
 	v.intRange("maximumRecordAgeInSeconds", in.MaximumRecordAgeInSeconds, -1, 604800)
 	v.intRange("maximumRetryAttempts", in.MaximumRetryAttempts, -1, 10000)
 	v.intRange("tumblingWindowInSeconds", in.TumblingWindowInSeconds, 0, 900)
+	if in.ScalingConfig != nil {
+		v.intRange("scalingConfig.maximumConcurrency", in.ScalingConfig.MaximumConcurrency, 2, 1000)
+	}
+	if in.MetricsConfig != nil {
+		v.metrics(in.MetricsConfig.Metrics)
+	}
 	if in.StartingPosition != nil {
 		switch *in.StartingPosition {
 		case "TRIM_HORIZON", "LATEST", "AT_TIMESTAMP":
@@ -231,42 +262,54 @@ func isStreamArn(arn string) bool {
 	return len(parts) == 4 && parts[0] == "table" && parts[2] == "stream"
 }
 
-// applyInput validates in and applies it over st. create selects the create
-// defaults and requirements.
+// applyInput validates in and applies it over st: the members every kind
+// takes here, the kind's own ones through st.kind. create selects the
+// create defaults and requirements.
 func (s *Service) applyInput(in *mappingInput, st *Settings, create bool) error {
 	if create {
-		st.BatchSize = 100
-		st.ParallelizationFactor = 1
-		st.MaximumRetryAttempts = -1
-		st.MaximumRecordAgeInSeconds = -1
 		st.FunctionResponseTypes = []string{}
+		st.kind.defaults(st)
 	}
-	if err := applyScalars(in, st); err != nil {
-		return err
+	if in.BatchSize != nil {
+		st.BatchSize = int(*in.BatchSize)
 	}
-	if err := applyDestination(in.DestinationConfig, st); err != nil {
+	if in.MaximumBatchingWindowInSeconds != nil {
+		st.MaximumBatchingWindowInSeconds = int(*in.MaximumBatchingWindowInSeconds)
+	}
+	if in.FunctionResponseTypes != nil {
+		st.FunctionResponseTypes = append([]string{}, *in.FunctionResponseTypes...)
+	}
+	if err := applyMetrics(in.MetricsConfig, st); err != nil {
 		return err
 	}
 	if err := s.applyFilters(in.FilterCriteria, st); err != nil {
 		return err
 	}
-	if err := applyStartingPosition(in, st, create); err != nil {
-		return err
+	return st.kind.apply(s, in, st, create)
+}
+
+// applyMetrics applies MetricsConfig: EventCount is the metric of stream
+// and queue mappings; ErrorCount and KafkaMetrics are Kafka's.
+func applyMetrics(mc *wireMetricsConfig, st *Settings) error {
+	if mc == nil {
+		return nil
 	}
-	if len(in.Topics) > 0 || len(in.Queues) > 0 || len(in.SourceAccessConfigurations) > 0 {
-		return InvalidParameterValueException("Unsupported parameter for given event source mapping type.")
+	for _, n := range mc.Metrics {
+		if n != "EventCount" {
+			return InvalidParameterValueException("MetricsConfig.Metrics %s is supported only for Amazon MSK and self-managed Apache Kafka event sources; use [\"EventCount\"] or [] for %s.", n, st.EventSourceArn)
+		}
 	}
+	st.Metrics = append([]string{}, mc.Metrics...)
 	return nil
 }
 
-// applyScalars applies the numbers, flags and response types that in sets.
-func applyScalars(in *mappingInput, st *Settings) error {
+// applyStreamScalars applies the numbers and flags only stream mappings
+// take.
+func applyStreamScalars(in *mappingInput, st *Settings) error {
 	for _, f := range []struct {
 		from *int64
 		to   *int
 	}{
-		{in.BatchSize, &st.BatchSize},
-		{in.MaximumBatchingWindowInSeconds, &st.MaximumBatchingWindowInSeconds},
 		{in.ParallelizationFactor, &st.ParallelizationFactor},
 		{in.MaximumRetryAttempts, &st.MaximumRetryAttempts},
 		{in.TumblingWindowInSeconds, &st.TumblingWindowInSeconds},
@@ -284,9 +327,6 @@ func applyScalars(in *mappingInput, st *Settings) error {
 	}
 	if in.BisectBatchOnFunctionError != nil {
 		st.BisectBatchOnFunctionError = *in.BisectBatchOnFunctionError
-	}
-	if in.FunctionResponseTypes != nil {
-		st.FunctionResponseTypes = append([]string{}, *in.FunctionResponseTypes...)
 	}
 	return nil
 }
@@ -423,9 +463,9 @@ func (s *Service) authorizeRole(roleArn, action, resource string) error {
 // streamReadActions are the actions Lambda needs on a DynamoDB stream.
 var streamReadActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
 
-// checkAccess checks the role may read the stream and send to the
+// checkStreamAccess checks the role may read the stream and send to the
 // destination, with Lambda's messages.
-func (s *Service) checkAccess(roleArn string, st *Settings) error {
+func (s *Service) checkStreamAccess(roleArn string, st *Settings) error {
 	for _, action := range streamReadActions {
 		if err := s.authorizeRole(roleArn, action, st.EventSourceArn); err != nil {
 			return InvalidParameterValueException("Cannot access stream %s. Please ensure the role can perform the GetRecords, GetShardIterator, DescribeStream, and ListStreams Actions on your stream in IAM.", st.EventSourceArn)
@@ -457,8 +497,9 @@ func (s *Service) create(req *awsapi.Request, in *mappingInput) (any, error) {
 	if in.EventSourceArn == nil || *in.EventSourceArn == "" {
 		return nil, InvalidParameterValueException("Unrecognized event source, must be kinesis, dynamodb stream, sqs, kafka, mq or documentdb.")
 	}
-	if !isStreamArn(*in.EventSourceArn) {
-		return nil, InvalidParameterValueException("Unrecognized event source, must be kinesis, dynamodb stream, sqs, kafka, mq or documentdb. This endpoint serves DynamoDB stream event sources only: %s", *in.EventSourceArn)
+	kind, ok := kindOf(*in.EventSourceArn)
+	if !ok {
+		return nil, InvalidParameterValueException("Unrecognized event source, must be kinesis, dynamodb stream, sqs, kafka, mq or documentdb. This endpoint serves DynamoDB stream and SQS queue event sources: %s", *in.EventSourceArn)
 	}
 	if err := req.Authorize("lambda:CreateEventSourceMapping", "*"); err != nil {
 		return nil, err
@@ -467,18 +508,14 @@ func (s *Service) create(req *awsapi.Request, in *mappingInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := Settings{EventSourceArn: *in.EventSourceArn, FunctionArn: fnArn}
+	st := Settings{EventSourceArn: *in.EventSourceArn, FunctionArn: fnArn, kind: kind}
 	if err := s.applyInput(in, &st, true); err != nil {
 		return nil, err
 	}
-	streams, err := s.streams()
-	if err != nil {
+	if err := kind.exists(s, st.EventSourceArn); err != nil {
 		return nil, err
 	}
-	if !streams.StreamExists(st.EventSourceArn) {
-		return nil, InvalidParameterValueException("Stream not found: %s", st.EventSourceArn)
-	}
-	if err := s.checkAccess(roleArn, &st); err != nil {
+	if err := kind.checkAccess(s, roleArn, &st); err != nil {
 		return nil, err
 	}
 	enabled := in.Enabled == nil || *in.Enabled
@@ -548,6 +585,7 @@ func (s *Service) update(_ *awsapi.Request, m *mapping, in *mappingInput) (any, 
 	m.mu.Lock()
 	st := m.settings
 	st.Filters = append([]string(nil), st.Filters...)
+	st.Metrics = append([]string(nil), st.Metrics...)
 	state := m.state
 	m.mu.Unlock()
 	switch state {
@@ -567,7 +605,7 @@ func (s *Service) update(_ *awsapi.Request, m *mapping, in *mappingInput) (any, 
 	if err := s.applyInput(in, &st, false); err != nil {
 		return nil, err
 	}
-	if err := s.checkAccess(roleArn, &st); err != nil {
+	if err := st.kind.checkAccess(s, roleArn, &st); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
@@ -719,31 +757,19 @@ func (m *mapping) configurationLocked() Configuration {
 	st := m.settings
 	c := Configuration{
 		UUID:                           m.uuid,
-		StartingPosition:               st.StartingPosition,
 		BatchSize:                      st.BatchSize,
 		MaximumBatchingWindowInSeconds: st.MaximumBatchingWindowInSeconds,
-		ParallelizationFactor:          st.ParallelizationFactor,
 		EventSourceArn:                 st.EventSourceArn,
 		FunctionArn:                    st.FunctionArn,
 		LastModified:                   awsapi.Epoch(m.lastModified),
 		LastProcessingResult:           m.lastResult,
 		State:                          m.state,
 		StateTransitionReason:          m.reason,
-		DestinationConfig:              &wireDestinationConfig{OnFailure: &wireOnFailure{}},
-		MaximumRecordAgeInSeconds:      st.MaximumRecordAgeInSeconds,
-		BisectBatchOnFunctionError:     st.BisectBatchOnFunctionError,
-		MaximumRetryAttempts:           st.MaximumRetryAttempts,
-		TumblingWindowInSeconds:        st.TumblingWindowInSeconds,
 		FunctionResponseTypes:          append([]string{}, st.FunctionResponseTypes...),
 		EventSourceMappingArn:          m.arn,
 	}
-	if st.StartingPositionTimestamp != nil {
-		ts := awsapi.Epoch(*st.StartingPositionTimestamp)
-		c.StartingPositionTimestamp = &ts
-	}
-	if st.OnFailureDestination != "" {
-		d := st.OnFailureDestination
-		c.DestinationConfig.OnFailure.Destination = &d
+	if st.Metrics != nil {
+		c.MetricsConfig = &wireMetricsConfig{Metrics: append([]string{}, st.Metrics...)}
 	}
 	if len(st.Filters) > 0 {
 		fc := &wireFilterCriteria{}
@@ -752,5 +778,6 @@ func (m *mapping) configurationLocked() Configuration {
 		}
 		c.FilterCriteria = fc
 	}
+	st.kind.render(st, &c)
 	return c
 }

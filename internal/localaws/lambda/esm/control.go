@@ -63,7 +63,7 @@ func (m *mapping) status() Status {
 		State:                m.state,
 		LastProcessingResult: m.lastResult,
 		Paused:               m.paused,
-		Polling:              m.run != nil,
+		Polling:              m.cancel != nil,
 		Shards:               []ShardStatus{},
 	}
 	run := m.run

@@ -1,9 +1,15 @@
-// Package esm serves Lambda event source mappings on DynamoDB streams for
-// the local AWS stack: the REST-JSON operations under
+// Package esm serves Lambda event source mappings on DynamoDB streams and
+// SQS queues for the local AWS stack: the REST-JSON operations under
 // /2015-03-31/event-source-mappings (Create, Get, Update, Delete, List),
-// which the lambda service delegates here, and one poller per enabled
-// mapping that reads the stream and invokes the function the way Lambda
-// documents it.
+// which the lambda service delegates here, and the pollers of each enabled
+// mapping, which read the source and invoke the function the way Lambda
+// documents it. What differs between the two sources is a sourceKind
+// (source.go): streamKind (stream_source.go, poller.go) and queueKind
+// (queue_source.go); the API, validation, states, control routes and the
+// invoker are shared. A mapping with MetricsConfig EventCount publishes its
+// event counts (metrics.go) to CloudWatch.
+//
+// A stream mapping:
 //
 // The poller reads each shard about four times a second (Config.PollInterval),
 // builds batches (BatchSize, MaximumBatchingWindowInSeconds, 6 MB payload),
@@ -27,8 +33,13 @@
 // function's execution role: Create and Update check the role with the
 // stack's Authorizer, and the poller checks it again as it reads and sends.
 //
+// A queue mapping receives batches with the queue's visibility timeout,
+// deletes what the function processed, leaves the rest to the queue's
+// visibility timeout and redrive policy, and honours
+// ReportBatchItemFailures, batching windows and ScalingConfig.
+//
 // The package depends on the other services through small interfaces
-// (Streams, Functions, Queues) resolved when used, so it can be tested with
+// (Streams, Functions, Queues, QueueMessages, MetricSink) resolved when used, so it can be tested with
 // fakes; the stack wires the real ones in wire_esm.go.
 //
 // Control routes (under /_localaws/):

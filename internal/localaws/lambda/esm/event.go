@@ -3,7 +3,10 @@ package esm
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
 
 // eventRecord is one record of the event Lambda sends for a DynamoDB stream
@@ -78,14 +81,39 @@ func eventPayload(recs []*pendingRecord) []byte {
 	return buf.Bytes()
 }
 
-// batchItemFailures parses a ReportBatchItemFailures response. ok is false
-// when the response reports failures Lambda cannot use (an empty, null or
-// unknown itemIdentifier), which fails the whole batch. lowest is the index
-// of the lowest failed record, -1 when none failed.
+// batchItemFailures parses a ReportBatchItemFailures response to a stream
+// batch, whose items are identified by sequence number. ok is false when
+// the response reports failures Lambda cannot use, which fails the whole
+// batch. lowest is the index of the lowest failed record, -1 when none
+// failed.
 func batchItemFailures(out []byte, batch []*pendingRecord) (lowest int, ok bool) {
+	ids := make([]string, len(batch))
+	for i, r := range batch {
+		ids[i] = r.rec.SequenceNumber
+	}
+	failed, ok := failedItems(out, ids)
+	if !ok {
+		return -1, false
+	}
+	lowest = -1
+	for _, i := range failed {
+		if lowest < 0 || i < lowest {
+			lowest = i
+		}
+	}
+	return lowest, true
+}
+
+// failedItems parses a ReportBatchItemFailures response
+// ({"batchItemFailures":[{"itemIdentifier":"…"}]}) against the batch's item
+// identifiers (sequence numbers of a stream, message ids of a queue) and
+// returns the indexes of the failed items. ok is false when an identifier
+// is empty, null or not of the batch, which fails the whole batch; an
+// empty, null or unparseable response is a success.
+func failedItems(out []byte, ids []string) (failed []int, ok bool) {
 	out = bytes.TrimSpace(out)
 	if len(out) == 0 || string(out) == "null" {
-		return -1, true
+		return nil, true
 	}
 	var resp struct {
 		BatchItemFailures []struct {
@@ -95,28 +123,19 @@ func batchItemFailures(out []byte, batch []*pendingRecord) (lowest int, ok bool)
 	if err := json.Unmarshal(out, &resp); err != nil {
 		// Not an object with batchItemFailures (for example a string):
 		// Lambda treats an unparseable response as success.
-		return -1, true
+		return nil, true
 	}
-	lowest = -1
 	for _, f := range resp.BatchItemFailures {
 		if f.ItemIdentifier == nil || *f.ItemIdentifier == "" {
-			return -1, false
+			return nil, false
 		}
-		idx := -1
-		for i, r := range batch {
-			if r.rec.SequenceNumber == *f.ItemIdentifier {
-				idx = i
-				break
-			}
-		}
+		idx := slices.Index(ids, *f.ItemIdentifier)
 		if idx < 0 {
-			return -1, false
+			return nil, false
 		}
-		if lowest < 0 || idx < lowest {
-			lowest = idx
-		}
+		failed = append(failed, idx)
 	}
-	return lowest, true
+	return failed, true
 }
 
 // OnFailureRecord is the invocation record sent to the on-failure
@@ -183,4 +202,53 @@ func onFailureRecord(now time.Time, fnArn, streamArn, shardID, condition string,
 	b.BatchSize = len(batch)
 	b.StreamArn = streamArn
 	return r
+}
+
+// sqsEventRecord is one record of the event Lambda sends for an SQS queue,
+// in Lambda's field names ("Using Lambda with Amazon SQS", example event).
+type sqsEventRecord struct {
+	MessageID              string                       `json:"messageId"`
+	ReceiptHandle          string                       `json:"receiptHandle"`
+	Body                   string                       `json:"body"`
+	Attributes             map[string]string            `json:"attributes"`
+	MessageAttributes      map[string]sqsEventAttribute `json:"messageAttributes"`
+	MD5OfMessageAttributes string                       `json:"md5OfMessageAttributes,omitempty"`
+	MD5OfBody              string                       `json:"md5OfBody"`
+	EventSource            string                       `json:"eventSource"`
+	EventSourceARN         string                       `json:"eventSourceARN"`
+	AWSRegion              string                       `json:"awsRegion"`
+}
+
+type sqsEventAttribute struct {
+	StringValue      *string  `json:"stringValue,omitempty"`
+	BinaryValue      []byte   `json:"binaryValue,omitempty"`
+	StringListValues []string `json:"stringListValues"`
+	BinaryListValues []string `json:"binaryListValues"`
+	DataType         string   `json:"dataType"`
+}
+
+// sqsRecord renders a received message as Lambda delivers it: every system
+// attribute (ApproximateReceiveCount, SentTimestamp, SenderId,
+// ApproximateFirstReceiveTimestamp, and for FIFO queues SequenceNumber,
+// MessageGroupId and MessageDeduplicationId) and every message attribute.
+func sqsRecord(r sqs.Received, region, queueArn string) []byte {
+	e := sqsEventRecord{
+		MessageID: r.MessageID, ReceiptHandle: r.ReceiptHandle, Body: r.Body,
+		Attributes: r.Attributes, MessageAttributes: map[string]sqsEventAttribute{},
+		MD5OfMessageAttributes: r.MD5OfMessageAttributes, MD5OfBody: r.MD5OfBody,
+		EventSource: "aws:sqs", EventSourceARN: queueArn, AWSRegion: region,
+	}
+	if e.Attributes == nil {
+		e.Attributes = map[string]string{}
+	}
+	for k, a := range r.MessageAttributes {
+		ea := sqsEventAttribute{BinaryValue: a.BinaryValue, StringListValues: []string{}, BinaryListValues: []string{}, DataType: a.DataType}
+		if a.BinaryValue == nil {
+			v := a.StringValue
+			ea.StringValue = &v
+		}
+		e.MessageAttributes[k] = ea
+	}
+	b, _ := json.Marshal(e)
+	return b
 }

@@ -17,9 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/cloudwatch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/lambda/esm"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
 
 const (
@@ -226,6 +228,13 @@ type fixture struct {
 	auth   *denyAuthorizer
 	client *lambda.Client
 	env    *awsapi.Env
+	// queue fixtures: the SQS service, the function that reads SQS events
+	// and how many pollers a queue mapping runs.
+	sqs       *sqs.Service
+	functions esm.Functions
+	pollers   int
+	// metrics receives the mappings' metrics when set.
+	metrics *cloudwatch.Service
 }
 
 const testInterval = 10 * time.Millisecond
@@ -253,9 +262,27 @@ func newFixture(t testing.TB) *fixture {
 func (f *fixture) serve(t testing.TB, streams func() (esm.Streams, error), also ...awsapi.Service) aws.Config {
 	t.Helper()
 	f.svc = esm.New(esm.Config{
-		Env:          f.env,
-		Streams:      streams,
-		Functions:    func() (esm.Functions, error) { return f.fns, nil },
+		Env:     f.env,
+		Streams: streams,
+		Functions: func() (esm.Functions, error) {
+			if f.functions != nil {
+				return f.functions, nil
+			}
+			return f.fns, nil
+		},
+		Messages: func() (esm.QueueMessages, error) {
+			if f.sqs == nil {
+				return nil, errors.New("no sqs service")
+			}
+			return f.sqs, nil
+		},
+		QueuePollers: f.pollers,
+		Metrics: func() esm.MetricSink {
+			if f.metrics == nil {
+				return nil
+			}
+			return f.metrics
+		},
 		Queues:       func() (esm.Queues, error) { return f.queues, nil },
 		Compile:      func(p string) (esm.Matcher, error) { return eventpattern.Compile(p) },
 		PollInterval: testInterval,

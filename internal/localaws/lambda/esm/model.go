@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
 
 // StreamRecord is one DynamoDB stream record as the stream holds it. Keys,
@@ -66,6 +68,20 @@ type Functions interface {
 	FunctionInfo(name string) (arn, roleArn, state string, ok bool)
 }
 
+// QueueMessages is the SQS data plane a queue mapping's poller uses: it
+// receives with the queue's visibility timeout, deletes what the function
+// processed and makes visible again what it could not.
+type QueueMessages interface {
+	// QueueInfo reports whether the queue exists, is FIFO, and its
+	// visibility timeout in seconds.
+	QueueInfo(queueArn string) (fifo bool, visibilityTimeout int, ok bool)
+	// Receive receives up to maxMessages (1 to 10) messages, waiting up to
+	// wait for the first.
+	Receive(ctx context.Context, queueArn string, maxMessages int, wait time.Duration) ([]sqs.Received, error)
+	DeleteReceived(queueArn, receiptHandle string) error
+	ChangeReceivedVisibility(queueArn, receiptHandle string, timeout int) error
+}
+
 // Queues delivers on-failure records to SQS.
 type Queues interface {
 	Deliver(queueArn, body string, attributes map[string]string) (messageID string, err error)
@@ -119,6 +135,13 @@ type Settings struct {
 	Filters                        []string
 	FunctionResponseTypes          []string
 	TumblingWindowInSeconds        int
+	// MaximumConcurrency is ScalingConfig.MaximumConcurrency of a queue
+	// mapping (0 when unset).
+	MaximumConcurrency int
+	// Metrics is MetricsConfig.Metrics (EventCount).
+	Metrics []string
+	// kind is the source kind of EventSourceArn.
+	kind sourceKind
 }
 
 func (s Settings) reportBatchItemFailures() bool {
@@ -144,6 +167,14 @@ type wireDestinationConfig struct {
 	OnSuccess *wireOnFailure `json:"OnSuccess,omitempty"`
 }
 
+type wireScalingConfig struct {
+	MaximumConcurrency *int64 `json:"MaximumConcurrency,omitempty"`
+}
+
+type wireMetricsConfig struct {
+	Metrics []string `json:"Metrics"`
+}
+
 // mappingInput is the body of Create and Update.
 type mappingInput struct {
 	EventSourceArn                 *string                `json:"EventSourceArn"`
@@ -161,6 +192,8 @@ type mappingInput struct {
 	MaximumRetryAttempts           *int64                 `json:"MaximumRetryAttempts"`
 	TumblingWindowInSeconds        *int64                 `json:"TumblingWindowInSeconds"`
 	FunctionResponseTypes          *[]string              `json:"FunctionResponseTypes"`
+	ScalingConfig                  *wireScalingConfig     `json:"ScalingConfig"`
+	MetricsConfig                  *wireMetricsConfig     `json:"MetricsConfig"`
 	Tags                           map[string]string      `json:"Tags"`
 	Topics                         []string               `json:"Topics"`
 	Queues                         []string               `json:"Queues"`
@@ -168,25 +201,29 @@ type mappingInput struct {
 }
 
 // Configuration is EventSourceMappingConfiguration as Lambda returns it.
+// The members a source kind does not have are omitted, as Lambda omits
+// them (a queue mapping has no StartingPosition or ParallelizationFactor).
 type Configuration struct {
 	UUID                           string                 `json:"UUID"`
 	StartingPosition               string                 `json:"StartingPosition,omitempty"`
 	StartingPositionTimestamp      *float64               `json:"StartingPositionTimestamp,omitempty"`
 	BatchSize                      int                    `json:"BatchSize"`
 	MaximumBatchingWindowInSeconds int                    `json:"MaximumBatchingWindowInSeconds"`
-	ParallelizationFactor          int                    `json:"ParallelizationFactor"`
+	ParallelizationFactor          *int                   `json:"ParallelizationFactor,omitempty"`
 	EventSourceArn                 string                 `json:"EventSourceArn"`
 	FilterCriteria                 *wireFilterCriteria    `json:"FilterCriteria,omitempty"`
 	FunctionArn                    string                 `json:"FunctionArn"`
 	LastModified                   float64                `json:"LastModified"`
-	LastProcessingResult           string                 `json:"LastProcessingResult"`
+	LastProcessingResult           string                 `json:"LastProcessingResult,omitempty"`
 	State                          string                 `json:"State"`
 	StateTransitionReason          string                 `json:"StateTransitionReason"`
-	DestinationConfig              *wireDestinationConfig `json:"DestinationConfig"`
-	MaximumRecordAgeInSeconds      int                    `json:"MaximumRecordAgeInSeconds"`
-	BisectBatchOnFunctionError     bool                   `json:"BisectBatchOnFunctionError"`
-	MaximumRetryAttempts           int                    `json:"MaximumRetryAttempts"`
-	TumblingWindowInSeconds        int                    `json:"TumblingWindowInSeconds"`
+	DestinationConfig              *wireDestinationConfig `json:"DestinationConfig,omitempty"`
+	MaximumRecordAgeInSeconds      *int                   `json:"MaximumRecordAgeInSeconds,omitempty"`
+	BisectBatchOnFunctionError     *bool                  `json:"BisectBatchOnFunctionError,omitempty"`
+	MaximumRetryAttempts           *int                   `json:"MaximumRetryAttempts,omitempty"`
+	TumblingWindowInSeconds        *int                   `json:"TumblingWindowInSeconds,omitempty"`
 	FunctionResponseTypes          []string               `json:"FunctionResponseTypes"`
+	ScalingConfig                  *wireScalingConfig     `json:"ScalingConfig,omitempty"`
+	MetricsConfig                  *wireMetricsConfig     `json:"MetricsConfig,omitempty"`
 	EventSourceMappingArn          string                 `json:"EventSourceMappingArn"`
 }

@@ -142,12 +142,12 @@ func (m *mapping) startPoller() {
 	}
 	ctx, cancel := context.WithCancel(m.svc.Context())
 	done := make(chan struct{})
-	run := &pollerRun{m: m, settings: m.settings, shards: map[string]*shardRun{}, interval: m.svc.pollInterval()}
-	m.cancel, m.done, m.run = cancel, done, run
+	st := m.settings
+	m.cancel, m.done = cancel, done
 	m.mu.Unlock()
 	m.svc.Go(func() {
 		defer close(done)
-		run.loop(ctx)
+		st.kind.run(ctx, m, st)
 	})
 }
 
@@ -159,6 +159,11 @@ func (m *mapping) stopPoller() {
 	if cancel != nil {
 		cancel()
 		<-done
+		m.mu.Lock()
+		if m.cancel == nil {
+			m.run = nil
+		}
+		m.mu.Unlock()
 	}
 }
 
@@ -433,6 +438,7 @@ func (p *pollerRun) read(sr *shardRun, streams Streams) {
 		}
 	}
 	perLane := make([][]*pendingRecord, len(sr.lanes))
+	m.emit(p.settings, MetricPolled, len(recs))
 	for _, r := range recs {
 		pr := &pendingRecord{rec: r, shard: sr, json: lambdaRecord(r, m.svc.env.Region, p.settings.EventSourceArn)}
 		m.counters.read.Add(1)
@@ -441,6 +447,7 @@ func (p *pollerRun) read(sr *shardRun, streams Streams) {
 		if !p.matches(pr.json) {
 			pr.done = true
 			m.counters.filtered.Add(1)
+			m.emit(p.settings, MetricFilteredOut, 1)
 			continue
 		}
 		sr.inFlight++
@@ -579,6 +586,7 @@ func (p *pollerRun) laneLoop(ctx context.Context, sr *shardRun, l *lane) {
 // processed in its place: bisected is true and ok their outcome.
 func (p *pollerRun) functionFailed(ctx context.Context, shardID string, batch []*pendingRecord) (ok, bisected bool) {
 	p.m.counters.fnErrors.Add(1)
+	p.m.emit(p.settings, MetricFailedInvoke, len(batch))
 	p.m.setResult(ResultFunctionFailed)
 	if !p.settings.BisectBatchOnFunctionError || len(batch) < 2 {
 		return false, false
@@ -682,6 +690,7 @@ func (d *delivery) invoke(ctx context.Context, fns Functions) (done, ok bool) {
 	p, m := d.p, d.p.m
 	payload := eventPayload(d.batch)
 	m.counters.invocations.Add(1)
+	m.emit(p.settings, MetricInvoked, len(d.batch))
 	d.invokes++
 	d.resp = lastResponse{requestID: awsapi.NewUUID(), statusCode: 200}
 	out, fnErr, err := fns.InvokeSync(ctx, p.settings.FunctionArn, payload)
@@ -700,6 +709,7 @@ func (d *delivery) invoke(ctx context.Context, fns Functions) (done, ok bool) {
 		}
 		if lowest >= 0 {
 			m.counters.partial.Add(1)
+			m.emit(p.settings, MetricFailedInvoke, len(d.batch)-lowest)
 			d.succeeded(lowest)
 			return d.retryOrDiscard()
 		}
@@ -721,6 +731,7 @@ func (d *delivery) succeeded(n int) {
 func (d *delivery) invokeFailed(fns Functions, err error) (done, ok bool) {
 	m := d.p.m
 	m.counters.invokeErrors.Add(1)
+	m.emit(d.p.settings, MetricFailedInvoke, len(d.batch))
 	d.resp.statusCode = statusOf(err)
 	if _, _, _, found := fns.FunctionInfo(d.p.functionBase()); !found {
 		m.setResult(ResultFunctionNotFound)
@@ -765,6 +776,7 @@ func statusOf(err error) int {
 func (p *pollerRun) discard(shardID, condition string, invokes int, resp lastResponse, recs []*pendingRecord) {
 	m := p.m
 	st := p.settings
+	m.emit(st, MetricDropped, len(recs))
 	if st.OnFailureDestination != "" {
 		rec := onFailureRecord(p.now(), st.FunctionArn, st.EventSourceArn, shardID, condition, invokes, resp, recs)
 		body, _ := json.Marshal(rec)
@@ -774,6 +786,7 @@ func (p *pollerRun) discard(shardID, condition string, invokes int, resp lastRes
 			m.svc.env.Logger.Warn("event source mapping could not send an on-failure record", "uuid", m.uuid, "destination", st.OnFailureDestination, "error", err)
 		} else {
 			m.counters.onFailureSent.Add(1)
+			m.emit(st, MetricOnFailureDelivered, len(recs))
 		}
 	}
 	p.finish(recs)
