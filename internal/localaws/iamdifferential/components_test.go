@@ -3,6 +3,7 @@ package iamdifferential
 import (
 	"testing"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/iam"
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
@@ -80,9 +81,19 @@ func readStream() []req {
 // and must not make.
 type component struct {
 	name            string
-	identity        []provision.PolicyDocument
+	identity        []string
+	boundary        string
 	principal       string
 	allowed, denied []req
+}
+
+// docs are policy documents in JSON.
+func docs(ds ...provision.PolicyDocument) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.JSON()
+	}
+	return out
 }
 
 func claimSpec(name string) provision.Spec {
@@ -113,21 +124,21 @@ func pipelineComponents(t *testing.T) []component {
 	a := provision.Account{Partition: "aws", Region: region, ID: account}
 	common := append(writeLogs(relayLogs), readStream()...)
 	return []component{
-		{name: "relay (EventBridge, mark)", identity: []provision.PolicyDocument{provision.RelayPolicy(eb, resources(eb))}, principal: relaySession,
+		{name: "relay (EventBridge, mark)", identity: docs(provision.RelayPolicy(eb, resources(eb))), principal: relaySession,
 			allowed: append(common,
 				req{action: "dynamodb:UpdateItem", resource: tableARN}, req{action: "dynamodb:BatchGetItem", resource: tableARN},
 				req{action: "events:PutEvents", resource: busARN}, req{action: "sqs:SendMessage", resource: queueARN}),
 			denied: []req{listStreams("orders-outbox"), {action: "dynamodb:DeleteItem", resource: tableARN}, {action: "sns:Publish", resource: topicARN},
 				{action: "logs:CreateLogStream", resource: logStreamARN(reconLogs)}, {action: "dynamodb:DeleteTable", resource: tableARN},
 				{action: "s3:PutObjectTagging", resource: claimObject}}},
-		{name: "relay (SNS, delete)", identity: []provision.PolicyDocument{provision.RelayPolicy(sns, resources(sns))}, principal: relaySession,
+		{name: "relay (SNS, delete)", identity: docs(provision.RelayPolicy(sns, resources(sns))), principal: relaySession,
 			allowed: append(common, req{action: "dynamodb:DeleteItem", resource: tableARN}, req{action: "dynamodb:BatchWriteItem", resource: tableARN},
 				req{action: "sns:Publish", resource: topicARN}),
 			denied: []req{{action: "events:PutEvents", resource: busARN}, {action: "sns:Publish", resource: topicARN + "-other"}}},
-		{name: "relay (claim check)", identity: []provision.PolicyDocument{provision.RelayPolicy(claims, resources(claims))}, principal: relaySession,
+		{name: "relay (claim check)", identity: docs(provision.RelayPolicy(claims, resources(claims))), principal: relaySession,
 			allowed: []req{{action: "s3:PutObjectTagging", resource: claimObject}},
 			denied:  []req{{action: "s3:GetObject", resource: claimObject}, {action: "s3:PutObjectTagging", resource: "arn:aws:s3:::orders-claims/other/x"}}},
-		{name: "reconciler (claim check)", identity: []provision.PolicyDocument{provision.ReconcilerPolicy(claims, resources(claims))},
+		{name: "reconciler (claim check)", identity: docs(provision.ReconcilerPolicy(claims, resources(claims))),
 			principal: "arn:aws:sts::123456789012:assumed-role/orders-reconciler/s",
 			allowed: append(writeLogs(reconLogs),
 				req{action: "dynamodb:Query", resource: tableARN + "/index/" + claims.OutboxTable().PendingIndexName},
@@ -137,15 +148,15 @@ func pipelineComponents(t *testing.T) []component {
 			denied: []req{{action: "s3:ListBucket", resource: "arn:aws:s3:::orders-claims", context: map[string]string{"s3:prefix": "other/"}},
 				{action: "s3:ListBucket", resource: "arn:aws:s3:::orders-claims"},
 				{action: "dynamodb:Scan", resource: tableARN}, {action: "sqs:SendMessage", resource: queueARN}}},
-		{name: "schedule", identity: []provision.PolicyDocument{provision.SchedulerPolicy(reconcilerFn)},
+		{name: "schedule", identity: docs(provision.SchedulerPolicy(reconcilerFn)),
 			principal: "arn:aws:sts::123456789012:assumed-role/orders-schedule/s",
 			allowed:   []req{{action: "lambda:InvokeFunction", resource: reconcilerFn}},
 			denied:    []req{{action: "lambda:InvokeFunction", resource: reconcilerFn + "-other"}}},
-		{name: "claim writer", identity: []provision.PolicyDocument{*provision.ClaimWriterPolicy(claims, a)},
+		{name: "claim writer", identity: docs(*provision.ClaimWriterPolicy(claims, a)),
 			principal: "arn:aws:sts::123456789012:assumed-role/orders-app/s",
 			allowed:   []req{{action: "s3:PutObject", resource: claimObject}, {action: "kms:GenerateDataKey", resource: claimKey}},
 			denied:    []req{{action: "s3:DeleteObject", resource: claimObject}, {action: "kms:Decrypt", resource: claimKey + "0"}}},
-		{name: "claim consumer", identity: []provision.PolicyDocument{*provision.ClaimConsumerPolicy(claims, a)}, principal: consumerRole,
+		{name: "claim consumer", identity: docs(*provision.ClaimConsumerPolicy(claims, a)), principal: consumerRole,
 			allowed: []req{{action: "s3:GetObject", resource: claimObject}, {action: "kms:Decrypt", resource: claimKey}},
 			denied:  []req{{action: "s3:PutObject", resource: claimObject}, {action: "kms:GenerateDataKey", resource: claimKey}}},
 	}
@@ -160,7 +171,7 @@ func subscriptionComponents() []component {
 		{action: "dynamodb:PutItem", resource: inboxARN}, {action: "dynamodb:UpdateItem", resource: inboxARN}}
 	return []component{
 		{name: "consumer (queue key by alias ARN)", principal: consumerRole,
-			identity: []provision.PolicyDocument{subscription.ConsumerPolicy(subQueueARN, aliasKey, inboxARN, "")},
+			identity: docs(subscription.ConsumerPolicy(subQueueARN, aliasKey, inboxARN, "")),
 			allowed: append(queue, req{action: "kms:Decrypt", resource: claimKey, sets: aliases("alias/billing")},
 				req{action: "kms:Decrypt", resource: claimKey, sets: aliases("alias/other", "alias/billing")}),
 			denied: []req{{action: "kms:Decrypt", resource: claimKey, sets: aliases("alias/other")},
@@ -169,13 +180,13 @@ func subscriptionComponents() []component {
 				{action: "kms:GenerateDataKey", resource: claimKey, sets: aliases("alias/billing")},
 				{action: "sqs:SendMessage", resource: subQueueARN}, {action: "dynamodb:DeleteItem", resource: inboxARN}}},
 		{name: "consumer (queue key by alias, inbox key)", principal: consumerRole,
-			identity: []provision.PolicyDocument{subscription.ConsumerPolicy(subQueueARN, "alias/billing", inboxARN, claimKey)},
+			identity: docs(subscription.ConsumerPolicy(subQueueARN, "alias/billing", inboxARN, claimKey)),
 			allowed: []req{{action: "kms:Decrypt", resource: otherKey, sets: aliases("alias/billing")},
 				{action: "kms:GenerateDataKey", resource: claimKey}},
 			denied: []req{{action: "kms:Decrypt", resource: otherKey, sets: aliases("alias/billing-old")},
 				{action: "kms:GenerateDataKey", resource: otherKey}}},
 		{name: "consumer (queue key by id)", principal: consumerRole,
-			identity: []provision.PolicyDocument{subscription.ConsumerPolicy(subQueueARN, "1234abcd-12ab-34cd-56ef-1234567890ab", inboxARN, "")},
+			identity: docs(subscription.ConsumerPolicy(subQueueARN, "1234abcd-12ab-34cd-56ef-1234567890ab", inboxARN, "")),
 			allowed:  []req{{action: "kms:Decrypt", resource: claimKey}},
 			denied:   []req{{action: "kms:Decrypt", resource: otherKey}}},
 	}
@@ -213,5 +224,33 @@ func resourceComponents() []resourceComponent {
 		{name: "trust policy (Scheduler)", policy: provision.TrustPolicy("scheduler.amazonaws.com", account).JSON(), principal: "scheduler.amazonaws.com",
 			allowed: []req{sourced("sts:AssumeRole", relayRole, "", account)},
 			denied:  []req{sourced("sts:AssumeRole", relayRole, "", otherAccount), sourced("sts:AssumeRole", relayRole, "", "")}},
+	}
+}
+
+// exampleComponents are the roles of the documented examples
+// (examples/consumer-lambda): the subscription's consumer policy, the
+// handler's own statement and the AWS managed AWSLambdaBasicExecutionRole
+// as the stack knows it; and the relay's policy under a permissions
+// boundary that allows only its log writes.
+func exampleComponents(t *testing.T) []component {
+	t.Helper()
+	basic, ok := iam.ManagedPolicyDocument("AWSLambdaBasicExecutionRole")
+	if !ok {
+		t.Fatal("the stack does not know AWSLambdaBasicExecutionRole")
+	}
+	const counts = "arn:aws:dynamodb:eu-west-1:123456789012:table/counts"
+	handler := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:UpdateItem","Resource":"` + counts + `"}]}`
+	eb := provision.Spec{Name: "orders"}.WithDefaults()
+	logsOnly := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogStream","logs:PutLogEvents"],"Resource":"*"}]}`
+	return []component{
+		{name: "consumer-lambda example", principal: "arn:aws:sts::123456789012:assumed-role/payments-consumer/payments-consumer",
+			identity: append(docs(subscription.ConsumerPolicy(subQueueARN, "", inboxARN, "")), handler, basic),
+			allowed: append(writeLogs("/aws/lambda/payments-consumer"), req{action: "dynamodb:UpdateItem", resource: counts},
+				req{action: "sqs:ReceiveMessage", resource: subQueueARN}, req{action: "dynamodb:PutItem", resource: inboxARN}),
+			denied: []req{{action: "dynamodb:PutItem", resource: counts}, {action: "dynamodb:UpdateItem", resource: tableARN}}},
+		{name: "relay under a logs-only boundary", principal: relaySession, boundary: logsOnly,
+			identity: docs(provision.RelayPolicy(eb, resources(eb))),
+			allowed:  writeLogs(relayLogs),
+			denied:   []req{{action: "dynamodb:UpdateItem", resource: tableARN}, {action: "events:PutEvents", resource: busARN}}},
 	}
 }

@@ -17,14 +17,10 @@ var decided = map[string]string{}
 func allCases(t *testing.T) []decisionCase {
 	t.Helper()
 	var out []decisionCase
-	for _, c := range append(pipelineComponents(t), subscriptionComponents()...) {
-		var docs []string
-		for _, d := range c.identity {
-			docs = append(docs, d.JSON())
-		}
+	for _, c := range slices.Concat(pipelineComponents(t), subscriptionComponents(), exampleComponents(t)) {
 		for _, r := range withOutcome(c.allowed, c.denied) {
 			dc := decisionCase{name: fmt.Sprintf("%s: %s %s on %s%s", c.name, r.outcome, r.action, r.resource, contextText(r.req)),
-				want: r.outcome, identity: docs, principal: c.principal, action: r.action, resource: r.resource, context: r.context, sets: r.sets}
+				want: r.outcome, identity: c.identity, boundary: c.boundary, principal: c.principal, action: r.action, resource: r.resource, context: r.context, sets: r.sets}
 			if strings.HasPrefix(r.action, "kms:") {
 				dc.keyPolicy = defaultKeyPolicy
 			}
@@ -108,8 +104,10 @@ func TestDifferentialIAMSimulate(t *testing.T) {
 	results := simulate(t, sims)
 	seen := map[string]bool{}
 	differ := 0
+	tally := map[string]int{}
 	for i, c := range cases {
 		got, want := stackDecision(c), results[i].Decision
+		tally[got]++
 		if results[i].Error != "" {
 			want = "refused by iam-simulate: " + results[i].Error
 		}
@@ -132,5 +130,10 @@ func TestDifferentialIAMSimulate(t *testing.T) {
 			t.Errorf("decided difference %q no longer differs (or no longer exists): remove it", name)
 		}
 	}
-	t.Logf("%d cases, %d undecided differences", len(cases), differ)
+	t.Logf("%d cases, %d undecided differences; the stack's decisions: %v", len(cases), differ, tally)
+	for _, d := range []string{"Allowed", "ImplicitlyDenied", "ExplicitlyDenied"} {
+		if tally[d] == 0 {
+			t.Errorf("no case is %s: the cases do not cover every decision", d)
+		}
+	}
 }

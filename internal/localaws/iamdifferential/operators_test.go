@@ -41,17 +41,23 @@ var operatorForms = []struct{ prefix, suffix string }{
 }
 
 // operatorCases are a policy allowing s3:GetObject under each operator in
-// each form, for a request with each value, none, and (set forms) an
-// empty set and every value.
+// each form, and one denying it so, for a request with each value, none,
+// and (set forms) an empty set and every value.
 func operatorCases() []decisionCase {
 	var out []decisionCase
 	add := func(op, key, policy, what string, ctx map[string]string, sets map[string][]string) {
-		doc, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": []map[string]any{{
-			"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*",
-			"Condition": map[string]map[string]string{op: {key: policy}},
-		}}})
-		out = append(out, decisionCase{name: fmt.Sprintf("%s {%s: %s} %s", op, key, policy, what), identity: []string{string(doc)},
-			principal: consumerRole, action: "s3:GetObject", resource: claimObject, context: ctx, sets: sets})
+		cond := map[string]map[string]string{op: {key: policy}}
+		for _, effect := range []string{"Allow", "Deny"} {
+			// A Deny statement beside an unconditional Allow: the condition
+			// decides between Allowed and ExplicitlyDenied.
+			stmts := []map[string]any{{"Effect": effect, "Action": "s3:GetObject", "Resource": "*", "Condition": cond}}
+			if effect == "Deny" {
+				stmts = append(stmts, map[string]any{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"})
+			}
+			doc, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": stmts})
+			out = append(out, decisionCase{name: fmt.Sprintf("%s %s {%s: %s} %s", effect, op, key, policy, what), identity: []string{string(doc)},
+				principal: consumerRole, action: "s3:GetObject", resource: claimObject, context: ctx, sets: sets})
+		}
 	}
 	for _, f := range operatorFamilies {
 		for _, base := range f.operators {
