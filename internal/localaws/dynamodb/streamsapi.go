@@ -39,11 +39,9 @@ type listStreamsInput struct {
 }
 
 func (a *streamsAPI) listStreams(req *awsapi.Request, in *listStreamsInput) (any, error) {
-	resource := "*"
-	if in.TableName != "" {
-		resource = a.svc.tableArn(in.TableName) + "/stream/*"
-	}
-	if err := req.Authorize("dynamodb:ListStreams", resource); err != nil {
+	// ListStreams has no resource type: AWS authorises it on "*" only,
+	// whether or not TableName is given.
+	if err := req.Authorize("dynamodb:ListStreams", "*"); err != nil {
 		return nil, err
 	}
 	limit, err := pageLimit(in.Limit)

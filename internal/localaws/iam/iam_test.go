@@ -533,3 +533,25 @@ func TestPropagationDelay(t *testing.T) {
 		t.Fatalf("permission effective after %v, before the delay", elapsed)
 	}
 }
+
+// TestSetOperatorPoliciesAreStored: a policy with the set operators (a KMS
+// key named by alias, as AWS's KMS guide writes it) is stored and read
+// back, not refused as malformed.
+func TestSetOperatorPoliciesAreStored(t *testing.T) {
+	t.Parallel()
+	e := start(t, 0)
+	e.createRole(t, "consumer", lambdaTrust)
+	doc := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"kms:Decrypt","Resource":"arn:aws:kms:us-east-1:000000000000:key/*",` +
+		`"Condition":{"ForAnyValue:StringEquals":{"kms:ResourceAliases":"alias/orders"},"ForAllValues:StringLike":{"aws:TagKeys":"team*"}}}]}`
+	e.putRolePolicy(t, "consumer", "kms", doc)
+	got, err := e.iam.GetRolePolicy(t.Context(), &awsiam.GetRolePolicyInput{RoleName: aws.String("consumer"), PolicyName: aws.String("kms")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := url.QueryUnescape(aws.ToString(got.PolicyDocument)); d != doc {
+		t.Fatalf("GetRolePolicy = %s, want %s", d, doc)
+	}
+	_, err = e.iam.PutRolePolicy(t.Context(), &awsiam.PutRolePolicyInput{RoleName: aws.String("consumer"), PolicyName: aws.String("bad"),
+		PolicyDocument: aws.String(strings.Replace(doc, "ForAnyValue:", "ForSomeValues:", 1))})
+	localawstest.WantCode(t, err, "MalformedPolicyDocument", "PutRolePolicy with an unknown set operator")
+}

@@ -31,3 +31,15 @@ var awsManagedPolicies = []struct {
 		document:    `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`,
 	},
 }
+
+// ManagedPolicyDocument returns the document of the AWS managed policy
+// name ("AWSLambdaBasicExecutionRole") as the stack knows it, and whether
+// it knows it.
+func ManagedPolicyDocument(name string) (string, bool) {
+	for _, p := range awsManagedPolicies {
+		if p.name == name {
+			return p.document, true
+		}
+	}
+	return "", false
+}

@@ -11,9 +11,12 @@
 // Supported elements: Version, Statement (object or list), Sid, Effect,
 // Action/NotAction, Resource/NotResource, Principal/NotPrincipal ("*",
 // {"AWS": …}, {"Service": …}, {"Federated": …}) and Condition with the
-// String*, Arn*, Bool and Null operators and their IfExists forms, on the
-// keys aws:SourceArn, aws:SourceAccount, aws:PrincipalArn,
-// aws:PrincipalAccount, aws:PrincipalServiceName and aws:PrincipalType.
+// String*, Arn*, Numeric*, Date*, Bool, BinaryEquals, IpAddress,
+// NotIpAddress and Null operators, their IfExists forms and their
+// ForAnyValue: and ForAllValues: set forms, on the keys aws:SourceArn,
+// aws:SourceAccount, aws:PrincipalArn, aws:PrincipalAccount,
+// aws:PrincipalServiceName and aws:PrincipalType and on the request's own
+// keys (Request.Context, and Request.Sets for multivalued keys).
 // Actions match case-insensitively, resources case-sensitively, both with
 // the * and ? wildcards.
 package iampolicy
@@ -23,8 +26,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Decision is the outcome of evaluating policies for one request.
@@ -72,6 +79,10 @@ type Request struct {
 	// Context holds further condition keys of the request, by lower-case
 	// name ("aws:securetransport", "s3:x-amz-server-side-encryption").
 	Context map[string]string
+	// Sets holds the request's multivalued condition keys, by lower-case
+	// name ("kms:resourcealiases"), for the ForAnyValue and ForAllValues
+	// set operators. A key present with no values is an empty set.
+	Sets map[string][]string
 }
 
 // Policy is a parsed policy document.
@@ -462,8 +473,22 @@ func arnAccount(arn string) string {
 	return parts[4]
 }
 
-// contextValue returns a condition key's value and whether it is present.
-// Keys are case-insensitive.
+// contextValues returns a condition key's values and whether it is
+// present: a multivalued key's set (possibly empty), or a single-valued
+// key's value. Keys are case-insensitive.
+func contextValues(key string, req Request) ([]string, bool) {
+	if set, ok := req.Sets[strings.ToLower(key)]; ok {
+		return set, true
+	}
+	v, present := contextValue(key, req)
+	if !present {
+		return nil, false
+	}
+	return []string{v}, true
+}
+
+// contextValue returns a single-valued condition key's value and whether
+// it is present.
 func contextValue(key string, req Request) (string, bool) {
 	var v string
 	switch strings.ToLower(key) {
@@ -505,10 +530,15 @@ func principalArnKey(arn string) string {
 	return arn
 }
 
-var baseOperators = map[string]struct {
+// baseOperator is a condition operator on one value: match reports whether
+// a request value matches one of the policy's values; negated operators
+// hold when no policy value matches.
+type baseOperator struct {
 	negated bool
 	match   func(pattern, value string) bool
-}{
+}
+
+var baseOperators = map[string]baseOperator{
 	"StringEquals":              {false, func(p, v string) bool { return p == v }},
 	"StringNotEquals":           {true, func(p, v string) bool { return p == v }},
 	"StringEqualsIgnoreCase":    {false, strings.EqualFold},
@@ -520,14 +550,48 @@ var baseOperators = map[string]struct {
 	"ArnNotEquals":              {true, arnMatch},
 	"ArnNotLike":                {true, arnMatch},
 	"Bool":                      {false, strings.EqualFold},
+	"BinaryEquals":              {false, func(p, v string) bool { return p == v }},
+	"NumericEquals":             {false, numeric(func(c int) bool { return c == 0 })},
+	"NumericNotEquals":          {true, numeric(func(c int) bool { return c == 0 })},
+	"NumericLessThan":           {false, numeric(func(c int) bool { return c < 0 })},
+	"NumericLessThanEquals":     {false, numeric(func(c int) bool { return c <= 0 })},
+	"NumericGreaterThan":        {false, numeric(func(c int) bool { return c > 0 })},
+	"NumericGreaterThanEquals":  {false, numeric(func(c int) bool { return c >= 0 })},
+	"DateEquals":                {false, date(func(c int) bool { return c == 0 })},
+	"DateNotEquals":             {true, date(func(c int) bool { return c == 0 })},
+	"DateLessThan":              {false, date(func(c int) bool { return c < 0 })},
+	"DateLessThanEquals":        {false, date(func(c int) bool { return c <= 0 })},
+	"DateGreaterThan":           {false, date(func(c int) bool { return c > 0 })},
+	"DateGreaterThanEquals":     {false, date(func(c int) bool { return c >= 0 })},
+	"IpAddress":                 {false, ipMatch},
+	"NotIpAddress":              {true, ipMatch},
 }
 
-func knownOperator(op string) bool {
-	if op == "Null" {
-		return true
+// The set operator qualifiers, for multivalued context keys.
+const (
+	forAnyValue  = "ForAnyValue:"
+	forAllValues = "ForAllValues:"
+)
+
+// splitOperator splits a condition operator into its set qualifier
+// ("ForAnyValue:", "ForAllValues:" or ""), its base operator's name and
+// whether it is an IfExists form.
+func splitOperator(op string) (qualifier, name string, ifExists bool) {
+	for _, q := range []string{forAnyValue, forAllValues} {
+		if rest, found := strings.CutPrefix(op, q); found {
+			qualifier, op = q, rest
+		}
 	}
-	_, ok := baseOperators[strings.TrimSuffix(op, "IfExists")]
-	return ok
+	name, ifExists = strings.CutSuffix(op, "IfExists")
+	return qualifier, name, ifExists
+}
+
+// knownOperator reports whether IAM knows op: a base operator or Null, in
+// any of its forms.
+func knownOperator(op string) bool {
+	_, name, _ := splitOperator(op)
+	_, ok := baseOperators[name]
+	return ok || name == "Null"
 }
 
 func conditionsHold(cond map[string]map[string][]string, req Request) bool {
@@ -541,9 +605,19 @@ func conditionsHold(cond map[string]map[string][]string, req Request) bool {
 	return true
 }
 
+// conditionHolds evaluates one operator on one key as AWS documents
+// (reference_policies_condition-single-vs-multi-valued-context-keys): a
+// single-valued operator on a missing key holds only in its IfExists form
+// or when negated; ForAnyValue holds when some request value satisfies the
+// base operator, and so never for a missing key or an empty set, even in
+// its IfExists form (as AWS answers: re:Post "ForAnyValue:StringEqualsIfExists
+// behaving unexpectedly"); ForAllValues holds when every request value
+// does, and so for a missing key or an empty set.
 func conditionHolds(op, key string, values []string, req Request) bool {
-	v, present := contextValue(key, req)
-	if op == "Null" {
+	vals, present := contextValues(key, req)
+	qualifier, name, ifExists := splitOperator(op)
+	if name == "Null" {
+		// Null tests the key's presence, whatever its form.
 		for _, want := range values {
 			if strings.EqualFold(want, "true") == !present {
 				return true
@@ -551,19 +625,75 @@ func conditionHolds(op, key string, values []string, req Request) bool {
 		}
 		return false
 	}
-	base, ifExists := strings.CutSuffix(op, "IfExists")
-	o, ok := baseOperators[base]
+	o, ok := baseOperators[name]
 	if !ok {
 		return false
+	}
+	holds := func(v string) bool { return anyMatch(values, v, o.match) != o.negated }
+	switch qualifier {
+	case forAllValues:
+		return !slices.ContainsFunc(vals, func(v string) bool { return !holds(v) })
+	case forAnyValue:
+		return slices.ContainsFunc(vals, holds)
 	}
 	if !present {
 		return ifExists || o.negated
 	}
-	matched := anyMatch(values, v, o.match)
-	if o.negated {
-		return !matched
+	return slices.ContainsFunc(vals, holds)
+}
+
+// numeric is a Numeric* operator's match: cmp of the request value to the
+// policy value; a value that is not a number matches nothing.
+func numeric(cmp func(int) bool) func(pattern, value string) bool {
+	return func(pattern, value string) bool {
+		p, perr := strconv.ParseFloat(pattern, 64)
+		v, verr := strconv.ParseFloat(value, 64)
+		return perr == nil && verr == nil && cmp(compare(v, p))
 	}
-	return matched
+}
+
+// date is a Date* operator's match on ISO 8601 dates or epoch seconds.
+func date(cmp func(int) bool) func(pattern, value string) bool {
+	return func(pattern, value string) bool {
+		p, perr := parseDate(pattern)
+		v, verr := parseDate(value)
+		return perr == nil && verr == nil && cmp(v.Compare(p))
+	}
+}
+
+func parseDate(s string) (time.Time, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Unix(n, 0), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z07:00", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not a date: %q", s)
+}
+
+func compare(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ipMatch matches an IP address against an address or a CIDR block.
+func ipMatch(pattern, value string) bool {
+	ip, err := netip.ParseAddr(value)
+	if err != nil {
+		return false
+	}
+	if prefix, err := netip.ParsePrefix(pattern); err == nil {
+		return prefix.Contains(ip)
+	}
+	p, err := netip.ParseAddr(pattern)
+	return err == nil && p == ip
 }
 
 // arnMatch matches an ARN against an ARN pattern component by component

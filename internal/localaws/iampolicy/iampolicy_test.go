@@ -192,3 +192,66 @@ func TestEvaluateResourceContextKeys(t *testing.T) {
 		t.Errorf("without the key: %v, want NotAllowed", got)
 	}
 }
+
+// TestSetOperators: ForAnyValue and ForAllValues over a multivalued key,
+// with AWS's answers for a missing key and an empty set, and the other
+// base operators in their set and IfExists forms.
+func TestSetOperators(t *testing.T) {
+	t.Parallel()
+	cond := func(op, key, value string) []string {
+		return []string{`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"kms:Decrypt","Resource":"*","Condition":{"` +
+			op + `":{"` + key + `":` + value + `}}}]}`}
+	}
+	aliases := func(a ...string) iampolicy.Request {
+		r := iampolicy.Request{Action: "kms:Decrypt", Resource: "arn:aws:kms:us-east-1:111122223333:key/k", PrincipalArn: roleSession}
+		if a != nil {
+			r.Sets = map[string][]string{"kms:resourcealiases": a}
+		}
+		return r
+	}
+	single := func(key, v string) iampolicy.Request {
+		r := aliases()
+		r.Context = map[string]string{key: v}
+		return r
+	}
+	anyAlias := cond("ForAnyValue:StringEquals", "kms:ResourceAliases", `["alias/a","alias/b"]`)
+	anyAliasIfExists := cond("ForAnyValue:StringEqualsIfExists", "kms:ResourceAliases", `"alias/a"`)
+	allAliases := cond("ForAllValues:StringLike", "kms:ResourceAliases", `"alias/a*"`)
+	anyNotAlias := cond("ForAnyValue:StringNotEquals", "kms:ResourceAliases", `"alias/a"`)
+	numeric := cond("NumericLessThanEquals", "aws:MultiFactorAuthAge", `"3600"`)
+	date := cond("DateGreaterThan", "aws:CurrentTime", `"2026-12-04T00:00:00Z"`)
+	ip := cond("NotIpAddressIfExists", "aws:SourceIp", `["10.0.0.0/8","192.168.1.1"]`)
+	checkDecisions(t, "Evaluate", iampolicy.Evaluate, []decision[[]string]{
+		{"ForAnyValue one of the values", anyAlias, aliases("alias/x", "alias/b"), iampolicy.Allow},
+		{"ForAnyValue none of the values", anyAlias, aliases("alias/x"), iampolicy.NotAllowed},
+		{"ForAnyValue empty set", anyAlias, aliases([]string{}...), iampolicy.NotAllowed},
+		{"ForAnyValue missing key", anyAlias, aliases(), iampolicy.NotAllowed},
+		{"ForAnyValue IfExists missing key", anyAliasIfExists, aliases(), iampolicy.NotAllowed},
+		{"ForAnyValue single-valued key", cond("ForAnyValue:StringEquals", "aws:PrincipalTag/team", `"billing"`), single("aws:principaltag/team", "billing"), iampolicy.Allow},
+		{"ForAnyValue negated, some value differs", anyNotAlias, aliases("alias/a", "alias/x"), iampolicy.Allow},
+		{"ForAnyValue negated, every value equal", anyNotAlias, aliases("alias/a"), iampolicy.NotAllowed},
+		{"ForAllValues every value", allAliases, aliases("alias/a1", "alias/a2"), iampolicy.Allow},
+		{"ForAllValues one value outside", allAliases, aliases("alias/a1", "alias/b"), iampolicy.NotAllowed},
+		{"ForAllValues empty set", allAliases, aliases([]string{}...), iampolicy.Allow},
+		{"ForAllValues missing key", allAliases, aliases(), iampolicy.Allow},
+		{"numeric holds", numeric, single("aws:multifactorauthage", "3600"), iampolicy.Allow},
+		{"numeric fails", numeric, single("aws:multifactorauthage", "3601"), iampolicy.NotAllowed},
+		{"numeric not a number", numeric, single("aws:multifactorauthage", "x"), iampolicy.NotAllowed},
+		{"date holds", date, single("aws:currenttime", "2026-12-05T00:00:00Z"), iampolicy.Allow},
+		{"date fails", date, single("aws:currenttime", "2026-12-04T00:00:00Z"), iampolicy.NotAllowed},
+		{"not ip outside", ip, single("aws:sourceip", "172.16.0.1"), iampolicy.Allow},
+		{"not ip inside the block", ip, single("aws:sourceip", "10.2.3.4"), iampolicy.NotAllowed},
+		{"not ip the address", ip, single("aws:sourceip", "192.168.1.1"), iampolicy.NotAllowed},
+		{"not ip IfExists missing", ip, aliases(), iampolicy.Allow},
+	})
+	for _, op := range []string{"ForAnyValue:StringEqualsIgnoreCaseIfExists", "ForAllValues:ArnLike", "ForAnyValue:NumericGreaterThan", "BinaryEquals", "DateNotEqualsIfExists", "IpAddress", "ForAnyValue:Null", "NullIfExists"} {
+		if _, err := iampolicy.Parse(cond(op, "aws:TagKeys", `"x"`)[0]); err != nil {
+			t.Errorf("Parse refuses %s: %v", op, err)
+		}
+	}
+	for _, op := range []string{"ForSomeValues:StringEquals", "StringEqualz"} {
+		if _, err := iampolicy.Parse(cond(op, "aws:TagKeys", `"x"`)[0]); err == nil {
+			t.Errorf("Parse accepts %s", op)
+		}
+	}
+}

@@ -156,8 +156,8 @@ func (s *Service) listTagsLogGroup(req *awsapi.Request) (any, error) {
 }
 
 func (s *Service) createLogStream(req *awsapi.Request) (any, error) {
-	var in struct{ LogGroupName, LogStreamName string }
-	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:CreateLogStream", true, func(g *group) (any, error) {
+	var in streamInput
+	return s.withStream(req, &in, "logs:CreateLogStream", func(g *group) (any, error) {
 		if !streamNameRE.MatchString(in.LogStreamName) {
 			return nil, invalidParameter("1 validation error detected: Value '%s' at 'logStreamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [^:*]*", in.LogStreamName)
 		}
@@ -170,8 +170,8 @@ func (s *Service) createLogStream(req *awsapi.Request) (any, error) {
 }
 
 func (s *Service) deleteLogStream(req *awsapi.Request) (any, error) {
-	var in struct{ LogGroupName, LogStreamName string }
-	return s.withGroup(req, &in, func() string { return in.LogGroupName }, "logs:DeleteLogStream", true, func(g *group) (any, error) {
+	var in streamInput
+	return s.withStream(req, &in, "logs:DeleteLogStream", func(g *group) (any, error) {
 		if g.streams[in.LogStreamName] == nil {
 			return nil, streamNotFound()
 		}
@@ -207,6 +207,23 @@ func (s *Service) withGroup(req *awsapi.Request, in any, name func() string, act
 		return nil, err
 	}
 	return s.onGroup(req, action, s.groupArn(n), n, write, fn)
+}
+
+// streamInput names a log stream of a log group.
+type streamInput struct{ LogGroupName, LogStreamName string }
+
+// withStream decodes the input, authorises action on the log stream
+// (arn:...:log-group:<group>:log-stream:<stream>, the resource AWS
+// authorises CreateLogStream and DeleteLogStream on) and runs fn under the
+// exclusive lock with its group.
+func (s *Service) withStream(req *awsapi.Request, in *streamInput, action string, fn func(g *group) (any, error)) (any, error) {
+	if err := req.DecodeJSON(in); err != nil {
+		return nil, err
+	}
+	if err := checkGroupName(in.LogGroupName); err != nil {
+		return nil, err
+	}
+	return s.onGroup(req, action, s.streamArn(in.LogGroupName, in.LogStreamName), in.LogGroupName, true, fn)
 }
 
 // onGroup authorises action on resource and runs fn with log group name
