@@ -124,7 +124,8 @@ type Report struct {
 	// as DynamoDB reported them.
 	ReadUnits float64 `json:"readUnits"`
 	// Waiting counts ordered events left pending because an earlier event
-	// of their key is not published yet.
+	// of their key is not published yet: held behind their key, they are
+	// neither published, failed nor poison (metrics.EventsWaiting).
 	Waiting int `json:"waiting"`
 	// Blocked counts those of them whose key waits behind a FAILED event.
 	Blocked int `json:"blocked"`
@@ -189,6 +190,9 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 		report.OldestPendingAgeSeconds = now.Sub(time.UnixMilli(oldest)).Seconds()
 	}
 	m.Add(metrics.PendingFound, report.Found)
+	if r.Ordered != nil {
+		m.Add(metrics.EventsWaiting, report.Waiting)
+	}
 	m.Observe(metrics.OldestPendingAge, metrics.Seconds, report.OldestPendingAgeSeconds)
 	return report
 }
