@@ -35,10 +35,23 @@ func (c *Clients) failedEvent(ctx context.Context, p *Pipeline, eventID string) 
 		return FailedEvent{}, notFoundError{fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", eventID, p.Name)}
 	}
 	e := list.Events[0]
-	if e.Record.Sequence == 0 {
-		return e, usageError("skip", "event %s is not an ordered event: no event waits behind it, so there is nothing to skip; `outbox requeue %s --id %s` publishes it once its cause is fixed", eventID, p.Name, eventID)
+	switch {
+	case e.Record.Sequence == 0:
+		return e, usageError("skip", "event %s is not an ordered event: no event waits behind it, so there is nothing to skip; %s", eventID, requeueAdvice(p, e))
+	case !e.HoldsKey:
+		return e, usageError("skip", "pipeline %s does not publish in order (its ordering is off): event %s was written with ordering key %q, but no event waits behind it, so there is nothing to skip; %s",
+			p.Name, eventID, e.Record.OrderingKey, requeueAdvice(p, e))
 	}
 	return e, nil
+}
+
+// requeueAdvice says how to get the FAILED event e published.
+func requeueAdvice(p *Pipeline, e FailedEvent) string {
+	id := e.Record.EventID
+	if e.Broken != "" {
+		return fmt.Sprintf("its item breaks the record contract (%s): fix the item, then `outbox requeue %s --id %s` publishes it", e.Broken, p.Name, id)
+	}
+	return fmt.Sprintf("`outbox requeue %s --id %s` publishes it once its cause is fixed", p.Name, id)
 }
 
 // Skip marks the FAILED ordered event SKIPPED and moves its key's cursor
@@ -79,17 +92,24 @@ func (c *Clients) cursor(ctx context.Context, t outbox.Table, key string) (outbo
 	return outbox.ParseCursor(out.Item)
 }
 
-// waitingBehind sets, on each ordered event, how many events of its key
-// were written after it: none of them is published before it is (once
-// requeued) or is skipped. One strongly consistent read of the key's
-// sequence item per key.
-func (c *Clients) waitingBehind(ctx context.Context, t outbox.Table, events []FailedEvent) error {
+// waitingBehind marks, on an ordered pipeline, each ordered event as
+// holding its key, with how many events of its key were written after it:
+// none of them is published before it is (once requeued) or is skipped.
+// One strongly consistent read of the key's sequence item per key. A
+// pipeline without ordered mode publishes every event as it comes: no
+// event holds another, whatever ordering key it was written with.
+func (c *Clients) waitingBehind(ctx context.Context, p *Pipeline, events []FailedEvent) error {
+	if !p.Config.Ordered {
+		return nil
+	}
+	t := p.Table()
 	last := map[string]int64{}
 	for i := range events {
 		r := events[i].Record
 		if r.Sequence == 0 {
 			continue
 		}
+		events[i].HoldsKey = true
 		n, ok := last[r.OrderingKey]
 		if !ok {
 			out, err := c.DynamoDB.GetItem(ctx, t.LastSequenceInput(r.OrderingKey))
