@@ -190,7 +190,7 @@ func failedFlags(fs *flag.FlagSet) action {
 			printBroken(e, list.Events)
 			e.printf("%s\n", plural(len(list.Events), "FAILED event", "FAILED events"))
 			if list.Broken > 0 {
-				e.printf("%s the record contract and can never be published until its item is fixed: fix the item, then requeue the event\n",
+				e.printf("%s the record contract: such an event is never published until its item is fixed; fix the item, then requeue the event\n",
 					plural(list.Broken, "of them breaks", "of them break"))
 			}
 		})
@@ -210,7 +210,11 @@ func printFailed(e *env, events []FailedEvent) {
 		if !ev.FailedAt.IsZero() {
 			failedAt = ev.FailedAt.UTC().Format(time.RFC3339)
 		}
-		e.printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, round(e.now.Sub(r.OccurredAt)), failedAt, r.LastError)
+		age := "-" // a broken item may not say when it occurred
+		if !r.OccurredAt.IsZero() {
+			age = round(e.now.Sub(r.OccurredAt)).String()
+		}
+		e.printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, age, failedAt, r.LastError)
 	}
 }
 
