@@ -68,6 +68,24 @@ func TestLocalSkip(t *testing.T) {
 	if !strings.Contains(strings.Join(s.Problems, "\n"), "outbox skip skip --event-id "+events[1].EventID) {
 		t.Errorf("status problems do not say how to release the key: %v", s.Problems)
 	}
+
+	// The key's cursor moved past the FAILED events (as the reconciler
+	// starts a key at its lowest pending event): they hold nothing.
+	d.update(&dynamodb.UpdateItemInput{
+		TableName: aws.String(table.Name), Key: table.CursorKey("acct-1"),
+		UpdateExpression:          aws.String("SET #pub = :pub"),
+		ExpressionAttributeNames:  map[string]string{"#pub": outbox.AttrPublishedSequence},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pub": nAttrOf(3)},
+	})
+	out, _, _ = d.run("status", "skip", "--json")
+	s = Status{}
+	parseJSON(t, out, &s)
+	if len(s.Failed.Keys) != 0 {
+		t.Errorf("status --json with the cursor past the FAILED events: keys %+v, want none held", s.Failed.Keys)
+	}
+	if _, errOut, code := d.run("skip", "skip", "--event-id", events[1].EventID, "--yes"); code != ExitUsage || !strings.Contains(errOut, "whose cursor is already past it") {
+		t.Errorf("skip of an event its cursor passed: exit %d, %q", code, errOut)
+	}
 }
 
 // On a pipeline without ordered mode, FAILED events written with an
