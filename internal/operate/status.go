@@ -68,8 +68,8 @@ type FailedStatus struct {
 	// Keys are the ordering keys whose FAILED events hold later events,
 	// the most held first.
 	Keys []HeldKey `json:"keys"`
-	// brokenEvents are the events that break the record contract and hold
-	// no key (those that hold one are in Keys).
+	// brokenEvents are the events that break the record contract, but for
+	// those Keys shows holding their key.
 	brokenEvents []FailedEvent
 }
 
@@ -219,8 +219,12 @@ func (c *Clients) failedStatus(ctx context.Context, p *Pipeline, fs *FailedStatu
 	}
 	fs.Total, fs.Broken, fs.TopReasons = len(list.Events), list.Broken, topReasons(list.Events, 5)
 	fs.Keys = heldKeys(list.Events)
+	heads := map[string]bool{}
+	for _, k := range fs.Keys {
+		heads[k.EventID] = true
+	}
 	for _, e := range list.Events {
-		if e.Broken != "" && !e.HoldsKey {
+		if e.Broken != "" && !heads[e.Record.EventID] {
 			fs.brokenEvents = append(fs.brokenEvents, e)
 		}
 	}
