@@ -142,7 +142,7 @@ func printStatus(e *env, s Status) {
 	case r.LastRun == nil:
 		line("reconciler", "no run in the last 24 hours (%s)", r.Function)
 	default:
-		line("reconciler", "last run %s (%s ago): found %d, published %d, left pending %d, poison %d, %s",
+		line("reconciler", "last run %s (%s ago): found %d, published %d, left pending %d, poison %d%s",
 			r.LastRun.Time.UTC().Format(time.RFC3339), round(e.now.Sub(r.LastRun.Time)), r.LastRun.Found, r.LastRun.Published, r.LastRun.Failed, r.LastRun.Poison,
 			waitingText(r.LastRun.Waiting, r.LastRun.Blocked))
 	}
@@ -369,15 +369,19 @@ func newRunLog(e *env) *runLog { return &runLog{e: e, runs: ReconcilerRuns{Runs:
 func (l *runLog) report(r reconcile.Report) {
 	l.runs.Runs = append(l.runs.Runs, newReconcileRun(time.Now().UTC(), r))
 	if !l.e.json {
-		l.e.printf("reconciler run %d: found %d, published %d, left pending %d, poison %d, %s, complete %t\n",
+		l.e.printf("reconciler run %d: found %d, published %d, left pending %d, poison %d%s, complete %t\n",
 			len(l.runs.Runs), r.Found, r.Published, r.Failed, r.Poison, waitingText(r.Waiting, r.Blocked), r.Complete)
 		l.e.flush()
 	}
 }
 
-// waitingText says how many events a run left waiting behind their keys.
+// waitingText says how many events a run left waiting behind their keys,
+// if any.
 func waitingText(waiting, blocked int) string {
-	return fmt.Sprintf("waiting %d behind their ordering keys (%d behind a FAILED event)", waiting, blocked)
+	if waiting == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", waiting %d behind their ordering keys (%d behind a FAILED event)", waiting, blocked)
 }
 
 // finish returns the runs with the sum of their reports, and a stuck
