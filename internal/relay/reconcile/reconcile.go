@@ -218,7 +218,9 @@ type sweepResult struct {
 func (res *sweepResult) note(items []batch.Item) {
 	for _, it := range items {
 		r := it.Record
-		if r.Sequence == 0 || it.Malformed != nil {
+		if r.Sequence == 0 {
+			// A broken item counts when its key and sequence can be read
+			// (batch.Malformed): it holds its key like any other event.
 			continue
 		}
 		if res.lowest == nil {
@@ -359,7 +361,7 @@ func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics
 				res.blocked++
 			}
 			if len(res.waiting) < MaxWaiting {
-				res.waiting = append(res.waiting, batch.Item{Record: items[i].Record})
+				res.waiting = append(res.waiting, batch.Item{Record: items[i].Record, Malformed: items[i].Malformed})
 			}
 		case batch.Published:
 			res.countPublished(items[i].Record.EventID)
