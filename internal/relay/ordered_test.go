@@ -696,3 +696,37 @@ func checkHeldByBroken(t *testing.T, h *harness, records []outbox.Record) {
 		t.Errorf("after the skip: published first %v, want 1 to 3, then 5 to 10, never 4", first)
 	}
 }
+
+// TestOrderedKeyStartsAtFailedEvent: a key without a cursor whose events
+// 1 and 2 were published before ordered mode, and whose event 3 was marked
+// FAILED then, is started up to 3, not past it: its cursor is at 2,
+// blocked by 3, and 4 to 6 wait until 3 is requeued, then are published in
+// order after it.
+func TestOrderedKeyStartsAtFailedEvent(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	h := newHarnessAt(t, orderedConfig(table, config.ActionMark), now)
+	records := orderedRecords(table, []string{"k"}, 6)
+	failed := records[2]
+	failed.Status, failed.PendingShard, failed.PendingSince, failed.LastError = outbox.StatusFailed, "", 0, "rejected before ordered mode"
+	h.fake.PutRecord(failed)
+	h.fake.PutRecords(records[3:])
+	if report := reconcileWith(t, h, now); report.Published != 0 || report.Waiting != 3 {
+		t.Errorf("report %+v, want 4 to 6 waiting", report)
+	}
+	if c := cursor(t, h, "k"); c.Published != 2 || c.Started != 3 || !c.IsBlocked() || c.Blocked != 3 {
+		t.Fatalf("cursor %+v, want at 2, started at 3, blocked by 3", c)
+	}
+	if order := publishedOrder(h, records); len(order["k"]) != 0 {
+		t.Fatalf("published %v before the FAILED event was requeued, want nothing", order["k"])
+	}
+	if _, err := h.fake.UpdateItem(context.Background(), table.Requeue(failed)); err != nil {
+		t.Fatalf("requeueing the FAILED event: %v", err)
+	}
+	if report := reconcileWith(t, h, now.Add(reconcile.MinStartAge)); report.Published != 4 {
+		t.Errorf("after the requeue: report %+v, want 3 to 6 published", report)
+	}
+	if order := publishedOrder(h, records); !slices.Equal(order["k"], []int64{3, 4, 5, 6}) {
+		t.Errorf("after the requeue: published %v, want 3 to 6", order["k"])
+	}
+}
