@@ -111,7 +111,18 @@ func (c *Consumer[T]) Apply(ctx context.Context, e Event[T]) (Outcome, error) {
 // order; a failed message stops its group: every later message of the group
 // in the batch is reported failed too, unprocessed, and the other groups go
 // on.
+//
+// A queue is FIFO when the message's eventSourceARN ends in ".fifo", as
+// Lambda's event source mapping always sets it. A poller that leaves it
+// empty must set it: a message with a MessageGroupId and no eventSourceARN
+// is taken as a FIFO queue's (its group applied in order, stopped at a
+// failure), and each such batch logs the warning "message group without
+// event source ARN" with the count of such messages (messages).
 func (c *Consumer[T]) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	if n := unknownSource(ev.Records); n > 0 {
+		c.inbox.log.WarnContext(ctx, "message group without event source ARN",
+			"messages", n, "fix", "set eventSourceARN to the queue's ARN: without it the kit cannot tell a FIFO queue (each group applied in order) from a standard one, and orders each group as on a FIFO queue")
+	}
 	decoded := make([]Event[T], len(ev.Records))
 	errs := make([]error, len(ev.Records))
 	for i, m := range ev.Records {

@@ -80,7 +80,13 @@ func TestDecodeBodyShapes(t *testing.T) {
 // on an event's first delivery, without reaching its inbox's client.
 func withoutInbox(t *testing.T, handle Handler[map[string]any], opts ...ConsumerOption) *Consumer[map[string]any] {
 	t.Helper()
-	inbox, err := NewInbox(nopClient{}, "inbox", WithLogger(NewLogger(io.Discard, nil)))
+	return withoutInboxLogging(t, io.Discard, handle, opts...)
+}
+
+// withoutInboxLogging is withoutInbox, its log written to log.
+func withoutInboxLogging(t *testing.T, log io.Writer, handle Handler[map[string]any], opts ...ConsumerOption) *Consumer[map[string]any] {
+	t.Helper()
+	inbox, err := NewInbox(nopClient{}, "inbox", WithLogger(NewLogger(log, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +184,41 @@ func TestHandleSQSFIFOStopsTheFailedGroup(t *testing.T) {
 	resp, _ = c2.HandleSQS(context.Background(), events.SQSEvent{Records: std})
 	if got := failures(resp); !slices.Equal(got, []string{"msg-s-1"}) || !slices.Equal(*applied2, []string{"s-2"}) {
 		t.Errorf("standard queue: failures %v, applied %v", got, *applied2)
+	}
+}
+
+// A message with a MessageGroupId and no eventSourceARN (a poller other
+// than Lambda's event source mapping) is applied as a FIFO queue's: a
+// failure stops its group, whose later messages are not applied out of
+// order, and the batch logs a warning that names the fix.
+func TestHandleSQSWithoutSourceARNKeepsGroupsInOrder(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	var applied []string
+	c := withoutInboxLogging(t, &log, func(_ context.Context, e Event[map[string]any], _ *Tx) error {
+		if e.Data["fail"] == true {
+			return errors.New("handler failed")
+		}
+		applied = append(applied, e.ID)
+		return nil
+	}, WithConcurrency(1))
+	batch := []events.SQSMessage{message("g1-1", "g1", true), message("g1-2", "g1", false), message("g2-1", "g2", false)}
+	for i := range batch {
+		batch[i].EventSourceARN = ""
+	}
+	resp, err := c.HandleSQS(context.Background(), events.SQSEvent{Records: batch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := failures(resp), []string{"msg-g1-1", "msg-g1-2"}; !slices.Equal(got, want) || !slices.Equal(applied, []string{"g2-1"}) {
+		t.Errorf("failures %v (want %v), applied %v (want g2-1 only)", got, want, applied)
+	}
+	var line map[string]any
+	if err := json.Unmarshal(log.Bytes()[:bytes.IndexByte(log.Bytes(), '\n')+1], &line); err != nil {
+		t.Fatalf("log %q: %v", log.String(), err)
+	}
+	if line["level"] != "WARN" || line["msg"] != "message group without event source ARN" || line["messages"] != 3.0 || !strings.Contains(fmt.Sprint(line["fix"]), "eventSourceARN") {
+		t.Errorf("first log line %v, want the warning with the count and the fix", line)
 	}
 }
 

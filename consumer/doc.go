@@ -38,11 +38,19 @@
 // performs the effect and then crashes (or loses its lease) before the
 // completion is followed by another attempt, after the lease, that performs
 // it again. Pass the event id to such services as their idempotency key;
-// the window for a repeat is the lease plus the time to complete. Choose the
-// lease longer than the function's timeout, so that a slow attempt is never
-// taken over while alive, and shorter than the queue's visibility timeout
-// times its maxReceiveCount, so that a crashed attempt's event is taken over
-// before it is dead-lettered. Leases compare the consumers' clocks.
+// the window for a repeat is the lease plus the time to complete.
+//
+// # The lease and the queue
+//
+// One rule: the function's timeout < the lease (WithLease, DefaultLease)
+// < (maxReceiveCount - 1) x the queue's visibility timeout. Longer than the
+// timeout, no attempt still alive is taken over. A message whose event
+// another attempt holds is reported failed and comes back one visibility
+// timeout later, maxReceiveCount receives in all, the last one
+// maxReceiveCount - 1 visibility timeouts after the first: a lease that
+// ends before it lets that receive take a crashed attempt's event over
+// before SQS moves the message to the dead-letter queue. Leases compare
+// the consumers' clocks.
 //
 // # Adapters
 //
@@ -54,9 +62,16 @@
 // body is an EventBridge event (a rule's target), an SNS notification or an
 // SNS raw message; and direct EventBridge events (HandleEventBridge).
 //
+// A message with a MessageGroupId is taken as a FIFO queue's when its
+// eventSourceARN ends in ".fifo", or is empty (HandleSQS says why).
+//
 // Counts of applied events, duplicates skipped, leases taken over and lost,
 // and payload mismatches are written as CloudWatch embedded metric format
 // lines after each invocation, and decisions are logged with log/slog JSON.
+// A payload mismatch logs two records: the inbox's ERROR "payload mismatch"
+// (eventId, status: the stored entry's, storedHash, deliveredHash), then
+// the adapter's WARN "delivery failed" (deliveryId: the SQS message id or
+// the EventBridge event id; error: the PayloadMismatchError's text).
 //
 // The module requires only the AWS SDK's DynamoDB client and aws-lambda-go's
 // event types.

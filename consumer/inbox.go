@@ -16,10 +16,13 @@ import (
 
 // Defaults of an Inbox.
 const (
-	// DefaultLease is how long an attempt holds its event: longer than a
-	// Lambda function's usual timeout, and shorter than a subscription
-	// queue's default visibility timeout (30 s) times its maxReceiveCount (5).
-	DefaultLease = 2 * time.Minute
+	// DefaultLease is how long an attempt holds its event. It keeps the
+	// rule of the package documentation (the function's timeout < the lease
+	// < (maxReceiveCount - 1) x the visibility timeout) with a
+	// subscription's default queue, 30 s of visibility and 5 receives
+	// (120 s), for any function that queue can serve (Lambda requires its
+	// timeout to be at most the visibility timeout).
+	DefaultLease = 90 * time.Second
 	// DefaultRetention is how long a completed entry is kept (its TTL): the
 	// window in which a redelivery is recognised. It must exceed the longest
 	// time an event can be delivered again: the relay republishes pending

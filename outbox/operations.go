@@ -65,13 +65,14 @@ func (t Table) MarkPublished(r Record, now time.Time, ttl time.Duration) *dynamo
 
 // MarkFailed returns the update that records r as permanently unpublishable.
 // The item leaves the pending index and keeps no TTL, so that it stays for
-// inspection and replay. It applies to any item not yet published or failed,
+// inspection and replay. It applies to any item not yet published, failed or
+// skipped (an operator's skip stands),
 // including malformed items with no valid status: those are exactly the ones
 // that must leave the pending index.
 func (t Table) MarkFailed(r Record, reason string, now time.Time) *dynamodb.UpdateItemInput {
 	return t.update(r,
 		"SET #status = :failed, #lastError = :reason, #failedAt = :now ADD #attempts :one REMOVE #shard, #since",
-		"attribute_exists(#pk) AND NOT (#status IN (:published, :failed))",
+		"attribute_exists(#pk) AND NOT (#status IN (:published, :failed, :skipped))",
 		map[string]string{
 			"#pk":     t.PartitionKey,
 			"#status": AttrStatus, "#lastError": AttrLastError, "#failedAt": AttrFailedAt,
@@ -80,6 +81,7 @@ func (t Table) MarkFailed(r Record, reason string, now time.Time) *dynamodb.Upda
 		map[string]types.AttributeValue{
 			":failed":    stringValue(string(StatusFailed)),
 			":published": stringValue(string(StatusPublished)),
+			":skipped":   stringValue(string(StatusSkipped)),
 			":reason":    stringValue(reason),
 			":now":       stringValue(now.UTC().Format(TimeFormat)),
 			":one":       &types.AttributeValueMemberN{Value: "1"},

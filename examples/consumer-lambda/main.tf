@@ -25,7 +25,9 @@ resource "outbox_subscription" "payments" {
 
   queue = {
     # Longer than the function's timeout, as Lambda requires of an SQS
-    # event source.
+    # event source. The kit's lease (90 s by default) must end before the
+    # last receive: the function's timeout < the lease <
+    # (max_receive_count - 1) x visibility_timeout_seconds = 4 x 60 s.
     visibility_timeout_seconds = 60
   }
 

@@ -1,10 +1,18 @@
 package consumertest_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/outboxkit/terraform-provider-outbox/consumer"
 )
@@ -116,5 +124,57 @@ func TestMismatchLeavesTheEntryAsItWas(t *testing.T) {
 	}
 	if out, err := in.Process(ctx, "01KEPT", original, effectOnce("01KEPT", &ran)); err != nil || out != consumer.Duplicate || ran != 0 {
 		t.Errorf("the original after mismatches: %v, %v, ran %d", out, err, ran)
+	}
+}
+
+// The log records of a payload mismatch are the ones the inbox contract
+// guide documents: through HandleSQS, the inbox's ERROR "payload mismatch"
+// with eventId, status, storedHash and deliveredHash, then the adapter's
+// WARN "delivery failed" with the message's deliveryId and the error, and
+// no other record for the delivery.
+func TestPayloadMismatchLogRecords(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	var log bytes.Buffer
+	c, err := consumer.New(e.inbox(consumer.WithLogger(consumer.NewLogger(&log, nil))),
+		func(context.Context, consumer.Event[orderPlaced], *consumer.Tx) error { return nil }, consumer.WithMetricsWriter(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const queue = "arn:aws:sqs:us-east-1:123456789012:billing"
+	first, reused := record("01REUSED", `{"orderId":"1","total":42.5}`), record("01REUSED", `{"orderId":"1","total":4250}`)
+	if _, err := c.HandleSQS(context.Background(), events.SQSEvent{Records: []events.SQSMessage{sqsMessage("m-1", eventBridgeBody(first), queue, "")}}); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	resp, err := c.HandleSQS(context.Background(), events.SQSEvent{Records: []events.SQSMessage{sqsMessage("m-2", eventBridgeBody(reused), queue, "")}})
+	if err != nil || !slices.Equal(failedIDs(resp), []string{"m-2"}) {
+		t.Fatalf("the reused id: %v, %v; want m-2 failed", failedIDs(resp), err)
+	}
+	var lines []map[string]any
+	for l := range strings.Lines(log.String()) {
+		var line map[string]any
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		lines = append(lines, line)
+	}
+	stored, delivered := hashOf(t, `{"orderId":"1","total":42.5}`), hashOf(t, `{"orderId":"1","total":4250}`)
+	want := []map[string]any{
+		{"level": "ERROR", "msg": "payload mismatch", "eventId": "01REUSED", "status": "COMPLETED", "storedHash": stored, "deliveredHash": delivered},
+		{"level": "WARN", "msg": "delivery failed", "deliveryId": "m-2"},
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d log records, want %d:\n%s", len(lines), len(want), log.String())
+	}
+	for i, w := range want {
+		for k, v := range w {
+			if lines[i][k] != v {
+				t.Errorf("record %d: %s = %v, want %v", i, k, lines[i][k], v)
+			}
+		}
+	}
+	if msg := fmt.Sprint(lines[1]["error"]); !strings.Contains(msg, "01REUSED") || !strings.Contains(msg, stored) || !strings.Contains(msg, delivered) {
+		t.Errorf("the delivery's error %q does not name the event and both hashes", msg)
 	}
 }

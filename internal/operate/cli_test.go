@@ -3,6 +3,7 @@ package operate
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -317,12 +318,60 @@ func TestProblems(t *testing.T) {
 		{func(s *Status) { s.Pending.Oldest = time.Hour }, "the oldest pending event is 1h0m0s old"},
 		{func(s *Status) { s.Mapping.State = "Disabled" }, "mapping is Disabled"},
 		{func(s *Status) { s.Mapping.LastProcessingResult = "PROBLEM: Function call failed" }, "PROBLEM: Function call failed"},
+		{func(s *Status) {
+			s.Pending.Oldest, s.Reconciler.LastRun = time.Hour, &ReconcileRun{Waiting: 18, Blocked: 0}
+		}, "the reconciler's last run left 18 events behind an earlier event of their ordering key"},
+		{func(s *Status) {
+			s.Failed.brokenEvents = []FailedEvent{{Record: outbox.Record{EventID: "01BROKEN"}, Broken: "malformed outbox item: attribute detail is not a JSON object"}}
+		}, "FAILED event 01BROKEN breaks the record contract (malformed outbox item: attribute detail is not a JSON object): it can never be published as it is; fix its item, then `outbox requeue orders --id 01BROKEN --now`"},
 	} {
 		s := healthy
 		tc.change(&s)
 		p := problems("orders", s, time.Minute)
 		if len(p) != 1 || !strings.Contains(p[0], tc.want) {
 			t.Errorf("problems = %q, want one with %q", p, tc.want)
+		}
+	}
+}
+
+// A broken ordered event's key is shown held with why its item is broken,
+// and the commands that release it.
+func TestProblemsNameABrokenEventsKey(t *testing.T) {
+	t.Parallel()
+	s := Status{Mapping: MappingStatus{State: "Enabled"}, Failed: FailedStatus{Total: 1, Broken: 1, Keys: heldKeys([]FailedEvent{{
+		Record:   outbox.Record{EventID: "01BROKEN", OrderingKey: "K", Sequence: 4},
+		HoldsKey: true, WaitingBehind: 6, Broken: "malformed outbox item: attribute detail is not a JSON object",
+	}})}}
+	p := strings.Join(problems("orders", s, time.Minute), "\n")
+	for _, want := range []string{
+		"ordering key K is held by its FAILED event 01BROKEN (event 4), whose item breaks the record contract (malformed outbox item: attribute detail is not a JSON object), 6 events wait behind it",
+		"fix its item and `outbox requeue orders --id 01BROKEN --now`, or `outbox skip orders --event-id 01BROKEN --yes`",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("problems %q do not say %q", p, want)
+		}
+	}
+}
+
+// `outbox failed --json` writes what a broken event is and whether it holds
+// its key, and reads it back.
+func TestFailedEventJSONRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, e := range []FailedEvent{
+		{Record: outbox.Record{EventID: "01A", OrderingKey: "K", Sequence: 4, Status: outbox.StatusFailed}, HoldsKey: true, WaitingBehind: 6, Broken: "malformed"},
+		{Record: outbox.Record{EventID: "01B", OrderingKey: "K", Sequence: 2, Status: outbox.StatusFailed}},
+	} {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back FailedEvent
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.HoldsKey != e.HoldsKey || back.WaitingBehind != e.WaitingBehind || back.Broken != e.Broken || back.Record.Sequence != e.Record.Sequence ||
+			strings.Contains(string(b), "waitingBehind") != e.HoldsKey {
+			t.Errorf("%s read back as %+v", b, back)
 		}
 	}
 }

@@ -124,7 +124,11 @@ func printStatus(e *env, s Status) {
 		line("", "%6d  %s", r.Count, r.Reason)
 	}
 	for _, k := range s.Failed.Keys {
-		line("", "ordering key %s held by %s (event %d), %d waiting behind it", k.OrderingKey, k.EventID, k.Sequence, k.WaitingBehind)
+		broken := ""
+		if k.BrokenBecause != "" {
+			broken = ", which breaks the record contract"
+		}
+		line("", "ordering key %s held by %s (event %d)%s, %d waiting behind it", k.OrderingKey, k.EventID, k.Sequence, broken, k.WaitingBehind)
 	}
 	if s.DLQ.Missing {
 		line("dead-letter queue", "missing (%s)", s.DLQ.Name)
@@ -138,8 +142,9 @@ func printStatus(e *env, s Status) {
 	case r.LastRun == nil:
 		line("reconciler", "no run in the last 24 hours (%s)", r.Function)
 	default:
-		line("reconciler", "last run %s (%s ago): found %d, published %d, left pending %d, poison %d",
-			r.LastRun.Time.UTC().Format(time.RFC3339), round(e.now.Sub(r.LastRun.Time)), r.LastRun.Found, r.LastRun.Published, r.LastRun.Failed, r.LastRun.Poison)
+		line("reconciler", "last run %s (%s ago): found %d, published %d, left pending %d, poison %d%s",
+			r.LastRun.Time.UTC().Format(time.RFC3339), round(e.now.Sub(r.LastRun.Time)), r.LastRun.Found, r.LastRun.Published, r.LastRun.Failed, r.LastRun.Poison,
+			waitingText(r.LastRun.Waiting, r.LastRun.Blocked))
 	}
 	if s.Healthy {
 		e.printf("healthy\n")
@@ -182,9 +187,11 @@ func failedFlags(fs *flag.FlagSet) action {
 		return e.result(list, func() {
 			printFailed(e, list.Events)
 			printWaiting(e, list.Events)
+			printBroken(e, list.Events)
 			e.printf("%s\n", plural(len(list.Events), "FAILED event", "FAILED events"))
 			if list.Broken > 0 {
-				e.printf("%s the record contract and can never be published\n", plural(list.Broken, "more FAILED item breaks", "more FAILED items break"))
+				e.printf("%s the record contract: such an event is never published until its item is fixed; fix the item, then requeue the event\n",
+					plural(list.Broken, "of them breaks", "of them break"))
 			}
 		})
 	})
@@ -203,15 +210,29 @@ func printFailed(e *env, events []FailedEvent) {
 		if !ev.FailedAt.IsZero() {
 			failedAt = ev.FailedAt.UTC().Format(time.RFC3339)
 		}
-		e.printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, round(e.now.Sub(r.OccurredAt)), failedAt, r.LastError)
+		age := "-" // a broken item may not say when it occurred
+		if !r.OccurredAt.IsZero() {
+			age = round(e.now.Sub(r.OccurredAt)).String()
+		}
+		e.printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.EventID, r.Source, r.DetailType, age, failedAt, r.LastError)
 	}
 }
 
-// printWaiting says, for each ordered event of events, how many events of
-// its key wait behind it.
+// printBroken says, for each event of events that breaks the record
+// contract, why.
+func printBroken(e *env, events []FailedEvent) {
+	for _, ev := range events {
+		if ev.Broken != "" {
+			e.printf("event %s breaks the record contract: %s\n", ev.Record.EventID, ev.Broken)
+		}
+	}
+}
+
+// printWaiting says, for each event of events that holds its key, how many
+// events of its key wait behind it.
 func printWaiting(e *env, events []FailedEvent) {
 	for _, ev := range events {
-		if r := ev.Record; r.Sequence > 0 {
+		if r := ev.Record; ev.HoldsKey {
 			e.printf("ordering key %s: %s is event %d, %s behind it\n", r.OrderingKey, r.EventID, r.Sequence, plural(int(ev.WaitingBehind), "event waits", "events wait"))
 		}
 	}
@@ -237,6 +258,7 @@ func skipFlags(fs *flag.FlagSet) action {
 				return e.result(out, func() {
 					printFailed(e, []FailedEvent{ev})
 					printWaiting(e, []FailedEvent{ev})
+					printBroken(e, []FailedEvent{ev})
 					e.printf("would skip event %s (dry run: nothing changed; pass --yes to skip it)\n", ev.Record.EventID)
 				})
 			}
@@ -260,7 +282,11 @@ func requeueFlags(fs *flag.FlagSet) action {
 		if missing := missingIDs(f.IDs, list.Events); len(missing) > 0 {
 			return notFoundError{fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", strings.Join(missing, ", "), e.pipeline.Name)}
 		}
-		out := RequeueOutput{Pipeline: e.pipeline.Name, DryRun: *dryRun, Selected: len(list.Events), Events: list.Events}
+		list, err := leaveBroken(e, list, len(f.IDs) > 0)
+		if err != nil {
+			return err
+		}
+		out := RequeueOutput{Pipeline: e.pipeline.Name, DryRun: *dryRun, Selected: len(list.Events), Broken: list.Broken, Events: list.Events}
 		if out.Events == nil {
 			out.Events = []FailedEvent{}
 		}
@@ -272,6 +298,31 @@ func requeueFlags(fs *flag.FlagSet) action {
 		}
 		return requeue(ctx, e, list.Events, *now, out)
 	})
+}
+
+// leaveBroken returns list without the events that break the record
+// contract, which requeue leaves FAILED: the relay would only mark them
+// FAILED again. Named by --id (byID), a broken event is an error that says
+// how to fix it; otherwise a note counts them.
+func leaveBroken(e *env, list FailedList, byID bool) (FailedList, error) {
+	var sound []FailedEvent
+	var errs []error
+	for _, ev := range list.Events {
+		switch {
+		case ev.Broken == "":
+			sound = append(sound, ev)
+		case byID:
+			errs = append(errs, fmt.Errorf("event %s is not requeued: %s", ev.Record.EventID, requeueAdvice(e.pipeline, ev)))
+		}
+	}
+	if len(errs) > 0 {
+		return list, usageError("requeue", "%v", errors.Join(errs...))
+	}
+	if list.Broken > 0 {
+		e.notef("%s left FAILED: their items break the record contract (`outbox failed %s` says why); fix them, then requeue them",
+			plural(list.Broken, "event is", "events are"), e.pipeline.Name)
+	}
+	return FailedList{Events: sound, Broken: list.Broken}, nil
 }
 
 // requeue requeues events, reconciles with --now, and prints out.
@@ -316,21 +367,34 @@ type runLog struct {
 func newRunLog(e *env) *runLog { return &runLog{e: e, runs: ReconcilerRuns{Runs: []ReconcileRun{}}} }
 
 func (l *runLog) report(r reconcile.Report) {
-	l.runs.Runs = append(l.runs.Runs, ReconcileRun{Time: time.Now().UTC(), Found: r.Found, Published: r.Published, Failed: r.Failed, Poison: r.Poison, Complete: r.Complete})
+	l.runs.Runs = append(l.runs.Runs, newReconcileRun(time.Now().UTC(), r))
 	if !l.e.json {
-		l.e.printf("reconciler run %d: found %d, published %d, left pending %d, poison %d, complete %t\n",
-			len(l.runs.Runs), r.Found, r.Published, r.Failed, r.Poison, r.Complete)
+		l.e.printf("reconciler run %d: found %d, published %d, left pending %d, poison %d%s, complete %t\n",
+			len(l.runs.Runs), r.Found, r.Published, r.Failed, r.Poison, waitingText(r.Waiting, r.Blocked), r.Complete)
 		l.e.flush()
 	}
+}
+
+// waitingText says how many events a run left waiting behind their keys,
+// if any.
+func waitingText(waiting, blocked int) string {
+	if waiting == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", waiting %d behind their ordering keys (%d behind a FAILED event)", waiting, blocked)
 }
 
 // finish returns the runs with the sum of their reports, and a stuck
 // error when they left events pending.
 func (l *runLog) finish(total reconcile.Report) (*ReconcilerRuns, error) {
-	l.runs.LeftPending, l.runs.Complete = total.Failed, total.Complete
+	l.runs.LeftPending, l.runs.Waiting, l.runs.Complete = total.Failed, total.Waiting, total.Complete
 	if total.Failed > 0 || !total.Complete {
 		return &l.runs, stuck("%s still pending after %s: see `outbox status %s` and the reconciler's log group %s",
 			plural(total.Failed, "event is", "events are"), plural(len(l.runs.Runs), "reconciler run", "reconciler runs"), l.e.pipeline.Name, l.e.pipeline.Names.ReconcilerLogGroup)
+	}
+	if total.Waiting > 0 {
+		return &l.runs, stuck("%s still pending behind an earlier event of their ordering key (%d behind a FAILED event): `outbox failed %s` lists the FAILED events that hold keys",
+			plural(total.Waiting, "event is", "events are"), total.Blocked, l.e.pipeline.Name)
 	}
 	return &l.runs, nil
 }

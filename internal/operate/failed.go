@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,10 +20,19 @@ type FailedEvent struct {
 	Record outbox.Record
 	// FailedAt is when it was marked FAILED (zero if the item does not say).
 	FailedAt time.Time
-	// WaitingBehind counts, for an ordered event, the events of its
-	// ordering key written after it: none of them is published until it is
-	// requeued and published, or skipped.
+	// HoldsKey is true for an ordered event of an ordered pipeline: the
+	// relay publishes none of its key's later events before it. An event
+	// written with an ordering key to a pipeline without ordered mode holds
+	// nothing.
+	HoldsKey bool
+	// WaitingBehind counts, for an event that holds its key, the events of
+	// its ordering key written after it: none of them is published until it
+	// is requeued and published, or skipped.
 	WaitingBehind int64
+	// Broken is why the item breaks the record contract, empty for a sound
+	// event. A broken event can never be published as it is: fix the item,
+	// then requeue it; or skip it.
+	Broken string
 }
 
 // failedEventJSON is a FailedEvent as `outbox failed --json` prints it.
@@ -37,20 +47,28 @@ type failedEventJSON struct {
 	FailedAt  string `json:"failedAt,omitempty"`
 	Attempts  int    `json:"attempts"`
 	LastError string `json:"lastError"`
-	// OrderingKey, Sequence and WaitingBehind are those of an ordered
-	// event; absent for an unordered one.
-	OrderingKey   string `json:"orderingKey,omitempty"`
-	Sequence      int64  `json:"sequence,omitempty"`
+	// OrderingKey and Sequence are those of an event written with an
+	// ordering key; absent for another one.
+	OrderingKey string `json:"orderingKey,omitempty"`
+	Sequence    int64  `json:"sequence,omitempty"`
+	// WaitingBehind is that of an event that holds its key; absent for
+	// another one.
 	WaitingBehind *int64 `json:"waitingBehind,omitempty"`
+	// BrokenBecause is why the item breaks the record contract; absent for
+	// a sound event.
+	BrokenBecause string `json:"brokenBecause,omitempty"`
 }
 
 // MarshalJSON writes the event as `outbox failed --json` prints it.
 func (e FailedEvent) MarshalJSON() ([]byte, error) {
 	r := e.Record
 	out := failedEventJSON{EventID: r.EventID, PartitionKey: r.PartitionKey, SortKey: r.SortKey, Source: r.Source, DetailType: r.DetailType,
-		OccurredAt: r.OccurredAt.UTC().Format(outbox.TimeFormat), Attempts: r.Attempts, LastError: r.LastError}
+		OccurredAt: r.OccurredAt.UTC().Format(outbox.TimeFormat), Attempts: r.Attempts, LastError: r.LastError, BrokenBecause: e.Broken}
 	if r.Sequence > 0 {
-		out.OrderingKey, out.Sequence, out.WaitingBehind = r.OrderingKey, r.Sequence, &e.WaitingBehind
+		out.OrderingKey, out.Sequence = r.OrderingKey, r.Sequence
+	}
+	if e.HoldsKey {
+		out.WaitingBehind = &e.WaitingBehind
 	}
 	if !e.FailedAt.IsZero() {
 		out.FailedAt = e.FailedAt.UTC().Format(outbox.TimeFormat)
@@ -70,9 +88,9 @@ func (e *FailedEvent) UnmarshalJSON(b []byte) error {
 	}
 	*e = FailedEvent{Record: outbox.Record{EventID: in.EventID, PartitionKey: in.PartitionKey, SortKey: in.SortKey, Source: in.Source,
 		DetailType: in.DetailType, OccurredAt: occurred, Attempts: in.Attempts, LastError: in.LastError, Status: outbox.StatusFailed,
-		OrderingKey: in.OrderingKey, Sequence: in.Sequence}}
+		OrderingKey: in.OrderingKey, Sequence: in.Sequence}, Broken: in.BrokenBecause}
 	if in.WaitingBehind != nil {
-		e.WaitingBehind = *in.WaitingBehind
+		e.HoldsKey, e.WaitingBehind = true, *in.WaitingBehind
 	}
 	if in.FailedAt != "" {
 		if e.FailedAt, err = time.Parse(time.RFC3339Nano, in.FailedAt); err != nil {
@@ -84,14 +102,18 @@ func (e *FailedEvent) UnmarshalJSON(b []byte) error {
 
 // FailedList is the result of Failed.
 type FailedList struct {
+	// Events are the FAILED events, those that break the record contract
+	// included (FailedEvent.Broken).
 	Events []FailedEvent `json:"events"`
-	// Broken counts FAILED outbox items that break the record contract:
-	// they can never be published, and requeue leaves them alone.
+	// Broken counts the events that break the record contract: they can
+	// never be published as they are, and requeue leaves them alone until
+	// their items are fixed.
 	Broken int `json:"broken"`
 }
 
 // Failed lists the FAILED events of p that f selects, oldest first. Since
-// and Until apply to the time of failure.
+// and Until apply to the time of failure. An item that breaks the record
+// contract is listed with what can be read of it (brokenEvent).
 func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList, error) {
 	t := p.Table()
 	var list FailedList
@@ -99,19 +121,23 @@ func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList
 		if !isOutboxItem(t, item) {
 			return
 		}
+		e := FailedEvent{}
 		r, err := t.ParseItem(item)
 		if err != nil {
-			list.Broken++
-			return
+			e = brokenEvent(t, item, err)
+		} else {
+			e.Record = r
 		}
 		// The reason is matched here rather than in the filter expression:
 		// a scan's filter does not lower the reads it costs.
-		if !strings.Contains(r.LastError, f.Reason) {
+		if !strings.Contains(e.Record.LastError, f.Reason) {
 			return
 		}
-		e := FailedEvent{Record: r}
 		if s, ok := item[outbox.AttrFailedAt].(*types.AttributeValueMemberS); ok {
 			e.FailedAt, _ = time.Parse(time.RFC3339Nano, s.Value)
+		}
+		if e.Broken != "" {
+			list.Broken++
 		}
 		list.Events = append(list.Events, e)
 	})
@@ -121,7 +147,35 @@ func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList
 	if err != nil {
 		return list, err
 	}
-	return list, c.waitingBehind(ctx, t, list.Events)
+	return list, c.waitingBehind(ctx, p, list.Events)
+}
+
+// brokenEvent is the FailedEvent of a FAILED item that breaks the record
+// contract (err, from outbox.Table.ParseItem): what can be read of it, and
+// why it is broken. Its ordering key and sequence are read when both are
+// there, so that the key it holds is shown, and it can be skipped.
+func brokenEvent(t outbox.Table, item map[string]types.AttributeValue, err error) FailedEvent {
+	str := func(name string) string {
+		if v, ok := item[name].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
+	}
+	num := func(name string) int64 {
+		if v, ok := item[name].(*types.AttributeValueMemberN); ok {
+			n, _ := strconv.ParseInt(v.Value, 10, 64)
+			return n
+		}
+		return 0
+	}
+	r := outbox.Record{PartitionKey: str(t.PartitionKey), SortKey: str(t.SortKey), EventID: str(outbox.AttrEventID),
+		Source: str(outbox.AttrSource), DetailType: str(outbox.AttrDetailType), Status: outbox.StatusFailed,
+		Attempts: int(num(outbox.AttrAttempts)), LastError: str(outbox.AttrLastError)}
+	r.OccurredAt, _ = time.Parse(time.RFC3339Nano, str(outbox.AttrOccurredAt))
+	if key, seq := str(outbox.AttrOrderingKey), num(outbox.AttrSequence); key != "" && seq > 0 {
+		r.OrderingKey, r.Sequence = key, seq
+	}
+	return FailedEvent{Record: r, Broken: err.Error()}
 }
 
 // ReasonCount is how many failed events share a reason.

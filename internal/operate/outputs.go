@@ -11,8 +11,11 @@ import "time"
 type RequeueOutput struct {
 	Pipeline string `json:"pipeline"`
 	DryRun   bool   `json:"dryRun"`
-	// Selected counts the FAILED events the filters selected.
+	// Selected counts the FAILED events the filters selected and requeue
+	// takes: not those that break the record contract (Broken counts them),
+	// which stay FAILED until their items are fixed.
 	Selected int `json:"selected"`
+	Broken   int `json:"broken"`
 	// Requeued counts the events put back to PENDING; Skipped those that
 	// were no longer FAILED when updated. Both are 0 in a dry run.
 	Requeued int `json:"requeued"`
@@ -31,8 +34,11 @@ type ReconcilerRuns struct {
 	Runs []ReconcileRun `json:"runs"`
 	// LeftPending counts the events the runs left pending; Complete is
 	// true when the last run swept every shard.
-	LeftPending int  `json:"leftPending"`
-	Complete    bool `json:"complete"`
+	LeftPending int `json:"leftPending"`
+	// Waiting counts the events the last run left pending behind an
+	// earlier event of their ordering key (held behind their key).
+	Waiting  int  `json:"waiting"`
+	Complete bool `json:"complete"`
 }
 
 // DrainOutput is what `outbox drain --json` prints.

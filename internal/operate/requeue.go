@@ -24,11 +24,16 @@ type RequeueResult struct {
 	Requeued int
 	// Skipped counts events that were no longer FAILED when updated.
 	Skipped int
+	// Broken counts events left FAILED because their items break the
+	// record contract (FailedEvent.Broken): fix the items first.
+	Broken int
 }
 
 // Requeue puts the given FAILED events back to PENDING with their pending
 // index keys (outbox.Table.Requeue), so that the next reconciler run
-// publishes them. progress, when not nil, is called after each event.
+// publishes them. It leaves FAILED the events whose items break the record
+// contract: the relay would only mark them FAILED again. progress, when not
+// nil, is called after each event.
 func (c *Clients) Requeue(ctx context.Context, p *Pipeline, events []FailedEvent, progress func(done int)) (RequeueResult, error) {
 	t := p.Table()
 	var requeued, skipped, done atomic.Int64
@@ -54,15 +59,20 @@ func (c *Clients) Requeue(ctx context.Context, p *Pipeline, events []FailedEvent
 			}
 		})
 	}
+	broken := 0
 	for _, e := range events {
 		if ctx.Err() != nil {
 			break
+		}
+		if e.Broken != "" {
+			broken++
+			continue
 		}
 		work <- e.Record
 	}
 	close(work)
 	wg.Wait()
-	res := RequeueResult{Requeued: int(requeued.Load()), Skipped: int(skipped.Load())}
+	res := RequeueResult{Requeued: int(requeued.Load()), Skipped: int(skipped.Load()), Broken: broken}
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = ctx.Err()
 	}
@@ -105,7 +115,9 @@ func (c *Clients) Reconcile(ctx context.Context, p *Pipeline, report func(reconc
 		total.Failed += r.Failed
 		total.Poison += r.Poison
 		total.Skipped += r.Skipped
-		total.Complete, total.RemainingShards = r.Complete, r.RemainingShards
+		// Each run finds the events still waiting: the last one's count is
+		// what is left.
+		total.Complete, total.RemainingShards, total.Waiting, total.Blocked = r.Complete, r.RemainingShards, r.Waiting, r.Blocked
 		total.OldestPendingAgeSeconds = max(total.OldestPendingAgeSeconds, r.OldestPendingAgeSeconds)
 		if r.Complete || (r.Published == 0 && r.Poison == 0) {
 			break

@@ -35,10 +35,26 @@ func (c *Clients) failedEvent(ctx context.Context, p *Pipeline, eventID string) 
 		return FailedEvent{}, notFoundError{fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", eventID, p.Name)}
 	}
 	e := list.Events[0]
-	if e.Record.Sequence == 0 {
-		return e, usageError("skip", "event %s is not an ordered event: no event waits behind it, so there is nothing to skip; `outbox requeue %s --id %s` publishes it once its cause is fixed", eventID, p.Name, eventID)
+	switch {
+	case e.Record.Sequence == 0:
+		return e, usageError("skip", "event %s is not an ordered event: no event waits behind it, so there is nothing to skip; %s", eventID, requeueAdvice(p, e))
+	case !p.Config.Ordered:
+		return e, usageError("skip", "pipeline %s does not publish in order (its ordering is off): event %s was written with ordering key %q, but no event waits behind it, so there is nothing to skip; %s",
+			p.Name, eventID, e.Record.OrderingKey, requeueAdvice(p, e))
+	case !e.HoldsKey:
+		return e, usageError("skip", "event %s is event %d of ordering key %q, whose cursor is already past it: no event waits behind it, so there is nothing to skip; %s",
+			eventID, e.Record.Sequence, e.Record.OrderingKey, requeueAdvice(p, e))
 	}
 	return e, nil
+}
+
+// requeueAdvice says how to get the FAILED event e published.
+func requeueAdvice(p *Pipeline, e FailedEvent) string {
+	id := e.Record.EventID
+	if e.Broken != "" {
+		return fmt.Sprintf("its item breaks the record contract (%s): fix the item, then `outbox requeue %s --id %s` publishes it", e.Broken, p.Name, id)
+	}
+	return fmt.Sprintf("`outbox requeue %s --id %s` publishes it once its cause is fixed", p.Name, id)
 }
 
 // Skip marks the FAILED ordered event SKIPPED and moves its key's cursor
@@ -79,29 +95,56 @@ func (c *Clients) cursor(ctx context.Context, t outbox.Table, key string) (outbo
 	return outbox.ParseCursor(out.Item)
 }
 
-// waitingBehind sets, on each ordered event, how many events of its key
-// were written after it: none of them is published before it is (once
-// requeued) or is skipped. One strongly consistent read of the key's
-// sequence item per key.
-func (c *Clients) waitingBehind(ctx context.Context, t outbox.Table, events []FailedEvent) error {
-	last := map[string]int64{}
+// waitingBehind marks, on an ordered pipeline, each ordered event its
+// key's cursor has not passed as holding its key, with how many events of
+// its key were written after it: none of them is published before it is
+// (once requeued) or is skipped. Two strongly consistent reads per key, of
+// its sequence item and its cursor. A pipeline without ordered mode
+// publishes every event as it comes: no event holds another, whatever
+// ordering key it was written with; nor does an event whose key's cursor
+// was moved past it (outbox.Table.StartCursor).
+func (c *Clients) waitingBehind(ctx context.Context, p *Pipeline, events []FailedEvent) error {
+	if !p.Config.Ordered {
+		return nil
+	}
+	t := p.Table()
+	keys := map[string]keyState{}
 	for i := range events {
 		r := events[i].Record
 		if r.Sequence == 0 {
 			continue
 		}
-		n, ok := last[r.OrderingKey]
+		k, ok := keys[r.OrderingKey]
 		if !ok {
-			out, err := c.DynamoDB.GetItem(ctx, t.LastSequenceInput(r.OrderingKey))
-			if err != nil {
-				return call("dynamodb:GetItem", "table "+t.Name, err)
+			var err error
+			if k, err = c.keyState(ctx, t, r.OrderingKey); err != nil {
+				return err
 			}
-			if n, err = outbox.ParseLastSequence(out.Item); err != nil {
-				return fmt.Errorf("the sequence item of ordering key %q: %w", r.OrderingKey, err)
-			}
-			last[r.OrderingKey] = n
+			keys[r.OrderingKey] = k
 		}
-		events[i].WaitingBehind = max(n-r.Sequence, 0)
+		if r.Sequence > k.published {
+			events[i].HoldsKey, events[i].WaitingBehind = true, max(k.last-r.Sequence, 0)
+		}
 	}
 	return nil
+}
+
+// keyState is where an ordering key stands: its last sequence given out,
+// and the last one published.
+type keyState struct{ last, published int64 }
+
+func (c *Clients) keyState(ctx context.Context, t outbox.Table, key string) (keyState, error) {
+	out, err := c.DynamoDB.GetItem(ctx, t.LastSequenceInput(key))
+	if err != nil {
+		return keyState{}, call("dynamodb:GetItem", "table "+t.Name, err)
+	}
+	last, err := outbox.ParseLastSequence(out.Item)
+	if err != nil {
+		return keyState{}, fmt.Errorf("the sequence item of ordering key %q: %w", key, err)
+	}
+	cur, err := c.cursor(ctx, t, key)
+	if err != nil {
+		return keyState{}, fmt.Errorf("the cursor of ordering key %q: %w", key, err)
+	}
+	return keyState{last: last, published: cur.Published}, nil
 }

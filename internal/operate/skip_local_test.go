@@ -13,23 +13,16 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
-// Three FAILED ordered events of one key: failed and status show the key
-// and what waits behind each; skip shows and changes nothing without --yes,
-// refuses an event that is not the key's next, and with --yes marks the
-// next one SKIPPED and moves the cursor past it, once.
+// Three FAILED ordered events of one key on an ordered pipeline: failed
+// and status show the key and what waits behind each; skip shows and
+// changes nothing without --yes, refuses an event that is not the key's
+// next, and with --yes marks the next one SKIPPED and moves the cursor past
+// it, once.
 func TestLocalSkip(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, provision.Spec{Name: "skip"})
+	d := deployQueueTarget(t, "skip-target.fifo", provision.Spec{Name: "skip", Ordered: true})
 	table := d.writer.Table()
-	events := d.putFailed(3, "com.example.skip", func(int) string { return "SQS rejected the event: InvalidMessageContents" })
-	for i, r := range events {
-		d.setOrdering(table, r, "acct-1", i+1)
-	}
-	seq := table.SequenceKey("acct-1")
-	seq[outbox.AttrSequence] = nAttrOf(3)
-	if _, err := d.ddb.PutItem(d.ctx, &dynamodb.PutItemInput{TableName: aws.String(table.Name), Item: seq}); err != nil {
-		t.Fatal(err)
-	}
+	events := d.putFailedOrdered("com.example.skip", "acct-1", 3)
 	plain := d.putFailed(1, "com.example.skip", func(int) string { return "EventBridge: MalformedDetail" })[0]
 
 	if _, errOut, code := d.run("skip", "skip"); code != ExitUsage || !strings.Contains(errOut, "--event-id") {
@@ -75,6 +68,80 @@ func TestLocalSkip(t *testing.T) {
 	if !strings.Contains(strings.Join(s.Problems, "\n"), "outbox skip skip --event-id "+events[1].EventID) {
 		t.Errorf("status problems do not say how to release the key: %v", s.Problems)
 	}
+
+	// The key's cursor moved past the FAILED events (as the reconciler
+	// starts a key at its lowest pending event): they hold nothing.
+	d.update(&dynamodb.UpdateItemInput{
+		TableName: aws.String(table.Name), Key: table.CursorKey("acct-1"),
+		UpdateExpression:          aws.String("SET #pub = :pub"),
+		ExpressionAttributeNames:  map[string]string{"#pub": outbox.AttrPublishedSequence},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pub": nAttrOf(3)},
+	})
+	out, _, _ = d.run("status", "skip", "--json")
+	s = Status{}
+	parseJSON(t, out, &s)
+	if len(s.Failed.Keys) != 0 {
+		t.Errorf("status --json with the cursor past the FAILED events: keys %+v, want none held", s.Failed.Keys)
+	}
+	if _, errOut, code := d.run("skip", "skip", "--event-id", events[1].EventID, "--yes"); code != ExitUsage || !strings.Contains(errOut, "whose cursor is already past it") {
+		t.Errorf("skip of an event its cursor passed: exit %d, %q", code, errOut)
+	}
+}
+
+// On a pipeline without ordered mode, FAILED events written with an
+// ordering key hold nothing: the relay published the events written after
+// them. failed lists their key and sequence without anything waiting,
+// status shows no key held, and skip refuses them, saying why.
+func TestLocalUnorderedPipelineHoldsNoKey(t *testing.T) {
+	t.Parallel()
+	d := deploy(t, provision.Spec{Name: "unordered-keys"})
+	events := d.putFailedOrdered("com.example.unordered", "acct-1", 2)
+
+	out, _, code := d.run("failed", "unordered-keys", "--json")
+	var list FailedList
+	parseJSON(t, out, &list)
+	if code != ExitOK || len(list.Events) != 2 {
+		t.Fatalf("failed --json: exit %d:\n%s", code, out)
+	}
+	for _, e := range list.Events {
+		if e.HoldsKey || e.WaitingBehind != 0 || e.Record.OrderingKey != "acct-1" || e.Record.Sequence == 0 || strings.Contains(out, "waitingBehind") {
+			t.Errorf("failed --json on an unordered pipeline lists %+v: want its key and sequence, nothing waiting behind it", e)
+		}
+	}
+	if text, _, _ := d.run("failed", "unordered-keys"); strings.Contains(text, "wait behind it") {
+		t.Errorf("failed on an unordered pipeline says events wait:\n%s", text)
+	}
+	out, _, _ = d.run("status", "unordered-keys", "--json")
+	var s Status
+	parseJSON(t, out, &s)
+	if len(s.Failed.Keys) != 0 || strings.Contains(strings.Join(s.Problems, "\n"), "ordering key") {
+		t.Errorf("status --json on an unordered pipeline: keys %+v, problems %v; want no key held", s.Failed.Keys, s.Problems)
+	}
+	_, errOut, code := d.run("skip", "unordered-keys", "--event-id", events[0].EventID, "--yes")
+	if code != ExitUsage || !strings.Contains(errOut, "does not publish in order") || !strings.Contains(errOut, "outbox requeue unordered-keys --id "+events[0].EventID) {
+		t.Errorf("skip on an unordered pipeline: exit %d, %q; want %d, why, and requeue", code, errOut, ExitUsage)
+	}
+	if got := d.status(d.writer.Table(), events[0]); got != string(outbox.StatusFailed) {
+		t.Errorf("the refused skip left the event %s, want FAILED", got)
+	}
+}
+
+// putFailedOrdered stores n FAILED events of the ordering key key, events
+// 1 to n, and the key's sequence item at n.
+func (d *deployed) putFailedOrdered(source, key string, n int) []outbox.Record {
+	d.t.Helper()
+	table := d.writer.Table()
+	events := d.putFailed(n, source, func(int) string { return "SQS rejected the event: InvalidMessageContents" })
+	for i, r := range events {
+		d.setOrdering(table, r, key, i+1)
+		events[i].OrderingKey, events[i].Sequence = key, int64(i+1)
+	}
+	seq := table.SequenceKey(key)
+	seq[outbox.AttrSequence] = nAttrOf(n)
+	if _, err := d.ddb.PutItem(d.ctx, &dynamodb.PutItemInput{TableName: aws.String(table.Name), Item: seq}); err != nil {
+		d.t.Fatal(err)
+	}
+	return events
 }
 
 func nAttrOf(n int) types.AttributeValue {

@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 )
 
 // Status is the health of a pipeline.
@@ -66,6 +68,9 @@ type FailedStatus struct {
 	// Keys are the ordering keys whose FAILED events hold later events,
 	// the most held first.
 	Keys []HeldKey `json:"keys"`
+	// brokenEvents are the events that break the record contract, but for
+	// those Keys shows holding their key.
+	brokenEvents []FailedEvent
 }
 
 // HeldKey is an ordering key held by a FAILED event.
@@ -76,16 +81,19 @@ type HeldKey struct {
 	Sequence int64  `json:"sequence"`
 	// WaitingBehind counts the events of the key written after it.
 	WaitingBehind int64 `json:"waitingBehind"`
+	// BrokenBecause is why that event's item breaks the record contract;
+	// absent when it does not.
+	BrokenBecause string `json:"brokenBecause,omitempty"`
 }
 
-// heldKeys returns the keys of the ordered events among events, each with
-// its earliest FAILED event, the most held first.
+// heldKeys returns the keys held among events (FailedEvent.HoldsKey), each
+// with its earliest FAILED event, the most held first.
 func heldKeys(events []FailedEvent) []HeldKey {
 	byKey := map[string]HeldKey{}
 	for _, e := range events {
 		r := e.Record
-		if h, ok := byKey[r.OrderingKey]; r.Sequence > 0 && (!ok || r.Sequence < h.Sequence) {
-			byKey[r.OrderingKey] = HeldKey{OrderingKey: r.OrderingKey, EventID: r.EventID, Sequence: r.Sequence, WaitingBehind: e.WaitingBehind}
+		if h, ok := byKey[r.OrderingKey]; e.HoldsKey && (!ok || r.Sequence < h.Sequence) {
+			byKey[r.OrderingKey] = HeldKey{OrderingKey: r.OrderingKey, EventID: r.EventID, Sequence: r.Sequence, WaitingBehind: e.WaitingBehind, BrokenBecause: e.Broken}
 		}
 	}
 	keys := make([]HeldKey, 0, len(byKey))
@@ -129,7 +137,18 @@ type ReconcileRun struct {
 	Published int       `json:"published"`
 	Failed    int       `json:"failed"`
 	Poison    int       `json:"poison"`
-	Complete  bool      `json:"complete"`
+	// Waiting counts the events the run left pending behind an earlier
+	// event of their ordering key (held behind their key); Blocked those
+	// of them behind a FAILED event. Both are 0 on an unordered pipeline.
+	Waiting  int  `json:"waiting"`
+	Blocked  int  `json:"blocked"`
+	Complete bool `json:"complete"`
+}
+
+// newReconcileRun is the ReconcileRun of the reconciler's report r.
+func newReconcileRun(at time.Time, r reconcile.Report) ReconcileRun {
+	return ReconcileRun{Time: at, Found: r.Found, Published: r.Published, Failed: r.Failed, Poison: r.Poison,
+		Waiting: r.Waiting, Blocked: r.Blocked, Complete: r.Complete}
 }
 
 // StatusOptions tune what counts as stuck.
@@ -198,8 +217,17 @@ func (c *Clients) failedStatus(ctx context.Context, p *Pipeline, fs *FailedStatu
 	if err != nil {
 		return err
 	}
-	fs.Total, fs.Broken, fs.TopReasons = len(list.Events)+list.Broken, list.Broken, topReasons(list.Events, 5)
+	fs.Total, fs.Broken, fs.TopReasons = len(list.Events), list.Broken, topReasons(list.Events, 5)
 	fs.Keys = heldKeys(list.Events)
+	heads := map[string]bool{}
+	for _, k := range fs.Keys {
+		heads[k.EventID] = true
+	}
+	for _, e := range list.Events {
+		if e.Broken != "" && !heads[e.Record.EventID] {
+			fs.brokenEvents = append(fs.brokenEvents, e)
+		}
+	}
 	return nil
 }
 
@@ -295,8 +323,16 @@ func problems(name string, s Status, stuckAfter time.Duration) []string {
 		out = append(out, fmt.Sprintf("%s FAILED: list them with `outbox failed %s`, fix the cause, then `outbox requeue %s --now`", plural(s.Failed.Total, "event is", "events are"), name, name))
 	}
 	for _, k := range s.Failed.Keys {
-		out = append(out, fmt.Sprintf("ordering key %s is held by its FAILED event %s (event %d), %s behind it: fix the cause and `outbox requeue %s --id %s --now`, or `outbox skip %s --event-id %s --yes`",
-			k.OrderingKey, k.EventID, k.Sequence, plural(int(k.WaitingBehind), "event waits", "events wait"), name, k.EventID, name, k.EventID))
+		cause, broken := "the cause", ""
+		if k.BrokenBecause != "" {
+			cause, broken = "its item", fmt.Sprintf(", whose item breaks the record contract (%s)", k.BrokenBecause)
+		}
+		out = append(out, fmt.Sprintf("ordering key %s is held by its FAILED event %s (event %d)%s, %s behind it: fix %s and `outbox requeue %s --id %s --now`, or `outbox skip %s --event-id %s --yes`",
+			k.OrderingKey, k.EventID, k.Sequence, broken, plural(int(k.WaitingBehind), "event waits", "events wait"), cause, name, k.EventID, name, k.EventID))
+	}
+	for _, e := range s.Failed.brokenEvents {
+		out = append(out, fmt.Sprintf("FAILED event %s breaks the record contract (%s): it can never be published as it is; fix its item, then `outbox requeue %s --id %s --now`",
+			e.Record.EventID, e.Broken, name, e.Record.EventID))
 	}
 	if s.DLQ.Missing {
 		out = append(out, fmt.Sprintf("the dead-letter queue %s does not exist: the mapping cannot record the batches that run out of retries; run terraform apply to recreate it", s.DLQ.Name))
@@ -305,7 +341,12 @@ func problems(name string, s Status, stuckAfter time.Duration) []string {
 		out = append(out, fmt.Sprintf("the dead-letter queue holds %s that ran out of retries: `outbox redrive %s`", plural(s.DLQ.Messages+s.DLQ.InFlight, "batch", "batches"), name))
 	}
 	if s.Pending.Oldest >= stuckAfter {
-		out = append(out, fmt.Sprintf("the oldest pending event is %s old (stuck after %s): check the mapping, the relay's log group and the reconciler", round(s.Pending.Oldest), stuckAfter))
+		waiting := ""
+		if run := s.Reconciler.LastRun; run != nil && run.Waiting > 0 {
+			waiting = fmt.Sprintf("; the reconciler's last run left %s behind an earlier event of their ordering key (`outbox failed %s` lists the FAILED events that hold keys)",
+				plural(run.Waiting, "event", "events"), name)
+		}
+		out = append(out, fmt.Sprintf("the oldest pending event is %s old (stuck after %s): check the mapping, the relay's log group and the reconciler%s", round(s.Pending.Oldest), stuckAfter, waiting))
 	}
 	switch {
 	case s.Mapping.State != "Enabled" && s.Mapping.State != "Enabling" && s.Mapping.State != "Updating":

@@ -158,7 +158,7 @@ func orderingAttribute() schema.SingleNestedAttribute {
 			"enabled": boolSetting("Publish each ordering key's events in the order of their sequence, and none before the one before it is published: " +
 				"the relay, the reconciler and `outbox requeue` and `replay` hold an event until its predecessor is published, a failed event holds its own key only " +
 				"(`outbox failed` and `outbox status` show the key and what waits behind it; `outbox requeue` or `outbox skip` releases it), " +
-				"and each key's progress is kept in a cursor item in the table. The FIFO message group is the event's ordering key. " +
+				"and each key's progress is kept in a cursor item in the table. The FIFO message group is the event's ordering key (without one, the item's partition key, as with ordering off). " +
 				"Events written without a sequence are published as before. Switching it on or off strands nothing: a key without a cursor starts at its lowest pending event."),
 		})
 }

@@ -32,11 +32,11 @@ var targetAttrs = []targetAttr{
 		value: func(t *TargetModel) *types.String { return &t.EventBus }},
 	{name: "topic_arn", kind: targetkind.SNS, placeholder: placeholderTopicARN,
 		desc: "ARN of an SNS topic, standard or FIFO (`.fifo`). The message is the published event's JSON, with `source` and `detail-type` as message attributes; " +
-			"to a FIFO topic, the message group is the item's partition key and the deduplication id its event id. Unset, the pipeline publishes to `event_bus`.",
+			"to a FIFO topic, the message group is the event's ordering key (`outboxOrderingKey`), or for an event written without one the item's partition key (on a dedicated table the event's own key, so that each such event is a group of its own and no two keep an order), and the deduplication id is its event id. A key's events arrive in the order written only with `ordering.enabled` and events written with an ordering key. Unset, the pipeline publishes to `event_bus`.",
 		value: func(t *TargetModel) *types.String { return &t.TopicARN }},
 	{name: "queue_arn", kind: targetkind.SQS, placeholder: "arn:aws:sqs:us-east-1:123456789012:unknown-until-apply",
 		desc: "ARN of an SQS queue, standard or FIFO (`.fifo`), sent to with `SendMessageBatch`. The message body is the published event's JSON, as on SNS, with `source` and `detail-type` as message attributes; " +
-			"to a FIFO queue, the message group is the item's partition key and the deduplication id its event id. Unset, the pipeline publishes to `event_bus`.",
+			"to a FIFO queue, the message group is the event's ordering key (`outboxOrderingKey`), or for an event written without one the item's partition key (on a dedicated table the event's own key, so that each such event is a group of its own and no two keep an order), and the deduplication id is its event id. A key's events arrive in the order written only with `ordering.enabled` and events written with an ordering key. Unset, the pipeline publishes to `event_bus`.",
 		value: func(t *TargetModel) *types.String { return &t.QueueARN }},
 }
 

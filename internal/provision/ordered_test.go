@@ -41,12 +41,15 @@ func TestOrderedSpec(t *testing.T) {
 	if env := (Spec{Name: "orders", Target: fifo}).Environment(""); env[config.EnvOrdered] != "" {
 		t.Errorf("an unordered spec sets %s=%q", config.EnvOrdered, env[config.EnvOrdered])
 	}
-	// The reconciler reads the cursors with BatchGetItem in ordered mode
-	// only; the relay reads items with it in both.
+	// The reconciler reads the cursors with BatchGetItem, and scans the
+	// table for FAILED events before it starts a cursor, in ordered mode
+	// only; the relay reads items with BatchGetItem in both.
 	for ordered, want := range map[bool]bool{true: true, false: false} {
 		doc := ReconcilerPolicy(Spec{Name: "orders", Ordered: ordered, Target: fifo}, Resources{TableARN: "arn:aws:dynamodb:eu-west-1:123456789012:table/orders-outbox"})
-		if got := slices.ContainsFunc(doc.Statement, func(st Statement) bool { return slices.Contains(st.Action, "dynamodb:BatchGetItem") }); got != want {
-			t.Errorf("ordered %t: the reconciler's policy grants dynamodb:BatchGetItem: %t, want %t", ordered, got, want)
+		for _, action := range []string{"dynamodb:BatchGetItem", "dynamodb:Scan"} {
+			if got := slices.ContainsFunc(doc.Statement, func(st Statement) bool { return slices.Contains(st.Action, action) }); got != want {
+				t.Errorf("ordered %t: the reconciler's policy grants %s: %t, want %t", ordered, action, got, want)
+			}
 		}
 	}
 }

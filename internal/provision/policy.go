@@ -81,8 +81,13 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 	}
 	settle := []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}
 	if s.Ordered {
-		// The cursors of ordered mode, and the events registered on them.
+		// The cursors of ordered mode, and the events registered on them;
+		// the Scan for the FAILED events of a key before its cursor is
+		// started (FAILED items are not in the pending index).
 		settle = append([]string{"dynamodb:BatchGetItem"}, settle...)
+		if !s.Table.PendingIndexDisabled {
+			settle = append(settle, "dynamodb:Scan")
+		}
 	}
 	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
 		find,

@@ -568,3 +568,165 @@ func TestOrderedReconcileCountsChainedEvents(t *testing.T) {
 		t.Errorf("published %v, want 1 to 4", order["k"])
 	}
 }
+
+// brokenItem returns the item of r with a detail that is not a JSON object:
+// it breaks the record contract, but its ordering key and sequence can be
+// read.
+func brokenItem(table outbox.Table, r outbox.Record, status outbox.Status) map[string]types.AttributeValue {
+	item := table.Item(r)
+	item[outbox.AttrDetail] = &types.AttributeValueMemberS{Value: `["not","an","object"]`}
+	item[outbox.AttrStatus] = &types.AttributeValueMemberS{Value: string(status)}
+	if status != outbox.StatusPending {
+		delete(item, outbox.AttrPendingShard)
+		delete(item, outbox.AttrPendingSince)
+	}
+	return item
+}
+
+// skip applies outbox.Table.SkipActions to the FAILED event r, one update
+// after the other.
+func skip(t *testing.T, h *harness, r outbox.Record) {
+	t.Helper()
+	r.Status = outbox.StatusFailed
+	for _, action := range h.fake.Table.SkipActions(r, now) {
+		u := action.Update
+		if _, err := h.fake.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
+			ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
+		}); err != nil {
+			t.Fatalf("skipping: %v", err)
+		}
+	}
+}
+
+// TestOrderedBrokenEventHoldsItsKey: an ordered event whose item breaks the
+// record contract, with a readable ordering key and sequence, holds its key
+// like a rejected one, however it is met: its cursor is blocked at it, and
+// the events after it are never published, not even by a reconciler run
+// long past MinStartAge, until it is skipped. A FAILED broken event whose
+// cursor was never blocked (marked so by an earlier relay) holds its key
+// too: the reconciler blocks the cursor at it instead of passing it over.
+func TestOrderedBrokenEventHoldsItsKey(t *testing.T) {
+	t.Parallel()
+	for name, meet := range map[string]func(t *testing.T, h *harness, records []outbox.Record){
+		"one stream batch": func(t *testing.T, h *harness, records []outbox.Record) {
+			h.fake.Put(brokenItem(h.fake.Table, records[3], outbox.StatusPending))
+			recs := relaytest.Inserts(h.fake.Table, records)
+			recs[3] = relaytest.StreamRecord{NewImage: brokenItem(h.fake.Table, records[3], outbox.StatusPending)}
+			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(h.fake.Table, recs...))
+			if err != nil || len(failures(resp)) != 0 {
+				t.Fatalf("stream: batchItemFailures %v, error %v", failures(resp), err)
+			}
+		},
+		"after the events behind it": func(t *testing.T, h *harness, records []outbox.Record) {
+			broken := brokenItem(h.fake.Table, records[3], outbox.StatusPending)
+			h.fake.Put(broken)
+			if got := h.stream(t, slices.Concat(records[:3], records[4:])); len(got) != 0 {
+				t.Fatalf("stream: batchItemFailures %v", got)
+			}
+			resp, err := h.relay.HandleStream(context.Background(), relaytest.StreamEvent(h.fake.Table, relaytest.StreamRecord{NewImage: broken}))
+			if err != nil || len(failures(resp)) != 0 {
+				t.Fatalf("stream of the broken event: batchItemFailures %v, error %v", failures(resp), err)
+			}
+		},
+		"by the reconciler": func(t *testing.T, h *harness, records []outbox.Record) {
+			h.fake.Put(brokenItem(h.fake.Table, records[3], outbox.StatusPending))
+			if report := reconcileWith(t, h, now); report.Published != 3 || report.Poison != 1 || report.Blocked != 6 {
+				t.Errorf("report %+v, want 1 to 3 published, 4 poison, 5 to 10 blocked", report)
+			}
+		},
+		"FAILED, its cursor not blocked": func(t *testing.T, h *harness, records []outbox.Record) {
+			if got := h.stream(t, records[:3]); len(got) != 0 {
+				t.Fatalf("stream: batchItemFailures %v", got)
+			}
+			h.fake.Put(brokenItem(h.fake.Table, records[3], outbox.StatusFailed))
+			if report := reconcileWith(t, h, now); report.Published != 0 || report.Waiting != 6 {
+				t.Errorf("report %+v, want 5 to 10 waiting", report)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, orderedConfig(layouts["dedicated"], config.ActionMark))
+			records := orderedRecords(h.fake.Table, []string{"k"}, 10)
+			h.fake.PutRecords(slices.Concat(records[:3], records[4:]))
+			meet(t, h, records)
+			checkHeldByBroken(t, h, records)
+		})
+	}
+}
+
+// checkHeldByBroken checks that key k is held by its FAILED event 4, after
+// a reconciler run past MinStartAge too, and that once 4 is skipped, 5 to
+// 10 are published in order.
+func checkHeldByBroken(t *testing.T, h *harness, records []outbox.Record) {
+	t.Helper()
+	for run := range 2 {
+		if got := h.fake.Status(records[3]); got != string(outbox.StatusFailed) {
+			t.Fatalf("run %d: the broken event: status %q, want FAILED", run, got)
+		}
+		if c := cursor(t, h, "k"); c.Published != 3 || !c.IsBlocked() || c.Blocked != 4 {
+			t.Fatalf("run %d: cursor %+v, want at 3, blocked by 4", run, c)
+		}
+		if order := publishedOrder(h, records); !slices.Equal(order["k"], []int64{1, 2, 3}) {
+			t.Fatalf("run %d: published %v, want 1 to 3 only", run, order["k"])
+		}
+		for _, r := range records[4:] {
+			if got := h.fake.Status(r); got != string(outbox.StatusPending) {
+				t.Fatalf("run %d: event %d: status %q, want PENDING", run, r.Sequence, got)
+			}
+		}
+		if report := reconcileWith(t, h, now.Add(2*reconcile.MinStartAge)); report.Published != 0 || report.Blocked != 6 {
+			t.Errorf("run %d: report %+v, want nothing published and 5 to 10 blocked", run, report)
+		}
+	}
+	skip(t, h, records[3])
+	if report := reconcileWith(t, h, now.Add(3*reconcile.MinStartAge)); report.Published != 6 {
+		t.Errorf("after the skip: report %+v, want 5 to 10 published", report)
+	}
+	// A second copy of an event already published is no inversion
+	// (checkInOrder): consumers drop it by its id.
+	var first []int64
+	for _, seq := range publishedOrder(h, records)["k"] {
+		if !slices.Contains(first, seq) {
+			first = append(first, seq)
+		}
+	}
+	if !slices.Equal(first, []int64{1, 2, 3, 5, 6, 7, 8, 9, 10}) {
+		t.Errorf("after the skip: published first %v, want 1 to 3, then 5 to 10, never 4", first)
+	}
+}
+
+// TestOrderedKeyStartsAtFailedEvent: a key without a cursor whose events
+// 1 and 2 were published before ordered mode, and whose event 3 was marked
+// FAILED then, is started up to 3, not past it: its cursor is at 2,
+// blocked by 3, and 4 to 6 wait until 3 is requeued, then are published in
+// order after it.
+func TestOrderedKeyStartsAtFailedEvent(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	h := newHarnessAt(t, orderedConfig(table, config.ActionMark), now)
+	records := orderedRecords(table, []string{"k"}, 6)
+	failed := records[2]
+	failed.Status, failed.PendingShard, failed.PendingSince, failed.LastError = outbox.StatusFailed, "", 0, "rejected before ordered mode"
+	h.fake.PutRecord(failed)
+	h.fake.PutRecords(records[3:])
+	if report := reconcileWith(t, h, now); report.Published != 0 || report.Waiting != 3 {
+		t.Errorf("report %+v, want 4 to 6 waiting", report)
+	}
+	if c := cursor(t, h, "k"); c.Published != 2 || c.Started != 3 || !c.IsBlocked() || c.Blocked != 3 {
+		t.Fatalf("cursor %+v, want at 2, started at 3, blocked by 3", c)
+	}
+	if order := publishedOrder(h, records); len(order["k"]) != 0 {
+		t.Fatalf("published %v before the FAILED event was requeued, want nothing", order["k"])
+	}
+	if _, err := h.fake.UpdateItem(context.Background(), table.Requeue(failed)); err != nil {
+		t.Fatalf("requeueing the FAILED event: %v", err)
+	}
+	if report := reconcileWith(t, h, now.Add(reconcile.MinStartAge)); report.Published != 4 {
+		t.Errorf("after the requeue: report %+v, want 3 to 6 published", report)
+	}
+	if order := publishedOrder(h, records); !slices.Equal(order["k"], []int64{3, 4, 5, 6}) {
+		t.Errorf("after the requeue: published %v, want 3 to 6", order["k"])
+	}
+}

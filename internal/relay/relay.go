@@ -75,7 +75,8 @@
 //     dynamodb:BatchWriteItem (delete mode);
 //   - dynamodb:Query on the table's pending index (reconcile mode), or
 //     dynamodb:Scan and dynamodb:DescribeTable on the table when it has no
-//     pending index;
+//     pending index; in ordered mode dynamodb:Scan on the table in both
+//     cases (the FAILED events of a key, before its cursor is started);
 //   - the publishing action of the target's kind on the target (package
 //     target): events:PutEvents on the bus, sns:Publish on the topic
 //     (which authorizes PublishBatch), sqs:SendMessage on the queue (which

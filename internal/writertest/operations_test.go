@@ -155,6 +155,11 @@ var itemStates = []itemState{
 		delete(item, outbox.AttrPendingShard)
 		delete(item, outbox.AttrPendingSince)
 	}},
+	{name: "skipped", edit: func(item map[string]types.AttributeValue) {
+		withStatus(string(outbox.StatusSkipped))(item)
+		delete(item, outbox.AttrPendingShard)
+		delete(item, outbox.AttrPendingSince)
+	}},
 	{name: "missing", missing: true},
 }
 
@@ -178,9 +183,10 @@ func (e *engine) setUp(s itemState) outbox.Record {
 }
 
 // TestMarkFailedInDynamoDB runs MarkFailed's update in a DynamoDB engine:
-// every item not yet published or failed, malformed ones included, becomes
-// FAILED and leaves the pending index; the others fail the condition and
-// stay as they are.
+// every item not yet published, failed or skipped, malformed ones
+// included, becomes FAILED and leaves the pending index; the others fail
+// the condition and stay as they are (an operator's skip is never undone by
+// a late delivery of the item's stream record).
 func TestMarkFailedInDynamoDB(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t)

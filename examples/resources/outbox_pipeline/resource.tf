@@ -68,10 +68,13 @@ resource "outbox_pipeline" "shop" {
   }
 }
 
-# Events sent to an SQS FIFO queue: each message's group is the item's
-# partition key, so one order's events arrive in the order written, and its
-# deduplication id is the event id, so a copy sent again within five
-# minutes is dropped.
+# Events sent to an SQS FIFO queue, in ordered mode: each message's group is
+# the event's ordering key (the writer's Event.OrderingKey, here the order
+# id), so one order's events arrive in the order written, and its
+# deduplication id is the event id, so a copy sent again within five minutes
+# is dropped. An event written without an ordering key is grouped by the
+# item's partition key, which on this dedicated table is the event's own:
+# such events keep no order among them.
 variable "billing_queue_arn" {
   type        = string
   description = "ARN of the billing service's SQS FIFO queue."
@@ -83,5 +86,9 @@ resource "outbox_pipeline" "billing" {
 
   target = {
     queue_arn = var.billing_queue_arn
+  }
+
+  ordering = {
+    enabled = true
   }
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,8 +29,9 @@ import (
 
 // Item is one outbox item to process.
 type Item struct {
-	// Record is the parsed item. For a malformed item only PartitionKey and
-	// SortKey are set, when they could be read.
+	// Record is the parsed item. For a malformed item only its keys, event
+	// id, ordering key and sequence, and pending index keys are set, when
+	// they could be read (Malformed).
 	Record outbox.Record
 	// Malformed is why the item breaks the outbox contract, or nil.
 	Malformed error
@@ -71,20 +73,36 @@ func ParsePending(t outbox.Table, item map[string]types.AttributeValue) Item {
 	return Malformed(t, item, err)
 }
 
-// Malformed returns the Item of an item that cannot be parsed, keeping its
-// key when it has one.
+// Malformed returns the Item of an item that cannot be parsed, with what
+// can be read of it (Readable): an ordered event that breaks the contract
+// still holds its ordering key (gate.go), and is never passed over.
 func Malformed(t outbox.Table, item map[string]types.AttributeValue, err error) Item {
-	var key outbox.Record
-	if pk, ok := item[t.PartitionKey].(*types.AttributeValueMemberS); ok {
-		key.PartitionKey = pk.Value
+	return Item{Record: Readable(t, item), Malformed: err}
+}
+
+// Readable returns what can be read of an item that may break the record
+// contract: its key and event id, its ordering key and sequence (both, or
+// neither), and its pending index keys.
+func Readable(t outbox.Table, item map[string]types.AttributeValue) outbox.Record {
+	str := func(name string) string {
+		if v, ok := item[name].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
 	}
-	if sk, ok := item[t.SortKey].(*types.AttributeValueMemberS); ok {
-		key.SortKey = sk.Value
+	num := func(name string) int64 {
+		if v, ok := item[name].(*types.AttributeValueMemberN); ok {
+			n, _ := strconv.ParseInt(v.Value, 10, 64)
+			return n
+		}
+		return 0
 	}
-	if ev, ok := item[outbox.AttrEventID].(*types.AttributeValueMemberS); ok {
-		key.EventID = ev.Value
+	r := outbox.Record{PartitionKey: str(t.PartitionKey), SortKey: str(t.SortKey), EventID: str(outbox.AttrEventID),
+		PendingShard: str(outbox.AttrPendingShard), PendingSince: num(outbox.AttrPendingSince)}
+	if k, seq := str(outbox.AttrOrderingKey), num(outbox.AttrSequence); k != "" && seq > 0 {
+		r.OrderingKey, r.Sequence = k, seq
 	}
-	return Item{Record: key, Malformed: err}
+	return r
 }
 
 // Status is what became of an item.
@@ -209,13 +227,13 @@ func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Record
 		switch {
 		case it.Skip != "":
 			w.outcomes[i] = Outcome{Status: Skipped, Reason: it.Skip}
-		case it.Malformed != nil:
+		case it.Malformed != nil && (p.Cursors == nil || it.Record.Sequence == 0):
 			w.addPoison(i, it.Record, it.Malformed.Error())
 		case it.Unavailable != nil:
 			w.outcomes[i] = p.storeFailure(it.Unavailable, false)
 		case it.Busy != "":
 			w.outcomes[i] = Outcome{Status: LeftPending, Reason: it.Busy}
-		case it.Record.Status != outbox.StatusPending:
+		case it.Malformed == nil && it.Record.Status != outbox.StatusPending:
 			w.outcomes[i] = Outcome{Status: Skipped, Reason: "status is " + string(it.Record.Status)}
 		case p.Cursors != nil && it.Record.Sequence > 0:
 			orderedIdx = append(orderedIdx, i)

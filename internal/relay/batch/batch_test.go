@@ -217,3 +217,40 @@ func TestParseMalformedKeepsKey(t *testing.T) {
 		t.Errorf("key not kept: %+v", it.Record)
 	}
 }
+
+// TestParseMalformedKeepsOrder: a malformed item keeps its ordering key
+// and sequence when both can be read, so that it holds its key (gate.go);
+// with one of them only, neither.
+func TestParseMalformedKeepsOrder(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "t"}.WithDefaults()
+	for name, tc := range map[string]struct {
+		key, seq types.AttributeValue
+		wantKey  string
+		wantSeq  int64
+	}{
+		"both":        {&types.AttributeValueMemberS{Value: "order-1"}, &types.AttributeValueMemberN{Value: "4"}, "order-1", 4},
+		"no sequence": {&types.AttributeValueMemberS{Value: "order-1"}, nil, "", 0},
+		"no key":      {nil, &types.AttributeValueMemberN{Value: "4"}, "", 0},
+		"sequence 0":  {&types.AttributeValueMemberS{Value: "order-1"}, &types.AttributeValueMemberN{Value: "0"}, "", 0},
+	} {
+		item := map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "P#1"}, "SK": &types.AttributeValueMemberS{Value: "OUTBOX#1"},
+			outbox.AttrEventID: &types.AttributeValueMemberS{Value: "1"}, outbox.AttrDetail: &types.AttributeValueMemberS{Value: "[]"},
+			outbox.AttrPendingShard: &types.AttributeValueMemberS{Value: "3"}, outbox.AttrPendingSince: &types.AttributeValueMemberN{Value: "1700000000000"},
+		}
+		if tc.key != nil {
+			item[outbox.AttrOrderingKey] = tc.key
+		}
+		if tc.seq != nil {
+			item[outbox.AttrSequence] = tc.seq
+		}
+		it := Parse(table, item)
+		if it.Malformed == nil {
+			t.Fatalf("%s: not malformed: %+v", name, it.Record)
+		}
+		if r := it.Record; r.OrderingKey != tc.wantKey || r.Sequence != tc.wantSeq || r.PendingShard != "3" || r.PendingSince != 1700000000000 {
+			t.Errorf("%s: record %+v, want ordering key %q, sequence %d and the pending index keys", name, r, tc.wantKey, tc.wantSeq)
+		}
+	}
+}

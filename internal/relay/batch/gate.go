@@ -10,6 +10,7 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -26,7 +27,10 @@ import (
 // wave): a crash in between republishes (the cursor is behind), never skips.
 // A poison event is marked FAILED only once its key's cursor says it is
 // blocked by it, so that a key waiting behind a FAILED event is known as
-// such.
+// such. An ordered event whose item breaks the record contract, but whose
+// ordering key and sequence can be read (Malformed), takes its place in its
+// key's order like any other: it waits for the events before it, and when
+// its turn comes it is poison, never published, and blocks its key.
 
 // CursorStore is what the gate needs of the table; *store.Store is one.
 type CursorStore interface {
@@ -114,6 +118,10 @@ func (p *Processor) plan(items []Item, l *lane, group []int, w *wave) {
 		switch {
 		case k > 0 && r.Sequence == items[group[k-1]].Record.Sequence:
 			p.sameSequence(items, l, group[k-1], i, w)
+		case items[i].Malformed != nil && r.Sequence <= l.cursor.Published:
+			// Not the event the cursor went past, nor one to publish late:
+			// it holds nothing, and is set aside.
+			w.addPoison(i, r, items[i].Malformed.Error())
 		case r.Sequence < l.cursor.Started:
 			// Never went through the cursor: pending since before ordered
 			// mode began for its key (a FAILED event requeued).
@@ -153,36 +161,41 @@ func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane
 	for round := 0; ; round++ {
 		var batch []outbox.Record
 		var from []*lane
+		more := false
 		for _, l := range lanes {
-			if !l.stopped && round < len(l.run) {
-				batch = append(batch, items[l.run[round][0]].Record)
-				from = append(from, l)
+			if l.stopped || round >= len(l.run) {
+				continue
 			}
+			more = true
+			if err := items[l.run[round][0]].Malformed; err != nil {
+				// Its key's next event, which can never be published: it
+				// holds the key (block), as a rejected one does.
+				p.refuse(items, l, round, Outcome{Status: Poison, Reason: err.Error(), Class: retry.ClassPoison}, w)
+				continue
+			}
+			batch = append(batch, items[l.run[round][0]].Record)
+			from = append(from, l)
+		}
+		if !more {
+			return retried
 		}
 		if len(batch) == 0 {
-			return retried
+			continue
 		}
 		results := p.Publisher.Publish(ctx, batch)
 		at := p.now()
 		for k, res := range results {
 			l, i := from[k], from[k].run[round][0]
 			retried += res.Retries
-			if res.Status != publish.Published {
-				for _, d := range l.run[round][1:] {
-					w.copies = append(w.copies, [2]int{d, i})
-				}
-			}
 			switch res.Status {
 			case publish.Published:
 				l.accepted++
 				m.Observe(metrics.PublishLatency, metrics.Milliseconds, float64(at.Sub(batch[k].OccurredAt).Milliseconds()))
 			case publish.Rejected:
-				w.outcomes[i] = Outcome{Status: Poison, Reason: res.Reason, Class: res.Class}
-				p.stop(items, l, round, w)
+				p.refuse(items, l, round, Outcome{Status: Poison, Reason: res.Reason, Class: res.Class}, w)
 			default:
-				w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}
 				p.unpublished(items, i, w)
-				p.stop(items, l, round, w)
+				p.refuse(items, l, round, Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}, w)
 			}
 		}
 	}
@@ -222,6 +235,17 @@ func (p *Processor) publishLate(ctx context.Context, items []Item, lanes []*lane
 		}
 	}
 	return retried
+}
+
+// refuse gives entry round of l's run, which was not published, the
+// outcome o (its other deliveries too), and stops the run there.
+func (p *Processor) refuse(items []Item, l *lane, round int, o Outcome, w *wave) {
+	i := l.run[round][0]
+	for _, d := range l.run[round][1:] {
+		w.copies = append(w.copies, [2]int{d, i})
+	}
+	w.outcomes[i] = o
+	p.stop(items, l, round, w)
 }
 
 // stop ends l's run at entry round, which failed: the entries after it wait.
@@ -421,7 +445,7 @@ func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.
 	}
 	first := len(more)
 	for _, i := range w.again {
-		more = append(more, Item{Record: items[i].Record})
+		more = append(more, Item{Record: items[i].Record, Malformed: items[i].Malformed})
 	}
 	if len(more) == 0 {
 		return

@@ -41,6 +41,12 @@ const (
 	// OldestPendingAge is the age of the oldest pending event the
 	// reconciler found.
 	OldestPendingAge = "OldestPendingAge"
+	// EventsWaiting counts, at the end of an ordered reconciler run, the
+	// events it left pending because an earlier event of their ordering key
+	// is not published: the events held behind their key (a FAILED event,
+	// or one not found yet). Neither published, failed nor poison, they are
+	// counted here so that a run's counts add up to what it found.
+	EventsWaiting = "EventsWaiting"
 	// PublishErrors counts events not published, by ErrorClass: each
 	// environment error is a fact a person must fix (a permission, a bus, a
 	// topic, a key).

@@ -2,7 +2,14 @@ package reconcile
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
@@ -58,6 +65,7 @@ const MinStartAge = 10 * time.Minute
 type Cursors interface {
 	Cursors(ctx context.Context, keys []string) ([]outbox.Cursor, []error)
 	StartCursors(ctx context.Context, keys []string, found []outbox.Cursor, published []int64) []error
+	BlockCursors(ctx context.Context, keys []string, sequences []int64) []error
 }
 
 // retryWaiting processes the waiting events of the sweep (last) again
@@ -66,7 +74,7 @@ type Cursors interface {
 // events began before ordered mode (startCursors).
 func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge, margin time.Duration, m *metrics.Recorder, report *Report) {
 	if report.Complete && len(last.waiting) > 0 {
-		r.startCursors(ctx, last, minAge)
+		r.startCursors(ctx, last, minAge, margin)
 	}
 	for pass := 0; pass < maxWaitingPasses && len(last.waiting) > 0 && retry.TimeLeft(ctx, margin); pass++ {
 		res := sweepResult{published: last.published}
@@ -91,7 +99,10 @@ func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge,
 // pending event of the key, held ones included, and none lower, so the key
 // resumes at its lowest instead of waiting forever for events that are
 // gone. A young key is left alone: its first event may still be on its way.
-func (r *Reconciler) startCursors(ctx context.Context, sweep sweepResult, minAge time.Duration) {
+// A FAILED event between the cursor and the lowest pending event (one the
+// sweep cannot see: FAILED items leave the pending index) is never passed
+// over: the cursor moves up to it at most, and is blocked by it (held).
+func (r *Reconciler) startCursors(ctx context.Context, sweep sweepResult, minAge, margin time.Duration) {
 	keys, lowest := lowestWaiting(sweep.waiting)
 	cursors, errs := r.Ordered.Cursors(ctx, keys)
 	cutoff := r.now().Add(-max(2*minAge, MinStartAge)).UnixMilli()
@@ -104,18 +115,130 @@ func (r *Reconciler) startCursors(ctx context.Context, sweep sweepResult, minAge
 		if !ok || errs[i] != nil || c.IsBlocked() || low <= c.Next() || pendingSince(lowest[k]) > cutoff {
 			continue
 		}
+		if len(start) == maxStartKeys {
+			break // the others wait for the next run
+		}
 		start, found, published = append(start, k), append(found, c), append(published, low-1)
 	}
 	if len(start) == 0 {
 		return
 	}
-	for i, err := range r.Ordered.StartCursors(ctx, start, found, published) {
-		if err != nil {
-			r.log().WarnContext(ctx, "moving the cursor of an ordering key to its lowest pending event failed; its events wait for the next run", "orderingKey", start[i], "error", err)
+	failed, err := r.failedEvents(ctx, start, margin)
+	if err != nil {
+		r.log().WarnContext(ctx, "looking for FAILED events of the ordering keys to resume failed; their events wait for the next run", "keys", len(start), "error", err)
+		return
+	}
+	held := r.held(found, start, failed, published)
+	r.moveCursors(ctx, start, found, published, held)
+}
+
+// maxStartKeys bounds the keys a run resumes (startCursors): the operands
+// of the IN of the Scan that looks for their FAILED events.
+const maxStartKeys = 100
+
+// held lowers published, for each key of start that has a FAILED event
+// above its cursor (found) and not above published+1, to just below that
+// event, and returns the sequence of the event that holds each key, or 0.
+func (r *Reconciler) held(found []outbox.Cursor, start []string, failed map[string][]int64, published []int64) []int64 {
+	held := make([]int64, len(start))
+	for i, k := range start {
+		for _, seq := range failed[k] {
+			if seq > found[i].Published && seq <= published[i]+1 && (held[i] == 0 || seq < held[i]) {
+				held[i] = seq
+			}
+		}
+		if held[i] > 0 {
+			published[i] = held[i] - 1
+		}
+	}
+	return held
+}
+
+// moveCursors moves the cursor of each key of start from found to
+// published (a key held at its next event needs no move), then blocks the
+// held ones (held: the sequence of the FAILED event, or 0).
+func (r *Reconciler) moveCursors(ctx context.Context, start []string, found []outbox.Cursor, published, held []int64) {
+	var move []int
+	for i := range start {
+		if published[i] > found[i].Published || !found[i].Exists {
+			move = append(move, i)
+		}
+	}
+	moved := make([]bool, len(start))
+	errs := r.Ordered.StartCursors(ctx, pick(start, move), pick(found, move), pick(published, move))
+	for n, i := range move {
+		if errs[n] != nil {
+			r.log().WarnContext(ctx, "moving the cursor of an ordering key to its lowest pending event failed; its events wait for the next run", "orderingKey", start[i], "error", errs[n])
 			continue
 		}
+		moved[i] = true
 		r.log().InfoContext(ctx, "ordering key resumed at its lowest pending event: the events before it were published outside ordered mode",
 			"orderingKey", start[i], "from", found[i].Published, "sequence", published[i]+1)
+	}
+	var block []int
+	for i := range start {
+		if held[i] > 0 && (moved[i] || !slices.Contains(move, i)) {
+			block = append(block, i)
+		}
+	}
+	for n, err := range r.Ordered.BlockCursors(ctx, pick(start, block), pick(held, block)) {
+		i := block[n]
+		if err != nil {
+			r.log().WarnContext(ctx, "marking an ordering key held by its FAILED event failed; its events wait", "orderingKey", start[i], "sequence", held[i], "error", err)
+			continue
+		}
+		r.log().WarnContext(ctx, "ordering key held by its FAILED event: its later events wait until it is requeued (outbox requeue) or skipped (outbox skip)",
+			"orderingKey", start[i], "sequence", held[i])
+	}
+}
+
+// pick returns the elements of s at the indexes idx.
+func pick[T any](s []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for n, i := range idx {
+		out[n] = s[i]
+	}
+	return out
+}
+
+// failedEvents scans the table for the FAILED ordered events of keys, and
+// returns the sequences of each key's, broken items included (batch.Readable).
+// The Scan reads the whole table; it runs only when a key is to be resumed,
+// and a key found held is blocked (moveCursors), so it is not resumed again.
+// It gives up, with an error, when no page may start within margin of the
+// deadline: no key is then resumed.
+func (r *Reconciler) failedEvents(ctx context.Context, keys []string, margin time.Duration) (map[string][]int64, error) {
+	names := map[string]string{"#status": outbox.AttrStatus, "#key": outbox.AttrOrderingKey}
+	values := map[string]types.AttributeValue{":failed": &types.AttributeValueMemberS{Value: string(outbox.StatusFailed)}}
+	operands := make([]string, len(keys))
+	for i, k := range keys {
+		operands[i] = fmt.Sprintf(":k%d", i)
+		values[operands[i]] = &types.AttributeValueMemberS{Value: k}
+	}
+	in := &dynamodb.ScanInput{
+		TableName:                 aws.String(r.Table.Name),
+		FilterExpression:          aws.String("#status = :failed AND #key IN (" + strings.Join(operands, ", ") + ")"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}
+	failed := map[string][]int64{}
+	for {
+		if !retry.TimeLeft(ctx, margin) {
+			return nil, fmt.Errorf("the deadline came before the Scan of %s ended", r.Table.Name)
+		}
+		out, err := retried(ctx, r, func() (*dynamodb.ScanOutput, error) { return r.Client.Scan(ctx, in) })
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range out.Items {
+			if rec := batch.Readable(r.Table, item); rec.Sequence > 0 {
+				failed[rec.OrderingKey] = append(failed[rec.OrderingKey], rec.Sequence)
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return failed, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
 

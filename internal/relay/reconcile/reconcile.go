@@ -124,7 +124,8 @@ type Report struct {
 	// as DynamoDB reported them.
 	ReadUnits float64 `json:"readUnits"`
 	// Waiting counts ordered events left pending because an earlier event
-	// of their key is not published yet.
+	// of their key is not published yet: held behind their key, they are
+	// neither published, failed nor poison (metrics.EventsWaiting).
 	Waiting int `json:"waiting"`
 	// Blocked counts those of them whose key waits behind a FAILED event.
 	Blocked int `json:"blocked"`
@@ -189,6 +190,9 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 		report.OldestPendingAgeSeconds = now.Sub(time.UnixMilli(oldest)).Seconds()
 	}
 	m.Add(metrics.PendingFound, report.Found)
+	if r.Ordered != nil {
+		m.Add(metrics.EventsWaiting, report.Waiting)
+	}
 	m.Observe(metrics.OldestPendingAge, metrics.Seconds, report.OldestPendingAgeSeconds)
 	return report
 }
@@ -214,7 +218,9 @@ type sweepResult struct {
 func (res *sweepResult) note(items []batch.Item) {
 	for _, it := range items {
 		r := it.Record
-		if r.Sequence == 0 || it.Malformed != nil {
+		if r.Sequence == 0 {
+			// A broken item counts when its key and sequence can be read
+			// (batch.Malformed): it holds its key like any other event.
 			continue
 		}
 		if res.lowest == nil {
@@ -355,7 +361,7 @@ func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics
 				res.blocked++
 			}
 			if len(res.waiting) < MaxWaiting {
-				res.waiting = append(res.waiting, batch.Item{Record: items[i].Record})
+				res.waiting = append(res.waiting, batch.Item{Record: items[i].Record, Malformed: items[i].Malformed})
 			}
 		case batch.Published:
 			res.countPublished(items[i].Record.EventID)
