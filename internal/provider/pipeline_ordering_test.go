@@ -67,3 +67,36 @@ func (e *accEnv) deliverInSequence(f fixture, sink acctest.Sink) resource.TestCh
 		return acctest.CheckFIFO(records, got)
 	}
 }
+
+// TestAccPipeline_orderedUnknownTarget: an ordered pipeline whose topic is
+// known only at apply (the output of another resource of the
+// configuration) is checked at apply, not refused at plan: a standard
+// topic is refused then, naming the attribute and the topic, and a FIFO
+// topic applies.
+func TestAccPipeline_orderedUnknownTarget(t *testing.T) {
+	e := newAccEnv(t)
+	f := e.newFixture("unknown-arn")
+	_, fifo := e.NewFIFOTopicSink()
+	_, standard := e.NewTopicSink()
+	before := e.Snapshot()
+	config := func(source, topic string) string {
+		return e.PipelineConfig(f.name, fastRelay+fmt.Sprintf(`
+  target   = { topic_arn = terraform_data.%s.output }
+  ordering = { enabled = true }`, source)) + fmt.Sprintf(`
+resource "terraform_data" %q {
+  input = %q
+}
+`, source, topic)
+	}
+	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{
+		{
+			Config:      config("standard", standard),
+			ExpectError: regexp.MustCompile(`ordering\.enabled is on while the target is SNS topic\s+` + regexp.QuoteMeta(standard)),
+		},
+		{
+			Config:            config("fifo", fifo),
+			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(accResource, attrPath("target.topic_arn"), knownvalue.StringExact(fifo))},
+		},
+		emptyPlanStep(config("fifo", fifo)),
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,10 +79,11 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 			resp.Diagnostics.AddError(pipelineInvalid, err.Error())
 			continue
 		}
-		if anyUnknown(ctx, req.Config, append([]string{ve.Field}, ve.Related...)) {
+		fields := append([]string{ve.Field}, ve.Related...)
+		if anyUnknown(ctx, req.Config, fields) || comparesUnknownTarget(m.Target, fields) {
 			// A check against a value known only at apply (read as its
-			// default here) waits for apply, where the pipeline
-			// validates again.
+			// default or a placeholder here) waits for apply, where the
+			// pipeline validates again.
 			continue
 		}
 		// A limit's error is the diagnostic of the attribute's validator
@@ -120,6 +122,14 @@ func anyUnknown(ctx context.Context, config tfsdk.Config, fields []string) bool 
 		}
 	}
 	return false
+}
+
+// comparesUnknownTarget reports whether a check of fields compares the
+// target as a whole (as ordering does, which needs a FIFO topic or queue)
+// while the target's address is unknown: its placeholder says nothing of
+// the target that apply will see.
+func comparesUnknownTarget(t *TargetModel, fields []string) bool {
+	return !targetKnown(t) && slices.Contains(fields, "Target")
 }
 
 // configUnknown reports whether the configuration's value at p, or the
