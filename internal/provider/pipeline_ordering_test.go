@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -99,4 +100,28 @@ resource "terraform_data" %q {
 		},
 		emptyPlanStep(config("fifo", fifo)),
 	})
+}
+
+// TestComparesUnknownTarget: a check that compares the target (ordering's)
+// waits for apply while the topic's or the queue's ARN is unknown, and only
+// then.
+func TestComparesUnknownTarget(t *testing.T) {
+	unknownQueue := &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringNull(), QueueARN: types.StringUnknown(), Envelope: types.StringNull()}
+	unknownTopic := &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringUnknown(), QueueARN: types.StringNull(), Envelope: types.StringNull()}
+	knownQueue := &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringNull(), QueueARN: types.StringValue("arn:aws:sqs:us-east-1:123456789012:q"), Envelope: types.StringNull()}
+	for _, c := range []struct {
+		target *TargetModel
+		fields []string
+		want   bool
+	}{
+		{unknownQueue, []string{"Ordered", "Target"}, true},
+		{unknownTopic, []string{"Ordered", "Target"}, true},
+		{knownQueue, []string{"Ordered", "Target"}, false},
+		{nil, []string{"Ordered", "Target"}, false},
+		{unknownQueue, []string{"Table.PartitionKey", "Ordered"}, false},
+	} {
+		if got := comparesUnknownTarget(c.target, c.fields); got != c.want {
+			t.Errorf("comparesUnknownTarget(%+v, %v) = %v, want %v", c.target, c.fields, got, c.want)
+		}
+	}
 }
