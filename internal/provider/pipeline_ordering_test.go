@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -65,5 +66,62 @@ func (e *accEnv) deliverInSequence(f fixture, sink acctest.Sink) resource.TestCh
 			return err
 		}
 		return acctest.CheckFIFO(records, got)
+	}
+}
+
+// TestAccPipeline_orderedUnknownTarget: an ordered pipeline whose topic is
+// known only at apply (the output of another resource of the
+// configuration) is checked at apply, not refused at plan: a standard
+// topic is refused then, naming the attribute and the topic, and a FIFO
+// topic applies.
+func TestAccPipeline_orderedUnknownTarget(t *testing.T) {
+	e := newAccEnv(t)
+	f := e.newFixture("unknown-arn")
+	_, fifo := e.NewFIFOTopicSink()
+	_, standard := e.NewTopicSink()
+	before := e.Snapshot()
+	config := func(source, topic string) string {
+		return e.PipelineConfig(f.name, fastRelay+fmt.Sprintf(`
+  target   = { topic_arn = terraform_data.%s.output }
+  ordering = { enabled = true }`, source)) + fmt.Sprintf(`
+resource "terraform_data" %q {
+  input = %q
+}
+`, source, topic)
+	}
+	e.run(t, e.CheckDestroy(f.name, before), []resource.TestStep{
+		{
+			Config:      config("standard", standard),
+			ExpectError: regexp.MustCompile(`ordering\.enabled is on while the target is SNS topic\s+` + regexp.QuoteMeta(standard)),
+		},
+		{
+			Config:            config("fifo", fifo),
+			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(accResource, attrPath("target.topic_arn"), knownvalue.StringExact(fifo))},
+		},
+		emptyPlanStep(config("fifo", fifo)),
+	})
+}
+
+// TestComparesUnknownTarget: a check that compares the target (ordering's)
+// waits for apply while the topic's or the queue's ARN is unknown, and only
+// then.
+func TestComparesUnknownTarget(t *testing.T) {
+	unknownQueue := &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringNull(), QueueARN: types.StringUnknown(), Envelope: types.StringNull()}
+	unknownTopic := &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringUnknown(), QueueARN: types.StringNull(), Envelope: types.StringNull()}
+	knownQueue := &TargetModel{EventBus: types.StringNull(), TopicARN: types.StringNull(), QueueARN: types.StringValue("arn:aws:sqs:us-east-1:123456789012:q"), Envelope: types.StringNull()}
+	for _, c := range []struct {
+		target *TargetModel
+		fields []string
+		want   bool
+	}{
+		{unknownQueue, []string{"Ordered", "Target"}, true},
+		{unknownTopic, []string{"Ordered", "Target"}, true},
+		{knownQueue, []string{"Ordered", "Target"}, false},
+		{nil, []string{"Ordered", "Target"}, false},
+		{unknownQueue, []string{"Table.PartitionKey", "Ordered"}, false},
+	} {
+		if got := comparesUnknownTarget(c.target, c.fields); got != c.want {
+			t.Errorf("comparesUnknownTarget(%+v, %v) = %v, want %v", c.target, c.fields, got, c.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ var (
 	_ resource.Resource                   = &PipelineResource{}
 	_ resource.ResourceWithConfigure      = &PipelineResource{}
 	_ resource.ResourceWithImportState    = &PipelineResource{}
+	_ resource.ResourceWithIdentity       = &PipelineResource{}
 	_ resource.ResourceWithValidateConfig = &PipelineResource{}
 	_ resource.ResourceWithModifyPlan     = &PipelineResource{}
 )
@@ -36,8 +38,11 @@ const (
 
 // NewPipelineResource returns the outbox_pipeline resource.
 func NewPipelineResource() resource.Resource {
-	return &PipelineResource{resourceBase{suffix: "_pipeline", what: "outbox pipeline"}}
+	return &PipelineResource{pipelineResourceBase}
 }
+
+// pipelineResourceBase names the resource and its list resource.
+var pipelineResourceBase = resourceBase{suffix: "_pipeline", what: "outbox pipeline"}
 
 // PipelineResource is the outbox_pipeline resource: a complete
 // transactional outbox on one DynamoDB table, provisioned by package
@@ -78,10 +83,11 @@ func (r *PipelineResource) ValidateConfig(ctx context.Context, req resource.Vali
 			resp.Diagnostics.AddError(pipelineInvalid, err.Error())
 			continue
 		}
-		if anyUnknown(ctx, req.Config, append([]string{ve.Field}, ve.Related...)) {
+		fields := append([]string{ve.Field}, ve.Related...)
+		if anyUnknown(ctx, req.Config, fields) || comparesUnknownTarget(m.Target, fields) {
 			// A check against a value known only at apply (read as its
-			// default here) waits for apply, where the pipeline
-			// validates again.
+			// default or a placeholder here) waits for apply, where the
+			// pipeline validates again.
 			continue
 		}
 		// A limit's error is the diagnostic of the attribute's validator
@@ -122,6 +128,14 @@ func anyUnknown(ctx context.Context, config tfsdk.Config, fields []string) bool 
 	return false
 }
 
+// comparesUnknownTarget reports whether a check of fields compares the
+// target as a whole (as ordering does, which needs a FIFO topic or queue)
+// while the target's address is unknown: its placeholder says nothing of
+// the target that apply will see.
+func comparesUnknownTarget(t *TargetModel, fields []string) bool {
+	return !targetKnown(t) && slices.Contains(fields, "Target")
+}
+
 // configUnknown reports whether the configuration's value at p, or the
 // object that holds it, is unknown.
 func configUnknown(ctx context.Context, config tfsdk.Config, p path.Path) bool {
@@ -157,6 +171,7 @@ func (r *PipelineResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	plan.setState(st)
 	recordPipeline(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
+	r.setIdentity(ctx, resp.Identity, plan.Name.ValueString(), &resp.Diagnostics)
 }
 
 // recordPipeline keeps st and the drift found in the private state, and m in the
@@ -215,6 +230,7 @@ func (r *PipelineResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	r.showObservedClaimBucket(ctx, &state, observed, drift)
 	recordPipeline(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)
+	r.setIdentity(ctx, resp.Identity, state.Name.ValueString(), &resp.Diagnostics)
 }
 
 // Update applies every change in place and repairs drift. Progress is
@@ -237,6 +253,7 @@ func (r *PipelineResource) Update(ctx context.Context, req resource.UpdateReques
 	}
 	plan.setState(st)
 	recordPipeline(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
+	r.setIdentity(ctx, resp.Identity, plan.Name.ValueString(), &resp.Diagnostics)
 }
 
 // Delete removes the pipeline; components already gone are skipped, and an
@@ -265,7 +282,8 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 	absent := func(name string) string {
 		return fmt.Sprintf("No outbox pipeline named %q exists in this account and region (its relay function %s was not found).", name, provision.NamesFor(name).RelayFunction)
 	}
-	if !r.lookUp(req.ID, "orders", &resp.Diagnostics, provision.ErrNotFound, absent, func(name string) (err error) {
+	id, ok := r.importedName(ctx, req, &resp.Diagnostics)
+	if !ok || !r.lookUp(id, "orders", &resp.Diagnostics, provision.ErrNotFound, absent, func(name string) (err error) {
 		spec, st, err = r.clients().Lookup(ctx, name)
 		return err
 	}) {
@@ -273,6 +291,7 @@ func (r *PipelineResource) ImportState(ctx context.Context, req resource.ImportS
 	}
 	m := modelFromSpec(spec, st, r.defaultTags())
 	recordPipeline(ctx, &m, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
+	r.setIdentity(ctx, resp.Identity, m.Name.ValueString(), &resp.Diagnostics)
 }
 
 // validateUnset reports the empty strings of objects: package provision

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -20,7 +21,10 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsclient"
 )
 
-var _ provider.Provider = &OutboxProvider{}
+var (
+	_ provider.Provider                  = &OutboxProvider{}
+	_ provider.ProviderWithListResources = &OutboxProvider{}
+)
 
 // OutboxProvider provisions transactional outbox pipelines on AWS.
 type OutboxProvider struct {
@@ -191,6 +195,7 @@ func (p *OutboxProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	data := &ProviderData{AWS: cfg, Identity: identity, DefaultTags: defaultTags, Version: p.version}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ListResourceData = data
 }
 
 // settings maps the provider block to awsclient settings. Values unknown at
@@ -253,4 +258,9 @@ func (p *OutboxProvider) Resources(context.Context) []func() resource.Resource {
 // DataSources lists the provider's data sources.
 func (p *OutboxProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{NewPipelineDataSource}
+}
+
+// ListResources lists the provider's list resources, for `terraform query`.
+func (p *OutboxProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{NewPipelineListResource, NewSubscriptionListResource}
 }

@@ -79,6 +79,8 @@ func (b *resourceBase) failed(diags *diag.Diagnostics, operation, name, detail s
 func (b *resourceBase) observed(ctx context.Context, err, notFound error, name string, resp *resource.ReadResponse) bool {
 	if errors.Is(err, notFound) {
 		resp.State.RemoveResource(ctx)
+		// Terraform asks for the identity of a removed resource too.
+		b.setIdentity(ctx, resp.Identity, name, &resp.Diagnostics)
 		return false
 	}
 	if err != nil {

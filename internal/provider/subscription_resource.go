@@ -29,6 +29,7 @@ var (
 	_ resource.Resource                   = &SubscriptionResource{}
 	_ resource.ResourceWithConfigure      = &SubscriptionResource{}
 	_ resource.ResourceWithImportState    = &SubscriptionResource{}
+	_ resource.ResourceWithIdentity       = &SubscriptionResource{}
 	_ resource.ResourceWithValidateConfig = &SubscriptionResource{}
 	_ resource.ResourceWithModifyPlan     = &SubscriptionResource{}
 )
@@ -38,8 +39,11 @@ const subscriptionDefaultTimeout = 10 * time.Minute
 
 // NewSubscriptionResource returns the outbox_subscription resource.
 func NewSubscriptionResource() resource.Resource {
-	return &SubscriptionResource{resourceBase{suffix: "_subscription", what: "outbox subscription"}}
+	return &SubscriptionResource{subscriptionResourceBase}
 }
+
+// subscriptionResourceBase names the resource and its list resource.
+var subscriptionResourceBase = resourceBase{suffix: "_subscription", what: "outbox subscription"}
 
 // SubscriptionResource is the outbox_subscription resource: a consumer of a
 // pipeline's events, provisioned by package subscription.
@@ -343,6 +347,7 @@ func (r *SubscriptionResource) Create(ctx context.Context, req resource.CreateRe
 		}
 	}
 	recordSubscription(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
+	r.setIdentity(ctx, resp.Identity, plan.Name.ValueString(), &resp.Diagnostics)
 }
 
 // Read observes every component. Components deleted out of band are
@@ -361,6 +366,7 @@ func (r *SubscriptionResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	state.showInbox(observed.Inbox)
 	recordSubscription(ctx, &state, observed, &drift, resp.Private, &resp.State, &resp.Diagnostics)
+	r.setIdentity(ctx, resp.Identity, state.Name.ValueString(), &resp.Diagnostics)
 }
 
 // Update applies every change in place and repairs drift. Progress is
@@ -381,6 +387,7 @@ func (r *SubscriptionResource) Update(ctx context.Context, req resource.UpdateRe
 		r.failed(&resp.Diagnostics, "Updating", s.Name, err.Error())
 	}
 	recordSubscription(ctx, &plan, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
+	r.setIdentity(ctx, resp.Identity, plan.Name.ValueString(), &resp.Diagnostics)
 }
 
 // Delete removes the subscription; components already gone are skipped.
@@ -404,7 +411,8 @@ func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.Imp
 	absent := func(name string) string {
 		return fmt.Sprintf("No outbox subscription named %q exists in this account and region: neither its queue nor its rule on the default bus was found.", name)
 	}
-	if !r.lookUp(req.ID, "billing", &resp.Diagnostics, subscription.ErrNotFound, absent, func(name string) (err error) {
+	id, ok := r.importedName(ctx, req, &resp.Diagnostics)
+	if !ok || !r.lookUp(id, "billing", &resp.Diagnostics, subscription.ErrNotFound, absent, func(name string) (err error) {
 		s, st, err = r.clients().Lookup(ctx, name)
 		return err
 	}) {
@@ -412,4 +420,5 @@ func (r *SubscriptionResource) ImportState(ctx context.Context, req resource.Imp
 	}
 	m := subscriptionModelFromSpec(s, st, r.defaultTags())
 	recordSubscription(ctx, &m, st, nil, resp.Private, &resp.State, &resp.Diagnostics)
+	r.setIdentity(ctx, resp.Identity, m.Name.ValueString(), &resp.Diagnostics)
 }
