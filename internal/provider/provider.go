@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -20,7 +21,10 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsclient"
 )
 
-var _ provider.Provider = &OutboxProvider{}
+var (
+	_ provider.Provider            = &OutboxProvider{}
+	_ provider.ProviderWithActions = &OutboxProvider{}
+)
 
 // OutboxProvider provisions transactional outbox pipelines on AWS.
 type OutboxProvider struct {
@@ -191,6 +195,7 @@ func (p *OutboxProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	data := &ProviderData{AWS: cfg, Identity: identity, DefaultTags: defaultTags, Version: p.version}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ActionData = data
 }
 
 // settings maps the provider block to awsclient settings. Values unknown at
@@ -253,4 +258,10 @@ func (p *OutboxProvider) Resources(context.Context) []func() resource.Resource {
 // DataSources lists the provider's data sources.
 func (p *OutboxProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{NewPipelineDataSource}
+}
+
+// Actions lists the provider's actions: the outbox subcommands that change
+// a pipeline's events.
+func (p *OutboxProvider) Actions(context.Context) []func() action.Action {
+	return operateActions()
 }
