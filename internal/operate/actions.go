@@ -234,6 +234,3 @@ func (w *lineWriter) emit(s string) {
 		w.line(s)
 	}
 }
-
-// ExitCode is the command line's exit code for err, the outcome of Invoke.
-func ExitCode(err error) int { return exitCode(err) }
