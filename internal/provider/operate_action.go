@@ -133,10 +133,10 @@ func optionDescription(o operate.Option) string {
 	switch {
 	case o.Required:
 		return desc + " No default: required."
-	case o.Default != "":
-		return desc + " Defaults to `" + o.Default + "`."
 	case strings.Contains(o.Usage, "(default"):
 		return desc
+	case o.Default != "":
+		return desc + " Defaults to `" + o.Default + "`."
 	}
 	return desc + " Unset by default."
 }

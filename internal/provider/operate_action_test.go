@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
@@ -167,21 +169,41 @@ func TestAccAction_drainReplay(t *testing.T) {
 }
 
 // TestAccAction_redrive: while the bus fails, the mapping dead-letters a
-// batch; once it recovers, outbox_drain times out (the batch's events stay
-// pending until the reconciler runs) and fails, and outbox_redrive
-// publishes them and empties the dead-letter queue.
+// batch. Once it recovers, a change of the pipeline guarded by an
+// outbox_drain before_update is refused (the batch's events stay pending
+// until the reconciler runs); outbox_redrive publishes them and empties
+// the dead-letter queue; then the guarded change is made.
 func TestAccAction_redrive(t *testing.T) {
 	e := newAccEnv(t)
 	e.needsFaults()
 	d := e.newDelivery("act-redrive")
-	pipeline := e.PipelineConfig(d.name, `
+	relay := func(batch int) string {
+		return fmt.Sprintf(`
   relay = {
     architecture            = "x86_64"
-    batch_size              = 10
+    batch_size              = %d
     batching_window_seconds = 0
     maximum_retry_attempts  = 0
     bisect_on_error         = false
-  }`)
+  }`, batch)
+	}
+	pipeline := e.PipelineConfig(d.name, relay(10))
+	// The documented guard: a drain before each in-place change.
+	guarded := e.PipelineConfig(d.name, relay(5)+`
+  lifecycle {
+    action_trigger {
+      events  = [before_update]
+      actions = [action.outbox_drain.guard]
+    }
+  }`) + fmt.Sprintf(`
+action "outbox_drain" "guard" {
+  config {
+    pipeline = %q
+    timeout  = "3s"
+    interval = "1s"
+  }
+}
+`, d.name)
 	var records []outbox.Record
 	e.runActions(t, e.CheckDestroy(d.name, d.before), []resource.TestStep{
 		{
@@ -193,17 +215,25 @@ func TestAccAction_redrive(t *testing.T) {
 			},
 		},
 		{
-			// The dead-lettered events stay pending until a reconciler run.
-			Config:      actionConfig(pipeline, "drain", "    timeout  = \"3s\"\n    interval = \"1s\"", "1"),
+			// The dead-lettered events stay pending until a reconciler
+			// run: the drain times out, and the change is not made.
+			Config:      guarded,
 			ExpectError: regexp.MustCompile(`(?s)still has 3 events\s+pending`),
 		},
 		{
-			Config: actionConfig(pipeline, "redrive", `    visibility = "2m"`, "2"),
+			Config: actionConfig(pipeline, "redrive", `    visibility = "2m"`, "1"),
 			PostApplyFunc: func() {
 				check(t, e.CheckItems(d.table, records, acctest.PublishedWithTTL("expiresAt")))
 				check(t, e.checkQueueEmpty(d.name+"-relay-dlq"))
 				_, err := d.sink.Receive(records)
 				check(t, err)
+			},
+		},
+		{
+			// Nothing is pending: the drain passes, and the change is made.
+			Config: guarded,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("relay.batch_size"), knownvalue.Int64Exact(5)),
 			},
 		},
 	})
