@@ -210,8 +210,13 @@ func (c *CLI) runCommand(ctx context.Context, cmd command, args []string) error 
 	if err != nil {
 		return err
 	}
+	return c.runAction(ctx, act, cfg, positional[0], asJSON)
+}
+
+// runAction finds the pipeline name with cfg and runs act on it.
+func (c *CLI) runAction(ctx context.Context, act action, cfg aws.Config, name string, asJSON bool) error {
 	clients := NewClients(cfg)
-	p, err := clients.Find(ctx, positional[0])
+	p, err := clients.Find(ctx, name)
 	if err != nil {
 		return err
 	}

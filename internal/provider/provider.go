@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -24,6 +25,7 @@ import (
 var (
 	_ provider.Provider                  = &OutboxProvider{}
 	_ provider.ProviderWithListResources = &OutboxProvider{}
+	_ provider.ProviderWithActions       = &OutboxProvider{}
 )
 
 // OutboxProvider provisions transactional outbox pipelines on AWS.
@@ -196,6 +198,7 @@ func (p *OutboxProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ListResourceData = data
+	resp.ActionData = data
 }
 
 // settings maps the provider block to awsclient settings. Values unknown at
@@ -263,4 +266,10 @@ func (p *OutboxProvider) DataSources(context.Context) []func() datasource.DataSo
 // ListResources lists the provider's list resources, for `terraform query`.
 func (p *OutboxProvider) ListResources(context.Context) []func() list.ListResource {
 	return []func() list.ListResource{NewPipelineListResource, NewSubscriptionListResource}
+}
+
+// Actions lists the provider's actions: the outbox subcommands that change
+// a pipeline's events.
+func (p *OutboxProvider) Actions(context.Context) []func() action.Action {
+	return operateActions()
 }
