@@ -141,3 +141,9 @@ func TrustPolicy(service, accountID string) PolicyDocument {
 	}
 	return PolicyDocument{Version: policyVersion, Statement: []Statement{st}}
 }
+
+// PolicyResources are the ARNs the roles' policies of s grant access to,
+// in account a, with the table and the dead-letter queue given.
+func (s Spec) PolicyResources(a Account, tableARN, queueARN string) Resources {
+	return s.resources(a, tableARN, queueARN)
+}
