@@ -3,7 +3,8 @@
 // documented permissions are the granted and needed ones: the pipeline's
 // roles (provision.RelayPolicy, ReconcilerPolicy, SchedulerPolicy, for each
 // setting that changes them) and the outbox command's subcommands
-// (operate.CommandPermissions). The tables sit between markers in the
+// (operate.CommandPermissions) and the identity that applies
+// (provision.ApplyPermissions). The tables sit between markers in the
 // guide's template; tools/iamdocs rewrites them, and a test fails when they
 // are stale.
 package iamdocs
@@ -27,6 +28,8 @@ const (
 	RolesEnd      = "<!-- END_IAM_ROLES -->"
 	CommandsBegin = "<!-- BEGIN_IAM_COMMANDS -->"
 	CommandsEnd   = "<!-- END_IAM_COMMANDS -->"
+	ApplyBegin    = "<!-- BEGIN_IAM_APPLY -->"
+	ApplyEnd      = "<!-- END_IAM_APPLY -->"
 )
 
 // The example pipeline of the tables.
@@ -149,12 +152,27 @@ func CommandsTable() string {
 	return b.String()
 }
 
+// ApplyTable is the table of the actions of the identity that applies.
+func ApplyTable() string {
+	var b strings.Builder
+	b.WriteString("| with | actions |\n| --- | --- |\n")
+	for _, p := range provision.ApplyPermissions() {
+		with := p.With
+		if with == "" {
+			with = "every pipeline"
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", with, codes(p.Actions))
+	}
+	return b.String()
+}
+
 // Render returns doc with the text between each pair of markers replaced
 // by its table.
 func Render(doc string) (string, error) {
 	for _, t := range []struct{ begin, end, table string }{
 		{RolesBegin, RolesEnd, RolesTable()},
 		{CommandsBegin, CommandsEnd, CommandsTable()},
+		{ApplyBegin, ApplyEnd, ApplyTable()},
 	} {
 		begin, end := strings.Index(doc, t.begin), strings.Index(doc, t.end)
 		if begin < 0 || end < begin {

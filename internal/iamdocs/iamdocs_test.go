@@ -43,6 +43,12 @@ func TestTables(t *testing.T) {
 	if cmds := CommandsTable(); !strings.Contains(cmds, "| `skip` | `lambda:GetFunctionConfiguration`, `dynamodb:Scan`, `dynamodb:GetItem`, `dynamodb:UpdateItem` |") {
 		t.Errorf("the subcommands' table lists skip wrongly:\n%s", cmds)
 	}
+	apply := ApplyTable()
+	for _, want := range []string{"`dynamodb:DescribeContinuousBackups`, `dynamodb:UpdateContinuousBackups`", "`dynamodb:Scan`", "| `claim_check` | `s3:CreateBucket`", "| `iam.permissions_boundary` |", "| `relay.vpc_config` |"} {
+		if !strings.Contains(apply, want) {
+			t.Errorf("the applying identity's table lacks %q:\n%s", want, apply)
+		}
+	}
 	if _, err := Render("no markers"); err == nil {
 		t.Error("Render of a document without markers succeeded")
 	}
