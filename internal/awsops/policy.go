@@ -3,6 +3,7 @@ package awsops
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 )
 
 // PolicyVersion is the version of the IAM policy language.
@@ -69,4 +70,34 @@ func normalise(v any) any {
 		return out
 	}
 	return v
+}
+
+// KMSKeyStatement allows actions on a KMS key given by ARN, id, alias name
+// or alias ARN (as an SQS queue's KmsMasterKeyId may be), in the partition,
+// account and region of accountARN, another ARN of the same owner. IAM
+// names a key only by its key ARN: an id becomes one, and an alias becomes
+// the keys of that account and region that carry it, through the
+// kms:ResourceAliases condition ("Specifying KMS keys in IAM policy
+// statements" and "Use aliases to control access to KMS keys", AWS KMS
+// developer guide).
+func KMSKeyStatement(sid string, actions []string, key, accountARN string) Statement {
+	st := Statement{Sid: sid, Effect: "Allow", Action: actions}
+	p := strings.SplitN(accountARN, ":", 6)
+	if len(p) != 6 {
+		p = []string{"arn", "aws", "kms", "*", "*", ""}
+	}
+	inAccount := func(res string) string { return strings.Join([]string{"arn", p[1], "kms", p[3], p[4], res}, ":") }
+	switch {
+	case strings.HasPrefix(key, "arn:") && strings.Contains(key, ":alias/"):
+		st.Resource = []string{inAccount("key/*")}
+		st.Condition = map[string]map[string]string{"ForAnyValue:StringEquals": {"kms:ResourceAliases": key[strings.Index(key, ":alias/")+1:]}}
+	case strings.HasPrefix(key, "arn:"):
+		st.Resource = []string{key}
+	case strings.HasPrefix(key, "alias/"):
+		st.Resource = []string{inAccount("key/*")}
+		st.Condition = map[string]map[string]string{"ForAnyValue:StringEquals": {"kms:ResourceAliases": key}}
+	default:
+		st.Resource = []string{inAccount("key/" + key)}
+	}
+	return st
 }

@@ -41,7 +41,7 @@ func commands() []command {
 			name: "skip", summary: "Skip a FAILED ordered event, so that the later events of its key are published",
 			help:        "An ordered event that failed holds the later events of its ordering key. Fix its cause and requeue it\nwhen it must be published; skip it when it must not: it becomes SKIPPED (kept, with the time it was\nskipped) and its key's cursor moves past it, so the reconciler's next run publishes the events behind\nit. Only the key's next event can be skipped. Without --yes, skip shows the event and changes nothing.",
 			example:     "outbox skip orders --event-id 01JDQ4Z6X0V8W3M5K2R7T9B1CE --yes",
-			permissions: []string{"dynamodb:Scan", "dynamodb:GetItem", "dynamodb:TransactWriteItems"},
+			permissions: IAMActions("dynamodb:Scan", "dynamodb:GetItem", "dynamodb:TransactWriteItems"),
 			flags:       skipFlags,
 		},
 		{

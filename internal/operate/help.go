@@ -89,3 +89,19 @@ var singleDash = regexp.MustCompile(`(defined: |for flag |for |argument: )-([A-Z
 func flagError(err error) string {
 	return singleDash.ReplaceAllString(err.Error(), "${1}--${2}")
 }
+
+// CommandPermissions are the IAM actions of each subcommand, finding the
+// pipeline's included, in the order of the help.
+func CommandPermissions() []CommandPermission {
+	var out []CommandPermission
+	for _, c := range commands() {
+		out = append(out, CommandPermission{Name: c.name, Actions: slices.Concat(findPermissions, c.permissions)})
+	}
+	return out
+}
+
+// CommandPermission is a subcommand and its IAM actions.
+type CommandPermission struct {
+	Name    string
+	Actions []string
+}

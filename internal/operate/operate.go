@@ -14,6 +14,7 @@ package operate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -57,7 +58,8 @@ var ErrNotFound = errors.New("not found")
 // PermissionError reports a call that IAM denied, with the permission to
 // grant.
 type PermissionError struct {
-	// Action is the IAM action, such as "dynamodb:Query".
+	// Action is the IAM action, such as "dynamodb:Query", or the actions,
+	// joined by " and ", that authorise the call (IAMActions).
 	Action string
 	// Resource names what the action was called on.
 	Resource string
@@ -71,22 +73,54 @@ func (e *PermissionError) Error() string {
 
 func (e *PermissionError) Unwrap() error { return e.Err }
 
-// call wraps err, from the IAM action on resource: an access error becomes a
-// *PermissionError that names the permission to grant; any other error says
-// which call failed.
+// call wraps err, from the API operation ("service:Operation") on
+// resource: an access error becomes a *PermissionError that names the IAM
+// actions to grant (IAMActions); any other error says which call failed.
 //
 // Credentials that AWS does not know are a "not found" error
 // (ErrNotFound), with what to check.
-func call(action, resource string, err error) error {
+func call(operation, resource string, err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case hasCode(err, unknownCredentialCodes...):
-		return notFoundError{fmt.Errorf("%s on %s: AWS does not know the credentials (unknown, expired or mistyped keys): renew them, or check --profile: %w", action, resource, err)}
+		return notFoundError{fmt.Errorf("%s on %s: AWS does not know the credentials (unknown, expired or mistyped keys): renew them, or check --profile: %w", operation, resource, err)}
 	case isAccessDenied(err):
-		return &PermissionError{Action: action, Resource: resource, Err: err}
+		return &PermissionError{Action: strings.Join(IAMActions(operation), " and "), Resource: resource, Err: err}
 	}
-	return fmt.Errorf("%s on %s: %w", action, resource, err)
+	return fmt.Errorf("%s on %s: %w", operation, resource, err)
+}
+
+// operationActions are the API operations whose IAM actions are not
+// named after them ("Actions, resources, and condition keys", Service
+// Authorization Reference): a transaction is authorised action by action
+// (the command's transactions hold only updates: outbox.Table.SkipActions),
+// a batch by the action of one entry, and HeadObject by s3:GetObject.
+var operationActions = map[string][]string{
+	"dynamodb:TransactWriteItems":      {"dynamodb:UpdateItem"},
+	"sns:PublishBatch":                 {"sns:Publish"},
+	"sqs:SendMessageBatch":             {"sqs:SendMessage"},
+	"sqs:DeleteMessageBatch":           {"sqs:DeleteMessage"},
+	"sqs:ChangeMessageVisibilityBatch": {"sqs:ChangeMessageVisibility"},
+	"s3:HeadObject":                    {"s3:GetObject"},
+}
+
+// IAMActions are the IAM actions that authorise the API operations
+// ("service:Operation"), each once, in order.
+func IAMActions(operations ...string) []string {
+	var out []string
+	for _, op := range operations {
+		actions, ok := operationActions[op]
+		if !ok {
+			actions = []string{op}
+		}
+		for _, a := range actions {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // unknownCredentialCodes are the error codes of a request signed with

@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // runAs runs the command line with the credentials of a new role that may
@@ -84,5 +87,39 @@ func TestLocalSubcommandsNeedOnlyTheirPermissions(t *testing.T) {
 		if _, stderr, code := d.runAs(role, perms[tc.args[0]], tc.args...); code != tc.code || strings.Contains(stderr, "outbox: ") && tc.code == ExitOK {
 			t.Errorf("outbox %s with its permissions: exit %d, want %d; %s", strings.Join(tc.args, " "), code, tc.code, stderr)
 		}
+	}
+}
+
+// skip needs exactly its listed permissions, and a denied transaction
+// names the IAM action that authorises its updates, not the operation.
+func TestLocalSkipNeedsOnlyItsPermissions(t *testing.T) {
+	t.Parallel()
+	d := deploy(t, provision.Spec{Name: "skipperm"})
+	table := d.writer.Table()
+	events := d.putFailed(2, "com.example.skip", func(int) string { return "SQS rejected the event: InvalidMessageContents" })
+	for i, r := range events {
+		d.setOrdering(table, r, "acct-1", i+1)
+	}
+	seq := table.SequenceKey("acct-1")
+	seq[outbox.AttrSequence] = nAttrOf(2)
+	if _, err := d.ddb.PutItem(d.ctx, &dynamodb.PutItemInput{TableName: aws.String(table.Name), Item: seq}); err != nil {
+		t.Fatal(err)
+	}
+	var perms []string
+	for _, c := range commands() {
+		if c.name == "skip" {
+			perms = append(slices.Clone(findPermissions), c.permissions...)
+		}
+	}
+	without := slices.DeleteFunc(slices.Clone(perms), func(a string) bool { return a == "dynamodb:UpdateItem" })
+	_, stderr, code := d.runAs("skip-denied", without, "skip", "skipperm", "--event-id", events[0].EventID, "--yes")
+	if want := "grant dynamodb:UpdateItem on it"; code != ExitFailed || !strings.Contains(stderr, want) {
+		t.Errorf("skip without dynamodb:UpdateItem: exit %d, want the error %q; %s", code, want, stderr)
+	}
+	if _, stderr, code := d.runAs("skip-allowed", perms, "skip", "skipperm", "--event-id", events[0].EventID, "--yes"); code != ExitOK {
+		t.Errorf("skip with its permissions %v: exit %d; %s", perms, code, stderr)
+	}
+	if got := d.status(table, events[0]); got != string(outbox.StatusSkipped) {
+		t.Errorf("the event is %s after skip, want SKIPPED", got)
 	}
 }

@@ -197,7 +197,7 @@ func deadLetterAttribute() schema.SingleNestedAttribute {
 	return defaultedObject("The SQS queue that receives the metadata of batches whose retries ran out. The items themselves stay pending.",
 		map[string]schema.Attribute{
 			"message_retention_seconds": intSetting("Retention of the queue, {limit}."),
-			"kms_master_key_id":         optionalStringAttr("KMS key that encrypts the queue; unset uses SQS-managed encryption (SSE-SQS)."),
+			"kms_master_key_id":         optionalStringAttr("KMS key (key ARN, key id, alias name or alias ARN) that encrypts the queue; unset uses SQS-managed encryption (SSE-SQS). The relay's role gets `kms:GenerateDataKey` and `kms:Decrypt` on it (an alias through the `kms:ResourceAliases` condition): Lambda sends the failed batches' metadata with that role. The key's policy must allow the role as well."),
 		})
 }
 
@@ -268,7 +268,7 @@ func relayLoggingAttribute() schema.SingleNestedAttribute {
 
 // relayVPCConfigAttribute is the relay.vpc_config object.
 func relayVPCConfigAttribute() schema.SingleNestedAttribute {
-	return optionalObject("Attaches both functions to a VPC, as `aws_lambda_function`'s `vpc_config`. The roles get the EC2 network interface permissions of `AWSLambdaVPCAccessExecutionRole`. "+
+	return optionalObject("Attaches both functions to a VPC, as `aws_lambda_function`'s `vpc_config`. The roles get the EC2 network interface actions of `AWSLambdaVPCAccessExecutionRole`, scoped to the account's network interfaces and these subnets and security groups (`ec2:DescribeNetworkInterfaces`, which has no resource type, on `*`). "+
 		"The subnets need a route to DynamoDB, SQS and the target (VPC endpoints or a NAT gateway). Unset (null), the functions are in no VPC; removing it detaches them.",
 		map[string]schema.Attribute{
 			"subnet_ids": schema.SetAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Subnet ids (up to 16) of the functions' network interfaces; unset means none.",

@@ -145,7 +145,7 @@ func TestLocalLambdaControls(t *testing.T) {
 // interfaces, as Lambda does.
 func TestLocalVPCNeedsNetworkInterfacePermissions(t *testing.T) {
 	t.Parallel()
-	_, c, ctx := startStack(t, coreServices...)
+	stack, c, ctx := startStack(t, coreServices...)
 	role, err := c.ensureRole(ctx, roleSpec{what: "test role", name: "bare", service: "lambda.amazonaws.com", policyName: "p",
 		policy: PolicyDocument{Version: policyVersion, Statement: []Statement{allow("Logs", []string{"logs:PutLogEvents"}, "*")}}}, false)
 	if err != nil {
@@ -159,6 +159,22 @@ func TestLocalVPCNeedsNetworkInterfacePermissions(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "CreateNetworkInterface") {
 		t.Fatalf("CreateFunction in a VPC with a role without EC2 permissions: %v", err)
+	}
+	// A role scoped to other subnets may not create interfaces in these.
+	other := LambdaControls{SubnetIDs: []string{"subnet-0ff"}, SecurityGroupIDs: []string{"sg-0c3"}}
+	a := Account{Partition: "aws", Region: stack.Options().Region, ID: stack.Options().AccountID}
+	role, err = c.ensureRole(ctx, roleSpec{what: "test role", name: "other-subnet", service: "lambda.amazonaws.com", policyName: "p",
+		policy: PolicyDocument{Version: policyVersion, Statement: other.controlStatements(a)}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Lambda.CreateFunction(ctx, &lambda.CreateFunctionInput{
+		FunctionName: aws.String("vpc-other"), Role: aws.String(role), Runtime: lambdatypes.Runtime(Runtime), Handler: aws.String(Handler),
+		Code: &lambdatypes.FunctionCode{ZipFile: zip}, Architectures: []lambdatypes.Architecture{lambdatypes.ArchitectureArm64},
+		VpcConfig: &lambdatypes.VpcConfig{SubnetIds: []string{"subnet-0a1"}, SecurityGroupIds: []string{"sg-0c3"}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "CreateNetworkInterface") {
+		t.Fatalf("CreateFunction in subnet-0a1 with a role scoped to subnet-0ff: %v", err)
 	}
 }
 

@@ -99,14 +99,10 @@ func (l LambdaControls) validate() error {
 
 // controlStatements are what the roles need for the controls: network
 // interfaces in the VPC, X-Ray segments, the environment's key.
-func (l LambdaControls) controlStatements() []Statement {
+func (l LambdaControls) controlStatements(a Account) []Statement {
 	var out []Statement
 	if len(l.SubnetIDs) > 0 {
-		// As AWSLambdaVPCAccessExecutionRole: EC2 has no resource-level
-		// permissions for these.
-		out = append(out, allow("ManageVPCNetworkInterfaces", []string{
-			"ec2:AssignPrivateIpAddresses", "ec2:CreateNetworkInterface", "ec2:DeleteNetworkInterface",
-			"ec2:DescribeNetworkInterfaces", "ec2:UnassignPrivateIpAddresses"}, "*"))
+		out = append(out, l.vpcStatements(a)...)
 	}
 	if l.TracingMode == "Active" {
 		out = append(out, allow("WriteTraces", []string{"xray:PutTelemetryRecords", "xray:PutTraceSegments"}, "*"))
@@ -115,6 +111,31 @@ func (l LambdaControls) controlStatements() []Statement {
 		out = append(out, allow("DecryptEnvironment", []string{"kms:Decrypt"}, l.KMSKeyARN))
 	}
 	return out
+}
+
+// vpcStatements let Lambda manage the functions' network interfaces with
+// their roles, as AWSLambdaVPCAccessExecutionRole does, scoped to the
+// pipeline's account and region: an interface is created in the
+// configured subnets with the configured security groups, and only
+// interfaces are deleted or get addresses. DescribeNetworkInterfaces has
+// no resource type and needs "*" ("Giving Lambda functions access to
+// resources in an Amazon VPC", Lambda developer guide; "Actions,
+// resources, and condition keys for Amazon EC2", Service Authorization
+// Reference).
+func (l LambdaControls) vpcStatements(a Account) []Statement {
+	interfaces := a.arn("ec2", "network-interface/*")
+	create := []string{interfaces}
+	for _, id := range l.SubnetIDs {
+		create = append(create, a.arn("ec2", "subnet/"+id))
+	}
+	for _, id := range l.SecurityGroupIDs {
+		create = append(create, a.arn("ec2", "security-group/"+id))
+	}
+	return []Statement{
+		allow("CreateVPCNetworkInterfaces", []string{"ec2:CreateNetworkInterface"}, create...),
+		allow("ManageVPCNetworkInterfaces", []string{"ec2:AssignPrivateIpAddresses", "ec2:DeleteNetworkInterface", "ec2:UnassignPrivateIpAddresses"}, interfaces),
+		allow("DescribeVPCNetworkInterfaces", []string{"ec2:DescribeNetworkInterfaces"}, "*"),
+	}
 }
 
 // requests are the parts of CreateFunction and UpdateFunctionConfiguration

@@ -1,6 +1,8 @@
 package provision
 
 import (
+	"slices"
+
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
 )
@@ -19,6 +21,8 @@ func allow(sid string, actions []string, resources ...string) Statement {
 
 // Resources are the ARNs that the policies grant access to.
 type Resources struct {
+	// Account is the pipeline's partition, account and region.
+	Account   Account
 	TableARN  string
 	QueueARN  string
 	TargetARN string
@@ -29,11 +33,15 @@ type Resources struct {
 	ClaimBucketARN string
 	// ClaimKMSKeyARN encrypts its objects; empty for SSE-S3.
 	ClaimKMSKeyARN string
+	// QueueKMSKey encrypts the dead-letter queue (its KmsMasterKeyId: a key
+	// ARN, id, alias name or alias ARN); empty with SQS managed encryption.
+	QueueKMSKey string
 }
 
 func (s Spec) resources(a Account, tableARN, queueARN string) Resources {
 	n := NamesFor(s.Name)
 	return Resources{
+		Account:   a,
 		TableARN:  tableARN,
 		QueueARN:  queueARN,
 		TargetARN: s.TargetARN(a),
@@ -42,6 +50,7 @@ func (s Spec) resources(a Account, tableARN, queueARN string) Resources {
 		// Claim-check bucket: see claimbucket.go.
 		ClaimBucketARN: s.claimBucketARN(a),
 		ClaimKMSKeyARN: s.ClaimCheck.KMSKeyARN,
+		QueueKMSKey:    s.DeadLetterQueue.KMSMasterKeyID,
 	}
 }
 
@@ -60,13 +69,29 @@ func RelayPolicy(s Spec, r Resources) PolicyDocument {
 	if s.PublishedAction == config.ActionDelete {
 		items = []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"}
 	}
-	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
-		allow("ReadStream", []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}, StreamsARN(r.TableARN)),
+	return PolicyDocument{Version: policyVersion, Statement: slices.Concat([]Statement{
+		allow("ReadStream", []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"}, StreamsARN(r.TableARN)),
+		// ListStreams has no resource type: AWS grants it on "*", in
+		// AWSLambdaDynamoDBExecutionRole.
+		allow("ListStreams", []string{"dynamodb:ListStreams"}, "*"),
 		allow("SettleOutboxItems", items, r.TableARN),
 		publishStatement(s, r),
 		allow("SendToDeadLetterQueue", []string{"sqs:SendMessage"}, r.QueueARN),
+	}, deadLetterKeyStatements(r), []Statement{
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.RelayLogs),
-	}, append(s.WithDefaults().Controls.controlStatements(), relayClaimStatements(r)...)...)}
+	}, s.WithDefaults().Controls.controlStatements(r.Account), relayClaimStatements(r))}
+}
+
+// deadLetterKeyStatements let the relay send to a dead-letter queue
+// encrypted with a customer managed key: Lambda sends the failed batches'
+// metadata with the execution role, and SQS asks KMS for a data key
+// (kms:GenerateDataKey) and checks it (kms:Decrypt) on the sender's
+// behalf ("Key management", Amazon SQS developer guide).
+func deadLetterKeyStatements(r Resources) []Statement {
+	if r.QueueKMSKey == "" {
+		return nil
+	}
+	return []Statement{awsops.KMSKeyStatement("UseDeadLetterQueueKey", []string{"kms:Decrypt", "kms:GenerateDataKey"}, r.QueueKMSKey, r.Account.arn("kms", ""))}
 }
 
 // ReconcilerPolicy is the inline policy of the reconciler's role: query the
@@ -79,7 +104,11 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 		// reconciler scans it, in segments sized from DescribeTable.
 		find = allow("ScanOutboxTable", []string{"dynamodb:DescribeTable", "dynamodb:Scan"}, r.TableARN)
 	}
-	settle := []string{"dynamodb:BatchWriteItem", "dynamodb:UpdateItem"}
+	settle := []string{"dynamodb:UpdateItem"}
+	if s.PublishedAction == config.ActionDelete {
+		// Published items are deleted, 25 a call.
+		settle = append([]string{"dynamodb:BatchWriteItem"}, settle...)
+	}
 	if s.Ordered {
 		// The cursors of ordered mode, and the events registered on them;
 		// the Scan for the FAILED events of a key before its cursor is
@@ -89,12 +118,12 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 			settle = append(settle, "dynamodb:Scan")
 		}
 	}
-	return PolicyDocument{Version: policyVersion, Statement: append([]Statement{
+	return PolicyDocument{Version: policyVersion, Statement: slices.Concat([]Statement{
 		find,
 		allow("SettleOutboxItems", settle, r.TableARN),
 		publishStatement(s, r),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
-	}, append(s.WithDefaults().Controls.controlStatements(), reconcilerClaimStatements(r)...)...)}
+	}, s.WithDefaults().Controls.controlStatements(r.Account), reconcilerClaimStatements(r))}
 }
 
 // SchedulerPolicy is the inline policy of the schedule's role: invoke the
@@ -116,4 +145,10 @@ func TrustPolicy(service, accountID string) PolicyDocument {
 		st.Condition = map[string]map[string]string{"StringEquals": {"aws:SourceAccount": accountID}}
 	}
 	return PolicyDocument{Version: policyVersion, Statement: []Statement{st}}
+}
+
+// PolicyResources are the ARNs the roles' policies of s grant access to,
+// in account a, with the table and the dead-letter queue given.
+func (s Spec) PolicyResources(a Account, tableARN, queueARN string) Resources {
+	return s.resources(a, tableARN, queueARN)
 }

@@ -485,37 +485,12 @@ func ConsumerPolicy(queueARN, queueKMSKey, inboxARN, inboxKMSKey string) PolicyD
 	}}
 	if queueKMSKey != "" {
 		// Receiving from an SSE-KMS queue decrypts the data key.
-		doc.Statement = append(doc.Statement, kmsStatement("DecryptQueueMessages", []string{"kms:Decrypt"}, queueKMSKey, queueARN))
+		doc.Statement = append(doc.Statement, awsops.KMSKeyStatement("DecryptQueueMessages", []string{"kms:Decrypt"}, queueKMSKey, queueARN))
 	}
 	if inboxKMSKey != "" {
-		doc.Statement = append(doc.Statement, kmsStatement("UseInboxKey", []string{"kms:Decrypt", "kms:GenerateDataKey"}, inboxKMSKey, inboxARN))
+		doc.Statement = append(doc.Statement, awsops.KMSKeyStatement("UseInboxKey", []string{"kms:Decrypt", "kms:GenerateDataKey"}, inboxKMSKey, inboxARN))
 	}
 	return doc
-}
-
-// kmsStatement allows actions on a KMS key given by ARN, id or alias (as an
-// SQS queue's KmsMasterKeyId may be), in the account and region of
-// another ARN of the subscription.
-func kmsStatement(sid string, actions []string, key, accountARN string) Statement {
-	st := Statement{Sid: sid, Effect: "Allow", Action: actions}
-	p := strings.SplitN(accountARN, ":", 6)
-	if len(p) != 6 {
-		p = []string{"arn", "aws", "kms", "*", "*", ""}
-	}
-	inAccount := func(res string) string { return strings.Join([]string{"arn", p[1], "kms", p[3], p[4], res}, ":") }
-	switch {
-	case strings.HasPrefix(key, "arn:") && strings.Contains(key, ":alias/"):
-		st.Resource = []string{inAccount("key/*")}
-		st.Condition = map[string]map[string]string{"ForAnyValue:StringEquals": {"kms:ResourceAliases": key[strings.Index(key, ":alias/")+1:]}}
-	case strings.HasPrefix(key, "arn:"):
-		st.Resource = []string{key}
-	case strings.HasPrefix(key, "alias/"):
-		st.Resource = []string{inAccount("key/*")}
-		st.Condition = map[string]map[string]string{"ForAnyValue:StringEquals": {"kms:ResourceAliases": key}}
-	default:
-		st.Resource = []string{inAccount("key/" + key)}
-	}
-	return st
 }
 
 // tableNamePattern is DynamoDB's rule for table names.

@@ -128,10 +128,33 @@ func (c controls) apply(in controlsInput, logging *loggingConfig, logFormat stri
 	return c, nil
 }
 
-// vpcActions are the EC2 actions an execution role needs for Lambda to
-// attach the function to a VPC (the AWSLambdaVPCAccessExecutionRole
-// policy).
-var vpcActions = []string{"ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces", "ec2:DeleteNetworkInterface"}
+// vpcAccess is what an execution role needs for Lambda to attach the
+// function to a VPC (the AWSLambdaVPCAccessExecutionRole policy's EC2
+// actions), each on the resources EC2 authorises it on: an interface is
+// created in a subnet with security groups, deleted as an interface, and
+// described with no resource ("Actions, resources, and condition keys for
+// Amazon EC2", Service Authorization Reference).
+func (s *Service) vpcAccess(c controls) []vpcCheck {
+	interfaces := s.env.ARN("ec2", "network-interface/*")
+	create := []string{interfaces}
+	for _, id := range c.SubnetIDs {
+		create = append(create, s.env.ARN("ec2", "subnet/"+id))
+	}
+	for _, id := range c.SecurityGroupIDs {
+		create = append(create, s.env.ARN("ec2", "security-group/"+id))
+	}
+	return []vpcCheck{
+		{"ec2:CreateNetworkInterface", create},
+		{"ec2:DescribeNetworkInterfaces", []string{"*"}},
+		{"ec2:DeleteNetworkInterface", []string{interfaces}},
+	}
+}
+
+// vpcCheck is an action and the resources it must be allowed on.
+type vpcCheck struct {
+	action    string
+	resources []string
+}
 
 // checkControls refuses, as Lambda does, a VPC attachment whose execution
 // role may not manage network interfaces.
@@ -143,9 +166,11 @@ func (s *Service) checkControls(role string, c controls) error {
 	if pc == nil {
 		return nil
 	}
-	for _, a := range vpcActions {
-		if !pc.RoleAllows(role, a, "*") {
-			return invalidParameter("The provided execution role does not have permissions to call %s on EC2", a[len("ec2:"):])
+	for _, check := range s.vpcAccess(c) {
+		for _, r := range check.resources {
+			if !pc.RoleAllows(role, check.action, r) {
+				return invalidParameter("The provided execution role does not have permissions to call %s on EC2", check.action[len("ec2:"):])
+			}
 		}
 	}
 	return nil
