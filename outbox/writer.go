@@ -24,6 +24,8 @@ type Writer struct {
 	now     func() time.Time
 	ordered bool
 	claim   *claimCheck
+	// target is the kind of target (WithTarget); "" for any.
+	target string
 }
 
 // WriterOption configures a Writer.
@@ -47,6 +49,9 @@ func NewWriter(client TransactWriter, table Table, opts ...WriterOption) (*Write
 	w := &Writer{table: table, client: client, now: time.Now}
 	for _, opt := range opts {
 		opt(w)
+	}
+	if err := w.targetProblem(); err != nil {
+		return nil, err
 	}
 	if w.ordered {
 		if err := table.orderingProblem(); err != nil {
@@ -74,7 +79,7 @@ func (w *Writer) Put(e Event) (types.TransactWriteItem, Record, error) {
 		return types.TransactWriteItem{}, Record{}, &EventError{Index: 0, Field: "OrderingKey", Err: ErrSequenceUnknown,
 			Fix: "an ordered event also advances its key's sequence item: write it with Write, or with ActionsAfter and the key's last sequence"}
 	}
-	if err := r.checkSize(0); err != nil {
+	if err := w.checkSize(r, 0); err != nil {
 		return types.TransactWriteItem{}, Record{}, err
 	}
 	return w.put(r), r, nil
@@ -221,7 +226,7 @@ func (w *Writer) assemble(last map[string]int64, items []types.TransactWriteItem
 			next[r.OrderingKey]++
 			r.Sequence = next[r.OrderingKey]
 		}
-		if err := r.checkSize(i); err != nil {
+		if err := w.checkSize(*r, i); err != nil {
 			return nil, nil, err
 		}
 	}
