@@ -15,8 +15,9 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
-// Claim check. An event whose published form would exceed what EventBridge,
-// SNS and SQS take (MaxEntryBytes) keeps its data in S3: Write stores the
+// Claim check. An event whose published form would exceed what its target
+// takes (TargetLimits, MaxEntryBytes without WithTarget), or whose item
+// would exceed DynamoDB's (MaxItemBytes), keeps its data in S3: Write stores the
 // data as an object first, with its SHA-256 and server-side encryption,
 // then writes the item with a reference to it (AttrDataRef) instead of the
 // detail, in the caller's transaction. The relay publishes the reference
@@ -72,8 +73,9 @@ type ObjectPutter interface {
 
 // claimCheck is the Writer's claim check settings.
 type claimCheck struct {
-	client    ObjectPutter
-	bucket    string
+	client ObjectPutter
+	bucket string
+	// threshold is WithClaimThreshold's; 0 for the target's limit.
 	threshold int
 	kmsKeyARN string
 }
@@ -82,10 +84,11 @@ type claimCheck struct {
 type ClaimCheckOption func(*claimCheck)
 
 // WithClaimThreshold stores in S3 the data of every event whose published
-// form would be larger than bytes (default and most MaxEntryBytes): a
-// lower threshold keeps items small, at one S3 request per large event.
+// form would be larger than bytes (by default, and at most, the Writer's
+// target's limit, or what its item can hold): a lower threshold keeps
+// items small, at one S3 request per large event.
 func WithClaimThreshold(bytes int) ClaimCheckOption {
-	return func(c *claimCheck) { c.threshold = min(bytes, MaxEntryBytes) }
+	return func(c *claimCheck) { c.threshold = max(bytes, 1) }
 }
 
 // WithClaimKMSKey encrypts the objects with the KMS key (SSE-KMS) instead
@@ -99,7 +102,7 @@ func WithClaimKMSKey(arn string) ClaimCheckOption {
 // ActionsAfter take no context and make no call: they refuse such events.
 func WithClaimCheck(client ObjectPutter, bucket string, opts ...ClaimCheckOption) WriterOption {
 	return func(w *Writer) {
-		c := &claimCheck{client: client, bucket: bucket, threshold: MaxEntryBytes}
+		c := &claimCheck{client: client, bucket: bucket}
 		for _, o := range opts {
 			o(c)
 		}
@@ -107,9 +110,9 @@ func WithClaimCheck(client ObjectPutter, bucket string, opts ...ClaimCheckOption
 	}
 }
 
-// needsClaim reports whether r must keep its data in S3.
-func (c *claimCheck) needsClaim(r Record) bool {
-	return c != nil && r.DataRef == nil && r.PublishedSize() > c.threshold
+// needsClaim reports whether w must keep r's data in S3.
+func (w *Writer) needsClaim(r Record) bool {
+	return w.claim != nil && r.DataRef == nil && !w.fits(r, w.claim.threshold)
 }
 
 // store puts r's data in S3 and returns r with its reference instead.
@@ -139,7 +142,7 @@ func (c *claimCheck) store(ctx context.Context, r Record, index int) (Record, er
 // storeClaims stores the data of the records that need it.
 func (w *Writer) storeClaims(ctx context.Context, records []Record) error {
 	for i, r := range records {
-		if !w.claim.needsClaim(r) {
+		if !w.needsClaim(r) {
 			continue
 		}
 		stored, err := w.claim.store(ctx, r, i)

@@ -14,7 +14,7 @@ var (
 	ErrEmptyDetailType     = errors.New("detail type is empty")
 	ErrInvalidDetailType   = errors.New("detail type is not valid")
 	ErrDetailNotObject     = errors.New("detail is not a JSON object")
-	ErrEventTooLarge       = errors.New("event exceeds the 256 KB entry limit")
+	ErrEventTooLarge       = errors.New("event exceeds its target's size limit")
 	ErrMissingPartitionKey = errors.New("partition key is empty")
 	ErrInvalidEventID      = errors.New("event id is not a ULID")
 	ErrTooManyActions      = errors.New("transaction has more than 100 actions")

@@ -111,18 +111,33 @@ func (r Record) EventBridgeEntrySize() int { return r.EventBridgeEntrySizeIn(For
 // PublishedSize is the largest size of r on any target in any format: the
 // event EventBridge delivers to a rule's target (larger than its PutEvents
 // entry, whose fields it holds) and its SNS or SQS message (the body and
-// the message attributes), each in every envelope format. The event must
-// fit whichever the pipeline uses, and the consumer's SQS queue
-// (MaxEntryBytes by default) must take what the target delivers.
-func (r Record) PublishedSize() int {
+// the message attributes), each in every envelope format. An event of at
+// most MaxEntryBytes fits every kind; a Writer WithTarget checks the size
+// on its target only.
+func (r Record) PublishedSize() int { return max(r.eventBridgeSize(), r.messageSizeAny()) }
+
+// eventBridgeSize is the largest size of r on EventBridge in any format:
+// its PutEvents entry and the event delivered to a rule's target (which
+// a subscription queue must hold).
+func (r Record) eventBridgeSize() int {
 	size := 0
 	for _, f := range Formats {
-		detail := r.DetailIn(f)
-		body := detail // a CloudEvent is the detail and the message body alike
+		detail := len(r.DetailIn(f))
+		size = max(size, r.eventBridgeEntrySize(detail), r.eventBridgeEventSize(detail))
+	}
+	return size
+}
+
+// messageSizeAny is the largest size of r's SNS or SQS message in any
+// format.
+func (r Record) messageSizeAny() int {
+	size := 0
+	for _, f := range Formats {
+		body := r.DetailIn(f) // a CloudEvent is the detail and the message body alike
 		if f != FormatCloudEvents {
 			body = r.MessageIn(f)
 		}
-		size = max(size, r.eventBridgeEntrySize(len(detail)), r.eventBridgeEventSize(len(detail)), r.messageSize(len(body)))
+		size = max(size, r.messageSize(len(body)))
 	}
 	return size
 }
@@ -188,7 +203,7 @@ const eventBridgeRegionBytes = 16
 // a rule's target for r's entry in format f: the detail in EventBridge's
 // envelope, with EventBridge's own id (a UUID), the account, the region
 // (counted at the longest name) and no resources (the relay sets none).
-// An SQS queue of MaxEntryBytes refuses an event over that size, and
+// A subscription queue refuses an event over its MaximumMessageSize, and
 // EventBridge drops it once its retries are spent.
 func (r Record) EventBridgeEventSizeIn(f Format) int {
 	return r.eventBridgeEventSize(len(r.DetailIn(f)))

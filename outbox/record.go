@@ -19,7 +19,8 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 
 // Limits enforced before writing, taken from the services involved.
 const (
-	// MaxEntryBytes is EventBridge's PutEvents entry limit and SNS's message limit.
+	// MaxEntryBytes is the largest event every target kind accepts: SNS's
+	// message limit (TargetLimits has each kind's).
 	MaxEntryBytes = 256 * 1024
 	// MaxTransactionActions is DynamoDB's TransactWriteItems limit.
 	MaxTransactionActions = 100
@@ -178,16 +179,6 @@ func orderingKeyOf(e Event, ordered bool, index int) (string, error) {
 		return fail(ErrInvalidOrderingKey, fmt.Sprintf("the partition key %q cannot be the ordering key: set OrderingKey to at most 128 letters, digits and punctuation, without spaces", e.PartitionKey))
 	}
 	return e.PartitionKey, nil
-}
-
-// checkSize fails when the published form of r, the event at index, would
-// exceed MaxEntryBytes.
-func (r Record) checkSize(index int) error {
-	if size := r.PublishedSize(); size > MaxEntryBytes {
-		return &EventError{Index: index, Field: "Detail", Err: ErrEventTooLarge,
-			Fix: fmt.Sprintf("the published event would be %d bytes; keep it under %d, or give the Writer WithClaimCheck and write it with Write, which stores data of up to 10 MiB in S3 and publishes its reference", size, MaxEntryBytes)}
-	}
-	return nil
 }
 
 // compactObject returns raw without insignificant space, if it is a JSON object.

@@ -25,6 +25,8 @@ type Writer struct {
 	ordered bool
 	claim   *claimCheck
 	origin  string
+	// target is the kind of target (WithTarget); "" for any.
+	target string
 }
 
 // WriterOption configures a Writer.
@@ -59,6 +61,9 @@ func NewWriter(client TransactWriter, table Table, opts ...WriterOption) (*Write
 	if err := checkOrigin(w.origin); err != nil {
 		return nil, err
 	}
+	if err := w.targetProblem(); err != nil {
+		return nil, err
+	}
 	if w.ordered {
 		if err := table.orderingProblem(); err != nil {
 			return nil, err
@@ -85,7 +90,7 @@ func (w *Writer) Put(e Event) (types.TransactWriteItem, Record, error) {
 		return types.TransactWriteItem{}, Record{}, &EventError{Index: 0, Field: "OrderingKey", Err: ErrSequenceUnknown,
 			Fix: "an ordered event also advances its key's sequence item: write it with Write, or with ActionsAfter and the key's last sequence"}
 	}
-	if err := r.checkSize(0); err != nil {
+	if err := w.checkSize(r, 0); err != nil {
 		return types.TransactWriteItem{}, Record{}, err
 	}
 	return w.put(r), r, nil
@@ -233,7 +238,7 @@ func (w *Writer) assemble(last map[string]int64, items []types.TransactWriteItem
 			next[r.OrderingKey]++
 			r.Sequence = next[r.OrderingKey]
 		}
-		if err := r.checkSize(i); err != nil {
+		if err := w.checkSize(*r, i); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // ModelLatency returns a function that draws the latency of one call of an
@@ -52,22 +53,28 @@ const (
 	sqsFIFOThrottling = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/troubleshooting-fifo-throttling-issues.html"
 )
 
+// limits are the Limits of kind t.
+func limits(t targetkind.Type) outbox.Limits {
+	k, _ := targetkind.Lookup(t)
+	return k.Limits()
+}
+
 // TargetKindLimits are the kinds BenchmarkTargetKinds measures, one row
 // each, in the report's order.
 var TargetKindLimits = []KindLimits{
-	{Name: "eventbridge", What: "EventBridge bus", Call: "PutEvents", Entries: publish.MaxBatchEntries, Bytes: publish.MaxBatchBytes,
+	{Name: "eventbridge", What: "EventBridge bus", Call: "PutEvents", Entries: publish.MaxBatchEntries, Bytes: limits(targetkind.EventBridge).BatchBytes,
 		Quota:  "`PutEvents` requests per second per account and Region, adjustable (10,000 in us-east-1); the entry size is EventBridge's calculation (time, source, detail type, detail)",
 		Source: []string{eventBridgeQuotas}},
-	{Name: "sns", What: "SNS topic", Call: "PublishBatch", Entries: publish.MaxBatchEntries, Bytes: publish.MaxBatchBytes,
+	{Name: "sns", What: "SNS topic", Call: "PublishBatch", Entries: publish.MaxBatchEntries, Bytes: limits(targetkind.SNS).BatchBytes,
 		Quota:  "`Publish` and `PublishBatch` messages per second per account and Region (each message of a batch counts); 256 KiB per message and per batch at the default `MaximumMessageSize`",
 		Source: []string{snsQuotas, snsBatching}},
-	{Name: "sns-fifo", What: "SNS FIFO topic", Call: "PublishBatch", Entries: publish.MaxBatchEntries, Bytes: publish.MaxBatchBytes,
+	{Name: "sns-fifo", What: "SNS FIFO topic", Call: "PublishBatch", Entries: publish.MaxBatchEntries, Bytes: limits(targetkind.SNS).BatchBytes,
 		Quota:  "with `FifoThroughputScope` `Topic` (the default), 3,000 messages and 20 MB per second per topic; with `MessageGroup`, the Region's limits (deduplication then per group)",
 		Source: []string{snsQuotas, snsFIFOScope}},
-	{Name: "sqs", What: "SQS queue", Call: "SendMessageBatch", Entries: publish.MaxBatchEntries, Bytes: targetkind.SQSMaxBatchBytes,
+	{Name: "sqs", What: "SQS queue", Call: "SendMessageBatch", Entries: publish.MaxBatchEntries, Bytes: limits(targetkind.SQS).BatchBytes,
 		Quota:  "nearly unlimited API calls per second per action",
 		Source: []string{sqsMessageQuotas}},
-	{Name: "sqs-fifo", What: "SQS FIFO queue", Call: "SendMessageBatch", Entries: publish.MaxBatchEntries, Bytes: targetkind.SQSMaxBatchBytes,
+	{Name: "sqs-fifo", What: "SQS FIFO queue", Call: "SendMessageBatch", Entries: publish.MaxBatchEntries, Bytes: limits(targetkind.SQS).BatchBytes,
 		Quota:  "300 `SendMessageBatch` calls per second per partition without high throughput, so 3,000 messages a second in batches of 10; more in high-throughput mode, by Region",
 		Source: []string{sqsMessageQuotas, sqsFIFOThrottling}},
 }

@@ -92,6 +92,7 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	resp.Diagnostics.Append(in.noReconcilerWarning()...)
 	resp.Diagnostics.Append(in.adoptedStreamWarning()...)
+	resp.Diagnostics.Append(in.targetSizeWarning()...)
 	r.planPackage(&plan, in, &resp.Diagnostics)
 	in.planComputedStrings(&plan)
 	in.planAlarmARNs(&plan)
@@ -319,4 +320,28 @@ func (in planInputs) plannedViewType() types.String {
 		return types.StringUnknown()
 	}
 	return types.StringValue(provision.StreamViewNewImage)
+}
+
+// targetSizeWarning says, for a plan that moves the pipeline to a kind of
+// target that takes smaller events than its current one (an SQS queue or
+// an event bus to an SNS topic), what becomes of the larger events already
+// written: the relay marks each FAILED, kept in the table with its reason,
+// and none is lost.
+func (in planInputs) targetSizeWarning() diag.Diagnostics {
+	var diags diag.Diagnostics
+	if in.prior == nil || !in.targetKnown {
+		return diags
+	}
+	before, errBefore := in.prior.spec(nil, specOptions{}).WithDefaults().Target.Kind()
+	after, errAfter := in.spec.Target.Kind()
+	if errBefore != nil || errAfter != nil || after.Limits().MessageBytes >= before.Limits().MessageBytes {
+		return diags
+	}
+	diags.AddAttributeWarning(path.Root("target"), "The new target takes smaller events",
+		fmt.Sprintf("The %s target takes events of up to %d bytes; the %s target takes %d. Events already written, and still pending, that are larger "+
+			"will be marked FAILED by the relay, with their reason, and kept in the table (`outbox failed` lists them; `outbox requeue` publishes them again once a target takes them), "+
+			"so wait for the backlog to drain before applying. From now on, write with the %s target's limit (Go: outbox.WithTarget(%q)), "+
+			"and give the writer a claim check for larger events.",
+			before.Type(), before.Limits().MessageBytes, after.Type(), after.Limits().MessageBytes, after.Type(), after.Type()))
+	return diags
 }

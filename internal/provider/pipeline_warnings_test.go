@@ -111,3 +111,34 @@ func TestAdoptedStreamWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetSizeWarning: moving a pipeline from an SQS queue or an event
+// bus (1 MiB) to an SNS topic (256 KiB) warns, on target, that larger
+// pending events will be marked FAILED and kept; a move to a kind that
+// takes as much, a creation, or an unknown target does not.
+func TestTargetSizeWarning(t *testing.T) {
+	t.Parallel()
+	const queue, topic = "arn:aws:sqs:us-east-1:123456789012:orders", "arn:aws:sns:us-east-1:123456789012:orders"
+	priorOn := func(target TargetModel) *PipelineResourceModel { return &PipelineResourceModel{Target: &target} }
+	sqsTarget := TargetModel{QueueARN: types.StringValue(queue), TopicARN: types.StringNull(), EventBus: types.StringNull(), Envelope: types.StringNull()}
+	snsSpec := provision.Spec{Target: provision.TargetSpec{Type: "sns", TopicARN: topic}}.WithDefaults()
+	busSpec := provision.Spec{}.WithDefaults()
+
+	diags := planInputs{spec: snsSpec, prior: priorOn(sqsTarget), targetKnown: true}.targetSizeWarning()
+	if len(diags) != 1 || diags.WarningsCount() != 1 || !strings.Contains(diags[0].Detail(), "1048576") || !strings.Contains(diags[0].Detail(), "262144") ||
+		!strings.Contains(diags[0].Detail(), "FAILED") {
+		t.Fatalf("sqs to sns: %v, want one warning naming both limits", diags)
+	}
+	if w, ok := diags[0].(diag.DiagnosticWithPath); !ok || !w.Path().Equal(path.Root("target")) {
+		t.Errorf("the warning is not on target: %v", diags[0])
+	}
+	for name, in := range map[string]planInputs{
+		"sqs to eventbridge": {spec: busSpec, prior: priorOn(sqsTarget), targetKnown: true},
+		"creation":           {spec: snsSpec, targetKnown: true},
+		"unknown target":     {spec: snsSpec, prior: priorOn(sqsTarget)},
+	} {
+		if d := in.targetSizeWarning(); len(d) != 0 {
+			t.Errorf("%s: %v, want no warning", name, d)
+		}
+	}
+}

@@ -581,8 +581,9 @@ func TestStreamOversize(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, testConfig(table, target, config.ActionMark))
 			records := relaytest.Records(table, 3, 32)
-			// Written by a writer that does not check the size.
-			records[1].Detail = json.RawMessage(`{"blob":"` + strings.Repeat("a", outbox.MaxEntryBytes) + `"}`)
+			// Written by a writer that does not check the size: over the
+			// kind's own limit.
+			records[1].Detail = json.RawMessage(`{"blob":"` + strings.Repeat("a", outbox.TargetLimits[string(target)].MessageBytes) + `"}`)
 			h.fake.PutRecords(records)
 			if failed := h.handleInserts(t, records); len(failed) != 0 {
 				t.Errorf("failures %v: a too large event must not block the shard", failed)
@@ -609,11 +610,14 @@ func TestPutEventsChunking(t *testing.T) {
 		n, bytes    int
 		wantCalls   int
 		wantPublish int
+		// wantCalls are the calls of the kinds of 1 MiB a call
+		// (EventBridge, SQS); wantSNSCalls of SNS's 256 KiB.
+		wantSNSCalls int
 	}{
-		{"by count", 25, 100, 3, 25},
-		{"exactly ten", 10, 100, 1, 10},
-		{"by bytes", 10, 100 * 1024, 5, 10},          // two ~100 KB entries per call
-		{"by bytes and count", 23, 30 * 1024, 3, 23}, // 8 entries of ~30 KB fit in 256 KB
+		{"by count", 25, 100, 3, 25, 3},
+		{"exactly ten", 10, 100, 1, 10, 1},
+		{"by bytes", 10, 120 * 1024, 2, 10, 5},          // eight ~120 KB entries per call in 1 MiB, two in 256 KiB
+		{"by bytes and count", 23, 30 * 1024, 3, 23, 3}, // 8 entries of ~30 KB fit in 256 KiB, 10 in 1 MiB
 	}
 	for _, tt := range tests {
 		for _, target := range targetKinds {
@@ -629,8 +633,12 @@ func TestPutEventsChunking(t *testing.T) {
 					t.Errorf("published %d, want %d", got, tt.wantPublish)
 				}
 				calls := h.fake.Calls(relaytest.OpPutEvents) + h.fake.Calls(relaytest.OpPublishBatch) + h.fake.Calls(relaytest.OpSendMessageBatch)
-				if calls != tt.wantCalls {
-					t.Errorf("%d calls, want %d", calls, tt.wantCalls)
+				want := tt.wantCalls
+				if target == targetkind.SNS {
+					want = tt.wantSNSCalls
+				}
+				if calls != want {
+					t.Errorf("%d calls, want %d", calls, want)
 				}
 			})
 		}

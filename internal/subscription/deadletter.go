@@ -33,7 +33,8 @@ func (c *Provisioner) lookupDeadLetterQueue(ctx context.Context, p *pass) error 
 // its defaults.
 func deadLetterAttributes(s Spec) map[string]string {
 	return fifo(s, encryption(map[string]string{
-		attrRetention: strconv.Itoa(int(s.DeadLetter.MessageRetentionSeconds)),
+		attrRetention:      strconv.Itoa(int(s.DeadLetter.MessageRetentionSeconds)),
+		attrMaxMessageSize: maxMessageSize, // what the queue redrives to it
 	}, s.Queue.KMSMasterKeyID))
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // SQS attribute names.
@@ -28,6 +29,7 @@ const (
 	attrPolicy            = string(types.QueueAttributeNamePolicy)
 	attrQueueARN          = string(types.QueueAttributeNameQueueArn)
 	attrFIFO              = string(types.QueueAttributeNameFifoQueue)
+	attrMaxMessageSize    = string(types.QueueAttributeNameMaximumMessageSize)
 )
 
 type queueSpec struct {
@@ -57,10 +59,18 @@ func fifo(s Spec, attrs map[string]string) map[string]string {
 	return attrs
 }
 
+// maxMessageSize is the queue's MaximumMessageSize: the largest message
+// SQS takes (1 MiB), which holds the largest event any source delivers
+// (an EventBridge event of a 1 MB entry, in its envelope, the writer
+// counts up to that; an SNS notification of a 256 KiB message). A queue
+// made with SQS's former default, 256 KiB, is raised to it.
+var maxMessageSize = strconv.Itoa(outbox.TargetLimits[outbox.TargetSQS].MessageBytes)
+
 // queueAttributes are the attributes of the queue, redriving to the
 // dead-letter queue dlqARN; s has its defaults.
 func queueAttributes(s Spec, dlqARN string) map[string]string {
 	return fifo(s, encryption(map[string]string{
+		attrMaxMessageSize:    maxMessageSize,
 		attrVisibilityTimeout: strconv.Itoa(int(*s.Queue.VisibilityTimeoutSeconds)),
 		attrRetention:         strconv.Itoa(int(s.Queue.MessageRetentionSeconds)),
 		attrReceiveWait:       strconv.Itoa(int(s.Queue.ReceiveWaitTimeSeconds)),

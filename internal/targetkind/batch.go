@@ -37,9 +37,10 @@ func messageSize[V any](body *string, attrs map[string]V, parts func(V) (dataTyp
 // the call itself.
 type idBatch[E any] struct {
 	batcher publish.Batcher
-	// maxBatchBytes is the total size of the entries of one call.
-	maxBatchBytes int
-	fifo          bool
+	// limits are the kind's: the largest entry, and the entries and
+	// total size of one call.
+	limits outbox.Limits
+	fifo   bool
 	// format is the envelope of the message bodies.
 	format outbox.Format
 	// entry is the entry of a record whose message body is body.
@@ -52,9 +53,9 @@ type idBatch[E any] struct {
 }
 
 // publish sends the records in calls of up to 10 entries and
-// maxBatchBytes, calls in parallel; to a FIFO target, the entries of one
-// group one call after the other, in order. An entry over
-// outbox.MaxEntryBytes is not sent.
+// limits.BatchBytes, calls in parallel; to a FIFO target, the entries of
+// one group one call after the other, in order. An entry over
+// limits.MessageBytes is not sent.
 func (c idBatch[E]) publish(ctx context.Context, records []outbox.Record) []publish.Result {
 	results := make([]publish.Result, len(records))
 	entries := make([]E, len(records))
@@ -63,8 +64,8 @@ func (c idBatch[E]) publish(ctx context.Context, records []outbox.Record) []publ
 	for i, r := range records {
 		entries[i] = c.entry(r, string(r.MessageIn(c.format)), c.fifo)
 		size := c.size(entries[i])
-		if size > outbox.MaxEntryBytes {
-			results[i] = publish.TooLarge(c.batcher.Target, size, outbox.MaxEntryBytes)
+		if size > c.limits.MessageBytes {
+			results[i] = publish.TooLarge(c.batcher.Target, size, c.limits.MessageBytes)
 			continue
 		}
 		sizes, index, groups = append(sizes, size), append(index, i), append(groups, c.group(entries[i]))
@@ -78,9 +79,9 @@ func (c idBatch[E]) publish(ctx context.Context, records []outbox.Record) []publ
 		return c.call(ctx, batch)
 	}
 	if c.fifo {
-		c.batcher.RunLanes(ctx, fifoLanes(groups, sizes, index, c.maxBatchBytes, c.batcher.Concurrency), send, results)
+		c.batcher.RunLanes(ctx, fifoLanes(groups, sizes, index, c.limits.BatchBytes, c.batcher.Concurrency), send, results)
 	} else {
-		c.batcher.Run(ctx, publish.AcceptedChunks(sizes, index, c.maxBatchBytes), send, results)
+		c.batcher.Run(ctx, publish.AcceptedChunks(sizes, index, c.limits.BatchBytes), send, results)
 	}
 	return results
 }

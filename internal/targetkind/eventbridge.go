@@ -16,7 +16,7 @@ import (
 )
 
 // EventBridge is the kind that publishes to an event bus with PutEvents.
-const EventBridge Type = "eventbridge"
+const EventBridge Type = outbox.TargetEventBridge
 
 // The eventbridge kind's settings.
 const (
@@ -65,6 +65,10 @@ func (eventBridgeKind) ARN(s Settings, a Account) string {
 	return a.arn("events", "event-bus/"+s.EventBus)
 }
 
+// Limits: PutEvents takes 10 entries under 1 MB in all (PutEvents,
+// EventBridge API reference, since 2026-01-29).
+func (eventBridgeKind) Limits() outbox.Limits { return outbox.TargetLimits[outbox.TargetEventBridge] }
+
 func (eventBridgeKind) Permission() Permission {
 	return Permission{Sid: "PublishToBus", Actions: []string{"events:PutEvents"}}
 }
@@ -87,8 +91,8 @@ type EventBridgeAPI interface {
 	PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, opts ...func(*eventbridge.Options)) (*eventbridge.PutEventsOutput, error)
 }
 
-// EventBridgePublisher publishes with PutEvents: up to 10 entries and 256 KB per
-// call, calls in parallel. An entry's source and detail type are the
+// EventBridgePublisher publishes with PutEvents: up to the kind's Limits
+// (10 entries under 1 MB) per call, calls in parallel. An entry's source and detail type are the
 // record's, its detail is the record's DetailIn the Envelope, its time the record's
 // OccurredAt, and its trace header the record's, when set.
 type EventBridgePublisher struct {
@@ -134,14 +138,15 @@ func (p *EventBridgePublisher) hint(code string) string {
 
 // Publish implements publish.Publisher.
 func (p *EventBridgePublisher) Publish(ctx context.Context, records []outbox.Record) []publish.Result {
+	limits := eventBridgeKind{}.Limits()
 	results := make([]publish.Result, len(records))
 	entries := make([]types.PutEventsRequestEntry, len(records))
 	var sizes []int
 	var index []int // position in records of each entry that is sent
 	for i, r := range records {
 		size := r.EventBridgeEntrySizeIn(p.Envelope)
-		if size > publish.MaxBatchBytes {
-			results[i] = publish.TooLarge("EventBridge", size, publish.MaxBatchBytes)
+		if size > limits.MessageBytes {
+			results[i] = publish.TooLarge("EventBridge", size, limits.MessageBytes)
 			continue
 		}
 		entries[i] = types.PutEventsRequestEntry{
@@ -155,7 +160,7 @@ func (p *EventBridgePublisher) Publish(ctx context.Context, records []outbox.Rec
 		sizes = append(sizes, size)
 		index = append(index, i)
 	}
-	chunks := publish.AcceptedChunks(sizes, index, publish.MaxBatchBytes)
+	chunks := publish.AcceptedChunks(sizes, index, limits.BatchBytes)
 	send := func(ctx context.Context, idx []int) ([]publish.EntryResult, error) {
 		in := &eventbridge.PutEventsInput{Entries: make([]types.PutEventsRequestEntry, len(idx))}
 		for k, i := range idx {

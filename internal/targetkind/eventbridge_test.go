@@ -3,6 +3,8 @@ package targetkind
 import (
 	"context"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +132,26 @@ func TestEntryErrorClasses(t *testing.T) {
 				t.Errorf("%+v after %d calls; want %v, %s, hint with %q, %d calls", res, fake.calls, tt.status, tt.class, tt.hint, tt.wantCalls)
 			}
 		})
+	}
+}
+
+// TestEventBridgeEntrySizes: an event of 900 KB goes whole in a call of
+// its own, since two do not fit the kind's call total; an entry over the
+// kind's limit is rejected, naming the limit, without being sent.
+func TestEventBridgeEntrySizes(t *testing.T) {
+	t.Parallel()
+	limits := eventBridgeKind{}.Limits()
+	fake := &scriptedEventBridge{codes: func(int, int) string { return "" }}
+	p := &EventBridgePublisher{Client: fake, EventBus: "default", Retry: noWait}
+	rs := records(3)
+	rs[0].Detail = []byte(`{"blob":"` + strings.Repeat("x", 900*1024) + `"}`)
+	rs[1].Detail = rs[0].Detail
+	rs[2].Detail = []byte(`{"blob":"` + strings.Repeat("x", limits.MessageBytes) + `"}`)
+	res := p.Publish(context.Background(), rs)
+	if res[0].Status != publish.Published || res[1].Status != publish.Published || fake.calls != 2 || !slices.Equal(fake.sizes, []int{1, 1}) {
+		t.Errorf("900 KB events: %+v %+v in calls of %v", res[0], res[1], fake.sizes)
+	}
+	if res[2].Status != publish.Rejected || !strings.Contains(res[2].Reason, "EventBridge accepts at most "+strconv.Itoa(limits.MessageBytes)) {
+		t.Errorf("an entry over %d bytes: %+v", limits.MessageBytes, res[2])
 	}
 }

@@ -14,6 +14,7 @@ import (
 	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
@@ -36,6 +37,10 @@ type fakeBatchTarget struct {
 	// jitter, when set, delays each call by up to 2 ms, as a network
 	// does, so that calls in parallel finish in any order.
 	jitter bool
+	// maxCallBytes, when set, is a queue's MaximumMessageSize: a
+	// SendMessageBatch call whose bodies are longer in all is refused
+	// whole, as SQS refuses it (BatchRequestTooLong).
+	maxCallBytes int
 
 	mu       sync.Mutex
 	urls     []string // QueueUrl or TopicArn of each call
@@ -85,6 +90,13 @@ func (f *fakeBatchTarget) delay() {
 }
 
 func (f *fakeBatchTarget) SendMessageBatch(_ context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
+	total := 0
+	for _, e := range in.Entries {
+		total += len(aws.ToString(e.MessageBody))
+	}
+	if f.maxCallBytes > 0 && total > f.maxCallBytes {
+		return nil, &smithy.GenericAPIError{Code: "AWS.SimpleQueueService.BatchRequestTooLong", Message: "Batch requests cannot be longer than " + strconv.Itoa(f.maxCallBytes) + " bytes."}
+	}
 	entries := make([]fakeEntry, len(in.Entries))
 	for i, e := range in.Entries {
 		entries[i] = fakeEntry{body: e.MessageBody, group: e.MessageGroupId, dedup: e.MessageDeduplicationId, attrs: map[string]string{}}

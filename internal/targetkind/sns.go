@@ -17,7 +17,7 @@ import (
 )
 
 // SNS is the kind that publishes to an SNS topic with PublishBatch.
-const SNS Type = "sns"
+const SNS Type = outbox.TargetSNS
 
 // EnvTopicARN is the sns kind's topic, standard or FIFO.
 const EnvTopicARN = "OUTBOX_TOPIC_ARN"
@@ -44,6 +44,11 @@ func (snsKind) Settings() []Setting {
 
 func (snsKind) ARN(s Settings, _ Account) string { return s.TopicARN }
 
+// Limits: PublishBatch takes 10 messages of 256 KiB in all, bodies and
+// attributes counted, at a topic's default MaximumMessageSize (PublishBatch,
+// SNS API reference).
+func (snsKind) Limits() outbox.Limits { return outbox.TargetLimits[outbox.TargetSNS] }
+
 // Permission: PublishBatch is authorised by sns:Publish.
 func (snsKind) Permission() Permission {
 	return Permission{Sid: "PublishToTopic", Actions: []string{"sns:Publish"}}
@@ -67,8 +72,8 @@ type SNSAPI interface {
 	PublishBatch(ctx context.Context, in *sns.PublishBatchInput, opts ...func(*sns.Options)) (*sns.PublishBatchOutput, error)
 }
 
-// SNSPublisher publishes with PublishBatch: up to 10 messages and 256 KB
-// per call, calls in parallel. The message is the record's MessageIn its Envelope,
+// SNSPublisher publishes with PublishBatch: up to the kind's Limits (10
+// messages and 256 KiB) per call, calls in parallel. The message is the record's MessageIn its Envelope,
 // with the source and detail type also as string message attributes. To a
 // FIFO topic, each message has its group (MessageGroupID) and
 // deduplication id (MessageDeduplicationID), and the messages of one group
@@ -131,14 +136,14 @@ func snsEntry(r outbox.Record, body string, fifo bool) types.PublishBatchRequest
 // Publish implements publish.Publisher.
 func (p *SNSPublisher) Publish(ctx context.Context, records []outbox.Record) []publish.Result {
 	return idBatch[types.PublishBatchRequestEntry]{
-		batcher:       publish.Batcher{Target: "SNS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: snsPoison, Hint: p.hint},
-		maxBatchBytes: publish.MaxBatchBytes,
-		fifo:          isFIFO(p.TopicARN),
-		format:        p.Envelope,
-		entry:         snsEntry,
-		size:          snsMessageSize,
-		group:         func(e types.PublishBatchRequestEntry) string { return aws.ToString(e.MessageGroupId) },
-		setID:         func(e *types.PublishBatchRequestEntry, id string) { e.Id = aws.String(id) },
+		batcher: publish.Batcher{Target: "SNS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: snsPoison, Hint: p.hint},
+		limits:  snsKind{}.Limits(),
+		fifo:    isFIFO(p.TopicARN),
+		format:  p.Envelope,
+		entry:   snsEntry,
+		size:    snsMessageSize,
+		group:   func(e types.PublishBatchRequestEntry) string { return aws.ToString(e.MessageGroupId) },
+		setID:   func(e *types.PublishBatchRequestEntry, id string) { e.Id = aws.String(id) },
 		call: func(ctx context.Context, entries []types.PublishBatchRequestEntry) ([]publish.EntryResult, error) {
 			out, err := p.Client.PublishBatch(ctx, &sns.PublishBatchInput{TopicArn: aws.String(p.TopicARN), PublishBatchRequestEntries: entries})
 			if err != nil {

@@ -16,18 +16,10 @@ import (
 )
 
 // SQS is the kind that sends to an SQS queue with SendMessageBatch.
-const SQS Type = "sqs"
+const SQS Type = outbox.TargetSQS
 
 // EnvQueueARN is the sqs kind's queue, standard or FIFO.
 const EnvQueueARN = "OUTBOX_QUEUE_ARN"
-
-// SQSMaxBatchBytes is the total size of the messages of one
-// SendMessageBatch call. SQS documents 1 MiB for a message and for a batch
-// since 2025, but a queue refuses what is over its MaximumMessageSize,
-// whose default (in SQS for older queues, and in Terraform's aws_sqs_queue)
-// is 256 KiB: the relay packs no more than every queue of the default size
-// accepts. The events themselves are at most outbox.MaxEntryBytes.
-const SQSMaxBatchBytes = 256 * 1024
 
 var queueARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?$`)
 
@@ -54,6 +46,13 @@ func (sqsKind) Settings() []Setting {
 }
 
 func (sqsKind) ARN(s Settings, _ Account) string { return s.QueueARN }
+
+// Limits: SendMessageBatch takes 10 messages of 1 MiB in all, attributes
+// counted (SendMessageBatch, SQS API reference). A queue refuses more than
+// its MaximumMessageSize (1 MiB by default since 2025; 256 KiB for older
+// queues): a call it refuses whole as too long is sent again in halves
+// (publish.Batcher's TooLong).
+func (sqsKind) Limits() outbox.Limits { return outbox.TargetLimits[outbox.TargetSQS] }
 
 // Permission: SendMessageBatch is authorised by sqs:SendMessage.
 func (sqsKind) Permission() Permission {
@@ -99,8 +98,8 @@ type SQSAPI interface {
 	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
 }
 
-// SQSPublisher sends with SendMessageBatch: up to 10 messages and
-// SQSMaxBatchBytes per call, calls in parallel. The message body is the
+// SQSPublisher sends with SendMessageBatch: up to the kind's Limits (10
+// messages and 1 MiB) per call, calls in parallel. The message body is the
 // record's MessageIn its Envelope, as on SNS, with the source and detail type as
 // string message attributes. To a FIFO queue, each message has its group
 // (MessageGroupID) and deduplication id (MessageDeduplicationID), and the
@@ -124,6 +123,10 @@ var _ publish.Publisher = (*SQSPublisher)(nil)
 // Access, a missing queue and KMS codes are not among them.
 var sqsPoison = map[string]struct{}{"InvalidMessageContents": {}, "InvalidParameterValue": {}, "InvalidAttributeValue": {}, "InvalidAttributeName": {}}
 
+// sqsTooLong are the codes of a SendMessageBatch call refused whole for
+// its total size: a queue's MaximumMessageSize under the batch's.
+var sqsTooLong = map[string]struct{}{"AWS.SimpleQueueService.BatchRequestTooLong": {}, "BatchRequestTooLong": {}}
+
 // hint names the probable fix of a SendMessageBatch error code.
 func (p *SQSPublisher) hint(code string) string {
 	switch {
@@ -134,7 +137,7 @@ func (p *SQSPublisher) hint(code string) string {
 	case strings.Contains(code, "NonExistentQueue"), code == "QueueDoesNotExist", strings.Contains(code, "NotFound"):
 		return fmt.Sprintf("the queue %s may not exist", p.QueueARN)
 	case strings.Contains(code, "BatchRequestTooLong"):
-		return fmt.Sprintf("the queue %s may have a MaximumMessageSize below %d bytes", p.QueueARN, SQSMaxBatchBytes)
+		return fmt.Sprintf("the queue %s may have a MaximumMessageSize below %d bytes: raise it to %d", p.QueueARN, sqsKind{}.Limits().BatchBytes, sqsKind{}.Limits().MessageBytes)
 	}
 	return "unknown error code: the event stays pending and is retried; check the queue " + p.QueueARN + " and the relay role"
 }
@@ -165,14 +168,15 @@ func sqsMessageSize(e types.SendMessageBatchRequestEntry) int {
 func (p *SQSPublisher) Publish(ctx context.Context, records []outbox.Record) []publish.Result {
 	url := aws.String(QueueURL(p.QueueARN))
 	return idBatch[types.SendMessageBatchRequestEntry]{
-		batcher:       publish.Batcher{Target: "SQS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: sqsPoison, Hint: p.hint},
-		maxBatchBytes: SQSMaxBatchBytes,
-		fifo:          isFIFO(p.QueueARN),
-		format:        p.Envelope,
-		entry:         sqsEntry,
-		size:          sqsMessageSize,
-		group:         func(e types.SendMessageBatchRequestEntry) string { return aws.ToString(e.MessageGroupId) },
-		setID:         func(e *types.SendMessageBatchRequestEntry, id string) { e.Id = aws.String(id) },
+		batcher: publish.Batcher{Target: "SQS", Policy: p.Retry, Concurrency: p.Concurrency, Poison: sqsPoison, Hint: p.hint,
+			TooLong: sqsTooLong},
+		limits: sqsKind{}.Limits(),
+		fifo:   isFIFO(p.QueueARN),
+		format: p.Envelope,
+		entry:  sqsEntry,
+		size:   sqsMessageSize,
+		group:  func(e types.SendMessageBatchRequestEntry) string { return aws.ToString(e.MessageGroupId) },
+		setID:  func(e *types.SendMessageBatchRequestEntry, id string) { e.Id = aws.String(id) },
 		call: func(ctx context.Context, entries []types.SendMessageBatchRequestEntry) ([]publish.EntryResult, error) {
 			out, err := p.Client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: url, Entries: entries})
 			if err != nil {

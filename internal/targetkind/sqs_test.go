@@ -58,23 +58,54 @@ func TestSQSSendsEnvelopes(t *testing.T) {
 	}
 }
 
-// TestSQSBatchBytes: no call carries more than SQSMaxBatchBytes, and an
-// event over the limit of one message is rejected without being sent.
+// TestSQSBatchBytes: no call carries more than the kind's batch total; a
+// 900 KB event is sent whole, and an event over the limit of one message
+// is rejected without being sent.
 func TestSQSBatchBytes(t *testing.T) {
 	t.Parallel()
+	limits := sqsKind{}.Limits()
 	fake := &fakeBatchTarget{}
 	p := &SQSPublisher{Client: fake, QueueARN: testQueue, Retry: noWait}
-	big := `{"blob":"` + strings.Repeat("x", 100*1024) + `"}`
-	records := aggregateRecords([]string{"order-1"}, 5, big)
-	records = append(records, aggregateRecords([]string{"order-2"}, 1, `{"blob":"`+strings.Repeat("x", outbox.MaxEntryBytes)+`"}`)...)
+	records := aggregateRecords([]string{"order-1"}, 5, `{"blob":"`+strings.Repeat("x", 300*1024)+`"}`)
+	records = append(records, aggregateRecords([]string{"order-3"}, 1, `{"blob":"`+strings.Repeat("x", 900*1024)+`"}`)...)
+	records = append(records, aggregateRecords([]string{"order-2"}, 1, `{"blob":"`+strings.Repeat("x", limits.MessageBytes)+`"}`)...)
 	res := p.Publish(context.Background(), records)
 	for _, b := range fake.bytes {
-		if b > SQSMaxBatchBytes {
-			t.Errorf("a call carried %d bytes, over %d", b, SQSMaxBatchBytes)
+		if b > limits.BatchBytes {
+			t.Errorf("a call carried %d bytes, over %d", b, limits.BatchBytes)
 		}
 	}
-	if len(fake.accepted) != 5 || res[5].Status != publish.Rejected || res[5].Class != retry.ClassPoison || !strings.Contains(res[5].Reason, "SQS accepts at most") {
-		t.Errorf("accepted %d, last %+v; want 5 sent and the oversize event rejected", len(fake.accepted), res[5])
+	if len(fake.accepted) != 6 || res[5].Status != publish.Published || res[6].Status != publish.Rejected || res[6].Class != retry.ClassPoison ||
+		!strings.Contains(res[6].Reason, "SQS accepts at most "+strconv.Itoa(limits.MessageBytes)) {
+		t.Errorf("accepted %d, 900 KB %+v, last %+v; want 6 sent and the oversize event rejected", len(fake.accepted), res[5], res[6])
+	}
+	if slices.Max(fake.bytes) <= 256*1024 {
+		t.Errorf("no call carried more than 256 KiB (%v): the relay still packs for the old limit", fake.bytes)
+	}
+}
+
+// TestSQSBatchTooLongForTheQueue: a queue whose MaximumMessageSize is
+// under the kind's batch total (an older queue's 256 KiB) refuses a call
+// whole; the relay sends it again in halves, and every message that fits
+// the queue is delivered, in order.
+func TestSQSBatchTooLongForTheQueue(t *testing.T) {
+	t.Parallel()
+	fake := &fakeBatchTarget{maxCallBytes: 256 * 1024}
+	p := &SQSPublisher{Client: fake, QueueARN: testFIFOQueue, Retry: noWait}
+	records := aggregateRecords([]string{"order-1"}, 8, `{"blob":"`+strings.Repeat("x", 60*1024)+`"}`)
+	res := p.Publish(context.Background(), records)
+	for i, r := range res {
+		if r.Status != publish.Published {
+			t.Fatalf("event %d: %+v", i, r)
+		}
+	}
+	if len(fake.accepted) != len(records) {
+		t.Fatalf("accepted %d of %d", len(fake.accepted), len(records))
+	}
+	for i, m := range fake.accepted {
+		if m.dedup != records[i].EventID {
+			t.Fatalf("message %d is event %s, want %s: the halves broke the group's order", i, m.dedup, records[i].EventID)
+		}
 	}
 }
 
@@ -205,7 +236,7 @@ func TestFIFOLanes(t *testing.T) {
 		for i := range groups {
 			sizes[i], index[i] = 1, i
 		}
-		return fifoLanes(groups, sizes, index, SQSMaxBatchBytes, 0)
+		return fifoLanes(groups, sizes, index, sqsKind{}.Limits().BatchBytes, 0)
 	}
 	var distinct []string
 	for i := range 100 {

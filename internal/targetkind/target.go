@@ -4,7 +4,8 @@
 // A kind is one Kind value, registered by its file: its settings with their
 // defaults, checks and environment variables, the ARN it publishes to, the
 // IAM actions that publishing takes, its existence check at apply, and its
-// publisher (batching, per-entry results, error classes, size limits).
+// publisher (batching, per-entry results, error classes) and its size
+// limits (Limits, the record contract's outbox.TargetLimits).
 // Everything else (the relay's configuration, the provisioning, the
 // operations command, the provider) goes through the functions of this
 // file, so adding a kind adds a file here and touches no switch elsewhere.
@@ -143,6 +144,10 @@ type Kind interface {
 	Exists(ctx context.Context, cfg aws.Config, s Settings) error
 	// Publisher builds the kind's publisher to s.
 	Publisher(cfg aws.Config, s Settings, o PublisherOptions) (publish.Publisher, error)
+	// Limits are the sizes the kind accepts: its message and the totals
+	// of one call, from the record contract (outbox.TargetLimits), which
+	// the writer checks events against.
+	Limits() outbox.Limits
 }
 
 // kinds are the registered kinds, in the order they registered; the first

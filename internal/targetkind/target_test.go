@@ -110,3 +110,18 @@ func TestForAddressRefuses(t *testing.T) {
 		t.Errorf("Addresses() = %q", Addresses())
 	}
 }
+
+// TestKindLimitsAreTheContracts: every kind's limits are the record
+// contract's for its name, which the writer checks events against.
+func TestKindLimitsAreTheContracts(t *testing.T) {
+	t.Parallel()
+	for _, k := range Kinds() {
+		want, ok := outbox.LimitsOf(string(k.Type()))
+		if !ok || k.Limits() != want || want.MessageBytes == 0 {
+			t.Errorf("%s: Limits %+v, the contract's %+v (%v)", k.Type(), k.Limits(), want, ok)
+		}
+	}
+	if len(outbox.TargetLimits) != len(Kinds()) {
+		t.Errorf("the contract has limits for %d kinds, %d are registered", len(outbox.TargetLimits), len(Kinds()))
+	}
+}

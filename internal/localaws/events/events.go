@@ -35,10 +35,13 @@ import (
 // Limits, as AWS documents them.
 const (
 	MaxPutEventsEntries = 10
-	MaxEntrySize        = 256 * 1024
-	MaxTargetsPerRule   = 5
-	DefaultBus          = "default"
-	ServicePrincipal    = "events.amazonaws.com"
+	// MaxEntrySize is the most an entry, and the entries of one
+	// PutEvents call in all, may be: 1 MB since 2026-01-29 (PutEvents,
+	// EventBridge API reference), counted as EntrySize does.
+	MaxEntrySize      = 1024 * 1024
+	MaxTargetsPerRule = 5
+	DefaultBus        = "default"
+	ServicePrincipal  = "events.amazonaws.com"
 )
 
 // QueueSink delivers to SQS queues (the sqs service), to a message group

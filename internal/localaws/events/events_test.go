@@ -141,7 +141,7 @@ func TestPutEventsPerEntryResults(t *testing.T) {
 		entry("shop", "A", `[1,2]`, ""),
 		entry("shop", "A", `{"a":1}`, "nope"),
 		entry("shop", "", `{"a":1}`, ""),
-		entry("shop", "A", `{"a":`+`"`+strings.Repeat("x", 300*1024)+`"}`, ""),
+		entry("shop", "A", `{"a":`+`"`+strings.Repeat("x", events.MaxEntrySize)+`"}`, ""),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +156,15 @@ func TestPutEventsPerEntryResults(t *testing.T) {
 			t.Errorf("entry %d: code %q id %v, want %q", i, got, out.Entries[i].EventId, w)
 		}
 	}
+	// 1 MB since 2026: an entry of 900 KB is accepted; two of 600 KB in
+	// one call are over the request's total.
+	out, err = e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []types.PutEventsRequestEntry{entry("shop", "A", `{"a":"`+strings.Repeat("x", 900*1024)+`"}`, "")}})
+	if err != nil || out.FailedEntryCount != 0 {
+		t.Fatalf("a 900 KB entry: %+v %v", out, err)
+	}
+	half := entry("shop", "A", `{"a":"`+strings.Repeat("x", 600*1024)+`"}`, "")
+	_, err = e.eb.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []types.PutEventsRequestEntry{half, half}})
+	localawstest.WantCode(t, err, "ValidationException", "Total size")
 	many := make([]types.PutEventsRequestEntry, 11)
 	for i := range many {
 		many[i] = entry("shop", "A", `{}`, "")

@@ -45,10 +45,12 @@ import (
 const (
 	DefaultVisibilityTimeout      = 30
 	DefaultMessageRetentionPeriod = 345600
-	DefaultMaximumMessageSize     = 262144
-	MaxBatchEntries               = 10
-	MaxMessageAttributes          = 10
-	MaxWaitTimeSeconds            = 20
+	// DefaultMaximumMessageSize is a new queue's: 1 MiB, also the most a
+	// queue takes (CreateQueue, SQS API reference; 256 KiB before 2025).
+	DefaultMaximumMessageSize = 1048576
+	MaxBatchEntries           = 10
+	MaxMessageAttributes      = 10
+	MaxWaitTimeSeconds        = 20
 	// RecreateDelay is how long after DeleteQueue a queue of the same name
 	// cannot be created (QueueDeletedRecently) and the interval PurgeQueue
 	// requires between purges.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,7 +184,7 @@ func checkQueueAttributes(t *testing.T, c *awssqs.Client, url string) (dlq strin
 	t.Helper()
 	ctx := context.Background()
 	attrs := wantQueueAttributes(t, c, url, "defaults", map[string]string{
-		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "262144",
+		"VisibilityTimeout": "45", "MessageRetentionPeriod": "345600", "MaximumMessageSize": "1048576",
 		"ReceiveMessageWaitTimeSeconds": "0", "ApproximateNumberOfMessages": "0", "SqsManagedSseEnabled": "true",
 		"QueueArn": "arn:aws:sqs:us-east-1:000000000000:orders",
 	})
@@ -484,4 +485,29 @@ func TestMD5OfMessageAttributes(t *testing.T) {
 	if sqs.MD5OfMessageAttributes(nil) != "" {
 		t.Fatal("digest of no attributes")
 	}
+}
+
+func TestMessageSizes(t *testing.T) { eachProtocol(t, testMessageSizes) }
+
+// testMessageSizes: a new queue takes messages and batches of up to
+// 1 MiB, SQS's default since 2025; a queue made with 256 KiB, as older
+// queues were, refuses more; MaximumMessageSize stops at 1 MiB.
+func testMessageSizes(t *testing.T, p protocol) {
+	ctx := context.Background()
+	_, _, c := start(t, p)
+	url := createQueue(t, c, "large", nil)
+	body := strings.Repeat("x", 900*1024)
+	if _, err := c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(body)}); err != nil {
+		t.Fatalf("a 900 KB message: %v", err)
+	}
+	_, err := c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(strings.Repeat("x", sqs.DefaultMaximumMessageSize+1))})
+	localawstest.WantCode(t, err, "InvalidParameterValue", "over 1 MiB")
+	small := createQueue(t, c, "small", map[string]string{"MaximumMessageSize": "262144"})
+	_, err = c.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: aws.String(small), MessageBody: aws.String(strings.Repeat("x", 300*1024))})
+	localawstest.WantCode(t, err, "InvalidParameterValue", "300 KB to a queue of 256 KiB")
+	_, err = c.SendMessageBatch(ctx, &awssqs.SendMessageBatchInput{QueueUrl: aws.String(small), Entries: []types.SendMessageBatchRequestEntry{
+		{Id: aws.String("a"), MessageBody: aws.String(strings.Repeat("x", 200*1024))}, {Id: aws.String("b"), MessageBody: aws.String(strings.Repeat("x", 200*1024))}}})
+	localawstest.WantError[*types.BatchRequestTooLong](t, err, "a batch over the queue's size")
+	_, err = c.SetQueueAttributes(ctx, &awssqs.SetQueueAttributesInput{QueueUrl: aws.String(small), Attributes: map[string]string{"MaximumMessageSize": "1048577"}})
+	localawstest.WantCode(t, err, "InvalidAttributeValue", "MaximumMessageSize over 1 MiB")
 }

@@ -20,12 +20,11 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
-// Limits shared by PutEvents, PublishBatch and SendMessageBatch.
+// Limits shared by PutEvents, PublishBatch and SendMessageBatch; each
+// kind's sizes are its Limits (outbox.TargetLimits).
 const (
 	// MaxBatchEntries is the number of entries one call accepts.
 	MaxBatchEntries = 10
-	// MaxBatchBytes is the total size one call accepts.
-	MaxBatchBytes = outbox.MaxEntryBytes
 	// DefaultConcurrency is the number of calls in flight at once.
 	DefaultConcurrency = 32
 )
@@ -129,6 +128,11 @@ type Batcher struct {
 	Target      string
 	Policy      retry.Policy
 	Concurrency int
+	// TooLong holds the error codes of a call refused whole for its total
+	// size (an SQS queue whose MaximumMessageSize is under the kind's
+	// batch total): such a call of several entries is sent again in
+	// halves.
+	TooLong map[string]struct{}
 	// Poison holds the entry error codes that reject the event.
 	Poison map[string]struct{}
 	// Hint names the probable fix of an entry error code, or of a call
@@ -179,6 +183,12 @@ func (b Batcher) runChunk(ctx context.Context, pending []int, send SendFunc, res
 	for attempt := 1; ; attempt++ {
 		var again []int
 		out, err := send(ctx, pending)
+		if _, tooLong := b.TooLong[retry.ErrorCode(err)]; err != nil && tooLong && len(pending) > 1 {
+			half := len(pending) / 2
+			b.runChunk(ctx, pending[:half], send, results)
+			b.runChunk(ctx, pending[half:], send, results)
+			return
+		}
 		if err != nil {
 			class := retry.ClassifyError(err)
 			for _, i := range pending {

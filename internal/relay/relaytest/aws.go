@@ -232,7 +232,7 @@ func (f *AWS) PutEvents(ctx context.Context, in *eventbridge.PutEventsInput, _ .
 	for _, e := range in.Entries {
 		size += 14 + len(aws.ToString(e.Source)) + len(aws.ToString(e.DetailType)) + len(aws.ToString(e.Detail))
 	}
-	if size > outbox.MaxEntryBytes {
+	if size > outbox.TargetLimits[outbox.TargetEventBridge].BatchBytes {
 		return nil, apiError("ValidationException", fmt.Sprintf("total size of the entries in the request is %d, over the limit", size))
 	}
 	ids := make([]string, len(in.Entries))
@@ -286,7 +286,7 @@ func (f *AWS) PublishBatch(ctx context.Context, in *sns.PublishBatchInput, _ ...
 			entries[i].attrBytes += len(name) + len(aws.ToString(v.DataType)) + len(aws.ToString(v.StringValue))
 		}
 	}
-	results, err := f.sendMessages(ctx, OpPublishBatch, "sns", entries, outbox.MaxEntryBytes)
+	results, err := f.sendMessages(ctx, OpPublishBatch, "sns", entries, outbox.TargetLimits[outbox.TargetSNS].BatchBytes)
 	if err != nil {
 		return nil, err
 	}

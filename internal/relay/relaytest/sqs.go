@@ -6,16 +6,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // OpSendMessageBatch is the SQS operation, as counted by AWS.Calls.
 const OpSendMessageBatch = "SendMessageBatch"
 
-// sqsMaxBatchBytes is the total size of the messages of one call that a
-// queue of the default maximum message size accepts.
-const sqsMaxBatchBytes = 256 * 1024
-
-// SendMessageBatch enforces the limits of 10 messages, 256 KiB and unique
+// SendMessageBatch enforces the limits of 10 messages, 1 MiB (a queue of
+// the default maximum message size, SQS's largest) and unique
 // ids. Entries fail as EntryError says, the sender's fault unless
 // SNSSenderFault (which serves SQS too) says otherwise.
 func (f *AWS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, _ ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error) {
@@ -26,7 +25,7 @@ func (f *AWS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInpu
 			entries[i].attrs[name] = aws.ToString(v.StringValue)
 		}
 	}
-	results, err := f.sendMessages(ctx, OpSendMessageBatch, "sqs", entries, sqsMaxBatchBytes)
+	results, err := f.sendMessages(ctx, OpSendMessageBatch, "sqs", entries, outbox.TargetLimits[outbox.TargetSQS].BatchBytes)
 	if err != nil {
 		return nil, err
 	}
