@@ -180,8 +180,8 @@ func TestOperations(t *testing.T) {
 	if !strings.Contains(*failed.UpdateExpression, "REMOVE #shard, #since") || failed.ExpressionAttributeValues[":reason"].(*types.AttributeValueMemberS).Value != "too large" {
 		t.Errorf("mark failed = %q", *failed.UpdateExpression)
 	}
-	// Any item but a published or failed one, malformed ones included.
-	if got := *failed.ConditionExpression; got != "attribute_exists(#pk) AND NOT (#status IN (:published, :failed))" || failed.ExpressionAttributeNames["#pk"] != "PK" {
+	// Any item but a published, failed or skipped one, malformed ones included.
+	if got := *failed.ConditionExpression; got != "attribute_exists(#pk) AND NOT (#status IN (:published, :failed, :skipped))" || failed.ExpressionAttributeNames["#pk"] != "PK" {
 		t.Errorf("mark failed condition = %q %v", got, failed.ExpressionAttributeNames)
 	}
 
