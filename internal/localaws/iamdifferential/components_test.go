@@ -61,8 +61,8 @@ func writeLogs(group string) []req {
 }
 
 // listStreams is the ListStreams call on table: AWS authorises it on "*"
-// only (it has no resource type), so a statement granting it on the
-// table's streams does not allow it.
+// only (it has no resource type), so only a statement granting it on "*"
+// allows it.
 func listStreams(table string) req {
 	return req{action: "dynamodb:ListStreams", resource: "*", call: &stackCall{streamsService, "ListStreams", `{"TableName":"` + table + `"}`}}
 }
@@ -122,13 +122,16 @@ func pipelineComponents(t *testing.T) []component {
 		Target: provision.TargetSpec{Type: config.TargetSNS, TopicARN: topicARN}}.WithDefaults()
 	claims := claimSpec("orders")
 	a := provision.Account{Partition: "aws", Region: region, ID: account}
-	common := append(writeLogs(relayLogs), readStream()...)
+	// Lambda reads the stream for the mapping with the relay's role:
+	// ListStreams (granted on "*", as AWS's AWSLambdaDynamoDBExecutionRole
+	// grants it) and the stream's own reads.
+	common := append(append(writeLogs(relayLogs), readStream()...), listStreams("orders-outbox"))
 	return []component{
 		{name: "relay (EventBridge, mark)", identity: docs(provision.RelayPolicy(eb, resources(eb))), principal: relaySession,
 			allowed: append(common,
 				req{action: "dynamodb:UpdateItem", resource: tableARN}, req{action: "dynamodb:BatchGetItem", resource: tableARN},
 				req{action: "events:PutEvents", resource: busARN}, req{action: "sqs:SendMessage", resource: queueARN}),
-			denied: []req{listStreams("orders-outbox"), {action: "dynamodb:DeleteItem", resource: tableARN}, {action: "sns:Publish", resource: topicARN},
+			denied: []req{{action: "dynamodb:DeleteItem", resource: tableARN}, {action: "sns:Publish", resource: topicARN},
 				{action: "logs:CreateLogStream", resource: logStreamARN(reconLogs)}, {action: "dynamodb:DeleteTable", resource: tableARN},
 				{action: "s3:PutObjectTagging", resource: claimObject}}},
 		{name: "relay (SNS, delete)", identity: docs(provision.RelayPolicy(sns, resources(sns))), principal: relaySession,
