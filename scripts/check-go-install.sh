@@ -46,10 +46,12 @@ mkdir -p "$work/gopath" "$work/elsewhere"
 for cmd in $COMMANDS; do
 	name=$(basename "$cmd")
 	echo "check-go-install: go install $ROOT_MOD/$cmd@$VERSION" >&2
+	# -trimpath (as make builds): the modules compile as in the checkout's
+	# builds, whatever module cache they come from, so the build cache has them.
 	(
 		cd "$work/elsewhere"
 		env GOPATH="$work/gopath" GOMODCACHE="$work/gopath/pkg/mod" GOBIN="$work/gopath/bin" \
-			GOWORK=off GOFLAGS=-mod=mod GONOSUMDB="$ROOT_MOD" \
+			GOWORK=off GOFLAGS="-mod=mod -trimpath" GONOSUMDB="$ROOT_MOD" \
 			GOPROXY="file://$work/proxy,$cache_proxy,$real_proxy" \
 			go install "$ROOT_MOD/$cmd@$VERSION"
 	)

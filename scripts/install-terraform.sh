@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Builds a Terraform CLI of v1.9 or later from the Go module proxy into a
-# project-local path, for running the acceptance tests with it.
+# Builds a Terraform CLI from the Go module proxy into a project-local path,
+# for running the tests with it.
 #
 #   scripts/install-terraform.sh VERSION DEST
 #
-# From v1.9, `go install github.com/hashicorp/terraform@VERSION` fails: the
-# module zip omits the nested modules (the remote-state backends and
-# internal/legacy). So the module is downloaded and copied somewhere
-# writable; the nested modules' require and replace lines are dropped from
-# go.mod, their imports and map entries from internal/backend/init/init.go,
-# and a `godebug tlskyber` line if present; then it is built in module mode.
-# The result lacks only the cloud state backends, which tests do not use.
+# The module is downloaded and copied somewhere writable, then built in
+# module mode without the remote-state backends but http and inmem
+# (drop_state_backends in copy-go-module.sh): the tests keep their state
+# locally, and the cloud SDKs of those backends were a third of the build.
+# From v1.9, `go install github.com/hashicorp/terraform@VERSION` fails
+# anyway: the module zip omits the nested modules (those backends and
+# internal/legacy), so their require and replace lines are dropped from
+# go.mod, and a `godebug tlskyber` line if present. The proxy's version list
+# stops at v1.13.3, but it serves later versions asked by name (v1.16.0).
 set -euo pipefail
 
 # shellcheck source=copy-go-module.sh
@@ -25,19 +27,14 @@ for m in "${nested[@]}"; do
 	# Drop require and replace lines of the nested module.
 	grep -v -E "^[[:space:]]*(require[[:space:]]+|replace[[:space:]]+)?${m//./\\.}[[:space:]]" go.mod >go.mod.new || true
 	mv go.mod.new go.mod
-	init=internal/backend/init/init.go
-	alias=$(sed -n "s#^[[:space:]]*\([A-Za-z0-9_]*\)[[:space:]]*\"${m}\"#\1#p" "$init")
-	if [ -n "$alias" ]; then
-		grep -v -F "\"${m}\"" "$init" | grep -v -E "[^A-Za-z0-9_]${alias}\." >"$init.new"
-		mv "$init.new" "$init"
-	fi
 done
+drop_state_backends github.com/hashicorp/terraform
 sed -i '/^godebug[[:space:]]*tlskyber/d' go.mod
 # A godebug block holding only tlskyber.
 sed -i '/^godebug (/,/^)/{/tlskyber/d}' go.mod
 
 mkdir -p "$(dirname "$dest")"
-echo "building Terraform ${version} into ${dest} (without the nested modules: ${nested[*]})"
+echo "building Terraform ${version} into ${dest} (without the state backends ${dropped[*]}; nested modules dropped: ${nested[*]:-none})"
 CGO_ENABLED=0 GOFLAGS= go build -mod=mod -trimpath \
 	-ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" \
 	-o "$work/terraform" .

@@ -6,17 +6,20 @@
 #
 # `go install github.com/opentofu/opentofu/cmd/tofu@VERSION` is refused
 # because OpenTofu's go.mod has replace directives, so the module is
-# downloaded, copied somewhere writable and built in module mode. The
-# release linker flag drops the -dev marker, so `tofu version` reports
-# exactly VERSION.
+# downloaded, copied somewhere writable and built in module mode, without
+# the remote-state backends but http and inmem (drop_state_backends in
+# copy-go-module.sh: the tests keep their state locally). The release
+# linker flag drops the -dev marker, so `tofu version` reports exactly
+# VERSION.
 set -euo pipefail
 
 # shellcheck source=copy-go-module.sh
 . "$(dirname "$0")/copy-go-module.sh"
 copy_go_module github.com/opentofu/opentofu "$@"
+drop_state_backends github.com/opentofu/opentofu
 
 mkdir -p "$(dirname "$dest")"
-echo "building OpenTofu ${version} into ${dest}"
+echo "building OpenTofu ${version} into ${dest} (without the state backends ${dropped[*]})"
 (
 	cd "$work/src"
 	CGO_ENABLED=0 GOFLAGS= go build -mod=mod -trimpath \
