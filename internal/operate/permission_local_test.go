@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
@@ -94,17 +93,9 @@ func TestLocalSubcommandsNeedOnlyTheirPermissions(t *testing.T) {
 // names the IAM action that authorises its updates, not the operation.
 func TestLocalSkipNeedsOnlyItsPermissions(t *testing.T) {
 	t.Parallel()
-	d := deploy(t, provision.Spec{Name: "skipperm"})
+	d := deployQueueTarget(t, "skipperm-target.fifo", provision.Spec{Name: "skipperm", Ordered: true})
 	table := d.writer.Table()
-	events := d.putFailed(2, "com.example.skip", func(int) string { return "SQS rejected the event: InvalidMessageContents" })
-	for i, r := range events {
-		d.setOrdering(table, r, "acct-1", i+1)
-	}
-	seq := table.SequenceKey("acct-1")
-	seq[outbox.AttrSequence] = nAttrOf(2)
-	if _, err := d.ddb.PutItem(d.ctx, &dynamodb.PutItemInput{TableName: aws.String(table.Name), Item: seq}); err != nil {
-		t.Fatal(err)
-	}
+	events := d.putFailedOrdered("com.example.skip", "acct-1", 2)
 	var perms []string
 	for _, c := range commands() {
 		if c.name == "skip" {
