@@ -50,7 +50,7 @@ func (e *accEnv) runActions(t *testing.T, destroyed resource.TestCheckFunc, step
 	t.Helper()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: e.factories(), CheckDestroy: destroyed, Steps: steps,
-		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0), acctest.SkipOpenTofu},
 	})
 }
 

@@ -139,7 +139,7 @@ list "outbox_subscription" "all" {
 `, prefix, b)
 	byName := func(name string) queryfilter.QueryFilter { return queryfilter.ByResourceIdentity(e.identityOf(name)) }
 	resource.Test(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0), acctest.SkipOpenTofu},
 		ProtoV6ProviderFactories: e.factories(),
 		CheckDestroy:             e.checkSubscriptionsDestroyed(before, resource.ComposeTestCheckFunc(e.CheckDestroy(a, before), e.CheckDestroy(b, before)), sub),
 		Steps: []resource.TestStep{
