@@ -330,6 +330,33 @@ func checkOrdering(item map[string]types.AttributeValue, r Record) error {
 }
 
 // itemParser collects the first problem while reading attributes.
+// ReadableRecord returns what can be read of an item, whether or not it
+// keeps the record contract: its key, event id, source, detail type, time,
+// attempts, last error and pending index keys, and its ordering key and
+// sequence (both, or neither). An attribute that is missing or of another
+// type is left empty; the status is not read. It is for an item that
+// ParseItem refuses: such an item still holds its key in ordered mode, and
+// the tools show it.
+func (t Table) ReadableRecord(item map[string]types.AttributeValue) Record {
+	p := itemParser{item: item}
+	r := Record{
+		PartitionKey: p.str(t.PartitionKey, false),
+		SortKey:      p.str(t.SortKey, false),
+		EventID:      p.str(AttrEventID, false),
+		Source:       p.str(AttrSource, false),
+		DetailType:   p.str(AttrDetailType, false),
+		OccurredAt:   p.time(AttrOccurredAt, false),
+		Attempts:     int(p.num(AttrAttempts)),
+		LastError:    p.str(AttrLastError, false),
+		PendingShard: p.str(AttrPendingShard, false),
+		PendingSince: p.num(AttrPendingSince),
+	}
+	if key, seq := p.str(AttrOrderingKey, false), p.num(AttrSequence); key != "" && seq > 0 {
+		r.OrderingKey, r.Sequence = key, seq
+	}
+	return r
+}
+
 type itemParser struct {
 	item map[string]types.AttributeValue
 	err  error

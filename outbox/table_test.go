@@ -3,6 +3,7 @@ package outbox_test
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -235,5 +236,42 @@ func TestDocumentedExampleIsConsistent(t *testing.T) {
 	}
 	if got := (outbox.Table{Name: "t"}).WithDefaults().ShardFor(id); got != 10 {
 		t.Errorf("the example's shard is %d, documented as PENDING#10", got)
+	}
+}
+
+// TestReadableRecordOfABrokenItem: what can be read of an item that breaks
+// the contract is read, the rest left empty, and the ordering key and
+// sequence only together.
+func TestReadableRecordOfABrokenItem(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "orders"}.WithDefaults()
+	item := map[string]types.AttributeValue{
+		"PK":                    &types.AttributeValueMemberS{Value: "ORDER#1"},
+		"SK":                    &types.AttributeValueMemberS{Value: "OUTBOX#01M8NZ6R8V7V3B9Q2M4K8D1X6R"},
+		outbox.AttrEventID:      &types.AttributeValueMemberS{Value: "01M8NZ6R8V7V3B9Q2M4K8D1X6R"},
+		outbox.AttrSource:       &types.AttributeValueMemberN{Value: "7"},
+		outbox.AttrDetailType:   &types.AttributeValueMemberS{Value: "OrderPlaced"},
+		outbox.AttrDetail:       &types.AttributeValueMemberS{Value: `["not","an","object"]`},
+		outbox.AttrOccurredAt:   &types.AttributeValueMemberS{Value: "2026-11-30T10:15:00.123Z"},
+		outbox.AttrAttempts:     &types.AttributeValueMemberN{Value: "2"},
+		outbox.AttrOrderingKey:  &types.AttributeValueMemberS{Value: "acct-1"},
+		outbox.AttrSequence:     &types.AttributeValueMemberN{Value: "4"},
+		outbox.AttrPendingShard: &types.AttributeValueMemberS{Value: "PENDING#3"},
+		outbox.AttrPendingSince: &types.AttributeValueMemberN{Value: "1796033700123"},
+		outbox.AttrStatus:       &types.AttributeValueMemberS{Value: "SENT"},
+	}
+	if _, err := table.ParseItem(item); err == nil {
+		t.Fatal("ParseItem accepted the broken item")
+	}
+	r := table.ReadableRecord(item)
+	want := outbox.Record{PartitionKey: "ORDER#1", SortKey: "OUTBOX#01M8NZ6R8V7V3B9Q2M4K8D1X6R", EventID: "01M8NZ6R8V7V3B9Q2M4K8D1X6R",
+		DetailType: "OrderPlaced", OccurredAt: time.Date(2026, 11, 30, 10, 15, 0, 123_000_000, time.UTC), Attempts: 2,
+		OrderingKey: "acct-1", Sequence: 4, PendingShard: "PENDING#3", PendingSince: 1796033700123}
+	if !reflect.DeepEqual(r, want) {
+		t.Errorf("ReadableRecord =\n%+v\nwant\n%+v", r, want)
+	}
+	delete(item, outbox.AttrSequence)
+	if r := table.ReadableRecord(item); r.OrderingKey != "" || r.Sequence != 0 {
+		t.Errorf("an ordering key without a sequence was read: %q %d", r.OrderingKey, r.Sequence)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -155,26 +154,8 @@ func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList
 // why it is broken. Its ordering key and sequence are read when both are
 // there, so that the key it holds is shown, and it can be skipped.
 func brokenEvent(t outbox.Table, item map[string]types.AttributeValue, err error) FailedEvent {
-	str := func(name string) string {
-		if v, ok := item[name].(*types.AttributeValueMemberS); ok {
-			return v.Value
-		}
-		return ""
-	}
-	num := func(name string) int64 {
-		if v, ok := item[name].(*types.AttributeValueMemberN); ok {
-			n, _ := strconv.ParseInt(v.Value, 10, 64)
-			return n
-		}
-		return 0
-	}
-	r := outbox.Record{PartitionKey: str(t.PartitionKey), SortKey: str(t.SortKey), EventID: str(outbox.AttrEventID),
-		Source: str(outbox.AttrSource), DetailType: str(outbox.AttrDetailType), Status: outbox.StatusFailed,
-		Attempts: int(num(outbox.AttrAttempts)), LastError: str(outbox.AttrLastError)}
-	r.OccurredAt, _ = time.Parse(time.RFC3339Nano, str(outbox.AttrOccurredAt))
-	if key, seq := str(outbox.AttrOrderingKey), num(outbox.AttrSequence); key != "" && seq > 0 {
-		r.OrderingKey, r.Sequence = key, seq
-	}
+	r := t.ReadableRecord(item)
+	r.Status = outbox.StatusFailed
 	return FailedEvent{Record: r, Broken: err.Error()}
 }
 

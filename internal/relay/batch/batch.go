@@ -12,7 +12,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -77,32 +76,7 @@ func ParsePending(t outbox.Table, item map[string]types.AttributeValue) Item {
 // can be read of it (Readable): an ordered event that breaks the contract
 // still holds its ordering key (gate.go), and is never passed over.
 func Malformed(t outbox.Table, item map[string]types.AttributeValue, err error) Item {
-	return Item{Record: Readable(t, item), Malformed: err}
-}
-
-// Readable returns what can be read of an item that may break the record
-// contract: its key and event id, its ordering key and sequence (both, or
-// neither), and its pending index keys.
-func Readable(t outbox.Table, item map[string]types.AttributeValue) outbox.Record {
-	str := func(name string) string {
-		if v, ok := item[name].(*types.AttributeValueMemberS); ok {
-			return v.Value
-		}
-		return ""
-	}
-	num := func(name string) int64 {
-		if v, ok := item[name].(*types.AttributeValueMemberN); ok {
-			n, _ := strconv.ParseInt(v.Value, 10, 64)
-			return n
-		}
-		return 0
-	}
-	r := outbox.Record{PartitionKey: str(t.PartitionKey), SortKey: str(t.SortKey), EventID: str(outbox.AttrEventID),
-		PendingShard: str(outbox.AttrPendingShard), PendingSince: num(outbox.AttrPendingSince)}
-	if k, seq := str(outbox.AttrOrderingKey), num(outbox.AttrSequence); k != "" && seq > 0 {
-		r.OrderingKey, r.Sequence = k, seq
-	}
-	return r
+	return Item{Record: t.ReadableRecord(item), Malformed: err}
 }
 
 // Status is what became of an item.

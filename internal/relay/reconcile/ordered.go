@@ -231,7 +231,7 @@ func (r *Reconciler) failedEvents(ctx context.Context, keys []string, margin tim
 			return nil, err
 		}
 		for _, item := range out.Items {
-			if rec := batch.Readable(r.Table, item); rec.Sequence > 0 {
+			if rec := r.Table.ReadableRecord(item); rec.Sequence > 0 {
 				failed[rec.OrderingKey] = append(failed[rec.OrderingKey], rec.Sequence)
 			}
 		}
