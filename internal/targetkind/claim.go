@@ -153,11 +153,18 @@ func (p claimPublisher) inlined(ctx context.Context, objects ObjectStore, r outb
 	if err != nil {
 		return r, err
 	}
-	inline, err := r.Inline(data)
-	if err != nil || inline.PublishedSizeOn(p.target) > p.limit {
-		return r, nil
+	if inline, ok := p.fits(r, data); ok {
+		return inline, nil
 	}
-	return inline, nil
+	return r, nil
+}
+
+// fits returns r with data inline, and whether that is what the reference
+// describes and fits the kind's message (a mismatch is the consumer's
+// check to report).
+func (p claimPublisher) fits(r outbox.Record, data []byte) (outbox.Record, bool) {
+	inline, err := r.Inline(data)
+	return inline, err == nil && inline.PublishedSizeOn(p.target) <= p.limit
 }
 
 // read reads ref's object, at most one byte more than the reference says

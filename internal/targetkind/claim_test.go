@@ -127,7 +127,7 @@ func TestClaimCheckedEventsInlineWhenTheyFit(t *testing.T) {
 			}
 		}
 	}
-	if !(whole.PublishedSizeOn(outbox.TargetSNS) > snsKind{}.Limits().MessageBytes && whole.PublishedSizeOn(outbox.TargetSQS) <= sqsKind{}.Limits().MessageBytes) {
+	if whole.PublishedSizeOn(outbox.TargetSNS) <= (snsKind{}).Limits().MessageBytes || whole.PublishedSizeOn(outbox.TargetSQS) > (sqsKind{}).Limits().MessageBytes {
 		t.Fatal("the event does not fall between SNS's limit and SQS's")
 	}
 }
