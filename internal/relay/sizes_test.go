@@ -131,6 +131,12 @@ func TestLargeEventsByKind(t *testing.T) {
 		if got != tt.published || ref == tt.published || (ref && !strings.Contains(body, rs[0].DataRef.Key)) {
 			t.Errorf("%s, %d bytes: the message (%d bytes) carries the data = %v and a reference = %v, want the data = %v (else the reference)", tt.kind, tt.size, len(body), got, ref, tt.published)
 		}
+		if rs[0].DataRef != nil {
+			tags, err := objects.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(rs[0].DataRef.Bucket), Key: aws.String(rs[0].DataRef.Key)})
+			if err != nil || len(tags.TagSet) != 1 || aws.ToString(tags.TagSet[0].Value) != outbox.ClaimStatePublished {
+				t.Errorf("%s, %d bytes: the published event's object has the tags %+v (%v), want %s=%s", tt.kind, tt.size, tags, err, outbox.ClaimStateTag, outbox.ClaimStatePublished)
+			}
+		}
 	}
 }
 
