@@ -67,9 +67,41 @@ func newClaimPublisher(p publish.Publisher, cfg aws.Config, k Kind, o PublisherO
 	return claimPublisher{Publisher: p, objects: objects, retry: o.Retry, target: string(k.Type()), limit: k.Limits().MessageBytes}
 }
 
-// Publish implements publish.Publisher. The objects are read, and then
-// tagged, in parallel.
+// inlineBudget bounds the data read to publish inline that one call
+// holds at once: a stream batch of a hundred events of 1 MiB each is
+// published in parts, one after the other, so that the relay's memory
+// (256 MB by default) holds each part's data and its messages.
+const inlineBudget = 16 << 20
+
+// Publish implements publish.Publisher. Records are published in parts of
+// at most inlineBudget bytes of data to read, in order; within a part the
+// objects are read, and then tagged, in parallel.
 func (p claimPublisher) Publish(ctx context.Context, records []outbox.Record) []publish.Result {
+	results := make([]publish.Result, 0, len(records))
+	for start := 0; start < len(records); {
+		end := start + p.partLength(records[start:])
+		results = append(results, p.publishPart(ctx, records[start:end])...)
+		start = end
+	}
+	return results
+}
+
+// partLength is the number of records, at least one, from the first
+// whose data to read fits inlineBudget.
+func (p claimPublisher) partLength(records []outbox.Record) int {
+	budget := int64(inlineBudget)
+	for n, r := range records {
+		if r.DataRef != nil && r.DataRef.Size <= int64(p.limit) {
+			if budget -= r.DataRef.Size; budget < 0 && n > 0 {
+				return n
+			}
+		}
+	}
+	return len(records)
+}
+
+// publishPart publishes records, reading and tagging their objects.
+func (p claimPublisher) publishPart(ctx context.Context, records []outbox.Record) []publish.Result {
 	claimed := claimedIndexes(records)
 	if len(claimed) == 0 {
 		return p.Publisher.Publish(ctx, records)

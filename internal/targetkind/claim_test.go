@@ -223,3 +223,45 @@ func TestClaimTaggingRetriesTransientErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimInlineInParts: a batch whose data to read inline is over
+// inlineBudget is published in parts, in order, each within the budget,
+// every event inline; data too large to inline costs nothing.
+func TestClaimInlineInParts(t *testing.T) {
+	t.Parallel()
+	p := claimPublisher{limit: sqsKind{}.Limits().MessageBytes}
+	sized := func(sizes ...int64) []outbox.Record {
+		var rs []outbox.Record
+		for _, n := range sizes {
+			rs = append(rs, outbox.Record{DataRef: &outbox.DataRef{Size: n}})
+		}
+		return append(rs, outbox.Record{})
+	}
+	const mib = 1 << 20
+	for _, c := range []struct {
+		records []outbox.Record
+		want    int
+	}{
+		{sized(mib, mib, mib), 4},
+		{sized(10*mib, 6*mib), 3}, // over the limit: never read
+		{append(sized(mib, mib, mib, mib, mib, mib, mib, mib, mib, mib, mib, mib, mib, mib, mib, mib), sized(1)...), 17},
+	} {
+		if got := p.partLength(c.records); got != c.want {
+			t.Errorf("part of %d records: %d, want %d", len(c.records), got, c.want)
+		}
+	}
+	objects := newFakeObjects()
+	var claimed []outbox.Record
+	for _, r := range aggregateRecords([]string{"a", "b", "c", "d"}, 10, dataOf(600<<10)) {
+		claimed = append(claimed, claimChecked(objects, r))
+	}
+	results, bodies := kindBodies(t, samples[SQS], objects, claimed)
+	if len(bodies) != len(claimed) {
+		t.Fatalf("%d messages, want %d", len(bodies), len(claimed))
+	}
+	for i, res := range results {
+		if res.Status != publish.Published || strings.Contains(bodies[i], "dataRef") || !strings.Contains(bodies[i], claimed[i].EventID) {
+			t.Errorf("event %d: %+v, message %.100s...; want it published inline, in order", i, res, bodies[i])
+		}
+	}
+}
