@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 
@@ -20,10 +21,12 @@ import (
 // would exceed DynamoDB's (MaxItemBytes), keeps its data in S3: Write stores the
 // data as an object first, with its SHA-256 and server-side encryption,
 // then writes the item with a reference to it (AttrDataRef) instead of the
-// detail, in the caller's transaction. The relay publishes the reference
-// (metadata.dataRef, a CloudEvent's dataref), and the consumer fetches the
-// object and checks its hash. An object whose transaction never committed
-// has no item; the pipeline's sweep removes it.
+// detail, in the caller's transaction. The relay publishes the event
+// inline (Record.Inline) when the data, read back and checked against the
+// reference, fits the target kind's message; otherwise it publishes the
+// reference (metadata.dataRef, a CloudEvent's dataref), and the consumer
+// fetches the object and checks its hash. An object whose transaction
+// never committed has no item; the pipeline's sweep removes it.
 
 // AttrDataRef is the item's reference to data stored in S3, a map of
 // bucket, key, sha256 (hex) and size (bytes); the item then has no
@@ -64,6 +67,38 @@ type DataRef struct {
 
 // URI is the reference as an S3 URI, s3://bucket/key.
 func (d DataRef) URI() string { return "s3://" + d.Bucket + "/" + d.Key }
+
+// ErrDataMismatch is the error of data that is not what its reference
+// describes: its size or SHA-256 differ.
+var ErrDataMismatch = errors.New("outbox: the claim-checked data does not match its reference")
+
+// Verify fails with ErrDataMismatch when data is not what d describes.
+func (d DataRef) Verify(data []byte) error {
+	if int64(len(data)) != d.Size {
+		return fmt.Errorf("%w: %s holds %d bytes, but the reference says %d", ErrDataMismatch, d.URI(), len(data), d.Size)
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != d.SHA256 {
+		return fmt.Errorf("%w: %s has SHA-256 %s, but the reference says %s", ErrDataMismatch, d.URI(), got, d.SHA256)
+	}
+	return nil
+}
+
+// Inline returns r, a claim-checked event, with data, its reference's
+// object, in place of the reference: the record as it would be had it
+// been written whole, so that it publishes the same. It fails with
+// ErrDataMismatch when data is not what the reference describes, and
+// when r has no reference.
+func (r Record) Inline(data []byte) (Record, error) {
+	if r.DataRef == nil {
+		return Record{}, fmt.Errorf("%w: event %s has no reference", ErrDataMismatch, r.EventID)
+	}
+	if err := r.DataRef.Verify(data); err != nil {
+		return Record{}, err
+	}
+	r.Detail, r.DataRef = data, nil
+	return r, nil
+}
 
 // ObjectPutter is the part of the S3 client a claim-checking Writer uses.
 // *s3.Client has it.

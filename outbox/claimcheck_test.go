@@ -85,3 +85,48 @@ func TestClaimCheckFailureWritesNothing(t *testing.T) {
 		t.Errorf("Put of a large event = %v", err)
 	}
 }
+
+// TestInlineIsTheEventWrittenWhole: a claim-checked record given its
+// object's data publishes, in every format and on every kind, exactly as
+// the same event written whole, and measures the same; data of another
+// size or hash is refused with ErrDataMismatch, as is a record with no
+// reference.
+func TestInlineIsTheEventWrittenWhole(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "orders", Layout: outbox.LayoutShared}.WithDefaults()
+	objects, c := &putRecorder{}, &recordingClient{}
+	w, err := outbox.NewWriter(c, table, outbox.WithClaimCheck(objects, "claims"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := w.Write(context.Background(), nil, largeEvent())
+	if err != nil || rs[0].DataRef == nil {
+		t.Fatalf("written %+v, %v; want a claim-checked event", rs, err)
+	}
+	data := []byte(largeEvent().Detail)
+	whole := rs[0]
+	whole.DataRef, whole.Detail = nil, data
+	inline, err := rs[0].Inline(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range outbox.Formats {
+		if string(inline.MessageIn(f)) != string(whole.MessageIn(f)) || string(inline.DetailIn(f)) != string(whole.DetailIn(f)) {
+			t.Errorf("%s: the inline record publishes otherwise than the event written whole", f)
+		}
+	}
+	for target := range outbox.TargetLimits {
+		if inline.PublishedSizeOn(target) != whole.PublishedSizeOn(target) || inline.PublishedSizeOn(target) <= rs[0].PublishedSizeOn(target) {
+			t.Errorf("%s: inline %d bytes, whole %d, reference %d", target, inline.PublishedSizeOn(target), whole.PublishedSizeOn(target), rs[0].PublishedSizeOn(target))
+		}
+	}
+	other := []byte(strings.Replace(string(data), "x", "y", 1))
+	for name, d := range map[string][]byte{"other bytes": other, "fewer bytes": data[:len(data)-1], "more bytes": append([]byte(" "), data...)} {
+		if _, err := rs[0].Inline(d); !errors.Is(err, outbox.ErrDataMismatch) {
+			t.Errorf("%s: %v, want ErrDataMismatch", name, err)
+		}
+	}
+	if _, err := whole.Inline(data); !errors.Is(err, outbox.ErrDataMismatch) {
+		t.Errorf("a record without a reference: %v, want ErrDataMismatch", err)
+	}
+}

@@ -138,10 +138,17 @@ func (w *Writer) targetProblem() error {
 	return nil
 }
 
-// publishedSizeOn is the size of r on the Writer's target kind: its
-// largest form there in any format; without a target, PublishedSize.
-func (w *Writer) publishedSizeOn(r Record) int {
-	switch w.target {
+// publishedSizeOn is the size of r on the Writer's target kind
+// (PublishedSizeOn).
+func (w *Writer) publishedSizeOn(r Record) int { return r.PublishedSizeOn(w.target) }
+
+// PublishedSizeOn is the size of r on the target kind named target: its
+// largest form there in any format (on EventBridge, the event delivered
+// to a rule's target too); for "" or an unknown kind, PublishedSize. The
+// Writer checks an event against its kind's limit with it, and the relay
+// a claim-checked event's data before publishing it inline.
+func (r Record) PublishedSizeOn(target string) int {
+	switch target {
 	case TargetEventBridge:
 		return r.eventBridgeSize()
 	case TargetSNS, TargetSQS:

@@ -37,18 +37,21 @@ import (
 // TestChaosClaimCheck is TestChaos with the pipeline's claim check on:
 // CLAIM_EVENTS events (500) whose data spans 2 bytes ({}) to 10 MiB
 // (ClaimBands) go through the same faults, kills and changes, and S3 fails
-// the writers' PutObject, the relay's PutObjectTagging and the consumer's
-// GetObject now and then (SlowDown, InternalError). Writers also store
-// objects for transactions that never commit: cancelled by a condition,
-// or abandoned between the object and the transaction. The consumer
-// applies every message with the consumer kit, which fetches a
-// claim-checked event's data and checks its SHA-256; its handler checks
-// the data against what was written. Once drained, the claim sweep runs as
-// the reconciler runs it once the objects are past its grace period, then
-// the stack's clock passes the published items' TTL, for the bucket's
-// lifecycle rule: every event must have been delivered and verified, every
-// orphan removed, every committed event's object kept until its TTL and
-// none left after. It ends with TestChaos's line and one more:
+// the writers' PutObject, the relay's GetObject and PutObjectTagging and
+// the consumer's GetObject now and then (SlowDown, InternalError). Writers
+// also store objects for transactions that never commit: cancelled by a
+// condition, or abandoned between the object and the transaction. The
+// relay publishes a claim-checked event inline when it fits the target's
+// message, having read its object. The consumer applies every message
+// with the consumer kit, which fetches the data of an event published as
+// a reference and checks its SHA-256; its handler checks the data against
+// what was written, and that the event arrived inline or as a reference
+// as its size says. Once drained, the claim sweep runs as the reconciler
+// runs it once the objects are past its grace period, then the stack's
+// clock passes the published items' TTL, for the bucket's lifecycle rule:
+// every event must have been delivered and verified, every orphan
+// removed, every committed event's object kept until its TTL and none
+// left after. It ends with TestChaos's line and one more:
 //
 //	claimcheck: events=N delivered=N verified=N lost=0 claimed=C bytes=B ... orphans_written=O orphans_removed=O orphans_left=0 ... left_after_ttl=0 ...
 func TestChaosClaimCheck(t *testing.T) {
@@ -111,6 +114,9 @@ type claimExpect struct {
 	sha     string
 	size    int
 	claimed bool
+	// reference: published as a reference, claim-checked and too large
+	// for the target kind's message with its data (else published inline).
+	reference bool
 }
 
 // claimRun is the claim-check run's part of a run.
@@ -121,9 +127,11 @@ type claimRun struct {
 	s3     *s3.Client
 	kit    *consumer.Consumer[json.RawMessage]
 	sizes  []int
-	// overhead is what an event's published form adds to its data.
-	overhead int
-	began    time.Time
+	// overhead is what an event's published form adds to its data;
+	// overheadOn that on the run's target kind, whose message holds
+	// limit bytes.
+	overhead, overheadOn, limit int
+	began                       time.Time
 
 	mu sync.Mutex
 	// expect is every event written (committed or not), verified the
@@ -150,9 +158,14 @@ func (p *claimPlan) start(ctx context.Context, r *run, cfg aws.Config) (*claimRu
 	c := &claimRun{r: r, plan: p, bucket: r.out.Writer.ClaimBucket, s3: s3.NewFromConfig(cfg), began: time.Now(),
 		expect: map[string]claimExpect{}, verified: map[string]bool{}, committedIDs: map[string]bool{}, orphans: map[string]string{}}
 	var err error
-	if c.overhead, err = publishedOverhead(r.table); err != nil {
+	if c.overhead, err = publishedOverhead(r.table, outbox.Record.PublishedSize); err != nil {
 		return nil, err
 	}
+	onKind := func(rec outbox.Record) int { return rec.PublishedSizeOn(r.kind.name) }
+	if c.overheadOn, err = publishedOverhead(r.table, onKind); err != nil {
+		return nil, err
+	}
+	c.limit = outbox.TargetLimits[r.kind.name].MessageBytes
 	if c.sizes, err = ClaimSizes(ClaimBands, r.o.events, c.overhead, p.seed); err != nil {
 		return nil, err
 	}
@@ -174,9 +187,9 @@ func (p *claimPlan) start(ctx context.Context, r *run, cfg aws.Config) (*claimRu
 	return c, nil
 }
 
-// publishedOverhead is what the published form of the writers' events
-// adds to their data, measured on two sizes, which must agree.
-func publishedOverhead(table outbox.Table) (int, error) {
+// publishedOverhead is what the published form of the writers' events,
+// measured by measure, adds to their data, on two sizes, which must agree.
+func publishedOverhead(table outbox.Table, measure func(outbox.Record) int) (int, error) {
 	w, err := outbox.NewWriter(nil, table)
 	if err != nil {
 		return 0, err
@@ -188,7 +201,7 @@ func publishedOverhead(table outbox.Table) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		got = append(got, rec.PublishedSize()-len(data))
+		got = append(got, measure(rec)-len(data))
 	}
 	if got[0] != got[1] {
 		return 0, fmt.Errorf("the published form adds %d bytes to 2 bytes of data, %d to 1000", got[0], got[1])
@@ -230,7 +243,8 @@ func (c *claimRun) data(id string, n int64) json.RawMessage {
 func (c *claimRun) expectData(id string, d []byte) {
 	sum := sha256.Sum256(d)
 	c.mu.Lock()
-	c.expect[id] = claimExpect{sha: hex.EncodeToString(sum[:]), size: len(d), claimed: len(d)+c.overhead > outbox.MaxEntryBytes}
+	claimed := len(d)+c.overhead > outbox.MaxEntryBytes
+	c.expect[id] = claimExpect{sha: hex.EncodeToString(sum[:]), size: len(d), claimed: claimed, reference: claimed && len(d)+c.overheadOn > c.limit}
 	c.mu.Unlock()
 }
 
@@ -286,7 +300,10 @@ func (c *claimRun) apply(ctx context.Context, msgs []sqstypes.Message) map[strin
 }
 
 // verify is the kit's handler: the event's data must be what was written,
-// claim-checked exactly when its published form was over the threshold.
+// claim-checked exactly when its published form was over the threshold,
+// and published as a reference exactly when, claim-checked, its data does
+// not fit the target kind's message (the relay publishes it inline
+// otherwise).
 func (c *claimRun) verify(_ context.Context, e consumer.Event[json.RawMessage], _ *consumer.Tx) error {
 	c.mu.Lock()
 	want, ok := c.expect[e.ID]
@@ -298,8 +315,8 @@ func (c *claimRun) verify(_ context.Context, e consumer.Event[json.RawMessage], 
 		problem = "was never written"
 	case e.PayloadHash != want.sha || len(e.RawData) != want.size:
 		problem = fmt.Sprintf("has %d bytes of SHA-256 %s, but %d bytes of %s were written", len(e.RawData), e.PayloadHash, want.size, want.sha)
-	case claimed != want.claimed:
-		problem = fmt.Sprintf("arrived claim-checked=%t, want %t for %d bytes of data", claimed, want.claimed, want.size)
+	case claimed != want.reference:
+		problem = fmt.Sprintf("arrived as a reference=%t, want %t for %d bytes of data (claim-checked=%t)", claimed, want.reference, want.size, want.claimed)
 	case claimed && (e.DataRef.SHA256 != want.sha || e.DataRef.Size != int64(want.size)):
 		problem = fmt.Sprintf("references %s of %d bytes with SHA-256 %s", e.DataRef.URI, e.DataRef.Size, e.DataRef.SHA256)
 	}
@@ -310,7 +327,7 @@ func (c *claimRun) verify(_ context.Context, e consumer.Event[json.RawMessage], 
 		return err
 	}
 	c.mu.Lock()
-	c.verified[e.ID] = claimed
+	c.verified[e.ID] = want.claimed
 	c.mu.Unlock()
 	return nil
 }

@@ -732,21 +732,27 @@ func claimKMS(r Resources, actions ...string) []Statement {
 	return []Statement{allow("UseClaimKey", actions, r.ClaimKMSKeyARN)}
 }
 
-// relayClaimStatements let the relay tag the object of every claim-checked
-// event it publishes (target's claimTagger).
+// relayClaimStatements let the relay read the object of a claim-checked
+// event, to publish its data inline when it fits the target's message,
+// with the key's Decrypt under SSE-KMS, and tag the object of every
+// claim-checked event it publishes (targetkind's claimPublisher).
 func relayClaimStatements(r Resources) []Statement {
 	if r.ClaimBucketARN == "" {
 		return nil
 	}
-	return []Statement{allow("TagPublishedClaims", []string{"s3:PutObjectTagging"}, claimObjects(r.ClaimBucketARN))}
+	return append([]Statement{
+		allow("ReadClaims", []string{"s3:GetObject"}, claimObjects(r.ClaimBucketARN)),
+		allow("TagPublishedClaims", []string{"s3:PutObjectTagging"}, claimObjects(r.ClaimBucketARN)),
+	}, claimKMS(r, "kms:Decrypt")...)
 }
 
-// reconcilerClaimStatements let the reconciler tag the objects of the
-// claim-checked events it republishes, as the relay does (without it such
-// an event is republished on every run and never marked), and let its
-// sweep (package claimsweep) list the claim-checked objects, read their
-// metadata (HeadObject is authorised by s3:GetObject) and tags, read their
-// items and remove the uncommitted ones.
+// reconcilerClaimStatements let the reconciler read and tag the objects
+// of the claim-checked events it republishes, as the relay does (without
+// the tag such an event is republished on every run and never marked),
+// and let its sweep (package claimsweep) list the claim-checked objects,
+// read their metadata (HeadObject is authorised by s3:GetObject, which
+// the relay's statements grant) and tags, read their items and remove the
+// uncommitted ones.
 func reconcilerClaimStatements(r Resources) []Statement {
 	if r.ClaimBucketARN == "" {
 		return nil
@@ -755,7 +761,7 @@ func reconcilerClaimStatements(r Resources) []Statement {
 	list.Condition = map[string]map[string]string{"StringLike": {"s3:prefix": outbox.ClaimObjectPrefix + "*"}}
 	return append(relayClaimStatements(r),
 		list,
-		allow("SweepClaims", []string{"s3:DeleteObject", "s3:GetObject", "s3:GetObjectTagging"}, claimObjects(r.ClaimBucketARN)),
+		allow("SweepClaims", []string{"s3:DeleteObject", "s3:GetObjectTagging"}, claimObjects(r.ClaimBucketARN)),
 		allow("ReadClaimItems", []string{"dynamodb:GetItem"}, r.TableARN),
 	)
 }

@@ -39,19 +39,21 @@ func TestClaimCheckPoliciesAndEnvironment(t *testing.T) {
 	r := s.resources(a, "arn:aws:dynamodb:eu-west-1:123456789012:table/media-outbox", "q")
 	relay, recon := RelayPolicy(s, r).JSON(), ReconcilerPolicy(s, r).JSON()
 	objects := `"arn:aws:s3:::media-claims/outbox/*"`
-	for _, want := range []string{`"s3:PutObjectTagging"`, objects} {
+	// The relay reads an object to publish its data inline, decrypting it
+	// with the bucket's key, and tags it once published.
+	for _, want := range []string{`"s3:GetObject"`, `"s3:PutObjectTagging"`, `"kms:Decrypt"`, `"arn:aws:kms:eu-west-1:123456789012:key/k"`, objects} {
 		if !strings.Contains(relay, want) {
 			t.Errorf("relay policy lacks %s:\n%s", want, relay)
 		}
 	}
-	// The reconciler republishes claim-checked events too, and tags their
-	// objects as the relay does.
-	for _, want := range []string{`"s3:PutObjectTagging"`, `"s3:ListBucket"`, `"s3:prefix": "outbox/*"`, `"s3:DeleteObject"`, `"s3:GetObject"`, `"s3:GetObjectTagging"`, `"dynamodb:GetItem"`, objects} {
+	// The reconciler republishes claim-checked events too, and reads and
+	// tags their objects as the relay does.
+	for _, want := range []string{`"s3:PutObjectTagging"`, `"kms:Decrypt"`, `"s3:ListBucket"`, `"s3:prefix": "outbox/*"`, `"s3:DeleteObject"`, `"s3:GetObject"`, `"s3:GetObjectTagging"`, `"dynamodb:GetItem"`, objects} {
 		if !strings.Contains(recon, want) {
 			t.Errorf("reconciler policy lacks %s:\n%s", want, recon)
 		}
 	}
-	if strings.Contains(relay, "kms:") || strings.Contains(recon, "s3:PutObject\"") {
+	if strings.Contains(relay, "kms:GenerateDataKey") || strings.Contains(relay, "s3:DeleteObject") || strings.Contains(recon, "s3:PutObject\"") {
 		t.Errorf("more than the calls need:\n%s\n%s", relay, recon)
 	}
 	writer, consumer := ClaimWriterPolicy(s, a).JSON(), ClaimConsumerPolicy(s, a).JSON()

@@ -144,8 +144,17 @@ type Clients struct {
 	// kind's API (targetkind.EventBridgeAPI, SNSAPI, SQSAPI) in tests.
 	Target any
 	// S3, when not nil, is the claim sweep's client instead of one built
-	// from AWS (see claims.go).
+	// from AWS (see claims.go), and the publisher's, which reads and tags
+	// claim-checked events' objects, when it has those calls
+	// (targetkind.ObjectStore).
 	S3 claimsweep.S3API
+}
+
+// objects is S3 as the publisher's object store; nil, for a client built
+// from AWS, when S3 is nil or lacks the calls.
+func (c Clients) objects() targetkind.ObjectStore {
+	o, _ := c.S3.(targetkind.ObjectStore)
+	return o
 }
 
 // Options tune a Relay; the zero value is the production setting.
@@ -195,7 +204,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if now == nil {
 		now = time.Now
 	}
-	pub, err := targetkind.NewPublisher(clients.AWS, cfg.Target, targetkind.PublisherOptions{Retry: policy, Region: opts.Region, Client: clients.Target})
+	pub, err := targetkind.NewPublisher(clients.AWS, cfg.Target, targetkind.PublisherOptions{Retry: policy, Region: opts.Region, Client: clients.Target, Objects: clients.objects()})
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}

@@ -9,11 +9,14 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay"
@@ -86,7 +89,9 @@ func sizeSinks(ctx context.Context, t *testing.T, cfg aws.Config) map[string]siz
 // check, an event of 300 KB goes inline through an SQS queue and an event
 // bus (whose delivered event a queue takes whole) and is claim-checked
 // for an SNS topic; one of 900 KB, over what a DynamoDB item holds, is
-// claim-checked for every kind. Each arrives at its queue.
+// claim-checked for every kind, and published inline where it fits the
+// kind's message: whole in the SQS queue and in the bus rule's queue, as
+// a reference through the SNS topic. Each arrives at its queue.
 func TestLargeEventsByKind(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -94,16 +99,17 @@ func TestLargeEventsByKind(t *testing.T) {
 	cfg, objects, ddb := relaytest.ClaimCheckStack(ctx, t, "files-claims", table)
 	sinks := sizeSinks(ctx, t, cfg)
 	tests := []struct {
-		kind   string
-		size   int
-		inline bool
+		kind      string
+		size      int
+		inline    bool // written inline
+		published bool // published inline
 	}{
-		{outbox.TargetSQS, 300 * 1024, true},
-		{outbox.TargetEventBridge, 300 * 1024, true},
-		{outbox.TargetSNS, 300 * 1024, false},
-		{outbox.TargetSQS, 900 * 1024, false},
-		{outbox.TargetEventBridge, 900 * 1024, false},
-		{outbox.TargetSNS, 900 * 1024, false},
+		{outbox.TargetSQS, 300 * 1024, true, true},
+		{outbox.TargetEventBridge, 300 * 1024, true, true},
+		{outbox.TargetSNS, 300 * 1024, false, false},
+		{outbox.TargetSQS, 900 * 1024, false, true},
+		{outbox.TargetEventBridge, 900 * 1024, false, true},
+		{outbox.TargetSNS, 900 * 1024, false, false},
 	}
 	for _, tt := range tests {
 		// One after the other: the kinds share the table.
@@ -121,8 +127,15 @@ func TestLargeEventsByKind(t *testing.T) {
 			t.Errorf("%s, %d bytes: written inline = %v, want %v", tt.kind, tt.size, inline, tt.inline)
 		}
 		body := receiveBody(ctx, t, cfg, sink.url, func() { publishPending(ctx, t, cfg, ddb, objects, table, sink.env) })
-		if got := strings.Contains(body, blob); got != tt.inline || (!tt.inline && !strings.Contains(body, rs[0].DataRef.Key)) {
-			t.Errorf("%s, %d bytes: the message (%d bytes) carries the data = %v, want %v (else the reference)", tt.kind, tt.size, len(body), got, tt.inline)
+		got, ref := strings.Contains(body, blob), strings.Contains(body, "dataRef") // quoted inside an SNS notification
+		if got != tt.published || ref == tt.published || (ref && !strings.Contains(body, rs[0].DataRef.Key)) {
+			t.Errorf("%s, %d bytes: the message (%d bytes) carries the data = %v and a reference = %v, want the data = %v (else the reference)", tt.kind, tt.size, len(body), got, ref, tt.published)
+		}
+		if rs[0].DataRef != nil {
+			tags, err := objects.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(rs[0].DataRef.Bucket), Key: aws.String(rs[0].DataRef.Key)})
+			if err != nil || len(tags.TagSet) != 1 || aws.ToString(tags.TagSet[0].Value) != outbox.ClaimStatePublished {
+				t.Errorf("%s, %d bytes: the published event's object has the tags %+v (%v), want %s=%s", tt.kind, tt.size, tags, err, outbox.ClaimStateTag, outbox.ClaimStatePublished)
+			}
 		}
 	}
 }
@@ -130,6 +143,15 @@ func TestLargeEventsByKind(t *testing.T) {
 // publishPending runs the reconciler of a relay publishing to env's kind,
 // which publishes what is pending.
 func publishPending(ctx context.Context, t *testing.T, cfg aws.Config, ddb relay.DynamoDBAPI, objects claimsweep.S3API, table outbox.Table, env map[string]string) {
+	t.Helper()
+	if rep := reconcileKind(ctx, t, cfg, ddb, objects, table, env); rep.Failed != 0 || rep.Poison != 0 {
+		t.Fatalf("reconcile: %+v", rep.Report)
+	}
+}
+
+// reconcileKind runs the reconciler of a relay publishing to env's kind,
+// with objects its S3 client, and returns its report.
+func reconcileKind(ctx context.Context, t *testing.T, cfg aws.Config, ddb relay.DynamoDBAPI, objects claimsweep.S3API, table outbox.Table, env map[string]string) relay.ReconcileReport {
 	t.Helper()
 	rc, err := config.FromEnv(func(k string) string {
 		if k == config.EnvTableName {
@@ -150,9 +172,7 @@ func publishPending(ctx context.Context, t *testing.T, cfg aws.Config, ddb relay
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Failed != 0 || rep.Poison != 0 {
-		t.Fatalf("reconcile: %+v", rep.Report)
-	}
+	return rep
 }
 
 // receiveBody runs publish until one message arrives on url (bounded),
@@ -174,4 +194,57 @@ func receiveBody(ctx context.Context, t *testing.T, cfg aws.Config, url string, 
 	}
 	t.Fatalf("nothing arrived at %s within 3 minutes", url)
 	return ""
+}
+
+// unreadableObjects is an S3 client whose every GetObject is denied, as
+// for a relay role without s3:GetObject or the bucket's KMS key.
+type unreadableObjects struct{ *s3.Client }
+
+func (unreadableObjects) GetObject(context.Context, *s3.GetObjectInput, ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	return nil, &smithy.GenericAPIError{Code: "AccessDenied", Message: "not authorized to perform: s3:GetObject"}
+}
+
+// TestUnreadableClaimStaysPending: a claim-checked event whose object the
+// relay may not read, though it would fit the queue inline, is not
+// published: the run counts it failed and it stays PENDING, then goes
+// inline once the object can be read.
+func TestUnreadableClaimStaysPending(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	table := outbox.Table{Name: "files-outbox", Layout: outbox.LayoutDedicated}.WithDefaults()
+	cfg, objects, ddb := relaytest.ClaimCheckStack(ctx, t, "files-claims", table)
+	sink := sizeSinks(ctx, t, cfg)[outbox.TargetSQS]
+	w, err := outbox.NewWriter(ddb, table, outbox.WithTarget(outbox.TargetSQS), outbox.WithClaimCheck(objects, "files-claims"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := strings.Repeat("4", 900*1024)
+	rs, err := w.Write(ctx, nil, outbox.Event{Source: "com.example.files", DetailType: "FileStored", Detail: []byte(`{"blob":"` + blob + `"}`)})
+	if err != nil || rs[0].DataRef == nil {
+		t.Fatalf("written %+v, %v; want a claim-checked event", rs, err)
+	}
+	for end := time.Now().Add(3 * time.Minute); ; {
+		rep := reconcileKind(ctx, t, cfg, ddb, unreadableObjects{objects}, table, sink.env)
+		if rep.Failed == 1 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no run failed the unreadable event within 3 minutes: %+v", rep.Report)
+		}
+	}
+	got, err := ddb.BatchGetItem(ctx, table.CurrentItems(rs))
+	if err != nil || len(got.Responses[table.Name]) != 1 {
+		t.Fatalf("reading the item: %v, %+v", err, got)
+	}
+	if s, _ := got.Responses[table.Name][0][outbox.AttrStatus].(*ddbtypes.AttributeValueMemberS); s == nil || s.Value != string(outbox.StatusPending) {
+		t.Errorf("the unreadable event's status is %v, want %s", got.Responses[table.Name][0][outbox.AttrStatus], outbox.StatusPending)
+	}
+	out, err := sqs.NewFromConfig(cfg).ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(sink.url)})
+	if err != nil || len(out.Messages) != 0 {
+		t.Fatalf("the queue holds %d messages (%v), want none", len(out.Messages), err)
+	}
+	body := receiveBody(ctx, t, cfg, sink.url, func() { publishPending(ctx, t, cfg, ddb, objects, table, sink.env) })
+	if !strings.Contains(body, blob) || strings.Contains(body, "dataRef") {
+		t.Errorf("once readable, the event (%d bytes) was not published inline", len(body))
+	}
 }

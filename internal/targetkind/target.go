@@ -110,9 +110,10 @@ type PublisherOptions struct {
 	Concurrency int
 	// Region is the caller's region, named in hints; "" when unknown.
 	Region string
-	// Objects, when not nil, replaces the S3 client that tags the objects
-	// of published claim-checked events; a fake in tests.
-	Objects ObjectTagger
+	// Objects, when not nil, replaces the S3 client that reads the
+	// objects of claim-checked events, to publish their data inline, and
+	// tags them once published; a fake in tests.
+	Objects ObjectStore
 	// TracerProvider makes the publishing spans; nil means OpenTelemetry's
 	// global one.
 	TracerProvider trace.TracerProvider
@@ -488,7 +489,7 @@ func NewPublisher(cfg aws.Config, s Settings, o PublisherOptions) (publish.Publi
 	if err != nil {
 		return nil, err
 	}
-	return newTracedPublisher(newClaimTagger(p, cfg, o), o.TracerProvider, s), nil
+	return newTracedPublisher(newClaimPublisher(p, cfg, k, o), o.TracerProvider, s), nil
 }
 
 // client returns o.Client as the kind's API, or the client that build
