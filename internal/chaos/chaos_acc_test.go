@@ -678,7 +678,8 @@ var poisonKinds = []string{"oversize", "not-json", "no-source"}
 // writePoison writes the poison events, spread over the writing time,
 // with OUTBOX# sort keys and pending-index keys like any event, bypassing
 // the Writer's validation: an oversize detail (over 256 KB, the item under
-// 400 KB) with its order in a transaction, a detail that is not JSON with
+// 400 KB; on a target that takes more than an item holds, a detail that is
+// not an object instead: oversizeDetail) with its order in a transaction, a detail that is not JSON with
 // PutItem, and an item without a source in a transaction. On an ordered
 // run each is its key's first ordered event and starts the key's sequence
 // in the same transaction, so that the one not in JSON is written with it
@@ -713,7 +714,7 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 		var write func() error
 		switch kind {
 		case "oversize":
-			item[outbox.AttrDetail] = &ddbtypes.AttributeValueMemberS{Value: `{"blob":"` + strings.Repeat("x", 270*1024) + `"}`}
+			item[outbox.AttrDetail] = &ddbtypes.AttributeValueMemberS{Value: r.kind.oversizeDetail()}
 			write = func() error {
 				_, err := r.ddb.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: append([]ddbtypes.TransactWriteItem{order, put}, sequence...)})
 				return err

@@ -16,6 +16,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
 // chaosTarget is one kind of target the suite runs on: what the
@@ -232,4 +233,19 @@ func topicMessagesPublished(ctx context.Context, ctl *control.Client, arn string
 		return 0, fmt.Errorf("the SNS counters have no topic %s", arn)
 	}
 	return t.Published, nil
+}
+
+// kinds are the record contract's target kinds of the publish services.
+var kinds = map[string]string{"events": outbox.TargetEventBridge, "sns": outbox.TargetSNS, "sqs": outbox.TargetSQS}
+
+// oversizeDetail is the detail of the run's "oversize" poison events: one
+// over the target's message limit where an item can hold it (SNS, 256
+// KiB); where the target takes more than a DynamoDB item holds
+// (EventBridge and SQS, 1 MiB since 2026), no item is too large for it, and
+// the poison is a detail that is not a JSON object.
+func (k chaosTarget) oversizeDetail() string {
+	if outbox.TargetLimits[kinds[k.service]].MessageBytes >= outbox.MaxItemBytes {
+		return `["not","an","object"]`
+	}
+	return `{"blob":"` + strings.Repeat("x", 270*1024) + `"}`
 }
