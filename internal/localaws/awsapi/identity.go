@@ -113,11 +113,26 @@ func (e *Env) RolePrincipal(roleArn, sessionName string) Principal {
 // action on resource. It returns nil when allowed or when no authorizer is
 // set, else the error a JSON service returns (see Request.Authorize).
 func (e *Env) AuthorizeAs(p Principal, action, resourceArn string) error {
+	return e.AuthorizeAsContext(p, action, resourceArn, nil)
+}
+
+// AuthorizeAsContext is AuthorizeAs with the request's condition keys (by
+// lower-case name), as Request.AuthorizeContext takes them.
+func (e *Env) AuthorizeAsContext(p Principal, action, resourceArn string, keys map[string]string) error {
 	a := e.Authorizer()
 	if a == nil {
 		return nil
 	}
-	return denied(a.Authorize(p, action, resourceArn), p, action, resourceArn, false)
+	return denied(authorizeWith(a, p, action, resourceArn, keys), p, action, resourceArn, false)
+}
+
+// authorizeWith asks a whether p may perform action on resourceArn, with
+// the condition keys when a evaluates them.
+func authorizeWith(a Authorizer, p Principal, action, resourceArn string, keys map[string]string) error {
+	if ca, ok := a.(ContextAuthorizer); ok && len(keys) > 0 {
+		return ca.AuthorizeContext(p, action, resourceArn, keys)
+	}
+	return a.Authorize(p, action, resourceArn)
 }
 
 // Lookup returns the role session of an issued access key id.

@@ -92,13 +92,7 @@ func (r *Request) AuthorizeContext(action, resourceArn string, keys map[string]s
 	if a == nil {
 		return nil
 	}
-	var err error
-	if ca, ok := a.(ContextAuthorizer); ok && len(keys) > 0 {
-		err = ca.AuthorizeContext(r.Principal, action, resourceArn, keys)
-	} else {
-		err = a.Authorize(r.Principal, action, resourceArn)
-	}
-	return denied(err, r.Principal, action, resourceArn, r.Protocol == Query || r.Wire == Query)
+	return denied(authorizeWith(a, r.Principal, action, resourceArn, keys), r.Principal, action, resourceArn, r.Protocol == Query || r.Wire == Query)
 }
 
 // denied turns an authorizer's answer for p into the error a service

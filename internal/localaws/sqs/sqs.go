@@ -1039,13 +1039,26 @@ func (s *Service) put(q *queue, p put) (sent, error) {
 	return sent{id: m.id, md5Body: m.md5Body, md5Attrs: m.md5Attrs, sequence: m.sequence}, nil
 }
 
+// senderQueue is the queue a producer sends to, once it may: sqs:SendMessage
+// on the queue, and the use of its customer managed key.
+func (s *Service) senderQueue(req *awsapi.Request, queueURL string) (*queue, error) {
+	q, err := s.queueFor(req, queueURL, "sqs:SendMessage")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorizeSenderKMS(req.Principal, q); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
 type sendMessageInput struct {
 	QueueUrl string
 	sendEntry
 }
 
 func (s *Service) sendMessage(req *awsapi.Request, in *sendMessageInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:SendMessage")
+	q, err := s.senderQueue(req, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}
@@ -1109,7 +1122,7 @@ type sendMessageBatchInput struct {
 }
 
 func (s *Service) sendMessageBatch(req *awsapi.Request, in *sendMessageBatchInput) (any, error) {
-	q, err := s.queueFor(req, in.QueueUrl, "sqs:SendMessage")
+	q, err := s.senderQueue(req, in.QueueUrl)
 	if err != nil {
 		return nil, err
 	}

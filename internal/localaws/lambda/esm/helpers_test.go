@@ -199,6 +199,9 @@ func (q *fakeQueues) Deliver(arn, body string, _ map[string]string) (string, err
 	return fmt.Sprintf("m%d", len(q.msgs)), nil
 }
 
+// AuthorizeSender allows every sender: the fake queues have no keys.
+func (q *fakeQueues) AuthorizeSender(awsapi.Principal, string) error { return nil }
+
 func (q *fakeQueues) messages() []string {
 	q.mu.Lock()
 	defer q.mu.Unlock()

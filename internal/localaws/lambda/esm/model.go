@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/sqs"
 )
 
@@ -85,6 +86,9 @@ type QueueMessages interface {
 // Queues delivers on-failure records to SQS.
 type Queues interface {
 	Deliver(queueArn, body string, attributes map[string]string) (messageID string, err error)
+	// AuthorizeSender checks what SQS asks of a producer beyond
+	// sqs:SendMessage (the use of an SSE-KMS queue's key).
+	AuthorizeSender(p awsapi.Principal, queueArn string) error
 }
 
 // Matcher is a compiled filter pattern.

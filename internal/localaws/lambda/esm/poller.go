@@ -799,18 +799,23 @@ func (p *pollerRun) sendOnFailure(body string) error {
 	if err != nil {
 		return err
 	}
-	base, _ := splitQualifier(st.FunctionArn)
-	if _, role, _, ok := fns.FunctionInfo(base); ok {
-		if err := m.svc.authorizeRole(role, "sqs:SendMessage", st.OnFailureDestination); err != nil {
-			return err
-		}
-	}
 	if m.svc.cfg.Queues == nil {
 		return awsapi.ServiceUnavailable("the sqs service is not available")
 	}
 	q, err := m.svc.cfg.Queues()
 	if err != nil {
 		return err
+	}
+	base, _ := splitQualifier(st.FunctionArn)
+	if _, role, _, ok := fns.FunctionInfo(base); ok {
+		if err := m.svc.authorizeRole(role, "sqs:SendMessage", st.OnFailureDestination); err != nil {
+			return err
+		}
+		// SQS asks KMS for the queue's key on behalf of the sender: the
+		// function's execution role.
+		if err := q.AuthorizeSender(m.svc.rolePrincipal(role), st.OnFailureDestination); err != nil {
+			return err
+		}
 	}
 	_, err = q.Deliver(st.OnFailureDestination, body, nil)
 	return err
