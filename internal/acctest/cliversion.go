@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
@@ -58,4 +59,22 @@ func cliName(path string) string {
 		return name
 	}
 	return "Terraform"
+}
+
+// CLIVersion is the version the CLI at path reports (`version -json`'s
+// terraform_version; OpenTofu reports its own).
+func CLIVersion(path string) (*version.Version, error) {
+	cmd := exec.Command(path, "version", "-json")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		return nil, err
+	}
+	return version.NewVersion(v.Version)
 }

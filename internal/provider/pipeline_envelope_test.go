@@ -97,8 +97,10 @@ func TestAccPipeline_cloudEventsExtensions(t *testing.T) {
 }
 
 // receiveExtensions writes three ordered events of each of two orders and
-// a fourth of the first one with 300 KiB of data, claim-checked, and
-// checks the CloudEvents the queue receives of them.
+// a fourth of the first one with 1,100 KiB of data, claim-checked (more
+// than an item holds) and published as its reference (more than the
+// queue's 1 MiB message), and checks the CloudEvents the queue receives of
+// them.
 func (e *accEnv) receiveExtensions(f fixture, sink acctest.Sink, objects *s3.Client) resource.TestCheckFunc {
 	return func(st *terraform.State) error {
 		w, err := outbox.NewWriter(dynamodb.NewFromConfig(e.Cfg), f.table, outbox.WithOrdering(), outbox.WithClaimCheck(objects, stateAttr(st, "writer.claim_bucket")))
@@ -109,13 +111,13 @@ func (e *accEnv) receiveExtensions(f fixture, sink acctest.Sink, objects *s3.Cli
 		if err != nil {
 			return err
 		}
-		large, _ := json.Marshal(map[string]string{"invoice": strings.Repeat("x", 300<<10)})
+		large, _ := json.Marshal(map[string]string{"invoice": strings.Repeat("x", 1100<<10)})
 		claimed, err := w.Write(e.Ctx, nil, outbox.Event{PartitionKey: "ORDER#a", Source: "com.example.orders", DetailType: "InvoiceAttached", Detail: large})
 		if err != nil {
-			return fmt.Errorf("writing the 300 KiB event: %w", err)
+			return fmt.Errorf("writing the 1,100 KiB event: %w", err)
 		}
 		if claimed[0].DataRef == nil {
-			return fmt.Errorf("the 300 KiB event %s was not claim-checked", claimed[0].EventID)
+			return fmt.Errorf("the 1,100 KiB event %s was not claim-checked", claimed[0].EventID)
 		}
 		got, err := sink.ReceiveCloudEvents(append(records, claimed...))
 		if err != nil {

@@ -13,8 +13,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/demo"
@@ -193,6 +195,10 @@ func TestAccExamplesValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cli, err := acctest.CLIVersion(tf)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var dirs []string
 	err = filepath.WalkDir(filepath.Join(root, "examples"), func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -231,6 +237,9 @@ func TestAccExamplesValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			work := filepath.Join(staged, rel)
+			if !newerSyntax(t, cli, rel, work) {
+				return
+			}
 			if !declared {
 				// Documentation snippets (tfplugindocs examples) omit
 				// required_providers; without it the provider would be
@@ -286,4 +295,22 @@ func configInfo(t *testing.T, dir string) (types []string, declared bool) {
 		}
 	}
 	return types, declared
+}
+
+// newerSyntax leaves out of the staged example work what the CLI of version
+// cli cannot read: an example of actions needs Terraform 1.14 (it is
+// skipped), an import block by identity 1.12 (its file is removed). It
+// reports whether anything is left to validate.
+func newerSyntax(t *testing.T, cli *version.Version, rel, work string) bool {
+	t.Helper()
+	if strings.HasPrefix(filepath.ToSlash(rel), "examples/actions/") && cli.LessThan(tfversion.Version1_14_0) {
+		t.Skipf("actions need Terraform 1.14; the CLI is %s", cli)
+		return false
+	}
+	if cli.LessThan(tfversion.Version1_12_0) {
+		if err := os.Remove(filepath.Join(work, "import-by-identity.tf")); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	return true
 }
