@@ -101,8 +101,13 @@ func TestAccAction_requeue(t *testing.T) {
 func TestAccAction_skip(t *testing.T) {
 	e := newAccEnv(t)
 	f := e.newFixture("act-skip")
+	// skip releases only the keys of an ordered pipeline.
+	sink := e.NewFIFOQueue(e.Name("act-skip")+".fifo", nil)
 	before := e.Snapshot()
-	pipeline := e.PipelineConfig(f.name, fastRelay+"\n  force_destroy = true")
+	pipeline := e.PipelineConfig(f.name, fastRelay+fmt.Sprintf(`
+  force_destroy = true
+  target        = { queue_arn = %q }
+  ordering      = { enabled = true }`, sink.QueueARN))
 	failed := acctest.FailedRecords(f.table, "com.example.orders", "SQS rejected the event: InvalidMessageContents", "acct-1", 3)
 	e.runActions(t, e.CheckDestroy(f.name, before), []resource.TestStep{
 		{Config: pipeline, Check: func(*terraform.State) error { return e.PutFailed(f.table, failed) }},
