@@ -2,10 +2,8 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -263,26 +261,14 @@ list "outbox_subscription" "found" {
 
 // skipBelowQuery skips a test of `terraform query` on a CLI (tf) before
 // 1.14.
-func skipBelowQuery(ctx context.Context, t *testing.T, tf string) {
+func skipBelowQuery(_ context.Context, t *testing.T, tf string) {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, tf, "version", "-json")
-	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
-	out, err := cmd.Output()
+	v, err := acctest.CLIVersion(tf)
 	if err != nil {
 		t.Fatalf("%s version: %v", tf, err)
 	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatal(err)
-	}
-	var major, minor int
-	if _, err := fmt.Sscanf(v.Version, "%d.%d", &major, &minor); err != nil {
-		t.Fatalf("terraform version %q: %v", v.Version, err)
-	}
-	if major < 2 && minor < 14 {
-		t.Skipf("Terraform CLI version %s has no terraform query (1.14 and later)", v.Version)
+	if v.LessThan(tfversion.Version1_14_0) {
+		t.Skipf("Terraform CLI version %s has no terraform query (1.14 and later)", v)
 	}
 }
 
