@@ -43,6 +43,20 @@ const (
 	notificationVersion = "1"
 )
 
+// A topic's MaximumMessageSize ("Publishing large messages with Amazon SNS",
+// https://docs.aws.amazon.com/sns/latest/dg/large-message-payloads.html):
+// 1,024 to 1,048,576 bytes, MaxMessageBytes when unset. It bounds a
+// message, and the whole of a PublishBatch. A topic set above
+// MaxMessageBytes takes at most LargeTopicMaxSubscriptions subscriptions,
+// of the largeTopicProtocols only.
+const (
+	MinMaximumMessageSize      = 1024
+	MaxMaximumMessageSize      = 1024 * 1024
+	LargeTopicMaxSubscriptions = 100
+)
+
+var largeTopicProtocols = map[string]bool{"firehose": true, "sqs": true, "lambda": true}
+
 // Attribute is a message attribute.
 type Attribute struct {
 	DataType    string
@@ -319,7 +333,7 @@ func (s *Service) defaultPolicy(arn string) string {
 
 var settableTopicAttrs = map[string]bool{
 	"Policy": true, "DisplayName": true, "DeliveryPolicy": true, "KmsMasterKeyId": true, "SignatureVersion": true,
-	"TracingConfig": true, "DataProtectionPolicy": true, "ArchivePolicy": true,
+	"TracingConfig": true, "DataProtectionPolicy": true, "ArchivePolicy": true, "MaximumMessageSize": true,
 	"SQSSuccessFeedbackRoleArn": true, "SQSFailureFeedbackRoleArn": true, "SQSSuccessFeedbackSampleRate": true,
 	"LambdaSuccessFeedbackRoleArn": true, "LambdaFailureFeedbackRoleArn": true, "LambdaSuccessFeedbackSampleRate": true,
 }
@@ -344,7 +358,58 @@ func validateTopicAttr(k, v string) error {
 			return errInvalid("Invalid parameter: Policy Error: %v", err)
 		}
 	}
+	if k == "MaximumMessageSize" {
+		if n, err := strconv.Atoi(v); err != nil || n < MinMaximumMessageSize || n > MaxMaximumMessageSize {
+			return errInvalid("Invalid parameter: Attributes Reason: MaximumMessageSize: Invalid value [%s]. Must be an integer from %d to %d.", v, MinMaximumMessageSize, MaxMaximumMessageSize)
+		}
+	}
 	return nil
+}
+
+// maxMessageBytes is the largest message, or PublishBatch, that t takes.
+func (s *Service) maxMessageBytes(t *topic) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return t.maxMessageBytes()
+}
+
+// maxMessageBytes is the largest message, or PublishBatch, that t takes;
+// the service's lock must be held.
+func (t *topic) maxMessageBytes() int {
+	if n, err := strconv.Atoi(t.attrs["MaximumMessageSize"]); err == nil {
+		return n
+	}
+	return MaxMessageBytes
+}
+
+// checkLargeTopic refuses a topic of maximum message size size with the
+// subscriptions subs, when size is above MaxMessageBytes and subs holds
+// more subscriptions, or other protocols, than such a topic takes; s.mu
+// must be held.
+func checkLargeTopic(size int, subs []*subscription) error {
+	if size <= MaxMessageBytes {
+		return nil
+	}
+	if len(subs) > LargeTopicMaxSubscriptions {
+		return errInvalid("Invalid parameter: A topic with a MaximumMessageSize above %d bytes supports at most %d subscriptions", MaxMessageBytes, LargeTopicMaxSubscriptions)
+	}
+	for _, sub := range subs {
+		if !largeTopicProtocols[sub.protocol] {
+			return errInvalid("Invalid parameter: A topic with a MaximumMessageSize above %d bytes supports only the firehose, sqs and lambda protocols, not %s", MaxMessageBytes, sub.protocol)
+		}
+	}
+	return nil
+}
+
+// liveSubs are t's subscriptions; s.mu must be held.
+func (s *Service) liveSubs(t *topic) []*subscription {
+	var out []*subscription
+	for _, sa := range t.subs {
+		if sub := s.subs[sa]; sub != nil {
+			out = append(out, sub)
+		}
+	}
+	return out
 }
 
 // authorize allows a caller the topic policy allows, denies one it denies,
@@ -462,7 +527,16 @@ func (s *Service) setTopicAttributes(req *awsapi.Request, f form) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.setAttribute(f, topicAttrValidator(t.isFIFO()), func(k, v string) {
+	validate := func(k, v string) error {
+		if err := topicAttrValidator(t.isFIFO())(k, v); err != nil || k != "MaximumMessageSize" {
+			return err
+		}
+		size, _ := strconv.Atoi(v)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return checkLargeTopic(size, s.liveSubs(t))
+	}
+	return s.setAttribute(f, validate, func(k, v string) {
 		if k == "Policy" && v == "" {
 			v = s.defaultPolicy(t.arn)
 		}
@@ -576,6 +650,9 @@ func (s *Service) subscribe(req *awsapi.Request, f form) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := checkLargeTopic(t.maxMessageBytes(), append(s.liveSubs(t), &subscription{protocol: protocol})); err != nil {
+		return nil, err
+	}
 	for _, sa := range t.subs {
 		if sub := s.subs[sa]; sub != nil && sub.protocol == protocol && sub.endpoint == endpoint {
 			for k, v := range attrs {
@@ -769,11 +846,11 @@ func messageSize(message string, attrs map[string]Attribute) int {
 	return n
 }
 
-func (s *Service) validateMessage(message, structure, subject string, attrs map[string]Attribute) error {
+func (s *Service) validateMessage(t *topic, message, structure, subject string, attrs map[string]Attribute) error {
 	if message == "" {
 		return errInvalid("Invalid parameter: Empty message")
 	}
-	if messageSize(message, attrs) > MaxMessageBytes {
+	if messageSize(message, attrs) > s.maxMessageBytes(t) {
 		return errInvalid("Invalid parameter: Message too long")
 	}
 	if len(subject) > 100 {
@@ -856,7 +933,7 @@ func (s *Service) publishBatch(req *awsapi.Request, f form) (any, error) {
 		seen[e.id] = true
 		total += messageSize(e.m.message, e.m.attrs)
 	}
-	if total > MaxMessageBytes {
+	if total > s.maxMessageBytes(t) {
 		return nil, awsapi.NewError("BatchRequestTooLong", "The length of all the messages put together is more than the limit")
 	}
 	var ok, failed strings.Builder
@@ -892,7 +969,7 @@ func readOutgoing(f form, prefix string) outgoing {
 // admits it and fans it out; a FIFO duplicate succeeds with the original's
 // ids and is not delivered again.
 func (s *Service) send(t *topic, m *outgoing, fault func() error) error {
-	if err := s.validateMessage(m.message, m.structure, m.subject, m.attrs); err != nil {
+	if err := s.validateMessage(t, m.message, m.structure, m.subject, m.attrs); err != nil {
 		return err
 	}
 	if fault != nil {

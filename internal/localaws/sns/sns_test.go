@@ -263,3 +263,87 @@ func TestTopicTags(t *testing.T) {
 	_, err = c.ListTagsForResource(ctx, &awssns.ListTagsForResourceInput{ResourceArn: aws.String("arn:aws:sns:us-east-1:000000000000:none")})
 	localawstest.WantError[*types.NotFoundException](t, err, "tags of a missing topic")
 }
+
+// TestMaximumMessageSize: a topic takes messages, and batches, up to its
+// MaximumMessageSize (1,024 to 1,048,576 bytes, 262,144 when unset), and one
+// set above 256 KiB takes at most 100 subscriptions.
+func TestMaximumMessageSize(t *testing.T) {
+	t.Parallel()
+	_, c, q := start(t)
+	ctx := context.Background()
+	topic := createTopic(t, c, "large")
+	setSize := func(arn *string, v string) error {
+		_, err := c.SetTopicAttributes(ctx, &awssns.SetTopicAttributesInput{TopicArn: arn,
+			AttributeName: aws.String("MaximumMessageSize"), AttributeValue: aws.String(v)})
+		return err
+	}
+	publish := func(size int) error {
+		_, err := c.Publish(ctx, &awssns.PublishInput{TopicArn: topic.TopicArn, Message: aws.String(strings.Repeat("x", size))})
+		return err
+	}
+	localawstest.WantError[*types.InvalidParameterException](t, publish(sns.MaxMessageBytes+1), "a message over the default size")
+	for _, bad := range []string{"1023", "1048577", "big"} {
+		localawstest.WantError[*types.InvalidParameterException](t, setSize(topic.TopicArn, bad), "MaximumMessageSize "+bad)
+	}
+
+	crowded := createTopic(t, c, "crowded")
+	subscribe := func(arn *string, i int) error {
+		_, err := c.Subscribe(ctx, &awssns.SubscribeInput{TopicArn: arn, Protocol: aws.String("sqs"),
+			Endpoint: aws.String(fmt.Sprintf("arn:aws:sqs:us-east-1:000000000000:q%d", i))})
+		return err
+	}
+	for i := range sns.LargeTopicMaxSubscriptions + 1 {
+		if err := subscribe(crowded.TopicArn, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	localawstest.WantError[*types.InvalidParameterException](t, setSize(crowded.TopicArn, "262145"), "raising the size of a topic of 101 subscriptions")
+
+	queue, err := q.CreateQueue(ctx, &awssqs.CreateQueueInput{QueueName: aws.String("large"), Attributes: map[string]string{
+		"Policy": localawstest.SendMessagePolicy("sns.amazonaws.com", "arn:aws:sqs:us-east-1:000000000000:large", *topic.TopicArn)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setSize(topic.TopicArn, "1048576"); err != nil {
+		t.Fatal(err)
+	}
+	attrs, err := c.GetTopicAttributes(ctx, &awssns.GetTopicAttributesInput{TopicArn: topic.TopicArn})
+	if err != nil || attrs.Attributes["MaximumMessageSize"] != "1048576" {
+		t.Fatalf("GetTopicAttributes: %v, %v", attrs, err)
+	}
+	if _, err := c.Subscribe(ctx, &awssns.SubscribeInput{TopicArn: topic.TopicArn, Protocol: aws.String("sqs"),
+		Endpoint: aws.String("arn:aws:sqs:us-east-1:000000000000:large")}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < sns.LargeTopicMaxSubscriptions; i++ {
+		if err := subscribe(topic.TopicArn, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	localawstest.WantError[*types.InvalidParameterException](t, subscribe(topic.TopicArn, sns.LargeTopicMaxSubscriptions), "a 101st subscription to a large topic")
+	if err := publish(900 * 1024); err != nil {
+		t.Fatalf("a 900 KiB message to a 1 MiB topic: %v", err)
+	}
+	localawstest.WantError[*types.InvalidParameterException](t, publish(sns.MaxMaximumMessageSize+1), "a message over the topic's size")
+	big := strings.Repeat("x", 400*1024)
+	batch := func(n int) error {
+		entries := make([]types.PublishBatchRequestEntry, n)
+		for i := range entries {
+			entries[i] = types.PublishBatchRequestEntry{Id: aws.String(fmt.Sprint(i)), Message: aws.String(big)}
+		}
+		_, err := c.PublishBatch(ctx, &awssns.PublishBatchInput{TopicArn: topic.TopicArn, PublishBatchRequestEntries: entries})
+		return err
+	}
+	if err := batch(2); err != nil {
+		t.Fatalf("an 800 KiB batch to a 1 MiB topic: %v", err)
+	}
+	localawstest.WantError[*types.BatchRequestTooLongException](t, batch(3), "a 1.2 MiB batch")
+	var got []string
+	localawstest.Eventually(t, 30*time.Second, "the three messages in the queue", func() bool {
+		got = append(got, receive(t, q, *queue.QueueUrl, 1)...)
+		return len(got) >= 3
+	})
+	if len(got) != 3 {
+		t.Fatalf("the queue got %d messages, want 3", len(got))
+	}
+}
