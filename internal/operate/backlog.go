@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -66,6 +67,9 @@ type BacklogStatus struct {
 	// Compared says what the state compares: the backlog now against the
 	// reconciler's run before the window, or at its start.
 	Compared string `json:"compared,omitempty"`
+	// RelayUnread says why the relay's log group could not be read (its
+	// share is then not in Published); absent when it was.
+	RelayUnread string `json:"relayUnread,omitempty"`
 	// window is the rate window as a duration; oldest is the age of the
 	// oldest pending event.
 	window, oldest time.Duration
@@ -123,14 +127,26 @@ func inWindow(t, now time.Time, w time.Duration) bool {
 	return t.After(now.Add(-w)) && !t.After(now)
 }
 
-// relayRate adds to b the events the relay published in the window.
+// relayRate adds to b the events the relay published in the window. A
+// role that may read only the reconciler's log group (all that status
+// needed before it measured the rate) gets the reconciler's share, and
+// RelayUnread says what to grant.
 func (c *Clients) relayRate(ctx context.Context, p *Pipeline, now time.Time, b *BacklogStatus) error {
-	return c.eachLogLine(ctx, p.Names.RelayLogGroup, relayBatchProcessed, now.Add(-b.window), func(msg string, ts int64) {
+	published, invocations := 0, 0
+	err := c.eachLogLine(ctx, p.Names.RelayLogGroup, relayBatchProcessed, now.Add(-b.window), func(msg string, ts int64) {
 		if at, n, ok := relayPublished(msg, ts); ok && inWindow(at, now, b.window) {
-			b.Published += n
-			b.RelayInvocations++
+			published += n
+			invocations++
 		}
 	})
+	var denied *PermissionError
+	if errors.As(err, &denied) {
+		b.RelayUnread = fmt.Sprintf("%s on %s was denied: grant it to count the relay's invocations", denied.Action, denied.Resource)
+		return nil
+	}
+	b.Published += published
+	b.RelayInvocations += invocations
+	return err
 }
 
 // estimate completes b from the pending events, the reconciler's runs and

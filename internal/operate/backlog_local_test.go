@@ -3,6 +3,7 @@ package operate
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,6 +122,20 @@ func TestLocalStatusBacklog(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q", want)
 		}
+	}
+	// A role that may read only the reconciler's log group, as status
+	// needed before, gets the reconciler's share and what to grant.
+	statements := []map[string]any{
+		{"Effect": "Allow", "Action": slices.Concat(findPermissions, commands()[0].permissions), "Resource": "*"},
+		{"Effect": "Deny", "Action": "logs:FilterLogEvents", "Resource": []string{
+			"arn:aws:logs:*:*:log-group:" + p.Names.RelayLogGroup, "arn:aws:logs:*:*:log-group:" + p.Names.RelayLogGroup + ":*"}},
+	}
+	out, _, code = d.runWithPolicy("reconciler-logs-only", statements, "status", "backlog", "--rate-window", "30m", "--json")
+	got = Status{}
+	parseJSON(t, out, &got)
+	want := "logs:FilterLogEvents on log group " + p.Names.RelayLogGroup + " was denied: grant it to count the relay's invocations"
+	if b := got.Backlog; code != ExitOK || b.Published != 160 || b.RelayInvocations != 0 || b.ReconcilerRuns != 3 || b.RelayUnread != want {
+		t.Errorf("status without the relay's log group: exit %d, %+v; want 160 published by the reconciler and %q", code, b, want)
 	}
 	if _, errOut, code := d.run("status", "backlog", "--rate-window", "0s"); code != ExitUsage || !strings.Contains(errOut, "--rate-window must be longer than 0s") {
 		t.Errorf("status --rate-window 0s: exit %d, %q", code, errOut)

@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -40,5 +41,25 @@ func TestBacklogEstimate(t *testing.T) {
 		if (b.DoneAt != nil) != (tc.eta != "none" && tc.eta != "unknown") || b.DoneAt != nil && !b.DoneAt.Equal(now.Add(time.Duration(*b.ETASeconds)*time.Second)) {
 			t.Errorf("%s: done at %v, eta %v s", tc.name, b.DoneAt, b.ETASeconds)
 		}
+	}
+}
+
+// The problem of an old pending event says whether the backlog goes out,
+// and when it will be done.
+func TestProblemsSayWhetherTheBacklogGoesOut(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	s := Status{Mapping: MappingStatus{State: "Enabled"}, Pending: PendingStatus{Total: 600, Oldest: 26 * time.Hour}}
+	s.Backlog = BacklogStatus{window: 15 * time.Minute, Published: 900}
+	s.Backlog.estimate(now, s.Pending, []ReconcileRun{{Time: now.Add(-10 * time.Minute), Found: 900, oldestPendingAge: 30 * 3600}})
+	want := "the oldest pending event is 26h0m0s old (stuck after 15m0s), but catching up at 1 events/s, done in about 10m: check"
+	if p := problems("orders", s, 15*time.Minute); len(p) != 1 || !strings.Contains(p[0], want) {
+		t.Errorf("problems = %q, want %q", p, want)
+	}
+	s.Backlog = BacklogStatus{window: 15 * time.Minute}
+	s.Backlog.estimate(now, s.Pending, nil)
+	want = "the oldest pending event is 26h0m0s old (stuck after 15m0s) and nothing was published in the last 15m: check"
+	if p := problems("orders", s, 15*time.Minute); len(p) != 1 || !strings.Contains(p[0], want) {
+		t.Errorf("problems = %q, want %q", p, want)
 	}
 }

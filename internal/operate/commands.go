@@ -168,6 +168,9 @@ func printStatus(e *env, s Status) {
 func printBacklog(line func(label, format string, args ...any), b BacklogStatus) {
 	line("rate", "%.3g events/s over the last %s: %d published (%s, %s)", b.RatePerSecond, formatDuration(b.window), b.Published,
 		plural(b.ReconcilerRuns, "reconciler run", "reconciler runs"), plural(b.RelayInvocations, "relay invocation", "relay invocations"))
+	if b.RelayUnread != "" {
+		line("", "the relay's share is not counted: %s", b.RelayUnread)
+	}
 	switch {
 	case b.DoneAt != nil:
 		line("done", "in %s, at %s (%d pending / %.3g events/s)", b.ETA, b.DoneAt.Format(time.RFC3339), b.Pending, b.RatePerSecond)
