@@ -75,6 +75,9 @@ type BacklogStatus struct {
 	window, oldest time.Duration
 }
 
+// maxETASeconds bounds an estimate: ten years.
+const maxETASeconds = 10 * 365 * 24 * 3600
+
 // relayBatchProcessed is the message the relay logs after each stream batch.
 const relayBatchProcessed = "stream batch processed"
 
@@ -179,7 +182,8 @@ func (b *BacklogStatus) estimate(now time.Time, pending PendingStatus, runs []Re
 		b.ETA, b.State = "unknown", BacklogStuck
 		return
 	}
-	left := time.Duration(float64(b.Pending) / b.RatePerSecond * float64(time.Second)).Round(time.Second)
+	// Capped at ten years, well within a time.Duration.
+	left := time.Duration(min(float64(b.Pending)/b.RatePerSecond, maxETASeconds) * float64(time.Second)).Round(time.Second)
 	seconds, done := left.Seconds(), now.Add(left).UTC()
 	b.ETA, b.ETASeconds, b.DoneAt = formatDuration(left), &seconds, &done
 	if ref == nil {

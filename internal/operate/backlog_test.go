@@ -32,6 +32,7 @@ func TestBacklogEstimate(t *testing.T) {
 		{"the run before the window", 600, time.Hour, 300, []ReconcileRun{at(20*time.Minute, 100, 100, 60), at(time.Hour, 5000, 100, 7200)}, BacklogFallingBehind, "10m"},
 		{"no run to compare with", 600, time.Hour, 300, nil, BacklogPublishing, "10m"},
 		{"a run after now is not read", 600, time.Hour, 300, []ReconcileRun{at(-time.Minute, 5000, 300, 7200)}, BacklogPublishing, "10m"},
+		{"an estimate is capped at ten years", 1e9, time.Hour, 1, nil, BacklogPublishing, "87600h"},
 	} {
 		b := BacklogStatus{window: 5 * time.Minute, Published: tc.relay}
 		b.estimate(now, PendingStatus{Total: tc.pending, Oldest: tc.oldest}, tc.runs)
