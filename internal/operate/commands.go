@@ -18,7 +18,7 @@ import (
 func commands() []command {
 	return []command{
 		{
-			name: "status", summary: "Show pending events by age, the publishing rate and when the backlog is done, failed events, the DLQ, the mapping and the reconciler",
+			name: "status", summary: "Show pending events by age and when they will be out, failed events, the DLQ, the mapping and the reconciler",
 			help: "Exits 0 when healthy and 1 when something is stuck: FAILED events, batches in the dead-letter queue,\na pending event older than --stuck-after, or a mapping that is not enabled. Each problem comes with what to do.\n" +
 				"The rate is the events published in the last --rate-window, as the reconciler's runs and the relay's\ninvocations logged them, divided by the window; the backlog is done in (pending events) / (rate).",
 			example:     "outbox status orders --region eu-west-1 --json",
