@@ -1,6 +1,7 @@
 package operate
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,8 +18,9 @@ import (
 func commands() []command {
 	return []command{
 		{
-			name: "status", summary: "Show pending events by age, failed events, the DLQ, the mapping and the reconciler",
-			help:        "Exits 0 when healthy and 1 when something is stuck: FAILED events, batches in the dead-letter queue,\na pending event older than --stuck-after, or a mapping that is not enabled. Each problem comes with what to do.",
+			name: "status", summary: "Show pending events by age and when they will be out, failed events, the DLQ, the mapping and the reconciler",
+			help: "Exits 0 when healthy and 1 when something is stuck: FAILED events, batches in the dead-letter queue,\na pending event older than --stuck-after, or a mapping that is not enabled. Each problem comes with what to do.\n" +
+				"The rate is the events published in the last --rate-window, as the reconciler's runs and the relay's\ninvocations logged them, divided by the window; the backlog is done in (pending events) / (rate).",
 			example:     "outbox status orders --region eu-west-1 --json",
 			permissions: []string{"dynamodb:Query", "dynamodb:Scan", "dynamodb:GetItem", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "lambda:ListEventSourceMappings", "logs:FilterLogEvents"},
 			flags:       statusFlags,
@@ -72,10 +74,14 @@ func commands() []command {
 func statusFlags(fs *flag.FlagSet) action {
 	stuckAfter := 15 * time.Minute
 	fs.Var(durationValue(&stuckAfter), "stuck-after", "a pending event older than `DURATION` counts as stuck")
+	rateWindow := DefaultRateWindow
+	fs.Var(durationValue(&rateWindow), "rate-window", "measure the publishing rate over the last `DURATION`")
 	return action{
-		check: func() error { return positive("--stuck-after", stuckAfter) },
+		check: func() error {
+			return cmp.Or(positive("--stuck-after", stuckAfter), positive("--rate-window", rateWindow))
+		},
 		run: func(ctx context.Context, e *env) error {
-			s, err := e.clients.Status(ctx, e.pipeline, StatusOptions{StuckAfter: stuckAfter})
+			s, err := e.clients.Status(ctx, e.pipeline, StatusOptions{StuckAfter: stuckAfter, RateWindow: rateWindow, Now: func() time.Time { return e.now }})
 			if err != nil {
 				return err
 			}
@@ -119,6 +125,7 @@ func printStatus(e *env, s Status) {
 	for _, b := range s.Pending.Buckets {
 		line("  "+b.Label, "%d", b.Count)
 	}
+	printBacklog(line, s.Backlog)
 	line("failed", "%d", s.Failed.Total)
 	for _, r := range s.Failed.TopReasons {
 		line("", "%6d  %s", r.Count, r.Reason)
@@ -154,6 +161,25 @@ func printStatus(e *env, s Status) {
 	for _, p := range s.Problems {
 		e.printf("  - %s\n", p)
 	}
+}
+
+// printBacklog prints the rate, when the backlog is done and whether it
+// shrinks.
+func printBacklog(line func(label, format string, args ...any), b BacklogStatus) {
+	line("rate", "%.3g events/s over the last %s: %d published (%s, %s)", b.RatePerSecond, formatDuration(b.window), b.Published,
+		plural(b.ReconcilerRuns, "reconciler run", "reconciler runs"), plural(b.RelayInvocations, "relay invocation", "relay invocations"))
+	if b.RelayUnread != "" {
+		line("", "the relay's share is not counted: %s", b.RelayUnread)
+	}
+	switch {
+	case b.DoneAt != nil:
+		line("done", "in %s, at %s (%d pending / %.3g events/s)", b.ETA, b.DoneAt.Format(time.RFC3339), b.Pending, b.RatePerSecond)
+	case b.State == BacklogNone:
+		line("done", "none: nothing is pending")
+	default:
+		line("done", "unknown: nothing was published in the last %s", formatDuration(b.window))
+	}
+	line("progress", "%s", b.text())
 }
 
 // filterFlags declares the filters of failed and requeue.

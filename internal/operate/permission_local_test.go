@@ -22,13 +22,20 @@ import (
 // perform only actions.
 func (d *deployed) runAs(role string, actions []string, args ...string) (stdout, stderr string, code int) {
 	d.t.Helper()
+	return d.runWithPolicy(role, []map[string]any{{"Effect": "Allow", "Action": actions, "Resource": "*"}}, args...)
+}
+
+// runWithPolicy runs the command line with the credentials of a new role
+// whose policy has the statements.
+func (d *deployed) runWithPolicy(role string, statements []map[string]any, args ...string) (stdout, stderr string, code int) {
+	d.t.Helper()
 	client := iam.NewFromConfig(d.cfg)
 	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:root"},"Action":"sts:AssumeRole"}]}`
 	created, err := client.CreateRole(d.ctx, &iam.CreateRoleInput{RoleName: aws.String(role), AssumeRolePolicyDocument: aws.String(trust)})
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	policy, err := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": []map[string]any{{"Effect": "Allow", "Action": actions, "Resource": "*"}}})
+	policy, err := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": statements})
 	if err != nil {
 		d.t.Fatal(err)
 	}

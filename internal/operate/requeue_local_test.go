@@ -79,11 +79,11 @@ func TestLocalStatusFailedRequeue(t *testing.T) {
 	}
 	sub.waitFor(t, idsOf(failed))
 
-	// status reads the reconciler's run from its log group. The stack
+	// status reads the reconciler's runs from its log group. The stack
 	// waits at most 50 ms for a function's output before answering its
-	// invocation, so on a loaded machine the run's line may reach the log
-	// group after requeue has returned: wait for it, then check the whole
-	// status.
+	// invocation, so on a loaded machine a run's line may reach the log
+	// group after requeue has returned: wait for the runs' lines to count
+	// every event published, then check the whole status.
 	var s Status
 	waitUntil(t, "status reporting the reconciler's run", func() bool {
 		out, _, code = d.run("status", "ops", "--json")
@@ -91,13 +91,17 @@ func TestLocalStatusFailedRequeue(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &s); err != nil {
 			t.Fatalf("status --json is not JSON: %v", err)
 		}
-		return s.Reconciler.LastRun != nil
+		return s.Reconciler.LastRun != nil && s.Backlog.Published >= n
 	})
 	if code != ExitOK || !s.Healthy || s.Failed.Total != 0 || s.Pending.Total != 0 || s.Mapping.State != "Enabled" {
 		t.Errorf("status after the requeue: exit %d, %+v", code, s)
 	}
 	if s.Reconciler.LastRun == nil || s.Reconciler.LastRun.Published < 1 {
 		t.Errorf("status does not report the reconciler's run: %+v", s.Reconciler)
+	}
+	// The run's own log line counts in the publishing rate.
+	if b := s.Backlog; b.ReconcilerRuns < 1 || b.Published < n || b.RatePerSecond <= 0 || b.State != BacklogNone || b.ETA != "none" {
+		t.Errorf("status's backlog after the reconciler's run: %+v, want %d published or more and nothing pending", b, n)
 	}
 }
 

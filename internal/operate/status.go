@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -30,6 +29,9 @@ type Status struct {
 	DLQ        QueueStatus      `json:"deadLetterQueue"`
 	Mapping    MappingStatus    `json:"mapping"`
 	Reconciler ReconcilerStatus `json:"reconciler"`
+	// Backlog is the publishing rate and when the pending events will be
+	// done.
+	Backlog BacklogStatus `json:"backlog"`
 	// Problems says what is stuck and what to do; empty when healthy.
 	Problems []string `json:"problems"`
 	// Healthy is true when nothing is stuck.
@@ -128,6 +130,9 @@ type ReconcilerStatus struct {
 	Enabled  bool   `json:"enabled"`
 	// LastRun is the report of the last run in the last 24 hours, if any.
 	LastRun *ReconcileRun `json:"lastRun,omitempty"`
+	// runs are the runs logged since the start of the day or of the rate
+	// window, whichever is earlier.
+	runs []ReconcileRun
 }
 
 // ReconcileRun is what the reconciler logged at the end of a run.
@@ -143,6 +148,9 @@ type ReconcileRun struct {
 	Waiting  int  `json:"waiting"`
 	Blocked  int  `json:"blocked"`
 	Complete bool `json:"complete"`
+	// oldestPendingAge is the age in seconds of the oldest pending event
+	// the run found, when it started.
+	oldestPendingAge float64
 }
 
 // newReconcileRun is the ReconcileRun of the reconciler's report r.
@@ -156,6 +164,9 @@ type StatusOptions struct {
 	// StuckAfter is the pending age from which an event counts as stuck;
 	// default 15 minutes.
 	StuckAfter time.Duration
+	// RateWindow is the window, ending now, over which the publishing
+	// rate is measured; default DefaultRateWindow.
+	RateWindow time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -170,8 +181,10 @@ func (c *Clients) Status(ctx context.Context, p *Pipeline, o StatusOptions) (Sta
 		o.StuckAfter = 15 * time.Minute
 	}
 	s := Status{Pipeline: p.Name, Table: p.Table().Name, Target: p.Target()}
+	s.Backlog.window = cmp.Or(o.RateWindow, DefaultRateWindow)
+	at := now()
 	steps := []func() error{
-		func() error { return c.pendingStatus(ctx, p, now(), &s.Pending) },
+		func() error { return c.pendingStatus(ctx, p, at, &s.Pending) },
 		func() error { return c.failedStatus(ctx, p, &s.Failed) },
 		func() error {
 			err := c.queueStatus(ctx, p, &s.DLQ)
@@ -181,13 +194,15 @@ func (c *Clients) Status(ctx context.Context, p *Pipeline, o StatusOptions) (Sta
 			return err
 		},
 		func() error { return c.mappingStatus(ctx, p, &s.Mapping) },
-		func() error { return c.reconcilerStatus(ctx, p, now(), &s.Reconciler) },
+		func() error { return c.reconcilerStatus(ctx, p, at, s.Backlog.window, &s.Reconciler) },
+		func() error { return c.relayRate(ctx, p, at, &s.Backlog) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return s, err
 		}
 	}
+	s.Backlog.estimate(at, s.Pending, s.Reconciler.runs)
 	s.Problems = problems(p.Name, s, o.StuckAfter)
 	s.Healthy = len(s.Problems) == 0
 	return s, nil
@@ -268,32 +283,22 @@ func (c *Clients) mappingStatus(ctx context.Context, p *Pipeline, ms *MappingSta
 // reconcileFinished is the message the reconciler logs at the end of a run.
 const reconcileFinished = "reconcile finished"
 
-func (c *Clients) reconcilerStatus(ctx context.Context, p *Pipeline, now time.Time, rs *ReconcilerStatus) error {
+func (c *Clients) reconcilerStatus(ctx context.Context, p *Pipeline, now time.Time, window time.Duration, rs *ReconcilerStatus) error {
 	rs.Enabled = p.Reconciler
 	if !p.Reconciler {
 		return nil
 	}
 	rs.Function = p.Names.ReconcilerFunction
-	pages := cloudwatchlogs.NewFilterLogEventsPaginator(c.Logs, &cloudwatchlogs.FilterLogEventsInput{
-		LogGroupName:  aws.String(p.Names.ReconcilerLogGroup),
-		FilterPattern: aws.String(strconv.Quote(reconcileFinished)),
-		StartTime:     aws.Int64(now.Add(-24 * time.Hour).UnixMilli()),
+	return c.eachLogLine(ctx, p.Names.ReconcilerLogGroup, reconcileFinished, now.Add(-max(24*time.Hour, window)), func(msg string, ts int64) {
+		run, ok := parseReconcileRun(msg, ts)
+		if !ok {
+			return
+		}
+		rs.runs = append(rs.runs, run)
+		if run.Time.After(now.Add(-24*time.Hour)) && (rs.LastRun == nil || !run.Time.Before(rs.LastRun.Time)) {
+			rs.LastRun = &run
+		}
 	})
-	for pages.HasMorePages() {
-		out, err := pages.NextPage(ctx)
-		if isNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return call("logs:FilterLogEvents", "log group "+p.Names.ReconcilerLogGroup, err)
-		}
-		for _, e := range out.Events {
-			if run, ok := parseReconcileRun(aws.ToString(e.Message), aws.ToInt64(e.Timestamp)); ok && (rs.LastRun == nil || !run.Time.Before(rs.LastRun.Time)) {
-				rs.LastRun = &run
-			}
-		}
-	}
-	return nil
 }
 
 // parseReconcileRun reads the reconciler's JSON log line.
@@ -305,11 +310,13 @@ func parseReconcileRun(msg string, ts int64) (ReconcileRun, bool) {
 	var line struct {
 		Msg string `json:"msg"`
 		ReconcileRun
+		OldestPendingAgeSeconds float64 `json:"oldestPendingAgeSeconds"`
 	}
 	if json.Unmarshal([]byte(msg[i:]), &line) != nil || line.Msg != reconcileFinished {
 		return ReconcileRun{}, false
 	}
 	run := line.ReconcileRun
+	run.oldestPendingAge = line.OldestPendingAgeSeconds
 	if run.Time.IsZero() {
 		run.Time = time.UnixMilli(ts)
 	}
@@ -346,7 +353,7 @@ func problems(name string, s Status, stuckAfter time.Duration) []string {
 			waiting = fmt.Sprintf("; the reconciler's last run left %s behind an earlier event of their ordering key (`outbox failed %s` lists the FAILED events that hold keys)",
 				plural(run.Waiting, "event", "events"), name)
 		}
-		out = append(out, fmt.Sprintf("the oldest pending event is %s old (stuck after %s): check the mapping, the relay's log group and the reconciler%s", round(s.Pending.Oldest), stuckAfter, waiting))
+		out = append(out, fmt.Sprintf("the oldest pending event is %s old (stuck after %s)%s: check the mapping, the relay's log group and the reconciler%s", round(s.Pending.Oldest), stuckAfter, s.Backlog.progress(), waiting))
 	}
 	switch {
 	case s.Mapping.State != "Enabled" && s.Mapping.State != "Enabling" && s.Mapping.State != "Updating":

@@ -143,6 +143,7 @@ func alarmARNs(name string) knownvalue.Check {
 		provision.AlarmEnvironmentErrors:           arn(name + "-environment-errors"),
 		provision.AlarmReconcilerEventsFailed:      arn(name + "-reconciler-events-failed"),
 		provision.AlarmReconcilerEnvironmentErrors: arn(name + "-reconciler-environment-errors"),
+		provision.AlarmStuck:                       arn(name + "-stuck"),
 	})
 }
 

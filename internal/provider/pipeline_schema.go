@@ -78,7 +78,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"writer": writerResourceAttribute(),
 			"alarm_arns": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age`, `events_failed`, `environment_errors` and, with the reconciler, `oldest_pending_age`, `reconciler_events_failed` and `reconciler_environment_errors`. " +
+				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age`, `events_failed`, `environment_errors` and, with the reconciler, `oldest_pending_age`, `stuck`, `reconciler_events_failed` and `reconciler_environment_errors`. " +
 					"Null without `alarms`.",
 			},
 			"table":         tableAttribute(),
@@ -207,7 +207,8 @@ func alarmsAttribute() schema.SingleNestedAttribute {
 		"`<name>-dlq-not-empty` (`AWS/SQS` `ApproximateNumberOfMessagesVisible` of the dead-letter queue above 0: batches ran out of retries), "+
 		"`<name>-relay-errors` (`AWS/Lambda` `Errors` of the relay function), "+
 		"`<name>-iterator-age` (`AWS/Lambda` `IteratorAge` of the relay: it falls behind the stream) and, with the reconciler, "+
-		"`<name>-oldest-pending-age` (the reconciler's `Outbox` `OldestPendingAge` metric, dimension `FunctionName`: events stay unpublished; its period is the reconciler's schedule). "+
+		"`<name>-oldest-pending-age` (the reconciler's `Outbox` `OldestPendingAge` metric, dimension `FunctionName`, above `oldest_pending_age_threshold_seconds`: behind, events wait; its period is the reconciler's schedule) and "+
+		"`<name>-stuck` (metric math: `OldestPendingAge` above the same threshold while neither function's `EventsPublished` counts an event in the period: stuck, nothing goes out; raised alone, `oldest_pending_age` means catching up). "+
 		"Besides, for the relay (and, with the reconciler, `<name>-reconciler-events-failed` and `<name>-reconciler-environment-errors` for it): `<name>-events-failed` (`Outbox` `EventsFailed` above 0: poison events were marked `FAILED` and wait for a person) and "+
 		"`<name>-environment-errors` (`Outbox` `PublishErrors` with `ErrorClass = environment` above 0: a missing permission, bus or topic, or a disabled KMS key; the events stay pending until it is fixed). "+
 		"The relay's alarms have a 60-second period. Unset (null), there are no alarms; removing it deletes them.",
@@ -216,11 +217,11 @@ func alarmsAttribute() schema.SingleNestedAttribute {
 			"sns_topic_arn":                  optionalStringAttr("SNS topic notified when an alarm goes to `ALARM` and back to `OK`. Unset, the alarms notify nothing."),
 			"relay_errors_threshold":         intSetting("Relay function errors per minute, for `evaluation_periods` minutes, that raise `relay_errors`: {limit}."),
 			"iterator_age_threshold_seconds": intSetting("Age of the last stream record the relay read above which `iterator_age` raises, {limit} (a stream keeps records 24 hours)."),
-			"oldest_pending_age_threshold_seconds": intSetting("Age of the oldest pending event, as the reconciler reports it, above which `oldest_pending_age` raises, {limit}. " +
+			"oldest_pending_age_threshold_seconds": intSetting("Age of the oldest pending event, as the reconciler reports it, above which `oldest_pending_age` raises, and `stuck` when nothing is published, {limit}. " +
 				"More than `reconciler.min_age_seconds`: the reconciler reports only events older than that, and republishes them."),
-			"evaluation_periods": intSetting("Consecutive periods over the threshold that raise `relay_errors`, `iterator_age` and `oldest_pending_age`, {limit}; " +
+			"evaluation_periods": intSetting("Consecutive periods over the threshold that raise `relay_errors`, `iterator_age`, `oldest_pending_age` and `stuck`, {limit}; " +
 				"a period times this number is at most one day. `dlq_not_empty` raises on the first message."),
-			"treat_missing_data": stringSetting("How `relay_errors`, `iterator_age` and `oldest_pending_age` treat periods without data: {limit}. " +
+			"treat_missing_data": stringSetting("How `relay_errors`, `iterator_age`, `oldest_pending_age` and `stuck` treat periods without data: {limit}. " +
 				"`dlq_not_empty` always treats them as not breaching, since SQS stops sending the metrics of an inactive queue."),
 		})
 }

@@ -33,11 +33,16 @@ const (
 	// pending until a person fixes the cause.
 	AlarmEnvironmentErrors           = "environment_errors"
 	AlarmReconcilerEnvironmentErrors = "reconciler_environment_errors"
+	// AlarmStuck raises when the oldest pending event is older than
+	// oldest_pending_age's threshold and nothing was published, by the
+	// relay or the reconciler: the pipeline is stuck. oldest_pending_age
+	// alone means behind, which a pipeline catching up after an outage is.
+	AlarmStuck = "stuck"
 )
 
 // AlarmKeys lists the alarm keys in the order the alarms are created.
 var AlarmKeys = []string{AlarmDLQNotEmpty, AlarmRelayErrors, AlarmIteratorAge, AlarmOldestPendingAge,
-	AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors}
+	AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors, AlarmStuck}
 
 // The relay's metric of publish errors by class (internal/relay/metrics).
 const (
@@ -187,6 +192,23 @@ type AlarmDefinition struct {
 	TreatMissingData   string            `json:"treatMissingData"`
 	// Actions are both the alarm and the OK actions.
 	Actions []string `json:"actions"`
+	// Metrics, when set, are the metrics and the expression of an alarm on
+	// metric math, which has no Namespace, MetricName, Dimensions,
+	// Statistic or Period of its own.
+	Metrics []AlarmMetric `json:"metrics,omitempty"`
+}
+
+// AlarmMetric is a metric or an expression of an alarm on metric math.
+type AlarmMetric struct {
+	ID         string            `json:"id"`
+	Expression string            `json:"expression,omitempty"`
+	Namespace  string            `json:"namespace,omitempty"`
+	MetricName string            `json:"metricName,omitempty"`
+	Dimensions map[string]string `json:"dimensions,omitempty"`
+	Statistic  string            `json:"statistic,omitempty"`
+	Period     int32             `json:"period,omitempty"`
+	// ReturnData is true for the one expression the alarm watches.
+	ReturnData bool `json:"returnData"`
 }
 
 // AlarmDefinitions returns the alarms that s asks for, in AlarmKeys order:
@@ -229,12 +251,39 @@ func AlarmDefinitions(s Spec) []AlarmDefinition {
 	defs = append(defs, eventAlarms(def, AlarmEventsFailed, AlarmEnvironmentErrors, n.RelayFunction, "the relay")...)
 	if !s.Reconciler.Disabled {
 		defs = append(defs, eventAlarms(def, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors, n.ReconcilerFunction, "the reconciler")...)
-		defs = append(defs, def(AlarmOldestPendingAge, "pending events stay unpublished although the reconciler republishes them",
+		defs = append(defs, def(AlarmOldestPendingAge, "behind: pending events are older than the threshold; unless the stuck alarm is raised too, they are being published (`outbox status` says when they will be done)",
 			metrics.Namespace, metrics.OldestPendingAge, metrics.DimensionFunctionName, n.ReconcilerFunction, "Maximum",
 			reconcilerPeriod(s.Reconciler.ScheduleExpression), a.EvaluationPeriods, float64(a.OldestPendingAgeThresholdSeconds),
 			types.ComparisonOperatorGreaterThanThreshold))
+		defs = append(defs, stuckAlarm(def, s, n))
 	}
 	return defs
+}
+
+// stuckAlarm is the stuck alarm: in a period of the reconciler's schedule,
+// the oldest pending event the reconciler found is older than the
+// oldest_pending_age threshold and neither the relay nor the reconciler
+// published an event (a function sends EventsPublished only from the
+// invocations that had events to publish, so a missing value is 0:
+// FILL). A period without a reconciler run has no OldestPendingAge, and
+// so no value, treated as TreatMissingData says.
+func stuckAlarm(def alarmDef, s Spec, n Names) AlarmDefinition {
+	a := s.Alarms
+	period := reconcilerPeriod(s.Reconciler.ScheduleExpression)
+	metric := func(id, name, function, stat string) AlarmMetric {
+		return AlarmMetric{ID: id, Namespace: metrics.Namespace, MetricName: name,
+			Dimensions: map[string]string{metrics.DimensionFunctionName: function}, Statistic: stat, Period: period}
+	}
+	d := def(AlarmStuck, "stuck: pending events are older than the oldest_pending_age threshold and nothing was published; find the cause with `outbox status`, the functions' logs and the other alarms",
+		"", "", "", "", "", 0, a.EvaluationPeriods, 0, types.ComparisonOperatorGreaterThanThreshold)
+	d.Dimensions = nil
+	d.Metrics = []AlarmMetric{
+		metric("age", metrics.OldestPendingAge, n.ReconcilerFunction, "Maximum"),
+		metric("relay", metrics.EventsPublished, n.RelayFunction, "Sum"),
+		metric("reconciler", metrics.EventsPublished, n.ReconcilerFunction, "Sum"),
+		{ID: "stuck", ReturnData: true, Expression: fmt.Sprintf("IF((age > %d) AND ((FILL(relay, 0) + FILL(reconciler, 0)) == 0), 1, 0)", a.OldestPendingAgeThresholdSeconds)},
+	}
+	return d
 }
 
 type alarmDef func(key, desc, namespace, metric, dimension, value, stat string, period, evals int32, threshold float64, cmp types.ComparisonOperator) AlarmDefinition
@@ -264,11 +313,64 @@ func (d AlarmDefinition) input(tags map[string]string) *cloudwatch.PutMetricAlar
 		ActionsEnabled:     aws.Bool(true),
 		AlarmActions:       d.Actions, OKActions: d.Actions,
 	}
-	for _, k := range awsops.SortedKeys(d.Dimensions) {
-		in.Dimensions = append(in.Dimensions, types.Dimension{Name: aws.String(k), Value: aws.String(d.Dimensions[k])})
+	in.Dimensions = dimensions(d.Dimensions)
+	if len(d.Metrics) > 0 {
+		in.Namespace, in.MetricName, in.Statistic, in.Period = nil, nil, "", nil
+		for _, m := range d.Metrics {
+			in.Metrics = append(in.Metrics, m.query())
+		}
 	}
 	in.Tags = awsops.TagList(tags, cloudWatchTag)
 	return in
+}
+
+func dimensions(m map[string]string) []types.Dimension {
+	var out []types.Dimension
+	for _, k := range awsops.SortedKeys(m) {
+		out = append(out, types.Dimension{Name: aws.String(k), Value: aws.String(m[k])})
+	}
+	return out
+}
+
+// query is m as PutMetricAlarm takes it.
+func (m AlarmMetric) query() types.MetricDataQuery {
+	q := types.MetricDataQuery{Id: aws.String(m.ID), ReturnData: aws.Bool(m.ReturnData)}
+	if m.Expression != "" {
+		q.Expression = aws.String(m.Expression)
+		return q
+	}
+	q.MetricStat = &types.MetricStat{
+		Metric: &types.Metric{Namespace: aws.String(m.Namespace), MetricName: aws.String(m.MetricName), Dimensions: dimensions(m.Dimensions)},
+		Period: aws.Int32(m.Period), Stat: aws.String(m.Statistic),
+	}
+	return q
+}
+
+// alarmMetricOf is the AlarmMetric of a query that DescribeAlarms returned.
+func alarmMetricOf(q types.MetricDataQuery) AlarmMetric {
+	m := AlarmMetric{ID: aws.ToString(q.Id), Expression: aws.ToString(q.Expression), ReturnData: q.ReturnData == nil || *q.ReturnData}
+	if s := q.MetricStat; s != nil {
+		m.Period, m.Statistic = aws.ToInt32(s.Period), aws.ToString(s.Stat)
+		if s.Metric != nil {
+			m.Namespace, m.MetricName = aws.ToString(s.Metric.Namespace), aws.ToString(s.Metric.MetricName)
+			for _, dim := range s.Metric.Dimensions {
+				if m.Dimensions == nil {
+					m.Dimensions = map[string]string{}
+				}
+				m.Dimensions[aws.ToString(dim.Name)] = aws.ToString(dim.Value)
+			}
+		}
+	}
+	return m
+}
+
+// sameMetrics reports whether the queries of an alarm are want.
+func sameMetrics(have []types.MetricDataQuery, want []AlarmMetric) bool {
+	return slices.EqualFunc(have, want, func(q types.MetricDataQuery, m AlarmMetric) bool {
+		h := alarmMetricOf(q)
+		return h.ID == m.ID && h.Expression == m.Expression && h.Namespace == m.Namespace && h.MetricName == m.MetricName &&
+			equalMaps(h.Dimensions, m.Dimensions) && h.Statistic == m.Statistic && h.Period == m.Period && h.ReturnData == m.ReturnData
+	})
 }
 
 // diff lists the settings of have that differ from d.
@@ -279,7 +381,7 @@ func (d AlarmDefinition) diff(have types.MetricAlarm) []string {
 	for _, dim := range have.Dimensions {
 		dims[aws.ToString(dim.Name)] = aws.ToString(dim.Value)
 	}
-	add(aws.ToString(have.Namespace) != d.Namespace || aws.ToString(have.MetricName) != d.MetricName, "metric")
+	add(aws.ToString(have.Namespace) != d.Namespace || aws.ToString(have.MetricName) != d.MetricName || !sameMetrics(have.Metrics, d.Metrics), "metric")
 	add(!equalMaps(dims, d.Dimensions), "dimensions")
 	add(string(have.Statistic) != d.Statistic, "statistic")
 	add(aws.ToInt32(have.Period) != d.Period, "period")
@@ -319,6 +421,7 @@ type AlarmARNs struct {
 	EnvironmentErrors           string `json:"EnvironmentErrors,omitempty"`
 	ReconcilerEventsFailed      string `json:"ReconcilerEventsFailed,omitempty"`
 	ReconcilerEnvironmentErrors string `json:"ReconcilerEnvironmentErrors,omitempty"`
+	Stuck                       string `json:"Stuck,omitempty"`
 }
 
 func (a *AlarmARNs) field(key string) *string {
@@ -327,6 +430,7 @@ func (a *AlarmARNs) field(key string) *string {
 		AlarmIteratorAge: &a.IteratorAge, AlarmOldestPendingAge: &a.OldestPendingAge,
 		AlarmEventsFailed: &a.EventsFailed, AlarmEnvironmentErrors: &a.EnvironmentErrors,
 		AlarmReconcilerEventsFailed: &a.ReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors: &a.ReconcilerEnvironmentErrors,
+		AlarmStuck: &a.Stuck,
 	}
 	if f, ok := fields[key]; ok {
 		return f

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -110,8 +111,8 @@ func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Provisioner, spec 
 	t.Helper()
 	n := NamesFor(spec.Name)
 	arns := st.Alarms.Map()
-	if len(arns) != 8 {
-		t.Fatalf("Create recorded the alarms %v, want 8", arns)
+	if len(arns) != 9 {
+		t.Fatalf("Create recorded the alarms %v, want 9", arns)
 	}
 	got := describeAll(t, ctx, c, "alarmed-")
 	for _, d := range AlarmDefinitions(spec) {
@@ -138,6 +139,7 @@ func checkCreatedAlarms(t *testing.T, ctx context.Context, c *Provisioner, spec 
 		len(oldest.Dimensions) != 1 || aws.ToString(oldest.Dimensions[0].Value) != n.ReconcilerFunction || aws.ToFloat64(oldest.Threshold) != 900 {
 		t.Errorf("oldest_pending_age alarm = %+v", oldest)
 	}
+	checkStuckAlarm(t, got["alarmed-stuck"], n, 900, 1)
 	env := got["alarmed-environment-errors"]
 	dims := map[string]string{}
 	for _, d := range env.Dimensions {
@@ -164,6 +166,7 @@ func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Provisioner, spec 
 	updated.Alarms.RelayErrorsThreshold = 3
 	updated.Alarms.IteratorAgeThresholdSeconds = 120
 	updated.Alarms.EvaluationPeriods = 2
+	updated.Alarms.OldestPendingAgeThresholdSeconds = 1200
 	updated.Tags = map[string]string{"team": "payments"}
 	st2, err := c.Update(ctx, updated, st)
 	if err != nil {
@@ -179,6 +182,7 @@ func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Provisioner, spec 
 	if a := got[n.AlarmIteratorAge]; aws.ToFloat64(a.Threshold) != 120000 {
 		t.Errorf("iterator_age threshold after Update = %v ms, want 120000", aws.ToFloat64(a.Threshold))
 	}
+	checkStuckAlarm(t, got[n.Alarm(AlarmStuck)], n, 1200, 2)
 	if tags := alarmTags(t, ctx, c, arns[AlarmRelayErrors]); tags["team"] != "payments" {
 		t.Errorf("tags after Update: %v", tags)
 	}
@@ -186,7 +190,7 @@ func checkAlarmsInPlace(t *testing.T, ctx context.Context, c *Provisioner, spec 
 		t.Fatalf("Read after Update reports drift: %s", drift)
 	}
 	if _, drift := must.Read(t, ctx, c, spec, st2); !hasChange(drift, AlarmComponent(AlarmRelayErrors), "threshold") ||
-		!hasChange(drift, AlarmComponent(AlarmIteratorAge), "evaluation_periods") {
+		!hasChange(drift, AlarmComponent(AlarmIteratorAge), "evaluation_periods") || !hasChange(drift, AlarmComponent(AlarmStuck), "metric") {
 		t.Errorf("Read against the old spec: %s; want the thresholds and periods", drift)
 	}
 	return updated, st2
@@ -244,5 +248,39 @@ func TestLocalAlarmsRefuseForeignAlarm(t *testing.T) {
 	}
 	if got := describeAll(t, ctx, c, "foreign-"); len(got) != 1 {
 		t.Errorf("the foreign alarm was touched: %v", got)
+	}
+}
+
+// checkStuckAlarm checks the stuck alarm as CloudWatch describes it: an
+// alarm on metric math over the reconciler's oldest pending age and both
+// functions' published events, per period of the reconciler's default
+// schedule, raised by the expression's 1.
+func checkStuckAlarm(t *testing.T, a types.MetricAlarm, n Names, threshold, periods int) {
+	t.Helper()
+	if a.Namespace != nil || a.MetricName != nil || a.Period != nil || aws.ToInt32(a.EvaluationPeriods) != int32(periods) ||
+		aws.ToFloat64(a.Threshold) != 0 || a.ComparisonOperator != types.ComparisonOperatorGreaterThanThreshold || len(a.Metrics) != 4 {
+		t.Fatalf("stuck alarm = %+v", a)
+	}
+	want := map[string]string{"age": n.ReconcilerFunction + " OldestPendingAge Maximum", "relay": n.RelayFunction + " EventsPublished Sum",
+		"reconciler": n.ReconcilerFunction + " EventsPublished Sum"}
+	for _, q := range a.Metrics {
+		id := aws.ToString(q.Id)
+		if id == "stuck" {
+			expr := fmt.Sprintf("IF((age > %d) AND ((FILL(relay, 0) + FILL(reconciler, 0)) == 0), 1, 0)", threshold)
+			if aws.ToString(q.Expression) != expr || q.ReturnData == nil || !*q.ReturnData {
+				t.Errorf("stuck alarm's expression: %q (returns data: %v), want %q", aws.ToString(q.Expression), q.ReturnData, expr)
+			}
+			continue
+		}
+		s := q.MetricStat
+		if s == nil || aws.ToInt32(s.Period) != 300 || q.ReturnData == nil || *q.ReturnData || len(s.Metric.Dimensions) != 1 ||
+			aws.ToString(s.Metric.Namespace) != "Outbox" ||
+			aws.ToString(s.Metric.Dimensions[0].Value)+" "+aws.ToString(s.Metric.MetricName)+" "+aws.ToString(s.Stat) != want[id] {
+			t.Errorf("stuck alarm's metric %s = %+v, want %s per 300 s, not returning data", id, s, want[id])
+		}
+		delete(want, id)
+	}
+	if len(want) != 0 {
+		t.Errorf("stuck alarm lacks the metrics %v", want)
 	}
 }

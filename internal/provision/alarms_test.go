@@ -45,8 +45,8 @@ func TestAlarmDefinitions(t *testing.T) {
 func TestAlarmDefinitionDiff(t *testing.T) {
 	t.Parallel()
 	defs := AlarmDefinitions(Spec{Name: "orders", Alarms: AlarmsSpec{Enabled: true, SNSTopicARN: goldenTopic}})
-	if len(defs) != 8 {
-		t.Fatalf("%d definitions, want 8", len(defs))
+	if len(defs) != 9 {
+		t.Fatalf("%d definitions, want 9", len(defs))
 	}
 	for _, d := range defs {
 		in := d.input(map[string]string{"team": "orders"})
@@ -54,7 +54,7 @@ func TestAlarmDefinitionDiff(t *testing.T) {
 			AlarmName: in.AlarmName, AlarmDescription: in.AlarmDescription, Namespace: in.Namespace, MetricName: in.MetricName,
 			Dimensions: in.Dimensions, Statistic: in.Statistic, Period: in.Period, EvaluationPeriods: in.EvaluationPeriods,
 			Threshold: in.Threshold, ComparisonOperator: in.ComparisonOperator, TreatMissingData: in.TreatMissingData,
-			ActionsEnabled: in.ActionsEnabled, AlarmActions: in.AlarmActions, OKActions: in.OKActions,
+			ActionsEnabled: in.ActionsEnabled, AlarmActions: in.AlarmActions, OKActions: in.OKActions, Metrics: in.Metrics,
 		}
 		if diff := d.diff(have); len(diff) != 0 {
 			t.Errorf("%s: the alarm of its own input differs: %v", d.Key, diff)

@@ -69,7 +69,7 @@ func (n Names) Alarm(key string) string {
 		return n.AlarmIteratorAge
 	case AlarmOldestPendingAge:
 		return n.AlarmOldestPendingAge
-	case AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors:
+	case AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors, AlarmStuck:
 		// <name>-events-failed, <name>-environment-errors...
 		return strings.TrimSuffix(n.RelayFunction, suffixRelay) + "-" + strings.ReplaceAll(key, "_", "-")
 	}

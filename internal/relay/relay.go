@@ -310,7 +310,7 @@ func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (ReconcileR
 		"found", report.Found, "published", report.Published, "failed", report.Failed,
 		"poison", report.Poison, "skipped", report.Skipped, "waiting", report.Waiting, "blocked", report.Blocked, "complete", report.Complete,
 		"remainingShards", report.RemainingShards, "oldestPendingAgeSeconds", report.OldestPendingAgeSeconds,
-		"minAgeSeconds", report.MinAgeSeconds, "durationMs", r.now().Sub(start).Milliseconds())
+		"minAgeSeconds", report.MinAgeSeconds, "publishRate", report.PublishRate, "durationMs", r.now().Sub(start).Milliseconds())
 	return r.sweepClaims(ctx, report), nil
 }
 

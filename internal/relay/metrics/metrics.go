@@ -47,6 +47,13 @@ const (
 	// or one not found yet). Neither published, failed nor poison, they are
 	// counted here so that a run's counts add up to what it found.
 	EventsWaiting = "EventsWaiting"
+	// Backlog is, at the end of a reconciler run, the pending events older
+	// than the minimum age that the run found: the whole backlog when the
+	// run swept every shard, a lower bound otherwise.
+	Backlog = "Backlog"
+	// PublishRate is the events a reconciler run published per second of
+	// the run.
+	PublishRate = "PublishRate"
 	// PublishErrors counts events not published, by ErrorClass: each
 	// environment error is a fact a person must fix (a permission, a bus, a
 	// topic, a key).
@@ -61,6 +68,8 @@ const (
 	Count        Unit = "Count"
 	Milliseconds Unit = "Milliseconds"
 	Seconds      Unit = "Seconds"
+	// CountPerSecond is CloudWatch's "Count/Second".
+	CountPerSecond Unit = "Count/Second"
 )
 
 // maxValues is the number of values EMF accepts for one metric in one document.

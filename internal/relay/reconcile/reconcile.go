@@ -129,6 +129,8 @@ type Report struct {
 	Waiting int `json:"waiting"`
 	// Blocked counts those of them whose key waits behind a FAILED event.
 	Blocked int `json:"blocked"`
+	// PublishRate is Published per second of the run (metrics.PublishRate).
+	PublishRate float64 `json:"publishRate"`
 }
 
 // Run sweeps every shard or segment for events pending since before
@@ -194,6 +196,11 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 		m.Add(metrics.EventsWaiting, report.Waiting)
 	}
 	m.Observe(metrics.OldestPendingAge, metrics.Seconds, report.OldestPendingAgeSeconds)
+	if elapsed := r.now().Sub(now).Seconds(); elapsed > 0 {
+		report.PublishRate = float64(report.Published) / elapsed
+	}
+	m.Observe(metrics.Backlog, metrics.Count, float64(report.Found))
+	m.Observe(metrics.PublishRate, metrics.CountPerSecond, report.PublishRate)
 	return report
 }
 
