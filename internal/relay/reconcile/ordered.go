@@ -77,7 +77,10 @@ func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge,
 		r.startCursors(ctx, last, minAge, margin)
 	}
 	for pass := 0; pass < maxWaitingPasses && len(last.waiting) > 0 && retry.TimeLeft(ctx, margin); pass++ {
-		res := sweepResult{published: last.published}
+		res := sweepResult{published: last.published, pace: last.pace}
+		if !res.pace.wait(ctx, len(last.waiting)) {
+			break
+		}
 		r.process(ctx, last.waiting, m, &res)
 		report.Published += res.publishedCount
 		report.Failed += res.failed
