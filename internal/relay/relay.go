@@ -126,6 +126,9 @@ type ReconcileRequest struct {
 	Action string `json:"action"`
 	// MinAgeSeconds overrides OUTBOX_RECONCILE_MIN_AGE when set.
 	MinAgeSeconds *float64 `json:"minAgeSeconds,omitempty"`
+	// Worker marks a worker started by a run under a backlog (reconcile's
+	// leases.go): it sweeps one share of the shards.
+	Worker bool `json:"worker,omitempty"`
 }
 
 // DynamoDBAPI is the part of the DynamoDB client the relay uses.
@@ -148,6 +151,9 @@ type Clients struct {
 	// claim-checked events' objects, when it has those calls
 	// (targetkind.ObjectStore).
 	S3 claimsweep.S3API
+	// Lambda, when not nil, starts reconcile workers instead of a client
+	// built from AWS.
+	Lambda LambdaAPI
 }
 
 // objects is S3 as the publisher's object store; nil, for a client built
@@ -230,6 +236,11 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
+	rec := &reconcile.Reconciler{
+		Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
+		Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
+	}
+	scaleOut(rec, cfg, clients, opts.FunctionName)
 	return &Relay{
 		claims:    claims,
 		table:     cfg.Table,
@@ -237,10 +248,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		store:     st,
 		hold:      hold,
 		processor: p,
-		reconciler: &reconcile.Reconciler{
-			Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
-			Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
-		},
+		reconciler: rec,
 		log:          log,
 		metricsOut:   out,
 		functionName: opts.FunctionName,
@@ -304,13 +312,17 @@ func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (ReconcileR
 	}
 	m := metrics.New()
 	start := r.now()
+	if req.Worker {
+		ctx = reconcile.AsWorker(ctx)
+	}
 	report := r.reconciler.Run(ctx, minAge, m)
 	r.flush(ctx, m)
 	r.log.InfoContext(ctx, "reconcile finished",
 		"found", report.Found, "published", report.Published, "failed", report.Failed,
 		"poison", report.Poison, "skipped", report.Skipped, "waiting", report.Waiting, "blocked", report.Blocked, "complete", report.Complete,
 		"remainingShards", report.RemainingShards, "oldestPendingAgeSeconds", report.OldestPendingAgeSeconds,
-		"minAgeSeconds", report.MinAgeSeconds, "durationMs", r.now().Sub(start).Milliseconds())
+		"minAgeSeconds", report.MinAgeSeconds, "worker", req.Worker, "workers", report.Workers, "shardsLeased", report.ShardsLeased,
+		"continued", report.Continued, "durationMs", r.now().Sub(start).Milliseconds())
 	return r.sweepClaims(ctx, report), nil
 }
 
