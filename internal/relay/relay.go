@@ -242,13 +242,13 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	}
 	scaleOut(rec, cfg, clients, opts.FunctionName)
 	return &Relay{
-		claims:    claims,
-		table:     cfg.Table,
-		minAge:    cfg.ReconcileMinAge,
-		store:     st,
-		hold:      hold,
-		processor: p,
-		reconciler: rec,
+		claims:       claims,
+		table:        cfg.Table,
+		minAge:       cfg.ReconcileMinAge,
+		store:        st,
+		hold:         hold,
+		processor:    p,
+		reconciler:   rec,
 		log:          log,
 		metricsOut:   out,
 		functionName: opts.FunctionName,

@@ -168,8 +168,8 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	}
 
 	report := Report{MinAgeSeconds: minAge.Seconds()}
-	var oldest int64                             // pendingSince of the oldest event found, Unix ms
-	published := &eventSet{}                     // the events published in this run
+	var oldest int64         // pendingSince of the oldest event found, Unix ms
+	published := &eventSet{} // the events published in this run
 	pace := newPacer(r.MaxEventsPerSecond / float64(max(r.MaxWorkers, 1)))
 	waiting := sweepResult{published: published, pace: pace} // the ordered events that wait, of every shard
 	sources := r.sources(ctx, cutoff, now)
@@ -225,8 +225,8 @@ type sweepResult struct {
 	// may also be on a later page, settled there, and counts once.
 	published *eventSet
 	// pace is the run's publishing rate, shared by its sweeps.
-	pace     *pacer
-	complete bool
+	pace      *pacer
+	complete  bool
 	oldest    int64
 	readUnits float64
 	// waiting are the ordered events that wait for an earlier one, blocked
