@@ -12,7 +12,11 @@
 //     "minAgeSeconds"), sent by an EventBridge Scheduler schedule. Pending
 //     events older than the minimum age are found in the pending index (or,
 //     for a table without it, by a parallel Scan) and published; the
-//     response is a Report.
+//     response is a Report. A run sweeps the shards it leases; under a
+//     backlog it starts workers, asynchronous invocations of its own
+//     function with {"action":"reconcile","worker":true,...}, and a
+//     successor when its deadline comes first (OUTBOX_RECONCILE_MAX_WORKERS,
+//     package reconcile's leases.go).
 //
 // Both modes share package batch: publish in parallel batch calls, then mark
 // (or delete) in parallel writes. Poison events are marked FAILED and never
@@ -77,6 +81,9 @@
 //     dynamodb:Scan and dynamodb:DescribeTable on the table when it has no
 //     pending index; in ordered mode dynamodb:Scan on the table in both
 //     cases (the FAILED events of a key, before its cursor is started);
+//   - lambda:InvokeFunction on the reconciler function itself, when
+//     OUTBOX_RECONCILE_MAX_WORKERS is above 1 (its workers); the lease
+//     items are written with dynamodb:UpdateItem;
 //   - the publishing action of the target's kind on the target (package
 //     target): events:PutEvents on the bus, sns:Publish on the topic
 //     (which authorizes PublishBatch), sqs:SendMessage on the queue (which
