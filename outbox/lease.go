@@ -1,7 +1,9 @@
 package outbox
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -54,6 +56,24 @@ func (t Table) LeaseKey(shard int) map[string]types.AttributeValue {
 		t.PartitionKey: stringValue(LeasePartitionKey(shard)),
 		t.SortKey:      stringValue(LeaseSortKey),
 	}
+}
+
+// LeaseProblem reports a sort key prefix (current or former) that begins
+// LeaseSortKey: the stream filter would pass the lease items' insertions to
+// the relay as outbox events, so the reconciler of such a table takes no
+// leases; nil when it may.
+func (t Table) LeaseProblem() error {
+	for i, p := range t.SortKeyPrefixes() {
+		if strings.HasPrefix(LeaseSortKey, p) {
+			field := "SortKeyPrefix"
+			if i > 0 {
+				field = "FormerSortKeyPrefixes"
+			}
+			return &ConfigError{Field: field, Problem: fmt.Sprintf("%q begins the sort key %q of the reconciler's lease items", p, LeaseSortKey),
+				Fix: `use a prefix that does not, such as the default "OUTBOX#"`}
+		}
+	}
+	return nil
 }
 
 // ParseLease decodes a lease item; nil is a shard without one.

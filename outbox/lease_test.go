@@ -42,3 +42,22 @@ func TestLeaseItems(t *testing.T) {
 		t.Errorf("an expiry that is not a number: %v, want a *RecordError", err)
 	}
 }
+
+// TestLeasePrefixProblem: a sort key prefix that begins the lease items'
+// sort key would let the stream filter pass their insertions; the current
+// prefix and a former one alike are a problem, the default is none.
+func TestLeasePrefixProblem(t *testing.T) {
+	t.Parallel()
+	for field, table := range map[string]outbox.Table{
+		"SortKeyPrefix":         {Name: "t", SortKeyPrefix: "OUTBOX-"},
+		"FormerSortKeyPrefixes": {Name: "t", SortKeyPrefix: "EVT#", FormerSortKeyPrefixes: []string{"OUTBOX-L"}},
+	} {
+		var ce *outbox.ConfigError
+		if err := table.WithDefaults().LeaseProblem(); !errors.As(err, &ce) || ce.Field != field {
+			t.Errorf("prefixes %q, %q: %v, want a *ConfigError on %s", table.SortKeyPrefix, table.FormerSortKeyPrefixes, err, field)
+		}
+	}
+	if err := (outbox.Table{Name: "t"}).WithDefaults().LeaseProblem(); err != nil {
+		t.Errorf("the default prefix: %v", err)
+	}
+}

@@ -247,7 +247,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
 		Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
 	}
-	scaleOut(rec, cfg, clients, opts.FunctionName)
+	scaleOut(rec, cfg, clients, opts.FunctionName, log)
 	return &Relay{
 		claims:       claims,
 		table:        cfg.Table,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -41,13 +42,19 @@ func (w workerInvoker) StartWorker(ctx context.Context, minAge time.Duration) er
 	return nil
 }
 
-// scaleOut sets the reconciler's leases, workers and publishing rate: the
-// leases always, workers when more than one may run and the function's
-// name is known.
-func scaleOut(rec *reconcile.Reconciler, cfg config.Config, clients Clients, function string) {
+// scaleOut sets the reconciler's publishing rate, leases and workers: the
+// leases unless the sort key prefix covers their items
+// (outbox.Table.LeaseProblem: the reconciler then sweeps every shard, one
+// run at a time, as without leases), workers when more than one may run
+// and the function's name is known.
+func scaleOut(rec *reconcile.Reconciler, cfg config.Config, clients Clients, function string, log *slog.Logger) {
+	rec.MaxEventsPerSecond = float64(cfg.ReconcileMaxEventsPerSecond)
+	if err := cfg.Table.LeaseProblem(); err != nil {
+		log.Warn("the reconciler takes no shard leases and starts no workers", "error", err)
+		return
+	}
 	rec.Leases = clients.DynamoDB
 	rec.MaxWorkers = cfg.ReconcileMaxWorkers
-	rec.MaxEventsPerSecond = float64(cfg.ReconcileMaxEventsPerSecond)
 	if cfg.ReconcileMaxWorkers <= 1 || function == "" {
 		return
 	}

@@ -100,3 +100,30 @@ func TestReconcileStartsWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileWithoutLeases: a sort key prefix that begins the lease
+// items' sort key would let the stream pass their insertions to the relay;
+// the reconciler then takes no lease, starts no worker and sweeps every
+// shard itself.
+func TestReconcileWithoutLeases(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "outbox", PendingShards: 2, SortKeyPrefix: "OUTBOX-"}.WithDefaults()
+	cfg := testConfig(table, config.TargetEventBridge, config.ActionMark)
+	cfg.ReconcileMaxWorkers, cfg.ReconcileMaxEventsPerSecond = 2, 100000
+	fake := relaytest.New(t, table)
+	records := relaytest.Records(table, 300, 32)
+	fake.PutRecords(records)
+	self := &selfInvoker{}
+	r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake, Lambda: self},
+		relay.Options{FunctionName: "orders-reconciler", Now: func() time.Time { return now }, Retry: &noSleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Reconcile(context.Background(), relay.ReconcileRequest{Action: relay.ActionReconcile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ShardsLeased != 0 || got.Workers != 0 || len(self.inputs) != 0 || got.Published != len(records) || !got.Complete {
+		t.Errorf("report %+v, %d invocations; want no lease, no worker, all %d published", got.Report, len(self.inputs), len(records))
+	}
+}
