@@ -81,7 +81,9 @@ func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge,
 		if !res.pace.wait(ctx, len(last.waiting)) {
 			break
 		}
-		r.process(ctx, last.waiting, m, &res)
+		// Held again, as on a page: another run (a worker that took over
+		// the shard) may be processing them too.
+		r.process(ctx, r.hold(ctx, last.waiting), m, &res)
 		report.Published += res.publishedCount
 		report.Failed += res.failed
 		report.Poison += res.poison

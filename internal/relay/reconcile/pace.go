@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 
@@ -17,7 +18,7 @@ import (
 
 // MinEventsPerSecond is the least rate a run slows down to, unless its
 // share is lower: a page of DefaultPageSize events then takes 20 s, well
-// within a lease (LeaseDuration).
+// within a lease (LeaseDuration); below it, pages are smaller (pageSize).
 const MinEventsPerSecond = 5
 
 // paceBurst is the most events taken at once: a publish call's entries.
@@ -74,6 +75,19 @@ func (p *pacer) observe(outcomes []batch.Outcome) {
 	} else {
 		p.lim.SetLimit(min(l+p.share/10, p.share))
 	}
+}
+
+// maxPageTime bounds the publishing time of a page at the run's rate, well
+// within a lease (LeaseDuration), which is renewed before each page.
+const maxPageTime = 20 * time.Second
+
+// pageSize is size, or fewer events when publishing size at the current
+// rate would take longer than maxPageTime.
+func (p *pacer) pageSize(size int32) int32 {
+	if p == nil {
+		return size
+	}
+	return int32(max(1, min(float64(size), p.limit()*maxPageTime.Seconds())))
 }
 
 // limit is the current rate, in events a second; 0 for no pacer.

@@ -60,6 +60,9 @@ func TestPaceBacksOffWhenThrottled(t *testing.T) {
 	if got := pace.limit(); got != 400 {
 		t.Errorf("after pages without throttling: %v events/s, want back to the share, 400", got)
 	}
+	if slow := newPacer(2); slow.pageSize(100) != 40 || pace.pageSize(100) != 100 || newPacer(0).pageSize(100) != 100 {
+		t.Errorf("pages at 2 events/s: %d, want 40 (20 s of publishing); at 400: %d, want 100", slow.pageSize(100), pace.pageSize(100))
+	}
 	if newPacer(0) != nil || newPacer(0).limit() != 0 || !newPacer(0).wait(t.Context(), 1000) {
 		t.Error("no rate: want no pacer, which never waits")
 	}

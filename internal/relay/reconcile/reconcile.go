@@ -324,7 +324,7 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 	if pageSize <= 0 {
 		pageSize = DefaultPageSize
 	}
-	pg, err := s.src.page(ctx, pageSize, s.start)
+	pg, err := s.src.page(ctx, s.res.pace.pageSize(pageSize), s.start)
 	if err != nil {
 		r.log().ErrorContext(ctx, "finding pending items failed", "source", s.src.name, "error", err)
 		return false
