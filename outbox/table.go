@@ -177,7 +177,7 @@ var contractAttributes = map[string]struct{}{
 	AttrAttempts: {}, AttrLastError: {}, AttrPublishedAt: {}, AttrFailedAt: {}, AttrVersion: {},
 	AttrNextAttemptAt: {}, AttrOrderingKey: {}, AttrSequence: {}, AttrTraceParent: {}, AttrTraceState: {},
 	AttrPublishedSequence: {}, AttrBlockedSequence: {}, AttrStartedSequence: {}, AttrSkippedAt: {},
-	AttrOrigin: {},
+	AttrOrigin: {}, AttrLeaseOwner: {}, AttrLeaseExpires: {}, AttrLeaseShard: {},
 }
 
 // SortKeyFor returns the sort key value of the event with the given id.

@@ -147,6 +147,8 @@ type ReconcilerModel struct {
 	ScheduleTimezone          types.String `tfsdk:"schedule_timezone" spec:"Reconciler.ScheduleTimezone" drift:"schedule"`
 	FlexibleTimeWindowMinutes types.Int64  `tfsdk:"flexible_time_window_minutes" spec:"Reconciler.FlexibleTimeWindowMinutes" drift:"schedule"`
 	ScheduleGroup             types.String `tfsdk:"schedule_group" spec:"Reconciler.ScheduleGroup"`
+	MaxWorkers                types.Int64  `tfsdk:"max_workers" spec:"Reconciler.MaxWorkers"`
+	MaxEventsPerSecond        types.Int64  `tfsdk:"max_events_per_second" spec:"Reconciler.MaxEventsPerSecond"`
 }
 
 // DeadLetterModel is the dead_letter object.

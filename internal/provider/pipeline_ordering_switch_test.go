@@ -133,17 +133,22 @@ func (e *accEnv) writeWhileRelayStopped(t *testing.T, uuid string, f fixture, fr
 
 // disableMapping disables the event source mapping uuid out of band and
 // waits until it is Disabled.
-func (e *accEnv) disableMapping(t *testing.T, uuid string) {
+func (e *accEnv) disableMapping(t *testing.T, uuid string) { e.setMapping(t, uuid, false) }
+
+// setMapping enables or disables the event source mapping uuid out of band
+// and waits until it is Enabled or Disabled.
+func (e *accEnv) setMapping(t *testing.T, uuid string, enabled bool) {
 	t.Helper()
 	lc := lambda.NewFromConfig(e.Cfg)
-	e.outOfBand(t, "disabling the event source mapping",
-		sdkCall(e.Ctx, lc.UpdateEventSourceMapping, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), Enabled: aws.Bool(false)}),
-		"the mapping disabled", func() error {
+	want := map[bool]string{true: "Enabled", false: "Disabled"}[enabled]
+	e.outOfBand(t, "setting the event source mapping "+want,
+		sdkCall(e.Ctx, lc.UpdateEventSourceMapping, &lambda.UpdateEventSourceMappingInput{UUID: aws.String(uuid), Enabled: aws.Bool(enabled)}),
+		"the mapping "+want, func() error {
 			out, err := lc.GetEventSourceMapping(e.Ctx, &lambda.GetEventSourceMappingInput{UUID: aws.String(uuid)})
 			if err != nil {
 				return err
 			}
-			if state := aws.ToString(out.State); state != "Disabled" {
+			if state := aws.ToString(out.State); state != want {
 				return fmt.Errorf("state %s", state)
 			}
 			return nil

@@ -185,10 +185,15 @@ func reconcilerAttribute() schema.SingleNestedAttribute {
 			"schedule_timezone":            stringSetting("IANA time zone of a `cron(...)` schedule, as `aws_scheduler_schedule`'s `schedule_expression_timezone`."),
 			"flexible_time_window_minutes": intSetting("Minutes by which Scheduler may delay a run (its flexible time window): {limit}."),
 			"schedule_group":               stringSetting("Existing EventBridge Scheduler group of the schedule (`aws_scheduler_schedule_group`). Changing it moves the schedule (it is recreated in the new group)."),
-			"min_age_seconds":              intSetting("Age a pending item must reach before the reconciler republishes it, {limit}; longer than the stream's usual delivery delay."),
-			"memory_size":                  intSetting("Memory of the reconciler function, {limit}."),
-			"timeout":                      intSetting("Timeout of the reconciler function, {limit}."),
-			"log_retention_days":           intSetting("Retention of the reconciler's log group in days, one of the values CloudWatch Logs accepts: {limit}."),
+			"max_workers": intSetting("Most reconciler runs at once while a backlog lasts (after an outage longer than the stream's 24 hours), {limit}: " +
+				"a run that cannot publish its backlog leases its share of the pending index shards and starts workers, asynchronous invocations of its own function, for the others; " +
+				"a reserved concurrency of the reconciler function, when one is set, bounds them too."),
+			"max_events_per_second": intSetting("Events the reconciler's runs publish a second, together, divided among `max_workers`; a throttled publish halves a run's rate, which recovers gradually. {limit}: " +
+				"1000, or 3000 for a standard SQS queue, under the target's default AWS quotas."),
+			"min_age_seconds":    intSetting("Age a pending item must reach before the reconciler republishes it, {limit}; longer than the stream's usual delivery delay."),
+			"memory_size":        intSetting("Memory of the reconciler function, {limit}."),
+			"timeout":            intSetting("Timeout of the reconciler function, {limit}."),
+			"log_retention_days": intSetting("Retention of the reconciler's log group in days, one of the values CloudWatch Logs accepts: {limit}."),
 		})
 }
 

@@ -32,6 +32,7 @@ func (s Spec) WithDefaults() Spec {
 	s.Reconciler.MinAge = cmp.Or(s.Reconciler.MinAge, config.DefaultReconcileMinAge)
 	s.Reconciler.ScheduleTimezone = cmp.Or(s.Reconciler.ScheduleTimezone, DefaultScheduleTimezone)
 	s.Reconciler.ScheduleGroup = cmp.Or(s.Reconciler.ScheduleGroup, ScheduleGroup)
+	s.Reconciler.MaxWorkers = cmp.Or(s.Reconciler.MaxWorkers, DefaultReconcilerMaxWorkers)
 	s.Alarms = s.Alarms.withDefaults()
 	s.ClaimCheck = s.ClaimCheck.withDefaults(s.Name)
 	s.Controls = s.Controls.withDefaults()

@@ -41,6 +41,10 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 	if s.Table.PendingIndexDisabled {
 		env[config.EnvPendingIndexEnabled] = "false"
 	}
+	env[config.EnvReconcileMaxWorkers] = strconv.Itoa(int(s.Reconciler.MaxWorkers))
+	if s.Reconciler.MaxEventsPerSecond > 0 {
+		env[config.EnvReconcileMaxEventsPerSecond] = strconv.Itoa(int(s.Reconciler.MaxEventsPerSecond))
+	}
 	if s.Ordered {
 		env[config.EnvOrdered] = "true"
 	}

@@ -29,6 +29,9 @@ type Resources struct {
 	// RelayLogs and ReconLogs cover the streams of the functions' log groups.
 	RelayLogs string
 	ReconLogs string
+	// Reconciler is the reconciler function, which invokes itself to
+	// start workers.
+	Reconciler string
 	// ClaimBucketARN is the claim-check bucket; empty without one.
 	ClaimBucketARN string
 	// ClaimKMSKeyARN encrypts its objects; empty for SSE-S3.
@@ -41,12 +44,13 @@ type Resources struct {
 func (s Spec) resources(a Account, tableARN, queueARN string) Resources {
 	n := NamesFor(s.Name)
 	return Resources{
-		Account:   a,
-		TableARN:  tableARN,
-		QueueARN:  queueARN,
-		TargetARN: s.TargetARN(a),
-		RelayLogs: a.LogGroupARN(n.RelayLogGroup),
-		ReconLogs: a.LogGroupARN(n.ReconcilerLogGroup),
+		Account:    a,
+		TableARN:   tableARN,
+		QueueARN:   queueARN,
+		TargetARN:  s.TargetARN(a),
+		RelayLogs:  a.LogGroupARN(n.RelayLogGroup),
+		ReconLogs:  a.LogGroupARN(n.ReconcilerLogGroup),
+		Reconciler: a.arn("lambda", "function:"+n.ReconcilerFunction),
 		// Claim-check bucket: see claimbucket.go.
 		ClaimBucketARN: s.claimBucketARN(a),
 		ClaimKMSKeyARN: s.ClaimCheck.KMSKeyARN,
@@ -123,7 +127,17 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 		allow("SettleOutboxItems", settle, r.TableARN),
 		publishStatement(s, r),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
-	}, s.WithDefaults().Controls.controlStatements(r.Account), reconcilerClaimStatements(r))}
+	}, s.WithDefaults().Controls.controlStatements(r.Account), reconcilerClaimStatements(r), workerStatements(s, r))}
+}
+
+// workerStatements let the reconciler start workers, invoking its own
+// function and no other, when more than one run may sweep at once; its
+// lease items are written with the UpdateItem it settles items with.
+func workerStatements(s Spec, r Resources) []Statement {
+	if s.WithDefaults().Reconciler.MaxWorkers <= 1 {
+		return nil
+	}
+	return []Statement{allow("StartReconcileWorkers", []string{"lambda:InvokeFunction"}, r.Reconciler)}
 }
 
 // SchedulerPolicy is the inline policy of the schedule's role: invoke the

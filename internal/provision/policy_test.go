@@ -185,3 +185,29 @@ func TestReconcilerPolicyBatchWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcilerWorkers: the reconciler's settings reach its environment,
+// and it may invoke its own function, to start workers, only when more
+// than one run may sweep at once.
+func TestReconcilerWorkers(t *testing.T) {
+	t.Parallel()
+	a, _ := AccountOf(goldenTable)
+	invokes := func(s Spec) bool {
+		for _, st := range ReconcilerPolicy(s, s.resources(a, goldenTable, goldenQueue)).Statement {
+			if slices.Contains(st.Action, "lambda:InvokeFunction") {
+				return slices.Equal(st.Resource, []string{"arn:aws:lambda:eu-west-1:123456789012:function:orders-reconciler"})
+			}
+		}
+		return false
+	}
+	def := Spec{Name: "orders"}.WithDefaults()
+	env := def.Environment("")
+	if env[config.EnvReconcileMaxWorkers] != "8" || env[config.EnvReconcileMaxEventsPerSecond] != "" || !invokes(def) {
+		t.Errorf("defaults: environment %v, invokes itself %t; want 8 workers, the kind's rate, InvokeFunction on the reconciler only", env, invokes(def))
+	}
+	one := Spec{Name: "orders", Reconciler: ReconcilerSpec{MaxWorkers: 1, MaxEventsPerSecond: 250}}.WithDefaults()
+	env = one.Environment("")
+	if env[config.EnvReconcileMaxWorkers] != "1" || env[config.EnvReconcileMaxEventsPerSecond] != "250" || invokes(one) {
+		t.Errorf("one worker at 250 events/s: environment %v, invokes itself %t; want no InvokeFunction", env, invokes(one))
+	}
+}

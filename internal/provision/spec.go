@@ -34,11 +34,14 @@ const (
 
 // Defaults of a Spec.
 const (
-	DefaultArchitecture            = ArchARM64
-	DefaultRelayMemory             = 256
-	DefaultRelayTimeout            = 60
-	DefaultReconcilerMemory        = 256
-	DefaultReconcilerTimeout       = 300
+	DefaultArchitecture      = ArchARM64
+	DefaultRelayMemory       = 256
+	DefaultRelayTimeout      = 60
+	DefaultReconcilerMemory  = 256
+	DefaultReconcilerTimeout = 300
+	// DefaultReconcilerMaxWorkers keeps a 16-shard index at 2 shards a
+	// worker (DESIGN.md, "Recovery at scale").
+	DefaultReconcilerMaxWorkers    = 8
 	DefaultLogRetentionDays        = 14
 	DefaultBatchSize               = 100
 	DefaultParallelizationFactor   = 1
@@ -205,6 +208,14 @@ type ReconcilerSpec struct {
 	// ScheduleGroup is the existing EventBridge Scheduler group of the
 	// schedule; default "default". Changing it moves the schedule.
 	ScheduleGroup string
+	// MaxWorkers bounds the reconciler's runs at once under a backlog,
+	// the workers it starts included; default DefaultReconcilerMaxWorkers,
+	// 1 for no workers.
+	MaxWorkers int32
+	// MaxEventsPerSecond is the reconciler's publishing rate, all its runs
+	// together; 0, the default, is the target kind's
+	// (config.DefaultMaxEventsPerSecond).
+	MaxEventsPerSecond int32
 }
 
 // CheckInPlace returns an error when the pipeline recorded in st has

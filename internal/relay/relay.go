@@ -12,7 +12,11 @@
 //     "minAgeSeconds"), sent by an EventBridge Scheduler schedule. Pending
 //     events older than the minimum age are found in the pending index (or,
 //     for a table without it, by a parallel Scan) and published; the
-//     response is a Report.
+//     response is a Report. A run sweeps the shards it leases; under a
+//     backlog it starts workers, asynchronous invocations of its own
+//     function with {"action":"reconcile","worker":true,...}, and a
+//     successor when its deadline comes first (OUTBOX_RECONCILE_MAX_WORKERS,
+//     package reconcile's leases.go).
 //
 // Both modes share package batch: publish in parallel batch calls, then mark
 // (or delete) in parallel writes. Poison events are marked FAILED and never
@@ -77,6 +81,9 @@
 //     dynamodb:Scan and dynamodb:DescribeTable on the table when it has no
 //     pending index; in ordered mode dynamodb:Scan on the table in both
 //     cases (the FAILED events of a key, before its cursor is started);
+//   - lambda:InvokeFunction on the reconciler function itself, when
+//     OUTBOX_RECONCILE_MAX_WORKERS is above 1 (its workers); the lease
+//     items are written with dynamodb:UpdateItem;
 //   - the publishing action of the target's kind on the target (package
 //     target): events:PutEvents on the bus, sns:Publish on the topic
 //     (which authorizes PublishBatch), sqs:SendMessage on the queue (which
@@ -126,6 +133,9 @@ type ReconcileRequest struct {
 	Action string `json:"action"`
 	// MinAgeSeconds overrides OUTBOX_RECONCILE_MIN_AGE when set.
 	MinAgeSeconds *float64 `json:"minAgeSeconds,omitempty"`
+	// Worker marks a worker started by a run under a backlog (reconcile's
+	// leases.go): it sweeps one share of the shards.
+	Worker bool `json:"worker,omitempty"`
 }
 
 // DynamoDBAPI is the part of the DynamoDB client the relay uses.
@@ -148,6 +158,9 @@ type Clients struct {
 	// claim-checked events' objects, when it has those calls
 	// (targetkind.ObjectStore).
 	S3 claimsweep.S3API
+	// Lambda, when not nil, starts reconcile workers instead of a client
+	// built from AWS.
+	Lambda LambdaAPI
 }
 
 // objects is S3 as the publisher's object store; nil, for a client built
@@ -230,17 +243,19 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
+	rec := &reconcile.Reconciler{
+		Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
+		Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
+	}
+	scaleOut(rec, cfg, clients, opts.FunctionName, log)
 	return &Relay{
-		claims:    claims,
-		table:     cfg.Table,
-		minAge:    cfg.ReconcileMinAge,
-		store:     st,
-		hold:      hold,
-		processor: p,
-		reconciler: &reconcile.Reconciler{
-			Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
-			Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
-		},
+		claims:       claims,
+		table:        cfg.Table,
+		minAge:       cfg.ReconcileMinAge,
+		store:        st,
+		hold:         hold,
+		processor:    p,
+		reconciler:   rec,
 		log:          log,
 		metricsOut:   out,
 		functionName: opts.FunctionName,
@@ -304,13 +319,17 @@ func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (ReconcileR
 	}
 	m := metrics.New()
 	start := r.now()
+	if req.Worker {
+		ctx = reconcile.AsWorker(ctx)
+	}
 	report := r.reconciler.Run(ctx, minAge, m)
 	r.flush(ctx, m)
 	r.log.InfoContext(ctx, "reconcile finished",
 		"found", report.Found, "published", report.Published, "failed", report.Failed,
 		"poison", report.Poison, "skipped", report.Skipped, "waiting", report.Waiting, "blocked", report.Blocked, "complete", report.Complete,
 		"remainingShards", report.RemainingShards, "oldestPendingAgeSeconds", report.OldestPendingAgeSeconds,
-		"minAgeSeconds", report.MinAgeSeconds, "publishRate", report.PublishRate, "durationMs", r.now().Sub(start).Milliseconds())
+		"minAgeSeconds", report.MinAgeSeconds, "publishRate", report.PublishRate, "worker", req.Worker, "workers", report.Workers,
+		"shardsLeased", report.ShardsLeased, "continued", report.Continued, "durationMs", r.now().Sub(start).Milliseconds())
 	return r.sweepClaims(ctx, report), nil
 }
 

@@ -730,7 +730,7 @@ func TestReconcile(t *testing.T) {
 		}
 		rep.ReadUnits = 0
 		want := reconcile.Report{Found: 232, Published: 230, Poison: 2, Complete: true,
-			OldestPendingAgeSeconds: time.Hour.Seconds(), MinAgeSeconds: 300, Segments: 16}
+			OldestPendingAgeSeconds: time.Hour.Seconds(), MinAgeSeconds: 300, Segments: 16, ShardsLeased: 16}
 		if rep != want {
 			t.Errorf("report %+v\nwant   %+v", rep, want)
 		}

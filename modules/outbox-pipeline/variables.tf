@@ -161,14 +161,16 @@ variable "pending_index" {
 }
 
 variable "reconciler" {
-  description = "The scheduled reconciler that republishes pending items older than `min_age_seconds`: `enabled` (default true), `schedule_expression`, `min_age_seconds`, `memory_size`, `timeout`, `log_retention_days`."
+  description = "The scheduled reconciler that republishes pending items older than `min_age_seconds`: `enabled` (default true), `schedule_expression`, `min_age_seconds`, `memory_size`, `timeout`, `log_retention_days`, and under a backlog `max_workers` (default 8 runs at once, 1 for one run per tick) and `max_events_per_second` (default 0: the target kind's, 1000 or 3000 for a standard SQS queue)."
   type = object({
-    enabled             = optional(bool)
-    schedule_expression = optional(string)
-    min_age_seconds     = optional(number)
-    memory_size         = optional(number)
-    timeout             = optional(number)
-    log_retention_days  = optional(number)
+    enabled               = optional(bool)
+    schedule_expression   = optional(string)
+    min_age_seconds       = optional(number)
+    memory_size           = optional(number)
+    timeout               = optional(number)
+    log_retention_days    = optional(number)
+    max_workers           = optional(number)
+    max_events_per_second = optional(number)
   })
   default  = {}
   nullable = false

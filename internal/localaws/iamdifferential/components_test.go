@@ -104,7 +104,7 @@ func resources(s provision.Spec) provision.Resources {
 	a := provision.Account{Partition: "aws", Region: region, ID: account}
 	n := provision.NamesFor(s.Name)
 	r := provision.Resources{TableARN: tableARN, QueueARN: queueARN, TargetARN: s.TargetARN(a),
-		RelayLogs: a.LogGroupARN(n.RelayLogGroup), ReconLogs: a.LogGroupARN(n.ReconcilerLogGroup)}
+		RelayLogs: a.LogGroupARN(n.RelayLogGroup), ReconLogs: a.LogGroupARN(n.ReconcilerLogGroup), Reconciler: reconcilerFn}
 	if s.ClaimCheck.Enabled {
 		r.ClaimBucketARN, r.ClaimKMSKeyARN = a.ClaimBucketARN(claimBucket), s.ClaimCheck.KMSKeyARN
 	}
@@ -149,10 +149,12 @@ func pipelineComponents(t *testing.T) []component {
 				req{action: "dynamodb:UpdateItem", resource: tableARN}, req{action: "events:PutEvents", resource: busARN},
 				req{action: "s3:ListBucket", resource: "arn:aws:s3:::orders-claims", context: map[string]string{"s3:prefix": "outbox/2026/"}},
 				req{action: "s3:DeleteObject", resource: claimObject}, req{action: "s3:GetObject", resource: claimObject},
-				req{action: "kms:Decrypt", resource: claimKey}, req{action: "dynamodb:GetItem", resource: tableARN}),
+				req{action: "kms:Decrypt", resource: claimKey}, req{action: "dynamodb:GetItem", resource: tableARN},
+				req{action: "lambda:InvokeFunction", resource: reconcilerFn}),
 			denied: []req{{action: "s3:ListBucket", resource: "arn:aws:s3:::orders-claims", context: map[string]string{"s3:prefix": "other/"}},
 				{action: "s3:ListBucket", resource: "arn:aws:s3:::orders-claims"},
-				{action: "dynamodb:Scan", resource: tableARN}, {action: "sqs:SendMessage", resource: queueARN}}},
+				{action: "dynamodb:Scan", resource: tableARN}, {action: "sqs:SendMessage", resource: queueARN},
+				{action: "lambda:InvokeFunction", resource: reconcilerFn + "-other"}}},
 		{name: "schedule", identity: docs(provision.SchedulerPolicy(reconcilerFn)),
 			principal: "arn:aws:sts::123456789012:assumed-role/orders-schedule/s",
 			allowed:   []req{{action: "lambda:InvokeFunction", resource: reconcilerFn}},

@@ -22,6 +22,8 @@
 //	OUTBOX_ORDERED             false                true: ordered mode, each ordering key's events published in sequence (FIFO targets only)
 //	OUTBOX_CLAIM_BUCKET        (none)               the claim-check bucket: the reconciler sweeps its uncommitted objects after each run
 //	OUTBOX_CLAIM_SWEEP_WINDOW  2h                   Go duration: how far back each sweep looks (≥ twice the reconciler's period)
+//	OUTBOX_RECONCILE_MAX_WORKERS  1                 reconciler runs at once under a backlog, 1 to 100 (1: no workers)
+//	OUTBOX_RECONCILE_MAX_EVENTS_PER_SECOND  per kind  events the reconciler's runs publish a second together (DefaultMaxEventsPerSecond)
 //
 // The table defaults are those of package outbox. The variables of a target
 // kind (package target) are read only for that kind, and
@@ -80,6 +82,12 @@ const (
 	EnvClaimBucket = "OUTBOX_CLAIM_BUCKET"
 	// EnvClaimSweepWindow is the sweep's window of object keys.
 	EnvClaimSweepWindow = "OUTBOX_CLAIM_SWEEP_WINDOW"
+	// EnvReconcileMaxWorkers bounds the reconciler's runs at once, the
+	// workers it starts under a backlog included.
+	EnvReconcileMaxWorkers = "OUTBOX_RECONCILE_MAX_WORKERS"
+	// EnvReconcileMaxEventsPerSecond is the reconciler's publishing rate,
+	// all its runs together.
+	EnvReconcileMaxEventsPerSecond = "OUTBOX_RECONCILE_MAX_EVENTS_PER_SECOND"
 )
 
 // Target is the kind of target events are published to.
@@ -134,6 +142,29 @@ type Config struct {
 	ClaimBucket string
 	// ClaimSweepWindow is how far back a sweep looks.
 	ClaimSweepWindow time.Duration
+	// ReconcileMaxWorkers bounds the reconciler's runs at once; 1 starts
+	// no worker.
+	ReconcileMaxWorkers int
+	// ReconcileMaxEventsPerSecond is the reconciler's publishing rate, all
+	// its runs together.
+	ReconcileMaxEventsPerSecond int
+}
+
+// MaxReconcileWorkers bounds OUTBOX_RECONCILE_MAX_WORKERS.
+const MaxReconcileWorkers = 100
+
+// DefaultMaxEventsPerSecond is the reconciler's publishing rate for target t,
+// under AWS's default quotas, which the application's own publishing shares
+// (DESIGN.md, "Recovery at scale"): 3,000 events a second for a standard
+// queue (nearly unlimited), 1,000 for every other kind: a tenth of
+// EventBridge's PutEvents quota in us-east-1 and under its lowest
+// documented ones, a third of an SNS FIFO topic's 3,000 messages a second
+// and of an SQS FIFO queue's 3,000 in batches of 10.
+func DefaultMaxEventsPerSecond(t targetkind.Settings) int {
+	if t = t.WithDefaults(); t.Type == targetkind.SQS && !t.FIFO() {
+		return 3000
+	}
+	return 1000
 }
 
 // relaySettings opens the message of every error of the relay's
@@ -209,6 +240,26 @@ var variables = []variable{
 	{name: EnvClaimBucket, set: func(c *Config, v string) error { c.ClaimBucket = v; return nil }},
 	{name: EnvClaimSweepWindow, set: duration(EnvClaimSweepWindow, DefaultClaimSweepWindow, "use a Go duration such as \"2h\", at least twice the reconciler's period",
 		func(c *Config) *time.Duration { return &c.ClaimSweepWindow })},
+	{name: EnvReconcileMaxWorkers, set: wholeNumber(EnvReconcileMaxWorkers, 1, 1, MaxReconcileWorkers, func(c *Config) *int { return &c.ReconcileMaxWorkers })},
+	{name: EnvReconcileMaxEventsPerSecond, set: func(c *Config, v string) error {
+		return wholeNumber(EnvReconcileMaxEventsPerSecond, DefaultMaxEventsPerSecond(c.Target), 1, 1_000_000, func(c *Config) *int { return &c.ReconcileMaxEventsPerSecond })(c, v)
+	}},
+}
+
+// wholeNumber reads a whole number from lowest to highest; unset is def.
+func wholeNumber(name string, def, lowest, highest int, field func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		if v == "" {
+			*field(c) = def
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lowest || n > highest {
+			return invalid(name, v, "is out of range", fmt.Sprintf("use a whole number from %d to %d", lowest, highest))
+		}
+		*field(c) = n
+		return nil
+	}
 }
 
 func setTableName(c *Config, v string) error {

@@ -31,6 +31,8 @@ func TestFromEnvDefaults(t *testing.T) {
 		ReconcileShards: 16,
 		// No claim-check bucket, no sweep; its window keeps its default.
 		ClaimSweepWindow: DefaultClaimSweepWindow,
+		// One run at a time, at EventBridge's rate.
+		ReconcileMaxWorkers: 1, ReconcileMaxEventsPerSecond: 1000,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
@@ -46,6 +48,7 @@ func TestFromEnvAll(t *testing.T) {
 		EnvPublishedAction: "delete", EnvPublishedTTL: "0", EnvReconcileMinAge: "90s",
 		EnvFormerSortKeyPrefixes: "OUTBOX#, OLD#", EnvReconcileShards: "64", EnvPendingIndexEnabled: "false",
 		EnvClaimBucket: "app-claims", EnvClaimSweepWindow: "10h",
+		EnvReconcileMaxWorkers: "4", EnvReconcileMaxEventsPerSecond: "250",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +60,7 @@ func TestFromEnvAll(t *testing.T) {
 		Target:          targetkind.Settings{Type: TargetSNS, TopicARN: "arn:aws:sns:eu-west-1:123456789012:orders", Envelope: outbox.FormatOutbox},
 		PublishedAction: ActionDelete, PublishedTTL: 0, ReconcileMinAge: 90 * time.Second,
 		ReconcileShards: 64, ClaimBucket: "app-claims", ClaimSweepWindow: 10 * time.Hour,
+		ReconcileMaxWorkers: 4, ReconcileMaxEventsPerSecond: 250,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
@@ -172,5 +176,27 @@ func TestFromEnvErrors(t *testing.T) {
 				t.Errorf("message %q lacks %q or %q", msg, tt.wantVar, tt.want)
 			}
 		})
+	}
+}
+
+// TestFromEnvReconcileScale: the reconciler's workers and publishing rate,
+// whose default depends on the target kind, and their bounds.
+func TestFromEnvReconcileScale(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{EnvTableName: "outbox"}
+	c, err := FromEnv(env(base))
+	if err != nil || c.ReconcileMaxWorkers != 1 || c.ReconcileMaxEventsPerSecond != 1000 {
+		t.Errorf("defaults: %d workers, %d events/s, %v; want 1 and 1000 (EventBridge)", c.ReconcileMaxWorkers, c.ReconcileMaxEventsPerSecond, err)
+	}
+	queue := map[string]string{EnvTableName: "outbox", EnvTarget: "sqs", "OUTBOX_QUEUE_ARN": "arn:aws:sqs:us-east-1:123456789012:q",
+		EnvReconcileMaxWorkers: "8"}
+	if c, err := FromEnv(env(queue)); err != nil || c.ReconcileMaxWorkers != 8 || c.ReconcileMaxEventsPerSecond != 3000 {
+		t.Errorf("a standard queue: %d workers, %d events/s, %v; want 8 and 3000", c.ReconcileMaxWorkers, c.ReconcileMaxEventsPerSecond, err)
+	}
+	for name, value := range map[string]string{EnvReconcileMaxWorkers: "0", EnvReconcileMaxEventsPerSecond: "x"} {
+		vars := map[string]string{EnvTableName: "outbox", name: value}
+		if _, err := FromEnv(env(vars)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v, want an error naming the variable", name, value, err)
+		}
 	}
 }

@@ -90,6 +90,17 @@ type Reconciler struct {
 	// ordered events that wait for an earlier event of their key are tried
 	// again at the end of the run (ordered.go).
 	Ordered Cursors
+	// Leases, when not nil, writes the lease items: the run sweeps only the
+	// shards it leases (leases.go); nil sweeps every shard.
+	Leases LeaseAPI
+	// MaxWorkers bounds the runs that sweep at once, workers included;
+	// 0 or 1 starts no worker.
+	MaxWorkers int
+	// Invoker starts workers; nil starts none.
+	Invoker Invoker
+	// MaxEventsPerSecond is the publishing rate of all runs together,
+	// divided among MaxWorkers (pace.go); 0 is no limit.
+	MaxEventsPerSecond float64
 }
 
 // Report is the result of a run, returned as the invocation's response.
@@ -131,6 +142,13 @@ type Report struct {
 	Blocked int `json:"blocked"`
 	// PublishRate is Published per second of the run (metrics.PublishRate).
 	PublishRate float64 `json:"publishRate"`
+	// Workers counts the workers the run started, its successor included.
+	Workers int `json:"workers"`
+	// ShardsLeased counts the shards the run leased.
+	ShardsLeased int `json:"shardsLeased"`
+	// Continued is true when the run's deadline came with shards still
+	// pending and it started a successor.
+	Continued bool `json:"continued"`
 }
 
 // Run sweeps every shard or segment for events pending since before
@@ -152,16 +170,18 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	}
 
 	report := Report{MinAgeSeconds: minAge.Seconds()}
-	var oldest int64                             // pendingSince of the oldest event found, Unix ms
-	published := &eventSet{}                     // the events published in this run
-	waiting := sweepResult{published: published} // the ordered events that wait, of every shard
+	var oldest int64         // pendingSince of the oldest event found, Unix ms
+	published := &eventSet{} // the events published in this run
+	pace := newPacer(r.MaxEventsPerSecond / float64(max(r.MaxWorkers, 1)))
+	waiting := sweepResult{published: published, pace: pace} // the ordered events that wait, of every shard
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
 	sweeps := make([]*sweeper, len(sources))
 	for i, src := range sources {
-		sweeps[i] = &sweeper{src: src, res: sweepResult{published: published}}
+		sweeps[i] = &sweeper{src: src, shard: i, res: sweepResult{published: published, pace: pace}}
 	}
-	r.sweepInTurns(ctx, sweeps, concurrency, r.sweepMargin(ctx, margin), m)
+	leases := r.lease(ctx, sweeps, minAge)
+	r.sweepInTurns(ctx, sweeps, concurrency, r.sweepMargin(ctx, margin), m, leases)
 	for _, sw := range sweeps {
 		s := sw.res
 		report.Found += s.found
@@ -188,6 +208,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	if r.Ordered != nil {
 		r.retryWaiting(ctx, waiting, minAge, margin, m, &report)
 	}
+	leases.finish(ctx, published, &report)
 	if oldest > 0 {
 		report.OldestPendingAgeSeconds = now.Sub(time.UnixMilli(oldest)).Seconds()
 	}
@@ -210,6 +231,8 @@ type sweepResult struct {
 	// an event published after the one it waited for (batch.Outcome.Chained)
 	// may also be on a later page, settled there, and counts once.
 	published *eventSet
+	// pace is the run's publishing rate, shared by its sweeps.
+	pace      *pacer
 	complete  bool
 	oldest    int64
 	readUnits float64
@@ -243,8 +266,13 @@ func (res *sweepResult) note(items []batch.Item) {
 // starts, and what it found.
 type sweeper struct {
 	src   source
+	shard int
 	start map[string]types.AttributeValue
 	res   sweepResult
+	// leased is true while the run holds the shard's lease (or without
+	// leases); lease is the run's leases, nil without.
+	leased bool
+	lease  *leaseRun
 }
 
 // sweepInTurns sweeps every source a page at a time, in rounds: a round
@@ -253,9 +281,17 @@ type sweeper struct {
 // sweep everything has so read the oldest pages of every source rather
 // than some sources whole: the events of an ordering key are in every
 // shard, and its oldest ones are found together.
-func (r *Reconciler) sweepInTurns(ctx context.Context, sweeps []*sweeper, concurrency int, margin time.Duration, m *metrics.Recorder) {
-	active := sweeps
-	for len(active) > 0 {
+//
+// Only the leased sources are swept; after the first round, a run with
+// leases may hand sources to workers (leaseRun.fanOut).
+func (r *Reconciler) sweepInTurns(ctx context.Context, sweeps []*sweeper, concurrency int, margin time.Duration, m *metrics.Recorder, leases *leaseRun) {
+	var active []*sweeper
+	for _, s := range sweeps {
+		if s.leased {
+			active = append(active, s)
+		}
+	}
+	for round := 0; len(active) > 0; round++ {
 		more := make([]bool, len(active))
 		sem := make(chan struct{}, concurrency)
 		var wg sync.WaitGroup
@@ -274,6 +310,9 @@ func (r *Reconciler) sweepInTurns(ctx context.Context, sweeps []*sweeper, concur
 			}
 		}
 		active = next
+		if round == 0 && leases != nil {
+			active = leases.fanOut(ctx, active, sweeps[0].res.published)
+		}
 	}
 }
 
@@ -285,11 +324,14 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 		r.log().InfoContext(ctx, "reconcile stopped before the deadline", "source", s.src.name)
 		return false
 	}
+	if !s.lease.renew(ctx, s) {
+		return false
+	}
 	pageSize := r.PageSize
 	if pageSize <= 0 {
 		pageSize = DefaultPageSize
 	}
-	pg, err := s.src.page(ctx, pageSize, s.start)
+	pg, err := s.src.page(ctx, s.res.pace.pageSize(pageSize), s.start)
 	if err != nil {
 		r.log().ErrorContext(ctx, "finding pending items failed", "source", s.src.name, "error", err)
 		return false
@@ -305,6 +347,10 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 	}
 	res.found += len(items)
 	res.note(items)
+	if !res.pace.wait(ctx, len(items)) {
+		r.log().InfoContext(ctx, "reconcile stopped before the deadline, waiting for the publishing rate", "source", s.src.name, "eventsPerSecond", res.pace.limit())
+		return false
+	}
 	if len(items) > 0 {
 		r.process(ctx, r.hold(ctx, items), m, res)
 	}
@@ -358,7 +404,9 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 }
 
 func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
-	for i, o := range r.Processor.Process(ctx, items, m) {
+	outcomes := r.Processor.Process(ctx, items, m)
+	res.pace.observe(outcomes)
+	for i, o := range outcomes {
 		for _, id := range o.Chained {
 			res.countPublished(id)
 		}
@@ -420,4 +468,11 @@ func (s *eventSet) add(id string) bool {
 	}
 	s.ids[id] = struct{}{}
 	return true
+}
+
+// size is the number of ids in the set.
+func (s *eventSet) size() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ids)
 }

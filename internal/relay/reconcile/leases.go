@@ -1,0 +1,214 @@
+package reconcile
+
+import (
+	"context"
+	crand "crypto/rand"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// Recovery at scale (DESIGN.md): a run sweeps only the shards it leases
+// (outbox.Table.AcquireLease). A scheduled run leases every free shard;
+// when its first round leaves shards with more pages, it keeps its share,
+// releases the others and starts workers, asynchronous invocations of its
+// own function, to sweep them. A run whose deadline comes while its shards
+// still hold pending events starts one successor. A worker leases one share.
+
+// LeaseDuration is how long a lease lasts without renewal. A run renews
+// its leases before each page, and a page (a query, a hold, a publish and
+// a mark, at most 20 s at the slowest publishing rate, MinEventsPerSecond)
+// takes far less: a few page times, so that a live run keeps its shards and
+// a crashed run's shards wait a minute at most for another run.
+const LeaseDuration = time.Minute
+
+// LeaseAPI is the part of the DynamoDB client that writes lease items.
+type LeaseAPI interface {
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+}
+
+// Invoker starts a worker: an asynchronous invocation of the reconciler's
+// own function, marked a worker, with the run's minimum age.
+type Invoker interface {
+	StartWorker(ctx context.Context, minAge time.Duration) error
+}
+
+type workerKey struct{}
+
+// AsWorker marks the run of ctx a worker's: it leases one share of the
+// shards and starts no other worker, only a successor.
+func AsWorker(ctx context.Context) context.Context { return context.WithValue(ctx, workerKey{}, true) }
+
+func isWorker(ctx context.Context) bool { w, _ := ctx.Value(workerKey{}).(bool); return w }
+
+// leaseRun is a run's leases and the workers it started.
+type leaseRun struct {
+	r       *Reconciler
+	owner   string
+	worker  bool
+	minAge  time.Duration
+	share   int
+	held    []*sweeper
+	others  map[string]struct{} // the live holders of the leases it could not take
+	workers int
+	cont    bool
+}
+
+// share is how many shards of n one worker sweeps.
+func (r *Reconciler) share(n int) int {
+	w := max(r.MaxWorkers, 1)
+	return (n + w - 1) / w
+}
+
+// lease takes the leases of the run: every free shard for a scheduled run,
+// one share for a worker, starting at a random shard so that workers
+// starting together try different ones. Without r.Leases it returns nil and
+// every shard is the run's.
+func (r *Reconciler) lease(ctx context.Context, sweeps []*sweeper, minAge time.Duration) *leaseRun {
+	if r.Leases == nil {
+		for _, s := range sweeps {
+			s.leased = true
+		}
+		return nil
+	}
+	lr := &leaseRun{r: r, owner: invocationID(ctx), worker: isWorker(ctx), minAge: minAge, share: r.share(len(sweeps)), others: map[string]struct{}{}}
+	want := len(sweeps)
+	if lr.worker {
+		want = lr.share
+	}
+	first := rand.IntN(max(len(sweeps), 1))
+	for i := range sweeps {
+		if len(lr.held) == want {
+			break
+		}
+		s := sweeps[(first+i)%len(sweeps)]
+		s.lease = lr
+		if lr.acquire(ctx, s) {
+			s.leased = true
+			lr.held = append(lr.held, s)
+		}
+	}
+	return lr
+}
+
+// acquire takes the lease of s's shard, noting its live holder if another.
+func (lr *leaseRun) acquire(ctx context.Context, s *sweeper) bool {
+	now := lr.r.now()
+	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.AcquireLease(s.shard, lr.owner, now, now.Add(LeaseDuration)))
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &ccf):
+		if l, perr := outbox.ParseLease(ccf.Item); perr == nil && l.Live(now) {
+			lr.others[l.Owner] = struct{}{}
+		}
+	default:
+		lr.r.log().WarnContext(ctx, "taking the lease of a shard failed; another run sweeps it", "source", s.src.name, "error", err)
+	}
+	return false
+}
+
+// renew extends the lease of s before a page, and reports whether the run
+// still holds it. A failed write other than a lost lease keeps the shard:
+// the lease lasts LeaseDuration from the last renewal.
+func (lr *leaseRun) renew(ctx context.Context, s *sweeper) bool {
+	if lr == nil {
+		return true
+	}
+	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.RenewLease(s.shard, lr.owner, lr.r.now().Add(LeaseDuration)))
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		lr.r.log().WarnContext(ctx, "the lease of a shard was taken over; another run sweeps it", "source", s.src.name)
+		s.leased = false
+		return false
+	}
+	if err != nil {
+		lr.r.log().WarnContext(ctx, "renewing the lease of a shard failed", "source", s.src.name, "error", err)
+	}
+	return true
+}
+
+// release gives up the leases of sweeps the run still holds.
+func (lr *leaseRun) release(ctx context.Context, sweeps []*sweeper) {
+	for _, s := range sweeps {
+		if !s.leased {
+			continue
+		}
+		s.leased = false
+		if _, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.ReleaseLease(s.shard, lr.owner)); err != nil {
+			lr.r.log().WarnContext(ctx, "releasing the lease of a shard failed; it expires", "source", s.src.name, "error", err)
+		}
+	}
+}
+
+// scaling reports whether the run may start workers: leases, an invoker,
+// more than one worker allowed, and something published, without which
+// more runs would not publish more (a permission or target fault).
+func (lr *leaseRun) scaling(published *eventSet) bool {
+	return lr != nil && lr.r.Invoker != nil && lr.r.MaxWorkers > 1 && published.size() > 0
+}
+
+// fanOut, after a scheduled run's first round, keeps one share of the
+// shards that have more pages (active), releases others and starts a
+// worker for each share released, up to MaxWorkers counted with the live
+// holders of other leases. It returns the shards the run goes on with.
+func (lr *leaseRun) fanOut(ctx context.Context, active []*sweeper, published *eventSet) []*sweeper {
+	if lr.worker || !lr.scaling(published) || len(active) <= lr.share {
+		return active
+	}
+	extra := len(active) - lr.share
+	workers := min((extra+lr.share-1)/lr.share, lr.r.MaxWorkers-1-len(lr.others))
+	if workers <= 0 {
+		return active
+	}
+	released := active[lr.share:min(len(active), lr.share*(workers+1))]
+	lr.release(ctx, released)
+	for range workers {
+		lr.start(ctx)
+	}
+	lr.r.log().InfoContext(ctx, "reconcile backlog: workers started", "workers", workers, "shardsReleased", len(released), "otherHolders", len(lr.others))
+	return append(active[:lr.share:lr.share], active[lr.share+len(released):]...)
+}
+
+// start invokes one worker.
+func (lr *leaseRun) start(ctx context.Context) bool {
+	if err := lr.r.Invoker.StartWorker(ctx, lr.minAge); err != nil {
+		lr.r.log().WarnContext(ctx, "starting a reconcile worker failed; its shards wait for the next run", "error", err)
+		return false
+	}
+	lr.workers++
+	return true
+}
+
+// finish releases the run's leases; when its deadline left shards with
+// pending events, it first starts a successor to go on with them.
+func (lr *leaseRun) finish(ctx context.Context, published *eventSet, report *Report) {
+	if lr == nil {
+		return
+	}
+	pending := false
+	for _, s := range lr.held {
+		pending = pending || (s.leased && !s.res.complete)
+	}
+	lr.release(ctx, lr.held)
+	if pending && lr.scaling(published) && lr.start(ctx) {
+		lr.cont = true
+	}
+	report.Workers, report.ShardsLeased, report.Continued = lr.workers, len(lr.held), lr.cont
+}
+
+// invocationID is the Lambda request id of ctx, or a random id outside
+// Lambda: the owner of the run's leases.
+func invocationID(ctx context.Context) string {
+	if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
+		return lc.AwsRequestID
+	}
+	return "run-" + crand.Text()
+}

@@ -1,0 +1,99 @@
+package reconcile
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+)
+
+// Publishing within the target's quota (DESIGN.md): a run publishes at
+// most MaxEventsPerSecond / MaxWorkers events a second. A throttled publish
+// halves the rate, down to its floor; each page without throttling raises
+// it by a tenth of the share, back up to it.
+
+// MinEventsPerSecond is the least rate a run slows down to, unless its
+// share is lower: a page of DefaultPageSize events then takes 20 s, well
+// within a lease (LeaseDuration); below it, pages are smaller (pageSize).
+const MinEventsPerSecond = 5
+
+// paceBurst is the most events taken at once: a publish call's entries.
+const paceBurst = 10
+
+// pacer limits a run's publishing rate; a nil pacer does not.
+type pacer struct {
+	mu    sync.Mutex
+	lim   *rate.Limiter
+	share rate.Limit
+	floor rate.Limit
+}
+
+// newPacer returns the pacer of a run that may publish perSecond events a
+// second; nil when perSecond is not positive.
+func newPacer(perSecond float64) *pacer {
+	if perSecond <= 0 {
+		return nil
+	}
+	share := rate.Limit(perSecond)
+	return &pacer{lim: rate.NewLimiter(share, paceBurst), share: share, floor: min(share, max(share/8, MinEventsPerSecond))}
+}
+
+// wait takes n tokens, and reports false when ctx ends or its deadline
+// comes first.
+func (p *pacer) wait(ctx context.Context, n int) bool {
+	if p == nil {
+		return true
+	}
+	for n > 0 {
+		take := min(n, paceBurst)
+		if p.lim.WaitN(ctx, take) != nil {
+			return false
+		}
+		n -= take
+	}
+	return true
+}
+
+// observe adapts the rate to the outcomes of a page.
+func (p *pacer) observe(outcomes []batch.Outcome) {
+	if p == nil {
+		return
+	}
+	throttled := false
+	for _, o := range outcomes {
+		throttled = throttled || o.Class == retry.ClassThrottling
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.lim.Limit()
+	if throttled {
+		p.lim.SetLimit(max(l/2, p.floor))
+	} else {
+		p.lim.SetLimit(min(l+p.share/10, p.share))
+	}
+}
+
+// maxPageTime bounds the publishing time of a page at the run's rate, well
+// within a lease (LeaseDuration), which is renewed before each page.
+const maxPageTime = 20 * time.Second
+
+// pageSize is size, or fewer events when publishing size at the current
+// rate would take longer than maxPageTime.
+func (p *pacer) pageSize(size int32) int32 {
+	if p == nil {
+		return size
+	}
+	return int32(max(1, min(float64(size), p.limit()*maxPageTime.Seconds())))
+}
+
+// limit is the current rate, in events a second; 0 for no pacer.
+func (p *pacer) limit() float64 {
+	if p == nil {
+		return 0
+	}
+	return float64(p.lim.Limit())
+}
