@@ -106,6 +106,9 @@ func run(o perfreport.Options, ro perfreport.RecoveryOptions, benchOut string, b
 	}
 	fmt.Println(line)
 	if r.Recovery != nil {
+		for _, g := range r.Recovery.Goals() {
+			fmt.Fprintf(os.Stderr, "recovery goal: %s: %s, met: %v\n", g.Goal, g.Measured, g.Met)
+		}
 		fmt.Println(r.Recovery.RecoveryLine())
 	}
 	return nil

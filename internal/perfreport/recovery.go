@@ -2,6 +2,7 @@ package perfreport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -242,28 +243,23 @@ func streamRecords(ctx context.Context, ds *dynamodbstreams.Client, arn string) 
 // passes.
 func waitFor(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
 	deadline := time.Now().Add(timeout)
-	var last error
 	for {
 		ok, err := cond()
-		if ok {
+		switch {
+		case err != nil:
+			return fmt.Errorf("waiting for %s: %w", what, err)
+		case ok:
 			return nil
-		}
-		last = err
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("waiting %s for %s: %w", timeout, what, errorsJoin(ctx.Err(), last))
+		case ctx.Err() != nil:
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		case time.Now().After(deadline):
+			return fmt.Errorf("%s: %w after %s", what, errTimedOut, timeout)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-func errorsJoin(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return fmt.Errorf("timed out")
-}
+var errTimedOut = errors.New("timed out")
 
 // callCounter is a log handler of the stack that counts its requests by
 // service and operation: the calls seen from AWS's side, whoever makes

@@ -2,6 +2,7 @@ package perfreport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -255,7 +256,7 @@ func (h *recoveryHarness) drain(ctx context.Context, st provision.State, queueUR
 		}
 		return tr.count() >= n, nil
 	})
-	if done != nil && tr.count() == 0 {
+	if done != nil && !errors.Is(done, errTimedOut) {
 		return RecoveryRun{}, done
 	}
 	time.Sleep(time.Second) // let the last invocations end before reading the counters
