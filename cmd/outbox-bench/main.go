@@ -20,6 +20,7 @@ import (
 func main() {
 	var (
 		o        perfreport.Options
+		ro       perfreport.RecoveryOptions
 		benchOut string
 		benchDur time.Duration
 		out      string
@@ -39,15 +40,22 @@ func main() {
 	flag.IntVar(&o.UnitEvents, "unit-events", 100, "events whose write units are counted per relay and action")
 	flag.IntVar(&o.ColdStarts, "cold-starts", 5, "fresh functions invoked per architecture")
 	flag.IntVar(&o.Applies, "applies", 5, "pipeline applies timed")
+	flag.IntVar(&ro.Events, "recovery-events", 200_000, "events of the recovery backlog (0: no recovery measurement)")
+	flag.IntVar(&ro.Keys, "recovery-keys", 1000, "ordering keys of the recovery backlog")
+	flag.IntVar(&ro.HotKeys, "recovery-hot-keys", 10, "hot keys of the recovery backlog")
+	flag.Float64Var(&ro.HotShare, "recovery-hot-share", 0.5, "share of the recovery backlog's events on the hot keys")
+	flag.DurationVar(&ro.Interval, "recovery-interval", 5*time.Minute, "the reconciler's interval: its schedule fires when the outage ends and every interval after")
+	flag.DurationVar(&ro.Retention, "recovery-retention", 5*time.Second, "stream retention of the recovery's stack (AWS: 24h), which the outage outlasts")
+	flag.DurationVar(&ro.Deadline, "recovery-deadline", time.Hour, "how long the recovery may take before the events still missing count as lost")
 	flag.Parse()
-	o.Log = os.Stderr
-	if err := run(o, benchOut, benchDur, out, image); err != nil {
+	o.Log, ro.Log = os.Stderr, os.Stderr
+	if err := run(o, ro, benchOut, benchDur, out, image); err != nil {
 		fmt.Fprintln(os.Stderr, "outbox-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(o perfreport.Options, benchOut string, benchDur time.Duration, out, image string) error {
+func run(o perfreport.Options, ro perfreport.RecoveryOptions, benchOut string, benchDur time.Duration, out, image string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	f, err := os.Open(benchOut)
@@ -71,6 +79,11 @@ func run(o perfreport.Options, benchOut string, benchDur time.Duration, out, ima
 	if r.Stack, err = perfreport.Measure(ctx, o); err != nil {
 		return err
 	}
+	if ro.Events > 0 {
+		if r.Recovery, err = perfreport.MeasureRecovery(ctx, ro); err != nil {
+			return err
+		}
+	}
 	r.Machine.LoadAfter = perfreport.LoadAverage()
 
 	var png, md bytes.Buffer
@@ -92,5 +105,11 @@ func run(o perfreport.Options, benchOut string, benchDur time.Duration, out, ima
 		return err
 	}
 	fmt.Println(line)
+	if r.Recovery != nil {
+		for _, g := range r.Recovery.Goals() {
+			fmt.Fprintf(os.Stderr, "recovery goal: %s: %s, met: %v\n", g.Goal, g.Measured, g.Met)
+		}
+		fmt.Println(r.Recovery.RecoveryLine())
+	}
 	return nil
 }

@@ -56,6 +56,7 @@ func TestWriteMarkdownGolden(t *testing.T) {
 				{Arch: "x86_64", First: []time.Duration{80 * time.Millisecond, 90 * time.Millisecond}, Init: []time.Duration{40 * time.Millisecond}, Warm: []time.Duration{2 * time.Millisecond}},
 				{Arch: "arm64", Emulated: true, First: []time.Duration{300 * time.Millisecond}, Init: []time.Duration{200 * time.Millisecond}, Warm: []time.Duration{5 * time.Millisecond}},
 			}
+			r.Recovery = sampleRecovery()
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

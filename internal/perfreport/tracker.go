@@ -83,3 +83,10 @@ func (t *tracker) lastReceipt(ids []string) time.Time {
 	}
 	return last
 }
+
+// count is the number of distinct events received.
+func (t *tracker) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.received)
+}
