@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
@@ -204,6 +205,42 @@ func TestLocalAdoptKeepsNewAndOldImagesStream(t *testing.T) {
 	}
 	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
 		t.Errorf("Read reports drift on a NEW_AND_OLD_IMAGES stream: %s", drift)
+	}
+}
+
+// A global table with multi-Region strong consistency is refused before
+// anything is changed, naming the field, the reason and what works
+// instead. The stack serves no MRSC table, so DescribeTable's answer is
+// given that consistency on its way to the Provisioner.
+func TestLocalAdoptRefusesStrongConsistency(t *testing.T) {
+	t.Parallel()
+	stack, c, ctx := startStack(t, coreServices...)
+	createAppTable(t, ctx, c, "strong", types.StreamViewTypeNewAndOldImages)
+	c.DynamoDB = dynamodb.New(c.DynamoDB.Options(), func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("strongConsistency", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleInitialize(ctx, in)
+				if d, ok := out.Result.(*dynamodb.DescribeTableOutput); ok && d.Table != nil {
+					d.Table.MultiRegionConsistency = types.MultiRegionConsistencyStrong
+				}
+				return out, md, err
+			}), middleware.After)
+		})
+	})
+	before := componenttest.Inventory(t, ctx, stack)
+	_, err := c.Create(ctx, Spec{Name: "strong", Table: TableSpec{Existing: true, Name: "strong", PartitionKey: "pk", SortKey: "sk"}, Reconciler: ReconcilerSpec{Disabled: true}})
+	for _, want := range []string{"Table.Existing", "multi-Region strong consistency (MRSC)", "transactions", "TTL", "(MREC)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Create on an MRSC table = %v, want an error with %q", err, want)
+		}
+	}
+	componenttest.CheckInventory(t, ctx, stack, before, "the refused Create")
+	desc, err := c.describeTable(ctx, "strong")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tags, err := awsops.TableTags(ctx, c.DynamoDB, aws.ToString(desc.TableArn)); err != nil || tags[TagAdoptedBy] != "" {
+		t.Errorf("the refused table's tags: %v (%v); want no %s", tags, err, TagAdoptedBy)
 	}
 }
 
