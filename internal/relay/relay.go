@@ -230,6 +230,10 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
+	read, err := readAPI(clients.DynamoDB, cfg, opts.Region)
+	if err != nil {
+		return nil, err
+	}
 	return &Relay{
 		claims:    claims,
 		table:     cfg.Table,
@@ -238,7 +242,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		hold:      hold,
 		processor: p,
 		reconciler: &reconcile.Reconciler{
-			Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
+			Client: read, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
 			Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
 		},
 		log:          log,

@@ -22,6 +22,7 @@
 //	OUTBOX_ORDERED             false                true: ordered mode, each ordering key's events published in sequence (FIFO targets only)
 //	OUTBOX_CLAIM_BUCKET        (none)               the claim-check bucket: the reconciler sweeps its uncommitted objects after each run
 //	OUTBOX_CLAIM_SWEEP_WINDOW  2h                   Go duration: how far back each sweep looks (≥ twice the reconciler's period)
+//	OUTBOX_REGIONS             (none)               comma-separated Regions of a multi-Region pipeline, the primary first: the reconciler publishes only its own Region's events
 //
 // The table defaults are those of package outbox. The variables of a target
 // kind (package target) are read only for that kind, and
@@ -80,6 +81,9 @@ const (
 	EnvClaimBucket = "OUTBOX_CLAIM_BUCKET"
 	// EnvClaimSweepWindow is the sweep's window of object keys.
 	EnvClaimSweepWindow = "OUTBOX_CLAIM_SWEEP_WINDOW"
+	// EnvRegions lists, comma-separated, the Regions of a multi-Region
+	// pipeline, the primary first; unset for a single-Region one.
+	EnvRegions = "OUTBOX_REGIONS"
 )
 
 // Target is the kind of target events are published to.
@@ -134,6 +138,10 @@ type Config struct {
 	ClaimBucket string
 	// ClaimSweepWindow is how far back a sweep looks.
 	ClaimSweepWindow time.Duration
+	// Regions are the peer Regions of a multi-Region pipeline, the
+	// primary first; nil for a single-Region pipeline, which publishes
+	// every event whatever its origin.
+	Regions []string
 }
 
 // relaySettings opens the message of every error of the relay's
@@ -209,6 +217,22 @@ var variables = []variable{
 	{name: EnvClaimBucket, set: func(c *Config, v string) error { c.ClaimBucket = v; return nil }},
 	{name: EnvClaimSweepWindow, set: duration(EnvClaimSweepWindow, DefaultClaimSweepWindow, "use a Go duration such as \"2h\", at least twice the reconciler's period",
 		func(c *Config) *time.Duration { return &c.ClaimSweepWindow })},
+	{name: EnvRegions, set: setRegions},
+}
+
+func setRegions(c *Config, v string) error {
+	if v == "" {
+		return nil
+	}
+	regions := strings.Split(v, ",")
+	for i := range regions {
+		regions[i] = strings.TrimSpace(regions[i])
+	}
+	if problem, fix := validation.PeerRegions(regions); problem != "" {
+		return invalid(EnvRegions, v, problem, fix)
+	}
+	c.Regions = regions
+	return nil
 }
 
 func setTableName(c *Config, v string) error {
