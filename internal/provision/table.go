@@ -27,6 +27,9 @@ func (c *Provisioner) describeTable(ctx context.Context, name string) (*types.Ta
 // in st what it created or added.
 func (c *Provisioner) ensureTable(ctx context.Context, s Spec, st *State) error {
 	t := s.OutboxTable()
+	if err := s.CheckRegion(c.DynamoDB.Options().Region); err != nil {
+		return err
+	}
 	desc, err := c.describeTable(ctx, t.Name)
 	absent := errors.Is(err, awsops.ErrNotFound)
 	if err != nil && !absent {

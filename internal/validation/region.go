@@ -34,9 +34,10 @@ func PeerRegions(regions []string) (problem, fix string) {
 }
 
 // OwnRegion checks that the Region a pipeline runs in is one of its peer
-// Regions.
+// Regions. Without peers (a single-Region pipeline) or an own Region (not
+// known yet) there is nothing to check.
 func OwnRegion(regions []string, own string) (problem, fix string) {
-	if own == "" || slices.Contains(regions, own) {
+	if len(regions) == 0 || own == "" || slices.Contains(regions, own) {
 		return "", ""
 	}
 	return fmt.Sprintf("does not have %q, the Region this pipeline is created in", own),

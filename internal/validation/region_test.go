@@ -31,6 +31,9 @@ func TestOwnRegion(t *testing.T) {
 	if p, _ := OwnRegion(peers, "eu-west-1"); p != "" {
 		t.Errorf("a listed Region: %q", p)
 	}
+	if p, _ := OwnRegion(nil, "us-east-1"); p != "" {
+		t.Errorf("no peers: %q, want no problem", p)
+	}
 	if p, _ := OwnRegion(peers, ""); p != "" {
 		t.Errorf("an unknown Region: %q, want no problem", p)
 	}
