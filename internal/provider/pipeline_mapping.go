@@ -183,6 +183,9 @@ func modelFromSpec(s provision.Spec, st provision.State, defaultTags map[string]
 	if len(s.Controls.SubnetIDs) == 0 {
 		m.Relay.VPCConfig = nil
 	}
+	if len(s.MultiRegion.Regions) == 0 {
+		m.MultiRegion = nil
+	}
 	m.Tags, m.TagsAll = importedTags(s.Tags, defaultTags)
 	m.Timeouts = nullTimeouts()
 	m.setState(st)
@@ -217,6 +220,30 @@ func setStrings(v types.Set) []string {
 		}
 	}
 	return out
+}
+
+// listStrings is the strings of a list, in order: empty, not nil, for a
+// known empty list, which a check then reports.
+func listStrings(v types.List) []string {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	out := []string{}
+	for _, e := range v.Elements() {
+		if s, ok := e.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
+			out = append(out, s.ValueString())
+		}
+	}
+	return out
+}
+
+// stringList is the list of s.
+func stringList(s []string) types.List {
+	elems := make([]attr.Value, 0, len(s))
+	for _, e := range s {
+		elems = append(elems, types.StringValue(e))
+	}
+	return types.ListValueMust(types.StringType, elems)
 }
 
 func controlsSet(s []string) types.Set {

@@ -30,6 +30,7 @@ type PipelineResourceModel struct {
 	Alarms       *AlarmsModel       `tfsdk:"alarms"`
 	ClaimCheck   *ClaimCheckModel   `tfsdk:"claim_check"`
 	IAM          *IAMModel          `tfsdk:"iam"`
+	MultiRegion  *MultiRegionModel  `tfsdk:"multi_region"`
 
 	ForceDestroy types.Bool `tfsdk:"force_destroy" spec:"ForceDestroy"`
 
@@ -155,6 +156,11 @@ type ReconcilerModel struct {
 type DeadLetterModel struct {
 	MessageRetentionSeconds types.Int64  `tfsdk:"message_retention_seconds" spec:"DeadLetterQueue.MessageRetentionSeconds" drift:"dead_letter_queue"`
 	KMSMasterKeyID          types.String `tfsdk:"kms_master_key_id" spec:"DeadLetterQueue.KMSMasterKeyID" drift:"dead_letter_queue"`
+}
+
+// MultiRegionModel is the multi_region object.
+type MultiRegionModel struct {
+	Regions types.List `tfsdk:"regions" spec:"MultiRegion.Regions"`
 }
 
 // AlarmsModel is the alarms object.

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -57,6 +58,19 @@ func (in planInputs) adoptedStreamWarning() diag.Diagnostics {
 	return diags
 }
 
+// regionError reports, on multi_region.regions, a multi-Region pipeline
+// planned in a Region that is not one of its peers (the Region of the
+// provider's credentials, or of the pipeline's state): its relay would
+// publish nothing. An unknown Region waits for apply, which checks again.
+func (in planInputs) regionError() diag.Diagnostics {
+	var diags diag.Diagnostics
+	var ve *provision.ValidationError
+	if err := in.spec.CheckRegion(in.account.Region); errors.As(err, &ve) {
+		diags.Append(fieldDiagnostic(pipelineInvalid, specErrorPath(ve.Field), ve.Problem, ve.Fix))
+	}
+	return diags
+}
+
 // ModifyPlan computes what is known at plan time (the names and ARNs that
 // follow from name, merged tags, the relay package's checksum, the target's
 // ARN, the writer's settings), plans replacements that AWS cannot apply in
@@ -92,6 +106,9 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	resp.Diagnostics.Append(in.noReconcilerWarning()...)
 	resp.Diagnostics.Append(in.adoptedStreamWarning()...)
+	if resp.Diagnostics.Append(in.regionError()...); resp.Diagnostics.HasError() {
+		return
+	}
 	resp.Diagnostics.Append(in.targetSizeWarning()...)
 	r.planPackage(&plan, in, &resp.Diagnostics)
 	in.planComputedStrings(&plan)

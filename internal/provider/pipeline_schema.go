@@ -91,6 +91,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"dead_letter":   deadLetterAttribute(),
 			"alarms":        alarmsAttribute(),
 			"claim_check":   claimCheckAttribute(),
+			"multi_region":  multiRegionAttribute(),
 			"iam":           iamAttribute(),
 		},
 		Blocks: map[string]schema.Block{
@@ -269,6 +270,19 @@ func relayLoggingAttribute() schema.SingleNestedAttribute {
 			"log_format":            stringSetting("{limit}."),
 			"application_log_level": optionalStringAttr("Lowest level of the functions' own logs that Lambda keeps: {limit}. With `JSON`, unset means `INFO`."),
 			"system_log_level":      optionalStringAttr("Lowest level of Lambda's platform logs that it keeps: {limit}. With `JSON`, unset means `INFO`."),
+		})
+}
+
+// multiRegionAttribute is the multi_region object.
+func multiRegionAttribute() schema.SingleNestedAttribute {
+	return optionalObject("Makes the pipeline one of a multi-Region outbox on a DynamoDB global table (multi-Region eventual consistency, the default mode), one pipeline per Region, each with the same `regions`. "+
+		"Each Region publishes the events written in it (the writer stamps each with its Region, `outboxOrigin`): the event source mapping's filter passes only the inserts of this Region's events, so a replicated insert never invokes the relay, "+
+		"and the reconciler republishes only this Region's pending events. The first Region, the primary, also publishes the events without origin (written before the writer stamped it). "+
+		"Not built yet: the takeover of a silent Region's events by another Region, the Regions' heartbeats, and creating the global table or its replicas (adopt a global table with `table.existing`, its replicas managed with `hashicorp/aws`). "+
+		"Unset (null), the pipeline publishes every event of the table.",
+		map[string]schema.Attribute{
+			"regions": schema.ListAttribute{Required: true, ElementType: types.StringType,
+				MarkdownDescription: "The Regions of the global table's replicas that run a pipeline, at least 2, each once, in the same order in every Region; the first is the primary. The provider's own Region must be one of them."},
 		})
 }
 

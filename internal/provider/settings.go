@@ -73,6 +73,11 @@ func (t specTag) set(f reflect.Value, a attr.Value) {
 			return
 		}
 		v = reflect.ValueOf(setStrings(a))
+	case types.List:
+		if partlyUnknown(a) {
+			return
+		}
+		v = reflect.ValueOf(listStrings(a))
 	default:
 		return
 	}
@@ -115,6 +120,9 @@ func (t specTag) value(f reflect.Value, typ reflect.Type) (attr.Value, bool) {
 			return nil, false
 		}
 		out = controlsSet(s)
+		if typ == reflect.TypeFor[types.List]() {
+			out = stringList(s)
+		}
 	default:
 		return nil, false
 	}
@@ -135,6 +143,8 @@ func nullOf(typ reflect.Type) (attr.Value, bool) {
 		return types.BoolNull(), true
 	case reflect.TypeFor[types.Set]():
 		return types.SetNull(types.StringType), true
+	case reflect.TypeFor[types.List]():
+		return types.ListNull(types.StringType), true
 	}
 	return nil, false
 }

@@ -4,16 +4,20 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
 )
 
-// partlyUnknown reports whether a set, or one of its elements, is not known
+// partlyUnknown reports whether a set or list, or one of its elements, is not known
 // yet: sources = [var.source] while Terraform validates a root module, or an
 // attribute of a resource still to be created.
-func partlyUnknown(v types.Set) bool {
+func partlyUnknown(v interface {
+	IsUnknown() bool
+	Elements() []attr.Value
+}) bool {
 	if v.IsUnknown() {
 		return true
 	}

@@ -50,6 +50,7 @@ func (s Spec) Environment(ttlAttribute string) map[string]string {
 	}
 	maps.Copy(env, s.Target.Env())
 	maps.Copy(env, s.claimEnvironment())
+	maps.Copy(env, s.MultiRegion.environment())
 	return env
 }
 

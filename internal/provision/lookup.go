@@ -89,5 +89,6 @@ func specFromEnv(name string, rc config.Config, env map[string]string) Spec {
 		Ordered:         rc.Ordered,
 		Reconciler:      ReconcilerSpec{MinAge: rc.ReconcileMinAge},
 		ClaimCheck:      ClaimCheckSpec{Enabled: rc.ClaimBucket != "", BucketName: rc.ClaimBucket},
+		MultiRegion:     MultiRegionSpec{Regions: rc.Regions},
 	}
 }

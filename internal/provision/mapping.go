@@ -57,7 +57,7 @@ func mappingDiff(s Spec, st State, have *lambda.GetEventSourceMappingOutput) []s
 			filters = append(filters, aws.ToString(f.Pattern))
 		}
 	}
-	add(len(filters) != 1 || !awsops.SamePolicy(filters[0], s.outboxTable(st).StreamFilterPattern()), "filter")
+	add(!slices.EqualFunc(filters, s.streamFilters(st), awsops.SamePolicy), "filter")
 	add(len(have.FunctionResponseTypes) != 1 || have.FunctionResponseTypes[0] != types.FunctionResponseTypeReportBatchItemFailures, "function_response_types")
 	add(have.MetricsConfig == nil || !slices.Equal(have.MetricsConfig.Metrics, relayMappingMetrics().Metrics), "metrics_config")
 	add(aws.ToString(have.State) == mappingDisabled, "enabled")
@@ -123,7 +123,7 @@ func mappingInput(s Spec, st *State) *lambda.CreateEventSourceMappingInput {
 		MaximumRecordAgeInSeconds:      m.MaximumRecordAgeSeconds,
 		BisectBatchOnFunctionError:     m.BisectBatchOnFunctionError,
 		DestinationConfig:              &types.DestinationConfig{OnFailure: &types.OnFailure{Destination: aws.String(st.QueueARN)}},
-		FilterCriteria:                 &types.FilterCriteria{Filters: []types.Filter{{Pattern: aws.String(s.outboxTable(*st).StreamFilterPattern())}}},
+		FilterCriteria:                 filterCriteria(s.streamFilters(*st)),
 		FunctionResponseTypes:          []types.FunctionResponseType{types.FunctionResponseTypeReportBatchItemFailures},
 		MetricsConfig:                  relayMappingMetrics(),
 		Tags:                           s.tags(),

@@ -97,6 +97,9 @@ type Spec struct {
 	// ClaimCheck is the bucket of the events too large to publish whole;
 	// none by default.
 	ClaimCheck ClaimCheckSpec
+	// MultiRegion makes the pipeline one of a multi-Region outbox on a
+	// global table; a single-Region pipeline by default.
+	MultiRegion MultiRegionSpec
 	// Tags are applied to every component that takes tags (not to an
 	// adopted table).
 	Tags map[string]string

@@ -27,12 +27,18 @@ func (c *Provisioner) describeTable(ctx context.Context, name string) (*types.Ta
 // in st what it created or added.
 func (c *Provisioner) ensureTable(ctx context.Context, s Spec, st *State) error {
 	t := s.OutboxTable()
+	if err := s.CheckRegion(c.DynamoDB.Options().Region); err != nil {
+		return err
+	}
 	desc, err := c.describeTable(ctx, t.Name)
 	absent := errors.Is(err, awsops.ErrNotFound)
 	if err != nil && !absent {
 		return fmt.Errorf("reading table (%s): %w", t.Name, err)
 	}
 	owned := !s.Table.Existing
+	if err := checkConsistency(desc); err != nil {
+		return fmt.Errorf("adopting table (%s): %w", t.Name, err)
+	}
 	if absent {
 		if !owned {
 			return fmt.Errorf("adopting table (%s): %w", t.Name, invalid("Table.Existing", "create the table first, or leave it unset to have the pipeline create a dedicated table", "is set, but the table does not exist"))
@@ -139,6 +145,19 @@ func checkKeys(s Spec, desc *types.TableDescription) error {
 		return fmt.Errorf("its key attributes %q and %q must both be strings (S) to hold outbox items: use a table with string keys", hash, rng)
 	}
 	return nil
+}
+
+// checkConsistency refuses a global table with multi-Region strong
+// consistency (MRSC): it refuses transactions, which the writer commits
+// its events with, and TTL, which expires published items ("How DynamoDB
+// global tables work", DynamoDB developer guide). A nil desc (no table yet)
+// passes.
+func checkConsistency(desc *types.TableDescription) error {
+	if desc == nil || desc.MultiRegionConsistency != types.MultiRegionConsistencyStrong {
+		return nil
+	}
+	return invalid("Table.Existing", "adopt a multi-Region eventually consistent (MREC) global table, the default consistency mode, or a single-Region table",
+		"names a global table with multi-Region strong consistency (MRSC), which refuses the transactions the outbox's writer commits events with and the TTL that expires published items")
 }
 
 // StreamViewNewImage is the view type of the stream that the pipeline

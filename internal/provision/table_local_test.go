@@ -1,7 +1,6 @@
 package provision
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
@@ -163,17 +163,85 @@ func TestLocalAdoptRevertsOnlyWhatItAdded(t *testing.T) {
 	componenttest.CheckInventory(t, ctx, stack, before, "Delete")
 }
 
-func TestLocalAdoptRejectsKeysOnlyStream(t *testing.T) {
+// A stream without the new image (KEYS_ONLY, OLD_IMAGE) is refused on an
+// adopted table, with the remedy, and nothing is left behind.
+func TestLocalAdoptRejectsStreamWithoutNewImage(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
-	createAppTable(t, ctx, c, "keys", types.StreamViewTypeKeysOnly)
-	before := componenttest.Inventory(t, ctx, stack)
-	_, err := c.Create(ctx, Spec{Name: "keys", Table: TableSpec{Existing: true, Name: "keys", PartitionKey: "pk", SortKey: "sk"},
-		Reconciler: ReconcilerSpec{Disabled: true}})
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("NEW_IMAGE")) {
-		t.Fatalf("Create on a KEYS_ONLY stream = %v, want an error naming the remedy", err)
+	for _, view := range []types.StreamViewType{types.StreamViewTypeKeysOnly, types.StreamViewTypeOldImage} {
+		name := strings.ToLower(strings.ReplaceAll(string(view), "_", "-"))
+		createAppTable(t, ctx, c, name, view)
+		before := componenttest.Inventory(t, ctx, stack)
+		_, err := c.Create(ctx, Spec{Name: name, Table: TableSpec{Existing: true, Name: name, PartitionKey: "pk", SortKey: "sk"},
+			Reconciler: ReconcilerSpec{Disabled: true}})
+		if err == nil || !strings.Contains(err.Error(), "view type "+string(view)) || !strings.Contains(err.Error(), "change it to NEW_IMAGE or NEW_AND_OLD_IMAGES") {
+			t.Fatalf("Create on a %s stream = %v, want an error naming the view type and the remedy", view, err)
+		}
+		componenttest.CheckInventory(t, ctx, stack, before, "the failed Create on "+string(view))
 	}
-	componenttest.CheckInventory(t, ctx, stack, before, "the failed Create")
+}
+
+// An adopted table whose stream is NEW_AND_OLD_IMAGES, as a global table's
+// must be, keeps that stream: the relay's mapping reads it, and Read
+// reports no drift.
+func TestLocalAdoptKeepsNewAndOldImagesStream(t *testing.T) {
+	t.Parallel()
+	_, c, ctx := startStack(t, coreServices...)
+	createAppTable(t, ctx, c, "global", types.StreamViewTypeNewAndOldImages)
+	desc, err := c.describeTable(ctx, "global")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Name: "global", Table: TableSpec{Existing: true, Name: "global", PartitionKey: "pk", SortKey: "sk"}, Reconciler: ReconcilerSpec{Disabled: true}}
+	st := must.Create(t, ctx, c, spec)
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
+	if st.StreamViewType != string(types.StreamViewTypeNewAndOldImages) || st.StreamARN != aws.ToString(desc.LatestStreamArn) || st.Added.Stream {
+		t.Fatalf("adoption recorded stream %s (%s), added %t; want the table's own %s, NEW_AND_OLD_IMAGES, not added",
+			st.StreamARN, st.StreamViewType, st.Added.Stream, aws.ToString(desc.LatestStreamArn))
+	}
+	m, err := c.getMapping(ctx, st.MappingUUID)
+	if err != nil || aws.ToString(m.EventSourceArn) != st.StreamARN {
+		t.Fatalf("the mapping is %+v (%v); want it on %s", m, err, st.StreamARN)
+	}
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
+		t.Errorf("Read reports drift on a NEW_AND_OLD_IMAGES stream: %s", drift)
+	}
+}
+
+// A global table with multi-Region strong consistency is refused before
+// anything is changed, naming the field, the reason and what works
+// instead. The stack serves no MRSC table, so DescribeTable's answer is
+// given that consistency on its way to the Provisioner.
+func TestLocalAdoptRefusesStrongConsistency(t *testing.T) {
+	t.Parallel()
+	stack, c, ctx := startStack(t, coreServices...)
+	createAppTable(t, ctx, c, "strong", types.StreamViewTypeNewAndOldImages)
+	c.DynamoDB = dynamodb.New(c.DynamoDB.Options(), func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("strongConsistency", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleInitialize(ctx, in)
+				if d, ok := out.Result.(*dynamodb.DescribeTableOutput); ok && d.Table != nil {
+					d.Table.MultiRegionConsistency = types.MultiRegionConsistencyStrong
+				}
+				return out, md, err
+			}), middleware.After)
+		})
+	})
+	before := componenttest.Inventory(t, ctx, stack)
+	_, err := c.Create(ctx, Spec{Name: "strong", Table: TableSpec{Existing: true, Name: "strong", PartitionKey: "pk", SortKey: "sk"}, Reconciler: ReconcilerSpec{Disabled: true}})
+	for _, want := range []string{"Table.Existing", "multi-Region strong consistency (MRSC)", "transactions", "TTL", "(MREC)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Create on an MRSC table = %v, want an error with %q", err, want)
+		}
+	}
+	componenttest.CheckInventory(t, ctx, stack, before, "the refused Create")
+	desc, err := c.describeTable(ctx, "strong")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tags, err := awsops.TableTags(ctx, c.DynamoDB, aws.ToString(desc.TableArn)); err != nil || tags[TagAdoptedBy] != "" {
+		t.Errorf("the refused table's tags: %v (%v); want no %s", tags, err, TagAdoptedBy)
+	}
 }
 
 func TestLocalProtectionUpdatesInPlace(t *testing.T) {

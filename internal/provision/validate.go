@@ -56,7 +56,7 @@ func (s Spec) Validate() error {
 	errs := s.validateLimits()
 	for _, check := range []func() error{
 		s.validateName, s.validateTable, s.validateTarget, s.validatePublished,
-		s.validateReconciler, s.validateAlarms, s.validateProvisioning, s.validateTags, s.validateClaimCheck,
+		s.validateReconciler, s.validateAlarms, s.validateProvisioning, s.validateTags, s.validateClaimCheck, s.validateMultiRegion,
 	} {
 		if err := check(); err != nil && !reported(errs, err) {
 			errs = append(errs, err)

@@ -243,8 +243,12 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
+	read, err := readAPI(clients.DynamoDB, cfg, opts.Region)
+	if err != nil {
+		return nil, err
+	}
 	rec := &reconcile.Reconciler{
-		Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
+		Client: read, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
 		Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
 	}
 	scaleOut(rec, cfg, clients, opts.FunctionName, log)

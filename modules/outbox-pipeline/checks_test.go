@@ -11,7 +11,7 @@ import (
 )
 
 // TestAccModuleTargetChecks plans configurations of the module's target
-// and claim-check settings on a local stack: combinations that the provider or the
+// claim-check and multi-Region settings on a local stack: combinations that the provider or the
 // subscriptions would refuse fail at plan with the module's message naming
 // the setting and the fix, and FIFO topics and queues plan.
 func TestAccModuleTargetChecks(t *testing.T) {
@@ -49,6 +49,10 @@ func TestAccModuleTargetChecks(t *testing.T) {
 		{"claim bucket name with two hyphens", `claim_check = { bucket_name = "invoices--2026" }`,
 			"claim_check.bucket_name must be a bucket name"},
 		{"claim check", `claim_check = { bucket_name = "invoices-2026" }`, "Plan: 1 to add"},
+		{"one Region", `multi_region = { regions = ["us-east-1"] }`, "multi_region.regions must list at least 2 Regions, each once."},
+		{"a Region twice", `multi_region = { regions = ["us-east-1", "us-east-1"] }`, "multi_region.regions must list at least 2 Regions, each once."},
+		{"without the own Region", `multi_region = { regions = ["eu-west-1", "ap-south-1"] }`, `multi_region.regions does not have "us-east-1", the Region this pipeline is created in`},
+		{"multi-Region", `multi_region = { regions = ["us-east-1", "eu-west-1"] }`, "Plan: 1 to add"},
 	}
 	// Resources beside the module call, by case: a topic created in the
 	// same configuration, such as an aws_sns_topic, is unknown at plan.

@@ -16,6 +16,7 @@ resource "outbox_pipeline" "this" {
   dead_letter   = var.dead_letter
   alarms        = var.alarms
   claim_check   = var.claim_check
+  multi_region  = var.multi_region
 
   lifecycle {
     precondition {

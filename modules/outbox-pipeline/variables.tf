@@ -222,6 +222,19 @@ variable "claim_check" {
   }
 }
 
+variable "multi_region" {
+  description = "Makes the pipeline one of a multi-Region outbox on a DynamoDB global table (multi-Region eventual consistency), one module per Region, each with the same `regions` (at least 2, each once, the same order everywhere; the first is the primary, and the provider's own Region must be one of them). Each Region publishes only the events written in it (`outboxOrigin`), and the primary those without origin too. Not built yet: the takeover of a silent Region's events, heartbeats, and creating the global table (adopt one with `table.existing`). `null` (the default): a single-Region pipeline. See the `multi_region` object of `outbox_pipeline`."
+  type = object({
+    regions = list(string)
+  })
+  default = null
+
+  validation {
+    condition     = var.multi_region == null || (length(try(var.multi_region.regions, [])) >= 2 && length(distinct(try(var.multi_region.regions, []))) == length(try(var.multi_region.regions, [])))
+    error_message = "multi_region.regions must list at least 2 Regions, each once."
+  }
+}
+
 ################################################################################
 # Subscriptions
 ################################################################################

@@ -24,6 +24,7 @@
 //	OUTBOX_CLAIM_SWEEP_WINDOW  2h                   Go duration: how far back each sweep looks (≥ twice the reconciler's period)
 //	OUTBOX_RECONCILE_MAX_WORKERS  1                 reconciler runs at once under a backlog, 1 to 100 (1: no workers)
 //	OUTBOX_RECONCILE_MAX_EVENTS_PER_SECOND  per kind  events the reconciler's runs publish a second together (DefaultMaxEventsPerSecond)
+//	OUTBOX_REGIONS             (none)               comma-separated Regions of a multi-Region pipeline, the primary first: the reconciler publishes only its own Region's events
 //
 // The table defaults are those of package outbox. The variables of a target
 // kind (package target) are read only for that kind, and
@@ -88,6 +89,9 @@ const (
 	// EnvReconcileMaxEventsPerSecond is the reconciler's publishing rate,
 	// all its runs together.
 	EnvReconcileMaxEventsPerSecond = "OUTBOX_RECONCILE_MAX_EVENTS_PER_SECOND"
+	// EnvRegions lists, comma-separated, the Regions of a multi-Region
+	// pipeline, the primary first; unset for a single-Region one.
+	EnvRegions = "OUTBOX_REGIONS"
 )
 
 // Target is the kind of target events are published to.
@@ -148,6 +152,10 @@ type Config struct {
 	// ReconcileMaxEventsPerSecond is the reconciler's publishing rate, all
 	// its runs together.
 	ReconcileMaxEventsPerSecond int
+	// Regions are the peer Regions of a multi-Region pipeline, the
+	// primary first; nil for a single-Region pipeline, which publishes
+	// every event whatever its origin.
+	Regions []string
 }
 
 // MaxReconcileWorkers bounds OUTBOX_RECONCILE_MAX_WORKERS.
@@ -244,6 +252,7 @@ var variables = []variable{
 	{name: EnvReconcileMaxEventsPerSecond, set: func(c *Config, v string) error {
 		return wholeNumber(EnvReconcileMaxEventsPerSecond, DefaultMaxEventsPerSecond(c.Target), 1, 1_000_000, func(c *Config) *int { return &c.ReconcileMaxEventsPerSecond })(c, v)
 	}},
+	{name: EnvRegions, set: setRegions},
 }
 
 // wholeNumber reads a whole number from lowest to highest; unset is def.
@@ -260,6 +269,21 @@ func wholeNumber(name string, def, lowest, highest int, field func(*Config) *int
 		*field(c) = n
 		return nil
 	}
+}
+
+func setRegions(c *Config, v string) error {
+	if v == "" {
+		return nil
+	}
+	regions := strings.Split(v, ",")
+	for i := range regions {
+		regions[i] = strings.TrimSpace(regions[i])
+	}
+	if problem, fix := validation.PeerRegions(regions); problem != "" {
+		return invalid(EnvRegions, v, problem, fix)
+	}
+	c.Regions = regions
+	return nil
 }
 
 func setTableName(c *Config, v string) error {

@@ -47,7 +47,7 @@ func TestFromEnvAll(t *testing.T) {
 		EnvTarget: "sns", EnvTopicARN: "arn:aws:sns:eu-west-1:123456789012:orders",
 		EnvPublishedAction: "delete", EnvPublishedTTL: "0", EnvReconcileMinAge: "90s",
 		EnvFormerSortKeyPrefixes: "OUTBOX#, OLD#", EnvReconcileShards: "64", EnvPendingIndexEnabled: "false",
-		EnvClaimBucket: "app-claims", EnvClaimSweepWindow: "10h",
+		EnvClaimBucket: "app-claims", EnvClaimSweepWindow: "10h", EnvRegions: "us-east-1, eu-west-1,ap-southeast-2",
 		EnvReconcileMaxWorkers: "4", EnvReconcileMaxEventsPerSecond: "250",
 	}))
 	if err != nil {
@@ -61,6 +61,7 @@ func TestFromEnvAll(t *testing.T) {
 		PublishedAction: ActionDelete, PublishedTTL: 0, ReconcileMinAge: 90 * time.Second,
 		ReconcileShards: 64, ClaimBucket: "app-claims", ClaimSweepWindow: 10 * time.Hour,
 		ReconcileMaxWorkers: 4, ReconcileMaxEventsPerSecond: 250,
+		Regions: []string{"us-east-1", "eu-west-1", "ap-southeast-2"},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
@@ -152,6 +153,9 @@ func TestFromEnvErrors(t *testing.T) {
 		{"ordered not a boolean", map[string]string{EnvOrdered: "yes"}, EnvOrdered, `"true" or "false"`},
 		{"ordered to a bus", map[string]string{EnvOrdered: "true"}, EnvOrdered, "SNS FIFO topic or an SQS FIFO queue"},
 		{"ordered to a standard queue", map[string]string{EnvOrdered: "true", EnvTarget: "sqs", targetkind.EnvQueueARN: "arn:aws:sqs:us-east-1:123456789012:orders"}, EnvOrdered, "does not keep an order per key"},
+		{"one Region", map[string]string{EnvRegions: "us-east-1"}, EnvRegions, "needs at least 2"},
+		{"not a Region", map[string]string{EnvRegions: "us-east-1,mars"}, EnvRegions, `"mars", which is not an AWS Region name`},
+		{"a Region twice", map[string]string{EnvRegions: "us-east-1,eu-west-1,us-east-1"}, EnvRegions, `"us-east-1" twice`},
 		{"ordered with a prefix of the cursor", map[string]string{EnvOrdered: "true", EnvSortKeyPrefix: "OUTBOX-", EnvTarget: "sqs", targetkind.EnvQueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"}, EnvSortKeyPrefix, "OUTBOX#"},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,101 @@
+package provision
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// MultiRegionSpec makes the pipeline one of a multi-Region outbox on a
+// global table: each Region's pipeline publishes the events written in its
+// Region (outbox.AttrOrigin), and the primary those without origin.
+type MultiRegionSpec struct {
+	// Regions are the peers, the same list in the same order in every
+	// Region; the first is the primary. Empty for a single-Region
+	// pipeline, which publishes every event.
+	Regions []string
+}
+
+// validateMultiRegion checks the peers: at least two Region names, none
+// twice.
+func (s Spec) validateMultiRegion() error {
+	if s.MultiRegion.Regions == nil {
+		return nil
+	}
+	if problem, fix := validation.PeerRegions(s.MultiRegion.Regions); problem != "" {
+		return invalid("MultiRegion.Regions", fix, "%s", problem)
+	}
+	return nil
+}
+
+// CheckRegion reports a multi-Region pipeline created in region, the
+// Region of the provider's clients, that is not one of its peers: its
+// relay would publish nothing. An unknown region ("") passes.
+func (s Spec) CheckRegion(region string) error {
+	if problem, fix := validation.OwnRegion(s.MultiRegion.Regions, region); problem != "" {
+		return invalid("MultiRegion.Regions", fix, "%s", problem)
+	}
+	return nil
+}
+
+// environment is the relay's variable of the peers, when there are.
+func (m MultiRegionSpec) environment() map[string]string {
+	if len(m.Regions) == 0 {
+		return nil
+	}
+	return map[string]string{config.EnvRegions: strings.Join(m.Regions, ",")}
+}
+
+// streamFilters are the patterns of the relay's mapping: the outbox
+// inserts of the table st records; in a multi-Region pipeline, only those
+// written in st's Region, and in the primary those without origin too
+// (Lambda's "exists" operator, "Using event filtering with a DynamoDB
+// event source", Lambda developer guide). A replicated insert is dropped
+// by the mapping and never invokes the relay.
+func (s Spec) streamFilters(st State) []string {
+	base := s.outboxTable(st).StreamFilterPattern()
+	peers := s.MultiRegion.Regions
+	if len(peers) == 0 {
+		return []string{base}
+	}
+	out := []string{originPattern(base, st.Region)}
+	if peers[0] == st.Region {
+		out = append(out, originPattern(base, map[string]bool{"exists": false}))
+	}
+	return out
+}
+
+// originPattern is the pattern base with the origin of the new image
+// matching match: a Region, or an operator such as {"exists": false}.
+func originPattern(base string, match any) string {
+	var p map[string]any
+	if err := json.Unmarshal([]byte(base), &p); err != nil {
+		panic("provision: reading the stream filter pattern: " + err.Error())
+	}
+	d, _ := p["dynamodb"].(map[string]any)
+	if d == nil {
+		d = map[string]any{}
+		p["dynamodb"] = d
+	}
+	d["NewImage"] = map[string]any{outbox.AttrOrigin: map[string]any{"S": []any{match}}}
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic("provision: writing the stream filter pattern: " + err.Error())
+	}
+	return string(b)
+}
+
+// filterCriteria is the mapping's filter criteria of the patterns.
+func filterCriteria(patterns []string) *types.FilterCriteria {
+	f := &types.FilterCriteria{}
+	for _, p := range patterns {
+		f.Filters = append(f.Filters, types.Filter{Pattern: aws.String(p)})
+	}
+	return f
+}
