@@ -47,11 +47,27 @@ type Lease struct {
 // Live reports whether the lease is held at now.
 func (l Lease) Live(now time.Time) bool { return l.Owner != "" && l.Expires.After(now) }
 
-// LeasePartitionKey is the partition key of the lease item of shard.
-func LeasePartitionKey(shard int) string { return LeaseSortKey + "#" + strconv.Itoa(shard) }
+// LeaseShard names a leased shard: the shard, and on a pipeline of several
+// Regions (a global table) the Region whose reconciler sweeps it. Lease
+// items replicate to every Region like any item, and each Region's
+// reconciler sweeps only its own events, so each Region leases its shards
+// under keys of its own; a single-Region pipeline leaves Region empty.
+type LeaseShard struct {
+	Region string
+	Shard  int
+}
+
+// LeasePartitionKey is the partition key of the lease item of s:
+// OUTBOX-LEASE#<shard>, or OUTBOX-LEASE#<region>#<shard>.
+func LeasePartitionKey(s LeaseShard) string {
+	if s.Region == "" {
+		return LeaseSortKey + "#" + strconv.Itoa(s.Shard)
+	}
+	return LeaseSortKey + "#" + s.Region + "#" + strconv.Itoa(s.Shard)
+}
 
 // LeaseKey returns the primary key of the lease item of shard.
-func (t Table) LeaseKey(shard int) map[string]types.AttributeValue {
+func (t Table) LeaseKey(shard LeaseShard) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		t.PartitionKey: stringValue(LeasePartitionKey(shard)),
 		t.SortKey:      stringValue(LeaseSortKey),
@@ -94,17 +110,17 @@ func ParseLease(item map[string]types.AttributeValue) (Lease, error) {
 // until until: it applies when the lease item is absent, expired or
 // released at now, or already owner's. A failed condition returns the lease
 // as it is (its holder), for the caller to count the live holders.
-func (t Table) AcquireLease(shard int, owner string, now, until time.Time) *dynamodb.UpdateItemInput {
+func (t Table) AcquireLease(shard LeaseShard, owner string, now, until time.Time) *dynamodb.UpdateItemInput {
 	return t.leaseUpdate(shard, owner, "SET #owner = :owner, #expires = :until, #shard = :shard",
 		"attribute_not_exists(#owner) OR #expires <= :now OR #owner = :owner",
 		map[string]types.AttributeValue{
-			":until": numberValue(until.UnixMilli()), ":now": numberValue(now.UnixMilli()), ":shard": numberValue(int64(shard)),
+			":until": numberValue(until.UnixMilli()), ":now": numberValue(now.UnixMilli()), ":shard": numberValue(int64(shard.Shard)),
 		})
 }
 
 // RenewLease returns the update that extends owner's lease of shard to
 // until; it applies only while owner holds it (no other run took it over).
-func (t Table) RenewLease(shard int, owner string, until time.Time) *dynamodb.UpdateItemInput {
+func (t Table) RenewLease(shard LeaseShard, owner string, until time.Time) *dynamodb.UpdateItemInput {
 	return t.leaseUpdate(shard, owner, "SET #expires = :until", "#owner = :owner",
 		map[string]types.AttributeValue{":until": numberValue(until.UnixMilli())})
 }
@@ -112,12 +128,12 @@ func (t Table) RenewLease(shard int, owner string, until time.Time) *dynamodb.Up
 // ReleaseLease returns the update by which owner gives the lease of shard
 // up (its expiry becomes 0, the owner stays for inspection); it applies only
 // while owner holds it.
-func (t Table) ReleaseLease(shard int, owner string) *dynamodb.UpdateItemInput {
+func (t Table) ReleaseLease(shard LeaseShard, owner string) *dynamodb.UpdateItemInput {
 	return t.leaseUpdate(shard, owner, "SET #expires = :released", "#owner = :owner",
 		map[string]types.AttributeValue{":released": numberValue(0)})
 }
 
-func (t Table) leaseUpdate(shard int, owner, update, condition string, values map[string]types.AttributeValue) *dynamodb.UpdateItemInput {
+func (t Table) leaseUpdate(shard LeaseShard, owner, update, condition string, values map[string]types.AttributeValue) *dynamodb.UpdateItemInput {
 	names := map[string]string{"#owner": AttrLeaseOwner, "#expires": AttrLeaseExpires}
 	if _, ok := values[":shard"]; ok {
 		names["#shard"] = AttrLeaseShard

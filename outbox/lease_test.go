@@ -15,20 +15,24 @@ import (
 func TestLeaseItems(t *testing.T) {
 	t.Parallel()
 	table := outbox.Table{Name: "t"}.WithDefaults()
-	key := table.LeaseKey(3)
+	key := table.LeaseKey(outbox.LeaseShard{Shard: 3})
 	sk := key[table.SortKey].(*types.AttributeValueMemberS).Value
 	pk := key[table.PartitionKey].(*types.AttributeValueMemberS).Value
 	if table.IsOutboxSortKey(sk) || pk != "OUTBOX-LEASE#3" {
 		t.Errorf("lease key %s/%s: want OUTBOX-LEASE#3, outside the prefix %q", pk, sk, table.SortKeyPrefix)
 	}
 	for name, in := range map[string]map[string]types.AttributeValue{
-		"acquire": table.AcquireLease(3, "a", time.UnixMilli(1000), time.UnixMilli(61000)).Key,
-		"renew":   table.RenewLease(3, "a", time.UnixMilli(61000)).Key,
-		"release": table.ReleaseLease(3, "a").Key,
+		"acquire": table.AcquireLease(outbox.LeaseShard{Shard: 3}, "a", time.UnixMilli(1000), time.UnixMilli(61000)).Key,
+		"renew":   table.RenewLease(outbox.LeaseShard{Shard: 3}, "a", time.UnixMilli(61000)).Key,
+		"release": table.ReleaseLease(outbox.LeaseShard{Shard: 3}, "a").Key,
 	} {
 		if got := in[table.PartitionKey].(*types.AttributeValueMemberS).Value; got != pk {
 			t.Errorf("%s: key %s, want %s", name, got, pk)
 		}
+	}
+	regional := table.LeaseKey(outbox.LeaseShard{Region: "eu-west-1", Shard: 3})
+	if got := regional[table.PartitionKey].(*types.AttributeValueMemberS).Value; got != "OUTBOX-LEASE#eu-west-1#3" {
+		t.Errorf("the lease key of a Region's shard: %s, want OUTBOX-LEASE#eu-west-1#3", got)
 	}
 	l, err := outbox.ParseLease(map[string]types.AttributeValue{
 		outbox.AttrLeaseOwner: &types.AttributeValueMemberS{Value: "req-1"}, outbox.AttrLeaseShard: &types.AttributeValueMemberN{Value: "3"},

@@ -251,7 +251,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		Client: read, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
 		Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
 	}
-	scaleOut(rec, cfg, clients, opts.FunctionName, log)
+	scaleOut(rec, cfg, clients, opts.FunctionName, opts.Region, log)
 	return &Relay{
 		claims:       claims,
 		table:        cfg.Table,

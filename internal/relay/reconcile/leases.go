@@ -97,10 +97,15 @@ func (r *Reconciler) lease(ctx context.Context, sweeps []*sweeper, minAge time.D
 	return lr
 }
 
+// shard names the lease of s's shard.
+func (lr *leaseRun) shard(s *sweeper) outbox.LeaseShard {
+	return outbox.LeaseShard{Region: lr.r.LeaseRegion, Shard: s.shard}
+}
+
 // acquire takes the lease of s's shard, noting its live holder if another.
 func (lr *leaseRun) acquire(ctx context.Context, s *sweeper) bool {
 	now := lr.r.now()
-	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.AcquireLease(s.shard, lr.owner, now, now.Add(LeaseDuration)))
+	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.AcquireLease(lr.shard(s), lr.owner, now, now.Add(LeaseDuration)))
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case err == nil:
@@ -122,7 +127,7 @@ func (lr *leaseRun) renew(ctx context.Context, s *sweeper) bool {
 	if lr == nil {
 		return true
 	}
-	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.RenewLease(s.shard, lr.owner, lr.r.now().Add(LeaseDuration)))
+	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.RenewLease(lr.shard(s), lr.owner, lr.r.now().Add(LeaseDuration)))
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		lr.r.log().WarnContext(ctx, "the lease of a shard was taken over; another run sweeps it", "source", s.src.name)
@@ -142,7 +147,7 @@ func (lr *leaseRun) release(ctx context.Context, sweeps []*sweeper) {
 			continue
 		}
 		s.leased = false
-		if _, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.ReleaseLease(s.shard, lr.owner)); err != nil {
+		if _, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.ReleaseLease(lr.shard(s), lr.owner)); err != nil {
 			lr.r.log().WarnContext(ctx, "releasing the lease of a shard failed; it expires", "source", s.src.name, "error", err)
 		}
 	}

@@ -78,7 +78,7 @@ func TestLeaseOfAKilledRunExpires(t *testing.T) {
 	const shards = 4
 	table, fake, records := setup(t, shards, 40)
 	for shard := range shards {
-		if _, err := fake.UpdateItem(t.Context(), table.AcquireLease(shard, "killed", now, now.Add(reconcile.LeaseDuration))); err != nil {
+		if _, err := fake.UpdateItem(t.Context(), table.AcquireLease(outbox.LeaseShard{Shard: shard}, "killed", now, now.Add(reconcile.LeaseDuration))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -106,6 +106,29 @@ type nested struct {
 func (n *nested) Process(ctx context.Context, items []batch.Item, m *metrics.Recorder) []batch.Outcome {
 	n.once.Do(n.other)
 	return n.Processor.Process(ctx, items, m)
+}
+
+// TestLeasesOfAnotherRegion: on a global table the lease items of another
+// Region's reconciler replicate here; they lease that Region's shards, not
+// this Region's, whose run leases every shard and publishes everything.
+func TestLeasesOfAnotherRegion(t *testing.T) {
+	t.Parallel()
+	const shards = 4
+	table, fake, records := setup(t, shards, 40)
+	for shard := range shards {
+		if _, err := fake.UpdateItem(t.Context(), table.AcquireLease(outbox.LeaseShard{Region: "us-east-1", Shard: shard}, "elsewhere", now, now.Add(reconcile.LeaseDuration))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := newReconcilerAt(table, fake, 10, "mark", func() time.Time { return now })
+	r.Leases, r.LeaseRegion = fake, "eu-west-1"
+	if rep := r.Run(t.Context(), 5*time.Minute, metrics.New()); rep.ShardsLeased != shards || rep.Published != len(records) {
+		t.Errorf("with another Region's leases live: %+v; want %d shards leased and %d published", rep, shards, len(records))
+	}
+	own := fake.Item(outbox.LeasePartitionKey(outbox.LeaseShard{Region: "eu-west-1", Shard: 0}), outbox.LeaseSortKey)
+	if l, err := outbox.ParseLease(own); err != nil || l.Owner == "" {
+		t.Errorf("the run's lease of shard 0 under its Region's key: %+v, %v", own, err)
+	}
 }
 
 // TestTwoRunsOneShard: a run that starts while another holds the only

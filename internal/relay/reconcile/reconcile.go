@@ -93,6 +93,10 @@ type Reconciler struct {
 	// Leases, when not nil, writes the lease items: the run sweeps only the
 	// shards it leases (leases.go); nil sweeps every shard.
 	Leases LeaseAPI
+	// LeaseRegion is the Region of a multi-Region pipeline's reconciler,
+	// whose leases are its own (outbox.LeaseShard); "" for a single-Region
+	// pipeline.
+	LeaseRegion string
 	// MaxWorkers bounds the runs that sweep at once, workers included;
 	// 0 or 1 starts no worker.
 	MaxWorkers int
