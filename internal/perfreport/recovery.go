@@ -231,10 +231,17 @@ func streamRecords(ctx context.Context, ds *dynamodbstreams.Client, arn string) 
 			return 0, err
 		}
 		out, err := ds.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator})
-		if err != nil {
+		var trimmed *streamtypes.TrimmedDataAccessException
+		switch {
+		case errors.As(err, &trimmed):
+			// The records the iterator pointed at expired after it was
+			// taken: count the shard as not yet read, and read it again.
+			n++
+		case err != nil:
 			return 0, err
+		default:
+			n += len(out.Records)
 		}
-		n += len(out.Records)
 	}
 	return n, nil
 }
