@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 )
 
 // Defaults of Options.
@@ -78,6 +79,11 @@ type Options struct {
 	// before they close and child shards open (a rollover, as on AWS,
 	// where it happens about every four hours). Default 0: never.
 	StreamShardLifetime time.Duration
+	// ReplicationLag is how long a DynamoDB global table's write takes to
+	// reach the other Regions' replicas; default
+	// dynamodb.DefaultReplicationLag (100ms). The control route
+	// POST /_localaws/dynamodb/replication changes it.
+	ReplicationLag time.Duration
 	// GCPercent, when above 0, sets the process's garbage collector
 	// target (debug.SetGCPercent, as GOGC) at Start. The stack keeps every
 	// table in memory; with Go's default of 100 each collection marks a
@@ -232,11 +238,13 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		done:     make(chan struct{}),
 		regions:  newRegions(),
 	}
+	s.regions.replication = dynamodb.NewReplication(opts.ReplicationLag, s.regionDynamoDB)
 	if err := s.buildServices(); err != nil {
 		_ = s.closeServices()
 		_ = ln.Close()
 		return nil, err
 	}
+	s.registerRegionControl()
 	s.server = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 30 * time.Second}
 	go func() {
 		defer close(s.done)
@@ -335,6 +343,7 @@ func (s *Stack) buildServices() error {
 func (s *Stack) closeServices() error {
 	var errs []error
 	if s.root == nil {
+		s.regions.replication.Close()
 		for _, st := range s.regions.regionStacks(true) {
 			errs = append(errs, st.closeServices())
 		}

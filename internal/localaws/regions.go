@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 )
 
 // globalBuilders are the builders whose services serve every Region: IAM
@@ -31,6 +34,9 @@ type regions struct {
 	// global ones other Regions share.
 	built  map[string][]awsapi.Service
 	closed bool
+	// replication carries global tables' writes between the Regions; its
+	// down Regions are those POST /_localaws/regions/down took down.
+	replication *dynamodb.Replication
 }
 
 func newRegions() *regions {
@@ -129,7 +135,93 @@ func (s *Stack) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		awsapi.WriteControlError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if !strings.HasPrefix(r.URL.Path, awsapi.ControlPrefix) && s.regions.replication.Down(st.opts.Region) {
+		dropConnection(w)
+		return
+	}
 	st.router.ServeHTTP(w, r)
+}
+
+// dropConnection closes a request's connection without an answer, as a
+// network partition looks to a client: the SDK sees the connection reset
+// and retries, then fails.
+func dropConnection(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// regionDynamoDB is the DynamoDB service of a Region, started when needed.
+func (s *Stack) regionDynamoDB(region string) (*dynamodb.Service, error) {
+	st, err := s.Region(region)
+	if err != nil {
+		return nil, err
+	}
+	return lookupService[*dynamodb.Service](st, "dynamodb")
+}
+
+// registerRegionControl adds the control routes of Regions and of global
+// tables' replication.
+func (s *Stack) registerRegionControl() {
+	c, rep := s.router.Control(), s.regions.replication
+	c.HandleFunc("GET regions", func(w http.ResponseWriter, _ *http.Request) {
+		names := []string{s.opts.Region}
+		for _, st := range s.regions.regionStacks(false) {
+			names = append(names, st.opts.Region)
+		}
+		slices.Sort(names)
+		down := []string{}
+		for _, n := range names {
+			if rep.Down(n) {
+				down = append(down, n)
+			}
+		}
+		awsapi.WriteControlJSON(w, http.StatusOK, map[string]any{"default": s.opts.Region, "regions": names, "down": down})
+	})
+	for _, route := range []struct {
+		path string
+		down bool
+	}{{"regions/down", true}, {"regions/up", false}} {
+		c.HandleFunc("POST "+route.path, func(w http.ResponseWriter, r *http.Request) {
+			var in struct {
+				Region string `json:"region"`
+			}
+			if err := awsapi.DecodeControlJSON(r, &in); err != nil {
+				awsapi.WriteControlError(w, http.StatusBadRequest, err.Error())
+				return
+			}
+			if !regionName.MatchString(in.Region) {
+				awsapi.WriteControlError(w, http.StatusBadRequest, fmt.Sprintf("region: %q is not a Region name (such as eu-west-1)", in.Region))
+				return
+			}
+			rep.SetDown(in.Region, route.down)
+			awsapi.WriteControlJSON(w, http.StatusOK, map[string]any{"region": in.Region, "down": route.down})
+		})
+	}
+	replication := func(w http.ResponseWriter) {
+		awsapi.WriteControlJSON(w, http.StatusOK, map[string]any{"lag": rep.Lag().String(), "pending": rep.Pending()})
+	}
+	c.HandleFunc("GET dynamodb/replication", func(w http.ResponseWriter, _ *http.Request) { replication(w) })
+	c.HandleFunc("POST dynamodb/replication", func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Lag string `json:"lag"`
+		}
+		if err := awsapi.DecodeControlJSON(r, &in); err != nil {
+			awsapi.WriteControlError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		lag, err := time.ParseDuration(in.Lag)
+		if err != nil || lag < 0 {
+			awsapi.WriteControlError(w, http.StatusBadRequest, fmt.Sprintf("lag: %q is not a duration of 0 or more (such as \"250ms\")", in.Lag))
+			return
+		}
+		rep.SetLag(lag)
+		replication(w)
+	})
 }
 
 // arnRegion is the stack of the Region an ARN names, for deliveries by ARN
