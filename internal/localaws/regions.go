@@ -164,9 +164,29 @@ func (s *Stack) regionDynamoDB(region string) (*dynamodb.Service, error) {
 	return lookupService[*dynamodb.Service](st, "dynamodb")
 }
 
+// regionInventory adds the other Regions' resources (their ARNs name
+// their Region) to the inventory of GET /_localaws/resources; the global
+// services are listed once, by the default Region.
+func (s *Stack) regionInventory(out map[string][]string) {
+	for _, st := range s.regions.regionStacks(false) {
+		for _, svc := range st.router.Services() {
+			inv, ok := svc.(awsapi.Inventory)
+			if !ok || s.regions.global(svc) {
+				continue
+			}
+			name := svc.Spec().Name
+			out[name] = append(out[name], inv.Inventory()...)
+			if out[name] == nil {
+				out[name] = []string{}
+			}
+		}
+	}
+}
+
 // registerRegionControl adds the control routes of Regions and of global
 // tables' replication.
 func (s *Stack) registerRegionControl() {
+	s.router.SetMoreInventory(s.regionInventory)
 	c, rep := s.router.Control(), s.regions.replication
 	c.HandleFunc("GET regions", func(w http.ResponseWriter, _ *http.Request) {
 		names := []string{s.opts.Region}

@@ -3,6 +3,7 @@ package localaws_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +61,12 @@ func TestRegionsKeepTheirResources(t *testing.T) {
 	attrs, err := sqs.NewFromConfig(away).GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: q.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
 	if err != nil || attrs.Attributes["QueueArn"] != "arn:aws:sqs:eu-west-1:000000000000:q" {
 		t.Errorf("eu-west-1 queue attributes %v, %v", attrs, err)
+	}
+	inv := localawstest.Inventory(ctx, t, localawstest.Control(s))
+	if !slices.Contains(inv["dynamodb"], "arn:aws:dynamodb:eu-west-1:000000000000:table/orders") ||
+		!slices.Contains(inv["dynamodb"], "arn:aws:dynamodb:us-east-1:000000000000:table/orders") ||
+		!slices.Contains(inv["sqs"], "arn:aws:sqs:eu-west-1:000000000000:q") {
+		t.Errorf("the resources of both Regions are not listed: %v", inv)
 	}
 	if _, err := iam.NewFromConfig(home).CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("r"),
 		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))}); err != nil {
