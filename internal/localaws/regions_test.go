@@ -1,7 +1,10 @@
 package localaws_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
@@ -166,5 +171,62 @@ func TestRegionsPresignedAndUnsigned(t *testing.T) {
 	}
 	if _, err := s.Region("local"); err == nil {
 		t.Errorf("%q accepted as a Region", "local")
+	}
+}
+
+// TestRegionsFunctionCode checks that a function of another Region is
+// served there and that its Code.Location downloads its zip: the URL names
+// the function's Region for the control routes.
+func TestRegionsFunctionCode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := localawstest.Start(t)
+	away := localawstest.RegionConfig(s, otherRegion)
+	role, err := iam.NewFromConfig(away).CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String("fn-away"),
+		AssumeRolePolicyDocument: aws.String(localawstest.TrustPolicy("lambda.amazonaws.com"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	if w, err := zw.Create("bootstrap"); err != nil {
+		t.Fatal(err)
+	} else if _, err := w.Write([]byte("#!/bin/sh\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lam := lambda.NewFromConfig(away)
+	err = localawstest.RetryIAM(func() error {
+		_, err := lam.CreateFunction(ctx, &lambda.CreateFunctionInput{FunctionName: aws.String("away"), Role: role.Role.Arn,
+			Runtime: lambdatypes.RuntimeProvidedal2023, Handler: aws.String("bootstrap"), Code: &lambdatypes.FunctionCode{ZipFile: buf.Bytes()}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lambda.NewFromConfig(localawstest.Config(s)).GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String("away")}); err == nil {
+		t.Error("us-east-1 finds eu-west-1's function")
+	}
+	fn, err := lam.GetFunction(ctx, &lambda.GetFunctionInput{FunctionName: aws.String("away")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if arn := aws.ToString(fn.Configuration.FunctionArn); arn != "arn:aws:lambda:eu-west-1:000000000000:function:away" {
+		t.Errorf("function ARN %s", arn)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, aws.ToString(fn.Code.Location), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || !bytes.Equal(got, buf.Bytes()) {
+		t.Fatalf("GET %s: status %d, %d bytes, %v; want the function's zip", aws.ToString(fn.Code.Location), resp.StatusCode, len(got), err)
 	}
 }
