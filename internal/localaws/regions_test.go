@@ -224,7 +224,7 @@ func TestRegionsFunctionCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	got, err := io.ReadAll(resp.Body)
 	if err != nil || resp.StatusCode != http.StatusOK || !bytes.Equal(got, buf.Bytes()) {
 		t.Fatalf("GET %s: status %d, %d bytes, %v; want the function's zip", aws.ToString(fn.Code.Location), resp.StatusCode, len(got), err)
