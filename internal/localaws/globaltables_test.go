@@ -252,6 +252,16 @@ func TestGlobalTableLastWriterWins(t *testing.T) {
 		return len(r.Pending) == 0, fmt.Sprint(r.Pending)
 	})
 	waitItem(ctx, t, home, "lww", "k", "second")
+	if _, err := away.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("lww")}); err != nil {
+		t.Fatal(err)
+	}
+	localawstest.EventuallyState(t, replicaWait, "the deleted replica gone from us-east-1's Replicas", func() (bool, string) {
+		d, err := home.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("lww")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(d.Table.Replicas) == 0 && d.Table.GlobalTableVersion == nil, fmt.Sprintf("%+v", d.Table.Replicas)
+	})
 }
 
 // TestRegionDownAndBack takes a Region down: its endpoint drops
