@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/s3"
 )
 
@@ -63,6 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	iterLife := fs.Duration("stream-iterator-lifetime", 15*time.Minute, "how long a DynamoDB Streams shard iterator stays valid")
 	shards := fs.Int("stream-shards", 1, "shards per DynamoDB stream; records go to a shard by a hash of the partition key")
 	shardLife := fs.Duration("stream-shard-lifetime", 0, "how long stream shards take records before they close and child shards open (0: never)")
+	replicationLag := fs.Duration("replication-lag", dynamodb.DefaultReplicationLag, "how long a DynamoDB global table's write takes to reach the other Regions' replicas")
 	gcPercent := fs.Int("gc-percent", defaultGCPercent, "the Go garbage collector target of this process, as GOGC (0 keeps GOGC or Go's default)")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
@@ -74,6 +76,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *shardLife < 0 {
 		return fmt.Errorf("--stream-shard-lifetime: %s is negative; use 0 for shards that never roll over", *shardLife)
+	}
+	if *replicationLag <= 0 {
+		return fmt.Errorf("--replication-lag: %s is not positive", *replicationLag)
 	}
 	if *gcPercent < 0 {
 		return fmt.Errorf("--gc-percent: %d is negative; use 0 to keep GOGC or Go's default", *gcPercent)
@@ -104,6 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		StreamIteratorLifetime: *iterLife,
 		StreamShards:           *shards,
 		StreamShardLifetime:    *shardLife,
+		ReplicationLag:         *replicationLag,
 		GCPercent:              gcTarget(fs, *gcPercent),
 		Logger:                 logger,
 	})

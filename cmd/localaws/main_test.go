@@ -96,6 +96,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--log-level", "loud"}, {"--log-format", "yaml"}, {"--nope"},
 		{"--stream-shards", "0"}, {"--stream-shard-lifetime", "-1s"}, {"--gc-percent", "-5"},
+		{"--replication-lag", "0s"},
 	} {
 		if err := run(context.Background(), append(args, "--port", "0"), io.Discard, io.Discard); err == nil {
 			t.Errorf("run(%v) succeeded", args)

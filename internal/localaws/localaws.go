@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/dynamodb"
 )
 
 // Defaults of Options.
@@ -78,6 +79,11 @@ type Options struct {
 	// before they close and child shards open (a rollover, as on AWS,
 	// where it happens about every four hours). Default 0: never.
 	StreamShardLifetime time.Duration
+	// ReplicationLag is how long a DynamoDB global table's write takes to
+	// reach the other Regions' replicas; default
+	// dynamodb.DefaultReplicationLag (100ms). The control route
+	// POST /_localaws/dynamodb/replication changes it.
+	ReplicationLag time.Duration
 	// GCPercent, when above 0, sets the process's garbage collector
 	// target (debug.SetGCPercent, as GOGC) at Start. The stack keeps every
 	// table in memory; with Go's default of 100 each collection marks a
@@ -190,7 +196,10 @@ func orderedBuilders() ([]builder, error) {
 	return out, nil
 }
 
-// Stack is a running local AWS stack.
+// Stack is a running local AWS stack. The stack Start returns serves the
+// default Region (Options.Region); the other Regions' stacks (Region) share
+// its listener, account and global services and hold their own
+// resources.
 type Stack struct {
 	opts     Options
 	env      *awsapi.Env
@@ -199,6 +208,9 @@ type Stack struct {
 	server   *http.Server
 	endpoint string
 	done     chan struct{}
+	// root is the default Region's stack; nil for that stack itself.
+	root    *Stack
+	regions *regions
 
 	closeOnce sync.Once
 	closeErr  error
@@ -224,34 +236,16 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		listener: ln,
 		endpoint: env.Endpoint,
 		done:     make(chan struct{}),
+		regions:  newRegions(),
 	}
-	ordered, err := orderedBuilders()
-	if err != nil {
+	s.regions.replication = dynamodb.NewReplication(opts.ReplicationLag, s.regionDynamoDB)
+	if err := s.buildServices(); err != nil {
+		_ = s.closeServices()
 		_ = ln.Close()
 		return nil, err
 	}
-	for _, b := range ordered {
-		if opts.NoServices || slices.Contains(opts.Disable, b.name) {
-			continue
-		}
-		svcs, err := b.build(s)
-		if err != nil {
-			_ = s.closeServices()
-			_ = ln.Close()
-			return nil, fmt.Errorf("building %s: %w", b.name, err)
-		}
-		for _, svc := range svcs {
-			if slices.Contains(opts.Disable, svc.Spec().Name) {
-				continue
-			}
-			if err := s.router.Register(svc); err != nil {
-				_ = s.closeServices()
-				_ = ln.Close()
-				return nil, err
-			}
-		}
-	}
-	s.server = &http.Server{Handler: s.router, ReadHeaderTimeout: 30 * time.Second}
+	s.registerRegionControl()
+	s.server = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 30 * time.Second}
 	go func() {
 		defer close(s.done)
 		if err := s.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -314,10 +308,51 @@ func (s *Stack) Close() error {
 	return s.closeErr
 }
 
+// buildServices runs every registered builder for s's Region, in order. A
+// Region's stack registers the default Region's global services (IAM, STS,
+// S3) instead of building its own.
+func (s *Stack) buildServices() error {
+	ordered, err := orderedBuilders()
+	if err != nil {
+		return err
+	}
+	for _, b := range ordered {
+		if s.opts.NoServices || slices.Contains(s.opts.Disable, b.name) {
+			continue
+		}
+		var svcs []awsapi.Service
+		if s.root != nil && globalBuilders[b.name] {
+			svcs = s.regions.built[b.name]
+		} else if svcs, err = b.build(s); err != nil {
+			return fmt.Errorf("building %s: %w", b.name, err)
+		} else if s.root == nil {
+			s.regions.built[b.name] = svcs
+		}
+		for _, svc := range svcs {
+			if slices.Contains(s.opts.Disable, svc.Spec().Name) {
+				continue
+			}
+			if err := s.router.Register(svc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (s *Stack) closeServices() error {
 	var errs []error
+	if s.root == nil {
+		s.regions.replication.Close()
+		for _, st := range s.regions.regionStacks(true) {
+			errs = append(errs, st.closeServices())
+		}
+	}
 	svcs := s.router.Services()
 	for i := len(svcs) - 1; i >= 0; i-- {
+		if s.root != nil && s.regions.global(svcs[i]) {
+			continue // the default Region's to close
+		}
 		if c, ok := svcs[i].(awsapi.Closer); ok {
 			if err := c.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("closing %s: %w", svcs[i].Spec().Name, err))

@@ -13,6 +13,8 @@ func init() {
 			IteratorLifetime:    s.opts.StreamIteratorLifetime,
 			StreamShards:        s.opts.StreamShards,
 			StreamShardLifetime: s.opts.StreamShardLifetime,
+			Replication:         s.regions.replication,
+			Metrics:             optionalDependency[dynamodb.MetricSink](s, "cloudwatch"),
 		})
 		return []awsapi.Service{svc, svc.StreamsAPI()}, nil
 	})

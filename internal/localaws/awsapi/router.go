@@ -29,6 +29,7 @@ type Router struct {
 	control *Control
 
 	mu        sync.RWMutex
+	more      func(out map[string][]string)
 	services  []Service
 	byName    map[string]Service
 	byTarget  map[string]Service
@@ -104,20 +105,36 @@ func (r *Router) Services() []Service {
 }
 
 // Inventory lists what each service implementing Inventory holds, by
-// service name, sorted.
+// service name, sorted, with what SetMoreInventory adds.
 func (r *Router) Inventory() map[string][]string {
 	out := map[string][]string{}
 	for _, s := range r.Services() {
 		if inv, ok := s.(Inventory); ok {
 			items := inv.Inventory()
-			sort.Strings(items)
 			if items == nil {
 				items = []string{}
 			}
 			out[s.Spec().Name] = items
 		}
 	}
+	r.mu.RLock()
+	more := r.more
+	r.mu.RUnlock()
+	if more != nil {
+		more(out)
+	}
+	for _, items := range out {
+		sort.Strings(items)
+	}
 	return out
+}
+
+// SetMoreInventory has Inventory add, by service name, what the router's
+// own services do not hold (the other Regions' resources).
+func (r *Router) SetMoreInventory(more func(out map[string][]string)) {
+	r.mu.Lock()
+	r.more = more
+	r.mu.Unlock()
 }
 
 // resolve finds the service and operation of a request and the wire

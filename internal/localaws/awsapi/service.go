@@ -137,10 +137,22 @@ type Env struct {
 	Credentials *Credentials
 	// Faults is the fault injection registry.
 	Faults *Faults
-	// Now is the clock; time.Now when nil.
+	// Now is the clock; time.Now when nil (and, in a Region's Env, the
+	// clock of the Env it was made from).
 	Now func() time.Time
 
 	authorizer atomic.Pointer[Authorizer]
+	// parent is the Env a Region's Env was made from (InRegion), whose
+	// clock and authorizer it shares.
+	parent *Env
+}
+
+// InRegion returns the Env of another Region of the same account: it shares
+// e's logger, endpoint, credentials, faults, clock and authorizer (IAM is
+// global), and formats ARNs with region.
+func (e *Env) InRegion(region string) *Env {
+	return &Env{Region: region, AccountID: e.AccountID, Logger: e.Logger, Endpoint: e.Endpoint,
+		Credentials: e.Credentials, Faults: e.Faults, parent: e}
 }
 
 // NewEnv returns an Env with defaults for empty fields.
@@ -170,6 +182,9 @@ func (e *Env) Authorizer() Authorizer {
 	if a := e.authorizer.Load(); a != nil {
 		return *a
 	}
+	if e.parent != nil {
+		return e.parent.Authorizer()
+	}
 	return nil
 }
 
@@ -177,6 +192,9 @@ func (e *Env) Authorizer() Authorizer {
 func (e *Env) Time() time.Time {
 	if e.Now != nil {
 		return e.Now()
+	}
+	if e.parent != nil {
+		return e.parent.Time()
 	}
 	return time.Now()
 }

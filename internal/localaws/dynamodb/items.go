@@ -162,6 +162,7 @@ func (s *Service) itemLocked(t *table, key Item) Item {
 // on its stream. Every write path calls it with the items as stored.
 func (s *Service) emitLocked(t *table, changes ...change) {
 	s.indexTTLLocked(t, changes)
+	s.replicateLocked(t, changes)
 	if t.stream != nil && len(changes) > 0 {
 		s.streams.append(t.stream.arn, changes)
 	}

@@ -29,6 +29,17 @@ type Options struct {
 	// close and a child shard opens for each (a rollover); 0, the
 	// default, never rolls over.
 	StreamShardLifetime time.Duration
+	// Replication carries global tables' writes to and from the other
+	// Regions' services; nil serves no global tables.
+	Replication *Replication
+	// Metrics, when it returns a sink, receives the CloudWatch metrics
+	// DynamoDB publishes (ReplicationLatency); nil or a nil sink: none.
+	Metrics func() MetricSink
+}
+
+// MetricSink records CloudWatch metrics (the cloudwatch service).
+type MetricSink interface {
+	PutMetric(namespace, name string, dims map[string]string, value float64, unit string)
 }
 
 // Service is the DynamoDB API (target DynamoDB_20120810).

@@ -77,6 +77,10 @@ type table struct {
 	tags               map[string]string
 	pitr               pitr
 	sse                sse
+	// replicas are the other Regions' replicas of a global table; written
+	// stamps each item's last write, for last writer wins.
+	replicas map[string]*replica
+	written  map[string]stamp
 }
 
 func (t *table) keyNames() []string {
@@ -378,6 +382,7 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		d["LatestStreamArn"] = t.latestStream.arn
 		d["LatestStreamLabel"] = t.latestStream.label
 	}
+	describeReplicasLocked(t, d)
 	return d
 }
 
@@ -463,6 +468,7 @@ type updateTableInput struct {
 	DeletionProtectionEnabled   *bool
 	TableClass                  string
 	SSESpecification            *sseSpec
+	ReplicaUpdates              []replicaUpdate
 }
 
 func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, error) {
@@ -471,6 +477,9 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 		return nil, err
 	}
 	if err := validateStreamUpdate(t, in); err != nil {
+		return nil, err
+	}
+	if err := s.validateReplicaUpdates(t, in); err != nil {
 		return nil, err
 	}
 	var enc *sse
@@ -495,6 +504,9 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 	if ss := in.StreamSpecification; ss != nil {
 		s.applyStreamUpdateLocked(t, ss)
 	}
+	if err := s.applyReplicaUpdatesLocked(t, in.ReplicaUpdates); err != nil {
+		return nil, err
+	}
 	return map[string]any{"TableDescription": s.describeUpdateLocked(t, created, deleted)}, nil
 }
 
@@ -513,6 +525,8 @@ func validateStreamUpdate(t *table, in *updateTableInput) error {
 			}
 		case ss.StreamViewType != "":
 			return awsapi.ValidationException("One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified")
+		case len(t.replicas) > 0:
+			return awsapi.ValidationException("One or more parameter values were invalid: Disabling Stream is not allowed for a Global Table replica.")
 		case t.stream == nil:
 			return awsapi.ValidationException("Table has no stream to disable: TableName: %s", t.name)
 		}
@@ -742,6 +756,7 @@ func (s *Service) deleteTable(req *awsapi.Request, in *tableNameInput) (any, err
 	if t.stream != nil {
 		s.streams.disable(t.stream.arn)
 	}
+	s.leaveGlobalTableLocked(t)
 	delete(s.tables, t.name)
 	return map[string]any{"TableDescription": d}, nil
 }

@@ -621,7 +621,8 @@ func (s *Service) functionLocked(f *function) (any, error) {
 		"Configuration": s.configurationLocked(f),
 		"Code": map[string]string{
 			"RepositoryType": "S3",
-			"Location":       s.env.Endpoint + awsapi.ControlPrefix + "lambda/code/" + f.name + "?sha256=" + strings.NewReplacer("+", "-", "/", "_").Replace(f.cfg.CodeSha256),
+			"Location": s.env.Endpoint + awsapi.ControlPrefix + "lambda/code/" + f.name + "?sha256=" + strings.NewReplacer("+", "-", "/", "_").Replace(f.cfg.CodeSha256) +
+				"&region=" + s.env.Region, // the control routes of the function's Region
 		},
 		"Tags": maps.Clone(f.tags),
 	}

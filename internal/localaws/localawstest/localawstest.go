@@ -111,6 +111,14 @@ func Config(s *localaws.Stack) aws.Config {
 	return ConfigWithCredentials(s, "AKIDLOCALADMIN", "localadminsecret", "")
 }
 
+// RegionConfig is Config for another Region of the stack: the SDK signs
+// its requests for region, and the stack serves them there.
+func RegionConfig(s *localaws.Stack, region string) aws.Config {
+	cfg := Config(s)
+	cfg.Region = region
+	return cfg
+}
+
 // ConfigWithCredentials is Config with given credentials (for example role
 // credentials issued by the stack).
 func ConfigWithCredentials(s *localaws.Stack, akid, secret, token string) aws.Config {

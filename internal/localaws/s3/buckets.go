@@ -78,7 +78,7 @@ func (s *Service) createBucket(req *awsapi.Request) (any, error) {
 			return nil, errMalformedXML()
 		}
 	}
-	region, err := s.bucketRegion(cfg.LocationConstraint)
+	region, err := bucketRegion(req.Region, cfg.LocationConstraint)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (s *Service) createBucket(req *awsapi.Request) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b, ok := s.buckets[name]; ok {
-		if b.region == "us-east-1" && s.env.Region == "us-east-1" {
+		if b.region == "us-east-1" && req.Region == "us-east-1" {
 			return &awsapi.Raw{Header: s3Header(req, http.Header{"Location": {"/" + name}})}, nil
 		}
 		return nil, awsapi.NewError("BucketAlreadyOwnedByYou", "Your previous request to create the named bucket succeeded and you already own it.").
@@ -100,8 +100,9 @@ func (s *Service) createBucket(req *awsapi.Request) (any, error) {
 
 var regionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d$`)
 
-func (s *Service) bucketRegion(constraint string) (string, error) {
-	here := s.env.Region
+// bucketRegion is the Region of a bucket created with constraint through
+// the endpoint of the Region here.
+func bucketRegion(here, constraint string) (string, error) {
 	switch {
 	case constraint == "" && here == "us-east-1":
 		return here, nil
