@@ -85,19 +85,9 @@ func TestOrderedDeadlineAdvancesWhatWasPublished(t *testing.T) {
 	t.Parallel()
 	table := layouts["dedicated"]
 	cfg := orderedConfig(table, config.ActionMark)
-	h := newHarness(t, cfg)
 	// Each publish call takes a second of an invocation of 10 s; the
 	// reserve is 10/4 = 2.5 s: rounds start while 2.5 s or more are left.
-	var mu sync.Mutex
-	budget := 10 * time.Second
-	h.relay = newRelay(t, cfg, h.fake, relay.Options{
-		Now: func() time.Time { return streamNow }, Retry: &noSleep,
-		Remaining: func(context.Context) (time.Duration, bool) {
-			mu.Lock()
-			defer mu.Unlock()
-			return budget - time.Duration(h.fake.Calls(relaytest.OpSendMessageBatch))*time.Second, true
-		},
-	})
+	h, budget := newDeadlineHarness(t, cfg, 10*time.Second)
 	records := orderedRecords(table, []string{"hot"}, 12)
 	h.fake.PutRecords(records)
 	failed := h.stream(t, records)
@@ -121,13 +111,72 @@ func TestOrderedDeadlineAdvancesWhatWasPublished(t *testing.T) {
 		}
 	}
 
-	mu.Lock()
-	budget = time.Hour
-	mu.Unlock()
+	budget.set(time.Hour)
 	if got := h.stream(t, records[8:]); len(got) != 0 {
 		t.Fatalf("retry: batchItemFailures = %v, want none", got)
 	}
 	if top := checkInOrder(t, publishedOrder(h, records)); top["hot"] != 12 {
 		t.Errorf("published up to %d after the retry, want 12", top["hot"])
 	}
+}
+
+// TestOrderedDeadlineStopsChaining: near the deadline, the invocation that
+// publishes a key's missing event does not go on with the events
+// registered after it: they stay registered, pending, for the next relay
+// that advances the cursor or for the reconciler.
+func TestOrderedDeadlineStopsChaining(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	cfg := orderedConfig(table, config.ActionMark)
+	// 1.2 s left, a reserve of 0.3 s: after the first call, 0.2 s is left.
+	h, _ := newDeadlineHarness(t, cfg, 1200*time.Millisecond)
+	records := orderedRecords(table, []string{"k"}, 4)
+	h.fake.PutRecords(records)
+	if got := h.stream(t, records[1:]); len(got) != 0 {
+		t.Fatalf("batchItemFailures = %v, want none: the events are registered", got)
+	}
+	if got := h.stream(t, records[:1]); len(got) != 0 {
+		t.Fatalf("event 1: batchItemFailures = %v, want none", got)
+	}
+	if order := publishedOrder(h, records); !slices.Equal(order["k"], []int64{1}) {
+		t.Errorf("published %v, want only 1: the deadline is near once it is", order["k"])
+	}
+	if c := cursor(t, h, "k"); c.Published != 1 || len(c.Waiting) != 3 {
+		t.Errorf("cursor %+v: want at 1 with events 2 to 4 registered", c)
+	}
+	for _, r := range records[1:] {
+		if got := h.fake.Status(r); got != string(outbox.StatusPending) {
+			t.Errorf("event %d: status %q, want PENDING", r.Sequence, got)
+		}
+	}
+}
+
+// budget is the time an invocation has, less a second per publish call
+// (newDeadlineHarness).
+type budget struct {
+	mu   sync.Mutex
+	left time.Duration
+}
+
+func (b *budget) set(d time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.left = d
+}
+
+// newDeadlineHarness returns a harness whose invocations have b's time,
+// each publish call taking a second of it, and b.
+func newDeadlineHarness(t *testing.T, cfg config.Config, left time.Duration) (*harness, *budget) {
+	t.Helper()
+	h := newHarness(t, cfg)
+	b := &budget{left: left}
+	h.relay = newRelay(t, cfg, h.fake, relay.Options{
+		Now: func() time.Time { return streamNow }, Retry: &noSleep,
+		Remaining: func(context.Context) (time.Duration, bool) {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			return b.left - time.Duration(h.fake.Calls(relaytest.OpSendMessageBatch))*time.Second, true
+		},
+	})
+	return h, b
 }

@@ -198,12 +198,14 @@ type Processor struct {
 // lack them). It returns one Outcome per
 // item and adds to the counts and latencies of m.
 func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Recorder) []Outcome {
-	return p.process(ctx, items, m, 0)
+	return p.process(ctx, items, m, 0, p.deadline(ctx))
 }
 
 // process is Process at depth: the number of passes of the gate before it
-// in this invocation (gate.go's next).
-func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Recorder, depth int) []Outcome {
+// in this invocation (gate.go's next). late tells when the gate is to start
+// nothing more: the deadline is near (Processor.deadline, read once when
+// the first pass began).
+func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Recorder, depth int, late func() bool) []Outcome {
 	w := &wave{outcomes: make([]Outcome, len(items))}
 	var toPublish []outbox.Record
 	var publishIdx, orderedIdx []int
@@ -228,7 +230,7 @@ func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Record
 	}
 	retried := 0
 	if len(orderedIdx) > 0 {
-		retried += p.gate(ctx, items, orderedIdx, w, m)
+		retried += p.gate(ctx, items, orderedIdx, w, m, late)
 	}
 	if len(toPublish) > 0 {
 		results := p.Publisher.Publish(ctx, toPublish)
@@ -262,7 +264,7 @@ func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Record
 	}
 	p.report(ctx, items, w.outcomes, retried, m)
 	if len(w.chain) > 0 || len(w.again) > 0 {
-		p.next(ctx, items, w, m, depth)
+		p.next(ctx, items, w, m, depth, late)
 	}
 	return w.outcomes
 }

@@ -78,8 +78,7 @@ type lane struct {
 // gate runs the ordered items of items (their indexes in idx) through the
 // gate, filling their outcomes in w and adding to its writes. It returns
 // the number of retried entries.
-func (p *Processor) gate(ctx context.Context, items []Item, idx []int, w *wave, m *metrics.Recorder) int {
-	late := p.deadline(ctx)
+func (p *Processor) gate(ctx context.Context, items []Item, idx []int, w *wave, m *metrics.Recorder, late func() bool) int {
 	lanes := p.lanes(ctx, items, idx, w)
 	retried := p.publishLate(ctx, items, lanes, w, m)
 	retried += p.publishRuns(ctx, items, lanes, w, m, late)
@@ -485,9 +484,10 @@ func (l *lane) waiting(w *wave) []int {
 // next runs the gate once more over the registered events that follow the
 // cursors this wave advanced (read again, as they are now) and over the
 // items whose gap closed while they were registered; the latter take the
-// outcome of that pass. It stops at maxGateDepth passes.
-func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.Recorder, depth int) {
-	if depth+1 >= maxGateDepth || ctx.Err() != nil || p.deadline(ctx)() {
+// outcome of that pass. It stops at maxGateDepth passes, and once the
+// deadline is near (late).
+func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.Recorder, depth int, late func() bool) {
+	if depth+1 >= maxGateDepth || ctx.Err() != nil || late() {
 		return
 	}
 	var more []Item
@@ -508,7 +508,7 @@ func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.
 	if len(more) == 0 {
 		return
 	}
-	outcomes := p.process(ctx, more, m, depth+1)
+	outcomes := p.process(ctx, more, m, depth+1, late)
 	for k, i := range chainedBy {
 		if o := outcomes[k]; o.Status == Published {
 			w.outcomes[i].Chained = append(w.outcomes[i].Chained, more[k].Record.EventID)
