@@ -246,7 +246,7 @@ func relayAttribute() schema.SingleNestedAttribute {
 	attrs := map[string]schema.Attribute{
 		"batch_size":                 intSetting("Largest batch of stream records per invocation, {limit}."),
 		"batching_window_seconds":    intSetting("How long the mapping gathers records before invoking, {limit}."),
-		"parallelization_factor":     intSetting("Concurrent batches per shard, {limit}. Events of one item stay ordered."),
+		"parallelization_factor":     intSetting("Concurrent batches per shard, {limit}. Events of one item stay ordered; in ordered mode each ordering key stays ordered at any value. Raise it, with `batch_size`, to catch up a backlog (see the operations guide)."),
 		"maximum_retry_attempts":     intSetting("Retries of a failed batch before its metadata goes to the dead-letter queue, {limit}. The items stay pending and the reconciler republishes them."),
 		"maximum_record_age_seconds": intSetting("Age after which a record is no longer retried: {limit}."),
 		"bisect_on_error":            boolSetting("Split a failed batch in two and retry each half."),

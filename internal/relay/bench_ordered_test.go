@@ -188,3 +188,64 @@ func (l *orderedLoad) relayMeasured(b *testing.B) {
 		b.Fatalf("%d events of the other keys published, want %d", got, want)
 	}
 }
+
+// BenchmarkOrderedHotKeyBacklog relays a backlog of 400 events of one
+// ordering key, read by the stream in one batch, to an SQS FIFO queue under
+// the AWS latency model, with invocations whose deadline is 2 s away:
+// shorter than the backlog's round trips, one per event. Each invocation
+// stops publishing near its deadline, advances the key's cursor past what
+// was accepted, and reports the rest as batch item failures, which the next
+// invocation is handed, as the stream's retry would. It reports the key's
+// events per second and the invocations the backlog took; it fails when an
+// invocation gets no further.
+func BenchmarkOrderedHotKeyBacklog(b *testing.B) {
+	table := outbox.Table{Name: "orders-outbox"}.WithDefaults()
+	cfg := orderedConfig(table, config.ActionMark)
+	const backlog, deadline = 400, 2 * time.Second
+	var elapsed time.Duration
+	invocations := 0
+	for b.Loop() {
+		b.StopTimer()
+		fake := relaytest.New(b, table)
+		fake.CallLatency = perfreport.ModelLatency(perfreport.AWSLatencyModel)
+		handle := newRelay(b, cfg, fake, relay.Options{Now: func() time.Time { return streamNow }}).HandleStream
+		pending := orderedRecords(table, []string{"hot"}, backlog)
+		fake.PutRecords(pending)
+		b.StartTimer()
+		start := time.Now()
+		for len(pending) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			resp, err := handle(ctx, relaytest.StreamEvent(table, relaytest.Inserts(table, pending)...))
+			cancel()
+			if err != nil {
+				b.Fatal(err)
+			}
+			invocations++
+			rest := firstFailed(pending, resp)
+			if rest == 0 {
+				b.Fatalf("an invocation published nothing of the %d events left", len(pending))
+			}
+			pending = pending[rest:]
+		}
+		elapsed += time.Since(start)
+		if c, err := outbox.ParseCursor(fake.Item("hot", outbox.CursorSortKey)); err != nil || c.Published != backlog {
+			b.Fatalf("cursor %+v (%v), want %d", c, err, backlog)
+		}
+	}
+	b.ReportMetric(float64(b.N*backlog)/elapsed.Seconds(), perfreport.UnitOrderedEventsPerSec)
+	b.ReportMetric(float64(invocations)/float64(b.N), "invocations")
+}
+
+// firstFailed returns the index in records of the first record resp
+// reports failed (the stream's retry starts there), len(records) for none.
+func firstFailed(records []outbox.Record, resp events.DynamoDBEventResponse) int {
+	first := len(records)
+	for i := range records {
+		for _, f := range resp.BatchItemFailures {
+			if f.ItemIdentifier == relaytest.SequenceNumber(i) {
+				first = min(first, i)
+			}
+		}
+	}
+	return first
+}

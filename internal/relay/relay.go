@@ -186,6 +186,9 @@ type Options struct {
 	Region string
 	// Hold overrides the hold policy of store.HoldPolicy's defaults.
 	Hold *store.HoldPolicy
+	// Remaining overrides how the ordered gate reads the time left before
+	// an invocation's deadline (batch.Processor.Remaining).
+	Remaining func(ctx context.Context) (time.Duration, bool)
 }
 
 // Relay handles invocations. It is safe for concurrent use.
@@ -226,7 +229,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		st.TTL = 0
 	}
 	p := &batch.Processor{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log,
-		Table: cfg.Table.Name, NoPendingIndex: cfg.Table.NoPendingIndex}
+		Table: cfg.Table.Name, NoPendingIndex: cfg.Table.NoPendingIndex, Remaining: opts.Remaining}
 	if cfg.Ordered {
 		p.Cursors, p.Layout = st, cfg.Table
 	}

@@ -141,6 +141,10 @@ type Outcome struct {
 	// cursor: the relay that publishes the event it waits for publishes it
 	// next.
 	Registered bool
+	// Deferred is true for a LeftPending outcome of an ordered event that
+	// was not tried: its invocation's deadline came first (gate.go). It is
+	// no failure of the target.
+	Deferred bool
 	// Chained are the event ids of the events registered on the key's
 	// cursor that were published after this one in the same Process, in
 	// order (gate.go's next): they have no item of their own in the batch,
@@ -179,6 +183,12 @@ type Processor struct {
 	// Layout is the outbox table, by which the gate reads the events
 	// registered on a cursor.
 	Layout outbox.Table
+	// Remaining returns the time left before ctx's deadline, and whether it
+	// has one; nil reads ctx.Deadline against the real clock. The gate
+	// starts no publish round, and no pass, in the last part of it
+	// (DeadlineReserve), so that the cursors are advanced and the events
+	// settled before the invocation ends.
+	Remaining func(ctx context.Context) (time.Duration, bool)
 }
 
 // Process publishes the pending items among items and records the result:
@@ -188,12 +198,14 @@ type Processor struct {
 // lack them). It returns one Outcome per
 // item and adds to the counts and latencies of m.
 func (p *Processor) Process(ctx context.Context, items []Item, m *metrics.Recorder) []Outcome {
-	return p.process(ctx, items, m, 0)
+	return p.process(ctx, items, m, 0, p.deadline(ctx))
 }
 
 // process is Process at depth: the number of passes of the gate before it
-// in this invocation (gate.go's next).
-func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Recorder, depth int) []Outcome {
+// in this invocation (gate.go's next). late tells when the gate is to start
+// nothing more: the deadline is near (Processor.deadline, read once when
+// the first pass began).
+func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Recorder, depth int, late func() bool) []Outcome {
 	w := &wave{outcomes: make([]Outcome, len(items))}
 	var toPublish []outbox.Record
 	var publishIdx, orderedIdx []int
@@ -218,7 +230,7 @@ func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Record
 	}
 	retried := 0
 	if len(orderedIdx) > 0 {
-		retried += p.gate(ctx, items, orderedIdx, w, m)
+		retried += p.gate(ctx, items, orderedIdx, w, m, late)
 	}
 	if len(toPublish) > 0 {
 		results := p.Publisher.Publish(ctx, toPublish)
@@ -252,7 +264,7 @@ func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Record
 	}
 	p.report(ctx, items, w.outcomes, retried, m)
 	if len(w.chain) > 0 || len(w.again) > 0 {
-		p.next(ctx, items, w, m, depth)
+		p.next(ctx, items, w, m, depth, late)
 	}
 	return w.outcomes
 }
@@ -366,7 +378,7 @@ func (p *Processor) tableHint(err error) string {
 
 // report logs the outcomes and counts them in m.
 func (p *Processor) report(ctx context.Context, items []Item, outcomes []Outcome, retried int, m *metrics.Recorder) {
-	var nPublished, nPoison, nPending int
+	var nPublished, nPoison, nPending, nDeferred int
 	for i, o := range outcomes {
 		r := items[i].Record
 		switch o.Status {
@@ -379,12 +391,19 @@ func (p *Processor) report(ctx context.Context, items []Item, outcomes []Outcome
 				"partitionKey", r.PartitionKey, "sortKey", r.SortKey, "reason", o.Reason)
 		case LeftPending:
 			nPending++
+			if o.Deferred {
+				nDeferred++
+				continue
+			}
 			p.log().WarnContext(ctx, "outbox event left pending", "eventId", r.EventID,
 				"eventPublished", o.EventPublished, "reason", o.Reason, "errorClass", string(o.Class), "hint", o.Hint)
 		}
 		if o.Class != "" && !o.EventPublished {
 			m.AddSeries(metrics.Series{Name: metrics.PublishErrors, Dimension: metrics.DimensionErrorClass, Value: string(o.Class)}, 1)
 		}
+	}
+	if nDeferred > 0 {
+		p.log().InfoContext(ctx, "ordered events left pending for the next invocation: the deadline is near", "events", nDeferred)
 	}
 	m.Add(metrics.EventsPublished, nPublished)
 	m.Add(metrics.EventsFailed, nPoison)

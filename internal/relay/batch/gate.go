@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -41,6 +42,17 @@ type CursorStore interface {
 	Current(ctx context.Context, records []outbox.Record) ([]map[string]types.AttributeValue, []error)
 }
 
+// DeadlineReserve is the time the gate keeps before its invocation's
+// deadline, at most a quarter of what was left when it started: it starts
+// no publish round after the first, and no pass, in it. A key's events go
+// out one round trip each, so a large batch of one key (a backlog caught up
+// with a large batch size) could outlast the function's timeout: killed
+// before its cursor advance, the invocation would republish the same
+// events on every retry and never get further. Stopped in time, it
+// advances the cursor past what was accepted and leaves the rest pending,
+// a batch item failure that the stream retries from there.
+const DeadlineReserve = 5 * time.Second
+
 // maxGateDepth bounds the passes of the gate one Process makes: the first,
 // then those over the events registered after the cursors it advanced.
 const maxGateDepth = 8
@@ -66,10 +78,10 @@ type lane struct {
 // gate runs the ordered items of items (their indexes in idx) through the
 // gate, filling their outcomes in w and adding to its writes. It returns
 // the number of retried entries.
-func (p *Processor) gate(ctx context.Context, items []Item, idx []int, w *wave, m *metrics.Recorder) int {
+func (p *Processor) gate(ctx context.Context, items []Item, idx []int, w *wave, m *metrics.Recorder, late func() bool) int {
 	lanes := p.lanes(ctx, items, idx, w)
 	retried := p.publishLate(ctx, items, lanes, w, m)
-	retried += p.publishRuns(ctx, items, lanes, w, m)
+	retried += p.publishRuns(ctx, items, lanes, w, m, late)
 	p.advance(ctx, items, lanes, w)
 	p.block(ctx, items, lanes, w)
 	p.register(ctx, items, lanes, w)
@@ -154,19 +166,48 @@ func (p *Processor) sameSequence(items []Item, l *lane, prev, i int, w *wave) {
 	w.copies = append(w.copies, [2]int{i, prev})
 }
 
+// deadline returns the function that tells whether the deadline of ctx is
+// so near that the gate starts no more rounds: within DeadlineReserve of
+// it, or of a quarter of the time left now if that is shorter. Without a
+// deadline, it is never near.
+func (p *Processor) deadline(ctx context.Context) func() bool {
+	remaining := p.Remaining
+	if remaining == nil {
+		remaining = func(ctx context.Context) (time.Duration, bool) {
+			d, ok := ctx.Deadline()
+			return time.Until(d), ok
+		}
+	}
+	left, ok := remaining(ctx)
+	if !ok {
+		return func() bool { return false }
+	}
+	reserve := min(DeadlineReserve, left/4)
+	return func() bool {
+		left, _ := remaining(ctx)
+		return left < reserve
+	}
+}
+
 // publishRuns publishes the runs of lanes in rounds, one event per key per
-// round, and returns the retried entries.
-func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane, w *wave, m *metrics.Recorder) int {
+// round, and returns the retried entries. Once late says the deadline is
+// near, the rounds left are deferred.
+func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane, w *wave, m *metrics.Recorder, late func() bool) int {
 	retried := 0
 	for round := 0; ; round++ {
 		var batch []outbox.Record
 		var from []*lane
 		more := false
+		deferred := round > 0 && late()
 		for _, l := range lanes {
 			if l.stopped || round >= len(l.run) {
 				continue
 			}
 			more = true
+			if deferred {
+				p.deferRun(items, l, round, w)
+				continue
+			}
 			if err := items[l.run[round][0]].Malformed; err != nil {
 				// Its key's next event, which can never be published: it
 				// holds the key (block), as a rejected one does.
@@ -235,6 +276,22 @@ func (p *Processor) publishLate(ctx context.Context, items []Item, lanes []*lane
 		}
 	}
 	return retried
+}
+
+// deferRun leaves the entries of l's run from round on pending, untried:
+// the deadline is near. The stream retries them (a batch item failure),
+// the cursor advanced past those accepted before.
+func (p *Processor) deferRun(items []Item, l *lane, round int, w *wave) {
+	l.stopped = true
+	for _, entry := range l.run[round:] {
+		i := entry[0]
+		w.outcomes[i] = Outcome{Status: LeftPending, Deferred: true,
+			Reason: fmt.Sprintf("not tried: the invocation's deadline is near; event %d of ordering key %q is published next", items[i].Record.Sequence, l.key)}
+		p.unpublished(items, i, w)
+		for _, d := range entry[1:] {
+			w.copies = append(w.copies, [2]int{d, i})
+		}
+	}
 }
 
 // refuse gives entry round of l's run, which was not published, the
@@ -427,9 +484,10 @@ func (l *lane) waiting(w *wave) []int {
 // next runs the gate once more over the registered events that follow the
 // cursors this wave advanced (read again, as they are now) and over the
 // items whose gap closed while they were registered; the latter take the
-// outcome of that pass. It stops at maxGateDepth passes.
-func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.Recorder, depth int) {
-	if depth+1 >= maxGateDepth || ctx.Err() != nil {
+// outcome of that pass. It stops at maxGateDepth passes, and once the
+// deadline is near (late).
+func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.Recorder, depth int, late func() bool) {
+	if depth+1 >= maxGateDepth || ctx.Err() != nil || late() {
 		return
 	}
 	var more []Item
@@ -450,7 +508,7 @@ func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.
 	if len(more) == 0 {
 		return
 	}
-	outcomes := p.process(ctx, more, m, depth+1)
+	outcomes := p.process(ctx, more, m, depth+1, late)
 	for k, i := range chainedBy {
 		if o := outcomes[k]; o.Status == Published {
 			w.outcomes[i].Chained = append(w.outcomes[i].Chained, more[k].Record.EventID)

@@ -31,8 +31,9 @@ const (
 	EventsFailed = "EventsFailed"
 	// EventsRetried counts entries sent again after a retryable failure.
 	EventsRetried = "EventsRetried"
-	// EventsLeftPending counts events whose publishing or marking failed and
-	// that are left for a later attempt (stream retry or reconciler).
+	// EventsLeftPending counts events whose publishing or marking failed, or
+	// (ordered mode) that were not tried before the invocation's deadline,
+	// and that are left for a later attempt (stream retry or reconciler).
 	EventsLeftPending = "EventsLeftPending"
 	// PublishLatency is, per event, the time from occurredAt to publishing.
 	PublishLatency = "PublishLatency"
