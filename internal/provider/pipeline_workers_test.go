@@ -3,8 +3,11 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -53,11 +56,29 @@ func TestAccPipeline_reconcilerWorkers(t *testing.T) {
 				return fmt.Errorf("reconciler report %+v: want both shards leased, one handed to a worker", report)
 			}
 			if err := e.waitMarked(f.table, records); err != nil {
-				return err
+				return fmt.Errorf("%w\nthe reconciler's log:\n%s", err, e.functionLog(f.name+"-reconciler"))
 			}
 			return e.receivedOnce(sink, queue, records)
 		},
 	}})
+}
+
+// functionLog is what the function logged, a line an event, for a test's
+// failure message.
+func (e *accEnv) functionLog(function string) string {
+	c := cloudwatchlogs.NewFromConfig(e.Cfg)
+	var b strings.Builder
+	p := cloudwatchlogs.NewFilterLogEventsPaginator(c, &cloudwatchlogs.FilterLogEventsInput{LogGroupName: aws.String("/aws/lambda/" + function)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(e.Ctx)
+		if err != nil {
+			return "reading it: " + err.Error()
+		}
+		for _, ev := range out.Events {
+			b.WriteString(aws.ToString(ev.Message) + "\n")
+		}
+	}
+	return b.String()
 }
 
 // receivedOnce checks that the queue received each event of want exactly
