@@ -19,7 +19,8 @@ import (
 // when its first round leaves shards with more pages, it keeps its share,
 // releases the others and starts workers, asynchronous invocations of its
 // own function, to sweep them. A run whose deadline comes while its shards
-// still hold pending events starts one successor. A worker leases one share.
+// still hold pending events starts one successor. A worker leases one share,
+// and goes on to the shards it has not tried once its own are swept.
 
 // LeaseDuration is how long a lease lasts without renewal. A run renews
 // its leases before each page, and a page (a query, a hold, a publish and
@@ -87,14 +88,40 @@ func (r *Reconciler) lease(ctx context.Context, sweeps []*sweeper, minAge time.D
 		if len(lr.held) == want {
 			break
 		}
-		s := sweeps[(first+i)%len(sweeps)]
-		s.lease = lr
-		if lr.acquire(ctx, s) {
-			s.leased = true
-			lr.held = append(lr.held, s)
-		}
+		lr.take(ctx, sweeps[(first+i)%len(sweeps)])
 	}
 	return lr
+}
+
+// take tries to lease s's shard, and reports whether the run now holds it.
+func (lr *leaseRun) take(ctx context.Context, s *sweeper) bool {
+	s.lease, s.tried = lr, true
+	if !lr.acquire(ctx, s) {
+		return false
+	}
+	s.leased = true
+	lr.held = append(lr.held, s)
+	return true
+}
+
+// refill, for a worker whose leased shards are swept with less than its
+// share left active, tries to lease the shards it has not tried yet: a
+// worker (or successor) that starts after the shards it tried first were
+// swept by another run goes on with those left, rather than ending with
+// nothing published while another shard waits for the next schedule.
+func (lr *leaseRun) refill(ctx context.Context, sweeps []*sweeper, active []*sweeper) []*sweeper {
+	if lr == nil || !lr.worker {
+		return active
+	}
+	for _, s := range sweeps {
+		if len(active) >= lr.share {
+			break
+		}
+		if !s.tried && lr.take(ctx, s) {
+			active = append(active, s)
+		}
+	}
+	return active
 }
 
 // shard names the lease of s's shard.

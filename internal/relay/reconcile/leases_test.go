@@ -178,14 +178,41 @@ func TestWorkersSweepABacklog(t *testing.T) {
 	total := rep.Published
 	for _, w := range reports {
 		total += w.Published
-		if w.ShardsLeased > shards/maxWorkers || w.Workers != 0 {
-			t.Errorf("a worker: %+v; want at most %d shards, no worker of its own", w, shards/maxWorkers)
+		if w.Workers != 0 {
+			t.Errorf("a worker: %+v; want no worker of its own", w)
 		}
 	}
 	if total != len(records) {
 		t.Errorf("%d published by the run and its workers, want %d", total, len(records))
 	}
 	publishedOnce(t, fake, records)
+}
+
+// TestWorkerGoesOnToTheShardsLeft: a worker leases one share, starting at
+// a random shard; when that shard was already swept by another run, the
+// worker goes on to the shards it has not tried, so the one shard that
+// still holds events is published, whichever shard the worker tried first.
+func TestWorkerGoesOnToTheShardsLeft(t *testing.T) {
+	t.Parallel()
+	const shards = 4
+	for range 4 {
+		table := outbox.Table{Name: "outbox", PendingShards: shards}.WithDefaults()
+		fake := relaytest.New(t, table)
+		var left []outbox.Record
+		for _, r := range relaytest.Records(table, 80, 16) {
+			if table.ShardFor(r.EventID) == shards-1 {
+				left = append(left, r)
+			}
+		}
+		fake.PutRecords(left)
+		r := newReconciler(table, fake, 10)
+		r.Leases, r.MaxWorkers = fake, shards
+		rep := r.Run(reconcile.AsWorker(t.Context()), 5*time.Minute, metrics.New())
+		if len(left) == 0 || rep.Published != len(left) {
+			t.Fatalf("a worker with %d events on the last shard only: %+v; want them all published", len(left), rep)
+		}
+		publishedOnce(t, fake, left)
+	}
 }
 
 // TestSuccessorGoesOn: a run whose deadline comes while its shard still

@@ -277,6 +277,8 @@ type sweeper struct {
 	// leases); lease is the run's leases, nil without.
 	leased bool
 	lease  *leaseRun
+	// tried is true once the run tried to lease the shard.
+	tried bool
 }
 
 // sweepInTurns sweeps every source a page at a time, in rounds: a round
@@ -317,6 +319,7 @@ func (r *Reconciler) sweepInTurns(ctx context.Context, sweeps []*sweeper, concur
 		if round == 0 && leases != nil {
 			active = leases.fanOut(ctx, active, sweeps[0].res.published)
 		}
+		active = leases.refill(ctx, sweeps, active)
 	}
 }
 
