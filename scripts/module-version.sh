@@ -7,7 +7,7 @@
 # install ...@v` and the release use the versions go.mod requires, so go.mod
 # must require, for each nested module, the commit that holds it as it is:
 #
-#   scripts/module-version.sh pin                 # go.mod requires, per nested module, the last commit that changed it
+#   scripts/module-version.sh pin                 # go.mod requires, per stale nested module, the last commit that changed it
 #   scripts/module-version.sh current DIR         # the version that pin would require for DIR
 #   scripts/module-version.sh revision DIR VER    # the git revision of DIR's version VER (commit or DIR/ tag)
 #   scripts/module-version.sh required DIR        # the version of DIR that go.mod at HEAD requires
@@ -49,9 +49,24 @@ revision() {
 # current DIR: the tag on the last commit that changed DIR/, or its
 # pseudo-version (after the newest earlier DIR/ tag, if any), as the go
 # command would compute it.
+# last_change DIR: the commit, along HEAD's first parents, from which DIR is
+# as it is at HEAD: the last commit that changed it, or the merge that
+# brought in a branch's change (git log -- DIR may name the branch's own
+# commit, whose tree lacks what main changed meanwhile).
+last_change() {
+	local dir=$1 rev parent want
+	rev=$(git rev-parse HEAD)
+	want=$(git rev-parse "HEAD:$dir")
+	while parent=$(git rev-parse -q --verify "$rev^1") &&
+		[ "$(git rev-parse -q --verify "$parent:$dir" || true)" = "$want" ]; do
+		rev=$parent
+	done
+	echo "$rev"
+}
+
 current() {
 	local dir=$1 rev tag base when short major minor patch
-	rev=$(git log -1 --format=%H -- "$dir/")
+	rev=$(last_change "$dir")
 	tag=$(git tag --points-at "$rev" --list "$dir/v*" | sort -V | tail -1)
 	if [ -n "$tag" ]; then
 		echo "${tag#"$dir/"}"
@@ -137,7 +152,9 @@ check_work() {
 pin() {
 	local dir v proxy args=() gets=()
 	for dir in $NESTED; do
-		v=$(current "$dir")
+		# A required version that holds DIR as it is stays.
+		v=$(required "$dir")
+		git diff --quiet "$(revision "$dir" "$v")" HEAD -- "$dir/" || v=$(current "$dir")
 		args+=("$(module_of "$dir")@$v=$(revision "$dir" "$v"):$dir")
 		gets+=("$(module_of "$dir")@$v")
 	done
