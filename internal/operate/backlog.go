@@ -12,6 +12,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/durfmt"
 )
 
 // DefaultRateWindow is the window over which status measures the
@@ -185,7 +187,7 @@ func (b *BacklogStatus) estimate(now time.Time, pending PendingStatus, runs []Re
 	// Capped at ten years, well within a time.Duration.
 	left := time.Duration(min(float64(b.Pending)/b.RatePerSecond, maxETASeconds) * float64(time.Second)).Round(time.Second)
 	seconds, done := left.Seconds(), now.Add(left).UTC()
-	b.ETA, b.ETASeconds, b.DoneAt = formatDuration(left), &seconds, &done
+	b.ETA, b.ETASeconds, b.DoneAt = durfmt.Short(left), &seconds, &done
 	if ref == nil {
 		b.State = BacklogPublishing
 		return
@@ -200,7 +202,7 @@ func (b *BacklogStatus) estimate(now time.Time, pending PendingStatus, runs []Re
 
 // text is the state as the status prints it.
 func (b BacklogStatus) text() string {
-	w := formatDuration(b.window)
+	w := durfmt.Short(b.window)
 	switch b.State {
 	case BacklogNone:
 		return "nothing pending"
@@ -223,7 +225,7 @@ func (b BacklogStatus) progress() string {
 	case b.window == 0:
 		return ""
 	case b.DoneAt == nil:
-		return fmt.Sprintf(" and nothing was published in the last %s", formatDuration(b.window))
+		return fmt.Sprintf(" and nothing was published in the last %s", durfmt.Short(b.window))
 	}
 	return fmt.Sprintf(", but %s at %.3g events/s, done in about %s", strings.ReplaceAll(b.State, "-", " "), b.RatePerSecond, b.ETA)
 }

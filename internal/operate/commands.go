@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/durfmt"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
@@ -166,7 +167,7 @@ func printStatus(e *env, s Status) {
 // printBacklog prints the rate, when the backlog is done and whether it
 // shrinks.
 func printBacklog(line func(label, format string, args ...any), b BacklogStatus) {
-	line("rate", "%.3g events/s over the last %s: %d published (%s, %s)", b.RatePerSecond, formatDuration(b.window), b.Published,
+	line("rate", "%.3g events/s over the last %s: %d published (%s, %s)", b.RatePerSecond, durfmt.Short(b.window), b.Published,
 		plural(b.ReconcilerRuns, "reconciler run", "reconciler runs"), plural(b.RelayInvocations, "relay invocation", "relay invocations"))
 	if b.RelayUnread != "" {
 		line("", "the relay's share is not counted: %s", b.RelayUnread)
@@ -177,7 +178,7 @@ func printBacklog(line func(label, format string, args ...any), b BacklogStatus)
 	case b.State == BacklogNone:
 		line("done", "none: nothing is pending")
 	default:
-		line("done", "unknown: nothing was published in the last %s", formatDuration(b.window))
+		line("done", "unknown: nothing was published in the last %s", durfmt.Short(b.window))
 	}
 	line("progress", "%s", b.text())
 }
@@ -432,7 +433,7 @@ func drainFlags(fs *flag.FlagSet) action {
 	return action{
 		check: func() error { return errors.Join(positive("--timeout", o.Timeout), positive("--interval", o.Interval)) },
 		run: func(ctx context.Context, e *env) error {
-			e.notef("waiting until no event of %s is pending (at most %s).\nThis does not stop the application's writers: stop them first if the outbox must stay empty.", e.pipeline.Name, formatDuration(o.Timeout))
+			e.notef("waiting until no event of %s is pending (at most %s).\nThis does not stop the application's writers: stop them first if the outbox must stay empty.", e.pipeline.Name, durfmt.Short(o.Timeout))
 			first := -1
 			o.Progress = func(p DrainProgress) {
 				if first < 0 {
@@ -518,7 +519,7 @@ func redriveFlags(fs *flag.FlagSet) action {
 	return action{
 		check: func() error {
 			if o.Visibility < time.Second || o.Visibility > 12*time.Hour {
-				return fmt.Errorf("--visibility %s is out of range: SQS hides a message for 1s to 12h; use a time longer than the redrive takes, such as 5m", formatDuration(o.Visibility))
+				return fmt.Errorf("--visibility %s is out of range: SQS hides a message for 1s to 12h; use a time longer than the redrive takes, such as 5m", durfmt.Short(o.Visibility))
 			}
 			return nil
 		},

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/durfmt"
 )
 
 // parsedValue is a flag.Value read by parse and shown by format.
@@ -61,7 +63,7 @@ func parseTime(s string, now time.Time) (time.Time, error) {
 
 // durationValue is a duration of at least 0, with *d as its default.
 func durationValue(d *time.Duration) parsedValue[time.Duration] {
-	return parsedValue[time.Duration]{v: d, parse: parseDuration, format: formatDuration}
+	return parsedValue[time.Duration]{v: d, parse: parseDuration, format: durfmt.Short}
 }
 
 func parseDuration(s string) (time.Duration, error) {
@@ -70,18 +72,6 @@ func parseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a duration: use a number and a unit, such as 30s, 15m or 2h", s)
 	}
 	return d, nil
-}
-
-// formatDuration writes d as it is typed: 10m rather than 10m0s.
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // rateValue is a number of events a second, at least 0.

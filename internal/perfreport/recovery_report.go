@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/durfmt"
 )
 
 // recoveryExtrapolations are the backlogs the drain time is extrapolated
@@ -49,7 +51,7 @@ func (r *Recovery) Goals() []RecoveryGoal {
 		out = append(out, RecoveryGoal{fmt.Sprintf("ordered: a hot key at least %d events/s", GoalHotKeyEventsPerSec), fmt.Sprintf("%.0f events/s (slowest hot key)", or.HotKeyRate), or.HotKeyRate >= GoalHotKeyEventsPerSec})
 	}
 	for _, run := range r.Runs {
-		out = append(out, RecoveryGoal{fmt.Sprintf("%s: first event within one reconciler interval (%s)", run.Name, interval(r.Options.Interval)), sec(run.First), run.Received > 0 && run.First <= r.Options.Interval})
+		out = append(out, RecoveryGoal{fmt.Sprintf("%s: first event within one reconciler interval (%s)", run.Name, durfmt.Short(r.Options.Interval)), sec(run.First), run.Received > 0 && run.First <= r.Options.Interval})
 	}
 	return out
 }
@@ -64,7 +66,7 @@ func (r Report) writeRecovery(p func(string, ...any)) {
 	p("## Recovery from an outage longer than the stream's retention")
 	p("")
 	p("A pipeline whose relay and reconciler were down for longer than the stream keeps its records (up to 24 hours on AWS: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html) finds its backlog in the pending index only: the stream records are gone, and only the reconciler can publish it. The measurement builds that state on the local stack as AWS would: a pipeline is deployed (`provision.Provisioner.Create`, defaults, reconciler minimum age 1 s), its stream mapping is disabled (`UpdateEventSourceMapping`) and its schedule disabled (`UpdateSchedule`); %d events are committed over %d ordering keys, %d of them hot holding %.0f %% of the events; (on the ordered pipeline each key is the events' `OrderingKey`; on the unordered one the same split names the events' aggregates, which the relay does not order); then the stream's retention passes (the stack's stream keeps records %s here instead of 24 hours) until the stream holds no record. The outage ends when the mapping is enabled again and the reconciler's schedule fires (the stack's `schedules/fire`, the call EventBridge Scheduler makes, as the schedule's role), then again every %s, the reconciler's interval; every call is slowed by the [AWS latency model](#the-aws-latency-model). Times run from the end of the outage to the receipt of the events by a queue subscribed to the target (8 consumers). Calls are the pipeline's DynamoDB and publish requests as the stack received them; invocations are the schedule's fires and the mapping's invocations.",
-		count(rec.Runs[0].Events), count(o.Keys), o.HotKeys, 100*o.HotShare, interval(o.Retention), interval(o.Interval))
+		count(rec.Runs[0].Events), count(o.Keys), o.HotKeys, 100*o.HotShare, durfmt.Short(o.Retention), durfmt.Short(o.Interval))
 	p("")
 	p("| target | events | first event | last event | events/s | slowest hot key, events/s | lost | duplicates | reconciler runs | relay invocations |")
 	p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -156,18 +158,6 @@ func count(n int) string {
 	}
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// interval writes a whole duration without its zero parts ("5m", "2s").
-func interval(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
 }
