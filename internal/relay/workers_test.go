@@ -87,8 +87,8 @@ func TestReconcileStartsWorkers(t *testing.T) {
 			in.Payload, aws.ToString(in.FunctionName), in.InvocationType)
 	}
 	worker := self.reports[0]
-	if worker.ShardsLeased != 1 || worker.Workers != 0 || rep.Published+worker.Published != len(records) {
-		t.Errorf("worker %+v after run %+v: want one shard, the rest of the %d events", worker.Report, rep.Report, len(records))
+	if worker.ShardsLeased < 1 || worker.Workers != 0 || rep.Published+worker.Published != len(records) {
+		t.Errorf("worker %+v after run %+v: want a shard at least (the one handed over, after the other if the run had swept it), the rest of the %d events", worker.Report, rep.Report, len(records))
 	}
 	times := map[string]int{}
 	for _, p := range fake.Published() {
