@@ -45,13 +45,10 @@ func (s *selfInvoker) Invoke(_ context.Context, in *lambda.InvokeInput, _ ...fun
 	return &lambda.InvokeOutput{StatusCode: 202}, nil
 }
 
-// TestReconcileStartsWorkers: with more than one worker allowed, a
-// reconcile run that cannot publish its backlog in one round invokes its
-// own function asynchronously with a worker's request, which leases the
-// shard the run handed over; every event is published once.
-func TestReconcileStartsWorkers(t *testing.T) {
-	t.Parallel()
-	table := outbox.Table{Name: "outbox", PendingShards: 2}.WithDefaults()
+// newSelfInvokingRelay is the reconciler of table, with 300 pending events
+// and at most two workers, whose function invokes itself through self.
+func newSelfInvokingRelay(t *testing.T, table outbox.Table) (*relay.Relay, *relaytest.AWS, *selfInvoker, []outbox.Record) {
+	t.Helper()
 	cfg := testConfig(table, config.TargetEventBridge, config.ActionMark)
 	cfg.ReconcileMaxWorkers, cfg.ReconcileMaxEventsPerSecond = 2, 100000
 	fake := relaytest.New(t, table)
@@ -64,6 +61,17 @@ func TestReconcileStartsWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	self.relay = r
+	return r, fake, self, records
+}
+
+// TestReconcileStartsWorkers: with more than one worker allowed, a
+// reconcile run that cannot publish its backlog in one round invokes its
+// own function asynchronously with a worker's request, which leases the
+// shard the run handed over; every event is published once.
+func TestReconcileStartsWorkers(t *testing.T) {
+	t.Parallel()
+	table := outbox.Table{Name: "outbox", PendingShards: 2}.WithDefaults()
+	r, fake, self, records := newSelfInvokingRelay(t, table)
 	got, err := r.Handle(context.Background(), json.RawMessage(`{"action":"reconcile","minAgeSeconds":60}`))
 	if err != nil {
 		t.Fatal(err)
@@ -108,17 +116,7 @@ func TestReconcileStartsWorkers(t *testing.T) {
 func TestReconcileWithoutLeases(t *testing.T) {
 	t.Parallel()
 	table := outbox.Table{Name: "outbox", PendingShards: 2, SortKeyPrefix: "OUTBOX-"}.WithDefaults()
-	cfg := testConfig(table, config.TargetEventBridge, config.ActionMark)
-	cfg.ReconcileMaxWorkers, cfg.ReconcileMaxEventsPerSecond = 2, 100000
-	fake := relaytest.New(t, table)
-	records := relaytest.Records(table, 300, 32)
-	fake.PutRecords(records)
-	self := &selfInvoker{}
-	r, err := relay.New(cfg, relay.Clients{DynamoDB: fake, Target: fake, Lambda: self},
-		relay.Options{FunctionName: "orders-reconciler", Now: func() time.Time { return now }, Retry: &noSleep})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _, self, records := newSelfInvokingRelay(t, table)
 	got, err := r.Reconcile(context.Background(), relay.ReconcileRequest{Action: relay.ActionReconcile})
 	if err != nil {
 		t.Fatal(err)
