@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -307,11 +308,7 @@ func (c *callCounter) WithGroup(string) slog.Handler      { return c }
 func (c *callCounter) snapshot() map[string]int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[string]int64, len(c.n))
-	for k, v := range c.n {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(c.n)
 }
 
 // ddbClient is a DynamoDB client of the harness.
