@@ -89,6 +89,19 @@ func specFromEnv(name string, rc config.Config, env map[string]string) Spec {
 		Ordered:         rc.Ordered,
 		Reconciler:      ReconcilerSpec{MinAge: rc.ReconcileMinAge},
 		ClaimCheck:      ClaimCheckSpec{Enabled: rc.ClaimBucket != "", BucketName: rc.ClaimBucket},
-		MultiRegion:     MultiRegionSpec{Regions: rc.Regions},
+		MultiRegion:     multiRegionFromEnv(rc, env),
 	}
+}
+
+// multiRegionFromEnv is the MultiRegionSpec of the relay's environment: the
+// takeover's times only where the variables set them, 0 for the defaults.
+func multiRegionFromEnv(rc config.Config, env map[string]string) MultiRegionSpec {
+	m := MultiRegionSpec{Regions: rc.Regions}
+	if env[config.EnvTakeoverAfter] != "" {
+		m.TakeoverAfter = rc.TakeoverAfter
+	}
+	if env[config.EnvTakeoverSettle] != "" {
+		m.TakeoverSettle = rc.TakeoverSettle
+	}
+	return m
 }

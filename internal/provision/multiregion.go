@@ -1,8 +1,10 @@
 package provision
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
@@ -20,6 +22,12 @@ type MultiRegionSpec struct {
 	// Region; the first is the primary. Empty for a single-Region
 	// pipeline, which publishes every event.
 	Regions []string
+	// TakeoverAfter is how old a peer Region's heartbeat gets before the
+	// peer is silent and taken over; 0 is the relay's default
+	// (config.DefaultTakeoverAfter). TakeoverSettle is how long a
+	// successor's claim settles; 0 is the relay's default.
+	TakeoverAfter  time.Duration
+	TakeoverSettle time.Duration
 }
 
 // validateMultiRegion checks the peers: at least two Region names, none
@@ -30,6 +38,13 @@ func (s Spec) validateMultiRegion() error {
 	}
 	if problem, fix := validation.PeerRegions(s.MultiRegion.Regions); problem != "" {
 		return invalid("MultiRegion.Regions", fix, "%s", problem)
+	}
+	m := s.MultiRegion
+	if m.TakeoverAfter < 0 || m.TakeoverSettle < 0 {
+		return invalid("MultiRegion.TakeoverAfter", "leave it 0 for the default, three reconciler intervals", "is negative")
+	}
+	if after := cmp.Or(m.TakeoverAfter, config.DefaultTakeoverAfter); m.TakeoverSettle >= after {
+		return invalid("MultiRegion.TakeoverSettle", "lower it, or raise MultiRegion.TakeoverAfter", "%s is not below the takeover delay %s", m.TakeoverSettle, after)
 	}
 	return nil
 }
@@ -49,7 +64,14 @@ func (m MultiRegionSpec) environment() map[string]string {
 	if len(m.Regions) == 0 {
 		return nil
 	}
-	return map[string]string{config.EnvRegions: strings.Join(m.Regions, ",")}
+	env := map[string]string{config.EnvRegions: strings.Join(m.Regions, ",")}
+	if m.TakeoverAfter > 0 {
+		env[config.EnvTakeoverAfter] = m.TakeoverAfter.String()
+	}
+	if m.TakeoverSettle > 0 {
+		env[config.EnvTakeoverSettle] = m.TakeoverSettle.String()
+	}
+	return env
 }
 
 // streamFilters are the patterns of the relay's mapping: the outbox

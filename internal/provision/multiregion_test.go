@@ -2,9 +2,10 @@ package provision
 
 import (
 	"encoding/json"
-	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/eventpattern"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
@@ -68,17 +69,22 @@ func TestStreamFiltersPassOnlyTheRegionsEvents(t *testing.T) {
 // a single-Region pipeline has no such variable.
 func TestMultiRegionEnvironment(t *testing.T) {
 	t.Parallel()
-	s := Spec{Name: "orders", MultiRegion: MultiRegionSpec{Regions: []string{"us-east-1", "eu-west-1"}}}
-	env := s.Environment("")
-	if env[config.EnvRegions] != "us-east-1,eu-west-1" {
-		t.Fatalf("%s = %q", config.EnvRegions, env[config.EnvRegions])
-	}
-	rc, err := config.FromEnv(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := specFromEnv("orders", rc, env).MultiRegion.Regions; fmt.Sprint(got) != fmt.Sprint(s.MultiRegion.Regions) {
-		t.Errorf("read back %q, want %q", got, s.MultiRegion.Regions)
+	for _, m := range []MultiRegionSpec{
+		{Regions: []string{"us-east-1", "eu-west-1"}},
+		{Regions: []string{"us-east-1", "eu-west-1"}, TakeoverAfter: 20 * time.Minute, TakeoverSettle: 10 * time.Second},
+	} {
+		s := Spec{Name: "orders", MultiRegion: m}
+		env := s.Environment("")
+		if env[config.EnvRegions] != "us-east-1,eu-west-1" {
+			t.Fatalf("%s = %q", config.EnvRegions, env[config.EnvRegions])
+		}
+		rc, err := config.FromEnv(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := specFromEnv("orders", rc, env).MultiRegion; !reflect.DeepEqual(got, m) {
+			t.Errorf("read back %+v, want %+v", got, m)
+		}
 	}
 	if _, ok := (Spec{Name: "orders"}).Environment("")[config.EnvRegions]; ok {
 		t.Errorf("a single-Region pipeline sets %s", config.EnvRegions)
@@ -106,6 +112,10 @@ func TestMultiRegionValidated(t *testing.T) {
 	s := Spec{Name: "orders", MultiRegion: MultiRegionSpec{Regions: []string{"us-east-1", "eu-west-1"}}}
 	if err := s.Validate(); err != nil {
 		t.Errorf("two Regions: %v", err)
+	}
+	slow := Spec{Name: "orders", MultiRegion: MultiRegionSpec{Regions: []string{"us-east-1", "eu-west-1"}, TakeoverAfter: time.Minute, TakeoverSettle: time.Minute}}
+	if err := slow.Validate(); err == nil || !strings.Contains(err.Error(), "MultiRegion.TakeoverSettle") || !strings.Contains(err.Error(), "is not below the takeover delay 1m0s") {
+		t.Errorf("a settle time as long as the takeover delay: Validate = %v, want an error on MultiRegion.TakeoverSettle", err)
 	}
 	if err := s.CheckRegion("ap-south-1"); err == nil || !strings.Contains(err.Error(), `add "ap-south-1"`) {
 		t.Errorf("CheckRegion outside the peers = %v, want the fix", err)

@@ -24,7 +24,9 @@
 //	OUTBOX_CLAIM_SWEEP_WINDOW  2h                   Go duration: how far back each sweep looks (≥ twice the reconciler's period)
 //	OUTBOX_RECONCILE_MAX_WORKERS  1                 reconciler runs at once under a backlog, 1 to 100 (1: no workers)
 //	OUTBOX_RECONCILE_MAX_EVENTS_PER_SECOND  per kind  events the reconciler's runs publish a second together (DefaultMaxEventsPerSecond)
-//	OUTBOX_REGIONS             (none)               comma-separated Regions of a multi-Region pipeline, the primary first: the reconciler publishes only its own Region's events
+//	OUTBOX_REGIONS             (none)               comma-separated Regions of a multi-Region pipeline, the primary first: the reconciler publishes its own Region's events, and those of the silent Regions it takes over
+//	OUTBOX_TAKEOVER_AFTER      15m                  Go duration: how old a peer Region's heartbeat gets before the peer is silent and taken over (a few reconciler intervals)
+//	OUTBOX_TAKEOVER_SETTLE     30s                  Go duration below OUTBOX_TAKEOVER_AFTER: how long a successor waits between writing its takeover claim and reading it back
 //
 // The table defaults are those of package outbox. The variables of a target
 // kind (package target) are read only for that kind, and
@@ -43,6 +45,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/takeover"
 	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -92,6 +95,12 @@ const (
 	// EnvRegions lists, comma-separated, the Regions of a multi-Region
 	// pipeline, the primary first; unset for a single-Region one.
 	EnvRegions = "OUTBOX_REGIONS"
+	// EnvTakeoverAfter is how old a peer Region's heartbeat gets before the
+	// peer is silent and its successor takes it over.
+	EnvTakeoverAfter = "OUTBOX_TAKEOVER_AFTER"
+	// EnvTakeoverSettle is how long a successor waits between writing its
+	// takeover claim and reading it back.
+	EnvTakeoverSettle = "OUTBOX_TAKEOVER_SETTLE"
 )
 
 // Target is the kind of target events are published to.
@@ -120,6 +129,9 @@ const (
 	DefaultPublishedTTL     = 720 * time.Hour
 	DefaultReconcileMinAge  = 5 * time.Minute
 	DefaultClaimSweepWindow = 2 * time.Hour
+	// DefaultTakeoverAfter is the takeover delay of a reconciler run every
+	// 5 minutes, the default schedule (takeover.DefaultTakeoverAfter).
+	DefaultTakeoverAfter = takeover.IntervalsBeforeTakeover * 5 * time.Minute
 )
 
 // Config is the relay's validated configuration.
@@ -156,6 +168,11 @@ type Config struct {
 	// primary first; nil for a single-Region pipeline, which publishes
 	// every event whatever its origin.
 	Regions []string
+	// TakeoverAfter is how old a peer's heartbeat gets before the peer is
+	// silent; TakeoverSettle how long a successor's claim settles
+	// (package takeover). Both matter only with Regions.
+	TakeoverAfter  time.Duration
+	TakeoverSettle time.Duration
 }
 
 // MaxReconcileWorkers bounds OUTBOX_RECONCILE_MAX_WORKERS.
@@ -253,6 +270,23 @@ var variables = []variable{
 		return wholeNumber(EnvReconcileMaxEventsPerSecond, DefaultMaxEventsPerSecond(c.Target), 1, 1_000_000, func(c *Config) *int { return &c.ReconcileMaxEventsPerSecond })(c, v)
 	}},
 	{name: EnvRegions, set: setRegions},
+	{name: EnvTakeoverAfter, set: duration(EnvTakeoverAfter, DefaultTakeoverAfter, "use a Go duration such as \"15m\", a few reconciler intervals",
+		func(c *Config) *time.Duration { return &c.TakeoverAfter })},
+	{name: EnvTakeoverSettle, set: duration(EnvTakeoverSettle, takeover.DefaultSettle, "use a Go duration such as \"30s\", longer than replication between the Regions takes",
+		func(c *Config) *time.Duration { return &c.TakeoverSettle }), then: settleBelowTakeover},
+}
+
+// settleBelowTakeover refuses a takeover that could not settle before the
+// Region it took over is silent again to its peers.
+func settleBelowTakeover(c *Config, getenv func(string) string) error {
+	if c.TakeoverAfter <= 0 {
+		return invalid(EnvTakeoverAfter, getenv(EnvTakeoverAfter), "is zero", "use a Go duration such as \"15m\", a few reconciler intervals")
+	}
+	if c.TakeoverSettle >= c.TakeoverAfter {
+		return invalid(EnvTakeoverSettle, c.TakeoverSettle.String(), "is not below "+EnvTakeoverAfter+" "+c.TakeoverAfter.String(),
+			"lower it, or raise "+EnvTakeoverAfter)
+	}
+	return nil
 }
 
 // wholeNumber reads a whole number from lowest to highest; unset is def.

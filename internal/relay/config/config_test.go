@@ -33,6 +33,8 @@ func TestFromEnvDefaults(t *testing.T) {
 		ClaimSweepWindow: DefaultClaimSweepWindow,
 		// One run at a time, at EventBridge's rate.
 		ReconcileMaxWorkers: 1, ReconcileMaxEventsPerSecond: 1000,
+		// Three intervals of the default 5-minute schedule.
+		TakeoverAfter: 15 * time.Minute, TakeoverSettle: 30 * time.Second,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
@@ -49,6 +51,7 @@ func TestFromEnvAll(t *testing.T) {
 		EnvFormerSortKeyPrefixes: "OUTBOX#, OLD#", EnvReconcileShards: "64", EnvPendingIndexEnabled: "false",
 		EnvClaimBucket: "app-claims", EnvClaimSweepWindow: "10h", EnvRegions: "us-east-1, eu-west-1,ap-southeast-2",
 		EnvReconcileMaxWorkers: "4", EnvReconcileMaxEventsPerSecond: "250",
+		EnvTakeoverAfter: "2m", EnvTakeoverSettle: "5s",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +64,8 @@ func TestFromEnvAll(t *testing.T) {
 		PublishedAction: ActionDelete, PublishedTTL: 0, ReconcileMinAge: 90 * time.Second,
 		ReconcileShards: 64, ClaimBucket: "app-claims", ClaimSweepWindow: 10 * time.Hour,
 		ReconcileMaxWorkers: 4, ReconcileMaxEventsPerSecond: 250,
-		Regions: []string{"us-east-1", "eu-west-1", "ap-southeast-2"},
+		Regions:       []string{"us-east-1", "eu-west-1", "ap-southeast-2"},
+		TakeoverAfter: 2 * time.Minute, TakeoverSettle: 5 * time.Second,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v\nwant %+v", c, want)
@@ -156,6 +160,9 @@ func TestFromEnvErrors(t *testing.T) {
 		{"one Region", map[string]string{EnvRegions: "us-east-1"}, EnvRegions, "needs at least 2"},
 		{"not a Region", map[string]string{EnvRegions: "us-east-1,mars"}, EnvRegions, `"mars", which is not an AWS Region name`},
 		{"a Region twice", map[string]string{EnvRegions: "us-east-1,eu-west-1,us-east-1"}, EnvRegions, `"us-east-1" twice`},
+		{"no takeover delay", map[string]string{EnvTakeoverAfter: "0s"}, EnvTakeoverAfter, "is zero"},
+		{"a takeover delay not a duration", map[string]string{EnvTakeoverAfter: "15"}, EnvTakeoverAfter, "is not a duration"},
+		{"a settle time as long as the delay", map[string]string{EnvTakeoverAfter: "1m", EnvTakeoverSettle: "1m"}, EnvTakeoverSettle, "is not below OUTBOX_TAKEOVER_AFTER 1m0s"},
 		{"ordered with a prefix of the cursor", map[string]string{EnvOrdered: "true", EnvSortKeyPrefix: "OUTBOX-", EnvTarget: "sqs", targetkind.EnvQueueARN: "arn:aws:sqs:us-east-1:123456789012:orders.fifo"}, EnvSortKeyPrefix, "OUTBOX#"},
 	}
 	for _, tt := range tests {
