@@ -251,7 +251,7 @@ func (s *Service) getItem(req *awsapi.Request, in *mini.GetItemInput) (any, erro
 	}
 	resp := map[string]any{}
 	if len(out.Item) > 0 {
-		resp["Item"] = out.Item
+		resp["Item"] = fromWireItem(out.Item)
 	}
 	c := newConsumed()
 	c.read(t, "", itemSize(s.itemLocked(t, fromWireItem(in.Key))), aws.ToBool(in.ConsistentRead), 1)
@@ -332,13 +332,13 @@ func (s *Service) deleteItem(req *awsapi.Request, in *mini.DeleteItemInput) (any
 		return nil, conditionError(err, in.ReturnValuesOnConditionCheckFailure, old)
 	}
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: s.itemLocked(t, key)})
-	return wroteItem(t, old, nil, out.Attributes, in.ReturnConsumedCapacity), nil
+	return wroteItem(t, old, nil, fromWireItem(out.Attributes), in.ReturnConsumedCapacity), nil
 }
 
 // wroteItem is the response of a write of one item of t from old to cur
 // (nil when deleted): attrs as its Attributes when there are any, and the
 // capacity the write consumed when mode asks for it.
-func wroteItem[V any](t *table, old, cur Item, attrs map[string]V, mode ddbtypes.ReturnConsumedCapacity) map[string]any {
+func wroteItem(t *table, old, cur, attrs Item, mode ddbtypes.ReturnConsumedCapacity) map[string]any {
 	out := map[string]any{}
 	if len(attrs) > 0 {
 		out["Attributes"] = attrs
@@ -455,12 +455,12 @@ func (s *Service) batchGetItem(req *awsapi.Request, in *mini.BatchGetItemInput) 
 	if err != nil {
 		return nil, err
 	}
-	responses := map[string][]wireItem{}
+	responses := map[string][]Item{}
 	unprocessed := map[string]mini.KeysAndAttributes{}
 	c := newConsumed()
 	size := 0
 	for _, bt := range tables {
-		responses[bt.t.name] = []wireItem{}
+		responses[bt.t.name] = []Item{}
 		for i, key := range bt.ka.Keys {
 			if size >= maxBatchGetBytes {
 				rest := bt.ka
@@ -476,7 +476,7 @@ func (s *Service) batchGetItem(req *awsapi.Request, in *mini.BatchGetItemInput) 
 			stored := itemSize(s.itemLocked(bt.t, fromWireItem(key)))
 			c.read(bt.t, "", stored, aws.ToBool(bt.ka.ConsistentRead), 1)
 			if len(out.Item) > 0 {
-				responses[bt.t.name] = append(responses[bt.t.name], out.Item)
+				responses[bt.t.name] = append(responses[bt.t.name], fromWireItem(out.Item))
 				size += stored
 			}
 		}
@@ -762,7 +762,7 @@ func (s *Service) transactGetItems(req *awsapi.Request, in *mini.TransactGetItem
 	for i, r := range out.Responses {
 		resp[i] = map[string]any{}
 		if len(r.Item) > 0 {
-			resp[i]["Item"] = r.Item
+			resp[i]["Item"] = fromWireItem(r.Item)
 		}
 		if i < len(in.TransactItems) {
 			g := in.TransactItems[i].Get

@@ -394,9 +394,9 @@ func (sg segment) holds(pk *mini.AttributeValue) bool {
 func (p *page) render(countOnly bool) map[string]any {
 	out := map[string]any{"Count": len(p.items), "ScannedCount": p.evaluated}
 	if !countOnly {
-		items := p.items
-		if items == nil {
-			items = []wireItem{}
+		items := make([]Item, len(p.items))
+		for i, it := range p.items {
+			items[i] = fromWireItem(it)
 		}
 		out["Items"] = items
 	}
