@@ -27,7 +27,9 @@ func TestEmptyMapsAndListsAreReturned(t *testing.T) {
 	reads := map[string]func() (map[string]types.AttributeValue, error){
 		"GetItem": func() (map[string]types.AttributeValue, error) {
 			out, err := e.ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("empties"), Key: key})
-			return itemOf(out, err, func(o *dynamodb.GetItemOutput) []map[string]types.AttributeValue { return []map[string]types.AttributeValue{o.Item} })
+			return itemOf(out, err, func(o *dynamodb.GetItemOutput) []map[string]types.AttributeValue {
+				return []map[string]types.AttributeValue{o.Item}
+			})
 		},
 		"Query": func() (map[string]types.AttributeValue, error) {
 			out, err := e.ddb.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("empties"), KeyConditionExpression: aws.String("PK = :a"),
@@ -44,7 +46,9 @@ func TestEmptyMapsAndListsAreReturned(t *testing.T) {
 		},
 		"TransactGetItems": func() (map[string]types.AttributeValue, error) {
 			out, err := e.ddb.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{{Get: &types.Get{TableName: aws.String("empties"), Key: key}}}})
-			return itemOf(out, err, func(o *dynamodb.TransactGetItemsOutput) []map[string]types.AttributeValue { return []map[string]types.AttributeValue{o.Responses[0].Item} })
+			return itemOf(out, err, func(o *dynamodb.TransactGetItemsOutput) []map[string]types.AttributeValue {
+				return []map[string]types.AttributeValue{o.Responses[0].Item}
+			})
 		},
 	}
 	for name, read := range reads {
