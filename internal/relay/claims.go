@@ -18,6 +18,9 @@ type ReconcileReport struct {
 	reconcile.Report
 	// Claims is the sweep's count; nil without a claim-check bucket.
 	Claims *ClaimsReport `json:"claims,omitempty"`
+	// Regions is what the run of a multi-Region pipeline did across
+	// Regions; nil for a single-Region pipeline.
+	Regions *RegionsReport `json:"regions,omitempty"`
 }
 
 // ClaimsReport counts what a sweep of the claim-check bucket did

@@ -17,27 +17,27 @@ import (
 )
 
 // originFilter is the table as the reconciler of a multi-Region pipeline
-// reads it: its queries and scans return only the events of its own Region
-// (outbox.AttrOrigin), and in the primary Region, the first of the peers,
-// the events without origin too, written before the writer stamped it.
-// The events of the other Regions are theirs to publish.
+// reads one Region's events: its queries and scans return only the events
+// written in region (outbox.AttrOrigin), and for the primary Region, the
+// first of the peers, the events without origin too, written before the
+// writer stamped it. A run reads its own Region's events so, and those of
+// each Region it has taken over (regions.go).
 type originFilter struct {
 	reconcile.ReadAPI
 	region  string
 	primary bool
 }
 
-// readAPI is what the reconciler reads the table with: the client itself
-// for a single-Region pipeline, an originFilter for a multi-Region one.
-// region is the function's Region, which must be one of the peers.
-func readAPI(client reconcile.ReadAPI, cfg config.Config, region string) (reconcile.ReadAPI, error) {
+// checkOwnRegion refuses a multi-Region pipeline's relay whose Region, the
+// function's, is not one of the peers: it would publish no event at all.
+func checkOwnRegion(cfg config.Config, region string) error {
 	if len(cfg.Regions) == 0 {
-		return client, nil
+		return nil
 	}
 	if problem, fix := validation.OwnRegion(cfg.Regions, region); problem != "" || region == "" {
-		return nil, fmt.Errorf("relay: %s %q %s: %s", config.EnvRegions, cfg.Regions, cmp.Or(problem, "is set, but the function's Region is unknown"), cmp.Or(fix, "set AWS_REGION"))
+		return fmt.Errorf("relay: %s %q %s: %s", config.EnvRegions, cfg.Regions, cmp.Or(problem, "is set, but the function's Region is unknown"), cmp.Or(fix, "set AWS_REGION"))
 	}
-	return originFilter{ReadAPI: client, region: region, primary: cfg.Regions[0] == region}, nil
+	return nil
 }
 
 // Query queries with the origin condition added to in's filter.

@@ -117,6 +117,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/takeover"
 	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -136,12 +137,16 @@ type ReconcileRequest struct {
 	// Worker marks a worker started by a run under a backlog (reconcile's
 	// leases.go): it sweeps one share of the shards.
 	Worker bool `json:"worker,omitempty"`
+	// Region is the Region whose events a worker of a multi-Region
+	// pipeline sweeps: its own, or one its run has taken over.
+	Region string `json:"region,omitempty"`
 }
 
 // DynamoDBAPI is the part of the DynamoDB client the relay uses.
 type DynamoDBAPI interface {
 	store.DynamoDBAPI
 	reconcile.ReadAPI
+	takeover.API
 }
 
 // Clients are the AWS clients of the relay.
@@ -199,6 +204,7 @@ type Relay struct {
 	hold         store.HoldPolicy
 	processor    *batch.Processor
 	reconciler   *reconcile.Reconciler
+	regions      *regionRuns
 	claims       *claimsweep.Sweeper
 	log          *slog.Logger
 	metricsOut   io.Writer
@@ -246,15 +252,18 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	read, err := readAPI(clients.DynamoDB, cfg, opts.Region)
-	if err != nil {
+	if err := checkOwnRegion(cfg, opts.Region); err != nil {
 		return nil, err
 	}
 	rec := &reconcile.Reconciler{
-		Client: read, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
+		Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
 		Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
 	}
-	scaleOut(rec, cfg, clients, opts.FunctionName, opts.Region, log)
+	scaleOut(rec, cfg, clients, opts.FunctionName, log)
+	regions, err := newRegionRuns(rec, cfg, clients, opts, now, log)
+	if err != nil {
+		return nil, err
+	}
 	return &Relay{
 		claims:       claims,
 		table:        cfg.Table,
@@ -263,6 +272,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		hold:         hold,
 		processor:    p,
 		reconciler:   rec,
+		regions:      regions,
 		log:          log,
 		metricsOut:   out,
 		functionName: opts.FunctionName,
@@ -329,7 +339,10 @@ func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (ReconcileR
 	if req.Worker {
 		ctx = reconcile.AsWorker(ctx)
 	}
-	report := r.reconciler.Run(ctx, minAge, m)
+	report, regions, err := r.run(ctx, req, minAge, m)
+	if err != nil {
+		return ReconcileReport{}, err
+	}
 	r.flush(ctx, m)
 	r.log.InfoContext(ctx, "reconcile finished",
 		"found", report.Found, "published", report.Published, "failed", report.Failed,
@@ -337,7 +350,22 @@ func (r *Relay) Reconcile(ctx context.Context, req ReconcileRequest) (ReconcileR
 		"remainingShards", report.RemainingShards, "oldestPendingAgeSeconds", report.OldestPendingAgeSeconds,
 		"minAgeSeconds", report.MinAgeSeconds, "publishRate", report.PublishRate, "worker", req.Worker, "workers", report.Workers,
 		"shardsLeased", report.ShardsLeased, "continued", report.Continued, "durationMs", r.now().Sub(start).Milliseconds())
-	return r.sweepClaims(ctx, report), nil
+	out := r.sweepClaims(ctx, report)
+	out.Regions = regions
+	return out, nil
+}
+
+// run runs the reconciler: across Regions for a multi-Region pipeline
+// (regions.go), at once otherwise.
+func (r *Relay) run(ctx context.Context, req ReconcileRequest, minAge time.Duration, m *metrics.Recorder) (reconcile.Report, *RegionsReport, error) {
+	if r.regions == nil {
+		return r.reconciler.Run(ctx, minAge, m), nil, nil
+	}
+	regions, report, err := r.regions.run(ctx, req, minAge, m)
+	if err != nil {
+		return reconcile.Report{}, nil, err
+	}
+	return report, &regions, nil
 }
 
 func (r *Relay) flush(ctx context.Context, m *metrics.Recorder) {

@@ -21,16 +21,19 @@ type LambdaAPI interface {
 }
 
 // workerInvoker starts reconcile workers: asynchronous invocations of the
-// function itself (InvocationType Event) with a worker's reconcile request.
+// function itself (InvocationType Event) with a worker's reconcile request,
+// naming the Region whose events the worker sweeps in a multi-Region
+// pipeline (regions.go).
 type workerInvoker struct {
 	client   LambdaAPI
 	function string
+	region   string
 }
 
 // StartWorker invokes the function as a worker of a run of minimum age minAge.
 func (w workerInvoker) StartWorker(ctx context.Context, minAge time.Duration) error {
 	seconds := minAge.Seconds()
-	payload, err := json.Marshal(ReconcileRequest{Action: ActionReconcile, MinAgeSeconds: &seconds, Worker: true})
+	payload, err := json.Marshal(ReconcileRequest{Action: ActionReconcile, MinAgeSeconds: &seconds, Worker: true, Region: w.region})
 	if err != nil {
 		return err
 	}
@@ -47,16 +50,13 @@ func (w workerInvoker) StartWorker(ctx context.Context, minAge time.Duration) er
 // (outbox.Table.LeaseProblem: the reconciler then sweeps every shard, one
 // run at a time, as without leases), workers when more than one may run
 // and the function's name is known.
-func scaleOut(rec *reconcile.Reconciler, cfg config.Config, clients Clients, function, region string, log *slog.Logger) {
+func scaleOut(rec *reconcile.Reconciler, cfg config.Config, clients Clients, function string, log *slog.Logger) {
 	rec.MaxEventsPerSecond = float64(cfg.ReconcileMaxEventsPerSecond)
 	if err := cfg.Table.LeaseProblem(); err != nil {
 		log.Warn("the reconciler takes no shard leases and starts no workers", "error", err)
 		return
 	}
 	rec.Leases = clients.DynamoDB
-	if len(cfg.Regions) > 0 {
-		rec.LeaseRegion = region
-	}
 	rec.MaxWorkers = cfg.ReconcileMaxWorkers
 	if cfg.ReconcileMaxWorkers <= 1 || function == "" {
 		return

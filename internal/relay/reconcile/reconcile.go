@@ -155,6 +155,27 @@ type Report struct {
 	Continued bool `json:"continued"`
 }
 
+// Add adds o, the report of another run of the same invocation (another
+// Region's events), to r: its counts and its oldest age; r is complete
+// only if both are. The rate is the caller's to work out over both.
+func (r *Report) Add(o Report) {
+	r.Found += o.Found
+	r.Published += o.Published
+	r.Failed += o.Failed
+	r.Poison += o.Poison
+	r.Skipped += o.Skipped
+	r.Complete = r.Complete && o.Complete
+	r.RemainingShards += o.RemainingShards
+	r.OldestPendingAgeSeconds = max(r.OldestPendingAgeSeconds, o.OldestPendingAgeSeconds)
+	r.Segments += o.Segments
+	r.ReadUnits += o.ReadUnits
+	r.Waiting += o.Waiting
+	r.Blocked += o.Blocked
+	r.Workers += o.Workers
+	r.ShardsLeased += o.ShardsLeased
+	r.Continued = r.Continued || o.Continued
+}
+
 // Run sweeps every shard or segment for events pending since before
 // now - minAge and not held, holds them and processes them. It stops
 // starting pages when the deadline comes near.

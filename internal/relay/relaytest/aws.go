@@ -38,6 +38,8 @@ const (
 	OpPublishBatch   = "PublishBatch"
 	OpUpdateItem     = "UpdateItem"
 	OpDeleteItem     = "DeleteItem"
+	OpGetItem        = "GetItem"
+	OpPutItem        = "PutItem"
 	OpBatchWriteItem = "BatchWriteItem"
 	OpQuery          = "Query"
 	OpScan           = "Scan"

@@ -84,6 +84,17 @@ func (f *AWS) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts
 	return serveWrite(ctx, f, OpDeleteItem, in.Key, func() (*dynamodb.DeleteItemOutput, error) { return f.db.DeleteItem(ctx, in, opts...) })
 }
 
+// GetItem is the engine's (the reconciler's heartbeat and takeover items).
+func (f *AWS) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return serve(ctx, f, OpGetItem, func() (*dynamodb.GetItemOutput, error) { return f.db.GetItem(ctx, in, opts...) })
+}
+
+// PutItem is the engine's, after WriteError (the reconciler's heartbeat and
+// takeover items).
+func (f *AWS) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return serveWrite(ctx, f, OpPutItem, in.Item, func() (*dynamodb.PutItemOutput, error) { return f.db.PutItem(ctx, in, opts...) })
+}
+
 // serve runs do as the call op: counted, timed, delayed and failed as
 // begin says before do runs.
 func serve[O any](ctx context.Context, f *AWS, op string, do func() (*O, error)) (*O, error) {
