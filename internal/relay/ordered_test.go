@@ -183,6 +183,34 @@ func TestOrderedGapChainedFromCursor(t *testing.T) {
 	})
 }
 
+// TestOrderedChainLeavesAHeldEventToItsHolder: an event registered on its
+// key's cursor that another invocation holds (a reconciler run that found
+// it on its own, and publishes it) is not published by the invocation that
+// publishes its predecessor: it goes out once, from its holder.
+func TestOrderedChainLeavesAHeldEventToItsHolder(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	h, records := newOrderedHarness(t, table, config.ActionMark, []string{"k"}, 3)
+	if got := h.stream(t, records[1:]); len(got) != 0 {
+		t.Fatalf("events 2 and 3: batchItemFailures = %v, want none: they register", got)
+	}
+	if _, err := h.fake.UpdateItem(context.Background(), table.Hold(records[1], now, now.Add(time.Hour))); err != nil {
+		t.Fatalf("holding event 2 as another invocation: %v", err)
+	}
+	if got := h.stream(t, records[:1]); len(got) != 0 {
+		t.Fatalf("event 1: batchItemFailures = %v", got)
+	}
+	if order := publishedOrder(h, records); !slices.Equal(order["k"], []int64{1}) {
+		t.Errorf("published %v, want 1 only: event 2 is its holder's to publish, and 3 follows it", order["k"])
+	}
+	if got := h.fake.Status(records[1]); got != string(outbox.StatusPending) {
+		t.Errorf("event 2 is %s, want PENDING, held by its holder", got)
+	}
+	if c := cursor(t, h, "k"); c.Published != 1 {
+		t.Errorf("cursor %+v, want at 1", c)
+	}
+}
+
 // TestOrderedGapWaitsForStreamRetry: a young event after a gap that its
 // key's cursor cannot register (it holds as many as it may) is retried by
 // the stream instead, and published once its predecessor is.

@@ -236,9 +236,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	}
 	p := &batch.Processor{Publisher: pub, Store: st, Action: cfg.PublishedAction, Now: now, Log: log,
 		Table: cfg.Table.Name, NoPendingIndex: cfg.Table.NoPendingIndex, Remaining: opts.Remaining}
-	if cfg.Ordered {
-		p.Cursors, p.Layout = st, cfg.Table
-	}
+
 	out := opts.Metrics
 	if out == nil {
 		out = io.Discard
@@ -246,6 +244,9 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	var hold store.HoldPolicy
 	if opts.Hold != nil {
 		hold = *opts.Hold
+	}
+	if cfg.Ordered {
+		p.Cursors, p.Layout, p.Hold = st, cfg.Table, hold
 	}
 	shards := max(cfg.ReconcileShards, cfg.Table.PendingShards)
 	claims, err := newClaimSweeper(cfg, clients, opts)

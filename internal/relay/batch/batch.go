@@ -23,6 +23,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -183,6 +184,9 @@ type Processor struct {
 	// Layout is the outbox table, by which the gate reads the events
 	// registered on a cursor.
 	Layout outbox.Table
+	// Hold is how long the gate holds an event registered on a cursor
+	// before publishing it (gate.go's holdChained).
+	Hold store.HoldPolicy
 	// Remaining returns the time left before ctx's deadline, and whether it
 	// has one; nil reads ctx.Deadline against the real clock. The gate
 	// starts no publish round, and no pass, in the last part of it

@@ -40,6 +40,7 @@ type CursorStore interface {
 	BlockCursors(ctx context.Context, keys []string, sequences []int64) []error
 	RegisterWaiting(ctx context.Context, keys []string, waiting [][]outbox.Record) []store.Registration
 	Current(ctx context.Context, records []outbox.Record) ([]map[string]types.AttributeValue, []error)
+	Hold(ctx context.Context, records []outbox.Record, until func(outbox.Record) time.Time) []store.Held
 }
 
 // DeadlineReserve is the time the gate keeps before its invocation's
@@ -493,13 +494,7 @@ func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.
 	var more []Item
 	var chainedBy []int // for each of more's chained events, the item it counts on
 	if len(w.chain) > 0 {
-		found, errs := p.Cursors.Current(ctx, w.chain)
-		for k, item := range found {
-			if errs[k] == nil && item != nil {
-				more = append(more, Parse(p.Layout, item))
-				chainedBy = append(chainedBy, w.chainedBy[k])
-			}
-		}
+		more, chainedBy = p.holdChained(ctx, w)
 	}
 	first := len(more)
 	for _, i := range w.again {
@@ -518,6 +513,35 @@ func (p *Processor) next(ctx context.Context, items []Item, w *wave, m *metrics.
 	for k, i := range w.again {
 		w.outcomes[i] = outcomes[first+k]
 	}
+}
+
+// holdChained reads the events registered after the cursors this wave
+// advanced (w.chain) and holds the pending ones (outbox.Table.Hold), as the
+// reconciler holds what it publishes: an event that another invocation
+// holds (a reconciler run that found it on its own) is that invocation's
+// to publish, and is not published twice. It returns the held items and,
+// for each, the item whose publishing chained it.
+func (p *Processor) holdChained(ctx context.Context, w *wave) (held []Item, chainedBy []int) {
+	found, errs := p.Cursors.Current(ctx, w.chain)
+	var records []outbox.Record
+	var by []int
+	for k, item := range found {
+		if errs[k] == nil && item != nil {
+			records, by = append(records, Parse(p.Layout, item).Record), append(by, w.chainedBy[k])
+		}
+	}
+	if len(records) == 0 {
+		return nil, nil
+	}
+	now := p.now()
+	for k, h := range p.Cursors.Hold(ctx, records, func(r outbox.Record) time.Time { return p.Hold.UntilWithin(ctx, now, r.Attempts) }) {
+		if h.Err == nil && h.Item != nil {
+			it := Parse(p.Layout, h.Item)
+			it.Held = true
+			held, chainedBy = append(held, it), append(chainedBy, by[k])
+		}
+	}
+	return held, chainedBy
 }
 
 // settle records that item i's event is published, for the writing wave
