@@ -1,6 +1,7 @@
 package relay_test
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"sync"
@@ -182,5 +183,56 @@ func TestReconcileSweepsItsOwnWhenTheHeartbeatFails(t *testing.T) {
 	rep := f.run("us-east-1", 0)
 	if !slices.Equal(rep.Regions.Swept, []string{"us-east-1"}) || rep.Published != len(ours) {
 		t.Fatalf("with the heartbeat denied: %+v %+v, want its own %d events", rep.Regions, rep.Report, len(ours))
+	}
+}
+
+// TestOrderedKeyWrittenInTwoRegions: two Regions that write one ordering
+// key at once can give one sequence to two events (each checks the key's
+// sequence in its own replica). In a multi-Region pipeline neither is lost:
+// an event that its key's cursor has passed, or that shares its sequence
+// with another Region's event in one batch, is published out of order and
+// counted in OrderingConflicts, where a single-Region pipeline settles the
+// former as published before a crash and refuses the latter as broken.
+func TestOrderedKeyWrittenInTwoRegions(t *testing.T) {
+	t.Parallel()
+	table := layouts["dedicated"]
+	cfg := orderedConfig(table, config.ActionMark)
+	cfg.Regions, cfg.TakeoverSettle = regionsPeers, time.Millisecond
+	fake := relaytest.New(t, cfg.Table)
+	var metrics bytes.Buffer
+	relays := map[string]*relay.Relay{}
+	for _, region := range regionsPeers {
+		relays[region] = newRelay(t, cfg, fake, relay.Options{Now: func() time.Time { return now }, Retry: &noSleep, Region: region, Metrics: &metrics})
+	}
+	records := orderedRecords(table, []string{"k"}, 4)
+	for i := range records {
+		records[i].Sequence = int64(i/2 + 1) // 1, 1, 2, 2
+		records[i].Origin = regionsPeers[i%2]
+	}
+	fake.PutRecords(records)
+	stream := func(region string, rs ...outbox.Record) {
+		t.Helper()
+		resp, err := relays[region].HandleStream(context.Background(), relaytest.StreamEvent(table, relaytest.Inserts(table, rs)...))
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("%s: %v, failures %v", region, err, resp.BatchItemFailures)
+		}
+	}
+	stream("us-east-1", records[0])
+	stream("eu-west-1", records[1]) // sequence 1 again, after the cursor passed it
+	stream("us-east-1", records[2], records[3])
+	var published []string
+	for _, p := range fake.Published() {
+		published = append(published, p.EventID)
+	}
+	for _, r := range records {
+		if !slices.Contains(published, r.EventID) || fake.Status(r) != string(outbox.StatusPublished) {
+			t.Errorf("event %d of origin %s: published %t, status %s; want published", r.Sequence, r.Origin, slices.Contains(published, r.EventID), fake.Status(r))
+		}
+	}
+	if len(published) != len(records) {
+		t.Errorf("published %d events, want each of the %d once", len(published), len(records))
+	}
+	if got := (&harness{metrics: &metrics}).metric(t, "OrderingConflicts"); got != 2 {
+		t.Errorf("OrderingConflicts = %v, want 2", got)
 	}
 }

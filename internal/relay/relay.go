@@ -246,7 +246,7 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 		hold = *opts.Hold
 	}
 	if cfg.Ordered {
-		p.Cursors, p.Layout, p.Hold = st, cfg.Table, hold
+		p.Cursors, p.Layout, p.Hold, p.MultiRegion = st, cfg.Table, hold, len(cfg.Regions) > 0
 	}
 	shards := max(cfg.ReconcileShards, cfg.Table.PendingShards)
 	claims, err := newClaimSweeper(cfg, clients, opts)

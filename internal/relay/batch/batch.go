@@ -187,6 +187,11 @@ type Processor struct {
 	// Hold is how long the gate holds an event registered on a cursor
 	// before publishing it (gate.go's holdChained).
 	Hold store.HoldPolicy
+	// MultiRegion is true for a pipeline of several Regions, whose
+	// ordering keys may be written in two Regions at once: an ordered
+	// event that conflicts with its key's order is then published out of
+	// order, never settled unpublished (gate.go's conflict).
+	MultiRegion bool
 	// Remaining returns the time left before ctx's deadline, and whether it
 	// has one; nil reads ctx.Deadline against the real clock. The gate
 	// starts no publish round, and no pass, in the last part of it
@@ -293,6 +298,9 @@ type wave struct {
 	chain     []outbox.Record
 	chainedBy []int
 	again     []int
+	// conflicts counts the ordered events published out of order because
+	// their key was written in two Regions at once (gate.go's conflict).
+	conflicts int
 }
 
 func (w *wave) addPoison(i int, r outbox.Record, reason string) {

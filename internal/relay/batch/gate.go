@@ -81,6 +81,10 @@ type lane struct {
 // the number of retried entries.
 func (p *Processor) gate(ctx context.Context, items []Item, idx []int, w *wave, m *metrics.Recorder, late func() bool) int {
 	lanes := p.lanes(ctx, items, idx, w)
+	if w.conflicts > 0 {
+		m.Add(metrics.OrderingConflicts, w.conflicts)
+		p.log().WarnContext(ctx, "ordered events whose ordering key was written in two Regions at once are published out of order", "events", w.conflicts)
+	}
 	retried := p.publishLate(ctx, items, lanes, w, m)
 	retried += p.publishRuns(ctx, items, lanes, w, m, late)
 	p.advance(ctx, items, lanes, w)
@@ -139,6 +143,9 @@ func (p *Processor) plan(items []Item, l *lane, group []int, w *wave) {
 			// Never went through the cursor: pending since before ordered
 			// mode began for its key (a FAILED event requeued).
 			l.late = append(l.late, i)
+		case r.Sequence <= l.cursor.Published && p.conflict(r):
+			l.late = append(l.late, i)
+			w.conflicts++
 		case r.Sequence <= l.cursor.Published:
 			// Published before a crash kept it from being settled.
 			w.settle(i, r)
@@ -153,9 +160,15 @@ func (p *Processor) plan(items []Item, l *lane, group []int, w *wave) {
 
 // sameSequence places item i, whose sequence is that of item prev: a second
 // delivery of the same event shares its outcome; another event with the
-// same sequence breaks the contract.
+// same sequence breaks the contract, unless it was written in another
+// Region (conflict).
 func (p *Processor) sameSequence(items []Item, l *lane, prev, i int, w *wave) {
 	r, first := items[i].Record, items[prev].Record
+	if r.EventID != first.EventID && p.conflict(r) && r.Origin != first.Origin {
+		l.late = append(l.late, i)
+		w.conflicts++
+		return
+	}
 	if r.EventID != first.EventID {
 		w.addPoison(i, r, fmt.Sprintf("sequence %d of ordering key %q is also the event %s's: a sequence is given to one event only", r.Sequence, l.key, first.EventID))
 		return
@@ -165,6 +178,20 @@ func (p *Processor) sameSequence(items []Item, l *lane, prev, i int, w *wave) {
 		return
 	}
 	w.copies = append(w.copies, [2]int{i, prev})
+}
+
+// conflict reports whether ordered event r, which its key's cursor has
+// passed or another event's sequence shares, may have been written in one
+// Region while its key was written in another: in a multi-Region pipeline,
+// an event that carries its origin. Each Region's writer checks the key's
+// sequence in its own replica only, so two Regions can give one sequence
+// to two events, and a cursor advanced in one Region can pass an event
+// the other Region wrote. Such an event is published out of order, as a
+// late one (publishLate), never settled unpublished: after a crash between
+// a cursor's advance and the settling of its events this republishes one,
+// which consumers drop by event id.
+func (p *Processor) conflict(r outbox.Record) bool {
+	return p.MultiRegion && r.Origin != ""
 }
 
 // deadline returns the function that tells whether the deadline of ctx is
@@ -246,7 +273,8 @@ func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane
 // publishLate publishes the events below the sequence their key's cursor
 // was started at (outbox.Cursor.Started), out of order: they were pending
 // (FAILED, then requeued) when ordered mode began for their key, and an
-// event is never dropped. They are settled once published, and leave the
+// event is never dropped; and those of a key written in two Regions at
+// once (conflict). They are settled once published, and leave the
 // cursor as it is.
 func (p *Processor) publishLate(ctx context.Context, items []Item, lanes []*lane, w *wave, m *metrics.Recorder) int {
 	var late []outbox.Record
@@ -259,7 +287,7 @@ func (p *Processor) publishLate(ctx context.Context, items []Item, lanes []*lane
 	if len(late) == 0 {
 		return 0
 	}
-	p.log().WarnContext(ctx, "ordered events pending since before ordered mode began for their key are published out of order", "events", len(late))
+	p.log().WarnContext(ctx, "ordered events are published out of their key's order: pending since before ordered mode began for their key, or written in two Regions at once", "events", len(late))
 	retried := 0
 	at := p.now()
 	for k, res := range p.Publisher.Publish(ctx, late) {

@@ -48,6 +48,13 @@ const (
 	// or one not found yet). Neither published, failed nor poison, they are
 	// counted here so that a run's counts add up to what it found.
 	EventsWaiting = "EventsWaiting"
+	// OrderingConflicts counts, in a multi-Region pipeline, ordered events
+	// written in another Region than an event of the same ordering key and
+	// sequence, or at or below their key's cursor: their key was written in
+	// two Regions at once, whose sequence conditions are each checked in one
+	// Region only. They are published out of their key's order rather than
+	// dropped.
+	OrderingConflicts = "OrderingConflicts"
 	// Backlog is, at the end of a reconciler run, the pending events older
 	// than the minimum age that the run found: the whole backlog when the
 	// run swept every shard, a lower bound otherwise.
