@@ -250,9 +250,9 @@ func printRegions(line func(label, format string, args ...any), r *RegionsStatus
 		if peer.Region == r.Region {
 			roles = append(roles, "this Region")
 		}
-		state := strings.ToUpper(peer.State)
-		if peer.State == RegionFresh {
-			state = peer.State
+		state := peer.State
+		if state == RegionSilent {
+			state = strings.ToUpper(state)
 		}
 		text := state
 		if len(roles) > 0 {
