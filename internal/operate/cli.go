@@ -94,6 +94,14 @@ func (e *env) notef(format string, args ...any) {
 	_, _ = fmt.Fprintf(e.cli.Stderr, format+"\n", args...)
 }
 
+// noteLeftOut says, on a multi-Region pipeline, which events (what) of
+// other Regions were left out.
+func (e *env) noteLeftOut(o *OriginsOutput, what string) {
+	if note := o.leftOutNote(what); note != "" {
+		e.notef("%s", note)
+	}
+}
+
 // flush writes out the aligned output so far.
 func (e *env) flush() {
 	if err := e.out.Flush(); e.err == nil {

@@ -20,7 +20,7 @@ func commands() []command {
 	return []command{
 		{
 			name: "status", summary: "Show pending events by age and when they will be out, failed events, the DLQ, the mapping and the reconciler",
-			help: "Exits 0 when healthy and 1 when something is stuck: FAILED events, batches in the dead-letter queue,\na pending event older than --stuck-after, or a mapping that is not enabled. Each problem comes with what to do.\n" +
+			help: "Exits 0 when healthy and 1 when something is stuck: FAILED events, batches in the dead-letter queue,\na pending event older than --stuck-after, a mapping that is not enabled, or a silent Region. Each problem\ncomes with what to do. A multi-Region pipeline shows each Region's heartbeat, pending and FAILED events\nand takeover claims, and counts the events of the Region it runs against.\n" +
 				"The rate is the events published in the last --rate-window, as the reconciler's runs and the relay's\ninvocations logged them, divided by the window; the backlog is done in (pending events) / (rate).",
 			example:     "outbox status orders --region eu-west-1 --json",
 			permissions: []string{"dynamodb:Query", "dynamodb:Scan", "dynamodb:GetItem", "sqs:GetQueueUrl", "sqs:GetQueueAttributes", "lambda:ListEventSourceMappings", "logs:FilterLogEvents"},
@@ -118,6 +118,9 @@ func printStatus(e *env, s Status) {
 		e.printf("%-19s %s\n", label, fmt.Sprintf(format, args...))
 	}
 	e.printf("pipeline %s: table %s, target %s\n", s.Pipeline, s.Table, s.Target)
+	if s.Regions != nil {
+		printRegions(line, s.Regions, e.now)
+	}
 	if s.Pending.Total == 0 {
 		line("pending", "0")
 	} else {
@@ -194,13 +197,15 @@ func filterFlags(fs *flag.FlagSet, f *Filter) {
 // added to fs, select: run is given them.
 func failedAction(fs *flag.FlagSet, f *Filter, run func(ctx context.Context, e *env, list FailedList) error) action {
 	filterFlags(fs, f)
+	originFlags(fs, &f.Origins)
 	return action{
-		check: func() error { return notInFuture("--since", f.Since) },
+		check: func() error { return errors.Join(notInFuture("--since", f.Since), f.Origins.check()) },
 		run: func(ctx context.Context, e *env) error {
 			list, err := e.clients.Failed(ctx, e.pipeline, *f)
 			if err != nil {
 				return err
 			}
+			e.noteLeftOut(list.Origins, "FAILED events")
 			return run(ctx, e, list)
 		},
 	}
@@ -268,15 +273,17 @@ func printWaiting(e *env, events []FailedEvent) {
 func skipFlags(fs *flag.FlagSet) action {
 	eventID := fs.String("event-id", "", "the `ID` of the FAILED ordered event to skip (required)")
 	yes := fs.Bool("yes", false, "skip it; without --yes, show what would be skipped and change nothing")
+	var origins Origins
+	originFlags(fs, &origins)
 	return action{
 		check: func() error {
 			if *eventID == "" {
 				return errors.New("skip needs --event-id, the id of the FAILED ordered event: `outbox failed` lists them")
 			}
-			return nil
+			return origins.check()
 		},
 		run: func(ctx context.Context, e *env) error {
-			ev, err := e.clients.failedEvent(ctx, e.pipeline, *eventID)
+			ev, err := e.clients.failedEvent(ctx, e.pipeline, *eventID, origins)
 			if err != nil {
 				return err
 			}
@@ -307,13 +314,13 @@ func requeueFlags(fs *flag.FlagSet) action {
 	now := fs.Bool("now", false, "invoke the reconciler once requeued, instead of waiting for its schedule")
 	return failedAction(fs, &f, func(ctx context.Context, e *env, list FailedList) error {
 		if missing := missingIDs(f.IDs, list.Events); len(missing) > 0 {
-			return notFoundError{fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", strings.Join(missing, ", "), e.pipeline.Name)}
+			return missingError(e.pipeline, missing, list.elsewhere)
 		}
 		list, err := leaveBroken(e, list, len(f.IDs) > 0)
 		if err != nil {
 			return err
 		}
-		out := RequeueOutput{Pipeline: e.pipeline.Name, DryRun: *dryRun, Selected: len(list.Events), Broken: list.Broken, Events: list.Events}
+		out := RequeueOutput{Pipeline: e.pipeline.Name, DryRun: *dryRun, Selected: len(list.Events), Broken: list.Broken, Events: list.Events, Origins: list.Origins}
 		if out.Events == nil {
 			out.Events = []FailedEvent{}
 		}
@@ -349,7 +356,8 @@ func leaveBroken(e *env, list FailedList, byID bool) (FailedList, error) {
 		e.notef("%s left FAILED: their items break the record contract (`outbox failed %s` says why); fix them, then requeue them",
 			plural(list.Broken, "event is", "events are"), e.pipeline.Name)
 	}
-	return FailedList{Events: sound, Broken: list.Broken}, nil
+	list.Events = sound
+	return list, nil
 }
 
 // requeue requeues events, reconciles with --now, and prints out.
@@ -368,6 +376,9 @@ func requeue(ctx context.Context, e *env, events []FailedEvent, now bool, out Re
 	var incomplete error
 	switch {
 	case now:
+		if o := out.Origins; o != nil && o.Origin != e.pipeline.Region && res.Requeued > 0 {
+			e.notef("--now runs the reconciler of %s, which publishes the events written there: the requeued events of %s are published by the reconciler of their Region, or of the Region that took it over", e.pipeline.Region, o.Origin)
+		}
 		runs := newRunLog(e)
 		total, err := e.clients.Reconcile(ctx, e.pipeline, runs.report)
 		if err != nil {
@@ -430,8 +441,11 @@ func drainFlags(fs *flag.FlagSet) action {
 	o := DrainOptions{Timeout: 10 * time.Minute, Interval: 2 * time.Second}
 	fs.Var(durationValue(&o.Timeout), "timeout", "wait at most `DURATION`")
 	fs.Var(durationValue(&o.Interval), "interval", "count the pending events every `DURATION`")
+	originFlags(fs, &o.Origins)
 	return action{
-		check: func() error { return errors.Join(positive("--timeout", o.Timeout), positive("--interval", o.Interval)) },
+		check: func() error {
+			return errors.Join(positive("--timeout", o.Timeout), positive("--interval", o.Interval), o.Origins.check())
+		},
 		run: func(ctx context.Context, e *env) error {
 			e.notef("waiting until no event of %s is pending (at most %s).\nThis does not stop the application's writers: stop them first if the outbox must stay empty.", e.pipeline.Name, durfmt.Short(o.Timeout))
 			first := -1
@@ -446,7 +460,8 @@ func drainFlags(fs *flag.FlagSet) action {
 				return err
 			}
 			out := DrainOutput{Pipeline: e.pipeline.Name, Drained: res.Drained, Pending: res.Pending, RatePerSecond: res.Rate,
-				ElapsedSeconds: res.Elapsed.Seconds(), TimeoutSeconds: o.Timeout.Seconds()}
+				ElapsedSeconds: res.Elapsed.Seconds(), TimeoutSeconds: o.Timeout.Seconds(), Origins: res.Origins}
+			e.noteLeftOut(res.Origins, "pending events")
 			err = e.result(out, func() {
 				if res.Drained {
 					e.printf("drained: no event of %s is pending (%s)\n", e.pipeline.Name, round(res.Elapsed))
@@ -484,8 +499,11 @@ func replayFlags(fs *flag.FlagSet) action {
 	fs.StringVar(&o.Filter.DetailType, "detail-type", "", "only events of this `DETAIL_TYPE`")
 	fs.StringVar(&o.Target, "target", "", "publish to `BUS|TOPIC|QUEUE`: "+targetkind.Addresses()+" (default: the pipeline's target)")
 	fs.Var(rateValue(&o.Rate), "rate", "publish at most `N` events a second (default: no limit)")
+	originFlags(fs, &o.Filter.Origins)
 	return action{
-		check: func() error { return checkWindow(o.Filter.Since, o.Filter.Until, time.Now()) },
+		check: func() error {
+			return cmp.Or(checkWindow(o.Filter.Since, o.Filter.Until, time.Now()), o.Filter.Origins.check())
+		},
 		run: func(ctx context.Context, e *env) error {
 			o.Progress = func(done, total int) { e.progress.count("replaying", done, total) }
 			start := time.Now()
@@ -494,6 +512,7 @@ func replayFlags(fs *flag.FlagSet) action {
 				return err
 			}
 			out := newReplayOutput(e.pipeline.Name, o.Filter, start, res)
+			e.noteLeftOut(res.Origins, "events of the window")
 			err = e.result(out, func() {
 				window := "no event in the window"
 				if res.Selected > 0 {
@@ -604,6 +623,25 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// missingError says that no FAILED event in scope has the ids missing,
+// and of those that another Region's event has (elsewhere: id → Region),
+// how to take them.
+func missingError(p *Pipeline, missing []string, elsewhere map[string]string) error {
+	var errs []error
+	var none []string
+	for _, id := range missing {
+		if region, ok := elsewhere[id]; ok {
+			errs = append(errs, fmt.Errorf("FAILED event %s was written in %s: pass --origin %s to take it from here, or run against %s with --region %s", id, region, region, region, region))
+			continue
+		}
+		none = append(none, id)
+	}
+	if len(none) > 0 {
+		errs = append(errs, fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", strings.Join(none, ", "), p.Name))
+	}
+	return notFoundError{errors.Join(errs...)}
 }
 
 // missingIDs returns the ids that no event has.

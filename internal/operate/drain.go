@@ -13,6 +13,10 @@ type DrainOptions struct {
 	Interval time.Duration
 	// Progress, when not nil, receives every count.
 	Progress func(DrainProgress)
+	// Origins selects, on a multi-Region pipeline, the Regions whose
+	// pending events are waited for; by default the one Drain runs
+	// against.
+	Origins Origins
 }
 
 // DrainProgress is one count of the pending events.
@@ -35,6 +39,9 @@ const RateWindow = 30 * time.Second
 type DrainResult struct {
 	Drained bool
 	DrainProgress
+	// Origins counts, on a multi-Region pipeline, the events of other
+	// Regions left out at the last count; nil for a single-Region one.
+	Origins *OriginsOutput
 }
 
 // Drain waits until no event of p is pending, or the timeout passes. It does
@@ -46,6 +53,10 @@ func (c *Clients) Drain(ctx context.Context, p *Pipeline, o DrainOptions) (Drain
 	if o.Interval <= 0 {
 		o.Interval = 2 * time.Second
 	}
+	scope, err := p.originScope(o.Origins)
+	if err != nil {
+		return DrainResult{}, err
+	}
 	start := time.Now()
 	deadline := start.Add(o.Timeout)
 	type sample struct {
@@ -55,7 +66,7 @@ func (c *Clients) Drain(ctx context.Context, p *Pipeline, o DrainOptions) (Drain
 	var samples []sample
 	for {
 		now := time.Now()
-		n, err := c.pendingCount(ctx, p.pending(), farFuture(now))
+		n, others, err := c.pendingIn(ctx, p.pending(), scope, farFuture(now))
 		if err != nil {
 			return DrainResult{}, err
 		}
@@ -77,18 +88,18 @@ func (c *Clients) Drain(ctx context.Context, p *Pipeline, o DrainOptions) (Drain
 			o.Progress(pr)
 		}
 		if n == 0 {
-			return DrainResult{Drained: true, DrainProgress: pr}, nil
+			return DrainResult{Drained: true, DrainProgress: pr, Origins: others}, nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			// The result's elapsed time is the whole wait, not the time of
 			// its last count, which a slow count leaves short of the timeout.
 			pr.Elapsed = time.Since(start)
-			return DrainResult{DrainProgress: pr}, nil
+			return DrainResult{DrainProgress: pr, Origins: others}, nil
 		}
 		select {
 		case <-ctx.Done():
-			return DrainResult{DrainProgress: pr}, ctx.Err()
+			return DrainResult{DrainProgress: pr, Origins: others}, ctx.Err()
 		case <-time.After(min(o.Interval, left)):
 		}
 	}

@@ -108,6 +108,13 @@ type FailedList struct {
 	// never be published as they are, and requeue leaves them alone until
 	// their items are fixed.
 	Broken int `json:"broken"`
+	// Origins says, on a multi-Region pipeline, whose events these are,
+	// and counts those of other Regions left out; absent for a
+	// single-Region pipeline.
+	Origins *OriginsOutput `json:"origins,omitempty"`
+	// elsewhere are the Regions of the events of other Regions that the
+	// filter named by id.
+	elsewhere map[string]string
 }
 
 // Failed lists the FAILED events of p that f selects, oldest first. Since
@@ -116,7 +123,12 @@ type FailedList struct {
 func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList, error) {
 	t := p.Table()
 	var list FailedList
-	err := c.scan(ctx, t, statusCondition(outbox.StatusFailed, outbox.AttrFailedAt, f), func(item map[string]types.AttributeValue) {
+	scope, err := p.originScope(f.Origins)
+	if err != nil {
+		return list, err
+	}
+	tl := newTally(scope)
+	err = c.scan(ctx, t, statusCondition(outbox.StatusFailed, outbox.AttrFailedAt, f), func(item map[string]types.AttributeValue) {
 		if !isOutboxItem(t, item) {
 			return
 		}
@@ -132,6 +144,15 @@ func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList
 		if !strings.Contains(e.Record.LastError, f.Reason) {
 			return
 		}
+		if origin := originOf(item); !tl.keep(origin) {
+			if len(f.IDs) > 0 {
+				if list.elsewhere == nil {
+					list.elsewhere = map[string]string{}
+				}
+				list.elsewhere[e.Record.EventID] = scope.of(origin)
+			}
+			return
+		}
 		if s, ok := item[outbox.AttrFailedAt].(*types.AttributeValueMemberS); ok {
 			e.FailedAt, _ = time.Parse(time.RFC3339Nano, s.Value)
 		}
@@ -143,6 +164,7 @@ func (c *Clients) Failed(ctx context.Context, p *Pipeline, f Filter) (FailedList
 	slices.SortFunc(list.Events, func(a, b FailedEvent) int {
 		return cmp.Or(a.Record.OccurredAt.Compare(b.Record.OccurredAt), cmp.Compare(a.Record.EventID, b.Record.EventID))
 	})
+	list.Origins = tl.output()
 	if err != nil {
 		return list, err
 	}

@@ -25,6 +25,9 @@ type Pipeline struct {
 	RelayFunctionARN string
 	// Reconciler is true when the reconciler function exists.
 	Reconciler bool
+	// Region is the Region it was found in, which the command runs
+	// against.
+	Region string
 }
 
 // Table is the outbox table of p.
@@ -57,7 +60,7 @@ func (c *Clients) Find(ctx context.Context, name string) (*Pipeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipeline %q: the relay function %s has an invalid environment (repair it with terraform apply): %w", name, n.RelayFunction, err)
 	}
-	p := &Pipeline{Name: name, Names: n, Config: cfg, RelayFunctionARN: aws.ToString(out.FunctionArn)}
+	p := &Pipeline{Name: name, Names: n, Config: cfg, RelayFunctionARN: aws.ToString(out.FunctionArn), Region: c.AWS.Region}
 	_, err = c.Lambda.GetFunctionConfiguration(ctx, &lambda.GetFunctionConfigurationInput{FunctionName: aws.String(n.ReconcilerFunction)})
 	switch {
 	case err == nil:

@@ -133,6 +133,13 @@ func orderPlaced(source string, n int) []outbox.Event {
 // with a reason and out of the pending index. reason(i) gives each reason.
 func (d *deployed) putFailed(n int, source string, reason func(int) string) []outbox.Record {
 	d.t.Helper()
+	return d.putFailedFrom("", n, source, reason)
+}
+
+// putFailedFrom is putFailed of events written in the Region origin ("":
+// without origin).
+func (d *deployed) putFailedFrom(origin string, n int, source string, reason func(int) string) []outbox.Record {
+	d.t.Helper()
 	t := d.writer.Table()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	recs := make([]outbox.Record, n)
@@ -143,7 +150,7 @@ func (d *deployed) putFailed(n int, source string, reason func(int) string) []ou
 		r := outbox.Record{
 			PartitionKey: t.SortKeyFor(id), SortKey: t.SortKeyFor(id), EventID: id,
 			Source: source, DetailType: "OrderPlaced", Detail: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)),
-			OccurredAt: occurred, Status: outbox.StatusFailed, LastError: reason(i),
+			OccurredAt: occurred, Status: outbox.StatusFailed, LastError: reason(i), Origin: origin,
 		}
 		recs[i] = r
 		item := t.Item(r)

@@ -26,6 +26,9 @@ type Filter struct {
 	Source, DetailType string
 	// IDs are event ids.
 	IDs []string
+	// Origins selects, on a multi-Region pipeline, the Regions whose
+	// events are taken; by default, the Region the command runs against.
+	Origins Origins
 }
 
 // condition is a DynamoDB filter expression under construction.
@@ -131,22 +134,23 @@ func pendingOf(t outbox.Table) pendingSet { return pendingSet{table: t, shards: 
 // whose writers' clocks run ahead.
 func farFuture(now time.Time) time.Time { return now.Add(24 * time.Hour) }
 
-// eachPendingSince calls fn with the pending-since time (Unix ms) of every
-// pending event since before cutoff: from every shard of the pending index,
-// or from a scan of a table without one (where an event is pending since it
-// occurred).
-func (c *Clients) eachPendingSince(ctx context.Context, ps pendingSet, cutoff time.Time, fn func(int64)) error {
+// eachPendingSince calls fn with the pending-since time (Unix ms) and the
+// origin (outbox.AttrOrigin, "" when absent) of every pending event since
+// before cutoff: from every shard of the pending index, or from a scan of
+// a table without one (where an event is pending since it occurred).
+func (c *Clients) eachPendingSince(ctx context.Context, ps pendingSet, cutoff time.Time, fn func(since int64, origin string)) error {
 	t := ps.table
 	if t.NoPendingIndex {
-		return c.eachPendingScanned(ctx, t, cutoff, func(r outbox.Record) { fn(r.OccurredAt.UnixMilli()) })
+		return c.eachPendingScanned(ctx, t, cutoff, func(r outbox.Record) { fn(r.OccurredAt.UnixMilli(), r.Origin) })
 	}
 	for shard := range ps.shards {
 		in := t.PendingQuery(shard, cutoff)
-		in.ProjectionExpression = aws.String("#since")
+		in.ProjectionExpression = aws.String("#since, #origin")
+		in.ExpressionAttributeNames["#origin"] = outbox.AttrOrigin
 		if err := c.query(ctx, t, in, func(item map[string]types.AttributeValue) {
 			if n, ok := item[outbox.AttrPendingSince].(*types.AttributeValueMemberN); ok {
 				if v, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
-					fn(v)
+					fn(v, originOf(item))
 				}
 			}
 		}); err != nil {
@@ -195,6 +199,23 @@ func (c *Clients) pendingCount(ctx context.Context, ps pendingSet, cutoff time.T
 	return total, nil
 }
 
+// pendingIn counts the events pending since before cutoff that are in
+// scope, and by Region those left out. A single-Region pipeline's are
+// counted without being read.
+func (c *Clients) pendingIn(ctx context.Context, ps pendingSet, scope originScope, cutoff time.Time) (int, *OriginsOutput, error) {
+	if !scope.multi() {
+		n, err := c.pendingCount(ctx, ps, cutoff)
+		return n, nil, err
+	}
+	n, tl := 0, newTally(scope)
+	err := c.eachPendingSince(ctx, ps, cutoff, func(_ int64, origin string) {
+		if tl.keep(origin) {
+			n++
+		}
+	})
+	return n, tl.output(), err
+}
+
 func (c *Clients) query(ctx context.Context, t outbox.Table, in *dynamodb.QueryInput, fn func(map[string]types.AttributeValue)) error {
 	p := dynamodb.NewQueryPaginator(c.DynamoDB, in)
 	for p.HasMorePages() {
@@ -211,6 +232,15 @@ func (c *Clients) query(ctx context.Context, t outbox.Table, in *dynamodb.QueryI
 
 func queryError(t outbox.Table, err error) error {
 	return call("dynamodb:Query", "index "+t.PendingIndexName+" of table "+t.Name, err)
+}
+
+// originOf is the origin of an outbox item (outbox.AttrOrigin); "" when
+// it has none.
+func originOf(item map[string]types.AttributeValue) string {
+	if s, ok := item[outbox.AttrOrigin].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
 }
 
 // isOutboxItem reports whether item is an outbox item: its sort key begins

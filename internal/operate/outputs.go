@@ -25,6 +25,10 @@ type RequeueOutput struct {
 	Events []FailedEvent `json:"events"`
 	// Reconciler is what --now ran; null without --now.
 	Reconciler *ReconcilerRuns `json:"reconciler"`
+	// Origins says, on a multi-Region pipeline, whose events were
+	// selected and counts those of other Regions left out; absent for a
+	// single-Region pipeline.
+	Origins *OriginsOutput `json:"origins,omitempty"`
 }
 
 // ReconcilerRuns are the reconciler runs that a subcommand invoked.
@@ -54,6 +58,10 @@ type DrainOutput struct {
 	RatePerSecond  float64 `json:"ratePerSecond"`
 	ElapsedSeconds float64 `json:"elapsedSeconds"`
 	TimeoutSeconds float64 `json:"timeoutSeconds"`
+	// Origins says, on a multi-Region pipeline, whose pending events were
+	// counted, and counts those of other Regions left out at the last
+	// count; absent for a single-Region pipeline.
+	Origins *OriginsOutput `json:"origins,omitempty"`
 }
 
 // ReplayOutput is what `outbox replay --json` prints.
@@ -76,13 +84,17 @@ type ReplayOutput struct {
 	FirstOccurredAt *time.Time `json:"firstOccurredAt"`
 	LastOccurredAt  *time.Time `json:"lastOccurredAt"`
 	ElapsedSeconds  float64    `json:"elapsedSeconds"`
+	// Origins says, on a multi-Region pipeline, whose events were
+	// replayed and counts those of other Regions left out; absent for a
+	// single-Region pipeline.
+	Origins *OriginsOutput `json:"origins,omitempty"`
 }
 
 func newReplayOutput(pipeline string, f Filter, start time.Time, res ReplayResult) ReplayOutput {
 	out := ReplayOutput{
 		Pipeline: pipeline, Target: res.Target, Since: f.Since.UTC(), Until: f.Until.UTC(),
 		Selected: res.Selected, Published: res.Published, Failed: res.Failed, Reasons: res.Reasons,
-		ElapsedSeconds: time.Since(start).Seconds(),
+		ElapsedSeconds: time.Since(start).Seconds(), Origins: res.Origins,
 	}
 	if f.Until.IsZero() {
 		out.Until = start.UTC()

@@ -94,6 +94,12 @@ func (c *Clients) Redrive(ctx context.Context, p *Pipeline, o RedriveOptions) (R
 	if o.Visibility <= 0 {
 		o.Visibility = 5 * time.Minute
 	}
+	// The dead-letter queue holds the batches of this Region's mapping,
+	// whose filter passes only this Region's events.
+	scope, err := p.originScope(Origins{})
+	if err != nil {
+		return RedriveResult{}, err
+	}
 	url, err := c.queueURL(ctx, p)
 	if err != nil {
 		return RedriveResult{}, err
@@ -128,7 +134,7 @@ func (c *Clients) Redrive(ctx context.Context, p *Pipeline, o RedriveOptions) (R
 			continue
 		}
 		// Arrival times have a precision of one second.
-		n, err := c.pendingCount(ctx, p.pending(), last.Add(time.Second))
+		n, _, err := c.pendingIn(ctx, p.pending(), scope, last.Add(time.Second))
 		if err != nil {
 			return res, err
 		}

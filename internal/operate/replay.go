@@ -47,6 +47,10 @@ type ReplayResult struct {
 	// First and Last are the times of occurrence of the first and last
 	// event selected.
 	First, Last time.Time
+	// Origins counts, on a multi-Region pipeline, the events of the
+	// window written in other Regions, left out; nil for a single-Region
+	// one.
+	Origins *OriginsOutput
 }
 
 // Replay publishes again, in order of occurrence and with their original
@@ -59,14 +63,19 @@ func (c *Clients) Replay(ctx context.Context, p *Pipeline, o ReplayOptions) (Rep
 	if o.Filter.Since.IsZero() {
 		return ReplayResult{}, errors.New("the start of the window is missing: pass --since, for example --since 24h or --since 2026-11-30T10:00:00Z")
 	}
+	scope, err := p.originScope(o.Filter.Origins)
+	if err != nil {
+		return ReplayResult{}, err
+	}
 	pub, target, err := c.publisher(p, o.Target)
 	if err != nil {
 		return ReplayResult{}, err
 	}
 	t := p.Table()
 	var records []outbox.Record
+	tl := newTally(scope)
 	err = c.scan(ctx, t, statusCondition(outbox.StatusPublished, outbox.AttrOccurredAt, o.Filter), func(item map[string]types.AttributeValue) {
-		if r, err := t.ParseItem(item); err == nil {
+		if r, err := t.ParseItem(item); err == nil && tl.keep(r.Origin) {
 			records = append(records, r)
 		}
 	})
@@ -77,7 +86,7 @@ func (c *Clients) Replay(ctx context.Context, p *Pipeline, o ReplayOptions) (Rep
 		return cmp.Or(a.OccurredAt.Compare(b.OccurredAt), cmp.Compare(a.EventID, b.EventID))
 	})
 	inSequence(records)
-	res := ReplayResult{Target: target, Selected: len(records)}
+	res := ReplayResult{Target: target, Selected: len(records), Origins: tl.output()}
 	if len(records) > 0 {
 		res.First, res.Last = records[0].OccurredAt, records[len(records)-1].OccurredAt
 	}

@@ -26,13 +26,16 @@ type SkipOutput struct {
 }
 
 // failedEvent finds the FAILED event with the given id.
-func (c *Clients) failedEvent(ctx context.Context, p *Pipeline, eventID string) (FailedEvent, error) {
-	list, err := c.Failed(ctx, p, Filter{IDs: []string{eventID}})
+// On a multi-Region pipeline, an event written in another Region than
+// origins selects is not found: its key's cursor is moved by that Region's
+// reconciler, in its own replica.
+func (c *Clients) failedEvent(ctx context.Context, p *Pipeline, eventID string, origins Origins) (FailedEvent, error) {
+	list, err := c.Failed(ctx, p, Filter{IDs: []string{eventID}, Origins: origins})
 	if err != nil {
 		return FailedEvent{}, err
 	}
 	if len(list.Events) == 0 {
-		return FailedEvent{}, notFoundError{fmt.Errorf("no FAILED event has the id %s: check it with `outbox failed %s`", eventID, p.Name)}
+		return FailedEvent{}, missingError(p, []string{eventID}, list.elsewhere)
 	}
 	e := list.Events[0]
 	switch {

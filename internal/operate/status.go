@@ -32,6 +32,9 @@ type Status struct {
 	// Backlog is the publishing rate and when the pending events will be
 	// done.
 	Backlog BacklogStatus `json:"backlog"`
+	// Regions are the Regions of a multi-Region pipeline; absent for a
+	// single-Region one.
+	Regions *RegionsStatus `json:"regions,omitempty"`
 	// Problems says what is stuck and what to do; empty when healthy.
 	Problems []string `json:"problems"`
 	// Healthy is true when nothing is stuck.
@@ -182,10 +185,15 @@ func (c *Clients) Status(ctx context.Context, p *Pipeline, o StatusOptions) (Sta
 	}
 	s := Status{Pipeline: p.Name, Table: p.Table().Name, Target: p.Target()}
 	s.Backlog.window = cmp.Or(o.RateWindow, DefaultRateWindow)
+	scope, err := p.originScope(Origins{})
+	if err != nil {
+		return s, err
+	}
+	s.Regions = newRegionsStatus(p, scope)
 	at := now()
 	steps := []func() error{
-		func() error { return c.pendingStatus(ctx, p, at, &s.Pending) },
-		func() error { return c.failedStatus(ctx, p, &s.Failed) },
+		func() error { return c.pendingStatus(ctx, p, scope, at, &s.Pending, s.Regions) },
+		func() error { return c.failedStatus(ctx, p, &s.Failed, s.Regions) },
 		func() error {
 			err := c.queueStatus(ctx, p, &s.DLQ)
 			if errors.Is(err, ErrNotFound) {
@@ -197,24 +205,35 @@ func (c *Clients) Status(ctx context.Context, p *Pipeline, o StatusOptions) (Sta
 		func() error { return c.reconcilerStatus(ctx, p, at, s.Backlog.window, &s.Reconciler) },
 		func() error { return c.relayRate(ctx, p, at, &s.Backlog) },
 	}
+	if s.Regions != nil {
+		steps = append(steps, func() error { return c.regionsStatus(ctx, p, at, s.Regions) })
+	}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return s, err
 		}
 	}
 	s.Backlog.estimate(at, s.Pending, s.Reconciler.runs)
-	s.Problems = problems(p.Name, s, o.StuckAfter)
+	s.Problems = append(problems(p.Name, s, o.StuckAfter), regionProblems(p.Name, s.Regions, at, o.StuckAfter)...)
 	s.Healthy = len(s.Problems) == 0
 	return s, nil
 }
 
-func (c *Clients) pendingStatus(ctx context.Context, p *Pipeline, now time.Time, ps *PendingStatus) error {
+// pendingStatus counts the pending events in scope by age into ps, and
+// every Region's into regions (nil for a single-Region pipeline).
+func (c *Clients) pendingStatus(ctx context.Context, p *Pipeline, scope originScope, now time.Time, ps *PendingStatus, regions *RegionsStatus) error {
 	ps.Buckets = make([]AgeBucket, len(ageBuckets))
 	for i, b := range ageBuckets {
 		ps.Buckets[i].Label = b.label
 	}
-	return c.eachPendingSince(ctx, p.pending(), farFuture(now), func(since int64) {
+	return c.eachPendingSince(ctx, p.pending(), farFuture(now), func(since int64, origin string) {
 		age := max(now.Sub(time.UnixMilli(since)), 0)
+		if regions != nil {
+			regions.addPending(scope.of(origin), age)
+		}
+		if !scope.includes(origin) {
+			return
+		}
 		ps.Total++
 		ps.Oldest = max(ps.Oldest, age)
 		ps.OldestAgeSeconds = ps.Oldest.Seconds()
@@ -227,10 +246,13 @@ func (c *Clients) pendingStatus(ctx context.Context, p *Pipeline, now time.Time,
 	})
 }
 
-func (c *Clients) failedStatus(ctx context.Context, p *Pipeline, fs *FailedStatus) error {
+func (c *Clients) failedStatus(ctx context.Context, p *Pipeline, fs *FailedStatus, regions *RegionsStatus) error {
 	list, err := c.Failed(ctx, p, Filter{})
 	if err != nil {
 		return err
+	}
+	if regions != nil {
+		regions.addFailed(len(list.Events), list.Origins.LeftOut)
 	}
 	fs.Total, fs.Broken, fs.TopReasons = len(list.Events), list.Broken, topReasons(list.Events, 5)
 	fs.Keys = heldKeys(list.Events)
