@@ -55,12 +55,11 @@ func TestLocalRegions(t *testing.T) {
 	elsewhere := d.putFailedFrom(second, 3, "com.example.regions", func(int) string { return "EventBridge: AccessDeniedException" })
 
 	// The second Region went silent an hour ago; the third took it over.
-	// (Each view holds a peer: the local stack returns an empty map
-	// attribute as another attribute's value.)
+	// The second's view is empty, as a Region's first run writes it.
 	now := time.Now()
 	view := map[string]time.Time{third: now.Add(-time.Minute)}
 	d.put(tbl.PutHeartbeat(outbox.Heartbeat{Region: primary, At: now, Since: now.Add(-time.Hour), View: view}))
-	d.put(tbl.PutHeartbeat(outbox.Heartbeat{Region: second, At: now.Add(-time.Hour), Since: now.Add(-2 * time.Hour), View: view}))
+	d.put(tbl.PutHeartbeat(outbox.Heartbeat{Region: second, At: now.Add(-time.Hour), Since: now.Add(-2 * time.Hour), View: map[string]time.Time{}}))
 	d.put(tbl.PutHeartbeat(outbox.Heartbeat{Region: third, At: now.Add(-time.Minute), Since: now.Add(-time.Hour), View: map[string]time.Time{primary: now}}))
 	d.put(tbl.PutClaim(outbox.Claim{Silent: second, Successor: third, Since: now.Add(-40 * time.Minute), ID: "c1"}, ""))
 
