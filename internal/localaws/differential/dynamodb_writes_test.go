@@ -81,6 +81,7 @@ func TestDifferentialDynamoDBConditionalUpdates(t *testing.T) {
 			{"arithmetic", "SET n = n + :ten", "n > :zero", vals(":ten", ni(10), ":zero", ni(0)), ddbtypes.ReturnValueUpdatedNew},
 			{"key attribute", "SET SK = :x", "", vals(":x", s("y")), ddbtypes.ReturnValueAllNew},
 			{"unused value", "SET a = :a", "", vals(":a", ni(1), ":unused", ni(2)), ddbtypes.ReturnValueNone},
+			{"SET an empty map and list", "SET em = :em, el = :el", "", vals(":em", &ddbtypes.AttributeValueMemberM{Value: map[string]ddbtypes.AttributeValue{}}, ":el", &ddbtypes.AttributeValueMemberL{Value: []ddbtypes.AttributeValue{}}), ddbtypes.ReturnValueUpdatedNew},
 		}
 		for _, u := range updates {
 			in := &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key, UpdateExpression: aws.String(u.expr),
@@ -95,6 +96,8 @@ func TestDifferentialDynamoDBConditionalUpdates(t *testing.T) {
 			out, err := r.ddb().UpdateItem(r.ctx, in)
 			r.rec("UpdateItem "+u.name, out, err)
 		}
+		read, err := r.ddb().GetItem(r.ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)})
+		r.rec("GetItem with an empty map and list", read, err)
 		del, err := r.ddb().DeleteItem(r.ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key,
 			ConditionExpression: aws.String("n = :wrong"), ExpressionAttributeValues: vals(":wrong", ni(99))})
 		r.rec("DeleteItem with a failing condition", del, err)

@@ -290,7 +290,8 @@ func (s *Service) updateItem(req *awsapi.Request, in *mini.UpdateItemInput) (any
 	s.emitLocked(t, change{keys: key, oldImage: old, newImage: cur})
 	attrs := fromWireItem(out.Attributes)
 	if in.ReturnValues == "UPDATED_NEW" || in.ReturnValues == "UPDATED_OLD" {
-		attrs = onlyTargets(attrs, updateTargets(aws.ToString(in.UpdateExpression), in.ExpressionAttributeNames))
+		targets := updateTargets(aws.ToString(in.UpdateExpression), in.ExpressionAttributeNames)
+		attrs = withEmpties(onlyTargets(attrs, targets), targets, map[bool]Item{true: cur, false: old}[in.ReturnValues == "UPDATED_NEW"])
 	}
 	switch in.ReturnValues {
 	case "ALL_NEW":

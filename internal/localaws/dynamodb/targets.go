@@ -42,3 +42,26 @@ func onlyTargets(attrs Item, targets map[string]bool) Item {
 	}
 	return attrs
 }
+
+// withEmpties sets in attrs the targets whose value in item is an empty map
+// or list: the engine's comparison of the item before and after leaves
+// such a value out or returns it without its type, where DynamoDB returns
+// it as it is.
+func withEmpties(attrs Item, targets map[string]bool, item Item) Item {
+	for n := range targets {
+		v := item[n]
+		if !isEmptyMapOrList(v) {
+			continue
+		}
+		if attrs == nil {
+			attrs = Item{}
+		}
+		attrs[n] = v
+	}
+	return attrs
+}
+
+// isEmptyMapOrList reports whether v is {"M":{}} or {"L":[]}.
+func isEmptyMapOrList(v *AttributeValue) bool {
+	return v != nil && (v.M != nil && len(v.M) == 0 || v.L != nil && len(v.L) == 0)
+}
