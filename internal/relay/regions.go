@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,8 +19,8 @@ import (
 // regionRuns is the reconciler of a multi-Region pipeline (DESIGN.md,
 // "Across Regions"): a run writes its Region's heartbeat, claims the silent
 // Regions it succeeds and hands back those fresh again (takeover.Plan),
-// then sweeps the events of each Region the plan gives it, one Region at a
-// time, with that Region's origin filter and shard leases. A Region whose
+// then sweeps the events of each Region the plan gives it, the Regions at
+// once, each with its origin filter and shard leases. A Region whose
 // own events a successor's claim holds sweeps none of them.
 type regionRuns struct {
 	self     string
@@ -93,26 +94,40 @@ func (rr *regionRuns) run(ctx context.Context, req ReconcileRequest, minAge time
 		}
 	}
 	rr.logPlan(ctx, rep)
-	var total reconcile.Report
 	start := rr.now()
-	for i, region := range plan.Publish {
-		report := rr.byRegion[region].Run(ctx, minAge, m)
-		if region == rr.self {
-			rr.pending.Store(int64(report.Found))
-		}
-		if i == 0 {
-			total = report
-			continue
-		}
-		total.Add(report)
-	}
-	if len(plan.Publish) == 0 {
-		total.Complete = true // nothing of the run's to sweep
-	}
+	total := rr.sweep(ctx, plan.Publish, minAge, m)
 	if elapsed := rr.now().Sub(start).Seconds(); elapsed > 0 {
 		total.PublishRate = float64(total.Published) / elapsed
 	}
 	return rep, total, nil
+}
+
+// sweep runs the reconciler of each Region of publish at once, each at its
+// share of the run's publishing rate, so that a backlog of the run's own
+// Region does not keep a Region it took over waiting for the next run, and
+// returns their reports added up.
+func (rr *regionRuns) sweep(ctx context.Context, publish []string, minAge time.Duration, m *metrics.Recorder) reconcile.Report {
+	if len(publish) == 0 {
+		return reconcile.Report{Complete: true} // nothing of the run's to sweep
+	}
+	reports := make([]reconcile.Report, len(publish))
+	var wg sync.WaitGroup
+	for i, region := range publish {
+		rec := *rr.byRegion[region]
+		rec.MaxEventsPerSecond /= float64(len(publish))
+		wg.Go(func() { reports[i] = rec.Run(ctx, minAge, m) })
+	}
+	wg.Wait()
+	total := reports[0]
+	for i, region := range publish {
+		if region == rr.self {
+			rr.pending.Store(int64(reports[i].Found))
+		}
+		if i > 0 {
+			total.Add(reports[i])
+		}
+	}
+	return total
 }
 
 // logPlan logs what the run decided across Regions, when it is more than
