@@ -62,6 +62,7 @@ func variants() []variant {
 		{"`relay.vpc_config`", provision.Spec{Controls: provision.LambdaControls{SubnetIDs: []string{"subnet-0a"}, SecurityGroupIDs: []string{"sg-0b"}}}},
 		{"`relay.tracing_mode = \"Active\"`", provision.Spec{Controls: provision.LambdaControls{TracingMode: "Active"}}},
 		{"`relay.kms_key_arn`", provision.Spec{Controls: provision.LambdaControls{KMSKeyARN: key("env")}}},
+		{"`multi_region`", provision.Spec{MultiRegion: provision.MultiRegionSpec{Regions: []string{"eu-west-1", "us-east-1"}}}},
 	}
 }
 

@@ -127,7 +127,18 @@ func ReconcilerPolicy(s Spec, r Resources) PolicyDocument {
 		allow("SettleOutboxItems", settle, r.TableARN),
 		publishStatement(s, r),
 		allow("WriteLogs", []string{"logs:CreateLogStream", "logs:PutLogEvents"}, r.ReconLogs),
-	}, s.WithDefaults().Controls.controlStatements(r.Account), reconcilerClaimStatements(r), workerStatements(s, r))}
+	}, s.WithDefaults().Controls.controlStatements(r.Account), reconcilerClaimStatements(r), workerStatements(s, r), regionStatements(s, r))}
+}
+
+// regionStatements let the reconciler of a multi-Region pipeline read and
+// write the Regions' heartbeat and takeover claim items (outbox/region.go):
+// it puts its heartbeat, reads its peers' and the claims, puts a claim on
+// a silent Region and deletes it to hand the Region back.
+func regionStatements(s Spec, r Resources) []Statement {
+	if len(s.MultiRegion.Regions) == 0 {
+		return nil
+	}
+	return []Statement{allow("RegionsHeartbeatsAndTakeovers", []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"}, r.TableARN)}
 }
 
 // workerStatements let the reconciler start workers, invoking its own
