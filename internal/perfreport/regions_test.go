@@ -1,7 +1,10 @@
 package perfreport
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -51,5 +54,35 @@ func TestRegionsArithmetic(t *testing.T) {
 	}
 	if got := (RegionsRun{}).WriteUnitsPerEvent(); got != 0 {
 		t.Errorf("an empty run's write units per event = %v, want 0", got)
+	}
+}
+
+// BenchmarkRegions publishes events written in one Region of a global
+// table of 1, 2 and 3 Regions (2,000 events, or OUTBOX_REGIONS_EVENTS);
+// `make bench` runs it once.
+func BenchmarkRegions(b *testing.B) {
+	o := RegionsOptions{}
+	if v := os.Getenv("OUTBOX_REGIONS_EVENTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			b.Fatalf("OUTBOX_REGIONS_EVENTS=%q: want a positive number of events", v)
+		}
+		o.Events = n
+	}
+	if testing.Verbose() {
+		o.Log = os.Stderr
+	}
+	for b.Loop() {
+		res, err := MeasureRegions(b.Context(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, run := range res.Runs {
+			p := fmt.Sprintf("regions-%d-", run.Regions)
+			b.ReportMetric(run.WriteUnitsPerEvent(), p+"wu_per_event")
+			b.ReportMetric(run.ReplicatedUnitsPerEventPerRegion(), p+"replicated_wu_per_event_per_region")
+			b.ReportMetric(run.StreamReadsPerEvent(), p+"stream_reads_per_event")
+			b.ReportMetric(run.InvocationsPerEvent(), p+"relay_invocations_per_event")
+		}
 	}
 }
