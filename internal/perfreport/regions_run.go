@@ -71,7 +71,8 @@ func (h *regionsHarness) cfg(region string) aws.Config {
 }
 
 // MeasureRegions publishes events written in one Region of a global table
-// of 1, 2 and 3 Regions, each run on a stack of its own.
+// of 1, 2 and 3 Regions, each run on a stack of its own, then times a
+// takeover of two Regions on another.
 func MeasureRegions(ctx context.Context, o RegionsOptions) (*RegionsResult, error) {
 	o.defaults()
 	res := &RegionsResult{}
@@ -86,6 +87,14 @@ func MeasureRegions(ctx context.Context, o RegionsOptions) (*RegionsResult, erro
 			return nil, fmt.Errorf("the %d-Region run: %w", n, err)
 		}
 		res.Runs = append(res.Runs, run)
+	}
+	err := withRegionsStack(ctx, o, func(h *regionsHarness) error {
+		var err error
+		res.Takeover, err = h.takeoverRun(ctx, benchRegions[:2])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the takeover run: %w", err)
 	}
 	return res, nil
 }

@@ -84,5 +84,11 @@ func BenchmarkRegions(b *testing.B) {
 			b.ReportMetric(run.StreamReadsPerEvent(), p+"stream_reads_per_event")
 			b.ReportMetric(run.InvocationsPerEvent(), p+"relay_invocations_per_event")
 		}
+		b.ReportMetric(res.Takeover.First.Seconds(), "takeover_first_s")
+		b.ReportMetric(res.Takeover.Last.Seconds(), "takeover_last_s")
+		if !res.Takeover.WithinBound() {
+			b.Errorf("the takeover published %d of %d events, the last after %s: over its bound %s", res.Takeover.Received, res.Takeover.Events, res.Takeover.Last, res.Takeover.Bound())
+		}
+		fmt.Println(res.Line())
 	}
 }
