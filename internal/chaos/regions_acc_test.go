@@ -356,6 +356,7 @@ func (r *regionsRun) outage(ctx context.Context, next *atomic.Int64, half int64)
 	r.t.Logf("%s up after %s", victim.name, time.Since(downAt).Round(time.Second))
 	if err != nil {
 		r.fail(err)
+		r.logHeartbeats(ctx)
 	}
 	r.setMapping(ctx, victim, true)
 	victim.paused.Store(false)
@@ -508,5 +509,18 @@ func (r *regionsRun) until(ctx context.Context, what string, cond func() (bool, 
 		if !sleepUntil(ctx, time.Now().Add(200*time.Millisecond)) {
 			return fmt.Errorf("%s: %w", what, ctx.Err())
 		}
+	}
+}
+
+// logHeartbeats logs every Region's heartbeat item as the first Region's
+// replica holds it, to explain a takeover that did not happen.
+func (r *regionsRun) logHeartbeats(ctx context.Context) {
+	for _, s := range r.regions {
+		out, err := r.regions[0].ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table.Name), Key: r.table.HeartbeatKey(s.name), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			r.t.Logf("the heartbeat of %s in %s: %v", s.name, r.regions[0].name, err)
+			continue
+		}
+		r.t.Logf("the heartbeat of %s in %s: %v", s.name, r.regions[0].name, out.Item)
 	}
 }
