@@ -278,7 +278,9 @@ func multiRegionAttribute() schema.SingleNestedAttribute {
 	return optionalObject("Makes the pipeline one of a multi-Region outbox on a DynamoDB global table (multi-Region eventual consistency, the default mode), one pipeline per Region, each with the same `regions`. "+
 		"Each Region publishes the events written in it (the writer stamps each with its Region, `outboxOrigin`): the event source mapping's filter passes only the inserts of this Region's events, so a replicated insert never invokes the relay, "+
 		"and the reconciler republishes only this Region's pending events. The first Region, the primary, also publishes the events without origin (written before the writer stamped it). "+
-		"Not built yet: the takeover of a silent Region's events by another Region, the Regions' heartbeats, and creating the global table or its replicas (adopt a global table with `table.existing`, its replicas managed with `hashicorp/aws`). "+
+		"Each reconciler run writes its Region's heartbeat; when a Region's heartbeat is older than the takeover delay (15 minutes, three intervals of the default schedule), the next Region in `regions` whose heartbeat is fresh claims it and publishes its pending events until the Region has been back for one takeover delay; events published in the takeover window may be published twice, and consumers drop them by event id. "+
+		"Give each Region's pipeline a `name` of its own (`orders-us-east-1`): the roles are named after it, and IAM names are global. "+
+		"Not built yet: creating the global table or its replicas (adopt a global table with `table.existing`, its replicas managed with `hashicorp/aws`), and a setting of the takeover delay (the relay's `OUTBOX_TAKEOVER_AFTER`). "+
 		"Unset (null), the pipeline publishes every event of the table.",
 		map[string]schema.Attribute{
 			"regions": schema.ListAttribute{Required: true, ElementType: types.StringType,
