@@ -360,6 +360,13 @@ func (r *regionsRun) outage(ctx context.Context, next *atomic.Int64, half int64)
 	}
 	r.setMapping(ctx, victim, true)
 	victim.paused.Store(false)
+	// Handed back once its heartbeat has been fresh for the takeover delay,
+	// at the successor's next run.
+	backCtx, cancel := context.WithTimeout(ctx, takeoverAfter+takeoverSettle+30*regionsInterval)
+	defer cancel()
+	if err := r.until(backCtx, "the hand-back of "+victim.name, func() (bool, error) { return r.handbacks.Load() > 0, nil }); err != nil {
+		r.fail(err)
+	}
 }
 
 // setMapping enables or disables s's stream mapping.
