@@ -140,10 +140,23 @@ func TestGlobalTableReplicates(t *testing.T) {
 		ReplicaUpdates: []ddbtypes.ReplicationGroupUpdate{{Delete: &ddbtypes.DeleteReplicationGroupMemberAction{RegionName: aws.String(otherRegion)}}}}); err != nil {
 		t.Fatal(err)
 	}
-	localawstest.Eventually(t, replicaWait, "the replica deleted", func() bool {
-		_, err := away.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("global")})
-		return err != nil
+	// The replica is DELETING, then gone from the home table's replicas
+	// only once its Region no longer serves it.
+	localawstest.Eventually(t, replicaWait, "the replica gone from the home table's replicas", func() bool {
+		d, err := home.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("global")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range d.Table.Replicas {
+			if r.ReplicaStatus != ddbtypes.ReplicaStatusDeleting {
+				t.Fatalf("the replica being deleted is %s, want DELETING", r.ReplicaStatus)
+			}
+		}
+		return len(d.Table.Replicas) == 0
 	})
+	if _, err := away.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("global")}); err == nil {
+		t.Errorf("the replica is gone from the home table's replicas, but %s still serves it", otherRegion)
+	}
 }
 
 // eventuallyTable waits for a replica table to be served by c.

@@ -207,15 +207,22 @@ func (s *Service) setReplica(name, region, status string) {
 	t.replicas[region] = &replica{status: status}
 }
 
-// removeReplicaLocked deletes the Region's replica of t and tells the
-// other replicas.
+// removeReplicaLocked deletes the Region's replica of t: the replica is
+// DELETING until that Region has dropped it, which then tells this Region
+// and the other replicas that it is gone, as DescribeTable shows on AWS.
 func (s *Service) removeReplicaLocked(t *table, region string) {
-	delete(t.replicas, region)
-	home, rep := s.env.Region, s.opts.Replication
-	rep.send(home, region, false, func(dst *Service) { dst.dropReplica(t.name) })
-	for peer := range t.replicas {
-		rep.send(home, peer, false, func(p *Service) { p.setReplica(t.name, region, "") })
-	}
+	t.replicas[region] = &replica{status: "DELETING"}
+	name, home, rep := t.name, s.env.Region, s.opts.Replication
+	peers := slices.Collect(maps.Keys(t.replicas))
+	peers = append(peers, home)
+	rep.send(home, region, false, func(dst *Service) {
+		dst.dropReplica(name)
+		for _, peer := range peers {
+			if peer != region {
+				rep.send(region, peer, false, func(p *Service) { p.setReplica(name, region, "") })
+			}
+		}
+	})
 }
 
 // leaveGlobalTableLocked tells the other replicas that this Region's
