@@ -252,6 +252,14 @@ func Wait(ctx context.Context, what string, cond func() error) error {
 	}
 }
 
+// RegionConfig is Cfg for another Region: the SDK signs its requests for
+// region, which the local stack serves there as AWS does.
+func (e *Env) RegionConfig(region string) aws.Config {
+	cfg := e.Cfg.Copy()
+	cfg.Region = region
+	return cfg
+}
+
 // PipelineConfig is the provider block and one outbox_pipeline with the
 // test settings: fast mapping, short reconciler age, x86_64 functions
 // unless the body sets an architecture.

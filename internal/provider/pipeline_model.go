@@ -74,6 +74,7 @@ type TableModel struct {
 	KMSKeyARN           types.String `tfsdk:"kms_key_arn" spec:"Table.KMSKeyARN" drift:"table"`
 	DeletionProtection  types.Bool   `tfsdk:"deletion_protection" spec:"Table.DeletionProtection" drift:"table"`
 	PointInTimeRecovery types.Bool   `tfsdk:"point_in_time_recovery" spec:"Table.PointInTimeRecovery" drift:"table"`
+	ReplicaRegions      types.Set    `tfsdk:"replica_regions" spec:"Table.ReplicaRegions" drift:"table"`
 }
 
 // TargetModel is the target object.
@@ -160,7 +161,9 @@ type DeadLetterModel struct {
 
 // MultiRegionModel is the multi_region object.
 type MultiRegionModel struct {
-	Regions types.List `tfsdk:"regions" spec:"MultiRegion.Regions"`
+	Regions               types.List  `tfsdk:"regions" spec:"MultiRegion.Regions"`
+	TakeoverAfterSeconds  types.Int64 `tfsdk:"takeover_after_seconds" spec:"MultiRegion.TakeoverAfter,seconds"`
+	TakeoverSettleSeconds types.Int64 `tfsdk:"takeover_settle_seconds" spec:"MultiRegion.TakeoverSettle,seconds"`
 }
 
 // AlarmsModel is the alarms object.

@@ -78,10 +78,6 @@ var specFieldsWithoutAttribute = map[string]string{
 	"Target.Type": "target",
 	// The reconciler's concurrency is not configurable.
 	"Reconciler.Function.ReservedConcurrency": "reconciler",
-	// The takeover's delay and settle time keep the relay's defaults; the
-	// resource has no setting of them yet.
-	"MultiRegion.TakeoverAfter":  "multi_region",
-	"MultiRegion.TakeoverSettle": "multi_region",
 }
 
 // walkModelValues calls fn for every attribute value of a model, with its

@@ -71,6 +71,23 @@ func (in planInputs) regionError() diag.Diagnostics {
 	return diags
 }
 
+// adoptionError reports, on the field at fault, a table to adopt that the
+// pipeline cannot use (provision.CheckAdoptable): a global table with
+// multi-Region strong consistency, or another key. It reads the table when
+// the plan adopts one it did not adopt before; a table it cannot read
+// waits for apply, which checks again.
+func (r *PipelineResource) adoptionError(ctx context.Context, in planInputs) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if r.data == nil || !in.tableKnown || !in.spec.Table.Existing || (in.prior != nil && str(in.prior.TableName) == in.spec.Table.Name) {
+		return diags
+	}
+	var ve *provision.ValidationError
+	if err := r.clients().CheckAdoptable(ctx, in.spec); errors.As(err, &ve) {
+		diags.Append(fieldDiagnostic(pipelineInvalid, specErrorPath(ve.Field), ve.Problem, ve.Fix))
+	}
+	return diags
+}
+
 // ModifyPlan computes what is known at plan time (the names and ARNs that
 // follow from name, merged tags, the relay package's checksum, the target's
 // ARN, the writer's settings), plans replacements that AWS cannot apply in
@@ -107,6 +124,9 @@ func (r *PipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(in.noReconcilerWarning()...)
 	resp.Diagnostics.Append(in.adoptedStreamWarning()...)
 	if resp.Diagnostics.Append(in.regionError()...); resp.Diagnostics.HasError() {
+		return
+	}
+	if resp.Diagnostics.Append(r.adoptionError(ctx, in)...); resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(in.targetSizeWarning()...)
@@ -149,7 +169,8 @@ func (in *planInputs) setKnown(plan *PipelineResourceModel) {
 	in.nameKnown = !plan.Name.IsUnknown()
 	t := plan.Table
 	in.tableKnown = in.nameKnown && (t == nil || (!t.Name.IsUnknown() && !t.Existing.IsUnknown() &&
-		!t.TTLAttribute.IsUnknown() && !t.PartitionKey.IsUnknown() && !t.SortKey.IsUnknown() && !t.SortKeyPrefix.IsUnknown()))
+		!t.TTLAttribute.IsUnknown() && !t.PartitionKey.IsUnknown() && !t.SortKey.IsUnknown() && !t.SortKeyPrefix.IsUnknown() &&
+		!partlyUnknown(t.ReplicaRegions)))
 	in.targetKnown = targetKnown(plan.Target)
 	in.reconcilerKnown = plan.Reconciler == nil || !plan.Reconciler.Enabled.IsUnknown()
 	in.alarmsKnown = plan.Alarms == nil || (!plan.Alarms.Enabled.IsUnknown() && in.reconcilerKnown)
@@ -330,13 +351,14 @@ func (in planInputs) plannedViewType() types.String {
 		return types.StringUnknown()
 	}
 	sameTable := in.prior != nil && str(in.prior.TableName) == in.spec.Table.Name && !in.missing(provision.ComponentTable)
+	want := in.spec.StreamViewType()
 	switch {
-	case sameTable && provision.HasNewImage(str(in.prior.StreamViewType)):
+	case sameTable && provision.HasNewImage(str(in.prior.StreamViewType)) && (in.spec.Table.Existing || want == provision.StreamViewNewImage || str(in.prior.StreamViewType) == want):
 		return in.prior.StreamViewType
 	case in.spec.Table.Existing && (!sameTable || in.prior.StreamViewType.IsNull()):
 		return types.StringUnknown()
 	}
-	return types.StringValue(provision.StreamViewNewImage)
+	return types.StringValue(want)
 }
 
 // targetSizeWarning says, for a plan that moves the pipeline to a kind of

@@ -140,6 +140,10 @@ func tableAttribute() schema.SingleNestedAttribute {
 			"deletion_protection":    boolSetting("Deletion protection of a dedicated table, as `aws_dynamodb_table`'s `deletion_protection_enabled`. Destroying the pipeline turns it off only once the table holds no `PENDING` or `FAILED` event, or under `force_destroy`. Ignored for an adopted table."),
 			"kms_key_arn":            optionalStringAttr("ARN of a customer managed KMS key that encrypts a dedicated table (`server_side_encryption` of `aws_dynamodb_table`); unset uses the AWS owned key. Changed in place. Not allowed on an adopted table."),
 			"point_in_time_recovery": boolSetting("Point-in-time recovery (continuous backups) of a dedicated table. Ignored for an adopted table."),
+			"replica_regions": schema.SetAttribute{Optional: true, ElementType: types.StringType, Validators: []validator.Set{setvalidator.SizeAtLeast(1)},
+				MarkdownDescription: "Regions of the replicas of a dedicated table besides the provider's own Region, as `aws_dynamodb_table`'s `replica` blocks: the table is then a global table (version 2019.11.21, multi-Region eventual consistency) with a `NEW_AND_OLD_IMAGES` stream, as global tables need. " +
+					"Changed in place, one replica at a time: a replica added is ACTIVE before apply ends, and a replica removed is deleted with the items it holds (those written in other Regions stay in them). " +
+					"Run a pipeline in each Region that publishes (`multi_region`), adopting its replica with `table.existing`. Unset (null), the table has no replicas. Not allowed on an adopted table, whose replicas are its owner's."},
 		})
 }
 
@@ -278,13 +282,16 @@ func multiRegionAttribute() schema.SingleNestedAttribute {
 	return optionalObject("Makes the pipeline one of a multi-Region outbox on a DynamoDB global table (multi-Region eventual consistency, the default mode), one pipeline per Region, each with the same `regions`. "+
 		"Each Region publishes the events written in it (the writer stamps each with its Region, `outboxOrigin`): the event source mapping's filter passes only the inserts of this Region's events, so a replicated insert never invokes the relay, "+
 		"and the reconciler republishes only this Region's pending events. The first Region, the primary, also publishes the events without origin (written before the writer stamped it). "+
-		"Each reconciler run writes its Region's heartbeat; when a Region's heartbeat is older than the takeover delay (15 minutes, three intervals of the default schedule), the next Region in `regions` whose heartbeat is fresh claims it and publishes its pending events until the Region has been back for one takeover delay; events published in the takeover window may be published twice, and consumers drop them by event id. "+
+		"Each reconciler run writes its Region's heartbeat; when a Region's heartbeat is older than `takeover_after_seconds`, the next Region in `regions` whose heartbeat is fresh claims it and publishes its pending events until the Region has been back for one takeover delay; events published in the takeover window may be published twice, and consumers drop them by event id. "+
 		"Give each Region's pipeline a `name` of its own (`orders-us-east-1`): the roles are named after it, and IAM names are global. "+
-		"Not built yet: creating the global table or its replicas (adopt a global table with `table.existing`, its replicas managed with `hashicorp/aws`), and a setting of the takeover delay (the relay's `OUTBOX_TAKEOVER_AFTER`). "+
+		"The global table is one pipeline's dedicated table with `table.replica_regions`, each other Region's pipeline adopting its replica (`table.existing`), or a global table managed elsewhere (such as `aws_dynamodb_table` with `replica` blocks) that every Region's pipeline adopts. A global table with multi-Region strong consistency (MRSC) is refused: it refuses the transactions the writer commits. "+
 		"Unset (null), the pipeline publishes every event of the table.",
 		map[string]schema.Attribute{
 			"regions": schema.ListAttribute{Required: true, ElementType: types.StringType,
 				MarkdownDescription: "The Regions of the global table's replicas that run a pipeline, at least 2, each once, in the same order in every Region; the first is the primary. The provider's own Region must be one of them."},
+			"takeover_after_seconds": intSetting("How old a Region's heartbeat gets before the Region is silent and the next fresh Region in `regions` takes its events over, {limit}: " +
+				"a few reconciler intervals (the default is three intervals of the default schedule), so that one late or failed run is not a takeover. The same in every Region."),
+			"takeover_settle_seconds": intSetting("How long a Region that claimed a silent Region waits before it publishes the Region's events, so that a claim written at the same time in another Region reaches it and one of them steps back, {limit}; below `takeover_after_seconds`."),
 		})
 }
 

@@ -34,6 +34,7 @@ func (s Spec) WithDefaults() Spec {
 	s.Reconciler.ScheduleGroup = cmp.Or(s.Reconciler.ScheduleGroup, ScheduleGroup)
 	s.Reconciler.MaxWorkers = cmp.Or(s.Reconciler.MaxWorkers, DefaultReconcilerMaxWorkers)
 	s.Alarms = s.Alarms.withDefaults()
+	s.MultiRegion = s.MultiRegion.withDefaults()
 	s.ClaimCheck = s.ClaimCheck.withDefaults(s.Name)
 	s.Controls = s.Controls.withDefaults()
 	s.IAM.Path = cmp.Or(s.IAM.Path, "/")

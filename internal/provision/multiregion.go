@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/takeover"
 	"github.com/outboxkit/terraform-provider-outbox/internal/validation"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -25,9 +26,20 @@ type MultiRegionSpec struct {
 	// TakeoverAfter is how old a peer Region's heartbeat gets before the
 	// peer is silent and taken over; 0 is the relay's default
 	// (config.DefaultTakeoverAfter). TakeoverSettle is how long a
-	// successor's claim settles; 0 is the relay's default.
+	// successor's claim settles; 0 is the relay's default
+	// (takeover.DefaultSettle).
 	TakeoverAfter  time.Duration
 	TakeoverSettle time.Duration
+}
+
+// maxTakeoverSeconds bounds the takeover delay and settle time: a silent
+// Region's events wait that long, and a stream keeps records 24 hours.
+const maxTakeoverSeconds = 86400
+
+func (m MultiRegionSpec) withDefaults() MultiRegionSpec {
+	m.TakeoverAfter = cmp.Or(m.TakeoverAfter, config.DefaultTakeoverAfter)
+	m.TakeoverSettle = cmp.Or(m.TakeoverSettle, takeover.DefaultSettle)
+	return m
 }
 
 // validateMultiRegion checks the peers: at least two Region names, none
@@ -40,11 +52,9 @@ func (s Spec) validateMultiRegion() error {
 		return invalid("MultiRegion.Regions", fix, "%s", problem)
 	}
 	m := s.MultiRegion
-	if m.TakeoverAfter < 0 || m.TakeoverSettle < 0 {
-		return invalid("MultiRegion.TakeoverAfter", "leave it 0 for the default, three reconciler intervals", "is negative")
-	}
 	if after := cmp.Or(m.TakeoverAfter, config.DefaultTakeoverAfter); m.TakeoverSettle >= after {
-		return invalid("MultiRegion.TakeoverSettle", "lower it, or raise MultiRegion.TakeoverAfter", "%s is not below the takeover delay %s", m.TakeoverSettle, after)
+		return invalidAgainst("MultiRegion.TakeoverSettle", []string{"MultiRegion.TakeoverAfter"}, "lower it, or raise the takeover delay",
+			"(%s) is not below the takeover delay (%s)", m.TakeoverSettle, after)
 	}
 	return nil
 }
@@ -55,6 +65,25 @@ func (s Spec) validateMultiRegion() error {
 func (s Spec) CheckRegion(region string) error {
 	if problem, fix := validation.OwnRegion(s.MultiRegion.Regions, region); problem != "" {
 		return invalid("MultiRegion.Regions", fix, "%s", problem)
+	}
+	if problem, fix := validation.PeersReplicated(s.MultiRegion.Regions, s.Table.ReplicaRegions, region); problem != "" {
+		return invalidAgainst("MultiRegion.Regions", []string{"Table.ReplicaRegions"}, fix, "%s", problem)
+	}
+	return s.validateReplicas(region)
+}
+
+// validateReplicas checks the Regions of the table's replicas: none on an
+// adopted table, each a Region name once, and not region, the table's own
+// ("" when not known).
+func (s Spec) validateReplicas(region string) error {
+	replicas := s.Table.ReplicaRegions
+	if len(replicas) > 0 && s.Table.Existing {
+		return invalidAgainst("Table.ReplicaRegions", []string{"Table.Existing"},
+			"manage an adopted table's replicas where the table is managed (such as aws_dynamodb_table's replica blocks), or let the pipeline create its table",
+			"is set on an adopted table")
+	}
+	if problem, fix := validation.ReplicaRegions(replicas, region); problem != "" {
+		return invalid("Table.ReplicaRegions", fix, "%s", problem)
 	}
 	return nil
 }

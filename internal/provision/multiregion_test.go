@@ -65,7 +65,8 @@ func TestStreamFiltersPassOnlyTheRegionsEvents(t *testing.T) {
 	}
 }
 
-// The peers reach the relay's environment and come back from it (import);
+// The peers reach the relay's environment and come back from it (import),
+// the takeover's delay and settle time as set or as the relay's defaults;
 // a single-Region pipeline has no such variable.
 func TestMultiRegionEnvironment(t *testing.T) {
 	t.Parallel()
@@ -82,8 +83,8 @@ func TestMultiRegionEnvironment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := specFromEnv("orders", rc, env).MultiRegion; !reflect.DeepEqual(got, m) {
-			t.Errorf("read back %+v, want %+v", got, m)
+		if got, want := specFromEnv("orders", rc, env).MultiRegion, m.withDefaults(); !reflect.DeepEqual(got, want) {
+			t.Errorf("read back %+v, want %+v", got, want)
 		}
 	}
 	if _, ok := (Spec{Name: "orders"}).Environment("")[config.EnvRegions]; ok {
@@ -114,7 +115,7 @@ func TestMultiRegionValidated(t *testing.T) {
 		t.Errorf("two Regions: %v", err)
 	}
 	slow := Spec{Name: "orders", MultiRegion: MultiRegionSpec{Regions: []string{"us-east-1", "eu-west-1"}, TakeoverAfter: time.Minute, TakeoverSettle: time.Minute}}
-	if err := slow.Validate(); err == nil || !strings.Contains(err.Error(), "MultiRegion.TakeoverSettle") || !strings.Contains(err.Error(), "is not below the takeover delay 1m0s") {
+	if err := slow.Validate(); err == nil || !strings.Contains(err.Error(), "MultiRegion.TakeoverSettle") || !strings.Contains(err.Error(), "is not below the takeover delay (1m0s)") {
 		t.Errorf("a settle time as long as the takeover delay: Validate = %v, want an error on MultiRegion.TakeoverSettle", err)
 	}
 	if err := s.CheckRegion("ap-south-1"); err == nil || !strings.Contains(err.Error(), `add "ap-south-1"`) {

@@ -146,6 +146,13 @@ type TableSpec struct {
 	// KMSKeyARN encrypts a dedicated table with a customer managed key;
 	// empty uses the AWS owned key. Changed in place.
 	KMSKeyARN string
+	// ReplicaRegions makes a dedicated table a global table (version
+	// 2019.11.21, multi-Region eventual consistency) with a replica in
+	// each of these Regions besides its own, and a NEW_AND_OLD_IMAGES
+	// stream, as global tables need. Changed in place: a replica is
+	// added or removed. Not allowed on an adopted table, whose replicas
+	// are its owner's.
+	ReplicaRegions []string
 }
 
 // TargetSpec is the publishing target: a kind of package target (an

@@ -3,6 +3,7 @@ package provision
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -152,7 +153,7 @@ func TestWithDefaults(t *testing.T) {
 	}
 	// Defaults are idempotent.
 	again := s.WithDefaults()
-	if again.Table != s.Table || *again.PublishedTTL != *s.PublishedTTL {
+	if !reflect.DeepEqual(again.Table, s.Table) || *again.PublishedTTL != *s.PublishedTTL {
 		t.Errorf("WithDefaults is not idempotent")
 	}
 }

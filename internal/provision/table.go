@@ -64,7 +64,7 @@ func (c *Provisioner) ensureTable(ctx context.Context, s Spec, st *State) error 
 	if err := c.claimTable(ctx, s, st.TableARN); err != nil {
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 	}
-	if err := c.ensureStream(ctx, st, desc); err != nil {
+	if err := c.ensureStream(ctx, s, st, desc); err != nil {
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 	}
 	if err := c.ensurePendingIndex(ctx, s, st); err != nil {
@@ -74,6 +74,9 @@ func (c *Provisioner) ensureTable(ctx context.Context, s Spec, st *State) error 
 		return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 	}
 	if owned {
+		if err := c.ensureReplicas(ctx, s, st); err != nil {
+			return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
+		}
 		if err := c.ensureTableProtection(ctx, s, st); err != nil {
 			return fmt.Errorf("%s table (%s): %w", verb, t.Name, err)
 		}
@@ -105,7 +108,7 @@ func (c *Provisioner) createTable(ctx context.Context, s Spec) (*types.TableDesc
 	t := s.OutboxTable()
 	t.NoPendingIndex = s.Table.PendingIndexDisabled
 	in := t.CreateTableInput()
-	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}
+	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: s.streamViewType()}
 	in.Tags = awsops.TableTagList(s.tags())
 	in.DeletionProtectionEnabled = s.Table.DeletionProtection
 	if s.Table.KMSKeyARN != "" {
@@ -160,6 +163,24 @@ func checkConsistency(desc *types.TableDescription) error {
 		"names a global table with multi-Region strong consistency (MRSC), which refuses the transactions the outbox's writer commits events with and the TTL that expires published items")
 }
 
+// CheckAdoptable reports, before anything is changed, an adopted table that
+// the pipeline cannot use: a global table with multi-Region strong
+// consistency, or one whose key is not the Spec's (s with defaults). A
+// table that does not exist or cannot be read passes: apply checks again.
+func (c *Provisioner) CheckAdoptable(ctx context.Context, s Spec) error {
+	if !s.Table.Existing {
+		return nil
+	}
+	desc, err := c.describeTable(ctx, s.Table.Name)
+	if err != nil {
+		return nil //nolint:nilerr // apply reads the table again and reports what it finds
+	}
+	if err := checkConsistency(desc); err != nil {
+		return err
+	}
+	return checkKeys(s, desc)
+}
+
 // StreamViewNewImage is the view type of the stream that the pipeline
 // enables.
 const StreamViewNewImage = string(types.StreamViewTypeNewImage)
@@ -170,27 +191,33 @@ func HasNewImage(viewType string) bool {
 	return viewType == string(types.StreamViewTypeNewImage) || viewType == string(types.StreamViewTypeNewAndOldImages)
 }
 
-// ensureStream enables the table's stream as NEW_IMAGE. A stream of another
-// view type that lacks the new image is replaced on a dedicated table
-// (DynamoDB changes a view type only by disabling the stream and enabling
-// a new one, once the table is ACTIVE again) and refused on an adopted one.
-// The mapping then moves to the new stream (ensureMapping); events written
-// meanwhile are still PENDING, and the reconciler publishes them.
-func (c *Provisioner) ensureStream(ctx context.Context, st *State, desc *types.TableDescription) error {
+// ensureStream enables the table's stream: NEW_IMAGE, or NEW_AND_OLD_IMAGES
+// on a dedicated global table (streamViewType). A stream of another view
+// type that lacks the new image, or a NEW_IMAGE one of a dedicated table
+// that becomes global, is replaced on a dedicated table (DynamoDB changes a
+// view type only by disabling the stream and enabling a new one, once the
+// table is ACTIVE again) and refused on an adopted one. The mapping then
+// moves to the new stream (ensureMapping); events written meanwhile are
+// still PENDING, and the reconciler publishes them.
+func (c *Provisioner) ensureStream(ctx context.Context, s Spec, st *State, desc *types.TableDescription) error {
+	want := types.StreamViewTypeNewImage
+	if st.TableOwned {
+		want = s.streamViewType()
+	}
 	if spec := desc.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
-		if HasNewImage(string(spec.StreamViewType)) {
+		if HasNewImage(string(spec.StreamViewType)) && (spec.StreamViewType == want || want == types.StreamViewTypeNewImage) {
 			return nil
 		}
 		if !st.TableOwned {
 			return fmt.Errorf("its stream has view type %s, which lacks the new image that the relay reads: change it to NEW_IMAGE or NEW_AND_OLD_IMAGES (disable the stream, then enable it with that view type) and apply again", spec.StreamViewType)
 		}
 		if err := c.disableStream(ctx, st.TableName); err != nil {
-			return fmt.Errorf("replacing its stream of view type %s with a NEW_IMAGE one: %w", spec.StreamViewType, err)
+			return fmt.Errorf("replacing its stream of view type %s with a %s one: %w", spec.StreamViewType, want, err)
 		}
 	}
 	_, err := c.DynamoDB.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 		TableName:           aws.String(st.TableName),
-		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: want},
 	})
 	if err != nil {
 		return fmt.Errorf("enabling its stream: %w", err)
@@ -358,6 +385,9 @@ func (c *Provisioner) deleteTable(ctx context.Context, st *State) error {
 		return nil
 	}
 	if st.TableOwned {
+		if err := c.removeReplicas(ctx, st); awsops.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting table (%s): %w", st.TableName, err)
+		}
 		if err := c.unprotectTable(ctx, st.TableName); err != nil {
 			return fmt.Errorf("deleting table (%s): turning its deletion protection off: %w", st.TableName, err)
 		}
@@ -517,6 +547,9 @@ func (c *Provisioner) lookupTable(ctx context.Context, p *pass) error {
 		st.PendingIndexARN = IndexARN(st.TableARN, t.PendingIndexName)
 		s.Table.DeletionProtection = ptr(aws.ToBool(desc.DeletionProtectionEnabled))
 		s.Table.KMSKeyARN = awsops.TableKMSKey(desc)
+		if st.TableOwned {
+			s.Table.ReplicaRegions = replicaRegions(desc, st.Region)
+		}
 		if pitr, err := awsops.PointInTimeRecovery(ctx, c.DynamoDB, t.Name); err == nil {
 			s.Table.PointInTimeRecovery = ptr(pitr)
 		}
@@ -597,6 +630,7 @@ func (c *Provisioner) readTableProtection(ctx context.Context, s Spec, st State,
 	if pitr != *s.Table.PointInTimeRecovery {
 		fields = append(fields, "point_in_time_recovery")
 	}
+	fields = append(fields, readReplicas(s, st, desc)...)
 	d.AddChanged(ComponentTable, fields...)
 	return nil
 }

@@ -148,6 +148,9 @@ func (s Spec) validateTable() error {
 	if s.Table.Existing && strings.TrimSpace(s.Table.Name) == "" {
 		return invalid("Table.Name", "name the existing table to adopt", "is empty")
 	}
+	if err := s.validateReplicas(""); err != nil {
+		return err
+	}
 	t := s.OutboxTable()
 	if !tableNamePattern.MatchString(t.Name) {
 		return invalid("Table.Name", "use 3 to 255 letters, digits, '_', '-' or '.'", "is %q", t.Name)
