@@ -351,14 +351,13 @@ func (in planInputs) plannedViewType() types.String {
 		return types.StringUnknown()
 	}
 	sameTable := in.prior != nil && str(in.prior.TableName) == in.spec.Table.Name && !in.missing(provision.ComponentTable)
-	want := in.spec.StreamViewType()
 	switch {
-	case sameTable && provision.HasNewImage(str(in.prior.StreamViewType)) && (in.spec.Table.Existing || want == provision.StreamViewNewImage || str(in.prior.StreamViewType) == want):
+	case sameTable && in.spec.KeepsStream(str(in.prior.StreamViewType)):
 		return in.prior.StreamViewType
 	case in.spec.Table.Existing && (!sameTable || in.prior.StreamViewType.IsNull()):
 		return types.StringUnknown()
 	}
-	return types.StringValue(want)
+	return types.StringValue(in.spec.StreamViewType())
 }
 
 // targetSizeWarning says, for a plan that moves the pipeline to a kind of

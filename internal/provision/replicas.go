@@ -24,6 +24,14 @@ func (s Spec) StreamViewType() string {
 	return string(s.streamViewType())
 }
 
+// KeepsStream reports whether the pipeline keeps a stream of viewType on
+// its table: one with the new image, unless the pipeline owns the table
+// and wants NEW_AND_OLD_IMAGES (a global table) instead.
+func (s Spec) KeepsStream(viewType string) bool {
+	want := s.streamViewType()
+	return HasNewImage(viewType) && (s.Table.Existing || want == types.StreamViewTypeNewImage || viewType == string(want))
+}
+
 func (s Spec) streamViewType() types.StreamViewType {
 	if len(s.Table.ReplicaRegions) > 0 {
 		return types.StreamViewTypeNewAndOldImages
@@ -55,12 +63,24 @@ func sameRegions(a, b []string) bool {
 // ensureReplicas adds the replicas of the Spec that the owned table lacks
 // and removes those it has beyond them.
 func (c *Provisioner) ensureReplicas(ctx context.Context, s Spec, st *State) error {
+	return c.syncReplicas(ctx, st, s.Table.ReplicaRegions)
+}
+
+// removeReplicas removes every replica of the owned table, before the
+// table itself is deleted.
+func (c *Provisioner) removeReplicas(ctx context.Context, st *State) error {
+	return c.syncReplicas(ctx, st, nil)
+}
+
+// syncReplicas gives the owned table replicas in exactly the Regions want
+// besides its own, one update at a time.
+func (c *Provisioner) syncReplicas(ctx context.Context, st *State, want []string) error {
 	desc, err := c.describeTable(ctx, st.TableName)
 	if err != nil {
 		return fmt.Errorf("reading its replicas: %w", err)
 	}
 	have := replicaRegions(desc, st.Region)
-	for _, region := range s.Table.ReplicaRegions {
+	for _, region := range want {
 		if !slices.Contains(have, region) {
 			if err := c.updateReplica(ctx, st.TableName, region, true); err != nil {
 				return fmt.Errorf("adding its replica in %s: %w", region, err)
@@ -68,33 +88,11 @@ func (c *Provisioner) ensureReplicas(ctx context.Context, s Spec, st *State) err
 		}
 	}
 	for _, region := range have {
-		if !slices.Contains(s.Table.ReplicaRegions, region) {
-			if err := c.removeReplica(ctx, st.TableName, region); err != nil {
-				return err
+		if !slices.Contains(want, region) {
+			if err := c.updateReplica(ctx, st.TableName, region, false); err != nil {
+				return fmt.Errorf("removing its replica in %s: %w", region, err)
 			}
 		}
-	}
-	return nil
-}
-
-// removeReplicas removes every replica of the owned table, before the
-// table itself is deleted.
-func (c *Provisioner) removeReplicas(ctx context.Context, st *State) error {
-	desc, err := c.describeTable(ctx, st.TableName)
-	if err != nil {
-		return fmt.Errorf("reading its replicas: %w", err)
-	}
-	for _, region := range replicaRegions(desc, st.Region) {
-		if err := c.removeReplica(ctx, st.TableName, region); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c *Provisioner) removeReplica(ctx context.Context, table, region string) error {
-	if err := c.updateReplica(ctx, table, region, false); err != nil {
-		return fmt.Errorf("removing its replica in %s: %w", region, err)
 	}
 	return nil
 }

@@ -205,7 +205,7 @@ func (c *Provisioner) ensureStream(ctx context.Context, s Spec, st *State, desc 
 		want = s.streamViewType()
 	}
 	if spec := desc.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
-		if HasNewImage(string(spec.StreamViewType)) && (spec.StreamViewType == want || want == types.StreamViewTypeNewImage) {
+		if s.KeepsStream(string(spec.StreamViewType)) {
 			return nil
 		}
 		if !st.TableOwned {
