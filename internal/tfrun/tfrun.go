@@ -127,7 +127,7 @@ func Setup(ctx context.Context, o Options) (*Installation, error) {
 		return nil, err
 	}
 	if o.Provider != "" {
-		if err := copyFile(o.Provider, inst.Provider, 0o755); err != nil {
+		if err := linkOrCopy(o.Provider, inst.Provider); err != nil {
 			return nil, fmt.Errorf("copying the provider: %w", err)
 		}
 	} else if err := BuildProvider(ctx, o.Module, inst.Provider, o.Version, o.Log); err != nil {
@@ -139,7 +139,7 @@ func Setup(ctx context.Context, o Options) (*Installation, error) {
 	if err := os.MkdirAll(filepath.Dir(mirrored), 0o755); err != nil {
 		return nil, err
 	}
-	if err := copyFile(inst.Provider, mirrored, 0o755); err != nil {
+	if err := linkOrCopy(inst.Provider, mirrored); err != nil {
 		return nil, fmt.Errorf("laying out the mirror: %w", err)
 	}
 	config := CLIConfig(inst.ProviderDir, inst.MirrorDir) + HostBlocks(o.Hosts)
@@ -424,6 +424,18 @@ func Stage(root, dst string, rel ...string) (string, error) {
 		}
 	}
 	return dst, nil
+}
+
+// linkOrCopy makes dst a hard link to the executable src, or a copy where
+// the two are on different file systems. The provider binary is large
+// (about 75 MB) and every installation needs it twice, the binary and its
+// mirror copy, so a suite that sets up many installations at once would
+// otherwise fill a small disk.
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	return copyFile(src, dst, 0o755)
 }
 
 func copyFile(src, dst string, mode os.FileMode) error {

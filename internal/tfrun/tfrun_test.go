@@ -1,6 +1,8 @@
 package tfrun
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,5 +45,51 @@ host "registry.terraform.io" {
 	}
 	if HostBlocks(nil) != "" {
 		t.Error("no hosts must give no blocks")
+	}
+}
+
+func TestLinkOrCopySharesTheFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "provider")
+	if err := os.WriteFile(src, []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "mirror")
+	if err := linkOrCopy(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.Stat(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.Stat(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(a, b) {
+		t.Errorf("%s is a copy of %s, want a hard link on one file system", dst, src)
+	}
+}
+
+func TestLinkOrCopyReplacesAnExistingFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "provider")
+	dst := filepath.Join(dir, "mirror")
+	for path, body := range map[string]string{src: "new", dst: "old"} {
+		if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := linkOrCopy(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "new" {
+		t.Errorf("%s holds %q, want the source's %q", dst, got, "new")
 	}
 }
