@@ -89,9 +89,16 @@ func (s *Service) validateReplicaUpdates(t *table, in *updateTableInput) error {
 
 // applyReplicaUpdatesLocked starts creating and deleting replicas; the
 // work happens in the other Regions, asynchronously, as on AWS. A table
-// without a stream gets one of NEW_AND_OLD_IMAGES.
-func (s *Service) applyReplicaUpdatesLocked(t *table, updates []replicaUpdate) error {
-	for _, u := range updates {
+// without a stream gets one of NEW_AND_OLD_IMAGES. A new global table
+// takes its consistency mode and witness.
+func (s *Service) applyReplicaUpdatesLocked(t *table, in *updateTableInput) error {
+	if in.MultiRegionConsistency == consistencyStrong {
+		t.consistency = consistencyStrong
+		if w := createdWitnesses(in.GlobalTableWitnessUpdates); len(w) == 1 {
+			t.witness = w[0]
+		}
+	}
+	for _, u := range in.ReplicaUpdates {
 		if u.Delete != nil {
 			s.removeReplicaLocked(t, u.Delete.RegionName)
 			continue
@@ -117,7 +124,8 @@ func (s *Service) applyReplicaUpdatesLocked(t *table, updates []replicaUpdate) e
 // then tells this Region and the other replicas that it is ACTIVE.
 func (s *Service) sendReplicaLocked(t *table, region string, items []wireItem) {
 	spec := replicaSpec{name: t.name, keySchema: t.keySchema, attrDefs: t.attrDefs, gsis: t.gsis, lsis: t.lsis,
-		billingMode: t.billingMode, tableClass: t.tableClass, peers: append(slices.Collect(maps.Keys(t.replicas)), s.env.Region)}
+		billingMode: t.billingMode, tableClass: t.tableClass, peers: append(slices.Collect(maps.Keys(t.replicas)), s.env.Region),
+		consistency: t.consistency, witness: t.witness}
 	home, rep := s.env.Region, s.opts.Replication
 	rep.send(home, region, false, func(dst *Service) {
 		status := "ACTIVE"
@@ -137,6 +145,7 @@ func (s *Service) sendReplicaLocked(t *table, region string, items []wireItem) {
 // replicaSpec is what a Region needs to create its replica of a table.
 type replicaSpec struct {
 	name, billingMode, tableClass string
+	consistency, witness          string
 	keySchema                     []keyElement
 	attrDefs                      []attrDef
 	gsis, lsis                    []*index
@@ -171,7 +180,8 @@ func (s *Service) createReplica(spec replicaSpec, items []wireItem) error {
 	}
 	t := &table{name: spec.name, arn: s.tableArn(spec.name), id: awsapi.NewUUID(), created: s.env.Time(),
 		keySchema: spec.keySchema, attrDefs: spec.attrDefs, gsis: in.GlobalSecondaryIndexes, lsis: in.LocalSecondaryIndexes,
-		billingMode: spec.billingMode, tableClass: spec.tableClass, tags: map[string]string{}, replicas: map[string]*replica{}}
+		billingMode: spec.billingMode, tableClass: spec.tableClass, tags: map[string]string{}, replicas: map[string]*replica{},
+		consistency: spec.consistency, witness: spec.witness}
 	for _, p := range spec.peers {
 		if p != s.env.Region {
 			t.replicas[p] = &replica{status: "ACTIVE"}
@@ -199,6 +209,9 @@ func (s *Service) setReplica(name, region, status string) {
 	}
 	if status == "" {
 		delete(t.replicas, region)
+		if len(t.replicas) == 0 {
+			t.consistency, t.witness = "", ""
+		}
 		return
 	}
 	if t.replicas == nil {

@@ -533,6 +533,9 @@ func (s *Service) transactWriteItems(req *awsapi.Request, in *mini.TransactWrite
 		if err != nil {
 			return nil, err
 		}
+		if err := refuseOnStrong(a.t, "TransactWriteItems"); err != nil {
+			return nil, err
+		}
 		id := keyID(a.t, a.key)
 		if seen[id] {
 			return nil, awsapi.ValidationException("Transaction request cannot include multiple operations on one item")
@@ -751,6 +754,9 @@ func (s *Service) transactGetItems(req *awsapi.Request, in *mini.TransactGetItem
 			return nil, err
 		}
 		if err := req.Authorize("dynamodb:GetItem", t.arn); err != nil {
+			return nil, err
+		}
+		if err := refuseOnStrong(t, "TransactGetItems"); err != nil {
 			return nil, err
 		}
 	}

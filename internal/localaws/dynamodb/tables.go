@@ -81,6 +81,9 @@ type table struct {
 	// stamps each item's last write, for last writer wins.
 	replicas map[string]*replica
 	written  map[string]stamp
+	// consistency is a global table's mode (STRONG for MRSC), witness the
+	// Region of an MRSC table's witness.
+	consistency, witness string
 }
 
 func (t *table) keyNames() []string {
@@ -383,6 +386,7 @@ func (s *Service) describeLocked(t *table) map[string]any {
 		d["LatestStreamLabel"] = t.latestStream.label
 	}
 	describeReplicasLocked(t, d)
+	describeConsistencyLocked(t, d)
 	return d
 }
 
@@ -469,6 +473,8 @@ type updateTableInput struct {
 	TableClass                  string
 	SSESpecification            *sseSpec
 	ReplicaUpdates              []replicaUpdate
+	MultiRegionConsistency      string
+	GlobalTableWitnessUpdates   []witnessUpdate
 }
 
 func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, error) {
@@ -480,6 +486,9 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 		return nil, err
 	}
 	if err := s.validateReplicaUpdates(t, in); err != nil {
+		return nil, err
+	}
+	if err := s.validateConsistency(t, in); err != nil {
 		return nil, err
 	}
 	var enc *sse
@@ -504,7 +513,7 @@ func (s *Service) updateTable(req *awsapi.Request, in *updateTableInput) (any, e
 	if ss := in.StreamSpecification; ss != nil {
 		s.applyStreamUpdateLocked(t, ss)
 	}
-	if err := s.applyReplicaUpdatesLocked(t, in.ReplicaUpdates); err != nil {
+	if err := s.applyReplicaUpdatesLocked(t, in); err != nil {
 		return nil, err
 	}
 	return map[string]any{"TableDescription": s.describeUpdateLocked(t, created, deleted)}, nil
@@ -806,6 +815,9 @@ func (s *Service) updateTimeToLive(req *awsapi.Request, in *updateTimeToLiveInpu
 	defer s.mu.Unlock()
 	t, err := s.authorizedTableLocked(req, in.TableName, "dynamodb:UpdateTimeToLive")
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseOnStrong(t, "Time to Live"); err != nil {
 		return nil, err
 	}
 	switch {

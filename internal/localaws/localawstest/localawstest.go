@@ -200,3 +200,15 @@ func TableInput(name, hashKey, rangeKey string, viewType types.StreamViewType) *
 	}
 	return in
 }
+
+// StrongGlobalTableInput is the UpdateTable input that makes the table name
+// a global table with multi-Region strong consistency (MRSC): a replica in
+// replica and a witness in witness ("" for none).
+func StrongGlobalTableInput(name, replica, witness string) *dynamodb.UpdateTableInput {
+	in := &dynamodb.UpdateTableInput{TableName: aws.String(name), MultiRegionConsistency: types.MultiRegionConsistencyStrong,
+		ReplicaUpdates: []types.ReplicationGroupUpdate{{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String(replica)}}}}
+	if witness != "" {
+		in.GlobalTableWitnessUpdates = []types.GlobalTableWitnessGroupUpdate{{Create: &types.CreateGlobalTableWitnessGroupMemberAction{RegionName: aws.String(witness)}}}
+	}
+	return in
+}
