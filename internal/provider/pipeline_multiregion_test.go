@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/acctest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // TestAccPipeline_multiRegion: multi_region's peers are checked at plan
@@ -57,6 +58,41 @@ func TestAccPipeline_multiRegion(t *testing.T) {
 		// table's own, where the configuration planned the defaults.
 		importStep(peers, accResource, name, "table.deletion_protection", "table.point_in_time_recovery"),
 	})
+}
+
+// TestAccPipeline_strongConsistencyRefused: adopting a global table with
+// multi-Region strong consistency (MRSC) is refused at plan, on
+// table.existing, with the reason and what works instead, and nothing is
+// created.
+func TestAccPipeline_strongConsistencyRefused(t *testing.T) {
+	e := newAccEnv(t)
+	name, app := e.Name("mrsc"), e.Name("acc-mrsc")
+	e.CreateAppTable(app, ddbtypes.StreamViewTypeNewAndOldImages)
+	ddb := dynamodb.NewFromConfig(e.Cfg)
+	if _, err := ddb.UpdateTable(e.Ctx, localawstest.StrongGlobalTableInput(app, "eu-west-1", "us-west-2")); err != nil {
+		t.Fatal(err)
+	}
+	replicated := e.checkReplicaActive(dynamodb.NewFromConfig(e.RegionConfig("eu-west-1")), app)
+	if err := acctest.Wait(e.Ctx, "the MRSC table's replica in eu-west-1", func() error { return replicated(nil) }); err != nil {
+		t.Fatal(err)
+	}
+	before := e.Snapshot()
+	config := e.PipelineConfig(name, fastRelay+fmt.Sprintf(`
+  table = {
+    existing      = true
+    name          = %q
+    partition_key = "pk"
+    sort_key      = "sk"
+  }
+  multi_region = {
+    regions = ["us-east-1", "eu-west-1"]
+  }`, app))
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{{
+		Config:   config,
+		PlanOnly: true,
+		ExpectError: words("table.existing names a global table with multi-Region strong consistency (MRSC), which refuses the transactions " +
+			"the outbox's writer commits events with and the TTL that expires published items: adopt a multi-Region eventually consistent (MREC) global table"),
+	}})
 }
 
 // TestAccPipeline_globalTable: a dedicated table with replica_regions is

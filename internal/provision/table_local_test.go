@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/awsops"
 	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
@@ -210,21 +210,18 @@ func TestLocalAdoptKeepsNewAndOldImagesStream(t *testing.T) {
 
 // A global table with multi-Region strong consistency is refused before
 // anything is changed, naming the field, the reason and what works
-// instead. The stack serves no MRSC table, so DescribeTable's answer is
-// given that consistency on its way to the Provisioner.
+// instead.
 func TestLocalAdoptRefusesStrongConsistency(t *testing.T) {
 	t.Parallel()
 	stack, c, ctx := startStack(t, coreServices...)
 	createAppTable(t, ctx, c, "strong", types.StreamViewTypeNewAndOldImages)
-	c.DynamoDB = dynamodb.New(c.DynamoDB.Options(), func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("strongConsistency", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				out, md, err := next.HandleInitialize(ctx, in)
-				if d, ok := out.Result.(*dynamodb.DescribeTableOutput); ok && d.Table != nil {
-					d.Table.MultiRegionConsistency = types.MultiRegionConsistencyStrong
-				}
-				return out, md, err
-			}), middleware.After)
+	if _, err := c.DynamoDB.UpdateTable(ctx, localawstest.StrongGlobalTableInput("strong", "eu-west-1", "us-west-2")); err != nil {
+		t.Fatal(err)
+	}
+	localawstest.Eventually(t, time.Minute, "the MRSC replica ACTIVE", func() bool {
+		desc, err := c.describeTable(ctx, "strong")
+		return err == nil && len(desc.Replicas) > 0 && !slices.ContainsFunc(desc.Replicas, func(r types.ReplicaDescription) bool {
+			return r.ReplicaStatus != types.ReplicaStatusActive
 		})
 	})
 	before := componenttest.Inventory(t, ctx, stack)
