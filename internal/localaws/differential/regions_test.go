@@ -9,6 +9,8 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 )
 
 // inRegion is the run's configuration signed for another Region.
@@ -91,6 +93,45 @@ func TestDifferentialGlobalTables(t *testing.T) {
 	})
 }
 
+// TestDifferentialStrongConsistency: a global table created with
+// MultiRegionConsistency STRONG (a replica and a witness), its description,
+// and the transactions and TTL that MRSC tables refuse.
+func TestDifferentialStrongConsistency(t *testing.T) {
+	compare(t, "dynamodb/mrsc", func(r *run) {
+		home := dynamodb.NewFromConfig(r.cfg)
+		in := tableSpec{name: "diff-mrsc", pk: "pk:S", stream: ddbtypes.StreamViewTypeNewAndOldImages}.input()
+		in.BillingMode = ddbtypes.BillingModePayPerRequest
+		in.ProvisionedThroughput = nil
+		out, err := home.CreateTable(r.ctx, in)
+		r.rec("CreateTable", tableArn(out), err)
+		up, err := home.UpdateTable(r.ctx, localawstest.StrongGlobalTableInput("diff-mrsc", "us-east-2", "us-west-2"))
+		r.rec("UpdateTable STRONG", consistencyView(up), err)
+		d, err := waitReplicas(r, home, "diff-mrsc")
+		r.rec("DescribeTable when ACTIVE", consistencyView(d), err)
+		_, err = home.TransactWriteItems(r.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
+			{Put: &ddbtypes.Put{TableName: aws.String("diff-mrsc"), Item: vals("pk", s("tx"))}}}})
+		r.rec("TransactWriteItems", nil, err)
+		_, err = home.UpdateTimeToLive(r.ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("diff-mrsc"),
+			TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String("expires"), Enabled: aws.Bool(true)}})
+		r.rec("UpdateTimeToLive", nil, err)
+		_, err = home.PutItem(r.ctx, &dynamodb.PutItemInput{TableName: aws.String("diff-mrsc"), Item: vals("pk", s("single"))})
+		r.rec("PutItem", nil, err)
+		_, _ = home.DeleteTable(r.ctx, &dynamodb.DeleteTableInput{TableName: aws.String("diff-mrsc")})
+		_, _ = dynamodb.NewFromConfig(r.inRegion("us-east-2")).DeleteTable(r.ctx, &dynamodb.DeleteTableInput{TableName: aws.String("diff-mrsc")})
+	})
+}
+
+// consistencyView is what a table description says of a global table's
+// consistency mode: the mode, its replicas and its witnesses.
+func consistencyView(out any) any {
+	v, ok := globalView(out).(map[string]any)
+	if !ok {
+		return nil
+	}
+	d := describedTable(out)
+	return map[string]any{"MultiRegionConsistency": string(d.MultiRegionConsistency), "GlobalTableWitnesses": d.GlobalTableWitnesses, "Replicas": v["Replicas"]}
+}
+
 // tableArn is the ARN of a created table, which names its Region.
 func tableArn(out *dynamodb.CreateTableOutput) any {
 	if out == nil || out.TableDescription == nil {
@@ -103,22 +144,28 @@ func tableArn(out *dynamodb.CreateTableOutput) any {
 // Region (in its ARN), replicas, version and stream; the rest is compared
 // by the dynamodb/tables scenario.
 func globalView(out any) any {
-	var d *ddbtypes.TableDescription
-	switch o := out.(type) {
-	case *dynamodb.UpdateTableOutput:
-		if o != nil {
-			d = o.TableDescription
-		}
-	case *dynamodb.DescribeTableOutput:
-		if o != nil {
-			d = o.Table
-		}
-	}
+	d := describedTable(out)
 	if d == nil {
 		return nil
 	}
 	return map[string]any{"TableArn": aws.ToString(d.TableArn), "Replicas": d.Replicas,
 		"GlobalTableVersion": aws.ToString(d.GlobalTableVersion), "StreamSpecification": d.StreamSpecification}
+}
+
+// describedTable is the table description of an UpdateTable or
+// DescribeTable output, or nil.
+func describedTable(out any) *ddbtypes.TableDescription {
+	switch o := out.(type) {
+	case *dynamodb.UpdateTableOutput:
+		if o != nil {
+			return o.TableDescription
+		}
+	case *dynamodb.DescribeTableOutput:
+		if o != nil {
+			return o.Table
+		}
+	}
+	return nil
 }
 
 // waitReplicas describes a table until every replica is ACTIVE, for at
