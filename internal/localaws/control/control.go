@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ type FaultRule = awsapi.FaultRule
 type Client struct {
 	endpoint string
 	http     *http.Client
+	region   string // the Region every call names (?region=), "" for the default
 }
 
 // New returns a client for the stack at endpoint (http://127.0.0.1:4566).
@@ -32,6 +34,16 @@ func New(endpoint string, httpClient *http.Client) *Client {
 		httpClient = http.DefaultClient
 	}
 	return &Client{endpoint: strings.TrimRight(endpoint, "/"), http: httpClient}
+}
+
+// InRegion returns a client whose calls act on region: each names it in
+// the query (?region=), as the routes that act on one Region's resources
+// (schedules, mappings, Lambda functions) read it. The default Region is
+// the stack's first.
+func (c *Client) InRegion(region string) *Client {
+	in := *c
+	in.region = region
+	return &in
 }
 
 // Error is a control API error response.
@@ -57,6 +69,13 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		body = bytes.NewReader(b)
 	}
 	url := c.endpoint + awsapi.ControlPrefix + strings.TrimPrefix(path, "/")
+	if c.region != "" {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		url += sep + "region=" + neturl.QueryEscape(c.region)
+	}
 	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
 		return err
