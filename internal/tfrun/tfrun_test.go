@@ -1,10 +1,13 @@
 package tfrun
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCLIConfig(t *testing.T) {
@@ -92,4 +95,43 @@ func TestLinkOrCopyReplacesAnExistingFile(t *testing.T) {
 	if string(got) != "new" {
 		t.Errorf("%s holds %q, want the source's %q", dst, got, "new")
 	}
+}
+
+func TestLockDirWaitsForItsHolder(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "build.lock")
+	unlock, err := lockDir(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := lockDir(ctx, path); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a second lockDir while the first holds it: %v, want it to wait until its context ends", err)
+	}
+	unlock()
+	again, err := lockDir(context.Background(), path)
+	if err != nil {
+		t.Fatalf("lockDir after unlock: %v", err)
+	}
+	again()
+}
+
+func TestLockDirBreaksAStaleLock(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "build.lock")
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * staleLock)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	unlock, err := lockDir(ctx, path)
+	if err != nil {
+		t.Fatalf("lockDir on a lock left %s ago: %v", 2*staleLock, err)
+	}
+	unlock()
 }
