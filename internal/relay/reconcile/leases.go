@@ -219,21 +219,36 @@ func (lr *leaseRun) start(ctx context.Context) bool {
 	return true
 }
 
-// finish releases the run's leases; when its deadline left shards with
-// pending events, it first starts a successor to go on with them.
+// finish releases the run's leases; when the run leaves work that another
+// could do at once (leftWork), it first starts a successor to go on with
+// it.
 func (lr *leaseRun) finish(ctx context.Context, published *eventSet, report *Report) {
 	if lr == nil {
 		return
 	}
-	pending := false
-	for _, s := range lr.held {
-		pending = pending || (s.leased && !s.res.complete)
-	}
+	pending := leftWork(lr.held, report)
 	lr.release(ctx, lr.held)
 	if pending && lr.scaling(published) && lr.start(ctx) {
 		lr.cont = true
 	}
 	report.Workers, report.ShardsLeased, report.Continued = lr.workers, len(lr.held), lr.cont
+}
+
+// leftWork reports whether a run leaves work that a successor can do at
+// once: shards its deadline left with pending events, or, in ordered mode,
+// events that still wait for an earlier one that is not FAILED. A run that
+// swept every shard but ran out of time or passes for its waiting events
+// (a hot key's backlog goes out one event per call) would otherwise leave
+// them to the next scheduled run, one interval later. A successor starts
+// only after a run that published something (leaseRun.scaling), so a
+// chain of successors ends with the first run that publishes nothing.
+func leftWork(held []*sweeper, report *Report) bool {
+	for _, s := range held {
+		if s.leased && !s.res.complete {
+			return true
+		}
+	}
+	return report.Waiting > report.Blocked
 }
 
 // invocationID is the Lambda request id of ctx, or a random id outside
