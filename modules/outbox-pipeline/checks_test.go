@@ -53,6 +53,17 @@ func TestAccModuleTargetChecks(t *testing.T) {
 		{"a Region twice", `multi_region = { regions = ["us-east-1", "us-east-1"] }`, "multi_region.regions must list at least 2 Regions, each once."},
 		{"without the own Region", `multi_region = { regions = ["eu-west-1", "ap-south-1"] }`, `multi_region.regions does not have "us-east-1", the Region this pipeline is created in`},
 		{"multi-Region", `multi_region = { regions = ["us-east-1", "eu-west-1"] }`, "Plan: 1 to add"},
+		{"takeover too soon", `multi_region = { regions = ["us-east-1", "eu-west-1"], takeover_after_seconds = 59 }`,
+			"multi_region.takeover_after_seconds must be at least 60"},
+		{"settle past the takeover", `multi_region = { regions = ["us-east-1", "eu-west-1"], takeover_after_seconds = 60, takeover_settle_seconds = 60 }`,
+			"multi_region.takeover_settle_seconds must be from 0 to below takeover_after_seconds (default 900)"},
+		{"settle past the default takeover", `multi_region = { regions = ["us-east-1", "eu-west-1"], takeover_settle_seconds = 900 }`,
+			"multi_region.takeover_settle_seconds must be from 0 to below takeover_after_seconds (default 900)"},
+		{"multi-Region with a takeover delay", `multi_region = { regions = ["us-east-1", "eu-west-1"], takeover_after_seconds = 60, takeover_settle_seconds = 10 }`, "Plan: 1 to add"},
+		{"replicas of an adopted table", `table = { existing = true, name = "orders", replica_regions = ["eu-west-1"] }`,
+			"table.replica_regions is not allowed with table.existing = true"},
+		{"replica Region name", `table = { replica_regions = ["Ireland"] }`, `table.replica_regions must hold Region names, such as "us-west-2".`},
+		{"global table", `table = { replica_regions = ["eu-west-1"] }` + "\n  multi_region = { regions = [\"us-east-1\", \"eu-west-1\"] }", "Plan: 1 to add"},
 	}
 	// Resources beside the module call, by case: a topic created in the
 	// same configuration, such as an aws_sns_topic, is unknown at plan.

@@ -19,7 +19,7 @@ variable "tags" {
 }
 
 variable "table" {
-  description = "The outbox table. By default the pipeline creates a dedicated table named `<name>-outbox`; set `name` to choose its name (the application may keep its own items in it, beside the `OUTBOX#` items), or `existing = true` and `name` to adopt a table the application already has. Key and attribute names default to `PK`, `SK`, `OUTBOX#` and `expiresAt`."
+  description = "The outbox table. By default the pipeline creates a dedicated table named `<name>-outbox`; set `name` to choose its name (the application may keep its own items in it, beside the `OUTBOX#` items), or `existing = true` and `name` to adopt a table the application already has. Key and attribute names default to `PK`, `SK`, `OUTBOX#` and `expiresAt`. `replica_regions` makes a dedicated table a global table (version 2019.11.21, `NEW_AND_OLD_IMAGES` stream) with a replica in each of these Regions besides the provider's own, for a `multi_region` outbox whose other Regions adopt their replica (`existing = true`); not with `existing`, whose replicas are managed with the table. Unset, none."
   type = object({
     existing        = optional(bool, false)
     name            = optional(string)
@@ -27,6 +27,7 @@ variable "table" {
     sort_key        = optional(string)
     sort_key_prefix = optional(string)
     ttl_attribute   = optional(string)
+    replica_regions = optional(set(string))
   })
   default  = {}
   nullable = false
@@ -34,6 +35,16 @@ variable "table" {
   validation {
     condition     = !var.table.existing || var.table.name != null
     error_message = "table.name is required with table.existing = true: name the table to adopt."
+  }
+
+  validation {
+    condition     = !var.table.existing || try(length(var.table.replica_regions), 0) == 0
+    error_message = "table.replica_regions is not allowed with table.existing = true: an adopted table's replicas are managed with the table. Remove replica_regions, or let this pipeline create the table."
+  }
+
+  validation {
+    condition     = alltrue([for r in coalesce(var.table.replica_regions, toset([])) : can(regex("^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$", r))])
+    error_message = "table.replica_regions must hold Region names, such as \"us-west-2\"."
   }
 
   validation {
@@ -223,15 +234,27 @@ variable "claim_check" {
 }
 
 variable "multi_region" {
-  description = "Makes the pipeline one of a multi-Region outbox on a DynamoDB global table (multi-Region eventual consistency), one module per Region, each with the same `regions` (at least 2, each once, the same order everywhere; the first is the primary, and the provider's own Region must be one of them). Each Region publishes only the events written in it (`outboxOrigin`), and the primary those without origin too. Not built yet: the takeover of a silent Region's events, heartbeats, and creating the global table (adopt one with `table.existing`). `null` (the default): a single-Region pipeline. See the `multi_region` object of `outbox_pipeline`."
+  description = "Makes the pipeline one of a multi-Region outbox on a DynamoDB global table (multi-Region eventual consistency), one module per Region, each with the same `regions` (at least 2, each once, the same order everywhere; the first is the primary, and the provider's own Region must be one of them) and a `name` of its own (IAM role names are global). Each Region publishes only the events written in it (`outboxOrigin`), and the primary those without origin too. Each reconciler run writes its Region's heartbeat; a Region whose heartbeat is older than `takeover_after_seconds` (default 900, at least 60) is taken over by the next fresh Region of `regions`, which claims it, waits `takeover_settle_seconds` (default 30, below `takeover_after_seconds`) and publishes its pending events until it has been back for `takeover_after_seconds`. The first module creates the global table (`table.replica_regions`), the others adopt their replica (`table.existing`). `null` (the default): a single-Region pipeline. See the `multi_region` object of `outbox_pipeline`."
   type = object({
-    regions = list(string)
+    regions                 = list(string)
+    takeover_after_seconds  = optional(number)
+    takeover_settle_seconds = optional(number)
   })
   default = null
 
   validation {
     condition     = var.multi_region == null || (length(try(var.multi_region.regions, [])) >= 2 && length(distinct(try(var.multi_region.regions, []))) == length(try(var.multi_region.regions, [])))
     error_message = "multi_region.regions must list at least 2 Regions, each once."
+  }
+
+  validation {
+    condition     = coalesce(try(var.multi_region.takeover_after_seconds, null), 900) >= 60
+    error_message = "multi_region.takeover_after_seconds must be at least 60: a Region is taken over once its heartbeat is this old, so keep it a few reconciler intervals."
+  }
+
+  validation {
+    condition     = coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) >= 0 && coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) < coalesce(try(var.multi_region.takeover_after_seconds, null), 900)
+    error_message = "multi_region.takeover_settle_seconds must be from 0 to below takeover_after_seconds (default 900): lower it, or raise takeover_after_seconds."
   }
 }
 
