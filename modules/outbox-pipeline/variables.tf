@@ -234,7 +234,7 @@ variable "claim_check" {
 }
 
 variable "multi_region" {
-  description = "Makes the pipeline one of a multi-Region outbox on a DynamoDB global table (multi-Region eventual consistency), one module per Region, each with the same `regions` (at least 2, each once, the same order everywhere; the first is the primary, and the provider's own Region must be one of them) and a `name` of its own (IAM role names are global). Each Region publishes only the events written in it (`outboxOrigin`), and the primary those without origin too. Each reconciler run writes its Region's heartbeat; a Region whose heartbeat is older than `takeover_after_seconds` (default 900, at least 60) is taken over by the next fresh Region of `regions`, which claims it, waits `takeover_settle_seconds` (default 30, below `takeover_after_seconds`) and publishes its pending events until it has been back for `takeover_after_seconds`. The first module creates the global table (`table.replica_regions`), the others adopt their replica (`table.existing`). `null` (the default): a single-Region pipeline. See the `multi_region` object of `outbox_pipeline`."
+  description = "Makes the pipeline one of a multi-Region outbox on a DynamoDB global table (multi-Region eventual consistency), one module per Region, each with the same `regions` (at least 2, each once, the same order everywhere; the first is the primary, and the provider's own Region must be one of them) and a `name` of its own (IAM role names are global). Each Region publishes only the events written in it (`outboxOrigin`), and the primary those without origin too. Each reconciler run writes its Region's heartbeat; a Region whose heartbeat is older than `takeover_after_seconds` (default 900; 1 to 86400) is taken over by the next fresh Region of `regions`, which claims it, waits `takeover_settle_seconds` (default 30; at least 1 and below `takeover_after_seconds`) and publishes its pending events until it has been back for `takeover_after_seconds`. The first module creates the global table (`table.replica_regions`), the others adopt their replica (`table.existing`). `null` (the default): a single-Region pipeline. See the `multi_region` object of `outbox_pipeline`."
   type = object({
     regions                 = list(string)
     takeover_after_seconds  = optional(number)
@@ -248,13 +248,13 @@ variable "multi_region" {
   }
 
   validation {
-    condition     = coalesce(try(var.multi_region.takeover_after_seconds, null), 900) >= 60
-    error_message = "multi_region.takeover_after_seconds must be at least 60: a Region is taken over once its heartbeat is this old, so keep it a few reconciler intervals."
+    condition     = coalesce(try(var.multi_region.takeover_after_seconds, null), 900) >= 1 && coalesce(try(var.multi_region.takeover_after_seconds, null), 900) <= 86400
+    error_message = "multi_region.takeover_after_seconds must be 1 to 86400 seconds: a Region is taken over once its heartbeat is this old, so keep it a few reconciler intervals."
   }
 
   validation {
-    condition     = coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) >= 0 && coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) < coalesce(try(var.multi_region.takeover_after_seconds, null), 900)
-    error_message = "multi_region.takeover_settle_seconds must be from 0 to below takeover_after_seconds (default 900): lower it, or raise takeover_after_seconds."
+    condition     = coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) >= 1 && coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) < coalesce(try(var.multi_region.takeover_after_seconds, null), 900)
+    error_message = "multi_region.takeover_settle_seconds must be from 1 to below takeover_after_seconds (default 900): lower it, or raise takeover_after_seconds."
   }
 }
 
