@@ -27,8 +27,10 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
-// The settings of the multi-Region run: the example's two Regions, the
-// shortest takeover delay the pipeline takes, and how often the test fires
+// The settings of the multi-Region run: the example's two Regions, a
+// takeover delay of a minute (far above the time a loaded machine takes
+// between two of the test's reconciler runs, so that a healthy Region is
+// never taken over), and how often the test fires
 // the reconcilers (the example's schedules, every 5 minutes, are set to
 // once a day, so that only the test runs them).
 const (
