@@ -68,8 +68,9 @@ func newRegionRuns(base *reconcile.Reconciler, cfg config.Config, clients Client
 // run is one reconciler invocation. A worker sweeps the Region its request
 // names (its own without one); a scheduled run plans first. When the plan
 // cannot be read or written, the run sweeps its own Region's events, as a
-// Region with no peers would: a successor may then publish some of them
-// too, which consumers drop by event id, and none waits.
+// Region with no peers would, and counts it in TakeoverUnavailable: a
+// successor may then publish some of them too, which consumers drop by
+// event id, and none waits.
 func (rr *regionRuns) run(ctx context.Context, req ReconcileRequest, minAge time.Duration, m *metrics.Recorder) (RegionsReport, reconcile.Report, error) {
 	if req.Worker {
 		region := req.Region
@@ -83,10 +84,12 @@ func (rr *regionRuns) run(ctx context.Context, req ReconcileRequest, minAge time
 		return RegionsReport{Swept: []string{region}}, rec.Run(ctx, minAge, m), nil
 	}
 	plan, err := rr.takeover.Plan(ctx, rr.pending.Load())
+	unavailable := 0
 	if err != nil {
 		rr.log.WarnContext(ctx, "reading or writing the Regions' heartbeats and takeover claims failed; sweeping this Region's own events", "region", rr.self, "error", err)
-		plan = takeover.Plan{Publish: []string{rr.self}}
+		plan, unavailable = takeover.Plan{Publish: []string{rr.self}}, 1
 	}
+	m.Add(metrics.TakeoverUnavailable, unavailable)
 	rep := RegionsReport{Swept: plan.Publish, HeldBy: plan.HeldBy, Claimed: plan.Claimed, Lost: plan.Lost, Released: plan.Released}
 	for _, r := range plan.Publish {
 		if r != rr.self {

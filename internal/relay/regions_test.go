@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,6 +33,7 @@ func (c *regionsClock) set(at time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.a
 // is the decisions carried out by the reconciler.
 type regionsFixture struct {
 	t     *testing.T
+	cfg   config.Config
 	fake  *relaytest.AWS
 	clock *regionsClock
 	relay map[string]*relay.Relay
@@ -43,11 +45,19 @@ func newRegionsFixture(t *testing.T) *regionsFixture {
 	cfg := testConfig(layouts["dedicated"], config.TargetEventBridge, config.ActionMark)
 	cfg.Regions = regionsPeers
 	cfg.TakeoverAfter, cfg.TakeoverSettle = 15*time.Minute, time.Millisecond
-	f := &regionsFixture{t: t, fake: relaytest.New(t, cfg.Table), clock: &regionsClock{at: now}, relay: map[string]*relay.Relay{}}
+	f := &regionsFixture{t: t, cfg: cfg, fake: relaytest.New(t, cfg.Table), clock: &regionsClock{at: now}, relay: map[string]*relay.Relay{}}
 	for _, region := range regionsPeers {
 		f.relay[region] = newRelay(t, cfg, f.fake, relay.Options{Now: f.clock.now, Retry: &noSleep, Region: region})
 	}
 	return f
+}
+
+// captureMetrics replaces region's relay with one whose metrics go to the
+// buffer it returns.
+func (f *regionsFixture) captureMetrics(region string) *bytes.Buffer {
+	var metrics bytes.Buffer
+	f.relay[region] = newRelay(f.t, f.cfg, f.fake, relay.Options{Now: f.clock.now, Retry: &noSleep, Region: region, Metrics: &metrics})
+	return &metrics
 }
 
 // write puts n pending events written in origin.
@@ -169,10 +179,17 @@ func TestReconcileWorkerSweepsItsRequestsRegion(t *testing.T) {
 
 // TestReconcileSweepsItsOwnWhenTheHeartbeatFails: a run that cannot write
 // its heartbeat publishes its own Region's events, as a Region without
-// peers would, rather than none.
+// peers would, rather than none, and counts itself in TakeoverUnavailable,
+// which a run that wrote its heartbeat reports as 0.
 func TestReconcileSweepsItsOwnWhenTheHeartbeatFails(t *testing.T) {
 	t.Parallel()
 	f := newRegionsFixture(t)
+	metrics := f.captureMetrics("us-east-1")
+	f.run("us-east-1", 0)
+	if got := (&harness{metrics: metrics}).metric(t, "TakeoverUnavailable"); got != 0 || !strings.Contains(metrics.String(), `"TakeoverUnavailable"`) {
+		t.Errorf("TakeoverUnavailable of a run that wrote its heartbeat = %v in %s, want 0", got, metrics)
+	}
+	metrics.Reset()
 	f.fake.WriteError = func(sortKey string, _ int) error {
 		if sortKey == outbox.RegionSortKey {
 			return &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized to perform dynamodb:PutItem"}
@@ -180,9 +197,12 @@ func TestReconcileSweepsItsOwnWhenTheHeartbeatFails(t *testing.T) {
 		return nil
 	}
 	ours := f.write("us-east-1", 2)
-	rep := f.run("us-east-1", 0)
+	rep := f.run("us-east-1", time.Minute)
 	if !slices.Equal(rep.Regions.Swept, []string{"us-east-1"}) || rep.Published != len(ours) {
 		t.Fatalf("with the heartbeat denied: %+v %+v, want its own %d events", rep.Regions, rep.Report, len(ours))
+	}
+	if got := (&harness{metrics: metrics}).metric(t, "TakeoverUnavailable"); got != 1 {
+		t.Errorf("TakeoverUnavailable with the heartbeat denied = %v, want 1", got)
 	}
 }
 

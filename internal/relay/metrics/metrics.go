@@ -55,6 +55,13 @@ const (
 	// Region only. They are published out of their key's order rather than
 	// dropped.
 	OrderingConflicts = "OrderingConflicts"
+	// TakeoverUnavailable counts, in a multi-Region pipeline, the
+	// scheduled reconciler runs that could not read or write the Regions'
+	// heartbeats and takeover claims and swept only their own Region's
+	// events: 0 or 1 a run. While it lasts the Region writes no
+	// heartbeat (its peers take it over after takeover_after) and takes
+	// over no silent peer.
+	TakeoverUnavailable = "TakeoverUnavailable"
 	// Backlog is, at the end of a reconciler run, the pending events older
 	// than the minimum age that the run found: the whole backlog when the
 	// run swept every shard, a lower bound otherwise.
