@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	cwtypes "github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -128,13 +129,50 @@ func TestAccPipeline_alarms(t *testing.T) {
 	})
 }
 
-// alarmARNs checks alarm_arns: every alarm of the pipeline, by key.
-func alarmARNs(name string) knownvalue.Check {
+// TestAccPipeline_alarmsMultiRegion: a multi-Region pipeline's alarms add
+// takeover_unavailable, on the reconciler's TakeoverUnavailable, to
+// alarm_arns; import finds it.
+func TestAccPipeline_alarmsMultiRegion(t *testing.T) {
+	e := newAccEnv(t)
+	name, app := e.Name("alarmedregions"), e.Name("acc-alarmedregions")
+	n := provision.NamesFor(name)
+	e.CreateAppTable(app, ddbtypes.StreamViewTypeNewAndOldImages)
+	topic := e.alertTopic(t)
+	before := e.Snapshot()
+	config := e.PipelineConfig(name, fastRelayMapping+fmt.Sprintf(`
+  table = {
+    existing      = true
+    name          = %q
+    partition_key = "pk"
+    sort_key      = "sk"
+  }
+  multi_region = {
+    regions = ["us-east-1", "eu-west-1"]
+  }
+  alarms = {
+    sns_topic_arn = %q
+  }`, app, topic))
+	e.run(t, e.CheckDestroy(name, before), []resource.TestStep{
+		{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(accResource, attrPath("alarm_arns"), alarmARNs(name, provision.AlarmTakeoverUnavailable)),
+			},
+			Check: e.checkAlarm(n.Alarm(provision.AlarmTakeoverUnavailable), "Outbox", "TakeoverUnavailable", n.ReconcilerFunction, 0, topic),
+		},
+		emptyPlanStep(config),
+		importStep(config, accResource, name, "table.deletion_protection", "table.point_in_time_recovery"),
+	})
+}
+
+// alarmARNs checks alarm_arns: every alarm of the pipeline, by key, those
+// of a single-Region pipeline and the extra keys.
+func alarmARNs(name string, extra ...string) knownvalue.Check {
 	n := provision.NamesFor(name)
 	arn := func(alarm string) knownvalue.Check {
 		return knownvalue.StringRegexp(regexp.MustCompile(`^arn:aws:cloudwatch:[a-z0-9-]+:\d{12}:alarm:` + regexp.QuoteMeta(alarm) + `$`))
 	}
-	return knownvalue.MapExact(map[string]knownvalue.Check{
+	want := map[string]knownvalue.Check{
 		provision.AlarmDLQNotEmpty:                 arn(n.AlarmDLQNotEmpty),
 		provision.AlarmRelayErrors:                 arn(n.AlarmRelayErrors),
 		provision.AlarmIteratorAge:                 arn(n.AlarmIteratorAge),
@@ -144,7 +182,11 @@ func alarmARNs(name string) knownvalue.Check {
 		provision.AlarmReconcilerEventsFailed:      arn(name + "-reconciler-events-failed"),
 		provision.AlarmReconcilerEnvironmentErrors: arn(name + "-reconciler-environment-errors"),
 		provision.AlarmStuck:                       arn(name + "-stuck"),
-	})
+	}
+	for _, k := range extra {
+		want[k] = arn(n.Alarm(k))
+	}
+	return knownvalue.MapExact(want)
 }
 
 // checkAlarms checks the alarms that TestAccPipeline_alarms configures,

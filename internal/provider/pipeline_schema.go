@@ -78,7 +78,7 @@ func (r *PipelineResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"writer": writerResourceAttribute(),
 			"alarm_arns": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age`, `events_failed`, `environment_errors` and, with the reconciler, `oldest_pending_age`, `stuck`, `reconciler_events_failed` and `reconciler_environment_errors`. " +
+				MarkdownDescription: "ARNs of the CloudWatch alarms by key: `dlq_not_empty`, `relay_errors`, `iterator_age`, `events_failed`, `environment_errors`, with the reconciler `oldest_pending_age`, `stuck`, `reconciler_events_failed` and `reconciler_environment_errors`, and with `multi_region` `ordering_conflicts` (in ordered mode) and `takeover_unavailable` (with the reconciler). " +
 					"Null without `alarms`.",
 			},
 			"table":         tableAttribute(),
@@ -221,6 +221,8 @@ func alarmsAttribute() schema.SingleNestedAttribute {
 		"`<name>-stuck` (metric math: `OldestPendingAge` above the same threshold while neither function's `EventsPublished` counts an event in the period: stuck, nothing goes out; raised alone, `oldest_pending_age` means catching up). "+
 		"Besides, for the relay (and, with the reconciler, `<name>-reconciler-events-failed` and `<name>-reconciler-environment-errors` for it): `<name>-events-failed` (`Outbox` `EventsFailed` above 0: poison events were marked `FAILED` and wait for a person) and "+
 		"`<name>-environment-errors` (`Outbox` `PublishErrors` with `ErrorClass = environment` above 0: a missing permission, bus or topic, or a disabled KMS key; the events stay pending until it is fixed). "+
+		"With `multi_region`: in ordered mode `<name>-ordering-conflicts` (the `Outbox` `OrderingConflicts` of both functions above 0, a warning: an ordering key written in two Regions at once, its events published out of order, none lost) and, with the reconciler, "+
+		"`<name>-takeover-unavailable` (the reconciler's `Outbox` `TakeoverUnavailable` above 0: a run could not read or write the Regions' heartbeats and takeover claims and swept only its own Region). "+
 		"The relay's alarms have a 60-second period. Unset (null), there are no alarms; removing it deletes them.",
 		map[string]schema.Attribute{
 			"enabled":                        boolSetting("Create the alarms; `false` deletes them and keeps the settings."),

@@ -38,11 +38,20 @@ const (
 	// relay or the reconciler: the pipeline is stuck. oldest_pending_age
 	// alone means behind, which a pipeline catching up after an outage is.
 	AlarmStuck = "stuck"
+	// AlarmOrderingConflicts raises, on an ordered multi-Region pipeline,
+	// on any ordered event published out of its key's order because the
+	// key was written in two Regions at once: a warning, nothing is lost.
+	AlarmOrderingConflicts = "ordering_conflicts"
+	// AlarmTakeoverUnavailable raises, on a multi-Region pipeline, when a
+	// scheduled reconciler run could not read or write the Regions'
+	// heartbeats and takeover claims and swept only its own Region.
+	AlarmTakeoverUnavailable = "takeover_unavailable"
 )
 
 // AlarmKeys lists the alarm keys in the order the alarms are created.
 var AlarmKeys = []string{AlarmDLQNotEmpty, AlarmRelayErrors, AlarmIteratorAge, AlarmOldestPendingAge,
-	AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors, AlarmStuck}
+	AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors, AlarmStuck,
+	AlarmOrderingConflicts, AlarmTakeoverUnavailable}
 
 // The relay's metric of publish errors by class (internal/relay/metrics).
 const (
@@ -257,6 +266,48 @@ func AlarmDefinitions(s Spec) []AlarmDefinition {
 			types.ComparisonOperatorGreaterThanThreshold))
 		defs = append(defs, stuckAlarm(def, s, n))
 	}
+	return append(defs, regionAlarms(def, s, n)...)
+}
+
+// regionAlarms are the alarms of a multi-Region pipeline (none for
+// another): with ordered mode, ordering_conflicts on OrderingConflicts of
+// both functions (either publishes through the ordered gate; the
+// reconciler's only with it), and, with the reconciler,
+// takeover_unavailable on its TakeoverUnavailable. Each raises on the
+// first occurrence in a period and treats missing data as not breaching:
+// OrderingConflicts is sent only when there are some, TakeoverUnavailable
+// only by scheduled runs.
+func regionAlarms(def alarmDef, s Spec, n Names) []AlarmDefinition {
+	if len(s.MultiRegion.Regions) == 0 {
+		return nil
+	}
+	var defs []AlarmDefinition
+	if s.Ordered {
+		d := def(AlarmOrderingConflicts, "warning: ordered events were published out of their key's order because the key was written in two Regions at once; nothing is lost and consumers drop repeats by event id, "+
+			"but those events' order is undefined: write each ordering key in one Region at a time (a home Region per aggregate)",
+			metrics.Namespace, metrics.OrderingConflicts, metrics.DimensionFunctionName, n.RelayFunction, "Sum",
+			alarmPeriod, 1, 0, types.ComparisonOperatorGreaterThanThreshold)
+		if !s.Reconciler.Disabled {
+			d.Namespace, d.MetricName, d.Statistic, d.Period, d.Dimensions = "", "", "", 0, nil
+			metric := func(id, function string) AlarmMetric {
+				return AlarmMetric{ID: id, Namespace: metrics.Namespace, MetricName: metrics.OrderingConflicts,
+					Dimensions: map[string]string{metrics.DimensionFunctionName: function}, Statistic: "Sum", Period: alarmPeriod}
+			}
+			d.Metrics = []AlarmMetric{metric("relay", n.RelayFunction), metric("reconciler", n.ReconcilerFunction),
+				{ID: "conflicts", ReturnData: true, Expression: "FILL(relay, 0) + FILL(reconciler, 0)"}}
+		}
+		d.TreatMissingData = "notBreaching"
+		defs = append(defs, d)
+	}
+	if !s.Reconciler.Disabled {
+		d := def(AlarmTakeoverUnavailable, "the reconciler could not read or write the Regions' heartbeats and takeover claims and swept only its own Region's events: "+
+			"while this lasts the Region writes no heartbeat (its peers take it over after the takeover delay, and publish some of its events twice) and takes over no silent peer; "+
+			"the function's log names the error (a missing dynamodb:GetItem, PutItem or DeleteItem permission, throttling)",
+			metrics.Namespace, metrics.TakeoverUnavailable, metrics.DimensionFunctionName, n.ReconcilerFunction, "Sum",
+			reconcilerPeriod(s.Reconciler.ScheduleExpression), 1, 0, types.ComparisonOperatorGreaterThanThreshold)
+		d.TreatMissingData = "notBreaching"
+		defs = append(defs, d)
+	}
 	return defs
 }
 
@@ -422,6 +473,8 @@ type AlarmARNs struct {
 	ReconcilerEventsFailed      string `json:"ReconcilerEventsFailed,omitempty"`
 	ReconcilerEnvironmentErrors string `json:"ReconcilerEnvironmentErrors,omitempty"`
 	Stuck                       string `json:"Stuck,omitempty"`
+	OrderingConflicts           string `json:"OrderingConflicts,omitempty"`
+	TakeoverUnavailable         string `json:"TakeoverUnavailable,omitempty"`
 }
 
 func (a *AlarmARNs) field(key string) *string {
@@ -430,7 +483,7 @@ func (a *AlarmARNs) field(key string) *string {
 		AlarmIteratorAge: &a.IteratorAge, AlarmOldestPendingAge: &a.OldestPendingAge,
 		AlarmEventsFailed: &a.EventsFailed, AlarmEnvironmentErrors: &a.EnvironmentErrors,
 		AlarmReconcilerEventsFailed: &a.ReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors: &a.ReconcilerEnvironmentErrors,
-		AlarmStuck: &a.Stuck,
+		AlarmStuck: &a.Stuck, AlarmOrderingConflicts: &a.OrderingConflicts, AlarmTakeoverUnavailable: &a.TakeoverUnavailable,
 	}
 	if f, ok := fields[key]; ok {
 		return f

@@ -11,8 +11,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/component/componenttest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
 
 func describeAll(t *testing.T, ctx context.Context, c *Provisioner, prefix string) map[string]types.MetricAlarm {
@@ -282,5 +286,56 @@ func checkStuckAlarm(t *testing.T, a types.MetricAlarm, n Names, threshold, peri
 	}
 	if len(want) != 0 {
 		t.Errorf("stuck alarm lacks the metrics %v", want)
+	}
+}
+
+// An ordered multi-Region pipeline gets the alarms of its Region's
+// takeover and of its ordering keys written in two Regions, as CloudWatch
+// describes them, reads back without drift, and loses both when it
+// becomes a single-Region pipeline.
+func TestLocalRegionAlarms(t *testing.T) {
+	t.Parallel()
+	_, c, ctx := startStack(t, append(coreServices, "scheduler", "cloudwatch")...)
+	region := c.DynamoDB.Options().Region
+	createAppTable(t, ctx, c, "regional", ddbtypes.StreamViewTypeNewAndOldImages)
+	q, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("regional-orders.fifo"), Attributes: map[string]string{"FifoQueue": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qa, err := c.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: q.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Name: "regional", Table: TableSpec{Existing: true, Name: "regional", PartitionKey: "pk", SortKey: "sk"},
+		Ordered: true, Target: TargetSpec{Type: targetkind.SQS, QueueARN: qa.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]},
+		MultiRegion: MultiRegionSpec{Regions: []string{region, "eu-west-1"}}, Alarms: AlarmsSpec{Enabled: true}}
+	st := must.Create(t, ctx, c, spec)
+	t.Cleanup(func() { _, _ = c.Delete(context.Background(), st) })
+	n := NamesFor(spec.Name)
+	got := describeAll(t, ctx, c, "regional-")
+	conflicts, unavailable := got[n.Alarm(AlarmOrderingConflicts)], got[n.Alarm(AlarmTakeoverUnavailable)]
+	if st.Alarms.OrderingConflicts != aws.ToString(conflicts.AlarmArn) || len(conflicts.Metrics) != 3 ||
+		aws.ToString(conflicts.Metrics[2].Expression) != "FILL(relay, 0) + FILL(reconciler, 0)" {
+		t.Errorf("ordering_conflicts: recorded %q, described %+v", st.Alarms.OrderingConflicts, conflicts)
+	}
+	if st.Alarms.TakeoverUnavailable != aws.ToString(unavailable.AlarmArn) || aws.ToString(unavailable.MetricName) != "TakeoverUnavailable" ||
+		len(unavailable.Dimensions) != 1 || aws.ToString(unavailable.Dimensions[0].Value) != n.ReconcilerFunction {
+		t.Errorf("takeover_unavailable: recorded %q, described %+v", st.Alarms.TakeoverUnavailable, unavailable)
+	}
+	if _, drift := must.Read(t, ctx, c, spec, st); !drift.None() {
+		t.Errorf("Read reports drift: %s", drift)
+	}
+
+	single := spec
+	single.MultiRegion = MultiRegionSpec{}
+	st = must.Update(t, ctx, c, single, st, "a single Region")
+	got = describeAll(t, ctx, c, "regional-")
+	for _, k := range []string{AlarmOrderingConflicts, AlarmTakeoverUnavailable} {
+		if _, ok := got[n.Alarm(k)]; ok || st.Alarms.get(k) != "" {
+			t.Errorf("%s of a single-Region pipeline: described %t, recorded %q", k, ok, st.Alarms.get(k))
+		}
+	}
+	if len(st.Alarms.Map()) != len(AlarmKeys)-2 {
+		t.Errorf("a single-Region pipeline has alarms %v, want every other", slices.Sorted(maps.Keys(st.Alarms.Map())))
 	}
 }

@@ -3,6 +3,7 @@ package provision
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,9 +11,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 	"github.com/outboxkit/terraform-provider-outbox/internal/golden"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 )
 
 const goldenTopic = "arn:aws:sns:eu-west-1:123456789012:alerts"
+
+var (
+	goldenFIFO  = TargetSpec{Type: targetkind.SQS, QueueARN: "arn:aws:sqs:eu-west-1:123456789012:orders.fifo"}
+	goldenPeers = MultiRegionSpec{Regions: []string{"eu-west-1", "us-east-1"}}
+)
 
 func TestAlarmDefinitions(t *testing.T) {
 	t.Parallel()
@@ -25,6 +33,7 @@ func TestAlarmDefinitions(t *testing.T) {
 		"alarms_hourly_reconciler": {Name: "orders", Reconciler: ReconcilerSpec{ScheduleExpression: "rate(1 hour)"}, Alarms: AlarmsSpec{
 			Enabled: true, OldestPendingAgeThresholdSeconds: 7200, EvaluationPeriods: 2,
 		}},
+		"alarms_multi_region_ordered": {Name: "orders", Ordered: true, Target: goldenFIFO, MultiRegion: goldenPeers, Alarms: AlarmsSpec{Enabled: true, SNSTopicARN: goldenTopic}},
 	} {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -40,13 +49,59 @@ func TestAlarmDefinitions(t *testing.T) {
 	}
 }
 
+// The alarms of a multi-Region pipeline: ordering_conflicts in ordered
+// mode only (on both functions, or the relay alone without the
+// reconciler), takeover_unavailable with the reconciler only; neither for
+// a single-Region pipeline.
+func TestRegionAlarms(t *testing.T) {
+	t.Parallel()
+	on := AlarmsSpec{Enabled: true}
+	for _, c := range []struct {
+		name string
+		spec Spec
+		want []string
+	}{
+		{"single Region, ordered", Spec{Ordered: true, Target: goldenFIFO, Alarms: on}, nil},
+		{"multi-Region", Spec{MultiRegion: goldenPeers, Alarms: on}, []string{AlarmTakeoverUnavailable}},
+		{"multi-Region, ordered", Spec{Ordered: true, Target: goldenFIFO, MultiRegion: goldenPeers, Alarms: on}, []string{AlarmOrderingConflicts, AlarmTakeoverUnavailable}},
+		{"multi-Region, ordered, no reconciler", Spec{Ordered: true, Target: goldenFIFO, MultiRegion: goldenPeers, Reconciler: ReconcilerSpec{Disabled: true}, Alarms: on},
+			[]string{AlarmOrderingConflicts}},
+	} {
+		c.spec.Name = "orders"
+		if err := c.spec.Validate(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		var conflicts AlarmDefinition
+		for _, d := range AlarmDefinitions(c.spec) {
+			if d.Key == AlarmOrderingConflicts || d.Key == AlarmTakeoverUnavailable {
+				got = append(got, d.Key)
+			}
+			if d.Key == AlarmOrderingConflicts {
+				conflicts = d
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: region alarms %q, want %q", c.name, got, c.want)
+		}
+		if conflicts.Key == "" {
+			continue
+		}
+		// Without the reconciler, one metric of the relay; with it, the sum
+		// of both functions'.
+		if c.spec.Reconciler.Disabled != (conflicts.MetricName == metrics.OrderingConflicts && conflicts.Dimensions[metrics.DimensionFunctionName] == "orders-relay" && len(conflicts.Metrics) == 0) {
+			t.Errorf("%s: ordering_conflicts watches %s %v %+v", c.name, conflicts.MetricName, conflicts.Dimensions, conflicts.Metrics)
+		}
+	}
+}
+
 // Every definition is accepted as is by the local CloudWatch's rules and
 // compares equal to the alarm it creates; a changed setting is reported.
 func TestAlarmDefinitionDiff(t *testing.T) {
 	t.Parallel()
-	defs := AlarmDefinitions(Spec{Name: "orders", Alarms: AlarmsSpec{Enabled: true, SNSTopicARN: goldenTopic}})
-	if len(defs) != 9 {
-		t.Fatalf("%d definitions, want 9", len(defs))
+	defs := AlarmDefinitions(Spec{Name: "orders", Ordered: true, Target: goldenFIFO, MultiRegion: goldenPeers, Alarms: AlarmsSpec{Enabled: true, SNSTopicARN: goldenTopic}})
+	if len(defs) != len(AlarmKeys) {
+		t.Fatalf("%d definitions, want %d", len(defs), len(AlarmKeys))
 	}
 	for _, d := range defs {
 		in := d.input(map[string]string{"team": "orders"})

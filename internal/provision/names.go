@@ -69,7 +69,8 @@ func (n Names) Alarm(key string) string {
 		return n.AlarmIteratorAge
 	case AlarmOldestPendingAge:
 		return n.AlarmOldestPendingAge
-	case AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors, AlarmStuck:
+	case AlarmEventsFailed, AlarmEnvironmentErrors, AlarmReconcilerEventsFailed, AlarmReconcilerEnvironmentErrors, AlarmStuck,
+		AlarmOrderingConflicts, AlarmTakeoverUnavailable:
 		// <name>-events-failed, <name>-environment-errors...
 		return strings.TrimSuffix(n.RelayFunction, suffixRelay) + "-" + strings.ReplaceAll(key, "_", "-")
 	}
