@@ -42,6 +42,9 @@ BenchmarkConsumerBatch/concurrency-1-2    	      20	 143472344 ns/op	        13.
 BenchmarkConsumerBatch/concurrency-10-2   	      20	  30052142 ns/op	         3.017 invocation-ms/msg	         4.200 p99-added-invocation-ms/msg
 BenchmarkClaimCheck-2   	       20	2874285619 ns/op	         3.479 MiB/s	         3.479 events/s	         3.000 s3requests/event	         1.000 sweeps3requests/event	         4.000 wru/event
 PASS
+pkg: github.com/outboxkit/terraform-provider-outbox/internal/perfreport
+BenchmarkRegions-2   	       1	53501717680 ns/op	         0.01100 regions-1-relay_invocations_per_event	         0 regions-1-replicated_wu_per_event_per_region	         2.000 regions-1-stream_reads_per_event	         6.000 regions-1-wu_per_event	         0.01150 regions-2-relay_invocations_per_event	         2.000 regions-2-replicated_wu_per_event_per_region	         2.000 regions-2-stream_reads_per_event	         6.000 regions-2-wu_per_event	         0.01100 regions-3-relay_invocations_per_event	         2.000 regions-3-replicated_wu_per_event_per_region	         2.000 regions-3-stream_reads_per_event	         6.000 regions-3-wu_per_event	        27.00 takeover_bound_s	        26.70 takeover_first_s	        29.82 takeover_last_s
+PASS
 `
 
 func TestParseBench(t *testing.T) {
@@ -49,7 +52,7 @@ func TestParseBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Benchmarks) != 24 || out.CPU != "AMD EPYC" {
+	if len(out.Benchmarks) != 25 || out.CPU != "AMD EPYC" {
 		t.Fatalf("parsed %d benchmarks, cpu %q: %+v", len(out.Benchmarks), out.CPU, out.Benchmarks)
 	}
 	b, ok := out.Find("BenchmarkRelay/relay/delete")

@@ -78,14 +78,14 @@ func BenchmarkRegions(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, run := range res.Runs {
-			p := fmt.Sprintf("regions-%d-", run.Regions)
-			b.ReportMetric(run.WriteUnitsPerEvent(), p+"wu_per_event")
-			b.ReportMetric(run.ReplicatedUnitsPerEventPerRegion(), p+"replicated_wu_per_event_per_region")
-			b.ReportMetric(run.StreamReadsPerEvent(), p+"stream_reads_per_event")
-			b.ReportMetric(run.InvocationsPerEvent(), p+"relay_invocations_per_event")
+			b.ReportMetric(run.WriteUnitsPerEvent(), regionsMetric(run.Regions, UnitRegionsWriteUnits))
+			b.ReportMetric(run.ReplicatedUnitsPerEventPerRegion(), regionsMetric(run.Regions, UnitRegionsReplicatedUnits))
+			b.ReportMetric(run.StreamReadsPerEvent(), regionsMetric(run.Regions, UnitRegionsStreamReads))
+			b.ReportMetric(run.InvocationsPerEvent(), regionsMetric(run.Regions, UnitRegionsInvocations))
 		}
-		b.ReportMetric(res.Takeover.First.Seconds(), "takeover_first_s")
-		b.ReportMetric(res.Takeover.Last.Seconds(), "takeover_last_s")
+		b.ReportMetric(res.Takeover.First.Seconds(), UnitTakeoverFirst)
+		b.ReportMetric(res.Takeover.Last.Seconds(), UnitTakeoverLast)
+		b.ReportMetric(res.Takeover.Bound().Seconds(), UnitTakeoverBound)
 		if !res.Takeover.WithinBound() {
 			b.Errorf("the takeover published %d of %d events, the last after %s: over its bound %s", res.Takeover.Received, res.Takeover.Events, res.Takeover.Last, res.Takeover.Bound())
 		}

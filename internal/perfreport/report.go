@@ -103,6 +103,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	r.writeConsumer(p)
 	r.writeClaimCheck(p)
 	r.writeOrdered(p)
+	r.writeRegions(p)
 	r.writeRecovery(p)
 	r.writeDeployment(p)
 	writeMethod(p)
@@ -208,7 +209,7 @@ func writeMethod(p func(string, ...any)) {
 	p("make bench")
 	p("```")
 	p("")
-	p("builds the relay packages (`go generate ./internal/relaypackage`, which also builds the naive relay into `internal/relaypackage/dist/_naive/`, left out of the provider), runs every Go benchmark (`go test -run '^$' -bench . -benchtime 20x ./...`, output kept in `bin/bench.out`; `BenchmarkRecovery` once), then `go run ./cmd/outbox-bench`, which parses that output, starts a local AWS stack in its own process, makes the stack measurements above, drains the recovery backlog on a second stack of its own, and writes this file and its histogram. `go run ./cmd/outbox-bench -h` lists the knobs (events, interval, burst size and runs, cold starts, applies, and the recovery's events, keys, hot keys, reconciler interval and stream retention; `-recovery-events 0` leaves the recovery out).")
+	p("builds the relay packages (`go generate ./internal/relaypackage`, which also builds the naive relay into `internal/relaypackage/dist/_naive/`, left out of the provider), runs every Go benchmark (`go test -run '^$' -bench . -benchtime 20x ./...`, output kept in `bin/bench.out`; `BenchmarkRecovery` and `BenchmarkRegions` once), then `go run ./cmd/outbox-bench`, which parses that output, starts a local AWS stack in its own process, makes the stack measurements above, drains the recovery backlog on a second stack of its own, and writes this file and its histogram. `go run ./cmd/outbox-bench -h` lists the knobs (events, interval, burst size and runs, cold starts, applies, and the recovery's events, keys, hot keys, reconciler interval and stream retention; `-recovery-events 0` leaves the recovery out).")
 	p("")
 	p("Latencies use one clock (everything runs on this machine). Percentiles are nearest-rank. Figures from one run; the machine's other load is the largest source of variance.")
 }
