@@ -91,7 +91,7 @@ output "schedule_arn" {
 }
 
 output "alarm_arns" {
-  description = "ARNs of the pipeline's CloudWatch alarms by key (`dlq_not_empty`, `relay_errors`, `iterator_age`, `events_failed`, `environment_errors` and, with the reconciler, `oldest_pending_age`, `stuck`, `reconciler_events_failed`, `reconciler_environment_errors`); empty with `alarms = null`."
+  description = "ARNs of the pipeline's CloudWatch alarms by key (`dlq_not_empty`, `relay_errors`, `iterator_age`, `events_failed`, `environment_errors` with the reconciler `oldest_pending_age`, `stuck`, `reconciler_events_failed`, `reconciler_environment_errors`, and with `multi_region` `ordering_conflicts` (ordered mode) and `takeover_unavailable` (with the reconciler)); empty with `alarms = null`."
   value       = outbox_pipeline.this.alarm_arns != null ? outbox_pipeline.this.alarm_arns : {}
 }
 

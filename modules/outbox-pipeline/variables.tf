@@ -331,7 +331,7 @@ variable "force_destroy" {
 }
 
 variable "alarms" {
-  description = "CloudWatch alarms on the pipeline (`<name>-dlq-not-empty`, `<name>-relay-errors`, `<name>-iterator-age`, `<name>-events-failed`, `<name>-environment-errors` and, with the reconciler, `<name>-oldest-pending-age` (behind), `<name>-stuck` (nothing published) and the reconciler's own `-events-failed` and `-environment-errors`), notifying `sns_topic_arn` when set. On by default (`{}`): every state in which an event waits for a person raises one. `null` creates none; unset thresholds take the provider's defaults: 1 relay error, an iterator age of 300 seconds, an oldest pending age of 900 seconds, 1 evaluation period, missing data not breaching."
+  description = "CloudWatch alarms on the pipeline (`<name>-dlq-not-empty`, `<name>-relay-errors`, `<name>-iterator-age`, `<name>-events-failed`, `<name>-environment-errors` with the reconciler `<name>-oldest-pending-age` (behind), `<name>-stuck` (nothing published) and the reconciler's own `-events-failed` and `-environment-errors`, and with `multi_region` `<name>-ordering-conflicts` (ordered mode, a warning) and `<name>-takeover-unavailable` (with the reconciler)), notifying `sns_topic_arn` when set. On by default (`{}`): every state in which an event waits for a person raises one. `null` creates none; unset thresholds take the provider's defaults: 1 relay error, an iterator age of 300 seconds, an oldest pending age of 900 seconds, 1 evaluation period, missing data not breaching."
   type = object({
     enabled                              = optional(bool, true)
     sns_topic_arn                        = optional(string)
