@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"runtime"
 	"strconv"
@@ -383,9 +382,7 @@ func (r *regionsRun) fireLoop(ctx context.Context, s *regionSite) {
 		if s.paused.Load() || s.down.Load() {
 			continue
 		}
-		// A Region's own control routes take ?region=.
-		body := map[string]string{"name": s.pipeline.ScheduleName, "group": s.pipeline.ScheduleGroup}
-		if err := r.ctl.Do(ctx, http.MethodPost, "schedules/fire?region="+s.name, body, nil); err != nil && ctx.Err() == nil {
+		if _, err := r.ctl.InRegion(s.name).FireSchedule(ctx, s.pipeline.ScheduleGroup, s.pipeline.ScheduleName); err != nil && ctx.Err() == nil {
 			r.fail(fmt.Errorf("firing the reconciler in %s: %w", s.name, err))
 			return
 		}

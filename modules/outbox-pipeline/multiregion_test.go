@@ -449,8 +449,8 @@ func (m *multiRegionRun) fire(region string) {
 	if !ok {
 		m.t.Fatalf("the schedule ARN of %s, %q, is not arn:...:schedule/<group>/<name>", region, arn)
 	}
-	var res control.FireResult
-	if err := m.ctl.Do(m.ctx, http.MethodPost, "schedules/fire?region="+region, map[string]string{"name": name, "group": group}, &res); err != nil {
+	res, err := m.ctl.InRegion(region).FireSchedule(m.ctx, group, name)
+	if err != nil {
 		m.t.Fatalf("firing the reconciler of %s: %v", region, err)
 	}
 	if !res.Invoked {
