@@ -57,20 +57,29 @@
 //	claimcheck: events=N delivered=N verified=N lost=0 claimed=C bytes=B ... orphans_written=O orphans_removed=O orphans_left=0 objects_kept=C untagged=0 left_after_ttl=0 ...
 //
 // TestChaosRegions runs a multi-Region outbox: a global table (its
-// replicas added with UpdateTable), a multi-Region pipeline applied
-// through provision in each of REGIONS_COUNT Regions (2 by default, 3 with
-// make chaos) and a consumer subscribed in each, writers in every Region
-// (a quarter of the events on aggregates every Region writes), every
-// Region's reconciler fired every two seconds. Counted by event id across
-// the Regions' consumers, nothing may be lost, stranded or received twice,
-// and no Region taken over. 300 events by default (make test), 3,000 with
-// make chaos (REGIONS_EVENTS). TestChaosRegionsTakeover holds the last
-// Region's relay and takes the Region down mid-run until its successor
-// claims it, then brings it back: there must be a takeover and a
-// hand-back, and at most the events written in that window received
-// twice. Both end with RegionsResult.Line:
+// replicas added with UpdateTable), a multi-Region pipeline in ordered
+// mode on an SNS FIFO topic applied through provision in each of
+// REGIONS_COUNT Regions (2 by default, 3 with make chaos) and a consumer
+// (a FIFO queue) subscribed in each, a writer in every Region (half the
+// events ordered on accounts only that Region writes, the rest unordered,
+// a quarter of them on aggregates the first two Regions both write),
+// every Region's reconciler fired every two seconds, under TestChaos's
+// faults in every Region: the topic's publish faults and DynamoDB's
+// throttling (the stack's fault rules are shared by its Regions), relay
+// and reconciler processes killed mid-invocation, and every mapping held
+// past the stream's retention once. Counted by event id across the
+// Regions' consumers, nothing may be lost, stranded or received twice
+// (the FIFO topic drops a Region's own republishing after a kill), no
+// account's events received out of order or with a gap, every fault must
+// fire, and no Region may be taken over. 300 events by default (make
+// test), 3,000 with make chaos (REGIONS_EVENTS).
+// TestChaosRegionsTakeover holds the last Region's relay and takes the
+// Region down mid-run, faults and all, until its successor claims it,
+// then brings it back: there must be a takeover and a hand-back, and at
+// most the events written in that window received twice (window=). Both
+// end with RegionsResult.Line:
 //
-//	chaos-regions: regions=2 written=N delivered=N lost=0 stranded=0 duplicates=D takeovers=T handbacks=H inversions=0 drain_s=S
+//	chaos-regions: regions=2 written=N delivered=N lost=0 stranded=0 duplicates=D window=W takeovers=T handbacks=H inversions=0 gaps=0 kills=K drain_s=S
 package chaos
 
 import (

@@ -243,7 +243,12 @@ func (b *backgroundErrors) failures() error {
 // retrying throttling without a client-side retry quota: the faults are
 // meant to reach the code under test, not to exhaust the test's clients.
 func clientConfig(stack *localaws.Stack) aws.Config {
-	cfg := localawstest.Config(stack)
+	return patient(localawstest.Config(stack))
+}
+
+// patient gives cfg clientConfig's retryer: throttling retried, with no
+// client-side retry quota.
+func patient(cfg aws.Config) aws.Config {
 	cfg.Retryer = func() aws.Retryer {
 		return retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts = 10
@@ -745,6 +750,14 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 	}
 }
 
+// dynamoDBThrottles throttle the relay's marks, and the writers'
+// transactions now and then, so that they retry.
+var dynamoDBThrottles = []control.FaultRule{
+	{Service: "dynamodb", Operation: "UpdateItem", Code: "ProvisionedThroughputExceededException", Rate: 0.08, Message: "chaos: throughput exceeded"},
+	{Service: "dynamodb", Operation: "UpdateItem", Code: "ThrottlingException", Rate: 0.03, Message: "chaos: throttled"},
+	{Service: "dynamodb", Operation: "TransactWriteItems", Code: "ThrottlingException", Rate: 0.02, Message: "chaos: throttled"},
+}
+
 // chaos injects the faults from start until the writers are done, the
 // mapping has been held past the stream's retention at least once, with a
 // spell of faults after each resume, and the environment's faults, from
@@ -752,14 +765,9 @@ func (r *run) writePoison(ctx context.Context, start time.Time) {
 // stand before clearing, with how often each fired.
 func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan struct{}) []control.FaultRule {
 	// The publish call: entries fail with retryable codes or for the
-	// environment, calls are throttled or fail outright.
-	rules := append(r.kind.rules(), []control.FaultRule{
-		// DynamoDB throttles the relay's marks; the writers' transactions
-		// now and then, so that they retry.
-		{Service: "dynamodb", Operation: "UpdateItem", Code: "ProvisionedThroughputExceededException", Rate: 0.08, Message: "chaos: throughput exceeded"},
-		{Service: "dynamodb", Operation: "UpdateItem", Code: "ThrottlingException", Rate: 0.03, Message: "chaos: throttled"},
-		{Service: "dynamodb", Operation: "TransactWriteItems", Code: "ThrottlingException", Rate: 0.02, Message: "chaos: throttled"},
-	}...)
+	// environment, calls are throttled or fail outright; DynamoDB
+	// throttles.
+	rules := append(r.kind.rules(), dynamoDBThrottles...)
 	rules = append(rules, r.claims.faults()...)
 	if r.o.action == "delete" {
 		rules = append(rules, control.FaultRule{Service: "dynamodb", Operation: "BatchWriteItem", Code: "ProvisionedThroughputExceededException", Rate: 0.1, Message: "chaos: throughput exceeded"})

@@ -64,17 +64,23 @@ func (o *KeyOrder) Received(id, key string, seq int64) {
 	k.received[seq] = struct{}{}
 }
 
-// Fill sets the order's counts of r: Inversions, Gaps (for each key, the
-// sequences from 1 to its highest that were never received) and
+// Fill sets the order's counts of r (Counts): Inversions, Gaps and
 // Unsequenced, and marks r Ordered.
 func (o *KeyOrder) Fill(r *Result) {
+	r.Ordered = true
+	r.Inversions, r.Gaps, r.Unsequenced = o.Counts()
+}
+
+// Counts returns the inversions, the gaps (for each key, the sequences
+// from 1 to its highest that were never received) and the events received
+// without an ordering key or a sequence.
+func (o *KeyOrder) Counts() (inversions, gaps, unsequenced int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	r.Ordered = true
-	r.Inversions, r.Unsequenced, r.Gaps = o.inversions, o.unsequenced, 0
 	for _, k := range o.keys {
-		r.Gaps += int(k.max) - len(k.received)
+		gaps += int(k.max) - len(k.received)
 	}
+	return o.inversions, gaps, o.unsequenced
 }
 
 // Keys is how many ordering keys the consumer received events of.

@@ -26,9 +26,14 @@ type RegionsResult struct {
 	// the most duplicates the takeover may cause.
 	Outage        bool
 	WindowWritten int
-	// Inversions counts ordered events received after a later one of their
-	// key (0 when the run writes no ordered events).
-	Inversions int
+	// Inversions counts ordered events first received after a later one
+	// of their key, Gaps the sequences below a key's highest received
+	// that were never received, Unsequenced the ordered events received
+	// without their sequence (KeyOrder.Counts).
+	Inversions, Gaps, Unsequenced int
+	// Kills counts the relay and reconciler processes killed mid-invocation
+	// across Regions.
+	Kills int
 	// Drain is the time from the last write to quiescence.
 	Drain time.Duration
 }
@@ -41,12 +46,14 @@ func NewRegionsResult(t *Tally, regions int) RegionsResult {
 
 // Line is the one-line summary the multi-Region run ends with.
 func (r RegionsResult) Line() string {
-	return fmt.Sprintf("chaos-regions: regions=%d written=%d delivered=%d lost=%d stranded=%d duplicates=%d takeovers=%d handbacks=%d inversions=%d drain_s=%.1f",
-		r.Regions, r.Written, r.Delivered, r.Lost, r.Stranded, r.Duplicates, r.Takeovers, r.Handbacks, r.Inversions, r.Drain.Seconds())
+	return fmt.Sprintf("chaos-regions: regions=%d written=%d delivered=%d lost=%d stranded=%d duplicates=%d window=%d takeovers=%d handbacks=%d inversions=%d gaps=%d kills=%d drain_s=%.1f",
+		r.Regions, r.Written, r.Delivered, r.Lost, r.Stranded, r.Duplicates, r.WindowWritten, r.Takeovers, r.Handbacks, r.Inversions, r.Gaps, r.Kills, r.Drain.Seconds())
 }
 
 // Check returns every violated guarantee: nothing written, an event lost,
-// stranded or received that was never written, an inversion; with every
+// stranded or received that was never written, an ordered event received
+// out of its key's order, missing below a later one or without its
+// sequence; with every
 // Region healthy a takeover or a duplicate; with a Region taken down no
 // takeover or no hand-back, or more duplicates than the events written in
 // the takeover's window.
@@ -57,6 +64,8 @@ func (r RegionsResult) Check() error {
 	v.add(r.Unknown != 0, "%d events were delivered that were never written", r.Unknown)
 	v.add(r.Stranded != 0, "%d events are still PENDING", r.Stranded)
 	v.add(r.Inversions != 0, "%d ordered events were received after a later one of their key", r.Inversions)
+	v.add(r.Gaps != 0, "%d sequences below their key's highest received were never received", r.Gaps)
+	v.add(r.Unsequenced != 0, "%d ordered events were received without their sequence", r.Unsequenced)
 	if !r.Outage {
 		v.add(r.Takeovers != 0, "%d takeovers with every Region healthy, want none", r.Takeovers)
 		v.add(r.Duplicates != 0, "%d duplicates with every Region healthy, want none", r.Duplicates)

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -19,12 +20,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/awsapi"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
 	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relaypackage"
 	"github.com/outboxkit/terraform-provider-outbox/internal/subscription"
+	"github.com/outboxkit/terraform-provider-outbox/internal/targetkind"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -41,27 +44,53 @@ const (
 	takeoverSettle  = 2 * time.Second
 	regionsInterval = 2 * time.Second
 	regionsLag      = 300 * time.Millisecond
-	// sharedAggregates are the aggregates every Region writes events of.
+	// sharedAggregates are the aggregates the first two Regions both write
+	// events of, unordered: a key's order holds only when one Region at a
+	// time writes it.
 	sharedAggregates = 8
+	// homeKeys are each Region's ordering keys: accounts whose ordered
+	// events only their Region writes (a home Region per aggregate).
+	homeKeys = 12
+	// regionsWriteFor is the shortest time the writers take: they are
+	// paced so that the mapping holds, the kills and the outage play out
+	// while they write.
+	regionsWriteFor = 40 * time.Second
+	// regionsBatch is the relay's batch size: small, so that a few hundred
+	// events make enough invocations to kill.
+	regionsBatch = 10
+	// relayKillGap and reconcilerKillGap are the least time between two
+	// kills of one Region's relay, and of its reconciler: a killed
+	// reconciler run holds its shards' leases for their minute, and one
+	// killed in every run would stop its heartbeat.
+	relayKillGap      = 3 * time.Second
+	reconcilerKillGap = 15 * time.Second
 )
 
-// regionsRun is one multi-Region chaos run: a pipeline and a consumer
-// subscription in every Region, on one global table.
+// regionsRun is one multi-Region chaos run: a pipeline in ordered mode on
+// an SNS FIFO topic and a consumer subscription in every Region, on one
+// global table.
 type regionsRun struct {
 	t        *testing.T
 	ctl      *control.Client
 	regions  []*regionSite
 	table    outbox.Table
 	tally    *Tally
+	order    *KeyOrder
 	takeover bool
 	// Counted while the run goes on.
-	takeovers, handbacks, fires atomic.Int64
+	takeovers, handbacks, fires, relayKills, reconcilerKills atomic.Int64
 	// inWindow is set from just before a Region's relay is held until its
 	// hand-back; windowWritten counts the events committed meanwhile.
 	inWindow      atomic.Bool
 	windowWritten atomic.Int64
 	claimsMu      sync.Mutex
 	claims        map[string]string // claim ID -> silent Region, as seen
+	// resumedAt is when the mapping holds ended (before held closes).
+	resumedAt time.Time
+	// sparedReconcilers ends the reconcilers' kills once the writers are
+	// done and the Region taken down is back: a killed run's shard leases
+	// last their minute, which the drain would wait out.
+	sparedReconcilers atomic.Bool
 	backgroundErrors
 }
 
@@ -77,19 +106,25 @@ type regionSite struct {
 	queueURL string
 	down     atomic.Bool
 	paused   atomic.Bool
+	kills    atomic.Int64
 }
 
-// TestChaosRegions runs a multi-Region outbox with every Region healthy:
-// writers in every Region (some aggregates written from two or three),
-// consumers in every Region; every event reaches a consumer exactly once.
+// TestChaosRegions runs a multi-Region outbox with every Region healthy
+// but for TestChaos's faults in each (the publish call's, DynamoDB's
+// throttling, killed relay and reconciler processes, a mapping held past
+// the stream's retention): writers in every Region of ordered events on
+// their own accounts and unordered ones, some aggregates written from two
+// Regions, consumers in every Region; every event reaches a consumer
+// exactly once, each account's events in order, and no Region is taken
+// over.
 func TestChaosRegions(t *testing.T) { runRegions(t, false) }
 
 // TestChaosRegionsTakeover is TestChaosRegions with the last Region taken
 // down mid-run, its relay held just before, for several reconciler
 // intervals past the takeover delay: its successor must claim it and
 // publish its pending events while it is down, and hand it back when it
-// returns; nothing is lost, and the only duplicates are events written in
-// the takeover window.
+// returns; nothing is lost, no account's order inverted, and the only
+// duplicates are events written in the takeover window.
 func TestChaosRegionsTakeover(t *testing.T) { runRegions(t, true) }
 
 func runRegions(t *testing.T, takeover bool) {
@@ -107,13 +142,16 @@ func runRegions(t *testing.T, takeover bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute+time.Duration(events)*20*time.Millisecond)
 	defer cancel()
 
-	stack := localawstest.Start(t)
-	r := &regionsRun{t: t, ctl: localawstest.Control(stack), tally: NewTally(), takeover: takeover, claims: map[string]string{}}
+	stack := localawstest.Start(t, func(so *localaws.Options) {
+		so.StreamRetention = retention
+		so.GCPercent = 400
+	})
+	r := &regionsRun{t: t, ctl: localawstest.Control(stack), tally: NewTally(), order: NewKeyOrder(), takeover: takeover, claims: map[string]string{}}
 	if _, err := r.ctl.SetReplicationLag(ctx, regionsLag.String()); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range regionPeers[:count] {
-		cfg := localawstest.RegionConfig(stack, name)
+		cfg := patient(localawstest.RegionConfig(stack, name))
 		r.regions = append(r.regions, &regionSite{name: name, cfg: cfg, ddb: dynamodb.NewFromConfig(cfg), sqs: sqs.NewFromConfig(cfg), lambda: lambda.NewFromConfig(cfg)})
 	}
 	r.createGlobalTable(ctx)
@@ -121,8 +159,9 @@ func runRegions(t *testing.T, takeover bool) {
 		r.deploy(ctx, s)
 	}
 
+	start := time.Now()
 	res := r.exercise(ctx, events)
-	t.Logf("%d reconciler runs fired across Regions", r.fires.Load())
+	t.Logf("%d reconciler runs fired across Regions; run took %s", r.fires.Load(), time.Since(start).Round(time.Second))
 	line := res.Line()
 	t.Log(line)
 	fmt.Println(line)
@@ -178,19 +217,27 @@ func (r *regionsRun) createGlobalTable(ctx context.Context) {
 }
 
 // deploy applies the Region's pipeline through provision (the code the
-// outbox_pipeline resource runs), adopting the replica, with a short
-// takeover delay, and its consumer's subscription on the Region's default
-// bus.
+// outbox_pipeline resource runs), adopting the replica, in ordered mode on
+// an SNS FIFO topic of the Region, with a short takeover delay, and its
+// consumer's subscription to the topic (a FIFO queue).
 func (r *regionsRun) deploy(ctx context.Context, s *regionSite) {
 	peers := make([]string, len(r.regions))
 	for i, p := range r.regions {
 		peers[i] = p.name
 	}
+	topic, err := fifoTopic(ctx, s.cfg, "regions-"+s.name)
+	if err != nil {
+		r.t.Fatal(err)
+	}
 	spec := provision.Spec{
 		Name:         "regions-" + s.name,
 		Architecture: regionsArch(),
 		Table:        provision.TableSpec{Existing: true, Name: regionsTable, PartitionKey: "pk", SortKey: "sk"},
-		Reconciler:   provision.ReconcilerSpec{MinAge: 5 * time.Second},
+		Target:       provision.TargetSpec{Type: targetkind.SNS, TopicARN: topic[0].Value},
+		Ordered:      true,
+		Relay:        provision.FunctionSpec{Timeout: 30},
+		Mapping:      provision.MappingSpec{BatchSize: regionsBatch},
+		Reconciler:   provision.ReconcilerSpec{MinAge: 5 * time.Second, Function: provision.FunctionSpec{Timeout: 60}},
 		MultiRegion:  provision.MultiRegionSpec{Regions: peers, TakeoverAfter: takeoverAfter, TakeoverSettle: takeoverSettle},
 	}
 	pc := provision.New(s.cfg, provision.RelayCode{Zip: relaypackage.Zip, SHA256: relaypackage.SHA256})
@@ -204,7 +251,7 @@ func (r *regionsRun) deploy(ctx context.Context, s *regionSite) {
 	if s.writer, err = outbox.NewWriter(s.ddb, r.table); err != nil {
 		r.t.Fatal(err)
 	}
-	sub, err := subscription.New(s.cfg).Create(ctx, subscription.Spec{Name: "regions-consumer-" + s.name, Sources: []string{regionsSource},
+	sub, err := subscription.New(s.cfg).Create(ctx, subscription.Spec{Name: "regions-consumer-" + s.name, TopicARN: topic[0].Value, Sources: []string{regionsSource},
 		Queue: subscription.QueueSpec{VisibilityTimeoutSeconds: aws.Int32(60), MaxReceiveCount: subscription.DefaultMaxReceiveCount}})
 	if err != nil {
 		r.t.Fatalf("subscribing in %s: %v", s.name, err)
@@ -213,49 +260,78 @@ func (r *regionsRun) deploy(ctx context.Context, s *regionSite) {
 }
 
 // exercise writes the events from every Region while consumers receive in
-// every Region and the reconcilers run, takes the last Region down mid-run
-// when the run is the takeover's, then waits for the drain and returns the
-// result.
+// every Region, the reconcilers run and the faults play in every Region,
+// takes the last Region down mid-run when the run is the takeover's, then
+// clears the faults, waits for the drain and returns the result.
 func (r *regionsRun) exercise(ctx context.Context, events int) RegionsResult {
 	bg, stop := context.WithCancel(ctx)
 	defer stop()
 	var wg sync.WaitGroup
 	for _, s := range r.regions {
-		wg.Add(2)
-		go func() { defer wg.Done(); r.consume(bg, s) }()
-		go func() { defer wg.Done(); r.fireLoop(bg, s) }()
+		wg.Go(func() { r.consume(bg, s) })
+		wg.Go(func() { r.fireLoop(bg, s) })
 	}
-	wg.Add(1)
-	go func() { defer wg.Done(); r.watchClaims(bg) }()
+	wg.Go(func() { r.watchClaims(bg) })
 
+	faulty, calm := context.WithCancel(ctx)
+	defer calm()
+	held := r.startFaults(faulty)
+	start := time.Now()
 	var writers sync.WaitGroup
 	var next atomic.Int64
-	half := int64(events / 2)
 	for i, s := range r.regions {
-		writers.Add(1)
-		go func() { defer writers.Done(); r.write(bg, i, s, &next, int64(events)) }()
+		writers.Go(func() { r.write(bg, i, s, start, &next, int64(events)) })
 	}
 	if r.takeover {
-		r.outage(ctx, &next, half)
+		r.outage(ctx, &next, int64(events/2), held)
 	}
 	writers.Wait()
+	r.sparedReconcilers.Store(true)
+	written, _ := r.tally.Progress()
+	r.t.Logf("wrote %d events in %s", written, time.Since(start).Round(time.Second))
+	faults := r.stopFaults(ctx, held, calm)
 	drainStart := time.Now()
 	r.drain(ctx)
 	stop()
 	wg.Wait()
+	r.checkFaults(ctx, faults)
 	res := NewRegionsResult(r.tally, len(r.regions))
 	res.Drain = time.Since(drainStart)
 	res.Stranded = r.stranded(ctx)
 	res.Takeovers, res.Handbacks = int(r.takeovers.Load()), int(r.handbacks.Load())
 	res.Outage, res.WindowWritten = r.takeover, int(r.windowWritten.Load())
+	res.Kills = int(r.relayKills.Load() + r.reconcilerKills.Load())
+	res.Inversions, res.Gaps, res.Unsequenced = r.order.Counts()
+	for _, e := range r.order.Examples() {
+		r.t.Logf("  inversion: %s", e)
+	}
 	return res
 }
 
-// write commits events from Region s until n reaches total: each event
-// with an order of its own, every fourth on a shared aggregate that every
-// Region writes. A Region that is down writes nothing; a write cut by the
-// Region going down is read back when it is up.
-func (r *regionsRun) write(ctx context.Context, writer int, s *regionSite, next *atomic.Int64, total int64) {
+// regionsEvent is event n of the Region of index writer: every fourth on
+// an aggregate the first two Regions share (unordered), half of them
+// ordered on one of the Region's own accounts, the rest unordered on an
+// order of their own.
+func regionsEvent(writer int, n int64) outbox.Event {
+	ev := outbox.Event{ID: newID(), Source: regionsSource}
+	switch {
+	case n%4 == 0 && writer < 2:
+		ev.PartitionKey, ev.DetailType = fmt.Sprintf("SHARED#%d", n%sharedAggregates), "StockReserved"
+	case n%2 == 1:
+		ev.PartitionKey, ev.DetailType = fmt.Sprintf("ACCOUNT#%d-%02d", writer, (n/2)%homeKeys), "AmountPosted"
+		ev.OrderingKey = ev.PartitionKey
+	default:
+		ev.PartitionKey, ev.DetailType = fmt.Sprintf("ORDER#%d-%06d", writer, n), "OrderPlaced"
+	}
+	ev.Detail = json.RawMessage(fmt.Sprintf(`{"key":%q,"n":%d}`, ev.PartitionKey, n))
+	return ev
+}
+
+// write commits events from Region s until n reaches total, each at its
+// turn of a schedule paced over regionsWriteFor (regionsEvent). A Region
+// that is down writes nothing; a write cut by the Region going down is
+// read back when it is up.
+func (r *regionsRun) write(ctx context.Context, writer int, s *regionSite, start time.Time, next *atomic.Int64, total int64) {
 	for ctx.Err() == nil {
 		if s.down.Load() {
 			if !sleepUntil(ctx, time.Now().Add(50*time.Millisecond)) {
@@ -264,26 +340,20 @@ func (r *regionsRun) write(ctx context.Context, writer int, s *regionSite, next 
 			continue
 		}
 		n := next.Add(1) - 1
-		if n >= total {
+		if n >= total || !sleepUntil(ctx, start.Add(time.Duration(n)*regionsWriteFor/time.Duration(total))) {
 			return
 		}
-		pk := fmt.Sprintf("ORDER#%d-%06d", writer, n)
-		if n%4 == 0 {
-			pk = fmt.Sprintf("ACCOUNT#%d", n%sharedAggregates)
-		}
-		ev := outbox.Event{ID: newID(), PartitionKey: pk, Source: regionsSource, DetailType: "OrderPlaced",
-			Detail: json.RawMessage(fmt.Sprintf(`{"orderId":%q,"n":%d}`, pk, n))}
-		if err := r.commit(ctx, s, ev); err != nil {
+		if err := r.commit(ctx, s, regionsEvent(writer, n)); err != nil {
 			r.fail(err)
 			return
 		}
-		sleepUntil(ctx, time.Now().Add(20*time.Millisecond))
 	}
 }
 
 // commit writes ev in s and counts it when committed: a failed write may
 // have committed (a lost response, the Region going down), so the item is
-// read back, waiting for the Region to be up, before it is retried.
+// read back, waiting for the Region to be up, before it is retried. A
+// write refused for its key's sequence wrote nothing and is retried.
 func (r *regionsRun) commit(ctx context.Context, s *regionSite, ev outbox.Event) error {
 	sk := r.table.SortKeyFor(ev.ID)
 	for attempt := 1; ; attempt++ {
@@ -291,6 +361,9 @@ func (r *regionsRun) commit(ctx context.Context, s *regionSite, ev outbox.Event)
 		if err == nil {
 			r.written(ev.ID)
 			return nil
+		}
+		if errors.Is(err, outbox.ErrSequenceConflict) && attempt < 5 {
+			continue
 		}
 		var found bool
 		if rerr := r.until(ctx, "reading back "+ev.ID+" in "+s.name, func() (bool, error) {
@@ -323,14 +396,20 @@ func (r *regionsRun) written(id string) {
 }
 
 // outage holds the last Region's relay (its mapping disabled and its
-// reconciler not fired) once half the events are written, so that its
-// events stay pending and replicate pending, takes the Region down, keeps
-// it down for several reconciler intervals past the takeover delay and
-// until its successor has claimed it, then brings it back.
-func (r *regionsRun) outage(ctx context.Context, next *atomic.Int64, half int64) {
+// reconciler not fired) once half the events are written and the
+// mappings' holds are over (held closed), so that its events stay pending
+// and replicate pending, takes the Region down, keeps it down for several
+// reconciler intervals past the takeover delay and until its successor
+// has claimed it, then brings it back.
+func (r *regionsRun) outage(ctx context.Context, next *atomic.Int64, half int64, held <-chan struct{}) {
 	victim := r.regions[len(r.regions)-1]
 	for next.Load() < half && ctx.Err() == nil {
 		sleepUntil(ctx, time.Now().Add(100*time.Millisecond))
+	}
+	select {
+	case <-held:
+	case <-ctx.Done():
+		return
 	}
 	r.inWindow.Store(true)
 	sleepUntil(ctx, time.Now().Add(time.Second))
@@ -352,6 +431,7 @@ func (r *regionsRun) outage(ctx context.Context, next *atomic.Int64, half int64)
 		r.t.Fatal(uerr)
 	}
 	victim.down.Store(false)
+	r.sparedReconcilers.Store(true)
 	r.t.Logf("%s up after %s", victim.name, time.Since(downAt).Round(time.Second))
 	if err != nil {
 		r.fail(err)
@@ -392,26 +472,35 @@ func (r *regionsRun) fireLoop(ctx context.Context, s *regionSite) {
 
 // watchClaims reads every Region's claim on every other Region, counting
 // each claim first seen as a takeover and each claim that goes as a
-// hand-back.
+// hand-back. A round with a failed read counts nothing: a claim it could
+// not read is not gone.
 func (r *regionsRun) watchClaims(ctx context.Context) {
 	for sleepUntil(ctx, time.Now().Add(250*time.Millisecond)) {
-		seen := map[string]string{}
-		for _, s := range r.regions {
-			if s.down.Load() {
-				continue
+		if seen, err := r.readClaims(ctx); err == nil {
+			r.countClaims(seen)
+		}
+	}
+}
+
+// readClaims returns the claims every Region that is up holds, by claim
+// ID.
+func (r *regionsRun) readClaims(ctx context.Context) (map[string]string, error) {
+	seen := map[string]string{}
+	for _, s := range r.regions {
+		if s.down.Load() {
+			continue
+		}
+		for _, silent := range r.regions {
+			out, err := s.ddb.GetItem(ctx, r.table.GetClaim(silent.name))
+			if err != nil {
+				return nil, err
 			}
-			for _, silent := range r.regions {
-				out, err := s.ddb.GetItem(ctx, r.table.GetClaim(silent.name))
-				if err != nil || out.Item == nil {
-					continue
-				}
-				if id, ok := out.Item[outbox.AttrClaimID].(*ddbtypes.AttributeValueMemberS); ok {
-					seen[id.Value] = silent.name
-				}
+			if id, ok := out.Item[outbox.AttrClaimID].(*ddbtypes.AttributeValueMemberS); ok {
+				seen[id.Value] = silent.name
 			}
 		}
-		r.countClaims(seen)
 	}
+	return seen, nil
 }
 
 func (r *regionsRun) countClaims(seen map[string]string) {
@@ -434,7 +523,8 @@ func (r *regionsRun) countClaims(seen map[string]string) {
 	}
 }
 
-// consume receives s's consumer queue, counting every outbox event by id.
+// consume receives s's consumer queue, counting every outbox event by id
+// and the order of every ordered one.
 func (r *regionsRun) consume(ctx context.Context, s *regionSite) {
 	for ctx.Err() == nil {
 		if s.down.Load() {
@@ -451,14 +541,20 @@ func (r *regionsRun) consume(ctx context.Context, s *regionSite) {
 			var ev struct {
 				Detail struct {
 					Metadata struct {
-						EventID string `json:"eventId"`
+						EventID     string `json:"eventId"`
+						OrderingKey string `json:"orderingKey"`
+						Sequence    int64  `json:"sequence"`
 					} `json:"metadata"`
 				} `json:"detail"`
 			}
 			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil || ev.Detail.Metadata.EventID == "" {
 				r.fail(fmt.Errorf("the consumer in %s received a message that is not an outbox event: %.300q", s.name, aws.ToString(m.Body)))
 			} else {
-				r.tally.Received(ev.Detail.Metadata.EventID, now)
+				md := ev.Detail.Metadata
+				r.tally.Received(md.EventID, now)
+				if md.OrderingKey != "" {
+					r.order.Received(md.EventID, md.OrderingKey, md.Sequence)
+				}
 			}
 			entries = append(entries, sqstypes.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle})
 		}
@@ -469,15 +565,30 @@ func (r *regionsRun) consume(ctx context.Context, s *regionSite) {
 }
 
 // drain waits until every written event was received and nothing arrived
-// for a few reconciler intervals (duplicates come late).
+// for a few reconciler intervals (duplicates come late), then until no
+// replica holds a pending event: an event published whose mark a fault
+// refused is published again and marked by a later reconciler run.
 func (r *regionsRun) drain(ctx context.Context) {
+	lastLog := time.Now()
 	err := r.until(ctx, "the drain", func() (bool, error) {
 		written, delivered := r.tally.Progress()
+		if time.Since(lastLog) > 20*time.Second {
+			r.t.Logf("drain: %d of %d events delivered; first undelivered %v", delivered, written, r.tally.Lost(5))
+			lastLog = time.Now()
+		}
 		return delivered >= written && time.Since(r.tally.LastReceive()) > 3*regionsInterval, nil
 	})
 	if err != nil {
 		written, delivered := r.tally.Progress()
 		r.t.Errorf("%v: %d of %d events delivered", err, delivered, written)
+		return
+	}
+	settleCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := r.until(settleCtx, "no pending event left", func() (bool, error) {
+		return r.stranded(settleCtx) == 0, nil
+	}); err != nil {
+		r.t.Logf("%v", err)
 	}
 }
 
