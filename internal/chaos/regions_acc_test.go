@@ -539,13 +539,7 @@ func (r *regionsRun) consume(ctx context.Context, s *regionSite) {
 		var entries []sqstypes.DeleteMessageBatchRequestEntry
 		for i, m := range out.Messages {
 			var ev struct {
-				Detail struct {
-					Metadata struct {
-						EventID     string `json:"eventId"`
-						OrderingKey string `json:"orderingKey"`
-						Sequence    int64  `json:"sequence"`
-					} `json:"metadata"`
-				} `json:"detail"`
+				Detail outbox.PublishedDetail `json:"detail"`
 			}
 			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil || ev.Detail.Metadata.EventID == "" {
 				r.fail(fmt.Errorf("the consumer in %s received a message that is not an outbox event: %.300q", s.name, aws.ToString(m.Body)))

@@ -399,11 +399,7 @@ func (m *multiRegionRun) consume(ctx context.Context, s *regionSite) {
 		var entries []sqstypes.DeleteMessageBatchRequestEntry
 		for i, msg := range out.Messages {
 			var ev struct {
-				Detail struct {
-					Metadata struct {
-						EventID string `json:"eventId"`
-					} `json:"metadata"`
-				} `json:"detail"`
+				Detail outbox.PublishedDetail `json:"detail"`
 			}
 			if err := json.Unmarshal([]byte(aws.ToString(msg.Body)), &ev); err != nil || ev.Detail.Metadata.EventID == "" {
 				m.t.Errorf("the consumer in %s received a message that is not an outbox event: %.300q", s.name, aws.ToString(msg.Body))
