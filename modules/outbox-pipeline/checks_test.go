@@ -66,6 +66,8 @@ func TestAccModuleTargetChecks(t *testing.T) {
 		{"multi-Region with a takeover delay", `multi_region = { regions = ["us-east-1", "eu-west-1"], takeover_after_seconds = 60, takeover_settle_seconds = 10 }`, "Plan: 1 to add"},
 		{"replicas of an adopted table", `table = { existing = true, name = "orders", replica_regions = ["eu-west-1"] }`,
 			"table.replica_regions is not allowed with table.existing = true"},
+		{"no replica Region", `table = { replica_regions = [] }`, "table.replica_regions must list at least 1 Region"},
+		{"peer Region name", `multi_region = { regions = ["us-east-1", "Ireland"] }`, `multi_region.regions must hold Region names, such as "us-east-1" and "eu-west-1".`},
 		{"replica Region name", `table = { replica_regions = ["Ireland"] }`, `table.replica_regions must hold Region names, such as "us-west-2".`},
 		{"global table", `table = { replica_regions = ["eu-west-1"] }` + "\n  multi_region = { regions = [\"us-east-1\", \"eu-west-1\"] }", "Plan: 1 to add"},
 	}

@@ -43,6 +43,11 @@ variable "table" {
   }
 
   validation {
+    condition     = try(length(var.table.replica_regions), 1) >= 1
+    error_message = "table.replica_regions must list at least 1 Region: name the Regions of the replicas, or leave it unset for a table without replicas."
+  }
+
+  validation {
     condition     = alltrue([for r in coalesce(var.table.replica_regions, toset([])) : can(regex("^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$", r))])
     error_message = "table.replica_regions must hold Region names, such as \"us-west-2\"."
   }
@@ -245,6 +250,11 @@ variable "multi_region" {
   validation {
     condition     = var.multi_region == null || (length(try(var.multi_region.regions, [])) >= 2 && length(distinct(try(var.multi_region.regions, []))) == length(try(var.multi_region.regions, [])))
     error_message = "multi_region.regions must list at least 2 Regions, each once."
+  }
+
+  validation {
+    condition     = alltrue([for r in try(var.multi_region.regions, []) : can(regex("^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$", r))])
+    error_message = "multi_region.regions must hold Region names, such as \"us-east-1\" and \"eu-west-1\"."
   }
 
   validation {
