@@ -258,13 +258,13 @@ variable "multi_region" {
   }
 
   validation {
-    condition     = coalesce(try(var.multi_region.takeover_after_seconds, null), 900) >= 1 && coalesce(try(var.multi_region.takeover_after_seconds, null), 900) <= 86400
-    error_message = "multi_region.takeover_after_seconds must be 1 to 86400 seconds: a Region is taken over once its heartbeat is this old, so keep it a few reconciler intervals."
+    condition     = coalesce(try(var.multi_region.takeover_after_seconds, null), 900) >= 1 && coalesce(try(var.multi_region.takeover_after_seconds, null), 900) <= 86400 && floor(coalesce(try(var.multi_region.takeover_after_seconds, null), 900)) == coalesce(try(var.multi_region.takeover_after_seconds, null), 900)
+    error_message = "multi_region.takeover_after_seconds must be a whole number of seconds, 1 to 86400: a Region is taken over once its heartbeat is this old, so keep it a few reconciler intervals."
   }
 
   validation {
-    condition     = coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) >= 1 && coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) < coalesce(try(var.multi_region.takeover_after_seconds, null), 900)
-    error_message = "multi_region.takeover_settle_seconds must be from 1 to below takeover_after_seconds (default 900): lower it, or raise takeover_after_seconds."
+    condition     = coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) >= 1 && coalesce(try(var.multi_region.takeover_settle_seconds, null), 30) < coalesce(try(var.multi_region.takeover_after_seconds, null), 900) && floor(coalesce(try(var.multi_region.takeover_settle_seconds, null), 30)) == coalesce(try(var.multi_region.takeover_settle_seconds, null), 30)
+    error_message = "multi_region.takeover_settle_seconds must be a whole number of seconds from 1 to below takeover_after_seconds (default 900): lower it, or raise takeover_after_seconds."
   }
 }
 
