@@ -20,11 +20,9 @@ const (
 // replicas, or two and a witness.
 const mrscRegions = 3
 
-// witnessUpdate is one entry of UpdateTable's GlobalTableWitnessUpdates.
-type witnessUpdate struct {
-	Create *struct{ RegionName string }
-	Delete *struct{ RegionName string }
-}
+// witnessUpdate is one entry of UpdateTable's GlobalTableWitnessUpdates,
+// shaped as a ReplicaUpdates entry.
+type witnessUpdate = replicaUpdate
 
 // validateConsistency checks UpdateTable's MultiRegionConsistency and
 // GlobalTableWitnessUpdates, as DynamoDB does: the mode is valid only with
@@ -32,7 +30,7 @@ type witnessUpdate struct {
 // table without TTL and exactly three Regions, the witness one of them.
 func (s *Service) validateConsistency(t *table, in *updateTableInput) error {
 	mode := in.MultiRegionConsistency
-	creates := createdRegions(in.ReplicaUpdates)
+	creates := created(in.ReplicaUpdates)
 	switch {
 	case mode != "" && mode != consistencyEventual && mode != consistencyStrong:
 		return awsapi.ValidationException("1 validation error detected: Value '%s' at 'multiRegionConsistency' failed to satisfy constraint: Member must satisfy enum value set: [EVENTUAL, STRONG]", mode)
@@ -43,13 +41,13 @@ func (s *Service) validateConsistency(t *table, in *updateTableInput) error {
 	case mode != consistencyStrong:
 		return nil
 	}
-	witnesses := createdWitnesses(in.GlobalTableWitnessUpdates)
+	witnesses := created(in.GlobalTableWitnessUpdates)
 	regions := append(append([]string{s.env.Region}, creates...), witnesses...)
 	slices.Sort(regions)
 	switch {
 	case slices.ContainsFunc(witnesses, func(r string) bool { return !regionNameRE.MatchString(r) }):
 		return awsapi.ValidationException("One or more parameter values were invalid: a witness's RegionName must be a Region (such as eu-west-1)")
-	case len(witnesses) != len(in.GlobalTableWitnessUpdates) || len(witnesses) > 1:
+	case slices.ContainsFunc(in.GlobalTableWitnessUpdates, func(u witnessUpdate) bool { return u.Delete != nil }) || len(witnesses) > 1:
 		return awsapi.ValidationException("One or more parameter values were invalid: a new MRSC global table takes at most one witness, created with GlobalTableWitnessUpdates Create")
 	case len(slices.Compact(regions)) != len(regions):
 		return awsapi.ValidationException("One or more parameter values were invalid: a witness must be in a Region without a replica of the table %s", t.name)
@@ -68,20 +66,12 @@ func (s *Service) validateConsistency(t *table, in *updateTableInput) error {
 	return nil
 }
 
-func createdRegions(updates []replicaUpdate) []string {
+// created lists the Regions that ReplicaUpdates (or
+// GlobalTableWitnessUpdates) entries create.
+func created(updates []replicaUpdate) []string {
 	var out []string
 	for _, u := range updates {
 		if u.Create != nil {
-			out = append(out, u.Create.RegionName)
-		}
-	}
-	return out
-}
-
-func createdWitnesses(updates []witnessUpdate) []string {
-	var out []string
-	for _, u := range updates {
-		if u.Create != nil && u.Delete == nil {
 			out = append(out, u.Create.RegionName)
 		}
 	}

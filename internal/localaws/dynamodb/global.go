@@ -94,7 +94,7 @@ func (s *Service) validateReplicaUpdates(t *table, in *updateTableInput) error {
 func (s *Service) applyReplicaUpdatesLocked(t *table, in *updateTableInput) error {
 	if in.MultiRegionConsistency == consistencyStrong {
 		t.consistency = consistencyStrong
-		if w := createdWitnesses(in.GlobalTableWitnessUpdates); len(w) == 1 {
+		if w := created(in.GlobalTableWitnessUpdates); len(w) == 1 {
 			t.witness = w[0]
 		}
 	}
