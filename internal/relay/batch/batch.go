@@ -142,9 +142,10 @@ type Outcome struct {
 	// cursor: the relay that publishes the event it waits for publishes it
 	// next.
 	Registered bool
-	// Deferred is true for a LeftPending outcome of an ordered event that
-	// was not tried: its invocation's deadline came first (gate.go). It is
-	// no failure of the target.
+	// Deferred is true for a LeftPending outcome of an event that was not
+	// tried: its invocation's deadline came first (gate.go), or came before
+	// the reconciler's publishing rate allowed it (publish.Paced). It is no
+	// failure of the target.
 	Deferred bool
 	// Chained are the event ids of the events registered on the key's
 	// cursor that were published after this one in the same Process, in
@@ -242,7 +243,7 @@ func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Record
 		retried += p.gate(ctx, items, orderedIdx, w, m, late)
 	}
 	if len(toPublish) > 0 {
-		results := p.Publisher.Publish(ctx, toPublish)
+		results := publish.Paced(ctx, p.Publisher, toPublish)
 		at := p.now()
 		for k, res := range results {
 			i := publishIdx[k]
@@ -256,7 +257,7 @@ func (p *Processor) process(ctx context.Context, items []Item, m *metrics.Record
 			case publish.Rejected:
 				w.addPoison(i, toPublish[k], res.Reason)
 			default:
-				w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}
+				w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint, Deferred: res.Deferred}
 				switch {
 				case items[i].Held:
 					// The hold gave the item the index keys it lacked.
@@ -415,7 +416,7 @@ func (p *Processor) report(ctx context.Context, items []Item, outcomes []Outcome
 		}
 	}
 	if nDeferred > 0 {
-		p.log().InfoContext(ctx, "ordered events left pending for the next invocation: the deadline is near", "events", nDeferred)
+		p.log().InfoContext(ctx, "events left pending, untried, for the next invocation: the deadline is near", "events", nDeferred)
 	}
 	m.Add(metrics.EventsPublished, nPublished)
 	m.Add(metrics.EventsFailed, nPoison)

@@ -251,7 +251,7 @@ func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane
 		if len(batch) == 0 {
 			continue
 		}
-		results := p.Publisher.Publish(ctx, batch)
+		results := publish.Paced(ctx, p.Publisher, batch)
 		at := p.now()
 		for k, res := range results {
 			l, i := from[k], from[k].run[round][0]
@@ -264,7 +264,7 @@ func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane
 				p.refuse(items, l, round, Outcome{Status: Poison, Reason: res.Reason, Class: res.Class}, w)
 			default:
 				p.unpublished(items, i, w)
-				p.refuse(items, l, round, Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}, w)
+				p.refuse(items, l, round, Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint, Deferred: res.Deferred}, w)
 			}
 		}
 	}
@@ -290,7 +290,7 @@ func (p *Processor) publishLate(ctx context.Context, items []Item, lanes []*lane
 	p.log().WarnContext(ctx, "ordered events are published out of their key's order: pending since before ordered mode began for their key, or written in two Regions at once", "events", len(late))
 	retried := 0
 	at := p.now()
-	for k, res := range p.Publisher.Publish(ctx, late) {
+	for k, res := range publish.Paced(ctx, p.Publisher, late) {
 		i := idx[k]
 		retried += res.Retries
 		switch res.Status {
@@ -300,7 +300,7 @@ func (p *Processor) publishLate(ctx context.Context, items []Item, lanes []*lane
 		case publish.Rejected:
 			w.addPoison(i, late[k], res.Reason)
 		default:
-			w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint}
+			w.outcomes[i] = Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint, Deferred: res.Deferred}
 			p.unpublished(items, i, w)
 		}
 	}

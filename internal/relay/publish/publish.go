@@ -68,6 +68,9 @@ type Result struct {
 	Class retry.Class
 	// Hint names the probable fix of a Failed record, when one is known.
 	Hint string
+	// Deferred is true for a Failed record that was not sent: its run's
+	// pace did not allow it before the deadline (Paced).
+	Deferred bool
 }
 
 // Publisher publishes records. Publish returns one result per record, in
