@@ -192,8 +192,9 @@ func reconcilerAttribute() schema.SingleNestedAttribute {
 			"schedule_group":               stringSetting("Existing EventBridge Scheduler group of the schedule (`aws_scheduler_schedule_group`). Changing it moves the schedule (it is recreated in the new group)."),
 			"max_workers": intSetting("Most reconciler runs at once while a backlog lasts (after an outage longer than the stream's 24 hours), {limit}: " +
 				"a run that cannot publish its backlog leases its share of the pending index shards and starts workers, asynchronous invocations of its own function, for the others; " +
-				"a reserved concurrency of the reconciler function, when one is set, bounds them too."),
-			"max_events_per_second": intSetting("Events the reconciler's runs publish a second, together, divided among `max_workers`; a throttled publish halves a run's rate, which recovers gradually. {limit}: " +
+				"a reserved concurrency of the reconciler function, when one is set, bounds them too. " +
+				"An ordered pipeline's run starts no workers (a key's events are on every shard), only a successor while a backlog lasts."),
+			"max_events_per_second": intSetting("Events the reconciler's runs publish a second, together: divided among `max_workers`, or all of it for an ordered pipeline's one run; a throttled publish halves a run's rate, which recovers gradually. {limit}: " +
 				"1000, or 3000 for a standard SQS queue, under the target's default AWS quotas."),
 			"min_age_seconds":    intSetting("Age a pending item must reach before the reconciler republishes it, {limit}; longer than the stream's usual delivery delay."),
 			"memory_size":        intSetting("Memory of the reconciler function, {limit}."),

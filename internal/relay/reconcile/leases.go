@@ -16,9 +16,10 @@ import (
 
 // Recovery at scale (DESIGN.md): a run sweeps only the shards it leases
 // (outbox.Table.AcquireLease). A scheduled run leases every free shard;
-// when its first round leaves shards with more pages, it keeps its share,
-// releases the others and starts workers, asynchronous invocations of its
-// own function, to sweep them. A run whose deadline comes while its shards
+// when the first pages of its own share are full (a backlog), or its first
+// round leaves shards with more pages, it keeps its share, releases the
+// others and starts workers, asynchronous invocations of its own
+// function, to sweep them. A run whose deadline comes while its shards
 // still hold pending events starts one successor. A worker leases one share,
 // and goes on to the shards it has not tried once its own are swept.
 
@@ -187,12 +188,21 @@ func (lr *leaseRun) scaling(published *eventSet) bool {
 	return lr != nil && lr.r.Invoker != nil && lr.r.MaxWorkers > 1 && published.size() > 0
 }
 
-// fanOut, after a scheduled run's first round, keeps one share of the
-// shards that have more pages (active), releases others and starts a
-// worker for each share released, up to MaxWorkers counted with the live
-// holders of other leases. It returns the shards the run goes on with.
+// mayFanOut reports whether a run with n leased shards may hand some of
+// them to workers: a scheduled run (not a worker) of an unordered relay
+// that may start workers and holds more than its share. An ordered relay's
+// run keeps every shard (runRate).
+func (lr *leaseRun) mayFanOut(n int) bool {
+	return lr != nil && !lr.worker && lr.r.Ordered == nil && lr.r.Invoker != nil && lr.r.MaxWorkers > 1 && n > lr.share
+}
+
+// fanOut, once a scheduled run found a backlog (sweepInTurns), keeps one
+// share of the shards that have more pages or are not swept yet (active),
+// releases others and starts a worker for each share released, up to
+// MaxWorkers counted with the live holders of other leases. It returns the
+// shards the run goes on with.
 func (lr *leaseRun) fanOut(ctx context.Context, active []*sweeper, published *eventSet) []*sweeper {
-	if lr.worker || !lr.scaling(published) || len(active) <= lr.share {
+	if !lr.mayFanOut(len(active)) || !lr.scaling(published) {
 		return active
 	}
 	extra := len(active) - lr.share

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/reconcile"
@@ -253,10 +255,24 @@ func TestSuccessorGoesOn(t *testing.T) {
 	}
 }
 
+// leaseSignal closes taken once the run's first lease write answered.
+type leaseSignal struct {
+	reconcile.LeaseAPI
+	once  sync.Once
+	taken chan struct{}
+}
+
+func (l *leaseSignal) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	defer l.once.Do(func() { close(l.taken) })
+	return l.LeaseAPI.UpdateItem(ctx, in, opts...)
+}
+
 // TestWorkersKeepOrder: an ordered backlog whose keys' events are on every
-// shard, its shards split between the run and its workers: every event is
-// published in its key's order, the events that waited for one on another
-// worker's shard included.
+// shard, its shards split between two runs at once (an ordered relay's run
+// starts no worker, but a worker of before, or a scheduled run beside a
+// successor, may lease some shards): every event is published in its
+// key's order, the events that waited for one on the other run's shards
+// included.
 func TestWorkersKeepOrder(t *testing.T) {
 	t.Parallel()
 	const shards, perKey = 4, 40
@@ -268,14 +284,28 @@ func TestWorkersKeepOrder(t *testing.T) {
 		r.Leases, r.MaxWorkers = fake, 2
 		return r
 	}
-	started := 0
+	split := false
 	for run := 1; ; run++ {
-		pool := &workers{t: t, newRun: newRun}
+		// The worker leases its share first; the scheduled run, started
+		// once the worker's first lease is written, takes what is left.
+		signal := &leaseSignal{LeaseAPI: fake, taken: make(chan struct{})}
+		pool := &workers{t: t, newRun: func() *reconciler {
+			r := newRun()
+			r.Leases = signal
+			return r
+		}}
+		if err := pool.StartWorker(t.Context(), time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		<-signal.taken
 		r := newRun()
 		r.Invoker = pool
 		rep := r.Run(t.Context(), time.Minute, metrics.New())
-		pool.wait()
-		started += rep.Workers
+		reports := pool.wait()
+		if workers := rep.Workers - btoi(rep.Continued); workers != 0 {
+			t.Errorf("the ordered run started %d workers beside its successor, want none", workers)
+		}
+		split = split || rep.ShardsLeased > 0 && len(reports) > 0 && reports[0].ShardsLeased > 0
 		published := 0
 		for _, rec := range records {
 			if fake.Status(rec) == string(outbox.StatusPublished) {
@@ -290,8 +320,8 @@ func TestWorkersKeepOrder(t *testing.T) {
 		}
 		at = at.Add(2 * time.Minute)
 	}
-	if started == 0 {
-		t.Error("no worker was started: the shards were never split")
+	if !split {
+		t.Error("the shards were never split between the two runs")
 	}
 	// What a consumer of the FIFO target sees: a copy of an event already
 	// published is dropped by the queue's deduplication (its id is the
@@ -320,4 +350,49 @@ func TestWorkersKeepOrder(t *testing.T) {
 		}
 	}
 	t.Logf("%d copies of events published before, dropped by the FIFO deduplication", copies)
+}
+
+// firstStart is an Invoker that notes how many pages the scheduled run
+// had queried when it started its first worker.
+type firstStart struct {
+	*workers
+	fake    *relaytest.AWS
+	once    sync.Once
+	queries int
+}
+
+func (f *firstStart) StartWorker(ctx context.Context, minAge time.Duration) error {
+	f.once.Do(func() { f.queries = f.fake.Calls(relaytest.OpQuery) })
+	return f.workers.StartWorker(ctx, minAge)
+}
+
+// TestWorkersStartOnceTheOwnShareIsFull: a scheduled run whose own share
+// of the shards has full first pages starts its workers then, having
+// queried only that share, not after a page of every shard; the backlog
+// is still published once.
+func TestWorkersStartOnceTheOwnShareIsFull(t *testing.T) {
+	t.Parallel()
+	const shards, maxWorkers = 8, 4
+	table, fake, records := setup(t, shards, 400)
+	newRun := func() *reconciler {
+		r := newReconciler(table, fake, 5)
+		r.Leases, r.MaxWorkers = fake, maxWorkers
+		return r
+	}
+	pool := &firstStart{workers: &workers{t: t, newRun: newRun}, fake: fake}
+	r := newRun()
+	r.Invoker = pool
+	rep := r.Run(t.Context(), 5*time.Minute, metrics.New())
+	pool.wait()
+	if share := shards / maxWorkers; rep.Workers != maxWorkers-1 || pool.queries != share {
+		t.Errorf("the run: %+v; first worker started after %d queries; want %d workers started after the %d of its own share", rep, pool.queries, maxWorkers-1, share)
+	}
+	publishedOnce(t, fake, records)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -144,3 +144,29 @@ func TestOrderedRunCountsWaiting(t *testing.T) {
 		t.Errorf("EventsWaiting = %v, want 4", got)
 	}
 }
+
+// TestOrderedWaitingEventsAreNotHeld: a backlog of two hot keys, each
+// key's events on every shard, so that on every page nearly every event
+// waits for one on another shard. The run reads the keys' cursors before
+// holding, and holds only what follows a cursor without a gap: each event
+// is held once and marked once, and the writes beyond that are the
+// cursors' (an advance per key and pass, a registration per key and
+// page), not a hold and a release each time an event is found waiting.
+func TestOrderedWaitingEventsAreNotHeld(t *testing.T) {
+	t.Parallel()
+	const shards, perKey, pageSize = 8, 100, 10
+	keys := []string{"k1", "k2"}
+	table, fake, records := orderedBacklog(t, shards, keys, perKey)
+	r := newOrderedReconciler(table, fake, pageSize, func() time.Time { return now })
+	rep := r.Run(t.Context(), time.Minute, metrics.New())
+	if rep.Published != len(records) {
+		t.Fatalf("report %+v, want all %d published in one run", rep, len(records))
+	}
+	// The backlog is 20 pages; the run makes at most maxWaitingPasses
+	// passes after them.
+	pages, passes := len(keys)*perKey/pageSize, 8
+	writes, bound := fake.Calls(relaytest.OpUpdateItem), 2*len(records)+len(keys)*(pages+passes)
+	if writes > bound {
+		t.Errorf("%d UpdateItem calls for %d events, want at most %d: a hold and a mark each, and the cursors' writes", writes, len(records), bound)
+	}
+}

@@ -12,9 +12,26 @@ import (
 )
 
 // Publishing within the target's quota (DESIGN.md): a run publishes at
-// most MaxEventsPerSecond / MaxWorkers events a second. A throttled publish
+// most MaxEventsPerSecond / MaxWorkers events a second, waited for before
+// each publish call (publish.Paced): what a run finds but does not publish
+// (an ordered event that waits for its key) costs none of it. A throttled publish
 // halves the rate, down to its floor; each page without throttling raises
 // it by a tenth of the share, back up to it.
+
+// runRate is the publishing rate of one run. An unordered relay's runs
+// split MaxEventsPerSecond among MaxWorkers. An ordered relay's run starts
+// no workers: a key's events are on every shard, so that a worker sweeping
+// some shards would find each hot key's events with gaps, and publish
+// little of them; one run sweeps every shard, finds each key's events
+// together and publishes them in order, many keys at once, at the whole
+// rate. Its successor starts when it ends, and a scheduled run that comes
+// meanwhile finds the shards leased, so one run publishes at a time.
+func (r *Reconciler) runRate() float64 {
+	if r.Ordered != nil {
+		return r.MaxEventsPerSecond
+	}
+	return r.MaxEventsPerSecond / float64(max(r.MaxWorkers, 1))
+}
 
 // MinEventsPerSecond is the least rate a run slows down to, unless its
 // share is lower: a page of DefaultPageSize events then takes 20 s, well
@@ -42,9 +59,9 @@ func newPacer(perSecond float64) *pacer {
 	return &pacer{lim: rate.NewLimiter(share, paceBurst), share: share, floor: min(share, max(share/8, MinEventsPerSecond))}
 }
 
-// wait takes n tokens, and reports false when ctx ends or its deadline
-// comes first.
-func (p *pacer) wait(ctx context.Context, n int) bool {
+// Wait takes n tokens, and reports false when ctx ends or its deadline
+// comes first (publish.Pace).
+func (p *pacer) Wait(ctx context.Context, n int) bool {
 	if p == nil {
 		return true
 	}

@@ -63,10 +63,22 @@ func TestPaceBacksOffWhenThrottled(t *testing.T) {
 	if slow := newPacer(2); slow.pageSize(100) != 40 || pace.pageSize(100) != 100 || newPacer(0).pageSize(100) != 100 {
 		t.Errorf("pages at 2 events/s: %d, want 40 (20 s of publishing); at 400: %d, want 100", slow.pageSize(100), pace.pageSize(100))
 	}
-	if newPacer(0) != nil || newPacer(0).limit() != 0 || !newPacer(0).wait(t.Context(), 1000) {
+	if newPacer(0) != nil || newPacer(0).limit() != 0 || !newPacer(0).Wait(t.Context(), 1000) {
 		t.Error("no rate: want no pacer, which never waits")
 	}
 	if low := newPacer(3); low.floor != 3 {
 		t.Errorf("a share of 3 events/s: floor %v, want the share itself", low.floor)
+	}
+}
+
+// TestRunRate: an unordered relay's runs share the rate among the most
+// workers that may run; an ordered relay's run, which starts no worker,
+// has all of it.
+func TestRunRate(t *testing.T) {
+	t.Parallel()
+	unordered := &Reconciler{MaxEventsPerSecond: 800, MaxWorkers: 8}
+	ordered := &Reconciler{MaxEventsPerSecond: 800, MaxWorkers: 8, Ordered: &store.Store{}}
+	if unordered.runRate() != 100 || ordered.runRate() != 800 || (&Reconciler{MaxEventsPerSecond: 800}).runRate() != 800 {
+		t.Errorf("run rates %v unordered, %v ordered of 800 events/s and 8 workers; want 100 and 800", unordered.runRate(), ordered.runRate())
 	}
 }

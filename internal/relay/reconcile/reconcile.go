@@ -27,6 +27,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/logging"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -197,7 +198,10 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	report := Report{MinAgeSeconds: minAge.Seconds()}
 	var oldest int64         // pendingSince of the oldest event found, Unix ms
 	published := &eventSet{} // the events published in this run
-	pace := newPacer(r.MaxEventsPerSecond / float64(max(r.MaxWorkers, 1)))
+	pace := newPacer(r.runRate())
+	if pace != nil {
+		ctx = publish.WithPace(ctx, pace)
+	}
 	waiting := sweepResult{published: published, pace: pace} // the ordered events that wait, of every shard
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
@@ -309,8 +313,13 @@ type sweeper struct {
 // than some sources whole: the events of an ordering key are in every
 // shard, and its oldest ones are found together.
 //
-// Only the leased sources are swept; after the first round, a run with
-// leases may hand sources to workers (leaseRun.fanOut).
+// Only the leased sources are swept. A scheduled run that may start
+// workers first sweeps a page of its own share: when those pages are
+// full, the other shards most likely hold a backlog too (events are
+// spread over the shards evenly), and it hands them to workers at once
+// (leaseRun.fanOut) rather than after a round of every shard at its own
+// share of the rate. Otherwise the first round goes on with the other
+// shards, and the run may still hand sources to workers after it.
 func (r *Reconciler) sweepInTurns(ctx context.Context, sweeps []*sweeper, concurrency int, margin time.Duration, m *metrics.Recorder, leases *leaseRun) {
 	var active []*sweeper
 	for _, s := range sweeps {
@@ -318,30 +327,46 @@ func (r *Reconciler) sweepInTurns(ctx context.Context, sweeps []*sweeper, concur
 			active = append(active, s)
 		}
 	}
+	published := sweeps[0].res.published
+	fanned := false
+	if leases.mayFanOut(len(active)) {
+		own, others := active[:leases.share], active[leases.share:]
+		if more := r.sweepRound(ctx, own, concurrency, margin, m); len(more) > 0 {
+			active, fanned = leases.fanOut(ctx, append(more, others...), published), true
+		} else {
+			active = others
+		}
+	}
 	for round := 0; len(active) > 0; round++ {
-		more := make([]bool, len(active))
-		sem := make(chan struct{}, concurrency)
-		var wg sync.WaitGroup
-		for i, s := range active {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				more[i] = r.sweepPage(ctx, s, margin, m)
-			})
-		}
-		wg.Wait()
-		var next []*sweeper
-		for i, s := range active {
-			if more[i] {
-				next = append(next, s)
-			}
-		}
-		active = next
-		if round == 0 && leases != nil {
-			active = leases.fanOut(ctx, active, sweeps[0].res.published)
+		active = r.sweepRound(ctx, active, concurrency, margin, m)
+		if round == 0 && !fanned {
+			active = leases.fanOut(ctx, active, published)
 		}
 		active = leases.refill(ctx, sweeps, active)
 	}
+}
+
+// sweepRound processes the next page of every source of active,
+// concurrency at once, and returns those that have more to sweep.
+func (r *Reconciler) sweepRound(ctx context.Context, active []*sweeper, concurrency int, margin time.Duration, m *metrics.Recorder) []*sweeper {
+	more := make([]bool, len(active))
+	sem := make(chan struct{}, concurrency)
+	var wg sync.WaitGroup
+	for i, s := range active {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			more[i] = r.sweepPage(ctx, s, margin, m)
+		})
+	}
+	wg.Wait()
+	var next []*sweeper
+	for i, s := range active {
+		if more[i] {
+			next = append(next, s)
+		}
+	}
+	return next
 }
 
 // sweepPage processes the next page of s, and reports whether s has more
@@ -375,13 +400,7 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 	}
 	res.found += len(items)
 	res.note(items)
-	if !res.pace.wait(ctx, len(items)) {
-		r.log().InfoContext(ctx, "reconcile stopped before the deadline, waiting for the publishing rate", "source", s.src.name, "eventsPerSecond", res.pace.limit())
-		return false
-	}
-	if len(items) > 0 {
-		r.process(ctx, r.hold(ctx, items), m, res)
-	}
+	r.processRunnable(ctx, items, m, res)
 	if len(pg.last) == 0 {
 		res.complete = true
 		return false
@@ -431,6 +450,26 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 	return items
 }
 
+// processRunnable holds and processes the items the gate can publish now
+// (runnable), and keeps the others, unheld, among the waiting events.
+func (r *Reconciler) processRunnable(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
+	now, waiting := r.runnable(ctx, items)
+	res.wait(waiting)
+	if len(now) > 0 {
+		r.process(ctx, r.hold(ctx, now), m, res)
+	}
+}
+
+// wait keeps items among the waiting events, up to MaxWaiting.
+func (res *sweepResult) wait(items []batch.Item) {
+	for _, it := range items {
+		if len(res.waiting) == MaxWaiting {
+			return
+		}
+		res.waiting = append(res.waiting, batch.Item{Record: it.Record, Malformed: it.Malformed})
+	}
+}
+
 func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
 	outcomes := r.Processor.Process(ctx, items, m)
 	res.pace.observe(outcomes)
@@ -443,9 +482,7 @@ func (r *Reconciler) process(ctx context.Context, items []batch.Item, m *metrics
 			if o.Blocked {
 				res.blocked++
 			}
-			if len(res.waiting) < MaxWaiting {
-				res.waiting = append(res.waiting, batch.Item{Record: items[i].Record, Malformed: items[i].Malformed})
-			}
+			res.wait(items[i : i+1])
 		case batch.Published:
 			res.countPublished(items[i].Record.EventID)
 		case batch.Poison:

@@ -201,3 +201,32 @@ func TestNothingPending(t *testing.T) {
 		t.Errorf("OldestPendingAge %v, want [0]", v)
 	}
 }
+
+// TestRunPacesWhatItPublishes: a run at 20 events a second with 1.5 s to
+// go publishes the limiter's burst at once and no more than the rate
+// allows after it; the events it had no time for stay pending, untried,
+// and only the published ones reach the target.
+func TestRunPacesWhatItPublishes(t *testing.T) {
+	t.Parallel()
+	table, fake, records := setup(t, 1, 60)
+	r := newReconciler(table, fake, 100)
+	r.MaxEventsPerSecond = 20
+	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	rep := r.Run(ctx, 5*time.Minute, metrics.New())
+	if rep.Published < 10 || rep.Published > 10+20*1.5 {
+		t.Errorf("published %d in 1.5 s at 20 events/s, want at least the burst of 10 and at most 40", rep.Published)
+	}
+	if rep.Published+rep.Failed != len(records) || rep.Poison != 0 {
+		t.Errorf("report %+v: want every one of the %d events published or left pending", rep, len(records))
+	}
+	pending := 0
+	for _, rec := range records {
+		if fake.Status(rec) == string(outbox.StatusPending) {
+			pending++
+		}
+	}
+	if sent := len(fake.Published()); sent != rep.Published || pending != rep.Failed {
+		t.Errorf("%d entries sent, %d events pending; want %d sent (the published ones) and %d pending", sent, pending, rep.Published, rep.Failed)
+	}
+}
