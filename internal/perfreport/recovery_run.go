@@ -23,16 +23,22 @@ import (
 type recoveryTarget struct {
 	name, tag string
 	ordered   bool
+	// eventsPerSecond is the pipeline's reconciler.max_events_per_second,
+	// quota the public statement of the target's quota it stays under.
+	eventsPerSecond int32
+	quota           string
 	// target creates the target and returns the pipeline's settings and
 	// the subscription that receives what it publishes.
 	target func(ctx context.Context, h *recoveryHarness, tag string) (provision.TargetSpec, subscription.Spec, error)
 }
 
 var recoveryTargets = []recoveryTarget{
-	{name: "EventBridge bus, unordered", tag: "eventbridge", target: func(_ context.Context, _ *recoveryHarness, tag string) (provision.TargetSpec, subscription.Spec, error) {
-		return provision.TargetSpec{}, subscription.Spec{Name: "recovery-" + tag + "-sub", Sources: []string{recoverySource(tag)}}, nil
-	}},
-	{name: "SNS FIFO topic, ordered", tag: "sns-fifo", ordered: true, target: fifoTopic},
+	{name: "EventBridge bus, unordered", tag: "eventbridge", eventsPerSecond: 5000,
+		quota: "half of PutEvents' 10,000 transactions a second in us-east-1 (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html)", target: func(_ context.Context, _ *recoveryHarness, tag string) (provision.TargetSpec, subscription.Spec, error) {
+			return provision.TargetSpec{}, subscription.Spec{Name: "recovery-" + tag + "-sub", Sources: []string{recoverySource(tag)}}, nil
+		}},
+	{name: "SNS FIFO topic, ordered", tag: "sns-fifo", ordered: true, target: fifoTopic, eventsPerSecond: 2400,
+		quota: "80 % of a FIFO topic's 3,000 messages a second in topic scope, the rest left to the stream path (FifoThroughputScope, https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.aws_sns.FifoThroughputScope.html)"},
 }
 
 func recoverySource(tag string) string { return "recovery." + tag }
@@ -161,7 +167,7 @@ func (h *recoveryHarness) run(ctx context.Context, t recoveryTarget) (RecoveryRu
 	}
 	spec := provision.Spec{
 		Name: "recovery-" + t.tag, Architecture: nativeArch(), Target: target, Ordered: t.ordered,
-		Reconciler: provision.ReconcilerSpec{MinAge: time.Second},
+		Reconciler: provision.ReconcilerSpec{MinAge: time.Second, MaxEventsPerSecond: t.eventsPerSecond},
 	}
 	st, err := provision.New(h.cfg, relayCode()).Create(ctx, spec)
 	if err != nil {
