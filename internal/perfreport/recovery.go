@@ -92,7 +92,11 @@ type RecoveryRun struct {
 	// Name is the target's description, Ordered the relay's mode.
 	Name    string
 	Ordered bool
-	Events  int
+	// Rate is the pipeline's reconciler.max_events_per_second, Quota the
+	// target's quota it is a share of.
+	Rate   int32
+	Quota  string
+	Events int
 	// First and Last are the receipt of the first and the last event, from
 	// the end of the outage (the first fire of the schedule).
 	First, Last time.Duration

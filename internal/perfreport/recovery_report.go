@@ -68,6 +68,12 @@ func (r Report) writeRecovery(p func(string, ...any)) {
 	p("A pipeline whose relay and reconciler were down for longer than the stream keeps its records (up to 24 hours on AWS: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html) finds its backlog in the pending index only: the stream records are gone, and only the reconciler can publish it. The measurement builds that state on the local stack as AWS would: a pipeline is deployed (`provision.Provisioner.Create`, defaults, reconciler minimum age 1 s), its stream mapping is disabled (`UpdateEventSourceMapping`) and its schedule disabled (`UpdateSchedule`); %s events are committed over %s ordering keys, %d of them hot holding %.0f %% of the events; (on the ordered pipeline each key is the events' `OrderingKey`; on the unordered one the same split names the events' aggregates, which the relay does not order); then the stream's retention passes (the stack's stream keeps records %s here instead of 24 hours) until the stream holds no record. The outage ends when the mapping is enabled again and the reconciler's schedule fires (the stack's `schedules/fire`, the call EventBridge Scheduler makes, as the schedule's role), then again every %s, the reconciler's interval; every call is slowed by the [AWS latency model](#the-aws-latency-model). Times run from the end of the outage to the receipt of the events by a queue subscribed to the target (8 consumers). Calls are the pipeline's DynamoDB and publish requests as the stack received them; invocations are the schedule's fires and the mapping's invocations.",
 		count(rec.Runs[0].Events), count(o.Keys), o.HotKeys, 100*o.HotShare, durfmt.Short(o.Retention), durfmt.Short(o.Interval))
 	p("")
+	p("Each pipeline's reconciler publishes at most `reconciler.max_events_per_second` events a second, set here to a share of the target's quota:")
+	p("")
+	for _, run := range rec.Runs {
+		p("- %s: %s events a second, %s.", run.Name, count(int(run.Rate)), run.Quota)
+	}
+	p("")
 	p("| target | events | first event | last event | events/s | slowest hot key, events/s | lost | duplicates | reconciler runs | relay invocations |")
 	p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, run := range rec.Runs {

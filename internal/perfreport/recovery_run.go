@@ -201,7 +201,7 @@ func (h *recoveryHarness) run(ctx context.Context, t recoveryTarget) (RecoveryRu
 	if err != nil {
 		return run, err
 	}
-	run.Name, run.Ordered = t.name, t.ordered
+	run.Name, run.Ordered, run.Rate, run.Quota = t.name, t.ordered, t.eventsPerSecond, t.quota
 	h.say("  %d of %d events in %s (first after %s): %.0f events/s, slowest hot key %.0f events/s, %d duplicates",
 		run.Received, run.Events, run.Last.Round(time.Millisecond), run.First.Round(time.Millisecond), run.EventsPerSecond(), run.HotKeyRate, run.Duplicates)
 	h.say("  %d reconciler runs, %d relay invocations, calls %v", run.Reconciles, run.RelayInvocations, run.Calls)

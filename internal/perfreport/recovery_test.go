@@ -136,9 +136,9 @@ func (l testLog) Write(p []byte) (int, error) {
 func sampleRecovery() *Recovery {
 	o := RecoveryOptions{Events: 200_000, Keys: 1000, HotKeys: 10, HotShare: 0.5, Interval: 5 * time.Minute, Retention: 5 * time.Second}
 	return &Recovery{Options: o, Runs: []RecoveryRun{
-		{Name: "EventBridge bus, unordered", Events: 200_000, Received: 200_000, First: 2 * time.Second, Last: 80 * time.Second, HotKeyRate: 130,
+		{Name: "EventBridge bus, unordered", Rate: 5000, Quota: "half of the quota", Events: 200_000, Received: 200_000, First: 2 * time.Second, Last: 80 * time.Second, HotKeyRate: 130,
 			Calls: map[string]int64{"dynamodb Query": 2100, "dynamodb UpdateItem": 400_000, "events PutEvents": 20_000}, Reconciles: 1},
-		{Name: "SNS FIFO topic, ordered", Ordered: true, Events: 200_000, Received: 199_990, Lost: 10, Duplicates: 3, First: 301 * time.Second, Last: 400 * time.Second, HotKeyRate: 25,
+		{Name: "SNS FIFO topic, ordered", Ordered: true, Rate: 2400, Quota: "most of the quota", Events: 200_000, Received: 199_990, Lost: 10, Duplicates: 3, First: 301 * time.Second, Last: 400 * time.Second, HotKeyRate: 25,
 			Calls: map[string]int64{"dynamodb Query": 2500, "sns PublishBatch": 150_000}, Reconciles: 2, RelayInvocations: 1},
 	}}
 }
