@@ -18,7 +18,7 @@ import (
 // workers is an Invoker that runs each worker in a goroutine, as Lambda
 // runs an asynchronous invocation, with a reconciler of its own.
 type workers struct {
-	t       *testing.T
+	t       testing.TB
 	newRun  func() *reconciler
 	wg      sync.WaitGroup
 	mu      sync.Mutex

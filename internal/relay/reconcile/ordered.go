@@ -18,20 +18,30 @@ import (
 )
 
 // In ordered mode the pages of a sweep hold the events of one key in any
-// order, each shard its own: an event whose predecessor is on a later page,
-// or on another shard's page, waits when its page is processed. The
-// reconciler keeps those events (up to MaxWaiting) and, once the sweep
-// ends, processes them again, all keys at once, as long as that publishes
-// anything: the gate sorts each key's events, so one more pass publishes a
-// key's whole backlog in order, however its pages came. A backlog larger
-// than one run can sweep is taken oldest first: the shards are swept in
-// rounds, a page of each at a time (sweepInTurns), so that each key's
-// oldest events are found together, and the sweep stops in time to leave
-// WaitingShare of the run to those passes.
+// order, each shard its own: an event's predecessor may be on a later page,
+// or on another shard's page. So an ordered run's sweep publishes nothing:
+// it collects the events it finds (collect, up to MaxWaiting, then it stops
+// and leaves the rest to its successor), and once the sweep ends it
+// processes them, all keys at once, as long as a pass publishes anything:
+// the gate sorts each key's events, so the first pass publishes a key's
+// whole backlog in order, however its pages came, a hot key's events one
+// round trip each while the other keys fill the same calls. A backlog
+// larger than one run can sweep is taken oldest first: the shards are
+// swept in rounds, a page of each at a time (sweepInTurns), so that each
+// key's oldest events are found together, and the sweep stops in time to
+// leave WaitingShare of the run to those passes.
 
-// MaxWaiting bounds the waiting events a run keeps in memory to try again;
-// those beyond it wait for the next run.
+// MaxWaiting bounds the ordered events a run keeps in memory to publish
+// after its sweep; those beyond it are its successor's.
 const MaxWaiting = 10000
+
+// collect keeps items among the ordered events to publish after the sweep,
+// and counts them for the run.
+func (res *sweepResult) collect(items []batch.Item) {
+	before := len(res.waiting)
+	res.wait(items)
+	res.collected.Add(int64(len(res.waiting) - before))
+}
 
 // maxWaitingPasses bounds the passes over the waiting events of a run.
 const maxWaitingPasses = 8

@@ -47,6 +47,10 @@ type pacer struct {
 	lim   *rate.Limiter
 	share rate.Limit
 	floor rate.Limit
+	// stopBy, when set, is the time after which the pacer lets nothing
+	// through: the run's stop margin before its deadline, kept for marking
+	// what it published.
+	stopBy time.Time
 }
 
 // newPacer returns the pacer of a run that may publish perSecond events a
@@ -59,16 +63,30 @@ func newPacer(perSecond float64) *pacer {
 	return &pacer{lim: rate.NewLimiter(share, paceBurst), share: share, floor: min(share, max(share/8, MinEventsPerSecond))}
 }
 
-// Wait takes n tokens, and reports false when ctx ends or its deadline
-// comes first (publish.Pace).
+// Wait takes n tokens, and reports false when ctx ends first, or when
+// they would come after stopBy (publish.Pace).
 func (p *pacer) Wait(ctx context.Context, n int) bool {
 	if p == nil {
 		return true
 	}
 	for n > 0 {
 		take := min(n, paceBurst)
-		if p.lim.WaitN(ctx, take) != nil {
+		now := time.Now()
+		res := p.lim.ReserveN(now, take)
+		delay := res.DelayFrom(now)
+		if !res.OK() || !p.stopBy.IsZero() && now.Add(delay).After(p.stopBy) {
+			res.CancelAt(now)
 			return false
+		}
+		if delay > 0 {
+			t := time.NewTimer(delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				res.Cancel()
+				return false
+			case <-t.C:
+			}
 		}
 		n -= take
 	}

@@ -82,3 +82,23 @@ func TestRunRate(t *testing.T) {
 		t.Errorf("run rates %v unordered, %v ordered of 800 events/s and 8 workers; want 100 and 800", unordered.runRate(), ordered.runRate())
 	}
 }
+
+// TestPaceStopsAtTheMargin: a pacer lets nothing through after its stop
+// time, even with tokens to spare, nor tokens that would come after it.
+func TestPaceStopsAtTheMargin(t *testing.T) {
+	t.Parallel()
+	p := newPacer(10)
+	p.stopBy = time.Now().Add(time.Hour)
+	if !p.Wait(t.Context(), 10) {
+		t.Fatal("the burst refused an hour before the stop time")
+	}
+	p.stopBy = time.Now().Add(500 * time.Millisecond)
+	if p.Wait(t.Context(), 10) {
+		t.Error("10 more events at 10 a second let through with half a second left")
+	}
+	p.stopBy = time.Now().Add(-time.Second)
+	p.lim.SetBurst(paceBurst)
+	if p.Wait(t.Context(), 1) {
+		t.Error("an event let through after the stop time")
+	}
+}

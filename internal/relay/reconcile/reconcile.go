@@ -19,6 +19,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -200,14 +201,18 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	published := &eventSet{} // the events published in this run
 	pace := newPacer(r.runRate())
 	if pace != nil {
+		if deadline, ok := ctx.Deadline(); ok {
+			pace.stopBy = deadline.Add(-margin)
+		}
 		ctx = publish.WithPace(ctx, pace)
 	}
 	waiting := sweepResult{published: published, pace: pace} // the ordered events that wait, of every shard
+	collected := &atomic.Int64{}                             // the ordered events the sweeps kept (collect)
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
 	sweeps := make([]*sweeper, len(sources))
 	for i, src := range sources {
-		sweeps[i] = &sweeper{src: src, shard: i, res: sweepResult{published: published, pace: pace}}
+		sweeps[i] = &sweeper{src: src, shard: i, res: sweepResult{published: published, pace: pace, collected: collected}}
 	}
 	leases := r.lease(ctx, sweeps, minAge)
 	r.sweepInTurns(ctx, sweeps, concurrency, r.sweepMargin(ctx, margin), m, leases)
@@ -261,7 +266,10 @@ type sweepResult struct {
 	// may also be on a later page, settled there, and counts once.
 	published *eventSet
 	// pace is the run's publishing rate, shared by its sweeps.
-	pace      *pacer
+	pace *pacer
+	// collected counts the events the run's ordered sweeps kept, shared by
+	// them (collect).
+	collected *atomic.Int64
 	complete  bool
 	oldest    int64
 	readUnits float64
@@ -380,6 +388,10 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 	if !s.lease.renew(ctx, s) {
 		return false
 	}
+	if r.Ordered != nil && s.res.collected.Load() >= MaxWaiting {
+		// The run keeps no more: the rest of the shard is its successor's.
+		return false
+	}
 	pageSize := r.PageSize
 	if pageSize <= 0 {
 		pageSize = DefaultPageSize
@@ -400,7 +412,11 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 	}
 	res.found += len(items)
 	res.note(items)
-	r.processRunnable(ctx, items, m, res)
+	if r.Ordered != nil {
+		res.collect(items)
+	} else {
+		r.processRunnable(ctx, items, m, res)
+	}
 	if len(pg.last) == 0 {
 		res.complete = true
 		return false
