@@ -158,8 +158,10 @@ func TestTwoRunsOneShard(t *testing.T) {
 }
 
 // TestWorkersSweepABacklog: a backlog larger than one run's share is
-// published by the run and the workers it starts after its first round,
-// each on its own shards, every event once.
+// published by the run and the workers it starts, each on its own shards,
+// every event once. The run starts them as soon as its own share's first
+// pages are full, having queried only that share, not after a page of
+// every shard.
 func TestWorkersSweepABacklog(t *testing.T) {
 	t.Parallel()
 	const shards, maxWorkers = 8, 4
@@ -169,13 +171,16 @@ func TestWorkersSweepABacklog(t *testing.T) {
 		r.Leases, r.MaxWorkers = fake, maxWorkers
 		return r
 	}
-	pool := &workers{t: t, newRun: newRun}
+	pool := &firstStart{workers: &workers{t: t, newRun: newRun}, fake: fake}
 	r := newRun()
 	r.Invoker = pool
 	rep := r.Run(t.Context(), 5*time.Minute, metrics.New())
 	reports := pool.wait()
 	if rep.ShardsLeased != shards || rep.Workers != maxWorkers-1 || len(reports) != maxWorkers-1 {
 		t.Fatalf("the run: %+v, %d workers ran; want %d shards leased, %d workers", rep, len(reports), shards, maxWorkers-1)
+	}
+	if share := shards / maxWorkers; pool.queries != share {
+		t.Errorf("the first worker started after %d queries, want after the %d of the run's own share", pool.queries, share)
 	}
 	total := rep.Published
 	for _, w := range reports {
@@ -364,30 +369,6 @@ type firstStart struct {
 func (f *firstStart) StartWorker(ctx context.Context, minAge time.Duration) error {
 	f.once.Do(func() { f.queries = f.fake.Calls(relaytest.OpQuery) })
 	return f.workers.StartWorker(ctx, minAge)
-}
-
-// TestWorkersStartOnceTheOwnShareIsFull: a scheduled run whose own share
-// of the shards has full first pages starts its workers then, having
-// queried only that share, not after a page of every shard; the backlog
-// is still published once.
-func TestWorkersStartOnceTheOwnShareIsFull(t *testing.T) {
-	t.Parallel()
-	const shards, maxWorkers = 8, 4
-	table, fake, records := setup(t, shards, 400)
-	newRun := func() *reconciler {
-		r := newReconciler(table, fake, 5)
-		r.Leases, r.MaxWorkers = fake, maxWorkers
-		return r
-	}
-	pool := &firstStart{workers: &workers{t: t, newRun: newRun}, fake: fake}
-	r := newRun()
-	r.Invoker = pool
-	rep := r.Run(t.Context(), 5*time.Minute, metrics.New())
-	pool.wait()
-	if share := shards / maxWorkers; rep.Workers != maxWorkers-1 || pool.queries != share {
-		t.Errorf("the run: %+v; first worker started after %d queries; want %d workers started after the %d of its own share", rep, pool.queries, maxWorkers-1, share)
-	}
-	publishedOnce(t, fake, records)
 }
 
 func btoi(b bool) int {
