@@ -88,8 +88,9 @@ func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge,
 	}
 	for pass := 0; pass < maxWaitingPasses && len(last.waiting) > 0 && retry.TimeLeft(ctx, margin); pass++ {
 		res := sweepResult{published: last.published, pace: last.pace}
-		// Those that can go now are held again, as on a page: another run
-		// (a worker that took over the shard) may be processing them too.
+		// Those that can go now are held before they are published:
+		// another run (one that took over a shard) may be processing them
+		// too.
 		r.processRunnable(ctx, last.waiting, m, &res)
 		report.Published += res.publishedCount
 		report.Failed += res.failed

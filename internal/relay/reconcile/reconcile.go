@@ -412,10 +412,11 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 	}
 	res.found += len(items)
 	res.note(items)
-	if r.Ordered != nil {
+	switch {
+	case r.Ordered != nil:
 		res.collect(items)
-	} else {
-		r.processRunnable(ctx, items, m, res)
+	case len(items) > 0:
+		r.process(ctx, r.hold(ctx, items), m, res)
 	}
 	if len(pg.last) == 0 {
 		res.complete = true
@@ -466,8 +467,9 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 	return items
 }
 
-// processRunnable holds and processes the items the gate can publish now
-// (runnable), and keeps the others, unheld, among the waiting events.
+// processRunnable holds and processes the ordered items the gate can
+// publish now (runnable), and keeps the others, unheld, among the waiting
+// events.
 func (r *Reconciler) processRunnable(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
 	now, waiting := r.runnable(ctx, items)
 	res.wait(waiting)

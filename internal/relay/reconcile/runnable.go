@@ -21,14 +21,10 @@ import (
 // through the gate, which counts it blocked. So does a key whose cursor
 // could not be read: the gate reports the error on its events.
 
-// runnable splits the ordered items into those to hold and process now and
-// those that wait behind a gap in their key's sequence. Items without a
-// sequence go through as they are. Without a cursor store (unordered mode)
-// every item goes through.
+// runnable splits the items of an ordered relay's run into those to hold
+// and process now and those that wait behind a gap in their key's
+// sequence. Items without a sequence go through as they are.
 func (r *Reconciler) runnable(ctx context.Context, items []batch.Item) (now, waiting []batch.Item) {
-	if r.Ordered == nil {
-		return items, nil
-	}
 	byKey := map[string][]int{}
 	var keys []string
 	for i, it := range items {
