@@ -17,15 +17,17 @@ const (
 	indexTypeLocal  indexType = "local"
 )
 
-// indexEntry is one item in a secondary index: its index key and its
-// primary key. Entries are ordered by index key, then primary key.
+// indexEntry is one item in a secondary index: its order string (order.go)
+// of the index's keys, then the table's, its index key and its primary key.
+// Entries are ordered by order string, which is DynamoDB's order of the
+// index's items.
 type indexEntry struct {
-	indexKey, key string
+	order, indexKey, key string
 }
 
 func lessEntry(a, b indexEntry) bool {
-	if a.indexKey != b.indexKey {
-		return a.indexKey < b.indexKey
+	if a.order != b.order {
+		return a.order < b.order
 	}
 
 	return a.key < b.key
@@ -41,7 +43,7 @@ type index struct {
 	typ        indexType
 	projection *types.Projection
 	Table      *Table
-	refs       map[string]string // primary key -> index key of each indexed item
+	refs       map[string]indexEntry // primary key -> entry of each indexed item
 	createdAt  time.Time
 }
 
@@ -53,22 +55,22 @@ func newIndex(t *Table, typ indexType, ks keySchema) *index {
 		entries:   newEntrySet(),
 		typ:       typ,
 		Table:     t,
-		refs:      map[string]string{},
+		refs:      map[string]indexEntry{},
 	}
 }
 
 func (i *index) Clear() {
 	i.entries = newEntrySet()
-	i.refs = map[string]string{}
+	i.refs = map[string]indexEntry{}
 }
 
 type indexSnapshot struct {
 	entries *btree.BTreeG[indexEntry]
-	refs    map[string]string
+	refs    map[string]indexEntry
 }
 
 func (i *index) snapshot() indexSnapshot {
-	refs := make(map[string]string, len(i.refs))
+	refs := make(map[string]indexEntry, len(i.refs))
 	maps.Copy(refs, i.refs)
 
 	return indexSnapshot{entries: i.entries.Clone(), refs: refs}
@@ -134,9 +136,22 @@ func (i *index) putData(key string, item map[string]*types.Item) error {
 		return err
 	}
 
-	i.setRef(key, indexKey)
+	entry := indexEntry{indexKey: indexKey, key: key}
+	if indexKey != "" {
+		entry.order = i.order(item)
+	}
+
+	i.setRef(entry)
 
 	return nil
+}
+
+// order is the order string of an item in the index: its index keys, then
+// its table keys.
+func (i *index) order(item map[string]*types.Item) string {
+	ts := i.Table.KeySchema
+
+	return orderOf(i.Table.AttributesDef, item, i.keySchema.HashKey, i.keySchema.RangeKey, ts.HashKey, ts.RangeKey)
 }
 
 func (i *index) updateData(key string, item, _ map[string]*types.Item) error {
@@ -144,29 +159,29 @@ func (i *index) updateData(key string, item, _ map[string]*types.Item) error {
 }
 
 func (i *index) delete(key string, _ map[string]*types.Item) error {
-	i.setRef(key, "")
+	i.setRef(indexEntry{key: key})
 
 	return nil
 }
 
-// setRef records that the item stored under key has the given index key, or
-// none ("") when the item lacks the index's key attributes (indexes are
+// setRef records the entry of the item stored under e.key, with no index
+// key ("") when the item lacks the index's key attributes (indexes are
 // sparse). An item that gains the keys is inserted, one that loses them is
 // removed, and one whose index key changes moves.
-func (i *index) setRef(key, indexKey string) {
-	old, exists := i.refs[key]
-	if exists && old == indexKey {
+func (i *index) setRef(e indexEntry) {
+	old, exists := i.refs[e.key]
+	if exists && old == e {
 		return
 	}
 
 	if exists {
-		delete(i.refs, key)
-		i.entries.Delete(indexEntry{indexKey: old, key: key})
+		delete(i.refs, e.key)
+		i.entries.Delete(old)
 	}
 
-	if indexKey != "" {
-		i.refs[key] = indexKey
-		i.entries.ReplaceOrInsert(indexEntry{indexKey: indexKey, key: key})
+	if e.indexKey != "" {
+		i.refs[e.key] = e
+		i.entries.ReplaceOrInsert(e)
 	}
 }
 

@@ -75,7 +75,7 @@ func TestIndexFollowsUpdates(t *testing.T) {
 	c.Equal(int64(n), idx.count())
 
 	for k := range idx.primaryKeys(true) {
-		c.Equal("DONE", idx.refs[k])
+		c.Equal("DONE", idx.refs[k].indexKey)
 	}
 
 	_, err := table.Put(&types.PutItemInput{Item: map[string]*types.Item{"id": {S: new("000")}}})

@@ -1,20 +1,20 @@
 package core
 
 import (
-	"fmt"
 	"iter"
 	"regexp"
-	"slices"
 	"strings"
+
+	"github.com/google/btree"
 )
 
 // A Query names one partition: its key condition holds an equality on the
-// partition (hash) key. The keys of one partition are neighbours in the
-// table's and the indexes' B-trees, since a key string starts with the
-// hash key's value, so a Query reads that range instead of every key.
-// The candidates are still matched against the whole key condition: the
-// range is a superset of the partition's items (a hash value containing
-// "." shares the prefix), never a subset.
+// partition (hash) key. The items of one partition are neighbours in the
+// table's and the indexes' B-trees, whose order strings (order.go) start
+// with the encoded hash key, so a Query reads that range instead of every
+// key, in DynamoDB's order, and a Query resumed after ExclusiveStartKey
+// starts where that key's item is or would be. The candidates are still
+// matched against the whole key condition.
 
 // equalityTerm finds "name = :value" and ":value = name" in a condition.
 var equalityTerm = regexp.MustCompile(`(#?[A-Za-z0-9_.\-]+)\s*=\s*(:[A-Za-z0-9_]+)|(:[A-Za-z0-9_]+)\s*=\s*(#?[A-Za-z0-9_.\-]+)`)
@@ -24,8 +24,8 @@ var equalityTerm = regexp.MustCompile(`(#?[A-Za-z0-9_.\-]+)\s*=\s*(:[A-Za-z0-9_]
 // searched, as the interpreter decides.
 var disjunction = regexp.MustCompile(`(?i)\b(OR|NOT)\b`)
 
-// partitionValue returns the key-string form of the value the key
-// condition gives the hash key of ks, if it gives one by equality.
+// partitionValue returns the order prefix (order.go) of the partition the
+// key condition names by an equality on the hash key of ks, if it does.
 func (t *Table) partitionValue(input QueryInput, ks keySchema) (string, bool) {
 	cond := input.KeyConditionExpression
 	if cond == "" || input.Scan || disjunction.MatchString(cond) {
@@ -51,77 +51,50 @@ func (t *Table) partitionValue(input QueryInput, ks keySchema) (string, bool) {
 			return "", false
 		}
 
-		goVal, ok := getGoValue(val, t.AttributesDef[ks.HashKey])
-		if !ok {
+		typ := t.AttributesDef[ks.HashKey]
+		if _, ok := getGoValue(val, typ); !ok {
 			return "", false
 		}
 
-		return fmt.Sprintf("%v", goVal), true
+		return partitionOrder(val, typ), true
 	}
 
 	return "", false
 }
 
-// inPartition reports whether a key string belongs to the range of the
-// partition whose hash key string is hash.
-func inPartition(ks keySchema, hash, key string) bool {
-	if ks.RangeKey == "" {
-		return key == hash
-	}
-
-	return strings.HasPrefix(key, hash+".")
+// ordered is an entry of a B-tree ordered by order string.
+type ordered interface {
+	keyEntry | indexEntry
+	ordering() keyEntry
 }
 
-// partitionStart is the least key string of a partition's range.
-func partitionStart(ks keySchema, hash string) string {
-	if ks.RangeKey == "" {
-		return hash
-	}
+func (e keyEntry) ordering() keyEntry   { return e }
+func (e indexEntry) ordering() keyEntry { return keyEntry{order: e.order, key: e.key} }
 
-	return hash + "."
-}
+// partitionKeys yields the key strings of the partition's items in tree, in
+// search order, after the item whose order string is after when it is set
+// (whether that item is still there or not); at makes the tree's pivot for
+// an order string.
+func partitionKeys[T ordered](tree *btree.BTreeG[T], at func(order string) T, prefix, after string, forward bool) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		visit := func(e T) bool {
+			k := e.ordering()
+			if !strings.HasPrefix(k.order, prefix) {
+				return false
+			}
 
-// inOrder yields keys forward or in reverse.
-func inOrder(keys []string, forward bool) iter.Seq[string] {
-	if !forward {
-		slices.Reverse(keys)
-	}
-
-	return slices.Values(keys)
-}
-
-// partitionKeys returns the table's primary keys in the partition's range,
-// in search order.
-func (t *Table) partitionKeys(hash string, forward bool) iter.Seq[string] {
-	var keys []string
-
-	t.keys.AscendGreaterOrEqual(partitionStart(t.KeySchema, hash), func(k string) bool {
-		if !inPartition(t.KeySchema, hash, k) {
-			return false
+			return k.order == after || yield(k.key)
 		}
 
-		keys = append(keys, k)
-
-		return true
-	})
-
-	return inOrder(keys, forward)
-}
-
-// partitionKeys returns the primary keys of the index's entries in the
-// partition's range, in search order.
-func (i *index) partitionKeys(hash string, forward bool) iter.Seq[string] {
-	var keys []string
-
-	i.entries.AscendGreaterOrEqual(indexEntry{indexKey: partitionStart(i.keySchema, hash)}, func(e indexEntry) bool {
-		if !inPartition(i.keySchema, hash, e.indexKey) {
-			return false
+		switch {
+		case forward && after == "":
+			tree.AscendGreaterOrEqual(at(prefix), visit)
+		case forward:
+			tree.AscendGreaterOrEqual(at(after), visit)
+		case after == "":
+			tree.DescendLessOrEqual(at(partitionEnd(prefix)), visit)
+		default:
+			tree.DescendLessOrEqual(at(after), visit)
 		}
-
-		keys = append(keys, e.key)
-
-		return true
-	})
-
-	return inOrder(keys, forward)
+	}
 }

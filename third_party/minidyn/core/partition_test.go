@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -123,11 +122,11 @@ func TestQueryReadsItsPartition(t *testing.T) {
 }
 
 // expectedPartition lists the sort keys of the items whose hash attribute
-// is v, in the engine's key order (key strings, numbers as text), from
-// the stored data.
+// is v, in DynamoDB's key order (the index's numbers by value), from the
+// stored data.
 func expectedPartition(table *Table, hash, v string, index, skPrefix bool) []string {
 	type entry struct {
-		order string
+		order int
 		sk    string
 	}
 
@@ -144,15 +143,15 @@ func expectedPartition(table *Table, hash, v string, index, skPrefix bool) []str
 			continue
 		}
 
-		order := sk
+		order, _ := strconv.Atoi(sk)
 		if index {
-			order = types.StringValue(item["gsk"].N)
+			order, _ = strconv.Atoi(types.StringValue(item["gsk"].N))
 		}
 
 		out = append(out, entry{order, sk})
 	}
 
-	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.order, b.order) })
+	slices.SortFunc(out, func(a, b entry) int { return a.order - b.order })
 
 	keys := make([]string, len(out))
 	for i, e := range out {
@@ -181,5 +180,68 @@ func TestQueryWithoutPartitionEqualitySearchesEverything(t *testing.T) {
 		ExpressionAttributeValues: map[string]*types.Item{":v": {S: new("a.b")}, ":s": {S: new("1")}},
 	}, table.KeySchema)
 	require.True(t, ok)
-	require.Equal(t, "a.b", hash)
+	require.Equal(t, partitionOrder(&types.Item{S: new("a.b")}, "S"), hash)
+}
+
+// TestQueryResumesAfterItsStartKey: a Query read page by page, each from
+// the last page's LastEvaluatedKey, returns its partition in order, on the
+// table and on an index, forward and backward, also when the item of the
+// start key has been deleted in between.
+func TestQueryResumesAfterItsStartKey(t *testing.T) {
+	for _, deleteStart := range []bool{false, true} {
+		for _, tc := range partitionCases() {
+			table := partitionTable(t)
+			putPartitionItems(t, table)
+			name := fmt.Sprintf("%s/%s/%s/%v/delete=%v", tc.index, tc.cond, tc.value, tc.forward, deleteStart)
+			want := expectedPartition(table, tc.hash, tc.value, tc.index != "", tc.prefix)
+
+			if !tc.forward {
+				slices.Reverse(want)
+			}
+
+			got := queryPages(t, table, tc, deleteStart)
+			require.Equal(t, want, got, name)
+		}
+	}
+}
+
+// queryPages reads tc's Query three items a page, deleting the last item
+// of each page before reading the next when deleteStart is set; it
+// returns the sort keys of every item read, deleted or not.
+func queryPages(t *testing.T, table *Table, tc partitionCase, deleteStart bool) []string {
+	t.Helper()
+
+	values := map[string]*types.Item{":v": {S: new(tc.value)}}
+	if tc.prefix {
+		values[":p"] = &types.Item{S: new("0")}
+	}
+
+	var (
+		got   []string
+		start map[string]*types.Item
+	)
+
+	for range 100 {
+		items, last, err := table.SearchData(QueryInput{
+			Index: tc.index, KeyConditionExpression: tc.cond, Aliases: map[string]string{"#h": tc.hash},
+			ExpressionAttributeValues: values, ScanIndexForward: tc.forward, Limit: 3, ExclusiveStartKey: start,
+		})
+		require.NoError(t, err)
+
+		got = append(got, sortKeysOf(items)...)
+		if len(last) == 0 {
+			return got
+		}
+
+		if deleteStart {
+			_, err := table.Delete(&types.DeleteItemInput{Key: map[string]*types.Item{"pk": last["pk"], "sk": last["sk"]}})
+			require.NoError(t, err)
+		}
+
+		start = last
+	}
+
+	t.Fatal("the Query did not end in 100 pages")
+
+	return nil
 }

@@ -37,8 +37,26 @@ type QueryInput struct {
 // and deletes cost O(log n) instead of re-sorting every key.
 const btreeDegree = 32
 
-func newKeySet() *btree.BTreeG[string] {
-	return btree.NewG(btreeDegree, func(a, b string) bool { return a < b })
+// keyEntry is one item of the table: the order string (order.go) of its
+// keys and its key string. Entries are ordered by order string, which is
+// DynamoDB's order of a partition's items.
+type keyEntry struct {
+	order, key string
+}
+
+func newKeySet() *btree.BTreeG[keyEntry] {
+	return btree.NewG(btreeDegree, func(a, b keyEntry) bool {
+		if a.order != b.order {
+			return a.order < b.order
+		}
+
+		return a.key < b.key
+	})
+}
+
+// entry is the key entry of the item stored under key.
+func (t *Table) entry(key string, item map[string]*types.Item) keyEntry {
+	return keyEntry{order: orderOf(t.AttributesDef, item, t.KeySchema.HashKey, t.KeySchema.RangeKey), key: key}
 }
 
 // Table struct to mock a dynamodb table
@@ -46,7 +64,7 @@ type Table struct {
 	Name                 string
 	Indexes              map[string]*index
 	AttributesDef        map[string]string
-	keys                 *btree.BTreeG[string] // primary keys in key order
+	keys                 *btree.BTreeG[keyEntry] // the items in key order
 	Data                 map[string]map[string]*types.Item
 	KeySchema            keySchema
 	BillingMode          *string
@@ -345,37 +363,62 @@ func (t *Table) parseStartKey(schema keySchema, startkeyAttr map[string]*types.I
 }
 
 // fetchQueryData returns the index searched (nil for the table), the primary
-// keys of the items it holds in search order, and how many there are.
-// A Query reads only the range of its partition (partition.go).
-func (t *Table) fetchQueryData(input QueryInput) (*index, iter.Seq[string], int64) {
+// keys of the items it holds in search order, how many there are, and
+// whether the keys already start after ExclusiveStartKey. A Query reads
+// only the range of its partition, from ExclusiveStartKey's place in it
+// (partition.go).
+func (t *Table) fetchQueryData(input QueryInput) (*index, iter.Seq[string], int64, bool) {
+	start := input.ExclusiveStartKey
+
 	if input.Index != "" {
 		i := t.Indexes[input.Index]
-		keys, n := i.primaryKeys(input.ScanIndexForward), i.count()
-
-		if hash, ok := t.partitionValue(input, i.keySchema); ok {
-			keys = i.partitionKeys(hash, input.ScanIndexForward)
+		if prefix, ok := t.partitionValue(input, i.keySchema); ok {
+			return i, partitionKeys(i.entries, func(o string) indexEntry { return indexEntry{order: o} },
+				prefix, i.startOrder(start), input.ScanIndexForward), i.count(), true
 		}
 
-		return i, keys, n
+		return i, i.primaryKeys(input.ScanIndexForward), i.count(), false
 	}
 
-	if hash, ok := t.partitionValue(input, t.KeySchema); ok {
-		return nil, t.partitionKeys(hash, input.ScanIndexForward), int64(t.keys.Len())
+	if prefix, ok := t.partitionValue(input, t.KeySchema); ok {
+		return nil, partitionKeys(t.keys, func(o string) keyEntry { return keyEntry{order: o} },
+			prefix, t.startOrder(start), input.ScanIndexForward), int64(t.keys.Len()), true
 	}
 
-	return nil, t.primaryKeys(input.ScanIndexForward), int64(t.keys.Len())
+	return nil, t.primaryKeys(input.ScanIndexForward), int64(t.keys.Len()), false
+}
+
+// startOrder is the order string of a Query's ExclusiveStartKey, or "" when
+// there is none.
+func (t *Table) startOrder(start map[string]*types.Item) string {
+	if len(start) == 0 {
+		return ""
+	}
+
+	return t.entry("", start).order
+}
+
+// startOrder is the order string of a Query's ExclusiveStartKey in the
+// index, or "" when there is none.
+func (i *index) startOrder(start map[string]*types.Item) string {
+	if len(start) == 0 {
+		return ""
+	}
+
+	return i.order(start)
 }
 
 // primaryKeys yields the table's primary keys in order, or in reverse.
 func (t *Table) primaryKeys(forward bool) iter.Seq[string] {
 	return func(yield func(string) bool) {
+		visit := func(e keyEntry) bool { return yield(e.key) }
 		if forward {
-			t.keys.Ascend(yield)
+			t.keys.Ascend(visit)
 
 			return
 		}
 
-		t.keys.Descend(yield)
+		t.keys.Descend(visit)
 	}
 }
 
@@ -456,10 +499,10 @@ func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[stri
 	items := []map[string]*types.Item{}
 	limit := input.Limit
 	exclusiveStartKey := input.ExclusiveStartKey
-	index, keys, keysSize := t.fetchQueryData(input)
+	index, keys, keysSize, resumed := t.fetchQueryData(input)
 
 	startKey := t.parseStartKey(t.KeySchema, exclusiveStartKey)
-	input.started = startKey == ""
+	input.started = startKey == "" || resumed
 	last := map[string]*types.Item{}
 
 	var (
@@ -596,7 +639,7 @@ func (t *Table) setItem(key string, item map[string]*types.Item) {
 	t.Data[key] = item
 
 	if !exists {
-		t.keys.ReplaceOrInsert(key)
+		t.keys.ReplaceOrInsert(t.entry(key, item))
 	}
 }
 
@@ -618,7 +661,7 @@ func (t *Table) Clear() {
 // TableSnapshot captures a point-in-time copy of mutable table state for transactional rollback
 type TableSnapshot struct {
 	data    map[string]map[string]*types.Item
-	keys    *btree.BTreeG[string]
+	keys    *btree.BTreeG[keyEntry]
 	indexes map[string]indexSnapshot
 }
 
@@ -961,7 +1004,7 @@ func (t *Table) Delete(input *types.DeleteItemInput) (map[string]*types.Item, er
 	item = copyItem(item)
 
 	delete(t.Data, key)
-	t.keys.Delete(key)
+	t.keys.Delete(t.entry(key, item))
 
 	for _, index := range t.Indexes {
 		err := index.delete(key, item)

@@ -657,7 +657,7 @@ func TestSearchData(t *testing.T) {
 
 	newIndex := index{
 		entries: entriesOf(map[string]string{"ref1": "ref2"}),
-		refs:    map[string]string{"ref1": "ref2"},
+		refs:    refsOf(map[string]string{"ref1": "ref2"}),
 		Table:   newTable,
 	}
 
@@ -1159,7 +1159,7 @@ func TestGetLastKey(t *testing.T) {
 
 	newIndex := &index{
 		entries: entriesOf(map[string]string{"ref1": "ref2"}),
-		refs:    map[string]string{"ref1": "ref2"},
+		refs:    refsOf(map[string]string{"ref1": "ref2"}),
 		Table:   newTable,
 	}
 
@@ -1596,7 +1596,7 @@ func TestFetchQueryData(t *testing.T) {
 	c.NoError(err)
 	c.Len(newTable.Data, 6)
 
-	index, keys, n := newTable.fetchQueryData(QueryInput{
+	index, keys, n, _ := newTable.fetchQueryData(QueryInput{
 		Index: "invert",
 	})
 
@@ -1616,11 +1616,21 @@ func TestFetchQueryData(t *testing.T) {
 // entriesOf builds the index entries of refs (primary key -> index key).
 func entriesOf(refs map[string]string) *btree.BTreeG[indexEntry] {
 	entries := newEntrySet()
-	for key, indexKey := range refs {
-		entries.ReplaceOrInsert(indexEntry{indexKey: indexKey, key: key})
+	for _, e := range refsOf(refs) {
+		entries.ReplaceOrInsert(e)
 	}
 
 	return entries
+}
+
+// refsOf builds the index's record of refs (primary key -> index key).
+func refsOf(refs map[string]string) map[string]indexEntry {
+	out := make(map[string]indexEntry, len(refs))
+	for key, indexKey := range refs {
+		out[key] = indexEntry{order: indexKey, indexKey: indexKey, key: key}
+	}
+
+	return out
 }
 
 func TestSearchDataWithProjectionExpression(t *testing.T) {
