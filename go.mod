@@ -32,7 +32,7 @@ require (
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/outboxkit/terraform-provider-outbox/consumer v0.0.0-20261204202504-9eb665473205
 	github.com/outboxkit/terraform-provider-outbox/outbox v0.0.0-20261205002637-0e2b9ebd2141
-	github.com/outboxkit/terraform-provider-outbox/third_party/minidyn v0.0.0-20261201132747-fddd75d1729c
+	github.com/outboxkit/terraform-provider-outbox/third_party/minidyn v0.0.0-20261205202826-6ef34f5f9501
 	go.opentelemetry.io/otel v1.43.0
 	go.opentelemetry.io/otel/sdk v1.43.0
 	go.opentelemetry.io/otel/trace v1.43.0
