@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"hash/fnv"
+	"math"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -20,17 +21,14 @@ import (
 const maxPageBytes = 1 << 20
 
 // search is a Query or Scan as this layer pages it. The engine selects the
-// candidates (the items of the table or index, for a Query those matching
-// the key condition); ordering, ExclusiveStartKey, Limit, the filter and
-// the projection are applied here:
-//
-//   - the engine orders keys as strings (10 before 5) where DynamoDB orders
-//     numbers numerically and binary values bytewise;
-//   - the engine resumes after ExclusiveStartKey by looking for its item,
-//     and when that item is gone (deleted, or out of the index) it returns
-//     an empty page with no LastEvaluatedKey, ending the caller's paging
-//     early. DynamoDB resumes at the key's position in key order, whether or
-//     not an item is still there.
+// candidates: for a Query, the items of its partition that match the key
+// condition, in key order from ExclusiveStartKey's place, as many as the
+// page can use (queryCandidates); for a Scan, every item of the table or
+// index. Ordering, ExclusiveStartKey, Limit, the page size, the filter and
+// the projection are applied here, as DynamoDB applies them: numbers
+// ordered numerically and binary values bytewise, and a Scan resumed at
+// the start key's position in key order, whether or not an item is still
+// there.
 type search struct {
 	t         *table
 	indexName string
@@ -43,6 +41,7 @@ type search struct {
 	limit     int32
 	forward   bool
 	count     bool // Select COUNT: no items in the output
+	more      bool // the engine holds candidates after those read
 }
 
 // page is the result of a search.
@@ -82,11 +81,6 @@ func (q *search) run(candidates []wireItem) (*page, error) {
 	}
 	slices.SortStableFunc(candidates, cmp)
 	if len(q.start) > 0 {
-		for _, name := range attrs {
-			if q.start[name] == nil {
-				return nil, awsapi.ValidationException("The provided starting key is invalid: The provided key element does not match the schema")
-			}
-		}
 		i, _ := slices.BinarySearchFunc(candidates, q.start, func(item, start wireItem) int {
 			if cmp(item, start) <= 0 {
 				return -1
@@ -127,7 +121,7 @@ func (q *search) run(candidates []wireItem) (*page, error) {
 			p.items = append(p.items, nil)
 		}
 		full := q.limit > 0 && p.evaluated == int(q.limit)
-		if full || (p.size >= maxPageBytes && i < len(candidates)-1) {
+		if full || (p.size >= maxPageBytes && (i < len(candidates)-1 || q.more)) {
 			p.last = wireItem{}
 			for _, name := range attrs {
 				p.last[name] = item[name]
@@ -136,6 +130,73 @@ func (q *search) run(candidates []wireItem) (*page, error) {
 		}
 	}
 	return p, nil
+}
+
+// checkStart rejects an ExclusiveStartKey that lacks a key attribute of the
+// searched table or index.
+func (q *search) checkStart() error {
+	if len(q.start) == 0 {
+		return nil
+	}
+	for _, name := range q.keyAttrs() {
+		if q.start[name] == nil {
+			return awsapi.ValidationException("The provided starting key is invalid: The provided key element does not match the schema")
+		}
+	}
+	return nil
+}
+
+// firstQueryChunk is how many candidates a Query without a Limit asks the
+// engine for first; each further request asks for twice as many, until the
+// page is full or the partition read.
+const firstQueryChunk = 512
+
+// queryCandidates reads a Query's candidates from the engine in key order
+// after ExclusiveStartKey, as many as its page can use: Limit items, or,
+// without one, chunks of growing size until the page reaches its size
+// limit. A page so costs about its own items, as on DynamoDB, however
+// large the partition.
+func (s *Service) queryCandidates(q *search, in *mini.QueryInput) ([]wireItem, error) {
+	keyCond := aws.ToString(in.KeyConditionExpression)
+	req := &mini.QueryInput{
+		TableName:                 in.TableName,
+		IndexName:                 in.IndexName,
+		ConsistentRead:            in.ConsistentRead,
+		KeyConditionExpression:    in.KeyConditionExpression,
+		ExpressionAttributeNames:  used(in.ExpressionAttributeNames, keyCond),
+		ExpressionAttributeValues: used(in.ExpressionAttributeValues, keyCond),
+		ExclusiveStartKey:         q.start,
+		ScanIndexForward:          aws.Bool(q.forward),
+	}
+	chunk := int32(firstQueryChunk)
+	if q.limit > 0 {
+		chunk = q.limit
+	}
+	var candidates []wireItem
+	size := 0
+	for {
+		req.Limit = aws.Int32(chunk)
+		out, err := s.engine.Query(bg, req)
+		if err != nil {
+			return nil, engineError(err)
+		}
+		candidates = append(candidates, out.Items...)
+		size += dataSize(out.Items)
+		q.more = len(out.LastEvaluatedKey) > 0
+		if !q.more || q.limit > 0 || size >= maxPageBytes {
+			return candidates, nil
+		}
+		req.ExclusiveStartKey, chunk = out.LastEvaluatedKey, min(2*chunk, math.MaxInt32/2)
+	}
+}
+
+// dataSize is the size of items, as a page counts it.
+func dataSize(items []wireItem) int {
+	size := 0
+	for _, item := range items {
+		size += itemSize(fromWireItem(item))
+	}
+	return size
 }
 
 // compareKeys orders two items by the given key attributes, each compared
@@ -264,18 +325,11 @@ func (s *Service) query(req *awsapi.Request, in *mini.QueryInput) (any, error) {
 		return nil, err
 	}
 	q.forward = aws.ToBool(in.ScanIndexForward) || in.ScanIndexForward == nil
-	out, err := s.engine.Query(bg, &mini.QueryInput{
-		TableName:                 in.TableName,
-		IndexName:                 in.IndexName,
-		ConsistentRead:            in.ConsistentRead,
-		KeyConditionExpression:    in.KeyConditionExpression,
-		ExpressionAttributeNames:  used(in.ExpressionAttributeNames, keyCond),
-		ExpressionAttributeValues: used(in.ExpressionAttributeValues, keyCond),
-	})
+	candidates, err := s.queryCandidates(q, in)
 	if err != nil {
-		return nil, engineError(err)
+		return nil, err
 	}
-	return q.respond(out.Items, in.ConsistentRead, in.ReturnConsumedCapacity)
+	return q.respond(candidates, in.ConsistentRead, in.ReturnConsumedCapacity)
 }
 
 func (s *Service) scan(req *awsapi.Request, in *mini.ScanInput) (any, error) {
@@ -305,7 +359,7 @@ func (s *Service) scan(req *awsapi.Request, in *mini.ScanInput) (any, error) {
 
 // newSearch is the search of a Query or Scan of t, or of its index
 // indexName, in key order (a Query sets its own), after checking its
-// Limit.
+// Limit and ExclusiveStartKey.
 func newSearch(t *table, indexName *string, names map[string]string, values wireItem,
 	filter, project *string, start wireItem, limit *int32, sel ddbtypes.Select) (*search, error) {
 	if limit != nil && *limit < 1 {
@@ -319,7 +373,7 @@ func newSearch(t *table, indexName *string, names map[string]string, values wire
 	if q.indexName != "" {
 		q.index = t.index(q.indexName)
 	}
-	return q, nil
+	return q, q.checkStart()
 }
 
 // respond reads one page of the candidates and renders it, with the read

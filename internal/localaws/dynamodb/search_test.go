@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -190,6 +192,61 @@ func TestNumericSortKeysOrderNumerically(t *testing.T) {
 					t.Errorf("got %v, want %v", got, want)
 				}
 			})
+		}
+	}
+}
+
+// TestPagesOfALargePartitionStopAtOneMegabyte reads, without a Limit, a
+// partition of an index holding about 3.5 MB in items of about 1,900 bytes with
+// numeric sort keys, forward and backward: each page but the last stops
+// at 1 MB, and the pages hold every item once, in numeric order.
+func TestPagesOfALargePartitionStopAtOneMegabyte(t *testing.T) {
+	t.Parallel()
+	db := stackClient(t)
+	createKeyed(t, db, "large", types.ScalarAttributeTypeN)
+	const items = 1800
+	pad := strings.Repeat("x", 1900)
+	for i := 0; i < items; i += 25 {
+		var reqs []types.WriteRequest
+		for j := i; j < i+25; j++ {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+				"PK": s("p"), "SK": n(strconv.Itoa(items - j)), "GSI1PK": s("g"), "GSI1SK": n(strconv.Itoa(items - j)), "pad": s(pad)}}})
+		}
+		if _, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"large": reqs}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, forward := range []bool{true, false} {
+		in := &dynamodb.QueryInput{TableName: aws.String("large"), IndexName: aws.String("GSI1"), ScanIndexForward: aws.Bool(forward),
+			KeyConditionExpression: aws.String("GSI1PK = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": s("g")}}
+		var got []string
+		pages := 0
+		for ; pages < 10; pages++ {
+			out, err := db.Query(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, item := range out.Items {
+				got = append(got, sk(item))
+			}
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			// An item is its pad and under 64 bytes of keys and names.
+			if least, most := len(out.Items)*len(pad), len(out.Items)*(len(pad)+64); least > 1<<20 || most < 1<<20 {
+				t.Errorf("forward=%v page %d: %d items of %d to %d bytes, want a page of 1 MB", forward, pages, len(out.Items), len(pad), len(pad)+64)
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+		want := make([]string, items)
+		for i := range want {
+			want[i] = strconv.Itoa(i + 1)
+		}
+		if !forward {
+			slices.Reverse(want)
+		}
+		if pages != 3 || !slices.Equal(got, want) {
+			t.Errorf("forward=%v: %d items in %d pages, want %d in 4 pages, in numeric order", forward, len(got), pages+1, items)
 		}
 	}
 }
