@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -41,6 +42,21 @@ func (res *sweepResult) collect(items []batch.Item) {
 	before := len(res.waiting)
 	res.wait(items)
 	res.collected.Add(int64(len(res.waiting) - before))
+}
+
+// longestPending keeps the n events of items that have been pending longest, in
+// that order. The shards' sweeps together may collect a little more than
+// MaxWaiting (the pages in flight when the count was reached): the events
+// left out are the newest, never those of the shards merged last. The
+// oldest events are the ones each key needs first, and a shard that holds
+// only old events (one above a lowered pending_index.shards) would
+// otherwise lose them to the newer events of the busier shards, run after
+// run, its keys never publishing their next event.
+func longestPending(items []batch.Item, n int) []batch.Item {
+	slices.SortStableFunc(items, func(a, b batch.Item) int {
+		return cmp.Compare(pendingSince(a.Record), pendingSince(b.Record))
+	})
+	return items[:min(n, len(items))]
 }
 
 // maxWaitingPasses bounds the passes over the waiting events of a run.

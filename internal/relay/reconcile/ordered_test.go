@@ -1,10 +1,11 @@
 package reconcile_test
 
 import (
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/config"
@@ -199,5 +200,39 @@ func TestOrderedEventsBehindAGapAreNotWritten(t *testing.T) {
 	}
 	if writes := fake.Calls(relaytest.OpUpdateItem); writes != 0 {
 		t.Errorf("%d UpdateItem calls for events that wait behind a gap, want none", writes)
+	}
+}
+
+// TestOrderedRunKeepsTheLongestPending: more ordered events than a run
+// keeps (MaxWaiting), in two shards, as after pending_index.shards was
+// lowered: the last shard holds only the oldest events, a key's, and the
+// first shard a newer event of each of MaxWaiting other keys, each behind
+// its key's first event, not found yet. The run
+// sweeps both shards in turns and keeps the longest pending of what it
+// found, so the old key's events are published in its first run. Merged
+// shard after shard and cut at MaxWaiting, the run kept the first shard's
+// newer events and dropped the old key's, run after run.
+func TestOrderedRunKeepsTheLongestPending(t *testing.T) {
+	t.Parallel()
+	const oldEvents = 5
+	table, fake, _ := setup(t, 2, 0)
+	records := relaytest.Records(table, reconcile.MaxWaiting+oldEvents, 16)
+	for i := range records {
+		r := &records[i]
+		if i < oldEvents {
+			r.OrderingKey, r.Sequence, r.PendingShard = "old", int64(i+1), outbox.PendingShardKey(1)
+			continue
+		}
+		// Each waits for its key's first event, not found yet, so that the
+		// run writes and publishes nothing for them.
+		r.OrderingKey, r.Sequence, r.PendingShard = fmt.Sprintf("new-%d", i), 2, outbox.PendingShardKey(0)
+	}
+	fake.PutRecords(records)
+	r := newOrderedReconciler(table, fake, 1000, func() time.Time { return now })
+	rep := r.Run(t.Context(), time.Minute, metrics.New())
+	for _, rec := range records[:oldEvents] {
+		if got := fake.Status(rec); got != string(outbox.StatusPublished) {
+			t.Errorf("event %d of the old key is %s after the first run, want PUBLISHED; report %+v", rec.Sequence, got, rep)
+		}
 	}
 }

@@ -224,7 +224,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 		report.Poison += s.poison
 		report.Skipped += s.skipped
 		report.ReadUnits += s.readUnits
-		waiting.waiting = append(waiting.waiting, s.waiting[:min(len(s.waiting), MaxWaiting-len(waiting.waiting))]...)
+		waiting.waiting = append(waiting.waiting, s.waiting...)
 		waiting.blocked += s.blocked
 		var all []batch.Item
 		for k, low := range s.lowest {
@@ -238,6 +238,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 			oldest = s.oldest
 		}
 	}
+	waiting.waiting = longestPending(waiting.waiting, MaxWaiting)
 	report.Complete = report.RemainingShards == 0
 	if r.Ordered != nil {
 		r.retryWaiting(ctx, waiting, minAge, margin, m, &report)
@@ -452,7 +453,7 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 	if len(records) == 0 {
 		return items
 	}
-	held := r.Holder.Hold(ctx, records, func(rec outbox.Record) time.Time { return r.Hold.UntilWithin(ctx, now, rec.Attempts) })
+	held := r.Holder.Hold(ctx, records, r.Hold.Within(ctx, now))
 	for k, i := range idx {
 		switch h := held[k]; {
 		case h.Err != nil:
