@@ -118,7 +118,7 @@ func (r *Relay) current(ctx context.Context, items []batch.Item) []batch.Item {
 	}
 	if len(hold) > 0 {
 		wg.Go(func() {
-			held = r.store.Hold(ctx, records(hold), func(rec outbox.Record) time.Time { return r.hold.UntilWithin(ctx, now, rec.Attempts) })
+			held = r.store.Hold(ctx, records(hold), r.hold.Within(ctx, now))
 		})
 	}
 	wg.Wait()

@@ -562,7 +562,7 @@ func (p *Processor) holdChained(ctx context.Context, w *wave) (held []Item, chai
 		return nil, nil
 	}
 	now := p.now()
-	for k, h := range p.Cursors.Hold(ctx, records, func(r outbox.Record) time.Time { return p.Hold.UntilWithin(ctx, now, r.Attempts) }) {
+	for k, h := range p.Cursors.Hold(ctx, records, p.Hold.Within(ctx, now)) {
 		if h.Err == nil && h.Item != nil {
 			it := Parse(p.Layout, h.Item)
 			it.Held = true

@@ -70,17 +70,28 @@ func (p HoldPolicy) Until(now time.Time, attempts int) time.Time {
 	return now.Add(d)
 }
 
-// UntilWithin is Until for a hold taken by an invocation that ends at ctx's
-// deadline: a first hold (no attempt recorded) ends then at the latest, as
-// after it the holder can publish nothing, so that the hold of a holder
-// that died does not keep the event's next try waiting past it. Later
-// holds, the backoff of an event published but not marked, are Until's.
-func (p HoldPolicy) UntilWithin(ctx context.Context, now time.Time, attempts int) time.Time {
-	until := p.Until(now, attempts)
-	if deadline, ok := ctx.Deadline(); ok && attempts <= 0 && deadline.Before(until) {
+// UntilWithin is Until for a hold of r taken by an invocation that ends at
+// ctx's deadline. A first hold (no attempt recorded) ends then at the
+// latest, as after it the holder can publish nothing, so that the hold of a
+// holder that died does not keep the event's next try waiting past it. So
+// does every hold of an ordered event (one with a sequence): its backoff
+// would be its whole key's, every later event of the key waiting behind it
+// for up to Max, while retrying it at once costs at most one more publish:
+// an event its key's cursor has passed is settled unpublished, and one
+// published again is deduplicated by a FIFO target within five minutes and
+// dropped by the consumer kit by its id. Later holds of an unordered event,
+// the backoff of an event published but not marked, are Until's.
+func (p HoldPolicy) UntilWithin(ctx context.Context, now time.Time, r outbox.Record) time.Time {
+	until := p.Until(now, r.Attempts)
+	if deadline, ok := ctx.Deadline(); ok && (r.Attempts <= 0 || r.Sequence > 0) && deadline.Before(until) {
 		return deadline
 	}
 	return until
+}
+
+// Within returns UntilWithin for the holds an invocation takes at now.
+func (p HoldPolicy) Within(ctx context.Context, now time.Time) func(outbox.Record) time.Time {
+	return func(r outbox.Record) time.Time { return p.UntilWithin(ctx, now, r) }
 }
 
 // DynamoDBAPI is the part of the DynamoDB client the store uses.

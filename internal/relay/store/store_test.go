@@ -180,8 +180,9 @@ func TestCurrent(t *testing.T) {
 }
 
 // TestHoldUntilWithin: a first hold ends at the invocation's deadline when
-// that comes before the policy's hold; later holds, the backoff, and holds
-// without a deadline are the policy's.
+// that comes before the policy's hold, and so does every hold of an ordered
+// event; later holds of an unordered event, the backoff, and holds without
+// a deadline are the policy's.
 func TestHoldUntilWithin(t *testing.T) {
 	t.Parallel()
 	at := time.Unix(1000, 0)
@@ -191,20 +192,27 @@ func TestHoldUntilWithin(t *testing.T) {
 	tests := []struct {
 		ctx      context.Context
 		attempts int
+		sequence int64
 		want     time.Duration
 	}{
-		{ctx, 0, 30 * time.Second},
-		{ctx, 1, 2 * time.Minute},
-		{context.Background(), 0, time.Minute},
+		{ctx, 0, 0, 30 * time.Second},
+		{ctx, 1, 0, 2 * time.Minute},
+		{ctx, 3, 7, 30 * time.Second},
+		{context.Background(), 0, 0, time.Minute},
+		{context.Background(), 3, 7, 8 * time.Minute},
 	}
 	for _, tt := range tests {
-		if got := p.UntilWithin(tt.ctx, at, tt.attempts).Sub(at); got != tt.want {
-			t.Errorf("attempts=%d: hold of %s, want %s", tt.attempts, got, tt.want)
+		r := outbox.Record{Attempts: tt.attempts, Sequence: tt.sequence}
+		if got := p.UntilWithin(tt.ctx, at, r).Sub(at); got != tt.want {
+			t.Errorf("attempts=%d sequence=%d: hold of %s, want %s", tt.attempts, tt.sequence, got, tt.want)
+		}
+		if got := p.Within(tt.ctx, at)(r).Sub(at); got != tt.want {
+			t.Errorf("Within, attempts=%d sequence=%d: hold of %s, want %s", tt.attempts, tt.sequence, got, tt.want)
 		}
 	}
 	long, cancelLong := context.WithDeadline(context.Background(), at.Add(time.Hour))
 	defer cancelLong()
-	if got := p.UntilWithin(long, at, 0).Sub(at); got != time.Minute {
+	if got := p.UntilWithin(long, at, outbox.Record{}).Sub(at); got != time.Minute {
 		t.Errorf("hold of %s before a distant deadline, want the policy's minute", got)
 	}
 }
