@@ -1,10 +1,12 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +33,7 @@ import (
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/control"
 	"github.com/outboxkit/terraform-provider-outbox/internal/localaws/localawstest"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 	"github.com/outboxkit/terraform-provider-outbox/internal/tfrun"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -1049,12 +1052,12 @@ func (r *run) drain(ctx context.Context, cleared time.Time) (time.Time, error) {
 	var quietSince time.Time
 	var lastFire, lastLog, lastCount time.Time
 	var state string
-	pending := 0
+	var pending pendingItems
 	for {
 		// While events are pending the index is counted every 5 s: each
 		// count reads every pending item, and the reconciler, fired as
 		// often, is what lowers it then.
-		if now := time.Now(); pending == 0 || now.Sub(lastCount) >= 5*time.Second {
+		if now := time.Now(); pending.events == 0 || now.Sub(lastCount) >= 5*time.Second {
 			var err error
 			if pending, err = r.pendingInIndex(ctx); err != nil {
 				return now, err
@@ -1067,8 +1070,9 @@ func (r *run) drain(ctx context.Context, cleared time.Time) (time.Time, error) {
 		}
 		now := time.Now()
 		if busy != "" && now.Sub(lastLog) >= 10*time.Second {
-			// What the drain waits for, for runs that drain slowly.
-			r.t.Logf("drain after %s: %s", now.Sub(cleared).Round(time.Second), busy)
+			// What the drain waits for, for runs that drain slowly, and
+			// what the reconciler did meanwhile.
+			r.t.Logf("drain after %s: %s%s", now.Sub(cleared).Round(time.Second), busy, r.lastReconcile(ctx, latest(lastLog, cleared), pending))
 			lastLog = now
 		}
 		if busy != "" {
@@ -1105,9 +1109,9 @@ func (r *run) drain(ctx context.Context, cleared time.Time) (time.Time, error) {
 
 // busy says what keeps the pipeline from being quiescent, with pending
 // events in the pending index, or "".
-func (r *run) busy(ctx context.Context, pending int) (string, error) {
-	if pending > 0 {
-		return fmt.Sprintf("pending: %d events in the index", pending), nil
+func (r *run) busy(ctx context.Context, pending pendingItems) (string, error) {
+	if pending.events > 0 {
+		return "pending: " + pending.String(), nil
 	}
 	for _, fn := range []string{r.out.RelayFunctionName, r.out.reconcilerName()} {
 		in, err := r.ctl.LambdaInstances(ctx, fn)
@@ -1137,22 +1141,185 @@ func (r *run) busy(ctx context.Context, pending int) (string, error) {
 	return "", nil
 }
 
-// pendingInIndex counts the items in every shard of the pending index.
-func (r *run) pendingInIndex(ctx context.Context) (int, error) {
-	total := 0
-	for shard := range r.contract.pendingShards() {
-		q := r.table.PendingQuery(shard, time.Now().Add(24*time.Hour))
-		q.Select = ddbtypes.SelectCount
-		p := dynamodb.NewQueryPaginator(r.ddb, q)
-		for p.HasMorePages() {
-			out, err := p.NextPage(ctx)
-			if err != nil {
-				return 0, fmt.Errorf("querying the pending index: %w", err)
-			}
-			total += int(out.Count)
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// reconcileFields are the fields of the reconciler's "reconcile finished"
+// log line that the drain shows.
+var reconcileFields = []string{"found", "published", "waiting", "blocked", "complete", "continued", "durationMs"}
+
+// lastReconcile returns, as "; N runs, the last: found=... durationMs=...",
+// the last report the reconciler logged since from, with the warnings it
+// logged, and, when that run published nothing while events wait, the
+// keys that hold the most pending events; "" when it logged none or its
+// log cannot be read.
+func (r *run) lastReconcile(ctx context.Context, from time.Time, pending pendingItems) string {
+	out, err := r.logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{
+		LogGroupName:  aws.String(provision.NamesFor(r.pipelineName).ReconcilerLogGroup),
+		FilterPattern: aws.String(`"reconcile finished"`),
+		StartTime:     aws.Int64(from.UnixMilli()),
+	})
+	if err != nil || len(out.Events) == 0 {
+		return ""
+	}
+	var report map[string]any
+	if json.Unmarshal([]byte(aws.ToString(out.Events[len(out.Events)-1].Message)), &report) != nil {
+		return ""
+	}
+	fields := make([]string, 0, len(reconcileFields))
+	for _, f := range reconcileFields {
+		fields = append(fields, fmt.Sprintf("%s=%v", f, report[f]))
+	}
+	line := fmt.Sprintf("; %d runs, the last: %s%s", len(out.Events), strings.Join(fields, " "), r.reconcilerWarnings(ctx, from))
+	if report["published"] == 0.0 && report["waiting"] != 0.0 {
+		line += r.fullestKeys(ctx, pending)
+	}
+	return line
+}
+
+// reconcilerWarnings returns, as " (warnings: msg ×n, ...)", the warnings
+// and errors the reconciler logged since from, or "".
+func (r *run) reconcilerWarnings(ctx context.Context, from time.Time) string {
+	out, err := r.logs.FilterLogEvents(ctx, &cloudwatchlogs.FilterLogEventsInput{
+		LogGroupName:  aws.String(provision.NamesFor(r.pipelineName).ReconcilerLogGroup),
+		FilterPattern: aws.String(`{ $.level = "WARN" || $.level = "ERROR" }`),
+		StartTime:     aws.Int64(from.UnixMilli()),
+	})
+	if err != nil || len(out.Events) == 0 {
+		return ""
+	}
+	counts := map[string]int{}
+	for _, e := range out.Events {
+		var line struct {
+			Msg   string `json:"msg"`
+			Error string `json:"error"`
+		}
+		if json.Unmarshal([]byte(aws.ToString(e.Message)), &line) == nil {
+			counts[strings.TrimSpace(line.Msg+" "+line.Error)]++
 		}
 	}
-	return total, nil
+	var parts []string
+	for msg, n := range counts {
+		parts = append(parts, fmt.Sprintf("%s ×%d", msg, n))
+	}
+	slices.Sort(parts)
+	return " (warnings: " + strings.Join(parts, "; ") + ")"
+}
+
+// fullestKeys returns, as "; fullest keys: ...", the three ordering keys
+// with the most pending events, each with its cursor and its lowest
+// pending events, each with its shard and its rank there by pending time:
+// what a run that publishes nothing fails to find.
+func (r *run) fullestKeys(ctx context.Context, pending pendingItems) string {
+	keys := slices.Collect(maps.Keys(pending.byKey))
+	slices.SortFunc(keys, func(a, b string) int { return len(pending.byKey[b]) - len(pending.byKey[a]) })
+	var out []string
+	for _, k := range keys[:min(3, len(keys))] {
+		events := pending.byKey[k]
+		slices.SortFunc(events, func(a, b pendingEvent) int { return cmp.Compare(a.seq, b.seq) })
+		got, err := r.ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table.Name), Key: r.table.CursorKey(k), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return ""
+		}
+		c, _ := outbox.ParseCursor(got.Item)
+		var lowest []string
+		for _, e := range events[:min(3, len(events))] {
+			older := 0
+			for _, since := range pending.byShard[e.shard] {
+				if since < e.since {
+					older++
+				}
+			}
+			lowest = append(lowest, fmt.Sprintf("%d (%s, %d of %d by age)", e.seq, e.shard, older+1, len(pending.byShard[e.shard])))
+		}
+		out = append(out, fmt.Sprintf("%s: %d pending from %s, cursor published=%d blocked=%d started=%d registered=%d",
+			k, len(events), strings.Join(lowest, ", "), c.Published, c.Blocked, c.Started, len(c.Waiting)))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; fullest keys: " + strings.Join(out, "; ")
+}
+
+// pendingItems is what the pending index holds: its events, those a relay
+// or reconciler invocation holds (nextAttemptAt ahead), which no other
+// invocation publishes before their hold ends, and the ordered events by
+// key and the pending times by shard.
+type pendingItems struct {
+	events, held int
+	heldFor      time.Duration // the longest hold left
+	maxAttempts  int
+	byKey        map[string][]pendingEvent
+	byShard      map[string][]int64
+}
+
+// pendingEvent is an ordered event in the pending index.
+type pendingEvent struct {
+	seq, since int64
+	shard      string
+}
+
+func (p pendingItems) String() string {
+	s := fmt.Sprintf("%d events in the index", p.events)
+	if p.held > 0 {
+		s += fmt.Sprintf(" (%d held, the longest for %s more; attempts up to %d)", p.held, p.heldFor.Round(time.Second), p.maxAttempts)
+	}
+	return s
+}
+
+// pendingInIndex reads the items in every shard of the pending index.
+func (r *run) pendingInIndex(ctx context.Context) (pendingItems, error) {
+	out := pendingItems{byKey: map[string][]pendingEvent{}, byShard: map[string][]int64{}}
+	now := time.Now()
+	for shard := range r.contract.pendingShards() {
+		q := r.table.PendingQuery(shard, now.Add(24*time.Hour))
+		q.ProjectionExpression = aws.String("#next, #attempts, #key, #seq, #since, #shard")
+		for name, attr := range map[string]string{"#next": outbox.AttrNextAttemptAt, "#attempts": outbox.AttrAttempts, "#key": outbox.AttrOrderingKey, "#seq": outbox.AttrSequence} {
+			q.ExpressionAttributeNames[name] = attr
+		}
+		p := dynamodb.NewQueryPaginator(r.ddb, q)
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return out, fmt.Errorf("querying the pending index: %w", err)
+			}
+			for _, item := range page.Items {
+				out.count(item, now)
+			}
+		}
+	}
+	return out, nil
+}
+
+// count adds a pending item, read with its keys, nextAttemptAt and
+// attempts.
+func (p *pendingItems) count(item map[string]ddbtypes.AttributeValue, now time.Time) {
+	p.events++
+	number := func(attr string) int64 {
+		v, _ := item[attr].(*ddbtypes.AttributeValueMemberN)
+		if v == nil {
+			return 0
+		}
+		n, _ := strconv.ParseInt(v.Value, 10, 64)
+		return n
+	}
+	if left := time.UnixMilli(number(outbox.AttrNextAttemptAt)).Sub(now); left > 0 {
+		p.held++
+		p.heldFor = max(p.heldFor, left)
+		p.maxAttempts = max(p.maxAttempts, int(number(outbox.AttrAttempts)))
+	}
+	key, _ := item[outbox.AttrOrderingKey].(*ddbtypes.AttributeValueMemberS)
+	shard, _ := item[outbox.AttrPendingShard].(*ddbtypes.AttributeValueMemberS)
+	if key != nil && shard != nil {
+		e := pendingEvent{seq: number(outbox.AttrSequence), since: number(outbox.AttrPendingSince), shard: shard.Value}
+		p.byKey[key.Value] = append(p.byKey[key.Value], e)
+		p.byShard[e.shard] = append(p.byShard[e.shard], e.since)
+	}
 }
 
 func (r *run) queueDepth(ctx context.Context, url string) (int, error) {
