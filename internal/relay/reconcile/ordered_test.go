@@ -236,3 +236,55 @@ func TestOrderedRunKeepsTheLongestPending(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedSweepReadsTheShardBehind: a key's events alternate between two
+// shards; the first also holds many events of other keys between them,
+// the second many newer ones after them, more than a run keeps
+// (MaxWaiting) in all. After a page of each, the run reads on the shard
+// it has read least far in pending time, so that what it keeps is the
+// longest pending of both together, and publishes most of the key's run.
+// A page of each in turn would have read the second shard's newer events
+// instead, and cut the key's run at the time the first was read to.
+func TestOrderedSweepReadsTheShardBehind(t *testing.T) {
+	t.Parallel()
+	const perShard, pageSize = 1000, 1000
+	const fillers0, fillers1 = 9 * perShard, 5 * perShard
+	table, fake, _ := setup(t, 2, 0)
+	records := relaytest.Records(table, 2*perShard+fillers0+fillers1, 16)
+	var keyed []outbox.Record
+	place := func(r *outbox.Record, shard int, at int64, key string, seq int64) {
+		r.PendingShard, r.PendingSince, r.OrderingKey, r.Sequence = outbox.PendingShardKey(shard), relaytest.Clock.UnixMilli()+at, key, seq
+	}
+	i := 0
+	for n := range 2 * perShard {
+		// Event n+1 of k at 10n ms, in shard n%2; in shard 0, nine other
+		// events after each of k's (each waiting for its key's first
+		// event, not found yet: the run writes nothing for them).
+		place(&records[i], n%2, int64(10*n), "k", int64(n+1))
+		keyed = append(keyed, records[i])
+		i++
+		if n%2 == 0 {
+			for f := range 9 {
+				place(&records[i], 0, int64(10*n+f+1), fmt.Sprintf("other-%d", i), 2)
+				i++
+			}
+		}
+	}
+	for ; i < len(records); i++ {
+		place(&records[i], 1, int64(10*2*perShard+i), fmt.Sprintf("newer-%d", i), 2)
+	}
+	fake.PutRecords(records)
+	rep := newOrderedReconciler(table, fake, pageSize, func() time.Time { return now }).Run(t.Context(), time.Minute, metrics.New())
+	published := 0
+	for _, rec := range keyed {
+		if fake.Status(rec) == string(outbox.StatusPublished) {
+			published++
+		}
+	}
+	// The 10,000 longest pending events are k's first 1,800 and the
+	// events between them; a page of each shard in turn keeps k's first
+	// 1,000.
+	if published < 1600 {
+		t.Errorf("%d of k's %d events published in the first run, want at least 1,600; report %+v", published, len(keyed), rep)
+	}
+}

@@ -8,16 +8,19 @@
 // Before publishing an item, the reconciler holds it with a conditional
 // update (outbox.Table.Hold): of the reconciler and a stream invocation that
 // both see the item, only the one whose hold succeeds publishes it. The hold
-// ends at a time that grows with the item's attempts, which is also its
-// backoff: an item whose publishing or marking keeps failing is tried again
-// later and later, not on every run. An item that cannot be held (the role
+// of an unordered event ends at a time that grows with the item's attempts,
+// which is also its backoff: an item whose publishing or marking keeps
+// failing is tried again later and later, not on every run; that of an
+// ordered event ends with the run (store.HoldPolicy.UntilWithin). An item that cannot be held (the role
 // may not update the table) is not published at all, since it could not be
 // marked either.
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -313,6 +316,9 @@ type sweeper struct {
 	lease  *leaseRun
 	// tried is true once the run tried to lease the shard.
 	tried bool
+	// reached is the pending time (Unix ms) of the last event of its
+	// last page: how far in pending time the sweep has read the shard.
+	reached int64
 }
 
 // sweepInTurns sweeps every source a page at a time, in rounds: a round
@@ -347,6 +353,10 @@ func (r *Reconciler) sweepInTurns(ctx context.Context, sweeps []*sweeper, concur
 		}
 	}
 	for round := 0; len(active) > 0; round++ {
+		if r.Ordered != nil && round > 0 {
+			active = r.sweepBehind(ctx, active, concurrency, margin, m)
+			continue
+		}
 		active = r.sweepRound(ctx, active, concurrency, margin, m)
 		if round == 0 && !fanned {
 			active = leases.fanOut(ctx, active, published)
@@ -378,6 +388,21 @@ func (r *Reconciler) sweepRound(ctx context.Context, active []*sweeper, concurre
 	return next
 }
 
+// sweepBehind processes the next page of the sources of active that the
+// sweep has read least far in pending time (the half of them, at most
+// concurrency), and returns active without those that have no more to
+// sweep. An ordered run sweeps so after its first round: a page of each
+// shard at a time would read the busiest shards least far in time, and the
+// events a run keeps (MaxWaiting) would not be the longest pending of all,
+// but of each shard alike: a key's events would be cut at the time the
+// busiest shard was read to, and its run of events to publish with them.
+func (r *Reconciler) sweepBehind(ctx context.Context, active []*sweeper, concurrency int, margin time.Duration, m *metrics.Recorder) []*sweeper {
+	slices.SortStableFunc(active, func(a, b *sweeper) int { return cmp.Compare(a.reached, b.reached) })
+	n := min(concurrency, max(1, len(active)/2))
+	more := r.sweepRound(ctx, active[:n], concurrency, margin, m)
+	return append(more, active[n:]...)
+}
+
 // sweepPage processes the next page of s, and reports whether s has more
 // to sweep: false once it is swept to its end, a query failed, or no page
 // may be started within margin of the deadline.
@@ -407,9 +432,11 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 	items := make([]batch.Item, len(pg.items))
 	for i, raw := range pg.items {
 		items[i] = batch.ParsePending(r.Table, raw)
-		if since := pendingSince(items[i].Record); since > 0 && (res.oldest == 0 || since < res.oldest) {
+		since := pendingSince(items[i].Record)
+		if since > 0 && (res.oldest == 0 || since < res.oldest) {
 			res.oldest = since
 		}
+		s.reached = max(s.reached, since)
 	}
 	res.found += len(items)
 	res.note(items)
