@@ -15,7 +15,8 @@ import (
 )
 
 // Recovery at scale (DESIGN.md): a run sweeps only the shards it leases
-// (outbox.Table.AcquireLease). A scheduled run leases every free shard;
+// (outbox.Table.AcquireLease). A run of an ordered relay leases every shard
+// or none (takeAll). A scheduled run leases every free shard;
 // when the first pages of its own share are full (a backlog), or its first
 // round leaves shards with more pages, it keeps its share, releases the
 // others and starts workers, asynchronous invocations of its own
@@ -80,6 +81,10 @@ func (r *Reconciler) lease(ctx context.Context, sweeps []*sweeper, minAge time.D
 		return nil
 	}
 	lr := &leaseRun{r: r, owner: invocationID(ctx), worker: isWorker(ctx), minAge: minAge, share: r.share(len(sweeps)), others: map[string]struct{}{}}
+	if r.Ordered != nil {
+		lr.takeAll(ctx, sweeps)
+		return lr
+	}
 	want := len(sweeps)
 	if lr.worker {
 		want = lr.share
@@ -92,6 +97,25 @@ func (r *Reconciler) lease(ctx context.Context, sweeps []*sweeper, minAge time.D
 		lr.take(ctx, sweeps[(first+i)%len(sweeps)])
 	}
 	return lr
+}
+
+// takeAll takes, for a run of an ordered relay (its successor too), the
+// lease of every shard, in order, or of none. A key's events are on every
+// shard: a run holding some would find each key's events with gaps and
+// publish little of them, while keeping from the run that could publish
+// them the shards it holds. Every run takes the shards in the same order,
+// so of runs that start together the one that takes the first shard takes
+// them all; a run that finds a shard another run holds gives back those
+// it took and sweeps none.
+func (lr *leaseRun) takeAll(ctx context.Context, sweeps []*sweeper) {
+	for _, s := range sweeps {
+		if !lr.take(ctx, s) {
+			lr.release(ctx, lr.held)
+			lr.held = nil
+			lr.r.log().InfoContext(ctx, "another run sweeps this ordered relay's shards; this run sweeps none", "source", s.src.name)
+			return
+		}
+	}
 }
 
 // take tries to lease s's shard, and reports whether the run now holds it.
@@ -111,7 +135,7 @@ func (lr *leaseRun) take(ctx context.Context, s *sweeper) bool {
 // swept by another run goes on with those left, rather than ending with
 // nothing published while another shard waits for the next schedule.
 func (lr *leaseRun) refill(ctx context.Context, sweeps []*sweeper, active []*sweeper) []*sweeper {
-	if lr == nil || !lr.worker {
+	if lr == nil || !lr.worker || lr.r.Ordered != nil {
 		return active
 	}
 	for _, s := range sweeps {
