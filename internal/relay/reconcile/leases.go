@@ -31,6 +31,19 @@ import (
 // a crashed run's shards wait a minute at most for another run.
 const LeaseDuration = time.Minute
 
+// leaseEnd is the expiry of a lease taken or renewed at now by the run of
+// ctx: LeaseDuration later, or the run's deadline if that comes first, as
+// after it the run sweeps nothing. A run killed by its deadline (or by a
+// fault before it) so keeps no shard past it: an ordered relay's next run
+// needs every shard (takeAll).
+func leaseEnd(ctx context.Context, now time.Time) time.Time {
+	end := now.Add(LeaseDuration)
+	if deadline, ok := ctx.Deadline(); ok && deadline.Before(end) {
+		return deadline
+	}
+	return end
+}
+
 // LeaseAPI is the part of the DynamoDB client that writes lease items.
 type LeaseAPI interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
@@ -157,7 +170,7 @@ func (lr *leaseRun) shard(s *sweeper) outbox.LeaseShard {
 // acquire takes the lease of s's shard, noting its live holder if another.
 func (lr *leaseRun) acquire(ctx context.Context, s *sweeper) bool {
 	now := lr.r.now()
-	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.AcquireLease(lr.shard(s), lr.owner, now, now.Add(LeaseDuration)))
+	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.AcquireLease(lr.shard(s), lr.owner, now, leaseEnd(ctx, now)))
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case err == nil:
@@ -179,7 +192,7 @@ func (lr *leaseRun) renew(ctx context.Context, s *sweeper) bool {
 	if lr == nil {
 		return true
 	}
-	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.RenewLease(lr.shard(s), lr.owner, lr.r.now().Add(LeaseDuration)))
+	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.RenewLease(lr.shard(s), lr.owner, leaseEnd(ctx, lr.r.now())))
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		lr.r.log().WarnContext(ctx, "the lease of a shard was taken over; another run sweeps it", "source", s.src.name)

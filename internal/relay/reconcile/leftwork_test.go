@@ -1,6 +1,10 @@
 package reconcile
 
-import "testing"
+import (
+	"context"
+	"testing"
+	"time"
+)
 
 func TestLeftWork(t *testing.T) {
 	t.Parallel()
@@ -21,6 +25,30 @@ func TestLeftWork(t *testing.T) {
 	} {
 		if got := leftWork(c.held, &c.report); got != c.want {
 			t.Errorf("%s: leftWork = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestLeaseEnd: a lease lasts LeaseDuration, or until the run's deadline
+// when that comes first, so that a killed run keeps no shard past it.
+func TestLeaseEnd(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1000, 0)
+	soon, cancel := context.WithDeadline(context.Background(), now.Add(20*time.Second))
+	defer cancel()
+	late, cancelLate := context.WithDeadline(context.Background(), now.Add(10*time.Minute))
+	defer cancelLate()
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		want time.Time
+	}{
+		{"deadline first", soon, now.Add(20 * time.Second)},
+		{"deadline after", late, now.Add(LeaseDuration)},
+		{"no deadline", context.Background(), now.Add(LeaseDuration)},
+	} {
+		if got := leaseEnd(tt.ctx, now); !got.Equal(tt.want) {
+			t.Errorf("%s: lease ends %s after now, want %s", tt.name, got.Sub(now), tt.want.Sub(now))
 		}
 	}
 }
