@@ -145,6 +145,13 @@ func (o options) duplicateBound(kills, written int) int {
 // poisonPerKind is how many poison events of each kind are written.
 func (o options) poisonPerKind() int { return max(2, o.events/5000) }
 
+// An ordered run of fewer than shortOrderedRun events raises its per-entry
+// publish faults to minShortOrderedEntryFaultRate, so that each fires.
+const (
+	shortOrderedRun               = 10000
+	minShortOrderedEntryFaultRate = 0.1
+)
+
 // drainDeadline bounds the wait for quiescence once the faults clear.
 func (o options) drainDeadline() time.Duration {
 	return 5*time.Minute + time.Duration(o.events)*20*time.Millisecond
@@ -770,7 +777,19 @@ func (r *run) chaos(ctx context.Context, start time.Time, writersDone <-chan str
 	// The publish call: entries fail with retryable codes or for the
 	// environment, calls are throttled or fail outright; DynamoDB
 	// throttles.
-	rules := append(r.kind.rules(), dynamoDBThrottles...)
+	rules := r.kind.rules()
+	if r.kind.ordered && r.o.events < shortOrderedRun {
+		for i, rule := range rules {
+			if rule.Entry && rule.Operation == r.kind.operation {
+				// While the faults hold, most events of a short ordered run
+				// wait behind an earlier one of their key, and the stream
+				// path publishes a few hundred entries: at 2 % a fault
+				// may never fire (checked below).
+				rules[i].Rate = max(rule.Rate, minShortOrderedEntryFaultRate)
+			}
+		}
+	}
+	rules = append(rules, dynamoDBThrottles...)
 	rules = append(rules, r.claims.faults()...)
 	if r.o.action == "delete" {
 		rules = append(rules, control.FaultRule{Service: "dynamodb", Operation: "BatchWriteItem", Code: "ProvisionedThroughputExceededException", Rate: 0.1, Message: "chaos: throughput exceeded"})
