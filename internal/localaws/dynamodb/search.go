@@ -181,9 +181,12 @@ func (s *Service) queryCandidates(q *search, in *mini.QueryInput) ([]wireItem, e
 			return nil, engineError(err)
 		}
 		candidates = append(candidates, out.Items...)
-		size += dataSize(out.Items)
 		q.more = len(out.LastEvaluatedKey) > 0
-		if !q.more || q.limit > 0 || size >= maxPageBytes {
+		if !q.more || q.limit > 0 {
+			return candidates, nil
+		}
+		// Sized only to decide whether to read on: run sizes the page.
+		if size += dataSize(out.Items); size >= maxPageBytes {
 			return candidates, nil
 		}
 		req.ExclusiveStartKey, chunk = out.LastEvaluatedKey, min(2*chunk, math.MaxInt32/2)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
 
@@ -37,11 +38,7 @@ const LeaseDuration = time.Minute
 // fault before it) so keeps no shard past it: an ordered relay's next run
 // needs every shard (takeAll).
 func leaseEnd(ctx context.Context, now time.Time) time.Time {
-	end := now.Add(LeaseDuration)
-	if deadline, ok := ctx.Deadline(); ok && deadline.Before(end) {
-		return deadline
-	}
-	return end
+	return retry.ByDeadline(ctx, now.Add(LeaseDuration))
 }
 
 // LeaseAPI is the part of the DynamoDB client that writes lease items.

@@ -11,9 +11,9 @@
 // of an unordered event ends at a time that grows with the item's attempts,
 // which is also its backoff: an item whose publishing or marking keeps
 // failing is tried again later and later, not on every run; that of an
-// ordered event ends with the run (store.HoldPolicy.UntilWithin). An item that cannot be held (the role
-// may not update the table) is not published at all, since it could not be
-// marked either.
+// ordered event ends with the run (store.HoldPolicy.UntilWithin). An item
+// that cannot be held (the role may not update the table) is not published
+// at all, since it could not be marked either.
 package reconcile
 
 import (

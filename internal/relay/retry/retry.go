@@ -90,6 +90,16 @@ func TimeLeft(ctx context.Context, margin time.Duration) bool {
 	return !ok || time.Until(deadline) > margin
 }
 
+// ByDeadline returns t, or ctx's deadline when that comes first: the
+// latest an invocation that ends at its deadline can still act, and so the
+// latest a hold or lease it takes needs to last.
+func ByDeadline(ctx context.Context, t time.Time) time.Time {
+	if deadline, ok := ctx.Deadline(); ok && deadline.Before(t) {
+		return deadline
+	}
+	return t
+}
+
 // transientCodes are error codes that mean "slow down" or "try again" across
 // the services the relay calls, in addition to the SDK's own list.
 var transientCodes = map[string]struct{}{

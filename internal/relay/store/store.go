@@ -83,8 +83,8 @@ func (p HoldPolicy) Until(now time.Time, attempts int) time.Time {
 // the backoff of an event published but not marked, are Until's.
 func (p HoldPolicy) UntilWithin(ctx context.Context, now time.Time, r outbox.Record) time.Time {
 	until := p.Until(now, r.Attempts)
-	if deadline, ok := ctx.Deadline(); ok && (r.Attempts <= 0 || r.Sequence > 0) && deadline.Before(until) {
-		return deadline
+	if r.Attempts <= 0 || r.Sequence > 0 {
+		return retry.ByDeadline(ctx, until)
 	}
 	return until
 }
