@@ -195,7 +195,8 @@ type Processor struct {
 	MultiRegion bool
 	// Remaining returns the time left before ctx's deadline, and whether it
 	// has one; nil reads ctx.Deadline against the real clock. The gate
-	// starts no publish round, and no pass, in the last part of it
+	// sends no key's event after its first, and starts no pass, in the
+	// last part of it
 	// (DeadlineReserve), so that the cursors are advanced and the events
 	// settled before the invocation ends.
 	Remaining func(ctx context.Context) (time.Duration, bool)
@@ -325,13 +326,7 @@ func (p *Processor) write(ctx context.Context, w *wave, items []Item) {
 			wg.Go(f)
 		}
 	}
-	run(len(w.published), func() {
-		if p.Action == config.ActionDelete {
-			settleErrs = p.Store.Delete(ctx, w.published)
-		} else {
-			settleErrs = p.Store.MarkPublished(ctx, w.published)
-		}
-	})
+	run(len(w.published), func() { settleErrs = p.recordPublished(ctx, w.published) })
 	run(len(w.poison), func() { poisonErrs = p.Store.MarkFailed(ctx, w.poison, w.reasons) })
 	run(len(w.unindexed), func() { indexErrs = p.Store.AddPendingKeys(ctx, w.unindexed) })
 	run(len(w.released), func() { releaseErrs = p.Store.Release(ctx, w.released) })
@@ -360,6 +355,15 @@ func (p *Processor) write(ctx context.Context, w *wave, items []Item) {
 				"eventId", w.unindexed[k].EventID, "error", err, "hint", p.tableHint(err))
 		}
 	}
+}
+
+// recordPublished marks the items of published events PUBLISHED, or
+// deletes them, as the action says; it returns one error per record.
+func (p *Processor) recordPublished(ctx context.Context, records []outbox.Record) []error {
+	if p.Action == config.ActionDelete {
+		return p.Store.Delete(ctx, records)
+	}
+	return p.Store.MarkPublished(ctx, records)
 }
 
 // storeFailure is the outcome of an item whose reading, holding or

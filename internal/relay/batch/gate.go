@@ -11,7 +11,6 @@ import (
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/metrics"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/publish"
-	"github.com/outboxkit/terraform-provider-outbox/internal/relay/retry"
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/store"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
 )
@@ -20,12 +19,14 @@ import (
 // mode: event n of an ordering key only once n-1 was accepted by the
 // target. It reads each key's cursor (the last sequence published), settles
 // without publishing what the cursor already covers, and publishes the run
-// that follows the cursor without a gap, in rounds: one event per key per
-// round, so that a failed entry can never be overtaken by a later event of
-// its key in the same call. A key stops at its first event that fails; what
-// follows waits. Once the target accepted a key's events, the cursor is
-// advanced, and only then are their items marked or deleted (the writing
-// wave): a crash in between republishes (the cursor is behind), never skips.
+// that follows the cursor without a gap: one event per key per call, the
+// next once that call answered (calls.go), so that a failed entry can never
+// be overtaken by a later event of its key in the same call. A key stops at
+// its first event that fails; what follows waits. Once the target accepted
+// a key's events, the cursor is advanced, and only then are their items
+// marked or deleted (at checkpoints while publishing goes on, and by the
+// writing wave at the end): a crash in between republishes (the cursor is
+// behind), never skips.
 // A poison event is marked FAILED only once its key's cursor says it is
 // blocked by it, so that a key waiting behind a FAILED event is known as
 // such. An ordered event whose item breaks the record contract, but whose
@@ -44,8 +45,8 @@ type CursorStore interface {
 }
 
 // DeadlineReserve is the time the gate keeps before its invocation's
-// deadline, at most a quarter of what was left when it started: it starts
-// no publish round after the first, and no pass, in it. A key's events go
+// deadline, at most a quarter of what was left when it started: it sends
+// no key's event after the key's first, and starts no pass, in it. A key's events go
 // out one round trip each, so a large batch of one key (a backlog caught up
 // with a large batch size) could outlast the function's timeout: killed
 // before its cursor advance, the invocation would republish the same
@@ -70,8 +71,12 @@ type lane struct {
 	// of sequence; each entry lists the items of one sequence (a record
 	// delivered twice), the first one published.
 	run [][]int
-	// accepted counts the run's entries the target accepted, in order.
-	accepted int
+	// accepted counts the run's entries the target accepted, in order;
+	// advanced those of them the cursor records and whose items were
+	// settled while the run went on (checkpoint), after holding them at
+	// advancedCursor, the cursor as the last such advance left it.
+	accepted, advanced int
+	advancedCursor     outbox.Cursor
 	// stopped is true once an entry of the run failed.
 	stopped bool
 }
@@ -217,59 +222,6 @@ func (p *Processor) deadline(ctx context.Context) func() bool {
 	}
 }
 
-// publishRuns publishes the runs of lanes in rounds, one event per key per
-// round, and returns the retried entries. Once late says the deadline is
-// near, the rounds left are deferred.
-func (p *Processor) publishRuns(ctx context.Context, items []Item, lanes []*lane, w *wave, m *metrics.Recorder, late func() bool) int {
-	retried := 0
-	for round := 0; ; round++ {
-		var batch []outbox.Record
-		var from []*lane
-		more := false
-		deferred := round > 0 && late()
-		for _, l := range lanes {
-			if l.stopped || round >= len(l.run) {
-				continue
-			}
-			more = true
-			if deferred {
-				p.deferRun(items, l, round, w)
-				continue
-			}
-			if err := items[l.run[round][0]].Malformed; err != nil {
-				// Its key's next event, which can never be published: it
-				// holds the key (block), as a rejected one does.
-				p.refuse(items, l, round, Outcome{Status: Poison, Reason: err.Error(), Class: retry.ClassPoison}, w)
-				continue
-			}
-			batch = append(batch, items[l.run[round][0]].Record)
-			from = append(from, l)
-		}
-		if !more {
-			return retried
-		}
-		if len(batch) == 0 {
-			continue
-		}
-		results := publish.Paced(ctx, p.Publisher, batch)
-		at := p.now()
-		for k, res := range results {
-			l, i := from[k], from[k].run[round][0]
-			retried += res.Retries
-			switch res.Status {
-			case publish.Published:
-				l.accepted++
-				m.Observe(metrics.PublishLatency, metrics.Milliseconds, float64(at.Sub(batch[k].OccurredAt).Milliseconds()))
-			case publish.Rejected:
-				p.refuse(items, l, round, Outcome{Status: Poison, Reason: res.Reason, Class: res.Class}, w)
-			default:
-				p.unpublished(items, i, w)
-				p.refuse(items, l, round, Outcome{Status: LeftPending, Reason: res.Reason, Class: res.Class, Hint: res.Hint, Deferred: res.Deferred}, w)
-			}
-		}
-	}
-}
-
 // publishLate publishes the events below the sequence their key's cursor
 // was started at (outbox.Cursor.Started), out of order: they were pending
 // (FAILED, then requeued) when ordered mode began for their key, and an
@@ -364,17 +316,12 @@ func (p *Processor) advance(ctx context.Context, items []Item, lanes []*lane, w 
 	var moves []store.CursorMove
 	var moved []*lane
 	for _, l := range lanes {
-		if l.accepted > 0 {
-			from, to := l.cursor.Published, l.cursor.Published+int64(l.accepted)
-			var done []int64
-			for n := range l.cursor.Waiting {
-				if n <= to {
-					done = append(done, n)
-				}
-			}
-			slices.Sort(done)
-			moves = append(moves, store.CursorMove{Key: l.key, From: from, To: to, Done: done})
+		switch {
+		case l.accepted > l.advanced:
+			moves = append(moves, l.move(l.accepted))
 			moved = append(moved, l)
+		case l.advanced > 0:
+			w.chainAfter(l, l.advancedCursor)
 		}
 	}
 	if len(moves) == 0 {
@@ -383,14 +330,9 @@ func (p *Processor) advance(ctx context.Context, items []Item, lanes []*lane, w 
 	cursors, errs := p.Cursors.AdvanceCursors(ctx, moves)
 	for n, l := range moved {
 		if errs[n] == nil {
-			next := registeredAfter(cursors[n], l.key)
-			w.chain = append(w.chain, next...)
-			last := l.run[l.accepted-1][0]
-			for range next {
-				w.chainedBy = append(w.chainedBy, last)
-			}
+			w.chainAfter(l, cursors[n])
 		}
-		for _, entry := range l.run[:l.accepted] {
+		for _, entry := range l.run[l.advanced:l.accepted] {
 			for k, i := range entry {
 				switch {
 				case errs[n] != nil:
@@ -402,6 +344,34 @@ func (p *Processor) advance(ctx context.Context, items []Item, lanes []*lane, w 
 				}
 			}
 		}
+	}
+}
+
+// move is the cursor move that records l's first accepted entries as
+// published: from where the cursor was found, so that it applies whether
+// or not a checkpoint moved it part of the way. It removes the events
+// registered on the cursor that it covers, but those a checkpoint's move
+// removed already.
+func (l *lane) move(accepted int) store.CursorMove {
+	from, to := l.cursor.Published, l.cursor.Published+int64(accepted)
+	var done []int64
+	for n := range l.cursor.Waiting {
+		if n <= to && (l.advanced == 0 || n > from+int64(l.advanced)) {
+			done = append(done, n)
+		}
+	}
+	slices.Sort(done)
+	return store.CursorMove{Key: l.key, From: from, To: to, Done: done}
+}
+
+// chainAfter adds to the wave's chain the events registered on c, the
+// cursor of l as this wave's last advance left it, that follow it.
+func (w *wave) chainAfter(l *lane, c outbox.Cursor) {
+	next := registeredAfter(c, l.key)
+	w.chain = append(w.chain, next...)
+	last := l.run[l.accepted-1][0]
+	for range next {
+		w.chainedBy = append(w.chainedBy, last)
 	}
 }
 

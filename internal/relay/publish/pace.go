@@ -35,18 +35,32 @@ const untried = "not tried: the invocation's deadline came before the publishing
 // on for what is sent, not for what is found: an ordered event that waits
 // for its key costs nothing of it.
 func Paced(ctx context.Context, pub Publisher, records []outbox.Record) []Result {
+	return PublishAllowed(ctx, pub, records, Allow(ctx, len(records)))
+}
+
+// Allow waits until the pace of ctx, if it has one, allows n events, taken
+// a batch call's worth at a time, and returns how many of them it allowed
+// before its deadline: all n, unless the deadline comes first.
+func Allow(ctx context.Context, n int) int {
 	pace, ok := ctx.Value(paceKey{}).(Pace)
 	if !ok {
-		return pub.Publish(ctx, records)
+		return n
 	}
 	allowed := 0
-	for allowed < len(records) {
-		n := min(MaxBatchEntries, len(records)-allowed)
-		if !pace.Wait(ctx, n) {
+	for allowed < n {
+		take := min(MaxBatchEntries, n-allowed)
+		if !pace.Wait(ctx, take) {
 			break
 		}
-		allowed += n
+		allowed += take
 	}
+	return allowed
+}
+
+// PublishAllowed publishes the first allowed records with pub; the others
+// are not sent, each Failed and Deferred (see Paced).
+func PublishAllowed(ctx context.Context, pub Publisher, records []outbox.Record, allowed int) []Result {
+	allowed = min(allowed, len(records))
 	out := make([]Result, 0, len(records))
 	if allowed > 0 {
 		out = append(out, pub.Publish(ctx, records[:allowed])...)
