@@ -107,7 +107,7 @@ func (r *Reconciler) retryWaiting(ctx context.Context, last sweepResult, minAge,
 		// Those that can go now are held before they are published:
 		// another run (one that took over a shard) may be processing them
 		// too.
-		r.processRunnable(ctx, last.waiting, m, &res)
+		r.processRunnable(ctx, last.waiting, margin, m, &res)
 		report.Published += res.publishedCount
 		report.Failed += res.failed
 		report.Poison += res.poison

@@ -1,6 +1,8 @@
 package reconcile_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -286,5 +288,69 @@ func TestOrderedSweepReadsTheShardBehind(t *testing.T) {
 	// 1,000.
 	if published < 1600 {
 		t.Errorf("%d of k's %d events published in the first run, want at least 1,600; report %+v", published, len(keyed), rep)
+	}
+}
+
+// TestOrderedStepsAreHeldWhileTheStepBeforePublishes: a run holds a key's
+// next reconcile.FirstStepRanks events, and publishes them while it holds
+// the key's next ones, so that the key's publishing does not wait for the
+// holds of its whole backlog. The hold of the second step's first event
+// does not end before the first event is published; by the time the first
+// step's last event is sent, it is held; and every event is published, in
+// order.
+func TestOrderedStepsAreHeldWhileTheStepBeforePublishes(t *testing.T) {
+	t.Parallel()
+	const perKey = reconcile.FirstStepRanks + 20
+	table, fake, records := orderedBacklog(t, 2, []string{"hot"}, perKey)
+	r := newOrderedReconciler(table, fake, 1000, func() time.Time { return now })
+	var heldEarly, heldFirst error
+	second := records[reconcile.FirstStepRanks]
+	fake.WriteError = func(sortKey string, attempt int) error {
+		if sortKey != second.SortKey || attempt > 1 {
+			return nil
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for len(fake.Published()) == 0 {
+			if time.Now().After(deadline) {
+				heldFirst = fmt.Errorf("nothing published while event %d is being held: the run held every step before publishing", second.Sequence)
+				return nil
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return nil
+	}
+	fake.CallError = func(op string, _ int) error {
+		if op != relaytest.OpPutEvents {
+			return nil
+		}
+		// Calls of the first step carry sequences up to FirstStepRanks;
+		// the last of them waits until the next step's first event is
+		// held, which does not come before that step starts if the steps
+		// are held one after the other.
+		if pub := len(fake.Published()); pub != reconcile.FirstStepRanks-1 {
+			return nil
+		}
+		next := records[reconcile.FirstStepRanks]
+		deadline := time.Now().Add(20 * time.Second)
+		for fake.Item(next.PartitionKey, next.SortKey)[outbox.AttrNextAttemptAt] == nil {
+			if time.Now().After(deadline) {
+				heldEarly = fmt.Errorf("event %d not held when event %d is sent", next.Sequence, next.Sequence-1)
+				return nil
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return nil
+	}
+	rep := r.Run(context.Background(), time.Minute, metrics.New())
+	if err := errors.Join(heldFirst, heldEarly); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Published != perKey {
+		t.Fatalf("published %d of %d: %+v", rep.Published, perKey, rep)
+	}
+	for i, p := range fake.Published() {
+		if p.EventID != records[i].EventID {
+			t.Fatalf("publication %d is %s, want event %d (%s)", i, p.EventID, records[i].Sequence, records[i].EventID)
+		}
 	}
 }

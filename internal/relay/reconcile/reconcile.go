@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -497,13 +498,73 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 
 // processRunnable holds and processes the ordered items the gate can
 // publish now (runnable), and keeps the others, unheld, among the waiting
-// events.
-func (r *Reconciler) processRunnable(ctx context.Context, items []batch.Item, m *metrics.Recorder, res *sweepResult) {
+// events. It holds and processes them in steps of growing rank in their key
+// (inSteps), each step's holds taken while the step before is published,
+// until margin before the deadline: the steps not held by then wait.
+func (r *Reconciler) processRunnable(ctx context.Context, items []batch.Item, margin time.Duration, m *metrics.Recorder, res *sweepResult) {
 	now, waiting := r.runnable(ctx, items)
 	res.wait(waiting)
-	if len(now) > 0 {
-		r.process(ctx, r.hold(ctx, now), m, res)
+	steps := inSteps(now)
+	if len(steps) == 0 {
+		return
 	}
+	held := make(chan []batch.Item, 1)
+	holdStep := func(step []batch.Item) { held <- r.hold(ctx, step) }
+	go holdStep(steps[0])
+	for n := range steps {
+		step := <-held
+		next := n+1 < len(steps) && retry.TimeLeft(ctx, margin)
+		if next {
+			go holdStep(steps[n+1])
+		}
+		r.process(ctx, step, m, res)
+		if !next {
+			for _, later := range steps[n+1:] {
+				res.wait(later)
+			}
+			return
+		}
+	}
+}
+
+// Holding a backlog's runnable events takes a write each: thousands before
+// the first is published, while a hot key's publishing, one round trip per
+// event, is what the run's time is made of. So the events are held and
+// processed in steps by their rank in their key, each step held while the
+// step before is published: first each key's next FirstStepRanks events
+// (most keys' all), then the next 2×FirstStepRanks, then 4×, and so on.
+// The first step is long enough for a hot key to keep publishing while the
+// other keys' events, many and paced, go out beside it; a later step holds
+// only the hot keys' events, twice as many as the step before publishes one
+// round trip each, far fewer writes than that step takes round trips. The
+// gate reads the cursors again at each step, which the step before
+// advanced: a cursor read and an advance more per step, a few steps per
+// run.
+
+// FirstStepRanks is the number of each key's events in the first step of
+// processRunnable.
+const FirstStepRanks = 128
+
+// inSteps splits the runnable items of processRunnable, each key's in order
+// of sequence, into steps by their rank in their key: ranks below
+// FirstStepRanks, then the next 2×FirstStepRanks, and so on. Items without
+// a sequence go in the first step.
+func inSteps(items []batch.Item) [][]batch.Item {
+	rank := map[string]int{}
+	var steps [][]batch.Item
+	for _, it := range items {
+		step := 0
+		if it.Record.Sequence > 0 {
+			k := it.Record.OrderingKey
+			step = bits.Len(uint(rank[k]/FirstStepRanks+1)) - 1
+			rank[k]++
+		}
+		for len(steps) <= step {
+			steps = append(steps, nil)
+		}
+		steps[step] = append(steps[step], it)
+	}
+	return steps
 }
 
 // wait keeps items among the waiting events, up to MaxWaiting.

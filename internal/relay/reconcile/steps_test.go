@@ -1,0 +1,48 @@
+package reconcile
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
+	"github.com/outboxkit/terraform-provider-outbox/outbox"
+)
+
+// TestInSteps: the steps hold each key's events by rank, FirstStepRanks
+// first, then twice as many each time, in order of sequence; an event
+// without a sequence goes in the first step.
+func TestInSteps(t *testing.T) {
+	t.Parallel()
+	var items []batch.Item
+	add := func(key string, n int) {
+		for seq := 1; seq <= n; seq++ {
+			items = append(items, batch.Item{Record: outbox.Record{OrderingKey: key, Sequence: int64(seq)}})
+		}
+	}
+	add("hot", 1000)
+	add("cold", 3)
+	items = append(items, batch.Item{Record: outbox.Record{EventID: "unordered"}})
+	steps := inSteps(items)
+	// hot: ranks 0-127, 128-383, 384-895, 896-999.
+	want := [][2]int64{{1, FirstStepRanks}, {FirstStepRanks + 1, 3 * FirstStepRanks}, {3*FirstStepRanks + 1, 7 * FirstStepRanks}, {7*FirstStepRanks + 1, 1000}}
+	if len(steps) != len(want) {
+		t.Fatalf("%d steps, want %d", len(steps), len(want))
+	}
+	for n, step := range steps {
+		var hot []int64
+		others := 0
+		for _, it := range step {
+			if it.Record.OrderingKey == "hot" {
+				hot = append(hot, it.Record.Sequence)
+			} else {
+				others++
+			}
+		}
+		if got := fmt.Sprint(hot[0], hot[len(hot)-1], len(hot)); got != fmt.Sprint(want[n][0], want[n][1], want[n][1]-want[n][0]+1) {
+			t.Errorf("step %d: hot events %s (first, last, count), want %d to %d", n, got, want[n][0], want[n][1])
+		}
+		if wantOthers := map[bool]int{true: 4, false: 0}[n == 0]; others != wantOthers {
+			t.Errorf("step %d: %d other events, want %d", n, others, wantOthers)
+		}
+	}
+}
