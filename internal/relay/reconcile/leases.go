@@ -5,6 +5,8 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -26,11 +28,19 @@ import (
 // and goes on to the shards it has not tried once its own are swept.
 
 // LeaseDuration is how long a lease lasts without renewal. A run renews
-// its leases before each page, and a page (a query, a hold, a publish and
-// a mark, at most 20 s at the slowest publishing rate, MinEventsPerSecond)
-// takes far less: a few page times, so that a live run keeps its shards and
-// a crashed run's shards wait a minute at most for another run.
-const LeaseDuration = time.Minute
+// its leases before each page, and in the background every
+// DefaultLeaseRenewal while it runs (keepAlive), so that a live run keeps
+// its shards through a long page (up to 20 s at the slowest publishing
+// rate, MinEventsPerSecond) and through an ordered run's passes after its
+// sweep, which publish for most of the run. A crashed run's shards wait
+// LeaseDuration at most for another run: an ordered relay's next run needs
+// every shard (takeAll), so a run killed mid-recovery stops the whole
+// recovery until its leases end.
+const LeaseDuration = 20 * time.Second
+
+// DefaultLeaseRenewal is how often a run renews its leases in the
+// background: four times a lease, so that a renewal or two may fail.
+const DefaultLeaseRenewal = LeaseDuration / 4
 
 // leaseEnd is the expiry of a lease taken or renewed at now by the run of
 // ctx: LeaseDuration later, or the run's deadline if that comes first, as
@@ -62,15 +72,20 @@ func isWorker(ctx context.Context) bool { w, _ := ctx.Value(workerKey{}).(bool);
 
 // leaseRun is a run's leases and the workers it started.
 type leaseRun struct {
-	r       *Reconciler
-	owner   string
-	worker  bool
-	minAge  time.Duration
-	share   int
-	held    []*sweeper
-	others  map[string]struct{} // the live holders of the leases it could not take
-	workers int
-	cont    bool
+	r      *Reconciler
+	owner  string
+	worker bool
+	minAge time.Duration
+	share  int
+	held   []*sweeper
+	others map[string]struct{} // the live holders of the leases it could not take
+	// mu guards renewing, the held shards not released, which keepAlive
+	// renews; it is held through a renewal and through a release, so that
+	// a lease released is never renewed after.
+	mu       sync.Mutex
+	renewing []*sweeper
+	workers  int
+	cont     bool
 }
 
 // share is how many shards of n one worker sweeps.
@@ -136,6 +151,9 @@ func (lr *leaseRun) take(ctx context.Context, s *sweeper) bool {
 	}
 	s.leased = true
 	lr.held = append(lr.held, s)
+	lr.mu.Lock()
+	lr.renewing = append(lr.renewing, s)
+	lr.mu.Unlock()
 	return true
 }
 
@@ -202,8 +220,52 @@ func (lr *leaseRun) renew(ctx context.Context, s *sweeper) bool {
 	return true
 }
 
+// keepAlive renews the leases the run holds every interval (0 means
+// DefaultLeaseRenewal), until the function it returns is called. A renewal
+// that fails is left to the next one, and to the sweep's own renewal before
+// its next page, which finds a lease taken over.
+func (lr *leaseRun) keepAlive(ctx context.Context, interval time.Duration) (stop func()) {
+	if lr == nil {
+		return func() {}
+	}
+	if interval <= 0 {
+		interval = DefaultLeaseRenewal
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				lr.renewAll(ctx)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// renewAll renews the lease of every shard the run holds and has not
+// released.
+func (lr *leaseRun) renewAll(ctx context.Context) {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	for _, s := range lr.renewing {
+		if _, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.RenewLease(lr.shard(s), lr.owner, leaseEnd(ctx, lr.r.now()))); err != nil && ctx.Err() == nil {
+			lr.r.log().DebugContext(ctx, "renewing the lease of a shard in the background failed", "source", s.src.name, "error", err)
+		}
+	}
+}
+
 // release gives up the leases of sweeps the run still holds.
 func (lr *leaseRun) release(ctx context.Context, sweeps []*sweeper) {
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	lr.renewing = slices.DeleteFunc(lr.renewing, func(s *sweeper) bool { return slices.Contains(sweeps, s) })
 	for _, s := range sweeps {
 		if !s.leased {
 			continue

@@ -2,7 +2,9 @@ package reconcile_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -377,4 +379,52 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestLeasesAreKeptWhileTheRunPublishes: a run renews its leases in the
+// background while it runs, not only before its pages: an ordered run's
+// passes publish after its sweep for most of the run. When the run's first
+// event is published, the clock is moved past the end of the leases it
+// took; they are renewed, live at the new time, before it goes on.
+func TestLeasesAreKeptWhileTheRunPublishes(t *testing.T) {
+	t.Parallel()
+	const shards = 4
+	table, fake, _ := orderedBacklog(t, shards, []string{"k1", "k2"}, 20)
+	var clock atomic.Int64
+	clock.Store(now.UnixNano())
+	r := newOrderedReconciler(table, fake, 100, func() time.Time { return time.Unix(0, clock.Load()) })
+	r.Leases, r.LeaseRenewal = fake, time.Millisecond
+	var kept error
+	var once sync.Once
+	fake.CallError = func(op string, _ int) error {
+		if op != relaytest.OpPutEvents {
+			return nil
+		}
+		once.Do(func() {
+			later := now.Add(2 * reconcile.LeaseDuration)
+			clock.Store(later.UnixNano())
+			deadline := time.Now().Add(20 * time.Second)
+			for shard := range shards {
+				for {
+					l, err := outbox.ParseLease(fake.Item(outbox.LeasePartitionKey(outbox.LeaseShard{Shard: shard}), outbox.LeaseSortKey))
+					if err == nil && l.Live(later) {
+						break
+					}
+					if time.Now().After(deadline) {
+						kept = fmt.Errorf("the lease of shard %d ended while its run was publishing: %+v (%w)", shard, l, err)
+						return
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}
+		})
+		return nil
+	}
+	rep := r.Run(t.Context(), time.Minute, metrics.New())
+	if kept != nil {
+		t.Fatal(kept)
+	}
+	if rep.ShardsLeased != shards || rep.Published != 40 {
+		t.Errorf("%+v: want %d shards leased and 40 events published", rep, shards)
+	}
 }

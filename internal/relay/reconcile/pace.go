@@ -34,8 +34,9 @@ func (r *Reconciler) runRate() float64 {
 }
 
 // MinEventsPerSecond is the least rate a run slows down to, unless its
-// share is lower: a page of DefaultPageSize events then takes 20 s, well
-// within a lease (LeaseDuration); below it, pages are smaller (pageSize).
+// share is lower: a page of DefaultPageSize events then takes 20 s, a
+// lease's time, through which the run renews its leases (keepAlive); below
+// it, pages are smaller (pageSize).
 const MinEventsPerSecond = 5
 
 // paceBurst is the most events taken at once: a publish call's entries.
@@ -112,8 +113,9 @@ func (p *pacer) observe(outcomes []batch.Outcome) {
 	}
 }
 
-// maxPageTime bounds the publishing time of a page at the run's rate, well
-// within a lease (LeaseDuration), which is renewed before each page.
+// maxPageTime bounds the publishing time of a page at the run's rate: a
+// lease's time (LeaseDuration), renewed before each page and in the
+// background while it goes on.
 const maxPageTime = 20 * time.Second
 
 // pageSize is size, or fewer events when publishing size at the current

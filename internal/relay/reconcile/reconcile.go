@@ -89,6 +89,9 @@ type Reconciler struct {
 	// with less left. 0 means DefaultStopMargin. It is capped at a quarter
 	// of the time the invocation has when Run starts.
 	StopMargin time.Duration
+	// LeaseRenewal is how often the run renews its leases in the
+	// background; 0 means DefaultLeaseRenewal.
+	LeaseRenewal time.Duration
 	// Retry bounds the retries of throttled queries.
 	Retry retry.Policy
 	Log   *slog.Logger
@@ -219,6 +222,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 		sweeps[i] = &sweeper{src: src, shard: i, res: sweepResult{published: published, pace: pace, collected: collected}}
 	}
 	leases := r.lease(ctx, sweeps, minAge)
+	stopRenewing := leases.keepAlive(ctx, r.LeaseRenewal)
 	r.sweepInTurns(ctx, sweeps, concurrency, r.sweepMargin(ctx, margin), m, leases)
 	for _, sw := range sweeps {
 		s := sw.res
@@ -247,6 +251,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	if r.Ordered != nil {
 		r.retryWaiting(ctx, waiting, minAge, margin, m, &report)
 	}
+	stopRenewing()
 	leases.finish(ctx, published, &report)
 	if oldest > 0 {
 		report.OldestPendingAgeSeconds = now.Sub(time.UnixMilli(oldest)).Seconds()
