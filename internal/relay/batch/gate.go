@@ -46,13 +46,13 @@ type CursorStore interface {
 
 // DeadlineReserve is the time the gate keeps before its invocation's
 // deadline, at most a quarter of what was left when it started: it sends
-// no key's event after the key's first, and starts no pass, in it. A key's events go
-// out one round trip each, so a large batch of one key (a backlog caught up
-// with a large batch size) could outlast the function's timeout: killed
-// before its cursor advance, the invocation would republish the same
-// events on every retry and never get further. Stopped in time, it
-// advances the cursor past what was accepted and leaves the rest pending,
-// a batch item failure that the stream retries from there.
+// no key's event after the key's first, and starts no pass, in it. A key's
+// events go out one round trip each, so a large batch of one key (a backlog
+// caught up with a large batch size) could outlast the function's timeout:
+// killed before its cursor advance, the invocation would republish the same
+// events on every retry and never get further. Stopped in time, it advances
+// the cursor past what was accepted and leaves the rest pending, a batch
+// item failure that the stream retries from there.
 const DeadlineReserve = 5 * time.Second
 
 // maxGateDepth bounds the passes of the gate one Process makes: the first,
@@ -72,9 +72,9 @@ type lane struct {
 	// delivered twice), the first one published.
 	run [][]int
 	// accepted counts the run's entries the target accepted, in order;
-	// advanced those of them the cursor records and whose items were
-	// settled while the run went on (checkpoint), after holding them at
-	// advancedCursor, the cursor as the last such advance left it.
+	// advanced those of them that a checkpoint recorded while the run went
+	// on (the cursor advanced over them, their items settled), and
+	// advancedCursor is the cursor as the last such advance left it.
 	accepted, advanced int
 	advancedCursor     outbox.Cursor
 	// stopped is true once an entry of the run failed.
