@@ -196,9 +196,8 @@ type Processor struct {
 	// Remaining returns the time left before ctx's deadline, and whether it
 	// has one; nil reads ctx.Deadline against the real clock. The gate
 	// sends no key's event after its first, and starts no pass, in the
-	// last part of it
-	// (DeadlineReserve), so that the cursors are advanced and the events
-	// settled before the invocation ends.
+	// last part of it (DeadlineReserve), so that the cursors are advanced
+	// and the events settled before the invocation ends.
 	Remaining func(ctx context.Context) (time.Duration, bool)
 }
 

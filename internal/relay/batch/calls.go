@@ -125,10 +125,9 @@ type call struct {
 }
 
 // nextCall takes up to n ready lanes, those with the most events left
-// first, and returns the call of their next entries. A
-// lane whose next entry is broken is refused (it holds its key, as a
-// rejected event does); one past its first entry once the deadline is near
-// is deferred.
+// first, and returns the call of their next entries. A lane whose next
+// entry is broken is refused (it holds its key, as a rejected event does);
+// one past its first entry once the deadline is near is deferred.
 func (p *Processor) nextCall(items []Item, ready *readyLanes, w *wave, late func() bool, n int) call {
 	var c call
 	for len(c.lanes) < n && ready.Len() > 0 {
@@ -238,9 +237,8 @@ type checkpoint struct {
 	// cursors and errs are the advances' results, per lane.
 	cursors []outbox.Cursor
 	errs    []error
-	// settled are the items it settled, per lane, and settleErrs their
-	// writes' errors.
-	settled    [][]int
+	// settleErrs are, per lane whose advance applied, the errors of the
+	// writes that settled its entries from advanced to to.
 	settleErrs [][]error
 }
 
@@ -273,23 +271,23 @@ func (p *Processor) record(ctx context.Context, items []Item, cp *checkpoint) {
 	}
 	cp.cursors, cp.errs = p.Cursors.AdvanceCursors(ctx, moves)
 	var records []outbox.Record
-	cp.settled = make([][]int, len(cp.lanes))
-	cp.settleErrs = make([][]error, len(cp.lanes))
 	for n, l := range cp.lanes {
-		if cp.errs[n] != nil {
-			continue
-		}
-		for _, entry := range l.run[l.advanced:cp.to[n]] {
-			cp.settled[n] = append(cp.settled[n], entry[0])
-			records = append(records, items[entry[0]].Record)
+		if cp.errs[n] == nil {
+			for _, entry := range l.run[l.advanced:cp.to[n]] {
+				records = append(records, items[entry[0]].Record)
+			}
 		}
 	}
 	if len(records) == 0 {
 		return
 	}
 	errs := p.recordPublished(ctx, records)
-	for n := range cp.lanes {
-		cp.settleErrs[n], errs = errs[:len(cp.settled[n])], errs[len(cp.settled[n]):]
+	cp.settleErrs = make([][]error, len(cp.lanes))
+	for n, l := range cp.lanes {
+		if cp.errs[n] == nil {
+			k := cp.to[n] - l.advanced
+			cp.settleErrs[n], errs = errs[:k], errs[k:]
+		}
 	}
 }
 
@@ -300,13 +298,11 @@ func (p *Processor) recorded(cp *checkpoint, w *wave) {
 		if cp.errs[n] != nil {
 			continue
 		}
-		for k, i := range cp.settled[n] {
-			w.outcomes[i] = Outcome{Status: Published, EventPublished: true}
+		for k, entry := range l.run[l.advanced:cp.to[n]] {
+			w.outcomes[entry[0]] = Outcome{Status: Published, EventPublished: true}
 			if err := cp.settleErrs[n][k]; err != nil {
-				w.outcomes[i] = p.storeFailure(err, true)
+				w.outcomes[entry[0]] = p.storeFailure(err, true)
 			}
-		}
-		for _, entry := range l.run[l.advanced:cp.to[n]] {
 			for _, d := range entry[1:] {
 				w.copies = append(w.copies, [2]int{d, entry[0]})
 			}

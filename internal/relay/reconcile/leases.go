@@ -207,7 +207,7 @@ func (lr *leaseRun) renew(ctx context.Context, s *sweeper) bool {
 	if lr == nil {
 		return true
 	}
-	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.RenewLease(lr.shard(s), lr.owner, leaseEnd(ctx, lr.r.now())))
+	err := lr.extend(ctx, s)
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		lr.r.log().WarnContext(ctx, "the lease of a shard was taken over; another run sweeps it", "source", s.src.name)
@@ -255,10 +255,17 @@ func (lr *leaseRun) renewAll(ctx context.Context) {
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
 	for _, s := range lr.renewing {
-		if _, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.RenewLease(lr.shard(s), lr.owner, leaseEnd(ctx, lr.r.now()))); err != nil && ctx.Err() == nil {
+		if err := lr.extend(ctx, s); err != nil && ctx.Err() == nil {
 			lr.r.log().DebugContext(ctx, "renewing the lease of a shard in the background failed", "source", s.src.name, "error", err)
 		}
 	}
+}
+
+// extend writes the renewal of the run's lease of s's shard: a
+// ConditionalCheckFailedException when another run took it over.
+func (lr *leaseRun) extend(ctx context.Context, s *sweeper) error {
+	_, err := lr.r.Leases.UpdateItem(ctx, lr.r.Table.RenewLease(lr.shard(s), lr.owner, leaseEnd(ctx, lr.r.now())))
+	return err
 }
 
 // release gives up the leases of sweeps the run still holds.
