@@ -354,3 +354,61 @@ func TestOrderedStepsAreHeldWhileTheStepBeforePublishes(t *testing.T) {
 		}
 	}
 }
+
+// TestALongKeysStepsDoNotWaitForTheOtherKeys: a key with more events than
+// the first step goes on to its next step while the other keys' events,
+// all in the first step, are still being held (or published): the hold of
+// a short key's first event does not end until the long key's first event
+// of its second step is published.
+func TestALongKeysStepsDoNotWaitForTheOtherKeys(t *testing.T) {
+	t.Parallel()
+	const long, short = reconcile.FirstStepRanks + 10, 3
+	table, fake, _ := setup(t, 2, 0)
+	records := relaytest.Records(table, long+short, 16)
+	for i := range records {
+		r := &records[i]
+		r.OrderingKey, r.Sequence = "long", int64(i+1)
+		if i >= long {
+			r.OrderingKey, r.Sequence = "short", int64(i-long+1)
+		}
+		r.PendingShard = outbox.PendingShardKey(i % 2)
+	}
+	fake.PutRecords(records)
+	r := newOrderedReconciler(table, fake, 1000, func() time.Time { return now })
+	nextStep, shortFirst := records[reconcile.FirstStepRanks], records[long]
+	var waited error
+	fake.WriteError = func(sortKey string, attempt int) error {
+		if sortKey != shortFirst.SortKey || attempt > 1 {
+			return nil
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for fake.Status(nextStep) != string(outbox.StatusPublished) {
+			if time.Now().After(deadline) {
+				waited = fmt.Errorf("event %d of the long key not published while the short key's first event is being held: its second step waited for the short keys", nextStep.Sequence)
+				return nil
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return nil
+	}
+	rep := r.Run(context.Background(), time.Minute, metrics.New())
+	if waited != nil {
+		t.Fatal(waited)
+	}
+	if rep.Published != long+short {
+		t.Fatalf("published %d of %d: %+v", rep.Published, long+short, rep)
+	}
+	seen := map[string]int64{}
+	for _, p := range fake.Published() {
+		key, seq := "long", int64(0)
+		for _, rec := range records {
+			if rec.EventID == p.EventID {
+				key, seq = rec.OrderingKey, rec.Sequence
+			}
+		}
+		if seq != seen[key]+1 {
+			t.Fatalf("key %q: event %d published after %d", key, seq, seen[key])
+		}
+		seen[key] = seq
+	}
+}

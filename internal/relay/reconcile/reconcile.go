@@ -503,13 +503,56 @@ func (r *Reconciler) hold(ctx context.Context, items []batch.Item) []batch.Item 
 
 // processRunnable holds and processes the ordered items the gate can
 // publish now (runnable), and keeps the others, unheld, among the waiting
-// events. It holds and processes them in steps of growing rank in their key
-// (inSteps), each step's holds taken while the step before is published,
-// until margin before the deadline: the steps not held by then wait.
+// events. The keys with more than FirstStepRanks runnable events (long) are
+// processed beside the others (short), each part in steps (inSteps).
 func (r *Reconciler) processRunnable(ctx context.Context, items []batch.Item, margin time.Duration, m *metrics.Recorder, res *sweepResult) {
 	now, waiting := r.runnable(ctx, items)
 	res.wait(waiting)
-	steps := inSteps(now)
+	short, long := byRunLength(now)
+	parts := []sweepResult{{published: res.published, pace: res.pace}, {published: res.published, pace: res.pace}}
+	var wg sync.WaitGroup
+	for n, part := range [][]batch.Item{short, long} {
+		wg.Go(func() { r.processInSteps(ctx, inSteps(part), margin, m, &parts[n]) })
+	}
+	wg.Wait()
+	for _, part := range parts {
+		res.add(part)
+	}
+}
+
+// A step is done when its last key's events are: a thousand keys of a
+// hundred events each, paced, take far longer than a hot key's first
+// FirstStepRanks events, one round trip each. Were the hot key's next step
+// to wait for them, it would publish nothing for most of the first step.
+// So the keys whose events fill more than the first step (long, the only
+// ones in the later steps) go through their steps beside the others, which
+// all fit in one: neither waits for the other, and a key is in one part
+// only, so its order is the gate's as before.
+
+// byRunLength splits items into those of the keys with at most
+// FirstStepRanks events among them (and those without a sequence), and
+// those of the keys with more, each in the order of items.
+func byRunLength(items []batch.Item) (short, long []batch.Item) {
+	count := map[string]int{}
+	for _, it := range items {
+		if it.Record.Sequence > 0 {
+			count[it.Record.OrderingKey]++
+		}
+	}
+	for _, it := range items {
+		if it.Record.Sequence > 0 && count[it.Record.OrderingKey] > FirstStepRanks {
+			long = append(long, it)
+		} else {
+			short = append(short, it)
+		}
+	}
+	return short, long
+}
+
+// processInSteps holds and processes steps one after the other, each
+// step's holds taken while the step before is published, until margin
+// before the deadline: the steps not held by then wait.
+func (r *Reconciler) processInSteps(ctx context.Context, steps [][]batch.Item, margin time.Duration, m *metrics.Recorder, res *sweepResult) {
 	if len(steps) == 0 {
 		return
 	}
@@ -538,10 +581,10 @@ func (r *Reconciler) processRunnable(ctx context.Context, items []batch.Item, ma
 // processed in steps by their rank in their key, each step held while the
 // step before is published: first each key's next FirstStepRanks events
 // (most keys' all), then the next 2×FirstStepRanks, then 4×, and so on.
-// The first step is long enough for a hot key to keep publishing while the
-// other keys' events, many and paced, go out beside it; a later step holds
-// only the hot keys' events, twice as many as the step before publishes one
-// round trip each, far fewer writes than that step takes round trips. The
+// A later step holds only the hot keys' events, twice as many as the step
+// before publishes one round trip each, far fewer writes than that step
+// takes round trips; the hot keys go through their steps beside the other
+// keys' one (processRunnable), so that no step waits for theirs. The
 // gate reads the cursors again at each step, which the step before
 // advanced: a cursor read and an advance more per step, a few steps per
 // run.
@@ -570,6 +613,17 @@ func inSteps(items []batch.Item) [][]batch.Item {
 		steps[step] = append(steps[step], it)
 	}
 	return steps
+}
+
+// add adds to res what part, a part of the same pass, published, failed
+// and left waiting; both count the run's events in the same set.
+func (res *sweepResult) add(part sweepResult) {
+	res.publishedCount += part.publishedCount
+	res.failed += part.failed
+	res.poison += part.poison
+	res.skipped += part.skipped
+	res.blocked += part.blocked
+	res.wait(part.waiting)
 }
 
 // wait keeps items among the waiting events, up to MaxWaiting.
