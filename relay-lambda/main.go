@@ -68,6 +68,7 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 		Log:          log,
 		Metrics:      os.Stdout,
 		FunctionName: lambdacontext.FunctionName,
+		MemoryMB:     lambdacontext.MemoryLimitInMB,
 		Region:       awsCfg.Region,
 	})
 }

@@ -183,6 +183,9 @@ type Options struct {
 	Metrics io.Writer
 	// FunctionName is the value of the FunctionName metric dimension.
 	FunctionName string
+	// MemoryMB is the function's memory, which bounds what an ordered
+	// reconciler run keeps (reconcile.KeptBytesFor); 0 takes the default.
+	MemoryMB int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Retry overrides retry.Default.
@@ -259,6 +262,9 @@ func New(cfg config.Config, clients Clients, opts Options) (*Relay, error) {
 	rec := &reconcile.Reconciler{
 		Client: clients.DynamoDB, Table: cfg.Table, Shards: shards, Processor: p, Holder: st, Hold: hold,
 		Now: now, Retry: policy, Log: log, Ordered: orderedCursors(cfg, st),
+	}
+	if opts.MemoryMB > 0 {
+		rec.MaxKeptBytes = reconcile.KeptBytesFor(opts.MemoryMB)
 	}
 	scaleOut(rec, cfg, clients, opts.FunctionName, log)
 	regions, err := newRegionRuns(rec, cfg, clients, opts, now, log)

@@ -32,16 +32,70 @@ import (
 // key's oldest events are found together, and the sweep stops in time to
 // leave WaitingShare of the run to those passes.
 
+// A run ends with its longest key: once a hot key has published what the
+// run kept of it, one round trip an event, the run's successor sweeps
+// again for its next events. So the more a run keeps, the longer a hot
+// key publishes without a pause, the other keys' events filling the same
+// calls. What a run keeps is in memory, whole items (the pending index
+// projects every attribute): it keeps up to MaxWaiting events, and no more
+// than Reconciler.MaxKeptBytes of them.
+
 // MaxWaiting bounds the ordered events a run keeps in memory to publish
-// after its sweep; those beyond it are its successor's.
-const MaxWaiting = 10000
+// after its sweep (Reconciler.MaxKept); those beyond it are its
+// successor's.
+const MaxWaiting = 50000
+
+// DefaultMaxKeptBytes is Reconciler.MaxKeptBytes unless set: an eighth of
+// the reconciler's default memory (256 MB).
+const DefaultMaxKeptBytes = 32 << 20
+
+// KeptBytesFor is Reconciler.MaxKeptBytes for a function of memoryMB
+// megabytes: an eighth of it, the rest left to the holds' copies of the
+// items, the publish calls and the runtime.
+func KeptBytesFor(memoryMB int) int64 { return int64(memoryMB) << 20 / 8 }
+
+// recordOverhead is what a kept event takes in memory besides its
+// variable-length fields (recordBytes).
+const recordOverhead = 512
+
+// recordBytes estimates the memory a kept event takes.
+func recordBytes(r outbox.Record) int64 {
+	n := len(r.Detail) + len(r.PartitionKey) + len(r.SortKey) + len(r.EventID) + len(r.Source) +
+		len(r.DetailType) + len(r.TraceHeader) + len(r.TraceParent) + len(r.TraceState) +
+		len(r.LastError) + len(r.OrderingKey) + len(r.Origin)
+	return int64(n + recordOverhead)
+}
 
 // collect keeps items among the ordered events to publish after the sweep,
-// and counts them for the run.
+// and counts them, and their bytes, for the run.
 func (res *sweepResult) collect(items []batch.Item) {
 	before := len(res.waiting)
 	res.wait(items)
+	var size int64
+	for _, it := range res.waiting[before:] {
+		size += recordBytes(it.Record)
+	}
 	res.collected.Add(int64(len(res.waiting) - before))
+	res.collectedBytes.Add(size)
+}
+
+// keepsNoMore reports whether the run's ordered sweeps kept what it may.
+func (r *Reconciler) keepsNoMore(res *sweepResult) bool {
+	return res.collected.Load() >= int64(r.maxKept()) || res.collectedBytes.Load() >= r.maxKeptBytes()
+}
+
+func (r *Reconciler) maxKept() int {
+	if r.MaxKept > 0 {
+		return min(r.MaxKept, MaxWaiting)
+	}
+	return MaxWaiting
+}
+
+func (r *Reconciler) maxKeptBytes() int64 {
+	if r.MaxKeptBytes > 0 {
+		return r.MaxKeptBytes
+	}
+	return DefaultMaxKeptBytes
 }
 
 // longestPending keeps the n events of items that have been pending longest, in

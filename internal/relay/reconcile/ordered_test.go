@@ -2,8 +2,10 @@ package reconcile_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,19 +208,19 @@ func TestOrderedEventsBehindAGapAreNotWritten(t *testing.T) {
 }
 
 // TestOrderedRunKeepsTheLongestPending: more ordered events than a run
-// keeps (MaxWaiting), in two shards, as after pending_index.shards was
+// keeps (MaxKept), in two shards, as after pending_index.shards was
 // lowered: the last shard holds only the oldest events, a key's, and the
-// first shard a newer event of each of MaxWaiting other keys, each behind
+// first shard a newer event of each of MaxKept other keys, each behind
 // its key's first event, not found yet. The run
 // sweeps both shards in turns and keeps the longest pending of what it
 // found, so the old key's events are published in its first run. Merged
-// shard after shard and cut at MaxWaiting, the run kept the first shard's
+// shard after shard and cut at MaxKept, the run kept the first shard's
 // newer events and dropped the old key's, run after run.
 func TestOrderedRunKeepsTheLongestPending(t *testing.T) {
 	t.Parallel()
-	const oldEvents = 5
+	const oldEvents, kept = 5, 10000
 	table, fake, _ := setup(t, 2, 0)
-	records := relaytest.Records(table, reconcile.MaxWaiting+oldEvents, 16)
+	records := relaytest.Records(table, kept+oldEvents, 16)
 	for i := range records {
 		r := &records[i]
 		if i < oldEvents {
@@ -231,6 +233,7 @@ func TestOrderedRunKeepsTheLongestPending(t *testing.T) {
 	}
 	fake.PutRecords(records)
 	r := newOrderedReconciler(table, fake, 1000, func() time.Time { return now })
+	r.MaxKept = kept
 	rep := r.Run(t.Context(), time.Minute, metrics.New())
 	for _, rec := range records[:oldEvents] {
 		if got := fake.Status(rec); got != string(outbox.StatusPublished) {
@@ -242,7 +245,7 @@ func TestOrderedRunKeepsTheLongestPending(t *testing.T) {
 // TestOrderedSweepReadsTheShardBehind: a key's events alternate between two
 // shards; the first also holds many events of other keys between them,
 // the second many newer ones after them, more than a run keeps
-// (MaxWaiting) in all. After a page of each, the run reads on the shard
+// (MaxKept, 10,000 here) in all. After a page of each, the run reads on the shard
 // it has read least far in pending time, so that what it keeps is the
 // longest pending of both together, and publishes most of the key's run.
 // A page of each in turn would have read the second shard's newer events
@@ -276,7 +279,9 @@ func TestOrderedSweepReadsTheShardBehind(t *testing.T) {
 		place(&records[i], 1, int64(10*2*perShard+i), fmt.Sprintf("newer-%d", i), 2)
 	}
 	fake.PutRecords(records)
-	rep := newOrderedReconciler(table, fake, pageSize, func() time.Time { return now }).Run(t.Context(), time.Minute, metrics.New())
+	r := newOrderedReconciler(table, fake, pageSize, func() time.Time { return now })
+	r.MaxKept = 10000
+	rep := r.Run(t.Context(), time.Minute, metrics.New())
 	published := 0
 	for _, rec := range keyed {
 		if fake.Status(rec) == string(outbox.StatusPublished) {
@@ -410,5 +415,35 @@ func TestALongKeysStepsDoNotWaitForTheOtherKeys(t *testing.T) {
 			t.Fatalf("key %q: event %d published after %d", key, seq, seen[key])
 		}
 		seen[key] = seq
+	}
+}
+
+// TestOrderedRunKeepsNoMoreBytesThanItMay: a run keeps its ordered events
+// in memory, whole items, so it stops sweeping once they take
+// MaxKeptBytes: of a key's 200 events of 10 KB, a run allowed about 50
+// of them publishes those (and the page in flight when it stopped), and
+// leaves the rest pending for its successor, in order.
+func TestOrderedRunKeepsNoMoreBytesThanItMay(t *testing.T) {
+	t.Parallel()
+	const events, detail, allowed, pageSize = 200, 10 << 10, 50, 10
+	table, fake, records := orderedBacklog(t, 1, []string{"k"}, events)
+	for i := range records {
+		records[i].Detail = json.RawMessage(fmt.Sprintf(`{"pad":%q}`, strings.Repeat("x", detail)))
+	}
+	fake.PutRecords(records)
+	r := newOrderedReconciler(table, fake, pageSize, func() time.Time { return now })
+	r.MaxKeptBytes = allowed * (detail + 512)
+	rep := r.Run(t.Context(), time.Minute, metrics.New())
+	if rep.Published < allowed || rep.Published > allowed+pageSize {
+		t.Fatalf("published %d of %d events, want %d to %d: the run keeps no more than MaxKeptBytes; report %+v", rep.Published, events, allowed, allowed+pageSize, rep)
+	}
+	for i, rec := range records {
+		want := string(outbox.StatusPending)
+		if i < rep.Published {
+			want = string(outbox.StatusPublished)
+		}
+		if got := fake.Status(rec); got != want {
+			t.Fatalf("event %d is %s, want %s", rec.Sequence, got, want)
+		}
 	}
 }

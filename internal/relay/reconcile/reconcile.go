@@ -114,6 +114,11 @@ type Reconciler struct {
 	// MaxEventsPerSecond is the publishing rate of all runs together,
 	// divided among MaxWorkers (pace.go); 0 is no limit.
 	MaxEventsPerSecond float64
+	// MaxKept bounds the ordered events a run keeps to publish after its
+	// sweep; 0 means MaxWaiting, which also bounds it. MaxKeptBytes bounds
+	// their size in memory (recordBytes); 0 means DefaultMaxKeptBytes.
+	MaxKept      int
+	MaxKeptBytes int64
 }
 
 // Report is the result of a run, returned as the invocation's response.
@@ -213,13 +218,13 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 		}
 		ctx = publish.WithPace(ctx, pace)
 	}
-	waiting := sweepResult{published: published, pace: pace} // the ordered events that wait, of every shard
-	collected := &atomic.Int64{}                             // the ordered events the sweeps kept (collect)
+	waiting := sweepResult{published: published, pace: pace}      // the ordered events that wait, of every shard
+	collected, collectedBytes := &atomic.Int64{}, &atomic.Int64{} // the ordered events the sweeps kept (collect), and their size
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
 	sweeps := make([]*sweeper, len(sources))
 	for i, src := range sources {
-		sweeps[i] = &sweeper{src: src, shard: i, res: sweepResult{published: published, pace: pace, collected: collected}}
+		sweeps[i] = &sweeper{src: src, shard: i, res: sweepResult{published: published, pace: pace, collected: collected, collectedBytes: collectedBytes}}
 	}
 	leases := r.lease(ctx, sweeps, minAge)
 	stopRenewing := leases.keepAlive(ctx, r.LeaseRenewal)
@@ -246,7 +251,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 			oldest = s.oldest
 		}
 	}
-	waiting.waiting = longestPending(waiting.waiting, MaxWaiting)
+	waiting.waiting = longestPending(waiting.waiting, r.maxKept())
 	report.Complete = report.RemainingShards == 0
 	if r.Ordered != nil {
 		r.retryWaiting(ctx, waiting, minAge, margin, m, &report)
@@ -280,9 +285,11 @@ type sweepResult struct {
 	// collected counts the events the run's ordered sweeps kept, shared by
 	// them (collect).
 	collected *atomic.Int64
-	complete  bool
-	oldest    int64
-	readUnits float64
+	// collectedBytes is their size in memory (recordBytes), shared alike.
+	collectedBytes *atomic.Int64
+	complete       bool
+	oldest         int64
+	readUnits      float64
 	// waiting are the ordered events that wait for an earlier one, blocked
 	// counts those of them behind a FAILED event.
 	waiting []batch.Item
@@ -420,7 +427,7 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 	if !s.lease.renew(ctx, s) {
 		return false
 	}
-	if r.Ordered != nil && s.res.collected.Load() >= MaxWaiting {
+	if r.Ordered != nil && r.keepsNoMore(&s.res) {
 		// The run keeps no more: the rest of the shard is its successor's.
 		return false
 	}

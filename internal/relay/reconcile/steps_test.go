@@ -46,3 +46,16 @@ func TestInSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptBytesFor: a reconciler of the default memory keeps what a
+// Reconciler without MaxKeptBytes keeps, and twice the memory twice as
+// much.
+func TestKeptBytesFor(t *testing.T) {
+	t.Parallel()
+	if got := KeptBytesFor(256); got != DefaultMaxKeptBytes {
+		t.Errorf("KeptBytesFor(256) = %d, want DefaultMaxKeptBytes (%d)", got, DefaultMaxKeptBytes)
+	}
+	if got := KeptBytesFor(512); got != 2*DefaultMaxKeptBytes {
+		t.Errorf("KeptBytesFor(512) = %d, want %d", got, 2*DefaultMaxKeptBytes)
+	}
+}
