@@ -36,14 +36,23 @@ import (
 // run kept of it, one round trip an event, the run's successor sweeps
 // again for its next events. So the more a run keeps, the longer a hot
 // key publishes without a pause, the other keys' events filling the same
-// calls. What a run keeps is in memory, whole items (the pending index
-// projects every attribute): it keeps up to MaxWaiting events, and no more
-// than Reconciler.MaxKeptBytes of them.
+// calls; but what it keeps it must also hold and publish before its
+// deadline, and a run that keeps more than that holds events it leaves
+// to wait for their holds to end. So a run keeps KeptPerSecond events for
+// each second it has, at least MinKept and at most MaxWaiting. What it
+// keeps is in memory, whole items (the pending index projects every
+// attribute): no more than Reconciler.MaxKeptBytes of them.
 
 // MaxWaiting bounds the ordered events a run keeps in memory to publish
 // after its sweep (Reconciler.MaxKept); those beyond it are its
-// successor's.
-const MaxWaiting = 50000
+// successor's. MinKept is the least it keeps for a short run (and its
+// waiting events' bound once published); KeptPerSecond what it keeps per
+// second of its time: 10,000 for a run of 30 s, 50,000 from 150 s.
+const (
+	MaxWaiting    = 50000
+	MinKept       = 10000
+	KeptPerSecond = MinKept / 30
+)
 
 // DefaultMaxKeptBytes is Reconciler.MaxKeptBytes unless set: an eighth of
 // the reconciler's default memory (256 MB).
@@ -81,14 +90,21 @@ func (res *sweepResult) collect(items []batch.Item) {
 
 // keepsNoMore reports whether the run's ordered sweeps kept what it may.
 func (r *Reconciler) keepsNoMore(res *sweepResult) bool {
-	return res.collected.Load() >= int64(r.maxKept()) || res.collectedBytes.Load() >= r.maxKeptBytes()
+	return res.collected.Load() >= int64(res.keep) || res.collectedBytes.Load() >= r.maxKeptBytes()
 }
 
-func (r *Reconciler) maxKept() int {
+// maxKept is the most ordered events the run of ctx keeps: MaxKept when
+// set, else KeptPerSecond for each second before its deadline, from
+// MinKept to MaxWaiting.
+func (r *Reconciler) maxKept(ctx context.Context) int {
 	if r.MaxKept > 0 {
 		return min(r.MaxKept, MaxWaiting)
 	}
-	return MaxWaiting
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return MaxWaiting
+	}
+	return min(max(int(KeptPerSecond*time.Until(deadline).Seconds()), MinKept), MaxWaiting)
 }
 
 func (r *Reconciler) maxKeptBytes() int64 {

@@ -115,7 +115,8 @@ type Reconciler struct {
 	// divided among MaxWorkers (pace.go); 0 is no limit.
 	MaxEventsPerSecond float64
 	// MaxKept bounds the ordered events a run keeps to publish after its
-	// sweep; 0 means MaxWaiting, which also bounds it. MaxKeptBytes bounds
+	// sweep; 0 means KeptPerSecond for each second the run has, from
+	// MinKept to MaxWaiting, which also bounds it. MaxKeptBytes bounds
 	// their size in memory (recordBytes); 0 means DefaultMaxKeptBytes.
 	MaxKept      int
 	MaxKeptBytes int64
@@ -218,14 +219,12 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 		}
 		ctx = publish.WithPace(ctx, pace)
 	}
-	waiting := sweepResult{published: published, pace: pace}      // the ordered events that wait, of every shard
-	collected, collectedBytes := &atomic.Int64{}, &atomic.Int64{} // the ordered events the sweeps kept (collect), and their size
+	waiting := sweepResult{published: published, pace: pace} // the ordered events that wait, of every shard
+	keep := r.maxKept(ctx)                                   // the most the sweeps keep (collect)
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
-	sweeps := make([]*sweeper, len(sources))
-	for i, src := range sources {
-		sweeps[i] = &sweeper{src: src, shard: i, res: sweepResult{published: published, pace: pace, collected: collected, collectedBytes: collectedBytes}}
-	}
+	sweeps := newSweepers(sources, sweepResult{published: published, pace: pace, keep: keep,
+		collected: &atomic.Int64{}, collectedBytes: &atomic.Int64{}})
 	leases := r.lease(ctx, sweeps, minAge)
 	stopRenewing := leases.keepAlive(ctx, r.LeaseRenewal)
 	r.sweepInTurns(ctx, sweeps, concurrency, r.sweepMargin(ctx, margin), m, leases)
@@ -251,7 +250,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 			oldest = s.oldest
 		}
 	}
-	waiting.waiting = longestPending(waiting.waiting, r.maxKept())
+	waiting.waiting = longestPending(waiting.waiting, keep)
 	report.Complete = report.RemainingShards == 0
 	if r.Ordered != nil {
 		r.retryWaiting(ctx, waiting, minAge, margin, m, &report)
@@ -285,8 +284,10 @@ type sweepResult struct {
 	// collected counts the events the run's ordered sweeps kept, shared by
 	// them (collect).
 	collected *atomic.Int64
-	// collectedBytes is their size in memory (recordBytes), shared alike.
+	// collectedBytes is their size in memory (recordBytes), shared alike;
+	// keep the most events they keep (maxKept).
 	collectedBytes *atomic.Int64
+	keep           int
 	complete       bool
 	oldest         int64
 	readUnits      float64
@@ -314,6 +315,16 @@ func (res *sweepResult) note(items []batch.Item) {
 			res.lowest[r.OrderingKey] = r.Sequence
 		}
 	}
+}
+
+// newSweepers returns the sweepers of sources, each result starting as
+// shared, whose counters they share.
+func newSweepers(sources []source, shared sweepResult) []*sweeper {
+	sweeps := make([]*sweeper, len(sources))
+	for i, src := range sources {
+		sweeps[i] = &sweeper{src: src, shard: i, res: shared}
+	}
+	return sweeps
 }
 
 // sweeper is the sweep of one shard or segment: where its next page

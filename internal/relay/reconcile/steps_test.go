@@ -1,8 +1,10 @@
 package reconcile
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/relay/batch"
 	"github.com/outboxkit/terraform-provider-outbox/outbox"
@@ -57,5 +59,37 @@ func TestKeptBytesFor(t *testing.T) {
 	}
 	if got := KeptBytesFor(512); got != 2*DefaultMaxKeptBytes {
 		t.Errorf("KeptBytesFor(512) = %d, want %d", got, 2*DefaultMaxKeptBytes)
+	}
+}
+
+// TestMaxKept: a run keeps what it can publish in its time: MinKept for a
+// run of 30 s or less, KeptPerSecond a second above, MaxWaiting from
+// 150 s and without a deadline; MaxKept when set.
+func TestMaxKept(t *testing.T) {
+	t.Parallel()
+	within := func(d time.Duration) context.Context {
+		ctx, cancel := context.WithTimeout(t.Context(), d)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	r := &Reconciler{}
+	for _, c := range []struct {
+		ctx      context.Context
+		min, max int
+	}{
+		{within(10 * time.Second), MinKept, MinKept},
+		{within(30 * time.Second), MinKept, MinKept},
+		{within(90 * time.Second), 3*MinKept - 100, 3 * MinKept},
+		{within(300 * time.Second), MaxWaiting, MaxWaiting},
+		{t.Context(), MaxWaiting, MaxWaiting},
+	} {
+		d, _ := c.ctx.Deadline()
+		if got := r.maxKept(c.ctx); got < c.min || got > c.max {
+			t.Errorf("deadline in %v: keeps %d, want %d to %d", time.Until(d).Round(time.Second), got, c.min, c.max)
+		}
+	}
+	r.MaxKept = 123
+	if got := r.maxKept(within(300 * time.Second)); got != 123 {
+		t.Errorf("MaxKept 123: keeps %d", got)
 	}
 }
