@@ -45,9 +45,9 @@ import (
 
 // MaxWaiting bounds the ordered events a run keeps in memory to publish
 // after its sweep (Reconciler.MaxKept); those beyond it are its
-// successor's. MinKept is the least it keeps for a short run (and its
-// waiting events' bound once published); KeptPerSecond what it keeps per
-// second of its time: 10,000 for a run of 30 s, 50,000 from 150 s.
+// successor's. MinKept is what a run of 30 s or less keeps, and
+// KeptPerSecond what a longer one keeps per second of its time: 50,000
+// from 150 s.
 const (
 	MaxWaiting    = 50000
 	MinKept       = 10000
