@@ -30,15 +30,22 @@ const (
 )
 
 // minCallFaultRate is the least rate of the Region run's whole-call publish
-// faults, so that each fires in a run of a few dozen calls (checkFaults).
-const minCallFaultRate = 0.2
+// faults, so that each fires in a run of a few dozen calls (checkFaults);
+// minEntryFaultRate that of its per-entry ones: a few hundred events make a
+// few hundred entries, and at TestChaos's 2 % a fault fires about five
+// times, and in about one run of 150 (e^-5) never.
+const minCallFaultRate, minEntryFaultRate = 0.2, 0.05
 
 // startFaults adds the fault rules and starts, until ctx ends, a killer
 // in every Region and the mapping holds; the channel it returns closes
 // when the holds are over.
 func (r *regionsRun) startFaults(ctx context.Context) <-chan struct{} {
 	for _, rule := range append(snsFIFO.rules(), dynamoDBThrottles...) {
-		if !rule.Entry && rule.Operation == snsFIFO.operation {
+		switch {
+		case rule.Operation != snsFIFO.operation:
+		case rule.Entry:
+			rule.Rate = max(rule.Rate, minEntryFaultRate)
+		default:
 			// A few hundred events make a few dozen publish calls: at
 			// TestChaos's rates a whole-call fault (3 %) may never fire.
 			rule.Rate = max(rule.Rate, minCallFaultRate)
