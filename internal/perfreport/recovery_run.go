@@ -1,10 +1,12 @@
 package perfreport
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -125,15 +127,13 @@ func (h *recoveryHarness) writeBacklog(ctx context.Context, w *outbox.Writer, t 
 				batch, keys = batch[:0], keys[:0]
 				return nil
 			}
-			for k := wr; k < len(perKey); k += recoveryWriters {
-				for i := range perKey[k] {
-					batch = append(batch, recoveryEvent(t, k, i))
-					keys = append(keys, k)
-					if len(batch) == recoveryTxEvents {
-						if err := flush(); err != nil {
-							errs <- err
-							return
-						}
+			for _, e := range overTheOutage(perKey, wr, recoveryWriters) {
+				batch = append(batch, recoveryEvent(t, e.key, e.index))
+				keys = append(keys, e.key)
+				if len(batch) == recoveryTxEvents {
+					if err := flush(); err != nil {
+						errs <- err
+						return
 					}
 				}
 			}
@@ -145,6 +145,27 @@ func (h *recoveryHarness) writeBacklog(ctx context.Context, w *outbox.Writer, t 
 	wg.Wait()
 	close(errs)
 	return b, <-errs
+}
+
+// keyEvent is event index of key.
+type keyEvent struct{ key, index int }
+
+// overTheOutage is the events of the writer's keys (key wr, wr+writers,
+// ...) in the order a service writes them over an outage: each key's
+// events spread over it, event i of a key of n events at (i+0.5)/n of
+// it, the keys' events interleaved as their times fall. So the oldest
+// events of the backlog are the oldest of every key, as after a real
+// outage, not the whole backlog of the keys written first.
+func overTheOutage(perKey []int, wr, writers int) []keyEvent {
+	var out []keyEvent
+	for k := wr; k < len(perKey); k += writers {
+		for i := range perKey[k] {
+			out = append(out, keyEvent{key: k, index: i})
+		}
+	}
+	at := func(e keyEvent) float64 { return (float64(e.index) + 0.5) / float64(perKey[e.key]) }
+	slices.SortStableFunc(out, func(a, b keyEvent) int { return cmp.Compare(at(a), at(b)) })
+	return out
 }
 
 // recoveryEvent is event i of key k.

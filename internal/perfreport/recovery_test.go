@@ -34,6 +34,38 @@ func TestKeyEvents(t *testing.T) {
 	}
 }
 
+func TestOverTheOutage(t *testing.T) {
+	perKey := keyEvents(20_000, 100, 10, 0.5)
+	const writers = 8
+	seen := make(map[keyEvent]bool)
+	for wr := range writers {
+		events := overTheOutage(perKey, wr, writers)
+		next := make(map[int]int)
+		for _, e := range events {
+			if e.key%writers != wr {
+				t.Fatalf("writer %d writes key %d", wr, e.key)
+			}
+			if e.index != next[e.key] {
+				t.Fatalf("writer %d writes event %d of key %d after event %d", wr, e.index, e.key, next[e.key]-1)
+			}
+			next[e.key]++
+			seen[e] = true
+		}
+		half := make(map[int]int)
+		for _, e := range events[:len(events)/2] {
+			half[e.key]++
+		}
+		for k := wr; k < len(perKey); k += writers {
+			if got, want := half[k], perKey[k]/2; got < want-1 || got > want+1 {
+				t.Errorf("writer %d: the first half of its events holds %d of key %d's %d, want about %d", wr, got, k, perKey[k], want)
+			}
+		}
+	}
+	if len(seen) != 20_000 {
+		t.Errorf("the writers write %d distinct events, want 20000", len(seen))
+	}
+}
+
 func TestRecoveryExtrapolate(t *testing.T) {
 	r := RecoveryRun{Received: 1001, First: time.Second, Last: 11 * time.Second}
 	if got := r.Extrapolate(2002); got != 21*time.Second {
