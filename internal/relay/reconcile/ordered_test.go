@@ -296,6 +296,29 @@ func TestOrderedSweepReadsTheShardBehind(t *testing.T) {
 	}
 }
 
+// TestOrderedSweepReadsWholePages: an ordered sweep publishes nothing
+// while it reads, so its pages are as large as a Query returns
+// (reconcile.OrderedPageSize), not the unordered sweep's, which it
+// publishes page by page: a backlog of 2,500 small events takes three
+// pages, not twenty-five.
+func TestOrderedSweepReadsWholePages(t *testing.T) {
+	t.Parallel()
+	keys := make([]string, 50)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d", i)
+	}
+	table, fake, records := orderedBacklog(t, 1, keys, 50)
+	r := newOrderedReconciler(table, fake, 0, func() time.Time { return now })
+	rep := r.Run(t.Context(), time.Minute, metrics.New())
+	if rep.Published != len(records) {
+		t.Fatalf("published %d of %d events; report %+v", rep.Published, len(records), rep)
+	}
+	want := (len(records) + reconcile.OrderedPageSize - 1) / reconcile.OrderedPageSize
+	if got := fake.Calls(relaytest.OpQuery); got > want+1 {
+		t.Errorf("the sweep made %d queries, want %d pages of %d events (and an empty one at most)", got, want, reconcile.OrderedPageSize)
+	}
+}
+
 // TestOrderedStepsAreHeldWhileTheStepBeforePublishes: a run holds a key's
 // next reconcile.FirstStepRanks events, and publishes them while it holds
 // the key's next ones, so that the key's publishing does not wait for the

@@ -40,7 +40,14 @@ import (
 
 // Defaults of a Reconciler.
 const (
-	DefaultPageSize    = 100
+	DefaultPageSize = 100
+	// OrderedPageSize is the Limit of an ordered sweep's Query, which
+	// publishes nothing while it reads (ordered.go): a page is what
+	// DynamoDB returns in one call, at most 1 MB, so that the sweep takes
+	// as few round trips as the items' size allows. The pages in flight
+	// when the run's bounds are reached (keepsNoMore) are kept beyond
+	// them: Concurrency pages of 1 MB at most.
+	OrderedPageSize    = 1000
 	DefaultConcurrency = 4
 	DefaultStopMargin  = 5 * time.Second
 )
@@ -80,7 +87,8 @@ type Reconciler struct {
 	Hold store.HoldPolicy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// PageSize is the Limit of each Query; 0 means DefaultPageSize.
+	// PageSize is the Limit of each Query; 0 means DefaultPageSize, or
+	// OrderedPageSize in ordered mode.
 	PageSize int32
 	// Concurrency is the number of shards swept at once; 0 means
 	// DefaultConcurrency.
@@ -442,11 +450,7 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 		// The run keeps no more: the rest of the shard is its successor's.
 		return false
 	}
-	pageSize := r.PageSize
-	if pageSize <= 0 {
-		pageSize = DefaultPageSize
-	}
-	pg, err := s.src.page(ctx, s.res.pace.pageSize(pageSize), s.start)
+	pg, err := s.src.page(ctx, r.pageSize(&s.res), s.start)
 	if err != nil {
 		r.log().ErrorContext(ctx, "finding pending items failed", "source", s.src.name, "error", err)
 		return false
@@ -476,6 +480,17 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 	}
 	s.start = pg.last
 	return true
+}
+
+// pageSize is the Limit of the sweep's next Query. An ordered sweep
+// publishes nothing while it reads, so its pages are as large as DynamoDB
+// returns (OrderedPageSize); an unordered sweep publishes each page, in
+// no longer than maxPageTime at the run's rate (pacer.pageSize).
+func (r *Reconciler) pageSize(res *sweepResult) int32 {
+	if r.Ordered != nil {
+		return cmp.Or(r.PageSize, OrderedPageSize)
+	}
+	return res.pace.pageSize(cmp.Or(r.PageSize, DefaultPageSize))
 }
 
 func pendingSince(rec outbox.Record) int64 {
