@@ -319,6 +319,35 @@ func TestOrderedSweepReadsWholePages(t *testing.T) {
 	}
 }
 
+// TestOrderedRunReadsEveryShard: a run that keeps 10,000 events of a
+// table of 64 pending shards, and of 128, each key's events on every shard
+// in turn. Its first round reads a page of every shard, so its pages are
+// small enough for all of them to fit in half of what it keeps (78 and 39
+// events): the oldest pages of every shard are read, and each key
+// publishes its run of them. Pages of reconcile.OrderedPageSize would
+// fill the run's bound after a dozen shards, pages of 100 after 100, and
+// every key would stop at its first event on the others (35 and 103
+// events published).
+func TestOrderedRunReadsEveryShard(t *testing.T) {
+	t.Parallel()
+	keys := make([]string, 10)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d", i)
+	}
+	for _, c := range []struct{ shards, perKey, firstRound int }{{64, 2000, 64 * 78}, {128, 1500, 128 * 39}} {
+		t.Run(fmt.Sprintf("%d shards", c.shards), func(t *testing.T) {
+			t.Parallel()
+			table, fake, _ := orderedBacklog(t, c.shards, keys, c.perKey)
+			r := newOrderedReconciler(table, fake, 0, func() time.Time { return now })
+			r.MaxKept = reconcile.MinKept
+			rep := r.Run(t.Context(), time.Minute, metrics.New())
+			if rep.Published < c.firstRound {
+				t.Errorf("the run published %d events, want the %d of its first round at least; report %+v", rep.Published, c.firstRound, rep)
+			}
+		})
+	}
+}
+
 // TestOrderedStepsAreHeldWhileTheStepBeforePublishes: a run holds a key's
 // next reconcile.FirstStepRanks events, and publishes them while it holds
 // the key's next ones, so that the key's publishing does not wait for the

@@ -41,12 +41,13 @@ import (
 // Defaults of a Reconciler.
 const (
 	DefaultPageSize = 100
-	// OrderedPageSize is the Limit of an ordered sweep's Query, which
-	// publishes nothing while it reads (ordered.go): a page is what
+	// OrderedPageSize is the largest Limit of an ordered sweep's Query,
+	// which publishes nothing while it reads (ordered.go): a page is what
 	// DynamoDB returns in one call, at most 1 MB, so that the sweep takes
-	// as few round trips as the items' size allows. The pages in flight
-	// when the run's bounds are reached (keepsNoMore) are kept beyond
-	// them: Concurrency pages of 1 MB at most.
+	// as few round trips as the items' size and the run's bound allow
+	// (orderedPageSize). The pages in flight when the run's bounds are
+	// reached (keepsNoMore) are kept beyond them: Concurrency pages of
+	// 1 MB at most.
 	OrderedPageSize    = 1000
 	DefaultConcurrency = 4
 	DefaultStopMargin  = 5 * time.Second
@@ -231,7 +232,7 @@ func (r *Reconciler) Run(ctx context.Context, minAge time.Duration, m *metrics.R
 	keep := r.maxKept(ctx)                                   // the most the sweeps keep (collect)
 	sources := r.sources(ctx, cutoff, now)
 	report.Segments = len(sources)
-	sweeps := newSweepers(sources, sweepResult{published: published, pace: pace, keep: keep,
+	sweeps := newSweepers(sources, sweepResult{published: published, pace: pace, keep: keep, orderedPage: orderedPageSize(keep, len(sources)),
 		collected: &atomic.Int64{}, collectedBytes: &atomic.Int64{}})
 	leases := r.lease(ctx, sweeps, minAge)
 	stopRenewing := leases.keepAlive(ctx, r.LeaseRenewal)
@@ -296,9 +297,12 @@ type sweepResult struct {
 	// keep the most events they keep (maxKept).
 	collectedBytes *atomic.Int64
 	keep           int
-	complete       bool
-	oldest         int64
-	readUnits      float64
+	// orderedPage is the Limit of an ordered sweep's queries
+	// (orderedPageSize).
+	orderedPage int32
+	complete    bool
+	oldest      int64
+	readUnits   float64
 	// waiting are the ordered events that wait for an earlier one, blocked
 	// counts those of them behind a FAILED event.
 	waiting []batch.Item
@@ -483,15 +487,31 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 }
 
 // pageSize is the Limit of the sweep's next Query. An ordered sweep
-// publishes nothing while it reads, so its pages are as large as DynamoDB
-// returns (OrderedPageSize); an unordered sweep publishes each page, in
+// publishes nothing while it reads, so its pages are as large as the
+// run's bound allows (orderedPageSize); an unordered sweep publishes each page, in
 // no longer than maxPageTime at the run's rate (pacer.pageSize).
 func (r *Reconciler) pageSize(res *sweepResult) int32 {
 	if r.Ordered != nil {
-		return cmp.Or(r.PageSize, OrderedPageSize)
+		return cmp.Or(r.PageSize, res.orderedPage)
 	}
 	return res.pace.pageSize(cmp.Or(r.PageSize, DefaultPageSize))
 }
+
+// orderedPageSize is the Limit of the queries of an ordered run that keeps
+// keep events of sources shards: OrderedPageSize, or fewer, so that a page
+// of every shard takes at most half of keep, and at least
+// minOrderedPageSize (2,560 events of 256 shards, within MinKept).
+// The sweep reads a page of each shard first, then the shards it has read
+// least far (sweepBehind), and stops at keep: pages that took it all in
+// the first round would leave shards unread, and every key whose next
+// event is on one of them waiting, run after run, with its later events
+// kept in its stead.
+func orderedPageSize(keep, sources int) int32 {
+	return int32(min(OrderedPageSize, max(minOrderedPageSize, keep/(2*max(sources, 1)))))
+}
+
+// minOrderedPageSize is the least Limit of an ordered sweep's queries.
+const minOrderedPageSize = 10
 
 func pendingSince(rec outbox.Record) int64 {
 	if rec.PendingSince > 0 {

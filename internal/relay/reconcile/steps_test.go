@@ -65,6 +65,27 @@ func TestKeptBytesFor(t *testing.T) {
 // TestMaxKept: a run keeps what it can publish in its time: MinKept for a
 // run of 30 s or less, KeptPerSecond a second above, MaxWaiting from
 // 150 s and without a deadline; MaxKept when set.
+// TestOrderedPageSize: a page of every shard takes half of what the run
+// keeps at most, from 10 to 1,000 events a page, so that the first round
+// of a run that keeps MinKept reads every shard of the most a table has.
+func TestOrderedPageSize(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		keep, shards int
+		want         int32
+	}{
+		{MaxWaiting, 16, OrderedPageSize}, {MinKept, 16, 312}, {MinKept, 64, 78}, {MinKept, outbox.MaxPendingShards, 19}, {100, 64, 10},
+	} {
+		got := orderedPageSize(c.keep, c.shards)
+		if got != c.want {
+			t.Errorf("keeping %d of %d shards: pages of %d, want %d", c.keep, c.shards, got, c.want)
+		}
+		if c.keep >= MinKept && int(got)*c.shards > c.keep/2 {
+			t.Errorf("keeping %d of %d shards: a first round of %d events, over half of it", c.keep, c.shards, int(got)*c.shards)
+		}
+	}
+}
+
 func TestMaxKept(t *testing.T) {
 	t.Parallel()
 	within := func(d time.Duration) context.Context {
