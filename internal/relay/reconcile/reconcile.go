@@ -88,8 +88,8 @@ type Reconciler struct {
 	Hold store.HoldPolicy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// PageSize is the Limit of each Query; 0 means DefaultPageSize, or
-	// OrderedPageSize in ordered mode.
+	// PageSize is the Limit of each Query; 0 means DefaultPageSize, or in
+	// ordered mode the run's orderedPageSize.
 	PageSize int32
 	// Concurrency is the number of shards swept at once; 0 means
 	// DefaultConcurrency.
@@ -488,8 +488,8 @@ func (r *Reconciler) sweepPage(ctx context.Context, s *sweeper, margin time.Dura
 
 // pageSize is the Limit of the sweep's next Query. An ordered sweep
 // publishes nothing while it reads, so its pages are as large as the
-// run's bound allows (orderedPageSize); an unordered sweep publishes each page, in
-// no longer than maxPageTime at the run's rate (pacer.pageSize).
+// run's bound allows (orderedPageSize); an unordered sweep publishes each
+// page, in no longer than maxPageTime at the run's rate (pacer.pageSize).
 func (r *Reconciler) pageSize(res *sweepResult) int32 {
 	if r.Ordered != nil {
 		return cmp.Or(r.PageSize, res.orderedPage)
