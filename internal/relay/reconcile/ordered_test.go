@@ -32,6 +32,15 @@ func newOrderedReconciler(table outbox.Table, fake *relaytest.AWS, pageSize int3
 	return &reconcile.Reconciler{Client: fake, Table: table, Processor: p, Holder: st, Now: clock, PageSize: pageSize, Retry: noSleep, Ordered: st}
 }
 
+// keyNames is n ordering keys, k0 to k(n-1).
+func keyNames(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d", i)
+	}
+	return keys
+}
+
 // orderedBacklog puts perKey ordered events of each key, written in turn
 // (the sequences 1, 1, ..., 2, 2, ...), pending and never published: a
 // backlog the stream no longer holds. The events go to the pending shards
@@ -297,17 +306,13 @@ func TestOrderedSweepReadsTheShardBehind(t *testing.T) {
 }
 
 // TestOrderedSweepReadsWholePages: an ordered sweep publishes nothing
-// while it reads, so its pages are as large as a Query returns
-// (reconcile.OrderedPageSize), not the unordered sweep's, which it
-// publishes page by page: a backlog of 2,500 small events takes three
+// while it reads, so its pages are as large as its run's bound allows (on
+// one shard, reconcile.OrderedPageSize), not the unordered sweep's, which
+// it publishes page by page: a backlog of 2,500 small events takes three
 // pages, not twenty-five.
 func TestOrderedSweepReadsWholePages(t *testing.T) {
 	t.Parallel()
-	keys := make([]string, 50)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%d", i)
-	}
-	table, fake, records := orderedBacklog(t, 1, keys, 50)
+	table, fake, records := orderedBacklog(t, 1, keyNames(50), 50)
 	r := newOrderedReconciler(table, fake, 0, func() time.Time { return now })
 	rep := r.Run(t.Context(), time.Minute, metrics.New())
 	if rep.Published != len(records) {
@@ -330,10 +335,7 @@ func TestOrderedSweepReadsWholePages(t *testing.T) {
 // events published).
 func TestOrderedRunReadsEveryShard(t *testing.T) {
 	t.Parallel()
-	keys := make([]string, 10)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%d", i)
-	}
+	keys := keyNames(10)
 	for _, c := range []struct{ shards, perKey, firstRound int }{{64, 2000, 64 * 78}, {128, 1500, 128 * 39}} {
 		t.Run(fmt.Sprintf("%d shards", c.shards), func(t *testing.T) {
 			t.Parallel()
