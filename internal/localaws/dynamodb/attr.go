@@ -3,6 +3,7 @@ package dynamodb
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -187,13 +188,66 @@ func itemSize(m Item) int {
 	return n
 }
 
-// equalItems compares two items by their canonical JSON (map keys sorted;
-// set members sorted).
+// equalItems reports whether two items hold the same attributes with equal
+// values: a set's members in any order, a list's in the same order, as
+// DynamoDB compares them when it decides whether a write changed an item.
+// It compares what canonical would write, without writing it: it runs on
+// every write of a table with a stream.
 func equalItems(a, b Item) bool {
-	if (a == nil) != (b == nil) {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false
 	}
-	return bytes.Equal(canonical(a), canonical(b))
+	for k, va := range a {
+		vb, ok := b[k]
+		if !ok || !equalValues(va, vb) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalValues compares two attribute values as equalItems does.
+func equalValues(a, b *AttributeValue) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return bytes.Equal(a.B, b.B) && equalPointers(a.BOOL, b.BOOL) && equalPointers(a.NULL, b.NULL) &&
+		equalPointers(a.N, b.N) && equalPointers(a.S, b.S) &&
+		equalSets(a.SS, b.SS, derefString) && equalSets(a.NS, b.NS, derefString) &&
+		equalSets(a.BS, b.BS, func(v []byte) string { return string(v) }) &&
+		(a.L == nil) == (b.L == nil) && slices.EqualFunc(a.L, b.L, equalValues) &&
+		(a.M == nil) == (b.M == nil) && (a.M == nil || equalItems(a.M, b.M))
+}
+
+func equalPointers[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func derefString(s *string) string { return *s }
+
+// equalSets reports whether two sets hold the same members, in any order.
+func equalSets[T any](a, b []T, member func(T) string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	count := make(map[string]int, len(a))
+	for _, v := range a {
+		count[member(v)]++
+	}
+	for _, v := range b {
+		k := member(v)
+		if count[k] == 0 {
+			return false
+		}
+		count[k]--
+	}
+	return true
 }
 
 func canonical(m Item) []byte {
