@@ -114,6 +114,41 @@ type RecoveryRun struct {
 	Reconciles, RelayInvocations int64
 	// Lost counts the events not received by the deadline.
 	Lost int
+	// FunctionCPU is the CPU time of the pipeline's Lambda processes (its
+	// relay's and its reconciler's runs and workers) over the drain,
+	// StackCPU that of the local stack and the harness beside them; both
+	// zero where the system does not tell.
+	FunctionCPU, StackCPU time.Duration
+	// Memory is the reconciler function's memory (MB), Instances how many
+	// of its invocations publish at once in a recovery: its max_workers
+	// unordered, one ordered (one run at a time).
+	Memory    int32
+	Instances int
+}
+
+// lambdaMBPerVCPU is the memory at which Lambda gives a function one vCPU;
+// it gives CPU in proportion to memory
+// (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
+const lambdaMBPerVCPU = 1769
+
+// PerEvent is cpu over the events received; zero when none was.
+func (r RecoveryRun) PerEvent(cpu time.Duration) time.Duration {
+	if r.Received == 0 {
+		return 0
+	}
+	return cpu / time.Duration(r.Received)
+}
+
+// InstanceEventsPerSecond is the events a second one invocation of the
+// reconciler can publish on AWS at its memory's share of a vCPU, if each
+// costs the functions' CPU time per event measured here; zero when not
+// measured.
+func (r RecoveryRun) InstanceEventsPerSecond() float64 {
+	per := r.PerEvent(r.FunctionCPU)
+	if per <= 0 {
+		return 0
+	}
+	return float64(r.Memory) / lambdaMBPerVCPU / per.Seconds()
 }
 
 // EventsPerSecond is the backlog over the time to its last event.

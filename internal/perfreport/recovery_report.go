@@ -81,6 +81,7 @@ func (r Report) writeRecovery(p func(string, ...any)) {
 	}
 	p("")
 	writeRecoveryCalls(p, rec.Runs)
+	writeRecoveryCPU(p, rec.Runs, r.Machine.Cores)
 	writeRecoveryExtrapolation(p, rec.Runs)
 	p("**Goals.**")
 	p("")
@@ -134,6 +135,32 @@ func perEventCount(n int64, events int) float64 {
 		return 0
 	}
 	return float64(n) / float64(events)
+}
+
+// writeRecoveryCPU writes the CPU time the runs used per event, and the
+// rates it allows on AWS and on this machine of cores.
+func writeRecoveryCPU(p func(string, ...any), runs []RecoveryRun, cores int) {
+	measured := slices.DeleteFunc(slices.Clone(runs), func(r RecoveryRun) bool { return r.FunctionCPU <= 0 || r.Received == 0 })
+	if len(measured) == 0 {
+		return
+	}
+	p("**CPU.** The pipeline's functions run as processes of their own on the stack; the harness reads their CPU time when they end (it stops them after the drain). The stack and the harness run in the measuring process. Lambda gives a function a share of a vCPU in proportion to its memory, one vCPU at %s MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so on AWS the functions' CPU time per event bounds what one reconciler invocation publishes, whatever the calls' latency; the invocations that publish at once are `reconciler.max_workers` unordered, one ordered (one run at a time), and twice the reconciler's memory (`reconciler.function.memory_size`) doubles their bound. The CPU time is this machine's, where every process contends for its %d cores, so the bound on AWS is an estimate to check against the reconciler's duration there. Those cores run the functions, the stack and the harness together, which bounds the rates measured here:", count(lambdaMBPerVCPU), cores)
+	p("")
+	p("| target | functions' CPU per event | stack and harness CPU per event | one invocation at its memory, events/s | invocations at once | bound by CPU on AWS, events/s | bound by %d cores here, events/s |", cores)
+	p("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, run := range measured {
+		fn, stack := run.PerEvent(run.FunctionCPU), run.PerEvent(run.StackCPU)
+		one := run.InstanceEventsPerSecond()
+		p("| %s | %s | %s | %s (%d MB, %.2f vCPU) | %d | %s | %s |", run.Name, millis(fn), millis(stack),
+			count(int(one)), run.Memory, float64(run.Memory)/lambdaMBPerVCPU, run.Instances,
+			count(int(one*float64(run.Instances))), count(int(float64(cores)/(fn+stack).Seconds())))
+	}
+	p("")
+}
+
+// millis is a duration in milliseconds with two decimals.
+func millis(d time.Duration) string {
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 }
 
 // writeRecoveryExtrapolation writes the drain time of larger backlogs.

@@ -223,20 +223,30 @@ func (h *recoveryHarness) run(ctx context.Context, t recoveryTarget) (RecoveryRu
 		return run, err
 	}
 	run.Name, run.Ordered, run.Rate, run.Quota = t.name, t.ordered, t.eventsPerSecond, t.quota
+	applied := spec.WithDefaults().Reconciler
+	run.Memory, run.Instances = applied.Function.MemorySize, int(applied.MaxWorkers)
+	if t.ordered {
+		run.Instances = 1
+	}
 	h.say("  %d of %d events in %s (first after %s): %.0f events/s, slowest hot key %.0f events/s, %d duplicates",
 		run.Received, run.Events, run.Last.Round(time.Millisecond), run.First.Round(time.Millisecond), run.EventsPerSecond(), run.HotKeyRate, run.Duplicates)
 	h.say("  %d reconciler runs, %d relay invocations, calls %v", run.Reconciles, run.RelayInvocations, run.Calls)
 	return run, nil
 }
 
-// counters are the invocation and call counts at one moment.
+// counters are the invocation and call counts at one moment, and the CPU
+// time used by this process (the stack and the harness) and by the
+// Lambda processes that have ended.
 type counters struct {
 	calls                map[string]int64
 	reconciles, mappings int64
+	self, children       time.Duration
+	cpu                  bool
 }
 
 func (h *recoveryHarness) counters(ctx context.Context, st provision.State) (counters, error) {
 	c := counters{calls: h.calls.snapshot()}
+	c.self, c.children, c.cpu = processCPU()
 	m, err := h.ctl.SchedulerMetrics(ctx)
 	if err != nil {
 		return c, err
@@ -288,6 +298,12 @@ func (h *recoveryHarness) drain(ctx context.Context, st provision.State, queueUR
 		return RecoveryRun{}, done
 	}
 	time.Sleep(time.Second) // let the last invocations end before reading the counters
+	// Their processes end here, so that their CPU time is counted.
+	for _, fn := range []string{st.RelayFunctionName, st.ReconcilerFunctionName} {
+		if _, err := h.ctl.StopLambda(ctx, fn); err != nil {
+			return RecoveryRun{}, fmt.Errorf("stopping %s: %w", fn, err)
+		}
+	}
 	after, err := h.counters(ctx, st)
 	if err != nil {
 		return RecoveryRun{}, err
@@ -323,6 +339,9 @@ func (h *recoveryHarness) fireEvery(ctx context.Context, st provision.State) err
 func (h *recoveryHarness) result(t0 time.Time, tr *tracker, b backlog, before, after counters) RecoveryRun {
 	run := RecoveryRun{Events: len(b.ids), Calls: map[string]int64{},
 		Reconciles: after.reconciles - before.reconciles, RelayInvocations: after.mappings - before.mappings}
+	if before.cpu && after.cpu {
+		run.FunctionCPU, run.StackCPU = after.children-before.children, after.self-before.self
+	}
 	for k, v := range after.calls {
 		if d := v - before.calls[k]; d > 0 && pipelineCall(k) {
 			run.Calls[k] = d

@@ -2,6 +2,7 @@ package perfreport
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -124,6 +125,15 @@ func TestRecoveryCountsEveryEvent(t *testing.T) {
 		if r.Calls[publish] == 0 || r.Calls["dynamodb Query"] == 0 {
 			t.Errorf("%s: calls %v lack %s or the pending index's queries", r.Name, r.Calls, publish)
 		}
+		// The functions' processes are stopped after the drain, so their
+		// CPU time is counted where the system tells it.
+		if _, _, ok := processCPU(); ok && (r.FunctionCPU <= 0 || r.StackCPU <= 0) {
+			t.Errorf("%s: functions' CPU %s, stack's %s; want both measured", r.Name, r.FunctionCPU, r.StackCPU)
+		}
+		if r.Memory <= 0 || r.Instances < 1 {
+			t.Errorf("%s: reconciler memory %d MB, %d invocations at once", r.Name, r.Memory, r.Instances)
+		}
+		t.Logf("%s: functions' CPU %s (%s per event), stack's %s", r.Name, r.FunctionCPU, r.PerEvent(r.FunctionCPU), r.StackCPU)
 	}
 }
 
@@ -169,9 +179,11 @@ func sampleRecovery() *Recovery {
 	o := RecoveryOptions{Events: 200_000, Keys: 1000, HotKeys: 10, HotShare: 0.5, Interval: 5 * time.Minute, Retention: 5 * time.Second}
 	return &Recovery{Options: o, Runs: []RecoveryRun{
 		{Name: "EventBridge bus, unordered", Rate: 5000, Quota: "half of the quota", Events: 200_000, Received: 200_000, First: 2 * time.Second, Last: 80 * time.Second, HotKeyRate: 130,
-			Calls: map[string]int64{"dynamodb Query": 2100, "dynamodb UpdateItem": 400_000, "events PutEvents": 20_000}, Reconciles: 1},
+			Calls: map[string]int64{"dynamodb Query": 2100, "dynamodb UpdateItem": 400_000, "events PutEvents": 20_000}, Reconciles: 1,
+			FunctionCPU: 200 * time.Second, StackCPU: 300 * time.Second, Memory: 256, Instances: 8},
 		{Name: "SNS FIFO topic, ordered", Ordered: true, Rate: 2400, Quota: "most of the quota", Events: 200_000, Received: 199_990, Lost: 10, Duplicates: 3, First: 301 * time.Second, Last: 400 * time.Second, HotKeyRate: 25,
-			Calls: map[string]int64{"dynamodb Query": 2500, "sns PublishBatch": 150_000}, Reconciles: 2, RelayInvocations: 1},
+			Calls: map[string]int64{"dynamodb Query": 2500, "sns PublishBatch": 150_000}, Reconciles: 2, RelayInvocations: 1,
+			Memory: 256, Instances: 1},
 	}}
 }
 
@@ -199,6 +211,38 @@ func TestRecoveryGoals(t *testing.T) {
 	}
 	if got := (&Recovery{}).RecoveryLine(); !strings.Contains(got, "unordered_events_per_s=n/a") {
 		t.Errorf("line without runs: %s", got)
+	}
+}
+
+// TestRecoveryCPU checks the rates the CPU time per event allows: the
+// sample's unordered run spent 1 ms of the functions' CPU and 1.5 ms of
+// the stack's per event; its ordered run was not measured.
+func TestRecoveryCPU(t *testing.T) {
+	rec := sampleRecovery()
+	un, or := rec.Unordered(), rec.Ordered()
+	if got := un.PerEvent(un.FunctionCPU); got != time.Millisecond {
+		t.Errorf("functions' CPU per event %s, want 1ms", got)
+	}
+	// 256 MB is 256/1769 of a vCPU: 144.7 events/s at 1 ms each.
+	if got := un.InstanceEventsPerSecond(); got < 144 || got > 145 {
+		t.Errorf("one invocation at 256 MB: %.1f events/s, want 144.7", got)
+	}
+	if got := or.InstanceEventsPerSecond(); got != 0 {
+		t.Errorf("unmeasured run: %.1f events/s, want 0", got)
+	}
+	var b strings.Builder
+	writeRecoveryCPU(func(f string, a ...any) { fmt.Fprintf(&b, f+"\n", a...) }, rec.Runs, 2)
+	want := "| EventBridge bus, unordered | 1.00 ms | 1.50 ms | 144 (256 MB, 0.14 vCPU) | 8 | 1,157 | 800 |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("CPU table\n%s\nwant the row\n%s", b.String(), want)
+	}
+	if strings.Contains(b.String(), or.Name) {
+		t.Errorf("CPU table shows the unmeasured run:\n%s", b.String())
+	}
+	var none strings.Builder
+	writeRecoveryCPU(func(f string, a ...any) { fmt.Fprintf(&none, f, a...) }, rec.Runs[1:], 2)
+	if none.Len() != 0 {
+		t.Errorf("CPU section without a measured run:\n%s", none.String())
 	}
 }
 
