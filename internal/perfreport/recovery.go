@@ -126,11 +126,6 @@ type RecoveryRun struct {
 	Instances int
 }
 
-// lambdaMBPerVCPU is the memory at which Lambda gives a function one vCPU;
-// it gives CPU in proportion to memory
-// (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
-const lambdaMBPerVCPU = 1769
-
 // PerEvent is cpu over the events received; zero when none was.
 func (r RecoveryRun) PerEvent(cpu time.Duration) time.Duration {
 	if r.Received == 0 {
@@ -148,7 +143,7 @@ func (r RecoveryRun) InstanceEventsPerSecond() float64 {
 	if per <= 0 {
 		return 0
 	}
-	return float64(r.Memory) / lambdaMBPerVCPU / per.Seconds()
+	return float64(r.Memory) / provision.LambdaMBPerVCPU / per.Seconds()
 }
 
 // EventsPerSecond is the backlog over the time to its last event.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/outboxkit/terraform-provider-outbox/internal/durfmt"
+	"github.com/outboxkit/terraform-provider-outbox/internal/provision"
 )
 
 // recoveryExtrapolations are the backlogs the drain time is extrapolated
@@ -144,7 +145,7 @@ func writeRecoveryCPU(p func(string, ...any), runs []RecoveryRun, cores int) {
 	if len(measured) == 0 {
 		return
 	}
-	p("**CPU.** The pipeline's functions run as processes of their own on the stack; the harness reads their CPU time when they end (it stops them after the drain). The stack and the harness run in the measuring process. Lambda gives a function a share of a vCPU in proportion to its memory, one vCPU at %s MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so on AWS the functions' CPU time per event bounds what one reconciler invocation publishes, whatever the calls' latency; the invocations that publish at once are `reconciler.max_workers` unordered, one ordered (one run at a time), and twice the reconciler's memory (`reconciler.function.memory_size`) doubles their bound. The CPU time is this machine's, where every process contends for its %d cores, so the bound on AWS is an estimate to check against the reconciler's duration there. Those cores run the functions, the stack and the harness together, which bounds the rates measured here:", count(lambdaMBPerVCPU), cores)
+	p("**CPU.** The pipeline's functions run as processes of their own on the stack; the harness reads their CPU time when they end (it stops them after the drain). The stack and the harness run in the measuring process. Lambda gives a function a share of a vCPU in proportion to its memory, one vCPU at %s MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), so on AWS the functions' CPU time per event bounds what one reconciler invocation publishes, whatever the calls' latency; the invocations that publish at once are `reconciler.max_workers` unordered, one ordered (one run at a time), and twice the reconciler's memory (`reconciler.memory_size`) doubles their bound. The CPU time is this machine's, where every process contends for its %d cores, so the bound on AWS is an estimate to check against the reconciler's duration there. Those cores run the functions, the stack and the harness together, which bounds the rates measured here:", count(provision.LambdaMBPerVCPU), cores)
 	p("")
 	p("| target | functions' CPU per event | stack and harness CPU per event | one invocation at its memory, events/s | invocations at once | bound by CPU on AWS, events/s | bound by %d cores here, events/s |", cores)
 	p("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -152,7 +153,7 @@ func writeRecoveryCPU(p func(string, ...any), runs []RecoveryRun, cores int) {
 		fn, stack := run.PerEvent(run.FunctionCPU), run.PerEvent(run.StackCPU)
 		one := run.InstanceEventsPerSecond()
 		p("| %s | %s | %s | %s (%d MB, %.2f vCPU) | %d | %s | %s |", run.Name, millis(fn), millis(stack),
-			count(int(one)), run.Memory, float64(run.Memory)/lambdaMBPerVCPU, run.Instances,
+			count(int(one)), run.Memory, float64(run.Memory)/provision.LambdaMBPerVCPU, run.Instances,
 			count(int(one*float64(run.Instances))), count(int(float64(cores)/(fn+stack).Seconds())))
 	}
 	p("")

@@ -129,9 +129,51 @@ func TestDriftPrivateState(t *testing.T) {
 func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	typ := (&PipelineResource{}).schema(ctx).Type().TerraformType(ctx)
+	upgraded := upgradedDefaults(t)
+	m := pipelineModel(t, upgraded)
+	if m.Table == nil || m.Table.SortKeyPrefix.ValueString() != "OUTBOX#" || m.Relay == nil || m.Relay.Logging == nil ||
+		m.Relay.BatchSize.ValueInt64() != provision.DefaultBatchSize || m.Reconciler == nil || m.Alarms != nil || m.Relay.VPCConfig != nil {
+		t.Fatalf("upgraded objects: table %+v, relay %+v, reconciler %+v, alarms %+v", m.Table, m.Relay, m.Reconciler, m.Alarms)
+	}
+	config := ordersConfig(typ.(tftypes.Object))
+	planned, requiresReplace := planPipeline(t, upgraded, upgraded, tftypes.NewValue(typ, config))
+	if diffs, err := planned.Diff(upgraded); err != nil || len(diffs) > 0 || len(requiresReplace) > 0 {
+		t.Errorf("the plan after the upgrade changes %v (%v), replaces %v", diffs, err, requiresReplace)
+	}
+}
+
+// A state written when the reconciler's memory defaulted to 256 MB plans
+// the default of now, in place, for a configuration that does not set it:
+// the first plan after the upgrade shows the change.
+func TestPipelinePlansTheReconcilersDefaultMemory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	typ := (&PipelineResource{}).schema(ctx).Type().TerraformType(ctx).(tftypes.Object)
+	memory := tftypes.NewAttributePath().WithAttributeName("reconciler").WithAttributeName("memory_size")
+	prior, err := tftypes.Transform(upgradedDefaults(t), func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if p.Equal(memory) {
+			return tftypes.NewValue(tftypes.Number, 256), nil
+		}
+		return v, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, requiresReplace := planPipeline(t, prior, prior, tftypes.NewValue(typ, ordersConfig(typ)))
+	if len(requiresReplace) > 0 {
+		t.Errorf("the plan replaces %v", requiresReplace)
+	}
+	if got := upgradedAt(t, planned, "reconciler", "memory_size"); !got.Equal(tftypes.NewValue(tftypes.Number, provision.DefaultReconcilerMemory)) {
+		t.Errorf("reconciler.memory_size planned %v from 256, want the default %d", got, provision.DefaultReconcilerMemory)
+	}
+}
+
+// upgradedDefaults is a version 1 state of a configuration with only name
+// (null blocks, the values Predicted and apply gave), upgraded.
+func upgradedDefaults(t *testing.T) tftypes.Value {
+	t.Helper()
 	r := &PipelineResource{}
-	sch := r.schema(ctx)
-	typ := sch.Type().TerraformType(ctx)
 	spec := provision.Spec{Name: "orders"}.WithDefaults()
 	predicted := spec.Predicted(provision.Account{Partition: "aws", Region: "us-east-1", ID: "123456789012"})
 	sha, err := r.relayCode().SHA256(string(spec.Architecture))
@@ -153,17 +195,7 @@ func TestPipelineStateUpgradeV1PlansNoChange(t *testing.T) {
 	v1["stream_arn"] = predicted.TableARN + "/stream/2026-01-01T00:00:00.000"
 	v1["writer"] = map[string]any{"table_name": predicted.TableName, "partition_key": "PK", "sort_key": "SK", "sort_key_prefix": "OUTBOX#",
 		"pending_index_name": "outbox-pending", "pending_index_shards": 16, "ttl_attribute": predicted.TTLAttribute}
-	upgraded := upgradePipeline(t, 1, v1)
-	m := pipelineModel(t, upgraded)
-	if m.Table == nil || m.Table.SortKeyPrefix.ValueString() != "OUTBOX#" || m.Relay == nil || m.Relay.Logging == nil ||
-		m.Relay.BatchSize.ValueInt64() != provision.DefaultBatchSize || m.Reconciler == nil || m.Alarms != nil || m.Relay.VPCConfig != nil {
-		t.Fatalf("upgraded objects: table %+v, relay %+v, reconciler %+v, alarms %+v", m.Table, m.Relay, m.Reconciler, m.Alarms)
-	}
-	config := ordersConfig(typ.(tftypes.Object))
-	planned, requiresReplace := planPipeline(t, upgraded, upgraded, tftypes.NewValue(typ, config))
-	if diffs, err := planned.Diff(upgraded); err != nil || len(diffs) > 0 || len(requiresReplace) > 0 {
-		t.Errorf("the plan after the upgrade changes %v (%v), replaces %v", diffs, err, requiresReplace)
-	}
+	return upgradePipeline(t, 1, v1)
 }
 
 // upgradePipeline upgrades a state of an older schema version (its

@@ -32,12 +32,19 @@ const (
 	ArchX86_64 Architecture = "x86_64"
 )
 
+// LambdaMBPerVCPU is the memory at which Lambda gives a function one vCPU;
+// it gives CPU in proportion to memory
+// (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
+const LambdaMBPerVCPU = 1769
+
 // Defaults of a Spec.
 const (
-	DefaultArchitecture      = ArchARM64
-	DefaultRelayMemory       = 256
-	DefaultRelayTimeout      = 60
-	DefaultReconcilerMemory  = 256
+	DefaultArchitecture = ArchARM64
+	DefaultRelayMemory  = 256
+	DefaultRelayTimeout = 60
+	// DefaultReconcilerMemory is one vCPU: a recovery's runs are bound by
+	// their CPU (DESIGN.md, "Recovery at scale").
+	DefaultReconcilerMemory  = LambdaMBPerVCPU
 	DefaultReconcilerTimeout = 300
 	// DefaultReconcilerMaxWorkers keeps a 16-shard index at 2 shards a
 	// worker (DESIGN.md, "Recovery at scale").

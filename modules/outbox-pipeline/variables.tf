@@ -177,7 +177,7 @@ variable "pending_index" {
 }
 
 variable "reconciler" {
-  description = "The scheduled reconciler that republishes pending items older than `min_age_seconds`: `enabled` (default true), `schedule_expression`, `min_age_seconds`, `memory_size`, `timeout`, `log_retention_days`, and under a backlog `max_workers` (default 8 runs at once, 1 for one run per tick) and `max_events_per_second` (default 0: the target kind's, 1000 or 3000 for a standard SQS queue)."
+  description = "The scheduled reconciler that republishes pending items older than `min_age_seconds`: `enabled` (default true), `schedule_expression`, `min_age_seconds`, `memory_size` (default 1769 MB, one vCPU, which bounds how fast a run publishes), `timeout`, `log_retention_days`, and under a backlog `max_workers` (default 8 runs at once, 1 for one run per tick) and `max_events_per_second` (default 0: the target kind's, 1000 or 3000 for a standard SQS queue)."
   type = object({
     enabled               = optional(bool)
     schedule_expression   = optional(string)

@@ -55,7 +55,7 @@ const (
 )
 
 // DefaultMaxKeptBytes is Reconciler.MaxKeptBytes unless set: an eighth of
-// the reconciler's default memory (256 MB).
+// 256 MB, a small function's memory (KeptBytesFor).
 const DefaultMaxKeptBytes = 32 << 20
 
 // KeptBytesFor is Reconciler.MaxKeptBytes for a function of memoryMB
