@@ -143,8 +143,11 @@ func (r RecoveryRun) InstanceEventsPerSecond() float64 {
 	if per <= 0 {
 		return 0
 	}
-	return float64(r.Memory) / provision.LambdaMBPerVCPU / per.Seconds()
+	return r.VCPU() / per.Seconds()
 }
+
+// VCPU is the share of a vCPU Lambda gives the reconciler at its memory.
+func (r RecoveryRun) VCPU() float64 { return float64(r.Memory) / provision.LambdaMBPerVCPU }
 
 // EventsPerSecond is the backlog over the time to its last event.
 func (r RecoveryRun) EventsPerSecond() float64 {

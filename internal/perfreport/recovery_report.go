@@ -153,7 +153,7 @@ func writeRecoveryCPU(p func(string, ...any), runs []RecoveryRun, cores int) {
 		fn, stack := run.PerEvent(run.FunctionCPU), run.PerEvent(run.StackCPU)
 		one := run.InstanceEventsPerSecond()
 		p("| %s | %s | %s | %s (%d MB, %.2f vCPU) | %d | %s | %s |", run.Name, millis(fn), millis(stack),
-			count(int(one)), run.Memory, float64(run.Memory)/provision.LambdaMBPerVCPU, run.Instances,
+			count(int(one)), run.Memory, run.VCPU(), run.Instances,
 			count(int(one*float64(run.Instances))), count(int(float64(cores)/(fn+stack).Seconds())))
 	}
 	p("")

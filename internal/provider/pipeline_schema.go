@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -197,7 +198,7 @@ func reconcilerAttribute() schema.SingleNestedAttribute {
 			"max_events_per_second": intSetting("Events the reconciler's runs publish a second, together: divided among `max_workers`, or all of it for an ordered pipeline's one run; a throttled publish halves a run's rate, which recovers gradually. {limit}: " +
 				"1000, or 3000 for a standard SQS queue, under the target's default AWS quotas."),
 			"min_age_seconds":    intSetting("Age a pending item must reach before the reconciler republishes it, {limit}; longer than the stream's usual delivery delay."),
-			"memory_size":        intSetting("Memory of the reconciler function, {limit}. Lambda gives CPU in proportion to memory, one vCPU at 1769 MB, and a run's CPU bounds how fast it publishes a backlog."),
+			"memory_size":        intSetting("Memory of the reconciler function, {limit}. Lambda gives CPU in proportion to memory, one vCPU at " + strconv.Itoa(provision.LambdaMBPerVCPU) + " MB, and a run's CPU bounds how fast it publishes a backlog."),
 			"timeout":            intSetting("Timeout of the reconciler function, {limit}."),
 			"log_retention_days": intSetting("Retention of the reconciler's log group in days, one of the values CloudWatch Logs accepts: {limit}."),
 		})
